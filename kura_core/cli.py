@@ -1,0 +1,314 @@
+"""The `kura` command line. It parses, calls the core, and prints; nothing else.
+
+Exit codes: 0 did work / ok, 2 nothing to do, 1 failure or refusal (with a message
+naming what to fix). Every command that reports takes --json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from .errors import KuraError
+
+OK, FAIL, NOTHING = 0, 1, 2
+
+
+class UsageError(KuraError):
+    pass
+
+
+@dataclass
+class Ctx:
+    args: argparse.Namespace
+    out: Any = field(default_factory=lambda: sys.stdout)
+    err: Any = field(default_factory=lambda: sys.stderr)
+    _reg: Any = None
+
+    @property
+    def selector(self) -> str | None:
+        return getattr(self.args, "store", None) or None
+
+    def registry(self):
+        if self._reg is None:
+            from .registry import Registry
+
+            self._reg = Registry.open(self.args.config)
+        return self._reg
+
+    def print(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+
+    def json(self, obj: Any) -> None:
+        self.out.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+    def warn(self, text: str) -> None:
+        self.err.write(text + "\n")
+
+
+# --------------------------------------------------------------------------- commands
+
+def cmd_init(ctx: Ctx) -> int:
+    from .config import append_store, load_config, resolve_config_path
+    from .store import Store
+
+    a = ctx.args
+    name = a.name
+    path = Path(a.path).expanduser().resolve()
+    found, target = resolve_config_path(a.config)
+    cfg = load_config(a.config) if found else None
+    if cfg and name in cfg.stores:
+        if Path(os.path.realpath(cfg.stores[name].path)) != Path(os.path.realpath(path)):
+            raise KuraError(
+                f"store {name!r} is already configured at {cfg.stores[name].path} in {found}; "
+                "choose another name or edit that file"
+            )
+    else:
+        append_store(target, name, path, a.label or "")
+    store = Store(path, name=name)
+    store.init(label=a.label or "")
+    from .workshop import Workshop
+
+    Workshop(store.still).schema_version  # create the database now, not on first use
+    if a.json:
+        ctx.json({"store": name, "path": str(path), "config": str(target)})
+    else:
+        ctx.print(f"store {name!r} ready at {path}")
+        ctx.print(f"config: {target}")
+    return OK
+
+
+def cmd_stores(ctx: Ctx) -> int:
+    from .doctor import diagnose
+
+    reg = ctx.registry()
+    info = reg.describe()
+    for s in info["stores"]:
+        st = reg.store(s["name"])
+        s["memories"] = len(st.file_slugs()) if st.root.is_dir() else 0
+        drafts = st.still / "drafts"
+        s["drafts_waiting"] = len(list(drafts.glob("*.md"))) if drafts.is_dir() else 0
+        s["exists"] = st.index_path.is_file()
+    calls = {}
+    for s in info["stores"]:
+        if s["exists"]:
+            for role, c in reg.workshop(s["name"]).model_calls().items():
+                if c.get("last_error_at") and (role not in calls or c["last_error_at"] > calls[role]["last_error_at"]):
+                    calls[role] = c
+    for role, spec in info["models"].items():
+        if spec is not None:
+            c = calls.get(role)
+            spec["last_error"] = c["last_error"] if c and (c.get("last_ok_at") or 0) < c["last_error_at"] else None
+    if ctx.args.json:
+        ctx.json(info)
+        return OK
+    if not info["stores"]:
+        ctx.print("no stores configured: run `kura init NAME --path DIR`")
+        return OK
+    for s in info["stores"]:
+        mark = "*" if s["name"] == info["default"] else " "
+        modes = f"  modes: {', '.join(s['modes'])}" if s["modes"] else ""
+        state = "" if s["exists"] else "  (missing: run kura init)"
+        ctx.print(f"{mark} {s['name']:<14} {s['memories']:>5} memories  {s['drafts_waiting']:>3} drafts  "
+                  f"{s['write_policy']}{modes}{state}")
+        if s["label"]:
+            ctx.print(f"    {s['label']}")
+    for role, spec in info["models"].items():
+        if spec is None:
+            ctx.print(f"  {role:<8} not configured")
+        else:
+            err = f"  ⚠ {spec['last_error']}" if spec.get("last_error") else ""
+            ctx.print(f"  {role:<8} {spec['model']} @ {spec['url']}{err}")
+    return OK
+
+
+def cmd_read(ctx: Ctx) -> int:
+    reg = ctx.registry()
+    mem = reg.store(ctx.selector).read(ctx.args.slug)
+    if ctx.args.json:
+        ctx.json({"store": reg.resolve(ctx.selector), **mem.to_json()})
+    else:
+        ctx.out.write(mem.path.read_text(encoding="utf-8"))
+    return OK
+
+
+def cmd_remember(ctx: Ctx) -> int:
+    from .kura import Kura
+
+    a = ctx.args
+    body = a.body
+    if body == "-" or (body is None and not sys.stdin.isatty()):
+        body = sys.stdin.read()
+    if body is None:
+        body = a.description
+    reg = ctx.registry()
+    mem = Kura(reg).remember(a.slug, a.description, body, store=ctx.selector,
+                             type=a.type or "", title=a.title or "", tags=a.tag or [])
+    if a.json:
+        ctx.json({"store": reg.resolve(ctx.selector), "slug": mem.slug, "path": str(mem.path)})
+    else:
+        ctx.print(f"remembered {mem.slug} in {reg.resolve(ctx.selector)}")
+    return OK
+
+
+def cmd_recall(ctx: Ctx) -> int:
+    from .kura import Kura
+
+    a = ctx.args
+    res = Kura(ctx.registry()).recall(" ".join(a.question), store=ctx.selector, hops=a.hops,
+                                      top=a.top, chars=a.chars)
+    if a.json:
+        ctx.json(res.to_json())
+    else:
+        if res.degraded:
+            ctx.print(f"⚠ degraded: recalled by words, not meaning ({res.reason})")
+        ctx.print(f"how: {res.how} · picked: {', '.join(res.picked) or '—'} · "
+                  f"walked: {', '.join(res.walked) or '—'} · ~{res.tokens_est} tokens · "
+                  f"{res.elapsed_ms:.0f} ms")
+        if res.dropped:
+            ctx.print(f"dropped (not in the store): {', '.join(res.dropped)}")
+        if res.context:
+            ctx.print()
+            ctx.print(res.context.rstrip())
+    return OK if res.walked else NOTHING
+
+
+def cmd_doctor(ctx: Ctx) -> int:
+    from .doctor import diagnose, diagnose_all
+
+    reg = ctx.registry()
+    if ctx.args.all:
+        rep = diagnose_all(reg, probe=ctx.args.probe)
+        if ctx.args.json:
+            ctx.json(rep)
+        else:
+            for r in rep["stores"]:
+                _print_doctor(ctx, r)
+                ctx.print()
+        return OK if rep["ok"] else FAIL
+    rep = diagnose(reg, ctx.selector, probe=ctx.args.probe)
+    if ctx.args.json:
+        ctx.json(rep)
+    else:
+        _print_doctor(ctx, rep)
+    return OK if rep["ok"] else FAIL
+
+
+def _print_doctor(ctx: Ctx, r: dict[str, Any]) -> None:
+    badge = "ok" if r["ok"] else "BROKEN"
+    ctx.print(f"{r['store']}: {badge}  ({r['path']})")
+    cap = r["capacity"]
+    ctx.print(f"  capacity   {cap['memories']} memories · {cap['index_tokens']} index tokens · "
+              f"{cap['body_tokens']} body tokens · {cap['bytes']} bytes")
+    ctx.print(f"  drafts     {r['drafts_waiting']} waiting · seeds {r['seeds']}")
+    t = r["tender"]
+    beat = f", last beat {t['last_beat_s']}s ago" if "last_beat_s" in t else ""
+    ctx.print(f"  tender     {t['state']}{beat}")
+    for role, m in r["models"].items():
+        if not m["configured"]:
+            ctx.print(f"  {role:<10} not configured")
+            continue
+        reach = ""
+        if "reachable" in m:
+            reach = " reachable" if m["reachable"] else f" unreachable: {m['reason']}"
+        err = f"  last error: {m['last_error']}" if m.get("failing") else ""
+        ctx.print(f"  {role:<10} {m['model']} @ {m['url']}{reach}{err}")
+    for p in r["problems"]:
+        ctx.print(f"  ✗ {p}")
+    for n in r["notes"]:
+        ctx.print(f"  · {n}")
+
+
+# --------------------------------------------------------------------------- parser
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-c", "--config", default=argparse.SUPPRESS,
+                        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)")
+    common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
+
+    p = argparse.ArgumentParser(
+        prog="kura",
+        description="kura — long-term memory for AI agents, distilled, not accumulated.",
+        parents=[common],
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add(name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help, parents=[common])
+        if json_flag:
+            sp.add_argument("--json", action="store_true", help="print JSON for scripts")
+        sp.set_defaults(fn=fn)
+        return sp
+
+    sp = add("init", cmd_init, "create a store and add it to the config")
+    sp.add_argument("name")
+    sp.add_argument("--path", required=True, help="directory for the store")
+    sp.add_argument("--label", default="", help="a one-line description of the store")
+
+    add("stores", cmd_stores, "list stores, modes and model roles")
+
+    sp = add("read", cmd_read, "print one memory")
+    sp.add_argument("slug")
+
+    sp = add("remember", cmd_remember, "write a memory directly (only when write_policy = direct-allowed)")
+    sp.add_argument("slug")
+    sp.add_argument("description")
+    sp.add_argument("body", nargs="?", help="the body, or - to read it from stdin")
+    sp.add_argument("--type", choices=["user", "feedback", "project", "reference"])
+    sp.add_argument("--title")
+    sp.add_argument("--tag", action="append")
+
+    sp = add("recall", cmd_recall, "recall what bears on a question (exit 2 when nothing does)")
+    sp.add_argument("question", nargs="+")
+    sp.add_argument("--hops", type=int, default=None, help="how far to walk [[links]]")
+    sp.add_argument("--top", type=int, default=None, help="at most this many picked memories")
+    sp.add_argument("--chars", type=int, default=None, help="context budget in characters")
+
+    sp = add("doctor", cmd_doctor, "health of a store (exit 1 when something is broken)")
+    sp.add_argument("--all", action="store_true", help="every store")
+    sp.add_argument("--probe", action="store_true", help="also ask each model endpoint if it answers")
+
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for k in ("config", "store"):
+        if not hasattr(args, k):
+            setattr(args, k, None)
+    if args.store is None and os.environ.get("KURA_STORE"):
+        args.store = os.environ["KURA_STORE"]
+    fn = getattr(args, "fn", None)
+    if fn is None:
+        parser.print_help()
+        return OK
+    ctx = Ctx(args)
+    try:
+        return fn(ctx)
+    except KuraError as exc:
+        ctx.warn(f"kura: {exc}")
+        return FAIL
+    except KeyboardInterrupt:
+        ctx.warn("kura: interrupted")
+        return 130
+    except BrokenPipeError:
+        return OK
+    except Exception as exc:  # a bug: say so plainly, without a wall of traceback
+        if os.environ.get("KURA_DEBUG"):
+            raise
+        ctx.warn(f"kura: internal error: {type(exc).__name__}: {exc} (set KURA_DEBUG=1 for details)")
+        return FAIL
+    finally:
+        if ctx._reg is not None:
+            ctx._reg.close()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

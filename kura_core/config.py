@@ -1,0 +1,532 @@
+"""kura.toml: found, parsed, checked and frozen.
+
+Everything is validated at load. An unknown key, a value of the wrong type, or an
+inconsistent layout (stores that overlap, a journal root inside a store, a mode that
+collides with another store's name) is refused with one line naming the key and what
+to do, so a typo never becomes a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import ConfigError
+from .llm import ROLES, ModelSpec
+
+WRITE_POLICIES = ("distiller-only", "direct-allowed", "frozen")
+DIALECTS = ("vllm", "openai", "generic")
+ADAPTERS = ("claude", "evidence", "text")
+DEFAULT_PORT = 8085
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    default: str = ""
+    token_env: str = ""
+    max_body_bytes: int = 1_048_576
+
+
+@dataclass(frozen=True)
+class JournalSpec:
+    adapter: str
+    root: Path
+    include_glob: str = ""
+    exclude_glob: str = ""
+
+
+@dataclass(frozen=True)
+class DistillConfig:
+    language: str = ""
+    max_items: int = 8
+    chunk_chars: int = 24_000
+    idle_min: float = 10.0
+    backoff_min: float = 20.0
+    yield_on_return: bool = True
+    human_names: tuple[str, ...] = ()
+    min_quote_chars: int = 8
+    journals: tuple[JournalSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class PrefillConfig:
+    window_tokens: int = 131_072
+    budget_fraction: float = 0.05
+    hard_fraction: float = 0.20
+    fresh_days: int = 14
+    pinned_types: tuple[str, ...] = ("feedback", "user")
+    trigger_tokens: int = 24
+    header: str = ""
+
+
+@dataclass(frozen=True)
+class RecallConfig:
+    hops: int = 1
+    top: int = 3
+    chars: int = 6000
+    shard_tokens: int = 24_000
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    name: str
+    path: Path
+    label: str = ""
+    write_policy: str = "distiller-only"
+    charter: Path | None = None
+    persona: str = ""
+    distill: DistillConfig = field(default_factory=DistillConfig)
+    prefill: PrefillConfig = field(default_factory=PrefillConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+
+    @property
+    def charter_path(self) -> Path:
+        return self.charter if self.charter is not None else self.path / "charter.md"
+
+
+@dataclass(frozen=True)
+class Config:
+    source: Path | None
+    server: ServerConfig
+    stores: Mapping[str, StoreConfig]
+    modes: Mapping[str, str]
+    models: Mapping[str, ModelSpec | None]
+    distill: DistillConfig = field(default_factory=DistillConfig)
+    prefill: PrefillConfig = field(default_factory=PrefillConfig)
+    recall: RecallConfig = field(default_factory=RecallConfig)
+
+    @property
+    def default_store(self) -> str:
+        if self.server.default:
+            return self.server.default
+        return next(iter(self.stores), "")
+
+
+# --------------------------------------------------------------------------- finding
+
+def default_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
+    cwd = cwd or Path.cwd()
+    home = home or Path.home()
+    return [cwd / "kura.toml", home / ".config" / "kura" / "kura.toml"]
+
+
+def resolve_config_path(
+    explicit: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    home: Path | None = None,
+) -> tuple[Path | None, Path]:
+    """Return (existing config file or None, the path a new config would be written to).
+
+    Order: --config, $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml.
+    """
+    env = os.environ if env is None else env
+    if explicit:
+        p = Path(explicit).expanduser()
+        return (p if p.exists() else None), p
+    if env.get("KURA_CONFIG"):
+        p = Path(env["KURA_CONFIG"]).expanduser()
+        return (p if p.exists() else None), p
+    candidates = default_paths(cwd, home)
+    for p in candidates:
+        if p.is_file():
+            return p, p
+    return None, candidates[-1]
+
+
+def load_config(
+    explicit: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    required: bool = False,
+    cwd: Path | None = None,
+    home: Path | None = None,
+) -> Config:
+    found, target = resolve_config_path(explicit, env, cwd, home)
+    if found is None:
+        if required or explicit or (env if env is not None else os.environ).get("KURA_CONFIG"):
+            raise ConfigError(
+                f"no config at {target}: create one (cp kura.example.toml {target}) "
+                "or run `kura init NAME --path DIR`"
+            )
+        return parse_config({}, source=None)
+    try:
+        raw = tomllib.loads(found.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{found}: not valid TOML ({exc}); fix the syntax there") from None
+    except OSError as exc:
+        raise ConfigError(f"{found}: cannot read ({exc.strerror})") from None
+    return parse_config(raw, source=found)
+
+
+# --------------------------------------------------------------------------- parsing
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
+               list: "a list", dict: "a table"}
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true/false"
+    if isinstance(v, dict):
+        return "a table"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, (int, float)):
+        return "a number"
+    return "a string" if isinstance(v, str) else type(v).__name__
+
+
+class _Table:
+    """A TOML table being consumed key by key, so leftovers can be named."""
+
+    def __init__(self, raw: Any, where: str):
+        if not isinstance(raw, dict):
+            raise ConfigError(f"kura.toml: {where} must be a table (got {_type_name(raw)})")
+        self.raw = dict(raw)
+        self.where = where
+        self.seen: set[str] = set()
+
+    def key(self, k: str) -> str:
+        return f"{self.where}.{k}" if self.where else k
+
+    def get(self, k: str, kind: type, default: Any) -> Any:
+        self.seen.add(k)
+        if k not in self.raw:
+            return default
+        v = self.raw[k]
+        ok = isinstance(v, kind) and not (kind in (int, float) and isinstance(v, bool))
+        if kind is float and isinstance(v, int) and not isinstance(v, bool):
+            v, ok = float(v), True
+        if not ok:
+            raise ConfigError(
+                f"kura.toml: {self.key(k)} must be {_TYPE_NAMES[kind]} (got {_type_name(v)})"
+            )
+        return v
+
+    def strings(self, k: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        v = self.get(k, list, None)
+        if v is None:
+            return default
+        if not all(isinstance(x, str) for x in v):
+            raise ConfigError(f"kura.toml: {self.key(k)} must be a list of strings")
+        return tuple(v)
+
+    def positive(self, k: str, kind: type, default: Any, *, zero_ok: bool = False) -> Any:
+        v = self.get(k, kind, default)
+        if v < 0 or (v == 0 and not zero_ok):
+            raise ConfigError(f"kura.toml: {self.key(k)} must be greater than 0 (got {v})")
+        return v
+
+    def sub(self, k: str) -> "_Table | None":
+        self.seen.add(k)
+        if k not in self.raw:
+            return None
+        return _Table(self.raw[k], self.key(k))
+
+    def done(self) -> None:
+        extra = [k for k in self.raw if k not in self.seen]
+        if extra:
+            known = ", ".join(sorted(self.seen)) or "none"
+            raise ConfigError(
+                f"kura.toml: unknown key {self.key(extra[0])} (known here: {known}); "
+                "remove it or fix its spelling"
+            )
+
+
+def _path(v: str, base: Path | None) -> Path:
+    p = Path(v).expanduser()
+    if not p.is_absolute() and base is not None:
+        p = base / p
+    return Path(os.path.abspath(p))
+
+
+def _journals(t: _Table | None, base: Path | None) -> tuple[JournalSpec, ...]:
+    if t is None:
+        return ()
+    out = []
+    for adapter in list(t.raw):
+        t.seen.add(adapter)
+        if adapter not in ADAPTERS:
+            raise ConfigError(
+                f"kura.toml: unknown journal adapter {t.key(adapter)}; use one of "
+                + ", ".join(ADAPTERS)
+            )
+        v = t.raw[adapter]
+        if isinstance(v, str):
+            out.append(JournalSpec(adapter, _path(v, base)))
+            continue
+        entries = v if isinstance(v, list) else [v]
+        for i, entry in enumerate(entries):
+            where = t.key(adapter) + (f"[{i}]" if isinstance(v, list) else "")
+            if isinstance(entry, str):
+                out.append(JournalSpec(adapter, _path(entry, base)))
+                continue
+            jt = _Table(entry, where)
+            root = jt.get("root", str, None)
+            if not root:
+                raise ConfigError(f"kura.toml: {where}.root is required (a directory or file)")
+            out.append(JournalSpec(adapter, _path(root, base),
+                                   jt.get("include_glob", str, ""), jt.get("exclude_glob", str, "")))
+            jt.done()
+    return tuple(out)
+
+
+def _distill(t: _Table | None, base: DistillConfig, root: Path | None) -> DistillConfig:
+    if t is None:
+        return base
+    d = replace(
+        base,
+        language=t.get("language", str, base.language),
+        max_items=t.positive("max_items", int, base.max_items),
+        chunk_chars=t.positive("chunk_chars", int, base.chunk_chars),
+        idle_min=t.positive("idle_min", float, base.idle_min, zero_ok=True),
+        backoff_min=t.positive("backoff_min", float, base.backoff_min, zero_ok=True),
+        yield_on_return=t.get("yield_on_return", bool, base.yield_on_return),
+        human_names=t.strings("human_names", base.human_names),
+        min_quote_chars=t.positive("min_quote_chars", int, base.min_quote_chars),
+    )
+    js = _journals(t.sub("journals"), root)
+    if js:
+        d = replace(d, journals=js)
+    t.done()
+    return d
+
+
+def _prefill(t: _Table | None, base: PrefillConfig) -> PrefillConfig:
+    if t is None:
+        return base
+    p = replace(
+        base,
+        window_tokens=t.positive("window_tokens", int, base.window_tokens),
+        budget_fraction=t.positive("budget_fraction", float, base.budget_fraction),
+        hard_fraction=t.positive("hard_fraction", float, base.hard_fraction),
+        fresh_days=t.positive("fresh_days", int, base.fresh_days, zero_ok=True),
+        pinned_types=t.strings("pinned_types", base.pinned_types),
+        trigger_tokens=t.positive("trigger_tokens", int, base.trigger_tokens),
+        header=t.get("header", str, base.header),
+    )
+    if p.budget_fraction > 1 or p.hard_fraction > 1:
+        raise ConfigError(f"kura.toml: {t.where}.budget_fraction and hard_fraction must be at most 1")
+    if p.hard_fraction < p.budget_fraction:
+        raise ConfigError(
+            f"kura.toml: {t.where}.hard_fraction ({p.hard_fraction}) must not be below "
+            f"budget_fraction ({p.budget_fraction})"
+        )
+    t.done()
+    return p
+
+
+def _recall(t: _Table | None, base: RecallConfig) -> RecallConfig:
+    if t is None:
+        return base
+    r = replace(
+        base,
+        hops=t.positive("hops", int, base.hops, zero_ok=True),
+        top=t.positive("top", int, base.top),
+        chars=t.positive("chars", int, base.chars),
+        shard_tokens=t.positive("shard_tokens", int, base.shard_tokens),
+    )
+    t.done()
+    return r
+
+
+_MODEL_KEYS = {"url": str, "model": str, "api_key_env": str, "timeout": float,
+               "temperature": float, "effort": str, "thinking": bool, "dialect": str,
+               "extra": dict}
+
+
+def _model_table(t: _Table) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, kind in _MODEL_KEYS.items():
+        v = t.get(k, kind, None)
+        if v is not None:
+            out[k] = v
+    if "dialect" in out and out["dialect"] not in DIALECTS:
+        raise ConfigError(f"kura.toml: {t.key('dialect')} must be one of " + ", ".join(DIALECTS))
+    if "timeout" in out and out["timeout"] <= 0:
+        raise ConfigError(f"kura.toml: {t.key('timeout')} must be greater than 0")
+    t.done()
+    return out
+
+
+def _models(t: _Table | None) -> dict[str, ModelSpec | None]:
+    tables: dict[str, dict[str, Any]] = {}
+    if t is not None:
+        for role in ROLES:
+            sub = t.sub(role)
+            if sub is not None:
+                tables[role] = _model_table(sub)
+        t.done()
+    out: dict[str, ModelSpec | None] = {}
+    inherited: dict[str, Any] = {}
+    for role in ROLES:  # brain inherits thinker, scribe inherits brain
+        if role in tables:
+            inherited = {**inherited, **tables[role]}
+        if role in tables or (inherited and role != "thinker"):
+            if "url" not in inherited or "model" not in inherited:
+                missing = "url" if "url" not in inherited else "model"
+                raise ConfigError(f"kura.toml: models.{role}.{missing} is required")
+            out[role] = ModelSpec(**inherited)
+        else:
+            out[role] = None
+    return out
+
+
+def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
+    base = source.parent if source is not None else None
+    top = _Table(dict(raw), "")
+
+    st = top.sub("server")
+    server = ServerConfig()
+    if st is not None:
+        server = ServerConfig(
+            host=st.get("host", str, server.host),
+            port=st.get("port", int, server.port),
+            default=st.get("default", str, server.default),
+            token_env=st.get("token_env", str, server.token_env),
+            max_body_bytes=st.positive("max_body_bytes", int, server.max_body_bytes),
+        )
+        if not 0 <= server.port <= 65535:
+            raise ConfigError(f"kura.toml: server.port must be 0..65535 (got {server.port})")
+        st.done()
+
+    distill = _distill(top.sub("distill"), DistillConfig(), base)
+    prefill = _prefill(top.sub("prefill"), PrefillConfig())
+    recall = _recall(top.sub("recall"), RecallConfig())
+    models = _models(top.sub("models"))
+
+    stores: dict[str, StoreConfig] = {}
+    stt = top.sub("stores")
+    if stt is not None:
+        for name in list(stt.raw):
+            stt.seen.add(name)
+            _check_name(name, f"stores.{name}")
+            s = _Table(stt.raw[name], f"stores.{name}")
+            path = s.get("path", str, None)
+            if not path:
+                raise ConfigError(f"kura.toml: stores.{name}.path is required (the store's directory)")
+            policy = s.get("write_policy", str, "distiller-only")
+            if policy not in WRITE_POLICIES:
+                raise ConfigError(
+                    f"kura.toml: stores.{name}.write_policy must be one of "
+                    + ", ".join(WRITE_POLICIES) + f" (got {policy!r})"
+                )
+            charter = s.get("charter", str, None)
+            sd = _distill(s.sub("distill"), distill, base)
+            js = _journals(s.sub("journals"), base)
+            if js:  # a store's own journals replace the global ones
+                sd = replace(sd, journals=js)
+            stores[name] = StoreConfig(
+                name=name,
+                path=_path(path, base),
+                label=s.get("label", str, ""),
+                write_policy=policy,
+                charter=_path(charter, base) if charter else None,
+                persona=s.get("persona", str, ""),
+                distill=sd,
+                prefill=_prefill(s.sub("prefill"), prefill),
+                recall=_recall(s.sub("recall"), recall),
+            )
+            s.done()
+
+    modes: dict[str, str] = {}
+    mt = top.sub("modes")
+    if mt is not None:
+        for mode in list(mt.raw):
+            target = mt.get(mode, str, None)
+            _check_name(mode, f"modes.{mode}")
+            if target not in stores:
+                raise ConfigError(
+                    f"kura.toml: modes.{mode} points at {target!r}, which is not a store; "
+                    "add [stores." + str(target) + "] or fix the name"
+                )
+            if mode in stores and mode != target:
+                raise ConfigError(
+                    f"kura.toml: modes.{mode} names store {target!r} but a different store is "
+                    f"called {mode!r}; rename the mode or the store"
+                )
+            modes[mode] = target
+        mt.done()
+    top.done()
+
+    if server.default and server.default not in stores and server.default not in modes:
+        raise ConfigError(f"kura.toml: server.default {server.default!r} is not a store or mode")
+    if server.default in modes:
+        server = replace(server, default=modes[server.default])
+
+    _check_layout(stores, distill)
+    return Config(source=source, server=server, stores=stores, modes=modes, models=models,
+                  distill=distill, prefill=prefill, recall=recall)
+
+
+def _check_name(name: str, key: str) -> None:
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", name):
+        raise ConfigError(
+            f"kura.toml: {key}: a name must be letters, digits, '-' or '_' (got {name!r})"
+        )
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    try:
+        child.relative_to(parent)
+        return True
+    except ValueError:
+        return False
+
+
+def _check_layout(stores: Mapping[str, StoreConfig], distill: DistillConfig) -> None:
+    real = {n: Path(os.path.realpath(s.path)) for n, s in stores.items()}
+    names = list(stores)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            pa, pb = real[a], real[b]
+            if pa == pb:
+                raise ConfigError(
+                    f"kura.toml: stores.{a}.path and stores.{b}.path are the same directory; "
+                    "give each store its own"
+                )
+            if _inside(pa, pb) or _inside(pb, pa):
+                inner, outer = (a, b) if _inside(pa, pb) else (b, a)
+                raise ConfigError(
+                    f"kura.toml: stores.{inner}.path is inside stores.{outer}.path; "
+                    "stores must not nest"
+                )
+    specs = [("distill.journals", j) for j in distill.journals]
+    for n, s in stores.items():
+        specs += [(f"stores.{n}.journals", j) for j in s.distill.journals]
+    for key, j in specs:
+        jr = Path(os.path.realpath(j.root))
+        for n, p in real.items():
+            if _inside(jr, p):
+                raise ConfigError(
+                    f"kura.toml: {key}.{j.adapter} root {j.root} is inside store {n!r}; "
+                    "a store must never drink itself — point the journal elsewhere"
+                )
+
+
+def append_store(config_path: Path, name: str, path: Path, label: str = "") -> None:
+    """Add a [stores.NAME] table to a config file, creating it if needed (atomic)."""
+    from .fsutil import atomic_write_text
+
+    text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    block = f'\n[stores.{name}]\npath = {_toml_str(str(path))}\n'
+    if label:
+        block += f"label = {_toml_str(label)}\n"
+    new = text + block
+    parse_config(tomllib.loads(new), source=config_path)  # refuse before writing
+    config_path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(config_path, new)
+
+
+def _toml_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,0 +1,315 @@
+"""Recall: question → whole index in one prompt → picked slugs → walk [[links]].
+
+The thinker reads every index line (a recognition trigger) and names the memories that
+bear on the question by meaning. When it cannot — unconfigured, unreachable, past its
+timeout, or answering nonsense — recall falls back to ranked word retrieval and says so
+(`how: "words"`, `degraded: true`). It never raises to the caller because a model failed.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+from .errors import ModelUnavailable
+from .prompts import messages as build_messages
+from .registry import Registry
+from .store import Entry, Memory, Store
+from .tokens import estimate_tokens
+from .words import Doc, WordIndex, relevant_paragraphs
+
+PICK_SCHEMA = {
+    "type": "object",
+    "properties": {"slugs": {"type": "array", "items": {"type": "string"}}},
+    "required": ["slugs"],
+}
+
+PICK_INSTRUCTIONS = """\
+You are the thinker of a long-term memory. Below is its index: one line per memory,
+each a recognition trigger written as `- [Title](slug.md) — trigger`.
+You will be given a question. Name the memories whose subject bears on it by meaning,
+even when they share no word with the question (a question about "SSD inference chips"
+bears on a memory about "running the 2.6T model off an SSD tier").
+Reply with JSON only: {"slugs": ["slug", ...]} — the slugs (file names without .md),
+most relevant first, at most the number asked for. Reply {"slugs": []} if nothing bears.
+Never invent a slug that is not in the index."""
+
+#: after this long without a full content check, the word index re-verifies every file.
+RECHECK_S = 5.0
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    store: str
+    question: str
+    how: str  # "meaning" | "words"
+    degraded: bool
+    picked: tuple[str, ...]
+    walked: tuple[str, ...]
+    context: str
+    tokens_est: int
+    elapsed_ms: float
+    model_ms: float = 0.0
+    reason: str = ""  # why recall degraded, when it did
+    shards: int = 0
+    dropped: tuple[str, ...] = ()  # slugs the thinker named that are not in the store
+    scores: tuple[tuple[str, float], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("picked", "walked", "dropped"):
+            d[k] = list(d[k])
+        d["scores"] = [[s, round(v, 4)] for s, v in self.scores]
+        d["elapsed_ms"] = round(self.elapsed_ms, 2)
+        d["model_ms"] = round(self.model_ms, 2)
+        return d
+
+
+class _Cached:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.words: dict[str, tuple[tuple, str, float, WordIndex]] = {}
+        self.prompts: dict[str, tuple[tuple, list[str]]] = {}
+
+
+_CACHE_ATTR = "_recall_cache"
+
+
+def _cache(reg: Registry) -> _Cached:
+    c = getattr(reg, _CACHE_ATTR, None)
+    if c is None:
+        c = _Cached()
+        setattr(reg, _CACHE_ATTR, c)
+    return c
+
+
+# --------------------------------------------------------------------------- prompts
+
+def index_shards(entries: Sequence[Entry], shard_tokens: int) -> list[str]:
+    """The index as it stands in MEMORY.md, cut into shards of at most shard_tokens.
+
+    Entry lines are sent exactly as written; each shard repeats the `## ` sector
+    heading its first line belongs to, so a sector's meaning survives the cut.
+    """
+    shards: list[list[str]] = [[]]
+    used = 0
+    sector = None
+    for e in entries:
+        cost = estimate_tokens(e.raw) + 1
+        if shards[-1] and used + cost > shard_tokens:
+            shards.append([])
+            used = 0
+            sector = None
+        if e.sector != sector:
+            if e.sector:
+                shards[-1].append(f"## {e.sector}")
+                used += estimate_tokens(e.sector) + 2
+            sector = e.sector
+        shards[-1].append(e.raw)
+        used += cost
+    return ["# Index\n\n" + "\n".join(s) for s in shards if s]
+
+
+def pick_messages(charter: str, shard: str, question: str, top: int) -> list[dict[str, str]]:
+    task = f"Question: {question}\n\nName at most {top} slugs."
+    return build_messages(charter, PICK_INSTRUCTIONS, task, stable=shard)
+
+
+# --------------------------------------------------------------------------- the word tier
+
+def word_index(reg: Registry, name: str) -> WordIndex:
+    store = reg.store(name)
+    cache = _cache(reg)
+    fp = store.fingerprint()
+    now = time.monotonic()
+    with cache.lock:
+        hit = cache.words.get(name)
+    if hit and hit[0] == fp:
+        if now - hit[2] < RECHECK_S:
+            return hit[3]
+        full = store.content_fingerprint()
+        if full == hit[1]:
+            with cache.lock:
+                cache.words[name] = (fp, full, now, hit[3])
+            return hit[3]
+    full = store.content_fingerprint()
+    scan = store.scan()
+    entries = scan.index.by_slug()
+    docs = []
+    for m in scan.memories:
+        e = entries.get(m.slug)
+        docs.append(Doc(m.slug, e.title if e else m.title, e.description if e else m.description, m.body))
+    idx = WordIndex(docs)
+    with cache.lock:
+        cache.words[name] = (fp, full, now, idx)
+    return idx
+
+
+# --------------------------------------------------------------------------- recall
+
+def recall(reg: Registry, selector: str | None, question: str, *, hops: int | None = None,
+           top: int | None = None, chars: int | None = None) -> RecallResult:
+    t0 = time.perf_counter()
+    name = reg.resolve(selector)
+    store = reg.store(name)
+    rc = reg.config.stores[name].recall
+    hops = rc.hops if hops is None else max(0, int(hops))
+    top = rc.top if top is None else max(1, int(top))
+    chars = rc.chars if chars is None else max(200, int(chars))
+    question = " ".join(str(question).split())
+
+    if not store.index_path.is_file():
+        from .errors import NotFound
+
+        raise NotFound(f"store {name!r} has no MEMORY.md at {store.root}: run `kura init {name} --path {store.root}`")
+    idx = store.index()
+    present = set(store.file_slugs())
+    valid = [e for e in idx.entries if e.slug in present]
+    known = {e.slug for e in valid} | present
+
+    how, reason, model_ms, nshards = "meaning", "", 0.0, 0
+    picked: list[str] = []
+    dropped: list[str] = []
+    scores: list[tuple[str, float]] = []
+    models = reg.models(name)
+
+    if not models.configured("thinker"):
+        how, reason = "words", "thinker is not configured"
+    elif not valid:
+        how = "meaning"  # nothing to pick from; asking a model would be theatre
+    else:
+        shards = index_shards(valid, reg.config.stores[name].recall.shard_tokens)
+        nshards = len(shards)
+        charter = store.charter()
+        tm = time.perf_counter()
+        try:
+            replies = _ask_shards(models, charter, shards, question, top)
+        except ModelUnavailable as exc:
+            how, reason = "words", str(exc)
+        model_ms = (time.perf_counter() - tm) * 1000
+        if how == "meaning":
+            named = 0
+            for reply in replies:
+                for raw in reply.get("slugs", []):
+                    slug = _clean_slug(raw)
+                    named += 1
+                    if slug in known:
+                        if slug not in picked:
+                            picked.append(slug)
+                    elif slug not in dropped:
+                        dropped.append(slug)
+            if named and not picked:
+                how, reason = "words", "the thinker named only slugs that are not in the store"
+                _record_nonsense(reg, name, reason)
+            picked = picked[:top]
+
+    if how == "words":
+        hits = word_index(reg, name).search(question, top)
+        scores = hits
+        picked = [s for s, _ in hits]
+
+    walked = _walk(store, picked, hops)
+    context, walked = _context(store, walked, question, chars)
+    elapsed = (time.perf_counter() - t0) * 1000
+    res = RecallResult(
+        store=name, question=question, how=how, degraded=how == "words", picked=tuple(picked),
+        walked=tuple(walked), context=context, tokens_est=estimate_tokens(context),
+        elapsed_ms=elapsed, model_ms=model_ms, reason=reason, shards=nshards,
+        dropped=tuple(dropped), scores=tuple(scores),
+    )
+    _log_read(reg, name, res)
+    return res
+
+
+def _ask_shards(models: Any, charter: str, shards: list[str], question: str, top: int) -> list[dict]:
+    if len(shards) == 1:
+        return [models.ask("thinker", "kura_pick", pick_messages(charter, shards[0], question, top), PICK_SCHEMA)]
+    workers = min(len(shards), 8)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kura-shard") as pool:
+        futs = [pool.submit(models.ask, "thinker", "kura_pick",
+                            pick_messages(charter, s, question, top), PICK_SCHEMA) for s in shards]
+        out, first_error = [], None
+        for i, f in enumerate(futs):
+            try:
+                out.append(f.result())
+            except ModelUnavailable as exc:
+                first_error = first_error or ModelUnavailable(f"shard {i + 1}/{len(shards)}: {exc}")
+        if first_error:
+            raise first_error
+        return out
+
+
+def _clean_slug(raw: Any) -> str:
+    if not isinstance(raw, str):
+        return ""
+    s = raw.strip().strip("[]()`'\" ")
+    if s.endswith(".md"):
+        s = s[:-3]
+    return s
+
+
+def _record_nonsense(reg: Registry, name: str, reason: str) -> None:
+    from .llm import CallRecord
+
+    spec = reg.config.models.get("thinker")
+    reg.workshop(name).record_call(CallRecord(
+        role="thinker", task="kura_pick", ok=False, reason=reason, elapsed_ms=0.0,
+        at=reg.clock(), url=spec.url if spec else "", model=spec.model if spec else ""))
+
+
+def _walk(store: Store, picked: Sequence[str], hops: int) -> list[str]:
+    order = list(dict.fromkeys(picked))
+    seen = set(order)
+    frontier = list(order)
+    for _ in range(hops):
+        nxt: list[str] = []
+        for slug in frontier:
+            try:
+                links = store.read(slug).links
+            except Exception:
+                continue
+            for target in links:
+                if target not in seen and store.has(target):
+                    seen.add(target)
+                    order.append(target)
+                    nxt.append(target)
+        frontier = nxt
+        if not frontier:
+            break
+    return order
+
+
+def _context(store: Store, walked: Sequence[str], question: str, chars: int) -> tuple[str, list[str]]:
+    mems: list[Memory] = []
+    for slug in walked:
+        try:
+            mems.append(store.read(slug))
+        except Exception:
+            continue
+    if not mems:
+        return "", []
+    entries = store.index().by_slug()
+    per = max(300, chars // len(mems))
+    blocks = []
+    for m in mems:
+        e = entries.get(m.slug)
+        title = e.title if e else m.title
+        head = f"## {title} ({m.slug})\n{m.description}\n"
+        body = relevant_paragraphs(m.body, question, max(100, per - len(head)))
+        blocks.append(head + "\n" + body.strip() + "\n")
+    return "\n".join(blocks), [m.slug for m in mems]
+
+
+def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
+    import json
+
+    try:
+        reg.workshop(name).execute(
+            "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
+            (reg.clock(), res.question[:500], res.how, json.dumps(list(res.picked)), res.elapsed_ms),
+        )
+    except Exception:
+        pass  # the read log is a convenience; a locked or read-only workshop never fails a recall

@@ -1,0 +1,97 @@
+"""Shared fixtures. The suite needs no model and no network: models are scripted
+servers on real loopback sockets (tests/fakes/model_server.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+for _k in list(os.environ):
+    if _k.startswith(("TEXTUAL", "KURA_")) or _k in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES"):
+        del os.environ[_k]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory, monkeypatch):
+    """No test may read or write the real ~/.config/kura or ./kura.toml."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for k in list(os.environ):
+        if k.startswith("KURA_"):
+            monkeypatch.delenv(k, raising=False)
+    yield home
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    """An empty working directory that is the cwd for the test."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write_config(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def kura_bin() -> list[str]:
+    """How to run the CLI in a subprocess with this interpreter."""
+    return [sys.executable, "-m", "kura_core.cli"]
+
+
+def make_store(root: Path, name: str = "main", memories: dict | None = None):
+    """A real store on disk with the given {slug: (title, description, body)} memories."""
+    from kura_core.store import Store
+
+    st = Store(root, name=name)
+    st.init()
+    for slug, (title, desc, body) in (memories or {}).items():
+        st.write(slug, title=title, description=desc, body=body)
+    return st
+
+
+@pytest.fixture
+def store(tmp_path):
+    return make_store(tmp_path / "main")
+
+
+@pytest.fixture
+def model():
+    """A scripted OpenAI-compatible model server on a real loopback socket."""
+    from tests.fakes.model_server import ScriptedModel
+
+    with ScriptedModel() as m:
+        yield m
+
+
+def make_registry(root: Path, *, stores: dict | None = None, model_url: str | None = None,
+                  timeout: float = 2.0, extra: dict | None = None, env: dict | None = None):
+    """A Registry over real stores under *root*. stores: {name: {slug: (title, desc, body)}}."""
+    from kura_core.config import parse_config
+    from kura_core.registry import Registry
+
+    stores = stores if stores is not None else {"main": {}}
+    raw: dict = {"stores": {}}
+    for name, mems in stores.items():
+        make_store(root / name, name, mems)
+        raw["stores"][name] = {"path": str(root / name)}
+    if model_url:
+        raw["models"] = {"thinker": {"url": model_url, "model": "scripted", "timeout": timeout}}
+    for k, v in (extra or {}).items():
+        if isinstance(v, dict) and isinstance(raw.get(k), dict):
+            for kk, vv in v.items():
+                if isinstance(vv, dict) and isinstance(raw[k].get(kk), dict):
+                    raw[k][kk].update(vv)
+                else:
+                    raw[k][kk] = vv
+        else:
+            raw[k] = v
+    return Registry(parse_config(raw, source=None), env=env or {})

@@ -1,0 +1,176 @@
+"""Recall by meaning against a scripted thinker on a real socket, and its degraded tier."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+from kura_core.doctor import diagnose
+from kura_core.recall import recall
+from tests.conftest import make_registry
+from tests.fakes.model_server import Garbage, Hang, ReasoningOnly, Refuse, Status, closed_port_url
+
+CHAIN = {
+    "archive-on-slow-disk": ("Archive on the slow disk", "the archive lives on the slow disk; the fast one stays scratch",
+                             "The archive goes on the slow disk.\n\nRelated: [[disk-layout]]"),
+    "disk-layout": ("Disk layout", "two disks: /data is slow and big, /scratch is fast",
+                    "The machine has two disks.\n\nSee [[fan-install]] for the thermals."),
+    "fan-install": ("Fans installed", "throughput 43.7 tok/s after the fan install",
+                    "After the fans went in, throughput reached 43.7 tok/s."),
+    "one-index": ("One index, always", "⚠️ never add a second index",
+                  "We are not going to add a second index."),
+}
+
+
+def reg_for(tmp_path, model, **kw):
+    return make_registry(tmp_path, stores={"main": CHAIN}, model_url=model.url if model else None, **kw)
+
+
+@pytest.mark.parametrize("hops,expected", [
+    (0, ["archive-on-slow-disk"]),
+    (1, ["archive-on-slow-disk", "disk-layout"]),
+    (2, ["archive-on-slow-disk", "disk-layout", "fan-install"]),
+])
+def test_links_walked_to_the_right_depth(tmp_path, model, hops, expected):
+    model.script("kura_pick", {"slugs": ["archive-on-slow-disk"]})
+    res = recall(reg_for(tmp_path, model), "main", "where does the archive live?", hops=hops)
+    assert res.how == "meaning" and not res.degraded
+    assert list(res.picked) == ["archive-on-slow-disk"]
+    assert list(res.walked) == expected
+    for slug in expected:
+        assert f"({slug})" in res.context
+
+
+def test_invented_slugs_are_dropped(tmp_path, model):
+    model.script("kura_pick", {"slugs": ["no-such-memory", "one-index.md", "../etc/passwd"]})
+    res = recall(reg_for(tmp_path, model), "main", "should we add another index?", hops=0)
+    assert list(res.picked) == ["one-index"]
+    assert "no-such-memory" in res.dropped and "../etc/passwd" in res.dropped
+    assert res.how == "meaning"
+
+
+def test_only_invented_slugs_is_nonsense_and_degrades(tmp_path, model):
+    model.script("kura_pick", {"slugs": ["made-up-one", "made-up-two"]})
+    reg = reg_for(tmp_path, model)
+    res = recall(reg, "main", "should we add another index?")
+    assert res.how == "words" and res.degraded
+    assert "not in the store" in res.reason
+    assert diagnose(reg, "main")["models"]["thinker"]["last_error"] == res.reason
+
+
+def test_prompt_is_a_byte_identical_prefix_up_to_the_question(tmp_path, model):
+    model.script("kura_pick", {"slugs": []})
+    reg = reg_for(tmp_path, model)
+    (tmp_path / "main" / "charter.md").write_text("This store keeps how the machine is laid out.\n")
+    recall(reg, "main", "where is the archive?")
+    recall(reg, "main", "what did the fans change?")
+    a, b = [r.raw for r in model.requests_for("kura_pick")]
+    cut = a.index(b"Question:")
+    assert a[:cut] == b[:cut]
+    assert b.index(b"Question:") == cut
+    body = json.loads(a)
+    system = body["messages"][0]["content"]
+    assert system.index("This store keeps") < system.index("# Your task") < system.index("# Index")
+    for line in reg.store("main").index().entries:
+        assert line.raw in system  # index lines sent exactly as they stand
+    assert body["messages"][-1]["content"].startswith("Question: where is the archive?")
+
+
+def test_large_index_is_asked_in_concurrent_shards_and_merged(tmp_path, model):
+    mems = {f"topic-{i:03d}": (f"Topic {i}", f"trigger line for topic number {i} with some words", f"body {i}")
+            for i in range(120)}
+    reg = make_registry(tmp_path, stores={"main": mems}, model_url=model.url,
+                        extra={"recall": {"shard_tokens": 400}})
+    live, peak, lock = [0], [0], threading.Lock()
+
+    def pick(req):
+        with lock:
+            live[0] += 1
+            peak[0] = max(peak[0], live[0])
+        time.sleep(0.15)
+        with lock:
+            live[0] -= 1
+        system = req.messages[0]["content"]
+        found = [l.split("](")[1].split(".md")[0] for l in system.splitlines() if l.startswith("- [")]
+        return {"slugs": [found[0]]}
+
+    model.script("kura_pick", pick)
+    res = recall(reg, "main", "anything?", top=50, hops=0)
+    n = model.count("kura_pick")
+    assert n == res.shards and n > 2
+    assert peak[0] > 1, "shards were asked one after another"
+    assert len(res.picked) == n  # one pick from each shard, merged in shard order
+    assert res.picked[0] == "topic-000"
+
+
+@pytest.mark.parametrize("behaviour,needle", [
+    (Refuse(), "connection"),
+    (Hang(3.0), "timed out"),
+    (Status(500, "boom"), "HTTP 500"),
+    (Garbage(), "unparseable"),
+    (ReasoningOnly(), "reasoning-only"),
+    ({"wrong": "shape"}, "does not fit"),
+])
+def test_thinker_failures_degrade_and_doctor_names_the_reason(tmp_path, model, behaviour, needle):
+    model.script("kura_pick", behaviour)
+    reg = reg_for(tmp_path, model, timeout=0.4)
+    res = recall(reg, "main", "where does the archive live?")
+    assert res.how == "words" and res.degraded
+    assert needle in res.reason
+    assert "archive-on-slow-disk" in res.picked
+    rep = diagnose(reg, "main")
+    assert needle in (rep["models"]["thinker"]["last_error"] or "")
+
+
+def test_connection_refused_degrades(tmp_path):
+    reg = make_registry(tmp_path, stores={"main": CHAIN}, model_url=closed_port_url(), timeout=0.5)
+    res = recall(reg, "main", "archive disk")
+    assert res.degraded and "refused" in res.reason
+    assert res.picked[0] == "archive-on-slow-disk"
+
+
+def test_unconfigured_thinker_is_degraded_and_labelled(tmp_path):
+    reg = make_registry(tmp_path, stores={"main": CHAIN})
+    res = recall(reg, "main", "second index")
+    assert res.how == "words" and res.degraded and "not configured" in res.reason
+    assert res.picked[0] == "one-index"
+    assert res.to_json()["degraded"] is True
+
+
+def test_word_tier_sees_a_new_memory_without_restart(tmp_path):
+    reg = make_registry(tmp_path, stores={"main": CHAIN})
+    assert "kiln" not in recall(reg, "main", "kiln temperature").picked
+    reg.store("main").write("kiln-firing", title="Kiln firing", description="the kiln fires at cone 6",
+                            body="Cone 6 for the stoneware.")
+    assert recall(reg, "main", "kiln temperature").picked[0] == "kiln-firing"
+
+
+def test_context_keeps_the_paragraph_that_bears_on_the_question(tmp_path):
+    filler = "\n\n".join(f"Unrelated paragraph {i} about gardening and tomatoes." for i in range(30))
+    body = "The router lives in the hall.\n\n" + filler + "\n\nThe wifi password rotates every March."
+    reg = make_registry(tmp_path, stores={"main": {"router": ("Router", "the router and its wifi", body)}})
+    res = recall(reg, "main", "when does the wifi password rotate", chars=400)
+    assert "rotates every March" in res.context
+    assert len(res.context) < 700
+
+
+def test_cli_recall_json_and_degraded_banner(tmp_path, kura_bin):
+    import subprocess
+
+    make_registry(tmp_path, stores={"main": CHAIN})
+    cfg = tmp_path / "kura.toml"
+    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n')
+    out = subprocess.run(kura_bin + ["-c", str(cfg), "recall", "second", "index", "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    for key in ("store", "question", "how", "degraded", "picked", "walked", "context", "tokens_est", "elapsed_ms"):
+        assert key in data
+    assert data["how"] == "words" and data["degraded"] is True
+    human = subprocess.run(kura_bin + ["-c", str(cfg), "recall", "second index"], capture_output=True, text=True)
+    assert "⚠ degraded" in human.stdout
+    none = subprocess.run(kura_bin + ["-c", str(cfg), "recall", "zzzqqq"], capture_output=True, text=True)
+    assert none.returncode == 2
