@@ -178,6 +178,203 @@ def cmd_recall(ctx: Ctx) -> int:
     return OK if res.walked else NOTHING
 
 
+def _progress(ctx: Ctx):
+    """A progress callback: a live line on a terminal, nothing in scripts."""
+    if ctx.args.json or not ctx.err.isatty():
+        return None
+
+    def show(kind: str, info) -> None:
+        if kind == "batch":
+            ctx.err.write(f"\r  drinking {Path(info['journal']).name} {info['start']}–{info['end']} "
+                          f"({info['segments']} segments)\x1b[K")
+        elif kind == "draft":
+            ctx.err.write(f"\r  judging {info['slug']}\x1b[K")
+        ctx.err.flush()
+
+    return show
+
+
+def cmd_gate(ctx: Ctx) -> int:
+    from .distill.evidence import normalize
+    from .distill.gate import run_gate
+    from .distill.journals import ADAPTERS, guess_adapter
+
+    a = ctx.args
+    journal = Path(a.journal)
+    if not journal.is_file():
+        raise KuraError(f"--journal {journal}: no such file")
+    adapter = a.adapter or guess_adapter(journal)
+    read = ADAPTERS[adapter](journal, 0)
+    try:
+        raw = json.loads(Path(a.candidates).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KuraError(f"--candidates {a.candidates}: no such file") from None
+    except json.JSONDecodeError as exc:
+        raise KuraError(f"--candidates {a.candidates}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    cands = raw.get("candidates") if isinstance(raw, dict) else raw
+    if not isinstance(cands, list) or not all(isinstance(c, dict) for c in cands):
+        raise KuraError('--candidates must hold {"candidates": [{...}, ...]} (the kura_candidates shape)')
+    is_echo = lambda q: False  # noqa: E731
+    names: tuple[str, ...] = ()
+    min_chars = 8
+    if ctx.selector:
+        reg = ctx.registry()
+        st = reg.store(ctx.selector)
+        spec = reg.spec(ctx.selector)
+        names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
+        blob = "\n".join(normalize(m.description) + "\n" + normalize(m.body) for m in st.scan().memories)
+        is_echo = lambda q: bool(q) and q in blob  # noqa: E731
+    results = run_gate(cands, list(read.segments), is_echo=is_echo, human_names=names, min_quote_chars=min_chars)
+    if a.json:
+        ctx.json({"journal": str(journal), "adapter": adapter, "segments": len(read.segments),
+                  "candidates": [r.to_json() for r in results]})
+        return OK
+    ctx.print(f"{journal.name}: {len(read.segments)} segments ({adapter})")
+    for r in results:
+        ctx.print(f"{r.verdict.upper():<8} {r.title}")
+        for q in r.quotes:
+            ctx.print(f"    [{q.cls or q.claimed or '?'}] {q.status}: {q.text[:90]}")
+        for why in list(r.reasons) + list(r.violations):
+            ctx.print(f"    ✗ {why}")
+    return OK
+
+
+def cmd_distill(ctx: Ctx) -> int:
+    from .distill import drafts as dr
+    from .distill import pipeline
+
+    a = ctx.args
+    reg = ctx.registry()
+    name = reg.resolve(ctx.selector)
+    action = a.action
+    if action == "run":
+        rep = pipeline.run(reg, name, max_batches=a.max_batches, progress=_progress(ctx))
+        if _progress(ctx):
+            ctx.err.write("\r\x1b[K")
+        if a.json:
+            ctx.json(rep.to_json())
+        else:
+            ctx.print(f"{name}: {rep.batches} batch(es), {rep.segments} segments → {len(rep.drafts)} draft(s), "
+                      f"{rep.dropped} dropped, {rep.seeds} seed(s), {rep.covered} already covered")
+            if rep.stopped:
+                ctx.print(f"stopped: {rep.stopped}")
+            for e in rep.errors:
+                ctx.print(f"  ⚠ {e}")
+        if rep.shelved and not rep.batches:
+            return FAIL
+        return OK if rep.did_work else NOTHING
+    if action == "drafts":
+        ds = dr.list_drafts(reg.store(name))
+        if a.json:
+            ctx.json({"store": name, "drafts": [d.to_json() for d in ds]})
+        else:
+            for d in ds:
+                ext = f" (extends {d.target})" if d.decision == "extends" else ""
+                ctx.print(f"{d.slug}{ext} — {d.description}")
+                for q in d.quotes:
+                    if q.get("status") == "verified":
+                        ctx.print(f"    [{q.get('cls')}] {str(q.get('text'))[:100]}")
+            if not ds:
+                ctx.print("no drafts waiting")
+        return OK if ds else NOTHING
+    if action == "drain":
+        rep = pipeline.drain(reg, name, progress=_progress(ctx))
+        if a.json:
+            ctx.json(rep.to_json())
+        else:
+            ctx.print(f"{name}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
+                      f"kept {len(rep.kept)}")
+            for e in rep.errors:
+                ctx.print(f"  ⚠ {e}")
+        if rep.errors and not rep.did_work:
+            return FAIL
+        return OK if rep.did_work else NOTHING
+    if action == "pour":
+        slugs = [d.slug for d in dr.list_drafts(reg.store(name))] if a.all else [a.slug]
+        if not a.all and not a.slug:
+            raise KuraError("name a draft to pour (kura distill pour SLUG) or pass --all")
+        poured = [dr.pour(reg, name, s).slug for s in slugs]
+        if a.json:
+            ctx.json({"store": name, "poured": poured})
+        else:
+            ctx.print(f"poured {', '.join(poured) if poured else 'nothing'}")
+        return OK if poured else NOTHING
+    if action == "toss":
+        if not a.slug:
+            raise KuraError("name a draft to toss: kura distill toss SLUG --reason '...'")
+        dr.toss(reg, name, a.slug, a.reason or "")
+        if a.json:
+            ctx.json({"store": name, "tossed": a.slug})
+        else:
+            ctx.print(f"tossed {a.slug} (kept in the gate log)")
+        return OK
+    if action == "catchup":
+        rep = pipeline.catchup(reg, name)
+        if a.json:
+            ctx.json(rep)
+        else:
+            for m in rep["moved"]:
+                ctx.print(f"{m['journal']}: mark → {m['mark']} {m['unit']}")
+            if not rep["moved"]:
+                ctx.print("every mark is already at the present")
+        return OK if rep["moved"] else NOTHING
+    if action == "tidy":
+        from .distill.tidy import find_weak_lines, tidy
+
+        if a.dry_run:
+            flagged = find_weak_lines(reg, name)
+            if a.json:
+                ctx.json({"store": name, "flagged": flagged})
+            else:
+                for f in flagged:
+                    ctx.print(f"{f['slug']}: {f['why']}\n    {f['line']}")
+            return OK if flagged else NOTHING
+        rep = tidy(reg, name)
+        if a.json:
+            ctx.json(rep.to_json())
+        else:
+            for r in rep.rewritten:
+                ctx.print(f"{r['slug']}:\n  - {r['old']}\n  + {r['new']}")
+            for r in rep.refused:
+                ctx.print(f"{r['slug']}: refused ({r['reason']})")
+            if not rep.flagged:
+                ctx.print("every index line does its job")
+        return OK if rep.did_work else NOTHING
+    if action == "night":
+        from .tend import run_resident
+
+        return run_resident(reg, name, out=ctx.err)
+    raise KuraError(f"unknown distill action {action!r}")
+
+
+def cmd_tend(ctx: Ctx) -> int:
+    from .tend import run_once, run_resident
+
+    reg = ctx.registry()
+    if ctx.args.once:
+        code, tick = run_once(reg, ctx.selector, out=None if ctx.args.json else ctx.err)
+        if ctx.args.json:
+            ctx.json({"store": reg.resolve(ctx.selector), "exit": code, **tick.to_json()})
+        else:
+            what = ", ".join(tick.tracks) or "nothing"
+            ctx.print(f"tend: {what}" + (f" — {tick.failed}" if tick.failed else "")
+                      + ("" if tick.tracks else f" ({'; '.join(tick.notes) or 'nothing to do'})"))
+        return code
+    return run_resident(reg, ctx.selector, out=ctx.err, poll_s=ctx.args.poll)
+
+
+def cmd_serve(ctx: Ctx) -> int:
+    from .http import serve_forever
+
+    return serve_forever(ctx.registry(), ctx.args.host, ctx.args.port, log=ctx.err)
+
+
+def cmd_mcp(ctx: Ctx) -> int:
+    from .mcp import run_stdio
+
+    return run_stdio(ctx.registry, ctx.selector, os.environ, err=ctx.err)
+
+
 def cmd_doctor(ctx: Ctx) -> int:
     from .doctor import diagnose, diagnose_all
 
@@ -269,6 +466,30 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--hops", type=int, default=None, help="how far to walk [[links]]")
     sp.add_argument("--top", type=int, default=None, help="at most this many picked memories")
     sp.add_argument("--chars", type=int, default=None, help="context budget in characters")
+
+    sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
+    sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
+    sp.add_argument("--adapter", choices=["claude", "evidence", "text"], help="default: guessed from the file")
+    sp.add_argument("--candidates", required=True, help="JSON in the kura_candidates shape")
+
+    sp = add("distill", cmd_distill, "distil journals into drafts, judge them, pour them")
+    sp.add_argument("action", choices=["run", "drafts", "drain", "pour", "toss", "catchup", "tidy", "night"])
+    sp.add_argument("slug", nargs="?", help="the draft, for pour and toss")
+    sp.add_argument("--all", action="store_true", help="pour every waiting draft")
+    sp.add_argument("--reason", help="why a draft is tossed (kept in the gate log)")
+    sp.add_argument("--max-batches", type=int, default=None, help="run: stop after this many batches")
+    sp.add_argument("--dry-run", action="store_true", help="tidy: list weak lines, rewrite nothing")
+
+    sp = add("tend", cmd_tend, "distil unattended whenever the journal goes quiet (one process per store)")
+    sp.add_argument("--once", action="store_true", help="one tick: exit 0 did work, 2 nothing to do, 1 failure")
+    sp.add_argument("--poll", type=float, default=15.0, help="seconds between ticks when resident")
+
+    sp = add("serve", cmd_serve, "serve HTTP and MCP (/mcp) on loopback until SIGTERM/SIGINT",
+             json_flag=False)
+    sp.add_argument("--host", default=None, help="address to bind (default: [server] host, 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=None, help="port (default: [server] port, 8085; 0 = any)")
+
+    add("mcp", cmd_mcp, "MCP over stdio (env: KURA_STORE, KURA_READONLY, KURA_URL)", json_flag=False)
 
     sp = add("doctor", cmd_doctor, "health of a store (exit 1 when something is broken)")
     sp.add_argument("--all", action="store_true", help="every store")

@@ -115,6 +115,10 @@ MIGRATIONS: tuple[str, ...] = (
         counts TEXT NOT NULL DEFAULT '{}'
     );
     """,
+    # 2: the furthest point ever reserved, so the mark can settle behind stretches in flight
+    """
+    ALTER TABLE watermarks ADD COLUMN reserved_to INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 

@@ -1,0 +1,644 @@
+"""The distiller: journal → evidence → candidates → GATE → new? → draft → judged → poured.
+
+`run` drinks journal under reservations and leaves drafts; `drain` has the scribe
+re-read each draft cold and pour, fix or toss it. Nothing enters the store except
+through `drafts.pour`, and every model reply is validated before anything is believed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..errors import KuraError, ModelUnavailable
+from ..prompts import messages as build_messages
+from ..registry import Registry
+from ..store import Store, check_slug, slugify
+from ..tokens import estimate_tokens
+from . import marks
+from .drafts import (Draft, FloorRefused, check_floor, evidence_of, fix as fix_draft, list_drafts,
+                     pour, read_manifest, save_draft, toss, write_manifest)
+from .evidence import Segment, normalize
+from .gate import GateResult, floor, run_gate
+from .journals import ADAPTERS, JournalRoot, discover, guess_adapter
+
+Progress = Callable[[str, Mapping[str, Any]], None]
+
+#: longest segment text shown to a model; the gate always checks the whole segment.
+SHOW_CHARS = 1500
+
+CANDIDATES_SCHEMA = {
+    "type": "object",
+    "properties": {"candidates": {"type": "array", "items": {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["fact", "judgement", "idea"]},
+            "title": {"type": "string"}, "description": {"type": "string"}, "body": {"type": "string"},
+            "quotes": {"type": "array", "items": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "belongs_because": {"type": "string"}, "keep": {"type": "string"}, "may_fade": {"type": "string"},
+        },
+        "required": ["kind", "title", "description", "body", "quotes"],
+    }}},
+    "required": ["candidates"],
+}
+
+COMPOSE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "enum": ["new", "extends", "covered"]},
+        "target": {"type": "string"}, "slug": {"type": "string"}, "title": {"type": "string"},
+        "description": {"type": "string"}, "type": {"type": "string"}, "body": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "belongs_because": {"type": "string"}, "keep": {"type": "string"}, "may_fade": {"type": "string"},
+    },
+    "required": ["decision"],
+}
+
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "verdict": {"type": "string"}, "reason": {"type": "string"},
+        "fix": {"type": "object", "properties": {
+            "title": {"type": "string"}, "description": {"type": "string"}, "body": {"type": "string"}}},
+    },
+    "required": ["verdict"],
+}
+
+SEED_SCHEMA = {
+    "type": "object",
+    "properties": {"confirms": {"type": "array", "items": {"type": "integer"}},
+                   "quotes": {"type": "object"}},
+    "required": ["confirms"],
+}
+
+CANDIDATES_INSTRUCTIONS = """\
+You are the brain of a long-term memory. You read a stretch of an agent's journal and
+propose what is worth remembering for a long time. Each evidence line starts with its class:
+[USER] the human's own words — licenses "they decided", "they asked";
+[TOOL] machine output — the only source of measurements and numbers;
+[ACT] a tool that was invoked — licenses "this was done";
+[SELF] the agent's own prose — at most a first-person judgement, never a bare fact.
+Propose candidates as JSON: {"candidates": [{"kind": "fact"|"judgement"|"idea", "title",
+"description", "body", "quotes": ["[USER] exact words", ...], "tags": [...],
+"belongs_because", "keep", "may_fade"}]}.
+Rules: every quote must be copied character for character from ONE evidence line, prefixed
+with that line's class; a candidate without such a quote is thrown away. Numbers only from
+[TOOL], [ACT] or [USER] lines. Never credit the human with anything no [USER] line says.
+"description" is a one-line recognition trigger: proper nouns, numbers, ⚠️ for landmines,
+the conclusion reached. Small talk, one-off chatter and secrets are not memories.
+Ideas and hunches are welcome as kind "idea"; they are kept apart until evidence confirms them."""
+
+COMPOSE_INSTRUCTIONS = """\
+You are the scribe of a long-term memory. You receive one candidate memory that passed the
+evidence gate, its verified evidence, and the most similar memories already in the store.
+Decide: "covered" (an existing memory already says this — give its slug as target),
+"extends" (it adds to one existing memory — give its slug as target and write that memory's
+whole new body), or "new". For new and extends, write: slug (lower-case ascii kebab), title,
+description (a one-line recognition trigger, not a summary), type (user | feedback | project |
+reference), body (the fact, then **Why:** and **How to apply:** lines where they are known,
+[[slug]] links only to memories listed to you), tags, belongs_because, keep, may_fade.
+Every number must come from the evidence; credit the human only with what a [USER] line
+says. Reply with JSON only."""
+
+JUDGE_INSTRUCTIONS = """\
+You are the last gate of a long-term memory. Read the draft below cold, against its
+evidence. Answer "pour" if it is true to the evidence, useful for a long time and belongs
+in this store; "fix" with corrected title/description/body if it is worth keeping but says
+more or less than the evidence; "toss" if it is chatter, wrong, or does not belong. Give a
+short reason. Reply with JSON only: {"verdict", "reason", "fix": {"title", "description", "body"}}."""
+
+SEED_INSTRUCTIONS = """\
+Below are ideas kept aside until later evidence confirms them, then a new stretch of journal.
+Reply {"confirms": [ids], "quotes": {"<id>": ["[CLASS] exact words", ...]}} naming the ideas
+this evidence confirms, each with the evidence lines that confirm it, copied exactly."""
+
+
+@dataclass
+class RunReport:
+    store: str
+    journals: int = 0
+    batches: int = 0
+    segments: int = 0
+    raw_tokens: int = 0
+    candidates: int = 0
+    drafts: list[str] = field(default_factory=list)
+    dropped: int = 0
+    seeds: int = 0
+    graduated: int = 0
+    covered: int = 0
+    recurred: int = 0
+    shelved: int = 0
+    stopped: str = ""
+    errors: list[str] = field(default_factory=list)
+    intake: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def did_work(self) -> bool:
+        return self.batches > 0 or self.shelved > 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "drafts": len(self.drafts), "draft_slugs": self.drafts,
+                "dropped": self.dropped, "seeds": self.seeds, "graduated": self.graduated,
+                "segments": self.segments, "batches": self.batches, "journals": self.journals,
+                "raw_tokens": self.raw_tokens, "candidates": self.candidates, "covered": self.covered,
+                "recurred": self.recurred, "shelved": self.shelved, "stopped": self.stopped,
+                "errors": self.errors, "intake_skipped": self.intake}
+
+
+# --------------------------------------------------------------------------- journals
+
+def journal_files(reg: Registry, name: str) -> list[tuple[str, Path]]:
+    """(adapter, path) of every journal this store drinks, newest first."""
+    spec = reg.config.stores[name]
+    roots = []
+    for j in spec.distill.journals:
+        roots.append(JournalRoot(j.adapter, Path(j.root), j.include_glob, j.exclude_glob))
+    forbidden = [s.path for s in reg.config.stores.values()]
+    out = []
+    for jf in discover(roots, forbidden_dirs=forbidden):
+        out.append((jf.adapter, jf.path))
+    return out
+
+
+def _unit(adapter: str) -> str:
+    return "seq" if adapter == "evidence" else "byte"
+
+
+def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: int | None = None):
+    """Segments of one whole-record stretch from *start*: exactly [start, end) when *end*
+    is given (re-reading a reserved stretch), else as much as fits *budget_chars*.
+    Returns (segments, end, skipped)."""
+    reader = ADAPTERS[adapter]
+    if adapter == "claude":
+        limit = (end - start) if end is not None else budget_chars * 4
+        read = reader(path, start, limit_bytes=max(1, limit))
+    else:
+        read = reader(path, start)
+    segs = list(read.segments)
+    if end is not None:
+        return [s for s in segs if s.start < end], end, dict(read.skipped)
+    stop = read.end
+    taken: list[Segment] = []
+    used = 0
+    for s in segs:
+        cost = min(len(s.text), SHOW_CHARS)
+        if taken and used + cost > budget_chars and s.start != taken[-1].start:
+            stop = s.start
+            break
+        taken.append(s)
+        used += cost
+    return taken, stop, dict(read.skipped)
+
+
+def evidence_lines(segments: Sequence[Segment]) -> str:
+    out = []
+    for s in segments:
+        text = " ".join(s.text.split())
+        if len(text) > SHOW_CHARS:
+            text = text[:SHOW_CHARS] + " …"
+        out.append(f"[{s.cls}] {text}")
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- run
+
+def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
+        progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
+        owner: str | None = None) -> RunReport:
+    name = reg.resolve(selector)
+    store = reg.store(name)
+    if not store.index_path.is_file():
+        raise KuraError(f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`")
+    spec = reg.config.stores[name]
+    if spec.write_policy == "frozen":
+        raise KuraError(f"store {name!r} is frozen: nothing is distilled into it")
+    ws = reg.workshop(name)
+    models = reg.models(name)
+    report = RunReport(store=name)
+    owner = owner or marks.owner_id()
+    files = journal_files(reg, name)
+    report.journals = len(files)
+    if not files:
+        report.stopped = "no journals configured or found"
+        return report
+    for role in ("brain", "scribe"):
+        if not models.configured(role):
+            raise KuraError(
+                f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
+                "or [models.{role}] to kura.toml".replace("{role}", role))
+    budget = spec.distill.chunk_chars
+    echo = _echo_check(store)
+    for adapter, path in files:
+        key = marks.journal_key(adapter, path)
+        unit = _unit(adapter)
+        while True:
+            if should_stop and should_stop():
+                report.stopped = "asked to stop"
+                return report
+            if max_batches is not None and report.batches >= max_batches:
+                report.stopped = "batch limit reached"
+                return report
+            stretch = marks.reserve(ws, key, adapter=adapter, unit=unit, owner=owner,
+                                    measure=lambda start: read_stretch(adapter, path, start, budget)[1])
+            if stretch is None:
+                break
+            segs, _, skipped = read_stretch(adapter, path, stretch.start, budget, end=stretch.end)
+            for k, v in skipped.items():
+                report.intake[k] = report.intake.get(k, 0) + v
+            if progress:
+                progress("batch", {"journal": str(path), "start": stretch.start, "end": stretch.end,
+                                   "segments": len(segs)})
+            try:
+                _drink(reg, name, store, adapter, path, stretch, segs, report, echo)
+            except ModelUnavailable as exc:
+                marks.shelve(ws, stretch, str(exc))
+                report.shelved += 1
+                report.errors.append(f"{path.name} {stretch.start}–{stretch.end}: {exc} (shelved; retried next run)")
+                report.stopped = "a model failed"
+                return report
+            except BaseException:
+                marks.shelve(ws, stretch, "interrupted")
+                raise
+            marks.commit(ws, stretch, adapter=adapter, unit=unit)
+            report.batches += 1
+            echo = _echo_check(store)
+    return report
+
+
+def _echo_check(store: Store) -> Callable[[str], bool]:
+    texts = []
+    for m in store.scan().memories:
+        texts.append(normalize(m.description))
+        texts.append(normalize(m.body))
+    blob = "\n".join(texts)
+    return lambda q: bool(q) and q in blob
+
+
+def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, stretch: marks.Stretch,
+           segs: list[Segment], report: RunReport, echo: Callable[[str], bool]) -> None:
+    ws = reg.workshop(name)
+    spec = reg.config.stores[name]
+    models = reg.models(name)
+    report.segments += len(segs)
+    raw_tokens = sum(estimate_tokens(s.text) for s in segs)
+    report.raw_tokens += raw_tokens
+    batch_id = ws.execute(
+        "INSERT INTO batches(journal, start, end, unit, segments, raw_tokens, at) VALUES(?,?,?,?,?,?,?)",
+        (stretch.journal, stretch.start, stretch.end, _unit(adapter), len(segs), raw_tokens, ws.clock()))
+    if not segs:
+        return
+    charter = store.charter()
+    lines = evidence_lines(segs)
+    lang = spec.distill.language
+    task = (f"At most {spec.distill.max_items} candidates."
+            + (f" Write titles, descriptions and bodies in {lang}." if lang else "")
+            + f"\n\nEvidence ({path.name}):\n{lines}")
+    reply = models.ask("brain", "kura_candidates",
+                       build_messages(charter, CANDIDATES_INSTRUCTIONS, task), CANDIDATES_SCHEMA)
+    cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][: spec.distill.max_items]
+    report.candidates += len(cands)
+    results = run_gate(cands, segs, is_echo=echo, human_names=spec.distill.human_names,
+                       min_quote_chars=spec.distill.min_quote_chars)
+    n_drafts = n_dropped = n_seeds = 0
+    for res in results:
+        if res.verdict == "dropped":
+            n_dropped += 1
+            ws.log_gate("dropped", title=res.title, reason="; ".join(res.reasons + res.violations),
+                        detail={"gate": res.to_json(), "journal": str(path), "batch": batch_id})
+            continue
+        if res.verdict == "seed":
+            n_seeds += 1
+            _plant_seed(ws, res, path)
+            continue
+        try:
+            d = _compose(reg, name, store, res, path, batch_id, stretch)
+        except _Dropped as exc:
+            n_dropped += 1
+            ws.log_gate("dropped", title=res.title, reason=str(exc),
+                        detail={"gate": res.to_json(), "journal": str(path), "batch": batch_id, "at": "compose"})
+            continue
+        if d is None:
+            report.covered += 1
+            continue
+        n_drafts += 1
+        report.drafts.append(d.slug)
+    report.graduated += _check_seeds(reg, name, store, segs, path, batch_id)
+    report.dropped += n_dropped
+    report.seeds += n_seeds
+    ws.execute("UPDATE batches SET candidates=?, drafts=?, dropped=?, seeds=? WHERE id=?",
+               (len(cands), n_drafts, n_dropped, n_seeds, batch_id))
+
+
+class _Dropped(Exception):
+    pass
+
+
+def _plant_seed(ws: Any, res: GateResult, path: Path) -> None:
+    c = res.candidate
+    ws.execute(
+        "INSERT INTO seeds(at, title, body, quotes, state, source, updated) VALUES(?,?,?,?, 'waiting', ?, ?)",
+        (ws.clock(), res.title, str(c.get("body", "")),
+         json.dumps([q.to_json() for q in res.quotes], ensure_ascii=False), str(path), ws.clock()))
+
+
+def _neighbours(reg: Registry, name: str, text: str, top: int = 3) -> list[Any]:
+    from ..recall import word_index
+
+    store = reg.store(name)
+    out = []
+    for slug, _ in word_index(reg, name).search(text, top):
+        try:
+            out.append(store.read(slug))
+        except KuraError:
+            continue
+    return out
+
+
+def _manifest_payload(res: GateResult, path: Path, batch_id: int, stretch: marks.Stretch,
+                      extra: Sequence[Segment] = ()) -> dict[str, Any]:
+    segs: dict[tuple, Segment] = {}
+    for q in res.survivors:
+        if q.segment is not None:
+            segs[(q.segment.source, q.segment.start, q.segment.cls, q.segment.text)] = q.segment
+    for s in extra:
+        segs[(s.source, s.start, s.cls, s.text)] = s
+    return {
+        "version": 1,
+        "journal": str(path),
+        "stretch": {"start": stretch.start, "end": stretch.end},
+        "batch": batch_id,
+        "sessions": sorted({s.session_id for s in segs.values() if s.session_id}),
+        "segments": [{"cls": s.cls, "text": s.text, "source": s.source, "start": s.start, "end": s.end,
+                      "unit": s.unit, "session_id": s.session_id} for s in segs.values()],
+        "quotes": [q.to_json() for q in res.quotes],
+        "gate": {k: v for k, v in res.to_json().items() if k != "quotes"},
+        "label": res.label,
+    }
+
+
+def _quote_dicts(res: GateResult) -> tuple[dict[str, Any], ...]:
+    out = []
+    for q in res.quotes:
+        d = {"text": q.text, "cls": q.cls or "", "claimed": q.claimed or "", "status": q.status}
+        if q.segment is not None:
+            d.update(source=q.segment.source, start=q.segment.start, end=q.segment.end, unit=q.segment.unit)
+        out.append(d)
+    return tuple(out)
+
+
+def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path, batch_id: int,
+             stretch: marks.Stretch) -> Draft | None:
+    spec = reg.config.stores[name]
+    models = reg.models(name)
+    c = res.candidate
+    near = _neighbours(reg, name, " ".join(str(c.get(k, "")) for k in ("title", "description", "body")))
+    evidence = [q.segment for q in res.survivors if q.segment is not None]
+    has_user = any(q.cls == "USER" for q in res.survivors)
+    near_text = "\n\n".join(
+        f"slug: {m.slug}\ntitle: {m.title}\ndescription: {m.description}\nbody:\n{m.body.strip()[:1200]}"
+        for m in near) or "(none)"
+    label = ("\nOnly the agent's own words vouch for this: write it as a first-person judgement "
+             "(\"I judged …\"), never as a fact." if res.label == "judgement" else "")
+    task = ("Candidate:\n" + json.dumps({k: c.get(k) for k in ("kind", "title", "description", "body", "tags",
+                                                              "belongs_because", "keep", "may_fade")},
+                                        ensure_ascii=False)
+            + "\n\nVerified evidence:\n" + evidence_lines(evidence)
+            + "\n\nMost similar memories in the store:\n" + near_text + label)
+    msgs = build_messages(store.charter(), COMPOSE_INSTRUCTIONS, task)
+    existing = set(store.file_slugs())
+    for attempt in (1, 2):
+        reply = models.ask("scribe", "kura_compose", msgs, COMPOSE_SCHEMA)
+        decision = reply.get("decision")
+        target = str(reply.get("target") or "").strip()
+        if decision == "covered":
+            if target not in existing:
+                raise _Dropped(f"the scribe called it covered by {target!r}, which is not in the store")
+            _maybe_recurred(reg, name, store, target, res)
+            reg.workshop(name).log_gate("covered", title=res.title, slug=target,
+                                        reason=f"already covered by {target}", detail={"batch": batch_id})
+            return None
+        extra: list[Segment] = []
+        target_digest = ""
+        if decision == "extends":
+            if target not in existing:
+                raise _Dropped(f"the scribe extends {target!r}, which is not in the store")
+            cur = store.read(target)
+            target_digest = hashlib.sha256(cur.body.encode("utf-8")).hexdigest()[:16]
+            extra.append(Segment(cls="TOOL", text=cur.description + "\n" + cur.body,
+                                 source=f"memory:{target}", start=0, end=0, unit="byte"))
+        fields = {k: str(reply.get(k) or "") for k in ("title", "description", "body",
+                                                        "belongs_because", "keep", "may_fade")}
+        if not fields["description"].strip() or not fields["body"].strip():
+            problems = ["the reply has no description or no body"]
+        else:
+            slug_for_links = target if decision == "extends" else ""
+            problems = floor(fields, evidence + extra, has_user_quote=has_user,
+                             human_names=spec.distill.human_names,
+                             existing_slugs=existing | ({slug_for_links} if slug_for_links else set()))
+        if not problems:
+            break
+        if attempt == 2:
+            raise _Dropped("refused by the floor after one retry: " + "; ".join(problems))
+        msgs = msgs + [
+            {"role": "assistant", "content": json.dumps(reply, ensure_ascii=False)},
+            {"role": "user", "content": "Refused: " + "; ".join(problems)
+             + ". Write it again without these; every number must appear in the evidence."},
+        ]
+    slug = str(reply.get("slug") or "").strip()
+    try:
+        check_slug(slug)
+    except KuraError:
+        slug = slugify(fields["title"] or res.title)
+    if decision == "extends":
+        slug = f"{target}-ext"
+    mtype = str(reply.get("type") or "project")
+    if mtype not in ("user", "feedback", "project", "reference"):
+        mtype = "project"
+    tags = [t for t in (reply.get("tags") or c.get("tags") or []) if isinstance(t, str)]
+    allowed = set(res.candidate.get("tags") or []) | {"decision", "judgement", "recurred"}
+    refused_tags = {t for t, v in (res.to_json().get("tag_checks") or {}).items() if v != "ok"}
+    tags = [t for t in tags if t not in refused_tags and (t in allowed or t not in
+            ("entrusted", "emotion-carried", "commitment", "landmine"))]
+    manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
+    draft = Draft(
+        slug=slug, title=fields["title"] or res.title, description=fields["description"],
+        body=fields["body"], type=mtype, tags=tuple(dict.fromkeys(tags)),
+        decision="extends" if decision == "extends" else "new", target=target if decision == "extends" else "",
+        target_digest=target_digest, kind=str(c.get("kind") or "fact"), label=res.label,
+        quotes=_quote_dicts(res), gate={k: v for k, v in res.to_json().items() if k != "quotes"},
+        curation={k: fields[k] for k in ("belongs_because", "keep", "may_fade") if fields[k]},
+        manifest=manifest, created=_now_iso(reg), source=str(path),
+    )
+    return save_draft(store, draft)
+
+
+def _now_iso(reg: Registry) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds")
+
+
+def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: GateResult) -> None:
+    """The human raised a covered topic again from another session: mark it, once."""
+    user_sessions = {q.segment.session_id or q.segment.source for q in res.survivors
+                     if q.cls == "USER" and q.segment is not None}
+    if not user_sessions:
+        return
+    mem = store.read(target)
+    if "recurred" in mem.tags:
+        return
+    md = mem.meta.get("metadata") if isinstance(mem.meta.get("metadata"), dict) else {}
+    ref = md.get("evidence_manifest")
+    before: set[str] = set()
+    if isinstance(ref, str):
+        try:
+            man = read_manifest(store, ref)
+            before = {s.get("session_id") or s.get("source") for s in man.get("segments", [])
+                      if s.get("cls") == "USER"}
+        except KuraError:
+            before = set()
+    if before and user_sessions - before:
+        store.add_tag(target, "recurred")
+        reg.workshop(name).log_gate("recurred", title=res.title, slug=target,
+                                    reason="the human raised it again from another session")
+
+
+def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], path: Path, batch_id: int) -> int:
+    """Ask whether this stretch confirms any waiting idea; graduate only on verified quotes."""
+    ws = reg.workshop(name)
+    waiting = ws.query("SELECT id, title, body FROM seeds WHERE state='waiting' ORDER BY id LIMIT 50")
+    if not waiting or not segs:
+        return 0
+    ideas = "\n".join(f"{r['id']}: {r['title']} — {r['body'][:300]}" for r in waiting)
+    task = f"Ideas:\n{ideas}\n\nNew evidence ({path.name}):\n{evidence_lines(segs)}"
+    try:
+        reply = reg.models(name).ask("brain", "kura_seed_check",
+                                     build_messages(store.charter(), SEED_INSTRUCTIONS, task), SEED_SCHEMA)
+    except ModelUnavailable:
+        return 0  # a seed check is optional; the batch itself already succeeded
+    ids = {r["id"]: r for r in waiting}
+    quotes = reply.get("quotes") if isinstance(reply.get("quotes"), dict) else {}
+    graduated = 0
+    spec = reg.config.stores[name]
+    for sid in reply.get("confirms", []):
+        if sid not in ids:
+            continue
+        qs = [q for q in (quotes.get(str(sid)) or []) if isinstance(q, str)]
+        cand = {"kind": "fact", "title": ids[sid]["title"], "description": ids[sid]["title"],
+                "body": ids[sid]["body"], "quotes": qs, "tags": []}
+        res = run_gate([cand], segs, is_echo=_echo_check(store), human_names=spec.distill.human_names,
+                       min_quote_chars=spec.distill.min_quote_chars)[0]
+        if res.verdict != "kept":
+            ws.log_gate("seed-unconfirmed", title=ids[sid]["title"],
+                        reason="; ".join(res.reasons) or "no verified quote", detail={"seed": sid})
+            continue
+        try:
+            d = _compose(reg, name, store, res, path, batch_id, marks.Stretch(0, "", 0, 0, 0, False))
+        except (_Dropped, ModelUnavailable) as exc:
+            ws.log_gate("seed-unconfirmed", title=ids[sid]["title"], reason=str(exc), detail={"seed": sid})
+            continue
+        ws.execute("UPDATE seeds SET state='graduated', updated=? WHERE id=?", (ws.clock(), sid))
+        if d is not None:
+            graduated += 1
+    return graduated
+
+
+# --------------------------------------------------------------------------- catch-up
+
+def catchup(reg: Registry, selector: str | None) -> dict[str, Any]:
+    """Move every watermark to the present without drinking."""
+    name = reg.resolve(selector)
+    ws = reg.workshop(name)
+    moved = []
+    for adapter, path in journal_files(reg, name):
+        key = marks.journal_key(adapter, path)
+        unit = _unit(adapter)
+        end = ADAPTERS[adapter](path, marks.mark_of(ws, key) if adapter == "claude" else 0).end
+        if marks.catch_up(ws, key, adapter=adapter, unit=unit, end=end):
+            moved.append({"journal": str(path), "mark": end, "unit": unit})
+    return {"store": name, "moved": moved}
+
+
+# --------------------------------------------------------------------------- drain
+
+@dataclass
+class DrainReport:
+    store: str
+    poured: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    tossed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    stopped: str = ""
+
+    @property
+    def did_work(self) -> bool:
+        return bool(self.poured or self.tossed or self.fixed)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "poured": self.poured, "fixed": self.fixed, "tossed": self.tossed,
+                "kept": self.kept, "errors": self.errors, "stopped": self.stopped}
+
+
+def drain(reg: Registry, selector: str | None, *, progress: Progress | None = None,
+          should_stop: Callable[[], bool] | None = None) -> DrainReport:
+    """The scribe re-reads each draft cold: pour, fix or toss. No verdict keeps the draft."""
+    name = reg.resolve(selector)
+    store = reg.store(name)
+    report = DrainReport(store=name)
+    models = reg.models(name)
+    if not models.configured("scribe"):
+        raise KuraError("drain needs a scribe model: add [models.thinker] or [models.scribe] to kura.toml; "
+                        "or review drafts by hand with `kura distill pour|toss`")
+    for d in list_drafts(store):
+        if should_stop and should_stop():
+            report.stopped = "asked to stop"
+            break
+        if progress:
+            progress("draft", {"slug": d.slug})
+        segs, _ = evidence_of(store, d)
+        task = ("Draft:\n" + json.dumps({"title": d.title, "description": d.description, "body": d.body,
+                                        "type": d.type, "tags": list(d.tags), "decision": d.decision,
+                                        "target": d.target, "label": d.label, **dict(d.curation)},
+                                       ensure_ascii=False)
+                + "\n\nEvidence:\n" + evidence_lines(segs))
+        try:
+            reply = models.ask("scribe", "kura_judge",
+                               build_messages(store.charter(), JUDGE_INSTRUCTIONS, task), JUDGE_SCHEMA)
+        except ModelUnavailable as exc:
+            report.errors.append(f"{d.slug}: {exc}")
+            report.stopped = "the scribe failed"
+            break
+        verdict = str(reply.get("verdict", "")).strip().lower()
+        reason = " ".join(str(reply.get("reason") or "").split())
+        try:
+            if verdict == "pour":
+                pour(reg, name, d.slug, by="scribe")
+                report.poured.append(d.slug)
+            elif verdict == "toss":
+                toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
+                report.tossed.append(d.slug)
+            elif verdict == "fix":
+                f = reply.get("fix") if isinstance(reply.get("fix"), dict) else {}
+                fix_draft(reg, name, d.slug, title=f.get("title") or None,
+                          description=f.get("description") or None, body=f.get("body") or None,
+                          by="scribe", reason=reason)
+                report.fixed.append(d.slug)
+                pour(reg, name, d.slug, by="scribe")
+                report.poured.append(d.slug)
+            else:
+                reg.workshop(name).log_gate("kept", title=d.title, slug=d.slug,
+                                            reason=f"the judge named no valid verdict ({verdict or 'empty'!s}); kept")
+                report.kept.append(d.slug)
+        except FloorRefused as exc:
+            report.kept.append(d.slug)
+            report.errors.append(f"{d.slug}: {exc}")
+        except KuraError as exc:
+            report.kept.append(d.slug)
+            report.errors.append(f"{d.slug}: {exc}")
+    return report

@@ -1,0 +1,155 @@
+"""Tidy: find index lines that do not do their job, and have the scribe rewrite them.
+
+An index line is a recognition trigger. It fails when it is too generic to recognise
+anything, when another memory has the same line, when it could be swapped with another
+memory's line and still read fine, or when it is built from dead words ("note",
+"summary"). Rewrites pass the same floors as everything else a model writes: no number
+the memory does not hold, no attribution it does not make, no lost negation or ⚠️.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import KuraError, ModelUnavailable
+from ..prompts import messages as build_messages
+from ..registry import Registry
+from ..words import tokenize
+from .evidence import Segment, normalize
+from .gate import attribution_claims, floor, negations_in
+
+DEAD_WORDS = frozenset({
+    "note", "notes", "summary", "misc", "miscellaneous", "stuff", "info", "information", "memo",
+    "todo", "thing", "things", "various", "general", "update", "updates", "log",
+    "メモ", "まとめ", "備忘", "雑記", "その他", "备注", "总结", "笔记", "杂项", "其他",
+})
+
+TIDY_SCHEMA = {"type": "object", "properties": {"description": {"type": "string"}},
+               "required": ["description"]}
+
+TIDY_INSTRUCTIONS = """\
+You rewrite one index line of a long-term memory. An index line is a recognition trigger,
+not a summary: proper nouns, numbers, ⚠️ for landmines, the conclusion reached — so that a
+reader who sees only this line knows exactly which memory it is and could not mistake it for
+another. Use only what the memory itself says; keep every negation and ⚠️. Reply with JSON
+only: {"description": "…"}"""
+
+
+@dataclass
+class TidyReport:
+    store: str
+    flagged: list[dict[str, str]] = field(default_factory=list)
+    rewritten: list[dict[str, str]] = field(default_factory=list)
+    refused: list[dict[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def did_work(self) -> bool:
+        return bool(self.rewritten)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "flagged": self.flagged, "rewritten": self.rewritten,
+                "refused": self.refused, "errors": self.errors}
+
+
+def _words(text: str) -> set[str]:
+    return set(tokenize(text))
+
+
+def find_weak_lines(reg: Registry, selector: str | None) -> list[dict[str, str]]:
+    store = reg.store(selector)
+    entries = [e for e in store.index().entries if store.has(e.slug)]
+    out: list[dict[str, str]] = []
+    seen: dict[str, str] = {}
+    bags = {e.slug: _words(e.description) for e in entries}
+    for e in entries:
+        desc = normalize(e.description)
+        why = ""
+        words = bags[e.slug]
+        if not desc:
+            why = "empty line"
+        elif len(words) < 3:
+            why = "too generic: too few words to recognise anything"
+        elif normalize(desc).lower() == normalize(e.title).lower():
+            why = "repeats the title and adds nothing"
+        elif words and len(words & DEAD_WORDS) * 2 >= len(words):
+            why = "made of dead words"
+        elif desc.lower() in seen:
+            why = f"the same line as {seen[desc.lower()]}"
+        else:
+            for other, bag in bags.items():
+                if other == e.slug or not bag or not words:
+                    continue
+                overlap = len(words & bag) / len(words | bag)
+                if overlap >= 0.8:
+                    why = f"swappable with {other}'s line"
+                    break
+        seen.setdefault(desc.lower(), e.slug)
+        if why:
+            out.append({"slug": e.slug, "line": e.description, "why": why})
+    return out
+
+
+def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool] | None = None) -> TidyReport:
+    name = reg.resolve(selector)
+    store = reg.store(name)
+    report = TidyReport(store=name, flagged=find_weak_lines(reg, name))
+    if not report.flagged:
+        return report
+    if reg.config.stores[name].write_policy == "frozen":
+        report.errors.append(f"store {name!r} is frozen: weak lines are reported, not rewritten")
+        return report
+    models = reg.models(name)
+    if not models.configured("scribe"):
+        raise KuraError("tidy needs a scribe model to rewrite lines: add [models.thinker] or "
+                        "[models.scribe]; the weak lines are listed by `kura doctor`-style output above")
+    names = reg.config.stores[name].distill.human_names
+    for item in report.flagged:
+        if should_stop and should_stop():
+            break
+        mem = store.read(item["slug"])
+        entry = store.index().by_slug().get(mem.slug)
+        title = entry.title if entry else mem.title
+        others = "\n".join(f"- {f['slug']}: {f['line']}" for f in report.flagged if f["slug"] != mem.slug)[:2000]
+        task = (f"Why the line fails: {item['why']}\nOther lines it must not be confused with:\n{others or '(none)'}"
+                f"\n\nMemory {mem.slug}\ntitle: {title}\ncurrent line: {item['line']}\nbody:\n{mem.body.strip()[:3000]}")
+        try:
+            reply = models.ask("scribe", "kura_tidy", build_messages(store.charter(), TIDY_INSTRUCTIONS, task),
+                               TIDY_SCHEMA)
+        except ModelUnavailable as exc:
+            report.errors.append(f"{mem.slug}: {exc}")
+            break
+        new = " ".join(str(reply.get("description", "")).split())
+        problems = check_line(item["line"], new, mem.body, names)
+        if problems:
+            report.refused.append({"slug": mem.slug, "line": new, "reason": "; ".join(problems)})
+            reg.workshop(name).log_gate("refused", title=title, slug=mem.slug, reason="; ".join(problems),
+                                        detail={"at": "tidy", "line": new})
+            continue
+        store.set_index_line(mem.slug, title, new)
+        report.rewritten.append({"slug": mem.slug, "old": item["line"], "new": new})
+        reg.workshop(name).log_gate("tidied", title=title, slug=mem.slug, reason=item["why"],
+                                    detail={"old": item["line"], "new": new})
+    return report
+
+
+def check_line(old: str, new: str, body: str, human_names=()) -> list[str]:
+    """Floors for a rewritten trigger: numbers vouched by the memory itself, no new
+    attribution, no lost negation, no lost ⚠️."""
+    if not new:
+        return ["the rewrite is empty"]
+    source = old + "\n" + body
+    problems = floor({"description": new}, [Segment(cls="TOOL", text=source, source="memory", start=0, end=0,
+                                                    unit="byte")],
+                     has_user_quote=True, human_names=human_names, existing_slugs=None)
+    before = set(attribution_claims(source, human_names))
+    for claim in attribution_claims(new, human_names):
+        if claim not in before:
+            problems.append(f'attribution "{claim}" is not in the memory')
+    old_neg = negations_in(old)
+    if old_neg and not negations_in(new):
+        problems.append("the rewrite drops a negation (" + ", ".join(old_neg) + ")")
+    if "⚠" in old and "⚠" not in new:
+        problems.append("the rewrite drops the ⚠️ landmine mark")
+    return problems
