@@ -133,7 +133,9 @@ def cmd_read(ctx: Ctx) -> int:
     if ctx.args.json:
         ctx.json({"store": reg.resolve(ctx.selector), **mem.to_json()})
     else:
-        ctx.out.write(mem.path.read_text(encoding="utf-8"))
+        from .store import render_memory
+
+        ctx.out.write(render_memory(mem.meta, mem.body))
     return OK
 
 
@@ -375,6 +377,43 @@ def cmd_mcp(ctx: Ctx) -> int:
     return run_stdio(ctx.registry, ctx.selector, os.environ, err=ctx.err)
 
 
+def cmd_weave(ctx: Ctx) -> int:
+    from .weave import weave
+
+    res = weave(ctx.registry(), ctx.selector)
+    if ctx.args.json:
+        ctx.json(res.to_json())
+    else:
+        lay = res.layers
+        fresh = "no setting fits" if res.fresh_days_used is None else f"{res.fresh_days_used} of {res.fresh_days} days"
+        ctx.print(f"{res.store}: {sum(lay.values())} lines (pinned {lay['pinned']} · fresh {lay['fresh']} · "
+                  f"trigger {lay['trigger']}) · ~{res.tokens_est} tokens of {res.budget_tokens} budget · "
+                  f"fresh window {fresh}")
+        ctx.print(f"  scribe calls {res.model_calls} · from the ledger {res.ledger_hits} · "
+                  f"mechanical {res.mechanical}" + (f" · ⚠ {res.model_error}" if res.model_error else ""))
+        for slug, why in res.refused:
+            ctx.print(f"  refused trigger for {slug}: {why}")
+        if res.written:
+            ctx.print(f"  {'unchanged' if res.unchanged else 'written'}: {res.path}")
+    if not res.written:
+        ctx.warn(f"kura: {res.reason}")
+        return NOTHING
+    return OK
+
+
+def cmd_prefill(ctx: Ctx) -> int:
+    from .prefill import build_prefill
+
+    p = build_prefill(ctx.registry(), ctx.selector)
+    if ctx.args.json:
+        ctx.json(p.to_json())
+    else:
+        ctx.print(p.text)
+        if p.warning:
+            ctx.warn(f"kura: {p.warning}")
+    return OK
+
+
 def cmd_doctor(ctx: Ctx) -> int:
     from .doctor import diagnose, diagnose_all
 
@@ -490,6 +529,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--port", type=int, default=None, help="port (default: [server] port, 8085; 0 = any)")
 
     add("mcp", cmd_mcp, "MCP over stdio (env: KURA_STORE, KURA_READONLY, KURA_URL)", json_flag=False)
+
+    add("weave", cmd_weave, "re-weave the index into the resident map (exit 2 when not written)")
+
+    add("prefill", cmd_prefill, "print the resident map block a host injects")
 
     sp = add("doctor", cmd_doctor, "health of a store (exit 1 when something is broken)")
     sp.add_argument("--all", action="store_true", help="every store")

@@ -161,7 +161,15 @@ def load_config(
         raise ConfigError(f"{found}: not valid TOML ({exc}); fix the syntax there") from None
     except OSError as exc:
         raise ConfigError(f"{found}: cannot read ({exc.strerror})") from None
-    return parse_config(raw, source=found)
+    except UnicodeDecodeError:
+        raise ConfigError(f"{found}: not UTF-8 text; save it as UTF-8") from None
+    try:
+        return parse_config(raw, source=found)
+    except ConfigError as exc:
+        msg = str(exc)
+        if found.name != "kura.toml" and msg.startswith("kura.toml:"):
+            raise ConfigError(f"{found}:" + msg[len("kura.toml:"):]) from None
+        raise
 
 
 # --------------------------------------------------------------------------- parsing

@@ -449,27 +449,50 @@ class Store:
             with self.locked():
                 self._recover_locked()
 
+    def _index_stat(self) -> os.stat_result | None:
+        """MEMORY.md's own status, never a link's target; None if there is no index."""
+        try:
+            st = os.lstat(self.index_path)
+        except FileNotFoundError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            raise ContainmentError(f"{INDEX_FILE} is not a regular file (a link or a directory); "
+                                   "a store only answers for its own files")
+        return st
+
+    def _read_index_file(self, errors: str = "replace") -> str:
+        """MEMORY.md's text ('' if there is none), opened without following a link."""
+        if self._index_stat() is None:
+            return ""
+        try:
+            fd = os.open(self.index_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ContainmentError(f"{INDEX_FILE} is a symbolic link; a store only answers "
+                                       "for its own files") from None
+            raise
+        with os.fdopen(fd, "rb") as fh:
+            return fh.read().decode("utf-8", errors=errors)
+
     def index(self) -> Index:
         self._recover_if_needed()
-        try:
-            st = os.stat(self.index_path)
-        except FileNotFoundError:
+        st = self._index_stat()
+        if st is None:
             return Index((), ())
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         with self._cache_lock:
             if self._index_cache and self._index_cache[0] == key:
                 return self._index_cache[1]
-        idx = parse_index(self.index_path.read_text(encoding="utf-8", errors="replace"))
+        idx = parse_index(self._read_index_file())
         with self._cache_lock:
             self._index_cache = (key, idx)
         return idx
 
     def index_text(self) -> str:
         self._recover_if_needed()
-        try:
-            return self.index_path.read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            return ""
+        return self._read_index_file()
 
     def file_slugs(self) -> list[str]:
         """Slugs of the memory files present, sorted. Temp files and reserved names excluded."""
@@ -618,6 +641,7 @@ class Store:
         with self.locked():
             self._recover_locked()
             path = self.memory_path(slug)
+            self._index_stat()  # refuse a linked index before anything is written
             old: dict[str, Any] = {}
             if path.exists():
                 if create_only:
@@ -639,7 +663,7 @@ class Store:
     def _apply_locked(self, intent: Mapping[str, Any]) -> None:
         slug = check_slug(intent["slug"])
         atomic_write_text(self.memory_path(slug), intent["text"])
-        current = self.index_path.read_text(encoding="utf-8") if self.index_path.exists() else ""
+        current = self._read_index_file(errors="strict")
         new = upsert_index_text(current, slug, intent["title"], intent["description"], intent.get("sector", ""))
         if new != current:
             atomic_write_text(self.index_path, new)
@@ -659,13 +683,15 @@ class Store:
                 os.unlink(self.intent_path)  # cannot happen with atomic writes; never apply garbage
             else:
                 self._apply_locked(intent)
-        try:
-            for n in os.listdir(self.root):
-                if is_temp_name(n):
+        for d in (self.root, self.still):
+            try:
+                names = os.listdir(d)
+            except FileNotFoundError:
+                continue
+            for n in names:
+                if is_temp_name(n) and (d == self.root or n.startswith(".intent.json")):
                     with contextlib.suppress(OSError):
-                        os.unlink(self.root / n)
-        except FileNotFoundError:
-            pass
+                        os.unlink(d / n)
 
     def set_index_line(self, slug: str, title: str, description: str) -> None:
         """Rewrite one index line (and the memory's description) without touching its body."""
