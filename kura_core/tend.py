@@ -1,0 +1,299 @@
+"""The tender: distils unattended, one process per store.
+
+Quiet means the newest journal file has not changed for `idle_min` minutes. After a
+quiet spell the tender drains waiting drafts, or, when there are none, runs one distil;
+it re-weaves once when something was poured and tidies the index once per quiet spell.
+A track with nothing to do rests `backoff_min` (remembered in the workshop, so a
+scheduler calling `--once` respects it too). When the journal changes mid-track — the
+human is back — the track stops at a safe point unless `yield_on_return = false`.
+
+It beats a heartbeat into the workshop on every tick and during long tracks, so
+`kura doctor` can tell a live tender from a dead one: a silently dead tender is the one
+failure a tender must not have.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import os
+import signal
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from .errors import BusyError, KuraError
+from .registry import Registry
+
+TRACKS = ("drain", "run", "tidy")
+POLL_S = 15.0
+
+
+@dataclass
+class Tick:
+    did_work: bool = False
+    quiet: bool = False
+    tracks: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    failed: str = ""
+    stopped: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"did_work": self.did_work, "quiet": self.quiet, "tracks": self.tracks, "counts": self.counts,
+                "notes": self.notes, "failed": self.failed, "stopped": self.stopped}
+
+
+class Tender:
+    def __init__(self, reg: Registry, selector: str | None, *, clock: Callable[[], float] | None = None,
+                 log: TextIO | None = None):
+        self.reg = reg
+        self.name = reg.resolve(selector)
+        self.store = reg.store(self.name)
+        self.ws = reg.workshop(self.name)
+        self.spec = reg.config.stores[self.name]
+        self.clock = clock or reg.clock
+        self.started = self.clock()
+        self.counts = {"poured": 0, "tossed": 0, "fixed": 0, "drafted": 0, "tidied": 0, "woven": 0}
+        self.echo = log
+        self._lock_fd: int | None = None
+        self.stop_event = threading.Event()
+
+    # ---- one process per store --------------------------------------------
+    def acquire(self) -> None:
+        self.store.still.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.store.still / "tend.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            who = self.ws.query("SELECT pid FROM heartbeat WHERE name='tend'")
+            pid = f" (pid {who[0]['pid']})" if who else ""
+            raise BusyError(f"a tender is already running on store {self.name!r}{pid}; one per store") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_fd = fd
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # ---- heartbeat and log ---------------------------------------------------
+    def beat(self, state: str) -> None:
+        now = self.clock()
+        self.ws.execute(
+            "INSERT INTO heartbeat(name, pid, host, started, beat, state, counts) VALUES('tend',?,?,?,?,?,?) "
+            "ON CONFLICT(name) DO UPDATE SET pid=excluded.pid, host=excluded.host, started=excluded.started, "
+            "beat=excluded.beat, state=excluded.state, counts=excluded.counts",
+            (os.getpid(), socket.gethostname(), self.started, now, state, json.dumps(self.counts)))
+
+    def log(self, text: str) -> None:
+        stamp = dt.datetime.fromtimestamp(self.clock()).isoformat(timespec="seconds")
+        line = f"{stamp} [{self.name}] {text}\n"
+        with contextlib.suppress(OSError):
+            with open(self.store.still / "tend.log", "a", encoding="utf-8") as fh:
+                fh.write(line)
+        if self.echo is not None:
+            with contextlib.suppress(Exception):
+                self.echo.write(line)
+                self.echo.flush()
+
+    # ---- quiet and rest --------------------------------------------------------
+    def newest_journal(self) -> float | None:
+        from .distill.pipeline import journal_files
+
+        newest = None
+        for _, path in journal_files(self.reg, self.name):
+            try:
+                m = path.stat().st_mtime
+            except OSError:
+                continue
+            newest = m if newest is None else max(newest, m)
+        return newest
+
+    def quiet_for(self) -> float | None:
+        newest = self.newest_journal()
+        return None if newest is None else self.clock() - newest
+
+    def resting(self, track: str) -> float:
+        until = self.ws.get(f"tend.rest.{track}", 0) or 0
+        return max(0.0, until - self.clock())
+
+    def rest(self, track: str) -> None:
+        self.ws.put(f"tend.rest.{track}", self.clock() + self.spec.distill.backoff_min * 60)
+
+    def wake(self, track: str) -> None:
+        self.ws.put(f"tend.rest.{track}", 0)
+
+    # ---- one tick ----------------------------------------------------------------
+    def tick(self) -> Tick:
+        from .distill import pipeline
+        from .distill.drafts import list_drafts
+        from .distill.tidy import tidy
+
+        t = Tick()
+        self.beat("checking")
+        newest = self.newest_journal()
+        if newest is None:
+            t.notes.append("no journals to watch")
+            quiet = True
+            spell = "none"
+        else:
+            age = self.clock() - newest
+            quiet = age >= self.spec.distill.idle_min * 60
+            spell = f"{newest:.3f}"
+            if not quiet:
+                t.notes.append(f"not quiet yet: the journal changed {age:.0f}s ago")
+        t.quiet = quiet
+        if not quiet:
+            return t
+
+        def back() -> bool:
+            if self.stop_event.is_set():
+                return True
+            if not self.spec.distill.yield_on_return:
+                return False
+            now_newest = self.newest_journal()
+            return now_newest is not None and newest is not None and now_newest != newest
+
+        def heartbeat(kind: str, info: Any) -> None:
+            self.beat(f"{kind}")
+
+        poured = 0
+        waiting = list_drafts(self.store)
+        if waiting:
+            if self.resting("drain"):
+                t.notes.append(f"drain resting {self.resting('drain'):.0f}s")
+            else:
+                t.tracks.append("drain")
+                self.beat("draining")
+                try:
+                    rep = pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat)
+                except KuraError as exc:
+                    t.failed = str(exc)
+                    self.log(f"drain failed: {exc}")
+                    self.rest("drain")
+                    return t
+                self.counts["poured"] += len(rep.poured)
+                self.counts["tossed"] += len(rep.tossed)
+                self.counts["fixed"] += len(rep.fixed)
+                poured += len(rep.poured)
+                self.log(f"drain: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
+                         f"kept {len(rep.kept)}" + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
+                if rep.errors and not rep.did_work:
+                    t.failed = rep.errors[0]
+                    self.rest("drain")
+                elif not rep.did_work:
+                    self.rest("drain")
+                t.did_work |= rep.did_work
+                if rep.stopped == "asked to stop":
+                    t.stopped = "the human is back" if not self.stop_event.is_set() else "stopping"
+        else:
+            if self.resting("run"):
+                t.notes.append(f"distil resting {self.resting('run'):.0f}s")
+            else:
+                t.tracks.append("run")
+                self.beat("distilling")
+                try:
+                    rep = pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat)
+                except KuraError as exc:
+                    t.failed = str(exc)
+                    self.log(f"distil failed: {exc}")
+                    self.rest("run")
+                    return t
+                self.counts["drafted"] += len(rep.drafts)
+                self.log(f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
+                         + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
+                if rep.shelved:
+                    t.failed = rep.errors[0] if rep.errors else "a batch was shelved"
+                if not rep.did_work:
+                    self.rest("run")
+                t.did_work |= rep.did_work
+                if rep.stopped == "asked to stop":
+                    t.stopped = "the human is back" if not self.stop_event.is_set() else "stopping"
+        if t.stopped:
+            self.log(f"yielded: {t.stopped}")
+            return t
+        if self.ws.get("tend.tidied_spell") != spell and not self.resting("tidy") and not back():
+            t.tracks.append("tidy")
+            self.beat("tidying")
+            try:
+                trep = tidy(self.reg, self.name, should_stop=back)
+                self.counts["tidied"] += len(trep.rewritten)
+                t.did_work |= trep.did_work
+                if trep.rewritten:
+                    poured += 1  # the index changed: the map needs weaving
+                self.log(f"tidy: {len(trep.flagged)} weak line(s), {len(trep.rewritten)} rewritten")
+            except KuraError as exc:
+                self.log(f"tidy skipped: {exc}")
+                self.rest("tidy")
+            self.ws.put("tend.tidied_spell", spell)
+        if poured:
+            t.tracks.append("weave")
+            self.beat("weaving")
+            try:
+                from .weave import weave
+
+                weave(self.reg, self.name)
+                self.counts["woven"] += 1
+                self.log("re-wove the map")
+            except KuraError as exc:
+                self.log(f"weave skipped: {exc}")
+        t.counts = dict(self.counts)
+        self.beat("resting")
+        return t
+
+    # ---- resident -----------------------------------------------------------------
+    def run_forever(self, *, poll_s: float = POLL_S) -> None:
+        self.log(f"tender started (pid {os.getpid()})")
+        try:
+            while not self.stop_event.is_set():
+                try:
+                    t = self.tick()
+                    if t.did_work or t.failed:
+                        self.log(f"tick: {json.dumps(t.to_json(), ensure_ascii=False)}")
+                except Exception as exc:  # keep beating; say what went wrong
+                    self.log(f"tick failed: {type(exc).__name__}: {exc}")
+                self.stop_event.wait(poll_s)
+        finally:
+            self.beat("stopped")
+            self.log(f"tender stopped; work done: {json.dumps(self.counts)}")
+
+
+def run_once(reg: Registry, selector: str | None, *, out: TextIO | None = None) -> tuple[int, Tick]:
+    tender = Tender(reg, selector, log=out)
+    tender.acquire()
+    try:
+        t = tender.tick()
+        tender.beat("stopped")
+    finally:
+        tender.release()
+    if t.failed:
+        return 1, t
+    return (0 if t.did_work else 2), t
+
+
+def run_resident(reg: Registry, selector: str | None, *, out: TextIO | None = None,
+                 poll_s: float = POLL_S) -> int:
+    tender = Tender(reg, selector, log=out)
+    tender.acquire()
+
+    def stop(signum: int, frame: Any) -> None:
+        tender.stop_event.set()
+
+    old = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        tender.run_forever(poll_s=poll_s)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        tender.release()
+    return 0
