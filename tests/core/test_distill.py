@@ -303,3 +303,123 @@ def test_toss_is_kept_in_the_gate_log(tmp_path, model):
     assert len(rep.tossed) == 1
     (entry,) = reg.workshop("main").gate_log(kinds=("tossed",))
     assert entry["reason"] == "small talk, not a memory" and "weather" in entry["detail"]["draft"]
+
+
+def test_extension_draft_rewrites_its_target_on_pour(tmp_path, model):
+    cfg = config(tmp_path, model.url)
+    reg = registry(cfg)
+    store = reg.store("main")
+    store.write("disk-layout", title="Disk layout", description="two disks: /data slow, /scratch fast",
+                body="The machine has two disks.")
+    write_journal(tmp_path / "journals" / "e.jsonl", [("tool", "/data 3.2T used 1.1T avail")])
+
+    def brain(req):
+        return {"candidates": [{"kind": "fact", "title": "data disk size", "description": "/data is 3.2T",
+                                "body": "/data is 3.2T", "quotes": ["[TOOL] /data 3.2T used 1.1T avail"]}]}
+
+    model.script("kura_candidates", brain)
+    model.script("kura_compose", {"decision": "extends", "target": "disk-layout", "title": "Disk layout",
+                                  "description": "two disks: /data slow 3.2T, /scratch fast",
+                                  "body": "The machine has two disks.\n\n/data holds 3.2T.", "type": "project"})
+    rep = pipeline.run(reg, "main")
+    (d,) = dr.list_drafts(store)
+    assert d.decision == "extends" and d.target == "disk-layout" and d.writes == "disk-layout"
+    mem = dr.pour(reg, "main", d.slug)
+    assert mem.slug == "disk-layout" and "3.2T" in mem.body
+    assert store.file_slugs() == ["disk-layout"]
+    assert store.index().entries[0].description == "two disks: /data slow 3.2T, /scratch fast"
+
+
+def test_covered_from_another_session_marks_recurred(tmp_path, model):
+    cfg = config(tmp_path, model.url)
+    reg = registry(cfg)
+    model.script("kura_candidates", honest_brain)
+    model.script("kura_compose", echo_scribe)
+    write_journal(tmp_path / "journals" / "a.jsonl", [("user", "the fans must stay on the quiet profile")])
+    pipeline.run(reg, "main")
+    (d,) = dr.list_drafts(reg.store("main"))
+    dr.pour(reg, "main", d.slug)
+    write_journal(tmp_path / "journals" / "b.jsonl", [("user", "again: the fans must stay on the quiet profile")])
+    model.script("kura_compose", {"decision": "covered", "target": d.slug})
+    rep = pipeline.run(reg, "main")
+    assert rep.covered == 1 and rep.drafts == []
+    assert "recurred" in reg.store("main").read(d.slug).tags
+    # raised again in the same session: no second tag, no change
+    assert reg.store("main").read(d.slug).tags.count("recurred") == 1
+
+
+def test_ideas_go_to_seeds_and_graduate_only_on_verified_evidence(tmp_path, model):
+    cfg = config(tmp_path, model.url)
+    reg = registry(cfg)
+    write_journal(tmp_path / "journals" / "a.jsonl", [("assistant", "maybe a ZFS mirror would suit the NAS later")])
+    model.script("kura_candidates", {"candidates": [{"kind": "idea", "title": "ZFS mirror for the NAS",
+                                                     "description": "a ZFS mirror might suit the NAS",
+                                                     "body": "A ZFS mirror might suit the NAS.",
+                                                     "quotes": ["[SELF] maybe a ZFS mirror would suit the NAS later"]}]})
+    rep = pipeline.run(reg, "main")
+    assert rep.seeds == 1 and rep.drafts == []
+    ws = reg.workshop("main")
+    (seed,) = ws.query("SELECT id, state FROM seeds")
+    assert seed["state"] == "waiting"
+    write_journal(tmp_path / "journals" / "b.jsonl", [("user", "ok let's build the NAS as a ZFS mirror")])
+    model.script("kura_candidates", {"candidates": []})
+    model.script("kura_seed_check", {"confirms": [seed["id"]], "quotes": {str(seed["id"]): ["[USER] I never said this"]}},
+                 {"confirms": [seed["id"]], "quotes": {str(seed["id"]): ["[USER] ok let's build the NAS as a ZFS mirror"]}})
+    model.script("kura_compose", echo_scribe)
+    pipeline.run(reg, "main")  # first check: a fabricated quote, the seed stays waiting
+    assert ws.query("SELECT state FROM seeds")[0]["state"] == "waiting"
+    write_journal(tmp_path / "journals" / "c.jsonl", [("user", "ok let's build the NAS as a ZFS mirror")])
+    rep = pipeline.run(reg, "main")
+    assert rep.graduated == 1
+    assert ws.query("SELECT state FROM seeds")[0]["state"] == "graduated"
+    assert any("ZFS" in d.title for d in dr.list_drafts(reg.store("main")))
+
+
+def test_tidy_rewrites_weak_lines_through_the_floors(tmp_path, model):
+    from kura_core.distill.tidy import find_weak_lines, tidy
+
+    cfg = config(tmp_path, model.url)
+    reg = registry(cfg)
+    st = reg.store("main")
+    st.write("router", title="Router", description="note", body="The router is in the hall cupboard; reboot weekly.")
+    st.write("printer", title="Printer", description="the printer in the study needs the blue cable, not wifi",
+             body="The printer only works over the blue cable; do not use wifi.")
+    st.write("nas", title="NAS", description="misc info", body="The NAS holds 4 disks of 8TB.")
+    flagged = {f["slug"]: f["why"] for f in find_weak_lines(reg, "main")}
+    assert set(flagged) == {"router", "nas"}
+
+    def rewrite(req):
+        task = req.messages[-1]["content"]
+        if "Memory router" in task:
+            return {"description": "router in the hall cupboard; reboot weekly"}
+        return {"description": "NAS with 6 disks of 8TB"}  # invents a number
+
+    model.script("kura_tidy", rewrite)
+    rep = tidy(reg, "main")
+    assert [r["slug"] for r in rep.rewritten] == ["router"]
+    assert rep.refused and rep.refused[0]["slug"] == "nas" and "6" in rep.refused[0]["reason"]
+    assert st.index().by_slug()["router"].description == "router in the hall cupboard; reboot weekly"
+    assert st.index().by_slug()["nas"].description == "misc info"
+
+
+def test_gate_cli_json_contract(tmp_path, kura_bin):
+    journal = write_journal(tmp_path / "j.jsonl", [("user", "we are NOT going to add a second index"),
+                                                   ("tool", "throughput 43.7 tok/s")])
+    cands = tmp_path / "c.json"
+    cands.write_text(json.dumps({"candidates": [
+        {"kind": "fact", "title": "One index", "description": "no second index", "body": "One index.",
+         "quotes": ["[TOOL] we are NOT going to add a second index"]},
+        {"kind": "fact", "title": "Throughput", "description": "44 tok/s", "body": "44 tok/s",
+         "quotes": ["[TOOL] throughput 43.7 tok/s"]},
+    ]}))
+    out = subprocess.run(kura_bin + ["gate", "--journal", str(journal), "--candidates", str(cands), "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    first, second = data["candidates"]
+    assert first["verdict"] == "kept"
+    assert first["quotes"][0]["claimed"] == "TOOL" and first["quotes"][0]["class"] == "USER"
+    assert first["quotes"][0]["status"] == "verified"
+    assert second["verdict"] == "dropped" and any("44" in v for v in second["violations"])
+    for c in data["candidates"]:
+        assert set(("title", "verdict", "reasons", "classes", "quotes", "violations")) <= set(c)
