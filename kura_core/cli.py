@@ -84,7 +84,6 @@ def cmd_init(ctx: Ctx) -> int:
 
 
 def cmd_stores(ctx: Ctx) -> int:
-    from .doctor import diagnose
 
     reg = ctx.registry()
     info = reg.describe()
@@ -197,8 +196,8 @@ def _progress(ctx: Ctx):
 
 
 def cmd_gate(ctx: Ctx) -> int:
-    from .distill.evidence import normalize
     from .distill.gate import run_gate
+    from .distill.pipeline import echo_detector
     from .distill.journals import ADAPTERS, guess_adapter
 
     a = ctx.args
@@ -224,8 +223,7 @@ def cmd_gate(ctx: Ctx) -> int:
         st = reg.store(ctx.selector)
         spec = reg.spec(ctx.selector)
         names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
-        blob = "\n".join(normalize(m.description) + "\n" + normalize(m.body) for m in st.scan().memories)
-        is_echo = lambda q: bool(q) and q in blob  # noqa: E731
+        is_echo = echo_detector(st)
     results = run_gate(cands, list(read.segments), is_echo=is_echo, human_names=names, min_quote_chars=min_chars)
     if a.json:
         ctx.json({"journal": str(journal), "adapter": adapter, "segments": len(read.segments),
@@ -414,6 +412,44 @@ def cmd_prefill(ctx: Ctx) -> int:
     return OK
 
 
+def cmd_bench(ctx: Ctx) -> int:
+    from . import bench
+
+    a = ctx.args
+    if a.what == "compress":
+        rep = bench.compress(ctx.registry(), ctx.selector)
+        if a.json:
+            ctx.json(rep)
+        else:
+            ratio = "—" if rep["store_ratio"] is None else f"{rep['store_ratio']:.4f}"
+            ctx.print(f"{rep['store']}: store_ratio {ratio} = {rep['memory_tokens']} memory + "
+                      f"{rep['index_tokens']} index tokens / {rep['raw_tokens_drunk']} journal tokens drunk "
+                      f"({rep['batches']} batches); {rep['memories_counted']} memories counted, "
+                      f"{rep['unattributed']} unattributed")
+        return OK if rep["batches"] else NOTHING
+    if a.what == "retention":
+        if not a.questions:
+            raise KuraError("kura bench retention needs --questions FILE (and --corpus FILE beside it)")
+        rep = bench.retention(ctx.registry(), Path(a.questions), Path(a.corpus) if a.corpus else None)
+        if a.json:
+            ctx.json(rep)
+        else:
+            for cat, s in rep["by_category"].items():
+                ctx.print(f"{cat:<12} {s['score']:>4g} / {s['of']}")
+            ctx.print(f"{'total':<12} {rep['score']:>4g} / {rep['of']}  ({rep['memories']} memories stored)")
+        return OK
+    sizes = tuple(int(x) for x in a.sizes.split(",") if x.strip())
+    say = None if a.json else (lambda m: ctx.err.write(f"  {m}…\n"))
+    rep = bench.perf(sizes, runs=a.runs, http=not a.no_http, tui=not a.no_tui, progress=say)
+    if a.out:
+        Path(a.out).write_text(json.dumps(rep, indent=2) + "\n", encoding="utf-8")
+    if a.json:
+        ctx.json(rep)
+    else:
+        ctx.print(bench.perf_table(rep))
+    return OK
+
+
 def cmd_doctor(ctx: Ctx) -> int:
     from .doctor import diagnose, diagnose_all
 
@@ -458,6 +494,40 @@ def _print_doctor(ctx: Ctx, r: dict[str, Any]) -> None:
         ctx.print(f"  ✗ {p}")
     for n in r["notes"]:
         ctx.print(f"  · {n}")
+
+
+def cmd_tui(ctx: Ctx) -> int:
+    """The full-screen TUI on the configured stores."""
+    from kura_tui import run
+
+    reg = ctx.registry()
+    if not reg.names():
+        ctx.warn("kura: no stores are configured. Try `kura demo` for a ready-made workspace, "
+                 "or `kura init NAME --path DIR` to start your own.")
+        return FAIL
+    reg.resolve(ctx.selector)
+    return run(reg, store=ctx.selector, watch=not getattr(ctx.args, "no_watch", False))
+
+
+def cmd_demo(ctx: Ctx) -> int:
+    """Build (or reuse) the demo workspace and open the TUI on it. No model needed."""
+    from .demo import build_demo, default_demo_dir
+    from .registry import Registry
+
+    a = ctx.args
+    dest = Path(a.path).expanduser() if a.path else default_demo_dir()
+    cfg = build_demo(dest, force=a.rebuild)
+    if a.no_tui:
+        if a.json:
+            ctx.json({"config": str(cfg), "path": str(cfg.parent)})
+        else:
+            ctx.print(f"demo workspace ready: {cfg.parent}")
+            ctx.print(f"try: kura -c {cfg} doctor --all")
+        return OK
+    from kura_tui import run
+
+    ctx._reg = Registry.open(cfg)
+    return run(ctx._reg, store=ctx.selector, watch=not a.no_watch)
 
 
 # --------------------------------------------------------------------------- parser
@@ -534,6 +604,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
 
+    sp = add("bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf")
+    sp.add_argument("what", choices=["compress", "retention", "perf"])
+    sp.add_argument("--questions", help="retention: questions JSON (see shared bench fixtures)")
+    sp.add_argument("--corpus", help="retention: the transcript to distil (default: corpus.jsonl beside the questions)")
+    sp.add_argument("--sizes", default="500,5000,20000", help="perf: store sizes, comma-separated")
+    sp.add_argument("--runs", type=int, default=9, help="perf: runs per measurement (median reported)")
+    sp.add_argument("--no-http", action="store_true", help="perf: skip the HTTP throughput run")
+    sp.add_argument("--no-tui", action="store_true", help="perf: skip the TUI first-paint run")
+    sp.add_argument("--out", help="perf: also write the JSON report to this file")
+
+    sp = add("tui", cmd_tui, "the full-screen TUI (also: kura with no command)", json_flag=False)
+    sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
+
+    sp = add("demo", cmd_demo, "build a demo workspace (no model needed) and open the TUI on it")
+    sp.add_argument("--path", help="where to build it (default: ~/.local/share/kura/demo)")
+    sp.add_argument("--rebuild", action="store_true", help="rebuild the demo workspace from scratch")
+    sp.add_argument("--no-tui", action="store_true", help="only build it and print where it is")
+    sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
+
     sp = add("doctor", cmd_doctor, "health of a store (exit 1 when something is broken)")
     sp.add_argument("--all", action="store_true", help="every store")
     sp.add_argument("--probe", action="store_true", help="also ask each model endpoint if it answers")
@@ -552,8 +641,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.store = os.environ["KURA_STORE"]
     fn = getattr(args, "fn", None)
     if fn is None:
-        parser.print_help()
-        return OK
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            parser.print_help()
+            return OK
+        fn = cmd_tui
     ctx = Ctx(args)
     try:
         return fn(ctx)

@@ -45,11 +45,51 @@ class Kura:
     def stores(self) -> dict[str, Any]:
         return self.registry.describe()
 
+    def overview(self) -> list[dict[str, Any]]:
+        """Every store with its cheap counts (no memory is parsed): for lists and pickers."""
+        info = self.registry.describe()
+        out = []
+        for s in info["stores"]:
+            st = self.registry.store(s["name"])
+            drafts = st.still / "drafts"
+            out.append({**s, "default": s["name"] == info["default"],
+                        "exists": st.index_path.is_file(),
+                        "memories": len(st.file_slugs()),
+                        "drafts_waiting": len(list(drafts.glob("*.md"))) if drafts.is_dir() else 0})
+        return out
+
+    def seeds(self, *, store: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+        """Ideas waiting in the seeds table (newest first); they never enter the store."""
+        if not self.registry.store(store).still.is_dir():
+            return []
+        rows = self.registry.workshop(store).query(
+            "SELECT id, at, title, body, state, source FROM seeds ORDER BY id DESC LIMIT ?", (limit,))
+        return [dict(r) for r in rows]
+
     def read(self, slug: str, *, store: str | None = None) -> Memory:
         return self.registry.store(store).read(slug)
 
     def index(self, *, store: str | None = None) -> str:
         return self.registry.store(store).index_text()
+
+    def profile(self, *, store: str | None = None) -> dict[str, Any]:
+        """The store's charter text, and where its persona file is (never the persona itself)."""
+        name = self.registry.resolve(store)
+        spec = self.registry.config.stores[name]
+        st = self.registry.store(name)
+        persona = None
+        if spec.persona:
+            p = os.path.expanduser(spec.persona)
+            if not os.path.isabs(p) and self.registry.config.source is not None:
+                p = os.path.join(os.path.dirname(self.registry.config.source), p)
+            persona = {"path": p, "exists": os.path.isfile(p)}
+        return {"store": name, "charter": st.charter(), "charter_path": str(st.charter_path),
+                "persona": persona}
+
+    def writable(self, *, store: str | None = None) -> bool:
+        """Whether direct writes (remember) are allowed: write_policy = "direct-allowed"."""
+        name = self.registry.resolve(store)
+        return self.registry.config.stores[name].write_policy == "direct-allowed"
 
     def doctor(self, *, store: str | None = None, probe: bool = False) -> dict[str, Any]:
         from .doctor import diagnose
@@ -67,6 +107,18 @@ class Kura:
         from .recall import recall
 
         return recall(self.registry, store, question, hops=hops, top=top, chars=chars)
+
+    def weave(self, store: str | None = None):
+        """Re-weave the store's resident map (see kura_core.weave)."""
+        from .weave import weave
+
+        return weave(self.registry, store)
+
+    def prefill(self, store: str | None = None):
+        """The resident map block a host injects (see kura_core.prefill)."""
+        from .prefill import build_prefill
+
+        return build_prefill(self.registry, store)
 
     # ---- writing ---------------------------------------------------------
     def remember(self, slug: str, description: str, body: str, *, store: str | None = None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from .errors import ModelUnavailable
@@ -72,7 +72,7 @@ class _Cached:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.words: dict[str, tuple[tuple, str, float, WordIndex]] = {}
-        self.prompts: dict[str, tuple[tuple, list[str]]] = {}
+        self.prompts: dict[str, tuple[Any, tuple, tuple]] = {}
 
 
 _CACHE_ATTR = "_recall_cache"
@@ -166,9 +166,8 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
 
         raise NotFound(f"store {name!r} has no MEMORY.md at {store.root}: run `kura init {name} --path {store.root}`")
     idx = store.index()
-    present = set(store.file_slugs())
-    valid = [e for e in idx.entries if e.slug in present]
-    known = {e.slug for e in valid} | present
+    shard_tokens = reg.config.stores[name].recall.shard_tokens
+    known, valid, shards = _prepared(reg, name, store, idx, shard_tokens)
 
     how, reason, model_ms, nshards = "meaning", "", 0.0, 0
     picked: list[str] = []
@@ -181,7 +180,6 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
     elif not valid:
         how = "meaning"  # nothing to pick from; asking a model would be theatre
     else:
-        shards = index_shards(valid, reg.config.stores[name].recall.shard_tokens)
         nshards = len(shards)
         charter = store.charter()
         tm = time.perf_counter()
@@ -224,22 +222,49 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
     return res
 
 
+def _prepared(reg: Registry, name: str, store: Store, idx: Any, shard_tokens: int):
+    """(known slugs, valid entries, prompt shards), cached until the index or the files change."""
+    files_key = store.fingerprint()
+    cache = _cache(reg)
+    with cache.lock:
+        hit = cache.prompts.get(name)
+    if hit and hit[0] is idx and hit[1] == (files_key, shard_tokens):
+        return hit[2]
+    present = set(store.file_slugs())
+    valid = [e for e in idx.entries if e.slug in present]
+    known = frozenset({e.slug for e in valid} | present)
+    out = (known, valid, index_shards(valid, shard_tokens) if valid else [])
+    with cache.lock:
+        cache.prompts[name] = (idx, (files_key, shard_tokens), out)
+    return out
+
+
+_POOL_LOCK = threading.Lock()
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(max_workers=8, thread_name_prefix="kura-shard"))
+        return _POOL[0]
+
+
 def _ask_shards(models: Any, charter: str, shards: list[str], question: str, top: int) -> list[dict]:
     if len(shards) == 1:
         return [models.ask("thinker", "kura_pick", pick_messages(charter, shards[0], question, top), PICK_SCHEMA)]
-    workers = min(len(shards), 8)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kura-shard") as pool:
-        futs = [pool.submit(models.ask, "thinker", "kura_pick",
-                            pick_messages(charter, s, question, top), PICK_SCHEMA) for s in shards]
-        out, first_error = [], None
-        for i, f in enumerate(futs):
-            try:
-                out.append(f.result())
-            except ModelUnavailable as exc:
-                first_error = first_error or ModelUnavailable(f"shard {i + 1}/{len(shards)}: {exc}")
-        if first_error:
-            raise first_error
-        return out
+    pool = _pool()
+    futs = [pool.submit(models.ask, "thinker", "kura_pick",
+                        pick_messages(charter, s, question, top), PICK_SCHEMA) for s in shards]
+    out, first_error = [], None
+    for i, f in enumerate(futs):
+        try:
+            out.append(f.result())
+        except ModelUnavailable as exc:
+            first_error = first_error or ModelUnavailable(f"shard {i + 1}/{len(shards)}: {exc}")
+    if first_error:
+        raise first_error
+    return out
 
 
 def _clean_slug(raw: Any) -> str:

@@ -22,9 +22,7 @@ import os
 import signal
 import socket
 import threading
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from .errors import BusyError, KuraError

@@ -12,7 +12,6 @@ docs/DESIGN.md states the measured accuracy for English, Japanese and Chinese.
 
 from __future__ import annotations
 
-import math
 import re
 
 _CJK = (
@@ -21,17 +20,15 @@ _CJK = (
     "\uac00-\ud7af"  # hangul syllables
     "\u31f0-\u31ff\uff66-\uff9f"  # katakana extensions, half-width
 )
-_PIECE = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\s\w]", re.UNICODE)
+_CJK_RE = re.compile(f"[{_CJK}]")
+_WORD_RE = re.compile(rf"[^\W{_CJK}]+", re.UNICODE)
+_SYMBOL_RE = re.compile(r"[^\s\w]", re.UNICODE)
 
 
 def estimate_tokens(text: str) -> int:
     """Estimate how many tokens a typical LLM tokeniser spends on *text*."""
     if not text:
         return 0
-    total = 0
-    for piece in _PIECE.findall(text):
-        if len(piece) == 1:
-            total += 1
-        else:
-            total += max(1, math.ceil(len(piece) / 4))
-    return total
+    rest, cjk = _CJK_RE.subn(" ", text)
+    words = sum((len(w) + 3) >> 2 for w in _WORD_RE.findall(rest))
+    return cjk + words + len(_SYMBOL_RE.findall(rest))

@@ -297,7 +297,8 @@ def check_floor(reg: Registry, name: str, draft: Draft) -> list[str]:
                  human_names=reg.config.stores[name].distill.human_names, existing_slugs=existing)
 
 
-def _digest(text: str) -> str:
+def body_digest(text: str) -> str:
+    """The short digest an extension draft keeps of its target's body."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -324,7 +325,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
         if draft.decision == "new":
             raise ConflictError(
                 f"a memory {writes!r} already exists; rename the draft (fix its slug) or toss it")
-        if draft.target_digest and _digest(current.body) != draft.target_digest:
+        if draft.target_digest and body_digest(current.body) != draft.target_digest:
             raise ConflictError(
                 f"{writes!r} changed after this extension was drafted; toss the draft or edit it "
                 "against the current memory")

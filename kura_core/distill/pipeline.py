@@ -7,9 +7,7 @@ through `drafts.pour`, and every model reply is validated before anything is bel
 
 from __future__ import annotations
 
-import hashlib
 import json
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -20,11 +18,11 @@ from ..registry import Registry
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
 from . import marks
-from .drafts import (Draft, FloorRefused, check_floor, evidence_of, fix as fix_draft, list_drafts,
+from .drafts import (Draft, FloorRefused, body_digest, evidence_of, fix as fix_draft, list_drafts,
                      pour, read_manifest, save_draft, toss, write_manifest)
 from .evidence import Segment, normalize
 from .gate import GateResult, floor, run_gate
-from .journals import ADAPTERS, JournalRoot, discover, guess_adapter
+from .journals import ADAPTERS, JournalRoot, discover
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -232,7 +230,7 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
                 f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
                 "or [models.{role}] to kura.toml".replace("{role}", role))
     budget = spec.distill.chunk_chars
-    echo = _echo_check(store)
+    echo = echo_detector(store)
     for adapter, path in files:
         key = marks.journal_key(adapter, path)
         unit = _unit(adapter)
@@ -266,12 +264,14 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
                 raise
             marks.commit(ws, stretch, adapter=adapter, unit=unit)
             report.batches += 1
-            echo = _echo_check(store)
+            echo = echo_detector(store)
     return report
 
 
-def _echo_check(store: Store) -> Callable[[str], bool]:
-    texts = []
+def echo_detector(store: Store) -> Callable[[str], bool]:
+    """is_echo for the gate: a normalised quote the store already holds (in its index or in
+    any memory) is the store reading itself back, not new material."""
+    texts = [normalize(store.index_text())]
     for m in store.scan().memories:
         texts.append(normalize(m.description))
         texts.append(normalize(m.body))
@@ -428,7 +428,7 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
             if target not in existing:
                 raise _Dropped(f"the scribe extends {target!r}, which is not in the store")
             cur = store.read(target)
-            target_digest = hashlib.sha256(cur.body.encode("utf-8")).hexdigest()[:16]
+            target_digest = body_digest(cur.body)
             extra.append(Segment(cls="TOOL", text=cur.description + "\n" + cur.body,
                                  source=f"memory:{target}", start=0, end=0, unit="byte"))
         fields = {k: str(reply.get(k) or "") for k in ("title", "description", "body",
@@ -531,7 +531,7 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
         qs = [q for q in (quotes.get(str(sid)) or []) if isinstance(q, str)]
         cand = {"kind": "fact", "title": ids[sid]["title"], "description": ids[sid]["title"],
                 "body": ids[sid]["body"], "quotes": qs, "tags": []}
-        res = run_gate([cand], segs, is_echo=_echo_check(store), human_names=spec.distill.human_names,
+        res = run_gate([cand], segs, is_echo=echo_detector(store), human_names=spec.distill.human_names,
                        min_quote_chars=spec.distill.min_quote_chars)[0]
         if res.verdict != "kept":
             ws.log_gate("seed-unconfirmed", title=ids[sid]["title"],

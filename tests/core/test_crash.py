@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from kura_core.fsutil import is_temp_name
 from kura_core.store import Store, parse_index, render_memory, split_frontmatter

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-import pytest
 
-from kura_core.config import parse_config
 from kura_core.distill import drafts as dr
 from kura_core.distill import marks, pipeline
 from kura_core.recall import recall
@@ -211,8 +207,8 @@ def test_two_distillers_drink_every_stretch_exactly_once(tmp_path, model, kura_b
     lines = [("user", f"fact number {i}: widget {i} lives on shelf {i}") for i in range(120)]
     journal = write_journal(tmp_path / "journals" / "big.jsonl", lines)
 
-    def slow_brain(req):
-        time.sleep(0.02)
+    def slow_brain(req):  # slow enough that both processes are surely drinking at once
+        time.sleep(0.15)
         return honest_brain(req)
 
     model.script("kura_candidates", slow_brain)
@@ -321,7 +317,7 @@ def test_extension_draft_rewrites_its_target_on_pour(tmp_path, model):
     model.script("kura_compose", {"decision": "extends", "target": "disk-layout", "title": "Disk layout",
                                   "description": "two disks: /data slow 3.2T, /scratch fast",
                                   "body": "The machine has two disks.\n\n/data holds 3.2T.", "type": "project"})
-    rep = pipeline.run(reg, "main")
+    pipeline.run(reg, "main")
     (d,) = dr.list_drafts(store)
     assert d.decision == "extends" and d.target == "disk-layout" and d.writes == "disk-layout"
     mem = dr.pour(reg, "main", d.slug)

@@ -11,7 +11,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import yaml
 
 from kura_core.errors import ConflictError, KuraError, MemoryFormatError, NotFound
 from kura_core.store import (

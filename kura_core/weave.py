@@ -1,0 +1,901 @@
+"""The loom: weave the index into the three-layer cloth an agent wears.
+
+    pinned   frontmatter type in ``pinned_types``   kept in full
+    fresh    changed within ``fresh_days``          kept in full
+    trigger  everything else                        compressed to about ``trigger_tokens``
+
+Trigger lines are written by the scribe (task ``kura_trigger``) and kept in the workshop's
+``trigger_ledger`` keyed on sha256(description, budget, LEDGER_VERSION), so a steady-state
+re-weave asks no model anything. Every scribe line passes the trigger floors (no invented or
+re-bound number, no dropped or added negation, no invented attribution, no dropped ⚠️, no
+added link); a refused line is logged (gate_log kind ``trigger-refused``) and the mechanical
+trim is worn instead. With no scribe reachable the loom trims mechanically: never blank,
+never inside a number, ⚠️ and negations kept, cut at a word boundary and marked "…".
+
+Age is a date written inside the memory (:meth:`Memory.date`), else the file's mtime —
+unless that mtime's calendar day is shared by a fifth or more of the store's memories
+(``cp -r``, a restore or a checkout resets every timestamp), in which case the age is
+unknown and the memory is not fresh.
+
+The cloth keeps exactly the index's entry links in the same order, and every other line
+of ``MEMORY.md`` untouched. It is written to ``_still/woven.md`` compare-and-swap: the
+header comment carries the sha256 of the ``MEMORY.md`` text it was built from, and when
+the index changed while weaving nothing is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import re
+import shutil
+import statistics
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from .errors import KuraError, ModelUnavailable
+from .fsutil import atomic_write_text
+from .prompts import messages as build_messages
+from .store import INDEX_FILE, Entry, Index, Memory, parse_index
+from .tokens import estimate_tokens
+
+#: Bump to invalidate every cached trigger (a new prompt, new floors).
+LEDGER_VERSION = "1"
+#: The cloth's file inside the workshop.
+WOVEN_FILE = "woven.md"
+#: A refused trigger is not asked again for this long; the mechanical line is worn meanwhile.
+REFUSED_RETRY_S = 7 * 24 * 3600.0
+#: Ledger rows no line has used for this long are forgotten (they only save a model call).
+LEDGER_KEEP_S = 90 * 24 * 3600.0
+#: A scribe line may run this much over ``trigger_tokens`` ("about" the budget).
+SCRIBE_SLACK = 1.25
+#: After this many failed scribe calls in one weave, the rest of it trims mechanically.
+MAX_FAILURES = 3
+#: Scribe calls in flight at once.
+CONCURRENCY = 4
+
+LAYERS = ("pinned", "fresh", "trigger")
+
+TRIGGER_SCHEMA = {
+    "type": "object",
+    "properties": {"trigger": {"type": "string"}},
+    "required": ["trigger"],
+}
+
+TRIGGER_INSTRUCTIONS = """\
+You write the trigger lines of a long-term memory's map. The map is worn in an agent's
+system prompt, one line per memory; older memories are shown only by a short recognition
+trigger, so the agent can tell at a glance that the store knows something about a subject
+and recall it for the detail.
+
+You will be given one memory's title and its index line (the description). Rewrite the
+description as a recognition trigger of at most {budget} tokens (about {words} English words,
+or about {budget} characters of Japanese or Chinese).
+
+Keep what makes the memory recognisable: proper nouns, the numbers exactly as written with
+their units, every ⚠️ marker, every negation (not, never, no, don't, ない, 不…), and the
+conclusion reached. Drop filler. If the line could be swapped with another memory's line and
+still read fine, it is not doing its job.
+
+Never add anything the description does not say: no number, no name, no link, no ⚠️, no
+claim about who decided, asked or said something. Write in the description's language, as
+one line of plain text: no Markdown link, no title, no leading dash.
+
+Reply with JSON only: {{"trigger": "..."}}"""
+
+_HEADER_RE = re.compile(r"^<!-- kura-woven index-sha256=([0-9a-f]{64})(?: [^>]*)? -->$")
+
+
+# =========================================================================== results
+
+
+@dataclass(frozen=True)
+class WeaveResult:
+    store: str
+    lines: tuple[tuple[str, str, str], ...]  # (layer, slug, worn text) in index order
+    layers: Mapping[str, int]
+    tokens_est: int  # the resident block this cloth makes (header and markers included)
+    budget_tokens: int
+    ceiling_tokens: int
+    fresh_days: int  # configured
+    fresh_days_used: int | None  # None when no setting fits
+    model_calls: int
+    mechanical: int  # lines worn from the mechanical trim
+    refused: tuple[tuple[str, str], ...]  # (slug, reason)
+    written: bool
+    reason: str  # why nothing was written ("" when written)
+    heaviest: tuple[tuple[str, str, int], ...]  # (slug, layer, tokens), heaviest first
+    weight: Mapping[str, int] = field(default_factory=dict)  # tokens per layer, "other" lines too
+    ledger_hits: int = 0
+    unchanged: bool = False  # the cloth on disk was already this one
+    index_sha256: str = ""
+    path: str = ""
+    cloth: str = ""
+    distrusted_days: tuple[str, ...] = ()
+    model_error: str = ""  # why the scribe stopped being asked, when it did
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "written": self.written,
+            "reason": self.reason,
+            "unchanged": self.unchanged,
+            "layers": dict(self.layers),
+            "tokens_est": self.tokens_est,
+            "budget_tokens": self.budget_tokens,
+            "ceiling_tokens": self.ceiling_tokens,
+            "fresh_days": self.fresh_days,
+            "fresh_days_used": self.fresh_days_used,
+            "model_calls": self.model_calls,
+            "ledger_hits": self.ledger_hits,
+            "mechanical": self.mechanical,
+            "refused": [{"slug": s, "reason": r} for s, r in self.refused],
+            "heaviest": [{"slug": s, "layer": l, "tokens": t} for s, l, t in self.heaviest],
+            "weight": dict(self.weight),
+            "distrusted_days": list(self.distrusted_days),
+            "model_error": self.model_error,
+            "index_sha256": self.index_sha256,
+            "path": self.path,
+            "elapsed_ms": round(self.elapsed_ms, 2),
+            "lines": [{"layer": l, "slug": s, "text": t} for l, s, t in self.lines],
+        }
+
+
+class WeaveError(KuraError):
+    """The cloth could not be woven faithfully (it would lose, add or reorder a link)."""
+
+
+# =========================================================================== the floors
+
+
+def _negations(text: str) -> Counter:
+    from .distill.gate import negations_in
+
+    out: Counter = Counter()
+    for word in negations_in(text):
+        w = word.lower()
+        if w.endswith("n't") or w == "cannot":
+            w = "not"
+        out[w] += 1
+    return out
+
+
+_MD_LINK = re.compile(r"\[[^\]\n]*\]\([^)\s]*\)")
+_URL = re.compile(r"\b(?:https?|ftp|file)://\S+", re.IGNORECASE)
+_MARKUP = ("<<<", ">>>", "<!--", "-->")
+
+
+def _links(text: str) -> set[str]:
+    from .distill.gate import links_in as wiki_links
+
+    found = {f"[[{s}]]" for s in wiki_links(text)}
+    found |= {m.group(0) for m in _MD_LINK.finditer(text)}
+    found |= {m.group(0).rstrip(".,;:)") for m in _URL.finditer(text)}
+    return found
+
+
+def trigger_floor(trigger: str, description: str, *, budget: int | None = None,
+                  human_names: Sequence[str] = ()) -> list[str]:
+    """Why *trigger* may not stand for *description* (empty: it may).
+
+    * blank;
+    * a number that is not a whole number token of the description (``numbers_in``), or
+      numbers in another order than the description's (a swap re-binds them);
+    * a negation dropped or added (``negations_in``; n't and cannot count as "not");
+    * an attribution (``attribution_claims``) when the description makes none;
+    * a ⚠️ dropped or added;
+    * a link (``[[slug]]``, ``[..](..)``, URL) the description does not have;
+    * map markup (``<<<``, ``>>>``, HTML comments) the description does not have;
+    * with *budget*: more than ``SCRIBE_SLACK`` × budget tokens.
+    """
+    from .distill.gate import attribution_claims, numbers_in
+
+    out: list[str] = []
+    if not trigger.strip():
+        return ["the trigger is blank"]
+    d_nums = numbers_in(description)
+    t_nums = numbers_in(trigger)
+    invented = [n for n in t_nums if n not in d_nums]
+    for n in invented:
+        out.append(f"number {n} is not in the description")
+    kept = [d_nums.index(n) for n in t_nums if n in d_nums]
+    for a, b in zip(kept, kept[1:]):
+        if b < a:
+            out.append(f"numbers {d_nums[a]} and {d_nums[b]} are in another order than in the "
+                       "description (re-bound)")
+            break
+    d_neg, t_neg = _negations(description), _negations(trigger)
+    for w in (d_neg - t_neg):
+        out.append(f"drops the negation {w!r}")
+    for w in (t_neg - d_neg):
+        out.append(f"adds the negation {w!r}")
+    if not attribution_claims(description, human_names):
+        claims = attribution_claims(trigger, human_names)
+        if claims:
+            out.append(f"invents an attribution ({claims[0]!r})")
+    if "⚠" in description and "⚠" not in trigger:
+        out.append("drops the ⚠️")
+    if "⚠" in trigger and "⚠" not in description:
+        out.append("adds a ⚠️ the description does not have")
+    d_links = _links(description)
+    for link in sorted(_links(trigger) - d_links):
+        out.append(f"adds or changes a link ({link})")
+    for mark in _MARKUP:
+        if mark in trigger and mark not in description:
+            out.append(f"adds map markup ({mark})")
+    if budget is not None:
+        tokens = estimate_tokens(trigger)
+        if tokens > budget * SCRIBE_SLACK:
+            out.append(f"is ~{tokens} tokens, over the budget of {budget}")
+    return out
+
+
+# =========================================================================== mechanical trim
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f"
+_ATOM = re.compile(rf"\s*(?:[{_CJK}]|[^\s{_CJK}]+)")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_TRAIL = ",;:、，；：—–-([{（「『/\\|&+ "
+ELLIPSIS = "…"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _tokens(text: str) -> int:
+    return estimate_tokens(text)
+
+
+def _rstrip_join(text: str) -> str:
+    return text.rstrip(_TRAIL)
+
+
+def _render(atoms: Sequence[str], kept: Sequence[int]) -> str:
+    parts: list[str] = []
+    prev = -1
+    for i in kept:
+        a = atoms[i]
+        if prev >= 0 and i != prev + 1:
+            parts[-1] = _rstrip_join(parts[-1])
+            parts.append(" " + ELLIPSIS if a[:1].isspace() else ELLIPSIS)
+        parts.append(a)
+        prev = i
+    text = "".join(parts).strip()
+    if prev != len(atoms) - 1:
+        text = _rstrip_join(text).rstrip() + ELLIPSIS
+    return text
+
+
+def _must_keep(atoms: Sequence[str]) -> tuple[set[int], set[int]]:
+    """Atoms that carry a ⚠️ or a negation (must), and a little context after each
+    negation (what it negates)."""
+    from .distill.gate import negations_in
+
+    must: set[int] = set()
+    context: set[int] = set()
+    n = len(atoms)
+    for i, a in enumerate(atoms):
+        if "⚠" in a:
+            must.add(i)
+    if not negations_in("".join(atoms)):
+        return must, context
+    for i in range(n):
+        lo = max(0, i - 4)
+        before = negations_in("".join(atoms[lo:i]))
+        after = negations_in("".join(atoms[lo:i + 1]))
+        if len(after) > len(before):
+            word = after[-1]
+            cjk = bool(_CJK_CHAR.fullmatch(atoms[i].strip() or "x"))
+            back = len(word) - 1 if cjk else 0
+            for j in range(max(0, i - back), i + 1):
+                must.add(j)
+            # what is negated: after it in English and Chinese, before it in Japanese
+            before, after_n = (4, 3) if cjk else (0, 2)
+            for j in range(max(0, i - back - before), min(n, i + 1 + after_n)):
+                context.add(j)
+    return must, context - must
+
+
+def _script(ch: str) -> str:
+    o = ord(ch)
+    if 0x3040 <= o <= 0x309F:
+        return "h"
+    if 0x30A0 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF or 0xFF66 <= o <= 0xFF9F:
+        return "k"
+    if _CJK_CHAR.match(ch):
+        return "c"
+    if ch.isalnum():
+        return "l"
+    return "p"
+
+
+def _good_cut(atoms: Sequence[str], p: int) -> bool:
+    """Whether cutting before atom *p* falls on a word boundary. Latin words are whole
+    atoms; between CJK characters a boundary is a change of script (not kanji followed by
+    its kana ending) or punctuation."""
+    if p >= len(atoms) or atoms[p][:1].isspace():
+        return True
+    prev, nxt = atoms[p - 1][-1], atoms[p][0]
+    sp, sn = _script(prev), _script(nxt)
+    if sp == "p":
+        return True
+    if sn == "p":
+        return False
+    return sp != sn and not (sp == "c" and sn == "h")
+
+
+@functools.lru_cache(maxsize=65536)
+def mechanical_trigger(description: str, budget: int) -> str:
+    """The description trimmed to about *budget* tokens without a model.
+
+    Never blank (a non-blank description gives a non-blank line), never cut inside a
+    number, ⚠️ and negations kept (with a little of what they negate; skipped stretches are
+    marked "…"), cut at a word boundary and ended with "…". When the floors cannot be kept
+    within the budget, the floors win and the line runs over.
+    """
+    desc = " ".join(description.split())
+    if not desc or estimate_tokens(desc) <= budget:
+        return desc
+    atoms = _ATOM.findall(desc)
+    n = len(atoms)
+    if n <= 1:
+        return desc
+    tok = [estimate_tokens(a) for a in atoms]
+    prefix = [0]
+    for t in tok:
+        prefix.append(prefix[-1] + t)
+    must, context = _must_keep(atoms)
+    tiers: list[set[int]] = [must | context, must] if context else [must]
+    for extra in tiers:
+        ext = sorted(extra)
+        feasible: list[tuple[int, int]] = []
+        for p in range(1, n):
+            beyond = [t for t in ext if t >= p]
+            cost = prefix[p] + sum(tok[t] for t in beyond)
+            last = p - 1
+            for t in beyond:
+                if t != last + 1:
+                    cost += 1
+                last = t
+            if last != n - 1:
+                cost += 1
+            if cost <= budget:
+                feasible.append((p, cost))
+        top = feasible[-1][0] if feasible else 0
+        order = sorted((p for p, _c in feasible),
+                       key=lambda p: (p >= top - 8 and _good_cut(atoms, p), p), reverse=True)
+        for p in order:
+            kept = sorted(set(range(p)) | {t for t in ext if t >= p})
+            text = _render(atoms, kept)
+            if (text and estimate_tokens(text) <= budget
+                    and not trigger_floor(text, desc)):
+                return text
+    return desc
+
+
+# =========================================================================== age
+
+
+def _mtime_day(m: Memory) -> dt.date | None:
+    if not m.mtime_ns:
+        return None
+    try:
+        return dt.datetime.fromtimestamp(m.mtime_ns / 1e9).date()
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def distrusted_days(memories: Sequence[Memory]) -> set[dt.date]:
+    """mtime calendar days shared by a fifth or more of the store's memories (and by at
+    least two: one file alone shares its day with nobody)."""
+    days = Counter(d for d in (_mtime_day(m) for m in memories) if d is not None)
+    n = len(memories)
+    return {d for d, c in days.items() if c >= 2 and c * 5 >= n}
+
+
+def ages(memories: Sequence[Memory], today: dt.date) -> tuple[dict[str, int | None], set[dt.date]]:
+    """Age in days per slug (None = unknown), and the mtime days that were distrusted."""
+    bad = distrusted_days(memories)
+    out: dict[str, int | None] = {}
+    for m in memories:
+        d = m.date()
+        if d is None:
+            md = _mtime_day(m)
+            d = md if md is not None and md not in bad else None
+        out[m.slug] = None if d is None else max(0, (today - d).days)
+    return out, bad
+
+
+# =========================================================================== ledger
+
+
+def ledger_key(description: str, budget: int) -> str:
+    raw = f"{description}\x00{budget}\x00{LEDGER_VERSION}"
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+def _load_ledger(ws: Any, keys: Iterable[str]) -> dict[str, tuple[str, str, float]]:
+    wanted = list(dict.fromkeys(keys))
+    out: dict[str, tuple[str, str, float]] = {}
+    if len(wanted) > 200:  # one pass over the table beats many IN lists
+        want = set(wanted)
+        for r in ws.query("SELECT key, trigger, source, at FROM trigger_ledger"):
+            if r["key"] in want:
+                out[r["key"]] = (r["trigger"], r["source"], r["at"])
+        return out
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i:i + 500]
+        rows = ws.query(
+            "SELECT key, trigger, source, at FROM trigger_ledger WHERE key IN ("
+            + ",".join("?" * len(chunk)) + ")", tuple(chunk))
+        for r in rows:
+            out[r["key"]] = (r["trigger"], r["source"], r["at"])
+    return out
+
+
+def prune_ledger(ws: Any, keep: set[str], before: float) -> int:
+    """Forget ledger rows written before *before* that no line of this weave uses."""
+    rows = ws.query("SELECT key FROM trigger_ledger WHERE at < ?", (before,))
+    dead = [r["key"] for r in rows if r["key"] not in keep]
+    if dead:
+        with ws.transaction() as conn:
+            conn.executemany("DELETE FROM trigger_ledger WHERE key = ?", [(k,) for k in dead])
+    return len(dead)
+
+
+def fill_ledger(ws: Any, rows: Iterable[tuple[str, str, str]], at: float) -> None:
+    """Write (key, trigger, source) rows into the trigger ledger."""
+    rows = list(rows)
+    if not rows:
+        return
+    with ws.transaction() as conn:
+        conn.executemany(
+            "INSERT INTO trigger_ledger(key, trigger, source, at) VALUES(?,?,?,?) "
+            "ON CONFLICT(key) DO UPDATE SET trigger=excluded.trigger, source=excluded.source, "
+            "at=excluded.at",
+            [(k, t, s, at) for k, t, s in rows])
+
+
+# =========================================================================== the scribe
+
+_UNREACHABLE = ("connection refused", "cannot connect", "cannot reach", "timed out",
+                "is not configured", "api key", "connection dropped")
+
+
+@dataclass
+class _Scribe:
+    models: Any
+    charter: str
+    budget: int
+    human_names: Sequence[str]
+    calls: int = 0
+    failures: int = 0
+    stopped: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def instructions(self) -> str:
+        return TRIGGER_INSTRUCTIONS.format(budget=self.budget, words=max(1, self.budget * 3 // 4))
+
+    def write(self, title: str, description: str) -> tuple[str, str]:
+        """('ok', trigger) | ('refused', reason) | ('failed', reason)."""
+        base = f"Title: {title}\nDescription: {description}"
+        task = base
+        reason = ""
+        for attempt in range(2):
+            with self.lock:
+                if self.stopped:
+                    return "failed", self.stopped
+                self.calls += 1
+            try:
+                reply = self.models.ask("scribe", "kura_trigger",
+                                        build_messages(self.charter, self.instructions(), task),
+                                        TRIGGER_SCHEMA)
+            except ModelUnavailable as exc:
+                msg = str(exc)
+                with self.lock:
+                    self.failures += 1
+                    if self.failures >= MAX_FAILURES or any(w in msg.lower() for w in _UNREACHABLE):
+                        self.stopped = self.stopped or f"scribe: {msg}"
+                return "failed", msg
+            trigger = " ".join(str(reply.get("trigger", "")).split()).strip()
+            trigger = trigger.lstrip("—–-•* ").strip()
+            problems = trigger_floor(trigger, description, budget=self.budget,
+                                     human_names=self.human_names)
+            if not problems:
+                return "ok", trigger
+            reason = "; ".join(problems)
+            if attempt == 0:
+                task = (f"{base}\n\nYour previous trigger was refused: {reason}. "
+                        "Write it again within the rules.")
+        return "refused", reason
+
+
+# =========================================================================== weaving
+
+
+@dataclass
+class _Item:
+    entry: Entry
+    mem: Memory | None
+    pinned: bool
+    age: int | None
+    full_tokens: int
+    fits: bool  # the description is within the trigger budget already
+    link_tokens: int = 0
+    worn: str | None = None  # the trigger text, once resolved
+    source: str = ""  # fits | ledger | scribe | mechanical | refused
+    trig_tokens: int = 0
+
+
+def woven_line(entry: Entry, text: str) -> str:
+    line = f"- [{entry.title}]({entry.target})"
+    return f"{line} — {text}" if text else line
+
+
+def verify_links(index: "str | Index", cloth: str) -> None:
+    """Raise WeaveError unless *cloth* has exactly the index's entry links, in order."""
+    idx = parse_index(index) if isinstance(index, str) else index
+    want = [(e.slug, e.target) for e in idx.entries]
+    got = [(e.slug, e.target) for e in parse_index(cloth).entries]
+    if want == got:
+        return
+    for i, (a, b) in enumerate(zip(want, got)):
+        if a != b:
+            raise WeaveError(f"the woven map would change link {i + 1} ({a[1]} became {b[1]}); "
+                             "nothing was written")
+    if len(got) < len(want):
+        raise WeaveError(f"the woven map would lose {len(want) - len(got)} link(s) "
+                         f"(first: {want[len(got)][1]}); nothing was written")
+    raise WeaveError(f"the woven map would add {len(got) - len(want)} link(s) "
+                     f"(first: {got[len(want)][1]}); nothing was written")
+
+
+def read_cloth(still: Path) -> tuple[str | None, str]:
+    """(sha256 of the MEMORY.md it was built from, cloth text) of ``_still/woven.md``;
+    (None, "") when there is none or it is not a cloth kura wrote."""
+    path = Path(still) / WOVEN_FILE
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None, ""
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, ""
+    head, _, body = raw.partition("\n")
+    m = _HEADER_RE.match(head.strip())
+    if not m:
+        return None, ""
+    return m.group(1), body.rstrip("\n")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date] | None = None,
+          write: bool = True, ask: bool | None = None,
+          concurrency: int = CONCURRENCY) -> WeaveResult:
+    """Weave store *selector*'s index into its resident map and persist it (CAS).
+
+    ``write=False`` weaves without persisting (a preview); a preview asks the scribe
+    nothing unless ``ask=True`` (lines the ledger lacks are trimmed mechanically). Raises
+    KuraError when the store has no index or the cloth would not keep the index's links.
+    """
+    from .prefill import frame_overhead, header_text
+
+    started = time.perf_counter()
+    name = reg.resolve(selector)
+    store = reg.store(name)
+    spec = reg.spec(name)
+    cfg = spec.prefill
+    if not store.index_path.is_file():
+        raise KuraError(f"store {name!r} has no {INDEX_FILE}: run `kura init {name} --path {store.root}`")
+    index_text = store.index_text()
+    index_sha = _sha(index_text)
+    idx = parse_index(index_text)
+    scan = store.scan()
+    mems = scan.by_slug()
+    day = (today or reg.today)()
+    age_of, bad_days = ages(scan.memories, day)
+    budget_t = cfg.trigger_tokens
+    pinned_types = set(cfg.pinned_types)
+
+    # a line's tokens are its link's plus its text's (+1 for the dash): pieces never span a space
+    items: list[_Item] = []
+    for e in idx.entries:
+        m = mems.get(e.slug)
+        link_t = _tokens(woven_line(e, ""))
+        desc_t = _tokens(e.description)
+        items.append(_Item(
+            entry=e, mem=m, pinned=bool(m and m.type and m.type in pinned_types),
+            age=age_of.get(e.slug) if m else None,
+            full_tokens=link_t + (desc_t + 1 if e.description else 0),
+            fits=desc_t <= budget_t, link_tokens=link_t,
+        ))
+    entry_lines = {e.line_no for e in idx.entries}
+    other_tokens = sum(_tokens(l) for i, l in enumerate(idx.lines) if i not in entry_lines)
+    overhead = frame_overhead(name, header_text(cfg))
+    budget_tokens = int(cfg.window_tokens * cfg.budget_fraction)
+    ceiling_tokens = int(cfg.window_tokens * cfg.hard_fraction)
+
+    ws = reg.workshop(name)
+    models = reg.models(name)
+    scribe = None
+    if (write if ask is None else ask) and models.configured("scribe"):
+        scribe = _Scribe(models, store.charter(), budget_t, spec.distill.human_names)
+    now = reg.clock()
+    ledger_rows: list[tuple[str, str, str]] = []
+    refused: list[tuple[str, str]] = []
+    hits = 0
+
+    def resolve(todo: list[_Item]) -> None:
+        nonlocal hits
+        pending = [it for it in todo if it.worn is None]
+        todo = pending
+        for it in todo:
+            if it.fits:
+                it.worn, it.source = it.entry.description, "fits"
+        todo = [it for it in todo if it.worn is None]
+        if todo:
+            _ask_all(todo)
+        for it in pending:
+            it.trig_tokens = it.link_tokens + (_tokens(it.worn) + 1 if it.worn else 0)
+
+    def _ask_all(todo: list[_Item]) -> None:
+        nonlocal hits
+        cached = _load_ledger(ws, (ledger_key(it.entry.description, budget_t) for it in todo))
+        ask: list[_Item] = []
+        for it in todo:
+            row = cached.get(ledger_key(it.entry.description, budget_t))
+            if row and row[1] == "scribe":
+                it.worn, it.source = row[0], "ledger"
+                hits += 1
+            elif row and row[1] == "refused" and now - row[2] < REFUSED_RETRY_S:
+                it.worn, it.source = mechanical_trigger(it.entry.description, budget_t), "refused"
+                hits += 1
+            elif scribe is not None and not scribe.stopped:
+                ask.append(it)
+            else:
+                it.worn, it.source = mechanical_trigger(it.entry.description, budget_t), "mechanical"
+        if ask:
+            # one scribe call per distinct description
+            groups: dict[str, list[_Item]] = {}
+            for it in ask:
+                groups.setdefault(it.entry.description, []).append(it)
+            jobs = list(groups.items())
+
+            def run(job: tuple[str, list[_Item]]) -> tuple[str, str]:
+                desc, its = job
+                return scribe.write(its[0].entry.title, desc)
+
+            # the first alone: an unreachable scribe is found by one call, not by a volley
+            outcomes = [run(jobs[0])]
+            rest = jobs[1:]
+            workers = max(1, min(concurrency, len(rest)))
+            if workers == 1 or scribe.stopped:
+                outcomes += [run(j) for j in rest]
+            elif rest:
+                with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kura-weave") as pool:
+                    outcomes += list(pool.map(run, rest))
+            for (desc, its), (status, value) in zip(jobs, outcomes):
+                key = ledger_key(desc, budget_t)
+                mech = mechanical_trigger(desc, budget_t)
+                if status == "ok":
+                    ledger_rows.append((key, value, "scribe"))
+                    for it in its:
+                        it.worn, it.source = value, "scribe"
+                elif status == "refused":
+                    ledger_rows.append((key, mech, "refused"))
+                    for it in its:
+                        it.worn, it.source = mech, "refused"
+                        refused.append((it.entry.slug, value))
+                    ws.log_gate("trigger-refused", title=its[0].entry.title, slug=its[0].entry.slug,
+                                reason=value, detail={"description": desc, "budget": budget_t,
+                                                      "slugs": [i.entry.slug for i in its]})
+                else:
+                    for it in its:
+                        it.worn, it.source = mech, "mechanical"
+
+    def layer(it: _Item, d: int) -> str:
+        if it.pinned:
+            return "pinned"
+        if it.age is not None and it.age < d:
+            return "fresh"
+        return "trigger"
+
+    def total(d: int) -> int:
+        return overhead + other_tokens + sum(
+            it.trig_tokens if layer(it, d) == "trigger" else it.full_tokens for it in items)
+
+    known = sorted({it.age for it in items if not it.pinned and it.age is not None
+                    and it.age < cfg.fresh_days}, reverse=True)
+    candidates = [cfg.fresh_days] + known  # each known age is where that age leaves fresh
+    chosen: int | None = None
+    tokens = 0
+    for d in candidates:
+        resolve([it for it in items if layer(it, d) == "trigger"])
+        tokens = total(d)
+        if tokens <= budget_tokens:
+            chosen = d
+            break
+    d_used = chosen if chosen is not None else candidates[-1]
+    if ledger_rows:
+        fill_ledger(ws, ledger_rows, now)
+    if chosen is not None and write:
+        used = {ledger_key(it.entry.description, budget_t) for it in items if not it.fits}
+        prune_ledger(ws, used, now - LEDGER_KEEP_S)
+
+    # the cloth
+    lines = list(idx.lines)
+    worn: list[tuple[str, str, str]] = []
+    weight = {"pinned": 0, "fresh": 0, "trigger": 0, "other": other_tokens}
+    per_line: list[tuple[str, str, int]] = []
+    mechanical = 0
+    for it in items:
+        lay = layer(it, d_used)
+        text = it.worn if lay == "trigger" else it.entry.description
+        if lay == "trigger" and it.source in ("mechanical", "refused"):
+            mechanical += 1
+        line = woven_line(it.entry, text or "")
+        lines[it.entry.line_no] = line
+        t = it.trig_tokens if lay == "trigger" else it.full_tokens
+        weight[lay] += t
+        per_line.append((it.entry.slug, lay, t))
+        worn.append((lay, it.entry.slug, text or ""))
+    cloth = "\n".join(lines)
+    verify_links(idx, cloth)
+    heaviest = tuple(sorted(per_line, key=lambda x: (-x[2], x[0]))[:10])
+    counts = {k: sum(1 for w in worn if w[0] == k) for k in LAYERS}
+
+    written, unchanged, reason = False, False, ""
+    path = store.still / WOVEN_FILE
+    if chosen is None:
+        heavy = ", ".join(f"{s} ({l}, {t})" for s, l, t in heaviest[:5])
+        lays = ", ".join(f"{k} {v}" for k, v in weight.items())
+        reason = (f"the map does not fit: even with no fresh layer it is ~{tokens} tokens, over "
+                  f"the budget of {budget_tokens} (window_tokens {cfg.window_tokens} × "
+                  f"budget_fraction {cfg.budget_fraction}). Weight by layer: {lays} (header "
+                  f"and markers {overhead}). Heaviest lines: {heavy}. Lower trigger_tokens, "
+                  f"trim pinned lines, or raise budget_fraction; nothing was written")
+    elif write:
+        content = f"<!-- kura-woven index-sha256={index_sha} -->\n{cloth}\n"
+        with store.locked():
+            current = store.index_text()
+            if _sha(current) != index_sha:
+                reason = (f"{INDEX_FILE} changed while weaving (it was {index_sha[:12]}, now "
+                          f"{_sha(current)[:12]}); the map was not written — run kura weave again")
+            else:
+                try:
+                    unchanged = path.read_text(encoding="utf-8") == content
+                except (OSError, UnicodeDecodeError):
+                    unchanged = False
+                if not unchanged:
+                    store.still.mkdir(parents=True, exist_ok=True)
+                    atomic_write_text(path, content)
+                written = True
+    else:
+        reason = "not written (preview)"
+
+    return WeaveResult(
+        store=name, lines=tuple(worn), layers=counts, tokens_est=tokens,
+        budget_tokens=budget_tokens, ceiling_tokens=ceiling_tokens, fresh_days=cfg.fresh_days,
+        fresh_days_used=chosen, model_calls=scribe.calls if scribe else 0, mechanical=mechanical,
+        refused=tuple(refused), written=written, reason=reason, heaviest=heaviest, weight=weight,
+        ledger_hits=hits, unchanged=unchanged, index_sha256=index_sha, path=str(path),
+        cloth=cloth, distrusted_days=tuple(sorted(d.isoformat() for d in bad_days)),
+        model_error=scribe.stopped if scribe else "",
+        elapsed_ms=(time.perf_counter() - started) * 1000.0,
+    )
+
+
+# =========================================================================== benchmark
+
+_WORDS = ("archive", "disk", "deploy", "kettle", "router", "garden", "invoice", "backup",
+          "camera", "cluster", "printer", "pantry", "laptop", "schedule", "recipe", "tenant",
+          "license", "mirror", "sensor", "ticket", "budget", "harbor", "violin", "ledger")
+
+
+def generate_store(root: Path, n: int, *, today: dt.date | None = None, seed: int = 7) -> Path:
+    """Write a store of *n* dated memories under *root* (a fresh directory), quickly."""
+    import random
+
+    rng = random.Random(seed)
+    today = today or dt.date.today()
+    root = Path(root)
+    (root / "_still").mkdir(parents=True, exist_ok=True)
+    lines = [f"# {root.name}", ""]
+    for i in range(n):
+        if i % 250 == 0:
+            lines += ["", f"## Sector {i // 250 + 1}", ""]
+        w = [rng.choice(_WORDS) for _ in range(30)]
+        slug = f"{w[0]}-{w[1]}-{i}"
+        title = f"{w[0].title()} {w[1]} {i}"
+        desc = (f"the {w[2]} {w[3]} moved to the {w[4]} after {rng.randint(2, 90)} tries; "
+                f"{' '.join(w[5:14])} and the {w[14]} stays with the {w[15]} "
+                f"{' '.join(w[16:24])}")
+        kind = "feedback" if i % 40 == 0 else "project"
+        created = today - dt.timedelta(days=rng.randint(0, 900))
+        (root / f"{slug}.md").write_text(
+            f"---\nname: {slug}\ndescription: {desc}\nmetadata:\n  type: {kind}\n"
+            f"  created: {created.isoformat()}\n---\n\n{desc}.\n\nRelated: [[{slug}]]\n",
+            encoding="utf-8")
+        lines.append(f"- [{title}]({slug}.md) — {desc}")
+    (root / INDEX_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def bench_reweave(n: int, workdir: Path, *, runs: int = 5) -> dict[str, Any]:
+    """Time a steady-state re-weave of a generated store of *n* memories.
+
+    The ledger is filled first (as a scribe would have left it), so no model is needed and
+    none is asked. ``reweave_ms_median`` re-weaves in one long-lived process (as the tender
+    does); ``cold_reweave_ms_median`` opens everything afresh each time (as ``kura weave``
+    does).
+    """
+    from .config import parse_config
+    from .registry import Registry
+
+    root = Path(workdir) / f"reweave-{n}"
+    if root.exists():
+        shutil.rmtree(root)
+    generate_store(root, n)
+    raw = {"stores": {"bench": {"path": str(root)}},
+           "prefill": {"window_tokens": max(131072, n * 400), "budget_fraction": 0.25,
+                       "hard_fraction": 0.5}}
+
+    def open_reg() -> Any:
+        return Registry(parse_config(raw, source=None), env={})
+
+    reg = open_reg()
+    try:
+        cfg = reg.spec("bench").prefill
+        budget_t = cfg.trigger_tokens
+        idx = reg.store("bench").index()
+        rows = {}
+        for e in idx.entries:
+            if estimate_tokens(e.description) > budget_t:
+                rows[ledger_key(e.description, budget_t)] = (mechanical_trigger(e.description, budget_t),
+                                                             "scribe")
+        ws = reg.workshop("bench")
+        fill_ledger(ws, ((k, t, s) for k, (t, s) in rows.items()), time.time())
+        t0 = time.perf_counter()
+        first = weave(reg, "bench")
+        first_ms = (time.perf_counter() - t0) * 1000.0
+        warm: list[float] = []
+        calls = first.model_calls
+        last = first
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            last = weave(reg, "bench")
+            warm.append((time.perf_counter() - t0) * 1000.0)
+            calls += last.model_calls
+    finally:
+        reg.close()
+    cold: list[float] = []
+    for _ in range(max(1, runs // 2)):
+        t0 = time.perf_counter()
+        r2 = open_reg()
+        try:
+            res = weave(r2, "bench")
+            calls += res.model_calls
+        finally:
+            r2.close()
+        cold.append((time.perf_counter() - t0) * 1000.0)
+    return {
+        "memories": n,
+        "runs": runs,
+        "first_weave_ms": round(first_ms, 1),
+        "reweave_ms_median": round(statistics.median(warm), 1),
+        "reweave_ms_runs": [round(x, 1) for x in warm],
+        "cold_reweave_ms_median": round(statistics.median(cold), 1),
+        "model_calls": calls,
+        "ledger_hits": last.ledger_hits,
+        "written": last.written,
+        "tokens_est": last.tokens_est,
+        "budget_tokens": last.budget_tokens,
+        "layers": dict(last.layers),
+    }

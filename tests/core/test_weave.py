@@ -1,0 +1,624 @@
+"""kura weave: three layers, the trigger ledger, the floors, age, budget fitting, CAS."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kura_core.config import parse_config
+from kura_core.distill.gate import negations_in, numbers_in
+from kura_core.registry import Registry
+from kura_core.store import parse_index
+from kura_core.tokens import estimate_tokens
+from kura_core.weave import (
+    REFUSED_RETRY_S,
+    WOVEN_FILE,
+    WeaveError,
+    bench_reweave,
+    ledger_key,
+    mechanical_trigger,
+    read_cloth,
+    trigger_floor,
+    verify_links,
+    weave,
+)
+
+TODAY = dt.date.today()
+BUDGET = 24
+WORDS = ("archive", "kettle", "router", "garden", "invoice", "backup", "camera", "cluster",
+         "printer", "pantry", "laptop", "recipe", "tenant", "mirror", "sensor", "ticket",
+         "harbor", "violin", "ledger", "lantern", "meadow", "saddle", "quartz", "tunnel")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def write_memory(root: Path, slug: str, desc: str, *, type: str = "project",
+                 created: dt.date | None = None) -> None:
+    (root / "_still").mkdir(parents=True, exist_ok=True)
+    meta = f"---\nname: {slug}\ndescription: {json.dumps(desc, ensure_ascii=False)}\nmetadata:\n  type: {type}\n"
+    if created is not None:
+        meta += f"  created: {created.isoformat()}\n"
+    (root / f"{slug}.md").write_text(meta + f"---\n\n{desc}.\n", encoding="utf-8")
+
+
+def description(i: int) -> str:
+    w = [WORDS[(i * 7 + k * 5) % len(WORDS)] for k in range(14)]
+    w[0] = f"{w[0]}{i}"  # every description its own
+    kind = i % 6
+    if kind == 0:
+        return (f"⚠️ never let the {w[0]} near the {w[1]}; it wrecked the {w[2]} {w[3]} and the "
+                f"{w[4]} {w[5]} twice over, so the {w[6]} now stays with the {w[7]} {w[8]} crew")
+    if kind == 1:
+        return (f"the {w[0]} {w[1]} needs {i % 9 + 2} passes through the {w[2]} before the {w[3]} "
+                f"takes it, measured at {i % 50 + 10}.5 ms on the {w[4]} {w[5]} {w[6]} {w[7]} bench")
+    if kind == 2:
+        return (f"do not move the {w[0]} off the {w[1]} {w[2]}: the {w[3]} {w[4]} depends on it and "
+                f"the {w[5]} {w[6]} {w[7]} {w[8]} {w[9]} would break for the whole {w[10]} team")
+    if kind == 3:
+        return f"{w[0]} {w[1]} goes with {w[2]}"  # short: fits the budget as it stands
+    return (f"the {w[0]} lives in the {w[1]} {w[2]} next to the {w[3]}, and the {w[4]} {w[5]} "
+            f"keeps the {w[6]} {w[7]} {w[8]} for the {w[9]} {w[10]} {w[11]} {w[12]} season")
+
+
+def gen_store(root: Path, n: int, *, today: dt.date = TODAY, dated: bool = True) -> list[str]:
+    """n memories written straight to disk; every 10th is recent, every 50th pinned."""
+    lines = ["# main", "", "<!-- one line per memory -->"]
+    slugs = []
+    for i in range(n):
+        if i % 100 == 0:
+            lines += ["", f"## Sector {i // 100 + 1}", ""]
+        slug = f"m-{WORDS[i % len(WORDS)]}-{i}"
+        desc = description(i)
+        created = None
+        if dated:
+            created = today - dt.timedelta(days=(i % 5) if i % 10 == 0 else 30 + i % 700)
+        write_memory(root, slug, desc, type="feedback" if i % 50 == 7 else "project", created=created)
+        lines.append(f"- [Memory {WORDS[i % len(WORDS)]} {i}]({slug}.md) — {desc}")
+        slugs.append(slug)
+    (root / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return slugs
+
+
+def registry(root: Path, *, model_url: str | None = None, prefill: dict | None = None,
+             clock=time.time) -> Registry:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "_still").mkdir(exist_ok=True)
+    raw: dict = {"stores": {"main": {"path": str(root)}},
+                 "prefill": {"window_tokens": 2_000_000, **(prefill or {})}}
+    if model_url:
+        raw["models"] = {"thinker": {"url": model_url, "model": "scripted", "timeout": 5.0}}
+    return Registry(parse_config(raw, source=None), env={}, clock=clock)
+
+
+def task_input(req) -> tuple[str, str]:
+    content = req.last_content
+    title = re.search(r"^Title: (.*)$", content, re.M).group(1)
+    desc = re.search(r"^Description: (.*)$", content, re.M).group(1)
+    return title, desc
+
+
+def good_scribe(req):
+    _title, desc = task_input(req)
+    return {"trigger": mechanical_trigger(desc, BUDGET - 4)}
+
+
+def links_of(text: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^\s*- \[[^\]]*\]\(([^)]+)\.md\)", text, re.M)]
+
+
+# --------------------------------------------------------------------------- the big store
+
+def test_600_memories_every_link_once_in_order_and_steady_state_costs_no_call(tmp_path, model):
+    root = tmp_path / "main"
+    reg = registry(root, model_url=model.url)
+    slugs = gen_store(root, 600)
+    (root / "charter.md").write_text("This store keeps how the household runs.", encoding="utf-8")
+    model.script("kura_trigger", good_scribe)
+
+    first = weave(reg, "main", today=lambda: TODAY)
+    assert first.written and not first.reason
+    asked = model.count("kura_trigger")
+    assert asked == first.model_calls > 0
+    assert first.mechanical == 0 and not first.refused
+    assert sum(first.layers.values()) == 600
+    assert first.layers["pinned"] == 12 and first.layers["fresh"] > 0 and first.layers["trigger"] > 400
+
+    # the prompt: charter first, the budget stated, the memory's title/description last
+    req = model.last("kura_trigger")
+    system = req.messages[0]["content"]
+    assert system.startswith("# What this store is for (charter)\n\nThis store keeps")
+    assert f"at most {BUDGET} tokens" in system
+    assert req.last_content.startswith("Title: Memory ")
+    assert len({r.messages[0]["content"] for r in model.requests_for("kura_trigger")}) == 1
+
+    from kura_core.prefill import build_prefill
+
+    p = build_prefill(reg, "main")
+    assert p.source == "woven" and not p.stale and p.map_shown
+    assert p.tokens_est == first.tokens_est  # weave fits exactly what prefill will measure
+    got = links_of(p.text)
+    assert got == slugs
+    assert set(Counter(got).values()) == {1}
+
+    second = weave(reg, "main", today=lambda: TODAY)
+    assert model.count("kura_trigger") == asked  # the scribe counted nothing new
+    assert second.model_calls == 0
+    assert second.ledger_hits == first.model_calls
+    assert second.written and second.unchanged
+    assert second.lines == first.lines
+    reg.close()
+
+
+def test_no_model_every_trigger_line_is_non_blank_and_within_budget(tmp_path):
+    root = tmp_path / "main"
+    reg = registry(root)
+    gen_store(root, 600)
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert res.written and res.model_calls == 0
+    trig = [(slug, text) for layer, slug, text in res.lines if layer == "trigger"]
+    assert len(trig) > 400
+    assert res.mechanical == sum(1 for _s, t in trig if t.endswith("…"))
+    for slug, text in trig:
+        assert text.strip(), slug
+        assert estimate_tokens(text) <= BUDGET, (slug, text)
+    cloth = res.cloth
+    assert links_of(cloth) == [e.slug for e in parse_index((root / "MEMORY.md").read_text()).entries]
+    # the lines of MEMORY.md that are not entries are kept as they stand
+    original = (root / "MEMORY.md").read_text().split("\n")
+    woven = cloth.split("\n")
+    for a, b in zip(original, woven):
+        if not a.startswith("- ["):
+            assert a == b
+    reg.close()
+
+
+# --------------------------------------------------------------------------- age
+
+def _noon(day: dt.date) -> float:
+    return time.mktime(dt.datetime.combine(day, dt.time(12)).timetuple())
+
+
+def test_mtime_reset_to_today_does_not_make_old_memories_fresh(tmp_path):
+    root = tmp_path / "main"
+    reg = registry(root)
+    gen_store(root, 600)
+    now = time.time()
+    for p in root.glob("*.md"):
+        os.utime(p, (now, now))
+    res = weave(reg, "main", today=lambda: TODAY)
+    layer = {slug: lay for lay, slug, _t in res.lines}
+    mems = reg.store("main").scan().by_slug()
+    old = [s for s, m in mems.items() if (TODAY - m.date()).days >= 14 and m.type != "feedback"]
+    recent = [s for s, m in mems.items() if (TODAY - m.date()).days < 14 and m.type != "feedback"]
+    assert len(old) > 400 and recent
+    assert all(layer[s] == "trigger" for s in old)
+    assert all(layer[s] == "fresh" for s in recent)
+    assert TODAY.isoformat() in res.distrusted_days
+    reg.close()
+
+
+def test_mtime_day_shared_by_a_fifth_of_the_store_is_distrusted(tmp_path):
+    root = tmp_path / "main"
+    reg = registry(root)
+    lines = ["# main", ""]
+    shared, own = [], []
+    for i in range(10):
+        slug = f"undated-{i}"
+        write_memory(root, slug, description(i * 6 + 4), created=None)
+        lines.append(f"- [Undated {i}]({slug}.md) — {description(i * 6 + 4)}")
+        (shared if i < 3 else own).append(slug)
+    (root / "MEMORY.md").write_text("\n".join(lines) + "\n")
+    for slug in shared:  # 3 of 10 (30%) share today's mtime day
+        os.utime(root / f"{slug}.md", (_noon(TODAY), _noon(TODAY)))
+    for k, slug in enumerate(own):  # the rest: one each, long ago
+        t = _noon(TODAY - dt.timedelta(days=100 + k))
+        os.utime(root / f"{slug}.md", (t, t))
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert res.layers["fresh"] == 0
+    assert res.distrusted_days == (TODAY.isoformat(),)
+
+    # control: the same three on days of their own are trusted, and fresh
+    for k, slug in enumerate(shared):
+        t = _noon(TODAY - dt.timedelta(days=k + 1))
+        os.utime(root / f"{slug}.md", (t, t))
+    res = weave(reg, "main", today=lambda: TODAY)
+    fresh = {slug for lay, slug, _t in res.lines if lay == "fresh"}
+    assert fresh == set(shared)
+    assert res.distrusted_days == ()
+    reg.close()
+
+
+# --------------------------------------------------------------------------- the floors
+
+BAD = {
+    "invented-number": ("the staging cluster answers on port 8085 and keeps three replicas warm for "
+                        "the nightly batch that the finance people run against the ledger tables",
+                        "staging cluster on port 9090 keeps replicas warm"),
+    "rebound-number": ("the small disk holds 40 GB of scratch and the big disk keeps 900 GB of archive "
+                       "that stays untouched during the quarterly audit of the whole estate",
+                       "archive 900 GB on the small disk, 40 GB scratch on the big one"),
+    "dropped-negation": ("never run the migration twice on the production database because it drops "
+                         "the ledger table and the invoices from the whole quarter go with it",
+                         "run the migration on production database: it drops the ledger table"),
+    "flipped-negation": ("do not restart the print server during the day shift because the label "
+                         "queue for the warehouse loses every job it is holding at that moment",
+                         "restart the print server during the day shift; label queue loses jobs"),
+    "dropped-warning": ("⚠️ the garden hose bib behind the shed freezes solid in winter and splits "
+                        "its fitting, so it has to be drained and closed before the first frost",
+                        "garden hose bib behind shed freezes in winter, drain before first frost"),
+    "invented-attribution": ("the kettle descaling happens with citric acid every month and the "
+                             "filter gets rinsed under cold water until the scale is completely gone",
+                             "the user decided: descale the kettle with citric acid monthly"),
+}
+GOOD = ("the pantry shelves hold the flour on the left and the rice on the right with the spices "
+        "in the narrow drawer beneath the window next to the tea tins and the honey jars",
+        "pantry: flour left, rice right, spices in the narrow drawer under the window")
+
+
+def _floor_store(root: Path) -> None:
+    lines = ["# main", ""]
+    old = TODAY - dt.timedelta(days=400)
+    for slug, (desc, _bad) in {**BAD, "good": GOOD}.items():
+        write_memory(root, slug, desc, created=old)
+        lines.append(f"- [{slug}]({slug}.md) — {desc}")
+    (root / "MEMORY.md").write_text("\n".join(lines) + "\n")
+
+
+def _scripted_floors(req):
+    _title, desc = task_input(req)
+    for d, bad in [*BAD.values(), GOOD]:
+        if d == desc:
+            return {"trigger": bad}
+    raise AssertionError(desc)
+
+
+def test_trigger_floor_names_each_violation():
+    d = "the archive lives on the 4 TB disk; never on the 1 TB one ⚠️ see [[disk-layout]]"
+    assert trigger_floor("archive on the 4 TB disk; never on the 1 TB one ⚠️", d) == []
+    assert any("number 8T " in r for r in trigger_floor("archive on the 8 TB disk; never the 1 TB ⚠️", d))
+    assert any("re-bound" in r for r in trigger_floor("archive on 1 TB, never on 4 TB ⚠️", d))
+    assert any("drops the negation" in r for r in trigger_floor("archive 4 TB disk, on the 1 TB one ⚠️", d))
+    assert any("adds the negation" in r
+               for r in trigger_floor("archive not on the 4 TB disk; never on the 1 TB one ⚠️", d))
+    assert any("⚠️" in r for r in trigger_floor("archive on the 4 TB disk; never on the 1 TB one", d))
+    assert any("link" in r for r in trigger_floor("archive 4 TB; never 1 TB ⚠️ [[other]]", d))
+    assert any("attribution" in r
+               for r in trigger_floor("the user decided: archive 4 TB; never 1 TB ⚠️", d))
+    assert trigger_floor("   ", d) == ["the trigger is blank"]
+    assert any("over the budget" in r for r in trigger_floor(d, d, budget=5))
+
+
+def test_refused_triggers_wear_the_mechanical_line_and_are_logged(tmp_path, model):
+    root = tmp_path / "main"
+    clock = [1_000_000.0]
+    reg = registry(root, model_url=model.url, clock=lambda: clock[0])
+    _floor_store(root)
+    model.script("kura_trigger", _scripted_floors)
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert res.written
+    refused = dict(res.refused)
+    assert set(refused) == set(BAD)
+    assert "number 9090" in refused["invented-number"]
+    assert "re-bound" in refused["rebound-number"]
+    assert "negation 'never'" in refused["dropped-negation"]
+    assert "negation 'not'" in refused["flipped-negation"]
+    assert "⚠️" in refused["dropped-warning"]
+    assert "attribution" in refused["invented-attribution"]
+    worn = {slug: text for _l, slug, text in res.lines}
+    for slug, (desc, bad) in BAD.items():
+        assert worn[slug] == mechanical_trigger(desc, BUDGET)
+        assert worn[slug] != bad
+        assert trigger_floor(worn[slug], desc) == []
+    assert worn["good"] == GOOD[1]
+    assert res.mechanical == len(BAD)
+    assert res.model_calls == 2 * len(BAD) + 1  # one retry with the violation named
+    retry = [r for r in model.requests_for("kura_trigger") if "was refused" in r.last_content]
+    assert len(retry) == len(BAD)
+
+    log = reg.workshop("main").gate_log(kinds=("trigger-refused",))
+    assert {e["slug"] for e in log} == set(BAD)
+    assert all(e["reason"] for e in log)
+
+    # a refusal is remembered for a while: the steady state asks nothing
+    calls = model.count("kura_trigger")
+    again = weave(reg, "main", today=lambda: TODAY)
+    assert again.model_calls == 0 and model.count("kura_trigger") == calls
+    assert again.lines == res.lines and again.mechanical == len(BAD)
+
+    # ... but not forever
+    clock[0] += REFUSED_RETRY_S + 1
+    later = weave(reg, "main", today=lambda: TODAY)
+    assert later.model_calls == 2 * len(BAD)
+    reg.close()
+
+
+def test_unreachable_scribe_trims_mechanically_and_stops_asking(tmp_path):
+    from tests.fakes.model_server import closed_port_url
+
+    root = tmp_path / "main"
+    reg = registry(root, model_url=closed_port_url())
+    gen_store(root, 60)
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert res.written
+    assert res.model_calls == 1  # refused at once; the rest was trimmed without asking
+    assert "connection refused" in res.model_error
+    assert res.mechanical > 30 and not res.refused
+    reg.close()
+
+
+# --------------------------------------------------------------------------- mechanical trim
+
+TRIM_CASES = [
+    "deploy goes through the staging cluster first with 3 replicas and a 12 ms p99 budget, "
+    "measured 43.7 tok/s on the 2.6T model over the weekend runs of the whole fleet",
+    "⚠️ never run the migration twice on prod; it drops the ledger table and we lost 2 days of "
+    "invoices the last time this happened to the team in the north office",
+    "the archive lives on the slow disk with plenty of room for the photos and the scans of the "
+    "old letters, and it is not for scratch files of any kind at all",
+    "アーカイブは遅いディスクに置く。速いディスクには絶対に置かない。書き込み耐久性を無駄に消費するからだ。",
+    "归档放在慢盘上，快盘只做临时空间，绝不要把归档放到快盘，因为那样会白白消耗写入寿命。",
+    "a https://example.org/a/very/long/path/that/never/ends/and/keeps/going/on/and/on/for/ever word",
+]
+
+
+@pytest.mark.parametrize("desc", TRIM_CASES)
+def test_mechanical_trim_keeps_the_floors(desc):
+    for budget in range(6, 60, 3):
+        t = mechanical_trigger(desc, budget)
+        assert t.strip()
+        assert trigger_floor(t, desc) == []
+        assert set(numbers_in(t)) <= set(numbers_in(desc))
+        assert Counter(negations_in(desc)) == Counter(negations_in(t))
+        assert ("⚠" in t) == ("⚠" in desc)
+        if t != desc:
+            assert estimate_tokens(t) <= budget
+            assert "…" in t
+            if t.endswith("…") and desc.isascii():
+                last = t[:-1].split()[-1]
+                assert last in [w.rstrip(",;:") for w in desc.split()] or last in desc.split()
+
+
+def test_mechanical_trim_never_cuts_inside_a_number():
+    desc = "one two three four five six seven eight nine ten eleven 43.7 tok/s twelve thirteen fourteen"
+    for budget in range(3, 25):
+        t = mechanical_trigger(desc, budget)
+        assert "43.7" not in t or "43.7 tok/s" in t
+    assert mechanical_trigger("short and sweet", 24) == "short and sweet"
+
+
+# --------------------------------------------------------------------------- links, layout
+
+def test_verify_links_refuses_a_lost_added_or_reordered_link():
+    idx = "# x\n- [A](a.md) — one\n- [B](b.md) — two\n"
+    verify_links(idx, "# x\n- [A](a.md) — 1\n- [B](b.md) — 2")
+    with pytest.raises(WeaveError, match="change link 1"):
+        verify_links(idx, "- [B](b.md) — 2\n- [A](a.md) — 1")
+    with pytest.raises(WeaveError, match="lose 1"):
+        verify_links(idx, "- [A](a.md) — 1\n")
+    with pytest.raises(WeaveError, match="add 1"):
+        verify_links(idx, "- [A](a.md) — 1\n- [B](b.md) — 2\n- [C](c.md) — 3")
+
+
+def test_cloth_keeps_headings_comments_and_prose(tmp_path):
+    root = tmp_path / "main"
+    reg = registry(root)
+    old = TODAY - dt.timedelta(days=300)
+    for i in range(3):
+        write_memory(root, f"m{i}", description(i * 6 + 4), created=old)
+    text = ("# main\n\nA store of things.\n<!-- a comment\n- [Not](an-entry.md) — inside a comment\n-->\n"
+            "## Kitchen\n\n"
+            f"- [Zero](m0.md) — {description(4)}\n"
+            "Some prose between lines.\n"
+            f"- [One](m1.md) — {description(10)}\n\n## Garage\n"
+            f"* [Two](m2.md): {description(16)}\n")
+    (root / "MEMORY.md").write_text(text)
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert res.written
+    built_from, cloth = read_cloth(root / "_still")
+    assert cloth == res.cloth
+    src, out = text.rstrip("\n").split("\n"), cloth.split("\n")
+    assert len(src) == len(out)
+    for a, b in zip(src, out):
+        m = re.match(r"^[-*] (\[(?:Zero|One|Two)\]\(m\d\.md\))", a)
+        if m:  # entry lines are worn as "- [Title](slug.md) — text"
+            assert b.startswith(f"- {m.group(1)} — ") and b != a
+        else:
+            assert a == b
+    assert links_of(cloth) == ["an-entry", "m0", "m1", "m2"]
+    reg.close()
+
+
+# --------------------------------------------------------------------------- budget fitting
+
+def _fit_store(root: Path) -> None:
+    lines = ["# main", ""]
+    for i in range(30):
+        age = i if i < 12 else 200 + i
+        write_memory(root, f"m{i}", description(i * 6 + 4), created=TODAY - dt.timedelta(days=age))
+        lines.append(f"- [M {i}](m{i}.md) — {description(i * 6 + 4)}")
+    (root / "MEMORY.md").write_text("\n".join(lines) + "\n")
+
+
+def test_fresh_window_shrinks_to_fit_and_never_drops_a_line(tmp_path):
+    root = tmp_path / "main"
+    _fit_store(root)
+    wide = weave(registry(root), "main", today=lambda: TODAY, write=False)
+    narrow = weave(registry(root, prefill={"fresh_days": 0}), "main", today=lambda: TODAY, write=False)
+    assert wide.layers["fresh"] == 12 and narrow.layers["fresh"] == 0
+    target = (wide.tokens_est + narrow.tokens_est) // 2
+    reg = registry(root, prefill={"window_tokens": target * 2, "budget_fraction": 0.5,
+                                  "hard_fraction": 1.0})
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert res.written
+    assert 0 < res.fresh_days_used < 14
+    assert 0 < res.layers["fresh"] < 12
+    assert res.tokens_est <= res.budget_tokens
+    assert [s for _l, s, _t in res.lines] == [f"m{i}" for i in range(30)]
+    assert all(lay == "fresh" for lay, s, _t in res.lines if int(s[1:]) < res.fresh_days_used)
+    reg.close()
+
+
+def test_nothing_fits_says_where_the_weight_is_and_writes_nothing(tmp_path, capsys):
+    root = tmp_path / "main"
+    _fit_store(root)
+    reg = registry(root, prefill={"window_tokens": 1000})
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert not res.written and res.fresh_days_used is None
+    assert "does not fit" in res.reason and "Heaviest" in res.reason
+    assert res.heaviest and res.heaviest[0][2] >= res.heaviest[-1][2]
+    assert res.weight["trigger"] > 0
+    assert not (root / "_still" / WOVEN_FILE).exists()
+    assert len(res.lines) == 30
+    reg.close()
+
+    cfg = _config(tmp_path, root, None, prefill="[prefill]\nwindow_tokens = 1000\n")
+    from kura_core.cli import main
+
+    assert main(["-c", str(cfg), "weave"]) == 2
+    assert "does not fit" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- compare-and-swap
+
+def _config(tmp_path: Path, root: Path, model_url: str | None, prefill: str = "") -> Path:
+    cfg = tmp_path / "kura.toml"
+    text = f'[stores.main]\npath = "{root}"\n'
+    if model_url:
+        text += f'[models.thinker]\nurl = "{model_url}"\nmodel = "scripted"\ntimeout = 5.0\n'
+    if not prefill:
+        prefill = "[prefill]\nwindow_tokens = 2000000\n"
+    cfg.write_text(text + prefill)
+    return cfg
+
+
+def _touching_scribe(root: Path):
+    def reply(req):
+        with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
+            fh.write("<!-- touched while weaving -->\n")
+        return good_scribe(req)
+    return reply
+
+
+def test_index_changed_while_weaving_is_not_written(tmp_path, model):
+    root = tmp_path / "main"
+    reg = registry(root, model_url=model.url)
+    gen_store(root, 12)
+    model.script("kura_trigger", _touching_scribe(root))
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert model.count("kura_trigger") > 0
+    assert not res.written
+    assert "MEMORY.md changed while weaving" in res.reason
+    assert not (root / "_still" / WOVEN_FILE).exists()
+    reg.close()
+
+
+def test_cli_weave_exits_2_when_the_index_changed(tmp_path, model, capsys):
+    from kura_core.cli import main
+
+    root = tmp_path / "main"
+    root.mkdir()
+    (root / "_still").mkdir()
+    gen_store(root, 12)
+    cfg = _config(tmp_path, root, model.url)
+    model.script("kura_trigger", _touching_scribe(root))
+    assert main(["-c", str(cfg), "weave", "--json"]) == 2
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert out["written"] is False and "changed while weaving" in out["reason"]
+    assert "changed while weaving" in cap.err
+    assert not (root / "_still" / WOVEN_FILE).exists()
+
+    # with the index left alone, the next weave is written (the ledger kept the lines)
+    model.script("kura_trigger", good_scribe)
+    assert main(["-c", str(cfg), "weave"]) == 0
+    assert "written" in capsys.readouterr().out
+    built_from, _cloth = read_cloth(root / "_still")
+    import hashlib
+
+    assert built_from == hashlib.sha256((root / "MEMORY.md").read_text().encode()).hexdigest()
+
+
+def test_cli_weave_json_and_failure_exit(tmp_path, capsys):
+    from kura_core.cli import main
+
+    root = tmp_path / "main"
+    root.mkdir()
+    gen_store(root, 20)
+    cfg = _config(tmp_path, root, None)
+    assert main(["-c", str(cfg), "weave", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for k in ("lines", "layers", "tokens_est", "budget_tokens", "ceiling_tokens", "fresh_days_used",
+              "model_calls", "mechanical", "refused", "written", "reason", "heaviest"):
+        assert k in out
+    (root / "MEMORY.md").unlink()
+    assert main(["-c", str(cfg), "weave"]) == 1
+    assert "kura init" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- facade, bench
+
+def test_kura_facade_weave_and_prefill(tmp_path):
+    from kura_core.kura import Kura
+
+    root = tmp_path / "main"
+    reg = registry(root)
+    gen_store(root, 10)
+    k = Kura(reg)
+    res = k.weave("main")
+    assert res.written
+    assert k.prefill(store="main").source == "woven"
+    assert k.prefill("main").text.startswith("<<<KURA-MAP store=main>>>")
+    k.close()
+
+
+def test_ledger_key_depends_on_description_and_budget():
+    assert ledger_key("a", 24) == ledger_key("a", 24)
+    assert ledger_key("a", 24) != ledger_key("a", 25)
+    assert ledger_key("a", 24) != ledger_key("b", 24)
+
+
+def test_bench_reweave_small(tmp_path):
+    out = bench_reweave(80, tmp_path, runs=3)
+    assert out["memories"] == 80 and out["written"]
+    assert out["model_calls"] == 0
+    assert out["ledger_hits"] > 0
+    assert out["reweave_ms_median"] > 0 and out["cold_reweave_ms_median"] > 0
+
+
+def test_ledger_forgets_old_rows_no_line_uses(tmp_path):
+    from kura_core.weave import LEDGER_KEEP_S, fill_ledger
+
+    root = tmp_path / "main"
+    reg = registry(root)
+    gen_store(root, 12)
+    ws = reg.workshop("main")
+    used_desc = description(1)
+    old = time.time() - LEDGER_KEEP_S - 10
+    fill_ledger(ws, [(ledger_key("a description long gone", BUDGET), "gone", "scribe"),
+                     (ledger_key(used_desc, BUDGET), mechanical_trigger(used_desc, BUDGET - 2), "scribe")],
+                old)
+    res = weave(reg, "main", today=lambda: TODAY)
+    assert res.written and res.ledger_hits == 1
+    keys = {r["key"] for r in ws.query("SELECT key FROM trigger_ledger")}
+    assert ledger_key(used_desc, BUDGET) in keys
+    assert ledger_key("a description long gone", BUDGET) not in keys
+    reg.close()
+
+
+def test_preview_asks_no_model_and_writes_nothing(tmp_path, model):
+    root = tmp_path / "main"
+    reg = registry(root, model_url=model.url)
+    gen_store(root, 20)
+    model.script("kura_trigger", good_scribe)
+    res = weave(reg, "main", today=lambda: TODAY, write=False)
+    assert res.model_calls == 0 and model.count() == 0
+    assert not res.written and res.mechanical > 0
+    assert not (root / "_still" / WOVEN_FILE).exists()
+    reg.close()
