@@ -3,9 +3,9 @@
 Local models use many tokenisers; kura needs a cheap, deterministic estimate that is
 right within a stated margin, not an exact count. The rule:
 
-* each CJK ideograph, kana or hangul syllable counts as one token;
-* every other run of letters/digits counts as ceil(len / 4) tokens, at least one;
-* every other visible symbol (punctuation, emoji, markdown marks) counts as one token.
+* CJK ideographs, kana and hangul syllables count 1.2 tokens each (rounded up overall);
+* every other run of letters/digits counts ceil(len / 6) tokens, so most words are one;
+* every other visible symbol (punctuation, emoji, markdown marks) counts one token.
 
 docs/DESIGN.md states the measured accuracy for English, Japanese and Chinese.
 """
@@ -30,5 +30,5 @@ def estimate_tokens(text: str) -> int:
     if not text:
         return 0
     rest, cjk = _CJK_RE.subn(" ", text)
-    words = sum((len(w) + 3) >> 2 for w in _WORD_RE.findall(rest))
-    return cjk + words + len(_SYMBOL_RE.findall(rest))
+    words = sum((len(w) + 5) // 6 for w in _WORD_RE.findall(rest))
+    return (cjk * 6 + 4) // 5 + words + len(_SYMBOL_RE.findall(rest))
