@@ -78,8 +78,8 @@ def cmd_init(ctx: Ctx) -> int:
     if a.json:
         ctx.json({"store": name, "path": str(path), "config": str(target)})
     else:
-        ctx.print(f"store {name!r} ready at {path}")
-        ctx.print(f"config: {target}")
+        ctx.print(f"store {name!r} ready at {a.path}")
+        ctx.print(f"config: {a.config or target}")
     return OK
 
 
@@ -234,7 +234,10 @@ def cmd_gate(ctx: Ctx) -> int:
         ctx.print(f"{r.verdict.upper():<8} {r.title}")
         for q in r.quotes:
             ctx.print(f"    [{q.cls or q.claimed or '?'}] {q.status}: {q.text[:90]}")
-        for why in list(r.reasons) + list(r.violations):
+        mark = "✗" if r.verdict == "dropped" else "·"
+        for why in r.reasons:
+            ctx.print(f"    {mark} {why}")
+        for why in r.violations:
             ctx.print(f"    ✗ {why}")
     return OK
 
@@ -521,8 +524,9 @@ def cmd_demo(ctx: Ctx) -> int:
         if a.json:
             ctx.json({"config": str(cfg), "path": str(cfg.parent)})
         else:
-            ctx.print(f"demo workspace ready: {cfg.parent}")
-            ctx.print(f"try: kura -c {cfg} doctor --all")
+            shown = Path(a.path) if a.path else cfg.parent
+            ctx.print(f"demo workspace ready: {a.path or cfg.parent}")
+            ctx.print(f"try: kura -c {shown / cfg.name} doctor --all")
         return OK
     from kura_tui import run
 
@@ -633,7 +637,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # argparse cannot place an optional positional after an option (`distill pour -s S SLUG`)
+    if extra and getattr(args, "slug", "x") is None and len(extra) == 1 and not extra[0].startswith("-"):
+        args.slug, extra = extra[0], []
+    if extra:
+        parser.error("unrecognized arguments: " + " ".join(extra))
     for k in ("config", "store"):
         if not hasattr(args, k):
             setattr(args, k, None)
