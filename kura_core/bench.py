@@ -307,7 +307,7 @@ def perf_table(rep: dict[str, Any]) -> str:
     weave = {w.get("memories"): w for w in rep.get("weave", [])}
     for r, d in zip(rep["recall"], rep["degraded"]):
         w = weave.get(r["memories"], {})
-        wm = w.get("steady_ms_median", w.get("median_ms", "—"))
+        wm = w.get("reweave_ms_median", "—")
         lines.append(f"{r['memories']:>8}   {r['overhead_ms_median']:>12.2f} ms   {r['total_ms_median']:>9.2f} ms"
                      f"   {r['shards']:>6}   {d['median_ms']:>5.2f} ms   {d['index_build_ms']:>13.1f} ms"
                      f"   {wm if isinstance(wm, str) else f'{wm:.1f} ms':>8}")
