@@ -29,6 +29,7 @@ from .errors import BusyError, KuraError
 from .registry import Registry
 
 TRACKS = ("drain", "run", "tidy")
+_RESTING = object()  # a track that was not run because it is resting
 POLL_S = 15.0
 
 
@@ -166,20 +167,12 @@ class Tender:
             self.beat(f"{kind}")
 
         poured = 0
-        waiting = list_drafts(self.store)
-        if waiting:
-            if self.resting("drain"):
-                t.notes.append(f"drain resting {self.resting('drain'):.0f}s")
-            else:
-                t.tracks.append("drain")
-                self.beat("draining")
-                try:
-                    rep = pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat)
-                except KuraError as exc:
-                    t.failed = str(exc)
-                    self.log(f"drain failed: {exc}")
-                    self.rest("drain")
-                    return t
+        if list_drafts(self.store):
+            rep = self._track(t, "drain", "draining",
+                              lambda: pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat))
+            if rep is None:
+                return t
+            if rep is not _RESTING:
                 self.counts["poured"] += len(rep.poured)
                 self.counts["tossed"] += len(rep.tossed)
                 self.counts["fixed"] += len(rep.fixed)
@@ -188,35 +181,23 @@ class Tender:
                          f"kept {len(rep.kept)}" + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
                 if rep.errors and not rep.did_work:
                     t.failed = rep.errors[0]
-                    self.rest("drain")
-                elif not rep.did_work:
-                    self.rest("drain")
-                t.did_work |= rep.did_work
-                if rep.stopped == "asked to stop":
-                    t.stopped = "the human is back" if not self.stop_event.is_set() else "stopping"
         else:
-            if self.resting("run"):
-                t.notes.append(f"distil resting {self.resting('run'):.0f}s")
-            else:
-                t.tracks.append("run")
-                self.beat("distilling")
-                try:
-                    rep = pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat)
-                except KuraError as exc:
-                    t.failed = str(exc)
-                    self.log(f"distil failed: {exc}")
-                    self.rest("run")
-                    return t
+            rep = self._track(t, "run", "distilling",
+                              lambda: pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat))
+            if rep is None:
+                return t
+            if rep is not _RESTING:
                 self.counts["drafted"] += len(rep.drafts)
                 self.log(f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
                          + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
                 if rep.shelved:
                     t.failed = rep.errors[0] if rep.errors else "a batch was shelved"
-                if not rep.did_work:
-                    self.rest("run")
-                t.did_work |= rep.did_work
-                if rep.stopped == "asked to stop":
-                    t.stopped = "the human is back" if not self.stop_event.is_set() else "stopping"
+        if rep is not _RESTING:
+            if not rep.did_work:
+                self.rest(t.tracks[-1])
+            t.did_work |= rep.did_work
+            if rep.stopped == "asked to stop":
+                t.stopped = "the human is back" if not self.stop_event.is_set() else "stopping"
         if t.stopped:
             self.log(f"yielded: {t.stopped}")
             return t
@@ -248,6 +229,22 @@ class Tender:
         t.counts = dict(self.counts)
         self.beat("resting")
         return t
+
+    def _track(self, t: Tick, track: str, doing: str, work: Callable[[], Any]) -> Any:
+        """Run one track unless it is resting. None when it failed (already logged)."""
+        left = self.resting(track)
+        if left:
+            t.notes.append(f"{track} resting {left:.0f}s")
+            return _RESTING
+        t.tracks.append(track)
+        self.beat(doing)
+        try:
+            return work()
+        except KuraError as exc:
+            t.failed = str(exc)
+            self.log(f"{track} failed: {exc}")
+            self.rest(track)
+            return None
 
     # ---- resident -----------------------------------------------------------------
     def run_forever(self, *, poll_s: float = POLL_S) -> None:
