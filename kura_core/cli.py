@@ -99,10 +99,13 @@ def cmd_stores(ctx: Ctx) -> int:
             for role, c in reg.workshop(s["name"]).model_calls().items():
                 if c.get("last_error_at") and (role not in calls or c["last_error_at"] > calls[role]["last_error_at"]):
                     calls[role] = c
+    client = reg.models(reg.names()[0]) if ctx.args.probe and reg.names() else None
     for role, spec in info["models"].items():
         if spec is not None:
             c = calls.get(role)
             spec["last_error"] = c["last_error"] if c and (c.get("last_ok_at") or 0) < c["last_error_at"] else None
+            if client is not None:
+                spec["reachable"], spec["reason"] = client.probe(role)
     if ctx.args.json:
         ctx.json(info)
         return OK
@@ -122,6 +125,8 @@ def cmd_stores(ctx: Ctx) -> int:
             ctx.print(f"  {role:<8} not configured")
         else:
             err = f"  ⚠ {spec['last_error']}" if spec.get("last_error") else ""
+            if "reachable" in spec:
+                err = "  reachable" if spec["reachable"] else f"  unreachable: {spec['reason']}"
             ctx.print(f"  {role:<8} {spec['model']} @ {spec['url']}{err}")
     return OK
 
@@ -561,7 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--path", required=True, help="directory for the store")
     sp.add_argument("--label", default="", help="a one-line description of the store")
 
-    add("stores", cmd_stores, "list stores, modes and model roles")
+    sp = add("stores", cmd_stores, "list stores, modes and model roles (with the last model error)")
+    sp.add_argument("--probe", action="store_true", help="also ask each model endpoint if it answers")
 
     sp = add("read", cmd_read, "print one memory")
     sp.add_argument("slug")

@@ -174,3 +174,23 @@ def test_cli_recall_json_and_degraded_banner(tmp_path, kura_bin):
     assert "⚠ degraded" in human.stdout
     none = subprocess.run(kura_bin + ["-c", str(cfg), "recall", "zzzqqq"], capture_output=True, text=True)
     assert none.returncode == 2
+
+
+def test_stores_json_shows_the_last_error_and_reachability_without_secrets(tmp_path, model, kura_bin):
+    import subprocess
+
+    model.script("kura_pick", Status(500, "the GPU fell over"))
+    make_registry(tmp_path, stores={"main": CHAIN})
+    cfg = tmp_path / "kura.toml"
+    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n[models.thinker]\nurl = "{model.url}"\n'
+                   f'model = "scripted"\napi_key_env = "KURA_TEST_KEY"\ntimeout = 2\n')
+    env = {**__import__("os").environ, "KURA_TEST_KEY": "sk-very-secret"}
+    subprocess.run(kura_bin + ["-c", str(cfg), "recall", "archive"], capture_output=True, text=True, env=env)
+    out = subprocess.run(kura_bin + ["-c", str(cfg), "stores", "--json", "--probe"], capture_output=True,
+                         text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    thinker = data["models"]["thinker"]
+    assert "HTTP 500" in thinker["last_error"] and thinker["reachable"] is True
+    assert thinker["api_key_env"] == "KURA_TEST_KEY"
+    assert "sk-very-secret" not in out.stdout
