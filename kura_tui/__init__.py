@@ -1,0 +1,24 @@
+"""kura's full-screen face: a Textual app over the same core every other face uses.
+
+    from kura_tui import run
+    run(Registry.open())          # what `kura` and `kura tui` do
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def run(registry: Any, *, store: str | None = None, watch: bool = True) -> int:
+    """Run the TUI on *registry* (a Registry or a Kura) until the person quits."""
+    from kura_core.kura import Kura
+
+    from .app import KuraApp
+
+    kura = registry if isinstance(registry, Kura) else Kura(registry)
+    app = KuraApp(kura, store=store, watch=watch)
+    app.run()
+    return app.return_code or 0
+
+
+__all__ = ["run"]

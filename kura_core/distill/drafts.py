@@ -385,7 +385,7 @@ def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = N
         ws.log_gate("refused", title=new.title, slug=slug, reason="; ".join(violations),
                     detail={"at": "fix", "by": by})
         raise FloorRefused(violations)
-    entry = {"at": dt.datetime.now().isoformat(timespec="seconds"), "by": by, "reason": reason}
+    entry = {"at": dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds"), "by": by, "reason": reason}
     new = replace(new, history=(*draft.history, entry))
     atomic_write_text(draft.path, render_draft(new))
     ws.log_gate("fixed", title=new.title, slug=slug, reason=reason or f"edited by {by}", detail={"by": by})

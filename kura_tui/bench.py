@@ -1,0 +1,99 @@
+"""Time to first paint: how long until a person sees their stores.
+
+    from kura_tui.bench import first_paint_ms
+    first_paint_ms("/tmp/kura-bench", 5000, 500)
+
+Generates a store of *n_memories* memories and *n_drafts* waiting drafts (each with its
+evidence manifest), then runs the app headless and measures from constructing the app to
+the first screen composed with the stores pane populated (counts shown). Every other
+pane fills in afterwards, in its own worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import shutil
+import time
+from pathlib import Path
+
+TODAY = dt.date(2026, 11, 20)
+
+
+def generate(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> Path:
+    """A workspace with one store of generated memories and drafts; returns kura.toml."""
+    from kura_core.distill.drafts import Draft, save_draft, write_manifest
+    from kura_core.store import Store
+    from kura_core.weave import generate_store
+
+    root = Path(workdir)
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    store_dir = generate_store(root / "bench", n_memories, today=TODAY)
+    st = Store(store_dir, name="bench", today=lambda: TODAY)
+    st.init()
+    src = str(root / "journals" / "session.jsonl")
+    for i in range(n_drafts):
+        user = f"we settled on rotating the backup disk every {i % 90 + 2} days for the shed"
+        tool = f"disk check: {i % 500 + 10} GB free on the backup volume"
+        manifest = write_manifest(st, {"segments": [
+            {"cls": "USER", "text": user, "source": src, "start": i * 400, "end": i * 400 + 120, "unit": "byte"},
+            {"cls": "TOOL", "text": tool, "source": src, "start": i * 400 + 150, "end": i * 400 + 260,
+             "unit": "byte"},
+        ]})
+        quotes = (
+            {"cls": "USER", "text": user[9:60], "status": "verified", "source": src,
+             "start": i * 400, "end": i * 400 + 120, "unit": "byte"},
+            {"cls": "TOOL", "text": tool, "status": "verified", "source": src,
+             "start": i * 400 + 150, "end": i * 400 + 260, "unit": "byte"},
+        )
+        save_draft(st, Draft(
+            slug=f"backup-rotation-{i}", title=f"Backup rotation {i}",
+            description=f"rotate the shed backup disk every {i % 90 + 2} days; {i % 500 + 10} GB free",
+            body=f"Rotate the backup disk every {i % 90 + 2} days.", tags=("decision",),
+            quotes=quotes, gate={"verdict": "kept", "reasons": ["2 quote(s) verified (TOOL, USER)"],
+                                 "violations": [], "tag_checks": {"decision": "ok"}},
+            manifest=manifest, created=f"2026-11-19T10:{i % 60:02d}:00", source=src))
+    cfg = root / "kura.toml"
+    cfg.write_text(f'[stores.bench]\npath = "{store_dir}"\n', encoding="utf-8")
+    return cfg
+
+
+def first_paint_ms(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> float:
+    """Milliseconds from constructing the app to the first screen with the stores pane populated."""
+    from kura_core.config import load_config
+    from kura_core.kura import Kura
+    from kura_core.registry import Registry
+
+    from .app import KuraApp
+
+    cfg = generate(workdir, n_memories, n_drafts)
+
+    async def measure() -> float:
+        t0 = time.perf_counter()
+        kura = Kura(Registry(load_config(cfg, {}), env={}))
+        app = KuraApp(kura, watch=False, frozen=True)
+        try:
+            async with app.run_test(size=(120, 40)) as pilot:
+                while app.first_paint is None:
+                    await asyncio.sleep(0.002)
+                painted = app.first_paint
+                await pilot.pause()
+                return (painted - t0) * 1000.0
+        finally:
+            kura.close()
+
+    return asyncio.run(measure())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+    import tempfile
+
+    n_mem = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
+    n_dr = int(sys.argv[2]) if len(sys.argv) > 2 else 500
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"first paint: {first_paint_ms(Path(tmp) / 'ws', n_mem, n_dr):.1f} ms "
+              f"({n_mem} memories, {n_dr} drafts)")

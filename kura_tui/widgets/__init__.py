@@ -1,0 +1,1 @@
+"""The panes and small widgets of kura's TUI."""

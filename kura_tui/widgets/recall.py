@@ -1,0 +1,126 @@
+"""The recall console: a question in, how / picked / walked / context out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from .fmt import n
+
+
+class WalkedList(OptionList):
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="recall.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="recall.up"),
+    ]
+
+
+class RecallPane(Vertical):
+    DEFAULT_CSS = """
+    RecallPane { height: 1fr; }
+    RecallPane > #recall-input { margin: 0 0; }
+    RecallPane > #recall-status { height: auto; padding: 0 1; }
+    RecallPane > #recall-body { height: 1fr; }
+    RecallPane #recall-walked { width: 30; height: 1fr; border: none; padding: 0; background: transparent; }
+    RecallPane #recall-walked:focus { border: none; }
+    RecallPane #recall-context-scroll { width: 1fr; height: 1fr; padding: 0 1; border-left: vkey $primary 30%; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "toggle_focus", "Question ↔ results", show=False, id="recall.toggle"),
+    ]
+
+    class Ask(Message):
+        def __init__(self, question: str) -> None:
+            super().__init__()
+            self.question = question
+
+    class OpenMemory(Message):
+        def __init__(self, slug: str) -> None:
+            super().__init__()
+            self.slug = slug
+
+    def __init__(self, live: bool = True, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.live = live
+        self.walked: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        inp = Input(placeholder="ask a question, then enter", id="recall-input")
+        inp.cursor_blink = self.live
+        yield inp
+        yield Static(Content.styled(
+            "Recall reads the whole index and names what bears on the question by meaning; "
+            "without a model it falls back to words and says so.", "$foreground-muted"), id="recall-status")
+        with Horizontal(id="recall-body"):
+            yield WalkedList(id="recall-walked")
+            with VerticalScroll(id="recall-context-scroll"):
+                yield Static("", id="recall-context")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        q = event.value.strip()
+        if not q:
+            return
+        self.query_one("#recall-status", Static).update(Content.styled(f"recalling: {q} …", "$foreground-muted"))
+        self.post_message(self.Ask(q))
+
+    def action_toggle_focus(self) -> None:
+        inp = self.query_one("#recall-input", Input)
+        if inp.has_focus:
+            self.query_one(WalkedList).focus()
+        else:
+            inp.focus()
+
+    def clear(self, store: str) -> None:
+        self.walked = []
+        self.query_one(WalkedList).clear_options()
+        self.query_one("#recall-context", Static).update("")
+        self.query_one("#recall-status", Static).update(
+            Content.styled(f"recall now asks the store {store}", "$foreground-muted"))
+
+    def show(self, res: Any) -> None:
+        lines: list[Content] = []
+        if res.degraded:
+            why = f": {res.reason}" if getattr(res, "reason", "") else ""
+            lines.append(Content.assemble(("⚠ degraded", "bold $warning"),
+                                          (f" — recalled by words, not meaning{why}", "$warning")))
+        how_style = "bold $warning" if res.degraded else "bold $success"
+        lines.append(Content.assemble(
+            ("how ", "$foreground-muted"), (res.how, how_style),
+            ("  picked ", "$foreground-muted"), (", ".join(res.picked) or "—", "bold"),
+            ("  walked ", "$foreground-muted"), (str(len(res.walked)), "bold"),
+            (f"  ~{n(res.tokens_est)} tokens" + (f" · {res.elapsed_ms:.0f} ms" if self.live else ""),
+             "$foreground-muted")))
+        if getattr(res, "dropped", ()):
+            lines.append(Content.styled(f"dropped (not in the store): {', '.join(res.dropped)}", "$foreground-muted"))
+        self.query_one("#recall-status", Static).update(Content("\n").join(lines))
+        self.walked = list(res.walked)
+        ol = self.query_one(WalkedList)
+        ol.clear_options()
+        picked = set(res.picked)
+        opts = []
+        for slug in res.walked:
+            mark = ("●", "bold $success") if slug in picked else ("↳", "$foreground-muted")
+            opts.append(Option(Content.assemble(mark, " ", slug), id=f"w-{slug}"))
+        if not opts:
+            opts.append(Option(Content.styled("nothing bears on that", "$foreground-muted"), disabled=True))
+        ol.add_options(opts)
+        if self.walked:
+            ol.highlighted = 0
+        ctx = res.context.strip() if res.context else ""
+        self.query_one("#recall-context", Static).update(
+            Content(ctx) if ctx else Content.styled("no context", "$foreground-muted"))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_id and event.option_id.startswith("w-"):
+            self.post_message(self.OpenMemory(event.option_id[2:]))
+

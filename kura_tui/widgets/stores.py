@@ -1,0 +1,125 @@
+"""The stores pane: every store, its counts, health badge and waiting drafts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from .fmt import badge, n
+
+
+class StoreList(OptionList):
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="stores.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="stores.up"),
+    ]
+
+
+class StoresPane(Vertical):
+    """Stores and modes. Moving the highlight switches every other pane."""
+
+    DEFAULT_CSS = """
+    StoresPane {
+        width: 24;
+        height: 1fr;
+        border: round $primary 50%;
+        border-title-color: $text-primary;
+        padding: 0;
+    }
+    StoresPane:focus-within { border: round $primary; }
+    StoresPane > StoreList {
+        height: 1fr;
+        border: none;
+        padding: 0;
+        background: transparent;
+    }
+    StoresPane > StoreList:focus { border: none; }
+    """
+
+    class Picked(Message):
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.rows: list[dict[str, Any]] = []
+        self.health: dict[str, dict[str, Any]] = {}
+        self.current: str = ""
+
+    def compose(self) -> ComposeResult:
+        yield StoreList(id="store-list")
+
+    def on_mount(self) -> None:
+        self.border_title = "Stores"
+
+    @property
+    def names(self) -> list[str]:
+        return [r["name"] for r in self.rows]
+
+    def _prompt(self, row: dict[str, Any]) -> Content:
+        name = row["name"]
+        rep = self.health.get(name)
+        if rep is None and not row.get("exists", True):
+            rep = {"exists": False}
+        head = Content.assemble(badge(rep), " ", (name, "bold"))
+        if row.get("default"):
+            head = head + Content.styled(" ★", "$foreground-muted")
+        if row.get("modes"):
+            modes = [m for m in row["modes"] if m != name]
+            if modes:
+                head = head + Content.styled(f" ({', '.join(modes)})", "$foreground-muted")
+        if not row.get("exists", True):
+            second = Content.styled("  missing: kura init", "$warning")
+        else:
+            drafts = row.get("drafts_waiting", 0)
+            second = Content.assemble(
+                ("  ", ""), (n(row.get("memories", 0)), "bold"), (" mem · ", "$foreground-muted"),
+                (n(drafts), "bold $warning" if drafts else "bold"),
+                (" draft" + ("" if drafts == 1 else "s"), "$foreground-muted"),
+            )
+        return Content("\n").join([head, second])
+
+    def show_rows(self, rows: list[dict[str, Any]]) -> None:
+        ol = self.query_one(StoreList)
+        old = self.names
+        self.rows = rows
+        with self.prevent(OptionList.OptionHighlighted):
+            if old == self.names:
+                for r in rows:
+                    ol.replace_option_prompt(r["name"], self._prompt(r))
+            else:
+                ol.clear_options()
+                ol.add_options([Option(self._prompt(r), id=r["name"]) for r in rows])
+            self._highlight(self.current)
+
+    def show_health(self, health: dict[str, dict[str, Any]]) -> None:
+        self.health.update(health)
+        self.show_rows(self.rows)
+
+    def select(self, name: str) -> None:
+        self.current = name
+        with self.prevent(OptionList.OptionHighlighted):
+            self._highlight(name)
+
+    def _highlight(self, name: str) -> None:
+        ol = self.query_one(StoreList)
+        if name in self.names:
+            ol.highlighted = self.names.index(name)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option_id and event.option_id != self.current:
+            self.post_message(self.Picked(event.option_id))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option_id:
+            self.post_message(self.Picked(event.option_id))

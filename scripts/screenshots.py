@@ -1,0 +1,104 @@
+"""Regenerate screenshots/*.svg: the TUI's main states on the demo workspace, at 120×40.
+
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [--size 120x40]
+
+The demo is built with a fixed day into a fixed directory, and the app runs with a
+frozen clock, no animation and no file watching, so the same code gives the same SVGs.
+No model is needed (recall shows its degraded mode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DAY = dt.date(2026, 11, 20)
+NOW = dt.datetime.combine(DAY, dt.time(8, 30)).timestamp()
+DEMO_DIR = Path("/tmp/kura-demo")
+
+#: name -> keys pressed after the first screen settles
+STATES = {
+    "main": (),  # stores and the woven map
+    "drafts": ("2",),  # the queue, the draft beside its evidence
+    "gatelog": ("3",),
+    "recall": ("4", *"the gpu fans are too loud", "enter"),  # degraded: no model
+    "doctor": ("5",),
+    "help": ("question_mark",),
+}
+
+
+async def _settle(pilot) -> None:
+    from textual.worker import WorkerState
+
+    quiet = 0
+    for _ in range(400):
+        await pilot.pause()
+        if any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in pilot.app.workers):
+            quiet = 0
+            await asyncio.sleep(0.01)
+            continue
+        quiet += 1
+        if quiet >= 2:
+            return
+
+
+async def _shoot(cfg: Path, keys: tuple[str, ...], size: tuple[int, int], out: Path) -> None:
+    from kura_core.config import load_config
+    from kura_core.kura import Kura
+    from kura_core.registry import Registry
+    from kura_tui.app import KuraApp
+
+    kura = Kura(Registry(load_config(cfg, {}), env={}, clock=lambda: NOW, today=lambda: DAY))
+    app = KuraApp(kura, watch=False, frozen=True)
+    try:
+        async with app.run_test(size=size) as pilot:
+            await _settle(pilot)
+            await pilot.press(*keys)
+            await _settle(pilot)
+            app.save_screenshot(filename=out.name, path=str(out.parent))
+    finally:
+        kura.close()
+
+
+def _weave_all(cfg: Path) -> None:
+    """Weave every store once, as `kura weave` would, so the map shows the woven cloth."""
+    from kura_core.config import load_config
+    from kura_core.kura import Kura
+    from kura_core.registry import Registry
+
+    with Kura(Registry(load_config(cfg, {}), env={}, clock=lambda: NOW, today=lambda: DAY)) as kura:
+        for name in kura.registry.names():
+            kura.weave(store=name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "screenshots"))
+    ap.add_argument("--size", default="120x40")
+    a = ap.parse_args(argv)
+    w, h = (int(x) for x in a.size.split("x"))
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    from kura_core.demo import build_demo
+
+    if DEMO_DIR.exists():
+        shutil.rmtree(DEMO_DIR)
+    cfg = build_demo(DEMO_DIR, today=DAY)
+    _weave_all(cfg)
+    for name, keys in STATES.items():
+        target = out / f"{name}.svg"
+        asyncio.run(_shoot(cfg, keys, (w, h), target))
+        print(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""TUI test fixtures: a fixed workspace, a frozen app, and a way to wait for its workers.
+
+tests/conftest.py already strips TEXTUAL_*, NO_COLOR, FORCE_COLOR, COLUMNS and LINES.
+Here the terminal and locale are pinned too, so nothing on screen depends on the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any, Awaitable, Callable
+
+import pytest
+
+from tests.tui.workspace import build, open_kura, snapshot_root
+
+for _k in ("TERM_PROGRAM", "COLORTERM", "TZ", "LANG", "LC_ALL"):
+    os.environ.pop(_k, None)
+os.environ["TERM"] = "xterm-256color"
+
+
+@pytest.fixture
+def tui_config(request) -> Any:
+    """kura.toml of the fixed workspace, rebuilt for this test at a fixed path."""
+    name = request.node.name.replace("[", "-").replace("]", "").replace("/", "-")
+    return build(snapshot_root(name))
+
+
+@pytest.fixture
+def make_app(tui_config) -> Callable[..., Any]:
+    """KuraApp over the fixed workspace: frozen clock, no animation, no blink, no watching."""
+    from kura_tui.app import KuraApp
+
+    made = []
+
+    def make(**kw: Any) -> Any:
+        kura = open_kura(tui_config)
+        made.append(kura)
+        kw.setdefault("watch", False)
+        kw.setdefault("frozen", True)
+        return KuraApp(kura, **kw)
+
+    yield make
+    for k in made:
+        k.close()
+
+
+async def settle(pilot: Any, rounds: int = 60) -> None:
+    """Wait until every worker (but the file watcher) is done and its messages are handled."""
+    from textual.worker import WorkerState
+
+    app = pilot.app
+    quiet = 0
+    for _ in range(rounds):
+        await pilot.pause()
+        busy = [w for w in app.workers if w.group != "watch"
+                and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if busy:
+            quiet = 0
+            await asyncio.sleep(0.01)
+            continue
+        quiet += 1
+        if quiet >= 2:
+            await pilot.pause()
+            return
+    raise AssertionError("the app did not settle")
+
+
+def run(app: Any, script: Callable[[Any], Awaitable[Any]], size: tuple[int, int] = (120, 40),
+        notifications: bool = True) -> Any:
+    """Run *script(pilot)* against *app* headless; return what it returns."""
+
+    async def main() -> Any:
+        async with app.run_test(size=size, notifications=notifications) as pilot:
+            await settle(pilot)
+            return await script(pilot)
+
+    return asyncio.run(main())
+
+
+def screen_text(app: Any) -> str:
+    """What the terminal shows right now, as plain text."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(seg.text for seg in strip) for strip in strips)

@@ -1,0 +1,330 @@
+"""Pilot tests: every action the person can take, driven by keys, checked on disk and on screen."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, OptionList, Static, TextArea
+
+from kura_tui.screens.confirm import ConfirmScreen, TossScreen
+from kura_tui.screens.fix import FixScreen
+from kura_tui.screens.help import HelpScreen
+from kura_tui.screens.main import MainScreen
+from kura_tui.screens.memory import MemoryScreen
+from tests.tui.conftest import run, screen_text, settle
+
+KETTLE = "descale-kettle-every-90-days"
+
+
+def _store(app, name="maker"):
+    return app.kura.registry.store(name)
+
+
+def test_pour_moves_the_draft_into_the_store_and_the_index(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("2")
+        assert app.main.drafts.selected.slug == KETTLE
+        await pilot.press("p")
+        await settle(pilot)
+        return [d.slug for d in app.main.drafts.drafts], list(app.main.map.slugs)
+
+    drafts, map_slugs = run(app, script)
+    st = _store(app)
+    assert KETTLE not in drafts
+    assert not (st.still / "drafts" / f"{KETTLE}.md").exists()
+    assert st.read(KETTLE).description.startswith("descale the workshop kettle every 90 days")
+    assert KETTLE in st.index().slugs()
+    assert KETTLE in map_slugs  # the map pane reloaded with the new memory
+    log = app.kura.registry.workshop("maker").gate_log(kinds=("poured",))
+    assert log[0]["slug"] == KETTLE and "tui" in log[0]["reason"]
+
+
+def test_toss_asks_why_confirms_and_records_the_reason_in_the_gate_log(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("2", "t")
+        assert isinstance(app.screen, TossScreen)
+        await pilot.press("enter")  # no reason: refused, still asking
+        assert isinstance(app.screen, TossScreen)
+        assert "say why" in str(app.screen.query_one("#toss-error", Static).render())
+        await pilot.press(*"covered by kettle-care", "enter")
+        assert isinstance(app.screen, ConfirmScreen)
+        assert (_store(app).still / "drafts" / f"{KETTLE}.md").exists()  # nothing yet
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("3")
+        await settle(pilot)
+        return screen_text(app)
+
+    text = run(app, script)
+    assert not (_store(app).still / "drafts" / f"{KETTLE}.md").exists()
+    tossed = app.kura.registry.workshop("maker").gate_log(kinds=("tossed",))
+    assert tossed[0]["slug"] == KETTLE
+    assert tossed[0]["reason"] == "covered by kettle-care"
+    assert "Descale the kettle every 90 days" in tossed[0]["detail"]["draft"]
+    assert "covered by kettle-care" in text  # the gate log pane shows it
+
+
+def test_toss_can_be_called_off_at_the_confirmation(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("2", "t", *"duplicate", "enter", "n")
+        await settle(pilot)
+        return isinstance(app.screen, MainScreen)
+
+    assert run(app, script)
+    assert (_store(app).still / "drafts" / f"{KETTLE}.md").exists()
+    tossed = app.kura.registry.workshop("maker").gate_log(kinds=("tossed",))
+    assert KETTLE not in [e["slug"] for e in tossed]
+
+
+def test_a_fix_with_an_invented_number_is_refused_with_the_reason_on_screen(make_app):
+    app = make_app()
+    path = _store(app).still / "drafts" / f"{KETTLE}.md"
+    before = path.read_text(encoding="utf-8")
+
+    async def script(pilot):
+        await pilot.press("2", "e")
+        assert isinstance(app.screen, FixScreen)
+        assert app.screen.query_one(TextArea).has_focus
+        await pilot.press(*" It took 45 minutes.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, FixScreen)  # still editing: nothing was saved
+        shown = screen_text(app)
+        # the refusal stays on screen until the edit changes; escape then asks to discard
+        await pilot.press("escape")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        return shown, isinstance(app.screen, MainScreen)
+
+    shown, back = run(app, script)
+    assert "refused by the floor" in shown
+    assert "number 45min is not in the evidence (body)" in shown
+    assert back
+    assert path.read_text(encoding="utf-8") == before
+    refused = app.kura.registry.workshop("maker").gate_log(kinds=("refused",))
+    assert "45" in refused[0]["reason"]
+
+
+def test_a_fix_crediting_the_human_without_a_user_quote_is_refused(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("2", "down", "e")
+        assert app.screen.draft.slug == "glaze-cracks-cooling"
+        app.screen.query_one("#fix-body", TextArea).insert(" The user decided to slow the cooling.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        return screen_text(app)
+
+    shown = run(app, script)
+    assert "refused by the floor" in shown
+    assert "attribution" in shown and "needs a surviving USER quote" in shown
+
+
+def test_a_clean_fix_is_saved_and_the_floor_passes_it(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("2", "e")
+        title = app.screen.query_one("#fix-title", Input)
+        title.value = "Descale the workshop kettle every 90 days"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        return isinstance(app.screen, MainScreen), app.main.drafts.selected.title
+
+    back, title = run(app, script)
+    assert back and title == "Descale the workshop kettle every 90 days"
+    assert "Descale the workshop kettle" in (_store(app).still / "drafts" / f"{KETTLE}.md").read_text()
+
+
+def test_quitting_with_an_unsaved_edit_asks_first(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("2", "e", "x")
+        await pilot.press("ctrl+q")
+        asked = isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        still = isinstance(app.screen, FixScreen) and app.is_running
+        await pilot.press("ctrl+q", "y")
+        await pilot.pause()
+        return asked, still
+
+    asked, still = run(app, script)
+    assert asked and still
+    assert app.return_code == 0
+
+
+def test_switching_store_switches_every_pane(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        before = (list(app.main.map.slugs), [d.slug for d in app.main.drafts.drafts])
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        m = app.main
+        after = {
+            "current": app.current_store,
+            "map": list(m.map.slugs),
+            "drafts": [d.slug for d in m.drafts.drafts],
+            "gatelog": [e["title"] for e in m.gatelog.shown],
+            "doctor": str(m.doctor.query_one("#doctor-report", Static).render()),
+            "recall": str(m.recall.query_one("#recall-status", Static).render()),
+            "top": str(m.query_one("#topbar", Static).render()),
+            "highlight": m.stores.query_one(OptionList).highlighted_option.id,
+        }
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        return before, after, list(app.main.map.slugs)
+
+    before, after, back = run(app, script)
+    assert "archive-on-slow-disk" in before[0] and "glaze-cracks-cooling" in before[1]
+    assert after["current"] == "home" and after["highlight"] == "home"
+    assert set(after["map"]) == {"rice-cooker-water-line", "pantry-rotation"}
+    assert after["drafts"] == ["pantry-list-whiteboard"]
+    assert after["gatelog"] == ["Buy more rice"]
+    assert "home" in after["doctor"] and "maker" not in after["doctor"]
+    assert "home" in after["recall"]
+    assert "home" in after["top"]
+    assert back == before[0]
+
+
+def test_picking_a_store_in_the_stores_pane_switches(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("s", "down")
+        await settle(pilot)
+        return app.current_store, [d.slug for d in app.main.drafts.drafts]
+
+    assert run(app, script) == ("home", ["pantry-list-whiteboard"])
+
+
+def test_recall_console_shows_degraded_mode_without_a_model(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("4")
+        assert app.main.recall.query_one(Input).has_focus
+        await pilot.press(*"kiln firmware", "enter")
+        await settle(pilot)
+        return screen_text(app), list(app.main.recall.walked)
+
+    text, walked = run(app, script)
+    assert "⚠ degraded" in text
+    assert "how words" in text
+    assert walked and walked[0] == "kiln-firmware-3-2"
+
+
+def test_memory_viewer_opens_from_the_map_and_follows_links(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("1", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryScreen)
+        first = screen_text(app)
+        await pilot.press("enter")  # follow the first link
+        await settle(pilot)
+        second = app.screen.slug
+        await pilot.press("b")
+        await settle(pilot)
+        back = app.screen.slug
+        await pilot.press("escape")
+        return first, second, back, isinstance(app.screen, MainScreen)
+
+    first, second, back, closed = run(app, script)
+    assert "Prefers short answers" in first and "Lead with the answer" in first
+    assert second == "archive-on-slow-disk" and back == "prefers-short-answers" and closed
+
+
+def test_gate_log_filter_cycles_kinds(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("3")
+        kinds = []
+        for _ in range(3):
+            await pilot.press("f")
+            kinds.append((app.main.gatelog.filter, [e["kind"] for e in app.main.gatelog.shown]))
+        return kinds
+
+    kinds = run(app, script)
+    assert kinds[0] == ("dropped", ["dropped"])
+    assert kinds[1] == ("tossed", ["tossed"])
+    assert kinds[2] == ("refused", ["refused"])
+
+
+def test_help_lists_every_binding_and_closes(make_app):
+    from kura_tui.app import KuraApp
+    from kura_tui.screens.fix import FixScreen
+    from kura_tui.widgets.drafts import DraftsPane
+    from kura_tui.widgets.gatelog import GateLogPane
+
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text", Static).render())
+        await pilot.press("escape")
+        return text, isinstance(app.screen, MainScreen)
+
+    text, closed = run(app, script)
+    assert closed
+    for cls in (KuraApp, MainScreen, DraftsPane, GateLogPane, FixScreen, MemoryScreen):
+        for b in cls.BINDINGS:
+            assert (b.tooltip or b.description) in text, b
+
+
+def test_every_binding_names_an_action_that_exists():
+    from kura_tui.app import KuraApp
+    from kura_tui.screens.confirm import ConfirmScreen, TossScreen
+    from kura_tui.widgets.drafts import DraftsPane
+    from kura_tui.widgets.gatelog import GateLogPane
+    from kura_tui.widgets.map import MapPane
+    from kura_tui.widgets.recall import RecallPane
+
+    for cls in (KuraApp, MainScreen, MapPane, DraftsPane, GateLogPane, RecallPane, FixScreen,
+                TossScreen, ConfirmScreen, MemoryScreen, HelpScreen):
+        for b in cls.BINDINGS:
+            name = b.action.split("(")[0]
+            assert callable(getattr(cls, f"action_{name}", None)), (cls.__name__, b.action)
+            assert b.id, (cls.__name__, b.key)
+
+
+def test_command_palette_switches_store(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Store: home")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        return app.current_store
+
+    assert run(app, script) == "home"
+
+
+def test_a_core_error_is_a_notification_not_a_crash(make_app):
+    app = make_app()
+    st = _store(app)
+
+    async def script(pilot):
+        # another hand writes a memory with the draft's slug after it was drafted
+        st.write(KETTLE, title="Kettle", description="someone else's kettle note", body="Kettle.")
+        await pilot.press("2", "p")
+        await settle(pilot)
+        return [n.message for n in app._notifications], app.is_running
+
+    notes, running = run(app, script)
+    assert running
+    assert any("already exists" in n for n in notes)
+    assert (st.still / "drafts" / f"{KETTLE}.md").exists()
