@@ -73,6 +73,7 @@ class _Cached:
         self.lock = threading.Lock()
         self.words: dict[str, tuple[tuple, str, float, WordIndex]] = {}
         self.prompts: dict[str, tuple[Any, tuple, tuple]] = {}
+        self.building: dict[str, threading.Lock] = {}
 
 
 _CACHE_ATTR = "_recall_cache"
@@ -121,20 +122,48 @@ def pick_messages(charter: str, shard: str, question: str, top: int) -> list[dic
 # --------------------------------------------------------------------------- the word tier
 
 def word_index(reg: Registry, name: str) -> WordIndex:
+    """The store's word index, built once and shared; rebuilt when the store changes.
+
+    Concurrent callers that find it missing or stale wait for one build instead of each
+    building their own.
+    """
     store = reg.store(name)
     cache = _cache(reg)
+    fresh = _fresh_words(cache, store, name)
+    if fresh is not None:
+        return fresh
+    with _build_lock(cache, name):
+        fresh = _fresh_words(cache, store, name)
+        if fresh is not None:
+            return fresh
+        return _build_words(cache, store, name)
+
+
+def _build_lock(cache: _Cached, name: str) -> threading.Lock:
+    with cache.lock:
+        return cache.building.setdefault(name, threading.Lock())
+
+
+def _fresh_words(cache: _Cached, store: Store, name: str) -> WordIndex | None:
     fp = store.fingerprint()
     now = time.monotonic()
     with cache.lock:
         hit = cache.words.get(name)
-    if hit and hit[0] == fp:
-        if now - hit[2] < RECHECK_S:
-            return hit[3]
-        full = store.content_fingerprint()
-        if full == hit[1]:
-            with cache.lock:
-                cache.words[name] = (fp, full, now, hit[3])
-            return hit[3]
+    if not hit or hit[0] != fp:
+        return None
+    if now - hit[2] < RECHECK_S:
+        return hit[3]
+    full = store.content_fingerprint()
+    if full != hit[1]:
+        return None
+    with cache.lock:
+        cache.words[name] = (fp, full, now, hit[3])
+    return hit[3]
+
+
+def _build_words(cache: _Cached, store: Store, name: str) -> WordIndex:
+    fp = store.fingerprint()
+    now = time.monotonic()
     full = store.content_fingerprint()
     scan = store.scan()
     entries = scan.index.by_slug()
