@@ -329,6 +329,53 @@ def _good_cut(atoms: Sequence[str], p: int) -> bool:
     return sp != sn and not (sp == "c" and sn == "h")
 
 
+_CLAUSE_END = re.compile(r"(?<=[。、，；：！？,;:!?])|(?<=\s—)\s|(?<=\s-)\s")
+
+
+def _clause_trigger(desc: str, budget: int) -> str:
+    """Chinese and Japanese lines trimmed by whole clauses, not by characters.
+
+    Cutting between characters leaves fragments a reader cannot parse ("家族の…ない…"),
+    so whole clauses are kept: the first one, every clause that carries a ⚠️ or a
+    negation, then following clauses while they fit. If the first clause and the clauses
+    that must stay do not fit together, the first clause gives way. A line may run up to
+    half again over the budget rather than lose its sense; beyond that, "" (no answer).
+    """
+    from .distill.gate import negations_in
+
+    clauses = [c for c in _CLAUSE_END.split(desc) if c and c.strip()]
+    if len(clauses) < 2:
+        return ""
+    cost = [estimate_tokens(c) for c in clauses]
+    must = {i for i, c in enumerate(clauses) if "⚠" in c or negations_in(c)}
+    for start in ([0] if 0 in must else [0, None]):
+        kept = set(must) | ({start} if start is not None else set())
+        if not kept:
+            continue
+        used = sum(cost[i] for i in kept)
+        for i in range(len(clauses)):
+            if i not in kept and used + cost[i] <= budget and (i == 0 or i - 1 in kept):
+                kept.add(i)
+                used += cost[i]
+        if used > budget * 1.5:
+            continue
+        parts, prev = [], -1
+        for i in sorted(kept):
+            if prev >= 0 and i != prev + 1:
+                parts[-1] = _rstrip_join(parts[-1])
+                parts.append(ELLIPSIS)
+            elif prev < 0 and i > 0:
+                parts.append(ELLIPSIS)
+            parts.append(clauses[i].strip() if i else clauses[i].rstrip())
+            prev = i
+        text = "".join(parts)
+        if prev != len(clauses) - 1:
+            text = _rstrip_join(text).rstrip() + ELLIPSIS
+        if estimate_tokens(text) <= budget * 1.5 and not trigger_floor(text, desc):
+            return text
+    return ""
+
+
 @functools.lru_cache(maxsize=65536)
 def mechanical_trigger(description: str, budget: int) -> str:
     """The description trimmed to about *budget* tokens without a model.
@@ -341,6 +388,10 @@ def mechanical_trigger(description: str, budget: int) -> str:
     desc = " ".join(description.split())
     if not desc or estimate_tokens(desc) <= budget:
         return desc
+    if _CJK_CHAR.search(desc):
+        by_clause = _clause_trigger(desc, budget)
+        if by_clause:
+            return by_clause
     atoms = _ATOM.findall(desc)
     n = len(atoms)
     if n <= 1:
