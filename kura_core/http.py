@@ -366,6 +366,9 @@ class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server_version = f"kura/{__version__}"
     sys_version = ""
+
+    def version_string(self) -> str:
+        return self.server_version
     timeout = IDLE_TIMEOUT_S
     server: "KuraServer"
 
