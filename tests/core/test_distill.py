@@ -199,6 +199,17 @@ def test_catchup_moves_marks_without_drinking(tmp_path, model, kura_bin):
     assert not rep.did_work and model.count() == 0
 
 
+def kill_mid_batch(cmd: list[str], model) -> None:
+    """Start a kura process, wait until the brain has its batch, and SIGKILL it there."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 20
+    while model.count("kura_candidates") == 0 and time.time() < deadline:
+        time.sleep(0.05)
+    assert model.count("kura_candidates") == 1
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+
+
 def _batches(ws) -> list[tuple[int, int]]:
     return sorted((r["start"], r["end"]) for r in ws.query("SELECT start, end FROM batches"))
 
@@ -236,14 +247,7 @@ def test_a_run_killed_mid_batch_loses_nothing(tmp_path, model, kura_bin):
     model.script("kura_candidates", Hang(30.0))
     model.script("kura_compose", echo_scribe)
     cfg = config(tmp_path, model.url, chunk_chars=300, timeout=60)
-    p = subprocess.Popen(kura_bin + ["-c", str(cfg), "distill", "run"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    deadline = time.time() + 20
-    while model.count("kura_candidates") == 0 and time.time() < deadline:
-        time.sleep(0.05)
-    assert model.count("kura_candidates") == 1
-    p.send_signal(signal.SIGKILL)
-    p.wait()
+    kill_mid_batch(kura_bin + ["-c", str(cfg), "distill", "run"], model)
     reg = registry(cfg)
     held = marks.outstanding(reg.workshop("main"))
     assert len(held) == 1 and held[0]["state"] == "held" and held[0]["start"] == 0

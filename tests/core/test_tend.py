@@ -17,7 +17,7 @@ from kura_core.doctor import diagnose
 from kura_core.errors import BusyError
 from kura_core.registry import Registry
 from kura_core.tend import Tender, run_once
-from tests.core.test_distill import config, echo_scribe, honest_brain, write_journal
+from tests.core.test_distill import config, echo_scribe, honest_brain, kill_mid_batch, write_journal
 from tests.fakes.model_server import Hang
 
 
@@ -159,14 +159,7 @@ def test_a_second_tender_on_the_same_store_refuses(tmp_path, model, kura_bin):
 def test_sigkill_mid_track_leaves_things_consistent_and_the_next_tender_resumes(tmp_path, model, kura_bin):
     cfg, journal = setup(tmp_path, model, lines=5)
     model.script("kura_candidates", Hang(30.0))
-    p = subprocess.Popen(kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--poll", "0.2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 20
-    while model.count("kura_candidates") == 0 and time.time() < deadline:
-        time.sleep(0.05)
-    assert model.count("kura_candidates") == 1
-    p.send_signal(signal.SIGKILL)
-    p.wait()
+    kill_mid_batch(kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--poll", "0.2"], model)
     reg = reg_at(cfg, Clock(time.time()))
     rep = diagnose(reg, "main")
     assert rep["index_drift"]["files_without_line"] == [] and rep["unreadable"] == []
