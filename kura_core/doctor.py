@@ -154,6 +154,10 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         problems.append("the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`")
     elif tender["state"] == "stale":
         notes.append("the tender's heartbeat is late")
+    from .distill.pipeline import missing_roots
+
+    for root in missing_roots(reg, name):
+        notes.append(f"journal root {root} does not exist: nothing is distilled from it")
     if islands:
         notes.append(f"{len(islands)} memory(ies) are islands: nothing links to them")
     if drafts_waiting:

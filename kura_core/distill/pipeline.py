@@ -163,6 +163,11 @@ def journal_files(reg: Registry, name: str) -> list[tuple[str, Path]]:
     return out
 
 
+def missing_roots(reg: Registry, name: str) -> list[str]:
+    """Configured journal roots of a store that do not exist (a typo, or not created yet)."""
+    return [f"{j.root} ({j.adapter})" for j in reg.config.stores[name].distill.journals if not Path(j.root).exists()]
+
+
 def _unit(adapter: str) -> str:
     return "seq" if adapter == "evidence" else "byte"
 
@@ -222,7 +227,14 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
     files = journal_files(reg, name)
     report.journals = len(files)
     if not files:
-        report.stopped = "no journals configured or found"
+        missing = missing_roots(reg, name)
+        if missing:
+            report.stopped = ("journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
+                              f"or [stores.{name}.journals] in kura.toml")
+        elif not spec.distill.journals:
+            report.stopped = f"no journals configured: add [distill.journals] or [stores.{name}.journals] to kura.toml"
+        else:
+            report.stopped = "no journal files found under the configured roots"
         return report
     for role in ("brain", "scribe"):
         if not models.configured(role):

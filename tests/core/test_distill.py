@@ -423,3 +423,12 @@ def test_gate_cli_json_contract(tmp_path, kura_bin):
     assert second["verdict"] == "dropped" and any("44" in v for v in second["violations"])
     for c in data["candidates"]:
         assert set(("title", "verdict", "reasons", "classes", "quotes", "violations")) <= set(c)
+
+
+def test_a_missing_journal_root_is_named(tmp_path, model, kura_bin):
+    cfg = config(tmp_path, model.url)  # journals point at tmp_path/journals, never created
+    out = subprocess.run(kura_bin + ["-c", str(cfg), "distill", "run"], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert f"journal root {tmp_path / 'journals'} (claude) does not exist" in out.stdout
+    doc = subprocess.run(kura_bin + ["-c", str(cfg), "doctor"], capture_output=True, text=True)
+    assert "does not exist" in doc.stdout
