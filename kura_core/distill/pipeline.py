@@ -317,7 +317,12 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
     results = run_gate(cands, segs, is_echo=echo, human_names=spec.distill.human_names,
                        min_quote_chars=spec.distill.min_quote_chars)
     n_drafts = n_dropped = n_seeds = 0
+    drafted = _drafted_evidence(store)
     for res in results:
+        if res.verdict == "kept" and _already_drafted(res, drafted):
+            # a stretch drunk again after a failure: its drafts from last time are still waiting
+            report.covered += 1
+            continue
         if res.verdict == "dropped":
             n_dropped += 1
             ws.log_gate("dropped", title=res.title, reason="; ".join(res.reasons + res.violations),
@@ -346,12 +351,32 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
                (len(cands), n_drafts, n_dropped, n_seeds, batch_id))
 
 
+def _evidence_key(source: str, start: int, text: str) -> tuple[str, int, str]:
+    return (str(source), int(start), normalize(text))
+
+
+def _drafted_evidence(store: Store) -> set[tuple[str, int, str]]:
+    keys = set()
+    for d in list_drafts(store):
+        for q in d.quotes:
+            if q.get("status") == "verified" and q.get("source") is not None:
+                keys.add(_evidence_key(q["source"], q.get("start", 0), q.get("text", "")))
+    return keys
+
+
+def _already_drafted(res: GateResult, drafted: set[tuple[str, int, str]]) -> bool:
+    keys = {_evidence_key(q.segment.source, q.segment.start, q.text) for q in res.survivors if q.segment}
+    return bool(keys) and keys <= drafted
+
+
 class _Dropped(Exception):
     pass
 
 
 def _plant_seed(ws: Any, res: GateResult, path: Path) -> None:
     c = res.candidate
+    if ws.query("SELECT 1 FROM seeds WHERE title=? AND state='waiting'", (res.title,)):
+        return  # the same idea again (or the same stretch drunk again): one seed is enough
     ws.execute(
         "INSERT INTO seeds(at, title, body, quotes, state, source, updated) VALUES(?,?,?,?, 'waiting', ?, ?)",
         (ws.clock(), res.title, str(c.get("body", "")),

@@ -432,3 +432,17 @@ def test_a_missing_journal_root_is_named(tmp_path, model, kura_bin):
     assert f"journal root {tmp_path / 'journals'} (claude) does not exist" in out.stdout
     doc = subprocess.run(kura_bin + ["-c", str(cfg), "doctor"], capture_output=True, text=True)
     assert "does not exist" in doc.stdout
+
+
+def test_a_batch_drunk_again_after_a_scribe_failure_makes_no_duplicate_drafts(tmp_path, model):
+    write_journal(tmp_path / "journals" / "r.jsonl", [("user", "the router lives in the hall cupboard"),
+                                                     ("user", "the printer lives in the study now")])
+    model.script("kura_candidates", honest_brain)
+    model.script("kura_compose", echo_scribe, Status(503, "busy"), echo_scribe)
+    reg = registry(config(tmp_path, model.url))
+    first = pipeline.run(reg, "main")
+    assert first.shelved == 1 and len(first.drafts) == 1
+    second = pipeline.run(reg, "main")
+    assert len(second.drafts) == 1 and second.covered == 1
+    titles = sorted(d.title for d in dr.list_drafts(reg.store("main")))
+    assert titles == ["the printer lives in the study now", "the router lives in the hall cupboard"]
