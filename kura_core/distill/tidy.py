@@ -63,6 +63,10 @@ def find_weak_lines(reg: Registry, selector: str | None) -> list[dict[str, str]]
     out: list[dict[str, str]] = []
     seen: dict[str, str] = {}
     bags = {e.slug: _words(e.description) for e in entries}
+    postings: dict[str, list[str]] = {}
+    for slug, bag in bags.items():
+        for w in bag:
+            postings.setdefault(w, []).append(slug)
     for e in entries:
         desc = normalize(e.description)
         why = ""
@@ -78,17 +82,43 @@ def find_weak_lines(reg: Registry, selector: str | None) -> list[dict[str, str]]
         elif desc.lower() in seen:
             why = f"the same line as {seen[desc.lower()]}"
         else:
-            for other, bag in bags.items():
-                if other == e.slug or not bag or not words:
-                    continue
-                overlap = len(words & bag) / len(words | bag)
-                if overlap >= 0.8:
-                    why = f"swappable with {other}'s line"
-                    break
+            other = _swappable(e.slug, words, bags, postings)
+            if other:
+                why = f"swappable with {other}'s line"
         seen.setdefault(desc.lower(), e.slug)
         if why:
             out.append({"slug": e.slug, "line": e.description, "why": why})
     return out
+
+
+SWAPPABLE = 0.8  # word overlap (Jaccard) at which two lines could be swapped and still read fine
+#: an index whose lines all share the same few words would make the check quadratic; past
+#: this many candidates a line is let be (real indexes rarely come near it)
+MAX_COMPARED = 1000
+
+
+def _swappable(slug: str, words: set[str], bags: dict[str, set[str]], postings: dict[str, list[str]]) -> str:
+    """Another line sharing at least SWAPPABLE of its words with this one, or "".
+
+    Two sets with Jaccard ≥ 0.8 share at least 80% of each one's words, so the other line
+    must contain one of this line's rarest floor(0.2·n)+1 words: only lines found through
+    those words' postings are compared, which keeps a large index linear, not quadratic.
+    """
+    if not words:
+        return ""
+    rare = sorted(words, key=lambda w: (len(postings.get(w, ())), w))[: int(len(words) * (1 - SWAPPABLE)) + 1]
+    seen: set[str] = set()
+    for w in rare:
+        for other in postings.get(w, ()):
+            if other == slug or other in seen:
+                continue
+            if len(seen) >= MAX_COMPARED:
+                return ""
+            seen.add(other)
+            bag = bags[other]
+            if bag and len(words & bag) / len(words | bag) >= SWAPPABLE:
+                return other
+    return ""
 
 
 def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool] | None = None) -> TidyReport:
