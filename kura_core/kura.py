@@ -108,13 +108,13 @@ class Kura:
 
         return recall(self.registry, store, question, hops=hops, top=top, chars=chars)
 
-    def weave(self, store: str | None = None):
+    def weave(self, *, store: str | None = None):
         """Re-weave the store's resident map (see kura_core.weave)."""
         from .weave import weave
 
         return weave(self.registry, store)
 
-    def prefill(self, store: str | None = None):
+    def prefill(self, *, store: str | None = None):
         """The resident map block a host injects (see kura_core.prefill)."""
         from .prefill import build_prefill
 

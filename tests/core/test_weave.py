@@ -573,10 +573,10 @@ def test_kura_facade_weave_and_prefill(tmp_path):
     reg = registry(root)
     gen_store(root, 10)
     k = Kura(reg)
-    res = k.weave("main")
+    res = k.weave(store="main")
     assert res.written
     assert k.prefill(store="main").source == "woven"
-    assert k.prefill("main").text.startswith("<<<KURA-MAP store=main>>>")
+    assert k.prefill(store="main").text.startswith("<<<KURA-MAP store=main>>>")
     k.close()
 
 
