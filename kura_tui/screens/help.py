@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.actions import SkipAction
 from textual.widgets import Static
 
 Section = tuple[str, Sequence[tuple[str, str]]]
@@ -29,6 +30,20 @@ def binding_rows(app: Any, classes: Iterable[type]) -> list[tuple[str, str]]:
                 seen.add((shown, desc))
                 rows.append((shown, desc))
     return rows
+
+
+class KeyScroll(VerticalScroll):
+    """Scrolls a line per key press at once: animated scrolls merge a burst of presses."""
+
+    def action_scroll_up(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self.scroll_up(animate=False)
+
+    def action_scroll_down(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction()
+        self.scroll_down(animate=False)
 
 
 class HelpScreen(ModalScreen[None]):
@@ -52,7 +67,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical() as v:
             v.border_title = "kura — every key"
-            with VerticalScroll(id="help-scroll"):
+            with KeyScroll(id="help-scroll"):
                 yield Static(self._keys_content(), id="help-text")
             yield Static("esc closes · ↑/↓ scroll", id="help-foot")
 

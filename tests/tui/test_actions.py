@@ -328,3 +328,17 @@ def test_a_core_error_is_a_notification_not_a_crash(make_app):
     assert running
     assert any("already exists" in n for n in notes)
     assert (st.still / "drafts" / f"{KETTLE}.md").exists()
+
+
+def test_a_burst_of_arrow_keys_scrolls_the_help_a_line_each(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("question_mark")
+        scroll = app.screen.query_one("#help-scroll")
+        await pilot.press(*["down"] * 6)
+        await pilot.pause()
+        return scroll.scroll_y, scroll.max_scroll_y
+
+    y, most = run(app, script)
+    assert y == min(6, most) and most > 0
