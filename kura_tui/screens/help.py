@@ -38,12 +38,12 @@ class KeyScroll(VerticalScroll):
     def action_scroll_up(self) -> None:
         if not self.allow_vertical_scroll:
             raise SkipAction()
-        self.scroll_up(animate=False)
+        self.scroll_up(animate=False, immediate=True)
 
     def action_scroll_down(self) -> None:
         if not self.allow_vertical_scroll:
             raise SkipAction()
-        self.scroll_down(animate=False)
+        self.scroll_down(animate=False, immediate=True)
 
 
 class HelpScreen(ModalScreen[None]):
