@@ -327,7 +327,7 @@ def test_hang_does_not_block_shutdown():
     started = time.monotonic()
     server.stop()
     client.close()
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 2.0  # a hung reply must not hold shutdown
 
 
 # -- pure pieces ------------------------------------------------------------------------------

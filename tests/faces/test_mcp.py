@@ -238,7 +238,7 @@ def test_stdio_stdout_is_only_protocol_and_exit_is_prompt(setup):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert code == 0 and elapsed < 1.0, (code, elapsed, err)
+    assert code == 0 and elapsed < 2.0, (code, elapsed, err)  # the SDK client waits 2 s, then signals
     assert rest == b""  # nothing else on stdout, ever
     for r in replies[:5] + replies[6:]:
         assert isinstance(r, dict) and r["jsonrpc"] == "2.0"
@@ -289,7 +289,7 @@ def test_stdio_exits_promptly_even_mid_request(setup, model):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert code == 0 and elapsed < 1.0, elapsed
+    assert code == 0 and elapsed < 2.0, elapsed  # within the SDK client's 2 s grace
 
 
 def test_stdio_refuses_an_unknown_bound_store_at_the_door(setup):
