@@ -189,7 +189,7 @@ def test_mtime_reset_to_today_does_not_make_old_memories_fresh(tmp_path):
     root = tmp_path / "main"
     reg = registry(root)
     gen_store(root, 600)
-    now = time.time()
+    now = _noon(TODAY)  # "today" by the frozen clock, whatever the wall clock says
     for p in root.glob("*.md"):
         os.utime(p, (now, now))
     res = weave(reg, "main", today=lambda: TODAY)
