@@ -84,28 +84,9 @@ def cmd_init(ctx: Ctx) -> int:
 
 
 def cmd_stores(ctx: Ctx) -> int:
+    from .kura import Kura
 
-    reg = ctx.registry()
-    info = reg.describe()
-    for s in info["stores"]:
-        st = reg.store(s["name"])
-        s["memories"] = len(st.file_slugs()) if st.root.is_dir() else 0
-        drafts = st.still / "drafts"
-        s["drafts_waiting"] = len(list(drafts.glob("*.md"))) if drafts.is_dir() else 0
-        s["exists"] = st.index_path.is_file()
-    calls = {}
-    for s in info["stores"]:
-        if s["exists"]:
-            for role, c in reg.workshop(s["name"]).model_calls().items():
-                if c.get("last_error_at") and (role not in calls or c["last_error_at"] > calls[role]["last_error_at"]):
-                    calls[role] = c
-    client = reg.models(reg.names()[0]) if ctx.args.probe and reg.names() else None
-    for role, spec in info["models"].items():
-        if spec is not None:
-            c = calls.get(role)
-            spec["last_error"] = c["last_error"] if c and (c.get("last_ok_at") or 0) < c["last_error_at"] else None
-            if client is not None:
-                spec["reachable"], spec["reason"] = client.probe(role)
+    info = Kura(ctx.registry()).stores(probe=ctx.args.probe)
     if ctx.args.json:
         ctx.json(info)
         return OK

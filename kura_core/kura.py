@@ -42,8 +42,28 @@ class Kura:
         self.close()
 
     # ---- reading ---------------------------------------------------------
-    def stores(self) -> dict[str, Any]:
-        return self.registry.describe()
+    def stores(self, *, probe: bool = False) -> dict[str, Any]:
+        """Stores (with counts), modes, and which model fills each role with its last error;
+        with *probe*, whether each endpoint answers now. Never a secret."""
+        reg = self.registry
+        info = reg.describe()
+        info["stores"] = self.overview()
+        calls: dict[str, dict[str, Any]] = {}
+        for s in info["stores"]:
+            if s["exists"]:
+                for role, c in reg.workshop(s["name"]).model_calls().items():
+                    if c.get("last_error_at") and (role not in calls
+                                                   or c["last_error_at"] > calls[role]["last_error_at"]):
+                        calls[role] = c
+        client = reg.models(reg.names()[0]) if probe and reg.names() else None
+        for role, spec in info["models"].items():
+            if spec is None:
+                continue
+            c = calls.get(role)
+            spec["last_error"] = c["last_error"] if c and (c.get("last_ok_at") or 0) < c["last_error_at"] else None
+            if client is not None:
+                spec["reachable"], spec["reason"] = client.probe(role)
+        return info
 
     def overview(self) -> list[dict[str, Any]]:
         """Every store with its cheap counts (no memory is parsed): for lists and pickers."""

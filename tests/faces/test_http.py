@@ -216,6 +216,12 @@ def test_stores_names_roles_and_never_a_secret(tmp_path):
         assert d["modes"] == {"talk": "hearth", "build": "forge"}
         assert d["models"]["thinker"]["api_key_env"] == "KURA_TEST_API_KEY"
         assert d["models"]["thinker"]["model"] == "m"
+        assert d["models"]["thinker"]["last_error"] is None
+        # a failed recall (nothing listens on port 9) is named in /stores, never silently None
+        lv.client.post("/recall", json={"question": "archive", "store": "hearth"})
+        after = lv.client.get("/stores").json()["models"]["thinker"]
+        assert "connection refused" in after["last_error"]
+        assert "sk-never-show-this-value" not in json.dumps(after)
     finally:
         _stop(lv)
 
