@@ -284,8 +284,9 @@ def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], bool]:
     return segs, has_user
 
 
-def check_floor(reg: Registry, name: str, draft: Draft) -> list[str]:
-    from .gate import floor
+def check_floor(reg: Registry, name: str, draft: Draft, *, tags_before: Sequence[str] = ()) -> list[str]:
+    """The final floor on what a draft would store: numbers, attribution, links, tags."""
+    from .gate import floor, tag_violations
 
     store = reg.store(name)
     segs, has_user = evidence_of(store, draft)
@@ -293,8 +294,10 @@ def check_floor(reg: Registry, name: str, draft: Draft) -> list[str]:
               **{k: draft.curation.get(k, "") for k in CURATION}}
     existing = set(store.file_slugs())
     existing.add(draft.writes)
+    classes = {str(q.get("cls")) for q in draft.quotes if q.get("status") == "verified"}
     return floor(fields, segs, has_user_quote=has_user,
-                 human_names=reg.config.stores[name].distill.human_names, existing_slugs=existing)
+                 human_names=reg.config.stores[name].distill.human_names, existing_slugs=existing) \
+        + tag_violations(draft.tags, classes, allowed=tags_before)
 
 
 def body_digest(text: str) -> str:
@@ -331,7 +334,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
                 "against the current memory")
     elif draft.decision == "extends":
         raise ConflictError(f"this draft extends {writes!r}, which no longer exists; toss it")
-    violations = check_floor(reg, name, draft)
+    violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
     if violations:
         ws.log_gate("refused", title=draft.title, slug=slug, reason="; ".join(violations),
                     detail={"at": "pour", "by": by})
@@ -379,7 +382,7 @@ def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = N
     )
     if not new.description or not new.body.strip():
         raise KuraError("a draft needs a description and a body")
-    violations = check_floor(reg, name, new)
+    violations = check_floor(reg, name, new, tags_before=draft.tags)
     ws = reg.workshop(name)
     if violations:
         ws.log_gate("refused", title=new.title, slug=slug, reason="; ".join(violations),
@@ -390,6 +393,14 @@ def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = N
     atomic_write_text(draft.path, render_draft(new))
     ws.log_gate("fixed", title=new.title, slug=slug, reason=reason or f"edited by {by}", detail={"by": by})
     return new
+
+
+def _tags_at_compose(store: Store, draft: Draft) -> tuple[str, ...]:
+    """Tags the distiller itself gave the draft (e.g. `judgement`), which a pour accepts."""
+    tags = ["judgement"] if draft.label == "judgement" else []
+    if draft.decision == "extends" and store.has(draft.target):
+        tags += list(store.read(draft.target).tags)
+    return tuple(tags)
 
 
 def _remove(draft: Draft) -> None:

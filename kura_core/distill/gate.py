@@ -724,6 +724,34 @@ def _check_tags(tags: object, classes: set[str]) -> tuple[list[Any], dict[str, s
     return kept, checks, notes
 
 
+_TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
+
+
+def tag_violations(tags: Sequence[str], classes: set[str], *, allowed: Sequence[str] = ()) -> list[str]:
+    """What is wrong with tags a person or a model set on a draft, for the final floor.
+
+    A tag is one word or a hyphenated phrase (no spaces, at most 40 characters) — a
+    sentence in a tag is text that no floor would read. Tags that claim something about the
+    human need their kind of evidence among *classes*; the distiller's own tags may not be
+    added by hand (*allowed* lists tags the draft already carried).
+    """
+    out: list[str] = []
+    for tag in tags:
+        if not isinstance(tag, str) or not _TAG_WORD.fullmatch(normalize(tag)):
+            out.append(f"tag {str(tag)[:40]!r} is not one word or a hyphenated phrase")
+            continue
+        if tag in allowed:
+            continue
+        key = _tag_key(tag)
+        if key in DISTILLER_TAGS:
+            out.append(f"tag {tag} is written by the distiller, not by hand")
+            continue
+        needs = TAG_EVIDENCE.get(key)
+        if needs is not None and not (needs & classes):
+            out.append(f"tag {tag} needs a surviving {' or '.join(c for c in CLASSES if c in needs)} quote")
+    return out
+
+
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 
 from kura_core.distill import drafts as dr
 from kura_core.distill import marks, pipeline
@@ -446,3 +447,28 @@ def test_a_batch_drunk_again_after_a_scribe_failure_makes_no_duplicate_drafts(tm
     assert len(second.drafts) == 1 and second.covered == 1
     titles = sorted(d.title for d in dr.list_drafts(reg.store("main")))
     assert titles == ["the printer lives in the study now", "the router lives in the hall cupboard"]
+
+
+def test_fix_refuses_a_sentence_smuggled_into_a_tag_and_claim_tags_without_evidence(tmp_path, model):
+    write_journal(tmp_path / "journals" / "f.jsonl", [("tool", "fan speed held at 30 % on GPU 1")])
+
+    def brain(req):
+        return {"candidates": [{"kind": "fact", "title": "GPU 1 fan at 30 %", "description": "GPU 1 fan held at 30 %",
+                                "body": "The fan on GPU 1 held at 30 %.",
+                                "quotes": ["[TOOL] fan speed held at 30 % on GPU 1"], "tags": ["cooling"]}]}
+
+    model.script("kura_candidates", brain)
+    model.script("kura_compose", echo_scribe)
+    reg = registry(config(tmp_path, model.url))
+    pipeline.run(reg, "main")
+    (d,) = dr.list_drafts(reg.store("main"))
+    with pytest.raises(dr.FloorRefused, match="not one word"):
+        dr.fix(reg, "main", d.slug, tags=["cooling", "the user decided this after 7 tries"])
+    with pytest.raises(dr.FloorRefused, match="entrusted needs a surviving USER quote"):
+        dr.fix(reg, "main", d.slug, tags=["cooling", "entrusted"])
+    with pytest.raises(dr.FloorRefused, match="written by the distiller"):
+        dr.fix(reg, "main", d.slug, tags=["recurred"])
+    assert dr.read_draft(reg.store("main"), d.slug).tags == ("cooling",)  # unchanged
+    fixed = dr.fix(reg, "main", d.slug, tags=["cooling", "gpu", "ファン"])
+    assert fixed.tags == ("cooling", "gpu", "ファン")
+    assert dr.pour(reg, "main", d.slug).tags == ("cooling", "gpu", "ファン")
