@@ -85,13 +85,19 @@ def make_registry(root: Path, *, stores: dict | None = None, model_url: str | No
         raw["stores"][name] = {"path": str(root / name)}
     if model_url:
         raw["models"] = {"thinker": {"url": model_url, "model": "scripted", "timeout": timeout}}
-    for k, v in (extra or {}).items():
-        if isinstance(v, dict) and isinstance(raw.get(k), dict):
-            for kk, vv in v.items():
-                if isinstance(vv, dict) and isinstance(raw[k].get(kk), dict):
-                    raw[k][kk].update(vv)
-                else:
-                    raw[k][kk] = vv
-        else:
-            raw[k] = v
+    merge_tables(raw, extra or {})
     return Registry(parse_config(raw, source=None), env=env or {})
+
+
+def merge_tables(base: dict, extra: dict) -> dict:
+    """Merge config tables two levels deep (e.g. extra {"stores": {"x": {...}}} into base)."""
+    for k, v in extra.items():
+        if isinstance(v, dict) and isinstance(base.get(k), dict):
+            for kk, vv in v.items():
+                if isinstance(vv, dict) and isinstance(base[k].get(kk), dict):
+                    base[k][kk].update(vv)
+                else:
+                    base[k][kk] = vv
+        else:
+            base[k] = v
+    return base

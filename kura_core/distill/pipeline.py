@@ -242,7 +242,7 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
                 f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
                 "or [models.{role}] to kura.toml".replace("{role}", role))
     budget = spec.distill.chunk_chars
-    echo = echo_detector(store)
+    echo_for, echo = store.fingerprint(), echo_detector(store)
     for adapter, path in files:
         key = marks.journal_key(adapter, path)
         unit = _unit(adapter)
@@ -276,7 +276,8 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
                 raise
             marks.commit(ws, stretch, adapter=adapter, unit=unit)
             report.batches += 1
-            echo = echo_detector(store)
+            if store.fingerprint() != echo_for:  # another process wrote: read the store again
+                echo_for, echo = store.fingerprint(), echo_detector(store)
     return report
 
 
@@ -344,7 +345,7 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
             continue
         n_drafts += 1
         report.drafts.append(d.slug)
-    report.graduated += _check_seeds(reg, name, store, segs, path, batch_id)
+    report.graduated += _check_seeds(reg, name, store, segs, path, batch_id, echo)
     report.dropped += n_dropped
     report.seeds += n_seeds
     ws.execute("UPDATE batches SET candidates=?, drafts=?, dropped=?, seeds=? WHERE id=?",
@@ -545,7 +546,8 @@ def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: Ga
                                     reason="the human raised it again from another session")
 
 
-def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], path: Path, batch_id: int) -> int:
+def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], path: Path, batch_id: int,
+                 echo: Callable[[str], bool]) -> int:
     """Ask whether this stretch confirms any waiting idea; graduate only on verified quotes."""
     ws = reg.workshop(name)
     waiting = ws.query("SELECT id, title, body FROM seeds WHERE state='waiting' ORDER BY id LIMIT 50")
@@ -568,7 +570,7 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
         qs = [q for q in (quotes.get(str(sid)) or []) if isinstance(q, str)]
         cand = {"kind": "fact", "title": ids[sid]["title"], "description": ids[sid]["title"],
                 "body": ids[sid]["body"], "quotes": qs, "tags": []}
-        res = run_gate([cand], segs, is_echo=echo_detector(store), human_names=spec.distill.human_names,
+        res = run_gate([cand], segs, is_echo=echo, human_names=spec.distill.human_names,
                        min_quote_chars=spec.distill.min_quote_chars)[0]
         if res.verdict != "kept":
             ws.log_gate("seed-unconfirmed", title=ids[sid]["title"],

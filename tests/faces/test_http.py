@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import make_registry
+from tests.conftest import make_registry, merge_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,15 +62,7 @@ def _start(tmp_path, *, extra=None, env=None, token=None, log=None):
 
     cfg = {"stores": {"hearth": {"write_policy": "direct-allowed"}},
            "modes": {"talk": "hearth", "build": "forge"}, "server": {"max_body_bytes": 4096}}
-    for k, v in (extra or {}).items():
-        if isinstance(v, dict) and isinstance(cfg.get(k), dict):
-            for kk, vv in v.items():
-                if isinstance(vv, dict) and isinstance(cfg[k].get(kk), dict):
-                    cfg[k][kk].update(vv)
-                else:
-                    cfg[k][kk] = vv
-        else:
-            cfg[k] = v
+    merge_tables(cfg, extra or {})
     reg = make_registry(tmp_path / "stores", stores={"hearth": HEARTH, "forge": FORGE}, extra=cfg, env=env)
     log = log if log is not None else io.StringIO()
     kw = {} if token is None else {"token": token}
