@@ -155,25 +155,13 @@ class WeaveError(KuraError):
 # =========================================================================== the floors
 
 
-def _negations(text: str) -> Counter:
-    from .distill.gate import negations_in
-
-    out: Counter = Counter()
-    for word in negations_in(text):
-        w = word.lower()
-        if w.endswith("n't") or w == "cannot":
-            w = "not"
-        out[w] += 1
-    return out
-
-
 _MD_LINK = re.compile(r"\[[^\]\n]*\]\([^)\s]*\)")
 _URL = re.compile(r"\b(?:https?|ftp|file)://\S+", re.IGNORECASE)
 _MARKUP = ("<<<", ">>>", "<!--", "-->")
 
 
 def _links(text: str) -> set[str]:
-    from .distill.gate import links_in as wiki_links
+    from .floors import links_in as wiki_links
 
     found = {f"[[{s}]]" for s in wiki_links(text)}
     found |= {m.group(0) for m in _MD_LINK.finditer(text)}
@@ -182,58 +170,50 @@ def _links(text: str) -> set[str]:
 
 
 def trigger_floor(trigger: str, description: str, *, budget: int | None = None,
-                  human_names: Sequence[str] = ()) -> list[str]:
-    """Why *trigger* may not stand for *description* (empty: it may).
+                  human_names: Sequence[str] = ()) -> list[Any]:
+    """Why *trigger* may not stand for *description* (empty: it may), as the floors'
+    structured violations (:func:`kura_core.floors.check_rewrite` and three of its own):
 
     * blank;
-    * a number that is not a whole number token of the description (``numbers_in``), or
-      numbers in another order than the description's (a swap re-binds them);
-    * a negation dropped or added (``negations_in``; n't and cannot count as "not");
-    * an attribution (``attribution_claims``) when the description makes none;
-    * a ⚠️ dropped or added;
-    * a link (``[[slug]]``, ``[..](..)``, URL) the description does not have;
-    * map markup (``<<<``, ``>>>``, HTML comments) the description does not have;
+    * a figure the description does not have (the same value and unit, by meaning), or
+      figures in another order than the description's (a swap re-binds them);
+    * a negation dropped or added; a ⚠️ dropped or added;
+    * an attribution the description does not make;
+    * a link (``[[slug]]``, ``[..](..)``, URL) or map markup (``<<<``, ``>>>``, HTML
+      comments) the description does not have;
     * with *budget*: more than ``SCRIBE_SLACK`` × budget tokens.
     """
-    from .distill.gate import attribution_claims, numbers_in
+    from .floors import BUDGET, MARKUP, ORDER, Violation, check_rewrite, scan
+    from .floors.quantities import covers
 
-    out: list[str] = []
-    if not trigger.strip():
-        return ["the trigger is blank"]
-    d_nums = numbers_in(description)
-    t_nums = numbers_in(trigger)
-    invented = [n for n in t_nums if n not in d_nums]
-    for n in invented:
-        out.append(f"number {n} is not in the description")
-    kept = [d_nums.index(n) for n in t_nums if n in d_nums]
-    for a, b in zip(kept, kept[1:]):
+    out = check_rewrite(trigger, description, field_name="trigger", human_names=human_names)
+    if out and out[0].rule == "empty":
+        return out
+    d_q = scan(description)
+    order = []
+    flagged = {v.text for v in out if v.kind == "number"}
+    for q in scan(trigger):
+        for i, e in enumerate(d_q):
+            if covers(q, e):
+                order.append(i)
+                if not covers(e, q) and q.canon not in flagged:
+                    # a trigger keeps a figure whole, with its unit, or leaves it out
+                    out.append(Violation("number", "trigger", q.canon, "partial", e.canon))
+                break
+    for a, b in zip(order, order[1:]):
         if b < a:
-            out.append(f"numbers {d_nums[a]} and {d_nums[b]} are in another order than in the "
-                       "description (re-bound)")
+            out.append(Violation(ORDER, "trigger", f"{d_q[a].canon} and {d_q[b].canon}", "swapped"))
             break
-    d_neg, t_neg = _negations(description), _negations(trigger)
-    for w in (d_neg - t_neg):
-        out.append(f"drops the negation {w!r}")
-    for w in (t_neg - d_neg):
-        out.append(f"adds the negation {w!r}")
-    if not attribution_claims(description, human_names):
-        claims = attribution_claims(trigger, human_names)
-        if claims:
-            out.append(f"invents an attribution ({claims[0]!r})")
-    if "⚠" in description and "⚠" not in trigger:
-        out.append("drops the ⚠️")
-    if "⚠" in trigger and "⚠" not in description:
-        out.append("adds a ⚠️ the description does not have")
     d_links = _links(description)
     for link in sorted(_links(trigger) - d_links):
-        out.append(f"adds or changes a link ({link})")
+        out.append(Violation(MARKUP, "trigger", link, "link"))
     for mark in _MARKUP:
         if mark in trigger and mark not in description:
-            out.append(f"adds map markup ({mark})")
+            out.append(Violation(MARKUP, "trigger", mark, "markup"))
     if budget is not None:
         tokens = estimate_tokens(trigger)
         if tokens > budget * SCRIBE_SLACK:
-            out.append(f"is ~{tokens} tokens, over the budget of {budget}")
+            out.append(Violation(BUDGET, "trigger", str(tokens), "over", str(budget)))
     return out
 
 
@@ -274,7 +254,7 @@ def _render(atoms: Sequence[str], kept: Sequence[int]) -> str:
 def _must_keep(atoms: Sequence[str]) -> tuple[set[int], set[int]]:
     """Atoms that carry a ⚠️ or a negation (must), and a little context after each
     negation (what it negates)."""
-    from .distill.gate import negations_in
+    from .floors import negations_in
 
     must: set[int] = set()
     context: set[int] = set()
@@ -341,7 +321,7 @@ def _clause_trigger(desc: str, budget: int) -> str:
     that must stay do not fit together, the first clause gives way. A line may run up to
     half again over the budget rather than lose its sense; beyond that, "" (no answer).
     """
-    from .distill.gate import negations_in
+    from .floors import negations_in
 
     clauses = [c for c in _CLAUSE_END.split(desc) if c and c.strip()]
     if len(clauses) < 2:
@@ -559,7 +539,7 @@ class _Scribe:
                                      human_names=self.human_names)
             if not problems:
                 return "ok", trigger
-            reason = "; ".join(problems)
+            reason = "; ".join(str(p) for p in problems)
             if attempt == 0:
                 task = (f"{base}\n\nYour previous trigger was refused: {reason}. "
                         "Write it again within the rules.")

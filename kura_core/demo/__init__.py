@@ -50,7 +50,8 @@ from ..distill.pipeline import echo_detector
 from ..distill import drafts as drafts_mod
 from ..distill.drafts import CURATION, Draft, save_draft, write_manifest
 from ..distill.evidence import Segment
-from ..distill.gate import GateResult, floor, run_gate
+from ..distill.gate import GateResult, run_gate
+from ..floors import check_surface, messages
 from ..distill.journals import read_claude
 from ..errors import KuraError
 from ..fsutil import atomic_write_text
@@ -339,7 +340,7 @@ def _quote_json(q: Any) -> dict[str, Any]:
 def _decisive_reason(r: GateResult) -> str:
     why = r.reasons[-1] if r.reasons else "dropped"
     if r.violations and why.startswith("refused"):
-        why += ": " + "; ".join(r.violations)
+        why += ": " + "; ".join(messages(r.violations))
     return why
 
 
@@ -374,14 +375,18 @@ def _distil(root: Path, reg: Registry, name: str, journal: Path, session: Mappin
             ws.log_gate("dropped", title=r.title, reason=_decisive_reason(r), detail=gate_json)
             continue
         evidence = _unique_segments(q.segment for q in r.survivors if q.segment is not None)
-        has_user = "USER" in r.classes
         target = str(cand.get("extends") or "")
         fields = {k: str(cand.get(k) or "") for k in ("title", "description", "body", *CURATION)}
-        final = floor(fields, evidence, has_user_quote=has_user,
-                      human_names=spec.distill.human_names, existing_slugs=existing)
+        given = []
+        if target:
+            cur = store.read(target)
+            given = [cur.title, cur.description, cur.body]
+        final = check_surface(fields, r.evidence, human_names=spec.distill.human_names,
+                              existing_slugs=existing, given=given)
         if final:
-            ws.log_gate("dropped", title=r.title, reason="refused by the final floor: " + "; ".join(final),
-                        detail={**gate_json, "violations": final})
+            ws.log_gate("dropped", title=r.title,
+                        reason="refused by the final floor: " + "; ".join(messages(final)),
+                        detail={**gate_json, "violations": [v.to_json() for v in final]})
             continue
         _make_draft(store, cand, r, evidence, info, rel, target, clock)
 
@@ -396,16 +401,22 @@ def _unique_segments(segs: Iterable[Segment]) -> list[Segment]:
 def _make_draft(store: Store, cand: Mapping[str, Any], r: GateResult, evidence: Sequence[Segment],
                 info: Mapping[str, Any], rel: str, target: str, clock: _Clock) -> Draft:
     quotes = [_quote_json(q) for q in r.survivors]
-    gate = {"verdict": r.verdict, "reasons": list(r.reasons), "violations": list(r.violations),
+    gate = {"verdict": r.verdict, "reasons": list(r.reasons), "violations": [v.to_json() for v in r.violations],
             "tag_checks": dict(r.tag_checks), "classes": list(r.classes)}
     decision, digest = "new", ""
     if target:
         decision = "extends"
         digest = drafts_mod.body_digest(store.read(target).body)
+    segments = [_segment_json(s) for s in evidence]
+    if target:
+        cur = store.read(target)
+        segments.append(_segment_json(Segment("TOOL", cur.description + "\n" + cur.body, f"memory:{target}",
+                                              0, 0, "byte")))
     payload = {
         "batch": dict(info),
-        "segments": [_segment_json(s) for s in evidence],
+        "segments": segments,
         "quotes": quotes,
+        "evidence": r.evidence.to_json(),
         "gate": r.to_json(),
         "candidate": dict(cand),
         "decision": decision,

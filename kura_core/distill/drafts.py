@@ -32,13 +32,19 @@ CURATION = ("belongs_because", "keep", "may_fade")
 
 
 class FloorRefused(KuraError):
-    """An edit or a pour would store something the evidence does not vouch for."""
+    """An edit or a pour would store something the evidence does not vouch for.
+
+    ``violations`` are the floors' structured :class:`~kura_core.floors.Violation`
+    values; the message lists them in words."""
 
     status = 422
 
-    def __init__(self, violations: Sequence[str]):
+    def __init__(self, violations: Sequence[Any]):
         self.violations = list(violations)
-        super().__init__("refused by the floor: " + "; ".join(self.violations))
+        super().__init__("refused by the floor: " + "; ".join(str(v) for v in self.violations))
+
+    def messages(self) -> list[str]:
+        return [str(v) for v in self.violations]
 
 
 @dataclass(frozen=True)
@@ -144,7 +150,9 @@ def render_draft(d: Draft) -> str:
     verdict = g.get("verdict", "?")
     lines.append(f"gate: {verdict}" + (f" — {'; '.join(g.get('reasons', []))}" if g.get("reasons") else ""))
     if g.get("violations"):
-        lines.append("violations: " + "; ".join(g["violations"]))
+        from ..floors import Violation
+
+        lines.append("violations: " + "; ".join(Violation.from_json(v).message() for v in g["violations"]))
     if g.get("tag_checks"):
         lines.append("tags: " + ", ".join(f"{k} {v}" for k, v in g["tag_checks"].items()))
     payload = {"quotes": [dict(q) for q in d.quotes], "gate": dict(g), "history": [dict(h) for h in d.history]}
@@ -266,38 +274,57 @@ def read_draft(store: Store, slug: str) -> Draft:
 
 # --------------------------------------------------------------------------- the floor
 
-def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], bool]:
-    """The segments that vouch for a draft, and whether a USER quote survived."""
+def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], Any, list[str]]:
+    """What vouches for a draft: the segments its quotes were found in (to show a model),
+    the floors' :class:`~kura_core.floors.Evidence` as the gate saw it (store echoes and the
+    agent's repeated words already removed), and the text of the memory an extension
+    rewrites (which may stand as it is)."""
+    from ..floors import Evidence
     from .evidence import Segment
 
     segs: list[Any] = []
+    man: Mapping[str, Any] = {}
     if draft.manifest:
         try:
             man = read_manifest(store, draft.manifest)
         except NotFound:
             man = {}
-        for s in man.get("segments", []):
-            segs.append(Segment(cls=s["cls"], text=s["text"], source=s.get("source", ""),
-                                start=int(s.get("start", 0)), end=int(s.get("end", 0)),
-                                unit=s.get("unit", "byte")))
-    has_user = any(q.get("cls") == "USER" and q.get("status") == "verified" for q in draft.quotes)
-    return segs, has_user
+    given: list[str] = []
+    for s in man.get("segments", []):
+        seg = Segment(cls=s["cls"], text=s["text"], source=s.get("source", ""),
+                      start=int(s.get("start", 0)), end=int(s.get("end", 0)), unit=s.get("unit", "byte"))
+        if seg.source.startswith("memory:"):
+            given.append(seg.text)
+        else:
+            segs.append(seg)
+    if "evidence" in man:
+        ev = Evidence.from_json(man["evidence"])
+    else:  # a manifest from before the floors kept their evidence: whole segments
+        by_place = {(s.source, s.start): s for s in segs}
+        quotes = []
+        for q in draft.quotes:
+            if q.get("status") != "verified":
+                continue
+            seg = by_place.get((q.get("source"), q.get("start")))
+            quotes.append((str(q.get("cls")), str(q.get("text", "")), seg.text if seg else str(q.get("text", ""))))
+        ev = Evidence.of(((s.cls, s.text) for s in segs), quotes)
+    return segs, ev, given
 
 
-def check_floor(reg: Registry, name: str, draft: Draft, *, tags_before: Sequence[str] = ()) -> list[str]:
-    """The final floor on what a draft would store: numbers, attribution, links, tags."""
-    from .gate import floor, tag_violations
+def check_floor(reg: Registry, name: str, draft: Draft, *, tags_before: Sequence[str] = ()) -> list[Any]:
+    """The final floor on what a draft would store: shape, disguise, numbers, attribution,
+    links, tags -- the same floors the gate ran (:mod:`kura_core.floors`)."""
+    from ..floors import check_surface, check_tags
 
     store = reg.store(name)
-    segs, has_user = evidence_of(store, draft)
+    _segs, ev, given = evidence_of(store, draft)
     fields = {"title": draft.title, "description": draft.description, "body": draft.body,
               **{k: draft.curation.get(k, "") for k in CURATION}}
     existing = set(store.file_slugs())
     existing.add(draft.writes)
-    classes = {str(q.get("cls")) for q in draft.quotes if q.get("status") == "verified"}
-    return floor(fields, segs, has_user_quote=has_user,
-                 human_names=reg.config.stores[name].distill.human_names, existing_slugs=existing) \
-        + tag_violations(draft.tags, classes, allowed=tags_before)
+    names = reg.config.stores[name].distill.human_names
+    return check_surface(fields, ev, human_names=names, existing_slugs=existing, given=given) \
+        + check_tags(list(draft.tags), ev, allowed=tags_before, human_names=names)
 
 
 def body_digest(text: str) -> str:
@@ -336,8 +363,8 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
         raise ConflictError(f"this draft extends {writes!r}, which no longer exists; toss it")
     violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
     if violations:
-        ws.log_gate("refused", title=draft.title, slug=slug, reason="; ".join(violations),
-                    detail={"at": "pour", "by": by})
+        ws.log_gate("refused", title=draft.title, slug=slug, reason="; ".join(str(v) for v in violations),
+                    detail={"at": "pour", "by": by, "violations": [v.to_json() for v in violations]})
         raise FloorRefused(violations)
     tags = list(draft.tags)
     if draft.label == "judgement" and "judgement" not in tags:
@@ -385,8 +412,8 @@ def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = N
     violations = check_floor(reg, name, new, tags_before=draft.tags)
     ws = reg.workshop(name)
     if violations:
-        ws.log_gate("refused", title=new.title, slug=slug, reason="; ".join(violations),
-                    detail={"at": "fix", "by": by})
+        ws.log_gate("refused", title=new.title, slug=slug, reason="; ".join(str(v) for v in violations),
+                    detail={"at": "fix", "by": by, "violations": [v.to_json() for v in violations]})
         raise FloorRefused(violations)
     entry = {"at": dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds"), "by": by, "reason": reason}
     new = replace(new, history=(*draft.history, entry))

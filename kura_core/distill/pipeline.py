@@ -20,8 +20,9 @@ from ..tokens import estimate_tokens
 from . import marks
 from .drafts import (Draft, FloorRefused, body_digest, evidence_of, fix as fix_draft, list_drafts,
                      pour, read_manifest, save_draft, toss, write_manifest)
+from ..floors import check_surface, messages
 from .evidence import Segment, normalize
-from .gate import GateResult, floor, run_gate
+from .gate import GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, JournalRoot, discover
 
 Progress = Callable[[str, Mapping[str, Any]], None]
@@ -105,10 +106,16 @@ says. Reply with JSON only."""
 
 JUDGE_INSTRUCTIONS = """\
 You are the last gate of a long-term memory. Read the draft below cold, against its
-evidence. Answer "pour" if it is true to the evidence, useful for a long time and belongs
-in this store; "fix" with corrected title/description/body if it is worth keeping but says
-more or less than the evidence; "toss" if it is chatter, wrong, or does not belong. Give a
-short reason. Reply with JSON only: {"verdict", "reason", "fix": {"title", "description", "body"}}."""
+evidence. A deterministic gate has already checked that every quote is verbatim, that
+every number occurs in the evidence and that the human is credited only with what a
+[USER] line says -- but it cannot read meaning. Check what it cannot: that the text agrees
+with its quotes (no claim the quotes contradict, no two figures swapped, no "not" lost, a
+decision not turned into its opposite, an idea not turned into a fact, the agent's own
+view not turned into the human's). Answer "pour" if it is true to the evidence, useful for
+a long time and belongs in this store; "fix" with corrected title/description/body if it
+is worth keeping but says more or less than the evidence; "toss" if it is chatter, wrong,
+contradicts its evidence, or does not belong. Give a short reason. Reply with JSON only:
+{"verdict", "reason", "fix": {"title", "description", "body"}}."""
 
 SEED_INSTRUCTIONS = """\
 Below are ideas kept aside until later evidence confirms them, then a new stretch of journal.
@@ -281,15 +288,16 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
     return report
 
 
-def echo_detector(store: Store) -> Callable[[str], bool]:
-    """is_echo for the gate: a normalised quote the store already holds (in its index or in
-    any memory) is the store reading itself back, not new material."""
-    texts = [normalize(store.index_text())]
+def echo_detector(store: Store) -> StoreEcho:
+    """is_echo for the gate: a normalised quote (or piece of tool output) the store already
+    holds -- in its index or in any memory -- is the store reading itself back, not new
+    material, and vouches for nothing."""
+    texts = [store.index_text()]
     for m in store.scan().memories:
-        texts.append(normalize(m.description))
-        texts.append(normalize(m.body))
-    blob = "\n".join(texts)
-    return lambda q: bool(q) and q in blob
+        texts.append(m.title)
+        texts.append(m.description)
+        texts.append(m.body)
+    return StoreEcho(texts)
 
 
 def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, stretch: marks.Stretch,
@@ -326,7 +334,7 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
             continue
         if res.verdict == "dropped":
             n_dropped += 1
-            ws.log_gate("dropped", title=res.title, reason="; ".join(res.reasons + res.violations),
+            ws.log_gate("dropped", title=res.title, reason="; ".join(list(res.reasons) + messages(res.violations)),
                         detail={"gate": res.to_json(), "journal": str(path), "batch": batch_id})
             continue
         if res.verdict == "seed":
@@ -416,6 +424,7 @@ def _manifest_payload(res: GateResult, path: Path, batch_id: int, stretch: marks
         "quotes": [q.to_json() for q in res.quotes],
         "gate": {k: v for k, v in res.to_json().items() if k != "quotes"},
         "label": res.label,
+        "evidence": res.evidence.to_json(),
     }
 
 
@@ -436,7 +445,6 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
     c = res.candidate
     near = _neighbours(reg, name, " ".join(str(c.get(k, "")) for k in ("title", "description", "body")))
     evidence = [q.segment for q in res.survivors if q.segment is not None]
-    has_user = any(q.cls == "USER" for q in res.survivors)
     near_text = "\n\n".join(
         f"slug: {m.slug}\ntitle: {m.title}\ndescription: {m.description}\nbody:\n{m.body.strip()[:1200]}"
         for m in near) or "(none)"
@@ -462,22 +470,26 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
             return None
         extra: list[Segment] = []
         target_digest = ""
+        given: list[str] = []
         if decision == "extends":
             if target not in existing:
                 raise _Dropped(f"the scribe extends {target!r}, which is not in the store")
             cur = store.read(target)
             target_digest = body_digest(cur.body)
+            given = [cur.title, cur.description, cur.body]
             extra.append(Segment(cls="TOOL", text=cur.description + "\n" + cur.body,
                                  source=f"memory:{target}", start=0, end=0, unit="byte"))
-        fields = {k: str(reply.get(k) or "") for k in ("title", "description", "body",
-                                                        "belongs_because", "keep", "may_fade")}
+        raw = {k: reply.get(k) for k in ("title", "description", "body", "belongs_because", "keep", "may_fade")}
+        fields = {k: v if isinstance(v, str) else "" for k, v in raw.items()}
+        tags, tag_problems = _compose_tags(reply.get("tags"), res, spec.distill.human_names)
         if not fields["description"].strip() or not fields["body"].strip():
             problems = ["the reply has no description or no body"]
         else:
             slug_for_links = target if decision == "extends" else ""
-            problems = floor(fields, evidence + extra, has_user_quote=has_user,
-                             human_names=spec.distill.human_names,
-                             existing_slugs=existing | ({slug_for_links} if slug_for_links else set()))
+            problems = messages(check_surface(
+                {k: v for k, v in raw.items() if v is not None}, res.evidence,
+                human_names=spec.distill.human_names, given=given,
+                existing_slugs=existing | ({slug_for_links} if slug_for_links else set()))) + tag_problems
         if not problems:
             break
         if attempt == 2:
@@ -497,11 +509,6 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
     mtype = str(reply.get("type") or "project")
     if mtype not in ("user", "feedback", "project", "reference"):
         mtype = "project"
-    tags = [t for t in (reply.get("tags") or c.get("tags") or []) if isinstance(t, str)]
-    allowed = set(res.candidate.get("tags") or []) | {"decision", "judgement", "recurred"}
-    refused_tags = {t for t, v in (res.to_json().get("tag_checks") or {}).items() if v != "ok"}
-    tags = [t for t in tags if t not in refused_tags and (t in allowed or t not in
-            ("entrusted", "emotion-carried", "commitment", "landmine"))]
     manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
     draft = Draft(
         slug=slug, title=fields["title"] or res.title, description=fields["description"],
@@ -513,6 +520,32 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
         manifest=manifest, created=_now_iso(reg), source=str(path),
     )
     return save_draft(store, draft)
+
+
+def _compose_tags(proposed: object, res: GateResult, human_names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The scribe's tags, through the same tag floor as every tag: claim tags the evidence
+    does not back, the distiller's own tags and tags the gate took off the candidate are
+    left out quietly; a tag that is not one word, or carries a figure or a claim no
+    evidence vouches for, is a problem the scribe must fix."""
+    from ..floors import check_tags
+
+    if not isinstance(proposed, list) or not proposed:
+        proposed = [t for t in res.candidate.get("tags") or [] if isinstance(t, str)]
+    refused = {t for t, v in res.tag_checks.items() if v != "ok"}
+    out: list[str] = []
+    problems: list[str] = []
+    for tag in proposed:
+        if not isinstance(tag, str) or tag in refused:
+            continue
+        found = check_tags([tag], res.evidence, human_names=human_names)
+        if any(v.kind == "tag" and v.rule in ("needs_evidence", "distiller_only") for v in found):
+            continue
+        if found:
+            problems += messages(found)
+            continue
+        if tag not in out:
+            out.append(tag)
+    return out, problems
 
 
 def _now_iso(reg: Registry) -> str:
@@ -640,7 +673,7 @@ def drain(reg: Registry, selector: str | None, *, progress: Progress | None = No
             break
         if progress:
             progress("draft", {"slug": d.slug})
-        segs, _ = evidence_of(store, d)
+        segs, _ev, _given = evidence_of(store, d)
         task = ("Draft:\n" + json.dumps({"title": d.title, "description": d.description, "body": d.body,
                                         "type": d.type, "tags": list(d.tags), "decision": d.decision,
                                         "target": d.target, "label": d.label, **dict(d.curation)},

@@ -16,8 +16,8 @@ from ..errors import KuraError, ModelUnavailable
 from ..prompts import messages as build_messages
 from ..registry import Registry
 from ..words import tokenize
-from .evidence import Segment, normalize
-from .gate import attribution_claims, floor, negations_in
+from ..floors import check_rewrite
+from .evidence import normalize
 
 DEAD_WORDS = frozenset({
     "note", "notes", "summary", "misc", "miscellaneous", "stuff", "info", "information", "memo",
@@ -153,9 +153,12 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
         new = " ".join(str(reply.get("description", "")).split())
         problems = check_line(item["line"], new, mem.body, names)
         if problems:
-            report.refused.append({"slug": mem.slug, "line": new, "reason": "; ".join(problems)})
-            reg.workshop(name).log_gate("refused", title=title, slug=mem.slug, reason="; ".join(problems),
-                                        detail={"at": "tidy", "line": new})
+            why = "; ".join(str(p) for p in problems)
+            report.refused.append({"slug": mem.slug, "line": new, "reason": why,
+                                   "violations": [p.to_json() for p in problems]})
+            reg.workshop(name).log_gate("refused", title=title, slug=mem.slug, reason=why,
+                                        detail={"at": "tidy", "line": new,
+                                                "violations": [p.to_json() for p in problems]})
             continue
         store.set_index_line(mem.slug, title, new)
         report.rewritten.append({"slug": mem.slug, "old": item["line"], "new": new})
@@ -164,22 +167,8 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
     return report
 
 
-def check_line(old: str, new: str, body: str, human_names=()) -> list[str]:
-    """Floors for a rewritten trigger: numbers vouched by the memory itself, no new
-    attribution, no lost negation, no lost ⚠️."""
-    if not new:
-        return ["the rewrite is empty"]
-    source = old + "\n" + body
-    problems = floor({"description": new}, [Segment(cls="TOOL", text=source, source="memory", start=0, end=0,
-                                                    unit="byte")],
-                     has_user_quote=True, human_names=human_names, existing_slugs=None)
-    before = set(attribution_claims(source, human_names))
-    for claim in attribution_claims(new, human_names):
-        if claim not in before:
-            problems.append(f'attribution "{claim}" is not in the memory')
-    old_neg = negations_in(old)
-    if old_neg and not negations_in(new):
-        problems.append("the rewrite drops a negation (" + ", ".join(old_neg) + ")")
-    if "⚠" in old and "⚠" not in new:
-        problems.append("the rewrite drops the ⚠️ landmine mark")
-    return problems
+def check_line(old: str, new: str, body: str, human_names=()) -> list[Any]:
+    """Floors for a rewritten trigger (:func:`kura_core.floors.check_rewrite`): figures and
+    claims only from the memory itself, no negation or ⚠️ of the old line lost."""
+    old_neg_only = old if old.strip() else body
+    return check_rewrite(new, old + "\n" + body, human_names=human_names, keep_from=old_neg_only)

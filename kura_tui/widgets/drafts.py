@@ -13,6 +13,8 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from kura_core.floors import Violation
+
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
 
 
@@ -98,10 +100,10 @@ def render_gate(g: Mapping[str, Any], quotes: Any = ()) -> list[Content]:
         for i, (s, c) in enumerate(sorted(counts.items())):
             parts += [(", " if i else ""), (f"{c} {s.replace('_', ' ')}", STATUS_STYLE.get(s, ""))]
         out.append(Content.assemble(*parts))
-    violations = [str(v) for v in g.get("violations", []) or []]
-    nums = [v for v in violations if v.startswith("number")]
-    attr = [v for v in violations if v.startswith("attribution")]
-    other = [v for v in violations if v not in nums and v not in attr]
+    violations = [Violation.from_json(v) for v in g.get("violations", []) or []]
+    nums = [v.message() for v in violations if v.kind == "number"]
+    attr = [v.message() for v in violations if v.kind == "attribution"]
+    other = [v.message() for v in violations if v.kind not in ("number", "attribution")]
     out.append(_check("numbers", nums, "all vouched for"))
     out.append(_check("attribution", attr, "no unvouched claim about the human"))
     for v in other:

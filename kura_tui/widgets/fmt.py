@@ -42,6 +42,7 @@ STATUS_STYLE = {
     "echo": "$warning",
     "not_found": "$error",
     "too_short": "$error",
+    "cut": "$error",
 }
 
 

@@ -421,7 +421,8 @@ def test_gate_cli_json_contract(tmp_path, kura_bin):
     assert first["verdict"] == "kept"
     assert first["quotes"][0]["claimed"] == "TOOL" and first["quotes"][0]["class"] == "USER"
     assert first["quotes"][0]["status"] == "verified"
-    assert second["verdict"] == "dropped" and any("44" in v for v in second["violations"])
+    assert second["verdict"] == "dropped"
+    assert any(v["kind"] == "number" and "44" in v["text"] and "44" in v["message"] for v in second["violations"])
     for c in data["candidates"]:
         assert set(("title", "verdict", "reasons", "classes", "quotes", "violations")) <= set(c)
 

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from kura_core.distill.evidence import Segment, normalize, parse_claimed, quote_weight
-from kura_core.distill.gate import (
-    GateResult,
+from kura_core.distill.gate import GateResult, run_gate
+from kura_core.floors import (
+    Evidence,
     attribution_claims,
-    floor,
+    check_surface,
     negations_in,
     numbers_in,
-    run_gate,
-    unvouched_numbers,
+    unvouched,
 )
 from kura_core.distill.journals import read_claude, read_evidence
 
@@ -87,7 +87,7 @@ def gate(candidate: dict, **kw) -> GateResult:
 
 
 def violation(fragment: str):
-    return lambda r: any(fragment in v for v in r.violations)
+    return lambda r: any(fragment in v.message() for v in r.violations)
 
 
 def status(value: str):
@@ -107,7 +107,7 @@ def refiled(claimed: str, found: str):
 
 
 def attribution():
-    return lambda r: any(v.startswith("attribution") for v in r.violations)
+    return lambda r: any(v.kind == "attribution" for v in r.violations)
 
 
 # ---------------------------------------------------------------------------- adversarial
@@ -172,19 +172,17 @@ ADVERSARIAL = [
     pytest.param(cand(Q_THROUGHPUT, body="The decimal part is 7."),
                  "dropped", violation("number 7 "), id="borrow-7-from-43.7"),
     pytest.param(cand("[TOOL] tok/s (previously 12", body="It was 12 tok/s before the fans."),
-                 "dropped", violation("12tok/s"), id="truncated-quote-mints-12-from-12.4"),
+                 "dropped", status("cut"), id="truncated-quote-mints-12-from-12.4"),
     pytest.param(cand(Q_NIGHTLY, body="About 10 GB per night."),
                  "dropped", violation("10G"), id="range-endpoint-borrowed"),
     pytest.param(cand(Q_NIGHTLY, body="Between 10-30 GB per night."),
                  "dropped", violation("10-30G"), id="range-widened"),
     pytest.param(cand(Q_INTAKE, body="The intake sat at 5 C."),
-                 "dropped", violation("number 5 "), id="sign-dropped-minus-5-to-5"),
+                 "dropped", violation("number 5°C "), id="sign-dropped-minus-5-to-5"),
     pytest.param(cand(Q_INTAKE, body="The intake sat at +5 C."),
                  "dropped", violation("+5"), id="sign-flipped-to-plus"),
     pytest.param(cand(Q_INTAKE, body="Error rate is 1e-4."),
                  "dropped", violation("1e-4"), id="sci-notation-exponent-changed"),
-    pytest.param(cand(Q_INTAKE, body="Error rate is 0.001."),
-                 "dropped", violation("0.001"), id="sci-notation-rewritten-as-decimal"),
     pytest.param(cand(Q_THROUGHPUT, body="Throughput is ４４.７ tok/s."),
                  "dropped", violation("44.7tok/s"), id="fullwidth-digits-invented"),
     pytest.param(cand(Q_DISKS, body="There are 1\u200b2 disks."),
@@ -236,6 +234,9 @@ ADVERSARIAL = [
                  "dropped", attribution(), id="attribution-zh-user-decided"),
     pytest.param(cand(Q_DF_TOOL, body="他说归档放到/data。"),
                  "dropped", attribution(), id="attribution-zh-he-said"),
+    pytest.param(cand(Q_INDEX_SELF, body="I decided to note the disk split alongside the index rule."),
+                 "dropped", reason("SELF-only candidate is kept only as a first-person judgement"),
+                 id="self-only-fact-is-dropped"),
     pytest.param(cand(Q_SELF_JUDGE, body="I judged a single index is simpler, as the user insisted."),
                  "dropped", attribution(), id="self-only-judgement-smuggles-attribution"),
     # --- ideas
@@ -253,7 +254,8 @@ ADVERSARIAL = [
 TAG_CASES = [
     pytest.param(cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["entrusted", "disk"]),
                  "entrusted", id="entrusted-without-user"),
-    pytest.param(cand(Q_SELF_JUDGE, body="I judged a single index is simpler.", tags=["landmine"]),
+    pytest.param(cand(Q_SELF_JUDGE, kind="judgement", body="I judged a single index is simpler.",
+                      tags=["landmine"]),
                  "landmine", id="landmine-from-self-only"),
     pytest.param(cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["emotion-carried"]),
                  "emotion-carried", id="emotion-carried-from-tool"),
@@ -310,8 +312,6 @@ LEGIT = [
                  "kept", ("TOOL",), id="fullwidth-digits-that-match"),
     pytest.param(cand(Q_SELF_JUDGE, kind="judgement", body="I judged that a single index keeps recall simpler."),
                  "kept", ("SELF",), id="self-first-person-judgement"),
-    pytest.param(cand(Q_INDEX_SELF, body="I decided to note the disk split alongside the index rule."),
-                 "kept", ("SELF",), id="self-only-fact-kept-as-judgement"),
     pytest.param(cand("[TOOL] and we are NOT adding a second index",
                       body="The user said no second index: one index, always."),
                  "kept", ("USER",), id="misfiled-claim-refiled-to-user"),
@@ -337,6 +337,8 @@ LEGIT = [
                  "kept", ("TOOL",), id="range-and-date-as-written"),
     pytest.param(cand(Q_INTAKE, body="Intake at -5 C; error rate 1e-3, load 2.5E6 ops; p50 latency 12 ms."),
                  "kept", ("TOOL",), id="sign-sci-notation-and-spaced-unit"),
+    pytest.param(cand(Q_INTAKE, body="Error rate is 0.001; load 2,500,000 ops."),
+                 "kept", ("TOOL",), id="sci-notation-written-as-the-same-value"),
     pytest.param(cand(Q_DF_TOOL, body="/data has 3.2T used.\n**How to apply:** if the user asks about space, "
                                      "run df first; before you decide where to write, check the disk."),
                  "kept", ("TOOL",), id="conditional-how-to-apply-is-not-attribution"),
@@ -376,7 +378,7 @@ def test_legitimate_suite_is_large_enough():
 
 
 def test_self_only_candidate_is_labelled_judgement():
-    result = gate(cand(Q_SELF_JUDGE, body="I judged that a single index keeps recall simpler."))
+    result = gate(cand(Q_SELF_JUDGE, kind="judgement", body="I judged that a single index keeps recall simpler."))
     assert result.verdict == "kept"
     assert result.label == "judgement"
     assert reason("first-person judgement")(result)
@@ -393,8 +395,11 @@ def test_quote_found_in_several_classes_prefers_user():
     (result,) = run_gate([cand("[SELF] one index, always", body="One index.")], segs)
     assert result.quotes[0].cls == "USER"
     assert result.quotes[0].segment is segs[2]
-    (tool_first,) = run_gate([cand("[SELF] one index, always", body="x")], segs[:2])
+    (tool_first,) = run_gate([cand("[SELF] one index, always", body="x")], [segs[1], segs[0]])
     assert tool_first.quotes[0].cls == "TOOL"
+    # a tool that prints what the agent wrote before it vouches no more than the agent
+    (echoed,) = run_gate([cand("[TOOL] one index, always", body="x")], segs[:2])
+    assert echoed.quotes[0].cls == "SELF"
 
 
 def test_numbers_come_from_the_whole_segment_of_a_surviving_quote():
@@ -422,7 +427,8 @@ def test_echo_receives_the_normalised_quote():
         return False
 
     gate(cand("[USER] archives go  to the\nslow disk", body="x"), is_echo=is_echo)
-    assert seen == ["archives go to the slow disk"]
+    assert "archives go to the slow disk" in seen
+    assert all(q == normalize(q) for q in seen)
 
 
 def test_candidate_is_copied_not_mutated():
@@ -468,34 +474,43 @@ def test_dropped_reason_counts_quote_statuses():
 # ---------------------------------------------------------------------------- floor
 
 
+def _ev(cls: str, text: str, quote: str | None = None) -> Evidence:
+    return Evidence.of([(cls, text)], [(cls, quote or text, text)])
+
+
 def test_floor_checks_links_only_when_slugs_are_known():
-    seg = [Segment("USER", "see the disk layout memory", "j", 0, 1, "seq")]
+    ev = _ev("USER", "see the disk layout memory")
     fields = {"body": "Related: [[disk-layout]] and [[ghost|a label]]"}
-    assert floor(fields, seg, has_user_quote=True, existing_slugs=None) == []
-    out = floor(fields, seg, has_user_quote=True, existing_slugs={"disk-layout"})
-    assert out == ["link [[ghost]] names no memory in this store (body)"]
+    assert check_surface(fields, ev, existing_slugs=None) == []
+    (out,) = check_surface(fields, ev, existing_slugs={"disk-layout"})
+    assert (out.kind, out.field, out.text, out.rule) == ("link", "body", "ghost", "no_memory")
+    assert out.message() == "link [[ghost]] names no memory in this store (body)"
 
 
 def test_floor_reports_each_problem_once_with_its_field():
-    seg = [Segment("TOOL", "throughput 43.7 tok/s", "j", 0, 1, "seq")]
-    out = floor(
-        {"title": "3x faster", "body": "3x faster; the user asked for it", "keep": "43.7 tok/s"},
-        seg,
-        has_user_quote=False,
-    )
-    assert out == [
+    ev = _ev("TOOL", "throughput 43.7 tok/s")
+    out = check_surface(
+        {"title": "3x faster", "body": "3x faster; the user asked for it", "keep": "43.7 tok/s"}, ev)
+    assert [(v.kind, v.field, v.text, v.rule) for v in out] == [
+        ("number", "title", "3x", "unvouched"),
+        ("attribution", "body", "the user asked", "no_user_quote"),
+    ]
+    assert [v.to_json()["message"] for v in out] == [
         "number 3x is not in the evidence (title)",
         'attribution "the user asked" needs a surviving USER quote (body)',
     ]
 
 
-def test_floor_allows_attribution_with_a_user_quote():
-    seg = [Segment("USER", "put it on the NAS", "j", 0, 1, "seq")]
-    assert floor({"body": "The user decided: NAS."}, seg, has_user_quote=True) == []
+def test_floor_allows_attribution_with_a_user_quote_that_carries_it():
+    ev = _ev("USER", "put it on the NAS")
+    assert check_surface({"body": "The user decided: NAS."}, ev) == []
+    (v,) = check_surface({"body": "The user decided to wipe the cache."}, ev)
+    assert (v.kind, v.rule) == ("attribution", "not_carried")
 
 
 def test_unvouched_numbers_for_trigger_lines():
-    assert unvouched_numbers("2.6T model, 43.7 tok/s, 3x", ["running the 2.6T model at 43.7 tok/s"]) == ["3x"]
+    out = unvouched("2.6T model, 43.7 tok/s, 3x", ["running the 2.6T model at 43.7 tok/s"])
+    assert [q.canon for q in out] == ["3x"]
 
 
 # ---------------------------------------------------------------------------- tokenisers
@@ -504,24 +519,26 @@ def test_unvouched_numbers_for_trigger_lines():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("/data 3.2T used\n/scratch 900G", ["3.2T", "900G"]),
+        ("/data 3.2T used\n/scratch 900G", ["3.2TB", "900GB"]),
         ("43.7 tok/s and 12.4tok/s", ["43.7tok/s", "12.4tok/s"]),
-        ("1GB, 1 GB, 1GiB", ["1G"]),
+        ("1GB, 1 GB, 1GiB", ["1GB"]),
         ("12ms vs 12 ms", ["12ms"]),
         ("3.5x, 3.5 times, 3倍", ["3.5x", "3x"]),
         ("-5 vs 5 vs +5 vs −5 vs –5", ["-5", "5", "+5"]),
         ("3-5, 10–20, 10 – 20, 10~20", ["3-5", "10-20"]),
         ("2026-11-02 at 12:30", ["2026-11-02", "12:30"]),
-        ("1e-3 and 2.5E6", ["1e-3", "2.5e6"]),
+        ("1e-3 and 2.5E6", ["1e-3", "2.5E6"]),
         ("1,000 and 1,234,567.5 but 1,2,3", ["1000", "1234567.5", "1", "2", "3"]),
         ("1. first\n2) second\n(3) third\n4、四\n  5. nested", []),
-        ("cp932 x86_64 SHA-256 utf-8 [[slug-2]] python3 v2.0.60", []),
-        ("Python 3.11 on 127.0.0.1:8085", ["3.11", "127.0.0.1:8085"]),
+        ("cp932 x86_64 SHA-256 utf-8 [[slug-2]] python3", []),
+        ("v2.0.60 and 0.18.1", ["v2.0.60", "0.18.1"]),
+        ("Python 3.11 on 127.0.0.1:8085", ["3.11", "127.0.0.1", "8085"]),
         ("４３.７ and 4\u200b3 and ٤٣", ["43.7", "43"]),
         ("50% and 50 percent and 2nd", ["50%", "2"]),
         ("0x1F and 1920x1080", ["0x1f", "1920x1080"]),
-        ("第3回 and 3万", ["3", "3万"]),
-        ("three times, no digits", []),
+        ("第3回 and 3万", ["3回", "30000"]),
+        ("three times, no digits", ["3x"]),
+        ("no figures here at all", []),
     ],
     ids=lambda v: v if isinstance(v, str) and len(v) < 30 else None,
 )

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kura_core.config import parse_config
-from kura_core.distill.gate import negations_in, numbers_in
+from kura_core.floors import negations_in, numbers_in
 from kura_core.registry import Registry
 from kura_core.store import parse_index
 from kura_core.tokens import estimate_tokens
@@ -281,18 +281,23 @@ def _scripted_floors(req):
 
 def test_trigger_floor_names_each_violation():
     d = "the archive lives on the 4 TB disk; never on the 1 TB one ⚠️ see [[disk-layout]]"
+
+    def kinds(trigger: str, **kw) -> set[tuple[str, str]]:
+        return {(v.kind, v.rule) for v in trigger_floor(trigger, d, **kw)}
+
     assert trigger_floor("archive on the 4 TB disk; never on the 1 TB one ⚠️", d) == []
-    assert any("number 8T " in r for r in trigger_floor("archive on the 8 TB disk; never the 1 TB ⚠️", d))
-    assert any("re-bound" in r for r in trigger_floor("archive on 1 TB, never on 4 TB ⚠️", d))
-    assert any("drops the negation" in r for r in trigger_floor("archive 4 TB disk, on the 1 TB one ⚠️", d))
-    assert any("adds the negation" in r
-               for r in trigger_floor("archive not on the 4 TB disk; never on the 1 TB one ⚠️", d))
-    assert any("⚠️" in r for r in trigger_floor("archive on the 4 TB disk; never on the 1 TB one", d))
-    assert any("link" in r for r in trigger_floor("archive 4 TB; never 1 TB ⚠️ [[other]]", d))
-    assert any("attribution" in r
-               for r in trigger_floor("the user decided: archive 4 TB; never 1 TB ⚠️", d))
-    assert trigger_floor("   ", d) == ["the trigger is blank"]
-    assert any("over the budget" in r for r in trigger_floor(d, d, budget=5))
+    out = trigger_floor("archive on the 8 TB disk; never the 1 TB ⚠️", d)
+    assert any(v.kind == "number" and v.text == "8TB" for v in out)
+    assert "number 8TB is not in the source (trigger)" in [v.message() for v in out]
+    assert ("order", "swapped") in kinds("archive on 1 TB, never on 4 TB ⚠️")
+    assert ("negation", "dropped") in kinds("archive 4 TB disk, on the 1 TB one ⚠️")
+    assert ("negation", "added") in kinds("archive not on the 4 TB disk; never on the 1 TB one ⚠️")
+    assert ("mark", "dropped") in kinds("archive on the 4 TB disk; never on the 1 TB one")
+    assert ("markup", "link") in kinds("archive 4 TB; never 1 TB ⚠️ [[other]]")
+    assert ("attribution", "not_in_source") in kinds("the user decided: archive 4 TB; never 1 TB ⚠️")
+    assert ("number", "partial") in kinds("archive on the 4; never on the 1 TB one ⚠️")
+    assert kinds("   ") == {("shape", "empty")}
+    assert ("budget", "over") in kinds(d, budget=5)
 
 
 def test_refused_triggers_wear_the_mechanical_line_and_are_logged(tmp_path, model):

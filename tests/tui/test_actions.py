@@ -104,7 +104,7 @@ def test_a_fix_with_an_invented_number_is_refused_with_the_reason_on_screen(make
 
     shown, back = run(app, script)
     assert "refused by the floor" in shown
-    assert "number 45min is not in the evidence (body)" in shown
+    assert "number 45min is not in the evidence (body)" in shown, shown[shown.find("refused"):][:600]
     assert back
     assert path.read_text(encoding="utf-8") == before
     refused = app.kura.registry.workshop("maker").gate_log(kinds=("refused",))

@@ -1,0 +1,392 @@
+"""The floors: deterministic checks on every text a model writes that will be stored.
+
+One module for every place a model's words reach the store or the map -- the gate, the
+scribe's composed draft, the judge's fix, a hand fix, tidy's rewrites, tags, and the
+curation sentences of a direct write. Each check returns structured :class:`Violation`
+values (kind, field, text, rule); faces render them with :meth:`Violation.message` and
+code branches on ``kind``/``rule``, never on wording.
+
+* **shape** -- every stored field is a string; tags are one-word strings;
+* **disguise** -- no bidi controls or invisible characters in a stored field;
+* **numbers** -- every quantity (:mod:`.quantities`) is vouched for by TOOL, ACT or USER
+  evidence with the same value and unit; SELF vouches for nothing;
+* **attribution** -- a clause crediting the human (:mod:`.attribution`) needs a surviving
+  USER quote that carries what it credits; a named third person, evidence that says it
+  of them;
+* **links** -- ``[[slug]]`` names a memory that exists;
+* **tags** -- claim tags need their kind of evidence; the distiller's own tags are not
+  set by hand; tags pass the number and attribution floors too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .attribution import HUMAN, PRONOUN, THIRD, Claim, attribution_claims, carries, claims
+from .negation import cut_reason, negations_in
+from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
+from .text import disguises, fold, strip_invisible
+
+__all__ = [
+    "CLAIM_TAGS", "DISTILLER_TAGS", "Evidence", "Violation", "attribution_claims", "carries",
+    "check_surface", "check_tags", "claims", "cut_reason", "disguises", "fold", "links_in",
+    "messages", "negations_in", "numbers_in", "scan", "strip_invisible", "unvouched",
+    "Quantity", "Vouchers",
+]
+
+# kinds
+NUMBER, ATTRIBUTION, LINK, TAG, DISGUISE, SHAPE = "number", "attribution", "link", "tag", "disguise", "shape"
+NEGATION, MARK, ORDER, BUDGET, MARKUP = "negation", "mark", "order", "budget", "markup"
+
+#: Tags that claim something about the human, and the classes that can vouch for them.
+CLAIM_TAGS: Mapping[str, frozenset[str]] = {
+    "entrusted": frozenset({"USER"}),
+    "emotion-carried": frozenset({"USER"}),
+    "commitment": frozenset({"USER"}),
+    "landmine": frozenset({"USER", "TOOL"}),
+}
+#: Tags only the distiller writes (SPEC §5.5); no model and no person sets them.
+DISTILLER_TAGS = frozenset({"recurred"})
+_CLASS_ORDER = ("USER", "TOOL", "ACT", "SELF")
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One reason a text may not be stored.
+
+    ``kind`` is the floor (number, attribution, link, tag, disguise, shape), ``field`` the
+    field it was found in, ``text`` the offending figure, phrase, tag or character, and
+    ``rule`` which rule of that floor refused it (``unvouched``, ``self_only``,
+    ``no_user_quote``, ``not_carried``, ``third_party``, ``no_memory``, ``invisible``,
+    ``not_a_string``, ``not_a_word``, ``needs_evidence``, ``distiller_only``). ``note``
+    carries what the message needs besides (a name, the classes a tag needs).
+    """
+
+    kind: str
+    field: str
+    text: str
+    rule: str
+    note: str = ""
+
+    def message(self) -> str:
+        k, f, t, r, n = self.kind, self.field, self.text, self.rule, self.note
+        if k == NUMBER:
+            if r == "not_in_source":
+                return f"number {t} is not in the source ({f})"
+            if r == "partial":
+                return f"number {t} is only part of {n} in the source ({f})"
+            if r == "self_only":
+                return f"number {t} is vouched only by SELF ({f})"
+            return f"number {t} is not in the evidence ({f})"
+        if k == ATTRIBUTION:
+            if r == "not_in_source":
+                return f'attribution "{t}" is not in the source ({f})'
+            if r == "no_user_quote":
+                return f'attribution "{t}" needs a surviving USER quote ({f})'
+            if r == "not_carried":
+                return f'attribution "{t}" needs a USER quote that says what it credits ({f})'
+            if r == "third_party":
+                return f'attribution "{t}" credits {n or "someone"} with what no evidence says of them ({f})'
+            return f'attribution "{t}" is refused ({f})'
+        if k == LINK:
+            return f"link [[{t}]] names no memory in this store ({f})"
+        if k == DISGUISE:
+            return f"{t} reads differently to a person than to the gate ({f})"
+        if k == SHAPE:
+            if r == "not_a_string":
+                return f"{f} must be a string, not {t}"
+            if r == "not_a_list":
+                return f"{f} must be a list of one-word strings, not {t}"
+            return f"{f} is malformed: {t}"
+        if k == NEGATION:
+            return f"{'adds' if r == 'added' else 'drops'} the negation {t!r} ({f})"
+        if k == MARK:
+            return f"{'adds a' if r == 'added' else 'drops the'} {t} landmine mark ({f})"
+        if k == ORDER:
+            return f"numbers {t} are in another order than in the source (re-bound) ({f})"
+        if k == BUDGET:
+            return f"is ~{t} tokens, over the budget of {n} ({f})"
+        if k == MARKUP:
+            return f"adds {'a link' if r == 'link' else 'map markup'} ({t}) the source does not have ({f})"
+        if k == SHAPE and r == "empty":
+            return f"{f} is empty"
+        if k == TAG:
+            if r == "not_a_word":
+                return f"tag {t!r} is not one word or a hyphenated phrase"
+            if r == "distiller_only":
+                return f"tag {t} is written by the distiller, not proposed or set by hand"
+            if r == "needs_evidence":
+                return f"tag {t} needs a surviving {n} quote"
+            return f"tag {t} is refused"
+        return f"{k} {t} ({f})"
+
+    __str__ = message
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "field": self.field, "text": self.text, "rule": self.rule,
+                "note": self.note, "message": self.message()}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Violation":
+        """A violation as stored in a draft or the gate log; an old plain string becomes
+        kind ``legacy`` with its text."""
+        if isinstance(data, Mapping):
+            return cls(str(data.get("kind", "")), str(data.get("field", "")), str(data.get("text", "")),
+                       str(data.get("rule", "")), str(data.get("note", "")))
+        text = str(data)
+        kind = text.split(" ", 1)[0] if text.split(" ", 1)[0] in (NUMBER, ATTRIBUTION, LINK, TAG) else "legacy"
+        return cls(kind, "", text, "legacy")
+
+
+def messages(violations: Iterable[Violation]) -> list[str]:
+    return [v.message() for v in violations]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What vouches for a text: the segments a candidate's surviving quotes were found in,
+    as ``(class, text)`` with store echoes and the agent's own repeated words already
+    removed, and the surviving quotes themselves as ``(class, quote, segment text)``."""
+
+    segments: tuple[tuple[str, str], ...] = ()
+    quotes: tuple[tuple[str, str, str], ...] = ()
+    _vouch: list = field(default_factory=list, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, segments: Iterable[tuple[str, str]], quotes: Iterable[tuple[str, str, str]] = ()) -> "Evidence":
+        return cls(tuple((c, t) for c, t in segments), tuple(quotes))
+
+    @property
+    def classes(self) -> frozenset[str]:
+        return frozenset(c for c, _q, _s in self.quotes)
+
+    def _vouchers(self) -> tuple[Vouchers, Vouchers]:
+        if not self._vouch:
+            self._vouch.append(Vouchers(t for c, t in self.segments if c != "SELF"))
+            self._vouch.append(Vouchers(t for c, t in self.segments if c == "SELF"))
+        return self._vouch[0], self._vouch[1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"segments": [list(x) for x in self.segments], "quotes": [list(x) for x in self.quotes]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Evidence":
+        if not isinstance(data, Mapping):
+            return cls()
+        segs = [(str(x[0]), str(x[1])) for x in data.get("segments") or [] if isinstance(x, list) and len(x) == 2]
+        quotes = [(str(x[0]), str(x[1]), str(x[2])) for x in data.get("quotes") or []
+                  if isinstance(x, list) and len(x) == 3]
+        return cls.of(segs, quotes)
+
+    def user_texts(self) -> list[str]:
+        """The human's own words behind the surviving USER quotes (their whole turns)."""
+        return list(dict.fromkeys(s for c, _q, s in self.quotes if c == "USER"))
+
+
+_LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+
+
+def links_in(text: str) -> list[str]:
+    """Slugs named by ``[[slug]]``, ``[[slug|label]]`` or ``[[slug#part]]`` links."""
+    out: dict[str, None] = {}
+    for match in _LINK.finditer(text or ""):
+        slug = re.split(r"[|#]", match.group(1), maxsplit=1)[0].strip()
+        if slug:
+            out.setdefault(slug, None)
+    return list(out)
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def shape_violations(fields: Mapping[str, object], *, optional_null: bool = True) -> list[Violation]:
+    out = []
+    for name, value in fields.items():
+        if value is None and optional_null:
+            continue
+        if not isinstance(value, str):
+            out.append(Violation(SHAPE, name, _type_name(value), "not_a_string"))
+    return out
+
+
+def _claim_ok(claim: Claim, evidence: Evidence, field_name: str) -> Violation | None:
+    user = evidence.user_texts()
+    if claim.who == HUMAN:
+        if not user:
+            return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote")
+        if not carries(claim.content, user):
+            return Violation(ATTRIBUTION, field_name, claim.phrase, "not_carried")
+        return None
+    if user and carries(claim.content, user):
+        return None
+    if claim.who == THIRD:
+        name = fold(claim.name).lower()
+        said_of = [seg for c, _q, seg in evidence.quotes if c != "SELF" and name and name in fold(seg).lower()]
+        if said_of and carries(claim.content, said_of):
+            return None
+        return Violation(ATTRIBUTION, field_name, claim.phrase, "third_party", claim.name)
+    # a pronoun: the human, or a third person the evidence speaks of
+    others = [seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT")]
+    if others and carries(claim.content, others):
+        return None
+    return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote" if not user else "not_carried")
+
+
+def check_surface(
+    fields: Mapping[str, object],
+    evidence: Evidence,
+    *,
+    human_names: Sequence[str] = (),
+    existing_slugs: Container[str] | None = None,
+    given: Sequence[str] = (),
+) -> list[Violation]:
+    """Every floor on text a model (or a person fixing a draft) wrote, field by field.
+
+    Each problem is reported once (the first field it appears in). ``existing_slugs`` None
+    skips the link check. ``given`` is text already in the store that the new text may
+    repeat (an extension rewrites its target's body; tidy rewrites a memory's own line):
+    its figures vouch for themselves, and a claim it already makes stands."""
+    out: list[Violation] = list(shape_violations(fields))
+    vouch, self_only = evidence._vouchers()
+    given_vouch = Vouchers(given) if given else None
+    given_claims = {c.phrase.lower() for g in given for c in claims(g, human_names)} if given else set()
+    seen: set[tuple[str, str]] = set()
+    for name, value in fields.items():
+        if not isinstance(value, str) or not value:
+            continue
+        for d in disguises(value):
+            if (DISGUISE, d) not in seen:
+                seen.add((DISGUISE, d))
+                out.append(Violation(DISGUISE, name, d, "invisible"))
+        for q in scan(value):
+            if (NUMBER, q.canon) in seen or vouch.vouches(q) or (given_vouch and given_vouch.vouches(q)):
+                continue
+            seen.add((NUMBER, q.canon))
+            rule = "self_only" if self_only.vouches(q) else "unvouched"
+            out.append(Violation(NUMBER, name, q.canon, rule))
+        for claim in claims(value, human_names):
+            if (ATTRIBUTION, claim.phrase) in seen:
+                continue
+            if claim.phrase.lower() in given_claims and carries(claim.content, given):
+                continue  # the store already says it, in these words
+            v = _claim_ok(claim, evidence, name)
+            if v is not None:
+                seen.add((ATTRIBUTION, claim.phrase))
+                out.append(v)
+        if existing_slugs is not None:
+            for slug in links_in(value):
+                if slug not in existing_slugs and (LINK, slug) not in seen:
+                    seen.add((LINK, slug))
+                    out.append(Violation(LINK, name, slug, "no_memory"))
+    return out
+
+
+_TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
+
+
+def tag_key(tag: str) -> str:
+    """How a tag is compared: folded, lower case, spaces and underscores as hyphens."""
+    return re.sub(r"[\s_]+", "-", fold(tag).lower())
+
+
+def check_tags(
+    tags: object,
+    evidence: Evidence,
+    *,
+    allowed: Sequence[str] = (),
+    human_names: Sequence[str] = (),
+    field_name: str = "tags",
+) -> list[Violation]:
+    """The floors on a list of tags: each a one-word string (no sentence hides in a tag),
+    claim tags backed by their kind of surviving quote, the distiller's tags left to the
+    distiller (*allowed* lists tags already there), and the number and attribution floors
+    on the words of the tags."""
+    if tags is None:
+        return []
+    if not isinstance(tags, (list, tuple)):
+        return [Violation(SHAPE, field_name, _type_name(tags), "not_a_list")]
+    out: list[Violation] = []
+    classes = evidence.classes
+    words: list[str] = []
+    for tag in tags:
+        if not isinstance(tag, str):
+            out.append(Violation(SHAPE, field_name, _type_name(tag), "not_a_string"))
+            continue
+        if disguises(tag):
+            out.append(Violation(DISGUISE, field_name, disguises(tag)[0], "invisible"))
+            continue
+        if not _TAG_WORD.fullmatch(fold(tag)):
+            out.append(Violation(TAG, field_name, tag[:40], "not_a_word"))
+            continue
+        words.append(tag.replace("-", " ").replace("_", " "))
+        if tag in allowed:
+            continue
+        key = tag_key(tag)
+        if key in DISTILLER_TAGS:
+            out.append(Violation(TAG, field_name, tag, "distiller_only"))
+            continue
+        needs = CLAIM_TAGS.get(key)
+        if needs is not None and not (needs & classes):
+            out.append(Violation(TAG, field_name, tag, "needs_evidence",
+                                 " or ".join(c for c in _CLASS_ORDER if c in needs)))
+    if words:
+        for v in check_surface({field_name: ". ".join(words)}, evidence, human_names=human_names):
+            out.append(v)
+    return out
+
+
+def check_rewrite(new: str, source: str, *, field_name: str = "description", human_names: Sequence[str] = (),
+                  keep_from: str = "") -> list[Violation]:
+    """The floors on a line rewritten from text the store already holds (tidy's rewrite of
+    an index line, weave's trigger): every figure and every claim must be in *source*, the
+    negations and the ⚠️ of *keep_from* (default: *source*) must stay, and none may be
+    added that *keep_from* does not have."""
+    if not new or not new.strip():
+        return [Violation(SHAPE, field_name, "", "empty")]
+    out: list[Violation] = []
+    for d in disguises(new):
+        out.append(Violation(DISGUISE, field_name, d, "invisible"))
+    for q in unvouched(new, [source]):
+        out.append(Violation(NUMBER, field_name, q.canon, "not_in_source"))
+    before = {c.phrase.lower() for c in claims(source, human_names)}
+    for c in claims(new, human_names):
+        if c.phrase.lower() not in before or not carries(c.content, [source]):
+            out.append(Violation(ATTRIBUTION, field_name, c.phrase, "not_in_source"))
+    keep = keep_from or source
+    old_neg = _negation_counts(keep)
+    new_neg = _negation_counts(new)
+    for w in old_neg:
+        if new_neg.get(w, 0) < old_neg[w]:
+            out.append(Violation(NEGATION, field_name, w, "dropped"))
+    for w in new_neg:
+        if old_neg.get(w, 0) < new_neg[w]:
+            out.append(Violation(NEGATION, field_name, w, "added"))
+    if "⚠" in keep and "⚠" not in new:
+        out.append(Violation(MARK, field_name, "⚠️", "dropped"))
+    if "⚠" in new and "⚠" not in keep:
+        out.append(Violation(MARK, field_name, "⚠️", "added"))
+    return out
+
+
+def _negation_counts(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for word in negations_in(text):
+        w = word.lower()
+        if w.endswith("n't") or w == "cannot":
+            w = "not"
+        out[w] = out.get(w, 0) + 1
+    return out

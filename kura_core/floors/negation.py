@@ -1,0 +1,137 @@
+"""Negation: the words that flip a clause, and quotes that cut them off.
+
+``negations_in`` lists the negations of a text (a trigger line must keep its
+description's). ``cut_reason`` says why a quote, located inside its segment, does not
+stand for what the segment says: it starts or ends inside a word (``unsafe`` quoted as
+``safe``; ``1200`` as ``200``), or it leaves out the negation that governs it ("I don't
+want X deleted" quoted as "want X deleted"; 「削除しないで」 as 「削除し」; 「不要删除」
+as 「删除」).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .text import fold
+
+_EN_NEGATIONS = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|nowhere|neither|nor|without|cannot|"
+    r"[a-z]+n't|[a-z]+n’t)\b",
+    re.IGNORECASE,
+)
+_CJK_NEGATIONS = sorted(
+    [
+        # Japanese
+        "ない", "ません", "なかった", "なくて", "なく", "無い", "無し", "なし", "禁止",
+        "不可", "不要", "ダメ", "だめ", "駄目", "いけない", "するな", "べからず", "ずに", "せず",
+        # Chinese
+        "不", "没有", "没", "沒有", "沒", "别", "別", "勿", "莫", "未", "无", "無", "非",
+        "不要", "不能", "不会", "不會", "甭",
+    ],
+    key=len,
+    reverse=True,
+)
+_CJK_NEG = re.compile("|".join(re.escape(w) for w in _CJK_NEGATIONS))
+
+
+def negations_in(text: str) -> list[str]:
+    """Negation words of *text* in order of appearance (English words lower-cased;
+    Japanese and Chinese by longest match: ない, ません, 禁止, 不, 没有, 别, 勿 …).
+    Look-alike letters are folded first, so a disguised "nоt" is still "not"."""
+    folded = fold(text)
+    hits: list[tuple[int, str]] = []
+    for match in _EN_NEGATIONS.finditer(folded):
+        hits.append((match.start(), match.group(0).lower().replace("’", "'")))
+    for match in _CJK_NEG.finditer(folded):
+        hits.append((match.start(), match.group(0)))
+    hits.sort()
+    return [word for _pos, word in hits]
+
+
+# =========================================================================== quote boundaries
+
+_WORDCHAR = re.compile(r"[A-Za-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]")
+_EN_NEG_BEFORE = re.compile(
+    r"^(?:not|no|never|nor|neither|without|cannot|hardly|barely|avoid|avoiding|stop|stopped|quit|"
+    r"refuse|refused|forbid|forbids|forbidden|prohibit|prohibited|don't|doesn't|didn't|won't|"
+    r"wouldn't|can't|couldn't|shouldn't|mustn't|isn't|aren't|wasn't|weren't|hasn't|haven't|"
+    r"hadn't|ain't|needn't|nothing|nobody|none)$",
+    re.IGNORECASE,
+)
+_EN_NEG_PHRASES = re.compile(
+    r"\b(?:no\s+longer|no\s+more|rather\s+than|instead\s+of|other\s+than|anything\s+but|"
+    r"far\s+from|not\s+to|never\s+to|in\s+place\s+of)\s*$",
+    re.IGNORECASE,
+)
+# Double negatives that mean "do": a quote after them keeps its sense.
+_EN_NOT_NEGATING = re.compile(
+    r"\b(?:don't|do\s+not|never|not)\s+(?:forget|hesitate|fail)\s+(?:to\s+)?$|\bnot\s+only\s*$|"
+    r"\bno\s+doubt\s*$|\bnot\s+just\s*$",
+    re.IGNORECASE,
+)
+_CLAUSE_STOP = re.compile(r"[.!?;:,。！？；：、，\n()\[\]\"]|\bbut\b|\bhowever\b|\band\b", re.IGNORECASE)
+_CJK_NEG_BEFORE = re.compile(r"(?:不要|不能|不用|不必|不该|不該|不准|不许|不許|没有|沒有|别|別|勿|莫|未|无|無|非|不|没|沒|甭|休)$")
+_JA_NEG_AFTER = re.compile(
+    r"^(?:ない|なく|なかっ|ません|ませ|ず(?!っと)|ぬ|ないで|なし|無し|禁止|不要|"
+    r"ダメ|だめ|駄目|いけな|べから|必要はな|必要な[いし]|ことはな|ことは無|わけではな|訳ではな|"
+    r"とは(?:言|限|思)(?:って)?(?:い)?な|のは(?:やめ|止め|禁止|不要|ダメ|だめ|よくな)|のを(?:やめ|止め)|"
+    r"はずがな|気はな|つもりはな|ものか|もんか)"
+)
+_JA_PROHIBITIVE = re.compile(r"^な(?:$|[。、！!？?よ\s」』）)])")
+_ZH_NEG_AFTER = re.compile(r"^(?:不行|不可以|不可|不对|不對|不好|不要|不能|是不对|是错|是錯|禁止|免谈|不允许|不允許|是不行)")
+_ASCII_WORD_BEFORE = re.compile(r"([A-Za-z'’]+)\W*$")
+
+
+def _is_word(ch: str) -> bool:
+    return bool(_WORDCHAR.match(ch))
+
+
+def cut_reason(seg: str, start: int, end: int) -> str:
+    """Why the quote found at ``seg[start:end]`` (both in the gate's normal form) does not
+    stand for what the segment says, or "" when it does."""
+    if start > 1 and seg[start - 2] == "\\" and seg[start - 1] in "ntr":
+        pass  # after an escaped line break (\n in a JSON dump): a boundary
+    elif start > 0:
+        prev = seg[start - 1]
+        first = seg[start]
+        if _is_word(prev) and _is_word(first):
+            return "starts inside a word"
+        if prev in "'’" and start > 1 and _is_word(seg[start - 2]) and _is_word(first):
+            return "starts inside a word"
+        if prev in ".," and start > 1 and seg[start - 2].isdigit() and first.isdigit():
+            return "starts inside a number"
+    if end + 1 < len(seg) and seg[end] == "\\" and seg[end + 1] in "ntr":
+        pass
+    elif end < len(seg):
+        last = seg[end - 1]
+        nxt = seg[end]
+        if _is_word(last) and _is_word(nxt):
+            return "ends inside a word"
+        if nxt in ".," and end + 1 < len(seg) and last.isdigit() and seg[end + 1].isdigit():
+            return "ends inside a number"
+    before = seg[max(0, start - 60):start]
+    clause = _CLAUSE_STOP.split(before)[-1] if before else ""
+    if clause.strip():
+        if not _EN_NOT_NEGATING.search(clause):
+            words = re.findall(r"[A-Za-z][A-Za-z'’]*", clause)[-3:]
+            for w in words:
+                if _EN_NEG_BEFORE.match(w.replace("’", "'")):
+                    return f"leaves out the negation {w!r} before it"
+            phrase = _EN_NEG_PHRASES.search(clause)
+            if phrase:
+                return f"leaves out the negation {phrase.group(0).strip()!r} before it"
+        tail = clause.rstrip()[-3:]
+        neg = _CJK_NEG_BEFORE.search(tail)
+        if neg and len(clause) == len(clause.rstrip()):
+            return f"leaves out the negation {neg.group(0)!r} before it"
+    after = seg[end:end + 12]
+    if after:
+        ja = _JA_NEG_AFTER.match(after)
+        if ja:
+            return f"leaves out the negation {ja.group(0)!r} after it"
+        if _JA_PROHIBITIVE.match(after) and seg[end - 1] in "うくすつぬふむるぐぶ":
+            return "leaves out the negation 'な' after it"
+        zh = _ZH_NEG_AFTER.match(after)
+        if zh:
+            return f"leaves out the negation {zh.group(0)!r} after it"
+    return ""

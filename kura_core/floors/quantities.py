@@ -1,0 +1,941 @@
+"""Quantities in English, Japanese and Chinese text: the one scanner every floor uses.
+
+A quantity is a value with what it counts or measures. The scanner finds
+
+* figures in any script (ASCII, full-width, Arabic-Indic and other decimal digits, with
+  signs, decimals, thousands separators and scientific notation), written-out numbers
+  ("forty", "a dozen", "two and a half million", 二十, 12万5千, 四万二千円, 两, 三成, 五割,
+  百分之三十) and multipliers ("twice", "3x", "3倍");
+* each with its unit, counter, magnitude or currency (30%, 5 °C, 1.5M, $12, 12万円, 90天,
+  3个月, 3台) -- any word after a figure counts as what it counts;
+* ranges (10–20 GB), dates (2026-11-28, Nov 28, 28 November 2026, 11月28日, 5月2号), times
+  (02:30, 2:30 pm, 午後2時半, 下午3点) and versions (v0.18.1, 3.11.7).
+
+Two quantities are compared by meaning, not by spelling: :func:`covers` says whether a
+quantity written by a model is vouched for by one in the evidence. The same value written
+another way passes ("two" = 2, 12万5千円 = 125,000円, 3月12日 = March 12, 1e-3 = 0.001);
+a different value, unit, currency, date or version does not (30% ≠ 30 °C, $12 ≠ £12,
+90天 ≠ 90个月, Nov 28 ≠ Dec 28, 5月2日 ≠ 2月5日). A model may be less specific than its
+evidence ("2:30" for "14:30"; "$" for "USD"; a bare 3.2 for 3.2T), never more.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Iterable
+
+from .text import fold_numbers
+from .units import (
+    COUNTER,
+    FUNCTION_WORDS,
+    HARD,
+    MAGNITUDES,
+    SOFT,
+    covers_unit,
+    cjk_unit,
+    hard_unit,
+)
+
+NUMBER, RANGE, DATE, TIME, VERSION, LITERAL = "number", "range", "date", "time", "version", "literal"
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """One quantity found in a text.
+
+    ``text`` is the span as written (after folding), ``canon`` one canonical spelling used
+    in messages (``43.7tok/s``, ``30%``, ``2026-11-28``, ``v0.18.1``). For dates
+    ``readings`` holds every ``(year, month, day)`` the text can mean (``03/04`` is two),
+    for times every ``(hour, minute, second)``; ``None`` marks a part not written.
+    """
+
+    kind: str
+    text: str
+    canon: str
+    start: int
+    end: int
+    value: Decimal | None = None
+    high: Decimal | None = None
+    unit: str = ""
+    uclass: str = ""
+    readings: tuple = ()
+    parts: tuple[str, ...] = ()
+
+    @property
+    def has_unit(self) -> bool:
+        return bool(self.unit)
+
+
+# =========================================================================== helpers
+
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
+_NUM_RE = re.compile(_NUM)
+
+
+def _dec(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.replace(",", ""))
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _show(value: Decimal) -> str:
+    """A value as a plain figure: 125000, 1.5, 0.001."""
+    if value == value.to_integral_value():
+        return str(int(value))
+    text = format(value.normalize(), "f")
+    return text
+
+
+def _written(num: str) -> str:
+    """A figure as written, without thousands separators (the old canonical spelling)."""
+    return num.replace(",", "")
+
+
+_LIST_MARKER = re.compile(
+    r"^([ \t]*(?:[#>*+\-]+[ \t]*)*)(\(\d{1,3}\)|\d{1,3}[.)])(?=[ \t])|^([ \t]*)(\d{1,3})、",
+    re.MULTILINE,
+)
+
+
+def _blank_list_markers(text: str) -> str:
+    def repl(m: re.Match[str]) -> str:
+        if m.group(2) is not None:
+            return m.group(1) + " " * len(m.group(2))
+        return m.group(3) + " " * (len(m.group(4)) + 1)
+
+    return _LIST_MARKER.sub(repl, text)
+
+
+# =========================================================================== English words
+
+_ONES = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_MULTIPLIER_WORDS = {
+    "twice": 2, "thrice": 3, "doubled": 2, "tripled": 3, "quadrupled": 4, "halved": Decimal("0.5"),
+    "twofold": 2, "threefold": 3, "fourfold": 4, "fivefold": 5, "tenfold": 10, "hundredfold": 100,
+}
+_NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, *_SCALES, "dozen", "half"], key=len, reverse=True))
+_WORD_RUN = re.compile(
+    rf"\b(?:(?:a|an)\s+)?(?:{_NUMBER_WORD})(?:(?:\s+|-)(?:and\s+(?:a\s+)?)?(?:(?:a|an)\s+)?(?:{_NUMBER_WORD}))*\b",
+    re.IGNORECASE,
+)
+_MULTIPLIER_RE = re.compile(
+    r"\b(" + "|".join(_MULTIPLIER_WORDS) + r")\b|\b(\d+|" + "|".join(_ONES) + r")-fold\b",
+    re.IGNORECASE,
+)
+
+
+def _words_value(words: list[str]) -> Decimal | None:
+    """The value of a run of number words, or None when the run is not a number."""
+    total = Decimal(0)
+    current = Decimal(0)
+    seen = False
+    half = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w in ("a", "an"):
+            current = current or Decimal(0)
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if nxt in _SCALES or nxt == "dozen":
+                current += 1
+            elif nxt == "half":
+                pass
+            else:
+                return None
+        elif w == "and":
+            pass
+        elif w in _ONES:
+            current += _ONES[w]
+            seen = True
+        elif w in _TENS:
+            current += _TENS[w]
+            seen = True
+        elif w == "dozen":
+            current = (current or Decimal(1)) * 12
+            seen = True
+        elif w == "half":
+            nxt = words[i + 1] if i + 1 < len(words) else ""
+            if seen or current:
+                half = True  # "two and a half": applies to what came before
+            elif nxt in ("a", "an") and i + 2 < len(words) and words[i + 2] in _SCALES:
+                current = Decimal("0.5")
+                i += 1
+                seen = True
+            else:
+                return None
+        elif w == "hundred":
+            current = (current or Decimal(1)) * 100
+            seen = True
+        elif w in _SCALES:
+            if half:
+                current += Decimal("0.5")
+                half = False
+            total += (current or Decimal(1)) * _SCALES[w]
+            current = Decimal(0)
+            seen = True
+        else:
+            return None
+        i += 1
+    if half:
+        current += Decimal("0.5")
+    if not seen:
+        return None
+    return total + current
+
+
+# =========================================================================== CJK numerals
+
+_CJK_DIGITS = {
+    "〇": 0, "零": 0, "一": 1, "壱": 1, "二": 2, "弐": 2, "两": 2, "兩": 2, "三": 3, "参": 3,
+    "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+}
+_CJK_SMALL = {"十": 10, "拾": 10, "百": 100, "千": 1000, "廿": 20, "卅": 30}
+_CJK_BIG = {"万": 10**4, "萬": 10**4, "億": 10**8, "亿": 10**8, "兆": 10**12}
+_CJK_ALL = "".join([*_CJK_DIGITS, *_CJK_SMALL, *_CJK_BIG])
+_CJK_RUN = re.compile(rf"(?:\d+(?:\.\d+)?)?[{_CJK_ALL}](?:[{_CJK_ALL}]|\d+(?:\.\d+)?)*")
+#: Words that start with a numeral but are not numbers (or not only numbers).
+_CJK_IDIOMS = re.compile(
+    r"万一|万が一|万全|万能|万年筆|万歳|万岁|万物|万事|万分|千万(?=[不别要小记务])|千葉|千代|千差万别|"
+    r"百度|百貨|百货|百科|百姓|百般|八百屋|八百長|四六時中|十中八九|七五三|二人三脚|二度と|"
+    r"三日坊主|十分(?![間间钟鐘])|十足|十全|五月雨|五月蝿|八つ当|九死|一石二鳥|三三五五|"
+    r"一成不变|三思|四处|四處|四方|八方|七夕|九州|四川|三菱|千万别|五花八门|五花八門|"
+    r"乱七八糟|亂七八糟|一五一十|三番五次|四季|两者|兩者|两边|兩邊|两方|两种方|十字|百分百"
+)
+
+
+def _cjk_value(run: str) -> Decimal | None:
+    total = Decimal(0)
+    section = Decimal(0)
+    num: Decimal | None = None
+    prev_digit = False
+    for tok in re.findall(rf"\d+(?:\.\d+)?|[{_CJK_ALL}]", run):
+        if tok[0].isdigit():
+            num = Decimal(tok)
+            prev_digit = False
+        elif tok in _CJK_DIGITS:
+            d = Decimal(_CJK_DIGITS[tok])
+            num = num * 10 + d if (num is not None and prev_digit) else d
+            prev_digit = True
+        elif tok in _CJK_SMALL:
+            section += (num if num is not None else Decimal(1)) * _CJK_SMALL[tok]
+            num = None
+            prev_digit = False
+        elif tok in _CJK_BIG:
+            section += num if num is not None else Decimal(0)
+            total += (section if section else Decimal(1)) * _CJK_BIG[tok]
+            section = Decimal(0)
+            num = None
+            prev_digit = False
+    section += num if num is not None else Decimal(0)
+    return total + section
+
+
+# =========================================================================== patterns
+
+_MON = (r"(?:[Jj]an(?:uary)?|[Ff]eb(?:ruary)?|Mar(?:ch)?|[Aa]pr(?:il)?|May|[Jj]une?|[Jj]uly?|"
+        r"[Aa]ug(?:ust)?|[Ss]ep(?:t(?:ember)?)?|[Oo]ct(?:ober)?|[Nn]ov(?:ember)?|[Dd]ec(?:ember)?)")
+_MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+
+_ISO = re.compile(
+    r"(?<![A-Za-z0-9_.:/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})"
+    r"(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![A-Za-z0-9_])(?!\.\d)"
+)
+_YEAR_MONTH = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{4})-(\d{2})(?![A-Za-z0-9_.-])")
+_NUMERIC_DATE = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)")
+_MDY = re.compile(rf"(?<![A-Za-z0-9_])({_MON})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![A-Za-z0-9_:])(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?")
+_DMY = re.compile(rf"(?<![A-Za-z0-9_.])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MON})\b\.?(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?")
+_MY = re.compile(rf"(?<![A-Za-z0-9_])({_MON})\.?,?\s+(\d{{4}})(?![A-Za-z0-9_])")
+_CJN = rf"\d{{1,4}}|[{''.join(_CJK_DIGITS)}十]{{1,4}}"
+_CJK_DATE = re.compile(
+    rf"(?<![\d{_CJK_ALL}])(?:({_CJN})年)?({_CJN})月(?:({_CJN})[日号號])?(?![間间])"
+)
+_CJK_YEAR = re.compile(rf"(?<![\d{_CJK_ALL}])(\d{{4}}|[〇零一二三四五六七八九]{{4}})年(?![間间])")
+_CJK_TIME = re.compile(
+    rf"(午前|午後|上午|下午|早上|早晨|晚上|夜里|夜裡|夜間|夜间|凌晨|中午|深夜|朝|夕方)?"
+    rf"(?<![\d{_CJK_ALL}])({_CJN})[時时点點](?![間间代点])(?:({_CJN})分|(半))?(?:(\d{{1,2}})秒)?(钟|鐘)?"
+)
+_HM = re.compile(
+    r"(?<![A-Za-z0-9_.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?(?![A-Za-z0-9_:])"
+)
+_AMPM = re.compile(r"(?<![A-Za-z0-9_.:])(\d{1,2})\s?([AaPp])\.?[Mm]\b\.?")
+_RATIO = re.compile(r"(?<![A-Za-z0-9_.:])(\d+):(\d+)(?![A-Za-z0-9_:])")
+_VPREFIX = re.compile(r"(?<![A-Za-z0-9_.])[vV](\d+(?:\.\d+)*)((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_.])")
+_DOTTED = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+){2,})((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_])(?!\.\d)")
+_HEX = re.compile(r"(?<![A-Za-z0-9_.])0[xX][0-9A-Fa-f]+(?![A-Za-z0-9_])")
+_DIMS = re.compile(r"(?<![A-Za-z0-9_.])(\d+)[xX](\d+)(?:[xX](\d+))?(?![A-Za-z0-9_.])")
+_PERCENT_ZH = re.compile(rf"(百分之|千分之)([\d.]+|[{_CJK_ALL}]+)")
+_WARI = re.compile(rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])割(?:(\d|[{''.join(_CJK_DIGITS)}])分)?")
+_CHENG = re.compile(
+    rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])成(?![功果本绩績立员員为為熟长長年人型分交就品份])"
+)
+_KANA_COUNT = {"ふたつ": 2, "みっつ": 3, "よっつ": 4, "いつつ": 5, "むっつ": 6, "ななつ": 7,
+               "やっつ": 8, "ここのつ": 9, "ふたり": 2}
+_KANA_RE = re.compile("|".join(_KANA_COUNT))
+_CURRENCY_PREFIX = re.compile(
+    r"(US\$|C\$|A\$|HK\$|NT\$|S\$|NZ\$|R\$|\$|€|£|¥|₩|₹|₽|₺|₪|₫|฿|₱|₿|"
+    r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW|RUB|SEK|NOK|TWD|SGD)\s?)\s?$"
+)
+_DIGITS = re.compile(
+    rf"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)(?P<sign>[+\-±](?=[\d.]))?(?P<num>{_NUM})"
+)
+_SUFFIX = re.compile(r"[A-Za-zµμΩ°%‰′″]+(?:/[A-Za-z]+)?")
+_SPACED_TOKEN = re.compile(r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃])")
+_RANGE_JOIN = re.compile(r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_ORDINAL = frozenset({"st", "nd", "rd", "th"})
+_PER_TIME = re.compile(r"[ \t]+(?:per|a|an)[ \t]+(second|sec|s)\b")
+_APPROX_CJK = "多余餘几幾来來"
+_NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][A-Za-z-]*)")
+_COUNT_NOUNS = frozenset("""model param params parameter parameters row rows user users token tokens record
+records line lines request requests file files item items entry entries event events message messages
+download downloads view views hit hits sample samples step steps iteration iterations word words char
+chars character characters document documents doc docs page pages image images vector vectors query
+queries call calls people customer customers subscriber subscribers visitor visitors install installs
+star stars follower followers row-count""".split())
+_MAGNITUDE_WORD = re.compile(r"[ \t]+(thousand|million|billion|trillion|bn|mn|tn|lakh|crore)\b", re.IGNORECASE)
+_CURRENCIES = frozenset({"USD", "CAD", "AUD", "HKD", "TWD", "SGD", "NZD", "MXN", "$", "EUR", "GBP", "JPY",
+                         "CNY", "¥", "KRW", "INR", "RUB", "CHF", "SEK", "NOK", "DKK", "BRL", "PLN", "TRY",
+                         "ILS", "VND", "THB", "PHP", "BTC", "ETH", "¢", "pound"})
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+# =========================================================================== the scanner
+
+
+class _Scan:
+    def __init__(self, raw: str) -> None:
+        self.text = _blank_list_markers(fold_numbers(raw))
+        self.taken = bytearray(len(self.text))
+        self.out: list[Quantity] = []
+        self.yen = "JPY" if _KANA.search(self.text) else ("CNY" if _HAN.search(self.text) else "¥")
+
+    # ---- bookkeeping
+    def free(self, a: int, b: int) -> bool:
+        return not any(self.taken[a:b])
+
+    def take(self, q: Quantity, a: int | None = None, b: int | None = None) -> None:
+        a = q.start if a is None else a
+        b = q.end if b is None else b
+        for i in range(a, b):
+            self.taken[i] = 1
+        self.out.append(q)
+
+    def span(self, a: int, b: int) -> str:
+        return self.text[a:b]
+
+    # ---- passes
+    def run(self) -> list[Quantity]:
+        t = self.text
+        if (not any(ch.isdigit() or ch in _CJK_ALL for ch in t) and not _maybe_words(t)
+                and not _KANA_RE.search(t)):
+            return []
+        self.dates()
+        self.times()
+        self.versions()
+        self.cjk()
+        self.words()
+        self.digits()
+        self.ratios()
+        self.out.sort(key=lambda q: (q.start, q.end))
+        return self.out
+
+    def _date(self, a: int, b: int, readings: list[tuple]) -> None:
+        readings = [r for r in readings if _valid_date(*r)]
+        if not readings or not self.free(a, b):
+            return
+        self.take(Quantity(DATE, self.span(a, b), _date_canon(readings, self.span(a, b)), a, b,
+                           readings=tuple(dict.fromkeys(readings))))
+
+    def dates(self) -> None:
+        t = self.text
+        for m in _ISO.finditer(t):
+            y, mo, d = int(m.group(1)), int(m.group(3)), int(m.group(4))
+            if not _valid_date(y, mo, d):
+                continue
+            date_end = m.start(5) - 1 if m.group(5) else m.end()
+            self._date(m.start(), date_end, [(y, mo, d)])
+            if m.group(5) and self.free(m.start(5), m.end()):
+                h, mi = int(m.group(5)), int(m.group(6))
+                s = int(m.group(7)) if m.group(7) else None
+                if h <= 24 and mi <= 59:
+                    self.take(Quantity(TIME, self.span(m.start(5), m.end()), _time_canon(h, mi, s),
+                                       m.start(5), m.end(), readings=((h, mi, s),)))
+        for m in _NUMERIC_DATE.finditer(t):
+            a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
+            if m.group(2) == "." and len(m.group(4)) != 4:
+                continue
+            if len(m.group(4)) == 2:
+                y += 2000
+            self._date(m.start(), m.end(), [(y, a, b), (y, b, a)])
+        for m in _YEAR_MONTH.finditer(t):
+            self._date(m.start(), m.end(), [(int(m.group(1)), int(m.group(2)), None)])
+        for m in _MDY.finditer(t):
+            mo = _MONTHS[m.group(1)[:3].lower()]
+            y = int(m.group(3)) if m.group(3) else None
+            self._date(m.start(), m.end(), [(y, mo, int(m.group(2)))])
+        for m in _DMY.finditer(t):
+            mo = _MONTHS[m.group(2)[:3].lower()]
+            y = int(m.group(3)) if m.group(3) else None
+            self._date(m.start(), m.end(), [(y, mo, int(m.group(1)))])
+        for m in _MY.finditer(t):
+            self._date(m.start(), m.end(), [(int(m.group(2)), _MONTHS[m.group(1)[:3].lower()], None)])
+        for m in _CJK_DATE.finditer(t):
+            y = _small_int(m.group(1)) if m.group(1) else None
+            mo = _small_int(m.group(2))
+            d = _small_int(m.group(3)) if m.group(3) else None
+            if mo is None or (m.group(1) and y is None) or (m.group(3) and d is None):
+                continue
+            if y is not None and y < 100:
+                y += 2000
+            self._date(m.start(), m.end(), [(y, mo, d)])
+        for m in _CJK_YEAR.finditer(t):
+            y = _small_int(m.group(1))
+            if y is not None and y >= 1000:
+                self._date(m.start(), m.end(), [(y, None, None)])
+
+    def times(self) -> None:
+        t = self.text
+        for m in _CJK_TIME.finditer(t):
+            prefix, hs, ms, half, ss, clock = m.groups()
+            if m.group(0)[len(prefix or "") + len(hs)] in "点點" and not (prefix or ms or half or clock):
+                continue  # 3点 alone is three points, not three o'clock
+            h = _small_int(hs)
+            mi = _small_int(ms) if ms else (30 if half else 0)
+            if h is None or mi is None or h > 24 or mi > 59:
+                continue
+            if prefix in ("午後", "下午", "晚上", "夜里", "夜裡", "夕方") and h < 12:
+                h += 12
+            s = int(ss) if ss else None
+            explicit = bool(prefix) or h > 12
+            readings = ((h, mi, s),) if explicit else _clock_readings(h, mi, s)
+            a = m.start(2) if not prefix else m.start()
+            if self.free(a, m.end()):
+                self.take(Quantity(TIME, self.span(a, m.end()), _time_canon(h, mi, s), a, m.end(),
+                                   readings=readings))
+        for m in _HM.finditer(t):
+            h, mi = int(m.group(1)), int(m.group(2))
+            if h > 24 or mi > 59 or not self.free(m.start(), m.end()):
+                continue
+            s = int(m.group(3)) if m.group(3) else None
+            ampm = (m.group(4) or "").lower()
+            if ampm:
+                if h > 12:
+                    continue
+                h = (h % 12) + (12 if ampm == "p" else 0)
+                readings = ((h, mi, s),)
+            elif m.group(1).startswith("0") or h > 12:
+                readings = ((h, mi, s),)
+            else:
+                readings = _clock_readings(h, mi, s)
+            self.take(Quantity(TIME, m.group(0), _time_canon(h, mi, s), m.start(), m.end(),
+                               readings=readings))
+        for m in _AMPM.finditer(t):
+            h = int(m.group(1))
+            if not 1 <= h <= 12 or not self.free(m.start(), m.end()):
+                continue
+            h = (h % 12) + (12 if m.group(2).lower() == "p" else 0)
+            self.take(Quantity(TIME, m.group(0), _time_canon(h, 0, None), m.start(), m.end(),
+                               readings=((h, 0, None),)))
+
+    def versions(self) -> None:
+        t = self.text
+        for m in _VPREFIX.finditer(t):
+            if self.free(m.start(), m.end()):
+                parts = tuple(m.group(1).split(".")) + ((m.group(2).lstrip("-+"),) if m.group(2) else ())
+                self.take(Quantity(VERSION, m.group(0), "v" + m.group(1) + m.group(2), m.start(), m.end(),
+                                   parts=parts))
+        for m in _DOTTED.finditer(t):
+            if self.free(m.start(), m.end()):
+                parts = tuple(m.group(1).split(".")) + ((m.group(2).lstrip("-+"),) if m.group(2) else ())
+                self.take(Quantity(VERSION, m.group(0), m.group(1) + m.group(2), m.start(), m.end(),
+                                   parts=parts))
+        for m in _HEX.finditer(t):
+            if self.free(m.start(), m.end()):
+                self.take(Quantity(LITERAL, m.group(0), m.group(0).lower(), m.start(), m.end()))
+        for m in _DIMS.finditer(t):
+            if self.free(m.start(), m.end()):
+                canon = "x".join(g for g in m.groups() if g)
+                self.take(Quantity(LITERAL, m.group(0), canon, m.start(), m.end()))
+
+    def cjk(self) -> None:
+        t = self.text
+        if t.isascii():
+            return
+        for m in _PERCENT_ZH.finditer(t):
+            v = _dec(m.group(2)) if m.group(2)[0].isdigit() else _cjk_value(m.group(2))
+            if v is not None and self.free(m.start(), m.end()):
+                unit = "%" if m.group(1) == "百分之" else "‰"
+                self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}{unit}", m.start(), m.end(),
+                                   value=v, unit=unit, uclass=HARD))
+        for pat in (_WARI, _CHENG):
+            for m in pat.finditer(t):
+                tens = _small_int(m.group(1))
+                ones = _small_int(m.group(2)) if pat is _WARI and m.group(2) else 0
+                if tens is None or ones is None or not self.free(m.start(), m.end()):
+                    continue
+                v = Decimal(tens * 10 + ones)
+                self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}%", m.start(), m.end(),
+                                   value=v, unit="%", uclass=HARD))
+        for m in _KANA_RE.finditer(t):
+            if self.free(m.start(), m.end()):
+                v = Decimal(_KANA_COUNT[m.group(0)])
+                unit = "人" if m.group(0) == "ふたり" else "つ"
+                self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}{unit}", m.start(), m.end(),
+                                   value=v, unit=unit, uclass=COUNTER))
+        for m in _CJK_RUN.finditer(t):
+            a, b = m.start(), m.end()
+            if a and (t[a - 1].isdigit() or t[a - 1] == "."):
+                continue
+            if _CJK_IDIOMS.match(t, a) or not self.free(a, b):
+                continue
+            run = m.group(0)
+            cjk_chars = [c for c in run if c in _CJK_ALL]
+            digits_before = run[0].isdigit()
+            end = b
+            while end < len(t) and t[end] in _APPROX_CJK:
+                end += 1
+            unit = cjk_unit(t, end)
+            if not digits_before and len(cjk_chars) == 1:
+                half_follows = unit is not None and t[unit[2]:unit[2] + 1] == "半"
+                if (run == "一" and not half_follows) or run in _CJK_BIG or unit is None:
+                    continue  # 一 is "a"/"one" in a thousand words; a lone numeral needs a counter
+            if t[a - 1:a] == "第":
+                a -= 1
+            v = _cjk_value(run)
+            if v is None:
+                continue
+            self._with_unit(a, end, run, v, sign="", unit=unit)
+
+    def _with_unit(self, a: int, end: int, shown_num: str, v: Decimal, *, sign: str,
+                   unit: tuple[str, str, int] | None) -> None:
+        t = self.text
+        u, uc = "", ""
+        if unit is not None:
+            u, uc, end = unit
+            if u in ("个", "個") and t[end:end + 1] == "半":
+                after = cjk_unit(t, end + 1)
+                if after is not None and after[1] == HARD:  # 两个半小时: two and a half hours
+                    v += Decimal("0.5")
+                    u, uc, end = after
+            if u == "CNY" and t[end - 1] == "块" and t[end:end + 1] != "钱":
+                u, uc = "块", COUNTER
+            if t[end:end + 1] == "半" and uc in (HARD, COUNTER) and u not in ("%", "x", "°"):
+                v += Decimal("0.5")
+                end += 1
+        if u == "¥":
+            u = self.yen
+        self._take_number(a, end, sign + _show(v), -v if sign == "-" else v, (u, uc) if u else None)
+
+    def words(self) -> None:
+        t = self.text
+        if not _maybe_words(t):
+            return
+        for m in _MULTIPLIER_RE.finditer(t):
+            if not self.free(m.start(), m.end()):
+                continue
+            if m.group(1):
+                v = Decimal(_MULTIPLIER_WORDS[m.group(1).lower()])
+            else:
+                g = m.group(2).lower()
+                v = Decimal(g) if g.isdigit() else Decimal(_ONES[g])
+            self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}x", m.start(), m.end(),
+                               value=v, unit="x", uclass=HARD))
+        for m in _WORD_RUN.finditer(t):
+            a, b = m.start(), m.end()
+            if not self.free(a, b):
+                continue
+            words = [w.lower() for w in re.findall(r"[A-Za-z]+", m.group(0))]
+            v = _words_value(words)
+            if v is None:
+                continue
+            unit, end = self._unit_after(b, currency=False)
+            if words == ["one"] and not (unit and unit[1] == HARD):
+                continue  # "one" is a pronoun far more often than a count
+            if words == ["one"] and unit and unit[0] in ("day", "week", "month", "year", "s") and \
+                    not re.search(r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$",
+                                  t[max(0, a - 12):a], re.IGNORECASE):
+                continue  # "one day" is someday; "in one day" is a day
+            if words[-1] == "half" and len(words) == 1:
+                continue
+            self._take_number(a, end, _show(v), v, unit)
+
+    def digits(self) -> None:
+        t = self.text
+        for m in _DIGITS.finditer(t):
+            a = m.start()
+            if not self.free(a, m.end()):
+                continue
+            num = m.group("num")
+            v = _dec(num)
+            if v is None:
+                continue
+            sign = m.group("sign") or ""
+            shown = sign + _written(num)
+            currency = ""
+            cur = _CURRENCY_PREFIX.search(t, max(0, a - 5), a)
+            if cur and self.free(cur.start(), a):
+                currency = hard_unit(cur.group(1).strip()) or ""
+                if currency == "¥":
+                    currency = self.yen
+                if currency:
+                    a = cur.start()
+            b = m.end()
+            unit: tuple[str, str] | None = None
+            suffix = _SUFFIX.match(t, b)
+            if suffix and suffix.end() < len(t) and (t[suffix.end()].isdigit() or t[suffix.end()] == "_"):
+                continue  # 1a2b, 3d_model: an identifier, not a figure
+            if suffix:
+                s = suffix.group(0)
+                b = suffix.end()
+                if s in _ORDINAL:
+                    pass
+                elif s in ("k", "bn", "mn", "tn") or (
+                        s in ("K", "M", "B", "T") and (currency or self._count_follows(b))):
+                    v *= MAGNITUDES[s]
+                    shown += s
+                elif s in ("x", "X"):
+                    unit = ("x", HARD)
+                else:
+                    hu = hard_unit(s)
+                    if hu is not None:
+                        unit = (hu, HARD)
+                    elif "/" in s:
+                        unit = (s, HARD)
+                    else:
+                        unit = (_stem(s), SOFT)
+            elif b < len(t) and not t[b].isascii() and not t[b].isspace():
+                cu = cjk_unit(t, b)
+                if cu is not None and not currency:
+                    self._with_unit(a, b, num, v, sign=sign, unit=cu)
+                    continue
+            if unit is None:
+                mw = _MAGNITUDE_WORD.match(t, b)
+                if mw:
+                    v *= MAGNITUDES[mw.group(1).lower()]
+                    shown += " " + mw.group(1).lower()
+                    b = mw.end()
+                unit, b = self._unit_after(b, currency=bool(currency))
+            if currency:
+                unit = (currency, HARD)
+            if self._range(a, b, sign, num, v, unit):
+                continue
+            if sign == "-":
+                v = -v
+            self._take_number(a, b, shown, v, unit)
+
+    def _range(self, a: int, b: int, sign: str, num: str, lo: Decimal,
+               unit: tuple[str, str] | None) -> bool:
+        """A range that starts with the figure just read: 10–20 GB, 3-5, 10 to 20."""
+        t = self.text
+        rj = _RANGE_JOIN.match(t, b)
+        if not rj:
+            return False
+        m2 = _DIGITS.match(t, rj.end())
+        if not m2 or not self.free(rj.end(), m2.end()):
+            return False
+        hi = _dec(m2.group("num"))
+        if hi is None:
+            return False
+        if (m2.group("sign") or "") == "-":
+            hi = -hi
+        b2 = m2.end()
+        unit2: tuple[str, str] | None = None
+        suffix2 = _SUFFIX.match(t, b2)
+        if suffix2:
+            hu = hard_unit(suffix2.group(0))
+            if hu is None:
+                return False
+            unit2, b2 = (hu, HARD), suffix2.end()
+        else:
+            unit2, b2 = self._unit_after(b2, currency=False)
+        if unit is not None and unit2 is not None and unit != unit2:
+            return False
+        u = unit or unit2
+        if sign == "-":
+            lo = -lo
+        show_unit = u[0] if u and u[1] != SOFT else ""
+        canon = f"{sign}{_written(num)}-{_written(m2.group('num'))}{show_unit}"
+        if not self.free(a, b2):
+            return False
+        self.take(Quantity(RANGE, t[a:b2], canon, a, b2, value=lo, high=hi,
+                           unit=u[0] if u else "", uclass=u[1] if u else ""))
+        return True
+
+    def _take_number(self, a: int, b: int, shown: str, v: Decimal, unit: tuple[str, str] | None) -> None:
+        if not self.free(a, b):
+            return
+        u, uc = unit if unit else ("", "")
+        if uc == HARD and u in _CURRENCIES:
+            canon = f"{u} {shown}"
+        elif uc in (HARD, COUNTER):
+            canon = f"{shown}{u}"
+        else:
+            canon = shown
+        self.take(Quantity(NUMBER, self.text[a:b], canon, a, b, value=v, unit=u, uclass=uc))
+
+    def _count_follows(self, pos: int) -> bool:
+        """Whether what follows is counted: "2M rows", "7B params" are counts of things,
+        "3.2T used", "2M" alone are sizes."""
+        m = _NEXT_WORD.match(self.text, pos)
+        if not m:
+            return False
+        w = m.group(1).lower()
+        if w in _COUNT_NOUNS:
+            return True
+        return (len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))
+                and w not in FUNCTION_WORDS and hard_unit(w) is None)
+
+    def _unit_after(self, pos: int, *, currency: bool) -> tuple[tuple[str, str] | None, int]:
+        """The unit written after a figure that ends at *pos*: a symbol, a unit (up to three
+        words, "degrees Celsius", "tokens per second"), or else the first plain word as a
+        soft unit -- unless a hard unit follows within the next two words ("3 long hours")."""
+        t = self.text
+        if pos < len(t) and not t[pos].isascii() and not t[pos].isspace():
+            cu = cjk_unit(t, pos)
+            if cu is not None:
+                return (cu[0] if cu[0] != "¥" else self.yen, cu[1]), cu[2]
+            return None, pos
+        tokens: list[tuple[str, int, int]] = []
+        p = pos
+        for _ in range(4):
+            m = _SPACED_TOKEN.match(t, p)
+            if not m:
+                break
+            word = m.group(1).rstrip(".,;:'")
+            if not word:
+                break
+            tokens.append((word, m.start(1), m.start(1) + len(word)))
+            p = m.start(1) + len(word)
+            if t[p:p + 1] not in (" ", "\t", "-"):
+                break
+        if not tokens:
+            return None, pos
+        # longest unit phrase first
+        for n in (3, 2, 1):
+            if len(tokens) >= n:
+                phrase = " ".join(w for w, _, _ in tokens[:n])
+                hu = hard_unit(phrase) if n > 1 else None
+                if n == 1:
+                    w = tokens[0][0]
+                    if w.lower() in FUNCTION_WORDS and w not in ("°", "%"):
+                        hu = None
+                    else:
+                        hu = hard_unit(w)
+                if hu is not None:
+                    end = tokens[n - 1][2]
+                    per = _PER_TIME.match(t, end)
+                    if per and hu in ("tok", "B", "KB", "MB", "GB", "TB", "bit", "Mbit", "Gbit"):
+                        return (f"{hu}/s", HARD), per.end()
+                    return (hu, HARD), end
+        first = tokens[0][0]
+        if first.lower() in FUNCTION_WORDS or not first[0].isalpha():
+            return None, pos
+        for w, _, e in tokens[1:3]:
+            if w.lower() in FUNCTION_WORDS:
+                break
+            hu = hard_unit(w)
+            if hu is not None and len(w) > 2:
+                return (hu, HARD), e
+        return (_stem(first), SOFT), tokens[0][2]
+
+    def ratios(self) -> None:
+        for m in _RATIO.finditer(self.text):
+            if self.free(m.start(), m.end()):
+                self.take(Quantity(LITERAL, m.group(0), m.group(0), m.start(), m.end()))
+
+
+def _maybe_words(text: str) -> bool:
+    low = text.lower()
+    return any(w in low for w in ("one", "two", "thr", "four", "five", "six", "seven", "eight", "nine",
+                                  "ten", "twel", "twen", "fort", "fift", "hundred", "thousand",
+                                  "million", "billion", "dozen", "twice", "thrice", "fold", "doubled",
+                                  "tripled", "halved", "zero", "eleven"))
+
+
+def _stem(word: str) -> str:
+    w = word.lower().strip("-'")
+    for suffix in ("'s", "ies", "es", "s"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return w
+
+
+def _small_int(text: str | None) -> int | None:
+    if not text:
+        return None
+    if text.isdigit():
+        return int(text)
+    v = _cjk_value(text)
+    return int(v) if v is not None and v == v.to_integral_value() else None
+
+
+def _valid_date(y: int | None, m: int | None, d: int | None) -> bool:
+    if m is not None and not 1 <= m <= 12:
+        return False
+    if d is not None and not 1 <= d <= 31:
+        return False
+    if y is not None and not 1000 <= y <= 2999:
+        return False
+    return m is not None or y is not None
+
+
+def _date_canon(readings: list[tuple], written: str) -> str:
+    if len(set(readings)) > 1:
+        return written
+    y, m, d = readings[0]
+    if y is not None and m is not None and d is not None:
+        return f"{y:04d}-{m:02d}-{d:02d}"
+    if y is not None and m is not None:
+        return f"{y:04d}-{m:02d}"
+    return " ".join(written.split())
+
+
+def _clock_readings(h: int, m: int, s: int | None) -> tuple:
+    """A 12-hour clock time without am/pm: both halves of the day."""
+    if h == 12:
+        return ((12, m, s), (0, m, s))
+    if h == 0 or h > 12:
+        return ((h, m, s),)
+    return ((h, m, s), (h + 12, m, s))
+
+
+def _time_canon(h: int, m: int, s: int | None) -> str:
+    return f"{h:02d}:{m:02d}" + (f":{s:02d}" if s is not None else "")
+
+
+@functools.lru_cache(maxsize=8192)
+def _scan_cached(text: str) -> tuple[Quantity, ...]:
+    return tuple(_Scan(text).run())
+
+
+def scan(text: str) -> tuple[Quantity, ...]:
+    """Every quantity in *text*, in order of appearance."""
+    if not text:
+        return ()
+    return _scan_cached(text)
+
+
+# =========================================================================== comparison
+
+
+def _date_covers(c: tuple, e: tuple) -> bool:
+    return all(cv is None or cv == ev for cv, ev in zip(c, e))
+
+
+def _time_covers(c: tuple, e: tuple) -> bool:
+    return c[0] == e[0] and c[1] == e[1] and (c[2] is None or c[2] == e[2])
+
+
+def _all_covered(c_readings: tuple, e_readings: tuple, fn) -> bool:
+    return all(any(fn(rc, re_) for rc in c_readings) for re_ in e_readings)
+
+
+def covers(c: Quantity, e: Quantity) -> bool:
+    """Whether *e* (in the evidence) vouches for *c* (written by a model): the same value,
+    and nothing *c* says that *e* does not (unit, currency, year, am/pm, version part)."""
+    if c.kind == NUMBER:
+        if e.kind == NUMBER:
+            return c.value == e.value and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
+        if e.kind == DATE and not c.unit and c.value is not None:
+            return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)
+        if e.kind == VERSION and not c.unit and c.value is not None and "." in c.text:
+            digits = c.text.strip()
+            return ".".join(e.parts).startswith(digits + ".") or ".".join(e.parts) == digits
+        return False
+    if c.kind == RANGE:
+        return (e.kind == RANGE and c.value == e.value and c.high == e.high
+                and covers_unit(c.unit, c.uclass, e.unit, e.uclass))
+    if c.kind == DATE:
+        if e.kind == DATE:
+            return _all_covered(c.readings, e.readings, _date_covers)
+        if e.kind == NUMBER and not e.unit and e.value is not None:
+            return any(r[1] is None and r[2] is None and r[0] is not None and Decimal(r[0]) == e.value
+                       for r in c.readings)
+        return False
+    if c.kind == TIME:
+        return e.kind == TIME and _all_covered(c.readings, e.readings, _time_covers)
+    if c.kind == VERSION:
+        if e.kind == VERSION:
+            n = len(c.parts)
+            return e.parts[:n] == c.parts
+        if e.kind == NUMBER and not e.unit and "." in e.text:
+            return ".".join(c.parts) == e.text.strip()
+        return False
+    return e.kind == c.kind and e.canon.lower() == c.canon.lower()
+
+
+class Vouchers:
+    """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self.by_value: dict[Decimal, list[Quantity]] = {}
+        self.other: dict[str, list[Quantity]] = {}
+        for text in texts:
+            self.add(text)
+
+    def add(self, text: str) -> None:
+        for q in scan(text):
+            if q.kind in (NUMBER, RANGE) and q.value is not None:
+                self.by_value.setdefault(q.value, []).append(q)
+            else:
+                self.other.setdefault(q.kind, []).append(q)
+                if q.kind == DATE:
+                    for r in q.readings:
+                        if r[0] is not None and r[1] is None:
+                            pass
+            if q.kind == NUMBER and not q.unit and q.value is not None:
+                self.other.setdefault("bare", []).append(q)
+
+    def vouches(self, q: Quantity) -> bool:
+        if q.kind == NUMBER and q.value is not None:
+            if any(covers(q, e) for e in self.by_value.get(q.value, ())):
+                return True
+            if not q.unit:
+                return any(covers(q, e) for e in self.other.get(DATE, ()) + self.other.get(VERSION, ()))
+            return False
+        if q.kind == RANGE and q.value is not None:
+            if any(covers(q, e) for e in self.by_value.get(q.value, ())):
+                return True
+            lo = Quantity(NUMBER, "", "", 0, 0, value=q.value, unit=q.unit, uclass=q.uclass)
+            hi = Quantity(NUMBER, "", "", 0, 0, value=q.high, unit=q.unit, uclass=q.uclass)
+            return self.vouches(lo) and self.vouches(hi)
+        if q.kind == DATE:
+            if any(covers(q, e) for e in self.other.get(DATE, ())):
+                return True
+            return any(covers(q, e) for e in self.other.get("bare", ()))
+        if q.kind == VERSION:
+            if any(covers(q, e) for e in self.other.get(VERSION, ())):
+                return True
+            return any(covers(q, e) for vals in self.by_value.values() for e in vals if "." in e.text)
+        return any(covers(q, e) for e in self.other.get(q.kind, ()))
+
+
+def unvouched(text: str, evidence: Iterable[str]) -> list[Quantity]:
+    """The quantities of *text* that nothing in *evidence* vouches for, once each."""
+    v = Vouchers(evidence)
+    out: dict[str, Quantity] = {}
+    for q in scan(text):
+        if q.canon not in out and not v.vouches(q):
+            out[q.canon] = q
+    return list(out.values())
+
+
+def numbers_in(text: str) -> list[str]:
+    """The canonical spellings of the quantities in *text*, once each, in order."""
+    return list(dict.fromkeys(q.canon for q in scan(text)))

@@ -1,0 +1,221 @@
+"""Units, currencies, counters and magnitudes the quantity scanner knows.
+
+A unit is ``(canonical, class)``:
+
+* ``hard`` -- a unit of measure or a currency: a figure with a hard unit is vouched only
+  by the same value with the same unit (or, for a generic unit, one of its members: ``°``
+  covers ``°C``; ``$`` covers ``USD``);
+* ``counter`` -- a Chinese or Japanese counter (台, 人, 个): counts of different counters
+  are different things;
+* ``soft`` -- any other word after a figure ("3 disks"): it only has to not contradict a
+  hard unit in the evidence.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+HARD, COUNTER, SOFT = "hard", "counter", "soft"
+
+
+def _expand(table: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for canon, surfaces in table.items():
+        for s in surfaces:
+            out[s] = canon
+    return out
+
+
+# Case-sensitive surfaces (symbols and short abbreviations, where case is meaning).
+_EXACT = _expand({
+    "%": ("%", "pct"), "‰": ("‰",),
+    "x": ("x", "X", "×"),
+    "°": ("°", "deg"), "°C": ("°C", "C", "℃", "degC"), "°F": ("°F", "F", "℉", "degF"),
+    "ns": ("ns",), "µs": ("µs", "μs", "us"), "ms": ("ms", "msec", "msecs"),
+    "s": ("s", "sec", "secs"), "min": ("min", "mins"), "h": ("h", "hr", "hrs"),
+    "day": ("d",), "week": ("wk", "wks", "w"), "month": ("mo", "mos"), "year": ("y", "yr", "yrs"),
+    "B": ("B",), "KB": ("K", "KB", "kB", "KiB", "kiB", "kb"), "MB": ("M", "MB", "MiB", "mb"),
+    "GB": ("G", "GB", "GiB", "gb"), "TB": ("T", "TB", "TiB", "tb"), "PB": ("P", "PB", "PiB", "pb"),
+    "Kbit": ("Kb", "Kbit", "kbit"), "Mbit": ("Mb", "Mbit", "mbit"), "Gbit": ("Gb", "Gbit", "gbit"),
+    "Tbit": ("Tb", "Tbit"),
+    "Kbit/s": ("Kbps", "kbps", "Kbit/s", "kbit/s", "Kb/s", "kb/s"),
+    "Mbit/s": ("Mbps", "mbps", "Mbit/s", "Mb/s"), "Gbit/s": ("Gbps", "gbps", "Gbit/s", "Gb/s"),
+    "bit/s": ("bps",),
+    "KB/s": ("KB/s", "kB/s", "KiB/s", "K/s"), "MB/s": ("MB/s", "MiB/s", "M/s"),
+    "GB/s": ("GB/s", "GiB/s", "G/s"),
+    "tok/s": ("tok/s", "t/s", "tps", "tokens/s", "token/s", "tokens/sec", "tok/sec"),
+    "req/s": ("req/s", "rps", "requests/s", "reqs/s", "req/sec", "qps"),
+    "it/s": ("it/s",), "ops/s": ("ops/s", "op/s", "IOPS", "iops"), "fps": ("fps", "FPS"),
+    "rpm": ("rpm", "RPM"),
+    "Hz": ("Hz", "hz"), "kHz": ("kHz", "KHz", "khz"), "MHz": ("MHz", "Mhz", "mhz"),
+    "GHz": ("GHz", "Ghz", "ghz"),
+    "W": ("W",), "kW": ("kW", "KW"), "MW": ("MW",), "mW": ("mW",), "V": ("V",), "mV": ("mV",),
+    "kV": ("kV",), "A": ("A",), "mA": ("mA",), "Wh": ("Wh",), "kWh": ("kWh", "KWh"),
+    "mAh": ("mAh",), "Ah": ("Ah",), "VA": ("VA",), "Ω": ("Ω", "Ω"),
+    "nm": ("nm",), "µm": ("µm", "μm", "um"), "mm": ("mm",), "cm": ("cm",), "m": ("m",),
+    "km": ("km", "Km", "KM"), "in": ("in", "″"), "ft": ("ft", "′"), "yd": ("yd",), "mi": ("mi",),
+    "mg": ("mg",), "g": ("g",), "kg": ("kg", "Kg", "KG", "kgs"), "t": ("t",), "lb": ("lb", "lbs"),
+    "oz": ("oz",), "ml": ("ml", "mL"), "L": ("L", "l"), "gal": ("gal",), "cc": ("cc",),
+    "dB": ("dB", "db"), "px": ("px",), "pt": ("pt",), "psi": ("psi",), "bar": ("bar",),
+    "Pa": ("Pa",), "kPa": ("kPa",), "hPa": ("hPa",), "MPa": ("MPa",), "J": ("J",), "kJ": ("kJ",),
+    "cal": ("cal",), "kcal": ("kcal",), "N": ("N",), "Nm": ("Nm",), "lm": ("lm",), "lx": ("lx",),
+    "mph": ("mph",), "km/h": ("km/h", "kph", "kmh"), "m/s": ("m/s",), "kn": ("kn", "kt", "kts"),
+    "hp": ("hp", "HP", "PS"), "dpi": ("dpi",), "ppi": ("ppi",), "ppm": ("ppm",), "ppb": ("ppb",),
+    "USD": ("USD", "US$"), "CAD": ("CAD", "C$"), "AUD": ("AUD", "A$"), "HKD": ("HKD", "HK$"),
+    "TWD": ("TWD", "NT$"), "SGD": ("SGD", "S$"), "NZD": ("NZD", "NZ$"), "MXN": ("MXN",),
+    "$": ("$",), "EUR": ("EUR", "€"), "GBP": ("GBP", "£"), "JPY": ("JPY", "円"),
+    "CNY": ("CNY", "RMB", "元"), "¥": ("¥",), "KRW": ("KRW", "₩", "원"), "INR": ("INR", "₹", "Rs"),
+    "RUB": ("RUB", "₽"), "CHF": ("CHF",), "SEK": ("SEK",), "NOK": ("NOK",), "DKK": ("DKK",),
+    "BRL": ("BRL", "R$"), "PLN": ("PLN", "zł"), "TRY": ("TRY", "₺"), "ILS": ("ILS", "₪"),
+    "VND": ("VND", "₫"), "THB": ("THB", "฿"), "PHP": ("PHP", "₱"), "BTC": ("BTC", "₿"),
+    "ETH": ("ETH",), "¢": ("¢",),
+})
+
+# Case-insensitive words (looked up lower-cased).
+_WORDS = _expand({
+    "%": ("percent", "per cent", "percentage points", "pp"),
+    "x": ("times", "fold"),
+    "°": ("degree", "degrees"), "°C": ("celsius", "degrees celsius", "degrees c", "centigrade"),
+    "°F": ("fahrenheit", "degrees fahrenheit", "degrees f"),
+    "ns": ("nanosecond", "nanoseconds"), "µs": ("microsecond", "microseconds"),
+    "ms": ("millisecond", "milliseconds"), "s": ("second", "seconds"),
+    "min": ("minute", "minutes"), "h": ("hour", "hours"), "day": ("day", "days"),
+    "week": ("week", "weeks"), "month": ("month", "months"), "year": ("year", "years"),
+    "decade": ("decade", "decades"), "century": ("century", "centuries"),
+    "B": ("byte", "bytes"), "KB": ("kilobyte", "kilobytes", "kibibyte", "kibibytes"),
+    "MB": ("megabyte", "megabytes", "mebibyte", "mebibytes"),
+    "GB": ("gigabyte", "gigabytes", "gibibyte", "gibibytes", "gigs"),
+    "TB": ("terabyte", "terabytes", "tebibyte", "tebibytes"), "PB": ("petabyte", "petabytes"),
+    "bit": ("bit", "bits"), "Kbit": ("kilobit", "kilobits"), "Mbit": ("megabit", "megabits"),
+    "Gbit": ("gigabit", "gigabits"),
+    "tok/s": ("tokens per second", "tokens a second", "tokens per sec", "tokens/second"),
+    "req/s": ("requests per second", "requests a second", "queries per second"),
+    "fps": ("frames per second",), "rpm": ("revolutions per minute",),
+    "Hz": ("hertz",), "kHz": ("kilohertz",), "MHz": ("megahertz",), "GHz": ("gigahertz",),
+    "W": ("watt", "watts"), "kW": ("kilowatt", "kilowatts"), "MW": ("megawatt", "megawatts"),
+    "V": ("volt", "volts"), "A": ("amp", "amps", "ampere", "amperes"),
+    "kWh": ("kilowatt-hour", "kilowatt-hours", "kilowatt hours"), "Ω": ("ohm", "ohms"),
+    "mm": ("millimeter", "millimeters", "millimetre", "millimetres"),
+    "cm": ("centimeter", "centimeters", "centimetre", "centimetres"),
+    "m": ("meter", "meters", "metre", "metres"),
+    "km": ("kilometer", "kilometers", "kilometre", "kilometres"),
+    "in": ("inch", "inches"), "ft": ("foot", "feet"), "yd": ("yard", "yards"),
+    "mi": ("mile", "miles"),
+    "mg": ("milligram", "milligrams"), "g": ("gram", "grams"),
+    "kg": ("kilogram", "kilograms", "kilo", "kilos"),
+    "t": ("tonne", "tonnes", "metric ton", "metric tons"), "ton": ("ton", "tons"),
+    "pound": ("pound", "pounds"), "oz": ("ounce", "ounces"), "stone": ("stone", "stones"),
+    "ml": ("milliliter", "milliliters", "millilitre", "millilitres"),
+    "L": ("liter", "liters", "litre", "litres"), "gal": ("gallon", "gallons"),
+    "cup": ("cup", "cups"), "tbsp": ("tbsp", "tablespoon", "tablespoons"),
+    "tsp": ("tsp", "teaspoon", "teaspoons"),
+    "dB": ("decibel", "decibels"), "px": ("pixel", "pixels"),
+    "cal": ("calorie", "calories"), "kcal": ("kilocalorie", "kilocalories"),
+    "mph": ("miles per hour",), "km/h": ("kilometers per hour", "kilometres per hour"),
+    "kn": ("knot", "knots"), "hp": ("horsepower",), "acre": ("acre", "acres"),
+    "ha": ("hectare", "hectares"),
+    "USD": ("usd", "us dollar", "us dollars", "u.s. dollars", "american dollars"),
+    "$": ("dollar", "dollars", "buck", "bucks"), "EUR": ("euro", "euros", "eur"),
+    "GBP": ("gbp", "sterling", "quid"), "JPY": ("yen", "jpy"), "CNY": ("yuan", "renminbi", "cny", "rmb"),
+    "KRW": ("won", "krw"), "INR": ("rupee", "rupees", "inr"), "RUB": ("ruble", "rubles", "rouble", "roubles"),
+    "CHF": ("franc", "francs", "swiss francs", "chf"), "¢": ("cent", "cents"),
+    "BTC": ("bitcoin", "bitcoins", "btc"),
+})
+_WORDS["pound"] = "pound"
+
+# Chinese and Japanese units, counters and currencies, written right after a figure.
+_CJK_HARD = _expand({
+    "%": ("パーセント", "％"), "x": ("倍",), "°": ("度",),
+    "s": ("秒", "秒間", "秒钟", "秒鐘"), "min": ("分钟", "分鐘", "分間", "分"),
+    "h": ("時間", "小时", "小時", "个小时", "個小時", "钟头", "鐘頭"),
+    "day": ("天", "日間", "日"), "week": ("週間", "周", "週", "星期", "个星期", "個星期", "礼拜", "禮拜"),
+    "month": ("ヶ月", "か月", "カ月", "ケ月", "ヵ月", "箇月", "个月", "個月", "ヶ月間", "か月間", "カ月間"),
+    "year": ("年間", "年", "周年", "週年"),
+    "JPY": ("円", "日元", "日圆", "日圓", "日币", "日幣"), "CNY": ("元", "块钱", "塊錢", "人民币", "人民幣", "圆"),
+    "USD": ("美元", "米ドル", "美金"), "$": ("ドル",), "EUR": ("欧元", "歐元", "ユーロ"),
+    "GBP": ("英镑", "英鎊"), "pound": ("ポンド",), "HKD": ("港元", "港币", "港幣"),
+    "TWD": ("新台币", "新台幣", "台币"), "KRW": ("韩元", "韓元", "ウォン"),
+    "km": ("公里", "キロメートル", "千米"), "m": ("メートル", "米"), "cm": ("厘米", "センチ", "センチメートル"),
+    "mm": ("毫米", "ミリ", "ミリメートル"), "kg": ("公斤", "千克", "キログラム"), "g": ("克", "グラム"),
+    "jin": ("斤",), "L": ("升", "リットル"), "ml": ("毫升", "ミリリットル"),
+    "W": ("瓦", "ワット"), "kW": ("千瓦",), "V": ("伏", "伏特", "ボルト"), "Hz": ("赫兹", "ヘルツ"),
+    "キロ": ("キロ",), "MB": ("メガ", "兆字节"), "GB": ("ギガ",), "TB": ("テラ",),
+})
+_CJK_COUNTERS = frozenset(
+    "人 名 位 台 个 個 件 回 次 本 枚 张 張 条 條 冊 册 匹 頭 只 隻 羽 杯 着 足 軒 社 店 校 部 页 頁 "
+    "行 字 語 通 歳 岁 階 层 層 号 號 番 つ 箇所 ヶ所 か所 カ所 家 辆 輛 架 颗 顆 粒 块 塊 座 栋 棟 "
+    "篇 首 份 双 雙 对 對 組 组 套 种 種 类 類 项 項 题 題 章 节 節 段 句 遍 文字 ページ 軒 度目 回目 "
+    "番目 人前 枚目 点 個所 箇 ヶ 局 楼 樓 国 國 ヶ国 カ国 か国 箇国 场 場 届 期 版 周目 代 世代 件目 行目 桁 位数 项目 条目 盘 盤 "
+    "张卡 块卡".split()
+)
+
+#: Generic units and the specific units they cover (the candidate may be less specific).
+FAMILIES: dict[str, frozenset[str]] = {
+    "°": frozenset({"°C", "°F"}),
+    "$": frozenset({"USD", "CAD", "AUD", "HKD", "TWD", "SGD", "NZD", "MXN"}),
+    "¥": frozenset({"JPY", "CNY"}),
+    "pound": frozenset({"GBP", "lb"}),
+    "キロ": frozenset({"kg", "km"}),
+    "ton": frozenset({"t"}),
+}
+
+#: Multipliers written after a figure: 1.5M, 12k, 3 million, 2bn.
+MAGNITUDES = {
+    "k": Decimal(1000), "K": Decimal(1000), "thousand": Decimal(1000),
+    "M": Decimal(10) ** 6, "mn": Decimal(10) ** 6, "mil": Decimal(10) ** 6, "million": Decimal(10) ** 6,
+    "B": Decimal(10) ** 9, "bn": Decimal(10) ** 9, "billion": Decimal(10) ** 9,
+    "T": Decimal(10) ** 12, "tn": Decimal(10) ** 12, "trillion": Decimal(10) ** 12,
+    "lakh": Decimal(10) ** 5, "crore": Decimal(10) ** 7,
+}
+
+#: Words that follow a figure without being its unit.
+FUNCTION_WORDS = frozenset("""
+a an the and or but nor of to in on at by for from with without into onto over under than then as
+is are was were be been being am it its this that these those he she we they you i me him her us
+them my your our their his if so not no yes all any each every more less most least only just also
+too very about around approx approximately roughly nearly almost up down out off via vs versus
+when while after before since until till where which who whom whose what how why there here now
+ago later earlier still yet both either neither other another such some many much few several plus
+minus or else per each apiece total overall altogether instead again once whereas though although
+because will would can could should may might must shall do does did done has have had having get
+gets got go goes went out th st nd rd
+""".split())
+
+
+def hard_unit(surface: str) -> str | None:
+    """The canonical hard unit a surface form names, or None."""
+    if surface in _EXACT:
+        return _EXACT[surface]
+    low = surface.lower()
+    if low in _WORDS:
+        return _WORDS[low]
+    return None
+
+
+def cjk_unit(text: str, pos: int) -> tuple[str, str, int] | None:
+    """The CJK unit, currency or counter at *pos*: (canonical, class, end), longest first."""
+    for length in (5, 4, 3, 2, 1):
+        piece = text[pos : pos + length]
+        if len(piece) < length:
+            continue
+        if piece in _CJK_HARD:
+            return _CJK_HARD[piece], HARD, pos + length
+        if piece in _CJK_COUNTERS:
+            return piece, COUNTER, pos + length
+    return None
+
+
+def covers_unit(c_unit: str, c_class: str, e_unit: str, e_class: str) -> bool:
+    """Whether a candidate's unit is vouched by an evidence unit (same value assumed).
+
+    No unit claims nothing beyond the figure. A hard unit needs the same hard unit (or a
+    member of it when the candidate's is generic). A counter needs no unit, a soft word or
+    the same counter. A soft word needs anything but a hard unit.
+    """
+    if not c_unit:
+        return True
+    if c_class == HARD:
+        return e_class == HARD and (c_unit == e_unit or e_unit in FAMILIES.get(c_unit, ()))
+    if c_class == COUNTER:
+        return e_class != HARD and (e_class != COUNTER or e_unit == c_unit)
+    return e_class != HARD
