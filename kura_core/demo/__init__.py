@@ -339,7 +339,7 @@ def _quote_json(q: Any) -> dict[str, Any]:
 
 def _decisive_reason(r: GateResult) -> str:
     why = r.reasons[-1] if r.reasons else "dropped"
-    if r.violations and why.startswith("refused"):
+    if r.violations:
         why += ": " + "; ".join(messages(r.violations))
     return why
 

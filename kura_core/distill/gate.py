@@ -96,6 +96,45 @@ def _strip_echoes(text: str, is_echo: Callable[[str], bool], min_weight: int = 8
     return "".join(out), hit
 
 
+_ECHO_PAYLOAD = re.compile(
+    r"""\b(?:echo|printf)\s+(?:-[neE]+\s+)*(["'])(?P<p>.*?)(?<!\\)\1(?P<rest>[^\n|;&]*)""", re.DOTALL)
+_HEREDOC = re.compile(
+    r"""<<-?\s*(['"]?)(?P<tag>[A-Za-z_]\w*)\1(?P<head>[^\n]*)\n(?P<p>.*?)\n\s*(?P=tag)[ \t]*(?:\n|$)""",
+    re.DOTALL)
+_REDIRECT = re.compile(r"""(?:>>?|\btee\s+(?:-a\s+)?)\s*(['"]?)(?P<path>[^\s'";|&]+)\1""")
+_PROSE_FILE = re.compile(r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?)$|(?:^|/)(?:notes|NOTES|README|TODO)[^/]*$")
+
+
+def _strip_prose_payloads(text: str) -> tuple[str, bool]:
+    """A command's text without the agent's prose riding in it: what ``echo``/``printf``
+    print and what a heredoc feeds -- unless it is written into a configuration, code or
+    data file (``echo GPU1_FLOOR=30 >> /etc/fan.conf``), which is the action itself."""
+    spans: list[tuple[int, int]] = []
+    for m in _ECHO_PAYLOAD.finditer(text):
+        target = _REDIRECT.search(m.group("rest"))
+        if target and not _PROSE_FILE.search(target.group("path")):
+            continue
+        if " " in m.group("p").strip():
+            spans.append(m.span("p"))
+    for m in _HEREDOC.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        target = _REDIRECT.search(text[line_start:m.start()] + m.group("head"))
+        if target and not _PROSE_FILE.search(target.group("path")):
+            continue
+        spans.append(m.span("p"))
+    if not spans:
+        return text, False
+    out, pos = [], 0
+    for a, b in sorted(spans):
+        if a < pos:
+            continue
+        out.append(text[pos:a])
+        out.append(" \u2026 ")
+        pos = b
+    out.append(text[pos:])
+    return "".join(out), True
+
+
 def _is_prose(piece: str) -> bool:
     """Words, not a lone identifier: a path or a name the agent typed comes back in a
     tool's output as a matter of course (``du /volume1/photo`` prints the path); a
@@ -197,7 +236,9 @@ class _Index:
         self.segments = list(segments)
         self.texts = [normalize(s.text) for s in self.segments]
         self.vouch: list[str] = []
-        self.own_echo: list[str] = []  # per TOOL segment: its text without what the agent typed
+        # per TOOL or ACT segment: its text without what only repeats or carries the agent's
+        # own words ("" when nothing was taken out)
+        self.own_echo: list[str] = []
         typed: list[str] = []  # what the agent wrote or typed so far (SELF and ACT), normalised
         for seg, norm in zip(self.segments, self.texts):
             text = seg.text
@@ -205,6 +246,10 @@ class _Index:
             if seg.cls == "TOOL" and typed:
                 blob = "\n".join(typed)
                 text, hit = _strip_echoes(text, lambda piece: _is_prose(piece) and piece in blob)
+                if hit:
+                    own = normalize(text)
+            elif seg.cls == "ACT":
+                text, hit = _strip_prose_payloads(text)
                 if hit:
                     own = normalize(text)
             if seg.cls in ("TOOL", "ACT"):
@@ -220,15 +265,14 @@ class _Index:
         found: list[tuple[int, int]] = []
         for i, text in enumerate(self.texts):
             if needle in text:
-                if self.segments[i].cls == "TOOL" and self.own_echo[i] and needle not in self.own_echo[i]:
-                    continue  # only inside the agent's own words, repeated by a tool
+                if self.own_echo[i] and needle not in self.own_echo[i]:
+                    continue  # only inside the agent's own words, repeated by a tool or a command
                 found.append((CLASS_PREFERENCE.get(self.segments[i].cls, 9), i))
-        if not found:
-            # the agent's own words, repeated by a tool and nowhere else verbatim
-            for i, text in enumerate(self.texts):
-                if needle in text:
-                    return _as_self(self.segments[i]), "", i
-            return None, "", -1
+        demoted = not found
+        if demoted:
+            # the agent's own words, repeated by a tool or carried by a command, and nowhere
+            # else verbatim: they are what they are, SELF
+            found = [(0, i) for i, text in enumerate(self.texts) if needle in text]
         why = ""
         for _rank, i in sorted(found):
             text = self.texts[i]
@@ -236,7 +280,8 @@ class _Index:
             while start >= 0:
                 reason = cut_reason(text, start, start + len(needle))
                 if not reason:
-                    return self.segments[i], "", i
+                    seg = self.segments[i]
+                    return (_as_self(seg) if demoted else seg), "", i
                 why = why or reason
                 start = text.find(needle, start + 1)
         return None, why, -1
@@ -395,14 +440,14 @@ def _gate_one(
     violations = check_surface(fields, evidence, human_names=human_names)
     violations += [v for v in check_tags(copy.get("tags") or [], evidence, human_names=human_names)
                    if v.kind != "tag"]
+    if present == {"SELF"} and kind != "judgement":
+        return result("dropped", "only the agent's own words vouch for it: a SELF-only candidate "
+                                 "is kept only as a first-person judgement (kind judgement)",
+                      drop="self_only_fact", violations=violations, tag_checks=tag_checks)
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations,
                       tag_checks=tag_checks)
     if present == {"SELF"}:
-        if kind != "judgement":
-            return result("dropped", "only the agent's own words vouch for it: a SELF-only candidate "
-                                     "is kept only as a first-person judgement (kind judgement)",
-                          drop="self_only_fact", tag_checks=tag_checks)
         prose = "\n".join(v for v in fields.values() if isinstance(v, str))
         if not _FIRST_PERSON.search(prose):
             return result("dropped", "a judgement resting on the agent's own words must be written in "

@@ -239,11 +239,18 @@ def _claim_ok(claim: Claim, evidence: Evidence, field_name: str) -> Violation | 
         if said_of and carries(claim.content, said_of):
             return None
         return Violation(ATTRIBUTION, field_name, claim.phrase, "third_party", claim.name)
-    # a pronoun: the human, or a third person the evidence speaks of
-    others = [seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT")]
+    # a pronoun: the human, or a third person that non-SELF evidence itself quotes
+    others = [seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)]
     if others and carries(claim.content, others):
         return None
     return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote" if not user else "not_carried")
+
+
+def _speaks_of_someone(text: str) -> bool:
+    """Whether a text reports what a person said, decided or wants (a letter, a mail, a
+    chat log): only then can "he", "she" or "they" refer to someone in it."""
+    return any(c.who in (THIRD, PRONOUN) or (c.who == HUMAN and c.phrase.lower().startswith(("i ", "we ")))
+               for c in claims(text))
 
 
 def check_surface(

@@ -252,6 +252,10 @@ def _en_patterns(names: tuple[str, ...]) -> dict[str, re.Pattern[str]]:
             r"\bit\s+(?:was|has\s+been|had\s+been|is|got)\s+(?:\w+ly\s+)?(?:decided|agreed|requested|"
             r"approved|chosen|settled|determined|mandated|ruled|confirmed|specified|asked|ordered|"
             r"instructed|insisted)\b", re.IGNORECASE),
+        "relative": re.compile(
+            rf"\b(?:{human}|users?)\s*,?\s+(?:who|that)\s+(?:\w+ly\s+)?(?:had\s+|has\s+|have\s+)?"
+            rf"(?:decided|chose|asked|wanted|wants|said|says|insisted|requested|prefers|preferred|approved|"
+            rf"picked|told|agreed|demanded|likes|liked|hates|hated|needs|needed)\b", re.IGNORECASE),
         "by_human": re.compile(
             rf"\b(?:decided|approved|requested|chosen|picked|agreed|rejected|vetoed|ordered|asked|"
             rf"specified|wanted|preferred|mandated|selected|set|requested|proposed|suggested|"
@@ -260,6 +264,8 @@ def _en_patterns(names: tuple[str, ...]) -> dict[str, re.Pattern[str]]:
     }
 
 
+# "User: wipe it" -- a line that puts words in someone's mouth
+_DIALOGUE = re.compile(r"(?m)^[ \t>*\-]*(?P<who>[^\W\d_][\w ]{0,20}?)\s*[:：]\s*(?=\S)")
 _THIRD_EN = re.compile(
     r"\b(?P<who>[A-Z][a-z]{1,15}(?:\s+[A-Z][a-z]{1,15})?)(?P<adv>" + _ADVERBS + r")\s+"
     r"(?P<w>said|says|told|tells|asked|asks|wants|wanted|decided|decides|prefers|preferred|insisted|"
@@ -317,6 +323,14 @@ def _en_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         for m in pats[key].finditer(text):
             if key == "as_requested" or not _in_condition(text, m.start(), "ed", ""):
                 out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
+    for m in _DIALOGUE.finditer(text):
+        who_text = m.group("who")
+        if names and re.fullmatch(_names_pattern(names), who_text, re.IGNORECASE) or \
+                re.fullmatch(r"(?:the\s+)?(?:user|human|owner|boss|me|you|ユーザー|用户|使用者|主人)", who_text,
+                             re.IGNORECASE):
+            out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
+    for m in pats["relative"].finditer(text):
+        out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     for m in _THIRD_EN.finditer(text):
         name = m.group("who")
         first = name.split()[0]
@@ -474,7 +488,7 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue
         if re.match(r"[^，。,；;！？\n]{0,30}的话", after):
             continue
-        if before.endswith(("我认为", "我覺得", "我觉得", "告诉", "告訴", "给", "給", "对", "對", "向", "跟", "和",
+        if before.endswith(("告诉", "告訴", "给", "給", "对", "對", "向", "跟", "和",
                             "帮", "幫", "为", "為", "让", "讓", "叫", "请", "請")):
             continue  # the human as an object ("告诉用户", "帮用户"), not the one credited
         who = PRONOUN if re.fullmatch(_ZH_PRONOUN, who_text) else HUMAN

@@ -258,7 +258,7 @@ _ISO = re.compile(
 _YEAR_MONTH = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{4})-(\d{2})(?![A-Za-z0-9_.-])")
 _NUMERIC_DATE = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)")
 _MDY = re.compile(rf"(?<![A-Za-z0-9_])({_MON})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![A-Za-z0-9_:])(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?")
-_DMY = re.compile(rf"(?<![A-Za-z0-9_.])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MON})\b\.?(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?")
+_DMY = re.compile(rf"(?<![A-Za-z0-9_.])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MON})\b(?:\.(?=,?\s+\d{{4}}))?(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?")
 _MY = re.compile(rf"(?<![A-Za-z0-9_])({_MON})\.?,?\s+(\d{{4}})(?![A-Za-z0-9_])")
 _CJN = rf"\d{{1,4}}|[{''.join(_CJK_DIGITS)}十]{{1,4}}"
 _CJK_DATE = re.compile(
@@ -274,10 +274,10 @@ _HM = re.compile(
 )
 _AMPM = re.compile(r"(?<![A-Za-z0-9_.:])(\d{1,2})\s?([AaPp])\.?[Mm]\b\.?")
 _RATIO = re.compile(r"(?<![A-Za-z0-9_.:])(\d+):(\d+)(?![A-Za-z0-9_:])")
-_VPREFIX = re.compile(r"(?<![A-Za-z0-9_.])[vV](\d+(?:\.\d+)*)((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_.])")
+_VPREFIX = re.compile(r"(?<![A-Za-z0-9_.])[vV](\d+(?:\.\d+)*)((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_]|\.[A-Za-z0-9])")
 _DOTTED = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+){2,})((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_])(?!\.\d)")
 _HEX = re.compile(r"(?<![A-Za-z0-9_.])0[xX][0-9A-Fa-f]+(?![A-Za-z0-9_])")
-_DIMS = re.compile(r"(?<![A-Za-z0-9_.])(\d+)[xX](\d+)(?:[xX](\d+))?(?![A-Za-z0-9_.])")
+_DIMS = re.compile(r"(?<![A-Za-z0-9_.])(\d+)[xX](\d+)(?:[xX](\d+))?(?![A-Za-z0-9_]|\.[A-Za-z0-9])")
 _PERCENT_ZH = re.compile(rf"(百分之|千分之)([\d.]+|[{_CJK_ALL}]+)")
 _WARI = re.compile(rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])割(?:(\d|[{''.join(_CJK_DIGITS)}])分)?")
 _CHENG = re.compile(
@@ -291,8 +291,13 @@ _CURRENCY_PREFIX = re.compile(
     r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW|RUB|SEK|NOK|TWD|SGD)\s?)\s?$"
 )
 _DIGITS = re.compile(
-    rf"(?<![A-Za-z0-9_.])(?<![A-Za-z]-)(?P<sign>[+\-±](?=[\d.]))?(?P<num>{_NUM})"
+    rf"(?<![A-Za-z0-9_.])(?:(?<![A-Za-z]-)|(?<=[A-Za-z]-)(?=\d+(?:\.\d+)?-[A-Za-z]))"
+    rf"(?P<sign>[+\-±](?=[\d.]))?(?P<num>{_NUM})"
 )
+#: a compound duration: 1h30m, 2m30s, 1d12h
+_DURATION = re.compile(r"(?<![A-Za-z0-9_.])((?:\d+(?:\.\d+)?(?:d|h|m|s|ms))+)(?![A-Za-z0-9_])")
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
+_DURATION_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": Decimal("0.001")}
 _SUFFIX = re.compile(r"[A-Za-zµμΩ°%‰′″]+(?:/[A-Za-z]+)?")
 _SPACED_TOKEN = re.compile(r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃])")
 _RANGE_JOIN = re.compile(r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])")
@@ -348,6 +353,7 @@ class _Scan:
         self.dates()
         self.times()
         self.versions()
+        self.durations()
         self.cjk()
         self.words()
         self.digits()
@@ -571,8 +577,8 @@ class _Scan:
                     not re.search(r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$",
                                   t[max(0, a - 12):a], re.IGNORECASE):
                 continue  # "one day" is someday; "in one day" is a day
-            if words[-1] == "half" and len(words) == 1:
-                continue
+            if all(w in _SCALES or w in ("dozen", "half", "and") for w in words):
+                continue  # "billion" alone, "hundreds": a scale with no figure (2 billion is read as a figure)
             self._take_number(a, end, _show(v), v, unit)
 
     def digits(self) -> None:
@@ -752,12 +758,44 @@ class _Scan:
             hu = hard_unit(w)
             if hu is not None and len(w) > 2:
                 return (hu, HARD), e
-        return (_stem(first), SOFT), tokens[0][2]
+        for w, _, e in tokens[:3]:
+            if w.lower() in FUNCTION_WORDS:
+                break
+            if _describes(w.lower()):
+                continue  # "2 slow disks" counts disks; "3.1 used" counts nothing named
+            return (_stem(w), SOFT), e
+        return None, pos
+
+    def durations(self) -> None:
+        """1h30m is ninety minutes, written as one token; read it as seconds."""
+        for m in _DURATION.finditer(self.text):
+            parts = _DURATION_PART.findall(m.group(1))
+            if len(parts) < 2 or not self.free(m.start(), m.end()):
+                continue
+            total = sum(Decimal(n) * _DURATION_SECONDS[u] for n, u in parts)
+            self.take(Quantity(NUMBER, m.group(0), m.group(0), m.start(), m.end(), value=total, unit="s",
+                               uclass=HARD))
 
     def ratios(self) -> None:
         for m in _RATIO.finditer(self.text):
             if self.free(m.start(), m.end()):
                 self.take(Quantity(LITERAL, m.group(0), m.group(0), m.start(), m.end()))
+
+
+_ADJECTIVES = frozenset("""
+free left available total remaining full empty old new slow fast big small large high low long short hot
+cold warm cool good bad great main extra spare dead alive active idle busy open closed separate different
+same whole entire single double net gross average mean max min peak current previous next last first final
+live local remote faster slower hotter colder bigger smaller higher lower larger longer shorter warmer cooler
+newer older greater fewer lesser quieter louder cheaper wider deeper heavier lighter stronger weaker better
+worse more less most least further additional other only straight consecutive separate parallel concurrent
+healthy broken failing missing
+""".split())
+
+
+def _describes(word: str) -> bool:
+    """A word after a figure that describes rather than names what is counted."""
+    return word in _ADJECTIVES or (len(word) >= 4 and word.endswith(("ed", "ing", "ly")))
 
 
 def _maybe_words(text: str) -> bool:
@@ -907,7 +945,7 @@ class Vouchers:
             if any(covers(q, e) for e in self.by_value.get(q.value, ())):
                 return True
             if not q.unit:
-                return any(covers(q, e) for e in self.other.get(DATE, ()) + self.other.get(VERSION, ()))
+                return any(covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())])
             return False
         if q.kind == RANGE and q.value is not None:
             if any(covers(q, e) for e in self.by_value.get(q.value, ())):

@@ -163,7 +163,7 @@ def _strip_marks(text: str) -> str:
         return text
     out = []
     for ch in unicodedata.normalize("NFD", text):
-        if unicodedata.combining(ch) and ch not in "\u3099\u309a":
+        if unicodedata.category(ch) in ("Mn", "Me") and ch not in "\u3099\u309a":
             continue
         out.append(ch)
     return unicodedata.normalize("NFC", "".join(out))
