@@ -158,6 +158,8 @@ class Workshop:
         self.recreated = False
         #: True when the directory refuses writes and the database was opened read-only.
         self.readonly = False
+        #: how many times opening found the database busy (another process creating it) and waited.
+        self.busy_waits = 0
 
     # ---- connections -------------------------------------------------------
     def _identity(self) -> tuple[int, int] | None:
@@ -214,6 +216,8 @@ class Workshop:
                 # two processes opening a fresh database at once: one is switching it to WAL
                 # or migrating it; SQLite reports that as busy without waiting. Wait for it.
                 if _primary(exc) in (_BUSY, _LOCKED) and time.monotonic() < deadline:
+                    with self._lock:
+                        self.busy_waits += 1
                     time.sleep(pause)
                     pause = min(pause * 2, 0.1)
                     continue
