@@ -109,10 +109,6 @@ def reason_of(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def is_storage_errno(exc: BaseException) -> bool:
-    return isinstance(exc, OSError) and exc.errno in (READ_ONLY_ERRNOS | FULL_ERRNOS | {errno.EIO})
-
-
 # --------------------------------------------------------------------------- temp names
 
 def temp_path(path: Path) -> Path:

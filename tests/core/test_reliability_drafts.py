@@ -392,3 +392,34 @@ def test_concurrent_distillers_with_colliding_titles_keep_every_draft(tmp_path, 
                                                            for i in range(90))
     assert len({d.slug for d in drafts}) == len(drafts)
     assert sum(json.loads(o)["drafts"] for o, _ in outs) == 90
+
+
+# --------------------------------------------------------------------------- a gate log that cannot be written
+
+def test_a_pour_whose_gate_log_cannot_be_written_is_recorded_once_it_can(tmp_path):
+    template = _template(tmp_path, n=1)
+    cfg = _copy(template, tmp_path / "run")
+    root = tmp_path / "run" / "main"
+    db = root / "_still" / "kura.db"
+    for suffix in ("-wal", "-shm"):
+        (root / "_still" / f"kura.db{suffix}").unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database, it was damaged" * 200)
+
+    reg = Registry.open(cfg)
+    mem = dr.pour(reg, "main", "kettle-descale")  # the memory is written; its row waits
+    assert mem.slug == "kettle-descale"
+    st = reg.store("main")
+    assert dr.list_drafts(st) == []  # poured, so no longer waiting, though its file stays for now
+    doc = __import__("kura_core.doctor", fromlist=["diagnose"]).diagnose(reg, "main")
+    assert not doc["ok"]
+    assert any("damaged" in p for p in doc["problems"])
+    assert any("wait to be recorded in the gate log" in p for p in doc["problems"])
+    assert not any("move it aside" in p and "damaged" not in p for p in doc["problems"])
+    reg.close()
+
+    db.unlink()  # the operator follows the advice for a damaged database
+    reg = Registry.open(cfg)
+    dr.finish_pours(reg, "main")
+    assert check_after_crash(root, {"kettle-descale"}) == {"waiting": 0, "poured": 1, "tossed": 0}
+    assert Store(root).pending() == []
+    reg.close()

@@ -302,3 +302,33 @@ def test_an_editor_saving_in_place_under_recall_load(tmp_path, model):
     final = recall(reg, "main", "which disk holds the archive")
     assert "alpha" in final.walked and final.skipped == () and "save 199" in final.context
     reg.close()
+
+
+# --------------------------------------------------------------------------- no stores
+
+def test_doctor_on_a_config_with_no_stores_says_what_to_add(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cfg = tmp_path / "kura.toml"
+    cfg.write_text("# nothing here yet\n")
+    for argv in (["-c", str(cfg), "doctor", "--all"], ["-c", str(cfg), "doctor"],
+                 ["-c", str(cfg), "doctor", "--all", "--json"]):
+        assert cli_main(argv) == 1, argv
+        printed = capsys.readouterr()
+        assert "no stores are configured" in printed.err + printed.out
+        assert "[stores.NAME]" in printed.err + printed.out and "kura init" in printed.err + printed.out
+    assert cli_main(["doctor", "--all"]) == 1  # no config file at all
+    assert "no stores are configured" in capsys.readouterr().err
+
+    from kura_core.config import parse_config
+    from kura_core.registry import Registry
+
+    reg = Registry(parse_config({}, source=None), env={})
+    server = make_server(reg, "127.0.0.1", 0, log=io.StringIO())
+    start_in_thread(server)
+    try:
+        r = httpx.get(server.url + "/doctor?all=1", timeout=10)
+        assert r.status_code == 200 and r.json()["ok"] is False
+        assert "no stores are configured" in r.json()["problems"][0]
+    finally:
+        server.shutdown()
+        server.server_close()
