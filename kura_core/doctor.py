@@ -250,7 +250,7 @@ def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: lis
         return out
     if ws.recreated or fresh:
         out["state"] = "recreated" if ws.recreated else "new"
-        if ws.recreated or store.file_slugs():
+        if ws.recreated or (store.still / "manifests").is_dir():  # it had distilled before
             notes.append(f"the workshop database {ws.path} was missing and a fresh one was started: "
                          "watermarks, the gate log and seeds start over. Restore kura.db from a backup, "
                          "or run `kura distill catchup` before the next distil so old journal is not drunk again")

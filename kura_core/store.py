@@ -485,8 +485,6 @@ class Store:
             with self.locked("finish an interrupted write"):
                 self._recover_locked()
         except (OSError, KuraError, UnicodeDecodeError) as exc:
-            if isinstance(exc, ContainmentError):
-                raise
             self.pending_reason = str(exc) if isinstance(exc, KuraError) else \
                 str(storage_error(exc, "finish an interrupted write", self.intent_path))
 
@@ -882,6 +880,11 @@ class Store:
         also = intent.get("also")
         if also:
             try:
+                also = _check_also(dict(also))
+            except (KuraError, TypeError, ValueError):
+                also = None  # never act on a malformed record (a hand-made intent.json)
+        if also:
+            try:
                 self._settle_also(also)
             except (KuraError, OSError) as exc:
                 # the files are in place; only the record waits. Park it so later writes
@@ -949,9 +952,8 @@ class Store:
         if raw is not None:
             try:
                 intent = json.loads(raw)
-                if not isinstance(intent, dict):
-                    raise ValueError
-            except ValueError:
+                _check_intent(intent)
+            except (ValueError, KuraError):
                 fsutil.OPS.unlink(self.intent_path)  # cannot happen with atomic writes; never apply garbage
             else:
                 try:
@@ -964,7 +966,8 @@ class Store:
             except FileNotFoundError:
                 continue
             for n in names:
-                if is_temp_name(n) and (d == self.root or n.startswith(".intent.json")):
+                if is_temp_name(n) and (d == self.root or n.startswith(".intent.json")
+                                        or not fsutil.temp_owner_alive(n)):
                     discard(d / n)
         if settle:
             self._settle_parked_locked()
@@ -1044,6 +1047,19 @@ def _file_bytes(path: Path) -> bytes | None:
             return fh.read()
     except OSError:
         return None
+
+
+def _check_intent(intent: Any) -> None:
+    """Refuse an intent.json that no kura writer made (ValueError/ContainmentError)."""
+    if not isinstance(intent, dict) or intent.get("op", "upsert") not in ("upsert", "settle"):
+        raise ValueError("not an intent")
+    if intent.get("op", "upsert") == "upsert":
+        check_slug(intent.get("slug"))
+        for key in ("text", "title", "description"):
+            if not isinstance(intent.get(key), str):
+                raise ValueError(f"intent without {key}")
+        if not isinstance(intent.get("sector", ""), str) or not isinstance(intent.get("tmp", {}), dict):
+            raise ValueError("malformed intent")
 
 
 _DRAFT_REL = re.compile(r"drafts/[a-z0-9]+(?:-[a-z0-9]+)*\.md")

@@ -342,3 +342,27 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
     Kura(reg).remember("beta", "written once it could be", "body", store="main")
     assert "beta" in _consistent(base / "main").file_slugs()
     reg.close()
+
+
+def test_a_hand_made_intent_is_never_acted_on_outside_the_store(tmp_path):
+    st = Store(tmp_path / "s", name="s")
+    st.init()
+    st.write("alpha", title="Alpha", description="one", body="b")
+    victim = tmp_path / "victim.md"
+    victim.write_text("keep me")
+    (st.still / "drafts" / "x.md").write_text("a draft")
+    for intent in (
+        {"op": "settle", "also": {"remove": "../../victim.md"}},
+        {"op": "settle", "also": {"remove": "drafts/../../../victim.md", "log": {"kind": "x", "key": "k"}}},
+        {"op": "upsert", "slug": "../victim", "text": "pwned", "title": "t", "description": "d"},
+        {"op": "upsert", "slug": "alpha", "title": "t", "description": "d", "tmp": {"memory": "../victim.md"},
+         "text": render_memory({"name": "alpha", "description": "d"}, "x")},
+        {"op": "delete-everything"},
+        ["not", "an", "intent"],
+    ):
+        st.intent_path.write_text(json.dumps(intent), encoding="utf-8")
+        fresh = Store(st.root, name="s")
+        assert fresh.read("alpha").body.strip() in ("b", "x")
+        assert not st.intent_path.exists()
+        assert victim.read_text() == "keep me"
+    assert (st.still / "drafts" / "x.md").exists()
