@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 import yaml
 
 from . import fsutil
-from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound, StorageError
+from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
 from .fsutil import atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
 
 #: libyaml's parser when it is there (about 10x faster), the pure-Python one otherwise.

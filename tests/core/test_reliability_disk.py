@@ -12,7 +12,6 @@ import errno
 import io
 import json
 import os
-import shutil
 from pathlib import Path
 
 import httpx
@@ -28,7 +27,7 @@ from kura_core.mcp import LocalBackend, McpSession
 from kura_core.kura import Kura
 from kura_core.recall import recall
 from kura_core.registry import Registry
-from kura_core.store import Store, parse_index, render_memory
+from kura_core.store import Store, render_memory
 from tests.fakes.disk import FailAt, FullDisk, ReadOnlyDisk, Recorder, SmallFs
 from tests.fakes.model_server import closed_port_url
 
@@ -253,8 +252,23 @@ def test_a_full_filesystem(small_fs, tmp_path):
         assert "alpha" in res.walked and res.degraded
         assert k.read("beta", store="main").description == "written while there was room"
         doc = k.doctor(store="main")
-        assert "memories" in doc and doc["capacity"]["memories"] == 2
+        assert doc["capacity"]["memories"] == 2 and not doc["ok"]
+        assert any("cannot be written" in p and "no space" in p for p in doc["problems"]), doc["problems"]
         assert k.prefill(store="main").text
+        server = make_server(reg, "127.0.0.1", 0, log=io.StringIO())
+        start_in_thread(server)
+        try:
+            c = httpx.Client(base_url=server.url, timeout=10)
+            for path in ("/index", "/memory/alpha", "/prefill", "/stores", "/profile", "/doctor", "/health"):
+                assert c.get(path).status_code == 200, path
+            r = c.post("/recall", json={"question": "archive"})
+            assert r.status_code == 200 and "alpha" in r.json()["walked"]
+            r = c.post("/remember", json={"slug": "gamma", "description": "d", "body": "x" * 20000})
+            assert r.status_code == 507 and "no space" in r.json()["error"], r.text
+            c.close()
+        finally:
+            server.shutdown()
+            server.server_close()
     if small_fs.mounted:
         small_fs.free()
     k.remember("delta", "fits again", "room again", store="main")
@@ -270,6 +284,10 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
     reads keep working, and never advice to move a healthy kura.db aside."""
     base = small_fs.path if small_fs.mounted else tmp_path / "plain"
     reg = _registry_on(base)
+    from tests.core.test_reliability_drafts import _draft
+
+    _draft(reg.store("main"), "kettle-descale", "Kettle descale", "descale the kettle every quarter",
+           created="2026-11-01T10:00:00")
     ws = reg.workshop("main")
     ws.log_gate("note", reason="kept across the read-only spell", key="note:1")
     ws.put("watermark-like", {"mark": 42})
@@ -296,6 +314,12 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
             assert code == 1 and "read-only" in err and "internal error" not in err and "aside" not in err
             assert cli_main(["-c", str(cfg_path), "read", "alpha"]) == 0
             assert "slow disk" in capsys.readouterr().out
+            for argv in (["distill", "pour", "--all"], ["distill", "toss", "kettle-descale", "--reason", "no"]):
+                code = cli_main(["-c", str(cfg_path), *argv])
+                err = capsys.readouterr().err
+                assert code == 1 and "read-only" in err and "internal error" not in err and "aside" not in err
+            assert cli_main(["-c", str(cfg_path), "distill", "drafts"]) == 0
+            assert "kettle-descale" in capsys.readouterr().out
 
             # HTTP: reads answer, writes are a 403 with the reason, never a 500
             server = make_server(reg, "127.0.0.1", 0, log=io.StringIO())
@@ -340,7 +364,11 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
     ws = reg.workshop("main")
     assert ws.logged("note:1") and ws.get("watermark-like") == {"mark": 42}
     Kura(reg).remember("beta", "written once it could be", "body", store="main")
-    assert "beta" in _consistent(base / "main").file_slugs()
+    from kura_core.distill import drafts as dr
+
+    dr.pour(reg, "main", "kettle-descale")
+    assert {"beta", "kettle-descale"} <= set(_consistent(base / "main").file_slugs())
+    assert [r["slug"] for r in ws.gate_log(kinds=("poured",))] == ["kettle-descale"]
     reg.close()
 
 

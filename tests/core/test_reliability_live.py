@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -153,8 +154,6 @@ def test_kura_db_deleted_under_a_live_server(tmp_path):
         reg.workshop("main").log_gate("note", reason="before")
         for variant in ("db", "db+wal", "still"):
             if variant == "still":
-                import shutil
-
                 shutil.rmtree(still)
             else:
                 for suffix in ("", "-wal", "-shm") if variant == "db+wal" else ("",):
