@@ -236,6 +236,10 @@ def atomic_write_text(path: Path, text: str, *, sync_dir: bool = True) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), sync_dir=sync_dir)
 
 
+#: link(2) errors that mean "this filesystem has no hard links here", not "the disk refused".
+NO_LINK_ERRNOS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV})
+
+
 def create_exclusive(path: Path, data: bytes) -> None:
     """Place a new file at *path* with *data*, complete, or raise FileExistsError.
 
@@ -250,7 +254,7 @@ def create_exclusive(path: Path, data: bytes) -> None:
         try:
             OPS.link(tmp, path)
         except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+            if exc.errno not in NO_LINK_ERRNOS:
                 raise
             _create_exclusive_plain(path, data)
     finally:

@@ -9,14 +9,15 @@ Canonical content is plain Markdown a person can read and edit:
     <store>/_still/        derived and operational state, never a memory
 
 Every canonical write goes through :meth:`Store.write`, which holds the store's write
-lock, prepares the new memory file and the new index as complete, fsynced temp files,
-records an intent naming them (the commit point), renames both into place, settles what
-the write carries along (a gate-log row, a draft to remove), then clears the intent.
-A crash at any instant leaves either no intent (nothing changed) or an intent that the
-next reader rolls forward by renames alone, so the memory and its index line always
-change together, and a full disk cannot stop a reader from finishing it. A write that
-fails before the commit point removes its temp files and raises StorageError: the old
-state stands and nothing of the failed write appears later.
+lock, prepares the new memory file and the new index as complete, fsynced temp files
+(keeping the old index under a hard link), records an intent naming them (the commit
+point), renames the index and then the memory into place, settles what the write carries
+along (a gate-log row, a draft to remove), then clears the intent. A crash at any instant
+leaves either no intent (nothing changed) or an intent that the next reader rolls forward
+by renames alone, so the memory and its index line always change together, and a full
+disk cannot stop a reader from finishing it. A write that fails before its memory is in
+place is taken back and raises StorageError: the old state stands and nothing of the
+failed write appears later.
 """
 
 from __future__ import annotations
@@ -469,7 +470,9 @@ class Store:
                     head += f"{label}\n\n"
                 head += ("<!-- One line per memory: a recognition trigger, not a summary. "
                          "Proper nouns, numbers, ⚠️ landmines, the conclusion reached. -->\n")
-                atomic_write_text(self.index_path, head)
+                with self.locked(f"create store {self.name!r}"):
+                    if not self.index_path.exists():
+                        atomic_write_text(self.index_path, head)
         except OSError as exc:
             raise storage_error(exc, f"create store {self.name!r}", exc.filename or self.root / ".") from None
 
@@ -500,18 +503,53 @@ class Store:
         if key == self._swept_key:
             return
         try:
-            dead = [n for n in os.listdir(self.root) if is_temp_name(n) and not fsutil.temp_owner_alive(n)]
+            temps = [n for n in os.listdir(self.root) if is_temp_name(n)]
         except OSError:
             return
-        if dead:
+        if temps:
+            # writers hold the lock while their temps exist: if it is free, every temp is stale
             try:
-                with self.locked("remove a killed writer's temp files"):
+                with self._locked_if_free("remove a dead writer's temp files") as free:
+                    if not free:
+                        return  # a write is under way; look again next time
                     self._recover_locked()
                 st = os.stat(self.root)
                 key = (st.st_ino, st.st_mtime_ns)
             except (OSError, KuraError):
                 return  # a read-only store keeps them; they are never read as memories
         self._swept_key = key
+
+    @contextlib.contextmanager
+    def _locked_if_free(self, action: str) -> Iterator[bool]:
+        """The write lock if nobody holds it now (True), else nothing (False)."""
+        if not self._thread_lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            if self._lock_depth:
+                yield False
+                return
+            lock_path = self.still / "write.lock"
+            try:
+                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise storage_error(exc, action, lock_path) from None
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    yield False
+                    return
+                self._lock_depth = 1
+                try:
+                    yield True
+                finally:
+                    self._lock_depth = 0
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        finally:
+            self._thread_lock.release()
 
     def recover(self) -> None:
         """Finish any interrupted write now, and settle parked gate-log rows; raises
@@ -799,7 +837,11 @@ class Store:
     def _commit_locked(self, intent: dict[str, Any], action: str,
                        files: Sequence[tuple[Path, str | None]]) -> None:
         """Prepare every file as a temp, record the intent (the commit point), apply it.
-        Before the commit point any failure removes the temps and raises StorageError."""
+
+        Before the commit point any failure removes the temps and raises StorageError. A
+        hard link keeps the old index until the write is done, so a rename that fails
+        after the commit point can still be taken back: the old state, and the error.
+        """
         temps: list[Path] = []
         names: dict[str, str] = {}
         try:
@@ -809,6 +851,15 @@ class Store:
                 tmp = write_temp(target, text.encode("utf-8"))
                 temps.append(tmp)
                 names["memory" if target != self.index_path else "index"] = tmp.name
+            if "index" in names and self.index_path.exists():
+                keep = fsutil.temp_path(self.index_path)
+                try:
+                    fsutil.OPS.link(self.index_path, keep)
+                    temps.append(keep)
+                    names["index_old"] = keep.name
+                except OSError as exc:
+                    if exc.errno not in fsutil.NO_LINK_ERRNOS:
+                        raise
             intent["tmp"] = names
             atomic_write_text(self.intent_path, json.dumps(intent, ensure_ascii=False))
         except OSError as exc:
@@ -826,13 +877,23 @@ class Store:
             raise storage_error(exc, action, exc.filename or self.root / ".") from None
 
     def _undo_locked(self, intent: Mapping[str, Any]) -> bool:
-        """Take back a fresh write whose files were not moved yet; False if it is too late."""
+        """Take back a fresh write that failed after its commit point, before the memory
+        moved: put the old index back (a rename of the kept link) and drop the intent.
+        False when it is too late (the memory is in place): then only rolling forward is safe."""
         names = intent.get("tmp") or {}
-        mem = names.get("memory")
-        if mem and not (self.root / mem).exists():
-            return False  # the memory is in place: only rolling forward is safe now
-        if not mem and intent.get("op") == "upsert":
-            return False
+        if intent.get("op", "upsert") == "upsert":
+            mem = self._temp_of(names.get("memory"))
+            if mem is None or not mem.exists():
+                return False
+            idx = self._temp_of(names.get("index"))
+            if idx is not None and not idx.exists():  # the new index is in place
+                old = self._temp_of(names.get("index_old"))
+                if old is None or not old.exists():
+                    return False
+                try:
+                    fsutil.OPS.replace(old, self.index_path)
+                except OSError:
+                    return False
         try:
             fsutil.OPS.unlink(self.intent_path)
         except FileNotFoundError:
@@ -840,7 +901,10 @@ class Store:
         except OSError:
             return False
         for n in names.values():
-            discard(self.root / n)
+            t = self._temp_of(n)
+            if t is not None:
+                discard(t)
+        fsync_dir(self.root)
         fsync_dir(self.still)
         return True
 
@@ -848,19 +912,14 @@ class Store:
         """Bring the files to the intent's state, settle what it carries, clear it.
 
         Idempotent: every step checks whether it is already done. Prepared temp files are
-        renamed into place (no new space needed); an intent without them (or whose temps
-        are gone) is applied by writing the text again.
+        renamed into place — the index first, then the memory — needing no new space; an
+        intent without them (or whose temps are gone) is applied by writing the text.
         """
         names = intent.get("tmp") or {}
         if intent.get("op", "upsert") == "upsert":
             slug = check_slug(intent["slug"])
             path = self.memory_path(slug)
             text = intent["text"]
-            mem_tmp = self._temp_of(names.get("memory"))
-            if mem_tmp is not None and mem_tmp.exists():
-                fsutil.OPS.replace(mem_tmp, path)
-            elif _file_bytes(path) != text.encode("utf-8"):
-                atomic_write_text(path, text, sync_dir=False)
             current = self._read_index_file(errors="strict")
             wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
                                        intent.get("sector", ""))
@@ -874,8 +933,14 @@ class Store:
                     idx_tmp = None
                 else:
                     atomic_write_text(self.index_path, wanted, sync_dir=False)
-            if idx_tmp is not None:
-                discard(idx_tmp)
+            mem_tmp = self._temp_of(names.get("memory"))
+            if mem_tmp is not None and mem_tmp.exists():
+                fsutil.OPS.replace(mem_tmp, path)
+            elif _file_bytes(path) != text.encode("utf-8"):
+                atomic_write_text(path, text, sync_dir=False)
+            for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
+                if leftover is not None and leftover.exists():
+                    discard(leftover)
             fsync_dir(self.root)
         also = intent.get("also")
         if also:

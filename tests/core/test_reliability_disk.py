@@ -68,14 +68,16 @@ def test_a_write_is_traced_through_the_seam(tmp_path):
     # temp memory, temp index and the intent are written before anything moves
     assert ops[:3] == ["open", "write", "fsync"]
     assert ("replace", "intent.json") in steps and ("replace", "alpha.md") in steps
-    assert steps.index(("replace", "intent.json")) < steps.index(("replace", "alpha.md"))
+    # the intent is the commit point; then the index, then the memory move into place
+    assert steps.index(("replace", "intent.json")) < steps.index(("replace", "MEMORY.md")) \
+        < steps.index(("replace", "alpha.md"))
     assert steps[-1] == ("unlink", "intent.json")
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS, errno.EACCES])
 def test_a_failure_at_every_step_of_a_write_leaves_old_or_new_and_says_why(tmp_path, code):
     steps = _write_steps(tmp_path)
-    commit = steps.index(("replace", "intent.json"))
+    moved = steps.index(("replace", "alpha.md"))  # the last step that changes what a reader sees
     outcomes = set()
     for i, (op, name) in enumerate(steps):
         root = tmp_path / f"s{i}"
@@ -91,32 +93,45 @@ def test_a_failure_at_every_step_of_a_write_leaves_old_or_new_and_says_why(tmp_p
                 raised = exc
         assert fault.failed == (op, fault.steps[i][1]), (i, fault.failed)
         if raised is None:
-            # only a step after everything is in place may fail without a word
-            assert i > steps.index(("replace", "MEMORY.md")), (i, op, name)
+            # only tidying up after everything is in place may fail without a word
+            assert i > moved, (i, op, name)
             outcomes.add("finished")
         else:
             msg = str(raised)
-            assert REASONS[code] in msg, msg
-            assert "internal error" not in msg and "move it aside" not in msg
-            if i <= commit or op == "replace" and name == "alpha.md":
-                assert "Nothing was changed" in msg, (i, op, msg)
-                assert _state(root) == before, f"step {i} ({op} {name}) changed the store"
-                outcomes.add("old")
-            else:
-                assert "recorded" in msg, (i, op, msg)
-                outcomes.add("recorded")
+            assert i <= moved, (i, op, msg)
+            assert REASONS[code] in msg and "Nothing was changed" in msg, msg
+            assert "internal error" not in msg and "aside" not in msg
+            assert _state(root) == before, f"step {i} ({op} {name}) changed the store"
+            outcomes.add("old")
         # the next reader (with the disk working again) sees a whole state, and a write that
-        # reported "nothing was changed" never appears later
+        # reported failure never appears later
         fresh = _consistent(root)
         mem = fresh.read("alpha")
-        if raised is not None and "Nothing was changed" in str(raised):
+        if raised is not None:
             assert mem.description == "version one" and mem.body.strip() == "body one"
         else:
             assert mem.description == "version two" and mem.body.strip() == "body two"
         # and the store takes the next write
         fresh.write("alpha", title="Alpha", description="version three", body="body three")
         assert Store(root).read("alpha").description == "version three"
-    assert "old" in outcomes and "finished" in outcomes
+    assert outcomes == {"old", "finished"}
+
+
+def test_a_disk_that_refuses_even_the_undo_says_the_write_will_be_finished(tmp_path):
+    """After the commit point, a failed rename is taken back by renaming the old index back.
+    If the disk refuses that too, the message says the write is recorded — and it is then
+    finished by the next reader, never lost and never half."""
+    steps = _write_steps(tmp_path)
+    st = Store(tmp_path / "s", name="s")
+    st.init()
+    st.write("alpha", title="Alpha", description="version one", body="body one")
+    with fsutil.using(FailAt(steps.index(("replace", "alpha.md")), errno.EIO, sticky=True)):
+        with pytest.raises(StorageError) as exc:
+            st.write("alpha", title="Alpha", description="version two", body="body two")
+    assert "is recorded" in str(exc.value) and "next read" in str(exc.value)
+    assert "Nothing was changed" not in str(exc.value)
+    mem = _consistent(st.root).read("alpha")
+    assert mem.description == "version two" and mem.body.strip() == "body two"
 
 
 def test_a_new_memory_that_did_not_fit_never_appears(tmp_path):
