@@ -13,7 +13,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
 from .prompts import messages as build_messages
@@ -46,6 +46,13 @@ RACE_WINDOW_S = 2.0
 RETRY_S = 0.5
 
 
+class Skipped(NamedTuple):
+    """A memory recall picked (or walked to) but could not include, and why."""
+
+    slug: str
+    reason: str
+
+
 @dataclass(frozen=True)
 class RecallResult:
     store: str
@@ -62,14 +69,14 @@ class RecallResult:
     shards: int = 0
     dropped: tuple[str, ...] = ()  # slugs the thinker named that are not in the store
     scores: tuple[tuple[str, float], ...] = ()
-    #: (slug, why) of every memory picked or walked that could not be included
-    skipped: tuple[tuple[str, str], ...] = ()
+    #: every memory picked or walked that could not be included, with why
+    skipped: tuple[Skipped, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         for k in ("picked", "walked", "dropped"):
             d[k] = list(d[k])
-        d["skipped"] = [{"slug": s, "reason": why} for s, why in self.skipped]
+        d["skipped"] = [{"slug": s.slug, "reason": s.reason} for s in self.skipped]
         d["scores"] = [[s, round(v, 4)] for s, v in self.scores]
         d["elapsed_ms"] = round(self.elapsed_ms, 2)
         d["model_ms"] = round(self.model_ms, 2)
@@ -254,7 +261,7 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
         store=name, question=question, how=how, degraded=how == "words", picked=tuple(picked),
         walked=tuple(walked), context=context, tokens_est=estimate_tokens(context),
         elapsed_ms=elapsed, model_ms=model_ms, reason=reason, shards=nshards,
-        dropped=tuple(dropped), scores=tuple(scores), skipped=tuple(reader.skipped.items()),
+        dropped=tuple(dropped), scores=tuple(scores), skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
     )
     _log_read(reg, name, res)
     return res

@@ -193,8 +193,8 @@ def test_recall_names_every_picked_memory_it_could_not_include(tmp_path, model, 
     assert res.picked == ("alpha", "gamma")
     assert "alpha" in res.walked and "gamma" not in res.walked
     (skipped,) = res.skipped
-    assert skipped[0] == "gamma" and "gamma.md" in skipped[1]
-    assert res.to_json()["skipped"] == [{"slug": "gamma", "reason": skipped[1]}]
+    assert skipped.slug == "gamma" and "gamma.md" in skipped.reason
+    assert res.to_json()["skipped"] == [{"slug": "gamma", "reason": skipped.reason}]
 
     cfg = tmp_path / "kura.toml"
     cfg.write_text(f'[stores.main]\npath = "{st.root}"\n[models.thinker]\nurl = "{model.url}"\nmodel = "m"\n')
