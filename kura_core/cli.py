@@ -159,6 +159,8 @@ def cmd_recall(ctx: Ctx) -> int:
                   f"{res.elapsed_ms:.0f} ms")
         if res.dropped:
             ctx.print(f"dropped (not in the store): {', '.join(res.dropped)}")
+        for slug, why in res.skipped:
+            ctx.print(f"⚠ skipped {slug}: {why}")
         if res.context:
             ctx.print()
             ctx.print(res.context.rstrip())
@@ -451,6 +453,8 @@ def cmd_doctor(ctx: Ctx) -> int:
             for r in rep["stores"]:
                 _print_doctor(ctx, r)
                 ctx.print()
+            for p in rep.get("problems", []):
+                ctx.warn(f"kura: {p}")
         return OK if rep["ok"] else FAIL
     rep = diagnose(reg, ctx.selector, probe=ctx.args.probe)
     if ctx.args.json:
@@ -646,6 +650,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fn(ctx)
     except KuraError as exc:
         ctx.warn(f"kura: {exc}")
+        return FAIL
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            return OK
+        from .fsutil import storage_error
+
+        ctx.warn(f"kura: {storage_error(exc, 'finish the command', exc.filename or os.getcwd())}")
         return FAIL
     except KeyboardInterrupt:
         ctx.warn("kura: interrupted")

@@ -1,19 +1,27 @@
 """The eye the metabolism needs: what is in a store, and what is broken.
 
-Broken (doctor exits non-zero): the store is missing, a memory file cannot be read,
-the index and the files disagree, a link points at nothing, a memory's evidence
-manifest is gone, or a tender that was running has stopped beating.
+Broken (doctor exits non-zero): no store is configured, the store is missing, a memory
+file cannot be read, the index and the files disagree, a link points at nothing, a
+memory's evidence manifest is gone, a tender that was running has stopped beating, the
+store refuses writes (read-only, unless its write_policy is frozen), the workshop
+database cannot be used (damaged, full), or a write is still waiting to be finished.
 Worth knowing but not broken: islands, waiting drafts, a model that is down (kura
-still answers, degraded), malformed tags.
+still answers, degraded), malformed tags, a busy workshop database, and a workshop
+database that was missing and started afresh.
+
+Doctor never fails because of what it diagnoses: it answers with the problem named.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections import Counter
 from typing import Any
 
+from .errors import BusyError, KuraError, ReadOnlyStore
+from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, probe_write, reason_of
 from .registry import Registry
 from .store import Store
 from .tokens import estimate_tokens
@@ -74,7 +82,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         report.update(ok=False, memories=0, dead_links=[], islands=[],
                       index_drift={"files_without_line": [], "lines_without_file": [], "duplicate_lines": []},
                       unreadable=[], drafts_waiting=0, seeds=0, tender={"state": "never started"},
-                      models=_models(reg, name, probe=False),
+                      models=_models(reg, name, probe=False), writable=False, workshop="missing",
                       capacity={"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0},
                       problems=problems, notes=notes)
         return report
@@ -120,10 +128,12 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
 
     drafts_dir = store.still / "drafts"
     drafts_waiting = len([p for p in drafts_dir.glob("*.md")]) if drafts_dir.is_dir() else 0
-    ws = reg.workshop(name)
-    seeds = ws.query("SELECT COUNT(*) AS n FROM seeds WHERE state='waiting'")[0]["n"]
-    hb = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
-    tender = heartbeat_state(dict(hb[0]) if hb else None, reg.clock())
+    workshop = _workshop(reg, name, store, spec.write_policy, problems, notes)
+    seeds = workshop["seeds"]
+    tender = workshop["tender"]
+    for what in store.pending():
+        problems.append(f"{what}: free space or make the store writable; the next write or "
+                        "`kura distill drain` finishes it")
 
     index_tokens = estimate_tokens(store.index_text())
     body_tokens = sum(estimate_tokens(m.body) for m in scan.memories)
@@ -165,7 +175,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     if any(m.problems for m in scan.memories):
         notes.append("some frontmatter fields could not be read; see unreadable")
 
-    models = _models(reg, name, probe=probe)
+    models = _models(reg, name, probe=probe, calls=workshop["calls"])
     for role, st in models.items():
         if st.get("last_error") and st.get("failing"):
             notes.append(f"model {role}: {st['last_error']}")
@@ -188,14 +198,70 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         models=models,
         capacity={"memories": len(present), "index_tokens": index_tokens,
                   "body_tokens": body_tokens, "bytes": nbytes},
+        writable=workshop["writable"],
+        workshop=workshop["state"],
         problems=problems,
         notes=notes,
     )
     return report
 
 
-def _models(reg: Registry, name: str, *, probe: bool) -> dict[str, Any]:
-    calls = reg.workshop(name).model_calls() if (reg.config.stores[name].path / "_still").is_dir() else {}
+def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: list[str],
+              notes: list[str]) -> dict[str, Any]:
+    """What the workshop database says (seeds, tender, model calls), and what is wrong
+    with it or with writing to the store — said precisely, never raised: doctor answers
+    even when the database is gone, busy, read-only or damaged, or the disk is full."""
+    out: dict[str, Any] = {"seeds": 0, "tender": {"state": "unknown"}, "calls": {}, "state": "ok",
+                           "writable": True}
+    # a real write in the workshop (never in the store directory itself, whose mtime keys the
+    # recall caches); access(2) for the store directory, which also says no on a read-only mount
+    refused = probe_write(store.still) if store.still.is_dir() else None
+    if refused is None and not os.access(store.root, os.W_OK):
+        refused = OSError(errno.EACCES, os.strerror(errno.EACCES), str(store.root))
+    writable = refused is None or refused.errno not in READ_ONLY_ERRNOS
+    out["writable"] = writable
+    if not writable:
+        text = (f"store {name!r} is read-only ({store.root}: {reason_of(refused)}): memories can be read; "
+                "remembering, distilling and pouring are refused")
+        if policy == "frozen":
+            notes.append(text)
+        else:
+            problems.append(text + " — remount it read-write or give this user write access. "
+                            "Do not move kura.db aside: it holds the watermarks, gate log and seeds")
+    elif refused is not None:
+        problems.append(f"store {name!r} cannot be written ({store.root}: {reason_of(refused)}): reads keep "
+                        "working, every write is refused until "
+                        + ("space is freed" if refused.errno in FULL_ERRNOS else "the disk is fixed"))
+    ws = reg.workshop(name)
+    fresh = not ws.path.exists()
+    try:
+        out["seeds"] = ws.query("SELECT COUNT(*) AS n FROM seeds WHERE state='waiting'")[0]["n"]
+        hb = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
+        out["tender"] = heartbeat_state(dict(hb[0]) if hb else None, reg.clock())
+        out["calls"] = ws.model_calls()
+    except BusyError as exc:
+        out["state"] = "busy"
+        notes.append(str(exc))
+        return out
+    except KuraError as exc:
+        out["state"] = "unavailable"
+        if writable or not isinstance(exc, ReadOnlyStore):
+            problems.append(str(exc))
+        return out
+    if ws.recreated or fresh:
+        out["state"] = "recreated" if ws.recreated else "new"
+        if ws.recreated or (store.still / "manifests").is_dir():  # it had distilled before
+            notes.append(f"the workshop database {ws.path} was missing and a fresh one was started: "
+                         "watermarks, the gate log and seeds start over. Restore kura.db from a backup, "
+                         "or run `kura distill catchup` before the next distil so old journal is not drunk again")
+    elif ws.readonly:
+        out["state"] = "read-only"
+    return out
+
+
+def _models(reg: Registry, name: str, *, probe: bool, calls: dict[str, Any] | None = None) -> dict[str, Any]:
+    if calls is None:
+        calls = {}
     client = reg.models(name) if probe else None
     out: dict[str, Any] = {}
     for role in ("thinker", "brain", "scribe"):
@@ -225,9 +291,18 @@ def _models(reg: Registry, name: str, *, probe: bool) -> dict[str, Any]:
     return out
 
 
+NO_STORES = ("no stores are configured: add a store with `kura init NAME --path DIR`, or a "
+             "[stores.NAME] table with path = \"DIR\" to kura.toml")
+
+
 def diagnose_all(reg: Registry, *, probe: bool = False) -> dict[str, Any]:
     reports = [diagnose(reg, n, probe=probe) for n in reg.names()]
-    return {"ok": all(r["ok"] for r in reports), "stores": reports, "at": time.time()}
+    out: dict[str, Any] = {"ok": bool(reports) and all(r["ok"] for r in reports), "stores": reports,
+                           "at": time.time()}
+    if not reports:
+        where = f" ({reg.config.source})" if getattr(reg.config, "source", None) else ""
+        out["problems"] = [NO_STORES.replace("kura.toml", f"kura.toml{where}")]
+    return out
 
 
 def elapsed_label(seconds: float) -> str:

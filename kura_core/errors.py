@@ -58,3 +58,27 @@ class ModelUnavailable(KuraError):
     """A model role is unconfigured, unreachable, or answered nonsense."""
 
     status = 503
+
+
+class StorageError(KuraError):
+    """The disk refused a write (full, read-only, failing); nothing was changed."""
+
+    status = 507
+
+
+class StorageFull(StorageError):
+    """No space left on the device (or the quota is used up)."""
+
+    status = 507
+
+
+class ReadOnlyStore(StorageError):
+    """The store's directory cannot be written: a read-only filesystem or no permission."""
+
+    status = 403
+
+
+class WorkshopDamaged(KuraError):
+    """The workshop database is not a database any more (corrupt); memories are untouched."""
+
+    status = 503

@@ -18,8 +18,10 @@ Every route takes a selector as `?store=` / `?mode=`, a `store` / `mode` field i
 body, or the `/s/<name>/…` path prefix. Selectors that disagree are a 400; a selector that
 names nothing is a 404 whose message never lists the stores that do exist.
 
-Bad input is always a 4xx JSON `{"error": "…"}`; an unexpected exception is a 500
-`{"error": "internal error"}` with the traceback on stderr, never in the response.
+Bad input is always a 4xx JSON `{"error": "…"}`. A disk that refuses a write answers with a
+message naming the cause: 403 for a read-only store, 507 for a full disk; a busy workshop
+database is a 409. Only an unexpected exception is a 500 `{"error": "internal error"}`,
+with the traceback on stderr, never in the response.
 """
 
 from __future__ import annotations
@@ -425,6 +427,15 @@ class Handler(BaseHTTPRequestHandler):
             resp = json_response({"error": exc.message}, exc.status, exc.headers)
         except KuraError as exc:
             resp = json_response({"error": str(exc)}, getattr(exc, "status", 400) or 400)
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
+            resp = json_response({"error": "the connection failed while the request was read"}, 400)
+        except OSError as exc:
+            # the disk refused something no core path mapped: still say what, never "internal"
+            from .fsutil import storage_error
+
+            err = storage_error(exc, f"answer {method} {urlsplit(self.path).path[:80]}", exc.filename or ".")
+            resp = json_response({"error": str(err)}, err.status)
         except Exception:
             self.server.log_line("internal error while answering "
                                  f"{method} {self._safe_path()}:\n{traceback.format_exc()}".rstrip())

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any, Sequence
 
-from .errors import PolicyError
+from .errors import KuraError, PolicyError
 from .registry import Registry
 from .store import Memory
 
@@ -51,7 +51,11 @@ class Kura:
         calls: dict[str, dict[str, Any]] = {}
         for s in info["stores"]:
             if s["exists"]:
-                for role, c in reg.workshop(s["name"]).model_calls().items():
+                try:
+                    recorded = reg.workshop(s["name"]).model_calls()
+                except KuraError:
+                    recorded = {}  # a busy, read-only or missing workshop never takes /stores down
+                for role, c in recorded.items():
                     if c.get("last_error_at") and (role not in calls
                                                    or c["last_error_at"] > calls[role]["last_error_at"]):
                         calls[role] = c

@@ -433,6 +433,11 @@ class McpSession:
             return _result(mid, {"content": [{"type": "text", "text": text}], "isError": False})
         except (ToolFailure, KuraError) as exc:
             return _result(mid, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
+        except OSError as exc:
+            from .fsutil import storage_error
+
+            text = str(storage_error(exc, name.removeprefix("kura_"), exc.filename or "."))
+            return _result(mid, {"content": [{"type": "text", "text": text}], "isError": True})
         except Exception:
             self._log(f"internal error in {name}:\n{traceback.format_exc()}".rstrip())
             return _result(mid, {"content": [{"type": "text", "text": f"{name} failed: internal error "
@@ -570,8 +575,11 @@ def render_recall(d: Mapping[str, Any]) -> str:
     walked = ", ".join(d.get("walked") or []) or "—"
     lines.append(f"store: {d.get('store')} · how: {d.get('how')} · picked: {picked} · walked: {walked} · "
                  f"~{d.get('tokens_est', 0)} tokens")
+    for item in d.get("skipped") or []:
+        lines.append(f"⚠ skipped {item.get('slug')}: {item.get('reason')}")
     if not d.get("walked"):
-        lines.append("Nothing in this store bears on the question.")
+        lines.append("Nothing could be included: every memory picked was unreadable (see skipped)."
+                     if d.get("skipped") else "Nothing in this store bears on the question.")
     context = (d.get("context") or "").rstrip()
     if context:
         lines.append("")

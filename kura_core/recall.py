@@ -8,13 +8,14 @@ timeout, or answering nonsense — recall falls back to ranked word retrieval an
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
-from .errors import ModelUnavailable
+from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
 from .prompts import messages as build_messages
 from .registry import Registry
 from .store import Entry, Memory, Store
@@ -39,6 +40,17 @@ Never invent a slug that is not in the index."""
 
 #: after this long without a full content check, the word index re-verifies every file.
 RECHECK_S = 5.0
+#: a memory file changed (or a directory entry moved) this recently may be mid-save: a read
+#: of it that fails is retried, for at most RETRY_S in all.
+RACE_WINDOW_S = 2.0
+RETRY_S = 0.5
+
+
+class Skipped(NamedTuple):
+    """A memory recall picked (or walked to) but could not include, and why."""
+
+    slug: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -57,11 +69,14 @@ class RecallResult:
     shards: int = 0
     dropped: tuple[str, ...] = ()  # slugs the thinker named that are not in the store
     scores: tuple[tuple[str, float], ...] = ()
+    #: every memory picked or walked that could not be included, with why
+    skipped: tuple[Skipped, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         for k in ("picked", "walked", "dropped"):
             d[k] = list(d[k])
+        d["skipped"] = [{"slug": s.slug, "reason": s.reason} for s in self.skipped]
         d["scores"] = [[s, round(v, 4)] for s, v in self.scores]
         d["elapsed_ms"] = round(self.elapsed_ms, 2)
         d["model_ms"] = round(self.model_ms, 2)
@@ -238,14 +253,15 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
         scores = hits
         picked = [s for s, _ in hits]
 
-    walked = _walk(store, picked, hops)
-    context, walked = _context(store, walked, question, chars)
+    reader = _Reader(store)
+    walked = _walk(store, reader, picked, hops)
+    context, walked = _context(store, reader, walked, question, chars)
     elapsed = (time.perf_counter() - t0) * 1000
     res = RecallResult(
         store=name, question=question, how=how, degraded=how == "words", picked=tuple(picked),
         walked=tuple(walked), context=context, tokens_est=estimate_tokens(context),
         elapsed_ms=elapsed, model_ms=model_ms, reason=reason, shards=nshards,
-        dropped=tuple(dropped), scores=tuple(scores),
+        dropped=tuple(dropped), scores=tuple(scores), skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
     )
     _log_read(reg, name, res)
     return res
@@ -314,18 +330,95 @@ def _record_nonsense(reg: Registry, name: str, reason: str) -> None:
         at=reg.clock(), url=spec.url if spec else "", model=spec.model if spec else ""))
 
 
-def _walk(store: Store, picked: Sequence[str], hops: int) -> list[str]:
+class _Reader:
+    """Reads memories for one recall, each once, and remembers why any could not be read."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.mems: dict[str, Memory] = {}
+        self.skipped: dict[str, str] = {}
+
+    def get(self, slug: str) -> Memory | None:
+        if slug in self.mems:
+            return self.mems[slug]
+        if slug in self.skipped:
+            return None
+        mem, why = read_settled(self.store, slug)
+        if mem is None:
+            self.skipped[slug] = why
+        else:
+            self.mems[slug] = mem
+        return mem
+
+
+def read_settled(store: Store, slug: str, *, retry_s: float = RETRY_S,
+                 wall: Callable[[], float] = time.time) -> tuple[Memory | None, str]:
+    """Read one memory, retrying a read that raced a save: an editor rewriting the file in
+    place (empty or half-written for an instant), or a rename that briefly leaves no file.
+
+    A failure is retried while the file (or the directory) changed within RACE_WINDOW_S
+    or keeps changing between attempts, for at most *retry_s*. Returns (memory, '') or
+    (None, why it could not be read).
+    """
+    deadline = time.monotonic() + retry_s
+    pause = 0.002
+    seen = None
+    while True:
+        try:
+            return store.read(slug), ""
+        except NotFound:
+            why = f"{slug}.md is gone (deleted or renamed while recall read it)"
+        except ContainmentError as exc:
+            why = str(exc)
+            if "hard-linked" not in why:
+                return None, why  # a symbolic link or a non-file stays what it is
+        except MemoryFormatError as exc:
+            why = str(exc) if str(exc).startswith(f"{slug}.md") else f"{slug}.md: {exc}"
+        except KuraError as exc:
+            why = str(exc)
+        except OSError as exc:
+            why = f"cannot read {slug}.md: {exc.strerror or exc}"
+        sig = _signature(store, slug)
+        racing = (seen is not None and sig != seen) or _recent(store, sig, wall())
+        if not racing or time.monotonic() >= deadline:
+            return None, why
+        seen = sig
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def _signature(store: Store, slug: str) -> tuple | None:
+    try:
+        st = os.lstat(store.root / f"{slug}.md")
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_nlink)
+
+
+def _recent(store: Store, sig: tuple | None, now: float) -> bool:
+    if sig is not None:
+        # a hard link an editor makes for its backup shows in ctime; a save shows in mtime
+        changed = (max(sig[2], sig[3]) if sig[4] > 1 else sig[2]) / 1e9
+    else:
+        try:
+            st = os.stat(store.root)
+        except OSError:
+            return False
+        changed = max(st.st_mtime_ns, st.st_ctime_ns) / 1e9
+    return now - changed < RACE_WINDOW_S
+
+
+def _walk(store: Store, reader: _Reader, picked: Sequence[str], hops: int) -> list[str]:
     order = list(dict.fromkeys(picked))
     seen = set(order)
     frontier = list(order)
     for _ in range(hops):
         nxt: list[str] = []
         for slug in frontier:
-            try:
-                links = store.read(slug).links
-            except Exception:
+            mem = reader.get(slug)
+            if mem is None:
                 continue
-            for target in links:
+            for target in mem.links:
                 if target not in seen and store.has(target):
                     seen.add(target)
                     order.append(target)
@@ -336,13 +429,13 @@ def _walk(store: Store, picked: Sequence[str], hops: int) -> list[str]:
     return order
 
 
-def _context(store: Store, walked: Sequence[str], question: str, chars: int) -> tuple[str, list[str]]:
+def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str,
+             chars: int) -> tuple[str, list[str]]:
     mems: list[Memory] = []
     for slug in walked:
-        try:
-            mems.append(store.read(slug))
-        except Exception:
-            continue
+        mem = reader.get(slug)
+        if mem is not None:
+            mems.append(mem)
     if not mems:
         return "", []
     entries = store.index().by_slug()

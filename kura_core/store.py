@@ -9,9 +9,15 @@ Canonical content is plain Markdown a person can read and edit:
     <store>/_still/        derived and operational state, never a memory
 
 Every canonical write goes through :meth:`Store.write`, which holds the store's write
-lock, records an intent, replaces the memory file and the index atomically, then clears
-the intent. A crash at any instant leaves an intent that the next reader rolls forward,
-so the memory and its index line always change together.
+lock, prepares the new memory file and the new index as complete, fsynced temp files
+(keeping the old index under a hard link), records an intent naming them (the commit
+point), renames the index and then the memory into place, settles what the write carries
+along (a gate-log row, a draft to remove), then clears the intent. A crash at any instant
+leaves either no intent (nothing changed) or an intent that the next reader rolls forward
+by renames alone, so the memory and its index line always change together, and a full
+disk cannot stop a reader from finishing it. A write that fails before its memory is in
+place is taken back and raises StorageError: the old state stands and nothing of the
+failed write appears later.
 """
 
 from __future__ import annotations
@@ -28,14 +34,16 @@ import re
 import stat
 import threading
 import unicodedata
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import yaml
 
+from . import fsutil
 from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
-from .fsutil import atomic_write_text, fsync_dir, is_temp_name
+from .fsutil import atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
 
 #: libyaml's parser when it is there (about 10x faster), the pure-Python one otherwise.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -396,6 +404,11 @@ class Store:
         self._mem_cache: dict[str, tuple[tuple, Memory]] = {}
         self._slugs_cache: tuple[tuple, tuple[str, ...]] | None = None
         self._thread_lock = threading.RLock()
+        self._lock_depth = 0
+        self._workshop: Any = None
+        self._swept_key: tuple | None = None
+        #: why the last attempt to finish a pending write failed ('' when none is pending).
+        self.pending_reason = ""
 
     # ---- paths -----------------------------------------------------------
     @property
@@ -417,6 +430,11 @@ class Store:
     @property
     def intent_path(self) -> Path:
         return self.still / "intent.json"
+
+    @property
+    def pending_dir(self) -> Path:
+        """Intents whose files are in place but whose gate-log row or draft removal waits."""
+        return self.still / "pending"
 
     def exists(self) -> bool:
         return self.index_path.is_file() or self.still.is_dir()
@@ -442,22 +460,117 @@ class Store:
         """Create the store's directory, index and workshop if missing. Idempotent."""
         if self.root.exists() and not self.root.is_dir():
             raise KuraError(f"{self.root} exists and is not a directory; choose another --path")
-        self.root.mkdir(parents=True, exist_ok=True)
-        self.still.mkdir(exist_ok=True)
-        (self.still / "drafts").mkdir(exist_ok=True)
-        if not self.index_path.exists():
-            head = f"# {self.name}\n\n"
-            if label:
-                head += f"{label}\n\n"
-            head += ("<!-- One line per memory: a recognition trigger, not a summary. "
-                     "Proper nouns, numbers, ⚠️ landmines, the conclusion reached. -->\n")
-            atomic_write_text(self.index_path, head)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self.still.mkdir(exist_ok=True)
+            (self.still / "drafts").mkdir(exist_ok=True)
+            if not self.index_path.exists():
+                head = f"# {self.name}\n\n"
+                if label:
+                    head += f"{label}\n\n"
+                head += ("<!-- One line per memory: a recognition trigger, not a summary. "
+                         "Proper nouns, numbers, ⚠️ landmines, the conclusion reached. -->\n")
+                with self.locked(f"create store {self.name!r}"):
+                    if not self.index_path.exists():
+                        atomic_write_text(self.index_path, head)
+        except OSError as exc:
+            raise storage_error(exc, f"create store {self.name!r}", exc.filename or self.root / ".") from None
 
     # ---- reading ---------------------------------------------------------
     def _recover_if_needed(self) -> None:
-        if self.intent_path.exists():
-            with self.locked():
+        """Finish a write a crashed writer left behind. A reader never fails because of it:
+        if the disk refuses (full, read-only), the reader sees the state as it stands and
+        the reason is kept in :attr:`pending_reason` for doctor."""
+        if not self.intent_path.exists():
+            self._sweep_if_changed()
+            return
+        try:
+            with self.locked("finish an interrupted write"):
                 self._recover_locked()
+        except (OSError, KuraError, UnicodeDecodeError) as exc:
+            self.pending_reason = str(exc) if isinstance(exc, KuraError) else \
+                str(storage_error(exc, "finish an interrupted write", self.intent_path))
+
+    def _sweep_if_changed(self) -> None:
+        """Remove temp files a killed writer left in the store directory. Looks only when
+        the directory changed since the last look, and locks only when a dead writer's
+        temp file is there."""
+        try:
+            st = os.stat(self.root)
+        except OSError:
+            return
+        key = (st.st_ino, st.st_mtime_ns)
+        if key == self._swept_key:
+            return
+        try:
+            temps = [n for n in os.listdir(self.root) if is_temp_name(n)]
+        except OSError:
+            return
+        if temps:
+            # writers hold the lock while their temps exist: if it is free, every temp is stale
+            try:
+                with self._locked_if_free("remove a dead writer's temp files") as free:
+                    if not free:
+                        return  # a write is under way; look again next time
+                    self._recover_locked()
+                st = os.stat(self.root)
+                key = (st.st_ino, st.st_mtime_ns)
+            except (OSError, KuraError):
+                return  # a read-only store keeps them; they are never read as memories
+        self._swept_key = key
+
+    @contextlib.contextmanager
+    def _locked_if_free(self, action: str) -> Iterator[bool]:
+        """The write lock if nobody holds it now (True), else nothing (False)."""
+        if not self._thread_lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            if self._lock_depth:
+                yield False
+                return
+            lock_path = self.still / "write.lock"
+            try:
+                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise storage_error(exc, action, lock_path) from None
+            try:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    yield False
+                    return
+                self._lock_depth = 1
+                try:
+                    yield True
+                finally:
+                    self._lock_depth = 0
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+            finally:
+                os.close(fd)
+        finally:
+            self._thread_lock.release()
+
+    def recover(self) -> None:
+        """Finish any interrupted write now, and settle parked gate-log rows; raises
+        StorageError when the disk refuses (a writer must not go on over it)."""
+        with self.locked("finish an interrupted write"):
+            self._recover_locked(settle=True)
+
+    def pending(self) -> list[str]:
+        """What is waiting to be finished, in words (empty when nothing is)."""
+        out = []
+        if self.intent_path.exists():
+            out.append("an interrupted write is waiting to be finished"
+                       + (f" ({self.pending_reason})" if self.pending_reason else ""))
+        try:
+            n = len([p for p in os.listdir(self.pending_dir) if p.endswith(".json")])
+        except OSError:
+            n = 0
+        if n:
+            out.append(f"{n} finished write(s) still wait to be recorded in the gate log"
+                       + (f" ({self.pending_reason})" if self.pending_reason else ""))
+        return out
 
     def _index_stat(self) -> os.stat_result | None:
         """MEMORY.md's own status, never a link's target; None if there is no index."""
@@ -625,15 +738,29 @@ class Store:
 
     # ---- writing ---------------------------------------------------------
     @contextlib.contextmanager
-    def locked(self) -> Iterator[None]:
-        """The store's write lock: across threads and across processes."""
-        self.still.mkdir(parents=True, exist_ok=True)
+    def locked(self, action: str = "write to the store") -> Iterator[None]:
+        """The store's write lock: across threads and across processes. Re-entrant within
+        one thread, so a pour can hold it around the write it makes."""
         with self._thread_lock:
-            fd = os.open(self.still / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+            if self._lock_depth:
+                self._lock_depth += 1
+                try:
+                    yield
+                finally:
+                    self._lock_depth -= 1
+                return
+            lock_path = self.still / "write.lock"
+            try:
+                self.still.mkdir(parents=True, exist_ok=True)
+                fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise storage_error(exc, action, lock_path) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
+                self._lock_depth = 1
                 yield
             finally:
+                self._lock_depth = 0
                 try:
                     fcntl.flock(fd, fcntl.LOCK_UN)
                 finally:
@@ -651,10 +778,14 @@ class Store:
         meta: Mapping[str, Any] | None = None,
         sector: str = "",
         create_only: bool = False,
+        also: Mapping[str, Any] | None = None,
     ) -> Memory:
         """Write one memory and its index line together, atomically.
 
-        Frontmatter keys already in the file and not named here are preserved.
+        Frontmatter keys already in the file and not named here are preserved. *also*
+        is what the write settles once its files are in place, exactly once even across
+        a crash: ``{"log": {gate-log row with a "key"}, "remove": "drafts/<slug>.md"}``.
+        Raises StorageError (nothing changed) when the disk refuses.
         """
         check_slug(slug)
         description = " ".join(description.split())
@@ -664,8 +795,9 @@ class Store:
             raise KuraError("a memory needs a body")
         if type and type not in TYPES:
             raise KuraError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
-        with self.locked():
-            self._recover_locked()
+        action = f"write the memory {slug!r} in store {self.name!r}"
+        with self.locked(action):
+            self._recover_locked(settle=True)
             path = self.memory_path(slug)
             self._index_stat()  # refuse a linked index before anything is written
             old: dict[str, Any] = {}
@@ -680,24 +812,204 @@ class Store:
                     old = {}
             merged = _merge_meta(old, slug, description, type, tags, meta or {}, self._today())
             text = render_memory(merged, body)
-            intent = {"op": "upsert", "slug": slug, "text": text, "title": title or slug,
-                      "description": description, "sector": sector}
-            atomic_write_text(self.intent_path, json.dumps(intent, ensure_ascii=False))
-            self._apply_locked(intent)
+            try:
+                current = self._read_index_file(errors="strict")
+            except UnicodeDecodeError:
+                raise MemoryFormatError(f"{INDEX_FILE} is not UTF-8 text: fix or remove the bad bytes "
+                                        "before kura writes to it (nothing was changed)") from None
+            new_index = upsert_index_text(current, slug, title or slug, description, sector)
+            intent = {"op": "upsert", "id": uuid.uuid4().hex, "slug": slug, "text": text,
+                      "title": title or slug, "description": description, "sector": sector,
+                      "base": _digest(current)}
+            if also:
+                intent["also"] = _check_also(dict(also))
+            self._commit_locked(intent, action, [(path, text), (self.index_path, new_index if new_index != current else None)])
         return self.read(slug)
 
+    def settle(self, also: Mapping[str, Any], action: str = "update the workshop") -> None:
+        """Record a gate-log row and/or remove a draft as one crash-safe step (the same
+        intent a write uses, with no memory file): after a crash the next reader does it."""
+        with self.locked(action):
+            self._recover_locked(settle=True)
+            intent = {"op": "settle", "id": uuid.uuid4().hex, "also": _check_also(dict(also))}
+            self._commit_locked(intent, action, [])
+
+    def _commit_locked(self, intent: dict[str, Any], action: str,
+                       files: Sequence[tuple[Path, str | None]]) -> None:
+        """Prepare every file as a temp, record the intent (the commit point), apply it.
+
+        Before the commit point any failure removes the temps and raises StorageError. A
+        hard link keeps the old index until the write is done, so a rename that fails
+        after the commit point can still be taken back: the old state, and the error.
+        """
+        temps: list[Path] = []
+        names: dict[str, str] = {}
+        try:
+            for target, text in files:
+                if text is None:
+                    continue
+                tmp = write_temp(target, text.encode("utf-8"))
+                temps.append(tmp)
+                names["memory" if target != self.index_path else "index"] = tmp.name
+            if "index" in names and self.index_path.exists():
+                keep = fsutil.temp_path(self.index_path)
+                try:
+                    fsutil.OPS.link(self.index_path, keep)
+                    temps.append(keep)
+                    names["index_old"] = keep.name
+                except OSError as exc:
+                    if exc.errno not in fsutil.NO_LINK_ERRNOS:
+                        raise
+            intent["tmp"] = names
+            atomic_write_text(self.intent_path, json.dumps(intent, ensure_ascii=False))
+        except OSError as exc:
+            for tmp in temps:
+                discard(tmp)
+            raise storage_error(exc, action, exc.filename or (temps[-1] if temps else self.intent_path)) from None
+        try:
+            self._apply_locked(intent)
+        except OSError as exc:
+            if not self._undo_locked(intent):
+                raise type(storage_error(exc, action, self.root))(
+                    f"cannot finish: {action} is recorded, but moving it into place failed "
+                    f"({fsutil.reason_of(exc)}); the next read of the store finishes it once the "
+                    "disk allows") from None
+            raise storage_error(exc, action, exc.filename or self.root / ".") from None
+
+    def _undo_locked(self, intent: Mapping[str, Any]) -> bool:
+        """Take back a fresh write that failed after its commit point, before the memory
+        moved: put the old index back (a rename of the kept link) and drop the intent.
+        False when it is too late (the memory is in place): then only rolling forward is safe."""
+        names = intent.get("tmp") or {}
+        if intent.get("op", "upsert") == "upsert":
+            mem = self._temp_of(names.get("memory"))
+            if mem is None or not mem.exists():
+                return False
+            idx = self._temp_of(names.get("index"))
+            if idx is not None and not idx.exists():  # the new index is in place
+                old = self._temp_of(names.get("index_old"))
+                if old is None or not old.exists():
+                    return False
+                try:
+                    fsutil.OPS.replace(old, self.index_path)
+                except OSError:
+                    return False
+        try:
+            fsutil.OPS.unlink(self.intent_path)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return False
+        for n in names.values():
+            t = self._temp_of(n)
+            if t is not None:
+                discard(t)
+        fsync_dir(self.root)
+        fsync_dir(self.still)
+        return True
+
     def _apply_locked(self, intent: Mapping[str, Any]) -> None:
-        slug = check_slug(intent["slug"])
-        atomic_write_text(self.memory_path(slug), intent["text"])
-        current = self._read_index_file(errors="strict")
-        new = upsert_index_text(current, slug, intent["title"], intent["description"], intent.get("sector", ""))
-        if new != current:
-            atomic_write_text(self.index_path, new)
-        os.unlink(self.intent_path)
+        """Bring the files to the intent's state, settle what it carries, clear it.
+
+        Idempotent: every step checks whether it is already done. Prepared temp files are
+        renamed into place — the index first, then the memory — needing no new space; an
+        intent without them (or whose temps are gone) is applied by writing the text.
+        """
+        names = intent.get("tmp") or {}
+        if intent.get("op", "upsert") == "upsert":
+            slug = check_slug(intent["slug"])
+            path = self.memory_path(slug)
+            text = intent["text"]
+            current = self._read_index_file(errors="strict")
+            wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
+                                       intent.get("sector", ""))
+            idx_tmp = self._temp_of(names.get("index"))
+            if idx_tmp is not None and not idx_tmp.exists():
+                idx_tmp = None
+            if wanted != current:
+                if idx_tmp is not None and _digest(current) == intent.get("base") \
+                        and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
+                    fsutil.OPS.replace(idx_tmp, self.index_path)
+                    idx_tmp = None
+                else:
+                    atomic_write_text(self.index_path, wanted, sync_dir=False)
+            mem_tmp = self._temp_of(names.get("memory"))
+            if mem_tmp is not None and mem_tmp.exists():
+                fsutil.OPS.replace(mem_tmp, path)
+            elif _file_bytes(path) != text.encode("utf-8"):
+                atomic_write_text(path, text, sync_dir=False)
+            for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
+                if leftover is not None and leftover.exists():
+                    discard(leftover)
+            fsync_dir(self.root)
+        also = intent.get("also")
+        if also:
+            try:
+                also = _check_also(dict(also))
+            except (KuraError, TypeError, ValueError):
+                also = None  # never act on a malformed record (a hand-made intent.json)
+        if also:
+            try:
+                self._settle_also(also)
+            except (KuraError, OSError) as exc:
+                # the files are in place; only the record waits. Park it so later writes
+                # are not blocked, and settle it when the workshop allows.
+                self.pending_reason = str(exc)
+                self._park_locked(intent)
+                return
+        try:
+            fsutil.OPS.unlink(self.intent_path)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            # everything is in place; the intent only says so again, and applying it twice
+            # changes nothing. The next reader clears it once the disk allows.
+            self.pending_reason = str(storage_error(exc, "clear a finished write's intent", self.intent_path))
+            return
         fsync_dir(self.still)
 
-    def _recover_locked(self) -> None:
-        """Roll a half-finished write forward and sweep temp files of dead writers."""
+    def _park_locked(self, intent: Mapping[str, Any]) -> None:
+        parked = {"op": "settle", "id": intent.get("id") or uuid.uuid4().hex, "also": intent["also"]}
+        try:
+            self.pending_dir.mkdir(exist_ok=True)
+            atomic_write_text(self.pending_dir / f"{parked['id']}.json", json.dumps(parked, ensure_ascii=False))
+            fsutil.OPS.unlink(self.intent_path)
+        except OSError:
+            pass  # it stays in intent.json: the next writer or reader tries again
+
+    def _settle_also(self, also: Mapping[str, Any]) -> None:
+        log = also.get("log")
+        if log:
+            ws = self._log_workshop()
+            ws.log_gate(str(log.get("kind", "")), title=str(log.get("title", "")), slug=str(log.get("slug", "")),
+                        reason=str(log.get("reason", "")), detail=log.get("detail") or {},
+                        key=str(log["key"]), at=log.get("at"))
+        remove = also.get("remove")
+        if remove:
+            try:
+                fsutil.OPS.unlink(self.still / remove)
+            except FileNotFoundError:
+                pass
+
+    def _log_workshop(self) -> Any:
+        if self._workshop is None:
+            from .workshop import Workshop
+
+            self._workshop = Workshop(self.still)
+        return self._workshop
+
+    def _temp_of(self, name: Any) -> Path | None:
+        if not isinstance(name, str) or not name or "/" in name or "\\" in name or not is_temp_name(name):
+            return None
+        return self.root / name
+
+    def _recover_locked(self, *, settle: bool = False) -> None:
+        """Roll a half-finished write forward and sweep temp files of dead writers.
+
+        With *settle*, also record parked gate-log rows (raises if the workshop refuses:
+        the caller is a writer and must know). A pending intent that cannot be applied
+        raises StorageError, so no writer goes on over it.
+        """
         try:
             raw = self.intent_path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -705,25 +1017,54 @@ class Store:
         if raw is not None:
             try:
                 intent = json.loads(raw)
-            except json.JSONDecodeError:
-                os.unlink(self.intent_path)  # cannot happen with atomic writes; never apply garbage
+                _check_intent(intent)
+            except (ValueError, KuraError):
+                fsutil.OPS.unlink(self.intent_path)  # cannot happen with atomic writes; never apply garbage
             else:
-                self._apply_locked(intent)
+                try:
+                    self._apply_locked(intent)
+                except OSError as exc:
+                    raise storage_error(exc, "finish an interrupted write", exc.filename or self.root / ".") from None
         for d in (self.root, self.still):
             try:
                 names = os.listdir(d)
             except FileNotFoundError:
                 continue
             for n in names:
-                if is_temp_name(n) and (d == self.root or n.startswith(".intent.json")):
-                    with contextlib.suppress(OSError):
-                        os.unlink(d / n)
+                if is_temp_name(n) and (d == self.root or n.startswith(".intent.json")
+                                        or not fsutil.temp_owner_alive(n)):
+                    discard(d / n)
+        if settle:
+            self._settle_parked_locked()
+        if not self.intent_path.exists():
+            self.pending_reason = ""
 
-    def set_index_line(self, slug: str, title: str, description: str) -> None:
+    def _settle_parked_locked(self) -> None:
+        try:
+            names = sorted(n for n in os.listdir(self.pending_dir) if n.endswith(".json") and not is_temp_name(n))
+        except OSError:
+            return
+        for n in names:
+            p = self.pending_dir / n
+            try:
+                parked = json.loads(p.read_text(encoding="utf-8"))
+                also = _check_also(dict(parked.get("also") or {}))
+            except (OSError, ValueError, KuraError):
+                discard(p)
+                continue
+            try:
+                self._settle_also(also)
+            except (KuraError, OSError) as exc:
+                self.pending_reason = str(exc)  # kept parked; a later write or drain tries again
+                return
+            discard(p)
+
+    def set_index_line(self, slug: str, title: str, description: str,
+                       also: Mapping[str, Any] | None = None) -> None:
         """Rewrite one index line (and the memory's description) without touching its body."""
         mem = self.read(slug)
         self.write(slug, title=title, description=description, body=mem.body, type=mem.type,
-                   tags=mem.tags)
+                   tags=mem.tags, also=also)
 
     def add_tag(self, slug: str, tag: str) -> Memory:
         mem = self.read(slug)
@@ -759,3 +1100,47 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
         if k != "metadata":
             meta[k] = v
     return meta
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _file_bytes(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _check_intent(intent: Any) -> None:
+    """Refuse an intent.json that no kura writer made (ValueError/ContainmentError)."""
+    if not isinstance(intent, dict) or intent.get("op", "upsert") not in ("upsert", "settle"):
+        raise ValueError("not an intent")
+    if intent.get("op", "upsert") == "upsert":
+        check_slug(intent.get("slug"))
+        for key in ("text", "title", "description"):
+            if not isinstance(intent.get(key), str):
+                raise ValueError(f"intent without {key}")
+        if not isinstance(intent.get("sector", ""), str) or not isinstance(intent.get("tmp", {}), dict):
+            raise ValueError("malformed intent")
+
+
+_DRAFT_REL = re.compile(r"drafts/[a-z0-9]+(?:-[a-z0-9]+)*\.md")
+
+
+def _check_also(also: dict[str, Any]) -> dict[str, Any]:
+    """What a write may carry along: one keyed gate-log row, and one draft to remove."""
+    out: dict[str, Any] = {}
+    log = also.get("log")
+    if log:
+        if not isinstance(log, Mapping) or not isinstance(log.get("key"), str) or not log["key"]:
+            raise KuraError("a gate-log row carried by a write needs a key")
+        out["log"] = _jsonable(dict(log))
+    remove = also.get("remove")
+    if remove:
+        if not isinstance(remove, str) or not _DRAFT_REL.fullmatch(remove):
+            raise ContainmentError(f"{remove!r} is not a draft a write may remove")
+        out["remove"] = remove
+    return out

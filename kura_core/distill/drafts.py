@@ -9,20 +9,30 @@ manifest under `_still/manifests/`.
 Nothing here writes to the store except :func:`pour`, and pour runs the same final
 floor (numbers, attribution, links) that composing did, so an edit can never smuggle
 an unvouched number in.
+
+Exactly once, across processes and crashes: a draft is placed under a name no other
+run holds (an exclusive create, never a rename over another run's draft); pour, toss
+and fix re-read the draft under the store's write lock; a pour writes the memory, its
+`poured` gate-log row and the draft's removal as one intent, so a crash is finished by
+the next reader and logged once; a draft whose memory is already in the store is never
+judged or tossed again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import hashlib
 import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound
-from ..fsutil import atomic_write_text, is_temp_name
+from ..fsutil import (atomic_write_text, create_exclusive, discard, is_temp_name, storage_error,
+                      sweep_dead_temps)
 from ..registry import Registry
 from ..store import Memory, Store, check_slug, render_memory, split_frontmatter
 
@@ -107,10 +117,13 @@ def write_manifest(store: Store, payload: Mapping[str, Any]) -> str:
     data = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(data.encode("utf-8")).hexdigest()
     d = manifests_dir(store)
-    d.mkdir(parents=True, exist_ok=True)
     p = d / f"{digest}.json"
-    if not p.exists():
-        atomic_write_text(p, data)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        if not p.exists():
+            atomic_write_text(p, data)
+    except OSError as exc:
+        raise storage_error(exc, "write an evidence manifest", p) from None
     return f"sha256:{digest}"
 
 
@@ -217,29 +230,52 @@ def parse_draft(text: str, path: Path) -> Draft:
 
 
 def save_draft(store: Store, draft: Draft, *, unique: bool = True) -> Draft:
-    """Write *draft* atomically. With unique, a taken slug gets a -2, -3… suffix."""
+    """Write *draft*, complete, under its slug. With unique (the default), a slug that is
+    taken — by a waiting draft of any run, or for a new memory by the store — gets a -2,
+    -3… suffix, and the name is claimed by an exclusive create, so two runs saving drafts
+    with one title at the same instant each keep their own. Without unique, the draft at
+    that slug is replaced. Raises StorageError (nothing saved) when the disk refuses."""
     d = drafts_dir(store)
-    d.mkdir(parents=True, exist_ok=True)
-    slug = draft.slug
-    if unique:
-        base, n = slug, 2
-        while (d / f"{slug}.md").exists() or (draft.decision == "new" and store.has(slug)):
-            slug = f"{base}-{n}"
-            n += 1
-    draft = replace(draft, slug=slug, path=d / f"{slug}.md")
-    atomic_write_text(draft.path, render_draft(draft))
-    return draft
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage_error(exc, f"save the draft {draft.slug!r}", d) from None
+    sweep_dead_temps(d)
+    if not unique:
+        draft = replace(draft, path=d / f"{draft.slug}.md")
+        try:
+            atomic_write_text(draft.path, render_draft(draft))
+        except OSError as exc:
+            raise storage_error(exc, f"save the draft {draft.slug!r}", draft.path) from None
+        return draft
+    base, n = draft.slug, 2
+    slug = base
+    while True:
+        if not (draft.decision == "new" and store.has(slug)):
+            placed = replace(draft, slug=slug, path=d / f"{slug}.md")
+            try:
+                create_exclusive(placed.path, render_draft(placed).encode("utf-8"))
+                return placed
+            except FileExistsError:
+                pass  # another run holds this name: take the next
+            except OSError as exc:
+                raise storage_error(exc, f"save the draft {slug!r}", placed.path) from None
+        slug = f"{base}-{n}"
+        n += 1
 
 
 def list_drafts(store: Store) -> list[Draft]:
     """Waiting drafts, oldest first. A draft that cannot be parsed is skipped here and
-    reported by :func:`draft_problems`."""
+    reported by :func:`draft_problems`; a draft whose memory is already in the store (a
+    pour interrupted before the draft was removed) is not waiting, and is not listed."""
     out = []
     for p in _draft_files(store):
         try:
-            out.append(parse_draft(p.read_text(encoding="utf-8"), p))
+            d = parse_draft(p.read_text(encoding="utf-8"), p)
         except (MemoryFormatError, UnicodeDecodeError, OSError):
             continue
+        if not is_poured(store, d):
+            out.append(d)
     out.sort(key=lambda d: (d.created, d.slug))
     return out
 
@@ -334,63 +370,159 @@ def body_digest(text: str) -> str:
 
 # --------------------------------------------------------------------------- actions
 
+def is_poured(store: Store, draft: Draft) -> bool:
+    """Whether the memory this draft writes is already in the store with its evidence
+    and body: the draft was poured, and only its removal is missing."""
+    writes = draft.writes
+    if not draft.manifest or not store.has(writes):
+        return False
+    try:
+        current = store.read(writes)
+    except KuraError:
+        return False
+    md = current.meta.get("metadata") if isinstance(current.meta.get("metadata"), dict) else {}
+    return md.get("evidence_manifest") == draft.manifest and current.body.strip() == draft.body.strip()
+
+
+def draft_key(draft: Draft) -> str:
+    """The identity of one draft over its life (a fix keeps it): slug, evidence, birth."""
+    return f"{draft.slug}|{draft.manifest}|{draft.created}"
+
+
+def _rel(store: Store, draft: Draft) -> str:
+    return f"drafts/{draft.slug}.md"
+
+
+def _poured_row(reg: Registry, draft: Draft, by: str) -> dict[str, Any]:
+    return {"kind": "poured", "title": draft.title, "slug": draft.writes, "reason": f"poured by {by}",
+            "detail": {"manifest": draft.manifest, "decision": draft.decision, "by": by, "draft": draft.slug},
+            "key": "poured:" + draft_key(draft), "at": reg.clock()}
+
+
+def _finish_pour(reg: Registry, store: Store, draft: Draft, by: str) -> None:
+    """A draft already poured: record the pour (once) and remove the draft."""
+    store.settle({"log": _poured_row(reg, draft, by), "remove": _rel(store, draft)},
+                 f"finish pouring the draft {draft.slug!r}")
+
+
+def finish_pours(reg: Registry, selector: str | None) -> list[str]:
+    """Finish every pour a crash interrupted between the memory and the draft's removal:
+    log it once and remove the draft. Returns the drafts finished."""
+    name = reg.resolve(selector)
+    store = reg.store(name)
+    done = []
+    with store.locked("finish interrupted pours"):
+        store._recover_locked(settle=True)
+        for p in _draft_files(store):
+            try:
+                d = parse_draft(p.read_text(encoding="utf-8"), p)
+            except (MemoryFormatError, UnicodeDecodeError, OSError):
+                continue
+            if is_poured(store, d):
+                _finish_pour(reg, store, d, "the next reader")
+                done.append(d.slug)
+    return done
+
+
+@contextlib.contextmanager
+def claimed(store: Store, slug: str) -> Iterator[bool]:
+    """Hold a claim on judging one draft: True when this caller has it, False when
+    another process or thread is judging it now. A dead holder's claim is free at once."""
+    check_slug(slug)
+    d = store.still / "claims"
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage_error(exc, f"claim the draft {slug!r} for judging", d) from None
+    path = d / f"{slug}.lock"
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as exc:
+            raise storage_error(exc, f"claim the draft {slug!r} for judging", path) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            yield False
+            return
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)  # the holder removed it as we opened it: open the new one
+    try:
+        yield True
+    finally:
+        discard(path)
+        os.close(fd)
+
+
 def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") -> Memory:
-    """Write the draft's memory and index line atomically, then remove the draft."""
+    """Write the draft's memory and index line atomically, log it and remove the draft —
+    one intent, so a crash at any point is finished (and logged once) by the next reader."""
     name = reg.resolve(selector)
     store = reg.store(name)
     if reg.config.stores[name].write_policy == "frozen":
         from ..errors import PolicyError
 
         raise PolicyError(f"store {name!r} is frozen: nothing is poured into it")
-    draft = read_draft(store, slug)
     ws = reg.workshop(name)
-    writes = draft.writes
-    if store.has(writes):
-        current = store.read(writes)
-        already = (current.meta.get("metadata") or {}).get("evidence_manifest") == draft.manifest \
-            and current.body.strip() == draft.body.strip()
-        if already:  # a pour that crashed after writing the memory: finish it
-            _remove(draft)
-            return current
-        if draft.decision == "new":
-            raise ConflictError(
-                f"a memory {writes!r} already exists; rename the draft (fix its slug) or toss it")
-        if draft.target_digest and body_digest(current.body) != draft.target_digest:
-            raise ConflictError(
-                f"{writes!r} changed after this extension was drafted; toss the draft or edit it "
-                "against the current memory")
-    elif draft.decision == "extends":
-        raise ConflictError(f"this draft extends {writes!r}, which no longer exists; toss it")
-    violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
-    if violations:
-        ws.log_gate("refused", title=draft.title, slug=slug, reason="; ".join(str(v) for v in violations),
-                    detail={"at": "pour", "by": by, "violations": [v.to_json() for v in violations]})
-        raise FloorRefused(violations)
-    tags = list(draft.tags)
-    if draft.label == "judgement" and "judgement" not in tags:
-        tags.append("judgement")
-    meta: dict[str, Any] = {"metadata": {"evidence_manifest": draft.manifest}}
-    meta.update({k: v for k, v in draft.curation.items() if v})
-    mem = store.write(writes, title=draft.title, description=draft.description, body=draft.body,
-                      type=draft.type, tags=tags, meta=meta)
-    ws.log_gate("poured", title=draft.title, slug=writes, reason=f"poured by {by}",
-                detail={"manifest": draft.manifest, "decision": draft.decision, "by": by})
-    _remove(draft)
-    return mem
+    with store.locked(f"pour the draft {slug!r}"):
+        store._recover_locked(settle=True)
+        draft = read_draft(store, slug)
+        writes = draft.writes
+        if store.has(writes):
+            current = store.read(writes)
+            if is_poured(store, draft):  # a pour that crashed after writing the memory: finish it
+                _finish_pour(reg, store, draft, by)
+                return current
+            if draft.decision == "new":
+                raise ConflictError(
+                    f"a memory {writes!r} already exists; rename the draft (fix its slug) or toss it")
+            if draft.target_digest and body_digest(current.body) != draft.target_digest:
+                raise ConflictError(
+                    f"{writes!r} changed after this extension was drafted; toss the draft or edit it "
+                    "against the current memory")
+        elif draft.decision == "extends":
+            raise ConflictError(f"this draft extends {writes!r}, which no longer exists; toss it")
+        violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
+        if violations:
+            ws.log_gate("refused", title=draft.title, slug=slug, reason="; ".join(str(v) for v in violations),
+                        detail={"at": "pour", "by": by, "violations": [v.to_json() for v in violations]})
+            raise FloorRefused(violations)
+        tags = list(draft.tags)
+        if draft.label == "judgement" and "judgement" not in tags:
+            tags.append("judgement")
+        meta: dict[str, Any] = {"metadata": {"evidence_manifest": draft.manifest}}
+        meta.update({k: v for k, v in draft.curation.items() if v})
+        return store.write(writes, title=draft.title, description=draft.description, body=draft.body,
+                           type=draft.type, tags=tags, meta=meta,
+                           also={"log": _poured_row(reg, draft, by), "remove": _rel(store, draft)})
 
 
 def toss(reg: Registry, selector: str | None, slug: str, reason: str, *, by: str = "hand") -> None:
-    """Remove a draft; the gate log keeps it whole, with the reason."""
+    """Remove a draft; the gate log keeps it whole, with the reason. The row and the removal
+    are one intent. A draft already poured is never tossed: its pour is finished instead."""
     reason = " ".join((reason or "").split())
     if not reason:
         raise KuraError("say why the draft is tossed: the reason is kept in the gate log")
     name = reg.resolve(selector)
     store = reg.store(name)
-    draft = read_draft(store, slug)
-    text = draft.path.read_text(encoding="utf-8") if draft.path else ""
-    reg.workshop(name).log_gate("tossed", title=draft.title, slug=slug, reason=reason,
-                                detail={"by": by, "draft": text, "manifest": draft.manifest})
-    _remove(draft)
+    with store.locked(f"toss the draft {slug!r}"):
+        store._recover_locked(settle=True)
+        draft = read_draft(store, slug)
+        if is_poured(store, draft):
+            _finish_pour(reg, store, draft, "the next reader")
+            raise ConflictError(f"the draft {slug!r} was already poured into {draft.writes!r}; "
+                                "it was not tossed (edit or remove the memory itself instead)")
+        text = draft.path.read_text(encoding="utf-8") if draft.path else ""
+        row = {"kind": "tossed", "title": draft.title, "slug": slug, "reason": reason,
+               "detail": {"by": by, "draft": text, "manifest": draft.manifest},
+               "key": "tossed:" + draft_key(draft), "at": reg.clock()}
+        store.settle({"log": row, "remove": _rel(store, draft)}, f"toss the draft {slug!r}")
 
 
 def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = None,
@@ -399,26 +531,34 @@ def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = N
     """Edit a draft. The floor runs again; a violation leaves the draft as it was."""
     name = reg.resolve(selector)
     store = reg.store(name)
-    draft = read_draft(store, slug)
-    new = replace(
-        draft,
-        title=draft.title if title is None else " ".join(title.split()),
-        description=draft.description if description is None else " ".join(description.split()),
-        body=draft.body if body is None else body.strip("\n"),
-        tags=draft.tags if tags is None else tuple(tags),
-    )
-    if not new.description or not new.body.strip():
-        raise KuraError("a draft needs a description and a body")
-    violations = check_floor(reg, name, new, tags_before=draft.tags)
-    ws = reg.workshop(name)
-    if violations:
-        ws.log_gate("refused", title=new.title, slug=slug, reason="; ".join(str(v) for v in violations),
-                    detail={"at": "fix", "by": by, "violations": [v.to_json() for v in violations]})
-        raise FloorRefused(violations)
-    entry = {"at": dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds"), "by": by, "reason": reason}
-    new = replace(new, history=(*draft.history, entry))
-    atomic_write_text(draft.path, render_draft(new))
-    ws.log_gate("fixed", title=new.title, slug=slug, reason=reason or f"edited by {by}", detail={"by": by})
+    with store.locked(f"fix the draft {slug!r}"):
+        store._recover_locked(settle=True)
+        draft = read_draft(store, slug)  # under the lock: a draft poured meanwhile is not brought back
+        if is_poured(store, draft):
+            _finish_pour(reg, store, draft, "the next reader")
+            raise ConflictError(f"the draft {slug!r} was already poured into {draft.writes!r}")
+        new = replace(
+            draft,
+            title=draft.title if title is None else " ".join(title.split()),
+            description=draft.description if description is None else " ".join(description.split()),
+            body=draft.body if body is None else body.strip("\n"),
+            tags=draft.tags if tags is None else tuple(tags),
+        )
+        if not new.description or not new.body.strip():
+            raise KuraError("a draft needs a description and a body")
+        violations = check_floor(reg, name, new, tags_before=draft.tags)
+        ws = reg.workshop(name)
+        if violations:
+            ws.log_gate("refused", title=new.title, slug=slug, reason="; ".join(str(v) for v in violations),
+                        detail={"at": "fix", "by": by, "violations": [v.to_json() for v in violations]})
+            raise FloorRefused(violations)
+        entry = {"at": dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds"), "by": by, "reason": reason}
+        new = replace(new, history=(*draft.history, entry))
+        try:
+            atomic_write_text(draft.path, render_draft(new))
+        except OSError as exc:
+            raise storage_error(exc, f"fix the draft {slug!r}", draft.path) from None
+        ws.log_gate("fixed", title=new.title, slug=slug, reason=reason or f"edited by {by}", detail={"by": by})
     return new
 
 
@@ -428,11 +568,3 @@ def _tags_at_compose(store: Store, draft: Draft) -> tuple[str, ...]:
     if draft.decision == "extends" and store.has(draft.target):
         tags += list(store.read(draft.target).tags)
     return tuple(tags)
-
-
-def _remove(draft: Draft) -> None:
-    if draft.path is not None:
-        try:
-            os.unlink(draft.path)
-        except FileNotFoundError:
-            pass

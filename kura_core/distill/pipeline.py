@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..errors import KuraError, ModelUnavailable
+from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..prompts import messages as build_messages
 from ..registry import Registry
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
 from . import marks
-from .drafts import (Draft, FloorRefused, body_digest, evidence_of, fix as fix_draft, list_drafts,
-                     pour, read_manifest, save_draft, toss, write_manifest)
+from .drafts import (Draft, FloorRefused, body_digest, claimed, evidence_of, finish_pours, fix as fix_draft,
+                     is_poured, list_drafts, pour, read_draft, read_manifest, save_draft, toss,
+                     write_manifest)
 from ..floors import check_surface, messages
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
@@ -659,7 +660,12 @@ class DrainReport:
 
 def drain(reg: Registry, selector: str | None, *, progress: Progress | None = None,
           should_stop: Callable[[], bool] | None = None) -> DrainReport:
-    """The scribe re-reads each draft cold: pour, fix or toss. No verdict keeps the draft."""
+    """The scribe re-reads each draft cold: pour, fix or toss. No verdict keeps the draft.
+
+    Pours a crash interrupted are finished (and logged once) first, without asking the
+    scribe; each draft is claimed while it is judged, so two drains never judge one draft
+    at once; and a draft poured or tossed by someone else meanwhile is passed over.
+    """
     name = reg.resolve(selector)
     store = reg.store(name)
     report = DrainReport(store=name)
@@ -667,50 +673,72 @@ def drain(reg: Registry, selector: str | None, *, progress: Progress | None = No
     if not models.configured("scribe"):
         raise KuraError("drain needs a scribe model: add [models.thinker] or [models.scribe] to kura.toml; "
                         "or review drafts by hand with `kura distill pour|toss`")
-    for d in list_drafts(store):
+    finish_pours(reg, name)
+    for listed in list_drafts(store):
         if should_stop and should_stop():
             report.stopped = "asked to stop"
             break
-        if progress:
-            progress("draft", {"slug": d.slug})
-        segs, _ev, _given = evidence_of(store, d)
-        task = ("Draft:\n" + json.dumps({"title": d.title, "description": d.description, "body": d.body,
-                                        "type": d.type, "tags": list(d.tags), "decision": d.decision,
-                                        "target": d.target, "label": d.label, **dict(d.curation)},
-                                       ensure_ascii=False)
-                + "\n\nEvidence:\n" + evidence_lines(segs))
-        try:
-            reply = models.ask("scribe", "kura_judge",
-                               build_messages(store.charter(), JUDGE_INSTRUCTIONS, task), JUDGE_SCHEMA)
-        except ModelUnavailable as exc:
-            report.errors.append(f"{d.slug}: {exc}")
-            report.stopped = "the scribe failed"
-            break
-        verdict = str(reply.get("verdict", "")).strip().lower()
-        reason = " ".join(str(reply.get("reason") or "").split())
-        try:
-            if verdict == "pour":
-                pour(reg, name, d.slug, by="scribe")
-                report.poured.append(d.slug)
-            elif verdict == "toss":
-                toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
-                report.tossed.append(d.slug)
-            elif verdict == "fix":
-                f = reply.get("fix") if isinstance(reply.get("fix"), dict) else {}
-                fix_draft(reg, name, d.slug, title=f.get("title") or None,
-                          description=f.get("description") or None, body=f.get("body") or None,
-                          by="scribe", reason=reason)
-                report.fixed.append(d.slug)
-                pour(reg, name, d.slug, by="scribe")
-                report.poured.append(d.slug)
-            else:
-                reg.workshop(name).log_gate("kept", title=d.title, slug=d.slug,
-                                            reason=f"the judge named no valid verdict ({verdict or 'empty'!s}); kept")
-                report.kept.append(d.slug)
-        except FloorRefused as exc:
-            report.kept.append(d.slug)
-            report.errors.append(f"{d.slug}: {exc}")
-        except KuraError as exc:
-            report.kept.append(d.slug)
-            report.errors.append(f"{d.slug}: {exc}")
+        with claimed(store, listed.slug) as mine:
+            if not mine:
+                continue  # another drain is judging it now
+            try:
+                d = read_draft(store, listed.slug)
+            except NotFound:
+                continue  # poured or tossed since the list was made
+            if d.created != listed.created or d.manifest != listed.manifest:
+                continue  # another draft took the name since; it gets its own turn
+            if is_poured(store, d):
+                finish_pours(reg, name)
+                continue
+            if not _judge(reg, name, store, models, d, report, progress):
+                break
     return report
+
+
+def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report: DrainReport,
+           progress: Progress | None) -> bool:
+    """Ask the scribe about one draft and act on the verdict; False when the scribe failed."""
+    if progress:
+        progress("draft", {"slug": d.slug})
+    segs, _ev, _given = evidence_of(store, d)
+    task = ("Draft:\n" + json.dumps({"title": d.title, "description": d.description, "body": d.body,
+                                    "type": d.type, "tags": list(d.tags), "decision": d.decision,
+                                    "target": d.target, "label": d.label, **dict(d.curation)},
+                                   ensure_ascii=False)
+            + "\n\nEvidence:\n" + evidence_lines(segs))
+    try:
+        reply = models.ask("scribe", "kura_judge",
+                           build_messages(store.charter(), JUDGE_INSTRUCTIONS, task), JUDGE_SCHEMA)
+    except ModelUnavailable as exc:
+        report.errors.append(f"{d.slug}: {exc}")
+        report.stopped = "the scribe failed"
+        return False
+    verdict = str(reply.get("verdict", "")).strip().lower()
+    reason = " ".join(str(reply.get("reason") or "").split())
+    try:
+        if verdict == "pour":
+            pour(reg, name, d.slug, by="scribe")
+            report.poured.append(d.slug)
+        elif verdict == "toss":
+            toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
+            report.tossed.append(d.slug)
+        elif verdict == "fix":
+            f = reply.get("fix") if isinstance(reply.get("fix"), dict) else {}
+            fix_draft(reg, name, d.slug, title=f.get("title") or None,
+                      description=f.get("description") or None, body=f.get("body") or None,
+                      by="scribe", reason=reason)
+            report.fixed.append(d.slug)
+            pour(reg, name, d.slug, by="scribe")
+            report.poured.append(d.slug)
+        else:
+            reg.workshop(name).log_gate("kept", title=d.title, slug=d.slug,
+                                        reason=f"the judge named no valid verdict ({verdict or 'empty'!s}); kept")
+            report.kept.append(d.slug)
+    except NotFound:
+        pass  # poured or tossed by someone else while the scribe read it
+    except StorageError:
+        raise  # the disk refuses: every later draft would fail the same way; say so once
+    except (FloorRefused, KuraError) as exc:
+        report.kept.append(d.slug)
+        report.errors.append(f"{d.slug}: {exc}")
+    return True

@@ -9,6 +9,8 @@ the memory does not hold, no attribution it does not make, no lost negation or â
 
 from __future__ import annotations
 
+import uuid
+
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -160,10 +162,12 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
                                         detail={"at": "tidy", "line": new,
                                                 "violations": [p.to_json() for p in problems]})
             continue
-        store.set_index_line(mem.slug, title, new)
+        # the line and its `tidied` row are one intent: a crash between them is finished by the next reader
+        row = {"kind": "tidied", "title": title, "slug": mem.slug, "reason": item["why"],
+               "detail": {"old": item["line"], "new": new}, "key": f"tidied:{uuid.uuid4().hex}",
+               "at": reg.clock()}
+        store.set_index_line(mem.slug, title, new, also={"log": row})
         report.rewritten.append({"slug": mem.slug, "old": item["line"], "new": new})
-        reg.workshop(name).log_gate("tidied", title=title, slug=mem.slug, reason=item["why"],
-                                    detail={"old": item["line"], "new": new})
     return report
 
 
