@@ -157,8 +157,8 @@ def read_aider(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
             blocks.append([k, offset, offset + len(raw), [line]])
         state = k
     consumed = first
-    if blocks and tail:
-        blocks.pop()  # its last line is still being written
+    if blocks and tail and (blocks[-1][0] == "text" or state != "blank"):
+        blocks.pop()  # the line still being written may continue it
     for i, (k, b_start, b_end, texts) in enumerate(blocks):
         consumed = b_end
         intake.records += 1

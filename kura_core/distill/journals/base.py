@@ -27,7 +27,7 @@ import re
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -391,6 +391,10 @@ class _ContextCache:
             self._items.move_to_end(key)
             return self._items[key].copy()
 
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
     def put(self, path: str | os.PathLike[str], offset: int, kind: str, ctx: Any) -> None:
         key = self._key(path, offset, kind)
         if key is None:
@@ -452,12 +456,3 @@ def context_before(
             obj, _ = scrub(obj)
             observe(ctx, obj, here)
     return ctx
-
-
-@dataclass
-class Window:
-    """A JSON Lines read in progress: the intake plus the decoded records."""
-
-    intake: Intake
-    records: list[Record] = field(default_factory=list)
-    end: int = 0

@@ -192,12 +192,15 @@ def guess_adapter(path: str | os.PathLike[str]) -> str:
                                f"adapter with --adapter (one of {', '.join(ADAPTER_NAMES)})")
         problem = encoding_problem(p)
         if problem and sniff(p) != "sqlite":
-            raise JournalError(problem)
+            raise JournalError(f"{problem}; no adapter reads it (adapters: {', '.join(ADAPTER_NAMES)})")
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror}") from None
     found = sniff_adapter(p)
     if found:
         return found
+    if sniff(p) == "sqlite":
+        raise JournalError(f"{p.name} is a SQLite database without opencode's message and part "
+                           f"tables; no adapter reads it (adapters: {', '.join(ADAPTER_NAMES)})")
     if pretty_printed(p):
         raise JournalError(
             f"{p.name} is JSON spread over many lines (pretty-printed) that no adapter "

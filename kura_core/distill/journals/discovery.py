@@ -19,7 +19,7 @@ DEFAULT_ROOTS: dict[str, str] = {
 DEFAULT_INCLUDE: dict[str, str | tuple[str, ...]] = {
     "claude": "**/*.jsonl",
     "codex": "**/rollout-*.jsonl",
-    "gemini": ("**/chats/*.json", "**/chats/*.jsonl", "**/chats/*/*.jsonl"),
+    "gemini": ("**/session-*.json", "**/session-*.jsonl"),
     "opencode": ("**/storage/session/**/ses_*.json", "**/opencode*.db"),
     "aider": "**/.aider.chat.history.md",
     "evidence": "**/*.jsonl",

@@ -92,11 +92,12 @@ _FAMILIES: dict[str, frozenset[str]] = {
 }
 _BY_NAME = {n: fam for fam, names in _FAMILIES.items() for n in names}
 
-#: A tool whose name says it asks a language model returns a model's prose.
-_MODEL_HINT = re.compile(
-    r"(?:^|[^a-z])(ask|chat|llm|gpt|gemini|claude|openai|perplexity|consult|completion|"
-    r"summari[sz]e|think|thinking|reason|oracle|deepseek|mistral|grok|codex)(?:[^a-z]|$)",
-)
+#: A tool whose name says it asks a language model returns a model's prose: either a
+#: word of its name (``ask``, ``chat``, ``think`` …) or a telling fragment anywhere in it.
+_MODEL_WORD = re.compile(r"(?:^|[^a-z])(ask|chat|think|reason|codex|review)(?:[^a-z]|$)")
+_MODEL_PART = ("llm", "gpt", "gemini", "claude", "openai", "perplexity", "consult",
+               "completion", "summari", "thinking", "reasoning", "oracle", "deepseek",
+               "mistral", "grok", "anthropic", "ollama")
 
 
 def family_of(name: str) -> str:
@@ -110,8 +111,10 @@ def family_of(name: str) -> str:
 def model_backed(name: str) -> bool:
     if family_of(name) in (AGENT, WEBFETCH, WEBSEARCH):
         return True
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1_\2", base_name(name)).lower()
-    return bool(_MODEL_HINT.search(spaced)) and family_of(name) not in (ASK,)
+    if family_of(name) == ASK:
+        return False
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    return bool(_MODEL_WORD.search(spaced)) or any(p in norm(name) for p in _MODEL_PART)
 
 
 # --------------------------------------------------------------------------- keys

@@ -482,7 +482,7 @@ def analyze(command: str, cwd: str = "") -> ShellFacts:
                 literal_only = reads_only = False
                 continue
             elif name in _READERS and not ins:
-                files = [a for a in args if not a.text.startswith("-")] + files_in
+                files = _operands(name, args) + files_in
                 if files and all(a.literal for a in files) and not outs:
                     facts.reads.extend(resolve(a.text, cwd) for a in files)
                 else:
@@ -534,6 +534,28 @@ def analyze(command: str, cwd: str = "") -> ShellFacts:
     facts.literal_output = literal_only and any_stdout
     facts.only_reads = reads_only and bool(facts.reads)
     return facts
+
+
+_VALUED = {"head": {"-n", "-c", "--lines", "--bytes"}, "tail": {"-n", "-c", "--lines", "--bytes",
+                                                                 "-s", "--sleep-interval", "--pid"},
+           "bat": {"-l", "--language", "-r", "--line-range", "--style", "-H", "--highlight-line"},
+           "batcat": {"-l", "--language", "-r", "--line-range", "--style"}}
+
+
+def _operands(name: str, args: list[Word]) -> list[Word]:
+    """The file operands of a ``cat``-like command (options and their values left out)."""
+    out: list[Word] = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        t = a.text
+        if t.startswith("-") and t != "-":
+            skip = t in _VALUED.get(name, set())
+            continue
+        out.append(a)
+    return out
 
 
 def _sink_texts(cmd: Command, ins: list[Word | Heredoc]) -> list[str]:
