@@ -367,8 +367,8 @@ BACKSCAN_BYTES = 32 << 20
 
 
 class _ContextCache:
-    """Adapter state at a byte offset of a file, kept between reads in one process so
-    that reading a journal window by window costs no rescans."""
+    """Adapter state at byte offsets of a file, kept between reads in one process so
+    that reading a journal window by window replays only what lies between windows."""
 
     def __init__(self, size: int = 64) -> None:
         self._items: OrderedDict[tuple, Any] = OrderedDict()
@@ -376,32 +376,41 @@ class _ContextCache:
         self._lock = threading.Lock()
 
     @staticmethod
-    def _key(path: str | os.PathLike[str], offset: int, kind: str) -> tuple | None:
+    def _file(path: str | os.PathLike[str], kind: str) -> tuple | None:
         try:
             st = os.stat(path)
         except OSError:
             return None
-        return (kind, os.path.realpath(path), st.st_dev, st.st_ino, offset)
+        return (kind, os.path.realpath(path), st.st_dev, st.st_ino)
+
+    def nearest(self, path: str | os.PathLike[str], offset: int, kind: str) -> tuple[int, Any] | None:
+        """``(offset, state)`` of the cached state nearest at or before *offset*."""
+        f = self._file(path, kind)
+        if f is None:
+            return None
+        with self._lock:
+            best = max((k[-1] for k in self._items if k[:-1] == f and k[-1] <= offset), default=None)
+            if best is None:
+                return None
+            key = f + (best,)
+            self._items.move_to_end(key)
+            return best, self._items[key].copy()
 
     def get(self, path: str | os.PathLike[str], offset: int, kind: str) -> Any:
-        key = self._key(path, offset, kind)
-        with self._lock:
-            if key is None or key not in self._items:
-                return None
-            self._items.move_to_end(key)
-            return self._items[key].copy()
+        got = self.nearest(path, offset, kind)
+        return got[1] if got is not None and got[0] == offset else None
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
 
     def put(self, path: str | os.PathLike[str], offset: int, kind: str, ctx: Any) -> None:
-        key = self._key(path, offset, kind)
-        if key is None:
+        f = self._file(path, kind)
+        if f is None:
             return
         with self._lock:
-            self._items[key] = ctx.copy()
-            self._items.move_to_end(key)
+            self._items[f + (offset,)] = ctx.copy()
+            self._items.move_to_end(f + (offset,))
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
 
@@ -419,22 +428,27 @@ def context_before(
 ) -> Any:
     """Adapter state built from the records before byte *start*.
 
-    A cached state at exactly *start* is reused; otherwise the records in the
-    :data:`BACKSCAN_BYTES` before *start* are replayed through *observe* (only lines
-    containing one of *wanted*, when given). The result never depends on where earlier
-    read windows began.
+    The records in the :data:`BACKSCAN_BYTES` before *start* are replayed through
+    *observe* (only lines containing one of *wanted*, when given) -- or, when this process
+    already holds the state at an earlier offset within that stretch, only the records
+    between it and *start*. Either way a record is classed the same whichever window it
+    falls in.
     """
     ctx = factory()
     if start <= 0:
         return ctx
-    cached = CONTEXTS.get(path, start, kind)
-    if cached is not None:
-        return cached
     begin = max(0, start - BACKSCAN_BYTES)
+    aligned = begin == 0  # does begin sit at the start of a line?
+    near = CONTEXTS.nearest(path, start, kind)
+    if near is not None and near[0] >= begin:
+        begin, ctx = near  # replay only what lies between that state and start
+        aligned = True
+        if begin == start:
+            return ctx
     with open(path, "rb") as fh:
         fh.seek(begin)
         data = fh.read(start - begin)
-    if begin > 0:
+    if not aligned:
         nl = data.find(b"\n")
         data = data[nl + 1:] if nl >= 0 else b""
         begin = start - len(data)

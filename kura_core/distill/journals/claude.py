@@ -264,16 +264,24 @@ _CLAUDE_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "isSidechain", "u
                 "messageId", "snapshot")
 
 
+#: ``promptSource`` values that mean the prompt did not come from a person (``typed``,
+#: ``paste`` and ``sdk`` -- a prompt given to ``claude -p`` -- are a person's).
+_MACHINE_SOURCES = {"system", "hook", "agent", "subagent", "teammate", "task-notification",
+                    "notification", "automation", "scheduled", "schedule", "loop", "cron", "peer"}
+#: ``origin.kind`` values of a person's own turn; any other kind is not the person.
+_HUMAN_ORIGINS = {"human", "user"}
+
+
 def _human_origin(entry: dict) -> bool:
     origin = entry.get("origin")
     if isinstance(origin, dict):
         kind = origin.get("kind")
-        if kind is not None and kind != "human":
+        if kind is not None and kind not in _HUMAN_ORIGINS:
             return False
-    elif isinstance(origin, str) and origin not in ("human", "user"):
+    elif isinstance(origin, str) and origin not in _HUMAN_ORIGINS:
         return False
     source = entry.get("promptSource")
-    return not (isinstance(source, str) and source not in ("human", "user", "keyboard"))
+    return not (isinstance(source, str) and source.lower() in _MACHINE_SOURCES)
 
 
 def _message_blocks(entry: dict) -> list | None:

@@ -23,6 +23,7 @@ then stays TOOL), so a malformed command never turns machine output into SELF.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -119,6 +120,7 @@ def _expansion_end(s: str, i: int) -> int:
     return i + 1 + m.end()
 
 
+_PLAIN = re.compile(r"[^\s'\"\\$`;&|()<>#]+")
 _ANSI_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
            "b": "\b", "e": "\x1b", "f": "\f", "v": "\v", "0": "\0"}
 
@@ -144,6 +146,11 @@ def lex(s: str) -> list[Word | Op | Heredoc]:
         word.quoted = word.quoted or quoted
 
     while i < n:
+        m = _PLAIN.match(s, i)
+        if m:
+            lit(m.group())
+            i = m.end()
+            continue
         c = s[i]
         if c == "\n":
             flush()
@@ -241,7 +248,7 @@ def lex(s: str) -> list[Word | Op | Heredoc]:
             lit(c)
             i += 1
             continue
-        op = next((o for o in _OPS if s.startswith(o, i)), None)
+        op = next((o for o in _OPS if s.startswith(o, i)), None) if c in ";&|()<>" else None
         if op is not None:
             # an IO number glued to a redirection (2>, 1>>) belongs to the operator
             if op in _REDIRECTS and word is not None and word.text.isdigit() and not word.quoted:
@@ -441,7 +448,14 @@ def _worth(text: str) -> bool:
 
 
 def analyze(command: str, cwd: str = "") -> ShellFacts:
-    """Provenance facts of one shell command line (see the module docstring)."""
+    """Provenance facts of one shell command line (see the module docstring).
+
+    The result is shared between calls with the same arguments: do not modify it."""
+    return _analyze(command, cwd)
+
+
+@functools.lru_cache(maxsize=4096)
+def _analyze(command: str, cwd: str) -> ShellFacts:
     facts = ShellFacts()
     try:
         pipes = pipelines(lex(command))
