@@ -402,3 +402,11 @@ def test_journal_inspect_cli(tmp_path):
     assert gate.returncode == 1 and "UTF-16" in gate.stderr
     ctx = run_cli("journal", "context", str(FIX / "claude_session.jsonl"), "--at", "849", "--json")
     assert json.loads(ctx.stdout)["segments"][0]["text"] == "the archive goes on the slow disk from now on"
+
+
+def test_an_opencode_export_with_a_status_line_before_it_is_still_read(tmp_path):
+    src = FIX / "opencode" / "export-ses_7f3a2b1c.json"
+    path = tmp_path / "session.txt"
+    path.write_text("Exporting session: ses_7f3a2b1c0d9eXyZ\n" + src.read_text())
+    assert guess_adapter(path) == "opencode"
+    assert pairs(read_opencode(path, 0)) == pairs(read_opencode(src, 0))

@@ -128,7 +128,7 @@ def read_aider(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
     source = str(path)
     problem = encoding_problem(path)
     if problem:
-        return refused(source, UNIT, start, problem)
+        return refused(UNIT, start, problem)
     intake = Intake(source, UNIT)
     first, lines, end, tail = open_lines(path, start, limit_bytes, intake)
     session, prev = _session_before(path, start)

@@ -122,7 +122,7 @@ def frozen_counts(counter: Mapping[str, int]) -> Mapping[str, int]:
     return MappingProxyType({k: v for k, v in sorted(counter.items())})
 
 
-def refused(source: str, unit: str, start: int, reason: str) -> Read:
+def refused(unit: str, start: int, reason: str) -> Read:
     """A read of a file this adapter cannot read at all: nothing consumed, one note."""
     note = Note(start, start, unit, reason, SKIPPED)
     return Read((), start, start, unit, frozen_counts({reason: 1}), 0, (note,), reason)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from . import provenance as pv
+from .paths import is_prose_path
 from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, \
     jsonl_problem, open_lines, refused
 
@@ -203,7 +204,6 @@ def _call_from_metadata(extra: Any) -> pv.ToolCall | None:
         return pv.ToolCall("Read", pv.READ, reads=(f["filePath"],), only_reads=True)
     path = extra.get("filePath")
     if isinstance(path, str):
-        from .paths import is_prose_path
         prose = is_prose_path(path)
         return pv.ToolCall("Write", pv.WRITE, prose_writes=(path,) if prose else (), prose_target=prose)
     if "stdout" in extra or "stderr" in extra:
@@ -465,7 +465,7 @@ def read_claude(path: str | os.PathLike[str], start: int, *, limit_bytes: int | 
     source = str(path)
     problem = jsonl_problem(path, "claude")
     if problem:
-        return refused(source, UNIT, start, problem)
+        return refused(UNIT, start, problem)
     intake = Intake(source, UNIT)
     ctx = context_before(path, start, "claude", ClaudeContext, _observe, (b'"tool_use"', b'"server_tool_use"', b'"mcp_tool_use"'))
     _first, lines, end, _tail = open_lines(path, start, limit_bytes, intake)
@@ -492,7 +492,7 @@ def read_claude(path: str | os.PathLike[str], start: int, *, limit_bytes: int | 
         from .detect import sniff_adapter
         other = sniff_adapter(path)
         hint = f"; it looks like a {other} journal: use the {other} adapter" if other and other != "claude" else ""
-        return refused(source, UNIT, start,
+        return refused(UNIT, start,
                        f"{Path(path).name} is not a Claude Code transcript ({seen} records, none "
                        f"of them Claude Code's){hint}")
     CONTEXTS.put(path, end, "claude", ctx)

@@ -311,7 +311,7 @@ def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
     source = str(path)
     problem = jsonl_problem(path, "codex")
     if problem:
-        return refused(source, UNIT, start, problem)
+        return refused(UNIT, start, problem)
     intake = Intake(source, UNIT)
     ctx = context_before(path, start, "codex", CodexContext, _observe,
                          (b"session_meta", b"turn_context", b"_call", b'"payload"', b'"instructions"'))
@@ -333,7 +333,7 @@ def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
         from .detect import sniff_adapter
         other = sniff_adapter(path)
         hint = f"; it looks like a {other} journal: use the {other} adapter" if other and other != "codex" else ""
-        return refused(source, UNIT, start, f"{Path(path).name} is not a Codex rollout ({seen} "
+        return refused(UNIT, start, f"{Path(path).name} is not a Codex rollout ({seen} "
                        f"records, none of them Codex's){hint}")
     CONTEXTS.put(path, end, "codex", ctx)
     return intake.result(start, end)

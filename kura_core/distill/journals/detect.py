@@ -98,10 +98,17 @@ def _document_kind(path: Path) -> str:
     if os.path.getsize(path) > (512 << 20):
         return ""
     text, _ = decode_bytes(path.read_bytes())
+    text = text.lstrip("\ufeff")
     try:
-        obj = json.loads(text.lstrip("\ufeff"))
+        obj = json.loads(text)
     except (ValueError, RecursionError):
-        return ""
+        at = text.find("\n{")
+        if at < 0 or text.count("\n", 0, at) > 3:
+            return ""
+        try:  # a status line before the document (`opencode export > file`)
+            obj = json.loads(text[at + 1:])
+        except (ValueError, RecursionError):
+            return ""
     if not isinstance(obj, dict):
         return ""
     if isinstance(obj.get("messages"), list) and ("sessionId" in obj or "projectHash" in obj):
@@ -158,6 +165,10 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
                 return found
         if _AIDER.search(head):
             return "aider"
+        if b"\n{" in head[:4096]:
+            doc = _document_kind(p)
+            if doc:
+                return doc
         return "text"
     except OSError:
         return ""

@@ -196,7 +196,7 @@ def read_gemini(path: str | os.PathLike[str], start: int, *, limit_bytes: int | 
     source = str(path)
     problem = encoding_problem(path)
     if problem:
-        return refused(source, UNIT, start, problem)
+        return refused(UNIT, start, problem)
     if os.path.getsize(path) == 0:
         return Intake(source, UNIT).result(start, start)
     if is_stream(path):
@@ -213,7 +213,7 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
         return intake.result(start, start)
     messages = obj.get("messages")
     if not isinstance(messages, list):
-        return refused(source, UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat "
+        return refused(UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat "
                        "(no messages list)")
     if repaired:
         intake.note(0, len(messages), "invalid text replaced (kept)", REPAIRED)
@@ -340,5 +340,5 @@ def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
             foreign += 1
             intake.note(seq, seq + 1, "not a Gemini CLI record")
     if seen and foreign == seen:
-        return refused(source, UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat")
+        return refused(UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat")
     return intake.result(start, len(lines))

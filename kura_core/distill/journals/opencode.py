@@ -39,7 +39,15 @@ _RUNNING = {"pending", "running"}
 
 def _load(path: Path) -> Any:
     data, _ = decode_bytes(path.read_bytes())
-    obj = json.loads(data.lstrip("\ufeff"))
+    data = data.lstrip("\ufeff")
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        # `opencode export > file` may carry a status line before the JSON document
+        at = data.find("\n{")
+        if at < 0 or data.lstrip().startswith("{"):
+            raise
+        obj = json.loads(data[at + 1:])
     return scrub(obj)[0]
 
 
@@ -215,7 +223,7 @@ def read_opencode(path: str | os.PathLike[str], start: int, *, limit_bytes: int 
         return _read_database(p, start)
     problem = encoding_problem(p)
     if problem:
-        return refused(source, UNIT, start, problem)
+        return refused(UNIT, start, problem)
     intake = Intake(source, UNIT)
     try:
         obj = _load(p)
@@ -229,7 +237,7 @@ def read_opencode(path: str | os.PathLike[str], start: int, *, limit_bytes: int 
         session, child = obj["id"], bool(obj.get("parentID"))
         msgs = _messages_of_storage(p, obj)
     else:
-        return refused(source, UNIT, start, f"{p.name} is not an opencode session (neither an "
+        return refused(UNIT, start, f"{p.name} is not an opencode session (neither an "
                        "`opencode export` file nor a storage session file)")
     if start > len(msgs):
         intake.note(start, start, "journal shorter than watermark")
@@ -255,11 +263,11 @@ def _read_database(path: Path, start: int) -> Read:
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as exc:
-        return refused(source, UNIT, start, f"cannot open the opencode database: {exc}")
+        return refused(UNIT, start, f"cannot open the opencode database: {exc}")
     try:
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not {"message", "part"} <= tables:
-            return refused(source, UNIT, start, f"{path.name} is a database without opencode's "
+            return refused(UNIT, start, f"{path.name} is a database without opencode's "
                            "message and part tables")
         parents: dict[str, bool] = {}
         if "session" in tables:
@@ -281,7 +289,7 @@ def _read_database(path: Path, start: int) -> Read:
             if isinstance(part, dict):
                 parts_by.setdefault(mid, []).append(part)
     except sqlite3.Error as exc:
-        return refused(source, UNIT, start, f"cannot read the opencode database: {exc}")
+        return refused(UNIT, start, f"cannot read the opencode database: {exc}")
     finally:
         con.close()
     msgs = []

@@ -32,7 +32,7 @@ def read_evidence(path: str | os.PathLike[str], start_seq: int, *,
     source = str(path)
     problem = jsonl_problem(path, "evidence")
     if problem:
-        return refused(source, "seq", start_seq, problem)
+        return refused("seq", start_seq, problem)
     intake = Intake(source, "seq")
     with open(path, "rb") as fh:
         data = fh.read()
@@ -107,7 +107,7 @@ def read_text(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
     source = str(path)
     problem = encoding_problem(path)
     if problem:
-        return refused(source, "byte", start, problem)
+        return refused("byte", start, problem)
     intake = Intake(source, "byte")
     first, lines, end, tail = open_lines(path, start, None, intake)
     para: list[tuple[int, str]] = []
