@@ -410,3 +410,9 @@ def test_an_opencode_export_with_a_status_line_before_it_is_still_read(tmp_path)
     path.write_text("Exporting session: ses_7f3a2b1c0d9eXyZ\n" + src.read_text())
     assert guess_adapter(path) == "opencode"
     assert pairs(read_opencode(path, 0)) == pairs(read_opencode(src, 0))
+
+
+def test_a_markdown_note_with_level_four_headings_is_text_not_aider(tmp_path):
+    note = tmp_path / "notes.md"
+    note.write_text("# Lab\n\n#### Fans\n\nThe top card runs a 30% floor.\n\n> quoted from the manual\n")
+    assert guess_adapter(note) == "text"

@@ -404,3 +404,14 @@ def test_claude_malformed_lines_are_counted_not_fatal(tmp_path):
     assert pairs(read) == [("TOOL", "ok"), ("USER", "still read after the junk")]
     assert dict(read.skipped) == {"bad json": 2, "bad message": 2}
     assert read.end == path.stat().st_size
+
+
+def test_discover_a_file_root_and_an_adapters_several_default_patterns(tmp_path):
+    one = _touch(tmp_path / "single" / "chat.jsonl", "{}\n", 1_000_000_000)
+    assert [f.path for f in discover([JournalRoot("claude", one)], forbidden_dirs=[])] == [one]
+    gem = tmp_path / "gemini"
+    saved = _touch(gem / "abc" / "chats" / "session-2025-01-01T10-00-aaaa.json", "{}", 2_000_000_000)
+    stream = _touch(gem / "abc" / "chats" / "session-2025-01-02T10-00-bbbb.jsonl", "{}\n", 3_000_000_000)
+    _touch(gem / "abc" / "logs.json", "[]", 4_000_000_000)  # prompts log: not a chat
+    found = discover([JournalRoot("gemini", gem)], forbidden_dirs=[])
+    assert [f.path for f in found] == [stream, saved]

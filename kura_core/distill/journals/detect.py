@@ -8,7 +8,8 @@ rollouts (``{timestamp, type, payload}`` or the early bare items), Gemini CLI st
 document is a Gemini CLI saved chat (``messages`` + ``sessionId``) or an opencode session
 (``opencode export`` or a storage session file); a SQLite file with ``message`` and
 ``part`` tables is opencode's database. Text is aider's chat history when it carries
-aider's markers (``# aider chat started at``, ``#### `` prompts), otherwise plain text.
+aider's session header (``# aider chat started at``), otherwise plain text (a Markdown
+note may well have ``#### `` headings).
 
 Only an empty file falls back to its name (``.jsonl`` → claude, ``.md``/``.txt`` → text),
 because an empty file has no content to judge.
@@ -130,7 +131,7 @@ def _sqlite_kind(path: Path) -> str:
     return "opencode" if {"message", "part"} <= names else ""
 
 
-_AIDER = re.compile(rb"^(?:# aider chat started at |#### )", re.MULTILINE)
+_AIDER = re.compile(rb"^# aider chat started at ", re.MULTILINE)
 
 
 def sniff_adapter(path: str | os.PathLike[str]) -> str:
