@@ -37,7 +37,8 @@ from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records,
 UNIT = "byte"
 
 _INJECTED = re.compile(
-    r"<(environment_context|user_instructions|INSTRUCTIONS|turn_aborted|subagent_notification)"
+    r"<(environment_context|user_instructions|INSTRUCTIONS|turn_aborted|subagent_notification|"
+    r"developer_context|system_context|file_context|collaboration_mode|skill)"
     r"(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
 _AGENTS_MD = re.compile(r"^# AGENTS\.md instructions for [^\n]*\n", re.MULTILINE)
 _SHELL = re.compile(r"<user_shell_command>(.*?)</user_shell_command>", re.DOTALL)
