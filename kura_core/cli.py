@@ -186,14 +186,13 @@ def _progress(ctx: Ctx):
 def cmd_gate(ctx: Ctx) -> int:
     from .distill.gate import run_gate
     from .distill.pipeline import echo_detector
-    from .distill.journals import ADAPTERS, guess_adapter
+    from .distill.journals import read_journal
 
     a = ctx.args
     journal = Path(a.journal)
     if not journal.is_file():
         raise KuraError(f"--journal {journal}: no such file")
-    adapter = a.adapter or guess_adapter(journal)
-    read = ADAPTERS[adapter](journal, 0)
+    adapter, read = read_journal(journal, a.adapter)
     try:
         raw = json.loads(Path(a.candidates).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -227,6 +226,54 @@ def cmd_gate(ctx: Ctx) -> int:
             ctx.print(f"    {mark} {why}")
         for why in r.violations:
             ctx.print(f"    ✗ {why}")
+    return OK
+
+
+def _one_line(text: str, width: int = 110) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def cmd_journal(ctx: Ctx) -> int:
+    from .distill.journals import inspect, segment_context
+
+    a = ctx.args
+    if a.action == "context":
+        if a.at is None:
+            raise UsageError("kura journal context needs --at POSITION (a segment's start)")
+        got = segment_context(a.file, a.at, adapter=a.adapter, radius=a.radius)
+        if a.json:
+            ctx.json(got.to_json())
+            return OK
+        ctx.print(f"{Path(got.path).name} ({got.adapter}, {got.unit}) around {got.start}:")
+        for i, s in enumerate(got.segments):
+            mark = "▶" if i in got.focus else " "
+            text = s.text if a.full or i in got.focus else _one_line(s.text)
+            ctx.print(f"{mark} {s.start:>9}  [{s.cls}] {s.kind}: " + text.replace("\n", "\n" + " " * 14))
+        return OK
+    got = inspect(a.file, adapter=a.adapter, start=a.start)
+    if a.json:
+        ctx.json(got.to_json())
+        return FAIL if got.fatal else OK
+    classes = " · ".join(f"{c} {n}" for c, n in sorted(got.classes.items()))
+    skipped = sum(1 for n in got.notes if n.kind == "skipped")
+    ignored = sum(1 for n in got.notes if n.kind == "ignored")
+    repaired = sum(1 for n in got.notes if n.kind == "repaired")
+    ctx.print(f"{Path(got.path).name}: {got.adapter} adapter, {got.unit} {got.start}–{got.end}, "
+              f"{got.records} records → {len(got.segments)} segments"
+              + (f" ({classes})" if classes else "")
+              + f"; {skipped} skipped, {ignored} ignored" + (f", {repaired} repaired" if repaired else ""))
+    if got.fatal:
+        ctx.print(f"✗ {got.fatal}")
+        return FAIL
+    for pos, kind, item in got.entries():
+        if kind == "note":
+            ctx.print(f"{pos:>10}  {item.kind:<8} {item.reason}")
+        else:
+            text = item.text if a.full else _one_line(item.text)
+            if a.full:
+                text = text.replace("\n", "\n" + " " * 21)
+            ctx.print(f"{pos:>10}  [{item.cls}]{' ' * (6 - len(item.cls))} {item.kind}: {text}")
     return OK
 
 
@@ -526,6 +573,8 @@ def cmd_demo(ctx: Ctx) -> int:
 
 # --------------------------------------------------------------------------- parser
 
+_ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-c", "--config", default=argparse.SUPPRESS,
@@ -573,8 +622,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
     sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
-    sp.add_argument("--adapter", choices=["claude", "evidence", "text"], help="default: guessed from the file")
+    sp.add_argument("--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content")
     sp.add_argument("--candidates", required=True, help="JSON in the kura_candidates shape")
+
+    sp = add("journal", cmd_journal, "see what kura reads in a journal: classed segments, skipped records")
+    sp.add_argument("action", choices=["inspect", "context"])
+    sp.add_argument("file", help="the journal file")
+    sp.add_argument("--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content")
+    sp.add_argument("--from", dest="start", type=int, default=0,
+                    help="inspect: start at this watermark (byte offset or record number)")
+    sp.add_argument("--at", type=int, default=None, help="context: the segment position to open")
+    sp.add_argument("--radius", type=int, default=3, help="context: segments on each side")
+    sp.add_argument("--full", action="store_true", help="print every segment's whole text")
 
     sp = add("distill", cmd_distill, "distil journals into drafts, judge them, pour them")
     sp.add_argument("action", choices=["run", "drafts", "drain", "pour", "toss", "catchup", "tidy", "night"])

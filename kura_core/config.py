@@ -19,7 +19,7 @@ from .llm import ROLES, ModelSpec
 
 WRITE_POLICIES = ("distiller-only", "direct-allowed", "frozen")
 DIALECTS = ("vllm", "openai", "generic")
-ADAPTERS = ("claude", "evidence", "text")
+ADAPTERS = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
 DEFAULT_PORT = 8085
 
 

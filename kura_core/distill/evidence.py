@@ -99,6 +99,9 @@ class Segment:
 
     ``start``/``end`` locate the record in the journal in ``unit`` ("byte" offsets of the
     line for append-only transcripts, "seq" record numbers for rewritten archives).
+    ``kind`` names the kind of record the text came from (``"user text"``,
+    ``"tool_use Bash"``, ``"tool_result"`` …) so a person inspecting a journal can see why
+    it got its class; it plays no part in the gate.
     """
 
     cls: str
@@ -109,6 +112,7 @@ class Segment:
     unit: str
     session_id: str = ""
     timestamp: str = ""
+    kind: str = ""
 
     def line(self) -> str:
         """The segment as one prompt line: ``[USER] text`` with line breaks as spaces."""

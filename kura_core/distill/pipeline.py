@@ -24,7 +24,7 @@ from .drafts import (Draft, FloorRefused, body_digest, claimed, evidence_of, fin
 from ..floors import check_surface, messages
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
-from .journals import ADAPTERS, JournalRoot, discover
+from .journals import ADAPTERS, UNITS, JournalRoot, discover
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -177,7 +177,7 @@ def missing_roots(reg: Registry, name: str) -> list[str]:
 
 
 def _unit(adapter: str) -> str:
-    return "seq" if adapter == "evidence" else "byte"
+    return UNITS.get(adapter, "byte")
 
 
 def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: int | None = None):
@@ -185,7 +185,7 @@ def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: i
     is given (re-reading a reserved stretch), else as much as fits *budget_chars*.
     Returns (segments, end, skipped)."""
     reader = ADAPTERS[adapter]
-    if adapter == "claude":
+    if UNITS.get(adapter) == "byte":
         limit = (end - start) if end is not None else budget_chars * 4
         read = reader(path, start, limit_bytes=max(1, limit))
     else:
@@ -631,7 +631,7 @@ def catchup(reg: Registry, selector: str | None) -> dict[str, Any]:
     for adapter, path in journal_files(reg, name):
         key = marks.journal_key(adapter, path)
         unit = _unit(adapter)
-        end = ADAPTERS[adapter](path, marks.mark_of(ws, key) if adapter == "claude" else 0).end
+        end = ADAPTERS[adapter](path, marks.mark_of(ws, key) if unit == "byte" else 0).end
         if marks.catch_up(ws, key, adapter=adapter, unit=unit, end=end):
             moved.append({"journal": str(path), "mark": end, "unit": unit})
     return {"store": name, "moved": moved}

@@ -40,7 +40,7 @@ BATCH = _batch()
 # Quotes as a model would write them (claimed class first).
 Q_ARCHIVE = "[USER] archives go to the slow disk from now on, the fast one stays scratch only"
 Q_DF_TOOL = "[TOOL] /data 3.2T used 1.1T avail"
-Q_DF_ACT = '[ACT] Bash: {"command": "df -h /data /scratch"}'
+Q_DF_ACT = "[ACT] Bash: df -h /data /scratch"
 Q_THROUGHPUT = "[TOOL] throughput 43.7 tok/s"
 Q_QUOTE_NUM = "[USER] 43.7 — good, that's the figure to quote"
 Q_INDEX_SELF = "[SELF] got it — a single index. I'll record the disk split as well."

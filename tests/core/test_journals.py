@@ -11,6 +11,8 @@ import pytest
 
 from kura_core.distill.journals import (
     ADAPTERS,
+    DEFAULT_INCLUDE,
+    UNITS,
     JournalError,
     JournalRoot,
     Read,
@@ -44,21 +46,23 @@ def copy_to(tmp_path: Path, src: Path, name: str | None = None) -> Path:
 CLAUDE_EXPECTED = [
     ("USER", "the archive goes on the slow disk from now on"),
     ("SELF", "Understood. I will check the disks first."),
-    ("ACT", 'Bash: {"command": "df -h /data /scratch"}'),
+    ("ACT", "Bash: df -h /data /scratch"),  # the command as typed, not a JSON dump
     ("TOOL", "/data 3.2T used 1.1T avail\n/scratch 900G used 120G avail"),
-    ("ACT", 'Task: {"description": "survey", "prompt": "Look at the fan logs"}'),
+    ("ACT", "Task"),
+    ("SELF", "survey"),  # the subagent's description and prompt are the agent's words
+    ("SELF", "Look at the fan logs"),
     ("SELF", "Look at the fan logs and report the throughput figure"),  # sidechain prompt
-    ("ACT", 'Read: {"file_path": "/var/log/fans.log"}'),  # sidechain tool call
+    ("ACT", "Read: /var/log/fans.log"),  # sidechain tool call
     ("TOOL", "fan rpm 2400 steady"),  # sidechain tool output is still machine output
     ("SELF", "The fans look fine; throughput is probably 99 tok/s."),  # subagent report
-    ("ACT", 'Bash: {"command": "uptime"}'),  # "!" shell input
+    ("ACT", "Bash: uptime"),  # "!" shell input
     ("TOOL", "up 12 days, load 0.42"),
     (
         "SELF",
         "This session is being continued from a previous conversation that ran out of "
         "context. The user decided everything.",
     ),
-    ("USER", "one index, always."),
+    ("USER", "one index, always.\n[image]"),  # the image is noted where it was
     ("SELF", "Noted: 一つのインデックス。"),
 ]
 
@@ -161,7 +165,7 @@ def test_seed_retention_corpus_classes():
     tool = [s.text for s in read.segments if s.cls == "TOOL"]
     assert tool[1] == "throughput 43.7 tok/s (was 12.4 tok/s before the fan install)"
     act = [s.text for s in read.segments if s.cls == "ACT"]
-    assert act == ['Bash: {"command": "df -h /data /scratch"}', 'Bash: {"command": "./bench --iters 200"}']
+    assert act == ["Bash: df -h /data /scratch", "Bash: ./bench --iters 200"]
     # no sessionId in the corpus: the file stem stands in
     assert {s.session_id for s in read.segments} == {"corpus"}
 
@@ -279,7 +283,13 @@ def test_text_crlf_and_bom(tmp_path):
 
 
 def test_adapters_registry():
-    assert ADAPTERS == {"claude": read_claude, "evidence": read_evidence, "text": read_text}
+    assert ADAPTERS["claude"] is read_claude
+    assert ADAPTERS["evidence"] is read_evidence
+    assert ADAPTERS["text"] is read_text
+    assert set(ADAPTERS) == {"claude", "codex", "gemini", "opencode", "aider", "evidence", "text"}
+    assert set(UNITS) == set(ADAPTERS) == set(DEFAULT_INCLUDE)
+    assert {UNITS[a] for a in ("claude", "codex", "aider", "text")} == {"byte"}
+    assert {UNITS[a] for a in ("gemini", "opencode", "evidence")} == {"seq"}
 
 
 def test_guess_adapter(tmp_path):
@@ -394,3 +404,14 @@ def test_claude_malformed_lines_are_counted_not_fatal(tmp_path):
     assert pairs(read) == [("TOOL", "ok"), ("USER", "still read after the junk")]
     assert dict(read.skipped) == {"bad json": 2, "bad message": 2}
     assert read.end == path.stat().st_size
+
+
+def test_discover_a_file_root_and_an_adapters_several_default_patterns(tmp_path):
+    one = _touch(tmp_path / "single" / "chat.jsonl", "{}\n", 1_000_000_000)
+    assert [f.path for f in discover([JournalRoot("claude", one)], forbidden_dirs=[])] == [one]
+    gem = tmp_path / "gemini"
+    saved = _touch(gem / "abc" / "chats" / "session-2025-01-01T10-00-aaaa.json", "{}", 2_000_000_000)
+    stream = _touch(gem / "abc" / "chats" / "session-2025-01-02T10-00-bbbb.jsonl", "{}\n", 3_000_000_000)
+    _touch(gem / "abc" / "logs.json", "[]", 4_000_000_000)  # prompts log: not a chat
+    found = discover([JournalRoot("gemini", gem)], forbidden_dirs=[])
+    assert [f.path for f in found] == [stream, saved]

@@ -1,0 +1,340 @@
+"""OpenAI Codex CLI rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+
+Append-only JSON Lines: byte-offset watermarks. Current files wrap every record as
+``{"timestamp", "type", "payload"}``; the earliest ones had a bare header line and bare
+response items. The schema drifts between CLI versions, so records are matched on the
+fields they carry and anything unknown is listed, never guessed at.
+
+* The person is the ``event_msg`` ``user_message`` (USER). User-role ``response_item``
+  messages are what the model was sent -- the same words plus injected environment and
+  AGENTS.md text -- so they are skipped (in the old bare format, which has no events,
+  their text minus the injected blocks is USER). A shell command the person ran from the
+  prompt (``<user_shell_command>``) is ACT, its output TOOL.
+* Assistant messages are SELF; reasoning is skipped; ``agent_message`` events mirror the
+  assistant messages and are skipped.
+* ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` / ``web_search_call`` are
+  ACT plus SELF for the prose inside them (:mod:`.provenance`, ``apply_patch`` decoded per
+  file); their outputs are TOOL, or SELF when a model wrote them or they only repeat the
+  agent (subagent answers, ``echo``).
+* A compaction summary is SELF. In a subagent's rollout (``session_meta.source`` names a
+  subagent) the "user" is the parent model: SELF.
+* ``session_meta``, ``turn_context``, token counts and other events are listed as ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import provenance as pv
+from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, jsonl_problem, \
+    open_lines, refused
+
+UNIT = "byte"
+
+_INJECTED = re.compile(
+    r"<(environment_context|user_instructions|INSTRUCTIONS|turn_aborted|subagent_notification|"
+    r"developer_context|system_context|file_context|collaboration_mode|skill)"
+    r"(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
+_AGENTS_MD = re.compile(r"^# AGENTS\.md instructions for [^\n]*\n", re.MULTILINE)
+_SHELL = re.compile(r"<user_shell_command>(.*?)</user_shell_command>", re.DOTALL)
+_IMAGE_TAG = re.compile(r"</?image(?:\s[^<>]*)?>", re.IGNORECASE)
+
+
+@dataclass
+class CodexContext:
+    tools: dict[str, pv.ToolCall] = field(default_factory=dict)
+    prose: set[str] = field(default_factory=set)
+    session: str = ""
+    subagent: bool = False
+    cwd: str = ""
+    enveloped: bool = False
+
+    def copy(self) -> "CodexContext":
+        return CodexContext(dict(self.tools), set(self.prose), self.session, self.subagent,
+                            self.cwd, self.enveloped)
+
+
+def _unwrap(obj: dict) -> tuple[str, dict | None, bool]:
+    """``(record type, payload, enveloped)`` for either file format."""
+    t = obj.get("type")
+    payload = obj.get("payload")
+    if isinstance(t, str) and isinstance(payload, dict):
+        return t, payload, True
+    if isinstance(t, str) and t in _ITEM_TYPES:
+        return "response_item", obj, False
+    if t is None and "record_type" in obj:
+        return "state", None, False
+    if t is None and isinstance(obj.get("id"), str) and ("instructions" in obj or "git" in obj
+                                                          or "timestamp" in obj):
+        return "session_meta", obj, False
+    return str(t) if isinstance(t, str) else "", None, False
+
+
+_ITEM_TYPES = {"message", "reasoning", "function_call", "function_call_output",
+               "custom_tool_call", "custom_tool_call_output", "local_shell_call",
+               "web_search_call", "tool_search_call", "tool_search_output"}
+
+
+def _observe(ctx: CodexContext, obj: dict, _offset: int) -> None:
+    rtype, payload, enveloped = _unwrap(obj)
+    ctx.enveloped = ctx.enveloped or enveloped
+    if payload is None:
+        return
+    if rtype == "session_meta":
+        _meta(ctx, payload)
+    elif rtype == "turn_context":
+        if isinstance(payload.get("cwd"), str):
+            ctx.cwd = payload["cwd"]
+    elif rtype == "response_item":
+        _call(ctx, payload)
+
+
+def _meta(ctx: CodexContext, payload: dict) -> None:
+    meta = payload.get("meta") if isinstance(payload.get("meta"), dict) else payload
+    if isinstance(meta.get("id"), str) and not ctx.session:
+        ctx.session = meta["id"]
+    if isinstance(meta.get("cwd"), str):
+        ctx.cwd = meta["cwd"]
+    source = meta.get("source")
+    if isinstance(source, dict) and any("agent" in str(k).lower() for k in source):
+        ctx.subagent = True
+    elif isinstance(source, str) and "subagent" in source.lower():
+        ctx.subagent = True
+
+
+def _call(ctx: CodexContext, item: dict) -> list[pv.Piece]:
+    t = item.get("type")
+    call_id = item.get("call_id") or item.get("id")
+    pieces: list[pv.Piece] = []
+    call: pv.ToolCall | None = None
+    if t == "function_call":
+        pieces, call = pv.decode_call(item.get("name"), item.get("arguments"), cwd=ctx.cwd)
+    elif t == "custom_tool_call":
+        pieces, call = pv.decode_call(item.get("name"), item.get("input"), cwd=ctx.cwd)
+    elif t == "local_shell_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        args = {"command": action.get("command")}
+        if isinstance(action.get("working_directory"), str):
+            args["workdir"] = action["working_directory"]
+        pieces, call = pv.decode_call("local_shell", args, cwd=ctx.cwd)
+    elif t == "web_search_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        query = action.get("query") or action.get("url") or ""
+        if isinstance(query, str) and query:
+            pieces = [pv.Piece("ACT", f"web_search: {query}", "tool_use web_search")]
+        call = pv.ToolCall("web_search", pv.WEBSEARCH, True)
+    if call is not None:
+        if isinstance(call_id, str):
+            ctx.tools[call_id] = call
+        ctx.prose.update(call.prose_writes)
+    return pieces
+
+
+def _output_text(output: Any) -> str:
+    """A tool output as the model saw it (the JSON envelope some versions write, a list
+    of content items, or plain text)."""
+    if isinstance(output, list):
+        parts = []
+        for item in output:
+            if isinstance(item, dict):
+                if isinstance(item.get("text"), str):
+                    parts.append(item["text"])
+                elif item.get("type") in ("input_image", "image"):
+                    parts.append("[image]")
+            elif isinstance(item, str):
+                parts.append(item)
+        return "\n".join(parts)
+    if isinstance(output, dict):
+        inner = output.get("content") or output.get("output") or output.get("text")
+        return _output_text(inner) if inner is not None else ""
+    if not isinstance(output, str):
+        return ""
+    s = output.strip()
+    if s.startswith("{") and '"output"' in s:
+        try:
+            env = json.loads(s)
+        except (ValueError, RecursionError):
+            return output
+        if isinstance(env, dict) and isinstance(env.get("output"), str):
+            return env["output"]
+    return output
+
+
+def _content_text(content: Any) -> tuple[str, bool]:
+    if isinstance(content, str):
+        return content, False
+    parts, image = [], False
+    if isinstance(content, list):
+        for c in content:
+            if isinstance(c, dict):
+                if isinstance(c.get("text"), str):
+                    parts.append(c["text"])
+                elif c.get("type") in ("input_image", "image"):
+                    parts.append("[image]")
+                    image = True
+    return "\n".join(parts), image
+
+
+def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
+    out: list[pv.Piece] = []
+    for m in _SHELL.finditer(text):
+        body = m.group(1)
+        cmd = re.search(r"<command>(.*?)</command>", body, re.DOTALL)
+        res = re.search(r"<result>(.*?)</result>", body, re.DOTALL)
+        if cmd and cmd.group(1).strip():
+            out.append(pv.Piece("ACT", "shell: " + cmd.group(1).strip(), "shell command the person ran"))
+        if res and res.group(1).strip():
+            out.append(pv.Piece("TOOL", res.group(1).strip(), "output of the person's shell command"))
+    rest = _SHELL.sub("", text)
+    rest = _INJECTED.sub("", rest)
+    if _AGENTS_MD.search(rest):
+        rest = ""  # AGENTS.md text sent on the person's channel
+    rest = _IMAGE_TAG.sub("", rest).strip()
+    if rest:
+        out.insert(0, pv.Piece(cls, rest, "user message" if cls == "USER" else "prompt from the parent agent"))
+    return out
+
+
+_IGNORED_EVENTS = {
+    "agent_message": "mirror of an assistant message",
+    "agent_reasoning": "reasoning (never evidence)",
+    "agent_reasoning_raw_content": "reasoning (never evidence)",
+    "agent_reasoning_section_break": "reasoning (never evidence)",
+    "token_count": "token count",
+}
+
+
+def record_pieces(obj: dict, ctx: CodexContext, intake: Intake, start: int, end: int) -> list[pv.Piece]:
+    rtype, payload, enveloped = _unwrap(obj)
+    ctx.enveloped = ctx.enveloped or enveloped
+    if payload is None:
+        if rtype == "state":
+            intake.note(start, end, "state record", IGNORED)
+        else:
+            intake.note(start, end, "not a Codex record")
+        return []
+    cls_user = "SELF" if ctx.subagent else "USER"
+    if rtype == "session_meta":
+        _meta(ctx, payload)
+        intake.note(start, end, "session metadata (carries injected instructions)", IGNORED)
+        return []
+    if rtype == "turn_context":
+        if isinstance(payload.get("cwd"), str):
+            ctx.cwd = payload["cwd"]
+        intake.note(start, end, "turn context", IGNORED)
+        return []
+    if rtype == "compacted":
+        msg = payload.get("message")
+        if isinstance(msg, str) and msg.strip():
+            return [pv.Piece("SELF", msg, "compaction summary (written by a model)")]
+        intake.note(start, end, "compaction marker", IGNORED)
+        return []
+    if rtype == "event_msg":
+        et = payload.get("type")
+        if et == "user_message":
+            kind = payload.get("kind")
+            if kind not in (None, "plain"):
+                intake.note(start, end, f"injected context ({_safe(kind)})", IGNORED)
+                return []
+            msg = payload.get("message")
+            pieces = _user_pieces(msg, cls_user) if isinstance(msg, str) else []
+            images = payload.get("images") or payload.get("local_images")
+            if isinstance(images, list) and images:
+                pieces.append(pv.Piece(cls_user, "[image]", "image"))
+            if not pieces:
+                intake.note(start, end, "empty user message", IGNORED)
+            return _merge(pieces)
+        intake.note(start, end, _IGNORED_EVENTS.get(str(et), f"event ({_safe(et)})"), IGNORED)
+        return []
+    if rtype != "response_item":
+        intake.note(start, end, f"Codex record of an unknown type ({_safe(rtype)})", IGNORED)
+        return []
+    it = payload.get("type")
+    if it == "message":
+        role = payload.get("role")
+        text, image = _content_text(payload.get("content"))
+        if role == "assistant":
+            return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
+        if role == "user":
+            if ctx.enveloped:
+                shell = [p for p in _user_pieces(text, cls_user) if p.cls in ("ACT", "TOOL")]
+                if not shell:
+                    intake.note(start, end, "what the model was sent (the person's words come "
+                                "from the user_message event)", IGNORED)
+                return shell
+            pieces = _user_pieces(text, cls_user)
+            if image:
+                pieces.append(pv.Piece(cls_user, "[image]", "image"))
+            return _merge(pieces)
+        intake.note(start, end, f"{_safe(role)} message (instructions, not the person)", IGNORED)
+        return []
+    if it == "reasoning":
+        intake.note(start, end, "reasoning (never evidence)", IGNORED)
+        return []
+    if it in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+        return _call(ctx, payload)
+    if it in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
+        call = ctx.tools.get(payload.get("call_id")) if isinstance(payload.get("call_id"), str) else None
+        text = _output_text(payload.get("output")).strip()
+        if not text:
+            return []
+        cls, kind = pv.result_class(call, ctx.prose)
+        return [pv.Piece(cls, text, kind)]
+    intake.note(start, end, f"response item ({_safe(it)})", IGNORED)
+    return []
+
+
+def _merge(pieces: list[pv.Piece]) -> list[pv.Piece]:
+    out: list[pv.Piece] = []
+    for p in pieces:
+        if out and out[-1].cls == p.cls and p.kind in ("image",) and out[-1].kind in ("user message", "image"):
+            out[-1] = pv.Piece(p.cls, out[-1].text + "\n" + p.text, out[-1].kind)
+        else:
+            out.append(p)
+    return out
+
+
+def _safe(value: object) -> str:
+    s = str(value)
+    return s if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", s) else "?"
+
+
+_FILENAME_ID = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
+
+
+def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
+    """Read a Codex CLI rollout from byte offset *start* (see the module docstring)."""
+    source = str(path)
+    problem = jsonl_problem(path, "codex")
+    if problem:
+        return refused(UNIT, start, problem)
+    intake = Intake(source, UNIT)
+    ctx = context_before(path, start, "codex", CodexContext, _observe,
+                         (b"session_meta", b"turn_context", b"_call", b'"payload"', b'"instructions"'))
+    _first, lines, end, _tail = open_lines(path, start, limit_bytes, intake)
+    m = _FILENAME_ID.search(Path(path).stem)
+    fallback = m.group(1) if m else Path(path).stem
+    seen = foreign = 0
+    for rec in json_records(lines, intake):
+        seen += 1
+        before = len(intake.notes)
+        pieces = record_pieces(rec.obj, ctx, intake, rec.start, rec.end)
+        if any(n.reason == "not a Codex record" for n in intake.notes[before:]):
+            foreign += 1
+        stamp = rec.obj.get("timestamp")
+        for p in pieces:
+            intake.add(p.cls, p.text, rec.start, rec.end, session=ctx.session or fallback,
+                       stamp=stamp if isinstance(stamp, str) else "", kind=p.kind)
+    if seen and foreign == seen:
+        from .detect import sniff_adapter
+        other = sniff_adapter(path)
+        hint = f"; it looks like a {other} journal: use the {other} adapter" if other and other != "codex" else ""
+        return refused(UNIT, start, f"{Path(path).name} is not a Codex rollout ({seen} "
+                       f"records, none of them Codex's){hint}")
+    CONTEXTS.put(path, end, "codex", ctx)
+    return intake.result(start, end)

@@ -1,0 +1,344 @@
+"""Gemini CLI chats (``~/.gemini/tmp/<project hash>/chats/session-*.json`` / ``.jsonl``).
+
+Two forms, one adapter, one watermark unit (``seq``):
+
+* the saved chat: one JSON object ``{sessionId, projectHash, messages: […]}`` rewritten
+  whole on every change -- the watermark is the message index;
+* the JSON Lines stream newer versions append: a metadata line, one line per message
+  (a message is appended again, whole, each time it changes, e.g. when its tool calls
+  finish), ``{"$set": …}`` metadata updates and ``{"$rewindTo": id}`` markers -- the
+  watermark is the line index, and a message appended again yields only what it did not
+  yield before.
+
+Message types: ``user`` is the person (USER) -- after the contents of ``@file`` references
+(TOOL: file text) and injected context blocks are cut out, preferring ``displayContent``
+(what the person typed) when present; in a subagent's chat (``kind: subagent``) the "user"
+is the parent model (SELF). ``gemini`` text is SELF, its thoughts are skipped, its tool
+calls are ACT plus SELF for the prose in them, their results TOOL or SELF by provenance
+(``web_fetch`` and ``google_web_search`` results are a model's prose). ``info``,
+``warning`` and ``error`` are the CLI's own notices (TOOL).
+
+The last message of a saved chat is left for the next read while any of its tool calls
+is still running, so its results are never missed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from . import provenance as pv
+from .base import IGNORED, REPAIRED, Intake, Read, _recover_torn, decode_bytes, \
+    encoding_problem, refused, scrub
+
+UNIT = "seq"
+_REFERENCED = re.compile(r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
+                         re.DOTALL)
+_CONTEXT_TAGS = re.compile(
+    r"<(session_context|hook_context|project_context|system-reminder|loop_protection|"
+    r"environment_context|user_instructions)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
+_TERMINAL = {"success", "error", "cancelled", "canceled", "completed", "failed", "errored"}
+_SETUP = "This is the Gemini CLI. We are setting up the context for our chat."
+
+
+def _parts_text(content: Any) -> tuple[list[str], list[tuple[str, Any]]]:
+    """Text parts and function responses of a ``PartListUnion``."""
+    texts: list[str] = []
+    responses: list[tuple[str, Any]] = []
+    items = content if isinstance(content, list) else [content]
+    for p in items:
+        if isinstance(p, str):
+            texts.append(p)
+        elif isinstance(p, dict):
+            if p.get("thought") is True:
+                continue
+            if isinstance(p.get("text"), str):
+                texts.append(p["text"])
+            elif isinstance(p.get("functionResponse"), dict):
+                fr = p["functionResponse"]
+                responses.append((str(fr.get("name") or ""), fr.get("response")))
+            elif isinstance(p.get("inlineData"), dict) or isinstance(p.get("fileData"), dict):
+                data = p.get("inlineData") or p.get("fileData")
+                mime = str(data.get("mimeType") or "")
+                texts.append("[image]" if mime.startswith("image/") else "[file]")
+    return texts, responses
+
+
+def _response_text(resp: Any) -> str:
+    if isinstance(resp, str):
+        return resp
+    if isinstance(resp, dict):
+        for key in ("output", "llmContent", "content", "result", "error"):
+            v = resp.get(key)
+            if isinstance(v, str) and v.strip():
+                return v
+            if isinstance(v, (list, dict)):
+                t = _response_text(v)
+                if t:
+                    return t
+        return ""
+    if isinstance(resp, list):
+        out = []
+        for x in resp:
+            if isinstance(x, dict) and isinstance(x.get("functionResponse"), dict):
+                out.append(_response_text(x["functionResponse"].get("response")))
+            elif isinstance(x, dict) and isinstance(x.get("text"), str):
+                out.append(x["text"])
+            else:
+                out.append(_response_text(x))
+        return "\n".join(t for t in out if t)
+    return ""
+
+
+def message_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece]:
+    mtype = msg.get("type")
+    pieces: list[pv.Piece] = []
+    if mtype == "user":
+        cls = "SELF" if subagent else "USER"
+        content = msg.get("displayContent") if msg.get("displayContent") not in (None, "", []) \
+            else msg.get("content")
+        texts, responses = _parts_text(content)
+        said: list[str] = []
+        for t in texts:
+            for m in _REFERENCED.finditer(t):
+                if m.group(1).strip():
+                    pieces.append(pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files"))
+            rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)).strip()
+            if rest and not rest.startswith(_SETUP):
+                said.append(rest)
+        if said:
+            pieces.append(pv.Piece(cls, "\n".join(said),
+                                   "user message" if cls == "USER" else "prompt from the parent agent"))
+        for name, resp in responses:
+            text = _response_text(resp).strip()
+            if text:
+                _, call = pv.decode_call(name, {})
+                c, kind = pv.result_class(call, prose)
+                pieces.append(pv.Piece(c, text, kind))
+        return pieces
+    if mtype in ("gemini", "model", "assistant"):
+        texts, _ = _parts_text(msg.get("content"))
+        body = "\n".join(t for t in texts if t.strip()).strip()
+        if body:
+            pieces.append(pv.Piece("SELF", body, "assistant text"))
+        for tc in msg.get("toolCalls") or []:
+            if not isinstance(tc, dict):
+                continue
+            got, call = pv.decode_call(tc.get("name"), tc.get("args"))
+            prose.update(call.prose_writes)
+            pieces.extend(got)
+            result = tc.get("result")
+            text = _response_text(result).strip() if result is not None else ""
+            if not text and isinstance(tc.get("resultDisplay"), str):
+                text = tc["resultDisplay"].strip()
+            if text:
+                cls, kind = pv.result_class(call, prose)
+                if str(tc.get("status") or "") in ("error", "cancelled", "canceled"):
+                    kind += " (error)"
+                pieces.append(pv.Piece(cls, text, kind))
+        return pieces
+    if mtype in ("info", "warning", "error"):
+        texts, _ = _parts_text(msg.get("content"))
+        body = "\n".join(texts).strip()
+        if body:
+            pieces.append(pv.Piece("TOOL", body, f"Gemini CLI {mtype} notice"))
+    return pieces
+
+
+def _pending(msg: dict) -> bool:
+    calls = msg.get("toolCalls") if isinstance(msg, dict) else None
+    return isinstance(calls, list) and any(
+        isinstance(tc, dict) and str(tc.get("status") or "").lower() not in _TERMINAL for tc in calls)
+
+
+def _load_document(path: str | os.PathLike[str]) -> tuple[dict | None, str, bool]:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    text, repaired = decode_bytes(data)
+    text = text.lstrip("\ufeff")
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None, "the chat is not complete JSON (being rewritten?): read again later", repaired
+    if not isinstance(obj, dict):
+        return None, "not a Gemini CLI chat (no messages)", repaired
+    obj, changed = scrub(obj)
+    return obj, "", repaired or changed
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """True for the JSON Lines form: the first line is a complete JSON object that is not
+    a whole saved chat on one line."""
+    first, more = b"", False
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if raw.strip():
+                if first:
+                    more = True
+                    break
+                first = raw
+    s = first.strip().lstrip(b"\xef\xbb\xbf")
+    if not s.startswith(b"{"):
+        return False
+    try:
+        obj = json.loads(s)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(obj, dict):
+        return False
+    return not (isinstance(obj.get("messages"), list) and not more)
+
+
+def read_gemini(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
+    """Read a Gemini CLI chat from message (saved chat) or line (stream) number *start*."""
+    source = str(path)
+    problem = encoding_problem(path)
+    if problem:
+        return refused(UNIT, start, problem)
+    if os.path.getsize(path) == 0:
+        return Intake(source, UNIT).result(start, start)
+    if is_stream(path):
+        return _read_stream(path, start)
+    return _read_document(path, start)
+
+
+def _read_document(path: str | os.PathLike[str], start: int) -> Read:
+    source = str(path)
+    intake = Intake(source, UNIT)
+    obj, why, repaired = _load_document(path)
+    if obj is None:
+        intake.note(start, start, why)
+        return intake.result(start, start)
+    messages = obj.get("messages")
+    if not isinstance(messages, list):
+        return refused(UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat "
+                       "(no messages list)")
+    if repaired:
+        intake.note(0, len(messages), "invalid text replaced (kept)", REPAIRED)
+    if start > len(messages):
+        intake.note(start, start, "journal shorter than watermark")
+        return intake.result(start, start)
+    session = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else ""
+    subagent = obj.get("kind") == "subagent"
+    prose: set[str] = set()
+    for i, msg in enumerate(messages[:start]):  # what the agent wrote earlier counts
+        if isinstance(msg, dict):
+            message_pieces(msg, subagent=subagent, prose=prose)
+    end = len(messages)
+    if messages and isinstance(messages[-1], dict) and _pending(messages[-1]):
+        end -= 1  # tool calls still running: their results are not written yet
+    for i in range(start, end):
+        msg = messages[i]
+        intake.records += 1
+        if not isinstance(msg, dict):
+            intake.note(i, i + 1, "not an object")
+            continue
+        pieces = message_pieces(msg, subagent=subagent, prose=prose)
+        if not pieces:
+            intake.note(i, i + 1, _why_empty(msg), IGNORED)
+        stamp = msg.get("timestamp") if isinstance(msg.get("timestamp"), str) else ""
+        for p in pieces:
+            intake.add(p.cls, p.text, i, i + 1, session=session, stamp=stamp, kind=p.kind)
+    return intake.result(start, max(end, start))
+
+
+def _why_empty(msg: dict) -> str:
+    t = msg.get("type")
+    if t in ("gemini", "model"):
+        return "thoughts only (never evidence)"
+    return f"{t if isinstance(t, str) and len(t) < 30 else 'unknown'} message with no text"
+
+
+def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
+    source = str(path)
+    intake = Intake(source, UNIT)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    cut = data.rfind(b"\n")
+    lines = data[:cut].split(b"\n") if cut >= 0 else []
+    if start > len(lines):
+        intake.note(start, start, "journal shorter than watermark")
+        return intake.result(start, start)
+    session, subagent = "", False
+    emitted: dict[str, set[tuple[str, str]]] = {}
+    prose: set[str] = set()
+    foreign = seen = 0
+
+    def handle(msg: dict, seq: int, emit: bool) -> int:
+        mid = str(msg.get("id"))
+        got = message_pieces(msg, subagent=subagent, prose=prose)
+        done = emitted.setdefault(mid, set())
+        fresh = [p for p in got if (p.cls, p.text) not in done]
+        done.update((p.cls, p.text) for p in got)
+        if emit:
+            stamp = msg.get("timestamp") if isinstance(msg.get("timestamp"), str) else ""
+            for p in fresh:
+                intake.add(p.cls, p.text, seq, seq + 1, session=session, stamp=stamp, kind=p.kind)
+        return len(fresh)
+
+    for seq, raw in enumerate(lines):
+        emit = seq >= start
+        if not raw.strip():
+            continue
+        text, repaired = decode_bytes(raw.rstrip(b"\r"))
+        if seq == 0:
+            text = text.lstrip("\ufeff")
+        if emit:
+            intake.records += 1
+            seen += 1
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError):
+            torn = _recover_torn(text)
+            if torn is None:
+                if emit:
+                    intake.note(seq, seq + 1, "bad json")
+                continue
+            obj = torn[1]
+            if emit:
+                intake.note(seq, seq + 1, "torn record (an unfinished line before a complete one)")
+        if not isinstance(obj, dict):
+            if emit:
+                intake.note(seq, seq + 1, "not an object")
+            continue
+        obj, changed = scrub(obj)
+        if emit and (changed or repaired):
+            intake.note(seq, seq + 1, "invalid text replaced (record kept)", REPAIRED)
+        if "$rewindTo" in obj:
+            if emit:
+                intake.note(seq, seq + 1, "rewind marker (what came before stays evidence)", IGNORED)
+            continue
+        if isinstance(obj.get("$set"), dict):
+            upd = obj["$set"]
+            if upd.get("kind") == "subagent":
+                subagent = True
+            if isinstance(upd.get("sessionId"), str):
+                session = upd["sessionId"]
+            n = 0
+            for m in upd.get("messages") or []:
+                if isinstance(m, dict) and "id" in m:
+                    n += handle(m, seq, emit)
+            if emit and not n:
+                intake.note(seq, seq + 1, "metadata update", IGNORED)
+            continue
+        if isinstance(obj.get("sessionId"), str) and "projectHash" in obj and "type" not in obj:
+            session = obj["sessionId"]
+            subagent = obj.get("kind") == "subagent" or subagent
+            for m in obj.get("messages") or []:
+                if isinstance(m, dict) and "id" in m:
+                    handle(m, seq, emit)
+            if emit:
+                intake.note(seq, seq + 1, "session metadata", IGNORED)
+            continue
+        if "id" in obj and isinstance(obj.get("type"), str):
+            if handle(obj, seq, emit) == 0 and emit:
+                intake.note(seq, seq + 1, "message already read (re-recorded unchanged) or without text", IGNORED)
+            continue
+        if emit:
+            foreign += 1
+            intake.note(seq, seq + 1, "not a Gemini CLI record")
+    if seen and foreign == seen:
+        return refused(UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat")
+    return intake.result(start, len(lines))

@@ -1,0 +1,175 @@
+"""See what kura reads: a journal's classed segments and every record it skipped.
+
+:func:`inspect` backs ``kura journal inspect``; :func:`segment_context` lets a viewer open
+the stretch of journal around a quoted segment. Both return frozen values and print
+nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kura_core.distill.evidence import Segment
+
+from .base import JournalError, Note, Read
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """One adapter's reading of a journal from ``start``: what it classed and what not."""
+
+    path: str
+    adapter: str
+    unit: str
+    start: int
+    end: int
+    records: int
+    segments: tuple[Segment, ...]
+    notes: tuple[Note, ...]
+    skipped: dict[str, int]
+    fatal: str = ""
+
+    @property
+    def classes(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for s in self.segments:
+            out[s.cls] = out.get(s.cls, 0) + 1
+        return out
+
+    def entries(self) -> list[tuple[int, str, Segment | Note]]:
+        """Segments and notes in journal order: ``(position, "segment"|"note", item)``."""
+        items: list[tuple[int, int, str, Segment | Note]] = []
+        for i, s in enumerate(self.segments):
+            items.append((s.start, 1, "segment", s))
+        for n in self.notes:
+            items.append((n.start, 0, "note", n))
+        items.sort(key=lambda x: (x[0], x[1]))
+        return [(pos, kind, item) for pos, _, kind, item in items]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "adapter": self.adapter, "unit": self.unit,
+            "start": self.start, "end": self.end, "records": self.records,
+            "classes": self.classes, "skipped": dict(self.skipped), "fatal": self.fatal,
+            "segments": [segment_json(s) for s in self.segments],
+            "notes": [n.to_json() for n in self.notes],
+        }
+
+
+def segment_json(s: Segment) -> dict[str, Any]:
+    return {"cls": s.cls, "kind": s.kind, "start": s.start, "end": s.end, "unit": s.unit,
+            "session_id": s.session_id, "timestamp": s.timestamp, "text": s.text}
+
+
+def read_journal(path: str | os.PathLike[str], adapter: str | None = None, start: int = 0,
+                 *, limit_bytes: int | None = None) -> tuple[str, Read]:
+    """``(adapter, Read)`` of *path*, the adapter detected from the content unless given.
+    Raises :class:`JournalError` when the file cannot be read by that adapter at all."""
+    from . import ADAPTERS
+    from .detect import guess_adapter
+
+    p = Path(path)
+    if not p.is_file():
+        raise JournalError(f"{p}: no such journal file")
+    name = adapter or guess_adapter(p)
+    if name not in ADAPTERS:
+        raise JournalError(f"unknown journal adapter {name!r}; use one of {', '.join(sorted(ADAPTERS))}")
+    try:
+        read = ADAPTERS[name](p, start, limit_bytes=limit_bytes)
+    except OSError as exc:
+        raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
+    if read.fatal:
+        raise JournalError(read.fatal)
+    return name, read
+
+
+def inspect(path: str | os.PathLike[str], *, adapter: str | None = None, start: int = 0) -> Inspection:
+    """Classed segments and skipped records of *path* from watermark *start*.
+
+    A file the adapter cannot read at all is not an exception here: the result carries
+    ``fatal`` (and one note saying why), so the caller can show it.
+    """
+    from . import ADAPTERS
+    from .detect import guess_adapter
+
+    p = Path(path)
+    if not p.is_file():
+        raise JournalError(f"{p}: no such journal file")
+    name = adapter or guess_adapter(p)
+    if name not in ADAPTERS:
+        raise JournalError(f"unknown journal adapter {name!r}; use one of {', '.join(sorted(ADAPTERS))}")
+    try:
+        read = ADAPTERS[name](p, start)
+    except OSError as exc:
+        raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
+    return Inspection(str(p), name, read.unit, read.start, read.end, read.records,
+                      read.segments, read.notes, dict(read.skipped), read.fatal)
+
+
+@dataclass(frozen=True)
+class SegmentContext:
+    """The segments around one position of a journal: ``focus`` indexes the segments
+    that sit at that position (one record can yield several)."""
+
+    path: str
+    adapter: str
+    unit: str
+    start: int
+    segments: tuple[Segment, ...]
+    focus: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "adapter": self.adapter, "unit": self.unit,
+                "start": self.start, "focus": list(self.focus),
+                "segments": [segment_json(s) for s in self.segments]}
+
+
+def segment_context(source: str | os.PathLike[str], start: int, *, unit: str | None = None,
+                    adapter: str | None = None, radius: int = 3) -> SegmentContext:
+    """The journal segment(s) at *start* with up to *radius* segments on each side.
+
+    *source* and *start* are a segment's ``source`` and ``start`` as kept in a draft's
+    evidence; *unit*, when given, must match the adapter's (a stale position in another
+    unit is an error, not a wrong stretch).
+    """
+    from . import ADAPTERS, UNITS
+    from .detect import guess_adapter
+
+    p = Path(source)
+    if not p.is_file():
+        raise JournalError(f"{p}: the journal is gone (moved or deleted)")
+    name = adapter or guess_adapter(p)
+    if name not in ADAPTERS:
+        raise JournalError(f"unknown journal adapter {name!r}")
+    want = UNITS[name]
+    if unit and unit != want:
+        raise JournalError(f"position {start} is in {unit}s, but the {name} adapter counts {want}s")
+    radius = max(0, radius)
+    if want == "byte":
+        window = 1 << 18
+        while True:
+            begin = max(0, start - window)
+            read = ADAPTERS[name](p, begin)
+            before = [s for s in read.segments if s.start < start]
+            if begin == 0 or len(before) > radius:
+                break
+            window *= 4
+    else:
+        read = ADAPTERS[name](p, 0)
+    if read.fatal:
+        raise JournalError(read.fatal)
+    segs = list(read.segments)
+    at = [i for i, s in enumerate(segs) if s.start <= start < max(s.end, s.start + 1)]
+    if not at:
+        later = [i for i, s in enumerate(segs) if s.start >= start]
+        if not later:
+            raise JournalError(f"nothing in {p.name} at {want} {start} (the journal is shorter)")
+        first = segs[later[0]].start
+        at = [i for i in later if segs[i].start == first]
+    lo = max(0, at[0] - radius)
+    hi = min(len(segs), at[-1] + radius + 1)
+    window_segs = tuple(segs[lo:hi])
+    return SegmentContext(str(p), name, want, start, window_segs, tuple(i - lo for i in at))

@@ -1,0 +1,323 @@
+"""opencode sessions: ``opencode export`` JSON, the JSON file storage, and the database.
+
+Three ways opencode keeps a session, one adapter, one watermark unit (``seq``):
+
+* ``opencode export <session>`` writes ``{info, messages: [{info, parts}]}`` -- the
+  watermark is the message index;
+* the file storage of earlier versions (``~/.local/share/opencode/storage``): the journal
+  is the session's info file ``storage/session/<project>/<session>.json``; its messages
+  (``storage/message/<session>/*.json``) and their parts (``storage/part/<message>/*.json``)
+  are read beside it -- the watermark is the message index in creation order;
+* the SQLite database of current versions (``~/.local/share/opencode/opencode.db``), every
+  session in one file -- the watermark is the creation time of the last message read (in
+  milliseconds), so deleting a session never shifts what comes after.
+
+Part types: a person's ``text`` is USER (``synthetic`` text opencode adds, such as an
+attached file's contents, is TOOL; ``ignored`` text is skipped); a ``file`` is noted as
+``[image]`` or ``[file NAME]``; ``subtask`` prompts are SELF. The assistant's ``text`` is
+SELF, ``reasoning`` is skipped, a ``tool`` part is ACT plus SELF for the prose in its
+input, its output TOOL or SELF by provenance, its error TOOL. Step, snapshot, patch,
+retry, agent and compaction parts are bookkeeping. In a child session (``parentID``) the
+"user" is the parent agent: SELF. A message whose tool calls are still running, or an
+assistant message not yet finished, is left for the next read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from . import provenance as pv
+from .base import IGNORED, Intake, Read, decode_bytes, encoding_problem, refused, scrub
+
+UNIT = "seq"
+_RUNNING = {"pending", "running"}
+
+
+def _load(path: Path) -> Any:
+    data, _ = decode_bytes(path.read_bytes())
+    data = data.lstrip("\ufeff")
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        # `opencode export > file` may carry a status line before the JSON document
+        at = data.find("\n{")
+        if at < 0 or data.lstrip().startswith("{"):
+            raise
+        obj = json.loads(data[at + 1:])
+    return scrub(obj)[0]
+
+
+def _created(info: dict) -> float:
+    t = info.get("time") if isinstance(info.get("time"), dict) else {}
+    c = t.get("created")
+    return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else 0.0
+
+
+def _unfinished(info: dict, parts: list[dict]) -> bool:
+    for p in parts:
+        if p.get("type") == "tool":
+            state = p.get("state") if isinstance(p.get("state"), dict) else {}
+            if state.get("status") in _RUNNING:
+                return True
+    if info.get("role") == "assistant":
+        t = info.get("time") if isinstance(info.get("time"), dict) else {}
+        if not t.get("completed") and not info.get("error") and not info.get("finish"):
+            return True
+    return False
+
+
+def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str]) -> list[pv.Piece]:
+    role = info.get("role")
+    out: list[pv.Piece] = []
+    person = "SELF" if child else "USER"
+    said: list[str] = []
+    said_at = -1
+    for p in parts:
+        if not isinstance(p, dict):
+            continue
+        t = p.get("type")
+        if t == "text" and isinstance(p.get("text"), str):
+            if p.get("ignored") is True:
+                continue
+            if role == "user":
+                if p.get("synthetic") is True:
+                    out.append(pv.Piece("TOOL", p["text"], "text opencode added (attached file)"))
+                else:
+                    said_at = len(out) if said_at < 0 else said_at
+                    said.append(p["text"])
+            else:
+                out.append(pv.Piece("SELF", p["text"], "assistant text"))
+        elif t == "file":
+            mime = str(p.get("mime") or "")
+            name = p.get("filename") if isinstance(p.get("filename"), str) else ""
+            marker = "[image]" if mime.startswith("image/") else f"[file {name}]".replace(" ]", "]")
+            if role == "user":
+                said_at = len(out) if said_at < 0 else said_at
+                said.append(marker)
+            else:
+                out.append(pv.Piece("SELF", marker, "file"))
+        elif t == "subtask":
+            texts = [x for x in (p.get("description"), p.get("prompt")) if isinstance(x, str) and x.strip()]
+            if texts:
+                out.append(pv.Piece("SELF", "\n".join(texts), "subtask prompt (a template or the agent)"))
+        elif t == "tool":
+            state = p.get("state") if isinstance(p.get("state"), dict) else {}
+            name = p.get("tool") if isinstance(p.get("tool"), str) else "tool"
+            got, call = pv.decode_call(name, state.get("input"))
+            prose.update(call.prose_writes)
+            out.extend(got)
+            status = state.get("status")
+            if status == "completed" and isinstance(state.get("output"), str) and state["output"].strip():
+                if call.family == pv.ASK:
+                    answered = pv.answers(state["output"], state.get("metadata"))
+                    out.extend(answered or [pv.Piece("SELF", state["output"], f"tool_result {name}")])
+                else:
+                    cls, kind = pv.result_class(call, prose)
+                    out.append(pv.Piece(cls, state["output"], kind))
+            elif status == "error" and isinstance(state.get("error"), str) and state["error"].strip():
+                refused_ = pv.rejection(state["error"])
+                out.extend(refused_ if refused_ is not None else
+                           [pv.Piece("TOOL", state["error"], f"tool_result {name} (error)")])
+    if said:
+        kind = "user text" if person == "USER" else "prompt from the parent agent"
+        out.insert(said_at, pv.Piece(person, "\n".join(said), kind))
+    return out
+
+
+def _emit(intake: Intake, seq: int, info: dict, parts: list[dict], *, child: bool,
+          prose: set[str], session: str) -> None:
+    pieces = message_pieces(info, parts, child=child, prose=prose)
+    if not pieces:
+        kinds = sorted({str(p.get("type")) for p in parts if isinstance(p, dict)})[:4]
+        intake.note(seq, seq + 1, "no text (" + (", ".join(k for k in kinds if len(k) < 20) or "empty")
+                    + ")", IGNORED)
+    stamp = ""
+    created = _created(info)
+    if created:
+        import datetime as dt
+        stamp = dt.datetime.fromtimestamp(created / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for p in pieces:
+        intake.add(p.cls, p.text, seq, seq + 1, session=session, stamp=stamp, kind=p.kind)
+
+
+# --------------------------------------------------------------------------- forms
+
+
+def _messages_of_export(obj: dict) -> tuple[str, bool, list[tuple[dict, list[dict]]]]:
+    info = obj.get("info") if isinstance(obj.get("info"), dict) else {}
+    session = info.get("id") if isinstance(info.get("id"), str) else ""
+    child = bool(info.get("parentID"))
+    msgs = []
+    for m in obj.get("messages") or []:
+        if isinstance(m, dict):
+            mi = m.get("info") if isinstance(m.get("info"), dict) else {}
+            parts = [p for p in (m.get("parts") or []) if isinstance(p, dict)]
+            msgs.append((mi, parts))
+    return session, child, msgs
+
+
+def _storage_dirs(path: Path, session: str) -> tuple[Path, Path] | None:
+    """``(message dir, part root)`` of a session in the file storage."""
+    for anc in path.parents:
+        if (anc / "message" / session).is_dir():
+            return anc / "message" / session, anc / "part"
+        if (anc / "session" / "message" / session).is_dir():
+            return anc / "session" / "message" / session, anc / "session" / "part" / session
+    return None
+
+
+def _messages_of_storage(path: Path, obj: dict) -> list[tuple[dict, list[dict]]]:
+    session = obj["id"]
+    dirs = _storage_dirs(path, session)
+    if dirs is None:
+        return []
+    mdir, proot = dirs
+    msgs = []
+    for f in mdir.glob("*.json"):
+        try:
+            info = _load(f)
+        except (OSError, ValueError, RecursionError):
+            continue
+        if not isinstance(info, dict):
+            continue
+        mid = info.get("id") if isinstance(info.get("id"), str) else f.stem
+        parts = []
+        pdir = proot / mid
+        for pf in sorted(pdir.glob("*.json")) if pdir.is_dir() else []:
+            try:
+                part = _load(pf)
+            except (OSError, ValueError, RecursionError):
+                continue
+            if isinstance(part, dict):
+                parts.append(part)
+        parts.sort(key=lambda p: str(p.get("id", "")))
+        msgs.append((info, parts))
+    msgs.sort(key=lambda m: (_created(m[0]), str(m[0].get("id", ""))))
+    return msgs
+
+
+def kind_of(obj: Any) -> str:
+    """``"export"``, ``"storage"`` or ``""`` for a decoded opencode JSON file."""
+    if not isinstance(obj, dict):
+        return ""
+    if isinstance(obj.get("info"), dict) and isinstance(obj.get("messages"), list):
+        return "export"
+    if isinstance(obj.get("id"), str) and obj["id"].startswith("ses") and (
+        "projectID" in obj or "time" in obj or "directory" in obj
+    ) and "messages" not in obj:
+        return "storage"
+    return ""
+
+
+def read_opencode(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
+    """Read an opencode session (export, storage session file or database) from *start*."""
+    source = str(path)
+    p = Path(path)
+    with open(p, "rb") as fh:
+        head = fh.read(16)
+    if head.startswith(b"SQLite format 3"):
+        return _read_database(p, start)
+    problem = encoding_problem(p)
+    if problem:
+        return refused(UNIT, start, problem)
+    intake = Intake(source, UNIT)
+    try:
+        obj = _load(p)
+    except (ValueError, RecursionError):
+        intake.note(start, start, "not complete JSON (being written?): read again later")
+        return intake.result(start, start)
+    kind = kind_of(obj)
+    if kind == "export":
+        session, child, msgs = _messages_of_export(obj)
+    elif kind == "storage":
+        session, child = obj["id"], bool(obj.get("parentID"))
+        msgs = _messages_of_storage(p, obj)
+    else:
+        return refused(UNIT, start, f"{p.name} is not an opencode session (neither an "
+                       "`opencode export` file nor a storage session file)")
+    if start > len(msgs):
+        intake.note(start, start, "journal shorter than watermark")
+        return intake.result(start, start)
+    prose: set[str] = set()
+    for info, parts in msgs[:start]:
+        message_pieces(info, parts, child=child, prose=prose)
+    end = len(msgs)
+    for i in range(start, len(msgs)):
+        if _unfinished(*msgs[i]):
+            end = i  # still being written: leave it and what follows for the next read
+            break
+    for i in range(start, end):
+        info, parts = msgs[i]
+        intake.records += 1
+        _emit(intake, i, info, parts, child=child, prose=prose, session=session)
+    return intake.result(start, end)
+
+
+def _read_database(path: Path, start: int) -> Read:
+    source = str(path)
+    intake = Intake(source, UNIT)
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        return refused(UNIT, start, f"cannot open the opencode database: {exc}")
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"message", "part"} <= tables:
+            return refused(UNIT, start, f"{path.name} is a database without opencode's "
+                           "message and part tables")
+        parents: dict[str, bool] = {}
+        if "session" in tables:
+            cols = {r[1] for r in con.execute("PRAGMA table_info(session)")}
+            if "parent_id" in cols:
+                parents = {sid: bool(pid) for sid, pid in con.execute("SELECT id, parent_id FROM session")}
+        mcols = {r[1] for r in con.execute("PRAGMA table_info(message)")}
+        order = "time_created" if "time_created" in mcols else None
+        rows = con.execute(
+            "SELECT id, session_id, data" + (", time_created" if order else "")
+            + " FROM message" + (" ORDER BY time_created, id" if order else " ORDER BY id")
+        ).fetchall()
+        parts_by: dict[str, list[dict]] = {}
+        for mid, data in con.execute("SELECT message_id, data FROM part ORDER BY message_id, id"):
+            try:
+                part = scrub(json.loads(data))[0]
+            except (TypeError, ValueError, RecursionError):
+                continue
+            if isinstance(part, dict):
+                parts_by.setdefault(mid, []).append(part)
+    except sqlite3.Error as exc:
+        return refused(UNIT, start, f"cannot read the opencode database: {exc}")
+    finally:
+        con.close()
+    msgs = []
+    for row in rows:
+        mid, sid, data = row[0], row[1], row[2]
+        try:
+            info = scrub(json.loads(data))[0]
+        except (TypeError, ValueError, RecursionError):
+            info = None
+        if not isinstance(info, dict):
+            continue
+        info.setdefault("role", info.get("role"))
+        when = int(row[3]) if order and isinstance(row[3], (int, float)) else int(_created(info))
+        msgs.append((when, mid, sid, info, parts_by.get(mid, [])))
+    msgs.sort(key=lambda m: (m[0], m[1]))
+    prose: dict[str, set[str]] = {}
+    end = max(start, msgs[-1][0] + 1) if msgs else start
+    for when, mid, sid, info, parts in msgs:
+        if when < start:
+            message_pieces(info, parts, child=parents.get(sid, False), prose=prose.setdefault(sid, set()))
+            continue
+        if _unfinished(info, parts):
+            end = when
+            break
+    for when, mid, sid, info, parts in msgs:
+        if when < start or when >= end:
+            continue
+        intake.records += 1
+        _emit(intake, when, info, parts, child=parents.get(sid, False),
+              prose=prose.setdefault(sid, set()), session=sid)
+    return intake.result(start, end)
