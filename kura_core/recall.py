@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 from .errors import ModelUnavailable
-from .prompts import messages as build_messages
+from .prompts import messages as build_messages, preamble
 from .registry import Registry
 from .store import Entry, Memory, Store
 from .tokens import estimate_tokens
@@ -210,7 +210,7 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
         how = "meaning"  # nothing to pick from; asking a model would be theatre
     else:
         nshards = len(shards)
-        charter = store.charter()
+        charter = preamble(store)
         tm = time.perf_counter()
         try:
             replies = _ask_shards(models, charter, shards, question, top)
