@@ -576,3 +576,19 @@ def test_python_m_kura_core_mcp_serves_like_kura_mcp(tmp_path):
     replies = [json.loads(l) for l in out.stdout.splitlines()]
     assert replies[0]["result"]["serverInfo"]["name"]
     assert "路由器密码: 在抽屉里的卡片上 #家里" in replies[1]["result"]["content"][0]["text"]
+
+
+def test_the_example_config_loads_and_documents_the_new_keys():
+    text = (ROOT / "kura.example.toml").read_text(encoding="utf-8")
+    c = load_config(ROOT / "kura.example.toml")
+    assert c.distill.coverage_passes == 1 and c.capacity.limits() == {}
+    for key in ("inherit_global_journals", "coverage_passes", "[capacity]", "3600"):
+        assert key in text, key
+
+
+def test_license_file_matches_pyproject():
+    import tomllib
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert meta["license"] == {"text": "MIT"}
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
