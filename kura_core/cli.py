@@ -551,7 +551,16 @@ def _print_doctor(ctx: Ctx, r: dict[str, Any]) -> None:
     cap = r["capacity"]
     ctx.print(f"  capacity   {cap['memories']} memories · {cap['index_tokens']} index tokens · "
               f"{cap['body_tokens']} body tokens · {cap['bytes']} bytes")
+    if cap.get("limit"):
+        ctx.print(f"  limit      " + " · ".join(f"{v} {k.replace('_', ' ')}" for k, v in cap["limit"].items())
+                  + f" · pressure {cap['pressure']:.0%}")
     ctx.print(f"  drafts     {r['drafts_waiting']} waiting · seeds {r['seeds']}")
+    prof = r.get("profile")
+    if prof:
+        ctx.print(f"  profile    {prof['state']}")
+    j = r.get("journals")
+    if j:
+        ctx.print(f"  journals   {j['from']}" + (f": {', '.join(x['root'] for x in j['roots'])}" if j["roots"] else ""))
     t = r["tender"]
     beat = f", last beat {t['last_beat_s']}s ago" if "last_beat_s" in t else ""
     ctx.print(f"  tender     {t['state']}{beat}")

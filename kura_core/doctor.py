@@ -242,7 +242,10 @@ def _journals(reg: Registry, name: str, notes: list[str]) -> dict[str, Any]:
     spec = reg.config.stores[name]
     roots = [{"adapter": j.adapter, "root": str(j.root)} for j in spec.distill.journals]
     shared = [s for s in shared_journal_roots(reg.config) if name in s["stores"]]
-    if spec.journals_from == "none" and len(reg.config.stores) > 1:
+    if spec.journals_from == "none" and len(reg.config.stores) > 1 and reg.config.distill.journals:
+        # the case that used to share journals by accident: global journals, and this store
+        # neither names its own nor inherits them (with no journals anywhere, nothing is
+        # distilled for any store, and `journals.from` says "none")
         notes.append(no_journals_reason(reg, name).replace(" drinks no journal:", " drinks nothing:"))
     for s in shared:
         others = ", ".join(x for x in s["stores"] if x != name)

@@ -396,6 +396,9 @@ def test_capacity_limit_and_pressure(tmp_path, capsys):
     assert rep["capacity"]["limit"] == {"memories": 4, "bytes": 1000000}
     assert rep["capacity"]["pressure"] == 1.0 and rep["ok"]
     assert any("capacity limit" in n for n in rep["notes"])
+    code, out, _ = cli(capsys, "-c", cfg, "doctor")
+    assert code == 0 and "limit      4 memories · 1000000 bytes · pressure 100%" in out
+    assert "profile    none" in out
 
 
 # =========================================================================== curation on direct doors
