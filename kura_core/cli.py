@@ -135,12 +135,95 @@ def cmd_remember(ctx: Ctx) -> int:
         body = a.description
     reg = ctx.registry()
     mem = Kura(reg).remember(a.slug, a.description, body, store=ctx.selector,
-                             type=a.type or "", title=a.title or "", tags=a.tag or [])
+                             type=a.type or "", title=a.title or "", tags=a.tag or [],
+                             belongs_because=a.belongs_because, keep=a.keep, may_fade=a.may_fade)
     if a.json:
-        ctx.json({"store": reg.resolve(ctx.selector), "slug": mem.slug, "path": str(mem.path)})
+        ctx.json({"store": reg.resolve(ctx.selector), "slug": mem.slug, "path": str(mem.path),
+                  "tags": list(mem.tags),
+                  **{k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade") if mem.curation(k)}})
     else:
         ctx.print(f"remembered {mem.slug} in {reg.resolve(ctx.selector)}")
     return OK
+
+
+def cmd_annotate(ctx: Ctx) -> int:
+    from .kura import Kura
+
+    a = ctx.args
+    reg = ctx.registry()
+    mem = Kura(reg).annotate(a.slug, store=ctx.selector, add_tags=a.tag or [], remove_tags=a.untag or [],
+                             belongs_because=a.belongs_because, keep=a.keep, may_fade=a.may_fade)
+    cur = {k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade")}
+    if a.json:
+        ctx.json({"store": reg.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur})
+    else:
+        ctx.print(f"annotated {mem.slug} in {reg.resolve(ctx.selector)}")
+        ctx.print(f"  tags: {', '.join(mem.tags) or '(none)'}")
+        for k, v in cur.items():
+            if v:
+                ctx.print(f"  {k}: {v}")
+    return OK
+
+
+def cmd_profile(ctx: Ctx) -> int:
+    from .kura import Kura
+
+    a = ctx.args
+    k = Kura(ctx.registry())
+    if a.action == "show":
+        st = k.profile_state(store=ctx.selector)
+        if a.json:
+            ctx.json(st.to_json())
+            return OK if (st.present or st.draft_present) else NOTHING
+        ctx.print(f"{st.store}: learned profile — {st.state}")
+        if st.problem:
+            ctx.print(f"  ⚠ {st.problem}")
+        if st.present:
+            ctx.print(f"  {st.path} (~{st.tokens_est} tokens; every role reads it right after the charter)")
+            ctx.print("")
+            ctx.print(st.text)
+        if st.draft_present:
+            ctx.print("")
+            ctx.print(f"draft waiting ({st.draft_path}, drafted from {st.draft_from} memories):")
+            ctx.print("")
+            ctx.print(st.draft_text)
+            ctx.print("")
+            ctx.print("apply it with `kura profile apply" + (f" -s {st.store}" if ctx.selector else "") + "`"
+                      + (" (refused: the store is frozen)" if st.frozen else ""))
+        if not st.present and not st.draft_present:
+            ctx.print("  none yet: `kura profile draft` asks the brain to draft one from this store's memories")
+        return OK if (st.present or st.draft_present) else NOTHING
+    if a.action == "draft":
+        d = k.profile_draft(store=ctx.selector)
+        if a.json:
+            ctx.json(d.to_json())
+        else:
+            ctx.print(f"{d.store}: drafted from {d.from_memories} memories → {d.path}")
+            ctx.print("")
+            ctx.print(d.text)
+            ctx.print("")
+            ctx.print("nothing changes until a person applies it: `kura profile apply`")
+        return OK
+    text = None
+    if a.file:
+        text = sys.stdin.read() if a.file == "-" else _read_text_file(a.file)
+    res = k.profile_apply(store=ctx.selector, text=text)
+    if a.json:
+        ctx.json(res.to_json())
+    else:
+        ctx.print(f"{res.store}: profile applied ({res.bytes} bytes) → {res.path}")
+        if res.previous_path:
+            ctx.print(f"  the previous profile is kept in {res.previous_path}")
+    return OK
+
+
+def _read_text_file(path: str) -> str:
+    try:
+        return open(os.path.expanduser(path), encoding="utf-8").read()
+    except OSError as exc:
+        raise KuraError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise KuraError(f"{path} is not UTF-8 text") from None
 
 
 def cmd_recall(ctx: Ctx) -> int:
@@ -431,6 +514,8 @@ def cmd_weave(ctx: Ctx) -> int:
             ctx.print(f"  refused trigger for {slug}: {why}")
         if res.written:
             ctx.print(f"  {'unchanged' if res.unchanged else 'written'}: {res.path}")
+    if res.warning:
+        ctx.warn(f"kura: ⚠ {res.warning}")
     if not res.written:
         ctx.warn(f"kura: {res.reason}")
         return NOTHING
@@ -517,7 +602,16 @@ def _print_doctor(ctx: Ctx, r: dict[str, Any]) -> None:
     cap = r["capacity"]
     ctx.print(f"  capacity   {cap['memories']} memories · {cap['index_tokens']} index tokens · "
               f"{cap['body_tokens']} body tokens · {cap['bytes']} bytes")
+    if cap.get("limit"):
+        ctx.print(f"  limit      " + " · ".join(f"{v} {k.replace('_', ' ')}" for k, v in cap["limit"].items())
+                  + f" · pressure {cap['pressure']:.0%}")
     ctx.print(f"  drafts     {r['drafts_waiting']} waiting · seeds {r['seeds']}")
+    prof = r.get("profile")
+    if prof:
+        ctx.print(f"  profile    {prof['state']}")
+    j = r.get("journals")
+    if j:
+        ctx.print(f"  journals   {j['from']}" + (f": {', '.join(x['root'] for x in j['roots'])}" if j["roots"] else ""))
     t = r["tender"]
     beat = f", last beat {t['last_beat_s']}s ago" if "last_beat_s" in t else ""
     ctx.print(f"  tender     {t['state']}{beat}")
@@ -613,6 +707,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--type", choices=["user", "feedback", "project", "reference"])
     sp.add_argument("--title")
     sp.add_argument("--tag", action="append")
+    _curation_args(sp)
+
+    sp = add("annotate", cmd_annotate, "set tags and the three curation sentences on an existing memory "
+             "(through the same floors as the distiller's text)")
+    sp.add_argument("slug")
+    sp.add_argument("--tag", action="append", help="add a tag (repeatable)")
+    sp.add_argument("--untag", action="append", help="remove a tag (repeatable)")
+    _curation_args(sp, clear=True)
+
+    sp = add("profile", cmd_profile, "the learned profile: show it, draft one from the store's memories, "
+             "or apply the draft (a person's act)")
+    sp.add_argument("action", choices=["show", "draft", "apply"])
+    sp.add_argument("--file", help="apply: your own profile text from this file (- for stdin) "
+                                   "instead of the waiting draft")
 
     sp = add("recall", cmd_recall, "recall what bears on a question (exit 2 when nothing does)")
     sp.add_argument("question", nargs="+")
@@ -654,7 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("mcp", cmd_mcp, "MCP over stdio (env: KURA_STORE, KURA_READONLY, KURA_URL)", json_flag=False)
 
-    add("weave", cmd_weave, "re-weave the index into the resident map (exit 2 when not written)")
+    add("weave", cmd_weave, "re-weave the index into the resident map (exit 2 when not written; a map over budget is still written, the lightest one, with a warning)")
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
 
@@ -682,6 +790,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--probe", action="store_true", help="also ask each model endpoint if it answers")
 
     return p
+
+
+def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:
+    tail = " (\"\" clears it)" if clear else ""
+    sp.add_argument("--belongs-because", dest="belongs_because", default=None,
+                    help="one sentence: why this memory belongs in this store" + tail)
+    sp.add_argument("--keep", default=None,
+                    help="one sentence: what meaning must outlive any later shortening" + tail)
+    sp.add_argument("--may-fade", dest="may_fade", default=None,
+                    help="one sentence: what detail may fade" + tail)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import ConfigError
-from .llm import ROLES, ModelSpec
+from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
 
 WRITE_POLICIES = ("distiller-only", "direct-allowed", "frozen")
 DIALECTS = ("vllm", "openai", "generic")
@@ -50,6 +50,9 @@ class DistillConfig:
     yield_on_return: bool = True
     human_names: tuple[str, ...] = ()
     min_quote_chars: int = 8
+    #: Brain passes over each batch: the first, then coverage_passes - 1 more, each told what
+    #: the earlier passes already took and asked for what they missed.
+    coverage_passes: int = 1
     journals: tuple[JournalSpec, ...] = ()
 
 
@@ -73,6 +76,25 @@ class RecallConfig:
 
 
 @dataclass(frozen=True)
+class CapacityConfig:
+    """How much a store may hold, in any of doctor's four units (0: no limit in that unit).
+
+    Doctor reports ``limit`` (the units set) and ``pressure`` (the fullest unit's share of
+    its limit) beside the capacity; both are None until a limit is set. What kura does when a
+    store is full is not decided: it reports, it never refuses or forgets on its own.
+    """
+
+    memories: int = 0
+    index_tokens: int = 0
+    body_tokens: int = 0
+    bytes: int = 0
+
+    def limits(self) -> dict[str, int]:
+        return {k: v for k, v in (("memories", self.memories), ("index_tokens", self.index_tokens),
+                                  ("body_tokens", self.body_tokens), ("bytes", self.bytes)) if v}
+
+
+@dataclass(frozen=True)
 class StoreConfig:
     name: str
     path: Path
@@ -83,6 +105,11 @@ class StoreConfig:
     distill: DistillConfig = field(default_factory=DistillConfig)
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
+    capacity: CapacityConfig = field(default_factory=CapacityConfig)
+    inherit_global_journals: bool = False
+    #: Where this store's journals come from: "own", "global" (the only store, or it
+    #: inherits), "own+global", or "none" (two or more stores, and it names none).
+    journals_from: str = "none"
 
     @property
     def charter_path(self) -> Path:
@@ -99,6 +126,7 @@ class Config:
     distill: DistillConfig = field(default_factory=DistillConfig)
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
+    capacity: CapacityConfig = field(default_factory=CapacityConfig)
 
     @property
     def default_store(self) -> str:
@@ -239,12 +267,43 @@ class _Table:
 
     def done(self) -> None:
         extra = [k for k in self.raw if k not in self.seen]
+        for k in extra:
+            why = _NOT_SUPPORTED.get(k)
+            if why:
+                raise ConfigError(f"kura.toml: {self.key(k)} is the original's setting, which kura "
+                                  f"deliberately does not support: {why}")
         if extra:
             known = ", ".join(sorted(self.seen)) or "none"
             raise ConfigError(
                 f"kura.toml: unknown key {self.key(extra[0])} (known here: {known}); "
                 "remove it or fix its spelling"
             )
+
+
+#: Keys the original documents that kura handles another way: what to use instead.
+_NOT_SUPPORTED = {
+    "metrics": "kura records each batch in the workshop's SQLite metrics table "
+               "(_still/kura.db), not _still/metrics.jsonl; `kura bench compress` reads it. "
+               "Remove the key",
+    "metrics_file": "kura records each batch in the workshop's SQLite metrics table "
+                    "(_still/kura.db), not a metrics.jsonl file; `kura bench compress` reads it. "
+                    "Remove the key",
+    "seed_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
+                 "file; the TUI and `kura doctor` show them. Remove the key",
+    "seeds_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
+                  "file; the TUI and `kura doctor` show them. Remove the key",
+    "alive_file": "the tender's heartbeat is a row in the workshop's SQLite database, not a "
+                  "tending.alive file; `kura doctor` reads it. Remove the key",
+    "readonly": "read-only is the client's own switch (KURA_READONLY for `kura mcp`); the "
+                "store's authority is write_policy = \"distiller-only\" | \"direct-allowed\" | "
+                "\"frozen\"",
+    "allowSwitch": "switching stores is the host's choice: leave KURA_STORE unset and kura_use "
+                   "switches; set it to bind a session to one store. Remove the key",
+    "promptOrder": "where the map goes in the prompt is the host preset's setting, not kura's; "
+                   "put it in the host's preset and remove it here",
+    "store": "a host names its store with KURA_STORE, ?store= or -s; in kura.toml each store "
+             "is a [stores.NAME] table",
+}
 
 
 def _path(v: str, base: Path | None) -> Path:
@@ -298,6 +357,7 @@ def _distill(t: _Table | None, base: DistillConfig, root: Path | None) -> Distil
         yield_on_return=t.get("yield_on_return", bool, base.yield_on_return),
         human_names=t.strings("human_names", base.human_names),
         min_quote_chars=t.positive("min_quote_chars", int, base.min_quote_chars),
+        coverage_passes=t.positive("coverage_passes", int, base.coverage_passes),
     )
     js = _journals(t.sub("journals"), root)
     if js:
@@ -344,6 +404,20 @@ def _recall(t: _Table | None, base: RecallConfig) -> RecallConfig:
     return r
 
 
+def _capacity(t: _Table | None, base: CapacityConfig) -> CapacityConfig:
+    if t is None:
+        return base
+    c = replace(
+        base,
+        memories=t.positive("memories", int, base.memories, zero_ok=True),
+        index_tokens=t.positive("index_tokens", int, base.index_tokens, zero_ok=True),
+        body_tokens=t.positive("body_tokens", int, base.body_tokens, zero_ok=True),
+        bytes=t.positive("bytes", int, base.bytes, zero_ok=True),
+    )
+    t.done()
+    return c
+
+
 _MODEL_KEYS = {"url": str, "model": str, "api_key_env": str, "timeout": float,
                "temperature": float, "effort": str, "thinking": bool, "dialect": str,
                "extra": dict}
@@ -374,13 +448,16 @@ def _models(t: _Table | None) -> dict[str, ModelSpec | None]:
     out: dict[str, ModelSpec | None] = {}
     inherited: dict[str, Any] = {}
     for role in ROLES:  # brain inherits thinker, scribe inherits brain
+        if role == "brain":
+            # timeouts fit the role: the thinker's is a recall budget, never the brain's
+            inherited.pop("timeout", None)
         if role in tables:
             inherited = {**inherited, **tables[role]}
         if role in tables or (inherited and role != "thinker"):
             if "url" not in inherited or "model" not in inherited:
                 missing = "url" if "url" not in inherited else "model"
                 raise ConfigError(f"kura.toml: models.{role}.{missing} is required")
-            out[role] = ModelSpec(**inherited)
+            out[role] = ModelSpec(**{"timeout": ROLE_TIMEOUTS[role], **inherited})
         else:
             out[role] = None
     return out
@@ -407,6 +484,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     distill = _distill(top.sub("distill"), DistillConfig(), base)
     prefill = _prefill(top.sub("prefill"), PrefillConfig())
     recall = _recall(top.sub("recall"), RecallConfig())
+    capacity = _capacity(top.sub("capacity"), CapacityConfig())
     models = _models(top.sub("models"))
 
     stores: dict[str, StoreConfig] = {}
@@ -426,10 +504,11 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
                     + ", ".join(WRITE_POLICIES) + f" (got {policy!r})"
                 )
             charter = s.get("charter", str, None)
-            sd = _distill(s.sub("distill"), distill, base)
-            js = _journals(s.sub("journals"), base)
-            if js:  # a store's own journals replace the global ones
-                sd = replace(sd, journals=js)
+            sd = _distill(s.sub("distill"), replace(distill, journals=()), base)
+            own = sd.journals + _journals(s.sub("journals"), base)
+            inherit = s.get("inherit_global_journals", bool, False)
+            # journals are settled once every store is known (see _settle_journals)
+            sd = replace(sd, journals=own)
             stores[name] = StoreConfig(
                 name=name,
                 path=_path(path, base),
@@ -440,8 +519,11 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
                 distill=sd,
                 prefill=_prefill(s.sub("prefill"), prefill),
                 recall=_recall(s.sub("recall"), recall),
+                capacity=_capacity(s.sub("capacity"), capacity),
+                inherit_global_journals=inherit,
             )
             s.done()
+        stores = _settle_journals(stores, distill.journals)
 
     modes: dict[str, str] = {}
     mt = top.sub("modes")
@@ -470,7 +552,50 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
 
     _check_layout(stores, distill)
     return Config(source=source, server=server, stores=stores, modes=modes, models=models,
-                  distill=distill, prefill=prefill, recall=recall)
+                  distill=distill, prefill=prefill, recall=recall, capacity=capacity)
+
+
+def _settle_journals(stores: dict[str, StoreConfig],
+                     global_journals: tuple[JournalSpec, ...]) -> dict[str, StoreConfig]:
+    """Which journals each store drinks. Journals are never shared by accident.
+
+    One store: its own table, else the global ``[distill.journals]``. Two or more: kura
+    does not guess whose the global journals are; a store drinks its own table, plus the
+    global ones only when it sets ``inherit_global_journals = true``; a store with neither
+    drinks nothing (doctor says so).
+    """
+    out: dict[str, StoreConfig] = {}
+    single = len(stores) == 1
+    for name, sc in stores.items():
+        own = sc.distill.journals
+        if own and sc.inherit_global_journals:
+            js, src = own + tuple(j for j in global_journals if j not in own), "own+global"
+        elif own:
+            js, src = own, "own"
+        elif (single or sc.inherit_global_journals) and global_journals:
+            js, src = global_journals, "global"
+        else:
+            js, src = (), "none"
+        out[name] = replace(sc, distill=replace(sc.distill, journals=js), journals_from=src)
+    return out
+
+
+def shared_journal_roots(config: Config) -> list[dict[str, Any]]:
+    """Journal roots two or more stores drink (one contains or is the other), each with
+    the stores that drink it: allowed when written down, always named by doctor."""
+    drinkers: list[tuple[str, Path, JournalSpec]] = []
+    for name, sc in config.stores.items():
+        for j in sc.distill.journals:
+            drinkers.append((name, Path(os.path.realpath(j.root)), j))
+    out: dict[str, set[str]] = {}
+    for i, (a, ra, ja) in enumerate(drinkers):
+        for b, rb, jb in drinkers[i + 1:]:
+            if a == b:
+                continue
+            if ra == rb or _inside(ra, rb) or _inside(rb, ra):
+                key = str(rb if _inside(ra, rb) else ra)
+                out.setdefault(key, set()).update((a, b))
+    return [{"root": root, "stores": sorted(names)} for root, names in sorted(out.items())]
 
 
 def _check_name(name: str, key: str) -> None:

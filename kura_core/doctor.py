@@ -6,8 +6,11 @@ memory's evidence manifest is gone, a tender that was running has stopped beatin
 store refuses writes (read-only, unless its write_policy is frozen), the workshop
 database cannot be used (damaged, full), or a write is still waiting to be finished.
 Worth knowing but not broken: islands, waiting drafts, a model that is down (kura
-still answers, degraded), malformed tags, a busy workshop database, and a workshop
-database that was missing and started afresh.
+still answers, degraded), malformed tags, a busy workshop database, a workshop database
+that was missing and started afresh, YAML-ish frontmatter (read in the line form,
+normalised on kura's next write), Markdown files whose names are not slugs, a store that
+drinks no journal, a journal root two stores drink, a capacity limit reached, the learned
+profile's state.
 
 Doctor never fails because of what it diagnoses: it answers with the problem named.
 """
@@ -83,7 +86,10 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
                       index_drift={"files_without_line": [], "lines_without_file": [], "duplicate_lines": []},
                       unreadable=[], drafts_waiting=0, seeds=0, tender={"state": "never started"},
                       models=_models(reg, name, probe=False), writable=False, workshop="missing",
-                      capacity={"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0},
+                      capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0,
+                                                 "bytes": 0}),
+                      normalise_on_write=[], ignored_files=[],
+                      journals=_journals(reg, name, notes), profile=None,
                       problems=problems, notes=notes)
         return report
 
@@ -117,6 +123,9 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     for m in scan.memories:
         for p in m.problems:
             unreadable.append({"file": f"{m.slug}.md", "why": p})
+    # YAML-ish frontmatter (hand-written, other tools): read in the line form, not broken
+    normalise = [{"file": f"{m.slug}.md", "why": m.form_why} for m in scan.memories if m.form != "yaml"]
+    ignored = _ignored_files(store)
 
     manifests_missing = []
     for m in scan.memories:
@@ -174,13 +183,34 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         notes.append(f"{drafts_waiting} draft(s) waiting for drain or review")
     if any(m.problems for m in scan.memories):
         notes.append("some frontmatter fields could not be read; see unreadable")
+    if normalise:
+        notes.append(f"{len(normalise)} memory file(s) have YAML-ish frontmatter, read in the line form "
+                     f"(first: {normalise[0]['file']}); kura writes them as YAML the next time it "
+                     "writes them — nothing to fix")
+    for f in ignored:
+        notes.append(f"{f['file']} is not read as a memory: {f['why']}")
+    journals = _journals(reg, name, notes)
+    from .profile import state_for_doctor
+
+    profile_report = dict(state_for_doctor(reg, name))
+    if profile_report["problem"]:
+        notes.append(f"the learned profile cannot be read: {profile_report['problem']}")
+    elif profile_report["draft"]["present"]:
+        notes.append(f"a profile draft is waiting: read it with `kura profile show -s {name}`, "
+                     f"apply it with `kura profile apply -s {name}`")
 
     models = _models(reg, name, probe=probe, calls=workshop["calls"])
     for role, st in models.items():
         if st.get("last_error") and st.get("failing"):
             notes.append(f"model {role}: {st['last_error']}")
 
-    profile = store.profile_path
+    capacity = _capacity(spec, {"memories": len(present), "index_tokens": index_tokens,
+                                "body_tokens": body_tokens, "bytes": nbytes})
+    if capacity["pressure"] is not None and capacity["pressure"] >= 1.0:
+        over = ", ".join(f"{k} {capacity[k]} of {v}" for k, v in capacity["limit"].items()
+                         if capacity[k] >= v)
+        notes.append(f"the store is at or over its capacity limit ({over}); kura keeps every memory "
+                     "— tidy, merge or raise [capacity] in kura.toml")
     report.update(
         ok=not problems,
         memories=len(present),
@@ -191,19 +221,72 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         manifests_missing=manifests_missing,
         drafts_waiting=drafts_waiting,
         seeds=seeds,
-        profile={"present": profile.is_file(),
-                 "bytes": profile.stat().st_size if profile.is_file() else 0},
+        normalise_on_write=normalise,
+        ignored_files=ignored,
+        profile=profile_report,
         charter={"present": bool(store.charter()), "path": str(store.charter_path)},
+        journals=journals,
         tender=tender,
         models=models,
-        capacity={"memories": len(present), "index_tokens": index_tokens,
-                  "body_tokens": body_tokens, "bytes": nbytes},
+        capacity=capacity,
         writable=workshop["writable"],
         workshop=workshop["state"],
         problems=problems,
         notes=notes,
     )
     return report
+
+
+def _capacity(spec: Any, used: dict[str, int]) -> dict[str, Any]:
+    """The four units side by side, with ``limit`` (the units set in [capacity]) and
+    ``pressure`` (the fullest unit's share of its limit): both None until a limit is set."""
+    limits = spec.capacity.limits()
+    pressure = max((used[k] / v for k, v in limits.items()), default=None) if limits else None
+    return {**used, "limit": limits or None,
+            "pressure": None if pressure is None else round(pressure, 4)}
+
+
+def _journals(reg: Registry, name: str, notes: list[str]) -> dict[str, Any]:
+    """Which journal roots this store drinks, and any it shares with another store."""
+    from .config import shared_journal_roots
+    from .distill.pipeline import no_journals_reason
+
+    spec = reg.config.stores[name]
+    roots = [{"adapter": j.adapter, "root": str(j.root)} for j in spec.distill.journals]
+    shared = [s for s in shared_journal_roots(reg.config) if name in s["stores"]]
+    if spec.journals_from == "none" and len(reg.config.stores) > 1 and reg.config.distill.journals:
+        # the case that used to share journals by accident: global journals, and this store
+        # neither names its own nor inherits them (with no journals anywhere, nothing is
+        # distilled for any store, and `journals.from` says "none")
+        notes.append(no_journals_reason(reg, name).replace(" drinks no journal:", " drinks nothing:"))
+    for s in shared:
+        others = ", ".join(x for x in s["stores"] if x != name)
+        notes.append(f"journal root {s['root']} is drunk by this store and by {others}: what is said "
+                     "there can become a memory in each (see docs/TRUST.md)")
+    return {"from": spec.journals_from, "roots": roots, "shared": shared}
+
+
+def _ignored_files(store: Store) -> list[dict[str, str]]:
+    """Markdown files in the store's directory that are not read as memories because their
+    name is not a slug (memory tools often write user_role.md or Notes.md)."""
+    from .fsutil import is_temp_name
+    from .store import RESERVED, slugify
+
+    out = []
+    try:
+        names = sorted(os.listdir(store.root))
+    except OSError:
+        return out
+    known = set(store.file_slugs())
+    for n in names:
+        if not n.endswith(".md") or is_temp_name(n) or n == "MEMORY.md":
+            continue
+        stem = n[:-3]
+        if stem in known or stem.lower() in RESERVED or stem.startswith("_") or not (store.root / n).is_file():
+            continue
+        out.append({"file": n, "why": f"its name is not a slug; rename it to {slugify(stem)}.md "
+                                      "(lower-case words joined by '-') to make it a memory"})
+    return out
 
 
 def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: list[str],

@@ -4,7 +4,8 @@ A stdlib ThreadingHTTPServer (daemon threads, HTTP/1.1 keep-alive, Nagle off) th
 parses a request, calls the Kura facade, and renders JSON. It holds no logic of its own.
 
     POST /recall    {question, hops, top, chars, store|mode}
-    POST /remember  {slug, description, body, type, title, tags, store|mode}   (403 unless direct-allowed)
+    POST /remember  {slug, description, body, type, title, tags, belongs_because, keep, may_fade,
+                    store|mode}   (403 unless direct-allowed; 422 when the floors refuse curation)
     GET  /index     the raw index (text/markdown)
     GET  /prefill   the resident block (JSON; format=text for hooks); ETag / If-None-Match
     GET  /memory/<slug>
@@ -55,7 +56,8 @@ LINGER_S = 1.0
 LINGER_BYTES = 16 * 1024 * 1024
 
 RECALL_FIELDS = {"question", "hops", "top", "chars", "store", "mode"}
-REMEMBER_FIELDS = {"slug", "description", "body", "type", "title", "tags", "store", "mode"}
+REMEMBER_FIELDS = {"slug", "description", "body", "type", "title", "tags", "store", "mode",
+                   "belongs_because", "keep", "may_fade"}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
@@ -235,9 +237,12 @@ def _route_remember(k: Kura, req: Request, name: str | None) -> Response:
         tags = []
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise HttpError(400, "'tags' must be a list of non-empty strings")
-    mem = k.remember(slug, description, text, store=name, type=mtype, title=title, tags=tags)
+    cur = {f: _str_field(body, f, required=False, limit=2000) for f in ("belongs_because", "keep", "may_fade")}
+    mem = k.remember(slug, description, text, store=name, type=mtype, title=title, tags=tags,
+                     **{f: v for f, v in cur.items() if v is not None})
     return json_response({"store": k.registry.resolve(name), "slug": mem.slug, "title": mem.title,
-                          "description": mem.description, "type": mem.type, "tags": list(mem.tags)})
+                          "description": mem.description, "type": mem.type, "tags": list(mem.tags),
+                          **{f: mem.curation(f) for f in cur if mem.curation(f)}})
 
 
 def _route_index(k: Kura, req: Request, name: str | None) -> Response:

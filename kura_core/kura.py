@@ -97,7 +97,8 @@ class Kura:
         return self.registry.store(store).index_text()
 
     def profile(self, *, store: str | None = None) -> dict[str, Any]:
-        """The store's charter text, and where its persona file is (never the persona itself)."""
+        """The store's charter text, where its persona file is (never the persona itself),
+        and the learned profile's state and text (``learned``; see :meth:`profile_state`)."""
         name = self.registry.resolve(store)
         spec = self.registry.config.stores[name]
         st = self.registry.store(name)
@@ -108,7 +109,32 @@ class Kura:
                 p = os.path.join(os.path.dirname(self.registry.config.source), p)
             persona = {"path": p, "exists": os.path.isfile(p)}
         return {"store": name, "charter": st.charter(), "charter_path": str(st.charter_path),
-                "persona": persona}
+                "persona": persona, "learned": self.profile_state(store=name).to_json()}
+
+    # ---- the learned profile (kura_core.profile) ---------------------------
+    def profile_state(self, *, store: str | None = None):
+        """Where the store's learned profile stands: the applied text, a waiting draft, and
+        whether the store is frozen (a ``ProfileState``; ``.state`` is 'none', 'applied',
+        'draft waiting' or 'unreadable')."""
+        from .profile import profile_state
+
+        return profile_state(self.registry, store)
+
+    def profile_draft(self, *, store: str | None = None):
+        """Ask the brain to draft a profile from the store's own memories; the draft waits in
+        ``_still/profile-draft.md`` for a person (a ``ProfileDraft``). Raises KuraError, or
+        ModelUnavailable with the reason when the brain cannot give a profile in sentences."""
+        from .profile import draft_profile
+
+        return draft_profile(self.registry, store)
+
+    def profile_apply(self, *, store: str | None = None, text: str | None = None):
+        """A person's act: make the waiting draft (or *text*) the store's profile (a
+        ``ProfileApplied``). Refused on a frozen store (PolicyError). No HTTP route or MCP
+        tool calls this."""
+        from .profile import apply_profile
+
+        return apply_profile(self.registry, store, text=text)
 
     def writable(self, *, store: str | None = None) -> bool:
         """Whether direct writes (remember) are allowed: write_policy = "direct-allowed"."""
@@ -146,8 +172,17 @@ class Kura:
 
     # ---- writing ---------------------------------------------------------
     def remember(self, slug: str, description: str, body: str, *, store: str | None = None,
-                 type: str = "", title: str = "", tags: Sequence[str] = ()) -> Memory:
-        """A direct write, allowed only when the store's write_policy is direct-allowed."""
+                 type: str = "", title: str = "", tags: Sequence[str] = (),
+                 belongs_because: str | None = None, keep: str | None = None,
+                 may_fade: str | None = None) -> Memory:
+        """A direct write, allowed only when the store's write_policy is direct-allowed.
+
+        Tags and the three curation sentences go through the same floors as the
+        distiller's text (:func:`kura_core.curation.curation_violations`); the memory's own
+        text vouches for them (CurationRefused names what is wrong; nothing is written).
+        """
+        from .curation import Curation, check_curation
+
         name = self.registry.resolve(store)
         policy = self.registry.config.stores[name].write_policy
         if policy != "direct-allowed":
@@ -159,5 +194,61 @@ class Kura:
         st = self.registry.store(name)
         if not st.index_path.is_file():
             raise PolicyError(f"store {name!r} does not exist yet: run `kura init {name} --path {st.root}`")
+        cur = Curation(belongs_because, keep, may_fade).given()
+        old_tags: Sequence[str] = ()
+        manifest = None
+        if st.has(slug):
+            try:
+                old = st.read(slug)
+                from .curation import manifest_of
+
+                old_tags, manifest = old.tags, manifest_of(old)
+            except KuraError:
+                pass
+        check_curation(st, slug=slug, description=description, body=body, manifest_ref=manifest,
+                       sentences=cur, tags=tags, allowed_tags=old_tags,
+                       human_names=self.registry.config.stores[name].distill.human_names)
         return st.write(slug, title=title or slug.replace("-", " "), description=description,
-                        body=body, type=type or "project", tags=tags, create_only=False)
+                        body=body, type=type or "project", tags=tags, create_only=False,
+                        meta=_curation_meta(cur))
+
+    def annotate(self, slug: str, *, store: str | None = None, add_tags: Sequence[str] = (),
+                 remove_tags: Sequence[str] = (), belongs_because: str | None = None,
+                 keep: str | None = None, may_fade: str | None = None) -> Memory:
+        """Set the curation of an existing memory: tags and the three sentences (None leaves
+        a sentence as it is, "" clears it). Through the same floors as the distiller's text,
+        vouched by the memory's own text and its evidence manifest; written through the
+        store's crash-safe write path. Refused on a frozen store."""
+        from .curation import Curation, check_curation, manifest_of
+
+        name = self.registry.resolve(store)
+        if self.registry.config.stores[name].write_policy == "frozen":
+            raise PolicyError(f"store {name!r} is frozen: nothing is written to it")
+        st = self.registry.store(name)
+        mem = st.read(slug)
+        cur = Curation(belongs_because, keep, may_fade).given()
+        drop = set(remove_tags)
+        missing = [t for t in drop if t not in mem.tags]
+        if missing:
+            raise KuraError(f"{slug} has no tag {missing[0]!r} to remove (its tags: "
+                            f"{', '.join(mem.tags) or 'none'})")
+        tags = [t for t in mem.tags if t not in drop] + [t for t in add_tags if t not in mem.tags]
+        tags = list(dict.fromkeys(tags))
+        if not cur and not add_tags and not drop:
+            raise KuraError("nothing to annotate: give --tag, --untag, --belongs-because, --keep or --may-fade")
+        new_tags = [t for t in tags if t not in mem.tags]
+        check_curation(st, slug=slug, description=mem.description, body=mem.body,
+                       manifest_ref=manifest_of(mem), sentences=cur, tags=new_tags,
+                       allowed_tags=mem.tags,
+                       human_names=self.registry.config.stores[name].distill.human_names)
+        entry = st.index().by_slug().get(slug)
+        meta = _curation_meta(cur)
+        meta.setdefault("metadata", {})["tags"] = tags
+        return st.write(slug, title=entry.title if entry else mem.title, description=mem.description,
+                        body=mem.body, type=mem.type, tags=tags, meta=meta)
+
+
+def _curation_meta(cur: dict[str, str]) -> dict[str, Any]:
+    """Frontmatter for curation sentences (a cleared one is written empty: the write path
+    keeps every key it does not set, so an empty sentence is how a clear is written)."""
+    return {k: " ".join(v.split()) for k, v in cur.items()}

@@ -47,6 +47,9 @@ httpx = _import_httpx()
 from .errors import ModelUnavailable
 
 ROLES = ("thinker", "brain", "scribe")
+#: Default seconds each role may take. The thinker answers recall in seconds (recall falls
+#: back to words past it); the brain and the scribe may be a slow local model, and wait.
+ROLE_TIMEOUTS = {"thinker": 60.0, "brain": 3600.0, "scribe": 3600.0}
 DIALECTS = ("vllm", "openai", "generic")
 
 #: Header naming the task on every request. Real servers ignore it; the scripted test

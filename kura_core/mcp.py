@@ -411,6 +411,11 @@ class McpSession:
                     "type": {"type": "string", "enum": list(TYPES)},
                     "title": {"type": "string"},
                     "tags": {"type": "array", "items": {"type": "string"}},
+                    "belongs_because": {"type": "string",
+                                        "description": "one sentence: why this memory belongs in this store"},
+                    "keep": {"type": "string",
+                             "description": "one sentence: what meaning must outlive any shortening"},
+                    "may_fade": {"type": "string", "description": "one sentence: what detail may fade"},
                     **sp}, "required": ["slug", "description", "body"], "additionalProperties": False},
                 "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
                                 "openWorldHint": False},
@@ -535,7 +540,8 @@ class McpSession:
             ". Call kura_map to see what it holds."
 
     def _tool_remember(self, args: Mapping[str, Any]) -> str:
-        self._check_args(args, {"slug", "description", "body", "type", "title", "tags"})
+        self._check_args(args, {"slug", "description", "body", "type", "title", "tags",
+                                "belongs_because", "keep", "may_fade"})
         fields: dict[str, Any] = {
             "slug": self._str(args, "slug"), "description": self._str(args, "description"),
             "body": self._str(args, "body"),
@@ -553,6 +559,10 @@ class McpSession:
             if not isinstance(tags, list) or not all(isinstance(x, str) and x.strip() for x in tags):
                 raise ToolFailure("tags must be a list of words")
             fields["tags"] = tags
+        for k in ("belongs_because", "keep", "may_fade"):
+            v = self._str(args, k, required=False)
+            if v:
+                fields[k] = v
         out = self.backend.remember(self._target(args), **fields)
         return f"remembered {out['slug']} in store {out['store']!r}"
 
@@ -708,3 +718,17 @@ def run_stdio(open_registry: Callable[[], Any], selector: str | None,
         except OSError:
             pass
     return 0
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    """``python -m kura_core.mcp``: the same server as ``kura mcp`` (the form MCP host
+    configurations use). Honours ``-c/--config`` and ``-s/--store`` like the CLI, and
+    KURA_CONFIG, KURA_STORE, KURA_URL and KURA_READONLY."""
+    from .cli import main as cli_main
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    return cli_main(["mcp", *args])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

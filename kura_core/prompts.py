@@ -1,25 +1,53 @@
 """How every model prompt is laid out, so a local server's prefix cache pays off.
 
-The charter comes first, byte-identical for every role; then the role's stable
-instructions; then any large stable material (the index); the task's own input is
-always the last message. Nothing volatile (dates, counters, the question) may appear
-before the last message.
+The charter comes first, byte-identical for every role; then the learned profile (when the
+store has one), byte-identical too; then the role's stable instructions; then any large
+stable material (the index); the task's own input is always the last message. Nothing
+volatile (dates, counters, the question) may appear before the last message.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
 
-def system_prompt(charter: str, instructions: str, stable: str = "") -> str:
+
+@dataclass(frozen=True)
+class Preamble:
+    """What every role reads first: the store's charter, then its learned profile."""
+
+    charter: str
+    profile: str = ""
+
+    def text(self) -> str:
+        parts = []
+        if self.charter.strip():
+            parts.append("# What this store is for (charter)\n\n" + self.charter.strip())
+        if self.profile.strip():
+            parts.append("# What this store has learned (profile)\n\n" + self.profile.strip())
+        return "\n\n".join(parts)
+
+
+def preamble(store: Any) -> Preamble:
+    """The charter and the applied profile of *store*, read now (both cached on the files)."""
+    from .profile import read_profile
+
+    return Preamble(store.charter(), read_profile(store))
+
+
+def system_prompt(charter: "str | Preamble", instructions: str, stable: str = "") -> str:
+    head = charter if isinstance(charter, Preamble) else Preamble(charter)
     parts = []
-    if charter.strip():
-        parts.append("# What this store is for (charter)\n\n" + charter.strip())
+    if head.text():
+        parts.append(head.text())
     parts.append("# Your task\n\n" + instructions.strip())
     if stable:
         parts.append(stable.rstrip("\n"))
     return "\n\n".join(parts) + "\n"
 
 
-def messages(charter: str, instructions: str, task_input: str, stable: str = "") -> list[dict[str, str]]:
+def messages(charter: "str | Preamble", instructions: str, task_input: str,
+             stable: str = "") -> list[dict[str, str]]:
     return [
         {"role": "system", "content": system_prompt(charter, instructions, stable)},
         {"role": "user", "content": task_input},

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, NamedTuple, Sequence
 
 from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
-from .prompts import messages as build_messages
+from .prompts import messages as build_messages, preamble
 from .registry import Registry
 from .store import Entry, Memory, Store
 from .tokens import estimate_tokens
@@ -225,7 +225,7 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
         how = "meaning"  # nothing to pick from; asking a model would be theatre
     else:
         nshards = len(shards)
-        charter = store.charter()
+        charter = preamble(store)
         tm = time.perf_counter()
         try:
             replies = _ask_shards(models, charter, shards, question, top)
@@ -365,7 +365,17 @@ def read_settled(store: Store, slug: str, *, retry_s: float = RETRY_S,
     seen = None
     while True:
         try:
-            return store.read(slug), ""
+            mem = store.read(slug)
+            if mem.form == "lines" and time.monotonic() < deadline:
+                # a file half-written by an in-place save often reads as YAML-ish: while it
+                # is still changing, wait for it to settle rather than take half of it
+                sig = _signature(store, slug)
+                if (seen is not None and sig != seen) or _recent(store, sig, wall()):
+                    seen = sig
+                    time.sleep(pause)
+                    pause = min(pause * 2, 0.05)
+                    continue
+            return mem, ""
         except NotFound:
             why = f"{slug}.md is gone (deleted or renamed while recall read it)"
         except ContainmentError as exc:

@@ -35,7 +35,7 @@ import stat
 import threading
 import unicodedata
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -122,6 +122,12 @@ class Memory:
     size: int = 0
     mtime_ns: int = 0
     problems: tuple[str, ...] = ()
+    #: "yaml" when strict YAML read the frontmatter, "lines" when only the line form did
+    #: (kura writes it back as YAML the next time it writes this memory).
+    form: str = "yaml"
+    form_why: str = ""
+    #: The first DATE_SCAN_CHARS characters of the file, where written dates are looked for.
+    lead: str = field(default="", repr=False, compare=False)
 
     @property
     def links(self) -> list[str]:
@@ -131,8 +137,14 @@ class Memory:
         v = self.meta.get(key, "")
         return v if isinstance(v, str) else ""
 
-    def date(self) -> dt.date | None:
-        """The newest date written inside the memory (updated, created), if any."""
+    def date(self, today: dt.date | None = None) -> dt.date | None:
+        """The newest date written inside the memory, if any.
+
+        Frontmatter ``updated``/``created``/``date`` (top level or under ``metadata``) and
+        any date written in the file's first DATE_SCAN_CHARS characters (``2026-11-28``,
+        ``2026/11/28``, ``2026年11月28日``, ``28 November 2026``, ``Nov 28, 2026``…). With
+        *today*, a date later than tomorrow is ignored (a deadline, a typo), not worn as age.
+        """
         md = self.meta.get("metadata") if isinstance(self.meta.get("metadata"), dict) else {}
         found: list[dt.date] = []
         for src in (md, self.meta):
@@ -140,6 +152,10 @@ class Memory:
                 d = _as_date(src.get(key))
                 if d:
                     found.append(d)
+        found += written_dates(self.lead or self.body[:DATE_SCAN_CHARS])
+        if today is not None:
+            latest = today + dt.timedelta(days=1)
+            found = [d for d in found if d <= latest]
         return max(found) if found else None
 
     def to_json(self) -> dict[str, Any]:
@@ -148,6 +164,35 @@ class Memory:
             "type": self.type, "tags": list(self.tags), "body": self.body,
             "links": self.links, "meta": _jsonable(self.meta),
         }
+
+
+#: How much of a memory file is searched for a written date (as the original does).
+DATE_SCAN_CHARS = 4000
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
+_MONTH = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATE_RES = (
+    re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?![\d])"),
+    re.compile(r"(?P<y>(?:19|20)\d\d)\s*[年년]\s*(?P<m>\d{1,2})\s*[月월]\s*(?P<d>\d{1,2})\s*[日일号號]"),
+    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(?P<y>(?:19|20)\d\d)\b", re.I),
+    re.compile(r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>(?:19|20)\d\d)\b", re.I),
+)
+
+
+def written_dates(text: str) -> list[dt.date]:
+    """Calendar dates written in *text* (ISO, slashed, CJK and English forms; full-width
+    digits too). Impossible dates (2026-02-30) are not dates."""
+    text = unicodedata.normalize("NFKC", text[:DATE_SCAN_CHARS])
+    out: list[dt.date] = []
+    for rx in _DATE_RES:
+        for m in rx.finditer(text):
+            g = m.groupdict()
+            month = _MONTHS[g["mon"].lower()[:3]] if g.get("mon") else int(g["m"])
+            try:
+                out.append(dt.date(int(g["y"]), month, int(g["d"])))
+            except ValueError:
+                continue
+    return out
 
 
 def _as_date(v: Any) -> dt.date | None:
@@ -175,31 +220,263 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+@dataclass(frozen=True)
+class Frontmatter:
+    """A memory file read: its frontmatter, its body, and which form the frontmatter had.
+
+    ``form`` is ``"yaml"`` when strict YAML read it, ``"lines"`` when only the line form
+    did (see :func:`read_frontmatter`); ``why`` says what strict YAML stumbled on.
+    """
+
+    meta: dict[str, Any]
+    body: str
+    form: str = "yaml"
+    why: str = ""
+
+
+#: Frontmatter fields that are prose: kept as the text written, never as YAML values.
+PROSE_KEYS = frozenset({"name", "title", "description", "belongs_because", "keep", "may_fade"})
+_KEY_LINE = re.compile(r"^(?P<key>[^\s:#\-\"'\[\]{}|>!&*%@`,?][^\s:]*)[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_ITEM_LINE = re.compile(r"^-(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_BLOCK_SCALAR = re.compile(r"^[|>][+-]?$")
+
+
 def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     """Split a memory file into (frontmatter, body). Raises MemoryFormatError."""
+    fm = read_frontmatter(text)
+    return fm.meta, fm.body
+
+
+def read_frontmatter(text: str) -> Frontmatter:
+    """Read a memory file's frontmatter: strict YAML first, then the line form.
+
+    People and other tools write *YAML-ish* frontmatter: ``key: value`` lines whose values
+    hold unquoted colons, ``#``, quotes or brackets, tab-indented children, no closing
+    ``---``. Such a file is still a memory. The line form reads it: one ``key: value`` per
+    line (the first of a repeated key wins), children of a key with no value by
+    indentation (a mapping, or a list of ``- item`` lines), prose fields as written.
+    Nothing is dropped: a line that cannot belong to the frontmatter starts the body.
+    Raises MemoryFormatError only when neither form can read the file.
+    """
     if text.startswith("\ufeff"):
         text = text[1:]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.startswith("---"):
         raise MemoryFormatError("no YAML frontmatter (the file must start with a '---' line)")
     lines = text.split("\n")
     if lines[0].strip() != "---":
         raise MemoryFormatError("the first line must be exactly '---'")
-    for i in range(1, len(lines)):
-        if lines[i].strip() == "---":
-            head = "\n".join(lines[1:i])
-            body = "\n".join(lines[i + 1:])
-            break
+    close = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    why = "the frontmatter is never closed with a '---' line"
+    if close is not None:
+        head = "\n".join(lines[1:close])
+        body = "\n".join(lines[close + 1:])
+        try:
+            meta = yaml.load(head, Loader=_LOADER) if head.strip() else {}
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or "not valid YAML"
+            why = f"not strict YAML ({problem}{f' at line {mark.line + 2}' if mark is not None else ''})"
+        else:
+            if isinstance(meta, dict):
+                lost = _comment_cut(lines[1:close], meta)
+                if not lost:
+                    return Frontmatter(meta, body.lstrip("\n"))
+                meta = {**meta, **lost}
+                return Frontmatter(meta, body.lstrip("\n"), "lines",
+                                   "a ' #' inside " + ", ".join(sorted(lost)) +
+                                   " would be a YAML comment; the text as written was kept")
+            why = "the frontmatter is not a mapping of keys to values"
+    meta, end = _line_form(lines)
+    if not meta:
+        if close is None:
+            raise MemoryFormatError("the frontmatter is never closed with a '---' line")
+        if "not a mapping" in why:
+            raise MemoryFormatError("the frontmatter must be a mapping of keys to values")
+        raise MemoryFormatError(f"the frontmatter is not valid YAML and has no 'key: value' lines "
+                                f"({why.removeprefix('not strict YAML ').strip('()')})")
+    if end is None or (close is not None and end != close):
+        why = "the frontmatter is never closed with a '---' line"
+        body = "\n".join(lines[end if end is not None else len(lines):])
+        if end is not None and close is not None and end < close:
+            why = (f"the frontmatter is not closed before line {end + 1} (its '---' comes later); "
+                   f"the body was read from line {end + 1}")
     else:
-        raise MemoryFormatError("the frontmatter is never closed with a '---' line")
+        body = "\n".join(lines[end + 1:])
+    return Frontmatter(meta, body.lstrip("\n"), "lines", why)
+
+
+def _comment_cut(head: Sequence[str], meta: Mapping[str, Any]) -> dict[str, str]:
+    """Prose fields whose ' #...' tail strict YAML read as a comment: {key: text as written}."""
+    out: dict[str, str] = {}
+    for line in head:
+        m = _KEY_LINE.match(line)
+        if not m or m["key"] not in PROSE_KEYS or not m["value"] or m["key"] in out:
+            continue
+        raw, parsed = m["value"], meta.get(m["key"])
+        if isinstance(parsed, str) and " #" in raw and raw[:1] not in "\"'" and raw != parsed \
+                and raw.startswith(parsed) and raw[len(parsed):].lstrip(" \t").startswith("#"):
+            out[m["key"]] = raw
+    return out
+
+
+def _indent(line: str) -> int:
+    n = 0
+    for ch in line:
+        if ch == " ":
+            n += 1
+        elif ch == "\t":
+            n += 4 - n % 4
+        else:
+            break
+    return n
+
+
+def _line_form(lines: Sequence[str]) -> tuple[dict[str, Any], int | None]:
+    """Read the line form from *lines* (lines[0] is the opening '---').
+
+    Returns (meta, end): *end* is the index of the closing '---', or of the first line
+    that cannot belong to a frontmatter (the body starts there); None when the text ends
+    inside the frontmatter.
+    """
+    i, n = 1, len(lines)
+    block: list[tuple[int, str]] = []  # (indent, stripped) of the frontmatter's lines
+    end: int | None = None
+    while i < n:
+        line = lines[i]
+        s = line.strip()
+        if s == "---":
+            end = i
+            break
+        if not s or (_indent(line) == 0 and s.startswith("#")):
+            block.append((0, ""))
+            i += 1
+            continue
+        if s == "...":
+            block.append((0, ""))
+            i += 1
+            continue
+        if _indent(line) == 0 and not _KEY_LINE.match(line) and not _ITEM_LINE.match(line):
+            # a line a frontmatter cannot hold: the frontmatter was never closed
+            end = i
+            while end > 1 and not lines[end - 1].strip():
+                end -= 1
+            return _mapping(block, 0)[0], end
+        block.append((_indent(line), s))
+        i += 1
+    return _mapping(block, 0)[0], end
+
+
+def _mapping(block: Sequence[tuple[int, str]], start: int) -> tuple[dict[str, Any], int]:
+    """Read key lines at the indentation of block[start] until a shallower line."""
+    out: dict[str, Any] = {}
+    i = start
+    while i < len(block) and not block[i][1]:
+        i += 1
+    if i >= len(block):
+        return out, i
+    level = block[i][0]
+    while i < len(block):
+        ind, s = block[i]
+        if not s:
+            i += 1
+            continue
+        if ind < level:
+            break
+        m = _KEY_LINE.match(s)
+        if ind > level or not m:
+            i += 1  # a stray deeper line with no key above it: nothing to attach it to
+            continue
+        key, value = m["key"].strip(), (m["value"] or "")
+        i += 1
+        children = []
+        j = i
+        while j < len(block) and (not block[j][1] or block[j][0] > level or (
+                not value and block[j][0] == level and _ITEM_LINE.match(block[j][1]))):
+            children.append(block[j])
+            j += 1
+        while children and not children[-1][1]:
+            children.pop()
+            j -= 1
+        if value and _BLOCK_SCALAR.match(value):
+            parsed: Any = _block_scalar(value, children)
+        elif value:
+            parsed = _scalar(key, " ".join([value] + [c[1] for c in children if c[1]]))
+        elif any(c[1] for c in children):
+            first = next(c for c in children if c[1])
+            if _ITEM_LINE.match(first[1]):
+                parsed = _items(key, children)
+            else:
+                parsed, _ = _mapping(children, 0)
+        else:
+            parsed = ""
+        i = j
+        if key not in out:  # the first of a repeated key wins
+            out[key] = parsed
+    return out, i
+
+
+def _items(key: str, children: Sequence[tuple[int, str]]) -> list[Any]:
+    items: list[Any] = []
+    for _, s in children:
+        m = _ITEM_LINE.match(s) if s else None
+        if m:
+            items.append(_scalar(key, m["value"] or "", item=True))
+        elif s and items and isinstance(items[-1], str):
+            items[-1] = f"{items[-1]} {s}"
+    return items
+
+
+def _block_scalar(indicator: str, children: Sequence[tuple[int, str]]) -> str:
+    texts = [s for _, s in children]
+    if indicator.startswith("|"):
+        return "\n".join(texts).strip("\n") + ("\n" if not indicator.endswith("-") else "")
+    paras = "\n".join(texts).split("\n\n")
+    return "\n".join(" ".join(p.split()) for p in paras).strip() + ("\n" if not indicator.endswith("-") else "")
+
+
+def _unquote(value: str) -> str | None:
+    """The text of a fully quoted YAML scalar, or None if *value* is not one."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        try:
+            got = yaml.load(f"v: {value}", Loader=_LOADER)
+        except yaml.YAMLError:
+            return value[1:-1]
+        if isinstance(got, dict) and isinstance(got.get("v"), str):
+            return got["v"]
+        return value[1:-1]
+    return None
+
+
+def _scalar(key: str, value: str, *, item: bool = False) -> Any:
+    """One line-form value. Prose stays the text written (a fully quoted one is unquoted);
+    anything else is read as YAML when that single value parses, else kept as text."""
+    value = value.strip()
+    quoted = _unquote(value)
+    if quoted is not None:
+        return quoted
+    if key in PROSE_KEYS and not item:
+        return value
+    if value.startswith("[") and value.endswith("]") and not item:
+        inner = value[1:-1].strip()
+        if not inner:
+            return []
+        try:
+            got = yaml.load(f"v: {value}", Loader=_LOADER)
+        except yaml.YAMLError:
+            got = None
+        if isinstance(got, dict) and isinstance(got.get("v"), list):
+            return got["v"]
+        return [(_unquote(p.strip()) if _unquote(p.strip()) is not None else p.strip())
+                for p in inner.split(",") if p.strip()]
     try:
-        meta = yaml.load(head, Loader=_LOADER) if head.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        raise MemoryFormatError(f"the frontmatter is not valid YAML{where}") from None
-    if not isinstance(meta, dict):
-        raise MemoryFormatError("the frontmatter must be a mapping of keys to values")
-    return meta, body.lstrip("\n")
+        got = yaml.load(f"v: {value}", Loader=_LOADER)
+    except yaml.YAMLError:
+        return value
+    if isinstance(got, dict) and "v" in got and not isinstance(got["v"], (dict, list)):
+        v = got["v"]
+        return "" if v is None else v
+    return value
 
 
 def render_memory(meta: Mapping[str, Any], body: str) -> str:
@@ -209,7 +486,8 @@ def render_memory(meta: Mapping[str, Any], body: str) -> str:
 
 
 def _memory_from_text(slug: str, text: str, path: Path, title: str, st: os.stat_result | None) -> Memory:
-    meta, body = split_frontmatter(text)
+    fm = read_frontmatter(text)
+    meta, body = fm.meta, fm.body
     problems: list[str] = []
     md = meta.get("metadata")
     if md is None:
@@ -218,7 +496,9 @@ def _memory_from_text(slug: str, text: str, path: Path, title: str, st: os.stat_
         problems.append("metadata is not a mapping")
         md = {}
     mtype = md.get("type", meta.get("type", ""))
-    if not isinstance(mtype, str):
+    if mtype is None:
+        mtype = ""
+    elif not isinstance(mtype, str):
         problems.append("metadata.type is not a word")
         mtype = ""
     elif mtype and mtype not in TYPES:
@@ -232,7 +512,9 @@ def _memory_from_text(slug: str, text: str, path: Path, title: str, st: os.stat_
         problems.append("tags is not a list of words")
         raw_tags = [t for t in raw_tags if isinstance(t, str)] if isinstance(raw_tags, list) else []
     desc = meta.get("description", "")
-    if not isinstance(desc, str):
+    if desc is None:
+        desc = ""
+    elif not isinstance(desc, str):
         problems.append("description is not text")
         desc = str(desc)
     name = meta.get("name")
@@ -250,6 +532,9 @@ def _memory_from_text(slug: str, text: str, path: Path, title: str, st: os.stat_
         size=st.st_size if st else len(text.encode()),
         mtime_ns=st.st_mtime_ns if st else 0,
         problems=tuple(problems),
+        form=fm.form,
+        form_why=fm.why,
+        lead=text[:DATE_SCAN_CHARS],
     )
 
 
@@ -672,6 +957,10 @@ class Store:
                 if hit and hit[0] == key:
                     return hit[1]
             raw = fh.read()
+            after = os.fstat(fh.fileno())
+        if len(raw) != st.st_size or (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+            # written to while it was read (an editor saving in place): not a memory yet
+            raise MemoryFormatError(f"{slug}.md changed while it was read")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

@@ -12,7 +12,10 @@ added link); a refused line is logged (gate_log kind ``trigger-refused``) and th
 trim is worn instead. With no scribe reachable the loom trims mechanically: never blank,
 never inside a number, ⚠️ and negations kept, cut at a word boundary and marked "…".
 
-Age is a date written inside the memory (:meth:`Memory.date`), else the file's mtime —
+Age is the newest date written inside the memory (:meth:`Memory.date`: frontmatter
+``created``/``updated``/``date``, or a date in the file's first 4,000 characters such as
+``Settled on 2026-11-28`` or ``2026年11月28日``; one later than tomorrow is ignored), else
+the file's mtime —
 unless that mtime's calendar day is shared by a fifth or more of the store's memories
 (``cp -r``, a restore or a checkout resets every timestamp), in which case the age is
 unknown and the memory is not fresh.
@@ -41,7 +44,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import KuraError, ModelUnavailable
 from .fsutil import atomic_write_text
-from .prompts import messages as build_messages
+from .prompts import messages as build_messages, preamble
 from .store import INDEX_FILE, Entry, Index, Memory, parse_index
 from .tokens import estimate_tokens
 
@@ -120,6 +123,11 @@ class WeaveResult:
     distrusted_days: tuple[str, ...] = ()
     model_error: str = ""  # why the scribe stopped being asked, when it did
     elapsed_ms: float = 0.0
+    #: True when no setting fits the budget: the lightest map was woven (and written) anyway,
+    #: and ``warning`` says so and where the weight is.
+    over_budget: bool = False
+    warning: str = ""
+    fresh_days_worn: int | None = None  # the fresh window the cloth was woven with
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,6 +149,9 @@ class WeaveResult:
             "weight": dict(self.weight),
             "distrusted_days": list(self.distrusted_days),
             "model_error": self.model_error,
+            "over_budget": self.over_budget,
+            "warning": self.warning,
+            "fresh_days_worn": self.fresh_days_worn,
             "index_sha256": self.index_sha256,
             "path": self.path,
             "elapsed_ms": round(self.elapsed_ms, 2),
@@ -434,7 +445,7 @@ def ages(memories: Sequence[Memory], today: dt.date) -> tuple[dict[str, int | No
     bad = distrusted_days(memories)
     out: dict[str, int | None] = {}
     for m in memories:
-        d = m.date()
+        d = m.date(today)
         if d is None:
             md = _mtime_day(m)
             d = md if md is not None and md not in bad else None
@@ -501,7 +512,7 @@ _UNREACHABLE = ("connection refused", "cannot connect", "cannot reach", "timed o
 @dataclass
 class _Scribe:
     models: Any
-    charter: str
+    charter: Any  # the store's Preamble (charter, then profile)
     budget: int
     human_names: Sequence[str]
     calls: int = 0
@@ -657,7 +668,7 @@ def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date]
     models = reg.models(name)
     scribe = None
     if (write if ask is None else ask) and models.configured("scribe"):
-        scribe = _Scribe(models, store.charter(), budget_t, spec.distill.human_names)
+        scribe = _Scribe(models, preamble(store), budget_t, spec.distill.human_names)
     now = reg.clock()
     ledger_rows: list[tuple[str, str, str]] = []
     refused: list[tuple[str, str]] = []
@@ -756,7 +767,7 @@ def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date]
     d_used = chosen if chosen is not None else candidates[-1]
     if ledger_rows:
         fill_ledger(ws, ledger_rows, now)
-    if chosen is not None and write:
+    if write:
         used = {ledger_key(it.entry.description, budget_t) for it in items if not it.fits}
         prune_ledger(ws, used, now - LEDGER_KEEP_S)
 
@@ -782,17 +793,20 @@ def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date]
     heaviest = tuple(sorted(per_line, key=lambda x: (-x[2], x[0]))[:10])
     counts = {k: sum(1 for w in worn if w[0] == k) for k in LAYERS}
 
-    written, unchanged, reason = False, False, ""
+    written, unchanged, reason, warning = False, False, "", ""
     path = store.still / WOVEN_FILE
     if chosen is None:
+        # the better map, not none: the lightest cloth is still lighter than the raw index a
+        # host would otherwise fall back to, so it is woven and written, with a warning
         heavy = ", ".join(f"{s} ({l}, {t})" for s, l, t in heaviest[:5])
         lays = ", ".join(f"{k} {v}" for k, v in weight.items())
-        reason = (f"the map does not fit: even with no fresh layer it is ~{tokens} tokens, over "
-                  f"the budget of {budget_tokens} (window_tokens {cfg.window_tokens} × "
-                  f"budget_fraction {cfg.budget_fraction}). Weight by layer: {lays} (header "
-                  f"and markers {overhead}). Heaviest lines: {heavy}. Lower trigger_tokens, "
-                  f"trim pinned lines, or raise budget_fraction; nothing was written")
-    elif write:
+        warning = (f"the map does not fit: even with no fresh layer it is ~{tokens} tokens, over "
+                   f"the budget of {budget_tokens} (window_tokens {cfg.window_tokens} × "
+                   f"budget_fraction {cfg.budget_fraction}). Weight by layer: {lays} (header "
+                   f"and markers {overhead}). Heaviest lines: {heavy}. The lightest map kura can "
+                   f"make was woven instead; lower trigger_tokens, trim pinned lines, or raise "
+                   f"budget_fraction")
+    if write:
         content = f"<!-- kura-woven index-sha256={index_sha} -->\n{cloth}\n"
         with store.locked():
             current = store.index_text()
@@ -815,11 +829,13 @@ def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date]
         store=name, lines=tuple(worn), layers=counts, tokens_est=tokens,
         budget_tokens=budget_tokens, ceiling_tokens=ceiling_tokens, fresh_days=cfg.fresh_days,
         fresh_days_used=chosen, model_calls=scribe.calls if scribe else 0, mechanical=mechanical,
-        refused=tuple(refused), written=written, reason=reason, heaviest=heaviest, weight=weight,
+        refused=tuple(refused), written=written, reason=reason or (warning if not written else ""),
+        heaviest=heaviest, weight=weight,
         ledger_hits=hits, unchanged=unchanged, index_sha256=index_sha, path=str(path),
         cloth=cloth, distrusted_days=tuple(sorted(d.isoformat() for d in bad_days)),
         model_error=scribe.stopped if scribe else "",
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
+        over_budget=chosen is None, warning=warning, fresh_days_worn=d_used,
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
-from ..prompts import messages as build_messages
+from ..prompts import messages as build_messages, preamble
 from ..registry import Registry
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
@@ -171,6 +171,32 @@ def journal_files(reg: Registry, name: str) -> list[tuple[str, Path]]:
     return out
 
 
+def no_journals_reason(reg: Registry, name: str) -> str:
+    """Why store *name* drinks no journal, and what to write in kura.toml."""
+    if len(reg.config.stores) > 1 and reg.config.distill.journals:
+        return (f"store {name!r} drinks no journal: with two or more stores kura does not guess "
+                f"whose [distill.journals] are; give it [stores.{name}.journals], or set "
+                f"inherit_global_journals = true under [stores.{name}]")
+    return f"no journals configured: add [distill.journals] or [stores.{name}.journals] to kura.toml"
+
+
+def _anything_waiting(ws: Any, files: Sequence[tuple[str, Path]], budget: int) -> bool:
+    """Whether a run would find anything to drink, without reserving it: a shelved or held
+    stretch, or complete records past the frontier of any journal."""
+    for adapter, path in files:
+        key = marks.journal_key(adapter, path)
+        if ws.query("SELECT 1 FROM reservations WHERE journal=? AND state IN ('shelved','held') "
+                    "LIMIT 1", (key,)):
+            return True
+        row = ws.query("SELECT mark, reserved_to FROM watermarks WHERE journal=?", (key,))
+        top = ws.query("SELECT MAX(end) AS e FROM reservations WHERE journal=?", (key,))
+        start = max([row[0]["mark"], row[0]["reserved_to"]] if row else [0]) if row else 0
+        start = max(start, (top[0]["e"] or 0) if top else 0)
+        if read_stretch(adapter, path, start, budget)[1] > start:
+            return True
+    return False
+
+
 def missing_roots(reg: Registry, name: str) -> list[str]:
     """Configured journal roots of a store that do not exist (a typo, or not created yet)."""
     return [f"{j.root} ({j.adapter})" for j in reg.config.stores[name].distill.journals if not Path(j.root).exists()]
@@ -240,16 +266,20 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
             report.stopped = ("journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
                               f"or [stores.{name}.journals] in kura.toml")
         elif not spec.distill.journals:
-            report.stopped = f"no journals configured: add [distill.journals] or [stores.{name}.journals] to kura.toml"
+            report.stopped = no_journals_reason(reg, name)
         else:
             report.stopped = "no journal files found under the configured roots"
         return report
+    budget = spec.distill.chunk_chars
     for role in ("brain", "scribe"):
         if not models.configured(role):
+            if not _anything_waiting(ws, files, budget):
+                # nothing new: that is "nothing to do" (exit 2), model or no model
+                report.stopped = "nothing new in the journals"
+                return report
             raise KuraError(
                 f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
                 "or [models.{role}] to kura.toml".replace("{role}", role))
-    budget = spec.distill.chunk_chars
     echo_for, echo = store.fingerprint(), echo_detector(store)
     for adapter, path in files:
         key = marks.journal_key(adapter, path)
@@ -289,6 +319,54 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
     return report
 
 
+COVERAGE_NOTE = """\
+
+Already taken from this evidence by an earlier pass (do not propose these again, in any
+wording):
+{taken}
+
+Read the evidence again for what that pass missed: anything else worth keeping that the
+list above does not already cover. If nothing is left, reply {{"candidates": []}}."""
+
+
+def _taken_key(c: Mapping[str, Any]) -> str:
+    return " ".join(str(c.get("title", "")).lower().split())
+
+
+def _coverage_passes(models: Any, charter: Any, task: str, first: list[dict], passes: int,
+                     max_items: int) -> list[dict]:
+    """The brain's extra passes over one batch (``coverage_passes`` - 1 of them).
+
+    Each pass sees the same evidence with a list of what earlier passes already took, and
+    is asked only for what they missed; a candidate whose title was already taken is not
+    taken twice, and a pass that adds nothing ends the passes. The same gate judges every
+    pass's candidates. The evidence stays where it was in the prompt, so the prefix a local
+    server cached for the first pass serves the others.
+    """
+    taken = list(first)
+    extra: list[dict] = []
+    for _ in range(max(0, passes - 1)):
+        listing = "\n".join(
+            f"- {str(c.get('title', '')).strip() or '(untitled)'}: {' '.join(str(c.get('description', '')).split())}"
+            for c in taken) or "- (nothing)"
+        reply = models.ask("brain", "kura_candidates",
+                           build_messages(charter, CANDIDATES_INSTRUCTIONS,
+                                          task + COVERAGE_NOTE.format(taken=listing)),
+                           CANDIDATES_SCHEMA)
+        seen = {_taken_key(c) for c in taken}
+        new = []
+        for c in reply.get("candidates", []):
+            if isinstance(c, dict) and _taken_key(c) not in seen:
+                seen.add(_taken_key(c))
+                new.append(c)
+        new = new[:max_items]
+        if not new:
+            break
+        taken += new
+        extra += new
+    return extra
+
+
 def echo_detector(store: Store) -> StoreEcho:
     """is_echo for the gate: a normalised quote (or piece of tool output) the store already
     holds -- in its index or in any memory -- is the store reading itself back, not new
@@ -314,7 +392,7 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
         (stretch.journal, stretch.start, stretch.end, _unit(adapter), len(segs), raw_tokens, ws.clock()))
     if not segs:
         return
-    charter = store.charter()
+    charter = preamble(store)
     lines = evidence_lines(segs)
     lang = spec.distill.language
     task = (f"At most {spec.distill.max_items} candidates."
@@ -323,6 +401,8 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
     reply = models.ask("brain", "kura_candidates",
                        build_messages(charter, CANDIDATES_INSTRUCTIONS, task), CANDIDATES_SCHEMA)
     cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][: spec.distill.max_items]
+    cands += _coverage_passes(models, charter, task, cands, spec.distill.coverage_passes,
+                              spec.distill.max_items)
     report.candidates += len(cands)
     results = run_gate(cands, segs, is_echo=echo, human_names=spec.distill.human_names,
                        min_quote_chars=spec.distill.min_quote_chars)
@@ -456,7 +536,7 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
                                         ensure_ascii=False)
             + "\n\nVerified evidence:\n" + evidence_lines(evidence)
             + "\n\nMost similar memories in the store:\n" + near_text + label)
-    msgs = build_messages(store.charter(), COMPOSE_INSTRUCTIONS, task)
+    msgs = build_messages(preamble(store), COMPOSE_INSTRUCTIONS, task)
     existing = set(store.file_slugs())
     for attempt in (1, 2):
         reply = models.ask("scribe", "kura_compose", msgs, COMPOSE_SCHEMA)
@@ -591,7 +671,7 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
     task = f"Ideas:\n{ideas}\n\nNew evidence ({path.name}):\n{evidence_lines(segs)}"
     try:
         reply = reg.models(name).ask("brain", "kura_seed_check",
-                                     build_messages(store.charter(), SEED_INSTRUCTIONS, task), SEED_SCHEMA)
+                                     build_messages(preamble(store), SEED_INSTRUCTIONS, task), SEED_SCHEMA)
     except ModelUnavailable:
         return 0  # a seed check is optional; the batch itself already succeeded
     ids = {r["id"]: r for r in waiting}
@@ -708,7 +788,7 @@ def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report
             + "\n\nEvidence:\n" + evidence_lines(segs))
     try:
         reply = models.ask("scribe", "kura_judge",
-                           build_messages(store.charter(), JUDGE_INSTRUCTIONS, task), JUDGE_SCHEMA)
+                           build_messages(preamble(store), JUDGE_INSTRUCTIONS, task), JUDGE_SCHEMA)
     except ModelUnavailable as exc:
         report.errors.append(f"{d.slug}: {exc}")
         report.stopped = "the scribe failed"

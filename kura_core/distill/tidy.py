@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..errors import KuraError, ModelUnavailable
-from ..prompts import messages as build_messages
+from ..prompts import messages as build_messages, preamble
 from ..registry import Registry
 from ..words import tokenize
 from ..floors import check_rewrite
@@ -147,7 +147,7 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
         task = (f"Why the line fails: {item['why']}\nOther lines it must not be confused with:\n{others or '(none)'}"
                 f"\n\nMemory {mem.slug}\ntitle: {title}\ncurrent line: {item['line']}\nbody:\n{mem.body.strip()[:3000]}")
         try:
-            reply = models.ask("scribe", "kura_tidy", build_messages(store.charter(), TIDY_INSTRUCTIONS, task),
+            reply = models.ask("scribe", "kura_tidy", build_messages(preamble(store), TIDY_INSTRUCTIONS, task),
                                TIDY_SCHEMA)
         except ModelUnavailable as exc:
             report.errors.append(f"{mem.slug}: {exc}")

@@ -113,13 +113,18 @@ class Violation:
             return f"adds {'a link' if r == 'link' else 'map markup'} ({t}) the source does not have ({f})"
         if k == SHAPE and r == "empty":
             return f"{f} is empty"
+        if k == SHAPE and r == "one_line":
+            return f"{f} must be one sentence on one line"
+        if k == SHAPE and r == "too_long":
+            return f"{f} is {t}; keep it under {n}"
         if k == TAG:
             if r == "not_a_word":
                 return f"tag {t!r} is not one word or a hyphenated phrase"
             if r == "distiller_only":
                 return f"tag {t} is written by the distiller, not proposed or set by hand"
             if r == "needs_evidence":
-                return f"tag {t} needs a surviving {n} quote"
+                return (f"tag {t} needs a surviving {n} quote (a memory written directly has no evidence manifest: leave "
+                        "the tag off, or let the distiller propose it)")
             return f"tag {t} is refused"
         return f"{k} {t} ({f})"
 

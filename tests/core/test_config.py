@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import subprocess
 import sys
@@ -241,7 +243,9 @@ def test_per_store_overrides_inherit_the_rest(tmp_path):
     assert maker.prefill.window_tokens == 65536 and maker.prefill.header == "What you remember:"
     assert maker.recall.top == 7 and maker.recall.hops == 2 and maker.recall.chars == 5000
 
-    assert eq.distill == c.distill
+    # two stores: eq names no journals and does not inherit, so it drinks nothing
+    assert eq.distill == dataclasses.replace(c.distill, journals=())
+    assert eq.journals_from == "none" and maker.journals_from == "own"
     assert eq.prefill == c.prefill
     assert eq.recall == c.recall
 
@@ -264,8 +268,22 @@ def test_only_thinker_fills_all_three_roles():
     c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 9}}},
                      source=None)
     t, b, s = c.models["thinker"], c.models["brain"], c.models["scribe"]
-    assert t is not None and t == b == s
-    assert (b.url, b.model, b.timeout) == ("http://h:1/v1", "m", 9.0)
+    assert t is not None and b == s
+    assert (b.url, b.model) == (t.url, t.model) == ("http://h:1/v1", "m")
+    # timeouts fit the role: the thinker's recall budget is not the slow roles' wait
+    assert (t.timeout, b.timeout, s.timeout) == (9.0, 3600.0, 3600.0)
+
+
+def test_role_timeouts_default_per_role_and_are_overridable():
+    c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m"}}}, source=None)
+    assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [60.0, 3600.0, 3600.0]
+    c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 5},
+                                 "brain": {"timeout": 900}, "scribe": {"timeout": 7200}}}, source=None)
+    assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [5.0, 900.0, 7200.0]
+    # the scribe inherits the brain's wait (both are the slow seat) unless it names its own
+    c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m"},
+                                 "brain": {"timeout": 1200}}}, source=None)
+    assert c.models["scribe"].timeout == 1200.0
 
 
 def test_brain_inherits_thinker_and_scribe_inherits_brain():

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SPEC_KEYS = {"store", "ok", "memories", "dead_links", "islands", "index_drift", "unreadable",
              "drafts_waiting", "seeds", "tender", "models", "capacity"}
-CAPACITY_KEYS = {"memories", "index_tokens", "body_tokens", "bytes"}
+CAPACITY_KEYS = {"memories", "index_tokens", "body_tokens", "bytes", "limit", "pressure"}
 
 
 def _config(tmp_path: Path) -> Path:
@@ -210,7 +210,8 @@ def test_cli_doctor_exit_codes_and_json(setup, tmp_path):
     rep = json.loads(ok.stdout)
     assert SPEC_KEYS <= set(rep)
     assert set(rep["capacity"]) == CAPACITY_KEYS
-    assert all(isinstance(rep["capacity"][k], int) for k in CAPACITY_KEYS)
+    assert all(isinstance(rep["capacity"][k], int) for k in CAPACITY_KEYS - {"limit", "pressure"})
+    assert rep["capacity"]["limit"] is None and rep["capacity"]["pressure"] is None
     assert rep["store"] == "good" and rep["ok"] is True and rep["memories"] == 2
 
     bad = _kura(tmp_path, "-c", cfg, "doctor", "-s", "broken", "--json")

@@ -184,7 +184,7 @@ def test_kura_db_deleted_under_a_live_server(tmp_path):
 def test_recall_names_every_picked_memory_it_could_not_include(tmp_path, model, capsys):
     reg = make_registry(tmp_path, stores={"main": MEMS}, model_url=model.url)
     st = reg.store("main")
-    (st.root / "gamma.md").write_text("---\nname: gamma\ndescription: [unclosed\n", encoding="utf-8")
+    (st.root / "gamma.md").write_bytes(b"---\nname: gamma\ndescription: \xff\xfe not text\n---\nbody\n")
     long_ago = time.time() - 3600
     os.utime(st.root / "gamma.md", (long_ago, long_ago))
     model.script("kura_pick", {"slugs": ["alpha", "gamma"]})

@@ -101,8 +101,9 @@ def test_bom_is_tolerated():
 
 @pytest.mark.parametrize("text, why", [
     ("no frontmatter here\n", "no YAML frontmatter"),
-    ("---\nname: a\nbody without a closing line\n", "never closed"),
-    ("---\nname: [unclosed\n---\nbody\n", "not valid YAML"),
+    ("---\n\njust prose, and the frontmatter never closes\n", "never closed"),
+    ("---\n[unclosed: a\n---\nbody\n", "not valid YAML"),
+    ("---\nthis is prose, not a key\n---\nbody\n", "mapping"),
     ("---\n- a\n- b\n---\nbody\n", "mapping"),
     ("--- name: a\n---\nbody\n", "exactly '---'"),
 ])

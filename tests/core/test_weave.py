@@ -472,24 +472,35 @@ def test_fresh_window_shrinks_to_fit_and_never_drops_a_line(tmp_path):
     reg.close()
 
 
-def test_nothing_fits_says_where_the_weight_is_and_writes_nothing(tmp_path, capsys):
+def test_nothing_fits_writes_the_lightest_map_says_so_and_where_the_weight_is(tmp_path, capsys):
     root = tmp_path / "main"
     _fit_store(root)
     reg = registry(root, prefill={"window_tokens": 1000})
     res = weave(reg, "main", today=lambda: TODAY)
-    assert not res.written and res.fresh_days_used is None
-    assert "does not fit" in res.reason and "Heaviest" in res.reason
+    # the better map, not none: hosts must not fall back to the heavier raw index
+    assert res.written and res.over_budget and res.fresh_days_used is None
+    assert res.reason == ""
+    assert "does not fit" in res.warning and "Heaviest" in res.warning and "lightest" in res.warning
     assert res.heaviest and res.heaviest[0][2] >= res.heaviest[-1][2]
-    assert res.weight["trigger"] > 0
-    assert not (root / "_still" / WOVEN_FILE).exists()
+    assert res.weight["trigger"] > 0 and res.layers["fresh"] == 0
+    cloth = (root / "_still" / WOVEN_FILE).read_text(encoding="utf-8")
+    raw = (root / "MEMORY.md").read_text(encoding="utf-8")
+    assert len(cloth) < len(raw)
     assert len(res.lines) == 30
+    light = res.tokens_est
+    wide = weave(registry(root, prefill={"window_tokens": 10**6}), "main", today=lambda: TODAY,
+                 write=False)
+    assert wide.layers["fresh"] == 12 and light < wide.tokens_est
     reg.close()
 
     cfg = _config(tmp_path, root, None, prefill="[prefill]\nwindow_tokens = 1000\n")
     from kura_core.cli import main
 
-    assert main(["-c", str(cfg), "weave"]) == 2
-    assert "does not fit" in capsys.readouterr().err
+    assert main(["-c", str(cfg), "weave", "--json"]) == 0
+    out = capsys.readouterr()
+    assert "does not fit" in out.err
+    got = json.loads(out.out)
+    assert got["written"] and got["over_budget"] and "Heaviest" in got["warning"]
 
 
 # --------------------------------------------------------------------------- compare-and-swap

@@ -118,8 +118,13 @@ def test_remember_is_refused_unless_direct_allowed(kura, tmp_path):
     assert not (store_dir / "disk-layout.md").exists()
 
     _allow_direct(kura, "main")
+    # a tag that claims something about the human needs evidence, and a direct write has none
+    claim = kura("remember", "disk-layout", "which disk holds what", "Fast is scratch.",
+                 "--tag", "landmine")
+    assert claim.returncode == 1 and "landmine" in claim.stderr
+    assert not (store_dir / "disk-layout.md").exists()
     ok = kura("remember", "disk-layout", "which disk holds what", "Fast is scratch. See [[archive]].",
-              "--type", "reference", "--title", "Disk layout", "--tag", "decision", "--tag", "landmine")
+              "--type", "reference", "--title", "Disk layout", "--tag", "decision", "--tag", "disks")
     assert ok.returncode == 0, ok.stderr
     assert "disk-layout" in ok.stdout
 
@@ -128,7 +133,7 @@ def test_remember_is_refused_unless_direct_allowed(kura, tmp_path):
     mem = Store(store_dir).read("disk-layout")
     assert mem.description == "which disk holds what"
     assert mem.body.strip() == "Fast is scratch. See [[archive]]."
-    assert mem.type == "reference" and mem.tags == ("decision", "landmine")
+    assert mem.type == "reference" and mem.tags == ("decision", "disks")
     assert mem.title == "Disk layout"
 
     piped = kura("remember", "archive", "the archive lives on the slow disk", "-", "--json",
