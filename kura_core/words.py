@@ -378,7 +378,8 @@ class WordIndex:
             for field, name in enumerate(_FIELDS):
                 w = self.field_weights[name]
                 avg = max(self._totals[field] / n, 1.0) if n else 1.0
-                out.append([w / (1.0 - b + b * ln / avg) for ln in self._lens[field]] if w
+                rest, per = 1.0 - b, b / avg  # w / (1 - b + b * len / avg)
+                out.append([w / (rest + per * ln) for ln in self._lens[field]] if w
                            else [0.0] * len(self._lens[field]))
             self._norms = (out[0], out[1], out[2])
         return self._norms
@@ -396,6 +397,20 @@ class WordIndex:
         if plist is None:
             return array("I"), array("d")
         n_title, n_desc, n_body = self._field_norms()
+        k1 = self.k1
+        if all(self.field_weights.values()):
+            # Every posting scores (each has a count in some field, every field weighs), so
+            # df is known up front and one pass gives the final weights.
+            n, df = len(self._slot_of), len(plist) // 3
+            scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
+            out = []
+            keep = out.append
+            it = iter(plist)
+            for slot, body, small in zip(it, it, it):
+                x = (body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
+                     if small else body * n_body[slot])
+                keep(scale * x / (k1 + x))
+            return plist[0::3], array("d", out)
         tfp = []
         keep = tfp.append
         it = iter(plist)
@@ -410,7 +425,6 @@ class WordIndex:
         if not slots:
             return slots, array("d")
         n, df = len(self._slot_of), len(slots)
-        k1 = self.k1
         scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
         return slots, array("d", [scale * x / (k1 + x) for x in tfp])
 

@@ -109,7 +109,7 @@ def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds
             root = str(Path(__file__).resolve().parents[2])
             env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
             proc = subprocess.run([sys.executable, "-m", "kura_core.bench.load", str(plan_file)],
-                                  capture_output=True, text=True, env=env,
+                                  capture_output=True, text=True, env=env, cwd=tmp,
                                   timeout=2 * float(seconds_cap) + 120)
         if proc.returncode != 0:
             raise KuraError(f"the load process failed: {proc.stderr.strip()[-400:]}")

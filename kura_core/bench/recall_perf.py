@@ -64,13 +64,16 @@ def measure_meaning(root: Path, thinker: InstantThinker, runs: int) -> tuple[dic
         reg.close()
 
 
-def measure_words(root: Path, runs: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(degraded recall figures, index-after-write figures) for the store at *root*."""
+def measure_words(root: Path, runs: int, n: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(degraded recall figures, index-after-write figures) for the store of *n* memories at *root*.
+
+    "Warm" is the steady state: every question has been asked once since the last change
+    (the first question to use a term after a change derives that term's weights).
+    """
     from ..recall import recall, word_index
 
     reg = Registry(parse_config({"stores": {"bench": {"path": str(root)}}}, source=None))
     try:
-        n = len(reg.store("bench").file_slugs())
         t0 = time.perf_counter()
         word_index(reg, "bench")
         build_ms = _ms(t0)
@@ -81,7 +84,12 @@ def measure_words(root: Path, runs: int) -> tuple[dict[str, Any], dict[str, Any]
             recall(reg, "bench", QUESTIONS[next(turn) % len(QUESTIONS)])
             return _ms(t)
 
+        for _ in QUESTIONS:
+            one()
         warm = [one() for _ in range(runs)]
+        checks = []
+        for _ in range(3):  # the periodic check of every file's identity, with nothing changed
+            checks.append(_full_check_ms(reg))
         kinds: dict[str, list[float]] = {"remember": [], "rewrite": [], "hand_edit": []}
         for i in range(max(3, runs)):
             kind = _write(reg, i)
@@ -92,10 +100,25 @@ def measure_words(root: Path, runs: int) -> tuple[dict[str, Any], dict[str, Any]
                   "after_write_ms_median": round(statistics.median(after), 2),
                   "after_write_ms_max": round(max(after), 2),
                   "by_kind_ms_median": {k: round(statistics.median(v), 2) for k, v in kinds.items() if v},
-                  "full_rebuild_ms": round(build_ms, 1), "writes": len(after)}
+                  "full_rebuild_ms": round(build_ms, 1), "writes": len(after),
+                  "periodic_check_ms": round(statistics.median(checks), 2)}
         return degraded, update
     finally:
         reg.close()
+
+
+def _full_check_ms(reg: Registry) -> float:
+    """How long word_index() takes when its periodic check of every file falls due."""
+    from .. import recall as recall_mod
+
+    every = recall_mod.RECHECK_S
+    recall_mod.RECHECK_S = 0.0
+    try:
+        t = time.perf_counter()
+        recall_mod.word_index(reg, "bench")
+        return _ms(t)
+    finally:
+        recall_mod.RECHECK_S = every
 
 
 def _write(reg: Registry, i: int) -> str:

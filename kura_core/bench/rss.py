@@ -54,13 +54,16 @@ def serve_rss(root: Path, workdir: Path, thinker: InstantThinker, *, timeout: fl
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     proc = subprocess.Popen([sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "serve", "--port", "0"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, env=env)
+                            text=True, env=env, cwd=workdir)  # not the caller's directory: nothing there shadows a module
     found: list[str] = []
+    said: list[str] = []
     ready = threading.Event()
 
     def drain() -> None:
         assert proc.stderr is not None
         for line in proc.stderr:
+            said.append(line.rstrip("\n"))
+            del said[:-40]
             if not found and (m := _LISTENING.search(line)):
                 found.append(m.group(1))
                 ready.set()
@@ -69,7 +72,7 @@ def serve_rss(root: Path, workdir: Path, thinker: InstantThinker, *, timeout: fl
     threading.Thread(target=drain, daemon=True).start()
     try:
         if not ready.wait(timeout) or not found:
-            raise KuraError("`kura serve` did not start listening")
+            raise KuraError("`kura serve` did not start listening:\n" + "\n".join(said[-20:]))
         port = int(found[0].rsplit(":", 1)[1].split("/")[0])
         started = rss_kb(proc.pid)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
@@ -80,7 +83,8 @@ def serve_rss(root: Path, workdir: Path, thinker: InstantThinker, *, timeout: fl
             r = conn.getresponse()
             payload = r.read()
             if r.status != 200:
-                raise KuraError(f"{method} {path} answered {r.status}: {payload[:200]!r}")
+                raise KuraError(f"{method} {path} answered {r.status}: {payload[:200]!r}; kura serve said:\n"
+                                + "\n".join(said[-20:]))
             return json.loads(payload) if r.getheader("Content-Type", "").startswith("application/json") else {}
 
         t0 = time.perf_counter()
