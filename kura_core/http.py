@@ -63,6 +63,9 @@ _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 _USE_CONFIG = object()
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, default=str)  # what json.dumps(…) would build on every call
+
+
 class HttpError(Exception):
     """A refusal with an HTTP status and a message for the caller."""
 
@@ -82,7 +85,7 @@ class Response:
 
 
 def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    data = json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8")
+    data = _JSON.encode(obj).encode("utf-8")
     return Response(status, data, headers=headers or {})
 
 

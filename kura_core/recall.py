@@ -95,11 +95,11 @@ def _plain(value: Any) -> Any:
 class _Words:
     """A store's word index and what it was made from; changed only under the build lock."""
 
-    __slots__ = ("index", "fp", "checked", "files", "listing", "entries")
+    __slots__ = ("index", "dir", "checked", "files", "listing", "entries")
 
-    def __init__(self, index: WordIndex, fp: tuple, checked: float, files: dict[str, tuple], entries: Index):
+    def __init__(self, index: WordIndex, dir: tuple | None, checked: float, files: dict[str, tuple], entries: Index):
         self.index = index
-        self.fp = fp  # store.fingerprint() when the index last caught up
+        self.dir = dir  # the store directory's identity when the index last caught up
         self.checked = checked  # monotonic time of the last check of every file
         self.files = files  # slug -> (inode, mtime_ns, size) of each file as it was read
         self.listing = {f"{slug}.md": fid[0] for slug, fid in files.items()}  # file name -> inode
@@ -172,7 +172,7 @@ def pick_messages(charter: str, shard: str, question: str, top: int) -> list[dic
 
 # --------------------------------------------------------------------------- the word tier
 
-def word_index(reg: Registry, name: str) -> WordIndex:
+def word_index(reg: Registry, name: str, *, index: Index | None = None) -> WordIndex:
     """The store's word index, built once, shared, and kept up to date with the store.
 
     After a write only the memories that changed are re-read and re-indexed: a file whose
@@ -183,14 +183,17 @@ def word_index(reg: Registry, name: str) -> WordIndex:
     the index answers exactly as one built from scratch would.
 
     Concurrent callers that find it missing or stale wait for one update instead of each
-    making their own.
+    making their own. *index* is the parsed MEMORY.md a caller just fetched (a recall has),
+    so the file is not looked at twice.
     """
     store = reg.store(name)
     cache = _cache(reg)
-    fp = store.fingerprint()
+    entries = store.index() if index is None else index
+    here = _dir_key(store)
     with cache.lock:
         state = cache.words.get(name)
-    if state is not None and state.fp == fp and time.monotonic() - state.checked < RECHECK_S:
+    if (state is not None and state.dir == here and state.entries is entries
+            and time.monotonic() - state.checked < RECHECK_S):
         return state.index
     with _build_lock(cache, name):
         with cache.lock:
@@ -207,6 +210,15 @@ def word_index(reg: Registry, name: str) -> WordIndex:
 def _build_lock(cache: _Cached, name: str) -> threading.Lock:
     with cache.lock:
         return cache.building.setdefault(name, threading.Lock())
+
+
+def _dir_key(store: Store) -> tuple | None:
+    """The store directory's identity: every create, rename and delete in it changes it."""
+    try:
+        st = os.stat(store.root)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 def _file_ids(store: Store, slugs: Sequence[str]) -> dict[str, tuple]:
@@ -232,23 +244,23 @@ def _doc(store: Store, slug: str, entries: dict[str, Entry]) -> Doc | None:
 
 
 def _build_words(store: Store) -> _Words:
-    fp = store.fingerprint()
+    here = _dir_key(store)
     now = time.monotonic()
     entries = store.index()
     files = _file_ids(store, store.file_slugs())  # identities first: a later change is seen next time
     by_slug = entries.by_slug()
     docs = [d for d in (_doc(store, slug, by_slug) for slug in files) if d is not None]
-    return _Words(WordIndex(docs), fp, now, files, entries)
+    return _Words(WordIndex(docs), here, now, files, entries)
 
 
 def _catch_up(store: Store, state: _Words) -> None:
     """Bring *state* up to the store as it is now, re-reading only what changed."""
-    fp = store.fingerprint()
+    here = _dir_key(store)
     now = time.monotonic()
     full = now - state.checked >= RECHECK_S
-    if fp == state.fp and not full:
-        return
     entries = store.index()
+    if here == state.dir and entries is state.entries and not full:
+        return
     if full:
         ids = _file_ids(store, store.file_slugs())
         changed = {slug for slug, fid in ids.items() if state.files.get(slug) != fid}
@@ -279,7 +291,7 @@ def _catch_up(store: Store, state: _Words) -> None:
     if len(changed) + len(removed) > max(64, REBUILD_SHARE * len(state.index)):
         fresh = _build_words(store)
         state.index, state.files, state.listing = fresh.index, fresh.files, fresh.listing
-        state.entries, state.fp, state.checked = fresh.entries, fresh.fp, fresh.checked
+        state.entries, state.dir, state.checked = fresh.entries, fresh.dir, fresh.checked
         return
     docs, gone = [], list(removed)
     for slug in removed:
@@ -303,7 +315,7 @@ def _catch_up(store: Store, state: _Words) -> None:
             docs.append(d)
     state.index.update(docs, remove=gone)
     state.entries = entries
-    state.fp = fp
+    state.dir = here
     if full:
         state.checked = now
 
@@ -364,11 +376,12 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
                         dropped.append(slug)
             if named and not picked:
                 how, reason = "words", "the thinker named only slugs that are not in the store"
-                _record_nonsense(reg, name, reason)
+                with aside():  # a database write that may wait on another process
+                    _record_nonsense(reg, name, reason)
             picked = picked[:top]
 
     if how == "words":
-        hits = word_index(reg, name).search(question, top)
+        hits = word_index(reg, name, index=idx).search(question, top)
         scores = hits
         picked = [s for s, _ in hits]
 

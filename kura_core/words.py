@@ -226,6 +226,7 @@ _FIELDS = ("title", "description", "body")
 _SMALL_MAX = 0xFFFF
 _BODY_MAX = 0xFFFFFFFF
 _DEFAULT_WEIGHTS: Mapping[str, float] = {"title": 2.0, "description": 2.0, "body": 1.0}
+_TINY = 5e-324  # the smallest positive float: "s >= _TINY" is "s > 0"
 
 
 def _field_counts(doc: Doc) -> tuple[tuple[int, int, int], dict[str, tuple[int, int]]]:
@@ -481,16 +482,16 @@ class WordIndex:
                 for slots, weights in plan:
                     for slot, w in zip(slots, weights):
                         acc[slot] = get(slot, 0.0) + w
-                floor = heapq.nlargest(top, acc.values())[-1]
-                scored = [(-s, docs[slot].slug) for slot, s in acc.items() if s >= floor and s > 0.0]
+                floor = max(heapq.nlargest(top, acc.values())[-1], _TINY)
+                scored = [(-s, docs[slot].slug) for slot, s in acc.items() if s >= floor]
             else:
                 # Many postings: a dense list is about twice as fast as a dict.
                 dense = [0.0] * len(docs)
                 for slots, weights in plan:
                     for slot, w in zip(slots, weights):
                         dense[slot] += w
-                floor = heapq.nlargest(top, dense)[-1]
-                scored = [(-s, docs[slot].slug) for slot, s in enumerate(dense) if s >= floor and s > 0.0]
+                floor = max(heapq.nlargest(top, dense)[-1], _TINY)  # only positive scores count
+                scored = [(-s, docs[slot].slug) for slot, s in enumerate(dense) if s >= floor]
         scored.sort()  # best first; equal scores by slug
         return [(slug, -neg) for neg, slug in scored[:top]]
 
