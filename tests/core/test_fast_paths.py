@@ -232,6 +232,25 @@ def test_the_word_index_follows_every_kind_of_write(tmp_path, monkeypatch, check
         assert _state(word_index(reg, "s")) == _fresh(reg.store("s").root)
 
 
+def test_the_word_index_follows_a_pour(tmp_path, model):
+    from kura_core.distill import pipeline
+    from tests.core.test_distill import config, echo_scribe, honest_brain, registry, write_journal
+
+    write_journal(tmp_path / "journals" / "s1.jsonl", [("user", "the archive goes on the slow disk from now on"),
+                                                      ("user", "the kettle stays with the router")])
+    model.script("kura_candidates", honest_brain)
+    model.script("kura_compose", echo_scribe)
+    model.script("kura_judge", {"verdict": "pour", "reason": "true to the evidence"})
+    reg = registry(config(tmp_path, model.url))
+    reg.store("main").write("older", title="Older", description="an older note about the disk", body="disk")
+    before = word_index(reg, "main")
+    pipeline.run(reg, "main")
+    assert len(pipeline.drain(reg, "main").poured) == 2
+    after = word_index(reg, "main")
+    assert after is before and len(after) == 3
+    assert _state(after) == _fresh(reg.store("main").root)
+
+
 def test_a_whole_store_change_rebuilds_instead(tmp_path, monkeypatch):
     mems = {f"m-{i}": (f"M {i}", f"trigger {i}", f"body {i} disk") for i in range(120)}
     reg = make_registry(tmp_path, stores={"s": mems})
