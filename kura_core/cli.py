@@ -428,7 +428,10 @@ def cmd_bench(ctx: Ctx) -> int:
         else:
             ctx.print(bench.score_line(rep))
             ctx.print(f"({rep['memories']} memories stored; passing needs {bench.PASS_SCORE})")
-        return OK if rep["score"] >= bench.PASS_SCORE else FAIL
+        if rep["score"] < bench.PASS_SCORE:
+            ctx.warn(f"kura: retention score {round(rep['score'], 2)} is below {bench.PASS_SCORE}")
+            return FAIL
+        return OK
     try:
         sizes = tuple(int(x) for x in a.sizes.split(",") if x.strip())
     except ValueError:

@@ -50,6 +50,8 @@ def perf(sizes: Sequence[int] = (500, 5000, 20000), *, runs: int = 9, workdir: P
                               "rss": None}
     for p in probes:
         report[p.name] = None
+    if rss and not supported():
+        report["rss"] = {"skipped": "resident memory is read from /proc, which this system does not have"}
     try:
         with InstantThinker(keep_prompts=True) as thinker:
             for n in sizes:
@@ -116,7 +118,7 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
             shared = "—" if mn is None else f"{mn * 100:.2f}% / {md * 100:.2f}%"
             lines.append(f"{p['memories']:>8}   {p['prompt_tokens_per_recall']:>24}   {shared:>44}"
                          f"   {p.get('warm_prefill_tokens_per_recall')} tokens")
-    if rep.get("rss"):
+    if isinstance(rep.get("rss"), list):
         lines.append("")
         lines.append("memories   kura serve resident memory (listening / warm / peak)")
         for m in rep["rss"]:

@@ -313,7 +313,9 @@ def test_retention_cli_prints_the_score_and_fails_below_ninety_percent(tmp_path,
                                          "question": "what was the throughput?", "expect": "99\\.9 tok"}])
     assert main(["-c", str(cfg), "bench", "retention", "--questions", str(bad),
                  "--corpus", str(FIXTURE / "corpus.jsonl")]) == 1
-    assert capsys.readouterr().out.startswith("score 0.67 (2/3)   decision 1/1  distractor 1/1  number 0/1")
+    got = capsys.readouterr()
+    assert got.out.startswith("score 0.67 (2/3)   decision 1/1  distractor 1/1  number 0/1")
+    assert "retention score 0.67 is below 0.9" in got.err
 
 
 def test_retention_without_a_model_says_so(tmp_path, kura_bin):
