@@ -540,16 +540,19 @@ def cmd_bench(ctx: Ctx) -> int:
 
     a = ctx.args
     if a.what == "compress":
-        rep = bench.compress(ctx.registry(), ctx.selector)
+        rep = bench.compress(ctx.registry(), ctx.selector, tokenizer_command=a.tokenizer_command)
         if a.json:
             ctx.json(rep)
         else:
             ratio = "—" if rep["store_ratio"] is None else f"{rep['store_ratio']:.4f}"
-            ctx.print(f"{rep['store']}: store_ratio {ratio} = {rep['memory_tokens']} memory + "
+            ctx.print(f"{rep['store']}: store_ratio {ratio} ({rep['ratio_label']}) = {rep['memory_tokens']} memory + "
                       f"{rep['index_tokens']} index tokens / {rep['raw_tokens_drunk']} journal tokens drunk "
                       f"({rep['batches']} batches); {rep['memories_counted']} memories counted, "
                       f"{rep['unattributed']} unattributed")
+            ctx.print(f"  counted by {rep['counted_by']}")
         return OK if rep["batches"] else NOTHING
+    if a.tokenizer_command:
+        raise KuraError("--tokenizer-command is for kura bench compress")
     if a.what == "retention":
         if not a.questions:
             raise KuraError("kura bench retention needs --questions FILE (and --corpus FILE beside it)")
@@ -557,19 +560,38 @@ def cmd_bench(ctx: Ctx) -> int:
         if a.json:
             ctx.json(rep)
         else:
-            for cat, s in rep["by_category"].items():
-                ctx.print(f"{cat:<12} {s['score']:>4g} / {s['of']}")
-            ctx.print(f"{'total':<12} {rep['score']:>4g} / {rep['of']}  ({rep['memories']} memories stored)")
+            ctx.print(bench.score_line(rep))
+            ctx.print(f"({rep['memories']} memories stored; passing needs {bench.PASS_SCORE})")
+        if rep["score"] < bench.PASS_SCORE:
+            ctx.warn(f"kura: retention score {round(rep['score'], 2)} is below {bench.PASS_SCORE}")
+            return FAIL
         return OK
-    sizes = tuple(int(x) for x in a.sizes.split(",") if x.strip())
+    try:
+        sizes = tuple(int(x) for x in a.sizes.split(",") if x.strip())
+    except ValueError:
+        raise KuraError(f"--sizes {a.sizes!r}: give store sizes as whole numbers, comma-separated") from None
+    if not sizes or min(sizes) < 1 or a.runs < 1:
+        raise KuraError("--sizes needs at least one size of 1 or more, and --runs at least 1")
+    probes, skipped = [], None
+    if not a.no_tui:
+        try:  # the app plugs its own figure in when it is installed; the core never imports it
+            from kura_tui.bench import probe as tui_probe
+        except ImportError as exc:
+            skipped = f"the TUI is not installed ({exc})"
+        else:
+            probes.append(tui_probe())
     say = None if a.json else (lambda m: ctx.err.write(f"  {m}…\n"))
-    rep = bench.perf(sizes, runs=a.runs, http=not a.no_http, tui=not a.no_tui, progress=say)
+    rep = bench.perf(sizes, runs=a.runs, http=not a.no_http, rss=not a.no_rss, probes=probes, progress=say)
+    if skipped:
+        rep["tui"] = {"skipped": skipped}
+    elif a.no_tui:
+        rep["tui"] = None
     if a.out:
         Path(a.out).write_text(json.dumps(rep, indent=2) + "\n", encoding="utf-8")
     if a.json:
         ctx.json(rep)
     else:
-        ctx.print(bench.perf_table(rep))
+        ctx.print(bench.perf_table(rep, probes))
     return OK
 
 
@@ -774,7 +796,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--runs", type=int, default=9, help="perf: runs per measurement (median reported)")
     sp.add_argument("--no-http", action="store_true", help="perf: skip the HTTP throughput run")
     sp.add_argument("--no-tui", action="store_true", help="perf: skip the TUI first-paint run")
+    sp.add_argument("--no-rss", action="store_true", help="perf: skip the resident memory of kura serve")
     sp.add_argument("--out", help="perf: also write the JSON report to this file")
+    sp.add_argument("--tokenizer-command", metavar="CMD",
+                    help="compress: count the store side exactly with CMD (reads text on stdin, prints a "
+                         "token count); the ratio is then labelled mixed")
 
     sp = add("tui", cmd_tui, "the full-screen TUI (also: kura with no command)", json_flag=False)
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")

@@ -27,18 +27,20 @@ with the traceback on stderr, never in the response.
 
 from __future__ import annotations
 
+import email.parser
 import hashlib
 import hmac
 import http.client
 import ipaddress
 import json
+import re
 import signal
 import socket
 import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -47,6 +49,7 @@ from . import __version__
 from .errors import ConfigError, KuraError
 from .kura import Kura
 from .registry import PATH_PREFIX, Registry
+from .turns import Turns
 
 #: seconds an idle keep-alive connection is kept before the server closes it.
 IDLE_TIMEOUT_S = 30.0
@@ -62,6 +65,9 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 _USE_CONFIG = object()
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, default=str)  # what json.dumps(…) would build on every call
 
 
 class HttpError(Exception):
@@ -83,7 +89,7 @@ class Response:
 
 
 def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    data = json.dumps(obj, ensure_ascii=False, default=str).encode("utf-8")
+    data = _JSON.encode(obj).encode("utf-8")
     return Response(status, data, headers=headers or {})
 
 
@@ -342,6 +348,13 @@ def _route_mcp(k: Kura, req: Request, name: str | None) -> Response:
 
 _PARSE_FAILED = object()
 
+#: the request line and header lines Handler.parse_request reads itself; anything else
+#: goes to the stdlib's parser. The limits are the stdlib's.
+_PLAIN_REQUEST_LINE = re.compile(rb"([A-Z]+) ([!-~]+) (HTTP/1\.[01])\r?\n")
+_PLAIN_HEADER_LINE = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*)\r?\n")
+_MAX_HEADER_LINE = 65536
+_MAX_HEADERS = 100
+
 ROUTES: dict[str, dict[str, Callable[..., Response]]] = {
     "/recall": {"POST": _route_recall},
     "/remember": {"POST": _route_remember},
@@ -356,6 +369,9 @@ ROUTES: dict[str, dict[str, Callable[..., Response]]] = {
 MEMORY_ROUTE = {"GET": _route_memory}
 #: body selectors do not apply to /mcp: its body is a JSON-RPC message.
 _NO_BODY_SELECTORS = {"/mcp"}
+#: routes whose work takes turns in arrival order (kura_core.turns); a recall steps aside
+#: while it waits on a model.
+_TAKES_TURNS = {"/recall"}
 
 
 def _lookup(route: str) -> dict[str, Callable[..., Response]] | None:
@@ -413,6 +429,55 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
         self._access_log(getattr(self, "command", None) or "-", code, 0.0)
+
+    # ---- parsing ---------------------------------------------------------
+    def parse_request(self) -> bool:
+        """The stdlib's parse_request for the common case, without the email package.
+
+        A request line of the usual shape (METHOD /path HTTP/1.1 or HTTP/1.0) and a header
+        block of plain ``Name: value`` lines give exactly the request state and HTTPMessage
+        the stdlib would (the same limits, the same values); the email parser it uses for
+        that costs more than the rest of the request path around recall. Anything else — an
+        unusual request line, a folded or odd header line — is parsed by the stdlib itself.
+        """
+        raw = self.raw_requestline
+        m = _PLAIN_REQUEST_LINE.fullmatch(raw)
+        if m is None:
+            return super().parse_request()
+        self.requestline = str(raw, "iso-8859-1").rstrip("\r\n")
+        command, path, version = (g.decode("iso-8859-1") for g in m.groups())
+        self.command, self.request_version = command, version
+        self.path = "/" + path.lstrip("/") if path.startswith("//") else path
+        self.close_connection = not (version == "HTTP/1.1" and self.protocol_version >= "HTTP/1.1")
+        lines: list[bytes] = []
+        while True:
+            line = self.rfile.readline(_MAX_HEADER_LINE + 1)
+            if len(line) > _MAX_HEADER_LINE:
+                self.send_error(431, "Line too long", f"got more than {_MAX_HEADER_LINE} bytes when reading header line")
+                return False
+            lines.append(line)
+            if len(lines) > _MAX_HEADERS:
+                self.send_error(431, "Too many headers", f"got more than {_MAX_HEADERS} headers")
+                return False
+            if line in (b"\r\n", b"\n", b""):
+                break
+        plain = [_PLAIN_HEADER_LINE.fullmatch(line) for line in lines[:-1]]
+        if lines[-1] and all(plain):
+            headers = self.MessageClass()
+            for h in plain:
+                headers.set_raw(h.group(1).decode("iso-8859-1"), h.group(2).decode("iso-8859-1"))
+        else:
+            headers = email.parser.Parser(_class=self.MessageClass).parsestr(b"".join(lines).decode("iso-8859-1"))
+        self.headers = headers
+        conntype = headers.get("Connection", "").lower()
+        if conntype == "close":
+            self.close_connection = True
+        elif conntype == "keep-alive" and self.protocol_version >= "HTTP/1.1":
+            self.close_connection = False
+        if (headers.get("Expect", "").lower() == "100-continue" and version == "HTTP/1.1"
+                and self.protocol_version >= "HTTP/1.1"):
+            return self.handle_expect_100()
+        return True
 
     # ---- dispatch --------------------------------------------------------
     def handle_expect_100(self) -> bool:
@@ -490,6 +555,9 @@ class Handler(BaseHTTPRequestHandler):
             if req.body is not None:
                 _object_body(req, {"store", "mode"})
         name = select_store(srv.registry, req, body_selectors=route not in _NO_BODY_SELECTORS)
+        if route in _TAKES_TURNS:  # the body is read and the reply not yet sent: local work only
+            with srv.turns.turn():
+                return methods[verb](srv.kura, req, name)
         return methods[verb](srv.kura, req, name)
 
     # ---- checks ----------------------------------------------------------
@@ -601,9 +669,15 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Cache-Control", "no-store")
         if self.close_connection:
             self.send_header("Connection", "close")
-        self.end_headers()
-        if not head and resp.status != 304 and resp.body:
-            self.wfile.write(resp.body)
+        body = resp.body if not head and resp.status != 304 else b""
+        if body and self.request_version != "HTTP/0.9" and isinstance(getattr(self, "_headers_buffer", None), list):
+            # head and body in one write: one syscall and one segment per reply, not two
+            self._headers_buffer += (b"\r\n", body)
+            self.flush_headers()
+        else:
+            self.end_headers()
+            if body:
+                self.wfile.write(body)
         self.wfile.flush()
         if getattr(self, "_linger", False):
             self._linger = False
@@ -619,6 +693,8 @@ class Handler(BaseHTTPRequestHandler):
         return f"{parts.path[:200]}?{'&'.join(k[:30] for k in keys[:10])}"
 
     def _access_log(self, method: str, status: int, ms: float) -> None:
+        if self.server.log is None:
+            return
         self.server.log_line(f"{self.client_address[0]} {method} {self._safe_path()} {status} {ms:.1f}ms")
 
 
@@ -667,6 +743,7 @@ class KuraServer(ThreadingHTTPServer):
         self._log_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self.connections = 0
+        self.turns = Turns()
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), Handler)
@@ -768,91 +845,3 @@ def serve_forever(reg: Registry, host: str | None = None, port: int | None = Non
         for sig, h in previous.items():
             signal.signal(sig, h)
     return 1 if crashed else 0
-
-
-# --------------------------------------------------------------------------- bench
-
-def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds_cap: float = 30.0,
-               store: str | None = None) -> dict[str, Any]:
-    """Throughput of POST /recall (degraded: words, no model) over keep-alive connections.
-
-    Starts a server on an ephemeral loopback port, runs `clients` threads each holding one
-    http.client connection, stops after `requests` recalls in all or `seconds_cap` seconds,
-    whichever comes first.
-    """
-    clients = max(1, int(clients))
-    requests = max(1, int(requests))
-    quiet = Registry(replace(reg.config, models={}), env=reg.env, clock=reg.clock, today=reg.today)
-    name = quiet.resolve(store)
-    titles = [e.title for e in quiet.store(name).index().entries if e.title.strip()][:50]
-    questions = titles or ["what do we know", "what was decided", "where does it live"]
-    server = make_server(quiet, "127.0.0.1", 0, token=None, log=None)
-    thread = start_in_thread(server)
-    lock = threading.Lock()
-    issued = 0
-    lat: list[float] = []
-    errors: list[str] = []
-    reconnects = 0
-    deadline = time.monotonic() + float(seconds_cap)
-
-    def take() -> int | None:
-        nonlocal issued
-        with lock:
-            if issued >= requests or time.monotonic() >= deadline:
-                return None
-            issued += 1
-            return issued
-
-    def client() -> None:
-        nonlocal reconnects
-        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-        try:
-            while (i := take()) is not None:
-                body = json.dumps({"question": questions[i % len(questions)], "store": name})
-                t = time.perf_counter()
-                try:
-                    conn.request("POST", "/recall", body=body, headers={"Content-Type": "application/json"})
-                    r = conn.getresponse()
-                    data = r.read()
-                    ms = (time.perf_counter() - t) * 1000
-                    if r.status != 200:
-                        with lock:
-                            errors.append(f"HTTP {r.status}: {data[:120]!r}")
-                    else:
-                        with lock:
-                            lat.append(ms)
-                except (OSError, http.client.HTTPException) as exc:
-                    with lock:
-                        errors.append(f"{type(exc).__name__}: {exc}")
-                        reconnects += 1
-                    conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-        finally:
-            conn.close()
-
-    t0 = time.perf_counter()
-    threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=float(seconds_cap) + 15)
-    elapsed = time.perf_counter() - t0
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
-    quiet.close()
-    lat.sort()
-
-    def pct(p: float) -> float:
-        if not lat:
-            return 0.0
-        return round(lat[min(len(lat) - 1, int(round(p * (len(lat) - 1))))], 2)
-
-    return {
-        "route": "POST /recall", "how": "words", "store": name, "clients": clients,
-        "requests": requests, "completed": len(lat), "errors": len(errors),
-        "error_samples": errors[:5], "reconnects": reconnects, "connections": server.connections,
-        "seconds": round(elapsed, 3), "capped": len(lat) + len(errors) < requests,
-        "requests_per_s": round(len(lat) / elapsed, 1) if elapsed > 0 else 0.0,
-        "p50_ms": pct(0.50), "p95_ms": pct(0.95), "max_ms": round(lat[-1], 2) if lat else 0.0,
-    }

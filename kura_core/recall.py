@@ -8,18 +8,22 @@ timeout, or answering nonsense — recall falls back to ranked word retrieval an
 
 from __future__ import annotations
 
+import atexit
+import json
 import os
 import threading
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any, Callable, NamedTuple, Sequence
 
 from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
 from .prompts import messages as build_messages, preamble
 from .registry import Registry
-from .store import Entry, Memory, Store
+from .store import Entry, Index, Memory, Store, memory_slug
 from .tokens import estimate_tokens
+from .turns import aside
 from .words import Doc, WordIndex, relevant_paragraphs
 
 PICK_SCHEMA = {
@@ -38,8 +42,16 @@ Reply with JSON only: {"slugs": ["slug", ...]} — the slugs (file names without
 most relevant first, at most the number asked for. Reply {"slugs": []} if nothing bears.
 Never invent a slug that is not in the index."""
 
-#: after this long without a full content check, the word index re-verifies every file.
+#: after this long without a full check, the word index re-verifies every file's identity
+#: (a hand edit made in place changes neither the directory nor the index).
 RECHECK_S = 5.0
+#: when more than this share of a store changed at once (a checkout, a restore), rebuilding
+#: the word index is cheaper than updating it memory by memory.
+REBUILD_SHARE = 0.25
+#: the read log is written in batches: at once after a quiet spell, then at most this often
+#: or when this many recalls are waiting, so a busy server does not queue on SQLite's lock.
+READ_LOG_EVERY_S = 0.5
+READ_LOG_BATCH = 256
 #: a memory file changed (or a directory entry moved) this recently may be mid-save: a read
 #: of it that fails is retried, for at most RETRY_S in all.
 RACE_WINDOW_S = 2.0
@@ -73,7 +85,7 @@ class RecallResult:
     skipped: tuple[Skipped, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # asdict, without deep copies
         for k in ("picked", "walked", "dropped"):
             d[k] = list(d[k])
         d["skipped"] = [{"slug": s.slug, "reason": s.reason} for s in self.skipped]
@@ -83,38 +95,76 @@ class RecallResult:
         return d
 
 
+def _plain(value: Any) -> Any:
+    """What dataclasses.asdict makes of a field value, without copying what needs no copy."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return [v if v is None or isinstance(v, (str, int, float)) else _plain(v) for v in value]
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value
+
+
+class _Words:
+    """A store's word index and what it was made from; changed only under the build lock."""
+
+    __slots__ = ("index", "dir", "checked", "files", "listing", "entries")
+
+    def __init__(self, index: WordIndex, dir: tuple | None, checked: float, files: dict[str, tuple], entries: Index):
+        self.index = index
+        self.dir = dir  # the store directory's identity when the index last caught up
+        self.checked = checked  # monotonic time of the last check of every file
+        self.files = files  # slug -> (inode, mtime_ns, size) of each file as it was read
+        self.listing = {f"{slug}.md": fid[0] for slug, fid in files.items()}  # file name -> inode
+        self.entries = entries  # the parsed MEMORY.md the titles and trigger lines came from
+
+
 class _Cached:
-    def __init__(self) -> None:
+    def __init__(self, reg: Registry) -> None:
         self.lock = threading.Lock()
-        self.words: dict[str, tuple[tuple, str, float, WordIndex]] = {}
-        self.prompts: dict[str, tuple[Any, tuple, tuple]] = {}
+        self.words: dict[str, _Words] = {}
+        self.prompts: dict[str, tuple[Any, tuple, tuple, dict[str, int]]] = {}
         self.building: dict[str, threading.Lock] = {}
+        self.reads: dict[str, list[tuple]] = {}
+        self.reads_written: dict[str, float] = {}
+        self.registry = weakref.ref(reg)
 
 
 _CACHE_ATTR = "_recall_cache"
+_LIVE: "weakref.WeakSet[_Cached]" = weakref.WeakSet()
 
 
 def _cache(reg: Registry) -> _Cached:
     c = getattr(reg, _CACHE_ATTR, None)
     if c is None:
-        c = _Cached()
-        setattr(reg, _CACHE_ATTR, c)
+        with _POOL_LOCK:
+            c = getattr(reg, _CACHE_ATTR, None)
+            if c is None:
+                c = _Cached(reg)
+                setattr(reg, _CACHE_ATTR, c)
+                _LIVE.add(c)
     return c
 
 
 # --------------------------------------------------------------------------- prompts
 
-def index_shards(entries: Sequence[Entry], shard_tokens: int) -> list[str]:
+def index_shards(entries: Sequence[Entry], shard_tokens: int, costs: dict[str, int] | None = None) -> list[str]:
     """The index as it stands in MEMORY.md, cut into shards of at most shard_tokens.
 
     Entry lines are sent exactly as written; each shard repeats the `## ` sector
-    heading its first line belongs to, so a sector's meaning survives the cut.
+    heading its first line belongs to, so a sector's meaning survives the cut. *costs*,
+    when given, remembers each line's token estimate across calls (it is filled in), so
+    cutting the index again after one line changed estimates one line.
     """
     shards: list[list[str]] = [[]]
     used = 0
     sector = None
+    memo = {} if costs is None else costs
     for e in entries:
-        cost = estimate_tokens(e.raw) + 1
+        cost = memo.get(e.raw)
+        if cost is None:
+            cost = memo[e.raw] = estimate_tokens(e.raw) + 1
         if shards[-1] and used + cost > shard_tokens:
             shards.append([])
             used = 0
@@ -136,22 +186,39 @@ def pick_messages(charter: str, shard: str, question: str, top: int) -> list[dic
 
 # --------------------------------------------------------------------------- the word tier
 
-def word_index(reg: Registry, name: str) -> WordIndex:
-    """The store's word index, built once and shared; rebuilt when the store changes.
+def word_index(reg: Registry, name: str, *, index: Index | None = None) -> WordIndex:
+    """The store's word index, built once, shared, and kept up to date with the store.
 
-    Concurrent callers that find it missing or stale wait for one build instead of each
-    building their own.
+    After a write only the memories that changed are re-read and re-indexed: a file whose
+    inode differs (every kura write replaces the file) or whose index line changed, plus
+    files added or removed. A hand edit made in place, which changes neither, is found by a
+    full check of every file's identity at most every RECHECK_S seconds. A change touching
+    more than REBUILD_SHARE of the store rebuilds instead, which is then cheaper. Either way
+    the index answers exactly as one built from scratch would.
+
+    Concurrent callers that find it missing or stale wait for one update instead of each
+    making their own. *index* is the parsed MEMORY.md a caller just fetched (a recall has),
+    so the file is not looked at twice.
     """
     store = reg.store(name)
     cache = _cache(reg)
-    fresh = _fresh_words(cache, store, name)
-    if fresh is not None:
-        return fresh
+    entries = store.index() if index is None else index
+    here = _dir_key(store)
+    with cache.lock:
+        state = cache.words.get(name)
+    if (state is not None and state.dir == here and state.entries is entries
+            and time.monotonic() - state.checked < RECHECK_S):
+        return state.index
     with _build_lock(cache, name):
-        fresh = _fresh_words(cache, store, name)
-        if fresh is not None:
-            return fresh
-        return _build_words(cache, store, name)
+        with cache.lock:
+            state = cache.words.get(name)
+        if state is None:
+            state = _build_words(store)
+            with cache.lock:
+                cache.words[name] = state
+        else:
+            _catch_up(store, state)
+        return state.index
 
 
 def _build_lock(cache: _Cached, name: str) -> threading.Lock:
@@ -159,37 +226,112 @@ def _build_lock(cache: _Cached, name: str) -> threading.Lock:
         return cache.building.setdefault(name, threading.Lock())
 
 
-def _fresh_words(cache: _Cached, store: Store, name: str) -> WordIndex | None:
-    fp = store.fingerprint()
-    now = time.monotonic()
-    with cache.lock:
-        hit = cache.words.get(name)
-    if not hit or hit[0] != fp:
+def _dir_key(store: Store) -> tuple | None:
+    """The store directory's identity: every create, rename and delete in it changes it."""
+    try:
+        st = os.stat(store.root)
+    except FileNotFoundError:
         return None
-    if now - hit[2] < RECHECK_S:
-        return hit[3]
-    full = store.content_fingerprint()
-    if full != hit[1]:
-        return None
-    with cache.lock:
-        cache.words[name] = (fp, full, now, hit[3])
-    return hit[3]
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def _build_words(cache: _Cached, store: Store, name: str) -> WordIndex:
-    fp = store.fingerprint()
+def _file_ids(store: Store, slugs: Sequence[str]) -> dict[str, tuple]:
+    """slug -> (inode, mtime_ns, size) of each memory file that is still there."""
+    root = str(store.root) + os.sep
+    out = {}
+    for slug in slugs:
+        try:
+            st = os.stat(root + slug + ".md")
+        except OSError:
+            continue
+        out[slug] = (st.st_ino, st.st_mtime_ns, st.st_size)
+    return out
+
+
+def _doc(store: Store, slug: str, entries: dict[str, Entry]) -> Doc | None:
+    try:
+        m = store.read(slug)
+    except KuraError:
+        return None  # unreadable or gone: left out, as a scan leaves it out
+    e = entries.get(slug)
+    return Doc(m.slug, e.title if e else m.title, e.description if e else m.description, m.body)
+
+
+def _build_words(store: Store) -> _Words:
+    here = _dir_key(store)
     now = time.monotonic()
-    full = store.content_fingerprint()
-    scan = store.scan()
-    entries = scan.index.by_slug()
-    docs = []
-    for m in scan.memories:
-        e = entries.get(m.slug)
-        docs.append(Doc(m.slug, e.title if e else m.title, e.description if e else m.description, m.body))
-    idx = WordIndex(docs)
-    with cache.lock:
-        cache.words[name] = (fp, full, now, idx)
-    return idx
+    entries = store.index()
+    files = _file_ids(store, store.file_slugs())  # identities first: a later change is seen next time
+    by_slug = entries.by_slug()
+    docs = [d for d in (_doc(store, slug, by_slug) for slug in files) if d is not None]
+    return _Words(WordIndex(docs), here, now, files, entries)
+
+
+def _catch_up(store: Store, state: _Words) -> None:
+    """Bring *state* up to the store as it is now, re-reading only what changed."""
+    here = _dir_key(store)
+    now = time.monotonic()
+    full = now - state.checked >= RECHECK_S
+    entries = store.index()
+    if here == state.dir and entries is state.entries and not full:
+        return
+    if full:
+        ids = _file_ids(store, store.file_slugs())
+        changed = {slug for slug, fid in ids.items() if state.files.get(slug) != fid}
+        removed = [slug for slug in state.files if slug not in ids]
+    else:
+        # Only the directory or MEMORY.md moved. A write replaces files, and a replaced
+        # file has a new inode, which the directory listing carries without a stat.
+        try:
+            with os.scandir(store.root) as it:
+                listing = {e.name: e.inode() for e in it}
+        except FileNotFoundError:
+            listing = {}
+        before = state.listing
+        moved = [name for name, ino in listing.items() if before.get(name) != ino]
+        ids = _file_ids(store, [slug for slug in map(memory_slug, moved) if slug])
+        changed = set(ids)
+        removed = [slug for slug in map(memory_slug, before.keys() - listing.keys())
+                   if slug and slug in state.files]
+    by_slug = entries.by_slug()
+    if entries is not state.entries:
+        was = state.entries.by_slug()
+        for slug, e in by_slug.items():
+            o = was.get(slug)
+            if o is not e and (o is None or o.title != e.title or o.description != e.description):
+                changed.add(slug)
+        changed.update(slug for slug in was.keys() - by_slug.keys())
+    changed.difference_update(removed)
+    if len(changed) + len(removed) > max(64, REBUILD_SHARE * len(state.index)):
+        fresh = _build_words(store)
+        state.index, state.files, state.listing = fresh.index, fresh.files, fresh.listing
+        state.entries, state.dir, state.checked = fresh.entries, fresh.dir, fresh.checked
+        return
+    docs, gone = [], list(removed)
+    for slug in removed:
+        state.files.pop(slug, None)
+        state.listing.pop(f"{slug}.md", None)
+    for slug in changed:
+        if slug not in ids:
+            ids.update(_file_ids(store, (slug,)))  # an index line changed; the file did not
+        fid = ids.get(slug)
+        if fid is None:  # no such file (any more)
+            state.files.pop(slug, None)
+            state.listing.pop(f"{slug}.md", None)
+            gone.append(slug)
+            continue
+        state.files[slug] = fid
+        state.listing[f"{slug}.md"] = fid[0]
+        d = _doc(store, slug, by_slug)
+        if d is None:
+            gone.append(slug)
+        else:
+            docs.append(d)
+    state.index.update(docs, remove=gone)
+    state.entries = entries
+    state.dir = here
+    if full:
+        state.checked = now
 
 
 # --------------------------------------------------------------------------- recall
@@ -205,21 +347,23 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
     chars = rc.chars if chars is None else max(200, int(chars))
     question = " ".join(str(question).split())
 
-    if not store.index_path.is_file():
+    idx = store.index()
+    if not idx.lines and not store.index_path.is_file():
         from .errors import NotFound
 
         raise NotFound(f"store {name!r} has no MEMORY.md at {store.root}: run `kura init {name} --path {store.root}`")
-    idx = store.index()
     shard_tokens = reg.config.stores[name].recall.shard_tokens
-    known, valid, shards = _prepared(reg, name, store, idx, shard_tokens)
+    models = reg.models(name)
+    thinker = models.configured("thinker")
+    # the prompt shards are only cut when a thinker will read them
+    known, valid, shards = _prepared(reg, name, store, idx, shard_tokens) if thinker else (frozenset(), [], [])
 
     how, reason, model_ms, nshards = "meaning", "", 0.0, 0
     picked: list[str] = []
     dropped: list[str] = []
     scores: list[tuple[str, float]] = []
-    models = reg.models(name)
 
-    if not models.configured("thinker"):
+    if not thinker:
         how, reason = "words", "thinker is not configured"
     elif not valid:
         how = "meaning"  # nothing to pick from; asking a model would be theatre
@@ -228,7 +372,8 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
         charter = preamble(store)
         tm = time.perf_counter()
         try:
-            replies = _ask_shards(models, charter, shards, question, top)
+            with aside():  # a request waiting on the model does not hold up local ones
+                replies = _ask_shards(models, charter, shards, question, top)
         except ModelUnavailable as exc:
             how, reason = "words", str(exc)
         model_ms = (time.perf_counter() - tm) * 1000
@@ -245,15 +390,16 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
                         dropped.append(slug)
             if named and not picked:
                 how, reason = "words", "the thinker named only slugs that are not in the store"
-                _record_nonsense(reg, name, reason)
+                with aside():  # a database write that may wait on another process
+                    _record_nonsense(reg, name, reason)
             picked = picked[:top]
 
     if how == "words":
-        hits = word_index(reg, name).search(question, top)
+        hits = word_index(reg, name, index=idx).search(question, top)
         scores = hits
         picked = [s for s, _ in hits]
 
-    reader = _Reader(store)
+    reader = _Reader(store, idx)  # the walk and the context read each memory once, against one index
     walked = _walk(store, reader, picked, hops)
     context, walked = _context(store, reader, walked, question, chars)
     elapsed = (time.perf_counter() - t0) * 1000
@@ -268,7 +414,11 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
 
 
 def _prepared(reg: Registry, name: str, store: Store, idx: Any, shard_tokens: int):
-    """(known slugs, valid entries, prompt shards), cached until the index or the files change."""
+    """(known slugs, valid entries, prompt shards), cached until the index or the files change.
+
+    Each line's token estimate is remembered, so after a write only the changed line is
+    estimated again.
+    """
     files_key = store.fingerprint()
     cache = _cache(reg)
     with cache.lock:
@@ -278,9 +428,12 @@ def _prepared(reg: Registry, name: str, store: Store, idx: Any, shard_tokens: in
     present = set(store.file_slugs())
     valid = [e for e in idx.entries if e.slug in present]
     known = frozenset({e.slug for e in valid} | present)
-    out = (known, valid, index_shards(valid, shard_tokens) if valid else [])
+    costs = hit[3] if hit else {}
+    if len(costs) > 2 * len(valid) + 1024:
+        costs = {}  # lines long gone: start the memo again
+    out = (known, valid, index_shards(valid, shard_tokens, costs) if valid else [])
     with cache.lock:
-        cache.prompts[name] = (idx, (files_key, shard_tokens), out)
+        cache.prompts[name] = (idx, (files_key, shard_tokens), out, costs)
     return out
 
 
@@ -331,10 +484,12 @@ def _record_nonsense(reg: Registry, name: str, reason: str) -> None:
 
 
 class _Reader:
-    """Reads memories for one recall, each once, and remembers why any could not be read."""
+    """Reads memories for one recall, each once and against the index the recall started
+    from, and remembers why any could not be read."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, index: Index | None = None):
         self.store = store
+        self.index = index
         self.mems: dict[str, Memory] = {}
         self.skipped: dict[str, str] = {}
 
@@ -343,7 +498,7 @@ class _Reader:
             return self.mems[slug]
         if slug in self.skipped:
             return None
-        mem, why = read_settled(self.store, slug)
+        mem, why = read_settled(self.store, slug, index=self.index)
         if mem is None:
             self.skipped[slug] = why
         else:
@@ -352,7 +507,7 @@ class _Reader:
 
 
 def read_settled(store: Store, slug: str, *, retry_s: float = RETRY_S,
-                 wall: Callable[[], float] = time.time) -> tuple[Memory | None, str]:
+                 wall: Callable[[], float] = time.time, index: Index | None = None) -> tuple[Memory | None, str]:
     """Read one memory, retrying a read that raced a save: an editor rewriting the file in
     place (empty or half-written for an instant), or a rename that briefly leaves no file.
 
@@ -365,7 +520,7 @@ def read_settled(store: Store, slug: str, *, retry_s: float = RETRY_S,
     seen = None
     while True:
         try:
-            mem = store.read(slug)
+            mem = store.read(slug, index=index)
             if mem.form == "lines" and time.monotonic() < deadline:
                 # a file half-written by an in-place save often reads as YAML-ish: while it
                 # is still changing, wait for it to settle rather than take half of it
@@ -448,7 +603,7 @@ def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str
             mems.append(mem)
     if not mems:
         return "", []
-    entries = store.index().by_slug()
+    entries = (reader.index or store.index()).by_slug()
     per = max(300, chars // len(mems))
     blocks = []
     for m in mems:
@@ -461,12 +616,47 @@ def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str
 
 
 def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
-    import json
+    """Note the recall in the store's read log: at once after a quiet spell; under load in
+    batches (every READ_LOG_EVERY_S or READ_LOG_BATCH recalls), one transaction each."""
+    cache = _cache(reg)
+    row = (reg.clock(), res.question[:500], res.how, json.dumps(list(res.picked)), res.elapsed_ms)
+    now = time.monotonic()
+    with cache.lock:
+        waiting = cache.reads.setdefault(name, [])
+        waiting.append(row)
+        if len(waiting) < READ_LOG_BATCH and now - cache.reads_written.get(name, -READ_LOG_EVERY_S) < READ_LOG_EVERY_S:
+            return
+        rows = waiting[:]
+        waiting.clear()
+        cache.reads_written[name] = now
+    _write_reads(reg, name, rows)
 
+
+def _write_reads(reg: Registry, name: str, rows: list[tuple]) -> None:
     try:
-        reg.workshop(name).execute(
-            "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
-            (reg.clock(), res.question[:500], res.how, json.dumps(list(res.picked)), res.elapsed_ms),
-        )
+        with aside(), reg.workshop(name).transaction() as conn:  # may wait on another process's lock
+            conn.executemany(
+                "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)", rows)
     except Exception:
         pass  # the read log is a convenience; a locked or read-only workshop never fails a recall
+
+
+def flush_read_log(reg: Registry) -> None:
+    """Write every recall still waiting for the read log (a process about to exit calls this)."""
+    cache = getattr(reg, _CACHE_ATTR, None)
+    if cache is None:
+        return
+    with cache.lock:
+        waiting = {n: rows[:] for n, rows in cache.reads.items() if rows}
+        for rows in cache.reads.values():
+            rows.clear()
+    for name, rows in waiting.items():
+        _write_reads(reg, name, rows)
+
+
+@atexit.register
+def _flush_at_exit() -> None:
+    for cache in list(_LIVE):
+        reg = cache.registry()
+        if reg is not None:
+            flush_read_log(reg)

@@ -22,6 +22,7 @@ failed write appears later.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as dt
 import errno
@@ -78,6 +79,19 @@ def check_slug(slug: Any) -> str:
             f"(like 'archive-on-slow-disk'), at most {MAX_SLUG} characters"
         )
     return slug
+
+
+_MEMORY_FILE_RE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)\.md")
+
+
+def memory_slug(filename: str) -> str | None:
+    """The slug whose memory a file name in a store's directory holds, or None for anything
+    else (temp files, reserved names, names that are not slugs)."""
+    m = _MEMORY_FILE_RE.fullmatch(filename)
+    if m is None:
+        return None
+    slug = m.group(1)
+    return slug if len(slug) <= MAX_SLUG and slug not in RESERVED else None
 
 
 def _show(s: str) -> str:
@@ -584,14 +598,25 @@ def entry_line(slug: str, title: str, description: str) -> str:
 
 
 def parse_index(text: str) -> Index:
+    lines = _index_lines(text)
+    entries, foreign, _, _ = _parse_lines(lines, 0, len(lines), "", False)
+    return Index(tuple(lines), tuple(entries), tuple(foreign))
+
+
+def _index_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines = lines[:-1]
+    return lines
+
+
+def _parse_lines(lines: Sequence[str], start: int, stop: int, sector: str,
+                 in_comment: bool) -> tuple[list[Entry], list[tuple[int, str]], str, bool]:
+    """Parse lines[start:stop] from the given state; return what they hold and the state after."""
     entries: list[Entry] = []
     foreign: list[tuple[int, str]] = []
-    sector = ""
-    in_comment = False
-    for i, line in enumerate(lines):
+    for i in range(start, stop):
+        line = lines[i]
         stripped = line.strip()
         if in_comment:
             if "-->" in stripped:
@@ -610,14 +635,70 @@ def parse_index(text: str) -> Index:
         if "://" in target:
             continue  # an ordinary web link a person wrote; not ours
         slug = target[:-3] if target.endswith(".md") else target
-        try:
-            check_slug(slug)
-        except ContainmentError:
-            foreign.append((i, target))
-            continue
+        # a plain kebab-case slug is what check_slug accepts; anything else it judges
+        if not (SLUG_RE.fullmatch(slug) and len(slug) <= MAX_SLUG and slug not in RESERVED):
+            try:
+                check_slug(slug)
+            except ContainmentError:
+                foreign.append((i, target))
+                continue
         entries.append(Entry(slug, m.group("title").strip(), (m.group("desc") or "").strip(),
                              i, sector, line, target))
-    return Index(tuple(lines), tuple(entries), tuple(foreign))
+    return entries, foreign, sector, in_comment
+
+
+def _shifts_state(line: str) -> bool:
+    """Whether a line may open or close a comment or start a sector (then it is parsed in full)."""
+    return line.startswith("## ") or "--" in line
+
+
+def reparse_index(old: Index, text: str) -> Index:
+    """``parse_index(text)``, reusing *old*, the parse of an earlier version of the file.
+
+    A write changes one line of MEMORY.md, so only the lines between the unchanged head and
+    the unchanged tail are parsed again; entries before keep their objects, entries after
+    move by the number of lines added or removed. When a changed line opens or closes a
+    comment or starts a sector, the whole file is parsed again.
+    """
+    lines = _index_lines(text)
+    prev = old.lines
+    head = 0
+    for a, b in zip(lines, prev):
+        if a != b:
+            break
+        head += 1
+    if head == len(lines) == len(prev):
+        return old
+    tail = 0
+    room = min(len(lines), len(prev)) - head
+    for a, b in zip(reversed(lines), reversed(prev)):
+        if tail >= room or a != b:
+            break
+        tail += 1
+    new_mid = lines[head:len(lines) - tail]
+    old_mid = prev[head:len(prev) - tail]
+    if any(map(_shifts_state, new_mid)) or any(map(_shifts_state, old_mid)):
+        return parse_index(text)
+    sector, in_comment = "", False
+    for line in lines[:head]:
+        if line.startswith("## ") or "--" in line:  # _shifts_state, inline: this loop is hot
+            _, _, sector, in_comment = _parse_lines((line,), 0, 1, sector, in_comment)
+    mid, mid_foreign, _, _ = _parse_lines(lines, head, len(lines) - tail, sector, in_comment)
+    shift = len(lines) - len(prev)
+    cut = len(prev) - tail
+
+    def split(items: Sequence[Any], line_of: Callable[[Any], int]) -> tuple[list, list]:
+        # items are in line order
+        return (list(items[:bisect.bisect_left(items, head, key=line_of)]),
+                list(items[bisect.bisect_left(items, cut, key=line_of):]))
+
+    before, after = split(old.entries, lambda e: e.line_no)
+    if shift:
+        after = [Entry(e.slug, e.title, e.description, e.line_no + shift, e.sector, e.raw, e.target)
+                 for e in after]
+    f_before, f_after = split(old.foreign_links, lambda f: f[0])
+    f_after = [(n + shift, t) for n, t in f_after]
+    return Index(tuple(lines), tuple(before + mid + after), tuple(f_before + mid_foreign + f_after))
 
 
 def upsert_index_text(text: str, slug: str, title: str, description: str, sector: str = "") -> str:
@@ -696,11 +777,11 @@ class Store:
         self.pending_reason = ""
 
     # ---- paths -----------------------------------------------------------
-    @property
+    @functools.cached_property  # on every read's path: join once
     def still(self) -> Path:
         return self.root / STILL
 
-    @property
+    @functools.cached_property  # on every read's path: join once
     def index_path(self) -> Path:
         return self.root / INDEX_FILE
 
@@ -712,7 +793,7 @@ class Store:
     def profile_path(self) -> Path:
         return self.root / "profile.md"
 
-    @property
+    @functools.cached_property  # on every read's path: join once
     def intent_path(self) -> Path:
         return self.still / "intent.json"
 
@@ -726,19 +807,23 @@ class Store:
 
     def memory_path(self, slug: str) -> Path:
         """The file for *slug*, refusing anything that could leave the store."""
+        return self._memory_file(slug)[0]
+
+    def _memory_file(self, slug: str) -> tuple[Path, os.stat_result | None]:
+        """memory_path(), with the file's own status (None when there is no such file)."""
         check_slug(slug)
         path = self.root / f"{slug}.md"
         try:
             st = os.lstat(path)
         except FileNotFoundError:
-            return path
+            return path, None
         if stat.S_ISLNK(st.st_mode):
             raise ContainmentError(f"{slug}.md is a symbolic link; a store only answers for its own files")
         if not stat.S_ISREG(st.st_mode):
             raise ContainmentError(f"{slug}.md is not a regular file")
         if st.st_nlink > 1:
             raise ContainmentError(f"{slug}.md is hard-linked elsewhere; a store only answers for its own files")
-        return path
+        return path, st
 
     # ---- creation --------------------------------------------------------
     def init(self, label: str = "") -> None:
@@ -891,9 +976,11 @@ class Store:
             return Index((), ())
         key = (st.st_ino, st.st_mtime_ns, st.st_size)
         with self._cache_lock:
-            if self._index_cache and self._index_cache[0] == key:
-                return self._index_cache[1]
-        idx = parse_index(self._read_index_file())
+            hit = self._index_cache
+        if hit and hit[0] == key:
+            return hit[1]
+        text = self._read_index_file()
+        idx = reparse_index(hit[1], text) if hit else parse_index(text)
         with self._cache_lock:
             self._index_cache = (key, idx)
         return idx
@@ -917,26 +1004,30 @@ class Store:
             hit = self._slugs_cache
         if hit and hit[0] == key:
             return list(hit[1])
-        out = []
         try:
             names = os.listdir(self.root)
         except FileNotFoundError:
             return []
-        for n in names:
-            if not n.endswith(".md") or is_temp_name(n):
-                continue
-            slug = n[:-3]
-            if slug.lower() in RESERVED or not SLUG_RE.fullmatch(slug) or len(slug) > MAX_SLUG:
-                continue
-            out.append(slug)
+        out = [n[:-3] for n in names if _MEMORY_FILE_RE.fullmatch(n) and len(n) <= MAX_SLUG + 3
+               and n[:-3] not in RESERVED]  # memory_slug(n), inline: 20,000 names is a hot loop
         out.sort()
         with self._cache_lock:
             self._slugs_cache = (key, tuple(out))
         return out
 
-    def read(self, slug: str) -> Memory:
-        self._recover_if_needed()
-        path = self.memory_path(slug)
+    def read(self, slug: str, *, index: Index | None = None) -> Memory:
+        """One memory. *index*, the parsed MEMORY.md a caller already holds (a recall reads
+        several memories against one), names its title instead of looking the index up again."""
+        entries = (self.index() if index is None else index).by_slug()  # index() rolls a half-finished write forward
+        path, lst = self._memory_file(slug)
+        if lst is not None:
+            # The regular, singly linked file the memory was parsed from, unchanged: its
+            # status says so without opening it (three system calls a read, not seven).
+            entry = entries.get(slug)
+            with self._cache_lock:
+                hit = self._mem_cache.get(slug)
+            if hit and hit[0] == (lst.st_ino, lst.st_mtime_ns, lst.st_size, entry.title if entry else ""):
+                return hit[1]
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
@@ -949,7 +1040,7 @@ class Store:
             st = os.fstat(fh.fileno())
             if st.st_nlink > 1:
                 raise ContainmentError(f"{slug}.md is hard-linked elsewhere; refusing to read it")
-            entry = self.index().by_slug().get(slug)
+            entry = entries.get(slug)
             title = entry.title if entry else ""
             key = (st.st_ino, st.st_mtime_ns, st.st_size, title)
             with self._cache_lock:

@@ -25,10 +25,28 @@ _WORD_RE = re.compile(rf"[^\W{_CJK}]+", re.UNICODE)
 _SYMBOL_RE = re.compile(r"[^\s\w]", re.UNICODE)
 
 
+def _ascii_classes() -> dict[int, str]:
+    """Each ASCII character's class under the rule: w (word), s (symbol) or space."""
+    table = {}
+    for code in range(128):
+        ch = chr(code)
+        table[code] = "w" if _WORD_RE.fullmatch(ch) else "s" if _SYMBOL_RE.fullmatch(ch) else " "
+    return str.maketrans(table)
+
+
+_ASCII_CLASSES = _ascii_classes()
+
+
 def estimate_tokens(text: str) -> int:
     """Estimate how many tokens a typical LLM tokeniser spends on *text*."""
     if not text:
         return 0
+    if text.isascii():
+        # The same rule without regular expressions (several times faster; recall counts
+        # every context it returns): classify each character, then count runs and symbols.
+        classes = text.translate(_ASCII_CLASSES)
+        runs = classes.replace("s", " ").split()
+        return len(runs) + sum((len(r) - 1) // 6 for r in runs if len(r) > 6) + classes.count("s")
     rest, cjk = _CJK_RE.subn(" ", text)
     words = sum((len(w) + 5) // 6 for w in _WORD_RE.findall(rest))
     return (cjk * 6 + 4) // 5 + words + len(_SYMBOL_RE.findall(rest))

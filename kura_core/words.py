@@ -11,8 +11,9 @@ tokeniser is Unicode-aware:
   plus single characters for Han ideographs.
 
 Ranking is BM25F over three fields (title, trigger line, body), computed from inverted
-postings built once. Everything here is standard library only and read-only after build, so
-one index can serve concurrent searches from several threads.
+postings that follow writes: a changed memory replaces only its own postings, and the index
+then answers exactly as one rebuilt from scratch would. Everything here is standard library
+only; one index serves concurrent searches and updates from several threads.
 
 ``relevant_paragraphs`` trims a memory to a character budget by keeping the paragraphs that
 bear on the question, never by cutting the tail.
@@ -23,6 +24,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
+import threading
 import unicodedata
 from array import array
 from collections import Counter
@@ -220,18 +222,32 @@ class Doc:
 
 
 _FIELDS = ("title", "description", "body")
-# A posting during build: document number << 40 | title count << 30 | description
-# count << 20 | body count.
-_DOC_SHIFT, _TITLE_SHIFT, _DESC_SHIFT = 40, 30, 20
-_BODY_MASK = (1 << 20) - 1
-_SMALL_MASK = (1 << 10) - 1
-_HIGH_MASK = ((1 << 20) - 1) << 20
-_DOC_MAX = (1 << 24) - 1
+#: a term's count in the title or the trigger line is kept up to this (16 bits each)
+_SMALL_MAX = 0xFFFF
+_BODY_MAX = 0xFFFFFFFF
 _DEFAULT_WEIGHTS: Mapping[str, float] = {"title": 2.0, "description": 2.0, "body": 1.0}
+_TINY = 5e-324  # the smallest positive float: "s >= _TINY" is "s > 0"
+
+
+def _field_counts(doc: Doc) -> tuple[tuple[int, int, int], dict[str, tuple[int, int]]]:
+    """A document's three field lengths in tokens, and per term (body count, description
+    count << 16 | title count)."""
+    title = tokenize(doc.title or "")
+    desc = tokenize(doc.description or "")
+    body = tokenize(doc.body or "")
+    small: Counter[str] = Counter()
+    for term, c in Counter(desc).items():
+        small[term] = min(c, _SMALL_MAX) << 16
+    for term, c in Counter(title).items():
+        small[term] += min(c, _SMALL_MAX)
+    counts = {term: (min(c, _BODY_MAX), small.pop(term, 0)) for term, c in Counter(body).items()}
+    for term, dt in small.items():
+        counts[term] = (0, dt)
+    return (len(title), len(desc), len(body)), counts
 
 
 class WordIndex:
-    """BM25F ranking over title, trigger line (description) and body.
+    """BM25F ranking over title, trigger line (description) and body, kept up to date in place.
 
     For each term and document the field frequencies are combined into one pseudo
     frequency, each field's count weighted by ``field_weights`` and normalised by that
@@ -241,20 +257,25 @@ class WordIndex:
         score(q, d) = sum_{t in q} idf(t) * tf' * (k1 + 1) / (k1 + tf')
         idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))
 
-    The saturated part depends only on the document, so it is computed once at build time.
-    Storage is two flat arrays holding every posting grouped by term (document numbers as
-    32-bit integers, weights as 32-bit floats) plus one dict mapping each term to where its
-    postings start and how many there are: a few bytes per posting and no Python object per
-    posting. A search is one pass over the postings of the question's terms. The index never
-    changes after construction, so concurrent searches need no lock. Repeated query terms
+    Postings hold raw field counts: per term one flat array of unsigned 32-bit triples
+    (document slot, body count, description count << 16 | title count), a dozen bytes per
+    posting and no Python object per posting. A document can therefore be added, replaced
+    or removed (``update``) without touching any other: a write costs the postings of the
+    memory that changed, not a rebuild. What depends on the whole collection — N, each
+    field's average length, and from them every weight — is derived lazily, per term, the
+    first time a question asks for that term after a change, and kept until the next
+    change. Because a score is made only of what the current documents determine, and each
+    document adds its terms in the question's order, an index that followed any sequence of
+    writes answers exactly — the same slugs, the same float scores — as one built from
+    scratch over the same documents.
+
+    A lock makes searches and updates safe from several threads. Repeated query terms
     count once.
     """
 
-    __slots__ = ("_slugs", "_terms", "_doc_ids", "_weights", "field_weights", "k1", "b")
-
     def __init__(
         self,
-        docs: Iterable[Doc],
+        docs: Iterable[Doc] = (),
         *,
         field_weights: Mapping[str, float] | None = None,
         k1: float = 1.2,
@@ -269,102 +290,168 @@ class WordIndex:
         self.field_weights = {f: float(weights.get(f, 0.0)) for f in _FIELDS}
         self.k1 = float(k1)
         self.b = float(b)
-
-        # Pass 1: tokenise once. Each posting is one 64-bit integer holding the document
-        # number and the term's count in each field (see _pack).
-        slugs: list[str] = []
-        seen: set[str] = set()
-        lengths = (array("I"), array("I"), array("I"))
-        postings: dict[str, array] = {}
-        for doc_id, doc in enumerate(docs):
-            if doc.slug in seen:
+        self._lock = threading.Lock()
+        self._slot_of: dict[str, int] = {}
+        self._docs: list[Doc | None] = []
+        self._free: list[int] = []
+        self._lens = (array("I"), array("I"), array("I"))
+        self._totals = [0, 0, 0]
+        self._postings: dict[str, array] = {}
+        self._norms: tuple[list[float], list[float], list[float]] | None = None
+        self._derived: dict[str, tuple[array, array]] = {}
+        for doc in docs:
+            if doc.slug in self._slot_of:
                 raise ValueError(f"duplicate slug in word index: {doc.slug!r}")
-            if doc_id > _DOC_MAX:
-                raise ValueError(f"a word index holds at most {_DOC_MAX + 1} documents")
-            seen.add(doc.slug)
-            slugs.append(doc.slug)
-            title = tokenize(doc.title or "")
-            desc = tokenize(doc.description or "")
-            body = tokenize(doc.body or "")
-            lengths[0].append(len(title))
-            lengths[1].append(len(desc))
-            lengths[2].append(len(body))
-            counts = Counter(body)
-            if len(body) > _BODY_MASK:
-                for term, c in counts.items():
-                    counts[term] = min(c, _BODY_MASK)
-            for term, c in Counter(desc).items():
-                counts[term] += min(c, _SMALL_MASK) << _DESC_SHIFT
-            for term, c in Counter(title).items():
-                counts[term] += min(c, _SMALL_MASK) << _TITLE_SHIFT
-            base = doc_id << _DOC_SHIFT
-            get = postings.get
-            for term, packed in counts.items():
-                plist = get(term)
-                if plist is None:
-                    postings[term] = array("Q", (base | packed,))
-                else:
-                    plist.append(base | packed)
+            self._add(doc)
 
-        # Pass 2: field-length normalisation per document, then saturated weights per
-        # posting, laid out term after term in two flat arrays.
-        n = len(slugs)
-        k1, b = self.k1, self.b
-        norms = []
-        for field, name in enumerate(_FIELDS):
-            w = self.field_weights[name]
-            lens = lengths[field]
-            avg = max(sum(lens) / n, 1.0) if n else 1.0
-            norms.append([w / (1.0 - b + b * ln / avg) if w else 0.0 for ln in lens])
-        n_title, n_desc, n_body = norms
-        k1p = k1 + 1.0
-        has_zero_weight = not all(self.field_weights.values())
-        body_mask, small_mask, high = _BODY_MASK, _SMALL_MASK, _HIGH_MASK
-        d_shift, s_desc, s_title = _DOC_SHIFT, _DESC_SHIFT, _TITLE_SHIFT
+    # ---- changes -----------------------------------------------------------
+    def update(self, docs: Iterable[Doc] = (), remove: Iterable[str] = ()) -> int:
+        """Remove the slugs in *remove*, then add each of *docs*, replacing any document
+        already held under the same slug. Returns how many documents changed."""
+        changed = 0
+        with self._lock:
+            for slug in remove:
+                if slug in self._slot_of:
+                    self._remove(slug)
+                    changed += 1
+            for doc in docs:
+                slot = self._slot_of.get(doc.slug)
+                if slot is not None:
+                    if self._docs[slot] == doc:
+                        continue
+                    self._remove(doc.slug)
+                self._add(doc)
+                changed += 1
+            if changed:
+                self._norms = None
+                self._derived.clear()
+        return changed
 
-        terms: dict[str, int] = {}
-        doc_ids = array("I")
-        weights_out = array("f")
-        for term in sorted(postings):
-            plist = postings.pop(term)
-            tfp = [
-                (v & body_mask) * n_body[v >> d_shift]
-                + (
-                    ((v >> s_desc) & small_mask) * n_desc[v >> d_shift]
-                    + ((v >> s_title) & small_mask) * n_title[v >> d_shift]
-                    if v & high
-                    else 0.0
-                )
-                for v in plist
-            ]
-            ids = [v >> d_shift for v in plist]
-            if has_zero_weight and not all(tfp):
-                kept = [(d, x) for d, x in zip(ids, tfp) if x > 0.0]
-                if not kept:
-                    continue
-                ids = [d for d, _ in kept]
-                tfp = [x for _, x in kept]
-            terms[term] = (len(doc_ids) << 32) | len(ids)
-            doc_ids.extend(ids)
-            weights_out.extend([x * k1p / (k1 + x) for x in tfp])
+    def _add(self, doc: Doc) -> None:
+        lens, counts = _field_counts(doc)
+        if self._free:
+            slot = self._free.pop()
+            self._docs[slot] = doc
+            for field in range(3):
+                self._lens[field][slot] = lens[field]
+        else:
+            slot = len(self._docs)
+            self._docs.append(doc)
+            for field in range(3):
+                self._lens[field].append(lens[field])
+        self._slot_of[doc.slug] = slot
+        for field in range(3):
+            self._totals[field] += lens[field]
+        postings = self._postings
+        get = postings.get
+        for term, (body, small) in counts.items():
+            plist = get(term)
+            if plist is None:
+                postings[term] = array("I", (slot, body, small))
+            else:
+                plist.extend((slot, body, small))
 
-        self._slugs: tuple[str, ...] = tuple(slugs)
-        self._terms = terms
-        self._doc_ids = memoryview(doc_ids)
-        self._weights = memoryview(weights_out)
+    def _remove(self, slug: str) -> None:
+        slot = self._slot_of.pop(slug)
+        doc = self._docs[slot]
+        assert doc is not None
+        lens, counts = _field_counts(doc)  # the same document names the same terms again
+        postings = self._postings
+        for term in counts:
+            plist = postings[term]
+            at = plist[0::3].index(slot) * 3
+            del plist[at:at + 3]
+            if not plist:
+                del postings[term]
+        for field in range(3):
+            self._totals[field] -= lens[field]
+            self._lens[field][slot] = 0
+        self._docs[slot] = None
+        self._free.append(slot)
 
+    # ---- what the collection as a whole decides -----------------------------
+    def _field_norms(self) -> tuple[list[float], list[float], list[float]]:
+        """Per slot, each field's weight over its length normalisation, until the next change."""
+        if self._norms is None:
+            n = len(self._slot_of)
+            b = self.b
+            out = []
+            for field, name in enumerate(_FIELDS):
+                w = self.field_weights[name]
+                avg = max(self._totals[field] / n, 1.0) if n else 1.0
+                rest, per = 1.0 - b, b / avg  # w / (1 - b + b * len / avg)
+                out.append([w / (rest + per * ln) for ln in self._lens[field]] if w
+                           else [0.0] * len(self._lens[field]))
+            self._norms = (out[0], out[1], out[2])
+        return self._norms
+
+    def _term(self, term: str) -> tuple[array, array] | None:
+        """(slots, final weights) of one term's scoring postings, or None if it has none."""
+        hit = self._derived.get(term)
+        if hit is None:
+            hit = self._derive(term)
+            self._derived[term] = hit
+        return hit if len(hit[0]) else None
+
+    def _derive(self, term: str) -> tuple[array, array]:
+        plist = self._postings.get(term)
+        if plist is None:
+            return array("I"), array("d")
+        n_title, n_desc, n_body = self._field_norms()
+        k1 = self.k1
+        if all(self.field_weights.values()):
+            # Every posting scores (each has a count in some field, every field weighs), so
+            # df is known up front and one pass gives the final weights.
+            n, df = len(self._slot_of), len(plist) // 3
+            scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
+            out = []
+            keep = out.append
+            it = iter(plist)
+            for slot, body, small in zip(it, it, it):
+                x = (body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
+                     if small else body * n_body[slot])
+                keep(scale * x / (k1 + x))
+            return plist[0::3], array("d", out)
+        tfp = []
+        keep = tfp.append
+        it = iter(plist)
+        for slot, body, small in zip(it, it, it):
+            keep(body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
+                 if small else body * n_body[slot])
+        slots = plist[0::3]
+        if not all(tfp):  # postings only in a field weighted zero do not score
+            pairs = [(s, x) for s, x in zip(slots, tfp) if x > 0.0]
+            slots = array("I", [s for s, _ in pairs])
+            tfp = [x for _, x in pairs]
+        if not slots:
+            return slots, array("d")
+        n, df = len(self._slot_of), len(slots)
+        scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
+        return slots, array("d", [scale * x / (k1 + x) for x in tfp])
+
+    # ---- reading -----------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._slugs)
+        return len(self._slot_of)
+
+    def __contains__(self, slug: object) -> bool:
+        return slug in self._slot_of
+
+    def get(self, slug: str) -> Doc | None:
+        """The document held under *slug*, if any."""
+        with self._lock:
+            slot = self._slot_of.get(slug)
+            return None if slot is None else self._docs[slot]
 
     @property
     def slugs(self) -> tuple[str, ...]:
-        """The indexed slugs, in the order the documents were given."""
-        return self._slugs
+        """The indexed slugs (in slot order: the order given, until removals free slots)."""
+        with self._lock:
+            return tuple(d.slug for d in self._docs if d is not None)
 
     @property
     def vocabulary_size(self) -> int:
         """How many distinct terms the index holds."""
-        return len(self._terms)
+        return len(self._postings)
 
     def search(self, query: str, top: int = 3) -> list[tuple[str, float]]:
         """The *top* best slugs for *query* with their scores, best first.
@@ -373,37 +460,40 @@ class WordIndex:
         the store returns ``[]``. Equal scores are ordered by slug, so results are
         identical from run to run and thread to thread.
         """
-        if top <= 0 or not self._slugs:
-            return []
-        n = len(self._slugs)
-        plan: list[tuple[float, int, int]] = []
-        touched = 0
-        for term in dict.fromkeys(tokenize(query)):
-            where = self._terms.get(term)
-            if where is None:
-                continue
-            start, df = where >> 32, where & 0xFFFFFFFF
-            plan.append((math.log(1.0 + (n - df + 0.5) / (df + 0.5)), start, start + df))
-            touched += df
-        if not plan:
-            return []
-        ids, weights, slugs = self._doc_ids, self._weights, self._slugs
-        if touched * 4 < n:
-            # Few postings: a sparse accumulator avoids walking every document.
-            acc: dict[int, float] = {}
-            get = acc.get
-            for idf, start, end in plan:
-                for doc_id, weight in zip(ids[start:end], weights[start:end]):
-                    acc[doc_id] = get(doc_id, 0.0) + idf * weight
-            scored = ((-score, slugs[d]) for d, score in acc.items() if score > 0.0)
-        else:
-            # Many postings: a dense list is about twice as fast as a dict.
-            dense = [0.0] * n
-            for idf, start, end in plan:
-                for doc_id, weight in zip(ids[start:end], weights[start:end]):
-                    dense[doc_id] += idf * weight
-            scored = ((-score, slugs[d]) for d, score in enumerate(dense) if score > 0.0)
-        return [(slug, -neg) for neg, slug in heapq.nsmallest(top, scored)]
+        terms = list(dict.fromkeys(tokenize(query)))
+        with self._lock:
+            n = len(self._slot_of)
+            if top <= 0 or not n:
+                return []
+            plan = []
+            touched = 0
+            for term in terms:
+                got = self._term(term)
+                if got is not None:
+                    plan.append(got)
+                    touched += len(got[0])
+            if not plan:
+                return []
+            docs = self._docs
+            if touched * 4 < n:
+                # Few postings: a sparse accumulator avoids walking every document.
+                acc: dict[int, float] = {}
+                get = acc.get
+                for slots, weights in plan:
+                    for slot, w in zip(slots, weights):
+                        acc[slot] = get(slot, 0.0) + w
+                floor = max(heapq.nlargest(top, acc.values())[-1], _TINY)
+                scored = [(-s, docs[slot].slug) for slot, s in acc.items() if s >= floor]
+            else:
+                # Many postings: a dense list is about twice as fast as a dict.
+                dense = [0.0] * len(docs)
+                for slots, weights in plan:
+                    for slot, w in zip(slots, weights):
+                        dense[slot] += w
+                floor = max(heapq.nlargest(top, dense)[-1], _TINY)  # only positive scores count
+                scored = [(-s, docs[slot].slug) for slot, s in enumerate(dense) if s >= floor]
+        scored.sort()  # best first; equal scores by slug
+        return [(slug, -neg) for neg, slug in scored[:top]]
 
 
 # --------------------------------------------------------------------------------------

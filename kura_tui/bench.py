@@ -4,61 +4,26 @@
     first_paint_ms("/tmp/kura-bench", 5000, 500)
 
 Generates a store of *n_memories* memories and *n_drafts* waiting drafts (each with its
-evidence manifest), then runs the app headless and measures from constructing the app to
+evidence manifest; ``kura_core.bench.stores`` makes them), then runs the app headless and measures from constructing the app to
 the first screen composed with the stores pane populated (counts shown). Every other
-pane fills in afterwards, in its own worker.
+pane fills in afterwards, in its own worker. ``probe()`` offers the figure to
+`kura bench perf`, which never imports the app itself.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import os
-import shutil
 import time
 from pathlib import Path
-
-TODAY = dt.date(2026, 11, 20)
+from typing import Any
 
 
 def generate(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> Path:
     """A workspace with one store of generated memories and drafts; returns kura.toml."""
-    from kura_core.distill.drafts import Draft, save_draft, write_manifest
-    from kura_core.store import Store
-    from kura_core.weave import generate_store
+    from kura_core.bench.stores import generate_workspace
 
-    root = Path(workdir)
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    store_dir = generate_store(root / "bench", n_memories, today=TODAY)
-    st = Store(store_dir, name="bench", today=lambda: TODAY)
-    st.init()
-    src = str(root / "journals" / "session.jsonl")
-    for i in range(n_drafts):
-        user = f"we settled on rotating the backup disk every {i % 90 + 2} days for the shed"
-        tool = f"disk check: {i % 500 + 10} GB free on the backup volume"
-        manifest = write_manifest(st, {"segments": [
-            {"cls": "USER", "text": user, "source": src, "start": i * 400, "end": i * 400 + 120, "unit": "byte"},
-            {"cls": "TOOL", "text": tool, "source": src, "start": i * 400 + 150, "end": i * 400 + 260,
-             "unit": "byte"},
-        ]})
-        quotes = (
-            {"cls": "USER", "text": user[9:60], "status": "verified", "source": src,
-             "start": i * 400, "end": i * 400 + 120, "unit": "byte"},
-            {"cls": "TOOL", "text": tool, "status": "verified", "source": src,
-             "start": i * 400 + 150, "end": i * 400 + 260, "unit": "byte"},
-        )
-        save_draft(st, Draft(
-            slug=f"backup-rotation-{i}", title=f"Backup rotation {i}",
-            description=f"rotate the shed backup disk every {i % 90 + 2} days; {i % 500 + 10} GB free",
-            body=f"Rotate the backup disk every {i % 90 + 2} days.", tags=("decision",),
-            quotes=quotes, gate={"verdict": "kept", "reasons": ["2 quote(s) verified (TOOL, USER)"],
-                                 "violations": [], "tag_checks": {"decision": "ok"}},
-            manifest=manifest, created=f"2026-11-19T10:{i % 60:02d}:00", source=src))
-    cfg = root / "kura.toml"
-    cfg.write_text(f'[stores.bench]\npath = "{store_dir}"\n', encoding="utf-8")
-    return cfg
+    return generate_workspace(workdir, n_memories, n_drafts)
 
 
 def first_paint_ms(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> float:
@@ -86,6 +51,27 @@ def first_paint_ms(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -
             kura.close()
 
     return asyncio.run(measure())
+
+
+def probe(n_memories: int = 5000, n_drafts: int = 500) -> Any:
+    """First paint as a `kura bench perf` measurement; the command line hands it to the core.
+
+    Importing the app here, not when the figure is taken, lets a missing Textual show up as
+    an ImportError while the command is being wired.
+    """
+    from kura_core.bench import Probe
+
+    from . import app  # noqa: F401 - fail now if Textual is missing
+
+    def run(workdir: Path) -> dict[str, Any]:
+        return {"memories": n_memories, "drafts": n_drafts,
+                "first_paint_ms": round(first_paint_ms(workdir, n_memories, n_drafts), 1)}
+
+    def line(got: dict[str, Any]) -> str:
+        return f"tui: first paint {got['first_paint_ms']} ms at {got['memories']} memories, {got['drafts']} drafts"
+
+    return Probe(name="tui", label=f"TUI first paint at {n_memories:,} memories with {n_drafts} drafts",
+                 run=run, line=line)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -226,10 +226,10 @@ def test_a_read_that_raced_an_in_place_save_is_retried(tmp_path):
     attempts = []
     saving = [True]
 
-    def read(slug):
+    def read(slug, **kw):
         attempts.append(slug)
         try:
-            return real_read(slug)
+            return real_read(slug, **kw)
         except MemoryFormatError:
             if saving[0]:
                 saving[0] = False

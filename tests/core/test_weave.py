@@ -21,7 +21,6 @@ from kura_core.weave import (
     REFUSED_RETRY_S,
     WOVEN_FILE,
     WeaveError,
-    bench_reweave,
     ledger_key,
     mechanical_trigger,
     read_cloth,
@@ -580,7 +579,7 @@ def test_cli_weave_json_and_failure_exit(tmp_path, capsys):
     assert "kura init" in capsys.readouterr().err
 
 
-# --------------------------------------------------------------------------- facade, bench
+# --------------------------------------------------------------------------- facade
 
 def test_kura_facade_weave_and_prefill(tmp_path):
     from kura_core.kura import Kura
@@ -600,14 +599,6 @@ def test_ledger_key_depends_on_description_and_budget():
     assert ledger_key("a", 24) == ledger_key("a", 24)
     assert ledger_key("a", 24) != ledger_key("a", 25)
     assert ledger_key("a", 24) != ledger_key("b", 24)
-
-
-def test_bench_reweave_small(tmp_path):
-    out = bench_reweave(80, tmp_path, runs=3)
-    assert out["memories"] == 80 and out["written"]
-    assert out["model_calls"] == 0
-    assert out["ledger_hits"] > 0
-    assert out["reweave_ms_median"] > 0 and out["cold_reweave_ms_median"] > 0
 
 
 def test_ledger_forgets_old_rows_no_line_uses(tmp_path):

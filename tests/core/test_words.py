@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -228,6 +229,87 @@ def test_concurrent_search_matches_serial():
     with ThreadPoolExecutor(max_workers=8) as pool:
         parallel = list(pool.map(lambda q: idx.search(q, top=5), queries))
     assert parallel == serial
+
+
+# --------------------------------------------------------------------------------------
+# WordIndex.update: the index follows writes and answers as a rebuilt one
+# --------------------------------------------------------------------------------------
+
+VOCAB = ["disk", "archive", "slow", "fan", "DIMM", "43.7", "cp932", "rows", "kettle", "router", "not",
+         "自宅", "NASのRAID1", "周报", "周五", "スキャナ", "backup", "shelf", "garden", "invoice"]
+
+
+def _random_doc(rng: random.Random, slug: str) -> Doc:
+    def text(lo: int, hi: int) -> str:
+        return " ".join(rng.choice(VOCAB) for _ in range(rng.randint(lo, hi)))
+    return Doc(slug, text(0, 4), text(0, 12), "\n\n".join(text(0, 30) for _ in range(rng.randint(0, 3))))
+
+
+def _answers(idx: WordIndex, queries: list[str]) -> list:
+    return [idx.search(q, top=top) for q in queries for top in (1, 3, 50)]
+
+
+@pytest.mark.parametrize("weights", [None, {"title": 0.0, "description": 1.0, "body": 1.0}])
+def test_an_updated_index_answers_exactly_like_a_rebuilt_one(weights):
+    """Random sequences of adds, replacements and removals, with a fixed seed: after every
+    step the index that followed them gives the same slugs and the same float scores as one
+    built from scratch over the same documents."""
+    rng = random.Random(20261120)
+    queries = [" ".join(rng.choice(VOCAB) for _ in range(rng.randint(1, 4))) for _ in range(12)]
+    for _ in range(40):
+        held: dict[str, Doc] = {}
+        idx = WordIndex([], field_weights=weights)
+        for _ in range(rng.randint(1, 25)):
+            op = rng.random()
+            if op < 0.5 or not held:
+                docs = [_random_doc(rng, f"m{rng.randint(0, 30)}") for _ in range(rng.randint(1, 3))]
+                idx.update(docs)
+                held.update({d.slug: d for d in docs})
+            elif op < 0.8:
+                slug = rng.choice(sorted(held))
+                held[slug] = _random_doc(rng, slug)
+                idx.update([held[slug]])
+            else:
+                gone = rng.sample(sorted(held), rng.randint(1, min(3, len(held))))
+                idx.update(remove=gone + ["never-there"])
+                for slug in gone:
+                    del held[slug]
+            rebuilt = WordIndex(list(held.values()), field_weights=weights)
+            assert _answers(idx, queries) == _answers(rebuilt, queries)
+            assert sorted(idx.slugs) == sorted(held) and len(idx) == len(held)
+            assert idx.vocabulary_size == rebuilt.vocabulary_size
+
+
+def test_update_reports_what_changed_and_ignores_an_unchanged_document():
+    a, b = Doc("a", "disk", "", "slow disk"), Doc("b", "fan", "", "fans")
+    idx = WordIndex([a])
+    before = idx.search("disk")
+    assert idx.update([a]) == 0 and idx.search("disk") == before  # the same document: nothing to do
+    assert idx.update([b], remove=["a", "missing"]) == 2
+    assert idx.search("disk") == [] and idx.get("b") == b and "a" not in idx
+    assert idx.update(remove=["b"]) == 1 and len(idx) == 0 and idx.vocabulary_size == 0
+
+
+def test_searches_and_updates_from_many_threads():
+    docs = [Doc(f"m{i:03d}", f"title {i % 7}", f"trigger {i % 11}", f"word{i % 13} disk{i % 5}") for i in range(200)]
+    idx = WordIndex(docs)
+    queries = [f"word{i % 13} disk{i % 5} trigger {i % 11}" for i in range(100)]
+    expected = [idx.search(q, top=5) for q in queries]
+
+    def churn(i: int) -> None:  # replace documents with themselves under new objects
+        idx.update([Doc(d.slug, d.title, d.description, d.body + " extra") for d in docs[i::8]])
+        idx.update([docs[j] for j in range(i, 200, 8)])
+
+    def task(i: int) -> list:
+        if i % 2:
+            churn(i // 2 % 8)
+            return []
+        return idx.search(queries[i // 2 % 100], top=5)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        during = list(pool.map(task, range(64)))  # searches interleaved with updates
+    assert all(isinstance(r, list) for r in during)
+    assert [idx.search(q, top=5) for q in queries] == expected
 
 
 # --------------------------------------------------------------------------------------

@@ -1,12 +1,16 @@
 """A loopback load test, bounded in count and time: concurrent keep-alive clients making
-degraded (word) recalls. It asserts correctness under concurrency, not speed; speed is
-measured by `kura bench perf` (bench_http)."""
+degraded (word) recalls, and the parts of the request path that keep it lean (the request
+parser, turns taken in arrival order). It asserts correctness under concurrency, not speed;
+speed is measured by `kura bench perf` (kura_core.bench.http_perf)."""
 
 from __future__ import annotations
 
 import http.client
+import http.server
 import io
+import itertools
 import json
+import re
 import threading
 import time
 
@@ -88,7 +92,7 @@ def test_sixteen_keep_alive_clients_fifty_recalls_each(served):
 
 
 def test_bench_http_reports_throughput_and_latency(tmp_path):
-    from kura_core.http import bench_http
+    from kura_core.bench.http_perf import bench_http
 
     reg = make_registry(tmp_path, stores={"rocks": MEMORIES}, model_url="http://127.0.0.1:9/v1")
     try:
@@ -103,7 +107,7 @@ def test_bench_http_reports_throughput_and_latency(tmp_path):
 
 
 def test_bench_http_stops_at_its_time_cap(tmp_path):
-    from kura_core.http import bench_http
+    from kura_core.bench.http_perf import bench_http
 
     reg = make_registry(tmp_path, stores={"rocks": MEMORIES})
     try:
@@ -113,3 +117,172 @@ def test_bench_http_stops_at_its_time_cap(tmp_path):
     finally:
         reg.close()
     assert res["capped"] is True and res["errors"] == 0 and 0 < res["completed"] < 10_000_000
+
+
+# --------------------------------------------------------------------------- the request parser
+
+REQUEST_LINES = [b"GET /health HTTP/1.1\r\n", b"POST /recall HTTP/1.0\r\n", b"POST /recall HTTP/1.1\n",
+                 b"GET //a//b?x=1 HTTP/1.1\r\n", b"GET  /two-spaces HTTP/1.1\r\n", b"get /lower HTTP/1.1\r\n",
+                 b"GET /x HTTP/1.2\r\n", b"GET /x HTTP/2.0\r\n", b"GET /x HTTP/1.1 extra\r\n", b"GET /x\r\n",
+                 b"POST /x\r\n", b"GARBAGE\r\n", b"\r\n", b"GET /caf\xe9 HTTP/1.1\r\n"]
+HEADER_BLOCKS = [
+    b"\r\n",
+    b"Host: 127.0.0.1\r\nContent-Length: 12\r\n\r\n",
+    b"Host:127.0.0.1  \r\nX-Empty:\r\nX-Tab:\tvalue\t\r\n\r\n",
+    b"Connection: close\r\n\r\n", b"Connection: Keep-Alive\r\n\r\n", b"Expect: 100-continue\r\n\r\n",
+    b"Content-Length: 1\r\nContent-Length: 2\r\n\r\n",
+    b"X-Folded: one\r\n two\r\n\r\n", b"No colon here\r\nHost: x\r\n\r\n", b"Bad Name: x\r\n\r\n",
+    b"X-Mid: a\rb\r\n\r\n", b"Host: x\nX-Lf: only\n\n", b"X-Latin: caf\xe9\r\n\r\n", b"From me\r\n\r\n",
+    b"Host: never ends\r\n", b"X: " + b"a" * 70000 + b"\r\n\r\n",
+    b"".join(b"X-%d: v\r\n" % i for i in range(101)) + b"\r\n",
+]
+
+
+class _Server:
+    max_body = 1024
+    log = None
+    host = "127.0.0.1"
+    loopback = True
+    token = None
+
+    def log_line(self, line: str) -> None:
+        pass
+
+
+def _parsed(parse, raw: bytes) -> dict:
+    from kura_core.http import Handler
+
+    h = Handler.__new__(Handler)
+    first, _, rest = raw.partition(b"\n")
+    h.raw_requestline = first + (b"\n" if _ else b"")
+    h.rfile, h.wfile = io.BytesIO(rest), io.BytesIO()
+    h.server, h.client_address, h.close_connection = _Server(), ("127.0.0.1", 1), True
+    h.request_version = h.default_request_version
+    h.requestline = ""
+    ok = parse(h)
+    headers = getattr(h, "headers", None)
+    return {"ok": ok, "command": h.command, "path": getattr(h, "path", None), "version": h.request_version,
+            "close": h.close_connection, "line": h.requestline, "left": h.rfile.read(),
+            "headers": list(headers.items()) if headers is not None else None,
+            "sent": re.sub(rb"Date: [^\r]*\r\n", b"", h.wfile.getvalue())}
+
+
+def test_the_lean_request_parser_agrees_with_the_stdlib():
+    from kura_core.http import Handler
+
+    for line, block in itertools.product(REQUEST_LINES, HEADER_BLOCKS):
+        raw = line + block + b'{"question": "x"}'
+        ours = _parsed(Handler.parse_request, raw)
+        stdlib = _parsed(http.server.BaseHTTPRequestHandler.parse_request, raw)
+        assert ours == stdlib, (line, block[:60])
+
+
+# --------------------------------------------------------------------------- turns
+
+def _wait_until(predicate, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting"
+        threading.Event().wait(0.002)
+
+
+def test_turns_are_taken_in_arrival_order():
+    from kura_core.turns import Turns
+
+    turns = Turns()
+    order: list[int] = []
+    release = threading.Event()
+
+    def first() -> None:
+        with turns.turn():
+            release.wait(20)
+
+    def later(n: int) -> None:
+        with turns.turn():
+            order.append(n)
+
+    threads = [threading.Thread(target=first)]
+    threads[0].start()
+    _wait_until(lambda: turns._held)
+    for n in range(6):
+        t = threading.Thread(target=later, args=(n,))
+        t.start()
+        threads.append(t)
+        _wait_until(lambda n=n: turns.waiting == n + 1)  # queued before the next one arrives
+    release.set()
+    for t in threads:
+        t.join(20)
+    assert order == [0, 1, 2, 3, 4, 5] and turns.waiting == 0 and not turns._held
+
+
+def test_a_thread_waiting_on_something_slow_steps_aside():
+    from kura_core.turns import Turns, aside
+
+    turns = Turns()
+    log: list[str] = []
+    slow_started, slow_may_finish = threading.Event(), threading.Event()
+
+    def slow() -> None:
+        with turns.turn():
+            log.append("slow: local work")
+            with aside():
+                slow_started.set()
+                slow_may_finish.wait(20)
+            log.append("slow: after the wait")
+
+    def quick() -> None:
+        with turns.turn():
+            log.append("quick")
+
+    a = threading.Thread(target=slow)
+    a.start()
+    slow_started.wait(20)
+    b = threading.Thread(target=quick)
+    b.start()
+    b.join(20)  # finishes while the slow one is still waiting
+    assert log == ["slow: local work", "quick"]
+    slow_may_finish.set()
+    a.join(20)
+    assert log[-1] == "slow: after the wait" and not turns._held
+
+
+def test_a_recall_waiting_on_the_model_does_not_hold_up_the_others(tmp_path, model):
+    from kura_core.http import make_server, start_in_thread
+
+    gate = threading.Event()
+    asked = threading.Event()
+
+    def pick(req):
+        if "slowly" in req.messages[-1]["content"]:
+            asked.set()
+            gate.wait(20)
+        return {"slugs": ["stone-amber"]}
+
+    model.script("kura_pick", pick)
+    reg = make_registry(tmp_path, stores={"rocks": MEMORIES}, model_url=model.url, timeout=30)
+    srv = make_server(reg, "127.0.0.1", 0, log=io.StringIO())
+    start_in_thread(srv)
+    results: dict[str, object] = {}
+
+    def ask(key: str, question: str) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        conn.request("POST", "/recall", body=json.dumps({"question": question}),
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        results[key] = (r.status, json.loads(r.read()))
+        conn.close()
+
+    try:
+        slow = threading.Thread(target=ask, args=("slow", "answer slowly: where is the amber"))
+        slow.start()
+        asked.wait(20)
+        ask("quick", "where is the amber")  # served while the other waits on the model
+        assert "slow" not in results and results["quick"][0] == 200
+        gate.set()
+        slow.join(30)
+        assert results["slow"][0] == 200 and results["slow"][1]["how"] == "meaning"
+    finally:
+        gate.set()
+        srv.shutdown()
+        srv.server_close()
+        reg.close()
