@@ -13,7 +13,7 @@ the default store answers. Unknown selectors raise SelectorError.
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .errors import PolicyError
 from .registry import Registry
@@ -157,3 +157,145 @@ class Kura:
             raise PolicyError(f"store {name!r} does not exist yet: run `kura init {name} --path {st.root}`")
         return st.write(slug, title=title or slug.replace("-", " "), description=description,
                         body=body, type=type or "project", tags=tags, create_only=False)
+
+    # ---- curation: what a person does by hand (see kura_core.curation) ----------
+    # Each returns frozen values; long work takes progress/should_stop so a face can show
+    # how far it is and stop it at a safe point.
+
+    def memory(self, slug: str, *, store: str | None = None):
+        """One memory with its provenance (gated / hand-edited), evidence, links in, history."""
+        from .curation import memory_view
+
+        return memory_view(self.registry, self.registry.resolve(store), slug)
+
+    def edit_memory(self, slug: str, *, store: str | None = None, base: str, by: str = "hand",
+                    title: str | None = None, description: str | None = None, body: str | None = None,
+                    type: str | None = None, tags: Sequence[str] | None = None,
+                    curation: Mapping[str, str | None] | None = None):
+        """A hand edit: written with its index line, passes no gate, recorded as a hand edit.
+        *base* is MemoryView.base of the text the person started from."""
+        from .curation import edit_memory
+
+        return edit_memory(self.registry, self.registry.resolve(store), slug, base=base, title=title,
+                           description=description, body=body, type=type, tags=tags, curation=curation, by=by)
+
+    def retire(self, slug: str, reason: str, *, store: str | None = None, by: str = "hand"):
+        """Remove a memory and its index line together; the gate log keeps it, who and why."""
+        from .curation import retire
+
+        return retire(self.registry, self.registry.resolve(store), slug, reason, by=by)
+
+    def map_view(self, *, store: str | None = None):
+        """The map hosts wear now, line by line with its layer, title and tags."""
+        from .curation import map_view
+
+        return map_view(self.registry, self.registry.resolve(store))
+
+    def weave_preview(self, *, store: str | None = None):
+        """The map a weave would write, against the current one. Writes nothing."""
+        from .curation import weave_preview
+
+        return weave_preview(self.registry, self.registry.resolve(store))
+
+    def weave_write(self, *, store: str | None = None, index_sha256: str = ""):
+        """Weave and write; refused when the index changed since the preview it confirms."""
+        from .curation import weave_write
+
+        return weave_write(self.registry, self.registry.resolve(store), index_sha256=index_sha256)
+
+    def drafts(self, *, store: str | None = None):
+        """Waiting drafts, unreadable draft files, and what each extension changes."""
+        from .curation import drafts_view
+
+        return drafts_view(self.registry, self.registry.resolve(store))
+
+    def pour(self, slug: str, *, store: str | None = None, by: str = "hand") -> Memory:
+        from .distill.drafts import pour
+
+        return pour(self.registry, store, slug, by=by)
+
+    def toss(self, slug: str, reason: str, *, store: str | None = None, by: str = "hand") -> None:
+        from .distill.drafts import toss
+
+        toss(self.registry, store, slug, reason, by=by)
+
+    def fix(self, slug: str, *, store: str | None = None, by: str = "hand", **fields: Any):
+        """Edit a draft; the floor runs again (FloorRefused names what it refuses)."""
+        from .distill.drafts import fix
+
+        return fix(self.registry, store, slug, by=by, **fields)
+
+    def gate_log(self, *, store: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+        if not self.registry.store(store).still.is_dir():
+            return []
+        return self.registry.workshop(store).gate_log(limit=limit)
+
+    def seed_list(self, *, store: str | None = None):
+        """Every seed with where it came from, what confirmed it, and who dismissed it."""
+        from .curation import seed_list
+
+        return seed_list(self.registry, self.registry.resolve(store))
+
+    def dismiss_seed(self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand"):
+        from .curation import dismiss_seed
+
+        return dismiss_seed(self.registry, self.registry.resolve(store), seed_id, reason, by=by)
+
+    def tidy_review(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
+                    should_stop: Callable[[], bool] | None = None):
+        """Weak index lines with the scribe's rewrites, to review one by one. Writes nothing."""
+        from .curation import tidy_review
+
+        return tidy_review(self.registry, self.registry.resolve(store), progress=progress,
+                           should_stop=should_stop)
+
+    def apply_tidy(self, slug: str, line: str, *, expected: str, store: str | None = None,
+                   by: str = "hand") -> str:
+        from .curation import apply_tidy
+
+        return apply_tidy(self.registry, self.registry.resolve(store), slug, line, expected=expected, by=by)
+
+    def reject_tidy(self, slug: str, proposed: str, *, store: str | None = None, by: str = "hand") -> None:
+        from .curation import reject_tidy
+
+        reject_tidy(self.registry, self.registry.resolve(store), slug, proposed, by=by)
+
+    def needs(self, kind: str, *, store: str | None = None) -> str:
+        """Why distil / drain cannot run on this store ('' when they can)."""
+        from .curation import needs
+
+        return needs(self.registry, self.registry.resolve(store), kind)
+
+    def distil(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
+               should_stop: Callable[[], bool] | None = None):
+        """Drink what is new in the store's journals into drafts (as `kura distill run`)."""
+        from .curation import distil
+
+        return distil(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop)
+
+    def drain(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
+              should_stop: Callable[[], bool] | None = None):
+        """The scribe reads every waiting draft cold: pour, fix or toss (as `kura distill drain`)."""
+        from .curation import drain
+
+        return drain(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop)
+
+    def tend_status(self, *, store: str | None = None, lines: int = 200):
+        """The tender: running or not, its last tick, what it rests, the tail of its log."""
+        from .curation import tend_status
+
+        return tend_status(self.registry, self.registry.resolve(store), lines=lines)
+
+    def journals(self, *, store: str | None = None):
+        """The journals a store drinks: watermarks, backlog, held and shelved stretches."""
+        from .curation import journals
+
+        return journals(self.registry, self.registry.resolve(store))
+
+    def journal_excerpt(self, source: str, position: int, *, store: str | None = None, unit: str = "",
+                        around: int = 4):
+        """The journal around a piece of evidence, read with the store's own adapter."""
+        from .curation import journal_excerpt
+
+        return journal_excerpt(self.registry, self.registry.resolve(store), source, position, unit=unit,
+                               around=around)

@@ -382,6 +382,26 @@ class Scan:
         return {m.slug: m for m in self.memories}
 
 
+@dataclass(frozen=True)
+class Retired:
+    """A memory taken out of its store: the file's text and the index line it had."""
+
+    slug: str
+    text: str
+    index_line: str
+    title: str = ""
+
+
+def seal_of(body: str, meta: Mapping[str, Any]) -> str:
+    """A digest of what the gate vouched for in a memory file: its body and its three
+    curation sentences. Pour records it next to the evidence manifest; when the file no
+    longer matches it, the memory was edited by hand after the gate passed it."""
+    parts = [body.strip()] + [" ".join(str(meta.get(k) or "").split())
+                              for k in ("belongs_because", "keep", "may_fade")]
+    data = json.dumps(parts, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
 class Store:
     """One store on disk. Cheap to construct; safe to share between threads."""
 
@@ -688,9 +708,24 @@ class Store:
 
     def _apply_locked(self, intent: Mapping[str, Any]) -> None:
         slug = check_slug(intent["slug"])
+        if intent.get("op") == "retire":
+            self._retire_locked(slug)
+            return
         atomic_write_text(self.memory_path(slug), intent["text"])
         current = self._read_index_file(errors="strict")
         new = upsert_index_text(current, slug, intent["title"], intent["description"], intent.get("sector", ""))
+        if new != current:
+            atomic_write_text(self.index_path, new)
+        os.unlink(self.intent_path)
+        fsync_dir(self.still)
+
+    def _retire_locked(self, slug: str) -> None:
+        """The second half of a retire intent (idempotent: recovery may run it again)."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.memory_path(slug))
+        fsync_dir(self.root)
+        current = self._read_index_file(errors="strict")
+        new = remove_index_text(current, slug)
         if new != current:
             atomic_write_text(self.index_path, new)
         os.unlink(self.intent_path)
@@ -719,6 +754,31 @@ class Store:
                     with contextlib.suppress(OSError):
                         os.unlink(d / n)
 
+    def retire(self, slug: str) -> "Retired":
+        """Remove a memory file and its index line together, atomically.
+
+        The same intent path as :meth:`write`: a crash at any instant leaves the memory
+        with its line, or neither. Returns what was removed, so it can be kept elsewhere.
+        """
+        check_slug(slug)
+        with self.locked():
+            self._recover_locked()
+            path = self.memory_path(slug)
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except FileNotFoundError:
+                raise NotFound(f"no memory {slug!r} in store {self.name!r}") from None
+            with os.fdopen(fd, "rb") as fh:
+                text = fh.read().decode("utf-8", errors="replace")
+            self._index_stat()  # refuse a linked index before anything is removed
+            entry = parse_index(self._read_index_file()).by_slug().get(slug)
+            atomic_write_text(self.intent_path, json.dumps({"op": "retire", "slug": slug}))
+            self._apply_locked({"op": "retire", "slug": slug})
+        with self._cache_lock:
+            self._mem_cache.pop(slug, None)
+        return Retired(slug=slug, text=text, index_line=entry.raw if entry else "",
+                       title=entry.title if entry else "")
+
     def set_index_line(self, slug: str, title: str, description: str) -> None:
         """Rewrite one index line (and the memory's description) without touching its body."""
         mem = self.read(slug)
@@ -746,7 +806,11 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
     md.setdefault("type", "project")
     md["tags"] = list(dict.fromkeys(t for t in tags if t)) if tags else list(old_md.get("tags", []) or [])
     extra_md = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
-    md.update(extra_md)
+    for k, v in extra_md.items():
+        if v is None:
+            md.pop(k, None)
+        else:
+            md[k] = v
     if "created" not in md:
         md["created"] = today.isoformat()
     elif old:
@@ -756,6 +820,10 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
         if k not in ("name", "description", "metadata"):
             meta[k] = v
     for k, v in extra.items():
-        if k != "metadata":
+        if k == "metadata":
+            continue
+        if v is None:  # None takes a key out (a curation sentence cleared by hand)
+            meta.pop(k, None)
+        else:
             meta[k] = v
     return meta
