@@ -289,13 +289,15 @@ def perf(sizes: tuple[int, ...] = (500, 5000, 20000), *, runs: int = 9, workdir:
                 reg.close()
         if tui:
             try:
-                from kura_tui.bench import first_paint_ms
+                from kura_tui.bench import first_paint_ms, pane_timings
             except ImportError:
                 report["tui"] = {"skipped": "the TUI is not installed"}
             else:
                 say("TUI first paint at 5,000 memories with 500 drafts")
                 report["tui"] = {"memories": 5000, "drafts": 500,
                                  "first_paint_ms": round(first_paint_ms(work / "tui", 5000, 500), 1)}
+                say("TUI panes filled and switched at 5,000 memories with 500 drafts")
+                report["tui"]["panes"] = pane_timings(work / "tui-panes", 5000, 500)
         return report
     finally:
         if own:
@@ -322,4 +324,8 @@ def perf_table(rep: dict[str, Any]) -> str:
     t = rep.get("tui")
     if t and "first_paint_ms" in t:
         lines.append(f"tui: first paint {t['first_paint_ms']} ms at {t['memories']} memories, {t['drafts']} drafts")
+        p = t.get("panes")
+        if p:
+            lines.append(f"tui: every pane filled in {p['all_filled_ms']} ms; switching shows a pane in at most "
+                         f"{p['switch_max_ms']} ms (settled in {p['settled_max_ms']} ms)")
     return "\n".join(lines)

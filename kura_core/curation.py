@@ -605,10 +605,19 @@ def extension_diff(reg: Registry, name: str, draft: Any) -> ExtensionDiff:
 
 
 def drafts_view(reg: Registry, name: str) -> DraftsView:
-    from .distill.drafts import draft_problems, list_drafts
+    from .distill.drafts import _draft_files, parse_draft
+    from .errors import MemoryFormatError
 
     store = reg.store(name)
-    drafts = list_drafts(store)
+    drafts, problems = [], []
+    for p in _draft_files(store):  # each file read and parsed once: waiting, or why it cannot be read
+        try:
+            drafts.append(parse_draft(p.read_text(encoding="utf-8"), p))
+        except (MemoryFormatError, UnicodeDecodeError) as exc:
+            problems.append((p.name, str(exc)))
+        except OSError:
+            continue  # poured or tossed while the list was read
+    drafts.sort(key=lambda d: (d.created, d.slug))
     ext = {}
     for d in drafts:
         if d.decision == "extends" and d.target:
@@ -616,7 +625,7 @@ def drafts_view(reg: Registry, name: str) -> DraftsView:
                 ext[d.slug] = extension_diff(reg, name, d)
             except KuraError:
                 continue
-    return DraftsView(name, tuple(drafts), tuple(draft_problems(store)), ext)
+    return DraftsView(name, tuple(drafts), tuple(problems), ext)
 
 
 # =========================================================================== seeds
@@ -730,7 +739,7 @@ def tidy_review(reg: Registry, name: str, *, progress: ProgressFn | None = None,
     from .errors import ModelUnavailable
 
     flagged = find_weak_lines(reg, name)
-    scribe = reg.models(name).configured("scribe")
+    scribe = reg.config.models.get("scribe") is not None
     note = "" if scribe else ("no scribe model is configured: the weak lines are listed without rewrites; "
                               "write each line yourself, or add [models.thinker] to kura.toml")
     out: list[TidyProposal] = []
@@ -815,7 +824,7 @@ class Outcome:
 def needs(reg: Registry, name: str, kind: str) -> str:
     """Why *kind* cannot run here ('' when it can): a model role that is not configured."""
     roles = {"distil": ("brain", "scribe"), "drain": ("scribe",), "tidy": (), "weave": ()}[kind]
-    missing = [r for r in roles if not reg.models(name).configured(r)]
+    missing = [r for r in roles if reg.config.models.get(r) is None]
     if not missing:
         return ""
     what = " and a ".join(missing)

@@ -10,6 +10,7 @@ a stop key; the keys stay live meanwhile.
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import os
 import shlex
@@ -204,6 +205,10 @@ class KuraApp(App[None]):
 
     async def on_mount(self) -> None:
         await self.push_screen(MainScreen(self.kura_clock, live=not self.frozen))
+        # What exists now (the interpreter, Textual, every pane) lives as long as the app:
+        # keep the cyclic collector from walking it on every collection while a large store
+        # loads and a pane is shown for the first time.
+        gc.freeze()
         self.main.stores.select(self.current_store)
         self._title()
         self.main.workbar.idle({})

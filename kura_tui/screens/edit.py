@@ -10,8 +10,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Static, TextArea
 
+from ..widgets.keys import KeyLine
 from ..widgets.fmt import cls_tag, heading, one_line
 
 CURATION = ("belongs_because", "keep", "may_fade")
@@ -78,7 +79,7 @@ class MemoryEditScreen(Screen[bool]):
                 lines.append(Content.styled("no evidence manifest", "$foreground-muted"))
             lines += [Content(""), Content.styled(v.provenance.text, "$foreground-muted")]
             yield Static(Content("\n").join(lines), id="edit-evidence-text")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         for w in self.query(Input):

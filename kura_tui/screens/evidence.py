@@ -12,8 +12,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from ..widgets.keys import KeyLine
 from ..widgets.fmt import cls_tag, heading, n, one_line, where
 from ..widgets.rowlist import RowList
 
@@ -86,7 +87,7 @@ class EvidenceScreen(ModalScreen[None]):
                 with VerticalScroll(id="evidence-scroll"):
                     yield Static("", id="evidence-text")
                     yield Vertical(id="evidence-lines")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         rl = self.query_one("#evidence-quotes", RowList)

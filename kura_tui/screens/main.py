@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
+from ..widgets.keys import KeyLine
 from ..widgets.doctor import DoctorPane
 from ..widgets.drafts import DraftsPane
 from ..widgets.gatelog import GateLogPane
@@ -83,7 +84,7 @@ class MainScreen(Screen[None]):
                     with TabPane(f"{i + 1} {label}", id=tab_id):
                         yield pane
         yield WorkBar(id="workbar")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self.query_one(MapLines).focus()

@@ -10,9 +10,10 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..widgets.keys import KeyLine
 from ..widgets.fmt import ago, cls_tag, heading, one_line, where
 
 PROVENANCE_STYLE = {"gated": ("✓", "bold $success"), "hand-edited": ("✎", "bold $warning"),
@@ -108,7 +109,7 @@ class MemoryScreen(ModalScreen[None]):
                 yield Static(Content.styled(f"reading {self.slug}…", "$foreground-muted"), id="memory-text")
             yield Static(heading("links  (enter follows, b goes back)"), id="memory-links-title")
             yield OptionList(id="memory-links")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self._load(self.slug)

@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
+from ..widgets.keys import KeyLine
 from ..widgets.fmt import heading
 from ..widgets.rowlist import RowList
 
@@ -67,7 +68,7 @@ class TidyScreen(Screen[None]):
                 inp.cursor_blink = self.blink
                 yield inp
                 yield Static("", id="tidy-status")
-        yield Footer()
+        yield KeyLine()
 
     def _row(self, p: Any) -> Content:
         mark, style = MARKS[self.state.get(p.slug, "pending")]

@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from ..widgets.keys import KeyLine
 from ..widgets.fmt import n
 from ..widgets.map import LAYERS
 from ..widgets.rowlist import RowList
@@ -55,7 +56,7 @@ class WeaveScreen(Screen[None]):
         yield RowList(_row, row_height=3, id="weave-lines",
                       empty=Content.styled("no line changes: the map on disk is already this one", "$success"))
         yield Static("", id="weave-detail")
-        yield Footer()
+        yield KeyLine()
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()

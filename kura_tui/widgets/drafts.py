@@ -270,6 +270,7 @@ class DraftsPane(Container):
             return False
 
     def _show_card(self) -> None:
+        self._was_narrow = self.narrow
         card = self.query_one("#draft-card", Static)
         evidence = self.query_one("#draft-evidence-text", Static)
         d = self.selected
@@ -291,7 +292,9 @@ class DraftsPane(Container):
         self.query_one("#draft-evidence").scroll_home(animate=False)
 
     def on_resize(self) -> None:
-        self._show_card()
+        if self.narrow != getattr(self, "_was_narrow", None):  # the card and evidence stack or part
+            self._was_narrow = self.narrow
+            self._show_card()
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()

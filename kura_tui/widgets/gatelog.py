@@ -127,9 +127,7 @@ class GateLogPane(Vertical):
         entries.sort(key=lambda e: (e.get("at") or 0, e.get("id") or 0), reverse=True)
         self.shown = entries
         self._kind_w = min(16, max([len(str(e.get("kind", ""))) for e in entries] + [4]))
-        what_w = self._what_width()
-        self.query_one("#gate-head", Static).update(
-            f"{'age':<6} {'kind':<{self._kind_w}} {'what':<{what_w}} why")
+        self._head()
         ids = [e.get("id") for e in entries]
         if not entries:
             t.set_empty(Content.styled("nothing in the gate log" + (
@@ -140,8 +138,12 @@ class GateLogPane(Vertical):
         self._detail()
 
     def on_resize(self) -> None:
-        if self.rows:
-            self._fill()
+        self._head()
+
+    def _head(self) -> None:
+        what_w = self._what_width()
+        self.query_one("#gate-head", Static).update(
+            f"{'age':<6} {'kind':<{self._kind_w}} {'what':<{what_w}} why")
 
     def _detail(self) -> None:
         box = self.query_one("#gate-detail", Static)

@@ -117,11 +117,17 @@ class RowList(ScrollView, can_focus=True):
         return self.rows[self.cursor]
 
     def _resize(self) -> None:
-        width = self.scrollable_content_region.width or self.size.width
-        self.virtual_size = Size(width, max(1, len(self.rows)) * self.row_height if self.rows else 1)
+        # the width stays 0: rows are cut to the width, never scrolled sideways, and a virtual
+        # size that does not change with the width costs no second layout when a pane is shown
+        height = len(self.rows) * self.row_height if self.rows else 1
+        if self.virtual_size.height != height or self.virtual_size.width:
+            self.virtual_size = Size(0, height)
 
     def on_resize(self, event: events.Resize) -> None:
-        self._strips.clear()
+        if event.size.width != getattr(self, "_width", None):
+            self._width = event.size.width
+            self._content.clear()  # rows may lay themselves out by the width
+            self._strips.clear()
         self._resize()
         self._scroll_to_cursor()
 
