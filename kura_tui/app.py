@@ -49,7 +49,7 @@ from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
 from .screens.help import HelpScreen, binding_rows
-from .screens.main import MainScreen
+from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
 from .screens.tidy import TidyScreen
 from .screens.weave import WeaveScreen
@@ -148,7 +148,7 @@ class KuraApp(App[None]):
 
     TITLE = "kura"
     CSS_PATH = "kura.tcss"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     COMMANDS = App.COMMANDS | {KuraCommands}
     COMMAND_PALETTE_DISPLAY = "ctrl+p"
 
@@ -581,15 +581,21 @@ class KuraApp(App[None]):
         before = path.read_text(encoding="utf-8")
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         cmd = shlex.split(editor) + [str(path)]
-        try:
+        def call(**kw: Any) -> tuple[int, OSError | None]:
+            # nothing may escape while the app is suspended: it would never be resumed
             try:
-                with self.suspend():
-                    code = subprocess.call(cmd)
-            except SuspendNotSupported:  # no terminal to hand over (headless, web): run it as is
-                code = subprocess.call(cmd, stdin=subprocess.DEVNULL)
-        except OSError as exc:
-            self.notify(f"cannot run the editor {editor!r}: {exc.strerror}; set $EDITOR. Your text is kept in "
-                        f"{path}", severity="error", timeout=12)
+                return subprocess.call(cmd, **kw), None
+            except OSError as exc:
+                return -1, exc
+
+        try:
+            with self.suspend():
+                code, failed = call()
+        except SuspendNotSupported:  # no terminal to hand over (headless, web): run it as is
+            code, failed = call(stdin=subprocess.DEVNULL)
+        if failed is not None:
+            self.notify(f"cannot run the editor {editor!r}: {failed.strerror}; set $EDITOR or $VISUAL. Your "
+                        f"text is kept in {path}", severity="error", timeout=12)
             return
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
         if code != 0:

@@ -36,6 +36,10 @@ TABS = (
 )
 
 
+#: below this many columns the app is narrow (KuraApp.HORIZONTAL_BREAKPOINTS says the same)
+NARROW = 100
+
+
 class TopBar(Static):
     DEFAULT_CSS = """
     TopBar { height: 1; background: $primary 30%; padding: 0 1; }
@@ -148,7 +152,7 @@ class MainScreen(Screen[None]):
 
     def _labels(self) -> None:
         tabs = self.query_one(TabbedContent)
-        narrow = self.has_class("-narrow")
+        narrow = (self.size.width or 120) < NARROW
         count = getattr(self, "_draft_count", 0)
         for i, (tab_id, label, short, _) in enumerate(TABS):
             text = f"{i + 1} {short if narrow else label}"

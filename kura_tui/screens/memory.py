@@ -56,9 +56,6 @@ def render_memory(v: Any, now: float) -> Content:
             if q.located:
                 out.append(Content.styled("   " + where({"source": q.source, "start": q.start, "end": q.end,
                                                          "unit": q.unit}), "$foreground-muted"))
-    else:
-        out.append(Content.styled("no evidence: nothing vouches for this memory but whoever wrote it",
-                                  "$foreground-muted"))
     if v.linked_from:
         out.append(Content.assemble(("linked from ", "$foreground-muted"), ", ".join(v.linked_from)))
     if v.history:
