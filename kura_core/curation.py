@@ -906,6 +906,7 @@ class TendStatus:
     resting: Mapping[str, float]  # track -> seconds left
     last_tick: Mapping[str, Any]  # the last tick that did work or failed, as logged
     last_tick_at: str
+    last_tick_lines: tuple[str, ...]  # what the last tick logged it did
     log_tail: tuple[str, ...]
     log_path: str
     idle_min: float
@@ -934,7 +935,7 @@ def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
     spec = reg.config.stores[name]
     log_path = store.still / "tend.log"
     if not store.still.is_dir():
-        return TendStatus(name, "never started", False, None, None, "", None, {}, {}, {}, "", (),
+        return TendStatus(name, "never started", False, None, None, "", None, {}, {}, {}, "", (), (),
                           str(log_path), spec.distill.idle_min)
     ws = reg.workshop(name)
     rows = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
@@ -947,21 +948,37 @@ def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
         if left > 0:
             resting[track] = left
     tail = tuple(_tail(log_path, lines))
+    def work(part: Sequence[str]) -> tuple[str, ...]:
+        return tuple(line for line in part if "] tender st" not in line)
+
+    ticks = [i for i, line in enumerate(tail) if _tick_json(line) is not None]
+    after = work(tail[ticks[-1] + 1:] if ticks else tail)
     last: Mapping[str, Any] = {}
     last_at = ""
-    for line in reversed(tail):
-        head, sep, payload = line.partition("tick: ")
-        if sep and payload.startswith("{"):
-            try:
-                last = json.loads(payload)
-                last_at = head.split(" ", 1)[0]
-                break
-            except ValueError:
-                continue
+    if after:  # logged since the last tick line: a `--once` run, or a tick that logs no tick line
+        did = after[-6:]
+        last_at = did[-1].split(" ", 1)[0]
+    elif ticks:
+        last = _tick_json(tail[ticks[-1]]) or {}
+        last_at = tail[ticks[-1]].split(" ", 1)[0]
+        did = work(tail[ticks[-2] + 1 if len(ticks) > 1 else 0:ticks[-1]])
+    else:
+        did = ()
     return TendStatus(name, hb["state"], hb["state"] in ("alive", "stale"), hb.get("pid"),
                       hb.get("last_beat_s"), str(hb.get("doing") or ""), row["started"] if row else None,
-                      dict(hb.get("counts") or {}), resting, last, last_at, tail, str(log_path),
+                      dict(hb.get("counts") or {}), resting, last, last_at, did, tail, str(log_path),
                       spec.distill.idle_min)
+
+
+def _tick_json(line: str) -> Mapping[str, Any] | None:
+    _, sep, payload = line.partition("] tick: ")
+    if not sep or not payload.startswith("{"):
+        return None
+    try:
+        out = json.loads(payload)
+    except ValueError:
+        return None
+    return out if isinstance(out, dict) else None
 
 
 # =========================================================================== journals

@@ -239,11 +239,13 @@ class DraftsPane(Container):
         self.all = list(view.drafts)
         self.problems = list(view.problems)
         self.extensions = dict(view.extensions)
-        self.hays = [haystack(d.slug, d.title, d.description, d.tags, d.target) for d in self.all]
+        self.hays = []  # built on the first search
         self._fill(prev)
 
     def _fill(self, keep: str | None = None) -> None:
         query = self.query_one(FindBar).query_text
+        if query and len(self.hays) != len(self.all):
+            self.hays = [haystack(d.slug, d.title, d.description, d.tags, d.target) for d in self.all]
         self.drafts = filtered(self.all, self.hays, query) if query else list(self.all)
         count = f"{len(self.all)} waiting"
         if query:

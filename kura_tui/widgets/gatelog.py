@@ -111,7 +111,7 @@ class GateLogPane(Vertical):
 
     def show(self, rows: list[dict[str, Any]], *_: Any) -> None:
         self.rows = list(rows)
-        self.hays = [haystack(r.get("title"), r.get("slug"), r.get("reason"), r.get("kind")) for r in self.rows]
+        self.hays = []  # built on the first search
         if self.filter not in self.filters:
             self.filter = "all"
         self._render_filter()
@@ -121,6 +121,8 @@ class GateLogPane(Vertical):
         t = self.query_one(GateRows)
         keep = t.current.get("id") if t.current is not None else None
         query = self.query_one(FindBar).query_text
+        if query and len(self.hays) != len(self.rows):
+            self.hays = [haystack(r.get("title"), r.get("slug"), r.get("reason"), r.get("kind")) for r in self.rows]
         entries = filtered(self.rows, self.hays, query) if query else list(self.rows)
         if self.filter != "all":
             entries = [e for e in entries if e.get("kind") == self.filter]

@@ -64,7 +64,8 @@ class TokenMeter(Widget):
 
 
 def render_line(line: Any) -> Content:
-    mark, mstyle, tstyle = LAYERS.get(line.layer, ("?", "bold", ""))
+    mark, mstyle, _ = LAYERS.get(line.layer, ("?", "bold", ""))
+    tstyle = "$foreground-muted" if getattr(line, "compressed", False) else ""
     return Content.assemble((mark, mstyle), " ", (line.slug, "$text-primary"), " ", (str(line.text), tstyle))
 
 
@@ -118,7 +119,8 @@ class MapPane(Vertical):
         yield TokenMeter(id="map-meter")
         yield Static(Content.assemble(
             ("◆", "bold $warning"), " pinned  ", ("●", "bold $success"), " fresh  ",
-            ("·", "$foreground-muted"), " trigger (compressed when dim)"), id="map-legend")
+            ("·", "$foreground-muted"), " trigger  ", ("dim", "$foreground-muted"), ": compressed for the map"),
+            id="map-legend")
         yield MapLines(id="map-lines")
 
     @property
@@ -142,13 +144,15 @@ class MapPane(Vertical):
         meter.budget = int(view.budget_tokens)
         meter.ceiling = int(view.ceiling_tokens)
         self.lines = list(view.lines)
-        self.hays = [haystack(ln.slug, ln.title, ln.text, ln.tags) for ln in self.lines]
+        self.hays = []  # built on the first search, not on every load
         self._fill()
 
     def _fill(self, keep: str | None = None) -> None:
         ol = self.query_one(MapLines)
         keep = keep or self.selected
         query = self.query_one(FindBar).query_text
+        if query and len(self.hays) != len(self.lines):
+            self.hays = [haystack(ln.slug, ln.title, ln.text, ln.tags) for ln in self.lines]
         self.shown = filtered(self.lines, self.hays, query) if query else list(self.lines)
         cursor = None
         if keep is not None:

@@ -80,9 +80,10 @@ class RowList(ScrollView, can_focus=True):
             return self.rows
 
     def __init__(self, render_row: RenderRow, *, row_height: int = 1, empty: Content | str = "",
-                 **kw: Any) -> None:
+                 show_cursor: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.render_row = render_row
+        self.show_cursor = show_cursor
         self.row_height = max(1, row_height)
         self.empty = empty
         self.rows: Sequence[Any] = ()
@@ -169,7 +170,7 @@ class RowList(ScrollView, can_focus=True):
             return Strip.blank(width, row_style.rich_style)
         if index >= len(self.rows):
             return Strip.blank(width, row_style.rich_style)
-        on_cursor = index == self.cursor
+        on_cursor = index == self.cursor and self.show_cursor
         key = (index, offset, on_cursor, width)
         strip = self._strips.get(key)
         if strip is None:

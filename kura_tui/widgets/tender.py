@@ -59,15 +59,18 @@ def render_status(s: Any, now: float) -> Content:
             out.append(Content.styled(f"  failed: {t['failed']}", "$error"))
         if t.get("stopped"):
             out.append(Content.styled(f"  stopped: {t['stopped']}", "$warning"))
-    elif s.state != "never started":
-        out.append(Content.styled("no tick has done work yet", "$foreground-muted"))
+    elif s.last_tick_at:
+        out.append(Content.assemble(("last logged ", "$foreground-muted"), (s.last_tick_at.replace("T", " "), "bold"),
+                                    " · what it did:"))
+    for entry in s.last_tick_lines[-6:]:
+        out.append(Content.assemble(("  · ", "$foreground-muted"), _log_row(entry)))
     return Content("\n").join(out)
 
 
 class TenderPane(Vertical):
     DEFAULT_CSS = """
     TenderPane { height: 1fr; }
-    TenderPane > #tender-status { height: auto; max-height: 12; padding: 0 1; }
+    TenderPane > #tender-status { height: auto; max-height: 16; padding: 0 1; }
     TenderPane > #tender-log-title { height: 1; padding: 0 1; margin-top: 1; }
     TenderPane > #tender-log { height: 1fr; padding: 0 1; }
     """
@@ -80,7 +83,8 @@ class TenderPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("asking about the tender…", "$foreground-muted"), id="tender-status")
         yield Static(heading("log  _still/tend.log"), id="tender-log-title")
-        yield RowList(_log_row, id="tender-log", empty=Content.styled("the log is empty", "$foreground-muted"))
+        yield RowList(_log_row, id="tender-log", show_cursor=False,
+                      empty=Content.styled("the log is empty", "$foreground-muted"))
 
     def show(self, status: Any) -> None:
         self.status = status

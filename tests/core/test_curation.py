@@ -426,10 +426,16 @@ def test_tend_status_reads_the_heartbeat_and_the_log(tmp_path):
     s = k.tend_status(store="main")
     assert s.state == "alive" and s.running and s.pid == os.getpid() and s.doing == "resting"
     assert s.last_tick["tracks"] == ["run"] and s.last_tick_at
+    assert len(s.last_tick_lines) == 1 and s.last_tick_lines[0].endswith("distil: 1 batch(es) → 2 draft(s), 0 dropped")
     assert s.log_tail[-2].endswith("distil: 1 batch(es) → 2 draft(s), 0 dropped")
     assert "run" in s.resting and s.resting["run"] > 0
     t.beat("stopped")
     assert not k.tend_status(store="main").running
+    # a tender run with --once logs what it did but no tick line: that is what its last tick did
+    t.log("drain failed: drain needs a scribe model")
+    t.log("tidy skipped: tidy needs a scribe model")
+    assert k.tend_status(store="main").last_tick_lines[-2:] == tuple(
+        line for line in k.tend_status(store="main").log_tail[-2:])
 
 
 def test_journals_show_marks_backlog_and_shelved_stretches(tmp_path, model):
