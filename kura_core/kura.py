@@ -13,7 +13,7 @@ the default store answers. Unknown selectors raise SelectorError.
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .errors import KuraError, PolicyError
 from .registry import Registry
@@ -246,6 +246,149 @@ class Kura:
         meta.setdefault("metadata", {})["tags"] = tags
         return st.write(slug, title=entry.title if entry else mem.title, description=mem.description,
                         body=mem.body, type=mem.type, tags=tags, meta=meta)
+
+
+    # ---- curation: what a person does by hand (see kura_core.handwork) ----------
+    # Each returns frozen values; long work takes progress/should_stop so a face can show
+    # how far it is and stop it at a safe point.
+
+    def memory(self, slug: str, *, store: str | None = None):
+        """One memory with its provenance (gated / hand-edited), evidence, links in, history."""
+        from .handwork import memory_view
+
+        return memory_view(self.registry, self.registry.resolve(store), slug)
+
+    def edit_memory(self, slug: str, *, store: str | None = None, base: str, by: str = "hand",
+                    title: str | None = None, description: str | None = None, body: str | None = None,
+                    type: str | None = None, tags: Sequence[str] | None = None,
+                    curation: Mapping[str, str | None] | None = None):
+        """A hand edit: written with its index line, passes no gate, recorded as a hand edit.
+        *base* is MemoryView.base of the text the person started from."""
+        from .handwork import edit_memory
+
+        return edit_memory(self.registry, self.registry.resolve(store), slug, base=base, title=title,
+                           description=description, body=body, type=type, tags=tags, curation=curation, by=by)
+
+    def retire(self, slug: str, reason: str, *, store: str | None = None, by: str = "hand"):
+        """Remove a memory and its index line together; the gate log keeps it, who and why."""
+        from .handwork import retire
+
+        return retire(self.registry, self.registry.resolve(store), slug, reason, by=by)
+
+    def map_view(self, *, store: str | None = None):
+        """The map hosts wear now, line by line with its layer, title and tags."""
+        from .handwork import map_view
+
+        return map_view(self.registry, self.registry.resolve(store))
+
+    def weave_preview(self, *, store: str | None = None):
+        """The map a weave would write, against the current one. Writes nothing."""
+        from .handwork import weave_preview
+
+        return weave_preview(self.registry, self.registry.resolve(store))
+
+    def weave_write(self, *, store: str | None = None, index_sha256: str = ""):
+        """Weave and write; refused when the index changed since the preview it confirms."""
+        from .handwork import weave_write
+
+        return weave_write(self.registry, self.registry.resolve(store), index_sha256=index_sha256)
+
+    def drafts(self, *, store: str | None = None):
+        """Waiting drafts, unreadable draft files, and what each extension changes."""
+        from .handwork import drafts_view
+
+        return drafts_view(self.registry, self.registry.resolve(store))
+
+    def pour(self, slug: str, *, store: str | None = None, by: str = "hand") -> Memory:
+        from .distill.drafts import pour
+
+        return pour(self.registry, store, slug, by=by)
+
+    def toss(self, slug: str, reason: str, *, store: str | None = None, by: str = "hand") -> None:
+        from .distill.drafts import toss
+
+        toss(self.registry, store, slug, reason, by=by)
+
+    def fix(self, slug: str, *, store: str | None = None, by: str = "hand", **fields: Any):
+        """Edit a draft; the floor runs again (FloorRefused names what it refuses)."""
+        from .distill.drafts import fix
+
+        return fix(self.registry, store, slug, by=by, **fields)
+
+    def gate_log(self, *, store: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+        if not self.registry.store(store).still.is_dir():
+            return []
+        return self.registry.workshop(store).gate_log(limit=limit)
+
+    def seed_list(self, *, store: str | None = None):
+        """Every seed with where it came from, what confirmed it, and who dismissed it."""
+        from .handwork import seed_list
+
+        return seed_list(self.registry, self.registry.resolve(store))
+
+    def dismiss_seed(self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand"):
+        from .handwork import dismiss_seed
+
+        return dismiss_seed(self.registry, self.registry.resolve(store), seed_id, reason, by=by)
+
+    def tidy_review(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
+                    should_stop: Callable[[], bool] | None = None):
+        """Weak index lines with the scribe's rewrites, to review one by one. Writes nothing."""
+        from .handwork import tidy_review
+
+        return tidy_review(self.registry, self.registry.resolve(store), progress=progress,
+                           should_stop=should_stop)
+
+    def apply_tidy(self, slug: str, line: str, *, expected: str, store: str | None = None,
+                   by: str = "hand") -> str:
+        from .handwork import apply_tidy
+
+        return apply_tidy(self.registry, self.registry.resolve(store), slug, line, expected=expected, by=by)
+
+    def reject_tidy(self, slug: str, proposed: str, *, store: str | None = None, by: str = "hand") -> None:
+        from .handwork import reject_tidy
+
+        reject_tidy(self.registry, self.registry.resolve(store), slug, proposed, by=by)
+
+    def needs(self, kind: str, *, store: str | None = None) -> str:
+        """Why distil / drain cannot run on this store ('' when they can)."""
+        from .handwork import needs
+
+        return needs(self.registry, self.registry.resolve(store), kind)
+
+    def distil(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
+               should_stop: Callable[[], bool] | None = None):
+        """Drink what is new in the store's journals into drafts (as `kura distill run`)."""
+        from .handwork import distil
+
+        return distil(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop)
+
+    def drain(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
+              should_stop: Callable[[], bool] | None = None):
+        """The scribe reads every waiting draft cold: pour, fix or toss (as `kura distill drain`)."""
+        from .handwork import drain
+
+        return drain(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop)
+
+    def tend_status(self, *, store: str | None = None, lines: int = 200):
+        """The tender: running or not, its last tick, what it rests, the tail of its log."""
+        from .handwork import tend_status
+
+        return tend_status(self.registry, self.registry.resolve(store), lines=lines)
+
+    def journals(self, *, store: str | None = None):
+        """The journals a store drinks: watermarks, backlog, held and shelved stretches."""
+        from .handwork import journals
+
+        return journals(self.registry, self.registry.resolve(store))
+
+    def journal_excerpt(self, source: str, position: int, *, store: str | None = None, unit: str = "",
+                        around: int = 4):
+        """The journal around a piece of evidence, read with the store's own adapter."""
+        from .handwork import journal_excerpt
+
+        return journal_excerpt(self.registry, self.registry.resolve(store), source, position, unit=unit,
+                               around=around)
 
 
 def _curation_meta(cur: dict[str, str]) -> dict[str, Any]:

@@ -756,6 +756,26 @@ class Scan:
         return {m.slug: m for m in self.memories}
 
 
+@dataclass(frozen=True)
+class Retired:
+    """A memory taken out of its store: the file's text and the index line it had."""
+
+    slug: str
+    text: str
+    index_line: str
+    title: str = ""
+
+
+def seal_of(body: str, meta: Mapping[str, Any]) -> str:
+    """A digest of what the gate vouched for in a memory file: its body and its three
+    curation sentences. Pour records it next to the evidence manifest; when the file no
+    longer matches it, the memory was edited by hand after the gate passed it."""
+    parts = [body.strip()] + [" ".join(str(meta.get(k) or "").split())
+                              for k in ("belongs_because", "keep", "may_fade")]
+    data = json.dumps(parts, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
 class Store:
     """One store on disk. Cheap to construct; safe to share between threads."""
 
@@ -1261,10 +1281,14 @@ class Store:
         moved: put the old index back (a rename of the kept link) and drop the intent.
         False when it is too late (the memory is in place): then only rolling forward is safe."""
         names = intent.get("tmp") or {}
-        if intent.get("op", "upsert") == "upsert":
-            mem = self._temp_of(names.get("memory"))
-            if mem is None or not mem.exists():
-                return False
+        op = intent.get("op", "upsert")
+        if op in ("upsert", "retire"):
+            if op == "upsert":
+                mem = self._temp_of(names.get("memory"))
+                if mem is None or not mem.exists():
+                    return False
+            elif not self.memory_path(check_slug(intent["slug"])).exists():
+                return False  # the memory file is gone: only finishing the retire is safe
             idx = self._temp_of(names.get("index"))
             if idx is not None and not idx.exists():  # the new index is in place
                 old = self._temp_of(names.get("index_old"))
@@ -1296,7 +1320,9 @@ class Store:
         intent without them (or whose temps are gone) is applied by writing the text.
         """
         names = intent.get("tmp") or {}
-        if intent.get("op", "upsert") == "upsert":
+        if intent.get("op") == "retire":
+            self._retire_files_locked(intent)
+        elif intent.get("op", "upsert") == "upsert":
             slug = check_slug(intent["slug"])
             path = self.memory_path(slug)
             text = intent["text"]
@@ -1439,6 +1465,65 @@ class Store:
                 return
             discard(p)
 
+    def retire(self, slug: str, *, also: Mapping[str, Any] | None = None) -> "Retired":
+        """Remove a memory file and its index line together, through the same intent path
+        as :meth:`write`: a crash at any instant leaves the memory with its line, or
+        neither, and a full disk leaves it as it was. Returns what was removed, so it can
+        be kept elsewhere (the gate log)."""
+        check_slug(slug)
+        action = f"retire {slug!r}"
+        with self.locked(action):
+            self._recover_locked(settle=True)
+            path = self.memory_path(slug)
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            except FileNotFoundError:
+                raise NotFound(f"no memory {slug!r} in store {self.name!r}") from None
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise ContainmentError(f"{slug}.md is a symbolic link") from None
+                raise
+            with os.fdopen(fd, "rb") as fh:
+                text = fh.read().decode("utf-8", errors="replace")
+            self._index_stat()  # refuse a linked index before anything is removed
+            current = self._read_index_file(errors="strict")
+            entry = parse_index(current).by_slug().get(slug)
+            new_index = remove_index_text(current, slug)
+            intent: dict[str, Any] = {"op": "retire", "slug": slug, "base": _digest(current)}
+            if also:
+                intent["also"] = _check_also(dict(also))
+            self._commit_locked(intent, action, [(self.index_path, new_index if new_index != current else None)])
+        with self._cache_lock:
+            self._mem_cache.pop(slug, None)
+        return Retired(slug=slug, text=text, index_line=entry.raw if entry else "",
+                       title=entry.title if entry else "")
+
+    def _retire_files_locked(self, intent: Mapping[str, Any]) -> None:
+        """The files of a retire intent: the index without the line, then no memory file
+        (idempotent: recovery may run it again)."""
+        names = intent.get("tmp") or {}
+        slug = check_slug(intent["slug"])
+        current = self._read_index_file(errors="strict")
+        wanted = remove_index_text(current, slug)
+        idx_tmp = self._temp_of(names.get("index"))
+        if idx_tmp is not None and not idx_tmp.exists():
+            idx_tmp = None
+        if wanted != current:
+            if idx_tmp is not None and _digest(current) == intent.get("base") \
+                    and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
+                fsutil.OPS.replace(idx_tmp, self.index_path)
+                idx_tmp = None
+            else:
+                atomic_write_text(self.index_path, wanted, sync_dir=False)
+        try:
+            fsutil.OPS.unlink(self.memory_path(slug))
+        except FileNotFoundError:
+            pass
+        for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
+            if leftover is not None and leftover.exists():
+                discard(leftover)
+        fsync_dir(self.root)
+
     def set_index_line(self, slug: str, title: str, description: str,
                        also: Mapping[str, Any] | None = None) -> None:
         """Rewrite one index line (and the memory's description) without touching its body."""
@@ -1467,7 +1552,11 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
     md.setdefault("type", "project")
     md["tags"] = list(dict.fromkeys(t for t in tags if t)) if tags else list(old_md.get("tags", []) or [])
     extra_md = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
-    md.update(extra_md)
+    for k, v in extra_md.items():
+        if v is None:
+            md.pop(k, None)
+        else:
+            md[k] = v
     if "created" not in md:
         md["created"] = today.isoformat()
     elif old:
@@ -1477,7 +1566,11 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
         if k not in ("name", "description", "metadata"):
             meta[k] = v
     for k, v in extra.items():
-        if k != "metadata":
+        if k == "metadata":
+            continue
+        if v is None:  # None takes a key out (a curation sentence cleared by hand)
+            meta.pop(k, None)
+        else:
             meta[k] = v
     return meta
 
@@ -1496,8 +1589,12 @@ def _file_bytes(path: Path) -> bytes | None:
 
 def _check_intent(intent: Any) -> None:
     """Refuse an intent.json that no kura writer made (ValueError/ContainmentError)."""
-    if not isinstance(intent, dict) or intent.get("op", "upsert") not in ("upsert", "settle"):
+    if not isinstance(intent, dict) or intent.get("op", "upsert") not in ("upsert", "settle", "retire"):
         raise ValueError("not an intent")
+    if intent.get("op") == "retire":
+        check_slug(intent.get("slug"))
+        if not isinstance(intent.get("tmp", {}), dict):
+            raise ValueError("malformed intent")
     if intent.get("op", "upsert") == "upsert":
         check_slug(intent.get("slug"))
         for key in ("text", "title", "description"):

@@ -1,20 +1,27 @@
 """KuraApp: the full-screen face for the person who owns the memory.
 
 Every core call runs in a thread worker that only posts a message; the handlers here
-route each message to the pane that shows it. Results for a store that is no longer on
-screen, or from a load that a newer one superseded, are dropped.
+route each message to the pane or screen that shows it. Results for a store that is no
+longer on screen, or from a load that a newer one superseded, are dropped. Long work
+(distil, drain, tidy, a weave preview) runs one job at a time with a progress strip and
+a stop key; the keys stay live meanwhile.
 """
 
 from __future__ import annotations
 
 import functools
+import gc
+import itertools
+import os
+import shlex
+import subprocess
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 
 from kura_core.errors import KuraError
@@ -23,40 +30,57 @@ from kura_core.kura import Kura
 from .backend import Backend
 from .commands import KuraCommands
 from .messages import (
+    Acted,
     CoreFailed,
     DoctorLoaded,
     DraftActed,
-    DraftsLoaded,
-    GateLogLoaded,
+    ExcerptLoaded,
     HealthLoaded,
-    MapLoaded,
+    Loaded,
     MemoryLoaded,
     RecallDone,
     StoreChanged,
     StoresLoaded,
+    WorkDone,
+    WorkProgress,
 )
-from .screens.confirm import ConfirmScreen, TossScreen
+from .screens.confirm import ConfirmScreen, ReasonScreen, TossScreen
+from .screens.edit import MemoryEditScreen
+from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
 from .screens.help import HelpScreen, binding_rows
-from .screens.main import MainScreen
+from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
+from .screens.tidy import TidyScreen
+from .screens.weave import WeaveScreen
 from .widgets.drafts import DraftsPane
+from .widgets.find import FindInput
 from .widgets.gatelog import GateLogPane
+from .widgets.journals import JournalsPane
 from .widgets.map import MapPane
 from .widgets.recall import RecallPane
+from .widgets.rowlist import RowList
+from .widgets.seeds import SeedsPane
 from .widgets.stores import StoresPane
+
+PARTS = ("map", "drafts", "gatelog", "doctor", "seeds", "tender", "journals")
 
 #: what a change under a store's directory means for the panes
 CHANGE_KINDS = {
     "memories": ("map", "doctor"),
     "drafts": ("drafts", "doctor"),
-    "workshop": ("gatelog", "doctor"),
+    "workshop": ("gatelog", "doctor", "seeds", "tender", "journals"),
     "map": ("map",),
+    "tender": ("tender",),
 }
-
 
 #: loads that read every memory: one at a time, so the UI thread keeps its share of the GIL
 HEAVY = frozenset({"map", "doctor", "health", "drafts"})
+
+#: how often the tender pane re-reads the heartbeat while it is on screen (live ages)
+TENDER_POLL_S = 5.0
+
+_jobs = itertools.count(1)
 
 
 def classify(rel: Path) -> str | None:
@@ -72,7 +96,10 @@ def classify(rel: Path) -> str | None:
         name = parts[-1]
         if name in ("kura.db", "kura.db-wal"):
             return "workshop"
-        if len(parts) == 2 and name not in ("write.lock", "intent.json", "kura.db-shm", "kura.db-journal"):
+        if len(parts) == 2 and name == "tend.log":
+            return "tender"
+        if len(parts) == 2 and name not in ("write.lock", "intent.json", "kura.db-shm", "kura.db-journal",
+                                            "tend.lock"):
             return "map"
         return None
     if len(parts) == 1 and parts[0].endswith(".md"):
@@ -98,29 +125,60 @@ def _err(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def edits_dir() -> Path:
+    """Where an edit in $EDITOR is kept until it is written (a kill loses nothing)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
+    return root / "kura" / "edits"
+
+
+class Job:
+    """One long piece of work: which, on what, and how to ask it to stop."""
+
+    def __init__(self, kind: str, store: str) -> None:
+        self.id = next(_jobs)
+        self.kind = kind
+        self.store = store
+        self.stop = threading.Event()
+        self.abandoned = False
+
+
 class KuraApp(App[None]):
     """kura's TUI. ``watch=False`` and ``frozen=True`` make it deterministic for tests."""
 
     TITLE = "kura"
     CSS_PATH = "kura.tcss"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]
     COMMANDS = App.COMMANDS | {KuraCommands}
     COMMAND_PALETTE_DISPLAY = "ctrl+p"
 
     BINDINGS = [
         Binding("question_mark,f1", "help", "Help", tooltip="This screen: every key", id="app.help"),
-        Binding("q", "quit", "Quit", tooltip="Quit (asks first if an edit is unsaved)", id="app.quit"),
-        Binding("w", "weave", "Weave", tooltip="Re-weave the current store's map and write it", id="app.weave"),
+        Binding("q", "quit", "Quit", tooltip="Quit (asks first if an edit is unsaved or work is running)",
+                id="app.quit"),
+        Binding("w", "weave", "Weave", tooltip="Weave the map: preview it against the current one, then write",
+                id="app.weave"),
+        Binding("D", "distil", "Distil", show=False,
+                tooltip="Distil now: drink what is new in the journals into drafts (needs brain and scribe)",
+                id="app.distil"),
+        Binding("N", "drain", "Drain", show=False,
+                tooltip="Drain: the scribe pours, fixes or tosses every waiting draft (needs a scribe)",
+                id="app.drain"),
+        Binding("T", "tidy", "Tidy", show=False,
+                tooltip="Tidy: review rewrites of weak index lines one by one (without a scribe: by hand)",
+                id="app.tidy"),
+        Binding("S", "stop", "Stop", show=False, tooltip="Stop the running distil, drain or tidy at a safe point",
+                id="app.stop"),
         Binding("d", "doctor", "Probe", tooltip="Doctor: check the store and ask every model endpoint",
                 id="app.doctor"),
         Binding("r", "refresh", "Refresh", show=False, tooltip="Reload every pane from disk", id="app.refresh"),
     ]
 
     def __init__(self, kura: Kura, *, store: str | None = None, watch: bool = True, frozen: bool = False,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None, by: str | None = None) -> None:
         super().__init__()
         self.kura = kura
-        self.backend = Backend(kura)
+        self.backend = Backend(kura, by=by)
         self.current_store = self.backend.resolve(store)
         self.watch_enabled = watch
         self.frozen = frozen
@@ -129,8 +187,11 @@ class KuraApp(App[None]):
         self._stop = threading.Event()
         self._heavy = threading.Lock()
         self._rows: list[dict[str, Any]] = []
+        self._needs: dict[str, dict[str, str]] = {}
+        self.job: Job | None = None
         self.watching = threading.Event()
         self.first_paint: float | None = None
+        self.filled: dict[str, float] = {}
         if frozen:
             self.animation_level = "none"
 
@@ -144,17 +205,28 @@ class KuraApp(App[None]):
 
     async def on_mount(self) -> None:
         await self.push_screen(MainScreen(self.kura_clock, live=not self.frozen))
+        # What exists now (the interpreter, Textual, every pane) lives as long as the app:
+        # keep the cyclic collector from walking it on every collection while a large store
+        # loads and a pane is shown for the first time.
+        gc.freeze()
         self.main.stores.select(self.current_store)
         self._title()
+        self.main.workbar.idle({})
         self.load_all()
         if self.watch_enabled:
             self.run_worker(self._watch, thread=True, group="watch", name="watch", exit_on_error=False)
+        if not self.frozen:
+            self.set_interval(TENDER_POLL_S, self._poll_tender)
 
     def on_unmount(self) -> None:
         self._stop.set()
+        if self.job is not None:
+            self.job.stop.set()
 
     def exit(self, *args: Any, **kw: Any) -> None:
         self._stop.set()
+        if self.job is not None:
+            self.job.stop.set()
         super().exit(*args, **kw)
 
     # ---- workers ---------------------------------------------------------
@@ -186,11 +258,16 @@ class KuraApp(App[None]):
         for name in self.store_names():
             if name != self.current_store:
                 self.load_health(name)
-        self.load_current(("map", "drafts", "gatelog", "doctor"))
+        self.load_current(PARTS)
 
     def load_overview(self) -> None:
         b = self.backend
+        name = self.current_store
         self._spawn("overview", lambda: StoresLoaded(b.overview()))
+        if name not in self._needs:
+            self._spawn("needs", lambda: Loaded(name, "needs", {k: b.needs(name, k)
+                                                               for k in ("distil", "drain", "tidy", "weave")}),
+                        store=name)
 
     def load_health(self, name: str) -> None:
         b = self.backend
@@ -200,14 +277,18 @@ class KuraApp(App[None]):
         name = self.current_store
         b = self.backend
         parts = set(parts)
-        if "map" in parts:
-            self._spawn("map", lambda: MapLoaded(name, *b.woven(name)), store=name)
-        if "drafts" in parts:
-            self._spawn("drafts", lambda: DraftsLoaded(name, *b.drafts(name)), store=name)
-        if "gatelog" in parts:
-            self._spawn("gatelog", lambda: GateLogLoaded(name, b.gate_log(name), b.seeds(name)), store=name)
-        if "doctor" in parts:
-            self._spawn("doctor", lambda: DoctorLoaded(name, b.doctor(name)), store=name)
+        loaders: dict[str, Callable[[], Any]] = {
+            "map": lambda: Loaded(name, "map", b.map_view(name)),
+            "drafts": lambda: Loaded(name, "drafts", b.drafts(name)),
+            "gatelog": lambda: Loaded(name, "gatelog", b.gate_log(name)),
+            "seeds": lambda: Loaded(name, "seeds", b.seeds(name)),
+            "tender": lambda: Loaded(name, "tender", b.tend_status(name)),
+            "journals": lambda: Loaded(name, "journals", b.journals(name)),
+            "doctor": lambda: DoctorLoaded(name, b.doctor(name)),
+        }
+        for part in PARTS:  # in this order: what a person looks at first loads first
+            if part in parts:
+                self._spawn(part, loaders[part], store=name)
 
     def _watch(self) -> None:
         """Watch every store directory; post which parts of which store changed."""
@@ -240,6 +321,16 @@ class KuraApp(App[None]):
             for name, kinds in per.items():
                 self.post_message(StoreChanged(name, frozenset(kinds)))
 
+    def _poll_tender(self) -> None:
+        if self._stop.is_set() or not isinstance(self.screen, MainScreen):
+            return
+        if self.main.active_tab == "tab-tender":
+            self.load_current(("tender",))
+
+    def pane_shown(self, tab_id: str) -> None:
+        if tab_id == "tab-tender":
+            self.load_current(("tender",))
+
     # ---- stores ----------------------------------------------------------
     def store_names(self) -> list[str]:
         return self.backend.names()
@@ -251,8 +342,9 @@ class KuraApp(App[None]):
         self.main.stores.select(name)
         self._title()
         self.main.recall.clear(name)
+        self._show_needs()
         self.load_overview()
-        self.load_current(("map", "drafts", "gatelog", "doctor"))
+        self.load_current(PARTS)
 
     def cycle_store(self, step: int) -> None:
         names = self.store_names()
@@ -289,32 +381,41 @@ class KuraApp(App[None]):
         if self.first_paint is None:
             self.first_paint = time.perf_counter()
 
+    def _filled(self, part: str) -> None:
+        if part not in self.filled:
+            self.call_after_refresh(lambda: self.filled.setdefault(part, time.perf_counter()))
+
     @_needs_main
     def on_health_loaded(self, m: HealthLoaded) -> None:
         self.main.stores.show_health(m.health)
 
     @_needs_main
-    def on_map_loaded(self, m: MapLoaded) -> None:
+    def on_loaded(self, m: Loaded) -> None:
+        if m.part == "needs":
+            self._needs[m.store] = m.data
+            self._show_needs()
+            return
         if m.store != self.current_store:
             return
-        self.main.map.show(m.woven, m.prefill)
-        if m.wove:
-            lines = len(getattr(m.woven, "lines", ()) or ())
-            self.notify(f"woven: {lines} lines, ~{getattr(m.woven, 'tokens_est', 0)} tokens",
-                        title=f"weave · {m.store}")
+        main = self.main
+        if m.part == "map":
+            main.map.show(m.data)
+        elif m.part == "drafts":
+            main.drafts.show(m.data)
+            main.set_draft_count(len(m.data.drafts))
+        elif m.part == "gatelog":
+            main.gatelog.show(m.data)
+        elif m.part == "seeds":
+            main.seeds.show(m.data)
+        elif m.part == "tender":
+            main.tender.show(m.data)
+        elif m.part == "journals":
+            main.journals.show(m.data)
+        self._filled(m.part)
 
-    @_needs_main
-    def on_drafts_loaded(self, m: DraftsLoaded) -> None:
-        if m.store != self.current_store:
-            return
-        self.main.drafts.show(m.drafts, m.problems)
-        self.main.set_draft_count(len(m.drafts))
-
-    @_needs_main
-    def on_gate_log_loaded(self, m: GateLogLoaded) -> None:
-        if m.store != self.current_store:
-            return
-        self.main.gatelog.show(m.rows, m.seeds)
+    def _show_needs(self) -> None:
+        if self.job is None:
+            self.main.workbar.idle(self._needs.get(self.current_store, {}))
 
     @_needs_main
     def on_doctor_loaded(self, m: DoctorLoaded) -> None:
@@ -322,6 +423,7 @@ class KuraApp(App[None]):
         if m.store != self.current_store:
             return
         self.main.doctor.show(m.report, m.probed)
+        self._filled("doctor")
         if m.probed:
             self.notify("doctor asked every model endpoint", title=f"doctor · {m.store}")
 
@@ -338,6 +440,12 @@ class KuraApp(App[None]):
                 s.show(m.slug, m.memory, m.error)
 
     @_needs_main
+    def on_excerpt_loaded(self, m: ExcerptLoaded) -> None:
+        for s in self.screen_stack:
+            if isinstance(s, EvidenceScreen):
+                s.show(m.token, m.excerpt, m.error)
+
+    @_needs_main
     def on_store_changed(self, m: StoreChanged) -> None:
         self.load_overview()
         if m.store != self.current_store:
@@ -347,6 +455,10 @@ class KuraApp(App[None]):
         for kind in m.kinds:
             parts.update(CHANGE_KINDS.get(kind, ()))
         self.load_current(parts)
+        if "memories" in m.kinds:
+            for s in self.screen_stack:
+                if isinstance(s, MemoryScreen) and s.store == m.store and s.view is not None:
+                    s.reload()
 
     @_needs_main
     def on_core_failed(self, m: CoreFailed) -> None:
@@ -366,7 +478,7 @@ class KuraApp(App[None]):
 
     @_needs_main
     def on_map_pane_open_memory(self, m: MapPane.OpenMemory) -> None:
-        self.open_memory(m.slug)
+        self.open_memory(m.slug, m.action)
 
     @_needs_main
     def on_recall_pane_open_memory(self, m: RecallPane.OpenMemory) -> None:
@@ -382,13 +494,236 @@ class KuraApp(App[None]):
     def on_drafts_pane_act(self, m: DraftsPane.Act) -> None:
         self.act_on_draft(m.action, m.draft)
 
+    @_needs_main
+    def on_seeds_pane_act(self, m: SeedsPane.Act) -> None:
+        self.act_on_seed(m.action, m.seed)
+
+    @_needs_main
+    def on_journals_pane_open(self, m: JournalsPane.Open) -> None:
+        from kura_core.handwork import Quote
+
+        j = m.journal
+        q = Quote(cls="MARK", text=f"the watermark of {Path(j.path).name}: the next distil starts here",
+                  source=j.path, start=j.mark, unit=j.unit)
+        self.push_screen(EvidenceScreen(self.current_store, Path(j.path).name, [q]))
+
     # ---- memories ----------------------------------------------------------
-    def open_memory(self, slug: str) -> None:
-        self.push_screen(MemoryScreen(self.current_store, slug))
+    def open_memory(self, slug: str, action: str = "open") -> None:
+        store = self.current_store
+        if action == "open":
+            self.push_screen(MemoryScreen(store, slug, clock=self.kura_clock))
+            return
+        b = self.backend
+
+        def job() -> Any:
+            try:
+                view = b.memory(store, slug)
+            except KuraError as exc:
+                return CoreFailed("memory", str(exc), store)
+            return Acted(store, f"open-{action}", slug, ok=True, result=view)
+
+        self._spawn(f"memory-for:{slug}", job, store=store)
 
     def load_memory(self, store: str, slug: str) -> None:
         b = self.backend
-        self._spawn("memory", lambda: MemoryLoaded(store, slug, b.read(store, slug)), store=store)
+        self._spawn("memory", lambda: MemoryLoaded(store, slug, b.memory(store, slug)), store=store)
+
+    def edit_memory(self, store: str, view: Any) -> None:
+        self.push_screen(MemoryEditScreen(store, view, by=self.backend.by, blink=not self.frozen))
+
+    def save_memory(self, store: str, slug: str, base: str, fields: dict[str, Any], *,
+                    edit_file: Path | None = None) -> None:
+        b = self.backend
+
+        def job() -> Acted:
+            try:
+                res = b.edit(store, slug, base, fields)
+            except KuraError as exc:
+                return Acted(store, "edit", slug, ok=False, text=str(exc), result=edit_file)
+            if edit_file is not None:
+                try:
+                    edit_file.unlink()
+                except OSError:
+                    pass
+            if not res.changed:
+                return Acted(store, "edit", slug, ok=True, text="nothing changed", result=res)
+            return Acted(store, "edit", slug, ok=True, result=res,
+                         text=f"hand edit written ({', '.join(res.changed)}); recorded as {b.by}'s")
+
+        self._spawn(f"edit:{slug}", job, store=store)
+
+    def edit_in_editor(self, store: str, view: Any) -> None:
+        """Edit the memory in $EDITOR with the app suspended; the text waits in a file until
+        it is written, so quitting, a crash or a refusal loses nothing."""
+        from kura_core.handwork import editable_text
+
+        path = edits_dir() / store / f"{view.slug}.md"
+        header = (f"# kura: editing {view.slug} in store {store}. Save and quit to write it (a hand edit,\n"
+                  f"# recorded as yours; it passes no gate). Empty the file to discard. base={view.base}\n")
+        resumed = False
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_file() and path.read_text(encoding="utf-8").strip():
+                resumed = True
+            else:
+                text = editable_text(view)
+                path.write_text(text.replace("---\n", "---\n" + header, 1), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"cannot write the edit file {path}: {exc.strerror}", severity="error")
+            return
+        if resumed:
+            self.notify(f"resuming your unfinished edit of {view.slug} ({path})", title="$EDITOR", timeout=6)
+        self._run_editor(store, view, path, resumed)
+
+    def _run_editor(self, store: str, view: Any, path: Path, resumed: bool = False) -> None:
+        from kura_core.handwork import parse_editable
+
+        before = path.read_text(encoding="utf-8")
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        cmd = shlex.split(editor) + [str(path)]
+        def call(**kw: Any) -> tuple[int, OSError | None]:
+            # nothing may escape while the app is suspended: it would never be resumed
+            try:
+                return subprocess.call(cmd, **kw), None
+            except OSError as exc:
+                return -1, exc
+
+        try:
+            with self.suspend():
+                code, failed = call()
+        except SuspendNotSupported:  # no terminal to hand over (headless, web): run it as is
+            code, failed = call(stdin=subprocess.DEVNULL)
+        if failed is not None:
+            self.notify(f"cannot run the editor {editor!r}: {failed.strerror}; set $EDITOR or $VISUAL. Your "
+                        f"text is kept in {path}", severity="error", timeout=12)
+            return
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if code != 0:
+            self.notify(f"the editor exited with status {code}; nothing was written. Your text is kept in {path} "
+                        "(E resumes it)", severity="warning", timeout=12)
+            return
+        if not text.strip():
+            path.unlink(missing_ok=True)
+            self.notify("the file was emptied: edit discarded", title="$EDITOR")
+            return
+        if text == before and not resumed:
+            path.unlink(missing_ok=True)
+            self.notify("nothing changed", title="$EDITOR")
+            return
+        base = view.base
+        for line in text.split("\n")[:4]:
+            if "base=" in line and line.startswith("#"):
+                base = line.rsplit("base=", 1)[1].strip()
+        try:
+            fields = parse_editable(text, view.slug)
+        except KuraError as exc:
+            def again(yes: bool | None) -> None:
+                if yes:
+                    self._run_editor(store, view, path, True)
+
+            self.push_screen(ConfirmScreen("The edit cannot be read", f"{exc}. Nothing was written; your text is "
+                                           f"kept in {path}. Open it in the editor again?", yes="Edit again"), again)
+            return
+        self.save_memory(store, view.slug, base, fields, edit_file=path)
+
+    def retire_memory(self, store: str, slug: str, title: str, linked_from: Iterable[str] = ()) -> None:
+        linked = list(linked_from)
+        dead = (f" {len(linked)} memor{'y links' if len(linked) == 1 else 'ies link'} to it "
+                f"({', '.join(linked[:5])}): those links will point at nothing." if linked else "")
+
+        def confirmed(yes: bool | None, reason: str) -> None:
+            if yes:
+                b = self.backend
+
+                def job() -> Acted:
+                    try:
+                        res = b.retire(store, slug, reason)
+                    except KuraError as exc:
+                        return Acted(store, "retire", slug, ok=False, text=str(exc))
+                    return Acted(store, "retire", slug, ok=True, result=res,
+                                 text="retired; the gate log keeps it whole, with who and why")
+
+                self._spawn(f"retire:{slug}", job, store=store)
+
+        def got_reason(reason: str | None) -> None:
+            if reason:
+                self.push_screen(ConfirmScreen(
+                    f"Retire “{title}”?",
+                    f"The memory {slug} and its index line leave the store {store} together. The gate log keeps "
+                    f"the whole file, who retired it and why: {reason}.{dead}", yes="Retire"),
+                    lambda yes: confirmed(yes, reason))
+
+        self.push_screen(ReasonScreen("Retire the memory", title,
+                                      "It leaves the store with its index line. The gate log keeps it whole, with "
+                                      "who retired it and the reason you give." + dead, blink=not self.frozen),
+                         got_reason)
+
+    @_needs_main
+    def on_acted(self, m: Acted) -> None:
+        handler = getattr(self, f"_acted_{m.action.replace('-', '_')}", None)
+        if handler is not None:
+            handler(m)
+
+    def _acted_open_edit(self, m: Acted) -> None:
+        self.edit_memory(m.store, m.result)
+
+    def _acted_open_editor(self, m: Acted) -> None:
+        self.edit_in_editor(m.store, m.result)
+
+    def _acted_open_retire(self, m: Acted) -> None:
+        v = m.result
+        self.retire_memory(m.store, v.slug, v.title, v.linked_from)
+
+    def _acted_edit(self, m: Acted) -> None:
+        editor = [s for s in self.screen_stack if isinstance(s, MemoryEditScreen) and s.view.slug == m.key]
+        if m.ok:
+            for s in editor:
+                s.dismiss(True)
+            self.notify(m.text, title=f"edit · {m.key}")
+            for s in self.screen_stack:
+                if isinstance(s, MemoryScreen) and s.slug == m.key:
+                    s.reload()
+            if m.store == self.current_store:
+                self.load_current(("map", "gatelog", "doctor"))
+            return
+        for s in editor:
+            s.show_error(m.text)
+        kept = f" Your text is kept in {m.result} (E resumes it)." if m.result else ""
+        self.notify(m.text + kept, title=f"edit refused · {m.key}", severity="error", timeout=12)
+
+    def _acted_retire(self, m: Acted) -> None:
+        if not m.ok:
+            self.notify(m.text, title=f"retire refused · {m.key}", severity="error", timeout=10)
+            return
+        for s in list(self.screen_stack):
+            if isinstance(s, MemoryScreen) and s.slug == m.key:
+                s.dismiss(None)
+        extra = f" {len(m.result.dead_links)} link(s) now point at nothing." if m.result.dead_links else ""
+        self.notify(m.text + extra, title=f"retire · {m.key}")
+        self.load_overview()
+        if m.store == self.current_store:
+            self.load_current(("map", "gatelog", "doctor"))
+
+    # ---- evidence in its journal -----------------------------------------
+    def open_evidence(self, store: str, title: str, quotes: Iterable[Any]) -> None:
+        from kura_core.handwork import Quote
+
+        qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
+        if not qs:
+            self.notify("nothing vouches for it: there is no evidence to open", severity="warning")
+            return
+        self.push_screen(EvidenceScreen(store, title, qs))
+
+    def load_excerpt(self, token: int, store: str, quote: Any) -> None:
+        b = self.backend
+
+        def job() -> ExcerptLoaded:
+            try:
+                return ExcerptLoaded(token, b.excerpt(store, quote))
+            except KuraError as exc:
+                return ExcerptLoaded(token, None, str(exc))
+
+        self._spawn("excerpt", job, store=store)
 
     # ---- drafts ------------------------------------------------------------
     def draft_action(self, action: str) -> None:
@@ -405,6 +740,8 @@ class KuraApp(App[None]):
             self._run_draft("pour", store, draft.slug)
         elif action == "fix":
             self.push_screen(FixScreen(store, draft, blink=not self.frozen), self._after_fix)
+        elif action == "evidence":
+            self.open_evidence(store, draft.title, draft.quotes)
         elif action == "toss":
             def confirmed(yes: bool | None, reason: str) -> None:
                 if yes:
@@ -468,13 +805,224 @@ class KuraApp(App[None]):
         if m.store == self.current_store:
             self.load_current(("drafts", "gatelog", "doctor") + (("map",) if m.action == "pour" else ()))
 
-    # ---- actions -----------------------------------------------------------
-    def action_weave(self) -> None:
-        name = self.current_store
-        b = self.backend
-        self.notify("weaving the map…", title=f"weave · {name}", timeout=3)
-        self._spawn("map", lambda: MapLoaded(name, *b.woven(name, weave=True), wove=True), store=name)
+    # ---- seeds -------------------------------------------------------------
+    def seed_action(self, action: str) -> None:
+        self.show_tab(5)
+        s = self.main.seeds.selected
+        if s is None:
+            self.notify("no seed is selected", severity="warning")
+            return
+        self.act_on_seed(action, s)
 
+    def act_on_seed(self, action: str, seed: Any) -> None:
+        store = self.current_store
+        if action == "origin":
+            quotes = list(seed.quotes) + [q for c in seed.confirmed for q in c.quotes]
+            self.open_evidence(store, seed.title, quotes)
+            return
+        if seed.state != "waiting":
+            self.notify(f"seed {seed.id} is {seed.state}: only a waiting idea is dismissed", severity="warning")
+            return
+
+        def confirmed(yes: bool | None, reason: str) -> None:
+            if yes:
+                b = self.backend
+
+                def job() -> Acted:
+                    try:
+                        res = b.dismiss_seed(store, seed.id, reason)
+                    except KuraError as exc:
+                        return Acted(store, "dismiss", str(seed.id), ok=False, text=str(exc))
+                    return Acted(store, "dismiss", str(seed.id), ok=True, result=res,
+                                 text="dismissed; new evidence is no longer checked against it")
+
+                self._spawn(f"seed:{seed.id}", job, store=store)
+
+        def got_reason(reason: str | None) -> None:
+            if reason is None:
+                return
+            self.push_screen(ConfirmScreen(
+                f"Dismiss the idea “{seed.title}”?",
+                "It stays in the seeds list as dismissed, and later evidence is no longer checked against it."
+                + (f" Why: {reason}" if reason else ""), yes="Dismiss"), lambda yes: confirmed(yes, reason))
+
+        self.push_screen(ReasonScreen("Dismiss the idea", seed.title,
+                                      "A dismissed idea never graduates. The gate log keeps who dismissed it and why.",
+                                      required=False, blink=not self.frozen), got_reason)
+
+    def _acted_dismiss(self, m: Acted) -> None:
+        if m.ok:
+            self.notify(m.text, title=f"seed {m.key}")
+        else:
+            self.notify(m.text, title=f"dismiss refused · seed {m.key}", severity="error", timeout=10)
+        if m.store == self.current_store:
+            self.load_current(("seeds", "gatelog", "doctor"))
+
+    # ---- the metabolism ------------------------------------------------------
+    def needs(self, kind: str) -> str:
+        return self._needs.get(self.current_store, {}).get(kind, "")
+
+    def start_job(self, kind: str, work: Callable[[Job, Callable[[Any], None]], Any]) -> None:
+        if self.job is not None:
+            self.notify(f"{self.job.kind} is running on {self.job.store}; S stops it", severity="warning")
+            return
+        why = self.needs(kind)
+        if why:
+            self.notify(why, title=f"{kind} · {self.current_store}", severity="error", timeout=10)
+            return
+        job = Job(kind, self.current_store)
+        self.job = job
+        self.main.workbar.start(kind, job.store)
+
+        def progress(p: Any) -> None:
+            if not self._stop.is_set():
+                self.post_message(WorkProgress(job.id, p))
+
+        def run() -> None:
+            try:
+                result = work(job, progress)
+                msg = WorkDone(job.id, kind, job.store, result=result)
+            except Exception as exc:
+                msg = WorkDone(job.id, kind, job.store, error=_err(exc))
+            if not self._stop.is_set():
+                self.post_message(msg)
+
+        self.run_worker(run, thread=True, group="job", name=f"job:{kind}", exit_on_error=False)
+
+    def action_distil(self) -> None:
+        b = self.backend
+        self.start_job("distil", lambda job, p: b.distil(job.store, p, job.stop.is_set))
+
+    def action_drain(self) -> None:
+        b = self.backend
+        self.start_job("drain", lambda job, p: b.drain(job.store, p, job.stop.is_set))
+
+    def action_tidy(self) -> None:
+        b = self.backend
+        self.start_job("tidy", lambda job, p: b.tidy_review(job.store, p, job.stop.is_set))
+
+    def action_weave(self) -> None:
+        b = self.backend
+        self.start_job("weave", lambda job, p: b.weave_preview(job.store))
+
+    def action_stop(self) -> None:
+        job = self.job
+        if job is None:
+            self.notify("nothing is running", severity="information")
+            return
+        job.stop.set()
+        if job.kind == "weave":
+            job.abandoned = True
+            self.job = None
+            self._show_needs()
+            self.notify("the weave preview finishes on its own and is then dropped; nothing is written",
+                        title="weave")
+            return
+        self.main.workbar.stopping()
+
+    @_needs_main
+    def on_work_progress(self, m: WorkProgress) -> None:
+        if self.job is not None and self.job.id == m.job:
+            p = m.progress
+            self.main.workbar.progress(p.done, p.total, p.text)
+
+    @_needs_main
+    def on_work_done(self, m: WorkDone) -> None:
+        if self.job is None or self.job.id != m.job:
+            return  # an abandoned job
+        self.job = None
+        self._show_needs()
+        if m.error:
+            self.notify(m.error, title=f"{m.kind} failed · {m.store}", severity="error", timeout=12)
+            return
+        r = m.result
+        if m.kind in ("distil", "drain"):
+            sev = "warning" if r.errors else "information"
+            text = r.summary + (f" — stopped: {r.stopped}" if r.stopped else "")
+            if r.errors:
+                text += f"\n{r.errors[0]}"
+            self.notify(text, title=f"{m.kind} · {m.store}", severity=sev, timeout=10)
+            self.load_overview()
+            if m.store == self.current_store:
+                self.load_current(PARTS)
+        elif m.kind == "tidy":
+            if m.store != self.current_store:
+                return
+            if not r.proposals:
+                self.notify("every index line does its job: nothing to tidy", title=f"tidy · {m.store}")
+                return
+            self.push_screen(TidyScreen(m.store, r, blink=not self.frozen), lambda _: self._after_tidy(m.store))
+        elif m.kind == "weave":
+            if m.store == self.current_store:
+                self.push_screen(WeaveScreen(m.store, r))
+
+    def _after_tidy(self, store: str) -> None:
+        if store == self.current_store:
+            self.load_current(("map", "gatelog"))
+
+    def apply_tidy(self, store: str, slug: str, line: str, expected: str) -> None:
+        from kura_core.distill.drafts import FloorRefused
+
+        b = self.backend
+
+        def job() -> Acted:
+            try:
+                new = b.apply_tidy(store, slug, line, expected)
+            except FloorRefused as exc:
+                return Acted(store, "tidy", slug, ok=False, violations=exc.violations, text="refused by the floors")
+            except KuraError as exc:
+                return Acted(store, "tidy", slug, ok=False, text=str(exc))
+            return Acted(store, "tidy", slug, ok=True, result=new, text="written")
+
+        self._spawn(f"tidy:{slug}", job, store=store)
+
+    def reject_tidy(self, store: str, slug: str, proposed: str) -> None:
+        b = self.backend
+        self._spawn(f"tidy-reject:{slug}", lambda: b.reject_tidy(store, slug, proposed), store=store)
+
+    def _acted_tidy(self, m: Acted) -> None:
+        from textual.content import Content
+
+        for s in self.screen_stack:
+            if isinstance(s, TidyScreen) and s.store == m.store:
+                if m.ok:
+                    s.done(m.key, "accepted", Content.styled(f"✓ written: {m.result}", "$success"))
+                else:
+                    s.done(m.key, "refused", Content.styled(f"✗ {m.text} — nothing was written", "bold $error"),
+                           m.violations)
+
+    def write_weave(self, store: str, preview: Any) -> None:
+        b = self.backend
+
+        def job() -> Acted:
+            try:
+                res = b.weave_write(store, preview.result.index_sha256)
+            except KuraError as exc:
+                return Acted(store, "weave", store, ok=False, text=str(exc))
+            if not res.written:
+                return Acted(store, "weave", store, ok=False, text=res.reason or "the map was not written")
+            same = " (the map you previewed)" if res.cloth == preview.result.cloth else \
+                " — it differs from the preview (the ledger or the day changed); the map pane shows it"
+            return Acted(store, "weave", store, ok=True, result=res,
+                         text=f"woven and written: {len(res.lines)} lines, ~{res.tokens_est} tokens{same}")
+
+        self._spawn("weave-write", job, store=store)
+
+    def _acted_weave(self, m: Acted) -> None:
+        for s in list(self.screen_stack):
+            if isinstance(s, WeaveScreen):
+                if m.ok:
+                    s.dismiss(None)
+                else:
+                    s.failed()
+        if m.ok:
+            self.notify(m.text, title=f"weave · {m.store}")
+            if m.store == self.current_store:
+                self.load_current(("map",))
+        else:
+            self.notify(m.text, title=f"weave refused · {m.store}", severity="error", timeout=10)
+
+    # ---- actions -----------------------------------------------------------
     def action_doctor(self) -> None:
         name = self.current_store
         b = self.backend
@@ -482,14 +1030,28 @@ class KuraApp(App[None]):
         self._spawn("doctor", lambda: DoctorLoaded(name, b.doctor(name, probe=True), probed=True), store=name)
 
     def action_refresh(self) -> None:
+        self._needs.pop(self.current_store, None)
         self.load_all()
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.help_sections()))
 
+    def selected_memory(self, action: str) -> None:
+        """Open / edit / retire the memory highlighted in the map (from the palette)."""
+        self.show_tab(0)
+        slug = self.main.map.selected
+        if slug is None:
+            self.notify("no memory is selected in the map", severity="warning")
+            return
+        self.open_memory(slug, action)
+
+    def find(self) -> None:
+        self.main.action_find()
+
     async def action_quit(self) -> None:
-        dirty = [s for s in self.screen_stack if isinstance(s, FixScreen) and s.dirty]
-        if not dirty:
+        dirty = [s for s in self.screen_stack if isinstance(s, (FixScreen, MemoryEditScreen)) and s.dirty]
+        running = self.job
+        if not dirty and running is None:
             self.exit()
             return
 
@@ -497,28 +1059,42 @@ class KuraApp(App[None]):
             if yes:
                 self.exit()
 
+        if dirty:
+            what = dirty[0].draft.slug if isinstance(dirty[0], FixScreen) else dirty[0].view.slug
+            kind = "draft" if isinstance(dirty[0], FixScreen) else "memory"
+            self.push_screen(ConfirmScreen(
+                "Quit with an unsaved edit?",
+                f"Your edit of the {kind} {what} is not saved; quitting loses it.", yes="Quit"), answer)
+            return
         self.push_screen(ConfirmScreen(
-            "Quit with an unsaved edit?",
-            f"Your edit of the draft {dirty[0].draft.slug} is not saved; quitting loses it.",
-            yes="Quit"), answer)
+            f"Quit while {running.kind} runs?",
+            f"{running.kind} on {running.store} is asked to stop at its next safe point (the batch in hand is "
+            "finished or shelved, never half-written), then kura exits.", yes="Stop and quit"), answer)
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         everywhere = binding_rows(self, [KuraApp])
         everywhere += [("ctrl+p", "Command palette (kura's commands)"), ("ctrl+q", "Quit")]
         moving = [("tab / shift+tab", "Next / previous pane"),
                   ("↑ ↓ / j k", "Move in a list"), ("enter", "Open / select"),
-                  ("pgup / pgdn", "Scroll")]
+                  ("pgup / pgdn / home / end", "Page, first, last")]
         return [
             ("Everywhere", everywhere),
             ("Main screen", binding_rows(self, [MainScreen]) + moving),
+            ("Find bar", [("/", "Open it in the map, drafts or gate log")] + binding_rows(self, [FindInput])),
             ("Map pane", binding_rows(self, [MapPane])),
             ("Drafts pane", binding_rows(self, [DraftsPane])),
             ("Gate log pane", binding_rows(self, [GateLogPane])),
+            ("Seeds pane", binding_rows(self, [SeedsPane])),
+            ("Journals pane", binding_rows(self, [JournalsPane])),
             ("Recall console", [("enter", "Ask the question")] + binding_rows(self, [RecallPane])),
-            ("Fix screen", binding_rows(self, [FixScreen])),
-            ("Toss dialog", [("enter", "Continue to confirmation")] + binding_rows(self, [TossScreen])),
-            ("Confirmation", binding_rows(self, [ConfirmScreen])),
             ("Memory viewer", [("enter", "Follow the highlighted link")] + binding_rows(self, [MemoryScreen])),
+            ("Memory editor", binding_rows(self, [MemoryEditScreen])),
+            ("Evidence in its journal", binding_rows(self, [EvidenceScreen])),
+            ("Tidy review", [("enter", "Accept the line in the box")] + binding_rows(self, [TidyScreen])),
+            ("Weave preview", binding_rows(self, [WeaveScreen])),
+            ("Fix screen", binding_rows(self, [FixScreen])),
+            ("Reason dialog", [("enter", "Continue to confirmation")] + binding_rows(self, [ReasonScreen])),
+            ("Confirmation", binding_rows(self, [ConfirmScreen])),
+            ("Lists", binding_rows(self, [RowList])),
             ("Help", binding_rows(self, [HelpScreen])),
         ]
-

@@ -1,17 +1,29 @@
-"""The only place the TUI calls the core. Each function is one core call (or two) and
-returns plain values; it runs in a thread worker, never on the UI loop."""
+"""The only place the TUI calls the core, and it calls only :class:`kura_core.kura.Kura`.
+Each method is one core call (or two) and returns plain or frozen values; it runs in a
+thread worker, never on the UI loop."""
 
 from __future__ import annotations
 
-from typing import Any
+import getpass
+from typing import Any, Callable, Mapping, Sequence
 
 from kura_core.kura import Kura
 
 
+def who() -> str:
+    """Who a hand action is recorded as: the login name, and that it came from the app."""
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name (a container, a service)
+        name = ""
+    return f"{name} (tui)" if name else "tui"
+
+
 class Backend:
-    def __init__(self, kura: Kura):
+    def __init__(self, kura: Kura, *, by: str | None = None):
         self.kura = kura
         self.reg = kura.registry
+        self.by = by or who()
 
     # ---- stores ----------------------------------------------------------
     def names(self) -> list[str]:
@@ -24,7 +36,7 @@ class Backend:
         return self.kura.overview()
 
     def roots(self) -> dict[str, str]:
-        return {n: str(self.reg.store(n).root) for n in self.reg.names()}
+        return {s["name"]: s["path"] for s in self.kura.overview()}
 
     def health(self, name: str) -> dict[str, Any]:
         return self.kura.doctor(store=name)
@@ -33,49 +45,76 @@ class Backend:
         return self.kura.doctor(store=name, probe=probe)
 
     # ---- the map ---------------------------------------------------------
-    def woven(self, name: str, *, weave: bool = False) -> tuple[Any, dict[str, Any]]:
-        """The map as woven now (layers; written only when *weave*) and what hosts get."""
-        if weave:
-            woven = self.kura.weave(store=name)
-        else:
-            from kura_core.weave import weave as preview
+    def map_view(self, name: str) -> Any:
+        return self.kura.map_view(store=name)
 
-            woven = preview(self.reg, name, write=False)
-        return woven, self.kura.prefill(store=name).to_json()
+    def weave_preview(self, name: str) -> Any:
+        return self.kura.weave_preview(store=name)
+
+    def weave_write(self, name: str, index_sha256: str) -> Any:
+        return self.kura.weave_write(store=name, index_sha256=index_sha256)
 
     # ---- drafts and the gate log ------------------------------------------
-    def drafts(self, name: str) -> tuple[list[Any], list[tuple[str, str]]]:
-        from kura_core.distill.drafts import draft_problems, list_drafts
-
-        st = self.reg.store(name)
-        return list_drafts(st), draft_problems(st)
+    def drafts(self, name: str) -> Any:
+        return self.kura.drafts(store=name)
 
     def pour(self, name: str, slug: str) -> Any:
-        from kura_core.distill.drafts import pour
-
-        return pour(self.reg, name, slug, by="tui")
+        return self.kura.pour(slug, store=name, by=self.by)
 
     def toss(self, name: str, slug: str, reason: str) -> None:
-        from kura_core.distill.drafts import toss
-
-        toss(self.reg, name, slug, reason, by="tui")
+        self.kura.toss(slug, reason, store=name, by=self.by)
 
     def fix(self, name: str, slug: str, **fields: Any) -> Any:
-        from kura_core.distill.drafts import fix
-
-        return fix(self.reg, name, slug, by="tui", **fields)
+        return self.kura.fix(slug, store=name, by=self.by, **fields)
 
     def gate_log(self, name: str, limit: int = 500) -> list[dict[str, Any]]:
-        if not self.reg.store(name).still.is_dir():
-            return []
-        return self.reg.workshop(name).gate_log(limit=limit)
+        return self.kura.gate_log(store=name, limit=limit)
 
-    def seeds(self, name: str) -> list[dict[str, Any]]:
-        return self.kura.seeds(store=name)
+    def seeds(self, name: str) -> Any:
+        return self.kura.seed_list(store=name)
+
+    def dismiss_seed(self, name: str, seed_id: int, reason: str) -> Any:
+        return self.kura.dismiss_seed(seed_id, reason, store=name, by=self.by)
 
     # ---- memories and recall ----------------------------------------------
-    def read(self, name: str, slug: str) -> Any:
-        return self.kura.read(slug, store=name)
+    def memory(self, name: str, slug: str) -> Any:
+        return self.kura.memory(slug, store=name)
+
+    def edit(self, name: str, slug: str, base: str, fields: Mapping[str, Any]) -> Any:
+        return self.kura.edit_memory(slug, store=name, base=base, by=self.by, **fields)
+
+    def retire(self, name: str, slug: str, reason: str) -> Any:
+        return self.kura.retire(slug, reason, store=name, by=self.by)
 
     def recall(self, name: str, question: str) -> Any:
         return self.kura.recall(question, store=name)
+
+    # ---- the metabolism ------------------------------------------------------
+    def needs(self, name: str, kind: str) -> str:
+        return self.kura.needs(kind, store=name)
+
+    def distil(self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]) -> Any:
+        return self.kura.distil(store=name, progress=progress, should_stop=stop)
+
+    def drain(self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]) -> Any:
+        return self.kura.drain(store=name, progress=progress, should_stop=stop)
+
+    def tidy_review(self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]) -> Any:
+        return self.kura.tidy_review(store=name, progress=progress, should_stop=stop)
+
+    def apply_tidy(self, name: str, slug: str, line: str, expected: str) -> str:
+        return self.kura.apply_tidy(slug, line, expected=expected, store=name, by=self.by)
+
+    def reject_tidy(self, name: str, slug: str, proposed: str) -> None:
+        self.kura.reject_tidy(slug, proposed, store=name, by=self.by)
+
+    # ---- the tender and its journals -------------------------------------------
+    def tend_status(self, name: str) -> Any:
+        return self.kura.tend_status(store=name)
+
+    def journals(self, name: str) -> Any:
+        return self.kura.journals(store=name)
+
+    def excerpt(self, name: str, quote: Any) -> Any:
+        """The journal around one piece of evidence (a curation.Quote)."""
+        return self.kura.journal_excerpt(quote.source, quote.start, store=name, unit=quote.unit)

@@ -1,4 +1,4 @@
-"""kura's commands in Textual's command palette (ctrl+p)."""
+"""kura's commands in Textual's command palette (ctrl+p): every action, with its key."""
 
 from __future__ import annotations
 
@@ -7,29 +7,72 @@ from typing import Any, Callable, Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+PANES = (
+    ("Show the map", "the map hosts wear, its layers and token meter", "1"),
+    ("Show drafts", "the queue of drafts with their evidence", "2"),
+    ("Show the gate log", "dropped, tossed, refused, poured, edited, retired", "3"),
+    ("Recall…", "ask the store a question", "4"),
+    ("Show the doctor", "health, models, tender heartbeat", "5"),
+    ("Show seeds", "ideas waiting for evidence, and what confirmed them", "6"),
+    ("Show the tender", "running or not, its last tick, its log", "7"),
+    ("Show the journals", "what the store drinks: marks, backlog, shelved stretches", "8"),
+)
+
+
+def _with_key(help: str, key: str) -> str:
+    return f"{help}  · key {key}"
+
 
 class KuraCommands(Provider):
-    """Store switching, the panes, and the actions on the current store and draft."""
+    """Store switching, the panes, and every action on the current store."""
 
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
         app: Any = self.app
         for name in app.store_names():
-            yield f"Store: {name}", f"switch every pane to the store {name}", partial(app.switch_store, name)
-        yield "Weave the map", "rebuild the woven map of the current store", app.action_weave
-        yield "Doctor (probe models)", "health of the store, asking each model endpoint", app.action_doctor
-        yield "Refresh", "reload every pane from disk", app.action_refresh
-        for i, (label, help) in enumerate((
-                ("Show the map", "the woven map, its layers and token meter"),
-                ("Show drafts", "the queue of drafts with their evidence"),
-                ("Show the gate log", "dropped candidates, tossed drafts, refusals, pours"),
-                ("Recall…", "ask the store a question"),
-                ("Show the doctor", "health, models, tender heartbeat"))):
-            yield label, help, partial(app.show_tab, i)
-        yield "Pour the selected draft", "write it into the store and its index", partial(app.draft_action, "pour")
-        yield "Fix the selected draft", "edit it; the floor checks it again", partial(app.draft_action, "fix")
-        yield "Toss the selected draft…", "remove it, with a reason kept in the gate log", \
+            yield f"Store: {name}", f"switch every pane to the store {name}  · keys [ ]", \
+                partial(app.switch_store, name)
+        for i, (label, help, key) in enumerate(PANES):
+            yield label, _with_key(help, key), partial(app.show_tab, i)
+
+        def model(kind: str, help: str) -> str:
+            why = app.needs(kind)
+            return f"{help} — {why}" if why else help
+
+        yield "Distil now", _with_key(model("distil", "drink what is new in the journals into drafts"), "D"), \
+            app.action_distil
+        yield "Drain the drafts", _with_key(model("drain", "the scribe pours, fixes or tosses every waiting draft"),
+                                            "N"), app.action_drain
+        yield "Tidy the index…", _with_key(model("tidy", "review rewrites of weak index lines one by one"), "T"), \
+            app.action_tidy
+        yield "Weave the map…", _with_key("preview the new map against the current one, then write it", "w"), \
+            app.action_weave
+        yield "Stop the running work", _with_key("distil, drain or tidy stop at their next safe point", "S"), \
+            app.action_stop
+        yield "Open the selected memory", _with_key("provenance, evidence, links, history", "enter in the map"), \
+            partial(app.selected_memory, "open")
+        yield "Edit the selected memory", _with_key("in the app: a hand edit, recorded as yours", "e in the map"), \
+            partial(app.selected_memory, "edit")
+        yield "Edit the selected memory in $EDITOR", _with_key("the app suspended while you edit", "E in the map"), \
+            partial(app.selected_memory, "editor")
+        yield "Retire the selected memory…", _with_key("file and index line go; the gate log keeps it",
+                                                       "x in the map"), partial(app.selected_memory, "retire")
+        yield "Find…", _with_key("filter the map, drafts or gate log as you type", "/"), app.find
+        yield "Pour the selected draft", _with_key("write it into the store and its index", "p"), \
+            partial(app.draft_action, "pour")
+        yield "Fix the selected draft", _with_key("edit it; the floor checks it again", "e in drafts"), \
+            partial(app.draft_action, "fix")
+        yield "Toss the selected draft…", _with_key("remove it, with a reason kept in the gate log", "t"), \
             partial(app.draft_action, "toss")
-        yield "Help: every key", "the help screen", app.action_help
+        yield "Open the selected draft's journal", _with_key("each quote beside the journal around it",
+                                                             "o in drafts"), partial(app.draft_action, "evidence")
+        yield "Dismiss the selected seed…", _with_key("a waiting idea is no longer checked", "x in seeds"), \
+            partial(app.seed_action, "dismiss")
+        yield "Open the selected seed's journal", _with_key("where the idea came from, and what confirmed it",
+                                                            "o in seeds"), partial(app.seed_action, "origin")
+        yield "Doctor (probe models)", _with_key("health of the store, asking each model endpoint", "d"), \
+            app.action_doctor
+        yield "Refresh", _with_key("reload every pane from disk", "r"), app.action_refresh
+        yield "Help: every key", _with_key("the help screen", "?"), app.action_help
 
     async def discover(self) -> Hits:
         for text, help, fn in self._commands():

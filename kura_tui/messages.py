@@ -28,31 +28,14 @@ class HealthLoaded(Message):
         self.health = health
 
 
-class MapLoaded(Message):
-    def __init__(self, store: str, woven: Any, prefill: dict[str, Any] | None,
-                 error: str = "", wove: bool = False) -> None:
+class Loaded(Message):
+    """One pane's data for one store (``part``: map, drafts, gatelog, seeds, tender, journals)."""
+
+    def __init__(self, store: str, part: str, data: Any) -> None:
         super().__init__()
         self.store = store
-        self.woven = woven
-        self.prefill = prefill
-        self.error = error
-        self.wove = wove
-
-
-class DraftsLoaded(Message):
-    def __init__(self, store: str, drafts: list[Any], problems: list[tuple[str, str]]) -> None:
-        super().__init__()
-        self.store = store
-        self.drafts = drafts
-        self.problems = problems
-
-
-class GateLogLoaded(Message):
-    def __init__(self, store: str, rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> None:
-        super().__init__()
-        self.store = store
-        self.rows = rows
-        self.seeds = seeds
+        self.part = part
+        self.data = data
 
 
 class DoctorLoaded(Message):
@@ -79,6 +62,16 @@ class MemoryLoaded(Message):
         self.error = error
 
 
+class ExcerptLoaded(Message):
+    """The journal around one quote, for the evidence screen that asked (by token)."""
+
+    def __init__(self, token: int, excerpt: Any, error: str = "") -> None:
+        super().__init__()
+        self.token = token
+        self.excerpt = excerpt
+        self.error = error
+
+
 class DraftActed(Message):
     """A pour, toss or fix finished (ok) or was refused (violations / error)."""
 
@@ -92,6 +85,42 @@ class DraftActed(Message):
         self.text = text
         self.violations = violations or []
         self.result = result
+
+
+class Acted(Message):
+    """A hand action on a memory, a seed, a tidy line or the map finished (ok) or was refused."""
+
+    def __init__(self, store: str, action: str, key: str, *, ok: bool, text: str = "",
+                 violations: list[str] | None = None, result: Any = None) -> None:
+        super().__init__()
+        self.store = store
+        self.action = action
+        self.key = key
+        self.ok = ok
+        self.text = text
+        self.violations = violations or []
+        self.result = result
+
+
+class WorkProgress(Message):
+    """How far a long piece of work (distil, drain, tidy, weave preview) has come."""
+
+    def __init__(self, job: int, progress: Any) -> None:
+        super().__init__()
+        self.job = job
+        self.progress = progress
+
+
+class WorkDone(Message):
+    """A long piece of work ended: its result, or the error that ended it."""
+
+    def __init__(self, job: int, kind: str, store: str, result: Any = None, error: str = "") -> None:
+        super().__init__()
+        self.job = job
+        self.kind = kind
+        self.store = store
+        self.result = result
+        self.error = error
 
 
 class StoreChanged(Message):

@@ -1,10 +1,13 @@
-"""Regenerate screenshots/*.svg: the TUI's main states on the demo workspace, at 120×40.
+"""Regenerate screenshots/*.svg: the TUI's states on the demo workspace, at 120×40.
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [--size 120x40]
 
 The demo is built with a fixed day into a fixed directory, and the app runs with a
 frozen clock, no animation and no file watching, so the same code gives the same SVGs.
-No model is needed (recall shows its degraded mode).
+No model is needed (recall shows its degraded mode). Before the shots the script does
+what a person would have done by then: previews a weave (shot), pours one draft by hand
+(so a memory carries its evidence), lets the tender tick once (it has no model, so its
+log says what it could not do; its pid is this process's) and weaves every store.
 """
 
 from __future__ import annotations
@@ -23,15 +26,26 @@ DAY = dt.date(2026, 11, 20)
 NOW = dt.datetime.combine(DAY, dt.time(8, 30)).timestamp()
 DEMO_DIR = Path("/tmp/kura-demo")
 
-#: name -> keys pressed after the first screen settles
+#: name -> keys pressed after the first screen settles (on the woven demo)
 STATES = {
     "main": (),  # stores and the woven map
     "drafts": ("2",),  # the queue, the draft beside its evidence
+    "extension": ("2", "slash", *"ups", "enter"),  # an extension draft: what it changes, as a diff
+    "evidence": ("2", "o"),  # a quote beside the journal it came from
     "gatelog": ("3",),
     "recall": ("4", *"the gpu fans are too loud", "enter"),  # degraded: no model
     "doctor": ("5",),
+    "memory": ("slash", *"gpu1", "enter", "enter"),  # a poured memory: provenance, evidence, links
+    "edit": ("slash", *"gpu1", "enter", "e"),  # a hand edit, in the app
+    "find": ("slash", *"disk"),
+    "seeds": ("6",),
+    "tender": ("7",),
+    "journals": ("8",),
     "help": ("question_mark",),
 }
+
+#: shot before the demo is woven, so the preview has something to show
+BEFORE_WEAVE = {"weave": ("w",)}
 
 
 async def _settle(pilot) -> None:
@@ -56,7 +70,7 @@ async def _shoot(cfg: Path, keys: tuple[str, ...], size: tuple[int, int], out: P
     from kura_tui.app import KuraApp
 
     kura = Kura(Registry(load_config(cfg, {}), env={}, clock=lambda: NOW, today=lambda: DAY))
-    app = KuraApp(kura, watch=False, frozen=True)
+    app = KuraApp(kura, watch=False, frozen=True, by="ren (tui)")
     try:
         async with app.run_test(size=size) as pilot:
             await _settle(pilot)
@@ -67,15 +81,28 @@ async def _shoot(cfg: Path, keys: tuple[str, ...], size: tuple[int, int], out: P
         kura.close()
 
 
-def _weave_all(cfg: Path) -> None:
-    """Weave every store once, as `kura weave` would, so the map shows the woven cloth."""
+def _kura(cfg: Path):
     from kura_core.config import load_config
     from kura_core.kura import Kura
     from kura_core.registry import Registry
 
-    with Kura(Registry(load_config(cfg, {}), env={}, clock=lambda: NOW, today=lambda: DAY)) as kura:
+    return Kura(Registry(load_config(cfg, {}), env={}, clock=lambda: NOW, today=lambda: DAY))
+
+
+def _weave_all(cfg: Path) -> None:
+    """Weave every store once, as `kura weave` would, so the map shows the woven cloth."""
+    with _kura(cfg) as kura:
         for name in kura.registry.names():
             kura.weave(store=name)
+
+
+def _a_day_of_work(cfg: Path) -> None:
+    """Pour one draft by hand and let the tender tick once (it has no model)."""
+    from kura_core.tend import run_once
+
+    with _kura(cfg) as kura:
+        kura.pour("gpu1-fan-floor", store="maker", by="ren (tui)")
+        run_once(kura.registry, "maker")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,11 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     if DEMO_DIR.exists():
         shutil.rmtree(DEMO_DIR)
     cfg = build_demo(DEMO_DIR, today=DAY)
+
+    def shoot(states: dict) -> None:
+        for name, keys in states.items():
+            target = out / f"{name}.svg"
+            asyncio.run(_shoot(cfg, keys, (w, h), target))
+            print(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)
+
+    shoot(BEFORE_WEAVE)
+    _a_day_of_work(cfg)
     _weave_all(cfg)
-    for name, keys in STATES.items():
-        target = out / f"{name}.svg"
-        asyncio.run(_shoot(cfg, keys, (w, h), target))
-        print(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)
+    shoot(STATES)
     return 0
 
 

@@ -34,7 +34,7 @@ from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound
 from ..fsutil import (atomic_write_text, create_exclusive, discard, is_temp_name, storage_error,
                       sweep_dead_temps)
 from ..registry import Registry
-from ..store import Memory, Store, check_slug, render_memory, split_frontmatter
+from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
 EVIDENCE_CLOSE = "-->"
@@ -496,7 +496,11 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
         tags = list(draft.tags)
         if draft.label == "judgement" and "judgement" not in tags:
             tags.append("judgement")
-        meta: dict[str, Any] = {"metadata": {"evidence_manifest": draft.manifest}}
+        before = store.read(writes).meta if store.has(writes) else {}
+        curation = {k: draft.curation.get(k) or before.get(k) for k in CURATION}
+        meta: dict[str, Any] = {"metadata": {"evidence_manifest": draft.manifest,
+                                             "evidence_seal": seal_of(draft.body, curation),
+                                             "hand_edited": None}}
         meta.update({k: v for k, v in draft.curation.items() if v})
         return store.write(writes, title=draft.title, description=draft.description, body=draft.body,
                            type=draft.type, tags=tags, meta=meta,

@@ -696,6 +696,11 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
             ws.log_gate("seed-unconfirmed", title=ids[sid]["title"], reason=str(exc), detail={"seed": sid})
             continue
         ws.execute("UPDATE seeds SET state='graduated', updated=? WHERE id=?", (ws.clock(), sid))
+        ws.log_gate("graduated", title=ids[sid]["title"], slug=d.slug if d is not None else "",
+                    reason="later evidence confirmed the idea" + ("" if d is not None else
+                                                                  "; the store already covers it"),
+                    detail={"seed": sid, "draft": d.slug if d is not None else "", "journal": str(path),
+                            "batch": batch_id, "quotes": [q.to_json() for q in res.survivors]})
         if d is not None:
             graduated += 1
     return graduated

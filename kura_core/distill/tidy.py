@@ -136,39 +136,48 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
     if not models.configured("scribe"):
         raise KuraError("tidy needs a scribe model to rewrite lines: add [models.thinker] or "
                         "[models.scribe]; the weak lines are listed by `kura doctor`-style output above")
-    names = reg.config.stores[name].distill.human_names
     for item in report.flagged:
         if should_stop and should_stop():
             break
-        mem = store.read(item["slug"])
-        entry = store.index().by_slug().get(mem.slug)
-        title = entry.title if entry else mem.title
-        others = "\n".join(f"- {f['slug']}: {f['line']}" for f in report.flagged if f["slug"] != mem.slug)[:2000]
-        task = (f"Why the line fails: {item['why']}\nOther lines it must not be confused with:\n{others or '(none)'}"
-                f"\n\nMemory {mem.slug}\ntitle: {title}\ncurrent line: {item['line']}\nbody:\n{mem.body.strip()[:3000]}")
         try:
-            reply = models.ask("scribe", "kura_tidy", build_messages(preamble(store), TIDY_INSTRUCTIONS, task),
-                               TIDY_SCHEMA)
+            title, new, problems = propose(reg, name, item, report.flagged)
         except ModelUnavailable as exc:
-            report.errors.append(f"{mem.slug}: {exc}")
+            report.errors.append(f"{item['slug']}: {exc}")
             break
-        new = " ".join(str(reply.get("description", "")).split())
-        problems = check_line(item["line"], new, mem.body, names)
         if problems:
             why = "; ".join(str(p) for p in problems)
-            report.refused.append({"slug": mem.slug, "line": new, "reason": why,
+            report.refused.append({"slug": item["slug"], "line": new, "reason": why,
                                    "violations": [p.to_json() for p in problems]})
-            reg.workshop(name).log_gate("refused", title=title, slug=mem.slug, reason=why,
+            reg.workshop(name).log_gate("refused", title=title, slug=item["slug"], reason=why,
                                         detail={"at": "tidy", "line": new,
                                                 "violations": [p.to_json() for p in problems]})
             continue
         # the line and its `tidied` row are one intent: a crash between them is finished by the next reader
-        row = {"kind": "tidied", "title": title, "slug": mem.slug, "reason": item["why"],
+        row = {"kind": "tidied", "title": title, "slug": item["slug"], "reason": item["why"],
                "detail": {"old": item["line"], "new": new}, "key": f"tidied:{uuid.uuid4().hex}",
                "at": reg.clock()}
-        store.set_index_line(mem.slug, title, new, also={"log": row})
-        report.rewritten.append({"slug": mem.slug, "old": item["line"], "new": new})
+        store.set_index_line(item["slug"], title, new, also={"log": row})
+        report.rewritten.append({"slug": item["slug"], "old": item["line"], "new": new})
     return report
+
+
+def propose(reg: Registry, name: str, item: dict[str, str],
+            flagged: list[dict[str, str]]) -> tuple[str, str, list[Any]]:
+    """Ask the scribe to rewrite one weak line; nothing is written.
+
+    Returns (title, rewritten line, what the floors refuse in it). Raises ModelUnavailable.
+    """
+    store = reg.store(name)
+    mem = store.read(item["slug"])
+    entry = store.index().by_slug().get(mem.slug)
+    title = entry.title if entry else mem.title
+    others = "\n".join(f"- {f['slug']}: {f['line']}" for f in flagged if f["slug"] != mem.slug)[:2000]
+    task = (f"Why the line fails: {item['why']}\nOther lines it must not be confused with:\n{others or '(none)'}"
+            f"\n\nMemory {mem.slug}\ntitle: {title}\ncurrent line: {item['line']}\nbody:\n{mem.body.strip()[:3000]}")
+    reply = reg.models(name).ask("scribe", "kura_tidy",
+                                 build_messages(preamble(store), TIDY_INSTRUCTIONS, task), TIDY_SCHEMA)
+    new = " ".join(str(reply.get("description", "")).split())
+    return title, new, check_line(item["line"], new, mem.body, reg.config.stores[name].distill.human_names)
 
 
 def check_line(old: str, new: str, body: str, human_names=()) -> list[Any]:

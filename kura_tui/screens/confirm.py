@@ -58,48 +58,61 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class TossScreen(ModalScreen[str | None]):
-    """Ask why a draft is tossed; the reason is kept in the gate log with the draft."""
+class ReasonScreen(ModalScreen[str | None]):
+    """Ask why (a draft is tossed, a memory retired, a seed dismissed): the reason is kept
+    in the gate log with what was removed. Enter continues (to a confirmation), esc cancels."""
 
     DEFAULT_CSS = """
-    TossScreen { align: center middle; }
-    TossScreen > Vertical {
-        width: 70; max-width: 95%; height: auto; border: thick $warning 60%;
+    ReasonScreen { align: center middle; }
+    ReasonScreen > Vertical {
+        width: 72; max-width: 95%; height: auto; border: thick $warning 60%;
         background: $surface; padding: 1 2;
     }
-    TossScreen #toss-title { text-style: bold; }
-    TossScreen #toss-help { color: $text-muted; margin: 1 0; }
-    TossScreen #toss-error { color: $error; height: auto; }
+    ReasonScreen #reason-title { text-style: bold; }
+    ReasonScreen #reason-help { color: $text-muted; margin: 1 0; }
+    ReasonScreen #reason-error { color: $error; height: auto; }
     """
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="toss.cancel"),
+        Binding("escape", "cancel", "Cancel", id="reason.cancel"),
     ]
 
-    def __init__(self, draft_title: str, blink: bool = True, **kw: Any) -> None:
+    def __init__(self, verb: str, what: str, help: str, *, required: bool = True, blink: bool = True,
+                 **kw: Any) -> None:
         super().__init__(**kw)
-        self.draft_title = draft_title
+        self.verb = verb
+        self.what = what
+        self.help = help
+        self.required = required
         self.blink = blink
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Content.assemble("Toss the draft ", (f"“{self.draft_title}”", "bold $warning")),
-                         id="toss-title")
-            yield Static(Content("It leaves the queue and never enters the store. The gate log keeps "
-                                 "it whole, with the reason you give."), id="toss-help")
-            inp = Input(placeholder="why? (required) — enter to continue, esc to cancel", id="toss-reason")
+            yield Static(Content.assemble(f"{self.verb} ", (f"“{self.what}”", "bold $warning")), id="reason-title")
+            yield Static(Content(self.help), id="reason-help")
+            need = "required" if self.required else "optional"
+            inp = Input(placeholder=f"why? ({need}) — enter to continue, esc to cancel", id="reason-input")
             inp.cursor_blink = self.blink
             yield inp
-            yield Static("", id="toss-error")
+            yield Static("", id="reason-error")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         reason = " ".join(event.value.split())
-        if not reason:
-            self.query_one("#toss-error", Static).update(
+        if not reason and self.required:
+            self.query_one("#reason-error", Static).update(
                 Content("say why: the reason is kept in the gate log"))
             return
         self.dismiss(reason)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class TossScreen(ReasonScreen):
+    """Ask why a draft is tossed; the reason is kept in the gate log with the draft."""
+
+    def __init__(self, draft_title: str, blink: bool = True, **kw: Any) -> None:
+        super().__init__("Toss the draft", draft_title,
+                         "It leaves the queue and never enters the store. The gate log keeps it whole, "
+                         "with the reason you give.", blink=blink, **kw)

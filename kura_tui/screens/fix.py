@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Static, TextArea
 
+from ..widgets.keys import KeyLine
 from ..widgets.drafts import render_gate
 from ..widgets.fmt import cls_tag, one_line
 
@@ -61,7 +62,7 @@ class FixScreen(Screen[bool]):
             lines.append(Content(""))
             lines.extend(render_gate(d.gate, d.quotes))
             yield Static(Content("\n").join(lines), id="fix-evidence-text")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         for w in self.query(Input):

@@ -1,4 +1,4 @@
-"""The main screen: the stores pane beside tabs for the map, drafts, gate log, recall and doctor."""
+"""The main screen: the stores pane beside tabs for every part of a store."""
 
 from __future__ import annotations
 
@@ -9,22 +9,35 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
+from ..widgets.keys import KeyLine
 from ..widgets.doctor import DoctorPane
 from ..widgets.drafts import DraftsPane
 from ..widgets.gatelog import GateLogPane
+from ..widgets.journals import JournalsPane
 from ..widgets.map import MapLines, MapPane
 from ..widgets.recall import RecallPane
+from ..widgets.seeds import SeedsPane
 from ..widgets.stores import StoreList, StoresPane
+from ..widgets.tender import TenderPane
+from ..widgets.workbar import WorkBar
 
+#: (tab id, label, narrow label, what gets focus)
 TABS = (
-    ("tab-map", "Map", "#map-lines"),
-    ("tab-drafts", "Drafts", "#draft-queue"),
-    ("tab-gatelog", "Gate log", "#gate-table"),
-    ("tab-recall", "Recall", "#recall-input"),
-    ("tab-doctor", "Doctor", "#doctor"),
+    ("tab-map", "Map", "Map", "#map-lines"),
+    ("tab-drafts", "Drafts", "Drafts", "#draft-queue"),
+    ("tab-gatelog", "Gate log", "Log", "#gate-table"),
+    ("tab-recall", "Recall", "Recall", "#recall-input"),
+    ("tab-doctor", "Doctor", "Doctor", "#doctor"),
+    ("tab-seeds", "Seeds", "Seeds", "#seed-list"),
+    ("tab-tender", "Tender", "Tender", "#tender-log"),
+    ("tab-journals", "Journals", "Jrnl", "#journal-list"),
 )
+
+
+#: below this many columns the app is narrow (KuraApp.HORIZONTAL_BREAKPOINTS says the same)
+NARROW = 100
 
 
 class TopBar(Static):
@@ -46,9 +59,15 @@ class MainScreen(Screen[None]):
         Binding("3", "tab(2)", "Gate log", show=False, id="main.tab.gatelog"),
         Binding("4", "tab(3)", "Recall", show=False, id="main.tab.recall"),
         Binding("5", "tab(4)", "Doctor", show=False, id="main.tab.doctor"),
+        Binding("6", "tab(5)", "Seeds", show=False, id="main.tab.seeds"),
+        Binding("7", "tab(6)", "Tender", show=False, id="main.tab.tender"),
+        Binding("8", "tab(7)", "Journals", show=False, id="main.tab.journals"),
+        Binding("slash", "find", "Find", tooltip="Find as you type in the map, drafts or gate log",
+                id="main.find"),
         Binding("left_square_bracket", "cycle_store(-1)", "Previous store", show=False, id="main.store.prev"),
         Binding("right_square_bracket", "cycle_store(1)", "Next store", show=False, id="main.store.next"),
-        Binding("s", "focus_stores", "Stores", show=False, id="main.stores"),
+        Binding("s", "focus_stores", "Stores", show=False, tooltip="Stores (on a narrow terminal: show them)",
+                id="main.stores"),
     ]
 
     def __init__(self, clock: Callable[[], float], live: bool = True, **kw: Any) -> None:
@@ -61,17 +80,15 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             yield StoresPane(id="stores")
             with TabbedContent(id="tabs"):
-                with TabPane(f"1 {TABS[0][1]}", id=TABS[0][0]):
-                    yield MapPane(id="map")
-                with TabPane(f"2 {TABS[1][1]}", id=TABS[1][0]):
-                    yield DraftsPane(id="drafts")
-                with TabPane(f"3 {TABS[2][1]}", id=TABS[2][0]):
-                    yield GateLogPane(self.clock, id="gatelog")
-                with TabPane(f"4 {TABS[3][1]}", id=TABS[3][0]):
-                    yield RecallPane(live=self.live, id="recall")
-                with TabPane(f"5 {TABS[4][1]}", id=TABS[4][0]):
-                    yield DoctorPane(self.clock, id="doctor")
-        yield Footer()
+                panes = (MapPane(blink=self.live, id="map"), DraftsPane(blink=self.live, id="drafts"),
+                         GateLogPane(self.clock, blink=self.live, id="gatelog"), RecallPane(live=self.live, id="recall"),
+                         DoctorPane(self.clock, id="doctor"), SeedsPane(self.clock, id="seeds"),
+                         TenderPane(self.clock, id="tender"), JournalsPane(self.clock, id="journals"))
+                for i, ((tab_id, label, _, _), pane) in enumerate(zip(TABS, panes)):
+                    with TabPane(f"{i + 1} {label}", id=tab_id):
+                        yield pane
+        yield WorkBar(id="workbar")
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self.query_one(MapLines).focus()
@@ -101,6 +118,26 @@ class MainScreen(Screen[None]):
     def doctor(self) -> DoctorPane:
         return self.query_one(DoctorPane)
 
+    @property
+    def seeds(self) -> SeedsPane:
+        return self.query_one(SeedsPane)
+
+    @property
+    def tender(self) -> TenderPane:
+        return self.query_one(TenderPane)
+
+    @property
+    def journals(self) -> JournalsPane:
+        return self.query_one(JournalsPane)
+
+    @property
+    def workbar(self) -> WorkBar:
+        return self.query_one(WorkBar)
+
+    @property
+    def active_tab(self) -> str:
+        return self.query_one(TabbedContent).active
+
     def set_title(self, store: str, label: str, degraded: str = "") -> None:
         parts: list[Any] = [("蔵 kura", "bold"), ("  ", ""), (store, "bold $accent")]
         if degraded:
@@ -110,12 +147,27 @@ class MainScreen(Screen[None]):
         self.query_one(TopBar).update(Content.assemble(*parts))
 
     def set_draft_count(self, count: int) -> None:
+        self._draft_count = count
+        self._labels()
+
+    def _labels(self) -> None:
         tabs = self.query_one(TabbedContent)
-        tabs.get_tab(TABS[1][0]).label = f"2 Drafts ({count})" if count else "2 Drafts"
+        narrow = (self.size.width or 120) < NARROW
+        count = getattr(self, "_draft_count", 0)
+        for i, (tab_id, label, short, _) in enumerate(TABS):
+            text = f"{i + 1} {short if narrow else label}"
+            if tab_id == "tab-drafts" and count:
+                text += f" {count}" if narrow else f" ({count})"
+            tab = tabs.get_tab(tab_id)
+            if str(tab.label) != text:
+                tab.label = text
+
+    def on_resize(self) -> None:
+        self._labels()
 
     # ---- actions ---------------------------------------------------------
     def action_tab(self, index: int) -> None:
-        tab_id, _, focus = TABS[index]
+        tab_id, _, _, focus = TABS[index]
         self.query_one(TabbedContent).active = tab_id
         self.query_one(focus).focus()
 
@@ -123,12 +175,28 @@ class MainScreen(Screen[None]):
         self.app.cycle_store(step)  # type: ignore[attr-defined]
 
     def action_focus_stores(self) -> None:
+        self.add_class("-stores")
         self.query_one(StoreList).focus()
 
+    def action_find(self) -> None:
+        pane = {"tab-map": self.map, "tab-drafts": self.drafts, "tab-gatelog": self.gatelog}.get(self.active_tab)
+        if pane is None:
+            self.action_tab(0)
+            pane = self.map
+        pane.open_find()
+
+    def on_descendant_blur(self, event: Any) -> None:
+        if self.has_class("-stores") and not self.stores.has_focus_within:
+            self.call_after_refresh(self._stores_blur)
+
+    def _stores_blur(self) -> None:
+        if not self.stores.has_focus_within:
+            self.remove_class("-stores")
+
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        for tab_id, _, focus in TABS:
+        for tab_id, _, _, focus in TABS:
             if event.pane.id == tab_id:
                 target = self.query_one(focus)
-                if not target.has_focus:
+                if not event.pane.has_focus_within:  # a find bar opened meanwhile keeps the focus
                     target.focus()
-
+        self.app.pane_shown(event.pane.id)  # type: ignore[attr-defined]

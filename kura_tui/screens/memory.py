@@ -1,23 +1,29 @@
-"""The memory viewer: one memory in full, its curation, and the [[links]] it makes."""
+"""The memory viewer: one memory in full, where it stands with the gate, its evidence and
+the [[links]] it makes; from here it is edited (in the app or in $EDITOR) or retired."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..widgets.fmt import heading
+from ..widgets.keys import KeyLine
+from ..widgets.fmt import ago, cls_tag, heading, one_line, where
+
+PROVENANCE_STYLE = {"gated": ("✓", "bold $success"), "hand-edited": ("✎", "bold $warning"),
+                    "unsealed": ("·", "$foreground-muted"), "direct": ("·", "$foreground-muted")}
 
 
-def render_memory(m: Any) -> Content:
+def render_memory(v: Any, now: float) -> Content:
+    m = v.memory
     out: list[Content] = []
-    out.append(Content.assemble((m.title, "bold"), ("  " + m.slug, "$foreground-muted")))
+    out.append(Content.assemble((v.title, "bold"), ("  " + m.slug, "$foreground-muted")))
     out.append(Content.assemble(("trigger ", "$foreground-muted"), m.description))
     meta: list[Any] = [("type ", "$foreground-muted"), m.type or "—"]
     if m.tags:
@@ -27,16 +33,37 @@ def render_memory(m: Any) -> Content:
         if md.get(key):
             meta += [(f"  {key} ", "$foreground-muted"), str(md[key])]
     out.append(Content.assemble(*meta))
+    p = v.provenance
+    mark, style = PROVENANCE_STYLE.get(p.state, ("?", "bold"))
+    out.append(Content.assemble((f"{mark} ", style), (p.text, style.replace("bold ", ""))))
+    if p.manifest and not p.manifest_present:
+        out.append(Content.styled(f"✗ evidence manifest {p.manifest[:19]}… is missing from _still/manifests",
+                                  "$error"))
     for key in ("belongs_because", "keep", "may_fade"):
-        v = m.curation(key)
-        if v:
-            out.append(Content.assemble((f"{key.replace('_', ' ')}: ", "$foreground-muted italic"), v))
-    if md.get("evidence_manifest"):
-        out.append(Content.styled(f"evidence {md['evidence_manifest'][:23]}…", "$foreground-muted"))
-    for p in m.problems:
-        out.append(Content.styled(f"⚠ {p}", "$warning"))
+        val = m.curation(key)
+        if val:
+            out.append(Content.assemble((f"{key.replace('_', ' ')}: ", "$foreground-muted italic"), val))
+    for prob in m.problems:
+        out.append(Content.styled(f"⚠ {prob}", "$warning"))
     out.append(Content(""))
     out.append(Content(m.body.rstrip()))
+    out.append(Content(""))
+    if v.quotes:
+        out.append(Content.assemble(heading(f"Evidence — {len(v.quotes)} segment{'s' if len(v.quotes) != 1 else ''}"),
+                                    ("  o opens the journal", "$foreground-muted")))
+        for q in v.quotes:
+            out.append(Content.assemble(cls_tag(q.cls), " ", one_line(q.text, 400)))
+            if q.located:
+                out.append(Content.styled("   " + where({"source": q.source, "start": q.start, "end": q.end,
+                                                         "unit": q.unit}), "$foreground-muted"))
+    if v.linked_from:
+        out.append(Content.assemble(("linked from ", "$foreground-muted"), ", ".join(v.linked_from)))
+    if v.history:
+        out.append(Content(""))
+        out.append(heading("History"))
+        for e in v.history[:8]:
+            out.append(Content.assemble((f"{ago(e.at, now):<9} ", "$foreground-muted"), (f"{e.kind:<8} ", "bold"),
+                                        one_line(e.reason, 200)))
     return Content("\n").join(out)
 
 
@@ -54,14 +81,23 @@ class MemoryScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="memory.close"),
-        Binding("b", "back", "Back", id="memory.back"),
+        Binding("b", "back", "Back", tooltip="Back along the links followed (closes at the first)",
+                id="memory.back"),
+        Binding("e", "edit", "Edit", tooltip="Edit it here: title, trigger, type, tags, curation, body",
+                id="memory.edit"),
+        Binding("E", "editor", "$EDITOR", tooltip="Edit it in $EDITOR with the app suspended", id="memory.editor"),
+        Binding("x", "retire", "Retire…", tooltip="Retire it: file and index line go, the gate log keeps it "
+                "(asks why, then confirms)", id="memory.retire"),
+        Binding("o", "evidence", "Journal", tooltip="Open the journal around its evidence", id="memory.evidence"),
     ]
 
-    def __init__(self, store: str, slug: str, **kw: Any) -> None:
+    def __init__(self, store: str, slug: str, clock: Callable[[], float] | None = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.store = store
         self.slug = slug
+        self.clock = clock or (lambda: 0.0)
         self.trail: list[str] = []
+        self.view: Any = None
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
@@ -70,27 +106,32 @@ class MemoryScreen(ModalScreen[None]):
                 yield Static(Content.styled(f"reading {self.slug}…", "$foreground-muted"), id="memory-text")
             yield Static(heading("links  (enter follows, b goes back)"), id="memory-links-title")
             yield OptionList(id="memory-links")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self._load(self.slug)
 
     def _load(self, slug: str) -> None:
         self.slug = slug
+        self.view = None
         self.app.load_memory(self.store, slug)  # type: ignore[attr-defined]
 
-    def show(self, slug: str, memory: Any, error: str = "") -> None:
+    def reload(self) -> None:
+        self._load(self.slug)
+
+    def show(self, slug: str, view: Any, error: str = "") -> None:
         if slug != self.slug:
             return
         text = self.query_one("#memory-text", Static)
         ol = self.query_one("#memory-links", OptionList)
         ol.clear_options()
-        if memory is None:
+        self.view = view
+        if view is None:
             text.update(Content.styled(f"✗ {error}", "$error"))
             return
-        text.update(render_memory(memory))
+        text.update(render_memory(view, self.clock()))
         self.query_one("#memory-scroll").scroll_home(animate=False)
-        links = list(dict.fromkeys(memory.links))
+        links = list(dict.fromkeys(view.memory.links))
         if links:
             ol.add_options([Option(Content(f"[[{s}]]"), id=s) for s in links])
             ol.highlighted = 0
@@ -113,3 +154,25 @@ class MemoryScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def _ready(self) -> Any | None:
+        if self.view is None:
+            self.notify("the memory is still loading", severity="warning")
+        return self.view
+
+    def action_edit(self) -> None:
+        if self._ready():
+            self.app.edit_memory(self.store, self.view)  # type: ignore[attr-defined]
+
+    def action_editor(self) -> None:
+        if self._ready():
+            self.app.edit_in_editor(self.store, self.view)  # type: ignore[attr-defined]
+
+    def action_retire(self) -> None:
+        if self._ready():
+            self.app.retire_memory(self.store, self.view.slug, self.view.title,  # type: ignore[attr-defined]
+                                   self.view.linked_from)
+
+    def action_evidence(self) -> None:
+        if self._ready():
+            self.app.open_evidence(self.store, self.view.title, self.view.quotes)  # type: ignore[attr-defined]

@@ -10,27 +10,68 @@ from textual.binding import Binding
 from textual.containers import Container, Horizontal, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
 from kura_core.floors import Violation
 
+from .find import FindBar, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
+from .rowlist import RowList
 
 
-class DraftQueue(OptionList):
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="drafts.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="drafts.up"),
-    ]
+def _queue_row(d: Any) -> Content:
+    verdict = str((d.gate or {}).get("verdict", "?"))
+    sub = Content.assemble(
+        ("  ", ""), ("extends" if d.decision == "extends" else "new", "$foreground-muted"),
+        (" · ", "$foreground-muted"), (verdict, _verdict_style(verdict).replace("bold ", "")),
+        (f" · {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}", "$foreground-muted"))
+    return Content("\n").join([Content(one_line(d.title, 60)), sub])
+
+
+class DraftQueue(RowList):
+    """The waiting drafts, two lines each, built only when on screen."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(_queue_row, row_height=2,
+                         empty=Content.styled("loading drafts…", "$foreground-muted"), **kw)
 
 
 def _verdict_style(v: str) -> str:
     return {"kept": "bold $success", "dropped": "bold $error", "seed": "bold $accent"}.get(v, "bold")
 
 
-def render_draft(d: Any) -> Content:
-    """What pouring the draft would write, and its curation."""
+def render_diff(x: Any) -> list[Content]:
+    """What pouring an extension changes in the memory it extends."""
+    out: list[Content] = []
+    if not x.exists:
+        out.append(Content.styled(f"✗ {x.target} is no longer in the store: pouring is refused; toss it",
+                                  "bold $error"))
+        return out
+    head = f"Changes to {x.target}: +{x.added} −{x.removed} lines"
+    out.append(heading(head))
+    if x.changed_since:
+        out.append(Content.styled("⚠ the memory changed after this draft was written: pouring is refused "
+                                  "until the draft is fixed against it or tossed", "bold $warning"))
+    for label, (old, new) in (("title", x.title), ("trigger", x.description)):
+        if old != new:
+            out.append(Content.assemble((f"{label}  ", "$foreground-muted"), ("− " + old, "$error")))
+            out.append(Content.assemble((" " * (len(label) + 2), ""), ("+ " + new, "$success")))
+    if tuple(x.tags[0]) != tuple(x.tags[1]):
+        out.append(Content.assemble(("tags  ", "$foreground-muted"), ("− " + (", ".join(x.tags[0]) or "none"), "$error"),
+                                    "  ", ("+ " + (", ".join(x.tags[1]) or "none"), "$success")))
+    out.append(Content(""))
+    for line in x.body:
+        if line.op == "+":
+            out.append(Content.styled("+ " + line.text, "$success"))
+        elif line.op == "-":
+            out.append(Content.styled("− " + line.text, "$error"))
+        else:
+            out.append(Content.styled("  " + line.text, "$foreground-muted"))
+    return out
+
+
+def render_draft(d: Any, diff: Any = None) -> Content:
+    """What pouring the draft would write (for an extension: what it changes), and its curation."""
     out: list[Content] = []
     title = Content.styled(d.title, "bold")
     if d.decision == "extends" and d.target:
@@ -46,7 +87,10 @@ def render_draft(d: Any) -> Content:
         meta += ["  ", (d.label, "bold $warning")]
     out.append(Content.assemble(*meta))
     out.append(Content(""))
-    out.append(Content(d.body))
+    if diff is not None:
+        out.extend(render_diff(diff))
+    else:
+        out.append(Content(d.body))
     for key in ("belongs_because", "keep", "may_fade"):
         if d.curation.get(key):
             out.append(Content.assemble((f"{key.replace('_', ' ')}: ", "$foreground-muted italic"),
@@ -66,7 +110,9 @@ def render_draft(d: Any) -> Content:
 
 def render_evidence(d: Any) -> Content:
     """Why the draft exists: each quote with its class and where it came from, then the gate."""
-    out: list[Content] = [heading(f"Evidence — {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}")]
+    out: list[Content] = [Content.assemble(
+        heading(f"Evidence — {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}"),
+        ("  o opens the journal", "$foreground-muted") if d.quotes else "")]
     if not d.quotes:
         out.append(Content.styled("no quotes recorded", "$error"))
     for q in d.quotes:
@@ -132,15 +178,15 @@ def _check(label: str, violations: list[str], ok_text: str) -> Content:
 
 
 class DraftsPane(Container):
-    """Keys act on the highlighted draft: p pours, e fixes (edits), t tosses."""
+    """Keys act on the highlighted draft: p pours, e fixes (edits), t tosses, o opens its journal."""
 
     DEFAULT_CSS = """
-    DraftsPane { layout: horizontal; height: 1fr; }
-    DraftsPane > #draft-side { width: 28; height: 1fr; }
+    DraftsPane { layout: vertical; height: 1fr; }
+    DraftsPane > #draft-body { layout: horizontal; height: 1fr; }
+    DraftsPane #draft-side { width: 28; height: 1fr; }
     DraftsPane #draft-count { height: 1; padding: 0 1; color: $text-muted; }
-    DraftsPane DraftQueue { height: 1fr; border: none; padding: 0; background: transparent; }
-    DraftsPane DraftQueue:focus { border: none; }
-    DraftsPane > #draft-detail { width: 1fr; height: 1fr; }
+    DraftsPane DraftQueue { height: 1fr; }
+    DraftsPane #draft-detail { width: 1fr; height: 1fr; }
     DraftsPane #draft-view { width: 1fr; height: 1fr; padding: 0 1; border-left: vkey $primary 30%; }
     DraftsPane #draft-evidence { width: 1fr; height: 1fr; padding: 0 1; border-left: vkey $primary 30%; }
     """
@@ -151,63 +197,73 @@ class DraftsPane(Container):
         Binding("e", "fix", "Fix", tooltip="Fix (edit) the draft; the floor checks it again", id="drafts.fix"),
         Binding("t", "toss", "Toss…", tooltip="Toss the draft, with a reason kept in the gate log (confirmed)",
                 id="drafts.toss"),
+        Binding("o", "evidence", "Journal", tooltip="Open the journal around each quote of the draft",
+                id="drafts.evidence"),
         Binding("space", "page(1)", "Scroll the draft down", show=False, id="drafts.page_down"),
         Binding("b", "page(-1)", "Scroll the draft up", show=False, id="drafts.page_up"),
     ]
 
     class Act(Message):
-        """The person asked to pour / fix / toss a draft."""
+        """The person asked to pour / fix / toss a draft, or to see its evidence."""
 
         def __init__(self, action: str, draft: Any) -> None:
             super().__init__()
             self.action = action
             self.draft = draft
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, blink: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
-        self.drafts: list[Any] = []
+        self.blink = blink
+        self.all: list[Any] = []
+        self.drafts: list[Any] = []  # as shown (after any filter)
+        self.hays: list[str] = []
+        self.extensions: dict[str, Any] = {}
+        self.problems: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
-        with Container(id="draft-side"):
-            yield Static("", id="draft-count")
-            yield DraftQueue(id="draft-queue")
-        with Horizontal(id="draft-detail"):
-            with VerticalScroll(id="draft-view"):
-                yield Static(Content.styled("loading drafts…", "$foreground-muted"), id="draft-card")
-            with VerticalScroll(id="draft-evidence"):
-                yield Static("", id="draft-evidence-text")
+        yield FindBar("titles, triggers, slugs, tags", blink=self.blink, id="draft-find")
+        with Horizontal(id="draft-body"):
+            with Container(id="draft-side"):
+                yield Static("", id="draft-count")
+                yield DraftQueue(id="draft-queue")
+            with Horizontal(id="draft-detail"):
+                with VerticalScroll(id="draft-view"):
+                    yield Static(Content.styled("loading drafts…", "$foreground-muted"), id="draft-card")
+                with VerticalScroll(id="draft-evidence"):
+                    yield Static("", id="draft-evidence-text")
 
     @property
     def selected(self) -> Any | None:
-        ol = self.query_one(DraftQueue)
-        i = ol.highlighted
-        if i is None or i >= len(self.drafts):
-            return None
-        return self.drafts[i]
+        return self.query_one(DraftQueue).current
 
-    def show(self, drafts: list[Any], problems: list[tuple[str, str]]) -> None:
+    def show(self, view: Any) -> None:
         prev = self.selected.slug if self.selected is not None else None
-        prev_i = self.query_one(DraftQueue).highlighted or 0
-        self.drafts = list(drafts)
-        ol = self.query_one(DraftQueue)
-        count = f"{len(drafts)} waiting"
-        if problems:
-            count += f" · {len(problems)} unreadable"
+        self.all = list(view.drafts)
+        self.problems = list(view.problems)
+        self.extensions = dict(view.extensions)
+        self.hays = []  # built on the first search
+        self._fill(prev)
+
+    def _fill(self, keep: str | None = None) -> None:
+        query = self.query_one(FindBar).query_text
+        if query and len(self.hays) != len(self.all):
+            self.hays = [haystack(d.slug, d.title, d.description, d.tags, d.target) for d in self.all]
+        self.drafts = filtered(self.all, self.hays, query) if query else list(self.all)
+        count = f"{len(self.all)} waiting"
+        if query:
+            count = f"{len(self.drafts)} of {len(self.all)} match"
+        if self.problems:
+            count += f" · {len(self.problems)} unreadable"
         self.query_one("#draft-count", Static).update(count)
-        with self.prevent(OptionList.OptionHighlighted):
-            ol.clear_options()
-            opts = []
-            for d in self.drafts:
-                verdict = str((d.gate or {}).get("verdict", "?"))
-                sub = Content.assemble(
-                    ("  ", ""), ("extends" if d.decision == "extends" else "new", "$foreground-muted"),
-                    (" · ", "$foreground-muted"), (verdict, _verdict_style(verdict).replace("bold ", "")),
-                    (f" · {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}", "$foreground-muted"))
-                opts.append(Option(Content("\n").join([Content(one_line(d.title, 60)), sub]), id=d.slug))
-            ol.add_options(opts)
-            if self.drafts:
-                slugs = [d.slug for d in self.drafts]
-                ol.highlighted = slugs.index(prev) if prev in slugs else min(prev_i, len(slugs) - 1)
+        q = self.query_one(DraftQueue)
+        slugs = [d.slug for d in self.drafts]
+        cursor = slugs.index(keep) if keep in slugs else None
+        if query and not self.drafts:
+            q.set_empty(Content.styled(f"no draft matches “{query}”", "$foreground-muted"))
+        elif not self.drafts:
+            q.set_empty(Content.styled("no drafts waiting", "$foreground-muted"))
+        q.set_rows(self.drafts, cursor=cursor)
+        self.query_one(FindBar).count(len(self.drafts), len(self.all))
         self._show_card()
 
     @property
@@ -218,34 +274,60 @@ class DraftsPane(Container):
             return False
 
     def _show_card(self) -> None:
+        self._was_narrow = self.narrow
         card = self.query_one("#draft-card", Static)
         evidence = self.query_one("#draft-evidence-text", Static)
         d = self.selected
         if d is None:
             card.update(Content.styled(
                 "No drafts waiting. The distiller writes drafts here; nothing enters the store "
-                "until it is poured (by drain, or by you).", "$foreground-muted"))
-            evidence.update("")
-        elif self.narrow:
-            card.update(Content("\n").join([render_draft(d), Content(""), render_evidence(d)]))
+                "until it is poured (by drain, or by you)." if not self.all else
+                "No draft matches the filter (esc clears it).", "$foreground-muted"))
             evidence.update("")
         else:
-            card.update(render_draft(d))
-            evidence.update(render_evidence(d))
+            diff = self.extensions.get(d.slug)
+            if self.narrow:
+                card.update(Content("\n").join([render_draft(d, diff), Content(""), render_evidence(d)]))
+                evidence.update("")
+            else:
+                card.update(render_draft(d, diff))
+                evidence.update(render_evidence(d))
         self.query_one("#draft-view").scroll_home(animate=False)
         self.query_one("#draft-evidence").scroll_home(animate=False)
 
     def on_resize(self) -> None:
-        self._show_card()
+        if self.narrow != getattr(self, "_was_narrow", None):  # the card and evidence stack or part
+            self._was_narrow = self.narrow
+            self._show_card()
 
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
         self._show_card()
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         self.query_one("#draft-view").focus()
 
+    # ---- find --------------------------------------------------------------
+    def open_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    def on_find_bar_changed(self, event: FindBar.Changed) -> None:
+        event.stop()
+        self._fill(self.selected.slug if self.selected is not None else None)
+
+    def on_find_bar_closed(self, event: FindBar.Closed) -> None:
+        event.stop()
+        keep = self.selected.slug if self.selected is not None else None
+        self.query_one(FindBar).close()
+        self._fill(keep)
+        self.query_one(DraftQueue).focus()
+
+    def on_find_bar_leave(self, event: FindBar.Leave) -> None:
+        event.stop()
+        self.query_one(DraftQueue).focus()
+
+    # ---- actions -------------------------------------------------------------
     def _act(self, action: str) -> None:
         d = self.selected
         if d is None:
@@ -268,3 +350,6 @@ class DraftsPane(Container):
 
     def action_toss(self) -> None:
         self._act("toss")
+
+    def action_evidence(self) -> None:
+        self._act("evidence")

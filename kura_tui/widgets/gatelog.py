@@ -1,4 +1,4 @@
-"""The gate log: dropped candidates, tossed drafts, refusals and pours, with their reasons."""
+"""The gate log: dropped candidates, tossed drafts, refusals, pours, hand edits and retirements."""
 
 from __future__ import annotations
 
@@ -9,20 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from rich.text import Text
-from textual.widgets import DataTable, Static
-from textual.widgets.data_table import ColumnKey
+from textual.widgets import Static
 
+from .find import FindBar, filtered, haystack
 from .fmt import ago, heading, one_line
-
-TABLE_STYLE = {
-    "dropped": "bold red",
-    "tossed": "bold yellow",
-    "refused": "bold red",
-    "poured": "bold green",
-    "fixed": "bold blue",
-    "seed": "bold cyan",
-}
+from .rowlist import RowList
 
 KIND_STYLE = {
     "dropped": "bold $error",
@@ -30,114 +21,139 @@ KIND_STYLE = {
     "refused": "bold $error",
     "poured": "bold $success",
     "fixed": "bold $accent",
-    "seed": "bold $text-primary",
+    "edited": "bold $accent",
+    "retired": "bold $warning",
+    "tidied": "bold $text-primary",
+    "graduated": "bold $success",
 }
 
-FILTERS = ("all", "dropped", "tossed", "refused", "poured", "fixed", "seed")
+#: the order the kind filter cycles through; kinds not named here follow alphabetically
+ORDER = ("dropped", "tossed", "refused", "poured", "fixed", "edited", "retired", "tidied", "covered",
+         "recurred", "graduated")
+
+#: what a detail key holds a whole text (shown as it was, not cut to a line)
+TEXTS = {"draft": "the draft as it was tossed", "text": "the memory as it was retired",
+         "before": "the memory before the hand edit"}
 
 
-class GateTable(DataTable):
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="gatelog.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="gatelog.up"),
-    ]
+def kinds_in(rows: list[dict[str, Any]]) -> list[str]:
+    present = {str(r.get("kind", "")) for r in rows}
+    return [k for k in ORDER if k in present] + sorted(present - set(ORDER))
+
+
+class GateRows(RowList):
+    """One row per entry: age, kind, what, why."""
+
+    def __init__(self, pane: "GateLogPane", **kw: Any) -> None:
+        self.pane = pane
+        super().__init__(pane.render_row, empty=Content.styled("loading the gate log…", "$foreground-muted"),
+                         **kw)
 
 
 class GateLogPane(Vertical):
     DEFAULT_CSS = """
     GateLogPane { height: 1fr; }
     GateLogPane > #gate-filter { height: 1; padding: 0 1; }
-    GateLogPane > GateTable { height: 1fr; background: transparent; }
+    GateLogPane > #gate-head { height: 1; padding: 0 1; color: $text-muted; text-style: bold; }
+    GateLogPane > GateRows { height: 1fr; padding: 0 1; }
     GateLogPane > #gate-detail-scroll { height: 1fr; max-height: 16; border-top: hkey $primary 30%; padding: 0 1; }
     """
 
     BINDINGS = [
-        Binding("f", "filter", "Filter kind", id="gatelog.filter"),
+        Binding("f", "filter", "Filter kind", tooltip="Show one kind of entry at a time (cycles)",
+                id="gatelog.filter"),
     ]
 
-    def __init__(self, clock: Callable[[], float], **kw: Any) -> None:
+    def __init__(self, clock: Callable[[], float], blink: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.clock = clock
+        self.blink = blink
         self.rows: list[dict[str, Any]] = []
-        self.seeds: list[dict[str, Any]] = []
+        self.hays: list[str] = []
         self.shown: list[dict[str, Any]] = []
         self.filter = "all"
+        self._kind_w = 8
 
     def compose(self) -> ComposeResult:
+        yield FindBar("titles, slugs, reasons", blink=self.blink, id="gate-find")
         yield Static("", id="gate-filter")
-        table = GateTable(id="gate-table", cursor_type="row", zebra_stripes=False)
-        yield table
+        yield Static("", id="gate-head")
+        yield GateRows(self, id="gate-table")
         with VerticalScroll(id="gate-detail-scroll"):
             yield Static("", id="gate-detail")
 
     def on_mount(self) -> None:
-        t = self.query_one(GateTable)
-        t.add_column("age", key="when", width=6)
-        t.add_column("kind", key="kind", width=7)
-        t.add_column("what", key="what", width=28)
-        t.add_column("why", key="why", width=30)
         self._render_filter()
 
-    def _widths(self) -> tuple[int, int]:
-        """(what, why) column widths that fit the pane without a horizontal scrollbar."""
-        total = self.size.width or 80
-        what = 28 if total >= 90 else 18
-        why = max(12, total - 6 - 7 - what - 4 * 2 - 2)
-        t = self.query_one(GateTable)
-        for key, w in (("what", what), ("why", why)):
-            col = t.columns[ColumnKey(key)]
-            col.width = w
-            col.auto_width = False
-        return what, why
-
-    def on_resize(self) -> None:
-        if self.shown or self.rows:
-            self._fill()
+    @property
+    def filters(self) -> list[str]:
+        return ["all"] + kinds_in(self.rows)
 
     def _render_filter(self) -> None:
         parts: list[Any] = [("f", "bold $accent")]
-        for k in FILTERS:
+        for k in self.filters:
             style = ("reverse " + KIND_STYLE.get(k, "bold")) if k == self.filter else "$foreground-muted"
             parts += [" ", (f" {k} " if k == self.filter else k, style)]
         self.query_one("#gate-filter", Static).update(Content.assemble(*parts))
 
-    def show(self, rows: list[dict[str, Any]], seeds: list[dict[str, Any]]) -> None:
+    def _what_width(self) -> int:
+        total = self.query_one(GateRows).scrollable_content_region.width or (self.size.width - 2) or 80
+        return 28 if total >= 90 else 18
+
+    def render_row(self, e: dict[str, Any]) -> Content:
+        kind = str(e.get("kind", ""))
+        what_w = self._what_width()
+        what = one_line(e.get("title") or e.get("slug") or "—", what_w)
+        return Content.assemble(
+            (f"{ago(e.get('at'), self.clock()).removesuffix(' ago'):<6} ", "$foreground-muted"),
+            (f"{kind:<{self._kind_w}} ", KIND_STYLE.get(kind, "bold")),
+            (f"{what:<{what_w}} ", ""), (one_line(e.get("reason", "")), "$foreground-muted"))
+
+    def show(self, rows: list[dict[str, Any]], *_: Any) -> None:
         self.rows = list(rows)
-        self.seeds = [{"id": f"seed-{s['id']}", "at": s.get("at"), "kind": "seed", "title": s.get("title", ""),
-                       "slug": "", "reason": f"idea waiting for confirmation ({s.get('state', 'waiting')})",
-                       "detail": {"body": s.get("body", ""), "source": s.get("source", "")}}
-                      for s in seeds]
+        self.hays = []  # built on the first search
+        if self.filter not in self.filters:
+            self.filter = "all"
+        self._render_filter()
         self._fill()
 
     def _fill(self) -> None:
-        t = self.query_one(GateTable)
-        keep = t.cursor_row
-        now = self.clock()
-        entries = self.rows + self.seeds if self.filter in ("all", "seed") else self.rows
+        t = self.query_one(GateRows)
+        keep = t.current.get("id") if t.current is not None else None
+        query = self.query_one(FindBar).query_text
+        if query and len(self.hays) != len(self.rows):
+            self.hays = [haystack(r.get("title"), r.get("slug"), r.get("reason"), r.get("kind")) for r in self.rows]
+        entries = filtered(self.rows, self.hays, query) if query else list(self.rows)
         if self.filter != "all":
             entries = [e for e in entries if e.get("kind") == self.filter]
-        entries.sort(key=lambda e: (e.get("at") or 0), reverse=True)
+        entries.sort(key=lambda e: (e.get("at") or 0, e.get("id") or 0), reverse=True)
         self.shown = entries
-        what_w, why_w = self._widths()
-        t.clear()
-        for e in entries:
-            kind = str(e.get("kind", ""))
-            what = e.get("title") or e.get("slug") or "—"
-            t.add_row(Text(ago(e.get("at"), now).removesuffix(" ago")), Text(kind, style=TABLE_STYLE.get(kind, "bold")),
-                      Text(one_line(what, what_w)), Text(one_line(e.get("reason", ""), why_w)),
-                      key=str(e.get("id")))
-        if entries:
-            t.move_cursor(row=min(keep, len(entries) - 1), animate=False)
+        self._kind_w = min(16, max([len(str(e.get("kind", ""))) for e in entries] + [4]))
+        self._head()
+        ids = [e.get("id") for e in entries]
+        if not entries:
+            t.set_empty(Content.styled("nothing in the gate log" + (
+                "" if self.filter == "all" else f" of kind {self.filter}") + (
+                f" matching “{query}”" if query else ""), "$foreground-muted"))
+        t.set_rows(entries, cursor=ids.index(keep) if keep in ids else None)
+        self.query_one(FindBar).count(len(entries), len(self.rows))
         self._detail()
+
+    def on_resize(self) -> None:
+        self._head()
+
+    def _head(self) -> None:
+        what_w = self._what_width()
+        self.query_one("#gate-head", Static).update(
+            f"{'age':<6} {'kind':<{self._kind_w}} {'what':<{what_w}} why")
 
     def _detail(self) -> None:
         box = self.query_one("#gate-detail", Static)
-        t = self.query_one(GateTable)
-        if not self.shown:
+        e = self.query_one(GateRows).current
+        if e is None:
             box.update(Content.styled("nothing in the gate log" + (
                 "" if self.filter == "all" else f" of kind {self.filter}"), "$foreground-muted"))
             return
-        e = self.shown[min(t.cursor_row, len(self.shown) - 1)]
         kind = str(e.get("kind", ""))
         lines = [Content.assemble((kind, KIND_STYLE.get(kind, "bold")), "  ",
                                   (e.get("title") or e.get("slug") or "", "bold"),
@@ -149,22 +165,48 @@ class GateLogPane(Vertical):
                 detail = json.loads(detail)
             except ValueError:
                 detail = {"text": detail}
+        texts = []
         for k, v in detail.items():
-            if k == "draft" and isinstance(v, str):
-                lines.append(heading("the draft as it was tossed"))
-                lines.append(Content(v.split("<!-- kura:evidence")[0].strip()))
+            if k in TEXTS and isinstance(v, str):
+                texts.append((TEXTS[k], v))
             elif isinstance(v, (str, int, float)) and v != "":
                 lines.append(Content.assemble((f"{k}  ", "$foreground-muted"), one_line(str(v), 300)))
             elif isinstance(v, list) and v:
                 lines.append(Content.assemble((f"{k}  ", "$foreground-muted"),
                                               one_line("; ".join(map(str, v)), 300)))
+        for title, text in texts:
+            lines.append(heading(title))
+            lines.append(Content(text.split("<!-- kura:evidence")[0].strip()))
         box.update(Content("\n").join(lines))
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
         self._detail()
 
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        event.stop()
+        self.query_one("#gate-detail-scroll").focus()
+
     def action_filter(self) -> None:
-        self.filter = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]
+        fs = self.filters
+        self.filter = fs[(fs.index(self.filter) + 1) % len(fs)] if self.filter in fs else "all"
         self._render_filter()
         self._fill()
+
+    # ---- find --------------------------------------------------------------
+    def open_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    def on_find_bar_changed(self, event: FindBar.Changed) -> None:
+        event.stop()
+        self._fill()
+
+    def on_find_bar_closed(self, event: FindBar.Closed) -> None:
+        event.stop()
+        self.query_one(FindBar).close()
+        self._fill()
+        self.query_one(GateRows).focus()
+
+    def on_find_bar_leave(self, event: FindBar.Leave) -> None:
+        event.stop()
+        self.query_one(GateRows).focus()

@@ -1,8 +1,8 @@
-"""The map pane: the woven map, its layers, and a token meter against budget and ceiling."""
+"""The map pane: the map hosts wear now, its layers, and a token meter against budget and ceiling."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,10 +11,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Static
 
+from .find import FindBar, filtered, haystack
 from .fmt import n
+from .rowlist import RowList
 
 LAYERS = {
     "pinned": ("◆", "bold $warning", ""),
@@ -62,11 +63,17 @@ class TokenMeter(Widget):
         return Content("\n").join([figures, Content.assemble(*cells)])
 
 
-class MapLines(OptionList):
-    BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="map.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="map.up"),
-    ]
+def render_line(line: Any) -> Content:
+    mark, mstyle, _ = LAYERS.get(line.layer, ("?", "bold", ""))
+    tstyle = "$foreground-muted" if getattr(line, "compressed", False) else ""
+    return Content.assemble((mark, mstyle), " ", (line.slug, "$text-primary"), " ", (str(line.text), tstyle))
+
+
+class MapLines(RowList):
+    """One row per line of the map; built only for the rows on screen."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(render_line, empty=Content.styled("loading the map…", "$foreground-muted"), **kw)
 
 
 class MapPane(Vertical):
@@ -76,90 +83,152 @@ class MapPane(Vertical):
     MapPane { height: 1fr; }
     MapPane > #map-state { height: auto; padding: 0 1; }
     MapPane > #map-legend { height: 1; padding: 0 1; color: $text-muted; }
-    MapPane > MapLines { height: 1fr; border: none; padding: 0; background: transparent; }
-    MapPane > MapLines:focus { border: none; }
+    MapPane > MapLines { height: 1fr; }
     """
 
     BINDINGS = [
-        Binding("enter", "open", "Open memory", id="map.open"),
+        Binding("enter", "open", "Open memory", tooltip="Open the memory: provenance, evidence, links",
+                id="map.open"),
+        Binding("e", "edit", "Edit", tooltip="Edit the memory in the app (a hand edit, recorded)",
+                id="map.edit"),
+        Binding("E", "editor", "$EDITOR", show=False,
+                tooltip="Edit the memory in $EDITOR, the app suspended (a hand edit, recorded)",
+                id="map.editor"),
+        Binding("x", "retire", "Retire…", show=False,
+                tooltip="Retire the memory: file and index line go; the gate log keeps it (confirmed)",
+                id="map.retire"),
     ]
 
     class OpenMemory(Message):
-        def __init__(self, slug: str) -> None:
+        def __init__(self, slug: str, action: str = "open") -> None:
             super().__init__()
             self.slug = slug
+            self.action = action
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, blink: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
-        self.slugs: list[str] = []
+        self.blink = blink
+        self.view: Any = None
+        self.lines: list[Any] = []
+        self.hays: list[str] = []
+        self.shown: list[Any] = []
 
     def compose(self) -> ComposeResult:
+        yield FindBar("titles, triggers, slugs, tags", blink=self.blink, id="map-find")
         yield Static(Content.styled("loading the map…", "$foreground-muted"), id="map-state")
         yield TokenMeter(id="map-meter")
         yield Static(Content.assemble(
             ("◆", "bold $warning"), " pinned  ", ("●", "bold $success"), " fresh  ",
-            ("·", "$foreground-muted"), " trigger (compressed)"), id="map-legend")
+            ("·", "$foreground-muted"), " trigger  ", ("dim", "$foreground-muted"), ": compressed for the map"),
+            id="map-legend")
         yield MapLines(id="map-lines")
+
+    @property
+    def slugs(self) -> list[str]:
+        """Slugs of the lines shown, in order (after any filter)."""
+        return [ln.slug for ln in self.shown]
+
+    @property
+    def selected(self) -> str | None:
+        line = self.query_one(MapLines).current
+        return line.slug if line is not None else None
 
     def show_error(self, error: str) -> None:
         self.query_one("#map-state", Static).update(Content.styled(f"✗ {error}", "$error"))
 
-    def show(self, woven: Any, prefill: Mapping[str, Any] | None) -> None:
-        state = self._state(woven, prefill)
-        self.query_one("#map-state", Static).update(state)
+    def show(self, view: Any) -> None:
+        self.view = view
+        self.query_one("#map-state", Static).update(self._state(view))
         meter = self.query_one(TokenMeter)
-        lines = list(getattr(woven, "lines", ()) or ())
-        meter.tokens = int(getattr(woven, "tokens_est", 0) or (prefill or {}).get("tokens_est", 0))
-        meter.budget = int(getattr(woven, "budget_tokens", 0) or 0)
-        meter.ceiling = int(getattr(woven, "ceiling_tokens", 0) or 0)
+        meter.tokens = int(view.tokens_est)
+        meter.budget = int(view.budget_tokens)
+        meter.ceiling = int(view.ceiling_tokens)
+        self.lines = list(view.lines)
+        self.hays = []  # built on the first search, not on every load
+        self._fill()
+
+    def _fill(self, keep: str | None = None) -> None:
         ol = self.query_one(MapLines)
-        keep = ol.highlighted
-        ol.clear_options()
-        self.slugs = []
-        options = []
-        for i, (layer, slug, text) in enumerate(lines):
-            mark, mstyle, tstyle = LAYERS.get(layer, ("?", "bold", ""))
-            options.append(Option(Content.assemble((mark, mstyle), " ", (slug, "$text-primary"), " ",
-                                                   (str(text), tstyle)), id=f"l{i}"))
-            self.slugs.append(slug)
-        if not options:
-            options.append(Option(Content.styled("the map is empty: nothing has been poured yet", "$foreground-muted"),
-                                  disabled=True))
-        ol.add_options(options)
-        if self.slugs:
-            ol.highlighted = min(keep or 0, len(self.slugs) - 1)
+        keep = keep or self.selected
+        query = self.query_one(FindBar).query_text
+        if query and len(self.hays) != len(self.lines):
+            self.hays = [haystack(ln.slug, ln.title, ln.text, ln.tags) for ln in self.lines]
+        self.shown = filtered(self.lines, self.hays, query) if query else list(self.lines)
+        cursor = None
+        if keep is not None:
+            for i, ln in enumerate(self.shown):
+                if ln.slug == keep:
+                    cursor = i
+                    break
+        if not self.lines:
+            ol.set_empty(Content.styled("the map is empty: nothing has been poured yet", "$foreground-muted"))
+        elif not self.shown:
+            ol.set_empty(Content.styled(f"no line matches “{query}”", "$foreground-muted"))
+        ol.set_rows(self.shown, cursor=cursor)
+        self.query_one(FindBar).count(len(self.shown), len(self.lines))
 
     @staticmethod
-    def _state(woven: Any, p: Mapping[str, Any] | None) -> Content:
+    def _state(v: Any) -> Content:
         parts: list[Any] = []
-        if p:
-            src = p.get("source", "")
-            if p.get("stale"):
-                parts += [("⚠ stale", "bold $warning"),
-                          ": the index changed since the last weave; hosts get the raw index (w re-weaves)"]
-            elif src == "woven":
-                parts += [("● woven, fresh", "bold $success"), ": hosts wear this map"]
-            elif src == "canonical":
-                parts += [("⚠ not woven", "bold $warning"), ": hosts get the raw index (w weaves)"]
-            else:
-                parts += [("✗ no map", "bold $error"), f": {p.get('warning', '')}"]
-            if p.get("over_ceiling"):
-                parts += ["  ", ("✗ over the ceiling: hosts get a stub", "bold $error")]
-            elif p.get("over_budget"):
-                parts += ["  ", ("⚠ over budget", "bold $warning")]
-            if p.get("map_shown") is False and not p.get("over_ceiling"):
-                parts += ["  ", ("map not shown", "$error")]
-        notes = list(getattr(woven, "notes", ()) or ())
-        content = Content.assemble(*parts) if parts else Content.styled("map state unknown", "$foreground-muted")
-        for note in notes[:2]:
-            content = content + Content.styled(f"\n{note}", "$foreground-muted")
-        return content
+        if v.stale:
+            parts += [("⚠ stale", "bold $warning"),
+                      ": the index changed since the last weave; hosts get the raw index (w weaves)"]
+        elif v.source == "woven":
+            parts += [("● woven, fresh", "bold $success"), ": hosts wear this map"]
+        elif v.source == "canonical":
+            parts += [("⚠ not woven", "bold $warning"), ": hosts get the raw index shown here (w weaves)"]
+        else:
+            parts += [("✗ no map", "bold $error"), f": {v.warning}"]
+        if v.over_ceiling:
+            parts += ["  ", ("✗ over the ceiling: hosts get a stub", "bold $error")]
+        elif v.over_budget:
+            parts += ["  ", ("⚠ over budget", "bold $warning")]
+        if v.map_shown is False and not v.over_ceiling and v.source != "none":
+            parts += ["  ", ("map not shown", "$error")]
+        return Content.assemble(*parts)
+
+    # ---- find --------------------------------------------------------------
+    def open_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    def on_find_bar_changed(self, event: FindBar.Changed) -> None:
+        event.stop()
+        self._fill()
+
+    def on_find_bar_closed(self, event: FindBar.Closed) -> None:
+        event.stop()
+        keep = self.selected
+        self.query_one(FindBar).close()
+        self._fill(keep)
+        self.query_one(MapLines).focus()
+
+    def on_find_bar_leave(self, event: FindBar.Leave) -> None:
+        event.stop()
+        self.query_one(MapLines).focus()
+
+    # ---- actions -----------------------------------------------------------
+    def _post(self, action: str) -> None:
+        slug = self.selected
+        if slug is None:
+            self.notify("no memory is selected", severity="warning")
+            return
+        self.post_message(self.OpenMemory(slug, action))
 
     def action_open(self) -> None:
-        ol = self.query_one(MapLines)
-        if ol.highlighted is not None and ol.highlighted < len(self.slugs):
-            self.post_message(self.OpenMemory(self.slugs[ol.highlighted]))
+        self._post("open")
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def action_edit(self) -> None:
+        self._post("edit")
+
+    def action_editor(self) -> None:
+        self._post("editor")
+
+    def action_retire(self) -> None:
+        self._post("retire")
+
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         event.stop()
         self.action_open()
+
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        event.stop()

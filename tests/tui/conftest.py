@@ -45,13 +45,17 @@ def make_app(tui_config) -> Callable[..., Any]:
         k.close()
 
 
-async def settle(pilot: Any, rounds: int = 60) -> None:
-    """Wait until every worker (but the file watcher) is done and its messages are handled."""
+async def settle(pilot: Any, timeout: float = 60.0) -> None:
+    """Wait until every worker (but the file watcher) is done and its messages are handled.
+    The timeout only bounds a hang; nothing here depends on how fast the machine is."""
+    import time
+
     from textual.worker import WorkerState
 
     app = pilot.app
     quiet = 0
-    for _ in range(rounds):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         await pilot.pause()
         busy = [w for w in app.workers if w.group != "watch"
                 and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]

@@ -47,7 +47,7 @@ def test_toss_asks_why_confirms_and_records_the_reason_in_the_gate_log(make_app)
         assert isinstance(app.screen, TossScreen)
         await pilot.press("enter")  # no reason: refused, still asking
         assert isinstance(app.screen, TossScreen)
-        assert "say why" in str(app.screen.query_one("#toss-error", Static).render())
+        assert "say why" in str(app.screen.query_one("#reason-error", Static).render())
         await pilot.press(*"covered by kettle-care", "enter")
         assert isinstance(app.screen, ConfirmScreen)
         assert (_store(app).still / "drafts" / f"{KETTLE}.md").exists()  # nothing yet
@@ -261,12 +261,28 @@ def test_gate_log_filter_cycles_kinds(make_app):
     assert kinds[2] == ("refused", ["refused"])
 
 
-def test_help_lists_every_binding_and_closes(make_app):
-    from kura_tui.app import KuraApp
-    from kura_tui.screens.fix import FixScreen
-    from kura_tui.widgets.drafts import DraftsPane
-    from kura_tui.widgets.gatelog import GateLogPane
+ALL_CLASSES = (
+    "kura_tui.app:KuraApp", "kura_tui.screens.main:MainScreen", "kura_tui.widgets.map:MapPane",
+    "kura_tui.widgets.drafts:DraftsPane", "kura_tui.widgets.gatelog:GateLogPane", "kura_tui.widgets.seeds:SeedsPane",
+    "kura_tui.widgets.journals:JournalsPane", "kura_tui.widgets.recall:RecallPane", "kura_tui.widgets.find:FindInput",
+    "kura_tui.widgets.rowlist:RowList", "kura_tui.screens.fix:FixScreen", "kura_tui.screens.confirm:ReasonScreen",
+    "kura_tui.screens.confirm:ConfirmScreen", "kura_tui.screens.memory:MemoryScreen",
+    "kura_tui.screens.edit:MemoryEditScreen", "kura_tui.screens.evidence:EvidenceScreen",
+    "kura_tui.screens.tidy:TidyScreen", "kura_tui.screens.weave:WeaveScreen", "kura_tui.screens.help:HelpScreen",
+)
 
+
+def _classes():
+    import importlib
+
+    out = []
+    for spec in ALL_CLASSES:
+        mod, name = spec.split(":")
+        out.append(getattr(importlib.import_module(mod), name))
+    return out
+
+
+def test_help_lists_every_binding_and_closes(make_app):
     app = make_app()
 
     async def script(pilot):
@@ -278,25 +294,39 @@ def test_help_lists_every_binding_and_closes(make_app):
 
     text, closed = run(app, script)
     assert closed
-    for cls in (KuraApp, MainScreen, DraftsPane, GateLogPane, FixScreen, MemoryScreen):
+    for cls in _classes():
         for b in cls.BINDINGS:
-            assert (b.tooltip or b.description) in text, b
+            assert (b.tooltip or b.description) in text, (cls.__name__, b)
 
 
 def test_every_binding_names_an_action_that_exists():
-    from kura_tui.app import KuraApp
-    from kura_tui.screens.confirm import ConfirmScreen, TossScreen
-    from kura_tui.widgets.drafts import DraftsPane
-    from kura_tui.widgets.gatelog import GateLogPane
-    from kura_tui.widgets.map import MapPane
-    from kura_tui.widgets.recall import RecallPane
-
-    for cls in (KuraApp, MainScreen, MapPane, DraftsPane, GateLogPane, RecallPane, FixScreen,
-                TossScreen, ConfirmScreen, MemoryScreen, HelpScreen):
+    for cls in _classes():
         for b in cls.BINDINGS:
             name = b.action.split("(")[0]
             assert callable(getattr(cls, f"action_{name}", None)), (cls.__name__, b.action)
             assert b.id, (cls.__name__, b.key)
+
+
+def test_every_action_is_in_the_command_palette_with_its_key(make_app):
+    from kura_tui.commands import KuraCommands
+
+    app = make_app()
+
+    async def script(pilot):
+        return [(text, help) for text, help, _ in KuraCommands(app.screen)._commands()]
+
+    entries = run(app, script)
+    helps = {text: help for text, help in entries}
+    wanted = {"Distil now": "D", "Drain the drafts": "N", "Tidy the index…": "T", "Weave the map…": "w",
+              "Stop the running work": "S", "Doctor (probe models)": "d", "Refresh": "r", "Help: every key": "?",
+              "Find…": "/", "Open the selected memory": "enter in the map", "Edit the selected memory": "e in the map",
+              "Edit the selected memory in $EDITOR": "E in the map", "Retire the selected memory…": "x in the map",
+              "Pour the selected draft": "p", "Fix the selected draft": "e in drafts",
+              "Toss the selected draft…": "t", "Open the selected draft's journal": "o in drafts",
+              "Dismiss the selected seed…": "x in seeds", "Open the selected seed's journal": "o in seeds",
+              "Show seeds": "6", "Show the tender": "7", "Show the journals": "8"}
+    for text, key in wanted.items():
+        assert helps[text].endswith(f"· key {key}"), (text, helps.get(text))
 
 
 def test_command_palette_switches_store(make_app):

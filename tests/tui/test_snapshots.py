@@ -18,6 +18,19 @@ STATES = {
     "recall-degraded": ("4", *"kiln firmware", "enter"),
     "doctor": ("5",),
     "help": ("question_mark",),
+    # curation
+    "memory": ("down", "down", "down", "enter"),
+    "memory-hand-edited": ("down", "down", "down", "down", "enter"),
+    "memory-edit": ("down", "down", "down", "e"),
+    "evidence": ("2", "o"),
+    "drafts-extension": ("2", "down", "down"),
+    "find": ("slash", *"decision"),
+    "seeds": ("6",),
+    "seeds-confirmed": ("6", "f"),
+    "tender": ("7",),
+    "journals": ("8",),
+    "weave-preview": ("w",),
+    "retire": ("down", "x", *"moved to the NAS", "enter"),
 }
 
 SIZES = {"120x40": (120, 40), "80x24": (80, 24)}
@@ -43,3 +56,21 @@ def test_snapshot_fix_refused(snap_compare, make_app):
         await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_snapshot_tidy_review_without_a_scribe(snap_compare, make_app, tui_config, size):
+    """Tidy's review with no scribe configured: the weak lines, each to be written by hand."""
+    from tests.tui.workspace import open_kura
+
+    with open_kura(tui_config) as k:
+        st = k.registry.store("maker")
+        st.write("router", title="Router", description="note", body="The router is in the hall cupboard.")
+        st.write("nas", title="NAS", description="misc info", body="The NAS holds 4 disks of 8TB.")
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("T")
+        await settle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=run_before)

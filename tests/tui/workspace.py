@@ -7,6 +7,7 @@ Everything is built with a frozen clock and a fixed day, at a fixed path, so the
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 from pathlib import Path
 
@@ -61,19 +62,45 @@ def snapshot_root(name: str) -> Path:
     return root
 
 
-def _memories(store, mems) -> None:
+def _memories(store, mems, extra=None) -> None:
     for slug, (title, type_, desc, body, created, tags) in mems.items():
         store.write(slug, title=title, description=desc, body=body, type=type_, tags=tags,
-                    meta={"metadata": {"created": created}})
+                    meta={"metadata": {"created": created, **(extra or {}).get(slug, {})}})
 
 
-def _segment(cls: str, text: str, source: str, start: int) -> dict:
-    return {"cls": cls, "text": text, "source": source, "start": start,
-            "end": start + len(text.encode()) + 40, "unit": "byte"}
+def _journal(path: Path, records: list[tuple[str, str]]) -> dict[str, dict]:
+    """Write a Claude Code transcript; return {text: segment} as the adapter reads it back."""
+    import json
+
+    from kura_core.distill.journals import read_claude
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for n, (kind, text) in enumerate(records):
+        stamp = f"2026-11-19T21:{n:02d}:00Z"
+        if kind == "user":
+            msg = {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+        elif kind == "tool":
+            msg = {"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"t{n}", "content": [{"type": "text", "text": text}]}]}}
+        else:
+            msg = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}
+        msg.update(sessionId="session-0412", timestamp=stamp)
+        lines.append(json.dumps(msg, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {seg.text: {"cls": seg.cls, "text": seg.text, "source": seg.source, "start": seg.start,
+                       "end": seg.end, "unit": seg.unit, "session_id": seg.session_id}
+            for seg in read_claude(path, 0).segments}
+
+
+def _quote(seg: dict, text: str) -> dict:
+    assert text in seg["text"], text
+    return {"cls": seg["cls"], "text": text, "status": "verified", "source": seg["source"],
+            "start": seg["start"], "end": seg["end"], "unit": "byte"}
 
 
 def _draft(store, slug, title, desc, body, quotes, segments, *, tags=(), gate=None, label="",
-           decision="new", target="", created="2026-11-19T21:04:00"):
+           decision="new", target="", target_digest="", created="2026-11-19T21:04:00"):
     from kura_core.distill.drafts import Draft, save_draft, write_manifest
 
     manifest = write_manifest(store, {"segments": segments})
@@ -83,50 +110,90 @@ def _draft(store, slug, title, desc, body, quotes, segments, *, tags=(), gate=No
                     "violations": [], "tag_checks": {t: "ok" for t in tags}}
     return save_draft(store, Draft(
         slug=slug, title=title, description=desc, body=body, type="project", tags=tuple(tags),
-        decision=decision, target=target, kind="judgement" if label else "fact", label=label,
+        decision=decision, target=target, target_digest=target_digest,
+        kind="judgement" if label else "fact", label=label,
         quotes=tuple(quotes), gate=gate,
         curation={"belongs_because": "this store keeps how the workshop's machines are run",
                   "keep": "the interval and why", "may_fade": "the exact reading"},
         manifest=manifest, created=created, source=segments[0]["source"]))
 
 
+KETTLE_USER = "let's descale the kettle every 90 days, the scale was awful"
+KETTLE_TOOL = "scale layer measured: 2.1 mm on the element"
+GLAZE_SELF = "I think the glaze cracks because the kiln cools too fast past quartz inversion"
+KILN_TOOL = "kiln controller: firmware 3.2 flashed over USB; thermocouple offset now 0.0"
+DISK_TOOL = "sdb: 8 TB archive, 5.1 TB used; weekly scrub finished clean"
+JIG_SELF = "a jig for repeatable dovetails would save an evening per drawer"
+PLANE_SELF = "sharpening the plane irons before every glue-up might stop the tear-out"
+PLANE_USER = "yes, sharpen the plane irons before every glue-up from now on"
+LASER_TOOL = "air assist regulator reads 18 psi; plywood cut clean at 18 psi"
+PANTRY_USER = "the pantry list moved to the whiteboard by the door"
+
+
 def build(root: Path) -> Path:
     """Write kura.toml and two stores under *root*; return the config path."""
-    from kura_core.store import Store
+    import json
+
+    from kura_core.distill.drafts import body_digest, write_manifest
+    from kura_core.store import Store, seal_of
     from kura_core.workshop import Workshop
 
     maker = Store(root / "maker", name="maker", today=lambda: FIXED_DAY)
     maker.init(label="maker mode — building things")
-    _memories(maker, MAKER)
     home = Store(root / "home", name="home", today=lambda: FIXED_DAY)
     home.init(label="home — the household")
     _memories(home, HOME)
 
-    src = str(root / "journals" / "session-0412.jsonl")
-    u1 = "let's descale the kettle every 90 days, the scale was awful"
-    t1 = "scale layer measured: 2.1 mm on the element"
-    q = lambda cls, text, start: {"cls": cls, "text": text, "status": "verified", "source": src,  # noqa: E731
-                                  "start": start, "end": start + len(text.encode()) + 40, "unit": "byte"}
+    segs = _journal(root / "journals" / "maker" / "session-0412.jsonl", [
+        ("tool", KILN_TOOL), ("tool", LASER_TOOL), ("assistant", JIG_SELF), ("user", KETTLE_USER),
+        ("tool", KETTLE_TOOL), ("assistant", "Noted; I will put it on the maintenance list."),
+        ("assistant", GLAZE_SELF), ("tool", DISK_TOOL), ("assistant", PLANE_SELF), ("user", PLANE_USER),
+        ("user", "and the bandsaw blade is due, remind me on Friday"),
+    ])
+    home_segs = _journal(root / "journals" / "home" / "kitchen.jsonl", [("user", PANTRY_USER)])
+    src = segs[KETTLE_USER]["source"]
+    # two memories with their evidence: one as the gate passed it, one edited by hand since
+    extra = {}
+    for slug, seg, original in (("kiln-firmware-3-2", segs[KILN_TOOL], None),
+                                ("laser-cutter-air-assist", segs[LASER_TOOL],
+                                 "Without air assist the plywood chars.\n\nRelated: [[kiln-firmware-3-2]]")):
+        ref = write_manifest(maker, {"segments": [seg]})
+        extra[slug] = {"evidence_manifest": ref, "evidence_seal": seal_of(original or MAKER[slug][3], {})}
+        if original:
+            extra[slug]["hand_edited"] = {"at": "2026-11-18T19:12:00", "by": "ren (tui)", "fields": ["body"]}
+    _memories(maker, MAKER, extra)
+    for j in (src, home_segs[PANTRY_USER]["source"]):
+        os.utime(j, (FIXED_NOW - 3600, FIXED_NOW - 3600))
+
     _draft(maker, "descale-kettle-every-90-days", "Descale the kettle every 90 days",
            "descale the workshop kettle every 90 days; the element had 2.1 mm of scale",
            "Descale the kettle every 90 days. The element had 2.1 mm of scale when first checked.\n\n"
            "Related: [[disk-layout]]",
-           [q("USER", "descale the kettle every 90 days", 1204), q("TOOL", "scale layer measured: 2.1 mm", 1388)],
-           [_segment("USER", u1, src, 1204), _segment("TOOL", t1, src, 1388)], tags=["decision"])
-    s1 = "I think the glaze cracks because the kiln cools too fast past quartz inversion"
+           [_quote(segs[KETTLE_USER], "descale the kettle every 90 days"),
+            _quote(segs[KETTLE_TOOL], "scale layer measured: 2.1 mm")],
+           [segs[KETTLE_USER], segs[KETTLE_TOOL]], tags=["decision"])
     _draft(maker, "glaze-cracks-cooling", "Glaze cracks: cooling too fast (my judgement)",
            "my judgement: glaze crazing comes from cooling too fast through quartz inversion",
            "I judge that the crazing comes from cooling too fast past quartz inversion; not measured.",
-           [q("SELF", "the kiln cools too fast past quartz inversion", 2210)],
-           [_segment("SELF", s1, src, 2210)], label="judgement",
+           [_quote(segs[GLAZE_SELF], "the kiln cools too fast past quartz inversion")],
+           [segs[GLAZE_SELF]], label="judgement",
            gate={"verdict": "kept", "reasons": ["kept as a first-person judgement: only SELF evidence survived"],
                  "violations": [], "tag_checks": {"landmine": "needs a surviving TOOL quote"}},
            created="2026-11-19T21:06:00")
-    u2 = "the pantry list moved to the whiteboard by the door"
+    disk = maker.read("disk-layout")
+    _draft(maker, "disk-layout-ext", "Disk layout of the workshop box",
+           "sda 512 GB system, sdb 8 TB archive (5.1 TB used), nvme0 2 TB scratch; mounted under /srv",
+           "Three disks: system, archive, scratch.\n\nThe archive disk holds 5.1 TB of its 8 TB; the weekly "
+           "scrub finished clean.\n\nRelated: [[archive-on-slow-disk]]",
+           [_quote(segs[DISK_TOOL], "sdb: 8 TB archive, 5.1 TB used")],
+           [segs[DISK_TOOL], {"cls": "TOOL", "text": disk.description + "\n" + disk.body,
+                              "source": "memory:disk-layout", "start": 0, "end": 0, "unit": "byte"}],
+           decision="extends", target="disk-layout", target_digest=body_digest(disk.body),
+           created="2026-11-19T21:08:00")
     _draft(home, "pantry-list-whiteboard", "Pantry list on the whiteboard",
            "the pantry list moved from the fridge to the whiteboard by the door",
            "The pantry list now lives on the whiteboard by the door.\n\nRelated: [[pantry-rotation]]",
-           [q("USER", "the pantry list moved to the whiteboard", 88)], [_segment("USER", u2, src, 88)])
+           [_quote(home_segs[PANTRY_USER], "the pantry list moved to the whiteboard")], [home_segs[PANTRY_USER]])
 
     for st, entries in ((maker, [
         (FIXED_NOW - 3 * 3600, "dropped", "The user approved the new bandsaw", "",
@@ -143,19 +210,66 @@ def build(root: Path) -> Path:
         for at, kind, title, slug, reason, detail in entries:
             Workshop(st.still, clock=lambda at=at: at).log_gate(kind, title=title, slug=slug,
                                                                   reason=reason, detail=detail)
+
+    # seeds: one still waiting, one that later evidence confirmed
     ws = Workshop(maker.still, clock=lambda: FIXED_NOW - 7200)
-    ws.execute("INSERT INTO seeds(at, title, body, state, source, updated) VALUES(?,?,?,?,?,?)",
+    origin = lambda seg, text: {"text": text, "claimed": "SELF", "class": "SELF", "status": "verified",  # noqa: E731
+                                "where": {"source": seg["source"], "start": seg["start"], "end": seg["end"],
+                                          "unit": "byte"}}
+    ws.execute("INSERT INTO seeds(at, title, body, quotes, state, source, updated) VALUES(?,?,?,?,?,?,?)",
                (FIXED_NOW - 7200, "A jig for repeatable dovetails", "an idea from the session",
-                "waiting", src, FIXED_NOW - 7200))
+                json.dumps([origin(segs[JIG_SELF], JIG_SELF)]), "waiting", src, FIXED_NOW - 7200))
+    sid = ws.execute("INSERT INTO seeds(at, title, body, quotes, state, source, updated) VALUES(?,?,?,?,?,?,?)",
+                     (FIXED_NOW - 6 * 3600, "Sharpen the plane irons before each glue-up",
+                      "Sharp irons might stop the tear-out on the maple tops.",
+                      json.dumps([origin(segs[PLANE_SELF], PLANE_SELF)]), "graduated", src, FIXED_NOW - 1800))
+    confirm = {"text": PLANE_USER, "claimed": "USER", "class": "USER", "status": "verified",
+               "where": {k: segs[PLANE_USER][k] for k in ("source", "start", "end", "unit")}}
+    Workshop(maker.still, clock=lambda: FIXED_NOW - 1800).log_gate(
+        "graduated", title="Sharpen the plane irons before each glue-up", slug="sharpen-plane-irons",
+        reason="later evidence confirmed the idea",
+        detail={"seed": sid, "draft": "sharpen-plane-irons", "journal": src, "batch": 3, "quotes": [confirm]})
+
+    # the distiller's marks: a stretch shelved when the scribe was down, the rest not drunk yet
+    key = f"claude:{Path(src).resolve()}"
+    shelf_a, shelf_b = segs[KETTLE_USER]["start"], segs[GLAZE_SELF]["start"]
+    ws.execute("INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) VALUES(?,?,?,?,?,?)",
+               (key, "claude", "byte", shelf_a, shelf_b, FIXED_NOW - 3 * 3600))
+    ws.execute("INSERT INTO reservations(journal, start, end, owner, state, reason, attempts, created, updated) "
+               "VALUES(?,?,?,?,?,?,?,?,?)",
+               (key, shelf_a, shelf_b, "workshop-box:4242:5e1f0a2b", "shelved",
+                "scribe: connection refused (http://127.0.0.1:8080/v1)", 2, FIXED_NOW - 3 * 3600,
+                FIXED_NOW - 2 * 3600))
+
+    # a tender that is alive on another host (so its pid is not looked up here)
+    ws.execute("INSERT INTO heartbeat(name, pid, host, started, beat, state, counts) VALUES(?,?,?,?,?,?,?)",
+               ("tend", 4242, "workshop-box", FIXED_NOW - 6 * 3600, FIXED_NOW - 40, "resting",
+                json.dumps({"poured": 1, "tossed": 1, "fixed": 0, "drafted": 3, "tidied": 0, "woven": 1})))
+    (maker.still / "tend.log").write_text(
+        "2026-11-20T03:30:00 [maker] tender started (pid 4242)\n"
+        "2026-11-20T05:30:00 [maker] distil: 2 batch(es) → 3 draft(s), 1 dropped\n"
+        '2026-11-20T05:30:01 [maker] tick: {"did_work": true, "quiet": true, "tracks": ["run"], "counts": '
+        '{"poured": 0, "tossed": 0, "fixed": 0, "drafted": 3, "tidied": 0, "woven": 0}, "notes": [], '
+        '"failed": "", "stopped": ""}\n'
+        "2026-11-20T06:30:00 [maker] distil: 0 batch(es) → 0 draft(s), 0 dropped — stopped: a model failed\n"
+        "2026-11-20T08:50:00 [maker] drain: poured 1, fixed 0, tossed 1, kept 0\n"
+        "2026-11-20T08:50:02 [maker] re-wove the map\n"
+        '2026-11-20T08:50:02 [maker] tick: {"did_work": true, "quiet": true, "tracks": ["drain", "tidy", '
+        '"weave"], "counts": {"poured": 1, "tossed": 1, "fixed": 0, "drafted": 3, "tidied": 0, "woven": 1}, '
+        '"notes": [], "failed": "", "stopped": ""}\n', encoding="utf-8")
 
     cfg = root / "kura.toml"
     cfg.write_text(
         "[stores.maker]\n"
         f'path = "{root / "maker"}"\n'
         'label = "maker mode — building things"\n'
+        "[stores.maker.journals]\n"
+        f'claude = "{root / "journals" / "maker"}"\n'
         "[stores.home]\n"
         f'path = "{root / "home"}"\n'
         'label = "home — the household"\n'
+        "[stores.home.journals]\n"
+        f'claude = "{root / "journals" / "home"}"\n'
         "[modes]\n"
         'build = "maker"\n', encoding="utf-8")
     return cfg

@@ -1,0 +1,138 @@
+"""Edit a memory by hand: a person's words, written through the store's write path with
+its index line, passing no gate and recorded as a hand edit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Input, Label, Static, TextArea
+
+from ..widgets.keys import KeyLine
+from ..widgets.fmt import cls_tag, heading, one_line
+
+CURATION = ("belongs_because", "keep", "may_fade")
+PLACEHOLDERS = {"description": "the index line: a recognition trigger, not a summary",
+                "type": "user, feedback, project or reference", "tags": "one word each, comma separated",
+                "belongs_because": "why it belongs in this store", "keep": "what must outlive any shortening",
+                "may_fade": "what detail may fade"}
+
+
+class MemoryEditScreen(Screen[bool]):
+    DEFAULT_CSS = """
+    MemoryEditScreen { layout: horizontal; }
+    MemoryEditScreen > #edit-form { width: 2fr; height: 1fr; padding: 0 1; }
+    MemoryEditScreen > #edit-evidence { width: 1fr; height: 1fr; padding: 0 1; border-left: vkey $primary 30%; }
+    MemoryEditScreen #edit-head { text-style: bold; height: auto; }
+    MemoryEditScreen #edit-note { color: $warning; height: auto; }
+    MemoryEditScreen #edit-fields { height: auto; max-height: 50%; margin-top: 1; }
+    MemoryEditScreen .field { height: 1; }
+    MemoryEditScreen .field > Label { width: 16; color: $text-muted; }
+    MemoryEditScreen .field > Input { width: 1fr; height: 1; border: none; padding: 0 1; background: $boost; }
+    MemoryEditScreen .field > Input:focus { background: $primary 20%; }
+    MemoryEditScreen #edit-body-label { color: $text-muted; }
+    MemoryEditScreen #edit-body { height: 1fr; min-height: 4; }
+    MemoryEditScreen #edit-error { height: auto; max-height: 6; color: $error; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save (a hand edit)", id="edit.save"),
+        Binding("escape", "cancel", "Cancel", id="edit.cancel"),
+    ]
+
+    def __init__(self, store: str, view: Any, by: str = "hand", blink: bool = True, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.store = store
+        self.view = view
+        self.by = by
+        self.blink = blink
+        self.saving = False
+
+    def compose(self) -> ComposeResult:
+        v, m = self.view, self.view.memory
+        with Vertical(id="edit-form"):
+            yield Static(Content.assemble(("Edit memory ", ""), (m.slug, "bold $accent"),
+                                          (" — ctrl+s saves, esc cancels", "$foreground-muted")), id="edit-head")
+            yield Static(Content(f"A hand edit passes no gate. It is written with its index line and recorded as "
+                                 f"yours ({self.by}); the evidence stays, and the memory shows as hand-edited."),
+                         id="edit-note")
+            yield Static("", id="edit-error")
+            with VerticalScroll(id="edit-fields"):
+                for key, label, value in (
+                        ("title", "title", v.title), ("description", "trigger", m.description),
+                        ("type", "type", m.type), ("tags", "tags", ", ".join(m.tags)),
+                        *((k, k.replace("_", " "), m.curation(k)) for k in CURATION)):
+                    with Horizontal(classes="field"):
+                        yield Label(label)
+                        yield Input(value, id=f"edit-{key}", placeholder=PLACEHOLDERS.get(key, ""))
+            yield Label("body", id="edit-body-label")
+            yield TextArea(m.body.strip("\n"), id="edit-body", soft_wrap=True, show_line_numbers=False)
+        with VerticalScroll(id="edit-evidence"):
+            lines = [heading("What vouched for it")]
+            for q in v.quotes:
+                lines.append(Content.assemble(cls_tag(q.cls), " ", one_line(q.text, 300)))
+            if not v.quotes:
+                lines.append(Content.styled("no evidence manifest", "$foreground-muted"))
+            lines += [Content(""), Content.styled(v.provenance.text, "$foreground-muted")]
+            yield Static(Content("\n").join(lines), id="edit-evidence-text")
+        yield KeyLine()
+
+    def on_mount(self) -> None:
+        for w in self.query(Input):
+            w.cursor_blink = self.blink
+        body = self.query_one("#edit-body", TextArea)
+        body.cursor_blink = self.blink
+        body.focus()
+
+    def fields(self) -> dict[str, Any]:
+        val = lambda key: self.query_one(f"#edit-{key}", Input).value  # noqa: E731
+        return {
+            "title": val("title"),
+            "description": val("description"),
+            "type": val("type").strip(),
+            "tags": [t.strip() for t in val("tags").split(",") if t.strip()],
+            "curation": {k: val(k) for k in CURATION},
+            "body": self.query_one("#edit-body", TextArea).text,
+        }
+
+    @property
+    def dirty(self) -> bool:
+        f = self.fields()
+        m = self.view.memory
+        return (" ".join(f["title"].split()) != self.view.title
+                or " ".join(f["description"].split()) != m.description
+                or f["type"] != (m.type or "") or tuple(f["tags"]) != tuple(m.tags)
+                or any(" ".join(f["curation"][k].split()) != m.curation(k) for k in CURATION)
+                or f["body"].strip() != m.body.strip())
+
+    def action_save(self) -> None:
+        if self.saving:
+            return
+        if not self.dirty:
+            self.notify("nothing changed", severity="information")
+            return
+        self.saving = True
+        self.query_one("#edit-error", Static).update(Content.styled("writing…", "$foreground-muted"))
+        self.app.save_memory(self.store, self.view.slug, self.view.base, self.fields())  # type: ignore[attr-defined]
+
+    def show_error(self, text: str) -> None:
+        self.saving = False
+        self.query_one("#edit-error", Static).update(Content.styled(f"✗ {text} — nothing was written", "bold $error"))
+
+    def action_cancel(self) -> None:
+        if not self.dirty:
+            self.dismiss(False)
+            return
+        from .confirm import ConfirmScreen
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(False)
+
+        self.app.push_screen(ConfirmScreen("Discard this edit?",
+                                           f"Your changes to the memory {self.view.slug} are not saved.",
+                                           yes="Discard"), answer)

@@ -1,0 +1,145 @@
+"""Evidence in its journal: each quote beside the stretch of journal it was found in,
+read with the store's own adapter from the position the evidence recorded."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from ..widgets.keys import KeyLine
+from ..widgets.fmt import cls_tag, heading, n, one_line, where
+from ..widgets.rowlist import RowList
+
+_tokens = itertools.count(1)
+
+
+def _quote_row(q: Any) -> Content:
+    return Content.assemble(cls_tag(q.cls), " ", one_line(q.text, 200))
+
+
+def excerpt_head(ex: Any) -> Content:
+    unit = "record" if ex.unit == "seq" else "byte"
+    out = [Content.assemble((Path(ex.path).name, "bold"), (f"  {ex.adapter} · {unit} {n(ex.position)}",
+                                                           "$foreground-muted")),
+           Content.styled(ex.path, "$foreground-muted")]
+    if not ex.lines:
+        out.append(Content.styled("nothing readable there now (the journal was rewritten or cut?)", "$warning"))
+    elif not ex.found:
+        out.append(Content.styled("⚠ no segment starts exactly there any more; the nearest are shown", "$warning"))
+    return Content("\n").join(out)
+
+
+def excerpt_line(ex: Any, ln: Any) -> Content:
+    unit = "record" if ex.unit == "seq" else "byte"
+    body = ln.text.strip()
+    if len(body) > 3000:
+        body = body[:3000] + " …"
+    head = Content.assemble(("▶ " if ln.target else "  ", "bold $accent"), cls_tag(ln.cls),
+                            (f" {unit} {n(ln.start)}", "$foreground-muted"))
+    return Content("\n").join([head, Content.styled(body, "bold") if ln.target else Content(body)])
+
+
+class ExcerptLine(Static):
+    DEFAULT_CSS = """
+    ExcerptLine { margin-bottom: 1; }
+    ExcerptLine.-target { background: $boost; }
+    """
+
+
+class EvidenceScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    EvidenceScreen { align: center middle; }
+    EvidenceScreen > Vertical { width: 96%; height: 92%; border: thick $primary 60%; background: $surface; }
+    EvidenceScreen #evidence-body { height: 1fr; }
+    EvidenceScreen #evidence-quotes { width: 40; height: 1fr; }
+    EvidenceScreen #evidence-scroll { width: 1fr; height: 1fr; padding: 0 1; border-left: vkey $primary 30%; }
+    EvidenceScreen #evidence-text { margin-bottom: 1; }
+    EvidenceScreen #evidence-lines { height: auto; }
+    """
+
+    BINDINGS = [
+        Binding("escape,q", "close", "Close", id="evidence.close"),
+        Binding("space", "page(1)", "Scroll down", show=False, id="evidence.page_down"),
+        Binding("b", "page(-1)", "Scroll up", show=False, id="evidence.page_up"),
+    ]
+
+    def __init__(self, store: str, title: str, quotes: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.store = store
+        self.title_text = title
+        self.quotes = list(quotes)
+        self.token = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = f"evidence in its journal · {one_line(self.title_text, 60)}"
+            with Horizontal(id="evidence-body"):
+                yield RowList(_quote_row, id="evidence-quotes",
+                              empty=Content.styled("no quotes", "$foreground-muted"))
+                with VerticalScroll(id="evidence-scroll"):
+                    yield Static("", id="evidence-text")
+                    yield Vertical(id="evidence-lines")
+        yield KeyLine()
+
+    def on_mount(self) -> None:
+        rl = self.query_one("#evidence-quotes", RowList)
+        rl.set_rows(self.quotes, cursor=0)
+        rl.focus()
+        if not self.quotes:
+            self.query_one("#evidence-text", Static).update(Content.styled("nothing vouches for it", "$warning"))
+
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        event.stop()
+        q = self.query_one("#evidence-quotes", RowList).current
+        box = self.query_one("#evidence-text", Static)
+        if q is None:
+            return
+        self.query_one("#evidence-lines", Vertical).remove_children()
+        if not q.located:
+            box.update(Content("\n").join([
+                Content.assemble(cls_tag(q.cls), " ", q.text),
+                Content.styled("this piece of evidence does not say which journal it came from" if not q.source
+                               else f"it comes from {q.source}, not from a journal", "$foreground-muted")]))
+            return
+        self.token = next(_tokens)
+        box.update(Content.styled(f"reading {where({'source': q.source, 'start': q.start, 'end': q.end, 'unit': q.unit})}…",
+                                  "$foreground-muted"))
+        self.app.load_excerpt(self.token, self.store, q)  # type: ignore[attr-defined]
+
+    def show(self, token: int, excerpt: Any, error: str) -> None:
+        if token != self.token:
+            return
+        box = self.query_one("#evidence-text", Static)
+        lines = self.query_one("#evidence-lines", Vertical)
+        lines.remove_children()
+        if excerpt is None:
+            box.update(Content.styled(f"✗ {error}", "$error"))
+            return
+        box.update(excerpt_head(excerpt))
+        widgets = [ExcerptLine(excerpt_line(excerpt, ln), classes="-target" if ln.target else "")
+                   for ln in excerpt.lines]
+        lines.mount_all(widgets)
+        target = next((w for w, ln in zip(widgets, excerpt.lines) if ln.target), None)
+        scroll = self.query_one("#evidence-scroll", VerticalScroll)
+        if target is not None:
+            self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
+        else:
+            scroll.scroll_home(animate=False)
+
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one("#evidence-scroll", VerticalScroll)
+        if direction > 0:
+            scroll.scroll_page_down(animate=False)
+        else:
+            scroll.scroll_page_up(animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
