@@ -29,6 +29,7 @@ class Ctx:
     out: Any = field(default_factory=lambda: sys.stdout)
     err: Any = field(default_factory=lambda: sys.stderr)
     _reg: Any = None
+    _kura: Any = None
 
     @property
     def selector(self) -> str | None:
@@ -40,6 +41,14 @@ class Ctx:
 
             self._reg = Registry.open(self.args.config)
         return self._reg
+
+    def kura(self):
+        """The application layer every command calls (kura_core.kura.Kura)."""
+        if self._kura is None:
+            from .kura import Kura
+
+            self._kura = Kura(self.registry())
+        return self._kura
 
     def print(self, text: str = "") -> None:
         self.out.write(text + "\n")
@@ -54,39 +63,20 @@ class Ctx:
 # --------------------------------------------------------------------------- commands
 
 def cmd_init(ctx: Ctx) -> int:
-    from .config import append_store, load_config, resolve_config_path
-    from .store import Store
+    from .kura import Kura
 
     a = ctx.args
-    name = a.name
-    path = Path(a.path).expanduser().resolve()
-    found, target = resolve_config_path(a.config)
-    cfg = load_config(a.config) if found else None
-    if cfg and name in cfg.stores:
-        if Path(os.path.realpath(cfg.stores[name].path)) != Path(os.path.realpath(path)):
-            raise KuraError(
-                f"store {name!r} is already configured at {cfg.stores[name].path} in {found}; "
-                "choose another name or edit that file"
-            )
-    else:
-        append_store(target, name, path, a.label or "")
-    store = Store(path, name=name)
-    store.init(label=a.label or "")
-    from .workshop import Workshop
-
-    Workshop(store.still).schema_version  # create the database now, not on first use
+    res = Kura.init_store(a.name, a.path, label=a.label or "", config=a.config)
     if a.json:
-        ctx.json({"store": name, "path": str(path), "config": str(target)})
+        ctx.json(res.to_json())
     else:
-        ctx.print(f"store {name!r} ready at {a.path}")
-        ctx.print(f"config: {a.config or target}")
+        ctx.print(f"store {res.store!r} ready at {a.path}")
+        ctx.print(f"config: {a.config or res.config}")
     return OK
 
 
 def cmd_stores(ctx: Ctx) -> int:
-    from .kura import Kura
-
-    info = Kura(ctx.registry()).stores(probe=ctx.args.probe)
+    info = ctx.kura().stores(probe=ctx.args.probe)
     if ctx.args.json:
         ctx.json(info)
         return OK
@@ -113,51 +103,45 @@ def cmd_stores(ctx: Ctx) -> int:
 
 
 def cmd_read(ctx: Ctx) -> int:
-    reg = ctx.registry()
-    mem = reg.store(ctx.selector).read(ctx.args.slug)
+    k = ctx.kura()
+    mem = k.read(ctx.args.slug, store=ctx.selector)
     if ctx.args.json:
-        ctx.json({"store": reg.resolve(ctx.selector), **mem.to_json()})
+        ctx.json({"store": k.resolve(ctx.selector), **mem.to_json()})
     else:
-        from .store import render_memory
-
-        ctx.out.write(render_memory(mem.meta, mem.body))
+        ctx.out.write(mem.render())
     return OK
 
 
 def cmd_remember(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
     body = a.body
     if body == "-" or (body is None and not sys.stdin.isatty()):
         body = sys.stdin.read()
     if body is None:
         body = a.description
-    reg = ctx.registry()
-    mem = Kura(reg).remember(a.slug, a.description, body, store=ctx.selector,
+    k = ctx.kura()
+    mem = k.remember(a.slug, a.description, body, store=ctx.selector,
                              type=a.type or "", title=a.title or "", tags=a.tag or [],
                              belongs_because=a.belongs_because, keep=a.keep, may_fade=a.may_fade)
     if a.json:
-        ctx.json({"store": reg.resolve(ctx.selector), "slug": mem.slug, "path": str(mem.path),
+        ctx.json({"store": k.resolve(ctx.selector), "slug": mem.slug, "path": str(mem.path),
                   "tags": list(mem.tags),
                   **{k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade") if mem.curation(k)}})
     else:
-        ctx.print(f"remembered {mem.slug} in {reg.resolve(ctx.selector)}")
+        ctx.print(f"remembered {mem.slug} in {k.resolve(ctx.selector)}")
     return OK
 
 
 def cmd_annotate(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
-    reg = ctx.registry()
-    mem = Kura(reg).annotate(a.slug, store=ctx.selector, add_tags=a.tag or [], remove_tags=a.untag or [],
+    k = ctx.kura()
+    mem = k.annotate(a.slug, store=ctx.selector, add_tags=a.tag or [], remove_tags=a.untag or [],
                              belongs_because=a.belongs_because, keep=a.keep, may_fade=a.may_fade)
     cur = {k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade")}
     if a.json:
-        ctx.json({"store": reg.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur})
+        ctx.json({"store": k.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur})
     else:
-        ctx.print(f"annotated {mem.slug} in {reg.resolve(ctx.selector)}")
+        ctx.print(f"annotated {mem.slug} in {k.resolve(ctx.selector)}")
         ctx.print(f"  tags: {', '.join(mem.tags) or '(none)'}")
         for k, v in cur.items():
             if v:
@@ -166,10 +150,8 @@ def cmd_annotate(ctx: Ctx) -> int:
 
 
 def cmd_profile(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
-    k = Kura(ctx.registry())
+    k = ctx.kura()
     if a.action == "show":
         st = k.profile_state(store=ctx.selector)
         if a.json:
@@ -227,10 +209,8 @@ def _read_text_file(path: str) -> str:
 
 
 def cmd_recall(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
-    res = Kura(ctx.registry()).recall(" ".join(a.question), store=ctx.selector, hops=a.hops,
+    res = ctx.kura().recall(" ".join(a.question), store=ctx.selector, hops=a.hops,
                                       top=a.top, chars=a.chars)
     if a.json:
         ctx.json(res.to_json())
@@ -255,60 +235,37 @@ def _progress(ctx: Ctx):
     if ctx.args.json or not ctx.err.isatty():
         return None
 
-    def show(kind: str, info) -> None:
-        if kind == "batch":
-            ctx.err.write(f"\r  drinking {Path(info['journal']).name} {info['start']}–{info['end']} "
-                          f"({info['segments']} segments)\x1b[K")
-        elif kind == "draft":
-            ctx.err.write(f"\r  judging {info['slug']}\x1b[K")
+    def show(p) -> None:
+        ctx.err.write(f"\r  {p.text}\x1b[K")
         ctx.err.flush()
 
     return show
 
 
+def _progress_done(ctx: Ctx, progress) -> None:
+    if progress is not None:
+        ctx.err.write("\r\x1b[K")
+
+
 def cmd_gate(ctx: Ctx) -> int:
-    from .distill.gate import run_gate
-    from .distill.pipeline import echo_detector
-    from .distill.journals import read_journal
+    from .kura import Kura
 
     a = ctx.args
-    journal = Path(a.journal)
-    if not journal.is_file():
-        raise KuraError(f"--journal {journal}: no such file")
-    adapter, read = read_journal(journal, a.adapter)
-    try:
-        raw = json.loads(Path(a.candidates).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise KuraError(f"--candidates {a.candidates}: no such file") from None
-    except json.JSONDecodeError as exc:
-        raise KuraError(f"--candidates {a.candidates}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    cands = raw.get("candidates") if isinstance(raw, dict) else raw
-    if not isinstance(cands, list) or not all(isinstance(c, dict) for c in cands):
-        raise KuraError('--candidates must hold {"candidates": [{...}, ...]} (the kura_candidates shape)')
-    is_echo = lambda q: False  # noqa: E731
-    names: tuple[str, ...] = ()
-    min_chars = 8
-    if ctx.selector:
-        reg = ctx.registry()
-        st = reg.store(ctx.selector)
-        spec = reg.spec(ctx.selector)
-        names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
-        is_echo = echo_detector(st)
-    results = run_gate(cands, list(read.segments), is_echo=is_echo, human_names=names, min_quote_chars=min_chars)
+    k = ctx.kura() if ctx.selector else Kura.without_stores()  # no store: no config needed
+    rep = k.gate(a.journal, a.candidates, adapter=a.adapter, store=ctx.selector)
     if a.json:
-        ctx.json({"journal": str(journal), "adapter": adapter, "segments": len(read.segments),
-                  "candidates": [r.to_json() for r in results]})
+        ctx.json(rep.to_json())
         return OK
-    ctx.print(f"{journal.name}: {len(read.segments)} segments ({adapter})")
-    for r in results:
+    ctx.print(f"{Path(rep.journal).name}: {rep.segments} segments ({rep.adapter})")
+    for r in rep.results:
         ctx.print(f"{r.verdict.upper():<8} {r.title}")
         for q in r.quotes:
             ctx.print(f"    [{q.cls or q.claimed or '?'}] {q.status}: {q.text[:90]}")
         mark = "✗" if r.verdict == "dropped" else "·"
         for why in r.reasons:
             ctx.print(f"    {mark} {why}")
-        for why in r.violations:
-            ctx.print(f"    ✗ {why}")
+        for v in r.violations:
+            ctx.print(f"    ✗ {v.message()}")
     return OK
 
 
@@ -318,13 +275,14 @@ def _one_line(text: str, width: int = 110) -> str:
 
 
 def cmd_journal(ctx: Ctx) -> int:
-    from .distill.journals import inspect, segment_context
+    from .kura import Kura
 
     a = ctx.args
+    k = Kura.without_stores()  # reading a journal file needs no config
     if a.action == "context":
         if a.at is None:
             raise UsageError("kura journal context needs --at POSITION (a segment's start)")
-        got = segment_context(a.file, a.at, adapter=a.adapter, radius=a.radius)
+        got = k.journal_context(a.file, a.at, adapter=a.adapter, radius=a.radius)
         if a.json:
             ctx.json(got.to_json())
             return OK
@@ -334,7 +292,7 @@ def cmd_journal(ctx: Ctx) -> int:
             text = s.text if a.full or i in got.focus else _one_line(s.text)
             ctx.print(f"{mark} {s.start:>9}  [{s.cls}] {s.kind}: " + text.replace("\n", "\n" + " " * 14))
         return OK
-    got = inspect(a.file, adapter=a.adapter, start=a.start)
+    got = k.journal_inspect(a.file, adapter=a.adapter, start=a.start)
     if a.json:
         ctx.json(got.to_json())
         return FAIL if got.fatal else OK
@@ -360,128 +318,145 @@ def cmd_journal(ctx: Ctx) -> int:
     return OK
 
 
-def cmd_distill(ctx: Ctx) -> int:
-    from .distill import drafts as dr
-    from .distill import pipeline
+def cmd_distill_run(ctx: Ctx) -> int:
+    k = ctx.kura()
+    progress = _progress(ctx)
+    out = k.distil(store=ctx.selector, max_batches=ctx.args.max_batches, progress=progress)
+    _progress_done(ctx, progress)
+    rep = out.report
+    if ctx.args.json:
+        ctx.json(rep.to_json())
+    else:
+        ctx.print(f"{rep.store}: {rep.batches} batch(es), {rep.segments} segments → {len(rep.drafts)} draft(s), "
+                  f"{rep.dropped} dropped, {rep.seeds} seed(s), {rep.covered} already covered")
+        if rep.stopped:
+            ctx.print(f"stopped: {rep.stopped}")
+        for e in rep.errors:
+            ctx.print(f"  ⚠ {e}")
+        for r in rep.refused:
+            ctx.print(f"  ⚠ not read: {r}")
+    if rep.shelved and not rep.batches:
+        return FAIL
+    return OK if rep.did_work else NOTHING
 
+
+def cmd_distill_drafts(ctx: Ctx) -> int:
+    k = ctx.kura()
+    view = k.drafts(store=ctx.selector)
+    ds = view.drafts
+    if ctx.args.json:
+        ctx.json({"store": view.store, "drafts": [d.to_json() for d in ds]})
+    else:
+        for d in ds:
+            ext = f" (extends {d.target})" if d.decision == "extends" else ""
+            ctx.print(f"{d.slug}{ext} — {d.description}")
+            for q in d.quotes:
+                if q.get("status") == "verified":
+                    ctx.print(f"    [{q.get('cls')}] {str(q.get('text'))[:100]}")
+        for name, why in view.problems:
+            ctx.print(f"  ⚠ {name}: {why}")
+        if not ds:
+            ctx.print("no drafts waiting")
+    return OK if ds else NOTHING
+
+
+def cmd_distill_drain(ctx: Ctx) -> int:
+    progress = _progress(ctx)
+    out = ctx.kura().drain(store=ctx.selector, progress=progress)
+    _progress_done(ctx, progress)
+    rep = out.report
+    if ctx.args.json:
+        ctx.json(rep.to_json())
+    else:
+        ctx.print(f"{rep.store}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
+                  f"kept {len(rep.kept)}")
+        for e in rep.errors:
+            ctx.print(f"  ⚠ {e}")
+    if rep.errors and not rep.did_work:
+        return FAIL
+    return OK if rep.did_work else NOTHING
+
+
+def cmd_distill_pour(ctx: Ctx) -> int:
     a = ctx.args
-    reg = ctx.registry()
-    name = reg.resolve(ctx.selector)
-    action = a.action
-    if action == "run":
-        rep = pipeline.run(reg, name, max_batches=a.max_batches, progress=_progress(ctx))
-        if _progress(ctx):
-            ctx.err.write("\r\x1b[K")
-        if a.json:
-            ctx.json(rep.to_json())
-        else:
-            ctx.print(f"{name}: {rep.batches} batch(es), {rep.segments} segments → {len(rep.drafts)} draft(s), "
-                      f"{rep.dropped} dropped, {rep.seeds} seed(s), {rep.covered} already covered")
-            if rep.stopped:
-                ctx.print(f"stopped: {rep.stopped}")
-            for e in rep.errors:
-                ctx.print(f"  ⚠ {e}")
-        if rep.shelved and not rep.batches:
-            return FAIL
-        return OK if rep.did_work else NOTHING
-    if action == "drafts":
-        ds = dr.list_drafts(reg.store(name))
-        if a.json:
-            ctx.json({"store": name, "drafts": [d.to_json() for d in ds]})
-        else:
-            for d in ds:
-                ext = f" (extends {d.target})" if d.decision == "extends" else ""
-                ctx.print(f"{d.slug}{ext} — {d.description}")
-                for q in d.quotes:
-                    if q.get("status") == "verified":
-                        ctx.print(f"    [{q.get('cls')}] {str(q.get('text'))[:100]}")
-            if not ds:
-                ctx.print("no drafts waiting")
-        return OK if ds else NOTHING
-    if action == "drain":
-        rep = pipeline.drain(reg, name, progress=_progress(ctx))
-        if a.json:
-            ctx.json(rep.to_json())
-        else:
-            ctx.print(f"{name}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-                      f"kept {len(rep.kept)}")
-            for e in rep.errors:
-                ctx.print(f"  ⚠ {e}")
-        if rep.errors and not rep.did_work:
-            return FAIL
-        return OK if rep.did_work else NOTHING
-    if action == "pour":
-        slugs = [d.slug for d in dr.list_drafts(reg.store(name))] if a.all else [a.slug]
-        if not a.all and not a.slug:
-            raise KuraError("name a draft to pour (kura distill pour SLUG) or pass --all")
-        poured = [dr.pour(reg, name, s).slug for s in slugs]
-        if a.json:
-            ctx.json({"store": name, "poured": poured})
-        else:
-            ctx.print(f"poured {', '.join(poured) if poured else 'nothing'}")
-        return OK if poured else NOTHING
-    if action == "toss":
-        if not a.slug:
-            raise KuraError("name a draft to toss: kura distill toss SLUG --reason '...'")
-        dr.toss(reg, name, a.slug, a.reason or "")
-        if a.json:
-            ctx.json({"store": name, "tossed": a.slug})
-        else:
-            ctx.print(f"tossed {a.slug} (kept in the gate log)")
-        return OK
-    if action == "catchup":
-        rep = pipeline.catchup(reg, name)
-        if a.json:
-            ctx.json(rep)
-        else:
-            for m in rep["moved"]:
-                ctx.print(f"{m['journal']}: mark → {m['mark']} {m['unit']}")
-            if not rep["moved"]:
-                ctx.print("every mark is already at the present")
-        return OK if rep["moved"] else NOTHING
-    if action == "tidy":
-        from .distill.tidy import find_weak_lines, tidy
+    k = ctx.kura()
+    if not a.all and not a.slug:
+        raise UsageError("name a draft to pour (kura distill pour SLUG) or pass --all")
+    if a.all and a.slug:
+        raise UsageError("name one draft or pass --all, not both")
+    slugs = [d.slug for d in k.drafts(store=ctx.selector).drafts] if a.all else [a.slug]
+    poured = [k.pour(s, store=ctx.selector).slug for s in slugs]
+    if a.json:
+        ctx.json({"store": k.resolve(ctx.selector), "poured": poured})
+    else:
+        ctx.print(f"poured {', '.join(poured) if poured else 'nothing'}")
+    return OK if poured else NOTHING
 
-        if a.dry_run:
-            flagged = find_weak_lines(reg, name)
-            if a.json:
-                ctx.json({"store": name, "flagged": flagged})
-            else:
-                for f in flagged:
-                    ctx.print(f"{f['slug']}: {f['why']}\n    {f['line']}")
-            return OK if flagged else NOTHING
-        rep = tidy(reg, name)
-        if a.json:
-            ctx.json(rep.to_json())
-        else:
-            for r in rep.rewritten:
-                ctx.print(f"{r['slug']}:\n  - {r['old']}\n  + {r['new']}")
-            for r in rep.refused:
-                ctx.print(f"{r['slug']}: refused ({r['reason']})")
-            if not rep.flagged:
-                ctx.print("every index line does its job")
-        return OK if rep.did_work else NOTHING
-    if action == "night":
-        from .tend import run_resident
 
-        return run_resident(reg, name, out=ctx.err)
-    raise KuraError(f"unknown distill action {action!r}")
+def cmd_distill_toss(ctx: Ctx) -> int:
+    a = ctx.args
+    k = ctx.kura()
+    k.toss(a.slug, a.reason, store=ctx.selector)
+    if a.json:
+        ctx.json({"store": k.resolve(ctx.selector), "tossed": a.slug})
+    else:
+        ctx.print(f"tossed {a.slug} (kept in the gate log)")
+    return OK
+
+
+def cmd_distill_catchup(ctx: Ctx) -> int:
+    rep = ctx.kura().catchup(store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(rep.to_json())
+    else:
+        for m in rep.moved:
+            ctx.print(f"{m.journal}: mark → {m.mark} {m.unit}")
+        if not rep.moved:
+            ctx.print("every mark is already at the present")
+    return OK if rep.moved else NOTHING
+
+
+def cmd_distill_tidy(ctx: Ctx) -> int:
+    a = ctx.args
+    rep = ctx.kura().tidy(store=ctx.selector, dry_run=a.dry_run)
+    if a.dry_run:
+        if a.json:
+            ctx.json({"store": rep.store, "flagged": [dict(f) for f in rep.flagged]})
+        else:
+            for f in rep.flagged:
+                ctx.print(f"{f['slug']}: {f['why']}\n    {f['line']}")
+        return OK if rep.flagged else NOTHING
+    if a.json:
+        ctx.json(rep.to_json())
+    else:
+        for r in rep.rewritten:
+            ctx.print(f"{r['slug']}:\n  - {r['old']}\n  + {r['new']}")
+        for r in rep.refused:
+            ctx.print(f"{r['slug']}: refused ({r['reason']})")
+        for e in rep.errors:
+            ctx.print(f"  ⚠ {e}")
+        if not rep.flagged:
+            ctx.print("every index line does its job")
+    return OK if rep.did_work else NOTHING
+
+
+def cmd_distill_night(ctx: Ctx) -> int:
+    return ctx.kura().tend_forever(store=ctx.selector, out=ctx.err)
 
 
 def cmd_tend(ctx: Ctx) -> int:
-    from .tend import run_once, run_resident
-
-    reg = ctx.registry()
+    k = ctx.kura()
     if ctx.args.once:
-        code, tick = run_once(reg, ctx.selector, out=None if ctx.args.json else ctx.err)
+        res = k.tend_once(store=ctx.selector, out=None if ctx.args.json else ctx.err)
+        tick = res.tick
         if ctx.args.json:
-            ctx.json({"store": reg.resolve(ctx.selector), "exit": code, **tick.to_json()})
+            ctx.json(res.to_json())
         else:
             what = ", ".join(tick.tracks) or "nothing"
             ctx.print(f"tend: {what}" + (f" — {tick.failed}" if tick.failed else "")
                       + ("" if tick.tracks else f" ({'; '.join(tick.notes) or 'nothing to do'})"))
-        return code
-    return run_resident(reg, ctx.selector, out=ctx.err, poll_s=ctx.args.poll)
+        return res.code
+    return k.tend_forever(store=ctx.selector, out=ctx.err, poll_s=ctx.args.poll)
 
 
 def cmd_serve(ctx: Ctx) -> int:
@@ -497,9 +472,7 @@ def cmd_mcp(ctx: Ctx) -> int:
 
 
 def cmd_weave(ctx: Ctx) -> int:
-    from .weave import weave
-
-    res = weave(ctx.registry(), ctx.selector)
+    res = ctx.kura().weave(store=ctx.selector)
     if ctx.args.json:
         ctx.json(res.to_json())
     else:
@@ -523,9 +496,7 @@ def cmd_weave(ctx: Ctx) -> int:
 
 
 def cmd_prefill(ctx: Ctx) -> int:
-    from .prefill import build_prefill
-
-    p = build_prefill(ctx.registry(), ctx.selector)
+    p = ctx.kura().prefill(store=ctx.selector)
     if ctx.args.json:
         ctx.json(p.to_json())
     else:
@@ -765,13 +736,31 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--radius", type=int, default=3, help="context: segments on each side")
     sp.add_argument("--full", action="store_true", help="print every segment's whole text")
 
-    sp = add("distill", cmd_distill, "distil journals into drafts, judge them, pour them")
-    sp.add_argument("action", choices=["run", "drafts", "drain", "pour", "toss", "catchup", "tidy", "night"])
-    sp.add_argument("slug", nargs="?", help="the draft, for pour and toss")
-    sp.add_argument("--all", action="store_true", help="pour every waiting draft")
-    sp.add_argument("--reason", help="why a draft is tossed (kept in the gate log)")
-    sp.add_argument("--max-batches", type=int, default=None, help="run: stop after this many batches")
-    sp.add_argument("--dry-run", action="store_true", help="tidy: list weak lines, rewrite nothing")
+    sp = sub.add_parser("distill", help="distil journals into drafts, judge them, pour them",
+                        description="distil journals into drafts, judge them, pour them", parents=[common])
+    dsub = sp.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    def action(name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+        ap = dsub.add_parser(name, help=help, description=help, parents=[common])
+        if json_flag:
+            ap.add_argument("--json", action="store_true", help="print JSON for scripts")
+        ap.set_defaults(fn=fn)
+        return ap
+
+    ap = action("run", cmd_distill_run, "drink what is new in the journals into drafts (exit 2: nothing new)")
+    ap.add_argument("--max-batches", type=int, default=None, help="stop after this many batches")
+    action("drafts", cmd_distill_drafts, "list the drafts waiting, each with the quotes that vouch for it")
+    action("drain", cmd_distill_drain, "the scribe re-reads each draft cold: pour, fix or toss")
+    ap = action("pour", cmd_distill_pour, "pour a draft into the store by hand (through the floors)")
+    ap.add_argument("slug", nargs="?", help="the draft to pour")
+    ap.add_argument("--all", action="store_true", help="pour every waiting draft")
+    ap = action("toss", cmd_distill_toss, "toss a draft; the gate log keeps it with the reason")
+    ap.add_argument("slug", help="the draft to toss")
+    ap.add_argument("--reason", required=True, help="why it is tossed (kept in the gate log)")
+    action("catchup", cmd_distill_catchup, "move every watermark to the present without drinking")
+    ap = action("tidy", cmd_distill_tidy, "rewrite index lines that do not do their job, through the floors")
+    ap.add_argument("--dry-run", action="store_true", help="list weak lines, rewrite nothing")
+    action("night", cmd_distill_night, "stay resident and tend the store (as kura tend)", json_flag=False)
 
     sp = add("tend", cmd_tend, "distil unattended whenever the journal goes quiet (one process per store)")
     sp.add_argument("--once", action="store_true", help="one tick: exit 0 did work, 2 nothing to do, 1 failure")

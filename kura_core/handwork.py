@@ -819,15 +819,19 @@ def reject_tidy(reg: Registry, name: str, slug: str, proposed: str, *, by: str =
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a distil or a drain did, in a sentence and in the report's own JSON."""
+    """What a distil or a drain did: in a sentence, and the report itself (a frozen
+    :class:`~kura_core.distill.pipeline.RunReport` or ``DrainReport``)."""
 
     kind: str  # distil | drain
     store: str
     did_work: bool
     summary: str
-    report: Mapping[str, Any]
+    report: Any
     stopped: str = ""
     errors: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return self.report.to_json()
 
 
 def needs(reg: Registry, name: str, kind: str) -> str:
@@ -842,12 +846,11 @@ def needs(reg: Registry, name: str, kind: str) -> str:
 
 
 def distil(reg: Registry, name: str, *, progress: ProgressFn | None = None,
-           should_stop: Callable[[], bool] | None = None) -> Outcome:
+           should_stop: Callable[[], bool] | None = None, max_batches: int | None = None) -> Outcome:
+    """Drink what is new in the store's journals (nothing new is not an error, model or no
+    model; new journal with no brain or scribe configured is, and says which)."""
     from .distill import pipeline
 
-    why = needs(reg, name, "distil")
-    if why:
-        raise KuraError(why)
     backlog = {j.path: j for j in journals(reg, name).files}
     total = sum(j.backlog_bytes for j in backlog.values())
     drunk = 0.0
@@ -866,15 +869,14 @@ def distil(reg: Registry, name: str, *, progress: ProgressFn | None = None,
         progress(Progress(drunk, total, f"drinking {Path(str(info.get('journal'))).name} "
                                         f"{info.get('start')}–{info.get('end')} ({info.get('segments')} segments)"))
 
-    rep = pipeline.run(reg, name, progress=on_batch, should_stop=should_stop)
-    j = rep.to_json()
+    rep = pipeline.run(reg, name, progress=on_batch, should_stop=should_stop, max_batches=max_batches)
     summary = (f"{rep.batches} batch(es) drunk → {len(rep.drafts)} draft(s), {rep.dropped} dropped, "
                f"{rep.seeds} seed(s)")
     if rep.graduated:
         summary += f", {rep.graduated} seed(s) confirmed"
     if not rep.batches and not rep.shelved:
         summary = rep.stopped or "nothing new to drink"
-    return Outcome("distil", name, rep.did_work, summary, j, rep.stopped, tuple(rep.errors))
+    return Outcome("distil", name, rep.did_work, summary, rep, rep.stopped, tuple(rep.errors))
 
 
 def drain(reg: Registry, name: str, *, progress: ProgressFn | None = None,
@@ -882,9 +884,6 @@ def drain(reg: Registry, name: str, *, progress: ProgressFn | None = None,
     from .distill import pipeline
     from .distill.drafts import list_drafts
 
-    why = needs(reg, name, "drain")
-    if why:
-        raise KuraError(why)
     total = len(list_drafts(reg.store(name)))
     seen = 0
 
@@ -897,7 +896,7 @@ def drain(reg: Registry, name: str, *, progress: ProgressFn | None = None,
     rep = pipeline.drain(reg, name, progress=on_draft, should_stop=should_stop)
     summary = (f"poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
                f"kept {len(rep.kept)}")
-    return Outcome("drain", name, rep.did_work, summary, rep.to_json(), rep.stopped, tuple(rep.errors))
+    return Outcome("drain", name, rep.did_work, summary, rep, rep.stopped, tuple(rep.errors))
 
 
 # =========================================================================== the tender

@@ -13,6 +13,8 @@ the default store answers. Unknown selectors raise SelectorError.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import KuraError, PolicyError
@@ -20,7 +22,49 @@ from .registry import Registry
 from .store import Memory
 
 
+@dataclass(frozen=True)
+class InitResult:
+    """A store created and configured."""
+
+    store: str
+    path: str
+    config: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "path": self.path, "config": self.config}
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """The gate run on candidates against one journal, without a model."""
+
+    journal: str
+    adapter: str
+    segments: int
+    results: tuple[Any, ...]  # kura_core.distill.gate.GateResult
+
+    def to_json(self) -> dict[str, Any]:
+        return {"journal": self.journal, "adapter": self.adapter, "segments": self.segments,
+                "candidates": [r.to_json() for r in self.results]}
+
+
+@dataclass(frozen=True)
+class TendTick:
+    """One tick of the tender, with the exit code a scheduler reads."""
+
+    store: str
+    code: int
+    tick: Any  # kura_core.tend.Tick
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "exit": self.code, **self.tick.to_json()}
+
+
 class Kura:
+    """The application layer: every operation a face performs, each returning a value (a
+    frozen result, a memory, or the JSON-ready view of the stores). The CLI, the HTTP and
+    MCP servers and the app's backend parse input, call one of these, and render."""
+
     def __init__(self, registry: Registry):
         self.registry = registry
 
@@ -31,6 +75,14 @@ class Kura:
     @classmethod
     def open_store(cls, path: str | os.PathLike, name: str = "", **kw: Any) -> "Kura":
         return cls(Registry.for_path(path, name, **kw))
+
+    @classmethod
+    def without_stores(cls) -> "Kura":
+        """A Kura with no configuration, for what needs no store (reading a journal file,
+        running the gate on one)."""
+        from .config import parse_config
+
+        return cls(Registry(parse_config({}, source=None)))
 
     def close(self) -> None:
         self.registry.close()
@@ -95,6 +147,115 @@ class Kura:
 
     def index(self, *, store: str | None = None) -> str:
         return self.registry.store(store).index_text()
+
+    # ---- names ---------------------------------------------------------------
+    def names(self) -> list[str]:
+        """The configured stores, in the config's order."""
+        return self.registry.names()
+
+    def resolve(self, store: str | None = None) -> str:
+        """The store a selector (a store or mode name; None: the default) names.
+        Unknown selectors raise SelectorError."""
+        return self.registry.resolve(store)
+
+    @staticmethod
+    def init_store(name: str, path: str | os.PathLike, *, label: str = "",
+                   config: str | os.PathLike | None = None) -> "InitResult":
+        """Create a store at *path* and add it to the config (the usual resolution order
+        picks the file; ~/.config/kura/kura.toml when there is none). Refused when *name*
+        is already configured elsewhere."""
+        from .config import append_store, load_config, resolve_config_path
+        from .store import Store
+        from .workshop import Workshop
+
+        where = Path(path).expanduser().resolve()
+        found, target = resolve_config_path(config)
+        cfg = load_config(config) if found else None
+        if cfg and name in cfg.stores:
+            if Path(os.path.realpath(cfg.stores[name].path)) != Path(os.path.realpath(where)):
+                raise KuraError(f"store {name!r} is already configured at {cfg.stores[name].path} in {found}; "
+                                "choose another name or edit that file")
+        else:
+            append_store(target, name, where, label)
+        store = Store(where, name=name)
+        store.init(label=label)
+        Workshop(store.still).schema_version  # create the database now, not on first use
+        return InitResult(name, str(where), str(target))
+
+    # ---- the gate and the journals --------------------------------------------
+    def gate(self, journal: str | os.PathLike, candidates: Sequence[Any] | str | os.PathLike, *,
+             adapter: str | None = None, store: str | None = None) -> "GateReport":
+        """The evidence gate on *candidates* (the ``kura_candidates`` shape, or a JSON file
+        holding it) against one journal, without a model. With *store*, the store supplies
+        echo detection, the human's names and the minimum quote length."""
+        from .distill.gate import run_gate
+        from .distill.journals import read_journal
+        from .distill.pipeline import echo_detector
+
+        path = Path(journal)
+        if not path.is_file():
+            raise KuraError(f"--journal {path}: no such file")
+        used, read = read_journal(path, adapter)
+        if isinstance(candidates, (str, os.PathLike)):
+            candidates = _load_candidates(Path(candidates))
+        is_echo: Callable[[str], bool] = lambda q: False  # noqa: E731
+        names: Sequence[str] = ()
+        min_chars = 8
+        if store:
+            spec = self.registry.spec(store)
+            names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
+            is_echo = echo_detector(self.registry.store(store))
+        results = run_gate(list(candidates), list(read.segments), is_echo=is_echo, human_names=names,
+                           min_quote_chars=min_chars)
+        return GateReport(str(path), used, len(read.segments), tuple(results))
+
+    def journal_inspect(self, path: str | os.PathLike, *, adapter: str | None = None, start: int = 0):
+        """What kura reads in a journal: the classed segments with their positions and every
+        skipped, ignored or repaired record with why (an ``Inspection``)."""
+        from .distill.journals import inspect
+
+        return inspect(path, adapter=adapter, start=start)
+
+    def journal_context(self, path: str | os.PathLike, at: int, *, adapter: str | None = None,
+                        radius: int = 3):
+        """The segments around one position of a journal (a ``SegmentContext``)."""
+        from .distill.journals import segment_context
+
+        return segment_context(path, at, adapter=adapter, radius=radius)
+
+    # ---- the distiller --------------------------------------------------------
+    def catchup(self, *, store: str | None = None):
+        """Move every watermark of the store's journals to the present without drinking
+        (a ``CatchupReport``)."""
+        from .distill.pipeline import catchup
+
+        return catchup(self.registry, store)
+
+    def tidy(self, *, store: str | None = None, dry_run: bool = False):
+        """Find index lines that do not do their job and have the scribe rewrite them through
+        the floors; with *dry_run*, only find them (a ``TidyReport``)."""
+        from .distill.tidy import TidyReport, find_weak_lines, tidy
+
+        name = self.registry.resolve(store)
+        if dry_run:
+            return TidyReport(name, tuple(find_weak_lines(self.registry, name)))
+        return tidy(self.registry, name)
+
+    # ---- the tender -------------------------------------------------------------
+    def tend_once(self, *, store: str | None = None, out: Any = None) -> "TendTick":
+        """One tick of the tender: drain, or distil, and tidy once per quiet spell. Exit
+        code 0 did work, 2 nothing to do, 1 a track failed."""
+        from .tend import run_once
+
+        name = self.registry.resolve(store)
+        code, tick = run_once(self.registry, name, out=out)
+        return TendTick(name, code, tick)
+
+    def tend_forever(self, *, store: str | None = None, out: Any = None, poll_s: float = 15.0) -> int:
+        """Stay resident and tend the store until SIGTERM/SIGINT (one process per store)."""
+        from .tend import run_resident
+
+        return run_resident(self.registry, store, out=out, poll_s=poll_s)
 
     def profile(self, *, store: str | None = None) -> dict[str, Any]:
         """The store's charter text, where its persona file is (never the persona itself),
@@ -357,11 +518,13 @@ class Kura:
         return needs(self.registry, self.registry.resolve(store), kind)
 
     def distil(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
+               max_batches: int | None = None,
                should_stop: Callable[[], bool] | None = None):
         """Drink what is new in the store's journals into drafts (as `kura distill run`)."""
         from .handwork import distil
 
-        return distil(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop)
+        return distil(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop,
+                      max_batches=max_batches)
 
     def drain(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
               should_stop: Callable[[], bool] | None = None):
@@ -389,6 +552,24 @@ class Kura:
 
         return journal_excerpt(self.registry, self.registry.resolve(store), source, position, unit=unit,
                                around=around)
+
+
+def _load_candidates(path: Path) -> list[Any]:
+    """Candidates from a JSON file: ``{"candidates": [...]}`` or a bare list of objects."""
+    import json
+
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KuraError(f"--candidates {path}: no such file") from None
+    except UnicodeDecodeError:
+        raise KuraError(f"--candidates {path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise KuraError(f"--candidates {path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    cands = raw.get("candidates") if isinstance(raw, dict) else raw
+    if not isinstance(cands, list) or not all(isinstance(c, dict) for c in cands):
+        raise KuraError('--candidates must hold {"candidates": [{...}, ...]} (the kura_candidates shape)')
+    return cands
 
 
 def _curation_meta(cur: dict[str, str]) -> dict[str, Any]:

@@ -147,6 +147,10 @@ class Memory:
     def links(self) -> list[str]:
         return links_in(self.body)
 
+    def render(self) -> str:
+        """The memory as a file: frontmatter, then the body."""
+        return render_memory(self.meta, self.body)
+
     def curation(self, key: str) -> str:
         v = self.meta.get(key, "")
         return v if isinstance(v, str) else ""

@@ -23,29 +23,36 @@ import signal
 import socket
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Mapping, TextIO
 
 from .errors import BusyError, KuraError
 from .registry import Registry
+from .reports import tally_of
 
 TRACKS = ("drain", "run", "tidy")
 _RESTING = object()  # a track that was not run because it is resting
 POLL_S = 15.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class Tick:
+    """What one tick of the tender did (frozen; counted as it ran in a :data:`_TickTally`)."""
+
     did_work: bool = False
     quiet: bool = False
-    tracks: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    tracks: tuple[str, ...] = ()
+    counts: Mapping[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
     failed: str = ""
     stopped: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"did_work": self.did_work, "quiet": self.quiet, "tracks": self.tracks, "counts": self.counts,
-                "notes": self.notes, "failed": self.failed, "stopped": self.stopped}
+        return {"did_work": self.did_work, "quiet": self.quiet, "tracks": list(self.tracks),
+                "counts": dict(self.counts), "notes": list(self.notes), "failed": self.failed,
+                "stopped": self.stopped}
+
+
+_TickTally = tally_of(Tick)
 
 
 class Tender:
@@ -138,7 +145,7 @@ class Tender:
         from .distill.drafts import list_drafts
         from .distill.tidy import tidy
 
-        t = Tick()
+        t = _TickTally()
         self.beat("checking")
         newest = self.newest_journal()
         if newest is None:
@@ -153,7 +160,7 @@ class Tender:
                 t.notes.append(f"not quiet yet: the journal changed {age:.0f}s ago")
         t.quiet = quiet
         if not quiet:
-            return t
+            return t.freeze()
 
         def back() -> bool:
             if self.stop_event.is_set():
@@ -171,7 +178,7 @@ class Tender:
             rep = self._track(t, "drain", "draining",
                               lambda: pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat))
             if rep is None:
-                return t
+                return t.freeze()
             if rep is not _RESTING:
                 self.counts["poured"] += len(rep.poured)
                 self.counts["tossed"] += len(rep.tossed)
@@ -185,7 +192,7 @@ class Tender:
             rep = self._track(t, "run", "distilling",
                               lambda: pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat))
             if rep is None:
-                return t
+                return t.freeze()
             if rep is not _RESTING:
                 self.counts["drafted"] += len(rep.drafts)
                 self.log(f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
@@ -200,7 +207,7 @@ class Tender:
                 t.stopped = "the human is back" if not self.stop_event.is_set() else "stopping"
         if t.stopped:
             self.log(f"yielded: {t.stopped}")
-            return t
+            return t.freeze()
         if self.ws.get("tend.tidied_spell") != spell and not self.resting("tidy") and not back():
             t.tracks.append("tidy")
             self.beat("tidying")
@@ -228,7 +235,7 @@ class Tender:
                 self.log(f"weave skipped: {exc}")
         t.counts = dict(self.counts)
         self.beat("resting")
-        return t
+        return t.freeze()
 
     def _track(self, t: Tick, track: str, doing: str, work: Callable[[], Any]) -> Any:
         """Run one track unless it is resting. None when it failed (already logged)."""

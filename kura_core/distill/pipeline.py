@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..prompts import messages as build_messages, preamble
 from ..registry import Registry
+from ..reports import tally_of
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
 from . import marks
@@ -124,15 +125,17 @@ Reply {"confirms": [ids], "quotes": {"<id>": ["[CLASS] exact words", ...]}} nami
 this evidence confirms, each with the evidence lines that confirm it, copied exactly."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunReport:
+    """What one distil run did (frozen; counted as it ran in a :data:`_RunTally`)."""
+
     store: str
     journals: int = 0
     batches: int = 0
     segments: int = 0
     raw_tokens: int = 0
     candidates: int = 0
-    drafts: list[str] = field(default_factory=list)
+    drafts: tuple[str, ...] = ()
     dropped: int = 0
     seeds: int = 0
     graduated: int = 0
@@ -140,20 +143,25 @@ class RunReport:
     recurred: int = 0
     shelved: int = 0
     stopped: str = ""
-    errors: list[str] = field(default_factory=list)
-    intake: dict[str, int] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+    intake: Mapping[str, int] = field(default_factory=dict)
+    refused: tuple[str, ...] = ()  # journals no adapter could read, each with why
 
     @property
     def did_work(self) -> bool:
         return self.batches > 0 or self.shelved > 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "drafts": len(self.drafts), "draft_slugs": self.drafts,
+        return {"store": self.store, "drafts": len(self.drafts), "draft_slugs": list(self.drafts),
                 "dropped": self.dropped, "seeds": self.seeds, "graduated": self.graduated,
                 "segments": self.segments, "batches": self.batches, "journals": self.journals,
                 "raw_tokens": self.raw_tokens, "candidates": self.candidates, "covered": self.covered,
                 "recurred": self.recurred, "shelved": self.shelved, "stopped": self.stopped,
-                "errors": self.errors, "intake_skipped": self.intake}
+                "errors": list(self.errors), "intake_skipped": dict(self.intake),
+                "refused_journals": list(self.refused)}
+
+
+_RunTally = tally_of(RunReport)
 
 
 # --------------------------------------------------------------------------- journals
@@ -206,10 +214,16 @@ def _unit(adapter: str) -> str:
     return UNITS.get(adapter, "byte")
 
 
-def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: int | None = None):
+class StretchRead(NamedTuple):
+    segments: list[Segment]
+    end: int
+    skipped: dict[str, int]
+    fatal: str = ""  # the adapter refuses the file as a whole, and why
+
+
+def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: int | None = None) -> StretchRead:
     """Segments of one whole-record stretch from *start*: exactly [start, end) when *end*
-    is given (re-reading a reserved stretch), else as much as fits *budget_chars*.
-    Returns (segments, end, skipped)."""
+    is given (re-reading a reserved stretch), else as much as fits *budget_chars*."""
     reader = ADAPTERS[adapter]
     if UNITS.get(adapter) == "byte":
         limit = (end - start) if end is not None else budget_chars * 4
@@ -218,7 +232,7 @@ def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: i
         read = reader(path, start)
     segs = list(read.segments)
     if end is not None:
-        return [s for s in segs if s.start < end], end, dict(read.skipped)
+        return StretchRead([s for s in segs if s.start < end], end, dict(read.skipped), read.fatal)
     stop = read.end
     taken: list[Segment] = []
     used = 0
@@ -229,7 +243,7 @@ def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: i
             break
         taken.append(s)
         used += cost
-    return taken, stop, dict(read.skipped)
+    return StretchRead(taken, stop, dict(read.skipped), read.fatal)
 
 
 def evidence_lines(segments: Sequence[Segment]) -> str:
@@ -256,7 +270,7 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
         raise KuraError(f"store {name!r} is frozen: nothing is distilled into it")
     ws = reg.workshop(name)
     models = reg.models(name)
-    report = RunReport(store=name)
+    report = _RunTally(store=name)
     owner = owner or marks.owner_id()
     files = journal_files(reg, name)
     report.journals = len(files)
@@ -269,14 +283,14 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
             report.stopped = no_journals_reason(reg, name)
         else:
             report.stopped = "no journal files found under the configured roots"
-        return report
+        return report.freeze()
     budget = spec.distill.chunk_chars
     for role in ("brain", "scribe"):
         if not models.configured(role):
             if not _anything_waiting(ws, files, budget):
                 # nothing new: that is "nothing to do" (exit 2), model or no model
                 report.stopped = "nothing new in the journals"
-                return report
+                return report.freeze()
             raise KuraError(
                 f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
                 "or [models.{role}] to kura.toml".replace("{role}", role))
@@ -284,18 +298,27 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
     for adapter, path in files:
         key = marks.journal_key(adapter, path)
         unit = _unit(adapter)
+        refused: dict[str, str] = {}
+
+        def measure(start: int, adapter: str = adapter, path: Path = path, refused: dict = refused) -> int:
+            got = read_stretch(adapter, path, start, budget)
+            if got.fatal:
+                refused["why"] = got.fatal
+            return got.end
+
         while True:
             if should_stop and should_stop():
                 report.stopped = "asked to stop"
-                return report
+                return report.freeze()
             if max_batches is not None and report.batches >= max_batches:
                 report.stopped = "batch limit reached"
-                return report
-            stretch = marks.reserve(ws, key, adapter=adapter, unit=unit, owner=owner,
-                                    measure=lambda start: read_stretch(adapter, path, start, budget)[1])
+                return report.freeze()
+            stretch = marks.reserve(ws, key, adapter=adapter, unit=unit, owner=owner, measure=measure)
             if stretch is None:
+                if refused:
+                    report.refused.append(f"{path}: {refused['why']}")
                 break
-            segs, _, skipped = read_stretch(adapter, path, stretch.start, budget, end=stretch.end)
+            segs, _, skipped, _fatal = read_stretch(adapter, path, stretch.start, budget, end=stretch.end)
             for k, v in skipped.items():
                 report.intake[k] = report.intake.get(k, 0) + v
             if progress:
@@ -308,7 +331,7 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
                 report.shelved += 1
                 report.errors.append(f"{path.name} {stretch.start}–{stretch.end}: {exc} (shelved; retried next run)")
                 report.stopped = "a model failed"
-                return report
+                return report.freeze()
             except BaseException:
                 marks.shelve(ws, stretch, "interrupted")
                 raise
@@ -316,7 +339,7 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
             report.batches += 1
             if store.fingerprint() != echo_for:  # another process wrote: read the store again
                 echo_for, echo = store.fingerprint(), echo_detector(store)
-    return report
+    return report.freeze()
 
 
 COVERAGE_NOTE = """\
@@ -708,7 +731,26 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
 
 # --------------------------------------------------------------------------- catch-up
 
-def catchup(reg: Registry, selector: str | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class MarkMoved:
+    journal: str
+    mark: int
+    unit: str
+
+
+@dataclass(frozen=True)
+class CatchupReport:
+    """Which watermarks `kura distill catchup` moved to the present."""
+
+    store: str
+    moved: tuple[MarkMoved, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store,
+                "moved": [{"journal": m.journal, "mark": m.mark, "unit": m.unit} for m in self.moved]}
+
+
+def catchup(reg: Registry, selector: str | None) -> CatchupReport:
     """Move every watermark to the present without drinking."""
     name = reg.resolve(selector)
     ws = reg.workshop(name)
@@ -718,20 +760,22 @@ def catchup(reg: Registry, selector: str | None) -> dict[str, Any]:
         unit = _unit(adapter)
         end = ADAPTERS[adapter](path, marks.mark_of(ws, key) if unit == "byte" else 0).end
         if marks.catch_up(ws, key, adapter=adapter, unit=unit, end=end):
-            moved.append({"journal": str(path), "mark": end, "unit": unit})
-    return {"store": name, "moved": moved}
+            moved.append(MarkMoved(str(path), end, unit))
+    return CatchupReport(name, tuple(moved))
 
 
 # --------------------------------------------------------------------------- drain
 
-@dataclass
+@dataclass(frozen=True)
 class DrainReport:
+    """What one drain did (frozen; counted as it ran in a :data:`_DrainTally`)."""
+
     store: str
-    poured: list[str] = field(default_factory=list)
-    fixed: list[str] = field(default_factory=list)
-    tossed: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    poured: tuple[str, ...] = ()
+    fixed: tuple[str, ...] = ()
+    tossed: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
     stopped: str = ""
 
     @property
@@ -739,8 +783,12 @@ class DrainReport:
         return bool(self.poured or self.tossed or self.fixed)
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "poured": self.poured, "fixed": self.fixed, "tossed": self.tossed,
-                "kept": self.kept, "errors": self.errors, "stopped": self.stopped}
+        return {"store": self.store, "poured": list(self.poured), "fixed": list(self.fixed),
+                "tossed": list(self.tossed), "kept": list(self.kept), "errors": list(self.errors),
+                "stopped": self.stopped}
+
+
+_DrainTally = tally_of(DrainReport)
 
 
 def drain(reg: Registry, selector: str | None, *, progress: Progress | None = None,
@@ -753,7 +801,7 @@ def drain(reg: Registry, selector: str | None, *, progress: Progress | None = No
     """
     name = reg.resolve(selector)
     store = reg.store(name)
-    report = DrainReport(store=name)
+    report = _DrainTally(store=name)
     models = reg.models(name)
     if not models.configured("scribe"):
         raise KuraError("drain needs a scribe model: add [models.thinker] or [models.scribe] to kura.toml; "
@@ -777,7 +825,7 @@ def drain(reg: Registry, selector: str | None, *, progress: Progress | None = No
                 continue
             if not _judge(reg, name, store, models, d, report, progress):
                 break
-    return report
+    return report.freeze()
 
 
 def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report: DrainReport,

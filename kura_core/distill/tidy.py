@@ -12,11 +12,12 @@ from __future__ import annotations
 import uuid
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..errors import KuraError, ModelUnavailable
 from ..prompts import messages as build_messages, preamble
 from ..registry import Registry
+from ..reports import tally_of
 from ..words import tokenize
 from ..floors import check_rewrite
 from .evidence import normalize
@@ -38,21 +39,27 @@ another. Use only what the memory itself says; keep every negation and ⚠️. R
 only: {"description": "…"}"""
 
 
-@dataclass
+@dataclass(frozen=True)
 class TidyReport:
+    """What one tidy found and did (frozen; counted as it ran in a :data:`_TidyTally`)."""
+
     store: str
-    flagged: list[dict[str, str]] = field(default_factory=list)
-    rewritten: list[dict[str, str]] = field(default_factory=list)
-    refused: list[dict[str, str]] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    flagged: tuple[Mapping[str, str], ...] = ()
+    rewritten: tuple[Mapping[str, str], ...] = ()
+    refused: tuple[Mapping[str, Any], ...] = ()
+    errors: tuple[str, ...] = ()
 
     @property
     def did_work(self) -> bool:
         return bool(self.rewritten)
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "flagged": self.flagged, "rewritten": self.rewritten,
-                "refused": self.refused, "errors": self.errors}
+        return {"store": self.store, "flagged": [dict(f) for f in self.flagged],
+                "rewritten": [dict(r) for r in self.rewritten], "refused": [dict(r) for r in self.refused],
+                "errors": list(self.errors)}
+
+
+_TidyTally = tally_of(TidyReport)
 
 
 def _words(text: str) -> set[str]:
@@ -126,12 +133,12 @@ def _swappable(slug: str, words: set[str], bags: dict[str, set[str]], postings: 
 def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool] | None = None) -> TidyReport:
     name = reg.resolve(selector)
     store = reg.store(name)
-    report = TidyReport(store=name, flagged=find_weak_lines(reg, name))
+    report = _TidyTally(store=name, flagged=find_weak_lines(reg, name))
     if not report.flagged:
-        return report
+        return report.freeze()
     if reg.config.stores[name].write_policy == "frozen":
         report.errors.append(f"store {name!r} is frozen: weak lines are reported, not rewritten")
-        return report
+        return report.freeze()
     models = reg.models(name)
     if not models.configured("scribe"):
         raise KuraError("tidy needs a scribe model to rewrite lines: add [models.thinker] or "
@@ -158,7 +165,7 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
                "at": reg.clock()}
         store.set_index_line(item["slug"], title, new, also={"log": row})
         report.rewritten.append({"slug": item["slug"], "old": item["line"], "new": new})
-    return report
+    return report.freeze()
 
 
 def propose(reg: Registry, name: str, item: dict[str, str],

@@ -96,7 +96,7 @@ def test_catchup_moves_seq_and_byte_marks_to_the_present(tmp_path, model):
     shutil.copytree(FIX / "gemini", roots["gemini"])
     shutil.copytree(FIX / "codex", roots["codex"])
     reg = setup(tmp_path, model.url, roots)
-    moved = pipeline.catchup(reg, "main")["moved"]
+    moved = pipeline.catchup(reg, "main").to_json()["moved"]
     by_name = {Path(m["journal"]).name: (m["unit"], m["mark"]) for m in moved}
     doc = next(roots["gemini"].glob("*.json"))
     assert by_name[doc.name] == ("seq", 5)

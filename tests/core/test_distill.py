@@ -117,7 +117,7 @@ def test_journal_to_memory_end_to_end(tmp_path, model):
     assert dropped and "third disk" in dropped[0]["title"]
 
     drep = pipeline.drain(reg, "main")
-    assert drep.poured == [d.slug]
+    assert list(drep.poured) == [d.slug]
     mem = store.read(d.slug)
     manifest = mem.meta["metadata"]["evidence_manifest"]
     assert dr.read_manifest(store, manifest)["segments"][0]["text"] == "the archive goes on the slow disk from now on"
@@ -185,7 +185,7 @@ def test_echo_of_the_store_produces_no_new_draft(tmp_path, model):
     model.script("kura_candidates", brain)
     model.script("kura_compose", echo_scribe)
     rep = pipeline.run(reg, "main")
-    assert rep.batches == 1 and rep.drafts == [] and rep.dropped == 1
+    assert rep.batches == 1 and rep.drafts == () and rep.dropped == 1
     log = reg.workshop("main").gate_log(kinds=("dropped",))
     assert "echo" in json.dumps(log[0]["detail"]["gate"])
 
@@ -269,7 +269,7 @@ def test_number_invented_by_the_scribe_is_retried_then_dropped(tmp_path, model):
                                   "description": "fans made the build 3x faster", "body": "3x faster."})
     reg = registry(config(tmp_path, model.url))
     rep = pipeline.run(reg, "main")
-    assert rep.drafts == []
+    assert rep.drafts == ()
     assert model.count("kura_compose") == 2  # one retry naming the violation
     retry = model.requests_for("kura_compose")[1]
     assert "Refused" in retry.messages[-1]["content"] and "3x" in retry.messages[-1]["content"]
@@ -288,7 +288,7 @@ def test_drain_without_verdict_keeps_the_draft_and_fix_faces_the_floor(tmp_path,
     model.script("kura_judge", {"verdict": "maybe", "reason": "unsure"},
                  {"verdict": "fix", "reason": "add a figure", "fix": {"body": "It moved 12 times."}})
     rep = pipeline.drain(reg, "main")
-    assert rep.poured == [] and set(rep.kept) == {a.slug, b.slug}
+    assert rep.poured == () and set(rep.kept) == {a.slug, b.slug}
     assert len(dr.list_drafts(reg.store("main"))) == 2
     assert reg.store("main").file_slugs() == []
 
@@ -343,7 +343,7 @@ def test_covered_from_another_session_marks_recurred(tmp_path, model):
     write_journal(tmp_path / "journals" / "b.jsonl", [("user", "again: the fans must stay on the quiet profile")])
     model.script("kura_compose", {"decision": "covered", "target": d.slug})
     rep = pipeline.run(reg, "main")
-    assert rep.covered == 1 and rep.drafts == []
+    assert rep.covered == 1 and rep.drafts == ()
     assert "recurred" in reg.store("main").read(d.slug).tags
     # raised again in the same session: no second tag, no change
     assert reg.store("main").read(d.slug).tags.count("recurred") == 1
@@ -358,7 +358,7 @@ def test_ideas_go_to_seeds_and_graduate_only_on_verified_evidence(tmp_path, mode
                                                      "body": "A ZFS mirror might suit the NAS.",
                                                      "quotes": ["[SELF] maybe a ZFS mirror would suit the NAS later"]}]})
     rep = pipeline.run(reg, "main")
-    assert rep.seeds == 1 and rep.drafts == []
+    assert rep.seeds == 1 and rep.drafts == ()
     ws = reg.workshop("main")
     (seed,) = ws.query("SELECT id, state FROM seeds")
     assert seed["state"] == "waiting"

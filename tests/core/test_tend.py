@@ -68,7 +68,7 @@ def test_not_quiet_does_nothing(tmp_path, model):
     os.utime(journal, None)  # the human is typing right now
     reg = reg_at(cfg, Clock(time.time()))
     code, tick = run_once(reg, "main")
-    assert code == 2 and tick.tracks == [] and not tick.quiet
+    assert code == 2 and tick.tracks == () and not tick.quiet
     assert model.count() == 0
 
 
@@ -114,7 +114,7 @@ def test_nothing_to_do_exits_2_and_backoff_is_respected(tmp_path, model):
     code, tick = run_once(reg, "main")
     assert code == 2 and tick.tracks[0] == "run"  # the distil track found nothing and now rests
     code, tick = run_once(reg, "main")
-    assert code == 2 and tick.tracks == [] and any("resting" in n for n in tick.notes)
+    assert code == 2 and tick.tracks == () and any("resting" in n for n in tick.notes)
     with journal.open("a") as fh:  # new material arrives but stays quiet
         fh.write(json.dumps({"type": "user", "message": {"content": "the bike lock code changed to the old one"}}) + "\n")
     old = time.time() - 3600
