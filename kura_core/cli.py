@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .errors import KuraError
+from .store import TYPES as MEMORY_TYPES
 
 OK, FAIL, NOTHING = 0, 1, 2
 
@@ -215,8 +216,8 @@ def cmd_recall(ctx: Ctx) -> int:
     if a.json:
         ctx.json(res.to_json())
     else:
-        if res.degraded:
-            ctx.print(f"⚠ degraded: recalled by words, not meaning ({res.reason})")
+        if res.notice:
+            ctx.print(res.notice)
         ctx.print(f"how: {res.how} · picked: {', '.join(res.picked) or '—'} · "
                   f"walked: {', '.join(res.walked) or '—'} · ~{res.tokens_est} tokens · "
                   f"{res.elapsed_ms:.0f} ms")
@@ -697,7 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("slug")
     sp.add_argument("description")
     sp.add_argument("body", nargs="?", help="the body, or - to read it from stdin")
-    sp.add_argument("--type", choices=["user", "feedback", "project", "reference"])
+    sp.add_argument("--type", choices=list(MEMORY_TYPES))
     sp.add_argument("--title")
     sp.add_argument("--tag", action="append")
     _curation_args(sp)

@@ -48,6 +48,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from . import __version__
 from .errors import ConfigError, KuraError
 from .kura import Kura
+from .recall import LIMITS, QUESTION_CHARS
 from .registry import PATH_PREFIX, Registry
 from .turns import Turns
 
@@ -218,17 +219,10 @@ def _int_field(body: dict, key: str, lo: int, hi: int) -> int | None:
 
 def _route_recall(k: Kura, req: Request, name: str | None) -> Response:
     body = _object_body(req, RECALL_FIELDS)
-    question = _str_field(body, "question", required=True, limit=8000)
-    res = k.recall(question, store=name, hops=_int_field(body, "hops", 0, 10),
-                   top=_int_field(body, "top", 1, 100), chars=_int_field(body, "chars", 200, 1_000_000))
+    question = _str_field(body, "question", required=True, limit=QUESTION_CHARS)
+    res = k.recall(question, store=name, **{key: _int_field(body, key, *LIMITS[key]) for key in LIMITS})
     out = res.to_json()
-    if res.degraded:
-        out["notice"] = degraded_notice(res.reason)
     return json_response(out)
-
-
-def degraded_notice(reason: str) -> str:
-    return f"⚠ degraded: recalled by words, not meaning ({reason or 'the thinker did not answer'})"
 
 
 def _route_remember(k: Kura, req: Request, name: str | None) -> Response:

@@ -314,9 +314,16 @@ class Kura:
 
     def recall(self, question: str, *, store: str | None = None, hops: int | None = None,
                top: int | None = None, chars: int | None = None):
-        """Recall by meaning; degraded to words (labelled) when the thinker cannot answer."""
-        from .recall import recall
+        """Recall by meaning; degraded to words (labelled) when the thinker cannot answer.
+        *hops*, *top* and *chars* must lie within :data:`kura_core.recall.LIMITS` (None: the
+        store's defaults); the question must be words, at most QUESTION_CHARS of them."""
+        from .recall import QUESTION_CHARS, check_limits, recall
 
+        if not isinstance(question, str) or not question.strip():
+            raise KuraError("the question is empty: ask something in plain words")
+        if len(question) > QUESTION_CHARS:
+            raise KuraError(f"the question is {len(question)} characters; keep it under {QUESTION_CHARS}")
+        check_limits(hops=hops, top=top, chars=chars)
         return recall(self.registry, store, question, hops=hops, top=top, chars=chars)
 
     def weave(self, *, store: str | None = None):

@@ -29,6 +29,7 @@ import queue
 import sys
 import threading
 import traceback
+from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Mapping, TextIO
 
 from . import __version__
@@ -42,9 +43,6 @@ STDIN_CLOSE_GRACE_S = 0.5
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
     -32700, -32600, -32601, -32602, -32603)
-
-TYPES = ("user", "feedback", "project", "reference")
-
 
 class ToolFailure(Exception):
     """A tool call that failed in a way the agent should read (an isError result)."""
@@ -199,6 +197,150 @@ class HttpBackend:
         self._client.close()
 
 
+# --------------------------------------------------------------------------- the tools
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of a tool: its JSON schema and its check are both made from this."""
+
+    name: str
+    kind: str  # "string" | "integer" | "words" (a list of non-empty strings)
+    description: str = ""
+    required: bool = False
+    bounds: tuple[int, int] | None = None
+    choices: tuple[str, ...] = ()
+    blank_ok: bool = True  # an optional string may be given empty
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any]
+        if self.kind == "words":
+            out = {"type": "array", "items": {"type": "string"}}
+        else:
+            out = {"type": self.kind}
+        if self.bounds:
+            out["minimum"], out["maximum"] = self.bounds
+        if self.choices:
+            out["enum"] = list(self.choices)
+        if self.description:
+            out["description"] = self.description
+        return out
+
+    def check(self, value: Any) -> Any:
+        if value is None:
+            if self.required:
+                raise ToolFailure(f"missing argument {self.name!r}")
+            return None
+        if self.kind == "string":
+            if not isinstance(value, str) or ((self.required or not self.blank_ok) and not value.strip()):
+                raise ToolFailure(f"{self.name!r} must be a non-empty string")
+            if self.choices and value and value not in self.choices:
+                raise ToolFailure(f"{self.name} must be one of {', '.join(self.choices)}")
+            return value
+        if self.kind == "integer":
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            lo, hi = self.bounds or (-(2 ** 63), 2 ** 63)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ToolFailure(f"{self.name!r} must be a whole number from {lo} to {hi}")
+            return value
+        if not isinstance(value, list) or not all(isinstance(x, str) and x.strip() for x in value):
+            raise ToolFailure(f"{self.name} must be a list of words")
+        return value
+
+
+_STORE = Param("store", "string", "store or mode name (default: this session's store)", blank_ok=False)
+_READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the table describes it: what it says, what it takes, when it is offered
+    (``always``, ``unbound`` sessions only, ``stateful`` ones, or when a store is
+    ``writable``), and whether it takes a ``store`` argument. Its JSON schema and the check
+    of a call's arguments are both made from this one description."""
+
+    name: str
+    title: str
+    description: str
+    params: tuple[Param, ...] = ()
+    annotations: Mapping[str, Any] = field(default_factory=lambda: dict(_READ_ONLY))
+    when: str = "always"
+    store_arg: bool = True
+
+    def _params(self, store_arg: bool) -> tuple[Param, ...]:
+        return self.params + ((_STORE,) if store_arg else ())
+
+    def schema(self, *, store_arg: bool) -> dict[str, Any]:
+        ps = self._params(store_arg)
+        out: dict[str, Any] = {"type": "object", "properties": {p.name: p.schema() for p in ps}}
+        required = [p.name for p in ps if p.required]
+        if required:
+            out["required"] = required
+        out["additionalProperties"] = False
+        return out
+
+    def check(self, args: Mapping[str, Any], *, store_arg: bool) -> dict[str, Any]:
+        ps = {p.name: p for p in self._params(store_arg)}
+        for k in args:
+            if k not in ps:
+                if not ps:
+                    raise ToolFailure(f"{self.name} takes no arguments")
+                raise ToolFailure(f"unknown argument {k[:40]!r} (accepted: {', '.join(sorted(ps))})")
+        return {name: p.check(args.get(name)) for name, p in ps.items()}
+
+
+def _tool_specs() -> dict[str, ToolSpec]:
+    from .recall import LIMITS
+    from .store import TYPES
+
+    specs = (
+        ToolSpec("kura_recall", "Recall from memory",
+                 "Recall the memories that bear on a question, by meaning (the store's model reads the "
+                 "whole index), with their [[links]] walked. Says '⚠ degraded' when it fell back to "
+                 "matching words.",
+                 (Param("question", "string", "what you want to know, in plain words", required=True),
+                  Param("hops", "integer", "how far to walk [[links]] (default from the store)",
+                        bounds=LIMITS["hops"]),
+                  Param("top", "integer", "at most this many picked memories", bounds=LIMITS["top"]))),
+        ToolSpec("kura_read", "Read one memory",
+                 "One memory in full, by its slug (the file name in the map, without .md).",
+                 (Param("slug", "string", "e.g. archive-on-slow-disk", required=True),)),
+        ToolSpec("kura_map", "The memory map",
+                 "The resident map of the store: one recognition line per memory, between KURA-MAP "
+                 "markers. Read it first; recall or read what it points at."),
+        ToolSpec("kura_doctor", "Store health",
+                 "Health of the store: counts, dead links, index drift, waiting drafts, model "
+                 "reachability, tender heartbeat."),
+        ToolSpec("kura_list", "Stores and modes",
+                 "The stores and modes this kura holds, and which one this session uses.",
+                 when="unbound", store_arg=False),
+        ToolSpec("kura_use", "Switch store",
+                 "Switch this session to another store or mode; later calls without `store` use it.",
+                 (Param("store", "string", "store or mode name", required=True),),
+                 annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
+                 when="stateful", store_arg=False),
+        ToolSpec("kura_remember", "Write a memory",
+                 "Write one memory directly (one fact per memory). Write only what the user said or "
+                 "confirmed; the description is the one line that makes it recognisable in the map.",
+                 (Param("slug", "string", "lower-case words joined by '-'", required=True),
+                  Param("description", "string", "the recognition line for the map", required=True),
+                  Param("body", "string", "the memory itself, in Markdown", required=True),
+                  Param("type", "string", choices=TYPES),
+                  Param("title", "string"),
+                  Param("tags", "words"),
+                  Param("belongs_because", "string", "one sentence: why this memory belongs in this store"),
+                  Param("keep", "string", "one sentence: what meaning must outlive any shortening"),
+                  Param("may_fade", "string", "one sentence: what detail may fade")),
+                 annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
+                              "openWorldHint": False},
+                 when="writable"),
+    )
+    return {s.name: s for s in specs}
+
+
+TOOL_SPECS: dict[str, ToolSpec] = _tool_specs()
+
+
 # --------------------------------------------------------------------------- a session
 
 class McpSession:
@@ -301,9 +443,6 @@ class McpSession:
         return text[:INSTRUCTIONS_LIMIT]
 
     # ---- tools -----------------------------------------------------------
-    def _store_prop(self) -> dict[str, Any]:
-        return {"store": {"type": "string", "description": "store or mode name (default: this session's store)"}}
-
     def _remember_offered(self) -> bool:
         if self.readonly:
             return False
@@ -315,112 +454,34 @@ class McpSession:
             return False
 
     def offers(self, name: str) -> bool:
-        if name in ("kura_recall", "kura_read", "kura_map", "kura_doctor"):
-            return True
-        if name == "kura_list":
+        spec = TOOL_SPECS.get(name)
+        if spec is None:
+            return False
+        if spec.when == "unbound":
             return not self.bound
-        if name == "kura_use":
+        if spec.when == "stateful":
             return not self.bound and self.stateful
-        if name == "kura_remember":
+        if spec.when == "writable":
             return self._remember_offered()
-        return False
+        return True
 
     def tools(self) -> list[dict[str, Any]]:
-        sp = {} if self.bound else self._store_prop()
-        ro = {"readOnlyHint": True, "openWorldHint": False}
-        tools = [
-            {
-                "name": "kura_recall",
-                "title": "Recall from memory",
-                "description": "Recall the memories that bear on a question, by meaning (the store's "
-                               "model reads the whole index), with their [[links]] walked. Says "
-                               "'⚠ degraded' when it fell back to matching words.",
-                "inputSchema": {"type": "object", "properties": {
-                    "question": {"type": "string", "description": "what you want to know, in plain words"},
-                    "hops": {"type": "integer", "minimum": 0, "maximum": 10,
-                             "description": "how far to walk [[links]] (default from the store)"},
-                    "top": {"type": "integer", "minimum": 1, "maximum": 100,
-                            "description": "at most this many picked memories"},
-                    **sp}, "required": ["question"], "additionalProperties": False},
-                "annotations": ro,
-            },
-            {
-                "name": "kura_read",
-                "title": "Read one memory",
-                "description": "One memory in full, by its slug (the file name in the map, without .md).",
-                "inputSchema": {"type": "object", "properties": {
-                    "slug": {"type": "string", "description": "e.g. archive-on-slow-disk"}, **sp},
-                    "required": ["slug"], "additionalProperties": False},
-                "annotations": ro,
-            },
-            {
-                "name": "kura_map",
-                "title": "The memory map",
-                "description": "The resident map of the store: one recognition line per memory, between "
-                               "KURA-MAP markers. Read it first; recall or read what it points at.",
-                "inputSchema": {"type": "object", "properties": {**sp}, "additionalProperties": False},
-                "annotations": ro,
-            },
-            {
-                "name": "kura_doctor",
-                "title": "Store health",
-                "description": "Health of the store: counts, dead links, index drift, waiting drafts, "
-                               "model reachability, tender heartbeat.",
-                "inputSchema": {"type": "object", "properties": {**sp}, "additionalProperties": False},
-                "annotations": ro,
-            },
-        ]
-        if not self.bound:
-            tools.append({
-                "name": "kura_list",
-                "title": "Stores and modes",
-                "description": "The stores and modes this kura holds, and which one this session uses.",
-                "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
-                "annotations": ro,
-            })
-            if self.stateful:
-                tools.append({
-                    "name": "kura_use",
-                    "title": "Switch store",
-                    "description": "Switch this session to another store or mode; later calls without "
-                                   "`store` use it.",
-                    "inputSchema": {"type": "object", "properties": {
-                        "store": {"type": "string", "description": "store or mode name"}},
-                        "required": ["store"], "additionalProperties": False},
-                    "annotations": {"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
-                })
-        if self._remember_offered():
-            writable = ""
-            if not self.bound:
+        out = []
+        for spec in TOOL_SPECS.values():
+            if not self.offers(spec.name):
+                continue
+            description = spec.description
+            if spec.name == "kura_remember" and not self.bound:
                 try:
                     names = [s["name"] for s in self.backend.stores()["stores"]
                              if s.get("write_policy") == "direct-allowed"]
-                    writable = f" Stores that accept it: {', '.join(names)}."
+                    description += f" Stores that accept it: {', '.join(names)}."
                 except KuraError:
                     pass
-            tools.append({
-                "name": "kura_remember",
-                "title": "Write a memory",
-                "description": "Write one memory directly (one fact per memory). Write only what the user "
-                               "said or confirmed; the description is the one line that makes it "
-                               "recognisable in the map." + writable,
-                "inputSchema": {"type": "object", "properties": {
-                    "slug": {"type": "string", "description": "lower-case words joined by '-'"},
-                    "description": {"type": "string", "description": "the recognition line for the map"},
-                    "body": {"type": "string", "description": "the memory itself, in Markdown"},
-                    "type": {"type": "string", "enum": list(TYPES)},
-                    "title": {"type": "string"},
-                    "tags": {"type": "array", "items": {"type": "string"}},
-                    "belongs_because": {"type": "string",
-                                        "description": "one sentence: why this memory belongs in this store"},
-                    "keep": {"type": "string",
-                             "description": "one sentence: what meaning must outlive any shortening"},
-                    "may_fade": {"type": "string", "description": "one sentence: what detail may fade"},
-                    **sp}, "required": ["slug", "description", "body"], "additionalProperties": False},
-                "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
-                                "openWorldHint": False},
-            })
-        return tools
+            out.append({"name": spec.name, "title": spec.title, "description": description,
+                        "inputSchema": spec.schema(store_arg=spec.store_arg and not self.bound),
+                        "annotations": dict(spec.annotations)})
+        return out
 
     def _call_reply(self, mid: Any, params: Mapping[str, Any]) -> dict[str, Any]:
         name = params.get("name")
@@ -431,10 +492,14 @@ class McpSession:
             return _error(mid, INVALID_PARAMS, "tools/call needs a tool name")
         if not self.offers(name):
             return _error(mid, INVALID_PARAMS, f"unknown tool {name[:60]!r}{self._why_hidden(name)}")
+        spec = TOOL_SPECS[name]
         try:
             if not isinstance(args, dict):
                 raise ToolFailure("arguments must be an object")
-            text = getattr(self, "_tool_" + name.removeprefix("kura_"))(args)
+            if "store" in args and self.bound and spec.store_arg:
+                raise ToolFailure(f"this session is bound to store {self.bound!r}; it takes no store argument")
+            checked = spec.check(args, store_arg=spec.store_arg and not self.bound)
+            text = getattr(self, "_tool_" + name.removeprefix("kura_"))(checked)
             return _result(mid, {"content": [{"type": "text", "text": text}], "isError": False})
         except (ToolFailure, KuraError) as exc:
             return _result(mid, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
@@ -460,79 +525,30 @@ class McpSession:
             return ": HTTP sessions keep no state; pass store=NAME on each call or connect to /s/NAME/mcp"
         return ""
 
-    # ---- argument checks ---------------------------------------------------
-    def _check_args(self, args: Mapping[str, Any], allowed: set[str]) -> None:
-        if not self.bound:
-            allowed = allowed | {"store"}
-        for k in args:
-            if k not in allowed:
-                if k == "store" and self.bound:
-                    raise ToolFailure(f"this session is bound to store {self.bound!r}; it takes no store argument")
-                raise ToolFailure(f"unknown argument {k[:40]!r} (accepted: {', '.join(sorted(allowed)) or 'none'})")
-
     def _target(self, args: Mapping[str, Any]) -> str | None:
-        if self.bound:
-            return self.bound
-        s = args.get("store")
-        if s is not None:
-            if not isinstance(s, str) or not s:
-                raise ToolFailure("store must be a non-empty string naming a store or mode")
-            return s
-        return self.current
+        return self.bound or args.get("store") or self.current
 
-    @staticmethod
-    def _str(args: Mapping[str, Any], key: str, *, required: bool = True) -> str | None:
-        v = args.get(key)
-        if v is None:
-            if required:
-                raise ToolFailure(f"missing argument {key!r}")
-            return None
-        if not isinstance(v, str) or (required and not v.strip()):
-            raise ToolFailure(f"{key!r} must be a non-empty string")
-        return v
-
-    @staticmethod
-    def _int(args: Mapping[str, Any], key: str, lo: int, hi: int) -> int | None:
-        v = args.get(key)
-        if v is None:
-            return None
-        if isinstance(v, float) and v.is_integer():
-            v = int(v)
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise ToolFailure(f"{key!r} must be a whole number from {lo} to {hi}")
-        return v
-
-    # ---- the tools ---------------------------------------------------------
+    # ---- the tools (arguments already checked against their spec) ----------
     def _tool_recall(self, args: Mapping[str, Any]) -> str:
-        self._check_args(args, {"question", "hops", "top"})
-        question = self._str(args, "question")
-        res = self.backend.recall(question, self._target(args), self._int(args, "hops", 0, 10),
-                                  self._int(args, "top", 1, 100))
+        res = self.backend.recall(args["question"], self._target(args), args.get("hops"), args.get("top"))
         return render_recall(res)
 
     def _tool_read(self, args: Mapping[str, Any]) -> str:
-        self._check_args(args, {"slug"})
-        return render_memory(self.backend.read(self._str(args, "slug"), self._target(args)))
+        return render_memory(self.backend.read(args["slug"], self._target(args)))
 
     def _tool_map(self, args: Mapping[str, Any]) -> str:
-        self._check_args(args, set())
         return self.backend.map(self._target(args))
 
     def _tool_doctor(self, args: Mapping[str, Any]) -> str:
-        self._check_args(args, set())
         return render_doctor(self.backend.doctor(self._target(args)))
 
     def _tool_list(self, args: Mapping[str, Any]) -> str:
-        if args:
-            raise ToolFailure("kura_list takes no arguments")
         info = self.backend.stores()
         using = self.backend.resolve(self.current)
         return render_stores(info, using)
 
     def _tool_use(self, args: Mapping[str, Any]) -> str:
-        if set(args) - {"store"}:
-            raise ToolFailure("kura_use takes one argument, store")
-        sel = self._str(args, "store")
+        sel = args["store"]
         name = self.backend.resolve(sel)  # an unknown name fails here, at the door
         with self._lock:
             self.current = sel
@@ -540,29 +556,7 @@ class McpSession:
             ". Call kura_map to see what it holds."
 
     def _tool_remember(self, args: Mapping[str, Any]) -> str:
-        self._check_args(args, {"slug", "description", "body", "type", "title", "tags",
-                                "belongs_because", "keep", "may_fade"})
-        fields: dict[str, Any] = {
-            "slug": self._str(args, "slug"), "description": self._str(args, "description"),
-            "body": self._str(args, "body"),
-        }
-        t = self._str(args, "type", required=False)
-        if t:
-            if t not in TYPES:
-                raise ToolFailure(f"type must be one of {', '.join(TYPES)}")
-            fields["type"] = t
-        title = self._str(args, "title", required=False)
-        if title:
-            fields["title"] = title
-        tags = args.get("tags")
-        if tags is not None:
-            if not isinstance(tags, list) or not all(isinstance(x, str) and x.strip() for x in tags):
-                raise ToolFailure("tags must be a list of words")
-            fields["tags"] = tags
-        for k in ("belongs_because", "keep", "may_fade"):
-            v = self._str(args, k, required=False)
-            if v:
-                fields[k] = v
+        fields = {k: v for k, v in args.items() if k != "store" and v not in (None, "")}
         out = self.backend.remember(self._target(args), **fields)
         return f"remembered {out['slug']} in store {out['store']!r}"
 
@@ -580,7 +574,9 @@ class McpSession:
 def render_recall(d: Mapping[str, Any]) -> str:
     lines = []
     if d.get("degraded"):
-        lines.append(f"⚠ degraded: recalled by words, not meaning ({d.get('reason') or 'the thinker did not answer'})")
+        from .recall import degraded_notice
+
+        lines.append(d.get("notice") or degraded_notice(str(d.get("reason") or "")))
     picked = ", ".join(d.get("picked") or []) or "—"
     walked = ", ".join(d.get("walked") or []) or "—"
     lines.append(f"store: {d.get('store')} · how: {d.get('how')} · picked: {picked} · walked: {walked} · "

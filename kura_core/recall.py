@@ -58,6 +58,28 @@ RACE_WINDOW_S = 2.0
 RETRY_S = 0.5
 
 
+#: The bounds a caller may ask for, the same on every face: how far [[links]] are walked,
+#: how many memories may be picked, how many characters of context come back.
+LIMITS: dict[str, tuple[int, int]] = {"hops": (0, 10), "top": (1, 100), "chars": (200, 1_000_000)}
+#: What a recall question may hold, in characters.
+QUESTION_CHARS = 8000
+
+
+def check_limits(**values: int | None) -> None:
+    """Refuse a hops/top/chars outside :data:`LIMITS` (None: the store's default)."""
+    for key, v in values.items():
+        if v is None:
+            continue
+        lo, hi = LIMITS[key]
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise KuraError(f"{key} must be a whole number from {lo} to {hi} (got {v!r})")
+
+
+def degraded_notice(reason: str) -> str:
+    """The one line every face shows when recall fell back to words."""
+    return f"⚠ degraded: recalled by words, not meaning ({reason or 'the thinker did not answer'})"
+
+
 class Skipped(NamedTuple):
     """A memory recall picked (or walked to) but could not include, and why."""
 
@@ -84,6 +106,11 @@ class RecallResult:
     #: every memory picked or walked that could not be included, with why
     skipped: tuple[Skipped, ...] = ()
 
+    @property
+    def notice(self) -> str:
+        """The degraded line to show ("" when recall was by meaning)."""
+        return degraded_notice(self.reason) if self.degraded else ""
+
     def to_json(self) -> dict[str, Any]:
         d = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # asdict, without deep copies
         for k in ("picked", "walked", "dropped"):
@@ -92,6 +119,8 @@ class RecallResult:
         d["scores"] = [[s, round(v, 4)] for s, v in self.scores]
         d["elapsed_ms"] = round(self.elapsed_ms, 2)
         d["model_ms"] = round(self.model_ms, 2)
+        if self.degraded:
+            d["notice"] = self.notice
         return d
 
 

@@ -55,7 +55,7 @@ RESERVED = frozenset({"memory", "charter", "profile", "readme", "index"})
 TYPES = ("user", "feedback", "project", "reference")
 STILL = "_still"
 INDEX_FILE = "MEMORY.md"
-LINK_RE = re.compile(r"\[\[([^\[\]\n|]+?)(?:\|[^\[\]\n]*)?\]\]")
+LINK_RE = re.compile(r"\[\[([^\[\]\n|#]+?)(?:[|#][^\[\]\n]*)?\]\]")
 _ENTRY_RE = re.compile(
     r"^\s*[-*]\s+\[(?P<title>[^\]\n]*)\]\((?P<file>[^)\s]+)\)\s*(?:(?:—|–|-{1,2}|:)\s*(?P<desc>.*))?$"
 )
@@ -117,8 +117,10 @@ def slugify(title: str) -> str:
 
 
 def links_in(text: str) -> list[str]:
-    """The [[slug]] links in *text*, in order, duplicates kept."""
-    return [m.group(1).strip() for m in LINK_RE.finditer(text)]
+    """The slugs named by ``[[slug]]``, ``[[slug|label]]`` and ``[[slug#part]]`` links in
+    *text*, in order, duplicates kept. The one reading of a link: doctor, recall's walk,
+    weave, the floors and the app all use it."""
+    return [m.group(1).strip() for m in LINK_RE.finditer(text or "") if m.group(1).strip()]
 
 
 # --------------------------------------------------------------------------- memory files

@@ -16,7 +16,7 @@ from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..prompts import messages as build_messages, preamble
 from ..registry import Registry
 from ..reports import tally_of
-from ..store import Store, check_slug, slugify
+from ..store import TYPES, Store, check_slug, slugify
 from ..tokens import estimate_tokens
 from . import marks
 from .drafts import (Draft, FloorRefused, body_digest, claimed, evidence_of, finish_pours, fix as fix_draft,
@@ -611,7 +611,7 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
     if decision == "extends":
         slug = f"{target}-ext"
     mtype = str(reply.get("type") or "project")
-    if mtype not in ("user", "feedback", "project", "reference"):
+    if mtype not in TYPES:
         mtype = "project"
     manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
     draft = Draft(

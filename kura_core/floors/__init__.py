@@ -191,17 +191,12 @@ class Evidence:
         return list(dict.fromkeys(s for c, _q, s in self.quotes if c == "USER"))
 
 
-_LINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
-
-
 def links_in(text: str) -> list[str]:
-    """Slugs named by ``[[slug]]``, ``[[slug|label]]`` or ``[[slug#part]]`` links."""
-    out: dict[str, None] = {}
-    for match in _LINK.finditer(text or ""):
-        slug = re.split(r"[|#]", match.group(1), maxsplit=1)[0].strip()
-        if slug:
-            out.setdefault(slug, None)
-    return list(out)
+    """Slugs named by ``[[slug]]``, ``[[slug|label]]`` or ``[[slug#part]]`` links, once each
+    (:func:`kura_core.store.links_in`, deduplicated)."""
+    from ..store import links_in as all_links
+
+    return list(dict.fromkeys(all_links(text)))
 
 
 def _type_name(value: object) -> str:

@@ -338,7 +338,7 @@ def test_a_recall_result_serialises_as_asdict_would():
                      (("a", 1.23456789),))
     expected = asdict(r)
     expected.update(picked=["a", "b"], walked=["a"], dropped=["x"], scores=[["a", 1.2346]], elapsed_ms=1.23,
-                    model_ms=0.5, skipped=[])
+                    model_ms=0.5, skipped=[], notice="⚠ degraded: recalled by words, not meaning (why)")
     assert r.to_json() == expected
     from kura_core.recall import Skipped
 
