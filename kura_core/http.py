@@ -240,7 +240,7 @@ def _route_remember(k: Kura, req: Request, name: str | None) -> Response:
     cur = {f: _str_field(body, f, required=False, limit=2000) for f in ("belongs_because", "keep", "may_fade")}
     mem = k.remember(slug, description, text, store=name, type=mtype, title=title, tags=tags,
                      **{f: v for f, v in cur.items() if v is not None})
-    return json_response({"store": k.registry.resolve(name), "slug": mem.slug, "title": mem.title,
+    return json_response({"store": k.resolve(name), "slug": mem.slug, "title": mem.title,
                           "description": mem.description, "type": mem.type, "tags": list(mem.tags),
                           **{f: mem.curation(f) for f in cur if mem.curation(f)}})
 
@@ -259,7 +259,7 @@ def _route_prefill(k: Kura, req: Request, name: str | None) -> Response:
         etag = _quote_etag(str(p.etag))
         ctype = "text/plain; charset=utf-8"
     else:
-        body = json.dumps({"store": k.registry.resolve(name), **p.to_json()}, ensure_ascii=False,
+        body = json.dumps({"store": k.resolve(name), **p.to_json()}, ensure_ascii=False,
                           default=str).encode("utf-8")
         etag = _quote_etag(f"{p.etag}-json-{hashlib.sha256(body).hexdigest()[:12]}")
         ctype = "application/json; charset=utf-8"
@@ -292,7 +292,7 @@ def _route_memory(k: Kura, req: Request, name: str | None) -> Response:
     except UnicodeDecodeError:
         raise HttpError(400, "the slug is not valid percent-encoded UTF-8") from None
     mem = k.read(slug, store=name)
-    return json_response({"store": k.registry.resolve(name), **mem.to_json()})
+    return json_response({"store": k.resolve(name), **mem.to_json()})
 
 
 def _route_doctor(k: Kura, req: Request, name: str | None) -> Response:
@@ -306,7 +306,7 @@ def _route_doctor(k: Kura, req: Request, name: str | None) -> Response:
 
 def _route_stores(k: Kura, req: Request, name: str | None) -> Response:
     info = k.stores()
-    info["selected"] = k.registry.resolve(name)
+    info["selected"] = k.resolve(name)
     return json_response(info)
 
 

@@ -92,7 +92,7 @@ class LocalBackend:
         self.kura = kura
 
     def resolve(self, selector: str | None) -> str:
-        return self.kura.registry.resolve(selector)
+        return self.kura.resolve(selector)
 
     def stores(self) -> dict[str, Any]:
         return self.kura.stores()
