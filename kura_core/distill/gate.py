@@ -374,6 +374,29 @@ def _malformed(candidate: Mapping[str, Any]) -> list[Violation]:
     return out
 
 
+def _quote_reasons(checks: Sequence[QuoteCheck]) -> list[str]:
+    """What a person should know about the quotes: re-filed classes and cut quotes."""
+    out = []
+    for q in checks:
+        if q.status in ("verified", "echo") and q.claimed and q.claimed != q.cls:
+            out.append(f"quote re-filed from {q.claimed} to {q.cls}: {_short(q.text)}")
+        if q.status == "cut":
+            out.append(f"quote {q.why}: {_short(q.text)}")
+    return out
+
+
+def _no_survivor(result: Callable[..., GateResult], checks: Sequence[QuoteCheck]) -> GateResult:
+    counts: dict[str, int] = {}
+    for q in checks:
+        counts[q.status] = counts.get(q.status, 0) + 1
+    detail = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items()))
+    if not checks:
+        return result("dropped", "no quotes given", drop="no_quotes")
+    if counts.get("echo") and len(counts) == 1:
+        return result("dropped", f"every quote is an echo of the store ({detail})", drop="all_echo")
+    return result("dropped", f"no quote survived ({detail})", drop="no_survivor")
+
+
 def _gate_one(
     candidate: object,
     index: _Index,
@@ -384,28 +407,21 @@ def _gate_one(
 ) -> GateResult:
     if not isinstance(candidate, Mapping):
         return GateResult("", "dropped", ("candidate is not a JSON object",), (), (), (), drop="not_an_object")
-    title_raw = candidate.get("title")
-    title = title_raw if isinstance(title_raw, str) else ""
+    title = candidate.get("title") if isinstance(candidate.get("title"), str) else ""
     kind_raw = candidate.get("kind", "fact")
     kind = kind_raw.strip().lower() if isinstance(kind_raw, str) else ""
-    quotes_raw = candidate.get("quotes")
-    quote_list = quotes_raw if isinstance(quotes_raw, list) else []
+    quote_list = candidate.get("quotes") if isinstance(candidate.get("quotes"), list) else []
     found = [_check_quote(q, index, is_echo, min_quote_chars) for q in quote_list]
     checks = tuple(q for q, _ in found)
-    reasons: list[str] = []
-    for q in checks:
-        if q.status in ("verified", "echo") and q.claimed and q.claimed != q.cls:
-            reasons.append(f"quote re-filed from {q.claimed} to {q.cls}: {_short(q.text)}")
-        if q.status == "cut":
-            reasons.append(f"quote {q.why}: {_short(q.text)}")
+    reasons = _quote_reasons(checks)
     survivors = [(q, pos) for q, pos in found if q.status == "verified"]
-    classes = tuple(sorted({q.cls for q, _ in survivors if q.cls}, key=lambda c: c))
+    classes = tuple(sorted({q.cls for q, _ in survivors if q.cls}))
     copy = dict(candidate)
     evidence = _evidence(index, survivors)
 
     def result(verdict: str, *why: str, drop: str = "", violations: Sequence[Violation] = (),
                tag_checks: Mapping[str, str] | None = None, label: str = "") -> GateResult:
-        return GateResult(title, verdict, tuple(reasons) + why, classes, checks, tuple(violations),
+        return GateResult(str(title), verdict, tuple(reasons) + why, classes, checks, tuple(violations),
                           label, tag_checks or {}, copy, drop, evidence)
 
     malformed = _malformed(candidate)
@@ -414,32 +430,27 @@ def _gate_one(
                       drop="malformed", violations=malformed)
     if kind not in KINDS:
         return result("dropped", "kind must be fact, judgement or idea", drop="kind")
-
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
-    present = set(classes)
-
     if kind == "idea":
         return _idea(result, fields, evidence, human_names, candidate, copy)
-
     if not survivors:
-        counts: dict[str, int] = {}
-        for q in checks:
-            counts[q.status] = counts.get(q.status, 0) + 1
-        detail = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items()))
-        if not checks:
-            return result("dropped", "no quotes given", drop="no_quotes")
-        if counts.get("echo") and len(counts) == 1:
-            return result("dropped", f"every quote is an echo of the store ({detail})", drop="all_echo")
-        return result("dropped", f"no quote survived ({detail})", drop="no_survivor")
+        return _no_survivor(result, checks)
 
-    tag_checks, tag_notes = _sift_tags(candidate.get("tags"), present)
+    tag_checks, tag_notes = _sift_tags(candidate.get("tags"), set(classes))
     reasons.extend(tag_notes)
     if "tags" in copy:
         copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
-
     violations = check_surface(fields, evidence, human_names=human_names)
     violations += [v for v in check_tags(copy.get("tags") or [], evidence, human_names=human_names)
                    if v.kind != "tag"]
+    return _settle(result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors))
+
+
+def _settle(result: Callable[..., GateResult], reasons: list[str], kind: str, present: set[str],
+            fields: Mapping[str, Any], violations: Sequence[Violation], tag_checks: Mapping[str, str],
+            survived: int) -> GateResult:
+    """The verdict on a candidate whose quotes survived: SELF alone keeps only a judgement in
+    the first person; any floor violation drops it."""
     if present == {"SELF"} and kind != "judgement":
         return result("dropped", "only the agent's own words vouch for it: a SELF-only candidate "
                                  "is kept only as a first-person judgement (kind judgement)",
@@ -455,7 +466,7 @@ def _gate_one(
                           tag_checks=tag_checks)
         reasons.append("kept as a first-person judgement: only SELF evidence survived")
         return result("kept", tag_checks=tag_checks, label="judgement")
-    reasons.append(f"{len(survivors)} quote(s) verified ({', '.join(classes)})")
+    reasons.append(f"{survived} quote(s) verified ({', '.join(sorted(present))})")
     return result("kept", tag_checks=tag_checks)
 
 
