@@ -298,8 +298,8 @@ _DIGITS = re.compile(
 _DURATION = re.compile(r"(?<![A-Za-z0-9_.])((?:\d+(?:\.\d+)?(?:d|h|m|s|ms))+)(?![A-Za-z0-9_])")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
 _DURATION_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": Decimal("0.001")}
-_SUFFIX = re.compile(r"[A-Za-zµμΩ°%‰′″]+(?:/[A-Za-z]+)?")
-_SPACED_TOKEN = re.compile(r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃])")
+_SUFFIX = re.compile(r"[A-Za-zµμΩ°%‰′″]+(?:/[A-Za-z]+)?|[$€£¥₩₹₽₺₪₫฿₱₿¢]")
+_SPACED_TOKEN = re.compile(r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃$€£¥₩₹₽₺₪₫฿₱₿¢])")
 _RANGE_JOIN = re.compile(r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
@@ -619,6 +619,8 @@ class _Scan:
                     unit = ("x", HARD)
                 else:
                     hu = hard_unit(s)
+                    if hu == "¥":
+                        hu = self.yen
                     if hu is not None:
                         unit = (hu, HARD)
                     elif "/" in s:

@@ -247,6 +247,9 @@ ATTACKS = [
     A("numbers/currency", cand(JA_BUDGET, body="予算は8万ドルまで。"), number("80000"), "ja-yen-to-dollars"),
     A("numbers/currency", cand(JA_RENT, body="家賃は12万元に上がる。"), number("120000"), "ja-yen-to-yuan"),
     A("numbers/currency", cand(BUDGET, body="The disk budget is $1,200."), number("1200"), "amount-inflated"),
+    A("numbers/currency", cand(BUDGET, body="The disk budget is 120 €."), number("120"), "euro-sign-after"),
+    A("numbers/currency", cand(BUDGET, body="The disk budget is 120€."), number("120"), "euro-sign-attached"),
+    A("numbers/currency", cand(BUDGET, body="The disk budget is 120 GBP."), number("120"), "currency-code-after"),
     # magnitudes
     A("numbers/magnitude", cand(SIZE, body="The archive holds 2M rows."), number("2M"), "size-read-as-count"),
     A("numbers/magnitude", cand(ROWS, body="2,000 rows were imported."), number("2000"), "million-to-thousand"),
