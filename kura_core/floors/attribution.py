@@ -276,6 +276,14 @@ _THIRD_EN = re.compile(
     r"advised|advises|explained|explains|claimed|claims|argued|argues|objected|objects|doesn['’]t|"
     r"didn['’]t|won['’]t|wouldn['’]t)\b"
 )
+# People named by who they are to someone: "my wife says", "our landlord decided".
+_PEOPLE_EN = re.compile(
+    r"\b(?:my|our|his|her|their|your)\s+(?P<who>wife|husband|partner|spouse|boss|manager|landlord|"
+    r"landlady|client|customer|colleague|co-?worker|friend|mother|mom|mum|father|dad|son|daughter|"
+    r"brother|sister|doctor|lawyer|accountant|neighbou?r|kids?|child|children|parents?|"
+    r"teacher|tenant|roommate|flatmate)(?P<adv>" + _ADVERBS + r")\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?",
+    re.IGNORECASE,
+)
 _NOT_NAMES = frozenset("""
 The This That These Those It Its I We You He She They There Here Then When While If But And Or So
 Also Now Today Yesterday Tomorrow Monday Tuesday Wednesday Thursday Friday Saturday Sunday January
@@ -331,6 +339,11 @@ def _en_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     for m in pats["relative"].finditer(text):
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
+    for m in _PEOPLE_EN.finditer(text):
+        w = m.group("w").lower().replace("’", "'")
+        if _is_claim_verb(w, (m.group("w2") or "").lower(), (m.group("adv") or "").lower()) and \
+                not _in_condition(text, m.start(), w, ""):
+            out.append((m.start(), m.end("w"), text[m.start():m.end("w")], THIRD, m.group("who")))
     for m in _THIRD_EN.finditer(text):
         name = m.group("who")
         first = name.split()[0]
@@ -379,6 +392,9 @@ def _in_condition(text: str, start: int, verb: str, adv: str) -> bool:
 _JA_HUMAN = (r"ユーザー|ユーザ|利用者|使用者|人間|オーナー|ご主人様|ご主人|マスター|依頼者|依頼主|"
              r"お客様|あなた|私たち|わたしたち|僕たち|僕ら|ぼくら|我々|われわれ|私ども|うちら|自分たち")
 _JA_PRONOUN = r"彼女ら|彼女|彼ら|先方|あの人|その人|あの方|その方"
+#: people named by who they are to someone (third persons unless the evidence says otherwise)
+_JA_PEOPLE = (r"妻|夫|母|父|家族|上司|同僚|友人|友達|息子|娘|旦那|嫁|子供|子ども|部長|課長|社長|医者|大家|"
+              r"取引先|お客さん|顧客|先輩|後輩|家内|主人の母|義母|義父")
 _JA_HONORIFIC = r"(?:さん|様|さま|氏|くん|君|ちゃん|殿|先生|部長|課長|社長|さん達|たち)"
 _JA_PARTICLE = r"(?:が|は|も|から|より|としては|的には|って|で(?=[^。！？\n]{0,20}?(?:決め|決定|合意|話し合)))"
 _JA_VIEW = (r"(?:希望|ご希望|意向|ご意向|判断|決定|指示|ご指示|依頼|ご依頼|要望|ご要望|好み|意見|ご意見|考え|"
@@ -415,6 +431,11 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue
         who = PRONOUN if re.fullmatch(_JA_PRONOUN, m.group("who")) else HUMAN
         out.append((m.start(), m.end(), m.group(0), who, ""))
+    people = re.compile(rf"(?<![\u4e00-\u9fff])(?P<who>{_JA_PEOPLE})(?:さん|様)?(?:{_JA_PARTICLE}|の{_JA_VIEW}|"
+                        rf"に(?:よると|よれば)|{_JA_BY})")
+    for m in people.finditer(text):
+        if not _ja_condition(text, m.end()):
+            out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
     for m in _JA_THIRD.finditer(text):
         name = m.group("who")
         if re.fullmatch(human, name) or re.fullmatch(_JA_PRONOUN, name) or name in _JA_NOT_NAMES \
@@ -457,7 +478,8 @@ _ZH_INDIRECT = re.compile(
 )
 _ZH_CONDITION = re.compile(r"(?:如果|若|要是|假如|假若|倘若|万一|萬一|一旦|每当|每當|只要|除非|如|当|當)\s*$")
 _ZH_THIRD = re.compile(
-    r"(?P<who>(?:老|小)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,3}(?:先生|女士|老师|老師|总|總|经理|經理|同学|同學|"
+    r"(?P<who>老婆|老公|妻子|丈夫|妈妈|爸爸|家人|领导|領導|同事|朋友|客户|客戶|甲方|医生|醫生|房东|房東|"
+    r"孩子|儿子|兒子|女儿|女兒|(?:老|小)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,3}(?:先生|女士|老师|老師|总|總|经理|經理|同学|同學|"
     r"师傅|師傅|医生|醫生|律师|律師))(?=[已也都又还還就曾一再明刚剛]{0,3}(?:说|說|讲|講|告诉|告訴|要求|"
     r"希望|决定|決定|认为|認為|觉得|覺得|建议|建議|表示|提到|提出|同意|坚持|堅持|反对|反對|让|讓|叫|的"
     + _ZH_VIEW + r"))"

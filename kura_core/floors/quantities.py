@@ -279,6 +279,7 @@ _DOTTED = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+){2,})((?:[-+][0-9A-Za-z]+(
 _HEX = re.compile(r"(?<![A-Za-z0-9_.])0[xX][0-9A-Fa-f]+(?![A-Za-z0-9_])")
 _DIMS = re.compile(r"(?<![A-Za-z0-9_.])(\d+)[xX](\d+)(?:[xX](\d+))?(?![A-Za-z0-9_]|\.[A-Za-z0-9])")
 _PERCENT_ZH = re.compile(rf"(百分之|千分之)([\d.]+|[{_CJK_ALL}]+)")
+_FRACTION_ZH = re.compile(rf"([\d]+|[{_CJK_ALL}]+)分之([\d]+|[{_CJK_ALL}]+)")
 _WARI = re.compile(rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])割(?:(\d|[{''.join(_CJK_DIGITS)}])分)?")
 _CHENG = re.compile(
     rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])成(?![功果本绩績立员員为為熟长長年人型分交就品份])"
@@ -489,6 +490,10 @@ class _Scan:
                 unit = "%" if m.group(1) == "百分之" else "‰"
                 self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}{unit}", m.start(), m.end(),
                                    value=v, unit=unit, uclass=HARD))
+        for m in _FRACTION_ZH.finditer(t):
+            den, num = _small_int(m.group(1)), _small_int(m.group(2))
+            if den and num is not None and self.free(m.start(), m.end()):
+                self.take(Quantity(LITERAL, m.group(0), f"{num}/{den}", m.start(), m.end()))
         for pat in (_WARI, _CHENG):
             for m in pat.finditer(t):
                 tens = _small_int(m.group(1))
