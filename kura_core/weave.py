@@ -503,10 +503,6 @@ def fill_ledger(ws: Any, rows: Iterable[tuple[str, str, str]], at: float) -> Non
 
 # =========================================================================== the scribe
 
-_UNREACHABLE = ("connection refused", "cannot connect", "cannot reach", "timed out",
-                "is not configured", "api key", "connection dropped")
-
-
 @dataclass
 class _Scribe:
     models: Any
@@ -539,7 +535,7 @@ class _Scribe:
                 msg = str(exc)
                 with self.lock:
                     self.failures += 1
-                    if self.failures >= MAX_FAILURES or any(w in msg.lower() for w in _UNREACHABLE):
+                    if self.failures >= MAX_FAILURES or exc.unreachable:
                         self.stopped = self.stopped or f"scribe: {msg}"
                 return "failed", msg
             trigger = " ".join(str(reply.get("trigger", "")).split()).strip()
