@@ -569,59 +569,26 @@ def cmd_bench(ctx: Ctx) -> int:
 
 def cmd_doctor(ctx: Ctx) -> int:
     from .doctor import diagnose, diagnose_all
+    from .render import doctor_text
 
     reg = ctx.registry()
     if ctx.args.all:
-        rep = diagnose_all(reg, probe=ctx.args.probe)
+        every = diagnose_all(reg, probe=ctx.args.probe)
         if ctx.args.json:
-            ctx.json(rep)
+            ctx.json(every.to_json())
         else:
-            for r in rep["stores"]:
-                _print_doctor(ctx, r)
+            for r in every.stores:
+                ctx.print(doctor_text(r))
                 ctx.print()
-            for p in rep.get("problems", []):
+            for p in every.problems:
                 ctx.warn(f"kura: {p}")
-        return OK if rep["ok"] else FAIL
+        return OK if every.ok else FAIL
     rep = diagnose(reg, ctx.selector, probe=ctx.args.probe)
     if ctx.args.json:
-        ctx.json(rep)
+        ctx.json(rep.to_json())
     else:
-        _print_doctor(ctx, rep)
-    return OK if rep["ok"] else FAIL
-
-
-def _print_doctor(ctx: Ctx, r: dict[str, Any]) -> None:
-    badge = "ok" if r["ok"] else "BROKEN"
-    ctx.print(f"{r['store']}: {badge}  ({r['path']})")
-    cap = r["capacity"]
-    ctx.print(f"  capacity   {cap['memories']} memories · {cap['index_tokens']} index tokens · "
-              f"{cap['body_tokens']} body tokens · {cap['bytes']} bytes")
-    if cap.get("limit"):
-        ctx.print(f"  limit      " + " · ".join(f"{v} {k.replace('_', ' ')}" for k, v in cap["limit"].items())
-                  + f" · pressure {cap['pressure']:.0%}")
-    ctx.print(f"  drafts     {r['drafts_waiting']} waiting · seeds {r['seeds']}")
-    prof = r.get("profile")
-    if prof:
-        ctx.print(f"  profile    {prof['state']}")
-    j = r.get("journals")
-    if j:
-        ctx.print(f"  journals   {j['from']}" + (f": {', '.join(x['root'] for x in j['roots'])}" if j["roots"] else ""))
-    t = r["tender"]
-    beat = f", last beat {t['last_beat_s']}s ago" if "last_beat_s" in t else ""
-    ctx.print(f"  tender     {t['state']}{beat}")
-    for role, m in r["models"].items():
-        if not m["configured"]:
-            ctx.print(f"  {role:<10} not configured")
-            continue
-        reach = ""
-        if "reachable" in m:
-            reach = " reachable" if m["reachable"] else f" unreachable: {m['reason']}"
-        err = f"  last error: {m['last_error']}" if m.get("failing") else ""
-        ctx.print(f"  {role:<10} {m['model']} @ {m['url']}{reach}{err}")
-    for p in r["problems"]:
-        ctx.print(f"  ✗ {p}")
-    for n in r["notes"]:
-        ctx.print(f"  · {n}")
+        ctx.print(doctor_text(rep))
+    return OK if rep.ok else FAIL
 
 
 def cmd_tui(ctx: Ctx) -> int:

@@ -21,10 +21,13 @@ import errno
 import os
 import time
 from collections import Counter
-from typing import Any
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from .errors import BusyError, KuraError, ReadOnlyStore
 from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, probe_write, reason_of
+from .profile import ProfileState
 from .registry import Registry
 from .store import Store
 from .tokens import estimate_tokens
@@ -71,27 +74,274 @@ def _pid_alive(row: dict[str, Any]) -> bool:
     return True
 
 
-def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False) -> dict[str, Any]:
+# =========================================================================== the report
+
+
+@dataclass(frozen=True)
+class FileIssue:
+    """A file and why it is named: unreadable, read in another form, or not read at all."""
+
+    file: str
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "why": self.why}
+
+
+@dataclass(frozen=True)
+class DeadLink:
+    """``[[target]]`` in memory ``source`` names no memory."""
+
+    source: str
+    target: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.source, "to": self.target}
+
+
+@dataclass(frozen=True)
+class IndexDrift:
+    """Where ``MEMORY.md`` and the memory files disagree."""
+
+    files_without_line: tuple[str, ...] = ()
+    lines_without_file: tuple[str, ...] = ()
+    duplicate_lines: tuple[str, ...] = ()
+    bad_targets: tuple[str, ...] = ()  # entry-shaped lines whose link is not a slug
+
+    def items(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(field name, values) in report order."""
+        return (("files_without_line", self.files_without_line),
+                ("lines_without_file", self.lines_without_file),
+                ("duplicate_lines", self.duplicate_lines), ("bad_targets", self.bad_targets))
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: list(v) for k, v in self.items()}
+
+
+@dataclass(frozen=True)
+class Tender:
+    """The tender's heartbeat as doctor reads it. ``state``: alive, stale, dead, stopped,
+    never started, or unknown (the workshop could not be read). The other fields are there
+    when a heartbeat was found (``beat``)."""
+
+    state: str
+    pid: int | None = None
+    last_beat_s: float | None = None
+    doing: str = ""
+    counts: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def beat(self) -> bool:
+        return self.last_beat_s is not None
+
+    @classmethod
+    def from_heartbeat(cls, hb: Mapping[str, Any]) -> "Tender":
+        if "last_beat_s" not in hb:
+            return cls(str(hb["state"]))
+        return cls(str(hb["state"]), hb.get("pid"), hb["last_beat_s"], hb.get("doing") or "",
+                   MappingProxyType(dict(hb.get("counts") or {})))
+
+    def to_json(self) -> dict[str, Any]:
+        if not self.beat:
+            return {"state": self.state}
+        return {"state": self.state, "pid": self.pid, "last_beat_s": self.last_beat_s,
+                "doing": self.doing, "counts": dict(self.counts)}
+
+
+@dataclass(frozen=True)
+class ModelRole:
+    """One model role: its configuration, how its calls have gone (from the workshop, so
+    every process's calls count), and, when probed or unconfigured, whether it answers."""
+
+    role: str
+    configured: bool
+    url: str | None
+    model: str | None
+    calls: int = 0
+    failures: int = 0
+    last_ok_at: float | None = None
+    last_error: str | None = None
+    last_error_at: float | None = None
+    reachable: bool | None = None  # None: configured and not probed
+    reason: str | None = None
+
+    @property
+    def failing(self) -> bool:
+        """The last call failed (no success since the last error)."""
+        return bool(self.last_error_at and (self.last_ok_at or 0) < self.last_error_at)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "configured": self.configured, "url": self.url, "model": self.model,
+            "calls": self.calls, "failures": self.failures, "last_ok_at": self.last_ok_at,
+            "last_error": self.last_error, "last_error_at": self.last_error_at,
+            "failing": self.failing,
+        }
+        if self.reachable is not None:
+            out["reachable"] = self.reachable
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class Capacity:
+    """The store's size in doctor's four units; ``limit`` (the units set in [capacity]) and
+    ``pressure`` (the fullest unit's share of its limit) are None until a limit is set."""
+
+    memories: int = 0
+    index_tokens: int = 0
+    body_tokens: int = 0
+    bytes: int = 0
+    limit: Mapping[str, int] | None = None
+    pressure: float | None = None
+
+    def used(self, unit: str) -> int:
+        return {"memories": self.memories, "index_tokens": self.index_tokens,
+                "body_tokens": self.body_tokens, "bytes": self.bytes}[unit]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"memories": self.memories, "index_tokens": self.index_tokens,
+                "body_tokens": self.body_tokens, "bytes": self.bytes,
+                "limit": dict(self.limit) if self.limit is not None else None,
+                "pressure": self.pressure}
+
+
+@dataclass(frozen=True)
+class JournalRoot:
+    adapter: str
+    root: str
+
+
+@dataclass(frozen=True)
+class SharedRoot:
+    """A journal root this store drinks together with other stores."""
+
+    root: str
+    stores: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Journals:
+    """Which journals the store drinks: ``source`` is where they come from (``journals.from``)."""
+
+    source: str
+    roots: tuple[JournalRoot, ...] = ()
+    shared: tuple[SharedRoot, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.source,
+                "roots": [{"adapter": r.adapter, "root": r.root} for r in self.roots],
+                "shared": [{"root": s.root, "stores": list(s.stores)} for s in self.shared]}
+
+
+@dataclass(frozen=True)
+class Charter:
+    """Whether the store has a charter (``charter.md``), and where it is or would be."""
+
+    present: bool
+    path: str
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """What is in one store and what is broken: one shape whether the store exists or not
+    (a missing store has ``workshop == "missing"``, nothing counted, and the problem named).
+
+    ``to_json()`` is the face's JSON (``kura doctor --json``, ``GET /doctor``,
+    ``kura_doctor``): SPEC §12's keys and the extras beside them.
+    """
+
+    store: str
+    path: str
+    label: str
+    write_policy: str
+    ok: bool
+    memories: int
+    dead_links: tuple[DeadLink, ...]
+    islands: tuple[str, ...]
+    index_drift: IndexDrift
+    unreadable: tuple[FileIssue, ...]
+    manifests_missing: tuple[str, ...]
+    drafts_waiting: int
+    seeds: int
+    normalise_on_write: tuple[FileIssue, ...]
+    ignored_files: tuple[FileIssue, ...]
+    profile: ProfileState | None  # None when the store does not exist
+    charter: Charter
+    journals: Journals
+    tender: Tender
+    models: Mapping[str, ModelRole]  # thinker, brain, scribe
+    capacity: Capacity
+    writable: bool
+    workshop: str  # ok | new | recreated | read-only | busy | unavailable | missing
+    problems: tuple[str, ...]  # what makes it broken (``ok`` is False when there is any)
+    notes: tuple[str, ...]  # worth knowing, not broken
+
+    @property
+    def exists(self) -> bool:
+        return self.workshop != "missing"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "store": self.store, "path": self.path, "label": self.label,
+            "write_policy": self.write_policy, "ok": self.ok, "memories": self.memories,
+            "dead_links": [d.to_json() for d in self.dead_links],
+            "islands": list(self.islands),
+            "index_drift": self.index_drift.to_json(),
+            "unreadable": [u.to_json() for u in self.unreadable],
+            "manifests_missing": list(self.manifests_missing),
+            "drafts_waiting": self.drafts_waiting, "seeds": self.seeds,
+            "normalise_on_write": [n.to_json() for n in self.normalise_on_write],
+            "ignored_files": [f.to_json() for f in self.ignored_files],
+            "profile": self.profile.to_json(text=False) if self.profile is not None else None,
+            "charter": {"present": self.charter.present, "path": self.charter.path},
+            "journals": self.journals.to_json(),
+            "tender": self.tender.to_json(),
+            "models": {role: m.to_json() for role, m in self.models.items()},
+            "capacity": self.capacity.to_json(),
+            "writable": self.writable, "workshop": self.workshop,
+            "problems": list(self.problems), "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class DoctorAll:
+    """Every configured store's report. ``problems`` names what is wrong beyond one store
+    (no store configured at all)."""
+
+    ok: bool
+    stores: tuple[DoctorReport, ...]
+    at: float
+    problems: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "stores": [r.to_json() for r in self.stores], "at": self.at,
+                "problems": list(self.problems)}
+
+
+# =========================================================================== diagnosing
+
+
+def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False) -> DoctorReport:
+    """What is in store *selector* and what is broken. Never raises for what it finds."""
     name = reg.resolve(selector)
     store = reg.store(name)
     spec = reg.config.stores[name]
     problems: list[str] = []
     notes: list[str] = []
-    report: dict[str, Any] = {"store": name, "path": str(store.root), "label": spec.label,
-                              "write_policy": spec.write_policy}
 
     if not store.root.is_dir() or not store.index_path.is_file():
         problems.append(f"the store directory {store.root} has no MEMORY.md: run `kura init {name} --path {store.root}`")
-        report.update(ok=False, memories=0, dead_links=[], islands=[],
-                      index_drift={"files_without_line": [], "lines_without_file": [], "duplicate_lines": []},
-                      unreadable=[], drafts_waiting=0, seeds=0, tender={"state": "never started"},
-                      models=_models(reg, name, probe=False), writable=False, workshop="missing",
-                      capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0,
-                                                 "bytes": 0}),
-                      normalise_on_write=[], ignored_files=[],
-                      journals=_journals(reg, name, notes), profile=None,
-                      problems=problems, notes=notes)
-        return report
+        journals = _journals(reg, name, notes)
+        return DoctorReport(
+            store=name, path=str(store.root), label=spec.label, write_policy=spec.write_policy,
+            ok=False, memories=0, dead_links=(), islands=(), index_drift=IndexDrift(),
+            unreadable=(), manifests_missing=(), drafts_waiting=0, seeds=0,
+            normalise_on_write=(), ignored_files=(), profile=None,
+            charter=Charter(False, str(store.charter_path)), journals=journals,
+            tender=Tender("never started"), models=_models(reg, name, probe=False),
+            capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0}),
+            writable=False, workshop="missing", problems=tuple(problems), notes=tuple(notes))
 
     scan = store.scan()
     mems = scan.by_slug()
@@ -99,7 +349,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     present = set(store.file_slugs())
 
     # links
-    dead: list[dict[str, str]] = []
+    dead: list[DeadLink] = []
     incoming: Counter[str] = Counter()
     for m in scan.memories:
         for target in dict.fromkeys(m.links):
@@ -107,24 +357,24 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
                 if target != m.slug:
                     incoming[target] += 1
             else:
-                dead.append({"from": m.slug, "to": target})
+                dead.append(DeadLink(m.slug, target))
     islands = sorted(s for s in mems if incoming[s] == 0) if len(mems) > 1 else []
 
     # drift
     counts = Counter(e.slug for e in idx.entries)
-    drift = {
-        "files_without_line": sorted(present - set(counts)),
-        "lines_without_file": sorted(s for s in counts if s not in present),
-        "duplicate_lines": sorted(s for s, c in counts.items() if c > 1),
-        "bad_targets": [t for _, t in idx.foreign_links],
-    }
+    drift = IndexDrift(
+        files_without_line=tuple(sorted(present - set(counts))),
+        lines_without_file=tuple(sorted(s for s in counts if s not in present)),
+        duplicate_lines=tuple(sorted(s for s, c in counts.items() if c > 1)),
+        bad_targets=tuple(t for _, t in idx.foreign_links),
+    )
 
-    unreadable = [{"file": f, "why": why} for f, why in scan.unreadable]
+    unreadable = [FileIssue(f, why) for f, why in scan.unreadable]
     for m in scan.memories:
         for p in m.problems:
-            unreadable.append({"file": f"{m.slug}.md", "why": p})
+            unreadable.append(FileIssue(f"{m.slug}.md", p))
     # YAML-ish frontmatter (hand-written, other tools): read in the line form, not broken
-    normalise = [{"file": f"{m.slug}.md", "why": m.form_why} for m in scan.memories if m.form != "yaml"]
+    normalise = [FileIssue(f"{m.slug}.md", m.form_why) for m in scan.memories if m.form != "yaml"]
     ignored = _ignored_files(store)
 
     manifests_missing = []
@@ -138,8 +388,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     drafts_dir = store.still / "drafts"
     drafts_waiting = len([p for p in drafts_dir.glob("*.md")]) if drafts_dir.is_dir() else 0
     workshop = _workshop(reg, name, store, spec.write_policy, problems, notes)
-    seeds = workshop["seeds"]
-    tender = workshop["tender"]
+    tender = Tender.from_heartbeat(workshop["tender"])
     for what in store.pending():
         problems.append(f"{what}: free space or make the store writable; the next write or "
                         "`kura distill drain` finishes it")
@@ -153,25 +402,25 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         pass
 
     if dead:
-        problems.append(f"{len(dead)} link(s) point at no memory (first: [[{dead[0]['to']}]] in {dead[0]['from']})")
-    if drift["files_without_line"]:
-        problems.append(f"{len(drift['files_without_line'])} memory file(s) have no index line "
-                        f"(first: {drift['files_without_line'][0]}.md)")
-    if drift["lines_without_file"]:
-        problems.append(f"{len(drift['lines_without_file'])} index line(s) point at no file "
-                        f"(first: {drift['lines_without_file'][0]}.md)")
-    if drift["duplicate_lines"]:
-        problems.append(f"{len(drift['duplicate_lines'])} memory(ies) have more than one index line")
-    if drift["bad_targets"]:
-        problems.append(f"{len(drift['bad_targets'])} index line(s) link to a name that is not a slug")
+        problems.append(f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in {dead[0].source})")
+    if drift.files_without_line:
+        problems.append(f"{len(drift.files_without_line)} memory file(s) have no index line "
+                        f"(first: {drift.files_without_line[0]}.md)")
+    if drift.lines_without_file:
+        problems.append(f"{len(drift.lines_without_file)} index line(s) point at no file "
+                        f"(first: {drift.lines_without_file[0]}.md)")
+    if drift.duplicate_lines:
+        problems.append(f"{len(drift.duplicate_lines)} memory(ies) have more than one index line")
+    if drift.bad_targets:
+        problems.append(f"{len(drift.bad_targets)} index line(s) link to a name that is not a slug")
     if scan.unreadable:
         problems.append(f"{len(scan.unreadable)} memory file(s) cannot be read (first: "
                         f"{scan.unreadable[0][0]}: {scan.unreadable[0][1]})")
     if manifests_missing:
         problems.append(f"{len(manifests_missing)} memory(ies) point at an evidence manifest that is gone")
-    if tender["state"] == "dead":
+    if tender.state == "dead":
         problems.append("the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`")
-    elif tender["state"] == "stale":
+    elif tender.state == "stale":
         notes.append("the tender's heartbeat is late")
     from .distill.pipeline import missing_roots
 
@@ -185,68 +434,68 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         notes.append("some frontmatter fields could not be read; see unreadable")
     if normalise:
         notes.append(f"{len(normalise)} memory file(s) have YAML-ish frontmatter, read in the line form "
-                     f"(first: {normalise[0]['file']}); kura writes them as YAML the next time it "
+                     f"(first: {normalise[0].file}); kura writes them as YAML the next time it "
                      "writes them — nothing to fix")
     for f in ignored:
-        notes.append(f"{f['file']} is not read as a memory: {f['why']}")
+        notes.append(f"{f.file} is not read as a memory: {f.why}")
     journals = _journals(reg, name, notes)
-    from .profile import state_for_doctor
+    from .profile import profile_state
 
-    profile_report = dict(state_for_doctor(reg, name))
-    if profile_report["problem"]:
-        notes.append(f"the learned profile cannot be read: {profile_report['problem']}")
-    elif profile_report["draft"]["present"]:
+    profile = profile_state(reg, name)
+    if profile.problem:
+        notes.append(f"the learned profile cannot be read: {profile.problem}")
+    elif profile.draft_present:
         notes.append(f"a profile draft is waiting: read it with `kura profile show -s {name}`, "
                      f"apply it with `kura profile apply -s {name}`")
 
     models = _models(reg, name, probe=probe, calls=workshop["calls"])
     for role, st in models.items():
-        if st.get("last_error") and st.get("failing"):
-            notes.append(f"model {role}: {st['last_error']}")
+        if st.last_error and st.failing:
+            notes.append(f"model {role}: {st.last_error}")
 
     capacity = _capacity(spec, {"memories": len(present), "index_tokens": index_tokens,
                                 "body_tokens": body_tokens, "bytes": nbytes})
-    if capacity["pressure"] is not None and capacity["pressure"] >= 1.0:
-        over = ", ".join(f"{k} {capacity[k]} of {v}" for k, v in capacity["limit"].items()
-                         if capacity[k] >= v)
+    if capacity.pressure is not None and capacity.pressure >= 1.0 and capacity.limit:
+        over = ", ".join(f"{k} {capacity.used(k)} of {v}" for k, v in capacity.limit.items()
+                         if capacity.used(k) >= v)
         notes.append(f"the store is at or over its capacity limit ({over}); kura keeps every memory "
                      "— tidy, merge or raise [capacity] in kura.toml")
-    report.update(
+    return DoctorReport(
+        store=name, path=str(store.root), label=spec.label, write_policy=spec.write_policy,
         ok=not problems,
         memories=len(present),
-        dead_links=dead,
-        islands=islands,
+        dead_links=tuple(dead),
+        islands=tuple(islands),
         index_drift=drift,
-        unreadable=unreadable,
-        manifests_missing=manifests_missing,
+        unreadable=tuple(unreadable),
+        manifests_missing=tuple(manifests_missing),
         drafts_waiting=drafts_waiting,
-        seeds=seeds,
-        normalise_on_write=normalise,
-        ignored_files=ignored,
-        profile=profile_report,
-        charter={"present": bool(store.charter()), "path": str(store.charter_path)},
+        seeds=workshop["seeds"],
+        normalise_on_write=tuple(normalise),
+        ignored_files=tuple(ignored),
+        profile=profile,
+        charter=Charter(bool(store.charter()), str(store.charter_path)),
         journals=journals,
         tender=tender,
         models=models,
         capacity=capacity,
         writable=workshop["writable"],
         workshop=workshop["state"],
-        problems=problems,
-        notes=notes,
+        problems=tuple(problems),
+        notes=tuple(notes),
     )
-    return report
 
 
-def _capacity(spec: Any, used: dict[str, int]) -> dict[str, Any]:
+def _capacity(spec: Any, used: dict[str, int]) -> Capacity:
     """The four units side by side, with ``limit`` (the units set in [capacity]) and
     ``pressure`` (the fullest unit's share of its limit): both None until a limit is set."""
     limits = spec.capacity.limits()
     pressure = max((used[k] / v for k, v in limits.items()), default=None) if limits else None
-    return {**used, "limit": limits or None,
-            "pressure": None if pressure is None else round(pressure, 4)}
+    return Capacity(**used, limit=MappingProxyType(dict(limits)) if limits else None,
+                    pressure=None if pressure is None else round(pressure, 4))
 
 
-def _journals(reg: Registry, name: str, notes: list[str]) -> dict[str, Any]:
+def _journals(reg: Registry, name: str, notes: list[str]) -> Journals:
     """Which journal roots this store drinks, and any it shares with another store."""
     from .config import shared_journal_roots
     from .distill.pipeline import no_journals_reason
@@ -263,16 +512,17 @@ def _journals(reg: Registry, name: str, notes: list[str]) -> dict[str, Any]:
         others = ", ".join(x for x in s["stores"] if x != name)
         notes.append(f"journal root {s['root']} is drunk by this store and by {others}: what is said "
                      "there can become a memory in each (see docs/TRUST.md)")
-    return {"from": spec.journals_from, "roots": roots, "shared": shared}
+    return Journals(spec.journals_from, tuple(JournalRoot(r["adapter"], r["root"]) for r in roots),
+                    tuple(SharedRoot(s["root"], tuple(s["stores"])) for s in shared))
 
 
-def _ignored_files(store: Store) -> list[dict[str, str]]:
+def _ignored_files(store: Store) -> list[FileIssue]:
     """Markdown files in the store's directory that are not read as memories because their
     name is not a slug (memory tools often write user_role.md or Notes.md)."""
     from .fsutil import is_temp_name
     from .store import RESERVED, slugify
 
-    out = []
+    out: list[FileIssue] = []
     try:
         names = sorted(os.listdir(store.root))
     except OSError:
@@ -284,8 +534,8 @@ def _ignored_files(store: Store) -> list[dict[str, str]]:
         stem = n[:-3]
         if stem in known or stem.lower() in RESERVED or stem.startswith("_") or not (store.root / n).is_file():
             continue
-        out.append({"file": n, "why": f"its name is not a slug; rename it to {slugify(stem)}.md "
-                                      "(lower-case words joined by '-') to make it a memory"})
+        out.append(FileIssue(n, f"its name is not a slug; rename it to {slugify(stem)}.md "
+                                "(lower-case words joined by '-') to make it a memory"))
     return out
 
 
@@ -342,50 +592,44 @@ def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: lis
     return out
 
 
-def _models(reg: Registry, name: str, *, probe: bool, calls: dict[str, Any] | None = None) -> dict[str, Any]:
+def _models(reg: Registry, name: str, *, probe: bool,
+            calls: Mapping[str, Any] | None = None) -> Mapping[str, ModelRole]:
     if calls is None:
         calls = {}
     client = reg.models(name) if probe else None
-    out: dict[str, Any] = {}
+    out: dict[str, ModelRole] = {}
     for role in ("thinker", "brain", "scribe"):
         spec = reg.config.models.get(role)
         c = calls.get(role, {})
-        entry: dict[str, Any] = {
-            "configured": spec is not None,
-            "url": spec.url if spec else None,
-            "model": spec.model if spec else None,
-            "calls": c.get("calls", 0),
-            "failures": c.get("failures", 0),
-            "last_ok_at": c.get("last_ok_at"),
-            "last_error": c.get("last_error") or None,
-            "last_error_at": c.get("last_error_at"),
-        }
-        entry["failing"] = bool(entry["last_error_at"] and
-                                (entry["last_ok_at"] or 0) < entry["last_error_at"])
+        reachable: bool | None = None
+        reason: str | None = None
         if spec is None:
-            entry["reachable"] = False
-            entry["reason"] = f"{role} is not configured" + (
-                "" if role == "thinker" else " (and nothing to inherit)")
+            reachable = False
+            reason = f"{role} is not configured" + ("" if role == "thinker" else " (and nothing to inherit)")
         elif client is not None:
-            ok, why = client.probe(role)
-            entry["reachable"] = ok
-            entry["reason"] = why
-        out[role] = entry
-    return out
+            reachable, reason = client.probe(role)
+        out[role] = ModelRole(
+            role=role, configured=spec is not None, url=spec.url if spec else None,
+            model=spec.model if spec else None, calls=c.get("calls", 0),
+            failures=c.get("failures", 0), last_ok_at=c.get("last_ok_at"),
+            last_error=c.get("last_error") or None, last_error_at=c.get("last_error_at"),
+            reachable=reachable, reason=reason)
+    return MappingProxyType(out)
 
 
 NO_STORES = ("no stores are configured: add a store with `kura init NAME --path DIR`, or a "
              "[stores.NAME] table with path = \"DIR\" to kura.toml")
 
 
-def diagnose_all(reg: Registry, *, probe: bool = False) -> dict[str, Any]:
-    reports = [diagnose(reg, n, probe=probe) for n in reg.names()]
-    out: dict[str, Any] = {"ok": bool(reports) and all(r["ok"] for r in reports), "stores": reports,
-                           "at": time.time()}
+def diagnose_all(reg: Registry, *, probe: bool = False) -> DoctorAll:
+    """Every configured store's report; not ok when any store is broken or none is configured."""
+    reports = tuple(diagnose(reg, n, probe=probe) for n in reg.names())
+    problems: tuple[str, ...] = ()
     if not reports:
         where = f" ({reg.config.source})" if getattr(reg.config, "source", None) else ""
-        out["problems"] = [NO_STORES.replace("kura.toml", f"kura.toml{where}")]
-    return out
+        problems = (NO_STORES.replace("kura.toml", f"kura.toml{where}"),)
+    return DoctorAll(ok=bool(reports) and all(r.ok for r in reports), stores=reports, at=time.time(),
+                     problems=problems)
 
 
 def elapsed_label(seconds: float) -> str:
@@ -396,4 +640,6 @@ def elapsed_label(seconds: float) -> str:
     return f"{seconds / 3600:.1f}h"
 
 
-__all__ = ["diagnose", "diagnose_all", "heartbeat_state", "Store"]
+__all__ = ["Capacity", "Charter", "DeadLink", "DoctorAll", "DoctorReport", "FileIssue", "IndexDrift",
+           "JournalRoot", "Journals", "ModelRole", "SharedRoot", "Tender", "diagnose", "diagnose_all",
+           "heartbeat_state", "Store"]

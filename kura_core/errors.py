@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 
 class KuraError(Exception):
     """Base of every error kura raises on purpose. The message is for a person."""
@@ -54,10 +56,47 @@ class BusyError(KuraError):
     status = 409
 
 
+#: Why a model call failed, as a closed set (``ModelUnavailable.kind``):
+#:
+#: ``unconfigured``    no model for the role, or its API key variable is unset; nothing was sent
+#: ``connect``         the endpoint could not be reached (connection refused, no route, DNS, TLS)
+#: ``dropped``         the connection closed before a reply came
+#: ``timeout``         no reply within the role's timeout
+#: ``http_status``     the endpoint answered with a status other than 2xx
+#: ``unparseable``     the reply holds no JSON object (not JSON, no message, empty content)
+#: ``reasoning_only``  the reply has reasoning but empty content
+#: ``schema``          the JSON object does not fit the task's schema
+#: ``refused``         the reply was read and fits, but kura's floors refused what it says
+#: ``other``           raised without a kind (the model client always names one)
+ModelFailureKind = Literal["unconfigured", "connect", "dropped", "timeout", "http_status",
+                           "unparseable", "reasoning_only", "schema", "refused", "other"]
+MODEL_FAILURE_KINDS: tuple[str, ...] = get_args(ModelFailureKind)
+
+#: The kinds that say asking again at once would fail the same way: the model cannot be
+#: reached at all, as opposed to one reply that could not be used.
+UNREACHABLE_KINDS = frozenset({"unconfigured", "connect", "dropped", "timeout"})
+
+
 class ModelUnavailable(KuraError):
-    """A model role is unconfigured, unreachable, or answered nonsense."""
+    """A model role is unconfigured, unreachable, or answered nonsense.
+
+    ``kind`` (one of :data:`MODEL_FAILURE_KINDS`) is what code branches on; the message is
+    for a person and may change wording freely.
+    """
 
     status = 503
+
+    def __init__(self, message: str = "", *, kind: ModelFailureKind = "other") -> None:
+        if kind not in MODEL_FAILURE_KINDS:
+            raise ValueError(f"ModelUnavailable kind must be one of {', '.join(MODEL_FAILURE_KINDS)}, "
+                             f"not {kind!r}")
+        super().__init__(message)
+        self.kind = kind
+
+    @property
+    def unreachable(self) -> bool:
+        """Whether the model cannot be reached at all (see :data:`UNREACHABLE_KINDS`)."""
+        return self.kind in UNREACHABLE_KINDS
 
 
 class StorageError(KuraError):

@@ -300,8 +300,8 @@ def _route_doctor(k: Kura, req: Request, name: str | None) -> Response:
     if req.flag("all"):
         if name is not None:
             raise HttpError(400, "all=1 asks about every store; leave the store selector out")
-        return json_response(k.doctor_all(probe=probe))
-    return json_response(k.doctor(store=name, probe=probe))
+        return json_response(k.doctor_all(probe=probe).to_json())
+    return json_response(k.doctor(store=name, probe=probe).to_json())
 
 
 def _route_stores(k: Kura, req: Request, name: str | None) -> Response:

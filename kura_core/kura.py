@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .errors import KuraError, PolicyError
 from .registry import Registry
 from .store import Memory
+
+if TYPE_CHECKING:
+    from .doctor import DoctorAll, DoctorReport
 
 
 @dataclass(frozen=True)
@@ -302,12 +305,14 @@ class Kura:
         name = self.registry.resolve(store)
         return self.registry.config.stores[name].write_policy == "direct-allowed"
 
-    def doctor(self, *, store: str | None = None, probe: bool = False) -> dict[str, Any]:
+    def doctor(self, *, store: str | None = None, probe: bool = False) -> "DoctorReport":
+        """What is in the store and what is broken (``probe``: ask each model endpoint)."""
         from .doctor import diagnose
 
         return diagnose(self.registry, store, probe=probe)
 
-    def doctor_all(self, *, probe: bool = False) -> dict[str, Any]:
+    def doctor_all(self, *, probe: bool = False) -> "DoctorAll":
+        """Every configured store's doctor report."""
         from .doctor import diagnose_all
 
         return diagnose_all(self.registry, probe=probe)

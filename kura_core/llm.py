@@ -2,8 +2,9 @@
 
 One place for dialects, the plain-body retry, timeouts, reply parsing, schema checks and
 failure reasons. A failed call never turns into a silent ``None``: it raises
-``ModelUnavailable`` with a short reason a person can act on, and the reason is kept in
-``status()`` for doctor, ``/stores`` and the TUI.
+``ModelUnavailable`` with a short reason a person can act on and a ``kind`` code can branch
+on (:data:`kura_core.errors.MODEL_FAILURE_KINDS`); the reason is kept in ``status()`` for
+doctor, ``/stores`` and the TUI, and both are in every failed :class:`CallRecord`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _import_httpx():
 
 httpx = _import_httpx()
 
-from .errors import ModelUnavailable
+from .errors import ModelFailureKind, ModelUnavailable
 
 ROLES = ("thinker", "brain", "scribe")
 #: Default seconds each role may take. The thinker answers recall in seconds (recall falls
@@ -92,7 +93,8 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class CallRecord:
-    """One model call, successful or not. ``reason`` is empty when ``ok``."""
+    """One model call, successful or not. ``reason`` and ``kind`` (one of
+    :data:`kura_core.errors.MODEL_FAILURE_KINDS`) are empty when ``ok``."""
 
     role: str
     task: str
@@ -102,6 +104,7 @@ class CallRecord:
     at: float
     url: str
     model: str
+    kind: str = ""
 
 
 # ---------------------------------------------------------------------------------------
@@ -303,7 +306,11 @@ def _check(value: Any, schema: Mapping[str, Any], path: str, errors: list[str]) 
 
 
 class _Failure(Exception):
-    """Internal: carries a finished reason up to the recording code."""
+    """Internal: carries a finished reason and its kind up to the recording code."""
+
+    def __init__(self, reason: str, kind: ModelFailureKind) -> None:
+        super().__init__(reason)
+        self.kind = kind
 
 
 def _is_loopback(url: str) -> bool:
@@ -440,7 +447,7 @@ class ModelClient:
         secret = ""
         try:
             if spec is None:
-                raise _Failure(f"{role} is not configured")
+                raise _Failure(f"{role} is not configured", "unconfigured")
             headers, secret = self._headers(spec, task)
             budget = float(timeout if timeout is not None else spec.timeout)
             deadline = time.monotonic() + budget
@@ -450,18 +457,18 @@ class ModelClient:
             if response.status_code == 400:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise _Failure(f"timed out after {_seconds(budget)}s")
+                    raise _Failure(f"timed out after {_seconds(budget)}s", "timeout")
                 response = self._send(
                     client, "POST", spec, spec.endpoint, headers,
                     plain_body(spec, messages), remaining, budget,
                 )
             if not 200 <= response.status_code < 300:
-                raise _Failure(self._http_reason(response, secret))
+                raise _Failure(self._http_reason(response, secret), "http_status")
             result = self._read_reply(response, task, schema)
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
-            self._record(role, task, False, reason, started, at, spec)
-            raise ModelUnavailable(reason) from None
+            self._record(role, task, False, reason, started, at, spec, failure.kind)
+            raise ModelUnavailable(reason, kind=failure.kind) from None
         self._record(role, task, True, "", started, at, spec)
         return result
 
@@ -473,15 +480,15 @@ class ModelClient:
         secret = ""
         try:
             if spec is None:
-                raise _Failure(f"{role} is not configured")
+                raise _Failure(f"{role} is not configured", "unconfigured")
             headers, secret = self._headers(spec, "probe")
             url = f"{spec.url.rstrip('/')}/models"
             response = self._send(self._client(spec), "GET", spec, url, headers, None, timeout, timeout)
             if not 200 <= response.status_code < 300:
-                raise _Failure(self._http_reason(response, secret))
+                raise _Failure(self._http_reason(response, secret), "http_status")
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
-            self._record(role, "probe", False, reason, started, at, spec)
+            self._record(role, "probe", False, reason, started, at, spec, failure.kind)
             return False, reason
         self._record(role, "probe", True, "", started, at, spec)
         return True, "reachable"
@@ -500,7 +507,7 @@ class ModelClient:
             env = self._env if self._env is not None else os.environ
             secret = (env.get(spec.api_key_env) or "").strip()
             if not secret:
-                raise _Failure(f"api key variable {spec.api_key_env} is not set")
+                raise _Failure(f"api key variable {spec.api_key_env} is not set", "unconfigured")
             headers["Authorization"] = f"Bearer {secret}"
         return headers, secret
 
@@ -522,15 +529,16 @@ class ModelClient:
             content = json.dumps(body, ensure_ascii=False).encode("utf-8")
             return client.request(method, url, headers=headers, content=content, timeout=limit)
         except httpx.TimeoutException:
-            raise _Failure(f"timed out after {_seconds(budget)}s") from None
+            raise _Failure(f"timed out after {_seconds(budget)}s", "timeout") from None
         except httpx.ConnectError as exc:
             if _refused(exc):
-                raise _Failure(f"connection refused at {spec.url}") from None
-            raise _Failure(f"cannot connect to {spec.url}: {_snippet(str(exc), 120)}") from None
+                raise _Failure(f"connection refused at {spec.url}", "connect") from None
+            raise _Failure(f"cannot connect to {spec.url}: {_snippet(str(exc), 120)}", "connect") from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-            raise _Failure(f"connection dropped by {spec.url} without a reply") from None
+            raise _Failure(f"connection dropped by {spec.url} without a reply", "dropped") from None
         except httpx.HTTPError as exc:
-            raise _Failure(f"cannot reach {spec.url}: {_snippet(str(exc) or type(exc).__name__, 120)}") from None
+            raise _Failure(f"cannot reach {spec.url}: {_snippet(str(exc) or type(exc).__name__, 120)}",
+                           "connect") from None
 
     @staticmethod
     def _http_reason(response: httpx.Response, secret: str = "") -> str:
@@ -548,32 +556,33 @@ class ModelClient:
         try:
             payload = response.json()
         except ValueError:
-            raise _Failure(f"unparseable reply: response is not JSON ({_snippet(response.text)!r})") from None
+            raise _Failure(f"unparseable reply: response is not JSON ({_snippet(response.text)!r})",
+                           "unparseable") from None
         try:
             message = payload["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
-            raise _Failure("unparseable reply: no choices[0].message in the response") from None
+            raise _Failure("unparseable reply: no choices[0].message in the response", "unparseable") from None
         if not isinstance(message, dict):
-            raise _Failure("unparseable reply: choices[0].message is not an object")
+            raise _Failure("unparseable reply: choices[0].message is not an object", "unparseable")
         content = message.get("content")
         if isinstance(content, list):
             content = "".join(
                 part.get("text", "") for part in content if isinstance(part, dict)
             )
         if content is not None and not isinstance(content, str):
-            raise _Failure(f"unparseable reply: content is {_json_kind(content)}, not text")
+            raise _Failure(f"unparseable reply: content is {_json_kind(content)}, not text", "unparseable")
         if not (content or "").strip():
             if message.get("reasoning_content") or message.get("reasoning"):
-                raise _Failure("reasoning-only reply with empty content")
-            raise _Failure("unparseable reply: empty content")
+                raise _Failure("reasoning-only reply with empty content", "reasoning_only")
+            raise _Failure("unparseable reply: empty content", "unparseable")
         try:
             result = parse_json_reply(content)
         except ValueError as exc:
-            raise _Failure(f"unparseable reply: {exc}") from None
+            raise _Failure(f"unparseable reply: {exc}", "unparseable") from None
         problems = validate(result, schema)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise _Failure(f"reply does not fit {task}: {problems[0]}{more}")
+            raise _Failure(f"reply does not fit {task}: {problems[0]}{more}", "schema")
         return result
 
     @staticmethod
@@ -591,6 +600,7 @@ class ModelClient:
         started: float,
         at: float,
         spec: ModelSpec | None,
+        kind: str = "",
     ) -> None:
         record = CallRecord(
             role=role,
@@ -601,6 +611,7 @@ class ModelClient:
             at=at,
             url=spec.url if spec else "",
             model=spec.model if spec else "",
+            kind=kind,
         )
         with self._lock:
             self._records.append(record)

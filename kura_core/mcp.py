@@ -111,7 +111,7 @@ class LocalBackend:
         return self.kura.prefill(store=selector).text
 
     def doctor(self, selector: str | None) -> dict[str, Any]:
-        return self.kura.doctor(store=selector)
+        return self.kura.doctor(store=selector).to_json()
 
     def remember(self, selector: str | None, **fields: Any) -> dict[str, Any]:
         mem = self.kura.remember(fields.pop("slug"), fields.pop("description"), fields.pop("body"),

@@ -24,10 +24,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from .cloth import index_sha as sha_of, read_cloth
 from .config import PrefillConfig
 from .errors import ConfigError
 from .tokens import estimate_tokens
-from .weave import read_cloth
 
 OPEN = "<<<KURA-MAP{name}>>>"
 CLOSE = "<<<END KURA-MAP>>>"
@@ -220,10 +220,9 @@ def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = 
                        etag_of(text), budget, ceiling,
                        f"store {name!r} has no index yet: run `kura init {name} --path {store.root}`")
     index_text = store.index_text()
-    index_sha = hashlib.sha256(index_text.encode("utf-8")).hexdigest()
+    index_sha = sha_of(index_text)
     built_from, cloth = read_cloth(store.still)
-    key = (str(store.root), name, index_sha, built_from, hashlib.sha256(cloth.encode("utf-8")).hexdigest(),
-           header, budget, ceiling)
+    key = (str(store.root), name, index_sha, built_from, sha_of(cloth), header, budget, ceiling)
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
     if hit is not None:

@@ -317,7 +317,7 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
     if problems:
         reason = "the brain's profile was refused: " + "; ".join(problems)
         reg.workshop(name).log_gate("profile-refused", reason=reason, detail={"text": text[:2000]})
-        raise ModelUnavailable(reason)
+        raise ModelUnavailable(reason, kind="refused")
     path = _draft_path(store)
     path.parent.mkdir(parents=True, exist_ok=True)
     at = reg.clock()

@@ -488,7 +488,8 @@ def _ask_shards(models: Any, charter: str, shards: list[str], question: str, top
         try:
             out.append(f.result())
         except ModelUnavailable as exc:
-            first_error = first_error or ModelUnavailable(f"shard {i + 1}/{len(shards)}: {exc}")
+            first_error = first_error or ModelUnavailable(f"shard {i + 1}/{len(shards)}: {exc}",
+                                                          kind=exc.kind)
     if first_error:
         raise first_error
     return out

@@ -21,9 +21,12 @@ unless that mtime's calendar day is shared by a fifth or more of the store's mem
 unknown and the memory is not fresh.
 
 The cloth keeps exactly the index's entry links in the same order, and every other line
-of ``MEMORY.md`` untouched. It is written to ``_still/woven.md`` compare-and-swap: the
-header comment carries the sha256 of the ``MEMORY.md`` text it was built from, and when
-the index changed while weaving nothing is written.
+of ``MEMORY.md`` untouched. It is written to ``_still/woven.md`` compare-and-swap
+(:mod:`kura_core.cloth`: the header comment carries the sha256 of the ``MEMORY.md`` text it
+was built from, and when the index changed while weaving nothing is written).
+
+A weave is a few named steps (see "weaving, step by step" below), each a function or a small
+value that can be run and tested on its own; :func:`weave` only runs them in order.
 """
 
 from __future__ import annotations
@@ -37,19 +40,19 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from .cloth import WOVEN_FILE, Persisted, index_sha, write_cloth
+from .cloth import read_cloth as read_cloth  # where callers have always found it
+from .config import PrefillConfig
 from .errors import KuraError, ModelUnavailable
-from .fsutil import atomic_write_text
+from .prefill import frame_overhead, header_text
 from .prompts import messages as build_messages, preamble
 from .store import INDEX_FILE, Entry, Index, Memory, parse_index
 from .tokens import estimate_tokens
 
 #: Bump to invalidate every cached trigger (a new prompt, new floors).
 LEDGER_VERSION = "1"
-#: The cloth's file inside the workshop.
-WOVEN_FILE = "woven.md"
 #: A refused trigger is not asked again for this long; the mechanical line is worn meanwhile.
 REFUSED_RETRY_S = 7 * 24 * 3600.0
 #: Ledger rows no line has used for this long are forgotten (they only save a model call).
@@ -89,9 +92,6 @@ claim about who decided, asked or said something. Write in the description's lan
 one line of plain text: no Markdown link, no title, no leading dash.
 
 Reply with JSON only: {{"trigger": "..."}}"""
-
-_HEADER_RE = re.compile(r"^<!-- kura-woven index-sha256=([0-9a-f]{64})(?: [^>]*)? -->$")
-
 
 # =========================================================================== results
 
@@ -503,12 +503,14 @@ def fill_ledger(ws: Any, rows: Iterable[tuple[str, str, str]], at: float) -> Non
 
 # =========================================================================== the scribe
 
-_UNREACHABLE = ("connection refused", "cannot connect", "cannot reach", "timed out",
-                "is not configured", "api key", "connection dropped")
-
 
 @dataclass
-class _Scribe:
+class Scribe:
+    """Writes trigger lines with the scribe model, each checked by :func:`trigger_floor`
+    (one retry naming what was refused). Shared by the threads of one weave; after
+    ``MAX_FAILURES`` failed calls, or one that says the model cannot be reached at all
+    (:attr:`ModelUnavailable.unreachable`), it stops asking and ``stopped`` says why."""
+
     models: Any
     charter: Any  # the store's Preamble (charter, then profile)
     budget: int
@@ -539,7 +541,7 @@ class _Scribe:
                 msg = str(exc)
                 with self.lock:
                     self.failures += 1
-                    if self.failures >= MAX_FAILURES or any(w in msg.lower() for w in _UNREACHABLE):
+                    if self.failures >= MAX_FAILURES or exc.unreachable:
                         self.stopped = self.stopped or f"scribe: {msg}"
                 return "failed", msg
             trigger = " ".join(str(reply.get("trigger", "")).split()).strip()
@@ -555,21 +557,15 @@ class _Scribe:
         return "refused", reason
 
 
-# =========================================================================== weaving
-
-
-@dataclass
-class _Item:
-    entry: Entry
-    mem: Memory | None
-    pinned: bool
-    age: int | None
-    full_tokens: int
-    fits: bool  # the description is within the trigger budget already
-    link_tokens: int = 0
-    worn: str | None = None  # the trigger text, once resolved
-    source: str = ""  # fits | ledger | scribe | mechanical | refused
-    trig_tokens: int = 0
+# =========================================================================== weaving, step by step
+#
+#   read_loom       read the index and the memories, age them          -> Loom
+#   layer_of        pinned, fresh or trigger, for one fresh window
+#   Triggers        each trigger line from the ledger, the scribe or the mechanical trim
+#   fit_budget      the widest fresh window that fits (the lightest map when none does) -> Fit
+#   render_cloth    the woven MEMORY.md and its weight                   -> Cloth
+#   verify_links    the cloth keeps exactly the index's links, in order
+#   write_cloth     persist compare-and-swap (kura_core.cloth)           -> Persisted
 
 
 def woven_line(entry: Entry, text: str) -> str:
@@ -595,25 +591,293 @@ def verify_links(index: "str | Index", cloth: str) -> None:
                      f"(first: {got[len(want)][1]}); nothing was written")
 
 
-def read_cloth(still: Path) -> tuple[str | None, str]:
-    """(sha256 of the MEMORY.md it was built from, cloth text) of ``_still/woven.md``;
-    (None, "") when there is none or it is not a cloth kura wrote."""
-    path = Path(still) / WOVEN_FILE
-    try:
-        if path.is_symlink() or not path.is_file():
-            return None, ""
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None, ""
-    head, _, body = raw.partition("\n")
-    m = _HEADER_RE.match(head.strip())
-    if not m:
-        return None, ""
-    return m.group(1), body.rstrip("\n")
+@dataclass(frozen=True)
+class Line:
+    """One index entry as the loom sees it. A line's tokens are its link's plus its text's
+    (+1 for the dash): pieces never span a space."""
+
+    entry: Entry
+    pinned: bool
+    age: int | None  # days since the memory's date; None when unknown or there is no file
+    link_tokens: int  # `- [Title](target)` alone
+    full_tokens: int  # with the whole description
+    fits: bool  # the description is within the trigger budget already
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+@dataclass(frozen=True)
+class Loom:
+    """What one weave reads, once: the index it weaves, its entries aged, and the budget."""
+
+    store: str
+    index: Index
+    index_sha: str
+    lines: tuple[Line, ...]
+    other_tokens: int  # the index's lines that are not entries (headings, prose, comments)
+    overhead: int  # the resident block's markers and header around the map
+    config: PrefillConfig
+    budget_tokens: int
+    ceiling_tokens: int
+    distrusted_days: tuple[str, ...]  # ISO days whose mtimes were not trusted as ages
+
+
+def read_loom(reg: Any, name: str, day: dt.date) -> Loom:
+    """Read store *name*'s index and memories and age them as of *day*. KuraError when the
+    store has no index."""
+    store = reg.store(name)
+    cfg = reg.spec(name).prefill
+    if not store.index_path.is_file():
+        raise KuraError(f"store {name!r} has no {INDEX_FILE}: run `kura init {name} --path {store.root}`")
+    index_text = store.index_text()
+    idx = parse_index(index_text)
+    scan = store.scan()
+    mems = scan.by_slug()
+    age_of, bad_days = ages(scan.memories, day)
+    budget_t = cfg.trigger_tokens
+    pinned_types = set(cfg.pinned_types)
+    lines: list[Line] = []
+    for e in idx.entries:
+        m = mems.get(e.slug)
+        link_t = _tokens(woven_line(e, ""))
+        desc_t = _tokens(e.description)
+        lines.append(Line(
+            entry=e, pinned=bool(m and m.type and m.type in pinned_types),
+            age=age_of.get(e.slug) if m else None, link_tokens=link_t,
+            full_tokens=link_t + (desc_t + 1 if e.description else 0), fits=desc_t <= budget_t,
+        ))
+    entry_lines = {e.line_no for e in idx.entries}
+    return Loom(
+        store=name, index=idx, index_sha=index_sha(index_text), lines=tuple(lines),
+        other_tokens=sum(_tokens(l) for i, l in enumerate(idx.lines) if i not in entry_lines),
+        overhead=frame_overhead(name, header_text(cfg)), config=cfg,
+        budget_tokens=int(cfg.window_tokens * cfg.budget_fraction),
+        ceiling_tokens=int(cfg.window_tokens * cfg.hard_fraction),
+        distrusted_days=tuple(sorted(d.isoformat() for d in bad_days)),
+    )
+
+
+def layer_of(line: Line, fresh_days: int) -> str:
+    """The layer *line* is worn in when memories younger than *fresh_days* are fresh."""
+    if line.pinned:
+        return "pinned"
+    if line.age is not None and line.age < fresh_days:
+        return "fresh"
+    return "trigger"
+
+
+def fresh_windows(loom: Loom) -> list[int]:
+    """The fresh windows to try, widest first: the configured one, then each known age
+    below it (the window where that age leaves the fresh layer)."""
+    known = sorted({l.age for l in loom.lines if not l.pinned and l.age is not None
+                    and l.age < loom.config.fresh_days}, reverse=True)
+    return [loom.config.fresh_days] + known
+
+
+@dataclass(frozen=True)
+class Worn:
+    """A trigger line's text and where it came from, and the whole line's tokens."""
+
+    text: str
+    source: str  # fits | ledger | scribe | mechanical | refused
+    tokens: int
+
+
+class Triggers:
+    """The trigger lines of one weave, each resolved once: the description itself when it
+    fits the budget, else the ledger's line, else the scribe's (checked by the floors),
+    else the mechanical trim. Scribe lines and refusals are collected as ledger rows and
+    written by :meth:`settle`.
+    """
+
+    def __init__(self, ws: Any, budget: int, *, scribe: Scribe | None = None, now: float,
+                 concurrency: int = CONCURRENCY) -> None:
+        self.ws = ws
+        self.budget = budget
+        self.scribe = scribe
+        self.now = now
+        self.concurrency = concurrency
+        self.worn: dict[int, Worn] = {}  # by the entry's line number in the index
+        self.ledger_hits = 0
+        self.refused: list[tuple[str, str]] = []  # (slug, reason), this weave's refusals
+        self.new_rows: list[tuple[str, str, str]] = []  # (key, trigger, source) for the ledger
+
+    @property
+    def model_calls(self) -> int:
+        return self.scribe.calls if self.scribe else 0
+
+    @property
+    def model_error(self) -> str:
+        return self.scribe.stopped if self.scribe else ""
+
+    def of(self, line: Line) -> Worn:
+        return self.worn[line.entry.line_no]
+
+    def resolve(self, lines: Iterable[Line]) -> None:
+        """Give every line in *lines* not resolved yet its trigger."""
+        pending = [l for l in lines if l.entry.line_no not in self.worn]
+        todo: list[Line] = []
+        for l in pending:
+            if l.fits:
+                self._wear(l, l.entry.description, "fits")
+            else:
+                todo.append(l)
+        if todo:
+            self._ask(self._from_ledger(todo))
+
+    def _wear(self, line: Line, text: str, source: str) -> None:
+        self.worn[line.entry.line_no] = Worn(
+            text, source, line.link_tokens + (_tokens(text) + 1 if text else 0))
+
+    def _mechanical(self, line: Line, source: str = "mechanical") -> None:
+        self._wear(line, mechanical_trigger(line.entry.description, self.budget), source)
+
+    def _from_ledger(self, todo: list[Line]) -> list[Line]:
+        """Wear what the ledger holds; the lines left for the scribe."""
+        cached = _load_ledger(self.ws, (ledger_key(l.entry.description, self.budget) for l in todo))
+        ask: list[Line] = []
+        for l in todo:
+            row = cached.get(ledger_key(l.entry.description, self.budget))
+            if row and row[1] == "scribe":
+                self._wear(l, row[0], "ledger")
+                self.ledger_hits += 1
+            elif row and row[1] == "refused" and self.now - row[2] < REFUSED_RETRY_S:
+                self._mechanical(l, "refused")
+                self.ledger_hits += 1
+            elif self.scribe is not None and not self.scribe.stopped:
+                ask.append(l)
+            else:
+                self._mechanical(l)
+        return ask
+
+    def _ask(self, ask: list[Line]) -> None:
+        """One scribe call per distinct description; the first alone, so an unreachable
+        scribe is found by one call, not by a volley."""
+        if not ask or self.scribe is None:
+            return
+        scribe = self.scribe
+        groups: dict[str, list[Line]] = {}
+        for l in ask:
+            groups.setdefault(l.entry.description, []).append(l)
+        jobs = list(groups.items())
+
+        def run(job: tuple[str, list[Line]]) -> tuple[str, str]:
+            desc, ls = job
+            return scribe.write(ls[0].entry.title, desc)
+
+        outcomes = [run(jobs[0])]
+        rest = jobs[1:]
+        workers = max(1, min(self.concurrency, len(rest)))
+        if workers == 1 or scribe.stopped:
+            outcomes += [run(j) for j in rest]
+        elif rest:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kura-weave") as pool:
+                outcomes += list(pool.map(run, rest))
+        for (desc, ls), (status, value) in zip(jobs, outcomes):
+            key = ledger_key(desc, self.budget)
+            mech = mechanical_trigger(desc, self.budget)
+            if status == "ok":
+                self.new_rows.append((key, value, "scribe"))
+                for l in ls:
+                    self._wear(l, value, "scribe")
+            elif status == "refused":
+                self.new_rows.append((key, mech, "refused"))
+                for l in ls:
+                    self._wear(l, mech, "refused")
+                    self.refused.append((l.entry.slug, value))
+                self.ws.log_gate("trigger-refused", title=ls[0].entry.title, slug=ls[0].entry.slug,
+                                 reason=value, detail={"description": desc, "budget": self.budget,
+                                                       "slugs": [x.entry.slug for x in ls]})
+            else:
+                for l in ls:
+                    self._wear(l, mech, "mechanical")
+
+    def settle(self, lines: Sequence[Line], *, prune: bool) -> None:
+        """Write this weave's new ledger rows; with *prune*, forget old rows none of *lines*
+        uses."""
+        if self.new_rows:
+            fill_ledger(self.ws, self.new_rows, self.now)
+        if prune:
+            used = {ledger_key(l.entry.description, self.budget) for l in lines if not l.fits}
+            prune_ledger(self.ws, used, self.now - LEDGER_KEEP_S)
+
+
+def map_tokens(loom: Loom, triggers: Triggers, fresh_days: int) -> int:
+    """The resident block's tokens with *fresh_days* (its trigger lines resolved)."""
+    return loom.overhead + loom.other_tokens + sum(
+        triggers.of(l).tokens if layer_of(l, fresh_days) == "trigger" else l.full_tokens
+        for l in loom.lines)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """The fresh window that fits the budget."""
+
+    fresh_days: int | None  # the widest that fits; None when none does
+    worn_days: int  # the one the cloth is woven with (the narrowest tried when none fits)
+    tokens: int  # the block's tokens with ``worn_days``
+
+
+def fit_budget(loom: Loom, triggers: Triggers) -> Fit:
+    """Shrink the fresh window until the map fits ``budget_tokens``; when nothing fits, the
+    narrowest window (the lightest map). Resolves exactly the trigger lines it tries."""
+    windows = fresh_windows(loom)
+    tokens = 0
+    for d in windows:
+        triggers.resolve(l for l in loom.lines if layer_of(l, d) == "trigger")
+        tokens = map_tokens(loom, triggers, d)
+        if tokens <= loom.budget_tokens:
+            return Fit(d, d, tokens)
+    return Fit(None, windows[-1], tokens)
+
+
+@dataclass(frozen=True)
+class Cloth:
+    """The woven MEMORY.md and where its weight is."""
+
+    text: str
+    lines: tuple[tuple[str, str, str], ...]  # (layer, slug, worn text) in index order
+    layers: Mapping[str, int]
+    weight: Mapping[str, int]  # tokens per layer, "other" lines too
+    heaviest: tuple[tuple[str, str, int], ...]  # (slug, layer, tokens), heaviest first, ten
+    mechanical: int  # trigger lines worn from the mechanical trim
+
+
+def render_cloth(loom: Loom, triggers: Triggers, fresh_days: int) -> Cloth:
+    """Every entry line woven for *fresh_days*; every other line of the index as it stands."""
+    out = list(loom.index.lines)
+    worn: list[tuple[str, str, str]] = []
+    weight = {"pinned": 0, "fresh": 0, "trigger": 0, "other": loom.other_tokens}
+    per_line: list[tuple[str, str, int]] = []
+    mechanical = 0
+    for l in loom.lines:
+        lay = layer_of(l, fresh_days)
+        if lay == "trigger":
+            w = triggers.of(l)
+            text, t = w.text, w.tokens
+            mechanical += w.source in ("mechanical", "refused")
+        else:
+            text, t = l.entry.description, l.full_tokens
+        out[l.entry.line_no] = woven_line(l.entry, text or "")
+        weight[lay] += t
+        per_line.append((l.entry.slug, lay, t))
+        worn.append((lay, l.entry.slug, text or ""))
+    return Cloth(
+        text="\n".join(out), lines=tuple(worn),
+        layers={k: sum(1 for w in worn if w[0] == k) for k in LAYERS}, weight=weight,
+        heaviest=tuple(sorted(per_line, key=lambda x: (-x[2], x[0]))[:10]), mechanical=mechanical,
+    )
+
+
+def over_budget_warning(loom: Loom, cloth: Cloth, tokens: int) -> str:
+    """What to say when even the lightest map is over the budget, and where the weight is."""
+    cfg = loom.config
+    heavy = ", ".join(f"{s} ({l}, {t})" for s, l, t in cloth.heaviest[:5])
+    lays = ", ".join(f"{k} {v}" for k, v in cloth.weight.items())
+    return (f"the map does not fit: even with no fresh layer it is ~{tokens} tokens, over "
+            f"the budget of {loom.budget_tokens} (window_tokens {cfg.window_tokens} × "
+            f"budget_fraction {cfg.budget_fraction}). Weight by layer: {lays} (header "
+            f"and markers {loom.overhead}). Heaviest lines: {heavy}. The lightest map kura can "
+            f"make was woven instead; lower trigger_tokens, trim pinned lines, or raise "
+            f"budget_fraction")
 
 
 def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date] | None = None,
@@ -625,213 +889,41 @@ def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date]
     nothing unless ``ask=True`` (lines the ledger lacks are trimmed mechanically). Raises
     KuraError when the store has no index or the cloth would not keep the index's links.
     """
-    from .prefill import frame_overhead, header_text
-
     started = time.perf_counter()
     name = reg.resolve(selector)
     store = reg.store(name)
-    spec = reg.spec(name)
-    cfg = spec.prefill
-    if not store.index_path.is_file():
-        raise KuraError(f"store {name!r} has no {INDEX_FILE}: run `kura init {name} --path {store.root}`")
-    index_text = store.index_text()
-    index_sha = _sha(index_text)
-    idx = parse_index(index_text)
-    scan = store.scan()
-    mems = scan.by_slug()
-    day = (today or reg.today)()
-    age_of, bad_days = ages(scan.memories, day)
-    budget_t = cfg.trigger_tokens
-    pinned_types = set(cfg.pinned_types)
+    loom = read_loom(reg, name, (today or reg.today)())
 
-    # a line's tokens are its link's plus its text's (+1 for the dash): pieces never span a space
-    items: list[_Item] = []
-    for e in idx.entries:
-        m = mems.get(e.slug)
-        link_t = _tokens(woven_line(e, ""))
-        desc_t = _tokens(e.description)
-        items.append(_Item(
-            entry=e, mem=m, pinned=bool(m and m.type and m.type in pinned_types),
-            age=age_of.get(e.slug) if m else None,
-            full_tokens=link_t + (desc_t + 1 if e.description else 0),
-            fits=desc_t <= budget_t, link_tokens=link_t,
-        ))
-    entry_lines = {e.line_no for e in idx.entries}
-    other_tokens = sum(_tokens(l) for i, l in enumerate(idx.lines) if i not in entry_lines)
-    overhead = frame_overhead(name, header_text(cfg))
-    budget_tokens = int(cfg.window_tokens * cfg.budget_fraction)
-    ceiling_tokens = int(cfg.window_tokens * cfg.hard_fraction)
-
-    ws = reg.workshop(name)
-    models = reg.models(name)
     scribe = None
+    models = reg.models(name)
     if (write if ask is None else ask) and models.configured("scribe"):
-        scribe = _Scribe(models, preamble(store), budget_t, spec.distill.human_names)
-    now = reg.clock()
-    ledger_rows: list[tuple[str, str, str]] = []
-    refused: list[tuple[str, str]] = []
-    hits = 0
+        scribe = Scribe(models, preamble(store), loom.config.trigger_tokens,
+                        reg.spec(name).distill.human_names)
+    triggers = Triggers(reg.workshop(name), loom.config.trigger_tokens, scribe=scribe,
+                        now=reg.clock(), concurrency=concurrency)
+    fit = fit_budget(loom, triggers)
+    triggers.settle(loom.lines, prune=write)
 
-    def resolve(todo: list[_Item]) -> None:
-        nonlocal hits
-        pending = [it for it in todo if it.worn is None]
-        todo = pending
-        for it in todo:
-            if it.fits:
-                it.worn, it.source = it.entry.description, "fits"
-        todo = [it for it in todo if it.worn is None]
-        if todo:
-            _ask_all(todo)
-        for it in pending:
-            it.trig_tokens = it.link_tokens + (_tokens(it.worn) + 1 if it.worn else 0)
-
-    def _ask_all(todo: list[_Item]) -> None:
-        nonlocal hits
-        cached = _load_ledger(ws, (ledger_key(it.entry.description, budget_t) for it in todo))
-        ask: list[_Item] = []
-        for it in todo:
-            row = cached.get(ledger_key(it.entry.description, budget_t))
-            if row and row[1] == "scribe":
-                it.worn, it.source = row[0], "ledger"
-                hits += 1
-            elif row and row[1] == "refused" and now - row[2] < REFUSED_RETRY_S:
-                it.worn, it.source = mechanical_trigger(it.entry.description, budget_t), "refused"
-                hits += 1
-            elif scribe is not None and not scribe.stopped:
-                ask.append(it)
-            else:
-                it.worn, it.source = mechanical_trigger(it.entry.description, budget_t), "mechanical"
-        if ask:
-            # one scribe call per distinct description
-            groups: dict[str, list[_Item]] = {}
-            for it in ask:
-                groups.setdefault(it.entry.description, []).append(it)
-            jobs = list(groups.items())
-
-            def run(job: tuple[str, list[_Item]]) -> tuple[str, str]:
-                desc, its = job
-                return scribe.write(its[0].entry.title, desc)
-
-            # the first alone: an unreachable scribe is found by one call, not by a volley
-            outcomes = [run(jobs[0])]
-            rest = jobs[1:]
-            workers = max(1, min(concurrency, len(rest)))
-            if workers == 1 or scribe.stopped:
-                outcomes += [run(j) for j in rest]
-            elif rest:
-                with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kura-weave") as pool:
-                    outcomes += list(pool.map(run, rest))
-            for (desc, its), (status, value) in zip(jobs, outcomes):
-                key = ledger_key(desc, budget_t)
-                mech = mechanical_trigger(desc, budget_t)
-                if status == "ok":
-                    ledger_rows.append((key, value, "scribe"))
-                    for it in its:
-                        it.worn, it.source = value, "scribe"
-                elif status == "refused":
-                    ledger_rows.append((key, mech, "refused"))
-                    for it in its:
-                        it.worn, it.source = mech, "refused"
-                        refused.append((it.entry.slug, value))
-                    ws.log_gate("trigger-refused", title=its[0].entry.title, slug=its[0].entry.slug,
-                                reason=value, detail={"description": desc, "budget": budget_t,
-                                                      "slugs": [i.entry.slug for i in its]})
-                else:
-                    for it in its:
-                        it.worn, it.source = mech, "mechanical"
-
-    def layer(it: _Item, d: int) -> str:
-        if it.pinned:
-            return "pinned"
-        if it.age is not None and it.age < d:
-            return "fresh"
-        return "trigger"
-
-    def total(d: int) -> int:
-        return overhead + other_tokens + sum(
-            it.trig_tokens if layer(it, d) == "trigger" else it.full_tokens for it in items)
-
-    known = sorted({it.age for it in items if not it.pinned and it.age is not None
-                    and it.age < cfg.fresh_days}, reverse=True)
-    candidates = [cfg.fresh_days] + known  # each known age is where that age leaves fresh
-    chosen: int | None = None
-    tokens = 0
-    for d in candidates:
-        resolve([it for it in items if layer(it, d) == "trigger"])
-        tokens = total(d)
-        if tokens <= budget_tokens:
-            chosen = d
-            break
-    d_used = chosen if chosen is not None else candidates[-1]
-    if ledger_rows:
-        fill_ledger(ws, ledger_rows, now)
+    cloth = render_cloth(loom, triggers, fit.worn_days)
+    verify_links(loom.index, cloth.text)
+    # the better map, not none: the lightest cloth is still lighter than the raw index a
+    # host would otherwise fall back to, so it is woven and written, with a warning
+    warning = over_budget_warning(loom, cloth, fit.tokens) if fit.fresh_days is None else ""
     if write:
-        used = {ledger_key(it.entry.description, budget_t) for it in items if not it.fits}
-        prune_ledger(ws, used, now - LEDGER_KEEP_S)
-
-    # the cloth
-    lines = list(idx.lines)
-    worn: list[tuple[str, str, str]] = []
-    weight = {"pinned": 0, "fresh": 0, "trigger": 0, "other": other_tokens}
-    per_line: list[tuple[str, str, int]] = []
-    mechanical = 0
-    for it in items:
-        lay = layer(it, d_used)
-        text = it.worn if lay == "trigger" else it.entry.description
-        if lay == "trigger" and it.source in ("mechanical", "refused"):
-            mechanical += 1
-        line = woven_line(it.entry, text or "")
-        lines[it.entry.line_no] = line
-        t = it.trig_tokens if lay == "trigger" else it.full_tokens
-        weight[lay] += t
-        per_line.append((it.entry.slug, lay, t))
-        worn.append((lay, it.entry.slug, text or ""))
-    cloth = "\n".join(lines)
-    verify_links(idx, cloth)
-    heaviest = tuple(sorted(per_line, key=lambda x: (-x[2], x[0]))[:10])
-    counts = {k: sum(1 for w in worn if w[0] == k) for k in LAYERS}
-
-    written, unchanged, reason, warning = False, False, "", ""
-    path = store.still / WOVEN_FILE
-    if chosen is None:
-        # the better map, not none: the lightest cloth is still lighter than the raw index a
-        # host would otherwise fall back to, so it is woven and written, with a warning
-        heavy = ", ".join(f"{s} ({l}, {t})" for s, l, t in heaviest[:5])
-        lays = ", ".join(f"{k} {v}" for k, v in weight.items())
-        warning = (f"the map does not fit: even with no fresh layer it is ~{tokens} tokens, over "
-                   f"the budget of {budget_tokens} (window_tokens {cfg.window_tokens} × "
-                   f"budget_fraction {cfg.budget_fraction}). Weight by layer: {lays} (header "
-                   f"and markers {overhead}). Heaviest lines: {heavy}. The lightest map kura can "
-                   f"make was woven instead; lower trigger_tokens, trim pinned lines, or raise "
-                   f"budget_fraction")
-    if write:
-        content = f"<!-- kura-woven index-sha256={index_sha} -->\n{cloth}\n"
-        with store.locked():
-            current = store.index_text()
-            if _sha(current) != index_sha:
-                reason = (f"{INDEX_FILE} changed while weaving (it was {index_sha[:12]}, now "
-                          f"{_sha(current)[:12]}); the map was not written — run kura weave again")
-            else:
-                try:
-                    unchanged = path.read_text(encoding="utf-8") == content
-                except (OSError, UnicodeDecodeError):
-                    unchanged = False
-                if not unchanged:
-                    store.still.mkdir(parents=True, exist_ok=True)
-                    atomic_write_text(path, content)
-                written = True
+        saved = write_cloth(store, loom.index_sha, cloth.text)
     else:
-        reason = "not written (preview)"
+        saved = Persisted(False, False, "not written (preview)", str(store.still / WOVEN_FILE))
 
     return WeaveResult(
-        store=name, lines=tuple(worn), layers=counts, tokens_est=tokens,
-        budget_tokens=budget_tokens, ceiling_tokens=ceiling_tokens, fresh_days=cfg.fresh_days,
-        fresh_days_used=chosen, model_calls=scribe.calls if scribe else 0, mechanical=mechanical,
-        refused=tuple(refused), written=written, reason=reason or (warning if not written else ""),
-        heaviest=heaviest, weight=weight,
-        ledger_hits=hits, unchanged=unchanged, index_sha256=index_sha, path=str(path),
-        cloth=cloth, distrusted_days=tuple(sorted(d.isoformat() for d in bad_days)),
-        model_error=scribe.stopped if scribe else "",
+        store=name, lines=cloth.lines, layers=cloth.layers, tokens_est=fit.tokens,
+        budget_tokens=loom.budget_tokens, ceiling_tokens=loom.ceiling_tokens,
+        fresh_days=loom.config.fresh_days, fresh_days_used=fit.fresh_days,
+        model_calls=triggers.model_calls, mechanical=cloth.mechanical,
+        refused=tuple(triggers.refused), written=saved.written,
+        reason=saved.reason or (warning if not saved.written else ""),
+        heaviest=cloth.heaviest, weight=cloth.weight, ledger_hits=triggers.ledger_hits,
+        unchanged=saved.unchanged, index_sha256=loom.index_sha, path=saved.path,
+        cloth=cloth.text, distrusted_days=loom.distrusted_days, model_error=triggers.model_error,
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
-        over_budget=chosen is None, warning=warning, fresh_days_worn=d_used,
+        over_budget=fit.fresh_days is None, warning=warning, fresh_days_worn=fit.worn_days,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import getpass
 from typing import Any, Callable, Mapping, Sequence
 
+from kura_core.doctor import DoctorReport
 from kura_core.kura import Kura
 
 
@@ -38,10 +39,10 @@ class Backend:
     def roots(self) -> dict[str, str]:
         return {s["name"]: s["path"] for s in self.kura.overview()}
 
-    def health(self, name: str) -> dict[str, Any]:
+    def health(self, name: str) -> DoctorReport:
         return self.kura.doctor(store=name)
 
-    def doctor(self, name: str, probe: bool = False) -> dict[str, Any]:
+    def doctor(self, name: str, probe: bool = False) -> DoctorReport:
         return self.kura.doctor(store=name, probe=probe)
 
     # ---- the map ---------------------------------------------------------

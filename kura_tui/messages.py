@@ -7,9 +7,12 @@ no longer the one on screen.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from kura_core.doctor import DoctorReport
 
 
 class StoresLoaded(Message):
@@ -23,7 +26,7 @@ class StoresLoaded(Message):
 class HealthLoaded(Message):
     """The doctor's verdict on every store, for the health badges."""
 
-    def __init__(self, health: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, health: dict[str, DoctorReport]) -> None:
         super().__init__()
         self.health = health
 
@@ -39,7 +42,7 @@ class Loaded(Message):
 
 
 class DoctorLoaded(Message):
-    def __init__(self, store: str, report: dict[str, Any], probed: bool = False) -> None:
+    def __init__(self, store: str, report: DoctorReport, probed: bool = False) -> None:
         super().__init__()
         self.store = store
         self.report = report

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from textual.content import Content
 
-from kura_core.doctor import elapsed_label
+from kura_core.doctor import DoctorReport, elapsed_label
 
 
 def ago(at: float | None, now: float) -> str:
@@ -68,12 +68,12 @@ def where(q: Mapping[str, Any]) -> str:
     return f"{name} · {span}"
 
 
-def badge(report: Mapping[str, Any] | None) -> Content:
+def badge(report: DoctorReport | None, *, exists: bool = True) -> Content:
+    """A store's health at a glance: ✓ / ✗ from its doctor report, "?" for a store with no
+    directory yet and no report, "…" while the report is on its way."""
     if report is None:
-        return Content.styled("…", "$foreground-muted")
-    if not report.get("exists", True):
-        return Content.styled("?", "bold $warning")
-    if report.get("ok"):
+        return Content.styled("…", "$foreground-muted") if exists else Content.styled("?", "bold $warning")
+    if report.ok:
         return Content.styled("✓", "bold $success")
     return Content.styled("✗", "bold $error")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +13,9 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from .fmt import badge, n
+
+if TYPE_CHECKING:
+    from kura_core.doctor import DoctorReport
 
 
 class StoreList(OptionList):
@@ -51,7 +54,7 @@ class StoresPane(Vertical):
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.rows: list[dict[str, Any]] = []
-        self.health: dict[str, dict[str, Any]] = {}
+        self.health: dict[str, DoctorReport] = {}
         self.current: str = ""
 
     def compose(self) -> ComposeResult:
@@ -66,10 +69,8 @@ class StoresPane(Vertical):
 
     def _prompt(self, row: dict[str, Any]) -> Content:
         name = row["name"]
-        rep = self.health.get(name)
-        if rep is None and not row.get("exists", True):
-            rep = {"exists": False}
-        head = Content.assemble(badge(rep), " ", (name, "bold"))
+        head = Content.assemble(badge(self.health.get(name), exists=row.get("exists", True)), " ",
+                                (name, "bold"))
         if row.get("default"):
             head = head + Content.styled(" ★", "$foreground-muted")
         if row.get("modes"):
@@ -100,7 +101,7 @@ class StoresPane(Vertical):
                 ol.add_options([Option(self._prompt(r), id=r["name"]) for r in rows])
             self._highlight(self.current)
 
-    def show_health(self, health: dict[str, dict[str, Any]]) -> None:
+    def show_health(self, health: Mapping[str, DoctorReport]) -> None:
         self.health.update(health)
         self.show_rows(self.rows)
 

@@ -284,7 +284,7 @@ def test_seeds_show_their_origin_what_confirmed_them_and_a_dismissal(tmp_path, m
         k.dismiss_seed(zfs.id, store="main")
     out = k.dismiss_seed(solar.id, "the shed has no sun", store="main", by="ren (tui)")
     assert out.state == "dismissed" and out.dismissed[1:] == ("ren (tui)", "the shed has no sun")
-    assert k.doctor(store="main")["seeds"] == 0
+    assert k.doctor(store="main").seeds == 0
     with pytest.raises(NotFound):
         k.dismiss_seed(9999, store="main")
 

@@ -66,7 +66,7 @@ def test_config_wires_three_stores_and_modes_without_models(demo):
 
 def test_every_store_is_healthy(reg):
     for name in reg.names():
-        report = diagnose(reg, name)
+        report = diagnose(reg, name).to_json()
         assert report["ok"], (name, report["problems"])
         assert report["dead_links"] == []
         assert all(not v for v in report["index_drift"].values()), report["index_drift"]
@@ -171,7 +171,7 @@ def test_ideas_wait_as_seeds(reg):
     for name in ("maker", "kurashi"):
         rows = reg.workshop(name).query("SELECT title, quotes, state FROM seeds")
         assert len(rows) >= 2 and all(r["state"] == "waiting" for r in rows)
-        assert diagnose(reg, name)["seeds"] == len(rows)
+        assert diagnose(reg, name).seeds == len(rows)
 
 
 def test_journals_are_left_undrunk(demo, reg):

@@ -100,7 +100,7 @@ def test_every_reader_sees_yamlish_memories_and_doctor_calls_them_normal(tmp_pat
     k = Kura.open(cfg)
     scan = k.registry.store("main").scan()
     assert sorted(m.slug for m in scan.memories) == sorted(READABLE) and scan.unreadable == ()
-    rep = k.doctor(store="main")
+    rep = k.doctor(store="main").to_json()
     assert rep["ok"], rep["problems"]
     assert rep["unreadable"] == []
     assert sorted(n["file"] for n in rep["normalise_on_write"]) == sorted(
@@ -152,7 +152,7 @@ def test_kura_writes_yamlish_memories_back_as_yaml_losing_nothing(tmp_path):
     assert meta["metadata"]["tags"] == ["network", "router", "admin"]
     after = k.read("tab-indented", store="main")
     assert after.form == "yaml" and after.body.strip() == before.body.strip()
-    assert "tab-indented.md" not in [n["file"] for n in k.doctor(store="main")["normalise_on_write"]]
+    assert "tab-indented.md" not in [n.file for n in k.doctor(store="main").normalise_on_write]
     k.close()
 
 
@@ -161,7 +161,7 @@ def test_doctor_names_markdown_files_whose_names_are_not_slugs(tmp_path):
     (root / "user_role.md").write_text("---\nname: user_role\ndescription: a data scientist\n"
                                        "type: user\n---\nbody\n", encoding="utf-8")
     k = Kura.open(cfg_for(tmp_path, root))
-    rep = k.doctor(store="main")
+    rep = k.doctor(store="main").to_json()
     assert rep["ok"] and rep["ignored_files"][0]["file"] == "user_role.md"
     assert "user-role.md" in rep["ignored_files"][0]["why"]
     k.close()

@@ -381,6 +381,101 @@ def test_validate_subset():
     assert validate([], schema) == ["reply should be object, got array"]
 
 
+# -- failure kinds: what code branches on (the message is for a person) ---------------------
+
+
+def failure(client: ModelClient, task: str = "kura_pick", **kw) -> ModelUnavailable:
+    with pytest.raises(ModelUnavailable) as caught:
+        client.ask("thinker", task, MESSAGES, PICK, **kw)
+    return caught.value
+
+
+@pytest.mark.parametrize("reply,kind", [
+    (Status(500, "boom"), "http_status"),
+    (Status(401, "who are you"), "http_status"),
+    (Garbage(), "unparseable"),
+    (Status(200, {"hello": "world"}), "unparseable"),
+    (Status(200, "not json at all"), "unparseable"),
+    (Reply(""), "unparseable"),
+    (ReasoningOnly(), "reasoning_only"),
+    ({"slugs": "deploy"}, "schema"),
+    ({"picked": []}, "schema"),
+    (Refuse(), "dropped"),
+])
+def test_each_reply_failure_has_its_kind_in_the_error_and_the_record(model, records, reply, kind):
+    model.script("kura_pick", reply)
+    with make_client(model.spec(), records) as client:
+        exc = failure(client)
+        ok, _why = client.probe("thinker")
+    assert exc.kind == kind
+    assert exc.unreachable is (kind == "dropped")
+    rec = [r for r in records if r.task == "kura_pick"][-1]
+    assert rec.ok is False and rec.kind == kind and rec.reason == str(exc)
+    assert ok  # the endpoint itself answers: only this reply could not be used
+
+
+def test_unreachable_kinds(model, records):
+    url = closed_port_url()
+    with make_client(ModelSpec(url=url, model="m", timeout=0.5), records) as client:
+        refused = failure(client)
+        assert client.probe("thinker", timeout=0.5)[0] is False
+    assert refused.kind == "connect" and refused.unreachable
+    assert [r.kind for r in records] == ["connect", "connect"]
+
+    model.script("kura_pick", Hang(5))
+    with make_client(model.spec(timeout=5), records) as client:
+        slow = failure(client, timeout=0.3)
+    assert slow.kind == "timeout" and slow.unreachable and records[-1].kind == "timeout"
+
+    with make_client(None, records) as client:
+        missing = failure(client)
+    assert missing.kind == "unconfigured" and missing.unreachable and records[-1].kind == "unconfigured"
+
+    model.script("kura_pick", {"slugs": []})
+    sent = model.count("kura_pick")
+    with make_client(model.spec(api_key_env="KURA_TEST_KEY"), records, env={}) as client:
+        keyless = failure(client)
+    assert keyless.kind == "unconfigured" and keyless.unreachable
+    assert model.count("kura_pick") == sent  # nothing was sent
+
+
+def test_a_successful_call_records_no_kind(model, records):
+    model.script("kura_pick", {"slugs": []})
+    with make_client(model.spec(), records) as client:
+        client.ask("thinker", "kura_pick", MESSAGES, PICK)
+    assert records[-1].ok and records[-1].kind == ""
+
+
+def test_model_unavailable_kind_is_a_closed_set():
+    import pickle
+
+    from kura_core.errors import MODEL_FAILURE_KINDS, UNREACHABLE_KINDS
+
+    assert ModelUnavailable("x").kind == "other" and not ModelUnavailable("x").unreachable
+    assert str(ModelUnavailable("timed out", kind="schema")) == "timed out"
+    assert not ModelUnavailable("timed out after 3s", kind="schema").unreachable  # never by wording
+    with pytest.raises(ValueError, match="kind must be one of"):
+        ModelUnavailable("x", kind="broken")  # type: ignore[arg-type]
+    assert UNREACHABLE_KINDS < set(MODEL_FAILURE_KINDS)
+    back = pickle.loads(pickle.dumps(ModelUnavailable("gone", kind="dropped")))
+    assert back.kind == "dropped" and str(back) == "gone"
+
+
+def test_a_refused_profile_is_kind_refused(tmp_path, model):
+    from tests.conftest import make_registry
+    from kura_core.profile import draft_profile
+
+    model.script("kura_profile", {"profile": "- a list\n- not sentences"})
+    reg = make_registry(tmp_path, stores={"main": {"alpha": ("Alpha", "the first memory", "Body.")}},
+                        model_url=model.url)
+    try:
+        with pytest.raises(ModelUnavailable) as caught:
+            draft_profile(reg, "main")
+    finally:
+        reg.close()
+    assert caught.value.kind == "refused" and "refused" in str(caught.value)
+
+
 def test_spec_is_safe_value():
     spec = ModelSpec(url="http://x/v1", model="m", extra={"a": 1})
     assert hash(spec) == hash(ModelSpec(url="http://x/v1", model="m", extra={"b": 2}))

@@ -254,3 +254,48 @@ def test_store_without_an_index_gets_the_missing_note(tmp_path):
     assert "missing" in p.text and not p.map_shown
     assert "kura init" in p.warning
     reg.close()
+
+
+def _imports(module: str) -> set[str]:
+    """Every kura_core module *module* imports, at the top or inside a function."""
+    import ast
+
+    import kura_core
+
+    path = Path(kura_core.__file__).parent / f"{module}.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level == 1:
+                found.add(base.split(".")[0] if base else "")
+                if not base:
+                    found |= {a.name for a in node.names}
+            elif base.startswith("kura_core."):
+                found.add(base.split(".")[1])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("kura_core.")}
+    return found
+
+
+def test_the_resident_block_and_the_cloth_never_import_the_loom():
+    # the dependency runs one way: weave -> prefill -> cloth (and weave -> cloth)
+    assert "weave" not in _imports("prefill")
+    assert not {"weave", "prefill"} & _imports("cloth")
+    assert {"prefill", "cloth"} <= _imports("weave")
+
+
+def test_prefill_wears_the_cloth_only_while_the_index_hashes_to_its_header(root):
+    from kura_core.cloth import WOVEN_FILE, cloth_file_text, index_sha
+
+    reg = registry(root)
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    (root / "_still" / WOVEN_FILE).write_text(cloth_file_text(index_sha(text), "# hand-made cloth"),
+                                              encoding="utf-8")
+    p = build_prefill(reg, "main")
+    assert p.source == "woven" and "# hand-made cloth" in p.text
+    (root / "_still" / WOVEN_FILE).write_text(cloth_file_text(index_sha(text + "\n"), "# hand-made cloth"),
+                                              encoding="utf-8")
+    p = build_prefill(reg, "main")
+    assert p.source == "canonical" and p.stale and "# hand-made cloth" not in p.text
+    reg.close()

@@ -58,7 +58,7 @@ def test_only_invented_slugs_is_nonsense_and_degrades(tmp_path, model):
     res = recall(reg, "main", "should we add another index?")
     assert res.how == "words" and res.degraded
     assert "not in the store" in res.reason
-    assert diagnose(reg, "main")["models"]["thinker"]["last_error"] == res.reason
+    assert diagnose(reg, "main").models["thinker"].last_error == res.reason
 
 
 def test_prompt_is_a_byte_identical_prefix_up_to_the_question(tmp_path, model):
@@ -122,7 +122,7 @@ def test_thinker_failures_degrade_and_doctor_names_the_reason(tmp_path, model, b
     assert needle in res.reason
     assert "archive-on-slow-disk" in res.picked
     rep = diagnose(reg, "main")
-    assert needle in (rep["models"]["thinker"]["last_error"] or "")
+    assert needle in (rep.models["thinker"].last_error or "")
 
 
 def test_connection_refused_degrades(tmp_path):

@@ -182,7 +182,7 @@ def test_a_full_disk_never_takes_reads_down_even_with_a_write_waiting(tmp_path):
         assert "alpha" in k.index(store="main")
         res = recall(reg, "main", "where does the archive live?")
         assert res.how == "words" and res.degraded and "alpha" in res.walked
-        doc = k.doctor(store="main")
+        doc = k.doctor(store="main").to_json()
         assert not doc["ok"] and any("waiting to be finished" in p and "no space" in p for p in doc["problems"])
         assert k.prefill(store="main").text
         with pytest.raises(StorageError) as exc:
@@ -192,7 +192,7 @@ def test_a_full_disk_never_takes_reads_down_even_with_a_write_waiting(tmp_path):
     fresh = _consistent(st.root)
     assert fresh.read("alpha").description == "the archive moved to the NAS"
     assert "gamma" not in fresh.file_slugs()
-    assert k.doctor(store="main")["ok"], k.doctor(store="main")["problems"]
+    assert k.doctor(store="main").ok, k.doctor(store="main").problems
     reg.close()
 
 
@@ -266,7 +266,7 @@ def test_a_full_filesystem(small_fs, tmp_path):
         res = recall(reg, "main", "where is the archive?")
         assert "alpha" in res.walked and res.degraded
         assert k.read("beta", store="main").description == "written while there was room"
-        doc = k.doctor(store="main")
+        doc = k.doctor(store="main").to_json()
         assert doc["capacity"]["memories"] == 2 and not doc["ok"]
         assert any("cannot be written" in p and "no space" in p for p in doc["problems"]), doc["problems"]
         assert k.prefill(store="main").text

@@ -410,7 +410,7 @@ def test_a_pour_whose_gate_log_cannot_be_written_is_recorded_once_it_can(tmp_pat
     assert mem.slug == "kettle-descale"
     st = reg.store("main")
     assert dr.list_drafts(st) == []  # poured, so no longer waiting, though its file stays for now
-    doc = __import__("kura_core.doctor", fromlist=["diagnose"]).diagnose(reg, "main")
+    doc = __import__("kura_core.doctor", fromlist=["diagnose"]).diagnose(reg, "main").to_json()
     assert not doc["ok"]
     assert any("damaged" in p for p in doc["problems"])
     assert any("wait to be recorded in the gate log" in p for p in doc["problems"])

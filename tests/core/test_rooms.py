@@ -113,7 +113,7 @@ def test_commented_models_and_journals_are_valid_when_uncommented(rooms, tmp_pat
 def test_every_store_is_healthy(rooms, name):
     reg = Registry(load_config(rooms / "kura.toml"), env={})
     try:
-        r = diagnose(reg, name)
+        r = diagnose(reg, name).to_json()
     finally:
         reg.close()
     assert r["ok"] is True, r["problems"]

@@ -134,9 +134,9 @@ def test_stale_heartbeat_means_a_dead_tender(tmp_path, model):
     clock = Clock(time.time())
     reg = reg_at(cfg, clock)
     Tender(reg, "main").beat("resting")
-    assert diagnose(reg, "main")["tender"]["state"] == "alive"
+    assert diagnose(reg, "main").tender.state == "alive"
     clock.t += 3600
-    rep = diagnose(reg, "main")
+    rep = diagnose(reg, "main").to_json()
     assert rep["tender"]["state"] == "dead" and not rep["ok"]
     assert any("tender" in p for p in rep["problems"])
 
@@ -161,7 +161,7 @@ def test_sigkill_mid_track_leaves_things_consistent_and_the_next_tender_resumes(
     model.script("kura_candidates", Hang(30.0))
     kill_mid_batch(kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--poll", "0.2"], model)
     reg = reg_at(cfg, Clock(time.time()))
-    rep = diagnose(reg, "main")
+    rep = diagnose(reg, "main").to_json()
     assert rep["index_drift"]["files_without_line"] == [] and rep["unreadable"] == []
     held = marks.outstanding(reg.workshop("main"))
     assert [h["state"] for h in held] == ["held"]
@@ -188,4 +188,4 @@ def test_sigterm_stops_a_resident_tender_cleanly(tmp_path, model, kura_bin):
     out, err = p.communicate(timeout=20)
     assert p.returncode == 0, err
     assert "tender stopped" in err
-    assert diagnose(reg, "main")["tender"]["state"] == "stopped"
+    assert diagnose(reg, "main").tender.state == "stopped"

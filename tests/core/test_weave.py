@@ -641,3 +641,257 @@ def test_preview_asks_no_model_and_writes_nothing(tmp_path, model):
 def test_cjk_lines_are_trimmed_by_whole_clauses(desc, clause):
     t = mechanical_trigger(desc, 24)
     assert t != desc and clause in t and "…" in t
+
+
+# --------------------------------------------------------------------------- the steps, one at a time
+
+from kura_core.cloth import Persisted, cloth_file_text, index_sha, write_cloth  # noqa: E402
+from kura_core.errors import KuraError  # noqa: E402
+from kura_core.weave import (  # noqa: E402
+    Fit,
+    Line,
+    Scribe,
+    Triggers,
+    fit_budget,
+    fresh_windows,
+    layer_of,
+    map_tokens,
+    over_budget_warning,
+    read_loom,
+    render_cloth,
+    woven_line,
+)
+
+LONG = description(4)  # over the trigger budget
+SHORT = description(3)  # within it
+
+
+def _steps_store(root: Path) -> str:
+    """pinned, fresh, old, a line whose file is gone, prose between; returns the index text."""
+    write_memory(root, "rule", LONG, type="feedback", created=TODAY - dt.timedelta(days=900))
+    write_memory(root, "new", description(10), created=TODAY - dt.timedelta(days=3))
+    write_memory(root, "old", description(16), created=TODAY - dt.timedelta(days=300))
+    write_memory(root, "tiny", SHORT, created=TODAY - dt.timedelta(days=300))
+    text = ("# main\n\nSome prose.\n"
+            f"- [Rule](rule.md) — {LONG}\n"
+            f"- [New](new.md) — {description(10)}\n"
+            f"- [Old](old.md) — {description(16)}\n"
+            f"- [Tiny](tiny.md) — {SHORT}\n"
+            f"- [Gone](gone.md) — {description(22)}\n")
+    (root / "MEMORY.md").write_text(text, encoding="utf-8")
+    return text
+
+
+def _line(slug: str, *, age: int | None, pinned: bool = False, desc: str = LONG, line_no: int = 0) -> Line:
+    from kura_core.store import Entry
+
+    e = Entry(slug, slug.title(), desc, line_no, "", f"- [{slug.title()}]({slug}.md) — {desc}", f"{slug}.md")
+    link = estimate_tokens(woven_line(e, ""))
+    return Line(e, pinned, age, link, link + estimate_tokens(desc) + 1, estimate_tokens(desc) <= BUDGET)
+
+
+def test_read_loom_ages_every_entry_and_weighs_the_rest(tmp_path):
+    root = tmp_path / "main"
+    reg = registry(root)
+    text = _steps_store(root)
+    loom = read_loom(reg, "main", TODAY)
+    by = {l.entry.slug: l for l in loom.lines}
+    assert [l.entry.slug for l in loom.lines] == ["rule", "new", "old", "tiny", "gone"]
+    assert by["rule"].pinned and not by["new"].pinned
+    assert by["new"].age == 3 and by["old"].age == 300 and by["gone"].age is None
+    assert by["tiny"].fits and not by["old"].fits
+    e = by["old"].entry
+    assert by["old"].link_tokens == estimate_tokens(woven_line(e, ""))
+    assert by["old"].full_tokens == by["old"].link_tokens + estimate_tokens(e.description) + 1
+    assert loom.other_tokens == sum(estimate_tokens(l) for l in ["# main", "", "Some prose.", ""])
+    assert loom.index_sha == index_sha(text)
+    assert loom.budget_tokens == int(2_000_000 * loom.config.budget_fraction)
+    assert loom.overhead > 0
+    assert len(loom.distrusted_days) == 1  # written together: one mtime day, not trusted as an age
+    (root / "MEMORY.md").unlink()
+    with pytest.raises(KuraError, match="kura init"):
+        read_loom(reg, "main", TODAY)
+    reg.close()
+
+
+def test_layer_of_and_the_fresh_windows_to_try():
+    pinned = _line("rule", age=1, pinned=True)
+    young, old, unknown = _line("young", age=2), _line("old", age=40), _line("undated", age=None)
+    assert [layer_of(l, 14) for l in (pinned, young, old, unknown)] == ["pinned", "fresh", "trigger", "trigger"]
+    assert layer_of(young, 2) == "trigger" and layer_of(young, 3) == "fresh"
+
+    class _Loom:  # fresh_windows reads only the lines and the configured window
+        lines = (pinned, young, old, unknown, _line("mid", age=9), _line("also-9", age=9))
+
+        class config:
+            fresh_days = 14
+
+    assert fresh_windows(_Loom()) == [14, 9, 2]  # widest first; pinned and unknown ages never count
+
+
+def test_triggers_come_from_the_description_the_ledger_or_the_trim(tmp_path):
+    from kura_core.weave import fill_ledger
+
+    root = tmp_path / "main"
+    reg = registry(root)
+    ws = reg.workshop("main")
+    now = 5_000_000.0
+    fits = _line("fits", age=99, desc=SHORT, line_no=1)
+    cached = _line("cached", age=99, desc=description(10), line_no=2)
+    refused = _line("refused", age=99, desc=description(16), line_no=3)
+    stale = _line("stale", age=99, desc=description(22), line_no=4)
+    plain = _line("plain", age=99, desc=description(28), line_no=5)
+    fill_ledger(ws, [(ledger_key(cached.entry.description, BUDGET), "cached line", "scribe"),
+                     (ledger_key(refused.entry.description, BUDGET), "ignored", "refused")], now - 60)
+    fill_ledger(ws, [(ledger_key(stale.entry.description, BUDGET), "old refusal", "refused")],
+                now - REFUSED_RETRY_S - 1)
+    t = Triggers(ws, BUDGET, now=now)
+    t.resolve([fits, cached, refused, stale, plain])
+    got = {l.entry.slug: (t.of(l).text, t.of(l).source) for l in (fits, cached, refused, stale, plain)}
+    assert got["fits"] == (SHORT, "fits")
+    assert got["cached"] == ("cached line", "ledger")
+    assert got["refused"] == (mechanical_trigger(refused.entry.description, BUDGET), "refused")
+    assert got["stale"] == (mechanical_trigger(stale.entry.description, BUDGET), "mechanical")
+    assert got["plain"][1] == "mechanical"
+    assert t.of(cached).tokens == cached.link_tokens + estimate_tokens("cached line") + 1
+    assert t.ledger_hits == 2 and t.model_calls == 0 and t.new_rows == [] and t.refused == []
+    t.resolve([cached, plain])  # resolved once: a second look counts nothing again
+    assert t.ledger_hits == 2
+    reg.close()
+
+
+def test_triggers_ask_the_scribe_once_per_description_and_settle_the_ledger(tmp_path, model):
+    root = tmp_path / "main"
+    reg = registry(root, model_url=model.url)
+    ws = reg.workshop("main")
+    model.script("kura_trigger", _scripted_floors)
+    good_desc, bad_desc = GOOD[0], BAD["invented-number"][0]
+    twins = [_line("a", age=99, desc=good_desc, line_no=1), _line("b", age=99, desc=good_desc, line_no=2)]
+    bad = _line("bad", age=99, desc=bad_desc, line_no=3)
+    scribe = Scribe(reg.models("main"), "", BUDGET, ())
+    t = Triggers(ws, BUDGET, scribe=scribe, now=1_000.0)
+    t.resolve([*twins, bad])
+    assert [t.of(l).text for l in twins] == [GOOD[1], GOOD[1]]
+    assert {t.of(l).source for l in twins} == {"scribe"}
+    assert t.of(bad).source == "refused" and t.of(bad).text == mechanical_trigger(bad_desc, BUDGET)
+    assert t.refused and t.refused[0][0] == "bad" and "9090" in t.refused[0][1]
+    assert model.count("kura_trigger") == 1 + 2  # one for the twins; the refused one and its retry
+    assert t.model_calls == 3 and t.model_error == ""
+    assert [e["slug"] for e in ws.gate_log(kinds=("trigger-refused",))] == ["bad"]
+    assert ws.query("SELECT COUNT(*) AS n FROM trigger_ledger")[0]["n"] == 0  # not before settle
+    t.settle([*twins, bad], prune=False)
+    rows = {r["key"]: (r["trigger"], r["source"]) for r in ws.query("SELECT * FROM trigger_ledger")}
+    assert rows == {ledger_key(good_desc, BUDGET): (GOOD[1], "scribe"),
+                    ledger_key(bad_desc, BUDGET): (mechanical_trigger(bad_desc, BUDGET), "refused")}
+    reg.close()
+
+
+def test_triggers_stop_asking_an_unreachable_scribe_after_one_call(tmp_path):
+    from tests.fakes.model_server import closed_port_url
+
+    root = tmp_path / "main"
+    reg = registry(root, model_url=closed_port_url())
+    lines = [_line(f"m{i}", age=99, desc=description(i * 6 + 4), line_no=i) for i in range(8)]
+    t = Triggers(reg.workshop("main"), BUDGET, scribe=Scribe(reg.models("main"), "", BUDGET, ()),
+                 now=1_000.0)
+    t.resolve(lines)
+    assert t.model_calls == 1 and "connection refused" in t.model_error
+    assert {t.of(l).source for l in lines} == {"mechanical"}
+    assert t.new_rows == []  # a mechanical line is never kept in the ledger
+    reg.close()
+
+
+def test_scribe_failures_that_are_not_unreachable_stop_after_max_failures(tmp_path, model):
+    from kura_core.weave import MAX_FAILURES
+    from tests.fakes.model_server import Garbage
+
+    root = tmp_path / "main"
+    reg = registry(root, model_url=model.url)
+    model.script("kura_trigger", Garbage())
+    scribe = Scribe(reg.models("main"), "", BUDGET, ())
+    outcomes = [scribe.write(f"T{i}", description(i * 6 + 4)) for i in range(MAX_FAILURES + 2)]
+    assert [o[0] for o in outcomes] == ["failed"] * (MAX_FAILURES + 2)
+    assert scribe.calls == MAX_FAILURES  # an unusable reply is retried on the next line, not forever
+    assert scribe.stopped.startswith("scribe: unparseable reply")
+    reg.close()
+
+
+def test_fit_budget_shrinks_the_window_and_resolves_only_what_it_tries(tmp_path):
+    root = tmp_path / "main"
+    _fit_store(root)
+    wide_reg = registry(root)
+    loom = read_loom(wide_reg, "main", TODAY)
+    t = Triggers(wide_reg.workshop("main"), BUDGET, now=1.0)
+    assert fit_budget(loom, t) == Fit(14, 14, map_tokens(loom, t, 14))
+    assert len(t.worn) == 18  # the 12 fresh lines were never trimmed: nothing asked for them
+    wide_reg.close()
+
+    t.resolve(loom.lines)
+    widest, lightest = map_tokens(loom, t, 14), map_tokens(loom, t, 0)
+    assert lightest < widest
+    reg = registry(root, prefill={"window_tokens": (lightest + widest) // 2 * 2, "budget_fraction": 0.5,
+                                  "hard_fraction": 1.0})
+    loom = read_loom(reg, "main", TODAY)
+    fit = fit_budget(loom, Triggers(reg.workshop("main"), BUDGET, now=1.0))
+    assert fit.fresh_days is not None and 0 < fit.fresh_days < 14 and fit.worn_days == fit.fresh_days
+    assert fit.tokens <= loom.budget_tokens
+    reg.close()
+
+    reg = registry(root, prefill={"window_tokens": 1000})
+    loom = read_loom(reg, "main", TODAY)
+    t = Triggers(reg.workshop("main"), BUDGET, now=1.0)
+    fit = fit_budget(loom, t)
+    assert fit.fresh_days is None and fit.worn_days == fresh_windows(loom)[-1]
+    assert fit.tokens == map_tokens(loom, t, fit.worn_days) > loom.budget_tokens
+    reg.close()
+
+
+def test_render_cloth_weaves_entries_keeps_the_rest_and_weighs_it(tmp_path):
+    root = tmp_path / "main"
+    reg = registry(root)
+    text = _steps_store(root)
+    loom = read_loom(reg, "main", TODAY)
+    t = Triggers(reg.workshop("main"), BUDGET, now=1.0)
+    fit = fit_budget(loom, t)
+    cloth = render_cloth(loom, t, fit.worn_days)
+    assert [(lay, slug) for lay, slug, _t in cloth.lines] == [
+        ("pinned", "rule"), ("fresh", "new"), ("trigger", "old"), ("trigger", "tiny"), ("trigger", "gone")]
+    worn = {slug: txt for _l, slug, txt in cloth.lines}
+    assert worn["rule"] == LONG and worn["tiny"] == SHORT
+    assert worn["old"] == mechanical_trigger(description(16), BUDGET) != description(16)
+    assert cloth.mechanical == 2  # old and gone; tiny fits as it stands
+    assert dict(cloth.layers) == {"pinned": 1, "fresh": 1, "trigger": 3}
+    assert sum(cloth.weight.values()) + loom.overhead == map_tokens(loom, t, fit.worn_days) == fit.tokens
+    assert cloth.heaviest[0][2] >= cloth.heaviest[-1][2] and len(cloth.heaviest) == 5
+    src, out = text.rstrip("\n").split("\n"), cloth.text.split("\n")
+    assert out[:3] == src[:3] and out[5] == f"- [Old](old.md) — {worn['old']}"
+    verify_links(loom.index, cloth.text)
+    warning = over_budget_warning(loom, cloth, 10**6)
+    assert "~1000000 tokens" in warning and "rule (pinned" in warning
+    reg.close()
+
+
+def test_write_cloth_is_compare_and_swap(tmp_path):
+    root = tmp_path / "main"
+    st = make_store_dir(root)
+    text = (root / "MEMORY.md").read_text(encoding="utf-8")
+    sha = index_sha(text)
+    first = write_cloth(st, sha, "the cloth")
+    assert first == Persisted(True, False, "", str(root / "_still" / WOVEN_FILE))
+    assert (root / "_still" / WOVEN_FILE).read_text(encoding="utf-8") == cloth_file_text(sha, "the cloth")
+    assert read_cloth(root / "_still") == (sha, "the cloth")
+    again = write_cloth(st, sha, "the cloth")
+    assert again.written and again.unchanged
+    stale = write_cloth(st, index_sha(text + "x"), "another cloth")
+    assert not stale.written and "MEMORY.md changed while weaving" in stale.reason
+    assert read_cloth(root / "_still") == (sha, "the cloth")  # nothing was written
+    (root / "_still" / WOVEN_FILE).write_text("<!-- someone else's -->\nthe cloth\n", encoding="utf-8")
+    assert read_cloth(root / "_still") == (None, "")
+
+
+def make_store_dir(root: Path):
+    from kura_core.store import Store
+
+    st = Store(root, name="main")
+    st.init()
+    return st
