@@ -625,7 +625,7 @@ def _print_doctor(ctx: Ctx, r: dict[str, Any]) -> None:
     ctx.print(f"  capacity   {cap['memories']} memories · {cap['index_tokens']} index tokens · "
               f"{cap['body_tokens']} body tokens · {cap['bytes']} bytes")
     if cap.get("limit"):
-        ctx.print(f"  limit      " + " · ".join(f"{v} {k.replace('_', ' ')}" for k, v in cap["limit"].items())
+        ctx.print("  limit      " + " · ".join(f"{v} {k.replace('_', ' ')}" for k, v in cap["limit"].items())
                   + f" · pressure {cap['pressure']:.0%}")
     ctx.print(f"  drafts     {r['drafts_waiting']} waiting · seeds {r['seeds']}")
     prof = r.get("profile")

@@ -5,7 +5,7 @@ thread worker, never on the UI loop."""
 from __future__ import annotations
 
 import getpass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 from kura_core.kura import Kura
 

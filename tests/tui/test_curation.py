@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, TextArea
 
 from kura_tui.screens.confirm import ConfirmScreen, ReasonScreen
 from kura_tui.screens.edit import MemoryEditScreen
