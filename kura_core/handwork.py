@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from .registry import Registry
 from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
+from .shapes import dict_at, str_at
 
 CURATION = ("belongs_because", "keep", "may_fade")
 #: fields a hand edit may change, in the order they are named in the record
@@ -190,8 +191,8 @@ def _metadata(mem: Memory) -> Mapping[str, Any]:
 
 def provenance(store: Any, mem: Memory) -> Provenance:
     md = _metadata(mem)
-    manifest = md.get("evidence_manifest") if isinstance(md.get("evidence_manifest"), str) else ""
-    seal = md.get("evidence_seal") if isinstance(md.get("evidence_seal"), str) else ""
+    manifest = str_at(md, "evidence_manifest")
+    seal = str_at(md, "evidence_seal")
     he = md.get("hand_edited") if isinstance(md.get("hand_edited"), Mapping) else {}
     present = bool(manifest) and manifest.startswith("sha256:") and \
         (store.still / "manifests" / f"{manifest[7:]}.json").is_file()
@@ -373,7 +374,7 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
     if name != slug:
         raise KuraError(f"the name changed from {slug!r} to {name!r}: renaming a memory is not an edit; "
                         f"put the name back")
-    md = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+    md = dict_at(meta, "metadata")
     tags = md.get("tags", [])
     if isinstance(tags, str):
         tags = [t.strip() for t in tags.split(",") if t.strip()]

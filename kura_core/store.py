@@ -45,6 +45,7 @@ import yaml
 from . import fsutil
 from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
 from .fsutil import atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
+from .shapes import dict_at
 
 #: libyaml's parser when it is there (about 10x faster), the pure-Python one otherwise.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -159,7 +160,7 @@ class Memory:
         ``2026/11/28``, ``2026年11月28日``, ``28 November 2026``, ``Nov 28, 2026``…). With
         *today*, a date later than tomorrow is ignored (a deadline, a typo), not worn as age.
         """
-        md = self.meta.get("metadata") if isinstance(self.meta.get("metadata"), dict) else {}
+        md = dict_at(self.meta, "metadata")
         found: list[dt.date] = []
         for src in (md, self.meta):
             for key in ("updated", "created", "date"):
@@ -1545,13 +1546,13 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
     meta: dict[str, Any] = {}
     meta["name"] = slug
     meta["description"] = description
-    old_md = old.get("metadata") if isinstance(old.get("metadata"), dict) else {}
+    old_md = dict_at(old, "metadata")
     md: dict[str, Any] = dict(old_md)
     if type:
         md["type"] = type
     md.setdefault("type", "project")
     md["tags"] = list(dict.fromkeys(t for t in tags if t)) if tags else list(old_md.get("tags", []) or [])
-    extra_md = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    extra_md = dict_at(extra, "metadata")
     for k, v in extra_md.items():
         if v is None:
             md.pop(k, None)

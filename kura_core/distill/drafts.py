@@ -35,6 +35,7 @@ from ..fsutil import (atomic_write_text, create_exclusive, discard, is_temp_name
                       sweep_dead_temps)
 from ..registry import Registry
 from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
+from ..shapes import dict_at
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
 EVIDENCE_CLOSE = "-->"
@@ -202,8 +203,8 @@ def parse_draft(text: str, path: Path) -> Draft:
             except json.JSONDecodeError:
                 raise MemoryFormatError(f"{path.name}: the evidence comment is damaged") from None
             break
-    md = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
-    dr = meta.get("draft") if isinstance(meta.get("draft"), dict) else {}
+    md = dict_at(meta, "metadata")
+    dr = dict_at(meta, "draft")
     slug = path.stem
     tags = md.get("tags") or []
     return Draft(
@@ -380,7 +381,7 @@ def is_poured(store: Store, draft: Draft) -> bool:
         current = store.read(writes)
     except KuraError:
         return False
-    md = current.meta.get("metadata") if isinstance(current.meta.get("metadata"), dict) else {}
+    md = dict_at(current.meta, "metadata")
     return md.get("evidence_manifest") == draft.manifest and current.body.strip() == draft.body.strip()
 
 

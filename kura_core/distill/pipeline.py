@@ -25,6 +25,7 @@ from ..floors import check_surface, messages
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, UNITS, JournalRoot, discover
+from ..shapes import dict_at
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -644,7 +645,7 @@ def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: Ga
     mem = store.read(target)
     if "recurred" in mem.tags:
         return
-    md = mem.meta.get("metadata") if isinstance(mem.meta.get("metadata"), dict) else {}
+    md = dict_at(mem.meta, "metadata")
     ref = md.get("evidence_manifest")
     before: set[str] = set()
     if isinstance(ref, str):
@@ -675,7 +676,7 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
     except ModelUnavailable:
         return 0  # a seed check is optional; the batch itself already succeeded
     ids = {r["id"]: r for r in waiting}
-    quotes = reply.get("quotes") if isinstance(reply.get("quotes"), dict) else {}
+    quotes = dict_at(reply, "quotes")
     graduated = 0
     spec = reg.config.stores[name]
     for sid in reply.get("confirms", []):
@@ -808,7 +809,7 @@ def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report
             toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
             report.tossed.append(d.slug)
         elif verdict == "fix":
-            f = reply.get("fix") if isinstance(reply.get("fix"), dict) else {}
+            f = dict_at(reply, "fix")
             fix_draft(reg, name, d.slug, title=f.get("title") or None,
                       description=f.get("description") or None, body=f.get("body") or None,
                       by="scribe", reason=reason)

@@ -41,6 +41,7 @@ from . import provenance as pv
 from .paths import is_prose_path
 from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, \
     jsonl_problem, open_lines, refused
+from ...shapes import str_at
 
 UNIT = "byte"
 
@@ -66,7 +67,7 @@ def _observe(ctx: ClaudeContext, entry: dict, _offset: int) -> None:
     blocks = msg.get("content") if isinstance(msg, dict) else None
     if not isinstance(blocks, list):
         return
-    cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else ""
+    cwd = str_at(entry, "cwd")
     for b in blocks:
         if isinstance(b, dict) and b.get("type") in _TOOL_USE and isinstance(b.get("id"), str):
             _, call = pv.decode_call(b.get("name"), b.get("input"), cwd=cwd)
@@ -309,7 +310,7 @@ def entry_pieces(entry: dict, ctx: ClaudeContext, *, subagent_file: bool,
     if etype in _BOOKKEEPING:
         intake.note(start, end, _BOOKKEEPING[etype], IGNORED)
         return []
-    cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else ""
+    cwd = str_at(entry, "cwd")
     pieces: list[pv.Piece] = []
     if etype == "system":
         content = entry.get("content")

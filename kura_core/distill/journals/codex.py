@@ -33,6 +33,7 @@ from typing import Any
 from . import provenance as pv
 from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, jsonl_problem, \
     open_lines, refused
+from ...shapes import dict_at
 
 UNIT = "byte"
 
@@ -117,13 +118,13 @@ def _call(ctx: CodexContext, item: dict) -> list[pv.Piece]:
     elif t == "custom_tool_call":
         pieces, call = pv.decode_call(item.get("name"), item.get("input"), cwd=ctx.cwd)
     elif t == "local_shell_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = dict_at(item, "action")
         args = {"command": action.get("command")}
         if isinstance(action.get("working_directory"), str):
             args["workdir"] = action["working_directory"]
         pieces, call = pv.decode_call("local_shell", args, cwd=ctx.cwd)
     elif t == "web_search_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = dict_at(item, "action")
         query = action.get("query") or action.get("url") or ""
         if isinstance(query, str) and query:
             pieces = [pv.Piece("ACT", f"web_search: {query}", "tool_use web_search")]

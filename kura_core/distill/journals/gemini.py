@@ -32,6 +32,7 @@ from typing import Any
 from . import provenance as pv
 from .base import IGNORED, REPAIRED, Intake, Read, _recover_torn, decode_bytes, \
     encoding_problem, refused, scrub
+from ...shapes import str_at
 
 UNIT = "seq"
 _REFERENCED = re.compile(r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
@@ -220,7 +221,7 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
     if start > len(messages):
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
-    session = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else ""
+    session = str_at(obj, "sessionId")
     subagent = obj.get("kind") == "subagent"
     prose: set[str] = set()
     for i, msg in enumerate(messages[:start]):  # what the agent wrote earlier counts
@@ -238,7 +239,7 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
         pieces = message_pieces(msg, subagent=subagent, prose=prose)
         if not pieces:
             intake.note(i, i + 1, _why_empty(msg), IGNORED)
-        stamp = msg.get("timestamp") if isinstance(msg.get("timestamp"), str) else ""
+        stamp = str_at(msg, "timestamp")
         for p in pieces:
             intake.add(p.cls, p.text, i, i + 1, session=session, stamp=stamp, kind=p.kind)
     return intake.result(start, max(end, start))
@@ -273,7 +274,7 @@ def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
         fresh = [p for p in got if (p.cls, p.text) not in done]
         done.update((p.cls, p.text) for p in got)
         if emit:
-            stamp = msg.get("timestamp") if isinstance(msg.get("timestamp"), str) else ""
+            stamp = str_at(msg, "timestamp")
             for p in fresh:
                 intake.add(p.cls, p.text, seq, seq + 1, session=session, stamp=stamp, kind=p.kind)
         return len(fresh)

@@ -32,6 +32,7 @@ from typing import Any
 
 from . import provenance as pv
 from .base import IGNORED, Intake, Read, decode_bytes, encoding_problem, refused, scrub
+from ...shapes import dict_at, str_at
 
 UNIT = "seq"
 _RUNNING = {"pending", "running"}
@@ -52,7 +53,7 @@ def _load(path: Path) -> Any:
 
 
 def _created(info: dict) -> float:
-    t = info.get("time") if isinstance(info.get("time"), dict) else {}
+    t = dict_at(info, "time")
     c = t.get("created")
     return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else 0.0
 
@@ -60,11 +61,11 @@ def _created(info: dict) -> float:
 def _unfinished(info: dict, parts: list[dict]) -> bool:
     for p in parts:
         if p.get("type") == "tool":
-            state = p.get("state") if isinstance(p.get("state"), dict) else {}
+            state = dict_at(p, "state")
             if state.get("status") in _RUNNING:
                 return True
     if info.get("role") == "assistant":
-        t = info.get("time") if isinstance(info.get("time"), dict) else {}
+        t = dict_at(info, "time")
         if not t.get("completed") and not info.get("error") and not info.get("finish"):
             return True
     return False
@@ -93,7 +94,7 @@ def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str
                 out.append(pv.Piece("SELF", p["text"], "assistant text"))
         elif t == "file":
             mime = str(p.get("mime") or "")
-            name = p.get("filename") if isinstance(p.get("filename"), str) else ""
+            name = str_at(p, "filename")
             marker = "[image]" if mime.startswith("image/") else f"[file {name}]".replace(" ]", "]")
             if role == "user":
                 said_at = len(out) if said_at < 0 else said_at
@@ -105,8 +106,8 @@ def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str
             if texts:
                 out.append(pv.Piece("SELF", "\n".join(texts), "subtask prompt (a template or the agent)"))
         elif t == "tool":
-            state = p.get("state") if isinstance(p.get("state"), dict) else {}
-            name = p.get("tool") if isinstance(p.get("tool"), str) else "tool"
+            state = dict_at(p, "state")
+            name = str_at(p, "tool", "tool")
             got, call = pv.decode_call(name, state.get("input"))
             prose.update(call.prose_writes)
             out.extend(got)
@@ -148,13 +149,13 @@ def _emit(intake: Intake, seq: int, info: dict, parts: list[dict], *, child: boo
 
 
 def _messages_of_export(obj: dict) -> tuple[str, bool, list[tuple[dict, list[dict]]]]:
-    info = obj.get("info") if isinstance(obj.get("info"), dict) else {}
-    session = info.get("id") if isinstance(info.get("id"), str) else ""
+    info = dict_at(obj, "info")
+    session = str_at(info, "id")
     child = bool(info.get("parentID"))
     msgs = []
     for m in obj.get("messages") or []:
         if isinstance(m, dict):
-            mi = m.get("info") if isinstance(m.get("info"), dict) else {}
+            mi = dict_at(m, "info")
             parts = [p for p in (m.get("parts") or []) if isinstance(p, dict)]
             msgs.append((mi, parts))
     return session, child, msgs
@@ -184,7 +185,7 @@ def _messages_of_storage(path: Path, obj: dict) -> list[tuple[dict, list[dict]]]
             continue
         if not isinstance(info, dict):
             continue
-        mid = info.get("id") if isinstance(info.get("id"), str) else f.stem
+        mid = str_at(info, "id", f.stem)
         parts = []
         pdir = proot / mid
         for pf in sorted(pdir.glob("*.json")) if pdir.is_dir() else []:

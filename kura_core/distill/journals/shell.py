@@ -48,7 +48,8 @@ class Word:
 
     def pieces(self) -> list[str]:
         """Literal stretches of the word, split at every expansion."""
-        out, cur = [], []
+        out: list[str] = []
+        cur: list[str] = []
         for t, e in self.parts:
             if e:
                 out.append("".join(cur))
