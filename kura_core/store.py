@@ -878,9 +878,14 @@ class Store:
         try:
             with self.locked("finish an interrupted write"):
                 self._recover_locked()
-        except (OSError, KuraError, UnicodeDecodeError) as exc:
-            self.pending_reason = str(exc) if isinstance(exc, KuraError) else \
-                str(storage_error(exc, "finish an interrupted write", self.intent_path))
+        except KuraError as exc:
+            self.pending_reason = str(exc)
+        except OSError as exc:
+            self.pending_reason = str(storage_error(exc, "finish an interrupted write", self.intent_path))
+        except UnicodeDecodeError as exc:
+            self.pending_reason = (f"cannot finish an interrupted write: a file it rewrites is not UTF-8 text "
+                                   f"({exc.reason} at byte {exc.start}); fix or remove the bad bytes and "
+                                   "run any kura command again")
 
     def _sweep_if_changed(self) -> None:
         """Remove temp files a killed writer left in the store directory. Looks only when
@@ -1112,7 +1117,7 @@ class Store:
 
     def fingerprint(self) -> tuple:
         """Changes whenever a memory file or the index changes on disk."""
-        parts = []
+        parts: list[tuple[int, int, int] | None] = []
         for p in (self.root, self.index_path):
             try:
                 st = os.stat(p)
@@ -1219,9 +1224,9 @@ class Store:
                 raise MemoryFormatError(f"{INDEX_FILE} is not UTF-8 text: fix or remove the bad bytes "
                                         "before kura writes to it (nothing was changed)") from None
             new_index = upsert_index_text(current, slug, title or slug, description, sector)
-            intent = {"op": "upsert", "id": uuid.uuid4().hex, "slug": slug, "text": text,
-                      "title": title or slug, "description": description, "sector": sector,
-                      "base": _digest(current)}
+            intent: dict[str, Any] = {"op": "upsert", "id": uuid.uuid4().hex, "slug": slug, "text": text,
+                                      "title": title or slug, "description": description, "sector": sector,
+                                      "base": _digest(current)}
             if also:
                 intent["also"] = _check_also(dict(also))
             self._commit_locked(intent, action, [(path, text), (self.index_path, new_index if new_index != current else None)])
@@ -1418,12 +1423,12 @@ class Store:
         raises StorageError, so no writer goes on over it.
         """
         try:
-            raw = self.intent_path.read_text(encoding="utf-8")
+            raw = self.intent_path.read_bytes()
         except FileNotFoundError:
             raw = None
         if raw is not None:
             try:
-                intent = json.loads(raw)
+                intent = json.loads(raw.decode("utf-8"))
                 _check_intent(intent)
             except (ValueError, KuraError):
                 fsutil.OPS.unlink(self.intent_path)  # cannot happen with atomic writes; never apply garbage

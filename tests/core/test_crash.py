@@ -126,6 +126,16 @@ def _intent(slug: str, description: str, body: str, **kw) -> dict:
             "description": description, "sector": kw.get("sector", "")}
 
 
+def test_an_intent_that_is_not_utf8_is_discarded_and_reading_goes_on(store):
+    store.write("alpha", title="Alpha", description="old", body="old body")
+    store.intent_path.write_bytes(b'{"op": "upsert", "slug": "alpha", "text": "\xff\xfe"}')
+
+    fresh = Store(store.root)
+    assert fresh.read("alpha").description == "old"
+    assert not store.intent_path.exists()
+    assert fresh.pending() == []
+
+
 def test_intent_written_but_nothing_applied_is_rolled_forward(store):
     store.write("alpha", title="Alpha", description="old", body="old body")
     intent = _intent("alpha", "new", "new body", title="Alpha")
