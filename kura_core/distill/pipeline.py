@@ -513,7 +513,7 @@ def _manifest_payload(res: GateResult, path: Path, batch_id: int, stretch: marks
 def _quote_dicts(res: GateResult) -> tuple[dict[str, Any], ...]:
     out = []
     for q in res.quotes:
-        d = {"text": q.text, "cls": q.cls or "", "claimed": q.claimed or "", "status": q.status}
+        d: dict[str, Any] = {"text": q.text, "cls": q.cls or "", "claimed": q.claimed or "", "status": q.status}
         if q.segment is not None:
             d.update(source=q.segment.source, start=q.segment.start, end=q.segment.end, unit=q.segment.unit)
         out.append(d)

@@ -43,7 +43,7 @@ class TidyReport:
     store: str
     flagged: list[dict[str, str]] = field(default_factory=list)
     rewritten: list[dict[str, str]] = field(default_factory=list)
-    refused: list[dict[str, str]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
     @property

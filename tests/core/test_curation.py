@@ -454,6 +454,14 @@ def test_journals_show_marks_backlog_and_shelved_stretches(tmp_path, model):
     assert s.start == 0 and s.end == j.stat().st_size and "500" in s.reason
 
 
+def test_journal_roots_show_every_default_pattern_of_their_adapter(tmp_path):
+    cfg = _config(tmp_path)
+    cfg.write_text(cfg.read_text().replace("claude = ", "gemini = "))
+    (root,) = Kura(Registry.open(cfg)).journals(store="main").roots
+    assert root.adapter == "gemini"
+    assert root.include == "**/session-*.json, **/session-*.jsonl"
+
+
 def test_a_journal_excerpt_opens_the_segment_a_quote_came_from(tmp_path, model):
     k, slug = _poured(tmp_path, model)
     q = k.memory(slug, store="main").quotes[0]

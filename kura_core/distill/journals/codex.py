@@ -96,7 +96,8 @@ def _observe(ctx: CodexContext, obj: dict, _offset: int) -> None:
 
 
 def _meta(ctx: CodexContext, payload: dict) -> None:
-    meta = payload.get("meta") if isinstance(payload.get("meta"), dict) else payload
+    found = payload.get("meta")
+    meta: dict = found if isinstance(found, dict) else payload
     if isinstance(meta.get("id"), str) and not ctx.session:
         ctx.session = meta["id"]
     if isinstance(meta.get("cwd"), str):
@@ -280,7 +281,8 @@ def record_pieces(obj: dict, ctx: CodexContext, intake: Intake, start: int, end:
     if it in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
         return _call(ctx, payload)
     if it in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
-        call = ctx.tools.get(payload.get("call_id")) if isinstance(payload.get("call_id"), str) else None
+        call_id = payload.get("call_id")
+        call = ctx.tools.get(call_id) if isinstance(call_id, str) else None
         text = _output_text(payload.get("output")).strip()
         if not text:
             return []

@@ -32,7 +32,7 @@ from typing import Any
 from . import provenance as pv
 from .base import IGNORED, REPAIRED, Intake, Read, _recover_torn, decode_bytes, \
     encoding_problem, refused, scrub
-from ...shapes import str_at
+from ...shapes import dict_at, str_at
 
 UNIT = "seq"
 _REFERENCED = re.compile(r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
@@ -61,7 +61,7 @@ def _parts_text(content: Any) -> tuple[list[str], list[tuple[str, Any]]]:
                 fr = p["functionResponse"]
                 responses.append((str(fr.get("name") or ""), fr.get("response")))
             elif isinstance(p.get("inlineData"), dict) or isinstance(p.get("fileData"), dict):
-                data = p.get("inlineData") or p.get("fileData")
+                data = dict_at(p, "inlineData") or dict_at(p, "fileData")
                 mime = str(data.get("mimeType") or "")
                 texts.append("[image]" if mime.startswith("image/") else "[file]")
     return texts, responses

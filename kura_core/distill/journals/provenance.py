@@ -325,7 +325,7 @@ def _written(name: str, path: str, text: str, kind: str, pieces: list[Piece],
     return False
 
 
-def decode_call(name: str, args: Any, *, cwd: str = "") -> tuple[list[Piece], ToolCall]:
+def decode_call(name: Any, args: Any, *, cwd: str = "") -> tuple[list[Piece], ToolCall]:
     """Classed pieces of one tool call, and what its result needs to know."""
     name = name if isinstance(name, str) and name else "tool"
     fam = family_of(name)
