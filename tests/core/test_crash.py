@@ -91,6 +91,7 @@ def test_sigkill_at_random_moments_never_leaves_half_a_write(tmp_path):
         try:
             line = child.stdout.readline()
             assert line == b"ready\n", child.stderr.read().decode()
+            # the pause is the thing under test: a kill at a random moment of the write loop
             time.sleep(rng.uniform(0.0, 0.060))
         finally:
             child.send_signal(signal.SIGKILL)

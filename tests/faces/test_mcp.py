@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import make_store
+from tests.wait import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -277,10 +278,7 @@ def test_stdio_exits_promptly_even_mid_request(setup, model):
         assert json.loads(proc.stdout.readline())["id"] == 1
         _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                     "params": {"name": "kura_recall", "arguments": {"question": "archive"}}})
-        deadline = time.monotonic() + 10
-        while not model.requests and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert model.requests, "the recall never reached the model"
+        wait_for(lambda: model.requests, "the recall to reach the model")
         t0 = time.monotonic()
         proc.stdin.close()
         code = proc.wait(timeout=10)
