@@ -1318,6 +1318,36 @@ class Store:
         fsync_dir(self.still)
         return True
 
+    def _upsert_files_locked(self, intent: Mapping[str, Any]) -> None:
+        """The index line and the memory file of an upsert intent, from its prepared temp
+        files when they are intact, else written from its text."""
+        names = intent.get("tmp") or {}
+        slug = check_slug(intent["slug"])
+        path = self.memory_path(slug)
+        text = intent["text"]
+        current = self._read_index_file(errors="strict")
+        wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
+                                   intent.get("sector", ""))
+        idx_tmp = self._temp_of(names.get("index"))
+        if idx_tmp is not None and not idx_tmp.exists():
+            idx_tmp = None
+        if wanted != current:
+            if idx_tmp is not None and _digest(current) == intent.get("base") \
+                    and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
+                fsutil.OPS.replace(idx_tmp, self.index_path)
+                idx_tmp = None
+            else:
+                atomic_write_text(self.index_path, wanted, sync_dir=False)
+        mem_tmp = self._temp_of(names.get("memory"))
+        if mem_tmp is not None and mem_tmp.exists():
+            fsutil.OPS.replace(mem_tmp, path)
+        elif _file_bytes(path) != text.encode("utf-8"):
+            atomic_write_text(path, text, sync_dir=False)
+        for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
+            if leftover is not None and leftover.exists():
+                discard(leftover)
+        fsync_dir(self.root)
+
     def _apply_locked(self, intent: Mapping[str, Any]) -> None:
         """Bring the files to the intent's state, settle what it carries, clear it.
 
@@ -1325,35 +1355,10 @@ class Store:
         renamed into place — the index first, then the memory — needing no new space; an
         intent without them (or whose temps are gone) is applied by writing the text.
         """
-        names = intent.get("tmp") or {}
         if intent.get("op") == "retire":
             self._retire_files_locked(intent)
         elif intent.get("op", "upsert") == "upsert":
-            slug = check_slug(intent["slug"])
-            path = self.memory_path(slug)
-            text = intent["text"]
-            current = self._read_index_file(errors="strict")
-            wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
-                                       intent.get("sector", ""))
-            idx_tmp = self._temp_of(names.get("index"))
-            if idx_tmp is not None and not idx_tmp.exists():
-                idx_tmp = None
-            if wanted != current:
-                if idx_tmp is not None and _digest(current) == intent.get("base") \
-                        and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
-                    fsutil.OPS.replace(idx_tmp, self.index_path)
-                    idx_tmp = None
-                else:
-                    atomic_write_text(self.index_path, wanted, sync_dir=False)
-            mem_tmp = self._temp_of(names.get("memory"))
-            if mem_tmp is not None and mem_tmp.exists():
-                fsutil.OPS.replace(mem_tmp, path)
-            elif _file_bytes(path) != text.encode("utf-8"):
-                atomic_write_text(path, text, sync_dir=False)
-            for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
-                if leftover is not None and leftover.exists():
-                    discard(leftover)
-            fsync_dir(self.root)
+            self._upsert_files_locked(intent)
         also = intent.get("also")
         if also:
             try:

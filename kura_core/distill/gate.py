@@ -392,12 +392,7 @@ def _gate_one(
     quote_list = quotes_raw if isinstance(quotes_raw, list) else []
     found = [_check_quote(q, index, is_echo, min_quote_chars) for q in quote_list]
     checks = tuple(q for q, _ in found)
-    reasons: list[str] = []
-    for q in checks:
-        if q.status in ("verified", "echo") and q.claimed and q.claimed != q.cls:
-            reasons.append(f"quote re-filed from {q.claimed} to {q.cls}: {_short(q.text)}")
-        if q.status == "cut":
-            reasons.append(f"quote {q.why}: {_short(q.text)}")
+    reasons = _quote_notes(checks)
     survivors = [(q, pos) for q, pos in found if q.status == "verified"]
     classes = tuple(sorted({q.cls for q, _ in survivors if q.cls}, key=lambda c: c))
     copy = dict(candidate)
@@ -422,15 +417,7 @@ def _gate_one(
         return _idea(result, fields, evidence, human_names, candidate, copy)
 
     if not survivors:
-        counts: dict[str, int] = {}
-        for q in checks:
-            counts[q.status] = counts.get(q.status, 0) + 1
-        detail = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items()))
-        if not checks:
-            return result("dropped", "no quotes given", drop="no_quotes")
-        if counts.get("echo") and len(counts) == 1:
-            return result("dropped", f"every quote is an echo of the store ({detail})", drop="all_echo")
-        return result("dropped", f"no quote survived ({detail})", drop="no_survivor")
+        return _no_survivor(result, checks)
 
     tag_checks, tag_notes = _sift_tags(candidate.get("tags"), present)
     reasons.extend(tag_notes)
@@ -457,6 +444,30 @@ def _gate_one(
         return result("kept", tag_checks=tag_checks, label="judgement")
     reasons.append(f"{len(survivors)} quote(s) verified ({', '.join(classes)})")
     return result("kept", tag_checks=tag_checks)
+
+
+def _quote_notes(checks: Sequence[QuoteCheck]) -> list[str]:
+    """What happened to quotes that were re-filed under another class or cut short."""
+    notes: list[str] = []
+    for q in checks:
+        if q.status in ("verified", "echo") and q.claimed and q.claimed != q.cls:
+            notes.append(f"quote re-filed from {q.claimed} to {q.cls}: {_short(q.text)}")
+        if q.status == "cut":
+            notes.append(f"quote {q.why}: {_short(q.text)}")
+    return notes
+
+
+def _no_survivor(result: Callable[..., GateResult], checks: Sequence[QuoteCheck]) -> GateResult:
+    """The drop of a candidate none of whose quotes was verified, saying what became of them."""
+    if not checks:
+        return result("dropped", "no quotes given", drop="no_quotes")
+    counts: dict[str, int] = {}
+    for q in checks:
+        counts[q.status] = counts.get(q.status, 0) + 1
+    detail = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in sorted(counts.items()))
+    if counts.get("echo") and len(counts) == 1:
+        return result("dropped", f"every quote is an echo of the store ({detail})", drop="all_echo")
+    return result("dropped", f"no quote survived ({detail})", drop="no_survivor")
 
 
 def _idea(result, fields: Mapping[str, str], evidence: Evidence, human_names: Sequence[str],

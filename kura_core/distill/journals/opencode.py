@@ -106,26 +106,32 @@ def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str
             if texts:
                 out.append(pv.Piece("SELF", "\n".join(texts), "subtask prompt (a template or the agent)"))
         elif t == "tool":
-            state = dict_at(p, "state")
-            name = str_at(p, "tool", "tool")
-            got, call = pv.decode_call(name, state.get("input"))
-            prose.update(call.prose_writes)
-            out.extend(got)
-            status = state.get("status")
-            if status == "completed" and isinstance(state.get("output"), str) and state["output"].strip():
-                if call.family == pv.ASK:
-                    answered = pv.answers(state["output"], state.get("metadata"))
-                    out.extend(answered or [pv.Piece("SELF", state["output"], f"tool_result {name}")])
-                else:
-                    cls, kind = pv.result_class(call, prose)
-                    out.append(pv.Piece(cls, state["output"], kind))
-            elif status == "error" and isinstance(state.get("error"), str) and state["error"].strip():
-                refused_ = pv.rejection(state["error"])
-                out.extend(refused_ if refused_ is not None else
-                           [pv.Piece("TOOL", state["error"], f"tool_result {name} (error)")])
+            out.extend(_tool_part(p, prose))
     if said:
         kind = "user text" if person == "USER" else "prompt from the parent agent"
         out.insert(said_at, pv.Piece(person, "\n".join(said), kind))
+    return out
+
+
+def _tool_part(p: dict, prose: set[str]) -> list[pv.Piece]:
+    """A tool part: the call, and its output or error classed by what the tool does."""
+    state = dict_at(p, "state")
+    name = str_at(p, "tool", "tool")
+    got, call = pv.decode_call(name, state.get("input"))
+    out = list(got)
+    prose.update(call.prose_writes)
+    status = state.get("status")
+    output, error = str_at(state, "output"), str_at(state, "error")
+    if status == "completed" and output.strip():
+        if call.family == pv.ASK:
+            answered = pv.answers(output, state.get("metadata"))
+            out.extend(answered or [pv.Piece("SELF", output, f"tool_result {name}")])
+        else:
+            cls, kind = pv.result_class(call, prose)
+            out.append(pv.Piece(cls, output, kind))
+    elif status == "error" and error.strip():
+        refused_ = pv.rejection(error)
+        out.extend(refused_ if refused_ is not None else [pv.Piece("TOOL", error, f"tool_result {name} (error)")])
     return out
 
 
@@ -258,6 +264,35 @@ def read_opencode(path: str | os.PathLike[str], start: int, *, limit_bytes: int 
     return intake.result(start, end)
 
 
+def _child_sessions(con: sqlite3.Connection, tables: set[str]) -> dict[str, bool]:
+    """Which sessions were started by another (a subagent's), by session id."""
+    if "session" not in tables:
+        return {}
+    cols = {r[1] for r in con.execute("PRAGMA table_info(session)")}
+    if "parent_id" not in cols:
+        return {}
+    return {sid: bool(pid) for sid, pid in con.execute("SELECT id, parent_id FROM session")}
+
+
+def _db_messages(rows: list, *, timed: bool,
+                 parts_by: dict[str, list[dict]]) -> list[tuple[int, str, str, dict, list[dict]]]:
+    """``(when, message id, session id, info, parts)`` of every readable message row, oldest first."""
+    msgs = []
+    for row in rows:
+        mid, sid, data = row[0], row[1], row[2]
+        try:
+            info = scrub(json.loads(data))[0]
+        except (TypeError, ValueError, RecursionError):
+            info = None
+        if not isinstance(info, dict):
+            continue
+        info.setdefault("role", info.get("role"))
+        when = int(row[3]) if timed and isinstance(row[3], (int, float)) else int(_created(info))
+        msgs.append((when, mid, sid, info, parts_by.get(mid, [])))
+    msgs.sort(key=lambda m: (m[0], m[1]))
+    return msgs
+
+
 def _read_database(path: Path, start: int) -> Read:
     source = str(path)
     intake = Intake(source, UNIT)
@@ -270,11 +305,7 @@ def _read_database(path: Path, start: int) -> Read:
         if not {"message", "part"} <= tables:
             return refused(UNIT, start, f"{path.name} is a database without opencode's "
                            "message and part tables")
-        parents: dict[str, bool] = {}
-        if "session" in tables:
-            cols = {r[1] for r in con.execute("PRAGMA table_info(session)")}
-            if "parent_id" in cols:
-                parents = {sid: bool(pid) for sid, pid in con.execute("SELECT id, parent_id FROM session")}
+        parents = _child_sessions(con, tables)
         mcols = {r[1] for r in con.execute("PRAGMA table_info(message)")}
         order = "time_created" if "time_created" in mcols else None
         rows = con.execute(
@@ -293,19 +324,7 @@ def _read_database(path: Path, start: int) -> Read:
         return refused(UNIT, start, f"cannot read the opencode database: {exc}")
     finally:
         con.close()
-    msgs = []
-    for row in rows:
-        mid, sid, data = row[0], row[1], row[2]
-        try:
-            info = scrub(json.loads(data))[0]
-        except (TypeError, ValueError, RecursionError):
-            info = None
-        if not isinstance(info, dict):
-            continue
-        info.setdefault("role", info.get("role"))
-        when = int(row[3]) if order and isinstance(row[3], (int, float)) else int(_created(info))
-        msgs.append((when, mid, sid, info, parts_by.get(mid, [])))
-    msgs.sort(key=lambda m: (m[0], m[1]))
+    msgs = _db_messages(rows, timed=order is not None, parts_by=parts_by)
     prose: dict[str, set[str]] = {}
     end = max(start, msgs[-1][0] + 1) if msgs else start
     for when, mid, sid, info, parts in msgs:
