@@ -21,7 +21,7 @@ code branches on ``kind``/``rule``, never on wording.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,61 +72,10 @@ class Violation:
     note: str = ""
 
     def message(self) -> str:
-        k, f, t, r, n = self.kind, self.field, self.text, self.rule, self.note
-        if k == NUMBER:
-            if r == "not_in_source":
-                return f"number {t} is not in the source ({f})"
-            if r == "partial":
-                return f"number {t} is only part of {n} in the source ({f})"
-            if r == "self_only":
-                return f"number {t} is vouched only by SELF ({f})"
-            return f"number {t} is not in the evidence ({f})"
-        if k == ATTRIBUTION:
-            if r == "not_in_source":
-                return f'attribution "{t}" is not in the source ({f})'
-            if r == "no_user_quote":
-                return f'attribution "{t}" needs a surviving USER quote ({f})'
-            if r == "not_carried":
-                return f'attribution "{t}" needs a USER quote that says what it credits ({f})'
-            if r == "third_party":
-                return f'attribution "{t}" credits {n or "someone"} with what no evidence says of them ({f})'
-            return f'attribution "{t}" is refused ({f})'
-        if k == LINK:
-            return f"link [[{t}]] names no memory in this store ({f})"
-        if k == DISGUISE:
-            return f"{t} reads differently to a person than to the gate ({f})"
-        if k == SHAPE:
-            if r == "not_a_string":
-                return f"{f} must be a string, not {t}"
-            if r == "not_a_list":
-                return f"{f} must be a list of one-word strings, not {t}"
-            return f"{f} is malformed: {t}"
-        if k == NEGATION:
-            return f"{'adds' if r == 'added' else 'drops'} the negation {t!r} ({f})"
-        if k == MARK:
-            return f"{'adds a' if r == 'added' else 'drops the'} {t} landmine mark ({f})"
-        if k == ORDER:
-            return f"numbers {t} are in another order than in the source (re-bound) ({f})"
-        if k == BUDGET:
-            return f"is ~{t} tokens, over the budget of {n} ({f})"
-        if k == MARKUP:
-            return f"adds {'a link' if r == 'link' else 'map markup'} ({t}) the source does not have ({f})"
-        if k == SHAPE and r == "empty":
-            return f"{f} is empty"
-        if k == SHAPE and r == "one_line":
-            return f"{f} must be one sentence on one line"
-        if k == SHAPE and r == "too_long":
-            return f"{f} is {t}; keep it under {n}"
-        if k == TAG:
-            if r == "not_a_word":
-                return f"tag {t!r} is not one word or a hyphenated phrase"
-            if r == "distiller_only":
-                return f"tag {t} is written by the distiller, not proposed or set by hand"
-            if r == "needs_evidence":
-                return (f"tag {t} needs a surviving {n} quote (a memory written directly has no evidence manifest: leave "
-                        "the tag off, or let the distiller propose it)")
-            return f"tag {t} is refused"
-        return f"{k} {t} ({f})"
+        say = _MESSAGES.get((self.kind, self.rule)) or _MESSAGES.get((self.kind, ""))
+        if say is None:
+            return f"{self.kind} {self.text} ({self.field})"
+        return say(self.field, self.text, self.rule, self.note)
 
     __str__ = message
 
@@ -144,6 +93,42 @@ class Violation:
         text = str(data)
         kind = text.split(" ", 1)[0] if text.split(" ", 1)[0] in (NUMBER, ATTRIBUTION, LINK, TAG) else "legacy"
         return cls(kind, "", text, "legacy")
+
+
+#: how each (floor, rule) says what it refused, from (field, text, rule, note); the rule
+#: "" is the floor's message for any rule without its own
+_MESSAGES: dict[tuple[str, str], Callable[[str, str, str, str], str]] = {
+    (NUMBER, "not_in_source"): lambda f, t, r, n: f"number {t} is not in the source ({f})",
+    (NUMBER, "partial"): lambda f, t, r, n: f"number {t} is only part of {n} in the source ({f})",
+    (NUMBER, "self_only"): lambda f, t, r, n: f"number {t} is vouched only by SELF ({f})",
+    (NUMBER, ""): lambda f, t, r, n: f"number {t} is not in the evidence ({f})",
+    (ATTRIBUTION, "not_in_source"): lambda f, t, r, n: f'attribution "{t}" is not in the source ({f})',
+    (ATTRIBUTION, "no_user_quote"): lambda f, t, r, n: f'attribution "{t}" needs a surviving USER quote ({f})',
+    (ATTRIBUTION, "not_carried"):
+        lambda f, t, r, n: f'attribution "{t}" needs a USER quote that says what it credits ({f})',
+    (ATTRIBUTION, "third_party"):
+        lambda f, t, r, n: f'attribution "{t}" credits {n or "someone"} with what no evidence says of them ({f})',
+    (ATTRIBUTION, ""): lambda f, t, r, n: f'attribution "{t}" is refused ({f})',
+    (LINK, ""): lambda f, t, r, n: f"link [[{t}]] names no memory in this store ({f})",
+    (DISGUISE, ""): lambda f, t, r, n: f"{t} reads differently to a person than to the gate ({f})",
+    (SHAPE, "not_a_string"): lambda f, t, r, n: f"{f} must be a string, not {t}",
+    (SHAPE, "not_a_list"): lambda f, t, r, n: f"{f} must be a list of one-word strings, not {t}",
+    (SHAPE, "empty"): lambda f, t, r, n: f"{f} is empty",
+    (SHAPE, "one_line"): lambda f, t, r, n: f"{f} must be one sentence on one line",
+    (SHAPE, "too_long"): lambda f, t, r, n: f"{f} is {t}; keep it under {n}",
+    (SHAPE, ""): lambda f, t, r, n: f"{f} is malformed: {t}",
+    (NEGATION, ""): lambda f, t, r, n: f"{'adds' if r == 'added' else 'drops'} the negation {t!r} ({f})",
+    (MARK, ""): lambda f, t, r, n: f"{'adds a' if r == 'added' else 'drops the'} {t} landmine mark ({f})",
+    (ORDER, ""): lambda f, t, r, n: f"numbers {t} are in another order than in the source (re-bound) ({f})",
+    (BUDGET, ""): lambda f, t, r, n: f"is ~{t} tokens, over the budget of {n} ({f})",
+    (MARKUP, ""): lambda f, t, r, n: f"adds {'a link' if r == 'link' else 'map markup'} ({t}) the source does not have ({f})",
+    (TAG, "not_a_word"): lambda f, t, r, n: f"tag {t!r} is not one word or a hyphenated phrase",
+    (TAG, "distiller_only"): lambda f, t, r, n: f"tag {t} is written by the distiller, not proposed or set by hand",
+    (TAG, "needs_evidence"): lambda f, t, r, n: (
+        f"tag {t} needs a surviving {n} quote (a memory written directly has no evidence manifest: leave "
+        "the tag off, or let the distiller propose it)"),
+    (TAG, ""): lambda f, t, r, n: f"tag {t} is refused",
+}
 
 
 def messages(violations: Iterable[Violation]) -> list[str]:

@@ -514,3 +514,18 @@ def test_without_a_model_the_metabolism_says_so(tmp_path):
         k.distil(store="main")
     with pytest.raises(KuraError, match="none is configured"):
         k.drain(store="main")
+
+
+def test_every_shape_rule_says_what_to_fix():
+    from kura_core.floors import SHAPE, TAG, Violation
+
+    assert Violation(SHAPE, "keep", "more than one line", "one_line").message() == \
+        "keep must be one sentence on one line"
+    assert Violation(SHAPE, "keep", "612 characters", "too_long", "600").message() == \
+        "keep is 612 characters; keep it under 600"
+    assert Violation(SHAPE, "description", "", "empty").message() == "description is empty"
+    assert Violation(SHAPE, "tags", "dict", "not_a_list").message() == \
+        "tags must be a list of one-word strings, not dict"
+    assert Violation(SHAPE, "title", "?", "something_new").message() == "title is malformed: ?"
+    assert Violation(TAG, "tags", "x", "something_new").message() == "tag x is refused"
+    assert Violation("legacy", "", "an old reason", "legacy").message() == "legacy an old reason ()"
