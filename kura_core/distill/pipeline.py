@@ -262,25 +262,13 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
     files = journal_files(reg, name)
     report.journals = len(files)
     if not files:
-        missing = missing_roots(reg, name)
-        if missing:
-            report.stopped = ("journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
-                              f"or [stores.{name}.journals] in kura.toml")
-        elif not spec.distill.journals:
-            report.stopped = no_journals_reason(reg, name)
-        else:
-            report.stopped = "no journal files found under the configured roots"
+        report.stopped = _why_no_files(reg, name)
         return report
     budget = spec.distill.chunk_chars
-    for role in ("brain", "scribe"):
-        if not models.configured(role):
-            if not _anything_waiting(ws, files, budget):
-                # nothing new: that is "nothing to do" (exit 2), model or no model
-                report.stopped = "nothing new in the journals"
-                return report
-            raise KuraError(
-                f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
-                "or [models.{role}] to kura.toml".replace("{role}", role))
+    if not _models_ready(models, ws, files, budget):
+        # nothing new: that is "nothing to do" (exit 2), model or no model
+        report.stopped = "nothing new in the journals"
+        return report
     echo_for, echo = store.fingerprint(), echo_detector(store)
     for adapter, path in files:
         key = marks.journal_key(adapter, path)
@@ -318,6 +306,30 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
             if store.fingerprint() != echo_for:  # another process wrote: read the store again
                 echo_for, echo = store.fingerprint(), echo_detector(store)
     return report
+
+
+def _why_no_files(reg: Registry, name: str) -> str:
+    """Why no journal file was found for store *name*, and what to fix."""
+    missing = missing_roots(reg, name)
+    if missing:
+        return ("journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
+                f"or [stores.{name}.journals] in kura.toml")
+    if not reg.config.stores[name].distill.journals:
+        return no_journals_reason(reg, name)
+    return "no journal files found under the configured roots"
+
+
+def _models_ready(models: Any, ws: Any, files: list, budget: int) -> bool:
+    """Whether both distilling roles have a model. False when one is missing but nothing
+    waits to be distilled anyway; raises when something waits and a model is missing."""
+    for role in ("brain", "scribe"):
+        if not models.configured(role):
+            if not _anything_waiting(ws, files, budget):
+                return False
+            raise KuraError(
+                f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
+                "or [models.{role}] to kura.toml".replace("{role}", role))
+    return True
 
 
 COVERAGE_NOTE = """\
