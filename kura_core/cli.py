@@ -508,36 +508,54 @@ def cmd_prefill(ctx: Ctx) -> int:
 
 
 def cmd_bench(ctx: Ctx) -> int:
-    from . import bench
-
     a = ctx.args
     if a.what == "compress":
-        rep = bench.compress(ctx.registry(), ctx.selector, tokenizer_command=a.tokenizer_command)
-        if a.json:
-            ctx.json(rep)
-        else:
-            ratio = "—" if rep["store_ratio"] is None else f"{rep['store_ratio']:.4f}"
-            ctx.print(f"{rep['store']}: store_ratio {ratio} ({rep['ratio_label']}) = {rep['memory_tokens']} memory + "
-                      f"{rep['index_tokens']} index tokens / {rep['raw_tokens_drunk']} journal tokens drunk "
-                      f"({rep['batches']} batches); {rep['memories_counted']} memories counted, "
-                      f"{rep['unattributed']} unattributed")
-            ctx.print(f"  counted by {rep['counted_by']}")
-        return OK if rep["batches"] else NOTHING
+        return _bench_compress(ctx)
     if a.tokenizer_command:
         raise KuraError("--tokenizer-command is for kura bench compress")
     if a.what == "retention":
-        if not a.questions:
-            raise KuraError("kura bench retention needs --questions FILE (and --corpus FILE beside it)")
-        rep = bench.retention(ctx.registry(), Path(a.questions), Path(a.corpus) if a.corpus else None)
-        if a.json:
-            ctx.json(rep)
-        else:
-            ctx.print(bench.score_line(rep))
-            ctx.print(f"({rep['memories']} memories stored; passing needs {bench.PASS_SCORE})")
-        if rep["score"] < bench.PASS_SCORE:
-            ctx.warn(f"kura: retention score {round(rep['score'], 2)} is below {bench.PASS_SCORE}")
-            return FAIL
-        return OK
+        return _bench_retention(ctx)
+    return _bench_perf(ctx)
+
+
+def _bench_compress(ctx: Ctx) -> int:
+    from . import bench
+
+    rep = bench.compress(ctx.registry(), ctx.selector, tokenizer_command=ctx.args.tokenizer_command)
+    if ctx.args.json:
+        ctx.json(rep)
+    else:
+        ratio = "—" if rep["store_ratio"] is None else f"{rep['store_ratio']:.4f}"
+        ctx.print(f"{rep['store']}: store_ratio {ratio} ({rep['ratio_label']}) = {rep['memory_tokens']} memory + "
+                  f"{rep['index_tokens']} index tokens / {rep['raw_tokens_drunk']} journal tokens drunk "
+                  f"({rep['batches']} batches); {rep['memories_counted']} memories counted, "
+                  f"{rep['unattributed']} unattributed")
+        ctx.print(f"  counted by {rep['counted_by']}")
+    return OK if rep["batches"] else NOTHING
+
+
+def _bench_retention(ctx: Ctx) -> int:
+    from . import bench
+
+    a = ctx.args
+    if not a.questions:
+        raise KuraError("kura bench retention needs --questions FILE (and --corpus FILE beside it)")
+    rep = bench.retention(ctx.registry(), Path(a.questions), Path(a.corpus) if a.corpus else None)
+    if a.json:
+        ctx.json(rep)
+    else:
+        ctx.print(bench.score_line(rep))
+        ctx.print(f"({rep['memories']} memories stored; passing needs {bench.PASS_SCORE})")
+    if rep["score"] < bench.PASS_SCORE:
+        ctx.warn(f"kura: retention score {round(rep['score'], 2)} is below {bench.PASS_SCORE}")
+        return FAIL
+    return OK
+
+
+def _bench_perf(ctx: Ctx) -> int:
+    from . import bench
+
+    a = ctx.args
     try:
         sizes = tuple(int(x) for x in a.sizes.split(",") if x.strip())
     except ValueError:
@@ -546,12 +564,12 @@ def cmd_bench(ctx: Ctx) -> int:
         raise KuraError("--sizes needs at least one size of 1 or more, and --runs at least 1")
     probes, skipped = [], None
     if not a.no_tui:
-        try:  # the app plugs its own figure in when it is installed; the core never imports it
-            from kura_tui.bench import probe as tui_probe
+        try:  # the app offers its own figure when it is installed; the core never imports it
+            from kura_tui import bench_probe
         except ImportError as exc:
             skipped = f"the TUI is not installed ({exc})"
         else:
-            probes.append(tui_probe())
+            probes.append(bench_probe())
     say = None if a.json else (lambda m: ctx.err.write(f"  {m}…\n"))
     rep = bench.perf(sizes, runs=a.runs, http=not a.no_http, rss=not a.no_rss, probes=probes, progress=say)
     if skipped:
@@ -785,8 +803,8 @@ def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:
                     help="one sentence: what detail may fade" + tail)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The command line as a namespace, with the store and config always present."""
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # argparse cannot place an optional positional after an option (`distill pour -s S SLUG`)
@@ -799,21 +817,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             setattr(args, k, None)
     if args.store is None and os.environ.get("KURA_STORE"):
         args.store = os.environ["KURA_STORE"]
-    fn = getattr(args, "fn", None)
-    if fn is None:
+    if getattr(args, "fn", None) is None:
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
             parser.print_help()
-            return OK
-        fn = cmd_tui
-    ctx = Ctx(args)
+            args.fn = None
+        else:
+            args.fn = cmd_tui
+    return args
+
+
+def _guarded(fn: Callable[[Ctx], int], ctx: Ctx) -> int:
+    """Run one command; what goes wrong becomes one plain line and an exit code."""
     try:
         return fn(ctx)
     except KuraError as exc:
         ctx.warn(f"kura: {exc}")
         return FAIL
+    except BrokenPipeError:
+        return OK
     except OSError as exc:
-        if isinstance(exc, BrokenPipeError):
-            return OK
         from .fsutil import storage_error
 
         ctx.warn(f"kura: {storage_error(exc, 'finish the command', exc.filename or os.getcwd())}")
@@ -821,16 +843,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         ctx.warn("kura: interrupted")
         return 130
-    except BrokenPipeError:
-        return OK
     except Exception as exc:  # a bug: say so plainly, without a wall of traceback
         if os.environ.get("KURA_DEBUG"):
             raise
         ctx.warn(f"kura: internal error: {type(exc).__name__}: {exc} (set KURA_DEBUG=1 for details)")
         return FAIL
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    if args.fn is None:
+        return OK  # help was printed
+    ctx = Ctx(args)
+    try:
+        return _guarded(args.fn, ctx)
     finally:
         if ctx._reg is not None:
             ctx._reg.close()
+
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -157,5 +157,5 @@ def check_curation(store: Store, *, slug: str, description: str, body: str, mani
 
 
 def manifest_of(mem: Memory) -> Any:
-    md = mem.meta.get("metadata") if isinstance(mem.meta.get("metadata"), Mapping) else {}
-    return md.get("evidence_manifest")
+    md = mem.meta.get("metadata")
+    return md.get("evidence_manifest") if isinstance(md, Mapping) else None

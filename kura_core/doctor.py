@@ -29,7 +29,7 @@ from .errors import BusyError, KuraError, ReadOnlyStore
 from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, probe_write, reason_of
 from .profile import ProfileState
 from .registry import Registry
-from .store import Store
+from .store import Index, Scan, Store
 from .tokens import estimate_tokens
 
 #: a tender that has not beaten for this long is stale; for DEAD_AFTER, dead.
@@ -329,115 +329,24 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     spec = reg.config.stores[name]
     problems: list[str] = []
     notes: list[str] = []
-
     if not store.root.is_dir() or not store.index_path.is_file():
-        problems.append(f"the store directory {store.root} has no MEMORY.md: run `kura init {name} --path {store.root}`")
-        journals = _journals(reg, name, notes)
-        return DoctorReport(
-            store=name, path=str(store.root), label=spec.label, write_policy=spec.write_policy,
-            ok=False, memories=0, dead_links=(), islands=(), index_drift=IndexDrift(),
-            unreadable=(), manifests_missing=(), drafts_waiting=0, seeds=0,
-            normalise_on_write=(), ignored_files=(), profile=None,
-            charter=Charter(False, str(store.charter_path)), journals=journals,
-            tender=Tender("never started"), models=_models(reg, name, probe=False),
-            capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0}),
-            writable=False, workshop="missing", problems=tuple(problems), notes=tuple(notes))
+        return _no_store(reg, name, store, spec)
 
     scan = store.scan()
-    mems = scan.by_slug()
-    idx = scan.index
     present = set(store.file_slugs())
-
-    # links
-    dead: list[DeadLink] = []
-    incoming: Counter[str] = Counter()
-    for m in scan.memories:
-        for target in dict.fromkeys(m.links):
-            if target in present:
-                if target != m.slug:
-                    incoming[target] += 1
-            else:
-                dead.append(DeadLink(m.slug, target))
-    islands = sorted(s for s in mems if incoming[s] == 0) if len(mems) > 1 else []
-
-    # drift
-    counts = Counter(e.slug for e in idx.entries)
-    drift = IndexDrift(
-        files_without_line=tuple(sorted(present - set(counts))),
-        lines_without_file=tuple(sorted(s for s in counts if s not in present)),
-        duplicate_lines=tuple(sorted(s for s, c in counts.items() if c > 1)),
-        bad_targets=tuple(t for _, t in idx.foreign_links),
-    )
-
-    unreadable = [FileIssue(f, why) for f, why in scan.unreadable]
-    for m in scan.memories:
-        for p in m.problems:
-            unreadable.append(FileIssue(f"{m.slug}.md", p))
-    # YAML-ish frontmatter (hand-written, other tools): read in the line form, not broken
-    normalise = [FileIssue(f"{m.slug}.md", m.form_why) for m in scan.memories if m.form != "yaml"]
+    dead, islands = _links(scan, present)
+    drift = _drift(scan.index, present)
+    unreadable, normalise, manifests_missing = _file_findings(store, scan)
     ignored = _ignored_files(store)
-
-    manifests_missing = []
-    for m in scan.memories:
-        md = m.meta.get("metadata") if isinstance(m.meta.get("metadata"), dict) else {}
-        ref = md.get("evidence_manifest")
-        if isinstance(ref, str) and ref.startswith("sha256:"):
-            if not (store.still / "manifests" / f"{ref[7:]}.json").is_file():
-                manifests_missing.append(m.slug)
-
     drafts_dir = store.still / "drafts"
-    drafts_waiting = len([p for p in drafts_dir.glob("*.md")]) if drafts_dir.is_dir() else 0
+    drafts_waiting = len(list(drafts_dir.glob("*.md"))) if drafts_dir.is_dir() else 0
     workshop = _workshop(reg, name, store, spec.write_policy, problems, notes)
     tender = Tender.from_heartbeat(workshop["tender"])
     for what in store.pending():
         problems.append(f"{what}: free space or make the store writable; the next write or "
                         "`kura distill drain` finishes it")
-
-    index_tokens = estimate_tokens(store.index_text())
-    body_tokens = sum(estimate_tokens(m.body) for m in scan.memories)
-    nbytes = sum(m.size for m in scan.memories)
-    try:
-        nbytes += store.index_path.stat().st_size
-    except OSError:
-        pass
-
-    if dead:
-        problems.append(f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in {dead[0].source})")
-    if drift.files_without_line:
-        problems.append(f"{len(drift.files_without_line)} memory file(s) have no index line "
-                        f"(first: {drift.files_without_line[0]}.md)")
-    if drift.lines_without_file:
-        problems.append(f"{len(drift.lines_without_file)} index line(s) point at no file "
-                        f"(first: {drift.lines_without_file[0]}.md)")
-    if drift.duplicate_lines:
-        problems.append(f"{len(drift.duplicate_lines)} memory(ies) have more than one index line")
-    if drift.bad_targets:
-        problems.append(f"{len(drift.bad_targets)} index line(s) link to a name that is not a slug")
-    if scan.unreadable:
-        problems.append(f"{len(scan.unreadable)} memory file(s) cannot be read (first: "
-                        f"{scan.unreadable[0][0]}: {scan.unreadable[0][1]})")
-    if manifests_missing:
-        problems.append(f"{len(manifests_missing)} memory(ies) point at an evidence manifest that is gone")
-    if tender.state == "dead":
-        problems.append("the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`")
-    elif tender.state == "stale":
-        notes.append("the tender's heartbeat is late")
-    from .distill.pipeline import missing_roots
-
-    for root in missing_roots(reg, name):
-        notes.append(f"journal root {root} does not exist: nothing is distilled from it")
-    if islands:
-        notes.append(f"{len(islands)} memory(ies) are islands: nothing links to them")
-    if drafts_waiting:
-        notes.append(f"{drafts_waiting} draft(s) waiting for drain or review")
-    if any(m.problems for m in scan.memories):
-        notes.append("some frontmatter fields could not be read; see unreadable")
-    if normalise:
-        notes.append(f"{len(normalise)} memory file(s) have YAML-ish frontmatter, read in the line form "
-                     f"(first: {normalise[0].file}); kura writes them as YAML the next time it "
-                     "writes them — nothing to fix")
-    for f in ignored:
-        notes.append(f"{f.file} is not read as a memory: {f.why}")
+    problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
+    notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
     journals = _journals(reg, name, notes)
     from .profile import profile_state
 
@@ -447,14 +356,9 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     elif profile.draft_present:
         notes.append(f"a profile draft is waiting: read it with `kura profile show -s {name}`, "
                      f"apply it with `kura profile apply -s {name}`")
-
     models = _models(reg, name, probe=probe, calls=workshop["calls"])
-    for role, st in models.items():
-        if st.last_error and st.failing:
-            notes.append(f"model {role}: {st.last_error}")
-
-    capacity = _capacity(spec, {"memories": len(present), "index_tokens": index_tokens,
-                                "body_tokens": body_tokens, "bytes": nbytes})
+    notes += [f"model {role}: {st.last_error}" for role, st in models.items() if st.last_error and st.failing]
+    capacity = _capacity(spec, _usage(store, scan, len(present)))
     if capacity.pressure is not None and capacity.pressure >= 1.0 and capacity.limit:
         over = ", ".join(f"{k} {capacity.used(k)} of {v}" for k, v in capacity.limit.items()
                          if capacity.used(k) >= v)
@@ -462,28 +366,136 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
                      "— tidy, merge or raise [capacity] in kura.toml")
     return DoctorReport(
         store=name, path=str(store.root), label=spec.label, write_policy=spec.write_policy,
-        ok=not problems,
-        memories=len(present),
-        dead_links=tuple(dead),
-        islands=tuple(islands),
-        index_drift=drift,
-        unreadable=tuple(unreadable),
-        manifests_missing=tuple(manifests_missing),
-        drafts_waiting=drafts_waiting,
-        seeds=workshop["seeds"],
-        normalise_on_write=tuple(normalise),
-        ignored_files=tuple(ignored),
-        profile=profile,
-        charter=Charter(bool(store.charter()), str(store.charter_path)),
-        journals=journals,
-        tender=tender,
-        models=models,
-        capacity=capacity,
-        writable=workshop["writable"],
-        workshop=workshop["state"],
-        problems=tuple(problems),
-        notes=tuple(notes),
+        ok=not problems, memories=len(present), dead_links=tuple(dead), islands=tuple(islands),
+        index_drift=drift, unreadable=tuple(unreadable), manifests_missing=tuple(manifests_missing),
+        drafts_waiting=drafts_waiting, seeds=workshop["seeds"], normalise_on_write=tuple(normalise),
+        ignored_files=tuple(ignored), profile=profile,
+        charter=Charter(bool(store.charter()), str(store.charter_path)), journals=journals,
+        tender=tender, models=models, capacity=capacity, writable=workshop["writable"],
+        workshop=workshop["state"], problems=tuple(problems), notes=tuple(notes),
     )
+
+
+def _no_store(reg: Registry, name: str, store: Store, spec: Any) -> DoctorReport:
+    """The report for a store whose directory or MEMORY.md is not there."""
+    notes: list[str] = []
+    journals = _journals(reg, name, notes)
+    return DoctorReport(
+        store=name, path=str(store.root), label=spec.label, write_policy=spec.write_policy,
+        ok=False, memories=0, dead_links=(), islands=(), index_drift=IndexDrift(),
+        unreadable=(), manifests_missing=(), drafts_waiting=0, seeds=0,
+        normalise_on_write=(), ignored_files=(), profile=None,
+        charter=Charter(False, str(store.charter_path)), journals=journals,
+        tender=Tender("never started"), models=_models(reg, name, probe=False),
+        capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0}),
+        writable=False, workshop="missing",
+        problems=(f"the store directory {store.root} has no MEMORY.md: run `kura init {name} --path {store.root}`",),
+        notes=tuple(notes))
+
+
+def _links(scan: Scan, present: set[str]) -> tuple[list[DeadLink], list[str]]:
+    """Links to no memory, and memories nothing links to (when there is more than one)."""
+    dead: list[DeadLink] = []
+    incoming: Counter[str] = Counter()
+    for m in scan.memories:
+        for target in dict.fromkeys(m.links):
+            if target in present:
+                if target != m.slug:
+                    incoming[target] += 1
+            else:
+                dead.append(DeadLink(m.slug, target))
+    mems = scan.by_slug()
+    islands = sorted(s for s in mems if incoming[s] == 0) if len(mems) > 1 else []
+    return dead, islands
+
+
+def _drift(idx: Index, present: set[str]) -> IndexDrift:
+    """Where MEMORY.md and the memory files disagree."""
+    counts = Counter(e.slug for e in idx.entries)
+    return IndexDrift(
+        files_without_line=tuple(sorted(present - set(counts))),
+        lines_without_file=tuple(sorted(s for s in counts if s not in present)),
+        duplicate_lines=tuple(sorted(s for s, c in counts.items() if c > 1)),
+        bad_targets=tuple(t for _, t in idx.foreign_links),
+    )
+
+
+def _file_findings(store: Store, scan: Scan) -> tuple[list[FileIssue], list[FileIssue], list[str]]:
+    """Files that cannot be read (or read only in part), files in the line form, and
+    memories whose evidence manifest is gone."""
+    unreadable = [FileIssue(f, why) for f, why in scan.unreadable]
+    unreadable += [FileIssue(f"{m.slug}.md", p) for m in scan.memories for p in m.problems]
+    # YAML-ish frontmatter (hand-written, other tools): read in the line form, not broken
+    normalise = [FileIssue(f"{m.slug}.md", m.form_why) for m in scan.memories if m.form != "yaml"]
+    manifests_missing = []
+    for m in scan.memories:
+        raw_md = m.meta.get("metadata")
+        md: dict[str, Any] = raw_md if isinstance(raw_md, dict) else {}
+        ref = md.get("evidence_manifest")
+        if isinstance(ref, str) and ref.startswith("sha256:") and \
+                not (store.still / "manifests" / f"{ref[7:]}.json").is_file():
+            manifests_missing.append(m.slug)
+    return unreadable, normalise, manifests_missing
+
+
+def _usage(store: Store, scan: Scan, memories: int) -> dict[str, int]:
+    """How much of its capacity the store uses: memories, tokens and bytes."""
+    nbytes = sum(m.size for m in scan.memories)
+    try:
+        nbytes += store.index_path.stat().st_size
+    except OSError:
+        pass
+    return {"memories": memories, "index_tokens": estimate_tokens(store.index_text()),
+            "body_tokens": sum(estimate_tokens(m.body) for m in scan.memories), "bytes": nbytes}
+
+
+def _found_problems(name: str, scan: Scan, dead: list[DeadLink], drift: IndexDrift,
+                    manifests_missing: list[str], tender: Tender) -> list[str]:
+    """What is broken in the store's files, one line each."""
+    out: list[str] = []
+    if dead:
+        out.append(f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in {dead[0].source})")
+    if drift.files_without_line:
+        out.append(f"{len(drift.files_without_line)} memory file(s) have no index line "
+                   f"(first: {drift.files_without_line[0]}.md)")
+    if drift.lines_without_file:
+        out.append(f"{len(drift.lines_without_file)} index line(s) point at no file "
+                   f"(first: {drift.lines_without_file[0]}.md)")
+    if drift.duplicate_lines:
+        out.append(f"{len(drift.duplicate_lines)} memory(ies) have more than one index line")
+    if drift.bad_targets:
+        out.append(f"{len(drift.bad_targets)} index line(s) link to a name that is not a slug")
+    if scan.unreadable:
+        out.append(f"{len(scan.unreadable)} memory file(s) cannot be read (first: "
+                   f"{scan.unreadable[0][0]}: {scan.unreadable[0][1]})")
+    if manifests_missing:
+        out.append(f"{len(manifests_missing)} memory(ies) point at an evidence manifest that is gone")
+    if tender.state == "dead":
+        out.append("the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`")
+    return out
+
+
+def _found_notes(reg: Registry, name: str, scan: Scan, tender: Tender, islands: list[str], drafts_waiting: int,
+                 normalise: list[FileIssue], ignored: list[FileIssue]) -> list[str]:
+    """What is worth knowing but not broken, one line each."""
+    from .distill.pipeline import missing_roots
+
+    out: list[str] = []
+    if tender.state == "stale":
+        out.append("the tender's heartbeat is late")
+    out += [f"journal root {root} does not exist: nothing is distilled from it" for root in missing_roots(reg, name)]
+    if islands:
+        out.append(f"{len(islands)} memory(ies) are islands: nothing links to them")
+    if drafts_waiting:
+        out.append(f"{drafts_waiting} draft(s) waiting for drain or review")
+    if any(m.problems for m in scan.memories):
+        out.append("some frontmatter fields could not be read; see unreadable")
+    if normalise:
+        out.append(f"{len(normalise)} memory file(s) have YAML-ish frontmatter, read in the line form "
+                   f"(first: {normalise[0].file}); kura writes them as YAML the next time it "
+                   "writes them — nothing to fix")
+    out += [f"{f.file} is not read as a memory: {f.why}" for f in ignored]
+    return out
 
 
 def _capacity(spec: Any, used: dict[str, int]) -> Capacity:
@@ -553,7 +565,7 @@ def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: lis
         refused = OSError(errno.EACCES, os.strerror(errno.EACCES), str(store.root))
     writable = refused is None or refused.errno not in READ_ONLY_ERRNOS
     out["writable"] = writable
-    if not writable:
+    if refused is not None and not writable:
         text = (f"store {name!r} is read-only ({store.root}: {reason_of(refused)}): memories can be read; "
                 "remembering, distilling and pouring are refused")
         if policy == "frozen":

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from .registry import Registry
 from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
+from .shapes import dict_at, str_at
 
 CURATION = ("belongs_because", "keep", "may_fade")
 #: fields a hand edit may change, in the order they are named in the record
@@ -66,7 +67,8 @@ class Quote:
     @classmethod
     def from_json(cls, q: Mapping[str, Any]) -> "Quote":
         """A quote as drafts record it, or as the gate does (``class`` and ``where``)."""
-        where = q.get("where") if isinstance(q.get("where"), Mapping) else q
+        found = q.get("where")
+        where: Mapping[str, Any] = found if isinstance(found, Mapping) else q
         try:
             start, end = int(where.get("start") or 0), int(where.get("end") or 0)
         except (TypeError, ValueError):
@@ -190,9 +192,10 @@ def _metadata(mem: Memory) -> Mapping[str, Any]:
 
 def provenance(store: Any, mem: Memory) -> Provenance:
     md = _metadata(mem)
-    manifest = md.get("evidence_manifest") if isinstance(md.get("evidence_manifest"), str) else ""
-    seal = md.get("evidence_seal") if isinstance(md.get("evidence_seal"), str) else ""
-    he = md.get("hand_edited") if isinstance(md.get("hand_edited"), Mapping) else {}
+    manifest = str_at(md, "evidence_manifest")
+    seal = str_at(md, "evidence_seal")
+    found = md.get("hand_edited")
+    he: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     present = bool(manifest) and manifest.startswith("sha256:") and \
         (store.still / "manifests" / f"{manifest[7:]}.json").is_file()
     seal_ok = (seal == seal_of(mem.body, mem.meta)) if seal else None
@@ -327,7 +330,7 @@ def edit_memory(reg: Registry, name: str, slug: str, *, base: str, title: str | 
         raise KuraError("a memory needs a title: it is the text of its index line's link")
     if new["type"] and new["type"] not in TYPES:
         raise KuraError(f"type must be one of {', '.join(TYPES)} (got {new['type']!r})")
-    old = {"title": old_title, "description": mem.description, "type": mem.type, "tags": tuple(mem.tags),
+    old: dict[str, Any] = {"title": old_title, "description": mem.description, "type": mem.type, "tags": tuple(mem.tags),
            "body": mem.body, **{k: mem.curation(k) for k in CURATION}}
     changed = tuple(f for f in FIELDS if (new[f].strip() if f == "body" else new[f])
                     != (old[f].strip() if f == "body" else old[f]))
@@ -373,7 +376,7 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
     if name != slug:
         raise KuraError(f"the name changed from {slug!r} to {name!r}: renaming a memory is not an edit; "
                         f"put the name back")
-    md = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+    md = dict_at(meta, "metadata")
     tags = md.get("tags", [])
     if isinstance(tags, str):
         tags = [t.strip() for t in tags.split(",") if t.strip()]
@@ -1063,8 +1066,12 @@ def journals(reg: Registry, name: str) -> JournalsView:
     from .distill.pipeline import journal_files
 
     spec = reg.config.stores[name]
-    roots = tuple(JournalRootState(j.adapter, str(j.root), j.include_glob or DEFAULT_INCLUDE.get(j.adapter, ""),
-                                   j.exclude_glob, Path(j.root).is_dir()) for j in spec.distill.journals)
+    def include(j: Any) -> str:
+        globs = j.include_glob or DEFAULT_INCLUDE.get(j.adapter, "")
+        return globs if isinstance(globs, str) else ", ".join(globs)
+
+    roots = tuple(JournalRootState(j.adapter, str(j.root), include(j), j.exclude_glob, Path(j.root).is_dir())
+                  for j in spec.distill.journals)
     store = reg.store(name)
     marks: dict[str, Mapping[str, Any]] = {}
     stretches: dict[str, list[Stretch]] = {}

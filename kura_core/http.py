@@ -189,10 +189,17 @@ def _json_kind(v: Any) -> str:
             type(None): "null"}.get(type(v), type(v).__name__)
 
 
-def _str_field(body: dict, key: str, *, required: bool, nonempty: bool = True, limit: int = 0) -> str | None:
+def _need_str(body: dict, key: str, *, limit: int = 0) -> str:
+    """A string field the request must carry."""
+    v = _str_field(body, key, limit=limit)
+    if v is None:
+        raise HttpError(400, f"missing field {key!r}")
+    return v
+
+
+def _str_field(body: dict, key: str, *, nonempty: bool = True, limit: int = 0) -> str | None:
+    """A string field the request may carry; None when it is absent or null."""
     if key not in body or body[key] is None:
-        if required:
-            raise HttpError(400, f"missing field {key!r}")
         return None
     v = body[key]
     if not isinstance(v, str):
@@ -219,7 +226,7 @@ def _int_field(body: dict, key: str, lo: int, hi: int) -> int | None:
 
 def _route_recall(k: Kura, req: Request, name: str | None) -> Response:
     body = _object_body(req, RECALL_FIELDS)
-    question = _str_field(body, "question", required=True, limit=QUESTION_CHARS)
+    question = _need_str(body, "question", limit=QUESTION_CHARS)
     res = k.recall(question, store=name, **{key: _int_field(body, key, *LIMITS[key]) for key in LIMITS})
     out = res.to_json()
     return json_response(out)
@@ -227,17 +234,17 @@ def _route_recall(k: Kura, req: Request, name: str | None) -> Response:
 
 def _route_remember(k: Kura, req: Request, name: str | None) -> Response:
     body = _object_body(req, REMEMBER_FIELDS)
-    slug = _str_field(body, "slug", required=True)
-    description = _str_field(body, "description", required=True, limit=2000)
-    text = _str_field(body, "body", required=True, limit=200_000)
-    mtype = _str_field(body, "type", required=False) or ""
-    title = _str_field(body, "title", required=False, limit=300) or ""
+    slug = _need_str(body, "slug")
+    description = _need_str(body, "description", limit=2000)
+    text = _need_str(body, "body", limit=200_000)
+    mtype = _str_field(body, "type") or ""
+    title = _str_field(body, "title", limit=300) or ""
     tags = body.get("tags")
     if tags is None:
         tags = []
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise HttpError(400, "'tags' must be a list of non-empty strings")
-    cur = {f: _str_field(body, f, required=False, limit=2000) for f in ("belongs_because", "keep", "may_fade")}
+    cur = {f: _str_field(body, f, limit=2000) for f in ("belongs_because", "keep", "may_fade")}
     mem = k.remember(slug, description, text, store=name, type=mtype, title=title, tags=tags,
                      **{f: v for f, v in cur.items() if v is not None})
     return json_response({"store": k.resolve(name), "slug": mem.slug, "title": mem.title,
@@ -379,6 +386,9 @@ def _lookup(route: str) -> dict[str, Callable[..., Response]] | None:
 # --------------------------------------------------------------------------- the handler
 
 class Handler(BaseHTTPRequestHandler):
+    # set by the stdlib handler but not declared in its stubs
+    raw_requestline: bytes
+    _headers_buffer: list[bytes]
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     server_version = f"kura/{__version__}"
@@ -455,8 +465,8 @@ class Handler(BaseHTTPRequestHandler):
                 return False
             if line in (b"\r\n", b"\n", b""):
                 break
-        plain = [_PLAIN_HEADER_LINE.fullmatch(line) for line in lines[:-1]]
-        if lines[-1] and all(plain):
+        plain = [h for h in (_PLAIN_HEADER_LINE.fullmatch(line) for line in lines[:-1]) if h is not None]
+        if lines[-1] and len(plain) == len(lines) - 1:
             headers = self.MessageClass()
             for h in plain:
                 headers.set_raw(h.group(1).decode("iso-8859-1"), h.group(2).decode("iso-8859-1"))
@@ -564,8 +574,8 @@ class Handler(BaseHTTPRequestHandler):
                 raise HttpError(403, "requests from web pages on other origins are refused")
         if self.server.loopback:
             host_hdr = self.headers.get("Host", "")
-            host = urlsplit("//" + host_hdr).hostname if host_hdr else ""
-            if host_hdr and not _is_loopback_name(host or ""):
+            host = (urlsplit("//" + host_hdr).hostname or "") if host_hdr else ""
+            if host_hdr and not _is_loopback_name(host):
                 raise HttpError(403, "this server listens on loopback and answers only to a loopback "
                                      "Host (127.0.0.1, localhost or ::1)")
 
@@ -573,7 +583,7 @@ class Handler(BaseHTTPRequestHandler):
         got = self.headers.get("Authorization", "")
         scheme, _, value = got.partition(" ")
         ok = scheme.lower() == "bearer" and hmac.compare_digest(
-            value.strip().encode("utf-8", "replace"), self.server.token.encode("utf-8"))
+            value.strip().encode("utf-8", "replace"), (self.server.token or "").encode("utf-8"))
         if not ok:
             raise HttpError(401, "this server needs a bearer token: send 'Authorization: Bearer <token>'"
                             if not got else "the bearer token was not accepted",

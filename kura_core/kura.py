@@ -118,8 +118,9 @@ class Kura:
         for role, spec in info["models"].items():
             if spec is None:
                 continue
-            c = calls.get(role)
-            spec["last_error"] = c["last_error"] if c and (c.get("last_ok_at") or 0) < c["last_error_at"] else None
+            last = calls.get(role)
+            spec["last_error"] = (last["last_error"] if last and (last.get("last_ok_at") or 0) < last["last_error_at"]
+                                  else None)
             if client is not None:
                 spec["reachable"], spec["reason"] = client.probe(role)
         return info
@@ -199,8 +200,8 @@ class Kura:
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
         used, read = read_journal(path, adapter)
-        if isinstance(candidates, (str, os.PathLike)):
-            candidates = _load_candidates(Path(candidates))
+        given: list[Any] = (_load_candidates(Path(candidates)) if isinstance(candidates, (str, os.PathLike))
+                            else list(candidates))
         is_echo: Callable[[str], bool] = lambda q: False  # noqa: E731
         names: Sequence[str] = ()
         min_chars = 8
@@ -208,7 +209,7 @@ class Kura:
             spec = self.registry.spec(store)
             names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
             is_echo = echo_detector(self.registry.store(store))
-        results = run_gate(list(candidates), list(read.segments), is_echo=is_echo, human_names=names,
+        results = run_gate(given, list(read.segments), is_echo=is_echo, human_names=names,
                            min_quote_chars=min_chars)
         return GateReport(str(path), used, len(read.segments), tuple(results))
 

@@ -19,7 +19,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 
@@ -34,7 +34,7 @@ def _import_httpx():
         return sys.modules["httpx"]
     blocked = "httpx._main" not in sys.modules
     if blocked:
-        sys.modules["httpx._main"] = None  # type: ignore[assignment]
+        sys.modules["httpx._main"] = None
     try:
         import httpx as module
     finally:
@@ -43,7 +43,10 @@ def _import_httpx():
     return module
 
 
-httpx = _import_httpx()
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = _import_httpx()
 
 from .errors import ModelFailureKind, ModelUnavailable
 
@@ -576,7 +579,7 @@ class ModelClient:
                 raise _Failure("reasoning-only reply with empty content", "reasoning_only")
             raise _Failure("unparseable reply: empty content", "unparseable")
         try:
-            result = parse_json_reply(content)
+            result = parse_json_reply(content or "")
         except ValueError as exc:
             raise _Failure(f"unparseable reply: {exc}", "unparseable") from None
         problems = validate(result, schema)

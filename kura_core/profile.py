@@ -100,7 +100,7 @@ class ProfileState:
         return "applied" if self.present else "none"
 
     def to_json(self, *, text: bool = True) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "store": self.store, "state": self.state, "path": self.path, "present": self.present,
             "bytes": self.bytes, "tokens_est": self.tokens_est, "updated_at": self.updated_at,
             "draft": {"present": self.draft_present, "path": self.draft_path,

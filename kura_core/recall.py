@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, fields, is_dataclass
 from typing import Any, Callable, NamedTuple, Sequence
 
 from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
-from .prompts import messages as build_messages, preamble
+from .prompts import Preamble, messages as build_messages, preamble
 from .registry import Registry
 from .store import Entry, Index, Memory, Store, memory_slug
 from .tokens import estimate_tokens
@@ -208,7 +208,7 @@ def index_shards(entries: Sequence[Entry], shard_tokens: int, costs: dict[str, i
     return ["# Index\n\n" + "\n".join(s) for s in shards if s]
 
 
-def pick_messages(charter: str, shard: str, question: str, top: int) -> list[dict[str, str]]:
+def pick_messages(charter: str | Preamble, shard: str, question: str, top: int) -> list[dict[str, str]]:
     task = f"Question: {question}\n\nName at most {top} slugs."
     return build_messages(charter, PICK_INSTRUCTIONS, task, stable=shard)
 
@@ -477,7 +477,7 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL[0]
 
 
-def _ask_shards(models: Any, charter: str, shards: list[str], question: str, top: int) -> list[dict]:
+def _ask_shards(models: Any, charter: str | Preamble, shards: list[str], question: str, top: int) -> list[dict]:
     if len(shards) == 1:
         return [models.ask("thinker", "kura_pick", pick_messages(charter, shards[0], question, top), PICK_SCHEMA)]
     pool = _pool()

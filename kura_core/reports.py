@@ -34,7 +34,7 @@ def _frozen(value: Any) -> Any:
 def tally_of(report: type) -> type:
     """A mutable class with the fields of the frozen dataclass *report*; ``freeze()`` on an
     instance gives the *report* (lists become tuples, dicts read-only mappings)."""
-    fields = []
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     hints = typing.get_type_hints(report)
     for f in dataclasses.fields(report):
         hint = hints.get(f.name)

@@ -45,6 +45,7 @@ import yaml
 from . import fsutil
 from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
 from .fsutil import atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
+from .shapes import dict_at
 
 #: libyaml's parser when it is there (about 10x faster), the pure-Python one otherwise.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -165,7 +166,7 @@ class Memory:
         ``2026/11/28``, ``2026年11月28日``, ``28 November 2026``, ``Nov 28, 2026``…). With
         *today*, a date later than tomorrow is ignored (a deadline, a typo), not worn as age.
         """
-        md = self.meta.get("metadata") if isinstance(self.meta.get("metadata"), dict) else {}
+        md = dict_at(self.meta, "metadata")
         found: list[dt.date] = []
         for src in (md, self.meta):
             for key in ("updated", "created", "date"):
@@ -883,9 +884,14 @@ class Store:
         try:
             with self.locked("finish an interrupted write"):
                 self._recover_locked()
-        except (OSError, KuraError, UnicodeDecodeError) as exc:
-            self.pending_reason = str(exc) if isinstance(exc, KuraError) else \
-                str(storage_error(exc, "finish an interrupted write", self.intent_path))
+        except KuraError as exc:
+            self.pending_reason = str(exc)
+        except OSError as exc:
+            self.pending_reason = str(storage_error(exc, "finish an interrupted write", self.intent_path))
+        except UnicodeDecodeError as exc:
+            self.pending_reason = (f"cannot finish an interrupted write: a file it rewrites is not UTF-8 text "
+                                   f"({exc.reason} at byte {exc.start}); fix or remove the bad bytes and "
+                                   "run any kura command again")
 
     def _sweep_if_changed(self) -> None:
         """Remove temp files a killed writer left in the store directory. Looks only when
@@ -1117,7 +1123,7 @@ class Store:
 
     def fingerprint(self) -> tuple:
         """Changes whenever a memory file or the index changes on disk."""
-        parts = []
+        parts: list[tuple[int, int, int] | None] = []
         for p in (self.root, self.index_path):
             try:
                 st = os.stat(p)
@@ -1224,9 +1230,9 @@ class Store:
                 raise MemoryFormatError(f"{INDEX_FILE} is not UTF-8 text: fix or remove the bad bytes "
                                         "before kura writes to it (nothing was changed)") from None
             new_index = upsert_index_text(current, slug, title or slug, description, sector)
-            intent = {"op": "upsert", "id": uuid.uuid4().hex, "slug": slug, "text": text,
-                      "title": title or slug, "description": description, "sector": sector,
-                      "base": _digest(current)}
+            intent: dict[str, Any] = {"op": "upsert", "id": uuid.uuid4().hex, "slug": slug, "text": text,
+                                      "title": title or slug, "description": description, "sector": sector,
+                                      "base": _digest(current)}
             if also:
                 intent["also"] = _check_also(dict(also))
             self._commit_locked(intent, action, [(path, text), (self.index_path, new_index if new_index != current else None)])
@@ -1318,6 +1324,36 @@ class Store:
         fsync_dir(self.still)
         return True
 
+    def _upsert_files_locked(self, intent: Mapping[str, Any]) -> None:
+        """The index line and the memory file of an upsert intent, from its prepared temp
+        files when they are intact, else written from its text."""
+        names = intent.get("tmp") or {}
+        slug = check_slug(intent["slug"])
+        path = self.memory_path(slug)
+        text = intent["text"]
+        current = self._read_index_file(errors="strict")
+        wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
+                                   intent.get("sector", ""))
+        idx_tmp = self._temp_of(names.get("index"))
+        if idx_tmp is not None and not idx_tmp.exists():
+            idx_tmp = None
+        if wanted != current:
+            if idx_tmp is not None and _digest(current) == intent.get("base") \
+                    and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
+                fsutil.OPS.replace(idx_tmp, self.index_path)
+                idx_tmp = None
+            else:
+                atomic_write_text(self.index_path, wanted, sync_dir=False)
+        mem_tmp = self._temp_of(names.get("memory"))
+        if mem_tmp is not None and mem_tmp.exists():
+            fsutil.OPS.replace(mem_tmp, path)
+        elif _file_bytes(path) != text.encode("utf-8"):
+            atomic_write_text(path, text, sync_dir=False)
+        for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
+            if leftover is not None and leftover.exists():
+                discard(leftover)
+        fsync_dir(self.root)
+
     def _apply_locked(self, intent: Mapping[str, Any]) -> None:
         """Bring the files to the intent's state, settle what it carries, clear it.
 
@@ -1325,35 +1361,10 @@ class Store:
         renamed into place — the index first, then the memory — needing no new space; an
         intent without them (or whose temps are gone) is applied by writing the text.
         """
-        names = intent.get("tmp") or {}
         if intent.get("op") == "retire":
             self._retire_files_locked(intent)
         elif intent.get("op", "upsert") == "upsert":
-            slug = check_slug(intent["slug"])
-            path = self.memory_path(slug)
-            text = intent["text"]
-            current = self._read_index_file(errors="strict")
-            wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
-                                       intent.get("sector", ""))
-            idx_tmp = self._temp_of(names.get("index"))
-            if idx_tmp is not None and not idx_tmp.exists():
-                idx_tmp = None
-            if wanted != current:
-                if idx_tmp is not None and _digest(current) == intent.get("base") \
-                        and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
-                    fsutil.OPS.replace(idx_tmp, self.index_path)
-                    idx_tmp = None
-                else:
-                    atomic_write_text(self.index_path, wanted, sync_dir=False)
-            mem_tmp = self._temp_of(names.get("memory"))
-            if mem_tmp is not None and mem_tmp.exists():
-                fsutil.OPS.replace(mem_tmp, path)
-            elif _file_bytes(path) != text.encode("utf-8"):
-                atomic_write_text(path, text, sync_dir=False)
-            for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
-                if leftover is not None and leftover.exists():
-                    discard(leftover)
-            fsync_dir(self.root)
+            self._upsert_files_locked(intent)
         also = intent.get("also")
         if also:
             try:
@@ -1423,12 +1434,12 @@ class Store:
         raises StorageError, so no writer goes on over it.
         """
         try:
-            raw = self.intent_path.read_text(encoding="utf-8")
+            raw = self.intent_path.read_bytes()
         except FileNotFoundError:
             raw = None
         if raw is not None:
             try:
-                intent = json.loads(raw)
+                intent = json.loads(raw.decode("utf-8"))
                 _check_intent(intent)
             except (ValueError, KuraError):
                 fsutil.OPS.unlink(self.intent_path)  # cannot happen with atomic writes; never apply garbage
@@ -1551,13 +1562,13 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
     meta: dict[str, Any] = {}
     meta["name"] = slug
     meta["description"] = description
-    old_md = old.get("metadata") if isinstance(old.get("metadata"), dict) else {}
+    old_md = dict_at(old, "metadata")
     md: dict[str, Any] = dict(old_md)
     if type:
         md["type"] = type
     md.setdefault("type", "project")
     md["tags"] = list(dict.fromkeys(t for t in tags if t)) if tags else list(old_md.get("tags", []) or [])
-    extra_md = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    extra_md = dict_at(extra, "metadata")
     for k, v in extra_md.items():
         if v is None:
             md.pop(k, None)

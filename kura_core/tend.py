@@ -141,25 +141,10 @@ class Tender:
 
     # ---- one tick ----------------------------------------------------------------
     def tick(self) -> Tick:
-        from .distill import pipeline
-        from .distill.drafts import list_drafts
-        from .distill.tidy import tidy
-
         t = _TickTally()
         self.beat("checking")
-        newest = self.newest_journal()
-        if newest is None:
-            t.notes.append("no journals to watch")
-            quiet = True
-            spell = "none"
-        else:
-            age = self.clock() - newest
-            quiet = age >= self.spec.distill.idle_min * 60
-            spell = f"{newest:.3f}"
-            if not quiet:
-                t.notes.append(f"not quiet yet: the journal changed {age:.0f}s ago")
-        t.quiet = quiet
-        if not quiet:
+        newest, spell = self._check_quiet(t)
+        if not t.quiet:
             return t.freeze()
 
         def back() -> bool:
@@ -170,35 +155,9 @@ class Tender:
             now_newest = self.newest_journal()
             return now_newest is not None and newest is not None and now_newest != newest
 
-        def heartbeat(kind: str, info: Any) -> None:
-            self.beat(f"{kind}")
-
-        poured = 0
-        if list_drafts(self.store):
-            rep = self._track(t, "drain", "draining",
-                              lambda: pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat))
-            if rep is None:
-                return t.freeze()
-            if rep is not _RESTING:
-                self.counts["poured"] += len(rep.poured)
-                self.counts["tossed"] += len(rep.tossed)
-                self.counts["fixed"] += len(rep.fixed)
-                poured += len(rep.poured)
-                self.log(f"drain: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-                         f"kept {len(rep.kept)}" + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
-                if rep.errors and not rep.did_work:
-                    t.failed = rep.errors[0]
-        else:
-            rep = self._track(t, "run", "distilling",
-                              lambda: pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat))
-            if rep is None:
-                return t.freeze()
-            if rep is not _RESTING:
-                self.counts["drafted"] += len(rep.drafts)
-                self.log(f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
-                         + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
-                if rep.shelved:
-                    t.failed = rep.errors[0] if rep.errors else "a batch was shelved"
+        rep, poured = self._distil(t, back)
+        if rep is None:
+            return t.freeze()
         if rep is not _RESTING:
             if not rep.did_work:
                 self.rest(t.tracks[-1])
@@ -209,35 +168,94 @@ class Tender:
             self.log(f"yielded: {t.stopped}")
             return t.freeze()
         if self.ws.get("tend.tidied_spell") != spell and not self.resting("tidy") and not back():
-            t.tracks.append("tidy")
-            self.beat("tidying")
-            try:
-                trep = tidy(self.reg, self.name, should_stop=back)
-                self.counts["tidied"] += len(trep.rewritten)
-                t.did_work |= trep.did_work
-                if trep.rewritten:
-                    poured += 1  # the index changed: the map needs weaving
-                self.log(f"tidy: {len(trep.flagged)} weak line(s), {len(trep.rewritten)} rewritten")
-            except KuraError as exc:
-                self.log(f"tidy skipped: {exc}")
-                self.rest("tidy")
-            self.ws.put("tend.tidied_spell", spell)
+            poured += self._tidy(t, spell, back)
         if poured:
-            t.tracks.append("weave")
-            self.beat("weaving")
-            try:
-                from .weave import weave
-
-                weave(self.reg, self.name)
-                self.counts["woven"] += 1
-                self.log("re-wove the map")
-            except KuraError as exc:
-                self.log(f"weave skipped: {exc}")
+            self._weave(t)
         t.counts = dict(self.counts)
         self.beat("resting")
         return t.freeze()
 
-    def _track(self, t: Tick, track: str, doing: str, work: Callable[[], Any]) -> Any:
+    def _check_quiet(self, t: Any) -> tuple[float | None, str]:
+        """Whether the journals have been quiet long enough (into *t*), the newest journal's
+        time, and the name of this quiet spell (tidy runs once per spell)."""
+        newest = self.newest_journal()
+        if newest is None:
+            t.notes.append("no journals to watch")
+            t.quiet = True
+            return None, "none"
+        age = self.clock() - newest
+        t.quiet = age >= self.spec.distill.idle_min * 60
+        if not t.quiet:
+            t.notes.append(f"not quiet yet: the journal changed {age:.0f}s ago")
+        return newest, f"{newest:.3f}"
+
+    def _distil(self, t: Any, back: Callable[[], bool]) -> tuple[Any, int]:
+        """Drain the waiting drafts, or distil the journals when none wait. The report
+        (None when the track failed, ``_RESTING`` when it rests) and how many memories
+        were poured."""
+        from .distill import pipeline
+        from .distill.drafts import list_drafts
+
+        def heartbeat(kind: str, info: Any) -> None:
+            self.beat(f"{kind}")
+
+        if list_drafts(self.store):
+            rep = self._track(t, "drain", "draining",
+                              lambda: pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat))
+            if rep is None or rep is _RESTING:
+                return rep, 0
+            self.counts["poured"] += len(rep.poured)
+            self.counts["tossed"] += len(rep.tossed)
+            self.counts["fixed"] += len(rep.fixed)
+            self.log(f"drain: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
+                     f"kept {len(rep.kept)}" + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
+            if rep.errors and not rep.did_work:
+                t.failed = rep.errors[0]
+            return rep, len(rep.poured)
+        rep = self._track(t, "run", "distilling",
+                          lambda: pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat))
+        if rep is None or rep is _RESTING:
+            return rep, 0
+        self.counts["drafted"] += len(rep.drafts)
+        self.log(f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
+                 + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
+        if rep.shelved:
+            t.failed = rep.errors[0] if rep.errors else "a batch was shelved"
+        return rep, 0
+
+    def _tidy(self, t: Any, spell: str, back: Callable[[], bool]) -> int:
+        """Tidy weak index lines once per quiet spell; 1 when the index changed (the map
+        needs weaving), else 0."""
+        from .distill.tidy import tidy
+
+        t.tracks.append("tidy")
+        self.beat("tidying")
+        changed = 0
+        try:
+            trep = tidy(self.reg, self.name, should_stop=back)
+            self.counts["tidied"] += len(trep.rewritten)
+            t.did_work |= trep.did_work
+            changed = 1 if trep.rewritten else 0
+            self.log(f"tidy: {len(trep.flagged)} weak line(s), {len(trep.rewritten)} rewritten")
+        except KuraError as exc:
+            self.log(f"tidy skipped: {exc}")
+            self.rest("tidy")
+        self.ws.put("tend.tidied_spell", spell)
+        return changed
+
+    def _weave(self, t: Any) -> None:
+        t.tracks.append("weave")
+        self.beat("weaving")
+        try:
+            from .weave import weave
+
+            weave(self.reg, self.name)
+            self.counts["woven"] += 1
+            self.log("re-wove the map")
+        except KuraError as exc:
+            self.log(f"weave skipped: {exc}")
+
+    def _track(self, t: Any, track: str, doing: str, work: Callable[[], Any]) -> Any:
         """Run one track unless it is resting. None when it failed (already logged)."""
         left = self.resting(track)
         if left:

@@ -284,8 +284,8 @@ def _must_keep(atoms: Sequence[str]) -> tuple[set[int], set[int]]:
             for j in range(max(0, i - back), i + 1):
                 must.add(j)
             # what is negated: after it in English and Chinese, before it in Japanese
-            before, after_n = (4, 3) if cjk else (0, 2)
-            for j in range(max(0, i - back - before), min(n, i + 1 + after_n)):
+            reach_back, reach_on = (4, 3) if cjk else (0, 2)
+            for j in range(max(0, i - back - reach_back), min(n, i + 1 + reach_on)):
                 context.add(j)
     return must, context - must
 
@@ -348,7 +348,8 @@ def _clause_trigger(desc: str, budget: int) -> str:
                 used += cost[i]
         if used > budget * 1.5:
             continue
-        parts, prev = [], -1
+        parts: list[str] = []
+        prev = -1
         for i in sorted(kept):
             if prev >= 0 and i != prev + 1:
                 parts[-1] = _rstrip_join(parts[-1])

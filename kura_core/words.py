@@ -29,7 +29,7 @@ import unicodedata
 from array import array
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, cast
 
 __all__ = ["Doc", "WordIndex", "relevant_paragraphs", "tokenize"]
 
@@ -404,7 +404,7 @@ class WordIndex:
             # df is known up front and one pass gives the final weights.
             n, df = len(self._slot_of), len(plist) // 3
             scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
-            out = []
+            out: list[float] = []
             keep = out.append
             it = iter(plist)
             for slot, body, small in zip(it, it, it):
@@ -412,7 +412,7 @@ class WordIndex:
                      if small else body * n_body[slot])
                 keep(scale * x / (k1 + x))
             return plist[0::3], array("d", out)
-        tfp = []
+        tfp: list[float] = []
         keep = tfp.append
         it = iter(plist)
         for slot, body, small in zip(it, it, it):
@@ -474,7 +474,8 @@ class WordIndex:
                     touched += len(got[0])
             if not plan:
                 return []
-            docs = self._docs
+            # A freed slot (None) has no postings left, so it never scores above the floor.
+            docs = cast("list[Doc]", self._docs)
             if touched * 4 < n:
                 # Few postings: a sparse accumulator avoids walking every document.
                 acc: dict[int, float] = {}

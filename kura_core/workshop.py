@@ -406,7 +406,7 @@ class Workshop:
             sql = ("INSERT INTO model_calls(role, calls, failures, last_ok_at, url, model) VALUES(?,1,0,?,?,?) "
                    "ON CONFLICT(role) DO UPDATE SET calls=calls+1, last_ok_at=excluded.last_ok_at, "
                    "url=excluded.url, model=excluded.model")
-            params = (rec.role, rec.at, rec.url, rec.model)
+            params: tuple[Any, ...] = (rec.role, rec.at, rec.url, rec.model)
         else:
             sql = ("INSERT INTO model_calls(role, calls, failures, last_error, last_error_at, url, model) "
                    "VALUES(?,1,1,?,?,?,?) ON CONFLICT(role) DO UPDATE SET calls=calls+1, "

@@ -21,4 +21,11 @@ def run(registry: Any, *, store: str | None = None, watch: bool = True) -> int:
     return app.return_code or 0
 
 
-__all__ = ["run"]
+def bench_probe() -> Any:
+    """The app's first-paint figure for `kura bench perf` (see :mod:`kura_tui.bench`)."""
+    from .bench import probe
+
+    return probe()
+
+
+__all__ = ["bench_probe", "run"]

@@ -85,7 +85,7 @@ _jobs = itertools.count(1)
 
 def classify(rel: Path) -> str | None:
     """Which part of a store a changed path belongs to (None: nothing on screen)."""
-    from kura_core.fsutil import is_temp_name
+    from kura_core import is_temp_name
 
     parts = rel.parts
     if not parts or is_temp_name(parts[-1]):
@@ -500,7 +500,7 @@ class KuraApp(App[None]):
 
     @_needs_main
     def on_journals_pane_open(self, m: JournalsPane.Open) -> None:
-        from kura_core.handwork import Quote
+        from kura_core import Quote
 
         j = m.journal
         q = Quote(cls="MARK", text=f"the watermark of {Path(j.path).name}: the next distil starts here",
@@ -555,7 +555,7 @@ class KuraApp(App[None]):
     def edit_in_editor(self, store: str, view: Any) -> None:
         """Edit the memory in $EDITOR with the app suspended; the text waits in a file until
         it is written, so quitting, a crash or a refusal loses nothing."""
-        from kura_core.handwork import editable_text
+        from kura_core import editable_text
 
         path = edits_dir() / store / f"{view.slug}.md"
         header = (f"# kura: editing {view.slug} in store {store}. Save and quit to write it (a hand edit,\n"
@@ -576,7 +576,7 @@ class KuraApp(App[None]):
         self._run_editor(store, view, path, resumed)
 
     def _run_editor(self, store: str, view: Any, path: Path, resumed: bool = False) -> None:
-        from kura_core.handwork import parse_editable
+        from kura_core import parse_editable
 
         before = path.read_text(encoding="utf-8")
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
@@ -706,7 +706,7 @@ class KuraApp(App[None]):
 
     # ---- evidence in its journal -----------------------------------------
     def open_evidence(self, store: str, title: str, quotes: Iterable[Any]) -> None:
-        from kura_core.handwork import Quote
+        from kura_core import Quote
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
@@ -768,7 +768,7 @@ class KuraApp(App[None]):
         b = self.backend
 
         def job() -> DraftActed:
-            from kura_core.distill.drafts import FloorRefused
+            from kura_core import FloorRefused
 
             try:
                 if action == "pour":
@@ -961,7 +961,7 @@ class KuraApp(App[None]):
             self.load_current(("map", "gatelog"))
 
     def apply_tidy(self, store: str, slug: str, line: str, expected: str) -> None:
-        from kura_core.distill.drafts import FloorRefused
+        from kura_core import FloorRefused
 
         b = self.backend
 

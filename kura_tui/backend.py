@@ -5,9 +5,9 @@ thread worker, never on the UI loop."""
 from __future__ import annotations
 
 import getpass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
-from kura_core.doctor import DoctorReport
+from kura_core import DoctorReport
 from kura_core.kura import Kura
 
 

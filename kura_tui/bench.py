@@ -29,9 +29,7 @@ def generate(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> Path
 
 def first_paint_ms(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> float:
     """Milliseconds from constructing the app to the first screen with the stores pane populated."""
-    from kura_core.config import load_config
     from kura_core.kura import Kura
-    from kura_core.registry import Registry
 
     from .app import KuraApp
 
@@ -39,7 +37,7 @@ def first_paint_ms(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -
 
     async def measure() -> float:
         t0 = time.perf_counter()
-        kura = Kura(Registry(load_config(cfg, {}), env={}))
+        kura = Kura.open(cfg, env={})
         app = KuraApp(kura, watch=False, frozen=True)
         try:
             async with app.run_test(size=(120, 40)) as pilot:
@@ -102,9 +100,7 @@ def pane_timings(workdir: str | os.PathLike, n_memories: int, n_drafts: int, *, 
     counted; frames are the app's own screen updates (rendered, then dropped by the
     headless driver).
     """
-    from kura_core.config import load_config
     from kura_core.kura import Kura
-    from kura_core.registry import Registry
     from textual import events
 
     from .app import PARTS, KuraApp
@@ -113,7 +109,7 @@ def pane_timings(workdir: str | os.PathLike, n_memories: int, n_drafts: int, *, 
 
     async def measure() -> dict:
         t0 = time.perf_counter()
-        kura = Kura(Registry(load_config(cfg, {}), env={}))
+        kura = Kura.open(cfg, env={})
         app = KuraApp(kura, watch=False, frozen=True, by="bench")
         frames: list[float] = []
         real = app._display

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from kura_core.doctor import DoctorReport
+    from kura_core import DoctorReport
 
 
 class StoresLoaded(Message):

@@ -23,6 +23,7 @@ from typing import Any, Callable
 from ..errors import KuraError
 from ..registry import Registry
 from ..tokens import estimate_tokens
+from ..shapes import dict_at
 
 #: seconds a tokenizer command may take for one text
 TOKENIZER_TIMEOUT_S = 300.0
@@ -78,7 +79,7 @@ def compress(reg: Registry, selector: str | None, *, tokenizer_command: str | No
     memory_texts: list[str] = []
     index_lines: list[str] = []
     for m in store.scan().memories:
-        md = m.meta.get("metadata") if isinstance(m.meta.get("metadata"), dict) else {}
+        md = dict_at(m.meta, "metadata")
         ref = md.get("evidence_manifest")
         batch = None
         if isinstance(ref, str):

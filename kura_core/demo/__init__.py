@@ -57,6 +57,7 @@ from ..errors import KuraError
 from ..fsutil import atomic_write_text
 from ..registry import Registry
 from ..store import Store, slugify
+from ..shapes import list_at
 
 __all__ = ["MARKER", "build_demo", "default_demo_dir", "is_demo_workspace"]
 
@@ -423,7 +424,7 @@ def _make_draft(store: Store, cand: Mapping[str, Any], r: GateResult, evidence: 
         "target": target,
     }
     manifest = write_manifest(store, payload)
-    tags = r.candidate.get("tags") if isinstance(r.candidate.get("tags"), list) else []
+    tags = list_at(r.candidate, "tags")
     draft = Draft(
         slug=str(cand.get("slug") or "") or slugify(r.title),
         title=r.title,

@@ -35,6 +35,7 @@ from ..fsutil import (atomic_write_text, create_exclusive, discard, is_temp_name
                       sweep_dead_temps)
 from ..registry import Registry
 from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
+from ..shapes import dict_at
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
 EVIDENCE_CLOSE = "-->"
@@ -202,8 +203,8 @@ def parse_draft(text: str, path: Path) -> Draft:
             except json.JSONDecodeError:
                 raise MemoryFormatError(f"{path.name}: the evidence comment is damaged") from None
             break
-    md = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
-    dr = meta.get("draft") if isinstance(meta.get("draft"), dict) else {}
+    md = dict_at(meta, "metadata")
+    dr = dict_at(meta, "draft")
     slug = path.stem
     tags = md.get("tags") or []
     return Draft(
@@ -242,24 +243,26 @@ def save_draft(store: Store, draft: Draft, *, unique: bool = True) -> Draft:
         raise storage_error(exc, f"save the draft {draft.slug!r}", d) from None
     sweep_dead_temps(d)
     if not unique:
-        draft = replace(draft, path=d / f"{draft.slug}.md")
+        path = d / f"{draft.slug}.md"
+        draft = replace(draft, path=path)
         try:
-            atomic_write_text(draft.path, render_draft(draft))
+            atomic_write_text(path, render_draft(draft))
         except OSError as exc:
-            raise storage_error(exc, f"save the draft {draft.slug!r}", draft.path) from None
+            raise storage_error(exc, f"save the draft {draft.slug!r}", path) from None
         return draft
     base, n = draft.slug, 2
     slug = base
     while True:
         if not (draft.decision == "new" and store.has(slug)):
-            placed = replace(draft, slug=slug, path=d / f"{slug}.md")
+            path = d / f"{slug}.md"
+            placed = replace(draft, slug=slug, path=path)
             try:
-                create_exclusive(placed.path, render_draft(placed).encode("utf-8"))
+                create_exclusive(path, render_draft(placed).encode("utf-8"))
                 return placed
             except FileExistsError:
                 pass  # another run holds this name: take the next
             except OSError as exc:
-                raise storage_error(exc, f"save the draft {slug!r}", placed.path) from None
+                raise storage_error(exc, f"save the draft {slug!r}", path) from None
         slug = f"{base}-{n}"
         n += 1
 
@@ -341,8 +344,8 @@ def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], Any, list[str]]:
         for q in draft.quotes:
             if q.get("status") != "verified":
                 continue
-            seg = by_place.get((q.get("source"), q.get("start")))
-            quotes.append((str(q.get("cls")), str(q.get("text", "")), seg.text if seg else str(q.get("text", ""))))
+            found = by_place.get((q.get("source"), q.get("start")))
+            quotes.append((str(q.get("cls")), str(q.get("text", "")), found.text if found else str(q.get("text", ""))))
         ev = Evidence.of(((s.cls, s.text) for s in segs), quotes)
     return segs, ev, given
 
@@ -380,7 +383,7 @@ def is_poured(store: Store, draft: Draft) -> bool:
         current = store.read(writes)
     except KuraError:
         return False
-    md = current.meta.get("metadata") if isinstance(current.meta.get("metadata"), dict) else {}
+    md = dict_at(current.meta, "metadata")
     return md.get("evidence_manifest") == draft.manifest and current.body.strip() == draft.body.strip()
 
 
@@ -529,6 +532,13 @@ def toss(reg: Registry, selector: str | None, slug: str, reason: str, *, by: str
         store.settle({"log": row, "remove": _rel(store, draft)}, f"toss the draft {slug!r}")
 
 
+def _file_of(draft: Draft) -> Path:
+    """The file of a draft read from disk (every draft that was read knows it)."""
+    if draft.path is None:
+        raise NotFound(f"the draft {draft.slug!r} was never saved; there is nothing to change")
+    return draft.path
+
+
 def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = None,
         description: str | None = None, body: str | None = None, tags: Sequence[str] | None = None,
         by: str = "hand", reason: str = "") -> Draft:
@@ -558,10 +568,11 @@ def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = N
             raise FloorRefused(violations)
         entry = {"at": dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds"), "by": by, "reason": reason}
         new = replace(new, history=(*draft.history, entry))
+        path = _file_of(draft)
         try:
-            atomic_write_text(draft.path, render_draft(new))
+            atomic_write_text(path, render_draft(new))
         except OSError as exc:
-            raise storage_error(exc, f"fix the draft {slug!r}", draft.path) from None
+            raise storage_error(exc, f"fix the draft {slug!r}", path) from None
         ws.log_gate("fixed", title=new.title, slug=slug, reason=reason or f"edited by {by}", detail={"by": by})
     return new
 

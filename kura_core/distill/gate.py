@@ -410,7 +410,8 @@ def _gate_one(
     title = candidate.get("title") if isinstance(candidate.get("title"), str) else ""
     kind_raw = candidate.get("kind", "fact")
     kind = kind_raw.strip().lower() if isinstance(kind_raw, str) else ""
-    quote_list = candidate.get("quotes") if isinstance(candidate.get("quotes"), list) else []
+    raw_quotes = candidate.get("quotes")
+    quote_list: list[Any] = raw_quotes if isinstance(raw_quotes, list) else []
     found = [_check_quote(q, index, is_echo, min_quote_chars) for q in quote_list]
     checks = tuple(q for q, _ in found)
     reasons = _quote_reasons(checks)

@@ -22,7 +22,7 @@ import socket
 import sqlite3
 import uuid
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 from ..workshop import Workshop
 
@@ -132,7 +132,7 @@ def reserve(
             "ON CONFLICT(journal) DO UPDATE SET reserved_to=MAX(reserved_to, excluded.reserved_to), "
             "updated=excluded.updated",
             (journal, adapter, unit, 0, end, now))
-        return Stretch(cur.lastrowid, journal, start, end, 1, False)
+        return Stretch(cast(int, cur.lastrowid), journal, start, end, 1, False)  # set by the INSERT above
 
 
 def commit(ws: Workshop, stretch: Stretch, *, adapter: str, unit: str) -> None:

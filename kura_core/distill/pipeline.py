@@ -18,6 +18,7 @@ from ..registry import Registry
 from ..reports import tally_of
 from ..store import TYPES, Store, check_slug, slugify
 from ..tokens import estimate_tokens
+from ..workshop import Workshop
 from . import marks
 from .drafts import (Draft, FloorRefused, body_digest, claimed, evidence_of, finish_pours, fix as fix_draft,
                      is_poured, list_drafts, pour, read_draft, read_manifest, save_draft, toss,
@@ -26,6 +27,7 @@ from ..floors import check_surface, messages
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, UNITS, JournalRoot, discover
+from ..shapes import dict_at
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -162,6 +164,8 @@ class RunReport:
 
 
 _RunTally = tally_of(RunReport)
+#: an instance of :data:`_RunTally`; made at import, so the type checker sees it as Any
+RunTally = Any
 
 
 # --------------------------------------------------------------------------- journals
@@ -269,77 +273,114 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
     if spec.write_policy == "frozen":
         raise KuraError(f"store {name!r} is frozen: nothing is distilled into it")
     ws = reg.workshop(name)
-    models = reg.models(name)
     report = _RunTally(store=name)
-    owner = owner or marks.owner_id()
     files = journal_files(reg, name)
     report.journals = len(files)
     if not files:
-        missing = missing_roots(reg, name)
-        if missing:
-            report.stopped = ("journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
-                              f"or [stores.{name}.journals] in kura.toml")
-        elif not spec.distill.journals:
-            report.stopped = no_journals_reason(reg, name)
-        else:
-            report.stopped = "no journal files found under the configured roots"
+        report.stopped = _why_no_files(reg, name)
         return report.freeze()
-    budget = spec.distill.chunk_chars
-    for role in ("brain", "scribe"):
-        if not models.configured(role):
-            if not _anything_waiting(ws, files, budget):
-                # nothing new: that is "nothing to do" (exit 2), model or no model
-                report.stopped = "nothing new in the journals"
-                return report.freeze()
-            raise KuraError(
-                f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
-                "or [models.{role}] to kura.toml".replace("{role}", role))
-    echo_for, echo = store.fingerprint(), echo_detector(store)
+    if not _models_ready(reg.models(name), ws, files, spec.distill.chunk_chars):
+        # nothing new: that is "nothing to do" (exit 2), model or no model
+        report.stopped = "nothing new in the journals"
+        return report.freeze()
+    go = _Run(reg, name, store, ws, spec.distill.chunk_chars, owner or marks.owner_id(), report,
+              progress, should_stop, max_batches)
     for adapter, path in files:
-        key = marks.journal_key(adapter, path)
-        unit = _unit(adapter)
+        if not go.journal(adapter, path):
+            break
+    return report.freeze()
+
+
+class _Run:
+    """One distil run over the store's journals, batch by batch, counted in *report*."""
+
+    def __init__(self, reg: Registry, name: str, store: Store, ws: Workshop, budget: int, owner: str,
+                 report: RunTally, progress: Progress | None, should_stop: Callable[[], bool] | None,
+                 max_batches: int | None):
+        self.reg, self.name, self.store, self.ws, self.budget, self.owner = reg, name, store, ws, budget, owner
+        self.report, self.progress, self.should_stop, self.max_batches = report, progress, should_stop, max_batches
+        self.echo_for, self.echo = store.fingerprint(), echo_detector(store)
+
+    def _must_stop(self) -> str:
+        if self.should_stop and self.should_stop():
+            return "asked to stop"
+        if self.max_batches is not None and self.report.batches >= self.max_batches:
+            return "batch limit reached"
+        return ""
+
+    def journal(self, adapter: str, path: Path) -> bool:
+        """Drink one journal up to its end; False when the run must stop here."""
+        key, unit, report = marks.journal_key(adapter, path), _unit(adapter), self.report
         refused: dict[str, str] = {}
 
-        def measure(start: int, adapter: str = adapter, path: Path = path, refused: dict = refused) -> int:
-            got = read_stretch(adapter, path, start, budget)
+        def measure(start: int) -> int:
+            got = read_stretch(adapter, path, start, self.budget)
             if got.fatal:
                 refused["why"] = got.fatal
             return got.end
 
         while True:
-            if should_stop and should_stop():
-                report.stopped = "asked to stop"
-                return report.freeze()
-            if max_batches is not None and report.batches >= max_batches:
-                report.stopped = "batch limit reached"
-                return report.freeze()
-            stretch = marks.reserve(ws, key, adapter=adapter, unit=unit, owner=owner, measure=measure)
+            report.stopped = self._must_stop()
+            if report.stopped:
+                return False
+            stretch = marks.reserve(self.ws, key, adapter=adapter, unit=unit, owner=self.owner, measure=measure)
             if stretch is None:
                 if refused:
                     report.refused.append(f"{path}: {refused['why']}")
-                break
-            segs, _, skipped, _fatal = read_stretch(adapter, path, stretch.start, budget, end=stretch.end)
-            for k, v in skipped.items():
-                report.intake[k] = report.intake.get(k, 0) + v
-            if progress:
-                progress("batch", {"journal": str(path), "start": stretch.start, "end": stretch.end,
-                                   "segments": len(segs)})
-            try:
-                _drink(reg, name, store, adapter, path, stretch, segs, report, echo)
-            except ModelUnavailable as exc:
-                marks.shelve(ws, stretch, str(exc))
-                report.shelved += 1
-                report.errors.append(f"{path.name} {stretch.start}–{stretch.end}: {exc} (shelved; retried next run)")
-                report.stopped = "a model failed"
-                return report.freeze()
-            except BaseException:
-                marks.shelve(ws, stretch, "interrupted")
-                raise
-            marks.commit(ws, stretch, adapter=adapter, unit=unit)
+                return True
+            if not self._batch(adapter, path, stretch):
+                return False
+            marks.commit(self.ws, stretch, adapter=adapter, unit=unit)
             report.batches += 1
-            if store.fingerprint() != echo_for:  # another process wrote: read the store again
-                echo_for, echo = store.fingerprint(), echo_detector(store)
-    return report.freeze()
+            if self.store.fingerprint() != self.echo_for:  # another process wrote: read the store again
+                self.echo_for, self.echo = self.store.fingerprint(), echo_detector(self.store)
+
+    def _batch(self, adapter: str, path: Path, stretch: marks.Stretch) -> bool:
+        """One reserved stretch through the scribe and the gate; False when a model failed
+        (the stretch is shelved and retried next run)."""
+        report = self.report
+        segs, _, skipped, _fatal = read_stretch(adapter, path, stretch.start, self.budget, end=stretch.end)
+        for k, v in skipped.items():
+            report.intake[k] = report.intake.get(k, 0) + v
+        if self.progress:
+            self.progress("batch", {"journal": str(path), "start": stretch.start, "end": stretch.end,
+                                    "segments": len(segs)})
+        try:
+            _drink(self.reg, self.name, self.store, adapter, path, stretch, segs, report, self.echo)
+        except ModelUnavailable as exc:
+            marks.shelve(self.ws, stretch, str(exc))
+            report.shelved += 1
+            report.errors.append(f"{path.name} {stretch.start}–{stretch.end}: {exc} (shelved; retried next run)")
+            report.stopped = "a model failed"
+            return False
+        except BaseException:
+            marks.shelve(self.ws, stretch, "interrupted")
+            raise
+        return True
+
+
+def _why_no_files(reg: Registry, name: str) -> str:
+    """Why no journal file was found for store *name*, and what to fix."""
+    missing = missing_roots(reg, name)
+    if missing:
+        return ("journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
+                f"or [stores.{name}.journals] in kura.toml")
+    if not reg.config.stores[name].distill.journals:
+        return no_journals_reason(reg, name)
+    return "no journal files found under the configured roots"
+
+
+def _models_ready(models: Any, ws: Any, files: list, budget: int) -> bool:
+    """Whether both distilling roles have a model. False when one is missing but nothing
+    waits to be distilled anyway; raises when something waits and a model is missing."""
+    for role in ("brain", "scribe"):
+        if not models.configured(role):
+            if not _anything_waiting(ws, files, budget):
+                return False
+            raise KuraError(
+                f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
+                "or [models.{role}] to kura.toml".replace("{role}", role))
+    return True
 
 
 COVERAGE_NOTE = """\
@@ -403,7 +444,7 @@ def echo_detector(store: Store) -> StoreEcho:
 
 
 def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, stretch: marks.Stretch,
-           segs: list[Segment], report: RunReport, echo: Callable[[str], bool]) -> None:
+           segs: list[Segment], report: RunTally, echo: Callable[[str], bool]) -> None:
     ws = reg.workshop(name)
     spec = reg.config.stores[name]
     models = reg.models(name)
@@ -535,7 +576,7 @@ def _manifest_payload(res: GateResult, path: Path, batch_id: int, stretch: marks
 def _quote_dicts(res: GateResult) -> tuple[dict[str, Any], ...]:
     out = []
     for q in res.quotes:
-        d = {"text": q.text, "cls": q.cls or "", "claimed": q.claimed or "", "status": q.status}
+        d: dict[str, Any] = {"text": q.text, "cls": q.cls or "", "claimed": q.claimed or "", "status": q.status}
         if q.segment is not None:
             d.update(source=q.segment.source, start=q.segment.start, end=q.segment.end, unit=q.segment.unit)
         out.append(d)
@@ -667,7 +708,7 @@ def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: Ga
     mem = store.read(target)
     if "recurred" in mem.tags:
         return
-    md = mem.meta.get("metadata") if isinstance(mem.meta.get("metadata"), dict) else {}
+    md = dict_at(mem.meta, "metadata")
     ref = md.get("evidence_manifest")
     before: set[str] = set()
     if isinstance(ref, str):
@@ -698,7 +739,7 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
     except ModelUnavailable:
         return 0  # a seed check is optional; the batch itself already succeeded
     ids = {r["id"]: r for r in waiting}
-    quotes = reply.get("quotes") if isinstance(reply.get("quotes"), dict) else {}
+    quotes = dict_at(reply, "quotes")
     graduated = 0
     spec = reg.config.stores[name]
     for sid in reply.get("confirms", []):
@@ -789,6 +830,8 @@ class DrainReport:
 
 
 _DrainTally = tally_of(DrainReport)
+#: an instance of :data:`_DrainTally` (see :data:`RunTally`)
+DrainTally = Any
 
 
 def drain(reg: Registry, selector: str | None, *, progress: Progress | None = None,
@@ -828,7 +871,7 @@ def drain(reg: Registry, selector: str | None, *, progress: Progress | None = No
     return report.freeze()
 
 
-def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report: DrainReport,
+def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report: DrainTally,
            progress: Progress | None) -> bool:
     """Ask the scribe about one draft and act on the verdict; False when the scribe failed."""
     if progress:
@@ -856,7 +899,7 @@ def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report
             toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
             report.tossed.append(d.slug)
         elif verdict == "fix":
-            f = reply.get("fix") if isinstance(reply.get("fix"), dict) else {}
+            f = dict_at(reply, "fix")
             fix_draft(reg, name, d.slug, title=f.get("title") or None,
                       description=f.get("description") or None, body=f.get("body") or None,
                       by="scribe", reason=reason)

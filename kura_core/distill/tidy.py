@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from ..errors import KuraError, ModelUnavailable

@@ -295,10 +295,19 @@ Nothing Everything Something Anything Most Many Some Few All None Our Their His 
 """.split())
 
 
-def _en_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, str, str]]:
+_Found = tuple[int, int, str, str, str]  # start, end, phrase, who (HUMAN, PRONOUN, THIRD), name
+
+
+def _en_claims(text: str, names: tuple[str, ...]) -> list[_Found]:
     pats = _en_patterns(names)
-    out: list[tuple[int, int, str, str, str]] = []
     name_set = {fold(n).lower() for n in names if isinstance(n, str) and n}
+    return (_en_subject_claims(text, pats, name_set) + _en_phrase_claims(text, pats, names)
+            + _en_third_party_claims(text, name_set))
+
+
+def _en_subject_claims(text: str, pats: dict[str, re.Pattern[str]], name_set: set[str]) -> list[_Found]:
+    """A person (or a pronoun for one) as the subject of a verb that reports them."""
+    out: list[_Found] = []
     for key in ("subject", "bare", "pronoun"):
         for m in pats[key].finditer(text):
             who_text = m.group("who")
@@ -321,6 +330,12 @@ def _en_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             if _in_condition(text, m.start(), w, adv):
                 continue
             out.append((m.start(), end, text[m.start():end], who, ""))
+    return out
+
+
+def _en_phrase_claims(text: str, pats: dict[str, re.Pattern[str]], names: tuple[str, ...]) -> list[_Found]:
+    """Phrases that credit a person: "in their view", "as requested", "User: ..."."""
+    out: list[_Found] = []
     for key in ("possessive", "source", "in_view", "by_human"):
         for m in pats[key].finditer(text):
             who_text = (m.groupdict().get("who") or "").lower()
@@ -339,6 +354,12 @@ def _en_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     for m in pats["relative"].finditer(text):
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
+    return out
+
+
+def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
+    """A third person, by name or by who they are ("my wife"), who "said" or "decided" something."""
+    out: list[_Found] = []
     for m in _PEOPLE_EN.finditer(text):
         w = m.group("w").lower().replace("’", "'")
         if _is_claim_verb(w, (m.group("w2") or "").lower(), (m.group("adv") or "").lower()) and \

@@ -89,49 +89,74 @@ def _is_word(ch: str) -> bool:
 def cut_reason(seg: str, start: int, end: int) -> str:
     """Why the quote found at ``seg[start:end]`` (both in the gate's normal form) does not
     stand for what the segment says, or "" when it does."""
+    return (_cut_start(seg, start) or _cut_end(seg, end) or _negation_before(seg, start)
+            or _negation_after(seg, end))
+
+
+def _cut_start(seg: str, start: int) -> str:
+    """The quote starts inside a word or a number."""
     if start > 1 and seg[start - 2] == "\\" and seg[start - 1] in "ntr":
-        pass  # after an escaped line break (\n in a JSON dump): a boundary
-    elif start > 0:
-        prev = seg[start - 1]
-        first = seg[start]
-        if _is_word(prev) and _is_word(first):
-            return "starts inside a word"
-        if prev in "'’" and start > 1 and _is_word(seg[start - 2]) and _is_word(first):
-            return "starts inside a word"
-        if prev in ".," and start > 1 and seg[start - 2].isdigit() and first.isdigit():
-            return "starts inside a number"
+        return ""  # after an escaped line break (\n in a JSON dump): a boundary
+    if start <= 0:
+        return ""
+    prev = seg[start - 1]
+    first = seg[start]
+    if _is_word(prev) and _is_word(first):
+        return "starts inside a word"
+    if prev in "'’" and start > 1 and _is_word(seg[start - 2]) and _is_word(first):
+        return "starts inside a word"
+    if prev in ".," and start > 1 and seg[start - 2].isdigit() and first.isdigit():
+        return "starts inside a number"
+    return ""
+
+
+def _cut_end(seg: str, end: int) -> str:
+    """The quote ends inside a word or a number."""
     if end + 1 < len(seg) and seg[end] == "\\" and seg[end + 1] in "ntr":
-        pass
-    elif end < len(seg):
-        last = seg[end - 1]
-        nxt = seg[end]
-        if _is_word(last) and _is_word(nxt):
-            return "ends inside a word"
-        if nxt in ".," and end + 1 < len(seg) and last.isdigit() and seg[end + 1].isdigit():
-            return "ends inside a number"
+        return ""
+    if end >= len(seg):
+        return ""
+    last = seg[end - 1]
+    nxt = seg[end]
+    if _is_word(last) and _is_word(nxt):
+        return "ends inside a word"
+    if nxt in ".," and end + 1 < len(seg) and last.isdigit() and seg[end + 1].isdigit():
+        return "ends inside a number"
+    return ""
+
+
+def _negation_before(seg: str, start: int) -> str:
+    """A negation in the quote's clause, just before it, that the quote leaves out."""
     before = seg[max(0, start - 60):start]
     clause = _CLAUSE_STOP.split(before)[-1] if before else ""
-    if clause.strip():
-        if not _EN_NOT_NEGATING.search(clause):
-            words = re.findall(r"[A-Za-z][A-Za-z'’]*", clause)[-3:]
-            for w in words:
-                if _EN_NEG_BEFORE.match(w.replace("’", "'")):
-                    return f"leaves out the negation {w!r} before it"
-            phrase = _EN_NEG_PHRASES.search(clause)
-            if phrase:
-                return f"leaves out the negation {phrase.group(0).strip()!r} before it"
-        tail = clause.rstrip()[-3:]
-        neg = _CJK_NEG_BEFORE.search(tail)
-        if neg and len(clause) == len(clause.rstrip()):
-            return f"leaves out the negation {neg.group(0)!r} before it"
+    if not clause.strip():
+        return ""
+    if not _EN_NOT_NEGATING.search(clause):
+        words = re.findall(r"[A-Za-z][A-Za-z'’]*", clause)[-3:]
+        for w in words:
+            if _EN_NEG_BEFORE.match(w.replace("’", "'")):
+                return f"leaves out the negation {w!r} before it"
+        phrase = _EN_NEG_PHRASES.search(clause)
+        if phrase:
+            return f"leaves out the negation {phrase.group(0).strip()!r} before it"
+    tail = clause.rstrip()[-3:]
+    neg = _CJK_NEG_BEFORE.search(tail)
+    if neg and len(clause) == len(clause.rstrip()):
+        return f"leaves out the negation {neg.group(0)!r} before it"
+    return ""
+
+
+def _negation_after(seg: str, end: int) -> str:
+    """A Japanese or Chinese negation right after the quote that it leaves out."""
     after = seg[end:end + 12]
-    if after:
-        ja = _JA_NEG_AFTER.match(after)
-        if ja:
-            return f"leaves out the negation {ja.group(0)!r} after it"
-        if _JA_PROHIBITIVE.match(after) and seg[end - 1] in "うくすつぬふむるぐぶ":
-            return "leaves out the negation 'な' after it"
-        zh = _ZH_NEG_AFTER.match(after)
-        if zh:
-            return f"leaves out the negation {zh.group(0)!r} after it"
+    if not after:
+        return ""
+    ja = _JA_NEG_AFTER.match(after)
+    if ja:
+        return f"leaves out the negation {ja.group(0)!r} after it"
+    if _JA_PROHIBITIVE.match(after) and seg[end - 1] in "うくすつぬふむるぐぶ":
+        return "leaves out the negation 'な' after it"
+    zh = _ZH_NEG_AFTER.match(after)
+    if zh:
+        return f"leaves out the negation {zh.group(0)!r} after it"
     return ""

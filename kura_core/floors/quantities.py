@@ -123,10 +123,15 @@ _TENS = {
     "seventy": 70, "eighty": 80, "ninety": 90,
 }
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
-_MULTIPLIER_WORDS = {
+_MULTIPLIER_WORDS: dict[str, int | Decimal] = {
     "twice": 2, "thrice": 3, "doubled": 2, "tripled": 3, "quadrupled": 4, "halved": Decimal("0.5"),
     "twofold": 2, "threefold": 3, "fourfold": 4, "fivefold": 5, "tenfold": 10, "hundredfold": 100,
 }
+#: words that add their value to the group being read ("twenty" "one")
+_ADDENDS = {**_ONES, **_TENS}
+#: words that multiply the group being read ("two hundred", "a dozen"); "hundred" is also a
+#: scale but multiplies only its own group ("three hundred thousand")
+_MULTIPLES = {"dozen": 12, "hundred": 100}
 _NUMBER_WORD = "|".join(sorted([*_ONES, *_TENS, *_SCALES, "dozen", "half"], key=len, reverse=True))
 _WORD_RUN = re.compile(
     rf"\b(?:(?:a|an)\s+)?(?:{_NUMBER_WORD})(?:(?:\s+|-)(?:and\s+(?:a\s+)?)?(?:(?:a|an)\s+)?(?:{_NUMBER_WORD}))*\b",
@@ -138,6 +143,42 @@ _MULTIPLIER_RE = re.compile(
 )
 
 
+def _suffix_unit(s: str, yen: str) -> tuple[str, str]:
+    """The unit of a suffix written onto a figure (``3x``, ``5GB``, ``10req/s``, ``4cores``);
+    ``yen`` is what a bare ``¥`` means in the text at hand."""
+    if s in ("x", "X"):
+        return "x", HARD
+    hu = hard_unit(s)
+    if hu == "¥":
+        hu = yen
+    if hu is not None:
+        return hu, HARD
+    if "/" in s:
+        return s, HARD
+    return _stem(s), SOFT
+
+
+def _soft_unit(tokens: list[tuple[str, int, int]], pos: int) -> tuple[tuple[str, str] | None, int]:
+    """When no unit phrase leads: a hard unit within the next two words ("3 long hours"),
+    else the first plain word as a soft unit ("2 slow disks" counts disks)."""
+    first = tokens[0][0]
+    if first.lower() in FUNCTION_WORDS or not first[0].isalpha():
+        return None, pos
+    for w, _, e in tokens[1:3]:
+        if w.lower() in FUNCTION_WORDS:
+            break
+        hu = hard_unit(w)
+        if hu is not None and len(w) > 2:
+            return (hu, HARD), e
+    for w, _, e in tokens[:3]:
+        if w.lower() in FUNCTION_WORDS:
+            break
+        if _describes(w.lower()):
+            continue  # "2 slow disks" counts disks; "3.1 used" counts nothing named
+        return (_stem(w), SOFT), e
+    return None, pos
+
+
 def _words_value(words: list[str]) -> Decimal | None:
     """The value of a run of number words, or None when the run is not a number."""
     total = Decimal(0)
@@ -147,28 +188,21 @@ def _words_value(words: list[str]) -> Decimal | None:
     i = 0
     while i < len(words):
         w = words[i]
+        nxt = words[i + 1] if i + 1 < len(words) else ""
         if w in ("a", "an"):
-            current = current or Decimal(0)
-            nxt = words[i + 1] if i + 1 < len(words) else ""
             if nxt in _SCALES or nxt == "dozen":
                 current += 1
-            elif nxt == "half":
-                pass
-            else:
+            elif nxt != "half":
                 return None
         elif w == "and":
             pass
-        elif w in _ONES:
-            current += _ONES[w]
+        elif w in _ADDENDS:
+            current += _ADDENDS[w]
             seen = True
-        elif w in _TENS:
-            current += _TENS[w]
-            seen = True
-        elif w == "dozen":
-            current = (current or Decimal(1)) * 12
+        elif w in _MULTIPLES:
+            current = (current or Decimal(1)) * _MULTIPLES[w]
             seen = True
         elif w == "half":
-            nxt = words[i + 1] if i + 1 < len(words) else ""
             if seen or current:
                 half = True  # "two and a half": applies to what came before
             elif nxt in ("a", "an") and i + 2 < len(words) and words[i + 2] in _SCALES:
@@ -177,9 +211,6 @@ def _words_value(words: list[str]) -> Decimal | None:
                 seen = True
             else:
                 return None
-        elif w == "hundred":
-            current = (current or Decimal(1)) * 100
-            seen = True
         elif w in _SCALES:
             if half:
                 current += Decimal("0.5")
@@ -298,7 +329,7 @@ _DIGITS = re.compile(
 #: a compound duration: 1h30m, 2m30s, 1d12h
 _DURATION = re.compile(r"(?<![A-Za-z0-9_.])((?:\d+(?:\.\d+)?(?:d|h|m|s|ms))+)(?![A-Za-z0-9_])")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
-_DURATION_SECONDS = {"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": Decimal("0.001")}
+_DURATION_SECONDS: dict[str, int | Decimal] = {"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": Decimal("0.001")}
 _SUFFIX = re.compile(r"[A-Za-zµμΩ°%‰′″]+(?:/[A-Za-z]+)?|[$€£¥₩₹₽₺₪₫฿₱₿¢]")
 _SPACED_TOKEN = re.compile(r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃$€£¥₩₹₽₺₪₫฿₱₿¢])")
 _RANGE_JOIN = re.compile(r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])")
@@ -392,6 +423,13 @@ class _Scan:
             self._date(m.start(), m.end(), [(y, a, b), (y, b, a)])
         for m in _YEAR_MONTH.finditer(t):
             self._date(m.start(), m.end(), [(int(m.group(1)), int(m.group(2)), None)])
+        self._named_dates()
+        self._cjk_dates()
+
+    def _named_dates(self) -> None:
+        """28 November 2023, Nov 2, 2022, March 2024."""
+        t = self.text
+        y: int | None
         for m in _MDY.finditer(t):
             mo = _MONTHS[m.group(1)[:3].lower()]
             y = int(m.group(3)) if m.group(3) else None
@@ -402,6 +440,10 @@ class _Scan:
             self._date(m.start(), m.end(), [(y, mo, int(m.group(1)))])
         for m in _MY.finditer(t):
             self._date(m.start(), m.end(), [(int(m.group(2)), _MONTHS[m.group(1)[:3].lower()], None)])
+
+    def _cjk_dates(self) -> None:
+        """2025年3月1日, 二〇二四年, 3月1日."""
+        t = self.text
         for m in _CJK_DATE.finditer(t):
             y = _small_int(m.group(1)) if m.group(1) else None
             mo = _small_int(m.group(2))
@@ -481,9 +523,14 @@ class _Scan:
                 self.take(Quantity(LITERAL, m.group(0), canon, m.start(), m.end()))
 
     def cjk(self) -> None:
-        t = self.text
-        if t.isascii():
+        if self.text.isascii():
             return
+        self._cjk_percents()
+        self._kana_counts()
+        self._cjk_runs()
+
+    def _cjk_percents(self) -> None:
+        t = self.text
         for m in _PERCENT_ZH.finditer(t):
             v = _dec(m.group(2)) if m.group(2)[0].isdigit() else _cjk_value(m.group(2))
             if v is not None and self.free(m.start(), m.end()):
@@ -503,12 +550,17 @@ class _Scan:
                 v = Decimal(tens * 10 + ones)
                 self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}%", m.start(), m.end(),
                                    value=v, unit="%", uclass=HARD))
-        for m in _KANA_RE.finditer(t):
+
+    def _kana_counts(self) -> None:
+        for m in _KANA_RE.finditer(self.text):
             if self.free(m.start(), m.end()):
                 v = Decimal(_KANA_COUNT[m.group(0)])
                 unit = "人" if m.group(0) == "ふたり" else "つ"
                 self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}{unit}", m.start(), m.end(),
                                    value=v, unit=unit, uclass=COUNTER))
+
+    def _cjk_runs(self) -> None:
+        t = self.text
         for m in _CJK_RUN.finditer(t):
             a, b = m.start(), m.end()
             if a and (t[a - 1].isdigit() or t[a - 1] == "."):
@@ -521,17 +573,17 @@ class _Scan:
             end = b
             while end < len(t) and t[end] in _APPROX_CJK:
                 end += 1
-            unit = cjk_unit(t, end)
+            counter = cjk_unit(t, end)
             if not digits_before and len(cjk_chars) == 1:
-                half_follows = unit is not None and t[unit[2]:unit[2] + 1] == "半"
-                if (run == "一" and not half_follows) or run in _CJK_BIG or unit is None:
+                half_follows = counter is not None and t[counter[2]:counter[2] + 1] == "半"
+                if (run == "一" and not half_follows) or run in _CJK_BIG or counter is None:
                     continue  # 一 is "a"/"one" in a thousand words; a lone numeral needs a counter
             if t[a - 1:a] == "第":
                 a -= 1
             v = _cjk_value(run)
             if v is None:
                 continue
-            self._with_unit(a, end, run, v, sign="", unit=unit)
+            self._with_unit(a, end, run, v, sign="", unit=counter)
 
     def _with_unit(self, a: int, end: int, shown_num: str, v: Decimal, *, sign: str,
                    unit: tuple[str, str, int] | None) -> None:
@@ -572,8 +624,8 @@ class _Scan:
             if not self.free(a, b):
                 continue
             words = [w.lower() for w in re.findall(r"[A-Za-z]+", m.group(0))]
-            v = _words_value(words)
-            if v is None:
+            value = _words_value(words)
+            if value is None:
                 continue
             unit, end = self._unit_after(b, currency=False)
             if words == ["one"] and not (unit and unit[1] == HARD):
@@ -584,7 +636,7 @@ class _Scan:
                 continue  # "one day" is someday; "in one day" is a day
             if all(w in _SCALES or w in ("dozen", "half", "and") for w in words):
                 continue  # "billion" alone, "hundreds": a scale with no figure (2 billion is read as a figure)
-            self._take_number(a, end, _show(v), v, unit)
+            self._take_number(a, end, _show(value), value, unit)
 
     def digits(self) -> None:
         t = self.text
@@ -598,40 +650,23 @@ class _Scan:
                 continue
             sign = m.group("sign") or ""
             shown = sign + _written(num)
-            currency = ""
-            cur = _CURRENCY_PREFIX.search(t, max(0, a - 5), a)
-            if cur and self.free(cur.start(), a):
-                currency = hard_unit(cur.group(1).strip()) or ""
-                if currency == "¥":
-                    currency = self.yen
-                if currency:
-                    a = cur.start()
+            currency, a = self._currency_before(a)
             b = m.end()
             unit: tuple[str, str] | None = None
             suffix = _SUFFIX.match(t, b)
             if suffix and suffix.end() < len(t) and (t[suffix.end()].isdigit() or t[suffix.end()] == "_"):
                 continue  # 1a2b, 3d_model: an identifier, not a figure
             if suffix:
-                s = suffix.group(0)
                 b = suffix.end()
+                s = suffix.group(0)
                 if s in _ORDINAL:
                     pass
                 elif s in ("k", "bn", "mn", "tn") or (
                         s in ("K", "M", "B", "T") and (currency or self._count_follows(b))):
                     v *= MAGNITUDES[s]
                     shown += s
-                elif s in ("x", "X"):
-                    unit = ("x", HARD)
                 else:
-                    hu = hard_unit(s)
-                    if hu == "¥":
-                        hu = self.yen
-                    if hu is not None:
-                        unit = (hu, HARD)
-                    elif "/" in s:
-                        unit = (s, HARD)
-                    else:
-                        unit = (_stem(s), SOFT)
+                    unit = _suffix_unit(s, self.yen)
             elif b < len(t) and not t[b].isascii() and not t[b].isspace():
                 cu = cjk_unit(t, b)
                 if cu is not None and not currency:
@@ -651,6 +686,17 @@ class _Scan:
             if sign == "-":
                 v = -v
             self._take_number(a, b, shown, v, unit)
+
+    def _currency_before(self, a: int) -> tuple[str, int]:
+        """A currency written just before the figure at *a* ("$", "USD ", "¥"): the currency
+        and where the quantity starts; ``("", a)`` when there is none."""
+        cur = _CURRENCY_PREFIX.search(self.text, max(0, a - 5), a)
+        if not cur or not self.free(cur.start(), a):
+            return "", a
+        currency = hard_unit(cur.group(1).strip()) or ""
+        if currency == "¥":
+            currency = self.yen
+        return currency, (cur.start() if currency else a)
 
     def _range(self, a: int, b: int, sign: str, num: str, lo: Decimal,
                unit: tuple[str, str] | None) -> bool:
@@ -724,6 +770,17 @@ class _Scan:
             if cu is not None:
                 return (cu[0] if cu[0] != "¥" else self.yen, cu[1]), cu[2]
             return None, pos
+        tokens = self._words_after(pos)
+        if not tokens:
+            return None, pos
+        found = self._unit_phrase(tokens)
+        if found is not None:
+            return found
+        return _soft_unit(tokens, pos)
+
+    def _words_after(self, pos: int) -> list[tuple[str, int, int]]:
+        """Up to four words after *pos*, each with where it starts and ends."""
+        t = self.text
         tokens: list[tuple[str, int, int]] = []
         p = pos
         for _ in range(4):
@@ -737,9 +794,12 @@ class _Scan:
             p = m.start(1) + len(word)
             if t[p:p + 1] not in (" ", "\t", "-"):
                 break
-        if not tokens:
-            return None, pos
-        # longest unit phrase first
+        return tokens
+
+    def _unit_phrase(self, tokens: list[tuple[str, int, int]]) -> tuple[tuple[str, str], int] | None:
+        """A hard unit of up to three words at the start of *tokens*, longest first, with a
+        rate ("tokens per second") folded in."""
+        t = self.text
         for n in (3, 2, 1):
             if len(tokens) >= n:
                 phrase = " ".join(w for w, _, _ in tokens[:n])
@@ -756,22 +816,7 @@ class _Scan:
                     if per and hu in ("tok", "B", "KB", "MB", "GB", "TB", "bit", "Mbit", "Gbit"):
                         return (f"{hu}/s", HARD), per.end()
                     return (hu, HARD), end
-        first = tokens[0][0]
-        if first.lower() in FUNCTION_WORDS or not first[0].isalpha():
-            return None, pos
-        for w, _, e in tokens[1:3]:
-            if w.lower() in FUNCTION_WORDS:
-                break
-            hu = hard_unit(w)
-            if hu is not None and len(w) > 2:
-                return (hu, HARD), e
-        for w, _, e in tokens[:3]:
-            if w.lower() in FUNCTION_WORDS:
-                break
-            if _describes(w.lower()):
-                continue  # "2 slow disks" counts disks; "3.1 used" counts nothing named
-            return (_stem(w), SOFT), e
-        return None, pos
+        return None
 
     def durations(self) -> None:
         """1h30m is ninety minutes, written as one token; read it as seconds."""
@@ -779,7 +824,7 @@ class _Scan:
             parts = _DURATION_PART.findall(m.group(1))
             if len(parts) < 2 or not self.free(m.start(), m.end()):
                 continue
-            total = sum(Decimal(n) * _DURATION_SECONDS[u] for n, u in parts)
+            total = sum((Decimal(n) * _DURATION_SECONDS[u] for n, u in parts), Decimal(0))
             self.take(Quantity(NUMBER, m.group(0), m.group(0), m.start(), m.end(), value=total, unit="s",
                                uclass=HARD))
 

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..widgets.keys import KeyLine
-from ..widgets.fmt import cls_tag, heading, n, one_line, where
+from ..widgets.fmt import cls_tag, n, one_line, where
 from ..widgets.rowlist import RowList
 
 _tokens = itertools.count(1)

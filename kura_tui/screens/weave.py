@@ -6,7 +6,6 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static

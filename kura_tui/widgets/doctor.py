@@ -12,39 +12,41 @@ from textual.widgets import Static
 from .fmt import ago, heading, n
 
 if TYPE_CHECKING:
-    from kura_core.doctor import DoctorReport
+    from kura_core import DoctorReport
 
 TENDER_STYLE = {"alive": "bold $success", "stale": "bold $warning", "dead": "bold $error",
                 "stopped": "bold $foreground-muted", "never started": "$foreground-muted"}
 
 
 def render_report(r: DoctorReport, now: float, probed: bool = False) -> Content:
-    out: list[Content] = []
-    out.append(Content.assemble(
+    out = _summary(r) + _capacity(r) + _tender(r) + _models(r, now, probed) + _details(r)
+    return Content("\n").join(out)
+
+
+def _summary(r: DoctorReport) -> list[Content]:
+    out = [Content.assemble(
         ("✓ healthy" if r.ok else "✗ broken", "bold $success" if r.ok else "bold $error"),
-        ("  " + r.store, "bold"), (f"  {r.path}", "$foreground-muted")))
+        ("  " + r.store, "bold"), (f"  {r.path}", "$foreground-muted"))]
     if r.label:
         out.append(Content.styled(r.label, "$foreground-muted"))
-    for p in r.problems:
-        out.append(Content.styled(f"✗ {p}", "$error"))
-    for note in r.notes:
-        out.append(Content.styled(f"· {note}", "$warning"))
+    out += [Content.styled(f"✗ {p}", "$error") for p in r.problems]
+    out += [Content.styled(f"· {note}", "$warning") for note in r.notes]
+    return out
 
+
+def _capacity(r: DoctorReport) -> list[Content]:
     cap = r.capacity
-    out.append(Content(""))
-    out.append(heading("Capacity"))
-    out.append(Content.assemble(
+    return [Content(""), heading("Capacity"), Content.assemble(
         (n(cap.memories), "bold"), " memories · ", (n(cap.index_tokens), "bold"),
         " index tokens · ", (n(cap.body_tokens), "bold"), " body tokens · ",
-        (n(cap.bytes), "bold"), " bytes"))
-    out.append(Content.assemble(
+        (n(cap.bytes), "bold"), " bytes"), Content.assemble(
         (n(r.drafts_waiting), "bold"), " drafts waiting · ", (n(r.seeds), "bold"),
         " seeds · ", (n(len(r.dead_links)), "bold"), " dead links · ",
-        (n(len(r.islands)), "bold"), " islands · write policy ", (r.write_policy, "bold")))
+        (n(len(r.islands)), "bold"), " islands · write policy ", (r.write_policy, "bold"))]
 
+
+def _tender(r: DoctorReport) -> list[Content]:
     t = r.tender
-    out.append(Content(""))
-    out.append(heading("Tender"))
     parts: list[Any] = [(t.state, TENDER_STYLE.get(t.state, "bold"))]
     if t.last_beat_s is not None:
         parts.append((f" · last beat {t.last_beat_s:.0f}s ago", "$foreground-muted"))
@@ -52,23 +54,25 @@ def render_report(r: DoctorReport, now: float, probed: bool = False) -> Content:
         parts.append((f" · pid {t.pid}", "$foreground-muted"))
     if t.doing and t.doing != t.state:
         parts.append((f" · {t.doing}", "$foreground-muted"))
-    out.append(Content.assemble(*parts))
+    out = [Content(""), heading("Tender"), Content.assemble(*parts)]
     if t.counts:
         out.append(Content.styled("work done: " + ", ".join(f"{k} {v}" for k, v in t.counts.items()),
                                   "$foreground-muted"))
     if t.state == "never started":
         out.append(Content.styled(f"no tender has run here: `kura tend -s {r.store or 'STORE'}` "
                                   "keeps the store tidy", "$foreground-muted"))
+    return out
 
-    out.append(Content(""))
-    out.append(heading("Models" + ("" if probed else "  (d asks each endpoint)")))
+
+def _models(r: DoctorReport, now: float, probed: bool) -> list[Content]:
+    out = [Content(""), heading("Models" + ("" if probed else "  (d asks each endpoint)"))]
     for role, m in r.models.items():
         if not m.configured:
             out.append(Content.assemble((f"{role:<8}", "bold"), ("not configured", "$foreground-muted"),
                                         (" — recall falls back to words" if role == "thinker" else "",
                                          "$warning")))
             continue
-        parts = [(f"{role:<8}", "bold"), f"{m.model} @ {m.url}"]
+        parts: list[Any] = [(f"{role:<8}", "bold"), f"{m.model} @ {m.url}"]
         if m.reachable is not None:
             parts += ["  ", ("reachable", "$success") if m.reachable else
                       (f"unreachable: {m.reason or ''}", "$error")]
@@ -81,18 +85,18 @@ def render_report(r: DoctorReport, now: float, probed: bool = False) -> Content:
             style = "$error" if m.failing else "$foreground-muted"
             out.append(Content.styled(
                 f"         last error ({ago(m.last_error_at, now)}): {m.last_error}", style))
+    return out
 
+
+def _details(r: DoctorReport) -> list[Content]:
     extra = [(k.replace("_", " "), v) for k, v in r.index_drift.items() if v]
-    if extra or r.unreadable or r.dead_links:
-        out.append(Content(""))
-        out.append(heading("Details"))
-        for k, v in extra:
-            out.append(Content.styled(f"{k}: {', '.join(v[:8])}", "$error"))
-        for d in r.dead_links[:8]:
-            out.append(Content.styled(f"dead link [[{d.target}]] in {d.source}", "$error"))
-        for u in r.unreadable[:8]:
-            out.append(Content.styled(f"unreadable {u.file}: {u.why}", "$error"))
-    return Content("\n").join(out)
+    if not (extra or r.unreadable or r.dead_links):
+        return []
+    out = [Content(""), heading("Details")]
+    out += [Content.styled(f"{k}: {', '.join(v[:8])}", "$error") for k, v in extra]
+    out += [Content.styled(f"dead link [[{d.target}]] in {d.source}", "$error") for d in r.dead_links[:8]]
+    out += [Content.styled(f"unreadable {u.file}: {u.why}", "$error") for u in r.unreadable[:8]]
+    return out
 
 
 class DoctorPane(VerticalScroll):

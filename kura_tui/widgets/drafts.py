@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from kura_core.floors import Violation
+from kura_core import Violation
 
 from .find import FindBar, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where

@@ -7,7 +7,7 @@ from typing import Any, Mapping
 
 from textual.content import Content
 
-from kura_core.doctor import DoctorReport, elapsed_label
+from kura_core import DoctorReport, elapsed_label
 
 
 def ago(at: float | None, now: float) -> str:

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from .fmt import badge, n
 
 if TYPE_CHECKING:
-    from kura_core.doctor import DoctorReport
+    from kura_core import DoctorReport
 
 
 class StoreList(OptionList):

@@ -23,17 +23,7 @@ def _log_row(line: str) -> Content:
 
 
 def render_status(s: Any, now: float) -> Content:
-    out: list[Content] = []
-    parts: list[Any] = [(s.state, TENDER_STYLE.get(s.state, "bold"))]
-    if s.running:
-        parts.append(("  running", "bold $success"))
-    if s.pid:
-        parts.append((f" · pid {s.pid}", "$foreground-muted"))
-    if s.last_beat_s is not None:
-        parts.append((f" · last beat {s.last_beat_s:.0f}s ago", "$foreground-muted"))
-    if s.doing and s.doing != s.state:
-        parts.append((f" · {s.doing}", "$foreground-muted"))
-    out.append(Content.assemble(*parts))
+    out: list[Content] = [_state_line(s)]
     if s.state == "never started":
         out.append(Content.styled(f"no tender has run here: `kura tend -s {s.store}` keeps the store "
                                   f"distilled while you are away (docs/OPERATING.md)", "$foreground-muted"))
@@ -48,10 +38,34 @@ def render_status(s: Any, now: float) -> Content:
     if s.resting:
         out.append(Content.styled("resting: " + ", ".join(f"{k} {v / 60:.0f} min more" for k, v in s.resting.items()),
                                   "$foreground-muted"))
+    out += _last_tick(s)
+    for entry in s.last_tick_lines[-6:]:
+        out.append(Content.assemble(("  · ", "$foreground-muted"), _log_row(entry)))
+    return Content("\n").join(out)
+
+
+def _state_line(s: Any) -> Content:
+    """State, whether it runs, its pid, its last beat and what it is doing, on one line."""
+    parts: list[Any] = [(s.state, TENDER_STYLE.get(s.state, "bold"))]
+    if s.running:
+        parts.append(("  running", "bold $success"))
+    if s.pid:
+        parts.append((f" · pid {s.pid}", "$foreground-muted"))
+    if s.last_beat_s is not None:
+        parts.append((f" · last beat {s.last_beat_s:.0f}s ago", "$foreground-muted"))
+    if s.doing and s.doing != s.state:
+        parts.append((f" · {s.doing}", "$foreground-muted"))
+    return Content.assemble(*parts)
+
+
+def _last_tick(s: Any) -> list[Content]:
+    """What the last tick did, or when the tender last logged work."""
+    out: list[Content] = []
     t = s.last_tick
     if t:
         did = "did work" if t.get("did_work") else "found nothing to do"
-        line = [("last tick ", "$foreground-muted"), (s.last_tick_at.replace("T", " "), "bold"), f" · {did}"]
+        line: list[Any] = [("last tick ", "$foreground-muted"), (s.last_tick_at.replace("T", " "), "bold"),
+                           f" · {did}"]
         if t.get("tracks"):
             line.append(f" · {', '.join(t['tracks'])}")
         out.append(Content.assemble(*line))
@@ -62,9 +76,7 @@ def render_status(s: Any, now: float) -> Content:
     elif s.last_tick_at:
         out.append(Content.assemble(("last logged ", "$foreground-muted"), (s.last_tick_at.replace("T", " "), "bold"),
                                     " · what it did:"))
-    for entry in s.last_tick_lines[-6:]:
-        out.append(Content.assemble(("  · ", "$foreground-muted"), _log_row(entry)))
-    return Content("\n").join(out)
+    return out
 
 
 class TenderPane(Vertical):

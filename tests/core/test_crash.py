@@ -91,6 +91,7 @@ def test_sigkill_at_random_moments_never_leaves_half_a_write(tmp_path):
         try:
             line = child.stdout.readline()
             assert line == b"ready\n", child.stderr.read().decode()
+            # the pause is the thing under test: a kill at a random moment of the write loop
             time.sleep(rng.uniform(0.0, 0.060))
         finally:
             child.send_signal(signal.SIGKILL)
@@ -124,6 +125,16 @@ def _intent(slug: str, description: str, body: str, **kw) -> dict:
                           "metadata": {"type": "project", "tags": []}}, body)
     return {"op": "upsert", "slug": slug, "text": text, "title": kw.get("title", slug),
             "description": description, "sector": kw.get("sector", "")}
+
+
+def test_an_intent_that_is_not_utf8_is_discarded_and_reading_goes_on(store):
+    store.write("alpha", title="Alpha", description="old", body="old body")
+    store.intent_path.write_bytes(b'{"op": "upsert", "slug": "alpha", "text": "\xff\xfe"}')
+
+    fresh = Store(store.root)
+    assert fresh.read("alpha").description == "old"
+    assert not store.intent_path.exists()
+    assert fresh.pending() == []
 
 
 def test_intent_written_but_nothing_applied_is_rolled_forward(store):

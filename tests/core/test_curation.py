@@ -454,6 +454,14 @@ def test_journals_show_marks_backlog_and_shelved_stretches(tmp_path, model):
     assert s.start == 0 and s.end == j.stat().st_size and "500" in s.reason
 
 
+def test_journal_roots_show_every_default_pattern_of_their_adapter(tmp_path):
+    cfg = _config(tmp_path)
+    cfg.write_text(cfg.read_text().replace("claude = ", "gemini = "))
+    (root,) = Kura(Registry.open(cfg)).journals(store="main").roots
+    assert root.adapter == "gemini"
+    assert root.include == "**/session-*.json, **/session-*.jsonl"
+
+
 def test_a_journal_excerpt_opens_the_segment_a_quote_came_from(tmp_path, model):
     k, slug = _poured(tmp_path, model)
     q = k.memory(slug, store="main").quotes[0]
@@ -507,3 +515,18 @@ def test_without_a_model_the_metabolism_says_so(tmp_path):
     assert not out.did_work and out.report.batches == 0 and out.stopped
     with pytest.raises(KuraError, match="needs a scribe model"):
         k.drain(store="main")
+
+
+def test_every_shape_rule_says_what_to_fix():
+    from kura_core.floors import SHAPE, TAG, Violation
+
+    assert Violation(SHAPE, "keep", "more than one line", "one_line").message() == \
+        "keep must be one sentence on one line"
+    assert Violation(SHAPE, "keep", "612 characters", "too_long", "600").message() == \
+        "keep is 612 characters; keep it under 600"
+    assert Violation(SHAPE, "description", "", "empty").message() == "description is empty"
+    assert Violation(SHAPE, "tags", "dict", "not_a_list").message() == \
+        "tags must be a list of one-word strings, not dict"
+    assert Violation(SHAPE, "title", "?", "something_new").message() == "title is malformed: ?"
+    assert Violation(TAG, "tags", "x", "something_new").message() == "tag x is refused"
+    assert Violation("legacy", "", "an old reason", "legacy").message() == "legacy an old reason ()"

@@ -123,7 +123,9 @@ def test_every_draft_quote_is_verbatim_in_its_journal(demo, reg):
     workspace = demo.parent
     for name in ("maker", "kurashi"):
         store = reg.store(name)
-        for d in list_drafts(store):
+        drafts = list_drafts(store)
+        assert drafts, name
+        for d in drafts:
             assert d.gate["verdict"] == "kept"
             assert set(d.gate) >= {"verdict", "reasons", "violations", "tag_checks"}
             assert d.quotes, d.slug
@@ -140,7 +142,9 @@ def test_every_draft_quote_is_verbatim_in_its_journal(demo, reg):
 def test_every_draft_has_its_manifest_and_would_pass_the_pour_floor(reg):
     for name in ("maker", "kurashi"):
         store = reg.store(name)
-        for d in list_drafts(store):
+        drafts = list_drafts(store)
+        assert drafts, name
+        for d in drafts:
             assert d.manifest.startswith("sha256:")
             man = read_manifest(store, d.manifest)
             assert man["segments"] and man["quotes"] == [dict(q) for q in d.quotes]
@@ -177,7 +181,9 @@ def test_ideas_wait_as_seeds(reg):
 def test_journals_are_left_undrunk(demo, reg):
     for name in ("maker", "kurashi"):
         assert reg.workshop(name).query("SELECT * FROM watermarks") == []
-    for journal in sorted((demo.parent / "journals").rglob("*.jsonl")):
+    journals = sorted((demo.parent / "journals").rglob("*.jsonl"))
+    assert journals
+    for journal in journals:
         read = read_claude(journal, 0)
         assert dict(read.skipped) == {}
         assert {s.cls for s in read.segments} == {"USER", "TOOL", "ACT", "SELF"}

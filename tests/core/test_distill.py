@@ -6,7 +6,6 @@ import json
 import re
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from kura_core.recall import recall
 from kura_core.registry import Registry
 from tests.conftest import make_store
 from tests.fakes.model_server import Hang, Status
+from tests.wait import Overlap, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -203,9 +203,7 @@ def test_catchup_moves_marks_without_drinking(tmp_path, model, kura_bin):
 def kill_mid_batch(cmd: list[str], model) -> None:
     """Start a kura process, wait until the brain has its batch, and SIGKILL it there."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 20
-    while model.count("kura_candidates") == 0 and time.time() < deadline:
-        time.sleep(0.05)
+    wait_for(lambda: model.count("kura_candidates"), "the killed run to ask for its batch")
     assert model.count("kura_candidates") == 1
     p.send_signal(signal.SIGKILL)
     p.wait()
@@ -219,8 +217,11 @@ def test_two_distillers_drink_every_stretch_exactly_once(tmp_path, model, kura_b
     lines = [("user", f"fact number {i}: widget {i} lives on shelf {i}") for i in range(120)]
     journal = write_journal(tmp_path / "journals" / "big.jsonl", lines)
 
-    def slow_brain(req):  # slow enough that both processes are surely drinking at once
-        time.sleep(0.15)
+    together = Overlap(2)
+
+    def slow_brain(req):  # each process asks one batch at a time: two at once are both drinking
+        with together:
+            pass
         return honest_brain(req)
 
     model.script("kura_candidates", slow_brain)
@@ -232,6 +233,7 @@ def test_two_distillers_drink_every_stretch_exactly_once(tmp_path, model, kura_b
     for p, (o, e) in zip(procs, outs):
         assert p.returncode in (0, 2), e
     both = [json.loads(o)["batches"] for o, _ in outs]
+    assert together.peak == 2, "the two distillers never asked for a batch at the same time"
     assert all(n > 0 for n in both), f"one distiller did all the work: {both}"
     reg = registry(cfg)
     spans = _batches(reg.workshop("main"))

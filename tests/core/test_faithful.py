@@ -18,14 +18,13 @@ import pytest
 
 from kura_core.cli import main
 from kura_core.config import load_config
-from kura_core.curation import CurationRefused, curation_violations
+from kura_core.curation import curation_violations
 from kura_core.distill import drafts as dr
 from kura_core.distill import pipeline
-from kura_core.doctor import diagnose
 from kura_core.kura import Kura
 from kura_core.registry import Registry
 from kura_core.store import Store, read_frontmatter, written_dates
-from kura_core.weave import WOVEN_FILE, weave
+from kura_core.weave import weave
 from tests.conftest import make_store
 from tests.core.test_distill import echo_scribe, honest_brain, write_journal
 
@@ -179,7 +178,7 @@ def test_written_dates_in_every_common_form():
 
 def test_after_cp_r_a_memory_dated_last_week_is_still_worn_in_full(tmp_path):
     src = tmp_path / "src"
-    st = make_store(src, "main")
+    make_store(src, "main")
     week = TODAY - dt.timedelta(days=7)
     old = TODAY - dt.timedelta(days=400)
     future = TODAY + dt.timedelta(days=30)

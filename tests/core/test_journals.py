@@ -78,6 +78,7 @@ def test_claude_classes_every_segment():
 
 def test_claude_skips_injected_and_hidden_text():
     texts = " ".join(s.text for s in read_claude(CLAUDE, 0).segments)
+    assert texts.strip()
     for hidden in (
         "CLAUDE.md rules",  # system reminder
         "TodoWrite",  # reminder inside a real user turn
@@ -94,7 +95,9 @@ def test_claude_skips_injected_and_hidden_text():
 
 def test_claude_segments_locate_their_line():
     raw = CLAUDE.read_bytes()
-    for seg in read_claude(CLAUDE, 0).segments:
+    segments = read_claude(CLAUDE, 0).segments
+    assert segments
+    for seg in segments:
         line = raw[seg.start : seg.end]
         assert line.endswith(b"\n")
         entry = json.loads(line)
@@ -197,6 +200,7 @@ def test_evidence_reads_valid_records_and_reports_the_rest():
 
 def test_evidence_intake_report_never_echoes_payload():
     read = read_evidence(EVIDENCE, 0)
+    assert len(read.skipped) >= 5  # the fixture's damaged records, each with a reason
     for key in read.skipped:
         assert "secret" not in key and "BOSS" not in key and "future" not in key
 

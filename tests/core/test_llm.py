@@ -327,7 +327,7 @@ def test_hang_does_not_block_shutdown():
     started = time.monotonic()
     server.stop()
     client.close()
-    assert time.monotonic() - started < 2.0  # a hung reply must not hold shutdown
+    assert time.monotonic() - started < 10.0  # the reply hangs for 30 s: shutdown must not wait for it
 
 
 # -- pure pieces ------------------------------------------------------------------------------

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 
 import pytest
 
@@ -12,6 +10,7 @@ from kura_core.doctor import diagnose
 from kura_core.recall import recall
 from tests.conftest import make_registry
 from tests.fakes.model_server import Garbage, Hang, ReasoningOnly, Refuse, Status, closed_port_url
+from tests.wait import Overlap
 
 CHAIN = {
     "archive-on-slow-disk": ("Archive on the slow disk", "the archive lives on the slow disk; the fast one stays scratch",
@@ -84,15 +83,11 @@ def test_large_index_is_asked_in_concurrent_shards_and_merged(tmp_path, model):
             for i in range(120)}
     reg = make_registry(tmp_path, stores={"main": mems}, model_url=model.url,
                         extra={"recall": {"shard_tokens": 400}})
-    live, peak, lock = [0], [0], threading.Lock()
+    together = Overlap(2)
 
     def pick(req):
-        with lock:
-            live[0] += 1
-            peak[0] = max(peak[0], live[0])
-        time.sleep(0.15)
-        with lock:
-            live[0] -= 1
+        with together:  # held until a second shard is being asked at the same time
+            pass
         system = req.messages[0]["content"]
         found = [l.split("](")[1].split(".md")[0] for l in system.splitlines() if l.startswith("- [")]
         return {"slugs": [found[0]]}
@@ -101,7 +96,7 @@ def test_large_index_is_asked_in_concurrent_shards_and_merged(tmp_path, model):
     res = recall(reg, "main", "anything?", top=50, hops=0)
     n = model.count("kura_pick")
     assert n == res.shards and n > 2
-    assert peak[0] > 1, "shards were asked one after another"
+    assert together.peak > 1, "shards were asked one after another"
     assert len(res.picked) == n  # one pick from each shard, merged in shard order
     assert res.picked[0] == "topic-000"
 

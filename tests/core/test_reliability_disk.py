@@ -145,11 +145,12 @@ def test_a_new_memory_that_did_not_fit_never_appears(tmp_path):
                 st.write("beta", title="Beta", description="new", body="nb")
                 break
             except StorageFull as exc:
-                said_nothing = "Nothing was changed" in str(exc)
+                told = str(exc)
+                said_nothing = "Nothing was changed" in told
         fresh = _consistent(st.root)
         there = "beta" in fresh.file_slugs()
         assert there == ("beta" in fresh.index().slugs())
-        assert there != said_nothing, (n, str(exc))
+        assert there != said_nothing, (n, told)
         refused += said_nothing
         if there:  # recorded before the failure: finished by the reader; start over
             os.unlink(st.root / "beta.md")

@@ -31,6 +31,7 @@ from kura_core.mcp import LocalBackend, McpSession
 from kura_core.recall import read_settled, recall
 from kura_core.workshop import MIGRATIONS, Workshop
 from tests.conftest import make_registry, make_store
+from tests.wait import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -89,9 +90,8 @@ def test_opening_waits_while_another_process_creates_the_database(tmp_path):
     outcome: list = []
     opener = threading.Thread(target=lambda: outcome.append(_try(lambda: ws.schema_version)))
     opener.start()
-    deadline = time.monotonic() + 60
-    while not ws.busy_waits and opener.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.001)  # wait for the condition: the opener met the busy database
+    wait_for(lambda: ws.busy_waits or not opener.is_alive(), "the opener to meet the busy database",
+             timeout=60, interval=0.001)
     creator.execute("COMMIT")
     creator.close()
     opener.join(timeout=60)

@@ -19,6 +19,7 @@ from kura_core.registry import Registry
 from kura_core.tend import Tender, run_once
 from tests.core.test_distill import config, echo_scribe, honest_brain, kill_mid_batch, write_journal
 from tests.fakes.model_server import Hang
+from tests.wait import wait_for
 
 
 class Clock:
@@ -180,10 +181,9 @@ def test_sigterm_stops_a_resident_tender_cleanly(tmp_path, model, kura_bin):
     p = subprocess.Popen(kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--poll", "0.2"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     reg = reg_at(cfg, Clock(time.time()))
-    deadline = time.time() + 20
-    while time.time() < deadline and not reg.workshop("main").query("SELECT 1 FROM heartbeat"):
-        time.sleep(0.1)
-    time.sleep(0.5)
+    # resting after a tick: its signal handlers are in place (they are set before the first tick)
+    wait_for(lambda: reg.workshop("main").query("SELECT 1 FROM heartbeat WHERE state='resting'"),
+             "the tender to finish its first tick")
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=20)
     assert p.returncode == 0, err

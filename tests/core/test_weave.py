@@ -6,6 +6,8 @@ import datetime as dt
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -596,7 +598,10 @@ def test_kura_facade_weave_and_prefill(tmp_path):
 
 
 def test_ledger_key_depends_on_description_and_budget():
-    assert ledger_key("a", 24) == ledger_key("a", 24)
+    # the ledger lives in the workshop: another process must compute the same key
+    other = subprocess.run([sys.executable, "-c", "from kura_core.weave import ledger_key; print(ledger_key('a', 24))"],
+                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=60)
+    assert other.stdout.strip() == ledger_key("a", 24), other.stderr
     assert ledger_key("a", 24) != ledger_key("a", 25)
     assert ledger_key("a", 24) != ledger_key("b", 24)
 

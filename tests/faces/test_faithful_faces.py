@@ -4,7 +4,6 @@ languages, curation on the direct doors, and the learned profile's state."""
 from __future__ import annotations
 
 import io
-import json
 import sys
 from pathlib import Path
 

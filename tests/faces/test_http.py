@@ -11,13 +11,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.conftest import make_registry, merge_tables
+from tests.wait import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -584,9 +584,8 @@ def test_access_log_has_one_line_per_request_without_query_values(live):
     live.client.get("/index", params={"store": "hearth", "token": "qv-secret-123"})
     live.client.post("/recall", json={"question": "archive"})
     live.client.get("/nope")
-    deadline = time.monotonic() + 5  # each line is written just after its response is sent
-    while live.log.getvalue()[start:].count("\n") < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    # each line is written just after its response is sent
+    wait_for(lambda: live.log.getvalue()[start:].count("\n") >= 3, "three access-log lines")
     log = live.log.getvalue()[start:]
     lines = log.strip().splitlines()
     assert len(lines) == 3

@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import make_store
+from tests.wait import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -238,7 +239,9 @@ def test_stdio_stdout_is_only_protocol_and_exit_is_prompt(setup):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert code == 0 and elapsed < 2.0, (code, elapsed, err)  # the SDK client waits 2 s, then signals
+    # it exits on its own when stdin closes, not on a signal; the bound is loose so a busy
+    # machine cannot fail it, yet far below any wait on a read that never comes
+    assert code == 0 and elapsed < 5.0, (code, elapsed, err)
     assert rest == b""  # nothing else on stdout, ever
     for r in replies[:5] + replies[6:]:
         assert isinstance(r, dict) and r["jsonrpc"] == "2.0"
@@ -277,10 +280,7 @@ def test_stdio_exits_promptly_even_mid_request(setup, model):
         assert json.loads(proc.stdout.readline())["id"] == 1
         _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                     "params": {"name": "kura_recall", "arguments": {"question": "archive"}}})
-        deadline = time.monotonic() + 10
-        while not model.requests and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert model.requests, "the recall never reached the model"
+        wait_for(lambda: model.requests, "the recall to reach the model")
         t0 = time.monotonic()
         proc.stdin.close()
         code = proc.wait(timeout=10)
@@ -289,7 +289,7 @@ def test_stdio_exits_promptly_even_mid_request(setup, model):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert code == 0 and elapsed < 2.0, elapsed  # within the SDK client's 2 s grace
+    assert code == 0 and elapsed < 10.0, elapsed  # the model hangs for 30 s: nothing waits for it
 
 
 def test_stdio_refuses_an_unknown_bound_store_at_the_door(setup):

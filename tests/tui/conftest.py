@@ -70,6 +70,33 @@ async def settle(pilot: Any, timeout: float = 60.0) -> None:
     raise AssertionError("the app did not settle")
 
 
+async def until(pilot: Any, check: Callable[[], Any], what: str = "the condition", timeout: float = 30.0) -> None:
+    """Let the app run until *check* comes true; fail naming *what* after *timeout* seconds
+    (which only bounds a hang)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"waited {timeout:g}s for {what}; it never happened")
+        await pilot.pause(0.02)
+
+
+async def palette_offers(pilot: Any, text: str) -> None:
+    """Wait until the command palette has searched and highlights a command naming *text*."""
+    from textual.command import CommandList
+
+    def highlighted() -> bool:
+        lists = pilot.app.screen.query(CommandList)
+        if not lists:
+            return False
+        found = lists.first()
+        i = found.highlighted
+        return i is not None and text in str(found.get_option_at_index(i).prompt)
+
+    await until(pilot, highlighted, f"the palette to offer {text!r}")
+
+
 def run(app: Any, script: Callable[[Any], Awaitable[Any]], size: tuple[int, int] = (120, 40),
         notifications: bool = True) -> Any:
     """Run *script(pilot)* against *app* headless; return what it returns."""

@@ -9,7 +9,7 @@ from kura_tui.screens.fix import FixScreen
 from kura_tui.screens.help import HelpScreen
 from kura_tui.screens.main import MainScreen
 from kura_tui.screens.memory import MemoryScreen
-from tests.tui.conftest import run, screen_text, settle
+from tests.tui.conftest import palette_offers, run, screen_text, settle, until
 
 KETTLE = "descale-kettle-every-90-days"
 
@@ -335,7 +335,7 @@ def test_command_palette_switches_store(make_app):
     async def script(pilot):
         await pilot.press("ctrl+p")
         await pilot.press(*"Store: home")
-        await pilot.pause(0.3)
+        await palette_offers(pilot, "Store: home")
         await pilot.press("enter")
         await settle(pilot)
         return app.current_store
@@ -370,7 +370,8 @@ def test_a_burst_of_arrow_keys_scrolls_the_help_a_line_each(make_app):
         scroll = app.screen.query_one("#help-scroll")
         for _ in range(6):  # all at once, as a held key or a fast typist sends them
             app.post_message(events.Key("down", None))
-        await pilot.pause(0.3)
+        await until(pilot, lambda: scroll.scroll_y >= min(6, scroll.max_scroll_y), "the help to scroll")
+        await settle(pilot)  # and no further: a burst must not overshoot
         return scroll.scroll_y, scroll.max_scroll_y
 
     y, most = run(app, script)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, TextArea
 
 from kura_tui.screens.confirm import ConfirmScreen, ReasonScreen
 from kura_tui.screens.edit import MemoryEditScreen
@@ -17,7 +16,7 @@ from kura_tui.screens.main import MainScreen
 from kura_tui.screens.memory import MemoryScreen
 from kura_tui.screens.tidy import TidyScreen
 from kura_tui.screens.weave import WeaveScreen
-from tests.tui.conftest import run, screen_text, settle
+from tests.tui.conftest import palette_offers, run, screen_text, settle, until
 
 KILN = "kiln-firmware-3-2"
 ARCHIVE = "archive-on-slow-disk"
@@ -29,15 +28,6 @@ def _store(app, name="maker"):
 
 def _log(app, *kinds, name="maker"):
     return app.kura.registry.workshop(name).gate_log(kinds=kinds)
-
-
-async def until(pilot, check, timeout: float = 30.0) -> None:
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if check():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the condition never came true")
 
 
 async def select_in_map(pilot, slug: str) -> None:
@@ -695,7 +685,7 @@ def test_the_palette_names_the_missing_model_on_the_action(make_app):
 
     async def script(pilot):
         await pilot.press("ctrl+p", *"Distil now")
-        await pilot.pause(0.3)
+        await palette_offers(pilot, "Distil now")
         return screen_text(app)
 
     text = run(app, script)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-import time
 from pathlib import Path
 
-from tests.tui.conftest import run, settle
+from tests.tui.conftest import run, settle, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,13 +21,8 @@ st.write("band-saw-blade-tension", title="Band saw blade tension",
 """
 
 
-async def _until(pilot, check, timeout: float = 30.0) -> float:
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < timeout:
-        if check():
-            return time.monotonic() - t0
-        await pilot.pause(0.05)
-    raise AssertionError("the change never showed up")
+async def _until(pilot, check, timeout: float = 30.0) -> None:
+    await until(pilot, check, "the change made by another process to show up", timeout)
 
 
 def test_a_memory_written_by_another_process_appears_without_a_key_press(make_app):

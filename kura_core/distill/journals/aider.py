@@ -132,7 +132,23 @@ def read_aider(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
     intake = Intake(source, UNIT)
     first, lines, end, tail = open_lines(path, start, limit_bytes, intake)
     session, prev = _session_before(path, start)
-    blocks: list[list] = []  # [kind, start, end, [texts]]
+    blocks, state = _blocks(lines, intake, prev)
+    consumed = first
+    if blocks and tail and (blocks[-1][0] == "text" or state != "blank"):
+        blocks.pop()  # the line still being written may continue it
+    for k, b_start, b_end, texts in blocks:
+        consumed = b_end
+        intake.records += 1
+        session = _add_block(intake, k, b_start, b_end, texts, session)
+    if not tail and lines:
+        consumed = end
+    return intake.result(start, max(consumed, start))
+
+
+def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[list[list], str]:
+    """Consecutive lines of one kind as ``[kind, start, end, [texts]]``, and the kind of
+    the last line (``"blank"`` after a blank one)."""
+    blocks: list[list] = []
     state = prev if prev in ("tool",) else "blank"
     for offset, raw in lines:
         text, repaired = decode_bytes(raw)
@@ -156,26 +172,22 @@ def read_aider(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
         else:
             blocks.append([k, offset, offset + len(raw), [line]])
         state = k
-    consumed = first
-    if blocks and tail and (blocks[-1][0] == "text" or state != "blank"):
-        blocks.pop()  # the line still being written may continue it
-    for i, (k, b_start, b_end, texts) in enumerate(blocks):
-        consumed = b_end
-        intake.records += 1
-        if k == "header":
-            m = _HEADER.match(texts[0])
-            session = m.group(1) if m else session
-            intake.note(b_start, b_end, "session start", IGNORED)
-            continue
-        if k == "user":
-            body = "\n".join(re.sub(r"^####\s?", "", t).rstrip() for t in texts).strip()
-            intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
-        elif k == "tool":
-            body = "\n".join(re.sub(r"^>\s?", "", t).rstrip() for t in texts).strip()
-            intake.add("TOOL", body, b_start, b_end, session=session, stamp=session, kind="aider output")
-        else:
-            for p in assistant_pieces("\n".join(texts) + "\n"):
-                intake.add(p.cls, p.text, b_start, b_end, session=session, stamp=session, kind=p.kind)
-    if not tail and lines:
-        consumed = end
-    return intake.result(start, max(consumed, start))
+    return blocks, state
+
+
+def _add_block(intake: Intake, k: str, b_start: int, b_end: int, texts: list[str], session: str) -> str:
+    """Add one block's segments; the session it belongs to (a header starts a new one)."""
+    if k == "header":
+        m = _HEADER.match(texts[0])
+        intake.note(b_start, b_end, "session start", IGNORED)
+        return m.group(1) if m else session
+    if k == "user":
+        body = "\n".join(re.sub(r"^####\s?", "", t).rstrip() for t in texts).strip()
+        intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
+    elif k == "tool":
+        body = "\n".join(re.sub(r"^>\s?", "", t).rstrip() for t in texts).strip()
+        intake.add("TOOL", body, b_start, b_end, session=session, stamp=session, kind="aider output")
+    else:
+        for p in assistant_pieces("\n".join(texts) + "\n"):
+            intake.add(p.cls, p.text, b_start, b_end, session=session, stamp=session, kind=p.kind)
+    return session

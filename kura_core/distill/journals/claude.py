@@ -31,16 +31,18 @@ a result whose call lies beyond it is classed by the entry's own ``toolUseResult
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import provenance as pv
 from .paths import is_prose_path
 from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, \
     jsonl_problem, open_lines, refused
+from ...shapes import dict_at, str_at
 
 UNIT = "byte"
 
@@ -66,7 +68,7 @@ def _observe(ctx: ClaudeContext, entry: dict, _offset: int) -> None:
     blocks = msg.get("content") if isinstance(msg, dict) else None
     if not isinstance(blocks, list):
         return
-    cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else ""
+    cwd = str_at(entry, "cwd")
     for b in blocks:
         if isinstance(b, dict) and b.get("type") in _TOOL_USE and isinstance(b.get("id"), str):
             _, call = pv.decode_call(b.get("name"), b.get("input"), cwd=cwd)
@@ -296,119 +298,165 @@ def _message_blocks(entry: dict) -> list | None:
     return None
 
 
+#: records a note about the entry being read: (reason, kind)
+Noter = Callable[..., None]
+
+
 def entry_pieces(entry: dict, ctx: ClaudeContext, *, subagent_file: bool,
                  intake: Intake, start: int, end: int) -> list[pv.Piece] | None:
     """Classed pieces of one transcript entry (``None``: malformed, noted)."""
+    note: Noter = functools.partial(intake.note, start, end)
     etype = entry.get("type")
     if not isinstance(etype, str) or etype not in _KNOWN:
         if isinstance(etype, str) and any(k in entry for k in _CLAUDE_KEYS):
-            intake.note(start, end, f"Claude Code record of an unknown type ({_safe(etype)})", IGNORED)
+            note(f"Claude Code record of an unknown type ({_safe(etype)})", IGNORED)
         else:
-            intake.note(start, end, "not a Claude Code record")
+            note("not a Claude Code record")
         return []
     if etype in _BOOKKEEPING:
-        intake.note(start, end, _BOOKKEEPING[etype], IGNORED)
+        note(_BOOKKEEPING[etype], IGNORED)
         return []
-    cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else ""
-    pieces: list[pv.Piece] = []
     if etype == "system":
-        content = entry.get("content")
-        if entry.get("subtype") == "local_command" and isinstance(content, str) and "<command-args>" in content:
-            user_text(content, "USER", pieces)
-            pieces = [p for p in pieces if p.kind == "slash command with the person's words"]
-        if not pieces:
-            intake.note(start, end, f"system notice ({_safe(entry.get('subtype') or 'plain')})", IGNORED)
-        return pieces
+        return _system_pieces(entry, note)
     if etype == "queue-operation":
-        op = entry.get("operation")
-        content = entry.get("content")
-        if op == "remove" and isinstance(content, str) and content.strip():
-            user_text(content, "USER" if _human_origin(entry) else "SELF", pieces)
-            return [pv.Piece(p.cls, p.text, "steering message typed while the agent worked"
-                             if p.kind == "user text" else p.kind) for p in pieces]
-        intake.note(start, end, f"queue bookkeeping ({_safe(op)})", IGNORED)
-        return []
+        return _queue_pieces(entry, note)
     if etype == "attachment":
-        att = entry.get("attachment")
-        atype = att.get("type") if isinstance(att, dict) else None
-        if atype == "queued_command":
-            prompt = att.get("prompt")
-            mode = att.get("commandMode")
-            origin = att.get("origin")
-            human = (att.get("humanTurn") is True
-                     or (isinstance(origin, dict) and origin.get("kind") == "human")
-                     or (origin is None and mode in (None, "prompt")))
-            if mode == "task-notification":
-                human = False
-            texts = [prompt] if isinstance(prompt, str) else [
-                b.get("text") for b in prompt if isinstance(b, dict) and isinstance(b.get("text"), str)
-            ] if isinstance(prompt, list) else []
-            for t in texts:
-                user_text(t, "USER" if human else "SELF", pieces)
-            if isinstance(prompt, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in prompt):
-                pieces.append(pv.Piece("USER" if human else "SELF", "[image]", "image"))
-            if pieces:
-                return [pv.Piece(p.cls, p.text, "steering message typed while the agent worked"
-                                 if p.kind == "user text" else p.kind) for p in pieces]
-        intake.note(start, end, f"harness attachment ({_safe(atype)})", IGNORED)
-        return []
-
+        return _attachment_pieces(entry, note)
     blocks = _message_blocks(entry)
     if blocks is None:
-        intake.note(start, end, "bad message")
+        note("bad message")
         return None
     if entry.get("isApiErrorMessage") is True:
-        intake.note(start, end, "API error message", IGNORED)
+        note("API error message", IGNORED)
         return []
-    message = entry.get("message")
     if etype == "assistant":
-        if isinstance(message, dict) and message.get("model") == "<synthetic>":
-            intake.note(start, end, "synthetic assistant message (written by the harness)", IGNORED)
-            return []
-        for b in blocks:
-            if not isinstance(b, dict):
-                continue
-            bt = b.get("type")
-            if bt == "text" and isinstance(b.get("text"), str):
-                t = strip_reminders(b["text"]).strip()
-                if t:
-                    pieces.append(pv.Piece("SELF", t, "assistant text"))
-            elif bt in _TOOL_USE:
-                got, call = pv.decode_call(b.get("name"), b.get("input"), cwd=cwd)
-                if isinstance(b.get("id"), str):
-                    ctx.tools[b["id"]] = call
-                ctx.prose.update(call.prose_writes)
-                pieces.extend(got)
-            elif bt in ("web_search_tool_result", "web_fetch_tool_result"):
-                text, _ = _block_text(b.get("content"))
-                if text.strip():
-                    pieces.append(pv.Piece("TOOL" if bt == "web_search_tool_result" else "SELF",
-                                           text, f"{bt} (search engine results)"))
-        if not pieces:
-            intake.note(start, end, "assistant thinking only (never evidence)", IGNORED)
-        return pieces
+        return _assistant_pieces(entry, blocks, ctx, note)
+    return _user_pieces(entry, blocks, ctx, note, subagent_file=subagent_file)
 
-    # user entries
-    if entry.get("isMeta") is True:
-        intake.note(start, end, "meta prompt (expanded command, skill or caveat: not typed by the person)", IGNORED)
+
+def _steering(pieces: list[pv.Piece]) -> list[pv.Piece]:
+    """Words typed into the queue while the agent worked, named as such."""
+    return [pv.Piece(p.cls, p.text, "steering message typed while the agent worked"
+                     if p.kind == "user text" else p.kind) for p in pieces]
+
+
+def _system_pieces(entry: dict, note: Noter) -> list[pv.Piece]:
+    pieces: list[pv.Piece] = []
+    content = entry.get("content")
+    if entry.get("subtype") == "local_command" and isinstance(content, str) and "<command-args>" in content:
+        user_text(content, "USER", pieces)
+        pieces = [p for p in pieces if p.kind == "slash command with the person's words"]
+    if not pieces:
+        note(f"system notice ({_safe(entry.get('subtype') or 'plain')})", IGNORED)
+    return pieces
+
+
+def _queue_pieces(entry: dict, note: Noter) -> list[pv.Piece]:
+    pieces: list[pv.Piece] = []
+    op = entry.get("operation")
+    content = entry.get("content")
+    if op == "remove" and isinstance(content, str) and content.strip():
+        user_text(content, "USER" if _human_origin(entry) else "SELF", pieces)
+        return _steering(pieces)
+    note(f"queue bookkeeping ({_safe(op)})", IGNORED)
+    return []
+
+
+def _attachment_pieces(entry: dict, note: Noter) -> list[pv.Piece]:
+    att = dict_at(entry, "attachment")
+    atype = att.get("type")
+    if atype == "queued_command":
+        pieces = _queued_command(att)
+        if pieces:
+            return _steering(pieces)
+    note(f"harness attachment ({_safe(atype)})", IGNORED)
+    return []
+
+
+def _queued_command(att: dict) -> list[pv.Piece]:
+    """A command queued while the agent worked: the person's own words unless the harness
+    queued it (a task notification, an origin that is not human)."""
+    pieces: list[pv.Piece] = []
+    prompt = att.get("prompt")
+    mode = att.get("commandMode")
+    origin = att.get("origin")
+    human = (att.get("humanTurn") is True
+             or (isinstance(origin, dict) and origin.get("kind") == "human")
+             or (origin is None and mode in (None, "prompt")))
+    if mode == "task-notification":
+        human = False
+    texts: list[str] = [prompt] if isinstance(prompt, str) else [
+        b["text"] for b in prompt if isinstance(b, dict) and isinstance(b.get("text"), str)
+    ] if isinstance(prompt, list) else []
+    for t in texts:
+        user_text(t, "USER" if human else "SELF", pieces)
+    if isinstance(prompt, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in prompt):
+        pieces.append(pv.Piece("USER" if human else "SELF", "[image]", "image"))
+    return pieces
+
+
+def _assistant_pieces(entry: dict, blocks: list, ctx: ClaudeContext, note: Noter) -> list[pv.Piece]:
+    message = entry.get("message")
+    if isinstance(message, dict) and message.get("model") == "<synthetic>":
+        note("synthetic assistant message (written by the harness)", IGNORED)
         return []
-    if entry.get("isVisibleInTranscriptOnly") is True and entry.get("isCompactSummary") is not True:
-        intake.note(start, end, "shown to the person only, not a turn", IGNORED)
-        return []
-    why = ""
+    cwd = str_at(entry, "cwd")
+    pieces: list[pv.Piece] = []
+    for b in blocks:
+        if isinstance(b, dict):
+            pieces.extend(_assistant_block(b, ctx, cwd))
+    if not pieces:
+        note("assistant thinking only (never evidence)", IGNORED)
+    return pieces
+
+
+def _assistant_block(b: dict, ctx: ClaudeContext, cwd: str) -> list[pv.Piece]:
+    bt = b.get("type")
+    if bt == "text" and isinstance(b.get("text"), str):
+        t = strip_reminders(b["text"]).strip()
+        return [pv.Piece("SELF", t, "assistant text")] if t else []
+    if bt in _TOOL_USE:
+        got, call = pv.decode_call(b.get("name"), b.get("input"), cwd=cwd)
+        if isinstance(b.get("id"), str):
+            ctx.tools[b["id"]] = call
+        ctx.prose.update(call.prose_writes)
+        return got
+    if bt in ("web_search_tool_result", "web_fetch_tool_result"):
+        text, _ = _block_text(b.get("content"))
+        if text.strip():
+            return [pv.Piece("TOOL" if bt == "web_search_tool_result" else "SELF",
+                             text, f"{bt} (search engine results)")]
+    return []
+
+
+def _injected_why(entry: dict, *, subagent_file: bool) -> str:
+    """Why a user entry was not typed by the person ("" when it was)."""
     if entry.get("isCompactSummary") is True:
-        why = "compaction summary (written by a model)"
-    elif "planContent" in entry:
-        why = "accepted plan (written by a model)"
-    elif entry.get("isSidechain") is True or subagent_file:
-        why = "prompt from the parent agent (sidechain)"
-    elif not _human_origin(entry):
+        return "compaction summary (written by a model)"
+    if "planContent" in entry:
+        return "accepted plan (written by a model)"
+    if entry.get("isSidechain") is True or subagent_file:
+        return "prompt from the parent agent (sidechain)"
+    if not _human_origin(entry):
         origin = entry.get("origin")
         label = origin.get("kind") if isinstance(origin, dict) else origin or entry.get("promptSource")
-        why = f"injected turn (origin {_safe(label)})"
+        return f"injected turn (origin {_safe(label)})"
+    return ""
+
+
+def _user_pieces(entry: dict, blocks: list, ctx: ClaudeContext, note: Noter, *,
+                 subagent_file: bool) -> list[pv.Piece]:
+    if entry.get("isMeta") is True:
+        note("meta prompt (expanded command, skill or caveat: not typed by the person)", IGNORED)
+        return []
+    if entry.get("isVisibleInTranscriptOnly") is True and entry.get("isCompactSummary") is not True:
+        note("shown to the person only, not a turn", IGNORED)
+        return []
+    why = _injected_why(entry, subagent_file=subagent_file)
     cls = "SELF" if why else "USER"
     has_refs = any(isinstance(b, dict) and b.get("type") == "text" and _IMAGE_REF.search(str(b.get("text")))
                    for b in blocks)
+    pieces: list[pv.Piece] = []
     for b in blocks:
         if isinstance(b, str):
             b = {"type": "text", "text": b}
@@ -424,7 +472,7 @@ def entry_pieces(entry: dict, ctx: ClaudeContext, *, subagent_file: bool,
         elif bt in ("tool_result", "web_search_tool_result"):
             tool_result(b, entry, ctx, pieces)
     if not pieces:
-        intake.note(start, end, "nothing but injected or harness text", IGNORED)
+        note("nothing but injected or harness text", IGNORED)
     return pieces
 
 

@@ -23,16 +23,18 @@ fields they carry and anything unknown is listed, never guessed at.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from . import provenance as pv
 from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, jsonl_problem, \
     open_lines, refused
+from ...shapes import dict_at
 
 UNIT = "byte"
 
@@ -95,7 +97,8 @@ def _observe(ctx: CodexContext, obj: dict, _offset: int) -> None:
 
 
 def _meta(ctx: CodexContext, payload: dict) -> None:
-    meta = payload.get("meta") if isinstance(payload.get("meta"), dict) else payload
+    found = payload.get("meta")
+    meta: dict = found if isinstance(found, dict) else payload
     if isinstance(meta.get("id"), str) and not ctx.session:
         ctx.session = meta["id"]
     if isinstance(meta.get("cwd"), str):
@@ -117,13 +120,13 @@ def _call(ctx: CodexContext, item: dict) -> list[pv.Piece]:
     elif t == "custom_tool_call":
         pieces, call = pv.decode_call(item.get("name"), item.get("input"), cwd=ctx.cwd)
     elif t == "local_shell_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = dict_at(item, "action")
         args = {"command": action.get("command")}
         if isinstance(action.get("working_directory"), str):
             args["workdir"] = action["working_directory"]
         pieces, call = pv.decode_call("local_shell", args, cwd=ctx.cwd)
     elif t == "web_search_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        action = dict_at(item, "action")
         query = action.get("query") or action.get("url") or ""
         if isinstance(query, str) and query:
             pieces = [pv.Piece("ACT", f"web_search: {query}", "tool_use web_search")]
@@ -209,84 +212,103 @@ _IGNORED_EVENTS = {
 }
 
 
+#: records a note about the record being read: (reason, kind)
+Noter = Callable[..., None]
+
+
 def record_pieces(obj: dict, ctx: CodexContext, intake: Intake, start: int, end: int) -> list[pv.Piece]:
+    note: Noter = functools.partial(intake.note, start, end)
     rtype, payload, enveloped = _unwrap(obj)
     ctx.enveloped = ctx.enveloped or enveloped
     if payload is None:
         if rtype == "state":
-            intake.note(start, end, "state record", IGNORED)
+            note("state record", IGNORED)
         else:
-            intake.note(start, end, "not a Codex record")
+            note("not a Codex record")
         return []
     cls_user = "SELF" if ctx.subagent else "USER"
     if rtype == "session_meta":
         _meta(ctx, payload)
-        intake.note(start, end, "session metadata (carries injected instructions)", IGNORED)
+        note("session metadata (carries injected instructions)", IGNORED)
         return []
     if rtype == "turn_context":
         if isinstance(payload.get("cwd"), str):
             ctx.cwd = payload["cwd"]
-        intake.note(start, end, "turn context", IGNORED)
+        note("turn context", IGNORED)
         return []
     if rtype == "compacted":
         msg = payload.get("message")
         if isinstance(msg, str) and msg.strip():
             return [pv.Piece("SELF", msg, "compaction summary (written by a model)")]
-        intake.note(start, end, "compaction marker", IGNORED)
+        note("compaction marker", IGNORED)
         return []
     if rtype == "event_msg":
-        et = payload.get("type")
-        if et == "user_message":
-            kind = payload.get("kind")
-            if kind not in (None, "plain"):
-                intake.note(start, end, f"injected context ({_safe(kind)})", IGNORED)
-                return []
-            msg = payload.get("message")
-            pieces = _user_pieces(msg, cls_user) if isinstance(msg, str) else []
-            images = payload.get("images") or payload.get("local_images")
-            if isinstance(images, list) and images:
-                pieces.append(pv.Piece(cls_user, "[image]", "image"))
-            if not pieces:
-                intake.note(start, end, "empty user message", IGNORED)
-            return _merge(pieces)
-        intake.note(start, end, _IGNORED_EVENTS.get(str(et), f"event ({_safe(et)})"), IGNORED)
-        return []
+        return _event_pieces(payload, cls_user, note)
     if rtype != "response_item":
-        intake.note(start, end, f"Codex record of an unknown type ({_safe(rtype)})", IGNORED)
+        note(f"Codex record of an unknown type ({_safe(rtype)})", IGNORED)
         return []
+    return _response_pieces(payload, ctx, cls_user, note)
+
+
+def _event_pieces(payload: dict, cls_user: str, note: Noter) -> list[pv.Piece]:
+    """An event: only a plain user message is the person's words; the rest is noted."""
+    et = payload.get("type")
+    if et != "user_message":
+        note(_IGNORED_EVENTS.get(str(et), f"event ({_safe(et)})"), IGNORED)
+        return []
+    kind = payload.get("kind")
+    if kind not in (None, "plain"):
+        note(f"injected context ({_safe(kind)})", IGNORED)
+        return []
+    msg = payload.get("message")
+    pieces = _user_pieces(msg, cls_user) if isinstance(msg, str) else []
+    images = payload.get("images") or payload.get("local_images")
+    if isinstance(images, list) and images:
+        pieces.append(pv.Piece(cls_user, "[image]", "image"))
+    if not pieces:
+        note("empty user message", IGNORED)
+    return _merge(pieces)
+
+
+def _response_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter) -> list[pv.Piece]:
+    """A response item: a message, a tool call or its output."""
     it = payload.get("type")
     if it == "message":
-        role = payload.get("role")
-        text, image = _content_text(payload.get("content"))
-        if role == "assistant":
-            return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
-        if role == "user":
-            if ctx.enveloped:
-                shell = [p for p in _user_pieces(text, cls_user) if p.cls in ("ACT", "TOOL")]
-                if not shell:
-                    intake.note(start, end, "what the model was sent (the person's words come "
-                                "from the user_message event)", IGNORED)
-                return shell
-            pieces = _user_pieces(text, cls_user)
-            if image:
-                pieces.append(pv.Piece(cls_user, "[image]", "image"))
-            return _merge(pieces)
-        intake.note(start, end, f"{_safe(role)} message (instructions, not the person)", IGNORED)
-        return []
+        return _message_pieces(payload, ctx, cls_user, note)
     if it == "reasoning":
-        intake.note(start, end, "reasoning (never evidence)", IGNORED)
+        note("reasoning (never evidence)", IGNORED)
         return []
     if it in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
         return _call(ctx, payload)
     if it in ("function_call_output", "custom_tool_call_output", "tool_search_output"):
-        call = ctx.tools.get(payload.get("call_id")) if isinstance(payload.get("call_id"), str) else None
+        call_id = payload.get("call_id")
+        call = ctx.tools.get(call_id) if isinstance(call_id, str) else None
         text = _output_text(payload.get("output")).strip()
         if not text:
             return []
         cls, kind = pv.result_class(call, ctx.prose)
         return [pv.Piece(cls, text, kind)]
-    intake.note(start, end, f"response item ({_safe(it)})", IGNORED)
+    note(f"response item ({_safe(it)})", IGNORED)
     return []
+
+
+def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter) -> list[pv.Piece]:
+    role = payload.get("role")
+    text, image = _content_text(payload.get("content"))
+    if role == "assistant":
+        return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
+    if role != "user":
+        note(f"{_safe(role)} message (instructions, not the person)", IGNORED)
+        return []
+    if ctx.enveloped:
+        shell = [p for p in _user_pieces(text, cls_user) if p.cls in ("ACT", "TOOL")]
+        if not shell:
+            note("what the model was sent (the person's words come from the user_message event)", IGNORED)
+        return shell
+    pieces = _user_pieces(text, cls_user)
+    if image:
+        pieces.append(pv.Piece(cls_user, "[image]", "image"))
+    return _merge(pieces)
 
 
 def _merge(pieces: list[pv.Piece]) -> list[pv.Piece]:

@@ -30,8 +30,9 @@ import re
 from typing import Any
 
 from . import provenance as pv
-from .base import IGNORED, REPAIRED, Intake, Read, _recover_torn, decode_bytes, \
+from .base import IGNORED, REPAIRED, SKIPPED, Intake, Read, _recover_torn, decode_bytes, \
     encoding_problem, refused, scrub
+from ...shapes import dict_at, str_at
 
 UNIT = "seq"
 _REFERENCED = re.compile(r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
@@ -60,7 +61,7 @@ def _parts_text(content: Any) -> tuple[list[str], list[tuple[str, Any]]]:
                 fr = p["functionResponse"]
                 responses.append((str(fr.get("name") or ""), fr.get("response")))
             elif isinstance(p.get("inlineData"), dict) or isinstance(p.get("fileData"), dict):
-                data = p.get("inlineData") or p.get("fileData")
+                data = dict_at(p, "inlineData") or dict_at(p, "fileData")
                 mime = str(data.get("mimeType") or "")
                 texts.append("[image]" if mime.startswith("image/") else "[file]")
     return texts, responses
@@ -94,56 +95,68 @@ def _response_text(resp: Any) -> str:
 
 def message_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece]:
     mtype = msg.get("type")
-    pieces: list[pv.Piece] = []
     if mtype == "user":
-        cls = "SELF" if subagent else "USER"
-        content = msg.get("displayContent") if msg.get("displayContent") not in (None, "", []) \
-            else msg.get("content")
-        texts, responses = _parts_text(content)
-        said: list[str] = []
-        for t in texts:
-            for m in _REFERENCED.finditer(t):
-                if m.group(1).strip():
-                    pieces.append(pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files"))
-            rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)).strip()
-            if rest and not rest.startswith(_SETUP):
-                said.append(rest)
-        if said:
-            pieces.append(pv.Piece(cls, "\n".join(said),
-                                   "user message" if cls == "USER" else "prompt from the parent agent"))
-        for name, resp in responses:
-            text = _response_text(resp).strip()
-            if text:
-                _, call = pv.decode_call(name, {})
-                c, kind = pv.result_class(call, prose)
-                pieces.append(pv.Piece(c, text, kind))
-        return pieces
+        return _user_pieces(msg, subagent=subagent, prose=prose)
     if mtype in ("gemini", "model", "assistant"):
-        texts, _ = _parts_text(msg.get("content"))
-        body = "\n".join(t for t in texts if t.strip()).strip()
-        if body:
-            pieces.append(pv.Piece("SELF", body, "assistant text"))
-        for tc in msg.get("toolCalls") or []:
-            if not isinstance(tc, dict):
-                continue
-            got, call = pv.decode_call(tc.get("name"), tc.get("args"))
-            prose.update(call.prose_writes)
-            pieces.extend(got)
-            result = tc.get("result")
-            text = _response_text(result).strip() if result is not None else ""
-            if not text and isinstance(tc.get("resultDisplay"), str):
-                text = tc["resultDisplay"].strip()
-            if text:
-                cls, kind = pv.result_class(call, prose)
-                if str(tc.get("status") or "") in ("error", "cancelled", "canceled"):
-                    kind += " (error)"
-                pieces.append(pv.Piece(cls, text, kind))
-        return pieces
+        return _model_pieces(msg, prose)
     if mtype in ("info", "warning", "error"):
         texts, _ = _parts_text(msg.get("content"))
         body = "\n".join(texts).strip()
         if body:
-            pieces.append(pv.Piece("TOOL", body, f"Gemini CLI {mtype} notice"))
+            return [pv.Piece("TOOL", body, f"Gemini CLI {mtype} notice")]
+    return []
+
+
+def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece]:
+    """A user message: the person's words (or the parent agent's), files it @-referenced,
+    and tool responses it carries."""
+    pieces: list[pv.Piece] = []
+    cls = "SELF" if subagent else "USER"
+    content = msg.get("displayContent") if msg.get("displayContent") not in (None, "", []) \
+        else msg.get("content")
+    texts, responses = _parts_text(content)
+    said: list[str] = []
+    for t in texts:
+        for m in _REFERENCED.finditer(t):
+            if m.group(1).strip():
+                pieces.append(pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files"))
+        rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)).strip()
+        if rest and not rest.startswith(_SETUP):
+            said.append(rest)
+    if said:
+        pieces.append(pv.Piece(cls, "\n".join(said),
+                               "user message" if cls == "USER" else "prompt from the parent agent"))
+    for name, resp in responses:
+        text = _response_text(resp).strip()
+        if text:
+            _, call = pv.decode_call(name, {})
+            c, kind = pv.result_class(call, prose)
+            pieces.append(pv.Piece(c, text, kind))
+    return pieces
+
+
+def _model_pieces(msg: dict, prose: set[str]) -> list[pv.Piece]:
+    """A model message: its text, and each tool call with its result."""
+    pieces: list[pv.Piece] = []
+    texts, _ = _parts_text(msg.get("content"))
+    body = "\n".join(t for t in texts if t.strip()).strip()
+    if body:
+        pieces.append(pv.Piece("SELF", body, "assistant text"))
+    for tc in msg.get("toolCalls") or []:
+        if not isinstance(tc, dict):
+            continue
+        got, call = pv.decode_call(tc.get("name"), tc.get("args"))
+        prose.update(call.prose_writes)
+        pieces.extend(got)
+        result = tc.get("result")
+        text = _response_text(result).strip() if result is not None else ""
+        if not text and isinstance(tc.get("resultDisplay"), str):
+            text = tc["resultDisplay"].strip()
+        if text:
+            cls, kind = pv.result_class(call, prose)
+            if str(tc.get("status") or "") in ("error", "cancelled", "canceled"):
+                kind += " (error)"
+            pieces.append(pv.Piece(cls, text, kind))
     return pieces
 
 
@@ -220,7 +233,7 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
     if start > len(messages):
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
-    session = obj.get("sessionId") if isinstance(obj.get("sessionId"), str) else ""
+    session = str_at(obj, "sessionId")
     subagent = obj.get("kind") == "subagent"
     prose: set[str] = set()
     for i, msg in enumerate(messages[:start]):  # what the agent wrote earlier counts
@@ -238,7 +251,7 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
         pieces = message_pieces(msg, subagent=subagent, prose=prose)
         if not pieces:
             intake.note(i, i + 1, _why_empty(msg), IGNORED)
-        stamp = msg.get("timestamp") if isinstance(msg.get("timestamp"), str) else ""
+        stamp = str_at(msg, "timestamp")
         for p in pieces:
             intake.add(p.cls, p.text, i, i + 1, session=session, stamp=stamp, kind=p.kind)
     return intake.result(start, max(end, start))
@@ -253,92 +266,105 @@ def _why_empty(msg: dict) -> str:
 
 def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
     source = str(path)
-    intake = Intake(source, UNIT)
     with open(path, "rb") as fh:
         data = fh.read()
     cut = data.rfind(b"\n")
     lines = data[:cut].split(b"\n") if cut >= 0 else []
     if start > len(lines):
+        intake = Intake(source, UNIT)
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
-    session, subagent = "", False
-    emitted: dict[str, set[tuple[str, str]]] = {}
-    prose: set[str] = set()
-    foreign = seen = 0
-
-    def handle(msg: dict, seq: int, emit: bool) -> int:
-        mid = str(msg.get("id"))
-        got = message_pieces(msg, subagent=subagent, prose=prose)
-        done = emitted.setdefault(mid, set())
-        fresh = [p for p in got if (p.cls, p.text) not in done]
-        done.update((p.cls, p.text) for p in got)
-        if emit:
-            stamp = msg.get("timestamp") if isinstance(msg.get("timestamp"), str) else ""
-            for p in fresh:
-                intake.add(p.cls, p.text, seq, seq + 1, session=session, stamp=stamp, kind=p.kind)
-        return len(fresh)
-
+    stream = _Stream(Intake(source, UNIT))
     for seq, raw in enumerate(lines):
-        emit = seq >= start
-        if not raw.strip():
-            continue
+        if raw.strip():
+            stream.line(seq, raw, emit=seq >= start)
+    if stream.seen and stream.foreign == stream.seen:
+        return refused(UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat")
+    return stream.intake.result(start, len(lines))
+
+
+class _Stream:
+    """The state of reading a streamed chat line by line: the session, whether it is a
+    subagent's, and what each message already gave (a message is re-recorded as it grows).
+    Lines before the watermark are read for that state only (*emit* false)."""
+
+    def __init__(self, intake: Intake) -> None:
+        self.intake = intake
+        self.session = ""
+        self.subagent = False
+        self.emitted: dict[str, set[tuple[str, str]]] = {}
+        self.prose: set[str] = set()
+        self.foreign = self.seen = 0
+
+    def note(self, seq: int, emit: bool, reason: str, kind: str = SKIPPED) -> None:
+        if emit:
+            self.intake.note(seq, seq + 1, reason, kind)
+
+    def line(self, seq: int, raw: bytes, *, emit: bool) -> None:
+        if emit:
+            self.intake.records += 1
+            self.seen += 1
+        obj = self._parse(seq, raw, emit)
+        if obj is not None:
+            self._record(obj, seq, emit)
+
+    def _parse(self, seq: int, raw: bytes, emit: bool) -> dict | None:
         text, repaired = decode_bytes(raw.rstrip(b"\r"))
         if seq == 0:
             text = text.lstrip("\ufeff")
-        if emit:
-            intake.records += 1
-            seen += 1
         try:
             obj = json.loads(text)
         except (ValueError, RecursionError):
             torn = _recover_torn(text)
             if torn is None:
-                if emit:
-                    intake.note(seq, seq + 1, "bad json")
-                continue
+                self.note(seq, emit, "bad json")
+                return None
             obj = torn[1]
-            if emit:
-                intake.note(seq, seq + 1, "torn record (an unfinished line before a complete one)")
+            self.note(seq, emit, "torn record (an unfinished line before a complete one)")
         if not isinstance(obj, dict):
-            if emit:
-                intake.note(seq, seq + 1, "not an object")
-            continue
+            self.note(seq, emit, "not an object")
+            return None
         obj, changed = scrub(obj)
-        if emit and (changed or repaired):
-            intake.note(seq, seq + 1, "invalid text replaced (record kept)", REPAIRED)
+        if changed or repaired:
+            self.note(seq, emit, "invalid text replaced (record kept)", REPAIRED)
+        return obj
+
+    def _record(self, obj: dict, seq: int, emit: bool) -> None:
         if "$rewindTo" in obj:
-            if emit:
-                intake.note(seq, seq + 1, "rewind marker (what came before stays evidence)", IGNORED)
-            continue
-        if isinstance(obj.get("$set"), dict):
+            self.note(seq, emit, "rewind marker (what came before stays evidence)", IGNORED)
+        elif isinstance(obj.get("$set"), dict):
             upd = obj["$set"]
             if upd.get("kind") == "subagent":
-                subagent = True
+                self.subagent = True
             if isinstance(upd.get("sessionId"), str):
-                session = upd["sessionId"]
-            n = 0
-            for m in upd.get("messages") or []:
-                if isinstance(m, dict) and "id" in m:
-                    n += handle(m, seq, emit)
-            if emit and not n:
-                intake.note(seq, seq + 1, "metadata update", IGNORED)
-            continue
-        if isinstance(obj.get("sessionId"), str) and "projectHash" in obj and "type" not in obj:
-            session = obj["sessionId"]
-            subagent = obj.get("kind") == "subagent" or subagent
-            for m in obj.get("messages") or []:
-                if isinstance(m, dict) and "id" in m:
-                    handle(m, seq, emit)
-            if emit:
-                intake.note(seq, seq + 1, "session metadata", IGNORED)
-            continue
-        if "id" in obj and isinstance(obj.get("type"), str):
-            if handle(obj, seq, emit) == 0 and emit:
-                intake.note(seq, seq + 1, "message already read (re-recorded unchanged) or without text", IGNORED)
-            continue
+                self.session = upd["sessionId"]
+            if not self._messages(upd, seq, emit):
+                self.note(seq, emit, "metadata update", IGNORED)
+        elif isinstance(obj.get("sessionId"), str) and "projectHash" in obj and "type" not in obj:
+            self.session = obj["sessionId"]
+            self.subagent = obj.get("kind") == "subagent" or self.subagent
+            self._messages(obj, seq, emit)
+            self.note(seq, emit, "session metadata", IGNORED)
+        elif "id" in obj and isinstance(obj.get("type"), str):
+            if self._message(obj, seq, emit) == 0:
+                self.note(seq, emit, "message already read (re-recorded unchanged) or without text", IGNORED)
+        elif emit:
+            self.foreign += 1
+            self.intake.note(seq, seq + 1, "not a Gemini CLI record")
+
+    def _messages(self, holder: dict, seq: int, emit: bool) -> int:
+        """Read the messages a metadata record carries; how many new pieces they gave."""
+        return sum(self._message(m, seq, emit) for m in holder.get("messages") or []
+                   if isinstance(m, dict) and "id" in m)
+
+    def _message(self, msg: dict, seq: int, emit: bool) -> int:
+        """Add what *msg* says that its earlier recordings did not; how many pieces that is."""
+        got = message_pieces(msg, subagent=self.subagent, prose=self.prose)
+        done = self.emitted.setdefault(str(msg.get("id")), set())
+        fresh = [p for p in got if (p.cls, p.text) not in done]
+        done.update((p.cls, p.text) for p in got)
         if emit:
-            foreign += 1
-            intake.note(seq, seq + 1, "not a Gemini CLI record")
-    if seen and foreign == seen:
-        return refused(UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat")
-    return intake.result(start, len(lines))
+            stamp = str_at(msg, "timestamp")
+            for p in fresh:
+                self.intake.add(p.cls, p.text, seq, seq + 1, session=self.session, stamp=stamp, kind=p.kind)
+        return len(fresh)

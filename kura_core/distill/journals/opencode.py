@@ -32,6 +32,7 @@ from typing import Any
 
 from . import provenance as pv
 from .base import IGNORED, Intake, Read, decode_bytes, encoding_problem, refused, scrub
+from ...shapes import dict_at, str_at
 
 UNIT = "seq"
 _RUNNING = {"pending", "running"}
@@ -52,7 +53,7 @@ def _load(path: Path) -> Any:
 
 
 def _created(info: dict) -> float:
-    t = info.get("time") if isinstance(info.get("time"), dict) else {}
+    t = dict_at(info, "time")
     c = t.get("created")
     return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else 0.0
 
@@ -60,11 +61,11 @@ def _created(info: dict) -> float:
 def _unfinished(info: dict, parts: list[dict]) -> bool:
     for p in parts:
         if p.get("type") == "tool":
-            state = p.get("state") if isinstance(p.get("state"), dict) else {}
+            state = dict_at(p, "state")
             if state.get("status") in _RUNNING:
                 return True
     if info.get("role") == "assistant":
-        t = info.get("time") if isinstance(info.get("time"), dict) else {}
+        t = dict_at(info, "time")
         if not t.get("completed") and not info.get("error") and not info.get("finish"):
             return True
     return False
@@ -93,7 +94,7 @@ def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str
                 out.append(pv.Piece("SELF", p["text"], "assistant text"))
         elif t == "file":
             mime = str(p.get("mime") or "")
-            name = p.get("filename") if isinstance(p.get("filename"), str) else ""
+            name = str_at(p, "filename")
             marker = "[image]" if mime.startswith("image/") else f"[file {name}]".replace(" ]", "]")
             if role == "user":
                 said_at = len(out) if said_at < 0 else said_at
@@ -105,26 +106,32 @@ def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str
             if texts:
                 out.append(pv.Piece("SELF", "\n".join(texts), "subtask prompt (a template or the agent)"))
         elif t == "tool":
-            state = p.get("state") if isinstance(p.get("state"), dict) else {}
-            name = p.get("tool") if isinstance(p.get("tool"), str) else "tool"
-            got, call = pv.decode_call(name, state.get("input"))
-            prose.update(call.prose_writes)
-            out.extend(got)
-            status = state.get("status")
-            if status == "completed" and isinstance(state.get("output"), str) and state["output"].strip():
-                if call.family == pv.ASK:
-                    answered = pv.answers(state["output"], state.get("metadata"))
-                    out.extend(answered or [pv.Piece("SELF", state["output"], f"tool_result {name}")])
-                else:
-                    cls, kind = pv.result_class(call, prose)
-                    out.append(pv.Piece(cls, state["output"], kind))
-            elif status == "error" and isinstance(state.get("error"), str) and state["error"].strip():
-                refused_ = pv.rejection(state["error"])
-                out.extend(refused_ if refused_ is not None else
-                           [pv.Piece("TOOL", state["error"], f"tool_result {name} (error)")])
+            out.extend(_tool_part(p, prose))
     if said:
         kind = "user text" if person == "USER" else "prompt from the parent agent"
         out.insert(said_at, pv.Piece(person, "\n".join(said), kind))
+    return out
+
+
+def _tool_part(p: dict, prose: set[str]) -> list[pv.Piece]:
+    """A tool part: the call, and its output or error classed by what the tool does."""
+    state = dict_at(p, "state")
+    name = str_at(p, "tool", "tool")
+    got, call = pv.decode_call(name, state.get("input"))
+    out = list(got)
+    prose.update(call.prose_writes)
+    status = state.get("status")
+    output, error = str_at(state, "output"), str_at(state, "error")
+    if status == "completed" and output.strip():
+        if call.family == pv.ASK:
+            answered = pv.answers(output, state.get("metadata"))
+            out.extend(answered or [pv.Piece("SELF", output, f"tool_result {name}")])
+        else:
+            cls, kind = pv.result_class(call, prose)
+            out.append(pv.Piece(cls, output, kind))
+    elif status == "error" and error.strip():
+        refused_ = pv.rejection(error)
+        out.extend(refused_ if refused_ is not None else [pv.Piece("TOOL", error, f"tool_result {name} (error)")])
     return out
 
 
@@ -148,13 +155,13 @@ def _emit(intake: Intake, seq: int, info: dict, parts: list[dict], *, child: boo
 
 
 def _messages_of_export(obj: dict) -> tuple[str, bool, list[tuple[dict, list[dict]]]]:
-    info = obj.get("info") if isinstance(obj.get("info"), dict) else {}
-    session = info.get("id") if isinstance(info.get("id"), str) else ""
+    info = dict_at(obj, "info")
+    session = str_at(info, "id")
     child = bool(info.get("parentID"))
     msgs = []
     for m in obj.get("messages") or []:
         if isinstance(m, dict):
-            mi = m.get("info") if isinstance(m.get("info"), dict) else {}
+            mi = dict_at(m, "info")
             parts = [p for p in (m.get("parts") or []) if isinstance(p, dict)]
             msgs.append((mi, parts))
     return session, child, msgs
@@ -184,7 +191,7 @@ def _messages_of_storage(path: Path, obj: dict) -> list[tuple[dict, list[dict]]]
             continue
         if not isinstance(info, dict):
             continue
-        mid = info.get("id") if isinstance(info.get("id"), str) else f.stem
+        mid = str_at(info, "id", f.stem)
         parts = []
         pdir = proot / mid
         for pf in sorted(pdir.glob("*.json")) if pdir.is_dir() else []:
@@ -257,6 +264,35 @@ def read_opencode(path: str | os.PathLike[str], start: int, *, limit_bytes: int 
     return intake.result(start, end)
 
 
+def _child_sessions(con: sqlite3.Connection, tables: set[str]) -> dict[str, bool]:
+    """Which sessions were started by another (a subagent's), by session id."""
+    if "session" not in tables:
+        return {}
+    cols = {r[1] for r in con.execute("PRAGMA table_info(session)")}
+    if "parent_id" not in cols:
+        return {}
+    return {sid: bool(pid) for sid, pid in con.execute("SELECT id, parent_id FROM session")}
+
+
+def _db_messages(rows: list, *, timed: bool,
+                 parts_by: dict[str, list[dict]]) -> list[tuple[int, str, str, dict, list[dict]]]:
+    """``(when, message id, session id, info, parts)`` of every readable message row, oldest first."""
+    msgs = []
+    for row in rows:
+        mid, sid, data = row[0], row[1], row[2]
+        try:
+            info = scrub(json.loads(data))[0]
+        except (TypeError, ValueError, RecursionError):
+            info = None
+        if not isinstance(info, dict):
+            continue
+        info.setdefault("role", info.get("role"))
+        when = int(row[3]) if timed and isinstance(row[3], (int, float)) else int(_created(info))
+        msgs.append((when, mid, sid, info, parts_by.get(mid, [])))
+    msgs.sort(key=lambda m: (m[0], m[1]))
+    return msgs
+
+
 def _read_database(path: Path, start: int) -> Read:
     source = str(path)
     intake = Intake(source, UNIT)
@@ -269,11 +305,7 @@ def _read_database(path: Path, start: int) -> Read:
         if not {"message", "part"} <= tables:
             return refused(UNIT, start, f"{path.name} is a database without opencode's "
                            "message and part tables")
-        parents: dict[str, bool] = {}
-        if "session" in tables:
-            cols = {r[1] for r in con.execute("PRAGMA table_info(session)")}
-            if "parent_id" in cols:
-                parents = {sid: bool(pid) for sid, pid in con.execute("SELECT id, parent_id FROM session")}
+        parents = _child_sessions(con, tables)
         mcols = {r[1] for r in con.execute("PRAGMA table_info(message)")}
         order = "time_created" if "time_created" in mcols else None
         rows = con.execute(
@@ -292,19 +324,7 @@ def _read_database(path: Path, start: int) -> Read:
         return refused(UNIT, start, f"cannot read the opencode database: {exc}")
     finally:
         con.close()
-    msgs = []
-    for row in rows:
-        mid, sid, data = row[0], row[1], row[2]
-        try:
-            info = scrub(json.loads(data))[0]
-        except (TypeError, ValueError, RecursionError):
-            info = None
-        if not isinstance(info, dict):
-            continue
-        info.setdefault("role", info.get("role"))
-        when = int(row[3]) if order and isinstance(row[3], (int, float)) else int(_created(info))
-        msgs.append((when, mid, sid, info, parts_by.get(mid, [])))
-    msgs.sort(key=lambda m: (m[0], m[1]))
+    msgs = _db_messages(rows, timed=order is not None, parts_by=parts_by)
     prose: dict[str, set[str]] = {}
     end = max(start, msgs[-1][0] + 1) if msgs else start
     for when, mid, sid, info, parts in msgs:

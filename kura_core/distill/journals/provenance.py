@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -325,140 +325,176 @@ def _written(name: str, path: str, text: str, kind: str, pieces: list[Piece],
     return False
 
 
-def decode_call(name: str, args: Any, *, cwd: str = "") -> tuple[list[Piece], ToolCall]:
+def decode_call(name: Any, args: Any, *, cwd: str = "") -> tuple[list[Piece], ToolCall]:
     """Classed pieces of one tool call, and what its result needs to know."""
     name = name if isinstance(name, str) and name else "tool"
     fam = family_of(name)
     kind = f"tool_use {name}"
     obj, raw = _parse_args(args)
-    pieces: list[Piece] = []
     if obj is None:  # a raw string input (a patch, a script, free text)
         return _decode_raw(name, fam, raw, kind, cwd)
-    used: set[str] = set()
     _, wd = _first(obj, _CWD_KEYS)
     cwd = wd if isinstance(wd, str) and wd.startswith("/") else cwd
-
-    if fam == SHELL:
-        key, cmd = _first(obj, _COMMAND_KEYS)
-        used.add(key)
-        if cmd is None:
-            return _generic(name, obj, kind)
-        text = command_text(cmd)
-        facts = analyze(text, cwd)
-        pieces.append(Piece("ACT", f"{name}: {text}", kind))
-        pieces += _prose_of(obj, used | {key}, skip=_CWD_KEYS)
-        for t in facts.self_texts:
-            pieces.append(Piece("SELF", t, "text the command prints or writes as prose"))
-        return pieces, ToolCall(name, SHELL, False, facts.literal_output, tuple(facts.reads),
-                                facts.only_reads, tuple(facts.prose_writes))
-
     if fam == EDIT and _k(obj.get("command", "")) in ("view",):
         fam = READ
     if fam == EDIT and _k(obj.get("command", "")) == "create":
         fam = WRITE
-
-    if fam in (READ, SEARCH):
-        order = (_PATH_KEYS + ("paths",) + _QUERY_KEYS + _URL_KEYS) if fam == READ else (
-            _QUERY_KEYS + _PATH_KEYS + ("paths",) + _URL_KEYS)
-        key, primary = _first(obj, order)
-        if primary is None:
-            return _generic(name, obj, kind)
-        used.add(key)
-        extras = _extras(obj, used | {k for k in obj if _k(k) in _CWD_KEYS})
-        head = f"{name}: {_scalar(primary) if not isinstance(primary, str) else primary}"
-        pieces.append(Piece("ACT", head + (f" ({extras})" if extras else ""), kind))
-        pieces += _prose_of(obj, used)
-        reads: tuple[str, ...] = ()
-        if fam == READ:
-            vals = primary if isinstance(primary, list) else [primary]
-            reads = tuple(resolve(v, cwd) for v in vals if isinstance(v, str))
-        return pieces, ToolCall(name, fam, False, False, reads, bool(reads))
-
-    if fam in (WRITE, EDIT):
-        pkey, path = _first(obj, _PATH_KEYS)
-        if not isinstance(path, str):
-            return _generic(name, obj, kind)
-        path = resolve(path, cwd)
-        used |= {pkey, "command"}
-        used |= {k for k in obj if _k(k) in _OLD_KEYS}
-        prose = False
-        edits = next((obj[k] for k in obj if _k(k) == "edits" and isinstance(obj[k], list)), None)
-        extras = _extras(obj, used | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)}
-                         | {k for k in obj if _k(k) in _PROSE_KEYS})
-        header = f"{name}: {path}" + (f" ({extras})" if extras else "")
-        if edits is not None:
-            for e in edits:
-                if isinstance(e, dict):
-                    _, new = _first(e, _CONTENT_KEYS)
-                    if isinstance(new, str):
-                        prose = _written(name, path, new, kind, pieces, header) or prose
-        else:
-            ckey, content = _first(obj, _CONTENT_KEYS)
-            if ckey:
-                used.add(ckey)
-            cell = _k(obj.get("cell_type", obj.get("cellType", "")))
-            if cell == "markdown" and isinstance(content, str):
-                pieces.append(Piece("ACT", header, kind))
-                pieces.append(Piece("SELF", content, "markdown cell written"))
-                prose = True
-            else:
-                prose = _written(name, path, content if isinstance(content, str) else "",
-                                 kind, pieces, header)
-        pieces += _prose_of(obj, used | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)})
-        return pieces, ToolCall(name, fam, False, False, (), False,
-                                (path,) if prose else (), prose, (path,))
-
-    if fam == PATCH:
-        key, patch = _first(obj, ("patch", "patchtext", "input", "diff", "content", "changes"))
-        if isinstance(patch, str):
-            used.add(key)
-            pieces_, call = _decode_raw(name, fam, patch, kind, cwd)
-            return pieces_ + _prose_of(obj, used), call
+    decode = _BY_FAMILY.get(fam)
+    if decode is None:
         return _generic(name, obj, kind)
+    return decode(name, fam, obj, kind, cwd)
 
-    if fam in (WEBFETCH, WEBSEARCH):
-        key, primary = _first(obj, _URL_KEYS + _QUERY_KEYS)
-        if primary is None:  # the URLs ride inside the prompt (Gemini CLI's web_fetch)
-            urls = [u.rstrip(".,;:)]}'\"") for t in _texts(obj) for u in _URL.findall(t)]
-            primary = " ".join(dict.fromkeys(urls)) or None
-        if primary is not None:
-            used.add(key)
-            extras = _extras(obj, used)
-            pieces.append(Piece("ACT", f"{name}: {_scalar(primary)}" + (f" ({extras})" if extras else ""), kind))
+
+def _shell_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """A command run in a shell: what it does, and what it prints or writes as prose."""
+    pieces: list[Piece] = []
+    used: set[str] = set()
+    key, cmd = _first(obj, _COMMAND_KEYS)
+    used.add(key)
+    if cmd is None:
+        return _generic(name, obj, kind)
+    text = command_text(cmd)
+    facts = analyze(text, cwd)
+    pieces.append(Piece("ACT", f"{name}: {text}", kind))
+    pieces += _prose_of(obj, used | {key}, skip=_CWD_KEYS)
+    for t in facts.self_texts:
+        pieces.append(Piece("SELF", t, "text the command prints or writes as prose"))
+    return pieces, ToolCall(name, SHELL, False, facts.literal_output, tuple(facts.reads),
+                            facts.only_reads, tuple(facts.prose_writes))
+
+
+def _read_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """A read or a search: what it looked at, and the files it read."""
+    pieces: list[Piece] = []
+    used: set[str] = set()
+    order = (_PATH_KEYS + ("paths",) + _QUERY_KEYS + _URL_KEYS) if fam == READ else (
+        _QUERY_KEYS + _PATH_KEYS + ("paths",) + _URL_KEYS)
+    key, primary = _first(obj, order)
+    if primary is None:
+        return _generic(name, obj, kind)
+    used.add(key)
+    extras = _extras(obj, used | {k for k in obj if _k(k) in _CWD_KEYS})
+    head = f"{name}: {_scalar(primary) if not isinstance(primary, str) else primary}"
+    pieces.append(Piece("ACT", head + (f" ({extras})" if extras else ""), kind))
+    pieces += _prose_of(obj, used)
+    reads: tuple[str, ...] = ()
+    if fam == READ:
+        vals = primary if isinstance(primary, list) else [primary]
+        reads = tuple(resolve(v, cwd) for v in vals if isinstance(v, str))
+    return pieces, ToolCall(name, fam, False, False, reads, bool(reads))
+
+
+def _write_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """A file written or edited: prose written to a document is the agent's words."""
+    pieces: list[Piece] = []
+    used: set[str] = set()
+    pkey, path = _first(obj, _PATH_KEYS)
+    if not isinstance(path, str):
+        return _generic(name, obj, kind)
+    path = resolve(path, cwd)
+    used |= {pkey, "command"}
+    used |= {k for k in obj if _k(k) in _OLD_KEYS}
+    prose = False
+    edits = next((obj[k] for k in obj if _k(k) == "edits" and isinstance(obj[k], list)), None)
+    extras = _extras(obj, used | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)}
+                     | {k for k in obj if _k(k) in _PROSE_KEYS})
+    header = f"{name}: {path}" + (f" ({extras})" if extras else "")
+    if edits is not None:
+        for e in edits:
+            if isinstance(e, dict):
+                _, new = _first(e, _CONTENT_KEYS)
+                if isinstance(new, str):
+                    prose = _written(name, path, new, kind, pieces, header) or prose
+    else:
+        ckey, content = _first(obj, _CONTENT_KEYS)
+        if ckey:
+            used.add(ckey)
+        cell = _k(obj.get("cell_type", obj.get("cellType", "")))
+        if cell == "markdown" and isinstance(content, str):
+            pieces.append(Piece("ACT", header, kind))
+            pieces.append(Piece("SELF", content, "markdown cell written"))
+            prose = True
         else:
-            pieces.append(Piece("ACT", name, kind))
-        pieces += _prose_of(obj, used)
-        return pieces, ToolCall(name, fam, True)
+            prose = _written(name, path, content if isinstance(content, str) else "",
+                             kind, pieces, header)
+    pieces += _prose_of(obj, used | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)})
+    return pieces, ToolCall(name, fam, False, False, (), False,
+                            (path,) if prose else (), prose, (path,))
 
-    if fam == AGENT:
-        key, who = _first(obj, ("subagenttype", "agent", "agenttype", "target", "name",
-                                "agentname", "id", "agentid"))
+
+def _patch_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """A patch passed as an argument, read like a raw one."""
+    used: set[str] = set()
+    key, patch = _first(obj, ("patch", "patchtext", "input", "diff", "content", "changes"))
+    if isinstance(patch, str):
+        used.add(key)
+        pieces_, call = _decode_raw(name, fam, patch, kind, cwd)
+        return pieces_ + _prose_of(obj, used), call
+    return _generic(name, obj, kind)
+
+
+def _web_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """A fetch or a web search: its results come from outside."""
+    pieces: list[Piece] = []
+    used: set[str] = set()
+    key, primary = _first(obj, _URL_KEYS + _QUERY_KEYS)
+    if primary is None:  # the URLs ride inside the prompt (Gemini CLI's web_fetch)
+        urls = [u.rstrip(".,;:)]}'\"") for t in _texts(obj) for u in _URL.findall(t)]
+        primary = " ".join(dict.fromkeys(urls)) or None
+    if primary is not None:
         used.add(key)
         extras = _extras(obj, used)
-        head = f"{name}: {_scalar(who)}" if who else name
-        pieces.append(Piece("ACT", head + (f" ({extras})" if extras else ""), kind))
-        pieces += _prose_of(obj, used)
-        return pieces, ToolCall(name, AGENT, True)
+        pieces.append(Piece("ACT", f"{name}: {_scalar(primary)}" + (f" ({extras})" if extras else ""), kind))
+    else:
+        pieces.append(Piece("ACT", name, kind))
+    pieces += _prose_of(obj, used)
+    return pieces, ToolCall(name, fam, True)
 
-    if fam in (TODO, PLAN, MEMORY):
-        lines: list[str] = []
-        for k, v in obj.items():
-            nk = _k(k)
-            if nk in _TODO_KEYS and isinstance(v, list):
-                lines += _todo_lines(v)
-            elif nk in _PROSE_KEYS or isinstance(v, str) and nk not in _PATH_KEYS:
-                lines += _texts(v)
-        if lines:
-            pieces.append(Piece("SELF", "\n".join(lines), f"{fam} text"))
-        return pieces, ToolCall(name, fam, True)
 
-    if fam == ASK:
-        texts = _texts({k: v for k, v in obj.items() if _k(k) not in ("multiselect", "multiple")})
-        if texts:
-            pieces.append(Piece("SELF", "\n".join(texts), "questions the agent asks"))
-        return pieces, ToolCall(name, ASK, False)
+def _agent_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """Work handed to another agent."""
+    pieces: list[Piece] = []
+    used: set[str] = set()
+    key, who = _first(obj, ("subagenttype", "agent", "agenttype", "target", "name",
+                            "agentname", "id", "agentid"))
+    used.add(key)
+    extras = _extras(obj, used)
+    head = f"{name}: {_scalar(who)}" if who else name
+    pieces.append(Piece("ACT", head + (f" ({extras})" if extras else ""), kind))
+    pieces += _prose_of(obj, used)
+    return pieces, ToolCall(name, AGENT, True)
 
-    return _generic(name, obj, kind)
+
+def _notes_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """A to-do list, a plan or a note: all of it the agent's words."""
+    pieces: list[Piece] = []
+    lines: list[str] = []
+    for k, v in obj.items():
+        nk = _k(k)
+        if nk in _TODO_KEYS and isinstance(v, list):
+            lines += _todo_lines(v)
+        elif nk in _PROSE_KEYS or isinstance(v, str) and nk not in _PATH_KEYS:
+            lines += _texts(v)
+    if lines:
+        pieces.append(Piece("SELF", "\n".join(lines), f"{fam} text"))
+    return pieces, ToolCall(name, fam, True)
+
+
+def _ask_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+    """Questions the agent asks the person."""
+    pieces: list[Piece] = []
+    texts = _texts({k: v for k, v in obj.items() if _k(k) not in ("multiselect", "multiple")})
+    if texts:
+        pieces.append(Piece("SELF", "\n".join(texts), "questions the agent asks"))
+    return pieces, ToolCall(name, ASK, False)
+
+
+#: how each family's arguments are read; any other family takes the general rule
+_BY_FAMILY: dict[str, Callable[[str, str, dict, str, str], tuple[list[Piece], ToolCall]]] = {
+    SHELL: _shell_call, READ: _read_call, SEARCH: _read_call, WRITE: _write_call, EDIT: _write_call,
+    PATCH: _patch_call, WEBFETCH: _web_call, WEBSEARCH: _web_call, AGENT: _agent_call,
+    TODO: _notes_call, PLAN: _notes_call, MEMORY: _notes_call, ASK: _ask_call,
+}
 
 
 def _extras(obj: dict, used: set[str]) -> str:
@@ -493,57 +529,22 @@ def _prose_of(obj: dict, used: set[str], *, skip: Iterable[str] = (),
 
 def _generic(name: str, obj: dict, kind: str) -> tuple[list[Piece], ToolCall]:
     """The general rule for a tool nobody told us about (documented in DESIGN.md)."""
-    pieces: list[Piece] = []
-    has_path = _first(obj, _PATH_KEYS)[1] is not None
-    act_lines: list[str] = []
+    args = _GenericArgs(has_path=_first(obj, _PATH_KEYS)[1] is not None)
     written: list[str] = []
     prose_written: list[str] = []
-
-    def act_value(key: str, v: Any, depth: int) -> None:
-        nk = _k(key.rsplit(".", 1)[-1])
-        if v in (None, "", [], {}):
-            return
-        if nk in _OLD_KEYS:
-            return
-        if nk in _PROSE_KEYS and not (nk in _CONTENT_KEYS and has_path and depth == 0):
-            texts = _texts(v)
-            if texts:
-                pieces.append(Piece("SELF", "\n".join(texts), f"{key} (the agent's words)"))
-            return
-        if nk in _TODO_KEYS and isinstance(v, list):
-            lines = _todo_lines(v)
-            if lines:
-                pieces.append(Piece("SELF", "\n".join(lines), f"{key} (the agent's words)"))
-            return
-        if isinstance(v, dict) and depth < 4:
-            for k2, v2 in v.items():
-                act_value(f"{key}.{k2}", v2, depth + 1)
-            return
-        if isinstance(v, list) and depth < 4 and not all(isinstance(x, (str, int, float, bool)) for x in v):
-            for i, v2 in enumerate(v):
-                if isinstance(v2, dict):
-                    for k2, v3 in v2.items():
-                        act_value(f"{key}[{i}].{k2}", v3, depth + 1)
-                else:
-                    act_value(f"{key}[{i}]", v2, depth + 1)
-            return
-        if nk in _COMMAND_KEYS:
-            act_lines.append(f"{key}: {command_text(v)}")
-        else:
-            act_lines.append(f"{key}: {_scalar(v)}")
-
     pkey, path = _first(obj, _PATH_KEYS)
-    ckey, content = _first(obj, _CONTENT_KEYS) if has_path else ("", None)
+    ckey, content = _first(obj, _CONTENT_KEYS) if args.has_path else ("", None)
     for k, v in obj.items():
         if k == ckey and isinstance(path, str) and isinstance(content, str):
             written.append(path)
             if is_prose_path(path):
                 prose_written.append(path)
-                pieces.append(Piece("SELF", content, f"prose written to {path.rsplit('/', 1)[-1]}"))
+                args.pieces.append(Piece("SELF", content, f"prose written to {path.rsplit('/', 1)[-1]}"))
             else:
-                act_lines.append(content)
+                args.act_lines.append(content)
             continue
-        act_value(str(k), v, 0)
+        args.value(str(k), v, 0)
+    act_lines, pieces = args.act_lines, args.pieces
     # one argument reads naturally as "tool: value"
     if len(act_lines) == 1 and ": " in act_lines[0] and not written:
         text = f"{name}: {act_lines[0].split(': ', 1)[1]}"
@@ -554,6 +555,43 @@ def _generic(name: str, obj: dict, kind: str) -> tuple[list[Piece], ToolCall]:
     pieces.insert(0, Piece("ACT", text, kind))
     return pieces, ToolCall(name, OTHER, model_backed(name), False, (), False,
                             tuple(prose_written), bool(prose_written), tuple(written))
+
+
+class _GenericArgs:
+    """The arguments of an unknown tool, walked into prose (SELF pieces) and the lines
+    that say what the call does (``key: value``), nested values by their path."""
+
+    def __init__(self, *, has_path: bool) -> None:
+        self.has_path = has_path
+        self.pieces: list[Piece] = []
+        self.act_lines: list[str] = []
+
+    def value(self, key: str, v: Any, depth: int) -> None:
+        nk = _k(key.rsplit(".", 1)[-1])
+        if v in (None, "", [], {}) or nk in _OLD_KEYS:
+            return
+        if nk in _PROSE_KEYS and not (nk in _CONTENT_KEYS and self.has_path and depth == 0):
+            self._said(key, _texts(v))
+        elif nk in _TODO_KEYS and isinstance(v, list):
+            self._said(key, _todo_lines(v))
+        elif isinstance(v, dict) and depth < 4:
+            for k2, v2 in v.items():
+                self.value(f"{key}.{k2}", v2, depth + 1)
+        elif isinstance(v, list) and depth < 4 and not all(isinstance(x, (str, int, float, bool)) for x in v):
+            for i, v2 in enumerate(v):
+                if isinstance(v2, dict):
+                    for k2, v3 in v2.items():
+                        self.value(f"{key}[{i}].{k2}", v3, depth + 1)
+                else:
+                    self.value(f"{key}[{i}]", v2, depth + 1)
+        elif nk in _COMMAND_KEYS:
+            self.act_lines.append(f"{key}: {command_text(v)}")
+        else:
+            self.act_lines.append(f"{key}: {_scalar(v)}")
+
+    def _said(self, key: str, texts: list[str]) -> None:
+        if texts:
+            self.pieces.append(Piece("SELF", "\n".join(texts), f"{key} (the agent's words)"))
 
 
 def _decode_raw(name: str, fam: str, raw: str, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:

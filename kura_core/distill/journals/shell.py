@@ -48,7 +48,8 @@ class Word:
 
     def pieces(self) -> list[str]:
         """Literal stretches of the word, split at every expansion."""
-        out, cur = [], []
+        out: list[str] = []
+        cur: list[str] = []
         for t, e in self.parts:
             if e:
                 out.append("".join(cur))
@@ -127,152 +128,181 @@ _ANSI_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a":
 
 def lex(s: str) -> list[Word | Op | Heredoc]:
     """Tokens of a shell command line; here-document bodies follow their operator."""
-    toks: list[Word | Op | Heredoc] = []
-    pending: list[tuple[int, str, bool, bool]] = []  # (op index, delimiter, quoted, strip tabs)
-    i, n = 0, len(s)
-    word: Word | None = None
+    return _Lexer(s).run()
 
-    def flush() -> None:
-        nonlocal word
-        if word is not None:
-            toks.append(word)
-            word = None
 
-    def lit(text: str, quoted: bool = False) -> None:
-        nonlocal word
-        if word is None:
-            word = Word()
-        word.parts.append((text, False))
-        word.quoted = word.quoted or quoted
+class _Lexer:
+    """One pass over a command line: each kind of character read by its own step."""
 
-    while i < n:
-        m = _PLAIN.match(s, i)
-        if m:
-            lit(m.group())
-            i = m.end()
-            continue
-        c = s[i]
-        if c == "\n":
-            flush()
-            toks.append(Op("\n"))
-            i += 1
-            shift = 0
-            for idx, delim, quoted, strip in pending:
-                body_lines = []
-                while i < n:
-                    j = s.find("\n", i)
-                    line = s[i:] if j < 0 else s[i:j]
-                    i = n if j < 0 else j + 1
-                    if (line.lstrip("\t") if strip else line) == delim:
-                        break
-                    body_lines.append(line.lstrip("\t") if strip else line)
-                body = "\n".join(body_lines)
-                toks.insert(idx + 1 + shift, Heredoc(body + ("\n" if body_lines else ""), quoted))
-                shift += 1
-            pending = []
-            continue
-        if c in " \t\r":
-            flush()
-            i += 1
-            continue
-        if c == "#" and word is None:
-            j = s.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        if c == "\\":
-            if i + 1 < n and s[i + 1] == "\n":
-                i += 2
+    def __init__(self, s: str) -> None:
+        self.s, self.i, self.n = s, 0, len(s)
+        self.toks: list[Word | Op | Heredoc] = []
+        self.pending: list[tuple[int, str, bool, bool]] = []  # (op index, delimiter, quoted, strip tabs)
+        self.word: Word | None = None
+
+    def run(self) -> list[Word | Op | Heredoc]:
+        s, n = self.s, self.n
+        while self.i < n:
+            m = _PLAIN.match(s, self.i)
+            if m:
+                self.lit(m.group())
+                self.i = m.end()
                 continue
-            lit(s[i + 1] if i + 1 < n else "", True)
-            i += 2
-            continue
-        if c == "'":
-            j = s.find("'", i + 1)
-            if j < 0:
-                raise LexError("unterminated single quote")
-            lit(s[i + 1:j], True)
-            i = j + 1
-            continue
-        if c == "$" and i + 1 < n and s[i + 1] == "'":
-            j, out = i + 2, []
-            while j < n and s[j] != "'":
-                if s[j] == "\\" and j + 1 < n:
-                    out.append(_ANSI_C.get(s[j + 1], "\\" + s[j + 1]))
-                    j += 2
-                else:
-                    out.append(s[j])
-                    j += 1
-            if j >= n:
-                raise LexError("unterminated $'' quote")
-            lit("".join(out), True)
-            i = j + 1
-            continue
-        if c == '"':
-            j = i + 1
-            if word is None:
-                word = Word()
-            word.quoted = True
-            buf: list[str] = []
-            while j < n and s[j] != '"':
-                ch = s[j]
-                if ch == "\\" and j + 1 < n and s[j + 1] in '$`"\\\n':
-                    if s[j + 1] != "\n":
-                        buf.append(s[j + 1])
-                    j += 2
-                    continue
-                if ch in "$`":
-                    end = _expansion_end(s, j)
-                    if end > 0:
-                        if buf:
-                            word.parts.append(("".join(buf), False))
-                            buf = []
-                        word.parts.append((s[j:end], True))
-                        j = end
-                        continue
-                buf.append(ch)
+            c = s[self.i]
+            if c == "\n":
+                self.newline()
+            elif c in " \t\r":
+                self.flush()
+                self.i += 1
+            elif c == "#" and self.word is None:
+                j = s.find("\n", self.i)
+                self.i = n if j < 0 else j
+            elif c == "\\":
+                self.backslash()
+            elif c == "'":
+                self.single_quoted()
+            elif c == "$" and self.i + 1 < n and s[self.i + 1] == "'":
+                self.ansi_c_quoted()
+            elif c == '"':
+                self.double_quoted()
+            elif c in "$`":
+                self.expansion(c)
+            elif not self.operator(c):
+                self.lit(c)
+                self.i += 1
+        self.flush()
+        for idx, _d, quoted, _t in reversed(self.pending):  # a here-document never closed
+            self.toks.insert(idx + 1, Heredoc("", quoted))
+        return self.toks
+
+    def flush(self) -> None:
+        if self.word is not None:
+            self.toks.append(self.word)
+            self.word = None
+
+    def lit(self, text: str, quoted: bool = False) -> None:
+        if self.word is None:
+            self.word = Word()
+        self.word.parts.append((text, False))
+        self.word.quoted = self.word.quoted or quoted
+
+    def newline(self) -> None:
+        """End of a line: the bodies of the here-documents it opened follow it."""
+        s, n = self.s, self.n
+        self.flush()
+        self.toks.append(Op("\n"))
+        self.i += 1
+        shift = 0
+        for idx, delim, quoted, strip in self.pending:
+            body_lines = []
+            while self.i < n:
+                j = s.find("\n", self.i)
+                line = s[self.i:] if j < 0 else s[self.i:j]
+                self.i = n if j < 0 else j + 1
+                if (line.lstrip("\t") if strip else line) == delim:
+                    break
+                body_lines.append(line.lstrip("\t") if strip else line)
+            body = "\n".join(body_lines)
+            self.toks.insert(idx + 1 + shift, Heredoc(body + ("\n" if body_lines else ""), quoted))
+            shift += 1
+        self.pending = []
+
+    def backslash(self) -> None:
+        s, i = self.s, self.i
+        if i + 1 < self.n and s[i + 1] == "\n":
+            self.i += 2
+            return
+        self.lit(s[i + 1] if i + 1 < self.n else "", True)
+        self.i += 2
+
+    def single_quoted(self) -> None:
+        j = self.s.find("'", self.i + 1)
+        if j < 0:
+            raise LexError("unterminated single quote")
+        self.lit(self.s[self.i + 1:j], True)
+        self.i = j + 1
+
+    def ansi_c_quoted(self) -> None:
+        s, n = self.s, self.n
+        j, out = self.i + 2, []
+        while j < n and s[j] != "'":
+            if s[j] == "\\" and j + 1 < n:
+                out.append(_ANSI_C.get(s[j + 1], "\\" + s[j + 1]))
+                j += 2
+            else:
+                out.append(s[j])
                 j += 1
-            if j >= n:
-                raise LexError("unterminated double quote")
-            if buf or not word.parts:
-                word.parts.append(("".join(buf), False))
-            i = j + 1
-            continue
-        if c in "$`":
-            end = _expansion_end(s, i)
-            if end > 0:
-                if word is None:
-                    word = Word()
-                word.parts.append((s[i:end], True))
-                i = end
+        if j >= n:
+            raise LexError("unterminated $'' quote")
+        self.lit("".join(out), True)
+        self.i = j + 1
+
+    def double_quoted(self) -> None:
+        s, n = self.s, self.n
+        j = self.i + 1
+        if self.word is None:
+            self.word = Word()
+        word = self.word
+        word.quoted = True
+        buf: list[str] = []
+        while j < n and s[j] != '"':
+            ch = s[j]
+            if ch == "\\" and j + 1 < n and s[j + 1] in '$`"\\\n':
+                if s[j + 1] != "\n":
+                    buf.append(s[j + 1])
+                j += 2
                 continue
-            lit(c)
-            i += 1
-            continue
-        op = next((o for o in _OPS if s.startswith(o, i)), None) if c in ";&|()<>" else None
-        if op is not None:
-            # an IO number glued to a redirection (2>, 1>>) belongs to the operator
-            if op in _REDIRECTS and word is not None and word.text.isdigit() and not word.quoted:
-                word = None
-            flush()
-            toks.append(Op(op))
-            i += len(op)
-            if op in ("<<", "<<-"):
-                # the delimiter word follows; read it now
-                while i < n and s[i] in " \t":
-                    i += 1
-                m = re.match(r"""(['"]?)([^\s'";&|<>()]+)\1""", s[i:])
-                if not m:
-                    raise LexError("here-document without a delimiter")
-                pending.append((len(toks) - 1, m.group(2), bool(m.group(1)) or "\\" in m.group(0),
-                                op == "<<-"))
-                i += m.end()
-            continue
-        lit(c)
-        i += 1
-    flush()
-    for idx, _d, quoted, _t in reversed(pending):  # a here-document never closed
-        toks.insert(idx + 1, Heredoc("", quoted))
-    return toks
+            if ch in "$`":
+                end = _expansion_end(s, j)
+                if end > 0:
+                    if buf:
+                        word.parts.append(("".join(buf), False))
+                        buf = []
+                    word.parts.append((s[j:end], True))
+                    j = end
+                    continue
+            buf.append(ch)
+            j += 1
+        if j >= n:
+            raise LexError("unterminated double quote")
+        if buf or not word.parts:
+            word.parts.append(("".join(buf), False))
+        self.i = j + 1
+
+    def expansion(self, c: str) -> None:
+        end = _expansion_end(self.s, self.i)
+        if end > 0:
+            if self.word is None:
+                self.word = Word()
+            self.word.parts.append((self.s[self.i:end], True))
+            self.i = end
+            return
+        self.lit(c)
+        self.i += 1
+
+    def operator(self, c: str) -> bool:
+        """Read an operator at the cursor; False when there is none."""
+        s, n = self.s, self.n
+        op = next((o for o in _OPS if s.startswith(o, self.i)), None) if c in ";&|()<>" else None
+        if op is None:
+            return False
+        # an IO number glued to a redirection (2>, 1>>) belongs to the operator
+        if op in _REDIRECTS and self.word is not None and self.word.text.isdigit() and not self.word.quoted:
+            self.word = None
+        self.flush()
+        self.toks.append(Op(op))
+        self.i += len(op)
+        if op in ("<<", "<<-"):
+            # the delimiter word follows; read it now
+            while self.i < n and s[self.i] in " \t":
+                self.i += 1
+            m = re.match(r"""(['"]?)([^\s'";&|<>()]+)\1""", s[self.i:])
+            if not m:
+                raise LexError("here-document without a delimiter")
+            self.pending.append((len(self.toks) - 1, m.group(2), bool(m.group(1)) or "\\" in m.group(0),
+                                 op == "<<-"))
+            self.i += m.end()
+        return True
 
 
 # --------------------------------------------------------------------------- commands
@@ -462,92 +492,127 @@ def _analyze(command: str, cwd: str) -> ShellFacts:
     except (LexError, IndexError, RecursionError):
         facts.parsed = False
         return facts
-    literal_only, any_stdout, reads_only = True, False, True
+    analysis = _Analysis(facts, cwd)
     for pipe in pipes:
-        for idx, cmd in enumerate(pipe):
-            name = cmd.name
-            args = cmd.words[1:]
-            outs = [t for op, t in cmd.redirects
-                    if op in (">", ">>", ">|", "&>", "&>>") and isinstance(t, Word)]
-            ins = [t for op, t in cmd.redirects if op in ("<<", "<<-", "<<<")]
-            files_in = [t for op, t in cmd.redirects if op == "<" and isinstance(t, Word)]
-            nxt = pipe[idx + 1] if idx + 1 < len(pipe) else None
-            texts: list[str] = []
-            expands = False
-            tee_files: list[Word] = []
-            if name in ("echo", "print"):
-                texts, expands = _echo_pieces(args), any(not a.literal for a in args)
-            elif name == "printf":
-                texts, expands = _printf_pieces(args), any(not a.literal for a in args)
-            elif name in ("cat", "tee") and (ins or (name == "tee" and idx == 0)) and not files_in and (
-                name == "tee" or all(a.text.startswith("-") for a in args)
-            ):
-                for doc in ins:
-                    if isinstance(doc, Heredoc):
-                        texts.extend(_heredoc_pieces(doc))
-                        expands = expands or _heredoc_expands(doc)
-                    else:
-                        texts.extend(doc.pieces())
-                        expands = expands or not doc.literal
-                if name == "tee":
-                    tee_files = [a for a in args if not a.text.startswith("-")]
-            elif name in _PROSE_SINKS:
-                facts.self_texts.extend(t for t in _sink_texts(cmd, ins) if _worth(t))
-                literal_only = reads_only = False
-                continue
-            elif name in _READERS and not ins:
-                files = _operands(name, args) + files_in
-                if files and all(a.literal for a in files) and not outs:
-                    facts.reads.extend(resolve(a.text, cwd) for a in files)
-                else:
-                    reads_only = False
-                literal_only = False
-                continue
-            elif name == "tee" and idx > 0:
-                continue  # the destination of the command before it (handled there)
-            elif name in _SILENT or not cmd.words:
-                if any(a.text in ("-v", "--verbose") for a in args) or not all(a.literal for a in args):
-                    literal_only = reads_only = False
-                continue
-            else:
-                literal_only = reads_only = False
-                continue
-            if expands:
-                literal_only = reads_only = False
-            # a literal source: where does its text go?
-            dests = [w for w in outs] + tee_files
-            to_stdout = False
-            consumed = False
-            if not outs and nxt is None:
-                to_stdout = True
-            elif not outs and nxt is not None:
-                if nxt.name == "tee":
-                    dests += [a for a in nxt.words[1:] if not a.text.startswith("-")]
-                    tee_outs = [t for op, t in nxt.redirects if op in (">", ">>", ">|", "&>", "&>>")]
-                    dests += [t for t in tee_outs if isinstance(t, Word)]
-                    to_stdout = not tee_outs and idx + 2 >= len(pipe)
-                    if idx + 2 < len(pipe):
-                        consumed = True
-                        literal_only = reads_only = False
-                elif nxt.name not in _PROSE_SINKS:
-                    consumed = True  # input to another program (code, SQL, a password…)
-                    literal_only = reads_only = False
-            if any(not w.literal for w in dests):
-                consumed = True  # a file whose name is only known at run time
-            paths = [resolve(w.text, cwd) for w in dests if w.literal]
-            paths = [p for p in paths if p not in ("/dev/null", "/dev/stdout", "/dev/stderr")]
-            if to_stdout:
-                any_stdout = True
-            if consumed or any(not is_prose_path(p) for p in paths):
-                # configuration, code or data written: ACT evidence, not prose; whatever
-                # the command prints repeats that action and stays machine output
-                literal_only = False
-                continue
-            facts.prose_writes.extend(paths)
-            facts.self_texts.extend(t for t in texts if _worth(t))
-    facts.literal_output = literal_only and any_stdout
-    facts.only_reads = reads_only and bool(facts.reads)
+        for idx in range(len(pipe)):
+            analysis.command(pipe, idx)
+    facts.literal_output = analysis.literal_only and analysis.any_stdout
+    facts.only_reads = analysis.reads_only and bool(facts.reads)
     return facts
+
+
+_OUT_REDIRECTS = (">", ">>", ">|", "&>", "&>>")
+
+
+class _Analysis:
+    """What the commands of one line add up to, command by command: whether all it does is
+    print literal text (``literal_only``, ``any_stdout``) or read files (``reads_only``)."""
+
+    def __init__(self, facts: ShellFacts, cwd: str) -> None:
+        self.facts, self.cwd = facts, cwd
+        self.literal_only, self.any_stdout, self.reads_only = True, False, True
+
+    def opaque(self) -> None:
+        """The command does something beyond printing literal text or reading files."""
+        self.literal_only = self.reads_only = False
+
+    def command(self, pipe: list[Command], idx: int) -> None:
+        cmd = pipe[idx]
+        outs = [t for op, t in cmd.redirects if op in _OUT_REDIRECTS and isinstance(t, Word)]
+        source = self._source(cmd, idx, outs)
+        if source is None:
+            return
+        texts, expands, tee_files = source
+        if expands:
+            self.opaque()
+        # a literal source: where does its text go?
+        dests, to_stdout, consumed = self._destinations(pipe, idx, outs, tee_files)
+        paths = [resolve(w.text, self.cwd) for w in dests if w.literal]
+        paths = [p for p in paths if p not in ("/dev/null", "/dev/stdout", "/dev/stderr")]
+        if to_stdout:
+            self.any_stdout = True
+        if consumed or any(not is_prose_path(p) for p in paths):
+            # configuration, code or data written: ACT evidence, not prose; whatever
+            # the command prints repeats that action and stays machine output
+            self.literal_only = False
+            return
+        self.facts.prose_writes.extend(paths)
+        self.facts.self_texts.extend(t for t in texts if _worth(t))
+
+    def _source(self, cmd: Command, idx: int, outs: list[Word]) -> tuple[list[str], bool, list[Word]] | None:
+        """The text a command writes from its own words (echo, printf, a here-document),
+        whether any of it expands, and the files ``tee`` copies it to; None for any other
+        command, whose bearing on the facts is recorded here."""
+        name, args = cmd.name, cmd.words[1:]
+        ins = [t for op, t in cmd.redirects if op in ("<<", "<<-", "<<<")]
+        files_in = [t for op, t in cmd.redirects if op == "<" and isinstance(t, Word)]
+        if name in ("echo", "print"):
+            return _echo_pieces(args), any(not a.literal for a in args), []
+        if name == "printf":
+            return _printf_pieces(args), any(not a.literal for a in args), []
+        if name in ("cat", "tee") and (ins or (name == "tee" and idx == 0)) and not files_in and (
+            name == "tee" or all(a.text.startswith("-") for a in args)
+        ):
+            return _fed_text(name, args, ins)
+        if name in _PROSE_SINKS:
+            self.facts.self_texts.extend(t for t in _sink_texts(cmd, ins) if _worth(t))
+            self.opaque()
+        elif name in _READERS and not ins:
+            files = _operands(name, args) + files_in
+            if files and all(a.literal for a in files) and not outs:
+                self.facts.reads.extend(resolve(a.text, self.cwd) for a in files)
+            else:
+                self.reads_only = False
+            self.literal_only = False
+        elif name == "tee" and idx > 0:
+            pass  # the destination of the command before it (handled there)
+        elif name in _SILENT or not cmd.words:
+            if any(a.text in ("-v", "--verbose") for a in args) or not all(a.literal for a in args):
+                self.opaque()
+        else:
+            self.opaque()
+        return None
+
+    def _destinations(self, pipe: list[Command], idx: int, outs: list[Word],
+                      tee_files: list[Word]) -> tuple[list[Word], bool, bool]:
+        """Where a literal source's text goes: the files, whether it reaches the screen,
+        and whether another program consumes it (or a file named only at run time)."""
+        dests = list(outs) + tee_files
+        to_stdout = consumed = False
+        nxt = pipe[idx + 1] if idx + 1 < len(pipe) else None
+        if not outs and nxt is None:
+            to_stdout = True
+        elif not outs and nxt is not None:
+            if nxt.name == "tee":
+                dests += [a for a in nxt.words[1:] if not a.text.startswith("-")]
+                tee_outs = [t for op, t in nxt.redirects if op in _OUT_REDIRECTS]
+                dests += [t for t in tee_outs if isinstance(t, Word)]
+                to_stdout = not tee_outs and idx + 2 >= len(pipe)
+                if idx + 2 < len(pipe):
+                    consumed = True
+                    self.opaque()
+            elif nxt.name not in _PROSE_SINKS:
+                consumed = True  # input to another program (code, SQL, a password…)
+                self.opaque()
+        if any(not w.literal for w in dests):
+            consumed = True  # a file whose name is only known at run time
+        return dests, to_stdout, consumed
+
+
+def _fed_text(name: str, args: list[Word], ins: list[Word | Heredoc]) -> tuple[list[str], bool, list[Word]]:
+    """``cat`` or ``tee`` fed a here-document or here-string: its text, whether it
+    expands, and the files ``tee`` writes it to."""
+    texts: list[str] = []
+    expands = False
+    for doc in ins:
+        if isinstance(doc, Heredoc):
+            texts.extend(_heredoc_pieces(doc))
+            expands = expands or _heredoc_expands(doc)
+        else:
+            texts.extend(doc.pieces())
+            expands = expands or not doc.literal
+    tee_files = [a for a in args if not a.text.startswith("-")] if name == "tee" else []
+    return texts, expands, tee_files
 
 
 _VALUED = {"head": {"-n", "-c", "--lines", "--bytes"}, "tail": {"-n", "-c", "--lines", "--bytes",
