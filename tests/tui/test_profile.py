@@ -301,3 +301,29 @@ def test_the_palette_applies_through_the_same_confirmation(make_app, tui_config,
 
     asked, back = run(app, script)
     assert asked and back and _files(app) == before
+
+
+def test_stop_ends_the_wait_for_the_brain_and_its_late_answer_only_lands_as_a_draft(make_app, tui_config, model):
+    from tests.fakes.model_server import Hang
+
+    with_model(tui_config, model.url)
+    model.script("kura_profile", Hang(0.5, {"profile": PROFILE_DRAFT}))
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("P")
+        await settle(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: model.count("kura_profile") == 1)
+        await pilot.press("S")
+        await pilot.pause()
+        stopped = app.job, app.screen.has_class("-busy"), _notes(app)
+        await until(pilot, lambda: _files(app)["draft"] is not None)
+        await settle(pilot)
+        return stopped
+
+    job, busy, notes = run(app, script)
+    assert job is None and not busy
+    assert any("no longer waiting for the brain" in n for n in notes)
+    files = _files(app)
+    assert PROFILE_DRAFT in files["draft"] and files["profile"] is None
