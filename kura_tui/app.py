@@ -120,11 +120,15 @@ def classify(rel: Path) -> str | None:
 
 
 def _needs_main(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
-    """Drop a message that arrives while the app is closing (the panes are gone)."""
+    """Drop a message that arrives while the app is closing (the panes are gone, or going:
+    a worker's result can be handled while Textual takes the screens down)."""
 
     @functools.wraps(handler)
     def guarded(self: "KuraApp", message: Any) -> None:
-        if self._stop.is_set() or not any(isinstance(s, MainScreen) for s in self.screen_stack):
+        if self._stop.is_set() or not self.is_running:
+            return
+        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if main is None or not main.is_running:
             return
         handler(self, message)
 
