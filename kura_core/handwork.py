@@ -1109,6 +1109,8 @@ def journals(reg: Registry, name: str) -> JournalsView:
 
 @dataclass(frozen=True)
 class ExcerptLine:
+    """One segment of a journal excerpt; ``target`` marks the segment(s) at the position."""
+
     cls: str
     text: str
     start: int
@@ -1118,20 +1120,24 @@ class ExcerptLine:
 
 @dataclass(frozen=True)
 class JournalExcerpt:
+    """The segments around a position of one of a store's journals.
+
+    ``at_end``: nothing is at or after the position -- the journal ends there (a watermark
+    with nothing new after it); the segments before it are shown and none is a target.
+    """
+
     store: str
     path: str
     adapter: str
     unit: str
     position: int
     lines: tuple[ExcerptLine, ...]
+    at_end: bool = False
 
     @property
     def found(self) -> bool:
-        return any(ln.target for ln in self.lines)
-
-
-#: how far back and forward a byte-unit excerpt reads around the position
-EXCERPT_BYTES = 12_000
+        """Whether a segment still sits at the position (not merely the next one after it)."""
+        return any(ln.target and ln.start <= self.position < max(ln.end, ln.start + 1) for ln in self.lines)
 
 
 def resolve_journal(reg: Registry, name: str, source: str) -> tuple[str, Path]:
@@ -1160,31 +1166,29 @@ def resolve_journal(reg: Registry, name: str, source: str) -> tuple[str, Path]:
 
 def journal_excerpt(reg: Registry, name: str, source: str, position: int, *, unit: str = "",
                     around: int = 4) -> JournalExcerpt:
-    """The journal around *position* (where a quote's segment starts, in the journal's
-    unit), read with the store's own adapter: *around* segments before and after."""
-    from .distill.journals import ADAPTERS
+    """The journal around *position* (where a quote's segment starts, or a watermark, in
+    the journal's unit): the segment(s) there and *around* segments on each side, read by
+    :func:`kura_core.distill.journals.segment_context` with the store's own adapter. Only a
+    journal the store drinks is opened (:func:`resolve_journal`). Raises KuraError: a
+    position in another unit than the adapter's, or a journal that cannot be read."""
+    from .distill.journals import JournalError, segment_context
 
     adapter, path = resolve_journal(reg, name, source)
-    reader = ADAPTERS[adapter]
     position = max(0, int(position))
-    if adapter == "evidence":
-        start = max(0, position - around)
-        segs = list(reader(path, start).segments)
-        unit = "seq"
-    elif adapter == "claude":
-        start = max(0, position - EXCERPT_BYTES)
-        segs = list(reader(path, start, limit_bytes=2 * EXCERPT_BYTES).segments)
-        unit = "byte"
-    else:
-        start = max(0, position - EXCERPT_BYTES)
-        segs = list(reader(path, start).segments)
-        if start > 0 and segs and segs[0].start != position:
-            segs = segs[1:]  # a paragraph cut by where the read began
-        unit = "byte"
-    at = next((i for i, s in enumerate(segs) if s.start == position), None)
-    if at is None:  # the nearest segment at or after the position
-        at = next((i for i, s in enumerate(segs) if s.start >= position), len(segs) - 1)
-    lo, hi = max(0, at - around), min(len(segs), at + around + 1)
-    lines = tuple(ExcerptLine(s.cls, s.text, s.start, s.end, s.start == position)
-                  for s in segs[lo:hi]) if segs else ()
-    return JournalExcerpt(name, str(path), adapter, unit, position, lines)
+    want = unit or None
+    at_end = False
+    try:
+        ctx = segment_context(path, position, unit=want, adapter=adapter, radius=around)
+    except JournalError as exc:
+        # Nothing at or after the position. When a segment ends exactly there, the journal
+        # ends there (a watermark with nothing new after it): show what comes before it.
+        if position == 0:
+            raise
+        try:
+            ctx = segment_context(path, position - 1, unit=want, adapter=adapter, radius=around)
+        except JournalError:
+            raise exc from None
+        at_end = True
+    focus = set() if at_end else set(ctx.focus)
+    lines = tuple(ExcerptLine(s.cls, s.text, s.start, s.end, i in focus) for i, s in enumerate(ctx.segments))
+    return JournalExcerpt(name, str(path), ctx.adapter, ctx.unit, position, lines, at_end=at_end)

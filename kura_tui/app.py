@@ -38,6 +38,7 @@ from .messages import (
     HealthLoaded,
     Loaded,
     MemoryLoaded,
+    ProfileLoaded,
     RecallDone,
     StoreChanged,
     StoresLoaded,
@@ -51,6 +52,7 @@ from .screens.fix import FixScreen
 from .screens.help import HelpScreen, binding_rows
 from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
+from .screens.profile import ProfileScreen
 from .screens.tidy import TidyScreen
 from .screens.weave import WeaveScreen
 from .widgets.drafts import DraftsPane
@@ -72,6 +74,7 @@ CHANGE_KINDS = {
     "workshop": ("gatelog", "doctor", "seeds", "tender", "journals"),
     "map": ("map",),
     "tender": ("tender",),
+    "profile": ("doctor",),
 }
 
 #: loads that read every memory: one at a time, so the UI thread keeps its share of the GIL
@@ -83,6 +86,11 @@ TENDER_POLL_S = 5.0
 _jobs = itertools.count(1)
 
 
+#: the learned profile's files: beside the charter, and its draft and predecessor in the workshop
+PROFILE_FILE = "profile.md"
+PROFILE_STILL = frozenset({"profile-draft.md", "profile-previous.md"})
+
+
 def classify(rel: Path) -> str | None:
     """Which part of a store a changed path belongs to (None: nothing on screen)."""
     from kura_core import is_temp_name
@@ -90,7 +98,11 @@ def classify(rel: Path) -> str | None:
     parts = rel.parts
     if not parts or is_temp_name(parts[-1]):
         return None
+    if len(parts) == 1 and parts[0] == PROFILE_FILE:
+        return "profile"
     if parts[0] == "_still":
+        if len(parts) == 2 and parts[1] in PROFILE_STILL:
+            return "profile"
         if len(parts) >= 3 and parts[1] == "drafts":
             return "drafts" if parts[-1].endswith(".md") else None
         name = parts[-1]
@@ -108,11 +120,15 @@ def classify(rel: Path) -> str | None:
 
 
 def _needs_main(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
-    """Drop a message that arrives while the app is closing (the panes are gone)."""
+    """Drop a message that arrives while the app is closing (the panes are gone, or going:
+    a worker's result can be handled while Textual takes the screens down)."""
 
     @functools.wraps(handler)
     def guarded(self: "KuraApp", message: Any) -> None:
-        if self._stop.is_set() or not any(isinstance(s, MainScreen) for s in self.screen_stack):
+        if self._stop.is_set() or not self.is_running:
+            return
+        main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if main is None or not main.is_running:
             return
         handler(self, message)
 
@@ -169,6 +185,9 @@ class KuraApp(App[None]):
                 id="app.tidy"),
         Binding("S", "stop", "Stop", show=False, tooltip="Stop the running distil, drain or tidy at a safe point",
                 id="app.stop"),
+        Binding("P", "profile", "Profile",
+                tooltip="The learned profile: the current one beside the brain's draft; n drafts, a applies",
+                id="app.profile"),
         Binding("d", "doctor", "Probe", tooltip="Doctor: check the store and ask every model endpoint",
                 id="app.doctor"),
         Binding("r", "refresh", "Refresh", show=False, tooltip="Reload every pane from disk", id="app.refresh"),
@@ -189,6 +208,7 @@ class KuraApp(App[None]):
         self._rows: list[dict[str, Any]] = []
         self._needs: dict[str, dict[str, str]] = {}
         self.job: Job | None = None
+        self.job_text = ""
         self.watching = threading.Event()
         self.first_paint: float | None = None
         self.filled: dict[str, float] = {}
@@ -265,8 +285,8 @@ class KuraApp(App[None]):
         name = self.current_store
         self._spawn("overview", lambda: StoresLoaded(b.overview()))
         if name not in self._needs:
-            self._spawn("needs", lambda: Loaded(name, "needs", {k: b.needs(name, k)
-                                                               for k in ("distil", "drain", "tidy", "weave")}),
+            self._spawn("needs", lambda: Loaded(name, "needs", {k: b.needs(name, k) for k in
+                                                               ("distil", "drain", "tidy", "weave", "profile")}),
                         store=name)
 
     def load_health(self, name: str) -> None:
@@ -342,6 +362,9 @@ class KuraApp(App[None]):
         self.main.stores.select(name)
         self._title()
         self.main.recall.clear(name)
+        for s in self.screen_stack:
+            if isinstance(s, ProfileScreen):
+                s.set_store(name)
         self._show_needs()
         self.load_overview()
         self.load_current(PARTS)
@@ -459,6 +482,10 @@ class KuraApp(App[None]):
             for s in self.screen_stack:
                 if isinstance(s, MemoryScreen) and s.store == m.store and s.view is not None:
                     s.reload()
+        if "profile" in m.kinds:
+            for s in self.screen_stack:
+                if isinstance(s, ProfileScreen) and s.store == m.store:
+                    s.reload()
 
     @_needs_main
     def on_core_failed(self, m: CoreFailed) -> None:
@@ -469,6 +496,10 @@ class KuraApp(App[None]):
             for s in self.screen_stack:
                 if isinstance(s, MemoryScreen):
                     s.show(s.slug, None, m.error)
+        if what == "profile":
+            for s in self.screen_stack:
+                if isinstance(s, ProfileScreen):
+                    s.show_error(m.store, m.error)
         self.notify(m.error, title=f"{what} failed" + (f" · {m.store}" if m.store else ""),
                     severity="error", timeout=10)
 
@@ -862,17 +893,18 @@ class KuraApp(App[None]):
     def needs(self, kind: str) -> str:
         return self._needs.get(self.current_store, {}).get(kind, "")
 
-    def start_job(self, kind: str, work: Callable[[Job, Callable[[Any], None]], Any]) -> None:
+    def start_job(self, kind: str, work: Callable[[Job, Callable[[Any], None]], Any], text: str = "") -> bool:
+        """Start one long piece of work on the current store; False (and why, said) when it cannot."""
         if self.job is not None:
             self.notify(f"{self.job.kind} is running on {self.job.store}; S stops it", severity="warning")
-            return
+            return False
         why = self.needs(kind)
         if why:
             self.notify(why, title=f"{kind} · {self.current_store}", severity="error", timeout=10)
-            return
+            return False
         job = Job(kind, self.current_store)
         self.job = job
-        self.main.workbar.start(kind, job.store)
+        self.main.workbar.start(kind, job.store, text)
 
         def progress(p: Any) -> None:
             if not self._stop.is_set():
@@ -888,6 +920,7 @@ class KuraApp(App[None]):
                 self.post_message(msg)
 
         self.run_worker(run, thread=True, group="job", name=f"job:{kind}", exit_on_error=False)
+        return True
 
     def action_distil(self) -> None:
         b = self.backend
@@ -911,12 +944,19 @@ class KuraApp(App[None]):
             self.notify("nothing is running", severity="information")
             return
         job.stop.set()
-        if job.kind == "weave":
+        if job.kind in ("weave", "profile"):
             job.abandoned = True
             self.job = None
             self._show_needs()
-            self.notify("the weave preview finishes on its own and is then dropped; nothing is written",
-                        title="weave")
+            if job.kind == "weave":
+                self.notify("the weave preview finishes on its own and is then dropped; nothing is written",
+                            title="weave")
+            else:
+                for s in self.screen_stack:
+                    if isinstance(s, ProfileScreen):
+                        s.idle()
+                self.notify("no longer waiting for the brain; if its answer still comes, it waits as a draft "
+                            "(the profile itself only changes when you apply one)", title="profile")
             return
         self.main.workbar.stopping()
 
@@ -932,6 +972,9 @@ class KuraApp(App[None]):
             return  # an abandoned job
         self.job = None
         self._show_needs()
+        if m.kind == "profile":
+            self._profile_drafted(m)
+            return
         if m.error:
             self.notify(m.error, title=f"{m.kind} failed · {m.store}", severity="error", timeout=12)
             return
@@ -1022,6 +1065,121 @@ class KuraApp(App[None]):
         else:
             self.notify(m.text, title=f"weave refused · {m.store}", severity="error", timeout=10)
 
+    # ---- the learned profile ---------------------------------------------------
+    def action_profile(self, then: str = "") -> None:
+        for s in self.screen_stack:
+            if isinstance(s, ProfileScreen):
+                if s is not self.screen:
+                    self.notify("the profile view is open under this screen", severity="information")
+                elif then and s.state is not None:
+                    getattr(s, f"action_{then}")()
+                return
+        self.push_screen(ProfileScreen(self.current_store, clock=self.kura_clock, then=then))
+
+    def profile_command(self, action: str) -> None:
+        """Open the profile view, then draft or apply there once it is read (from the palette)."""
+        self.action_profile(action)
+
+    def load_profile(self, store: str) -> None:
+        b = self.backend
+        self._spawn(f"profile:{store}", lambda: ProfileLoaded(store, b.profile_state(store),
+                                                               b.needs(store, "profile")), store=store)
+
+    @_needs_main
+    def on_profile_loaded(self, m: ProfileLoaded) -> None:
+        for s in self.screen_stack:
+            if isinstance(s, ProfileScreen):
+                s.show(m.state, m.needs)
+                if self.job is not None and self.job.kind == "profile" and self.job.store == s.store:
+                    s.busy(s.store, self.job_text)
+
+    def draft_profile(self, store: str, state: Any = None) -> None:
+        """Ask the brain for a draft (a long job: one at a time, S stops waiting for it). A
+        draft already waiting is replaced by the new one: asked first."""
+        if store != self.current_store:
+            return
+        if state is not None and state.draft_present and not self.needs("profile") and self.job is None:
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self.draft_profile(store)
+
+            self.push_screen(ConfirmScreen(
+                "Replace the waiting draft?",
+                f"A draft is already waiting for {store}. The brain's new draft takes its place (the profile "
+                "itself does not change).", yes="Draft anew"), answer)
+            return
+        b = self.backend
+        text = "asking the brain for a profile from the store's memories…"
+        if self.start_job("profile", lambda job, p: b.profile_draft(job.store), text=text):
+            self.job_text = text
+            for s in self.screen_stack:
+                if isinstance(s, ProfileScreen):
+                    s.busy(store, text)
+
+    def _profile_drafted(self, m: WorkDone) -> None:
+        screens = [s for s in self.screen_stack if isinstance(s, ProfileScreen)]
+        for s in screens:
+            s.idle()
+        if m.error:
+            for s in screens:
+                s.show_error(m.store, m.error)
+            self.notify(m.error, title=f"profile draft failed · {m.store}", severity="error", timeout=12)
+            return
+        d = m.result
+        self.notify(f"a draft from {d.from_memories} memories waits beside the current profile; a applies it "
+                    "(nothing changed yet)", title=f"profile · {m.store}")
+        for s in screens:
+            if s.store == m.store:
+                s.reload()
+        if m.store == self.current_store:
+            self.load_current(("doctor",))
+
+    def apply_profile(self, store: str, state: Any) -> None:
+        """Make the waiting draft the profile: only after the person confirms it."""
+        if not state.draft_present:
+            self.notify("no draft is waiting: n asks the brain for one", title=f"profile · {store}",
+                        severity="warning")
+            return
+        if state.frozen:
+            self.notify(f"store {store!r} is frozen: its profile is not changed (write_policy = \"frozen\" in "
+                        "kura.toml)", title=f"apply refused · {store}", severity="error", timeout=10)
+            return
+        expected = state.draft_text
+        kept = (" The profile it replaces is kept in _still/profile-previous.md." if state.present
+                else " The store has no profile yet.")
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                return
+            b = self.backend
+
+            def job() -> Acted:
+                try:
+                    res = b.profile_apply(store, expected)
+                except KuraError as exc:
+                    return Acted(store, "profile-apply", store, ok=False, text=str(exc))
+                prev = " The previous one is kept in _still/profile-previous.md." if res.previous_path else ""
+                return Acted(store, "profile-apply", store, ok=True, result=res,
+                             text=f"applied: every model role reads it from its next call.{prev}")
+
+            self._spawn(f"profile-apply:{store}", job, store=store)
+
+        self.push_screen(ConfirmScreen(
+            f"Apply the draft as the profile of {store}?",
+            "Every model role reads it right after the charter, from its next call on." + kept, yes="Apply"),
+            confirmed)
+
+    def _acted_profile_apply(self, m: Acted) -> None:
+        if m.ok:
+            self.notify(m.text, title=f"profile · {m.store}")
+        else:
+            self.notify(m.text, title=f"apply refused · {m.store}", severity="error", timeout=10)
+        for s in self.screen_stack:
+            if isinstance(s, ProfileScreen) and s.store == m.store:
+                s.reload()
+        if m.store == self.current_store:
+            self.load_current(("doctor",))
+
     # ---- actions -----------------------------------------------------------
     def action_doctor(self) -> None:
         name = self.current_store
@@ -1066,10 +1224,13 @@ class KuraApp(App[None]):
                 "Quit with an unsaved edit?",
                 f"Your edit of the {kind} {what} is not saved; quitting loses it.", yes="Quit"), answer)
             return
-        self.push_screen(ConfirmScreen(
-            f"Quit while {running.kind} runs?",
-            f"{running.kind} on {running.store} is asked to stop at its next safe point (the batch in hand is "
-            "finished or shelved, never half-written), then kura exits.", yes="Stop and quit"), answer)
+        if running.kind == "profile":
+            what = (f"The brain is drafting a profile for {running.store}; kura stops waiting for it (the profile "
+                    "itself does not change).")
+        else:
+            what = (f"{running.kind} on {running.store} is asked to stop at its next safe point (the batch in hand "
+                    "is finished or shelved, never half-written), then kura exits.")
+        self.push_screen(ConfirmScreen(f"Quit while {running.kind} runs?", what, yes="Stop and quit"), answer)
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         everywhere = binding_rows(self, [KuraApp])
@@ -1090,6 +1251,7 @@ class KuraApp(App[None]):
             ("Memory viewer", [("enter", "Follow the highlighted link")] + binding_rows(self, [MemoryScreen])),
             ("Memory editor", binding_rows(self, [MemoryEditScreen])),
             ("Evidence in its journal", binding_rows(self, [EvidenceScreen])),
+            ("Learned profile", binding_rows(self, [ProfileScreen])),
             ("Tidy review", [("enter", "Accept the line in the box")] + binding_rows(self, [TidyScreen])),
             ("Weave preview", binding_rows(self, [WeaveScreen])),
             ("Fix screen", binding_rows(self, [FixScreen])),

@@ -8,7 +8,12 @@ import getpass
 from typing import Any, Callable, Mapping
 
 from kura_core import DoctorReport
+from kura_core.errors import ConflictError, KuraError
 from kura_core.kura import Kura
+
+#: why a profile cannot be drafted, said before anyone presses the key (the core says the same)
+NO_BRAIN = ("drafting a profile needs a brain model, and none is configured: add [models.thinker] "
+            "(one model does every role) or [models.brain] to kura.toml")
 
 
 def who() -> str:
@@ -92,6 +97,8 @@ class Backend:
 
     # ---- the metabolism ------------------------------------------------------
     def needs(self, name: str, kind: str) -> str:
+        if kind == "profile":
+            return "" if self.reg.config.models.get("brain") is not None else NO_BRAIN
         return self.kura.needs(kind, store=name)
 
     def distil(self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]) -> Any:
@@ -119,3 +126,21 @@ class Backend:
     def excerpt(self, name: str, quote: Any) -> Any:
         """The journal around one piece of evidence (a curation.Quote)."""
         return self.kura.journal_excerpt(quote.source, quote.start, store=name, unit=quote.unit)
+
+    # ---- the learned profile -------------------------------------------------
+    def profile_state(self, name: str) -> Any:
+        return self.kura.profile_state(store=name)
+
+    def profile_draft(self, name: str) -> Any:
+        return self.kura.profile_draft(store=name)
+
+    def profile_apply(self, name: str, expected: str) -> Any:
+        """Apply the waiting draft, provided it is still the text the person read."""
+        now = self.kura.profile_state(store=name)
+        if not now.draft_present:
+            raise KuraError(f"no profile draft is waiting for store {name!r} any more (applied or removed "
+                            "elsewhere); nothing was changed")
+        if now.draft_text != expected:
+            raise ConflictError("the draft changed since it was shown (a new one was drafted meanwhile); "
+                                "nothing was changed — read it again, then apply")
+        return self.kura.profile_apply(store=name)

@@ -69,6 +69,13 @@ class KuraCommands(Provider):
             partial(app.seed_action, "dismiss")
         yield "Open the selected seed's journal", _with_key("where the idea came from, and what confirmed it",
                                                             "o in seeds"), partial(app.seed_action, "origin")
+        yield "Show the learned profile", _with_key("the current profile.md beside the brain's waiting draft", "P"), \
+            app.action_profile
+        yield "Draft the learned profile", _with_key(model("profile", "ask the brain for a new draft from the "
+                                                           "store's memories"), "n in the profile"), \
+            partial(app.profile_command, "draft")
+        yield "Apply the profile draft…", _with_key("make the waiting draft the profile (asks first)",
+                                                    "a in the profile"), partial(app.profile_command, "apply")
         yield "Doctor (probe models)", _with_key("health of the store, asking each model endpoint", "d"), \
             app.action_doctor
         yield "Refresh", _with_key("reload every pane from disk", "r"), app.action_refresh

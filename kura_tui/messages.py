@@ -75,6 +75,16 @@ class ExcerptLoaded(Message):
         self.error = error
 
 
+class ProfileLoaded(Message):
+    """A store's learned profile as it stands, and why a draft cannot be asked for ('' if it can)."""
+
+    def __init__(self, store: str, state: Any, needs: str = "") -> None:
+        super().__init__()
+        self.store = store
+        self.state = state
+        self.needs = needs
+
+
 class DraftActed(Message):
     """A pour, toss or fix finished (ok) or was refused (violations / error)."""
 

@@ -7,7 +7,10 @@ frozen clock, no animation and no file watching, so the same code gives the same
 No model is needed (recall shows its degraded mode). Before the shots the script does
 what a person would have done by then: previews a weave (shot), pours one draft by hand
 (so a memory carries its evidence), lets the tender tick once (it has no model, so its
-log says what it could not do; its pid is this process's) and weaves every store.
+log says what it could not do; its pid is this process's), weaves every store, writes the
+eq store a profile of their own and has the brain draft a new one — the brain being the
+scripted model server of the tests (tests/fakes/) on a loopback socket, answering with the
+text below, which passes the same checks as any brain's draft.
 """
 
 from __future__ import annotations
@@ -42,7 +45,17 @@ STATES = {
     "tender": ("7",),
     "journals": ("8",),
     "help": ("question_mark",),
+    "profile": ("left_square_bracket", "P"),  # eq: profile.md beside the brain's waiting draft
 }
+
+#: the eq store's profile as its owner first wrote it, and the draft the brain proposes
+PROFILE_OWN = ("Ren thinks out loud and decides alone: offer options with their trade-offs, not verdicts.\n\n"
+               "Evenings after dinner belong to the family.")
+PROFILE_DRAFT = ("This room holds how Ren thinks things through and the boundaries Ren has set. Ren decides: "
+                 "offer options with their trade-offs, not verdicts.\n\n"
+                 "Evenings after dinner belong to the family, and the work phone sleeps in the hallway until the "
+                 "morning train. Big purchases wait one night. Long builds go better when the stage that just "
+                 "finished is named before what is left.")
 
 #: shot before the demo is woven, so the preview has something to show
 BEFORE_WEAVE = {"weave": ("w",)}
@@ -105,6 +118,31 @@ def _a_day_of_work(cfg: Path) -> None:
         run_once(kura.registry, "maker")
 
 
+def _a_profile(cfg: Path) -> None:
+    """eq gets a profile of its owner's own, written days ago, and the brain's draft of a new
+    one, waiting beside it."""
+    import os
+
+    from kura_core.config import load_config
+    from kura_core.kura import Kura
+    from kura_core.registry import Registry
+    from tests.fakes.model_server import ScriptedModel
+
+    brain = cfg.with_name("kura-brain.toml")
+    with ScriptedModel() as model:
+        model.script("kura_profile", {"profile": PROFILE_DRAFT})
+        brain.write_text(cfg.read_text(encoding="utf-8") + f'\n[models.brain]\nurl = "{model.url}"\n'
+                         'model = "scripted"\n', encoding="utf-8")
+        try:
+            with Kura(Registry(load_config(brain, {}), env={}, clock=lambda: NOW - 1500,
+                               today=lambda: DAY)) as kura:
+                own = kura.profile_apply(store="eq", text=PROFILE_OWN)
+                os.utime(own.path, (NOW - 5 * 86400, NOW - 5 * 86400))
+                kura.profile_draft(store="eq")
+        finally:
+            brain.unlink(missing_ok=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "screenshots"))
@@ -129,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     shoot(BEFORE_WEAVE)
     _a_day_of_work(cfg)
     _weave_all(cfg)
+    _a_profile(cfg)
     shoot(STATES)
     return 0
 

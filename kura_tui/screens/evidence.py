@@ -32,8 +32,12 @@ def excerpt_head(ex: Any) -> Content:
            Content.styled(ex.path, "$foreground-muted")]
     if not ex.lines:
         out.append(Content.styled("nothing readable there now (the journal was rewritten or cut?)", "$warning"))
+    elif getattr(ex, "at_end", False):
+        out.append(Content.styled(f"the journal ends at {unit} {n(ex.position)}: nothing was written after it yet; "
+                                  "what comes before it is shown", "$foreground-muted"))
     elif not ex.found:
-        out.append(Content.styled("⚠ no segment starts exactly there any more; the nearest are shown", "$warning"))
+        out.append(Content.styled(f"⚠ no segment is at {unit} {n(ex.position)} any more; the next one after it "
+                                  "is marked ▶", "$warning"))
     return Content("\n").join(out)
 
 

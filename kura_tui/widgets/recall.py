@@ -1,4 +1,5 @@
-"""The recall console: a question in, how / picked / walked / context out."""
+"""The recall console: a question in, how / picked / walked / context out, and every memory
+recall picked or walked to but could not read (``skipped``), with why: none goes missing silently."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from .fmt import n
+
+#: skipped memories named one per line above the results; the rest are counted (all are in the list)
+SKIPS_SHOWN = 3
 
 
 class WalkedList(OptionList):
@@ -101,6 +105,14 @@ class RecallPane(Vertical):
              "$foreground-muted")))
         if getattr(res, "dropped", ()):
             lines.append(Content.styled(f"dropped (not in the store): {', '.join(res.dropped)}", "$foreground-muted"))
+        skipped = list(getattr(res, "skipped", ()) or ())
+        for slug, why in skipped[:SKIPS_SHOWN]:
+            lines.append(Content.assemble(("⚠ skipped ", "bold $warning"), (slug, "bold $warning"),
+                                          (f" — could not be read: {why}", "$warning")))
+        if len(skipped) > SKIPS_SHOWN:
+            more = len(skipped) - SKIPS_SHOWN
+            lines.append(Content.styled(f"⚠ {more} more skipped: each is marked ⚠ in the list (enter says why)",
+                                        "$warning"))
         self.query_one("#recall-status", Static).update(Content("\n").join(lines))
         self.walked = list(res.walked)
         ol = self.query_one(WalkedList)
@@ -110,10 +122,12 @@ class RecallPane(Vertical):
         for slug in res.walked:
             mark = ("●", "bold $success") if slug in picked else ("↳", "$foreground-muted")
             opts.append(Option(Content.assemble(mark, " ", slug), id=f"w-{slug}"))
+        for slug, _ in skipped:  # opened, the memory viewer says why it cannot be read
+            opts.append(Option(Content.assemble(("⚠", "bold $warning"), " ", (slug, "$warning")), id=f"s-{slug}"))
         if not opts:
             opts.append(Option(Content.styled("nothing bears on that", "$foreground-muted"), disabled=True))
         ol.add_options(opts)
-        if self.walked:
+        if self.walked or skipped:
             ol.highlighted = 0
         ctx = res.context.strip() if res.context else ""
         self.query_one("#recall-context", Static).update(
@@ -121,6 +135,6 @@ class RecallPane(Vertical):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if event.option_id and event.option_id.startswith("w-"):
+        if event.option_id and event.option_id[:2] in ("w-", "s-"):
             self.post_message(self.OpenMemory(event.option_id[2:]))
 

@@ -269,6 +269,7 @@ ALL_CLASSES = (
     "kura_tui.screens.confirm:ConfirmScreen", "kura_tui.screens.memory:MemoryScreen",
     "kura_tui.screens.edit:MemoryEditScreen", "kura_tui.screens.evidence:EvidenceScreen",
     "kura_tui.screens.tidy:TidyScreen", "kura_tui.screens.weave:WeaveScreen", "kura_tui.screens.help:HelpScreen",
+    "kura_tui.screens.profile:ProfileScreen",
 )
 
 
@@ -324,7 +325,9 @@ def test_every_action_is_in_the_command_palette_with_its_key(make_app):
               "Pour the selected draft": "p", "Fix the selected draft": "e in drafts",
               "Toss the selected draft…": "t", "Open the selected draft's journal": "o in drafts",
               "Dismiss the selected seed…": "x in seeds", "Open the selected seed's journal": "o in seeds",
-              "Show seeds": "6", "Show the tender": "7", "Show the journals": "8"}
+              "Show seeds": "6", "Show the tender": "7", "Show the journals": "8",
+              "Show the learned profile": "P", "Draft the learned profile": "n in the profile",
+              "Apply the profile draft…": "a in the profile"}
     for text, key in wanted.items():
         assert helps[text].endswith(f"· key {key}"), (text, helps.get(text))
 

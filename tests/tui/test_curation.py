@@ -455,6 +455,23 @@ def test_the_journals_pane_shows_marks_and_shelved_stretches_and_opens_at_the_ma
     assert "▶ [USER]" in opened and "let's descale the kettle" in opened  # the next record to drink
 
 
+def test_a_mark_at_the_end_of_a_journal_opens_on_what_comes_before_it(make_app):
+    app = make_app()
+    (j,) = app.kura.journals(store="maker").files
+
+    async def script(pilot):
+        from kura_core.handwork import Quote
+
+        app.open_evidence("maker", "the mark", [Quote("MARK", "the watermark", source=j.path, start=j.size,
+                                                      unit=j.unit)])
+        await settle(pilot)
+        return screen_text(app)
+
+    shown = run(app, script)
+    assert f"the journal ends at byte {j.size:,}: nothing was written after it yet" in shown
+    assert "and the bandsaw blade is due, remind me on Friday" in shown and "▶" not in shown
+
+
 # --------------------------------------------------------------------------- the metabolism
 
 def test_without_a_model_the_keys_say_so_plainly_and_start_nothing(make_app):

@@ -78,6 +78,9 @@ def test_changed_paths_are_sorted_into_the_panes_they_touch():
     assert classify(Path("_still/drafts/kettle.md")) == "drafts"
     assert classify(Path("_still/kura.db-wal")) == "workshop"
     assert classify(Path("_still/woven.md")) == "map"
+    assert classify(Path("profile.md")) == "profile"  # the learned profile is no memory
+    assert classify(Path("_still/profile-draft.md")) == "profile"
+    assert classify(Path("_still/profile-previous.md")) == "profile"
     for quiet in ("_still/write.lock", "_still/intent.json", "_still/kura.db-shm",
                   "_still/manifests/ab.json", "notes/x.txt", ".archive.md.tmp-123"):
         assert classify(Path(quiet)) is None, quiet

@@ -74,3 +74,35 @@ def test_snapshot_tidy_review_without_a_scribe(snap_compare, make_app, tui_confi
         await settle(pilot)
 
     assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_snapshot_profile(snap_compare, make_app, tui_config, model, size):
+    """The learned profile: profile.md beside the brain's waiting draft (the app has no model)."""
+    from tests.tui.workspace import PROFILE_DRAFT, with_profile
+
+    model.script("kura_profile", {"profile": PROFILE_DRAFT})
+    with_profile(tui_config, model.url)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("P")
+        await settle(pilot)
+
+    assert snap_compare(make_app(), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_snapshot_recall_skipped(snap_compare, make_app, size):
+    """A recall (by words: no model) that could not read one memory it found, and says so."""
+    from tests.tui.test_recall_skipped import unreadable
+
+    app = make_app()
+    unreadable(app)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("4", *"kiln firmware", "enter")
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)

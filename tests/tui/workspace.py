@@ -283,3 +283,31 @@ def open_kura(cfg: Path):
 
     reg = Registry(load_config(cfg, {}), env={}, clock=lambda: FIXED_NOW, today=lambda: FIXED_DAY)
     return Kura(reg)
+
+
+PROFILE_NOW = ("Ren builds things in the workshop and wants short answers.\n\n"
+               "The kiln runs firmware that was flashed over USB, not over the network.")
+PROFILE_DRAFT = ("This room holds how Ren runs the workshop: the kiln, the laser cutter and the disks of the "
+                 "workshop box. Ren wants short answers.\n\n"
+                 "The kiln runs firmware that was flashed over USB, not over the network. Decisions are kept "
+                 "with why they were made, and the archive lives on the slow disk.")
+
+
+def with_profile(cfg: Path, model_url: str, *, draft: bool = True, store: str = "maker") -> None:
+    """Give *store* an applied profile (a person's own text) and, when *draft*, a draft the
+    brain wrote through the core, from a scripted model at *model_url* that answers
+    ``kura_profile`` with PROFILE_DRAFT. The app itself is opened on *cfg* without a model."""
+    from kura_core.config import load_config
+    from kura_core.kura import Kura
+    from kura_core.registry import Registry
+
+    brain = cfg.with_name("kura-brain.toml")
+    brain.write_text(cfg.read_text() + f'\n[models.brain]\nurl = "{model_url}"\nmodel = "scripted"\ntimeout = 5\n',
+                     encoding="utf-8")
+    with Kura(Registry(load_config(brain, {}), env={}, clock=lambda: FIXED_NOW - 1200,
+                       today=lambda: FIXED_DAY)) as k:
+        applied = k.profile_apply(store=store, text=PROFILE_NOW)
+        os.utime(applied.path, (FIXED_NOW - 3 * 86400, FIXED_NOW - 3 * 86400))
+        if draft:
+            k.profile_draft(store=store)
+    brain.unlink()
