@@ -79,27 +79,27 @@ def cmd_init(ctx: Ctx) -> int:
 def cmd_stores(ctx: Ctx) -> int:
     info = ctx.kura().stores(probe=ctx.args.probe)
     if ctx.args.json:
-        ctx.json(info)
+        ctx.json(info.to_json())
         return OK
-    if not info["stores"]:
+    if not info.stores:
         ctx.print("no stores configured: run `kura init NAME --path DIR`")
         return OK
-    for s in info["stores"]:
-        mark = "*" if s["name"] == info["default"] else " "
-        modes = f"  modes: {', '.join(s['modes'])}" if s["modes"] else ""
-        state = "" if s["exists"] else "  (missing: run kura init)"
-        ctx.print(f"{mark} {s['name']:<14} {s['memories']:>5} memories  {s['drafts_waiting']:>3} drafts  "
-                  f"{s['write_policy']}{modes}{state}")
-        if s["label"]:
-            ctx.print(f"    {s['label']}")
-    for role, spec in info["models"].items():
-        if spec is None:
+    for s in info.stores:
+        mark = "*" if s.default else " "
+        modes = f"  modes: {', '.join(s.modes)}" if s.modes else ""
+        state = "" if s.exists else "  (missing: run kura init)"
+        ctx.print(f"{mark} {s.name:<14} {s.memories:>5} memories  {s.drafts_waiting:>3} drafts  "
+                  f"{s.write_policy}{modes}{state}")
+        if s.label:
+            ctx.print(f"    {s.label}")
+    for role, m in info.models.items():
+        if m is None:
             ctx.print(f"  {role:<8} not configured")
-        else:
-            err = f"  ⚠ {spec['last_error']}" if spec.get("last_error") else ""
-            if "reachable" in spec:
-                err = "  reachable" if spec["reachable"] else f"  unreachable: {spec['reason']}"
-            ctx.print(f"  {role:<8} {spec['model']} @ {spec['url']}{err}")
+            continue
+        err = f"  ⚠ {m.last_error}" if m.last_error else ""
+        if m.reachable is not None:
+            err = "  reachable" if m.reachable else f"  unreachable: {m.reason}"
+        ctx.print(f"  {role:<8} {m.model} @ {m.url}{err}")
     return OK
 
 
@@ -283,14 +283,14 @@ def cmd_journal(ctx: Ctx) -> int:
     if a.action == "context":
         if a.at is None:
             raise UsageError("kura journal context needs --at POSITION (a segment's start)")
-        got = k.journal_context(a.file, a.at, adapter=a.adapter, radius=a.radius)
+        near = k.journal_context(a.file, a.at, adapter=a.adapter, radius=a.radius)
         if a.json:
-            ctx.json(got.to_json())
+            ctx.json(near.to_json())
             return OK
-        ctx.print(f"{Path(got.path).name} ({got.adapter}, {got.unit}) around {got.start}:")
-        for i, s in enumerate(got.segments):
-            mark = "▶" if i in got.focus else " "
-            text = s.text if a.full or i in got.focus else _one_line(s.text)
+        ctx.print(f"{Path(near.path).name} ({near.adapter}, {near.unit}) around {near.start}:")
+        for i, s in enumerate(near.segments):
+            mark = "▶" if i in near.focus else " "
+            text = s.text if a.full or i in near.focus else _one_line(s.text)
             ctx.print(f"{mark} {s.start:>9}  [{s.cls}] {s.kind}: " + text.replace("\n", "\n" + " " * 14))
         return OK
     got = k.journal_inspect(a.file, adapter=a.adapter, start=a.start)
@@ -308,8 +308,10 @@ def cmd_journal(ctx: Ctx) -> int:
     if got.fatal:
         ctx.print(f"✗ {got.fatal}")
         return FAIL
-    for pos, kind, item in got.entries():
-        if kind == "note":
+    from .distill.journals.inspect import Note
+
+    for pos, _, item in got.entries():
+        if isinstance(item, Note):
             ctx.print(f"{pos:>10}  {item.kind:<8} {item.reason}")
         else:
             text = item.text if a.full else _one_line(item.text)

@@ -24,12 +24,15 @@ import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from .registry import Registry
 from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
 from .shapes import dict_at, str_at
+
+if TYPE_CHECKING:
+    from .weave import WeaveResult
 
 CURATION = ("belongs_because", "keep", "may_fade")
 #: fields a hand edit may change, in the order they are named in the record
@@ -534,7 +537,7 @@ def weave_preview(reg: Registry, name: str) -> WeavePreview:
     return WeavePreview(name, current.source, current.stale, current.tokens_est, res, tuple(changes))
 
 
-def weave_write(reg: Registry, name: str, *, index_sha256: str) -> Any:
+def weave_write(reg: Registry, name: str, *, index_sha256: str) -> "WeaveResult":
     """Write the map a preview showed. Refused when the index changed since the preview."""
     from .weave import weave
 
@@ -838,11 +841,18 @@ class Outcome:
 
 
 def needs(reg: Registry, name: str, kind: str) -> str:
-    """Why *kind* cannot run here ('' when it can): a model role that is not configured."""
-    roles = {"distil": ("brain", "scribe"), "drain": ("scribe",), "tidy": (), "weave": ()}[kind]
+    """Why *kind* cannot run here ('' when it can): a model role that is not configured.
+    Recall never refuses: without a thinker it answers by words, and this says why."""
+    roles = {"distil": ("brain", "scribe"), "drain": ("scribe",), "tidy": (), "weave": (), "profile": ("brain",),
+             "recall": ("thinker",)}[kind]
     missing = [r for r in roles if reg.config.models.get(r) is None]
     if not missing:
         return ""
+    if kind == "profile":
+        return ("drafting a profile needs a brain model, and none is configured: add [models.thinker] "
+                "(one model does every role) or [models.brain] to kura.toml")
+    if kind == "recall":
+        return "no thinker model is configured: recall answers by words (add [models.thinker] to kura.toml)"
     what = " and a ".join(missing)
     return (f"{kind} needs a {what} model, and none is configured: add [models.thinker] "
             f"(one model does every role) to kura.toml")

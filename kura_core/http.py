@@ -312,13 +312,11 @@ def _route_doctor(k: Kura, req: Request, name: str | None) -> Response:
 
 
 def _route_stores(k: Kura, req: Request, name: str | None) -> Response:
-    info = k.stores()
-    info["selected"] = k.resolve(name)
-    return json_response(info)
+    return json_response({**k.stores().to_json(), "selected": k.resolve(name)})
 
 
 def _route_profile(k: Kura, req: Request, name: str | None) -> Response:
-    return json_response(k.profile(store=name))
+    return json_response(k.profile(store=name).to_json())
 
 
 def _route_health(k: Kura, req: Request, name: str | None) -> Response:

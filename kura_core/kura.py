@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from types import MappingProxyType
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
@@ -22,7 +23,17 @@ from .registry import Registry
 from .store import Memory
 
 if TYPE_CHECKING:
+    from .distill.drafts import Draft
+    from .distill.journals.inspect import Inspection, SegmentContext
+    from .distill.pipeline import CatchupReport
+    from .distill.tidy import TidyReport
     from .doctor import DoctorAll, DoctorReport
+    from .handwork import (DraftsView, EditResult, JournalExcerpt, JournalsView, MapView, MemoryView, Outcome,
+                           RetireResult, Seed, TendStatus, TidyReview, WeavePreview)
+    from .prefill import Prefill
+    from .profile import ProfileApplied, ProfileDraft, ProfileState
+    from .recall import RecallResult
+    from .weave import WeaveResult
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,102 @@ class TendTick:
         return {"store": self.store, "exit": self.code, **self.tick.to_json()}
 
 
+@dataclass(frozen=True)
+class StoreSummary:
+    """One configured store with its cheap counts (no memory is parsed)."""
+
+    name: str
+    label: str
+    path: str
+    write_policy: str
+    modes: tuple[str, ...]
+    default: bool
+    exists: bool
+    memories: int
+    drafts_waiting: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "path": self.path, "write_policy": self.write_policy,
+                "modes": list(self.modes), "default": self.default, "exists": self.exists,
+                "memories": self.memories, "drafts_waiting": self.drafts_waiting}
+
+
+@dataclass(frozen=True)
+class ModelRole:
+    """The model that fills one role, its last unrecovered error, and (when probed) whether
+    its endpoint answers now. Never a secret: the key's variable name, not the key."""
+
+    url: str
+    model: str
+    dialect: str
+    api_key_env: str | None
+    last_error: str | None = None
+    reachable: bool | None = None  # None: not probed
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"url": self.url, "model": self.model, "dialect": self.dialect,
+                               "api_key_env": self.api_key_env, "last_error": self.last_error}
+        if self.reachable is not None:
+            out["reachable"], out["reason"] = self.reachable, self.reason
+        return out
+
+
+@dataclass(frozen=True)
+class StoresInfo:
+    """Every store, the modes that name them, and the model in each role."""
+
+    default: str | None
+    stores: tuple[StoreSummary, ...]
+    modes: Mapping[str, str]
+    models: Mapping[str, ModelRole | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"default": self.default, "stores": [s.to_json() for s in self.stores], "modes": dict(self.modes),
+                "models": {r: (m.to_json() if m else None) for r, m in self.models.items()}}
+
+
+@dataclass(frozen=True)
+class GateEntry:
+    """One line of the gate log: what was written, refused, poured, tossed or retired, and why."""
+
+    id: int
+    at: float
+    kind: str
+    title: str
+    slug: str
+    reason: str
+    detail: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "at": self.at, "kind": self.kind, "title": self.title, "slug": self.slug,
+                "reason": self.reason, "detail": dict(self.detail)}
+
+
+@dataclass(frozen=True)
+class PersonaFile:
+    """Where a store's persona file is, never what it says."""
+
+    path: str
+    exists: bool
+
+
+@dataclass(frozen=True)
+class ProfileInfo:
+    """A store's charter, where its persona file is, and its learned profile."""
+
+    store: str
+    charter: str
+    charter_path: str
+    persona: PersonaFile | None
+    learned: "ProfileState"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"store": self.store, "charter": self.charter, "charter_path": self.charter_path,
+                "persona": {"path": self.persona.path, "exists": self.persona.exists} if self.persona else None,
+                "learned": self.learned.to_json()}
+
+
 class Kura:
     """The application layer: every operation a face performs, each returning a value (a
     frozen result, a memory, or the JSON-ready view of the stores). The CLI, the HTTP and
@@ -97,17 +204,17 @@ class Kura:
         self.close()
 
     # ---- reading ---------------------------------------------------------
-    def stores(self, *, probe: bool = False) -> dict[str, Any]:
+    def stores(self, *, probe: bool = False) -> StoresInfo:
         """Stores (with counts), modes, and which model fills each role with its last error;
         with *probe*, whether each endpoint answers now. Never a secret."""
         reg = self.registry
         info = reg.describe()
-        info["stores"] = self.overview()
+        summaries = self.overview()
         calls: dict[str, dict[str, Any]] = {}
-        for s in info["stores"]:
-            if s["exists"]:
+        for s in summaries:
+            if s.exists:
                 try:
-                    recorded = reg.workshop(s["name"]).model_calls()
+                    recorded = reg.workshop(s.name).model_calls()
                 except KuraError:
                     recorded = {}  # a busy, read-only or missing workshop never takes /stores down
                 for role, c in recorded.items():
@@ -115,42 +222,44 @@ class Kura:
                                                    or c["last_error_at"] > calls[role]["last_error_at"]):
                         calls[role] = c
         client = reg.models(reg.names()[0]) if probe and reg.names() else None
+        models: dict[str, ModelRole | None] = {}
         for role, spec in info["models"].items():
             if spec is None:
+                models[role] = None
                 continue
-            last = calls.get(role)
-            spec["last_error"] = (last["last_error"] if last and (last.get("last_ok_at") or 0) < last["last_error_at"]
-                                  else None)
-            if client is not None:
-                spec["reachable"], spec["reason"] = client.probe(role)
-        return info
+            last = calls.get(role) or {}
+            failing = bool(last) and (last.get("last_ok_at") or 0) < last["last_error_at"]
+            reachable, reason = client.probe(role) if client is not None else (None, None)
+            models[role] = ModelRole(spec["url"], spec["model"], spec["dialect"], spec["api_key_env"],
+                                     last_error=last["last_error"] if failing else None,
+                                     reachable=reachable, reason=reason)
+        return StoresInfo(info["default"], summaries, MappingProxyType(dict(info["modes"])),
+                          MappingProxyType(models))
 
-    def overview(self) -> list[dict[str, Any]]:
+    def overview(self) -> tuple[StoreSummary, ...]:
         """Every store with its cheap counts (no memory is parsed): for lists and pickers."""
         info = self.registry.describe()
         out = []
         for s in info["stores"]:
             st = self.registry.store(s["name"])
             drafts = st.still / "drafts"
-            out.append({**s, "default": s["name"] == info["default"],
-                        "exists": st.index_path.is_file(),
-                        "memories": len(st.file_slugs()),
-                        "drafts_waiting": len(list(drafts.glob("*.md"))) if drafts.is_dir() else 0})
-        return out
-
-    def seeds(self, *, store: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
-        """Ideas waiting in the seeds table (newest first); they never enter the store."""
-        if not self.registry.store(store).still.is_dir():
-            return []
-        rows = self.registry.workshop(store).query(
-            "SELECT id, at, title, body, state, source FROM seeds ORDER BY id DESC LIMIT ?", (limit,))
-        return [dict(r) for r in rows]
+            out.append(StoreSummary(
+                name=s["name"], label=s["label"], path=s["path"], write_policy=s["write_policy"],
+                modes=tuple(s["modes"]), default=s["name"] == info["default"], exists=st.index_path.is_file(),
+                memories=len(st.file_slugs()),
+                drafts_waiting=len(list(drafts.glob("*.md"))) if drafts.is_dir() else 0))
+        return tuple(out)
 
     def read(self, slug: str, *, store: str | None = None) -> Memory:
         return self.registry.store(store).read(slug)
 
     def index(self, *, store: str | None = None) -> str:
         return self.registry.store(store).index_text()
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The clock every timestamp kura writes is read from (a test may set its own)."""
+        return self.registry.clock
 
     # ---- names ---------------------------------------------------------------
     def names(self) -> list[str]:
@@ -213,7 +322,7 @@ class Kura:
                            min_quote_chars=min_chars)
         return GateReport(str(path), used, len(read.segments), tuple(results))
 
-    def journal_inspect(self, path: str | os.PathLike, *, adapter: str | None = None, start: int = 0):
+    def journal_inspect(self, path: str | os.PathLike, *, adapter: str | None = None, start: int = 0) -> "Inspection":
         """What kura reads in a journal: the classed segments with their positions and every
         skipped, ignored or repaired record with why (an ``Inspection``)."""
         from .distill.journals import inspect
@@ -221,21 +330,21 @@ class Kura:
         return inspect(path, adapter=adapter, start=start)
 
     def journal_context(self, path: str | os.PathLike, at: int, *, adapter: str | None = None,
-                        radius: int = 3):
+                        radius: int = 3) -> "SegmentContext":
         """The segments around one position of a journal (a ``SegmentContext``)."""
         from .distill.journals import segment_context
 
         return segment_context(path, at, adapter=adapter, radius=radius)
 
     # ---- the distiller --------------------------------------------------------
-    def catchup(self, *, store: str | None = None):
+    def catchup(self, *, store: str | None = None) -> "CatchupReport":
         """Move every watermark of the store's journals to the present without drinking
         (a ``CatchupReport``)."""
         from .distill.pipeline import catchup
 
         return catchup(self.registry, store)
 
-    def tidy(self, *, store: str | None = None, dry_run: bool = False):
+    def tidy(self, *, store: str | None = None, dry_run: bool = False) -> "TidyReport":
         """Find index lines that do not do their job and have the scribe rewrite them through
         the floors; with *dry_run*, only find them (a ``TidyReport``)."""
         from .distill.tidy import TidyReport, find_weak_lines, tidy
@@ -261,9 +370,9 @@ class Kura:
 
         return run_resident(self.registry, store, out=out, poll_s=poll_s)
 
-    def profile(self, *, store: str | None = None) -> dict[str, Any]:
+    def profile(self, *, store: str | None = None) -> ProfileInfo:
         """The store's charter text, where its persona file is (never the persona itself),
-        and the learned profile's state and text (``learned``; see :meth:`profile_state`)."""
+        and the learned profile's state and text (see :meth:`profile_state`)."""
         name = self.registry.resolve(store)
         spec = self.registry.config.stores[name]
         st = self.registry.store(name)
@@ -272,12 +381,11 @@ class Kura:
             p = os.path.expanduser(spec.persona)
             if not os.path.isabs(p) and self.registry.config.source is not None:
                 p = os.path.join(os.path.dirname(self.registry.config.source), p)
-            persona = {"path": p, "exists": os.path.isfile(p)}
-        return {"store": name, "charter": st.charter(), "charter_path": str(st.charter_path),
-                "persona": persona, "learned": self.profile_state(store=name).to_json()}
+            persona = PersonaFile(p, os.path.isfile(p))
+        return ProfileInfo(name, st.charter(), str(st.charter_path), persona, self.profile_state(store=name))
 
     # ---- the learned profile (kura_core.profile) ---------------------------
-    def profile_state(self, *, store: str | None = None):
+    def profile_state(self, *, store: str | None = None) -> "ProfileState":
         """Where the store's learned profile stands: the applied text, a waiting draft, and
         whether the store is frozen (a ``ProfileState``; ``.state`` is 'none', 'applied',
         'draft waiting' or 'unreadable')."""
@@ -285,7 +393,7 @@ class Kura:
 
         return profile_state(self.registry, store)
 
-    def profile_draft(self, *, store: str | None = None):
+    def profile_draft(self, *, store: str | None = None) -> "ProfileDraft":
         """Ask the brain to draft a profile from the store's own memories; the draft waits in
         ``_still/profile-draft.md`` for a person (a ``ProfileDraft``). Raises KuraError, or
         ModelUnavailable with the reason when the brain cannot give a profile in sentences."""
@@ -293,7 +401,7 @@ class Kura:
 
         return draft_profile(self.registry, store)
 
-    def profile_apply(self, *, store: str | None = None, text: str | None = None):
+    def profile_apply(self, *, store: str | None = None, text: str | None = None) -> "ProfileApplied":
         """A person's act: make the waiting draft (or *text*) the store's profile (a
         ``ProfileApplied``). Refused on a frozen store (PolicyError). No HTTP route or MCP
         tool calls this."""
@@ -319,7 +427,7 @@ class Kura:
         return diagnose_all(self.registry, probe=probe)
 
     def recall(self, question: str, *, store: str | None = None, hops: int | None = None,
-               top: int | None = None, chars: int | None = None):
+               top: int | None = None, chars: int | None = None) -> "RecallResult":
         """Recall by meaning; degraded to words (labelled) when the thinker cannot answer.
         *hops*, *top* and *chars* must lie within :data:`kura_core.recall.LIMITS` (None: the
         store's defaults); the question must be words, at most QUESTION_CHARS of them."""
@@ -332,13 +440,13 @@ class Kura:
         check_limits(hops=hops, top=top, chars=chars)
         return recall(self.registry, store, question, hops=hops, top=top, chars=chars)
 
-    def weave(self, *, store: str | None = None):
+    def weave(self, *, store: str | None = None) -> "WeaveResult":
         """Re-weave the store's resident map (see kura_core.weave)."""
         from .weave import weave
 
         return weave(self.registry, store)
 
-    def prefill(self, *, store: str | None = None):
+    def prefill(self, *, store: str | None = None) -> "Prefill":
         """The resident map block a host injects (see kura_core.prefill)."""
         from .prefill import build_prefill
 
@@ -426,7 +534,7 @@ class Kura:
     # Each returns frozen values; long work takes progress/should_stop so a face can show
     # how far it is and stop it at a safe point.
 
-    def memory(self, slug: str, *, store: str | None = None):
+    def memory(self, slug: str, *, store: str | None = None) -> "MemoryView":
         """One memory with its provenance (gated / hand-edited), evidence, links in, history."""
         from .handwork import memory_view
 
@@ -435,7 +543,7 @@ class Kura:
     def edit_memory(self, slug: str, *, store: str | None = None, base: str, by: str = "hand",
                     title: str | None = None, description: str | None = None, body: str | None = None,
                     type: str | None = None, tags: Sequence[str] | None = None,
-                    curation: Mapping[str, str | None] | None = None):
+                    curation: Mapping[str, str | None] | None = None) -> "EditResult":
         """A hand edit: written with its index line, passes no gate, recorded as a hand edit.
         *base* is MemoryView.base of the text the person started from."""
         from .handwork import edit_memory
@@ -443,31 +551,31 @@ class Kura:
         return edit_memory(self.registry, self.registry.resolve(store), slug, base=base, title=title,
                            description=description, body=body, type=type, tags=tags, curation=curation, by=by)
 
-    def retire(self, slug: str, reason: str, *, store: str | None = None, by: str = "hand"):
+    def retire(self, slug: str, reason: str, *, store: str | None = None, by: str = "hand") -> "RetireResult":
         """Remove a memory and its index line together; the gate log keeps it, who and why."""
         from .handwork import retire
 
         return retire(self.registry, self.registry.resolve(store), slug, reason, by=by)
 
-    def map_view(self, *, store: str | None = None):
+    def map_view(self, *, store: str | None = None) -> "MapView":
         """The map hosts wear now, line by line with its layer, title and tags."""
         from .handwork import map_view
 
         return map_view(self.registry, self.registry.resolve(store))
 
-    def weave_preview(self, *, store: str | None = None):
+    def weave_preview(self, *, store: str | None = None) -> "WeavePreview":
         """The map a weave would write, against the current one. Writes nothing."""
         from .handwork import weave_preview
 
         return weave_preview(self.registry, self.registry.resolve(store))
 
-    def weave_write(self, *, store: str | None = None, index_sha256: str = ""):
+    def weave_write(self, *, store: str | None = None, index_sha256: str = "") -> "WeaveResult":
         """Weave and write; refused when the index changed since the preview it confirms."""
         from .handwork import weave_write
 
         return weave_write(self.registry, self.registry.resolve(store), index_sha256=index_sha256)
 
-    def drafts(self, *, store: str | None = None):
+    def drafts(self, *, store: str | None = None) -> "DraftsView":
         """Waiting drafts, unreadable draft files, and what each extension changes."""
         from .handwork import drafts_view
 
@@ -483,30 +591,33 @@ class Kura:
 
         toss(self.registry, store, slug, reason, by=by)
 
-    def fix(self, slug: str, *, store: str | None = None, by: str = "hand", **fields: Any):
+    def fix(self, slug: str, *, store: str | None = None, by: str = "hand", **fields: Any) -> "Draft":
         """Edit a draft; the floor runs again (FloorRefused names what it refuses)."""
         from .distill.drafts import fix
 
         return fix(self.registry, store, slug, by=by, **fields)
 
-    def gate_log(self, *, store: str | None = None, limit: int = 500) -> list[dict[str, Any]]:
+    def gate_log(self, *, store: str | None = None, limit: int = 500) -> tuple[GateEntry, ...]:
+        """The newest *limit* lines of the store's gate log, newest first."""
         if not self.registry.store(store).still.is_dir():
-            return []
-        return self.registry.workshop(store).gate_log(limit=limit)
+            return ()
+        return tuple(GateEntry(r["id"], r["at"], r["kind"], r["title"] or "", r["slug"] or "", r["reason"] or "",
+                               MappingProxyType(r["detail"] if isinstance(r["detail"], dict) else {}))
+                     for r in self.registry.workshop(store).gate_log(limit=limit))
 
-    def seed_list(self, *, store: str | None = None):
+    def seed_list(self, *, store: str | None = None) -> "tuple[Seed, ...]":
         """Every seed with where it came from, what confirmed it, and who dismissed it."""
         from .handwork import seed_list
 
         return seed_list(self.registry, self.registry.resolve(store))
 
-    def dismiss_seed(self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand"):
+    def dismiss_seed(self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand") -> "Seed":
         from .handwork import dismiss_seed
 
         return dismiss_seed(self.registry, self.registry.resolve(store), seed_id, reason, by=by)
 
     def tidy_review(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
-                    should_stop: Callable[[], bool] | None = None):
+                    should_stop: Callable[[], bool] | None = None) -> "TidyReview":
         """Weak index lines with the scribe's rewrites, to review one by one. Writes nothing."""
         from .handwork import tidy_review
 
@@ -525,14 +636,15 @@ class Kura:
         reject_tidy(self.registry, self.registry.resolve(store), slug, proposed, by=by)
 
     def needs(self, kind: str, *, store: str | None = None) -> str:
-        """Why distil / drain cannot run on this store ('' when they can)."""
+        """Why distil, drain or a profile draft cannot run on this store, or why recall
+        answers by words ('' when each has the model it needs)."""
         from .handwork import needs
 
         return needs(self.registry, self.registry.resolve(store), kind)
 
     def distil(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
                max_batches: int | None = None,
-               should_stop: Callable[[], bool] | None = None):
+               should_stop: Callable[[], bool] | None = None) -> "Outcome":
         """Drink what is new in the store's journals into drafts (as `kura distill run`)."""
         from .handwork import distil
 
@@ -540,26 +652,26 @@ class Kura:
                       max_batches=max_batches)
 
     def drain(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
-              should_stop: Callable[[], bool] | None = None):
+              should_stop: Callable[[], bool] | None = None) -> "Outcome":
         """The scribe reads every waiting draft cold: pour, fix or toss (as `kura distill drain`)."""
         from .handwork import drain
 
         return drain(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop)
 
-    def tend_status(self, *, store: str | None = None, lines: int = 200):
+    def tend_status(self, *, store: str | None = None, lines: int = 200) -> "TendStatus":
         """The tender: running or not, its last tick, what it rests, the tail of its log."""
         from .handwork import tend_status
 
         return tend_status(self.registry, self.registry.resolve(store), lines=lines)
 
-    def journals(self, *, store: str | None = None):
+    def journals(self, *, store: str | None = None) -> "JournalsView":
         """The journals a store drinks: watermarks, backlog, held and shelved stretches."""
         from .handwork import journals
 
         return journals(self.registry, self.registry.resolve(store))
 
     def journal_excerpt(self, source: str, position: int, *, store: str | None = None, unit: str = "",
-                        around: int = 4):
+                        around: int = 4) -> "JournalExcerpt":
         """The journal around a piece of evidence, read with the store's own adapter."""
         from .handwork import journal_excerpt
 

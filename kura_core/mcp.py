@@ -95,7 +95,7 @@ class LocalBackend:
         return self.kura.resolve(selector)
 
     def stores(self) -> dict[str, Any]:
-        return self.kura.stores()
+        return self.kura.stores().to_json()
 
     def writable(self, selector: str | None) -> bool:
         return self.kura.writable(store=selector)

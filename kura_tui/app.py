@@ -19,13 +19,13 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 
 from kura_core.errors import KuraError
-from kura_core.kura import Kura
+from kura_core.kura import Kura, StoreSummary
 
 from .backend import Backend
 from .commands import KuraCommands
@@ -201,11 +201,11 @@ class KuraApp(App[None]):
         self.current_store = self.backend.resolve(store)
         self.watch_enabled = watch
         self.frozen = frozen
-        self.kura_clock = clock or kura.registry.clock
+        self.kura_clock = clock or kura.clock
         self._gen: Counter[str] = Counter()
         self._stop = threading.Event()
         self._heavy = threading.Lock()
-        self._rows: list[dict[str, Any]] = []
+        self._rows: Sequence[StoreSummary] = ()
         self._needs: dict[str, dict[str, str]] = {}
         self.job: Job | None = None
         self.job_text = ""
@@ -380,9 +380,9 @@ class KuraApp(App[None]):
     def _title(self) -> None:
         label = ""
         for r in self._rows:
-            if r["name"] == self.current_store:
-                label = r.get("label") or ""
-        degraded = "" if self.kura.registry.config.models.get("thinker") else "no thinker: recall by words"
+            if r.name == self.current_store:
+                label = r.label
+        degraded = "no thinker: recall by words" if self.kura.needs("recall", store=self.current_store) else ""
         self.main.set_title(self.current_store, label, degraded)
 
     def show_tab(self, index: int) -> None:
@@ -396,8 +396,8 @@ class KuraApp(App[None]):
         if self.first_paint is None:
             self.call_after_refresh(self._painted)
         for r in m.rows:
-            if r["name"] == self.current_store:
-                self.main.set_draft_count(r.get("drafts_waiting", 0))
+            if r.name == self.current_store:
+                self.main.set_draft_count(r.drafts_waiting)
         self._title()
 
     def _painted(self) -> None:

@@ -9,11 +9,7 @@ from typing import Any, Callable, Mapping
 
 from kura_core import DoctorReport
 from kura_core.errors import ConflictError, KuraError
-from kura_core.kura import Kura
-
-#: why a profile cannot be drafted, said before anyone presses the key (the core says the same)
-NO_BRAIN = ("drafting a profile needs a brain model, and none is configured: add [models.thinker] "
-            "(one model does every role) or [models.brain] to kura.toml")
+from kura_core.kura import GateEntry, Kura, StoreSummary
 
 
 def who() -> str:
@@ -28,21 +24,20 @@ def who() -> str:
 class Backend:
     def __init__(self, kura: Kura, *, by: str | None = None):
         self.kura = kura
-        self.reg = kura.registry
         self.by = by or who()
 
     # ---- stores ----------------------------------------------------------
     def names(self) -> list[str]:
-        return self.reg.names()
+        return self.kura.names()
 
     def resolve(self, selector: str | None) -> str:
-        return self.reg.resolve(selector)
+        return self.kura.resolve(selector)
 
-    def overview(self) -> list[dict[str, Any]]:
+    def overview(self) -> tuple[StoreSummary, ...]:
         return self.kura.overview()
 
     def roots(self) -> dict[str, str]:
-        return {s["name"]: s["path"] for s in self.kura.overview()}
+        return {s.name: s.path for s in self.kura.overview()}
 
     def health(self, name: str) -> DoctorReport:
         return self.kura.doctor(store=name)
@@ -73,7 +68,7 @@ class Backend:
     def fix(self, name: str, slug: str, **fields: Any) -> Any:
         return self.kura.fix(slug, store=name, by=self.by, **fields)
 
-    def gate_log(self, name: str, limit: int = 500) -> list[dict[str, Any]]:
+    def gate_log(self, name: str, limit: int = 500) -> tuple[GateEntry, ...]:
         return self.kura.gate_log(store=name, limit=limit)
 
     def seeds(self, name: str) -> Any:
@@ -97,8 +92,6 @@ class Backend:
 
     # ---- the metabolism ------------------------------------------------------
     def needs(self, name: str, kind: str) -> str:
-        if kind == "profile":
-            return "" if self.reg.config.models.get("brain") is not None else NO_BRAIN
         return self.kura.needs(kind, store=name)
 
     def distil(self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]) -> Any:

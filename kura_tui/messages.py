@@ -7,18 +7,19 @@ no longer the one on screen.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from textual.message import Message
 
 if TYPE_CHECKING:
     from kura_core import DoctorReport
+    from kura_core.kura import StoreSummary
 
 
 class StoresLoaded(Message):
     """Every configured store with its counts (cheap: no parsing of memories)."""
 
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
+    def __init__(self, rows: Sequence[StoreSummary]) -> None:
         super().__init__()
         self.rows = rows
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,6 +13,9 @@ from textual.widgets import Static
 from .find import FindBar, filtered, haystack
 from .fmt import ago, heading, one_line
 from .rowlist import RowList
+
+if TYPE_CHECKING:
+    from kura_core.kura import GateEntry
 
 KIND_STYLE = {
     "dropped": "bold $error",
@@ -36,8 +38,8 @@ TEXTS = {"draft": "the draft as it was tossed", "text": "the memory as it was re
          "before": "the memory before the hand edit"}
 
 
-def kinds_in(rows: list[dict[str, Any]]) -> list[str]:
-    present = {str(r.get("kind", "")) for r in rows}
+def kinds_in(rows: Sequence[GateEntry]) -> list[str]:
+    present = {r.kind for r in rows}
     return [k for k in ORDER if k in present] + sorted(present - set(ORDER))
 
 
@@ -68,9 +70,9 @@ class GateLogPane(Vertical):
         super().__init__(**kw)
         self.clock = clock
         self.blink = blink
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[GateEntry] = []
         self.hays: list[str] = []
-        self.shown: list[dict[str, Any]] = []
+        self.shown: list[GateEntry] = []
         self.filter = "all"
         self._kind_w = 8
 
@@ -100,16 +102,16 @@ class GateLogPane(Vertical):
         total = self.query_one(GateRows).scrollable_content_region.width or (self.size.width - 2) or 80
         return 28 if total >= 90 else 18
 
-    def render_row(self, e: dict[str, Any]) -> Content:
-        kind = str(e.get("kind", ""))
+    def render_row(self, e: GateEntry) -> Content:
+        kind = e.kind
         what_w = self._what_width()
-        what = one_line(e.get("title") or e.get("slug") or "—", what_w)
+        what = one_line(e.title or e.slug or "—", what_w)
         return Content.assemble(
-            (f"{ago(e.get('at'), self.clock()).removesuffix(' ago'):<6} ", "$foreground-muted"),
+            (f"{ago(e.at, self.clock()).removesuffix(' ago'):<6} ", "$foreground-muted"),
             (f"{kind:<{self._kind_w}} ", KIND_STYLE.get(kind, "bold")),
-            (f"{what:<{what_w}} ", ""), (one_line(e.get("reason", "")), "$foreground-muted"))
+            (f"{what:<{what_w}} ", ""), (one_line(e.reason), "$foreground-muted"))
 
-    def show(self, rows: list[dict[str, Any]], *_: Any) -> None:
+    def show(self, rows: Sequence[GateEntry], *_: Any) -> None:
         self.rows = list(rows)
         self.hays = []  # built on the first search
         if self.filter not in self.filters:
@@ -119,18 +121,18 @@ class GateLogPane(Vertical):
 
     def _fill(self) -> None:
         t = self.query_one(GateRows)
-        keep = t.current.get("id") if t.current is not None else None
+        keep = t.current.id if t.current is not None else None
         query = self.query_one(FindBar).query_text
         if query and len(self.hays) != len(self.rows):
-            self.hays = [haystack(r.get("title"), r.get("slug"), r.get("reason"), r.get("kind")) for r in self.rows]
+            self.hays = [haystack(r.title, r.slug, r.reason, r.kind) for r in self.rows]
         entries = filtered(self.rows, self.hays, query) if query else list(self.rows)
         if self.filter != "all":
-            entries = [e for e in entries if e.get("kind") == self.filter]
-        entries.sort(key=lambda e: (e.get("at") or 0, e.get("id") or 0), reverse=True)
+            entries = [e for e in entries if e.kind == self.filter]
+        entries.sort(key=lambda e: (e.at or 0, e.id or 0), reverse=True)
         self.shown = entries
-        self._kind_w = min(16, max([len(str(e.get("kind", ""))) for e in entries] + [4]))
+        self._kind_w = min(16, max([len(e.kind) for e in entries] + [4]))
         self._head()
-        ids = [e.get("id") for e in entries]
+        ids = [e.id for e in entries]
         if not entries:
             t.set_empty(Content.styled("nothing in the gate log" + (
                 "" if self.filter == "all" else f" of kind {self.filter}") + (
@@ -154,17 +156,11 @@ class GateLogPane(Vertical):
             box.update(Content.styled("nothing in the gate log" + (
                 "" if self.filter == "all" else f" of kind {self.filter}"), "$foreground-muted"))
             return
-        kind = str(e.get("kind", ""))
-        lines = [Content.assemble((kind, KIND_STYLE.get(kind, "bold")), "  ",
-                                  (e.get("title") or e.get("slug") or "", "bold"),
-                                  (f"  ({e['slug']})" if e.get("slug") and e.get("title") else "", "$foreground-muted")),
-                 Content.assemble(("why  ", "$foreground-muted"), str(e.get("reason", "")))]
-        detail = e.get("detail") or {}
-        if isinstance(detail, str):
-            try:
-                detail = json.loads(detail)
-            except ValueError:
-                detail = {"text": detail}
+        kind = e.kind
+        lines = [Content.assemble((kind, KIND_STYLE.get(kind, "bold")), "  ", (e.title or e.slug, "bold"),
+                                  (f"  ({e.slug})" if e.slug and e.title else "", "$foreground-muted")),
+                 Content.assemble(("why  ", "$foreground-muted"), e.reason)]
+        detail = e.detail
         texts = []
         for k, v in detail.items():
             if k in TEXTS and isinstance(v, str):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,6 +16,7 @@ from .fmt import badge, n
 
 if TYPE_CHECKING:
     from kura_core import DoctorReport
+    from kura_core.kura import StoreSummary
 
 
 class StoreList(OptionList):
@@ -53,7 +54,7 @@ class StoresPane(Vertical):
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self.rows: list[dict[str, Any]] = []
+        self.rows: Sequence[StoreSummary] = ()
         self.health: dict[str, DoctorReport] = {}
         self.current: str = ""
 
@@ -65,40 +66,38 @@ class StoresPane(Vertical):
 
     @property
     def names(self) -> list[str]:
-        return [r["name"] for r in self.rows]
+        return [r.name for r in self.rows]
 
-    def _prompt(self, row: dict[str, Any]) -> Content:
-        name = row["name"]
-        head = Content.assemble(badge(self.health.get(name), exists=row.get("exists", True)), " ",
-                                (name, "bold"))
-        if row.get("default"):
+    def _prompt(self, row: StoreSummary) -> Content:
+        name = row.name
+        head = Content.assemble(badge(self.health.get(name), exists=row.exists), " ", (name, "bold"))
+        if row.default:
             head = head + Content.styled(" ★", "$foreground-muted")
-        if row.get("modes"):
-            modes = [m for m in row["modes"] if m != name]
-            if modes:
-                head = head + Content.styled(f" ({', '.join(modes)})", "$foreground-muted")
-        if not row.get("exists", True):
+        modes = [m for m in row.modes if m != name]
+        if modes:
+            head = head + Content.styled(f" ({', '.join(modes)})", "$foreground-muted")
+        if not row.exists:
             second = Content.styled("  missing: kura init", "$warning")
         else:
-            drafts = row.get("drafts_waiting", 0)
+            drafts = row.drafts_waiting
             second = Content.assemble(
-                ("  ", ""), (n(row.get("memories", 0)), "bold"), (" mem · ", "$foreground-muted"),
+                ("  ", ""), (n(row.memories), "bold"), (" mem · ", "$foreground-muted"),
                 (n(drafts), "bold $warning" if drafts else "bold"),
                 (" draft" + ("" if drafts == 1 else "s"), "$foreground-muted"),
             )
         return Content("\n").join([head, second])
 
-    def show_rows(self, rows: list[dict[str, Any]]) -> None:
+    def show_rows(self, rows: Sequence[StoreSummary]) -> None:
         ol = self.query_one(StoreList)
         old = self.names
         self.rows = rows
         with self.prevent(OptionList.OptionHighlighted):
             if old == self.names:
                 for r in rows:
-                    ol.replace_option_prompt(r["name"], self._prompt(r))
+                    ol.replace_option_prompt(r.name, self._prompt(r))
             else:
                 ol.clear_options()
-                ol.add_options([Option(self._prompt(r), id=r["name"]) for r in rows])
+                ol.add_options([Option(self._prompt(r), id=r.name) for r in rows])
             self._highlight(self.current)
 
     def show_health(self, health: Mapping[str, DoctorReport]) -> None:

@@ -113,3 +113,26 @@ def test_only_the_stores_own_journals_are_opened(kura, tmp_path):
         kura.journal_excerpt(str(tmp_path / "journals" / ".." / "secret.jsonl"), 0, store="main")
     with pytest.raises(NotFound):
         kura.journal_excerpt(str(tmp_path / "journals" / "gone.jsonl"), 0, store="main")
+
+
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+def test_the_context_in_a_long_journal_matches_a_whole_read_wherever_the_quote_is(tmp_path, where):
+    """The reader looks only near the position, widening its windows as needed (a record
+    after the quote far larger than the first window included); what it shows is exactly what
+    reading the whole journal shows there."""
+    from kura_core.distill.journals import segment_context
+
+    lines = [_line("user" if i % 2 == 0 else "assistant", f"line {i}: " + "words on the shelf " * 30)
+             for i in range(4000)]
+    big = {"start": 12, "middle": 2003, "end": 3990}[where]
+    lines[big + 1] = _line("assistant", "a very long reply " + "x" * 300_000)
+    lines[big + 2] = _line("meta", "")
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    whole = list(read_claude(path, 0).segments)
+    at = whole[big].start
+    got = segment_context(path, at, adapter="claude", radius=3)
+    i = [s.start for s in whole].index(at)
+    assert [s.start for s in got.segments] == [s.start for s in whole[max(0, i - 3):i + 4]]
+    assert [s.text for s in got.segments] == [s.text for s in whole[max(0, i - 3):i + 4]]
+    assert got.segments[got.focus[0]].start == at

@@ -173,7 +173,7 @@ def test_switching_store_switches_every_pane(make_app):
             "current": app.current_store,
             "map": list(m.map.slugs),
             "drafts": [d.slug for d in m.drafts.drafts],
-            "gatelog": [e["title"] for e in m.gatelog.shown],
+            "gatelog": [e.title for e in m.gatelog.shown],
             "doctor": str(m.doctor.query_one("#doctor-report", Static).render()),
             "recall": str(m.recall.query_one("#recall-status", Static).render()),
             "top": str(m.query_one("#topbar", Static).render()),
@@ -252,7 +252,7 @@ def test_gate_log_filter_cycles_kinds(make_app):
         kinds = []
         for _ in range(3):
             await pilot.press("f")
-            kinds.append((app.main.gatelog.filter, [e["kind"] for e in app.main.gatelog.shown]))
+            kinds.append((app.main.gatelog.filter, [e.kind for e in app.main.gatelog.shown]))
         return kinds
 
     kinds = run(app, script)

@@ -401,7 +401,7 @@ def test_find_filters_the_map_drafts_and_gate_log_as_you_type(make_app):
         out["kept"] = [d.slug for d in app.main.drafts.drafts]
         await pilot.press("3", "slash", *"kiln")
         await pilot.pause()
-        out["gatelog"] = [e["title"] for e in app.main.gatelog.shown]
+        out["gatelog"] = [e.title for e in app.main.gatelog.shown]
         out["screen"] = screen_text(app)
         return out
 

@@ -20,7 +20,7 @@ def test_the_demo_workspace_opens_with_every_store_and_its_drafts(tmp_path):
     app = KuraApp(kura, watch=False, frozen=True)
 
     async def script(pilot):
-        rows = {r["name"]: r for r in app.main.stores.rows}
+        rows = {r.name: r for r in app.main.stores.rows}
         await pilot.press("2")
         await settle(pilot)
         drafts = [d.slug for d in app.main.drafts.drafts]
@@ -33,5 +33,5 @@ def test_the_demo_workspace_opens_with_every_store_and_its_drafts(tmp_path):
     finally:
         kura.close()
     assert set(rows) >= {"maker", "kurashi"}
-    assert rows["maker"]["memories"] >= 20 and rows["maker"]["drafts_waiting"] == len(drafts) > 0
+    assert rows["maker"].memories >= 20 and rows["maker"].drafts_waiting == len(drafts) > 0
     assert "kurashi" in text

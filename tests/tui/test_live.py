@@ -38,7 +38,7 @@ def test_a_memory_written_by_another_process_appears_without_a_key_press(make_ap
             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
         assert await proc.wait() == 0
         await _until(pilot, lambda: "band-saw-blade-tension" in app.main.map.slugs)
-        await _until(pilot, lambda: {r["name"]: r["memories"] for r in app.main.stores.rows}.get("maker") == 6)
+        await _until(pilot, lambda: {r.name: r.memories for r in app.main.stores.rows}.get("maker") == 6)
         return before
 
     before = run(app, script)
@@ -63,7 +63,7 @@ def test_a_draft_tossed_from_a_thread_leaves_the_queue_and_enters_the_gate_log(m
         t.start()
         t.join()
         await _until(pilot, lambda: "glaze-cracks-cooling" not in [d.slug for d in app.main.drafts.drafts])
-        await _until(pilot, lambda: any(e.get("slug") == "glaze-cracks-cooling" for e in app.main.gatelog.shown))
+        await _until(pilot, lambda: any(e.slug == "glaze-cracks-cooling" for e in app.main.gatelog.shown))
         await settle(pilot)
         return True
 

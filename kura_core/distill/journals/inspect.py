@@ -127,6 +127,29 @@ class SegmentContext:
                 "segments": [segment_json(s) for s in self.segments]}
 
 
+def _read_around(adapter: str, path: Path, start: int, radius: int) -> Read:
+    """Read a byte-position journal around *start*: a window before it and one after it,
+    each widened until it holds *radius* segments beside the position or reaches the end of
+    the file. A quote near the start of a large journal costs as little as one near its end."""
+    from . import ADAPTERS
+
+    size = path.stat().st_size
+    back, ahead = 1 << 18, 1 << 16
+    while True:
+        begin = max(0, start - back)
+        limit = start - begin + ahead
+        read = ADAPTERS[adapter](path, begin, limit_bytes=limit)
+        if read.fatal:
+            return read
+        before = sum(1 for s in read.segments if s.start < start)
+        after = sum(1 for s in read.segments if s.start > start)
+        wide_back = begin == 0 or before > radius
+        wide_ahead = after > radius or read.end >= size or begin + limit >= size
+        if wide_back and wide_ahead:
+            return read
+        back, ahead = (back if wide_back else back * 4), (ahead if wide_ahead else ahead * 4)
+
+
 def segment_context(source: str | os.PathLike[str], start: int, *, unit: str | None = None,
                     adapter: str | None = None, radius: int = 3) -> SegmentContext:
     """The journal segment(s) at *start* with up to *radius* segments on each side.
@@ -148,17 +171,7 @@ def segment_context(source: str | os.PathLike[str], start: int, *, unit: str | N
     if unit and unit != want:
         raise JournalError(f"position {start} is in {unit}s, but the {name} adapter counts {want}s")
     radius = max(0, radius)
-    if want == "byte":
-        window = 1 << 18
-        while True:
-            begin = max(0, start - window)
-            read = ADAPTERS[name](p, begin)
-            before = [s for s in read.segments if s.start < start]
-            if begin == 0 or len(before) > radius:
-                break
-            window *= 4
-    else:
-        read = ADAPTERS[name](p, 0)
+    read = _read_around(name, p, start, radius) if want == "byte" else ADAPTERS[name](p, 0)
     if read.fatal:
         raise JournalError(read.fatal)
     segs = list(read.segments)
