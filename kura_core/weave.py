@@ -170,7 +170,7 @@ _MARKUP = ("<<<", ">>>", "<!--", "-->")
 
 
 def _links(text: str) -> set[str]:
-    from .floors import links_in as wiki_links
+    from .store import links_in as wiki_links
 
     found = {f"[[{s}]]" for s in wiki_links(text)}
     found |= {m.group(0) for m in _MD_LINK.finditer(text)}

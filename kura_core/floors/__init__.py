@@ -29,10 +29,11 @@ from .attribution import HUMAN, PRONOUN, THIRD, Claim, attribution_claims, carri
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
 from .text import disguises, fold, strip_invisible
+from ..store import links_in
 
 __all__ = [
     "CLAIM_TAGS", "DISTILLER_TAGS", "Evidence", "Violation", "attribution_claims", "carries",
-    "check_surface", "check_tags", "claims", "cut_reason", "disguises", "fold", "links_in",
+    "check_surface", "check_tags", "claims", "cut_reason", "disguises", "fold",
     "messages", "negations_in", "numbers_in", "scan", "strip_invisible", "unvouched",
     "Quantity", "Vouchers",
 ]
@@ -177,14 +178,6 @@ class Evidence:
         return list(dict.fromkeys(s for c, _q, s in self.quotes if c == "USER"))
 
 
-def links_in(text: str) -> list[str]:
-    """Slugs named by ``[[slug]]``, ``[[slug|label]]`` or ``[[slug#part]]`` links, once each
-    (:func:`kura_core.store.links_in`, deduplicated)."""
-    from ..store import links_in as all_links
-
-    return list(dict.fromkeys(all_links(text)))
-
-
 def _type_name(value: object) -> str:
     if value is None:
         return "null"
@@ -281,7 +274,7 @@ def check_surface(
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)
         if existing_slugs is not None:
-            for slug in links_in(value):
+            for slug in dict.fromkeys(links_in(value)):
                 if slug not in existing_slugs and (LINK, slug) not in seen:
                     seen.add((LINK, slug))
                     out.append(Violation(LINK, name, slug, "no_memory"))
