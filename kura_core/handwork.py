@@ -24,6 +24,7 @@ import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
@@ -127,7 +128,9 @@ class Provenance:
 
 
 @dataclass(frozen=True)
-class LogEntry:
+class GateEntry:
+    """One line of the gate log: what was written, refused, poured, tossed or retired, and why."""
+
     id: int
     at: float
     kind: str
@@ -135,6 +138,22 @@ class LogEntry:
     slug: str
     reason: str
     detail: Mapping[str, Any]
+
+    @classmethod
+    def from_row(cls, r: Mapping[str, Any]) -> "GateEntry":
+        """An entry from a gate_log row whose detail is JSON text or already read."""
+        detail = r["detail"]
+        if isinstance(detail, str):
+            try:
+                detail = json.loads(detail)
+            except ValueError:
+                detail = {}
+        return cls(r["id"], r["at"], r["kind"], r["title"] or "", r["slug"] or "", r["reason"] or "",
+                   MappingProxyType(detail if isinstance(detail, dict) else {}))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "at": self.at, "kind": self.kind, "title": self.title, "slug": self.slug,
+                "reason": self.reason, "detail": dict(self.detail)}
 
 
 @dataclass(frozen=True)
@@ -148,7 +167,7 @@ class MemoryView:
     provenance: Provenance
     quotes: tuple[Quote, ...]
     linked_from: tuple[str, ...]
-    history: tuple[LogEntry, ...]
+    history: tuple[GateEntry, ...]
     base: str  # digest of the file as read: an edit against an older file is refused
     text: str  # the whole file as read
 
@@ -213,18 +232,10 @@ def provenance(store: Any, mem: Memory) -> Provenance:
     return Provenance(state, manifest, present, seal, seal_ok, dict(he))
 
 
-def _entries(ws: Any, sql_where: str, params: tuple, limit: int) -> list[LogEntry]:
+def _entries(ws: Any, sql_where: str, params: tuple, limit: int) -> list[GateEntry]:
     rows = ws.query(f"SELECT id, at, kind, title, slug, reason, detail FROM gate_log WHERE {sql_where} "
                     "ORDER BY id DESC LIMIT ?", params + (limit,))
-    out = []
-    for r in rows:
-        try:
-            detail = json.loads(r["detail"])
-        except ValueError:
-            detail = {}
-        out.append(LogEntry(r["id"], r["at"], r["kind"], r["title"], r["slug"], r["reason"],
-                            detail if isinstance(detail, dict) else {}))
-    return out
+    return [GateEntry.from_row(r) for r in rows]
 
 
 def manifest_quotes(store: Any, ref: str) -> tuple[Quote, ...]:
@@ -256,7 +267,7 @@ def memory_view(reg: Registry, name: str, slug: str) -> MemoryView:
     mem = store.read(slug)
     entry = store.index().by_slug().get(slug)
     prov = provenance(store, mem)
-    history: tuple[LogEntry, ...] = ()
+    history: tuple[GateEntry, ...] = ()
     if store.still.is_dir():
         history = tuple(_entries(reg.workshop(name), "slug=?", (slug,), HISTORY))
     return MemoryView(store=name, memory=mem, title=entry.title if entry else mem.title,
@@ -678,7 +689,7 @@ def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]
     rows = ws.query("SELECT id, at, title, body, quotes, state, source, updated FROM seeds "
                     "ORDER BY id DESC LIMIT ?", (limit,))
     log = _entries(ws, "kind IN (?,?,?)", SEED_LOG, 5000)
-    by_seed: dict[int, list[LogEntry]] = {}
+    by_seed: dict[int, list[GateEntry]] = {}
     for e in log:
         sid = e.detail.get("seed")
         if isinstance(sid, int):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .errors import KuraError, PolicyError
 from .registry import Registry
+from .handwork import GateEntry
 from .store import Memory
 
 if TYPE_CHECKING:
@@ -127,23 +128,6 @@ class StoresInfo:
     def to_json(self) -> dict[str, Any]:
         return {"default": self.default, "stores": [s.to_json() for s in self.stores], "modes": dict(self.modes),
                 "models": {r: (m.to_json() if m else None) for r, m in self.models.items()}}
-
-
-@dataclass(frozen=True)
-class GateEntry:
-    """One line of the gate log: what was written, refused, poured, tossed or retired, and why."""
-
-    id: int
-    at: float
-    kind: str
-    title: str
-    slug: str
-    reason: str
-    detail: Mapping[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "at": self.at, "kind": self.kind, "title": self.title, "slug": self.slug,
-                "reason": self.reason, "detail": dict(self.detail)}
 
 
 @dataclass(frozen=True)
@@ -601,9 +585,7 @@ class Kura:
         """The newest *limit* lines of the store's gate log, newest first."""
         if not self.registry.store(store).still.is_dir():
             return ()
-        return tuple(GateEntry(r["id"], r["at"], r["kind"], r["title"] or "", r["slug"] or "", r["reason"] or "",
-                               MappingProxyType(r["detail"] if isinstance(r["detail"], dict) else {}))
-                     for r in self.registry.workshop(store).gate_log(limit=limit))
+        return tuple(GateEntry.from_row(r) for r in self.registry.workshop(store).gate_log(limit=limit))
 
     def seed_list(self, *, store: str | None = None) -> "tuple[Seed, ...]":
         """Every seed with where it came from, what confirmed it, and who dismissed it."""

@@ -189,16 +189,25 @@ def fold(text: str) -> str:
     """
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
+    text = _fold_scripts(text)
     if not text.isascii():
-        text = strip_invisible(text)
-        text = _strip_marks(text)
-        text = fold_digits(text)
-        text = text.translate(_lookalike_table())
         text = _KATAKANA_RUN.sub(lambda m: "ー" * len(m.group(0)), text)
         text = text.translate(_CJK_VARIANTS)
         text = text.translate(_QUOTES)
     return _WS.sub(" ", text).strip()
+
+
+def _fold_scripts(text: str) -> str:
+    """What both comparison forms share: NFKC, then (outside ASCII) invisible characters and
+    combining marks removed, digits of every script as ASCII digits, look-alike letters as
+    the ASCII letter they imitate."""
+    text = unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        return text
+    text = strip_invisible(text)
+    text = _strip_marks(text)
+    text = fold_digits(text)
+    return text.translate(_lookalike_table())
 
 
 _DASHES = str.maketrans({
@@ -219,12 +228,8 @@ def fold_numbers(text: str) -> str:
     is the digit it imitates."""
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
+    text = _fold_scripts(text)
     if not text.isascii():
-        text = strip_invisible(text)
-        text = _strip_marks(text)
-        text = fold_digits(text)
-        text = text.translate(_lookalike_table())
         text = text.translate(_DASHES)
     if any(c in text for c in "OolI"):
         text = _DIGIT_LIKE_INSIDE.sub(lambda m: "".join(_DIGIT_LIKE[c] for c in m.group(0)), text)

@@ -116,3 +116,17 @@ class TossScreen(ReasonScreen):
         super().__init__("Toss the draft", draft_title,
                          "It leaves the queue and never enters the store. The gate log keeps it whole, "
                          "with the reason you give.", blink=blink, **kw)
+
+
+def leave_unless_unsaved(screen: ModalScreen[bool], dirty: bool, unsaved: str) -> None:
+    """Close an editing screen without saving: at once when nothing changed, else only after
+    the person confirms that *unsaved* ("your changes to … are not saved") may be lost."""
+    if not dirty:
+        screen.dismiss(False)
+        return
+
+    def answer(yes: bool | None) -> None:
+        if yes:
+            screen.dismiss(False)
+
+    screen.app.push_screen(ConfirmScreen("Discard this edit?", unsaved, yes="Discard"), answer)

@@ -124,15 +124,6 @@ class MemoryEditScreen(Screen[bool]):
         self.query_one("#edit-error", Static).update(Content.styled(f"✗ {text} — nothing was written", "bold $error"))
 
     def action_cancel(self) -> None:
-        if not self.dirty:
-            self.dismiss(False)
-            return
-        from .confirm import ConfirmScreen
+        from .confirm import leave_unless_unsaved
 
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.dismiss(False)
-
-        self.app.push_screen(ConfirmScreen("Discard this edit?",
-                                           f"Your changes to the memory {self.view.slug} are not saved.",
-                                           yes="Discard"), answer)
+        leave_unless_unsaved(self, self.dirty, f"Your changes to the memory {self.view.slug} are not saved.")

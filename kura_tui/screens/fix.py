@@ -107,15 +107,6 @@ class FixScreen(Screen[bool]):
         self.query_one("#fix-refusal", Static).update(Content("\n").join(lines))
 
     def action_cancel(self) -> None:
-        if not self.dirty:
-            self.dismiss(False)
-            return
-        from .confirm import ConfirmScreen
+        from .confirm import leave_unless_unsaved
 
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.dismiss(False)
-
-        self.app.push_screen(ConfirmScreen("Discard this edit?",
-                                           f"Your changes to the draft {self.draft.slug} are not saved.",
-                                           yes="Discard"), answer)
+        leave_unless_unsaved(self, self.dirty, f"Your changes to the draft {self.draft.slug} are not saved.")
