@@ -1324,6 +1324,22 @@ class Store:
         fsync_dir(self.still)
         return True
 
+    def _index_to_locked(self, intent: Mapping[str, Any], current: str, wanted: str) -> Path | None:
+        """Make MEMORY.md read *wanted*: by renaming the intent's prepared temp file into place
+        when it holds exactly that and the index is still the one the intent was based on,
+        else by writing it. Returns the temp file when it is still there (to be removed)."""
+        idx_tmp = self._temp_of((intent.get("tmp") or {}).get("index"))
+        if idx_tmp is not None and not idx_tmp.exists():
+            idx_tmp = None
+        if wanted != current:
+            if idx_tmp is not None and _digest(current) == intent.get("base") \
+                    and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
+                fsutil.OPS.replace(idx_tmp, self.index_path)
+                idx_tmp = None
+            else:
+                atomic_write_text(self.index_path, wanted, sync_dir=False)
+        return idx_tmp
+
     def _upsert_files_locked(self, intent: Mapping[str, Any]) -> None:
         """The index line and the memory file of an upsert intent, from its prepared temp
         files when they are intact, else written from its text."""
@@ -1334,16 +1350,7 @@ class Store:
         current = self._read_index_file(errors="strict")
         wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
                                    intent.get("sector", ""))
-        idx_tmp = self._temp_of(names.get("index"))
-        if idx_tmp is not None and not idx_tmp.exists():
-            idx_tmp = None
-        if wanted != current:
-            if idx_tmp is not None and _digest(current) == intent.get("base") \
-                    and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
-                fsutil.OPS.replace(idx_tmp, self.index_path)
-                idx_tmp = None
-            else:
-                atomic_write_text(self.index_path, wanted, sync_dir=False)
+        idx_tmp = self._index_to_locked(intent, current, wanted)
         mem_tmp = self._temp_of(names.get("memory"))
         if mem_tmp is not None and mem_tmp.exists():
             fsutil.OPS.replace(mem_tmp, path)
@@ -1522,16 +1529,7 @@ class Store:
         slug = check_slug(intent["slug"])
         current = self._read_index_file(errors="strict")
         wanted = remove_index_text(current, slug)
-        idx_tmp = self._temp_of(names.get("index"))
-        if idx_tmp is not None and not idx_tmp.exists():
-            idx_tmp = None
-        if wanted != current:
-            if idx_tmp is not None and _digest(current) == intent.get("base") \
-                    and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
-                fsutil.OPS.replace(idx_tmp, self.index_path)
-                idx_tmp = None
-            else:
-                atomic_write_text(self.index_path, wanted, sync_dir=False)
+        idx_tmp = self._index_to_locked(intent, current, wanted)
         try:
             fsutil.OPS.unlink(self.memory_path(slug))
         except FileNotFoundError:
