@@ -121,3 +121,21 @@ def test_every_operation_of_kura_declares_what_it_returns():
     bare = [f.name for f in cls.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")
             and f.name != "close" and f.returns is None]
     assert bare == []
+
+
+def test_every_type_kura_returns_can_be_imported_from_the_package():
+    import re
+
+    import kura_core
+
+    tree = ast.parse((ROOT / "kura_core" / "kura.py").read_text(encoding="utf-8"))
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Kura"]
+    named = set()
+    for f in cls.body:
+        if isinstance(f, ast.FunctionDef) and f.returns is not None and not f.name.startswith("_"):
+            text = ast.unparse(f.returns).strip("'\"")
+            named |= {w for w in re.findall(r"[A-Z]\w+", text) if w not in ("Kura", "Callable", "None", "Any")}
+    assert named, "no return type was read"
+    missing = sorted(n for n in named if n not in kura_core.__all__)
+    assert missing == []
+    assert all(getattr(kura_core, n).__name__ == n for n in named)
