@@ -193,7 +193,7 @@ class Kura:
         with *probe*, whether each endpoint answers now. Never a secret."""
         reg = self.registry
         info = reg.describe()
-        summaries = self.overview()
+        summaries = self._summaries(info)
         calls: dict[str, dict[str, Any]] = {}
         for s in summaries:
             if s.exists:
@@ -222,7 +222,9 @@ class Kura:
 
     def overview(self) -> tuple[StoreSummary, ...]:
         """Every store with its cheap counts (no memory is parsed): for lists and pickers."""
-        info = self.registry.describe()
+        return self._summaries(self.registry.describe())
+
+    def _summaries(self, info: Mapping[str, Any]) -> tuple[StoreSummary, ...]:
         out = []
         for s in info["stores"]:
             st = self.registry.store(s["name"])

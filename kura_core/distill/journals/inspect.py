@@ -64,19 +64,29 @@ def segment_json(s: Segment) -> dict[str, Any]:
             "session_id": s.session_id, "timestamp": s.timestamp, "text": s.text}
 
 
-def read_journal(path: str | os.PathLike[str], adapter: str | None = None, start: int = 0,
-                 *, limit_bytes: int | None = None) -> tuple[str, Read]:
-    """``(adapter, Read)`` of *path*, the adapter detected from the content unless given.
-    Raises :class:`JournalError` when the file cannot be read by that adapter at all."""
+def _journal(path: str | os.PathLike[str], adapter: str | None,
+             missing: str = "no such journal file") -> tuple[Path, str]:
+    """The journal's path and its adapter (detected from the content unless given); a file
+    that is not there, or an adapter kura does not have, raises :class:`JournalError`."""
     from . import ADAPTERS
     from .detect import guess_adapter
 
     p = Path(path)
     if not p.is_file():
-        raise JournalError(f"{p}: no such journal file")
+        raise JournalError(f"{p}: {missing}")
     name = adapter or guess_adapter(p)
     if name not in ADAPTERS:
         raise JournalError(f"unknown journal adapter {name!r}; use one of {', '.join(sorted(ADAPTERS))}")
+    return p, name
+
+
+def read_journal(path: str | os.PathLike[str], adapter: str | None = None, start: int = 0,
+                 *, limit_bytes: int | None = None) -> tuple[str, Read]:
+    """``(adapter, Read)`` of *path*, the adapter detected from the content unless given.
+    Raises :class:`JournalError` when the file cannot be read by that adapter at all."""
+    from . import ADAPTERS
+
+    p, name = _journal(path, adapter)
     try:
         read = ADAPTERS[name](p, start, limit_bytes=limit_bytes)
     except OSError as exc:
@@ -93,14 +103,8 @@ def inspect(path: str | os.PathLike[str], *, adapter: str | None = None, start: 
     ``fatal`` (and one note saying why), so the caller can show it.
     """
     from . import ADAPTERS
-    from .detect import guess_adapter
 
-    p = Path(path)
-    if not p.is_file():
-        raise JournalError(f"{p}: no such journal file")
-    name = adapter or guess_adapter(p)
-    if name not in ADAPTERS:
-        raise JournalError(f"unknown journal adapter {name!r}; use one of {', '.join(sorted(ADAPTERS))}")
+    p, name = _journal(path, adapter)
     try:
         read = ADAPTERS[name](p, start)
     except OSError as exc:
@@ -159,14 +163,8 @@ def segment_context(source: str | os.PathLike[str], start: int, *, unit: str | N
     unit is an error, not a wrong stretch).
     """
     from . import ADAPTERS, UNITS
-    from .detect import guess_adapter
 
-    p = Path(source)
-    if not p.is_file():
-        raise JournalError(f"{p}: the journal is gone (moved or deleted)")
-    name = adapter or guess_adapter(p)
-    if name not in ADAPTERS:
-        raise JournalError(f"unknown journal adapter {name!r}")
+    p, name = _journal(source, adapter, "the journal is gone (moved or deleted)")
     want = UNITS[name]
     if unit and unit != want:
         raise JournalError(f"position {start} is in {unit}s, but the {name} adapter counts {want}s")
