@@ -46,6 +46,7 @@ from . import fsutil
 from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
 from .fsutil import atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
 from .shapes import dict_at
+from .tokens import token_parts
 
 #: libyaml's parser when it is there (about 10x faster), the pure-Python one otherwise.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -64,8 +65,17 @@ _ENTRY_RE = re.compile(
 
 # --------------------------------------------------------------------------- slugs
 
+#: slugs check_slug has accepted (every read checks its slug; most slugs are read again and
+#: again). Bounded: emptied when it grows past _CHECKED_MAX, so names sent by a client
+#: cannot grow it without end.
+_CHECKED: set[str] = set()
+_CHECKED_MAX = 65536
+
+
 def check_slug(slug: Any) -> str:
     """Return *slug* if it can name a memory in a store; raise ContainmentError if not."""
+    if type(slug) is str and slug in _CHECKED:
+        return slug
     if not isinstance(slug, str) or not slug:
         raise ContainmentError("a memory slug must be a non-empty string")
     if "/" in slug or "\\" in slug or "\x00" in slug or ".." in slug:
@@ -79,7 +89,22 @@ def check_slug(slug: Any) -> str:
             f"{_show(slug)} is not a slug: use lower-case ASCII words joined by '-' "
             f"(like 'archive-on-slow-disk'), at most {MAX_SLUG} characters"
         )
+    if type(slug) is str:  # a str subclass could compare equal to a name it does not spell
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED.add(slug)
     return slug
+
+
+def _exists(path: str) -> bool:
+    """Path.exists() for a string path: missing is False, any other failure is raised."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return False
+        raise
+    return True
 
 
 _MEMORY_FILE_RE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)\.md")
@@ -148,7 +173,18 @@ class Memory:
 
     @property
     def links(self) -> list[str]:
-        return links_in(self.body)
+        return list(self._links)
+
+    @functools.cached_property
+    def _links(self) -> tuple[str, ...]:
+        return tuple(links_in(self.body))  # read once per memory read: every recall walks them
+
+    @functools.cached_property
+    def body_token_parts(self) -> tuple[int, int]:
+        """The body's token estimate in parts (kura_core.tokens.token_parts), made once per
+        memory read: a recall counts every context it returns, and the same memories are
+        returned again and again."""
+        return token_parts(self.body)
 
     def render(self) -> str:
         """The memory as a file: frontmatter, then the body."""
@@ -824,6 +860,13 @@ class Store:
     def intent_path(self) -> Path:
         return self.still / "intent.json"
 
+    @functools.cached_property
+    def _paths(self) -> tuple[str, str, str, str]:
+        """(root, root + separator, MEMORY.md, intent) as plain strings: the read path
+        joins and checks them on every recall, and a string costs a fraction of a Path."""
+        root = os.fspath(self.root)
+        return root, os.path.join(root, ""), os.fspath(self.index_path), os.fspath(self.intent_path)
+
     @property
     def pending_dir(self) -> Path:
         """Intents whose files are in place but whose gate-log row or draft removal waits."""
@@ -834,12 +877,12 @@ class Store:
 
     def memory_path(self, slug: str) -> Path:
         """The file for *slug*, refusing anything that could leave the store."""
-        return self._memory_file(slug)[0]
+        return Path(self._memory_file(slug)[0])
 
-    def _memory_file(self, slug: str) -> tuple[Path, os.stat_result | None]:
-        """memory_path(), with the file's own status (None when there is no such file)."""
+    def _memory_file(self, slug: str) -> tuple[str, os.stat_result | None]:
+        """memory_path() as a string, with the file's own status (None when there is no such file)."""
         check_slug(slug)
-        path = self.root / f"{slug}.md"
+        path = self._paths[1] + slug + ".md"
         try:
             st = os.lstat(path)
         except FileNotFoundError:
@@ -878,7 +921,7 @@ class Store:
         """Finish a write a crashed writer left behind. A reader never fails because of it:
         if the disk refuses (full, read-only), the reader sees the state as it stands and
         the reason is kept in :attr:`pending_reason` for doctor."""
-        if not self.intent_path.exists():
+        if not _exists(self._paths[3]):
             self._sweep_if_changed()
             return
         try:
@@ -898,7 +941,7 @@ class Store:
         the directory changed since the last look, and locks only when a dead writer's
         temp file is there."""
         try:
-            st = os.stat(self.root)
+            st = os.stat(self._paths[0])
         except OSError:
             return
         key = (st.st_ino, st.st_mtime_ns)
@@ -977,7 +1020,7 @@ class Store:
     def _index_stat(self) -> os.stat_result | None:
         """MEMORY.md's own status, never a link's target; None if there is no index."""
         try:
-            st = os.lstat(self.index_path)
+            st = os.lstat(self._paths[2])
         except FileNotFoundError:
             return None
         if not stat.S_ISREG(st.st_mode):
@@ -1089,7 +1132,7 @@ class Store:
         except UnicodeDecodeError:
             raise MemoryFormatError(f"{slug}.md is not UTF-8 text") from None
         try:
-            mem = _memory_from_text(slug, text, path, title, st)
+            mem = _memory_from_text(slug, text, Path(path), title, st)
         except MemoryFormatError as exc:
             raise MemoryFormatError(f"{slug}.md: {exc}") from None
         with self._cache_lock:
@@ -1097,8 +1140,9 @@ class Store:
         return mem
 
     def has(self, slug: str) -> bool:
+        """Whether *slug* names a regular, singly linked memory file in this store."""
         try:
-            return self.memory_path(slug).is_file()
+            return self._memory_file(slug)[1] is not None
         except ContainmentError:
             return False
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -232,6 +233,52 @@ def test_concurrent_search_matches_serial():
 
 
 # --------------------------------------------------------------------------------------
+def _reference_search(docs: list[Doc], query: str, top: int, weights: dict[str, float],
+                      k1: float = 1.2, b: float = 0.75) -> list[tuple[str, float]]:
+    """BM25F straight from WordIndex's docstring, one document at a time: the model the
+    index's postings, accumulators and selection of the best must agree with."""
+    fields = [(tokenize(d.title or ""), tokenize(d.description or ""), tokenize(d.body or "")) for d in docs]
+    n = len(docs)
+    avg = [max(sum(len(f[i]) for f in fields) / n, 1.0) for i in range(3)]
+    w = [weights["title"], weights["description"], weights["body"]]
+    scores: dict[str, float] = {}
+    for term in dict.fromkeys(tokenize(query)):
+        tfs = []
+        for d, f in zip(docs, fields):
+            tf = sum(w[i] * f[i].count(term) / (1 - b + b * len(f[i]) / avg[i]) for i in range(3) if w[i])
+            if tf > 0:
+                tfs.append((d.slug, tf))
+        idf = math.log(1 + (n - len(tfs) + 0.5) / (len(tfs) + 0.5))
+        for slug, tf in tfs:
+            scores[slug] = scores.get(slug, 0.0) + idf * tf * (k1 + 1) / (k1 + tf)
+    ranked = sorted(((-v, slug) for slug, v in scores.items() if v > 0))
+    return [(slug, -v) for v, slug in ranked[:top]]
+
+
+@pytest.mark.parametrize("vocabulary", [8, 400])  # few terms: every query touches most documents
+def test_search_agrees_with_bm25f_computed_document_by_document(vocabulary):
+    """Both ways the index adds up scores (a dense list when a query touches many documents,
+    a sparse one when it touches few) and its selection of the best, ties by slug, give what
+    the formula gives."""
+    rng = random.Random(vocabulary)
+    words = [f"w{i}" for i in range(vocabulary)]
+    docs = [Doc(f"m{i:03d}", " ".join(rng.choices(words, k=rng.randint(0, 3))),
+                " ".join(rng.choices(words, k=rng.randint(0, 8))), " ".join(rng.choices(words, k=rng.randint(0, 40))))
+            for i in range(150)]
+    docs += [Doc(f"twin{i}", "w1 w2", "w3 pair", "w4 w5") for i in (3, 0, 2, 1)]  # equal scores
+    weights = {"title": 2.0, "description": 2.0, "body": 1.0}
+    idx = WordIndex(docs, field_weights=weights)
+    for _ in range(60):
+        query = " ".join(rng.choices(words, k=rng.randint(1, 4)))
+        for top in (1, 3, 10):
+            got, want = idx.search(query, top), _reference_search(docs, query, top, weights)
+            assert [s for s, _ in got] == [s for s, _ in want], query
+            assert all(math.isclose(g, r, rel_tol=1e-9) for (_, g), (_, r) in zip(got, want))
+    # a tie at the cut: the best of four equal scores are the first by slug
+    assert [s for s, _ in idx.search("pair", 2)] == ["twin0", "twin1"]
+    assert [s for s, _ in idx.search("pair w1", 3)] == [s for s, _ in _reference_search(docs, "pair w1", 3, weights)]
+
+
 # WordIndex.update: the index follows writes and answers as a rebuilt one
 # --------------------------------------------------------------------------------------
 
