@@ -28,29 +28,29 @@ with the traceback on stderr, never in the response.
 from __future__ import annotations
 
 import email.parser
+import email.utils
 import hashlib
 import hmac
 import http.client
+import io
 import ipaddress
 import json
 import re
 import signal
-import socket
 import sys
 import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from . import __version__
+from . import __version__, httpd
 from .errors import ConfigError, KuraError
 from .kura import Kura
 from .recall import LIMITS, QUESTION_CHARS
 from .registry import PATH_PREFIX, Registry
-from .turns import Turns
 
 #: seconds an idle keep-alive connection is kept before the server closes it.
 IDLE_TIMEOUT_S = 30.0
@@ -351,8 +351,8 @@ _PARSE_FAILED = object()
 #: goes to the stdlib's parser. The limits are the stdlib's.
 _PLAIN_REQUEST_LINE = re.compile(rb"([A-Z]+) ([!-~]+) (HTTP/1\.[01])\r?\n")
 _PLAIN_HEADER_LINE = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*)\r?\n")
-_MAX_HEADER_LINE = 65536
-_MAX_HEADERS = 100
+_MAX_HEADER_LINE = httpd.MAX_LINE
+_MAX_HEADERS = httpd.MAX_HEADERS
 
 ROUTES: dict[str, dict[str, Callable[..., Response]]] = {
     "/recall": {"POST": _route_recall},
@@ -368,9 +368,20 @@ ROUTES: dict[str, dict[str, Callable[..., Response]]] = {
 MEMORY_ROUTE = {"GET": _route_memory}
 #: body selectors do not apply to /mcp: its body is a JSON-RPC message.
 _NO_BODY_SELECTORS = {"/mcp"}
-#: routes whose work takes turns in arrival order (kura_core.turns); a recall steps aside
-#: while it waits on a model.
-_TAKES_TURNS = {"/recall"}
+#: routes served on the connection loop itself (kura_core.httpd): local work, bounded by this
+#: process's CPU and disk, in arrival order. Every other route may wait — on a model, on
+#: another process's lock, on a walk over a whole store — and is served by the pool. A recall
+#: that may wait (see Kura.recall_waits) moves to the pool once its store is known.
+_LOCAL_ROUTES = {"/recall", "/index", "/prefill", "/profile"}
+_LOCAL_PREFIXES = ("/memory/",)
+
+
+def _split_route(raw_path: str) -> tuple[str, str | None]:
+    """(the route, the /s/<name>/ selector still percent-encoded or None) of a request path."""
+    if raw_path.startswith(PATH_PREFIX):
+        raw_name, _, tail = raw_path[len(PATH_PREFIX):].partition("/")
+        return "/" + tail, raw_name
+    return raw_path, None
 
 
 def _lookup(route: str) -> dict[str, Callable[..., Response]] | None:
@@ -381,56 +392,167 @@ def _lookup(route: str) -> dict[str, Callable[..., Response]] | None:
     return None
 
 
+def _split_target(target: str) -> tuple[str, str]:
+    """(path, query) of a request target, as urlsplit gives them. An origin-form target
+    ("/path?query", the usual one) is split at its "?"; anything else goes to urlsplit."""
+    if target.startswith("/") and not target.startswith("//") and "#" not in target:
+        path, _, query = target.partition("?")
+        return path, query
+    parts = urlsplit(target)
+    return parts.path or "/", parts.query
+
+
+def _is_local(path: str) -> bool:
+    route = _split_route(_split_target(path)[0])[0]
+    return route in _LOCAL_ROUTES or route.startswith(_LOCAL_PREFIXES)
+
+
+@dataclass
+class _Waits:
+    """A route's work that may wait, to be done on the pool rather than the loop."""
+
+    work: Callable[[], Response]
+
+
+#: (second, formatted) of the last Date header made: one formatting a second, not one a reply
+_DATE: tuple[int, str] = (0, "")
+
+
 # --------------------------------------------------------------------------- the handler
 
 class Handler(BaseHTTPRequestHandler):
+    """One request: the stdlib's handler for its parsing and its way of writing a reply, run
+    on no socket. The connection loop (kura_core.httpd) hands it the request's head
+    (:meth:`start`), then its body (:meth:`respond`); what it writes is collected as bytes
+    for the loop to send."""
+
     # set by the stdlib handler but not declared in its stubs
     raw_requestline: bytes
     _headers_buffer: list[bytes]
     protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
     server_version = f"kura/{__version__}"
     sys_version = ""
+    #: the server this request came to (never the stdlib's ``server``: there is no socket server)
+    app: "KuraServer"
+    rfile: io.BytesIO
+    wfile: io.BytesIO
+    _local = False  # served on the connection loop itself (see kura_core.httpd)
+    _linger = False
+    _body_pending: int | None = None
+    #: each header's first value by lower-cased name (what headers.get gives, without the
+    #: email package's linear, case-folding search on every look-up)
+    _fields: dict[str, str] | None = None
 
     def version_string(self) -> str:
         return self.server_version
-    timeout = IDLE_TIMEOUT_S
-    server: "KuraServer"
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        global _DATE
+        if timestamp is not None:
+            return super().date_time_string(timestamp)
+        now = int(time.time())
+        cached = _DATE
+        if cached[0] != now:
+            cached = _DATE = (now, email.utils.formatdate(now, usegmt=True))
+        return cached[1]
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # one access line per request is written by _access_log instead
 
     # every method goes through one dispatcher so unknown methods get a JSON 405
-    def do_GET(self) -> None:
-        self._dispatch("GET")
+    def do_GET(self) -> httpd.Reply | httpd.Later:
+        return self._dispatch("GET")
 
-    def do_HEAD(self) -> None:
-        self._dispatch("HEAD")
+    def do_HEAD(self) -> httpd.Reply | httpd.Later:
+        return self._dispatch("HEAD")
 
-    def do_POST(self) -> None:
-        self._dispatch("POST")
+    def do_POST(self) -> httpd.Reply | httpd.Later:
+        return self._dispatch("POST")
 
-    def do_PUT(self) -> None:
-        self._dispatch("PUT")
+    def do_PUT(self) -> httpd.Reply | httpd.Later:
+        return self._dispatch("PUT")
 
-    def do_PATCH(self) -> None:
-        self._dispatch("PATCH")
+    def do_PATCH(self) -> httpd.Reply | httpd.Later:
+        return self._dispatch("PATCH")
 
-    def do_DELETE(self) -> None:
-        self._dispatch("DELETE")
+    def do_DELETE(self) -> httpd.Reply | httpd.Later:
+        return self._dispatch("DELETE")
 
-    def do_OPTIONS(self) -> None:
-        self._dispatch("OPTIONS")
+    def do_OPTIONS(self) -> httpd.Reply | httpd.Later:
+        return self._dispatch("OPTIONS")
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Protocol-level errors from the stdlib parser, as JSON like every other error."""
         self.close_connection = True
-        try:
-            self._write(json_response({"error": message or http.client.responses.get(code, "error")}, code),
-                        head=False)
-        except OSError:
-            pass
+        resp = json_response({"error": message or http.client.responses.get(code, "error")}, code)
+        self.wfile.write(self._compose(resp, head=False))
         self._access_log(getattr(self, "command", None) or "-", code, 0.0)
+
+    # ---- the loop's side -------------------------------------------------
+    @classmethod
+    def blank(cls, server: "KuraServer", peer: Any) -> "Handler":
+        """A handler for one request, with nothing read yet."""
+        h = cls.__new__(cls)
+        h.app, h.client_address = server, peer
+        h.rfile, h.wfile = io.BytesIO(), io.BytesIO()
+        h.close_connection = True
+        h.requestline, h.request_version, h.command = "", h.default_request_version, ""
+        return h
+
+    @classmethod
+    def start(cls, server: "KuraServer", peer: Any, head: bytes) -> httpd.Begun:
+        """Read a request's head as the stdlib would (see :meth:`_read_head`) and say what the
+        loop is to do next: send an error and close, or read the body and call respond."""
+        h = cls.blank(server, peer)
+        h.rfile = io.BytesIO(head)
+        ok = h._read_head()
+        early, h.wfile = h.wfile.getvalue(), io.BytesIO()
+        if not ok:
+            return httpd.Begun(early=early, go=False)
+        h._local = _is_local(h.path)
+        return httpd.Begun(early=early, body_length=h._body_to_read(), local=h._local, respond=h.respond)
+
+    def respond(self, body: bytes) -> httpd.Reply | httpd.Later:
+        """The reply to the request whose head :meth:`start` read, given its body."""
+        self.rfile = io.BytesIO(body)
+        return getattr(self, "do_" + self.command)()
+
+    def _read_head(self) -> bool:
+        """What the stdlib's handle_one_request does before calling do_<METHOD>: the request
+        line (414 over 65,536 bytes), then parse_request, then 501 for a method with no
+        do_<METHOD>. False when the request ends there."""
+        self.raw_requestline = self.rfile.readline(_MAX_HEADER_LINE + 1)
+        if len(self.raw_requestline) > _MAX_HEADER_LINE:
+            self.requestline, self.request_version, self.command = "", "", ""
+            self.send_error(414)
+            return False
+        if not self.raw_requestline:
+            self.close_connection = True
+            return False
+        if not self.parse_request():
+            return False
+        if not hasattr(self, "do_" + self.command):
+            self.send_error(501, f"Unsupported method ({self.command!r})")
+            return False
+        return True
+
+    def _field(self, name: str) -> str | None:
+        """The first value of the header *name* (lower case), as ``headers.get`` gives it."""
+        fields = self._fields
+        if fields is None:
+            fields = self._fields = {}
+            for k, v in self.headers.items():
+                fields.setdefault(k.lower(), v)
+        return fields.get(name)
+
+    def _body_to_read(self) -> int:
+        """How many bytes of body the loop reads before respond: the declared length when it
+        is one this server accepts; none for a length that is refused unread (too large, not
+        a number) or a framing it does not speak (chunked)."""
+        if self._field("transfer-encoding"):
+            return 0
+        n = self._declared_length()
+        return n if n is not None and 0 < n <= self.app.max_body else 0
 
     # ---- parsing ---------------------------------------------------------
     def parse_request(self) -> bool:
@@ -466,17 +588,21 @@ class Handler(BaseHTTPRequestHandler):
         plain = [h for h in (_PLAIN_HEADER_LINE.fullmatch(line) for line in lines[:-1]) if h is not None]
         if lines[-1] and len(plain) == len(lines) - 1:
             headers = self.MessageClass()
+            fields: dict[str, str] = {}
             for h in plain:
-                headers.set_raw(h.group(1).decode("iso-8859-1"), h.group(2).decode("iso-8859-1"))
+                name, value = h.group(1).decode("iso-8859-1"), h.group(2).decode("iso-8859-1")
+                headers.set_raw(name, value)
+                fields.setdefault(name.lower(), value)
+            self._fields = fields
         else:
             headers = email.parser.Parser(_class=self.MessageClass).parsestr(b"".join(lines).decode("iso-8859-1"))
         self.headers = headers
-        conntype = headers.get("Connection", "").lower()
+        conntype = (self._field("connection") or "").lower()
         if conntype == "close":
             self.close_connection = True
         elif conntype == "keep-alive" and self.protocol_version >= "HTTP/1.1":
             self.close_connection = False
-        if (headers.get("Expect", "").lower() == "100-continue" and version == "HTTP/1.1"
+        if ((self._field("expect") or "").lower() == "100-continue" and version == "HTTP/1.1"
                 and self.protocol_version >= "HTTP/1.1"):
             return self.handle_expect_100()
         return True
@@ -484,57 +610,63 @@ class Handler(BaseHTTPRequestHandler):
     # ---- dispatch --------------------------------------------------------
     def handle_expect_100(self) -> bool:
         n = self._declared_length()
-        if n is not None and n > self.server.max_body:
-            self.send_error(413, f"the body is {n} bytes; this server accepts at most {self.server.max_body}")
+        if n is not None and n > self.app.max_body:
+            self.send_error(413, f"the body is {n} bytes; this server accepts at most {self.app.max_body}")
             return False
         return super().handle_expect_100()
 
-    def _dispatch(self, method: str) -> None:
+    def _dispatch(self, method: str) -> httpd.Reply | httpd.Later:
         t0 = time.perf_counter()
         self._linger = False
         self._body_pending = self._declared_length()
+        out = self._answer(method, lambda: self._handle(method))
+        if isinstance(out, _Waits):
+            waits = out.work
+            return httpd.Later(lambda: self._reply(method, t0, self._answer(method, waits)))
+        return self._reply(method, t0, out)
+
+    def _answer(self, method: str, work: Callable[[], "Response | _Waits"]) -> "Response | _Waits":
+        """*work*'s response, or the error reply an exception from it maps to."""
         try:
-            resp = self._handle(method)
+            return work()
         except HttpError as exc:
-            resp = json_response({"error": exc.message}, exc.status, exc.headers)
+            return json_response({"error": exc.message}, exc.status, exc.headers)
         except KuraError as exc:
-            resp = json_response({"error": str(exc)}, getattr(exc, "status", 400) or 400)
+            return json_response({"error": str(exc)}, getattr(exc, "status", 400) or 400)
         except (ConnectionError, TimeoutError):
             self.close_connection = True
-            resp = json_response({"error": "the connection failed while the request was read"}, 400)
+            return json_response({"error": "the connection failed while the request was read"}, 400)
         except OSError as exc:
             # the disk refused something no core path mapped: still say what, never "internal"
             from .fsutil import storage_error
 
             err = storage_error(exc, f"answer {method} {urlsplit(self.path).path[:80]}", exc.filename or ".")
-            resp = json_response({"error": str(err)}, err.status)
+            return json_response({"error": str(err)}, err.status)
         except Exception:
-            self.server.log_line("internal error while answering "
+            self.app.log_line("internal error while answering "
                                  f"{method} {self._safe_path()}:\n{traceback.format_exc()}".rstrip())
-            resp = json_response({"error": "internal error"}, 500)
-        self._settle_body()
-        try:
-            self._write(resp, head=(method == "HEAD"))
-        except OSError:
-            self.close_connection = True
-        self._access_log(method, resp.status, (time.perf_counter() - t0) * 1000)
+            return json_response({"error": "internal error"}, 500)
 
-    def _handle(self, method: str) -> Response:
-        srv = self.server
-        parts = urlsplit(self.path)
-        raw_path = parts.path or "/"
-        prefix: str | None = None
-        route = raw_path
-        if raw_path.startswith(PATH_PREFIX):
-            rest = raw_path[len(PATH_PREFIX):]
-            raw_name, _, tail = rest.partition("/")
-            prefix = unquote(raw_name)
-            route = "/" + tail
-        try:
-            query = parse_qs(parts.query, keep_blank_values=True, strict_parsing=False,
-                             errors="strict", max_num_fields=64)
-        except (ValueError, UnicodeDecodeError):
-            raise HttpError(400, "the query string could not be parsed") from None
+    def _reply(self, method: str, t0: float, resp: "Response | _Waits") -> httpd.Reply:
+        assert isinstance(resp, Response)
+        self._settle_body()
+        data = self._compose(resp, head=(method == "HEAD"))
+        ms = (time.perf_counter() - t0) * 1000
+        return httpd.Reply(data, close=self.close_connection, linger=self._linger,
+                           after=lambda: self._access_log(method, resp.status, ms))
+
+    def _handle(self, method: str) -> "Response | _Waits":
+        srv = self.app
+        raw_path, raw_query = _split_target(self.path)
+        route, raw_name = _split_route(raw_path)
+        prefix = None if raw_name is None else unquote(raw_name)
+        query: dict[str, list[str]] = {}
+        if raw_query:
+            try:
+                query = parse_qs(raw_query, keep_blank_values=True, strict_parsing=False,
+                                 errors="strict", max_num_fields=64)
+            except (ValueError, UnicodeDecodeError):
+                raise HttpError(400, "the query string could not be parsed") from None
 
         self._check_host()
         if srv.token and not (route == "/health" and prefix is None and not query):
@@ -557,31 +689,31 @@ class Handler(BaseHTTPRequestHandler):
             if req.body is not None:
                 _object_body(req, {"store", "mode"})
         name = select_store(srv.registry, req, body_selectors=route not in _NO_BODY_SELECTORS)
-        if route in _TAKES_TURNS:  # the body is read and the reply not yet sent: local work only
-            with srv.turns.turn():
-                return methods[verb](srv.kura, req, name)
-        return methods[verb](srv.kura, req, name)
+        fn = methods[verb]
+        if self._local and route == "/recall" and srv.kura.recall_waits(store=name):
+            # a model to ask, or a word index to build first: not on the connection loop
+            return _Waits(lambda: fn(srv.kura, req, name))
+        return fn(srv.kura, req, name)
 
     # ---- checks ----------------------------------------------------------
     def _check_host(self) -> None:
         """Refuse DNS-rebinding: a loopback server answers only to loopback names."""
-        origin = self.headers.get("Origin")
+        origin = self._field("origin")
         if origin and origin != "null":
             host = urlsplit(origin).hostname or ""
-            if not _is_loopback_name(host) and host != self.server.host:
+            if not _is_loopback_name(host) and host != self.app.host:
                 raise HttpError(403, "requests from web pages on other origins are refused")
-        if self.server.loopback:
-            host_hdr = self.headers.get("Host", "")
-            host = (urlsplit("//" + host_hdr).hostname or "") if host_hdr else ""
-            if host_hdr and not _is_loopback_name(host):
+        if self.app.loopback:
+            host_hdr = self._field("host") or ""
+            if host_hdr and not _loopback_host(host_hdr):
                 raise HttpError(403, "this server listens on loopback and answers only to a loopback "
                                      "Host (127.0.0.1, localhost or ::1)")
 
     def _check_token(self) -> None:
-        got = self.headers.get("Authorization", "")
+        got = self._field("authorization") or ""
         scheme, _, value = got.partition(" ")
         ok = scheme.lower() == "bearer" and hmac.compare_digest(
-            value.strip().encode("utf-8", "replace"), (self.server.token or "").encode("utf-8"))
+            value.strip().encode("utf-8", "replace"), (self.app.token or "").encode("utf-8"))
         if not ok:
             raise HttpError(401, "this server needs a bearer token: send 'Authorization: Bearer <token>'"
                             if not got else "the bearer token was not accepted",
@@ -589,7 +721,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- bodies ----------------------------------------------------------
     def _declared_length(self) -> int | None:
-        v = self.headers.get("Content-Length")
+        v = self._field("content-length")
         if v is None:
             return None
         v = v.strip()
@@ -598,7 +730,7 @@ class Handler(BaseHTTPRequestHandler):
         return int(v)
 
     def _read_json(self, for_mcp: bool) -> Any:
-        if self.headers.get("Transfer-Encoding"):
+        if self._field("transfer-encoding"):
             self.close_connection = True
             raise HttpError(411, "send the body with a Content-Length (chunked bodies are not accepted)")
         n = self._body_pending
@@ -608,8 +740,8 @@ class Handler(BaseHTTPRequestHandler):
         if n < 0:
             self.close_connection = True
             raise HttpError(400, "Content-Length is not a number")
-        if n > self.server.max_body:
-            raise HttpError(413, f"the body is {n} bytes; this server accepts at most {self.server.max_body}")
+        if n > self.app.max_body:
+            raise HttpError(413, f"the body is {n} bytes; this server accepts at most {self.app.max_body}")
         if n == 0:
             return None
         data = self._read_exact(n)
@@ -629,61 +761,49 @@ class Handler(BaseHTTPRequestHandler):
             raise HttpError(400, f"the body is not valid JSON{where}") from None
 
     def _read_exact(self, n: int) -> bytes:
-        chunks, left = [], n
-        while left > 0:
-            chunk = self.rfile.read(min(left, 65536))
-            if not chunk:
-                self.close_connection = True
-                raise HttpError(400, f"the body ended after {n - left} of {n} bytes")
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        """The body, which the loop read whole before the request was handed over."""
+        data = self.rfile.read(n)
+        if len(data) < n:
+            self.close_connection = True
+            raise HttpError(400, f"the body ended after {len(data)} of {n} bytes")
+        return data
 
     def _settle_body(self) -> None:
-        """Leave the connection at the next request: discard an unread body, or close."""
-        if self.headers.get("Transfer-Encoding"):
-            self.close_connection = True  # a body we will not read in a framing we do not speak
+        """Leave the connection at the next request: a body the loop read and the route did
+        not is dropped with the request; one refused unread (too large) is still on its way,
+        so the connection closes after the reply, draining it first so the client reads the
+        reply instead of a reset; a body in a framing this server does not speak closes."""
+        if self._field("transfer-encoding"):
+            self.close_connection = True
         n = self._body_pending
-        if not n or n < 0:
-            if n is not None and n < 0:
-                self.close_connection = True
-            return
-        if n <= self.server.max_body:
-            try:
-                self._read_exact(n)
-                self._body_pending = 0
-                return
-            except (HttpError, OSError):
-                pass
-        self.close_connection = True
-        self._linger = True
+        if n is not None and n < 0:
+            self.close_connection = True
+        elif n is not None and n > self.app.max_body:
+            self.close_connection = True
+            self._linger = True
 
     # ---- output ----------------------------------------------------------
-    def _write(self, resp: Response, *, head: bool) -> None:
-        self.send_response(resp.status)
-        if resp.content_type:
-            self.send_header("Content-Type", resp.content_type)
-        if resp.status != 304:
-            self.send_header("Content-Length", str(len(resp.body)))
-        for k, v in resp.headers.items():
-            self.send_header(k, v)
-        if resp.status >= 400:
-            self.send_header("Cache-Control", "no-store")
-        if self.close_connection:
-            self.send_header("Connection", "close")
+    def _compose(self, resp: Response, *, head: bool) -> bytes:
+        """The whole reply, status line to body, as one piece: one write, one segment. The
+        head is what the stdlib's send_response and send_header would write, in their order."""
         body = resp.body if not head and resp.status != 304 else b""
-        if body and self.request_version != "HTTP/0.9" and isinstance(getattr(self, "_headers_buffer", None), list):
-            # head and body in one write: one syscall and one segment per reply, not two
-            self._headers_buffer += (b"\r\n", body)
-            self.flush_headers()
-        else:
-            self.end_headers()
-            if body:
-                self.wfile.write(body)
-        self.wfile.flush()
-        if getattr(self, "_linger", False):
-            self._linger = False
-            _linger_close(self.connection)
+        if self.request_version == "HTTP/0.9":
+            return body  # no status line or headers in HTTP/0.9
+        lines = [f"{self.protocol_version} {resp.status} {self.responses.get(resp.status, ('',))[0]}",
+                 f"Server: {self.version_string()}", f"Date: {self.date_time_string()}"]
+        if resp.content_type:
+            lines.append(f"Content-Type: {resp.content_type}")
+        if resp.status != 304:
+            lines.append(f"Content-Length: {len(resp.body)}")
+        for k, v in resp.headers.items():
+            lines.append(f"{k}: {v}")
+        if resp.status >= 400:
+            lines.append("Cache-Control: no-store")
+        if self.close_connection:
+            lines.append("Connection: close")
+        lines.append("\r\n")
+        data = "\r\n".join(lines).encode("latin-1")
+        return data + body if body else data
 
     def _safe_path(self) -> str:
         """The request path with query values dropped (they could be secrets)."""
@@ -695,25 +815,27 @@ class Handler(BaseHTTPRequestHandler):
         return f"{parts.path[:200]}?{'&'.join(k[:30] for k in keys[:10])}"
 
     def _access_log(self, method: str, status: int, ms: float) -> None:
-        if self.server.log is None:
+        if self.app.log is None:
             return
-        self.server.log_line(f"{self.client_address[0]} {method} {self._safe_path()} {status} {ms:.1f}ms")
+        self.app.log_line(f"{self.client_address[0]} {method} {self._safe_path()} {status} {ms:.1f}ms")
 
 
-def _linger_close(conn: socket.socket) -> None:
-    """Half-close, then read and drop what the client is still sending, for a bounded time."""
-    try:
-        conn.shutdown(socket.SHUT_WR)
-        conn.settimeout(0.2)
-        deadline = time.monotonic() + LINGER_S
-        got = 0
-        while time.monotonic() < deadline and got < LINGER_BYTES:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            got += len(chunk)
-    except OSError:
-        pass
+#: Host header values already judged (clients send the same one again and again); bounded
+_HOST_VERDICTS: dict[str, bool] = {}
+
+
+def _loopback_host(host_hdr: str) -> bool:
+    """Whether a Host header names this machine's loopback (a port may follow)."""
+    verdict = _HOST_VERDICTS.get(host_hdr)
+    if verdict is None:
+        try:
+            verdict = _is_loopback_name(urlsplit("//" + host_hdr).hostname or "")
+        except ValueError:  # not a host at all ("[::1" and the like)
+            verdict = False
+        if len(_HOST_VERDICTS) >= 256:
+            _HOST_VERDICTS.clear()
+        _HOST_VERDICTS[host_hdr] = verdict
+    return verdict
 
 
 def _is_loopback_name(host: str) -> bool:
@@ -728,10 +850,15 @@ def _is_loopback_name(host: str) -> bool:
 
 # --------------------------------------------------------------------------- the server
 
-class KuraServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 128
+class KuraServer:
+    """`kura serve`: the HTTP face on kura_core.httpd's connection loop.
+
+    One thread (:meth:`serve_forever`) owns every connection and serves local work; work that
+    may wait goes to the loop's pool (see kura_core.httpd), and so do the read log's writes,
+    which may wait on another process's database lock."""
+
+    #: the handler each request is read and answered by
+    RequestHandlerClass = Handler
 
     def __init__(self, registry: Registry, host: str, port: int, *, token: str | None,
                  max_body: int, log: TextIO | None):
@@ -743,12 +870,11 @@ class KuraServer(ThreadingHTTPServer):
         self.log = log
         self.loopback = _is_loopback_name(host)
         self._log_lock = threading.Lock()
-        self._count_lock = threading.Lock()
-        self.connections = 0
-        self.turns = Turns()
-        if ":" in host:
-            self.address_family = socket.AF_INET6
-        super().__init__((host, port), Handler)
+        self.socket = httpd.listen(host, port, backlog=128)
+        self.server_address = self.socket.getsockname()[:2]
+        self.loop = httpd.Loop(self.socket, self, idle_timeout=IDLE_TIMEOUT_S, linger_s=LINGER_S,
+                               linger_bytes=LINGER_BYTES)
+        self.kura.defer_read_log(self.loop.pool.submit)
 
     @property
     def port(self) -> int:
@@ -759,16 +885,31 @@ class KuraServer(ThreadingHTTPServer):
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._count_lock:
-            self.connections += 1
-        super().process_request(request, client_address)
+    @property
+    def connections(self) -> int:
+        """Connections accepted since the server started."""
+        return self.loop.connections
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        exc = sys.exc_info()[1]
-        if isinstance(exc, (ConnectionError, TimeoutError, socket.timeout)):
-            return
-        self.log_line(f"connection from {client_address[0]} failed:\n{traceback.format_exc()}".rstrip())
+    # ---- what the loop asks of the application ---------------------------
+    def begin(self, head: bytes, peer: Any) -> httpd.Begun:
+        return Handler.start(self, peer, head)
+
+    def refuse(self, status: int, message: str, peer: Any) -> bytes:
+        h = Handler.blank(self, peer)
+        h.request_version = h.protocol_version
+        h.send_error(status, message)
+        return h.wfile.getvalue()
+
+    # ---- running ---------------------------------------------------------
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        self.loop.serve_forever(poll_interval)
+
+    def shutdown(self) -> None:
+        self.loop.shutdown()
+
+    def server_close(self) -> None:
+        self.loop.close()
+        self.kura.defer_read_log(None)
 
     def log_line(self, line: str) -> None:
         if self.log is None:

@@ -426,6 +426,22 @@ class Kura:
         check_limits(hops=hops, top=top, chars=chars)
         return recall(self.registry, store, question, hops=hops, top=top, chars=chars)
 
+    def recall_waits(self, *, store: str | None = None) -> bool:
+        """Whether a recall on this store may wait on more than this process's own CPU and
+        disk: on a model (a thinker is configured), or on the first build of its word index.
+        A server answers such a recall off its connection loop."""
+        from .recall import words_built
+
+        name = self.registry.resolve(store)
+        return self.registry.models(name).configured("thinker") or not words_built(self.registry, name)
+
+    def defer_read_log(self, submit: Callable[..., None] | None) -> None:
+        """Write the read log's batches through ``submit(fn, *args)`` instead of from the
+        recalling thread (a server hands them to threads that may wait); None: in place."""
+        from .recall import defer_read_log
+
+        defer_read_log(self.registry, submit)
+
     def weave(self, *, store: str | None = None) -> "WeaveResult":
         """Re-weave the store's resident map (see kura_core.weave)."""
         from .weave import weave

@@ -15,15 +15,14 @@ import threading
 import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields, is_dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Sequence
 
 from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
 from .prompts import Preamble, messages as build_messages, preamble
 from .registry import Registry
 from .store import Entry, Index, Memory, Store, memory_slug
-from .tokens import estimate_tokens
-from .turns import aside
+from .tokens import estimate_tokens, from_parts, token_parts
 from .words import Doc, WordIndex, relevant_paragraphs
 
 PICK_SCHEMA = {
@@ -112,27 +111,19 @@ class RecallResult:
         return degraded_notice(self.reason) if self.degraded else ""
 
     def to_json(self) -> dict[str, Any]:
-        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self)}  # asdict, without deep copies
-        for k in ("picked", "walked", "dropped"):
-            d[k] = list(d[k])
-        d["skipped"] = [{"slug": s.slug, "reason": s.reason} for s in self.skipped]
-        d["scores"] = [[s, round(v, 4)] for s, v in self.scores]
-        d["elapsed_ms"] = round(self.elapsed_ms, 2)
-        d["model_ms"] = round(self.model_ms, 2)
+        """Every field as JSON, in field order, then ``notice`` when degraded (written out
+        rather than walked: it is on the path of every recall a server answers)."""
+        d: dict[str, Any] = {
+            "store": self.store, "question": self.question, "how": self.how, "degraded": self.degraded,
+            "picked": list(self.picked), "walked": list(self.walked), "context": self.context,
+            "tokens_est": self.tokens_est, "elapsed_ms": round(self.elapsed_ms, 2),
+            "model_ms": round(self.model_ms, 2), "reason": self.reason, "shards": self.shards,
+            "dropped": list(self.dropped), "scores": [[s, round(v, 4)] for s, v in self.scores],
+            "skipped": [{"slug": s.slug, "reason": s.reason} for s in self.skipped],
+        }
         if self.degraded:
             d["notice"] = self.notice
         return d
-
-
-def _plain(value: Any) -> Any:
-    """What dataclasses.asdict makes of a field value, without copying what needs no copy."""
-    if value is None or isinstance(value, (str, int, float)):
-        return value
-    if isinstance(value, (tuple, list)):
-        return [v if v is None or isinstance(v, (str, int, float)) else _plain(v) for v in value]
-    if is_dataclass(value) and not isinstance(value, type):
-        return asdict(value)
-    return value
 
 
 class _Words:
@@ -157,6 +148,8 @@ class _Cached:
         self.building: dict[str, threading.Lock] = {}
         self.reads: dict[str, list[tuple]] = {}
         self.reads_written: dict[str, float] = {}
+        #: where batches of the read log are written from (None: by the recalling thread)
+        self.defer: Callable[..., None] | None = None
         self.registry = weakref.ref(reg)
 
 
@@ -248,6 +241,13 @@ def word_index(reg: Registry, name: str, *, index: Index | None = None) -> WordI
         else:
             _catch_up(store, state)
         return state.index
+
+
+def words_built(reg: Registry, name: str) -> bool:
+    """Whether this process has built the store's word index (later recalls follow writes)."""
+    cache = _cache(reg)
+    with cache.lock:
+        return name in cache.words
 
 
 def _build_lock(cache: _Cached, name: str) -> threading.Lock:
@@ -401,8 +401,7 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
         charter = preamble(store)
         tm = time.perf_counter()
         try:
-            with aside():  # a request waiting on the model does not hold up local ones
-                replies = _ask_shards(models, charter, shards, question, top)
+            replies = _ask_shards(models, charter, shards, question, top)
         except ModelUnavailable as exc:
             how, reason = "words", str(exc)
         model_ms = (time.perf_counter() - tm) * 1000
@@ -419,8 +418,7 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
                         dropped.append(slug)
             if named and not picked:
                 how, reason = "words", "the thinker named only slugs that are not in the store"
-                with aside():  # a database write that may wait on another process
-                    _record_nonsense(reg, name, reason)
+                _record_nonsense(reg, name, reason)
             picked = picked[:top]
 
     if how == "words":
@@ -430,11 +428,11 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
 
     reader = _Reader(store, idx)  # the walk and the context read each memory once, against one index
     walked = _walk(store, reader, picked, hops)
-    context, walked = _context(store, reader, walked, question, chars)
+    context, walked, tokens = _context(store, reader, walked, question, chars)
     elapsed = (time.perf_counter() - t0) * 1000
     res = RecallResult(
         store=name, question=question, how=how, degraded=how == "words", picked=tuple(picked),
-        walked=tuple(walked), context=context, tokens_est=estimate_tokens(context),
+        walked=tuple(walked), context=context, tokens_est=tokens,
         elapsed_ms=elapsed, model_ms=model_ms, reason=reason, shards=nshards,
         dropped=tuple(dropped), scores=tuple(scores), skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
     )
@@ -625,24 +623,32 @@ def _walk(store: Store, reader: _Reader, picked: Sequence[str], hops: int) -> li
 
 
 def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str,
-             chars: int) -> tuple[str, list[str]]:
+             chars: int) -> tuple[str, list[str], int]:
+    """The context returned for *walked*: each memory trimmed to its share of *chars*, the
+    slugs that made it in, and the context's token estimate."""
     mems: list[Memory] = []
     for slug in walked:
         mem = reader.get(slug)
         if mem is not None:
             mems.append(mem)
     if not mems:
-        return "", []
+        return "", [], 0
     entries = (reader.index or store.index()).by_slug()
     per = max(300, chars // len(mems))
     blocks = []
+    cjk = other = 0
     for m in mems:
         e = entries.get(m.slug)
         title = e.title if e else m.title
         head = f"## {title} ({m.slug})\n{m.description}\n"
-        body = relevant_paragraphs(m.body, question, max(100, per - len(head)))
-        blocks.append(head + "\n" + body.strip() + "\n")
-    return "\n".join(blocks), [m.slug for m in mems]
+        budget = max(100, per - len(head))
+        body = relevant_paragraphs(m.body, question, budget).strip()
+        blocks.append(head + "\n" + body + "\n")
+        # The estimate's parts add up over pieces line breaks separate: the head's are made
+        # here, the body's are the memory's own when the body came back whole (it fit).
+        for part in (token_parts(head), m.body_token_parts if len(m.body.strip()) <= budget else token_parts(body)):
+            cjk, other = cjk + part[0], other + part[1]
+    return "\n".join(blocks), [m.slug for m in mems], from_parts((cjk, other))
 
 
 def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
@@ -659,12 +665,25 @@ def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
         rows = waiting[:]
         waiting.clear()
         cache.reads_written[name] = now
-    _write_reads(reg, name, rows)
+        defer = cache.defer
+    if defer is not None:
+        defer(_write_reads, reg, name, rows)
+    else:
+        _write_reads(reg, name, rows)
+
+
+def defer_read_log(reg: Registry, submit: Callable[..., None] | None) -> None:
+    """Have batches of the read log written by ``submit(fn, *args)`` — a server's threads
+    that may wait — instead of by the thread that recalled: the write may wait up to the
+    workshop's busy timeout on another process's lock. None writes them in place again."""
+    cache = _cache(reg)
+    with cache.lock:
+        cache.defer = submit
 
 
 def _write_reads(reg: Registry, name: str, rows: list[tuple]) -> None:
     try:
-        with aside(), reg.workshop(name).transaction() as conn:  # may wait on another process's lock
+        with reg.workshop(name).transaction() as conn:  # may wait on another process's lock
             conn.executemany(
                 "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)", rows)
     except Exception:

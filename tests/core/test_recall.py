@@ -135,6 +135,27 @@ def test_unconfigured_thinker_is_degraded_and_labelled(tmp_path):
     assert res.to_json()["degraded"] is True
 
 
+def test_a_recall_result_as_json_carries_every_field_in_order(tmp_path):
+    import dataclasses
+    import json
+
+    from kura_core.recall import RecallResult, Skipped
+
+    reg = make_registry(tmp_path, stores={"main": CHAIN})
+    res = recall(reg, "main", "second index")
+    res = dataclasses.replace(res, scores=(("one-index", 1.234567),), dropped=("ghost",),
+                              skipped=(Skipped("gone", "gone.md is gone"),))
+    out = res.to_json()
+    names = [f.name for f in dataclasses.fields(RecallResult)]
+    assert list(out) == names + ["notice"]  # a field added later cannot be left out silently
+    assert out["scores"] == [["one-index", 1.2346]] and out["dropped"] == ["ghost"]
+    assert out["skipped"] == [{"slug": "gone", "reason": "gone.md is gone"}]
+    assert out["notice"] == res.notice and out["picked"] == list(res.picked)
+    assert json.loads(json.dumps(out)) == out
+    meaning = dataclasses.replace(res, how="meaning", degraded=False, reason="")
+    assert "notice" not in meaning.to_json()
+
+
 def test_word_tier_sees_a_new_memory_without_restart(tmp_path):
     reg = make_registry(tmp_path, stores={"main": CHAIN})
     assert "kiln" not in recall(reg, "main", "kiln temperature").picked
@@ -189,3 +210,44 @@ def test_stores_json_shows_the_last_error_and_reachability_without_secrets(tmp_p
     assert "HTTP 500" in thinker["last_error"] and thinker["reachable"] is True
     assert thinker["api_key_env"] == "KURA_TEST_KEY"
     assert "sk-very-secret" not in out.stdout
+
+
+MIXED = {
+    "kettle-descaling": ("Kettle descaling", "descale the kettle every 6 weeks — citric acid, not vinegar",
+                         "Descale the kettle every 6 weeks.\n\n" + "Citric acid works; vinegar leaves a smell. " * 30
+                         + "\n\n⚠️ never run it dry!\n\nSee [[boiler-plan]]."),
+    "boiler-plan": ("給湯器の交換", "給湯器は2027年の春に交換する(見積もり¥180,000)",
+                    "給湯器は2027年の春に交換する。見積もりは¥180,000。\n\n" + "業者は三社から選ぶ。" * 40
+                    + "\n\n相关：[[kettle-descaling]]"),
+    "cold-room": ("冷库温度", "冷库保持在4°C以下，每周检查一次", "冷库保持在4°C以下。\n\n每周检查一次温度记录。"),
+    "edge-symbols": ("Symbols at the edges", "--==##", "**bold** _under_ `code`; a/b/c... (x) [y] {z}"),
+}
+
+
+@pytest.mark.parametrize("chars", [200, 600, 4000])
+def test_the_token_estimate_of_a_context_is_the_estimate_of_its_text(tmp_path, chars):
+    """Recall counts a context by adding up its pieces (a memory's own estimate when its body
+    comes back whole): the sum must be what estimating the whole text gives, whether bodies
+    are whole or trimmed, in English, Japanese and Chinese."""
+    from kura_core.tokens import estimate_tokens
+
+    reg = make_registry(tmp_path, stores={"main": MIXED})
+    for question in ("kettle descaling vinegar", "給湯器 見積もり", "冷库 温度", "bold code symbols", "boiler"):
+        for hops in (0, 1, 2):
+            res = recall(reg, "main", question, hops=hops, chars=chars)
+            assert res.context and res.tokens_est == estimate_tokens(res.context), (question, hops, chars)
+
+
+def test_the_token_estimate_adds_up_over_pieces_a_line_break_separates():
+    import random
+
+    from kura_core.tokens import estimate_tokens, from_parts, token_parts
+
+    rng = random.Random(7)
+    alphabet = "abcxyz019 .,-_/#*()[]—…'\"\t給湯器冷库温度ｶﾀカナ한국⚠️é" 
+    for _ in range(3000):
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        b = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        pa, pb = token_parts(a), token_parts(b)
+        assert token_parts(a + "\n" + b) == (pa[0] + pb[0], pa[1] + pb[1]), (a, b)
+        assert estimate_tokens(a + "\n" + b) == from_parts((pa[0] + pb[0], pa[1] + pb[1]))

@@ -1,7 +1,8 @@
 """A loopback load test, bounded in count and time: concurrent keep-alive clients making
 degraded (word) recalls, and the parts of the request path that keep it lean (the request
-parser, turns taken in arrival order). It asserts correctness under concurrency, not speed;
-speed is measured by `kura bench perf` (kura_core.bench.http_perf)."""
+parser; local work on the connection loop, work that may wait on its pool). It asserts
+correctness under concurrency, not speed; speed is measured by `kura bench perf`
+(kura_core.bench.http_perf)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import time
 import pytest
 
 from tests.conftest import make_registry
+from tests.wait import wait_for
 
 WORDS = ["amber", "basalt", "cobalt", "dolomite", "ebony", "feldspar", "garnet", "hematite", "indigo",
          "jasper", "kyanite", "lapis", "malachite", "nephrite", "obsidian", "peridot", "quartz", "rhodonite",
@@ -152,13 +154,10 @@ class _Server:
 def _parsed(parse, raw: bytes) -> dict:
     from kura_core.http import Handler
 
-    h = Handler.__new__(Handler)
+    h = Handler.blank(_Server(), ("127.0.0.1", 1))
     first, _, rest = raw.partition(b"\n")
     h.raw_requestline = first + (b"\n" if _ else b"")
-    h.rfile, h.wfile = io.BytesIO(rest), io.BytesIO()
-    h.server, h.client_address, h.close_connection = _Server(), ("127.0.0.1", 1), True
-    h.request_version = h.default_request_version
-    h.requestline = ""
+    h.rfile = io.BytesIO(rest)
     ok = parse(h)
     headers = getattr(h, "headers", None)
     return {"ok": ok, "command": h.command, "path": getattr(h, "path", None), "version": h.request_version,
@@ -177,73 +176,13 @@ def test_the_lean_request_parser_agrees_with_the_stdlib():
         assert ours == stdlib, (line, block[:60])
 
 
-# --------------------------------------------------------------------------- turns
+# --------------------------------------------------------------------------- lane and pool
 
 def _wait_until(predicate, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         assert time.monotonic() < deadline, "timed out waiting"
         threading.Event().wait(0.002)
-
-
-def test_turns_are_taken_in_arrival_order():
-    from kura_core.turns import Turns
-
-    turns = Turns()
-    order: list[int] = []
-    release = threading.Event()
-
-    def first() -> None:
-        with turns.turn():
-            release.wait(20)
-
-    def later(n: int) -> None:
-        with turns.turn():
-            order.append(n)
-
-    threads = [threading.Thread(target=first)]
-    threads[0].start()
-    _wait_until(lambda: turns._held)
-    for n in range(6):
-        t = threading.Thread(target=later, args=(n,))
-        t.start()
-        threads.append(t)
-        _wait_until(lambda n=n: turns.waiting == n + 1)  # queued before the next one arrives
-    release.set()
-    for t in threads:
-        t.join(20)
-    assert order == [0, 1, 2, 3, 4, 5] and turns.waiting == 0 and not turns._held
-
-
-def test_a_thread_waiting_on_something_slow_steps_aside():
-    from kura_core.turns import Turns, aside
-
-    turns = Turns()
-    log: list[str] = []
-    slow_started, slow_may_finish = threading.Event(), threading.Event()
-
-    def slow() -> None:
-        with turns.turn():
-            log.append("slow: local work")
-            with aside():
-                slow_started.set()
-                slow_may_finish.wait(20)
-            log.append("slow: after the wait")
-
-    def quick() -> None:
-        with turns.turn():
-            log.append("quick")
-
-    a = threading.Thread(target=slow)
-    a.start()
-    slow_started.wait(20)
-    b = threading.Thread(target=quick)
-    b.start()
-    b.join(20)  # finishes while the slow one is still waiting
-    assert log == ["slow: local work", "quick"]
-    slow_may_finish.set()
-    a.join(20)
-    assert log[-1] == "slow: after the wait" and not turns._held
 
 
 def test_a_recall_waiting_on_the_model_does_not_hold_up_the_others(tmp_path, model):
@@ -286,3 +225,62 @@ def test_a_recall_waiting_on_the_model_does_not_hold_up_the_others(tmp_path, mod
         srv.shutdown()
         srv.server_close()
         reg.close()
+
+
+def _recall(port: int, question: str, timeout: float = 10) -> dict:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request("POST", "/recall", body=json.dumps({"question": question}),
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        assert r.status == 200
+        return json.loads(r.read())
+    finally:
+        conn.close()
+
+
+def test_a_recall_by_words_is_served_on_the_loop_once_its_word_index_is_built(served):
+    """The first recall builds the word index, which can take seconds on a large store: it
+    is served on the pool, so the connection loop never waits for it. Later recalls by
+    words are local work, served on the loop."""
+    srv, _ = served
+    assert srv.kura.recall_waits(store="rocks")  # nothing built yet
+    first = _recall(srv.port, "where is the garnet")
+    assert "stone-garnet" in first["picked"] and first["degraded"]
+    assert not srv.kura.recall_waits(store="rocks")
+    assert srv.loop.pool.threads >= 1  # the first one went there
+    before = srv.loop.pool.threads
+    for w in WORDS[:8]:
+        assert f"stone-{w}" in _recall(srv.port, f"the {w} shelf")["picked"]
+    assert srv.loop.pool.threads == before
+
+
+def test_a_locked_read_log_holds_up_no_recall(served):
+    """The read log is written from the pool: while another process holds the workshop
+    database's write lock (the tender pouring, say), recalls are answered anyway, and
+    what they noted is written once the lock is released."""
+    import sqlite3
+
+    from kura_core.recall import READ_LOG_BATCH
+
+    srv, reg = served
+    _recall(srv.port, "warm up")  # builds the word index; its read-log row goes in
+    db = reg.workshop("rocks").path
+
+    def logged(like: str) -> int:
+        try:  # read-only: looking must not create the database before the server does
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+                return c.execute("SELECT count(*) FROM read_log WHERE question LIKE ?", (like,)).fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+    wait_for(lambda: logged("warm up"), "the first recall noted in the read log")
+    holder = sqlite3.connect(db, timeout=1, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        for i in range(READ_LOG_BATCH + 5):  # enough for a batch to be due while the lock is held
+            _recall(srv.port, f"the {WORDS[i % len(WORDS)]} shelf {i}", timeout=10)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    wait_for(lambda: logged("the % shelf %") >= READ_LOG_BATCH, "the read log batch written once the lock was released")
