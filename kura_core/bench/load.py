@@ -105,8 +105,11 @@ def _round(conns: list[_Conn], requests: list[bytes], count: int, seconds: float
             issued += 1
             return issued
 
+    start = threading.Barrier(len(conns) + 1)
+
     def client(conn: _Conn) -> None:
         nonlocal reconnects
+        start.wait()
         while (i := take()) is not None:
             req = requests[i % len(requests)]
             t = time.perf_counter()
@@ -127,10 +130,11 @@ def _round(conns: list[_Conn], requests: list[bytes], count: int, seconds: float
             if closing:
                 conn.close()
 
-    t0 = time.perf_counter()
     threads = [threading.Thread(target=client, args=(c,), daemon=True) for c in conns]
     for t in threads:
         t.start()
+    start.wait()  # the clock starts when every client is ready, not while threads are made
+    t0 = time.perf_counter()
     for t in threads:
         t.join(timeout=seconds + 30)
     return {"seconds": time.perf_counter() - t0, "latencies_ms": lat, "errors": errors,
