@@ -690,7 +690,7 @@ class Handler(BaseHTTPRequestHandler):
                 _object_body(req, {"store", "mode"})
         name = select_store(srv.registry, req, body_selectors=route not in _NO_BODY_SELECTORS)
         fn = methods[verb]
-        if self._local and route == "/recall" and srv.kura.recall_waits(store=name):
+        if self._local and route == "/recall" and srv.recall_waits(name):
             # a model to ask, or a word index to build first: not on the connection loop
             return _Waits(lambda: fn(srv.kura, req, name))
         return fn(srv.kura, req, name)
@@ -870,6 +870,7 @@ class KuraServer:
         self.log = log
         self.loopback = _is_loopback_name(host)
         self._log_lock = threading.Lock()
+        self._local_recall: set[str] = set()  # stores whose recalls are local work (see recall_waits)
         self.socket = httpd.listen(host, port, backlog=128)
         self.server_address = self.socket.getsockname()[:2]
         self.loop = httpd.Loop(self.socket, self, idle_timeout=IDLE_TIMEOUT_S, linger_s=LINGER_S,
@@ -889,6 +890,17 @@ class KuraServer:
     def connections(self) -> int:
         """Connections accepted since the server started."""
         return self.loop.connections
+
+    def recall_waits(self, name: str | None) -> bool:
+        """Kura.recall_waits, remembered once it says no: the models are fixed for the life
+        of the server, and a word index once built is followed, never dropped."""
+        key = name or ""
+        if key in self._local_recall:
+            return False
+        if self.kura.recall_waits(store=name):
+            return True
+        self._local_recall.add(key)
+        return False
 
     # ---- what the loop asks of the application ---------------------------
     def begin(self, head: bytes, peer: Any) -> httpd.Begun:

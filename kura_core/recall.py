@@ -255,12 +255,16 @@ def _build_lock(cache: _Cached, name: str) -> threading.Lock:
         return cache.building.setdefault(name, threading.Lock())
 
 
-def _dir_key(store: Store) -> tuple | None:
-    """The store directory's identity: every create, rename and delete in it changes it."""
-    try:
-        st = os.stat(store.root)
-    except FileNotFoundError:
-        return None
+def _dir_key(store: Store, *, fresh: bool = False) -> tuple | None:
+    """The store directory's identity: every create, rename and delete in it changes it.
+    Unless *fresh*, the status the store's latest index() took serves (it was taken before
+    anything this reader goes on to list)."""
+    st = None if fresh else store.root_status()
+    if st is None:
+        try:
+            st = os.stat(store.root)
+        except FileNotFoundError:
+            return None
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
@@ -287,7 +291,7 @@ def _doc(store: Store, slug: str, entries: dict[str, Entry]) -> Doc | None:
 
 
 def _build_words(store: Store) -> _Words:
-    here = _dir_key(store)
+    here = _dir_key(store, fresh=True)
     now = time.monotonic()
     entries = store.index()
     files = _file_ids(store, store.file_slugs())  # identities first: a later change is seen next time
@@ -298,7 +302,7 @@ def _build_words(store: Store) -> _Words:
 
 def _catch_up(store: Store, state: _Words) -> None:
     """Bring *state* up to the store as it is now, re-reading only what changed."""
-    here = _dir_key(store)
+    here = _dir_key(store, fresh=True)
     now = time.monotonic()
     full = now - state.checked >= RECHECK_S
     entries = store.index()
@@ -622,6 +626,10 @@ def _walk(store: Store, reader: _Reader, picked: Sequence[str], hops: int) -> li
     return order
 
 
+#: the marks of a context head, "## {title} ({slug})", each a token
+_HEAD_MARKS = 4
+
+
 def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str,
              chars: int) -> tuple[str, list[str], int]:
     """The context returned for *walked*: each memory trimmed to its share of *chars*, the
@@ -644,10 +652,13 @@ def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str
         budget = max(100, per - len(head))
         body = relevant_paragraphs(m.body, question, budget).strip()
         blocks.append(head + "\n" + body + "\n")
-        # The estimate's parts add up over pieces line breaks separate: the head's are made
-        # here, the body's are the memory's own when the body came back whole (it fit).
-        for part in (token_parts(head), m.body_token_parts if len(m.body.strip()) <= budget else token_parts(body)):
+        # The estimate's parts add up over pieces that whitespace or a mark separates: the
+        # head is its four marks ("##", "(", ")"), its title and the memory's own parts for
+        # slug and trigger; the body's are the memory's own when it came back whole (it fit).
+        for part in (token_parts(title), m.head_token_parts,
+                     m.body_token_parts if len(m.body.strip()) <= budget else token_parts(body)):
             cjk, other = cjk + part[0], other + part[1]
+        other += _HEAD_MARKS
     return "\n".join(blocks), [m.slug for m in mems], from_parts((cjk, other))
 
 
@@ -655,7 +666,7 @@ def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
     """Note the recall in the store's read log: at once after a quiet spell; under load in
     batches (every READ_LOG_EVERY_S or READ_LOG_BATCH recalls), one transaction each."""
     cache = _cache(reg)
-    row = (reg.clock(), res.question[:500], res.how, json.dumps(list(res.picked)), res.elapsed_ms)
+    row = (reg.clock(), res.question[:500], res.how, res.picked, res.elapsed_ms)  # picked: JSON when written
     now = time.monotonic()
     with cache.lock:
         waiting = cache.reads.setdefault(name, [])
@@ -685,7 +696,8 @@ def _write_reads(reg: Registry, name: str, rows: list[tuple]) -> None:
     try:
         with reg.workshop(name).transaction() as conn:  # may wait on another process's lock
             conn.executemany(
-                "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)", rows)
+                "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
+                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows])
     except Exception:
         pass  # the read log is a convenience; a locked or read-only workshop never fails a recall
 

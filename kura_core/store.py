@@ -186,6 +186,13 @@ class Memory:
         returned again and again."""
         return token_parts(self.body)
 
+    @functools.cached_property
+    def head_token_parts(self) -> tuple[int, int]:
+        """The token-estimate parts of the slug and the trigger line together: what a recall
+        context's head for this memory holds besides its title and marks."""
+        slug, desc = token_parts(self.slug), token_parts(self.description)
+        return slug[0] + desc[0], slug[1] + desc[1]
+
     def render(self) -> str:
         """The memory as a file: frontmatter, then the body."""
         return render_memory(self.meta, self.body)
@@ -836,6 +843,7 @@ class Store:
         self._lock_depth = 0
         self._workshop: Any = None
         self._swept_key: tuple | None = None
+        self._root_stat: os.stat_result | None = None  # the directory's status as index() last saw it
         #: why the last attempt to finish a pending write failed ('' when none is pending).
         self.pending_reason = ""
 
@@ -921,6 +929,7 @@ class Store:
         """Finish a write a crashed writer left behind. A reader never fails because of it:
         if the disk refuses (full, read-only), the reader sees the state as it stands and
         the reason is kept in :attr:`pending_reason` for doctor."""
+        self._root_stat = None
         if not _exists(self._paths[3]):
             self._sweep_if_changed()
             return
@@ -936,6 +945,12 @@ class Store:
                                    f"({exc.reason} at byte {exc.start}); fix or remove the bad bytes and "
                                    "run any kura command again")
 
+    def root_status(self) -> os.stat_result | None:
+        """The store directory's status as taken by the latest :meth:`index` (None when it
+        took none: a write was being finished, or the directory could not be read). A reader
+        that has just called index() can use it instead of asking the system again."""
+        return self._root_stat
+
     def _sweep_if_changed(self) -> None:
         """Remove temp files a killed writer left in the store directory. Looks only when
         the directory changed since the last look, and locks only when a dead writer's
@@ -944,6 +959,7 @@ class Store:
             st = os.stat(self._paths[0])
         except OSError:
             return
+        self._root_stat = st
         key = (st.st_ino, st.st_mtime_ns)
         if key == self._swept_key:
             return
@@ -959,6 +975,7 @@ class Store:
                         return  # a write is under way; look again next time
                     self._recover_locked()
                 st = os.stat(self.root)
+                self._root_stat = st
                 key = (st.st_ino, st.st_mtime_ns)
             except (OSError, KuraError):
                 return  # a read-only store keeps them; they are never read as memories
