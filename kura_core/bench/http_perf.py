@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,7 +77,7 @@ def _summary(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds_cap: float = 30.0,
-               store: str | None = None, rounds: int = 3) -> dict[str, Any]:
+               store: str | None = None, rounds: int = 6) -> dict[str, Any]:
     """Throughput and latency of degraded POST /recall from *clients* keep-alive connections
     in a separate process, beside a bare stdlib server measured the same way.
 
@@ -124,6 +125,8 @@ def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds
         quiet.close()
     k = _summary(raw["kura"])
     b = _summary(raw["bare"])
+    # each round's kura rate over the bare rate measured beside it (the same minute)
+    paired = [round(kr / br, 3) for kr, br in zip(k["rounds_per_s"], b["rounds_per_s"]) if br > 0]
     return {
         "route": "POST /recall", "how": "words", "store": name, "clients": clients,
         "clients_in": "a separate process", "rounds": rounds, "requests": requests,
@@ -133,5 +136,7 @@ def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds
         **{key: k[key] for key in ("requests_per_s", "rounds_per_s", "p50_ms", "p95_ms", "p99_ms", "max_ms")},
         "bare": b,
         "ratio_to_bare": round(k["requests_per_s"] / b["requests_per_s"], 3) if b["requests_per_s"] else None,
+        "ratio_by_round": paired,
+        "ratio_median_of_rounds": round(statistics.median(paired), 3) if paired else None,
         "p99_ratio_to_bare": round(k["p99_ms"] / b["p99_ms"], 2) if b["p99_ms"] else None,
     }

@@ -6,7 +6,8 @@ It runs outside the server's process so the two do not share an interpreter lock
 measured is the server. The plan names one or more targets (a label, a port, a path and
 request bodies); every target gets the same *clients* keep-alive connections, opened once,
 and the targets take turns for *rounds* rounds, each round bounded by a request count and
-a time cap, so a noisy neighbour on the machine slows every target alike.
+a time cap, in an order that turns round every round, so a noisy neighbour on the machine
+slows every target alike.
 
 The client is a plain socket per connection with pre-encoded requests and a minimal reply
 reader (status line, Content-Length, body), so it costs far less per request than the
@@ -158,7 +159,9 @@ def run(plan: dict[str, Any]) -> dict[str, Any]:
         prepared.append((t["label"], conns, reqs))
     out: dict[str, Any] = {t["label"]: [] for t in targets}
     for r in range(rounds):
-        for label, conns, reqs in prepared:
+        # the order turns round every round (A B, B A, ...): drift in the machine's speed
+        # over the run falls on every target alike
+        for label, conns, reqs in (prepared if r % 2 == 0 else prepared[::-1]):
             out[label].append(_round(conns, reqs, per_round[r], seconds))
     for _, conns, _ in prepared:
         for c in conns:

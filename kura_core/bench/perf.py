@@ -80,7 +80,7 @@ def perf(sizes: Sequence[int] = (500, 5000, 20000), *, runs: int = 9, workdir: P
             generate_store(root, min(sizes) if sizes else 500)
             reg = Registry(parse_config({"stores": {"bench": {"path": str(root)}}}, source=None))
             try:
-                report["http"] = bench_http(reg, requests=max(800, 300 * runs))
+                report["http"] = bench_http(reg, requests=max(1200, 1000 * runs))
             finally:
                 reg.close()
         for p in probes:
@@ -137,6 +137,9 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
         lines.append(f"      bare stdlib server: {b.get('requests_per_s')} requests/s, p50 {b.get('p50_ms')} ms, "
                      f"p99 {b.get('p99_ms')} ms — kura reaches {h.get('ratio_to_bare')} of its rate, "
                      f"p99 {h.get('p99_ratio_to_bare')}×")
+        if h.get("ratio_by_round"):
+            lines.append(f"      round by round: {', '.join(str(x) for x in h['ratio_by_round'])} "
+                         f"(median {h.get('ratio_median_of_rounds')})")
     for p in probes:
         got = rep.get(p.name)
         if got and "skipped" not in got:

@@ -106,6 +106,32 @@ def test_bench_http_reports_throughput_and_latency(tmp_path):
     assert res["connections"] == 4 and res["reconnects"] == 0
     assert res["how"] == "words" and res["store"] == "rocks"
     assert res["requests_per_s"] > 0 and 0 < res["p50_ms"] <= res["p95_ms"] <= res["max_ms"]
+    rounds = res["ratio_by_round"]  # each round's kura rate over the bare rate beside it
+    assert len(rounds) == res["rounds"] == 6 and all(r > 0 for r in rounds)
+    assert min(rounds) <= res["ratio_median_of_rounds"] <= max(rounds)
+
+
+def test_the_load_turns_the_order_of_its_targets_round_every_round(monkeypatch):
+    from kura_core.bench import load
+
+    order: list[str] = []
+    monkeypatch.setattr(load, "_round", lambda conns, reqs, count, seconds: order.append(conns[0].label) or {
+        "seconds": 1.0, "latencies_ms": [1.0], "errors": [], "reconnects": 0, "issued": 1})
+
+    class Conn:
+        def __init__(self, port):
+            self.label = {1: "a", 2: "b"}[port]
+
+        def open(self): pass
+        def exchange(self, req): return 200, b"", False
+        def close(self): pass
+
+    monkeypatch.setattr(load, "_Conn", Conn)
+    plan = {"clients": 1, "rounds": 4, "requests": 8, "seconds_cap": 4.0,
+            "targets": [{"label": "a", "port": 1, "path": "/", "bodies": ["{}"]},
+                        {"label": "b", "port": 2, "path": "/", "bodies": ["{}"]}]}
+    out = load.run(plan)
+    assert order == ["a", "b", "b", "a", "a", "b", "b", "a"] and len(out["a"]) == len(out["b"]) == 4
 
 
 def test_bench_http_stops_at_its_time_cap(tmp_path):
