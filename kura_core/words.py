@@ -230,9 +230,32 @@ _DEFAULT_WEIGHTS: Mapping[str, float] = {"title": 2.0, "description": 2.0, "body
 #: the most derived postings (about 40 bytes each) and vector slots (8 bytes each) the search
 #: memo holds before it starts again
 _DERIVED_MAX = 1_000_000
-#: a term in at least 1/_DENSE_SHARE of the documents is added to scores as a whole vector
-_DENSE_SHARE = 5
+#: a term's derived weights: (df, slots, weights, None), or for a term in at least a quarter
+#: of the documents (df, [], [], weights over every slot)
+_Derived = tuple[int, list[int], list[float], "list[float] | None"]
+_NOTHING: _Derived = (0, [], [], None)
+
+
+def _cost(d: _Derived) -> int:
+    """What derived weights weigh in the memo: a posting each, or a vector slot each."""
+    return d[0] if d[3] is None else len(d[3])
 _TINY = 5e-324  # the smallest positive float: "s >= _TINY" is "s > 0"
+
+
+def _posting_of(plist: array, slot: int) -> int:
+    """Where *slot*'s posting starts in a term's (slot, body, small) triples. The array's
+    bytes are searched for the slot's bytes, which runs at the speed of memory (an array's
+    own index() makes an object of every element it passes), and a match counts only where
+    it starts a triple: a count can hold the same number, and a match can straddle two."""
+    raw = plist.tobytes()
+    pattern = array(plist.typecode, (slot,)).tobytes()
+    stride = 3 * plist.itemsize
+    at = raw.find(pattern)
+    while at > 0 and at % stride:
+        at = raw.find(pattern, at + 1)
+    if at < 0:
+        raise ValueError(f"slot {slot} has no posting here")
+    return at // plist.itemsize
 
 
 def _field_counts(doc: Doc) -> tuple[tuple[int, int, int], dict[str, tuple[int, int]]]:
@@ -304,9 +327,10 @@ class WordIndex:
         self._totals = [0, 0, 0]
         self._postings: dict[str, array] = {}
         self._norms: tuple[list[float], list[float], list[float]] | None = None
-        self._derived: dict[str, tuple[list[int], list[float]]] = {}
-        self._vectors: dict[str, list[float]] = {}  # a common term's weights over every slot
+        #: per term, (the change it was derived after, its weights); see _term
+        self._derived: dict[str, tuple[int, _Derived]] = {}
         self._derived_size = 0  # derived postings and vector slots held
+        self._changes = 0  # how many changes the index has taken
         self._ints: list[int] = []  # slot numbers as shared int objects, one per slot ever used
         for doc in docs:
             if doc.slug in self._slot_of:
@@ -333,9 +357,7 @@ class WordIndex:
                 changed += 1
             if changed:
                 self._norms = None
-                self._derived.clear()
-                self._vectors.clear()
-                self._derived_size = 0
+                self._changes += 1  # every derived weight is stale now (see _term)
         return changed
 
     def _add(self, doc: Doc) -> None:
@@ -371,7 +393,7 @@ class WordIndex:
         postings = self._postings
         for term in counts:
             plist = postings[term]
-            at = plist[0::3].index(slot) * 3
+            at = _posting_of(plist, slot)
             del plist[at:at + 3]
             if not plist:
                 del postings[term]
@@ -390,89 +412,88 @@ class WordIndex:
             out = []
             for field, name in enumerate(_FIELDS):
                 w = self.field_weights[name]
+                lens = self._lens[field]
                 avg = max(self._totals[field] / n, 1.0) if n else 1.0
                 rest, per = 1.0 - b, b / avg  # w / (1 - b + b * len / avg)
-                out.append([w / (rest + per * ln) for ln in self._lens[field]] if w
-                           else [0.0] * len(self._lens[field]))
+                # lengths repeat: each distinct one is worked out once, then looked up in C
+                table = {ln: w / (rest + per * ln) for ln in set(lens)}
+                out.append(list(map(table.__getitem__, lens)) if w else [0.0] * len(lens))
             self._norms = (out[0], out[1], out[2])
         return self._norms
 
-    def _term(self, term: str) -> tuple[list[int], list[float]] | None:
-        """(slots, final weights) of one term's scoring postings, or None if it has none."""
-        hit = self._derived.get(term)
-        if hit is None:
+    def _term(self, term: str) -> _Derived | None:
+        """One term's scoring postings with their final weights, or None if it has none."""
+        held = self._derived.get(term)
+        if held is not None and held[0] == self._changes:
+            hit = held[1]
+        else:
+            # Stale weights are replaced when their term is next asked for, not all at once
+            # when the index changes: dropping every term's vectors on a write would make the
+            # next recall free what later ones may never need again.
+            if held is not None:
+                self._derived_size -= _cost(held[1])
             hit = self._derive(term)
-            if self._derived_size + len(hit[0]) > _DERIVED_MAX:
+            if self._derived_size + _cost(hit) > _DERIVED_MAX:
                 self._derived.clear()  # a long run of distinct terms: start the memo again
-                self._vectors.clear()
                 self._derived_size = 0
-            self._derived[term] = hit
-            self._derived_size += len(hit[0])
+            self._derived[term] = (self._changes, hit)
+            self._derived_size += _cost(hit)
         return hit if hit[0] else None
 
-    def _vector(self, term: str, slots: list[int], weights: list[float]) -> list[float] | None:
-        """The term's weights as one vector over every slot (0.0 where it has no posting),
-        for a term in at least 1/_DENSE_SHARE of the documents; None for a rarer one. Adding
-        it to the scores is then one pass in C instead of a Python step per posting, with the
-        same float additions in the same order (x + 0.0 is x). Kept with the derived weights:
-        its floats are theirs, so it costs a pointer per slot."""
-        n = len(self._docs)
-        if len(slots) * _DENSE_SHARE < n:
-            return None
-        vector = self._vectors.get(term)
-        if vector is None:
-            vector = [0.0] * n
-            for slot, w in zip(slots, weights):
-                vector[slot] = w
-            if self._derived_size + n > _DERIVED_MAX:
-                self._vectors.clear()
-                self._derived.clear()
-                self._derived_size = 0
-                self._derived[term] = (slots, weights)
-                self._derived_size = len(slots)
-            self._vectors[term] = vector
-            self._derived_size += n
-        return vector
-
-    def _derive(self, term: str) -> tuple[list[int], list[float]]:
-        """Lists, not arrays: a search walks them for every question, and a list hands out
-        the objects it holds where an array makes a new one per element. The slot numbers are
-        the index's own shared ints, so a derived posting costs a weight and two pointers."""
+    def _derive(self, term: str) -> _Derived:
+        """(df, slots, weights, vector) for *term*. Lists, not arrays: a search walks them
+        for every question, and a list hands out the objects it holds where an array makes a
+        new one per element (the slot numbers are the index's own shared ints). A term in at
+        least a quarter of the documents is kept instead as one vector of weights over every
+        slot, 0.0 where it has no posting, which a search adds in C."""
         plist = self._postings.get(term)
         if plist is None:
-            return [], []
+            return _NOTHING
         n_title, n_desc, n_body = self._field_norms()
         k1 = self.k1
-        ints = self._ints
+        n = len(self._slot_of)
         if all(self.field_weights.values()):
             # Every posting scores (each has a count in some field, every field weighs), so
             # df is known up front and one pass gives the final weights.
-            n, df = len(self._slot_of), len(plist) // 3
+            df = len(plist) // 3
             scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
+            it = iter(plist)
+            if df * 4 >= n:
+                vector = [0.0] * len(self._docs)
+                for slot, body, small in zip(it, it, it):
+                    x = (body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
+                         if small else body * n_body[slot])
+                    vector[slot] = scale * x / (k1 + x)
+                return df, [], [], vector
             out: list[float] = []
             keep = out.append
-            it = iter(plist)
             for slot, body, small in zip(it, it, it):
                 x = (body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
                      if small else body * n_body[slot])
                 keep(scale * x / (k1 + x))
-            return [ints[s] for s in plist[0::3]], out
+            return df, [self._ints[s] for s in plist[0::3]], out, None
         tfp: list[float] = []
         keep = tfp.append
         it = iter(plist)
         for slot, body, small in zip(it, it, it):
             keep(body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
                  if small else body * n_body[slot])
-        slots = [ints[s] for s in plist[0::3]]
+        slots = [self._ints[s] for s in plist[0::3]]
         if not all(tfp):  # postings only in a field weighted zero do not score
             pairs = [(s, x) for s, x in zip(slots, tfp) if x > 0.0]
             slots = [s for s, _ in pairs]
             tfp = [x for _, x in pairs]
         if not slots:
-            return [], []
-        n, df = len(self._slot_of), len(slots)
+            return _NOTHING
+        df = len(slots)
         scale = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (k1 + 1.0)
-        return slots, [scale * x / (k1 + x) for x in tfp]
+        weights = [scale * x / (k1 + x) for x in tfp]
+        if df * 4 >= n:
+            vector = [0.0] * len(self._docs)
+            for slot, w in zip(slots, weights):
+                vector[slot] = w
+            return df, [], [], vector
+        return df, slots, weights, None
 
     # ---- reading -----------------------------------------------------------
     def __len__(self) -> int:
@@ -515,27 +536,28 @@ class WordIndex:
             for term in terms:
                 got = self._term(term)
                 if got is not None:
-                    plan.append((term, got))
-                    touched += len(got[0])
+                    plan.append(got)
+                    touched += got[0]
             if not plan:
                 return []
             # A freed slot (None) has no postings left, so it never scores above the floor.
             docs = cast("list[Doc]", self._docs)
             if touched * 4 < n:
-                # Few postings: a sparse accumulator avoids walking every document.
+                # Few postings: a sparse accumulator avoids walking every document. (A term
+                # kept as a vector has postings in a quarter of the documents: never here.)
                 acc: dict[int, float] = {}
                 get = acc.get
-                for _, (slots, weights) in plan:
+                for _, slots, weights, _ in plan:
                     for slot, w in zip(slots, weights):
                         acc[slot] = get(slot, 0.0) + w
                 floor = max(heapq.nlargest(top, acc.values())[-1], _TINY)
                 scored = [(-s, docs[slot].slug) for slot, s in acc.items() if s >= floor]
             else:
                 # Many postings: a dense list is about twice as fast as a dict, and a term
-                # in a large share of the documents is added as a whole vector, in C.
+                # in a large share of the documents is added as a whole vector, in C, with
+                # the same float additions in the same order (x + 0.0 is x).
                 dense: list[float] | None = None
-                for term, (slots, weights) in plan:
-                    vector = self._vector(term, slots, weights)
+                for _, slots, weights, vector in plan:
                     if vector is not None:
                         dense = list(vector) if dense is None else list(map(add, dense, vector))
                         continue

@@ -493,3 +493,24 @@ def test_recall_set_hit_at_3():
     for lang, floor in HIT3_FLOOR.items():
         assert rates[lang] >= floor, (lang, rates[lang])
     assert overall >= HIT3_FLOOR_OVERALL, overall
+
+
+def test_a_posting_is_found_where_its_slot_starts_a_triple():
+    """Removing a document finds its posting in each term's (slot, body, small) triples by
+    searching the array's bytes: a count holding the same number, or a match straddling two
+    values, must never be taken for the slot."""
+    from array import array
+
+    from kura_core.words import _posting_of
+
+    rng = random.Random(5)
+    for _ in range(1500):
+        slots = rng.sample(range(1 << 20), rng.randint(1, 120))
+        plist = array("I")
+        for s in slots:  # counts chosen to collide with slot numbers and their bytes
+            plist.extend((s, rng.choice([s, 1, rng.choice(slots), rng.getrandbits(32)]),
+                          rng.choice([0, s, rng.choice(slots) << 8, rng.getrandbits(32)])))
+        for i, s in enumerate(slots):
+            assert _posting_of(plist, s) == 3 * i
+    with pytest.raises(ValueError):
+        _posting_of(array("I", (5, 7, 9)), 7)  # 7 is only a count here
