@@ -68,7 +68,9 @@ _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 _USE_CONFIG = object()
 
 
-_JSON = json.JSONEncoder(ensure_ascii=False, default=str)  # what json.dumps(…) would build on every call
+#: what json.dumps(…, ensure_ascii=False) would build on every call; replies are trees, so
+#: the check for cycles is skipped
+_JSON = json.JSONEncoder(ensure_ascii=False, default=str, check_circular=False)
 
 
 class HttpError(Exception):

@@ -21,7 +21,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
 from .prompts import Preamble, messages as build_messages, preamble
 from .registry import Registry
-from .store import Entry, Index, Memory, Store, memory_slug
+from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
 from .words import Doc, WordIndex, relevant_paragraphs
 
@@ -131,12 +131,13 @@ class _Words:
 
     __slots__ = ("index", "dir", "checked", "files", "listing", "entries")
 
-    def __init__(self, index: WordIndex, dir: tuple | None, checked: float, files: dict[str, tuple], entries: Index):
+    def __init__(self, index: WordIndex, dir: tuple | None, checked: float, files: dict[str, tuple],
+                 entries: Index, listing: Listing):
         self.index = index
         self.dir = dir  # the store directory's identity when the index last caught up
         self.checked = checked  # monotonic time of the last check of every file
         self.files = files  # slug -> (inode, mtime_ns, size) of each file as it was read
-        self.listing = {f"{slug}.md": fid[0] for slug, fid in files.items()}  # file name -> inode
+        self.listing = listing  # the scan of the directory taken before those files were read
         self.entries = entries  # the parsed MEMORY.md the titles and trigger lines came from
 
 
@@ -294,10 +295,27 @@ def _build_words(store: Store) -> _Words:
     here = _dir_key(store, fresh=True)
     now = time.monotonic()
     entries = store.index()
-    files = _file_ids(store, store.file_slugs())  # identities first: a later change is seen next time
+    listing = store.listing()  # the scan before the identities, the identities before the reads:
+    files = _file_ids(store, store.file_slugs())  # a change after any of them is seen next time
     by_slug = entries.by_slug()
     docs = [d for d in (_doc(store, slug, by_slug) for slug in files) if d is not None]
-    return _Words(WordIndex(docs), here, now, files, entries)
+    return _Words(WordIndex(docs), here, now, files, entries, listing)
+
+
+def _entries_changed(older: Index, newer: Index) -> set[str]:
+    """The slugs whose title or trigger differ between two parses of MEMORY.md, or whose
+    entry appeared or went: only the entries the newer parse says it re-read when it was made
+    from the older (store.changed_since), else every entry."""
+    was, now = older.by_slug(), newer.by_slug()
+    maybe = changed_since(older, newer)
+    out = set()
+    for slug in (now if maybe is None else maybe):
+        e, o = now.get(slug), was.get(slug)
+        if o is not e and (o is None or e is None or o.title != e.title or o.description != e.description):
+            out.add(slug)
+    if maybe is None:
+        out.update(was.keys() - now.keys())
+    return out
 
 
 def _catch_up(store: Store, state: _Words) -> None:
@@ -308,6 +326,7 @@ def _catch_up(store: Store, state: _Words) -> None:
     entries = store.index()
     if here == state.dir and entries is state.entries and not full:
         return
+    listing = store.listing()  # one scan of the directory, shared with the store's own look
     if full:
         ids = _file_ids(store, store.file_slugs())
         changed = {slug for slug, fid in ids.items() if state.files.get(slug) != fid}
@@ -315,25 +334,13 @@ def _catch_up(store: Store, state: _Words) -> None:
     else:
         # Only the directory or MEMORY.md moved. A write replaces files, and a replaced
         # file has a new inode, which the directory listing carries without a stat.
-        try:
-            with os.scandir(store.root) as it:
-                listing = {e.name: e.inode() for e in it}
-        except FileNotFoundError:
-            listing = {}
-        before = state.listing
-        moved = [name for name, ino in listing.items() if before.get(name) != ino]
+        moved, went = listing.changed_since(state.listing)
         ids = _file_ids(store, [slug for slug in map(memory_slug, moved) if slug])
         changed = set(ids)
-        removed = [slug for slug in map(memory_slug, before.keys() - listing.keys())
-                   if slug and slug in state.files]
+        removed = [slug for slug in map(memory_slug, went) if slug and slug in state.files]
     by_slug = entries.by_slug()
     if entries is not state.entries:
-        was = state.entries.by_slug()
-        for slug, e in by_slug.items():
-            o = was.get(slug)
-            if o is not e and (o is None or o.title != e.title or o.description != e.description):
-                changed.add(slug)
-        changed.update(slug for slug in was.keys() - by_slug.keys())
+        changed |= _entries_changed(state.entries, entries)
     changed.difference_update(removed)
     if len(changed) + len(removed) > max(64, REBUILD_SHARE * len(state.index)):
         fresh = _build_words(store)
@@ -343,18 +350,15 @@ def _catch_up(store: Store, state: _Words) -> None:
     docs, gone = [], list(removed)
     for slug in removed:
         state.files.pop(slug, None)
-        state.listing.pop(f"{slug}.md", None)
     for slug in changed:
         if slug not in ids:
             ids.update(_file_ids(store, (slug,)))  # an index line changed; the file did not
         fid = ids.get(slug)
         if fid is None:  # no such file (any more)
             state.files.pop(slug, None)
-            state.listing.pop(f"{slug}.md", None)
             gone.append(slug)
             continue
         state.files[slug] = fid
-        state.listing[f"{slug}.md"] = fid[0]
         d = _doc(store, slug, by_slug)
         if d is None:
             gone.append(slug)
@@ -362,6 +366,7 @@ def _catch_up(store: Store, state: _Words) -> None:
             docs.append(d)
     state.index.update(docs, remove=gone)
     state.entries = entries
+    state.listing = listing
     state.dir = here
     if full:
         state.checked = now

@@ -36,7 +36,10 @@ import stat
 import threading
 import unicodedata
 import uuid
+import weakref
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import ne
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -44,7 +47,7 @@ import yaml
 
 from . import fsutil
 from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
-from .fsutil import atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
+from .fsutil import TMP_MARK, atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
 from .shapes import dict_at
 from .tokens import token_parts
 
@@ -620,6 +623,9 @@ class Index:
     lines: tuple[str, ...]
     entries: tuple[Entry, ...]
     foreign_links: tuple[tuple[int, str], ...] = ()  # (line_no, target) of entry-shaped lines that point nowhere valid
+    #: when reparse_index made this from an earlier parse: (that parse, held weakly; the slugs
+    #: whose lines differ; that parse's own record, up to _DELTA_DEPTH back). See changed_since.
+    delta: tuple | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -748,7 +754,36 @@ def reparse_index(old: Index, text: str) -> Index:
                  for e in after]
     f_before, f_after = split(old.foreign_links, lambda f: f[0])
     f_after = [(n + shift, t) for n, t in f_after]
-    return Index(tuple(lines), tuple(before + mid + after), tuple(f_before + mid_foreign + f_after))
+    gone = old.entries[len(before):len(old.entries) - len(after)]
+    delta = (weakref.ref(old), frozenset(e.slug for e in (*gone, *mid)), _shorter(old.delta, _DELTA_DEPTH - 1))
+    return Index(tuple(lines), tuple(before + mid + after), tuple(f_before + mid_foreign + f_after), delta)
+
+
+#: how many reparses back changed_since can see
+_DELTA_DEPTH = 16
+
+
+def _shorter(delta: tuple | None, depth: int) -> tuple | None:
+    """*delta* with at most *depth* records."""
+    if delta is None or depth <= 0:
+        return None
+    ref, slugs, earlier = delta
+    return (ref, slugs, _shorter(earlier, depth - 1))
+
+
+def changed_since(older: Index, newer: Index) -> frozenset[str] | None:
+    """The slugs whose entries may differ between two parses of one MEMORY.md, when *newer*
+    was made from *older* by reparse_index, through up to _DELTA_DEPTH parses between; None
+    when that is not known (then compare every entry). A reader that followed the index (the
+    word tier) looks at these entries instead of all of them."""
+    out: set[str] = set()
+    delta = newer.delta
+    while delta is not None:
+        ref, slugs, delta = delta
+        out |= slugs
+        if ref() is older:
+            return frozenset(out)
+    return None
 
 
 def upsert_index_text(text: str, slug: str, title: str, description: str, sector: str = "") -> str:
@@ -826,6 +861,34 @@ def seal_of(body: str, meta: Mapping[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
+class Listing:
+    """One scan of a store's directory: the names in the order the system gave them, and
+    each one's inode number. Read-only."""
+
+    __slots__ = ("names", "inodes", "_by_name")
+
+    def __init__(self, names: list[str], inodes: list[int]) -> None:
+        self.names = names
+        self.inodes = inodes
+        self._by_name: dict[str, int] | None = None
+
+    def by_name(self) -> dict[str, int]:
+        if self._by_name is None:
+            self._by_name = dict(zip(self.names, self.inodes))
+        return self._by_name
+
+    def changed_since(self, earlier: "Listing") -> tuple[list[str], list[str]]:
+        """(names that are new or hold another file than in *earlier*, names gone since).
+
+        A directory whose names are unchanged is listed in the same order again, so a file
+        replaced under its name is found by comparing the two scans position by position,
+        in C; when names came or went, by name."""
+        if self.names == earlier.names:
+            return list(compress(self.names, map(ne, self.inodes, earlier.inodes))), []
+        now, was = self.by_name(), earlier.by_name()
+        return [n for n, i in now.items() if was.get(n) != i], list(was.keys() - now.keys())
+
+
 class Store:
     """One store on disk. Cheap to construct; safe to share between threads."""
 
@@ -839,6 +902,7 @@ class Store:
         self._index_cache: tuple[tuple, Index] | None = None
         self._mem_cache: dict[str, tuple[tuple, Memory]] = {}
         self._slugs_cache: tuple[tuple, tuple[str, ...]] | None = None
+        self._listing_cache: tuple[tuple, Listing] | None = None
         self._thread_lock = threading.RLock()
         self._lock_depth = 0
         self._workshop: Any = None
@@ -964,9 +1028,11 @@ class Store:
         if key == self._swept_key:
             return
         try:
-            temps = [n for n in os.listdir(self.root) if is_temp_name(n)]
+            names = self.listing(st).names
         except OSError:
             return
+        # one search of all the names joined, in C, before a look at each: usually there is none
+        temps = [n for n in names if is_temp_name(n)] if TMP_MARK in "\0".join(names) else []
         if temps:
             # writers hold the lock while their temps exist: if it is free, every temp is stale
             try:
@@ -1081,6 +1147,40 @@ class Store:
         self._recover_if_needed()
         return self._read_index_file()
 
+    def listing(self, st: os.stat_result | None = None) -> "Listing":
+        """Every name in the store's directory with its inode number, from one scan of the
+        directory (no status call per file). *st* is the directory's status if the caller
+        has just taken it.
+
+        Cached on the directory's identity and mtime: creating, renaming or deleting a file
+        changes the directory, so the listing is never stale; the sweep for a dead writer's
+        temp files, the list of memory files and the word tier's look for replaced files
+        share one scan per change.
+        """
+        if st is None:
+            try:
+                st = os.stat(self._paths[0])
+            except FileNotFoundError:
+                return Listing([], [])
+        key = (st.st_ino, st.st_mtime_ns, st.st_size)
+        with self._cache_lock:
+            hit = self._listing_cache
+        if hit and hit[0] == key:
+            return hit[1]
+        names: list[str] = []
+        inodes: list[int] = []
+        try:
+            with os.scandir(self._paths[0]) as it:
+                for e in it:
+                    names.append(e.name)
+                    inodes.append(e.inode())
+        except FileNotFoundError:
+            return Listing([], [])
+        out = Listing(names, inodes)
+        with self._cache_lock:
+            self._listing_cache = (key, out)
+        return out
+
     def file_slugs(self) -> list[str]:
         """Slugs of the memory files present, sorted. Temp files and reserved names excluded.
 
@@ -1096,10 +1196,7 @@ class Store:
             hit = self._slugs_cache
         if hit and hit[0] == key:
             return list(hit[1])
-        try:
-            names = os.listdir(self.root)
-        except FileNotFoundError:
-            return []
+        names = self.listing(st).names
         out = [n[:-3] for n in names if _MEMORY_FILE_RE.fullmatch(n) and len(n) <= MAX_SLUG + 3
                and n[:-3] not in RESERVED]  # memory_slug(n), inline: 20,000 names is a hot loop
         out.sort()
