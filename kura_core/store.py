@@ -776,6 +776,8 @@ def changed_since(older: Index, newer: Index) -> frozenset[str] | None:
     was made from *older* by reparse_index, through up to _DELTA_DEPTH parses between; None
     when that is not known (then compare every entry). A reader that followed the index (the
     word tier) looks at these entries instead of all of them."""
+    if older is newer:
+        return frozenset()
     out: set[str] = set()
     delta = newer.delta
     while delta is not None:

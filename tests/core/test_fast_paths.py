@@ -14,6 +14,7 @@ import os
 import random
 import re
 import sqlite3
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -65,6 +66,41 @@ def test_reparsing_after_an_edit_gives_what_a_full_parse_gives():
             new = reparse_index(old, text)
             assert new == parse_index(text), text
             old = new
+
+
+def test_a_reparse_says_which_entries_may_differ_from_the_parse_it_came_from():
+    """changed_since names every slug whose entry differs between two parses joined by
+    reparses (through up to 16 between), and says "not known" when a full parse broke the
+    chain, so a reader never skips an entry that changed."""
+    from kura_core.store import changed_since
+
+    rng = random.Random(17)
+    for _ in range(400):
+        lines = [_line(rng) for _ in range(rng.randint(0, 30))]
+        first = parse_index("\n".join(lines) + "\n")
+        chain = [first]
+        for _ in range(rng.randint(1, 20)):
+            lines = list(lines)
+            op = rng.random()
+            if op < 0.4 and lines:
+                lines[rng.randrange(len(lines))] = _line(rng)
+            elif op < 0.7:
+                lines.insert(rng.randint(0, len(lines)), _line(rng))
+            elif lines:
+                del lines[rng.randrange(len(lines))]
+            chain.append(reparse_index(chain[-1], "\n".join(lines) + "\n"))
+        newest = chain[-1]
+        for at, older in enumerate(chain[:-1]):
+            said = changed_since(older, newest)
+            was, now = older.by_slug(), newest.by_slug()
+            differ = {s for s in was.keys() | now.keys() if was.get(s) != now.get(s)
+                      and (was.get(s) is None or now.get(s) is None
+                           or (was[s].title, was[s].description) != (now[s].title, now[s].description))}
+            if said is None:  # a full parse in between, or more than 16 reparses back
+                full = [i for i in range(at + 1, len(chain)) if chain[i].delta is None]
+                assert full or len(chain) - 1 - at > 16
+                continue
+            assert differ <= said, (sorted(differ - said), lines)
 
 
 def test_an_unchanged_index_is_the_same_object_and_unchanged_entries_are_reused():
@@ -230,6 +266,84 @@ def test_the_word_index_follows_every_kind_of_write(tmp_path, monkeypatch, check
         Writes(reg, random.Random(1)).edit_in_place()
         monkeypatch.setattr(recall_mod, "RECHECK_S", 0.0)  # the periodic full check comes round
         assert _state(word_index(reg, "s")) == _fresh(reg.store("s").root)
+
+
+def test_the_word_index_follows_several_writes_between_two_recalls(tmp_path, monkeypatch):
+    """Writes pile up between two looks (a busy tender, an editor saving twice): the index
+    that follows them still answers as one built from nothing. Each look then compares a
+    directory scan with one taken several changes ago, and MEMORY.md with a parse several
+    reparses back."""
+    monkeypatch.setattr(recall_mod, "RECHECK_S", 1e9)
+    rng = random.Random(4242)
+    held: list[int] = []
+    try:
+        for round_ in range(6):
+            mems = {f"m-{i}": (f"Memory {i}", f"trigger {i} {rng.choice(WORDS)}", _body(rng)) for i in range(12)}
+            reg = make_registry(tmp_path / f"r{round_}", stores={"s": mems},
+                                extra={"stores": {"s": {"write_policy": "direct-allowed"}}})
+            writes = Writes(reg, rng)
+            idx = word_index(reg, "s")
+            for _ in range(6):
+                for _ in range(rng.randint(2, 5)):
+                    # Every file a write may replace stays open, so the system cannot hand its
+                    # inode number to the copy replacing it; a file replaced twice under one
+                    # number between two looks is the periodic full check's to find (below).
+                    held += [os.open(p, os.O_RDONLY) for p in reg.store("s").root.glob("*.md")]
+                    getattr(writes, rng.choice(QUICK))()
+                assert _state(word_index(reg, "s")) == _fresh(reg.store("s").root)
+            assert word_index(reg, "s") is idx
+            reg.close()
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+def test_a_file_replaced_under_its_old_inode_number_is_found_by_the_full_check(tmp_path, monkeypatch):
+    """Between two looks, an editor saves a memory twice and the file system gives the second
+    copy the first one's inode number: the directory scan cannot tell it changed. The full
+    check of every file (every RECHECK_S seconds) compares size and times too and finds it."""
+    monkeypatch.setattr(recall_mod, "RECHECK_S", 1e9)
+    reg = make_registry(tmp_path, stores={"s": {"m-1": ("One", "disk one", "the slow disk")}})
+    assert [s for s, _ in word_index(reg, "s").search("disk")] == ["m-1"]
+    path = reg.store("s").root / "m-1.md"
+    before = os.stat(path)
+    # the same inode, new content and size: what a reused inode number looks like to a scan
+    path.write_text(_file("kettle one", "the kettle and nothing else at all"))
+    assert os.stat(path).st_ino == before.st_ino
+    os.utime(reg.store("s").root, ns=(time.time_ns(), time.time_ns()))  # the directory changed too
+    assert [s for s, _ in word_index(reg, "s").search("slow")] == ["m-1"]  # the old body: not seen yet
+    monkeypatch.setattr(recall_mod, "RECHECK_S", 0.0)
+    assert [s for s, _ in word_index(reg, "s").search("kettle")] == ["m-1"]
+    assert word_index(reg, "s").search("slow") == []  # (the trigger line comes from MEMORY.md)
+    reg.close()
+
+
+def test_two_scans_of_a_directory_name_what_moved_and_what_went():
+    """A file replaced under its name is found position by position when the names are
+    unchanged; otherwise by name. Both give what comparing the two by name gives."""
+    from kura_core.store import Listing
+
+    rng = random.Random(9)
+    for _ in range(2000):
+        names = [f"n{i}.md" for i in rng.sample(range(40), rng.randint(0, 20))]
+        earlier = Listing(names, [rng.randint(1, 30) for _ in names])
+        later_names = list(names)
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 3)):
+                op = rng.random()
+                if op < 0.4 and later_names:
+                    later_names.pop(rng.randrange(len(later_names)))
+                elif op < 0.8:
+                    later_names.insert(rng.randint(0, len(later_names)), f"x{rng.randint(0, 60)}.md")
+                else:
+                    rng.shuffle(later_names)
+        later_names = list(dict.fromkeys(later_names))
+        was = dict(zip(earlier.names, earlier.inodes))
+        later = Listing(later_names, [was.get(n, 0) if rng.random() < 0.8 else rng.randint(1, 30) for n in later_names])
+        moved, went = later.changed_since(earlier)
+        now = dict(zip(later.names, later.inodes))
+        assert sorted(moved) == sorted(n for n, i in now.items() if was.get(n) != i)
+        assert sorted(went) == sorted(was.keys() - now.keys())
 
 
 def test_the_word_index_follows_a_pour(tmp_path, model):
