@@ -1,7 +1,9 @@
 """The HTTP face: `kura serve`.
 
-A stdlib ThreadingHTTPServer (daemon threads, HTTP/1.1 keep-alive, Nagle off) that
-parses a request, calls the Kura facade, and renders JSON. It holds no logic of its own.
+HTTP/1.1 with keep-alive and Nagle off, on kura's own connection loop (kura_core.httpd:
+one thread for every socket and all local work, a pool for work that may wait). Each
+request is parsed as the stdlib's request handler parses it, answered by one call to the
+Kura facade, and rendered as JSON. It holds no logic of its own.
 
     POST /recall    {question, hops, top, chars, store|mode}
     POST /remember  {slug, description, body, type, title, tags, belongs_because, keep, may_fade,
