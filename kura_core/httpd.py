@@ -437,6 +437,8 @@ class Loop:
                 conn.closing = True
                 return True
             conn.begun = begun
+        if conn.outbuf:
+            return True  # "100 Continue" is still on its way: the reply must not overtake it
         begun = conn.begun
         need = begun.body_length
         if len(conn.inbuf) < need:

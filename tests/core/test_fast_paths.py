@@ -45,20 +45,26 @@ def _line(rng: random.Random) -> str:
     return rng.choice(PIECES)
 
 
+def _edited(lines: list[str], rng: random.Random) -> list[str]:
+    """*lines* with one line changed, added or removed."""
+    lines = list(lines)
+    op = rng.random()
+    if op < 0.4 and lines:
+        lines[rng.randrange(len(lines))] = _line(rng)
+    elif op < 0.7:
+        lines.insert(rng.randint(0, len(lines)), _line(rng))
+    elif lines:
+        del lines[rng.randrange(len(lines))]
+    return lines
+
+
 def test_reparsing_after_an_edit_gives_what_a_full_parse_gives():
     rng = random.Random(7)
     for _ in range(1500):
         lines = [_line(rng) for _ in range(rng.randint(0, 30))]
         old = parse_index("\n".join(lines) + "\n")
         for _ in range(6):
-            lines = list(lines)
-            op = rng.random()
-            if op < 0.4 and lines:
-                lines[rng.randrange(len(lines))] = _line(rng)
-            elif op < 0.7:
-                lines.insert(rng.randint(0, len(lines)), _line(rng))
-            elif lines:
-                del lines[rng.randrange(len(lines))]
+            lines = _edited(lines, rng)
             if rng.random() < 0.2:
                 at = rng.randint(0, len(lines))
                 lines[at:at] = [_line(rng) for _ in range(3)]
@@ -80,14 +86,7 @@ def test_a_reparse_says_which_entries_may_differ_from_the_parse_it_came_from():
         first = parse_index("\n".join(lines) + "\n")
         chain = [first]
         for _ in range(rng.randint(1, 20)):
-            lines = list(lines)
-            op = rng.random()
-            if op < 0.4 and lines:
-                lines[rng.randrange(len(lines))] = _line(rng)
-            elif op < 0.7:
-                lines.insert(rng.randint(0, len(lines)), _line(rng))
-            elif lines:
-                del lines[rng.randrange(len(lines))]
+            lines = _edited(lines, rng)
             chain.append(reparse_index(chain[-1], "\n".join(lines) + "\n"))
         newest = chain[-1]
         for at, older in enumerate(chain[:-1]):
