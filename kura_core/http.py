@@ -376,7 +376,7 @@ _NO_BODY_SELECTORS = {"/mcp"}
 #: process's CPU and disk, in arrival order. Every other route may wait — on a model, on
 #: another process's lock, on a walk over a whole store — and is served by the pool. A recall
 #: that may wait (see Kura.recall_waits) moves to the pool once its store is known.
-_LOCAL_ROUTES = {"/recall", "/index", "/prefill", "/profile"}
+_LOCAL_ROUTES = {"/recall", "/index", "/prefill", "/profile", "/health"}
 _LOCAL_PREFIXES = ("/memory/",)
 
 

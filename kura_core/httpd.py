@@ -194,7 +194,7 @@ class Loop:
     """Serve *app* on the bound, listening *listener* (see the module)."""
 
     def __init__(self, listener: socket.socket, app: App, *, idle_timeout: float = 30.0,
-                 linger_s: float = 1.0, linger_bytes: int = 16 * 1024 * 1024, pool_limit: int = 32):
+                 linger_s: float = 1.0, linger_bytes: int = 16 * 1024 * 1024, pool_limit: int = 64):
         self.listener = listener
         self.app = app
         self.idle_timeout = float(idle_timeout)

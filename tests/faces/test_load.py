@@ -310,3 +310,47 @@ def test_a_locked_read_log_holds_up_no_recall(served):
         holder.execute("ROLLBACK")
         holder.close()
     wait_for(lambda: logged("the % shelf %") >= READ_LOG_BATCH, "the read log batch written once the lock was released")
+
+
+def test_health_and_local_recalls_are_answered_while_every_pool_thread_waits(served, monkeypatch):
+    """A hung model, or a lock held elsewhere, can keep every pool thread waiting; liveness
+    and recalls by words are the loop's own work and are answered meanwhile, and the work
+    queued behind the waiting threads is answered once they are free."""
+    from kura_core.kura import Kura
+
+    srv, _ = served
+    _recall(srv.port, "warm the word index")
+    srv.loop.pool.limit = 2
+    release, waiting = threading.Event(), []
+    real = Kura.doctor
+
+    def slow_doctor(self, **kw):
+        waiting.append(1)
+        release.wait(20)
+        return real(self, **kw)
+
+    monkeypatch.setattr(Kura, "doctor", slow_doctor)
+    results: list[int] = []
+
+    def doctor() -> None:
+        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        c.request("GET", "/doctor")
+        results.append(c.getresponse().status)
+        c.close()
+
+    stuck = [threading.Thread(target=doctor) for _ in range(3)]  # two on the pool, one queued
+    try:
+        for t in stuck:
+            t.start()
+        _wait_until(lambda: len(waiting) == 2)
+        c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
+        c.request("GET", "/health")
+        assert c.getresponse().status == 200
+        c.close()
+        assert "stone-jasper" in _recall(srv.port, "the jasper shelf")["picked"]
+        assert results == [] and srv.loop.pool.threads == 2
+    finally:
+        release.set()
+        for t in stuck:
+            t.join(30)
+    assert results == [200, 200, 200]
