@@ -150,6 +150,12 @@ def _state(idx) -> dict:
             "answers": [idx.search(q, top=t) for q in queries for t in (1, 5)]}
 
 
+def _random_store(root: Path, rng: random.Random, n: int) -> Registry:
+    """A registry over one store "s" of *n* random memories that takes direct writes."""
+    mems = {f"m-{i}": (f"Memory {i}", f"trigger {i} {rng.choice(WORDS)}", _body(rng)) for i in range(n)}
+    return make_registry(root, stores={"s": mems}, extra={"stores": {"s": {"write_policy": "direct-allowed"}}})
+
+
 class Writes:
     """The kinds of write a store sees, by a person, an editor or kura."""
 
@@ -249,9 +255,7 @@ def test_the_word_index_follows_every_kind_of_write(tmp_path, monkeypatch, check
     kinds = QUICK + (["edit_in_place"] if check == "every-call" else [])
     rng = random.Random(1120 if check == "every-call" else 2011)
     for round_ in range(8):
-        rng_mems = {f"m-{i}": (f"Memory {i}", f"trigger {i} {rng.choice(WORDS)}", _body(rng)) for i in range(10)}
-        reg = make_registry(tmp_path / f"r{round_}", stores={"s": rng_mems},
-                            extra={"stores": {"s": {"write_policy": "direct-allowed"}}})
+        reg = _random_store(tmp_path / f"r{round_}", rng, 10)
         writes = Writes(reg, rng)
         idx = word_index(reg, "s")
         for _ in range(12):
@@ -277,9 +281,7 @@ def test_the_word_index_follows_several_writes_between_two_recalls(tmp_path, mon
     held: list[int] = []
     try:
         for round_ in range(6):
-            mems = {f"m-{i}": (f"Memory {i}", f"trigger {i} {rng.choice(WORDS)}", _body(rng)) for i in range(12)}
-            reg = make_registry(tmp_path / f"r{round_}", stores={"s": mems},
-                                extra={"stores": {"s": {"write_policy": "direct-allowed"}}})
+            reg = _random_store(tmp_path / f"r{round_}", rng, 12)
             writes = Writes(reg, rng)
             idx = word_index(reg, "s")
             for _ in range(6):
