@@ -418,6 +418,10 @@ class _Waits:
     work: Callable[[], Response]
 
 
+#: the methods a request may carry; any other is a 501, as the stdlib answers a method its
+#: handler has no do_<METHOD> for
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
 #: (second, formatted) of the last Date header made: one formatting a second, not one a reply
 _DATE: tuple[int, str] = (0, "")
 
@@ -463,28 +467,6 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass  # one access line per request is written by _access_log instead
 
-    # every method goes through one dispatcher so unknown methods get a JSON 405
-    def do_GET(self) -> httpd.Reply | httpd.Later:
-        return self._dispatch("GET")
-
-    def do_HEAD(self) -> httpd.Reply | httpd.Later:
-        return self._dispatch("HEAD")
-
-    def do_POST(self) -> httpd.Reply | httpd.Later:
-        return self._dispatch("POST")
-
-    def do_PUT(self) -> httpd.Reply | httpd.Later:
-        return self._dispatch("PUT")
-
-    def do_PATCH(self) -> httpd.Reply | httpd.Later:
-        return self._dispatch("PATCH")
-
-    def do_DELETE(self) -> httpd.Reply | httpd.Later:
-        return self._dispatch("DELETE")
-
-    def do_OPTIONS(self) -> httpd.Reply | httpd.Later:
-        return self._dispatch("OPTIONS")
-
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """Protocol-level errors from the stdlib parser, as JSON like every other error."""
         self.close_connection = True
@@ -519,12 +501,13 @@ class Handler(BaseHTTPRequestHandler):
     def respond(self, body: bytes) -> httpd.Reply | httpd.Later:
         """The reply to the request whose head :meth:`start` read, given its body."""
         self.rfile = io.BytesIO(body)
-        return getattr(self, "do_" + self.command)()
+        return self._dispatch(self.command)
 
     def _read_head(self) -> bool:
         """What the stdlib's handle_one_request does before calling do_<METHOD>: the request
-        line (414 over 65,536 bytes), then parse_request, then 501 for a method with no
-        do_<METHOD>. False when the request ends there."""
+        line (414 over 65,536 bytes), then parse_request, then 501 for a method this server
+        does not speak (every one it speaks goes through one dispatcher, so a route that
+        does not take it is a JSON 405). False when the request ends there."""
         self.raw_requestline = self.rfile.readline(_MAX_HEADER_LINE + 1)
         if len(self.raw_requestline) > _MAX_HEADER_LINE:
             self.requestline, self.request_version, self.command = "", "", ""
@@ -535,7 +518,7 @@ class Handler(BaseHTTPRequestHandler):
             return False
         if not self.parse_request():
             return False
-        if not hasattr(self, "do_" + self.command):
+        if self.command not in _METHODS:
             self.send_error(501, f"Unsupported method ({self.command!r})")
             return False
         return True

@@ -192,9 +192,9 @@ class Memory:
     @functools.cached_property
     def head_token_parts(self) -> tuple[int, int]:
         """The token-estimate parts of the slug and the trigger line together: what a recall
-        context's head for this memory holds besides its title and marks."""
-        slug, desc = token_parts(self.slug), token_parts(self.description)
-        return slug[0] + desc[0], slug[1] + desc[1]
+        context's head for this memory holds besides its title and marks (parts add up over
+        text that whitespace separates)."""
+        return token_parts(f"{self.slug} {self.description}")
 
     def render(self) -> str:
         """The memory as a file: frontmatter, then the body."""
@@ -867,12 +867,21 @@ class Listing:
     """One scan of a store's directory: the names in the order the system gave them, and
     each one's inode number. Read-only."""
 
-    __slots__ = ("names", "inodes", "_by_name")
+    __slots__ = ("names", "inodes", "_by_name", "_slugs")
 
     def __init__(self, names: list[str], inodes: list[int]) -> None:
         self.names = names
         self.inodes = inodes
         self._by_name: dict[str, int] | None = None
+        self._slugs: tuple[str, ...] | None = None
+
+    def memory_slugs(self) -> tuple[str, ...]:
+        """The slugs of the memory files among the names, sorted (memory_slug's rule)."""
+        if self._slugs is None:
+            self._slugs = tuple(sorted(
+                n[:-3] for n in self.names if _MEMORY_FILE_RE.fullmatch(n) and len(n) <= MAX_SLUG + 3
+                and n[:-3] not in RESERVED))  # memory_slug(n), inline: 20,000 names is a hot loop
+        return self._slugs
 
     def by_name(self) -> dict[str, int]:
         if self._by_name is None:
@@ -903,7 +912,6 @@ class Store:
         self._cache_lock = threading.Lock()
         self._index_cache: tuple[tuple, Index] | None = None
         self._mem_cache: dict[str, tuple[tuple, Memory]] = {}
-        self._slugs_cache: tuple[tuple, tuple[str, ...]] | None = None
         self._listing_cache: tuple[tuple, Listing] | None = None
         self._thread_lock = threading.RLock()
         self._lock_depth = 0
@@ -1185,26 +1193,8 @@ class Store:
 
     def file_slugs(self) -> list[str]:
         """Slugs of the memory files present, sorted. Temp files and reserved names excluded.
-
-        Cached on the directory's identity and mtime: creating, renaming or deleting a
-        file changes the directory, so the listing is never stale.
-        """
-        try:
-            st = os.stat(self.root)
-        except FileNotFoundError:
-            return []
-        key = (st.st_ino, st.st_mtime_ns)
-        with self._cache_lock:
-            hit = self._slugs_cache
-        if hit and hit[0] == key:
-            return list(hit[1])
-        names = self.listing(st).names
-        out = [n[:-3] for n in names if _MEMORY_FILE_RE.fullmatch(n) and len(n) <= MAX_SLUG + 3
-               and n[:-3] not in RESERVED]  # memory_slug(n), inline: 20,000 names is a hot loop
-        out.sort()
-        with self._cache_lock:
-            self._slugs_cache = (key, tuple(out))
-        return out
+        Made from the directory's scan (see :meth:`listing`), once per scan."""
+        return list(self.listing().memory_slugs())
 
     def read(self, slug: str, *, index: Index | None = None) -> Memory:
         """One memory. *index*, the parsed MEMORY.md a caller already holds (a recall reads

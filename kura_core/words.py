@@ -415,9 +415,12 @@ class WordIndex:
                 lens = self._lens[field]
                 avg = max(self._totals[field] / n, 1.0) if n else 1.0
                 rest, per = 1.0 - b, b / avg  # w / (1 - b + b * len / avg)
+                if not w:
+                    out.append([0.0] * len(lens))
+                    continue
                 # lengths repeat: each distinct one is worked out once, then looked up in C
                 table = {ln: w / (rest + per * ln) for ln in set(lens)}
-                out.append(list(map(table.__getitem__, lens)) if w else [0.0] * len(lens))
+                out.append(list(map(table.__getitem__, lens)))
             self._norms = (out[0], out[1], out[2])
         return self._norms
 
