@@ -13,45 +13,88 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import KuraError, ModelUnavailable, NotFound, StorageError
-from .kura import (GateReport, InitResult, Kura, ModelRole, PersonaFile, ProfileInfo, StoresInfo, StoreSummary,
-                   TendTick)
+from .kura import (
+    GateReport,
+    InitResult,
+    Kura,
+    ModelRole,
+    PersonaFile,
+    ProfileInfo,
+    StoresInfo,
+    StoreSummary,
+    TendTick,
+)
 
 if TYPE_CHECKING:
-    from .handwork import (DraftsView, editable_text, EditResult, GateEntry, JournalExcerpt, JournalsView,
-                           MapView, MemoryView, Outcome, parse_editable, Quote, RetireResult, Seed,
-                           TendStatus, TidyReview, WeavePreview)
+    from .distill.drafts import Draft, FloorRefused
     from .distill.journals.inspect import Inspection, SegmentContext
     from .distill.pipeline import CatchupReport, DrainReport, RunReport
     from .distill.tidy import TidyReport
-    from .distill.drafts import Draft, FloorRefused
-    from .profile import ProfileApplied, ProfileDraft, ProfileState
-    from .recall import RecallResult
-    from .weave import WeaveResult
-    from .prefill import Prefill
-    from .store import Memory
     from .doctor import DoctorAll, DoctorReport, elapsed_label
     from .floors import Violation
     from .fsutil import is_temp_name
+    from .handwork import (
+        DraftsView,
+        EditResult,
+        GateEntry,
+        JournalExcerpt,
+        JournalsView,
+        MapView,
+        MemoryView,
+        Outcome,
+        Quote,
+        RetireResult,
+        Seed,
+        TendStatus,
+        TidyReview,
+        WeavePreview,
+        editable_text,
+        parse_editable,
+    )
+    from .prefill import Prefill
+    from .profile import ProfileApplied, ProfileDraft, ProfileState
+    from .recall import RecallResult
+    from .store import Memory
+    from .weave import WeaveResult
 
 __version__ = "0.1.0"
 
 #: what Kura returns or raises, by name, and the module that defines it
 _RETURNED = {
-    "GateEntry": "handwork", "MemoryView": "handwork", "EditResult": "handwork", "RetireResult": "handwork",
-    "MapView": "handwork", "WeavePreview": "handwork", "DraftsView": "handwork", "Seed": "handwork",
-    "TidyReview": "handwork", "Outcome": "handwork", "TendStatus": "handwork", "JournalsView": "handwork",
-    "JournalExcerpt": "handwork", "Quote": "handwork", "editable_text": "handwork",
+    "GateEntry": "handwork",
+    "MemoryView": "handwork",
+    "EditResult": "handwork",
+    "RetireResult": "handwork",
+    "MapView": "handwork",
+    "WeavePreview": "handwork",
+    "DraftsView": "handwork",
+    "Seed": "handwork",
+    "TidyReview": "handwork",
+    "Outcome": "handwork",
+    "TendStatus": "handwork",
+    "JournalsView": "handwork",
+    "JournalExcerpt": "handwork",
+    "Quote": "handwork",
+    "editable_text": "handwork",
     "parse_editable": "handwork",
-    "Inspection": "distill.journals.inspect", "SegmentContext": "distill.journals.inspect",
-    "RunReport": "distill.pipeline", "DrainReport": "distill.pipeline", "CatchupReport": "distill.pipeline",
+    "Inspection": "distill.journals.inspect",
+    "SegmentContext": "distill.journals.inspect",
+    "RunReport": "distill.pipeline",
+    "DrainReport": "distill.pipeline",
+    "CatchupReport": "distill.pipeline",
     "TidyReport": "distill.tidy",
-    "Draft": "distill.drafts", "FloorRefused": "distill.drafts",
-    "ProfileState": "profile", "ProfileDraft": "profile", "ProfileApplied": "profile",
+    "Draft": "distill.drafts",
+    "FloorRefused": "distill.drafts",
+    "ProfileState": "profile",
+    "ProfileDraft": "profile",
+    "ProfileApplied": "profile",
     "RecallResult": "recall",
     "WeaveResult": "weave",
     "Prefill": "prefill",
     "Memory": "store",
-    "DoctorReport": "doctor", "DoctorAll": "doctor", "elapsed_label": "doctor",
+    "DoctorReport": "doctor",
+    "DoctorAll": "doctor",
+    "elapsed_label": "doctor",
     "Violation": "floors",
     "is_temp_name": "fsutil",
 }
@@ -71,12 +114,54 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "CatchupReport", "DoctorAll", "DoctorReport", "Draft", "DraftsView", "DrainReport", "EditResult",
-    "FloorRefused", "GateEntry", "GateReport", "InitResult", "Inspection", "JournalExcerpt",
-    "JournalsView", "Kura", "KuraError", "MapView", "Memory", "MemoryView", "ModelRole",
-    "ModelUnavailable", "NotFound", "Outcome", "PersonaFile", "Prefill", "ProfileApplied", "ProfileDraft",
-    "ProfileInfo", "ProfileState", "Quote", "RecallResult", "RetireResult", "RunReport", "Seed",
-    "SegmentContext", "StorageError", "StoreSummary", "StoresInfo", "TendStatus", "TendTick",
-    "TidyReport", "TidyReview", "Violation", "WeavePreview", "WeaveResult", "editable_text",
-    "elapsed_label", "is_temp_name", "parse_editable", "__version__",
+    "CatchupReport",
+    "DoctorAll",
+    "DoctorReport",
+    "Draft",
+    "DraftsView",
+    "DrainReport",
+    "EditResult",
+    "FloorRefused",
+    "GateEntry",
+    "GateReport",
+    "InitResult",
+    "Inspection",
+    "JournalExcerpt",
+    "JournalsView",
+    "Kura",
+    "KuraError",
+    "MapView",
+    "Memory",
+    "MemoryView",
+    "ModelRole",
+    "ModelUnavailable",
+    "NotFound",
+    "Outcome",
+    "PersonaFile",
+    "Prefill",
+    "ProfileApplied",
+    "ProfileDraft",
+    "ProfileInfo",
+    "ProfileState",
+    "Quote",
+    "RecallResult",
+    "RetireResult",
+    "RunReport",
+    "Seed",
+    "SegmentContext",
+    "StorageError",
+    "StoreSummary",
+    "StoresInfo",
+    "TendStatus",
+    "TendTick",
+    "TidyReport",
+    "TidyReview",
+    "Violation",
+    "WeavePreview",
+    "WeaveResult",
+    "editable_text",
+    "elapsed_label",
+    "is_temp_name",
+    "parse_editable",
+    "__version__",
 ]

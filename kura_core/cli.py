@@ -10,9 +10,10 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .errors import KuraError
 from .store import TYPES as MEMORY_TYPES
@@ -63,6 +64,7 @@ class Ctx:
 
 # --------------------------------------------------------------------------- commands
 
+
 def cmd_init(ctx: Ctx) -> int:
     from .kura import Kura
 
@@ -88,8 +90,10 @@ def cmd_stores(ctx: Ctx) -> int:
         mark = "*" if s.default else " "
         modes = f"  modes: {', '.join(s.modes)}" if s.modes else ""
         state = "" if s.exists else "  (missing: run kura init)"
-        ctx.print(f"{mark} {s.name:<14} {s.memories:>5} memories  {s.drafts_waiting:>3} drafts  "
-                  f"{s.write_policy}{modes}{state}")
+        ctx.print(
+            f"{mark} {s.name:<14} {s.memories:>5} memories  {s.drafts_waiting:>3} drafts  "
+            f"{s.write_policy}{modes}{state}"
+        )
         if s.label:
             ctx.print(f"    {s.label}")
     for role, m in info.models.items():
@@ -121,13 +125,32 @@ def cmd_remember(ctx: Ctx) -> int:
     if body is None:
         body = a.description
     k = ctx.kura()
-    mem = k.remember(a.slug, a.description, body, store=ctx.selector,
-                             type=a.type or "", title=a.title or "", tags=a.tag or [],
-                             belongs_because=a.belongs_because, keep=a.keep, may_fade=a.may_fade)
+    mem = k.remember(
+        a.slug,
+        a.description,
+        body,
+        store=ctx.selector,
+        type=a.type or "",
+        title=a.title or "",
+        tags=a.tag or [],
+        belongs_because=a.belongs_because,
+        keep=a.keep,
+        may_fade=a.may_fade,
+    )
     if a.json:
-        ctx.json({"store": k.resolve(ctx.selector), "slug": mem.slug, "path": str(mem.path),
-                  "tags": list(mem.tags),
-                  **{k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade") if mem.curation(k)}})
+        ctx.json(
+            {
+                "store": k.resolve(ctx.selector),
+                "slug": mem.slug,
+                "path": str(mem.path),
+                "tags": list(mem.tags),
+                **{
+                    k: mem.curation(k)
+                    for k in ("belongs_because", "keep", "may_fade")
+                    if mem.curation(k)
+                },
+            }
+        )
     else:
         ctx.print(f"remembered {mem.slug} in {k.resolve(ctx.selector)}")
     return OK
@@ -136,11 +159,20 @@ def cmd_remember(ctx: Ctx) -> int:
 def cmd_annotate(ctx: Ctx) -> int:
     a = ctx.args
     k = ctx.kura()
-    mem = k.annotate(a.slug, store=ctx.selector, add_tags=a.tag or [], remove_tags=a.untag or [],
-                             belongs_because=a.belongs_because, keep=a.keep, may_fade=a.may_fade)
+    mem = k.annotate(
+        a.slug,
+        store=ctx.selector,
+        add_tags=a.tag or [],
+        remove_tags=a.untag or [],
+        belongs_because=a.belongs_because,
+        keep=a.keep,
+        may_fade=a.may_fade,
+    )
     cur = {k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade")}
     if a.json:
-        ctx.json({"store": k.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur})
+        ctx.json(
+            {"store": k.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur}
+        )
     else:
         ctx.print(f"annotated {mem.slug} in {k.resolve(ctx.selector)}")
         ctx.print(f"  tags: {', '.join(mem.tags) or '(none)'}")
@@ -162,7 +194,9 @@ def cmd_profile(ctx: Ctx) -> int:
         if st.problem:
             ctx.print(f"  ⚠ {st.problem}")
         if st.present:
-            ctx.print(f"  {st.path} (~{st.tokens_est} tokens; every role reads it right after the charter)")
+            ctx.print(
+                f"  {st.path} (~{st.tokens_est} tokens; every role reads it right after the charter)"
+            )
             ctx.print("")
             ctx.print(st.text)
         if st.draft_present:
@@ -171,10 +205,16 @@ def cmd_profile(ctx: Ctx) -> int:
             ctx.print("")
             ctx.print(st.draft_text)
             ctx.print("")
-            ctx.print("apply it with `kura profile apply" + (f" -s {st.store}" if ctx.selector else "") + "`"
-                      + (" (refused: the store is frozen)" if st.frozen else ""))
+            ctx.print(
+                "apply it with `kura profile apply"
+                + (f" -s {st.store}" if ctx.selector else "")
+                + "`"
+                + (" (refused: the store is frozen)" if st.frozen else "")
+            )
         if not st.present and not st.draft_present:
-            ctx.print("  none yet: `kura profile draft` asks the brain to draft one from this store's memories")
+            ctx.print(
+                "  none yet: `kura profile draft` asks the brain to draft one from this store's memories"
+            )
         return OK if (st.present or st.draft_present) else NOTHING
     if a.action == "draft":
         d = k.profile_draft(store=ctx.selector)
@@ -211,16 +251,19 @@ def _read_text_file(path: str) -> str:
 
 def cmd_recall(ctx: Ctx) -> int:
     a = ctx.args
-    res = ctx.kura().recall(" ".join(a.question), store=ctx.selector, hops=a.hops,
-                                      top=a.top, chars=a.chars)
+    res = ctx.kura().recall(
+        " ".join(a.question), store=ctx.selector, hops=a.hops, top=a.top, chars=a.chars
+    )
     if a.json:
         ctx.json(res.to_json())
     else:
         if res.notice:
             ctx.print(res.notice)
-        ctx.print(f"how: {res.how} · picked: {', '.join(res.picked) or '—'} · "
-                  f"walked: {', '.join(res.walked) or '—'} · ~{res.tokens_est} tokens · "
-                  f"{res.elapsed_ms:.0f} ms")
+        ctx.print(
+            f"how: {res.how} · picked: {', '.join(res.picked) or '—'} · "
+            f"walked: {', '.join(res.walked) or '—'} · ~{res.tokens_est} tokens · "
+            f"{res.elapsed_ms:.0f} ms"
+        )
         if res.dropped:
             ctx.print(f"dropped (not in the store): {', '.join(res.dropped)}")
         for slug, why in res.skipped:
@@ -291,7 +334,9 @@ def cmd_journal(ctx: Ctx) -> int:
         for i, s in enumerate(near.segments):
             mark = "▶" if i in near.focus else " "
             text = s.text if a.full or i in near.focus else _one_line(s.text)
-            ctx.print(f"{mark} {s.start:>9}  [{s.cls}] {s.kind}: " + text.replace("\n", "\n" + " " * 14))
+            ctx.print(
+                f"{mark} {s.start:>9}  [{s.cls}] {s.kind}: " + text.replace("\n", "\n" + " " * 14)
+            )
         return OK
     got = k.journal_inspect(a.file, adapter=a.adapter, start=a.start)
     if a.json:
@@ -301,10 +346,13 @@ def cmd_journal(ctx: Ctx) -> int:
     skipped = sum(1 for n in got.notes if n.kind == "skipped")
     ignored = sum(1 for n in got.notes if n.kind == "ignored")
     repaired = sum(1 for n in got.notes if n.kind == "repaired")
-    ctx.print(f"{Path(got.path).name}: {got.adapter} adapter, {got.unit} {got.start}–{got.end}, "
-              f"{got.records} records → {len(got.segments)} segments"
-              + (f" ({classes})" if classes else "")
-              + f"; {skipped} skipped, {ignored} ignored" + (f", {repaired} repaired" if repaired else ""))
+    ctx.print(
+        f"{Path(got.path).name}: {got.adapter} adapter, {got.unit} {got.start}–{got.end}, "
+        f"{got.records} records → {len(got.segments)} segments"
+        + (f" ({classes})" if classes else "")
+        + f"; {skipped} skipped, {ignored} ignored"
+        + (f", {repaired} repaired" if repaired else "")
+    )
     if got.fatal:
         ctx.print(f"✗ {got.fatal}")
         return FAIL
@@ -330,8 +378,10 @@ def cmd_distill_run(ctx: Ctx) -> int:
     if ctx.args.json:
         ctx.json(rep.to_json())
     else:
-        ctx.print(f"{rep.store}: {rep.batches} batch(es), {rep.segments} segments → {len(rep.drafts)} draft(s), "
-                  f"{rep.dropped} dropped, {rep.seeds} seed(s), {rep.covered} already covered")
+        ctx.print(
+            f"{rep.store}: {rep.batches} batch(es), {rep.segments} segments → {len(rep.drafts)} draft(s), "
+            f"{rep.dropped} dropped, {rep.seeds} seed(s), {rep.covered} already covered"
+        )
         if rep.stopped:
             ctx.print(f"stopped: {rep.stopped}")
         for e in rep.errors:
@@ -371,8 +421,10 @@ def cmd_distill_drain(ctx: Ctx) -> int:
     if ctx.args.json:
         ctx.json(rep.to_json())
     else:
-        ctx.print(f"{rep.store}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-                  f"kept {len(rep.kept)}")
+        ctx.print(
+            f"{rep.store}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
+            f"kept {len(rep.kept)}"
+        )
         for e in rep.errors:
             ctx.print(f"  ⚠ {e}")
     if rep.errors and not rep.did_work:
@@ -456,8 +508,11 @@ def cmd_tend(ctx: Ctx) -> int:
             ctx.json(res.to_json())
         else:
             what = ", ".join(tick.tracks) or "nothing"
-            ctx.print(f"tend: {what}" + (f" — {tick.failed}" if tick.failed else "")
-                      + ("" if tick.tracks else f" ({'; '.join(tick.notes) or 'nothing to do'})"))
+            ctx.print(
+                f"tend: {what}"
+                + (f" — {tick.failed}" if tick.failed else "")
+                + ("" if tick.tracks else f" ({'; '.join(tick.notes) or 'nothing to do'})")
+            )
         return res.code
     return k.tend_forever(store=ctx.selector, out=ctx.err, poll_s=ctx.args.poll)
 
@@ -480,12 +535,20 @@ def cmd_weave(ctx: Ctx) -> int:
         ctx.json(res.to_json())
     else:
         lay = res.layers
-        fresh = "no setting fits" if res.fresh_days_used is None else f"{res.fresh_days_used} of {res.fresh_days} days"
-        ctx.print(f"{res.store}: {sum(lay.values())} lines (pinned {lay['pinned']} · fresh {lay['fresh']} · "
-                  f"trigger {lay['trigger']}) · ~{res.tokens_est} tokens of {res.budget_tokens} budget · "
-                  f"fresh window {fresh}")
-        ctx.print(f"  scribe calls {res.model_calls} · from the ledger {res.ledger_hits} · "
-                  f"mechanical {res.mechanical}" + (f" · ⚠ {res.model_error}" if res.model_error else ""))
+        fresh = (
+            "no setting fits"
+            if res.fresh_days_used is None
+            else f"{res.fresh_days_used} of {res.fresh_days} days"
+        )
+        ctx.print(
+            f"{res.store}: {sum(lay.values())} lines (pinned {lay['pinned']} · fresh {lay['fresh']} · "
+            f"trigger {lay['trigger']}) · ~{res.tokens_est} tokens of {res.budget_tokens} budget · "
+            f"fresh window {fresh}"
+        )
+        ctx.print(
+            f"  scribe calls {res.model_calls} · from the ledger {res.ledger_hits} · "
+            f"mechanical {res.mechanical}" + (f" · ⚠ {res.model_error}" if res.model_error else "")
+        )
         for slug, why in res.refused:
             ctx.print(f"  refused trigger for {slug}: {why}")
         if res.written:
@@ -528,10 +591,12 @@ def _bench_compress(ctx: Ctx) -> int:
         ctx.json(rep)
     else:
         ratio = "—" if rep["store_ratio"] is None else f"{rep['store_ratio']:.4f}"
-        ctx.print(f"{rep['store']}: store_ratio {ratio} ({rep['ratio_label']}) = {rep['memory_tokens']} memory + "
-                  f"{rep['index_tokens']} index tokens / {rep['raw_tokens_drunk']} journal tokens drunk "
-                  f"({rep['batches']} batches); {rep['memories_counted']} memories counted, "
-                  f"{rep['unattributed']} unattributed")
+        ctx.print(
+            f"{rep['store']}: store_ratio {ratio} ({rep['ratio_label']}) = {rep['memory_tokens']} memory + "
+            f"{rep['index_tokens']} index tokens / {rep['raw_tokens_drunk']} journal tokens drunk "
+            f"({rep['batches']} batches); {rep['memories_counted']} memories counted, "
+            f"{rep['unattributed']} unattributed"
+        )
         ctx.print(f"  counted by {rep['counted_by']}")
     return OK if rep["batches"] else NOTHING
 
@@ -561,7 +626,9 @@ def _bench_perf(ctx: Ctx) -> int:
     try:
         sizes = tuple(int(x) for x in a.sizes.split(",") if x.strip())
     except ValueError:
-        raise KuraError(f"--sizes {a.sizes!r}: give store sizes as whole numbers, comma-separated") from None
+        raise KuraError(
+            f"--sizes {a.sizes!r}: give store sizes as whole numbers, comma-separated"
+        ) from None
     if not sizes or min(sizes) < 1 or a.runs < 1:
         raise KuraError("--sizes needs at least one size of 1 or more, and --runs at least 1")
     probes, skipped = [], None
@@ -573,7 +640,9 @@ def _bench_perf(ctx: Ctx) -> int:
         else:
             probes.append(bench_probe())
     say = None if a.json else (lambda m: ctx.err.write(f"  {m}…\n"))
-    rep = bench.perf(sizes, runs=a.runs, http=not a.no_http, rss=not a.no_rss, probes=probes, progress=say)
+    rep = bench.perf(
+        sizes, runs=a.runs, http=not a.no_http, rss=not a.no_rss, probes=probes, progress=say
+    )
     if skipped:
         rep["tui"] = {"skipped": skipped}
     elif a.no_tui:
@@ -617,8 +686,10 @@ def cmd_tui(ctx: Ctx) -> int:
 
     reg = ctx.registry()
     if not reg.names():
-        ctx.warn("kura: no stores are configured. Try `kura demo` for a ready-made workspace, "
-                 "or `kura init NAME --path DIR` to start your own.")
+        ctx.warn(
+            "kura: no stores are configured. Try `kura demo` for a ready-made workspace, "
+            "or `kura init NAME --path DIR` to start your own."
+        )
         return FAIL
     reg.resolve(ctx.selector)
     return run(reg, store=ctx.selector, watch=not getattr(ctx.args, "no_watch", False))
@@ -650,10 +721,15 @@ def cmd_demo(ctx: Ctx) -> int:
 
 _ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
 
+
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("-c", "--config", default=argparse.SUPPRESS,
-                        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)")
+    common.add_argument(
+        "-c",
+        "--config",
+        default=argparse.SUPPRESS,
+        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)",
+    )
     common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
 
     p = argparse.ArgumentParser(
@@ -663,7 +739,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+    def add(
+        name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True
+    ) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help, description=help, parents=[common])
         if json_flag:
             sp.add_argument("--json", action="store_true", help="print JSON for scripts")
@@ -676,12 +754,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--label", default="", help="a one-line description of the store")
 
     sp = add("stores", cmd_stores, "list stores, modes and model roles (with the last model error)")
-    sp.add_argument("--probe", action="store_true", help="also ask each model endpoint if it answers")
+    sp.add_argument(
+        "--probe", action="store_true", help="also ask each model endpoint if it answers"
+    )
 
     sp = add("read", cmd_read, "print one memory")
     sp.add_argument("slug")
 
-    sp = add("remember", cmd_remember, "write a memory directly (only when write_policy = direct-allowed)")
+    sp = add(
+        "remember",
+        cmd_remember,
+        "write a memory directly (only when write_policy = direct-allowed)",
+    )
     sp.add_argument("slug")
     sp.add_argument("description")
     sp.add_argument("body", nargs="?", help="the body, or - to read it from stdin")
@@ -690,18 +774,29 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--tag", action="append")
     _curation_args(sp)
 
-    sp = add("annotate", cmd_annotate, "set tags and the three curation sentences on an existing memory "
-             "(through the same floors as the distiller's text)")
+    sp = add(
+        "annotate",
+        cmd_annotate,
+        "set tags and the three curation sentences on an existing memory "
+        "(through the same floors as the distiller's text)",
+    )
     sp.add_argument("slug")
     sp.add_argument("--tag", action="append", help="add a tag (repeatable)")
     sp.add_argument("--untag", action="append", help="remove a tag (repeatable)")
     _curation_args(sp, clear=True)
 
-    sp = add("profile", cmd_profile, "the learned profile: show it, draft one from the store's memories, "
-             "or apply the draft (a person's act)")
+    sp = add(
+        "profile",
+        cmd_profile,
+        "the learned profile: show it, draft one from the store's memories, "
+        "or apply the draft (a person's act)",
+    )
     sp.add_argument("action", choices=["show", "draft", "apply"])
-    sp.add_argument("--file", help="apply: your own profile text from this file (- for stdin) "
-                                   "instead of the waiting draft")
+    sp.add_argument(
+        "--file",
+        help="apply: your own profile text from this file (- for stdin) "
+        "instead of the waiting draft",
+    )
 
     sp = add("recall", cmd_recall, "recall what bears on a question (exit 2 when nothing does)")
     sp.add_argument("question", nargs="+")
@@ -711,98 +806,181 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
     sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
-    sp.add_argument("--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content")
+    sp.add_argument(
+        "--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content"
+    )
     sp.add_argument("--candidates", required=True, help="JSON in the kura_candidates shape")
 
-    sp = add("journal", cmd_journal, "see what kura reads in a journal: classed segments, skipped records")
+    sp = add(
+        "journal",
+        cmd_journal,
+        "see what kura reads in a journal: classed segments, skipped records",
+    )
     sp.add_argument("action", choices=["inspect", "context"])
     sp.add_argument("file", help="the journal file")
-    sp.add_argument("--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content")
-    sp.add_argument("--from", dest="start", type=int, default=0,
-                    help="inspect: start at this watermark (byte offset or record number)")
+    sp.add_argument(
+        "--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content"
+    )
+    sp.add_argument(
+        "--from",
+        dest="start",
+        type=int,
+        default=0,
+        help="inspect: start at this watermark (byte offset or record number)",
+    )
     sp.add_argument("--at", type=int, default=None, help="context: the segment position to open")
     sp.add_argument("--radius", type=int, default=3, help="context: segments on each side")
     sp.add_argument("--full", action="store_true", help="print every segment's whole text")
 
-    sp = sub.add_parser("distill", help="distil journals into drafts, judge them, pour them",
-                        description="distil journals into drafts, judge them, pour them", parents=[common])
+    sp = sub.add_parser(
+        "distill",
+        help="distil journals into drafts, judge them, pour them",
+        description="distil journals into drafts, judge them, pour them",
+        parents=[common],
+    )
     dsub = sp.add_subparsers(dest="action", metavar="ACTION", required=True)
 
-    def action(name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True) -> argparse.ArgumentParser:
+    def action(
+        name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True
+    ) -> argparse.ArgumentParser:
         ap = dsub.add_parser(name, help=help, description=help, parents=[common])
         if json_flag:
             ap.add_argument("--json", action="store_true", help="print JSON for scripts")
         ap.set_defaults(fn=fn)
         return ap
 
-    ap = action("run", cmd_distill_run, "drink what is new in the journals into drafts (exit 2: nothing new)")
+    ap = action(
+        "run",
+        cmd_distill_run,
+        "drink what is new in the journals into drafts (exit 2: nothing new)",
+    )
     ap.add_argument("--max-batches", type=int, default=None, help="stop after this many batches")
-    action("drafts", cmd_distill_drafts, "list the drafts waiting, each with the quotes that vouch for it")
+    action(
+        "drafts",
+        cmd_distill_drafts,
+        "list the drafts waiting, each with the quotes that vouch for it",
+    )
     action("drain", cmd_distill_drain, "the scribe re-reads each draft cold: pour, fix or toss")
-    ap = action("pour", cmd_distill_pour, "pour a draft into the store by hand (through the floors)")
+    ap = action(
+        "pour", cmd_distill_pour, "pour a draft into the store by hand (through the floors)"
+    )
     ap.add_argument("slug", nargs="?", help="the draft to pour")
     ap.add_argument("--all", action="store_true", help="pour every waiting draft")
     ap = action("toss", cmd_distill_toss, "toss a draft; the gate log keeps it with the reason")
     ap.add_argument("slug", help="the draft to toss")
     ap.add_argument("--reason", required=True, help="why it is tossed (kept in the gate log)")
     action("catchup", cmd_distill_catchup, "move every watermark to the present without drinking")
-    ap = action("tidy", cmd_distill_tidy, "rewrite index lines that do not do their job, through the floors")
+    ap = action(
+        "tidy", cmd_distill_tidy, "rewrite index lines that do not do their job, through the floors"
+    )
     ap.add_argument("--dry-run", action="store_true", help="list weak lines, rewrite nothing")
-    action("night", cmd_distill_night, "stay resident and tend the store (as kura tend)", json_flag=False)
+    action(
+        "night",
+        cmd_distill_night,
+        "stay resident and tend the store (as kura tend)",
+        json_flag=False,
+    )
 
-    sp = add("tend", cmd_tend, "distil unattended whenever the journal goes quiet (one process per store)")
-    sp.add_argument("--once", action="store_true", help="one tick: exit 0 did work, 2 nothing to do, 1 failure")
+    sp = add(
+        "tend",
+        cmd_tend,
+        "distil unattended whenever the journal goes quiet (one process per store)",
+    )
+    sp.add_argument(
+        "--once", action="store_true", help="one tick: exit 0 did work, 2 nothing to do, 1 failure"
+    )
     sp.add_argument("--poll", type=float, default=15.0, help="seconds between ticks when resident")
 
-    sp = add("serve", cmd_serve, "serve HTTP and MCP (/mcp) on loopback until SIGTERM/SIGINT",
-             json_flag=False)
-    sp.add_argument("--host", default=None, help="address to bind (default: [server] host, 127.0.0.1)")
-    sp.add_argument("--port", type=int, default=None, help="port (default: [server] port, 8085; 0 = any)")
+    sp = add(
+        "serve",
+        cmd_serve,
+        "serve HTTP and MCP (/mcp) on loopback until SIGTERM/SIGINT",
+        json_flag=False,
+    )
+    sp.add_argument(
+        "--host", default=None, help="address to bind (default: [server] host, 127.0.0.1)"
+    )
+    sp.add_argument(
+        "--port", type=int, default=None, help="port (default: [server] port, 8085; 0 = any)"
+    )
 
-    add("mcp", cmd_mcp, "MCP over stdio (env: KURA_STORE, KURA_READONLY, KURA_URL)", json_flag=False)
+    add(
+        "mcp", cmd_mcp, "MCP over stdio (env: KURA_STORE, KURA_READONLY, KURA_URL)", json_flag=False
+    )
 
-    add("weave", cmd_weave, "re-weave the index into the resident map (exit 2 when not written; a map over budget is still written, the lightest one, with a warning)")
+    add(
+        "weave",
+        cmd_weave,
+        "re-weave the index into the resident map (exit 2 when not written; a map over budget is still written, the lightest one, with a warning)",
+    )
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
 
-    sp = add("bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf")
+    sp = add(
+        "bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf"
+    )
     sp.add_argument("what", choices=["compress", "retention", "perf"])
     sp.add_argument("--questions", help="retention: questions JSON (see shared bench fixtures)")
-    sp.add_argument("--corpus", help="retention: the transcript to distil (default: corpus.jsonl beside the questions)")
+    sp.add_argument(
+        "--corpus",
+        help="retention: the transcript to distil (default: corpus.jsonl beside the questions)",
+    )
     sp.add_argument("--sizes", default="500,5000,20000", help="perf: store sizes, comma-separated")
-    sp.add_argument("--runs", type=int, default=9, help="perf: runs per measurement (median reported)")
+    sp.add_argument(
+        "--runs", type=int, default=9, help="perf: runs per measurement (median reported)"
+    )
     sp.add_argument("--no-http", action="store_true", help="perf: skip the HTTP throughput run")
     sp.add_argument("--no-tui", action="store_true", help="perf: skip the TUI first-paint run")
-    sp.add_argument("--no-rss", action="store_true", help="perf: skip the resident memory of kura serve")
+    sp.add_argument(
+        "--no-rss", action="store_true", help="perf: skip the resident memory of kura serve"
+    )
     sp.add_argument("--out", help="perf: also write the JSON report to this file")
-    sp.add_argument("--tokenizer-command", metavar="CMD",
-                    help="compress: count the store side exactly with CMD (reads text on stdin, prints a "
-                         "token count); the ratio is then labelled mixed")
+    sp.add_argument(
+        "--tokenizer-command",
+        metavar="CMD",
+        help="compress: count the store side exactly with CMD (reads text on stdin, prints a "
+        "token count); the ratio is then labelled mixed",
+    )
 
     sp = add("tui", cmd_tui, "the full-screen TUI (also: kura with no command)", json_flag=False)
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
 
     sp = add("demo", cmd_demo, "build a demo workspace (no model needed) and open the TUI on it")
     sp.add_argument("--path", help="where to build it (default: ~/.local/share/kura/demo)")
-    sp.add_argument("--rebuild", action="store_true", help="rebuild the demo workspace from scratch")
+    sp.add_argument(
+        "--rebuild", action="store_true", help="rebuild the demo workspace from scratch"
+    )
     sp.add_argument("--no-tui", action="store_true", help="only build it and print where it is")
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
 
     sp = add("doctor", cmd_doctor, "health of a store (exit 1 when something is broken)")
     sp.add_argument("--all", action="store_true", help="every store")
-    sp.add_argument("--probe", action="store_true", help="also ask each model endpoint if it answers")
+    sp.add_argument(
+        "--probe", action="store_true", help="also ask each model endpoint if it answers"
+    )
 
     return p
 
 
 def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:
-    tail = " (\"\" clears it)" if clear else ""
-    sp.add_argument("--belongs-because", dest="belongs_because", default=None,
-                    help="one sentence: why this memory belongs in this store" + tail)
-    sp.add_argument("--keep", default=None,
-                    help="one sentence: what meaning must outlive any later shortening" + tail)
-    sp.add_argument("--may-fade", dest="may_fade", default=None,
-                    help="one sentence: what detail may fade" + tail)
+    tail = ' ("" clears it)' if clear else ""
+    sp.add_argument(
+        "--belongs-because",
+        dest="belongs_because",
+        default=None,
+        help="one sentence: why this memory belongs in this store" + tail,
+    )
+    sp.add_argument(
+        "--keep",
+        default=None,
+        help="one sentence: what meaning must outlive any later shortening" + tail,
+    )
+    sp.add_argument(
+        "--may-fade",
+        dest="may_fade",
+        default=None,
+        help="one sentence: what detail may fade" + tail,
+    )
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -810,7 +988,12 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # argparse cannot place an optional positional after an option (`distill pour -s S SLUG`)
-    if extra and getattr(args, "slug", "x") is None and len(extra) == 1 and not extra[0].startswith("-"):
+    if (
+        extra
+        and getattr(args, "slug", "x") is None
+        and len(extra) == 1
+        and not extra[0].startswith("-")
+    ):
         args.slug, extra = extra[0], []
     if extra:
         parser.error("unrecognized arguments: " + " ".join(extra))
@@ -848,7 +1031,9 @@ def _guarded(fn: Callable[[Ctx], int], ctx: Ctx) -> int:
     except Exception as exc:  # a bug: say so plainly, without a wall of traceback
         if os.environ.get("KURA_DEBUG"):
             raise
-        ctx.warn(f"kura: internal error: {type(exc).__name__}: {exc} (set KURA_DEBUG=1 for details)")
+        ctx.warn(
+            f"kura: internal error: {type(exc).__name__}: {exc} (set KURA_DEBUG=1 for details)"
+        )
         return FAIL
 
 

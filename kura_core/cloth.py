@@ -74,10 +74,13 @@ def write_cloth(store: Any, built_from: str, cloth: str) -> Persisted:
     with store.locked():
         current = index_sha(store.index_text())
         if current != built_from:
-            return Persisted(False, False,
-                             f"{INDEX_FILE} changed while weaving (it was {built_from[:12]}, now "
-                             f"{current[:12]}); the map was not written — run kura weave again",
-                             str(path))
+            return Persisted(
+                False,
+                False,
+                f"{INDEX_FILE} changed while weaving (it was {built_from[:12]}, now "
+                f"{current[:12]}); the map was not written — run kura weave again",
+                str(path),
+            )
         try:
             unchanged = path.read_text(encoding="utf-8") == content
         except (OSError, UnicodeDecodeError):

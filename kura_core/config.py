@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import ConfigError
 from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
@@ -90,8 +91,16 @@ class CapacityConfig:
     bytes: int = 0
 
     def limits(self) -> dict[str, int]:
-        return {k: v for k, v in (("memories", self.memories), ("index_tokens", self.index_tokens),
-                                  ("body_tokens", self.body_tokens), ("bytes", self.bytes)) if v}
+        return {
+            k: v
+            for k, v in (
+                ("memories", self.memories),
+                ("index_tokens", self.index_tokens),
+                ("body_tokens", self.body_tokens),
+                ("bytes", self.bytes),
+            )
+            if v
+        }
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,7 @@ class Config:
 
 
 # --------------------------------------------------------------------------- finding
+
 
 def default_paths(cwd: Path | None = None, home: Path | None = None) -> list[Path]:
     cwd = cwd or Path.cwd()
@@ -196,14 +206,20 @@ def load_config(
     except ConfigError as exc:
         msg = str(exc)
         if found.name != "kura.toml" and msg.startswith("kura.toml:"):
-            raise ConfigError(f"{found}:" + msg[len("kura.toml:"):]) from None
+            raise ConfigError(f"{found}:" + msg[len("kura.toml:") :]) from None
         raise
 
 
 # --------------------------------------------------------------------------- parsing
 
-_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
-               list: "a list", dict: "a table"}
+_TYPE_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "a table",
+}
 
 
 def _type_name(v: Any) -> str:
@@ -259,7 +275,7 @@ class _Table:
             raise ConfigError(f"kura.toml: {self.key(k)} must be greater than 0 (got {v})")
         return v
 
-    def sub(self, k: str) -> "_Table | None":
+    def sub(self, k: str) -> _Table | None:
         self.seen.add(k)
         if k not in self.raw:
             return None
@@ -270,8 +286,10 @@ class _Table:
         for k in extra:
             why = _NOT_SUPPORTED.get(k)
             if why:
-                raise ConfigError(f"kura.toml: {self.key(k)} is the original's setting, which kura "
-                                  f"deliberately does not support: {why}")
+                raise ConfigError(
+                    f"kura.toml: {self.key(k)} is the original's setting, which kura "
+                    f"deliberately does not support: {why}"
+                )
         if extra:
             known = ", ".join(sorted(self.seen)) or "none"
             raise ConfigError(
@@ -283,26 +301,26 @@ class _Table:
 #: Keys the original documents that kura handles another way: what to use instead.
 _NOT_SUPPORTED = {
     "metrics": "kura records each batch in the workshop's SQLite metrics table "
-               "(_still/kura.db), not _still/metrics.jsonl; `kura bench compress` reads it. "
-               "Remove the key",
+    "(_still/kura.db), not _still/metrics.jsonl; `kura bench compress` reads it. "
+    "Remove the key",
     "metrics_file": "kura records each batch in the workshop's SQLite metrics table "
-                    "(_still/kura.db), not a metrics.jsonl file; `kura bench compress` reads it. "
-                    "Remove the key",
+    "(_still/kura.db), not a metrics.jsonl file; `kura bench compress` reads it. "
+    "Remove the key",
     "seed_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
-                 "file; the TUI and `kura doctor` show them. Remove the key",
+    "file; the TUI and `kura doctor` show them. Remove the key",
     "seeds_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
-                  "file; the TUI and `kura doctor` show them. Remove the key",
+    "file; the TUI and `kura doctor` show them. Remove the key",
     "alive_file": "the tender's heartbeat is a row in the workshop's SQLite database, not a "
-                  "tending.alive file; `kura doctor` reads it. Remove the key",
+    "tending.alive file; `kura doctor` reads it. Remove the key",
     "readonly": "read-only is the client's own switch (KURA_READONLY for `kura mcp`); the "
-                "store's authority is write_policy = \"distiller-only\" | \"direct-allowed\" | "
-                "\"frozen\"",
+    'store\'s authority is write_policy = "distiller-only" | "direct-allowed" | '
+    '"frozen"',
     "allowSwitch": "switching stores is the host's choice: leave KURA_STORE unset and kura_use "
-                   "switches; set it to bind a session to one store. Remove the key",
+    "switches; set it to bind a session to one store. Remove the key",
     "promptOrder": "where the map goes in the prompt is the host preset's setting, not kura's; "
-                   "put it in the host's preset and remove it here",
+    "put it in the host's preset and remove it here",
     "store": "a host names its store with KURA_STORE, ?store= or -s; in kura.toml each store "
-             "is a [stores.NAME] table",
+    "is a [stores.NAME] table",
 }
 
 
@@ -338,8 +356,14 @@ def _journals(t: _Table | None, base: Path | None) -> tuple[JournalSpec, ...]:
             root = jt.get("root", str, None)
             if not root:
                 raise ConfigError(f"kura.toml: {where}.root is required (a directory or file)")
-            out.append(JournalSpec(adapter, _path(root, base),
-                                   jt.get("include_glob", str, ""), jt.get("exclude_glob", str, "")))
+            out.append(
+                JournalSpec(
+                    adapter,
+                    _path(root, base),
+                    jt.get("include_glob", str, ""),
+                    jt.get("exclude_glob", str, ""),
+                )
+            )
             jt.done()
     return tuple(out)
 
@@ -380,7 +404,9 @@ def _prefill(t: _Table | None, base: PrefillConfig) -> PrefillConfig:
         header=t.get("header", str, base.header),
     )
     if p.budget_fraction > 1 or p.hard_fraction > 1:
-        raise ConfigError(f"kura.toml: {t.where}.budget_fraction and hard_fraction must be at most 1")
+        raise ConfigError(
+            f"kura.toml: {t.where}.budget_fraction and hard_fraction must be at most 1"
+        )
     if p.hard_fraction < p.budget_fraction:
         raise ConfigError(
             f"kura.toml: {t.where}.hard_fraction ({p.hard_fraction}) must not be below "
@@ -418,9 +444,17 @@ def _capacity(t: _Table | None, base: CapacityConfig) -> CapacityConfig:
     return c
 
 
-_MODEL_KEYS = {"url": str, "model": str, "api_key_env": str, "timeout": float,
-               "temperature": float, "effort": str, "thinking": bool, "dialect": str,
-               "extra": dict}
+_MODEL_KEYS = {
+    "url": str,
+    "model": str,
+    "api_key_env": str,
+    "timeout": float,
+    "temperature": float,
+    "effort": str,
+    "thinking": bool,
+    "dialect": str,
+    "extra": dict,
+}
 
 
 def _model_table(t: _Table) -> dict[str, Any]:
@@ -496,12 +530,15 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
             s = _Table(stt.raw[name], f"stores.{name}")
             path = s.get("path", str, None)
             if not path:
-                raise ConfigError(f"kura.toml: stores.{name}.path is required (the store's directory)")
+                raise ConfigError(
+                    f"kura.toml: stores.{name}.path is required (the store's directory)"
+                )
             policy = s.get("write_policy", str, "distiller-only")
             if policy not in WRITE_POLICIES:
                 raise ConfigError(
                     f"kura.toml: stores.{name}.write_policy must be one of "
-                    + ", ".join(WRITE_POLICIES) + f" (got {policy!r})"
+                    + ", ".join(WRITE_POLICIES)
+                    + f" (got {policy!r})"
                 )
             charter = s.get("charter", str, None)
             sd = _distill(s.sub("distill"), replace(distill, journals=()), base)
@@ -551,12 +588,22 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
         server = replace(server, default=modes[server.default])
 
     _check_layout(stores, distill)
-    return Config(source=source, server=server, stores=stores, modes=modes, models=models,
-                  distill=distill, prefill=prefill, recall=recall, capacity=capacity)
+    return Config(
+        source=source,
+        server=server,
+        stores=stores,
+        modes=modes,
+        models=models,
+        distill=distill,
+        prefill=prefill,
+        recall=recall,
+        capacity=capacity,
+    )
 
 
-def _settle_journals(stores: dict[str, StoreConfig],
-                     global_journals: tuple[JournalSpec, ...]) -> dict[str, StoreConfig]:
+def _settle_journals(
+    stores: dict[str, StoreConfig], global_journals: tuple[JournalSpec, ...]
+) -> dict[str, StoreConfig]:
     """Which journals each store drinks. Journals are never shared by accident.
 
     One store: its own table, else the global ``[distill.journals]``. Two or more: kura
@@ -588,8 +635,8 @@ def shared_journal_roots(config: Config) -> list[dict[str, Any]]:
         for j in sc.distill.journals:
             drinkers.append((name, Path(os.path.realpath(j.root)), j))
     out: dict[str, set[str]] = {}
-    for i, (a, ra, ja) in enumerate(drinkers):
-        for b, rb, jb in drinkers[i + 1:]:
+    for i, (a, ra, _ja) in enumerate(drinkers):
+        for b, rb, _jb in drinkers[i + 1 :]:
             if a == b:
                 continue
             if ra == rb or _inside(ra, rb) or _inside(rb, ra):
@@ -619,7 +666,7 @@ def _check_layout(stores: Mapping[str, StoreConfig], distill: DistillConfig) -> 
     real = {n: Path(os.path.realpath(s.path)) for n, s in stores.items()}
     names = list(stores)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             pa, pb = real[a], real[b]
             if pa == pb:
                 raise ConfigError(
@@ -652,7 +699,7 @@ def append_store(config_path: Path, name: str, path: Path, label: str = "") -> N
     text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
     if text and not text.endswith("\n"):
         text += "\n"
-    block = f'\n[stores.{name}]\npath = {_toml_str(str(path))}\n'
+    block = f"\n[stores.{name}]\npath = {_toml_str(str(path))}\n"
     if label:
         block += f"label = {_toml_str(label)}\n"
     new = text + block

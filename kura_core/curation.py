@@ -21,8 +21,9 @@ direct doors"):
 
 from __future__ import annotations
 
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Container, Mapping, Sequence
+from typing import Any
 
 from .errors import KuraError
 from .store import Memory, Store
@@ -41,8 +42,11 @@ class CurationRefused(KuraError):
 
     def __init__(self, violations: Sequence[Any]):
         self.violations = tuple(violations)
-        super().__init__("curation refused by the floors: " + "; ".join(str(v) for v in self.violations)
-                         + ". Fix or leave out what is named; nothing was written")
+        super().__init__(
+            "curation refused by the floors: "
+            + "; ".join(str(v) for v in self.violations)
+            + ". Fix or leave out what is named; nothing was written"
+        )
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,7 @@ class Curation:
         return {k: v for k, v in ((k, getattr(self, k)) for k in CURATION_KEYS) if v is not None}
 
     @classmethod
-    def from_mapping(cls, raw: Mapping[str, Any]) -> "Curation":
+    def from_mapping(cls, raw: Mapping[str, Any]) -> Curation:
         """Curation fields of a request body; anything but a string is refused by name."""
         out: dict[str, str | None] = {}
         for k in CURATION_KEYS:
@@ -86,16 +90,28 @@ def vouching_evidence(store: Store, manifest_ref: Any) -> Any:
         return Evidence()
     if isinstance(payload.get("evidence"), Mapping):
         return Evidence.from_json(payload["evidence"])
-    segs = [(s["cls"], s["text"]) for s in payload.get("segments", []) or []
-            if isinstance(s, dict) and isinstance(s.get("text"), str) and isinstance(s.get("cls"), str)
-            and not str(s.get("source", "")).startswith("memory:")]
+    segs = [
+        (s["cls"], s["text"])
+        for s in payload.get("segments", []) or []
+        if isinstance(s, dict)
+        and isinstance(s.get("text"), str)
+        and isinstance(s.get("cls"), str)
+        and not str(s.get("source", "")).startswith("memory:")
+    ]
     quotes = []
     for q in payload.get("quotes", []) or []:
         if isinstance(q, dict) and q.get("status") == "verified" and isinstance(q.get("text"), str):
             where = q.get("where") or {}
-            seg = next((s["text"] for s in payload.get("segments", []) or []
-                        if isinstance(s, dict) and s.get("start") == where.get("start")
-                        and s.get("source") == where.get("source")), q["text"])
+            seg = next(
+                (
+                    s["text"]
+                    for s in payload.get("segments", []) or []
+                    if isinstance(s, dict)
+                    and s.get("start") == where.get("start")
+                    and s.get("source") == where.get("source")
+                ),
+                q["text"],
+            )
             quotes.append((str(q.get("class")), q["text"], seg))
     return Evidence.of(segs, quotes)
 
@@ -128,9 +144,16 @@ def curation_violations(
         if "\n" in v.strip() or "\r" in v:
             out.append(Violation(SHAPE, k, "more than one line", "one_line"))
         if len(v) > MAX_SENTENCE_CHARS:
-            out.append(Violation(SHAPE, k, f"{len(v)} characters", "too_long", str(MAX_SENTENCE_CHARS)))
-    out += check_surface(fields, evidence, human_names=human_names, existing_slugs=existing_slugs,
-                         given=list(memory_text))
+            out.append(
+                Violation(SHAPE, k, f"{len(v)} characters", "too_long", str(MAX_SENTENCE_CHARS))
+            )
+    out += check_surface(
+        fields,
+        evidence,
+        human_names=human_names,
+        existing_slugs=existing_slugs,
+        given=list(memory_text),
+    )
     out += check_tags(list(tags), evidence, allowed=list(allowed_tags), human_names=human_names)
     seen: set[tuple[str, str, str]] = set()
     unique = []
@@ -142,16 +165,31 @@ def curation_violations(
     return unique
 
 
-def check_curation(store: Store, *, slug: str, description: str, body: str, manifest_ref: Any,
-                   sentences: Mapping[str, str], tags: Sequence[str],
-                   allowed_tags: Sequence[str] = (), human_names: Sequence[str] = ()) -> None:
+def check_curation(
+    store: Store,
+    *,
+    slug: str,
+    description: str,
+    body: str,
+    manifest_ref: Any,
+    sentences: Mapping[str, str],
+    tags: Sequence[str],
+    allowed_tags: Sequence[str] = (),
+    human_names: Sequence[str] = (),
+) -> None:
     """Raise CurationRefused when the floors refuse this curation of memory *slug*."""
     if not any(v for v in sentences.values()) and not tags:
         return
     existing = set(store.file_slugs()) | {slug}
-    bad = curation_violations(sentences, tags, evidence=vouching_evidence(store, manifest_ref),
-                              memory_text=[description, body], human_names=human_names,
-                              existing_slugs=existing, allowed_tags=allowed_tags)
+    bad = curation_violations(
+        sentences,
+        tags,
+        evidence=vouching_evidence(store, manifest_ref),
+        memory_text=[description, body],
+        human_names=human_names,
+        existing_slugs=existing,
+        allowed_tags=allowed_tags,
+    )
     if bad:
         raise CurationRefused(bad)
 

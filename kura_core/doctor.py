@@ -17,13 +17,15 @@ Doctor never fails because of what it diagnoses: it answers with the problem nam
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import BusyError, KuraError, ReadOnlyStore
 from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, probe_write, reason_of
@@ -110,9 +112,12 @@ class IndexDrift:
 
     def items(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """(field name, values) in report order."""
-        return (("files_without_line", self.files_without_line),
-                ("lines_without_file", self.lines_without_file),
-                ("duplicate_lines", self.duplicate_lines), ("bad_targets", self.bad_targets))
+        return (
+            ("files_without_line", self.files_without_line),
+            ("lines_without_file", self.lines_without_file),
+            ("duplicate_lines", self.duplicate_lines),
+            ("bad_targets", self.bad_targets),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {k: list(v) for k, v in self.items()}
@@ -135,17 +140,27 @@ class Tender:
         return self.last_beat_s is not None
 
     @classmethod
-    def from_heartbeat(cls, hb: Mapping[str, Any]) -> "Tender":
+    def from_heartbeat(cls, hb: Mapping[str, Any]) -> Tender:
         if "last_beat_s" not in hb:
             return cls(str(hb["state"]))
-        return cls(str(hb["state"]), hb.get("pid"), hb["last_beat_s"], hb.get("doing") or "",
-                   MappingProxyType(dict(hb.get("counts") or {})))
+        return cls(
+            str(hb["state"]),
+            hb.get("pid"),
+            hb["last_beat_s"],
+            hb.get("doing") or "",
+            MappingProxyType(dict(hb.get("counts") or {})),
+        )
 
     def to_json(self) -> dict[str, Any]:
         if not self.beat:
             return {"state": self.state}
-        return {"state": self.state, "pid": self.pid, "last_beat_s": self.last_beat_s,
-                "doing": self.doing, "counts": dict(self.counts)}
+        return {
+            "state": self.state,
+            "pid": self.pid,
+            "last_beat_s": self.last_beat_s,
+            "doing": self.doing,
+            "counts": dict(self.counts),
+        }
 
 
 @dataclass(frozen=True)
@@ -172,9 +187,14 @@ class ModelRole:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "configured": self.configured, "url": self.url, "model": self.model,
-            "calls": self.calls, "failures": self.failures, "last_ok_at": self.last_ok_at,
-            "last_error": self.last_error, "last_error_at": self.last_error_at,
+            "configured": self.configured,
+            "url": self.url,
+            "model": self.model,
+            "calls": self.calls,
+            "failures": self.failures,
+            "last_ok_at": self.last_ok_at,
+            "last_error": self.last_error,
+            "last_error_at": self.last_error_at,
             "failing": self.failing,
         }
         if self.reachable is not None:
@@ -196,14 +216,22 @@ class Capacity:
     pressure: float | None = None
 
     def used(self, unit: str) -> int:
-        return {"memories": self.memories, "index_tokens": self.index_tokens,
-                "body_tokens": self.body_tokens, "bytes": self.bytes}[unit]
+        return {
+            "memories": self.memories,
+            "index_tokens": self.index_tokens,
+            "body_tokens": self.body_tokens,
+            "bytes": self.bytes,
+        }[unit]
 
     def to_json(self) -> dict[str, Any]:
-        return {"memories": self.memories, "index_tokens": self.index_tokens,
-                "body_tokens": self.body_tokens, "bytes": self.bytes,
-                "limit": dict(self.limit) if self.limit is not None else None,
-                "pressure": self.pressure}
+        return {
+            "memories": self.memories,
+            "index_tokens": self.index_tokens,
+            "body_tokens": self.body_tokens,
+            "bytes": self.bytes,
+            "limit": dict(self.limit) if self.limit is not None else None,
+            "pressure": self.pressure,
+        }
 
 
 @dataclass(frozen=True)
@@ -229,9 +257,11 @@ class Journals:
     shared: tuple[SharedRoot, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"from": self.source,
-                "roots": [{"adapter": r.adapter, "root": r.root} for r in self.roots],
-                "shared": [{"root": s.root, "stores": list(s.stores)} for s in self.shared]}
+        return {
+            "from": self.source,
+            "roots": [{"adapter": r.adapter, "root": r.root} for r in self.roots],
+            "shared": [{"root": s.root, "stores": list(s.stores)} for s in self.shared],
+        }
 
 
 @dataclass(frozen=True)
@@ -283,14 +313,19 @@ class DoctorReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "store": self.store, "path": self.path, "label": self.label,
-            "write_policy": self.write_policy, "ok": self.ok, "memories": self.memories,
+            "store": self.store,
+            "path": self.path,
+            "label": self.label,
+            "write_policy": self.write_policy,
+            "ok": self.ok,
+            "memories": self.memories,
             "dead_links": [d.to_json() for d in self.dead_links],
             "islands": list(self.islands),
             "index_drift": self.index_drift.to_json(),
             "unreadable": [u.to_json() for u in self.unreadable],
             "manifests_missing": list(self.manifests_missing),
-            "drafts_waiting": self.drafts_waiting, "seeds": self.seeds,
+            "drafts_waiting": self.drafts_waiting,
+            "seeds": self.seeds,
             "normalise_on_write": [n.to_json() for n in self.normalise_on_write],
             "ignored_files": [f.to_json() for f in self.ignored_files],
             "profile": self.profile.to_json(text=False) if self.profile is not None else None,
@@ -299,8 +334,10 @@ class DoctorReport:
             "tender": self.tender.to_json(),
             "models": {role: m.to_json() for role, m in self.models.items()},
             "capacity": self.capacity.to_json(),
-            "writable": self.writable, "workshop": self.workshop,
-            "problems": list(self.problems), "notes": list(self.notes),
+            "writable": self.writable,
+            "workshop": self.workshop,
+            "problems": list(self.problems),
+            "notes": list(self.notes),
         }
 
 
@@ -315,8 +352,12 @@ class DoctorAll:
     problems: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "stores": [r.to_json() for r in self.stores], "at": self.at,
-                "problems": list(self.problems)}
+        return {
+            "ok": self.ok,
+            "stores": [r.to_json() for r in self.stores],
+            "at": self.at,
+            "problems": list(self.problems),
+        }
 
 
 # =========================================================================== diagnosing
@@ -343,8 +384,10 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     workshop = _workshop(reg, name, store, spec.write_policy, problems, notes)
     tender = Tender.from_heartbeat(workshop["tender"])
     for what in store.pending():
-        problems.append(f"{what}: free space or make the store writable; the next write or "
-                        "`kura distill drain` finishes it")
+        problems.append(
+            f"{what}: free space or make the store writable; the next write or "
+            "`kura distill drain` finishes it"
+        )
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
     notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
     journals = _journals(reg, name, notes)
@@ -354,25 +397,53 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     if profile.problem:
         notes.append(f"the learned profile cannot be read: {profile.problem}")
     elif profile.draft_present:
-        notes.append(f"a profile draft is waiting: read it with `kura profile show -s {name}`, "
-                     f"apply it with `kura profile apply -s {name}`")
+        notes.append(
+            f"a profile draft is waiting: read it with `kura profile show -s {name}`, "
+            f"apply it with `kura profile apply -s {name}`"
+        )
     models = _models(reg, name, probe=probe, calls=workshop["calls"])
-    notes += [f"model {role}: {st.last_error}" for role, st in models.items() if st.last_error and st.failing]
+    notes += [
+        f"model {role}: {st.last_error}"
+        for role, st in models.items()
+        if st.last_error and st.failing
+    ]
     capacity = _capacity(spec, _usage(store, scan, len(present)))
     if capacity.pressure is not None and capacity.pressure >= 1.0 and capacity.limit:
-        over = ", ".join(f"{k} {capacity.used(k)} of {v}" for k, v in capacity.limit.items()
-                         if capacity.used(k) >= v)
-        notes.append(f"the store is at or over its capacity limit ({over}); kura keeps every memory "
-                     "— tidy, merge or raise [capacity] in kura.toml")
+        over = ", ".join(
+            f"{k} {capacity.used(k)} of {v}"
+            for k, v in capacity.limit.items()
+            if capacity.used(k) >= v
+        )
+        notes.append(
+            f"the store is at or over its capacity limit ({over}); kura keeps every memory "
+            "— tidy, merge or raise [capacity] in kura.toml"
+        )
     return DoctorReport(
-        store=name, path=str(store.root), label=spec.label, write_policy=spec.write_policy,
-        ok=not problems, memories=len(present), dead_links=tuple(dead), islands=tuple(islands),
-        index_drift=drift, unreadable=tuple(unreadable), manifests_missing=tuple(manifests_missing),
-        drafts_waiting=drafts_waiting, seeds=workshop["seeds"], normalise_on_write=tuple(normalise),
-        ignored_files=tuple(ignored), profile=profile,
-        charter=Charter(bool(store.charter()), str(store.charter_path)), journals=journals,
-        tender=tender, models=models, capacity=capacity, writable=workshop["writable"],
-        workshop=workshop["state"], problems=tuple(problems), notes=tuple(notes),
+        store=name,
+        path=str(store.root),
+        label=spec.label,
+        write_policy=spec.write_policy,
+        ok=not problems,
+        memories=len(present),
+        dead_links=tuple(dead),
+        islands=tuple(islands),
+        index_drift=drift,
+        unreadable=tuple(unreadable),
+        manifests_missing=tuple(manifests_missing),
+        drafts_waiting=drafts_waiting,
+        seeds=workshop["seeds"],
+        normalise_on_write=tuple(normalise),
+        ignored_files=tuple(ignored),
+        profile=profile,
+        charter=Charter(bool(store.charter()), str(store.charter_path)),
+        journals=journals,
+        tender=tender,
+        models=models,
+        capacity=capacity,
+        writable=workshop["writable"],
+        workshop=workshop["state"],
+        problems=tuple(problems),
+        notes=tuple(notes),
     )
 
 
@@ -381,16 +452,34 @@ def _no_store(reg: Registry, name: str, store: Store, spec: Any) -> DoctorReport
     notes: list[str] = []
     journals = _journals(reg, name, notes)
     return DoctorReport(
-        store=name, path=str(store.root), label=spec.label, write_policy=spec.write_policy,
-        ok=False, memories=0, dead_links=(), islands=(), index_drift=IndexDrift(),
-        unreadable=(), manifests_missing=(), drafts_waiting=0, seeds=0,
-        normalise_on_write=(), ignored_files=(), profile=None,
-        charter=Charter(False, str(store.charter_path)), journals=journals,
-        tender=Tender("never started"), models=_models(reg, name, probe=False),
+        store=name,
+        path=str(store.root),
+        label=spec.label,
+        write_policy=spec.write_policy,
+        ok=False,
+        memories=0,
+        dead_links=(),
+        islands=(),
+        index_drift=IndexDrift(),
+        unreadable=(),
+        manifests_missing=(),
+        drafts_waiting=0,
+        seeds=0,
+        normalise_on_write=(),
+        ignored_files=(),
+        profile=None,
+        charter=Charter(False, str(store.charter_path)),
+        journals=journals,
+        tender=Tender("never started"),
+        models=_models(reg, name, probe=False),
         capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0}),
-        writable=False, workshop="missing",
-        problems=(f"the store directory {store.root} has no MEMORY.md: run `kura init {name} --path {store.root}`",),
-        notes=tuple(notes))
+        writable=False,
+        workshop="missing",
+        problems=(
+            f"the store directory {store.root} has no MEMORY.md: run `kura init {name} --path {store.root}`",
+        ),
+        notes=tuple(notes),
+    )
 
 
 def _links(scan: Scan, present: set[str]) -> tuple[list[DeadLink], list[str]]:
@@ -432,8 +521,11 @@ def _file_findings(store: Store, scan: Scan) -> tuple[list[FileIssue], list[File
         raw_md = m.meta.get("metadata")
         md: dict[str, Any] = raw_md if isinstance(raw_md, dict) else {}
         ref = md.get("evidence_manifest")
-        if isinstance(ref, str) and ref.startswith("sha256:") and \
-                not (store.still / "manifests" / f"{ref[7:]}.json").is_file():
+        if (
+            isinstance(ref, str)
+            and ref.startswith("sha256:")
+            and not (store.still / "manifests" / f"{ref[7:]}.json").is_file()
+        ):
             manifests_missing.append(m.slug)
     return unreadable, normalise, manifests_missing
 
@@ -441,49 +533,80 @@ def _file_findings(store: Store, scan: Scan) -> tuple[list[FileIssue], list[File
 def _usage(store: Store, scan: Scan, memories: int) -> dict[str, int]:
     """How much of its capacity the store uses: memories, tokens and bytes."""
     nbytes = sum(m.size for m in scan.memories)
-    try:
+    with contextlib.suppress(OSError):
         nbytes += store.index_path.stat().st_size
-    except OSError:
-        pass
-    return {"memories": memories, "index_tokens": estimate_tokens(store.index_text()),
-            "body_tokens": sum(estimate_tokens(m.body) for m in scan.memories), "bytes": nbytes}
+    return {
+        "memories": memories,
+        "index_tokens": estimate_tokens(store.index_text()),
+        "body_tokens": sum(estimate_tokens(m.body) for m in scan.memories),
+        "bytes": nbytes,
+    }
 
 
-def _found_problems(name: str, scan: Scan, dead: list[DeadLink], drift: IndexDrift,
-                    manifests_missing: list[str], tender: Tender) -> list[str]:
+def _found_problems(
+    name: str,
+    scan: Scan,
+    dead: list[DeadLink],
+    drift: IndexDrift,
+    manifests_missing: list[str],
+    tender: Tender,
+) -> list[str]:
     """What is broken in the store's files, one line each."""
     out: list[str] = []
     if dead:
-        out.append(f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in {dead[0].source})")
+        out.append(
+            f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in {dead[0].source})"
+        )
     if drift.files_without_line:
-        out.append(f"{len(drift.files_without_line)} memory file(s) have no index line "
-                   f"(first: {drift.files_without_line[0]}.md)")
+        out.append(
+            f"{len(drift.files_without_line)} memory file(s) have no index line "
+            f"(first: {drift.files_without_line[0]}.md)"
+        )
     if drift.lines_without_file:
-        out.append(f"{len(drift.lines_without_file)} index line(s) point at no file "
-                   f"(first: {drift.lines_without_file[0]}.md)")
+        out.append(
+            f"{len(drift.lines_without_file)} index line(s) point at no file "
+            f"(first: {drift.lines_without_file[0]}.md)"
+        )
     if drift.duplicate_lines:
         out.append(f"{len(drift.duplicate_lines)} memory(ies) have more than one index line")
     if drift.bad_targets:
         out.append(f"{len(drift.bad_targets)} index line(s) link to a name that is not a slug")
     if scan.unreadable:
-        out.append(f"{len(scan.unreadable)} memory file(s) cannot be read (first: "
-                   f"{scan.unreadable[0][0]}: {scan.unreadable[0][1]})")
+        out.append(
+            f"{len(scan.unreadable)} memory file(s) cannot be read (first: "
+            f"{scan.unreadable[0][0]}: {scan.unreadable[0][1]})"
+        )
     if manifests_missing:
-        out.append(f"{len(manifests_missing)} memory(ies) point at an evidence manifest that is gone")
+        out.append(
+            f"{len(manifests_missing)} memory(ies) point at an evidence manifest that is gone"
+        )
     if tender.state == "dead":
-        out.append("the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`")
+        out.append(
+            "the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`"
+        )
     return out
 
 
-def _found_notes(reg: Registry, name: str, scan: Scan, tender: Tender, islands: list[str], drafts_waiting: int,
-                 normalise: list[FileIssue], ignored: list[FileIssue]) -> list[str]:
+def _found_notes(
+    reg: Registry,
+    name: str,
+    scan: Scan,
+    tender: Tender,
+    islands: list[str],
+    drafts_waiting: int,
+    normalise: list[FileIssue],
+    ignored: list[FileIssue],
+) -> list[str]:
     """What is worth knowing but not broken, one line each."""
     from .distill.pipeline import missing_roots
 
     out: list[str] = []
     if tender.state == "stale":
         out.append("the tender's heartbeat is late")
-    out += [f"journal root {root} does not exist: nothing is distilled from it" for root in missing_roots(reg, name)]
+    out += [
+        f"journal root {root} does not exist: nothing is distilled from it"
+        for root in missing_roots(reg, name)
+    ]
     if islands:
         out.append(f"{len(islands)} memory(ies) are islands: nothing links to them")
     if drafts_waiting:
@@ -491,9 +614,11 @@ def _found_notes(reg: Registry, name: str, scan: Scan, tender: Tender, islands: 
     if any(m.problems for m in scan.memories):
         out.append("some frontmatter fields could not be read; see unreadable")
     if normalise:
-        out.append(f"{len(normalise)} memory file(s) have YAML-ish frontmatter, read in the line form "
-                   f"(first: {normalise[0].file}); kura writes them as YAML the next time it "
-                   "writes them — nothing to fix")
+        out.append(
+            f"{len(normalise)} memory file(s) have YAML-ish frontmatter, read in the line form "
+            f"(first: {normalise[0].file}); kura writes them as YAML the next time it "
+            "writes them — nothing to fix"
+        )
     out += [f"{f.file} is not read as a memory: {f.why}" for f in ignored]
     return out
 
@@ -503,8 +628,11 @@ def _capacity(spec: Any, used: dict[str, int]) -> Capacity:
     ``pressure`` (the fullest unit's share of its limit): both None until a limit is set."""
     limits = spec.capacity.limits()
     pressure = max((used[k] / v for k, v in limits.items()), default=None) if limits else None
-    return Capacity(**used, limit=MappingProxyType(dict(limits)) if limits else None,
-                    pressure=None if pressure is None else round(pressure, 4))
+    return Capacity(
+        **used,
+        limit=MappingProxyType(dict(limits)) if limits else None,
+        pressure=None if pressure is None else round(pressure, 4),
+    )
 
 
 def _journals(reg: Registry, name: str, notes: list[str]) -> Journals:
@@ -519,13 +647,20 @@ def _journals(reg: Registry, name: str, notes: list[str]) -> Journals:
         # the case that used to share journals by accident: global journals, and this store
         # neither names its own nor inherits them (with no journals anywhere, nothing is
         # distilled for any store, and `journals.from` says "none")
-        notes.append(no_journals_reason(reg, name).replace(" drinks no journal:", " drinks nothing:"))
+        notes.append(
+            no_journals_reason(reg, name).replace(" drinks no journal:", " drinks nothing:")
+        )
     for s in shared:
         others = ", ".join(x for x in s["stores"] if x != name)
-        notes.append(f"journal root {s['root']} is drunk by this store and by {others}: what is said "
-                     "there can become a memory in each (see docs/TRUST.md)")
-    return Journals(spec.journals_from, tuple(JournalRoot(r["adapter"], r["root"]) for r in roots),
-                    tuple(SharedRoot(s["root"], tuple(s["stores"])) for s in shared))
+        notes.append(
+            f"journal root {s['root']} is drunk by this store and by {others}: what is said "
+            "there can become a memory in each (see docs/TRUST.md)"
+        )
+    return Journals(
+        spec.journals_from,
+        tuple(JournalRoot(r["adapter"], r["root"]) for r in roots),
+        tuple(SharedRoot(s["root"], tuple(s["stores"])) for s in shared),
+    )
 
 
 def _ignored_files(store: Store) -> list[FileIssue]:
@@ -544,20 +679,36 @@ def _ignored_files(store: Store) -> list[FileIssue]:
         if not n.endswith(".md") or is_temp_name(n) or n == "MEMORY.md":
             continue
         stem = n[:-3]
-        if stem in known or stem.lower() in RESERVED or stem.startswith("_") or not (store.root / n).is_file():
+        if (
+            stem in known
+            or stem.lower() in RESERVED
+            or stem.startswith("_")
+            or not (store.root / n).is_file()
+        ):
             continue
-        out.append(FileIssue(n, f"its name is not a slug; rename it to {slugify(stem)}.md "
-                                "(lower-case words joined by '-') to make it a memory"))
+        out.append(
+            FileIssue(
+                n,
+                f"its name is not a slug; rename it to {slugify(stem)}.md "
+                "(lower-case words joined by '-') to make it a memory",
+            )
+        )
     return out
 
 
-def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: list[str],
-              notes: list[str]) -> dict[str, Any]:
+def _workshop(
+    reg: Registry, name: str, store: Store, policy: str, problems: list[str], notes: list[str]
+) -> dict[str, Any]:
     """What the workshop database says (seeds, tender, model calls), and what is wrong
     with it or with writing to the store — said precisely, never raised: doctor answers
     even when the database is gone, busy, read-only or damaged, or the disk is full."""
-    out: dict[str, Any] = {"seeds": 0, "tender": {"state": "unknown"}, "calls": {}, "state": "ok",
-                           "writable": True}
+    out: dict[str, Any] = {
+        "seeds": 0,
+        "tender": {"state": "unknown"},
+        "calls": {},
+        "state": "ok",
+        "writable": True,
+    }
     # a real write in the workshop (never in the store directory itself, whose mtime keys the
     # recall caches); access(2) for the store directory, which also says no on a read-only mount
     refused = probe_write(store.still) if store.still.is_dir() else None
@@ -566,17 +717,23 @@ def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: lis
     writable = refused is None or refused.errno not in READ_ONLY_ERRNOS
     out["writable"] = writable
     if refused is not None and not writable:
-        text = (f"store {name!r} is read-only ({store.root}: {reason_of(refused)}): memories can be read; "
-                "remembering, distilling and pouring are refused")
+        text = (
+            f"store {name!r} is read-only ({store.root}: {reason_of(refused)}): memories can be read; "
+            "remembering, distilling and pouring are refused"
+        )
         if policy == "frozen":
             notes.append(text)
         else:
-            problems.append(text + " — remount it read-write or give this user write access. "
-                            "Do not move kura.db aside: it holds the watermarks, gate log and seeds")
+            problems.append(
+                text + " — remount it read-write or give this user write access. "
+                "Do not move kura.db aside: it holds the watermarks, gate log and seeds"
+            )
     elif refused is not None:
-        problems.append(f"store {name!r} cannot be written ({store.root}: {reason_of(refused)}): reads keep "
-                        "working, every write is refused until "
-                        + ("space is freed" if refused.errno in FULL_ERRNOS else "the disk is fixed"))
+        problems.append(
+            f"store {name!r} cannot be written ({store.root}: {reason_of(refused)}): reads keep "
+            "working, every write is refused until "
+            + ("space is freed" if refused.errno in FULL_ERRNOS else "the disk is fixed")
+        )
     ws = reg.workshop(name)
     fresh = not ws.path.exists()
     try:
@@ -596,16 +753,19 @@ def _workshop(reg: Registry, name: str, store: Store, policy: str, problems: lis
     if ws.recreated or fresh:
         out["state"] = "recreated" if ws.recreated else "new"
         if ws.recreated or (store.still / "manifests").is_dir():  # it had distilled before
-            notes.append(f"the workshop database {ws.path} was missing and a fresh one was started: "
-                         "watermarks, the gate log and seeds start over. Restore kura.db from a backup, "
-                         "or run `kura distill catchup` before the next distil so old journal is not drunk again")
+            notes.append(
+                f"the workshop database {ws.path} was missing and a fresh one was started: "
+                "watermarks, the gate log and seeds start over. Restore kura.db from a backup, "
+                "or run `kura distill catchup` before the next distil so old journal is not drunk again"
+            )
     elif ws.readonly:
         out["state"] = "read-only"
     return out
 
 
-def _models(reg: Registry, name: str, *, probe: bool,
-            calls: Mapping[str, Any] | None = None) -> Mapping[str, ModelRole]:
+def _models(
+    reg: Registry, name: str, *, probe: bool, calls: Mapping[str, Any] | None = None
+) -> Mapping[str, ModelRole]:
     if calls is None:
         calls = {}
     client = reg.models(name) if probe else None
@@ -617,20 +777,31 @@ def _models(reg: Registry, name: str, *, probe: bool,
         reason: str | None = None
         if spec is None:
             reachable = False
-            reason = f"{role} is not configured" + ("" if role == "thinker" else " (and nothing to inherit)")
+            reason = f"{role} is not configured" + (
+                "" if role == "thinker" else " (and nothing to inherit)"
+            )
         elif client is not None:
             reachable, reason = client.probe(role)
         out[role] = ModelRole(
-            role=role, configured=spec is not None, url=spec.url if spec else None,
-            model=spec.model if spec else None, calls=c.get("calls", 0),
-            failures=c.get("failures", 0), last_ok_at=c.get("last_ok_at"),
-            last_error=c.get("last_error") or None, last_error_at=c.get("last_error_at"),
-            reachable=reachable, reason=reason)
+            role=role,
+            configured=spec is not None,
+            url=spec.url if spec else None,
+            model=spec.model if spec else None,
+            calls=c.get("calls", 0),
+            failures=c.get("failures", 0),
+            last_ok_at=c.get("last_ok_at"),
+            last_error=c.get("last_error") or None,
+            last_error_at=c.get("last_error_at"),
+            reachable=reachable,
+            reason=reason,
+        )
     return MappingProxyType(out)
 
 
-NO_STORES = ("no stores are configured: add a store with `kura init NAME --path DIR`, or a "
-             "[stores.NAME] table with path = \"DIR\" to kura.toml")
+NO_STORES = (
+    "no stores are configured: add a store with `kura init NAME --path DIR`, or a "
+    '[stores.NAME] table with path = "DIR" to kura.toml'
+)
 
 
 def diagnose_all(reg: Registry, *, probe: bool = False) -> DoctorAll:
@@ -640,8 +811,12 @@ def diagnose_all(reg: Registry, *, probe: bool = False) -> DoctorAll:
     if not reports:
         where = f" ({reg.config.source})" if getattr(reg.config, "source", None) else ""
         problems = (NO_STORES.replace("kura.toml", f"kura.toml{where}"),)
-    return DoctorAll(ok=bool(reports) and all(r.ok for r in reports), stores=reports, at=time.time(),
-                     problems=problems)
+    return DoctorAll(
+        ok=bool(reports) and all(r.ok for r in reports),
+        stores=reports,
+        at=time.time(),
+        problems=problems,
+    )
 
 
 def elapsed_label(seconds: float) -> str:
@@ -652,6 +827,21 @@ def elapsed_label(seconds: float) -> str:
     return f"{seconds / 3600:.1f}h"
 
 
-__all__ = ["Capacity", "Charter", "DeadLink", "DoctorAll", "DoctorReport", "FileIssue", "IndexDrift",
-           "JournalRoot", "Journals", "ModelRole", "SharedRoot", "Tender", "diagnose", "diagnose_all",
-           "heartbeat_state", "Store"]
+__all__ = [
+    "Capacity",
+    "Charter",
+    "DeadLink",
+    "DoctorAll",
+    "DoctorReport",
+    "FileIssue",
+    "IndexDrift",
+    "JournalRoot",
+    "Journals",
+    "ModelRole",
+    "SharedRoot",
+    "Tender",
+    "diagnose",
+    "diagnose_all",
+    "heartbeat_state",
+    "Store",
+]

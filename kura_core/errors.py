@@ -68,8 +68,18 @@ class BusyError(KuraError):
 #: ``schema``          the JSON object does not fit the task's schema
 #: ``refused``         the reply was read and fits, but kura's floors refused what it says
 #: ``other``           raised without a kind (the model client always names one)
-ModelFailureKind = Literal["unconfigured", "connect", "dropped", "timeout", "http_status",
-                           "unparseable", "reasoning_only", "schema", "refused", "other"]
+ModelFailureKind = Literal[
+    "unconfigured",
+    "connect",
+    "dropped",
+    "timeout",
+    "http_status",
+    "unparseable",
+    "reasoning_only",
+    "schema",
+    "refused",
+    "other",
+]
 MODEL_FAILURE_KINDS: tuple[str, ...] = get_args(ModelFailureKind)
 
 #: The kinds that say asking again at once would fail the same way: the model cannot be
@@ -88,8 +98,10 @@ class ModelUnavailable(KuraError):
 
     def __init__(self, message: str = "", *, kind: ModelFailureKind = "other") -> None:
         if kind not in MODEL_FAILURE_KINDS:
-            raise ValueError(f"ModelUnavailable kind must be one of {', '.join(MODEL_FAILURE_KINDS)}, "
-                             f"not {kind!r}")
+            raise ValueError(
+                f"ModelUnavailable kind must be one of {', '.join(MODEL_FAILURE_KINDS)}, "
+                f"not {kind!r}"
+            )
         super().__init__(message)
         self.kind = kind
 

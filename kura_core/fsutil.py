@@ -19,8 +19,8 @@ import itertools
 import os
 import socket
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .errors import ReadOnlyStore, StorageError, StorageFull
 
@@ -84,18 +84,23 @@ def storage_error(exc: OSError, action: str, path: os.PathLike | str) -> Storage
         return ReadOnlyStore(
             f"cannot {action}: {where.parent} is on a read-only filesystem. Nothing was changed. "
             "Remount it read-write (or point the store at a writable directory) and try again; "
-            "reading keeps working meanwhile")
+            "reading keeps working meanwhile"
+        )
     if err in (errno.EACCES, errno.EPERM):
         return ReadOnlyStore(
             f"cannot {action}: permission denied on {where}. Nothing was changed. Give the user "
             f"running kura write access to {where.parent} (chown/chmod) and try again; "
-            "reading keeps working meanwhile")
+            "reading keeps working meanwhile"
+        )
     if err in FULL_ERRNOS:
         return StorageFull(
             f"cannot {action}: no space left on the device holding {where.parent}. Nothing was "
-            "changed. Free some space and try again; reading keeps working meanwhile")
+            "changed. Free some space and try again; reading keeps working meanwhile"
+        )
     why = exc.strerror or str(exc)
-    return StorageError(f"cannot {action}: {why} ({where}). Nothing was changed; check the disk and try again")
+    return StorageError(
+        f"cannot {action}: {why} ({where}). Nothing was changed; check the disk and try again"
+    )
 
 
 def reason_of(exc: OSError) -> str:
@@ -111,10 +116,14 @@ def reason_of(exc: OSError) -> str:
 
 # --------------------------------------------------------------------------- temp names
 
+
 def temp_path(path: Path) -> Path:
     """A temp name beside *path*, unique to this process, thread and call."""
     path = Path(path)
-    return path.parent / f".{path.name}{TMP_MARK}{os.getpid()}-{threading.get_ident() % 100000}-{next(_SEQ)}"
+    return (
+        path.parent
+        / f".{path.name}{TMP_MARK}{os.getpid()}-{threading.get_ident() % 100000}-{next(_SEQ)}"
+    )
 
 
 def is_temp_name(name: str) -> bool:
@@ -157,6 +166,7 @@ def sweep_dead_temps(directory: Path) -> int:
 
 # --------------------------------------------------------------------------- writing
 
+
 def fsync_dir(directory: Path) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
@@ -197,7 +207,9 @@ def probe_write(directory: Path) -> OSError | None:
     (read-only, no permission, no space). Leaves nothing behind."""
     tmp = temp_path(Path(directory) / "probe")
     try:
-        fd = OPS.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        fd = OPS.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644
+        )
     except OSError as exc:
         return exc
     try:
@@ -237,7 +249,9 @@ def atomic_write_text(path: Path, text: str, *, sync_dir: bool = True) -> None:
 
 
 #: link(2) errors that mean "this filesystem has no hard links here", not "the disk refused".
-NO_LINK_ERRNOS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV})
+NO_LINK_ERRNOS = frozenset(
+    {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV}
+)
 
 
 def create_exclusive(path: Path, data: bytes) -> None:
@@ -267,7 +281,7 @@ def _create_exclusive_plain(path: Path, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[OPS.write(fd, view, path):]
+            view = view[OPS.write(fd, view, path) :]
         OPS.fsync(fd, path)
     except BaseException:
         os.close(fd)

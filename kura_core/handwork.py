@@ -22,15 +22,16 @@ import hashlib
 import json
 import os
 import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from .registry import Registry
-from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
 from .shapes import dict_at, str_at
+from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
 
 if TYPE_CHECKING:
     from .weave import WeaveResult
@@ -56,6 +57,7 @@ ProgressFn = Callable[[Progress], None]
 
 # =========================================================================== quotes
 
+
 @dataclass(frozen=True)
 class Quote:
     """One piece of evidence: its class, its text, and where in which journal it is."""
@@ -69,7 +71,7 @@ class Quote:
     unit: str = "byte"
 
     @classmethod
-    def from_json(cls, q: Mapping[str, Any]) -> "Quote":
+    def from_json(cls, q: Mapping[str, Any]) -> Quote:
         """A quote as drafts record it, or as the gate does (``class`` and ``where``)."""
         found = q.get("where")
         where: Mapping[str, Any] = found if isinstance(found, Mapping) else q
@@ -77,9 +79,15 @@ class Quote:
             start, end = int(where.get("start") or 0), int(where.get("end") or 0)
         except (TypeError, ValueError):
             start = end = 0
-        return cls(cls=str(q.get("cls") or q.get("class") or "?").upper(), text=str(q.get("text") or ""),
-                   status=str(q.get("status") or ""), source=str(where.get("source") or ""),
-                   start=start, end=end, unit=str(where.get("unit") or "byte"))
+        return cls(
+            cls=str(q.get("cls") or q.get("class") or "?").upper(),
+            text=str(q.get("text") or ""),
+            status=str(q.get("status") or ""),
+            source=str(where.get("source") or ""),
+            start=start,
+            end=end,
+            unit=str(where.get("unit") or "byte"),
+        )
 
     @property
     def located(self) -> bool:
@@ -87,6 +95,7 @@ class Quote:
 
 
 # =========================================================================== memories
+
 
 @dataclass(frozen=True)
 class Provenance:
@@ -116,11 +125,15 @@ class Provenance:
             return "as the gate passed it: the file matches its evidence seal"
         if self.state == "hand-edited":
             if self.seal_ok is False:
-                return (f"hand-edited{who or ' outside kura'}: the file no longer matches its evidence "
-                        "seal, so the evidence vouches for an earlier text, not this one")
+                return (
+                    f"hand-edited{who or ' outside kura'}: the file no longer matches its evidence "
+                    "seal, so the evidence vouches for an earlier text, not this one"
+                )
             if self.seal_ok:
-                return (f"hand-edited{who}: the body and curation still match the evidence seal; "
-                        "the edited fields are a person's words, not vouched by the gate")
+                return (
+                    f"hand-edited{who}: the body and curation still match the evidence seal; "
+                    "the edited fields are a person's words, not vouched by the gate"
+                )
             return f"hand-edited{who}: a person's words, not vouched by the gate"
         if self.state == "unsealed":
             return "poured before evidence seals were recorded: kura cannot tell whether it was edited since"
@@ -140,7 +153,7 @@ class GateEntry:
     detail: Mapping[str, Any]
 
     @classmethod
-    def from_row(cls, r: Mapping[str, Any]) -> "GateEntry":
+    def from_row(cls, r: Mapping[str, Any]) -> GateEntry:
         """An entry from a gate_log row whose detail is JSON text or already read."""
         detail = r["detail"]
         if isinstance(detail, str):
@@ -148,12 +161,26 @@ class GateEntry:
                 detail = json.loads(detail)
             except ValueError:
                 detail = {}
-        return cls(r["id"], r["at"], r["kind"], r["title"] or "", r["slug"] or "", r["reason"] or "",
-                   MappingProxyType(detail if isinstance(detail, dict) else {}))
+        return cls(
+            r["id"],
+            r["at"],
+            r["kind"],
+            r["title"] or "",
+            r["slug"] or "",
+            r["reason"] or "",
+            MappingProxyType(detail if isinstance(detail, dict) else {}),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "at": self.at, "kind": self.kind, "title": self.title, "slug": self.slug,
-                "reason": self.reason, "detail": dict(self.detail)}
+        return {
+            "id": self.id,
+            "at": self.at,
+            "kind": self.kind,
+            "title": self.title,
+            "slug": self.slug,
+            "reason": self.reason,
+            "detail": dict(self.detail),
+        }
 
 
 @dataclass(frozen=True)
@@ -218,8 +245,11 @@ def provenance(store: Any, mem: Memory) -> Provenance:
     seal = str_at(md, "evidence_seal")
     found = md.get("hand_edited")
     he: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
-    present = bool(manifest) and manifest.startswith("sha256:") and \
-        (store.still / "manifests" / f"{manifest[7:]}.json").is_file()
+    present = (
+        bool(manifest)
+        and manifest.startswith("sha256:")
+        and (store.still / "manifests" / f"{manifest[7:]}.json").is_file()
+    )
     seal_ok = (seal == seal_of(mem.body, mem.meta)) if seal else None
     if seal_ok is False or he:
         state = "hand-edited"
@@ -233,8 +263,11 @@ def provenance(store: Any, mem: Memory) -> Provenance:
 
 
 def _entries(ws: Any, sql_where: str, params: tuple, limit: int) -> list[GateEntry]:
-    rows = ws.query(f"SELECT id, at, kind, title, slug, reason, detail FROM gate_log WHERE {sql_where} "
-                    "ORDER BY id DESC LIMIT ?", params + (limit,))
+    rows = ws.query(
+        f"SELECT id, at, kind, title, slug, reason, detail FROM gate_log WHERE {sql_where} "
+        "ORDER BY id DESC LIMIT ?",
+        params + (limit,),
+    )
     return [GateEntry.from_row(r) for r in rows]
 
 
@@ -248,8 +281,11 @@ def manifest_quotes(store: Any, ref: str) -> tuple[Quote, ...]:
         man = read_manifest(store, ref)
     except KuraError:
         return ()
-    return tuple(Quote.from_json({**s, "status": "evidence"}) for s in man.get("segments", [])
-                 if isinstance(s, Mapping))
+    return tuple(
+        Quote.from_json({**s, "status": "evidence"})
+        for s in man.get("segments", [])
+        if isinstance(s, Mapping)
+    )
 
 
 def linked_from(store: Any, slug: str) -> tuple[str, ...]:
@@ -270,17 +306,27 @@ def memory_view(reg: Registry, name: str, slug: str) -> MemoryView:
     history: tuple[GateEntry, ...] = ()
     if store.still.is_dir():
         history = tuple(_entries(reg.workshop(name), "slug=?", (slug,), HISTORY))
-    return MemoryView(store=name, memory=mem, title=entry.title if entry else mem.title,
-                      index_line=entry.raw if entry else "", provenance=prov,
-                      quotes=manifest_quotes(store, prov.manifest), linked_from=linked_from(store, slug),
-                      history=history, base=file_digest(text), text=text)
+    return MemoryView(
+        store=name,
+        memory=mem,
+        title=entry.title if entry else mem.title,
+        index_line=entry.raw if entry else "",
+        provenance=prov,
+        quotes=manifest_quotes(store, prov.manifest),
+        linked_from=linked_from(store, slug),
+        history=history,
+        base=file_digest(text),
+        text=text,
+    )
 
 
 def _writable(reg: Registry, name: str, what: str) -> None:
     policy = reg.config.stores[name].write_policy
     if policy == "frozen":
-        raise PolicyError(f"store {name!r} is frozen: nothing in it is {what}. Set write_policy to "
-                          f"\"distiller-only\" under [stores.{name}] to curate it")
+        raise PolicyError(
+            f"store {name!r} is frozen: nothing in it is {what}. Set write_policy to "
+            f'"distiller-only" under [stores.{name}] to curate it'
+        )
 
 
 @contextlib.contextmanager
@@ -306,17 +352,30 @@ def _clean_tags(tags: Sequence[str], before: Sequence[str]) -> tuple[str, ...]:
 
     out = tuple(dict.fromkeys(" ".join(str(t).split()) for t in tags if str(t).strip()))
     anyone = Evidence.of((), [(c, "", "") for c in CLASSES])
-    problems = [v for v in check_tags(list(out), anyone, allowed=list(before))
-                if v.kind in ("tag", "shape", "disguise")]
+    problems = [
+        v
+        for v in check_tags(list(out), anyone, allowed=list(before))
+        if v.kind in ("tag", "shape", "disguise")
+    ]
     if problems:
         raise KuraError("; ".join(str(p) for p in problems) + ": fix the tags and save again")
     return out
 
 
-def edit_memory(reg: Registry, name: str, slug: str, *, base: str, title: str | None = None,
-                description: str | None = None, body: str | None = None, type: str | None = None,
-                tags: Sequence[str] | None = None, curation: Mapping[str, str | None] | None = None,
-                by: str = "hand") -> EditResult:
+def edit_memory(
+    reg: Registry,
+    name: str,
+    slug: str,
+    *,
+    base: str,
+    title: str | None = None,
+    description: str | None = None,
+    body: str | None = None,
+    type: str | None = None,
+    tags: Sequence[str] | None = None,
+    curation: Mapping[str, str | None] | None = None,
+    by: str = "hand",
+) -> EditResult:
     """A person's edit of a memory, through the store's write path (memory and index line
     together). It passes no gate; it is recorded as a hand edit. *base* is the digest of the
     file the person started from: if the file changed since, nothing is written."""
@@ -324,9 +383,11 @@ def edit_memory(reg: Registry, name: str, slug: str, *, base: str, title: str | 
     store = reg.store(name)
     text = _file_text(store, slug)
     if base and file_digest(text) != base:
-        raise ConflictError(f"{slug}.md changed on disk after you opened it (the tender, another "
-                            "process or another editor); nothing was written. Reopen the memory and "
-                            "make the edit again")
+        raise ConflictError(
+            f"{slug}.md changed on disk after you opened it (the tender, another "
+            "process or another editor); nothing was written. Reopen the memory and "
+            "make the edit again"
+        )
     mem = store.read(slug)
     entry = store.index().by_slug().get(slug)
     old_title = entry.title if entry else mem.title
@@ -344,23 +405,49 @@ def edit_memory(reg: Registry, name: str, slug: str, *, base: str, title: str | 
         raise KuraError("a memory needs a title: it is the text of its index line's link")
     if new["type"] and new["type"] not in TYPES:
         raise KuraError(f"type must be one of {', '.join(TYPES)} (got {new['type']!r})")
-    old: dict[str, Any] = {"title": old_title, "description": mem.description, "type": mem.type, "tags": tuple(mem.tags),
-           "body": mem.body, **{k: mem.curation(k) for k in CURATION}}
-    changed = tuple(f for f in FIELDS if (new[f].strip() if f == "body" else new[f])
-                    != (old[f].strip() if f == "body" else old[f]))
+    old: dict[str, Any] = {
+        "title": old_title,
+        "description": mem.description,
+        "type": mem.type,
+        "tags": tuple(mem.tags),
+        "body": mem.body,
+        **{k: mem.curation(k) for k in CURATION},
+    }
+    changed = tuple(
+        f
+        for f in FIELDS
+        if (new[f].strip() if f == "body" else new[f])
+        != (old[f].strip() if f == "body" else old[f])
+    )
     if not changed:
         return EditResult(name, slug, (), memory_view(reg, name, slug))
     stamp = _iso(reg)
-    meta: dict[str, Any] = {"metadata": {"tags": list(new["tags"]),
-                                         "hand_edited": {"at": stamp, "by": by, "fields": list(changed)}}}
+    meta: dict[str, Any] = {
+        "metadata": {
+            "tags": list(new["tags"]),
+            "hand_edited": {"at": stamp, "by": by, "fields": list(changed)},
+        }
+    }
     for k in CURATION:
         meta[k] = new[k] or None
     ws = reg.workshop(name)
-    with _logged_first(ws, "edited", title=new["title"], slug=slug,
-                       reason=f"hand edit by {by}: {', '.join(changed)} (passes no gate)",
-                       detail={"by": by, "fields": list(changed), "before": text}):
-        store.write(slug, title=new["title"], description=new["description"], body=new["body"],
-                    type=new["type"], tags=new["tags"], meta=meta)
+    with _logged_first(
+        ws,
+        "edited",
+        title=new["title"],
+        slug=slug,
+        reason=f"hand edit by {by}: {', '.join(changed)} (passes no gate)",
+        detail={"by": by, "fields": list(changed), "before": text},
+    ):
+        store.write(
+            slug,
+            title=new["title"],
+            description=new["description"],
+            body=new["body"],
+            type=new["type"],
+            tags=new["tags"],
+            meta=meta,
+        )
     return EditResult(name, slug, changed, memory_view(reg, name, slug))
 
 
@@ -388,8 +475,10 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
         raise KuraError(f"the edited text cannot be read: {exc}") from None
     name = meta.get("name", slug)
     if name != slug:
-        raise KuraError(f"the name changed from {slug!r} to {name!r}: renaming a memory is not an edit; "
-                        f"put the name back")
+        raise KuraError(
+            f"the name changed from {slug!r} to {name!r}: renaming a memory is not an edit; "
+            f"put the name back"
+        )
     md = dict_at(meta, "metadata")
     tags = md.get("tags", [])
     if isinstance(tags, str):
@@ -403,9 +492,14 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
     mtype = md.get("type", "")
     if not isinstance(mtype, str):
         raise KuraError("metadata.type must be a word")
-    return {"title": meta.get("title") or "", "description": meta.get("description") or "",
-            "body": body, "type": mtype, "tags": [str(t) for t in tags],
-            "curation": {k: meta.get(k) or "" for k in CURATION}}
+    return {
+        "title": meta.get("title") or "",
+        "description": meta.get("description") or "",
+        "body": body,
+        "type": mtype,
+        "tags": [str(t) for t in tags],
+        "curation": {k: meta.get(k) or "" for k in CURATION},
+    }
 
 
 def retire(reg: Registry, name: str, slug: str, reason: str, *, by: str = "hand") -> RetireResult:
@@ -421,14 +515,25 @@ def retire(reg: Registry, name: str, slug: str, reason: str, *, by: str = "hand"
     title = entry.title if entry else slug.replace("-", " ")
     dead = linked_from(store, slug)
     ws = reg.workshop(name)
-    with _logged_first(ws, "retired", title=title, slug=slug, reason=reason,
-                       detail={"by": by, "text": text, "index_line": entry.raw if entry else "",
-                               "linked_from": list(dead)}) as row:
+    with _logged_first(
+        ws,
+        "retired",
+        title=title,
+        slug=slug,
+        reason=reason,
+        detail={
+            "by": by,
+            "text": text,
+            "index_line": entry.raw if entry else "",
+            "linked_from": list(dead),
+        },
+    ) as row:
         store.retire(slug)
     return RetireResult(name, slug, title, dead, row)
 
 
 # =========================================================================== the map
+
 
 @dataclass(frozen=True)
 class MapLine:
@@ -494,10 +599,31 @@ def map_view(reg: Registry, name: str) -> MapView:
             layer = "fresh"
         else:
             layer = "trigger"
-        lines.append(MapLine(layer, e.slug, e.title, text, tuple(m.tags) if m else (), mtype,
-                             compressed=text != e.description))
-    return MapView(name, pre.source, pre.stale, tuple(lines), pre.tokens_est, pre.budget_tokens,
-                   pre.ceiling_tokens, pre.over_budget, pre.over_ceiling, pre.map_shown, pre.warning, index_sha)
+        lines.append(
+            MapLine(
+                layer,
+                e.slug,
+                e.title,
+                text,
+                tuple(m.tags) if m else (),
+                mtype,
+                compressed=text != e.description,
+            )
+        )
+    return MapView(
+        name,
+        pre.source,
+        pre.stale,
+        tuple(lines),
+        pre.tokens_est,
+        pre.budget_tokens,
+        pre.ceiling_tokens,
+        pre.over_budget,
+        pre.over_ceiling,
+        pre.map_shown,
+        pre.warning,
+        index_sha,
+    )
 
 
 @dataclass(frozen=True)
@@ -540,15 +666,20 @@ def weave_preview(reg: Registry, name: str) -> WeavePreview:
         if slug not in before:
             changes.append(MapChange(slug, "added", layer, "", text))
         else:
-            changes.append(MapChange(slug, "same" if before[slug] == text else "changed", layer,
-                                     before[slug], text))
+            changes.append(
+                MapChange(
+                    slug, "same" if before[slug] == text else "changed", layer, before[slug], text
+                )
+            )
     for ln in current.lines:
         if ln.slug not in after_slugs:
             changes.append(MapChange(ln.slug, "removed", ln.layer, ln.text, ""))
-    return WeavePreview(name, current.source, current.stale, current.tokens_est, res, tuple(changes))
+    return WeavePreview(
+        name, current.source, current.stale, current.tokens_est, res, tuple(changes)
+    )
 
 
-def weave_write(reg: Registry, name: str, *, index_sha256: str) -> "WeaveResult":
+def weave_write(reg: Registry, name: str, *, index_sha256: str) -> WeaveResult:
     """Write the map a preview showed. Refused when the index changed since the preview."""
     from .weave import weave
 
@@ -556,12 +687,15 @@ def weave_write(reg: Registry, name: str, *, index_sha256: str) -> "WeaveResult"
     store = reg.store(name)
     now = hashlib.sha256(store.index_text().encode("utf-8")).hexdigest()
     if index_sha256 and now != index_sha256:
-        raise ConflictError("the index changed since the preview (a pour, a tidy or a hand edit): "
-                            "preview the weave again")
+        raise ConflictError(
+            "the index changed since the preview (a pour, a tidy or a hand edit): "
+            "preview the weave again"
+        )
     return weave(reg, name)
 
 
 # =========================================================================== drafts
+
 
 @dataclass(frozen=True)
 class DiffLine:
@@ -616,15 +750,30 @@ def extension_diff(reg: Registry, name: str, draft: Any) -> ExtensionDiff:
     store = reg.store(name)
     target = draft.target
     if not store.has(target):
-        return ExtensionDiff(target, False, False, ("", draft.title), ("", draft.description),
-                             ((), tuple(draft.tags)), line_diff("", draft.body))
+        return ExtensionDiff(
+            target,
+            False,
+            False,
+            ("", draft.title),
+            ("", draft.description),
+            ((), tuple(draft.tags)),
+            line_diff("", draft.body),
+        )
     mem = store.read(target)
     entry = store.index().by_slug().get(target)
     changed = bool(draft.target_digest) and body_digest(mem.body) != draft.target_digest
-    tags_after = tuple(dict.fromkeys([*draft.tags] + (["judgement"] if draft.label == "judgement" else [])))
-    return ExtensionDiff(target, True, changed, (entry.title if entry else mem.title, draft.title),
-                         (mem.description, draft.description), (tuple(mem.tags), tags_after),
-                         line_diff(mem.body, draft.body))
+    tags_after = tuple(
+        dict.fromkeys([*draft.tags] + (["judgement"] if draft.label == "judgement" else []))
+    )
+    return ExtensionDiff(
+        target,
+        True,
+        changed,
+        (entry.title if entry else mem.title, draft.title),
+        (mem.description, draft.description),
+        (tuple(mem.tags), tags_after),
+        line_diff(mem.body, draft.body),
+    )
 
 
 def drafts_view(reg: Registry, name: str) -> DraftsView:
@@ -633,7 +782,9 @@ def drafts_view(reg: Registry, name: str) -> DraftsView:
 
     store = reg.store(name)
     drafts, problems = [], []
-    for p in _draft_files(store):  # each file read and parsed once: waiting, or why it cannot be read
+    for p in _draft_files(
+        store
+    ):  # each file read and parsed once: waiting, or why it cannot be read
         try:
             drafts.append(parse_draft(p.read_text(encoding="utf-8"), p))
         except (MemoryFormatError, UnicodeDecodeError) as exc:
@@ -652,6 +803,7 @@ def drafts_view(reg: Registry, name: str) -> DraftsView:
 
 
 # =========================================================================== seeds
+
 
 @dataclass(frozen=True)
 class Confirmation:
@@ -686,8 +838,11 @@ def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]
     if not store.still.is_dir():
         return ()
     ws = reg.workshop(name)
-    rows = ws.query("SELECT id, at, title, body, quotes, state, source, updated FROM seeds "
-                    "ORDER BY id DESC LIMIT ?", (limit,))
+    rows = ws.query(
+        "SELECT id, at, title, body, quotes, state, source, updated FROM seeds "
+        "ORDER BY id DESC LIMIT ?",
+        (limit,),
+    )
     log = _entries(ws, "kind IN (?,?,?)", SEED_LOG, 5000)
     by_seed: dict[int, list[GateEntry]] = {}
     for e in log:
@@ -701,38 +856,81 @@ def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]
         except ValueError:
             raw = []
         events = by_seed.get(r["id"], [])
-        confirmed = tuple(Confirmation(e.at, str(e.detail.get("draft") or ""), str(e.detail.get("journal") or ""),
-                                       tuple(Quote.from_json(q) for q in e.detail.get("quotes") or []
-                                             if isinstance(q, Mapping)))
-                          for e in events if e.kind == "graduated")
+        confirmed = tuple(
+            Confirmation(
+                e.at,
+                str(e.detail.get("draft") or ""),
+                str(e.detail.get("journal") or ""),
+                tuple(
+                    Quote.from_json(q)
+                    for q in e.detail.get("quotes") or []
+                    if isinstance(q, Mapping)
+                ),
+            )
+            for e in events
+            if e.kind == "graduated"
+        )
         attempts = tuple((e.at, e.reason) for e in events if e.kind == "seed-unconfirmed")
-        dis = next(((e.at, str(e.detail.get("by") or ""), e.reason) for e in events
-                    if e.kind == "seed-dismissed"), None)
-        out.append(Seed(r["id"], r["at"], r["title"], r["body"], r["state"], r["source"],
-                        tuple(Quote.from_json(q) for q in raw if isinstance(q, Mapping)), r["updated"],
-                        confirmed, attempts, dis))
+        dis = next(
+            (
+                (e.at, str(e.detail.get("by") or ""), e.reason)
+                for e in events
+                if e.kind == "seed-dismissed"
+            ),
+            None,
+        )
+        out.append(
+            Seed(
+                r["id"],
+                r["at"],
+                r["title"],
+                r["body"],
+                r["state"],
+                r["source"],
+                tuple(Quote.from_json(q) for q in raw if isinstance(q, Mapping)),
+                r["updated"],
+                confirmed,
+                attempts,
+                dis,
+            )
+        )
     return tuple(out)
 
 
-def dismiss_seed(reg: Registry, name: str, seed_id: int, reason: str = "", *, by: str = "hand") -> Seed:
+def dismiss_seed(
+    reg: Registry, name: str, seed_id: int, reason: str = "", *, by: str = "hand"
+) -> Seed:
     """Set a waiting idea aside for good: it is no longer checked against new evidence."""
     reason = " ".join((reason or "").split()) or f"dismissed by {by}"
     ws = reg.workshop(name)
     with ws.transaction() as conn:
-        row = conn.execute("SELECT id, title, body, state FROM seeds WHERE id=?", (seed_id,)).fetchone()
+        row = conn.execute(
+            "SELECT id, title, body, state FROM seeds WHERE id=?", (seed_id,)
+        ).fetchone()
         if row is None:
             raise NotFound(f"no seed {seed_id} in store {name!r}")
         if row["state"] != "waiting":
-            raise ConflictError(f"seed {seed_id} is {row['state']}, not waiting: only a waiting idea is dismissed")
+            raise ConflictError(
+                f"seed {seed_id} is {row['state']}, not waiting: only a waiting idea is dismissed"
+            )
         now = ws.clock()
         conn.execute("UPDATE seeds SET state='dismissed', updated=? WHERE id=?", (now, seed_id))
-        conn.execute("INSERT INTO gate_log(at, kind, title, slug, reason, detail) VALUES(?,?,?,?,?,?)",
-                     (now, "seed-dismissed", row["title"], "", reason,
-                      json.dumps({"seed": seed_id, "by": by, "body": row["body"]}, ensure_ascii=False)))
+        conn.execute(
+            "INSERT INTO gate_log(at, kind, title, slug, reason, detail) VALUES(?,?,?,?,?,?)",
+            (
+                now,
+                "seed-dismissed",
+                row["title"],
+                "",
+                reason,
+                json.dumps({"seed": seed_id, "by": by, "body": row["body"]}, ensure_ascii=False),
+            ),
+        )
     return next(s for s in seed_list(reg, name) if s.id == seed_id)
 
 
 # =========================================================================== tidy
+
 
 @dataclass(frozen=True)
 class TidyProposal:
@@ -754,8 +952,13 @@ class TidyReview:
     stopped: str = ""
 
 
-def tidy_review(reg: Registry, name: str, *, progress: ProgressFn | None = None,
-                should_stop: Callable[[], bool] | None = None) -> TidyReview:
+def tidy_review(
+    reg: Registry,
+    name: str,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> TidyReview:
     """The weak index lines and a rewrite of each, for a person to accept, edit or reject.
     Nothing is written. Without a scribe the weak lines come without rewrites."""
     from .distill.tidy import find_weak_lines, propose
@@ -763,8 +966,14 @@ def tidy_review(reg: Registry, name: str, *, progress: ProgressFn | None = None,
 
     flagged = find_weak_lines(reg, name)
     scribe = reg.config.models.get("scribe") is not None
-    note = "" if scribe else ("no scribe model is configured: the weak lines are listed without rewrites; "
-                              "write each line yourself, or add [models.thinker] to kura.toml")
+    note = (
+        ""
+        if scribe
+        else (
+            "no scribe model is configured: the weak lines are listed without rewrites; "
+            "write each line yourself, or add [models.thinker] to kura.toml"
+        )
+    )
     out: list[TidyProposal] = []
     stopped = ""
     store = reg.store(name)
@@ -782,8 +991,16 @@ def tidy_review(reg: Registry, name: str, *, progress: ProgressFn | None = None,
             progress(Progress(i, len(flagged), f"asking the scribe to rewrite {item['slug']}"))
         try:
             title, new, problems = propose(reg, name, item, flagged)
-            out.append(TidyProposal(item["slug"], title, item["line"], item["why"], new,
-                                    tuple(str(p) for p in problems)))
+            out.append(
+                TidyProposal(
+                    item["slug"],
+                    title,
+                    item["line"],
+                    item["why"],
+                    new,
+                    tuple(str(p) for p in problems),
+                )
+            )
         except ModelUnavailable as exc:
             stopped = f"the scribe failed: {exc}"
             out.append(TidyProposal(item["slug"], title, item["line"], item["why"], error=str(exc)))
@@ -794,7 +1011,9 @@ def tidy_review(reg: Registry, name: str, *, progress: ProgressFn | None = None,
     return TidyReview(name, tuple(out), scribe, note, stopped)
 
 
-def apply_tidy(reg: Registry, name: str, slug: str, line: str, *, expected: str, by: str = "hand") -> str:
+def apply_tidy(
+    reg: Registry, name: str, slug: str, line: str, *, expected: str, by: str = "hand"
+) -> str:
     """Write one reviewed index line. It passes the same floors as the scribe's rewrites
     (no number the memory does not hold, no new attribution, no lost negation or ⚠️)."""
     from .distill.drafts import FloorRefused
@@ -812,13 +1031,29 @@ def apply_tidy(reg: Registry, name: str, slug: str, line: str, *, expected: str,
     ws = reg.workshop(name)
     title = entry.title if entry else mem.title
     if problems:
-        ws.log_gate("refused", title=title, slug=slug, reason="; ".join(str(p) for p in problems),
-                    detail={"at": "tidy", "line": new, "by": by, "violations": [p.to_json() for p in problems]})
+        ws.log_gate(
+            "refused",
+            title=title,
+            slug=slug,
+            reason="; ".join(str(p) for p in problems),
+            detail={
+                "at": "tidy",
+                "line": new,
+                "by": by,
+                "violations": [p.to_json() for p in problems],
+            },
+        )
         raise FloorRefused(problems)
     # the line and its `tidied` row are one intent, as in tidy itself
-    row = {"kind": "tidied", "title": title, "slug": slug, "reason": f"reviewed by {by}",
-           "detail": {"old": current, "new": new, "by": by}, "key": f"tidied:{uuid.uuid4().hex}",
-           "at": reg.clock()}
+    row = {
+        "kind": "tidied",
+        "title": title,
+        "slug": slug,
+        "reason": f"reviewed by {by}",
+        "detail": {"old": current, "new": new, "by": by},
+        "key": f"tidied:{uuid.uuid4().hex}",
+        "at": reg.clock(),
+    }
     store.set_index_line(slug, title, new, also={"log": row})
     return new
 
@@ -826,13 +1061,17 @@ def apply_tidy(reg: Registry, name: str, slug: str, line: str, *, expected: str,
 def reject_tidy(reg: Registry, name: str, slug: str, proposed: str, *, by: str = "hand") -> None:
     store = reg.store(name)
     entry = store.index().by_slug().get(slug)
-    reg.workshop(name).log_gate("tidy-rejected", title=entry.title if entry else slug, slug=slug,
-                                reason=f"rewrite rejected by {by}",
-                                detail={"line": entry.description if entry else "", "proposed": proposed,
-                                        "by": by})
+    reg.workshop(name).log_gate(
+        "tidy-rejected",
+        title=entry.title if entry else slug,
+        slug=slug,
+        reason=f"rewrite rejected by {by}",
+        detail={"line": entry.description if entry else "", "proposed": proposed, "by": by},
+    )
 
 
 # =========================================================================== the metabolism
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -854,23 +1093,39 @@ class Outcome:
 def needs(reg: Registry, name: str, kind: str) -> str:
     """Why *kind* cannot run here ('' when it can): a model role that is not configured.
     Recall never refuses: without a thinker it answers by words, and this says why."""
-    roles = {"distil": ("brain", "scribe"), "drain": ("scribe",), "tidy": (), "weave": (), "profile": ("brain",),
-             "recall": ("thinker",)}[kind]
+    roles = {
+        "distil": ("brain", "scribe"),
+        "drain": ("scribe",),
+        "tidy": (),
+        "weave": (),
+        "profile": ("brain",),
+        "recall": ("thinker",),
+    }[kind]
     missing = [r for r in roles if reg.config.models.get(r) is None]
     if not missing:
         return ""
     if kind == "profile":
-        return ("drafting a profile needs a brain model, and none is configured: add [models.thinker] "
-                "(one model does every role) or [models.brain] to kura.toml")
+        return (
+            "drafting a profile needs a brain model, and none is configured: add [models.thinker] "
+            "(one model does every role) or [models.brain] to kura.toml"
+        )
     if kind == "recall":
         return "no thinker model is configured: recall answers by words (add [models.thinker] to kura.toml)"
     what = " and a ".join(missing)
-    return (f"{kind} needs a {what} model, and none is configured: add [models.thinker] "
-            f"(one model does every role) to kura.toml")
+    return (
+        f"{kind} needs a {what} model, and none is configured: add [models.thinker] "
+        f"(one model does every role) to kura.toml"
+    )
 
 
-def distil(reg: Registry, name: str, *, progress: ProgressFn | None = None,
-           should_stop: Callable[[], bool] | None = None, max_batches: int | None = None) -> Outcome:
+def distil(
+    reg: Registry,
+    name: str,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    max_batches: int | None = None,
+) -> Outcome:
     """Drink what is new in the store's journals (nothing new is not an error, model or no
     model; new journal with no brain or scribe configured is, and says which)."""
     from .distill import pipeline
@@ -890,12 +1145,22 @@ def distil(reg: Registry, name: str, *, progress: ProgressFn | None = None,
         span = max(0, int(info.get("end", 0)) - int(info.get("start", 0)))
         per = (j.size / max(1, j.end)) if j and j.unit == "seq" else 1.0
         last["bytes"] = span * per
-        progress(Progress(drunk, total, f"drinking {Path(str(info.get('journal'))).name} "
-                                        f"{info.get('start')}–{info.get('end')} ({info.get('segments')} segments)"))
+        progress(
+            Progress(
+                drunk,
+                total,
+                f"drinking {Path(str(info.get('journal'))).name} "
+                f"{info.get('start')}–{info.get('end')} ({info.get('segments')} segments)",
+            )
+        )
 
-    rep = pipeline.run(reg, name, progress=on_batch, should_stop=should_stop, max_batches=max_batches)
-    summary = (f"{rep.batches} batch(es) drunk → {len(rep.drafts)} draft(s), {rep.dropped} dropped, "
-               f"{rep.seeds} seed(s)")
+    rep = pipeline.run(
+        reg, name, progress=on_batch, should_stop=should_stop, max_batches=max_batches
+    )
+    summary = (
+        f"{rep.batches} batch(es) drunk → {len(rep.drafts)} draft(s), {rep.dropped} dropped, "
+        f"{rep.seeds} seed(s)"
+    )
     if rep.graduated:
         summary += f", {rep.graduated} seed(s) confirmed"
     if not rep.batches and not rep.shelved:
@@ -903,8 +1168,13 @@ def distil(reg: Registry, name: str, *, progress: ProgressFn | None = None,
     return Outcome("distil", name, rep.did_work, summary, rep, rep.stopped, tuple(rep.errors))
 
 
-def drain(reg: Registry, name: str, *, progress: ProgressFn | None = None,
-          should_stop: Callable[[], bool] | None = None) -> Outcome:
+def drain(
+    reg: Registry,
+    name: str,
+    *,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Outcome:
     from .distill import pipeline
     from .distill.drafts import list_drafts
 
@@ -918,12 +1188,15 @@ def drain(reg: Registry, name: str, *, progress: ProgressFn | None = None,
         seen += 1
 
     rep = pipeline.drain(reg, name, progress=on_draft, should_stop=should_stop)
-    summary = (f"poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-               f"kept {len(rep.kept)}")
+    summary = (
+        f"poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
+        f"kept {len(rep.kept)}"
+    )
     return Outcome("drain", name, rep.did_work, summary, rep, rep.stopped, tuple(rep.errors))
 
 
 # =========================================================================== the tender
+
 
 @dataclass(frozen=True)
 class TendStatus:
@@ -967,8 +1240,23 @@ def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
     spec = reg.config.stores[name]
     log_path = store.still / "tend.log"
     if not store.still.is_dir():
-        return TendStatus(name, "never started", False, None, None, "", None, {}, {}, {}, "", (), (),
-                          str(log_path), spec.distill.idle_min)
+        return TendStatus(
+            name,
+            "never started",
+            False,
+            None,
+            None,
+            "",
+            None,
+            {},
+            {},
+            {},
+            "",
+            (),
+            (),
+            str(log_path),
+            spec.distill.idle_min,
+        )
     ws = reg.workshop(name)
     rows = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
     row = dict(rows[0]) if rows else None
@@ -980,11 +1268,12 @@ def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
         if left > 0:
             resting[track] = left
     tail = tuple(_tail(log_path, lines))
+
     def work(part: Sequence[str]) -> tuple[str, ...]:
         return tuple(line for line in part if "] tender st" not in line)
 
     ticks = [i for i, line in enumerate(tail) if _tick_json(line) is not None]
-    after = work(tail[ticks[-1] + 1:] if ticks else tail)
+    after = work(tail[ticks[-1] + 1 :] if ticks else tail)
     last: Mapping[str, Any] = {}
     last_at = ""
     if after:  # logged since the last tick line: a `--once` run, or a tick that logs no tick line
@@ -993,13 +1282,26 @@ def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
     elif ticks:
         last = _tick_json(tail[ticks[-1]]) or {}
         last_at = tail[ticks[-1]].split(" ", 1)[0]
-        did = work(tail[ticks[-2] + 1 if len(ticks) > 1 else 0:ticks[-1]])
+        did = work(tail[ticks[-2] + 1 if len(ticks) > 1 else 0 : ticks[-1]])
     else:
         did = ()
-    return TendStatus(name, hb["state"], hb["state"] in ("alive", "stale"), hb.get("pid"),
-                      hb.get("last_beat_s"), str(hb.get("doing") or ""), row["started"] if row else None,
-                      dict(hb.get("counts") or {}), resting, last, last_at, did, tail, str(log_path),
-                      spec.distill.idle_min)
+    return TendStatus(
+        name,
+        hb["state"],
+        hb["state"] in ("alive", "stale"),
+        hb.get("pid"),
+        hb.get("last_beat_s"),
+        str(hb.get("doing") or ""),
+        row["started"] if row else None,
+        dict(hb.get("counts") or {}),
+        resting,
+        last,
+        last_at,
+        did,
+        tail,
+        str(log_path),
+        spec.distill.idle_min,
+    )
 
 
 def _tick_json(line: str) -> Mapping[str, Any] | None:
@@ -1014,6 +1316,7 @@ def _tick_json(line: str) -> Mapping[str, Any] | None:
 
 
 # =========================================================================== journals
+
 
 @dataclass(frozen=True)
 class Stretch:
@@ -1087,12 +1390,15 @@ def journals(reg: Registry, name: str) -> JournalsView:
     from .distill.pipeline import journal_files
 
     spec = reg.config.stores[name]
+
     def include(j: Any) -> str:
         globs = j.include_glob or DEFAULT_INCLUDE.get(j.adapter, "")
         return globs if isinstance(globs, str) else ", ".join(globs)
 
-    roots = tuple(JournalRootState(j.adapter, str(j.root), include(j), j.exclude_glob, Path(j.root).is_dir())
-                  for j in spec.distill.journals)
+    roots = tuple(
+        JournalRootState(j.adapter, str(j.root), include(j), j.exclude_glob, Path(j.root).is_dir())
+        for j in spec.distill.journals
+    )
     store = reg.store(name)
     marks: dict[str, Mapping[str, Any]] = {}
     stretches: dict[str, list[Stretch]] = {}
@@ -1101,7 +1407,16 @@ def journals(reg: Registry, name: str) -> JournalsView:
         marks = {r["journal"]: dict(r) for r in ws.query("SELECT * FROM watermarks")}
         for r in ws.query("SELECT * FROM reservations ORDER BY start"):
             stretches.setdefault(r["journal"], []).append(
-                Stretch(r["start"], r["end"], r["state"], r["reason"], r["attempts"], r["owner"], r["updated"]))
+                Stretch(
+                    r["start"],
+                    r["end"],
+                    r["state"],
+                    r["reason"],
+                    r["attempts"],
+                    r["owner"],
+                    r["updated"],
+                )
+            )
     files = []
     seen = set()
     for adapter, path in journal_files(reg, name):
@@ -1122,8 +1437,20 @@ def journals(reg: Registry, name: str) -> JournalsView:
         else:
             end = st.st_size
             backlog_bytes = max(0, st.st_size - mark)
-        files.append(JournalState(adapter, str(path), unit, st.st_size, end, mark, max(0, end - mark),
-                                  backlog_bytes, st.st_mtime, tuple(stretches.get(key, ()))))
+        files.append(
+            JournalState(
+                adapter,
+                str(path),
+                unit,
+                st.st_size,
+                end,
+                mark,
+                max(0, end - mark),
+                backlog_bytes,
+                st.st_mtime,
+                tuple(stretches.get(key, ())),
+            )
+        )
     forgotten = tuple((k, int(v.get("mark") or 0)) for k, v in marks.items() if k not in seen)
     return JournalsView(name, roots, tuple(files), forgotten)
 
@@ -1158,7 +1485,9 @@ class JournalExcerpt:
     @property
     def found(self) -> bool:
         """Whether a segment still sits at the position (not merely the next one after it)."""
-        return any(ln.target and ln.start <= self.position < max(ln.end, ln.start + 1) for ln in self.lines)
+        return any(
+            ln.target and ln.start <= self.position < max(ln.end, ln.start + 1) for ln in self.lines
+        )
 
 
 def resolve_journal(reg: Registry, name: str, source: str) -> tuple[str, Path]:
@@ -1181,12 +1510,15 @@ def resolve_journal(reg: Registry, name: str, source: str) -> tuple[str, Path]:
                 return adapter, path
         except OSError:
             continue
-    raise ContainmentError(f"{source} is not one of the journals store {name!r} drinks, so kura does not "
-                           "open it; check the store's [journals] roots in kura.toml")
+    raise ContainmentError(
+        f"{source} is not one of the journals store {name!r} drinks, so kura does not "
+        "open it; check the store's [journals] roots in kura.toml"
+    )
 
 
-def journal_excerpt(reg: Registry, name: str, source: str, position: int, *, unit: str = "",
-                    around: int = 4) -> JournalExcerpt:
+def journal_excerpt(
+    reg: Registry, name: str, source: str, position: int, *, unit: str = "", around: int = 4
+) -> JournalExcerpt:
     """The journal around *position* (where a quote's segment starts, or a watermark, in
     the journal's unit): the segment(s) there and *around* segments on each side, read by
     :func:`kura_core.distill.journals.segment_context` with the store's own adapter. Only a
@@ -1211,5 +1543,7 @@ def journal_excerpt(reg: Registry, name: str, source: str, position: int, *, uni
             raise exc from None
         at_end = True
     focus = set() if at_end else set(ctx.focus)
-    lines = tuple(ExcerptLine(s.cls, s.text, s.start, s.end, i in focus) for i, s in enumerate(ctx.segments))
+    lines = tuple(
+        ExcerptLine(s.cls, s.text, s.start, s.end, i in focus) for i, s in enumerate(ctx.segments)
+    )
     return JournalExcerpt(name, str(path), ctx.adapter, ctx.unit, position, lines, at_end=at_end)

@@ -43,9 +43,10 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import __version__, httpd
@@ -62,8 +63,19 @@ LINGER_S = 1.0
 LINGER_BYTES = 16 * 1024 * 1024
 
 RECALL_FIELDS = {"question", "hops", "top", "chars", "store", "mode"}
-REMEMBER_FIELDS = {"slug", "description", "body", "type", "title", "tags", "store", "mode",
-                   "belongs_because", "keep", "may_fade"}
+REMEMBER_FIELDS = {
+    "slug",
+    "description",
+    "body",
+    "type",
+    "title",
+    "tags",
+    "store",
+    "mode",
+    "belongs_because",
+    "keep",
+    "may_fade",
+}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
@@ -133,6 +145,7 @@ class Request:
 
 # --------------------------------------------------------------------------- selectors
 
+
 def select_store(reg: Registry, req: Request, *, body_selectors: bool = True) -> str | None:
     """The one store a request names, or None when it names none (the default answers).
 
@@ -150,14 +163,18 @@ def select_store(reg: Registry, req: Request, *, body_selectors: bool = True) ->
             if key in req.body:
                 v = req.body[key]
                 if not isinstance(v, str):
-                    raise HttpError(400, f"the body's {key!r} must be a string naming a store or mode")
+                    raise HttpError(
+                        400, f"the body's {key!r} must be a string naming a store or mode"
+                    )
                 sources.append((f"the body's {key!r}", v))
     if not sources:
         return None
     resolved: list[tuple[str, str, str]] = []
     for where, v in sources:
         if v == "":
-            raise HttpError(400, f"{where} is empty: name a store or mode, or leave the selector out")
+            raise HttpError(
+                400, f"{where} is empty: name a store or mode, or leave the selector out"
+            )
         resolved.append((where, v, reg.resolve(v)))
     first = resolved[0]
     for other in resolved[1:]:
@@ -176,6 +193,7 @@ def _short(s: str) -> str:
 
 # --------------------------------------------------------------------------- body checks
 
+
 def _object_body(req: Request, allowed: set[str]) -> dict[str, Any]:
     body = req.body
     if body is None:
@@ -184,13 +202,21 @@ def _object_body(req: Request, allowed: set[str]) -> dict[str, Any]:
         raise HttpError(400, f"the body must be a JSON object, not a JSON {_json_kind(body)}")
     unknown = sorted(k for k in body if k not in allowed)
     if unknown:
-        raise HttpError(400, f"unknown field {unknown[0]!r} (accepted: {', '.join(sorted(allowed))})")
+        raise HttpError(
+            400, f"unknown field {unknown[0]!r} (accepted: {', '.join(sorted(allowed))})"
+        )
     return body
 
 
 def _json_kind(v: Any) -> str:
-    return {list: "array", str: "string", bool: "boolean", int: "number", float: "number",
-            type(None): "null"}.get(type(v), type(v).__name__)
+    return {
+        list: "array",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
+    }.get(type(v), type(v).__name__)
 
 
 def _need_str(body: dict, key: str, *, limit: int = 0) -> str:
@@ -228,10 +254,13 @@ def _int_field(body: dict, key: str, lo: int, hi: int) -> int | None:
 
 # --------------------------------------------------------------------------- routes
 
+
 def _route_recall(k: Kura, req: Request, name: str | None) -> Response:
     body = _object_body(req, RECALL_FIELDS)
     question = _need_str(body, "question", limit=QUESTION_CHARS)
-    res = k.recall(question, store=name, **{key: _int_field(body, key, *LIMITS[key]) for key in LIMITS})
+    res = k.recall(
+        question, store=name, **{key: _int_field(body, key, *LIMITS[key]) for key in LIMITS}
+    )
     out = res.to_json()
     return json_response(out)
 
@@ -249,11 +278,27 @@ def _route_remember(k: Kura, req: Request, name: str | None) -> Response:
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise HttpError(400, "'tags' must be a list of non-empty strings")
     cur = {f: _str_field(body, f, limit=2000) for f in ("belongs_because", "keep", "may_fade")}
-    mem = k.remember(slug, description, text, store=name, type=mtype, title=title, tags=tags,
-                     **{f: v for f, v in cur.items() if v is not None})
-    return json_response({"store": k.resolve(name), "slug": mem.slug, "title": mem.title,
-                          "description": mem.description, "type": mem.type, "tags": list(mem.tags),
-                          **{f: mem.curation(f) for f in cur if mem.curation(f)}})
+    mem = k.remember(
+        slug,
+        description,
+        text,
+        store=name,
+        type=mtype,
+        title=title,
+        tags=tags,
+        **{f: v for f, v in cur.items() if v is not None},
+    )
+    return json_response(
+        {
+            "store": k.resolve(name),
+            "slug": mem.slug,
+            "title": mem.title,
+            "description": mem.description,
+            "type": mem.type,
+            "tags": list(mem.tags),
+            **{f: mem.curation(f) for f in cur if mem.curation(f)},
+        }
+    )
 
 
 def _route_index(k: Kura, req: Request, name: str | None) -> Response:
@@ -270,8 +315,9 @@ def _route_prefill(k: Kura, req: Request, name: str | None) -> Response:
         etag = _quote_etag(str(p.etag))
         ctype = "text/plain; charset=utf-8"
     else:
-        body = json.dumps({"store": k.resolve(name), **p.to_json()}, ensure_ascii=False,
-                          default=str).encode("utf-8")
+        body = json.dumps(
+            {"store": k.resolve(name), **p.to_json()}, ensure_ascii=False, default=str
+        ).encode("utf-8")
         etag = _quote_etag(f"{p.etag}-json-{hashlib.sha256(body).hexdigest()[:12]}")
         ctype = "application/json; charset=utf-8"
     headers = {"ETag": etag, "Cache-Control": "no-cache"}
@@ -297,7 +343,7 @@ def _etag_matches(header: str, etag: str) -> bool:
 
 
 def _route_memory(k: Kura, req: Request, name: str | None) -> Response:
-    raw = req.route[len("/memory/"):]
+    raw = req.route[len("/memory/") :]
     try:
         slug = unquote(raw, errors="strict")  # decoded exactly once; check_slug does the rest
     except UnicodeDecodeError:
@@ -383,7 +429,7 @@ _LOCAL_PREFIXES = ("/memory/",)
 def _split_route(raw_path: str) -> tuple[str, str | None]:
     """(the route, the /s/<name>/ selector still percent-encoded or None) of a request path."""
     if raw_path.startswith(PATH_PREFIX):
-        raw_name, _, tail = raw_path[len(PATH_PREFIX):].partition("/")
+        raw_name, _, tail = raw_path[len(PATH_PREFIX) :].partition("/")
         return "/" + tail, raw_name
     return raw_path, None
 
@@ -428,6 +474,7 @@ _DATE: tuple[int, str] = (0, "")
 
 # --------------------------------------------------------------------------- the handler
 
+
 class Handler(BaseHTTPRequestHandler):
     """One request: the stdlib's handler for its parsing and its way of writing a reply, run
     on no socket. The connection loop (kura_core.httpd) hands it the request's head
@@ -441,7 +488,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = f"kura/{__version__}"
     sys_version = ""
     #: the server this request came to (never the stdlib's ``server``: there is no socket server)
-    app: "KuraServer"
+    app: KuraServer
     rfile: io.BytesIO
     wfile: io.BytesIO
     _local = False  # served on the connection loop itself (see kura_core.httpd)
@@ -476,7 +523,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- the loop's side -------------------------------------------------
     @classmethod
-    def blank(cls, server: "KuraServer", peer: Any) -> "Handler":
+    def blank(cls, server: KuraServer, peer: Any) -> Handler:
         """A handler for one request, with nothing read yet."""
         h = cls.__new__(cls)
         h.app, h.client_address = server, peer
@@ -486,7 +533,7 @@ class Handler(BaseHTTPRequestHandler):
         return h
 
     @classmethod
-    def start(cls, server: "KuraServer", peer: Any, head: bytes) -> httpd.Begun:
+    def start(cls, server: KuraServer, peer: Any, head: bytes) -> httpd.Begun:
         """Read a request's head as the stdlib would (see :meth:`_read_head`) and say what the
         loop is to do next: send an error and close, or read the body and call respond."""
         h = cls.blank(server, peer)
@@ -496,7 +543,9 @@ class Handler(BaseHTTPRequestHandler):
         if not ok:
             return httpd.Begun(early=early, go=False)
         h._local = _is_local(h.path)
-        return httpd.Begun(early=early, body_length=h._body_to_read(), local=h._local, respond=h.respond)
+        return httpd.Begun(
+            early=early, body_length=h._body_to_read(), local=h._local, respond=h.respond
+        )
 
     def respond(self, body: bytes) -> httpd.Reply | httpd.Later:
         """The reply to the request whose head :meth:`start` read, given its body."""
@@ -564,7 +613,11 @@ class Handler(BaseHTTPRequestHandler):
         while True:
             line = self.rfile.readline(_MAX_HEADER_LINE + 1)
             if len(line) > _MAX_HEADER_LINE:
-                self.send_error(431, "Line too long", f"got more than {_MAX_HEADER_LINE} bytes when reading header line")
+                self.send_error(
+                    431,
+                    "Line too long",
+                    f"got more than {_MAX_HEADER_LINE} bytes when reading header line",
+                )
                 return False
             lines.append(line)
             if len(lines) > _MAX_HEADERS:
@@ -572,7 +625,9 @@ class Handler(BaseHTTPRequestHandler):
                 return False
             if line in (b"\r\n", b"\n", b""):
                 break
-        plain = [h for h in (_PLAIN_HEADER_LINE.fullmatch(line) for line in lines[:-1]) if h is not None]
+        plain = [
+            h for h in (_PLAIN_HEADER_LINE.fullmatch(line) for line in lines[:-1]) if h is not None
+        ]
         if lines[-1] and len(plain) == len(lines) - 1:
             headers = self.MessageClass()
             fields: dict[str, str] = {}
@@ -582,15 +637,20 @@ class Handler(BaseHTTPRequestHandler):
                 fields.setdefault(name.lower(), value)
             self._fields = fields
         else:
-            headers = email.parser.Parser(_class=self.MessageClass).parsestr(b"".join(lines).decode("iso-8859-1"))
+            headers = email.parser.Parser(_class=self.MessageClass).parsestr(
+                b"".join(lines).decode("iso-8859-1")
+            )
         self.headers = headers
         conntype = (self._field("connection") or "").lower()
         if conntype == "close":
             self.close_connection = True
         elif conntype == "keep-alive" and self.protocol_version >= "HTTP/1.1":
             self.close_connection = False
-        if ((self._field("expect") or "").lower() == "100-continue" and version == "HTTP/1.1"
-                and self.protocol_version >= "HTTP/1.1"):
+        if (
+            (self._field("expect") or "").lower() == "100-continue"
+            and version == "HTTP/1.1"
+            and self.protocol_version >= "HTTP/1.1"
+        ):
             return self.handle_expect_100()
         return True
 
@@ -598,7 +658,9 @@ class Handler(BaseHTTPRequestHandler):
     def handle_expect_100(self) -> bool:
         n = self._declared_length()
         if n is not None and n > self.app.max_body:
-            self.send_error(413, f"the body is {n} bytes; this server accepts at most {self.app.max_body}")
+            self.send_error(
+                413, f"the body is {n} bytes; this server accepts at most {self.app.max_body}"
+            )
             return False
         return super().handle_expect_100()
 
@@ -612,7 +674,7 @@ class Handler(BaseHTTPRequestHandler):
             return httpd.Later(lambda: self._reply(method, t0, self._answer(method, waits)))
         return self._reply(method, t0, out)
 
-    def _answer(self, method: str, work: Callable[[], "Response | _Waits"]) -> "Response | _Waits":
+    def _answer(self, method: str, work: Callable[[], Response | _Waits]) -> Response | _Waits:
         """*work*'s response, or the error reply an exception from it maps to."""
         try:
             return work()
@@ -627,22 +689,30 @@ class Handler(BaseHTTPRequestHandler):
             # the disk refused something no core path mapped: still say what, never "internal"
             from .fsutil import storage_error
 
-            err = storage_error(exc, f"answer {method} {urlsplit(self.path).path[:80]}", exc.filename or ".")
+            err = storage_error(
+                exc, f"answer {method} {urlsplit(self.path).path[:80]}", exc.filename or "."
+            )
             return json_response({"error": str(err)}, err.status)
         except Exception:
-            self.app.log_line("internal error while answering "
-                                 f"{method} {self._safe_path()}:\n{traceback.format_exc()}".rstrip())
+            self.app.log_line(
+                "internal error while answering "
+                f"{method} {self._safe_path()}:\n{traceback.format_exc()}".rstrip()
+            )
             return json_response({"error": "internal error"}, 500)
 
-    def _reply(self, method: str, t0: float, resp: "Response | _Waits") -> httpd.Reply:
+    def _reply(self, method: str, t0: float, resp: Response | _Waits) -> httpd.Reply:
         assert isinstance(resp, Response)
         self._settle_body()
         data = self._compose(resp, head=(method == "HEAD"))
         ms = (time.perf_counter() - t0) * 1000
-        return httpd.Reply(data, close=self.close_connection, linger=self._linger,
-                           after=lambda: self._access_log(method, resp.status, ms))
+        return httpd.Reply(
+            data,
+            close=self.close_connection,
+            linger=self._linger,
+            after=lambda: self._access_log(method, resp.status, ms),
+        )
 
-    def _handle(self, method: str) -> "Response | _Waits":
+    def _handle(self, method: str) -> Response | _Waits:
         srv = self.app
         raw_path, raw_query = _split_target(self.path)
         route, raw_name = _split_route(raw_path)
@@ -650,8 +720,13 @@ class Handler(BaseHTTPRequestHandler):
         query: dict[str, list[str]] = {}
         if raw_query:
             try:
-                query = parse_qs(raw_query, keep_blank_values=True, strict_parsing=False,
-                                 errors="strict", max_num_fields=64)
+                query = parse_qs(
+                    raw_query,
+                    keep_blank_values=True,
+                    strict_parsing=False,
+                    errors="strict",
+                    max_num_fields=64,
+                )
             except (ValueError, UnicodeDecodeError):
                 raise HttpError(400, "the query string could not be parsed") from None
 
@@ -661,8 +736,11 @@ class Handler(BaseHTTPRequestHandler):
 
         methods = _lookup(route)
         if methods is None:
-            raise HttpError(404, f"no route {route[:80]!r}: see GET /health, /stores, /doctor, /index, "
-                                 "/prefill, /profile, /memory/<slug>, POST /recall, /remember, /mcp")
+            raise HttpError(
+                404,
+                f"no route {route[:80]!r}: see GET /health, /stores, /doctor, /index, "
+                "/prefill, /profile, /memory/<slug>, POST /recall, /remember, /mcp",
+            )
         verb = "GET" if method == "HEAD" else method
         if verb not in methods:
             allow = ", ".join(sorted(set(methods) | ({"HEAD"} if "GET" in methods else set())))
@@ -693,18 +771,26 @@ class Handler(BaseHTTPRequestHandler):
         if self.app.loopback:
             host_hdr = self._field("host") or ""
             if host_hdr and not _loopback_host(host_hdr):
-                raise HttpError(403, "this server listens on loopback and answers only to a loopback "
-                                     "Host (127.0.0.1, localhost or ::1)")
+                raise HttpError(
+                    403,
+                    "this server listens on loopback and answers only to a loopback "
+                    "Host (127.0.0.1, localhost or ::1)",
+                )
 
     def _check_token(self) -> None:
         got = self._field("authorization") or ""
         scheme, _, value = got.partition(" ")
         ok = scheme.lower() == "bearer" and hmac.compare_digest(
-            value.strip().encode("utf-8", "replace"), (self.app.token or "").encode("utf-8"))
+            value.strip().encode("utf-8", "replace"), (self.app.token or "").encode("utf-8")
+        )
         if not ok:
-            raise HttpError(401, "this server needs a bearer token: send 'Authorization: Bearer <token>'"
-                            if not got else "the bearer token was not accepted",
-                            {"WWW-Authenticate": 'Bearer realm="kura"'})
+            raise HttpError(
+                401,
+                "this server needs a bearer token: send 'Authorization: Bearer <token>'"
+                if not got
+                else "the bearer token was not accepted",
+                {"WWW-Authenticate": 'Bearer realm="kura"'},
+            )
 
     # ---- bodies ----------------------------------------------------------
     def _declared_length(self) -> int | None:
@@ -719,7 +805,9 @@ class Handler(BaseHTTPRequestHandler):
     def _read_json(self, for_mcp: bool) -> Any:
         if self._field("transfer-encoding"):
             self.close_connection = True
-            raise HttpError(411, "send the body with a Content-Length (chunked bodies are not accepted)")
+            raise HttpError(
+                411, "send the body with a Content-Length (chunked bodies are not accepted)"
+            )
         n = self._body_pending
         if n is None:
             self.close_connection = True
@@ -728,7 +816,9 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise HttpError(400, "Content-Length is not a number")
         if n > self.app.max_body:
-            raise HttpError(413, f"the body is {n} bytes; this server accepts at most {self.app.max_body}")
+            raise HttpError(
+                413, f"the body is {n} bytes; this server accepts at most {self.app.max_body}"
+            )
         if n == 0:
             return None
         data = self._read_exact(n)
@@ -744,7 +834,11 @@ class Handler(BaseHTTPRequestHandler):
         except (json.JSONDecodeError, RecursionError) as exc:
             if for_mcp:
                 return _PARSE_FAILED
-            where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+            where = (
+                f" at line {exc.lineno} column {exc.colno}"
+                if isinstance(exc, json.JSONDecodeError)
+                else ""
+            )
             raise HttpError(400, f"the body is not valid JSON{where}") from None
 
     def _read_exact(self, n: int) -> bytes:
@@ -776,8 +870,11 @@ class Handler(BaseHTTPRequestHandler):
         body = resp.body if not head and resp.status != 304 else b""
         if self.request_version == "HTTP/0.9":
             return body  # no status line or headers in HTTP/0.9
-        lines = [f"{self.protocol_version} {resp.status} {self.responses.get(resp.status, ('',))[0]}",
-                 f"Server: {self.version_string()}", f"Date: {self.date_time_string()}"]
+        lines = [
+            f"{self.protocol_version} {resp.status} {self.responses.get(resp.status, ('',))[0]}",
+            f"Server: {self.version_string()}",
+            f"Date: {self.date_time_string()}",
+        ]
         if resp.content_type:
             lines.append(f"Content-Type: {resp.content_type}")
         if resp.status != 304:
@@ -804,7 +901,9 @@ class Handler(BaseHTTPRequestHandler):
     def _access_log(self, method: str, status: int, ms: float) -> None:
         if self.app.log is None:
             return
-        self.app.log_line(f"{self.client_address[0]} {method} {self._safe_path()} {status} {ms:.1f}ms")
+        self.app.log_line(
+            f"{self.client_address[0]} {method} {self._safe_path()} {status} {ms:.1f}ms"
+        )
 
 
 #: Host header values already judged (clients send the same one again and again); bounded
@@ -837,6 +936,7 @@ def _is_loopback_name(host: str) -> bool:
 
 # --------------------------------------------------------------------------- the server
 
+
 class KuraServer:
     """`kura serve`: the HTTP face on kura_core.httpd's connection loop.
 
@@ -847,8 +947,16 @@ class KuraServer:
     #: the handler each request is read and answered by
     RequestHandlerClass = Handler
 
-    def __init__(self, registry: Registry, host: str, port: int, *, token: str | None,
-                 max_body: int, log: TextIO | None):
+    def __init__(
+        self,
+        registry: Registry,
+        host: str,
+        port: int,
+        *,
+        token: str | None,
+        max_body: int,
+        log: TextIO | None,
+    ):
         self.registry = registry
         self.kura = Kura(registry)
         self.host = host
@@ -857,11 +965,18 @@ class KuraServer:
         self.log = log
         self.loopback = _is_loopback_name(host)
         self._log_lock = threading.Lock()
-        self._local_recall: set[str] = set()  # stores whose recalls are local work (see recall_waits)
+        self._local_recall: set[str] = (
+            set()
+        )  # stores whose recalls are local work (see recall_waits)
         self.socket = httpd.listen(host, port, backlog=128)
         self.server_address = self.socket.getsockname()[:2]
-        self.loop = httpd.Loop(self.socket, self, idle_timeout=IDLE_TIMEOUT_S, linger_s=LINGER_S,
-                               linger_bytes=LINGER_BYTES)
+        self.loop = httpd.Loop(
+            self.socket,
+            self,
+            idle_timeout=IDLE_TIMEOUT_S,
+            linger_s=LINGER_S,
+            linger_bytes=LINGER_BYTES,
+        )
         self.kura.defer_read_log(self.loop.pool.submit)
 
     @property
@@ -940,8 +1055,14 @@ def server_token(reg: Registry, env: dict[str, str] | None = None) -> str | None
     return value.strip()
 
 
-def make_server(reg: Registry, host: str | None = None, port: int | None = None, *,
-                token: Any = _USE_CONFIG, log: TextIO | None = sys.stderr) -> KuraServer:
+def make_server(
+    reg: Registry,
+    host: str | None = None,
+    port: int | None = None,
+    *,
+    token: Any = _USE_CONFIG,
+    log: TextIO | None = sys.stderr,
+) -> KuraServer:
     """A bound, not yet serving, server. port 0 picks an ephemeral port (see .port / .url)."""
     cfg = reg.config.server
     tok = server_token(reg) if token is _USE_CONFIG else token
@@ -950,19 +1071,23 @@ def make_server(reg: Registry, host: str | None = None, port: int | None = None,
     try:
         return KuraServer(reg, host, port, token=tok, max_body=cfg.max_body_bytes, log=log)
     except OSError as exc:
-        raise KuraError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port "
-                        "or stop what is using it") from None
+        raise KuraError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port "
+            "or stop what is using it"
+        ) from None
 
 
 def start_in_thread(server: KuraServer) -> threading.Thread:
-    t = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
-                         name="kura-serve", daemon=True)
+    t = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.1}, name="kura-serve", daemon=True
+    )
     t.start()
     return t
 
 
-def serve_forever(reg: Registry, host: str | None = None, port: int | None = None, *,
-                  log: TextIO = sys.stderr) -> int:
+def serve_forever(
+    reg: Registry, host: str | None = None, port: int | None = None, *, log: TextIO = sys.stderr
+) -> int:
     """Run until SIGTERM or SIGINT, then shut down cleanly. For `kura serve`."""
     server = make_server(reg, host, port, log=log)
     stop = threading.Event()
@@ -972,10 +1097,14 @@ def serve_forever(reg: Registry, host: str | None = None, port: int | None = Non
     try:
         worker = start_in_thread(server)
         guard = "bearer token required" if server.token else "no token"
-        server.log_line(f"listening on {server.url} ({guard}; default store {reg.config.default_store or '-'})")
+        server.log_line(
+            f"listening on {server.url} ({guard}; default store {reg.config.default_store or '-'})"
+        )
         if not server.loopback and not server.token:
-            server.log_line(f"⚠ {server.host} is not loopback and no token_env is set: anyone who can reach "
-                            "this port can read every store")
+            server.log_line(
+                f"⚠ {server.host} is not loopback and no token_env is set: anyone who can reach "
+                "this port can read every store"
+            )
         while not stop.wait(0.5):
             if not worker.is_alive():
                 break

@@ -30,15 +30,17 @@ application (:class:`App`): the HTTP face, ``kura_core.http``.
 from __future__ import annotations
 
 import collections
+import contextlib
 import errno
 import selectors
 import socket
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from queue import SimpleQueue
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 #: the longest request line or header line accepted (the stdlib's limit)
 MAX_LINE = 65536
@@ -74,7 +76,7 @@ class Reply:
 class Later:
     """The rest of a request's work, to be done on the pool: it may wait."""
 
-    work: Callable[[], "Reply | Later"]
+    work: Callable[[], Reply | Later]
 
 
 @dataclass
@@ -90,7 +92,7 @@ class Begun:
     #: serve on the loop itself (local work) rather than on the pool (work that may wait)
     local: bool = True
     #: the reply to the request, given its body; runs on a worker
-    respond: Callable[[bytes], "Reply | Later"] | None = None
+    respond: Callable[[bytes], Reply | Later] | None = None
 
 
 class App(Protocol):
@@ -129,7 +131,9 @@ class Workers:
             self._queued += 1
             spawn = self._queued > self._free and len(self._threads) < self.limit
             if spawn:
-                t = threading.Thread(target=self._run, name=f"{self.name}-{len(self._threads) + 1}", daemon=True)
+                t = threading.Thread(
+                    target=self._run, name=f"{self.name}-{len(self._threads) + 1}", daemon=True
+                )
                 self._threads.append(t)
         self._jobs.put((fn, args))
         if spawn:
@@ -168,8 +172,24 @@ class _Conn:
     """One client connection. The loop owns it, except while a worker serves its request
     (``busy``): then the worker may write to the socket, and hands it back under ``lock``."""
 
-    __slots__ = ("sock", "fd", "peer", "inbuf", "outbuf", "begun", "busy", "closing", "linger", "eof",
-                 "lingering", "drained", "deadline", "events", "lock", "closed")
+    __slots__ = (
+        "sock",
+        "fd",
+        "peer",
+        "inbuf",
+        "outbuf",
+        "begun",
+        "busy",
+        "closing",
+        "linger",
+        "eof",
+        "lingering",
+        "drained",
+        "deadline",
+        "events",
+        "lock",
+        "closed",
+    )
 
     def __init__(self, sock: socket.socket, peer: Any, deadline: float):
         self.sock = sock
@@ -193,8 +213,16 @@ class _Conn:
 class Loop:
     """Serve *app* on the bound, listening *listener* (see the module)."""
 
-    def __init__(self, listener: socket.socket, app: App, *, idle_timeout: float = 30.0,
-                 linger_s: float = 1.0, linger_bytes: int = 16 * 1024 * 1024, pool_limit: int = 64):
+    def __init__(
+        self,
+        listener: socket.socket,
+        app: App,
+        *,
+        idle_timeout: float = 30.0,
+        linger_s: float = 1.0,
+        linger_bytes: int = 16 * 1024 * 1024,
+        pool_limit: int = 64,
+    ):
         self.listener = listener
         self.app = app
         self.idle_timeout = float(idle_timeout)
@@ -250,10 +278,8 @@ class Loop:
                     next_sweep = now + _SWEEP_S
         finally:
             for obj in (self.listener, self._wake_r):
-                try:
+                with contextlib.suppress(KeyError, ValueError, OSError):
                     sel.unregister(obj)
-                except (KeyError, ValueError, OSError):
-                    pass
             self._stop = False  # a shutdown asked for before the loop ran has now been served
             self._running.clear()
             self._stopped.set()
@@ -299,13 +325,17 @@ class Loop:
                     # the listener for a moment rather than spin on it (it stays readable)
                     self._accept_paused_until = now + _ACCEPT_PAUSE_S
                     _quietly(self._sel.unregister, self.listener)
-                    self.app.log_line(f"cannot accept a connection: {exc.strerror or exc}; "
-                                      "raise the open-file limit (ulimit -n) or close idle clients")
+                    self.app.log_line(
+                        f"cannot accept a connection: {exc.strerror or exc}; "
+                        "raise the open-file limit (ulimit -n) or close idle clients"
+                    )
                 return
             try:
                 sock.setblocking(False)
                 if sock.family in (socket.AF_INET, socket.AF_INET6):
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms stall per reply
+                    sock.setsockopt(
+                        socket.IPPROTO_TCP, socket.TCP_NODELAY, 1
+                    )  # no 40 ms stall per reply
             except OSError:
                 _quietly(sock.close)
                 continue
@@ -368,9 +398,7 @@ class Loop:
         for conn in list(self._conns.values()):
             if conn.busy or conn.closed:
                 continue
-            if conn.lingering and now >= conn.lingering:
-                self._close(conn)
-            elif now >= conn.deadline:
+            if conn.lingering and now >= conn.lingering or now >= conn.deadline:
                 self._close(conn)
 
     def _wake(self) -> None:
@@ -429,7 +457,9 @@ class Loop:
             try:
                 begun = self.app.begin(head, conn.peer)
             except Exception:
-                self.app.log_line(f"a request head could not be read:\n{traceback.format_exc()}".rstrip())
+                self.app.log_line(
+                    f"a request head could not be read:\n{traceback.format_exc()}".rstrip()
+                )
                 begun = Begun(early=self.app.refuse(500, "internal error", conn.peer), go=False)
             if begun.early:
                 self._send_now(conn, begun.early)
@@ -516,12 +546,15 @@ class Loop:
             conn.outbuf = memoryview(data)[sent:]
             self._watch(conn, selectors.EVENT_WRITE | (0 if conn.eof else selectors.EVENT_READ))
 
-    def _reply_to(self, conn: _Conn, respond: Callable[[bytes], Reply | Later] | None,
-                  body: bytes) -> Reply | Later:
+    def _reply_to(
+        self, conn: _Conn, respond: Callable[[bytes], Reply | Later] | None, body: bytes
+    ) -> Reply | Later:
         try:
             return respond(body) if respond is not None else Reply(b"", close=True)
         except Exception:
-            self.app.log_line(f"a request failed while its reply was made:\n{traceback.format_exc()}".rstrip())
+            self.app.log_line(
+                f"a request failed while its reply was made:\n{traceback.format_exc()}".rstrip()
+            )
             return Reply(self.app.refuse(500, "internal error", conn.peer), close=True)
 
     def _deliver(self, conn: _Conn, reply: Reply) -> None:
@@ -532,7 +565,9 @@ class Loop:
         if reply.after is not None:
             _quietly(reply.after)
 
-    def _serve(self, conn: _Conn, respond: Callable[[bytes], Reply | Later] | None, body: bytes) -> None:
+    def _serve(
+        self, conn: _Conn, respond: Callable[[bytes], Reply | Later] | None, body: bytes
+    ) -> None:
         """On the pool: make the reply and send it, or go on with the rest of the work."""
         out = self._reply_to(conn, respond, body)
         while isinstance(out, Later):
@@ -610,10 +645,8 @@ class Loop:
             return
         conn.closed = True
         if conn.events:
-            try:
+            with contextlib.suppress(KeyError, ValueError, OSError):
                 self._sel.unregister(conn.sock)
-            except (KeyError, ValueError, OSError):
-                pass
             conn.events = 0
         if self._conns.get(conn.fd) is conn:
             del self._conns[conn.fd]
@@ -637,10 +670,8 @@ def _blank_line(buf: bytearray, start: int) -> int:
 
 
 def _quietly(fn: Callable[..., Any], *args: Any) -> None:
-    try:
+    with contextlib.suppress(Exception):
         fn(*args)
-    except Exception:
-        pass
 
 
 def listen(host: str, port: int, *, backlog: int = 128) -> socket.socket:
@@ -657,4 +688,15 @@ def listen(host: str, port: int, *, backlog: int = 128) -> socket.socket:
     return sock
 
 
-__all__ = ["App", "Begun", "Later", "Loop", "Reply", "Workers", "listen", "MAX_LINE", "MAX_HEADERS", "MAX_HEAD"]
+__all__ = [
+    "App",
+    "Begun",
+    "Later",
+    "Loop",
+    "Reply",
+    "Workers",
+    "listen",
+    "MAX_LINE",
+    "MAX_HEADERS",
+    "MAX_HEAD",
+]

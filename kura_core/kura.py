@@ -13,14 +13,15 @@ the default store answers. Unknown selectors raise SelectorError.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from .errors import KuraError, PolicyError
-from .registry import Registry
 from .handwork import GateEntry
+from .registry import Registry
 from .store import Memory
 
 if TYPE_CHECKING:
@@ -29,8 +30,20 @@ if TYPE_CHECKING:
     from .distill.pipeline import CatchupReport
     from .distill.tidy import TidyReport
     from .doctor import DoctorAll, DoctorReport
-    from .handwork import (DraftsView, EditResult, JournalExcerpt, JournalsView, MapView, MemoryView, Outcome,
-                           RetireResult, Seed, TendStatus, TidyReview, WeavePreview)
+    from .handwork import (
+        DraftsView,
+        EditResult,
+        JournalExcerpt,
+        JournalsView,
+        MapView,
+        MemoryView,
+        Outcome,
+        RetireResult,
+        Seed,
+        TendStatus,
+        TidyReview,
+        WeavePreview,
+    )
     from .prefill import Prefill
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
@@ -59,8 +72,12 @@ class GateReport:
     results: tuple[Any, ...]  # kura_core.distill.gate.GateResult
 
     def to_json(self) -> dict[str, Any]:
-        return {"journal": self.journal, "adapter": self.adapter, "segments": self.segments,
-                "candidates": [r.to_json() for r in self.results]}
+        return {
+            "journal": self.journal,
+            "adapter": self.adapter,
+            "segments": self.segments,
+            "candidates": [r.to_json() for r in self.results],
+        }
 
 
 @dataclass(frozen=True)
@@ -90,9 +107,17 @@ class StoreSummary:
     drafts_waiting: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "label": self.label, "path": self.path, "write_policy": self.write_policy,
-                "modes": list(self.modes), "default": self.default, "exists": self.exists,
-                "memories": self.memories, "drafts_waiting": self.drafts_waiting}
+        return {
+            "name": self.name,
+            "label": self.label,
+            "path": self.path,
+            "write_policy": self.write_policy,
+            "modes": list(self.modes),
+            "default": self.default,
+            "exists": self.exists,
+            "memories": self.memories,
+            "drafts_waiting": self.drafts_waiting,
+        }
 
 
 @dataclass(frozen=True)
@@ -109,8 +134,13 @@ class ModelRole:
     reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"url": self.url, "model": self.model, "dialect": self.dialect,
-                               "api_key_env": self.api_key_env, "last_error": self.last_error}
+        out: dict[str, Any] = {
+            "url": self.url,
+            "model": self.model,
+            "dialect": self.dialect,
+            "api_key_env": self.api_key_env,
+            "last_error": self.last_error,
+        }
         if self.reachable is not None:
             out["reachable"], out["reason"] = self.reachable, self.reason
         return out
@@ -126,8 +156,12 @@ class StoresInfo:
     models: Mapping[str, ModelRole | None]
 
     def to_json(self) -> dict[str, Any]:
-        return {"default": self.default, "stores": [s.to_json() for s in self.stores], "modes": dict(self.modes),
-                "models": {r: (m.to_json() if m else None) for r, m in self.models.items()}}
+        return {
+            "default": self.default,
+            "stores": [s.to_json() for s in self.stores],
+            "modes": dict(self.modes),
+            "models": {r: (m.to_json() if m else None) for r, m in self.models.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -146,12 +180,18 @@ class ProfileInfo:
     charter: str
     charter_path: str
     persona: PersonaFile | None
-    learned: "ProfileState"
+    learned: ProfileState
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "charter": self.charter, "charter_path": self.charter_path,
-                "persona": {"path": self.persona.path, "exists": self.persona.exists} if self.persona else None,
-                "learned": self.learned.to_json()}
+        return {
+            "store": self.store,
+            "charter": self.charter,
+            "charter_path": self.charter_path,
+            "persona": {"path": self.persona.path, "exists": self.persona.exists}
+            if self.persona
+            else None,
+            "learned": self.learned.to_json(),
+        }
 
 
 class Kura:
@@ -163,15 +203,15 @@ class Kura:
         self.registry = registry
 
     @classmethod
-    def open(cls, config: str | os.PathLike | None = None, **kw: Any) -> "Kura":
+    def open(cls, config: str | os.PathLike | None = None, **kw: Any) -> Kura:
         return cls(Registry.open(config, **kw))
 
     @classmethod
-    def open_store(cls, path: str | os.PathLike, name: str = "", **kw: Any) -> "Kura":
+    def open_store(cls, path: str | os.PathLike, name: str = "", **kw: Any) -> Kura:
         return cls(Registry.for_path(path, name, **kw))
 
     @classmethod
-    def without_stores(cls) -> "Kura":
+    def without_stores(cls) -> Kura:
         """A Kura with no configuration, for what needs no store (reading a journal file,
         running the gate on one)."""
         from .config import parse_config
@@ -181,7 +221,7 @@ class Kura:
     def close(self) -> None:
         self.registry.close()
 
-    def __enter__(self) -> "Kura":
+    def __enter__(self) -> Kura:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -202,8 +242,9 @@ class Kura:
                 except KuraError:
                     recorded = {}  # a busy, read-only or missing workshop never takes /stores down
                 for role, c in recorded.items():
-                    if c.get("last_error_at") and (role not in calls
-                                                   or c["last_error_at"] > calls[role]["last_error_at"]):
+                    if c.get("last_error_at") and (
+                        role not in calls or c["last_error_at"] > calls[role]["last_error_at"]
+                    ):
                         calls[role] = c
         client = reg.models(reg.names()[0]) if probe and reg.names() else None
         models: dict[str, ModelRole | None] = {}
@@ -214,11 +255,21 @@ class Kura:
             last = calls.get(role) or {}
             failing = bool(last) and (last.get("last_ok_at") or 0) < last["last_error_at"]
             reachable, reason = client.probe(role) if client is not None else (None, None)
-            models[role] = ModelRole(spec["url"], spec["model"], spec["dialect"], spec["api_key_env"],
-                                     last_error=last["last_error"] if failing else None,
-                                     reachable=reachable, reason=reason)
-        return StoresInfo(info["default"], summaries, MappingProxyType(dict(info["modes"])),
-                          MappingProxyType(models))
+            models[role] = ModelRole(
+                spec["url"],
+                spec["model"],
+                spec["dialect"],
+                spec["api_key_env"],
+                last_error=last["last_error"] if failing else None,
+                reachable=reachable,
+                reason=reason,
+            )
+        return StoresInfo(
+            info["default"],
+            summaries,
+            MappingProxyType(dict(info["modes"])),
+            MappingProxyType(models),
+        )
 
     def overview(self) -> tuple[StoreSummary, ...]:
         """Every store with its cheap counts (no memory is parsed): for lists and pickers."""
@@ -229,11 +280,19 @@ class Kura:
         for s in info["stores"]:
             st = self.registry.store(s["name"])
             drafts = st.still / "drafts"
-            out.append(StoreSummary(
-                name=s["name"], label=s["label"], path=s["path"], write_policy=s["write_policy"],
-                modes=tuple(s["modes"]), default=s["name"] == info["default"], exists=st.index_path.is_file(),
-                memories=len(st.file_slugs()),
-                drafts_waiting=len(list(drafts.glob("*.md"))) if drafts.is_dir() else 0))
+            out.append(
+                StoreSummary(
+                    name=s["name"],
+                    label=s["label"],
+                    path=s["path"],
+                    write_policy=s["write_policy"],
+                    modes=tuple(s["modes"]),
+                    default=s["name"] == info["default"],
+                    exists=st.index_path.is_file(),
+                    memories=len(st.file_slugs()),
+                    drafts_waiting=len(list(drafts.glob("*.md"))) if drafts.is_dir() else 0,
+                )
+            )
         return tuple(out)
 
     def read(self, slug: str, *, store: str | None = None) -> Memory:
@@ -258,8 +317,13 @@ class Kura:
         return self.registry.resolve(store)
 
     @staticmethod
-    def init_store(name: str, path: str | os.PathLike, *, label: str = "",
-                   config: str | os.PathLike | None = None) -> "InitResult":
+    def init_store(
+        name: str,
+        path: str | os.PathLike,
+        *,
+        label: str = "",
+        config: str | os.PathLike | None = None,
+    ) -> InitResult:
         """Create a store at *path* and add it to the config (the usual resolution order
         picks the file; ~/.config/kura/kura.toml when there is none). Refused when *name*
         is already configured elsewhere."""
@@ -272,18 +336,26 @@ class Kura:
         cfg = load_config(config) if found else None
         if cfg and name in cfg.stores:
             if Path(os.path.realpath(cfg.stores[name].path)) != Path(os.path.realpath(where)):
-                raise KuraError(f"store {name!r} is already configured at {cfg.stores[name].path} in {found}; "
-                                "choose another name or edit that file")
+                raise KuraError(
+                    f"store {name!r} is already configured at {cfg.stores[name].path} in {found}; "
+                    "choose another name or edit that file"
+                )
         else:
             append_store(target, name, where, label)
         store = Store(where, name=name)
         store.init(label=label)
-        Workshop(store.still).schema_version  # create the database now, not on first use
+        _ = Workshop(store.still).schema_version  # create the database now, not on first use
         return InitResult(name, str(where), str(target))
 
     # ---- the gate and the journals --------------------------------------------
-    def gate(self, journal: str | os.PathLike, candidates: Sequence[Any] | str | os.PathLike, *,
-             adapter: str | None = None, store: str | None = None) -> "GateReport":
+    def gate(
+        self,
+        journal: str | os.PathLike,
+        candidates: Sequence[Any] | str | os.PathLike,
+        *,
+        adapter: str | None = None,
+        store: str | None = None,
+    ) -> GateReport:
         """The evidence gate on *candidates* (the ``kura_candidates`` shape, or a JSON file
         holding it) against one journal, without a model. With *store*, the store supplies
         echo detection, the human's names and the minimum quote length."""
@@ -295,8 +367,11 @@ class Kura:
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
         used, read = read_journal(path, adapter)
-        given: list[Any] = (_load_candidates(Path(candidates)) if isinstance(candidates, (str, os.PathLike))
-                            else list(candidates))
+        given: list[Any] = (
+            _load_candidates(Path(candidates))
+            if isinstance(candidates, (str, os.PathLike))
+            else list(candidates)
+        )
         is_echo: Callable[[str], bool] = lambda q: False  # noqa: E731
         names: Sequence[str] = ()
         min_chars = 8
@@ -304,33 +379,41 @@ class Kura:
             spec = self.registry.spec(store)
             names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
             is_echo = echo_detector(self.registry.store(store))
-        results = run_gate(given, list(read.segments), is_echo=is_echo, human_names=names,
-                           min_quote_chars=min_chars)
+        results = run_gate(
+            given,
+            list(read.segments),
+            is_echo=is_echo,
+            human_names=names,
+            min_quote_chars=min_chars,
+        )
         return GateReport(str(path), used, len(read.segments), tuple(results))
 
-    def journal_inspect(self, path: str | os.PathLike, *, adapter: str | None = None, start: int = 0) -> "Inspection":
+    def journal_inspect(
+        self, path: str | os.PathLike, *, adapter: str | None = None, start: int = 0
+    ) -> Inspection:
         """What kura reads in a journal: the classed segments with their positions and every
         skipped, ignored or repaired record with why (an ``Inspection``)."""
         from .distill.journals import inspect
 
         return inspect(path, adapter=adapter, start=start)
 
-    def journal_context(self, path: str | os.PathLike, at: int, *, adapter: str | None = None,
-                        radius: int = 3) -> "SegmentContext":
+    def journal_context(
+        self, path: str | os.PathLike, at: int, *, adapter: str | None = None, radius: int = 3
+    ) -> SegmentContext:
         """The segments around one position of a journal (a ``SegmentContext``)."""
         from .distill.journals import segment_context
 
         return segment_context(path, at, adapter=adapter, radius=radius)
 
     # ---- the distiller --------------------------------------------------------
-    def catchup(self, *, store: str | None = None) -> "CatchupReport":
+    def catchup(self, *, store: str | None = None) -> CatchupReport:
         """Move every watermark of the store's journals to the present without drinking
         (a ``CatchupReport``)."""
         from .distill.pipeline import catchup
 
         return catchup(self.registry, store)
 
-    def tidy(self, *, store: str | None = None, dry_run: bool = False) -> "TidyReport":
+    def tidy(self, *, store: str | None = None, dry_run: bool = False) -> TidyReport:
         """Find index lines that do not do their job and have the scribe rewrite them through
         the floors; with *dry_run*, only find them (a ``TidyReport``)."""
         from .distill.tidy import TidyReport, find_weak_lines, tidy
@@ -341,7 +424,7 @@ class Kura:
         return tidy(self.registry, name)
 
     # ---- the tender -------------------------------------------------------------
-    def tend_once(self, *, store: str | None = None, out: Any = None) -> "TendTick":
+    def tend_once(self, *, store: str | None = None, out: Any = None) -> TendTick:
         """One tick of the tender: drain, or distil, and tidy once per quiet spell. Exit
         code 0 did work, 2 nothing to do, 1 a track failed."""
         from .tend import run_once
@@ -350,7 +433,9 @@ class Kura:
         code, tick = run_once(self.registry, name, out=out)
         return TendTick(name, code, tick)
 
-    def tend_forever(self, *, store: str | None = None, out: Any = None, poll_s: float = 15.0) -> int:
+    def tend_forever(
+        self, *, store: str | None = None, out: Any = None, poll_s: float = 15.0
+    ) -> int:
         """Stay resident and tend the store until SIGTERM/SIGINT (one process per store)."""
         from .tend import run_resident
 
@@ -368,10 +453,12 @@ class Kura:
             if not os.path.isabs(p) and self.registry.config.source is not None:
                 p = os.path.join(os.path.dirname(self.registry.config.source), p)
             persona = PersonaFile(p, os.path.isfile(p))
-        return ProfileInfo(name, st.charter(), str(st.charter_path), persona, self.profile_state(store=name))
+        return ProfileInfo(
+            name, st.charter(), str(st.charter_path), persona, self.profile_state(store=name)
+        )
 
     # ---- the learned profile (kura_core.profile) ---------------------------
-    def profile_state(self, *, store: str | None = None) -> "ProfileState":
+    def profile_state(self, *, store: str | None = None) -> ProfileState:
         """Where the store's learned profile stands: the applied text, a waiting draft, and
         whether the store is frozen (a ``ProfileState``; ``.state`` is 'none', 'applied',
         'draft waiting' or 'unreadable')."""
@@ -379,7 +466,7 @@ class Kura:
 
         return profile_state(self.registry, store)
 
-    def profile_draft(self, *, store: str | None = None) -> "ProfileDraft":
+    def profile_draft(self, *, store: str | None = None) -> ProfileDraft:
         """Ask the brain to draft a profile from the store's own memories; the draft waits in
         ``_still/profile-draft.md`` for a person (a ``ProfileDraft``). Raises KuraError, or
         ModelUnavailable with the reason when the brain cannot give a profile in sentences."""
@@ -387,7 +474,7 @@ class Kura:
 
         return draft_profile(self.registry, store)
 
-    def profile_apply(self, *, store: str | None = None, text: str | None = None) -> "ProfileApplied":
+    def profile_apply(self, *, store: str | None = None, text: str | None = None) -> ProfileApplied:
         """A person's act: make the waiting draft (or *text*) the store's profile (a
         ``ProfileApplied``). Refused on a frozen store (PolicyError). No HTTP route or MCP
         tool calls this."""
@@ -400,20 +487,27 @@ class Kura:
         name = self.registry.resolve(store)
         return self.registry.config.stores[name].write_policy == "direct-allowed"
 
-    def doctor(self, *, store: str | None = None, probe: bool = False) -> "DoctorReport":
+    def doctor(self, *, store: str | None = None, probe: bool = False) -> DoctorReport:
         """What is in the store and what is broken (``probe``: ask each model endpoint)."""
         from .doctor import diagnose
 
         return diagnose(self.registry, store, probe=probe)
 
-    def doctor_all(self, *, probe: bool = False) -> "DoctorAll":
+    def doctor_all(self, *, probe: bool = False) -> DoctorAll:
         """Every configured store's doctor report."""
         from .doctor import diagnose_all
 
         return diagnose_all(self.registry, probe=probe)
 
-    def recall(self, question: str, *, store: str | None = None, hops: int | None = None,
-               top: int | None = None, chars: int | None = None) -> "RecallResult":
+    def recall(
+        self,
+        question: str,
+        *,
+        store: str | None = None,
+        hops: int | None = None,
+        top: int | None = None,
+        chars: int | None = None,
+    ) -> RecallResult:
         """Recall by meaning; degraded to words (labelled) when the thinker cannot answer.
         *hops*, *top* and *chars* must lie within :data:`kura_core.recall.LIMITS` (None: the
         store's defaults); the question must be words, at most QUESTION_CHARS of them."""
@@ -422,7 +516,9 @@ class Kura:
         if not isinstance(question, str) or not question.strip():
             raise KuraError("the question is empty: ask something in plain words")
         if len(question) > QUESTION_CHARS:
-            raise KuraError(f"the question is {len(question)} characters; keep it under {QUESTION_CHARS}")
+            raise KuraError(
+                f"the question is {len(question)} characters; keep it under {QUESTION_CHARS}"
+            )
         check_limits(hops=hops, top=top, chars=chars)
         return recall(self.registry, store, question, hops=hops, top=top, chars=chars)
 
@@ -433,7 +529,9 @@ class Kura:
         from .recall import words_built
 
         name = self.registry.resolve(store)
-        return self.registry.models(name).configured("thinker") or not words_built(self.registry, name)
+        return self.registry.models(name).configured("thinker") or not words_built(
+            self.registry, name
+        )
 
     def defer_read_log(self, submit: Callable[..., None] | None) -> None:
         """Write the read log's batches through ``submit(fn, *args)`` instead of from the
@@ -442,23 +540,33 @@ class Kura:
 
         defer_read_log(self.registry, submit)
 
-    def weave(self, *, store: str | None = None) -> "WeaveResult":
+    def weave(self, *, store: str | None = None) -> WeaveResult:
         """Re-weave the store's resident map (see kura_core.weave)."""
         from .weave import weave
 
         return weave(self.registry, store)
 
-    def prefill(self, *, store: str | None = None) -> "Prefill":
+    def prefill(self, *, store: str | None = None) -> Prefill:
         """The resident map block a host injects (see kura_core.prefill)."""
         from .prefill import build_prefill
 
         return build_prefill(self.registry, store)
 
     # ---- writing ---------------------------------------------------------
-    def remember(self, slug: str, description: str, body: str, *, store: str | None = None,
-                 type: str = "", title: str = "", tags: Sequence[str] = (),
-                 belongs_because: str | None = None, keep: str | None = None,
-                 may_fade: str | None = None) -> Memory:
+    def remember(
+        self,
+        slug: str,
+        description: str,
+        body: str,
+        *,
+        store: str | None = None,
+        type: str = "",
+        title: str = "",
+        tags: Sequence[str] = (),
+        belongs_because: str | None = None,
+        keep: str | None = None,
+        may_fade: str | None = None,
+    ) -> Memory:
         """A direct write, allowed only when the store's write_policy is direct-allowed.
 
         Tags and the three curation sentences go through the same floors as the
@@ -473,11 +581,13 @@ class Kura:
             raise PolicyError(
                 f"store {name!r} has write_policy {policy!r}: direct writes are refused. "
                 "Memories enter through the distiller (kura distill), or set "
-                f"write_policy = \"direct-allowed\" under [stores.{name}]"
+                f'write_policy = "direct-allowed" under [stores.{name}]'
             )
         st = self.registry.store(name)
         if not st.index_path.is_file():
-            raise PolicyError(f"store {name!r} does not exist yet: run `kura init {name} --path {st.root}`")
+            raise PolicyError(
+                f"store {name!r} does not exist yet: run `kura init {name} --path {st.root}`"
+            )
         cur = Curation(belongs_because, keep, may_fade).given()
         old_tags: Sequence[str] = ()
         manifest = None
@@ -489,16 +599,39 @@ class Kura:
                 old_tags, manifest = old.tags, manifest_of(old)
             except KuraError:
                 pass
-        check_curation(st, slug=slug, description=description, body=body, manifest_ref=manifest,
-                       sentences=cur, tags=tags, allowed_tags=old_tags,
-                       human_names=self.registry.config.stores[name].distill.human_names)
-        return st.write(slug, title=title or slug.replace("-", " "), description=description,
-                        body=body, type=type or "project", tags=tags, create_only=False,
-                        meta=_curation_meta(cur))
+        check_curation(
+            st,
+            slug=slug,
+            description=description,
+            body=body,
+            manifest_ref=manifest,
+            sentences=cur,
+            tags=tags,
+            allowed_tags=old_tags,
+            human_names=self.registry.config.stores[name].distill.human_names,
+        )
+        return st.write(
+            slug,
+            title=title or slug.replace("-", " "),
+            description=description,
+            body=body,
+            type=type or "project",
+            tags=tags,
+            create_only=False,
+            meta=_curation_meta(cur),
+        )
 
-    def annotate(self, slug: str, *, store: str | None = None, add_tags: Sequence[str] = (),
-                 remove_tags: Sequence[str] = (), belongs_because: str | None = None,
-                 keep: str | None = None, may_fade: str | None = None) -> Memory:
+    def annotate(
+        self,
+        slug: str,
+        *,
+        store: str | None = None,
+        add_tags: Sequence[str] = (),
+        remove_tags: Sequence[str] = (),
+        belongs_because: str | None = None,
+        keep: str | None = None,
+        may_fade: str | None = None,
+    ) -> Memory:
         """Set the curation of an existing memory: tags and the three sentences (None leaves
         a sentence as it is, "" clears it). Through the same floors as the distiller's text,
         vouched by the memory's own text and its evidence manifest; written through the
@@ -514,70 +647,110 @@ class Kura:
         drop = set(remove_tags)
         missing = [t for t in drop if t not in mem.tags]
         if missing:
-            raise KuraError(f"{slug} has no tag {missing[0]!r} to remove (its tags: "
-                            f"{', '.join(mem.tags) or 'none'})")
+            raise KuraError(
+                f"{slug} has no tag {missing[0]!r} to remove (its tags: "
+                f"{', '.join(mem.tags) or 'none'})"
+            )
         tags = [t for t in mem.tags if t not in drop] + [t for t in add_tags if t not in mem.tags]
         tags = list(dict.fromkeys(tags))
         if not cur and not add_tags and not drop:
-            raise KuraError("nothing to annotate: give --tag, --untag, --belongs-because, --keep or --may-fade")
+            raise KuraError(
+                "nothing to annotate: give --tag, --untag, --belongs-because, --keep or --may-fade"
+            )
         new_tags = [t for t in tags if t not in mem.tags]
-        check_curation(st, slug=slug, description=mem.description, body=mem.body,
-                       manifest_ref=manifest_of(mem), sentences=cur, tags=new_tags,
-                       allowed_tags=mem.tags,
-                       human_names=self.registry.config.stores[name].distill.human_names)
+        check_curation(
+            st,
+            slug=slug,
+            description=mem.description,
+            body=mem.body,
+            manifest_ref=manifest_of(mem),
+            sentences=cur,
+            tags=new_tags,
+            allowed_tags=mem.tags,
+            human_names=self.registry.config.stores[name].distill.human_names,
+        )
         entry = st.index().by_slug().get(slug)
         meta = _curation_meta(cur)
         meta.setdefault("metadata", {})["tags"] = tags
-        return st.write(slug, title=entry.title if entry else mem.title, description=mem.description,
-                        body=mem.body, type=mem.type, tags=tags, meta=meta)
-
+        return st.write(
+            slug,
+            title=entry.title if entry else mem.title,
+            description=mem.description,
+            body=mem.body,
+            type=mem.type,
+            tags=tags,
+            meta=meta,
+        )
 
     # ---- curation: what a person does by hand (see kura_core.handwork) ----------
     # Each returns frozen values; long work takes progress/should_stop so a face can show
     # how far it is and stop it at a safe point.
 
-    def memory(self, slug: str, *, store: str | None = None) -> "MemoryView":
+    def memory(self, slug: str, *, store: str | None = None) -> MemoryView:
         """One memory with its provenance (gated / hand-edited), evidence, links in, history."""
         from .handwork import memory_view
 
         return memory_view(self.registry, self.registry.resolve(store), slug)
 
-    def edit_memory(self, slug: str, *, store: str | None = None, base: str, by: str = "hand",
-                    title: str | None = None, description: str | None = None, body: str | None = None,
-                    type: str | None = None, tags: Sequence[str] | None = None,
-                    curation: Mapping[str, str | None] | None = None) -> "EditResult":
+    def edit_memory(
+        self,
+        slug: str,
+        *,
+        store: str | None = None,
+        base: str,
+        by: str = "hand",
+        title: str | None = None,
+        description: str | None = None,
+        body: str | None = None,
+        type: str | None = None,
+        tags: Sequence[str] | None = None,
+        curation: Mapping[str, str | None] | None = None,
+    ) -> EditResult:
         """A hand edit: written with its index line, passes no gate, recorded as a hand edit.
         *base* is MemoryView.base of the text the person started from."""
         from .handwork import edit_memory
 
-        return edit_memory(self.registry, self.registry.resolve(store), slug, base=base, title=title,
-                           description=description, body=body, type=type, tags=tags, curation=curation, by=by)
+        return edit_memory(
+            self.registry,
+            self.registry.resolve(store),
+            slug,
+            base=base,
+            title=title,
+            description=description,
+            body=body,
+            type=type,
+            tags=tags,
+            curation=curation,
+            by=by,
+        )
 
-    def retire(self, slug: str, reason: str, *, store: str | None = None, by: str = "hand") -> "RetireResult":
+    def retire(
+        self, slug: str, reason: str, *, store: str | None = None, by: str = "hand"
+    ) -> RetireResult:
         """Remove a memory and its index line together; the gate log keeps it, who and why."""
         from .handwork import retire
 
         return retire(self.registry, self.registry.resolve(store), slug, reason, by=by)
 
-    def map_view(self, *, store: str | None = None) -> "MapView":
+    def map_view(self, *, store: str | None = None) -> MapView:
         """The map hosts wear now, line by line with its layer, title and tags."""
         from .handwork import map_view
 
         return map_view(self.registry, self.registry.resolve(store))
 
-    def weave_preview(self, *, store: str | None = None) -> "WeavePreview":
+    def weave_preview(self, *, store: str | None = None) -> WeavePreview:
         """The map a weave would write, against the current one. Writes nothing."""
         from .handwork import weave_preview
 
         return weave_preview(self.registry, self.registry.resolve(store))
 
-    def weave_write(self, *, store: str | None = None, index_sha256: str = "") -> "WeaveResult":
+    def weave_write(self, *, store: str | None = None, index_sha256: str = "") -> WeaveResult:
         """Weave and write; refused when the index changed since the preview it confirms."""
         from .handwork import weave_write
 
         return weave_write(self.registry, self.registry.resolve(store), index_sha256=index_sha256)
 
-    def drafts(self, *, store: str | None = None) -> "DraftsView":
+    def drafts(self, *, store: str | None = None) -> DraftsView:
         """Waiting drafts, unreadable draft files, and what each extension changes."""
         from .handwork import drafts_view
 
@@ -593,7 +766,7 @@ class Kura:
 
         toss(self.registry, store, slug, reason, by=by)
 
-    def fix(self, slug: str, *, store: str | None = None, by: str = "hand", **fields: Any) -> "Draft":
+    def fix(self, slug: str, *, store: str | None = None, by: str = "hand", **fields: Any) -> Draft:
         """Edit a draft; the floor runs again (FloorRefused names what it refuses)."""
         from .distill.drafts import fix
 
@@ -603,34 +776,49 @@ class Kura:
         """The newest *limit* lines of the store's gate log, newest first."""
         if not self.registry.store(store).still.is_dir():
             return ()
-        return tuple(GateEntry.from_row(r) for r in self.registry.workshop(store).gate_log(limit=limit))
+        return tuple(
+            GateEntry.from_row(r) for r in self.registry.workshop(store).gate_log(limit=limit)
+        )
 
-    def seed_list(self, *, store: str | None = None) -> "tuple[Seed, ...]":
+    def seed_list(self, *, store: str | None = None) -> tuple[Seed, ...]:
         """Every seed with where it came from, what confirmed it, and who dismissed it."""
         from .handwork import seed_list
 
         return seed_list(self.registry, self.registry.resolve(store))
 
-    def dismiss_seed(self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand") -> "Seed":
+    def dismiss_seed(
+        self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand"
+    ) -> Seed:
         from .handwork import dismiss_seed
 
         return dismiss_seed(self.registry, self.registry.resolve(store), seed_id, reason, by=by)
 
-    def tidy_review(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
-                    should_stop: Callable[[], bool] | None = None) -> "TidyReview":
+    def tidy_review(
+        self,
+        *,
+        store: str | None = None,
+        progress: Callable[[Any], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> TidyReview:
         """Weak index lines with the scribe's rewrites, to review one by one. Writes nothing."""
         from .handwork import tidy_review
 
-        return tidy_review(self.registry, self.registry.resolve(store), progress=progress,
-                           should_stop=should_stop)
+        return tidy_review(
+            self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
+        )
 
-    def apply_tidy(self, slug: str, line: str, *, expected: str, store: str | None = None,
-                   by: str = "hand") -> str:
+    def apply_tidy(
+        self, slug: str, line: str, *, expected: str, store: str | None = None, by: str = "hand"
+    ) -> str:
         from .handwork import apply_tidy
 
-        return apply_tidy(self.registry, self.registry.resolve(store), slug, line, expected=expected, by=by)
+        return apply_tidy(
+            self.registry, self.registry.resolve(store), slug, line, expected=expected, by=by
+        )
 
-    def reject_tidy(self, slug: str, proposed: str, *, store: str | None = None, by: str = "hand") -> None:
+    def reject_tidy(
+        self, slug: str, proposed: str, *, store: str | None = None, by: str = "hand"
+    ) -> None:
         from .handwork import reject_tidy
 
         reject_tidy(self.registry, self.registry.resolve(store), slug, proposed, by=by)
@@ -642,41 +830,66 @@ class Kura:
 
         return needs(self.registry, self.registry.resolve(store), kind)
 
-    def distil(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
-               max_batches: int | None = None,
-               should_stop: Callable[[], bool] | None = None) -> "Outcome":
+    def distil(
+        self,
+        *,
+        store: str | None = None,
+        progress: Callable[[Any], None] | None = None,
+        max_batches: int | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Outcome:
         """Drink what is new in the store's journals into drafts (as `kura distill run`)."""
         from .handwork import distil
 
-        return distil(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop,
-                      max_batches=max_batches)
+        return distil(
+            self.registry,
+            self.registry.resolve(store),
+            progress=progress,
+            should_stop=should_stop,
+            max_batches=max_batches,
+        )
 
-    def drain(self, *, store: str | None = None, progress: Callable[[Any], None] | None = None,
-              should_stop: Callable[[], bool] | None = None) -> "Outcome":
+    def drain(
+        self,
+        *,
+        store: str | None = None,
+        progress: Callable[[Any], None] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Outcome:
         """The scribe reads every waiting draft cold: pour, fix or toss (as `kura distill drain`)."""
         from .handwork import drain
 
-        return drain(self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop)
+        return drain(
+            self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
+        )
 
-    def tend_status(self, *, store: str | None = None, lines: int = 200) -> "TendStatus":
+    def tend_status(self, *, store: str | None = None, lines: int = 200) -> TendStatus:
         """The tender: running or not, its last tick, what it rests, the tail of its log."""
         from .handwork import tend_status
 
         return tend_status(self.registry, self.registry.resolve(store), lines=lines)
 
-    def journals(self, *, store: str | None = None) -> "JournalsView":
+    def journals(self, *, store: str | None = None) -> JournalsView:
         """The journals a store drinks: watermarks, backlog, held and shelved stretches."""
         from .handwork import journals
 
         return journals(self.registry, self.registry.resolve(store))
 
-    def journal_excerpt(self, source: str, position: int, *, store: str | None = None, unit: str = "",
-                        around: int = 4) -> "JournalExcerpt":
+    def journal_excerpt(
+        self,
+        source: str,
+        position: int,
+        *,
+        store: str | None = None,
+        unit: str = "",
+        around: int = 4,
+    ) -> JournalExcerpt:
         """The journal around a piece of evidence, read with the store's own adapter."""
         from .handwork import journal_excerpt
 
-        return journal_excerpt(self.registry, self.registry.resolve(store), source, position, unit=unit,
-                               around=around)
+        return journal_excerpt(
+            self.registry, self.registry.resolve(store), source, position, unit=unit, around=around
+        )
 
 
 def _load_candidates(path: Path) -> list[Any]:
@@ -693,7 +906,9 @@ def _load_candidates(path: Path) -> list[Any]:
         raise KuraError(f"--candidates {path}: not JSON ({exc.msg} at line {exc.lineno})") from None
     cands = raw.get("candidates") if isinstance(raw, dict) else raw
     if not isinstance(cands, list) or not all(isinstance(c, dict) for c in cands):
-        raise KuraError('--candidates must hold {"candidates": [{...}, ...]} (the kura_candidates shape)')
+        raise KuraError(
+            '--candidates must hold {"candidates": [{...}, ...]} (the kura_candidates shape)'
+        )
     return cands
 
 

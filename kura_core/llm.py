@@ -17,9 +17,10 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     import httpx
 else:
     httpx = _import_httpx()
+
+import contextlib
 
 from .errors import ModelFailureKind, ModelUnavailable
 
@@ -289,9 +292,10 @@ def _check(value: Any, schema: Mapping[str, Any], path: str, errors: list[str]) 
     if "enum" in schema and value not in schema["enum"]:
         allowed = ", ".join(json.dumps(v) for v in schema["enum"])
         errors.append(f"{path} should be one of {allowed}, got {_snippet(json.dumps(value), 40)}")
-    if "anyOf" in schema:
-        if not any(not validate(value, option, path) for option in schema["anyOf"]):
-            errors.append(f"{path} matches none of the allowed shapes")
+    if "anyOf" in schema and not any(
+        not validate(value, option, path) for option in schema["anyOf"]
+    ):
+        errors.append(f"{path} matches none of the allowed shapes")
     if isinstance(value, dict):
         for name in schema.get("required", ()):
             if name not in value:
@@ -411,7 +415,7 @@ class ModelClient:
         for client in clients:
             client.close()
 
-    def __enter__(self) -> "ModelClient":
+    def __enter__(self) -> ModelClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -456,14 +460,22 @@ class ModelClient:
             deadline = time.monotonic() + budget
             client = self._client(spec)
             body = build_body(spec, task, messages, schema)
-            response = self._send(client, "POST", spec, spec.endpoint, headers, body, budget, budget)
+            response = self._send(
+                client, "POST", spec, spec.endpoint, headers, body, budget, budget
+            )
             if response.status_code == 400:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise _Failure(f"timed out after {_seconds(budget)}s", "timeout")
                 response = self._send(
-                    client, "POST", spec, spec.endpoint, headers,
-                    plain_body(spec, messages), remaining, budget,
+                    client,
+                    "POST",
+                    spec,
+                    spec.endpoint,
+                    headers,
+                    plain_body(spec, messages),
+                    remaining,
+                    budget,
                 )
             if not 200 <= response.status_code < 300:
                 raise _Failure(self._http_reason(response, secret), "http_status")
@@ -486,7 +498,9 @@ class ModelClient:
                 raise _Failure(f"{role} is not configured", "unconfigured")
             headers, secret = self._headers(spec, "probe")
             url = f"{spec.url.rstrip('/')}/models"
-            response = self._send(self._client(spec), "GET", spec, url, headers, None, timeout, timeout)
+            response = self._send(
+                self._client(spec), "GET", spec, url, headers, None, timeout, timeout
+            )
             if not 200 <= response.status_code < 300:
                 raise _Failure(self._http_reason(response, secret), "http_status")
         except _Failure as failure:
@@ -536,12 +550,16 @@ class ModelClient:
         except httpx.ConnectError as exc:
             if _refused(exc):
                 raise _Failure(f"connection refused at {spec.url}", "connect") from None
-            raise _Failure(f"cannot connect to {spec.url}: {_snippet(str(exc), 120)}", "connect") from None
+            raise _Failure(
+                f"cannot connect to {spec.url}: {_snippet(str(exc), 120)}", "connect"
+            ) from None
         except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
             raise _Failure(f"connection dropped by {spec.url} without a reply", "dropped") from None
         except httpx.HTTPError as exc:
-            raise _Failure(f"cannot reach {spec.url}: {_snippet(str(exc) or type(exc).__name__, 120)}",
-                           "connect") from None
+            raise _Failure(
+                f"cannot reach {spec.url}: {_snippet(str(exc) or type(exc).__name__, 120)}",
+                "connect",
+            ) from None
 
     @staticmethod
     def _http_reason(response: httpx.Response, secret: str = "") -> str:
@@ -552,28 +570,34 @@ class ModelClient:
         if secret:
             text = text.replace(secret, "***")
         excerpt = " ".join(text.split())[:_BODY_EXCERPT]
-        return f"HTTP {response.status_code}: {excerpt}" if excerpt else f"HTTP {response.status_code}"
+        return (
+            f"HTTP {response.status_code}: {excerpt}" if excerpt else f"HTTP {response.status_code}"
+        )
 
     @staticmethod
     def _read_reply(response: httpx.Response, task: str, schema: dict) -> dict:
         try:
             payload = response.json()
         except ValueError:
-            raise _Failure(f"unparseable reply: response is not JSON ({_snippet(response.text)!r})",
-                           "unparseable") from None
+            raise _Failure(
+                f"unparseable reply: response is not JSON ({_snippet(response.text)!r})",
+                "unparseable",
+            ) from None
         try:
             message = payload["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
-            raise _Failure("unparseable reply: no choices[0].message in the response", "unparseable") from None
+            raise _Failure(
+                "unparseable reply: no choices[0].message in the response", "unparseable"
+            ) from None
         if not isinstance(message, dict):
             raise _Failure("unparseable reply: choices[0].message is not an object", "unparseable")
         content = message.get("content")
         if isinstance(content, list):
-            content = "".join(
-                part.get("text", "") for part in content if isinstance(part, dict)
-            )
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
         if content is not None and not isinstance(content, str):
-            raise _Failure(f"unparseable reply: content is {_json_kind(content)}, not text", "unparseable")
+            raise _Failure(
+                f"unparseable reply: content is {_json_kind(content)}, not text", "unparseable"
+            )
         if not (content or "").strip():
             if message.get("reasoning_content") or message.get("reasoning"):
                 raise _Failure("reasoning-only reply with empty content", "reasoning_only")
@@ -629,7 +653,5 @@ class ModelClient:
                 entry["last_error"] = reason
                 entry["last_error_at"] = at
         if self._recorder is not None:
-            try:
+            with contextlib.suppress(Exception):
                 self._recorder(record)
-            except Exception:
-                pass

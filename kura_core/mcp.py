@@ -23,14 +23,16 @@ plays the part KURA_READONLY plays for stdio.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import sys
 import threading
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Mapping, TextIO
+from typing import Any, BinaryIO, TextIO
 
 from . import __version__
 from .errors import KuraError
@@ -42,7 +44,13 @@ INSTRUCTIONS_LIMIT = 2048
 STDIN_CLOSE_GRACE_S = 0.5
 
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
-    -32700, -32600, -32601, -32602, -32603)
+    -32700,
+    -32600,
+    -32601,
+    -32602,
+    -32603,
+)
+
 
 class ToolFailure(Exception):
     """A tool call that failed in a way the agent should read (an isError result)."""
@@ -83,6 +91,7 @@ def _result(mid: Any, result: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- backends
 
+
 class LocalBackend:
     """In-process: every tool calls the Kura facade directly."""
 
@@ -100,7 +109,9 @@ class LocalBackend:
     def writable(self, selector: str | None) -> bool:
         return self.kura.writable(store=selector)
 
-    def recall(self, question: str, selector: str | None, hops: int | None, top: int | None) -> dict[str, Any]:
+    def recall(
+        self, question: str, selector: str | None, hops: int | None, top: int | None
+    ) -> dict[str, Any]:
         return self.kura.recall(question, store=selector, hops=hops, top=top).to_json()
 
     def read(self, slug: str, selector: str | None) -> dict[str, Any]:
@@ -114,8 +125,13 @@ class LocalBackend:
         return self.kura.doctor(store=selector).to_json()
 
     def remember(self, selector: str | None, **fields: Any) -> dict[str, Any]:
-        mem = self.kura.remember(fields.pop("slug"), fields.pop("description"), fields.pop("body"),
-                                 store=selector, **fields)
+        mem = self.kura.remember(
+            fields.pop("slug"),
+            fields.pop("description"),
+            fields.pop("body"),
+            store=selector,
+            **fields,
+        )
         return {"store": self.resolve(selector), "slug": mem.slug}
 
     def close(self) -> None:
@@ -132,10 +148,19 @@ class HttpBackend:
 
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._client = httpx.Client(base_url=self.url, headers=headers, timeout=timeout, trust_env=False)
+        self._client = httpx.Client(
+            base_url=self.url, headers=headers, timeout=timeout, trust_env=False
+        )
 
-    def _call(self, method: str, path: str, *, selector: str | None = None,
-              params: dict[str, str] | None = None, body: dict[str, Any] | None = None) -> Any:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        selector: str | None = None,
+        params: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> Any:
         import httpx
 
         params = dict(params or {})
@@ -144,8 +169,10 @@ class HttpBackend:
         try:
             r = self._client.request(method, path, params=params, json=body)
         except httpx.HTTPError as exc:
-            raise Unreachable(f"kura at {self.url} is unreachable ({type(exc).__name__}); is `kura serve` "
-                              "running?") from None
+            raise Unreachable(
+                f"kura at {self.url} is unreachable ({type(exc).__name__}); is `kura serve` "
+                "running?"
+            ) from None
         if r.status_code >= 400:
             try:
                 msg = r.json().get("error") or r.text
@@ -163,10 +190,14 @@ class HttpBackend:
 
     def writable(self, selector: str | None) -> bool:
         info = self._call("GET", "/stores", selector=selector)
-        return any(s["name"] == info["selected"] and s["write_policy"] == "direct-allowed"
-                   for s in info["stores"])
+        return any(
+            s["name"] == info["selected"] and s["write_policy"] == "direct-allowed"
+            for s in info["stores"]
+        )
 
-    def recall(self, question: str, selector: str | None, hops: int | None, top: int | None) -> dict[str, Any]:
+    def recall(
+        self, question: str, selector: str | None, hops: int | None, top: int | None
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"question": question}
         if hops is not None:
             body["hops"] = hops
@@ -198,6 +229,7 @@ class HttpBackend:
 
 
 # --------------------------------------------------------------------------- the tools
+
 
 @dataclass(frozen=True)
 class Param:
@@ -231,7 +263,9 @@ class Param:
                 raise ToolFailure(f"missing argument {self.name!r}")
             return None
         if self.kind == "string":
-            if not isinstance(value, str) or ((self.required or not self.blank_ok) and not value.strip()):
+            if not isinstance(value, str) or (
+                (self.required or not self.blank_ok) and not value.strip()
+            ):
                 raise ToolFailure(f"{self.name!r} must be a non-empty string")
             if self.choices and value and value not in self.choices:
                 raise ToolFailure(f"{self.name} must be one of {', '.join(self.choices)}")
@@ -239,7 +273,7 @@ class Param:
         if self.kind == "integer":
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
-            lo, hi = self.bounds or (-(2 ** 63), 2 ** 63)
+            lo, hi = self.bounds or (-(2**63), 2**63)
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise ToolFailure(f"{self.name!r} must be a whole number from {lo} to {hi}")
             return value
@@ -248,7 +282,9 @@ class Param:
         return value
 
 
-_STORE = Param("store", "string", "store or mode name (default: this session's store)", blank_ok=False)
+_STORE = Param(
+    "store", "string", "store or mode name (default: this session's store)", blank_ok=False
+)
 _READ_ONLY = {"readOnlyHint": True, "openWorldHint": False}
 
 
@@ -285,7 +321,9 @@ class ToolSpec:
             if k not in ps:
                 if not ps:
                     raise ToolFailure(f"{self.name} takes no arguments")
-                raise ToolFailure(f"unknown argument {k[:40]!r} (accepted: {', '.join(sorted(ps))})")
+                raise ToolFailure(
+                    f"unknown argument {k[:40]!r} (accepted: {', '.join(sorted(ps))})"
+                )
         return {name: p.check(args.get(name)) for name, p in ps.items()}
 
 
@@ -294,46 +332,85 @@ def _tool_specs() -> dict[str, ToolSpec]:
     from .store import TYPES
 
     specs = (
-        ToolSpec("kura_recall", "Recall from memory",
-                 "Recall the memories that bear on a question, by meaning (the store's model reads the "
-                 "whole index), with their [[links]] walked. Says '⚠ degraded' when it fell back to "
-                 "matching words.",
-                 (Param("question", "string", "what you want to know, in plain words", required=True),
-                  Param("hops", "integer", "how far to walk [[links]] (default from the store)",
-                        bounds=LIMITS["hops"]),
-                  Param("top", "integer", "at most this many picked memories", bounds=LIMITS["top"]))),
-        ToolSpec("kura_read", "Read one memory",
-                 "One memory in full, by its slug (the file name in the map, without .md).",
-                 (Param("slug", "string", "e.g. archive-on-slow-disk", required=True),)),
-        ToolSpec("kura_map", "The memory map",
-                 "The resident map of the store: one recognition line per memory, between KURA-MAP "
-                 "markers. Read it first; recall or read what it points at."),
-        ToolSpec("kura_doctor", "Store health",
-                 "Health of the store: counts, dead links, index drift, waiting drafts, model "
-                 "reachability, tender heartbeat."),
-        ToolSpec("kura_list", "Stores and modes",
-                 "The stores and modes this kura holds, and which one this session uses.",
-                 when="unbound", store_arg=False),
-        ToolSpec("kura_use", "Switch store",
-                 "Switch this session to another store or mode; later calls without `store` use it.",
-                 (Param("store", "string", "store or mode name", required=True),),
-                 annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
-                 when="stateful", store_arg=False),
-        ToolSpec("kura_remember", "Write a memory",
-                 "Write one memory directly (one fact per memory). Write only what the user said or "
-                 "confirmed; the description is the one line that makes it recognisable in the map.",
-                 (Param("slug", "string", "lower-case words joined by '-'", required=True),
-                  Param("description", "string", "the recognition line for the map", required=True),
-                  Param("body", "string", "the memory itself, in Markdown", required=True),
-                  Param("type", "string", choices=TYPES),
-                  Param("title", "string"),
-                  Param("tags", "words"),
-                  Param("belongs_because", "string", "one sentence: why this memory belongs in this store"),
-                  Param("keep", "string", "one sentence: what meaning must outlive any shortening"),
-                  Param("may_fade", "string", "one sentence: what detail may fade")),
-                 annotations={"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True,
-                              "openWorldHint": False},
-                 when="writable"),
+        ToolSpec(
+            "kura_recall",
+            "Recall from memory",
+            "Recall the memories that bear on a question, by meaning (the store's model reads the "
+            "whole index), with their [[links]] walked. Says '⚠ degraded' when it fell back to "
+            "matching words.",
+            (
+                Param("question", "string", "what you want to know, in plain words", required=True),
+                Param(
+                    "hops",
+                    "integer",
+                    "how far to walk [[links]] (default from the store)",
+                    bounds=LIMITS["hops"],
+                ),
+                Param("top", "integer", "at most this many picked memories", bounds=LIMITS["top"]),
+            ),
+        ),
+        ToolSpec(
+            "kura_read",
+            "Read one memory",
+            "One memory in full, by its slug (the file name in the map, without .md).",
+            (Param("slug", "string", "e.g. archive-on-slow-disk", required=True),),
+        ),
+        ToolSpec(
+            "kura_map",
+            "The memory map",
+            "The resident map of the store: one recognition line per memory, between KURA-MAP "
+            "markers. Read it first; recall or read what it points at.",
+        ),
+        ToolSpec(
+            "kura_doctor",
+            "Store health",
+            "Health of the store: counts, dead links, index drift, waiting drafts, model "
+            "reachability, tender heartbeat.",
+        ),
+        ToolSpec(
+            "kura_list",
+            "Stores and modes",
+            "The stores and modes this kura holds, and which one this session uses.",
+            when="unbound",
+            store_arg=False,
+        ),
+        ToolSpec(
+            "kura_use",
+            "Switch store",
+            "Switch this session to another store or mode; later calls without `store` use it.",
+            (Param("store", "string", "store or mode name", required=True),),
+            annotations={"readOnlyHint": True, "idempotentHint": True, "openWorldHint": False},
+            when="stateful",
+            store_arg=False,
+        ),
+        ToolSpec(
+            "kura_remember",
+            "Write a memory",
+            "Write one memory directly (one fact per memory). Write only what the user said or "
+            "confirmed; the description is the one line that makes it recognisable in the map.",
+            (
+                Param("slug", "string", "lower-case words joined by '-'", required=True),
+                Param("description", "string", "the recognition line for the map", required=True),
+                Param("body", "string", "the memory itself, in Markdown", required=True),
+                Param("type", "string", choices=TYPES),
+                Param("title", "string"),
+                Param("tags", "words"),
+                Param(
+                    "belongs_because",
+                    "string",
+                    "one sentence: why this memory belongs in this store",
+                ),
+                Param("keep", "string", "one sentence: what meaning must outlive any shortening"),
+                Param("may_fade", "string", "one sentence: what detail may fade"),
+            ),
+            annotations={
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                "idempotentHint": True,
+                "openWorldHint": False,
+            },
+            when="writable",
+        ),
     )
     return {s.name: s for s in specs}
 
@@ -343,6 +420,7 @@ TOOL_SPECS: dict[str, ToolSpec] = _tool_specs()
 
 # --------------------------------------------------------------------------- a session
 
+
 class McpSession:
     """One MCP conversation: which store it uses, what it may do, and the tools it offers.
 
@@ -351,8 +429,15 @@ class McpSession:
     stateful  whether kura_use can be remembered between calls (stdio: yes; HTTP: no)
     """
 
-    def __init__(self, backend: Any, *, bound: str | None = None, readonly: bool = True,
-                 stateful: bool = True, log: TextIO | None = None):
+    def __init__(
+        self,
+        backend: Any,
+        *,
+        bound: str | None = None,
+        readonly: bool = True,
+        stateful: bool = True,
+        log: TextIO | None = None,
+    ):
         self.backend = backend
         self.bound = bound or None
         self.readonly = readonly
@@ -388,10 +473,17 @@ class McpSession:
             return None  # a response to something we never asked; nothing to say
         is_request = "id" in msg
         good_id = isinstance(mid, (str, int)) and not isinstance(mid, bool)
-        if msg.get("jsonrpc") != "2.0" or not isinstance(method, str) or (is_request and not good_id):
-            return _error(mid if good_id else None, INVALID_REQUEST,
-                          "not a JSON-RPC 2.0 request: it needs jsonrpc \"2.0\", a method and a string or "
-                          "number id")
+        if (
+            msg.get("jsonrpc") != "2.0"
+            or not isinstance(method, str)
+            or (is_request and not good_id)
+        ):
+            return _error(
+                mid if good_id else None,
+                INVALID_REQUEST,
+                'not a JSON-RPC 2.0 request: it needs jsonrpc "2.0", a method and a string or '
+                "number id",
+            )
         params = msg.get("params") or {}
         if not isinstance(params, dict):
             return _error(mid, INVALID_PARAMS, "params must be an object") if is_request else None
@@ -419,7 +511,11 @@ class McpSession:
         return {
             "protocolVersion": version,
             "capabilities": {"tools": {}},
-            "serverInfo": {"name": "kura", "title": "kura — long-term memory", "version": __version__},
+            "serverInfo": {
+                "name": "kura",
+                "title": "kura — long-term memory",
+                "version": __version__,
+            },
             "instructions": self.instructions(),
         }
 
@@ -434,11 +530,15 @@ class McpSession:
             "again with the words the memory would use.",
         ]
         if not self.bound:
-            parts.append("kura_list shows the stores; pass store=NAME to use another one"
-                         + (", or kura_use to switch this session." if self.stateful else "."))
+            parts.append(
+                "kura_list shows the stores; pass store=NAME to use another one"
+                + (", or kura_use to switch this session." if self.stateful else ".")
+            )
         if self._remember_offered():
-            parts.append("kura_remember writes a memory directly: write only what the user said or "
-                         "confirmed, one fact per memory.")
+            parts.append(
+                "kura_remember writes a memory directly: write only what the user said or "
+                "confirmed, one fact per memory."
+            )
         text = " ".join(parts)
         return text[:INSTRUCTIONS_LIMIT]
 
@@ -449,7 +549,9 @@ class McpSession:
         try:
             if self.bound:
                 return bool(self.backend.writable(self.bound))
-            return any(s.get("write_policy") == "direct-allowed" for s in self.backend.stores()["stores"])
+            return any(
+                s.get("write_policy") == "direct-allowed" for s in self.backend.stores()["stores"]
+            )
         except KuraError:
             return False
 
@@ -473,14 +575,23 @@ class McpSession:
             description = spec.description
             if spec.name == "kura_remember" and not self.bound:
                 try:
-                    names = [s["name"] for s in self.backend.stores()["stores"]
-                             if s.get("write_policy") == "direct-allowed"]
+                    names = [
+                        s["name"]
+                        for s in self.backend.stores()["stores"]
+                        if s.get("write_policy") == "direct-allowed"
+                    ]
                     description += f" Stores that accept it: {', '.join(names)}."
                 except KuraError:
                     pass
-            out.append({"name": spec.name, "title": spec.title, "description": description,
-                        "inputSchema": spec.schema(store_arg=spec.store_arg and not self.bound),
-                        "annotations": dict(spec.annotations)})
+            out.append(
+                {
+                    "name": spec.name,
+                    "title": spec.title,
+                    "description": description,
+                    "inputSchema": spec.schema(store_arg=spec.store_arg and not self.bound),
+                    "annotations": dict(spec.annotations),
+                }
+            )
         return out
 
     def _call_reply(self, mid: Any, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -491,13 +602,17 @@ class McpSession:
         if not isinstance(name, str):
             return _error(mid, INVALID_PARAMS, "tools/call needs a tool name")
         if not self.offers(name):
-            return _error(mid, INVALID_PARAMS, f"unknown tool {name[:60]!r}{self._why_hidden(name)}")
+            return _error(
+                mid, INVALID_PARAMS, f"unknown tool {name[:60]!r}{self._why_hidden(name)}"
+            )
         spec = TOOL_SPECS[name]
         try:
             if not isinstance(args, dict):
                 raise ToolFailure("arguments must be an object")
             if "store" in args and self.bound and spec.store_arg:
-                raise ToolFailure(f"this session is bound to store {self.bound!r}; it takes no store argument")
+                raise ToolFailure(
+                    f"this session is bound to store {self.bound!r}; it takes no store argument"
+                )
             checked = spec.check(args, store_arg=spec.store_arg and not self.bound)
             text = getattr(self, "_tool_" + name.removeprefix("kura_"))(checked)
             return _result(mid, {"content": [{"type": "text", "text": text}], "isError": False})
@@ -510,9 +625,18 @@ class McpSession:
             return _result(mid, {"content": [{"type": "text", "text": text}], "isError": True})
         except Exception:
             self._log(f"internal error in {name}:\n{traceback.format_exc()}".rstrip())
-            return _result(mid, {"content": [{"type": "text", "text": f"{name} failed: internal error "
-                                                                      "(the server log has details)"}],
-                                 "isError": True})
+            return _result(
+                mid,
+                {
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": f"{name} failed: internal error (the server log has details)",
+                        }
+                    ],
+                    "isError": True,
+                },
+            )
 
     def _why_hidden(self, name: str) -> str:
         if name == "kura_remember":
@@ -530,7 +654,9 @@ class McpSession:
 
     # ---- the tools (arguments already checked against their spec) ----------
     def _tool_recall(self, args: Mapping[str, Any]) -> str:
-        res = self.backend.recall(args["question"], self._target(args), args.get("hops"), args.get("top"))
+        res = self.backend.recall(
+            args["question"], self._target(args), args.get("hops"), args.get("top")
+        )
         return render_recall(res)
 
     def _tool_read(self, args: Mapping[str, Any]) -> str:
@@ -552,8 +678,11 @@ class McpSession:
         name = self.backend.resolve(sel)  # an unknown name fails here, at the door
         with self._lock:
             self.current = sel
-        return f"this session now uses store {name!r}" + (f" (mode {sel!r})" if sel != name else "") + \
-            ". Call kura_map to see what it holds."
+        return (
+            f"this session now uses store {name!r}"
+            + (f" (mode {sel!r})" if sel != name else "")
+            + ". Call kura_map to see what it holds."
+        )
 
     def _tool_remember(self, args: Mapping[str, Any]) -> str:
         fields = {k: v for k, v in args.items() if k != "store" and v not in (None, "")}
@@ -571,6 +700,7 @@ class McpSession:
 
 # --------------------------------------------------------------------------- rendering
 
+
 def render_recall(d: Mapping[str, Any]) -> str:
     lines = []
     if d.get("degraded"):
@@ -579,13 +709,18 @@ def render_recall(d: Mapping[str, Any]) -> str:
         lines.append(d.get("notice") or degraded_notice(str(d.get("reason") or "")))
     picked = ", ".join(d.get("picked") or []) or "—"
     walked = ", ".join(d.get("walked") or []) or "—"
-    lines.append(f"store: {d.get('store')} · how: {d.get('how')} · picked: {picked} · walked: {walked} · "
-                 f"~{d.get('tokens_est', 0)} tokens")
+    lines.append(
+        f"store: {d.get('store')} · how: {d.get('how')} · picked: {picked} · walked: {walked} · "
+        f"~{d.get('tokens_est', 0)} tokens"
+    )
     for item in d.get("skipped") or []:
         lines.append(f"⚠ skipped {item.get('slug')}: {item.get('reason')}")
     if not d.get("walked"):
-        lines.append("Nothing could be included: every memory picked was unreadable (see skipped)."
-                     if d.get("skipped") else "Nothing in this store bears on the question.")
+        lines.append(
+            "Nothing could be included: every memory picked was unreadable (see skipped)."
+            if d.get("skipped")
+            else "Nothing in this store bears on the question."
+        )
     context = (d.get("context") or "").rstrip()
     if context:
         lines.append("")
@@ -632,13 +767,14 @@ def render_stores(info: Mapping[str, Any], using: str) -> str:
 
 # --------------------------------------------------------------------------- stdio
 
+
 def serve_stdio(session: McpSession, inp: BinaryIO, out: BinaryIO) -> None:
     """Answer newline-delimited JSON-RPC on *inp* until it closes. Replies go to *out* only.
 
     Messages are answered in order by one worker, so the reader notices a closed stdin at
     once; a request still being answered then gets STDIN_CLOSE_GRACE_S to finish.
     """
-    work: "queue.Queue[bytes | None]" = queue.Queue()
+    work: queue.Queue[bytes | None] = queue.Queue()
     write_lock = threading.Lock()
 
     def worker() -> None:
@@ -649,7 +785,9 @@ def serve_stdio(session: McpSession, inp: BinaryIO, out: BinaryIO) -> None:
             reply = session.handle_line(line)
             if reply is None:
                 continue
-            data = json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+            data = (
+                json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+            )
             try:
                 with write_lock:
                     out.write(data)
@@ -672,8 +810,13 @@ def serve_stdio(session: McpSession, inp: BinaryIO, out: BinaryIO) -> None:
     t.join(timeout=STDIN_CLOSE_GRACE_S)
 
 
-def run_stdio(open_registry: Callable[[], Any], selector: str | None,
-              env: Mapping[str, str] | None = None, *, err: TextIO = sys.stderr) -> int:
+def run_stdio(
+    open_registry: Callable[[], Any],
+    selector: str | None,
+    env: Mapping[str, str] | None = None,
+    *,
+    err: TextIO = sys.stderr,
+) -> int:
     """`kura mcp`: protocol on the real stdout, everything else (even stray prints) on stderr."""
     env = os.environ if env is None else env
     readonly = env_readonly(env.get("KURA_READONLY"))
@@ -695,7 +838,9 @@ def run_stdio(open_registry: Callable[[], Any], selector: str | None,
 
         reg = open_registry()
         backend = LocalBackend(Kura(reg))
-        bound = reg.resolve(selector) if selector else None  # an unknown store fails here, at the door
+        bound = (
+            reg.resolve(selector) if selector else None
+        )  # an unknown store fails here, at the door
         where = "in-process"
     session = McpSession(backend, bound=bound, readonly=readonly, stateful=True, log=err)
 
@@ -703,20 +848,20 @@ def run_stdio(open_registry: Callable[[], Any], selector: str | None,
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     try:
-        err.write(f"kura mcp: {where}; store {bound or '(unbound)'}; "
-                  f"{'read-only' if readonly else 'writes allowed where the store permits'}\n")
+        err.write(
+            f"kura mcp: {where}; store {bound or '(unbound)'}; "
+            f"{'read-only' if readonly else 'writes allowed where the store permits'}\n"
+        )
         err.flush()
         serve_stdio(session, sys.stdin.buffer, proto)
     finally:
         backend.close()
-        try:
+        with contextlib.suppress(OSError):
             proto.close()
-        except OSError:
-            pass
     return 0
 
 
-def main(argv: "list[str] | None" = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m kura_core.mcp``: the same server as ``kura mcp`` (the form MCP host
     configurations use). Honours ``-c/--config`` and ``-s/--store`` like the CLI, and
     KURA_CONFIG, KURA_STORE, KURA_URL and KURA_READONLY."""

@@ -24,7 +24,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from .cloth import index_sha as sha_of, read_cloth
+from .cloth import index_sha as sha_of
+from .cloth import read_cloth
 from .config import PrefillConfig
 from .errors import ConfigError
 from .tokens import estimate_tokens
@@ -76,36 +77,56 @@ class Prefill:
 
 # =========================================================================== volatility
 
-_MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-           r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 _VOLATILE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (what, re.compile(pat, re.IGNORECASE)) for what, pat in (
+    (what, re.compile(pat, re.IGNORECASE))
+    for what, pat in (
         ("a date", r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}"),
         ("a date", r"\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b"),
         ("a date", rf"\b{_MONTHS}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b"),
         ("a date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTHS}\b"),
         ("a date", r"\d{4}\s*年|\d{1,2}\s*月\s*\d{1,2}\s*[日号]"),
-        ("a weekday", r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|[月火水木金土日]曜|星期[一二三四五六日天]"),
+        (
+            "a weekday",
+            r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|[月火水木金土日]曜|星期[一二三四五六日天]",
+        ),
         ("a clock time", r"(?<![\d.])\d{1,2}:\d{2}(?::\d{2})?(?![\d])"),
         ("a clock time", r"\b\d{1,2}\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])"),
         ("a clock time", r"\d{1,2}\s*[時点]\s*\d{1,2}\s*分|\d{1,2}\s*時(?!間)"),
         ("an epoch-like number", r"(?<![\d.])\d{9,}(?![\d])"),
         ("a uuid", r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"),
         ("an id-like hex string", r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b"),
-        ("a session or request id",
-         r"\b(?:session|request|req|trace|conversation|chat|thread|run|turn|message|msg|call|"
-         r"span|correlation)[ _-]?(?:id|no|number)\b"),
-        ("a counter", r"\b(?:turn|message|msg|request|iteration|session)\s*(?:#|no\.?|number)?\s*\d+"),
-        ("a time after 'today' or 'now'",
-         rf"\b(?:today|now|tonight|yesterday|tomorrow|currently)\b\s*(?:is|was|it\s+is|:|=|—|-)?\s*"
-         rf"(?:\d|{_MONTHS}\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\{{|\$|%)"),
-        ("a time announcement",
-         r"\b(?:as\s+of|last\s+updated|updated\s+(?:at|on)|generated\s+(?:at|on)|current\s+(?:time|date)|"
-         r"timestamp|the\s+(?:time|date)\s+is)\b"),
-        ("a time after 'today' or 'now'", r"(?:今日|本日|現在|今天|现在|目前|今)\s*(?:は|:|：|是)?\s*[\d０-９]"),
-        ("a template placeholder",
-         r"\{\{[^}]*\}\}|\$\{[^}]*\}|\{\s*(?:date|time|now|today|timestamp|clock|session|turn|"
-         r"request|uuid|id)[^}]*\}|%[YmdHMSjaAbBcxX](?![a-z])"),
+        (
+            "a session or request id",
+            r"\b(?:session|request|req|trace|conversation|chat|thread|run|turn|message|msg|call|"
+            r"span|correlation)[ _-]?(?:id|no|number)\b",
+        ),
+        (
+            "a counter",
+            r"\b(?:turn|message|msg|request|iteration|session)\s*(?:#|no\.?|number)?\s*\d+",
+        ),
+        (
+            "a time after 'today' or 'now'",
+            rf"\b(?:today|now|tonight|yesterday|tomorrow|currently)\b\s*(?:is|was|it\s+is|:|=|—|-)?\s*"
+            rf"(?:\d|{_MONTHS}\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day|\{{|\$|%)",
+        ),
+        (
+            "a time announcement",
+            r"\b(?:as\s+of|last\s+updated|updated\s+(?:at|on)|generated\s+(?:at|on)|current\s+(?:time|date)|"
+            r"timestamp|the\s+(?:time|date)\s+is)\b",
+        ),
+        (
+            "a time after 'today' or 'now'",
+            r"(?:今日|本日|現在|今天|现在|目前|今)\s*(?:は|:|：|是)?\s*[\d０-９]",
+        ),
+        (
+            "a template placeholder",
+            r"\{\{[^}]*\}\}|\$\{[^}]*\}|\{\s*(?:date|time|now|today|timestamp|clock|session|turn|"
+            r"request|uuid|id)[^}]*\}|%[YmdHMSjaAbBcxX](?![a-z])",
+        ),
     )
 )
 
@@ -174,26 +195,30 @@ def missing_map_note(store_name: str = "") -> str:
     never an empty string."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", store_name or "").strip("-")[:64]
     which = f' of store "{name}"' if name else ""
-    body = (f"The memory map{which} is missing from this prompt: kura could not be reached to "
-            "provide it. This does not mean the memory is empty; it may hold memories that bear "
-            "on this task. Do not assume nothing is remembered: recall with kura_recall (or "
-            "POST /recall) when it is back, and say that the memory could not be consulted "
-            "rather than guessing.")
+    body = (
+        f"The memory map{which} is missing from this prompt: kura could not be reached to "
+        "provide it. This does not mean the memory is empty; it may hold memories that bear "
+        "on this task. Do not assume nothing is remembered: recall with kura_recall (or "
+        "POST /recall) when it is back, and say that the memory could not be consulted "
+        "rather than guessing."
+    )
     return frame(name, "", body)
 
 
 def _stub(name: str) -> str:
     which = f' of store "{name}"' if name else ""
-    body = (f"The memory map{which} is missing from this prompt: it is too large to wear here. "
-            "The memory is not empty: it holds memories that are not listed. Recall with "
-            "kura_recall (or POST /recall) to find what bears on the task; do not assume "
-            "nothing is remembered.")
+    body = (
+        f"The memory map{which} is missing from this prompt: it is too large to wear here. "
+        "The memory is not empty: it holds memories that are not listed. Recall with "
+        "kura_recall (or POST /recall) to find what bears on the task; do not assume "
+        "nothing is remembered."
+    )
     return frame(name, "", body)
 
 
 # =========================================================================== building
 
-_CACHE: dict[tuple, "Prefill"] = {}
+_CACHE: dict[tuple, Prefill] = {}
 _CACHE_LOCK = threading.Lock()
 _CACHE_MAX = 64
 
@@ -211,14 +236,37 @@ def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = 
     ceiling = int(cfg.window_tokens * cfg.hard_fraction)
     if unreachable:
         text = missing_map_note(name)
-        return Prefill(name, text, "none", False, estimate_tokens(text), False, False, False,
-                       etag_of(text), budget, ceiling, "kura could not be reached: the map is missing")
+        return Prefill(
+            name,
+            text,
+            "none",
+            False,
+            estimate_tokens(text),
+            False,
+            False,
+            False,
+            etag_of(text),
+            budget,
+            ceiling,
+            "kura could not be reached: the map is missing",
+        )
     store = reg.store(name)
     if not store.index_path.is_file():
         text = missing_map_note(name)
-        return Prefill(name, text, "none", False, estimate_tokens(text), False, False, False,
-                       etag_of(text), budget, ceiling,
-                       f"store {name!r} has no index yet: run `kura init {name} --path {store.root}`")
+        return Prefill(
+            name,
+            text,
+            "none",
+            False,
+            estimate_tokens(text),
+            False,
+            False,
+            False,
+            etag_of(text),
+            budget,
+            ceiling,
+            f"store {name!r} has no index yet: run `kura init {name} --path {store.root}`",
+        )
     index_text = store.index_text()
     index_sha = sha_of(index_text)
     built_from, cloth = read_cloth(store.still)
@@ -238,21 +286,41 @@ def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = 
     warning = ""
     map_shown = True
     if over_ceiling:
-        warning = (f"the map is ~{tokens} tokens, over the ceiling of {ceiling} (hard_fraction "
-                   f"{cfg.hard_fraction} of window_tokens {cfg.window_tokens}): the agent gets a "
-                   "stub saying the map is missing; run kura weave, lower fresh_days or "
-                   "trigger_tokens, or raise hard_fraction")
+        warning = (
+            f"the map is ~{tokens} tokens, over the ceiling of {ceiling} (hard_fraction "
+            f"{cfg.hard_fraction} of window_tokens {cfg.window_tokens}): the agent gets a "
+            "stub saying the map is missing; run kura weave, lower fresh_days or "
+            "trigger_tokens, or raise hard_fraction"
+        )
         text = _stub(name)
         map_shown = False
     elif over_budget:
-        warning = (f"the map is ~{tokens} tokens, over the budget of {budget} (budget_fraction "
-                   f"{cfg.budget_fraction} of window_tokens {cfg.window_tokens}); it is worn whole. "
-                   + ("Run kura weave to see where the weight is."
-                      if source == "canonical" else "See kura weave for where the weight is."))
+        warning = (
+            f"the map is ~{tokens} tokens, over the budget of {budget} (budget_fraction "
+            f"{cfg.budget_fraction} of window_tokens {cfg.window_tokens}); it is worn whole. "
+            + (
+                "Run kura weave to see where the weight is."
+                if source == "canonical"
+                else "See kura weave for where the weight is."
+            )
+        )
     if stale and not warning:
         warning = "the woven map was built from an older MEMORY.md: showing the index lines as they stand; run kura weave"
-    result = Prefill(name, text, source, stale, estimate_tokens(text), over_budget, over_ceiling,
-                     map_shown, etag_of(text), budget, ceiling, warning, tokens)
+    result = Prefill(
+        name,
+        text,
+        source,
+        stale,
+        estimate_tokens(text),
+        over_budget,
+        over_ceiling,
+        map_shown,
+        etag_of(text),
+        budget,
+        ceiling,
+        warning,
+        tokens,
+    )
     with _CACHE_LOCK:
         if len(_CACHE) >= _CACHE_MAX:
             _CACHE.clear()

@@ -20,14 +20,16 @@ Every face calls :class:`kura_core.kura.Kura`'s ``profile_state``, ``profile_dra
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import stat
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import KuraError, ModelUnavailable, PolicyError
 from .fsutil import atomic_write_text
@@ -101,11 +103,21 @@ class ProfileState:
 
     def to_json(self, *, text: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "store": self.store, "state": self.state, "path": self.path, "present": self.present,
-            "bytes": self.bytes, "tokens_est": self.tokens_est, "updated_at": self.updated_at,
-            "draft": {"present": self.draft_present, "path": self.draft_path,
-                      "at": self.draft_at, "from_memories": self.draft_from},
-            "frozen": self.frozen, "problem": self.problem,
+            "store": self.store,
+            "state": self.state,
+            "path": self.path,
+            "present": self.present,
+            "bytes": self.bytes,
+            "tokens_est": self.tokens_est,
+            "updated_at": self.updated_at,
+            "draft": {
+                "present": self.draft_present,
+                "path": self.draft_path,
+                "at": self.draft_at,
+                "from_memories": self.draft_from,
+            },
+            "frozen": self.frozen,
+            "problem": self.problem,
         }
         if text:
             out["text"] = self.text
@@ -123,9 +135,14 @@ class ProfileDraft:
     elapsed_ms: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "path": self.path, "text": self.text,
-                "from_memories": self.from_memories, "tokens_est": self.tokens_est,
-                "elapsed_ms": round(self.elapsed_ms, 2)}
+        return {
+            "store": self.store,
+            "path": self.path,
+            "text": self.text,
+            "from_memories": self.from_memories,
+            "tokens_est": self.tokens_est,
+            "elapsed_ms": round(self.elapsed_ms, 2),
+        }
 
 
 @dataclass(frozen=True)
@@ -137,8 +154,13 @@ class ProfileApplied:
     source: str  # "draft" or "text"
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "path": self.path, "bytes": self.bytes,
-                "previous_path": self.previous_path, "source": self.source}
+        return {
+            "store": self.store,
+            "path": self.path,
+            "bytes": self.bytes,
+            "previous_path": self.previous_path,
+            "source": self.source,
+        }
 
 
 # =========================================================================== reading
@@ -151,8 +173,10 @@ def _read_own(path: Path) -> str:
     except FileNotFoundError:
         return ""
     if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        raise KuraError(f"{path.name} is not a regular file (a link or a directory); "
-                        "a store only answers for its own files")
+        raise KuraError(
+            f"{path.name} is not a regular file (a link or a directory); "
+            "a store only answers for its own files"
+        )
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
@@ -201,7 +225,7 @@ def _parse_draft(raw: str) -> tuple[str, dict[str, str]]:
     if not m:
         return raw.strip(), {}
     attrs = dict(re.findall(r"(\w[\w-]*)=(\S+)", m["attrs"]))
-    return raw[m.end():].strip(), attrs
+    return raw[m.end() :].strip(), attrs
 
 
 def profile_state(reg: Any, selector: str | None = None) -> ProfileState:
@@ -229,11 +253,20 @@ def profile_state(reg: Any, selector: str | None = None) -> ProfileState:
         except (ValueError, OSError):
             draft_at, draft_from = None, 0
     return ProfileState(
-        store=name, path=str(path), present=bool(text), text=text,
-        bytes=len(text.encode("utf-8")), tokens_est=estimate_tokens(text) if text else 0,
-        updated_at=updated, draft_present=bool(draft_text), draft_path=str(dpath),
-        draft_text=draft_text, draft_at=draft_at, draft_from=draft_from,
-        frozen=reg.config.stores[name].write_policy == "frozen", problem=problem,
+        store=name,
+        path=str(path),
+        present=bool(text),
+        text=text,
+        bytes=len(text.encode("utf-8")),
+        tokens_est=estimate_tokens(text) if text else 0,
+        updated_at=updated,
+        draft_present=bool(draft_text),
+        draft_path=str(dpath),
+        draft_text=draft_text,
+        draft_at=draft_at,
+        draft_from=draft_from,
+        frozen=reg.config.stores[name].write_policy == "frozen",
+        problem=problem,
     )
 
 
@@ -254,8 +287,10 @@ def sentence_problems(text: str) -> list[str]:
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     listy = [l for l in lines if re.match(r"^(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|\|)", l)]
     if listy:
-        out.append(f"the profile is written in sentences, not as a list or headings "
-                   f"(first: {listy[0][:40]!r})")
+        out.append(
+            f"the profile is written in sentences, not as a list or headings "
+            f"(first: {listy[0][:40]!r})"
+        )
     if "<!--" in text or "-->" in text or "<<<" in text:
         out.append("the profile may not hold HTML comments or map markers")
     return out
@@ -291,17 +326,25 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
     name = reg.resolve(selector)
     store = reg.store(name)
     if not store.index_path.is_file():
-        raise KuraError(f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`")
+        raise KuraError(
+            f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`"
+        )
     models = reg.models(name)
     if not models.configured("brain"):
-        raise KuraError("drafting a profile needs a brain model: add [models.thinker] (one model "
-                        "does every role) or [models.brain] to kura.toml")
+        raise KuraError(
+            "drafting a profile needs a brain model: add [models.thinker] (one model "
+            "does every role) or [models.brain] to kura.toml"
+        )
     listing, n = _memory_lines(store)
     if not n:
         raise KuraError(f"store {name!r} has no memories to draft a profile from")
     task = f"The store's memories ({n}):\n{listing}"
-    reply = models.ask("brain", "kura_profile", messages(preamble(store), PROFILE_INSTRUCTIONS, task),
-                       PROFILE_SCHEMA)
+    reply = models.ask(
+        "brain",
+        "kura_profile",
+        messages(preamble(store), PROFILE_INSTRUCTIONS, task),
+        PROFILE_SCHEMA,
+    )
     text = str(reply.get("profile", "")).replace("\r\n", "\n").strip()
     problems = sentence_problems(text)
     if not problems:
@@ -311,9 +354,13 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
         # a profile is about the person by nature: its figures and links must be the
         # memories', and nothing may be disguised; what it says of the person is a person's
         # to read and apply (kura profile apply), not the attribution floor's
-        problems = [str(v) for v in check_surface({"profile": text}, Evidence(), given=given,
-                                                  existing_slugs=set(store.file_slugs()))
-                    if v.kind != "attribution"]
+        problems = [
+            str(v)
+            for v in check_surface(
+                {"profile": text}, Evidence(), given=given, existing_slugs=set(store.file_slugs())
+            )
+            if v.kind != "attribution"
+        ]
     if problems:
         reason = "the brain's profile was refused: " + "; ".join(problems)
         reg.workshop(name).log_gate("profile-refused", reason=reason, detail={"text": text[:2000]})
@@ -322,15 +369,22 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
     path.parent.mkdir(parents=True, exist_ok=True)
     at = reg.clock()
     atomic_write_text(path, f"<!-- kura-profile-draft at={at:.3f} from={n} -->\n{text}\n")
-    return ProfileDraft(store=name, path=str(path), text=text, from_memories=n,
-                        tokens_est=estimate_tokens(text),
-                        elapsed_ms=(time.perf_counter() - started) * 1000.0)
+    return ProfileDraft(
+        store=name,
+        path=str(path),
+        text=text,
+        from_memories=n,
+        tokens_est=estimate_tokens(text),
+        elapsed_ms=(time.perf_counter() - started) * 1000.0,
+    )
 
 
 # =========================================================================== applying
 
 
-def apply_profile(reg: Any, selector: str | None = None, *, text: str | None = None) -> ProfileApplied:
+def apply_profile(
+    reg: Any, selector: str | None = None, *, text: str | None = None
+) -> ProfileApplied:
     """Make the waiting draft (or *text*, a person's own) the store's profile.
 
     A person's act: no HTTP route or MCP tool calls this. Refused on a frozen store. The
@@ -342,15 +396,19 @@ def apply_profile(reg: Any, selector: str | None = None, *, text: str | None = N
     if reg.config.stores[name].write_policy == "frozen":
         raise PolicyError(f"store {name!r} is frozen: its profile is not changed")
     if not store.index_path.is_file():
-        raise KuraError(f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`")
+        raise KuraError(
+            f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`"
+        )
     dpath = _draft_path(store)
     source = "text"
     if text is None:
         raw = _read_own(dpath)
         text, _ = _parse_draft(raw) if raw else ("", {})
         if not text:
-            raise KuraError(f"no profile draft waiting for store {name!r}: run `kura profile draft "
-                            f"-s {name}` first, or apply your own with --file")
+            raise KuraError(
+                f"no profile draft waiting for store {name!r}: run `kura profile draft "
+                f"-s {name}` first, or apply your own with --file"
+            )
         source = "draft"
     text = text.replace("\r\n", "\n").strip()
     problems = sentence_problems(text)
@@ -366,12 +424,15 @@ def apply_profile(reg: Any, selector: str | None = None, *, text: str | None = N
             previous = str(prev)
         atomic_write_text(path, text + "\n")
         if source == "draft":
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(dpath)
-            except FileNotFoundError:
-                pass
-    return ProfileApplied(store=name, path=str(path), bytes=len((text + "\n").encode("utf-8")),
-                          previous_path=previous, source=source)
+    return ProfileApplied(
+        store=name,
+        path=str(path),
+        bytes=len((text + "\n").encode("utf-8")),
+        previous_path=previous,
+        source=source,
+    )
 
 
 def state_for_doctor(reg: Any, name: str) -> Mapping[str, Any]:

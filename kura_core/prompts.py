@@ -35,7 +35,7 @@ def preamble(store: Any) -> Preamble:
     return Preamble(store.charter(), read_profile(store))
 
 
-def system_prompt(charter: "str | Preamble", instructions: str, stable: str = "") -> str:
+def system_prompt(charter: str | Preamble, instructions: str, stable: str = "") -> str:
     head = charter if isinstance(charter, Preamble) else Preamble(charter)
     parts = []
     if head.text():
@@ -46,8 +46,9 @@ def system_prompt(charter: "str | Preamble", instructions: str, stable: str = ""
     return "\n\n".join(parts) + "\n"
 
 
-def messages(charter: "str | Preamble", instructions: str, task_input: str,
-             stable: str = "") -> list[dict[str, str]]:
+def messages(
+    charter: str | Preamble, instructions: str, task_input: str, stable: str = ""
+) -> list[dict[str, str]]:
     return [
         {"role": "system", "content": system_prompt(charter, instructions, stable)},
         {"role": "user", "content": task_input},

@@ -14,12 +14,14 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
-from .prompts import Preamble, messages as build_messages, preamble
+from .prompts import Preamble, preamble
+from .prompts import messages as build_messages
 from .registry import Registry
 from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
@@ -114,11 +116,20 @@ class RecallResult:
         """Every field as JSON, in field order, then ``notice`` when degraded (written out
         rather than walked: it is on the path of every recall a server answers)."""
         d: dict[str, Any] = {
-            "store": self.store, "question": self.question, "how": self.how, "degraded": self.degraded,
-            "picked": list(self.picked), "walked": list(self.walked), "context": self.context,
-            "tokens_est": self.tokens_est, "elapsed_ms": round(self.elapsed_ms, 2),
-            "model_ms": round(self.model_ms, 2), "reason": self.reason, "shards": self.shards,
-            "dropped": list(self.dropped), "scores": [[s, round(v, 4)] for s, v in self.scores],
+            "store": self.store,
+            "question": self.question,
+            "how": self.how,
+            "degraded": self.degraded,
+            "picked": list(self.picked),
+            "walked": list(self.walked),
+            "context": self.context,
+            "tokens_est": self.tokens_est,
+            "elapsed_ms": round(self.elapsed_ms, 2),
+            "model_ms": round(self.model_ms, 2),
+            "reason": self.reason,
+            "shards": self.shards,
+            "dropped": list(self.dropped),
+            "scores": [[s, round(v, 4)] for s, v in self.scores],
             "skipped": [{"slug": s.slug, "reason": s.reason} for s in self.skipped],
         }
         if self.degraded:
@@ -131,8 +142,15 @@ class _Words:
 
     __slots__ = ("index", "dir", "checked", "files", "listing", "entries")
 
-    def __init__(self, index: WordIndex, dir: tuple | None, checked: float, files: dict[str, tuple],
-                 entries: Index, listing: Listing):
+    def __init__(
+        self,
+        index: WordIndex,
+        dir: tuple | None,
+        checked: float,
+        files: dict[str, tuple],
+        entries: Index,
+        listing: Listing,
+    ):
         self.index = index
         self.dir = dir  # the store directory's identity when the index last caught up
         self.checked = checked  # monotonic time of the last check of every file
@@ -155,7 +173,7 @@ class _Cached:
 
 
 _CACHE_ATTR = "_recall_cache"
-_LIVE: "weakref.WeakSet[_Cached]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[_Cached] = weakref.WeakSet()
 
 
 def _cache(reg: Registry) -> _Cached:
@@ -172,7 +190,10 @@ def _cache(reg: Registry) -> _Cached:
 
 # --------------------------------------------------------------------------- prompts
 
-def index_shards(entries: Sequence[Entry], shard_tokens: int, costs: dict[str, int] | None = None) -> list[str]:
+
+def index_shards(
+    entries: Sequence[Entry], shard_tokens: int, costs: dict[str, int] | None = None
+) -> list[str]:
     """The index as it stands in MEMORY.md, cut into shards of at most shard_tokens.
 
     Entry lines are sent exactly as written; each shard repeats the `## ` sector
@@ -202,12 +223,15 @@ def index_shards(entries: Sequence[Entry], shard_tokens: int, costs: dict[str, i
     return ["# Index\n\n" + "\n".join(s) for s in shards if s]
 
 
-def pick_messages(charter: str | Preamble, shard: str, question: str, top: int) -> list[dict[str, str]]:
+def pick_messages(
+    charter: str | Preamble, shard: str, question: str, top: int
+) -> list[dict[str, str]]:
     task = f"Question: {question}\n\nName at most {top} slugs."
     return build_messages(charter, PICK_INSTRUCTIONS, task, stable=shard)
 
 
 # --------------------------------------------------------------------------- the word tier
+
 
 def word_index(reg: Registry, name: str, *, index: Index | None = None) -> WordIndex:
     """The store's word index, built once, shared, and kept up to date with the store.
@@ -229,8 +253,12 @@ def word_index(reg: Registry, name: str, *, index: Index | None = None) -> WordI
     here = _dir_key(store)
     with cache.lock:
         state = cache.words.get(name)
-    if (state is not None and state.dir == here and state.entries is entries
-            and time.monotonic() - state.checked < RECHECK_S):
+    if (
+        state is not None
+        and state.dir == here
+        and state.entries is entries
+        and time.monotonic() - state.checked < RECHECK_S
+    ):
         return state.index
     with _build_lock(cache, name):
         with cache.lock:
@@ -309,9 +337,11 @@ def _entries_changed(older: Index, newer: Index) -> set[str]:
     was, now = older.by_slug(), newer.by_slug()
     maybe = changed_since(older, newer)
     out = set()
-    for slug in (now if maybe is None else maybe):
+    for slug in now if maybe is None else maybe:
         e, o = now.get(slug), was.get(slug)
-        if o is not e and (o is None or e is None or o.title != e.title or o.description != e.description):
+        if o is not e and (
+            o is None or e is None or o.title != e.title or o.description != e.description
+        ):
             out.add(slug)
     if maybe is None:
         out.update(was.keys() - now.keys())
@@ -374,8 +404,16 @@ def _catch_up(store: Store, state: _Words) -> None:
 
 # --------------------------------------------------------------------------- recall
 
-def recall(reg: Registry, selector: str | None, question: str, *, hops: int | None = None,
-           top: int | None = None, chars: int | None = None) -> RecallResult:
+
+def recall(
+    reg: Registry,
+    selector: str | None,
+    question: str,
+    *,
+    hops: int | None = None,
+    top: int | None = None,
+    chars: int | None = None,
+) -> RecallResult:
     t0 = time.perf_counter()
     name = reg.resolve(selector)
     store = reg.store(name)
@@ -389,12 +427,16 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
     if not idx.lines and not store.index_path.is_file():
         from .errors import NotFound
 
-        raise NotFound(f"store {name!r} has no MEMORY.md at {store.root}: run `kura init {name} --path {store.root}`")
+        raise NotFound(
+            f"store {name!r} has no MEMORY.md at {store.root}: run `kura init {name} --path {store.root}`"
+        )
     shard_tokens = reg.config.stores[name].recall.shard_tokens
     models = reg.models(name)
     thinker = models.configured("thinker")
     # the prompt shards are only cut when a thinker will read them
-    known, valid, shards = _prepared(reg, name, store, idx, shard_tokens) if thinker else (frozenset(), [], [])
+    known, valid, shards = (
+        _prepared(reg, name, store, idx, shard_tokens) if thinker else (frozenset(), [], [])
+    )
 
     how, reason, model_ms, nshards = "meaning", "", 0.0, 0
     picked: list[str] = []
@@ -435,15 +477,28 @@ def recall(reg: Registry, selector: str | None, question: str, *, hops: int | No
         scores = hits
         picked = [s for s, _ in hits]
 
-    reader = _Reader(store, idx)  # the walk and the context read each memory once, against one index
+    reader = _Reader(
+        store, idx
+    )  # the walk and the context read each memory once, against one index
     walked = _walk(store, reader, picked, hops)
     context, walked, tokens = _context(store, reader, walked, question, chars)
     elapsed = (time.perf_counter() - t0) * 1000
     res = RecallResult(
-        store=name, question=question, how=how, degraded=how == "words", picked=tuple(picked),
-        walked=tuple(walked), context=context, tokens_est=tokens,
-        elapsed_ms=elapsed, model_ms=model_ms, reason=reason, shards=nshards,
-        dropped=tuple(dropped), scores=tuple(scores), skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
+        store=name,
+        question=question,
+        how=how,
+        degraded=how == "words",
+        picked=tuple(picked),
+        walked=tuple(walked),
+        context=context,
+        tokens_est=tokens,
+        elapsed_ms=elapsed,
+        model_ms=model_ms,
+        reason=reason,
+        shards=nshards,
+        dropped=tuple(dropped),
+        scores=tuple(scores),
+        skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
     )
     _log_read(reg, name, res)
     return res
@@ -484,19 +539,37 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL[0]
 
 
-def _ask_shards(models: Any, charter: str | Preamble, shards: list[str], question: str, top: int) -> list[dict]:
+def _ask_shards(
+    models: Any, charter: str | Preamble, shards: list[str], question: str, top: int
+) -> list[dict]:
     if len(shards) == 1:
-        return [models.ask("thinker", "kura_pick", pick_messages(charter, shards[0], question, top), PICK_SCHEMA)]
+        return [
+            models.ask(
+                "thinker",
+                "kura_pick",
+                pick_messages(charter, shards[0], question, top),
+                PICK_SCHEMA,
+            )
+        ]
     pool = _pool()
-    futs = [pool.submit(models.ask, "thinker", "kura_pick",
-                        pick_messages(charter, s, question, top), PICK_SCHEMA) for s in shards]
+    futs = [
+        pool.submit(
+            models.ask,
+            "thinker",
+            "kura_pick",
+            pick_messages(charter, s, question, top),
+            PICK_SCHEMA,
+        )
+        for s in shards
+    ]
     out, first_error = [], None
     for i, f in enumerate(futs):
         try:
             out.append(f.result())
         except ModelUnavailable as exc:
-            first_error = first_error or ModelUnavailable(f"shard {i + 1}/{len(shards)}: {exc}",
-                                                          kind=exc.kind)
+            first_error = first_error or ModelUnavailable(
+                f"shard {i + 1}/{len(shards)}: {exc}", kind=exc.kind
+            )
     if first_error:
         raise first_error
     return out
@@ -515,9 +588,18 @@ def _record_nonsense(reg: Registry, name: str, reason: str) -> None:
     from .llm import CallRecord
 
     spec = reg.config.models.get("thinker")
-    reg.workshop(name).record_call(CallRecord(
-        role="thinker", task="kura_pick", ok=False, reason=reason, elapsed_ms=0.0,
-        at=reg.clock(), url=spec.url if spec else "", model=spec.model if spec else ""))
+    reg.workshop(name).record_call(
+        CallRecord(
+            role="thinker",
+            task="kura_pick",
+            ok=False,
+            reason=reason,
+            elapsed_ms=0.0,
+            at=reg.clock(),
+            url=spec.url if spec else "",
+            model=spec.model if spec else "",
+        )
+    )
 
 
 class _Reader:
@@ -543,8 +625,14 @@ class _Reader:
         return mem
 
 
-def read_settled(store: Store, slug: str, *, retry_s: float = RETRY_S,
-                 wall: Callable[[], float] = time.time, index: Index | None = None) -> tuple[Memory | None, str]:
+def read_settled(
+    store: Store,
+    slug: str,
+    *,
+    retry_s: float = RETRY_S,
+    wall: Callable[[], float] = time.time,
+    index: Index | None = None,
+) -> tuple[Memory | None, str]:
     """Read one memory, retrying a read that raced a save: an editor rewriting the file in
     place (empty or half-written for an instant), or a rename that briefly leaves no file.
 
@@ -635,8 +723,9 @@ def _walk(store: Store, reader: _Reader, picked: Sequence[str], hops: int) -> li
 _HEAD_MARKS = 4
 
 
-def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str,
-             chars: int) -> tuple[str, list[str], int]:
+def _context(
+    store: Store, reader: _Reader, walked: Sequence[str], question: str, chars: int
+) -> tuple[str, list[str], int]:
     """The context returned for *walked*: each memory trimmed to its share of *chars*, the
     slugs that made it in, and the context's token estimate."""
     mems: list[Memory] = []
@@ -660,8 +749,11 @@ def _context(store: Store, reader: _Reader, walked: Sequence[str], question: str
         # The estimate's parts add up over pieces that whitespace or a mark separates: the
         # head is its four marks ("##", "(", ")"), its title and the memory's own parts for
         # slug and trigger; the body's are the memory's own when it came back whole (it fit).
-        for part in (token_parts(title), m.head_token_parts,
-                     m.body_token_parts if len(m.body.strip()) <= budget else token_parts(body)):
+        for part in (
+            token_parts(title),
+            m.head_token_parts,
+            m.body_token_parts if len(m.body.strip()) <= budget else token_parts(body),
+        ):
             cjk, other = cjk + part[0], other + part[1]
         other += _HEAD_MARKS
     return "\n".join(blocks), [m.slug for m in mems], from_parts((cjk, other))
@@ -671,12 +763,21 @@ def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
     """Note the recall in the store's read log: at once after a quiet spell; under load in
     batches (every READ_LOG_EVERY_S or READ_LOG_BATCH recalls), one transaction each."""
     cache = _cache(reg)
-    row = (reg.clock(), res.question[:500], res.how, res.picked, res.elapsed_ms)  # picked: JSON when written
+    row = (
+        reg.clock(),
+        res.question[:500],
+        res.how,
+        res.picked,
+        res.elapsed_ms,
+    )  # picked: JSON when written
     now = time.monotonic()
     with cache.lock:
         waiting = cache.reads.setdefault(name, [])
         waiting.append(row)
-        if len(waiting) < READ_LOG_BATCH and now - cache.reads_written.get(name, -READ_LOG_EVERY_S) < READ_LOG_EVERY_S:
+        if (
+            len(waiting) < READ_LOG_BATCH
+            and now - cache.reads_written.get(name, -READ_LOG_EVERY_S) < READ_LOG_EVERY_S
+        ):
             return
         rows = waiting[:]
         waiting.clear()
@@ -702,7 +803,8 @@ def _write_reads(reg: Registry, name: str, rows: list[tuple]) -> None:
         with reg.workshop(name).transaction() as conn:  # may wait on another process's lock
             conn.executemany(
                 "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
-                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows])
+                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows],
+            )
     except Exception:
         pass  # the read log is a convenience; a locked or read-only workshop never fails a recall
 

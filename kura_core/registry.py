@@ -12,8 +12,9 @@ import datetime as dt
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from .config import Config, StoreConfig, load_config, parse_config
 from .errors import SelectorError
@@ -27,9 +28,14 @@ PATH_PREFIX = "/s/"
 class Registry:
     """Everything one kura process holds: config, stores, workshops, model clients."""
 
-    def __init__(self, config: Config, *, env: Mapping[str, str] | None = None,
-                 clock: Callable[[], float] = time.time,
-                 today: Callable[[], dt.date] = dt.date.today):
+    def __init__(
+        self,
+        config: Config,
+        *,
+        env: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.time,
+        today: Callable[[], dt.date] = dt.date.today,
+    ):
         self.config = config
         self.env = dict(os.environ if env is None else env)
         self.clock = clock
@@ -41,12 +47,12 @@ class Registry:
 
     # ---- construction ----------------------------------------------------
     @classmethod
-    def open(cls, config_path: str | os.PathLike | None = None, **kw: Any) -> "Registry":
+    def open(cls, config_path: str | os.PathLike | None = None, **kw: Any) -> Registry:
         env = kw.get("env")
         return cls(load_config(config_path, env), **kw)
 
     @classmethod
-    def for_path(cls, path: str | os.PathLike, name: str = "", **kw: Any) -> "Registry":
+    def for_path(cls, path: str | os.PathLike, name: str = "", **kw: Any) -> Registry:
         """A registry holding exactly one store at *path* (no config file needed)."""
         p = Path(path).expanduser()
         name = name or _safe_name(p.name)
@@ -105,7 +111,9 @@ class Registry:
             m = self._models.get(name)
         if m is None:
             ws = self.workshop(name)
-            m = ModelClient(self.config.models, env=self.env, recorder=ws.record_call, clock=self.clock)
+            m = ModelClient(
+                self.config.models, env=self.env, recorder=ws.record_call, clock=self.clock
+            )
             with self._lock:
                 m = self._models.setdefault(name, m)
         return m
@@ -119,15 +127,25 @@ class Registry:
         for role in ROLES:
             spec = self.config.models.get(role)
             roles[role] = (
-                {"url": spec.url, "model": spec.model, "dialect": spec.dialect,
-                 "api_key_env": spec.api_key_env or None}
-                if spec else None
+                {
+                    "url": spec.url,
+                    "model": spec.model,
+                    "dialect": spec.dialect,
+                    "api_key_env": spec.api_key_env or None,
+                }
+                if spec
+                else None
             )
         return {
             "default": self.config.default_store,
             "stores": [
-                {"name": n, "label": s.label, "path": str(s.path), "write_policy": s.write_policy,
-                 "modes": self.modes_of(n)}
+                {
+                    "name": n,
+                    "label": s.label,
+                    "path": str(s.path),
+                    "write_policy": s.write_policy,
+                    "modes": self.modes_of(n),
+                }
                 for n, s in self.config.stores.items()
             ],
             "modes": dict(self.config.modes),
@@ -147,7 +165,7 @@ def split_path_prefix(path: str) -> tuple[str | None, str]:
     """'/s/eq/doctor' -> ('eq', '/doctor'); other paths -> (None, path)."""
     if not path.startswith(PATH_PREFIX):
         return None, path
-    rest = path[len(PATH_PREFIX):]
+    rest = path[len(PATH_PREFIX) :]
     name, _, tail = rest.partition("/")
     return name, "/" + tail
 

@@ -13,16 +13,23 @@ def doctor_text(r: DoctorReport) -> str:
     """`kura doctor`: one store's health, a line per subject, then problems and notes."""
     out = [f"{r.store}: {'ok' if r.ok else 'BROKEN'}  ({r.path})"]
     cap = r.capacity
-    out.append(f"  capacity   {cap.memories} memories · {cap.index_tokens} index tokens · "
-               f"{cap.body_tokens} body tokens · {cap.bytes} bytes")
+    out.append(
+        f"  capacity   {cap.memories} memories · {cap.index_tokens} index tokens · "
+        f"{cap.body_tokens} body tokens · {cap.bytes} bytes"
+    )
     if cap.limit:
-        out.append("  limit      " + " · ".join(f"{v} {k.replace('_', ' ')}" for k, v in cap.limit.items())
-                   + (f" · pressure {cap.pressure:.0%}" if cap.pressure is not None else ""))
+        out.append(
+            "  limit      "
+            + " · ".join(f"{v} {k.replace('_', ' ')}" for k, v in cap.limit.items())
+            + (f" · pressure {cap.pressure:.0%}" if cap.pressure is not None else "")
+        )
     out.append(f"  drafts     {r.drafts_waiting} waiting · seeds {r.seeds}")
     if r.profile is not None:
         out.append(f"  profile    {r.profile.state}")
     j = r.journals
-    out.append(f"  journals   {j.source}" + (f": {', '.join(x.root for x in j.roots)}" if j.roots else ""))
+    out.append(
+        f"  journals   {j.source}" + (f": {', '.join(x.root for x in j.roots)}" if j.roots else "")
+    )
     t = r.tender
     beat = f", last beat {t.last_beat_s}s ago" if t.beat else ""
     out.append(f"  tender     {t.state}{beat}")

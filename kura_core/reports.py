@@ -49,6 +49,10 @@ def tally_of(report: type) -> type:
             fields.append((f.name, Any))
 
     def freeze(self: Any) -> Any:
-        return report(**{f.name: _frozen(getattr(self, f.name)) for f in dataclasses.fields(report)})
+        return report(
+            **{f.name: _frozen(getattr(self, f.name)) for f in dataclasses.fields(report)}
+        )
 
-    return dataclasses.make_dataclass(f"{report.__name__}Tally", fields, namespace={"freeze": freeze})
+    return dataclasses.make_dataclass(
+        f"{report.__name__}Tally", fields, namespace={"freeze": freeze}
+    )

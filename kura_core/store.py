@@ -37,17 +37,26 @@ import threading
 import unicodedata
 import uuid
 import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import ne
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import yaml
 
 from . import fsutil
 from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
-from .fsutil import TMP_MARK, atomic_write_text, discard, fsync_dir, is_temp_name, storage_error, write_temp
+from .fsutil import (
+    TMP_MARK,
+    atomic_write_text,
+    discard,
+    fsync_dir,
+    is_temp_name,
+    storage_error,
+    write_temp,
+)
 from .shapes import dict_at
 from .tokens import token_parts
 
@@ -154,6 +163,7 @@ def links_in(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- memory files
 
+
 @dataclass(frozen=True)
 class Memory:
     slug: str
@@ -227,22 +237,37 @@ class Memory:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "slug": self.slug, "title": self.title, "description": self.description,
-            "type": self.type, "tags": list(self.tags), "body": self.body,
-            "links": self.links, "meta": _jsonable(self.meta),
+            "slug": self.slug,
+            "title": self.title,
+            "description": self.description,
+            "type": self.type,
+            "tags": list(self.tags),
+            "body": self.body,
+            "links": self.links,
+            "meta": _jsonable(self.meta),
         }
 
 
 #: How much of a memory file is searched for a written date (as the original does).
 DATE_SCAN_CHARS = 4000
-_MONTHS = {m: i + 1 for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"))}
+_MONTHS = {
+    m: i + 1
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+    )
+}
 _MONTH = r"(?P<mon>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE_RES = (
     re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d\d)[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?![\d])"),
-    re.compile(r"(?P<y>(?:19|20)\d\d)\s*[年년]\s*(?P<m>\d{1,2})\s*[月월]\s*(?P<d>\d{1,2})\s*[日일号號]"),
-    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(?P<y>(?:19|20)\d\d)\b", re.I),
-    re.compile(r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>(?:19|20)\d\d)\b", re.I),
+    re.compile(
+        r"(?P<y>(?:19|20)\d\d)\s*[年년]\s*(?P<m>\d{1,2})\s*[月월]\s*(?P<d>\d{1,2})\s*[日일号號]"
+    ),
+    re.compile(
+        r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(?P<y>(?:19|20)\d\d)\b", re.I
+    ),
+    re.compile(
+        r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>(?:19|20)\d\d)\b", re.I
+    ),
 )
 
 
@@ -303,7 +328,9 @@ class Frontmatter:
 
 #: Frontmatter fields that are prose: kept as the text written, never as YAML values.
 PROSE_KEYS = frozenset({"name", "title", "description", "belongs_because", "keep", "may_fade"})
-_KEY_LINE = re.compile(r"^(?P<key>[^\s:#\-\"'\[\]{}|>!&*%@`,?][^\s:]*)[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_KEY_LINE = re.compile(
+    r"^(?P<key>[^\s:#\-\"'\[\]{}|>!&*%@`,?][^\s:]*)[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$"
+)
 _ITEM_LINE = re.compile(r"^-(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _BLOCK_SCALAR = re.compile(r"^[|>][+-]?$")
 
@@ -337,7 +364,7 @@ def read_frontmatter(text: str) -> Frontmatter:
     why = "the frontmatter is never closed with a '---' line"
     if close is not None:
         head = "\n".join(lines[1:close])
-        body = "\n".join(lines[close + 1:])
+        body = "\n".join(lines[close + 1 :])
         try:
             meta = yaml.load(head, Loader=_LOADER) if head.strip() else {}
         except yaml.YAMLError as exc:
@@ -350,9 +377,14 @@ def read_frontmatter(text: str) -> Frontmatter:
                 if not lost:
                     return Frontmatter(meta, body.lstrip("\n"))
                 meta = {**meta, **lost}
-                return Frontmatter(meta, body.lstrip("\n"), "lines",
-                                   "a ' #' inside " + ", ".join(sorted(lost)) +
-                                   " would be a YAML comment; the text as written was kept")
+                return Frontmatter(
+                    meta,
+                    body.lstrip("\n"),
+                    "lines",
+                    "a ' #' inside "
+                    + ", ".join(sorted(lost))
+                    + " would be a YAML comment; the text as written was kept",
+                )
             why = "the frontmatter is not a mapping of keys to values"
     meta, end = _line_form(lines)
     if not meta:
@@ -360,16 +392,20 @@ def read_frontmatter(text: str) -> Frontmatter:
             raise MemoryFormatError("the frontmatter is never closed with a '---' line")
         if "not a mapping" in why:
             raise MemoryFormatError("the frontmatter must be a mapping of keys to values")
-        raise MemoryFormatError(f"the frontmatter is not valid YAML and has no 'key: value' lines "
-                                f"({why.removeprefix('not strict YAML ').strip('()')})")
+        raise MemoryFormatError(
+            f"the frontmatter is not valid YAML and has no 'key: value' lines "
+            f"({why.removeprefix('not strict YAML ').strip('()')})"
+        )
     if end is None or (close is not None and end != close):
         why = "the frontmatter is never closed with a '---' line"
-        body = "\n".join(lines[end if end is not None else len(lines):])
+        body = "\n".join(lines[end if end is not None else len(lines) :])
         if end is not None and close is not None and end < close:
-            why = (f"the frontmatter is not closed before line {end + 1} (its '---' comes later); "
-                   f"the body was read from line {end + 1}")
+            why = (
+                f"the frontmatter is not closed before line {end + 1} (its '---' comes later); "
+                f"the body was read from line {end + 1}"
+            )
     else:
-        body = "\n".join(lines[end + 1:])
+        body = "\n".join(lines[end + 1 :])
     return Frontmatter(meta, body.lstrip("\n"), "lines", why)
 
 
@@ -381,8 +417,14 @@ def _comment_cut(head: Sequence[str], meta: Mapping[str, Any]) -> dict[str, str]
         if not m or m["key"] not in PROSE_KEYS or not m["value"] or m["key"] in out:
             continue
         raw, parsed = m["value"], meta.get(m["key"])
-        if isinstance(parsed, str) and " #" in raw and raw[:1] not in "\"'" and raw != parsed \
-                and raw.startswith(parsed) and raw[len(parsed):].lstrip(" \t").startswith("#"):
+        if (
+            isinstance(parsed, str)
+            and " #" in raw
+            and raw[:1] not in "\"'"
+            and raw != parsed
+            and raw.startswith(parsed)
+            and raw[len(parsed) :].lstrip(" \t").startswith("#")
+        ):
             out[m["key"]] = raw
     return out
 
@@ -458,8 +500,11 @@ def _mapping(block: Sequence[tuple[int, str]], start: int) -> tuple[dict[str, An
         i += 1
         children = []
         j = i
-        while j < len(block) and (not block[j][1] or block[j][0] > level or (
-                not value and block[j][0] == level and _ITEM_LINE.match(block[j][1]))):
+        while j < len(block) and (
+            not block[j][1]
+            or block[j][0] > level
+            or (not value and block[j][0] == level and _ITEM_LINE.match(block[j][1]))
+        ):
             children.append(block[j])
             j += 1
         while children and not children[-1][1]:
@@ -499,7 +544,9 @@ def _block_scalar(indicator: str, children: Sequence[tuple[int, str]]) -> str:
     if indicator.startswith("|"):
         return "\n".join(texts).strip("\n") + ("\n" if not indicator.endswith("-") else "")
     paras = "\n".join(texts).split("\n\n")
-    return "\n".join(" ".join(p.split()) for p in paras).strip() + ("\n" if not indicator.endswith("-") else "")
+    return "\n".join(" ".join(p.split()) for p in paras).strip() + (
+        "\n" if not indicator.endswith("-") else ""
+    )
 
 
 def _unquote(value: str) -> str | None:
@@ -534,8 +581,11 @@ def _scalar(key: str, value: str, *, item: bool = False) -> Any:
             got = None
         if isinstance(got, dict) and isinstance(got.get("v"), list):
             return got["v"]
-        return [(_unquote(p.strip()) if _unquote(p.strip()) is not None else p.strip())
-                for p in inner.split(",") if p.strip()]
+        return [
+            (_unquote(p.strip()) if _unquote(p.strip()) is not None else p.strip())
+            for p in inner.split(",")
+            if p.strip()
+        ]
     try:
         got = yaml.load(f"v: {value}", Loader=_LOADER)
     except yaml.YAMLError:
@@ -552,7 +602,9 @@ def render_memory(meta: Mapping[str, Any], body: str) -> str:
     return f"---\n{head}---\n\n{body}\n"
 
 
-def _memory_from_text(slug: str, text: str, path: Path, title: str, st: os.stat_result | None) -> Memory:
+def _memory_from_text(
+    slug: str, text: str, path: Path, title: str, st: os.stat_result | None
+) -> Memory:
     fm = read_frontmatter(text)
     meta, body = fm.meta, fm.body
     problems: list[str] = []
@@ -607,6 +659,7 @@ def _memory_from_text(slug: str, text: str, path: Path, title: str, st: os.stat_
 
 # --------------------------------------------------------------------------- the index
 
+
 @dataclass(frozen=True)
 class Entry:
     slug: str
@@ -622,7 +675,9 @@ class Entry:
 class Index:
     lines: tuple[str, ...]
     entries: tuple[Entry, ...]
-    foreign_links: tuple[tuple[int, str], ...] = ()  # (line_no, target) of entry-shaped lines that point nowhere valid
+    foreign_links: tuple[
+        tuple[int, str], ...
+    ] = ()  # (line_no, target) of entry-shaped lines that point nowhere valid
     #: when reparse_index made this from an earlier parse: (that parse, held weakly; the slugs
     #: whose lines differ; that parse's own record, up to _DELTA_DEPTH back). See changed_since.
     delta: tuple | None = field(default=None, compare=False, repr=False)
@@ -666,8 +721,9 @@ def _index_lines(text: str) -> list[str]:
     return lines
 
 
-def _parse_lines(lines: Sequence[str], start: int, stop: int, sector: str,
-                 in_comment: bool) -> tuple[list[Entry], list[tuple[int, str]], str, bool]:
+def _parse_lines(
+    lines: Sequence[str], start: int, stop: int, sector: str, in_comment: bool
+) -> tuple[list[Entry], list[tuple[int, str]], str, bool]:
     """Parse lines[start:stop] from the given state; return what they hold and the state after."""
     entries: list[Entry] = []
     foreign: list[tuple[int, str]] = []
@@ -698,8 +754,17 @@ def _parse_lines(lines: Sequence[str], start: int, stop: int, sector: str,
             except ContainmentError:
                 foreign.append((i, target))
                 continue
-        entries.append(Entry(slug, m.group("title").strip(), (m.group("desc") or "").strip(),
-                             i, sector, line, target))
+        entries.append(
+            Entry(
+                slug,
+                m.group("title").strip(),
+                (m.group("desc") or "").strip(),
+                i,
+                sector,
+                line,
+                target,
+            )
+        )
     return entries, foreign, sector, in_comment
 
 
@@ -719,7 +784,7 @@ def reparse_index(old: Index, text: str) -> Index:
     lines = _index_lines(text)
     prev = old.lines
     head = 0
-    for a, b in zip(lines, prev):
+    for a, b in zip(lines, prev, strict=False):
         if a != b:
             break
         head += 1
@@ -727,12 +792,12 @@ def reparse_index(old: Index, text: str) -> Index:
         return old
     tail = 0
     room = min(len(lines), len(prev)) - head
-    for a, b in zip(reversed(lines), reversed(prev)):
+    for a, b in zip(reversed(lines), reversed(prev), strict=False):
         if tail >= room or a != b:
             break
         tail += 1
-    new_mid = lines[head:len(lines) - tail]
-    old_mid = prev[head:len(prev) - tail]
+    new_mid = lines[head : len(lines) - tail]
+    old_mid = prev[head : len(prev) - tail]
     if any(map(_shifts_state, new_mid)) or any(map(_shifts_state, old_mid)):
         return parse_index(text)
     sector, in_comment = "", False
@@ -745,18 +810,28 @@ def reparse_index(old: Index, text: str) -> Index:
 
     def split(items: Sequence[Any], line_of: Callable[[Any], int]) -> tuple[list, list]:
         # items are in line order
-        return (list(items[:bisect.bisect_left(items, head, key=line_of)]),
-                list(items[bisect.bisect_left(items, cut, key=line_of):]))
+        return (
+            list(items[: bisect.bisect_left(items, head, key=line_of)]),
+            list(items[bisect.bisect_left(items, cut, key=line_of) :]),
+        )
 
     before, after = split(old.entries, lambda e: e.line_no)
     if shift:
-        after = [Entry(e.slug, e.title, e.description, e.line_no + shift, e.sector, e.raw, e.target)
-                 for e in after]
+        after = [
+            Entry(e.slug, e.title, e.description, e.line_no + shift, e.sector, e.raw, e.target)
+            for e in after
+        ]
     f_before, f_after = split(old.foreign_links, lambda f: f[0])
     f_after = [(n + shift, t) for n, t in f_after]
-    gone = old.entries[len(before):len(old.entries) - len(after)]
-    delta = (weakref.ref(old), frozenset(e.slug for e in (*gone, *mid)), _shorter(old.delta, _DELTA_DEPTH - 1))
-    return Index(tuple(lines), tuple(before + mid + after), tuple(f_before + mid_foreign + f_after), delta)
+    gone = old.entries[len(before) : len(old.entries) - len(after)]
+    delta = (
+        weakref.ref(old),
+        frozenset(e.slug for e in (*gone, *mid)),
+        _shorter(old.delta, _DELTA_DEPTH - 1),
+    )
+    return Index(
+        tuple(lines), tuple(before + mid + after), tuple(f_before + mid_foreign + f_after), delta
+    )
 
 
 #: how many reparses back changed_since can see
@@ -831,6 +906,7 @@ def remove_index_text(text: str, slug: str) -> str:
 
 # --------------------------------------------------------------------------- the store
 
+
 @dataclass(frozen=True)
 class Scan:
     """Every memory file in a store, parsed, plus what could not be parsed."""
@@ -857,8 +933,9 @@ def seal_of(body: str, meta: Mapping[str, Any]) -> str:
     """A digest of what the gate vouched for in a memory file: its body and its three
     curation sentences. Pour records it next to the evidence manifest; when the file no
     longer matches it, the memory was edited by hand after the gate passed it."""
-    parts = [body.strip()] + [" ".join(str(meta.get(k) or "").split())
-                              for k in ("belongs_because", "keep", "may_fade")]
+    parts = [body.strip()] + [
+        " ".join(str(meta.get(k) or "").split()) for k in ("belongs_because", "keep", "may_fade")
+    ]
     data = json.dumps(parts, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(data.encode("utf-8")).hexdigest()
 
@@ -878,17 +955,23 @@ class Listing:
     def memory_slugs(self) -> tuple[str, ...]:
         """The slugs of the memory files among the names, sorted (memory_slug's rule)."""
         if self._slugs is None:
-            self._slugs = tuple(sorted(
-                n[:-3] for n in self.names if _MEMORY_FILE_RE.fullmatch(n) and len(n) <= MAX_SLUG + 3
-                and n[:-3] not in RESERVED))  # memory_slug(n), inline: 20,000 names is a hot loop
+            self._slugs = tuple(
+                sorted(
+                    n[:-3]
+                    for n in self.names
+                    if _MEMORY_FILE_RE.fullmatch(n)
+                    and len(n) <= MAX_SLUG + 3
+                    and n[:-3] not in RESERVED
+                )
+            )  # memory_slug(n), inline: 20,000 names is a hot loop
         return self._slugs
 
     def by_name(self) -> dict[str, int]:
         if self._by_name is None:
-            self._by_name = dict(zip(self.names, self.inodes))
+            self._by_name = dict(zip(self.names, self.inodes, strict=False))
         return self._by_name
 
-    def changed_since(self, earlier: "Listing") -> tuple[list[str], list[str]]:
+    def changed_since(self, earlier: Listing) -> tuple[list[str], list[str]]:
         """(names that are new or hold another file than in *earlier*, names gone since).
 
         A directory whose names are unchanged is listed in the same order again, so a file
@@ -903,8 +986,14 @@ class Listing:
 class Store:
     """One store on disk. Cheap to construct; safe to share between threads."""
 
-    def __init__(self, root: str | os.PathLike, *, name: str = "", charter_path: Path | None = None,
-                 today: Callable[[], dt.date] = dt.date.today):
+    def __init__(
+        self,
+        root: str | os.PathLike,
+        *,
+        name: str = "",
+        charter_path: Path | None = None,
+        today: Callable[[], dt.date] = dt.date.today,
+    ):
         self.root = Path(os.path.abspath(Path(root).expanduser()))
         self.name = name or self.root.name
         self._charter_path = charter_path
@@ -917,7 +1006,9 @@ class Store:
         self._lock_depth = 0
         self._workshop: Any = None
         self._swept_key: tuple | None = None
-        self._root_stat: os.stat_result | None = None  # the directory's status as index() last saw it
+        self._root_stat: os.stat_result | None = (
+            None  # the directory's status as index() last saw it
+        )
         #: why the last attempt to finish a pending write failed ('' when none is pending).
         self.pending_reason = ""
 
@@ -970,11 +1061,15 @@ class Store:
         except FileNotFoundError:
             return path, None
         if stat.S_ISLNK(st.st_mode):
-            raise ContainmentError(f"{slug}.md is a symbolic link; a store only answers for its own files")
+            raise ContainmentError(
+                f"{slug}.md is a symbolic link; a store only answers for its own files"
+            )
         if not stat.S_ISREG(st.st_mode):
             raise ContainmentError(f"{slug}.md is not a regular file")
         if st.st_nlink > 1:
-            raise ContainmentError(f"{slug}.md is hard-linked elsewhere; a store only answers for its own files")
+            raise ContainmentError(
+                f"{slug}.md is hard-linked elsewhere; a store only answers for its own files"
+            )
         return path, st
 
     # ---- creation --------------------------------------------------------
@@ -990,13 +1085,17 @@ class Store:
                 head = f"# {self.name}\n\n"
                 if label:
                     head += f"{label}\n\n"
-                head += ("<!-- One line per memory: a recognition trigger, not a summary. "
-                         "Proper nouns, numbers, ⚠️ landmines, the conclusion reached. -->\n")
+                head += (
+                    "<!-- One line per memory: a recognition trigger, not a summary. "
+                    "Proper nouns, numbers, ⚠️ landmines, the conclusion reached. -->\n"
+                )
                 with self.locked(f"create store {self.name!r}"):
                     if not self.index_path.exists():
                         atomic_write_text(self.index_path, head)
         except OSError as exc:
-            raise storage_error(exc, f"create store {self.name!r}", exc.filename or self.root / ".") from None
+            raise storage_error(
+                exc, f"create store {self.name!r}", exc.filename or self.root / "."
+            ) from None
 
     # ---- reading ---------------------------------------------------------
     def _recover_if_needed(self) -> None:
@@ -1013,11 +1112,15 @@ class Store:
         except KuraError as exc:
             self.pending_reason = str(exc)
         except OSError as exc:
-            self.pending_reason = str(storage_error(exc, "finish an interrupted write", self.intent_path))
+            self.pending_reason = str(
+                storage_error(exc, "finish an interrupted write", self.intent_path)
+            )
         except UnicodeDecodeError as exc:
-            self.pending_reason = (f"cannot finish an interrupted write: a file it rewrites is not UTF-8 text "
-                                   f"({exc.reason} at byte {exc.start}); fix or remove the bad bytes and "
-                                   "run any kura command again")
+            self.pending_reason = (
+                f"cannot finish an interrupted write: a file it rewrites is not UTF-8 text "
+                f"({exc.reason} at byte {exc.start}); fix or remove the bad bytes and "
+                "run any kura command again"
+            )
 
     def root_status(self) -> os.stat_result | None:
         """The store directory's status as taken by the latest :meth:`index` (None when it
@@ -1099,15 +1202,19 @@ class Store:
         """What is waiting to be finished, in words (empty when nothing is)."""
         out = []
         if self.intent_path.exists():
-            out.append("an interrupted write is waiting to be finished"
-                       + (f" ({self.pending_reason})" if self.pending_reason else ""))
+            out.append(
+                "an interrupted write is waiting to be finished"
+                + (f" ({self.pending_reason})" if self.pending_reason else "")
+            )
         try:
             n = len([p for p in os.listdir(self.pending_dir) if p.endswith(".json")])
         except OSError:
             n = 0
         if n:
-            out.append(f"{n} finished write(s) still wait to be recorded in the gate log"
-                       + (f" ({self.pending_reason})" if self.pending_reason else ""))
+            out.append(
+                f"{n} finished write(s) still wait to be recorded in the gate log"
+                + (f" ({self.pending_reason})" if self.pending_reason else "")
+            )
         return out
 
     def _index_stat(self) -> os.stat_result | None:
@@ -1117,8 +1224,10 @@ class Store:
         except FileNotFoundError:
             return None
         if not stat.S_ISREG(st.st_mode):
-            raise ContainmentError(f"{INDEX_FILE} is not a regular file (a link or a directory); "
-                                   "a store only answers for its own files")
+            raise ContainmentError(
+                f"{INDEX_FILE} is not a regular file (a link or a directory); "
+                "a store only answers for its own files"
+            )
         return st
 
     def _read_index_file(self, errors: str = "replace") -> str:
@@ -1131,8 +1240,9 @@ class Store:
             return ""
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise ContainmentError(f"{INDEX_FILE} is a symbolic link; a store only answers "
-                                       "for its own files") from None
+                raise ContainmentError(
+                    f"{INDEX_FILE} is a symbolic link; a store only answers for its own files"
+                ) from None
             raise
         with os.fdopen(fd, "rb") as fh:
             return fh.read().decode("utf-8", errors=errors)
@@ -1157,7 +1267,7 @@ class Store:
         self._recover_if_needed()
         return self._read_index_file()
 
-    def listing(self, st: os.stat_result | None = None) -> "Listing":
+    def listing(self, st: os.stat_result | None = None) -> Listing:
         """Every name in the store's directory with its inode number, from one scan of the
         directory (no status call per file). *st* is the directory's status if the caller
         has just taken it.
@@ -1199,7 +1309,9 @@ class Store:
     def read(self, slug: str, *, index: Index | None = None) -> Memory:
         """One memory. *index*, the parsed MEMORY.md a caller already holds (a recall reads
         several memories against one), names its title instead of looking the index up again."""
-        entries = (self.index() if index is None else index).by_slug()  # index() rolls a half-finished write forward
+        entries = (
+            self.index() if index is None else index
+        ).by_slug()  # index() rolls a half-finished write forward
         path, lst = self._memory_file(slug)
         if lst is not None:
             # The regular, singly linked file the memory was parsed from, unchanged: its
@@ -1207,7 +1319,12 @@ class Store:
             entry = entries.get(slug)
             with self._cache_lock:
                 hit = self._mem_cache.get(slug)
-            if hit and hit[0] == (lst.st_ino, lst.st_mtime_ns, lst.st_size, entry.title if entry else ""):
+            if hit and hit[0] == (
+                lst.st_ino,
+                lst.st_mtime_ns,
+                lst.st_size,
+                entry.title if entry else "",
+            ):
                 return hit[1]
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -1230,7 +1347,10 @@ class Store:
                     return hit[1]
             raw = fh.read()
             after = os.fstat(fh.fileno())
-        if len(raw) != st.st_size or (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+        if len(raw) != st.st_size or (after.st_size, after.st_mtime_ns) != (
+            st.st_size,
+            st.st_mtime_ns,
+        ):
             # written to while it was read (an editor saving in place): not a memory yet
             raise MemoryFormatError(f"{slug}.md changed while it was read")
         try:
@@ -1377,15 +1497,28 @@ class Store:
             try:
                 current = self._read_index_file(errors="strict")
             except UnicodeDecodeError:
-                raise MemoryFormatError(f"{INDEX_FILE} is not UTF-8 text: fix or remove the bad bytes "
-                                        "before kura writes to it (nothing was changed)") from None
+                raise MemoryFormatError(
+                    f"{INDEX_FILE} is not UTF-8 text: fix or remove the bad bytes "
+                    "before kura writes to it (nothing was changed)"
+                ) from None
             new_index = upsert_index_text(current, slug, title or slug, description, sector)
-            intent: dict[str, Any] = {"op": "upsert", "id": uuid.uuid4().hex, "slug": slug, "text": text,
-                                      "title": title or slug, "description": description, "sector": sector,
-                                      "base": _digest(current)}
+            intent: dict[str, Any] = {
+                "op": "upsert",
+                "id": uuid.uuid4().hex,
+                "slug": slug,
+                "text": text,
+                "title": title or slug,
+                "description": description,
+                "sector": sector,
+                "base": _digest(current),
+            }
             if also:
                 intent["also"] = _check_also(dict(also))
-            self._commit_locked(intent, action, [(path, text), (self.index_path, new_index if new_index != current else None)])
+            self._commit_locked(
+                intent,
+                action,
+                [(path, text), (self.index_path, new_index if new_index != current else None)],
+            )
         return self.read(slug)
 
     def settle(self, also: Mapping[str, Any], action: str = "update the workshop") -> None:
@@ -1396,8 +1529,9 @@ class Store:
             intent = {"op": "settle", "id": uuid.uuid4().hex, "also": _check_also(dict(also))}
             self._commit_locked(intent, action, [])
 
-    def _commit_locked(self, intent: dict[str, Any], action: str,
-                       files: Sequence[tuple[Path, str | None]]) -> None:
+    def _commit_locked(
+        self, intent: dict[str, Any], action: str, files: Sequence[tuple[Path, str | None]]
+    ) -> None:
         """Prepare every file as a temp, record the intent (the commit point), apply it.
 
         Before the commit point any failure removes the temps and raises StorageError. A
@@ -1427,7 +1561,9 @@ class Store:
         except OSError as exc:
             for tmp in temps:
                 discard(tmp)
-            raise storage_error(exc, action, exc.filename or (temps[-1] if temps else self.intent_path)) from None
+            raise storage_error(
+                exc, action, exc.filename or (temps[-1] if temps else self.intent_path)
+            ) from None
         try:
             self._apply_locked(intent)
         except OSError as exc:
@@ -1435,7 +1571,8 @@ class Store:
                 raise type(storage_error(exc, action, self.root))(
                     f"cannot finish: {action} is recorded, but moving it into place failed "
                     f"({fsutil.reason_of(exc)}); the next read of the store finishes it once the "
-                    "disk allows") from None
+                    "disk allows"
+                ) from None
             raise storage_error(exc, action, exc.filename or self.root / ".") from None
 
     def _undo_locked(self, intent: Mapping[str, Any]) -> bool:
@@ -1482,8 +1619,11 @@ class Store:
         if idx_tmp is not None and not idx_tmp.exists():
             idx_tmp = None
         if wanted != current:
-            if idx_tmp is not None and _digest(current) == intent.get("base") \
-                    and _file_bytes(idx_tmp) == wanted.encode("utf-8"):
+            if (
+                idx_tmp is not None
+                and _digest(current) == intent.get("base")
+                and _file_bytes(idx_tmp) == wanted.encode("utf-8")
+            ):
                 fsutil.OPS.replace(idx_tmp, self.index_path)
                 idx_tmp = None
             else:
@@ -1498,8 +1638,9 @@ class Store:
         path = self.memory_path(slug)
         text = intent["text"]
         current = self._read_index_file(errors="strict")
-        wanted = upsert_index_text(current, slug, intent["title"], intent["description"],
-                                   intent.get("sector", ""))
+        wanted = upsert_index_text(
+            current, slug, intent["title"], intent["description"], intent.get("sector", "")
+        )
         idx_tmp = self._index_to_locked(intent, current, wanted)
         mem_tmp = self._temp_of(names.get("memory"))
         if mem_tmp is not None and mem_tmp.exists():
@@ -1544,15 +1685,23 @@ class Store:
         except OSError as exc:
             # everything is in place; the intent only says so again, and applying it twice
             # changes nothing. The next reader clears it once the disk allows.
-            self.pending_reason = str(storage_error(exc, "clear a finished write's intent", self.intent_path))
+            self.pending_reason = str(
+                storage_error(exc, "clear a finished write's intent", self.intent_path)
+            )
             return
         fsync_dir(self.still)
 
     def _park_locked(self, intent: Mapping[str, Any]) -> None:
-        parked = {"op": "settle", "id": intent.get("id") or uuid.uuid4().hex, "also": intent["also"]}
+        parked = {
+            "op": "settle",
+            "id": intent.get("id") or uuid.uuid4().hex,
+            "also": intent["also"],
+        }
         try:
             self.pending_dir.mkdir(exist_ok=True)
-            atomic_write_text(self.pending_dir / f"{parked['id']}.json", json.dumps(parked, ensure_ascii=False))
+            atomic_write_text(
+                self.pending_dir / f"{parked['id']}.json", json.dumps(parked, ensure_ascii=False)
+            )
             fsutil.OPS.unlink(self.intent_path)
         except OSError:
             pass  # it stays in intent.json: the next writer or reader tries again
@@ -1561,15 +1710,19 @@ class Store:
         log = also.get("log")
         if log:
             ws = self._log_workshop()
-            ws.log_gate(str(log.get("kind", "")), title=str(log.get("title", "")), slug=str(log.get("slug", "")),
-                        reason=str(log.get("reason", "")), detail=log.get("detail") or {},
-                        key=str(log["key"]), at=log.get("at"))
+            ws.log_gate(
+                str(log.get("kind", "")),
+                title=str(log.get("title", "")),
+                slug=str(log.get("slug", "")),
+                reason=str(log.get("reason", "")),
+                detail=log.get("detail") or {},
+                key=str(log["key"]),
+                at=log.get("at"),
+            )
         remove = also.get("remove")
         if remove:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 fsutil.OPS.unlink(self.still / remove)
-            except FileNotFoundError:
-                pass
 
     def _log_workshop(self) -> Any:
         if self._workshop is None:
@@ -1579,7 +1732,13 @@ class Store:
         return self._workshop
 
     def _temp_of(self, name: Any) -> Path | None:
-        if not isinstance(name, str) or not name or "/" in name or "\\" in name or not is_temp_name(name):
+        if (
+            not isinstance(name, str)
+            or not name
+            or "/" in name
+            or "\\" in name
+            or not is_temp_name(name)
+        ):
             return None
         return self.root / name
 
@@ -1599,20 +1758,25 @@ class Store:
                 intent = json.loads(raw.decode("utf-8"))
                 _check_intent(intent)
             except (ValueError, KuraError):
-                fsutil.OPS.unlink(self.intent_path)  # cannot happen with atomic writes; never apply garbage
+                fsutil.OPS.unlink(
+                    self.intent_path
+                )  # cannot happen with atomic writes; never apply garbage
             else:
                 try:
                     self._apply_locked(intent)
                 except OSError as exc:
-                    raise storage_error(exc, "finish an interrupted write", exc.filename or self.root / ".") from None
+                    raise storage_error(
+                        exc, "finish an interrupted write", exc.filename or self.root / "."
+                    ) from None
         for d in (self.root, self.still):
             try:
                 names = os.listdir(d)
             except FileNotFoundError:
                 continue
             for n in names:
-                if is_temp_name(n) and (d == self.root or n.startswith(".intent.json")
-                                        or not fsutil.temp_owner_alive(n)):
+                if is_temp_name(n) and (
+                    d == self.root or n.startswith(".intent.json") or not fsutil.temp_owner_alive(n)
+                ):
                     discard(d / n)
         if settle:
             self._settle_parked_locked()
@@ -1621,7 +1785,11 @@ class Store:
 
     def _settle_parked_locked(self) -> None:
         try:
-            names = sorted(n for n in os.listdir(self.pending_dir) if n.endswith(".json") and not is_temp_name(n))
+            names = sorted(
+                n
+                for n in os.listdir(self.pending_dir)
+                if n.endswith(".json") and not is_temp_name(n)
+            )
         except OSError:
             return
         for n in names:
@@ -1639,7 +1807,7 @@ class Store:
                 return
             discard(p)
 
-    def retire(self, slug: str, *, also: Mapping[str, Any] | None = None) -> "Retired":
+    def retire(self, slug: str, *, also: Mapping[str, Any] | None = None) -> Retired:
         """Remove a memory file and its index line together, through the same intent path
         as :meth:`write`: a crash at any instant leaves the memory with its line, or
         neither, and a full disk leaves it as it was. Returns what was removed, so it can
@@ -1666,11 +1834,17 @@ class Store:
             intent: dict[str, Any] = {"op": "retire", "slug": slug, "base": _digest(current)}
             if also:
                 intent["also"] = _check_also(dict(also))
-            self._commit_locked(intent, action, [(self.index_path, new_index if new_index != current else None)])
+            self._commit_locked(
+                intent, action, [(self.index_path, new_index if new_index != current else None)]
+            )
         with self._cache_lock:
             self._mem_cache.pop(slug, None)
-        return Retired(slug=slug, text=text, index_line=entry.raw if entry else "",
-                       title=entry.title if entry else "")
+        return Retired(
+            slug=slug,
+            text=text,
+            index_line=entry.raw if entry else "",
+            title=entry.title if entry else "",
+        )
 
     def _retire_files_locked(self, intent: Mapping[str, Any]) -> None:
         """The files of a retire intent: the index without the line, then no memory file
@@ -1680,33 +1854,52 @@ class Store:
         current = self._read_index_file(errors="strict")
         wanted = remove_index_text(current, slug)
         idx_tmp = self._index_to_locked(intent, current, wanted)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             fsutil.OPS.unlink(self.memory_path(slug))
-        except FileNotFoundError:
-            pass
         for leftover in (idx_tmp, self._temp_of(names.get("index_old"))):
             if leftover is not None and leftover.exists():
                 discard(leftover)
         fsync_dir(self.root)
 
-    def set_index_line(self, slug: str, title: str, description: str,
-                       also: Mapping[str, Any] | None = None) -> None:
+    def set_index_line(
+        self, slug: str, title: str, description: str, also: Mapping[str, Any] | None = None
+    ) -> None:
         """Rewrite one index line (and the memory's description) without touching its body."""
         mem = self.read(slug)
-        self.write(slug, title=title, description=description, body=mem.body, type=mem.type,
-                   tags=mem.tags, also=also)
+        self.write(
+            slug,
+            title=title,
+            description=description,
+            body=mem.body,
+            type=mem.type,
+            tags=mem.tags,
+            also=also,
+        )
 
     def add_tag(self, slug: str, tag: str) -> Memory:
         mem = self.read(slug)
         if tag in mem.tags:
             return mem
         entry = self.index().by_slug().get(slug)
-        return self.write(slug, title=entry.title if entry else mem.title, description=mem.description,
-                          body=mem.body, type=mem.type, tags=(*mem.tags, tag))
+        return self.write(
+            slug,
+            title=entry.title if entry else mem.title,
+            description=mem.description,
+            body=mem.body,
+            type=mem.type,
+            tags=(*mem.tags, tag),
+        )
 
 
-def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
-                tags: Sequence[str], extra: Mapping[str, Any], today: dt.date) -> dict[str, Any]:
+def _merge_meta(
+    old: Mapping[str, Any],
+    slug: str,
+    description: str,
+    type: str,
+    tags: Sequence[str],
+    extra: Mapping[str, Any],
+    today: dt.date,
+) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     meta["name"] = slug
     meta["description"] = description
@@ -1715,7 +1908,9 @@ def _merge_meta(old: Mapping[str, Any], slug: str, description: str, type: str,
     if type:
         md["type"] = type
     md.setdefault("type", "project")
-    md["tags"] = list(dict.fromkeys(t for t in tags if t)) if tags else list(old_md.get("tags", []) or [])
+    md["tags"] = (
+        list(dict.fromkeys(t for t in tags if t)) if tags else list(old_md.get("tags", []) or [])
+    )
     extra_md = dict_at(extra, "metadata")
     for k, v in extra_md.items():
         if v is None:
@@ -1754,7 +1949,11 @@ def _file_bytes(path: Path) -> bytes | None:
 
 def _check_intent(intent: Any) -> None:
     """Refuse an intent.json that no kura writer made (ValueError/ContainmentError)."""
-    if not isinstance(intent, dict) or intent.get("op", "upsert") not in ("upsert", "settle", "retire"):
+    if not isinstance(intent, dict) or intent.get("op", "upsert") not in (
+        "upsert",
+        "settle",
+        "retire",
+    ):
         raise ValueError("not an intent")
     if intent.get("op") == "retire":
         check_slug(intent.get("slug"))
@@ -1765,7 +1964,9 @@ def _check_intent(intent: Any) -> None:
         for key in ("text", "title", "description"):
             if not isinstance(intent.get(key), str):
                 raise ValueError(f"intent without {key}")
-        if not isinstance(intent.get("sector", ""), str) or not isinstance(intent.get("tmp", {}), dict):
+        if not isinstance(intent.get("sector", ""), str) or not isinstance(
+            intent.get("tmp", {}), dict
+        ):
             raise ValueError("malformed intent")
 
 

@@ -22,8 +22,9 @@ import os
 import signal
 import socket
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TextIO
+from typing import Any, TextIO
 
 from .errors import BusyError, KuraError
 from .registry import Registry
@@ -47,17 +48,29 @@ class Tick:
     stopped: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"did_work": self.did_work, "quiet": self.quiet, "tracks": list(self.tracks),
-                "counts": dict(self.counts), "notes": list(self.notes), "failed": self.failed,
-                "stopped": self.stopped}
+        return {
+            "did_work": self.did_work,
+            "quiet": self.quiet,
+            "tracks": list(self.tracks),
+            "counts": dict(self.counts),
+            "notes": list(self.notes),
+            "failed": self.failed,
+            "stopped": self.stopped,
+        }
 
 
 _TickTally = tally_of(Tick)
 
 
 class Tender:
-    def __init__(self, reg: Registry, selector: str | None, *, clock: Callable[[], float] | None = None,
-                 log: TextIO | None = None):
+    def __init__(
+        self,
+        reg: Registry,
+        selector: str | None,
+        *,
+        clock: Callable[[], float] | None = None,
+        log: TextIO | None = None,
+    ):
         self.reg = reg
         self.name = reg.resolve(selector)
         self.store = reg.store(self.name)
@@ -80,7 +93,9 @@ class Tender:
             os.close(fd)
             who = self.ws.query("SELECT pid FROM heartbeat WHERE name='tend'")
             pid = f" (pid {who[0]['pid']})" if who else ""
-            raise BusyError(f"a tender is already running on store {self.name!r}{pid}; one per store") from None
+            raise BusyError(
+                f"a tender is already running on store {self.name!r}{pid}; one per store"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._lock_fd = fd
@@ -99,14 +114,17 @@ class Tender:
             "INSERT INTO heartbeat(name, pid, host, started, beat, state, counts) VALUES('tend',?,?,?,?,?,?) "
             "ON CONFLICT(name) DO UPDATE SET pid=excluded.pid, host=excluded.host, started=excluded.started, "
             "beat=excluded.beat, state=excluded.state, counts=excluded.counts",
-            (os.getpid(), socket.gethostname(), self.started, now, state, json.dumps(self.counts)))
+            (os.getpid(), socket.gethostname(), self.started, now, state, json.dumps(self.counts)),
+        )
 
     def log(self, text: str) -> None:
         stamp = dt.datetime.fromtimestamp(self.clock()).isoformat(timespec="seconds")
         line = f"{stamp} [{self.name}] {text}\n"
-        with contextlib.suppress(OSError):
-            with open(self.store.still / "tend.log", "a", encoding="utf-8") as fh:
-                fh.write(line)
+        with (
+            contextlib.suppress(OSError),
+            open(self.store.still / "tend.log", "a", encoding="utf-8") as fh,
+        ):
+            fh.write(line)
         if self.echo is not None:
             with contextlib.suppress(Exception):
                 self.echo.write(line)
@@ -200,25 +218,37 @@ class Tender:
             self.beat(f"{kind}")
 
         if list_drafts(self.store):
-            rep = self._track(t, "drain", "draining",
-                              lambda: pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat))
+            rep = self._track(
+                t,
+                "drain",
+                "draining",
+                lambda: pipeline.drain(self.reg, self.name, should_stop=back, progress=heartbeat),
+            )
             if rep is None or rep is _RESTING:
                 return rep, 0
             self.counts["poured"] += len(rep.poured)
             self.counts["tossed"] += len(rep.tossed)
             self.counts["fixed"] += len(rep.fixed)
-            self.log(f"drain: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-                     f"kept {len(rep.kept)}" + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
+            self.log(
+                f"drain: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
+                f"kept {len(rep.kept)}" + (f" — stopped: {rep.stopped}" if rep.stopped else "")
+            )
             if rep.errors and not rep.did_work:
                 t.failed = rep.errors[0]
             return rep, len(rep.poured)
-        rep = self._track(t, "run", "distilling",
-                          lambda: pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat))
+        rep = self._track(
+            t,
+            "run",
+            "distilling",
+            lambda: pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat),
+        )
         if rep is None or rep is _RESTING:
             return rep, 0
         self.counts["drafted"] += len(rep.drafts)
-        self.log(f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
-                 + (f" — stopped: {rep.stopped}" if rep.stopped else ""))
+        self.log(
+            f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
+            + (f" — stopped: {rep.stopped}" if rep.stopped else "")
+        )
         if rep.shelved:
             t.failed = rep.errors[0] if rep.errors else "a batch was shelved"
         return rep, 0
@@ -301,8 +331,9 @@ def run_once(reg: Registry, selector: str | None, *, out: TextIO | None = None) 
     return (0 if t.did_work else 2), t
 
 
-def run_resident(reg: Registry, selector: str | None, *, out: TextIO | None = None,
-                 poll_s: float = POLL_S) -> int:
+def run_resident(
+    reg: Registry, selector: str | None, *, out: TextIO | None = None, poll_s: float = POLL_S
+) -> int:
     tender = Tender(reg, selector, log=out)
     tender.acquire()
 

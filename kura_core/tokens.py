@@ -31,7 +31,9 @@ def _ascii_classes() -> bytes:
     table = bytearray(b" " * 256)
     for code in range(128):
         ch = chr(code)
-        table[code] = ord("w" if _WORD_RE.fullmatch(ch) else "s" if _SYMBOL_RE.fullmatch(ch) else " ")
+        table[code] = ord(
+            "w" if _WORD_RE.fullmatch(ch) else "s" if _SYMBOL_RE.fullmatch(ch) else " "
+        )
     return bytes(table)
 
 
@@ -54,7 +56,9 @@ def token_parts(text: str) -> tuple[int, int]:
         # byte, then count runs and symbols.
         classes = text.encode("ascii").translate(_ASCII_CLASSES)
         runs = classes.replace(b"s", b" ").split()
-        return 0, len(runs) + sum((len(r) - 1) // 6 for r in runs if len(r) > 6) + classes.count(b"s")
+        return 0, len(runs) + sum((len(r) - 1) // 6 for r in runs if len(r) > 6) + classes.count(
+            b"s"
+        )
     rest, cjk = _CJK_RE.subn(" ", text)
     words = sum((len(w) + 5) // 6 for w in _WORD_RE.findall(rest))
     return cjk, words + len(_SYMBOL_RE.findall(rest))

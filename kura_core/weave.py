@@ -38,16 +38,18 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from .cloth import WOVEN_FILE, Persisted, index_sha, write_cloth
 from .cloth import read_cloth as read_cloth  # where callers have always found it
 from .config import PrefillConfig
 from .errors import KuraError, ModelUnavailable
 from .prefill import frame_overhead, header_text
-from .prompts import messages as build_messages, preamble
+from .prompts import messages as build_messages
+from .prompts import preamble
 from .store import INDEX_FILE, Entry, Index, Memory, parse_index
 from .tokens import estimate_tokens
 
@@ -178,8 +180,9 @@ def _links(text: str) -> set[str]:
     return found
 
 
-def trigger_floor(trigger: str, description: str, *, budget: int | None = None,
-                  human_names: Sequence[str] = ()) -> list[Any]:
+def trigger_floor(
+    trigger: str, description: str, *, budget: int | None = None, human_names: Sequence[str] = ()
+) -> list[Any]:
     """Why *trigger* may not stand for *description* (empty: it may), as the floors'
     structured violations (:func:`kura_core.floors.check_rewrite` and three of its own):
 
@@ -209,7 +212,7 @@ def trigger_floor(trigger: str, description: str, *, budget: int | None = None,
                     # a trigger keeps a figure whole, with its unit, or leaves it out
                     out.append(Violation("number", "trigger", q.canon, "partial", e.canon))
                 break
-    for a, b in zip(order, order[1:]):
+    for a, b in zip(order, order[1:], strict=False):
         if b < a:
             out.append(Violation(ORDER, "trigger", f"{d_q[a].canon} and {d_q[b].canon}", "swapped"))
             break
@@ -276,7 +279,7 @@ def _must_keep(atoms: Sequence[str]) -> tuple[set[int], set[int]]:
     for i in range(n):
         lo = max(0, i - 4)
         before = negations_in("".join(atoms[lo:i]))
-        after = negations_in("".join(atoms[lo:i + 1]))
+        after = negations_in("".join(atoms[lo : i + 1]))
         if len(after) > len(before):
             word = after[-1]
             cjk = bool(_CJK_CHAR.fullmatch(atoms[i].strip() or "x"))
@@ -337,7 +340,7 @@ def _clause_trigger(desc: str, budget: int) -> str:
         return ""
     cost = [estimate_tokens(c) for c in clauses]
     must = {i for i, c in enumerate(clauses) if "⚠" in c or negations_in(c)}
-    for start in ([0] if 0 in must else [0, None]):
+    for start in [0] if 0 in must else [0, None]:
         kept = set(must) | ({start} if start is not None else set())
         if not kept:
             continue
@@ -408,13 +411,15 @@ def mechanical_trigger(description: str, budget: int) -> str:
             if cost <= budget:
                 feasible.append((p, cost))
         top = feasible[-1][0] if feasible else 0
-        order = sorted((p for p, _c in feasible),
-                       key=lambda p: (p >= top - 8 and _good_cut(atoms, p), p), reverse=True)
+        order = sorted(
+            (p for p, _c in feasible),
+            key=lambda p: (p >= top - 8 and _good_cut(atoms, p), p),
+            reverse=True,
+        )
         for p in order:
             kept = sorted(set(range(p)) | {t for t in ext if t >= p})
             text = _render(atoms, kept)
-            if (text and estimate_tokens(text) <= budget
-                    and not trigger_floor(text, desc)):
+            if text and estimate_tokens(text) <= budget and not trigger_floor(text, desc):
                 return text
     return desc
 
@@ -470,10 +475,13 @@ def _load_ledger(ws: Any, keys: Iterable[str]) -> dict[str, tuple[str, str, floa
                 out[r["key"]] = (r["trigger"], r["source"], r["at"])
         return out
     for i in range(0, len(wanted), 500):
-        chunk = wanted[i:i + 500]
+        chunk = wanted[i : i + 500]
         rows = ws.query(
             "SELECT key, trigger, source, at FROM trigger_ledger WHERE key IN ("
-            + ",".join("?" * len(chunk)) + ")", tuple(chunk))
+            + ",".join("?" * len(chunk))
+            + ")",
+            tuple(chunk),
+        )
         for r in rows:
             out[r["key"]] = (r["trigger"], r["source"], r["at"])
     return out
@@ -499,7 +507,8 @@ def fill_ledger(ws: Any, rows: Iterable[tuple[str, str, str]], at: float) -> Non
             "INSERT INTO trigger_ledger(key, trigger, source, at) VALUES(?,?,?,?) "
             "ON CONFLICT(key) DO UPDATE SET trigger=excluded.trigger, source=excluded.source, "
             "at=excluded.at",
-            [(k, t, s, at) for k, t, s in rows])
+            [(k, t, s, at) for k, t, s in rows],
+        )
 
 
 # =========================================================================== the scribe
@@ -535,9 +544,12 @@ class Scribe:
                     return "failed", self.stopped
                 self.calls += 1
             try:
-                reply = self.models.ask("scribe", "kura_trigger",
-                                        build_messages(self.charter, self.instructions(), task),
-                                        TRIGGER_SCHEMA)
+                reply = self.models.ask(
+                    "scribe",
+                    "kura_trigger",
+                    build_messages(self.charter, self.instructions(), task),
+                    TRIGGER_SCHEMA,
+                )
             except ModelUnavailable as exc:
                 msg = str(exc)
                 with self.lock:
@@ -547,14 +559,17 @@ class Scribe:
                 return "failed", msg
             trigger = " ".join(str(reply.get("trigger", "")).split()).strip()
             trigger = trigger.lstrip("—–-•* ").strip()
-            problems = trigger_floor(trigger, description, budget=self.budget,
-                                     human_names=self.human_names)
+            problems = trigger_floor(
+                trigger, description, budget=self.budget, human_names=self.human_names
+            )
             if not problems:
                 return "ok", trigger
             reason = "; ".join(str(p) for p in problems)
             if attempt == 0:
-                task = (f"{base}\n\nYour previous trigger was refused: {reason}. "
-                        "Write it again within the rules.")
+                task = (
+                    f"{base}\n\nYour previous trigger was refused: {reason}. "
+                    "Write it again within the rules."
+                )
         return "refused", reason
 
 
@@ -574,22 +589,28 @@ def woven_line(entry: Entry, text: str) -> str:
     return f"{line} — {text}" if text else line
 
 
-def verify_links(index: "str | Index", cloth: str) -> None:
+def verify_links(index: str | Index, cloth: str) -> None:
     """Raise WeaveError unless *cloth* has exactly the index's entry links, in order."""
     idx = parse_index(index) if isinstance(index, str) else index
     want = [(e.slug, e.target) for e in idx.entries]
     got = [(e.slug, e.target) for e in parse_index(cloth).entries]
     if want == got:
         return
-    for i, (a, b) in enumerate(zip(want, got)):
+    for i, (a, b) in enumerate(zip(want, got, strict=False)):
         if a != b:
-            raise WeaveError(f"the woven map would change link {i + 1} ({a[1]} became {b[1]}); "
-                             "nothing was written")
+            raise WeaveError(
+                f"the woven map would change link {i + 1} ({a[1]} became {b[1]}); "
+                "nothing was written"
+            )
     if len(got) < len(want):
-        raise WeaveError(f"the woven map would lose {len(want) - len(got)} link(s) "
-                         f"(first: {want[len(got)][1]}); nothing was written")
-    raise WeaveError(f"the woven map would add {len(got) - len(want)} link(s) "
-                     f"(first: {got[len(want)][1]}); nothing was written")
+        raise WeaveError(
+            f"the woven map would lose {len(want) - len(got)} link(s) "
+            f"(first: {want[len(got)][1]}); nothing was written"
+        )
+    raise WeaveError(
+        f"the woven map would add {len(got) - len(want)} link(s) "
+        f"(first: {got[len(want)][1]}); nothing was written"
+    )
 
 
 @dataclass(frozen=True)
@@ -627,7 +648,9 @@ def read_loom(reg: Any, name: str, day: dt.date) -> Loom:
     store = reg.store(name)
     cfg = reg.spec(name).prefill
     if not store.index_path.is_file():
-        raise KuraError(f"store {name!r} has no {INDEX_FILE}: run `kura init {name} --path {store.root}`")
+        raise KuraError(
+            f"store {name!r} has no {INDEX_FILE}: run `kura init {name} --path {store.root}`"
+        )
     index_text = store.index_text()
     idx = parse_index(index_text)
     scan = store.scan()
@@ -640,16 +663,25 @@ def read_loom(reg: Any, name: str, day: dt.date) -> Loom:
         m = mems.get(e.slug)
         link_t = _tokens(woven_line(e, ""))
         desc_t = _tokens(e.description)
-        lines.append(Line(
-            entry=e, pinned=bool(m and m.type and m.type in pinned_types),
-            age=age_of.get(e.slug) if m else None, link_tokens=link_t,
-            full_tokens=link_t + (desc_t + 1 if e.description else 0), fits=desc_t <= budget_t,
-        ))
+        lines.append(
+            Line(
+                entry=e,
+                pinned=bool(m and m.type and m.type in pinned_types),
+                age=age_of.get(e.slug) if m else None,
+                link_tokens=link_t,
+                full_tokens=link_t + (desc_t + 1 if e.description else 0),
+                fits=desc_t <= budget_t,
+            )
+        )
     entry_lines = {e.line_no for e in idx.entries}
     return Loom(
-        store=name, index=idx, index_sha=index_sha(index_text), lines=tuple(lines),
+        store=name,
+        index=idx,
+        index_sha=index_sha(index_text),
+        lines=tuple(lines),
         other_tokens=sum(_tokens(l) for i, l in enumerate(idx.lines) if i not in entry_lines),
-        overhead=frame_overhead(name, header_text(cfg)), config=cfg,
+        overhead=frame_overhead(name, header_text(cfg)),
+        config=cfg,
         budget_tokens=int(cfg.window_tokens * cfg.budget_fraction),
         ceiling_tokens=int(cfg.window_tokens * cfg.hard_fraction),
         distrusted_days=tuple(sorted(d.isoformat() for d in bad_days)),
@@ -668,8 +700,14 @@ def layer_of(line: Line, fresh_days: int) -> str:
 def fresh_windows(loom: Loom) -> list[int]:
     """The fresh windows to try, widest first: the configured one, then each known age
     below it (the window where that age leaves the fresh layer)."""
-    known = sorted({l.age for l in loom.lines if not l.pinned and l.age is not None
-                    and l.age < loom.config.fresh_days}, reverse=True)
+    known = sorted(
+        {
+            l.age
+            for l in loom.lines
+            if not l.pinned and l.age is not None and l.age < loom.config.fresh_days
+        },
+        reverse=True,
+    )
     return [loom.config.fresh_days] + known
 
 
@@ -689,8 +727,15 @@ class Triggers:
     written by :meth:`settle`.
     """
 
-    def __init__(self, ws: Any, budget: int, *, scribe: Scribe | None = None, now: float,
-                 concurrency: int = CONCURRENCY) -> None:
+    def __init__(
+        self,
+        ws: Any,
+        budget: int,
+        *,
+        scribe: Scribe | None = None,
+        now: float,
+        concurrency: int = CONCURRENCY,
+    ) -> None:
         self.ws = ws
         self.budget = budget
         self.scribe = scribe
@@ -726,7 +771,8 @@ class Triggers:
 
     def _wear(self, line: Line, text: str, source: str) -> None:
         self.worn[line.entry.line_no] = Worn(
-            text, source, line.link_tokens + (_tokens(text) + 1 if text else 0))
+            text, source, line.link_tokens + (_tokens(text) + 1 if text else 0)
+        )
 
     def _mechanical(self, line: Line, source: str = "mechanical") -> None:
         self._wear(line, mechanical_trigger(line.entry.description, self.budget), source)
@@ -772,7 +818,7 @@ class Triggers:
         elif rest:
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kura-weave") as pool:
                 outcomes += list(pool.map(run, rest))
-        for (desc, ls), (status, value) in zip(jobs, outcomes):
+        for (desc, ls), (status, value) in zip(jobs, outcomes, strict=False):
             key = ledger_key(desc, self.budget)
             mech = mechanical_trigger(desc, self.budget)
             if status == "ok":
@@ -784,9 +830,17 @@ class Triggers:
                 for l in ls:
                     self._wear(l, mech, "refused")
                     self.refused.append((l.entry.slug, value))
-                self.ws.log_gate("trigger-refused", title=ls[0].entry.title, slug=ls[0].entry.slug,
-                                 reason=value, detail={"description": desc, "budget": self.budget,
-                                                       "slugs": [x.entry.slug for x in ls]})
+                self.ws.log_gate(
+                    "trigger-refused",
+                    title=ls[0].entry.title,
+                    slug=ls[0].entry.slug,
+                    reason=value,
+                    detail={
+                        "description": desc,
+                        "budget": self.budget,
+                        "slugs": [x.entry.slug for x in ls],
+                    },
+                )
             else:
                 for l in ls:
                     self._wear(l, mech, "mechanical")
@@ -803,9 +857,14 @@ class Triggers:
 
 def map_tokens(loom: Loom, triggers: Triggers, fresh_days: int) -> int:
     """The resident block's tokens with *fresh_days* (its trigger lines resolved)."""
-    return loom.overhead + loom.other_tokens + sum(
-        triggers.of(l).tokens if layer_of(l, fresh_days) == "trigger" else l.full_tokens
-        for l in loom.lines)
+    return (
+        loom.overhead
+        + loom.other_tokens
+        + sum(
+            triggers.of(l).tokens if layer_of(l, fresh_days) == "trigger" else l.full_tokens
+            for l in loom.lines
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -862,9 +921,12 @@ def render_cloth(loom: Loom, triggers: Triggers, fresh_days: int) -> Cloth:
         per_line.append((l.entry.slug, lay, t))
         worn.append((lay, l.entry.slug, text or ""))
     return Cloth(
-        text="\n".join(out), lines=tuple(worn),
-        layers={k: sum(1 for w in worn if w[0] == k) for k in LAYERS}, weight=weight,
-        heaviest=tuple(sorted(per_line, key=lambda x: (-x[2], x[0]))[:10]), mechanical=mechanical,
+        text="\n".join(out),
+        lines=tuple(worn),
+        layers={k: sum(1 for w in worn if w[0] == k) for k in LAYERS},
+        weight=weight,
+        heaviest=tuple(sorted(per_line, key=lambda x: (-x[2], x[0]))[:10]),
+        mechanical=mechanical,
     )
 
 
@@ -873,17 +935,25 @@ def over_budget_warning(loom: Loom, cloth: Cloth, tokens: int) -> str:
     cfg = loom.config
     heavy = ", ".join(f"{s} ({l}, {t})" for s, l, t in cloth.heaviest[:5])
     lays = ", ".join(f"{k} {v}" for k, v in cloth.weight.items())
-    return (f"the map does not fit: even with no fresh layer it is ~{tokens} tokens, over "
-            f"the budget of {loom.budget_tokens} (window_tokens {cfg.window_tokens} × "
-            f"budget_fraction {cfg.budget_fraction}). Weight by layer: {lays} (header "
-            f"and markers {loom.overhead}). Heaviest lines: {heavy}. The lightest map kura can "
-            f"make was woven instead; lower trigger_tokens, trim pinned lines, or raise "
-            f"budget_fraction")
+    return (
+        f"the map does not fit: even with no fresh layer it is ~{tokens} tokens, over "
+        f"the budget of {loom.budget_tokens} (window_tokens {cfg.window_tokens} × "
+        f"budget_fraction {cfg.budget_fraction}). Weight by layer: {lays} (header "
+        f"and markers {loom.overhead}). Heaviest lines: {heavy}. The lightest map kura can "
+        f"make was woven instead; lower trigger_tokens, trim pinned lines, or raise "
+        f"budget_fraction"
+    )
 
 
-def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date] | None = None,
-          write: bool = True, ask: bool | None = None,
-          concurrency: int = CONCURRENCY) -> WeaveResult:
+def weave(
+    reg: Any,
+    selector: str | None = None,
+    *,
+    today: Callable[[], dt.date] | None = None,
+    write: bool = True,
+    ask: bool | None = None,
+    concurrency: int = CONCURRENCY,
+) -> WeaveResult:
     """Weave store *selector*'s index into its resident map and persist it (CAS).
 
     ``write=False`` weaves without persisting (a preview); a preview asks the scribe
@@ -898,10 +968,16 @@ def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date]
     scribe = None
     models = reg.models(name)
     if (write if ask is None else ask) and models.configured("scribe"):
-        scribe = Scribe(models, preamble(store), loom.config.trigger_tokens,
-                        reg.spec(name).distill.human_names)
-    triggers = Triggers(reg.workshop(name), loom.config.trigger_tokens, scribe=scribe,
-                        now=reg.clock(), concurrency=concurrency)
+        scribe = Scribe(
+            models, preamble(store), loom.config.trigger_tokens, reg.spec(name).distill.human_names
+        )
+    triggers = Triggers(
+        reg.workshop(name),
+        loom.config.trigger_tokens,
+        scribe=scribe,
+        now=reg.clock(),
+        concurrency=concurrency,
+    )
     fit = fit_budget(loom, triggers)
     triggers.settle(loom.lines, prune=write)
 
@@ -916,15 +992,30 @@ def weave(reg: Any, selector: str | None = None, *, today: Callable[[], dt.date]
         saved = Persisted(False, False, "not written (preview)", str(store.still / WOVEN_FILE))
 
     return WeaveResult(
-        store=name, lines=cloth.lines, layers=cloth.layers, tokens_est=fit.tokens,
-        budget_tokens=loom.budget_tokens, ceiling_tokens=loom.ceiling_tokens,
-        fresh_days=loom.config.fresh_days, fresh_days_used=fit.fresh_days,
-        model_calls=triggers.model_calls, mechanical=cloth.mechanical,
-        refused=tuple(triggers.refused), written=saved.written,
+        store=name,
+        lines=cloth.lines,
+        layers=cloth.layers,
+        tokens_est=fit.tokens,
+        budget_tokens=loom.budget_tokens,
+        ceiling_tokens=loom.ceiling_tokens,
+        fresh_days=loom.config.fresh_days,
+        fresh_days_used=fit.fresh_days,
+        model_calls=triggers.model_calls,
+        mechanical=cloth.mechanical,
+        refused=tuple(triggers.refused),
+        written=saved.written,
         reason=saved.reason or (warning if not saved.written else ""),
-        heaviest=cloth.heaviest, weight=cloth.weight, ledger_hits=triggers.ledger_hits,
-        unchanged=saved.unchanged, index_sha256=loom.index_sha, path=saved.path,
-        cloth=cloth.text, distrusted_days=loom.distrusted_days, model_error=triggers.model_error,
+        heaviest=cloth.heaviest,
+        weight=cloth.weight,
+        ledger_hits=triggers.ledger_hits,
+        unchanged=saved.unchanged,
+        index_sha256=loom.index_sha,
+        path=saved.path,
+        cloth=cloth.text,
+        distrusted_days=loom.distrusted_days,
+        model_error=triggers.model_error,
         elapsed_ms=(time.perf_counter() - started) * 1000.0,
-        over_budget=fit.fresh_days is None, warning=warning, fresh_days_worn=fit.worn_days,
+        over_budget=fit.fresh_days is None,
+        warning=warning,
+        fresh_days_worn=fit.worn_days,
     )

@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import heapq
 import math
-from operator import add
 import re
 import threading
 import unicodedata
 from array import array
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping, cast
+from operator import add
+from typing import cast
 
 __all__ = ["Doc", "WordIndex", "relevant_paragraphs", "tokenize"]
 
@@ -57,27 +58,205 @@ _HAN_CHAR = re.compile(rf"[{_HAN}]")
 #: Function words that carry no meaning for recall. Deliberately short: negations ("not",
 #: "no", "never") and quantities stay, because memories about landmines hinge on them.
 STOPWORDS = frozenset(
-    """
-    a an and are as at be been being but by can could did do does doing for from had has
-    have having he her hers him his how i if in into is it its itself me my myself of on or
-    our ours she should so than that the their theirs them then there these they this those
-    to too us was we were what when where which while who whom why will with would you your
-    yours about after also any because before both each just more most other over same some
-    such up down out off very s t d ll m re ve
-    """.split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "being",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "me",
+        "my",
+        "myself",
+        "of",
+        "on",
+        "or",
+        "our",
+        "ours",
+        "she",
+        "should",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "too",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yours",
+        "about",
+        "after",
+        "also",
+        "any",
+        "because",
+        "before",
+        "both",
+        "each",
+        "just",
+        "more",
+        "most",
+        "other",
+        "over",
+        "same",
+        "some",
+        "such",
+        "up",
+        "down",
+        "out",
+        "off",
+        "very",
+        "s",
+        "t",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+    ]
 )
 
 _VOWELS = frozenset("aeiouy")
 _NO_STRIP = frozenset(
-    """
-    this his has was is as us yes bus gas plus thus always perhaps news series species
-    analysis basis status bonus campus virus canvas atlas alias lens corpus chaos
-    process access address class glass less loss boss pass mass miss kiss cross gross
-    bring thing string spring king ring sing wing nothing something anything everything
-    morning evening during ceiling
-    need feed seed speed red bed shed bleed breed
-    only early daily family apply reply supply july italy fly ally rely belly jelly holy
-    """.split()
+    [
+        "this",
+        "his",
+        "has",
+        "was",
+        "is",
+        "as",
+        "us",
+        "yes",
+        "bus",
+        "gas",
+        "plus",
+        "thus",
+        "always",
+        "perhaps",
+        "news",
+        "series",
+        "species",
+        "analysis",
+        "basis",
+        "status",
+        "bonus",
+        "campus",
+        "virus",
+        "canvas",
+        "atlas",
+        "alias",
+        "lens",
+        "corpus",
+        "chaos",
+        "process",
+        "access",
+        "address",
+        "class",
+        "glass",
+        "less",
+        "loss",
+        "boss",
+        "pass",
+        "mass",
+        "miss",
+        "kiss",
+        "cross",
+        "gross",
+        "bring",
+        "thing",
+        "string",
+        "spring",
+        "king",
+        "ring",
+        "sing",
+        "wing",
+        "nothing",
+        "something",
+        "anything",
+        "everything",
+        "morning",
+        "evening",
+        "during",
+        "ceiling",
+        "need",
+        "feed",
+        "seed",
+        "speed",
+        "red",
+        "bed",
+        "shed",
+        "bleed",
+        "breed",
+        "only",
+        "early",
+        "daily",
+        "family",
+        "apply",
+        "reply",
+        "supply",
+        "july",
+        "italy",
+        "fly",
+        "ally",
+        "rely",
+        "belly",
+        "jelly",
+        "holy",
+    ]
 )
 
 
@@ -108,9 +287,7 @@ def stem(word: str) -> str:
     w = word
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif w.endswith(("ches", "shes", "xes", "zzes")):
+    elif w.endswith("sses") or w.endswith(("ches", "shes", "xes", "zzes")):
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]
@@ -158,7 +335,7 @@ def _cjk_tokens(run: str, out: list[str]) -> None:
         if not _is_hiragana(run):
             out.append(run)
         return
-    pairs = [a + b for a, b in zip(run, run[1:])]
+    pairs = [a + b for a, b in zip(run, run[1:], strict=False)]
     if _HIRAGANA_CHAR.search(run):
         pairs = [p for p in pairs if not _HIRAGANA_PAIR.fullmatch(p)]
     out.extend(pairs)
@@ -173,10 +350,7 @@ def _word_token(word: str) -> str:
     """The token for one case-folded word, or "" for a stopword (memoised)."""
     tok = _WORD_CACHE.get(word)
     if tok is None:
-        if "," in word:
-            word_ = _THOUSANDS.sub("", word)
-        else:
-            word_ = word
+        word_ = _THOUSANDS.sub("", word) if "," in word else word
         tok = "" if word_ in STOPWORDS else stem(word_)
         if len(_WORD_CACHE) >= _WORD_CACHE_MAX:
             _WORD_CACHE.clear()
@@ -239,6 +413,8 @@ _NOTHING: _Derived = (0, [], [], None)
 def _cost(d: _Derived) -> int:
     """What derived weights weigh in the memo: a posting each, or a vector slot each."""
     return d[0] if d[3] is None else len(d[3])
+
+
 _TINY = 5e-324  # the smallest positive float: "s >= _TINY" is "s > 0"
 
 
@@ -394,7 +570,7 @@ class WordIndex:
         for term in counts:
             plist = postings[term]
             at = _posting_of(plist, slot)
-            del plist[at:at + 3]
+            del plist[at : at + 3]
             if not plist:
                 del postings[term]
         for field in range(3):
@@ -463,27 +639,42 @@ class WordIndex:
             it = iter(plist)
             if df * 4 >= n:
                 vector = [0.0] * len(self._docs)
-                for slot, body, small in zip(it, it, it):
-                    x = (body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
-                         if small else body * n_body[slot])
+                for slot, body, small in zip(it, it, it, strict=False):
+                    x = (
+                        body * n_body[slot]
+                        + (small >> 16) * n_desc[slot]
+                        + (small & 0xFFFF) * n_title[slot]
+                        if small
+                        else body * n_body[slot]
+                    )
                     vector[slot] = scale * x / (k1 + x)
                 return df, [], [], vector
             out: list[float] = []
             keep = out.append
-            for slot, body, small in zip(it, it, it):
-                x = (body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
-                     if small else body * n_body[slot])
+            for slot, body, small in zip(it, it, it, strict=False):
+                x = (
+                    body * n_body[slot]
+                    + (small >> 16) * n_desc[slot]
+                    + (small & 0xFFFF) * n_title[slot]
+                    if small
+                    else body * n_body[slot]
+                )
                 keep(scale * x / (k1 + x))
             return df, [self._ints[s] for s in plist[0::3]], out, None
         tfp: list[float] = []
         keep = tfp.append
         it = iter(plist)
-        for slot, body, small in zip(it, it, it):
-            keep(body * n_body[slot] + (small >> 16) * n_desc[slot] + (small & 0xFFFF) * n_title[slot]
-                 if small else body * n_body[slot])
+        for slot, body, small in zip(it, it, it, strict=False):
+            keep(
+                body * n_body[slot]
+                + (small >> 16) * n_desc[slot]
+                + (small & 0xFFFF) * n_title[slot]
+                if small
+                else body * n_body[slot]
+            )
         slots = [self._ints[s] for s in plist[0::3]]
         if not all(tfp):  # postings only in a field weighted zero do not score
-            pairs = [(s, x) for s, x in zip(slots, tfp) if x > 0.0]
+            pairs = [(s, x) for s, x in zip(slots, tfp, strict=False) if x > 0.0]
             slots = [s for s, _ in pairs]
             tfp = [x for _, x in pairs]
         if not slots:
@@ -493,7 +684,7 @@ class WordIndex:
         weights = [scale * x / (k1 + x) for x in tfp]
         if df * 4 >= n:
             vector = [0.0] * len(self._docs)
-            for slot, w in zip(slots, weights):
+            for slot, w in zip(slots, weights, strict=False):
                 vector[slot] = w
             return df, [], [], vector
         return df, slots, weights, None
@@ -551,7 +742,7 @@ class WordIndex:
                 acc: dict[int, float] = {}
                 get = acc.get
                 for _, slots, weights, _ in plan:
-                    for slot, w in zip(slots, weights):
+                    for slot, w in zip(slots, weights, strict=False):
                         acc[slot] = get(slot, 0.0) + w
                 floor = max(heapq.nlargest(top, acc.values())[-1], _TINY)
                 scored = [(-s, docs[slot].slug) for slot, s in acc.items() if s >= floor]
@@ -566,7 +757,7 @@ class WordIndex:
                         continue
                     if dense is None:
                         dense = [0.0] * len(docs)
-                    for slot, w in zip(slots, weights):
+                    for slot, w in zip(slots, weights, strict=False):
                         dense[slot] += w
                 assert dense is not None
                 floor = max(heapq.nlargest(top, dense)[-1], _TINY)  # only positive scores count
@@ -665,9 +856,7 @@ def _inside_token(text: str, i: int) -> bool:
         return True
     if left in ".," and right.isdigit() and i >= 2 and text[i - 2].isdigit():
         return True
-    return (
-        left.isalnum() and right.isalnum() and not _is_wide(left) and not _is_wide(right)
-    )
+    return left.isalnum() and right.isalnum() and not _is_wide(left) and not _is_wide(right)
 
 
 def relevant_paragraphs(body: str, question: str, budget_chars: int) -> str:
@@ -704,9 +893,7 @@ def relevant_paragraphs(body: str, question: str, budget_chars: int) -> str:
     for toks in para_tokens:
         df.update(toks & q)
     count = len(paras)
-    relevance = [
-        sum(math.log(1.0 + count / df[t]) for t in toks & q) for toks in para_tokens
-    ]
+    relevance = [sum(math.log(1.0 + count / df[t]) for t in toks & q) for toks in para_tokens]
 
     best = min(range(count), key=lambda i: (-relevance[i], i))
     keep: set[int] = set()

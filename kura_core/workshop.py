@@ -17,8 +17,9 @@ import sqlite3
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from .errors import BusyError, KuraError, ReadOnlyStore, StorageError, StorageFull, WorkshopDamaged
 
@@ -133,7 +134,17 @@ MIGRATIONS: tuple[str, ...] = (
 OPEN_BUSY_S = 30.0
 
 # primary SQLite result codes (exc.sqlite_errorcode & 0xff)
-_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 3, 5, 6, 8, 10, 11, 13, 14, 26
+_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = (
+    3,
+    5,
+    6,
+    8,
+    10,
+    11,
+    13,
+    14,
+    26,
+)
 
 
 class Workshop:
@@ -200,7 +211,9 @@ class Workshop:
         while True:
             conn = None
             try:
-                conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+                conn = sqlite3.connect(
+                    self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+                )
                 conn.execute("PRAGMA busy_timeout=30000")
                 mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
                 if str(mode).lower() != "wal":
@@ -234,25 +247,34 @@ class Workshop:
             raise ReadOnlyStore(
                 f"the workshop database {self.path} does not exist and cannot be created: {self.still} "
                 "is read-only (a read-only filesystem, or no write permission). Memories can still be "
-                "read; make the directory writable to distil, pour or keep a gate log")
+                "read; make the directory writable to distil, pour or keep a gate log"
+            )
         uri = "file:" + urllib.parse.quote(str(self.path))
         last: sqlite3.Error | None = None
         for extra in ("?mode=ro", "?mode=ro&immutable=1"):
             try:
-                conn = sqlite3.connect(uri + extra, uri=True, timeout=30.0, isolation_level=None,
-                                       check_same_thread=False)
+                conn = sqlite3.connect(
+                    uri + extra,
+                    uri=True,
+                    timeout=30.0,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
                 conn.row_factory = sqlite3.Row
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
             except sqlite3.Error as exc:
                 last = exc
                 continue
             if version > len(MIGRATIONS):
-                raise KuraError(f"{self.path} was written by a newer kura (schema {version}); upgrade kura")
+                raise KuraError(
+                    f"{self.path} was written by a newer kura (schema {version}); upgrade kura"
+                )
             if version < len(MIGRATIONS):
                 conn.close()
                 raise ReadOnlyStore(
                     f"the workshop database {self.path} needs an upgrade to this kura's schema, but "
-                    f"{self.still} is read-only: make it writable once so kura can upgrade it")
+                    f"{self.still} is read-only: make it writable once so kura can upgrade it"
+                )
             self.readonly = True
             return conn
         raise self._translate(last, "open the workshop database read-only")  # type: ignore[arg-type]
@@ -260,12 +282,16 @@ class Workshop:
     def _migrate(self, conn: sqlite3.Connection) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version > len(MIGRATIONS):
-            raise KuraError(f"{self.path} was written by a newer kura (schema {version}); upgrade kura")
+            raise KuraError(
+                f"{self.path} was written by a newer kura (schema {version}); upgrade kura"
+            )
         if version == len(MIGRATIONS):
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have done it
+            version = conn.execute("PRAGMA user_version").fetchone()[
+                0
+            ]  # another process may have done it
             for i in range(version, len(MIGRATIONS)):
                 for stmt in _statements(MIGRATIONS[i]):
                     conn.execute(stmt)
@@ -285,29 +311,35 @@ class Workshop:
             return BusyError(
                 f"cannot {doing}: the workshop database {self.path} is busy — another kura process has "
                 f"held it for more than {OPEN_BUSY_S:.0f} s. It is not damaged; try again, and if it "
-                "persists see which kura process is stuck (`kura doctor` shows the tender)")
+                "persists see which kura process is stuck (`kura doctor` shows the tender)"
+            )
         if code == _READONLY or "readonly" in low or "read-only" in low:
             return ReadOnlyStore(
                 f"cannot {doing}: the workshop database {self.path} is read-only (a read-only filesystem "
                 f"or no write permission on {self.still}). Nothing was changed and nothing is lost; make "
-                "it writable and try again")
+                "it writable and try again"
+            )
         if code == _FULL or "full" in low:
             return StorageFull(
                 f"cannot {doing}: no space left for the workshop database {self.path}. Nothing was "
-                "changed; free some space and try again")
+                "changed; free some space and try again"
+            )
         if code in (_CORRUPT, _NOTADB) or "malformed" in low or "not a database" in low:
             return WorkshopDamaged(
                 f"the workshop database {self.path} is damaged ({text}). Memories are untouched. "
                 f"Restore it from a backup, or move it aside and run `kura distill catchup` "
-                "(watermarks, the gate log and seeds then start over)")
+                "(watermarks, the gate log and seeds then start over)"
+            )
         if code in (_CANTOPEN, _PERM, _IOERR) or "unable to open" in low or "disk i/o" in low:
             if not _writable(self.still):
                 return ReadOnlyStore(
                     f"cannot {doing}: {self.still} refuses writes (a read-only filesystem or no "
-                    "permission). Nothing was changed; make it writable and try again")
+                    "permission). Nothing was changed; make it writable and try again"
+                )
             return StorageError(
                 f"cannot {doing}: the workshop database {self.path} cannot be reached ({text}). "
-                f"Check that {self.still} exists and the disk is healthy; memories are untouched")
+                f"Check that {self.still} exists and the disk is healthy; memories are untouched"
+            )
         return KuraError(f"cannot {doing}: the workshop database {self.path} answered: {text}")
 
     @contextlib.contextmanager
@@ -373,15 +405,30 @@ class Workshop:
             (key, json.dumps(value, ensure_ascii=False)),
         )
 
-    def log_gate(self, kind: str, *, title: str = "", slug: str = "", reason: str = "",
-                 detail: Mapping[str, Any] | None = None, key: str | None = None,
-                 at: float | None = None) -> int:
+    def log_gate(
+        self,
+        kind: str,
+        *,
+        title: str = "",
+        slug: str = "",
+        reason: str = "",
+        detail: Mapping[str, Any] | None = None,
+        key: str | None = None,
+        at: float | None = None,
+    ) -> int:
         """Add one gate-log row. With *key*, at most one row ever carries it: logging the
         same event again (a crashed write finished by the next reader) adds nothing."""
         return self.execute(
             "INSERT OR IGNORE INTO gate_log(at, kind, title, slug, reason, detail, key) VALUES(?,?,?,?,?,?,?)",
-            (self.clock() if at is None else at, kind, title, slug, reason,
-             json.dumps(detail or {}, ensure_ascii=False), key),
+            (
+                self.clock() if at is None else at,
+                kind,
+                title,
+                slug,
+                reason,
+                json.dumps(detail or {}, ensure_ascii=False),
+                key,
+            ),
         )
 
     def logged(self, key: str) -> bool:
@@ -403,15 +450,19 @@ class Workshop:
         if getattr(rec, "task", "") == "probe" and rec.ok:
             return
         if rec.ok:
-            sql = ("INSERT INTO model_calls(role, calls, failures, last_ok_at, url, model) VALUES(?,1,0,?,?,?) "
-                   "ON CONFLICT(role) DO UPDATE SET calls=calls+1, last_ok_at=excluded.last_ok_at, "
-                   "url=excluded.url, model=excluded.model")
+            sql = (
+                "INSERT INTO model_calls(role, calls, failures, last_ok_at, url, model) VALUES(?,1,0,?,?,?) "
+                "ON CONFLICT(role) DO UPDATE SET calls=calls+1, last_ok_at=excluded.last_ok_at, "
+                "url=excluded.url, model=excluded.model"
+            )
             params: tuple[Any, ...] = (rec.role, rec.at, rec.url, rec.model)
         else:
-            sql = ("INSERT INTO model_calls(role, calls, failures, last_error, last_error_at, url, model) "
-                   "VALUES(?,1,1,?,?,?,?) ON CONFLICT(role) DO UPDATE SET calls=calls+1, "
-                   "failures=failures+1, last_error=excluded.last_error, "
-                   "last_error_at=excluded.last_error_at, url=excluded.url, model=excluded.model")
+            sql = (
+                "INSERT INTO model_calls(role, calls, failures, last_error, last_error_at, url, model) "
+                "VALUES(?,1,1,?,?,?,?) ON CONFLICT(role) DO UPDATE SET calls=calls+1, "
+                "failures=failures+1, last_error=excluded.last_error, "
+                "last_error_at=excluded.last_error_at, url=excluded.url, model=excluded.model"
+            )
             params = (rec.role, rec.reason, rec.at, rec.url, rec.model)
         with contextlib.suppress(KuraError, sqlite3.Error):
             self.execute(sql, params)

@@ -1,7 +1,7 @@
 """kura's full-screen face: a Textual app over the same core every other face uses.
 
-    from kura_tui import run
-    run(Registry.open())          # what `kura` and `kura tui` do
+from kura_tui import run
+run(Registry.open())          # what `kura` and `kura tui` do
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ a stop key; the keys stay live meanwhile.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import itertools
@@ -18,8 +19,9 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
@@ -110,8 +112,13 @@ def classify(rel: Path) -> str | None:
             return "workshop"
         if len(parts) == 2 and name == "tend.log":
             return "tender"
-        if len(parts) == 2 and name not in ("write.lock", "intent.json", "kura.db-shm", "kura.db-journal",
-                                            "tend.lock"):
+        if len(parts) == 2 and name not in (
+            "write.lock",
+            "intent.json",
+            "kura.db-shm",
+            "kura.db-journal",
+            "tend.lock",
+        ):
             return "map"
         return None
     if len(parts) == 1 and parts[0].endswith(".md"):
@@ -124,7 +131,7 @@ def _needs_main(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], Non
     a worker's result can be handled while Textual takes the screens down)."""
 
     @functools.wraps(handler)
-    def guarded(self: "KuraApp", message: Any) -> None:
+    def guarded(self: KuraApp, message: Any) -> None:
         if self._stop.is_set() or not self.is_running:
             return
         main = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
@@ -169,32 +176,89 @@ class KuraApp(App[None]):
     COMMAND_PALETTE_DISPLAY = "ctrl+p"
 
     BINDINGS = [
-        Binding("question_mark,f1", "help", "Help", tooltip="This screen: every key", id="app.help"),
-        Binding("q", "quit", "Quit", tooltip="Quit (asks first if an edit is unsaved or work is running)",
-                id="app.quit"),
-        Binding("w", "weave", "Weave", tooltip="Weave the map: preview it against the current one, then write",
-                id="app.weave"),
-        Binding("D", "distil", "Distil", show=False,
-                tooltip="Distil now: drink what is new in the journals into drafts (needs brain and scribe)",
-                id="app.distil"),
-        Binding("N", "drain", "Drain", show=False,
-                tooltip="Drain: the scribe pours, fixes or tosses every waiting draft (needs a scribe)",
-                id="app.drain"),
-        Binding("T", "tidy", "Tidy", show=False,
-                tooltip="Tidy: review rewrites of weak index lines one by one (without a scribe: by hand)",
-                id="app.tidy"),
-        Binding("S", "stop", "Stop", show=False, tooltip="Stop the running distil, drain or tidy at a safe point",
-                id="app.stop"),
-        Binding("P", "profile", "Profile",
-                tooltip="The learned profile: the current one beside the brain's draft; n drafts, a applies",
-                id="app.profile"),
-        Binding("d", "doctor", "Probe", tooltip="Doctor: check the store and ask every model endpoint",
-                id="app.doctor"),
-        Binding("r", "refresh", "Refresh", show=False, tooltip="Reload every pane from disk", id="app.refresh"),
+        Binding(
+            "question_mark,f1", "help", "Help", tooltip="This screen: every key", id="app.help"
+        ),
+        Binding(
+            "q",
+            "quit",
+            "Quit",
+            tooltip="Quit (asks first if an edit is unsaved or work is running)",
+            id="app.quit",
+        ),
+        Binding(
+            "w",
+            "weave",
+            "Weave",
+            tooltip="Weave the map: preview it against the current one, then write",
+            id="app.weave",
+        ),
+        Binding(
+            "D",
+            "distil",
+            "Distil",
+            show=False,
+            tooltip="Distil now: drink what is new in the journals into drafts (needs brain and scribe)",
+            id="app.distil",
+        ),
+        Binding(
+            "N",
+            "drain",
+            "Drain",
+            show=False,
+            tooltip="Drain: the scribe pours, fixes or tosses every waiting draft (needs a scribe)",
+            id="app.drain",
+        ),
+        Binding(
+            "T",
+            "tidy",
+            "Tidy",
+            show=False,
+            tooltip="Tidy: review rewrites of weak index lines one by one (without a scribe: by hand)",
+            id="app.tidy",
+        ),
+        Binding(
+            "S",
+            "stop",
+            "Stop",
+            show=False,
+            tooltip="Stop the running distil, drain or tidy at a safe point",
+            id="app.stop",
+        ),
+        Binding(
+            "P",
+            "profile",
+            "Profile",
+            tooltip="The learned profile: the current one beside the brain's draft; n drafts, a applies",
+            id="app.profile",
+        ),
+        Binding(
+            "d",
+            "doctor",
+            "Probe",
+            tooltip="Doctor: check the store and ask every model endpoint",
+            id="app.doctor",
+        ),
+        Binding(
+            "r",
+            "refresh",
+            "Refresh",
+            show=False,
+            tooltip="Reload every pane from disk",
+            id="app.refresh",
+        ),
     ]
 
-    def __init__(self, kura: Kura, *, store: str | None = None, watch: bool = True, frozen: bool = False,
-                 clock: Callable[[], float] | None = None, by: str | None = None) -> None:
+    def __init__(
+        self,
+        kura: Kura,
+        *,
+        store: str | None = None,
+        watch: bool = True,
+        frozen: bool = False,
+        clock: Callable[[], float] | None = None,
+        by: str | None = None,
+    ) -> None:
         super().__init__()
         self.kura = kura
         self.backend = Backend(kura, by=by)
@@ -234,7 +298,9 @@ class KuraApp(App[None]):
         self.main.workbar.idle({})
         self.load_all()
         if self.watch_enabled:
-            self.run_worker(self._watch, thread=True, group="watch", name="watch", exit_on_error=False)
+            self.run_worker(
+                self._watch, thread=True, group="watch", name="watch", exit_on_error=False
+            )
         if not self.frozen:
             self.set_interval(TENDER_POLL_S, self._poll_tender)
 
@@ -250,7 +316,9 @@ class KuraApp(App[None]):
         super().exit(*args, **kw)
 
     # ---- workers ---------------------------------------------------------
-    def _spawn(self, kind: str, fn: Callable[..., Any], *args: Any, store: str = "", **kw: Any) -> None:
+    def _spawn(
+        self, kind: str, fn: Callable[..., Any], *args: Any, store: str = "", **kw: Any
+    ) -> None:
         """Run fn(*args) in a thread; post the message it returns, unless superseded."""
         self._gen[kind] += 1
         gen = self._gen[kind]
@@ -285,9 +353,15 @@ class KuraApp(App[None]):
         name = self.current_store
         self._spawn("overview", lambda: StoresLoaded(b.overview()))
         if name not in self._needs:
-            self._spawn("needs", lambda: Loaded(name, "needs", {k: b.needs(name, k) for k in
-                                                               ("distil", "drain", "tidy", "weave", "profile")}),
-                        store=name)
+            self._spawn(
+                "needs",
+                lambda: Loaded(
+                    name,
+                    "needs",
+                    {k: b.needs(name, k) for k in ("distil", "drain", "tidy", "weave", "profile")},
+                ),
+                store=name,
+            )
 
     def load_health(self, name: str) -> None:
         b = self.backend
@@ -321,8 +395,15 @@ class KuraApp(App[None]):
                 roots[name] = p.resolve()
         if not roots:
             return
-        watcher = watchfiles.watch(*roots.values(), stop_event=self._stop, debounce=800, step=80,
-                                   rust_timeout=300, yield_on_timeout=True, raise_interrupt=False)
+        watcher = watchfiles.watch(
+            *roots.values(),
+            stop_event=self._stop,
+            debounce=800,
+            step=80,
+            rust_timeout=300,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+        )
         for changes in watcher:
             self.watching.set()  # the first yield (changes or a timeout) means the watch is live
             if self._stop.is_set():
@@ -382,7 +463,11 @@ class KuraApp(App[None]):
         for r in self._rows:
             if r.name == self.current_store:
                 label = r.label
-        degraded = "no thinker: recall by words" if self.kura.needs("recall", store=self.current_store) else ""
+        degraded = (
+            "no thinker: recall by words"
+            if self.kura.needs("recall", store=self.current_store)
+            else ""
+        )
         self.main.set_title(self.current_store, label, degraded)
 
     def show_tab(self, index: int) -> None:
@@ -500,8 +585,12 @@ class KuraApp(App[None]):
             for s in self.screen_stack:
                 if isinstance(s, ProfileScreen):
                     s.show_error(m.store, m.error)
-        self.notify(m.error, title=f"{what} failed" + (f" · {m.store}" if m.store else ""),
-                    severity="error", timeout=10)
+        self.notify(
+            m.error,
+            title=f"{what} failed" + (f" · {m.store}" if m.store else ""),
+            severity="error",
+            timeout=10,
+        )
 
     @_needs_main
     def on_stores_pane_picked(self, m: StoresPane.Picked) -> None:
@@ -534,8 +623,13 @@ class KuraApp(App[None]):
         from kura_core import Quote
 
         j = m.journal
-        q = Quote(cls="MARK", text=f"the watermark of {Path(j.path).name}: the next distil starts here",
-                  source=j.path, start=j.mark, unit=j.unit)
+        q = Quote(
+            cls="MARK",
+            text=f"the watermark of {Path(j.path).name}: the next distil starts here",
+            source=j.path,
+            start=j.mark,
+            unit=j.unit,
+        )
         self.push_screen(EvidenceScreen(self.current_store, Path(j.path).name, [q]))
 
     # ---- memories ----------------------------------------------------------
@@ -562,8 +656,15 @@ class KuraApp(App[None]):
     def edit_memory(self, store: str, view: Any) -> None:
         self.push_screen(MemoryEditScreen(store, view, by=self.backend.by, blink=not self.frozen))
 
-    def save_memory(self, store: str, slug: str, base: str, fields: dict[str, Any], *,
-                    edit_file: Path | None = None) -> None:
+    def save_memory(
+        self,
+        store: str,
+        slug: str,
+        base: str,
+        fields: dict[str, Any],
+        *,
+        edit_file: Path | None = None,
+    ) -> None:
         b = self.backend
 
         def job() -> Acted:
@@ -572,14 +673,18 @@ class KuraApp(App[None]):
             except KuraError as exc:
                 return Acted(store, "edit", slug, ok=False, text=str(exc), result=edit_file)
             if edit_file is not None:
-                try:
+                with contextlib.suppress(OSError):
                     edit_file.unlink()
-                except OSError:
-                    pass
             if not res.changed:
                 return Acted(store, "edit", slug, ok=True, text="nothing changed", result=res)
-            return Acted(store, "edit", slug, ok=True, result=res,
-                         text=f"hand edit written ({', '.join(res.changed)}); recorded as {b.by}'s")
+            return Acted(
+                store,
+                "edit",
+                slug,
+                ok=True,
+                result=res,
+                text=f"hand edit written ({', '.join(res.changed)}); recorded as {b.by}'s",
+            )
 
         self._spawn(f"edit:{slug}", job, store=store)
 
@@ -589,8 +694,10 @@ class KuraApp(App[None]):
         from kura_core import editable_text
 
         path = edits_dir() / store / f"{view.slug}.md"
-        header = (f"# kura: editing {view.slug} in store {store}. Save and quit to write it (a hand edit,\n"
-                  f"# recorded as yours; it passes no gate). Empty the file to discard. base={view.base}\n")
+        header = (
+            f"# kura: editing {view.slug} in store {store}. Save and quit to write it (a hand edit,\n"
+            f"# recorded as yours; it passes no gate). Empty the file to discard. base={view.base}\n"
+        )
         resumed = False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -603,7 +710,9 @@ class KuraApp(App[None]):
             self.notify(f"cannot write the edit file {path}: {exc.strerror}", severity="error")
             return
         if resumed:
-            self.notify(f"resuming your unfinished edit of {view.slug} ({path})", title="$EDITOR", timeout=6)
+            self.notify(
+                f"resuming your unfinished edit of {view.slug} ({path})", title="$EDITOR", timeout=6
+            )
         self._run_editor(store, view, path, resumed)
 
     def _run_editor(self, store: str, view: Any, path: Path, resumed: bool = False) -> None:
@@ -612,6 +721,7 @@ class KuraApp(App[None]):
         before = path.read_text(encoding="utf-8")
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         cmd = shlex.split(editor) + [str(path)]
+
         def call(**kw: Any) -> tuple[int, OSError | None]:
             # nothing may escape while the app is suspended: it would never be resumed
             try:
@@ -625,13 +735,21 @@ class KuraApp(App[None]):
         except SuspendNotSupported:  # no terminal to hand over (headless, web): run it as is
             code, failed = call(stdin=subprocess.DEVNULL)
         if failed is not None:
-            self.notify(f"cannot run the editor {editor!r}: {failed.strerror}; set $EDITOR or $VISUAL. Your "
-                        f"text is kept in {path}", severity="error", timeout=12)
+            self.notify(
+                f"cannot run the editor {editor!r}: {failed.strerror}; set $EDITOR or $VISUAL. Your "
+                f"text is kept in {path}",
+                severity="error",
+                timeout=12,
+            )
             return
         text = path.read_text(encoding="utf-8") if path.is_file() else ""
         if code != 0:
-            self.notify(f"the editor exited with status {code}; nothing was written. Your text is kept in {path} "
-                        "(E resumes it)", severity="warning", timeout=12)
+            self.notify(
+                f"the editor exited with status {code}; nothing was written. Your text is kept in {path} "
+                "(E resumes it)",
+                severity="warning",
+                timeout=12,
+            )
             return
         if not text.strip():
             path.unlink(missing_ok=True)
@@ -648,19 +766,33 @@ class KuraApp(App[None]):
         try:
             fields = parse_editable(text, view.slug)
         except KuraError as exc:
+
             def again(yes: bool | None) -> None:
                 if yes:
                     self._run_editor(store, view, path, True)
 
-            self.push_screen(ConfirmScreen("The edit cannot be read", f"{exc}. Nothing was written; your text is "
-                                           f"kept in {path}. Open it in the editor again?", yes="Edit again"), again)
+            self.push_screen(
+                ConfirmScreen(
+                    "The edit cannot be read",
+                    f"{exc}. Nothing was written; your text is "
+                    f"kept in {path}. Open it in the editor again?",
+                    yes="Edit again",
+                ),
+                again,
+            )
             return
         self.save_memory(store, view.slug, base, fields, edit_file=path)
 
-    def retire_memory(self, store: str, slug: str, title: str, linked_from: Iterable[str] = ()) -> None:
+    def retire_memory(
+        self, store: str, slug: str, title: str, linked_from: Iterable[str] = ()
+    ) -> None:
         linked = list(linked_from)
-        dead = (f" {len(linked)} memor{'y links' if len(linked) == 1 else 'ies link'} to it "
-                f"({', '.join(linked[:5])}): those links will point at nothing." if linked else "")
+        dead = (
+            f" {len(linked)} memor{'y links' if len(linked) == 1 else 'ies link'} to it "
+            f"({', '.join(linked[:5])}): those links will point at nothing."
+            if linked
+            else ""
+        )
 
         def confirmed(yes: bool | None, reason: str) -> None:
             if yes:
@@ -671,23 +803,39 @@ class KuraApp(App[None]):
                         res = b.retire(store, slug, reason)
                     except KuraError as exc:
                         return Acted(store, "retire", slug, ok=False, text=str(exc))
-                    return Acted(store, "retire", slug, ok=True, result=res,
-                                 text="retired; the gate log keeps it whole, with who and why")
+                    return Acted(
+                        store,
+                        "retire",
+                        slug,
+                        ok=True,
+                        result=res,
+                        text="retired; the gate log keeps it whole, with who and why",
+                    )
 
                 self._spawn(f"retire:{slug}", job, store=store)
 
         def got_reason(reason: str | None) -> None:
             if reason:
-                self.push_screen(ConfirmScreen(
-                    f"Retire “{title}”?",
-                    f"The memory {slug} and its index line leave the store {store} together. The gate log keeps "
-                    f"the whole file, who retired it and why: {reason}.{dead}", yes="Retire"),
-                    lambda yes: confirmed(yes, reason))
+                self.push_screen(
+                    ConfirmScreen(
+                        f"Retire “{title}”?",
+                        f"The memory {slug} and its index line leave the store {store} together. The gate log keeps "
+                        f"the whole file, who retired it and why: {reason}.{dead}",
+                        yes="Retire",
+                    ),
+                    lambda yes: confirmed(yes, reason),
+                )
 
-        self.push_screen(ReasonScreen("Retire the memory", title,
-                                      "It leaves the store with its index line. The gate log keeps it whole, with "
-                                      "who retired it and the reason you give." + dead, blink=not self.frozen),
-                         got_reason)
+        self.push_screen(
+            ReasonScreen(
+                "Retire the memory",
+                title,
+                "It leaves the store with its index line. The gate log keeps it whole, with "
+                "who retired it and the reason you give." + dead,
+                blink=not self.frozen,
+            ),
+            got_reason,
+        )
 
     @_needs_main
     def on_acted(self, m: Acted) -> None:
@@ -706,7 +854,9 @@ class KuraApp(App[None]):
         self.retire_memory(m.store, v.slug, v.title, v.linked_from)
 
     def _acted_edit(self, m: Acted) -> None:
-        editor = [s for s in self.screen_stack if isinstance(s, MemoryEditScreen) and s.view.slug == m.key]
+        editor = [
+            s for s in self.screen_stack if isinstance(s, MemoryEditScreen) and s.view.slug == m.key
+        ]
         if m.ok:
             for s in editor:
                 s.dismiss(True)
@@ -729,7 +879,11 @@ class KuraApp(App[None]):
         for s in list(self.screen_stack):
             if isinstance(s, MemoryScreen) and s.slug == m.key:
                 s.dismiss(None)
-        extra = f" {len(m.result.dead_links)} link(s) now point at nothing." if m.result.dead_links else ""
+        extra = (
+            f" {len(m.result.dead_links)} link(s) now point at nothing."
+            if m.result.dead_links
+            else ""
+        )
         self.notify(m.text + extra, title=f"retire · {m.key}")
         self.load_overview()
         if m.store == self.current_store:
@@ -774,17 +928,22 @@ class KuraApp(App[None]):
         elif action == "evidence":
             self.open_evidence(store, draft.title, draft.quotes)
         elif action == "toss":
+
             def confirmed(yes: bool | None, reason: str) -> None:
                 if yes:
                     self._run_draft("toss", store, draft.slug, reason=reason)
 
             def got_reason(reason: str | None) -> None:
                 if reason:
-                    self.push_screen(ConfirmScreen(
-                        f"Toss “{draft.title}”?",
-                        f"The draft leaves the queue and never enters the store {store}. "
-                        f"The gate log keeps it whole, with the reason: {reason}",
-                        yes="Toss"), lambda yes: confirmed(yes, reason))
+                    self.push_screen(
+                        ConfirmScreen(
+                            f"Toss “{draft.title}”?",
+                            f"The draft leaves the queue and never enters the store {store}. "
+                            f"The gate log keeps it whole, with the reason: {reason}",
+                            yes="Toss",
+                        ),
+                        lambda yes: confirmed(yes, reason),
+                    )
 
             self.push_screen(TossScreen(draft.title, blink=not self.frozen), got_reason)
 
@@ -804,16 +963,27 @@ class KuraApp(App[None]):
             try:
                 if action == "pour":
                     mem = b.pour(store, slug)
-                    return DraftActed(store, action, slug, ok=True, result=mem,
-                                      text=f"poured into {store} as {mem.slug}")
+                    return DraftActed(
+                        store,
+                        action,
+                        slug,
+                        ok=True,
+                        result=mem,
+                        text=f"poured into {store} as {mem.slug}",
+                    )
                 if action == "toss":
                     b.toss(store, slug, kw["reason"])
-                    return DraftActed(store, action, slug, ok=True, text="tossed; the gate log keeps the reason")
+                    return DraftActed(
+                        store, action, slug, ok=True, text="tossed; the gate log keeps the reason"
+                    )
                 new = b.fix(store, slug, **kw)
-                return DraftActed(store, action, slug, ok=True, result=new, text="fixed; the floor passed it")
+                return DraftActed(
+                    store, action, slug, ok=True, result=new, text="fixed; the floor passed it"
+                )
             except FloorRefused as exc:
-                return DraftActed(store, action, slug, ok=False, violations=exc.violations,
-                                  text=str(exc))
+                return DraftActed(
+                    store, action, slug, ok=False, violations=exc.violations, text=str(exc)
+                )
             except KuraError as exc:
                 return DraftActed(store, action, slug, ok=False, text=str(exc))
 
@@ -831,10 +1001,14 @@ class KuraApp(App[None]):
         if m.ok:
             self.notify(m.text, title=f"{m.action} · {m.slug}")
         else:
-            self.notify(m.text, title=f"{m.action} refused · {m.slug}", severity="error", timeout=10)
+            self.notify(
+                m.text, title=f"{m.action} refused · {m.slug}", severity="error", timeout=10
+            )
         self.load_overview()
         if m.store == self.current_store:
-            self.load_current(("drafts", "gatelog", "doctor") + (("map",) if m.action == "pour" else ()))
+            self.load_current(
+                ("drafts", "gatelog", "doctor") + (("map",) if m.action == "pour" else ())
+            )
 
     # ---- seeds -------------------------------------------------------------
     def seed_action(self, action: str) -> None:
@@ -852,7 +1026,10 @@ class KuraApp(App[None]):
             self.open_evidence(store, seed.title, quotes)
             return
         if seed.state != "waiting":
-            self.notify(f"seed {seed.id} is {seed.state}: only a waiting idea is dismissed", severity="warning")
+            self.notify(
+                f"seed {seed.id} is {seed.state}: only a waiting idea is dismissed",
+                severity="warning",
+            )
             return
 
         def confirmed(yes: bool | None, reason: str) -> None:
@@ -864,28 +1041,48 @@ class KuraApp(App[None]):
                         res = b.dismiss_seed(store, seed.id, reason)
                     except KuraError as exc:
                         return Acted(store, "dismiss", str(seed.id), ok=False, text=str(exc))
-                    return Acted(store, "dismiss", str(seed.id), ok=True, result=res,
-                                 text="dismissed; new evidence is no longer checked against it")
+                    return Acted(
+                        store,
+                        "dismiss",
+                        str(seed.id),
+                        ok=True,
+                        result=res,
+                        text="dismissed; new evidence is no longer checked against it",
+                    )
 
                 self._spawn(f"seed:{seed.id}", job, store=store)
 
         def got_reason(reason: str | None) -> None:
             if reason is None:
                 return
-            self.push_screen(ConfirmScreen(
-                f"Dismiss the idea “{seed.title}”?",
-                "It stays in the seeds list as dismissed, and later evidence is no longer checked against it."
-                + (f" Why: {reason}" if reason else ""), yes="Dismiss"), lambda yes: confirmed(yes, reason))
+            self.push_screen(
+                ConfirmScreen(
+                    f"Dismiss the idea “{seed.title}”?",
+                    "It stays in the seeds list as dismissed, and later evidence is no longer checked against it."
+                    + (f" Why: {reason}" if reason else ""),
+                    yes="Dismiss",
+                ),
+                lambda yes: confirmed(yes, reason),
+            )
 
-        self.push_screen(ReasonScreen("Dismiss the idea", seed.title,
-                                      "A dismissed idea never graduates. The gate log keeps who dismissed it and why.",
-                                      required=False, blink=not self.frozen), got_reason)
+        self.push_screen(
+            ReasonScreen(
+                "Dismiss the idea",
+                seed.title,
+                "A dismissed idea never graduates. The gate log keeps who dismissed it and why.",
+                required=False,
+                blink=not self.frozen,
+            ),
+            got_reason,
+        )
 
     def _acted_dismiss(self, m: Acted) -> None:
         if m.ok:
             self.notify(m.text, title=f"seed {m.key}")
         else:
-            self.notify(m.text, title=f"dismiss refused · seed {m.key}", severity="error", timeout=10)
+            self.notify(
+                m.text, title=f"dismiss refused · seed {m.key}", severity="error", timeout=10
+            )
         if m.store == self.current_store:
             self.load_current(("seeds", "gatelog", "doctor"))
 
@@ -893,10 +1090,14 @@ class KuraApp(App[None]):
     def needs(self, kind: str) -> str:
         return self._needs.get(self.current_store, {}).get(kind, "")
 
-    def start_job(self, kind: str, work: Callable[[Job, Callable[[Any], None]], Any], text: str = "") -> bool:
+    def start_job(
+        self, kind: str, work: Callable[[Job, Callable[[Any], None]], Any], text: str = ""
+    ) -> bool:
         """Start one long piece of work on the current store; False (and why, said) when it cannot."""
         if self.job is not None:
-            self.notify(f"{self.job.kind} is running on {self.job.store}; S stops it", severity="warning")
+            self.notify(
+                f"{self.job.kind} is running on {self.job.store}; S stops it", severity="warning"
+            )
             return False
         why = self.needs(kind)
         if why:
@@ -949,14 +1150,19 @@ class KuraApp(App[None]):
             self.job = None
             self._show_needs()
             if job.kind == "weave":
-                self.notify("the weave preview finishes on its own and is then dropped; nothing is written",
-                            title="weave")
+                self.notify(
+                    "the weave preview finishes on its own and is then dropped; nothing is written",
+                    title="weave",
+                )
             else:
                 for s in self.screen_stack:
                     if isinstance(s, ProfileScreen):
                         s.idle()
-                self.notify("no longer waiting for the brain; if its answer still comes, it waits as a draft "
-                            "(the profile itself only changes when you apply one)", title="profile")
+                self.notify(
+                    "no longer waiting for the brain; if its answer still comes, it waits as a draft "
+                    "(the profile itself only changes when you apply one)",
+                    title="profile",
+                )
             return
         self.main.workbar.stopping()
 
@@ -992,12 +1198,15 @@ class KuraApp(App[None]):
             if m.store != self.current_store:
                 return
             if not r.proposals:
-                self.notify("every index line does its job: nothing to tidy", title=f"tidy · {m.store}")
+                self.notify(
+                    "every index line does its job: nothing to tidy", title=f"tidy · {m.store}"
+                )
                 return
-            self.push_screen(TidyScreen(m.store, r, blink=not self.frozen), lambda _: self._after_tidy(m.store))
-        elif m.kind == "weave":
-            if m.store == self.current_store:
-                self.push_screen(WeaveScreen(m.store, r))
+            self.push_screen(
+                TidyScreen(m.store, r, blink=not self.frozen), lambda _: self._after_tidy(m.store)
+            )
+        elif m.kind == "weave" and m.store == self.current_store:
+            self.push_screen(WeaveScreen(m.store, r))
 
     def _after_tidy(self, store: str) -> None:
         if store == self.current_store:
@@ -1012,7 +1221,14 @@ class KuraApp(App[None]):
             try:
                 new = b.apply_tidy(store, slug, line, expected)
             except FloorRefused as exc:
-                return Acted(store, "tidy", slug, ok=False, violations=exc.violations, text="refused by the floors")
+                return Acted(
+                    store,
+                    "tidy",
+                    slug,
+                    ok=False,
+                    violations=exc.violations,
+                    text="refused by the floors",
+                )
             except KuraError as exc:
                 return Acted(store, "tidy", slug, ok=False, text=str(exc))
             return Acted(store, "tidy", slug, ok=True, result=new, text="written")
@@ -1021,7 +1237,9 @@ class KuraApp(App[None]):
 
     def reject_tidy(self, store: str, slug: str, proposed: str) -> None:
         b = self.backend
-        self._spawn(f"tidy-reject:{slug}", lambda: b.reject_tidy(store, slug, proposed), store=store)
+        self._spawn(
+            f"tidy-reject:{slug}", lambda: b.reject_tidy(store, slug, proposed), store=store
+        )
 
     def _acted_tidy(self, m: Acted) -> None:
         from textual.content import Content
@@ -1031,8 +1249,12 @@ class KuraApp(App[None]):
                 if m.ok:
                     s.done(m.key, "accepted", Content.styled(f"✓ written: {m.result}", "$success"))
                 else:
-                    s.done(m.key, "refused", Content.styled(f"✗ {m.text} — nothing was written", "bold $error"),
-                           m.violations)
+                    s.done(
+                        m.key,
+                        "refused",
+                        Content.styled(f"✗ {m.text} — nothing was written", "bold $error"),
+                        m.violations,
+                    )
 
     def write_weave(self, store: str, preview: Any) -> None:
         b = self.backend
@@ -1043,11 +1265,22 @@ class KuraApp(App[None]):
             except KuraError as exc:
                 return Acted(store, "weave", store, ok=False, text=str(exc))
             if not res.written:
-                return Acted(store, "weave", store, ok=False, text=res.reason or "the map was not written")
-            same = " (the map you previewed)" if res.cloth == preview.result.cloth else \
-                " — it differs from the preview (the ledger or the day changed); the map pane shows it"
-            return Acted(store, "weave", store, ok=True, result=res,
-                         text=f"woven and written: {len(res.lines)} lines, ~{res.tokens_est} tokens{same}")
+                return Acted(
+                    store, "weave", store, ok=False, text=res.reason or "the map was not written"
+                )
+            same = (
+                " (the map you previewed)"
+                if res.cloth == preview.result.cloth
+                else " — it differs from the preview (the ledger or the day changed); the map pane shows it"
+            )
+            return Acted(
+                store,
+                "weave",
+                store,
+                ok=True,
+                result=res,
+                text=f"woven and written: {len(res.lines)} lines, ~{res.tokens_est} tokens{same}",
+            )
 
         self._spawn("weave-write", job, store=store)
 
@@ -1070,7 +1303,9 @@ class KuraApp(App[None]):
         for s in self.screen_stack:
             if isinstance(s, ProfileScreen):
                 if s is not self.screen:
-                    self.notify("the profile view is open under this screen", severity="information")
+                    self.notify(
+                        "the profile view is open under this screen", severity="information"
+                    )
                 elif then and s.state is not None:
                     getattr(s, f"action_{then}")()
                 return
@@ -1082,15 +1317,22 @@ class KuraApp(App[None]):
 
     def load_profile(self, store: str) -> None:
         b = self.backend
-        self._spawn(f"profile:{store}", lambda: ProfileLoaded(store, b.profile_state(store),
-                                                               b.needs(store, "profile")), store=store)
+        self._spawn(
+            f"profile:{store}",
+            lambda: ProfileLoaded(store, b.profile_state(store), b.needs(store, "profile")),
+            store=store,
+        )
 
     @_needs_main
     def on_profile_loaded(self, m: ProfileLoaded) -> None:
         for s in self.screen_stack:
             if isinstance(s, ProfileScreen):
                 s.show(m.state, m.needs)
-                if self.job is not None and self.job.kind == "profile" and self.job.store == s.store:
+                if (
+                    self.job is not None
+                    and self.job.kind == "profile"
+                    and self.job.store == s.store
+                ):
                     s.busy(s.store, self.job_text)
 
     def draft_profile(self, store: str, state: Any = None) -> None:
@@ -1098,15 +1340,26 @@ class KuraApp(App[None]):
         draft already waiting is replaced by the new one: asked first."""
         if store != self.current_store:
             return
-        if state is not None and state.draft_present and not self.needs("profile") and self.job is None:
+        if (
+            state is not None
+            and state.draft_present
+            and not self.needs("profile")
+            and self.job is None
+        ):
+
             def answer(yes: bool | None) -> None:
                 if yes:
                     self.draft_profile(store)
 
-            self.push_screen(ConfirmScreen(
-                "Replace the waiting draft?",
-                f"A draft is already waiting for {store}. The brain's new draft takes its place (the profile "
-                "itself does not change).", yes="Draft anew"), answer)
+            self.push_screen(
+                ConfirmScreen(
+                    "Replace the waiting draft?",
+                    f"A draft is already waiting for {store}. The brain's new draft takes its place (the profile "
+                    "itself does not change).",
+                    yes="Draft anew",
+                ),
+                answer,
+            )
             return
         b = self.backend
         text = "asking the brain for a profile from the store's memories…"
@@ -1123,11 +1376,16 @@ class KuraApp(App[None]):
         if m.error:
             for s in screens:
                 s.show_error(m.store, m.error)
-            self.notify(m.error, title=f"profile draft failed · {m.store}", severity="error", timeout=12)
+            self.notify(
+                m.error, title=f"profile draft failed · {m.store}", severity="error", timeout=12
+            )
             return
         d = m.result
-        self.notify(f"a draft from {d.from_memories} memories waits beside the current profile; a applies it "
-                    "(nothing changed yet)", title=f"profile · {m.store}")
+        self.notify(
+            f"a draft from {d.from_memories} memories waits beside the current profile; a applies it "
+            "(nothing changed yet)",
+            title=f"profile · {m.store}",
+        )
         for s in screens:
             if s.store == m.store:
                 s.reload()
@@ -1137,16 +1395,27 @@ class KuraApp(App[None]):
     def apply_profile(self, store: str, state: Any) -> None:
         """Make the waiting draft the profile: only after the person confirms it."""
         if not state.draft_present:
-            self.notify("no draft is waiting: n asks the brain for one", title=f"profile · {store}",
-                        severity="warning")
+            self.notify(
+                "no draft is waiting: n asks the brain for one",
+                title=f"profile · {store}",
+                severity="warning",
+            )
             return
         if state.frozen:
-            self.notify(f"store {store!r} is frozen: its profile is not changed (write_policy = \"frozen\" in "
-                        "kura.toml)", title=f"apply refused · {store}", severity="error", timeout=10)
+            self.notify(
+                f'store {store!r} is frozen: its profile is not changed (write_policy = "frozen" in '
+                "kura.toml)",
+                title=f"apply refused · {store}",
+                severity="error",
+                timeout=10,
+            )
             return
         expected = state.draft_text
-        kept = (" The profile it replaces is kept in _still/profile-previous.md." if state.present
-                else " The store has no profile yet.")
+        kept = (
+            " The profile it replaces is kept in _still/profile-previous.md."
+            if state.present
+            else " The store has no profile yet."
+        )
 
         def confirmed(yes: bool | None) -> None:
             if not yes:
@@ -1158,16 +1427,30 @@ class KuraApp(App[None]):
                     res = b.profile_apply(store, expected)
                 except KuraError as exc:
                     return Acted(store, "profile-apply", store, ok=False, text=str(exc))
-                prev = " The previous one is kept in _still/profile-previous.md." if res.previous_path else ""
-                return Acted(store, "profile-apply", store, ok=True, result=res,
-                             text=f"applied: every model role reads it from its next call.{prev}")
+                prev = (
+                    " The previous one is kept in _still/profile-previous.md."
+                    if res.previous_path
+                    else ""
+                )
+                return Acted(
+                    store,
+                    "profile-apply",
+                    store,
+                    ok=True,
+                    result=res,
+                    text=f"applied: every model role reads it from its next call.{prev}",
+                )
 
             self._spawn(f"profile-apply:{store}", job, store=store)
 
-        self.push_screen(ConfirmScreen(
-            f"Apply the draft as the profile of {store}?",
-            "Every model role reads it right after the charter, from its next call on." + kept, yes="Apply"),
-            confirmed)
+        self.push_screen(
+            ConfirmScreen(
+                f"Apply the draft as the profile of {store}?",
+                "Every model role reads it right after the charter, from its next call on." + kept,
+                yes="Apply",
+            ),
+            confirmed,
+        )
 
     def _acted_profile_apply(self, m: Acted) -> None:
         if m.ok:
@@ -1185,7 +1468,11 @@ class KuraApp(App[None]):
         name = self.current_store
         b = self.backend
         self.show_tab(4)
-        self._spawn("doctor", lambda: DoctorLoaded(name, b.doctor(name, probe=True), probed=True), store=name)
+        self._spawn(
+            "doctor",
+            lambda: DoctorLoaded(name, b.doctor(name, probe=True), probed=True),
+            store=name,
+        )
 
     def action_refresh(self) -> None:
         self._needs.pop(self.current_store, None)
@@ -1207,7 +1494,9 @@ class KuraApp(App[None]):
         self.main.action_find()
 
     async def action_quit(self) -> None:
-        dirty = [s for s in self.screen_stack if isinstance(s, (FixScreen, MemoryEditScreen)) and s.dirty]
+        dirty = [
+            s for s in self.screen_stack if isinstance(s, (FixScreen, MemoryEditScreen)) and s.dirty
+        ]
         running = self.job
         if not dirty and running is None:
             self.exit()
@@ -1220,42 +1509,68 @@ class KuraApp(App[None]):
         if dirty:
             what = dirty[0].draft.slug if isinstance(dirty[0], FixScreen) else dirty[0].view.slug
             kind = "draft" if isinstance(dirty[0], FixScreen) else "memory"
-            self.push_screen(ConfirmScreen(
-                "Quit with an unsaved edit?",
-                f"Your edit of the {kind} {what} is not saved; quitting loses it.", yes="Quit"), answer)
+            self.push_screen(
+                ConfirmScreen(
+                    "Quit with an unsaved edit?",
+                    f"Your edit of the {kind} {what} is not saved; quitting loses it.",
+                    yes="Quit",
+                ),
+                answer,
+            )
             return
         if running.kind == "profile":
-            what = (f"The brain is drafting a profile for {running.store}; kura stops waiting for it (the profile "
-                    "itself does not change).")
+            what = (
+                f"The brain is drafting a profile for {running.store}; kura stops waiting for it (the profile "
+                "itself does not change)."
+            )
         else:
-            what = (f"{running.kind} on {running.store} is asked to stop at its next safe point (the batch in hand "
-                    "is finished or shelved, never half-written), then kura exits.")
-        self.push_screen(ConfirmScreen(f"Quit while {running.kind} runs?", what, yes="Stop and quit"), answer)
+            what = (
+                f"{running.kind} on {running.store} is asked to stop at its next safe point (the batch in hand "
+                "is finished or shelved, never half-written), then kura exits."
+            )
+        self.push_screen(
+            ConfirmScreen(f"Quit while {running.kind} runs?", what, yes="Stop and quit"), answer
+        )
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         everywhere = binding_rows(self, [KuraApp])
         everywhere += [("ctrl+p", "Command palette (kura's commands)"), ("ctrl+q", "Quit")]
-        moving = [("tab / shift+tab", "Next / previous pane"),
-                  ("↑ ↓ / j k", "Move in a list"), ("enter", "Open / select"),
-                  ("pgup / pgdn / home / end", "Page, first, last")]
+        moving = [
+            ("tab / shift+tab", "Next / previous pane"),
+            ("↑ ↓ / j k", "Move in a list"),
+            ("enter", "Open / select"),
+            ("pgup / pgdn / home / end", "Page, first, last"),
+        ]
         return [
             ("Everywhere", everywhere),
             ("Main screen", binding_rows(self, [MainScreen]) + moving),
-            ("Find bar", [("/", "Open it in the map, drafts or gate log")] + binding_rows(self, [FindInput])),
+            (
+                "Find bar",
+                [("/", "Open it in the map, drafts or gate log")] + binding_rows(self, [FindInput]),
+            ),
             ("Map pane", binding_rows(self, [MapPane])),
             ("Drafts pane", binding_rows(self, [DraftsPane])),
             ("Gate log pane", binding_rows(self, [GateLogPane])),
             ("Seeds pane", binding_rows(self, [SeedsPane])),
             ("Journals pane", binding_rows(self, [JournalsPane])),
             ("Recall console", [("enter", "Ask the question")] + binding_rows(self, [RecallPane])),
-            ("Memory viewer", [("enter", "Follow the highlighted link")] + binding_rows(self, [MemoryScreen])),
+            (
+                "Memory viewer",
+                [("enter", "Follow the highlighted link")] + binding_rows(self, [MemoryScreen]),
+            ),
             ("Memory editor", binding_rows(self, [MemoryEditScreen])),
             ("Evidence in its journal", binding_rows(self, [EvidenceScreen])),
             ("Learned profile", binding_rows(self, [ProfileScreen])),
-            ("Tidy review", [("enter", "Accept the line in the box")] + binding_rows(self, [TidyScreen])),
+            (
+                "Tidy review",
+                [("enter", "Accept the line in the box")] + binding_rows(self, [TidyScreen]),
+            ),
             ("Weave preview", binding_rows(self, [WeaveScreen])),
             ("Fix screen", binding_rows(self, [FixScreen])),
-            ("Reason dialog", [("enter", "Continue to confirmation")] + binding_rows(self, [ReasonScreen])),
+            (
+                "Reason dialog",
+                [("enter", "Continue to confirmation")] + binding_rows(self, [ReasonScreen]),
+            ),
             ("Confirmation", binding_rows(self, [ConfirmScreen])),
             ("Lists", binding_rows(self, [RowList])),
             ("Help", binding_rows(self, [HelpScreen])),

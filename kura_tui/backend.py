@@ -5,7 +5,8 @@ thread worker, never on the UI loop."""
 from __future__ import annotations
 
 import getpass
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from kura_core import DoctorReport
 from kura_core.errors import ConflictError, KuraError
@@ -100,7 +101,9 @@ class Backend:
     def drain(self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]) -> Any:
         return self.kura.drain(store=name, progress=progress, should_stop=stop)
 
-    def tidy_review(self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]) -> Any:
+    def tidy_review(
+        self, name: str, progress: Callable[[Any], None], stop: Callable[[], bool]
+    ) -> Any:
         return self.kura.tidy_review(store=name, progress=progress, should_stop=stop)
 
     def apply_tidy(self, name: str, slug: str, line: str, expected: str) -> str:
@@ -131,9 +134,13 @@ class Backend:
         """Apply the waiting draft, provided it is still the text the person read."""
         now = self.kura.profile_state(store=name)
         if not now.draft_present:
-            raise KuraError(f"no profile draft is waiting for store {name!r} any more (applied or removed "
-                            "elsewhere); nothing was changed")
+            raise KuraError(
+                f"no profile draft is waiting for store {name!r} any more (applied or removed "
+                "elsewhere); nothing was changed"
+            )
         if now.draft_text != expected:
-            raise ConflictError("the draft changed since it was shown (a new one was drafted meanwhile); "
-                                "nothing was changed — read it again, then apply")
+            raise ConflictError(
+                "the draft changed since it was shown (a new one was drafted meanwhile); "
+                "nothing was changed — read it again, then apply"
+            )
         return self.kura.profile_apply(store=name)

@@ -63,26 +63,45 @@ def probe(n_memories: int = 5000, n_drafts: int = 500) -> Any:
     from . import app  # noqa: F401 - fail now if Textual is missing
 
     def run(workdir: Path) -> dict[str, Any]:
-        return {"memories": n_memories, "drafts": n_drafts,
-                "first_paint_ms": round(first_paint_ms(workdir / "paint", n_memories, n_drafts), 1),
-                "panes": pane_timings(workdir / "panes", n_memories, n_drafts)}
+        return {
+            "memories": n_memories,
+            "drafts": n_drafts,
+            "first_paint_ms": round(first_paint_ms(workdir / "paint", n_memories, n_drafts), 1),
+            "panes": pane_timings(workdir / "panes", n_memories, n_drafts),
+        }
 
     def line(got: dict[str, Any]) -> str:
         p = got.get("panes") or {}
-        return (f"tui: first paint {got['first_paint_ms']} ms at {got['memories']} memories, {got['drafts']} drafts; "
-                f"every pane filled {p.get('all_filled_ms')} ms; switching ≤ {p.get('switch_max_ms')} ms "
-                f"(settled ≤ {p.get('settled_max_ms')} ms)")
+        return (
+            f"tui: first paint {got['first_paint_ms']} ms at {got['memories']} memories, {got['drafts']} drafts; "
+            f"every pane filled {p.get('all_filled_ms')} ms; switching ≤ {p.get('switch_max_ms')} ms "
+            f"(settled ≤ {p.get('settled_max_ms')} ms)"
+        )
 
-    return Probe(name="tui", label=f"TUI first paint at {n_memories:,} memories with {n_drafts} drafts",
-                 run=run, line=line)
+    return Probe(
+        name="tui",
+        label=f"TUI first paint at {n_memories:,} memories with {n_drafts} drafts",
+        run=run,
+        line=line,
+    )
 
 
 #: the panes a person can switch to, by key, and the load that fills each
-PANES = (("1", "map"), ("2", "drafts"), ("3", "gatelog"), ("4", "recall"), ("5", "doctor"), ("6", "seeds"),
-         ("7", "tender"), ("8", "journals"))
+PANES = (
+    ("1", "map"),
+    ("2", "drafts"),
+    ("3", "gatelog"),
+    ("4", "recall"),
+    ("5", "doctor"),
+    ("6", "seeds"),
+    ("7", "tender"),
+    ("8", "journals"),
+)
 
 
-def pane_timings(workdir: str | os.PathLike, n_memories: int, n_drafts: int, *, rounds: int = 3) -> dict:
+def pane_timings(
+    workdir: str | os.PathLike, n_memories: int, n_drafts: int, *, rounds: int = 3
+) -> dict:
     """Every pane filled, and switching between panes, on a generated store.
 
     Returns a dict::
@@ -100,8 +119,9 @@ def pane_timings(workdir: str | os.PathLike, n_memories: int, n_drafts: int, *, 
     counted; frames are the app's own screen updates (rendered, then dropped by the
     headless driver).
     """
-    from kura_core.kura import Kura
     from textual import events
+
+    from kura_core.kura import Kura
 
     from .app import PARTS, KuraApp
 
@@ -145,11 +165,17 @@ def pane_timings(workdir: str | os.PathLike, n_memories: int, n_drafts: int, *, 
                         shown[pane] = round(max(first, shown.get(pane, 0.0)), 1)
                         settled[pane] = round(max(last, settled.get(pane, 0.0)), 1)
                 filled = {p: round((app.filled[p] - t0) * 1000.0, 1) for p in PARTS}
-                return {"memories": n_memories, "drafts": n_drafts,
-                        "first_paint_ms": round((app.first_paint - t0) * 1000.0, 1),
-                        "filled_ms": filled, "all_filled_ms": max(filled.values()),
-                        "switch_ms": shown, "switch_max_ms": max(shown.values()),
-                        "settled_ms": settled, "settled_max_ms": max(settled.values())}
+                return {
+                    "memories": n_memories,
+                    "drafts": n_drafts,
+                    "first_paint_ms": round((app.first_paint - t0) * 1000.0, 1),
+                    "filled_ms": filled,
+                    "all_filled_ms": max(filled.values()),
+                    "switch_ms": shown,
+                    "switch_max_ms": max(shown.values()),
+                    "settled_ms": settled,
+                    "settled_max_ms": max(settled.values()),
+                }
         finally:
             kura.close()
 
@@ -167,8 +193,10 @@ if __name__ == "__main__":  # pragma: no cover
     n_mem = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
     n_dr = int(sys.argv[2]) if len(sys.argv) > 2 else 500
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"first paint: {first_paint_ms(Path(tmp) / 'ws', n_mem, n_dr):.1f} ms "
-              f"({n_mem} memories, {n_dr} drafts)")
+        print(
+            f"first paint: {first_paint_ms(Path(tmp) / 'ws', n_mem, n_dr):.1f} ms "
+            f"({n_mem} memories, {n_dr} drafts)"
+        )
         import json
 
         print(json.dumps(pane_timings(Path(tmp) / "ws2", n_mem, n_dr), indent=2))

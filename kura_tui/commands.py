@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from functools import partial
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -29,8 +30,11 @@ class KuraCommands(Provider):
     def _commands(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
         app: Any = self.app
         for name in app.store_names():
-            yield f"Store: {name}", f"switch every pane to the store {name}  · keys [ ]", \
-                partial(app.switch_store, name)
+            yield (
+                f"Store: {name}",
+                f"switch every pane to the store {name}  · keys [ ]",
+                partial(app.switch_store, name),
+            )
         for i, (label, help, key) in enumerate(PANES):
             yield label, _with_key(help, key), partial(app.show_tab, i)
 
@@ -38,46 +42,105 @@ class KuraCommands(Provider):
             why = app.needs(kind)
             return f"{help} — {why}" if why else help
 
-        yield "Distil now", _with_key(model("distil", "drink what is new in the journals into drafts"), "D"), \
-            app.action_distil
-        yield "Drain the drafts", _with_key(model("drain", "the scribe pours, fixes or tosses every waiting draft"),
-                                            "N"), app.action_drain
-        yield "Tidy the index…", _with_key(model("tidy", "review rewrites of weak index lines one by one"), "T"), \
-            app.action_tidy
-        yield "Weave the map…", _with_key("preview the new map against the current one, then write it", "w"), \
-            app.action_weave
-        yield "Stop the running work", _with_key("distil, drain or tidy stop at their next safe point", "S"), \
-            app.action_stop
-        yield "Open the selected memory", _with_key("provenance, evidence, links, history", "enter in the map"), \
-            partial(app.selected_memory, "open")
-        yield "Edit the selected memory", _with_key("in the app: a hand edit, recorded as yours", "e in the map"), \
-            partial(app.selected_memory, "edit")
-        yield "Edit the selected memory in $EDITOR", _with_key("the app suspended while you edit", "E in the map"), \
-            partial(app.selected_memory, "editor")
-        yield "Retire the selected memory…", _with_key("file and index line go; the gate log keeps it",
-                                                       "x in the map"), partial(app.selected_memory, "retire")
+        yield (
+            "Distil now",
+            _with_key(model("distil", "drink what is new in the journals into drafts"), "D"),
+            app.action_distil,
+        )
+        yield (
+            "Drain the drafts",
+            _with_key(model("drain", "the scribe pours, fixes or tosses every waiting draft"), "N"),
+            app.action_drain,
+        )
+        yield (
+            "Tidy the index…",
+            _with_key(model("tidy", "review rewrites of weak index lines one by one"), "T"),
+            app.action_tidy,
+        )
+        yield (
+            "Weave the map…",
+            _with_key("preview the new map against the current one, then write it", "w"),
+            app.action_weave,
+        )
+        yield (
+            "Stop the running work",
+            _with_key("distil, drain or tidy stop at their next safe point", "S"),
+            app.action_stop,
+        )
+        yield (
+            "Open the selected memory",
+            _with_key("provenance, evidence, links, history", "enter in the map"),
+            partial(app.selected_memory, "open"),
+        )
+        yield (
+            "Edit the selected memory",
+            _with_key("in the app: a hand edit, recorded as yours", "e in the map"),
+            partial(app.selected_memory, "edit"),
+        )
+        yield (
+            "Edit the selected memory in $EDITOR",
+            _with_key("the app suspended while you edit", "E in the map"),
+            partial(app.selected_memory, "editor"),
+        )
+        yield (
+            "Retire the selected memory…",
+            _with_key("file and index line go; the gate log keeps it", "x in the map"),
+            partial(app.selected_memory, "retire"),
+        )
         yield "Find…", _with_key("filter the map, drafts or gate log as you type", "/"), app.find
-        yield "Pour the selected draft", _with_key("write it into the store and its index", "p"), \
-            partial(app.draft_action, "pour")
-        yield "Fix the selected draft", _with_key("edit it; the floor checks it again", "e in drafts"), \
-            partial(app.draft_action, "fix")
-        yield "Toss the selected draft…", _with_key("remove it, with a reason kept in the gate log", "t"), \
-            partial(app.draft_action, "toss")
-        yield "Open the selected draft's journal", _with_key("each quote beside the journal around it",
-                                                             "o in drafts"), partial(app.draft_action, "evidence")
-        yield "Dismiss the selected seed…", _with_key("a waiting idea is no longer checked", "x in seeds"), \
-            partial(app.seed_action, "dismiss")
-        yield "Open the selected seed's journal", _with_key("where the idea came from, and what confirmed it",
-                                                            "o in seeds"), partial(app.seed_action, "origin")
-        yield "Show the learned profile", _with_key("the current profile.md beside the brain's waiting draft", "P"), \
-            app.action_profile
-        yield "Draft the learned profile", _with_key(model("profile", "ask the brain for a new draft from the "
-                                                           "store's memories"), "n in the profile"), \
-            partial(app.profile_command, "draft")
-        yield "Apply the profile draft…", _with_key("make the waiting draft the profile (asks first)",
-                                                    "a in the profile"), partial(app.profile_command, "apply")
-        yield "Doctor (probe models)", _with_key("health of the store, asking each model endpoint", "d"), \
-            app.action_doctor
+        yield (
+            "Pour the selected draft",
+            _with_key("write it into the store and its index", "p"),
+            partial(app.draft_action, "pour"),
+        )
+        yield (
+            "Fix the selected draft",
+            _with_key("edit it; the floor checks it again", "e in drafts"),
+            partial(app.draft_action, "fix"),
+        )
+        yield (
+            "Toss the selected draft…",
+            _with_key("remove it, with a reason kept in the gate log", "t"),
+            partial(app.draft_action, "toss"),
+        )
+        yield (
+            "Open the selected draft's journal",
+            _with_key("each quote beside the journal around it", "o in drafts"),
+            partial(app.draft_action, "evidence"),
+        )
+        yield (
+            "Dismiss the selected seed…",
+            _with_key("a waiting idea is no longer checked", "x in seeds"),
+            partial(app.seed_action, "dismiss"),
+        )
+        yield (
+            "Open the selected seed's journal",
+            _with_key("where the idea came from, and what confirmed it", "o in seeds"),
+            partial(app.seed_action, "origin"),
+        )
+        yield (
+            "Show the learned profile",
+            _with_key("the current profile.md beside the brain's waiting draft", "P"),
+            app.action_profile,
+        )
+        yield (
+            "Draft the learned profile",
+            _with_key(
+                model("profile", "ask the brain for a new draft from the store's memories"),
+                "n in the profile",
+            ),
+            partial(app.profile_command, "draft"),
+        )
+        yield (
+            "Apply the profile draft…",
+            _with_key("make the waiting draft the profile (asks first)", "a in the profile"),
+            partial(app.profile_command, "apply"),
+        )
+        yield (
+            "Doctor (probe models)",
+            _with_key("health of the store, asking each model endpoint", "d"),
+            app.action_doctor,
+        )
         yield "Refresh", _with_key("reload every pane from disk", "r"), app.action_refresh
         yield "Help: every key", _with_key("the help screen", "?"), app.action_help
 

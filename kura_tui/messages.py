@@ -7,7 +7,8 @@ no longer the one on screen.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -89,8 +90,17 @@ class ProfileLoaded(Message):
 class DraftActed(Message):
     """A pour, toss or fix finished (ok) or was refused (violations / error)."""
 
-    def __init__(self, store: str, action: str, slug: str, *, ok: bool, text: str = "",
-                 violations: list[str] | None = None, result: Any = None) -> None:
+    def __init__(
+        self,
+        store: str,
+        action: str,
+        slug: str,
+        *,
+        ok: bool,
+        text: str = "",
+        violations: list[str] | None = None,
+        result: Any = None,
+    ) -> None:
         super().__init__()
         self.store = store
         self.action = action
@@ -104,8 +114,17 @@ class DraftActed(Message):
 class Acted(Message):
     """A hand action on a memory, a seed, a tidy line or the map finished (ok) or was refused."""
 
-    def __init__(self, store: str, action: str, key: str, *, ok: bool, text: str = "",
-                 violations: list[str] | None = None, result: Any = None) -> None:
+    def __init__(
+        self,
+        store: str,
+        action: str,
+        key: str,
+        *,
+        ok: bool,
+        text: str = "",
+        violations: list[str] | None = None,
+        result: Any = None,
+    ) -> None:
         super().__init__()
         self.store = store
         self.action = action
@@ -128,7 +147,9 @@ class WorkProgress(Message):
 class WorkDone(Message):
     """A long piece of work ended: its result, or the error that ended it."""
 
-    def __init__(self, job: int, kind: str, store: str, result: Any = None, error: str = "") -> None:
+    def __init__(
+        self, job: int, kind: str, store: str, result: Any = None, error: str = ""
+    ) -> None:
         super().__init__()
         self.job = job
         self.kind = kind

@@ -49,13 +49,17 @@ STATES = {
 }
 
 #: the eq store's profile as its owner first wrote it, and the draft the brain proposes
-PROFILE_OWN = ("Ren thinks out loud and decides alone: offer options with their trade-offs, not verdicts.\n\n"
-               "Evenings after dinner belong to the family.")
-PROFILE_DRAFT = ("This room holds how Ren thinks things through and the boundaries Ren has set. Ren decides: "
-                 "offer options with their trade-offs, not verdicts.\n\n"
-                 "Evenings after dinner belong to the family, and the work phone sleeps in the hallway until the "
-                 "morning train. Big purchases wait one night. Long builds go better when the stage that just "
-                 "finished is named before what is left.")
+PROFILE_OWN = (
+    "Ren thinks out loud and decides alone: offer options with their trade-offs, not verdicts.\n\n"
+    "Evenings after dinner belong to the family."
+)
+PROFILE_DRAFT = (
+    "This room holds how Ren thinks things through and the boundaries Ren has set. Ren decides: "
+    "offer options with their trade-offs, not verdicts.\n\n"
+    "Evenings after dinner belong to the family, and the work phone sleeps in the hallway until the "
+    "morning train. Big purchases wait one night. Long builds go better when the stage that just "
+    "finished is named before what is left."
+)
 
 #: shot before the demo is woven, so the preview has something to show
 BEFORE_WEAVE = {"weave": ("w",)}
@@ -131,11 +135,17 @@ def _a_profile(cfg: Path) -> None:
     brain = cfg.with_name("kura-brain.toml")
     with ScriptedModel() as model:
         model.script("kura_profile", {"profile": PROFILE_DRAFT})
-        brain.write_text(cfg.read_text(encoding="utf-8") + f'\n[models.brain]\nurl = "{model.url}"\n'
-                         'model = "scripted"\n', encoding="utf-8")
+        brain.write_text(
+            cfg.read_text(encoding="utf-8") + f'\n[models.brain]\nurl = "{model.url}"\n'
+            'model = "scripted"\n',
+            encoding="utf-8",
+        )
         try:
-            with Kura(Registry(load_config(brain, {}), env={}, clock=lambda: NOW - 1500,
-                               today=lambda: DAY)) as kura:
+            with Kura(
+                Registry(
+                    load_config(brain, {}), env={}, clock=lambda: NOW - 1500, today=lambda: DAY
+                )
+            ) as kura:
                 own = kura.profile_apply(store="eq", text=PROFILE_OWN)
                 os.utime(own.path, (NOW - 5 * 86400, NOW - 5 * 86400))
                 kura.profile_draft(store="eq")

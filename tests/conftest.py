@@ -72,8 +72,15 @@ def model():
         yield m
 
 
-def make_registry(root: Path, *, stores: dict | None = None, model_url: str | None = None,
-                  timeout: float = 2.0, extra: dict | None = None, env: dict | None = None):
+def make_registry(
+    root: Path,
+    *,
+    stores: dict | None = None,
+    model_url: str | None = None,
+    timeout: float = 2.0,
+    extra: dict | None = None,
+    env: dict | None = None,
+):
     """A Registry over real stores under *root*. stores: {name: {slug: (title, desc, body)}}."""
     from kura_core.config import parse_config
     from kura_core.registry import Registry

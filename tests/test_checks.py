@@ -1,7 +1,8 @@
-"""The checks that keep the code honest run with the tests: ruff (pyflakes and a
-complexity limit) over every Python file, and mypy over the core. Both are configured in
-pyproject.toml and installed by the ``dev`` extra, so ``ruff check`` and ``mypy`` in the
-project's virtual environment give the same answer as this file."""
+"""The checks that keep the code honest run with the tests: ruff (pyflakes, a complexity
+limit, bugbear, pyupgrade, isort and simplify) and ruff's formatter over every Python file,
+and mypy over the core. They are configured in pyproject.toml and installed by the ``dev``
+extra, so ``ruff check``, ``ruff format --check`` and ``mypy`` in the project's virtual
+environment give the same answer as this file."""
 
 from __future__ import annotations
 
@@ -52,7 +53,15 @@ def test_ruff_finds_nothing():
         left.append(f"{path}:{row}: {f['code']} {f['message']}")
     assert not left, "ruff check:\n" + "\n".join(left)
     assert not COMPLEX_PENDING - waived, (
-        f"now within the complexity limit, remove from COMPLEX_PENDING: {sorted(COMPLEX_PENDING - waived)}")
+        f"now within the complexity limit, remove from COMPLEX_PENDING: {sorted(COMPLEX_PENDING - waived)}"
+    )
+
+
+def test_the_tree_is_formatted():
+    out = _run(_tool("ruff"), "format", "--check", "--no-cache", ".")
+    assert out.returncode == 0, (
+        "ruff format would change these (run `ruff format .`):\n" + out.stdout
+    )
 
 
 def test_mypy_finds_nothing_in_the_core():
@@ -62,7 +71,9 @@ def test_mypy_finds_nothing_in_the_core():
     pending = {line.split(":", 1)[0] for line in errors} & MYPY_PENDING
     left = [line for line in errors if line.split(":", 1)[0] not in MYPY_PENDING]
     assert not left, "mypy:\n" + "\n".join(left)
-    assert pending == MYPY_PENDING, f"now clean, remove from MYPY_PENDING: {sorted(MYPY_PENDING - pending)}"
+    assert pending == MYPY_PENDING, (
+        f"now clean, remove from MYPY_PENDING: {sorted(MYPY_PENDING - pending)}"
+    )
 
 
 # --------------------------------------------------------------------------- the tests themselves
@@ -90,20 +101,31 @@ def cannot_fail(tree: ast.AST) -> list[tuple[int, str]]:
             t = node.test
             if isinstance(t, ast.Constant):
                 out.append((node.lineno, "asserts a constant"))
-            if isinstance(t, ast.BoolOp) and isinstance(t.op, ast.Or) and any(
-                    isinstance(v, ast.Constant) and v.value for v in t.values):
+            if (
+                isinstance(t, ast.BoolOp)
+                and isinstance(t.op, ast.Or)
+                and any(isinstance(v, ast.Constant) and v.value for v in t.values)
+            ):
                 out.append((node.lineno, "`or` with a true constant"))
             for c in ast.walk(t):
                 if isinstance(c, ast.Compare):
                     sides = [c.left, *c.comparators]
-                    if any(_same(a, b) for a, b in zip(sides, sides[1:])):
+                    if any(_same(a, b) for a, b in zip(sides, sides[1:], strict=False)):
                         out.append((node.lineno, "compares a value with itself"))
         elif isinstance(node, ast.Call) and ast.unparse(node.func) in (
-                "pytest.skip", "pytest.xfail", "pytest.importorskip", "pytest.mark.skip",
-                "pytest.mark.skipif", "pytest.mark.xfail"):
+            "pytest.skip",
+            "pytest.xfail",
+            "pytest.importorskip",
+            "pytest.mark.skip",
+            "pytest.mark.skipif",
+            "pytest.mark.xfail",
+        ):
             out.append((node.lineno, f"{ast.unparse(node.func)} hides a result"))
         elif isinstance(node, ast.Attribute) and ast.unparse(node) in (
-                "pytest.mark.skip", "pytest.mark.skipif", "pytest.mark.xfail"):
+            "pytest.mark.skip",
+            "pytest.mark.skipif",
+            "pytest.mark.xfail",
+        ):
             out.append((node.lineno, f"{ast.unparse(node)} hides a result"))
     return out
 
@@ -119,31 +141,45 @@ def sleeps(path: str, source: str) -> list[int]:
             continue
         name = ast.unparse(node.func)
         timed = name in ("time.sleep", "asyncio.sleep", "sleep") or (
-            name.endswith("pilot.pause") and bool(node.args or node.keywords))
+            name.endswith("pilot.pause") and bool(node.args or node.keywords)
+        )
         if timed and SLEEP_REASON not in lines[node.lineno - 2] + lines[node.lineno - 1]:
             out.append(node.lineno)
     return out
 
 
 def test_no_test_asserts_what_cannot_fail_or_skips():
-    found = [f"{p.relative_to(ROOT)}:{line}: {why}" for p in _test_files() if p != Path(__file__)
-             for line, why in cannot_fail(ast.parse(p.read_text(encoding="utf-8")))]
+    found = [
+        f"{p.relative_to(ROOT)}:{line}: {why}"
+        for p in _test_files()
+        if p != Path(__file__)
+        for line, why in cannot_fail(ast.parse(p.read_text(encoding="utf-8")))
+    ]
     assert not found, "\n".join(found)
 
 
 def test_no_test_sleeps_instead_of_waiting_on_the_condition():
-    found = [f"{p.relative_to(ROOT)}:{line}: sleeps; wait on the condition (tests/wait.py)"
-             for p in _test_files()
-             for line in sleeps(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))]
+    found = [
+        f"{p.relative_to(ROOT)}:{line}: sleeps; wait on the condition (tests/wait.py)"
+        for p in _test_files()
+        for line in sleeps(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))
+    ]
     assert not found, "\n".join(found)
 
 
 def test_the_test_checks_catch_what_they_look_for():
-    bad = ast.parse("def test_x(v):\n    assert v == v\n    assert v or True\n    pytest.skip('later')\n")
+    bad = ast.parse(
+        "def test_x(v):\n    assert v == v\n    assert v or True\n    pytest.skip('later')\n"
+    )
     assert [why for _, why in cannot_fail(bad)] == [
-        "compares a value with itself", "`or` with a true constant", "pytest.skip hides a result"]
+        "compares a value with itself",
+        "`or` with a true constant",
+        "pytest.skip hides a result",
+    ]
     assert cannot_fail(ast.parse("def test_x(v):\n    assert v == 2 and v != 3\n")) == []
-    waits = ("import time\ndef test_x(pilot):\n    time.sleep(0.5)\n    pilot.pause(0.3)\n    pilot.pause()\n"
-             f"    {SLEEP_REASON}\n    time.sleep(0.1)\n")
+    waits = (
+        "import time\ndef test_x(pilot):\n    time.sleep(0.5)\n    pilot.pause(0.3)\n    pilot.pause()\n"
+        f"    {SLEEP_REASON}\n    time.sleep(0.1)\n"
+    )
     assert sleeps("tests/core/test_x.py", waits) == [3, 4]
     assert sleeps("tests/wait.py", waits) == []

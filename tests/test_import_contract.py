@@ -46,15 +46,18 @@ def modules(package: str) -> dict[str, Path]:
     return out
 
 
-def imports(name: str, path: Path, known: set[str] | frozenset[str] = frozenset()) -> list[tuple[str, int, bool]]:
+def imports(
+    name: str, path: Path, known: set[str] | frozenset[str] = frozenset()
+) -> list[tuple[str, int, bool]]:
     """``(imported module, line, at module level)`` for every import in the file, with
     relative imports resolved; ``from a import b`` is read as ``a.b`` when that is one of
     the *known* modules (a submodule), else as ``a``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     top = {id(n) for n in tree.body}
-    top |= {id(n) for node in tree.body if isinstance(node, (ast.If, ast.Try))
-            for n in ast.walk(node)}  # TYPE_CHECKING and try/except ImportError blocks
+    top |= {
+        id(n) for node in tree.body if isinstance(node, (ast.If, ast.Try)) for n in ast.walk(node)
+    }  # TYPE_CHECKING and try/except ImportError blocks
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -65,7 +68,9 @@ def imports(name: str, path: Path, known: set[str] | frozenset[str] = frozenset(
                 base = ".".join(anchor + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
-            targets = {f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names}
+            targets = {
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            }
             out += [(t, node.lineno, id(node) in top) for t in sorted(targets)]
     return out
 
@@ -100,7 +105,9 @@ def violations() -> tuple[list[str], set[tuple[str, str]]]:
                 continue
             if name == APP_BENCH and _within(target, (BENCH,)):
                 continue
-            report(name, path, line, target, "the app talks to the core through Kura (kura_core.kura)")
+            report(
+                name, path, line, target, "the app talks to the core through Kura (kura_core.kura)"
+            )
     return bad, seen
 
 
@@ -112,7 +119,12 @@ def test_every_module_keeps_the_layers():
 
 def test_the_contract_reads_every_module_and_every_kind_of_import(tmp_path):
     core = modules(CORE)
-    assert {"kura_core", "kura_core.kura", "kura_core.distill.journals.claude", "kura_core.bench"} <= set(core)
+    assert {
+        "kura_core",
+        "kura_core.kura",
+        "kura_core.distill.journals.claude",
+        "kura_core.bench",
+    } <= set(core)
     assert len(core) == len(list((ROOT / CORE).rglob("*.py")))
     pkg = tmp_path / "kura_core" / "sub"
     pkg.mkdir(parents=True)
@@ -125,11 +137,18 @@ def test_the_contract_reads_every_module_and_every_kind_of_import(tmp_path):
         "    import rich.console\n"
         "def late():\n"
         "    import textual.app as t\n"
-        "    from kura_tui import run\n")
-    found = imports("kura_core.sub.leaf", pkg / "leaf.py", {"kura_core.sub.other", "kura_core.errors"})
+        "    from kura_tui import run\n"
+    )
+    found = imports(
+        "kura_core.sub.leaf", pkg / "leaf.py", {"kura_core.sub.other", "kura_core.errors"}
+    )
     assert [(t, top) for t, _, top in found if t.startswith(("kura", "rich", "textual"))] == [
-        ("kura_core.sub.other", True), ("kura_core.errors", True), ("rich.console", True),
-        ("textual.app", False), ("kura_tui", False)]
+        ("kura_core.sub.other", True),
+        ("kura_core.errors", True),
+        ("rich.console", True),
+        ("textual.app", False),
+        ("kura_tui", False),
+    ]
 
 
 def test_the_contract_catches_a_lazy_import_of_textual(tmp_path, monkeypatch):
@@ -140,7 +159,9 @@ def test_the_contract_catches_a_lazy_import_of_textual(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     (tmp_path / APP).mkdir()
     bad, _ = violations()
-    assert bad == ["kura_core/late.py:2: imports textual.app: the core never loads the app or its libraries"]
+    assert bad == [
+        "kura_core/late.py:2: imports textual.app: the core never loads the app or its libraries"
+    ]
 
 
 def test_the_contract_catches_the_app_reaching_past_kura(tmp_path, monkeypatch):
@@ -148,11 +169,15 @@ def test_the_contract_catches_the_app_reaching_past_kura(tmp_path, monkeypatch):
         (tmp_path / pkg).mkdir()
         for f in files:
             (tmp_path / pkg / f"{f}.py").write_text("")
-    (tmp_path / APP / "pane.py").write_text("from kura_core.kura import Kura\nfrom kura_core import weave\n")
+    (tmp_path / APP / "pane.py").write_text(
+        "from kura_core.kura import Kura\nfrom kura_core import weave\n"
+    )
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     bad, _ = violations()
-    assert bad == ["kura_tui/pane.py:2: imports kura_core.weave: the app talks to the core through Kura "
-                   "(kura_core.kura)"]
+    assert bad == [
+        "kura_tui/pane.py:2: imports kura_core.weave: the app talks to the core through Kura "
+        "(kura_core.kura)"
+    ]
 
 
 PROBE = """
@@ -166,8 +191,14 @@ print(json.dumps({"loaded": loaded, "core": sorted(m for m in sys.modules if m.s
 
 def _python(code: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
 
 
 def test_importing_every_core_module_loads_neither_the_app_nor_its_libraries():
@@ -199,7 +230,9 @@ def test_cli_doctor_run_loads_neither_textual_nor_rich(tmp_path):
 
 
 def test_textual_and_rich_are_installed_so_the_checks_mean_something():
-    out = _python("import textual, rich, kura_tui, sys; print(all(m in sys.modules for m in ('textual', 'rich')))")
+    out = _python(
+        "import textual, rich, kura_tui, sys; print(all(m in sys.modules for m in ('textual', 'rich')))"
+    )
     assert out.stdout.strip() == "True", out.stderr
 
 

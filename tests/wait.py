@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
 
 
-def wait_for(check: Callable[[], T], what: str, *, timeout: float = 30.0, interval: float = 0.01) -> T:
+def wait_for(
+    check: Callable[[], T], what: str, *, timeout: float = 30.0, interval: float = 0.01
+) -> T:
     """Poll *check* until it returns something true, and return that. Fails naming *what*
     was awaited when *timeout* seconds pass first."""
     deadline = time.monotonic() + timeout
@@ -40,7 +43,7 @@ class Overlap:
         self.peak = 0
         self._cond = threading.Condition()
 
-    def __enter__(self) -> "Overlap":
+    def __enter__(self) -> Overlap:
         with self._cond:
             self.live += 1
             self.peak = max(self.peak, self.live)

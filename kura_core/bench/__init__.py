@@ -22,5 +22,16 @@ from .perf import Probe, perf, perf_table
 from .retention import PASS_SCORE, retention, score_line
 from .stores import QUESTIONS, generate_store, generate_workspace
 
-__all__ = ["PASS_SCORE", "Probe", "QUESTIONS", "compress", "generate_store", "generate_workspace", "perf",
-           "perf_table", "retention", "score_line", "tokenizer_counter"]
+__all__ = [
+    "PASS_SCORE",
+    "Probe",
+    "QUESTIONS",
+    "compress",
+    "generate_store",
+    "generate_workspace",
+    "perf",
+    "perf_table",
+    "retention",
+    "score_line",
+    "tokenizer_counter",
+]

@@ -18,52 +18,75 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import KuraError
 from ..registry import Registry
-from ..tokens import estimate_tokens
 from ..shapes import dict_at
+from ..tokens import estimate_tokens
 
 #: seconds a tokenizer command may take for one text
 TOKENIZER_TIMEOUT_S = 300.0
 
 
-def tokenizer_counter(command: str, *, timeout: float = TOKENIZER_TIMEOUT_S) -> Callable[[str], int]:
+def tokenizer_counter(
+    command: str, *, timeout: float = TOKENIZER_TIMEOUT_S
+) -> Callable[[str], int]:
     """A function counting tokens with *command* (see the module's contract)."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise KuraError(f"--tokenizer-command {command!r} cannot be split into words ({exc}): check its quotes") from None
+        raise KuraError(
+            f"--tokenizer-command {command!r} cannot be split into words ({exc}): check its quotes"
+        ) from None
     if not argv:
-        raise KuraError("--tokenizer-command is empty: name a program that reads text on stdin and prints a count")
+        raise KuraError(
+            "--tokenizer-command is empty: name a program that reads text on stdin and prints a count"
+        )
     if shutil.which(argv[0]) is None:
-        raise KuraError(f"--tokenizer-command: {argv[0]!r} was not found or is not executable; give a path to an "
-                        "executable (it is run directly, not through a shell)")
+        raise KuraError(
+            f"--tokenizer-command: {argv[0]!r} was not found or is not executable; give a path to an "
+            "executable (it is run directly, not through a shell)"
+        )
 
     def count(text: str) -> int:
         try:
-            proc = subprocess.run(argv, input=text.encode("utf-8"), capture_output=True, timeout=timeout)
+            proc = subprocess.run(
+                argv, input=text.encode("utf-8"), capture_output=True, timeout=timeout
+            )
         except FileNotFoundError:
-            raise KuraError(f"--tokenizer-command: {argv[0]!r} was not found; give a path to an executable "
-                            "(it is run directly, not through a shell)") from None
+            raise KuraError(
+                f"--tokenizer-command: {argv[0]!r} was not found; give a path to an executable "
+                "(it is run directly, not through a shell)"
+            ) from None
         except PermissionError:
-            raise KuraError(f"--tokenizer-command: {argv[0]!r} is not executable (chmod +x it)") from None
+            raise KuraError(
+                f"--tokenizer-command: {argv[0]!r} is not executable (chmod +x it)"
+            ) from None
         except subprocess.TimeoutExpired:
-            raise KuraError(f"--tokenizer-command took longer than {timeout:g} s for one text") from None
+            raise KuraError(
+                f"--tokenizer-command took longer than {timeout:g} s for one text"
+            ) from None
         if proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace").strip()[-300:]
-            raise KuraError(f"--tokenizer-command exited with {proc.returncode}" + (f": {err}" if err else ""))
+            raise KuraError(
+                f"--tokenizer-command exited with {proc.returncode}" + (f": {err}" if err else "")
+            )
         out = proc.stdout.decode("utf-8", "replace").strip()
         if not out.isdigit():
-            raise KuraError("--tokenizer-command must print one whole number (the token count) on stdout; "
-                            f"it printed {out[:80]!r}")
+            raise KuraError(
+                "--tokenizer-command must print one whole number (the token count) on stdout; "
+                f"it printed {out[:80]!r}"
+            )
         return int(out)
 
     return count
 
 
-def compress(reg: Registry, selector: str | None, *, tokenizer_command: str | None = None) -> dict[str, Any]:
+def compress(
+    reg: Registry, selector: str | None, *, tokenizer_command: str | None = None
+) -> dict[str, Any]:
     """store_ratio = tokens in attributed memories and their index lines / journal tokens drunk."""
     from ..distill.drafts import read_manifest
 
@@ -97,18 +120,35 @@ def compress(reg: Registry, selector: str | None, *, tokenizer_command: str | No
         index_tokens += estimate_tokens(e.raw) if e else 0
         if e:
             index_lines.append(e.raw)
-    out: dict[str, Any] = {"store": name, "batches": len(batches), "raw_tokens_drunk": raw,
-                           "memories_counted": counted, "unattributed": unattributed}
+    out: dict[str, Any] = {
+        "store": name,
+        "batches": len(batches),
+        "raw_tokens_drunk": raw,
+        "memories_counted": counted,
+        "unattributed": unattributed,
+    }
     if counter is None:
-        out.update({"memory_tokens": mem_tokens, "index_tokens": index_tokens, "ratio_label": "estimated",
-                    "counted_by": "kura's estimator (both sides)"})
+        out.update(
+            {
+                "memory_tokens": mem_tokens,
+                "index_tokens": index_tokens,
+                "ratio_label": "estimated",
+                "counted_by": "kura's estimator (both sides)",
+            }
+        )
     else:
         exact_mem = counter("\n\n".join(memory_texts)) if memory_texts else 0
         exact_idx = counter("\n".join(index_lines)) if index_lines else 0
-        out.update({"memory_tokens": exact_mem, "index_tokens": exact_idx, "ratio_label": "mixed",
-                    "counted_by": f"memories and index lines: {tokenizer_command}; journal side: the "
-                                  "distiller's estimate as it drank",
-                    "estimated": {"memory_tokens": mem_tokens, "index_tokens": index_tokens}})
+        out.update(
+            {
+                "memory_tokens": exact_mem,
+                "index_tokens": exact_idx,
+                "ratio_label": "mixed",
+                "counted_by": f"memories and index lines: {tokenizer_command}; journal side: the "
+                "distiller's estimate as it drank",
+                "estimated": {"memory_tokens": mem_tokens, "index_tokens": index_tokens},
+            }
+        )
     ratio = (out["memory_tokens"] + out["index_tokens"]) / raw if raw else None
     out["store_ratio"] = round(ratio, 4) if ratio is not None else None
     return out

@@ -66,18 +66,32 @@ def _summary(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     seconds = sum(r["seconds"] for r in rounds)
     errors = [e for r in rounds for e in r["errors"]]
     return {
-        "completed": len(lat), "errors": len(errors), "error_samples": errors[:5],
-        "reconnects": sum(r["reconnects"] for r in rounds), "seconds": round(seconds, 3),
+        "completed": len(lat),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+        "reconnects": sum(r["reconnects"] for r in rounds),
+        "seconds": round(seconds, 3),
         "requests_per_s": round(len(lat) / seconds, 1) if seconds > 0 else 0.0,
-        "rounds_per_s": [round(len(r["latencies_ms"]) / r["seconds"], 1) if r["seconds"] > 0 else 0.0
-                         for r in rounds],
-        "p50_ms": _pct(lat, 0.50), "p95_ms": _pct(lat, 0.95), "p99_ms": _pct(lat, 0.99),
+        "rounds_per_s": [
+            round(len(r["latencies_ms"]) / r["seconds"], 1) if r["seconds"] > 0 else 0.0
+            for r in rounds
+        ],
+        "p50_ms": _pct(lat, 0.50),
+        "p95_ms": _pct(lat, 0.95),
+        "p99_ms": _pct(lat, 0.99),
         "max_ms": round(lat[-1], 2) if lat else 0.0,
     }
 
 
-def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds_cap: float = 30.0,
-               store: str | None = None, rounds: int = 6) -> dict[str, Any]:
+def bench_http(
+    reg: Registry,
+    *,
+    clients: int = 16,
+    requests: int = 800,
+    seconds_cap: float = 30.0,
+    store: str | None = None,
+    rounds: int = 6,
+) -> dict[str, Any]:
     """Throughput and latency of degraded POST /recall from *clients* keep-alive connections
     in a separate process, beside a bare stdlib server measured the same way.
 
@@ -95,23 +109,39 @@ def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds
     questions = titles or ["what do we know", "what was decided", "where does it live"]
     server = make_server(quiet, "127.0.0.1", 0, token=None, log=None)
     bare = bare_server()
-    threads = [start_in_thread(server),
-               threading.Thread(target=bare.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)]
+    threads = [
+        start_in_thread(server),
+        threading.Thread(target=bare.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True),
+    ]
     threads[1].start()
     bodies = [json.dumps({"question": q, "store": name}) for q in questions]
-    plan = {"clients": clients, "rounds": rounds, "requests": requests, "seconds_cap": float(seconds_cap),
-            "targets": [{"label": "bare", "port": bare.server_address[1], "path": "/recall", "bodies": bodies},
-                        {"label": "kura", "port": server.port, "path": "/recall", "bodies": bodies}]}
+    plan = {
+        "clients": clients,
+        "rounds": rounds,
+        "requests": requests,
+        "seconds_cap": float(seconds_cap),
+        "targets": [
+            {"label": "bare", "port": bare.server_address[1], "path": "/recall", "bodies": bodies},
+            {"label": "kura", "port": server.port, "path": "/recall", "bodies": bodies},
+        ],
+    }
     try:
         with tempfile.TemporaryDirectory(prefix="kura-load-") as tmp:
             plan_file = Path(tmp) / "plan.json"
             plan_file.write_text(json.dumps(plan), encoding="utf-8")
             env = dict(os.environ)
             root = str(Path(__file__).resolve().parents[2])
-            env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-            proc = subprocess.run([sys.executable, "-m", "kura_core.bench.load", str(plan_file)],
-                                  capture_output=True, text=True, env=env, cwd=tmp,
-                                  timeout=2 * float(seconds_cap) + 120)
+            env["PYTHONPATH"] = root + (
+                os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+            )
+            proc = subprocess.run(
+                [sys.executable, "-m", "kura_core.bench.load", str(plan_file)],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=tmp,
+                timeout=2 * float(seconds_cap) + 120,
+            )
         if proc.returncode != 0:
             raise KuraError(f"the load process failed: {proc.stderr.strip()[-400:]}")
         raw = json.loads(proc.stdout)
@@ -126,16 +156,31 @@ def bench_http(reg: Registry, *, clients: int = 16, requests: int = 800, seconds
     k = _summary(raw["kura"])
     b = _summary(raw["bare"])
     # each round's kura rate over the bare rate measured beside it (the same minute)
-    paired = [round(kr / br, 3) for kr, br in zip(k["rounds_per_s"], b["rounds_per_s"]) if br > 0]
+    paired = [
+        round(kr / br, 3)
+        for kr, br in zip(k["rounds_per_s"], b["rounds_per_s"], strict=False)
+        if br > 0
+    ]
     return {
-        "route": "POST /recall", "how": "words", "store": name, "clients": clients,
-        "clients_in": "a separate process", "rounds": rounds, "requests": requests,
+        "route": "POST /recall",
+        "how": "words",
+        "store": name,
+        "clients": clients,
+        "clients_in": "a separate process",
+        "rounds": rounds,
+        "requests": requests,
         **{key: k[key] for key in ("completed", "errors", "error_samples", "reconnects")},
-        "connections": server.connections, "seconds": k["seconds"],
+        "connections": server.connections,
+        "seconds": k["seconds"],
         "capped": k["completed"] + k["errors"] < requests,
-        **{key: k[key] for key in ("requests_per_s", "rounds_per_s", "p50_ms", "p95_ms", "p99_ms", "max_ms")},
+        **{
+            key: k[key]
+            for key in ("requests_per_s", "rounds_per_s", "p50_ms", "p95_ms", "p99_ms", "max_ms")
+        },
         "bare": b,
-        "ratio_to_bare": round(k["requests_per_s"] / b["requests_per_s"], 3) if b["requests_per_s"] else None,
+        "ratio_to_bare": round(k["requests_per_s"] / b["requests_per_s"], 3)
+        if b["requests_per_s"]
+        else None,
         "ratio_by_round": paired,
         "ratio_median_of_rounds": round(statistics.median(paired), 3) if paired else None,
         "p99_ratio_to_bare": round(k["p99_ms"] / b["p99_ms"], 2) if b["p99_ms"] else None,

@@ -64,7 +64,7 @@ class _Conn:
         while (end := self.buf.find(b"\r\n\r\n")) < 0:
             self._fill()
         head = self.buf[:end].decode("latin-1")
-        self.buf = self.buf[end + 4:]
+        self.buf = self.buf[end + 4 :]
         status = int(head[9:12])
         length = 0
         closing = False
@@ -85,8 +85,11 @@ def _encode(port: int, path: str, bodies: list[str]) -> list[bytes]:
     out = []
     for b in bodies:
         data = b.encode("utf-8")
-        out.append(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-                   f"Content-Length: {len(data)}\r\n\r\n".encode("ascii") + data)
+        out.append(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n".encode("ascii")
+            + data
+        )
     return out
 
 
@@ -138,16 +141,23 @@ def _round(conns: list[_Conn], requests: list[bytes], count: int, seconds: float
     t0 = time.perf_counter()
     for t in threads:
         t.join(timeout=seconds + 30)
-    return {"seconds": time.perf_counter() - t0, "latencies_ms": lat, "errors": errors,
-            "reconnects": reconnects, "issued": issued}
+    return {
+        "seconds": time.perf_counter() - t0,
+        "latencies_ms": lat,
+        "errors": errors,
+        "reconnects": reconnects,
+        "issued": issued,
+    }
 
 
 def run(plan: dict[str, Any]) -> dict[str, Any]:
     clients = int(plan["clients"])
     rounds = int(plan["rounds"])
     targets = plan["targets"]
-    per_round = [int(plan["requests"]) // rounds + (1 if r < int(plan["requests"]) % rounds else 0)
-                 for r in range(rounds)]
+    per_round = [
+        int(plan["requests"]) // rounds + (1 if r < int(plan["requests"]) % rounds else 0)
+        for r in range(rounds)
+    ]
     seconds = float(plan["seconds_cap"]) / rounds
     prepared = []
     for t in targets:
@@ -161,7 +171,7 @@ def run(plan: dict[str, Any]) -> dict[str, Any]:
     for r in range(rounds):
         # the order turns round every round (A B, B A, ...): drift in the machine's speed
         # over the run falls on every target alike
-        for label, conns, reqs in (prepared if r % 2 == 0 else prepared[::-1]):
+        for label, conns, reqs in prepared if r % 2 == 0 else prepared[::-1]:
             out[label].append(_round(conns, reqs, per_round[r], seconds))
     for _, conns, _ in prepared:
         for c in conns:

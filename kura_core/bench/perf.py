@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..config import parse_config
 from ..registry import Registry
@@ -39,19 +40,37 @@ class Probe:
     line: Callable[[dict[str, Any]], str]
 
 
-def perf(sizes: Sequence[int] = (500, 5000, 20000), *, runs: int = 9, workdir: Path | None = None,
-         http: bool = True, rss: bool = True, probes: Sequence[Probe] = (),
-         progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+def perf(
+    sizes: Sequence[int] = (500, 5000, 20000),
+    *,
+    runs: int = 9,
+    workdir: Path | None = None,
+    http: bool = True,
+    rss: bool = True,
+    probes: Sequence[Probe] = (),
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
     say = progress or (lambda s: None)
     own = workdir is None
     work = Path(workdir or tempfile.mkdtemp(prefix="kura-perf-"))
-    report: dict[str, Any] = {"sizes": list(sizes), "runs": runs, "recall": [], "degraded": [],
-                              "index_after_write": [], "prefix": [], "weave": [], "gate": {}, "http": None,
-                              "rss": None}
+    report: dict[str, Any] = {
+        "sizes": list(sizes),
+        "runs": runs,
+        "recall": [],
+        "degraded": [],
+        "index_after_write": [],
+        "prefix": [],
+        "weave": [],
+        "gate": {},
+        "http": None,
+        "rss": None,
+    }
     for p in probes:
         report[p.name] = None
     if rss and not supported():
-        report["rss"] = {"skipped": "resident memory is read from /proc, which this system does not have"}
+        report["rss"] = {
+            "skipped": "resident memory is read from /proc, which this system does not have"
+        }
     try:
         with InstantThinker(keep_prompts=True) as thinker:
             for n in sizes:
@@ -61,7 +80,9 @@ def perf(sizes: Sequence[int] = (500, 5000, 20000), *, runs: int = 9, workdir: P
                 if rss and supported():
                     say(f"resident memory of kura serve at {n}")
                     report["rss"] = report["rss"] or []
-                    report["rss"].append({"memories": n, **serve_rss(root, work / f"serve{n}", thinker)})
+                    report["rss"].append(
+                        {"memories": n, **serve_rss(root, work / f"serve{n}", thinker)}
+                    )
                 say(f"recall by meaning at {n}")
                 meaning, prefix = measure_meaning(root, thinker, runs)
                 report["recall"].append(meaning)
@@ -93,53 +114,75 @@ def perf(sizes: Sequence[int] = (500, 5000, 20000), *, runs: int = 9, workdir: P
 
 
 def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
-    lines = ["memories   recall overhead   recall total   shards   degraded   word-index build   re-weave"]
+    lines = [
+        "memories   recall overhead   recall total   shards   degraded   word-index build   re-weave"
+    ]
     weave = {w.get("memories"): w for w in rep.get("weave", [])}
-    for r, d in zip(rep["recall"], rep["degraded"]):
+    for r, d in zip(rep["recall"], rep["degraded"], strict=False):
         w = weave.get(r["memories"], {})
         wm = w.get("reweave_ms_median", "—")
-        lines.append(f"{r['memories']:>8}   {r['overhead_ms_median']:>12.2f} ms   {r['total_ms_median']:>9.2f} ms"
-                     f"   {r['shards']:>6}   {d['median_ms']:>5.2f} ms   {d['index_build_ms']:>13.1f} ms"
-                     f"   {wm if isinstance(wm, str) else f'{wm:.1f} ms':>8}")
+        lines.append(
+            f"{r['memories']:>8}   {r['overhead_ms_median']:>12.2f} ms   {r['total_ms_median']:>9.2f} ms"
+            f"   {r['shards']:>6}   {d['median_ms']:>5.2f} ms   {d['index_build_ms']:>13.1f} ms"
+            f"   {wm if isinstance(wm, str) else f'{wm:.1f} ms':>8}"
+        )
     if rep.get("index_after_write"):
         lines.append("")
-        lines.append("memories   degraded warm   next recall after a write (median / max)   periodic check"
-                     "   full rebuild")
+        lines.append(
+            "memories   degraded warm   next recall after a write (median / max)   periodic check"
+            "   full rebuild"
+        )
         for u in rep["index_after_write"]:
-            lines.append(f"{u['memories']:>8}   {u['warm_ms_median']:>10.2f} ms   "
-                         f"{u['after_write_ms_median']:>18.2f} ms / {u['after_write_ms_max']:.2f} ms"
-                         f"   {u['periodic_check_ms']:>11.1f} ms   {u['full_rebuild_ms']:>9.1f} ms")
+            lines.append(
+                f"{u['memories']:>8}   {u['warm_ms_median']:>10.2f} ms   "
+                f"{u['after_write_ms_median']:>18.2f} ms / {u['after_write_ms_max']:.2f} ms"
+                f"   {u['periodic_check_ms']:>11.1f} ms   {u['full_rebuild_ms']:>9.1f} ms"
+            )
     if rep.get("prefix"):
         lines.append("")
-        lines.append("memories   prompt tokens per recall   shared with the previous prompt (min / median)"
-                     "   warm prefill per recall")
+        lines.append(
+            "memories   prompt tokens per recall   shared with the previous prompt (min / median)"
+            "   warm prefill per recall"
+        )
         for p in rep["prefix"]:
             mn, md = p.get("shared_share_min"), p.get("shared_share_median")
             shared = "—" if mn is None else f"{mn * 100:.2f}% / {md * 100:.2f}%"
-            lines.append(f"{p['memories']:>8}   {p['prompt_tokens_per_recall']:>24}   {shared:>44}"
-                         f"   {p.get('warm_prefill_tokens_per_recall')} tokens")
+            lines.append(
+                f"{p['memories']:>8}   {p['prompt_tokens_per_recall']:>24}   {shared:>44}"
+                f"   {p.get('warm_prefill_tokens_per_recall')} tokens"
+            )
     if isinstance(rep.get("rss"), list):
         lines.append("")
         lines.append("memories   kura serve resident memory (listening / warm / peak)")
         for m in rep["rss"]:
-            lines.append(f"{m['memories']:>8}   {m['rss_mb_listening']} / {m['rss_mb_warm']} / {m['rss_mb_peak']} MB")
+            lines.append(
+                f"{m['memories']:>8}   {m['rss_mb_listening']} / {m['rss_mb_warm']} / {m['rss_mb_peak']} MB"
+            )
     lines.append("")
     g = rep.get("gate") or {}
     if g:
-        lines.append(f"gate: {g['candidates']} candidates over {g['segments']} segments in {g['median_ms']} ms "
-                     f"({g['candidates_per_s']} candidates/s)")
+        lines.append(
+            f"gate: {g['candidates']} candidates over {g['segments']} segments in {g['median_ms']} ms "
+            f"({g['candidates_per_s']} candidates/s)"
+        )
     h = rep.get("http")
     if h:
         b = h.get("bare") or {}
-        lines.append(f"http: {h.get('requests_per_s')} requests/s degraded recall, p50 {h.get('p50_ms')} ms, "
-                     f"p99 {h.get('p99_ms')} ms, errors {h.get('errors')} ({h.get('clients')} clients in a separate "
-                     "process)")
-        lines.append(f"      bare stdlib server: {b.get('requests_per_s')} requests/s, p50 {b.get('p50_ms')} ms, "
-                     f"p99 {b.get('p99_ms')} ms — kura reaches {h.get('ratio_to_bare')} of its rate, "
-                     f"p99 {h.get('p99_ratio_to_bare')}×")
+        lines.append(
+            f"http: {h.get('requests_per_s')} requests/s degraded recall, p50 {h.get('p50_ms')} ms, "
+            f"p99 {h.get('p99_ms')} ms, errors {h.get('errors')} ({h.get('clients')} clients in a separate "
+            "process)"
+        )
+        lines.append(
+            f"      bare stdlib server: {b.get('requests_per_s')} requests/s, p50 {b.get('p50_ms')} ms, "
+            f"p99 {b.get('p99_ms')} ms — kura reaches {h.get('ratio_to_bare')} of its rate, "
+            f"p99 {h.get('p99_ratio_to_bare')}×"
+        )
         if h.get("ratio_by_round"):
-            lines.append(f"      round by round: {', '.join(str(x) for x in h['ratio_by_round'])} "
-                         f"(median {h.get('ratio_median_of_rounds')})")
+            lines.append(
+                f"      round by round: {', '.join(str(x) for x in h['ratio_by_round'])} "
+                f"(median {h.get('ratio_median_of_rounds')})"
+            )
     for p in probes:
         got = rep.get(p.name)
         if got and "skipped" not in got:

@@ -13,7 +13,8 @@ recall's prompt for that shard, and the tokens a warm cache still has to prefill
 from __future__ import annotations
 
 import statistics
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..tokens import estimate_tokens
 

@@ -29,13 +29,21 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000.0
 
 
-def measure_meaning(root: Path, thinker: InstantThinker, runs: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def measure_meaning(
+    root: Path, thinker: InstantThinker, runs: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """(recall by meaning figures, prefix-cache figures) for the store at *root*."""
     from ..recall import recall
 
-    reg = Registry(parse_config({"stores": {"bench": {"path": str(root)}},
-                                 "models": {"thinker": {"url": thinker.url, "model": "instant", "timeout": 30}}},
-                                source=None))
+    reg = Registry(
+        parse_config(
+            {
+                "stores": {"bench": {"path": str(root)}},
+                "models": {"thinker": {"url": thinker.url, "model": "instant", "timeout": 30}},
+            },
+            source=None,
+        )
+    )
     try:
         recall(reg, "bench", QUESTIONS[-1])  # warm: caches, connections
         thinker.take_prompts()
@@ -49,9 +57,13 @@ def measure_meaning(root: Path, thinker: InstantThinker, runs: int) -> tuple[dic
             tot.append(r.elapsed_ms)
             prompts.append([render(m) for m in thinker.take_prompts()])
         n = len(reg.store("bench").file_slugs())
-        meaning = {"memories": n, "overhead_ms_median": round(statistics.median(over), 2),
-                   "total_ms_median": round(statistics.median(tot), 2), "shards": r.shards if r else 0,
-                   "index_tokens": estimate_tokens(reg.store("bench").index_text())}
+        meaning = {
+            "memories": n,
+            "overhead_ms_median": round(statistics.median(over), 2),
+            "total_ms_median": round(statistics.median(tot), 2),
+            "shards": r.shards if r else 0,
+            "index_tokens": estimate_tokens(reg.store("bench").index_text()),
+        }
         prefix = {"memories": n, **prefix_report(prompts)}
         after = []
         for i in range(max(3, runs // 3)):
@@ -77,7 +89,7 @@ def measure_words(root: Path, runs: int, n: int) -> tuple[dict[str, Any], dict[s
         t0 = time.perf_counter()
         word_index(reg, "bench")
         build_ms = _ms(t0)
-        turn = iter(range(10 ** 6))
+        turn = iter(range(10**6))
 
         def one() -> float:
             t = time.perf_counter()
@@ -95,13 +107,21 @@ def measure_words(root: Path, runs: int, n: int) -> tuple[dict[str, Any], dict[s
             kind = _write(reg, i)
             kinds[kind].append(one())
         after = [x for xs in kinds.values() for x in xs]
-        degraded = {"memories": n, "median_ms": round(statistics.median(warm), 2), "index_build_ms": round(build_ms, 1)}
-        update = {"memories": n, "warm_ms_median": round(statistics.median(warm), 2),
-                  "after_write_ms_median": round(statistics.median(after), 2),
-                  "after_write_ms_max": round(max(after), 2),
-                  "by_kind_ms_median": {k: round(statistics.median(v), 2) for k, v in kinds.items() if v},
-                  "full_rebuild_ms": round(build_ms, 1), "writes": len(after),
-                  "periodic_check_ms": round(statistics.median(checks), 2)}
+        degraded = {
+            "memories": n,
+            "median_ms": round(statistics.median(warm), 2),
+            "index_build_ms": round(build_ms, 1),
+        }
+        update = {
+            "memories": n,
+            "warm_ms_median": round(statistics.median(warm), 2),
+            "after_write_ms_median": round(statistics.median(after), 2),
+            "after_write_ms_max": round(max(after), 2),
+            "by_kind_ms_median": {k: round(statistics.median(v), 2) for k, v in kinds.items() if v},
+            "full_rebuild_ms": round(build_ms, 1),
+            "writes": len(after),
+            "periodic_check_ms": round(statistics.median(checks), 2),
+        }
         return degraded, update
     finally:
         reg.close()
@@ -126,13 +146,23 @@ def _write(reg: Registry, i: int) -> str:
     store = reg.store("bench")
     kind = ("remember", "rewrite", "hand_edit")[i % 3]
     if kind == "remember":
-        store.write(f"bench-note-{i}", title=f"Bench note {i}", description=f"the kettle note {i} moved to the harbor",
-                    body=f"The kettle note {i} moved to the harbor.", type="project")
+        store.write(
+            f"bench-note-{i}",
+            title=f"Bench note {i}",
+            description=f"the kettle note {i} moved to the harbor",
+            body=f"The kettle note {i} moved to the harbor.",
+            type="project",
+        )
     elif kind == "rewrite":
         slug = store.file_slugs()[(i * 7919) % len(store.file_slugs())]
         mem = store.read(slug)
-        store.write(slug, title=slug.replace("-", " "), description=mem.description + f" (seen again {i})",
-                    body=mem.body + f"\n\nSeen again on pass {i}.", type=mem.type or "project")
+        store.write(
+            slug,
+            title=slug.replace("-", " "),
+            description=mem.description + f" (seen again {i})",
+            body=mem.body + f"\n\nSeen again on pass {i}.",
+            type=mem.type or "project",
+        )
     else:
         slugs = store.file_slugs()
         path = store.root / f"{slugs[(i * 104729) % len(slugs)]}.md"

@@ -32,19 +32,31 @@ def load_questions(questions_file: Path) -> list[dict[str, Any]]:
         raise KuraError(f"--questions {questions_file}: no such file") from None
     except json.JSONDecodeError as exc:
         raise KuraError(f"--questions {questions_file}: not JSON ({exc.msg})") from None
-    if not isinstance(qs, list) or not all(isinstance(q, dict) and "question" in q and "expect" in q for q in qs):
-        raise KuraError("--questions must be a JSON list of {id, category, question, expect[, must_not_store]}")
+    if not isinstance(qs, list) or not all(
+        isinstance(q, dict) and "question" in q and "expect" in q for q in qs
+    ):
+        raise KuraError(
+            "--questions must be a JSON list of {id, category, question, expect[, must_not_store]}"
+        )
     for q in qs:
         try:
             re.compile(str(q["expect"]))
         except re.error as exc:
-            raise KuraError(f"--questions: the expect pattern of {q.get('id', q['question'])!r} is not a "
-                            f"regular expression ({exc})") from None
+            raise KuraError(
+                f"--questions: the expect pattern of {q.get('id', q['question'])!r} is not a "
+                f"regular expression ({exc})"
+            ) from None
     return qs
 
 
-def retention(reg: Registry, questions_file: Path, corpus: Path | None = None, *,
-              workdir: Path | None = None, max_rounds: int = 20) -> dict[str, Any]:
+def retention(
+    reg: Registry,
+    questions_file: Path,
+    corpus: Path | None = None,
+    *,
+    workdir: Path | None = None,
+    max_rounds: int = 20,
+) -> dict[str, Any]:
     """Distil *corpus* into a fresh store with the configured models, then ask each
     question through recall and score its marker regex."""
     from ..distill import pipeline
@@ -57,7 +69,9 @@ def retention(reg: Registry, questions_file: Path, corpus: Path | None = None, *
         raise KuraError(f"no corpus at {corpus}: pass --corpus FILE")
     models = {r: s for r, s in reg.config.models.items() if s is not None}
     if "thinker" not in models:
-        raise KuraError("retention needs a model: configure [models.thinker] (it distils and recalls)")
+        raise KuraError(
+            "retention needs a model: configure [models.thinker] (it distils and recalls)"
+        )
     own = workdir is None
     work = Path(workdir or tempfile.mkdtemp(prefix="kura-retention-"))
     try:
@@ -79,7 +93,9 @@ def retention(reg: Registry, questions_file: Path, corpus: Path | None = None, *
             if not rep.did_work:
                 break
         drain = pipeline.drain(breg, "bench")
-        store_text = "\n".join(m.description + "\n" + m.body for m in breg.store("bench").scan().memories)
+        store_text = "\n".join(
+            m.description + "\n" + m.body for m in breg.store("bench").scan().memories
+        )
         by_cat: dict[str, dict[str, Any]] = {}
         rows = []
         for q in qs:
@@ -91,18 +107,31 @@ def retention(reg: Registry, questions_file: Path, corpus: Path | None = None, *
                 row = {"id": q.get("id"), "category": cat, "hit": not stored, "stored": stored}
             else:
                 res = recall(breg, "bench", q["question"])
-                row = {"id": q.get("id"), "category": cat, "hit": bool(pattern.search(res.context)),
-                       "how": res.how, "picked": list(res.picked)}
+                row = {
+                    "id": q.get("id"),
+                    "category": cat,
+                    "hit": bool(pattern.search(res.context)),
+                    "how": res.how,
+                    "picked": list(res.picked),
+                }
             slot["passed"] += 1 if row["hit"] else 0
             slot["of"] += 1
             rows.append(row)
         for slot in by_cat.values():
             slot["score"] = round(slot["passed"] / slot["of"], 3)
         passed = sum(s["passed"] for s in by_cat.values())
-        return {"score": round(passed / len(qs), 3) if qs else 0.0, "passed": passed, "of": len(qs),
-                "pass_score": PASS_SCORE, "by_category": by_cat, "questions": rows,
-                "memories": len(breg.store("bench").file_slugs()),
-                "poured": len(drain.poured), "tossed": len(drain.tossed), "workdir": str(work)}
+        return {
+            "score": round(passed / len(qs), 3) if qs else 0.0,
+            "passed": passed,
+            "of": len(qs),
+            "pass_score": PASS_SCORE,
+            "by_category": by_cat,
+            "questions": rows,
+            "memories": len(breg.store("bench").file_slugs()),
+            "poured": len(drain.poured),
+            "tossed": len(drain.tossed),
+            "workdir": str(work),
+        }
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
@@ -115,8 +144,15 @@ def score_line(rep: dict[str, Any]) -> str:
 
 
 def _spec_table(spec: Any) -> dict[str, Any]:
-    out = {"url": spec.url, "model": spec.model, "timeout": spec.timeout, "temperature": spec.temperature,
-           "effort": spec.effort, "thinking": spec.thinking, "dialect": spec.dialect}
+    out = {
+        "url": spec.url,
+        "model": spec.model,
+        "timeout": spec.timeout,
+        "temperature": spec.temperature,
+        "effort": spec.effort,
+        "thinking": spec.thinking,
+        "dialect": spec.dialect,
+    }
     if spec.api_key_env:
         out["api_key_env"] = spec.api_key_env
     if spec.extra:

@@ -43,18 +43,30 @@ def supported() -> bool:
     return os.path.isfile(f"/proc/{os.getpid()}/status")
 
 
-def serve_rss(root: Path, workdir: Path, thinker: InstantThinker, *, timeout: float = 120.0) -> dict[str, Any]:
+def serve_rss(
+    root: Path, workdir: Path, thinker: InstantThinker, *, timeout: float = 120.0
+) -> dict[str, Any]:
     """Start `kura serve` on the store at *root*, warm it, and report its memory in MB."""
     workdir.mkdir(parents=True, exist_ok=True)
     cfg = workdir / "kura.toml"
-    cfg.write_text(f'[stores.bench]\npath = "{root}"\n\n[models.thinker]\nurl = "{thinker.url}"\n'
-                   'model = "instant"\ntimeout = 60\n', encoding="utf-8")
+    cfg.write_text(
+        f'[stores.bench]\npath = "{root}"\n\n[models.thinker]\nurl = "{thinker.url}"\n'
+        'model = "instant"\ntimeout = 60\n',
+        encoding="utf-8",
+    )
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2]) + (
-        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    proc = subprocess.Popen([sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "serve", "--port", "0"],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=workdir)  # not the caller's directory: nothing there shadows a module
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "serve", "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=workdir,
+    )  # not the caller's directory: nothing there shadows a module
     found: list[str] = []
     said: list[str] = []
     ready = threading.Event()
@@ -79,13 +91,24 @@ def serve_rss(root: Path, workdir: Path, thinker: InstantThinker, *, timeout: fl
 
         def call(method: str, path: str, body: Any = None) -> dict[str, Any]:
             data = json.dumps(body).encode() if body is not None else None
-            conn.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
+            conn.request(
+                method,
+                path,
+                body=data,
+                headers={"Content-Type": "application/json"} if data else {},
+            )
             r = conn.getresponse()
             payload = r.read()
             if r.status != 200:
-                raise KuraError(f"{method} {path} answered {r.status}: {payload[:200]!r}; kura serve said:\n"
-                                + "\n".join(said[-20:]))
-            return json.loads(payload) if r.getheader("Content-Type", "").startswith("application/json") else {}
+                raise KuraError(
+                    f"{method} {path} answered {r.status}: {payload[:200]!r}; kura serve said:\n"
+                    + "\n".join(said[-20:])
+                )
+            return (
+                json.loads(payload)
+                if r.getheader("Content-Type", "").startswith("application/json")
+                else {}
+            )
 
         t0 = time.perf_counter()
         hows = [call("POST", "/recall", {"question": QUESTIONS[0]}).get("how")]
@@ -99,8 +122,13 @@ def serve_rss(root: Path, workdir: Path, thinker: InstantThinker, *, timeout: fl
         warm_s = time.perf_counter() - t0
         conn.close()
         warm = rss_kb(proc.pid)
-        return {"rss_mb_listening": round(started["VmRSS"] / 1024, 1), "rss_mb_warm": round(warm["VmRSS"] / 1024, 1),
-                "rss_mb_peak": round(warm["VmHWM"] / 1024, 1), "warming_s": round(warm_s, 2), "recalled_by": hows}
+        return {
+            "rss_mb_listening": round(started["VmRSS"] / 1024, 1),
+            "rss_mb_warm": round(warm["VmRSS"] / 1024, 1),
+            "rss_mb_peak": round(warm["VmHWM"] / 1024, 1),
+            "warming_s": round(warm_s, 2),
+            "recalled_by": hows,
+        }
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

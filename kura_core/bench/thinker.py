@@ -38,13 +38,27 @@ class InstantThinker:
                 body = json.loads(self.rfile.read(n) or b"{}")
                 messages = body.get("messages") or [{}]
                 system = messages[0].get("content", "")
-                slugs = ["no-such-memory-anywhere"] if owner.nonsense else _SLUG_IN_INDEX.findall(system)[:3]
+                slugs = (
+                    ["no-such-memory-anywhere"]
+                    if owner.nonsense
+                    else _SLUG_IN_INDEX.findall(system)[:3]
+                )
                 with owner.lock:
                     owner.calls += 1
                     if owner.keep_prompts:
                         owner.prompts.append(messages)
-                self._send({"choices": [{"message": {"role": "assistant",
-                                                     "content": json.dumps({"slugs": slugs})}}]})
+                self._send(
+                    {
+                        "choices": [
+                            {
+                                "message": {
+                                    "role": "assistant",
+                                    "content": json.dumps({"slugs": slugs}),
+                                }
+                            }
+                        ]
+                    }
+                )
 
             def _send(self, obj: Any) -> None:
                 data = json.dumps(obj).encode()
@@ -70,7 +84,7 @@ class InstantThinker:
             out, self.prompts = self.prompts, []
         return out
 
-    def __enter__(self) -> "InstantThinker":
+    def __enter__(self) -> InstantThinker:
         self.thread.start()
         return self
 

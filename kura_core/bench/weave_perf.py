@@ -27,9 +27,14 @@ def bench_reweave(n: int, workdir: Path, *, runs: int = 5) -> dict[str, Any]:
     if root.exists():
         shutil.rmtree(root)
     generate_store(root, n)
-    raw = {"stores": {"bench": {"path": str(root)}},
-           "prefill": {"window_tokens": max(131072, n * 400), "budget_fraction": 0.25,
-                       "hard_fraction": 0.5}}
+    raw = {
+        "stores": {"bench": {"path": str(root)}},
+        "prefill": {
+            "window_tokens": max(131072, n * 400),
+            "budget_fraction": 0.25,
+            "hard_fraction": 0.5,
+        },
+    }
 
     def open_reg() -> Any:
         return Registry(parse_config(raw, source=None), env={})
@@ -42,8 +47,10 @@ def bench_reweave(n: int, workdir: Path, *, runs: int = 5) -> dict[str, Any]:
         rows = {}
         for e in idx.entries:
             if estimate_tokens(e.description) > budget_t:
-                rows[ledger_key(e.description, budget_t)] = (mechanical_trigger(e.description, budget_t),
-                                                             "scribe")
+                rows[ledger_key(e.description, budget_t)] = (
+                    mechanical_trigger(e.description, budget_t),
+                    "scribe",
+                )
         ws = reg.workshop("bench")
         fill_ledger(ws, ((k, t, s) for k, (t, s) in rows.items()), time.time())
         t0 = time.perf_counter()

@@ -38,26 +38,27 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import yaml
 
 from ..config import load_config
-from ..distill.pipeline import echo_detector
 from ..distill import drafts as drafts_mod
 from ..distill.drafts import CURATION, Draft, save_draft, write_manifest
 from ..distill.evidence import Segment
 from ..distill.gate import GateResult, run_gate
-from ..floors import check_surface, messages
 from ..distill.journals import read_claude
+from ..distill.pipeline import echo_detector
 from ..errors import KuraError
+from ..floors import check_surface, messages
 from ..fsutil import atomic_write_text
 from ..registry import Registry
-from ..store import Store, slugify
 from ..shapes import list_at
+from ..store import Store, slugify
 
 __all__ = ["MARKER", "build_demo", "default_demo_dir", "is_demo_workspace"]
 
@@ -71,6 +72,7 @@ _CC_VERSION = "2.0.14"
 
 
 # --------------------------------------------------------------------------- public API
+
 
 def default_demo_dir() -> Path:
     """Where ``kura demo`` puts its workspace: ``$XDG_DATA_HOME/kura/demo``, or
@@ -86,7 +88,9 @@ def is_demo_workspace(path: str | os.PathLike) -> bool:
     return p.is_dir() and (p / MARKER).is_file()
 
 
-def build_demo(dest: str | os.PathLike, *, today: dt.date | None = None, force: bool = False) -> Path:
+def build_demo(
+    dest: str | os.PathLike, *, today: dt.date | None = None, force: bool = False
+) -> Path:
     """Create the demo workspace in *dest* and return the path of its ``kura.toml``.
 
     An existing demo workspace is reused as it is unless *force* is true, in which case it
@@ -99,7 +103,9 @@ def build_demo(dest: str | os.PathLike, *, today: dt.date | None = None, force: 
     today = today or dt.date.today()
     if dest.exists() or dest.is_symlink():
         if dest.is_symlink() or not dest.is_dir():
-            raise KuraError(f"{dest} exists and is not a directory; choose another place for the demo")
+            raise KuraError(
+                f"{dest} exists and is not a directory; choose another place for the demo"
+            )
         if is_demo_workspace(dest):
             if not force and (dest / CONFIG).is_file():
                 return dest / CONFIG
@@ -138,6 +144,7 @@ def _swap_into_place(staging: Path, dest: Path) -> None:
 
 # --------------------------------------------------------------------------- data
 
+
 def _data() -> Any:
     return resources.files(__package__).joinpath("data")
 
@@ -170,10 +177,11 @@ class _Clock:
         return self._t
 
     def iso(self) -> str:
-        return dt.datetime.fromtimestamp(self(), dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        return dt.datetime.fromtimestamp(self(), dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 # --------------------------------------------------------------------------- the build
+
 
 def _build(root: Path, today: dt.date) -> None:
     root.mkdir(parents=True)
@@ -202,7 +210,9 @@ def _build(root: Path, today: dt.date) -> None:
                 drafts_mod.toss(reg, name, toss["slug"], toss["reason"], by="hand")
     finally:
         reg.close()
-    atomic_write_text(root / MARKER, "kura demo workspace: `kura demo --rebuild` builds it afresh.\n")
+    atomic_write_text(
+        root / MARKER, "kura demo workspace: `kura demo --rebuild` builds it afresh.\n"
+    )
 
 
 def _write_memories(store: Store, entries: Sequence[Mapping[str, Any]], today: dt.date) -> None:
@@ -213,9 +223,15 @@ def _write_memories(store: Store, entries: Sequence[Mapping[str, Any]], today: d
             if e.get(key):
                 meta[key] = e[key]
         store.write(
-            e["slug"], title=e["title"], description=e["description"], body=e["body"],
-            type=e.get("type", "project"), tags=e.get("tags") or [], meta=meta,
-            sector=e.get("sector", ""), create_only=True,
+            e["slug"],
+            title=e["title"],
+            description=e["description"],
+            body=e["body"],
+            type=e.get("type", "project"),
+            tags=e.get("tags") or [],
+            meta=meta,
+            sector=e.get("sector", ""),
+            create_only=True,
         )
         stamp = _local_noon(created)
         os.utime(store.memory_path(e["slug"]), (stamp, stamp))
@@ -227,12 +243,14 @@ def _local_noon(day: dt.date) -> float:
 
 # --------------------------------------------------------------------------- journals
 
+
 def _journal_path(root: Path, store_name: str, session: Mapping[str, Any]) -> Path:
     return root / "journals" / store_name / f"{session['id']}.jsonl"
 
 
-def _write_journal(root: Path, store_name: str, store: Store, session: Mapping[str, Any],
-                   today: dt.date) -> Path:
+def _write_journal(
+    root: Path, store_name: str, store: Store, session: Mapping[str, Any], today: dt.date
+) -> Path:
     path = _journal_path(root, store_name, session)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines, last = _render_session(session, store, today)
@@ -242,14 +260,21 @@ def _write_journal(root: Path, store_name: str, store: Store, session: Mapping[s
     return path
 
 
-def _render_session(session: Mapping[str, Any], store: Store,
-                    today: dt.date) -> tuple[list[str], dt.datetime]:
+def _render_session(
+    session: Mapping[str, Any], store: Store, today: dt.date
+) -> tuple[list[str], dt.datetime]:
     """Claude Code JSONL lines for one scripted session, and the time of the last one."""
     sid = str(session["id"])
     day = today - dt.timedelta(days=int(session["days_ago"]))
     t = dt.datetime.combine(day, dt.time.fromisoformat(str(session["start"])))
-    base = {"isSidechain": False, "userType": "external", "cwd": session.get("cwd", "/home/ren"),
-            "sessionId": sid, "version": _CC_VERSION, "gitBranch": ""}
+    base = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": session.get("cwd", "/home/ren"),
+        "sessionId": sid,
+        "version": _CC_VERSION,
+        "gitBranch": "",
+    }
     out: list[str] = []
     parent: str | None = None
     pending_tool: list[str] = []
@@ -263,8 +288,14 @@ def _render_session(session: Mapping[str, Any], store: Store,
         nonlocal parent, n, t
         t = t + dt.timedelta(seconds=gap)
         u = str(uuid.uuid5(_NS, f"{sid}:{n}"))
-        entry = {"parentUuid": parent, **base, "type": kind, "message": message, "uuid": u,
-                 "timestamp": t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{n * 37 % 1000:03d}Z"}
+        entry = {
+            "parentUuid": parent,
+            **base,
+            "type": kind,
+            "message": message,
+            "uuid": u,
+            "timestamp": t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{n * 37 % 1000:03d}Z",
+        }
         if kind == "assistant":
             entry["requestId"] = ident("req_", "r", n)
         out.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
@@ -272,22 +303,45 @@ def _render_session(session: Mapping[str, Any], store: Store,
         n += 1
 
     def assistant(content: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"id": ident("msg_", "m", n), "type": "message", "role": "assistant",
-                "model": _MODEL, "content": content, "stop_reason": None, "stop_sequence": None,
-                "usage": {"input_tokens": 8, "output_tokens": 64}}
+        return {
+            "id": ident("msg_", "m", n),
+            "type": "message",
+            "role": "assistant",
+            "model": _MODEL,
+            "content": content,
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 8, "output_tokens": 64},
+        }
 
     def tool_use(name: str, payload: Mapping[str, Any], gap: float) -> None:
         tid = ident("toolu_", "t", n)
         pending_tool.append(tid)
-        emit("assistant", assistant([{"type": "tool_use", "id": tid, "name": name,
-                                      "input": dict(payload)}]), gap)
+        emit(
+            "assistant",
+            assistant([{"type": "tool_use", "id": tid, "name": name, "input": dict(payload)}]),
+            gap,
+        )
 
     def tool_result(content: Any, gap: float) -> None:
         if not pending_tool:
             raise KuraError(f"demo session {sid}: a tool result with no tool call before it")
         tid = pending_tool.pop()
-        emit("user", {"role": "user", "content": [
-            {"tool_use_id": tid, "type": "tool_result", "content": content, "is_error": False}]}, gap)
+        emit(
+            "user",
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "tool_use_id": tid,
+                        "type": "tool_result",
+                        "content": content,
+                        "is_error": False,
+                    }
+                ],
+            },
+            gap,
+        )
 
     for turn in session["turns"]:
         gap = float(turn.get("gap", 6 if "tool" in turn else 25))
@@ -314,8 +368,9 @@ def _render_session(session: Mapping[str, Any], store: Store,
     return out, t
 
 
-def _write_candidates(root: Path, store_name: str, session: Mapping[str, Any],
-                      batch: Sequence[Mapping[str, Any]]) -> None:
+def _write_candidates(
+    root: Path, store_name: str, session: Mapping[str, Any], batch: Sequence[Mapping[str, Any]]
+) -> None:
     path = root / "candidates" / store_name / f"{session['id']}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({"candidates": list(batch)}, ensure_ascii=False, indent=2) + "\n"
@@ -325,17 +380,29 @@ def _write_candidates(root: Path, store_name: str, session: Mapping[str, Any],
 # --------------------------------------------------------------------------- distilling
 
 
-
 def _segment_json(seg: Segment) -> dict[str, Any]:
-    return {"cls": seg.cls, "text": seg.text, "source": seg.source, "start": seg.start,
-            "end": seg.end, "unit": seg.unit}
+    return {
+        "cls": seg.cls,
+        "text": seg.text,
+        "source": seg.source,
+        "start": seg.start,
+        "end": seg.end,
+        "unit": seg.unit,
+    }
 
 
 def _quote_json(q: Any) -> dict[str, Any]:
     seg = q.segment
-    return {"text": q.text, "cls": q.cls, "claimed": q.claimed, "status": q.status,
-            "source": seg.source if seg else "", "start": seg.start if seg else 0,
-            "end": seg.end if seg else 0, "unit": seg.unit if seg else ""}
+    return {
+        "text": q.text,
+        "cls": q.cls,
+        "claimed": q.claimed,
+        "status": q.status,
+        "source": seg.source if seg else "",
+        "start": seg.start if seg else 0,
+        "end": seg.end if seg else 0,
+        "unit": seg.unit if seg else "",
+    }
 
 
 def _decisive_reason(r: GateResult) -> str:
@@ -345,22 +412,40 @@ def _decisive_reason(r: GateResult) -> str:
     return why
 
 
-def _distil(root: Path, reg: Registry, name: str, journal: Path, session: Mapping[str, Any],
-            batch: Sequence[Mapping[str, Any]], clock: _Clock) -> None:
+def _distil(
+    root: Path,
+    reg: Registry,
+    name: str,
+    journal: Path,
+    session: Mapping[str, Any],
+    batch: Sequence[Mapping[str, Any]],
+    clock: _Clock,
+) -> None:
     store = reg.store(name)
     ws = reg.workshop(name)
     spec = reg.config.stores[name]
     rel = journal.relative_to(root).as_posix()
     read = read_claude(journal, 0)
     segments = [replace(s, source=rel) for s in read.segments]
-    info = {"journal": rel, "adapter": "claude", "unit": read.unit, "start": read.start,
-            "end": read.end, "segments": len(segments), "records": read.records,
-            "session_id": str(session["id"])}
-    results = run_gate([dict(c) for c in batch], segments, is_echo=echo_detector(store),
-                       human_names=spec.distill.human_names,
-                       min_quote_chars=spec.distill.min_quote_chars)
+    info = {
+        "journal": rel,
+        "adapter": "claude",
+        "unit": read.unit,
+        "start": read.start,
+        "end": read.end,
+        "segments": len(segments),
+        "records": read.records,
+        "session_id": str(session["id"]),
+    }
+    results = run_gate(
+        [dict(c) for c in batch],
+        segments,
+        is_echo=echo_detector(store),
+        human_names=spec.distill.human_names,
+        min_quote_chars=spec.distill.min_quote_chars,
+    )
     existing = set(store.file_slugs())
-    for cand, r in zip(batch, results):
+    for cand, r in zip(batch, results, strict=False):
         gate_json = {**r.to_json(), "batch": info}
         if r.verdict == "seed":
             verified = [_quote_json(q) for q in r.survivors]
@@ -368,8 +453,15 @@ def _distil(root: Path, reg: Registry, name: str, journal: Path, session: Mappin
             ws.execute(
                 "INSERT INTO seeds(at, title, body, quotes, state, source, updated) "
                 "VALUES(?,?,?,?,?,?,?)",
-                (at, r.title, str(cand.get("body", "")).strip(),
-                 json.dumps(verified, ensure_ascii=False), "waiting", rel, at),
+                (
+                    at,
+                    r.title,
+                    str(cand.get("body", "")).strip(),
+                    json.dumps(verified, ensure_ascii=False),
+                    "waiting",
+                    rel,
+                    at,
+                ),
             )
             continue
         if r.verdict != "kept":
@@ -382,12 +474,20 @@ def _distil(root: Path, reg: Registry, name: str, journal: Path, session: Mappin
         if target:
             cur = store.read(target)
             given = [cur.title, cur.description, cur.body]
-        final = check_surface(fields, r.evidence, human_names=spec.distill.human_names,
-                              existing_slugs=existing, given=given)
+        final = check_surface(
+            fields,
+            r.evidence,
+            human_names=spec.distill.human_names,
+            existing_slugs=existing,
+            given=given,
+        )
         if final:
-            ws.log_gate("dropped", title=r.title,
-                        reason="refused by the final floor: " + "; ".join(messages(final)),
-                        detail={**gate_json, "violations": [v.to_json() for v in final]})
+            ws.log_gate(
+                "dropped",
+                title=r.title,
+                reason="refused by the final floor: " + "; ".join(messages(final)),
+                detail={**gate_json, "violations": [v.to_json() for v in final]},
+            )
             continue
         _make_draft(store, cand, r, evidence, info, rel, target, clock)
 
@@ -399,11 +499,24 @@ def _unique_segments(segs: Iterable[Segment]) -> list[Segment]:
     return list(seen.values())
 
 
-def _make_draft(store: Store, cand: Mapping[str, Any], r: GateResult, evidence: Sequence[Segment],
-                info: Mapping[str, Any], rel: str, target: str, clock: _Clock) -> Draft:
+def _make_draft(
+    store: Store,
+    cand: Mapping[str, Any],
+    r: GateResult,
+    evidence: Sequence[Segment],
+    info: Mapping[str, Any],
+    rel: str,
+    target: str,
+    clock: _Clock,
+) -> Draft:
     quotes = [_quote_json(q) for q in r.survivors]
-    gate = {"verdict": r.verdict, "reasons": list(r.reasons), "violations": [v.to_json() for v in r.violations],
-            "tag_checks": dict(r.tag_checks), "classes": list(r.classes)}
+    gate = {
+        "verdict": r.verdict,
+        "reasons": list(r.reasons),
+        "violations": [v.to_json() for v in r.violations],
+        "tag_checks": dict(r.tag_checks),
+        "classes": list(r.classes),
+    }
     decision, digest = "new", ""
     if target:
         decision = "extends"
@@ -411,8 +524,11 @@ def _make_draft(store: Store, cand: Mapping[str, Any], r: GateResult, evidence: 
     segments = [_segment_json(s) for s in evidence]
     if target:
         cur = store.read(target)
-        segments.append(_segment_json(Segment("TOOL", cur.description + "\n" + cur.body, f"memory:{target}",
-                                              0, 0, "byte")))
+        segments.append(
+            _segment_json(
+                Segment("TOOL", cur.description + "\n" + cur.body, f"memory:{target}", 0, 0, "byte")
+            )
+        )
     payload = {
         "batch": dict(info),
         "segments": segments,

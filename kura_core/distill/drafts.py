@@ -26,16 +26,23 @@ import fcntl
 import hashlib
 import json
 import os
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound
-from ..fsutil import (atomic_write_text, create_exclusive, discard, is_temp_name, storage_error,
-                      sweep_dead_temps)
+from ..fsutil import (
+    atomic_write_text,
+    create_exclusive,
+    discard,
+    is_temp_name,
+    storage_error,
+    sweep_dead_temps,
+)
 from ..registry import Registry
-from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
 from ..shapes import dict_at
+from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
 EVIDENCE_CLOSE = "-->"
@@ -66,11 +73,11 @@ class Draft:
     body: str
     type: str = "project"
     tags: tuple[str, ...] = ()
-    decision: str = "new"           # "new" | "extends"
-    target: str = ""                # the memory an extension rewrites
-    target_digest: str = ""         # sha256 of the target's body when the draft was composed
-    kind: str = "fact"              # fact | judgement
-    label: str = ""                 # "judgement" when only the agent's own words vouch for it
+    decision: str = "new"  # "new" | "extends"
+    target: str = ""  # the memory an extension rewrites
+    target_digest: str = ""  # sha256 of the target's body when the draft was composed
+    kind: str = "fact"  # fact | judgement
+    label: str = ""  # "judgement" when only the agent's own words vouch for it
     quotes: tuple[Mapping[str, Any], ...] = ()
     gate: Mapping[str, Any] = field(default_factory=dict)
     curation: Mapping[str, str] = field(default_factory=dict)
@@ -87,16 +94,28 @@ class Draft:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "slug": self.slug, "title": self.title, "description": self.description,
-            "body": self.body, "type": self.type, "tags": list(self.tags),
-            "decision": self.decision, "target": self.target, "kind": self.kind,
-            "label": self.label, "quotes": [dict(q) for q in self.quotes],
-            "gate": dict(self.gate), "curation": dict(self.curation), "manifest": self.manifest,
-            "created": self.created, "source": self.source, "history": [dict(h) for h in self.history],
+            "slug": self.slug,
+            "title": self.title,
+            "description": self.description,
+            "body": self.body,
+            "type": self.type,
+            "tags": list(self.tags),
+            "decision": self.decision,
+            "target": self.target,
+            "kind": self.kind,
+            "label": self.label,
+            "quotes": [dict(q) for q in self.quotes],
+            "gate": dict(self.gate),
+            "curation": dict(self.curation),
+            "manifest": self.manifest,
+            "created": self.created,
+            "source": self.source,
+            "history": [dict(h) for h in self.history],
         }
 
 
 # --------------------------------------------------------------------------- paths
+
 
 def drafts_dir(store: Store) -> Path:
     return store.still / "drafts"
@@ -112,6 +131,7 @@ def draft_path(store: Store, slug: str) -> Path:
 
 
 # --------------------------------------------------------------------------- manifests
+
 
 def write_manifest(store: Store, payload: Mapping[str, Any]) -> str:
     """Store *payload* as JSON named by its own digest; return 'sha256:<hex>'."""
@@ -129,8 +149,12 @@ def write_manifest(store: Store, payload: Mapping[str, Any]) -> str:
 
 
 def read_manifest(store: Store, ref: str) -> dict[str, Any]:
-    if not isinstance(ref, str) or not ref.startswith("sha256:") or not all(
-            c in "0123456789abcdef" for c in ref[7:]) or len(ref) != 71:
+    if (
+        not isinstance(ref, str)
+        or not ref.startswith("sha256:")
+        or not all(c in "0123456789abcdef" for c in ref[7:])
+        or len(ref) != 71
+    ):
         raise NotFound(f"{ref!r} is not an evidence manifest reference")
     p = manifests_dir(store) / f"{ref[7:]}.json"
     try:
@@ -140,6 +164,7 @@ def read_manifest(store: Store, ref: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- files
+
 
 def render_draft(d: Draft) -> str:
     meta: dict[str, Any] = {
@@ -151,25 +176,40 @@ def render_draft(d: Draft) -> str:
         if d.curation.get(k):
             meta[k] = d.curation[k]
     meta["draft"] = {
-        "title": d.title, "decision": d.decision, "target": d.target,
-        "target_digest": d.target_digest, "kind": d.kind, "label": d.label,
-        "created": d.created, "source": d.source,
+        "title": d.title,
+        "decision": d.decision,
+        "target": d.target,
+        "target_digest": d.target_digest,
+        "kind": d.kind,
+        "label": d.label,
+        "created": d.created,
+        "source": d.source,
     }
     text = render_memory(meta, d.body)
     lines = [EVIDENCE_OPEN, "Why this draft exists: quotes found verbatim in the journal."]
     for q in d.quotes:
         where = _where(q)
-        lines.append(f"[{q.get('cls', '?')}] {_one_line(q.get('text', ''))}  ({q.get('status', '?')}{where})")
+        lines.append(
+            f"[{q.get('cls', '?')}] {_one_line(q.get('text', ''))}  ({q.get('status', '?')}{where})"
+        )
     g = d.gate or {}
     verdict = g.get("verdict", "?")
-    lines.append(f"gate: {verdict}" + (f" — {'; '.join(g.get('reasons', []))}" if g.get("reasons") else ""))
+    lines.append(
+        f"gate: {verdict}" + (f" — {'; '.join(g.get('reasons', []))}" if g.get("reasons") else "")
+    )
     if g.get("violations"):
         from ..floors import Violation
 
-        lines.append("violations: " + "; ".join(Violation.from_json(v).message() for v in g["violations"]))
+        lines.append(
+            "violations: " + "; ".join(Violation.from_json(v).message() for v in g["violations"])
+        )
     if g.get("tag_checks"):
         lines.append("tags: " + ", ".join(f"{k} {v}" for k, v in g["tag_checks"].items()))
-    payload = {"quotes": [dict(q) for q in d.quotes], "gate": dict(g), "history": [dict(h) for h in d.history]}
+    payload = {
+        "quotes": [dict(q) for q in d.quotes],
+        "gate": dict(g),
+        "history": [dict(h) for h in d.history],
+    }
     lines.append(json.dumps(payload, ensure_ascii=False).replace("-->", "--\\u003e"))
     lines.append(EVIDENCE_CLOSE)
     return text.rstrip("\n") + "\n\n" + "\n".join(lines) + "\n"
@@ -180,7 +220,9 @@ def _where(q: Mapping[str, Any]) -> str:
     if not src:
         return ""
     unit = q.get("unit", "byte")
-    span = f"{unit}s {q.get('start')}–{q.get('end')}" if unit == "byte" else f"line {q.get('start')}"
+    span = (
+        f"{unit}s {q.get('start')}–{q.get('end')}" if unit == "byte" else f"line {q.get('start')}"
+    )
     return f", {Path(str(src)).name} {span}"
 
 
@@ -297,8 +339,11 @@ def _draft_files(store: Store) -> list[Path]:
     d = drafts_dir(store)
     if not d.is_dir():
         return []
-    return sorted(p for p in d.iterdir() if p.suffix == ".md" and not is_temp_name(p.name)
-                  and not p.is_symlink() and p.is_file())
+    return sorted(
+        p
+        for p in d.iterdir()
+        if p.suffix == ".md" and not is_temp_name(p.name) and not p.is_symlink() and p.is_file()
+    )
 
 
 def read_draft(store: Store, slug: str) -> Draft:
@@ -312,6 +357,7 @@ def read_draft(store: Store, slug: str) -> Draft:
 
 
 # --------------------------------------------------------------------------- the floor
+
 
 def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], Any, list[str]]:
     """What vouches for a draft: the segments its quotes were found in (to show a model),
@@ -330,8 +376,14 @@ def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], Any, list[str]]:
             man = {}
     given: list[str] = []
     for s in man.get("segments", []):
-        seg = Segment(cls=s["cls"], text=s["text"], source=s.get("source", ""),
-                      start=int(s.get("start", 0)), end=int(s.get("end", 0)), unit=s.get("unit", "byte"))
+        seg = Segment(
+            cls=s["cls"],
+            text=s["text"],
+            source=s.get("source", ""),
+            start=int(s.get("start", 0)),
+            end=int(s.get("end", 0)),
+            unit=s.get("unit", "byte"),
+        )
         if seg.source.startswith("memory:"):
             given.append(seg.text)
         else:
@@ -345,25 +397,38 @@ def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], Any, list[str]]:
             if q.get("status") != "verified":
                 continue
             found = by_place.get((q.get("source"), q.get("start")))
-            quotes.append((str(q.get("cls")), str(q.get("text", "")), found.text if found else str(q.get("text", ""))))
+            quotes.append(
+                (
+                    str(q.get("cls")),
+                    str(q.get("text", "")),
+                    found.text if found else str(q.get("text", "")),
+                )
+            )
         ev = Evidence.of(((s.cls, s.text) for s in segs), quotes)
     return segs, ev, given
 
 
-def check_floor(reg: Registry, name: str, draft: Draft, *, tags_before: Sequence[str] = ()) -> list[Any]:
+def check_floor(
+    reg: Registry, name: str, draft: Draft, *, tags_before: Sequence[str] = ()
+) -> list[Any]:
     """The final floor on what a draft would store: shape, disguise, numbers, attribution,
     links, tags -- the same floors the gate ran (:mod:`kura_core.floors`)."""
     from ..floors import check_surface, check_tags
 
     store = reg.store(name)
     _segs, ev, given = evidence_of(store, draft)
-    fields = {"title": draft.title, "description": draft.description, "body": draft.body,
-              **{k: draft.curation.get(k, "") for k in CURATION}}
+    fields = {
+        "title": draft.title,
+        "description": draft.description,
+        "body": draft.body,
+        **{k: draft.curation.get(k, "") for k in CURATION},
+    }
     existing = set(store.file_slugs())
     existing.add(draft.writes)
     names = reg.config.stores[name].distill.human_names
-    return check_surface(fields, ev, human_names=names, existing_slugs=existing, given=given) \
-        + check_tags(list(draft.tags), ev, allowed=tags_before, human_names=names)
+    return check_surface(
+        fields, ev, human_names=names, existing_slugs=existing, given=given
+    ) + check_tags(list(draft.tags), ev, allowed=tags_before, human_names=names)
 
 
 def body_digest(text: str) -> str:
@@ -372,6 +437,7 @@ def body_digest(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- actions
+
 
 def is_poured(store: Store, draft: Draft) -> bool:
     """Whether the memory this draft writes is already in the store with its evidence
@@ -384,7 +450,9 @@ def is_poured(store: Store, draft: Draft) -> bool:
     except KuraError:
         return False
     md = dict_at(current.meta, "metadata")
-    return md.get("evidence_manifest") == draft.manifest and current.body.strip() == draft.body.strip()
+    return (
+        md.get("evidence_manifest") == draft.manifest and current.body.strip() == draft.body.strip()
+    )
 
 
 def draft_key(draft: Draft) -> str:
@@ -397,15 +465,28 @@ def _rel(store: Store, draft: Draft) -> str:
 
 
 def _poured_row(reg: Registry, draft: Draft, by: str) -> dict[str, Any]:
-    return {"kind": "poured", "title": draft.title, "slug": draft.writes, "reason": f"poured by {by}",
-            "detail": {"manifest": draft.manifest, "decision": draft.decision, "by": by, "draft": draft.slug},
-            "key": "poured:" + draft_key(draft), "at": reg.clock()}
+    return {
+        "kind": "poured",
+        "title": draft.title,
+        "slug": draft.writes,
+        "reason": f"poured by {by}",
+        "detail": {
+            "manifest": draft.manifest,
+            "decision": draft.decision,
+            "by": by,
+            "draft": draft.slug,
+        },
+        "key": "poured:" + draft_key(draft),
+        "at": reg.clock(),
+    }
 
 
 def _finish_pour(reg: Registry, store: Store, draft: Draft, by: str) -> None:
     """A draft already poured: record the pour (once) and remove the draft."""
-    store.settle({"log": _poured_row(reg, draft, by), "remove": _rel(store, draft)},
-                 f"finish pouring the draft {draft.slug!r}")
+    store.settle(
+        {"log": _poured_row(reg, draft, by), "remove": _rel(store, draft)},
+        f"finish pouring the draft {draft.slug!r}",
+    )
 
 
 def finish_pours(reg: Registry, selector: str | None) -> list[str]:
@@ -484,30 +565,48 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
                 return current
             if draft.decision == "new":
                 raise ConflictError(
-                    f"a memory {writes!r} already exists; rename the draft (fix its slug) or toss it")
+                    f"a memory {writes!r} already exists; rename the draft (fix its slug) or toss it"
+                )
             if draft.target_digest and body_digest(current.body) != draft.target_digest:
                 raise ConflictError(
                     f"{writes!r} changed after this extension was drafted; toss the draft or edit it "
-                    "against the current memory")
+                    "against the current memory"
+                )
         elif draft.decision == "extends":
             raise ConflictError(f"this draft extends {writes!r}, which no longer exists; toss it")
         violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
         if violations:
-            ws.log_gate("refused", title=draft.title, slug=slug, reason="; ".join(str(v) for v in violations),
-                        detail={"at": "pour", "by": by, "violations": [v.to_json() for v in violations]})
+            ws.log_gate(
+                "refused",
+                title=draft.title,
+                slug=slug,
+                reason="; ".join(str(v) for v in violations),
+                detail={"at": "pour", "by": by, "violations": [v.to_json() for v in violations]},
+            )
             raise FloorRefused(violations)
         tags = list(draft.tags)
         if draft.label == "judgement" and "judgement" not in tags:
             tags.append("judgement")
         before = store.read(writes).meta if store.has(writes) else {}
         curation = {k: draft.curation.get(k) or before.get(k) for k in CURATION}
-        meta: dict[str, Any] = {"metadata": {"evidence_manifest": draft.manifest,
-                                             "evidence_seal": seal_of(draft.body, curation),
-                                             "hand_edited": None}}
+        meta: dict[str, Any] = {
+            "metadata": {
+                "evidence_manifest": draft.manifest,
+                "evidence_seal": seal_of(draft.body, curation),
+                "hand_edited": None,
+            }
+        }
         meta.update({k: v for k, v in draft.curation.items() if v})
-        return store.write(writes, title=draft.title, description=draft.description, body=draft.body,
-                           type=draft.type, tags=tags, meta=meta,
-                           also={"log": _poured_row(reg, draft, by), "remove": _rel(store, draft)})
+        return store.write(
+            writes,
+            title=draft.title,
+            description=draft.description,
+            body=draft.body,
+            type=draft.type,
+            tags=tags,
+            meta=meta,
+            also={"log": _poured_row(reg, draft, by), "remove": _rel(store, draft)},
+        )
 
 
 def toss(reg: Registry, selector: str | None, slug: str, reason: str, *, by: str = "hand") -> None:
@@ -523,12 +622,20 @@ def toss(reg: Registry, selector: str | None, slug: str, reason: str, *, by: str
         draft = read_draft(store, slug)
         if is_poured(store, draft):
             _finish_pour(reg, store, draft, "the next reader")
-            raise ConflictError(f"the draft {slug!r} was already poured into {draft.writes!r}; "
-                                "it was not tossed (edit or remove the memory itself instead)")
+            raise ConflictError(
+                f"the draft {slug!r} was already poured into {draft.writes!r}; "
+                "it was not tossed (edit or remove the memory itself instead)"
+            )
         text = draft.path.read_text(encoding="utf-8") if draft.path else ""
-        row = {"kind": "tossed", "title": draft.title, "slug": slug, "reason": reason,
-               "detail": {"by": by, "draft": text, "manifest": draft.manifest},
-               "key": "tossed:" + draft_key(draft), "at": reg.clock()}
+        row = {
+            "kind": "tossed",
+            "title": draft.title,
+            "slug": slug,
+            "reason": reason,
+            "detail": {"by": by, "draft": text, "manifest": draft.manifest},
+            "key": "tossed:" + draft_key(draft),
+            "at": reg.clock(),
+        }
         store.settle({"log": row, "remove": _rel(store, draft)}, f"toss the draft {slug!r}")
 
 
@@ -539,15 +646,26 @@ def _file_of(draft: Draft) -> Path:
     return draft.path
 
 
-def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = None,
-        description: str | None = None, body: str | None = None, tags: Sequence[str] | None = None,
-        by: str = "hand", reason: str = "") -> Draft:
+def fix(
+    reg: Registry,
+    selector: str | None,
+    slug: str,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    body: str | None = None,
+    tags: Sequence[str] | None = None,
+    by: str = "hand",
+    reason: str = "",
+) -> Draft:
     """Edit a draft. The floor runs again; a violation leaves the draft as it was."""
     name = reg.resolve(selector)
     store = reg.store(name)
     with store.locked(f"fix the draft {slug!r}"):
         store._recover_locked(settle=True)
-        draft = read_draft(store, slug)  # under the lock: a draft poured meanwhile is not brought back
+        draft = read_draft(
+            store, slug
+        )  # under the lock: a draft poured meanwhile is not brought back
         if is_poured(store, draft):
             _finish_pour(reg, store, draft, "the next reader")
             raise ConflictError(f"the draft {slug!r} was already poured into {draft.writes!r}")
@@ -563,17 +681,32 @@ def fix(reg: Registry, selector: str | None, slug: str, *, title: str | None = N
         violations = check_floor(reg, name, new, tags_before=draft.tags)
         ws = reg.workshop(name)
         if violations:
-            ws.log_gate("refused", title=new.title, slug=slug, reason="; ".join(str(v) for v in violations),
-                        detail={"at": "fix", "by": by, "violations": [v.to_json() for v in violations]})
+            ws.log_gate(
+                "refused",
+                title=new.title,
+                slug=slug,
+                reason="; ".join(str(v) for v in violations),
+                detail={"at": "fix", "by": by, "violations": [v.to_json() for v in violations]},
+            )
             raise FloorRefused(violations)
-        entry = {"at": dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds"), "by": by, "reason": reason}
+        entry = {
+            "at": dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds"),
+            "by": by,
+            "reason": reason,
+        }
         new = replace(new, history=(*draft.history, entry))
         path = _file_of(draft)
         try:
             atomic_write_text(path, render_draft(new))
         except OSError as exc:
             raise storage_error(exc, f"fix the draft {slug!r}", path) from None
-        ws.log_gate("fixed", title=new.title, slug=slug, reason=reason or f"edited by {by}", detail={"by": by})
+        ws.log_gate(
+            "fixed",
+            title=new.title,
+            slug=slug,
+            reason=reason or f"edited by {by}",
+            detail={"by": by},
+        )
     return new
 
 

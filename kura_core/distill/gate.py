@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..floors import (
@@ -53,8 +54,16 @@ CLASS_PREFERENCE = {cls: rank for rank, cls in enumerate(CLASSES)}
 
 #: Why a candidate was dropped, as a code faces and tests can branch on.
 DROP_CODES = (
-    "not_an_object", "malformed", "kind", "no_quotes", "no_survivor", "all_echo", "floor",
-    "self_only_fact", "not_first_person", "fact_as_idea",
+    "not_an_object",
+    "malformed",
+    "kind",
+    "no_quotes",
+    "no_survivor",
+    "all_echo",
+    "floor",
+    "self_only_fact",
+    "not_first_person",
+    "fact_as_idea",
 )
 
 Echo = Callable[[str], bool]
@@ -80,7 +89,9 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _strip_echoes(text: str, is_echo: Callable[[str], bool], min_weight: int = 8) -> tuple[str, bool]:
+def _strip_echoes(
+    text: str, is_echo: Callable[[str], bool], min_weight: int = 8
+) -> tuple[str, bool]:
     """*text* with every piece that *is_echo* recognises blanked out; and whether any was."""
     out = []
     pos = 0
@@ -97,12 +108,17 @@ def _strip_echoes(text: str, is_echo: Callable[[str], bool], min_weight: int = 8
 
 
 _ECHO_PAYLOAD = re.compile(
-    r"""\b(?:echo|printf)\s+(?:-[neE]+\s+)*(["'])(?P<p>.*?)(?<!\\)\1(?P<rest>[^\n|;&]*)""", re.DOTALL)
+    r"""\b(?:echo|printf)\s+(?:-[neE]+\s+)*(["'])(?P<p>.*?)(?<!\\)\1(?P<rest>[^\n|;&]*)""",
+    re.DOTALL,
+)
 _HEREDOC = re.compile(
     r"""<<-?\s*(['"]?)(?P<tag>[A-Za-z_]\w*)\1(?P<head>[^\n]*)\n(?P<p>.*?)\n\s*(?P=tag)[ \t]*(?:\n|$)""",
-    re.DOTALL)
+    re.DOTALL,
+)
 _REDIRECT = re.compile(r"""(?:>>?|\btee\s+(?:-a\s+)?)\s*(['"]?)(?P<path>[^\s'";|&]+)\1""")
-_PROSE_FILE = re.compile(r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?)$|(?:^|/)(?:notes|NOTES|README|TODO)[^/]*$")
+_PROSE_FILE = re.compile(
+    r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?)$|(?:^|/)(?:notes|NOTES|README|TODO)[^/]*$"
+)
 
 
 def _strip_prose_payloads(text: str) -> tuple[str, bool]:
@@ -118,7 +134,7 @@ def _strip_prose_payloads(text: str) -> tuple[str, bool]:
             spans.append(m.span("p"))
     for m in _HEREDOC.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
-        target = _REDIRECT.search(text[line_start:m.start()] + m.group("head"))
+        target = _REDIRECT.search(text[line_start : m.start()] + m.group("head"))
         if target and not _PROSE_FILE.search(target.group("path")):
             continue
         spans.append(m.span("p"))
@@ -133,6 +149,11 @@ def _strip_prose_payloads(text: str) -> tuple[str, bool]:
         pos = b
     out.append(text[pos:])
     return "".join(out), True
+
+
+def _typed_before(blob: str, piece: str) -> bool:
+    """Whether *piece* is prose the agent already wrote or typed (*blob*)."""
+    return _is_prose(piece) and piece in blob
 
 
 def _is_prose(piece: str) -> bool:
@@ -240,12 +261,12 @@ class _Index:
         # own words ("" when nothing was taken out)
         self.own_echo: list[str] = []
         typed: list[str] = []  # what the agent wrote or typed so far (SELF and ACT), normalised
-        for seg, norm in zip(self.segments, self.texts):
+        for seg, norm in zip(self.segments, self.texts, strict=False):
             text = seg.text
             own = ""
             if seg.cls == "TOOL" and typed:
                 blob = "\n".join(typed)
-                text, hit = _strip_echoes(text, lambda piece: _is_prose(piece) and piece in blob)
+                text, hit = _strip_echoes(text, partial(_typed_before, blob))
                 if hit:
                     own = normalize(text)
             elif seg.cls == "ACT":
@@ -288,7 +309,9 @@ class _Index:
 
 
 def _as_self(seg: Segment) -> Segment:
-    return Segment("SELF", seg.text, seg.source, seg.start, seg.end, seg.unit, seg.session_id, seg.timestamp)
+    return Segment(
+        "SELF", seg.text, seg.source, seg.start, seg.end, seg.unit, seg.session_id, seg.timestamp
+    )
 
 
 _WRAP_PAIRS = {'"': '"', "'": "'"}
@@ -302,7 +325,11 @@ def _variants(quote: str) -> list[str]:
     current = quote
     for _ in range(2):
         changed = current
-        if len(changed) >= 2 and changed[0] in _WRAP_PAIRS and changed[-1] == _WRAP_PAIRS[changed[0]]:
+        if (
+            len(changed) >= 2
+            and changed[0] in _WRAP_PAIRS
+            and changed[-1] == _WRAP_PAIRS[changed[0]]
+        ):
             changed = changed[1:-1].strip()
         changed = re.sub(r"^(?:\.\.\.|…)\s*", "", changed)
         changed = re.sub(r"\s*(?:\.\.\.|…)$", "", changed)
@@ -312,7 +339,9 @@ def _variants(quote: str) -> list[str]:
     return out
 
 
-def _check_quote(raw: object, index: _Index, is_echo: Echo, min_chars: int) -> tuple[QuoteCheck, int]:
+def _check_quote(
+    raw: object, index: _Index, is_echo: Echo, min_chars: int
+) -> tuple[QuoteCheck, int]:
     if not isinstance(raw, str):
         return QuoteCheck(text="", claimed=None, cls=None, status="not_found"), -1
     claimed, rest = parse_claimed(raw)
@@ -406,7 +435,9 @@ def _gate_one(
     min_quote_chars: int,
 ) -> GateResult:
     if not isinstance(candidate, Mapping):
-        return GateResult("", "dropped", ("candidate is not a JSON object",), (), (), (), drop="not_an_object")
+        return GateResult(
+            "", "dropped", ("candidate is not a JSON object",), (), (), (), drop="not_an_object"
+        )
     title = candidate.get("title") if isinstance(candidate.get("title"), str) else ""
     kind_raw = candidate.get("kind", "fact")
     kind = kind_raw.strip().lower() if isinstance(kind_raw, str) else ""
@@ -420,15 +451,36 @@ def _gate_one(
     copy = dict(candidate)
     evidence = _evidence(index, survivors)
 
-    def result(verdict: str, *why: str, drop: str = "", violations: Sequence[Violation] = (),
-               tag_checks: Mapping[str, str] | None = None, label: str = "") -> GateResult:
-        return GateResult(str(title), verdict, tuple(reasons) + why, classes, checks, tuple(violations),
-                          label, tag_checks or {}, copy, drop, evidence)
+    def result(
+        verdict: str,
+        *why: str,
+        drop: str = "",
+        violations: Sequence[Violation] = (),
+        tag_checks: Mapping[str, str] | None = None,
+        label: str = "",
+    ) -> GateResult:
+        return GateResult(
+            str(title),
+            verdict,
+            tuple(reasons) + why,
+            classes,
+            checks,
+            tuple(violations),
+            label,
+            tag_checks or {},
+            copy,
+            drop,
+            evidence,
+        )
 
     malformed = _malformed(candidate)
     if malformed:
-        return result("dropped", "malformed candidate: " + "; ".join(v.message() for v in malformed),
-                      drop="malformed", violations=malformed)
+        return result(
+            "dropped",
+            "malformed candidate: " + "; ".join(v.message() for v in malformed),
+            drop="malformed",
+            violations=malformed,
+        )
     if kind not in KINDS:
         return result("dropped", "kind must be fact, judgement or idea", drop="kind")
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
@@ -442,47 +494,85 @@ def _gate_one(
     if "tags" in copy:
         copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
     violations = check_surface(fields, evidence, human_names=human_names)
-    violations += [v for v in check_tags(copy.get("tags") or [], evidence, human_names=human_names)
-                   if v.kind != "tag"]
-    return _settle(result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors))
+    violations += [
+        v
+        for v in check_tags(copy.get("tags") or [], evidence, human_names=human_names)
+        if v.kind != "tag"
+    ]
+    return _settle(
+        result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
+    )
 
 
-def _settle(result: Callable[..., GateResult], reasons: list[str], kind: str, present: set[str],
-            fields: Mapping[str, Any], violations: Sequence[Violation], tag_checks: Mapping[str, str],
-            survived: int) -> GateResult:
+def _settle(
+    result: Callable[..., GateResult],
+    reasons: list[str],
+    kind: str,
+    present: set[str],
+    fields: Mapping[str, Any],
+    violations: Sequence[Violation],
+    tag_checks: Mapping[str, str],
+    survived: int,
+) -> GateResult:
     """The verdict on a candidate whose quotes survived: SELF alone keeps only a judgement in
     the first person; any floor violation drops it."""
     if present == {"SELF"} and kind != "judgement":
-        return result("dropped", "only the agent's own words vouch for it: a SELF-only candidate "
-                                 "is kept only as a first-person judgement (kind judgement)",
-                      drop="self_only_fact", violations=violations, tag_checks=tag_checks)
+        return result(
+            "dropped",
+            "only the agent's own words vouch for it: a SELF-only candidate "
+            "is kept only as a first-person judgement (kind judgement)",
+            drop="self_only_fact",
+            violations=violations,
+            tag_checks=tag_checks,
+        )
     if violations:
-        return result("dropped", "refused by the floor", drop="floor", violations=violations,
-                      tag_checks=tag_checks)
+        return result(
+            "dropped",
+            "refused by the floor",
+            drop="floor",
+            violations=violations,
+            tag_checks=tag_checks,
+        )
     if present == {"SELF"}:
         prose = "\n".join(v for v in fields.values() if isinstance(v, str))
         if not _FIRST_PERSON.search(prose):
-            return result("dropped", "a judgement resting on the agent's own words must be written in "
-                                     "the first person, as its view", drop="not_first_person",
-                          tag_checks=tag_checks)
+            return result(
+                "dropped",
+                "a judgement resting on the agent's own words must be written in "
+                "the first person, as its view",
+                drop="not_first_person",
+                tag_checks=tag_checks,
+            )
         reasons.append("kept as a first-person judgement: only SELF evidence survived")
         return result("kept", tag_checks=tag_checks, label="judgement")
     reasons.append(f"{survived} quote(s) verified ({', '.join(sorted(present))})")
     return result("kept", tag_checks=tag_checks)
 
 
-def _idea(result, fields: Mapping[str, str], evidence: Evidence, human_names: Sequence[str],
-          candidate: Mapping[str, Any], copy: dict) -> GateResult:
+def _idea(
+    result,
+    fields: Mapping[str, str],
+    evidence: Evidence,
+    human_names: Sequence[str],
+    candidate: Mapping[str, Any],
+    copy: dict,
+) -> GateResult:
     """Ideas go to seeds, with or without quotes -- unless they are facts dressed as ideas."""
     prose = "\n".join(v for v in fields.values() if v)
     found = claims(prose, human_names)
     if found:
-        return result("dropped", f'fact dressed as an idea: credits someone ("{_short(found[0].phrase, 40)}")',
-                      drop="fact_as_idea")
+        return result(
+            "dropped",
+            f'fact dressed as an idea: credits someone ("{_short(found[0].phrase, 40)}")',
+            drop="fact_as_idea",
+        )
     measured = _measurements(prose, evidence)
     if measured:
-        return result("dropped", f"fact dressed as an idea: states the measurement {measured[0]}",
-                      drop="fact_as_idea")
+        return result(
+            "dropped",
+            f"fact dressed as an idea: states the measurement {measured[0]}",
+            drop="fact_as_idea",
+        )
     violations = check_surface(fields, evidence, human_names=human_names)
     violations += check_tags(candidate.get("tags") or [], evidence, human_names=human_names)
     violations = [v for v in violations if not (v.kind == "tag" and v.rule == "needs_evidence")]
@@ -519,7 +609,9 @@ def _sift_tags(tags: object, classes: set[str]) -> tuple[dict[str, str], list[st
         else:
             needs = CLAIM_TAGS.get(key)
             if needs is not None and not (needs & classes):
-                checks[tag] = f"needs a surviving {' or '.join(c for c in CLASSES if c in needs)} quote"
+                checks[tag] = (
+                    f"needs a surviving {' or '.join(c for c in CLASSES if c in needs)} quote"
+                )
             else:
                 checks[tag] = "ok"
                 continue
@@ -534,13 +626,20 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         if pos < 0 or q.segment is None:
             continue
         cls = q.segment.cls
-        segs[pos] = (cls, index.vouch[pos] if cls == index.segments[pos].cls else index.segments[pos].text)
+        segs[pos] = (
+            cls,
+            index.vouch[pos] if cls == index.segments[pos].cls else index.segments[pos].text,
+        )
         quotes.append((cls, q.text, index.segments[pos].text))
     return Evidence.of(segs.values(), quotes)
 
 
-def evidence_from_segments(segments: Sequence[Segment], quotes: Sequence[tuple[str, str, str]] = (),
-                           *, vouch: Mapping[int, str] | None = None) -> Evidence:
+def evidence_from_segments(
+    segments: Sequence[Segment],
+    quotes: Sequence[tuple[str, str, str]] = (),
+    *,
+    vouch: Mapping[int, str] | None = None,
+) -> Evidence:
     """An :class:`Evidence` for the floors from whole segments (a draft's manifest)."""
     vouch = vouch or {}
     return Evidence.of(((s.cls, vouch.get(i, s.text)) for i, s in enumerate(segments)), quotes)
@@ -567,6 +666,14 @@ def run_gate(
 
 
 __all__ = [
-    "CLASS_PREFERENCE", "DROP_CODES", "FLOOR_FIELDS", "GateResult", "KINDS", "QuoteCheck",
-    "StoreEcho", "disguises", "evidence_from_segments", "run_gate",
+    "CLASS_PREFERENCE",
+    "DROP_CODES",
+    "FLOOR_FIELDS",
+    "GateResult",
+    "KINDS",
+    "QuoteCheck",
+    "StoreEcho",
+    "disguises",
+    "evidence_from_segments",
+    "run_gate",
 ]

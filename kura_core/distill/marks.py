@@ -21,8 +21,9 @@ import os
 import socket
 import sqlite3
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, cast
+from typing import cast
 
 from ..workshop import Workshop
 
@@ -70,16 +71,22 @@ def marks(ws: Workshop) -> dict[str, dict]:
 
 
 def _frontier(conn: sqlite3.Connection, journal: str) -> tuple[int, int]:
-    row = conn.execute("SELECT mark, reserved_to FROM watermarks WHERE journal=?", (journal,)).fetchone()
+    row = conn.execute(
+        "SELECT mark, reserved_to FROM watermarks WHERE journal=?", (journal,)
+    ).fetchone()
     mark, reserved_to = (row[0], row[1]) if row else (0, 0)
-    top = conn.execute("SELECT MAX(end) FROM reservations WHERE journal=?", (journal,)).fetchone()[0]
+    top = conn.execute("SELECT MAX(end) FROM reservations WHERE journal=?", (journal,)).fetchone()[
+        0
+    ]
     return mark, max(mark, reserved_to, top or 0)
 
 
 def _settle(conn: sqlite3.Connection, journal: str, adapter: str, unit: str, now: float) -> None:
     """Move the watermark to the earliest outstanding start (never backwards)."""
     mark, frontier = _frontier(conn, journal)
-    low = conn.execute("SELECT MIN(start) FROM reservations WHERE journal=?", (journal,)).fetchone()[0]
+    low = conn.execute(
+        "SELECT MIN(start) FROM reservations WHERE journal=?", (journal,)
+    ).fetchone()[0]
     new = frontier if low is None else min(low, frontier)
     new = max(new, mark)
     conn.execute(
@@ -107,32 +114,51 @@ def reserve(
     now = ws.clock()
     with ws.transaction() as conn:
         # stretches held by dead processes are shelved: nothing reserved is ever skipped
-        for r in conn.execute("SELECT id, owner FROM reservations WHERE journal=? AND state='held'",
-                              (journal,)).fetchall():
+        for r in conn.execute(
+            "SELECT id, owner FROM reservations WHERE journal=? AND state='held'", (journal,)
+        ).fetchall():
             if not _alive(r["owner"]):
-                conn.execute("UPDATE reservations SET state='shelved', reason='its distiller died', "
-                             "updated=? WHERE id=?", (now, r["id"]))
+                conn.execute(
+                    "UPDATE reservations SET state='shelved', reason='its distiller died', "
+                    "updated=? WHERE id=?",
+                    (now, r["id"]),
+                )
         shelved = conn.execute(
             "SELECT * FROM reservations WHERE journal=? AND state='shelved' ORDER BY start LIMIT 1",
-            (journal,)).fetchone()
+            (journal,),
+        ).fetchone()
         if shelved is not None:
-            conn.execute("UPDATE reservations SET state='held', owner=?, attempts=attempts+1, updated=? "
-                         "WHERE id=?", (owner, now, shelved["id"]))
-            return Stretch(shelved["id"], journal, shelved["start"], shelved["end"],
-                           shelved["attempts"] + 1, True)
+            conn.execute(
+                "UPDATE reservations SET state='held', owner=?, attempts=attempts+1, updated=? "
+                "WHERE id=?",
+                (owner, now, shelved["id"]),
+            )
+            return Stretch(
+                shelved["id"],
+                journal,
+                shelved["start"],
+                shelved["end"],
+                shelved["attempts"] + 1,
+                True,
+            )
         _, start = _frontier(conn, journal)
         end = measure(start)
         if end <= start:
             return None
         cur = conn.execute(
             "INSERT INTO reservations(journal, start, end, owner, state, attempts, created, updated) "
-            "VALUES(?,?,?,?, 'held', 1, ?, ?)", (journal, start, end, owner, now, now))
+            "VALUES(?,?,?,?, 'held', 1, ?, ?)",
+            (journal, start, end, owner, now, now),
+        )
         conn.execute(
             "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) VALUES(?,?,?,?,?,?) "
             "ON CONFLICT(journal) DO UPDATE SET reserved_to=MAX(reserved_to, excluded.reserved_to), "
             "updated=excluded.updated",
-            (journal, adapter, unit, 0, end, now))
-        return Stretch(cast(int, cur.lastrowid), journal, start, end, 1, False)  # set by the INSERT above
+            (journal, adapter, unit, 0, end, now),
+        )
+        return Stretch(
+            cast(int, cur.lastrowid), journal, start, end, 1, False
+        )  # set by the INSERT above
 
 
 def commit(ws: Workshop, stretch: Stretch, *, adapter: str, unit: str) -> None:
@@ -145,22 +171,27 @@ def commit(ws: Workshop, stretch: Stretch, *, adapter: str, unit: str) -> None:
 def shelve(ws: Workshop, stretch: Stretch, reason: str) -> None:
     """The stretch could not be drunk now (a model failed): keep it for the next run."""
     with ws.transaction() as conn:
-        conn.execute("UPDATE reservations SET state='shelved', reason=?, updated=? WHERE id=?",
-                     (reason[:500], ws.clock(), stretch.id))
+        conn.execute(
+            "UPDATE reservations SET state='shelved', reason=?, updated=? WHERE id=?",
+            (reason[:500], ws.clock(), stretch.id),
+        )
 
 
 def catch_up(ws: Workshop, journal: str, *, adapter: str, unit: str, end: int) -> bool:
     """Move the mark to *end* without drinking. Returns True if it moved."""
     with ws.transaction() as conn:
         mark, frontier = _frontier(conn, journal)
-        outstanding = conn.execute("SELECT COUNT(*) FROM reservations WHERE journal=?", (journal,)).fetchone()[0]
+        outstanding = conn.execute(
+            "SELECT COUNT(*) FROM reservations WHERE journal=?", (journal,)
+        ).fetchone()[0]
         if outstanding or end <= frontier:
             return False
         conn.execute(
             "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) VALUES(?,?,?,?,?,?) "
             "ON CONFLICT(journal) DO UPDATE SET mark=MAX(mark, excluded.mark), "
             "reserved_to=MAX(reserved_to, excluded.reserved_to), updated=excluded.updated",
-            (journal, adapter, unit, end, end, ws.clock()))
+            (journal, adapter, unit, end, end, ws.clock()),
+        )
         return True
 
 

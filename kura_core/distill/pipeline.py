@@ -8,26 +8,42 @@ through `drafts.pour`, and every model reply is validated before anything is bel
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
-from ..prompts import messages as build_messages, preamble
+from ..floors import check_surface, messages
+from ..prompts import messages as build_messages
+from ..prompts import preamble
 from ..registry import Registry
 from ..reports import tally_of
+from ..shapes import dict_at
 from ..store import TYPES, Store, check_slug, slugify
 from ..tokens import estimate_tokens
 from ..workshop import Workshop
 from . import marks
-from .drafts import (Draft, FloorRefused, body_digest, claimed, evidence_of, finish_pours, fix as fix_draft,
-                     is_poured, list_drafts, pour, read_draft, read_manifest, save_draft, toss,
-                     write_manifest)
-from ..floors import check_surface, messages
+from .drafts import (
+    Draft,
+    FloorRefused,
+    body_digest,
+    claimed,
+    evidence_of,
+    finish_pours,
+    is_poured,
+    list_drafts,
+    pour,
+    read_draft,
+    read_manifest,
+    save_draft,
+    toss,
+    write_manifest,
+)
+from .drafts import fix as fix_draft
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, UNITS, JournalRoot, discover
-from ..shapes import dict_at
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -36,17 +52,26 @@ SHOW_CHARS = 1500
 
 CANDIDATES_SCHEMA = {
     "type": "object",
-    "properties": {"candidates": {"type": "array", "items": {
-        "type": "object",
-        "properties": {
-            "kind": {"type": "string", "enum": ["fact", "judgement", "idea"]},
-            "title": {"type": "string"}, "description": {"type": "string"}, "body": {"type": "string"},
-            "quotes": {"type": "array", "items": {"type": "string"}},
-            "tags": {"type": "array", "items": {"type": "string"}},
-            "belongs_because": {"type": "string"}, "keep": {"type": "string"}, "may_fade": {"type": "string"},
-        },
-        "required": ["kind", "title", "description", "body", "quotes"],
-    }}},
+    "properties": {
+        "candidates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["fact", "judgement", "idea"]},
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "body": {"type": "string"},
+                    "quotes": {"type": "array", "items": {"type": "string"}},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "belongs_because": {"type": "string"},
+                    "keep": {"type": "string"},
+                    "may_fade": {"type": "string"},
+                },
+                "required": ["kind", "title", "description", "body", "quotes"],
+            },
+        }
+    },
     "required": ["candidates"],
 }
 
@@ -54,10 +79,16 @@ COMPOSE_SCHEMA = {
     "type": "object",
     "properties": {
         "decision": {"type": "string", "enum": ["new", "extends", "covered"]},
-        "target": {"type": "string"}, "slug": {"type": "string"}, "title": {"type": "string"},
-        "description": {"type": "string"}, "type": {"type": "string"}, "body": {"type": "string"},
+        "target": {"type": "string"},
+        "slug": {"type": "string"},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "type": {"type": "string"},
+        "body": {"type": "string"},
         "tags": {"type": "array", "items": {"type": "string"}},
-        "belongs_because": {"type": "string"}, "keep": {"type": "string"}, "may_fade": {"type": "string"},
+        "belongs_because": {"type": "string"},
+        "keep": {"type": "string"},
+        "may_fade": {"type": "string"},
     },
     "required": ["decision"],
 }
@@ -65,17 +96,26 @@ COMPOSE_SCHEMA = {
 JUDGE_SCHEMA = {
     "type": "object",
     "properties": {
-        "verdict": {"type": "string"}, "reason": {"type": "string"},
-        "fix": {"type": "object", "properties": {
-            "title": {"type": "string"}, "description": {"type": "string"}, "body": {"type": "string"}}},
+        "verdict": {"type": "string"},
+        "reason": {"type": "string"},
+        "fix": {
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "description": {"type": "string"},
+                "body": {"type": "string"},
+            },
+        },
     },
     "required": ["verdict"],
 }
 
 SEED_SCHEMA = {
     "type": "object",
-    "properties": {"confirms": {"type": "array", "items": {"type": "integer"}},
-                   "quotes": {"type": "object"}},
+    "properties": {
+        "confirms": {"type": "array", "items": {"type": "integer"}},
+        "quotes": {"type": "object"},
+    },
     "required": ["confirms"],
 }
 
@@ -154,13 +194,26 @@ class RunReport:
         return self.batches > 0 or self.shelved > 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "drafts": len(self.drafts), "draft_slugs": list(self.drafts),
-                "dropped": self.dropped, "seeds": self.seeds, "graduated": self.graduated,
-                "segments": self.segments, "batches": self.batches, "journals": self.journals,
-                "raw_tokens": self.raw_tokens, "candidates": self.candidates, "covered": self.covered,
-                "recurred": self.recurred, "shelved": self.shelved, "stopped": self.stopped,
-                "errors": list(self.errors), "intake_skipped": dict(self.intake),
-                "refused_journals": list(self.refused)}
+        return {
+            "store": self.store,
+            "drafts": len(self.drafts),
+            "draft_slugs": list(self.drafts),
+            "dropped": self.dropped,
+            "seeds": self.seeds,
+            "graduated": self.graduated,
+            "segments": self.segments,
+            "batches": self.batches,
+            "journals": self.journals,
+            "raw_tokens": self.raw_tokens,
+            "candidates": self.candidates,
+            "covered": self.covered,
+            "recurred": self.recurred,
+            "shelved": self.shelved,
+            "stopped": self.stopped,
+            "errors": list(self.errors),
+            "intake_skipped": dict(self.intake),
+            "refused_journals": list(self.refused),
+        }
 
 
 _RunTally = tally_of(RunReport)
@@ -169,6 +222,7 @@ RunTally = Any
 
 
 # --------------------------------------------------------------------------- journals
+
 
 def journal_files(reg: Registry, name: str) -> list[tuple[str, Path]]:
     """(adapter, path) of every journal this store drinks, newest first."""
@@ -186,10 +240,14 @@ def journal_files(reg: Registry, name: str) -> list[tuple[str, Path]]:
 def no_journals_reason(reg: Registry, name: str) -> str:
     """Why store *name* drinks no journal, and what to write in kura.toml."""
     if len(reg.config.stores) > 1 and reg.config.distill.journals:
-        return (f"store {name!r} drinks no journal: with two or more stores kura does not guess "
-                f"whose [distill.journals] are; give it [stores.{name}.journals], or set "
-                f"inherit_global_journals = true under [stores.{name}]")
-    return f"no journals configured: add [distill.journals] or [stores.{name}.journals] to kura.toml"
+        return (
+            f"store {name!r} drinks no journal: with two or more stores kura does not guess "
+            f"whose [distill.journals] are; give it [stores.{name}.journals], or set "
+            f"inherit_global_journals = true under [stores.{name}]"
+        )
+    return (
+        f"no journals configured: add [distill.journals] or [stores.{name}.journals] to kura.toml"
+    )
 
 
 def _anything_waiting(ws: Any, files: Sequence[tuple[str, Path]], budget: int) -> bool:
@@ -197,8 +255,10 @@ def _anything_waiting(ws: Any, files: Sequence[tuple[str, Path]], budget: int) -
     stretch, or complete records past the frontier of any journal."""
     for adapter, path in files:
         key = marks.journal_key(adapter, path)
-        if ws.query("SELECT 1 FROM reservations WHERE journal=? AND state IN ('shelved','held') "
-                    "LIMIT 1", (key,)):
+        if ws.query(
+            "SELECT 1 FROM reservations WHERE journal=? AND state IN ('shelved','held') LIMIT 1",
+            (key,),
+        ):
             return True
         row = ws.query("SELECT mark, reserved_to FROM watermarks WHERE journal=?", (key,))
         top = ws.query("SELECT MAX(end) AS e FROM reservations WHERE journal=?", (key,))
@@ -211,7 +271,11 @@ def _anything_waiting(ws: Any, files: Sequence[tuple[str, Path]], budget: int) -
 
 def missing_roots(reg: Registry, name: str) -> list[str]:
     """Configured journal roots of a store that do not exist (a typo, or not created yet)."""
-    return [f"{j.root} ({j.adapter})" for j in reg.config.stores[name].distill.journals if not Path(j.root).exists()]
+    return [
+        f"{j.root} ({j.adapter})"
+        for j in reg.config.stores[name].distill.journals
+        if not Path(j.root).exists()
+    ]
 
 
 def _unit(adapter: str) -> str:
@@ -225,7 +289,9 @@ class StretchRead(NamedTuple):
     fatal: str = ""  # the adapter refuses the file as a whole, and why
 
 
-def read_stretch(adapter: str, path: Path, start: int, budget_chars: int, end: int | None = None) -> StretchRead:
+def read_stretch(
+    adapter: str, path: Path, start: int, budget_chars: int, end: int | None = None
+) -> StretchRead:
     """Segments of one whole-record stretch from *start*: exactly [start, end) when *end*
     is given (re-reading a reserved stretch), else as much as fits *budget_chars*."""
     reader = ADAPTERS[adapter]
@@ -262,13 +328,22 @@ def evidence_lines(segments: Sequence[Segment]) -> str:
 
 # --------------------------------------------------------------------------- run
 
-def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
-        progress: Progress | None = None, should_stop: Callable[[], bool] | None = None,
-        owner: str | None = None) -> RunReport:
+
+def run(
+    reg: Registry,
+    selector: str | None,
+    *,
+    max_batches: int | None = None,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    owner: str | None = None,
+) -> RunReport:
     name = reg.resolve(selector)
     store = reg.store(name)
     if not store.index_path.is_file():
-        raise KuraError(f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`")
+        raise KuraError(
+            f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`"
+        )
     spec = reg.config.stores[name]
     if spec.write_policy == "frozen":
         raise KuraError(f"store {name!r} is frozen: nothing is distilled into it")
@@ -283,8 +358,18 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
         # nothing new: that is "nothing to do" (exit 2), model or no model
         report.stopped = "nothing new in the journals"
         return report.freeze()
-    go = _Run(reg, name, store, ws, spec.distill.chunk_chars, owner or marks.owner_id(), report,
-              progress, should_stop, max_batches)
+    go = _Run(
+        reg,
+        name,
+        store,
+        ws,
+        spec.distill.chunk_chars,
+        owner or marks.owner_id(),
+        report,
+        progress,
+        should_stop,
+        max_batches,
+    )
     for adapter, path in files:
         if not go.journal(adapter, path):
             break
@@ -294,11 +379,33 @@ def run(reg: Registry, selector: str | None, *, max_batches: int | None = None,
 class _Run:
     """One distil run over the store's journals, batch by batch, counted in *report*."""
 
-    def __init__(self, reg: Registry, name: str, store: Store, ws: Workshop, budget: int, owner: str,
-                 report: RunTally, progress: Progress | None, should_stop: Callable[[], bool] | None,
-                 max_batches: int | None):
-        self.reg, self.name, self.store, self.ws, self.budget, self.owner = reg, name, store, ws, budget, owner
-        self.report, self.progress, self.should_stop, self.max_batches = report, progress, should_stop, max_batches
+    def __init__(
+        self,
+        reg: Registry,
+        name: str,
+        store: Store,
+        ws: Workshop,
+        budget: int,
+        owner: str,
+        report: RunTally,
+        progress: Progress | None,
+        should_stop: Callable[[], bool] | None,
+        max_batches: int | None,
+    ):
+        self.reg, self.name, self.store, self.ws, self.budget, self.owner = (
+            reg,
+            name,
+            store,
+            ws,
+            budget,
+            owner,
+        )
+        self.report, self.progress, self.should_stop, self.max_batches = (
+            report,
+            progress,
+            should_stop,
+            max_batches,
+        )
         self.echo_for, self.echo = store.fingerprint(), echo_detector(store)
 
     def _must_stop(self) -> str:
@@ -323,7 +430,9 @@ class _Run:
             report.stopped = self._must_stop()
             if report.stopped:
                 return False
-            stretch = marks.reserve(self.ws, key, adapter=adapter, unit=unit, owner=self.owner, measure=measure)
+            stretch = marks.reserve(
+                self.ws, key, adapter=adapter, unit=unit, owner=self.owner, measure=measure
+            )
             if stretch is None:
                 if refused:
                     report.refused.append(f"{path}: {refused['why']}")
@@ -332,25 +441,38 @@ class _Run:
                 return False
             marks.commit(self.ws, stretch, adapter=adapter, unit=unit)
             report.batches += 1
-            if self.store.fingerprint() != self.echo_for:  # another process wrote: read the store again
+            if (
+                self.store.fingerprint() != self.echo_for
+            ):  # another process wrote: read the store again
                 self.echo_for, self.echo = self.store.fingerprint(), echo_detector(self.store)
 
     def _batch(self, adapter: str, path: Path, stretch: marks.Stretch) -> bool:
         """One reserved stretch through the scribe and the gate; False when a model failed
         (the stretch is shelved and retried next run)."""
         report = self.report
-        segs, _, skipped, _fatal = read_stretch(adapter, path, stretch.start, self.budget, end=stretch.end)
+        segs, _, skipped, _fatal = read_stretch(
+            adapter, path, stretch.start, self.budget, end=stretch.end
+        )
         for k, v in skipped.items():
             report.intake[k] = report.intake.get(k, 0) + v
         if self.progress:
-            self.progress("batch", {"journal": str(path), "start": stretch.start, "end": stretch.end,
-                                    "segments": len(segs)})
+            self.progress(
+                "batch",
+                {
+                    "journal": str(path),
+                    "start": stretch.start,
+                    "end": stretch.end,
+                    "segments": len(segs),
+                },
+            )
         try:
             _drink(self.reg, self.name, self.store, adapter, path, stretch, segs, report, self.echo)
         except ModelUnavailable as exc:
             marks.shelve(self.ws, stretch, str(exc))
             report.shelved += 1
-            report.errors.append(f"{path.name} {stretch.start}–{stretch.end}: {exc} (shelved; retried next run)")
+            report.errors.append(
+                f"{path.name} {stretch.start}–{stretch.end}: {exc} (shelved; retried next run)"
+            )
             report.stopped = "a model failed"
             return False
         except BaseException:
@@ -363,8 +485,10 @@ def _why_no_files(reg: Registry, name: str) -> str:
     """Why no journal file was found for store *name*, and what to fix."""
     missing = missing_roots(reg, name)
     if missing:
-        return ("journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
-                f"or [stores.{name}.journals] in kura.toml")
+        return (
+            "journal root " + ", ".join(missing) + " does not exist: fix [distill.journals] "
+            f"or [stores.{name}.journals] in kura.toml"
+        )
     if not reg.config.stores[name].distill.journals:
         return no_journals_reason(reg, name)
     return "no journal files found under the configured roots"
@@ -379,7 +503,8 @@ def _models_ready(models: Any, ws: Any, files: list, budget: int) -> bool:
                 return False
             raise KuraError(
                 f"distilling needs a {role} model: add [models.thinker] (one model does every role) "
-                "or [models.{role}] to kura.toml".replace("{role}", role))
+                "or [models.{role}] to kura.toml".replace("{role}", role)
+            )
     return True
 
 
@@ -397,8 +522,9 @@ def _taken_key(c: Mapping[str, Any]) -> str:
     return " ".join(str(c.get("title", "")).lower().split())
 
 
-def _coverage_passes(models: Any, charter: Any, task: str, first: list[dict], passes: int,
-                     max_items: int) -> list[dict]:
+def _coverage_passes(
+    models: Any, charter: Any, task: str, first: list[dict], passes: int, max_items: int
+) -> list[dict]:
     """The brain's extra passes over one batch (``coverage_passes`` - 1 of them).
 
     Each pass sees the same evidence with a list of what earlier passes already took, and
@@ -410,13 +536,21 @@ def _coverage_passes(models: Any, charter: Any, task: str, first: list[dict], pa
     taken = list(first)
     extra: list[dict] = []
     for _ in range(max(0, passes - 1)):
-        listing = "\n".join(
-            f"- {str(c.get('title', '')).strip() or '(untitled)'}: {' '.join(str(c.get('description', '')).split())}"
-            for c in taken) or "- (nothing)"
-        reply = models.ask("brain", "kura_candidates",
-                           build_messages(charter, CANDIDATES_INSTRUCTIONS,
-                                          task + COVERAGE_NOTE.format(taken=listing)),
-                           CANDIDATES_SCHEMA)
+        listing = (
+            "\n".join(
+                f"- {str(c.get('title', '')).strip() or '(untitled)'}: {' '.join(str(c.get('description', '')).split())}"
+                for c in taken
+            )
+            or "- (nothing)"
+        )
+        reply = models.ask(
+            "brain",
+            "kura_candidates",
+            build_messages(
+                charter, CANDIDATES_INSTRUCTIONS, task + COVERAGE_NOTE.format(taken=listing)
+            ),
+            CANDIDATES_SCHEMA,
+        )
         seen = {_taken_key(c) for c in taken}
         new = []
         for c in reply.get("candidates", []):
@@ -443,8 +577,17 @@ def echo_detector(store: Store) -> StoreEcho:
     return StoreEcho(texts)
 
 
-def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, stretch: marks.Stretch,
-           segs: list[Segment], report: RunTally, echo: Callable[[str], bool]) -> None:
+def _drink(
+    reg: Registry,
+    name: str,
+    store: Store,
+    adapter: str,
+    path: Path,
+    stretch: marks.Stretch,
+    segs: list[Segment],
+    report: RunTally,
+    echo: Callable[[str], bool],
+) -> None:
     ws = reg.workshop(name)
     spec = reg.config.stores[name]
     models = reg.models(name)
@@ -453,23 +596,46 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
     report.raw_tokens += raw_tokens
     batch_id = ws.execute(
         "INSERT INTO batches(journal, start, end, unit, segments, raw_tokens, at) VALUES(?,?,?,?,?,?,?)",
-        (stretch.journal, stretch.start, stretch.end, _unit(adapter), len(segs), raw_tokens, ws.clock()))
+        (
+            stretch.journal,
+            stretch.start,
+            stretch.end,
+            _unit(adapter),
+            len(segs),
+            raw_tokens,
+            ws.clock(),
+        ),
+    )
     if not segs:
         return
     charter = preamble(store)
     lines = evidence_lines(segs)
     lang = spec.distill.language
-    task = (f"At most {spec.distill.max_items} candidates."
-            + (f" Write titles, descriptions and bodies in {lang}." if lang else "")
-            + f"\n\nEvidence ({path.name}):\n{lines}")
-    reply = models.ask("brain", "kura_candidates",
-                       build_messages(charter, CANDIDATES_INSTRUCTIONS, task), CANDIDATES_SCHEMA)
-    cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][: spec.distill.max_items]
-    cands += _coverage_passes(models, charter, task, cands, spec.distill.coverage_passes,
-                              spec.distill.max_items)
+    task = (
+        f"At most {spec.distill.max_items} candidates."
+        + (f" Write titles, descriptions and bodies in {lang}." if lang else "")
+        + f"\n\nEvidence ({path.name}):\n{lines}"
+    )
+    reply = models.ask(
+        "brain",
+        "kura_candidates",
+        build_messages(charter, CANDIDATES_INSTRUCTIONS, task),
+        CANDIDATES_SCHEMA,
+    )
+    cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][
+        : spec.distill.max_items
+    ]
+    cands += _coverage_passes(
+        models, charter, task, cands, spec.distill.coverage_passes, spec.distill.max_items
+    )
     report.candidates += len(cands)
-    results = run_gate(cands, segs, is_echo=echo, human_names=spec.distill.human_names,
-                       min_quote_chars=spec.distill.min_quote_chars)
+    results = run_gate(
+        cands,
+        segs,
+        is_echo=echo,
+        human_names=spec.distill.human_names,
+        min_quote_chars=spec.distill.min_quote_chars,
+    )
     n_drafts = n_dropped = n_seeds = 0
     drafted = _drafted_evidence(store)
     for res in results:
@@ -479,8 +645,12 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
             continue
         if res.verdict == "dropped":
             n_dropped += 1
-            ws.log_gate("dropped", title=res.title, reason="; ".join(list(res.reasons) + messages(res.violations)),
-                        detail={"gate": res.to_json(), "journal": str(path), "batch": batch_id})
+            ws.log_gate(
+                "dropped",
+                title=res.title,
+                reason="; ".join(list(res.reasons) + messages(res.violations)),
+                detail={"gate": res.to_json(), "journal": str(path), "batch": batch_id},
+            )
             continue
         if res.verdict == "seed":
             n_seeds += 1
@@ -490,8 +660,17 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
             d = _compose(reg, name, store, res, path, batch_id, stretch)
         except _Dropped as exc:
             n_dropped += 1
-            ws.log_gate("dropped", title=res.title, reason=str(exc),
-                        detail={"gate": res.to_json(), "journal": str(path), "batch": batch_id, "at": "compose"})
+            ws.log_gate(
+                "dropped",
+                title=res.title,
+                reason=str(exc),
+                detail={
+                    "gate": res.to_json(),
+                    "journal": str(path),
+                    "batch": batch_id,
+                    "at": "compose",
+                },
+            )
             continue
         if d is None:
             report.covered += 1
@@ -501,8 +680,10 @@ def _drink(reg: Registry, name: str, store: Store, adapter: str, path: Path, str
     report.graduated += _check_seeds(reg, name, store, segs, path, batch_id, echo)
     report.dropped += n_dropped
     report.seeds += n_seeds
-    ws.execute("UPDATE batches SET candidates=?, drafts=?, dropped=?, seeds=? WHERE id=?",
-               (len(cands), n_drafts, n_dropped, n_seeds, batch_id))
+    ws.execute(
+        "UPDATE batches SET candidates=?, drafts=?, dropped=?, seeds=? WHERE id=?",
+        (len(cands), n_drafts, n_dropped, n_seeds, batch_id),
+    )
 
 
 def _evidence_key(source: str, start: int, text: str) -> tuple[str, int, str]:
@@ -519,7 +700,9 @@ def _drafted_evidence(store: Store) -> set[tuple[str, int, str]]:
 
 
 def _already_drafted(res: GateResult, drafted: set[tuple[str, int, str]]) -> bool:
-    keys = {_evidence_key(q.segment.source, q.segment.start, q.text) for q in res.survivors if q.segment}
+    keys = {
+        _evidence_key(q.segment.source, q.segment.start, q.text) for q in res.survivors if q.segment
+    }
     return bool(keys) and keys <= drafted
 
 
@@ -533,8 +716,15 @@ def _plant_seed(ws: Any, res: GateResult, path: Path) -> None:
         return  # the same idea again (or the same stretch drunk again): one seed is enough
     ws.execute(
         "INSERT INTO seeds(at, title, body, quotes, state, source, updated) VALUES(?,?,?,?, 'waiting', ?, ?)",
-        (ws.clock(), res.title, str(c.get("body", "")),
-         json.dumps([q.to_json() for q in res.quotes], ensure_ascii=False), str(path), ws.clock()))
+        (
+            ws.clock(),
+            res.title,
+            str(c.get("body", "")),
+            json.dumps([q.to_json() for q in res.quotes], ensure_ascii=False),
+            str(path),
+            ws.clock(),
+        ),
+    )
 
 
 def _neighbours(reg: Registry, name: str, text: str, top: int = 3) -> list[Any]:
@@ -550,8 +740,13 @@ def _neighbours(reg: Registry, name: str, text: str, top: int = 3) -> list[Any]:
     return out
 
 
-def _manifest_payload(res: GateResult, path: Path, batch_id: int, stretch: marks.Stretch,
-                      extra: Sequence[Segment] = ()) -> dict[str, Any]:
+def _manifest_payload(
+    res: GateResult,
+    path: Path,
+    batch_id: int,
+    stretch: marks.Stretch,
+    extra: Sequence[Segment] = (),
+) -> dict[str, Any]:
     segs: dict[tuple, Segment] = {}
     for q in res.survivors:
         if q.segment is not None:
@@ -564,8 +759,18 @@ def _manifest_payload(res: GateResult, path: Path, batch_id: int, stretch: marks
         "stretch": {"start": stretch.start, "end": stretch.end},
         "batch": batch_id,
         "sessions": sorted({s.session_id for s in segs.values() if s.session_id}),
-        "segments": [{"cls": s.cls, "text": s.text, "source": s.source, "start": s.start, "end": s.end,
-                      "unit": s.unit, "session_id": s.session_id} for s in segs.values()],
+        "segments": [
+            {
+                "cls": s.cls,
+                "text": s.text,
+                "source": s.source,
+                "start": s.start,
+                "end": s.end,
+                "unit": s.unit,
+                "session_id": s.session_id,
+            }
+            for s in segs.values()
+        ],
         "quotes": [q.to_json() for q in res.quotes],
         "gate": {k: v for k, v in res.to_json().items() if k != "quotes"},
         "label": res.label,
@@ -576,30 +781,76 @@ def _manifest_payload(res: GateResult, path: Path, batch_id: int, stretch: marks
 def _quote_dicts(res: GateResult) -> tuple[dict[str, Any], ...]:
     out = []
     for q in res.quotes:
-        d: dict[str, Any] = {"text": q.text, "cls": q.cls or "", "claimed": q.claimed or "", "status": q.status}
+        d: dict[str, Any] = {
+            "text": q.text,
+            "cls": q.cls or "",
+            "claimed": q.claimed or "",
+            "status": q.status,
+        }
         if q.segment is not None:
-            d.update(source=q.segment.source, start=q.segment.start, end=q.segment.end, unit=q.segment.unit)
+            d.update(
+                source=q.segment.source,
+                start=q.segment.start,
+                end=q.segment.end,
+                unit=q.segment.unit,
+            )
         out.append(d)
     return tuple(out)
 
 
-def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path, batch_id: int,
-             stretch: marks.Stretch) -> Draft | None:
+def _compose(
+    reg: Registry,
+    name: str,
+    store: Store,
+    res: GateResult,
+    path: Path,
+    batch_id: int,
+    stretch: marks.Stretch,
+) -> Draft | None:
     spec = reg.config.stores[name]
     models = reg.models(name)
     c = res.candidate
-    near = _neighbours(reg, name, " ".join(str(c.get(k, "")) for k in ("title", "description", "body")))
+    near = _neighbours(
+        reg, name, " ".join(str(c.get(k, "")) for k in ("title", "description", "body"))
+    )
     evidence = [q.segment for q in res.survivors if q.segment is not None]
-    near_text = "\n\n".join(
-        f"slug: {m.slug}\ntitle: {m.title}\ndescription: {m.description}\nbody:\n{m.body.strip()[:1200]}"
-        for m in near) or "(none)"
-    label = ("\nOnly the agent's own words vouch for this: write it as a first-person judgement "
-             "(\"I judged …\"), never as a fact." if res.label == "judgement" else "")
-    task = ("Candidate:\n" + json.dumps({k: c.get(k) for k in ("kind", "title", "description", "body", "tags",
-                                                              "belongs_because", "keep", "may_fade")},
-                                        ensure_ascii=False)
-            + "\n\nVerified evidence:\n" + evidence_lines(evidence)
-            + "\n\nMost similar memories in the store:\n" + near_text + label)
+    near_text = (
+        "\n\n".join(
+            f"slug: {m.slug}\ntitle: {m.title}\ndescription: {m.description}\nbody:\n{m.body.strip()[:1200]}"
+            for m in near
+        )
+        or "(none)"
+    )
+    label = (
+        "\nOnly the agent's own words vouch for this: write it as a first-person judgement "
+        '("I judged …"), never as a fact.'
+        if res.label == "judgement"
+        else ""
+    )
+    task = (
+        "Candidate:\n"
+        + json.dumps(
+            {
+                k: c.get(k)
+                for k in (
+                    "kind",
+                    "title",
+                    "description",
+                    "body",
+                    "tags",
+                    "belongs_because",
+                    "keep",
+                    "may_fade",
+                )
+            },
+            ensure_ascii=False,
+        )
+        + "\n\nVerified evidence:\n"
+        + evidence_lines(evidence)
+        + "\n\nMost similar memories in the store:\n"
+        + near_text
+        + label
+    )
     msgs = build_messages(preamble(store), COMPOSE_INSTRUCTIONS, task)
     existing = set(store.file_slugs())
     for attempt in (1, 2):
@@ -608,10 +859,17 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
         target = str(reply.get("target") or "").strip()
         if decision == "covered":
             if target not in existing:
-                raise _Dropped(f"the scribe called it covered by {target!r}, which is not in the store")
+                raise _Dropped(
+                    f"the scribe called it covered by {target!r}, which is not in the store"
+                )
             _maybe_recurred(reg, name, store, target, res)
-            reg.workshop(name).log_gate("covered", title=res.title, slug=target,
-                                        reason=f"already covered by {target}", detail={"batch": batch_id})
+            reg.workshop(name).log_gate(
+                "covered",
+                title=res.title,
+                slug=target,
+                reason=f"already covered by {target}",
+                detail={"batch": batch_id},
+            )
             return None
         extra: list[Segment] = []
         target_digest = ""
@@ -622,27 +880,50 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
             cur = store.read(target)
             target_digest = body_digest(cur.body)
             given = [cur.title, cur.description, cur.body]
-            extra.append(Segment(cls="TOOL", text=cur.description + "\n" + cur.body,
-                                 source=f"memory:{target}", start=0, end=0, unit="byte"))
-        raw = {k: reply.get(k) for k in ("title", "description", "body", "belongs_because", "keep", "may_fade")}
+            extra.append(
+                Segment(
+                    cls="TOOL",
+                    text=cur.description + "\n" + cur.body,
+                    source=f"memory:{target}",
+                    start=0,
+                    end=0,
+                    unit="byte",
+                )
+            )
+        raw = {
+            k: reply.get(k)
+            for k in ("title", "description", "body", "belongs_because", "keep", "may_fade")
+        }
         fields = {k: v if isinstance(v, str) else "" for k, v in raw.items()}
         tags, tag_problems = _compose_tags(reply.get("tags"), res, spec.distill.human_names)
         if not fields["description"].strip() or not fields["body"].strip():
             problems = ["the reply has no description or no body"]
         else:
             slug_for_links = target if decision == "extends" else ""
-            problems = messages(check_surface(
-                {k: v for k, v in raw.items() if v is not None}, res.evidence,
-                human_names=spec.distill.human_names, given=given,
-                existing_slugs=existing | ({slug_for_links} if slug_for_links else set()))) + tag_problems
+            problems = (
+                messages(
+                    check_surface(
+                        {k: v for k, v in raw.items() if v is not None},
+                        res.evidence,
+                        human_names=spec.distill.human_names,
+                        given=given,
+                        existing_slugs=existing | ({slug_for_links} if slug_for_links else set()),
+                    )
+                )
+                + tag_problems
+            )
         if not problems:
             break
         if attempt == 2:
             raise _Dropped("refused by the floor after one retry: " + "; ".join(problems))
         msgs = msgs + [
             {"role": "assistant", "content": json.dumps(reply, ensure_ascii=False)},
-            {"role": "user", "content": "Refused: " + "; ".join(problems)
-             + ". Write it again without these; every number must appear in the evidence."},
+            {
+                "role": "user",
+                "content": "Refused: "
+                + "; ".join(problems)
+                + ". Write it again without these; every number must appear in the evidence.",
+            },
         ]
     slug = str(reply.get("slug") or "").strip()
     try:
@@ -656,18 +937,30 @@ def _compose(reg: Registry, name: str, store: Store, res: GateResult, path: Path
         mtype = "project"
     manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
     draft = Draft(
-        slug=slug, title=fields["title"] or res.title, description=fields["description"],
-        body=fields["body"], type=mtype, tags=tuple(dict.fromkeys(tags)),
-        decision="extends" if decision == "extends" else "new", target=target if decision == "extends" else "",
-        target_digest=target_digest, kind=str(c.get("kind") or "fact"), label=res.label,
-        quotes=_quote_dicts(res), gate={k: v for k, v in res.to_json().items() if k != "quotes"},
+        slug=slug,
+        title=fields["title"] or res.title,
+        description=fields["description"],
+        body=fields["body"],
+        type=mtype,
+        tags=tuple(dict.fromkeys(tags)),
+        decision="extends" if decision == "extends" else "new",
+        target=target if decision == "extends" else "",
+        target_digest=target_digest,
+        kind=str(c.get("kind") or "fact"),
+        label=res.label,
+        quotes=_quote_dicts(res),
+        gate={k: v for k, v in res.to_json().items() if k != "quotes"},
         curation={k: fields[k] for k in ("belongs_because", "keep", "may_fade") if fields[k]},
-        manifest=manifest, created=_now_iso(reg), source=str(path),
+        manifest=manifest,
+        created=_now_iso(reg),
+        source=str(path),
     )
     return save_draft(store, draft)
 
 
-def _compose_tags(proposed: object, res: GateResult, human_names: Sequence[str]) -> tuple[list[str], list[str]]:
+def _compose_tags(
+    proposed: object, res: GateResult, human_names: Sequence[str]
+) -> tuple[list[str], list[str]]:
     """The scribe's tags, through the same tag floor as every tag: claim tags the evidence
     does not back, the distiller's own tags and tags the gate took off the candidate are
     left out quietly; a tag that is not one word, or carries a figure or a claim no
@@ -701,8 +994,11 @@ def _now_iso(reg: Registry) -> str:
 
 def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: GateResult) -> None:
     """The human raised a covered topic again from another session: mark it, once."""
-    user_sessions = {q.segment.session_id or q.segment.source for q in res.survivors
-                     if q.cls == "USER" and q.segment is not None}
+    user_sessions = {
+        q.segment.session_id or q.segment.source
+        for q in res.survivors
+        if q.cls == "USER" and q.segment is not None
+    }
     if not user_sessions:
         return
     mem = store.read(target)
@@ -714,28 +1010,48 @@ def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: Ga
     if isinstance(ref, str):
         try:
             man = read_manifest(store, ref)
-            before = {s.get("session_id") or s.get("source") for s in man.get("segments", [])
-                      if s.get("cls") == "USER"}
+            before = {
+                s.get("session_id") or s.get("source")
+                for s in man.get("segments", [])
+                if s.get("cls") == "USER"
+            }
         except KuraError:
             before = set()
     if before and user_sessions - before:
         store.add_tag(target, "recurred")
-        reg.workshop(name).log_gate("recurred", title=res.title, slug=target,
-                                    reason="the human raised it again from another session")
+        reg.workshop(name).log_gate(
+            "recurred",
+            title=res.title,
+            slug=target,
+            reason="the human raised it again from another session",
+        )
 
 
-def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], path: Path, batch_id: int,
-                 echo: Callable[[str], bool]) -> int:
+def _check_seeds(
+    reg: Registry,
+    name: str,
+    store: Store,
+    segs: list[Segment],
+    path: Path,
+    batch_id: int,
+    echo: Callable[[str], bool],
+) -> int:
     """Ask whether this stretch confirms any waiting idea; graduate only on verified quotes."""
     ws = reg.workshop(name)
-    waiting = ws.query("SELECT id, title, body FROM seeds WHERE state='waiting' ORDER BY id LIMIT 50")
+    waiting = ws.query(
+        "SELECT id, title, body FROM seeds WHERE state='waiting' ORDER BY id LIMIT 50"
+    )
     if not waiting or not segs:
         return 0
     ideas = "\n".join(f"{r['id']}: {r['title']} — {r['body'][:300]}" for r in waiting)
     task = f"Ideas:\n{ideas}\n\nNew evidence ({path.name}):\n{evidence_lines(segs)}"
     try:
-        reply = reg.models(name).ask("brain", "kura_seed_check",
-                                     build_messages(preamble(store), SEED_INSTRUCTIONS, task), SEED_SCHEMA)
+        reply = reg.models(name).ask(
+            "brain",
+            "kura_seed_check",
+            build_messages(preamble(store), SEED_INSTRUCTIONS, task),
+            SEED_SCHEMA,
+        )
     except ModelUnavailable:
         return 0  # a seed check is optional; the batch itself already succeeded
     ids = {r["id"]: r for r in waiting}
@@ -746,31 +1062,60 @@ def _check_seeds(reg: Registry, name: str, store: Store, segs: list[Segment], pa
         if sid not in ids:
             continue
         qs = [q for q in (quotes.get(str(sid)) or []) if isinstance(q, str)]
-        cand = {"kind": "fact", "title": ids[sid]["title"], "description": ids[sid]["title"],
-                "body": ids[sid]["body"], "quotes": qs, "tags": []}
-        res = run_gate([cand], segs, is_echo=echo, human_names=spec.distill.human_names,
-                       min_quote_chars=spec.distill.min_quote_chars)[0]
+        cand = {
+            "kind": "fact",
+            "title": ids[sid]["title"],
+            "description": ids[sid]["title"],
+            "body": ids[sid]["body"],
+            "quotes": qs,
+            "tags": [],
+        }
+        res = run_gate(
+            [cand],
+            segs,
+            is_echo=echo,
+            human_names=spec.distill.human_names,
+            min_quote_chars=spec.distill.min_quote_chars,
+        )[0]
         if res.verdict != "kept":
-            ws.log_gate("seed-unconfirmed", title=ids[sid]["title"],
-                        reason="; ".join(res.reasons) or "no verified quote", detail={"seed": sid})
+            ws.log_gate(
+                "seed-unconfirmed",
+                title=ids[sid]["title"],
+                reason="; ".join(res.reasons) or "no verified quote",
+                detail={"seed": sid},
+            )
             continue
         try:
-            d = _compose(reg, name, store, res, path, batch_id, marks.Stretch(0, "", 0, 0, 0, False))
+            d = _compose(
+                reg, name, store, res, path, batch_id, marks.Stretch(0, "", 0, 0, 0, False)
+            )
         except (_Dropped, ModelUnavailable) as exc:
-            ws.log_gate("seed-unconfirmed", title=ids[sid]["title"], reason=str(exc), detail={"seed": sid})
+            ws.log_gate(
+                "seed-unconfirmed", title=ids[sid]["title"], reason=str(exc), detail={"seed": sid}
+            )
             continue
         ws.execute("UPDATE seeds SET state='graduated', updated=? WHERE id=?", (ws.clock(), sid))
-        ws.log_gate("graduated", title=ids[sid]["title"], slug=d.slug if d is not None else "",
-                    reason="later evidence confirmed the idea" + ("" if d is not None else
-                                                                  "; the store already covers it"),
-                    detail={"seed": sid, "draft": d.slug if d is not None else "", "journal": str(path),
-                            "batch": batch_id, "quotes": [q.to_json() for q in res.survivors]})
+        ws.log_gate(
+            "graduated",
+            title=ids[sid]["title"],
+            slug=d.slug if d is not None else "",
+            reason="later evidence confirmed the idea"
+            + ("" if d is not None else "; the store already covers it"),
+            detail={
+                "seed": sid,
+                "draft": d.slug if d is not None else "",
+                "journal": str(path),
+                "batch": batch_id,
+                "quotes": [q.to_json() for q in res.survivors],
+            },
+        )
         if d is not None:
             graduated += 1
     return graduated
 
 
 # --------------------------------------------------------------------------- catch-up
+
 
 @dataclass(frozen=True)
 class MarkMoved:
@@ -787,8 +1132,10 @@ class CatchupReport:
     moved: tuple[MarkMoved, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store,
-                "moved": [{"journal": m.journal, "mark": m.mark, "unit": m.unit} for m in self.moved]}
+        return {
+            "store": self.store,
+            "moved": [{"journal": m.journal, "mark": m.mark, "unit": m.unit} for m in self.moved],
+        }
 
 
 def catchup(reg: Registry, selector: str | None) -> CatchupReport:
@@ -807,6 +1154,7 @@ def catchup(reg: Registry, selector: str | None) -> CatchupReport:
 
 # --------------------------------------------------------------------------- drain
 
+
 @dataclass(frozen=True)
 class DrainReport:
     """What one drain did (frozen; counted as it ran in a :data:`_DrainTally`)."""
@@ -824,9 +1172,15 @@ class DrainReport:
         return bool(self.poured or self.tossed or self.fixed)
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "poured": list(self.poured), "fixed": list(self.fixed),
-                "tossed": list(self.tossed), "kept": list(self.kept), "errors": list(self.errors),
-                "stopped": self.stopped}
+        return {
+            "store": self.store,
+            "poured": list(self.poured),
+            "fixed": list(self.fixed),
+            "tossed": list(self.tossed),
+            "kept": list(self.kept),
+            "errors": list(self.errors),
+            "stopped": self.stopped,
+        }
 
 
 _DrainTally = tally_of(DrainReport)
@@ -834,8 +1188,13 @@ _DrainTally = tally_of(DrainReport)
 DrainTally = Any
 
 
-def drain(reg: Registry, selector: str | None, *, progress: Progress | None = None,
-          should_stop: Callable[[], bool] | None = None) -> DrainReport:
+def drain(
+    reg: Registry,
+    selector: str | None,
+    *,
+    progress: Progress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> DrainReport:
     """The scribe re-reads each draft cold: pour, fix or toss. No verdict keeps the draft.
 
     Pours a crash interrupted are finished (and logged once) first, without asking the
@@ -847,8 +1206,10 @@ def drain(reg: Registry, selector: str | None, *, progress: Progress | None = No
     report = _DrainTally(store=name)
     models = reg.models(name)
     if not models.configured("scribe"):
-        raise KuraError("drain needs a scribe model: add [models.thinker] or [models.scribe] to kura.toml; "
-                        "or review drafts by hand with `kura distill pour|toss`")
+        raise KuraError(
+            "drain needs a scribe model: add [models.thinker] or [models.scribe] to kura.toml; "
+            "or review drafts by hand with `kura distill pour|toss`"
+        )
     finish_pours(reg, name)
     for listed in list_drafts(store):
         if should_stop and should_stop():
@@ -871,20 +1232,45 @@ def drain(reg: Registry, selector: str | None, *, progress: Progress | None = No
     return report.freeze()
 
 
-def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report: DrainTally,
-           progress: Progress | None) -> bool:
+def _judge(
+    reg: Registry,
+    name: str,
+    store: Store,
+    models: Any,
+    d: Draft,
+    report: DrainTally,
+    progress: Progress | None,
+) -> bool:
     """Ask the scribe about one draft and act on the verdict; False when the scribe failed."""
     if progress:
         progress("draft", {"slug": d.slug})
     segs, _ev, _given = evidence_of(store, d)
-    task = ("Draft:\n" + json.dumps({"title": d.title, "description": d.description, "body": d.body,
-                                    "type": d.type, "tags": list(d.tags), "decision": d.decision,
-                                    "target": d.target, "label": d.label, **dict(d.curation)},
-                                   ensure_ascii=False)
-            + "\n\nEvidence:\n" + evidence_lines(segs))
+    task = (
+        "Draft:\n"
+        + json.dumps(
+            {
+                "title": d.title,
+                "description": d.description,
+                "body": d.body,
+                "type": d.type,
+                "tags": list(d.tags),
+                "decision": d.decision,
+                "target": d.target,
+                "label": d.label,
+                **dict(d.curation),
+            },
+            ensure_ascii=False,
+        )
+        + "\n\nEvidence:\n"
+        + evidence_lines(segs)
+    )
     try:
-        reply = models.ask("scribe", "kura_judge",
-                           build_messages(preamble(store), JUDGE_INSTRUCTIONS, task), JUDGE_SCHEMA)
+        reply = models.ask(
+            "scribe",
+            "kura_judge",
+            build_messages(preamble(store), JUDGE_INSTRUCTIONS, task),
+            JUDGE_SCHEMA,
+        )
     except ModelUnavailable as exc:
         report.errors.append(f"{d.slug}: {exc}")
         report.stopped = "the scribe failed"
@@ -900,15 +1286,26 @@ def _judge(reg: Registry, name: str, store: Store, models: Any, d: Draft, report
             report.tossed.append(d.slug)
         elif verdict == "fix":
             f = dict_at(reply, "fix")
-            fix_draft(reg, name, d.slug, title=f.get("title") or None,
-                      description=f.get("description") or None, body=f.get("body") or None,
-                      by="scribe", reason=reason)
+            fix_draft(
+                reg,
+                name,
+                d.slug,
+                title=f.get("title") or None,
+                description=f.get("description") or None,
+                body=f.get("body") or None,
+                by="scribe",
+                reason=reason,
+            )
             report.fixed.append(d.slug)
             pour(reg, name, d.slug, by="scribe")
             report.poured.append(d.slug)
         else:
-            reg.workshop(name).log_gate("kept", title=d.title, slug=d.slug,
-                                        reason=f"the judge named no valid verdict ({verdict or 'empty'!s}); kept")
+            reg.workshop(name).log_gate(
+                "kept",
+                title=d.title,
+                slug=d.slug,
+                reason=f"the judge named no valid verdict ({verdict or 'empty'!s}); kept",
+            )
             report.kept.append(d.slug)
     except NotFound:
         pass  # poured or tossed by someone else while the scribe read it

@@ -10,26 +10,56 @@ the memory does not hold, no attribution it does not make, no lost negation or �
 from __future__ import annotations
 
 import uuid
-
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..errors import KuraError, ModelUnavailable
-from ..prompts import messages as build_messages, preamble
+from ..floors import check_rewrite
+from ..prompts import messages as build_messages
+from ..prompts import preamble
 from ..registry import Registry
 from ..reports import tally_of
 from ..words import tokenize
-from ..floors import check_rewrite
 from .evidence import normalize
 
-DEAD_WORDS = frozenset({
-    "note", "notes", "summary", "misc", "miscellaneous", "stuff", "info", "information", "memo",
-    "todo", "thing", "things", "various", "general", "update", "updates", "log",
-    "メモ", "まとめ", "備忘", "雑記", "その他", "备注", "总结", "笔记", "杂项", "其他",
-})
+DEAD_WORDS = frozenset(
+    {
+        "note",
+        "notes",
+        "summary",
+        "misc",
+        "miscellaneous",
+        "stuff",
+        "info",
+        "information",
+        "memo",
+        "todo",
+        "thing",
+        "things",
+        "various",
+        "general",
+        "update",
+        "updates",
+        "log",
+        "メモ",
+        "まとめ",
+        "備忘",
+        "雑記",
+        "その他",
+        "备注",
+        "总结",
+        "笔记",
+        "杂项",
+        "其他",
+    }
+)
 
-TIDY_SCHEMA = {"type": "object", "properties": {"description": {"type": "string"}},
-               "required": ["description"]}
+TIDY_SCHEMA = {
+    "type": "object",
+    "properties": {"description": {"type": "string"}},
+    "required": ["description"],
+}
 
 TIDY_INSTRUCTIONS = """\
 You rewrite one index line of a long-term memory. An index line is a recognition trigger,
@@ -54,9 +84,13 @@ class TidyReport:
         return bool(self.rewritten)
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "flagged": [dict(f) for f in self.flagged],
-                "rewritten": [dict(r) for r in self.rewritten], "refused": [dict(r) for r in self.refused],
-                "errors": list(self.errors)}
+        return {
+            "store": self.store,
+            "flagged": [dict(f) for f in self.flagged],
+            "rewritten": [dict(r) for r in self.rewritten],
+            "refused": [dict(r) for r in self.refused],
+            "errors": list(self.errors),
+        }
 
 
 _TidyTally = tally_of(TidyReport)
@@ -106,7 +140,9 @@ SWAPPABLE = 0.8  # word overlap (Jaccard) at which two lines could be swapped an
 MAX_COMPARED = 1000
 
 
-def _swappable(slug: str, words: set[str], bags: dict[str, set[str]], postings: dict[str, list[str]]) -> str:
+def _swappable(
+    slug: str, words: set[str], bags: dict[str, set[str]], postings: dict[str, list[str]]
+) -> str:
     """Another line sharing at least SWAPPABLE of its words with this one, or "".
 
     Two sets with Jaccard ≥ 0.8 share at least 80% of each one's words, so the other line
@@ -115,7 +151,9 @@ def _swappable(slug: str, words: set[str], bags: dict[str, set[str]], postings: 
     """
     if not words:
         return ""
-    rare = sorted(words, key=lambda w: (len(postings.get(w, ())), w))[: int(len(words) * (1 - SWAPPABLE)) + 1]
+    rare = sorted(words, key=lambda w: (len(postings.get(w, ())), w))[
+        : int(len(words) * (1 - SWAPPABLE)) + 1
+    ]
     seen: set[str] = set()
     for w in rare:
         for other in postings.get(w, ()):
@@ -130,7 +168,9 @@ def _swappable(slug: str, words: set[str], bags: dict[str, set[str]], postings: 
     return ""
 
 
-def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool] | None = None) -> TidyReport:
+def tidy(
+    reg: Registry, selector: str | None, *, should_stop: Callable[[], bool] | None = None
+) -> TidyReport:
     name = reg.resolve(selector)
     store = reg.store(name)
     report = _TidyTally(store=name, flagged=find_weak_lines(reg, name))
@@ -141,8 +181,10 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
         return report.freeze()
     models = reg.models(name)
     if not models.configured("scribe"):
-        raise KuraError("tidy needs a scribe model to rewrite lines: add [models.thinker] or "
-                        "[models.scribe]; the weak lines are listed by `kura doctor`-style output above")
+        raise KuraError(
+            "tidy needs a scribe model to rewrite lines: add [models.thinker] or "
+            "[models.scribe]; the weak lines are listed by `kura doctor`-style output above"
+        )
     for item in report.flagged:
         if should_stop and should_stop():
             break
@@ -153,23 +195,40 @@ def tidy(reg: Registry, selector: str | None, *, should_stop: Callable[[], bool]
             break
         if problems:
             why = "; ".join(str(p) for p in problems)
-            report.refused.append({"slug": item["slug"], "line": new, "reason": why,
-                                   "violations": [p.to_json() for p in problems]})
-            reg.workshop(name).log_gate("refused", title=title, slug=item["slug"], reason=why,
-                                        detail={"at": "tidy", "line": new,
-                                                "violations": [p.to_json() for p in problems]})
+            report.refused.append(
+                {
+                    "slug": item["slug"],
+                    "line": new,
+                    "reason": why,
+                    "violations": [p.to_json() for p in problems],
+                }
+            )
+            reg.workshop(name).log_gate(
+                "refused",
+                title=title,
+                slug=item["slug"],
+                reason=why,
+                detail={"at": "tidy", "line": new, "violations": [p.to_json() for p in problems]},
+            )
             continue
         # the line and its `tidied` row are one intent: a crash between them is finished by the next reader
-        row = {"kind": "tidied", "title": title, "slug": item["slug"], "reason": item["why"],
-               "detail": {"old": item["line"], "new": new}, "key": f"tidied:{uuid.uuid4().hex}",
-               "at": reg.clock()}
+        row = {
+            "kind": "tidied",
+            "title": title,
+            "slug": item["slug"],
+            "reason": item["why"],
+            "detail": {"old": item["line"], "new": new},
+            "key": f"tidied:{uuid.uuid4().hex}",
+            "at": reg.clock(),
+        }
         store.set_index_line(item["slug"], title, new, also={"log": row})
         report.rewritten.append({"slug": item["slug"], "old": item["line"], "new": new})
     return report.freeze()
 
 
-def propose(reg: Registry, name: str, item: dict[str, str],
-            flagged: list[dict[str, str]]) -> tuple[str, str, list[Any]]:
+def propose(
+    reg: Registry, name: str, item: dict[str, str], flagged: list[dict[str, str]]
+) -> tuple[str, str, list[Any]]:
     """Ask the scribe to rewrite one weak line; nothing is written.
 
     Returns (title, rewritten line, what the floors refuse in it). Raises ModelUnavailable.
@@ -178,13 +237,22 @@ def propose(reg: Registry, name: str, item: dict[str, str],
     mem = store.read(item["slug"])
     entry = store.index().by_slug().get(mem.slug)
     title = entry.title if entry else mem.title
-    others = "\n".join(f"- {f['slug']}: {f['line']}" for f in flagged if f["slug"] != mem.slug)[:2000]
-    task = (f"Why the line fails: {item['why']}\nOther lines it must not be confused with:\n{others or '(none)'}"
-            f"\n\nMemory {mem.slug}\ntitle: {title}\ncurrent line: {item['line']}\nbody:\n{mem.body.strip()[:3000]}")
-    reply = reg.models(name).ask("scribe", "kura_tidy",
-                                 build_messages(preamble(store), TIDY_INSTRUCTIONS, task), TIDY_SCHEMA)
+    others = "\n".join(f"- {f['slug']}: {f['line']}" for f in flagged if f["slug"] != mem.slug)[
+        :2000
+    ]
+    task = (
+        f"Why the line fails: {item['why']}\nOther lines it must not be confused with:\n{others or '(none)'}"
+        f"\n\nMemory {mem.slug}\ntitle: {title}\ncurrent line: {item['line']}\nbody:\n{mem.body.strip()[:3000]}"
+    )
+    reply = reg.models(name).ask(
+        "scribe", "kura_tidy", build_messages(preamble(store), TIDY_INSTRUCTIONS, task), TIDY_SCHEMA
+    )
     new = " ".join(str(reply.get("description", "")).split())
-    return title, new, check_line(item["line"], new, mem.body, reg.config.stores[name].distill.human_names)
+    return (
+        title,
+        new,
+        check_line(item["line"], new, mem.body, reg.config.stores[name].distill.human_names),
+    )
 
 
 def check_line(old: str, new: str, body: str, human_names=()) -> list[Any]:

@@ -25,21 +25,44 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..store import links_in
 from .attribution import HUMAN, PRONOUN, THIRD, Claim, attribution_claims, carries, claims
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
 from .text import disguises, fold, strip_invisible
-from ..store import links_in
 
 __all__ = [
-    "CLAIM_TAGS", "DISTILLER_TAGS", "Evidence", "Violation", "attribution_claims", "carries",
-    "check_surface", "check_tags", "claims", "cut_reason", "disguises", "fold",
-    "messages", "negations_in", "numbers_in", "scan", "strip_invisible", "unvouched",
-    "Quantity", "Vouchers",
+    "CLAIM_TAGS",
+    "DISTILLER_TAGS",
+    "Evidence",
+    "Violation",
+    "attribution_claims",
+    "carries",
+    "check_surface",
+    "check_tags",
+    "claims",
+    "cut_reason",
+    "disguises",
+    "fold",
+    "messages",
+    "negations_in",
+    "numbers_in",
+    "scan",
+    "strip_invisible",
+    "unvouched",
+    "Quantity",
+    "Vouchers",
 ]
 
 # kinds
-NUMBER, ATTRIBUTION, LINK, TAG, DISGUISE, SHAPE = "number", "attribution", "link", "tag", "disguise", "shape"
+NUMBER, ATTRIBUTION, LINK, TAG, DISGUISE, SHAPE = (
+    "number",
+    "attribution",
+    "link",
+    "tag",
+    "disguise",
+    "shape",
+)
 NEGATION, MARK, ORDER, BUDGET, MARKUP = "negation", "mark", "order", "budget", "markup"
 
 #: Tags that claim something about the human, and the classes that can vouch for them.
@@ -77,23 +100,40 @@ class Violation:
         template = _MESSAGES.get((self.kind, self.rule)) or _MESSAGES.get((self.kind, "*"))
         if template is None:
             return f"{self.kind} {self.text} ({self.field})"
-        return template.format(t=self.text, f=self.field, n=self.note or "someone", q=repr(self.text))
+        return template.format(
+            t=self.text, f=self.field, n=self.note or "someone", q=repr(self.text)
+        )
 
     __str__ = message
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "field": self.field, "text": self.text, "rule": self.rule,
-                "note": self.note, "message": self.message()}
+        return {
+            "kind": self.kind,
+            "field": self.field,
+            "text": self.text,
+            "rule": self.rule,
+            "note": self.note,
+            "message": self.message(),
+        }
 
     @classmethod
-    def from_json(cls, data: Any) -> "Violation":
+    def from_json(cls, data: Any) -> Violation:
         """A violation as stored in a draft or the gate log; an old plain string becomes
         kind ``legacy`` with its text."""
         if isinstance(data, Mapping):
-            return cls(str(data.get("kind", "")), str(data.get("field", "")), str(data.get("text", "")),
-                       str(data.get("rule", "")), str(data.get("note", "")))
+            return cls(
+                str(data.get("kind", "")),
+                str(data.get("field", "")),
+                str(data.get("text", "")),
+                str(data.get("rule", "")),
+                str(data.get("note", "")),
+            )
         text = str(data)
-        kind = text.split(" ", 1)[0] if text.split(" ", 1)[0] in (NUMBER, ATTRIBUTION, LINK, TAG) else "legacy"
+        kind = (
+            text.split(" ", 1)[0]
+            if text.split(" ", 1)[0] in (NUMBER, ATTRIBUTION, LINK, TAG)
+            else "legacy"
+        )
         return cls(kind, "", text, "legacy")
 
 
@@ -106,8 +146,14 @@ _MESSAGES: dict[tuple[str, str], str] = {
     (NUMBER, "*"): "number {t} is not in the evidence ({f})",
     (ATTRIBUTION, "not_in_source"): 'attribution "{t}" is not in the source ({f})',
     (ATTRIBUTION, "no_user_quote"): 'attribution "{t}" needs a surviving USER quote ({f})',
-    (ATTRIBUTION, "not_carried"): 'attribution "{t}" needs a USER quote that says what it credits ({f})',
-    (ATTRIBUTION, "third_party"): 'attribution "{t}" credits {n} with what no evidence says of them ({f})',
+    (
+        ATTRIBUTION,
+        "not_carried",
+    ): 'attribution "{t}" needs a USER quote that says what it credits ({f})',
+    (
+        ATTRIBUTION,
+        "third_party",
+    ): 'attribution "{t}" credits {n} with what no evidence says of them ({f})',
     (ATTRIBUTION, "*"): 'attribution "{t}" is refused ({f})',
     (LINK, "*"): "link [[{t}]] names no memory in this store ({f})",
     (DISGUISE, "*"): "{t} reads differently to a person than to the gate ({f})",
@@ -127,8 +173,10 @@ _MESSAGES: dict[tuple[str, str], str] = {
     (MARKUP, "*"): "adds map markup ({t}) the source does not have ({f})",
     (TAG, "not_a_word"): "tag {q} is not one word or a hyphenated phrase",
     (TAG, "distiller_only"): "tag {t} is written by the distiller, not proposed or set by hand",
-    (TAG, "needs_evidence"): ("tag {t} needs a surviving {n} quote (a memory written directly has no evidence "
-                              "manifest: leave the tag off, or let the distiller propose it)"),
+    (TAG, "needs_evidence"): (
+        "tag {t} needs a surviving {n} quote (a memory written directly has no evidence "
+        "manifest: leave the tag off, or let the distiller propose it)"
+    ),
     (TAG, "*"): "tag {t} is refused",
 }
 
@@ -148,7 +196,9 @@ class Evidence:
     _vouch: list = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
-    def of(cls, segments: Iterable[tuple[str, str]], quotes: Iterable[tuple[str, str, str]] = ()) -> "Evidence":
+    def of(
+        cls, segments: Iterable[tuple[str, str]], quotes: Iterable[tuple[str, str, str]] = ()
+    ) -> Evidence:
         return cls(tuple((c, t) for c, t in segments), tuple(quotes))
 
     @property
@@ -162,15 +212,25 @@ class Evidence:
         return self._vouch[0], self._vouch[1]
 
     def to_json(self) -> dict[str, Any]:
-        return {"segments": [list(x) for x in self.segments], "quotes": [list(x) for x in self.quotes]}
+        return {
+            "segments": [list(x) for x in self.segments],
+            "quotes": [list(x) for x in self.quotes],
+        }
 
     @classmethod
-    def from_json(cls, data: Any) -> "Evidence":
+    def from_json(cls, data: Any) -> Evidence:
         if not isinstance(data, Mapping):
             return cls()
-        segs = [(str(x[0]), str(x[1])) for x in data.get("segments") or [] if isinstance(x, list) and len(x) == 2]
-        quotes = [(str(x[0]), str(x[1]), str(x[2])) for x in data.get("quotes") or []
-                  if isinstance(x, list) and len(x) == 3]
+        segs = [
+            (str(x[0]), str(x[1]))
+            for x in data.get("segments") or []
+            if isinstance(x, list) and len(x) == 2
+        ]
+        quotes = [
+            (str(x[0]), str(x[1]), str(x[2]))
+            for x in data.get("quotes") or []
+            if isinstance(x, list) and len(x) == 3
+        ]
         return cls.of(segs, quotes)
 
     def user_texts(self) -> list[str]:
@@ -192,7 +252,9 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
-def shape_violations(fields: Mapping[str, object], *, optional_null: bool = True) -> list[Violation]:
+def shape_violations(
+    fields: Mapping[str, object], *, optional_null: bool = True
+) -> list[Violation]:
     out = []
     for name, value in fields.items():
         if value is None and optional_null:
@@ -214,22 +276,32 @@ def _claim_ok(claim: Claim, evidence: Evidence, field_name: str) -> Violation | 
         return None
     if claim.who == THIRD:
         name = fold(claim.name).lower()
-        said_of = [seg for c, _q, seg in evidence.quotes if c != "SELF" and name and name in fold(seg).lower()]
+        said_of = [
+            seg
+            for c, _q, seg in evidence.quotes
+            if c != "SELF" and name and name in fold(seg).lower()
+        ]
         if said_of and carries(claim.content, said_of):
             return None
         return Violation(ATTRIBUTION, field_name, claim.phrase, "third_party", claim.name)
     # a pronoun: the human, or a third person that non-SELF evidence itself quotes
-    others = [seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)]
+    others = [
+        seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)
+    ]
     if others and carries(claim.content, others):
         return None
-    return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote" if not user else "not_carried")
+    return Violation(
+        ATTRIBUTION, field_name, claim.phrase, "no_user_quote" if not user else "not_carried"
+    )
 
 
 def _speaks_of_someone(text: str) -> bool:
     """Whether a text reports what a person said, decided or wants (a letter, a mail, a
     chat log): only then can "he", "she" or "they" refer to someone in it."""
-    return any(c.who in (THIRD, PRONOUN) or (c.who == HUMAN and c.phrase.lower().startswith(("i ", "we ")))
-               for c in claims(text))
+    return any(
+        c.who in (THIRD, PRONOUN) or (c.who == HUMAN and c.phrase.lower().startswith(("i ", "we ")))
+        for c in claims(text)
+    )
 
 
 def check_surface(
@@ -249,7 +321,9 @@ def check_surface(
     out: list[Violation] = list(shape_violations(fields))
     vouch, self_only = evidence._vouchers()
     given_vouch = Vouchers(given) if given else None
-    given_claims = {c.phrase.lower() for g in given for c in claims(g, human_names)} if given else set()
+    given_claims = (
+        {c.phrase.lower() for g in given for c in claims(g, human_names)} if given else set()
+    )
     seen: set[tuple[str, str]] = set()
     for name, value in fields.items():
         if not isinstance(value, str) or not value:
@@ -259,7 +333,11 @@ def check_surface(
                 seen.add((DISGUISE, d))
                 out.append(Violation(DISGUISE, name, d, "invisible"))
         for q in scan(value):
-            if (NUMBER, q.canon) in seen or vouch.vouches(q) or (given_vouch and given_vouch.vouches(q)):
+            if (
+                (NUMBER, q.canon) in seen
+                or vouch.vouches(q)
+                or (given_vouch and given_vouch.vouches(q))
+            ):
                 continue
             seen.add((NUMBER, q.canon))
             rule = "self_only" if self_only.vouches(q) else "unvouched"
@@ -327,16 +405,29 @@ def check_tags(
             continue
         needs = CLAIM_TAGS.get(key)
         if needs is not None and not (needs & classes):
-            out.append(Violation(TAG, field_name, tag, "needs_evidence",
-                                 " or ".join(c for c in _CLASS_ORDER if c in needs)))
+            out.append(
+                Violation(
+                    TAG,
+                    field_name,
+                    tag,
+                    "needs_evidence",
+                    " or ".join(c for c in _CLASS_ORDER if c in needs),
+                )
+            )
     if words:
         for v in check_surface({field_name: ". ".join(words)}, evidence, human_names=human_names):
             out.append(v)
     return out
 
 
-def check_rewrite(new: str, source: str, *, field_name: str = "description", human_names: Sequence[str] = (),
-                  keep_from: str = "") -> list[Violation]:
+def check_rewrite(
+    new: str,
+    source: str,
+    *,
+    field_name: str = "description",
+    human_names: Sequence[str] = (),
+    keep_from: str = "",
+) -> list[Violation]:
     """The floors on a line rewritten from text the store already holds (tidy's rewrite of
     an index line, weave's trigger): every figure and every claim must be in *source*, the
     negations and the ⚠️ of *keep_from* (default: *source*) must stay, and none may be

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .text import fold
 
@@ -41,23 +41,241 @@ class Claim:
 
 # =========================================================================== content
 
-_STOP_EN = frozenset("""
-a an the and or but nor of to in on at by for from with without into onto over under than then as
-is are was were be been being am it its this that these those he she we they you i me him her us
-them my your our their his if so not no yes all any each every more less most only just also too
-very about up down out off via when while after before since until where which who what how why
-there here now still yet both either other another such some many much few will would can could
-should may might must shall do does did done has have had get got go goes went going make made
-user users human owner boss per own really clearly explicitly said say says told tell tells asked
-ask asks want wants wanted decided decide decides prefer prefers preferred chose choose chosen
-insisted insist agreed agree approve approved request requested think thinks thought feel feels felt
-believe believes believed like likes liked need needs needed let lets ok okay fine
-""".split())
+_STOP_EN = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "nor",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "without",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "than",
+        "then",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "he",
+        "she",
+        "we",
+        "they",
+        "you",
+        "i",
+        "me",
+        "him",
+        "her",
+        "us",
+        "them",
+        "my",
+        "your",
+        "our",
+        "their",
+        "his",
+        "if",
+        "so",
+        "not",
+        "no",
+        "yes",
+        "all",
+        "any",
+        "each",
+        "every",
+        "more",
+        "less",
+        "most",
+        "only",
+        "just",
+        "also",
+        "too",
+        "very",
+        "about",
+        "up",
+        "down",
+        "out",
+        "off",
+        "via",
+        "when",
+        "while",
+        "after",
+        "before",
+        "since",
+        "until",
+        "where",
+        "which",
+        "who",
+        "what",
+        "how",
+        "why",
+        "there",
+        "here",
+        "now",
+        "still",
+        "yet",
+        "both",
+        "either",
+        "other",
+        "another",
+        "such",
+        "some",
+        "many",
+        "much",
+        "few",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "do",
+        "does",
+        "did",
+        "done",
+        "has",
+        "have",
+        "had",
+        "get",
+        "got",
+        "go",
+        "goes",
+        "went",
+        "going",
+        "make",
+        "made",
+        "user",
+        "users",
+        "human",
+        "owner",
+        "boss",
+        "per",
+        "own",
+        "really",
+        "clearly",
+        "explicitly",
+        "said",
+        "say",
+        "says",
+        "told",
+        "tell",
+        "tells",
+        "asked",
+        "ask",
+        "asks",
+        "want",
+        "wants",
+        "wanted",
+        "decided",
+        "decide",
+        "decides",
+        "prefer",
+        "prefers",
+        "preferred",
+        "chose",
+        "choose",
+        "chosen",
+        "insisted",
+        "insist",
+        "agreed",
+        "agree",
+        "approve",
+        "approved",
+        "request",
+        "requested",
+        "think",
+        "thinks",
+        "thought",
+        "feel",
+        "feels",
+        "felt",
+        "believe",
+        "believes",
+        "believed",
+        "like",
+        "likes",
+        "liked",
+        "need",
+        "needs",
+        "needed",
+        "let",
+        "lets",
+        "ok",
+        "okay",
+        "fine",
+    ]
+)
 #: Attribution verbs in Chinese and Japanese: the crediting itself, not what is credited.
-_STOP_CJK = frozenset("""
-決め 决め と決 と决 言っ と言 に言 言わ て言 决定 決定 说过 說過 认为 認為 觉得 覺得 希望 要求 同意
-頼ま に頼 頼ん 指示 承認 承认 言い おっ 仰っ 表示 说要 說要 告诉 告訴 强调 強調 坚持 堅持 选择 選擇
-""".split())
+_STOP_CJK = frozenset(
+    [
+        "決め",
+        "决め",
+        "と決",
+        "と决",
+        "言っ",
+        "と言",
+        "に言",
+        "言わ",
+        "て言",
+        "决定",
+        "決定",
+        "说过",
+        "說過",
+        "认为",
+        "認為",
+        "觉得",
+        "覺得",
+        "希望",
+        "要求",
+        "同意",
+        "頼ま",
+        "に頼",
+        "頼ん",
+        "指示",
+        "承認",
+        "承认",
+        "言い",
+        "おっ",
+        "仰っ",
+        "表示",
+        "说要",
+        "說要",
+        "告诉",
+        "告訴",
+        "强调",
+        "強調",
+        "坚持",
+        "堅持",
+        "选择",
+        "選擇",
+    ]
+)
 _LATIN_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _CJK_SPAN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
@@ -123,62 +341,616 @@ _ADVERBS = (
     r"even|first|only|reportedly|apparently|basically|simply|quickly|instead|ultimately|"
     r"(?:do|does|did|has|have|had|would|will)n['’]t|cannot|can['’]t))*"
 )
-_NOUN_HEADS = frozenset("""
-notes note guide guides manual manuals account accounts id ids name names data table tables space
-interface interfaces agent agents group groups profile profiles settings setting config configs
-configuration directory directories home session sessions input inputs experience base list lists
-story stories role roles permission permissions mode modes level levels password passwords record
-records file files facing friendly level management namespace namespaces field fields object objects
-model models entry entries prompt prompts message messages event events feedback research studies
-study testing tests test docs documentation agreement agreements count counts quota quotas limit
-limits token tokens cache caches key keys shell process processes login logins info information
-avatar email emails content contents module modules app apps class classes type types flag flags
-request-id object-id
-""".split())
-_PASSIVE_PARTICIPLE_OK = frozenset("""
-worried concerned annoyed upset happy unhappy clear adamant firm explicit convinced determined
-insistent keen sure certain fine ok okay against opposed sold set bent intent interested pleased
-disappointed frustrated angry furious satisfied glad tired sick afraid scared nervous excited
-""".split())
+_NOUN_HEADS = frozenset(
+    [
+        "notes",
+        "note",
+        "guide",
+        "guides",
+        "manual",
+        "manuals",
+        "account",
+        "accounts",
+        "id",
+        "ids",
+        "name",
+        "names",
+        "data",
+        "table",
+        "tables",
+        "space",
+        "interface",
+        "interfaces",
+        "agent",
+        "agents",
+        "group",
+        "groups",
+        "profile",
+        "profiles",
+        "settings",
+        "setting",
+        "config",
+        "configs",
+        "configuration",
+        "directory",
+        "directories",
+        "home",
+        "session",
+        "sessions",
+        "input",
+        "inputs",
+        "experience",
+        "base",
+        "list",
+        "lists",
+        "story",
+        "stories",
+        "role",
+        "roles",
+        "permission",
+        "permissions",
+        "mode",
+        "modes",
+        "level",
+        "levels",
+        "password",
+        "passwords",
+        "record",
+        "records",
+        "file",
+        "files",
+        "facing",
+        "friendly",
+        "level",
+        "management",
+        "namespace",
+        "namespaces",
+        "field",
+        "fields",
+        "object",
+        "objects",
+        "model",
+        "models",
+        "entry",
+        "entries",
+        "prompt",
+        "prompts",
+        "message",
+        "messages",
+        "event",
+        "events",
+        "feedback",
+        "research",
+        "studies",
+        "study",
+        "testing",
+        "tests",
+        "test",
+        "docs",
+        "documentation",
+        "agreement",
+        "agreements",
+        "count",
+        "counts",
+        "quota",
+        "quotas",
+        "limit",
+        "limits",
+        "token",
+        "tokens",
+        "cache",
+        "caches",
+        "key",
+        "keys",
+        "shell",
+        "process",
+        "processes",
+        "login",
+        "logins",
+        "info",
+        "information",
+        "avatar",
+        "email",
+        "emails",
+        "content",
+        "contents",
+        "module",
+        "modules",
+        "app",
+        "apps",
+        "class",
+        "classes",
+        "type",
+        "types",
+        "flag",
+        "flags",
+        "request-id",
+        "object-id",
+    ]
+)
+_PASSIVE_PARTICIPLE_OK = frozenset(
+    [
+        "worried",
+        "concerned",
+        "annoyed",
+        "upset",
+        "happy",
+        "unhappy",
+        "clear",
+        "adamant",
+        "firm",
+        "explicit",
+        "convinced",
+        "determined",
+        "insistent",
+        "keen",
+        "sure",
+        "certain",
+        "fine",
+        "ok",
+        "okay",
+        "against",
+        "opposed",
+        "sold",
+        "set",
+        "bent",
+        "intent",
+        "interested",
+        "pleased",
+        "disappointed",
+        "frustrated",
+        "angry",
+        "furious",
+        "satisfied",
+        "glad",
+        "tired",
+        "sick",
+        "afraid",
+        "scared",
+        "nervous",
+        "excited",
+    ]
+)
 _MODALS_HYPO = frozenset({"might", "may", "could", "can", "should", "must", "shall", "ought"})
-_PREFERENCE = frozenset("""
-want prefer like need expect hate insist approve choose decide ask accept love mind object agree
-refuse reject demand care
-""".split())
+_PREFERENCE = frozenset(
+    [
+        "want",
+        "prefer",
+        "like",
+        "need",
+        "expect",
+        "hate",
+        "insist",
+        "approve",
+        "choose",
+        "decide",
+        "ask",
+        "accept",
+        "love",
+        "mind",
+        "object",
+        "agree",
+        "refuse",
+        "reject",
+        "demand",
+        "care",
+    ]
+)
 _HEDGES = frozenset({"probably", "likely", "perhaps", "maybe", "possibly", "presumably"})
-_OBJECT_STARTS = frozenset("""
-to that the a an it this these those them us me him her on for with about every no not our their
-his its my your some any all more less in at of into from by off out up down again never always
-""".split())
-_VERBS = frozenset("""
-decide decides decided choose chooses chose chosen ask asks asked request requests requested say
-says said tell tells told want wants wanted prefer prefers preferred approve approves approved
-insist insists insisted agree agrees agreed instruct instructs instructed demand demands demanded
-refuse refuses refused reject rejects rejected veto vetoes vetoed promise promises promised confirm
-confirms confirmed okay okayed opt opts opted settle settles settled go goes went rule rules ruled
-mandate mandates mandated order orders ordered specify specifies specified direct directs directed
-mention mentions mentioned state states stated explain explains explained note notes noted report
-reports reported emphasize emphasizes emphasized emphasise emphasised stress stresses stressed like
-likes liked love loves loved hate hates hated dislike dislikes disliked commit commits committed
-entrust entrusts entrusted trust trusts trusted believe believes believed think thinks thought feel
-feels felt worry worries worried expect expects expected wish wishes wished suggest suggests
-suggested propose proposes proposed need needs needed pick picks picked select selects selected
-accept accepts accepted allow allows allowed permit permits permitted forbid forbids forbade ban
-bans banned prohibit prohibits prohibited require requires required recommend recommends
-recommended advise advises advised warn warns warned remind reminds reminded complain complains
-complained admit admits admitted claim claims claimed argue argues argued object objects objected
-deny denies denied care cares cared mind minds minded intend intends intended plan plans planned
-hope hopes hoped conclude concludes concluded determine determines determined resolve resolves
-resolved favor favors favored favour favours favoured endorse endorses endorsed support supports
-supported oppose opposes opposed disagree disagrees disagreed consent consents consented reply
-replies replied answer answers answered respond responds responded write writes wrote set sets
-install installs installed run runs ran use uses used move moves moved delete deletes deleted
-remove removes removed buy buys bought keep keeps kept make makes made put puts change changes
-changed switch switches switched turn turns turned add adds added drop drops dropped stop stops
-stopped start starts started try tries tried find finds found see sees saw know knows knew notice
-notices noticed learn learns learned has had owns owned uses lives lived works worked prefer
-signed sign signs vote votes voted settle went goes okd ok'd greenlit greenlighted asks wants
-""".split())
+_OBJECT_STARTS = frozenset(
+    [
+        "to",
+        "that",
+        "the",
+        "a",
+        "an",
+        "it",
+        "this",
+        "these",
+        "those",
+        "them",
+        "us",
+        "me",
+        "him",
+        "her",
+        "on",
+        "for",
+        "with",
+        "about",
+        "every",
+        "no",
+        "not",
+        "our",
+        "their",
+        "his",
+        "its",
+        "my",
+        "your",
+        "some",
+        "any",
+        "all",
+        "more",
+        "less",
+        "in",
+        "at",
+        "of",
+        "into",
+        "from",
+        "by",
+        "off",
+        "out",
+        "up",
+        "down",
+        "again",
+        "never",
+        "always",
+    ]
+)
+_VERBS = frozenset(
+    [
+        "decide",
+        "decides",
+        "decided",
+        "choose",
+        "chooses",
+        "chose",
+        "chosen",
+        "ask",
+        "asks",
+        "asked",
+        "request",
+        "requests",
+        "requested",
+        "say",
+        "says",
+        "said",
+        "tell",
+        "tells",
+        "told",
+        "want",
+        "wants",
+        "wanted",
+        "prefer",
+        "prefers",
+        "preferred",
+        "approve",
+        "approves",
+        "approved",
+        "insist",
+        "insists",
+        "insisted",
+        "agree",
+        "agrees",
+        "agreed",
+        "instruct",
+        "instructs",
+        "instructed",
+        "demand",
+        "demands",
+        "demanded",
+        "refuse",
+        "refuses",
+        "refused",
+        "reject",
+        "rejects",
+        "rejected",
+        "veto",
+        "vetoes",
+        "vetoed",
+        "promise",
+        "promises",
+        "promised",
+        "confirm",
+        "confirms",
+        "confirmed",
+        "okay",
+        "okayed",
+        "opt",
+        "opts",
+        "opted",
+        "settle",
+        "settles",
+        "settled",
+        "go",
+        "goes",
+        "went",
+        "rule",
+        "rules",
+        "ruled",
+        "mandate",
+        "mandates",
+        "mandated",
+        "order",
+        "orders",
+        "ordered",
+        "specify",
+        "specifies",
+        "specified",
+        "direct",
+        "directs",
+        "directed",
+        "mention",
+        "mentions",
+        "mentioned",
+        "state",
+        "states",
+        "stated",
+        "explain",
+        "explains",
+        "explained",
+        "note",
+        "notes",
+        "noted",
+        "report",
+        "reports",
+        "reported",
+        "emphasize",
+        "emphasizes",
+        "emphasized",
+        "emphasise",
+        "emphasised",
+        "stress",
+        "stresses",
+        "stressed",
+        "like",
+        "likes",
+        "liked",
+        "love",
+        "loves",
+        "loved",
+        "hate",
+        "hates",
+        "hated",
+        "dislike",
+        "dislikes",
+        "disliked",
+        "commit",
+        "commits",
+        "committed",
+        "entrust",
+        "entrusts",
+        "entrusted",
+        "trust",
+        "trusts",
+        "trusted",
+        "believe",
+        "believes",
+        "believed",
+        "think",
+        "thinks",
+        "thought",
+        "feel",
+        "feels",
+        "felt",
+        "worry",
+        "worries",
+        "worried",
+        "expect",
+        "expects",
+        "expected",
+        "wish",
+        "wishes",
+        "wished",
+        "suggest",
+        "suggests",
+        "suggested",
+        "propose",
+        "proposes",
+        "proposed",
+        "need",
+        "needs",
+        "needed",
+        "pick",
+        "picks",
+        "picked",
+        "select",
+        "selects",
+        "selected",
+        "accept",
+        "accepts",
+        "accepted",
+        "allow",
+        "allows",
+        "allowed",
+        "permit",
+        "permits",
+        "permitted",
+        "forbid",
+        "forbids",
+        "forbade",
+        "ban",
+        "bans",
+        "banned",
+        "prohibit",
+        "prohibits",
+        "prohibited",
+        "require",
+        "requires",
+        "required",
+        "recommend",
+        "recommends",
+        "recommended",
+        "advise",
+        "advises",
+        "advised",
+        "warn",
+        "warns",
+        "warned",
+        "remind",
+        "reminds",
+        "reminded",
+        "complain",
+        "complains",
+        "complained",
+        "admit",
+        "admits",
+        "admitted",
+        "claim",
+        "claims",
+        "claimed",
+        "argue",
+        "argues",
+        "argued",
+        "object",
+        "objects",
+        "objected",
+        "deny",
+        "denies",
+        "denied",
+        "care",
+        "cares",
+        "cared",
+        "mind",
+        "minds",
+        "minded",
+        "intend",
+        "intends",
+        "intended",
+        "plan",
+        "plans",
+        "planned",
+        "hope",
+        "hopes",
+        "hoped",
+        "conclude",
+        "concludes",
+        "concluded",
+        "determine",
+        "determines",
+        "determined",
+        "resolve",
+        "resolves",
+        "resolved",
+        "favor",
+        "favors",
+        "favored",
+        "favour",
+        "favours",
+        "favoured",
+        "endorse",
+        "endorses",
+        "endorsed",
+        "support",
+        "supports",
+        "supported",
+        "oppose",
+        "opposes",
+        "opposed",
+        "disagree",
+        "disagrees",
+        "disagreed",
+        "consent",
+        "consents",
+        "consented",
+        "reply",
+        "replies",
+        "replied",
+        "answer",
+        "answers",
+        "answered",
+        "respond",
+        "responds",
+        "responded",
+        "write",
+        "writes",
+        "wrote",
+        "set",
+        "sets",
+        "install",
+        "installs",
+        "installed",
+        "run",
+        "runs",
+        "ran",
+        "use",
+        "uses",
+        "used",
+        "move",
+        "moves",
+        "moved",
+        "delete",
+        "deletes",
+        "deleted",
+        "remove",
+        "removes",
+        "removed",
+        "buy",
+        "buys",
+        "bought",
+        "keep",
+        "keeps",
+        "kept",
+        "make",
+        "makes",
+        "made",
+        "put",
+        "puts",
+        "change",
+        "changes",
+        "changed",
+        "switch",
+        "switches",
+        "switched",
+        "turn",
+        "turns",
+        "turned",
+        "add",
+        "adds",
+        "added",
+        "drop",
+        "drops",
+        "dropped",
+        "stop",
+        "stops",
+        "stopped",
+        "start",
+        "starts",
+        "started",
+        "try",
+        "tries",
+        "tried",
+        "find",
+        "finds",
+        "found",
+        "see",
+        "sees",
+        "saw",
+        "know",
+        "knows",
+        "knew",
+        "notice",
+        "notices",
+        "noticed",
+        "learn",
+        "learns",
+        "learned",
+        "has",
+        "had",
+        "owns",
+        "owned",
+        "uses",
+        "lives",
+        "lived",
+        "works",
+        "worked",
+        "prefer",
+        "signed",
+        "sign",
+        "signs",
+        "vote",
+        "votes",
+        "voted",
+        "settle",
+        "went",
+        "goes",
+        "okd",
+        "ok'd",
+        "greenlit",
+        "greenlighted",
+        "asks",
+        "wants",
+    ]
+)
 _VIEW_NOUNS = (
     r"(?:decision|decisions|request|requests|preference|preferences|call|choice|choices|instruction|"
     r"instructions|wish|wishes|rule|rules|requirement|requirements|order|orders|approval|idea|ideas|"
@@ -192,8 +964,11 @@ _EN_CONDITION = re.compile(
     r"every\s+time|each\s+time|as\s+soon\s+as)\b[^.;:!?]*$",
     re.IGNORECASE,
 )
-_PAST = re.compile(r"(?:ed|said|told|chose|chosen|thought|felt|went|wrote|ran|bought|kept|made|"
-                   r"knew|saw|found|forbade|had|ok'd)$", re.IGNORECASE)
+_PAST = re.compile(
+    r"(?:ed|said|told|chose|chosen|thought|felt|went|wrote|ran|bought|kept|made|"
+    r"knew|saw|found|forbade|had|ok'd)$",
+    re.IGNORECASE,
+)
 
 
 def _names_pattern(names: Sequence[str]) -> str:
@@ -214,30 +989,45 @@ def _en_patterns(names: tuple[str, ...]) -> dict[str, re.Pattern[str]]:
     human += rf"|{named})" if named else ")"
     anyone = rf"(?:the\s+user|the\s+human|the\s+owner|the\s+boss|them|him|her|you|us{'|' + named if named else ''})"
     return {
-        "subject": re.compile(rf"\b(?P<who>{human})\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)"
-                              rf"(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?", re.IGNORECASE),
-        "bare": re.compile(r"(?:^|(?<=[.!?;:]\s)|(?<=\n)|(?<=^\s))(?P<who>users?|owner|human)\b(?![-_'’])"
-                           rf"(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
-                           re.IGNORECASE),
-        "pronoun": re.compile(rf"\b(?P<who>he|she|they)\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)"
-                              rf"(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?", re.IGNORECASE),
+        "subject": re.compile(
+            rf"\b(?P<who>{human})\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)"
+            rf"(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
+            re.IGNORECASE,
+        ),
+        "bare": re.compile(
+            r"(?:^|(?<=[.!?;:]\s)|(?<=\n)|(?<=^\s))(?P<who>users?|owner|human)\b(?![-_'’])"
+            rf"(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
+            re.IGNORECASE,
+        ),
+        "pronoun": re.compile(
+            rf"\b(?P<who>he|she|they)\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)"
+            rf"(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
+            re.IGNORECASE,
+        ),
         "possessive": re.compile(
             rf"\b(?P<who>(?:the\s+)?(?:user|human|owner|boss)(?:['’]s|s['’])|your|our|their|his|her"
             rf"{'|(?:' + named + r')[’' + chr(39) + ']s' if named else ''})\s+(?:own\s+)?(?:final\s+|explicit\s+|"
-            rf"express\s+|clear\s+|stated\s+|strong\s+)?{_VIEW_NOUNS}\b", re.IGNORECASE),
+            rf"express\s+|clear\s+|stated\s+|strong\s+)?{_VIEW_NOUNS}\b",
+            re.IGNORECASE,
+        ),
         "source": re.compile(
             rf"\b(?:according\s+to|per|as\s+per|in\s+the\s+words\s+of|on\s+behalf\s+of|at\s+the\s+request\s+of|"
-            rf"as\s+requested\s+by|as\s+told\s+by|as\s+asked\s+by)\s+(?P<who>{anyone})\b", re.IGNORECASE),
+            rf"as\s+requested\s+by|as\s+told\s+by|as\s+asked\s+by)\s+(?P<who>{anyone})\b",
+            re.IGNORECASE,
+        ),
         "in_view": re.compile(
             rf"\bin\s+(?P<who>(?:the\s+)?(?:user|owner|human|boss)['’]s|her|his|their|your|our"
             rf"{'|(?:' + named + r')[’' + chr(39) + ']s' if named else ''})\s+(?:own\s+)?"
-            rf"(?:view|opinion|words|eyes|mind|book|judg(?:e)?ment|estimation)\b", re.IGNORECASE),
+            rf"(?:view|opinion|words|eyes|mind|book|judg(?:e)?ment|estimation)\b",
+            re.IGNORECASE,
+        ),
         "passive_i": re.compile(
             r"\b(?:I|we)\s+(?:was|were|have\s+been|had\s+been|'ve\s+been|got|get|am|are|'m|'re)\s+"
             r"(?:\w+ly\s+)?(?:asked|told|instructed|requested|advised|directed|ordered|reminded|warned|"
             r"encouraged|allowed|permitted|forbidden|given|shown|taught|corrected|assigned|tasked|"
             r"expected|supposed|begged|urged|pressed|pushed|made|cleared|authori[sz]ed|approved)\b",
-            re.IGNORECASE),
+            re.IGNORECASE,
+        ),
         "as_requested": re.compile(
             r"\b(?:as\s+(?:\w+ly\s+)?(?:requested|instructed|asked|agreed|discussed|directed|specified|decided|"
             r"desired|wished|wanted|preferred|ordered|told|promised|approved|demanded|suggested|"
@@ -247,20 +1037,27 @@ def _en_patterns(names: tuple[str, ...]) -> dict[str, re.Pattern[str]]:
             r"per\s+(?:request|instructions?)|(?:user|owner|human)-(?:requested|approved|chosen|"
             r"specified|selected|preferred|mandated|decided|requested|driven|initiated|directed|"
             r"confirmed))\b",
-            re.IGNORECASE),
+            re.IGNORECASE,
+        ),
         "it_was": re.compile(
             r"\bit\s+(?:was|has\s+been|had\s+been|is|got)\s+(?:\w+ly\s+)?(?:decided|agreed|requested|"
             r"approved|chosen|settled|determined|mandated|ruled|confirmed|specified|asked|ordered|"
-            r"instructed|insisted)\b", re.IGNORECASE),
+            r"instructed|insisted)\b",
+            re.IGNORECASE,
+        ),
         "relative": re.compile(
             rf"\b(?:{human}|users?)\s*,?\s+(?:who|that)\s+(?:\w+ly\s+)?(?:had\s+|has\s+|have\s+)?"
             rf"(?:decided|chose|asked|wanted|wants|said|says|insisted|requested|prefers|preferred|approved|"
-            rf"picked|told|agreed|demanded|likes|liked|hates|hated|needs|needed)\b", re.IGNORECASE),
+            rf"picked|told|agreed|demanded|likes|liked|hates|hated|needs|needed)\b",
+            re.IGNORECASE,
+        ),
         "by_human": re.compile(
             rf"\b(?:decided|approved|requested|chosen|picked|agreed|rejected|vetoed|ordered|asked|"
             rf"specified|wanted|preferred|mandated|selected|set|requested|proposed|suggested|"
             rf"instructed|demanded|signed\s+off|okayed|confirmed|insisted\s+on)\s+(?:upon\s+)?by\s+"
-            rf"(?P<who>{anyone}|he|she|they)\b", re.IGNORECASE),
+            rf"(?P<who>{anyone}|he|she|they)\b",
+            re.IGNORECASE,
+        ),
     }
 
 
@@ -281,18 +1078,129 @@ _PEOPLE_EN = re.compile(
     r"\b(?:my|our|his|her|their|your)\s+(?P<who>wife|husband|partner|spouse|boss|manager|landlord|"
     r"landlady|client|customer|colleague|co-?worker|friend|mother|mom|mum|father|dad|son|daughter|"
     r"brother|sister|doctor|lawyer|accountant|neighbou?r|kids?|child|children|parents?|"
-    r"teacher|tenant|roommate|flatmate)(?P<adv>" + _ADVERBS + r")\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?",
+    r"teacher|tenant|roommate|flatmate)(?P<adv>"
+    + _ADVERBS
+    + r")\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?",
     re.IGNORECASE,
 )
-_NOT_NAMES = frozenset("""
-The This That These Those It Its I We You He She They There Here Then When While If But And Or So
-Also Now Today Yesterday Tomorrow Monday Tuesday Wednesday Thursday Friday Saturday Sunday January
-February March April May June July August September October November December Nobody Everyone
-Someone Anyone Each Every Both Either Neither One Another Other Such What Which Who Why How Where
-Python Docker Git Linux Kura Claude Codex Gemini Aider Opencode Copilot Ollama Llama Mistral Qwen GPT
-Chrome Firefox Windows Mac Ubuntu Debian Fedora Arch User Users Owner Human Boss Agent Model Tool
-Nothing Everything Something Anything Most Many Some Few All None Our Their His Her Your My
-""".split())
+_NOT_NAMES = frozenset(
+    [
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "It",
+        "Its",
+        "I",
+        "We",
+        "You",
+        "He",
+        "She",
+        "They",
+        "There",
+        "Here",
+        "Then",
+        "When",
+        "While",
+        "If",
+        "But",
+        "And",
+        "Or",
+        "So",
+        "Also",
+        "Now",
+        "Today",
+        "Yesterday",
+        "Tomorrow",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Nobody",
+        "Everyone",
+        "Someone",
+        "Anyone",
+        "Each",
+        "Every",
+        "Both",
+        "Either",
+        "Neither",
+        "One",
+        "Another",
+        "Other",
+        "Such",
+        "What",
+        "Which",
+        "Who",
+        "Why",
+        "How",
+        "Where",
+        "Python",
+        "Docker",
+        "Git",
+        "Linux",
+        "Kura",
+        "Claude",
+        "Codex",
+        "Gemini",
+        "Aider",
+        "Opencode",
+        "Copilot",
+        "Ollama",
+        "Llama",
+        "Mistral",
+        "Qwen",
+        "GPT",
+        "Chrome",
+        "Firefox",
+        "Windows",
+        "Mac",
+        "Ubuntu",
+        "Debian",
+        "Fedora",
+        "Arch",
+        "User",
+        "Users",
+        "Owner",
+        "Human",
+        "Boss",
+        "Agent",
+        "Model",
+        "Tool",
+        "Nothing",
+        "Everything",
+        "Something",
+        "Anything",
+        "Most",
+        "Many",
+        "Some",
+        "Few",
+        "All",
+        "None",
+        "Our",
+        "Their",
+        "His",
+        "Her",
+        "Your",
+        "My",
+    ]
+)
 
 
 _Found = tuple[int, int, str, str, str]  # start, end, phrase, who (HUMAN, PRONOUN, THIRD), name
@@ -301,11 +1209,16 @@ _Found = tuple[int, int, str, str, str]  # start, end, phrase, who (HUMAN, PRONO
 def _en_claims(text: str, names: tuple[str, ...]) -> list[_Found]:
     pats = _en_patterns(names)
     name_set = {fold(n).lower() for n in names if isinstance(n, str) and n}
-    return (_en_subject_claims(text, pats, name_set) + _en_phrase_claims(text, pats, names)
-            + _en_third_party_claims(text, name_set))
+    return (
+        _en_subject_claims(text, pats, name_set)
+        + _en_phrase_claims(text, pats, names)
+        + _en_third_party_claims(text, name_set)
+    )
 
 
-def _en_subject_claims(text: str, pats: dict[str, re.Pattern[str]], name_set: set[str]) -> list[_Found]:
+def _en_subject_claims(
+    text: str, pats: dict[str, re.Pattern[str]], name_set: set[str]
+) -> list[_Found]:
     """A person (or a pronoun for one) as the subject of a verb that reports them."""
     out: list[_Found] = []
     for key in ("subject", "bare", "pronoun"):
@@ -329,18 +1242,23 @@ def _en_subject_claims(text: str, pats: dict[str, re.Pattern[str]], name_set: se
                 who = HUMAN
             if _in_condition(text, m.start(), w, adv):
                 continue
-            out.append((m.start(), end, text[m.start():end], who, ""))
+            out.append((m.start(), end, text[m.start() : end], who, ""))
     return out
 
 
-def _en_phrase_claims(text: str, pats: dict[str, re.Pattern[str]], names: tuple[str, ...]) -> list[_Found]:
+def _en_phrase_claims(
+    text: str, pats: dict[str, re.Pattern[str]], names: tuple[str, ...]
+) -> list[_Found]:
     """Phrases that credit a person: "in their view", "as requested", "User: ..."."""
     out: list[_Found] = []
     for key in ("possessive", "source", "in_view", "by_human"):
         for m in pats[key].finditer(text):
             who_text = (m.groupdict().get("who") or "").lower()
-            who = PRONOUN if who_text.strip() in ("his", "her", "their", "him", "them", "he", "she", "they") \
+            who = (
+                PRONOUN
+                if who_text.strip() in ("his", "her", "their", "him", "them", "he", "she", "they")
                 else HUMAN
+            )
             out.append((m.start(), m.end(), m.group(0), who, ""))
     for key in ("passive_i", "as_requested", "it_was"):
         for m in pats[key].finditer(text):
@@ -348,9 +1266,15 @@ def _en_phrase_claims(text: str, pats: dict[str, re.Pattern[str]], names: tuple[
                 out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     for m in _DIALOGUE.finditer(text):
         who_text = m.group("who")
-        if names and re.fullmatch(_names_pattern(names), who_text, re.IGNORECASE) or \
-                re.fullmatch(r"(?:the\s+)?(?:user|human|owner|boss|me|you|ユーザー|用户|使用者|主人)", who_text,
-                             re.IGNORECASE):
+        if (
+            names
+            and re.fullmatch(_names_pattern(names), who_text, re.IGNORECASE)
+            or re.fullmatch(
+                r"(?:the\s+)?(?:user|human|owner|boss|me|you|ユーザー|用户|使用者|主人)",
+                who_text,
+                re.IGNORECASE,
+            )
+        ):
             out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     for m in pats["relative"].finditer(text):
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
@@ -362,9 +1286,10 @@ def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
     out: list[_Found] = []
     for m in _PEOPLE_EN.finditer(text):
         w = m.group("w").lower().replace("’", "'")
-        if _is_claim_verb(w, (m.group("w2") or "").lower(), (m.group("adv") or "").lower()) and \
-                not _in_condition(text, m.start(), w, ""):
-            out.append((m.start(), m.end("w"), text[m.start():m.end("w")], THIRD, m.group("who")))
+        if _is_claim_verb(
+            w, (m.group("w2") or "").lower(), (m.group("adv") or "").lower()
+        ) and not _in_condition(text, m.start(), w, ""):
+            out.append((m.start(), m.end("w"), text[m.start() : m.end("w")], THIRD, m.group("who")))
     for m in _THIRD_EN.finditer(text):
         name = m.group("who")
         first = name.split()[0]
@@ -372,19 +1297,40 @@ def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
             continue
         if _in_condition(text, m.start(), m.group("w"), ""):
             continue
-        out.append((m.start(), m.end("w"), text[m.start():m.end("w")], THIRD, name))
+        out.append((m.start(), m.end("w"), text[m.start() : m.end("w")], THIRD, name))
     return out
 
 
 def _is_claim_verb(w: str, w2: str, adv: str) -> bool:
     """Whether the word after a human subject makes the clause a claim about them."""
     if w in _NOUN_HEADS:
-        return w2 in ("that", "how", "down", "it", "them", "this", "these", "those", "what", "why", "where",
-                      "whether")
+        return w2 in (
+            "that",
+            "how",
+            "down",
+            "it",
+            "them",
+            "this",
+            "these",
+            "those",
+            "what",
+            "why",
+            "where",
+            "whether",
+        )
     if w in ("is", "was", "were", "are", "am", "'s", "s"):
-        return w2 in _PASSIVE_PARTICIPLE_OK or w2 in ("a", "an", "the", "not", "never", "no") or (
-            w2 not in _OBJECT_STARTS and bool(w2) and not w2.endswith(("ed", "en")) and w2 not in _NOUN_HEADS
-            and w2 not in ("being", "going", "logged", "added", "created", "prompted", "shown", "sent"))
+        return (
+            w2 in _PASSIVE_PARTICIPLE_OK
+            or w2 in ("a", "an", "the", "not", "never", "no")
+            or (
+                w2 not in _OBJECT_STARTS
+                and bool(w2)
+                and not w2.endswith(("ed", "en"))
+                and w2 not in _NOUN_HEADS
+                and w2
+                not in ("being", "going", "logged", "added", "created", "prompted", "shown", "sent")
+            )
+        )
     if w in _MODALS_HYPO:
         return False
     if w in ("would", "will", "'d", "'ll"):
@@ -395,14 +1341,14 @@ def _is_claim_verb(w: str, w2: str, adv: str) -> bool:
         return True
     if w.endswith("ed") and len(w) > 4:
         return True
-    if w.endswith("s") and len(w) > 3 and not w.endswith("ss") and (not w2 or w2 in _OBJECT_STARTS):
-        return True
-    return False
+    return bool(
+        w.endswith("s") and len(w) > 3 and not w.endswith("ss") and (not w2 or w2 in _OBJECT_STARTS)
+    )
 
 
 def _in_condition(text: str, start: int, verb: str, adv: str) -> bool:
     """A present-tense claim after "if", "when", "before"... is a condition, not a report."""
-    before = text[max(0, start - 60):start]
+    before = text[max(0, start - 60) : start]
     if not _EN_CONDITION.search(before):
         return False
     return not (_PAST.search(verb) or re.search(r"\b(?:did|had|was|were)\b", adv))
@@ -410,19 +1356,29 @@ def _in_condition(text: str, start: int, verb: str, adv: str) -> bool:
 
 # =========================================================================== Japanese
 
-_JA_HUMAN = (r"ユーザー|ユーザ|利用者|使用者|人間|オーナー|ご主人様|ご主人|マスター|依頼者|依頼主|"
-             r"お客様|あなた|私たち|わたしたち|僕たち|僕ら|ぼくら|我々|われわれ|私ども|うちら|自分たち")
+_JA_HUMAN = (
+    r"ユーザー|ユーザ|利用者|使用者|人間|オーナー|ご主人様|ご主人|マスター|依頼者|依頼主|"
+    r"お客様|あなた|私たち|わたしたち|僕たち|僕ら|ぼくら|我々|われわれ|私ども|うちら|自分たち"
+)
 _JA_PRONOUN = r"彼女ら|彼女|彼ら|先方|あの人|その人|あの方|その方"
 #: people named by who they are to someone (third persons unless the evidence says otherwise)
-_JA_PEOPLE = (r"妻|夫|母|父|家族|上司|同僚|友人|友達|息子|娘|旦那|嫁|子供|子ども|部長|課長|社長|医者|大家|"
-              r"取引先|お客さん|顧客|先輩|後輩|家内|主人の母|義母|義父")
+_JA_PEOPLE = (
+    r"妻|夫|母|父|家族|上司|同僚|友人|友達|息子|娘|旦那|嫁|子供|子ども|部長|課長|社長|医者|大家|"
+    r"取引先|お客さん|顧客|先輩|後輩|家内|主人の母|義母|義父"
+)
 _JA_HONORIFIC = r"(?:さん|様|さま|氏|くん|君|ちゃん|殿|先生|部長|課長|社長|さん達|たち)"
-_JA_PARTICLE = r"(?:が|は|も|から|より|としては|的には|って|で(?=[^。！？\n]{0,20}?(?:決め|決定|合意|話し合)))"
-_JA_VIEW = (r"(?:希望|ご希望|意向|ご意向|判断|決定|指示|ご指示|依頼|ご依頼|要望|ご要望|好み|意見|ご意見|考え|"
-            r"方針|要求|要請|提案|承認|許可|お願い|意思|気持ち|こだわり|意図|命令|注文|選択|一存|言いつけ|"
-            r"言葉)")
-_JA_BY = (r"に(?:[^。！？\n、]{0,16}?)(?:頼ま|言わ|指示さ|求めら|お願いさ|依頼さ|命じら|注意さ|指摘さ|"
-          r"要望さ|要求さ|怒ら|止めら|許可さ|勧めら|すすめら|提案さ|決めら)")
+_JA_PARTICLE = (
+    r"(?:が|は|も|から|より|としては|的には|って|で(?=[^。！？\n]{0,20}?(?:決め|決定|合意|話し合)))"
+)
+_JA_VIEW = (
+    r"(?:希望|ご希望|意向|ご意向|判断|決定|指示|ご指示|依頼|ご依頼|要望|ご要望|好み|意見|ご意見|考え|"
+    r"方針|要求|要請|提案|承認|許可|お願い|意思|気持ち|こだわり|意図|命令|注文|選択|一存|言いつけ|"
+    r"言葉)"
+)
+_JA_BY = (
+    r"に(?:[^。！？\n、]{0,16}?)(?:頼ま|言わ|指示さ|求めら|お願いさ|依頼さ|命じら|注意さ|指摘さ|"
+    r"要望さ|要求さ|怒ら|止めら|許可さ|勧めら|すすめら|提案さ|決めら)"
+)
 _JA_PASSIVE = re.compile(
     r"(?:と|ように|よう)?(?:言われ|頼まれ|指示され|求められ|お願いされ|依頼され|命じられ|注意され|"
     r"指摘され|要望され|要求され|勧められ|許可され)(?:た|て|ました|ている|ていた|ています|ていました)|"
@@ -430,13 +1386,39 @@ _JA_PASSIVE = re.compile(
     r"とのこと|との事|との(?:指示|依頼|要望|希望|要求|決定|ご意向|意向|話|ご指示|ご依頼)|"
     r"(?:だ|です)そう(?:だ|です)"
 )
-_JA_CONDITION = re.compile(r"(?:たら(?!しい)|れば|なら(?!な|ず)|ならば|場合|ときは|時は|際は|際に|限り|ても)")
+_JA_CONDITION = re.compile(
+    r"(?:たら(?!しい)|れば|なら(?!な|ず)|ならば|場合|ときは|時は|際は|際に|限り|ても)"
+)
 _JA_THIRD = re.compile(
     rf"(?P<who>(?<![ぁ-ん])[ぁ-ん]{{2,4}}|[\u4e00-\u9fffァ-ヶー]{{1,6}}|[A-Za-z]{{2,15}})"
     rf"(?P<hon>さん|様|氏|くん|君|ちゃん|殿|先生|部長|課長|社長)"
     rf"(?=(?:{_JA_PARTICLE}|の{_JA_VIEW}|に(?:よると|よれば)|いわく|曰く|{_JA_BY}))"
 )
-_JA_NOT_NAMES = frozenset("たく みな 皆 お客 仕 同 模 多 異 一 態 有 王 神 仏 お疲れ ご苦労 お世話 ご馳走 お互い 各位".split())
+_JA_NOT_NAMES = frozenset(
+    [
+        "たく",
+        "みな",
+        "皆",
+        "お客",
+        "仕",
+        "同",
+        "模",
+        "多",
+        "異",
+        "一",
+        "態",
+        "有",
+        "王",
+        "神",
+        "仏",
+        "お疲れ",
+        "ご苦労",
+        "お世話",
+        "ご馳走",
+        "お互い",
+        "各位",
+    ]
+)
 
 
 def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, str, str]]:
@@ -452,15 +1434,22 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue
         who = PRONOUN if re.fullmatch(_JA_PRONOUN, m.group("who")) else HUMAN
         out.append((m.start(), m.end(), m.group(0), who, ""))
-    people = re.compile(rf"(?<![\u4e00-\u9fff])(?P<who>{_JA_PEOPLE})(?:さん|様)?(?:{_JA_PARTICLE}|の{_JA_VIEW}|"
-                        rf"に(?:よると|よれば)|{_JA_BY})")
+    people = re.compile(
+        rf"(?<![\u4e00-\u9fff])(?P<who>{_JA_PEOPLE})(?:さん|様)?(?:{_JA_PARTICLE}|の{_JA_VIEW}|"
+        rf"に(?:よると|よれば)|{_JA_BY})"
+    )
     for m in people.finditer(text):
         if not _ja_condition(text, m.end()):
             out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
     for m in _JA_THIRD.finditer(text):
         name = m.group("who")
-        if re.fullmatch(human, name) or re.fullmatch(_JA_PRONOUN, name) or name in _JA_NOT_NAMES \
-                or name[-1:] in "仕同模多異態有" or text[m.end("hon"):m.end("hon") + 1] in ("子", "々", "式"):
+        if (
+            re.fullmatch(human, name)
+            or re.fullmatch(_JA_PRONOUN, name)
+            or name in _JA_NOT_NAMES
+            or name[-1:] in "仕同模多異態有"
+            or text[m.end("hon") : m.end("hon") + 1] in ("子", "々", "式")
+        ):
             continue
         if _ja_condition(text, m.end()):
             continue
@@ -490,20 +1479,25 @@ _ZH_COMPOUND = re.compile(
     r"文件|配置|设置项|主目录|主目錄|家目录|模式|会话|會話|输入|輸入|反馈(?![说說称稱道了过過])|"
     r"故事|协议|研究|测试|測試|指南|文档|文檔|界面|页面|頁面|中心|管理|服务|服務|量级|量級)"
 )
-_ZH_VIEW = (r"(?:决定|決定|要求|意思|偏好|指示|意愿|意願|选择|選擇|吩咐|交代|想法|意见|意見|看法|观点|觀點|"
-            r"建议|建議|需求|命令|安排|计划|計劃|主意|嘱咐|囑咐|叮嘱|叮囑|说法|說法|立场|立場|态度|態度)")
+_ZH_VIEW = (
+    r"(?:决定|決定|要求|意思|偏好|指示|意愿|意願|选择|選擇|吩咐|交代|想法|意见|意見|看法|观点|觀點|"
+    r"建议|建議|需求|命令|安排|计划|計劃|主意|嘱咐|囑咐|叮嘱|叮囑|说法|說法|立场|立場|态度|態度)"
+)
 _ZH_INDIRECT = re.compile(
     rf"被(?P<w1>{_ZH_HUMAN}|{_ZH_PRONOUN})|"
     rf"(?:按照|按|照|根据|根據|依照|遵照|应|應|依|遵循|听从|聽從)(?:(?P<w2>{_ZH_HUMAN}|{_ZH_PRONOUN})的?)?{_ZH_VIEW}|"
     rf"据(?P<w3>{_ZH_HUMAN}|{_ZH_PRONOUN})所?(?:说|說|讲|講|称|稱|表示)"
 )
-_ZH_CONDITION = re.compile(r"(?:如果|若|要是|假如|假若|倘若|万一|萬一|一旦|每当|每當|只要|除非|如|当|當)\s*$")
+_ZH_CONDITION = re.compile(
+    r"(?:如果|若|要是|假如|假若|倘若|万一|萬一|一旦|每当|每當|只要|除非|如|当|當)\s*$"
+)
 _ZH_THIRD = re.compile(
     r"(?P<who>老婆|老公|妻子|丈夫|妈妈|爸爸|家人|领导|領導|同事|朋友|客户|客戶|甲方|医生|醫生|房东|房東|"
     r"孩子|儿子|兒子|女儿|女兒|(?:老|小)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,3}(?:先生|女士|老师|老師|总|總|经理|經理|同学|同學|"
     r"师傅|師傅|医生|醫生|律师|律師))(?=[已也都又还還就曾一再明刚剛]{0,3}(?:说|說|讲|講|告诉|告訴|要求|"
     r"希望|决定|決定|认为|認為|觉得|覺得|建议|建議|表示|提到|提出|同意|坚持|堅持|反对|反對|让|讓|叫|的"
-    + _ZH_VIEW + r"))"
+    + _ZH_VIEW
+    + r"))"
 )
 
 
@@ -514,35 +1508,56 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
     subj = re.compile(rf"(?P<who>{human}|{_ZH_PRONOUN})")
     for m in subj.finditer(text):
         who_text = m.group("who")
-        after = text[m.end():m.end() + 12]
+        after = text[m.end() : m.end() + 12]
         if not after or not re.match(r"[\u3400-\u9fffA-Za-z0-9]", after):
             continue
         if re.match(r"[\u3040-\u30ff]", after):
             continue  # Japanese text around a shared character
         if _ZH_COMPOUND.match(after):
             continue
-        if after.startswith("的"):
-            if not re.match(rf"的{_ZH_VIEW}", after):
-                continue
+        if after.startswith("的") and not re.match(rf"的{_ZH_VIEW}", after):
+            continue
         if who_text in ("你", "您", "你们") and re.match(r"[可能会會应應要该該得]", after):
             continue  # "you can/should": instructions, not claims
-        before = text[max(0, m.start() - 12):m.start()]
-        if _ZH_CONDITION.search(before) or re.search(r"(?:如果|若|要是|假如|万一|一旦|只要)[^，。,；;]*$", before):
+        before = text[max(0, m.start() - 12) : m.start()]
+        if _ZH_CONDITION.search(before) or re.search(
+            r"(?:如果|若|要是|假如|万一|一旦|只要)[^，。,；;]*$", before
+        ):
             continue
         if re.match(r"[^，。,；;！？\n]{0,30}的话", after):
             continue
-        if before.endswith(("告诉", "告訴", "给", "給", "对", "對", "向", "跟", "和",
-                            "帮", "幫", "为", "為", "让", "讓", "叫", "请", "請")):
+        if before.endswith(
+            (
+                "告诉",
+                "告訴",
+                "给",
+                "給",
+                "对",
+                "對",
+                "向",
+                "跟",
+                "和",
+                "帮",
+                "幫",
+                "为",
+                "為",
+                "让",
+                "讓",
+                "叫",
+                "请",
+                "請",
+            )
+        ):
             continue  # the human as an object ("告诉用户", "帮用户"), not the one credited
         who = PRONOUN if re.fullmatch(_ZH_PRONOUN, who_text) else HUMAN
         end = m.end() + min(2, len(after))
-        out.append((m.start(), end, text[m.start():end], who, ""))
+        out.append((m.start(), end, text[m.start() : end], who, ""))
     for m in _ZH_INDIRECT.finditer(text):
         w = m.group("w1") or m.group("w2") or m.group("w3") or ""
         who = PRONOUN if w and re.fullmatch(_ZH_PRONOUN, w) else HUMAN
         out.append((m.start(), m.end(), m.group(0), who, ""))
     for m in _ZH_THIRD.finditer(text):
-        out.append((m.start(), m.end() + 2, text[m.start():m.end() + 2], THIRD, m.group("who")))
+        out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, m.group("who")))
     return out
 
 

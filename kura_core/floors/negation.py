@@ -22,11 +22,44 @@ _EN_NEGATIONS = re.compile(
 _CJK_NEGATIONS = sorted(
     [
         # Japanese
-        "ない", "ません", "なかった", "なくて", "なく", "無い", "無し", "なし", "禁止",
-        "不可", "不要", "ダメ", "だめ", "駄目", "いけない", "するな", "べからず", "ずに", "せず",
+        "ない",
+        "ません",
+        "なかった",
+        "なくて",
+        "なく",
+        "無い",
+        "無し",
+        "なし",
+        "禁止",
+        "不可",
+        "不要",
+        "ダメ",
+        "だめ",
+        "駄目",
+        "いけない",
+        "するな",
+        "べからず",
+        "ずに",
+        "せず",
         # Chinese
-        "不", "没有", "没", "沒有", "沒", "别", "別", "勿", "莫", "未", "无", "無", "非",
-        "不要", "不能", "不会", "不會", "甭",
+        "不",
+        "没有",
+        "没",
+        "沒有",
+        "沒",
+        "别",
+        "別",
+        "勿",
+        "莫",
+        "未",
+        "无",
+        "無",
+        "非",
+        "不要",
+        "不能",
+        "不会",
+        "不會",
+        "甭",
     ],
     key=len,
     reverse=True,
@@ -69,8 +102,12 @@ _EN_NOT_NEGATING = re.compile(
     r"\bno\s+doubt\s*$|\bnot\s+just\s*$",
     re.IGNORECASE,
 )
-_CLAUSE_STOP = re.compile(r"[.!?;:,。！？；：、，\n()\[\]\"]|\bbut\b|\bhowever\b|\band\b", re.IGNORECASE)
-_CJK_NEG_BEFORE = re.compile(r"(?:不要|不能|不用|不必|不该|不該|不准|不许|不許|没有|沒有|别|別|勿|莫|未|无|無|非|不|没|沒|甭|休)$")
+_CLAUSE_STOP = re.compile(
+    r"[.!?;:,。！？；：、，\n()\[\]\"]|\bbut\b|\bhowever\b|\band\b", re.IGNORECASE
+)
+_CJK_NEG_BEFORE = re.compile(
+    r"(?:不要|不能|不用|不必|不该|不該|不准|不许|不許|没有|沒有|别|別|勿|莫|未|无|無|非|不|没|沒|甭|休)$"
+)
 _JA_NEG_AFTER = re.compile(
     r"^(?:ない|なく|なかっ|ません|ませ|ず(?!っと)|ぬ|ないで|なし|無し|禁止|不要|"
     r"ダメ|だめ|駄目|いけな|べから|必要はな|必要な[いし]|ことはな|ことは無|わけではな|訳ではな|"
@@ -78,7 +115,9 @@ _JA_NEG_AFTER = re.compile(
     r"はずがな|気はな|つもりはな|ものか|もんか)"
 )
 _JA_PROHIBITIVE = re.compile(r"^な(?:$|[。、！!？?よ\s」』）)])")
-_ZH_NEG_AFTER = re.compile(r"^(?:不行|不可以|不可|不对|不對|不好|不要|不能|是不对|是错|是錯|禁止|免谈|不允许|不允許|是不行)")
+_ZH_NEG_AFTER = re.compile(
+    r"^(?:不行|不可以|不可|不对|不對|不好|不要|不能|是不对|是错|是錯|禁止|免谈|不允许|不允許|是不行)"
+)
 _ASCII_WORD_BEFORE = re.compile(r"([A-Za-z'’]+)\W*$")
 
 
@@ -89,8 +128,12 @@ def _is_word(ch: str) -> bool:
 def cut_reason(seg: str, start: int, end: int) -> str:
     """Why the quote found at ``seg[start:end]`` (both in the gate's normal form) does not
     stand for what the segment says, or "" when it does."""
-    return (_cut_start(seg, start) or _cut_end(seg, end) or _negation_before(seg, start)
-            or _negation_after(seg, end))
+    return (
+        _cut_start(seg, start)
+        or _cut_end(seg, end)
+        or _negation_before(seg, start)
+        or _negation_after(seg, end)
+    )
 
 
 def _cut_start(seg: str, start: int) -> str:
@@ -127,7 +170,7 @@ def _cut_end(seg: str, end: int) -> str:
 
 def _negation_before(seg: str, start: int) -> str:
     """A negation in the quote's clause, just before it, that the quote leaves out."""
-    before = seg[max(0, start - 60):start]
+    before = seg[max(0, start - 60) : start]
     clause = _CLAUSE_STOP.split(before)[-1] if before else ""
     if not clause.strip():
         return ""
@@ -148,7 +191,7 @@ def _negation_before(seg: str, start: int) -> str:
 
 def _negation_after(seg: str, end: int) -> str:
     """A Japanese or Chinese negation right after the quote that it leaves out."""
-    after = seg[end:end + 12]
+    after = seg[end : end + 12]
     if not after:
         return ""
     ja = _JA_NEG_AFTER.match(after)

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Iterable
 
 from .text import fold_numbers
 from .units import (
@@ -34,12 +34,19 @@ from .units import (
     HARD,
     MAGNITUDES,
     SOFT,
-    covers_unit,
     cjk_unit,
+    covers_unit,
     hard_unit,
 )
 
-NUMBER, RANGE, DATE, TIME, VERSION, LITERAL = "number", "range", "date", "time", "version", "literal"
+NUMBER, RANGE, DATE, TIME, VERSION, LITERAL = (
+    "number",
+    "range",
+    "date",
+    "time",
+    "version",
+    "literal",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,19 +120,52 @@ def _blank_list_markers(text: str) -> str:
 # =========================================================================== English words
 
 _ONES = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
     "nineteen": 19,
 }
 _TENS = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fourty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
 }
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _MULTIPLIER_WORDS: dict[str, int | Decimal] = {
-    "twice": 2, "thrice": 3, "doubled": 2, "tripled": 3, "quadrupled": 4, "halved": Decimal("0.5"),
-    "twofold": 2, "threefold": 3, "fourfold": 4, "fivefold": 5, "tenfold": 10, "hundredfold": 100,
+    "twice": 2,
+    "thrice": 3,
+    "doubled": 2,
+    "tripled": 3,
+    "quadrupled": 4,
+    "halved": Decimal("0.5"),
+    "twofold": 2,
+    "threefold": 3,
+    "fourfold": 4,
+    "fivefold": 5,
+    "tenfold": 10,
+    "hundredfold": 100,
 }
 #: words that add their value to the group being read ("twenty" "one")
 _ADDENDS = {**_ONES, **_TENS}
@@ -231,8 +271,22 @@ def _words_value(words: list[str]) -> Decimal | None:
 # =========================================================================== CJK numerals
 
 _CJK_DIGITS = {
-    "〇": 0, "零": 0, "一": 1, "壱": 1, "二": 2, "弐": 2, "两": 2, "兩": 2, "三": 3, "参": 3,
-    "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+    "〇": 0,
+    "零": 0,
+    "一": 1,
+    "壱": 1,
+    "二": 2,
+    "弐": 2,
+    "两": 2,
+    "兩": 2,
+    "三": 3,
+    "参": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
 }
 _CJK_SMALL = {"十": 10, "拾": 10, "百": 100, "千": 1000, "廿": 20, "卅": 30}
 _CJK_BIG = {"万": 10**4, "萬": 10**4, "億": 10**8, "亿": 10**8, "兆": 10**12}
@@ -277,19 +331,32 @@ def _cjk_value(run: str) -> Decimal | None:
 
 # =========================================================================== patterns
 
-_MON = (r"(?:[Jj]an(?:uary)?|[Ff]eb(?:ruary)?|Mar(?:ch)?|[Aa]pr(?:il)?|May|[Jj]une?|[Jj]uly?|"
-        r"[Aa]ug(?:ust)?|[Ss]ep(?:t(?:ember)?)?|[Oo]ct(?:ober)?|[Nn]ov(?:ember)?|[Dd]ec(?:ember)?)")
-_MONTHS = {m: i for i, m in enumerate(
-    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
+_MON = (
+    r"(?:[Jj]an(?:uary)?|[Ff]eb(?:ruary)?|Mar(?:ch)?|[Aa]pr(?:il)?|May|[Jj]une?|[Jj]uly?|"
+    r"[Aa]ug(?:ust)?|[Ss]ep(?:t(?:ember)?)?|[Oo]ct(?:ober)?|[Nn]ov(?:ember)?|[Dd]ec(?:ember)?)"
+)
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"],
+        start=1,
+    )
+}
 
 _ISO = re.compile(
     r"(?<![A-Za-z0-9_.:/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})"
     r"(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![A-Za-z0-9_])(?!\.\d)"
 )
 _YEAR_MONTH = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{4})-(\d{2})(?![A-Za-z0-9_.-])")
-_NUMERIC_DATE = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)")
-_MDY = re.compile(rf"(?<![A-Za-z0-9_])({_MON})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![A-Za-z0-9_:])(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?")
-_DMY = re.compile(rf"(?<![A-Za-z0-9_.])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MON})\b(?:\.(?=,?\s+\d{{4}}))?(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?")
+_NUMERIC_DATE = re.compile(
+    r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)"
+)
+_MDY = re.compile(
+    rf"(?<![A-Za-z0-9_])({_MON})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![A-Za-z0-9_:])(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?"
+)
+_DMY = re.compile(
+    rf"(?<![A-Za-z0-9_.])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MON})\b(?:\.(?=,?\s+\d{{4}}))?(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?"
+)
 _MY = re.compile(rf"(?<![A-Za-z0-9_])({_MON})\.?,?\s+(\d{{4}})(?![A-Za-z0-9_])")
 _CJN = rf"\d{{1,4}}|[{''.join(_CJK_DIGITS)}十]{{1,4}}"
 _CJK_DATE = re.compile(
@@ -305,18 +372,33 @@ _HM = re.compile(
 )
 _AMPM = re.compile(r"(?<![A-Za-z0-9_.:])(\d{1,2})\s?([AaPp])\.?[Mm]\b\.?")
 _RATIO = re.compile(r"(?<![A-Za-z0-9_.:])(\d+):(\d+)(?![A-Za-z0-9_:])")
-_VPREFIX = re.compile(r"(?<![A-Za-z0-9_.])[vV](\d+(?:\.\d+)*)((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_]|\.[A-Za-z0-9])")
-_DOTTED = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+){2,})((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_])(?!\.\d)")
+_VPREFIX = re.compile(
+    r"(?<![A-Za-z0-9_.])[vV](\d+(?:\.\d+)*)((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_]|\.[A-Za-z0-9])"
+)
+_DOTTED = re.compile(
+    r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+){2,})((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_])(?!\.\d)"
+)
 _HEX = re.compile(r"(?<![A-Za-z0-9_.])0[xX][0-9A-Fa-f]+(?![A-Za-z0-9_])")
 _DIMS = re.compile(r"(?<![A-Za-z0-9_.])(\d+)[xX](\d+)(?:[xX](\d+))?(?![A-Za-z0-9_]|\.[A-Za-z0-9])")
 _PERCENT_ZH = re.compile(rf"(百分之|千分之)([\d.]+|[{_CJK_ALL}]+)")
 _FRACTION_ZH = re.compile(rf"([\d]+|[{_CJK_ALL}]+)分之([\d]+|[{_CJK_ALL}]+)")
-_WARI = re.compile(rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])割(?:(\d|[{''.join(_CJK_DIGITS)}])分)?")
+_WARI = re.compile(
+    rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])割(?:(\d|[{''.join(_CJK_DIGITS)}])分)?"
+)
 _CHENG = re.compile(
     rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])成(?![功果本绩績立员員为為熟长長年人型分交就品份])"
 )
-_KANA_COUNT = {"ふたつ": 2, "みっつ": 3, "よっつ": 4, "いつつ": 5, "むっつ": 6, "ななつ": 7,
-               "やっつ": 8, "ここのつ": 9, "ふたり": 2}
+_KANA_COUNT = {
+    "ふたつ": 2,
+    "みっつ": 3,
+    "よっつ": 4,
+    "いつつ": 5,
+    "むっつ": 6,
+    "ななつ": 7,
+    "やっつ": 8,
+    "ここのつ": 9,
+    "ふたり": 2,
+}
 _KANA_RE = re.compile("|".join(_KANA_COUNT))
 _CURRENCY_PREFIX = re.compile(
     r"(US\$|C\$|A\$|HK\$|NT\$|S\$|NZ\$|R\$|\$|€|£|¥|₩|₹|₽|₺|₪|₫|฿|₱|₿|"
@@ -329,25 +411,141 @@ _DIGITS = re.compile(
 #: a compound duration: 1h30m, 2m30s, 1d12h
 _DURATION = re.compile(r"(?<![A-Za-z0-9_.])((?:\d+(?:\.\d+)?(?:d|h|m|s|ms))+)(?![A-Za-z0-9_])")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
-_DURATION_SECONDS: dict[str, int | Decimal] = {"d": 86400, "h": 3600, "m": 60, "s": 1, "ms": Decimal("0.001")}
+_DURATION_SECONDS: dict[str, int | Decimal] = {
+    "d": 86400,
+    "h": 3600,
+    "m": 60,
+    "s": 1,
+    "ms": Decimal("0.001"),
+}
 _SUFFIX = re.compile(r"[A-Za-zµμΩ°%‰′″]+(?:/[A-Za-z]+)?|[$€£¥₩₹₽₺₪₫฿₱₿¢]")
-_SPACED_TOKEN = re.compile(r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃$€£¥₩₹₽₺₪₫฿₱₿¢])")
-_RANGE_JOIN = re.compile(r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])")
+_SPACED_TOKEN = re.compile(
+    r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃$€£¥₩₹₽₺₪₫฿₱₿¢])"
+)
+_RANGE_JOIN = re.compile(
+    r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])"
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
 _PER_TIME = re.compile(r"[ \t]+(?:per|a|an)[ \t]+(second|sec|s)\b")
 _APPROX_CJK = "多余餘几幾来來"
 _NEXT_WORD = re.compile(r"[ \t]+([A-Za-z][A-Za-z-]*)")
-_COUNT_NOUNS = frozenset("""model param params parameter parameters row rows user users token tokens record
-records line lines request requests file files item items entry entries event events message messages
-download downloads view views hit hits sample samples step steps iteration iterations word words char
-chars character characters document documents doc docs page pages image images vector vectors query
-queries call calls people customer customers subscriber subscribers visitor visitors install installs
-star stars follower followers row-count""".split())
-_MAGNITUDE_WORD = re.compile(r"[ \t]+(thousand|million|billion|trillion|bn|mn|tn|lakh|crore)\b", re.IGNORECASE)
-_CURRENCIES = frozenset({"USD", "CAD", "AUD", "HKD", "TWD", "SGD", "NZD", "MXN", "$", "EUR", "GBP", "JPY",
-                         "CNY", "¥", "KRW", "INR", "RUB", "CHF", "SEK", "NOK", "DKK", "BRL", "PLN", "TRY",
-                         "ILS", "VND", "THB", "PHP", "BTC", "ETH", "¢", "pound"})
+_COUNT_NOUNS = frozenset(
+    [
+        "model",
+        "param",
+        "params",
+        "parameter",
+        "parameters",
+        "row",
+        "rows",
+        "user",
+        "users",
+        "token",
+        "tokens",
+        "record",
+        "records",
+        "line",
+        "lines",
+        "request",
+        "requests",
+        "file",
+        "files",
+        "item",
+        "items",
+        "entry",
+        "entries",
+        "event",
+        "events",
+        "message",
+        "messages",
+        "download",
+        "downloads",
+        "view",
+        "views",
+        "hit",
+        "hits",
+        "sample",
+        "samples",
+        "step",
+        "steps",
+        "iteration",
+        "iterations",
+        "word",
+        "words",
+        "char",
+        "chars",
+        "character",
+        "characters",
+        "document",
+        "documents",
+        "doc",
+        "docs",
+        "page",
+        "pages",
+        "image",
+        "images",
+        "vector",
+        "vectors",
+        "query",
+        "queries",
+        "call",
+        "calls",
+        "people",
+        "customer",
+        "customers",
+        "subscriber",
+        "subscribers",
+        "visitor",
+        "visitors",
+        "install",
+        "installs",
+        "star",
+        "stars",
+        "follower",
+        "followers",
+        "row-count",
+    ]
+)
+_MAGNITUDE_WORD = re.compile(
+    r"[ \t]+(thousand|million|billion|trillion|bn|mn|tn|lakh|crore)\b", re.IGNORECASE
+)
+_CURRENCIES = frozenset(
+    {
+        "USD",
+        "CAD",
+        "AUD",
+        "HKD",
+        "TWD",
+        "SGD",
+        "NZD",
+        "MXN",
+        "$",
+        "EUR",
+        "GBP",
+        "JPY",
+        "CNY",
+        "¥",
+        "KRW",
+        "INR",
+        "RUB",
+        "CHF",
+        "SEK",
+        "NOK",
+        "DKK",
+        "BRL",
+        "PLN",
+        "TRY",
+        "ILS",
+        "VND",
+        "THB",
+        "PHP",
+        "BTC",
+        "ETH",
+        "¢",
+        "pound",
+    }
+)
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
@@ -379,8 +577,11 @@ class _Scan:
     # ---- passes
     def run(self) -> list[Quantity]:
         t = self.text
-        if (not any(ch.isdigit() or ch in _CJK_ALL for ch in t) and not _maybe_words(t)
-                and not _KANA_RE.search(t)):
+        if (
+            not any(ch.isdigit() or ch in _CJK_ALL for ch in t)
+            and not _maybe_words(t)
+            and not _KANA_RE.search(t)
+        ):
             return []
         self.dates()
         self.times()
@@ -397,8 +598,16 @@ class _Scan:
         readings = [r for r in readings if _valid_date(*r)]
         if not readings or not self.free(a, b):
             return
-        self.take(Quantity(DATE, self.span(a, b), _date_canon(readings, self.span(a, b)), a, b,
-                           readings=tuple(dict.fromkeys(readings))))
+        self.take(
+            Quantity(
+                DATE,
+                self.span(a, b),
+                _date_canon(readings, self.span(a, b)),
+                a,
+                b,
+                readings=tuple(dict.fromkeys(readings)),
+            )
+        )
 
     def dates(self) -> None:
         t = self.text
@@ -412,8 +621,16 @@ class _Scan:
                 h, mi = int(m.group(5)), int(m.group(6))
                 s = int(m.group(7)) if m.group(7) else None
                 if h <= 24 and mi <= 59:
-                    self.take(Quantity(TIME, self.span(m.start(5), m.end()), _time_canon(h, mi, s),
-                                       m.start(5), m.end(), readings=((h, mi, s),)))
+                    self.take(
+                        Quantity(
+                            TIME,
+                            self.span(m.start(5), m.end()),
+                            _time_canon(h, mi, s),
+                            m.start(5),
+                            m.end(),
+                            readings=((h, mi, s),),
+                        )
+                    )
         for m in _NUMERIC_DATE.finditer(t):
             a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
             if m.group(2) == "." and len(m.group(4)) != 4:
@@ -439,7 +656,9 @@ class _Scan:
             y = int(m.group(3)) if m.group(3) else None
             self._date(m.start(), m.end(), [(y, mo, int(m.group(1)))])
         for m in _MY.finditer(t):
-            self._date(m.start(), m.end(), [(int(m.group(2)), _MONTHS[m.group(1)[:3].lower()], None)])
+            self._date(
+                m.start(), m.end(), [(int(m.group(2)), _MONTHS[m.group(1)[:3].lower()], None)]
+            )
 
     def _cjk_dates(self) -> None:
         """2025年3月1日, 二〇二四年, 3月1日."""
@@ -462,7 +681,9 @@ class _Scan:
         t = self.text
         for m in _CJK_TIME.finditer(t):
             prefix, hs, ms, half, ss, clock = m.groups()
-            if m.group(0)[len(prefix or "") + len(hs)] in "点點" and not (prefix or ms or half or clock):
+            if m.group(0)[len(prefix or "") + len(hs)] in "点點" and not (
+                prefix or ms or half or clock
+            ):
                 continue  # 3点 alone is three points, not three o'clock
             h = _small_int(hs)
             mi = _small_int(ms) if ms else (30 if half else 0)
@@ -475,8 +696,16 @@ class _Scan:
             readings = ((h, mi, s),) if explicit else _clock_readings(h, mi, s)
             a = m.start(2) if not prefix else m.start()
             if self.free(a, m.end()):
-                self.take(Quantity(TIME, self.span(a, m.end()), _time_canon(h, mi, s), a, m.end(),
-                                   readings=readings))
+                self.take(
+                    Quantity(
+                        TIME,
+                        self.span(a, m.end()),
+                        _time_canon(h, mi, s),
+                        a,
+                        m.end(),
+                        readings=readings,
+                    )
+                )
         for m in _HM.finditer(t):
             h, mi = int(m.group(1)), int(m.group(2))
             if h > 24 or mi > 59 or not self.free(m.start(), m.end()):
@@ -492,28 +721,59 @@ class _Scan:
                 readings = ((h, mi, s),)
             else:
                 readings = _clock_readings(h, mi, s)
-            self.take(Quantity(TIME, m.group(0), _time_canon(h, mi, s), m.start(), m.end(),
-                               readings=readings))
+            self.take(
+                Quantity(
+                    TIME, m.group(0), _time_canon(h, mi, s), m.start(), m.end(), readings=readings
+                )
+            )
         for m in _AMPM.finditer(t):
             h = int(m.group(1))
             if not 1 <= h <= 12 or not self.free(m.start(), m.end()):
                 continue
             h = (h % 12) + (12 if m.group(2).lower() == "p" else 0)
-            self.take(Quantity(TIME, m.group(0), _time_canon(h, 0, None), m.start(), m.end(),
-                               readings=((h, 0, None),)))
+            self.take(
+                Quantity(
+                    TIME,
+                    m.group(0),
+                    _time_canon(h, 0, None),
+                    m.start(),
+                    m.end(),
+                    readings=((h, 0, None),),
+                )
+            )
 
     def versions(self) -> None:
         t = self.text
         for m in _VPREFIX.finditer(t):
             if self.free(m.start(), m.end()):
-                parts = tuple(m.group(1).split(".")) + ((m.group(2).lstrip("-+"),) if m.group(2) else ())
-                self.take(Quantity(VERSION, m.group(0), "v" + m.group(1) + m.group(2), m.start(), m.end(),
-                                   parts=parts))
+                parts = tuple(m.group(1).split(".")) + (
+                    (m.group(2).lstrip("-+"),) if m.group(2) else ()
+                )
+                self.take(
+                    Quantity(
+                        VERSION,
+                        m.group(0),
+                        "v" + m.group(1) + m.group(2),
+                        m.start(),
+                        m.end(),
+                        parts=parts,
+                    )
+                )
         for m in _DOTTED.finditer(t):
             if self.free(m.start(), m.end()):
-                parts = tuple(m.group(1).split(".")) + ((m.group(2).lstrip("-+"),) if m.group(2) else ())
-                self.take(Quantity(VERSION, m.group(0), m.group(1) + m.group(2), m.start(), m.end(),
-                                   parts=parts))
+                parts = tuple(m.group(1).split(".")) + (
+                    (m.group(2).lstrip("-+"),) if m.group(2) else ()
+                )
+                self.take(
+                    Quantity(
+                        VERSION,
+                        m.group(0),
+                        m.group(1) + m.group(2),
+                        m.start(),
+                        m.end(),
+                        parts=parts,
+                    )
+                )
         for m in _HEX.finditer(t):
             if self.free(m.start(), m.end()):
                 self.take(Quantity(LITERAL, m.group(0), m.group(0).lower(), m.start(), m.end()))
@@ -535,8 +795,18 @@ class _Scan:
             v = _dec(m.group(2)) if m.group(2)[0].isdigit() else _cjk_value(m.group(2))
             if v is not None and self.free(m.start(), m.end()):
                 unit = "%" if m.group(1) == "百分之" else "‰"
-                self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}{unit}", m.start(), m.end(),
-                                   value=v, unit=unit, uclass=HARD))
+                self.take(
+                    Quantity(
+                        NUMBER,
+                        m.group(0),
+                        f"{_show(v)}{unit}",
+                        m.start(),
+                        m.end(),
+                        value=v,
+                        unit=unit,
+                        uclass=HARD,
+                    )
+                )
         for m in _FRACTION_ZH.finditer(t):
             den, num = _small_int(m.group(1)), _small_int(m.group(2))
             if den and num is not None and self.free(m.start(), m.end()):
@@ -548,16 +818,36 @@ class _Scan:
                 if tens is None or ones is None or not self.free(m.start(), m.end()):
                     continue
                 v = Decimal(tens * 10 + ones)
-                self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}%", m.start(), m.end(),
-                                   value=v, unit="%", uclass=HARD))
+                self.take(
+                    Quantity(
+                        NUMBER,
+                        m.group(0),
+                        f"{_show(v)}%",
+                        m.start(),
+                        m.end(),
+                        value=v,
+                        unit="%",
+                        uclass=HARD,
+                    )
+                )
 
     def _kana_counts(self) -> None:
         for m in _KANA_RE.finditer(self.text):
             if self.free(m.start(), m.end()):
                 v = Decimal(_KANA_COUNT[m.group(0)])
                 unit = "人" if m.group(0) == "ふたり" else "つ"
-                self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}{unit}", m.start(), m.end(),
-                                   value=v, unit=unit, uclass=COUNTER))
+                self.take(
+                    Quantity(
+                        NUMBER,
+                        m.group(0),
+                        f"{_show(v)}{unit}",
+                        m.start(),
+                        m.end(),
+                        value=v,
+                        unit=unit,
+                        uclass=COUNTER,
+                    )
+                )
 
     def _cjk_runs(self) -> None:
         t = self.text
@@ -575,30 +865,38 @@ class _Scan:
                 end += 1
             counter = cjk_unit(t, end)
             if not digits_before and len(cjk_chars) == 1:
-                half_follows = counter is not None and t[counter[2]:counter[2] + 1] == "半"
+                half_follows = counter is not None and t[counter[2] : counter[2] + 1] == "半"
                 if (run == "一" and not half_follows) or run in _CJK_BIG or counter is None:
                     continue  # 一 is "a"/"one" in a thousand words; a lone numeral needs a counter
-            if t[a - 1:a] == "第":
+            if t[a - 1 : a] == "第":
                 a -= 1
             v = _cjk_value(run)
             if v is None:
                 continue
             self._with_unit(a, end, run, v, sign="", unit=counter)
 
-    def _with_unit(self, a: int, end: int, shown_num: str, v: Decimal, *, sign: str,
-                   unit: tuple[str, str, int] | None) -> None:
+    def _with_unit(
+        self,
+        a: int,
+        end: int,
+        shown_num: str,
+        v: Decimal,
+        *,
+        sign: str,
+        unit: tuple[str, str, int] | None,
+    ) -> None:
         t = self.text
         u, uc = "", ""
         if unit is not None:
             u, uc, end = unit
-            if u in ("个", "個") and t[end:end + 1] == "半":
+            if u in ("个", "個") and t[end : end + 1] == "半":
                 after = cjk_unit(t, end + 1)
                 if after is not None and after[1] == HARD:  # 两个半小时: two and a half hours
                     v += Decimal("0.5")
                     u, uc, end = after
-            if u == "CNY" and t[end - 1] == "块" and t[end:end + 1] != "钱":
+            if u == "CNY" and t[end - 1] == "块" and t[end : end + 1] != "钱":
                 u, uc = "块", COUNTER
-            if t[end:end + 1] == "半" and uc in (HARD, COUNTER) and u not in ("%", "x", "°"):
+            if t[end : end + 1] == "半" and uc in (HARD, COUNTER) and u not in ("%", "x", "°"):
                 v += Decimal("0.5")
                 end += 1
         if u == "¥":
@@ -617,8 +915,18 @@ class _Scan:
             else:
                 g = m.group(2).lower()
                 v = Decimal(g) if g.isdigit() else Decimal(_ONES[g])
-            self.take(Quantity(NUMBER, m.group(0), f"{_show(v)}x", m.start(), m.end(),
-                               value=v, unit="x", uclass=HARD))
+            self.take(
+                Quantity(
+                    NUMBER,
+                    m.group(0),
+                    f"{_show(v)}x",
+                    m.start(),
+                    m.end(),
+                    value=v,
+                    unit="x",
+                    uclass=HARD,
+                )
+            )
         for m in _WORD_RUN.finditer(t):
             a, b = m.start(), m.end()
             if not self.free(a, b):
@@ -630,9 +938,16 @@ class _Scan:
             unit, end = self._unit_after(b, currency=False)
             if words == ["one"] and not (unit and unit[1] == HARD):
                 continue  # "one" is a pronoun far more often than a count
-            if words == ["one"] and unit and unit[0] in ("day", "week", "month", "year", "s") and \
-                    not re.search(r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$",
-                                  t[max(0, a - 12):a], re.IGNORECASE):
+            if (
+                words == ["one"]
+                and unit
+                and unit[0] in ("day", "week", "month", "year", "s")
+                and not re.search(
+                    r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$",
+                    t[max(0, a - 12) : a],
+                    re.IGNORECASE,
+                )
+            ):
                 continue  # "one day" is someday; "in one day" is a day
             if all(w in _SCALES or w in ("dozen", "half", "and") for w in words):
                 continue  # "billion" alone, "hundreds": a scale with no figure (2 billion is read as a figure)
@@ -654,7 +969,11 @@ class _Scan:
             b = m.end()
             unit: tuple[str, str] | None = None
             suffix = _SUFFIX.match(t, b)
-            if suffix and suffix.end() < len(t) and (t[suffix.end()].isdigit() or t[suffix.end()] == "_"):
+            if (
+                suffix
+                and suffix.end() < len(t)
+                and (t[suffix.end()].isdigit() or t[suffix.end()] == "_")
+            ):
                 continue  # 1a2b, 3d_model: an identifier, not a figure
             if suffix:
                 b = suffix.end()
@@ -662,7 +981,8 @@ class _Scan:
                 if s in _ORDINAL:
                     pass
                 elif s in ("k", "bn", "mn", "tn") or (
-                        s in ("K", "M", "B", "T") and (currency or self._count_follows(b))):
+                    s in ("K", "M", "B", "T") and (currency or self._count_follows(b))
+                ):
                     v *= MAGNITUDES[s]
                     shown += s
                 else:
@@ -698,8 +1018,9 @@ class _Scan:
             currency = self.yen
         return currency, (cur.start() if currency else a)
 
-    def _range(self, a: int, b: int, sign: str, num: str, lo: Decimal,
-               unit: tuple[str, str] | None) -> bool:
+    def _range(
+        self, a: int, b: int, sign: str, num: str, lo: Decimal, unit: tuple[str, str] | None
+    ) -> bool:
         """A range that starts with the figure just read: 10–20 GB, 3-5, 10 to 20."""
         t = self.text
         rj = _RANGE_JOIN.match(t, b)
@@ -732,11 +1053,24 @@ class _Scan:
         canon = f"{sign}{_written(num)}-{_written(m2.group('num'))}{show_unit}"
         if not self.free(a, b2):
             return False
-        self.take(Quantity(RANGE, t[a:b2], canon, a, b2, value=lo, high=hi,
-                           unit=u[0] if u else "", uclass=u[1] if u else ""))
+        self.take(
+            Quantity(
+                RANGE,
+                t[a:b2],
+                canon,
+                a,
+                b2,
+                value=lo,
+                high=hi,
+                unit=u[0] if u else "",
+                uclass=u[1] if u else "",
+            )
+        )
         return True
 
-    def _take_number(self, a: int, b: int, shown: str, v: Decimal, unit: tuple[str, str] | None) -> None:
+    def _take_number(
+        self, a: int, b: int, shown: str, v: Decimal, unit: tuple[str, str] | None
+    ) -> None:
         if not self.free(a, b):
             return
         u, uc = unit if unit else ("", "")
@@ -757,8 +1091,13 @@ class _Scan:
         w = m.group(1).lower()
         if w in _COUNT_NOUNS:
             return True
-        return (len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is"))
-                and w not in FUNCTION_WORDS and hard_unit(w) is None)
+        return (
+            len(w) > 3
+            and w.endswith("s")
+            and not w.endswith(("ss", "us", "is"))
+            and w not in FUNCTION_WORDS
+            and hard_unit(w) is None
+        )
 
     def _unit_after(self, pos: int, *, currency: bool) -> tuple[tuple[str, str] | None, int]:
         """The unit written after a figure that ends at *pos*: a symbol, a unit (up to three
@@ -792,11 +1131,13 @@ class _Scan:
                 break
             tokens.append((word, m.start(1), m.start(1) + len(word)))
             p = m.start(1) + len(word)
-            if t[p:p + 1] not in (" ", "\t", "-"):
+            if t[p : p + 1] not in (" ", "\t", "-"):
                 break
         return tokens
 
-    def _unit_phrase(self, tokens: list[tuple[str, int, int]]) -> tuple[tuple[str, str], int] | None:
+    def _unit_phrase(
+        self, tokens: list[tuple[str, int, int]]
+    ) -> tuple[tuple[str, str], int] | None:
         """A hard unit of up to three words at the start of *tokens*, longest first, with a
         rate ("tokens per second") folded in."""
         t = self.text
@@ -825,8 +1166,18 @@ class _Scan:
             if len(parts) < 2 or not self.free(m.start(), m.end()):
                 continue
             total = sum((Decimal(n) * _DURATION_SECONDS[u] for n, u in parts), Decimal(0))
-            self.take(Quantity(NUMBER, m.group(0), m.group(0), m.start(), m.end(), value=total, unit="s",
-                               uclass=HARD))
+            self.take(
+                Quantity(
+                    NUMBER,
+                    m.group(0),
+                    m.group(0),
+                    m.start(),
+                    m.end(),
+                    value=total,
+                    unit="s",
+                    uclass=HARD,
+                )
+            )
 
     def ratios(self) -> None:
         for m in _RATIO.finditer(self.text):
@@ -834,15 +1185,114 @@ class _Scan:
                 self.take(Quantity(LITERAL, m.group(0), m.group(0), m.start(), m.end()))
 
 
-_ADJECTIVES = frozenset("""
-free left available total remaining full empty old new slow fast big small large high low long short hot
-cold warm cool good bad great main extra spare dead alive active idle busy open closed separate different
-same whole entire single double net gross average mean max min peak current previous next last first final
-live local remote faster slower hotter colder bigger smaller higher lower larger longer shorter warmer cooler
-newer older greater fewer lesser quieter louder cheaper wider deeper heavier lighter stronger weaker better
-worse more less most least further additional other only straight consecutive separate parallel concurrent
-healthy broken failing missing
-""".split())
+_ADJECTIVES = frozenset(
+    [
+        "free",
+        "left",
+        "available",
+        "total",
+        "remaining",
+        "full",
+        "empty",
+        "old",
+        "new",
+        "slow",
+        "fast",
+        "big",
+        "small",
+        "large",
+        "high",
+        "low",
+        "long",
+        "short",
+        "hot",
+        "cold",
+        "warm",
+        "cool",
+        "good",
+        "bad",
+        "great",
+        "main",
+        "extra",
+        "spare",
+        "dead",
+        "alive",
+        "active",
+        "idle",
+        "busy",
+        "open",
+        "closed",
+        "separate",
+        "different",
+        "same",
+        "whole",
+        "entire",
+        "single",
+        "double",
+        "net",
+        "gross",
+        "average",
+        "mean",
+        "max",
+        "min",
+        "peak",
+        "current",
+        "previous",
+        "next",
+        "last",
+        "first",
+        "final",
+        "live",
+        "local",
+        "remote",
+        "faster",
+        "slower",
+        "hotter",
+        "colder",
+        "bigger",
+        "smaller",
+        "higher",
+        "lower",
+        "larger",
+        "longer",
+        "shorter",
+        "warmer",
+        "cooler",
+        "newer",
+        "older",
+        "greater",
+        "fewer",
+        "lesser",
+        "quieter",
+        "louder",
+        "cheaper",
+        "wider",
+        "deeper",
+        "heavier",
+        "lighter",
+        "stronger",
+        "weaker",
+        "better",
+        "worse",
+        "more",
+        "less",
+        "most",
+        "least",
+        "further",
+        "additional",
+        "other",
+        "only",
+        "straight",
+        "consecutive",
+        "separate",
+        "parallel",
+        "concurrent",
+        "healthy",
+        "broken",
+        "failing",
+        "missing",
+    ]
+)
 
 
 def _describes(word: str) -> bool:
@@ -852,10 +1302,38 @@ def _describes(word: str) -> bool:
 
 def _maybe_words(text: str) -> bool:
     low = text.lower()
-    return any(w in low for w in ("one", "two", "thr", "four", "five", "six", "seven", "eight", "nine",
-                                  "ten", "twel", "twen", "fort", "fift", "hundred", "thousand",
-                                  "million", "billion", "dozen", "twice", "thrice", "fold", "doubled",
-                                  "tripled", "halved", "zero", "eleven"))
+    return any(
+        w in low
+        for w in (
+            "one",
+            "two",
+            "thr",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "twel",
+            "twen",
+            "fort",
+            "fift",
+            "hundred",
+            "thousand",
+            "million",
+            "billion",
+            "dozen",
+            "twice",
+            "thrice",
+            "fold",
+            "doubled",
+            "tripled",
+            "halved",
+            "zero",
+            "eleven",
+        )
+    )
 
 
 def _stem(word: str) -> str:
@@ -925,7 +1403,7 @@ def scan(text: str) -> tuple[Quantity, ...]:
 
 
 def _date_covers(c: tuple, e: tuple) -> bool:
-    return all(cv is None or cv == ev for cv, ev in zip(c, e))
+    return all(cv is None or cv == ev for cv, ev in zip(c, e, strict=False))
 
 
 def _time_covers(c: tuple, e: tuple) -> bool:
@@ -949,14 +1427,20 @@ def covers(c: Quantity, e: Quantity) -> bool:
             return ".".join(e.parts).startswith(digits + ".") or ".".join(e.parts) == digits
         return False
     if c.kind == RANGE:
-        return (e.kind == RANGE and c.value == e.value and c.high == e.high
-                and covers_unit(c.unit, c.uclass, e.unit, e.uclass))
+        return (
+            e.kind == RANGE
+            and c.value == e.value
+            and c.high == e.high
+            and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
+        )
     if c.kind == DATE:
         if e.kind == DATE:
             return _all_covered(c.readings, e.readings, _date_covers)
         if e.kind == NUMBER and not e.unit and e.value is not None:
-            return any(r[1] is None and r[2] is None and r[0] is not None and Decimal(r[0]) == e.value
-                       for r in c.readings)
+            return any(
+                r[1] is None and r[2] is None and r[0] is not None and Decimal(r[0]) == e.value
+                for r in c.readings
+            )
         return False
     if c.kind == TIME:
         return e.kind == TIME and _all_covered(c.readings, e.readings, _time_covers)
@@ -997,7 +1481,9 @@ class Vouchers:
             if any(covers(q, e) for e in self.by_value.get(q.value, ())):
                 return True
             if not q.unit:
-                return any(covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())])
+                return any(
+                    covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]
+                )
             return False
         if q.kind == RANGE and q.value is not None:
             if any(covers(q, e) for e in self.by_value.get(q.value, ())):
@@ -1012,7 +1498,9 @@ class Vouchers:
         if q.kind == VERSION:
             if any(covers(q, e) for e in self.other.get(VERSION, ())):
                 return True
-            return any(covers(q, e) for vals in self.by_value.values() for e in vals if "." in e.text)
+            return any(
+                covers(q, e) for vals in self.by_value.values() for e in vals if "." in e.text
+            )
         return any(covers(q, e) for e in self.other.get(q.kind, ()))
 
 

@@ -60,12 +60,23 @@ def disguises(text: str) -> list[str]:
         elif ch == _ZWJ:
             prev = text[i - 1] if i else ""
             nxt = text[i + 1] if i + 1 < len(text) else ""
-            bad = not (prev and nxt and (_pictographic(prev) or _VARIATION.match(prev))
-                       and _pictographic(nxt))
+            bad = not (
+                prev
+                and nxt
+                and (_pictographic(prev) or _VARIATION.match(prev))
+                and _pictographic(nxt)
+            )
         elif _VARIATION.match(ch):
             prev = text[i - 1] if i else ""
-            bad = not (prev and (_pictographic(prev) or unicodedata.category(prev).startswith("S")
-                                 or prev.isdigit() or prev in "#*"))
+            bad = not (
+                prev
+                and (
+                    _pictographic(prev)
+                    or unicodedata.category(prev).startswith("S")
+                    or prev.isdigit()
+                    or prev in "#*"
+                )
+            )
         elif unicodedata.category(ch) == "Cf":
             bad = True
         if bad:
@@ -90,19 +101,64 @@ def strip_invisible(text: str) -> str:
 # Look-alikes the confusables data does not map to a single ASCII letter but a reader
 # takes for one.
 _EXTRA_LOOKALIKES = {
-    "ε": "e", "κ": "k", "τ": "t", "χ": "x", "ι": "i", "ν": "v", "ɑ": "a", "ɡ": "g",
-    "ʏ": "y", "ℓ": "l", "Ꭺ": "A", "ᴀ": "A", "ʙ": "B", "ᴄ": "c", "ᴅ": "D", "ᴇ": "E",
-    "ɢ": "G", "ʜ": "H", "ɪ": "I", "ᴊ": "J", "ᴋ": "K", "ʟ": "L", "ᴍ": "M", "ɴ": "N",
-    "ᴏ": "o", "ᴘ": "P", "ʀ": "R", "ꜱ": "s", "ᴛ": "T", "ᴜ": "u", "ᴠ": "v", "ᴡ": "w",
-    "ᴢ": "z", "Ա": "U", "ս": "u", "ց": "g", "ք": "p", "օ": "o", "հ": "h", "ո": "n",
-    "ա": "w", "զ": "q", "Ս": "U", "Օ": "O",
+    "ε": "e",
+    "κ": "k",
+    "τ": "t",
+    "χ": "x",
+    "ι": "i",
+    "ν": "v",
+    "ɑ": "a",
+    "ɡ": "g",
+    "ʏ": "y",
+    "ℓ": "l",
+    "Ꭺ": "A",
+    "ᴀ": "A",
+    "ʙ": "B",
+    "ᴄ": "c",
+    "ᴅ": "D",
+    "ᴇ": "E",
+    "ɢ": "G",
+    "ʜ": "H",
+    "ɪ": "I",
+    "ᴊ": "J",
+    "ᴋ": "K",
+    "ʟ": "L",
+    "ᴍ": "M",
+    "ɴ": "N",
+    "ᴏ": "o",
+    "ᴘ": "P",
+    "ʀ": "R",
+    "ꜱ": "s",
+    "ᴛ": "T",
+    "ᴜ": "u",
+    "ᴠ": "v",
+    "ᴡ": "w",
+    "ᴢ": "z",
+    "Ա": "U",
+    "ս": "u",
+    "ց": "g",
+    "ք": "p",
+    "օ": "o",
+    "հ": "h",
+    "ո": "n",
+    "ա": "w",
+    "զ": "q",
+    "Ս": "U",
+    "Օ": "O",
 }
+
+
 def _east_asian(ch: str) -> bool:
     """Ideographs, kana, hangul and CJK symbols: never folded to Latin look-alikes
     (〇 is a numeral, 口 a word, not the letter O)."""
     o = ord(ch)
-    return (0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF
-            or 0xFF00 <= o <= 0xFFEF or 0x20000 <= o <= 0x3FFFF)
+    return (
+        0x2E80 <= o <= 0x9FFF
+        or 0xAC00 <= o <= 0xD7AF
+        or 0xF900 <= o <= 0xFAFF
+        or 0xFF00 <= o <= 0xFFEF
+        or 0x20000 <= o <= 0x3FFFF
+    )
 
 
 _NAME_LETTER = re.compile(r"\b(CAPITAL|SMALL) LETTER ([A-Z])$")
@@ -148,11 +204,16 @@ _KATAKANA_RUN = re.compile(
 # Ideograph variants that read alike to a person: folded to the form the patterns use.
 _CJK_VARIANTS = str.maketrans({"戸": "户", "戶": "户"})
 
-_QUOTES = str.maketrans({
-    **{c: "'" for c in "\u2018\u2019\u201a\u201b\u2039\u203a\u02bc\uff40\u00b4\u2032"},
-    **{c: '"' for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f"
-       "\u301d\u301e\u301f\ufe41\ufe42\ufe43\ufe44\u2033"},
-})
+_QUOTES = str.maketrans(
+    {
+        **{c: "'" for c in "\u2018\u2019\u201a\u201b\u2039\u203a\u02bc\uff40\u00b4\u2032"},
+        **{
+            c: '"'
+            for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f"
+            "\u301d\u301e\u301f\ufe41\ufe42\ufe43\ufe44\u2033"
+        },
+    }
+)
 _WS = re.compile(r"\s+")
 
 
@@ -210,12 +271,27 @@ def _fold_scripts(text: str) -> str:
     return text.translate(_lookalike_table())
 
 
-_DASHES = str.maketrans({
-    "\u2010": "-", "\u2011": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-",
-    "\u2012": "\u2013", "\u2014": "\u2013", "\u2015": "\u2013", "\ufe58": "\u2013",
-    "\u301c": "~", "\uff5e": "~", "\u223c": "~", "\u00d7": "x", "\u2044": "/", "\u2215": "/",
-    "\u066b": ".", "\u066c": ",",
-})
+_DASHES = str.maketrans(
+    {
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2212": "-",
+        "\ufe63": "-",
+        "\uff0d": "-",
+        "\u2012": "\u2013",
+        "\u2014": "\u2013",
+        "\u2015": "\u2013",
+        "\ufe58": "\u2013",
+        "\u301c": "~",
+        "\uff5e": "~",
+        "\u223c": "~",
+        "\u00d7": "x",
+        "\u2044": "/",
+        "\u2215": "/",
+        "\u066b": ".",
+        "\u066c": ",",
+    }
+)
 # ASCII letters read as digits when they sit inside a figure: 4O% is 40%, 1l0 is 110.
 _DIGIT_LIKE = {"O": "0", "o": "0", "l": "1", "I": "1"}
 _DIGIT_LIKE_INSIDE = re.compile(r"(?<=\d)[Oo]+(?=%)|(?<=\d)[OolI]+(?=\d)")

@@ -77,8 +77,16 @@ class ReasonScreen(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="reason.cancel"),
     ]
 
-    def __init__(self, verb: str, what: str, help: str, *, required: bool = True, blink: bool = True,
-                 **kw: Any) -> None:
+    def __init__(
+        self,
+        verb: str,
+        what: str,
+        help: str,
+        *,
+        required: bool = True,
+        blink: bool = True,
+        **kw: Any,
+    ) -> None:
         super().__init__(**kw)
         self.verb = verb
         self.what = what
@@ -88,10 +96,15 @@ class ReasonScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Content.assemble(f"{self.verb} ", (f"“{self.what}”", "bold $warning")), id="reason-title")
+            yield Static(
+                Content.assemble(f"{self.verb} ", (f"“{self.what}”", "bold $warning")),
+                id="reason-title",
+            )
             yield Static(Content(self.help), id="reason-help")
             need = "required" if self.required else "optional"
-            inp = Input(placeholder=f"why? ({need}) — enter to continue, esc to cancel", id="reason-input")
+            inp = Input(
+                placeholder=f"why? ({need}) — enter to continue, esc to cancel", id="reason-input"
+            )
             inp.cursor_blink = self.blink
             yield inp
             yield Static("", id="reason-error")
@@ -101,7 +114,8 @@ class ReasonScreen(ModalScreen[str | None]):
         reason = " ".join(event.value.split())
         if not reason and self.required:
             self.query_one("#reason-error", Static).update(
-                Content("say why: the reason is kept in the gate log"))
+                Content("say why: the reason is kept in the gate log")
+            )
             return
         self.dismiss(reason)
 
@@ -113,9 +127,14 @@ class TossScreen(ReasonScreen):
     """Ask why a draft is tossed; the reason is kept in the gate log with the draft."""
 
     def __init__(self, draft_title: str, blink: bool = True, **kw: Any) -> None:
-        super().__init__("Toss the draft", draft_title,
-                         "It leaves the queue and never enters the store. The gate log keeps it whole, "
-                         "with the reason you give.", blink=blink, **kw)
+        super().__init__(
+            "Toss the draft",
+            draft_title,
+            "It leaves the queue and never enters the store. The gate log keeps it whole, "
+            "with the reason you give.",
+            blink=blink,
+            **kw,
+        )
 
 
 def leave_unless_unsaved(screen: ModalScreen[bool], dirty: bool, unsaved: str) -> None:

@@ -12,14 +12,18 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static, TextArea
 
-from ..widgets.keys import KeyLine
 from ..widgets.fmt import cls_tag, heading, one_line
+from ..widgets.keys import KeyLine
 
 CURATION = ("belongs_because", "keep", "may_fade")
-PLACEHOLDERS = {"description": "the index line: a recognition trigger, not a summary",
-                "type": "user, feedback, project or reference", "tags": "one word each, comma separated",
-                "belongs_because": "why it belongs in this store", "keep": "what must outlive any shortening",
-                "may_fade": "what detail may fade"}
+PLACEHOLDERS = {
+    "description": "the index line: a recognition trigger, not a summary",
+    "type": "user, feedback, project or reference",
+    "tags": "one word each, comma separated",
+    "belongs_because": "why it belongs in this store",
+    "keep": "what must outlive any shortening",
+    "may_fade": "what detail may fade",
+}
 
 
 class MemoryEditScreen(Screen[bool]):
@@ -44,7 +48,9 @@ class MemoryEditScreen(Screen[bool]):
         Binding("escape", "cancel", "Cancel", id="edit.cancel"),
     ]
 
-    def __init__(self, store: str, view: Any, by: str = "hand", blink: bool = True, **kw: Any) -> None:
+    def __init__(
+        self, store: str, view: Any, by: str = "hand", blink: bool = True, **kw: Any
+    ) -> None:
         super().__init__(**kw)
         self.store = store
         self.view = view
@@ -55,22 +61,37 @@ class MemoryEditScreen(Screen[bool]):
     def compose(self) -> ComposeResult:
         v, m = self.view, self.view.memory
         with Vertical(id="edit-form"):
-            yield Static(Content.assemble(("Edit memory ", ""), (m.slug, "bold $accent"),
-                                          (" — ctrl+s saves, esc cancels", "$foreground-muted")), id="edit-head")
-            yield Static(Content(f"A hand edit passes no gate. It is written with its index line and recorded as "
-                                 f"yours ({self.by}); the evidence stays, and the memory shows as hand-edited."),
-                         id="edit-note")
+            yield Static(
+                Content.assemble(
+                    ("Edit memory ", ""),
+                    (m.slug, "bold $accent"),
+                    (" — ctrl+s saves, esc cancels", "$foreground-muted"),
+                ),
+                id="edit-head",
+            )
+            yield Static(
+                Content(
+                    f"A hand edit passes no gate. It is written with its index line and recorded as "
+                    f"yours ({self.by}); the evidence stays, and the memory shows as hand-edited."
+                ),
+                id="edit-note",
+            )
             yield Static("", id="edit-error")
             with VerticalScroll(id="edit-fields"):
                 for key, label, value in (
-                        ("title", "title", v.title), ("description", "trigger", m.description),
-                        ("type", "type", m.type), ("tags", "tags", ", ".join(m.tags)),
-                        *((k, k.replace("_", " "), m.curation(k)) for k in CURATION)):
+                    ("title", "title", v.title),
+                    ("description", "trigger", m.description),
+                    ("type", "type", m.type),
+                    ("tags", "tags", ", ".join(m.tags)),
+                    *((k, k.replace("_", " "), m.curation(k)) for k in CURATION),
+                ):
                     with Horizontal(classes="field"):
                         yield Label(label)
                         yield Input(value, id=f"edit-{key}", placeholder=PLACEHOLDERS.get(key, ""))
             yield Label("body", id="edit-body-label")
-            yield TextArea(m.body.strip("\n"), id="edit-body", soft_wrap=True, show_line_numbers=False)
+            yield TextArea(
+                m.body.strip("\n"), id="edit-body", soft_wrap=True, show_line_numbers=False
+            )
         with VerticalScroll(id="edit-evidence"):
             lines = [heading("What vouched for it")]
             for q in v.quotes:
@@ -103,11 +124,14 @@ class MemoryEditScreen(Screen[bool]):
     def dirty(self) -> bool:
         f = self.fields()
         m = self.view.memory
-        return (" ".join(f["title"].split()) != self.view.title
-                or " ".join(f["description"].split()) != m.description
-                or f["type"] != (m.type or "") or tuple(f["tags"]) != tuple(m.tags)
-                or any(" ".join(f["curation"][k].split()) != m.curation(k) for k in CURATION)
-                or f["body"].strip() != m.body.strip())
+        return (
+            " ".join(f["title"].split()) != self.view.title
+            or " ".join(f["description"].split()) != m.description
+            or f["type"] != (m.type or "")
+            or tuple(f["tags"]) != tuple(m.tags)
+            or any(" ".join(f["curation"][k].split()) != m.curation(k) for k in CURATION)
+            or f["body"].strip() != m.body.strip()
+        )
 
     def action_save(self) -> None:
         if self.saving:
@@ -116,14 +140,20 @@ class MemoryEditScreen(Screen[bool]):
             self.notify("nothing changed", severity="information")
             return
         self.saving = True
-        self.query_one("#edit-error", Static).update(Content.styled("writing…", "$foreground-muted"))
+        self.query_one("#edit-error", Static).update(
+            Content.styled("writing…", "$foreground-muted")
+        )
         self.app.save_memory(self.store, self.view.slug, self.view.base, self.fields())  # type: ignore[attr-defined]
 
     def show_error(self, text: str) -> None:
         self.saving = False
-        self.query_one("#edit-error", Static).update(Content.styled(f"✗ {text} — nothing was written", "bold $error"))
+        self.query_one("#edit-error", Static).update(
+            Content.styled(f"✗ {text} — nothing was written", "bold $error")
+        )
 
     def action_cancel(self) -> None:
         from .confirm import leave_unless_unsaved
 
-        leave_unless_unsaved(self, self.dirty, f"Your changes to the memory {self.view.slug} are not saved.")
+        leave_unless_unsaved(
+            self, self.dirty, f"Your changes to the memory {self.view.slug} are not saved."
+        )

@@ -14,8 +14,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from ..widgets.keys import KeyLine
 from ..widgets.fmt import cls_tag, n, one_line, where
+from ..widgets.keys import KeyLine
 from ..widgets.rowlist import RowList
 
 _tokens = itertools.count(1)
@@ -27,17 +27,35 @@ def _quote_row(q: Any) -> Content:
 
 def excerpt_head(ex: Any) -> Content:
     unit = "record" if ex.unit == "seq" else "byte"
-    out = [Content.assemble((Path(ex.path).name, "bold"), (f"  {ex.adapter} · {unit} {n(ex.position)}",
-                                                           "$foreground-muted")),
-           Content.styled(ex.path, "$foreground-muted")]
+    out = [
+        Content.assemble(
+            (Path(ex.path).name, "bold"),
+            (f"  {ex.adapter} · {unit} {n(ex.position)}", "$foreground-muted"),
+        ),
+        Content.styled(ex.path, "$foreground-muted"),
+    ]
     if not ex.lines:
-        out.append(Content.styled("nothing readable there now (the journal was rewritten or cut?)", "$warning"))
+        out.append(
+            Content.styled(
+                "nothing readable there now (the journal was rewritten or cut?)", "$warning"
+            )
+        )
     elif getattr(ex, "at_end", False):
-        out.append(Content.styled(f"the journal ends at {unit} {n(ex.position)}: nothing was written after it yet; "
-                                  "what comes before it is shown", "$foreground-muted"))
+        out.append(
+            Content.styled(
+                f"the journal ends at {unit} {n(ex.position)}: nothing was written after it yet; "
+                "what comes before it is shown",
+                "$foreground-muted",
+            )
+        )
     elif not ex.found:
-        out.append(Content.styled(f"⚠ no segment is at {unit} {n(ex.position)} any more; the next one after it "
-                                  "is marked ▶", "$warning"))
+        out.append(
+            Content.styled(
+                f"⚠ no segment is at {unit} {n(ex.position)} any more; the next one after it "
+                "is marked ▶",
+                "$warning",
+            )
+        )
     return Content("\n").join(out)
 
 
@@ -46,8 +64,11 @@ def excerpt_line(ex: Any, ln: Any) -> Content:
     body = ln.text.strip()
     if len(body) > 3000:
         body = body[:3000] + " …"
-    head = Content.assemble(("▶ " if ln.target else "  ", "bold $accent"), cls_tag(ln.cls),
-                            (f" {unit} {n(ln.start)}", "$foreground-muted"))
+    head = Content.assemble(
+        ("▶ " if ln.target else "  ", "bold $accent"),
+        cls_tag(ln.cls),
+        (f" {unit} {n(ln.start)}", "$foreground-muted"),
+    )
     return Content("\n").join([head, Content.styled(body, "bold") if ln.target else Content(body)])
 
 
@@ -86,8 +107,11 @@ class EvidenceScreen(ModalScreen[None]):
         with Vertical() as v:
             v.border_title = f"evidence in its journal · {one_line(self.title_text, 60)}"
             with Horizontal(id="evidence-body"):
-                yield RowList(_quote_row, id="evidence-quotes",
-                              empty=Content.styled("no quotes", "$foreground-muted"))
+                yield RowList(
+                    _quote_row,
+                    id="evidence-quotes",
+                    empty=Content.styled("no quotes", "$foreground-muted"),
+                )
                 with VerticalScroll(id="evidence-scroll"):
                     yield Static("", id="evidence-text")
                     yield Vertical(id="evidence-lines")
@@ -98,7 +122,9 @@ class EvidenceScreen(ModalScreen[None]):
         rl.set_rows(self.quotes, cursor=0)
         rl.focus()
         if not self.quotes:
-            self.query_one("#evidence-text", Static).update(Content.styled("nothing vouches for it", "$warning"))
+            self.query_one("#evidence-text", Static).update(
+                Content.styled("nothing vouches for it", "$warning")
+            )
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()
@@ -108,14 +134,27 @@ class EvidenceScreen(ModalScreen[None]):
             return
         self.query_one("#evidence-lines", Vertical).remove_children()
         if not q.located:
-            box.update(Content("\n").join([
-                Content.assemble(cls_tag(q.cls), " ", q.text),
-                Content.styled("this piece of evidence does not say which journal it came from" if not q.source
-                               else f"it comes from {q.source}, not from a journal", "$foreground-muted")]))
+            box.update(
+                Content("\n").join(
+                    [
+                        Content.assemble(cls_tag(q.cls), " ", q.text),
+                        Content.styled(
+                            "this piece of evidence does not say which journal it came from"
+                            if not q.source
+                            else f"it comes from {q.source}, not from a journal",
+                            "$foreground-muted",
+                        ),
+                    ]
+                )
+            )
             return
         self.token = next(_tokens)
-        box.update(Content.styled(f"reading {where({'source': q.source, 'start': q.start, 'end': q.end, 'unit': q.unit})}…",
-                                  "$foreground-muted"))
+        box.update(
+            Content.styled(
+                f"reading {where({'source': q.source, 'start': q.start, 'end': q.end, 'unit': q.unit})}…",
+                "$foreground-muted",
+            )
+        )
         self.app.load_excerpt(self.token, self.store, q)  # type: ignore[attr-defined]
 
     def show(self, token: int, excerpt: Any, error: str) -> None:
@@ -128,10 +167,12 @@ class EvidenceScreen(ModalScreen[None]):
             box.update(Content.styled(f"✗ {error}", "$error"))
             return
         box.update(excerpt_head(excerpt))
-        widgets = [ExcerptLine(excerpt_line(excerpt, ln), classes="-target" if ln.target else "")
-                   for ln in excerpt.lines]
+        widgets = [
+            ExcerptLine(excerpt_line(excerpt, ln), classes="-target" if ln.target else "")
+            for ln in excerpt.lines
+        ]
         lines.mount_all(widgets)
-        target = next((w for w, ln in zip(widgets, excerpt.lines) if ln.target), None)
+        target = next((w for w, ln in zip(widgets, excerpt.lines, strict=False) if ln.target), None)
         scroll = self.query_one("#evidence-scroll", VerticalScroll)
         if target is not None:
             self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)

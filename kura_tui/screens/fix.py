@@ -11,9 +11,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static, TextArea
 
-from ..widgets.keys import KeyLine
 from ..widgets.drafts import render_gate
 from ..widgets.fmt import cls_tag, one_line
+from ..widgets.keys import KeyLine
 
 
 class FixScreen(Screen[bool]):
@@ -43,9 +43,17 @@ class FixScreen(Screen[bool]):
     def compose(self) -> ComposeResult:
         d = self.draft
         with Vertical(id="fix-form"):
-            yield Static(Content.assemble(("Fix draft ", ""), (d.slug, "bold $accent"),
-                                          (" — ctrl+s saves (the floor checks it again), esc cancels",
-                                           "$foreground-muted")), id="fix-head")
+            yield Static(
+                Content.assemble(
+                    ("Fix draft ", ""),
+                    (d.slug, "bold $accent"),
+                    (
+                        " — ctrl+s saves (the floor checks it again), esc cancels",
+                        "$foreground-muted",
+                    ),
+                ),
+                id="fix-head",
+            )
             yield Static("", id="fix-refusal")
             yield Label("title")
             yield Input(d.title, id="fix-title")
@@ -58,7 +66,9 @@ class FixScreen(Screen[bool]):
         with VerticalScroll(id="fix-evidence"):
             lines = [Content.styled("What vouches for it", "bold $primary")]
             for q in d.quotes:
-                lines.append(Content.assemble(cls_tag(q.get("cls")), " ", one_line(q.get("text", ""))))
+                lines.append(
+                    Content.assemble(cls_tag(q.get("cls")), " ", one_line(q.get("text", "")))
+                )
             lines.append(Content(""))
             lines.extend(render_gate(d.gate, d.quotes))
             yield Static(Content("\n").join(lines), id="fix-evidence-text")
@@ -83,8 +93,12 @@ class FixScreen(Screen[bool]):
     def dirty(self) -> bool:
         f = self.fields()
         d = self.draft
-        return (f["title"] != d.title or f["description"] != d.description
-                or f["body"].strip("\n") != d.body.strip("\n") or tuple(f["tags"]) != tuple(d.tags))
+        return (
+            f["title"] != d.title
+            or f["description"] != d.description
+            or f["body"].strip("\n") != d.body.strip("\n")
+            or tuple(f["tags"]) != tuple(d.tags)
+        )
 
     def action_save(self) -> None:
         if self.saving:
@@ -93,8 +107,9 @@ class FixScreen(Screen[bool]):
             self.notify("nothing changed", severity="information")
             return
         self.saving = True
-        self.query_one("#fix-refusal", Static).update(Content.styled("checking against the floor…",
-                                                                     "$foreground-muted"))
+        self.query_one("#fix-refusal", Static).update(
+            Content.styled("checking against the floor…", "$foreground-muted")
+        )
         self.app.fix_draft(self.store, self.draft.slug, self.fields())  # type: ignore[attr-defined]
 
     def show_refusal(self, violations: list[str], text: str = "") -> None:
@@ -109,4 +124,6 @@ class FixScreen(Screen[bool]):
     def action_cancel(self) -> None:
         from .confirm import leave_unless_unsaved
 
-        leave_unless_unsaved(self, self.dirty, f"Your changes to the draft {self.draft.slug} are not saved.")
+        leave_unless_unsaved(
+            self, self.dirty, f"Your changes to the draft {self.draft.slug} are not saved."
+        )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,11 +12,11 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
-from ..widgets.keys import KeyLine
 from ..widgets.doctor import DoctorPane
 from ..widgets.drafts import DraftsPane
 from ..widgets.gatelog import GateLogPane
 from ..widgets.journals import JournalsPane
+from ..widgets.keys import KeyLine
 from ..widgets.map import MapLines, MapPane
 from ..widgets.recall import RecallPane
 from ..widgets.seeds import SeedsPane
@@ -62,12 +63,31 @@ class MainScreen(Screen[None]):
         Binding("6", "tab(5)", "Seeds", show=False, id="main.tab.seeds"),
         Binding("7", "tab(6)", "Tender", show=False, id="main.tab.tender"),
         Binding("8", "tab(7)", "Journals", show=False, id="main.tab.journals"),
-        Binding("slash", "find", "Find", tooltip="Find as you type in the map, drafts or gate log",
-                id="main.find"),
-        Binding("left_square_bracket", "cycle_store(-1)", "Previous store", show=False, id="main.store.prev"),
-        Binding("right_square_bracket", "cycle_store(1)", "Next store", show=False, id="main.store.next"),
-        Binding("s", "focus_stores", "Stores", show=False, tooltip="Stores (on a narrow terminal: show them)",
-                id="main.stores"),
+        Binding(
+            "slash",
+            "find",
+            "Find",
+            tooltip="Find as you type in the map, drafts or gate log",
+            id="main.find",
+        ),
+        Binding(
+            "left_square_bracket",
+            "cycle_store(-1)",
+            "Previous store",
+            show=False,
+            id="main.store.prev",
+        ),
+        Binding(
+            "right_square_bracket", "cycle_store(1)", "Next store", show=False, id="main.store.next"
+        ),
+        Binding(
+            "s",
+            "focus_stores",
+            "Stores",
+            show=False,
+            tooltip="Stores (on a narrow terminal: show them)",
+            id="main.stores",
+        ),
     ]
 
     def __init__(self, clock: Callable[[], float], live: bool = True, **kw: Any) -> None:
@@ -80,11 +100,17 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             yield StoresPane(id="stores")
             with TabbedContent(id="tabs"):
-                panes = (MapPane(blink=self.live, id="map"), DraftsPane(blink=self.live, id="drafts"),
-                         GateLogPane(self.clock, blink=self.live, id="gatelog"), RecallPane(live=self.live, id="recall"),
-                         DoctorPane(self.clock, id="doctor"), SeedsPane(self.clock, id="seeds"),
-                         TenderPane(self.clock, id="tender"), JournalsPane(self.clock, id="journals"))
-                for i, ((tab_id, label, _, _), pane) in enumerate(zip(TABS, panes)):
+                panes = (
+                    MapPane(blink=self.live, id="map"),
+                    DraftsPane(blink=self.live, id="drafts"),
+                    GateLogPane(self.clock, blink=self.live, id="gatelog"),
+                    RecallPane(live=self.live, id="recall"),
+                    DoctorPane(self.clock, id="doctor"),
+                    SeedsPane(self.clock, id="seeds"),
+                    TenderPane(self.clock, id="tender"),
+                    JournalsPane(self.clock, id="journals"),
+                )
+                for i, ((tab_id, label, _, _), pane) in enumerate(zip(TABS, panes, strict=False)):
                     with TabPane(f"{i + 1} {label}", id=tab_id):
                         yield pane
         yield WorkBar(id="workbar")
@@ -179,7 +205,9 @@ class MainScreen(Screen[None]):
         self.query_one(StoreList).focus()
 
     def action_find(self) -> None:
-        pane = {"tab-map": self.map, "tab-drafts": self.drafts, "tab-gatelog": self.gatelog}.get(self.active_tab)
+        pane = {"tab-map": self.map, "tab-drafts": self.drafts, "tab-gatelog": self.gatelog}.get(
+            self.active_tab
+        )
         if pane is None:
             self.action_tab(0)
             pane = self.map

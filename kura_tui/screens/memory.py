@@ -3,7 +3,8 @@ the [[links]] it makes; from here it is edited (in the app or in $EDITOR) or ret
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,11 +14,15 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..widgets.keys import KeyLine
 from ..widgets.fmt import ago, cls_tag, heading, one_line, where
+from ..widgets.keys import KeyLine
 
-PROVENANCE_STYLE = {"gated": ("✓", "bold $success"), "hand-edited": ("✎", "bold $warning"),
-                    "unsealed": ("·", "$foreground-muted"), "direct": ("·", "$foreground-muted")}
+PROVENANCE_STYLE = {
+    "gated": ("✓", "bold $success"),
+    "hand-edited": ("✎", "bold $warning"),
+    "unsealed": ("·", "$foreground-muted"),
+    "direct": ("·", "$foreground-muted"),
+}
 
 
 def render_memory(v: Any, now: float) -> Content:
@@ -37,33 +42,56 @@ def render_memory(v: Any, now: float) -> Content:
     mark, style = PROVENANCE_STYLE.get(p.state, ("?", "bold"))
     out.append(Content.assemble((f"{mark} ", style), (p.text, style.replace("bold ", ""))))
     if p.manifest and not p.manifest_present:
-        out.append(Content.styled(f"✗ evidence manifest {p.manifest[:19]}… is missing from _still/manifests",
-                                  "$error"))
+        out.append(
+            Content.styled(
+                f"✗ evidence manifest {p.manifest[:19]}… is missing from _still/manifests", "$error"
+            )
+        )
     for key in ("belongs_because", "keep", "may_fade"):
         val = m.curation(key)
         if val:
-            out.append(Content.assemble((f"{key.replace('_', ' ')}: ", "$foreground-muted italic"), val))
+            out.append(
+                Content.assemble((f"{key.replace('_', ' ')}: ", "$foreground-muted italic"), val)
+            )
     for prob in m.problems:
         out.append(Content.styled(f"⚠ {prob}", "$warning"))
     out.append(Content(""))
     out.append(Content(m.body.rstrip()))
     out.append(Content(""))
     if v.quotes:
-        out.append(Content.assemble(heading(f"Evidence — {len(v.quotes)} segment{'s' if len(v.quotes) != 1 else ''}"),
-                                    ("  o opens the journal", "$foreground-muted")))
+        out.append(
+            Content.assemble(
+                heading(f"Evidence — {len(v.quotes)} segment{'s' if len(v.quotes) != 1 else ''}"),
+                ("  o opens the journal", "$foreground-muted"),
+            )
+        )
         for q in v.quotes:
             out.append(Content.assemble(cls_tag(q.cls), " ", one_line(q.text, 400)))
             if q.located:
-                out.append(Content.styled("   " + where({"source": q.source, "start": q.start, "end": q.end,
-                                                         "unit": q.unit}), "$foreground-muted"))
+                out.append(
+                    Content.styled(
+                        "   "
+                        + where(
+                            {"source": q.source, "start": q.start, "end": q.end, "unit": q.unit}
+                        ),
+                        "$foreground-muted",
+                    )
+                )
     if v.linked_from:
-        out.append(Content.assemble(("linked from ", "$foreground-muted"), ", ".join(v.linked_from)))
+        out.append(
+            Content.assemble(("linked from ", "$foreground-muted"), ", ".join(v.linked_from))
+        )
     if v.history:
         out.append(Content(""))
         out.append(heading("History"))
         for e in v.history[:8]:
-            out.append(Content.assemble((f"{ago(e.at, now):<9} ", "$foreground-muted"), (f"{e.kind:<8} ", "bold"),
-                                        one_line(e.reason, 200)))
+            out.append(
+                Content.assemble(
+                    (f"{ago(e.at, now):<9} ", "$foreground-muted"),
+                    (f"{e.kind:<8} ", "bold"),
+                    one_line(e.reason, 200),
+                )
+            )
     return Content("\n").join(out)
 
 
@@ -81,17 +109,47 @@ class MemoryScreen(ModalScreen[None]):
 
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="memory.close"),
-        Binding("b", "back", "Back", tooltip="Back along the links followed (closes at the first)",
-                id="memory.back"),
-        Binding("e", "edit", "Edit", tooltip="Edit it here: title, trigger, type, tags, curation, body",
-                id="memory.edit"),
-        Binding("E", "editor", "$EDITOR", tooltip="Edit it in $EDITOR with the app suspended", id="memory.editor"),
-        Binding("x", "retire", "Retire…", tooltip="Retire it: file and index line go, the gate log keeps it "
-                "(asks why, then confirms)", id="memory.retire"),
-        Binding("o", "evidence", "Journal", tooltip="Open the journal around its evidence", id="memory.evidence"),
+        Binding(
+            "b",
+            "back",
+            "Back",
+            tooltip="Back along the links followed (closes at the first)",
+            id="memory.back",
+        ),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            tooltip="Edit it here: title, trigger, type, tags, curation, body",
+            id="memory.edit",
+        ),
+        Binding(
+            "E",
+            "editor",
+            "$EDITOR",
+            tooltip="Edit it in $EDITOR with the app suspended",
+            id="memory.editor",
+        ),
+        Binding(
+            "x",
+            "retire",
+            "Retire…",
+            tooltip="Retire it: file and index line go, the gate log keeps it "
+            "(asks why, then confirms)",
+            id="memory.retire",
+        ),
+        Binding(
+            "o",
+            "evidence",
+            "Journal",
+            tooltip="Open the journal around its evidence",
+            id="memory.evidence",
+        ),
     ]
 
-    def __init__(self, store: str, slug: str, clock: Callable[[], float] | None = None, **kw: Any) -> None:
+    def __init__(
+        self, store: str, slug: str, clock: Callable[[], float] | None = None, **kw: Any
+    ) -> None:
         super().__init__(**kw)
         self.store = store
         self.slug = slug
@@ -103,7 +161,9 @@ class MemoryScreen(ModalScreen[None]):
         with Vertical() as v:
             v.border_title = f"memory · {self.store}"
             with VerticalScroll(id="memory-scroll"):
-                yield Static(Content.styled(f"reading {self.slug}…", "$foreground-muted"), id="memory-text")
+                yield Static(
+                    Content.styled(f"reading {self.slug}…", "$foreground-muted"), id="memory-text"
+                )
             yield Static(heading("links  (enter follows, b goes back)"), id="memory-links-title")
             yield OptionList(id="memory-links")
         yield KeyLine()
@@ -170,8 +230,12 @@ class MemoryScreen(ModalScreen[None]):
 
     def action_retire(self) -> None:
         if self._ready():
-            self.app.retire_memory(self.store, self.view.slug, self.view.title,  # type: ignore[attr-defined]
-                                   self.view.linked_from)
+            self.app.retire_memory(
+                self.store,
+                self.view.slug,
+                self.view.title,  # type: ignore[attr-defined]
+                self.view.linked_from,
+            )
 
     def action_evidence(self) -> None:
         if self._ready():

@@ -9,7 +9,8 @@ background); a person reads the draft beside the profile it would replace and ap
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -54,7 +55,9 @@ def marked(text: str, other: str | None, style: str) -> tuple[Content, int]:
     parts: list[Any] = []
     for i, t in enumerate(tokens):
         # a space between two changed words is changed too, so a struck phrase reads as one
-        if i in changed or (t.isspace() and "\n" not in t and i - 1 in changed and i + 1 in changed):
+        if i in changed or (
+            t.isspace() and "\n" not in t and i - 1 in changed and i + 1 in changed
+        ):
             parts.append((t, style))
         else:
             parts.append(t)
@@ -78,14 +81,28 @@ class ProfileScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("n", "draft", "New draft", tooltip="Ask the brain for a new draft from the store's memories "
-                "(in the background; the profile itself does not change)", id="profile.draft"),
-        Binding("a", "apply", "Apply…", tooltip="Make the waiting draft the store's profile (asks first; the "
-                "profile it replaces is kept)", id="profile.apply"),
+        Binding(
+            "n",
+            "draft",
+            "New draft",
+            tooltip="Ask the brain for a new draft from the store's memories "
+            "(in the background; the profile itself does not change)",
+            id="profile.draft",
+        ),
+        Binding(
+            "a",
+            "apply",
+            "Apply…",
+            tooltip="Make the waiting draft the store's profile (asks first; the "
+            "profile it replaces is kept)",
+            id="profile.apply",
+        ),
         Binding("escape,q", "close", "Close", id="profile.close"),
     ]
 
-    def __init__(self, store: str, clock: Callable[[], float] | None = None, then: str = "", **kw: Any) -> None:
+    def __init__(
+        self, store: str, clock: Callable[[], float] | None = None, then: str = "", **kw: Any
+    ) -> None:
         super().__init__(**kw)
         self.store = store
         self.then = then  # "draft" or "apply": pressed for the person once the profile is read
@@ -96,9 +113,18 @@ class ProfileScreen(Screen[None]):
         self.working = ""
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.styled(f"reading the profile of {self.store}…", "$foreground-muted"), id="profile-head")
-        yield Static(Content.styled("Every model role reads it right after the charter; it is never in the map. "
-                                    "Nothing changes it but a, confirmed.", "$foreground-muted"), id="profile-about")
+        yield Static(
+            Content.styled(f"reading the profile of {self.store}…", "$foreground-muted"),
+            id="profile-head",
+        )
+        yield Static(
+            Content.styled(
+                "Every model role reads it right after the charter; it is never in the map. "
+                "Nothing changes it but a, confirmed.",
+                "$foreground-muted",
+            ),
+            id="profile-about",
+        )
         with Horizontal(id="profile-body"):
             with Vertical(id="profile-current", classes="profile-side") as cur:
                 cur.border_title = "current · profile.md"
@@ -130,7 +156,8 @@ class ProfileScreen(Screen[None]):
         self.state = None
         self.error = ""
         self.query_one("#profile-head", Static).update(
-            Content.styled(f"reading the profile of {store}…", "$foreground-muted"))
+            Content.styled(f"reading the profile of {store}…", "$foreground-muted")
+        )
         self.reload()
 
     # ---- what the app tells it ------------------------------------------------
@@ -160,9 +187,13 @@ class ProfileScreen(Screen[None]):
         self.working = text
         self.error = ""
         self.add_class("-busy")
-        self.query_one("#profile-work-text", Static).update(Content.assemble(
-            ("drafting ", "bold $warning"), (text, ""), ("  esc closes; the draft waits here when it comes",
-                                                         "$foreground-muted")))
+        self.query_one("#profile-work-text", Static).update(
+            Content.assemble(
+                ("drafting ", "bold $warning"),
+                (text, ""),
+                ("  esc closes; the draft waits here when it comes", "$foreground-muted"),
+            )
+        )
         if self.state is not None:
             self._paint()
 
@@ -177,11 +208,20 @@ class ProfileScreen(Screen[None]):
         s = self.state
         now = self.clock()
         waiting = s.draft_present
-        head = [Content.assemble(("Learned profile ", "bold"), (s.store, "bold $accent"), " — ",
-                                 (s.state, "bold $warning" if waiting else "bold"))]
+        head = [
+            Content.assemble(
+                ("Learned profile ", "bold"),
+                (s.store, "bold $accent"),
+                " — ",
+                (s.state, "bold $warning" if waiting else "bold"),
+            )
+        ]
         if s.frozen:
-            head.append(Content.styled(f"❄ the store {s.store} is frozen: its profile is not changed here",
-                                       "$warning"))
+            head.append(
+                Content.styled(
+                    f"❄ the store {s.store} is frozen: its profile is not changed here", "$warning"
+                )
+            )
         self.query_one("#profile-head", Static).update(Content("\n").join(head))
 
         # the profile every role reads now
@@ -196,12 +236,20 @@ class ProfileScreen(Screen[None]):
                 bits.append(f"written {ago(s.updated_at, now)}")
             line = [(" · ".join(bits), "$foreground-muted")]
             if waiting:
-                line.append((f"\nstruck: {gone} word{'s' if gone != 1 else ''} the draft does not keep" if gone
-                             else "\nthe draft keeps every word", "$foreground-muted"))
+                line.append(
+                    (
+                        f"\nstruck: {gone} word{'s' if gone != 1 else ''} the draft does not keep"
+                        if gone
+                        else "\nthe draft keeps every word",
+                        "$foreground-muted",
+                    )
+                )
             cur_meta.update(Content.assemble(*line))
         else:
             current, gone = Content(""), 0
-            cur_meta.update(Content.styled("none yet: every role reads the charter alone", "$foreground-muted"))
+            cur_meta.update(
+                Content.styled("none yet: every role reads the charter alone", "$foreground-muted")
+            )
         self.query_one("#profile-current-text", Static).update(current)
 
         # the brain's draft, waiting for a person
@@ -210,22 +258,39 @@ class ProfileScreen(Screen[None]):
         if waiting:
             side.border_title = "draft · waiting"
             draft, new = marked(s.draft_text, s.text if s.present else None, NEW_STYLE)
-            bits = [f"from {n(s.draft_from)} memor{'y' if s.draft_from == 1 else 'ies'}"] if s.draft_from else []
+            bits = (
+                [f"from {n(s.draft_from)} memor{'y' if s.draft_from == 1 else 'ies'}"]
+                if s.draft_from
+                else []
+            )
             if s.draft_at:
                 bits.append(f"drafted {ago(s.draft_at, now)}")
             meta.append(Content.styled(" · ".join(bits + ["a applies it"]), "$foreground-muted"))
             if s.present:
-                meta.append(Content.styled(f"green: {new} word{'s' if new != 1 else ''} new in the draft" if new
-                                           else "no word is new: the draft says what the profile says",
-                                           "$foreground-muted"))
+                meta.append(
+                    Content.styled(
+                        f"green: {new} word{'s' if new != 1 else ''} new in the draft"
+                        if new
+                        else "no word is new: the draft says what the profile says",
+                        "$foreground-muted",
+                    )
+                )
         else:
             side.border_title = "draft"
             draft = Content("")
             if self.needs:
-                meta.append(Content.styled(f"no draft waiting, and n cannot ask for one: {self.needs}", "$warning"))
+                meta.append(
+                    Content.styled(
+                        f"no draft waiting, and n cannot ask for one: {self.needs}", "$warning"
+                    )
+                )
             else:
-                meta.append(Content.styled("no draft waiting: n asks the brain for one, from the store's memories",
-                                           "$foreground-muted"))
+                meta.append(
+                    Content.styled(
+                        "no draft waiting: n asks the brain for one, from the store's memories",
+                        "$foreground-muted",
+                    )
+                )
         if self.working:
             meta.append(Content.styled(f"… {self.working}", "$warning"))
         elif self.error:

@@ -11,12 +11,16 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static
 
-from ..widgets.keys import KeyLine
 from ..widgets.fmt import heading
+from ..widgets.keys import KeyLine
 from ..widgets.rowlist import RowList
 
-MARKS = {"pending": ("○", "$foreground-muted"), "accepted": ("✓", "bold $success"),
-         "rejected": ("×", "$foreground-muted"), "refused": ("✗", "bold $error")}
+MARKS = {
+    "pending": ("○", "$foreground-muted"),
+    "accepted": ("✓", "bold $success"),
+    "rejected": ("×", "$foreground-muted"),
+    "refused": ("✗", "bold $error"),
+}
 
 
 class TidyScreen(Screen[None]):
@@ -31,11 +35,28 @@ class TidyScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("a", "accept", "Accept", tooltip="Write the line in the box (the floors check it first)",
-                id="tidy.accept"),
+        Binding(
+            "a",
+            "accept",
+            "Accept",
+            tooltip="Write the line in the box (the floors check it first)",
+            id="tidy.accept",
+        ),
         Binding("e", "edit", "Edit", tooltip="Edit the line before accepting it", id="tidy.edit"),
-        Binding("r", "reject", "Reject", tooltip="Leave the line as it is (the gate log notes it)", id="tidy.reject"),
-        Binding("escape", "close", "Close", tooltip="Back to the list, or close the review", id="tidy.close"),
+        Binding(
+            "r",
+            "reject",
+            "Reject",
+            tooltip="Leave the line as it is (the gate log notes it)",
+            id="tidy.reject",
+        ),
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            tooltip="Back to the list, or close the review",
+            id="tidy.close",
+        ),
     ]
 
     def __init__(self, store: str, review: Any, blink: bool = True, **kw: Any) -> None:
@@ -50,17 +71,30 @@ class TidyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         r = self.review
         n = len(r.proposals)
-        head = [Content.assemble(("Tidy ", "bold"), (self.store, "bold $accent"),
-                                 (f" — {n} weak index line{'s' if n != 1 else ''}: a accepts, e edits, r rejects, "
-                                  "esc closes", "$foreground-muted"))]
+        head = [
+            Content.assemble(
+                ("Tidy ", "bold"),
+                (self.store, "bold $accent"),
+                (
+                    f" — {n} weak index line{'s' if n != 1 else ''}: a accepts, e edits, r rejects, "
+                    "esc closes",
+                    "$foreground-muted",
+                ),
+            )
+        ]
         if r.note:
             head.append(Content.styled(r.note, "$warning"))
         if r.stopped:
-            head.append(Content.styled(f"stopped: {r.stopped}; the rest come without rewrites", "$warning"))
+            head.append(
+                Content.styled(f"stopped: {r.stopped}; the rest come without rewrites", "$warning")
+            )
         yield Static(Content("\n").join(head), id="tidy-head")
         with Horizontal(id="tidy-body"):
-            yield RowList(self._row, id="tidy-list",
-                          empty=Content.styled("every index line does its job", "$success"))
+            yield RowList(
+                self._row,
+                id="tidy-list",
+                empty=Content.styled("every index line does its job", "$success"),
+            )
             with VerticalScroll(id="tidy-detail"):
                 yield Static("", id="tidy-card")
                 yield Label("the line to write (enter accepts)")
@@ -99,16 +133,24 @@ class TidyScreen(Screen[None]):
             card.update(Content.styled("nothing to tidy", "$success"))
             inp.value = ""
             return
-        out = [Content.assemble((p.title, "bold"), ("  " + p.slug, "$foreground-muted")),
-               Content.assemble(("why  ", "$foreground-muted"), (p.why, "$warning")), Content(""),
-               heading("now"), Content(p.line or "(empty)")]
+        out = [
+            Content.assemble((p.title, "bold"), ("  " + p.slug, "$foreground-muted")),
+            Content.assemble(("why  ", "$foreground-muted"), (p.why, "$warning")),
+            Content(""),
+            heading("now"),
+            Content(p.line or "(empty)"),
+        ]
         out += [Content(""), heading("the scribe's rewrite")]
         if p.proposed:
             out.append(Content(p.proposed))
             for prob in p.problems:
                 out.append(Content.styled(f"✗ {prob}", "$error"))
             if p.problems:
-                out.append(Content.styled("the floors refuse it as it stands: edit it, or reject it", "$error"))
+                out.append(
+                    Content.styled(
+                        "the floors refuse it as it stands: edit it, or reject it", "$error"
+                    )
+                )
         elif p.error:
             out.append(Content.styled(f"✗ {p.error}", "$error"))
         else:
@@ -147,20 +189,30 @@ class TidyScreen(Screen[None]):
         self.app.reject_tidy(self.store, p.slug, p.proposed)  # type: ignore[attr-defined]
         self.done(p.slug, "rejected", Content.styled("left as it is", "$foreground-muted"))
 
-    def done(self, slug: str, state: str, message: Content, violations: list[str] | None = None) -> None:
+    def done(
+        self, slug: str, state: str, message: Content, violations: list[str] | None = None
+    ) -> None:
         """The app reports how a line ended (accepted, refused by the floors, rejected)."""
         self.busy = ""
         self.state[slug] = state
         if violations:
-            message = Content("\n").join([message] + [Content.styled(f"  • {v}", "$error") for v in violations])
+            message = Content("\n").join(
+                [message] + [Content.styled(f"  • {v}", "$error") for v in violations]
+            )
         self._status(slug, message)
         rl = self.query_one("#tidy-list", RowList)
         rl.set_rows(rl.rows)
         if state in ("accepted", "rejected"):
             rows = list(rl.rows)
             at = next((i for i, p in enumerate(rows) if p.slug == slug), 0)
-            nxt = next((i for i in list(range(at + 1, len(rows))) + list(range(0, at))
-                        if self.state.get(rows[i].slug) == "pending"), None)
+            nxt = next(
+                (
+                    i
+                    for i in list(range(at + 1, len(rows))) + list(range(0, at))
+                    if self.state.get(rows[i].slug) == "pending"
+                ),
+                None,
+            )
             if nxt is not None:
                 rl.move_to(nxt)
             rl.focus()

@@ -10,24 +10,41 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ..widgets.keys import KeyLine
 from ..widgets.fmt import n
+from ..widgets.keys import KeyLine
 from ..widgets.map import LAYERS
 from ..widgets.rowlist import RowList
 
-KIND = {"changed": ("~", "bold $warning"), "added": ("+", "bold $success"), "removed": ("−", "bold $error"),
-        "same": (" ", "$foreground-muted")}
+KIND = {
+    "changed": ("~", "bold $warning"),
+    "added": ("+", "bold $success"),
+    "removed": ("−", "bold $error"),
+    "same": (" ", "$foreground-muted"),
+}
 
 
 def _row(c: Any) -> Content:
     mark, style = KIND.get(c.kind, ("?", "bold"))
     lmark, lstyle, _ = LAYERS.get(c.layer, ("?", "bold", ""))
-    head = Content.assemble((mark, style), " ", (lmark, lstyle), " ", (c.slug, "bold $text-primary"),
-                            (f"  {c.layer}" + ("" if c.kind == "same" else f" · {c.kind}"), "$foreground-muted"))
+    head = Content.assemble(
+        (mark, style),
+        " ",
+        (lmark, lstyle),
+        " ",
+        (c.slug, "bold $text-primary"),
+        (f"  {c.layer}" + ("" if c.kind == "same" else f" · {c.kind}"), "$foreground-muted"),
+    )
     if c.kind == "same":
-        return Content("\n").join([head, Content.styled("  " + c.after, "$foreground-muted"), Content("")])
-    return Content("\n").join([head, Content.styled("  − " + (c.before or "(none)"), "$error"),
-                               Content.styled("  + " + (c.after or "(none)"), "$success")])
+        return Content("\n").join(
+            [head, Content.styled("  " + c.after, "$foreground-muted"), Content("")]
+        )
+    return Content("\n").join(
+        [
+            head,
+            Content.styled("  − " + (c.before or "(none)"), "$error"),
+            Content.styled("  + " + (c.after or "(none)"), "$success"),
+        ]
+    )
 
 
 class WeaveScreen(Screen[None]):
@@ -38,8 +55,20 @@ class WeaveScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("w", "write", "Write the map", tooltip="Write this map: hosts wear it from now on", id="weave.write"),
-        Binding("a", "all", "All lines", tooltip="Show every line, or only the lines that change", id="weave.all"),
+        Binding(
+            "w",
+            "write",
+            "Write the map",
+            tooltip="Write this map: hosts wear it from now on",
+            id="weave.write",
+        ),
+        Binding(
+            "a",
+            "all",
+            "All lines",
+            tooltip="Show every line, or only the lines that change",
+            id="weave.all",
+        ),
         Binding("escape", "close", "Cancel", tooltip="Close without writing", id="weave.close"),
     ]
 
@@ -52,8 +81,14 @@ class WeaveScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), id="weave-head")
-        yield RowList(_row, row_height=3, id="weave-lines",
-                      empty=Content.styled("no line changes: the map on disk is already this one", "$success"))
+        yield RowList(
+            _row,
+            row_height=3,
+            id="weave-lines",
+            empty=Content.styled(
+                "no line changes: the map on disk is already this one", "$success"
+            ),
+        )
         yield Static("", id="weave-detail")
         yield KeyLine()
 
@@ -64,33 +99,62 @@ class WeaveScreen(Screen[None]):
         if c is None:
             detail.update("")
             return
-        lines = [Content.assemble((c.slug, "bold $text-primary"), (f"  {c.layer} · {c.kind}", "$foreground-muted"))]
+        lines = [
+            Content.assemble(
+                (c.slug, "bold $text-primary"), (f"  {c.layer} · {c.kind}", "$foreground-muted")
+            )
+        ]
         if c.kind != "same":
-            lines.append(Content.assemble(("now    ", "$foreground-muted"), (c.before or "(none)", "$error")))
-        lines.append(Content.assemble(("worn   ", "$foreground-muted"), (c.after or "(none)", "$success")))
+            lines.append(
+                Content.assemble(("now    ", "$foreground-muted"), (c.before or "(none)", "$error"))
+            )
+        lines.append(
+            Content.assemble(("worn   ", "$foreground-muted"), (c.after or "(none)", "$success"))
+        )
         detail.update(Content("\n").join(lines))
 
     def _head(self) -> Content:
         p, r = self.preview, self.preview.result
-        now = {"woven": "woven" + (" (stale)" if p.current_stale else ""), "canonical": "not woven: the raw index",
-               "none": "no map"}.get(p.current_source, p.current_source)
+        now = {
+            "woven": "woven" + (" (stale)" if p.current_stale else ""),
+            "canonical": "not woven: the raw index",
+            "none": "no map",
+        }.get(p.current_source, p.current_source)
         layers = " · ".join(f"{k} {v}" for k, v in r.layers.items())
-        out = [Content.assemble(("Weave ", "bold"), (self.store, "bold $accent"),
-                                (" — w writes this map, a shows every line, esc cancels", "$foreground-muted")),
-               Content.assemble(("now    ", "$foreground-muted"), (now, "bold"),
-                                f" · ~{n(p.current_tokens)} tokens"),
-               Content.assemble(("after  ", "$foreground-muted"), (f"~{n(r.tokens_est)} tokens", "bold"),
-                                f" of {n(r.budget_tokens)} budget · {layers} · ",
-                                (f"{p.changed} line{'s' if p.changed != 1 else ''} change", "bold $warning" if p.changed
-                                 else "bold $success"))]
-        how = [f"fresh window {r.fresh_days_used if r.fresh_days_used is not None else '—'} of {r.fresh_days} days",
-               f"{r.model_calls} scribe call{'s' if r.model_calls != 1 else ''}", f"{r.ledger_hits} from the ledger",
-               f"{r.mechanical} trimmed mechanically"]
+        out = [
+            Content.assemble(
+                ("Weave ", "bold"),
+                (self.store, "bold $accent"),
+                (" — w writes this map, a shows every line, esc cancels", "$foreground-muted"),
+            ),
+            Content.assemble(
+                ("now    ", "$foreground-muted"), (now, "bold"), f" · ~{n(p.current_tokens)} tokens"
+            ),
+            Content.assemble(
+                ("after  ", "$foreground-muted"),
+                (f"~{n(r.tokens_est)} tokens", "bold"),
+                f" of {n(r.budget_tokens)} budget · {layers} · ",
+                (
+                    f"{p.changed} line{'s' if p.changed != 1 else ''} change",
+                    "bold $warning" if p.changed else "bold $success",
+                ),
+            ),
+        ]
+        how = [
+            f"fresh window {r.fresh_days_used if r.fresh_days_used is not None else '—'} of {r.fresh_days} days",
+            f"{r.model_calls} scribe call{'s' if r.model_calls != 1 else ''}",
+            f"{r.ledger_hits} from the ledger",
+            f"{r.mechanical} trimmed mechanically",
+        ]
         out.append(Content.styled("       " + " · ".join(how), "$foreground-muted"))
         if r.model_error:
-            out.append(Content.styled(f"the scribe stopped being asked: {r.model_error}", "$warning"))
+            out.append(
+                Content.styled(f"the scribe stopped being asked: {r.model_error}", "$warning")
+            )
         for slug, why in r.refused[:3]:
-            out.append(Content.styled(f"trigger for {slug} refused by the floors: {why}", "$warning"))
+            out.append(
+                Content.styled(f"trigger for {slug} refused by the floors: {why}", "$warning")
+            )
         if r.fresh_days_used is None and r.reason and r.reason != "not written (preview)":
             out.append(Content.styled(r.reason, "$error"))
         return Content("\n").join(out)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -14,8 +15,13 @@ from .fmt import ago, heading, n
 if TYPE_CHECKING:
     from kura_core import DoctorReport
 
-TENDER_STYLE = {"alive": "bold $success", "stale": "bold $warning", "dead": "bold $error",
-                "stopped": "bold $foreground-muted", "never started": "$foreground-muted"}
+TENDER_STYLE = {
+    "alive": "bold $success",
+    "stale": "bold $warning",
+    "dead": "bold $error",
+    "stopped": "bold $foreground-muted",
+    "never started": "$foreground-muted",
+}
 
 
 def render_report(r: DoctorReport, now: float, probed: bool = False) -> Content:
@@ -24,9 +30,13 @@ def render_report(r: DoctorReport, now: float, probed: bool = False) -> Content:
 
 
 def _summary(r: DoctorReport) -> list[Content]:
-    out = [Content.assemble(
-        ("✓ healthy" if r.ok else "✗ broken", "bold $success" if r.ok else "bold $error"),
-        ("  " + r.store, "bold"), (f"  {r.path}", "$foreground-muted"))]
+    out = [
+        Content.assemble(
+            ("✓ healthy" if r.ok else "✗ broken", "bold $success" if r.ok else "bold $error"),
+            ("  " + r.store, "bold"),
+            (f"  {r.path}", "$foreground-muted"),
+        )
+    ]
     if r.label:
         out.append(Content.styled(r.label, "$foreground-muted"))
     out += [Content.styled(f"✗ {p}", "$error") for p in r.problems]
@@ -36,13 +46,31 @@ def _summary(r: DoctorReport) -> list[Content]:
 
 def _capacity(r: DoctorReport) -> list[Content]:
     cap = r.capacity
-    return [Content(""), heading("Capacity"), Content.assemble(
-        (n(cap.memories), "bold"), " memories · ", (n(cap.index_tokens), "bold"),
-        " index tokens · ", (n(cap.body_tokens), "bold"), " body tokens · ",
-        (n(cap.bytes), "bold"), " bytes"), Content.assemble(
-        (n(r.drafts_waiting), "bold"), " drafts waiting · ", (n(r.seeds), "bold"),
-        " seeds · ", (n(len(r.dead_links)), "bold"), " dead links · ",
-        (n(len(r.islands)), "bold"), " islands · write policy ", (r.write_policy, "bold"))]
+    return [
+        Content(""),
+        heading("Capacity"),
+        Content.assemble(
+            (n(cap.memories), "bold"),
+            " memories · ",
+            (n(cap.index_tokens), "bold"),
+            " index tokens · ",
+            (n(cap.body_tokens), "bold"),
+            " body tokens · ",
+            (n(cap.bytes), "bold"),
+            " bytes",
+        ),
+        Content.assemble(
+            (n(r.drafts_waiting), "bold"),
+            " drafts waiting · ",
+            (n(r.seeds), "bold"),
+            " seeds · ",
+            (n(len(r.dead_links)), "bold"),
+            " dead links · ",
+            (n(len(r.islands)), "bold"),
+            " islands · write policy ",
+            (r.write_policy, "bold"),
+        ),
+    ]
 
 
 def _tender(r: DoctorReport) -> list[Content]:
@@ -56,11 +84,19 @@ def _tender(r: DoctorReport) -> list[Content]:
         parts.append((f" · {t.doing}", "$foreground-muted"))
     out = [Content(""), heading("Tender"), Content.assemble(*parts)]
     if t.counts:
-        out.append(Content.styled("work done: " + ", ".join(f"{k} {v}" for k, v in t.counts.items()),
-                                  "$foreground-muted"))
+        out.append(
+            Content.styled(
+                "work done: " + ", ".join(f"{k} {v}" for k, v in t.counts.items()),
+                "$foreground-muted",
+            )
+        )
     if t.state == "never started":
-        out.append(Content.styled(f"no tender has run here: `kura tend -s {r.store or 'STORE'}` "
-                                  "keeps the store tidy", "$foreground-muted"))
+        out.append(
+            Content.styled(
+                f"no tender has run here: `kura tend -s {r.store or 'STORE'}` keeps the store tidy",
+                "$foreground-muted",
+            )
+        )
     return out
 
 
@@ -68,14 +104,22 @@ def _models(r: DoctorReport, now: float, probed: bool) -> list[Content]:
     out = [Content(""), heading("Models" + ("" if probed else "  (d asks each endpoint)"))]
     for role, m in r.models.items():
         if not m.configured:
-            out.append(Content.assemble((f"{role:<8}", "bold"), ("not configured", "$foreground-muted"),
-                                        (" — recall falls back to words" if role == "thinker" else "",
-                                         "$warning")))
+            out.append(
+                Content.assemble(
+                    (f"{role:<8}", "bold"),
+                    ("not configured", "$foreground-muted"),
+                    (" — recall falls back to words" if role == "thinker" else "", "$warning"),
+                )
+            )
             continue
         parts: list[Any] = [(f"{role:<8}", "bold"), f"{m.model} @ {m.url}"]
         if m.reachable is not None:
-            parts += ["  ", ("reachable", "$success") if m.reachable else
-                      (f"unreachable: {m.reason or ''}", "$error")]
+            parts += [
+                "  ",
+                ("reachable", "$success")
+                if m.reachable
+                else (f"unreachable: {m.reason or ''}", "$error"),
+            ]
         out.append(Content.assemble(*parts))
         stats = f"         {m.calls} calls · {m.failures} failures"
         if m.last_ok_at:
@@ -83,8 +127,11 @@ def _models(r: DoctorReport, now: float, probed: bool) -> list[Content]:
         out.append(Content.styled(stats, "$foreground-muted"))
         if m.last_error:
             style = "$error" if m.failing else "$foreground-muted"
-            out.append(Content.styled(
-                f"         last error ({ago(m.last_error_at, now)}): {m.last_error}", style))
+            out.append(
+                Content.styled(
+                    f"         last error ({ago(m.last_error_at, now)}): {m.last_error}", style
+                )
+            )
     return out
 
 
@@ -94,7 +141,10 @@ def _details(r: DoctorReport) -> list[Content]:
         return []
     out = [Content(""), heading("Details")]
     out += [Content.styled(f"{k}: {', '.join(v[:8])}", "$error") for k, v in extra]
-    out += [Content.styled(f"dead link [[{d.target}]] in {d.source}", "$error") for d in r.dead_links[:8]]
+    out += [
+        Content.styled(f"dead link [[{d.target}]] in {d.source}", "$error")
+        for d in r.dead_links[:8]
+    ]
     out += [Content.styled(f"unreadable {u.file}: {u.why}", "$error") for u in r.unreadable[:8]]
     return out
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,9 +23,12 @@ from .rowlist import RowList
 def _queue_row(d: Any) -> Content:
     verdict = str((d.gate or {}).get("verdict", "?"))
     sub = Content.assemble(
-        ("  ", ""), ("extends" if d.decision == "extends" else "new", "$foreground-muted"),
-        (" · ", "$foreground-muted"), (verdict, _verdict_style(verdict).replace("bold ", "")),
-        (f" · {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}", "$foreground-muted"))
+        ("  ", ""),
+        ("extends" if d.decision == "extends" else "new", "$foreground-muted"),
+        (" · ", "$foreground-muted"),
+        (verdict, _verdict_style(verdict).replace("bold ", "")),
+        (f" · {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}", "$foreground-muted"),
+    )
     return Content("\n").join([Content(one_line(d.title, 60)), sub])
 
 
@@ -32,33 +36,56 @@ class DraftQueue(RowList):
     """The waiting drafts, two lines each, built only when on screen."""
 
     def __init__(self, **kw: Any) -> None:
-        super().__init__(_queue_row, row_height=2,
-                         empty=Content.styled("loading drafts…", "$foreground-muted"), **kw)
+        super().__init__(
+            _queue_row,
+            row_height=2,
+            empty=Content.styled("loading drafts…", "$foreground-muted"),
+            **kw,
+        )
 
 
 def _verdict_style(v: str) -> str:
-    return {"kept": "bold $success", "dropped": "bold $error", "seed": "bold $accent"}.get(v, "bold")
+    return {"kept": "bold $success", "dropped": "bold $error", "seed": "bold $accent"}.get(
+        v, "bold"
+    )
 
 
 def render_diff(x: Any) -> list[Content]:
     """What pouring an extension changes in the memory it extends."""
     out: list[Content] = []
     if not x.exists:
-        out.append(Content.styled(f"✗ {x.target} is no longer in the store: pouring is refused; toss it",
-                                  "bold $error"))
+        out.append(
+            Content.styled(
+                f"✗ {x.target} is no longer in the store: pouring is refused; toss it",
+                "bold $error",
+            )
+        )
         return out
     head = f"Changes to {x.target}: +{x.added} −{x.removed} lines"
     out.append(heading(head))
     if x.changed_since:
-        out.append(Content.styled("⚠ the memory changed after this draft was written: pouring is refused "
-                                  "until the draft is fixed against it or tossed", "bold $warning"))
+        out.append(
+            Content.styled(
+                "⚠ the memory changed after this draft was written: pouring is refused "
+                "until the draft is fixed against it or tossed",
+                "bold $warning",
+            )
+        )
     for label, (old, new) in (("title", x.title), ("trigger", x.description)):
         if old != new:
-            out.append(Content.assemble((f"{label}  ", "$foreground-muted"), ("− " + old, "$error")))
+            out.append(
+                Content.assemble((f"{label}  ", "$foreground-muted"), ("− " + old, "$error"))
+            )
             out.append(Content.assemble((" " * (len(label) + 2), ""), ("+ " + new, "$success")))
     if tuple(x.tags[0]) != tuple(x.tags[1]):
-        out.append(Content.assemble(("tags  ", "$foreground-muted"), ("− " + (", ".join(x.tags[0]) or "none"), "$error"),
-                                    "  ", ("+ " + (", ".join(x.tags[1]) or "none"), "$success")))
+        out.append(
+            Content.assemble(
+                ("tags  ", "$foreground-muted"),
+                ("− " + (", ".join(x.tags[0]) or "none"), "$error"),
+                "  ",
+                ("+ " + (", ".join(x.tags[1]) or "none"), "$success"),
+            )
+        )
     out.append(Content(""))
     for line in x.body:
         if line.op == "+":
@@ -93,26 +120,40 @@ def render_draft(d: Any, diff: Any = None) -> Content:
         out.append(Content(d.body))
     for key in ("belongs_because", "keep", "may_fade"):
         if d.curation.get(key):
-            out.append(Content.assemble((f"{key.replace('_', ' ')}: ", "$foreground-muted italic"),
-                                        d.curation[key]))
+            out.append(
+                Content.assemble(
+                    (f"{key.replace('_', ' ')}: ", "$foreground-muted italic"), d.curation[key]
+                )
+            )
     if d.history:
         out.append(Content(""))
         out.append(heading("History"))
         for h in d.history:
-            out.append(Content.styled(
-                f"{h.get('at', '')} {h.get('by', '')}: {h.get('reason') or 'edited'}", "$foreground-muted"))
+            out.append(
+                Content.styled(
+                    f"{h.get('at', '')} {h.get('by', '')}: {h.get('reason') or 'edited'}",
+                    "$foreground-muted",
+                )
+            )
     src = Path(d.source).name if d.source else ""
     if src or d.created:
         when = d.created.replace("T", " ")[:16]
-        out.append(Content.styled(f"\ndrafted {when}{(' from ' + src) if src else ''}", "$foreground-muted"))
+        out.append(
+            Content.styled(
+                f"\ndrafted {when}{(' from ' + src) if src else ''}", "$foreground-muted"
+            )
+        )
     return Content("\n").join(out)
 
 
 def render_evidence(d: Any) -> Content:
     """Why the draft exists: each quote with its class and where it came from, then the gate."""
-    out: list[Content] = [Content.assemble(
-        heading(f"Evidence — {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}"),
-        ("  o opens the journal", "$foreground-muted") if d.quotes else "")]
+    out: list[Content] = [
+        Content.assemble(
+            heading(f"Evidence — {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}"),
+            ("  o opens the journal", "$foreground-muted") if d.quotes else "",
+        )
+    ]
     if not d.quotes:
         out.append(Content.styled("no quotes recorded", "$error"))
     for q in d.quotes:
@@ -121,9 +162,13 @@ def render_evidence(d: Any) -> Content:
         out.append(Content.assemble(cls_tag(cls), " ", (f"“{one_line(q.get('text', ''))}”", "")))
         claimed = q.get("claimed")
         refiled = f" · re-filed from {claimed}" if claimed and cls and claimed != cls else ""
-        out.append(Content.assemble(
-            "   ", (status.replace("_", " "), STATUS_STYLE.get(status, "bold")),
-            (f" · {where(q)}{refiled}", "$foreground-muted")))
+        out.append(
+            Content.assemble(
+                "   ",
+                (status.replace("_", " "), STATUS_STYLE.get(status, "bold")),
+                (f" · {where(q)}{refiled}", "$foreground-muted"),
+            )
+        )
     out.append(Content(""))
     out.extend(render_gate(d.gate, d.quotes))
     return Content("\n").join(out)
@@ -134,7 +179,9 @@ def render_gate(g: Mapping[str, Any], quotes: Any = ()) -> list[Content]:
     out: list[Content] = [heading("Gate")]
     g = g or {}
     verdict = str(g.get("verdict", "?"))
-    out.append(Content.assemble(("verdict     ", "$foreground-muted"), (verdict, _verdict_style(verdict))))
+    out.append(
+        Content.assemble(("verdict     ", "$foreground-muted"), (verdict, _verdict_style(verdict)))
+    )
     for r in g.get("reasons", []) or []:
         out.append(Content.styled(f"  {r}", "$foreground-muted"))
     counts: dict[str, int] = {}
@@ -158,12 +205,19 @@ def render_gate(g: Mapping[str, Any], quotes: Any = ()) -> list[Content]:
     if tags:
         for i, (tag, result) in enumerate(tags.items()):
             ok = str(result).startswith(("ok", "kept", "verified", "pass", "✓"))
-            out.append(Content.assemble(
-                ("tags        " if i == 0 else "            ", "$foreground-muted"),
-                (("✓ " if ok else "✗ ") + f"{tag}: {result}", "$success" if ok else "$error")))
+            out.append(
+                Content.assemble(
+                    ("tags        " if i == 0 else "            ", "$foreground-muted"),
+                    (("✓ " if ok else "✗ ") + f"{tag}: {result}", "$success" if ok else "$error"),
+                )
+            )
     else:
-        out.append(Content.assemble(("tags        ", "$foreground-muted"),
-                                    ("none that claim anything about the human", "$foreground-muted")))
+        out.append(
+            Content.assemble(
+                ("tags        ", "$foreground-muted"),
+                ("none that claim anything about the human", "$foreground-muted"),
+            )
+        )
     return out
 
 
@@ -192,13 +246,34 @@ class DraftsPane(Container):
     """
 
     BINDINGS = [
-        Binding("p", "pour", "Pour", tooltip="Pour the draft: write the memory and its index line",
-                id="drafts.pour"),
-        Binding("e", "fix", "Fix", tooltip="Fix (edit) the draft; the floor checks it again", id="drafts.fix"),
-        Binding("t", "toss", "Toss…", tooltip="Toss the draft, with a reason kept in the gate log (confirmed)",
-                id="drafts.toss"),
-        Binding("o", "evidence", "Journal", tooltip="Open the journal around each quote of the draft",
-                id="drafts.evidence"),
+        Binding(
+            "p",
+            "pour",
+            "Pour",
+            tooltip="Pour the draft: write the memory and its index line",
+            id="drafts.pour",
+        ),
+        Binding(
+            "e",
+            "fix",
+            "Fix",
+            tooltip="Fix (edit) the draft; the floor checks it again",
+            id="drafts.fix",
+        ),
+        Binding(
+            "t",
+            "toss",
+            "Toss…",
+            tooltip="Toss the draft, with a reason kept in the gate log (confirmed)",
+            id="drafts.toss",
+        ),
+        Binding(
+            "o",
+            "evidence",
+            "Journal",
+            tooltip="Open the journal around each quote of the draft",
+            id="drafts.evidence",
+        ),
         Binding("space", "page(1)", "Scroll the draft down", show=False, id="drafts.page_down"),
         Binding("b", "page(-1)", "Scroll the draft up", show=False, id="drafts.page_up"),
     ]
@@ -228,7 +303,9 @@ class DraftsPane(Container):
                 yield DraftQueue(id="draft-queue")
             with Horizontal(id="draft-detail"):
                 with VerticalScroll(id="draft-view"):
-                    yield Static(Content.styled("loading drafts…", "$foreground-muted"), id="draft-card")
+                    yield Static(
+                        Content.styled("loading drafts…", "$foreground-muted"), id="draft-card"
+                    )
                 with VerticalScroll(id="draft-evidence"):
                     yield Static("", id="draft-evidence-text")
 
@@ -247,7 +324,9 @@ class DraftsPane(Container):
     def _fill(self, keep: str | None = None) -> None:
         query = self.query_one(FindBar).query_text
         if query and len(self.hays) != len(self.all):
-            self.hays = [haystack(d.slug, d.title, d.description, d.tags, d.target) for d in self.all]
+            self.hays = [
+                haystack(d.slug, d.title, d.description, d.tags, d.target) for d in self.all
+            ]
         self.drafts = filtered(self.all, self.hays, query) if query else list(self.all)
         count = f"{len(self.all)} waiting"
         if query:
@@ -279,15 +358,22 @@ class DraftsPane(Container):
         evidence = self.query_one("#draft-evidence-text", Static)
         d = self.selected
         if d is None:
-            card.update(Content.styled(
-                "No drafts waiting. The distiller writes drafts here; nothing enters the store "
-                "until it is poured (by drain, or by you)." if not self.all else
-                "No draft matches the filter (esc clears it).", "$foreground-muted"))
+            card.update(
+                Content.styled(
+                    "No drafts waiting. The distiller writes drafts here; nothing enters the store "
+                    "until it is poured (by drain, or by you)."
+                    if not self.all
+                    else "No draft matches the filter (esc clears it).",
+                    "$foreground-muted",
+                )
+            )
             evidence.update("")
         else:
             diff = self.extensions.get(d.slug)
             if self.narrow:
-                card.update(Content("\n").join([render_draft(d, diff), Content(""), render_evidence(d)]))
+                card.update(
+                    Content("\n").join([render_draft(d, diff), Content(""), render_evidence(d)])
+                )
                 evidence.update("")
             else:
                 card.update(render_draft(d, diff))

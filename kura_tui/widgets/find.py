@@ -6,7 +6,8 @@ slug and tags, and in the gate log its reason. Escape clears the filter and clos
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -36,7 +37,7 @@ def matcher(query: str) -> Callable[[str], bool]:
 
 def filtered(rows: Iterable[Any], hays: Iterable[str], query: str) -> list[Any]:
     match = matcher(query)
-    return [r for r, h in zip(rows, hays) if match(h)]
+    return [r for r, h in zip(rows, hays, strict=False) if match(h)]
 
 
 class FindInput(Input):
@@ -103,7 +104,10 @@ class FindBar(Horizontal):
 
     def count(self, shown: int, total: int) -> None:
         self.query_one("#find-count", Static).update(
-            Content.styled(f"{shown:,} of {total:,}", "$text-muted") if self.has_class("-open") else "")
+            Content.styled(f"{shown:,} of {total:,}", "$text-muted")
+            if self.has_class("-open")
+            else ""
+        )
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from textual.content import Content
 
@@ -72,7 +73,11 @@ def badge(report: DoctorReport | None, *, exists: bool = True) -> Content:
     """A store's health at a glance: ✓ / ✗ from its doctor report, "?" for a store with no
     directory yet and no report, "…" while the report is on its way."""
     if report is None:
-        return Content.styled("…", "$foreground-muted") if exists else Content.styled("?", "bold $warning")
+        return (
+            Content.styled("…", "$foreground-muted")
+            if exists
+            else Content.styled("?", "bold $warning")
+        )
     if report.ok:
         return Content.styled("✓", "bold $success")
     return Content.styled("✗", "bold $error")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -30,12 +31,26 @@ KIND_STYLE = {
 }
 
 #: the order the kind filter cycles through; kinds not named here follow alphabetically
-ORDER = ("dropped", "tossed", "refused", "poured", "fixed", "edited", "retired", "tidied", "covered",
-         "recurred", "graduated")
+ORDER = (
+    "dropped",
+    "tossed",
+    "refused",
+    "poured",
+    "fixed",
+    "edited",
+    "retired",
+    "tidied",
+    "covered",
+    "recurred",
+    "graduated",
+)
 
 #: what a detail key holds a whole text (shown as it was, not cut to a line)
-TEXTS = {"draft": "the draft as it was tossed", "text": "the memory as it was retired",
-         "before": "the memory before the hand edit"}
+TEXTS = {
+    "draft": "the draft as it was tossed",
+    "text": "the memory as it was retired",
+    "before": "the memory before the hand edit",
+}
 
 
 def kinds_in(rows: Sequence[GateEntry]) -> list[str]:
@@ -46,10 +61,13 @@ def kinds_in(rows: Sequence[GateEntry]) -> list[str]:
 class GateRows(RowList):
     """One row per entry: age, kind, what, why."""
 
-    def __init__(self, pane: "GateLogPane", **kw: Any) -> None:
+    def __init__(self, pane: GateLogPane, **kw: Any) -> None:
         self.pane = pane
-        super().__init__(pane.render_row, empty=Content.styled("loading the gate log…", "$foreground-muted"),
-                         **kw)
+        super().__init__(
+            pane.render_row,
+            empty=Content.styled("loading the gate log…", "$foreground-muted"),
+            **kw,
+        )
 
 
 class GateLogPane(Vertical):
@@ -62,8 +80,13 @@ class GateLogPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("f", "filter", "Filter kind", tooltip="Show one kind of entry at a time (cycles)",
-                id="gatelog.filter"),
+        Binding(
+            "f",
+            "filter",
+            "Filter kind",
+            tooltip="Show one kind of entry at a time (cycles)",
+            id="gatelog.filter",
+        ),
     ]
 
     def __init__(self, clock: Callable[[], float], blink: bool = True, **kw: Any) -> None:
@@ -94,12 +117,18 @@ class GateLogPane(Vertical):
     def _render_filter(self) -> None:
         parts: list[Any] = [("f", "bold $accent")]
         for k in self.filters:
-            style = ("reverse " + KIND_STYLE.get(k, "bold")) if k == self.filter else "$foreground-muted"
+            style = (
+                ("reverse " + KIND_STYLE.get(k, "bold"))
+                if k == self.filter
+                else "$foreground-muted"
+            )
             parts += [" ", (f" {k} " if k == self.filter else k, style)]
         self.query_one("#gate-filter", Static).update(Content.assemble(*parts))
 
     def _what_width(self) -> int:
-        total = self.query_one(GateRows).scrollable_content_region.width or (self.size.width - 2) or 80
+        total = (
+            self.query_one(GateRows).scrollable_content_region.width or (self.size.width - 2) or 80
+        )
         return 28 if total >= 90 else 18
 
     def render_row(self, e: GateEntry) -> Content:
@@ -109,7 +138,9 @@ class GateLogPane(Vertical):
         return Content.assemble(
             (f"{ago(e.at, self.clock()).removesuffix(' ago'):<6} ", "$foreground-muted"),
             (f"{kind:<{self._kind_w}} ", KIND_STYLE.get(kind, "bold")),
-            (f"{what:<{what_w}} ", ""), (one_line(e.reason), "$foreground-muted"))
+            (f"{what:<{what_w}} ", ""),
+            (one_line(e.reason), "$foreground-muted"),
+        )
 
     def show(self, rows: Sequence[GateEntry], *_: Any) -> None:
         self.rows = list(rows)
@@ -134,9 +165,14 @@ class GateLogPane(Vertical):
         self._head()
         ids = [e.id for e in entries]
         if not entries:
-            t.set_empty(Content.styled("nothing in the gate log" + (
-                "" if self.filter == "all" else f" of kind {self.filter}") + (
-                f" matching “{query}”" if query else ""), "$foreground-muted"))
+            t.set_empty(
+                Content.styled(
+                    "nothing in the gate log"
+                    + ("" if self.filter == "all" else f" of kind {self.filter}")
+                    + (f" matching “{query}”" if query else ""),
+                    "$foreground-muted",
+                )
+            )
         t.set_rows(entries, cursor=ids.index(keep) if keep in ids else None)
         self.query_one(FindBar).count(len(entries), len(self.rows))
         self._detail()
@@ -147,29 +183,46 @@ class GateLogPane(Vertical):
     def _head(self) -> None:
         what_w = self._what_width()
         self.query_one("#gate-head", Static).update(
-            f"{'age':<6} {'kind':<{self._kind_w}} {'what':<{what_w}} why")
+            f"{'age':<6} {'kind':<{self._kind_w}} {'what':<{what_w}} why"
+        )
 
     def _detail(self) -> None:
         box = self.query_one("#gate-detail", Static)
         e = self.query_one(GateRows).current
         if e is None:
-            box.update(Content.styled("nothing in the gate log" + (
-                "" if self.filter == "all" else f" of kind {self.filter}"), "$foreground-muted"))
+            box.update(
+                Content.styled(
+                    "nothing in the gate log"
+                    + ("" if self.filter == "all" else f" of kind {self.filter}"),
+                    "$foreground-muted",
+                )
+            )
             return
         kind = e.kind
-        lines = [Content.assemble((kind, KIND_STYLE.get(kind, "bold")), "  ", (e.title or e.slug, "bold"),
-                                  (f"  ({e.slug})" if e.slug and e.title else "", "$foreground-muted")),
-                 Content.assemble(("why  ", "$foreground-muted"), e.reason)]
+        lines = [
+            Content.assemble(
+                (kind, KIND_STYLE.get(kind, "bold")),
+                "  ",
+                (e.title or e.slug, "bold"),
+                (f"  ({e.slug})" if e.slug and e.title else "", "$foreground-muted"),
+            ),
+            Content.assemble(("why  ", "$foreground-muted"), e.reason),
+        ]
         detail = e.detail
         texts = []
         for k, v in detail.items():
             if k in TEXTS and isinstance(v, str):
                 texts.append((TEXTS[k], v))
             elif isinstance(v, (str, int, float)) and v != "":
-                lines.append(Content.assemble((f"{k}  ", "$foreground-muted"), one_line(str(v), 300)))
+                lines.append(
+                    Content.assemble((f"{k}  ", "$foreground-muted"), one_line(str(v), 300))
+                )
             elif isinstance(v, list) and v:
-                lines.append(Content.assemble((f"{k}  ", "$foreground-muted"),
-                                              one_line("; ".join(map(str, v)), 300)))
+                lines.append(
+                    Content.assemble(
+                        (f"{k}  ", "$foreground-muted"), one_line("; ".join(map(str, v)), 300)
+                    )
+                )
         for title, text in texts:
             lines.append(heading(title))
             lines.append(Content(text.split("<!-- kura:evidence")[0].strip()))

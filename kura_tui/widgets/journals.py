@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,34 +25,75 @@ def _row(j: Any) -> Content:
     style = "bold $warning" if j.shelved else ("bold $success" if not j.backlog else "bold")
     mark = "!" if j.shelved else ("✓" if not j.backlog else "…")
     unit = "records" if j.unit == "seq" else "bytes"
-    return Content.assemble((mark, style), " ", (Path(j.path).name, ""), "  ",
-                            (f"{j.adapter} · {_pct(j)} drunk · {n(j.backlog)} {unit} waiting"
-                             + (f" · {len(j.shelved)} shelved" if j.shelved else ""), "$foreground-muted"))
+    return Content.assemble(
+        (mark, style),
+        " ",
+        (Path(j.path).name, ""),
+        "  ",
+        (
+            f"{j.adapter} · {_pct(j)} drunk · {n(j.backlog)} {unit} waiting"
+            + (f" · {len(j.shelved)} shelved" if j.shelved else ""),
+            "$foreground-muted",
+        ),
+    )
 
 
 def render_journal(j: Any, now: float) -> Content:
     unit = "records" if j.unit == "seq" else "bytes"
-    out = [Content.styled(j.path, "bold"),
-           Content.assemble(("adapter ", "$foreground-muted"), j.adapter, ("  unit ", "$foreground-muted"), unit,
-                            ("  size ", "$foreground-muted"), f"{n(j.size)} bytes",
-                            ("  changed ", "$foreground-muted"), ago(j.mtime, now)),
-           Content.assemble(("watermark ", "$foreground-muted"), (f"{n(j.mark)}", "bold"), f" of {n(j.end)} {unit}",
-                            (f" ({_pct(j)})  ", "$foreground-muted"),
-                            (f"{n(j.backlog)} {unit} not drunk yet" if j.backlog else "all drunk",
-                             "bold $warning" if j.backlog else "$success"))]
+    out = [
+        Content.styled(j.path, "bold"),
+        Content.assemble(
+            ("adapter ", "$foreground-muted"),
+            j.adapter,
+            ("  unit ", "$foreground-muted"),
+            unit,
+            ("  size ", "$foreground-muted"),
+            f"{n(j.size)} bytes",
+            ("  changed ", "$foreground-muted"),
+            ago(j.mtime, now),
+        ),
+        Content.assemble(
+            ("watermark ", "$foreground-muted"),
+            (f"{n(j.mark)}", "bold"),
+            f" of {n(j.end)} {unit}",
+            (f" ({_pct(j)})  ", "$foreground-muted"),
+            (
+                f"{n(j.backlog)} {unit} not drunk yet" if j.backlog else "all drunk",
+                "bold $warning" if j.backlog else "$success",
+            ),
+        ),
+    ]
     if j.stretches:
         out += [Content(""), heading("Stretches reserved")]
         for s in j.stretches:
             if s.state == "shelved":
-                out.append(Content.assemble(("shelved ", "bold $warning"), f"{n(s.start)}–{n(s.end)}",
-                                            (f" · tried {s.attempts}× · {ago(s.updated, now)}", "$foreground-muted")))
+                out.append(
+                    Content.assemble(
+                        ("shelved ", "bold $warning"),
+                        f"{n(s.start)}–{n(s.end)}",
+                        (f" · tried {s.attempts}× · {ago(s.updated, now)}", "$foreground-muted"),
+                    )
+                )
                 if s.reason:
-                    out.append(Content.styled(f"  {s.reason} — retried first by the next distil", "$warning"))
+                    out.append(
+                        Content.styled(
+                            f"  {s.reason} — retried first by the next distil", "$warning"
+                        )
+                    )
             else:
-                out.append(Content.assemble(("held ", "bold"), f"{n(s.start)}–{n(s.end)}",
-                                            (f" · by {s.owner} · {ago(s.updated, now)}", "$foreground-muted")))
-    out += [Content(""), Content.styled("o shows the journal at its watermark: what the next distil drinks",
-                                        "$foreground-muted")]
+                out.append(
+                    Content.assemble(
+                        ("held ", "bold"),
+                        f"{n(s.start)}–{n(s.end)}",
+                        (f" · by {s.owner} · {ago(s.updated, now)}", "$foreground-muted"),
+                    )
+                )
+    out += [
+        Content(""),
+        Content.styled(
+            "o shows the journal at its watermark: what the next distil drinks", "$foreground-muted"
+        ),
+    ]
     return Content("\n").join(out)
 
 
@@ -64,8 +106,13 @@ class JournalsPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("o", "open", "Open at mark", tooltip="Show the journal at its watermark (what is drunk next)",
-                id="journals.open"),
+        Binding(
+            "o",
+            "open",
+            "Open at mark",
+            tooltip="Show the journal at its watermark (what is drunk next)",
+            id="journals.open",
+        ),
     ]
 
     class Open(Message):
@@ -79,8 +126,12 @@ class JournalsPane(Vertical):
         self.view: Any = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.styled("reading the journals…", "$foreground-muted"), id="journal-roots")
-        yield RowList(_row, id="journal-list", empty=Content.styled("no journal files", "$foreground-muted"))
+        yield Static(
+            Content.styled("reading the journals…", "$foreground-muted"), id="journal-roots"
+        )
+        yield RowList(
+            _row, id="journal-list", empty=Content.styled("no journal files", "$foreground-muted")
+        )
         with VerticalScroll(id="journal-detail-scroll"):
             yield Static("", id="journal-detail")
 
@@ -92,15 +143,32 @@ class JournalsPane(Vertical):
         self.view = view
         lines: list[Content] = []
         if not view.roots:
-            lines.append(Content.styled(f"no journals configured: add [stores.{view.store}.journals] to kura.toml "
-                                        "(claude = \"~/.claude/projects\")", "$warning"))
+            lines.append(
+                Content.styled(
+                    f"no journals configured: add [stores.{view.store}.journals] to kura.toml "
+                    '(claude = "~/.claude/projects")',
+                    "$warning",
+                )
+            )
         for r in view.roots:
             state = ("", "") if r.exists else ("  ✗ does not exist", "bold $error")
-            lines.append(Content.assemble((f"{r.adapter:<8}", "bold"), r.root, ("  " + r.include, "$foreground-muted"),
-                                          (f"  not {r.exclude}" if r.exclude else "", "$foreground-muted"), state))
+            lines.append(
+                Content.assemble(
+                    (f"{r.adapter:<8}", "bold"),
+                    r.root,
+                    ("  " + r.include, "$foreground-muted"),
+                    (f"  not {r.exclude}" if r.exclude else "", "$foreground-muted"),
+                    state,
+                )
+            )
         for key, mark in view.forgotten:
-            lines.append(Content.styled(f"a watermark ({n(mark)}) for {key.split(':', 1)[-1]}, which no root "
-                                        "finds any more", "$foreground-muted"))
+            lines.append(
+                Content.styled(
+                    f"a watermark ({n(mark)}) for {key.split(':', 1)[-1]}, which no root "
+                    "finds any more",
+                    "$foreground-muted",
+                )
+            )
         self.query_one("#journal-roots", Static).update(Content("\n").join(lines))
         rl = self.query_one("#journal-list", RowList)
         keep = self.selected.path if self.selected is not None else None
@@ -111,7 +179,8 @@ class JournalsPane(Vertical):
     def _detail(self) -> None:
         j = self.selected
         self.query_one("#journal-detail", Static).update(
-            render_journal(j, self.clock()) if j is not None else "")
+            render_journal(j, self.clock()) if j is not None else ""
+        )
 
     def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
         event.stop()

@@ -43,14 +43,19 @@ class KeyLine(Static):
             if parts:
                 parts.append("  ")
             style = "bold $accent" if enabled else "$foreground-muted"
-            parts += [(key, style), (f" {binding.description}", "" if enabled else "$foreground-muted")]
+            parts += [
+                (key, style),
+                (f" {binding.description}", "" if enabled else "$foreground-muted"),
+            ]
         left = Content.assemble(*parts)
         palette = Content.assemble(("ctrl+p", "bold $accent"), (" palette", "$foreground-muted"))
         width = self.content_size.width or self.size.width or 80
         room = width - palette.cell_length - 2
         if left.cell_length > room:
             left = left.truncate(max(0, room), ellipsis=True)
-        line = left + Content(" " * max(2, width - left.cell_length - palette.cell_length)) + palette
+        line = (
+            left + Content(" " * max(2, width - left.cell_length - palette.cell_length)) + palette
+        )
         if line.plain != getattr(self, "_shown", None) or not line.is_same(self._shown_content):
             self._shown, self._shown_content = line.plain, line
             self.update(line)

@@ -46,8 +46,13 @@ class TokenMeter(Widget):
         else:
             style, verdict = "$success", f"{100 * t // max(1, b)}%"
         figures = Content.assemble(
-            (f"{n(t)}", f"bold {style}"), " tokens of ", (n(b), "bold"), " budget · ",
-            (n(c), "bold"), " ceiling · ", (verdict, style),
+            (f"{n(t)}", f"bold {style}"),
+            " tokens of ",
+            (n(b), "bold"),
+            " budget · ",
+            (n(c), "bold"),
+            " ceiling · ",
+            (verdict, style),
         )
         width = max(10, self.content_size.width)
         filled = min(width, round(width * t / c))
@@ -66,14 +71,18 @@ class TokenMeter(Widget):
 def render_line(line: Any) -> Content:
     mark, mstyle, _ = LAYERS.get(line.layer, ("?", "bold", ""))
     tstyle = "$foreground-muted" if getattr(line, "compressed", False) else ""
-    return Content.assemble((mark, mstyle), " ", (line.slug, "$text-primary"), " ", (str(line.text), tstyle))
+    return Content.assemble(
+        (mark, mstyle), " ", (line.slug, "$text-primary"), " ", (str(line.text), tstyle)
+    )
 
 
 class MapLines(RowList):
     """One row per line of the map; built only for the rows on screen."""
 
     def __init__(self, **kw: Any) -> None:
-        super().__init__(render_line, empty=Content.styled("loading the map…", "$foreground-muted"), **kw)
+        super().__init__(
+            render_line, empty=Content.styled("loading the map…", "$foreground-muted"), **kw
+        )
 
 
 class MapPane(Vertical):
@@ -87,16 +96,36 @@ class MapPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("enter", "open", "Open memory", tooltip="Open the memory: provenance, evidence, links",
-                id="map.open"),
-        Binding("e", "edit", "Edit", tooltip="Edit the memory in the app (a hand edit, recorded)",
-                id="map.edit"),
-        Binding("E", "editor", "$EDITOR", show=False,
-                tooltip="Edit the memory in $EDITOR, the app suspended (a hand edit, recorded)",
-                id="map.editor"),
-        Binding("x", "retire", "Retire…", show=False,
-                tooltip="Retire the memory: file and index line go; the gate log keeps it (confirmed)",
-                id="map.retire"),
+        Binding(
+            "enter",
+            "open",
+            "Open memory",
+            tooltip="Open the memory: provenance, evidence, links",
+            id="map.open",
+        ),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            tooltip="Edit the memory in the app (a hand edit, recorded)",
+            id="map.edit",
+        ),
+        Binding(
+            "E",
+            "editor",
+            "$EDITOR",
+            show=False,
+            tooltip="Edit the memory in $EDITOR, the app suspended (a hand edit, recorded)",
+            id="map.editor",
+        ),
+        Binding(
+            "x",
+            "retire",
+            "Retire…",
+            show=False,
+            tooltip="Retire the memory: file and index line go; the gate log keeps it (confirmed)",
+            id="map.retire",
+        ),
     ]
 
     class OpenMemory(Message):
@@ -117,10 +146,19 @@ class MapPane(Vertical):
         yield FindBar("titles, triggers, slugs, tags", blink=self.blink, id="map-find")
         yield Static(Content.styled("loading the map…", "$foreground-muted"), id="map-state")
         yield TokenMeter(id="map-meter")
-        yield Static(Content.assemble(
-            ("◆", "bold $warning"), " pinned  ", ("●", "bold $success"), " fresh  ",
-            ("·", "$foreground-muted"), " trigger  ", ("dim", "$foreground-muted"), ": compressed for the map"),
-            id="map-legend")
+        yield Static(
+            Content.assemble(
+                ("◆", "bold $warning"),
+                " pinned  ",
+                ("●", "bold $success"),
+                " fresh  ",
+                ("·", "$foreground-muted"),
+                " trigger  ",
+                ("dim", "$foreground-muted"),
+                ": compressed for the map",
+            ),
+            id="map-legend",
+        )
         yield MapLines(id="map-lines")
 
     @property
@@ -161,7 +199,9 @@ class MapPane(Vertical):
                     cursor = i
                     break
         if not self.lines:
-            ol.set_empty(Content.styled("the map is empty: nothing has been poured yet", "$foreground-muted"))
+            ol.set_empty(
+                Content.styled("the map is empty: nothing has been poured yet", "$foreground-muted")
+            )
         elif not self.shown:
             ol.set_empty(Content.styled(f"no line matches “{query}”", "$foreground-muted"))
         ol.set_rows(self.shown, cursor=cursor)
@@ -171,12 +211,17 @@ class MapPane(Vertical):
     def _state(v: Any) -> Content:
         parts: list[Any] = []
         if v.stale:
-            parts += [("⚠ stale", "bold $warning"),
-                      ": the index changed since the last weave; hosts get the raw index (w weaves)"]
+            parts += [
+                ("⚠ stale", "bold $warning"),
+                ": the index changed since the last weave; hosts get the raw index (w weaves)",
+            ]
         elif v.source == "woven":
             parts += [("● woven, fresh", "bold $success"), ": hosts wear this map"]
         elif v.source == "canonical":
-            parts += [("⚠ not woven", "bold $warning"), ": hosts get the raw index shown here (w weaves)"]
+            parts += [
+                ("⚠ not woven", "bold $warning"),
+                ": hosts get the raw index shown here (w weaves)",
+            ]
         else:
             parts += [("✗ no map", "bold $error"), f": {v.warning}"]
         if v.over_ceiling:

@@ -60,9 +60,14 @@ class RecallPane(Vertical):
         inp = Input(placeholder="ask a question, then enter", id="recall-input")
         inp.cursor_blink = self.live
         yield inp
-        yield Static(Content.styled(
-            "Recall reads the whole index and names what bears on the question by meaning; "
-            "without a model it falls back to words and says so.", "$foreground-muted"), id="recall-status")
+        yield Static(
+            Content.styled(
+                "Recall reads the whole index and names what bears on the question by meaning; "
+                "without a model it falls back to words and says so.",
+                "$foreground-muted",
+            ),
+            id="recall-status",
+        )
         with Horizontal(id="recall-body"):
             yield WalkedList(id="recall-walked")
             with VerticalScroll(id="recall-context-scroll"):
@@ -73,7 +78,9 @@ class RecallPane(Vertical):
         q = event.value.strip()
         if not q:
             return
-        self.query_one("#recall-status", Static).update(Content.styled(f"recalling: {q} …", "$foreground-muted"))
+        self.query_one("#recall-status", Static).update(
+            Content.styled(f"recalling: {q} …", "$foreground-muted")
+        )
         self.post_message(self.Ask(q))
 
     def action_toggle_focus(self) -> None:
@@ -88,31 +95,58 @@ class RecallPane(Vertical):
         self.query_one(WalkedList).clear_options()
         self.query_one("#recall-context", Static).update("")
         self.query_one("#recall-status", Static).update(
-            Content.styled(f"recall now asks the store {store}", "$foreground-muted"))
+            Content.styled(f"recall now asks the store {store}", "$foreground-muted")
+        )
 
     def show(self, res: Any) -> None:
         lines: list[Content] = []
         if res.degraded:
             why = f": {res.reason}" if getattr(res, "reason", "") else ""
-            lines.append(Content.assemble(("⚠ degraded", "bold $warning"),
-                                          (f" — recalled by words, not meaning{why}", "$warning")))
+            lines.append(
+                Content.assemble(
+                    ("⚠ degraded", "bold $warning"),
+                    (f" — recalled by words, not meaning{why}", "$warning"),
+                )
+            )
         how_style = "bold $warning" if res.degraded else "bold $success"
-        lines.append(Content.assemble(
-            ("how ", "$foreground-muted"), (res.how, how_style),
-            ("  picked ", "$foreground-muted"), (", ".join(res.picked) or "—", "bold"),
-            ("  walked ", "$foreground-muted"), (str(len(res.walked)), "bold"),
-            (f"  ~{n(res.tokens_est)} tokens" + (f" · {res.elapsed_ms:.0f} ms" if self.live else ""),
-             "$foreground-muted")))
+        lines.append(
+            Content.assemble(
+                ("how ", "$foreground-muted"),
+                (res.how, how_style),
+                ("  picked ", "$foreground-muted"),
+                (", ".join(res.picked) or "—", "bold"),
+                ("  walked ", "$foreground-muted"),
+                (str(len(res.walked)), "bold"),
+                (
+                    f"  ~{n(res.tokens_est)} tokens"
+                    + (f" · {res.elapsed_ms:.0f} ms" if self.live else ""),
+                    "$foreground-muted",
+                ),
+            )
+        )
         if getattr(res, "dropped", ()):
-            lines.append(Content.styled(f"dropped (not in the store): {', '.join(res.dropped)}", "$foreground-muted"))
+            lines.append(
+                Content.styled(
+                    f"dropped (not in the store): {', '.join(res.dropped)}", "$foreground-muted"
+                )
+            )
         skipped = list(getattr(res, "skipped", ()) or ())
         for slug, why in skipped[:SKIPS_SHOWN]:
-            lines.append(Content.assemble(("⚠ skipped ", "bold $warning"), (slug, "bold $warning"),
-                                          (f" — could not be read: {why}", "$warning")))
+            lines.append(
+                Content.assemble(
+                    ("⚠ skipped ", "bold $warning"),
+                    (slug, "bold $warning"),
+                    (f" — could not be read: {why}", "$warning"),
+                )
+            )
         if len(skipped) > SKIPS_SHOWN:
             more = len(skipped) - SKIPS_SHOWN
-            lines.append(Content.styled(f"⚠ {more} more skipped: each is marked ⚠ in the list (enter says why)",
-                                        "$warning"))
+            lines.append(
+                Content.styled(
+                    f"⚠ {more} more skipped: each is marked ⚠ in the list (enter says why)",
+                    "$warning",
+                )
+            )
         self.query_one("#recall-status", Static).update(Content("\n").join(lines))
         self.walked = list(res.walked)
         ol = self.query_one(WalkedList)
@@ -123,18 +157,25 @@ class RecallPane(Vertical):
             mark = ("●", "bold $success") if slug in picked else ("↳", "$foreground-muted")
             opts.append(Option(Content.assemble(mark, " ", slug), id=f"w-{slug}"))
         for slug, _ in skipped:  # opened, the memory viewer says why it cannot be read
-            opts.append(Option(Content.assemble(("⚠", "bold $warning"), " ", (slug, "$warning")), id=f"s-{slug}"))
+            opts.append(
+                Option(
+                    Content.assemble(("⚠", "bold $warning"), " ", (slug, "$warning")),
+                    id=f"s-{slug}",
+                )
+            )
         if not opts:
-            opts.append(Option(Content.styled("nothing bears on that", "$foreground-muted"), disabled=True))
+            opts.append(
+                Option(Content.styled("nothing bears on that", "$foreground-muted"), disabled=True)
+            )
         ol.add_options(opts)
         if self.walked or skipped:
             ol.highlighted = 0
         ctx = res.context.strip() if res.context else ""
         self.query_one("#recall-context", Static).update(
-            Content(ctx) if ctx else Content.styled("no context", "$foreground-muted"))
+            Content(ctx) if ctx else Content.styled("no context", "$foreground-muted")
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if event.option_id and event.option_id[:2] in ("w-", "s-"):
             self.post_message(self.OpenMemory(event.option_id[2:]))
-

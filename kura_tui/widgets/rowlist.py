@@ -9,7 +9,8 @@ reload costs the same at 50 rows and at 50,000.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual import events
 from textual.binding import Binding
@@ -60,27 +61,34 @@ class RowList(ScrollView, can_focus=True):
     cursor: reactive[int] = reactive(0, always_update=False, repaint=False)
 
     class Highlighted(Message):
-        def __init__(self, rows: "RowList", index: int) -> None:
+        def __init__(self, rows: RowList, index: int) -> None:
             super().__init__()
             self.rows = rows
             self.index = index
 
         @property
-        def control(self) -> "RowList":
+        def control(self) -> RowList:
             return self.rows
 
     class Selected(Message):
-        def __init__(self, rows: "RowList", index: int) -> None:
+        def __init__(self, rows: RowList, index: int) -> None:
             super().__init__()
             self.rows = rows
             self.index = index
 
         @property
-        def control(self) -> "RowList":
+        def control(self) -> RowList:
             return self.rows
 
-    def __init__(self, render_row: RenderRow, *, row_height: int = 1, empty: Content | str = "",
-                 show_cursor: bool = True, **kw: Any) -> None:
+    def __init__(
+        self,
+        render_row: RenderRow,
+        *,
+        row_height: int = 1,
+        empty: Content | str = "",
+        show_cursor: bool = True,
+        **kw: Any,
+    ) -> None:
         super().__init__(**kw)
         self.render_row = render_row
         self.show_cursor = show_cursor
@@ -199,8 +207,12 @@ class RowList(ScrollView, can_focus=True):
         if not self.rows:
             return
         h = self.row_height
-        self.scroll_to_region(Region(0, self.cursor * h, max(1, self.size.width), h), animate=False,
-                              immediate=True, force=True)
+        self.scroll_to_region(
+            Region(0, self.cursor * h, max(1, self.size.width), h),
+            animate=False,
+            immediate=True,
+            force=True,
+        )
 
     def move_to(self, index: int) -> None:
         if self.rows:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,20 +15,34 @@ from textual.widgets import Static
 from .fmt import ago, cls_tag, heading, one_line, where
 from .rowlist import RowList
 
-STATE_STYLE = {"waiting": "bold $accent", "graduated": "bold $success", "dismissed": "$foreground-muted",
-               "withered": "$foreground-muted"}
+STATE_STYLE = {
+    "waiting": "bold $accent",
+    "graduated": "bold $success",
+    "dismissed": "$foreground-muted",
+    "withered": "$foreground-muted",
+}
 STATES = ("waiting", "graduated", "dismissed", "all")
 
 
 def _quote(q: Any) -> list[Content]:
-    return [Content.assemble(cls_tag(q.cls), " ", f"“{one_line(q.text)}”"),
-            Content.styled("   " + where({"source": q.source, "start": q.start, "end": q.end, "unit": q.unit}),
-                           "$foreground-muted")]
+    return [
+        Content.assemble(cls_tag(q.cls), " ", f"“{one_line(q.text)}”"),
+        Content.styled(
+            "   " + where({"source": q.source, "start": q.start, "end": q.end, "unit": q.unit}),
+            "$foreground-muted",
+        ),
+    ]
 
 
 def render_seed(s: Any, now: float) -> Content:
-    out: list[Content] = [Content.assemble((s.title, "bold"), "  ", (s.state, STATE_STYLE.get(s.state, "bold")),
-                                           (f"  seed {s.id} · planted {ago(s.at, now)}", "$foreground-muted"))]
+    out: list[Content] = [
+        Content.assemble(
+            (s.title, "bold"),
+            "  ",
+            (s.state, STATE_STYLE.get(s.state, "bold")),
+            (f"  seed {s.id} · planted {ago(s.at, now)}", "$foreground-muted"),
+        )
+    ]
     if s.body and s.body.strip() != s.title.strip():
         out += [Content(""), Content(s.body.strip())]
     out += [Content(""), heading("Where it came from")]
@@ -39,24 +54,51 @@ def render_seed(s: Any, now: float) -> Content:
     out += [Content(""), heading("Later evidence")]
     if s.confirmed:
         for c in s.confirmed:
-            out.append(Content.assemble(("✓ confirmed ", "bold $success"), (ago(c.at, now), "$foreground-muted"),
-                                        (f" by {c.journal.rsplit('/', 1)[-1]}" if c.journal else "", "$foreground-muted")))
+            out.append(
+                Content.assemble(
+                    ("✓ confirmed ", "bold $success"),
+                    (ago(c.at, now), "$foreground-muted"),
+                    (
+                        f" by {c.journal.rsplit('/', 1)[-1]}" if c.journal else "",
+                        "$foreground-muted",
+                    ),
+                )
+            )
             if c.draft:
-                out.append(Content.assemble(("  became the draft ", "$foreground-muted"), (c.draft, "bold")))
+                out.append(
+                    Content.assemble(
+                        ("  became the draft ", "$foreground-muted"), (c.draft, "bold")
+                    )
+                )
             for q in c.quotes:
                 out += _quote(q)
     elif s.state == "graduated":
-        out.append(Content.styled("✓ confirmed (before kura recorded which evidence did it)", "$success"))
+        out.append(
+            Content.styled("✓ confirmed (before kura recorded which evidence did it)", "$success")
+        )
     for at, reason in s.attempts:
-        out.append(Content.assemble(("✗ not confirmed ", "$warning"), (ago(at, now), "$foreground-muted"),
-                                    f": {reason}"))
+        out.append(
+            Content.assemble(
+                ("✗ not confirmed ", "$warning"), (ago(at, now), "$foreground-muted"), f": {reason}"
+            )
+        )
     if not s.confirmed and not s.attempts and s.state != "graduated":
-        out.append(Content.styled("nothing yet: each new stretch of journal is checked against it",
-                                  "$foreground-muted"))
+        out.append(
+            Content.styled(
+                "nothing yet: each new stretch of journal is checked against it",
+                "$foreground-muted",
+            )
+        )
     if s.dismissed:
         at, by, reason = s.dismissed
-        out += [Content(""), Content.assemble(("dismissed ", "bold"), (f"{ago(at, now)} by {by}", "$foreground-muted"),
-                                              f": {reason}")]
+        out += [
+            Content(""),
+            Content.assemble(
+                ("dismissed ", "bold"),
+                (f"{ago(at, now)} by {by}", "$foreground-muted"),
+                f": {reason}",
+            ),
+        ]
     return Content("\n").join(out)
 
 
@@ -72,11 +114,27 @@ class SeedsPane(Vertical):
     """
 
     BINDINGS = [
-        Binding("x", "dismiss", "Dismiss…", tooltip="Dismiss the waiting idea: no longer checked (confirmed)",
-                id="seeds.dismiss"),
-        Binding("o", "origin", "Journal", tooltip="Open the journal around the seed's quotes", id="seeds.origin"),
-        Binding("f", "filter", "Filter", tooltip="Show waiting, confirmed, dismissed or all seeds (cycles)",
-                id="seeds.filter"),
+        Binding(
+            "x",
+            "dismiss",
+            "Dismiss…",
+            tooltip="Dismiss the waiting idea: no longer checked (confirmed)",
+            id="seeds.dismiss",
+        ),
+        Binding(
+            "o",
+            "origin",
+            "Journal",
+            tooltip="Open the journal around the seed's quotes",
+            id="seeds.origin",
+        ),
+        Binding(
+            "f",
+            "filter",
+            "Filter",
+            tooltip="Show waiting, confirmed, dismissed or all seeds (cycles)",
+            id="seeds.filter",
+        ),
     ]
 
     class Act(Message):
@@ -95,12 +153,18 @@ class SeedsPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("", id="seed-filter")
         with Horizontal(id="seed-body"):
-            yield RowList(self._row, id="seed-list", empty=Content.styled("loading seeds…", "$foreground-muted"))
+            yield RowList(
+                self._row,
+                id="seed-list",
+                empty=Content.styled("loading seeds…", "$foreground-muted"),
+            )
             with VerticalScroll(id="seed-detail-scroll"):
                 yield Static("", id="seed-detail")
 
     def _row(self, s: Any) -> Content:
-        mark = {"waiting": "○", "graduated": "✓", "dismissed": "×", "withered": "·"}.get(s.state, "?")
+        mark = {"waiting": "○", "graduated": "✓", "dismissed": "×", "withered": "·"}.get(
+            s.state, "?"
+        )
         return Content.assemble((mark, STATE_STYLE.get(s.state, "bold")), " ", s.title)
 
     @property
@@ -131,8 +195,12 @@ class SeedsPane(Vertical):
         self.shown = [s for s in self.seeds if self.filter == "all" or s.state == self.filter]
         ids = [s.id for s in self.shown]
         if not self.shown:
-            rl.set_empty(Content.styled("no seeds" + ("" if self.filter == "all" else f" {self.filter}"),
-                                        "$foreground-muted"))
+            rl.set_empty(
+                Content.styled(
+                    "no seeds" + ("" if self.filter == "all" else f" {self.filter}"),
+                    "$foreground-muted",
+                )
+            )
         rl.set_rows(self.shown, cursor=ids.index(keep) if keep in ids else None)
         self._detail()
 
@@ -140,10 +208,13 @@ class SeedsPane(Vertical):
         box = self.query_one("#seed-detail", Static)
         s = self.selected
         if s is None:
-            box.update(Content.styled(
-                "Ideas the distiller heard but nothing vouches for yet wait here. They never enter the "
-                "store; one graduates into a draft only when later evidence confirms it through the gate.",
-                "$foreground-muted"))
+            box.update(
+                Content.styled(
+                    "Ideas the distiller heard but nothing vouches for yet wait here. They never enter the "
+                    "store; one graduates into a draft only when later evidence confirms it through the gate.",
+                    "$foreground-muted",
+                )
+            )
             return
         box.update(render_seed(s, self.clock()))
         self.query_one("#seed-detail-scroll").scroll_home(animate=False)

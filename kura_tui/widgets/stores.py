@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -70,7 +71,9 @@ class StoresPane(Vertical):
 
     def _prompt(self, row: StoreSummary) -> Content:
         name = row.name
-        head = Content.assemble(badge(self.health.get(name), exists=row.exists), " ", (name, "bold"))
+        head = Content.assemble(
+            badge(self.health.get(name), exists=row.exists), " ", (name, "bold")
+        )
         if row.default:
             head = head + Content.styled(" ★", "$foreground-muted")
         modes = [m for m in row.modes if m != name]
@@ -81,7 +84,9 @@ class StoresPane(Vertical):
         else:
             drafts = row.drafts_waiting
             second = Content.assemble(
-                ("  ", ""), (n(row.memories), "bold"), (" mem · ", "$foreground-muted"),
+                ("  ", ""),
+                (n(row.memories), "bold"),
+                (" mem · ", "$foreground-muted"),
                 (n(drafts), "bold $warning" if drafts else "bold"),
                 (" draft" + ("" if drafts == 1 else "s"), "$foreground-muted"),
             )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -19,25 +20,46 @@ def _log_row(line: str) -> Content:
     if rest.startswith("[") and "] " in rest:
         rest = rest.split("] ", 1)[1]  # the store's name: the pane is already one store's
     style = "$error" if (" failed" in rest or "skipped" in rest) else ""
-    return Content.assemble((stamp.replace("T", " ")[5:16], "$foreground-muted"), " ", (rest, style))
+    return Content.assemble(
+        (stamp.replace("T", " ")[5:16], "$foreground-muted"), " ", (rest, style)
+    )
 
 
 def render_status(s: Any, now: float) -> Content:
     out: list[Content] = [_state_line(s)]
     if s.state == "never started":
-        out.append(Content.styled(f"no tender has run here: `kura tend -s {s.store}` keeps the store "
-                                  f"distilled while you are away (docs/OPERATING.md)", "$foreground-muted"))
+        out.append(
+            Content.styled(
+                f"no tender has run here: `kura tend -s {s.store}` keeps the store "
+                f"distilled while you are away (docs/OPERATING.md)",
+                "$foreground-muted",
+            )
+        )
     elif not s.running:
-        out.append(Content.styled(f"not running: start it with `kura tend -s {s.store}`", "$warning"))
+        out.append(
+            Content.styled(f"not running: start it with `kura tend -s {s.store}`", "$warning")
+        )
     if s.started:
-        out.append(Content.styled(f"started {ago(s.started, now)} · works after {s.idle_min:g} quiet minutes",
-                                  "$foreground-muted"))
+        out.append(
+            Content.styled(
+                f"started {ago(s.started, now)} · works after {s.idle_min:g} quiet minutes",
+                "$foreground-muted",
+            )
+        )
     if s.counts:
-        out.append(Content.styled("work done: " + ", ".join(f"{k} {v}" for k, v in s.counts.items()),
-                                  "$foreground-muted"))
+        out.append(
+            Content.styled(
+                "work done: " + ", ".join(f"{k} {v}" for k, v in s.counts.items()),
+                "$foreground-muted",
+            )
+        )
     if s.resting:
-        out.append(Content.styled("resting: " + ", ".join(f"{k} {v / 60:.0f} min more" for k, v in s.resting.items()),
-                                  "$foreground-muted"))
+        out.append(
+            Content.styled(
+                "resting: " + ", ".join(f"{k} {v / 60:.0f} min more" for k, v in s.resting.items()),
+                "$foreground-muted",
+            )
+        )
     out += _last_tick(s)
     for entry in s.last_tick_lines[-6:]:
         out.append(Content.assemble(("  · ", "$foreground-muted"), _log_row(entry)))
@@ -64,8 +86,11 @@ def _last_tick(s: Any) -> list[Content]:
     t = s.last_tick
     if t:
         did = "did work" if t.get("did_work") else "found nothing to do"
-        line: list[Any] = [("last tick ", "$foreground-muted"), (s.last_tick_at.replace("T", " "), "bold"),
-                           f" · {did}"]
+        line: list[Any] = [
+            ("last tick ", "$foreground-muted"),
+            (s.last_tick_at.replace("T", " "), "bold"),
+            f" · {did}",
+        ]
         if t.get("tracks"):
             line.append(f" · {', '.join(t['tracks'])}")
         out.append(Content.assemble(*line))
@@ -74,8 +99,13 @@ def _last_tick(s: Any) -> list[Content]:
         if t.get("stopped"):
             out.append(Content.styled(f"  stopped: {t['stopped']}", "$warning"))
     elif s.last_tick_at:
-        out.append(Content.assemble(("last logged ", "$foreground-muted"), (s.last_tick_at.replace("T", " "), "bold"),
-                                    " · what it did:"))
+        out.append(
+            Content.assemble(
+                ("last logged ", "$foreground-muted"),
+                (s.last_tick_at.replace("T", " "), "bold"),
+                " · what it did:",
+            )
+        )
     return out
 
 
@@ -93,10 +123,16 @@ class TenderPane(Vertical):
         self.status: Any = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.styled("asking about the tender…", "$foreground-muted"), id="tender-status")
+        yield Static(
+            Content.styled("asking about the tender…", "$foreground-muted"), id="tender-status"
+        )
         yield Static(heading("log  _still/tend.log"), id="tender-log-title")
-        yield RowList(_log_row, id="tender-log", show_cursor=False,
-                      empty=Content.styled("the log is empty", "$foreground-muted"))
+        yield RowList(
+            _log_row,
+            id="tender-log",
+            show_cursor=False,
+            empty=Content.styled("the log is empty", "$foreground-muted"),
+        )
 
     def show(self, status: Any) -> None:
         self.status = status

@@ -3,14 +3,20 @@ which need a model that is not configured — and, while one runs, its progress.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
-KEYS = (("D", "distil", "distil"), ("N", "drain", "drain"), ("T", "tidy", "tidy"), ("w", "weave", "weave"))
+KEYS = (
+    ("D", "distil", "distil"),
+    ("N", "drain", "drain"),
+    ("T", "tidy", "tidy"),
+    ("w", "weave", "weave"),
+)
 SHORT = {"distil": "no model", "drain": "no model"}
 
 
@@ -45,7 +51,9 @@ class WorkBar(Horizontal):
             if self.needs.get(kind):
                 parts.append((f" ({SHORT.get(kind, 'needs a model')})", "$warning"))
             elif kind in ("tidy", "weave") and self.needs.get("drain"):  # no scribe: still useful
-                parts.append((" (by hand)" if kind == "tidy" else " (mechanical)", "$foreground-muted"))
+                parts.append(
+                    (" (by hand)" if kind == "tidy" else " (mechanical)", "$foreground-muted")
+                )
         self.query_one("#work-text", Static).update(Content.assemble(*parts))
 
     def start(self, kind: str, store: str, text: str = "") -> None:
@@ -65,5 +73,8 @@ class WorkBar(Horizontal):
         self._text("stopping at the next safe point…")
 
     def _text(self, text: str) -> None:
-        self.query_one("#work-text", Static).update(Content.assemble(
-            (self.kind, "bold $warning"), " ", (text, ""), ("  S stops", "$foreground-muted")))
+        self.query_one("#work-text", Static).update(
+            Content.assemble(
+                (self.kind, "bold $warning"), " ", (text, ""), ("  S stops", "$foreground-muted")
+            )
+        )

@@ -22,25 +22,42 @@ def user_quoting_brain(req):
     for line in text.splitlines():
         if line.startswith("[USER] "):
             said = line[7:]
-            cands.append({"kind": "fact", "title": said[:60], "description": said, "body": said,
-                          "quotes": [line], "tags": []})
+            cands.append(
+                {
+                    "kind": "fact",
+                    "title": said[:60],
+                    "description": said,
+                    "body": said,
+                    "quotes": [line],
+                    "tags": [],
+                }
+            )
     return {"candidates": cands}
 
 
 def echo_scribe(req):
     task = req.messages[-1]["content"]
     cand = json.loads(task.split("Candidate:\n", 1)[1].split("\n\nVerified evidence:", 1)[0])
-    return {"decision": "new", "slug": "", "title": cand["title"], "description": cand["description"],
-            "type": "project", "body": cand["body"], "tags": []}
+    return {
+        "decision": "new",
+        "slug": "",
+        "title": cand["title"],
+        "description": cand["description"],
+        "type": "project",
+        "body": cand["body"],
+        "tags": [],
+    }
 
 
-def setup(tmp_path: Path, model_url: str, journals: dict[str, Path], chunk_chars: int = 24000) -> Registry:
+def setup(
+    tmp_path: Path, model_url: str, journals: dict[str, Path], chunk_chars: int = 24000
+) -> Registry:
     make_store(tmp_path / "main", "main")
     table = "\n".join(f'{a} = {{ root = "{p}" }}' for a, p in journals.items())
     cfg = tmp_path / "kura.toml"
     cfg.write_text(f"""
 [stores.main]
-path = "{tmp_path / 'main'}"
+path = "{tmp_path / "main"}"
 
 [distill]
 chunk_chars = {chunk_chars}
@@ -59,8 +76,12 @@ timeout = 5
 
 def test_each_adapter_drinks_its_journals_once_in_its_own_unit(tmp_path, model):
     roots = {}
-    for adapter, src in (("codex", FIX / "codex"), ("gemini", FIX / "gemini"),
-                         ("opencode", FIX / "opencode"), ("aider", FIX / "aider")):
+    for adapter, src in (
+        ("codex", FIX / "codex"),
+        ("gemini", FIX / "gemini"),
+        ("opencode", FIX / "opencode"),
+        ("aider", FIX / "aider"),
+    ):
         dst = tmp_path / "journals" / adapter
         shutil.copytree(src, dst)
         roots[adapter] = dst
@@ -85,7 +106,10 @@ def test_each_adapter_drinks_its_journals_once_in_its_own_unit(tmp_path, model):
     assert find("what time does the backup run now?") == ("USER", "byte")  # aider
     assert not [t for t in quoted if "NOTHUMAN" in t]
     ws = reg.workshop("main")
-    units = {r["journal"].split(":", 1)[0]: r["unit"] for r in ws.query("SELECT journal, unit FROM watermarks")}
+    units = {
+        r["journal"].split(":", 1)[0]: r["unit"]
+        for r in ws.query("SELECT journal, unit FROM watermarks")
+    }
     assert units == {"codex": "byte", "gemini": "seq", "opencode": "seq", "aider": "byte"}
     again = pipeline.run(reg, "main")
     assert again.batches == 0 and not again.did_work
@@ -112,13 +136,18 @@ def test_the_configured_adapter_names_are_accepted(tmp_path):
     from kura_core.config import load_config
 
     cfg = tmp_path / "kura.toml"
-    body = "\n".join(f'{a} = "{tmp_path / a}"' for a in
-                     ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text"))
+    body = "\n".join(
+        f'{a} = "{tmp_path / a}"'
+        for a in ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
+    )
     cfg.write_text(f'[stores.main]\npath = "{tmp_path / "s"}"\n\n[distill.journals]\n{body}\n')
     got = load_config(cfg)
     assert sorted(j.adapter for j in got.distill.journals) == sorted(
-        ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"])
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "s"}"\n\n[distill.journals]\ncursor = "{tmp_path}"\n')
+        ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
+    )
+    cfg.write_text(
+        f'[stores.main]\npath = "{tmp_path / "s"}"\n\n[distill.journals]\ncursor = "{tmp_path}"\n'
+    )
     try:
         load_config(cfg)
     except Exception as exc:  # noqa: BLE001 - the message is what matters

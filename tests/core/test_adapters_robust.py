@@ -36,13 +36,20 @@ def pairs(read) -> list[tuple[str, str]]:
 
 
 def claude_user(text: str, **extra) -> str:
-    return json.dumps({"type": "user", "sessionId": "s", "message": {"role": "user", "content": text}, **extra},
-                      ensure_ascii=False)
+    return json.dumps(
+        {"type": "user", "sessionId": "s", "message": {"role": "user", "content": text}, **extra},
+        ensure_ascii=False,
+    )
 
 
 def codex_user(text: str) -> str:
-    return json.dumps({"timestamp": "t", "type": "event_msg",
-                       "payload": {"type": "user_message", "message": text, "kind": "plain"}})
+    return json.dumps(
+        {
+            "timestamp": "t",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": text, "kind": "plain"},
+        }
+    )
 
 
 def gemini_user(mid: str, text: str) -> str:
@@ -54,10 +61,24 @@ def evidence_user(text: str) -> str:
 
 
 FORMS = [
-    pytest.param(read_claude, claude_user, json.dumps({"type": "summary", "summary": "x", "leafUuid": "y"}), id="claude"),
-    pytest.param(read_codex, codex_user, json.dumps({"timestamp": "t", "type": "session_meta", "payload": {"id": "s1"}}), id="codex"),
-    pytest.param(read_gemini, lambda t: gemini_user("m9", t),
-                 json.dumps({"sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t"}), id="gemini"),
+    pytest.param(
+        read_claude,
+        claude_user,
+        json.dumps({"type": "summary", "summary": "x", "leafUuid": "y"}),
+        id="claude",
+    ),
+    pytest.param(
+        read_codex,
+        codex_user,
+        json.dumps({"timestamp": "t", "type": "session_meta", "payload": {"id": "s1"}}),
+        id="codex",
+    ),
+    pytest.param(
+        read_gemini,
+        lambda t: gemini_user("m9", t),
+        json.dumps({"sessionId": "s", "projectHash": "h", "startTime": "t", "lastUpdated": "t"}),
+        id="gemini",
+    ),
     pytest.param(read_evidence, evidence_user, evidence_user("first record"), id="evidence"),
 ]
 
@@ -69,7 +90,9 @@ FORMS = [
 def test_a_torn_line_followed_by_a_complete_record_loses_nothing(tmp_path, reader, user, first):
     path = tmp_path / "j.jsonl"
     torn = user("this turn was cut off by a crash")[:30]
-    path.write_text(first + "\n" + torn + user("the archive stays on the slow disk") + "\n", encoding="utf-8")
+    path.write_text(
+        first + "\n" + torn + user("the archive stays on the slow disk") + "\n", encoding="utf-8"
+    )
     read = reader(path, 0)
     assert ("USER", "the archive stays on the slow disk") in pairs(read)
     assert any("torn" in n.reason for n in read.notes)
@@ -94,7 +117,10 @@ def test_a_line_still_being_written_waits_and_resumes(tmp_path, reader, user, fi
 @pytest.mark.parametrize(("reader", "user", "first"), FORMS)
 def test_invalid_json_is_reported_and_the_rest_is_read(tmp_path, reader, user, first):
     path = tmp_path / "j.jsonl"
-    path.write_text(first + "\n{this is not json\n[1, 2]\n" + user("keep the old router") + "\n", encoding="utf-8")
+    path.write_text(
+        first + "\n{this is not json\n[1, 2]\n" + user("keep the old router") + "\n",
+        encoding="utf-8",
+    )
     read = reader(path, 0)
     assert ("USER", "keep the old router") in pairs(read)
     assert read.skipped.get("bad json") == 1 and read.skipped.get("not an object") == 1
@@ -128,14 +154,44 @@ def test_lone_surrogates_are_replaced_so_nothing_fails_to_encode(tmp_path, reade
 
 def test_a_lone_surrogate_does_not_crash_the_gate_cli(tmp_path):
     journal = tmp_path / "s.jsonl"
-    journal.write_text('{"type": "user", "sessionId": "s", "message": {"content": "\\udc80 the spare disk stays in the drawer"}}\n')
+    journal.write_text(
+        '{"type": "user", "sessionId": "s", "message": {"content": "\\udc80 the spare disk stays in the drawer"}}\n'
+    )
     cands = tmp_path / "c.json"
-    cands.write_text(json.dumps({"candidates": [{
-        "kind": "fact", "title": "Spare disk in the drawer", "description": "where the spare disk is",
-        "body": "The spare disk stays in the drawer.", "quotes": ["[USER] the spare disk stays in the drawer"],
-        "tags": [], "belongs_because": "", "keep": "", "may_fade": ""}]}))
-    out = subprocess.run([sys.executable, "-m", "kura_core.cli", "gate", "--journal", str(journal),
-                          "--candidates", str(cands)], capture_output=True, text=True, timeout=120)
+    cands.write_text(
+        json.dumps(
+            {
+                "candidates": [
+                    {
+                        "kind": "fact",
+                        "title": "Spare disk in the drawer",
+                        "description": "where the spare disk is",
+                        "body": "The spare disk stays in the drawer.",
+                        "quotes": ["[USER] the spare disk stays in the drawer"],
+                        "tags": [],
+                        "belongs_because": "",
+                        "keep": "",
+                        "may_fade": "",
+                    }
+                ]
+            }
+        )
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kura_core.cli",
+            "gate",
+            "--journal",
+            str(journal),
+            "--candidates",
+            str(cands),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "KEPT" in out.stdout and "internal error" not in out.stderr
 
@@ -161,9 +217,11 @@ def test_an_empty_file_is_named_by_its_suffix_only(tmp_path):
         guess_adapter(tmp_path / "e.log")
 
 
-@pytest.mark.parametrize("reader", [read_claude, read_codex, read_gemini, read_evidence, read_aider,
-                                    read_text, read_opencode],
-                         ids=["claude", "codex", "gemini", "evidence", "aider", "text", "opencode"])
+@pytest.mark.parametrize(
+    "reader",
+    [read_claude, read_codex, read_gemini, read_evidence, read_aider, read_text, read_opencode],
+    ids=["claude", "codex", "gemini", "evidence", "aider", "text", "opencode"],
+)
 def test_utf16_is_refused_with_what_to_do(tmp_path, reader):
     path = tmp_path / "s.jsonl"
     path.write_text(claude_user("hello there") + "\n", encoding="utf-16")
@@ -176,8 +234,10 @@ def test_utf16_is_refused_with_what_to_do(tmp_path, reader):
 
 def test_pretty_printed_records_are_refused_not_read_as_nothing(tmp_path):
     path = tmp_path / "s.jsonl"
-    rows = [{"type": "user", "sessionId": "s", "message": {"content": "one"}},
-            {"type": "user", "sessionId": "s", "message": {"content": "two"}}]
+    rows = [
+        {"type": "user", "sessionId": "s", "message": {"content": "one"}},
+        {"type": "user", "sessionId": "s", "message": {"content": "two"}},
+    ]
     path.write_text("\n".join(json.dumps(r, indent=2) for r in rows) + "\n")
     for reader in (read_claude, read_codex, read_evidence):
         read = reader(path, 0)
@@ -190,7 +250,11 @@ def test_a_transcript_of_another_agent_is_refused_by_name(tmp_path):
     codex = tmp_path / "a.jsonl"
     shutil.copyfile(CODEX, codex)
     read = read_claude(codex, 0)
-    assert read.segments == () and "not a Claude Code transcript" in read.fatal and "codex" in read.fatal
+    assert (
+        read.segments == ()
+        and "not a Claude Code transcript" in read.fatal
+        and "codex" in read.fatal
+    )
     claude = tmp_path / "b.jsonl"
     shutil.copyfile(FIX / "claude_session.jsonl", claude)
     read = read_codex(claude, 0)
@@ -213,10 +277,31 @@ def test_a_multi_megabyte_line_is_read_whole_and_the_mark_moves(tmp_path):
     path = tmp_path / "big.jsonl"
     big = "row 42 ok\n" * 300_000  # about 3 MB of tool output on one line
     lines = [
-        json.dumps({"type": "assistant", "sessionId": "s", "message": {"content": [
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "seq-report"}}]}}),
-        json.dumps({"type": "user", "sessionId": "s", "message": {"content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": big}]}}),
+        json.dumps(
+            {
+                "type": "assistant",
+                "sessionId": "s",
+                "message": {
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": "t1",
+                            "name": "Bash",
+                            "input": {"command": "seq-report"},
+                        }
+                    ]
+                },
+            }
+        ),
+        json.dumps(
+            {
+                "type": "user",
+                "sessionId": "s",
+                "message": {
+                    "content": [{"type": "tool_result", "tool_use_id": "t1", "content": big}]
+                },
+            }
+        ),
         claude_user("that is enough rows"),
     ]
     path.write_text("\n".join(lines) + "\n")
@@ -244,8 +329,15 @@ def test_a_saved_gemini_chat_holds_back_a_turn_whose_tools_still_run(tmp_path):
     first = read_gemini(path, 0)
     assert first.end == 1 and [s.cls for s in first.segments] == ["TOOL", "USER"]
     last["toolCalls"][-1]["status"] = "error"
-    last["toolCalls"][-1]["result"] = [{"functionResponse": {"id": "c8", "name": "run_shell_command",
-                                                             "response": {"error": "exit 2"}}}]
+    last["toolCalls"][-1]["result"] = [
+        {
+            "functionResponse": {
+                "id": "c8",
+                "name": "run_shell_command",
+                "response": {"error": "exit 2"},
+            }
+        }
+    ]
     path.write_text(json.dumps(chat))
     second = read_gemini(path, first.end)
     assert second.start == 1 and second.end == 2
@@ -307,10 +399,16 @@ def _opencode_db(path: Path) -> None:
     for m in export["messages"]:
         info = {k: v for k, v in m["info"].items() if k not in ("id", "sessionID")}
         created = m["info"]["time"]["created"]
-        con.execute("INSERT INTO message VALUES (?,?,?,?,?)", (m["info"]["id"], sid, created, created, json.dumps(info)))
+        con.execute(
+            "INSERT INTO message VALUES (?,?,?,?,?)",
+            (m["info"]["id"], sid, created, created, json.dumps(info)),
+        )
         for p in m["parts"]:
             data = {k: v for k, v in p.items() if k not in ("id", "sessionID", "messageID")}
-            con.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (p["id"], m["info"]["id"], sid, created, created, json.dumps(data)))
+            con.execute(
+                "INSERT INTO part VALUES (?,?,?,?,?,?)",
+                (p["id"], m["info"]["id"], sid, created, created, json.dumps(data)),
+            )
     con.commit()
     con.close()
 
@@ -326,10 +424,14 @@ def test_the_opencode_database_is_read_by_creation_time(tmp_path):
     assert read_opencode(db, read.end).segments == ()
     con = sqlite3.connect(db)
     t = read.end + 10_000
-    con.execute("INSERT INTO message VALUES ('msg_09', 'ses_child', ?, ?, ?)",
-                (t, t, json.dumps({"role": "user", "time": {"created": t}})))
-    con.execute("INSERT INTO part VALUES ('prt_09', 'msg_09', 'ses_child', ?, ?, ?)",
-                (t, t, json.dumps({"type": "text", "text": "NOTHUMAN prompt from the parent"})))
+    con.execute(
+        "INSERT INTO message VALUES ('msg_09', 'ses_child', ?, ?, ?)",
+        (t, t, json.dumps({"role": "user", "time": {"created": t}})),
+    )
+    con.execute(
+        "INSERT INTO part VALUES ('prt_09', 'msg_09', 'ses_child', ?, ?, ?)",
+        (t, t, json.dumps({"type": "text", "text": "NOTHUMAN prompt from the parent"})),
+    )
     con.commit()
     con.close()
     more = read_opencode(db, read.end)
@@ -338,15 +440,19 @@ def test_the_opencode_database_is_read_by_creation_time(tmp_path):
 
 def test_aider_resumes_after_a_partial_reply(tmp_path):
     path = tmp_path / ".aider.chat.history.md"
-    path.write_text("\n# aider chat started at 2025-01-01 10:00:00\n\n#### rotate the logs daily  \n\n"
-                    "NOTHUMAN I will add a logrotate rule")
+    path.write_text(
+        "\n# aider chat started at 2025-01-01 10:00:00\n\n#### rotate the logs daily  \n\n"
+        "NOTHUMAN I will add a logrotate rule"
+    )
     one = read_aider(path, 0)
     assert pairs(one) == [("USER", "rotate the logs daily")]
     with open(path, "a") as fh:
         fh.write(".\n\n> Applied edit to logrotate.conf  \n")
     two = read_aider(path, one.end)
-    assert pairs(two) == [("SELF", "NOTHUMAN I will add a logrotate rule."),
-                          ("TOOL", "Applied edit to logrotate.conf")]
+    assert pairs(two) == [
+        ("SELF", "NOTHUMAN I will add a logrotate rule."),
+        ("TOOL", "Applied edit to logrotate.conf"),
+    ]
     assert all(s.session_id == "2025-01-01 10:00:00" for s in two.segments)
 
 
@@ -380,8 +486,9 @@ def test_segment_context_opens_the_stretch_around_a_quote():
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kura_core.cli", *args], capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "kura_core.cli", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_journal_inspect_cli(tmp_path):
@@ -398,10 +505,15 @@ def test_journal_inspect_cli(tmp_path):
     assert bad.returncode == 1 and "UTF-16" in bad.stderr + bad.stdout
     forced = run_cli("journal", "inspect", str(utf16), "--adapter", "claude")
     assert forced.returncode == 1 and "UTF-16" in forced.stdout
-    gate = run_cli("gate", "--journal", str(utf16), "--candidates", str(utf16), "--adapter", "claude")
+    gate = run_cli(
+        "gate", "--journal", str(utf16), "--candidates", str(utf16), "--adapter", "claude"
+    )
     assert gate.returncode == 1 and "UTF-16" in gate.stderr
     ctx = run_cli("journal", "context", str(FIX / "claude_session.jsonl"), "--at", "849", "--json")
-    assert json.loads(ctx.stdout)["segments"][0]["text"] == "the archive goes on the slow disk from now on"
+    assert (
+        json.loads(ctx.stdout)["segments"][0]["text"]
+        == "the archive goes on the slow disk from now on"
+    )
 
 
 def test_an_opencode_export_with_a_status_line_before_it_is_still_read(tmp_path):
@@ -414,5 +526,7 @@ def test_an_opencode_export_with_a_status_line_before_it_is_still_read(tmp_path)
 
 def test_a_markdown_note_with_level_four_headings_is_text_not_aider(tmp_path):
     note = tmp_path / "notes.md"
-    note.write_text("# Lab\n\n#### Fans\n\nThe top card runs a 30% floor.\n\n> quoted from the manual\n")
+    note.write_text(
+        "# Lab\n\n#### Fans\n\nThe top card runs a 30% floor.\n\n> quoted from the manual\n"
+    )
     assert guess_adapter(note) == "text"

@@ -22,8 +22,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 #: fields that hold a payload as it was stored (JSON or YAML), not a record of kura's own
-PAYLOADS = {"meta", "detail", "counts", "resting", "last_tick", "quotes", "gate", "curation", "extensions",
-            "layers", "weight", "hand_edited"}
+PAYLOADS = {
+    "meta",
+    "detail",
+    "counts",
+    "resting",
+    "last_tick",
+    "quotes",
+    "gate",
+    "curation",
+    "extensions",
+    "layers",
+    "weight",
+    "hand_edited",
+}
 
 
 def _mutable_parts(value, where="result", seen=None):
@@ -43,8 +55,11 @@ def _mutable_parts(value, where="result", seen=None):
     if dataclasses.is_dataclass(value):
         if not value.__dataclass_params__.frozen:
             return [f"{where}: {type(value).__name__} is not frozen"]
-        return [p for f in dataclasses.fields(value)
-                for p in _mutable_parts(getattr(value, f.name), f"{where}.{f.name}", seen)]
+        return [
+            p
+            for f in dataclasses.fields(value)
+            for p in _mutable_parts(getattr(value, f.name), f"{where}.{f.name}", seen)
+        ]
     return []
 
 
@@ -118,8 +133,14 @@ def test_needs_says_which_model_is_missing_for_each_kind_of_work(kura):
 def test_every_operation_of_kura_declares_what_it_returns():
     tree = ast.parse((ROOT / "kura_core" / "kura.py").read_text(encoding="utf-8"))
     (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Kura"]
-    bare = [f.name for f in cls.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")
-            and f.name != "close" and f.returns is None]
+    bare = [
+        f.name
+        for f in cls.body
+        if isinstance(f, ast.FunctionDef)
+        and not f.name.startswith("_")
+        and f.name != "close"
+        and f.returns is None
+    ]
     assert bare == []
 
 
@@ -134,7 +155,11 @@ def test_every_type_kura_returns_can_be_imported_from_the_package():
     for f in cls.body:
         if isinstance(f, ast.FunctionDef) and f.returns is not None and not f.name.startswith("_"):
             text = ast.unparse(f.returns).strip("'\"")
-            named |= {w for w in re.findall(r"[A-Z]\w+", text) if w not in ("Kura", "Callable", "None", "Any")}
+            named |= {
+                w
+                for w in re.findall(r"[A-Z]\w+", text)
+                if w not in ("Kura", "Callable", "None", "Any")
+            }
     assert named, "no return type was read"
     missing = sorted(n for n in named if n not in kura_core.__all__)
     assert missing == []

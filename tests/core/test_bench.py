@@ -36,11 +36,14 @@ CORE = Path(__file__).resolve().parents[2] / "kura_core"
 
 # --------------------------------------------------------------------------- perf
 
+
 def test_perf_measures_every_figure(tmp_path):
     rep = bench.perf((60,), runs=2, workdir=tmp_path, http=False, rss=False)
     (r,) = rep["recall"]
     assert r["memories"] == 60 and r["shards"] >= 1 and r["overhead_ms_median"] >= 0
-    assert r["total_ms_median"] >= r["overhead_ms_median"] and r["overhead_after_write_ms_median"] >= 0
+    assert (
+        r["total_ms_median"] >= r["overhead_ms_median"] and r["overhead_after_write_ms_median"] >= 0
+    )
     (d,) = rep["degraded"]
     assert d["median_ms"] > 0 and d["index_build_ms"] > 0
     (u,) = rep["index_after_write"]
@@ -51,7 +54,10 @@ def test_perf_measures_every_figure(tmp_path):
     assert p["questions"] == 2 and p["shards"] == r["shards"] and p["meets_target"] is True
     assert TARGET_SHARE <= p["shared_share_min"] <= p["shared_share_median"] < 1
     assert 0 < p["warm_prefill_tokens_per_recall"] < 0.02 * p["cold_prefill_tokens"]
-    assert abs(p["prompt_tokens_per_recall"] - p["cold_prefill_tokens"]) < 0.02 * p["cold_prefill_tokens"]
+    assert (
+        abs(p["prompt_tokens_per_recall"] - p["cold_prefill_tokens"])
+        < 0.02 * p["cold_prefill_tokens"]
+    )
     (w,) = rep["weave"]
     assert w["model_calls"] == 0 and w["reweave_ms_median"] > 0
     assert rep["gate"]["candidates"] == 100 and rep["gate"]["candidates_per_s"] > 0
@@ -68,9 +74,16 @@ def test_a_face_plugs_its_figure_in_as_a_probe(tmp_path):
         seen.append(workdir)
         return {"paint_ms": 12.5}
 
-    probe = bench.Probe(name="face", label="a face's own figure", run=run, line=lambda got: f"face: {got['paint_ms']}")
+    probe = bench.Probe(
+        name="face",
+        label="a face's own figure",
+        run=run,
+        line=lambda got: f"face: {got['paint_ms']}",
+    )
     said = []
-    rep = bench.perf((30,), runs=1, workdir=tmp_path, http=False, rss=False, probes=[probe], progress=said.append)
+    rep = bench.perf(
+        (30,), runs=1, workdir=tmp_path, http=False, rss=False, probes=[probe], progress=said.append
+    )
     assert rep["face"] == {"paint_ms": 12.5}
     assert seen == [tmp_path / "face"] and "a face's own figure" in said
     assert "face: 12.5" in bench.perf_table(rep, [probe])
@@ -106,12 +119,36 @@ def test_serve_rss_warms_both_tiers(tmp_path):
 
 
 def test_cli_perf_json_carries_old_and_new_figures(tmp_path, capsys):
-    rc = main(["bench", "perf", "--sizes", "30", "--runs", "1", "--no-http", "--no-rss", "--no-tui", "--json",
-               "--out", str(tmp_path / "perf.json")])
+    rc = main(
+        [
+            "bench",
+            "perf",
+            "--sizes",
+            "30",
+            "--runs",
+            "1",
+            "--no-http",
+            "--no-rss",
+            "--no-tui",
+            "--json",
+            "--out",
+            str(tmp_path / "perf.json"),
+        ]
+    )
     assert rc == 0
     rep = json.loads(capsys.readouterr().out)
     assert rep == json.loads((tmp_path / "perf.json").read_text())
-    for key in ("recall", "degraded", "weave", "gate", "http", "tui", "index_after_write", "prefix", "rss"):
+    for key in (
+        "recall",
+        "degraded",
+        "weave",
+        "gate",
+        "http",
+        "tui",
+        "index_after_write",
+        "prefix",
+        "rss",
+    ):
         assert key in rep
     assert rep["tui"] is None and rep["gate"]["candidates_per_s"] > 0
 
@@ -123,13 +160,21 @@ def test_cli_perf_refuses_bad_sizes(capsys):
 
 # --------------------------------------------------------------------------- the prompt prefix
 
+
 def _store_for_prefix(tmp_path, model, days):
     root = generate_store(tmp_path / "p", 200)
-    (root / "charter.md").write_text("This store keeps the bench's generated notes.\n", encoding="utf-8")
+    (root / "charter.md").write_text(
+        "This store keeps the bench's generated notes.\n", encoding="utf-8"
+    )
     clock = itertools.count(1_800_000_000, 3600)
     today = iter([dt.date(2026, 11, 1) + dt.timedelta(days=i) for i in range(days)])
-    cfg = parse_config({"stores": {"bench": {"path": str(root), "recall": {"shard_tokens": 3000}}},
-                        "models": {"thinker": {"url": model.url, "model": "scripted", "timeout": 5}}}, source=None)
+    cfg = parse_config(
+        {
+            "stores": {"bench": {"path": str(root), "recall": {"shard_tokens": 3000}}},
+            "models": {"thinker": {"url": model.url, "model": "scripted", "timeout": 5}},
+        },
+        source=None,
+    )
     return Registry(cfg, env={}, clock=lambda: next(clock), today=lambda: next(today))
 
 
@@ -146,7 +191,7 @@ def test_the_recall_prompt_is_stable_up_to_the_question(tmp_path, model):
         assert res.shards > 3 and not res.degraded
         per_recall.append([render(r.messages) for r in model.requests_for("kura_pick")[before:]])
     for t in range(1, len(per_recall)):
-        prev = {p[:p.index(questions[t - 1])] for p in per_recall[t - 1]}
+        prev = {p[: p.index(questions[t - 1])] for p in per_recall[t - 1]}
         for p in per_recall[t]:
             at = p.index(questions[t])
             assert p[:at] in prev  # the same stable part, byte for byte, up to the question
@@ -158,28 +203,59 @@ def test_the_recall_prompt_is_stable_up_to_the_question(tmp_path, model):
 
 
 def test_prefix_report_catches_a_volatile_byte_early():
-    index = "\n".join(f"- [Note {i}](note-{i}.md) — the kettle {i} moved to the harbor" for i in range(300))
-    stable = [[render([{"role": "system", "content": f"charter\n\n{index}"},
-                       {"role": "user", "content": f"Question: {q}"}])] for q in ("a kettle", "the harbor", "x")]
+    index = "\n".join(
+        f"- [Note {i}](note-{i}.md) — the kettle {i} moved to the harbor" for i in range(300)
+    )
+    stable = [
+        [
+            render(
+                [
+                    {"role": "system", "content": f"charter\n\n{index}"},
+                    {"role": "user", "content": f"Question: {q}"},
+                ]
+            )
+        ]
+        for q in ("a kettle", "the harbor", "x")
+    ]
     assert prefix_report(stable)["meets_target"] is True
-    ticking = [[render([{"role": "system", "content": f"Now: 2026-11-0{i} 10:00\n{index}"},
-                        {"role": "user", "content": f"Question: {q}"}])] for i, q in enumerate(("a", "b", "c"))]
+    ticking = [
+        [
+            render(
+                [
+                    {"role": "system", "content": f"Now: 2026-11-0{i} 10:00\n{index}"},
+                    {"role": "user", "content": f"Question: {q}"},
+                ]
+            )
+        ]
+        for i, q in enumerate(("a", "b", "c"))
+    ]
     rep = prefix_report(ticking)
     assert rep["meets_target"] is False and rep["shared_share_min"] < 0.01
     assert rep["warm_prefill_tokens_per_recall"] > 0.99 * rep["prompt_tokens_per_recall"]
 
 
-@pytest.mark.parametrize("a,b,n", [("", "", 0), ("abc", "abd", 2), ("x" * 10000, "x" * 10000, 10000),
-                                   ("x" * 9000 + "a", "x" * 9000 + "b", 9000), ("abc", "ab", 2)])
+@pytest.mark.parametrize(
+    "a,b,n",
+    [
+        ("", "", 0),
+        ("abc", "abd", 2),
+        ("x" * 10000, "x" * 10000, 10000),
+        ("x" * 9000 + "a", "x" * 9000 + "b", 9000),
+        ("abc", "ab", 2),
+    ],
+)
 def test_common_prefix(a, b, n):
     assert common_prefix(a, b) == n == common_prefix(b, a)
 
 
 # --------------------------------------------------------------------------- compress
 
+
 def _distilled(tmp_path, model):
-    write_journal(tmp_path / "journals" / "a.jsonl", [("user", "the archive goes on the slow disk from now on"),
-                                                     ("tool", "x " * 400)])
+    write_journal(
+        tmp_path / "journals" / "a.jsonl",
+        [("user", "the archive goes on the slow disk from now on"), ("tool", "x " * 400)],
+    )
     model.script("kura_candidates", honest_brain)
     model.script("kura_compose", echo_scribe)
     model.script("kura_judge", {"verdict": "pour", "reason": "ok"})
@@ -187,14 +263,20 @@ def _distilled(tmp_path, model):
     reg = registry(cfg)
     pipeline.run(reg, "main")
     pipeline.drain(reg, "main")
-    reg.store("main").write("hand-made", title="Hand made", description="written before metrics existed",
-                            body="An older memory with no manifest.")
+    reg.store("main").write(
+        "hand-made",
+        title="Hand made",
+        description="written before metrics existed",
+        body="An older memory with no manifest.",
+    )
     return cfg, reg
 
 
 def _word_counter(tmp_path) -> Path:
     script = tmp_path / "count-words"
-    script.write_text(f"#!{sys.executable}\nimport sys\nprint(len(sys.stdin.read().split()))\n", encoding="utf-8")
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nprint(len(sys.stdin.read().split()))\n", encoding="utf-8"
+    )
     script.chmod(0o755)
     return script
 
@@ -214,24 +296,51 @@ def test_compress_with_a_tokenizer_command_counts_exactly_and_says_mixed(tmp_pat
     rep = bench.compress(reg, "main", tokenizer_command=str(_word_counter(tmp_path)))
     attributed = [m for m in reg.store("main").scan().memories if m.slug != "hand-made"]
     words = sum(len(m.description.split()) + len(m.body.split()) for m in attributed)
-    line_words = sum(len(reg.store("main").index().by_slug()[m.slug].raw.split()) for m in attributed)
+    line_words = sum(
+        len(reg.store("main").index().by_slug()[m.slug].raw.split()) for m in attributed
+    )
     assert rep["memory_tokens"] == words and rep["index_tokens"] == line_words
-    assert rep["ratio_label"] == "mixed" and rep["raw_tokens_drunk"] == estimated["raw_tokens_drunk"]
-    assert rep["estimated"] == {"memory_tokens": estimated["memory_tokens"], "index_tokens": estimated["index_tokens"]}
+    assert (
+        rep["ratio_label"] == "mixed" and rep["raw_tokens_drunk"] == estimated["raw_tokens_drunk"]
+    )
+    assert rep["estimated"] == {
+        "memory_tokens": estimated["memory_tokens"],
+        "index_tokens": estimated["index_tokens"],
+    }
     assert rep["store_ratio"] == round((words + line_words) / rep["raw_tokens_drunk"], 4)
 
-    assert main(["-c", str(cfg), "bench", "compress", "--tokenizer-command", str(_word_counter(tmp_path))]) == 0
+    assert (
+        main(
+            [
+                "-c",
+                str(cfg),
+                "bench",
+                "compress",
+                "--tokenizer-command",
+                str(_word_counter(tmp_path)),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert f"store_ratio {rep['store_ratio']:.4f} (mixed)" in out and "count-words" in out
     assert main(["-c", str(cfg), "bench", "compress"]) == 0
     assert "(estimated)" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("body,needle", [
-    ("print('about forty')", "one whole number"),
-    ("import sys; sys.stderr.write('no model file'); sys.exit(3)", "exited with 3: no model file"),
-])
-def test_compress_refuses_a_tokenizer_that_breaks_its_contract(tmp_path, model, capsys, body, needle):
+@pytest.mark.parametrize(
+    "body,needle",
+    [
+        ("print('about forty')", "one whole number"),
+        (
+            "import sys; sys.stderr.write('no model file'); sys.exit(3)",
+            "exited with 3: no model file",
+        ),
+    ],
+)
+def test_compress_refuses_a_tokenizer_that_breaks_its_contract(
+    tmp_path, model, capsys, body, needle
+):
     cfg, _ = _distilled(tmp_path, model)
     script = tmp_path / "tok"
     script.write_text(f"#!{sys.executable}\n{body}\n", encoding="utf-8")
@@ -242,9 +351,23 @@ def test_compress_refuses_a_tokenizer_that_breaks_its_contract(tmp_path, model, 
 
 def test_compress_names_a_missing_tokenizer_and_bad_quoting(tmp_path, model, capsys):
     cfg, _ = _distilled(tmp_path, model)
-    assert main(["-c", str(cfg), "bench", "compress", "--tokenizer-command", "no-such-tokenizer-here --fast"]) == 1
+    assert (
+        main(
+            [
+                "-c",
+                str(cfg),
+                "bench",
+                "compress",
+                "--tokenizer-command",
+                "no-such-tokenizer-here --fast",
+            ]
+        )
+        == 1
+    )
     assert "'no-such-tokenizer-here' was not found" in capsys.readouterr().err
-    assert main(["-c", str(cfg), "bench", "compress", "--tokenizer-command", "count 'unclosed"]) == 1
+    assert (
+        main(["-c", str(cfg), "bench", "compress", "--tokenizer-command", "count 'unclosed"]) == 1
+    )
     assert "quotes" in capsys.readouterr().err
     assert main(["-c", str(cfg), "bench", "perf", "--tokenizer-command", "wc -w"]) == 1
     assert "is for kura bench compress" in capsys.readouterr().err
@@ -252,17 +375,33 @@ def test_compress_names_a_missing_tokenizer_and_bad_quoting(tmp_path, model, cap
 
 # --------------------------------------------------------------------------- retention
 
+
 def _pick_by_words(req):
     q = req.messages[-1]["content"].split("\n")[0].lower()
-    words = set(re.findall(r"[a-z0-9.]+", q)) - {"question", "what", "the", "was", "is", "did", "to"}
+    words = set(re.findall(r"[a-z0-9.]+", q)) - {
+        "question",
+        "what",
+        "the",
+        "was",
+        "is",
+        "did",
+        "to",
+    }
     lines = [l for l in req.messages[0]["content"].splitlines() if l.startswith("- [")]
-    hits = [l.split("](")[1].split(".md")[0] for l in lines if words & set(re.findall(r"[a-z0-9.]+", l.lower()))]
+    hits = [
+        l.split("](")[1].split(".md")[0]
+        for l in lines
+        if words & set(re.findall(r"[a-z0-9.]+", l.lower()))
+    ]
     return {"slugs": hits[:3]}
 
 
 def _judge(req):
     verdict = "toss" if "weather" in req.messages[-1]["content"] else "pour"
-    return {"verdict": verdict, "reason": "small talk" if verdict == "toss" else "true to the evidence"}
+    return {
+        "verdict": verdict,
+        "reason": "small talk" if verdict == "toss" else "true to the evidence",
+    }
 
 
 def _script_retention(model):
@@ -274,25 +413,41 @@ def _script_retention(model):
 
 def test_retention_plumbing_with_a_scripted_model(tmp_path, model):
     _script_retention(model)
-    cfg = parse_config({"stores": {"x": {"path": str(tmp_path / "x")}},
-                        "models": {"thinker": {"url": model.url, "model": "scripted", "timeout": 5}}}, source=None)
-    rep = bench.retention(Registry(cfg), FIXTURE / "questions.json", FIXTURE / "corpus.jsonl",
-                          workdir=tmp_path / "work")
+    cfg = parse_config(
+        {
+            "stores": {"x": {"path": str(tmp_path / "x")}},
+            "models": {"thinker": {"url": model.url, "model": "scripted", "timeout": 5}},
+        },
+        source=None,
+    )
+    rep = bench.retention(
+        Registry(cfg),
+        FIXTURE / "questions.json",
+        FIXTURE / "corpus.jsonl",
+        workdir=tmp_path / "work",
+    )
     assert rep["of"] == 10 and set(rep["by_category"]) >= {"decision", "number", "distractor"}
     rows = {r["id"]: r for r in rep["questions"]}
     assert rows["distractor-weather"]["hit"] is True  # tossed, so not stored
     assert rows["decision-disk"]["hit"] is True and rows["decision-disk"]["how"] == "meaning"
-    assert rep["passed"] == sum(r["hit"] for r in rows.values()) and rep["score"] == round(rep["passed"] / 10, 3)
+    assert rep["passed"] == sum(r["hit"] for r in rows.values()) and rep["score"] == round(
+        rep["passed"] / 10, 3
+    )
     assert rep["tossed"] >= 1 and rep["memories"] > 3
     line = bench.score_line(rep)
     assert line.startswith(f"score {round(rep['score'], 2)} ({rep['passed']}/10)   decision ")
-    order = list(dict.fromkeys(q["category"] for q in json.loads((FIXTURE / "questions.json").read_text())))
+    order = list(
+        dict.fromkeys(q["category"] for q in json.loads((FIXTURE / "questions.json").read_text()))
+    )
     assert [part.split()[0] for part in line.split("   ", 1)[1].split("  ")] == order
 
 
 def _questions(tmp_path, extra: list[dict]) -> Path:
-    base = [q for q in json.loads((FIXTURE / "questions.json").read_text()) if q["id"] in
-            ("decision-disk", "distractor-weather")]
+    base = [
+        q
+        for q in json.loads((FIXTURE / "questions.json").read_text())
+        if q["id"] in ("decision-disk", "distractor-weather")
+    ]
     path = tmp_path / "q" / "questions.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(base + extra), encoding="utf-8")
@@ -302,17 +457,54 @@ def _questions(tmp_path, extra: list[dict]) -> Path:
 def test_retention_cli_prints_the_score_and_fails_below_ninety_percent(tmp_path, model, capsys):
     _script_retention(model)
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.x]\npath = "{tmp_path / "x"}"\n\n[models.thinker]\nurl = "{model.url}"\n'
-                   'model = "scripted"\ntimeout = 5\n')
+    cfg.write_text(
+        f'[stores.x]\npath = "{tmp_path / "x"}"\n\n[models.thinker]\nurl = "{model.url}"\n'
+        'model = "scripted"\ntimeout = 5\n'
+    )
     good = _questions(tmp_path / "good", [])
-    assert main(["-c", str(cfg), "bench", "retention", "--questions", str(good),
-                 "--corpus", str(FIXTURE / "corpus.jsonl")]) == 0
+    assert (
+        main(
+            [
+                "-c",
+                str(cfg),
+                "bench",
+                "retention",
+                "--questions",
+                str(good),
+                "--corpus",
+                str(FIXTURE / "corpus.jsonl"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert out.startswith("score 1.0 (2/2)   decision 1/1  distractor 1/1")
-    bad = _questions(tmp_path / "bad", [{"id": "planted-never", "category": "number",
-                                         "question": "what was the throughput?", "expect": "99\\.9 tok"}])
-    assert main(["-c", str(cfg), "bench", "retention", "--questions", str(bad),
-                 "--corpus", str(FIXTURE / "corpus.jsonl")]) == 1
+    bad = _questions(
+        tmp_path / "bad",
+        [
+            {
+                "id": "planted-never",
+                "category": "number",
+                "question": "what was the throughput?",
+                "expect": "99\\.9 tok",
+            }
+        ],
+    )
+    assert (
+        main(
+            [
+                "-c",
+                str(cfg),
+                "bench",
+                "retention",
+                "--questions",
+                str(bad),
+                "--corpus",
+                str(FIXTURE / "corpus.jsonl"),
+            ]
+        )
+        == 1
+    )
     got = capsys.readouterr()
     assert got.out.startswith("score 0.67 (2/3)   decision 1/1  distractor 1/1  number 0/1")
     assert "retention score 0.67 is below 0.9" in got.err
@@ -321,8 +513,12 @@ def test_retention_cli_prints_the_score_and_fails_below_ninety_percent(tmp_path,
 def test_retention_without_a_model_says_so(tmp_path, kura_bin):
     cfg = tmp_path / "kura.toml"
     cfg.write_text(f'[stores.x]\npath = "{tmp_path / "x"}"\n')
-    out = subprocess.run(kura_bin + ["-c", str(cfg), "bench", "retention", "--questions",
-                                     str(FIXTURE / "questions.json")], capture_output=True, text=True)
+    out = subprocess.run(
+        kura_bin
+        + ["-c", str(cfg), "bench", "retention", "--questions", str(FIXTURE / "questions.json")],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 1 and "needs a model" in out.stderr
 
 
@@ -330,10 +526,14 @@ def test_retention_refuses_a_pattern_that_is_not_a_regex(tmp_path, capsys):
     path = tmp_path / "questions.json"
     path.write_text(json.dumps([{"id": "x", "question": "q?", "expect": "(unclosed"}]))
     with pytest.raises(Exception, match="not a regular expression"):
-        bench.retention(Registry(parse_config({"stores": {"x": {"path": str(tmp_path / "x")}}}, source=None)), path)
+        bench.retention(
+            Registry(parse_config({"stores": {"x": {"path": str(tmp_path / "x")}}}, source=None)),
+            path,
+        )
 
 
 # --------------------------------------------------------------------------- where benchmark code lives
+
 
 def _imports(path: Path) -> set[str]:
     names = set()
@@ -351,8 +551,10 @@ def test_the_bench_package_never_imports_a_face():
     for path in (CORE / "bench").glob("*.py"):
         for name in _imports(path):
             assert not name.startswith(("kura_tui", "textual", "rich")), (path.name, name)
-    code = ("import sys, kura_core.bench, kura_core.bench.load; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('kura_tui', 'textual', 'rich')))")
+    code = (
+        "import sys, kura_core.bench, kura_core.bench.load; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('kura_tui', 'textual', 'rich')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -362,6 +564,9 @@ def test_only_the_command_line_reaches_into_the_bench_package():
     for path in CORE.rglob("*.py"):
         if "bench" in path.relative_to(CORE).parts:
             continue
-        if any(n.endswith("bench") or ".bench." in n or n.startswith("kura_core.bench") for n in _imports(path)):
+        if any(
+            n.endswith("bench") or ".bench." in n or n.startswith("kura_core.bench")
+            for n in _imports(path)
+        ):
             users.append(path.relative_to(CORE).as_posix())
     assert users == ["cli.py"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import os
 import subprocess
 import sys
@@ -32,6 +31,7 @@ def _toml(path: Path, text: str) -> Path:
 
 
 # --------------------------------------------------------------------------- resolution order
+
 
 @pytest.fixture
 def four_places(tmp_path):
@@ -91,13 +91,16 @@ def test_tilde_expands(tmp_path, monkeypatch):
     home = tmp_path / "h"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    cfg = _toml(tmp_path / "k.toml", """
+    cfg = _toml(
+        tmp_path / "k.toml",
+        """
         [stores.main]
         path = "~/kura/main"
         charter = "~/charters/main.md"
         [distill.journals]
         claude = "~/.claude/projects"
-    """)
+    """,
+    )
     c = load_config(cfg)
     assert c.stores["main"].path == home / "kura" / "main"
     assert c.stores["main"].charter_path == home / "charters" / "main.md"
@@ -199,8 +202,13 @@ def test_every_section_is_parsed(tmp_path):
     c = load_config(_toml(tmp_path / "kura.toml", FULL))
     assert c.source == tmp_path / "kura.toml"
     s = c.server
-    assert (s.host, s.port, s.default, s.token_env, s.max_body_bytes) == \
-        ("127.0.0.2", 9999, "eq", "KURA_TOKEN", 2048)
+    assert (s.host, s.port, s.default, s.token_env, s.max_body_bytes) == (
+        "127.0.0.2",
+        9999,
+        "eq",
+        "KURA_TOKEN",
+        2048,
+    )
     assert c.default_store == "eq"
 
     maker = c.stores["maker"]
@@ -213,20 +221,49 @@ def test_every_section_is_parsed(tmp_path):
     assert dict(c.modes) == {"build": "maker", "talk": "eq", "maker": "maker"}
 
     t = c.models["thinker"]
-    assert (t.url, t.model, t.api_key_env, t.timeout, t.temperature, t.effort, t.thinking, t.dialect) == \
-        ("http://127.0.0.1:8000/v1", "small", "THINKER_KEY", 12.0, 0.1, "low", False, "openai")
+    assert (
+        t.url,
+        t.model,
+        t.api_key_env,
+        t.timeout,
+        t.temperature,
+        t.effort,
+        t.thinking,
+        t.dialect,
+    ) == ("http://127.0.0.1:8000/v1", "small", "THINKER_KEY", 12.0, 0.1, "low", False, "openai")
     assert dict(t.extra) == {"top_k": 20}
 
     d = c.distill
-    assert (d.language, d.max_items, d.chunk_chars, d.idle_min, d.backoff_min, d.yield_on_return,
-            d.human_names, d.min_quote_chars) == ("en", 8, 12000, 5.0, 30.5, False, ("Hana",), 10)
-    journals = {(j.adapter, j.root.relative_to(tmp_path).as_posix(), j.include_glob) for j in d.journals}
-    assert journals == {("claude", "logs/claude", ""), ("text", "logs/a.txt", ""),
-                        ("text", "logs/b", ""), ("evidence", "logs/evidence", "")}
+    assert (
+        d.language,
+        d.max_items,
+        d.chunk_chars,
+        d.idle_min,
+        d.backoff_min,
+        d.yield_on_return,
+        d.human_names,
+        d.min_quote_chars,
+    ) == ("en", 8, 12000, 5.0, 30.5, False, ("Hana",), 10)
+    journals = {
+        (j.adapter, j.root.relative_to(tmp_path).as_posix(), j.include_glob) for j in d.journals
+    }
+    assert journals == {
+        ("claude", "logs/claude", ""),
+        ("text", "logs/a.txt", ""),
+        ("text", "logs/b", ""),
+        ("evidence", "logs/evidence", ""),
+    }
 
     p = c.prefill
-    assert (p.window_tokens, p.budget_fraction, p.hard_fraction, p.fresh_days, p.pinned_types,
-            p.trigger_tokens, p.header) == (65536, 0.04, 0.15, 7, ("feedback",), 20, "What you remember:")
+    assert (
+        p.window_tokens,
+        p.budget_fraction,
+        p.hard_fraction,
+        p.fresh_days,
+        p.pinned_types,
+        p.trigger_tokens,
+        p.header,
+    ) == (65536, 0.04, 0.15, 7, ("feedback",), 20, "What you remember:")
     r = c.recall
     assert (r.hops, r.top, r.chars, r.shard_tokens) == (2, 4, 5000, 10000)
 
@@ -237,8 +274,9 @@ def test_per_store_overrides_inherit_the_rest(tmp_path):
 
     assert maker.distill.max_items == 3 and maker.distill.language == "ja"
     assert maker.distill.chunk_chars == 12000 and maker.distill.yield_on_return is False
-    assert [(j.adapter, j.include_glob, j.exclude_glob) for j in maker.distill.journals] == \
-        [("claude", "*.jsonl", "old*")]
+    assert [(j.adapter, j.include_glob, j.exclude_glob) for j in maker.distill.journals] == [
+        ("claude", "*.jsonl", "old*")
+    ]
     assert maker.prefill.budget_fraction == 0.1 and maker.prefill.hard_fraction == 0.3
     assert maker.prefill.window_tokens == 65536 and maker.prefill.header == "What you remember:"
     assert maker.recall.top == 7 and maker.recall.hops == 2 and maker.recall.chars == 5000
@@ -255,8 +293,14 @@ def test_defaults_when_sections_are_absent(tmp_path):
     assert c.server.host == "127.0.0.1" and c.server.port == 8085
     assert c.default_store == "only"
     assert c.stores["only"].write_policy == "distiller-only"
-    assert c.distill == DistillConfig() and c.prefill == PrefillConfig() and c.recall == RecallConfig()
-    assert c.distill.idle_min == 10 and c.distill.backoff_min == 20 and c.distill.yield_on_return is True
+    assert (
+        c.distill == DistillConfig() and c.prefill == PrefillConfig() and c.recall == RecallConfig()
+    )
+    assert (
+        c.distill.idle_min == 10
+        and c.distill.backoff_min == 20
+        and c.distill.yield_on_return is True
+    )
     assert c.prefill.budget_fraction == 0.05 and c.prefill.hard_fraction == 0.20
     assert c.recall.hops == 1 and c.recall.top == 3 and c.recall.chars == 6000
     assert dict(c.models) == {"thinker": None, "brain": None, "scribe": None}
@@ -264,9 +308,11 @@ def test_defaults_when_sections_are_absent(tmp_path):
 
 # --------------------------------------------------------------------------- model roles
 
+
 def test_only_thinker_fills_all_three_roles():
-    c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 9}}},
-                     source=None)
+    c = parse_config(
+        {"models": {"thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 9}}}, source=None
+    )
     t, b, s = c.models["thinker"], c.models["brain"], c.models["scribe"]
     assert t is not None and b == s
     assert (b.url, b.model) == (t.url, t.model) == ("http://h:1/v1", "m")
@@ -277,32 +323,63 @@ def test_only_thinker_fills_all_three_roles():
 def test_role_timeouts_default_per_role_and_are_overridable():
     c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m"}}}, source=None)
     assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [60.0, 3600.0, 3600.0]
-    c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 5},
-                                 "brain": {"timeout": 900}, "scribe": {"timeout": 7200}}}, source=None)
+    c = parse_config(
+        {
+            "models": {
+                "thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 5},
+                "brain": {"timeout": 900},
+                "scribe": {"timeout": 7200},
+            }
+        },
+        source=None,
+    )
     assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [5.0, 900.0, 7200.0]
     # the scribe inherits the brain's wait (both are the slow seat) unless it names its own
-    c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m"},
-                                 "brain": {"timeout": 1200}}}, source=None)
+    c = parse_config(
+        {"models": {"thinker": {"url": "http://h:1/v1", "model": "m"}, "brain": {"timeout": 1200}}},
+        source=None,
+    )
     assert c.models["scribe"].timeout == 1200.0
 
 
 def test_brain_inherits_thinker_and_scribe_inherits_brain():
-    c = parse_config({"models": {
-        "thinker": {"url": "http://t:1/v1", "model": "small", "api_key_env": "K", "temperature": 0.0},
-        "brain": {"model": "big", "effort": "high"},
-    }}, source=None)
+    c = parse_config(
+        {
+            "models": {
+                "thinker": {
+                    "url": "http://t:1/v1",
+                    "model": "small",
+                    "api_key_env": "K",
+                    "temperature": 0.0,
+                },
+                "brain": {"model": "big", "effort": "high"},
+            }
+        },
+        source=None,
+    )
     t, b, s = c.models["thinker"], c.models["brain"], c.models["scribe"]
     assert t.model == "small" and t.effort == "low"
-    assert (b.url, b.model, b.api_key_env, b.temperature, b.effort) == ("http://t:1/v1", "big", "K", 0.0, "high")
+    assert (b.url, b.model, b.api_key_env, b.temperature, b.effort) == (
+        "http://t:1/v1",
+        "big",
+        "K",
+        0.0,
+        "high",
+    )
     assert s == b
 
 
 def test_scribe_overrides_only_what_it_names():
-    c = parse_config({"models": {
-        "thinker": {"url": "http://t:1/v1", "model": "small"},
-        "brain": {"url": "http://b:2/v1", "model": "big"},
-        "scribe": {"model": "writer"},
-    }}, source=None)
+    c = parse_config(
+        {
+            "models": {
+                "thinker": {"url": "http://t:1/v1", "model": "small"},
+                "brain": {"url": "http://b:2/v1", "model": "big"},
+                "scribe": {"model": "writer"},
+            }
+        },
+        source=None,
+    )
     assert c.models["scribe"].url == "http://b:2/v1"
     assert c.models["scribe"].model == "writer"
     assert c.models["thinker"].url == "http://t:1/v1"
@@ -312,39 +389,78 @@ def test_scribe_overrides_only_what_it_names():
 
 BAD = {
     "unknown top-level key": ('colour = "red"\n[stores.a]\npath = "a"\n', "colour"),
-    "unknown key in a store": ('[stores.a]\npath = "a"\nwrtie_policy = "frozen"\n', "stores.a.wrtie_policy"),
+    "unknown key in a store": (
+        '[stores.a]\npath = "a"\nwrtie_policy = "frozen"\n',
+        "stores.a.wrtie_policy",
+    ),
     "unknown key in a section": ('[stores.a]\npath = "a"\n[recall]\nhopz = 2\n', "recall.hopz"),
     "port not an integer": ('[server]\nport = "x"\n[stores.a]\npath = "a"\n', "server.port"),
-    "budget_fraction not a number": ('[prefill]\nbudget_fraction = "big"\n[stores.a]\npath = "a"\n',
-                                     "prefill.budget_fraction"),
-    "yield_on_return not a bool": ('[distill]\nyield_on_return = 1\n[stores.a]\npath = "a"\n',
-                                   "distill.yield_on_return"),
-    "store override wrong type": ('[stores.a]\npath = "a"\n[stores.a.recall]\ntop = "many"\n',
-                                  "stores.a.recall.top"),
+    "budget_fraction not a number": (
+        '[prefill]\nbudget_fraction = "big"\n[stores.a]\npath = "a"\n',
+        "prefill.budget_fraction",
+    ),
+    "yield_on_return not a bool": (
+        '[distill]\nyield_on_return = 1\n[stores.a]\npath = "a"\n',
+        "distill.yield_on_return",
+    ),
+    "store override wrong type": (
+        '[stores.a]\npath = "a"\n[stores.a.recall]\ntop = "many"\n',
+        "stores.a.recall.top",
+    ),
     "missing store path": ('[stores.a]\nlabel = "no path"\n', "stores.a.path"),
-    "invalid write_policy": ('[stores.a]\npath = "a"\nwrite_policy = "anything-goes"\n',
-                             "stores.a.write_policy"),
-    "two stores on one directory": ('[stores.a]\npath = "same"\n[stores.b]\npath = "./same/"\n',
-                                    "stores.a.path"),
-    "nested stores": ('[stores.a]\npath = "outer"\n[stores.b]\npath = "outer/inner"\n', "stores.b.path"),
-    "journal root inside a store": ('[stores.a]\npath = "a"\n[distill.journals]\nclaude = "a/logs"\n',
-                                    "distill.journals.claude"),
-    "store journal inside a store": ('[stores.a]\npath = "a"\n[stores.b]\npath = "b"\n'
-                                     '[stores.b.journals]\ntext = { root = "a/x" }\n',
-                                     "stores.b.journals.text"),
-    "mode colliding with another store": ('[stores.a]\npath = "a"\n[stores.b]\npath = "b"\n'
-                                          '[modes]\na = "b"\n', "modes.a"),
-    "mode pointing to no store": ('[stores.a]\npath = "a"\n[modes]\ntalk = "nowhere"\n', "modes.talk"),
+    "invalid write_policy": (
+        '[stores.a]\npath = "a"\nwrite_policy = "anything-goes"\n',
+        "stores.a.write_policy",
+    ),
+    "two stores on one directory": (
+        '[stores.a]\npath = "same"\n[stores.b]\npath = "./same/"\n',
+        "stores.a.path",
+    ),
+    "nested stores": (
+        '[stores.a]\npath = "outer"\n[stores.b]\npath = "outer/inner"\n',
+        "stores.b.path",
+    ),
+    "journal root inside a store": (
+        '[stores.a]\npath = "a"\n[distill.journals]\nclaude = "a/logs"\n',
+        "distill.journals.claude",
+    ),
+    "store journal inside a store": (
+        '[stores.a]\npath = "a"\n[stores.b]\npath = "b"\n'
+        '[stores.b.journals]\ntext = { root = "a/x" }\n',
+        "stores.b.journals.text",
+    ),
+    "mode colliding with another store": (
+        '[stores.a]\npath = "a"\n[stores.b]\npath = "b"\n[modes]\na = "b"\n',
+        "modes.a",
+    ),
+    "mode pointing to no store": (
+        '[stores.a]\npath = "a"\n[modes]\ntalk = "nowhere"\n',
+        "modes.talk",
+    ),
     "bad TOML syntax": ('[stores.a\npath = "a"\n', "line 1"),
-    "server.default unknown": ('[server]\ndefault = "ghost"\n[stores.a]\npath = "a"\n', "server.default"),
-    "bad dialect": ('[stores.a]\npath = "a"\n[models.thinker]\nurl = "http://h/v1"\nmodel = "m"\n'
-                    'dialect = "klingon"\n', "models.thinker.dialect"),
-    "thinker without url": ('[stores.a]\npath = "a"\n[models.thinker]\nmodel = "m"\n', "models.thinker.url"),
-    "unknown model key": ('[stores.a]\npath = "a"\n[models.thinker]\nurl = "http://h/v1"\nmodel = "m"\n'
-                          'temprature = 1\n', "models.thinker.temprature"),
+    "server.default unknown": (
+        '[server]\ndefault = "ghost"\n[stores.a]\npath = "a"\n',
+        "server.default",
+    ),
+    "bad dialect": (
+        '[stores.a]\npath = "a"\n[models.thinker]\nurl = "http://h/v1"\nmodel = "m"\n'
+        'dialect = "klingon"\n',
+        "models.thinker.dialect",
+    ),
+    "thinker without url": (
+        '[stores.a]\npath = "a"\n[models.thinker]\nmodel = "m"\n',
+        "models.thinker.url",
+    ),
+    "unknown model key": (
+        '[stores.a]\npath = "a"\n[models.thinker]\nurl = "http://h/v1"\nmodel = "m"\n'
+        "temprature = 1\n",
+        "models.thinker.temprature",
+    ),
     "bad store name": ('[stores."a b"]\npath = "a"\n', "stores.a b"),
-    "unknown journal adapter": ('[stores.a]\npath = "a"\n[distill.journals]\nslack = "logs"\n',
-                                "distill.journals.slack"),
+    "unknown journal adapter": (
+        '[stores.a]\npath = "a"\n[distill.journals]\nslack = "logs"\n',
+        "distill.journals.slack",
+    ),
 }
 
 
@@ -355,8 +471,14 @@ def test_malformed_config_is_one_line_naming_the_key(tmp_path, case):
     cfg.write_text(text, encoding="utf-8")
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
     env.pop("KURA_DEBUG", None)
-    proc = subprocess.run([sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "doctor"],
-                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "doctor"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
     lines = proc.stderr.strip().splitlines()
@@ -379,8 +501,14 @@ def test_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     cfg = tmp_path / "latin.toml"
     cfg.write_bytes('[stores.a]\npath = "caf\xe9"\n'.encode("latin-1"))
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "doctor"],
-                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "doctor"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "UTF-8" in lines[0] and "latin.toml" in lines[0]
@@ -403,9 +531,12 @@ def test_append_store_refuses_before_writing(tmp_path):
 
 # --------------------------------------------------------------------------- selectors
 
+
 @pytest.fixture
 def registry(tmp_path):
-    cfg = _toml(tmp_path / "kura.toml", """
+    cfg = _toml(
+        tmp_path / "kura.toml",
+        """
         [stores.maker]
         path = "maker"
         [stores.eq]
@@ -415,7 +546,8 @@ def registry(tmp_path):
         [modes]
         build = "maker"
         talk = "eq"
-    """)
+    """,
+    )
     reg = Registry.open(cfg)
     yield reg
     reg.close()
@@ -435,7 +567,9 @@ def test_selector_by_store_and_by_mode(registry, tmp_path):
 def test_default_store(registry, tmp_path):
     assert registry.resolve(None) == "maker"
     assert registry.resolve("") == "maker"
-    cfg = _toml(tmp_path / "k2.toml", """
+    cfg = _toml(
+        tmp_path / "k2.toml",
+        """
         [server]
         default = "talk"
         [stores.maker]
@@ -444,7 +578,8 @@ def test_default_store(registry, tmp_path):
         path = "e2"
         [modes]
         talk = "eq"
-    """)
+    """,
+    )
     reg = Registry.open(cfg)
     assert reg.resolve(None) == "eq"
     reg.close()
@@ -503,14 +638,17 @@ def test_registry_for_path(tmp_path):
 
 def test_describe_names_no_secret(tmp_path, monkeypatch):
     monkeypatch.setenv("THINKER_KEY", "sk-very-secret")
-    cfg = _toml(tmp_path / "kura.toml", """
+    cfg = _toml(
+        tmp_path / "kura.toml",
+        """
         [stores.a]
         path = "a"
         [models.thinker]
         url = "http://h/v1"
         model = "m"
         api_key_env = "THINKER_KEY"
-    """)
+    """,
+    )
     reg = Registry.open(cfg)
     d = reg.describe()
     assert d["models"]["thinker"]["api_key_env"] == "THINKER_KEY"

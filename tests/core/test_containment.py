@@ -59,8 +59,12 @@ def boxed(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
     secret = outside / "secret.md"
-    secret.write_text(f"---\nname: secret\ndescription: {SECRET}\n---\n{SECRET}\n", encoding="utf-8")
-    st = make_store(tmp_path / "store", memories={"alpha": ("Alpha", "the one real memory", "body")})
+    secret.write_text(
+        f"---\nname: secret\ndescription: {SECRET}\n---\n{SECRET}\n", encoding="utf-8"
+    )
+    st = make_store(
+        tmp_path / "store", memories={"alpha": ("Alpha", "the one real memory", "body")}
+    )
     return st, outside, secret
 
 
@@ -182,8 +186,10 @@ def test_symlinked_index_is_refused_and_never_copied_in(boxed):
 def test_index_lines_pointing_outside_are_not_entries(boxed):
     st, _, secret = boxed
     with open(st.index_path, "a", encoding="utf-8") as fh:
-        fh.write(f"- [Up](../outside/secret.md) — up\n- [Abs]({secret}) — absolute\n"
-                 "- [Etc](/etc/passwd) — etc\n- [Enc](..%2foutside%2fsecret.md) — encoded\n")
+        fh.write(
+            f"- [Up](../outside/secret.md) — up\n- [Abs]({secret}) — absolute\n"
+            "- [Etc](/etc/passwd) — etc\n- [Enc](..%2foutside%2fsecret.md) — encoded\n"
+        )
     idx = st.index()
     assert idx.slugs() == ["alpha"]
     assert len(idx.foreign_links) == 4

@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from kura_core.fsutil import is_temp_name
 from kura_core.store import Store, parse_index, render_memory, split_frontmatter
 
@@ -86,8 +85,13 @@ def test_sigkill_at_random_moments_never_leaves_half_a_write(tmp_path):
     start = time.monotonic()
 
     for i in range(KILLS):
-        child = subprocess.Popen([sys.executable, "-c", WRITER, str(root), str(i)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT)
+        child = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(root), str(i)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+        )
         try:
             line = child.stdout.readline()
             assert line == b"ready\n", child.stderr.read().decode()
@@ -121,10 +125,18 @@ def test_sigkill_at_random_moments_never_leaves_half_a_write(tmp_path):
 
 
 def _intent(slug: str, description: str, body: str, **kw) -> dict:
-    text = render_memory({"name": slug, "description": description,
-                          "metadata": {"type": "project", "tags": []}}, body)
-    return {"op": "upsert", "slug": slug, "text": text, "title": kw.get("title", slug),
-            "description": description, "sector": kw.get("sector", "")}
+    text = render_memory(
+        {"name": slug, "description": description, "metadata": {"type": "project", "tags": []}},
+        body,
+    )
+    return {
+        "op": "upsert",
+        "slug": slug,
+        "text": text,
+        "title": kw.get("title", slug),
+        "description": description,
+        "sector": kw.get("sector", ""),
+    }
 
 
 def test_an_intent_that_is_not_utf8_is_discarded_and_reading_goes_on(store):

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from kura_core.handwork import editable_text, parse_editable
 from kura_core.distill import drafts as dr
 from kura_core.distill import pipeline
 from kura_core.distill.drafts import FloorRefused
 from kura_core.errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
+from kura_core.handwork import editable_text, parse_editable
 from kura_core.kura import Kura
 from kura_core.registry import Registry
 from tests.conftest import make_store
@@ -29,14 +29,14 @@ def _config(tmp_path: Path, model_url: str | None = None, policy: str = "distill
     cfg = tmp_path / "kura.toml"
     text = f"""
 [stores.main]
-path = "{tmp_path / 'main'}"
+path = "{tmp_path / "main"}"
 write_policy = "{policy}"
 
 [distill]
 max_items = 50
 
 [distill.journals]
-claude = "{tmp_path / 'journals'}"
+claude = "{tmp_path / "journals"}"
 """
     if model_url:
         text += f'\n[models.thinker]\nurl = "{model_url}"\nmodel = "scripted"\ntimeout = 5\n'
@@ -46,10 +46,13 @@ claude = "{tmp_path / 'journals'}"
 
 def _poured(tmp_path: Path, model) -> tuple[Kura, str]:
     """A store with one memory poured through the gate from a real journal."""
-    write_journal(tmp_path / "journals" / "s1.jsonl", [
-        ("user", "the archive goes on the slow disk from now on"),
-        ("assistant", "understood, I will move it tonight"),
-    ])
+    write_journal(
+        tmp_path / "journals" / "s1.jsonl",
+        [
+            ("user", "the archive goes on the slow disk from now on"),
+            ("assistant", "understood, I will move it tonight"),
+        ],
+    )
     model.script("kura_candidates", honest_brain)
     model.script("kura_compose", echo_scribe)
     k = Kura(Registry.open(_config(tmp_path, model.url)))
@@ -61,12 +64,17 @@ def _poured(tmp_path: Path, model) -> tuple[Kura, str]:
 
 # --------------------------------------------------------------------------- the store primitive
 
+
 def test_retire_removes_the_file_and_its_line_and_nothing_else(store):
     store.write("a", title="A", description="the first one", body="A.")
     store.write("b", title="B", description="the second one", body="B. Related: [[a]]")
     before = store.index_text()
     gone = store.retire("a")
-    assert gone.slug == "a" and "the first one" in gone.text and gone.index_line.startswith("- [A](a.md)")
+    assert (
+        gone.slug == "a"
+        and "the first one" in gone.text
+        and gone.index_line.startswith("- [A](a.md)")
+    )
     assert not (store.root / "a.md").exists()
     assert store.index().slugs() == ["b"]
     assert store.index_text() == before.replace(gone.index_line + "\n", "")
@@ -88,7 +96,9 @@ def test_a_retire_killed_after_its_intent_is_finished_by_the_next_reader(store):
 
 def test_a_retire_killed_in_a_real_process_leaves_old_or_new(store):
     for i in range(20):
-        store.write(f"m-{i}", title=f"M {i}", description=f"memory number {i} of the set", body=f"Body {i}.")
+        store.write(
+            f"m-{i}", title=f"M {i}", description=f"memory number {i} of the set", body=f"Body {i}."
+        )
     code = (
         "import os, sys\n"
         "from kura_core import store as s\n"
@@ -97,7 +107,9 @@ def test_a_retire_killed_in_a_real_process_leaves_old_or_new(store):
         "s.Store._retire_files_locked = die\n"
         f"s.Store({str(store.root)!r}).retire('m-3')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
     assert proc.returncode == 9
     assert (store.still / "intent.json").exists()
     from kura_core.store import Store
@@ -117,14 +129,20 @@ def test_none_in_meta_takes_a_key_out(store):
 
 # --------------------------------------------------------------------------- hand edits
 
+
 def test_pour_seals_and_a_hand_edit_breaks_the_seal_and_is_recorded(tmp_path, model):
     k, slug = _poured(tmp_path, model)
     view = k.memory(slug, store="main")
     assert view.provenance.state == "gated" and view.provenance.manifest_present
     assert view.quotes and view.quotes[0].cls == "USER"
 
-    res = k.edit_memory(slug, store="main", base=view.base, by="ren (tui)",
-                        body="The archive goes on the slow disk. Checked twice.")
+    res = k.edit_memory(
+        slug,
+        store="main",
+        base=view.base,
+        by="ren (tui)",
+        body="The archive goes on the slow disk. Checked twice.",
+    )
     assert res.changed == ("body",)
     after = res.view
     assert after.provenance.state == "hand-edited" and after.provenance.seal_ok is False
@@ -154,11 +172,19 @@ def test_a_later_pour_seals_again(tmp_path, model):
     assert k.memory(slug, store="main").provenance.state == "hand-edited"
     assert k.memory(slug, store="main").provenance.seal_ok is True  # only tags changed
     store = k.registry.store("main")
-    d = dr.save_draft(store, dr.Draft(slug=f"{slug}-ext", title="Archive", description="archive on the slow disk",
-                                      body=store.read(slug).body + "\nChecked again.", decision="extends",
-                                      target=slug,
-                                      manifest=view.provenance.manifest, quotes=({"cls": "USER", "status": "verified",
-                                                                                 "text": "x"},)))
+    d = dr.save_draft(
+        store,
+        dr.Draft(
+            slug=f"{slug}-ext",
+            title="Archive",
+            description="archive on the slow disk",
+            body=store.read(slug).body + "\nChecked again.",
+            decision="extends",
+            target=slug,
+            manifest=view.provenance.manifest,
+            quotes=({"cls": "USER", "status": "verified", "text": "x"},),
+        ),
+    )
     k.pour(d.slug, store="main")
     assert k.memory(slug, store="main").provenance.state == "gated"
 
@@ -176,11 +202,23 @@ def test_an_edit_against_a_file_that_changed_since_is_refused(tmp_path, model):
 def test_editing_title_tags_and_curation(tmp_path):
     k = Kura(Registry.open(_config(tmp_path)))
     st = k.registry.store("main")
-    st.write("kiln", title="Kiln", description="the kiln runs on the 32A circuit", body="Kiln.",
-             tags=["decision", "recurred"], meta={"keep": "which circuit", "may_fade": "the date"})
+    st.write(
+        "kiln",
+        title="Kiln",
+        description="the kiln runs on the 32A circuit",
+        body="Kiln.",
+        tags=["decision", "recurred"],
+        meta={"keep": "which circuit", "may_fade": "the date"},
+    )
     v = k.memory("kiln", store="main")
-    res = k.edit_memory("kiln", store="main", base=v.base, title="Kiln circuit", tags=[],
-                        curation={"keep": "which circuit, and why", "may_fade": "", "belongs_because": "power"})
+    res = k.edit_memory(
+        "kiln",
+        store="main",
+        base=v.base,
+        title="Kiln circuit",
+        tags=[],
+        curation={"keep": "which circuit, and why", "may_fade": "", "belongs_because": "power"},
+    )
     assert set(res.changed) == {"title", "tags", "keep", "may_fade", "belongs_because"}
     m = st.read("kiln")
     assert m.tags == () and m.curation("keep") == "which circuit, and why"
@@ -211,14 +249,23 @@ def test_a_frozen_store_refuses_hand_edits_and_retires(tmp_path):
 
 def test_the_editor_text_round_trips_and_refuses_a_rename(tmp_path):
     k = Kura(Registry.open(_config(tmp_path)))
-    k.registry.store("main").write("kiln", title="Kiln: the big one", description="kiln on the 32A circuit",
-                                   body="Kiln.\n\nRelated: [[x]]", tags=["decision"], meta={"keep": "which"})
+    k.registry.store("main").write(
+        "kiln",
+        title="Kiln: the big one",
+        description="kiln on the 32A circuit",
+        body="Kiln.\n\nRelated: [[x]]",
+        tags=["decision"],
+        meta={"keep": "which"},
+    )
     v = k.memory("kiln", store="main")
     text = editable_text(v)
     assert text.startswith("---\ntitle: 'Kiln: the big one'") or "title:" in text.split("\n")[1]
     fields = parse_editable(text, "kiln")
     assert fields["title"] == "Kiln: the big one" and fields["tags"] == ["decision"]
-    assert fields["curation"]["keep"] == "which" and fields["body"].strip() == "Kiln.\n\nRelated: [[x]]"
+    assert (
+        fields["curation"]["keep"] == "which"
+        and fields["body"].strip() == "Kiln.\n\nRelated: [[x]]"
+    )
     res = k.edit_memory("kiln", store="main", base=v.base, **fields)
     assert res.changed == ()
     with pytest.raises(KuraError, match="renaming"):
@@ -229,12 +276,22 @@ def test_the_editor_text_round_trips_and_refuses_a_rename(tmp_path):
 
 # --------------------------------------------------------------------------- retire
 
+
 def test_retire_keeps_the_memory_who_and_why_in_the_gate_log(tmp_path):
     k = Kura(Registry.open(_config(tmp_path)))
     st = k.registry.store("main")
-    st.write("old-router", title="Old router", description="the old router lives in the hall", body="Old.")
-    st.write("network", title="Network", description="how the network is laid out",
-             body="See [[old-router]].")
+    st.write(
+        "old-router",
+        title="Old router",
+        description="the old router lives in the hall",
+        body="Old.",
+    )
+    st.write(
+        "network",
+        title="Network",
+        description="how the network is laid out",
+        body="See [[old-router]].",
+    )
     text = (st.root / "old-router.md").read_text()
     with pytest.raises(KuraError, match="say why"):
         k.retire("old-router", "  ", store="main")
@@ -246,30 +303,60 @@ def test_retire_keeps_the_memory_who_and_why_in_the_gate_log(tmp_path):
     assert e["detail"]["text"] == text and e["detail"]["index_line"].startswith("- [Old router]")
     with pytest.raises(NotFound):
         k.retire("old-router", "again", store="main")
-    assert len(k.registry.workshop("main").gate_log(kinds=("retired",))) == 1  # no entry for a failure
+    assert (
+        len(k.registry.workshop("main").gate_log(kinds=("retired",))) == 1
+    )  # no entry for a failure
 
 
 # --------------------------------------------------------------------------- seeds
 
+
 def test_seeds_show_their_origin_what_confirmed_them_and_a_dismissal(tmp_path, model):
     cfg = _config(tmp_path, model.url)
     k = Kura(Registry.open(cfg))
-    write_journal(tmp_path / "journals" / "a.jsonl", [("assistant", "maybe a ZFS mirror would suit the NAS later"),
-                                                      ("assistant", "a solar panel on the shed could run the pump")])
-    ideas = [("ZFS mirror for the NAS", "maybe a ZFS mirror would suit the NAS later"),
-             ("Solar panel for the shed pump", "a solar panel on the shed could run the pump")]
-    model.script("kura_candidates", {"candidates": [
-        {"kind": "idea", "title": t, "description": t, "body": t + ".", "quotes": [f"[SELF] {q}"]} for t, q in ideas]})
+    write_journal(
+        tmp_path / "journals" / "a.jsonl",
+        [
+            ("assistant", "maybe a ZFS mirror would suit the NAS later"),
+            ("assistant", "a solar panel on the shed could run the pump"),
+        ],
+    )
+    ideas = [
+        ("ZFS mirror for the NAS", "maybe a ZFS mirror would suit the NAS later"),
+        ("Solar panel for the shed pump", "a solar panel on the shed could run the pump"),
+    ]
+    model.script(
+        "kura_candidates",
+        {
+            "candidates": [
+                {
+                    "kind": "idea",
+                    "title": t,
+                    "description": t,
+                    "body": t + ".",
+                    "quotes": [f"[SELF] {q}"],
+                }
+                for t, q in ideas
+            ]
+        },
+    )
     pipeline.run(k.registry, "main")
     seeds = {s.title: s for s in k.seed_list(store="main")}
     zfs = seeds["ZFS mirror for the NAS"]
     assert zfs.state == "waiting" and zfs.source.endswith("a.jsonl")
     assert zfs.quotes[0].cls == "SELF" and zfs.quotes[0].source.endswith("a.jsonl")
 
-    write_journal(tmp_path / "journals" / "b.jsonl", [("user", "ok let's build the NAS as a ZFS mirror")])
+    write_journal(
+        tmp_path / "journals" / "b.jsonl", [("user", "ok let's build the NAS as a ZFS mirror")]
+    )
     model.script("kura_candidates", {"candidates": []})
-    model.script("kura_seed_check", {"confirms": [zfs.id],
-                                     "quotes": {str(zfs.id): ["[USER] ok let's build the NAS as a ZFS mirror"]}})
+    model.script(
+        "kura_seed_check",
+        {
+            "confirms": [zfs.id],
+            "quotes": {str(zfs.id): ["[USER] ok let's build the NAS as a ZFS mirror"]},
+        },
+    )
     model.script("kura_compose", echo_scribe)
     pipeline.run(k.registry, "main")
     zfs = next(s for s in k.seed_list(store="main") if s.id == zfs.id)
@@ -291,11 +378,21 @@ def test_seeds_show_their_origin_what_confirmed_them_and_a_dismissal(tmp_path, m
 
 # --------------------------------------------------------------------------- tidy review
 
+
 def _weak(st):
-    st.write("router", title="Router", description="note", body="The router is in the hall cupboard; reboot weekly.")
+    st.write(
+        "router",
+        title="Router",
+        description="note",
+        body="The router is in the hall cupboard; reboot weekly.",
+    )
     st.write("nas", title="NAS", description="misc info", body="The NAS holds 4 disks of 8TB.")
-    st.write("printer", title="Printer", description="the printer in the study needs the blue cable, not wifi",
-             body="The printer only works over the blue cable; do not use wifi.")
+    st.write(
+        "printer",
+        title="Printer",
+        description="the printer in the study needs the blue cable, not wifi",
+        body="The printer only works over the blue cable; do not use wifi.",
+    )
 
 
 def test_tidy_review_proposes_without_writing_and_apply_passes_the_floors(tmp_path, model):
@@ -315,7 +412,10 @@ def test_tidy_review_proposes_without_writing_and_apply_passes_the_floors(tmp_pa
     assert st.index_text() == before  # nothing written
     props = {p.slug: p for p in review.proposals}
     assert set(props) == {"router", "nas"} and review.scribe
-    assert props["router"].proposed == "router in the hall cupboard; reboot weekly" and not props["router"].problems
+    assert (
+        props["router"].proposed == "router in the hall cupboard; reboot weekly"
+        and not props["router"].problems
+    )
     assert props["nas"].problems and "6" in props["nas"].problems[0]
     assert seen[-1].done == seen[-1].total == 2
 
@@ -323,8 +423,10 @@ def test_tidy_review_proposes_without_writing_and_apply_passes_the_floors(tmp_pa
         k.apply_tidy("nas", props["nas"].proposed, expected="misc info", store="main")
     assert st.index().by_slug()["nas"].description == "misc info"
     # a person's own line passes the same floors
-    assert k.apply_tidy("nas", "NAS: 4 disks of 8TB", expected="misc info", store="main", by="ren") == \
-        "NAS: 4 disks of 8TB"
+    assert (
+        k.apply_tidy("nas", "NAS: 4 disks of 8TB", expected="misc info", store="main", by="ren")
+        == "NAS: 4 disks of 8TB"
+    )
     assert st.index().by_slug()["nas"].description == "NAS: 4 disks of 8TB"
     tidied = k.registry.workshop("main").gate_log(kinds=("tidied",))
     assert tidied[0]["detail"]["by"] == "ren" and tidied[0]["detail"]["old"] == "misc info"
@@ -355,14 +457,30 @@ def test_tidy_review_stops_when_asked(tmp_path, model):
 
 # --------------------------------------------------------------------------- weave preview
 
+
 def test_weave_preview_shows_changes_and_write_refuses_a_changed_index(tmp_path):
     k = Kura(Registry.open(_config(tmp_path)))
     st = k.registry.store("main")
-    st.write("a", title="A", description="short line", body="A.", type="project",
-             meta={"metadata": {"created": "2020-01-01"}})
-    long = ("a very long recognition trigger that goes on and on about the archive disk, the scratch disk, "
-            "the backup rotation and why the kiln controller sits on its own circuit breaker")
-    st.write("b", title="B", description=long, body="B.", type="project", meta={"metadata": {"created": "2020-01-01"}})
+    st.write(
+        "a",
+        title="A",
+        description="short line",
+        body="A.",
+        type="project",
+        meta={"metadata": {"created": "2020-01-01"}},
+    )
+    long = (
+        "a very long recognition trigger that goes on and on about the archive disk, the scratch disk, "
+        "the backup rotation and why the kiln controller sits on its own circuit breaker"
+    )
+    st.write(
+        "b",
+        title="B",
+        description=long,
+        body="B.",
+        type="project",
+        meta={"metadata": {"created": "2020-01-01"}},
+    )
     pv = k.weave_preview(store="main")
     assert pv.current_source == "canonical" and not (st.still / "woven.md").exists()
     kinds = {c.slug: c.kind for c in pv.changes}
@@ -385,30 +503,53 @@ def test_weave_preview_shows_changes_and_write_refuses_a_changed_index(tmp_path)
 
 # --------------------------------------------------------------------------- extension drafts
 
+
 def test_an_extension_draft_carries_the_diff_of_what_it_changes(tmp_path):
     k = Kura(Registry.open(_config(tmp_path)))
     st = k.registry.store("main")
-    st.write("disk-layout", title="Disk layout", description="two disks: /data slow, /scratch fast",
-             body="The machine has two disks.\n\n/scratch is fast.", tags=["reference"])
+    st.write(
+        "disk-layout",
+        title="Disk layout",
+        description="two disks: /data slow, /scratch fast",
+        body="The machine has two disks.\n\n/scratch is fast.",
+        tags=["reference"],
+    )
     cur = st.read("disk-layout")
-    dr.save_draft(st, dr.Draft(slug="disk-layout-ext", title="Disk layout",
-                               description="two disks: /data slow 3.2T, /scratch fast",
-                               body="The machine has two disks.\n\n/data holds 3.2T.\n\n/scratch is fast.",
-                               decision="extends", target="disk-layout", target_digest=dr.body_digest(cur.body)))
-    dr.save_draft(st, dr.Draft(slug="new-one", title="New", description="a new memory", body="New."))
+    dr.save_draft(
+        st,
+        dr.Draft(
+            slug="disk-layout-ext",
+            title="Disk layout",
+            description="two disks: /data slow 3.2T, /scratch fast",
+            body="The machine has two disks.\n\n/data holds 3.2T.\n\n/scratch is fast.",
+            decision="extends",
+            target="disk-layout",
+            target_digest=dr.body_digest(cur.body),
+        ),
+    )
+    dr.save_draft(
+        st, dr.Draft(slug="new-one", title="New", description="a new memory", body="New.")
+    )
     view = k.drafts(store="main")
     assert [d.slug for d in view.drafts] == ["disk-layout-ext", "new-one"]
     diff = view.extensions["disk-layout-ext"]
     assert set(view.extensions) == {"disk-layout-ext"}
     assert diff.exists and not diff.changed_since
-    assert diff.description == ("two disks: /data slow, /scratch fast", "two disks: /data slow 3.2T, /scratch fast")
-    assert [(d.op, d.text) for d in diff.body if d.op != " "] == [("+", "/data holds 3.2T."), ("+", "")]
+    assert diff.description == (
+        "two disks: /data slow, /scratch fast",
+        "two disks: /data slow 3.2T, /scratch fast",
+    )
+    assert [(d.op, d.text) for d in diff.body if d.op != " "] == [
+        ("+", "/data holds 3.2T."),
+        ("+", ""),
+    ]
     assert diff.added == 2 and diff.removed == 0
     st.write("disk-layout", title="Disk layout", description="two disks", body="Rewritten by hand.")
     assert k.drafts(store="main").extensions["disk-layout-ext"].changed_since
 
 
 # --------------------------------------------------------------------------- tender and journals
+
 
 def test_tend_status_reads_the_heartbeat_and_the_log(tmp_path):
     from kura_core.tend import Tender
@@ -419,13 +560,17 @@ def test_tend_status_reads_the_heartbeat_and_the_log(tmp_path):
     t = Tender(reg, "main")
     t.beat("resting")
     t.log("distil: 1 batch(es) → 2 draft(s), 0 dropped")
-    t.log('tick: {"did_work": true, "tracks": ["run"], "counts": {"drafted": 2}, "notes": [], "failed": "", '
-          '"stopped": "", "quiet": true}')
+    t.log(
+        'tick: {"did_work": true, "tracks": ["run"], "counts": {"drafted": 2}, "notes": [], "failed": "", '
+        '"stopped": "", "quiet": true}'
+    )
     t.rest("run")
     s = k.tend_status(store="main")
     assert s.state == "alive" and s.running and s.pid == os.getpid() and s.doing == "resting"
     assert s.last_tick["tracks"] == ["run"] and s.last_tick_at
-    assert len(s.last_tick_lines) == 1 and s.last_tick_lines[0].endswith("distil: 1 batch(es) → 2 draft(s), 0 dropped")
+    assert len(s.last_tick_lines) == 1 and s.last_tick_lines[0].endswith(
+        "distil: 1 batch(es) → 2 draft(s), 0 dropped"
+    )
     assert s.log_tail[-2].endswith("distil: 1 batch(es) → 2 draft(s), 0 dropped")
     assert "run" in s.resting and s.resting["run"] > 0
     t.beat("stopped")
@@ -434,17 +579,22 @@ def test_tend_status_reads_the_heartbeat_and_the_log(tmp_path):
     t.log("drain failed: drain needs a scribe model")
     t.log("tidy skipped: tidy needs a scribe model")
     assert k.tend_status(store="main").last_tick_lines[-2:] == tuple(
-        line for line in k.tend_status(store="main").log_tail[-2:])
+        line for line in k.tend_status(store="main").log_tail[-2:]
+    )
 
 
 def test_journals_show_marks_backlog_and_shelved_stretches(tmp_path, model):
     from tests.fakes.model_server import Status
 
     k = Kura(Registry.open(_config(tmp_path, model.url)))
-    j = write_journal(tmp_path / "journals" / "s1.jsonl", [("user", "the archive goes on the slow disk")])
+    j = write_journal(
+        tmp_path / "journals" / "s1.jsonl", [("user", "the archive goes on the slow disk")]
+    )
     view = k.journals(store="main")
     (f,) = view.files
-    assert f.adapter == "claude" and f.unit == "byte" and f.mark == 0 and f.backlog == j.stat().st_size
+    assert (
+        f.adapter == "claude" and f.unit == "byte" and f.mark == 0 and f.backlog == j.stat().st_size
+    )
     assert view.roots[0].exists and view.roots[0].include == "**/*.jsonl"
     model.script("kura_candidates", Status(500, "down"))
     rep = pipeline.run(k.registry, "main")
@@ -486,10 +636,14 @@ def test_a_journal_excerpt_refuses_files_the_store_does_not_drink(tmp_path, mode
 
 # --------------------------------------------------------------------------- the metabolism
 
+
 def test_distil_and_drain_report_progress_and_stop_when_asked(tmp_path, model):
     k = Kura(Registry.open(_config(tmp_path, model.url)))
     for i in range(3):
-        write_journal(tmp_path / "journals" / f"s{i}.jsonl", [("user", f"the archive goes on disk number {i}")])
+        write_journal(
+            tmp_path / "journals" / f"s{i}.jsonl",
+            [("user", f"the archive goes on disk number {i}")],
+        )
     model.script("kura_candidates", honest_brain)
     model.script("kura_compose", echo_scribe)
     seen = []
@@ -520,13 +674,19 @@ def test_without_a_model_the_metabolism_says_so(tmp_path):
 def test_every_shape_rule_says_what_to_fix():
     from kura_core.floors import SHAPE, TAG, Violation
 
-    assert Violation(SHAPE, "keep", "more than one line", "one_line").message() == \
-        "keep must be one sentence on one line"
-    assert Violation(SHAPE, "keep", "612 characters", "too_long", "600").message() == \
-        "keep is 612 characters; keep it under 600"
+    assert (
+        Violation(SHAPE, "keep", "more than one line", "one_line").message()
+        == "keep must be one sentence on one line"
+    )
+    assert (
+        Violation(SHAPE, "keep", "612 characters", "too_long", "600").message()
+        == "keep is 612 characters; keep it under 600"
+    )
     assert Violation(SHAPE, "description", "", "empty").message() == "description is empty"
-    assert Violation(SHAPE, "tags", "dict", "not_a_list").message() == \
-        "tags must be a list of one-word strings, not dict"
+    assert (
+        Violation(SHAPE, "tags", "dict", "not_a_list").message()
+        == "tags must be a list of one-word strings, not dict"
+    )
     assert Violation(SHAPE, "title", "?", "something_new").message() == "title is malformed: ?"
     assert Violation(TAG, "tags", "x", "something_new").message() == "tag x is refused"
     assert Violation("legacy", "", "an old reason", "legacy").message() == "legacy an old reason ()"

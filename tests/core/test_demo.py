@@ -43,6 +43,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 # --------------------------------------------------------------------------- the workspace
 
+
 def test_config_wires_three_stores_and_modes_without_models(demo):
     raw = tomllib.loads(demo.read_text(encoding="utf-8"))
     assert "models" not in raw
@@ -109,6 +110,7 @@ def test_the_kurashi_store_is_written_in_japanese(reg):
 
 # --------------------------------------------------------------------------- drafts and the gate
 
+
 def test_drafts_wait_in_both_stores(reg):
     maker = list_drafts(reg.store("maker"))
     kurashi = list_drafts(reg.store("kurashi"))
@@ -130,12 +132,24 @@ def test_every_draft_quote_is_verbatim_in_its_journal(demo, reg):
             assert set(d.gate) >= {"verdict", "reasons", "violations", "tag_checks"}
             assert d.quotes, d.slug
             for q in d.quotes:
-                assert set(q) >= {"text", "cls", "claimed", "status", "source", "start", "end", "unit"}
+                assert set(q) >= {
+                    "text",
+                    "cls",
+                    "claimed",
+                    "status",
+                    "source",
+                    "start",
+                    "end",
+                    "unit",
+                }
                 assert q["status"] == "verified"
                 journal = workspace / q["source"]
                 assert journal.is_file() and journal.suffix == ".jsonl"
-                segs = [s for s in read_claude(journal, 0).segments
-                        if s.start == q["start"] and s.end == q["end"] and s.cls == q["cls"]]
+                segs = [
+                    s
+                    for s in read_claude(journal, 0).segments
+                    if s.start == q["start"] and s.end == q["end"] and s.cls == q["cls"]
+                ]
                 assert any(normalize(q["text"]) in normalize(s.text) for s in segs), (d.slug, q)
 
 
@@ -163,8 +177,13 @@ def test_the_gate_log_shows_drops_and_tosses_with_reasons(reg):
         assert all(e["reason"] and e["title"] for e in dropped + tossed)
         assert all(e["detail"]["verdict"] == "dropped" and "quotes" in e["detail"] for e in dropped)
         reasons = " | ".join(e["reason"] for e in dropped)
-        for why in ("no quote survived", "vouched only by SELF", "attribution",
-                    "fact dressed as an idea", "echo of the store"):
+        for why in (
+            "no quote survived",
+            "vouched only by SELF",
+            "attribution",
+            "fact dressed as an idea",
+            "echo of the store",
+        ):
             assert why in reasons, (name, why)
         assert all(e["detail"].get("draft") for e in tossed)
         for e in tossed:
@@ -190,6 +209,7 @@ def test_journals_are_left_undrunk(demo, reg):
 
 
 # --------------------------------------------------------------------------- building
+
 
 def test_rebuild_reuses_and_force_rebuilds(tmp_path):
     dest = tmp_path / "ws"

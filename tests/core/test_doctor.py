@@ -18,44 +18,73 @@ from tests.conftest import make_store, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SPEC_KEYS = {"store", "ok", "memories", "dead_links", "islands", "index_drift", "unreadable",
-             "drafts_waiting", "seeds", "tender", "models", "capacity"}
+SPEC_KEYS = {
+    "store",
+    "ok",
+    "memories",
+    "dead_links",
+    "islands",
+    "index_drift",
+    "unreadable",
+    "drafts_waiting",
+    "seeds",
+    "tender",
+    "models",
+    "capacity",
+}
 CAPACITY_KEYS = {"memories", "index_tokens", "body_tokens", "bytes", "limit", "pressure"}
 
 
 def _config(tmp_path: Path) -> Path:
-    return write_config(tmp_path / "kura.toml", """
+    return write_config(
+        tmp_path / "kura.toml",
+        """
         [stores.good]
         path = "good"
         [stores.broken]
         path = "broken"
         [modes]
         fine = "good"
-    """)
+    """,
+    )
 
 
 def _good(root: Path):
-    return make_store(root, "good", {
-        "alpha": ("Alpha", "first, links to beta", "See [[beta]]."),
-        "beta": ("Beta", "second, links to alpha", "See [[alpha]]."),
-    })
+    return make_store(
+        root,
+        "good",
+        {
+            "alpha": ("Alpha", "first, links to beta", "See [[beta]]."),
+            "beta": ("Beta", "second, links to alpha", "See [[alpha]]."),
+        },
+    )
 
 
 def _broken(root: Path):
-    st = make_store(root, "broken", {
-        "alpha": ("Alpha", "links to beta and a ghost", "See [[beta]] and [[ghost]] and [[beta]]."),
-        "beta": ("Beta", "links back", "Back to [[alpha]]."),
-        "gamma": ("Gamma", "nothing links here", "Alone."),
-    })
+    st = make_store(
+        root,
+        "broken",
+        {
+            "alpha": (
+                "Alpha",
+                "links to beta and a ghost",
+                "See [[beta]] and [[ghost]] and [[beta]].",
+            ),
+            "beta": ("Beta", "links back", "Back to [[alpha]]."),
+            "gamma": ("Gamma", "nothing links here", "Alone."),
+        },
+    )
     # a file with no index line
-    (st.root / "delta.md").write_text("---\nname: delta\ndescription: by hand\n---\nDelta body\n",
-                                      encoding="utf-8")
+    (st.root / "delta.md").write_text(
+        "---\nname: delta\ndescription: by hand\n---\nDelta body\n", encoding="utf-8"
+    )
     # unreadable frontmatter
     (st.root / "bad.md").write_text("no frontmatter at all\n", encoding="utf-8")
     # readable file with unreadable fields
     (st.root / "odd.md").write_text(
         "---\nname: odd\ndescription: odd one\nmetadata:\n  tags: 7\n---\nOdd links [[gamma]].\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     with open(st.index_path, "a", encoding="utf-8") as fh:
         fh.write("- [Omega](omega.md) — a line whose file is gone\n")
         fh.write("- [Alpha twice](alpha.md) — a duplicate line\n")
@@ -77,7 +106,7 @@ def setup(tmp_path):
 def test_healthy_store(setup):
     _, reg, good, _ = setup
     r = diagnose(reg, "good")
-    assert SPEC_KEYS <= set(r.to_json())
+    assert set(r.to_json()) >= SPEC_KEYS
     assert r.store == "good" and r.ok is True and r.exists
     assert r.memories == 2
     assert r.dead_links == () and r.islands == () and r.unreadable == ()
@@ -120,10 +149,15 @@ def test_capacity_in_four_units(setup):
     assert cap["memories"] == 2
     assert cap["index_tokens"] == estimate_tokens(good.index_path.read_text(encoding="utf-8")) > 0
     assert cap["body_tokens"] == sum(estimate_tokens(m.body) for m in mems) > 0
-    assert cap["bytes"] == sum((good.root / f"{s}.md").stat().st_size for s in ("alpha", "beta")) + \
-        good.index_path.stat().st_size
+    assert (
+        cap["bytes"]
+        == sum((good.root / f"{s}.md").stat().st_size for s in ("alpha", "beta"))
+        + good.index_path.stat().st_size
+    )
 
-    good.write("gamma", title="Gamma", description="a third, bigger one", body="word " * 400 + "[[alpha]]")
+    good.write(
+        "gamma", title="Gamma", description="a third, bigger one", body="word " * 400 + "[[alpha]]"
+    )
     cap2 = diagnose(reg, "good").to_json()["capacity"]
     assert cap2["memories"] == 3
     assert cap2["index_tokens"] > cap["index_tokens"]
@@ -138,20 +172,30 @@ def test_drafts_seeds_manifests_and_tender(setup):
     ws = reg.workshop("good")
     now = time.time()
     ws.execute("INSERT INTO seeds(at, title, updated) VALUES(?,?,?)", (now, "an idea", now))
-    ws.execute("INSERT INTO seeds(at, title, state, updated) VALUES(?,?,?,?)", (now, "old", "withered", now))
+    ws.execute(
+        "INSERT INTO seeds(at, title, state, updated) VALUES(?,?,?,?)",
+        (now, "old", "withered", now),
+    )
     r = diagnose(reg, "good")
     assert r.drafts_waiting == 2 and r.seeds == 1 and r.ok is True
 
-    good.write("gamma", title="Gamma", description="has evidence", body="[[alpha]]",
-               meta={"metadata": {"evidence_manifest": "sha256:" + "ab" * 32}})
+    good.write(
+        "gamma",
+        title="Gamma",
+        description="has evidence",
+        body="[[alpha]]",
+        meta={"metadata": {"evidence_manifest": "sha256:" + "ab" * 32}},
+    )
     r = diagnose(reg, "good")
     assert r.ok is False and r.manifests_missing == ("gamma",)
     (good.still / "manifests").mkdir()
     (good.still / "manifests" / ("ab" * 32 + ".json")).write_text("{}", encoding="utf-8")
     assert diagnose(reg, "good").ok is True
 
-    ws.execute("INSERT INTO heartbeat(name, pid, host, started, beat, state) VALUES('tend', ?, '', ?, ?, 'idle')",
-               (os.getpid(), now, now))
+    ws.execute(
+        "INSERT INTO heartbeat(name, pid, host, started, beat, state) VALUES('tend', ?, '', ?, ?, 'idle')",
+        (os.getpid(), now, now),
+    )
     assert diagnose(reg, "good").tender.state == "alive"
     ws.execute("UPDATE heartbeat SET beat = ?", (now - 3600,))
     r = diagnose(reg, "good")
@@ -173,7 +217,7 @@ def test_missing_store_is_broken(tmp_path):
     reg = Registry.open(cfg)
     r = diagnose(reg)
     assert r.ok is False and "kura init ghost" in r.problems[0]
-    assert SPEC_KEYS <= set(r.to_json()) and set(r.to_json()["capacity"]) == CAPACITY_KEYS
+    assert set(r.to_json()) >= SPEC_KEYS and set(r.to_json()["capacity"]) == CAPACITY_KEYS
     reg.close()
 
 
@@ -188,7 +232,9 @@ def test_diagnose_all(setup):
 def test_symlink_out_is_reported_not_read(setup, tmp_path):
     _, reg, good, _ = setup
     secret = tmp_path / "secret.md"
-    secret.write_text("---\nname: evil\ndescription: SECRET-WORDS\n---\nSECRET-WORDS\n", encoding="utf-8")
+    secret.write_text(
+        "---\nname: evil\ndescription: SECRET-WORDS\n---\nSECRET-WORDS\n", encoding="utf-8"
+    )
     os.symlink(secret, good.root / "evil.md")
     r = diagnose(reg, "good")
     assert r.ok is False
@@ -198,10 +244,17 @@ def test_symlink_out_is_reported_not_read(setup, tmp_path):
 
 # --------------------------------------------------------------------------- through the CLI
 
+
 def _kura(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "kura_core.cli", *args], capture_output=True,
-                          text=True, cwd=tmp_path, env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "kura_core.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
 
 
 def test_cli_doctor_exit_codes_and_json(setup, tmp_path):
@@ -209,7 +262,7 @@ def test_cli_doctor_exit_codes_and_json(setup, tmp_path):
     ok = _kura(tmp_path, "-c", cfg, "doctor", "-s", "good", "--json")
     assert ok.returncode == 0, ok.stderr
     rep = json.loads(ok.stdout)
-    assert SPEC_KEYS <= set(rep)
+    assert set(rep) >= SPEC_KEYS
     assert set(rep["capacity"]) == CAPACITY_KEYS
     assert all(isinstance(rep["capacity"][k], int) for k in CAPACITY_KEYS - {"limit", "pressure"})
     assert rep["capacity"]["limit"] is None and rep["capacity"]["pressure"] is None
@@ -238,7 +291,7 @@ def test_cli_doctor_all(setup, tmp_path):
     assert rep["ok"] is False
     assert {r["store"]: r["ok"] for r in rep["stores"]} == {"good": True, "broken": False}
     for r in rep["stores"]:
-        assert SPEC_KEYS <= set(r)
+        assert set(r) >= SPEC_KEYS
 
     for p in list(broken.root.glob("*.md")):
         if p.name != "MEMORY.md":
@@ -250,6 +303,7 @@ def test_cli_doctor_all(setup, tmp_path):
 
 
 # --------------------------------------------------------------------------- the typed report
+
 
 def _shape(value):
     """The keys of a JSON value all the way down (list items by their first element)."""
@@ -276,12 +330,15 @@ def test_a_missing_store_and_a_healthy_one_have_one_shape(setup, tmp_path):
 
     from kura_core.doctor import DoctorReport
 
-    cfg = write_config(tmp_path / "two.toml", f"""
+    cfg = write_config(
+        tmp_path / "two.toml",
+        f"""
         [stores.good]
         path = "{setup[2].root}"
         [stores.ghost]
-        path = "{tmp_path / 'nowhere'}"
-    """)
+        path = "{tmp_path / "nowhere"}"
+    """,
+    )
     reg = Registry.open(cfg)
     try:
         healthy, missing = diagnose(reg, "good"), diagnose(reg, "ghost")
@@ -298,8 +355,12 @@ def test_a_missing_store_and_a_healthy_one_have_one_shape(setup, tmp_path):
     h, m = healthy.to_json(), missing.to_json()
     assert list(h) == list(m)  # every key, in one order
     assert _nested_keys(h) == _nested_keys(m)
-    assert set(m["index_drift"]) == {"files_without_line", "lines_without_file", "duplicate_lines",
-                                     "bad_targets"}
+    assert set(m["index_drift"]) == {
+        "files_without_line",
+        "lines_without_file",
+        "duplicate_lines",
+        "bad_targets",
+    }
     assert m["charter"] == {"present": False, "path": str(tmp_path / "nowhere" / "charter.md")}
     assert m["manifests_missing"] == [] and m["profile"] is None
     assert m["tender"] == {"state": "never started"}
@@ -328,20 +389,32 @@ def test_the_parts_say_what_the_json_says(setup):
     now = time.time()
     reg.workshop("good").execute(
         "INSERT INTO heartbeat(name, pid, host, started, beat, state, counts) VALUES('tend', ?, '', ?, ?, "
-        "'resting', '{\"drained\": 2}')", (os.getpid(), now, now))
+        "'resting', '{\"drained\": 2}')",
+        (os.getpid(), now, now),
+    )
     r = diagnose(reg, "good")
     t = r.to_json()["tender"]
     assert r.tender.beat and r.tender.state == "alive" and r.tender.doing == "resting"
-    assert set(t) == {"state", "pid", "last_beat_s", "doing", "counts"} and t["counts"] == {"drained": 2}
+    assert set(t) == {"state", "pid", "last_beat_s", "doing", "counts"} and t["counts"] == {
+        "drained": 2
+    }
     assert Tender.from_heartbeat(heartbeat_state(None, now)).to_json() == {"state": "never started"}
 
-    unprobed = ModelRole("thinker", True, "http://x/v1", "m", last_ok_at=1.0, last_error="boom",
-                         last_error_at=2.0)
+    unprobed = ModelRole(
+        "thinker", True, "http://x/v1", "m", last_ok_at=1.0, last_error="boom", last_error_at=2.0
+    )
     assert unprobed.failing and "reachable" not in unprobed.to_json()
-    fixed = ModelRole("thinker", True, "http://x/v1", "m", last_ok_at=3.0, last_error="boom", last_error_at=2.0)
+    fixed = ModelRole(
+        "thinker", True, "http://x/v1", "m", last_ok_at=3.0, last_error="boom", last_error_at=2.0
+    )
     assert not fixed.failing
-    probed = ModelRole("thinker", True, "http://x/v1", "m", reachable=False, reason="connection refused")
-    assert probed.to_json()["reachable"] is False and probed.to_json()["reason"] == "connection refused"
+    probed = ModelRole(
+        "thinker", True, "http://x/v1", "m", reachable=False, reason="connection refused"
+    )
+    assert (
+        probed.to_json()["reachable"] is False
+        and probed.to_json()["reason"] == "connection refused"
+    )
     unconfigured = r.models["brain"].to_json()
     assert unconfigured["reachable"] is False and "not configured" in unconfigured["reason"]
 
@@ -382,12 +455,17 @@ def test_every_face_gives_the_reports_json(setup):
         server.server_close()
     assert got == want
     assert set(got_all) == set(want_all) and got_all["stores"] == want_all["stores"]
-    out = McpSession(LocalBackend(k)).handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                              "params": {"name": "kura_doctor",
-                                                         "arguments": {"store": "broken"}}})
+    out = McpSession(LocalBackend(k)).handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "kura_doctor", "arguments": {"store": "broken"}},
+        }
+    )
     text = out["result"]["content"][0]["text"]
     assert text.startswith("store broken: BROKEN\n✗ ")
-    assert json.loads(text[text.index("\n{") + 1:]) == want
+    assert json.loads(text[text.index("\n{") + 1 :]) == want
 
 
 def test_the_cli_renders_the_typed_report(setup):
@@ -403,12 +481,15 @@ def test_the_cli_renders_the_typed_report(setup):
     assert "  ✗ 1 link(s) point at no memory (first: [[ghost]] in alpha)" in lines
     assert any(l.startswith("  · 2 memory(ies) are islands") for l in lines)
 
-    cfg = write_config(setup[0].parent / "capped.toml", f"""
+    cfg = write_config(
+        setup[0].parent / "capped.toml",
+        f"""
         [stores.good]
         path = "{good.root}"
         [capacity]
         memories = 1
-    """)
+    """,
+    )
     capped = Registry.open(cfg)
     try:
         text = doctor_text(diagnose(capped, "good"))
@@ -429,7 +510,9 @@ def test_the_app_renders_the_typed_report(setup):
     assert "thinker not configured — recall falls back to words" in plain
     assert "(d asks each endpoint)" in plain
 
-    missing = Registry.open(write_config(setup[0].parent / "ghost.toml", '[stores.ghost]\npath = "ghost"\n'))
+    missing = Registry.open(
+        write_config(setup[0].parent / "ghost.toml", '[stores.ghost]\npath = "ghost"\n')
+    )
     try:
         plain = render_report(diagnose(missing, "ghost"), time.time(), probed=True).plain
     finally:

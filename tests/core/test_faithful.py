@@ -31,8 +31,16 @@ from tests.core.test_distill import echo_scribe, honest_brain, write_journal
 ROOT = Path(__file__).resolve().parents[2]
 YAMLISH = ROOT / "tests" / "fixtures" / "yamlish"
 TODAY = dt.date.today()
-READABLE = ("which-disk", "build-flags", "tab-indented", "never-closed", "empty-values",
-            "archive-ja", "router-zh", "strict")
+READABLE = (
+    "which-disk",
+    "build-flags",
+    "tab-indented",
+    "never-closed",
+    "empty-values",
+    "archive-ja",
+    "router-zh",
+    "strict",
+)
 
 
 def yamlish_store(tmp_path: Path, *, broken: bool = False) -> Path:
@@ -41,15 +49,21 @@ def yamlish_store(tmp_path: Path, *, broken: bool = False) -> Path:
     if not broken:
         (root / "broken.md").unlink()
         idx = root / "MEMORY.md"
-        idx.write_text("".join(l for l in idx.read_text(encoding="utf-8").splitlines(True)
-                               if "broken.md" not in l), encoding="utf-8")
+        idx.write_text(
+            "".join(
+                l for l in idx.read_text(encoding="utf-8").splitlines(True) if "broken.md" not in l
+            ),
+            encoding="utf-8",
+        )
     return root
 
 
 def cfg_for(tmp_path: Path, root: Path, extra: str = "") -> Path:
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{root}"\nwrite_policy = "direct-allowed"\n' + extra,
-                   encoding="utf-8")
+    cfg.write_text(
+        f'[stores.main]\npath = "{root}"\nwrite_policy = "direct-allowed"\n' + extra,
+        encoding="utf-8",
+    )
     return cfg
 
 
@@ -68,28 +82,42 @@ def test_yamlish_files_read_as_written():
 
     f = fm("which-disk.md")
     assert f.form == "lines" and "not strict YAML" in f.why
-    assert f.meta["description"] == "which disk holds what: nvme is scratch, the HDD keeps the archive"
+    assert (
+        f.meta["description"] == "which disk holds what: nvme is scratch, the HDD keeps the archive"
+    )
     assert f.meta["metadata"] == {"type": "project", "tags": ["decision", "landmine"]}
     f = fm("build-flags.md")  # CRLF, '#', quotes and brackets inside the value
-    assert f.meta["description"] == 'build flags for PR #42: use -O2, never -Ofast (breaks "fast-math" [sic])'
+    assert (
+        f.meta["description"]
+        == 'build flags for PR #42: use -O2, never -Ofast (breaks "fast-math" [sic])'
+    )
     assert f.meta["type"] == "feedback" and f.body.startswith("Use -O2") and "\r" not in f.body
     f = fm("tab-indented.md")  # BOM, tab-indented metadata children, a '- item' list
     assert f.meta["metadata"] == {"type": "reference", "tags": ["network", "router"]}
-    f = fm("never-closed.md")  # no closing '---': the body starts at the first line that is not a key
+    f = fm(
+        "never-closed.md"
+    )  # no closing '---': the body starts at the first line that is not a key
     assert f.meta["tags"] == ["household"] and f.body.startswith("Descale the kettle")
     assert "never closed" in f.why
     f = fm("empty-values.md")
     assert f.meta["description"] == 'the pantry list lives in the notes app: "Pantry"'
     assert f.meta["type"] == "" and f.meta["tags"] == "" and f.meta["created"] == ""
-    assert fm("archive-ja.md").meta["description"] == "アーカイブ: 遅いディスクに置く（NVMeはスクラッチ）"
-    f = fm("router-zh.md")  # strict YAML would read ' #家里' as a comment: the text as written is kept
+    assert (
+        fm("archive-ja.md").meta["description"]
+        == "アーカイブ: 遅いディスクに置く（NVMeはスクラッチ）"
+    )
+    f = fm(
+        "router-zh.md"
+    )  # strict YAML would read ' #家里' as a comment: the text as written is kept
     assert f.meta["description"] == "路由器密码: 在抽屉里的卡片上 #家里" and f.form == "lines"
     assert fm("strict.md").form == "yaml"
 
 
 def test_line_form_first_key_wins_and_a_comment_stays_a_comment():
-    f = read_frontmatter("---\nname: a\ndescription: first: one\ndescription: second\n"
-                         "metadata:\n  type: project  # user | feedback\n---\nbody\n")
+    f = read_frontmatter(
+        "---\nname: a\ndescription: first: one\ndescription: second\n"
+        "metadata:\n  type: project  # user | feedback\n---\nbody\n"
+    )
     assert f.meta["description"] == "first: one" and f.meta["metadata"]["type"] == "project"
 
 
@@ -103,12 +131,17 @@ def test_every_reader_sees_yamlish_memories_and_doctor_calls_them_normal(tmp_pat
     assert rep["ok"], rep["problems"]
     assert rep["unreadable"] == []
     assert sorted(n["file"] for n in rep["normalise_on_write"]) == sorted(
-        f"{s}.md" for s in READABLE if s != "strict")
+        f"{s}.md" for s in READABLE if s != "strict"
+    )
     assert any("YAML-ish" in n and "next time it writes" in n for n in rep["notes"])
 
     # recall by words (no model) finds them in every language
-    for q, slug in (("which disk is nvme scratch", "which-disk"), ("アーカイブ ディスク", "archive-ja"),
-                    ("路由器密码在哪里", "router-zh"), ("descale the kettle", "never-closed")):
+    for q, slug in (
+        ("which disk is nvme scratch", "which-disk"),
+        ("アーカイブ ディスク", "archive-ja"),
+        ("路由器密码在哪里", "router-zh"),
+        ("descale the kettle", "never-closed"),
+    ):
         res = k.recall(q, store="main")
         assert res.how == "words" and slug in res.walked, (q, res.walked)
     # weave keeps every line; prefill wears it
@@ -118,7 +151,9 @@ def test_every_reader_sees_yamlish_memories_and_doctor_calls_them_normal(tmp_pat
     k.close()
 
     code, out, _ = cli(capsys, "-c", cfg, "read", "build-flags", "--json")
-    assert code == 0 and json.loads(out)["description"].startswith("build flags for PR #42: use -O2")
+    assert code == 0 and json.loads(out)["description"].startswith(
+        "build flags for PR #42: use -O2"
+    )
     code, out, _ = cli(capsys, "-c", cfg, "doctor", "--json")
     assert code == 0 and json.loads(out)["ok"]
     code, out, _ = cli(capsys, "-c", cfg, "recall", "路由器密码", "--json")
@@ -157,8 +192,10 @@ def test_kura_writes_yamlish_memories_back_as_yaml_losing_nothing(tmp_path):
 
 def test_doctor_names_markdown_files_whose_names_are_not_slugs(tmp_path):
     root = yamlish_store(tmp_path)
-    (root / "user_role.md").write_text("---\nname: user_role\ndescription: a data scientist\n"
-                                       "type: user\n---\nbody\n", encoding="utf-8")
+    (root / "user_role.md").write_text(
+        "---\nname: user_role\ndescription: a data scientist\ntype: user\n---\nbody\n",
+        encoding="utf-8",
+    )
     k = Kura.open(cfg_for(tmp_path, root))
     rep = k.doctor(store="main").to_json()
     assert rep["ok"] and rep["ignored_files"][0]["file"] == "user_role.md"
@@ -170,10 +207,18 @@ def test_doctor_names_markdown_files_whose_names_are_not_slugs(tmp_path):
 
 
 def test_written_dates_in_every_common_form():
-    got = written_dates("Settled on 2026-11-28. 2025年3月1日に決定。二〇 no. ２０２４年１２月３１日. "
-                        "Also 28 November 2023, Nov 2, 2022 and 2021/07/04. Not 2026-02-30.")
-    assert set(got) == {dt.date(2026, 11, 28), dt.date(2025, 3, 1), dt.date(2024, 12, 31),
-                        dt.date(2023, 11, 28), dt.date(2022, 11, 2), dt.date(2021, 7, 4)}
+    got = written_dates(
+        "Settled on 2026-11-28. 2025年3月1日に決定。二〇 no. ２０２４年１２月３１日. "
+        "Also 28 November 2023, Nov 2, 2022 and 2021/07/04. Not 2026-02-30."
+    )
+    assert set(got) == {
+        dt.date(2026, 11, 28),
+        dt.date(2025, 3, 1),
+        dt.date(2024, 12, 31),
+        dt.date(2023, 11, 28),
+        dt.date(2022, 11, 2),
+        dt.date(2021, 7, 4),
+    }
 
 
 def test_after_cp_r_a_memory_dated_last_week_is_still_worn_in_full(tmp_path):
@@ -182,8 +227,10 @@ def test_after_cp_r_a_memory_dated_last_week_is_still_worn_in_full(tmp_path):
     week = TODAY - dt.timedelta(days=7)
     old = TODAY - dt.timedelta(days=400)
     future = TODAY + dt.timedelta(days=30)
-    long = ("the archive moved to the slow disk and the fast disk is scratch space now, "
-            "with the cold backups on the tape shelf beside the printer in the hall closet")
+    long = (
+        "the archive moved to the slow disk and the fast disk is scratch space now, "
+        "with the cold backups on the tape shelf beside the printer in the hall closet"
+    )
     bodies = {
         "body-iso": f"Settled on {week.isoformat()}.",
         "body-cjk": f"{week.year}年{week.month}月{week.day}日に決定。",
@@ -193,8 +240,9 @@ def test_after_cp_r_a_memory_dated_last_week_is_still_worn_in_full(tmp_path):
     }
     lines = ["# main", ""]
     for slug, body in bodies.items():
-        (src / f"{slug}.md").write_text(f"---\nname: {slug}\ndescription: {slug} {long}\n---\n\n{body}\n",
-                                        encoding="utf-8")
+        (src / f"{slug}.md").write_text(
+            f"---\nname: {slug}\ndescription: {slug} {long}\n---\n\n{body}\n", encoding="utf-8"
+        )
         lines.append(f"- [{slug}]({slug}.md) — {slug} {long}")
     (src / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     dst = tmp_path / "copy"
@@ -215,18 +263,24 @@ def test_after_cp_r_a_memory_dated_last_week_is_still_worn_in_full(tmp_path):
 # =========================================================================== journals
 
 
-def two_stores(tmp_path: Path, model_url: str | None, *, eq_table: str = "", work_table: str = "") -> Path:
+def two_stores(
+    tmp_path: Path, model_url: str | None, *, eq_table: str = "", work_table: str = ""
+) -> Path:
     make_store(tmp_path / "work", "work")
     make_store(tmp_path / "eq", "eq")
     cfg = tmp_path / "kura.toml"
-    text = (f'[stores.work]\npath = "{tmp_path / "work"}"\n{work_table}\n'
-            f'[stores.eq]\npath = "{tmp_path / "eq"}"\n{eq_table}\n'
-            f'[distill.journals]\nclaude = "{tmp_path / "journals"}"\n')
+    text = (
+        f'[stores.work]\npath = "{tmp_path / "work"}"\n{work_table}\n'
+        f'[stores.eq]\npath = "{tmp_path / "eq"}"\n{eq_table}\n'
+        f'[distill.journals]\nclaude = "{tmp_path / "journals"}"\n'
+    )
     if model_url:
         text += f'[models.thinker]\nurl = "{model_url}"\nmodel = "scripted"\ntimeout = 5\n'
     cfg.write_text(text, encoding="utf-8")
-    write_journal(tmp_path / "journals" / "private.jsonl",
-                  [("user", "I have been feeling low since the move and I want to talk it through")])
+    write_journal(
+        tmp_path / "journals" / "private.jsonl",
+        [("user", "I have been feeling low since the move and I want to talk it through")],
+    )
     return cfg
 
 
@@ -247,8 +301,12 @@ def test_two_stores_and_one_global_root_drink_nothing_unless_written_down(tmp_pa
 
 
 def test_inherit_global_journals_and_doctor_names_a_root_two_stores_drink(tmp_path, model, capsys):
-    cfg = two_stores(tmp_path, model.url, eq_table="inherit_global_journals = true",
-                     work_table=f'[stores.work.journals]\nclaude = "{tmp_path / "journals"}"')
+    cfg = two_stores(
+        tmp_path,
+        model.url,
+        eq_table="inherit_global_journals = true",
+        work_table=f'[stores.work.journals]\nclaude = "{tmp_path / "journals"}"',
+    )
     c = load_config(cfg)
     assert c.stores["eq"].journals_from == "global" and c.stores["work"].journals_from == "own"
     model.script("kura_candidates", honest_brain)
@@ -260,42 +318,66 @@ def test_inherit_global_journals_and_doctor_names_a_root_two_stores_drink(tmp_pa
         rep = json.loads(out)
         (shared,) = rep["journals"]["shared"]
         assert shared["stores"] == ["eq", "work"] and shared["root"] == str(tmp_path / "journals")
-        assert any(str(tmp_path / "journals") in n and "drunk by this store" in n for n in rep["notes"])
+        assert any(
+            str(tmp_path / "journals") in n and "drunk by this store" in n for n in rep["notes"]
+        )
 
 
 def test_one_store_drinks_the_global_journals(tmp_path):
     make_store(tmp_path / "main", "main")
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n'
-                   f'[distill.journals]\nclaude = "{tmp_path / "j"}"\n', encoding="utf-8")
+    cfg.write_text(
+        f'[stores.main]\npath = "{tmp_path / "main"}"\n'
+        f'[distill.journals]\nclaude = "{tmp_path / "j"}"\n',
+        encoding="utf-8",
+    )
     c = load_config(cfg)
-    assert c.stores["main"].journals_from == "global" and len(c.stores["main"].distill.journals) == 1
+    assert (
+        c.stores["main"].journals_from == "global" and len(c.stores["main"].distill.journals) == 1
+    )
 
 
 # =========================================================================== distil: passes, exit codes
 
 
 def test_coverage_passes_ask_again_for_what_was_missed(tmp_path, model, capsys):
-    write_journal(tmp_path / "journals" / "s.jsonl", [
-        ("user", "the archive goes on the slow disk from now on"),
-        ("user", "the kettle gets descaled with citric acid"),
-        ("user", "the router admin page is only for the study laptop"),
-    ])
+    write_journal(
+        tmp_path / "journals" / "s.jsonl",
+        [
+            ("user", "the archive goes on the slow disk from now on"),
+            ("user", "the kettle gets descaled with citric acid"),
+            ("user", "the router admin page is only for the study laptop"),
+        ],
+    )
     make_store(tmp_path / "main", "main")
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n[distill]\ncoverage_passes = 3\n'
-                   f'max_items = 8\n[distill.journals]\nclaude = "{tmp_path / "journals"}"\n'
-                   f'[models.thinker]\nurl = "{model.url}"\nmodel = "scripted"\ntimeout = 5\n',
-                   encoding="utf-8")
-    said = ["the archive goes on the slow disk from now on", "the kettle gets descaled with citric acid",
-            "the router admin page is only for the study laptop"]
+    cfg.write_text(
+        f'[stores.main]\npath = "{tmp_path / "main"}"\n[distill]\ncoverage_passes = 3\n'
+        f'max_items = 8\n[distill.journals]\nclaude = "{tmp_path / "journals"}"\n'
+        f'[models.thinker]\nurl = "{model.url}"\nmodel = "scripted"\ntimeout = 5\n',
+        encoding="utf-8",
+    )
+    said = [
+        "the archive goes on the slow disk from now on",
+        "the kettle gets descaled with citric acid",
+        "the router admin page is only for the study laptop",
+    ]
 
     def cand(s):
-        return {"kind": "fact", "title": s[:40], "description": s, "body": s, "quotes": [f"[USER] {s}"]}
+        return {
+            "kind": "fact",
+            "title": s[:40],
+            "description": s,
+            "body": s,
+            "quotes": [f"[USER] {s}"],
+        }
 
-    model.script("kura_candidates", {"candidates": [cand(said[0])]},            # pass 1 takes one
-                 {"candidates": [cand(said[0]), cand(said[1])]},                # pass 2: one repeat, one new
-                 {"candidates": [cand(said[2])]})                               # pass 3: the last
+    model.script(
+        "kura_candidates",
+        {"candidates": [cand(said[0])]},  # pass 1 takes one
+        {"candidates": [cand(said[0]), cand(said[1])]},  # pass 2: one repeat, one new
+        {"candidates": [cand(said[2])]},
+    )  # pass 3: the last
     model.script("kura_compose", echo_scribe)
     code, out, _ = cli(capsys, "-c", cfg, "distill", "run", "--json")
     rep = json.loads(out)
@@ -312,13 +394,17 @@ def test_coverage_passes_ask_again_for_what_was_missed(tmp_path, model, capsys):
 
 
 def test_coverage_passes_stop_when_a_pass_adds_nothing(tmp_path, model):
-    write_journal(tmp_path / "journals" / "s.jsonl", [("user", "the archive goes on the slow disk")])
+    write_journal(
+        tmp_path / "journals" / "s.jsonl", [("user", "the archive goes on the slow disk")]
+    )
     make_store(tmp_path / "main", "main")
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n[distill]\ncoverage_passes = 4\n'
-                   f'[distill.journals]\nclaude = "{tmp_path / "journals"}"\n'
-                   f'[models.thinker]\nurl = "{model.url}"\nmodel = "scripted"\ntimeout = 5\n',
-                   encoding="utf-8")
+    cfg.write_text(
+        f'[stores.main]\npath = "{tmp_path / "main"}"\n[distill]\ncoverage_passes = 4\n'
+        f'[distill.journals]\nclaude = "{tmp_path / "journals"}"\n'
+        f'[models.thinker]\nurl = "{model.url}"\nmodel = "scripted"\ntimeout = 5\n',
+        encoding="utf-8",
+    )
     model.script("kura_candidates", honest_brain, {"candidates": []})
     model.script("kura_compose", echo_scribe)
     reg = Registry.open(cfg)
@@ -327,11 +413,16 @@ def test_coverage_passes_stop_when_a_pass_adds_nothing(tmp_path, model):
     reg.close()
 
 
-def test_distill_run_with_no_model_exits_2_when_nothing_is_new_and_1_when_something_is(tmp_path, capsys):
+def test_distill_run_with_no_model_exits_2_when_nothing_is_new_and_1_when_something_is(
+    tmp_path, capsys
+):
     make_store(tmp_path / "main", "main")
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n'
-                   f'[distill.journals]\nclaude = "{tmp_path / "journals"}"\n', encoding="utf-8")
+    cfg.write_text(
+        f'[stores.main]\npath = "{tmp_path / "main"}"\n'
+        f'[distill.journals]\nclaude = "{tmp_path / "journals"}"\n',
+        encoding="utf-8",
+    )
     (tmp_path / "journals").mkdir()
     (tmp_path / "journals" / "empty.jsonl").write_text("", encoding="utf-8")
     code, out, _ = cli(capsys, "-c", cfg, "distill", "run", "--json")
@@ -346,26 +437,34 @@ def test_distill_run_with_no_model_exits_2_when_nothing_is_new_and_1_when_someth
 
 def test_the_seeds_config_keys_load(tmp_path):
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.maker]\npath = "{tmp_path / "maker"}"\nlabel = "maker mode — building things"\n'
-                   '[modes]\nmaker = "maker"\n'
-                   '[models.thinker]\nurl = "http://127.0.0.1:8000/v1"\nmodel = "local-small"\n'
-                   '[models.scribe]\nurl = "https://api.example.com/v1"\nmodel = "big-model"\n'
-                   'api_key_env = "EXAMPLE_API_KEY"\ntimeout = 3600\ndialect = "openai"\n'
-                   '[distill]\nmax_items = 8\ncoverage_passes = 2\nidle_min = 10\nbackoff_min = 20\n'
-                   'yield_on_return = false\n[capacity]\nmemories = 500\n', encoding="utf-8")
+    cfg.write_text(
+        f'[stores.maker]\npath = "{tmp_path / "maker"}"\nlabel = "maker mode — building things"\n'
+        '[modes]\nmaker = "maker"\n'
+        '[models.thinker]\nurl = "http://127.0.0.1:8000/v1"\nmodel = "local-small"\n'
+        '[models.scribe]\nurl = "https://api.example.com/v1"\nmodel = "big-model"\n'
+        'api_key_env = "EXAMPLE_API_KEY"\ntimeout = 3600\ndialect = "openai"\n'
+        "[distill]\nmax_items = 8\ncoverage_passes = 2\nidle_min = 10\nbackoff_min = 20\n"
+        "yield_on_return = false\n[capacity]\nmemories = 500\n",
+        encoding="utf-8",
+    )
     c = load_config(cfg)
     assert c.distill.coverage_passes == 2 and c.distill.max_items == 8
     assert c.models["scribe"].timeout == 3600 and c.capacity.memories == 500
 
 
-@pytest.mark.parametrize("table, key, says", [
-    ("distill", 'metrics_file = "_still/metrics.jsonl"', "SQLite metrics table"),
-    ("distill", 'seed_file = "seeds.md"', "seeds table"),
-    ("stores.main", "readonly = true", "KURA_READONLY"),
-    ("stores.main", "allowSwitch = true", "KURA_STORE"),
-    ("server", "promptOrder = -50", "host"),
-])
-def test_a_key_kura_deliberately_does_not_support_says_so_and_what_instead(tmp_path, capsys, table, key, says):
+@pytest.mark.parametrize(
+    "table, key, says",
+    [
+        ("distill", 'metrics_file = "_still/metrics.jsonl"', "SQLite metrics table"),
+        ("distill", 'seed_file = "seeds.md"', "seeds table"),
+        ("stores.main", "readonly = true", "KURA_READONLY"),
+        ("stores.main", "allowSwitch = true", "KURA_STORE"),
+        ("server", "promptOrder = -50", "host"),
+    ],
+)
+def test_a_key_kura_deliberately_does_not_support_says_so_and_what_instead(
+    tmp_path, capsys, table, key, says
+):
     cfg = tmp_path / "kura.toml"
     body = f'[stores.main]\npath = "{tmp_path / "m"}"\n'
     if table == "stores.main":
@@ -382,14 +481,21 @@ def test_a_key_kura_deliberately_does_not_support_says_so_and_what_instead(tmp_p
 
 
 def test_capacity_limit_and_pressure(tmp_path, capsys):
-    st = make_store(tmp_path / "main", "main", {f"m{i}": (f"M {i}", f"memory {i}", f"body {i}") for i in range(4)})
+    st = make_store(
+        tmp_path / "main",
+        "main",
+        {f"m{i}": (f"M {i}", f"memory {i}", f"body {i}") for i in range(4)},
+    )
     cfg = tmp_path / "kura.toml"
     cfg.write_text(f'[stores.main]\npath = "{st.root}"\n', encoding="utf-8")
     code, out, _ = cli(capsys, "-c", cfg, "doctor", "--json")
     cap = json.loads(out)["capacity"]
     assert cap["limit"] is None and cap["pressure"] is None and cap["memories"] == 4
-    cfg.write_text(f'[stores.main]\npath = "{st.root}"\n[capacity]\nmemories = 5\n'
-                   f'[stores.main.capacity]\nmemories = 4\nbytes = 1000000\n', encoding="utf-8")
+    cfg.write_text(
+        f'[stores.main]\npath = "{st.root}"\n[capacity]\nmemories = 5\n'
+        f"[stores.main.capacity]\nmemories = 4\nbytes = 1000000\n",
+        encoding="utf-8",
+    )
     code, out, _ = cli(capsys, "-c", cfg, "doctor", "--json")
     rep = json.loads(out)
     assert rep["capacity"]["limit"] == {"memories": 4, "bytes": 1000000}
@@ -406,23 +512,55 @@ def test_capacity_limit_and_pressure(tmp_path, capsys):
 def test_remember_carries_curation_through_the_floors(tmp_path, capsys):
     root = yamlish_store(tmp_path)
     cfg = cfg_for(tmp_path, root)
-    code, out, err = cli(capsys, "-c", cfg, "remember", "boiler-service", "the boiler is serviced every May",
-                         "The boiler is serviced every May by Ito, 2 hours each time.",
-                         "--belongs-because", "this store keeps how the house runs",
-                         "--keep", "every May, and who does it", "--may-fade", "the 2 hours", "--json")
+    code, out, err = cli(
+        capsys,
+        "-c",
+        cfg,
+        "remember",
+        "boiler-service",
+        "the boiler is serviced every May",
+        "The boiler is serviced every May by Ito, 2 hours each time.",
+        "--belongs-because",
+        "this store keeps how the house runs",
+        "--keep",
+        "every May, and who does it",
+        "--may-fade",
+        "the 2 hours",
+        "--json",
+    )
     assert code == 0, err
     got = json.loads(out)
     assert got["keep"] == "every May, and who does it" and got["may_fade"] == "the 2 hours"
     mem = Kura.open(cfg).read("boiler-service", store="main")
     assert mem.curation("belongs_because") == "this store keeps how the house runs"
     # a number the memory does not state, and a claim about the user it does not make
-    code, _, err = cli(capsys, "-c", cfg, "remember", "boiler-cost", "the boiler service", "Ito services it.",
-                       "--keep", "it costs 120 euros", "--may-fade", "the user asked for Ito")
+    code, _, err = cli(
+        capsys,
+        "-c",
+        cfg,
+        "remember",
+        "boiler-cost",
+        "the boiler service",
+        "Ito services it.",
+        "--keep",
+        "it costs 120 euros",
+        "--may-fade",
+        "the user asked for Ito",
+    )
     assert code == 1 and "120" in err and "attribution" in err and "nothing was written" in err
     assert not (root / "boiler-cost.md").exists()
     # a tag that claims something about the human needs evidence a direct write has none of
-    code, _, err = cli(capsys, "-c", cfg, "remember", "boiler-cost", "the boiler service", "Ito services it.",
-                       "--tag", "entrusted")
+    code, _, err = cli(
+        capsys,
+        "-c",
+        cfg,
+        "remember",
+        "boiler-cost",
+        "the boiler service",
+        "Ito services it.",
+        "--tag",
+        "entrusted",
+    )
     assert code == 1 and "entrusted" in err and "evidence manifest" in err
 
 
@@ -430,32 +568,65 @@ def test_curation_violations_is_the_one_place_the_floors_are_asked():
     from kura_core.floors import Evidence
 
     mine = ["The fast disk is 2 TB."]
-    assert curation_violations({"keep": "the 2 TB figure"}, [], evidence=Evidence(), memory_text=mine) == []
-    bad = curation_violations({"keep": "the 4 TB figure", "may_fade": "x\u202ey"}, ["two words"],
-                              evidence=Evidence(), memory_text=mine)
-    assert {(v.kind, v.field) for v in bad} >= {("number", "keep"), ("disguise", "may_fade"), ("tag", "tags")}
+    assert (
+        curation_violations({"keep": "the 2 TB figure"}, [], evidence=Evidence(), memory_text=mine)
+        == []
+    )
+    bad = curation_violations(
+        {"keep": "the 4 TB figure", "may_fade": "x\u202ey"},
+        ["two words"],
+        evidence=Evidence(),
+        memory_text=mine,
+    )
+    assert {(v.kind, v.field) for v in bad} >= {
+        ("number", "keep"),
+        ("disguise", "may_fade"),
+        ("tag", "tags"),
+    }
     assert any("4" in v.text for v in bad if v.kind == "number")
     turn = "please keep the archive on the slow disk"
     users = Evidence.of([("USER", turn)], [("USER", turn, turn)])
-    assert curation_violations({"keep": "the user asked to keep the archive there"}, ["entrusted"],
-                               evidence=users, memory_text=mine) == []
+    assert (
+        curation_violations(
+            {"keep": "the user asked to keep the archive there"},
+            ["entrusted"],
+            evidence=users,
+            memory_text=mine,
+        )
+        == []
+    )
     # a USER quote about something else does not carry the claim
-    other = Evidence.of([("USER", "the router rotates monthly")],
-                        [("USER", "the router rotates monthly", "the router rotates monthly")])
-    (v,) = curation_violations({"keep": "the user asked to keep the archive there"}, [],
-                               evidence=other, memory_text=mine)
+    other = Evidence.of(
+        [("USER", "the router rotates monthly")],
+        [("USER", "the router rotates monthly", "the router rotates monthly")],
+    )
+    (v,) = curation_violations(
+        {"keep": "the user asked to keep the archive there"}, [], evidence=other, memory_text=mine
+    )
     assert (v.kind, v.rule) == ("attribution", "not_carried")
 
 
 def test_annotate_sets_tags_and_sentences_on_an_existing_memory(tmp_path, capsys):
     root = yamlish_store(tmp_path)
     cfg = cfg_for(tmp_path, root)
-    code, out, err = cli(capsys, "-c", cfg, "annotate", "archive-ja", "--tag", "decision",
-                         "--keep", "遅いディスクに置くこと", "--json")
+    code, out, err = cli(
+        capsys,
+        "-c",
+        cfg,
+        "annotate",
+        "archive-ja",
+        "--tag",
+        "decision",
+        "--keep",
+        "遅いディスクに置くこと",
+        "--json",
+    )
     assert code == 0, err
     got = json.loads(out)
     assert got["tags"] == ["decision"] and got["keep"] == "遅いディスクに置くこと"
-    code, out, _ = cli(capsys, "-c", cfg, "annotate", "archive-ja", "--untag", "decision", "--keep", "", "--json")
+    code, out, _ = cli(
+        capsys, "-c", cfg, "annotate", "archive-ja", "--untag", "decision", "--keep", "", "--json"
+    )
     got = json.loads(out)
     assert code == 0 and got["tags"] == [] and got["keep"] == ""
     mem = Kura.open(cfg).read("archive-ja", store="main")
@@ -473,22 +644,43 @@ def test_annotate_sets_tags_and_sentences_on_an_existing_memory(tmp_path, capsys
 
 
 def profile_cfg(tmp_path: Path, model_url: str, policy: str = "distiller-only") -> Path:
-    st = make_store(tmp_path / "room", "room", {
-        "tea-in-the-morning": ("Tea in the morning", "green tea before 9, never coffee", "Green tea before 9."),
-        "walks-by-the-river": ("Walks by the river", "the river walk is the thinking time", "Walks by the river."),
-    })
-    (st.root / "charter.md").write_text("A room that follows one person, not one purpose.\n", encoding="utf-8")
+    st = make_store(
+        tmp_path / "room",
+        "room",
+        {
+            "tea-in-the-morning": (
+                "Tea in the morning",
+                "green tea before 9, never coffee",
+                "Green tea before 9.",
+            ),
+            "walks-by-the-river": (
+                "Walks by the river",
+                "the river walk is the thinking time",
+                "Walks by the river.",
+            ),
+        },
+    )
+    (st.root / "charter.md").write_text(
+        "A room that follows one person, not one purpose.\n", encoding="utf-8"
+    )
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.room]\npath = "{st.root}"\nwrite_policy = "{policy}"\n'
-                   f'[models.thinker]\nurl = "{model_url}"\nmodel = "scripted"\ntimeout = 5\n', encoding="utf-8")
+    cfg.write_text(
+        f'[stores.room]\npath = "{st.root}"\nwrite_policy = "{policy}"\n'
+        f'[models.thinker]\nurl = "{model_url}"\nmodel = "scripted"\ntimeout = 5\n',
+        encoding="utf-8",
+    )
     return cfg
 
 
-PROFILE = ("This room follows one person through the day. Mornings start with green tea, never "
-           "coffee, and the river walk is where thinking happens.")
+PROFILE = (
+    "This room follows one person through the day. Mornings start with green tea, never "
+    "coffee, and the river walk is where thinking happens."
+)
 
 
-def test_profile_draft_show_apply_and_every_role_reads_it_after_the_charter(tmp_path, model, capsys):
+def test_profile_draft_show_apply_and_every_role_reads_it_after_the_charter(
+    tmp_path, model, capsys
+):
     cfg = profile_cfg(tmp_path, model.url)
     room = tmp_path / "room"
     code, out, _ = cli(capsys, "-c", cfg, "profile", "show", "--json")
@@ -499,7 +691,9 @@ def test_profile_draft_show_apply_and_every_role_reads_it_after_the_charter(tmp_
     assert code == 0, err
     assert json.loads(out)["from_memories"] == 2
     ask = model.last("kura_profile").messages
-    assert "green tea before 9" in ask[-1]["content"] and ask[0]["content"].startswith("# What this store is for")
+    assert "green tea before 9" in ask[-1]["content"] and ask[0]["content"].startswith(
+        "# What this store is for"
+    )
     assert not (room / "profile.md").exists()  # a draft waits in the workshop
     assert (room / "_still" / "profile-draft.md").is_file()
     code, out, _ = cli(capsys, "-c", cfg, "profile", "show")
@@ -530,18 +724,21 @@ def test_profile_prefix_is_byte_identical_across_roles(tmp_path, model, capsys):
     cfg = profile_cfg(tmp_path, model.url)
     (tmp_path / "room" / "profile.md").write_text(PROFILE + "\n", encoding="utf-8")
     write_journal(tmp_path / "j" / "s.jsonl", [("user", "green tea before 9, never coffee")])
-    cfg.write_text(cfg.read_text() + f'[distill.journals]\nclaude = "{tmp_path / "j"}"\n', encoding="utf-8")
+    cfg.write_text(
+        cfg.read_text() + f'[distill.journals]\nclaude = "{tmp_path / "j"}"\n', encoding="utf-8"
+    )
     model.script("kura_candidates", honest_brain)
     model.script("kura_compose", echo_scribe)
     model.script("kura_pick", {"slugs": []})
     cli(capsys, "-c", cfg, "distill", "run")
     cli(capsys, "-c", cfg, "recall", "tea")
-    heads = {m.messages[0]["content"].split("# Your task")[0]
-             for m in model.requests if m.messages}
+    heads = {m.messages[0]["content"].split("# Your task")[0] for m in model.requests if m.messages}
     assert len(heads) == 1 and PROFILE in heads.pop()
 
 
-def test_profile_apply_is_refused_on_a_frozen_store_and_a_list_is_not_a_profile(tmp_path, model, capsys):
+def test_profile_apply_is_refused_on_a_frozen_store_and_a_list_is_not_a_profile(
+    tmp_path, model, capsys
+):
     cfg = profile_cfg(tmp_path, model.url, policy="frozen")
     model.script("kura_profile", {"profile": PROFILE})
     assert cli(capsys, "-c", cfg, "profile", "draft")[0] == 0
@@ -566,22 +763,43 @@ def test_profile_apply_a_persons_own_text_keeps_the_previous(tmp_path, model, ca
     mine.write_text("This room keeps the small habits of one person.\n", encoding="utf-8")
     code, out, err = cli(capsys, "-c", cfg, "profile", "apply", "--file", mine, "--json")
     assert code == 0, err
-    assert (room / "_still" / "profile-previous.md").read_text(encoding="utf-8") == "The old profile.\n"
+    assert (room / "_still" / "profile-previous.md").read_text(
+        encoding="utf-8"
+    ) == "The old profile.\n"
     assert "small habits" in (room / "profile.md").read_text(encoding="utf-8")
 
 
 def test_python_m_kura_core_mcp_serves_like_kura_mcp(tmp_path):
     root = yamlish_store(tmp_path)
     cfg = cfg_for(tmp_path, root)
-    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                        "clientInfo": {"name": "t", "version": "1"}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-             "params": {"name": "kura_read", "arguments": {"slug": "router-zh"}}}]
-    out = subprocess.run([sys.executable, "-m", "kura_core.mcp"], input="".join(json.dumps(m) + "\n" for m in msgs),
-                         capture_output=True, text=True, timeout=60, cwd=tmp_path,
-                         env={**os.environ, "KURA_CONFIG": str(cfg), "PYTHONPATH": str(ROOT)})
+    msgs = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "kura_read", "arguments": {"slug": "router-zh"}},
+        },
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "kura_core.mcp"],
+        input="".join(json.dumps(m) + "\n" for m in msgs),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**os.environ, "KURA_CONFIG": str(cfg), "PYTHONPATH": str(ROOT)},
+    )
     assert out.returncode == 0, out.stderr
     replies = [json.loads(l) for l in out.stdout.splitlines()]
     assert replies[0]["result"]["serverInfo"]["name"]

@@ -32,10 +32,25 @@ from tests.conftest import make_registry
 
 # --------------------------------------------------------------------------- MEMORY.md
 
-PIECES = ["# Title", "", "## Sector A", "## Sector B", "<!-- a comment -->", "<!-- opens", "inside the comment",
-          "closes -->", "- [T](slug-a.md) — trigger a", "* [V](slug-c.md): trigger c", "- [Bad](../x.md) — escapes",
-          "- [W](https://example.com) — a web link", "plain text -- with dashes", "  <!-- indented -->",
-          "- [X](memory.md) — reserved", "- [Y](Y_Z.md) — not a slug", "- [Z](slug-d) — no extension"]
+PIECES = [
+    "# Title",
+    "",
+    "## Sector A",
+    "## Sector B",
+    "<!-- a comment -->",
+    "<!-- opens",
+    "inside the comment",
+    "closes -->",
+    "- [T](slug-a.md) — trigger a",
+    "* [V](slug-c.md): trigger c",
+    "- [Bad](../x.md) — escapes",
+    "- [W](https://example.com) — a web link",
+    "plain text -- with dashes",
+    "  <!-- indented -->",
+    "- [X](memory.md) — reserved",
+    "- [Y](Y_Z.md) — not a slug",
+    "- [Z](slug-d) — no extension",
+]
 
 
 def _line(rng: random.Random) -> str:
@@ -92,9 +107,16 @@ def test_a_reparse_says_which_entries_may_differ_from_the_parse_it_came_from():
         for at, older in enumerate(chain[:-1]):
             said = changed_since(older, newest)
             was, now = older.by_slug(), newest.by_slug()
-            differ = {s for s in was.keys() | now.keys() if was.get(s) != now.get(s)
-                      and (was.get(s) is None or now.get(s) is None
-                           or (was[s].title, was[s].description) != (now[s].title, now[s].description))}
+            differ = {
+                s
+                for s in was.keys() | now.keys()
+                if was.get(s) != now.get(s)
+                and (
+                    was.get(s) is None
+                    or now.get(s) is None
+                    or (was[s].title, was[s].description) != (now[s].title, now[s].description)
+                )
+            }
             if said is None:  # a full parse in between, or more than 16 reparses back
                 full = [i for i in range(at + 1, len(chain)) if chain[i].delta is None]
                 assert full or len(chain) - 1 - at > 16
@@ -107,13 +129,25 @@ def test_an_unchanged_index_is_the_same_object_and_unchanged_entries_are_reused(
     old = parse_index(text)
     assert reparse_index(old, text) is old
     new = reparse_index(old, text.replace("trigger 30\n", "trigger thirty\n"))
-    assert new.entries[:30] == old.entries[:30] and all(a is b for a, b in zip(new.entries[:30], old.entries))
+    assert new.entries[:30] == old.entries[:30] and all(
+        a is b for a, b in zip(new.entries[:30], old.entries, strict=False)
+    )
     assert new.entries[30].description == "trigger thirty"
 
 
-@pytest.mark.parametrize("name,slug", [("disk-layout.md", "disk-layout"), (".disk-layout.md.tmp-12", None),
-                                       ("MEMORY.md", None), ("charter.md", None), ("Disk.md", None),
-                                       ("a_b.md", None), ("notes.txt", None), ("x" * 81 + ".md", None)])
+@pytest.mark.parametrize(
+    "name,slug",
+    [
+        ("disk-layout.md", "disk-layout"),
+        (".disk-layout.md.tmp-12", None),
+        ("MEMORY.md", None),
+        ("charter.md", None),
+        ("Disk.md", None),
+        ("a_b.md", None),
+        ("notes.txt", None),
+        ("x" * 81 + ".md", None),
+    ],
+)
 def test_memory_slug_is_the_file_listing_rule(tmp_path, name, slug):
     assert memory_slug(name) == slug
     st = Store(tmp_path / "s")
@@ -124,7 +158,19 @@ def test_memory_slug_is_the_file_listing_rule(tmp_path, name, slug):
 
 # --------------------------------------------------------------------------- the word index in a store
 
-WORDS = ["disk", "archive", "kettle", "router", "garden", "invoice", "backup", "fan", "cp932", "自宅", "周报"]
+WORDS = [
+    "disk",
+    "archive",
+    "kettle",
+    "router",
+    "garden",
+    "invoice",
+    "backup",
+    "fan",
+    "cp932",
+    "自宅",
+    "周报",
+]
 
 
 def _body(rng: random.Random) -> str:
@@ -145,15 +191,22 @@ def _fresh(root: Path) -> dict:
 
 
 def _state(idx) -> dict:
-    queries = [" ".join(WORDS[i:i + k]) for i in range(len(WORDS)) for k in (1, 3)]
-    return {"slugs": sorted(idx.slugs), "docs": {s: idx.get(s) for s in idx.slugs},
-            "answers": [idx.search(q, top=t) for q in queries for t in (1, 5)]}
+    queries = [" ".join(WORDS[i : i + k]) for i in range(len(WORDS)) for k in (1, 3)]
+    return {
+        "slugs": sorted(idx.slugs),
+        "docs": {s: idx.get(s) for s in idx.slugs},
+        "answers": [idx.search(q, top=t) for q in queries for t in (1, 5)],
+    }
 
 
 def _random_store(root: Path, rng: random.Random, n: int) -> Registry:
     """A registry over one store "s" of *n* random memories that takes direct writes."""
-    mems = {f"m-{i}": (f"Memory {i}", f"trigger {i} {rng.choice(WORDS)}", _body(rng)) for i in range(n)}
-    return make_registry(root, stores={"s": mems}, extra={"stores": {"s": {"write_policy": "direct-allowed"}}})
+    mems = {
+        f"m-{i}": (f"Memory {i}", f"trigger {i} {rng.choice(WORDS)}", _body(rng)) for i in range(n)
+    }
+    return make_registry(
+        root, stores={"s": mems}, extra={"stores": {"s": {"write_policy": "direct-allowed"}}}
+    )
 
 
 class Writes:
@@ -173,13 +226,20 @@ class Writes:
 
     def remember(self) -> None:  # kura's own write, as pour and remember make it
         self.n += 1
-        Kura(self.reg).remember(f"new-{self.n}", f"new memory {self.n} {self.rng.choice(WORDS)}", _body(self.rng),
-                                store="s", title=f"New {self.n}")
+        Kura(self.reg).remember(
+            f"new-{self.n}",
+            f"new memory {self.n} {self.rng.choice(WORDS)}",
+            _body(self.rng),
+            store="s",
+            title=f"New {self.n}",
+        )
 
     def rewrite(self) -> None:
         slug = self.pick()
         if slug:
-            self.store.write(slug, title=f"Rewritten {slug}", description=_body(self.rng), body=_body(self.rng))
+            self.store.write(
+                slug, title=f"Rewritten {slug}", description=_body(self.rng), body=_body(self.rng)
+            )
 
     def editor_save(self) -> None:  # write a copy, rename it over the original
         slug = self.pick()
@@ -206,22 +266,29 @@ class Writes:
             self.n += 1
             os.rename(self.store.root / f"{slug}.md", self.store.root / f"moved-{self.n}.md")
             text = self.store.index_path.read_text(encoding="utf-8")
-            self.store.index_path.write_text(text.replace(f"]({slug}.md)", f"](moved-{self.n}.md)"), encoding="utf-8")
+            self.store.index_path.write_text(
+                text.replace(f"]({slug}.md)", f"](moved-{self.n}.md)"), encoding="utf-8"
+            )
 
     def edit_index_line(self) -> None:
         slug = self.pick()
         if slug:
             text = self.store.index_path.read_text(encoding="utf-8")
-            text = re.sub(rf"^- \[[^\]]*\]\({slug}\.md\).*$", f"- [Renamed by hand]({slug}.md) — {_body(self.rng)}",
-                          text, flags=re.M)
+            text = re.sub(
+                rf"^- \[[^\]]*\]\({slug}\.md\).*$",
+                f"- [Renamed by hand]({slug}.md) — {_body(self.rng)}",
+                text,
+                flags=re.M,
+            )
             self.store.index_path.write_text(text, encoding="utf-8")
 
     def drop_index_line(self) -> None:  # the file stays; its title now comes from the file
         slug = self.pick()
         if slug:
             text = self.store.index_path.read_text(encoding="utf-8")
-            self.store.index_path.write_text(re.sub(rf"^.*\]\({slug}\.md\).*\n", "", text, flags=re.M),
-                                             encoding="utf-8")
+            self.store.index_path.write_text(
+                re.sub(rf"^.*\]\({slug}\.md\).*\n", "", text, flags=re.M), encoding="utf-8"
+            )
 
     def break_a_file(self) -> None:  # saved by an editor: it no longer parses
         slug = self.pick()
@@ -240,8 +307,17 @@ class Writes:
                 return
 
 
-QUICK = ["remember", "rewrite", "editor_save", "delete", "rename", "edit_index_line", "drop_index_line",
-         "break_a_file", "mend_a_file"]
+QUICK = [
+    "remember",
+    "rewrite",
+    "editor_save",
+    "delete",
+    "rename",
+    "edit_index_line",
+    "drop_index_line",
+    "break_a_file",
+    "mend_a_file",
+]
 
 
 @pytest.mark.parametrize("check", ["every-call", "on-write"])
@@ -261,10 +337,14 @@ def test_the_word_index_follows_every_kind_of_write(tmp_path, monkeypatch, check
         for _ in range(12):
             getattr(writes, rng.choice(kinds))()
             assert _state(word_index(reg, "s")) == _fresh(reg.store("s").root)
-        assert word_index(reg, "s") is idx  # followed, never rebuilt: a dozen writes is no whole-store change
+        assert (
+            word_index(reg, "s") is idx
+        )  # followed, never rebuilt: a dozen writes is no whole-store change
         reg.close()
     if check == "on-write":
-        reg = make_registry(tmp_path / "inplace", stores={"s": {"m-1": ("One", "disk one", "the disk")}})
+        reg = make_registry(
+            tmp_path / "inplace", stores={"s": {"m-1": ("One", "disk one", "the disk")}}
+        )
         word_index(reg, "s")
         Writes(reg, random.Random(1)).edit_in_place()
         monkeypatch.setattr(recall_mod, "RECHECK_S", 0.0)  # the periodic full check comes round
@@ -299,7 +379,9 @@ def test_the_word_index_follows_several_writes_between_two_recalls(tmp_path, mon
             os.close(fd)
 
 
-def test_a_file_replaced_under_its_old_inode_number_is_found_by_the_full_check(tmp_path, monkeypatch):
+def test_a_file_replaced_under_its_old_inode_number_is_found_by_the_full_check(
+    tmp_path, monkeypatch
+):
     """Between two looks, an editor saves a memory twice and the file system gives the second
     copy the first one's inode number: the directory scan cannot tell it changed. The full
     check of every file (every RECHECK_S seconds) compares size and times too and finds it."""
@@ -312,7 +394,9 @@ def test_a_file_replaced_under_its_old_inode_number_is_found_by_the_full_check(t
     path.write_text(_file("kettle one", "the kettle and nothing else at all"))
     assert os.stat(path).st_ino == before.st_ino
     os.utime(reg.store("s").root, ns=(time.time_ns(), time.time_ns()))  # the directory changed too
-    assert [s for s, _ in word_index(reg, "s").search("slow")] == ["m-1"]  # the old body: not seen yet
+    assert [s for s, _ in word_index(reg, "s").search("slow")] == [
+        "m-1"
+    ]  # the old body: not seen yet
     monkeypatch.setattr(recall_mod, "RECHECK_S", 0.0)
     assert [s for s, _ in word_index(reg, "s").search("kettle")] == ["m-1"]
     assert word_index(reg, "s").search("slow") == []  # (the trigger line comes from MEMORY.md)
@@ -335,14 +419,19 @@ def test_two_scans_of_a_directory_name_what_moved_and_what_went():
                 if op < 0.4 and later_names:
                     later_names.pop(rng.randrange(len(later_names)))
                 elif op < 0.8:
-                    later_names.insert(rng.randint(0, len(later_names)), f"x{rng.randint(0, 60)}.md")
+                    later_names.insert(
+                        rng.randint(0, len(later_names)), f"x{rng.randint(0, 60)}.md"
+                    )
                 else:
                     rng.shuffle(later_names)
         later_names = list(dict.fromkeys(later_names))
-        was = dict(zip(earlier.names, earlier.inodes))
-        later = Listing(later_names, [was.get(n, 0) if rng.random() < 0.8 else rng.randint(1, 30) for n in later_names])
+        was = dict(zip(earlier.names, earlier.inodes, strict=False))
+        later = Listing(
+            later_names,
+            [was.get(n, 0) if rng.random() < 0.8 else rng.randint(1, 30) for n in later_names],
+        )
         moved, went = later.changed_since(earlier)
-        now = dict(zip(later.names, later.inodes))
+        now = dict(zip(later.names, later.inodes, strict=False))
         assert sorted(moved) == sorted(n for n, i in now.items() if was.get(n) != i)
         assert sorted(went) == sorted(was.keys() - now.keys())
 
@@ -351,13 +440,20 @@ def test_the_word_index_follows_a_pour(tmp_path, model):
     from kura_core.distill import pipeline
     from tests.core.test_distill import config, echo_scribe, honest_brain, registry, write_journal
 
-    write_journal(tmp_path / "journals" / "s1.jsonl", [("user", "the archive goes on the slow disk from now on"),
-                                                      ("user", "the kettle stays with the router")])
+    write_journal(
+        tmp_path / "journals" / "s1.jsonl",
+        [
+            ("user", "the archive goes on the slow disk from now on"),
+            ("user", "the kettle stays with the router"),
+        ],
+    )
     model.script("kura_candidates", honest_brain)
     model.script("kura_compose", echo_scribe)
     model.script("kura_judge", {"verdict": "pour", "reason": "true to the evidence"})
     reg = registry(config(tmp_path, model.url))
-    reg.store("main").write("older", title="Older", description="an older note about the disk", body="disk")
+    reg.store("main").write(
+        "older", title="Older", description="an older note about the disk", body="disk"
+    )
     before = word_index(reg, "main")
     pipeline.run(reg, "main")
     assert len(pipeline.drain(reg, "main").poured) == 2
@@ -385,16 +481,20 @@ def test_a_whole_store_change_rebuilds_instead(tmp_path, monkeypatch):
 
 def test_recall_by_meaning_sees_a_written_line_in_its_prompt(tmp_path, model):
     model.script("kura_pick", {"slugs": []})
-    reg = make_registry(tmp_path, stores={"s": {"m-1": ("One", "disk one", "the disk")}}, model_url=model.url)
+    reg = make_registry(
+        tmp_path, stores={"s": {"m-1": ("One", "disk one", "the disk")}}, model_url=model.url
+    )
     recall(reg, "s", "where is the disk")
-    reg.store("s").write("kiln-firing", title="Kiln firing", description="the kiln fires at cone 6",
-                         body="Cone 6.")
+    reg.store("s").write(
+        "kiln-firing", title="Kiln firing", description="the kiln fires at cone 6", body="Cone 6."
+    )
     recall(reg, "s", "kiln temperature")
     system = model.requests_for("kura_pick")[-1].messages[0]["content"]
     assert "- [Kiln firing](kiln-firing.md) — the kiln fires at cone 6" in system
 
 
 # --------------------------------------------------------------------------- reads
+
 
 def test_a_cached_read_is_refused_once_the_file_is_a_link(tmp_path):
     st = Store(tmp_path / "s")
@@ -424,7 +524,9 @@ def test_a_read_against_a_held_index_uses_its_title(tmp_path):
 
 # --------------------------------------------------------------------------- tokens
 
-_CJK_RANGES = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f")
+_CJK_RANGES = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f"
+)
 
 
 def _estimate_by_the_rule(text: str) -> int:
@@ -439,26 +541,75 @@ def _estimate_by_the_rule(text: str) -> int:
 def test_the_ascii_path_of_the_token_estimate_follows_the_rule():
     rng = random.Random(3)
     alphabet = [chr(c) for c in range(128)] + ["漢", "か", "한", "é", "😀"]
-    samples = ["", "a", "abcdefg", "abcdefghijklm_nopq 12345678901234", "x\x1cy\x1fz", "tabs\tand\x0bvt"]
-    samples += ["".join(rng.choice(alphabet[:128]) for _ in range(rng.randint(0, 120))) for _ in range(3000)]
-    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(1000)]
+    samples = [
+        "",
+        "a",
+        "abcdefg",
+        "abcdefghijklm_nopq 12345678901234",
+        "x\x1cy\x1fz",
+        "tabs\tand\x0bvt",
+    ]
+    samples += [
+        "".join(rng.choice(alphabet[:128]) for _ in range(rng.randint(0, 120))) for _ in range(3000)
+    ]
+    samples += [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for _ in range(1000)
+    ]
     for s in samples:
         assert estimate_tokens(s) == _estimate_by_the_rule(s), repr(s)
 
 
 # --------------------------------------------------------------------------- results and the read log
 
+
 def test_a_recall_result_serialises_as_asdict_would():
-    r = RecallResult("s", "q", "words", True, ("a", "b"), ("a",), "ctx", 3, 1.23456, 0.5, "why", 2, ("x",),
-                     (("a", 1.23456789),))
+    r = RecallResult(
+        "s",
+        "q",
+        "words",
+        True,
+        ("a", "b"),
+        ("a",),
+        "ctx",
+        3,
+        1.23456,
+        0.5,
+        "why",
+        2,
+        ("x",),
+        (("a", 1.23456789),),
+    )
     expected = asdict(r)
-    expected.update(picked=["a", "b"], walked=["a"], dropped=["x"], scores=[["a", 1.2346]], elapsed_ms=1.23,
-                    model_ms=0.5, skipped=[], notice="⚠ degraded: recalled by words, not meaning (why)")
+    expected.update(
+        picked=["a", "b"],
+        walked=["a"],
+        dropped=["x"],
+        scores=[["a", 1.2346]],
+        elapsed_ms=1.23,
+        model_ms=0.5,
+        skipped=[],
+        notice="⚠ degraded: recalled by words, not meaning (why)",
+    )
     assert r.to_json() == expected
     from kura_core.recall import Skipped
 
-    with_skip = RecallResult("s", "q", "words", True, ("a",), (), "", 0, 1.0, 0.0, "", 1, (), (),
-                             (Skipped("a", "a.md is not UTF-8 text"),))
+    with_skip = RecallResult(
+        "s",
+        "q",
+        "words",
+        True,
+        ("a",),
+        (),
+        "",
+        0,
+        1.0,
+        0.0,
+        "",
+        1,
+        (),
+        (),
+        (Skipped("a", "a.md is not UTF-8 text"),),
+    )
     assert with_skip.to_json()["skipped"] == [{"slug": "a", "reason": "a.md is not UTF-8 text"}]
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from kura_core.distill.evidence import Segment, normalize, parse_claimed, quote_weight
 from kura_core.distill.gate import GateResult, run_gate
+from kura_core.distill.journals import read_claude, read_evidence
 from kura_core.floors import (
     Evidence,
     attribution_claims,
@@ -23,7 +24,6 @@ from kura_core.floors import (
     numbers_in,
     unvouched,
 )
-from kura_core.distill.journals import read_claude, read_evidence
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "journals"
 
@@ -114,157 +114,415 @@ def attribution():
 
 ADVERSARIAL = [
     # --- quotes that are not there
-    pytest.param(cand("[USER] put the archive on the SSD tier", body="Archive on the SSD."),
-                 "dropped", status("not_found"), id="fabricated-quote"),
-    pytest.param(cand("[USER] archives should go on the slow disk", body="Slow disk."),
-                 "dropped", status("not_found"), id="paraphrased-quote"),
-    pytest.param(cand("[USER] I don't want to argue about it again. and we are NOT adding a second index",
-                      body="One index."),
-                 "dropped", status("not_found"), id="stitched-two-user-segments"),
-    pytest.param(cand('[TOOL] {"command": "df -h /data /scratch"} /data 3.2T used', body="/data is 3.2T."),
-                 "dropped", status("not_found"), id="stitched-act-and-tool"),
-    pytest.param(cand("[USER] archives go to the slow disk … one index, always", body="Slow disk, one index."),
-                 "dropped", status("not_found"), id="ellipsis-is-not-a-wildcard"),
-    pytest.param(cand("[USER] we are not adding a second index", body="No second index."),
-                 "dropped", status("not_found"), id="case-changed-NOT-to-not"),
-    pytest.param(cand("[USER] \u0430rchives go to the slow disk", body="Slow disk."),
-                 "dropped", status("not_found"), id="cyrillic-homoglyph-in-quote"),
-    pytest.param(cand("[USER] the NAS", body="NAS."),
-                 "dropped", status("too_short"), id="too-short-latin"),
-    pytest.param(cand("[USER] 归档", body="归档。"),
-                 "dropped", status("too_short"), id="too-short-cjk"),
-    pytest.param(cand("[SELF] secret plan 99", body="The plan is 99."),
-                 "dropped", status("not_found"), id="quote-from-hidden-thinking"),
-    pytest.param(cand("[USER] remember the CLAUDE.md rules", body="Follow CLAUDE.md."),
-                 "dropped", status("not_found"), id="quote-from-system-reminder"),
-    pytest.param(cand(body="No quotes at all."),
-                 "dropped", reason("no quotes"), id="no-quotes"),
-    pytest.param(cand(42, None, {"q": Q_ARCHIVE}, body="Garbage quotes."),
-                 "dropped", status("not_found"), id="quotes-not-text"),
-    pytest.param(cand(Q_ARCHIVE, kind="memory", body="The archive goes on the slow disk."),
-                 "dropped", reason("kind"), id="unknown-kind"),
+    pytest.param(
+        cand("[USER] put the archive on the SSD tier", body="Archive on the SSD."),
+        "dropped",
+        status("not_found"),
+        id="fabricated-quote",
+    ),
+    pytest.param(
+        cand("[USER] archives should go on the slow disk", body="Slow disk."),
+        "dropped",
+        status("not_found"),
+        id="paraphrased-quote",
+    ),
+    pytest.param(
+        cand(
+            "[USER] I don't want to argue about it again. and we are NOT adding a second index",
+            body="One index.",
+        ),
+        "dropped",
+        status("not_found"),
+        id="stitched-two-user-segments",
+    ),
+    pytest.param(
+        cand('[TOOL] {"command": "df -h /data /scratch"} /data 3.2T used', body="/data is 3.2T."),
+        "dropped",
+        status("not_found"),
+        id="stitched-act-and-tool",
+    ),
+    pytest.param(
+        cand(
+            "[USER] archives go to the slow disk … one index, always", body="Slow disk, one index."
+        ),
+        "dropped",
+        status("not_found"),
+        id="ellipsis-is-not-a-wildcard",
+    ),
+    pytest.param(
+        cand("[USER] we are not adding a second index", body="No second index."),
+        "dropped",
+        status("not_found"),
+        id="case-changed-NOT-to-not",
+    ),
+    pytest.param(
+        cand("[USER] \u0430rchives go to the slow disk", body="Slow disk."),
+        "dropped",
+        status("not_found"),
+        id="cyrillic-homoglyph-in-quote",
+    ),
+    pytest.param(
+        cand("[USER] the NAS", body="NAS."), "dropped", status("too_short"), id="too-short-latin"
+    ),
+    pytest.param(
+        cand("[USER] 归档", body="归档。"), "dropped", status("too_short"), id="too-short-cjk"
+    ),
+    pytest.param(
+        cand("[SELF] secret plan 99", body="The plan is 99."),
+        "dropped",
+        status("not_found"),
+        id="quote-from-hidden-thinking",
+    ),
+    pytest.param(
+        cand("[USER] remember the CLAUDE.md rules", body="Follow CLAUDE.md."),
+        "dropped",
+        status("not_found"),
+        id="quote-from-system-reminder",
+    ),
+    pytest.param(cand(body="No quotes at all."), "dropped", reason("no quotes"), id="no-quotes"),
+    pytest.param(
+        cand(42, None, {"q": Q_ARCHIVE}, body="Garbage quotes."),
+        "dropped",
+        status("not_found"),
+        id="quotes-not-text",
+    ),
+    pytest.param(
+        cand(Q_ARCHIVE, kind="memory", body="The archive goes on the slow disk."),
+        "dropped",
+        reason("kind"),
+        id="unknown-kind",
+    ),
     # --- claimed class never trusted
-    pytest.param(cand("[USER] got it — a single index. I'll record the disk split",
-                      body="The user decided: one index."),
-                 "dropped", lambda r: refiled("USER", "SELF")(r) and attribution()(r),
-                 id="self-text-claimed-as-user"),
-    pytest.param(cand("[USER] throughput 43.7 tok/s", body="The user reported 43.7 tok/s."),
-                 "dropped", lambda r: refiled("USER", "TOOL")(r) and attribution()(r),
-                 id="tool-text-claimed-as-user"),
-    pytest.param(cand(Q_TASK_REPORT, body="Throughput is 99 tok/s."),
-                 "dropped", lambda r: refiled("TOOL", "SELF")(r) and violation("vouched only by SELF")(r),
-                 id="subagent-report-claimed-as-tool"),
+    pytest.param(
+        cand(
+            "[USER] got it — a single index. I'll record the disk split",
+            body="The user decided: one index.",
+        ),
+        "dropped",
+        lambda r: refiled("USER", "SELF")(r) and attribution()(r),
+        id="self-text-claimed-as-user",
+    ),
+    pytest.param(
+        cand("[USER] throughput 43.7 tok/s", body="The user reported 43.7 tok/s."),
+        "dropped",
+        lambda r: refiled("USER", "TOOL")(r) and attribution()(r),
+        id="tool-text-claimed-as-user",
+    ),
+    pytest.param(
+        cand(Q_TASK_REPORT, body="Throughput is 99 tok/s."),
+        "dropped",
+        lambda r: refiled("TOOL", "SELF")(r) and violation("vouched only by SELF")(r),
+        id="subagent-report-claimed-as-tool",
+    ),
     # --- echoes
-    pytest.param(cand(Q_ECHO, body="Archives live on the slow disk."),
-                 "dropped", lambda r: status("echo")(r) and reason("echo")(r), id="echo-only"),
-    pytest.param(cand(Q_ECHO_FANS, Q_ARCHIVE, body="The fans hold 2400 rpm."),
-                 "dropped", lambda r: status("echo")(r) and violation("2400rpm")(r),
-                 id="echo-does-not-vouch-numbers"),
+    pytest.param(
+        cand(Q_ECHO, body="Archives live on the slow disk."),
+        "dropped",
+        lambda r: status("echo")(r) and reason("echo")(r),
+        id="echo-only",
+    ),
+    pytest.param(
+        cand(Q_ECHO_FANS, Q_ARCHIVE, body="The fans hold 2400 rpm."),
+        "dropped",
+        lambda r: status("echo")(r) and violation("2400rpm")(r),
+        id="echo-does-not-vouch-numbers",
+    ),
     # --- numbers
-    pytest.param(cand(Q_SELF_3X, Q_ARCHIVE, body="Builds will be 3x faster."),
-                 "dropped", violation("number 3x is vouched only by SELF"), id="number-vouched-only-by-self"),
-    pytest.param(cand(Q_THROUGHPUT, body="The fans made it 3.5x faster."),
-                 "dropped", violation("number 3.5x is not in the evidence"), id="derived-ratio-3.5x"),
-    pytest.param(cand(Q_THROUGHPUT, body="The fans made it 3.5 times faster."),
-                 "dropped", violation("3.5x"), id="derived-ratio-in-words"),
-    pytest.param(cand(Q_THROUGHPUT, body="Throughput is about 43 now."),
-                 "dropped", violation("number 43 "), id="borrow-43-from-43.7"),
-    pytest.param(cand(Q_THROUGHPUT, body="The decimal part is 7."),
-                 "dropped", violation("number 7 "), id="borrow-7-from-43.7"),
-    pytest.param(cand("[TOOL] tok/s (previously 12", body="It was 12 tok/s before the fans."),
-                 "dropped", status("cut"), id="truncated-quote-mints-12-from-12.4"),
-    pytest.param(cand(Q_NIGHTLY, body="About 10 GB per night."),
-                 "dropped", violation("10G"), id="range-endpoint-borrowed"),
-    pytest.param(cand(Q_NIGHTLY, body="Between 10-30 GB per night."),
-                 "dropped", violation("10-30G"), id="range-widened"),
-    pytest.param(cand(Q_INTAKE, body="The intake sat at 5 C."),
-                 "dropped", violation("number 5°C "), id="sign-dropped-minus-5-to-5"),
-    pytest.param(cand(Q_INTAKE, body="The intake sat at +5 C."),
-                 "dropped", violation("+5"), id="sign-flipped-to-plus"),
-    pytest.param(cand(Q_INTAKE, body="Error rate is 1e-4."),
-                 "dropped", violation("1e-4"), id="sci-notation-exponent-changed"),
-    pytest.param(cand(Q_THROUGHPUT, body="Throughput is ４４.７ tok/s."),
-                 "dropped", violation("44.7tok/s"), id="fullwidth-digits-invented"),
-    pytest.param(cand(Q_DISKS, body="There are 1\u200b2 disks."),
-                 "dropped", violation("number 12 "), id="zero-width-split-number"),
-    pytest.param(cand(Q_THROUGHPUT, body="Throughput reached ٩٩ tok/s."),
-                 "dropped", violation("99tok/s"), id="arabic-indic-digits"),
-    pytest.param(cand(Q_DF_TOOL, body="/scratch has 900T used."),
-                 "dropped", violation("900T"), id="unit-swapped-G-to-T"),
-    pytest.param(cand(Q_DF_TOOL, body="/scratch has 900 TB used."),
-                 "dropped", violation("900T"), id="unit-swapped-spaced"),
-    pytest.param(cand(Q_THROUGHPUT, body="Throughput rose +252%."),
-                 "dropped", violation("+252%"), id="derived-percentage"),
-    pytest.param(cand(Q_NIGHTLY, body="Copied 10,000 files."),
-                 "dropped", violation("10000"), id="thousands-inflated"),
-    pytest.param(cand(Q_NIGHTLY, body="The copy ran on 2026-11-03."),
-                 "dropped", violation("2026-11-03"), id="date-shifted"),
-    pytest.param(cand(Q_THROUGHPUT, title="Throughput 50 tok/s", body="Throughput after fans."),
-                 "dropped", violation("50tok/s"), id="number-smuggled-in-title"),
-    pytest.param(cand(Q_THROUGHPUT, body="Throughput after the fans.", may_fade="the 99 tok/s estimate"),
-                 "dropped", violation("99tok/s"), id="number-smuggled-in-curation"),
+    pytest.param(
+        cand(Q_SELF_3X, Q_ARCHIVE, body="Builds will be 3x faster."),
+        "dropped",
+        violation("number 3x is vouched only by SELF"),
+        id="number-vouched-only-by-self",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="The fans made it 3.5x faster."),
+        "dropped",
+        violation("number 3.5x is not in the evidence"),
+        id="derived-ratio-3.5x",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="The fans made it 3.5 times faster."),
+        "dropped",
+        violation("3.5x"),
+        id="derived-ratio-in-words",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="Throughput is about 43 now."),
+        "dropped",
+        violation("number 43 "),
+        id="borrow-43-from-43.7",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="The decimal part is 7."),
+        "dropped",
+        violation("number 7 "),
+        id="borrow-7-from-43.7",
+    ),
+    pytest.param(
+        cand("[TOOL] tok/s (previously 12", body="It was 12 tok/s before the fans."),
+        "dropped",
+        status("cut"),
+        id="truncated-quote-mints-12-from-12.4",
+    ),
+    pytest.param(
+        cand(Q_NIGHTLY, body="About 10 GB per night."),
+        "dropped",
+        violation("10G"),
+        id="range-endpoint-borrowed",
+    ),
+    pytest.param(
+        cand(Q_NIGHTLY, body="Between 10-30 GB per night."),
+        "dropped",
+        violation("10-30G"),
+        id="range-widened",
+    ),
+    pytest.param(
+        cand(Q_INTAKE, body="The intake sat at 5 C."),
+        "dropped",
+        violation("number 5°C "),
+        id="sign-dropped-minus-5-to-5",
+    ),
+    pytest.param(
+        cand(Q_INTAKE, body="The intake sat at +5 C."),
+        "dropped",
+        violation("+5"),
+        id="sign-flipped-to-plus",
+    ),
+    pytest.param(
+        cand(Q_INTAKE, body="Error rate is 1e-4."),
+        "dropped",
+        violation("1e-4"),
+        id="sci-notation-exponent-changed",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="Throughput is ４４.７ tok/s."),
+        "dropped",
+        violation("44.7tok/s"),
+        id="fullwidth-digits-invented",
+    ),
+    pytest.param(
+        cand(Q_DISKS, body="There are 1\u200b2 disks."),
+        "dropped",
+        violation("number 12 "),
+        id="zero-width-split-number",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="Throughput reached ٩٩ tok/s."),
+        "dropped",
+        violation("99tok/s"),
+        id="arabic-indic-digits",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="/scratch has 900T used."),
+        "dropped",
+        violation("900T"),
+        id="unit-swapped-G-to-T",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="/scratch has 900 TB used."),
+        "dropped",
+        violation("900T"),
+        id="unit-swapped-spaced",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="Throughput rose +252%."),
+        "dropped",
+        violation("+252%"),
+        id="derived-percentage",
+    ),
+    pytest.param(
+        cand(Q_NIGHTLY, body="Copied 10,000 files."),
+        "dropped",
+        violation("10000"),
+        id="thousands-inflated",
+    ),
+    pytest.param(
+        cand(Q_NIGHTLY, body="The copy ran on 2026-11-03."),
+        "dropped",
+        violation("2026-11-03"),
+        id="date-shifted",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, title="Throughput 50 tok/s", body="Throughput after fans."),
+        "dropped",
+        violation("50tok/s"),
+        id="number-smuggled-in-title",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="Throughput after the fans.", may_fade="the 99 tok/s estimate"),
+        "dropped",
+        violation("99tok/s"),
+        id="number-smuggled-in-curation",
+    ),
     # --- attribution without a USER quote
-    pytest.param(cand(Q_DF_TOOL, body="The user decided to keep the archive on /data."),
-                 "dropped", attribution(), id="attribution-en-user-decided"),
-    pytest.param(cand(Q_DF_TOOL, body="They asked for /data to hold the archive."),
-                 "dropped", attribution(), id="attribution-en-they-asked"),
-    pytest.param(cand(Q_DF_TOOL, body="You decided /data holds the archive."),
-                 "dropped", attribution(), id="attribution-en-you-decided"),
-    pytest.param(cand(Q_DF_TOOL, body="It was decided to keep the archive on /data."),
-                 "dropped", attribution(), id="attribution-en-passive"),
-    pytest.param(cand(Q_DF_TOOL, body="We decided to put the archive on /data."),
-                 "dropped", attribution(), id="attribution-en-we-decided"),
-    pytest.param(cand(Q_DF_TOOL, body="When the user decided to move it, /data was chosen."),
-                 "dropped", attribution(), id="attribution-en-past-tense-when-clause"),
-    pytest.param(cand(Q_DF_TOOL, body="Hiro said /data is for the archive."),
-                 "dropped", attribution(), id="attribution-configured-name"),
-    pytest.param(cand(Q_DF_TOOL, body="The us\u0435r decided /data holds the archive."),
-                 "dropped", attribution(), id="attribution-cyrillic-homoglyph"),
-    pytest.param(cand(Q_DF_TOOL, body="ｔｈｅ ｕｓｅｒ ａｐｐｒｏｖｅｄ the split."),
-                 "dropped", attribution(), id="attribution-fullwidth-letters"),
-    pytest.param(cand(Q_DF_TOOL, body="The u\u200bser asked for the split."),
-                 "dropped", attribution(), id="attribution-zero-width"),
-    pytest.param(cand(Q_DF_TOOL, body="ユーザーが/dataにアーカイブを置くと決めた。"),
-                 "dropped", attribution(), id="attribution-ja-user-decided"),
-    pytest.param(cand(Q_SELF_JUDGE, body="インデックスは一つにするとのこと。"),
-                 "dropped", attribution(), id="attribution-ja-hearsay"),
-    pytest.param(cand(Q_DF_TOOL, body="ひろさんがNASにすると言った。"),
-                 "dropped", attribution(), id="attribution-ja-san-said"),
-    pytest.param(cand(Q_DF_TOOL, body="用户决定把归档放到/data。"),
-                 "dropped", attribution(), id="attribution-zh-user-decided"),
-    pytest.param(cand(Q_DF_TOOL, body="他说归档放到/data。"),
-                 "dropped", attribution(), id="attribution-zh-he-said"),
-    pytest.param(cand(Q_INDEX_SELF, body="I decided to note the disk split alongside the index rule."),
-                 "dropped", reason("SELF-only candidate is kept only as a first-person judgement"),
-                 id="self-only-fact-is-dropped"),
-    pytest.param(cand(Q_SELF_JUDGE, body="I judged a single index is simpler, as the user insisted."),
-                 "dropped", attribution(), id="self-only-judgement-smuggles-attribution"),
+    pytest.param(
+        cand(Q_DF_TOOL, body="The user decided to keep the archive on /data."),
+        "dropped",
+        attribution(),
+        id="attribution-en-user-decided",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="They asked for /data to hold the archive."),
+        "dropped",
+        attribution(),
+        id="attribution-en-they-asked",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="You decided /data holds the archive."),
+        "dropped",
+        attribution(),
+        id="attribution-en-you-decided",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="It was decided to keep the archive on /data."),
+        "dropped",
+        attribution(),
+        id="attribution-en-passive",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="We decided to put the archive on /data."),
+        "dropped",
+        attribution(),
+        id="attribution-en-we-decided",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="When the user decided to move it, /data was chosen."),
+        "dropped",
+        attribution(),
+        id="attribution-en-past-tense-when-clause",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="Hiro said /data is for the archive."),
+        "dropped",
+        attribution(),
+        id="attribution-configured-name",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="The us\u0435r decided /data holds the archive."),
+        "dropped",
+        attribution(),
+        id="attribution-cyrillic-homoglyph",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="ｔｈｅ ｕｓｅｒ ａｐｐｒｏｖｅｄ the split."),
+        "dropped",
+        attribution(),
+        id="attribution-fullwidth-letters",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="The u\u200bser asked for the split."),
+        "dropped",
+        attribution(),
+        id="attribution-zero-width",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="ユーザーが/dataにアーカイブを置くと決めた。"),
+        "dropped",
+        attribution(),
+        id="attribution-ja-user-decided",
+    ),
+    pytest.param(
+        cand(Q_SELF_JUDGE, body="インデックスは一つにするとのこと。"),
+        "dropped",
+        attribution(),
+        id="attribution-ja-hearsay",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="ひろさんがNASにすると言った。"),
+        "dropped",
+        attribution(),
+        id="attribution-ja-san-said",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="用户决定把归档放到/data。"),
+        "dropped",
+        attribution(),
+        id="attribution-zh-user-decided",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="他说归档放到/data。"),
+        "dropped",
+        attribution(),
+        id="attribution-zh-he-said",
+    ),
+    pytest.param(
+        cand(Q_INDEX_SELF, body="I decided to note the disk split alongside the index rule."),
+        "dropped",
+        reason("SELF-only candidate is kept only as a first-person judgement"),
+        id="self-only-fact-is-dropped",
+    ),
+    pytest.param(
+        cand(Q_SELF_JUDGE, body="I judged a single index is simpler, as the user insisted."),
+        "dropped",
+        attribution(),
+        id="self-only-judgement-smuggles-attribution",
+    ),
     # --- ideas
-    pytest.param(cand(Q_ARCHIVE, kind="idea", body="The user approved moving the archive to the slow disk."),
-                 "dropped", reason("fact dressed as an idea"), id="idea-credits-the-human"),
-    pytest.param(cand(Q_THROUGHPUT, kind="idea", body="More fans could push past 43.7 tok/s."),
-                 "dropped", reason("measurement 43.7tok/s"), id="idea-states-a-measurement"),
-    pytest.param(cand(Q_THROUGHPUT, kind="idea", body="Maybe 43.7 is the ceiling for this board."),
-                 "dropped", reason("measurement 43.7"), id="idea-states-a-tool-figure"),
-    pytest.param(cand(Q_DIMM, kind="idea", body="Try 16 fans on the DIMM side."),
-                 "dropped", violation("number 16 "), id="idea-invents-a-number"),
+    pytest.param(
+        cand(Q_ARCHIVE, kind="idea", body="The user approved moving the archive to the slow disk."),
+        "dropped",
+        reason("fact dressed as an idea"),
+        id="idea-credits-the-human",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, kind="idea", body="More fans could push past 43.7 tok/s."),
+        "dropped",
+        reason("measurement 43.7tok/s"),
+        id="idea-states-a-measurement",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, kind="idea", body="Maybe 43.7 is the ceiling for this board."),
+        "dropped",
+        reason("measurement 43.7"),
+        id="idea-states-a-tool-figure",
+    ),
+    pytest.param(
+        cand(Q_DIMM, kind="idea", body="Try 16 fans on the DIMM side."),
+        "dropped",
+        violation("number 16 "),
+        id="idea-invents-a-number",
+    ),
 ]
 
 # Tag claims: the candidate survives, the tag does not.
 TAG_CASES = [
-    pytest.param(cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["entrusted", "disk"]),
-                 "entrusted", id="entrusted-without-user"),
-    pytest.param(cand(Q_SELF_JUDGE, kind="judgement", body="I judged a single index is simpler.",
-                      tags=["landmine"]),
-                 "landmine", id="landmine-from-self-only"),
-    pytest.param(cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["emotion-carried"]),
-                 "emotion-carried", id="emotion-carried-from-tool"),
-    pytest.param(cand(Q_DF_ACT, body="df was run on /data and /scratch.", tags=["commitment"]),
-                 "commitment", id="commitment-from-act"),
-    pytest.param(cand(Q_ARCHIVE, body="The user decided the archive goes on the slow disk.", tags=["recurred"]),
-                 "recurred", id="recurred-proposed-by-model"),
-    pytest.param(cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["Emotion_Carried"]),
-                 "Emotion_Carried", id="tag-spelling-disguise"),
+    pytest.param(
+        cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["entrusted", "disk"]),
+        "entrusted",
+        id="entrusted-without-user",
+    ),
+    pytest.param(
+        cand(
+            Q_SELF_JUDGE,
+            kind="judgement",
+            body="I judged a single index is simpler.",
+            tags=["landmine"],
+        ),
+        "landmine",
+        id="landmine-from-self-only",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["emotion-carried"]),
+        "emotion-carried",
+        id="emotion-carried-from-tool",
+    ),
+    pytest.param(
+        cand(Q_DF_ACT, body="df was run on /data and /scratch.", tags=["commitment"]),
+        "commitment",
+        id="commitment-from-act",
+    ),
+    pytest.param(
+        cand(
+            Q_ARCHIVE, body="The user decided the archive goes on the slow disk.", tags=["recurred"]
+        ),
+        "recurred",
+        id="recurred-proposed-by-model",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["Emotion_Carried"]),
+        "Emotion_Carried",
+        id="tag-spelling-disguise",
+    ),
 ]
 
 
@@ -291,73 +549,227 @@ def test_adversarial_suite_is_large_enough():
 # ---------------------------------------------------------------------------- legitimate
 
 LEGIT = [
-    pytest.param(cand(Q_ARCHIVE, title="Archive on the slow disk",
-                      body="The user decided archives go to the slow disk; the fast one stays scratch only.",
-                      tags=["decision", "entrusted"]),
-                 "kept", ("USER",), id="user-decision-with-entrusted-tag"),
-    pytest.param(cand(Q_DF_TOOL, Q_DF_ACT,
-                      body="/data has 3.2T used and 1.1T available; /scratch 900G used, 120G available."),
-                 "kept", ("ACT", "TOOL"), id="tool-figures-with-the-command"),
-    pytest.param(cand(Q_DF_TOOL, body="/data: 3.2 TB used, 1.1 TiB available."),
-                 "kept", ("TOOL",), id="unit-spacing-and-byte-suffix"),
-    pytest.param(cand(Q_DF_TOOL, body="The used figure on /data is 3.2."),
-                 "kept", ("TOOL",), id="bare-figure-vouched-by-figure-with-unit"),
-    pytest.param(cand(Q_THROUGHPUT, Q_QUOTE_NUM,
-                      body="Throughput is 43.7 tok/s after the fan install (was 12.4 tok/s). "
-                           "The user said anything above 40 means the fans did their job."),
-                 "kept", ("TOOL", "USER"), id="throughput-with-user-threshold"),
-    pytest.param(cand("[USER] I don\u2019t want to argue about it again", body="Settled; not up for debate."),
-                 "kept", ("USER",), id="curly-apostrophe-quote"),
-    pytest.param(cand(Q_THROUGHPUT, body="Throughput is ４３.７ tok/s."),
-                 "kept", ("TOOL",), id="fullwidth-digits-that-match"),
-    pytest.param(cand(Q_SELF_JUDGE, kind="judgement", body="I judged that a single index keeps recall simpler."),
-                 "kept", ("SELF",), id="self-first-person-judgement"),
-    pytest.param(cand("[TOOL] and we are NOT adding a second index",
-                      body="The user said no second index: one index, always."),
-                 "kept", ("USER",), id="misfiled-claim-refiled-to-user"),
-    pytest.param(cand(Q_JA, body="ユーザーがアーカイブはNASに置くと決めた。"),
-                 "kept", ("USER",), id="japanese-user-decision"),
-    pytest.param(cand(Q_ZH, body="用户决定归档放到NAS上，快盘只做临时空间。"),
-                 "kept", ("USER",), id="chinese-user-decision"),
-    pytest.param(cand(Q_DIMM, kind="idea", body="Measure the DIMM side as well as the GPU side."),
-                 "seed", ("USER",), id="idea-goes-to-seeds"),
-    pytest.param(cand(Q_DIMM, Q_BENCH, kind="idea", body="Rerun the bench with 200 iterations on the DIMM side."),
-                 "seed", ("ACT", "USER"), id="idea-with-a-command-argument"),
-    pytest.param(cand(Q_NIGHTLY, body="The nightly copy moved 1000 files (1,000 as printed)."),
-                 "kept", ("TOOL",), id="thousands-separator-equivalence"),
-    pytest.param(cand(Q_DISKS, body="1. Check which disk.\n2. Write to the slow one.\n3. Verify the copy.\n10. Done."),
-                 "kept", ("TOOL",), id="list-markers-are-not-numbers"),
-    pytest.param(cand(Q_CP932, body="Crossing the cp932 boundary silently produces zero rows.",
-                      tags=["landmine"]),
-                 "kept", ("USER",), id="identifier-digits-and-landmine"),
-    pytest.param(cand(Q_CP932_TOOL, body="A cp932 decode error imports 0 rows.", tags=["landmine"]),
-                 "kept", ("TOOL",), id="landmine-from-tool-output"),
-    pytest.param(cand(Q_NIGHTLY, "[TOOL] 1,000 files copied on 2026-11-02",
-                      body="On 2026-11-02 the copy moved 10-20 GB."),
-                 "kept", ("TOOL",), id="range-and-date-as-written"),
-    pytest.param(cand(Q_INTAKE, body="Intake at -5 C; error rate 1e-3, load 2.5E6 ops; p50 latency 12 ms."),
-                 "kept", ("TOOL",), id="sign-sci-notation-and-spaced-unit"),
-    pytest.param(cand(Q_INTAKE, body="Error rate is 0.001; load 2,500,000 ops."),
-                 "kept", ("TOOL",), id="sci-notation-written-as-the-same-value"),
-    pytest.param(cand(Q_DF_TOOL, body="/data has 3.2T used.\n**How to apply:** if the user asks about space, "
-                                     "run df first; before you decide where to write, check the disk."),
-                 "kept", ("TOOL",), id="conditional-how-to-apply-is-not-attribution"),
-    pytest.param(cand('[TOOL] "throughput 43.7 tok/s"', "[USER] …the fast one stays scratch only",
-                      body="43.7 tok/s; the fast disk is scratch."),
-                 "kept", ("TOOL", "USER"), id="wrapped-and-ellipsis-marked-quotes"),
-    pytest.param(cand("[TOOL] 1.1T avail /scratch 900G used", body="/scratch has 900G used."),
-                 "kept", ("TOOL",), id="quote-across-a-line-break-inside-one-segment"),
-    pytest.param(cand("archives go to the slow disk from now on", body="Archive on the slow disk."),
-                 "kept", ("USER",), id="quote-without-class-prefix"),
-    pytest.param(cand(Q_HIRO, body="Hiro said the router password rotates every month; keep it out of notes."),
-                 "kept", ("USER",), id="configured-name-with-user-quote"),
-    pytest.param(cand("[USER] arch\u200bives go to the slow\u00a0disk", body="Archive on the slow disk."),
-                 "kept", ("USER",), id="invisible-characters-in-quote"),
-    pytest.param(cand(Q_BENCH, body="The bench was run with 200 iterations."),
-                 "kept", ("ACT",), id="number-from-act"),
-    pytest.param(cand(Q_SELF_JUDGE, kind="judgement",
-                      body="私は一つのインデックスの方が単純だと判断した。我认为一个索引更简单。"),
-                 "kept", ("SELF",), id="self-judgement-ja-zh"),
+    pytest.param(
+        cand(
+            Q_ARCHIVE,
+            title="Archive on the slow disk",
+            body="The user decided archives go to the slow disk; the fast one stays scratch only.",
+            tags=["decision", "entrusted"],
+        ),
+        "kept",
+        ("USER",),
+        id="user-decision-with-entrusted-tag",
+    ),
+    pytest.param(
+        cand(
+            Q_DF_TOOL,
+            Q_DF_ACT,
+            body="/data has 3.2T used and 1.1T available; /scratch 900G used, 120G available.",
+        ),
+        "kept",
+        ("ACT", "TOOL"),
+        id="tool-figures-with-the-command",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="/data: 3.2 TB used, 1.1 TiB available."),
+        "kept",
+        ("TOOL",),
+        id="unit-spacing-and-byte-suffix",
+    ),
+    pytest.param(
+        cand(Q_DF_TOOL, body="The used figure on /data is 3.2."),
+        "kept",
+        ("TOOL",),
+        id="bare-figure-vouched-by-figure-with-unit",
+    ),
+    pytest.param(
+        cand(
+            Q_THROUGHPUT,
+            Q_QUOTE_NUM,
+            body="Throughput is 43.7 tok/s after the fan install (was 12.4 tok/s). "
+            "The user said anything above 40 means the fans did their job.",
+        ),
+        "kept",
+        ("TOOL", "USER"),
+        id="throughput-with-user-threshold",
+    ),
+    pytest.param(
+        cand(
+            "[USER] I don\u2019t want to argue about it again", body="Settled; not up for debate."
+        ),
+        "kept",
+        ("USER",),
+        id="curly-apostrophe-quote",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, body="Throughput is ４３.７ tok/s."),
+        "kept",
+        ("TOOL",),
+        id="fullwidth-digits-that-match",
+    ),
+    pytest.param(
+        cand(
+            Q_SELF_JUDGE,
+            kind="judgement",
+            body="I judged that a single index keeps recall simpler.",
+        ),
+        "kept",
+        ("SELF",),
+        id="self-first-person-judgement",
+    ),
+    pytest.param(
+        cand(
+            "[TOOL] and we are NOT adding a second index",
+            body="The user said no second index: one index, always.",
+        ),
+        "kept",
+        ("USER",),
+        id="misfiled-claim-refiled-to-user",
+    ),
+    pytest.param(
+        cand(Q_JA, body="ユーザーがアーカイブはNASに置くと決めた。"),
+        "kept",
+        ("USER",),
+        id="japanese-user-decision",
+    ),
+    pytest.param(
+        cand(Q_ZH, body="用户决定归档放到NAS上，快盘只做临时空间。"),
+        "kept",
+        ("USER",),
+        id="chinese-user-decision",
+    ),
+    pytest.param(
+        cand(Q_DIMM, kind="idea", body="Measure the DIMM side as well as the GPU side."),
+        "seed",
+        ("USER",),
+        id="idea-goes-to-seeds",
+    ),
+    pytest.param(
+        cand(
+            Q_DIMM,
+            Q_BENCH,
+            kind="idea",
+            body="Rerun the bench with 200 iterations on the DIMM side.",
+        ),
+        "seed",
+        ("ACT", "USER"),
+        id="idea-with-a-command-argument",
+    ),
+    pytest.param(
+        cand(Q_NIGHTLY, body="The nightly copy moved 1000 files (1,000 as printed)."),
+        "kept",
+        ("TOOL",),
+        id="thousands-separator-equivalence",
+    ),
+    pytest.param(
+        cand(
+            Q_DISKS,
+            body="1. Check which disk.\n2. Write to the slow one.\n3. Verify the copy.\n10. Done.",
+        ),
+        "kept",
+        ("TOOL",),
+        id="list-markers-are-not-numbers",
+    ),
+    pytest.param(
+        cand(
+            Q_CP932,
+            body="Crossing the cp932 boundary silently produces zero rows.",
+            tags=["landmine"],
+        ),
+        "kept",
+        ("USER",),
+        id="identifier-digits-and-landmine",
+    ),
+    pytest.param(
+        cand(Q_CP932_TOOL, body="A cp932 decode error imports 0 rows.", tags=["landmine"]),
+        "kept",
+        ("TOOL",),
+        id="landmine-from-tool-output",
+    ),
+    pytest.param(
+        cand(
+            Q_NIGHTLY,
+            "[TOOL] 1,000 files copied on 2026-11-02",
+            body="On 2026-11-02 the copy moved 10-20 GB.",
+        ),
+        "kept",
+        ("TOOL",),
+        id="range-and-date-as-written",
+    ),
+    pytest.param(
+        cand(Q_INTAKE, body="Intake at -5 C; error rate 1e-3, load 2.5E6 ops; p50 latency 12 ms."),
+        "kept",
+        ("TOOL",),
+        id="sign-sci-notation-and-spaced-unit",
+    ),
+    pytest.param(
+        cand(Q_INTAKE, body="Error rate is 0.001; load 2,500,000 ops."),
+        "kept",
+        ("TOOL",),
+        id="sci-notation-written-as-the-same-value",
+    ),
+    pytest.param(
+        cand(
+            Q_DF_TOOL,
+            body="/data has 3.2T used.\n**How to apply:** if the user asks about space, "
+            "run df first; before you decide where to write, check the disk.",
+        ),
+        "kept",
+        ("TOOL",),
+        id="conditional-how-to-apply-is-not-attribution",
+    ),
+    pytest.param(
+        cand(
+            '[TOOL] "throughput 43.7 tok/s"',
+            "[USER] …the fast one stays scratch only",
+            body="43.7 tok/s; the fast disk is scratch.",
+        ),
+        "kept",
+        ("TOOL", "USER"),
+        id="wrapped-and-ellipsis-marked-quotes",
+    ),
+    pytest.param(
+        cand("[TOOL] 1.1T avail /scratch 900G used", body="/scratch has 900G used."),
+        "kept",
+        ("TOOL",),
+        id="quote-across-a-line-break-inside-one-segment",
+    ),
+    pytest.param(
+        cand("archives go to the slow disk from now on", body="Archive on the slow disk."),
+        "kept",
+        ("USER",),
+        id="quote-without-class-prefix",
+    ),
+    pytest.param(
+        cand(
+            Q_HIRO, body="Hiro said the router password rotates every month; keep it out of notes."
+        ),
+        "kept",
+        ("USER",),
+        id="configured-name-with-user-quote",
+    ),
+    pytest.param(
+        cand("[USER] arch\u200bives go to the slow\u00a0disk", body="Archive on the slow disk."),
+        "kept",
+        ("USER",),
+        id="invisible-characters-in-quote",
+    ),
+    pytest.param(
+        cand(Q_BENCH, body="The bench was run with 200 iterations."),
+        "kept",
+        ("ACT",),
+        id="number-from-act",
+    ),
+    pytest.param(
+        cand(
+            Q_SELF_JUDGE,
+            kind="judgement",
+            body="私は一つのインデックスの方が単純だと判断した。我认为一个索引更简单。",
+        ),
+        "kept",
+        ("SELF",),
+        id="self-judgement-ja-zh",
+    ),
 ]
 
 
@@ -378,7 +790,13 @@ def test_legitimate_suite_is_large_enough():
 
 
 def test_self_only_candidate_is_labelled_judgement():
-    result = gate(cand(Q_SELF_JUDGE, kind="judgement", body="I judged that a single index keeps recall simpler."))
+    result = gate(
+        cand(
+            Q_SELF_JUDGE,
+            kind="judgement",
+            body="I judged that a single index keeps recall simpler.",
+        )
+    )
     assert result.verdict == "kept"
     assert result.label == "judgement"
     assert reason("first-person judgement")(result)
@@ -449,7 +867,9 @@ def test_one_result_per_candidate_in_order():
 
 
 def test_to_json_has_the_cli_contract_shape():
-    result = gate(cand("[USER] throughput 43.7 tok/s", "[USER] made up words here", body="43.7 tok/s."))
+    result = gate(
+        cand("[USER] throughput 43.7 tok/s", "[USER] made up words here", body="43.7 tok/s.")
+    )
     data = result.to_json()
     for key in ("title", "verdict", "reasons", "classes", "quotes", "violations"):
         assert key in data
@@ -457,8 +877,13 @@ def test_to_json_has_the_cli_contract_shape():
     assert data["classes"] == ["TOOL"]
     first, second = data["quotes"]
     assert {"text", "claimed", "class", "status"} <= set(first)
-    assert first == {**first, "text": "throughput 43.7 tok/s", "claimed": "USER",
-                     "class": "TOOL", "status": "verified"}
+    assert first == {
+        **first,
+        "text": "throughput 43.7 tok/s",
+        "claimed": "USER",
+        "class": "TOOL",
+        "status": "verified",
+    }
     assert second["status"] == "not_found" and second["class"] is None
     import json
 
@@ -490,7 +915,8 @@ def test_floor_checks_links_only_when_slugs_are_known():
 def test_floor_reports_each_problem_once_with_its_field():
     ev = _ev("TOOL", "throughput 43.7 tok/s")
     out = check_surface(
-        {"title": "3x faster", "body": "3x faster; the user asked for it", "keep": "43.7 tok/s"}, ev)
+        {"title": "3x faster", "body": "3x faster; the user asked for it", "keep": "43.7 tok/s"}, ev
+    )
     assert [(v.kind, v.field, v.text, v.rule) for v in out] == [
         ("number", "title", "3x", "unvouched"),
         ("attribution", "body", "the user asked", "no_user_quote"),
@@ -609,7 +1035,7 @@ def test_attribution_catches_claims(text):
 
 
 def test_normalize_folds_width_quotes_space_and_invisibles_but_not_case():
-    assert normalize("  \u201cＡＢＣ\u201d\u00a0 ‘x’\u200b\n「y」 ") == "\"ABC\" 'x' \"y\""
+    assert normalize("  \u201cＡＢＣ\u201d\u00a0 ‘x’\u200b\n「y」 ") == '"ABC" \'x\' "y"'
     assert normalize("NOT") != normalize("not")
 
 

@@ -20,18 +20,44 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "journals"
 
 def _line(kind: str, text: str) -> str:
     if kind == "user":
-        return json.dumps({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}})
+        return json.dumps(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            }
+        )
     if kind == "tool":
-        return json.dumps({"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": text}]}]}})
+        return json.dumps(
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": "t1",
+                            "content": [{"type": "text", "text": text}],
+                        }
+                    ],
+                },
+            }
+        )
     if kind == "meta":  # a record that holds no segment
         return json.dumps({"type": "summary", "summary": "a title the agent gave the session"})
-    return json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text",
-                                                                                         "text": text}]}})
+    return json.dumps(
+        {
+            "type": "assistant",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": text}]},
+        }
+    )
 
 
-RECORDS = [("user", f"turn {i}: the shelf bracket number {i} goes on the left wall") if i % 2 == 0
-           else ("assistant", f"reply {i}: noted, bracket {i} on the left") for i in range(12)]
+RECORDS = [
+    ("user", f"turn {i}: the shelf bracket number {i} goes on the left wall")
+    if i % 2 == 0
+    else ("assistant", f"reply {i}: noted, bracket {i} on the left")
+    for i in range(12)
+]
 
 
 @pytest.fixture
@@ -40,8 +66,10 @@ def kura(tmp_path):
     (tmp_path / "journals").mkdir()
     (tmp_path / "chats").mkdir()
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n'
-                   f'[stores.main.journals]\nclaude = "{tmp_path / "journals"}"\ngemini = "{tmp_path / "chats"}"\n')
+    cfg.write_text(
+        f'[stores.main]\npath = "{tmp_path / "main"}"\n'
+        f'[stores.main.journals]\nclaude = "{tmp_path / "journals"}"\ngemini = "{tmp_path / "chats"}"\n'
+    )
     k = Kura(Registry.open(cfg))
     yield k
     k.close()
@@ -122,8 +150,10 @@ def test_the_context_in_a_long_journal_matches_a_whole_read_wherever_the_quote_i
     reading the whole journal shows there."""
     from kura_core.distill.journals import segment_context
 
-    lines = [_line("user" if i % 2 == 0 else "assistant", f"line {i}: " + "words on the shelf " * 30)
-             for i in range(4000)]
+    lines = [
+        _line("user" if i % 2 == 0 else "assistant", f"line {i}: " + "words on the shelf " * 30)
+        for i in range(4000)
+    ]
     big = {"start": 12, "middle": 2003, "end": 3990}[where]
     lines[big + 1] = _line("assistant", "a very long reply " + "x" * 300_000)
     lines[big + 2] = _line("meta", "")
@@ -133,6 +163,6 @@ def test_the_context_in_a_long_journal_matches_a_whole_read_wherever_the_quote_i
     at = whole[big].start
     got = segment_context(path, at, adapter="claude", radius=3)
     i = [s.start for s in whole].index(at)
-    assert [s.start for s in got.segments] == [s.start for s in whole[max(0, i - 3):i + 4]]
-    assert [s.text for s in got.segments] == [s.text for s in whole[max(0, i - 3):i + 4]]
+    assert [s.start for s in got.segments] == [s.start for s in whole[max(0, i - 3) : i + 4]]
+    assert [s.text for s in got.segments] == [s.text for s in whole[max(0, i - 3) : i + 4]]
     assert got.segments[got.focus[0]].start == at

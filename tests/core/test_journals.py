@@ -161,8 +161,22 @@ def test_claude_watermark_past_the_end_is_reported():
 def test_seed_retention_corpus_classes():
     read = read_claude(CORPUS, 0)
     assert [s.cls for s in read.segments] == [
-        "USER", "ACT", "TOOL", "USER", "SELF", "USER", "ACT", "TOOL",
-        "USER", "USER", "USER", "USER", "SELF", "USER", "USER", "USER",
+        "USER",
+        "ACT",
+        "TOOL",
+        "USER",
+        "SELF",
+        "USER",
+        "ACT",
+        "TOOL",
+        "USER",
+        "USER",
+        "USER",
+        "USER",
+        "SELF",
+        "USER",
+        "USER",
+        "USER",
     ]
     assert read.records == 16 and dict(read.skipped) == {}
     tool = [s.text for s in read.segments if s.cls == "TOOL"]
@@ -242,7 +256,10 @@ def test_text_paragraphs_are_user():
     ]
     raw = NOTES.read_bytes()
     second = read.segments[1]
-    assert raw[second.start : second.end].decode() == "The archive goes on the NAS.\nIt is mirrored nightly.\n"
+    assert (
+        raw[second.start : second.end].decode()
+        == "The archive goes on the NAS.\nIt is mirrored nightly.\n"
+    )
     assert read.end == len(raw) and read.records == 4 and read.unit == "byte"
 
 
@@ -363,7 +380,10 @@ def test_discover_include_glob_and_missing_root(tmp_path):
     txt = _touch(root / "b.txt", "para\n", 2_000_000_000)
     assert [f.path for f in discover([JournalRoot("text", root)], forbidden_dirs=[])] == [md]
     found = discover(
-        [JournalRoot("text", root, include_glob="**/*.txt"), JournalRoot("text", tmp_path / "nope")],
+        [
+            JournalRoot("text", root, include_glob="**/*.txt"),
+            JournalRoot("text", tmp_path / "nope"),
+        ],
         forbidden_dirs=[],
     )
     assert [f.path for f in found] == [txt]
@@ -381,12 +401,20 @@ def test_claude_subagent_report_without_its_call_in_view(tmp_path):
     path = tmp_path / "s.jsonl"
     entry = {
         "type": "user",
-        "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "all good, 7 of 7"}]},
+        "message": {
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_x", "content": "all good, 7 of 7"}
+            ]
+        },
         "toolUseResult": {"status": "completed", "agentId": "ab12", "totalToolUseCount": 3},
     }
     plain = {
         "type": "user",
-        "message": {"content": [{"type": "tool_result", "tool_use_id": "toolu_y", "content": "7 of 7 passed"}]},
+        "message": {
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_y", "content": "7 of 7 passed"}
+            ]
+        },
         "toolUseResult": {"stdout": "7 of 7 passed", "stderr": ""},
     }
     path.write_text(json.dumps(entry) + "\n" + json.dumps(plain) + "\n")
@@ -414,8 +442,12 @@ def test_discover_a_file_root_and_an_adapters_several_default_patterns(tmp_path)
     one = _touch(tmp_path / "single" / "chat.jsonl", "{}\n", 1_000_000_000)
     assert [f.path for f in discover([JournalRoot("claude", one)], forbidden_dirs=[])] == [one]
     gem = tmp_path / "gemini"
-    saved = _touch(gem / "abc" / "chats" / "session-2025-01-01T10-00-aaaa.json", "{}", 2_000_000_000)
-    stream = _touch(gem / "abc" / "chats" / "session-2025-01-02T10-00-bbbb.jsonl", "{}\n", 3_000_000_000)
+    saved = _touch(
+        gem / "abc" / "chats" / "session-2025-01-01T10-00-aaaa.json", "{}", 2_000_000_000
+    )
+    stream = _touch(
+        gem / "abc" / "chats" / "session-2025-01-02T10-00-bbbb.jsonl", "{}\n", 3_000_000_000
+    )
     _touch(gem / "abc" / "logs.json", "[]", 4_000_000_000)  # prompts log: not a chat
     found = discover([JournalRoot("gemini", gem)], forbidden_dirs=[])
     assert [f.path for f in found] == [stream, saved]

@@ -35,12 +35,16 @@ def gen_store(root: Path, n: int) -> list[str]:
     slugs = []
     for i in range(n):
         slug = f"thing-{i}"
-        desc = (f"the lantern{i} hangs in the shed next to the saddle and the quartz tunnel map, "
-                f"and the meadow gate stays shut for the harbor crew on rainy weeks")
+        desc = (
+            f"the lantern{i} hangs in the shed next to the saddle and the quartz tunnel map, "
+            f"and the meadow gate stays shut for the harbor crew on rainy weeks"
+        )
         created = TODAY - dt.timedelta(days=3 if i % 10 == 0 else 200)
         (root / f"{slug}.md").write_text(
             f"---\nname: {slug}\ndescription: {desc}\nmetadata:\n  type: project\n"
-            f"  created: {created.isoformat()}\n---\n\n{desc}.\n", encoding="utf-8")
+            f"  created: {created.isoformat()}\n---\n\n{desc}.\n",
+            encoding="utf-8",
+        )
         lines.append(f"- [Thing {i}]({slug}.md) — {desc}")
         slugs.append(slug)
     (root / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -48,8 +52,10 @@ def gen_store(root: Path, n: int) -> list[str]:
 
 
 def registry(root: Path, *, clock=time.time, today=dt.date.today, **prefill) -> Registry:
-    raw = {"stores": {"main": {"path": str(root)}},
-           "prefill": {"window_tokens": 2_000_000, **prefill}}
+    raw = {
+        "stores": {"main": {"path": str(root)}},
+        "prefill": {"window_tokens": 2_000_000, **prefill},
+    }
     return Registry(parse_config(raw, source=None), env={}, clock=clock, today=today)
 
 
@@ -119,6 +125,7 @@ def test_default_header_says_how_to_read_the_map():
 
 # --------------------------------------------------------------------------- the block
 
+
 def test_block_markers_and_no_volatile_content(root):
     reg = registry(root)
     weave(reg, "main")
@@ -175,8 +182,10 @@ def test_over_budget_is_the_whole_map_and_a_warning_only_in_json(root, capsys, t
     from kura_core.cli import main
 
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{root}"\n[prefill]\nwindow_tokens = {window}\n'
-                   "budget_fraction = 0.05\nhard_fraction = 0.5\n")
+    cfg.write_text(
+        f'[stores.main]\npath = "{root}"\n[prefill]\nwindow_tokens = {window}\n'
+        "budget_fraction = 0.05\nhard_fraction = 0.5\n"
+    )
     assert main(["-c", str(cfg), "prefill"]) == 0
     cap = capsys.readouterr()
     assert cap.out == base.text + "\n"
@@ -205,12 +214,22 @@ def test_json_has_the_spec_fields(root, tmp_path, capsys):
     cfg.write_text(f'[stores.main]\npath = "{root}"\n[prefill]\nwindow_tokens = 2000000\n')
     assert main(["-c", str(cfg), "prefill", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    for k in ("text", "source", "stale", "tokens_est", "over_budget", "over_ceiling", "map_shown", "etag"):
+    for k in (
+        "text",
+        "source",
+        "stale",
+        "tokens_est",
+        "over_budget",
+        "over_ceiling",
+        "map_shown",
+        "etag",
+    ):
         assert k in out
     assert out["source"] == "canonical" and out["map_shown"] is True
 
 
 # --------------------------------------------------------------------------- ETag
+
 
 def test_etag_changes_iff_the_text_changes(root):
     reg = registry(root)
@@ -232,6 +251,7 @@ def test_etag_changes_iff_the_text_changes(root):
 
 
 # --------------------------------------------------------------------------- the missing map
+
 
 def test_missing_map_note_is_explicit_and_never_empty(root):
     for name in ("main", "", "odd name\n>>>"):
@@ -290,12 +310,14 @@ def test_prefill_wears_the_cloth_only_while_the_index_hashes_to_its_header(root)
 
     reg = registry(root)
     text = (root / "MEMORY.md").read_text(encoding="utf-8")
-    (root / "_still" / WOVEN_FILE).write_text(cloth_file_text(index_sha(text), "# hand-made cloth"),
-                                              encoding="utf-8")
+    (root / "_still" / WOVEN_FILE).write_text(
+        cloth_file_text(index_sha(text), "# hand-made cloth"), encoding="utf-8"
+    )
     p = build_prefill(reg, "main")
     assert p.source == "woven" and "# hand-made cloth" in p.text
-    (root / "_still" / WOVEN_FILE).write_text(cloth_file_text(index_sha(text + "\n"), "# hand-made cloth"),
-                                              encoding="utf-8")
+    (root / "_still" / WOVEN_FILE).write_text(
+        cloth_file_text(index_sha(text + "\n"), "# hand-made cloth"), encoding="utf-8"
+    )
     p = build_prefill(reg, "main")
     assert p.source == "canonical" and p.stale and "# hand-made cloth" not in p.text
     reg.close()

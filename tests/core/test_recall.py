@@ -13,26 +13,43 @@ from tests.fakes.model_server import Garbage, Hang, ReasoningOnly, Refuse, Statu
 from tests.wait import Overlap
 
 CHAIN = {
-    "archive-on-slow-disk": ("Archive on the slow disk", "the archive lives on the slow disk; the fast one stays scratch",
-                             "The archive goes on the slow disk.\n\nRelated: [[disk-layout]]"),
-    "disk-layout": ("Disk layout", "two disks: /data is slow and big, /scratch is fast",
-                    "The machine has two disks.\n\nSee [[fan-install]] for the thermals."),
-    "fan-install": ("Fans installed", "throughput 43.7 tok/s after the fan install",
-                    "After the fans went in, throughput reached 43.7 tok/s."),
-    "one-index": ("One index, always", "⚠️ never add a second index",
-                  "We are not going to add a second index."),
+    "archive-on-slow-disk": (
+        "Archive on the slow disk",
+        "the archive lives on the slow disk; the fast one stays scratch",
+        "The archive goes on the slow disk.\n\nRelated: [[disk-layout]]",
+    ),
+    "disk-layout": (
+        "Disk layout",
+        "two disks: /data is slow and big, /scratch is fast",
+        "The machine has two disks.\n\nSee [[fan-install]] for the thermals.",
+    ),
+    "fan-install": (
+        "Fans installed",
+        "throughput 43.7 tok/s after the fan install",
+        "After the fans went in, throughput reached 43.7 tok/s.",
+    ),
+    "one-index": (
+        "One index, always",
+        "⚠️ never add a second index",
+        "We are not going to add a second index.",
+    ),
 }
 
 
 def reg_for(tmp_path, model, **kw):
-    return make_registry(tmp_path, stores={"main": CHAIN}, model_url=model.url if model else None, **kw)
+    return make_registry(
+        tmp_path, stores={"main": CHAIN}, model_url=model.url if model else None, **kw
+    )
 
 
-@pytest.mark.parametrize("hops,expected", [
-    (0, ["archive-on-slow-disk"]),
-    (1, ["archive-on-slow-disk", "disk-layout"]),
-    (2, ["archive-on-slow-disk", "disk-layout", "fan-install"]),
-])
+@pytest.mark.parametrize(
+    "hops,expected",
+    [
+        (0, ["archive-on-slow-disk"]),
+        (1, ["archive-on-slow-disk", "disk-layout"]),
+        (2, ["archive-on-slow-disk", "disk-layout", "fan-install"]),
+    ],
+)
 def test_links_walked_to_the_right_depth(tmp_path, model, hops, expected):
     model.script("kura_pick", {"slugs": ["archive-on-slow-disk"]})
     res = recall(reg_for(tmp_path, model), "main", "where does the archive live?", hops=hops)
@@ -79,17 +96,29 @@ def test_prompt_is_a_byte_identical_prefix_up_to_the_question(tmp_path, model):
 
 
 def test_large_index_is_asked_in_concurrent_shards_and_merged(tmp_path, model):
-    mems = {f"topic-{i:03d}": (f"Topic {i}", f"trigger line for topic number {i} with some words", f"body {i}")
-            for i in range(120)}
-    reg = make_registry(tmp_path, stores={"main": mems}, model_url=model.url,
-                        extra={"recall": {"shard_tokens": 400}})
+    mems = {
+        f"topic-{i:03d}": (
+            f"Topic {i}",
+            f"trigger line for topic number {i} with some words",
+            f"body {i}",
+        )
+        for i in range(120)
+    }
+    reg = make_registry(
+        tmp_path,
+        stores={"main": mems},
+        model_url=model.url,
+        extra={"recall": {"shard_tokens": 400}},
+    )
     together = Overlap(2)
 
     def pick(req):
         with together:  # held until a second shard is being asked at the same time
             pass
         system = req.messages[0]["content"]
-        found = [l.split("](")[1].split(".md")[0] for l in system.splitlines() if l.startswith("- [")]
+        found = [
+            l.split("](")[1].split(".md")[0] for l in system.splitlines() if l.startswith("- [")
+        ]
         return {"slugs": [found[0]]}
 
     model.script("kura_pick", pick)
@@ -101,14 +130,17 @@ def test_large_index_is_asked_in_concurrent_shards_and_merged(tmp_path, model):
     assert res.picked[0] == "topic-000"
 
 
-@pytest.mark.parametrize("behaviour,needle", [
-    (Refuse(), "connection"),
-    (Hang(3.0), "timed out"),
-    (Status(500, "boom"), "HTTP 500"),
-    (Garbage(), "unparseable"),
-    (ReasoningOnly(), "reasoning-only"),
-    ({"wrong": "shape"}, "does not fit"),
-])
+@pytest.mark.parametrize(
+    "behaviour,needle",
+    [
+        (Refuse(), "connection"),
+        (Hang(3.0), "timed out"),
+        (Status(500, "boom"), "HTTP 500"),
+        (Garbage(), "unparseable"),
+        (ReasoningOnly(), "reasoning-only"),
+        ({"wrong": "shape"}, "does not fit"),
+    ],
+)
 def test_thinker_failures_degrade_and_doctor_names_the_reason(tmp_path, model, behaviour, needle):
     model.script("kura_pick", behaviour)
     reg = reg_for(tmp_path, model, timeout=0.4)
@@ -143,8 +175,12 @@ def test_a_recall_result_as_json_carries_every_field_in_order(tmp_path):
 
     reg = make_registry(tmp_path, stores={"main": CHAIN})
     res = recall(reg, "main", "second index")
-    res = dataclasses.replace(res, scores=(("one-index", 1.234567),), dropped=("ghost",),
-                              skipped=(Skipped("gone", "gone.md is gone"),))
+    res = dataclasses.replace(
+        res,
+        scores=(("one-index", 1.234567),),
+        dropped=("ghost",),
+        skipped=(Skipped("gone", "gone.md is gone"),),
+    )
     out = res.to_json()
     names = [f.name for f in dataclasses.fields(RecallResult)]
     assert list(out) == names + ["notice"]  # a field added later cannot be left out silently
@@ -159,15 +195,25 @@ def test_a_recall_result_as_json_carries_every_field_in_order(tmp_path):
 def test_word_tier_sees_a_new_memory_without_restart(tmp_path):
     reg = make_registry(tmp_path, stores={"main": CHAIN})
     assert "kiln" not in recall(reg, "main", "kiln temperature").picked
-    reg.store("main").write("kiln-firing", title="Kiln firing", description="the kiln fires at cone 6",
-                            body="Cone 6 for the stoneware.")
+    reg.store("main").write(
+        "kiln-firing",
+        title="Kiln firing",
+        description="the kiln fires at cone 6",
+        body="Cone 6 for the stoneware.",
+    )
     assert recall(reg, "main", "kiln temperature").picked[0] == "kiln-firing"
 
 
 def test_context_keeps_the_paragraph_that_bears_on_the_question(tmp_path):
-    filler = "\n\n".join(f"Unrelated paragraph {i} about gardening and tomatoes." for i in range(30))
-    body = "The router lives in the hall.\n\n" + filler + "\n\nThe wifi password rotates every March."
-    reg = make_registry(tmp_path, stores={"main": {"router": ("Router", "the router and its wifi", body)}})
+    filler = "\n\n".join(
+        f"Unrelated paragraph {i} about gardening and tomatoes." for i in range(30)
+    )
+    body = (
+        "The router lives in the hall.\n\n" + filler + "\n\nThe wifi password rotates every March."
+    )
+    reg = make_registry(
+        tmp_path, stores={"main": {"router": ("Router", "the router and its wifi", body)}}
+    )
     res = recall(reg, "main", "when does the wifi password rotate", chars=400)
     assert "rotates every March" in res.context
     assert len(res.context) < 700
@@ -179,31 +225,58 @@ def test_cli_recall_json_and_degraded_banner(tmp_path, kura_bin):
     make_registry(tmp_path, stores={"main": CHAIN})
     cfg = tmp_path / "kura.toml"
     cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n')
-    out = subprocess.run(kura_bin + ["-c", str(cfg), "recall", "second", "index", "--json"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        kura_bin + ["-c", str(cfg), "recall", "second", "index", "--json"],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    for key in ("store", "question", "how", "degraded", "picked", "walked", "context", "tokens_est", "elapsed_ms"):
+    for key in (
+        "store",
+        "question",
+        "how",
+        "degraded",
+        "picked",
+        "walked",
+        "context",
+        "tokens_est",
+        "elapsed_ms",
+    ):
         assert key in data
     assert data["how"] == "words" and data["degraded"] is True
-    human = subprocess.run(kura_bin + ["-c", str(cfg), "recall", "second index"], capture_output=True, text=True)
+    human = subprocess.run(
+        kura_bin + ["-c", str(cfg), "recall", "second index"], capture_output=True, text=True
+    )
     assert "⚠ degraded" in human.stdout
-    none = subprocess.run(kura_bin + ["-c", str(cfg), "recall", "zzzqqq"], capture_output=True, text=True)
+    none = subprocess.run(
+        kura_bin + ["-c", str(cfg), "recall", "zzzqqq"], capture_output=True, text=True
+    )
     assert none.returncode == 2
 
 
-def test_stores_json_shows_the_last_error_and_reachability_without_secrets(tmp_path, model, kura_bin):
+def test_stores_json_shows_the_last_error_and_reachability_without_secrets(
+    tmp_path, model, kura_bin
+):
     import subprocess
 
     model.script("kura_pick", Status(500, "the GPU fell over"))
     make_registry(tmp_path, stores={"main": CHAIN})
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n[models.thinker]\nurl = "{model.url}"\n'
-                   f'model = "scripted"\napi_key_env = "KURA_TEST_KEY"\ntimeout = 2\n')
+    cfg.write_text(
+        f'[stores.main]\npath = "{tmp_path / "main"}"\n[models.thinker]\nurl = "{model.url}"\n'
+        f'model = "scripted"\napi_key_env = "KURA_TEST_KEY"\ntimeout = 2\n'
+    )
     env = {**__import__("os").environ, "KURA_TEST_KEY": "sk-very-secret"}
-    subprocess.run(kura_bin + ["-c", str(cfg), "recall", "archive"], capture_output=True, text=True, env=env)
-    out = subprocess.run(kura_bin + ["-c", str(cfg), "stores", "--json", "--probe"], capture_output=True,
-                         text=True, env=env)
+    subprocess.run(
+        kura_bin + ["-c", str(cfg), "recall", "archive"], capture_output=True, text=True, env=env
+    )
+    out = subprocess.run(
+        kura_bin + ["-c", str(cfg), "stores", "--json", "--probe"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     thinker = data["models"]["thinker"]
@@ -213,14 +286,30 @@ def test_stores_json_shows_the_last_error_and_reachability_without_secrets(tmp_p
 
 
 MIXED = {
-    "kettle-descaling": ("Kettle descaling", "descale the kettle every 6 weeks — citric acid, not vinegar",
-                         "Descale the kettle every 6 weeks.\n\n" + "Citric acid works; vinegar leaves a smell. " * 30
-                         + "\n\n⚠️ never run it dry!\n\nSee [[boiler-plan]]."),
-    "boiler-plan": ("給湯器の交換", "給湯器は2027年の春に交換する(見積もり¥180,000)",
-                    "給湯器は2027年の春に交換する。見積もりは¥180,000。\n\n" + "業者は三社から選ぶ。" * 40
-                    + "\n\n相关：[[kettle-descaling]]"),
-    "cold-room": ("冷库温度", "冷库保持在4°C以下，每周检查一次", "冷库保持在4°C以下。\n\n每周检查一次温度记录。"),
-    "edge-symbols": ("Symbols at the edges", "--==##", "**bold** _under_ `code`; a/b/c... (x) [y] {z}"),
+    "kettle-descaling": (
+        "Kettle descaling",
+        "descale the kettle every 6 weeks — citric acid, not vinegar",
+        "Descale the kettle every 6 weeks.\n\n"
+        + "Citric acid works; vinegar leaves a smell. " * 30
+        + "\n\n⚠️ never run it dry!\n\nSee [[boiler-plan]].",
+    ),
+    "boiler-plan": (
+        "給湯器の交換",
+        "給湯器は2027年の春に交換する(見積もり¥180,000)",
+        "給湯器は2027年の春に交換する。見積もりは¥180,000。\n\n"
+        + "業者は三社から選ぶ。" * 40
+        + "\n\n相关：[[kettle-descaling]]",
+    ),
+    "cold-room": (
+        "冷库温度",
+        "冷库保持在4°C以下，每周检查一次",
+        "冷库保持在4°C以下。\n\n每周检查一次温度记录。",
+    ),
+    "edge-symbols": (
+        "Symbols at the edges",
+        "--==##",
+        "**bold** _under_ `code`; a/b/c... (x) [y] {z}",
+    ),
 }
 
 
@@ -232,10 +321,20 @@ def test_the_token_estimate_of_a_context_is_the_estimate_of_its_text(tmp_path, c
     from kura_core.tokens import estimate_tokens
 
     reg = make_registry(tmp_path, stores={"main": MIXED})
-    for question in ("kettle descaling vinegar", "給湯器 見積もり", "冷库 温度", "bold code symbols", "boiler"):
+    for question in (
+        "kettle descaling vinegar",
+        "給湯器 見積もり",
+        "冷库 温度",
+        "bold code symbols",
+        "boiler",
+    ):
         for hops in (0, 1, 2):
             res = recall(reg, "main", question, hops=hops, chars=chars)
-            assert res.context and res.tokens_est == estimate_tokens(res.context), (question, hops, chars)
+            assert res.context and res.tokens_est == estimate_tokens(res.context), (
+                question,
+                hops,
+                chars,
+            )
 
 
 def test_the_token_estimate_adds_up_over_pieces_a_line_break_separates():
@@ -244,7 +343,7 @@ def test_the_token_estimate_adds_up_over_pieces_a_line_break_separates():
     from kura_core.tokens import estimate_tokens, from_parts, token_parts
 
     rng = random.Random(7)
-    alphabet = "abcxyz019 .,-_/#*()[]—…'\"\t給湯器冷库温度ｶﾀカナ한국⚠️é" 
+    alphabet = "abcxyz019 .,-_/#*()[]—…'\"\t給湯器冷库温度ｶﾀカナ한국⚠️é"
     for _ in range(3000):
         a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         b = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))

@@ -23,20 +23,26 @@ from kura_core.config import parse_config
 from kura_core.errors import ReadOnlyStore, StorageError, StorageFull
 from kura_core.fsutil import is_temp_name
 from kura_core.http import make_server, start_in_thread
-from kura_core.mcp import LocalBackend, McpSession
 from kura_core.kura import Kura
+from kura_core.mcp import LocalBackend, McpSession
 from kura_core.recall import recall
 from kura_core.registry import Registry
 from kura_core.store import Store, render_memory
 from tests.fakes.disk import FailAt, FullDisk, ReadOnlyDisk, Recorder, SmallFs
 from tests.fakes.model_server import closed_port_url
 
-REASONS = {errno.ENOSPC: "no space left", errno.EROFS: "read-only", errno.EACCES: "permission denied"}
+REASONS = {
+    errno.ENOSPC: "no space left",
+    errno.EROFS: "read-only",
+    errno.EACCES: "permission denied",
+}
 
 
 def _state(root: Path) -> tuple[str, str]:
     """(alpha.md text, MEMORY.md text) as they are on disk."""
-    return (root / "alpha.md").read_text(encoding="utf-8"), (root / "MEMORY.md").read_text(encoding="utf-8")
+    return (root / "alpha.md").read_text(encoding="utf-8"), (root / "MEMORY.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def _consistent(root: Path) -> Store:
@@ -69,8 +75,11 @@ def test_a_write_is_traced_through_the_seam(tmp_path):
     assert ops[:3] == ["open", "write", "fsync"]
     assert ("replace", "intent.json") in steps and ("replace", "alpha.md") in steps
     # the intent is the commit point; then the index, then the memory move into place
-    assert steps.index(("replace", "intent.json")) < steps.index(("replace", "MEMORY.md")) \
+    assert (
+        steps.index(("replace", "intent.json"))
+        < steps.index(("replace", "MEMORY.md"))
         < steps.index(("replace", "alpha.md"))
+    )
     assert steps[-1] == ("unlink", "intent.json")
 
 
@@ -125,9 +134,11 @@ def test_a_disk_that_refuses_even_the_undo_says_the_write_will_be_finished(tmp_p
     st = Store(tmp_path / "s", name="s")
     st.init()
     st.write("alpha", title="Alpha", description="version one", body="body one")
-    with fsutil.using(FailAt(steps.index(("replace", "alpha.md")), errno.EIO, sticky=True)):
-        with pytest.raises(StorageError) as exc:
-            st.write("alpha", title="Alpha", description="version two", body="body two")
+    with (
+        fsutil.using(FailAt(steps.index(("replace", "alpha.md")), errno.EIO, sticky=True)),
+        pytest.raises(StorageError) as exc,
+    ):
+        st.write("alpha", title="Alpha", description="version two", body="body two")
     assert "is recorded" in str(exc.value) and "next read" in str(exc.value)
     assert "Nothing was changed" not in str(exc.value)
     mem = _consistent(st.root).read("alpha")
@@ -155,26 +166,57 @@ def test_a_new_memory_that_did_not_fit_never_appears(tmp_path):
         if there:  # recorded before the failure: finished by the reader; start over
             os.unlink(st.root / "beta.md")
             (st.root / "MEMORY.md").write_text(
-                "\n".join(l for l in (st.root / "MEMORY.md").read_text().split("\n") if "beta" not in l))
+                "\n".join(
+                    l for l in (st.root / "MEMORY.md").read_text().split("\n") if "beta" not in l
+                )
+            )
     assert refused >= 9  # every step before the commit point
     assert Store(st.root).read("beta").description == "new"
 
 
 def _old_style_intent(st: Store, slug: str, description: str, body: str) -> None:
     """What a writer killed after recording its intent, before preparing files, leaves."""
-    text = render_memory({"name": slug, "description": description,
-                          "metadata": {"type": "project", "tags": []}}, body)
-    st.intent_path.write_text(json.dumps({"op": "upsert", "slug": slug, "text": text, "title": slug,
-                                          "description": description, "sector": ""}), encoding="utf-8")
+    text = render_memory(
+        {"name": slug, "description": description, "metadata": {"type": "project", "tags": []}},
+        body,
+    )
+    st.intent_path.write_text(
+        json.dumps(
+            {
+                "op": "upsert",
+                "slug": slug,
+                "text": text,
+                "title": slug,
+                "description": description,
+                "sector": "",
+            }
+        ),
+        encoding="utf-8",
+    )
 
 
 def test_a_full_disk_never_takes_reads_down_even_with_a_write_waiting(tmp_path):
     from tests.conftest import make_registry
 
-    reg = make_registry(tmp_path, stores={"main": {
-        "alpha": ("Alpha", "the archive lives on the slow disk", "The archive goes on the slow disk."),
-        "beta": ("Beta", "the scratch disk is fast", "Scratch is on NVMe.\n\nRelated: [[alpha]]"),
-    }}, model_url=closed_port_url(), extra={"stores": {"main": {"write_policy": "direct-allowed"}}})
+    reg = make_registry(
+        tmp_path,
+        stores={
+            "main": {
+                "alpha": (
+                    "Alpha",
+                    "the archive lives on the slow disk",
+                    "The archive goes on the slow disk.",
+                ),
+                "beta": (
+                    "Beta",
+                    "the scratch disk is fast",
+                    "Scratch is on NVMe.\n\nRelated: [[alpha]]",
+                ),
+            }
+        },
+        model_url=closed_port_url(),
+        extra={"stores": {"main": {"write_policy": "direct-allowed"}}},
+    )
     st = reg.store("main")
     _old_style_intent(st, "alpha", "the archive moved to the NAS", "The archive is on the NAS now.")
     k = Kura(reg)
@@ -184,7 +226,9 @@ def test_a_full_disk_never_takes_reads_down_even_with_a_write_waiting(tmp_path):
         res = recall(reg, "main", "where does the archive live?")
         assert res.how == "words" and res.degraded and "alpha" in res.walked
         doc = k.doctor(store="main").to_json()
-        assert not doc["ok"] and any("waiting to be finished" in p and "no space" in p for p in doc["problems"])
+        assert not doc["ok"] and any(
+            "waiting to be finished" in p and "no space" in p for p in doc["problems"]
+        )
         assert k.prefill(store="main").text
         with pytest.raises(StorageError) as exc:
             k.remember("gamma", "a third disk", "body", store="main")
@@ -211,9 +255,8 @@ def test_a_crashed_write_is_finished_by_renames_alone_on_a_full_disk(tmp_path):
             if len(self.steps) == commit + 2:  # right after the intent is in place
                 raise KeyboardInterrupt  # the writer dies here, leaving its intent
 
-    with fsutil.using(Crash()):
-        with pytest.raises(KeyboardInterrupt):
-            st.write("alpha", title="Alpha", description="two", body="b2")
+    with fsutil.using(Crash()), pytest.raises(KeyboardInterrupt):
+        st.write("alpha", title="Alpha", description="two", body="b2")
     assert st.intent_path.exists()
     with fsutil.using(FullDisk()):
         fresh = Store(st.root, name="s")
@@ -223,6 +266,7 @@ def test_a_crashed_write_is_finished_by_renames_alone_on_a_full_disk(tmp_path):
 
 
 # --------------------------------------------------------------------------- real filesystems
+
 
 @pytest.fixture(params=["seam", "tmpfs"])
 def small_fs(request, tmp_path):
@@ -238,12 +282,24 @@ def small_fs(request, tmp_path):
 def _registry_on(root: Path) -> Registry:
     from tests.conftest import make_store
 
-    make_store(root / "main", "main", {
-        "alpha": ("Alpha", "the archive lives on the slow disk", "The archive goes on the slow disk."),
-    })
-    cfg = parse_config({"stores": {"main": {"path": str(root / "main"), "write_policy": "direct-allowed"}},
-                        "models": {"thinker": {"url": closed_port_url(), "model": "m", "timeout": 1}}},
-                       source=None)
+    make_store(
+        root / "main",
+        "main",
+        {
+            "alpha": (
+                "Alpha",
+                "the archive lives on the slow disk",
+                "The archive goes on the slow disk.",
+            ),
+        },
+    )
+    cfg = parse_config(
+        {
+            "stores": {"main": {"path": str(root / "main"), "write_policy": "direct-allowed"}},
+            "models": {"thinker": {"url": closed_port_url(), "model": "m", "timeout": 1}},
+        },
+        source=None,
+    )
     return Registry(cfg, env={})
 
 
@@ -269,13 +325,23 @@ def test_a_full_filesystem(small_fs, tmp_path):
         assert k.read("beta", store="main").description == "written while there was room"
         doc = k.doctor(store="main").to_json()
         assert doc["capacity"]["memories"] == 2 and not doc["ok"]
-        assert any("cannot be written" in p and "no space" in p for p in doc["problems"]), doc["problems"]
+        assert any("cannot be written" in p and "no space" in p for p in doc["problems"]), doc[
+            "problems"
+        ]
         assert k.prefill(store="main").text
         server = make_server(reg, "127.0.0.1", 0, log=io.StringIO())
         start_in_thread(server)
         try:
             c = httpx.Client(base_url=server.url, timeout=10)
-            for path in ("/index", "/memory/alpha", "/prefill", "/stores", "/profile", "/doctor", "/health"):
+            for path in (
+                "/index",
+                "/memory/alpha",
+                "/prefill",
+                "/stores",
+                "/profile",
+                "/doctor",
+                "/health",
+            ):
                 assert c.get(path).status_code == 200, path
             r = c.post("/recall", json={"question": "archive"})
             assert r.status_code == 200 and "alpha" in r.json()["walked"]
@@ -302,14 +368,21 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
     reg = _registry_on(base)
     from tests.core.test_reliability_drafts import _draft
 
-    _draft(reg.store("main"), "kettle-descale", "Kettle descale", "descale the kettle every quarter",
-           created="2026-11-01T10:00:00")
+    _draft(
+        reg.store("main"),
+        "kettle-descale",
+        "Kettle descale",
+        "descale the kettle every quarter",
+        created="2026-11-01T10:00:00",
+    )
     ws = reg.workshop("main")
     ws.log_gate("note", reason="kept across the read-only spell", key="note:1")
     ws.put("watermark-like", {"mark": 42})
     reg.close()
     cfg_path = tmp_path / "kura.toml"
-    cfg_path.write_text(f'[stores.main]\npath = "{base / "main"}"\nwrite_policy = "direct-allowed"\n')
+    cfg_path.write_text(
+        f'[stores.main]\npath = "{base / "main"}"\nwrite_policy = "direct-allowed"\n'
+    )
 
     if small_fs.mounted:
         assert small_fs.remount("ro")
@@ -327,13 +400,26 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
             # the CLI: exit 1 naming what to fix
             code = cli_main(["-c", str(cfg_path), "remember", "beta", "refused", "body"])
             err = capsys.readouterr().err
-            assert code == 1 and "read-only" in err and "internal error" not in err and "aside" not in err
+            assert (
+                code == 1
+                and "read-only" in err
+                and "internal error" not in err
+                and "aside" not in err
+            )
             assert cli_main(["-c", str(cfg_path), "read", "alpha"]) == 0
             assert "slow disk" in capsys.readouterr().out
-            for argv in (["distill", "pour", "--all"], ["distill", "toss", "kettle-descale", "--reason", "no"]):
+            for argv in (
+                ["distill", "pour", "--all"],
+                ["distill", "toss", "kettle-descale", "--reason", "no"],
+            ):
                 code = cli_main(["-c", str(cfg_path), *argv])
                 err = capsys.readouterr().err
-                assert code == 1 and "read-only" in err and "internal error" not in err and "aside" not in err
+                assert (
+                    code == 1
+                    and "read-only" in err
+                    and "internal error" not in err
+                    and "aside" not in err
+                )
             assert cli_main(["-c", str(cfg_path), "distill", "drafts"]) == 0
             assert "kettle-descale" in capsys.readouterr().out
 
@@ -344,7 +430,14 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
                 c = httpx.Client(base_url=server.url, timeout=10)
                 r = c.post("/remember", json={"slug": "beta", "description": "d", "body": "b"})
                 assert r.status_code == 403 and "read-only" in r.json()["error"], r.text
-                for path in ("/index", "/memory/alpha", "/prefill", "/stores", "/profile", "/health"):
+                for path in (
+                    "/index",
+                    "/memory/alpha",
+                    "/prefill",
+                    "/stores",
+                    "/profile",
+                    "/health",
+                ):
                     assert c.get(path).status_code == 200, path
                 d = c.get("/doctor")
                 assert d.status_code == 200 and d.json()["ok"] is False
@@ -360,17 +453,35 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
 
             # MCP: the write tool answers with the reason; reads work
             s = McpSession(LocalBackend(k), readonly=False)
-            out = s.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                            "params": {"name": "kura_remember",
-                                       "arguments": {"slug": "beta", "description": "d", "body": "b"}}})
+            out = s.handle(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": {
+                        "name": "kura_remember",
+                        "arguments": {"slug": "beta", "description": "d", "body": "b"},
+                    },
+                }
+            )
             assert out["result"]["isError"] and "read-only" in out["result"]["content"][0]["text"]
-            out = s.handle({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                            "params": {"name": "kura_read", "arguments": {"slug": "alpha"}}})
+            out = s.handle(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {"name": "kura_read", "arguments": {"slug": "alpha"}},
+                }
+            )
             assert not out["result"]["isError"]
 
             code = cli_main(["-c", str(cfg_path), "doctor"])
             printed = capsys.readouterr()
-            assert code == 1 and "read-only" in printed.out and "move it aside" not in printed.out + printed.err
+            assert (
+                code == 1
+                and "read-only" in printed.out
+                and "move it aside" not in printed.out + printed.err
+            )
             reg.close()
     finally:
         if small_fs.mounted:
@@ -397,10 +508,19 @@ def test_a_hand_made_intent_is_never_acted_on_outside_the_store(tmp_path):
     (st.still / "drafts" / "x.md").write_text("a draft")
     for intent in (
         {"op": "settle", "also": {"remove": "../../victim.md"}},
-        {"op": "settle", "also": {"remove": "drafts/../../../victim.md", "log": {"kind": "x", "key": "k"}}},
+        {
+            "op": "settle",
+            "also": {"remove": "drafts/../../../victim.md", "log": {"kind": "x", "key": "k"}},
+        },
         {"op": "upsert", "slug": "../victim", "text": "pwned", "title": "t", "description": "d"},
-        {"op": "upsert", "slug": "alpha", "title": "t", "description": "d", "tmp": {"memory": "../victim.md"},
-         "text": render_memory({"name": "alpha", "description": "d"}, "x")},
+        {
+            "op": "upsert",
+            "slug": "alpha",
+            "title": "t",
+            "description": "d",
+            "tmp": {"memory": "../victim.md"},
+            "text": render_memory({"name": "alpha", "description": "d"}, "x"),
+        },
         {"op": "delete-everything"},
         ["not", "an", "intent"],
     ):

@@ -35,15 +35,34 @@ SRC = "/journals/session.jsonl"
 
 # --------------------------------------------------------------------------- building drafts
 
+
 def _draft(store: Store, slug: str, title: str, said: str, *, created: str) -> dr.Draft:
     seg = {"cls": "USER", "text": said, "source": SRC, "start": 100, "end": 200, "unit": "byte"}
     manifest = dr.write_manifest(store, {"segments": [seg], "for": slug})
-    quote = {"cls": "USER", "text": said, "status": "verified", "source": SRC, "start": 100, "end": 200,
-             "unit": "byte"}
-    return dr.save_draft(store, dr.Draft(
-        slug=slug, title=title, description=said, body=said.capitalize() + ".", type="project",
-        quotes=(quote,), gate={"verdict": "kept", "reasons": ["1 quote verified (USER)"]},
-        manifest=manifest, created=created, source=SRC))
+    quote = {
+        "cls": "USER",
+        "text": said,
+        "status": "verified",
+        "source": SRC,
+        "start": 100,
+        "end": 200,
+        "unit": "byte",
+    }
+    return dr.save_draft(
+        store,
+        dr.Draft(
+            slug=slug,
+            title=title,
+            description=said,
+            body=said.capitalize() + ".",
+            type="project",
+            quotes=(quote,),
+            gate={"verdict": "kept", "reasons": ["1 quote verified (USER)"]},
+            manifest=manifest,
+            created=created,
+            source=SRC,
+        ),
+    )
 
 
 SAYINGS = [
@@ -54,16 +73,22 @@ SAYINGS = [
 ]
 
 
-def _template(tmp_path: Path, model_url: str = "http://127.0.0.1:9/v1", n: int = 2,
-              memories: dict | None = None) -> Path:
+def _template(
+    tmp_path: Path,
+    model_url: str = "http://127.0.0.1:9/v1",
+    n: int = 2,
+    memories: dict | None = None,
+) -> Path:
     root = tmp_path / "template"
     st = make_store(root / "main", "main", memories or {})
     for i, (slug, title, said) in enumerate(SAYINGS[:n]):
         _draft(st, slug, title, said, created=f"2026-11-0{i + 1}T10:00:00")
-    Workshop(st.still).schema_version
+    _ = Workshop(st.still).schema_version
     cfg = root / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{root / "main"}"\n\n[models.thinker]\nurl = "{model_url}"\n'
-                   'model = "scripted"\ntimeout = 10\n')
+    cfg.write_text(
+        f'[stores.main]\npath = "{root / "main"}"\n\n[models.thinker]\nurl = "{model_url}"\n'
+        'model = "scripted"\ntimeout = 10\n'
+    )
     return root
 
 
@@ -76,7 +101,11 @@ def _copy(template: Path, dest: Path) -> Path:
 
 def _draft_slugs(root: Path) -> set[str]:
     d = root / "_still" / "drafts"
-    return {p.stem for p in d.iterdir() if p.suffix == ".md" and not is_temp_name(p.name)} if d.is_dir() else set()
+    return (
+        {p.stem for p in d.iterdir() if p.suffix == ".md" and not is_temp_name(p.name)}
+        if d.is_dir()
+        else set()
+    )
 
 
 def check_after_crash(root: Path, initial: set[str]) -> dict[str, int]:
@@ -105,9 +134,13 @@ def check_after_crash(root: Path, initial: set[str]) -> dict[str, int]:
     for slug in poured:
         assert slug in files, f"`poured` logged for {slug}, which is not in the store"
     for slug in tossed:
-        assert tossed[slug] == 1 and slug not in files, f"`tossed` logged for {slug}, which is in the store"
+        assert tossed[slug] == 1 and slug not in files, (
+            f"`tossed` logged for {slug}, which is in the store"
+        )
     for slug in waiting:
-        assert slug not in files and slug not in tossed, f"draft {slug} still waits but was poured or tossed"
+        assert slug not in files and slug not in tossed, (
+            f"draft {slug} still waits but was poured or tossed"
+        )
     assert waiting | files | set(tossed) == initial, (waiting, files, set(tossed), initial)
     assert len(waiting) + len(files) + len(tossed) == len(initial)
     return {"waiting": len(waiting), "poured": len(files), "tossed": len(tossed)}
@@ -158,18 +191,22 @@ print("finished", Die.n, flush=True)
 
 
 def _kill_at_every_step(tmp_path: Path, template: Path, action: str, check) -> int:
-    kills = 0
     for k in range(400):
         dest = tmp_path / f"{action}-{k}"
         cfg = _copy(template, dest)
-        p = subprocess.run([sys.executable, "-c", CHILD, str(cfg), action, str(k)], capture_output=True,
-                           text=True, env=ENV, cwd=ROOT, timeout=120)
+        p = subprocess.run(
+            [sys.executable, "-c", CHILD, str(cfg), action, str(k)],
+            capture_output=True,
+            text=True,
+            env=ENV,
+            cwd=ROOT,
+            timeout=120,
+        )
         if p.returncode == 0:
             assert p.stdout.startswith("finished"), p.stdout
             check(dest / "main", finished=True)
-            return kills
+            return k  # the kills before this run
         assert p.returncode == -signal.SIGKILL, p.stderr
-        kills += 1
         check(dest / "main", finished=False)
         shutil.rmtree(dest)
     raise AssertionError("the action never finished")
@@ -194,8 +231,10 @@ def test_pour_killed_at_every_step_is_finished_and_logged_once(tmp_path):
 
 
 def test_drain_killed_at_every_step_never_judges_a_poured_draft_again(tmp_path, model):
-    verdicts = {"Kettle descale": {"verdict": "pour", "reason": "true"},
-                "Archive disk": {"verdict": "toss", "reason": "chatter"}}
+    verdicts = {
+        "Kettle descale": {"verdict": "pour", "reason": "true"},
+        "Archive disk": {"verdict": "toss", "reason": "chatter"},
+    }
 
     def judge(req):
         task = req.messages[-1]["content"]
@@ -229,10 +268,14 @@ def test_drain_killed_at_every_step_never_judges_a_poured_draft_again(tmp_path, 
 
 
 def test_tidy_killed_at_every_step_logs_exactly_the_lines_it_rewrote(tmp_path, model):
-    mems = {"kettle": ("Kettle", "note", "Descale the kettle every quarter; the element scales fast."),
-            "router": ("Router", "summary", "The router lives in the hall cupboard behind the coats.")}
-    new_lines = {"kettle": "kettle descaling: every quarter, the element scales fast",
-                 "router": "router location: the hall cupboard, behind the coats"}
+    mems = {
+        "kettle": ("Kettle", "note", "Descale the kettle every quarter; the element scales fast."),
+        "router": ("Router", "summary", "The router lives in the hall cupboard behind the coats."),
+    }
+    new_lines = {
+        "kettle": "kettle descaling: every quarter, the element scales fast",
+        "router": "router location: the hall cupboard, behind the coats",
+    }
 
     def rewrite(req):
         task = req.messages[-1]["content"]
@@ -282,8 +325,13 @@ print("finished", flush=True)
 
 
 def test_a_storm_of_kills_on_pour_and_drain(tmp_path, model):
-    model.script("kura_judge", lambda req: {"verdict": "toss" if "router" in req.messages[-1]["content"]
-                                            else "pour", "reason": "judged"})
+    model.script(
+        "kura_judge",
+        lambda req: {
+            "verdict": "toss" if "router" in req.messages[-1]["content"] else "pour",
+            "reason": "judged",
+        },
+    )
     template = _template(tmp_path, model.url, n=4)
     initial = _draft_slugs(template / "main")
     cfg = _copy(template, tmp_path / "storm")
@@ -291,8 +339,14 @@ def test_a_storm_of_kills_on_pour_and_drain(tmp_path, model):
     kills = 0
     for i in range(24):
         action = "pour" if i % 2 else "drain"
-        child = subprocess.Popen([sys.executable, "-c", STORM, str(cfg), action], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
+        child = subprocess.Popen(
+            [sys.executable, "-c", STORM, str(cfg), action],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+            cwd=ROOT,
+        )
         try:
             assert child.stdout.readline() == "ready\n", child.stderr.read()
             line = child.stdout.readline()  # wait until it is at work on a draft, then kill it
@@ -331,9 +385,18 @@ print("done", flush=True)
 def test_two_processes_saving_one_slug_keep_every_draft(tmp_path):
     st = make_store(tmp_path / "main")
     n = 60
-    procs = [subprocess.Popen([sys.executable, "-c", SAVER, str(st.root), who, str(n)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
-             for who in ("a", "b")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SAVER, str(st.root), who, str(n)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+            cwd=ROOT,
+        )
+        for who in ("a", "b")
+    ]
     for p in procs:
         p.stdin.write("go\n")
         p.stdin.flush()
@@ -361,24 +424,46 @@ def test_concurrent_distillers_with_colliding_titles_keep_every_draft(tmp_path, 
             if line.startswith("[USER] "):
                 said = line[7:]
                 n = int(said.split()[1])
-                cands.append({"kind": "fact", "title": f"shelf plan {('alpha', 'beta', 'gamma')[n % 3]}",
-                              "description": said,
-                              "body": said, "quotes": [line], "tags": []})
+                cands.append(
+                    {
+                        "kind": "fact",
+                        "title": f"shelf plan {('alpha', 'beta', 'gamma')[n % 3]}",
+                        "description": said,
+                        "body": said,
+                        "quotes": [line],
+                        "tags": [],
+                    }
+                )
         return {"candidates": cands}
 
     def scribe(req):
         task = req.messages[-1]["content"]
         cand = json.loads(task.split("Candidate:\n", 1)[1].split("\n\nVerified evidence:", 1)[0])
-        return {"decision": "new", "slug": "", "title": cand["title"], "description": cand["description"],
-                "type": "project", "body": cand["body"], "tags": []}
+        return {
+            "decision": "new",
+            "slug": "",
+            "title": cand["title"],
+            "description": cand["description"],
+            "type": "project",
+            "body": cand["body"],
+            "tags": [],
+        }
 
     model.script("kura_candidates", colliding_brain)
     model.script("kura_compose", scribe)
     cfg = config(tmp_path, model.url, chunk_chars=300)
-    procs = [subprocess.Popen(kura_bin + ["-c", str(cfg), "distill", "run", "--json"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=ENV) for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            kura_bin + ["-c", str(cfg), "distill", "run", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+        )
+        for _ in range(3)
+    ]
     outs = [p.communicate(timeout=240) for p in procs]
-    for p, (o, e) in zip(procs, outs):
+    for p, (_o, e) in zip(procs, outs, strict=False):
         assert p.returncode in (0, 2), e
     reg = Registry.open(cfg)
     drafts = dr.list_drafts(reg.store("main"))
@@ -388,13 +473,15 @@ def test_concurrent_distillers_with_colliding_titles_keep_every_draft(tmp_path, 
     # every draft any run proposed is on disk exactly once (or in the gate log with a reason)
     assert proposed == 90
     assert len(drafts) + len(dropped) == proposed, (len(drafts), len(dropped), proposed)
-    assert sorted(d.description for d in drafts) == sorted(f"widget {i} is kept on shelf {i % 7}"
-                                                           for i in range(90))
+    assert sorted(d.description for d in drafts) == sorted(
+        f"widget {i} is kept on shelf {i % 7}" for i in range(90)
+    )
     assert len({d.slug for d in drafts}) == len(drafts)
     assert sum(json.loads(o)["drafts"] for o, _ in outs) == 90
 
 
 # --------------------------------------------------------------------------- a gate log that cannot be written
+
 
 def test_a_pour_whose_gate_log_cannot_be_written_is_recorded_once_it_can(tmp_path):
     template = _template(tmp_path, n=1)

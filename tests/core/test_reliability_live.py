@@ -37,8 +37,11 @@ ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 MEMS = {
-    "alpha": ("Alpha", "the archive lives on the slow disk", "The archive goes on the slow disk.\n\n"
-              "Related: [[beta]]"),
+    "alpha": (
+        "Alpha",
+        "the archive lives on the slow disk",
+        "The archive goes on the slow disk.\n\nRelated: [[beta]]",
+    ),
     "beta": ("Beta", "the scratch disk is the fast NVMe", "Scratch lives on the fast NVMe disk."),
     "gamma": ("Gamma", "the printer lives in the study", "The printer is in the study."),
 }
@@ -59,9 +62,18 @@ print(ws.schema_version, flush=True)
 def test_processes_opening_a_fresh_workshop_together_all_succeed(tmp_path):
     for round_ in range(6):
         still = tmp_path / f"r{round_}" / "_still"
-        procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(still)], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT)
-                 for _ in range(5)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPENER, str(still)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=ENV,
+                cwd=ROOT,
+            )
+            for _ in range(5)
+        ]
         for p in procs:
             p.stdin.write("go\n")
             p.stdin.flush()
@@ -90,8 +102,12 @@ def test_opening_waits_while_another_process_creates_the_database(tmp_path):
     outcome: list = []
     opener = threading.Thread(target=lambda: outcome.append(_try(lambda: ws.schema_version)))
     opener.start()
-    wait_for(lambda: ws.busy_waits or not opener.is_alive(), "the opener to meet the busy database",
-             timeout=60, interval=0.001)
+    wait_for(
+        lambda: ws.busy_waits or not opener.is_alive(),
+        "the opener to meet the busy database",
+        timeout=60,
+        interval=0.001,
+    )
     creator.execute("COMMIT")
     creator.close()
     opener.join(timeout=60)
@@ -113,11 +129,13 @@ def test_a_busy_database_is_called_busy_never_damaged(tmp_path):
     from kura_core.errors import BusyError
 
     ws = Workshop(tmp_path / "_still")
-    ws.schema_version
+    _ = ws.schema_version
     holder = sqlite3.connect(ws.path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        exc = ws._translate(sqlite3.OperationalError("database is locked"), "write to the workshop database")
+        exc = ws._translate(
+            sqlite3.OperationalError("database is locked"), "write to the workshop database"
+        )
         assert isinstance(exc, BusyError) and "not damaged" in str(exc) and "aside" not in str(exc)
     finally:
         holder.execute("ROLLBACK")
@@ -127,29 +145,51 @@ def test_a_busy_database_is_called_busy_never_damaged(tmp_path):
 
 # --------------------------------------------------------------------------- kura.db deleted
 
+
 def _routes_answer(c: httpx.Client) -> dict:
     out = {}
-    for path in ("/health", "/index", "/memory/alpha", "/prefill", "/stores", "/profile", "/doctor",
-                 "/doctor?all=1"):
+    for path in (
+        "/health",
+        "/index",
+        "/memory/alpha",
+        "/prefill",
+        "/stores",
+        "/profile",
+        "/doctor",
+        "/doctor?all=1",
+    ):
         r = c.get(path)
         assert r.status_code == 200, (path, r.status_code, r.text)
         out[path] = r
     r = c.post("/recall", json={"question": "which disk holds the archive"})
     assert r.status_code == 200, r.text
-    mcp = c.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                               "params": {"name": "kura_doctor", "arguments": {}}})
+    mcp = c.post(
+        "/mcp",
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "kura_doctor", "arguments": {}},
+        },
+    )
     assert mcp.status_code == 200 and not mcp.json()["result"]["isError"], mcp.text
     return out
 
 
 def test_kura_db_deleted_under_a_live_server(tmp_path):
-    reg = make_registry(tmp_path, stores={"main": MEMS}, extra={"stores": {"main": {"write_policy": "direct-allowed"}}})
+    reg = make_registry(
+        tmp_path,
+        stores={"main": MEMS},
+        extra={"stores": {"main": {"write_policy": "direct-allowed"}}},
+    )
     log = io.StringIO()
     server = make_server(reg, "127.0.0.1", 0, log=log)
     start_in_thread(server)
     still = tmp_path / "main" / "_still"
     try:
-        c = httpx.Client(base_url=server.url, timeout=10)  # keep-alive: one server thread, one connection
+        c = httpx.Client(
+            base_url=server.url, timeout=10
+        )  # keep-alive: one server thread, one connection
         _routes_answer(c)
         reg.workshop("main").log_gate("note", reason="before")
         for variant in ("db", "db+wal", "still"):
@@ -164,12 +204,20 @@ def test_kura_db_deleted_under_a_live_server(tmp_path):
             doc = answers["/doctor"].json()
             assert "internal error" not in json.dumps(doc)
             assert any("fresh one was started" in n for n in doc["notes"]), doc["notes"]
-            r = c.post("/remember", json={"slug": f"after-{variant.replace('+', '-')}",
-                                          "description": "written after the database went", "body": "b"})
+            r = c.post(
+                "/remember",
+                json={
+                    "slug": f"after-{variant.replace('+', '-')}",
+                    "description": "written after the database went",
+                    "body": "b",
+                },
+            )
             assert r.status_code == 200, r.text
             # the workshop works again: a row written now is read back
             reg.workshop("main").log_gate("note", reason=f"after {variant}")
-            assert [e["reason"] for e in reg.workshop("main").gate_log(kinds=("note",))] == [f"after {variant}"]
+            assert [e["reason"] for e in reg.workshop("main").gate_log(kinds=("note",))] == [
+                f"after {variant}"
+            ]
             assert (still / "kura.db").exists()
         c.close()
     finally:
@@ -181,10 +229,13 @@ def test_kura_db_deleted_under_a_live_server(tmp_path):
 
 # --------------------------------------------------------------------------- skipped and retried
 
+
 def test_recall_names_every_picked_memory_it_could_not_include(tmp_path, model, capsys):
     reg = make_registry(tmp_path, stores={"main": MEMS}, model_url=model.url)
     st = reg.store("main")
-    (st.root / "gamma.md").write_bytes(b"---\nname: gamma\ndescription: \xff\xfe not text\n---\nbody\n")
+    (st.root / "gamma.md").write_bytes(
+        b"---\nname: gamma\ndescription: \xff\xfe not text\n---\nbody\n"
+    )
     long_ago = time.time() - 3600
     os.utime(st.root / "gamma.md", (long_ago, long_ago))
     model.script("kura_pick", {"slugs": ["alpha", "gamma"]})
@@ -197,7 +248,9 @@ def test_recall_names_every_picked_memory_it_could_not_include(tmp_path, model, 
     assert res.to_json()["skipped"] == [{"slug": "gamma", "reason": skipped.reason}]
 
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{st.root}"\n[models.thinker]\nurl = "{model.url}"\nmodel = "m"\n')
+    cfg.write_text(
+        f'[stores.main]\npath = "{st.root}"\n[models.thinker]\nurl = "{model.url}"\nmodel = "m"\n'
+    )
     assert cli_main(["-c", str(cfg), "recall", "--json", "archive", "printer"]) == 0
     assert json.loads(capsys.readouterr().out)["skipped"][0]["slug"] == "gamma"
     assert cli_main(["-c", str(cfg), "recall", "archive", "printer"]) == 0
@@ -212,8 +265,14 @@ def test_recall_names_every_picked_memory_it_could_not_include(tmp_path, model, 
         server.shutdown()
         server.server_close()
     s = McpSession(LocalBackend(__import__("kura_core.kura", fromlist=["Kura"]).Kura(reg)))
-    out = s.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                    "params": {"name": "kura_recall", "arguments": {"question": "archive and printer"}}})
+    out = s.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "kura_recall", "arguments": {"question": "archive and printer"}},
+        }
+    )
     assert "⚠ skipped gamma" in out["result"]["content"][0]["text"]
     reg.close()
 
@@ -221,7 +280,9 @@ def test_recall_names_every_picked_memory_it_could_not_include(tmp_path, model, 
 def test_a_read_that_raced_an_in_place_save_is_retried(tmp_path):
     st = make_store(tmp_path / "main", "main", MEMS)
     full = (st.root / "alpha.md").read_text(encoding="utf-8")
-    (st.root / "alpha.md").write_text("", encoding="utf-8")  # the editor truncated it and is writing
+    (st.root / "alpha.md").write_text(
+        "", encoding="utf-8"
+    )  # the editor truncated it and is writing
     real_read = st.read
     attempts = []
     saving = [True]
@@ -255,8 +316,10 @@ def test_an_editor_saving_in_place_under_recall_load(tmp_path, model):
     reg = make_registry(tmp_path, stores={"main": MEMS}, model_url=model.url)
     st = reg.store("main")
     path = st.root / "alpha.md"
-    versions = [path.read_text(encoding="utf-8").replace("slow disk.", f"slow disk (save {i}).")
-                for i in range(200)]
+    versions = [
+        path.read_text(encoding="utf-8").replace("slow disk.", f"slow disk (save {i}).")
+        for i in range(200)
+    ]
     done = threading.Event()
     results = []
     errors = []
@@ -269,7 +332,7 @@ def test_an_editor_saving_in_place_under_recall_load(tmp_path, model):
                     fh.truncate(0)
                     fh.write(data[: len(data) // 2])
                     fh.flush()
-                    fh.write(data[len(data) // 2:])
+                    fh.write(data[len(data) // 2 :])
         except Exception as exc:  # pragma: no cover - surfaced below
             errors.append(exc)
         finally:
@@ -282,7 +345,9 @@ def test_an_editor_saving_in_place_under_recall_load(tmp_path, model):
         except Exception as exc:  # pragma: no cover - surfaced below
             errors.append(exc)
 
-    threads = [threading.Thread(target=editor)] + [threading.Thread(target=reader) for _ in range(2)]
+    threads = [threading.Thread(target=editor)] + [
+        threading.Thread(target=reader) for _ in range(2)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -305,16 +370,23 @@ def test_an_editor_saving_in_place_under_recall_load(tmp_path, model):
 
 # --------------------------------------------------------------------------- no stores
 
+
 def test_doctor_on_a_config_with_no_stores_says_what_to_add(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cfg = tmp_path / "kura.toml"
     cfg.write_text("# nothing here yet\n")
-    for argv in (["-c", str(cfg), "doctor", "--all"], ["-c", str(cfg), "doctor"],
-                 ["-c", str(cfg), "doctor", "--all", "--json"]):
+    for argv in (
+        ["-c", str(cfg), "doctor", "--all"],
+        ["-c", str(cfg), "doctor"],
+        ["-c", str(cfg), "doctor", "--all", "--json"],
+    ):
         assert cli_main(argv) == 1, argv
         printed = capsys.readouterr()
         assert "no stores are configured" in printed.err + printed.out
-        assert "[stores.NAME]" in printed.err + printed.out and "kura init" in printed.err + printed.out
+        assert (
+            "[stores.NAME]" in printed.err + printed.out
+            and "kura init" in printed.err + printed.out
+        )
     assert cli_main(["doctor", "--all"]) == 1  # no config file at all
     assert "no stores are configured" in capsys.readouterr().err
 

@@ -26,10 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 ROOMS = ROOT / "examples" / "rooms"
 STORES = ("develop", "research", "manage", "eq", "user")
 MODES = {
-    "develop": "develop", "build": "develop", "code": "develop",
+    "develop": "develop",
+    "build": "develop",
+    "code": "develop",
     "research": "research",
-    "manage": "manage", "plan": "manage",
-    "eq": "eq", "talk": "eq",
+    "manage": "manage",
+    "plan": "manage",
+    "eq": "eq",
+    "talk": "eq",
     "user": "user",
 }
 
@@ -66,9 +70,13 @@ def test_config_holds_five_stores_and_their_modes(rooms):
         assert 15 <= len(charter.strip().splitlines()) <= 40, name
         assert (spec.path / "MEMORY.md").is_file(), name
     policies = {n: s.write_policy for n, s in cfg.stores.items()}
-    assert policies == {"develop": "direct-allowed", "research": "distiller-only",
-                        "manage": "distiller-only", "eq": "distiller-only",
-                        "user": "distiller-only"}
+    assert policies == {
+        "develop": "direct-allowed",
+        "research": "distiller-only",
+        "manage": "distiller-only",
+        "eq": "distiller-only",
+        "user": "distiller-only",
+    }
 
 
 def test_per_store_overrides(rooms):
@@ -147,8 +155,21 @@ def test_memories_carry_their_curation(rooms, name):
 def test_doctor_all_through_the_cli(rooms):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", "-c", str(rooms / "kura.toml"), "doctor", "--all", "--json"],
-        cwd=rooms, env=env, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "kura_core.cli",
+            "-c",
+            str(rooms / "kura.toml"),
+            "doctor",
+            "--all",
+            "--json",
+        ],
+        cwd=rooms,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rep = json.loads(proc.stdout)

@@ -99,14 +99,17 @@ def test_bom_is_tolerated():
     assert body == "body\n"
 
 
-@pytest.mark.parametrize("text, why", [
-    ("no frontmatter here\n", "no YAML frontmatter"),
-    ("---\n\njust prose, and the frontmatter never closes\n", "never closed"),
-    ("---\n[unclosed: a\n---\nbody\n", "not valid YAML"),
-    ("---\nthis is prose, not a key\n---\nbody\n", "mapping"),
-    ("---\n- a\n- b\n---\nbody\n", "mapping"),
-    ("--- name: a\n---\nbody\n", "exactly '---'"),
-])
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        ("no frontmatter here\n", "no YAML frontmatter"),
+        ("---\n\njust prose, and the frontmatter never closes\n", "never closed"),
+        ("---\n[unclosed: a\n---\nbody\n", "not valid YAML"),
+        ("---\nthis is prose, not a key\n---\nbody\n", "mapping"),
+        ("---\n- a\n- b\n---\nbody\n", "mapping"),
+        ("--- name: a\n---\nbody\n", "exactly '---'"),
+    ],
+)
 def test_bad_frontmatter_is_refused(text, why):
     with pytest.raises(MemoryFormatError, match=re.escape(why)):
         split_frontmatter(text)
@@ -118,8 +121,12 @@ def test_rewrite_preserves_unknown_keys(tmp_path):
     path.write_text(HAND_WRITTEN, encoding="utf-8")
     before, _ = split_frontmatter(HAND_WRITTEN)
 
-    st.write("archive-on-slow-disk", title="Archive on the slow disk",
-             description="the archive moved to the slow disk in November", body="New body.")
+    st.write(
+        "archive-on-slow-disk",
+        title="Archive on the slow disk",
+        description="the archive moved to the slow disk in November",
+        body="New body.",
+    )
 
     meta, body = split_frontmatter(path.read_text(encoding="utf-8"))
     assert body.strip() == "New body."
@@ -137,10 +144,15 @@ def test_rewrite_preserves_unknown_keys(tmp_path):
 
 
 def test_write_then_read_round_trip(store):
-    mem = store.write("disk-layout", title="Disk layout", description="which disk holds what",
-                      body="Fast: scratch. Slow: archive. See [[archive]].", type="reference",
-                      tags=["decision", "decision", "landmine"],
-                      meta={"keep": "the two disks", "metadata": {"evidence_manifest": "sha256:ff"}})
+    mem = store.write(
+        "disk-layout",
+        title="Disk layout",
+        description="which disk holds what",
+        body="Fast: scratch. Slow: archive. See [[archive]].",
+        type="reference",
+        tags=["decision", "decision", "landmine"],
+        meta={"keep": "the two disks", "metadata": {"evidence_manifest": "sha256:ff"}},
+    )
     again = Store(store.root).read("disk-layout")
     assert again.title == "Disk layout"
     assert again.description == "which disk holds what"
@@ -175,7 +187,8 @@ def test_create_only_refuses_an_existing_memory(store):
 def test_problems_in_frontmatter_are_reported_not_fatal(store):
     (store.root / "odd.md").write_text(
         "---\nname: other\ndescription: 5\nmetadata:\n  type: opinion\n  tags: {a: 1}\n---\nbody\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     mem = store.read("odd")
     joined = " | ".join(mem.problems)
     assert "does not match the file name" in joined
@@ -243,8 +256,14 @@ def test_parse_index_never_yields_escaping_targets():
     idx = parse_index(text)
     assert idx.slugs() == ["fine"]
     targets = {t for _, t in idx.foreign_links}
-    assert {"../x.md", "/etc/passwd", "/tmp/evil.md", "..%2f..%2fetc.md", "MEMORY.md",
-            "_still/kura.md"} <= targets
+    assert {
+        "../x.md",
+        "/etc/passwd",
+        "/tmp/evil.md",
+        "..%2f..%2fetc.md",
+        "MEMORY.md",
+        "_still/kura.md",
+    } <= targets
 
 
 def _is_subsequence(needle: list[str], hay: list[str]) -> bool:
@@ -269,8 +288,9 @@ def test_writes_leave_foreign_lines_untouched(tmp_path):
 
     after_text = st.index_text()
     after = _non_entry_lines(after_text)
-    assert [l for l in after if l.strip()][:len([l for l in before if l.strip()])] == \
-        [l for l in before if l.strip()]
+    assert [l for l in after if l.strip()][: len([l for l in before if l.strip()])] == [
+        l for l in before if l.strip()
+    ]
     for line in before:
         assert line in after_text.split("\n"), line
 
@@ -335,25 +355,37 @@ def test_entry_line_is_one_clean_line():
 
 
 def test_index_line_for_a_new_memory(store):
-    store.write("archive-on-slow-disk", title="Archive on the slow disk",
-                description="the archive lives on the slow disk", body="b")
-    assert ("- [Archive on the slow disk](archive-on-slow-disk.md) — the archive lives on the slow disk"
-            in store.index_text().split("\n"))
+    store.write(
+        "archive-on-slow-disk",
+        title="Archive on the slow disk",
+        description="the archive lives on the slow disk",
+        body="b",
+    )
+    assert (
+        "- [Archive on the slow disk](archive-on-slow-disk.md) — the archive lives on the slow disk"
+        in store.index_text().split("\n")
+    )
     assert store.read("archive-on-slow-disk").title == "Archive on the slow disk"
 
 
 # --------------------------------------------------------------------------- slugs and links
 
+
 def test_slugify_ascii_kebab():
     assert slugify("Archive on the slow disk") == "archive-on-the-slow-disk"
-    assert slugify("  Running the 2.6T model off an SSD tier!  ") == "running-the-2-6t-model-off-an-ssd-tier"
+    assert (
+        slugify("  Running the 2.6T model off an SSD tier!  ")
+        == "running-the-2-6t-model-off-an-ssd-tier"
+    )
     assert slugify("Café résumé") == "cafe-resume"
     assert slugify("SSD 推理チップ") == "ssd"
     long = slugify(" ".join(["word"] * 40))
     assert len(long) <= 60 and check_slug(long) == long
 
 
-@pytest.mark.parametrize("title", ["遅いディスクにアーカイブを置く", "存档放在慢速磁盘上", "🙂🙂", "Memory", "---"])
+@pytest.mark.parametrize(
+    "title", ["遅いディスクにアーカイブを置く", "存档放在慢速磁盘上", "🙂🙂", "Memory", "---"]
+)
 def test_slugify_digest_for_titles_without_ascii_words(title):
     slug = slugify(title)
     assert re.fullmatch(r"m-[0-9a-f]{10}", slug)
@@ -375,6 +407,7 @@ def test_links_in():
 
 # --------------------------------------------------------------------------- hand edits are seen
 
+
 def test_same_size_hand_edit_of_a_memory_is_seen(store):
     store.write("alpha", title="Alpha", description="first words", body="the colour is GREEN today")
     assert "GREEN" in store.read("alpha").body
@@ -391,7 +424,9 @@ def test_replacing_a_memory_file_by_hand_is_seen(store):
     store.read("alpha")
     path = store.root / "alpha.md"
     tmp = store.root / "editor-swap"
-    tmp.write_text("---\nname: alpha\ndescription: edited by a person\n---\n\ntwo\n", encoding="utf-8")
+    tmp.write_text(
+        "---\nname: alpha\ndescription: edited by a person\n---\n\ntwo\n", encoding="utf-8"
+    )
     os.replace(tmp, path)
     mem = store.read("alpha")
     assert mem.description == "edited by a person"
@@ -414,7 +449,9 @@ def test_same_size_hand_edit_of_the_index_is_seen(store):
 def test_hand_added_index_line_and_file_are_seen(store):
     store.write("alpha", title="Alpha", description="first words", body="one")
     store.scan()
-    (store.root / "beta.md").write_text("---\nname: beta\ndescription: by hand\n---\nb\n", encoding="utf-8")
+    (store.root / "beta.md").write_text(
+        "---\nname: beta\ndescription: by hand\n---\nb\n", encoding="utf-8"
+    )
     with open(store.index_path, "a", encoding="utf-8") as fh:
         fh.write("- [Beta](beta.md) — by hand\n")
     _bump_mtime(store.index_path)
@@ -425,8 +462,15 @@ def test_hand_added_index_line_and_file_are_seen(store):
 
 def test_file_slugs_skip_reserved_temp_and_odd_names(store):
     store.write("alpha", title="Alpha", description="d", body="b")
-    for name in ("charter.md", "profile.md", "README.md", ".alpha.md.tmp-123", "Upper.md",
-                 "notes.txt", "has space.md"):
+    for name in (
+        "charter.md",
+        "profile.md",
+        "README.md",
+        ".alpha.md.tmp-123",
+        "Upper.md",
+        "notes.txt",
+        "has space.md",
+    ):
         (store.root / name).write_text("x", encoding="utf-8")
     (store.still / "drafts" / "draft-one.md").write_text("x", encoding="utf-8")
     assert store.file_slugs() == ["alpha"]
@@ -452,12 +496,17 @@ def test_init_refuses_a_file_where_the_directory_should_be(tmp_path):
 def test_memory_date_prefers_newest(store):
     (store.root / "d.md").write_text(
         "---\nname: d\ndescription: x\nmetadata:\n  created: 2026-01-02\n  updated: '2026-03-04'\n---\nb\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     assert store.read("d").date() == dt.date(2026, 3, 4)
-    assert json.loads(json.dumps(store.read("d").to_json()))["meta"]["metadata"]["created"] == "2026-01-02"
+    assert (
+        json.loads(json.dumps(store.read("d").to_json()))["meta"]["metadata"]["created"]
+        == "2026-01-02"
+    )
 
 
 # --------------------------------------------------------------------------- the workshop
+
 
 def test_workshop_is_wal_and_migrated(tmp_path):
     ws = Workshop(tmp_path / "_still")
@@ -465,8 +514,17 @@ def test_workshop_is_wal_and_migrated(tmp_path):
     mode = ws.query("PRAGMA journal_mode")[0][0]
     assert mode.lower() == "wal"
     tables = {r[0] for r in ws.query("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"kv", "watermarks", "reservations", "gate_log", "seeds", "trigger_ledger",
-            "read_log", "model_calls", "heartbeat"} <= tables
+    assert {
+        "kv",
+        "watermarks",
+        "reservations",
+        "gate_log",
+        "seeds",
+        "trigger_ledger",
+        "read_log",
+        "model_calls",
+        "heartbeat",
+    } <= tables
     ws.close()
 
 
@@ -493,7 +551,7 @@ def test_workshop_refuses_a_newer_schema(tmp_path):
     conn.close()
     ws = Workshop(still)
     with pytest.raises(KuraError, match=r"newer kura.*upgrade"):
-        ws.schema_version
+        _ = ws.schema_version
     conn = sqlite3.connect(still / "kura.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS) + 3
     conn.close()

@@ -31,11 +31,15 @@ class Clock:
 
 
 def setup(tmp_path, model, lines=3, *, yield_on_return=True):
-    journal = write_journal(tmp_path / "journals" / "j.jsonl",
-                            [("user", f"the spare key number {i} hangs in the hall") for i in range(lines)])
+    journal = write_journal(
+        tmp_path / "journals" / "j.jsonl",
+        [("user", f"the spare key number {i} hangs in the hall") for i in range(lines)],
+    )
     cfg = config(tmp_path, model.url)
     if not yield_on_return:
-        cfg.write_text(cfg.read_text().replace("max_items = 50", "max_items = 50\nyield_on_return = false"))
+        cfg.write_text(
+            cfg.read_text().replace("max_items = 50", "max_items = 50\nyield_on_return = false")
+        )
     old = time.time() - 3600
     os.utime(journal, (old, old))
     model.script("kura_candidates", honest_brain)
@@ -117,11 +121,21 @@ def test_nothing_to_do_exits_2_and_backoff_is_respected(tmp_path, model):
     code, tick = run_once(reg, "main")
     assert code == 2 and tick.tracks == () and any("resting" in n for n in tick.notes)
     with journal.open("a") as fh:  # new material arrives but stays quiet
-        fh.write(json.dumps({"type": "user", "message": {"content": "the bike lock code changed to the old one"}}) + "\n")
+        fh.write(
+            json.dumps(
+                {
+                    "type": "user",
+                    "message": {"content": "the bike lock code changed to the old one"},
+                }
+            )
+            + "\n"
+        )
     old = time.time() - 3600
     os.utime(journal, (old, old))
     calls = model.count("kura_candidates")
-    code, tick = run_once(reg, "main")  # a new quiet spell: tidy runs once, the distil track still rests
+    code, tick = run_once(
+        reg, "main"
+    )  # a new quiet spell: tidy runs once, the distil track still rests
     assert code == 2 and "run" not in tick.tracks and any("resting" in n for n in tick.notes)
     assert model.count("kura_candidates") == calls
     clock.t += 21 * 60  # backoff_min = 20
@@ -150,14 +164,19 @@ def test_a_second_tender_on_the_same_store_refuses(tmp_path, model, kura_bin):
     try:
         with pytest.raises(BusyError, match="already running"):
             Tender(reg_at(cfg, Clock(time.time())), "main").acquire()
-        out = subprocess.run(kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--once"],
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--once"],
+            capture_output=True,
+            text=True,
+        )
         assert out.returncode == 1 and "already running" in out.stderr
     finally:
         first.release()
 
 
-def test_sigkill_mid_track_leaves_things_consistent_and_the_next_tender_resumes(tmp_path, model, kura_bin):
+def test_sigkill_mid_track_leaves_things_consistent_and_the_next_tender_resumes(
+    tmp_path, model, kura_bin
+):
     cfg, journal = setup(tmp_path, model, lines=5)
     model.script("kura_candidates", Hang(30.0))
     kill_mid_batch(kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--poll", "0.2"], model)
@@ -178,12 +197,18 @@ def test_sigkill_mid_track_leaves_things_consistent_and_the_next_tender_resumes(
 
 def test_sigterm_stops_a_resident_tender_cleanly(tmp_path, model, kura_bin):
     cfg, _ = setup(tmp_path, model)
-    p = subprocess.Popen(kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--poll", "0.2"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        kura_bin + ["-c", str(cfg), "tend", "-s", "main", "--poll", "0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     reg = reg_at(cfg, Clock(time.time()))
     # resting after a tick: its signal handlers are in place (they are set before the first tick)
-    wait_for(lambda: reg.workshop("main").query("SELECT 1 FROM heartbeat WHERE state='resting'"),
-             "the tender to finish its first tick")
+    wait_for(
+        lambda: reg.workshop("main").query("SELECT 1 FROM heartbeat WHERE state='resting'"),
+        "the tender to finish its first tick",
+    )
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=20)
     assert p.returncode == 0, err

@@ -10,10 +10,16 @@ from kura_core.tokens import estimate_tokens
 
 REFERENCE = [
     ("The archive lives on the slow disk; the fast one stays scratch only.", 15),
-    ("careful with the cp932 boundary — crossing it silently produces zero rows and no error at all.", 20),
+    (
+        "careful with the cp932 boundary — crossing it silently produces zero rows and no error at all.",
+        20,
+    ),
     ("アーカイブは遅いディスクに置く。速いほうは作業用だけ。", 30),
     ("档案放在慢盘上，快盘只做临时空间。", 25),
-    ("- [Archive on the slow disk](archive-on-slow-disk.md) — the archive lives on the slow disk", 24),
+    (
+        "- [Archive on the slow disk](archive-on-slow-disk.md) — the archive lives on the slow disk",
+        24,
+    ),
 ]
 
 

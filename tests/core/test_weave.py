@@ -33,15 +33,40 @@ from kura_core.weave import (
 
 TODAY = dt.date.today()
 BUDGET = 24
-WORDS = ("archive", "kettle", "router", "garden", "invoice", "backup", "camera", "cluster",
-         "printer", "pantry", "laptop", "recipe", "tenant", "mirror", "sensor", "ticket",
-         "harbor", "violin", "ledger", "lantern", "meadow", "saddle", "quartz", "tunnel")
+WORDS = (
+    "archive",
+    "kettle",
+    "router",
+    "garden",
+    "invoice",
+    "backup",
+    "camera",
+    "cluster",
+    "printer",
+    "pantry",
+    "laptop",
+    "recipe",
+    "tenant",
+    "mirror",
+    "sensor",
+    "ticket",
+    "harbor",
+    "violin",
+    "ledger",
+    "lantern",
+    "meadow",
+    "saddle",
+    "quartz",
+    "tunnel",
+)
 
 
 # --------------------------------------------------------------------------- helpers
 
-def write_memory(root: Path, slug: str, desc: str, *, type: str = "project",
-                 created: dt.date | None = None) -> None:
+
+def write_memory(
+    root: Path, slug: str, desc: str, *, type: str = "project", created: dt.date | None = None
+) -> None:
     (root / "_still").mkdir(parents=True, exist_ok=True)
     meta = f"---\nname: {slug}\ndescription: {json.dumps(desc, ensure_ascii=False)}\nmetadata:\n  type: {type}\n"
     if created is not None:
@@ -54,18 +79,26 @@ def description(i: int) -> str:
     w[0] = f"{w[0]}{i}"  # every description its own
     kind = i % 6
     if kind == 0:
-        return (f"⚠️ never let the {w[0]} near the {w[1]}; it wrecked the {w[2]} {w[3]} and the "
-                f"{w[4]} {w[5]} twice over, so the {w[6]} now stays with the {w[7]} {w[8]} crew")
+        return (
+            f"⚠️ never let the {w[0]} near the {w[1]}; it wrecked the {w[2]} {w[3]} and the "
+            f"{w[4]} {w[5]} twice over, so the {w[6]} now stays with the {w[7]} {w[8]} crew"
+        )
     if kind == 1:
-        return (f"the {w[0]} {w[1]} needs {i % 9 + 2} passes through the {w[2]} before the {w[3]} "
-                f"takes it, measured at {i % 50 + 10}.5 ms on the {w[4]} {w[5]} {w[6]} {w[7]} bench")
+        return (
+            f"the {w[0]} {w[1]} needs {i % 9 + 2} passes through the {w[2]} before the {w[3]} "
+            f"takes it, measured at {i % 50 + 10}.5 ms on the {w[4]} {w[5]} {w[6]} {w[7]} bench"
+        )
     if kind == 2:
-        return (f"do not move the {w[0]} off the {w[1]} {w[2]}: the {w[3]} {w[4]} depends on it and "
-                f"the {w[5]} {w[6]} {w[7]} {w[8]} {w[9]} would break for the whole {w[10]} team")
+        return (
+            f"do not move the {w[0]} off the {w[1]} {w[2]}: the {w[3]} {w[4]} depends on it and "
+            f"the {w[5]} {w[6]} {w[7]} {w[8]} {w[9]} would break for the whole {w[10]} team"
+        )
     if kind == 3:
         return f"{w[0]} {w[1]} goes with {w[2]}"  # short: fits the budget as it stands
-    return (f"the {w[0]} lives in the {w[1]} {w[2]} next to the {w[3]}, and the {w[4]} {w[5]} "
-            f"keeps the {w[6]} {w[7]} {w[8]} for the {w[9]} {w[10]} {w[11]} {w[12]} season")
+    return (
+        f"the {w[0]} lives in the {w[1]} {w[2]} next to the {w[3]}, and the {w[4]} {w[5]} "
+        f"keeps the {w[6]} {w[7]} {w[8]} for the {w[9]} {w[10]} {w[11]} {w[12]} season"
+    )
 
 
 def gen_store(root: Path, n: int, *, today: dt.date = TODAY, dated: bool = True) -> list[str]:
@@ -80,19 +113,24 @@ def gen_store(root: Path, n: int, *, today: dt.date = TODAY, dated: bool = True)
         created = None
         if dated:
             created = today - dt.timedelta(days=(i % 5) if i % 10 == 0 else 30 + i % 700)
-        write_memory(root, slug, desc, type="feedback" if i % 50 == 7 else "project", created=created)
+        write_memory(
+            root, slug, desc, type="feedback" if i % 50 == 7 else "project", created=created
+        )
         lines.append(f"- [Memory {WORDS[i % len(WORDS)]} {i}]({slug}.md) — {desc}")
         slugs.append(slug)
     (root / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return slugs
 
 
-def registry(root: Path, *, model_url: str | None = None, prefill: dict | None = None,
-             clock=time.time) -> Registry:
+def registry(
+    root: Path, *, model_url: str | None = None, prefill: dict | None = None, clock=time.time
+) -> Registry:
     root.mkdir(parents=True, exist_ok=True)
     (root / "_still").mkdir(exist_ok=True)
-    raw: dict = {"stores": {"main": {"path": str(root)}},
-                 "prefill": {"window_tokens": 2_000_000, **(prefill or {})}}
+    raw: dict = {
+        "stores": {"main": {"path": str(root)}},
+        "prefill": {"window_tokens": 2_000_000, **(prefill or {})},
+    }
     if model_url:
         raw["models"] = {"thinker": {"url": model_url, "model": "scripted", "timeout": 5.0}}
     return Registry(parse_config(raw, source=None), env={}, clock=clock)
@@ -116,6 +154,7 @@ def links_of(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- the big store
 
+
 def test_600_memories_every_link_once_in_order_and_steady_state_costs_no_call(tmp_path, model):
     root = tmp_path / "main"
     reg = registry(root, model_url=model.url)
@@ -129,7 +168,9 @@ def test_600_memories_every_link_once_in_order_and_steady_state_costs_no_call(tm
     assert asked == first.model_calls > 0
     assert first.mechanical == 0 and not first.refused
     assert sum(first.layers.values()) == 600
-    assert first.layers["pinned"] == 12 and first.layers["fresh"] > 0 and first.layers["trigger"] > 400
+    assert (
+        first.layers["pinned"] == 12 and first.layers["fresh"] > 0 and first.layers["trigger"] > 400
+    )
 
     # the prompt: charter first, the budget stated, the memory's title/description last
     req = model.last("kura_trigger")
@@ -170,17 +211,20 @@ def test_no_model_every_trigger_line_is_non_blank_and_within_budget(tmp_path):
         assert text.strip(), slug
         assert estimate_tokens(text) <= BUDGET, (slug, text)
     cloth = res.cloth
-    assert links_of(cloth) == [e.slug for e in parse_index((root / "MEMORY.md").read_text()).entries]
+    assert links_of(cloth) == [
+        e.slug for e in parse_index((root / "MEMORY.md").read_text()).entries
+    ]
     # the lines of MEMORY.md that are not entries are kept as they stand
     original = (root / "MEMORY.md").read_text().split("\n")
     woven = cloth.split("\n")
-    for a, b in zip(original, woven):
+    for a, b in zip(original, woven, strict=False):
         if not a.startswith("- ["):
             assert a == b
     reg.close()
 
 
 # --------------------------------------------------------------------------- age
+
 
 def _noon(day: dt.date) -> float:
     return time.mktime(dt.datetime.combine(day, dt.time(12)).timetuple())
@@ -239,28 +283,42 @@ def test_mtime_day_shared_by_a_fifth_of_the_store_is_distrusted(tmp_path):
 # --------------------------------------------------------------------------- the floors
 
 BAD = {
-    "invented-number": ("the staging cluster answers on port 8085 and keeps three replicas warm for "
-                        "the nightly batch that the finance people run against the ledger tables",
-                        "staging cluster on port 9090 keeps replicas warm"),
-    "rebound-number": ("the small disk holds 40 GB of scratch and the big disk keeps 900 GB of archive "
-                       "that stays untouched during the quarterly audit of the whole estate",
-                       "archive 900 GB on the small disk, 40 GB scratch on the big one"),
-    "dropped-negation": ("never run the migration twice on the production database because it drops "
-                         "the ledger table and the invoices from the whole quarter go with it",
-                         "run the migration on production database: it drops the ledger table"),
-    "flipped-negation": ("do not restart the print server during the day shift because the label "
-                         "queue for the warehouse loses every job it is holding at that moment",
-                         "restart the print server during the day shift; label queue loses jobs"),
-    "dropped-warning": ("⚠️ the garden hose bib behind the shed freezes solid in winter and splits "
-                        "its fitting, so it has to be drained and closed before the first frost",
-                        "garden hose bib behind shed freezes in winter, drain before first frost"),
-    "invented-attribution": ("the kettle descaling happens with citric acid every month and the "
-                             "filter gets rinsed under cold water until the scale is completely gone",
-                             "the user decided: descale the kettle with citric acid monthly"),
+    "invented-number": (
+        "the staging cluster answers on port 8085 and keeps three replicas warm for "
+        "the nightly batch that the finance people run against the ledger tables",
+        "staging cluster on port 9090 keeps replicas warm",
+    ),
+    "rebound-number": (
+        "the small disk holds 40 GB of scratch and the big disk keeps 900 GB of archive "
+        "that stays untouched during the quarterly audit of the whole estate",
+        "archive 900 GB on the small disk, 40 GB scratch on the big one",
+    ),
+    "dropped-negation": (
+        "never run the migration twice on the production database because it drops "
+        "the ledger table and the invoices from the whole quarter go with it",
+        "run the migration on production database: it drops the ledger table",
+    ),
+    "flipped-negation": (
+        "do not restart the print server during the day shift because the label "
+        "queue for the warehouse loses every job it is holding at that moment",
+        "restart the print server during the day shift; label queue loses jobs",
+    ),
+    "dropped-warning": (
+        "⚠️ the garden hose bib behind the shed freezes solid in winter and splits "
+        "its fitting, so it has to be drained and closed before the first frost",
+        "garden hose bib behind shed freezes in winter, drain before first frost",
+    ),
+    "invented-attribution": (
+        "the kettle descaling happens with citric acid every month and the "
+        "filter gets rinsed under cold water until the scale is completely gone",
+        "the user decided: descale the kettle with citric acid monthly",
+    ),
 }
-GOOD = ("the pantry shelves hold the flour on the left and the rice on the right with the spices "
-        "in the narrow drawer beneath the window next to the tea tins and the honey jars",
-        "pantry: flour left, rice right, spices in the narrow drawer under the window")
+GOOD = (
+    "the pantry shelves hold the flour on the left and the rice on the right with the spices "
+    "in the narrow drawer beneath the window next to the tea tins and the honey jars",
+    "pantry: flour left, rice right, spices in the narrow drawer under the window",
+)
 
 
 def _floor_store(root: Path) -> None:
@@ -403,6 +461,7 @@ def test_mechanical_trim_never_cuts_inside_a_number():
 
 # --------------------------------------------------------------------------- links, layout
 
+
 def test_verify_links_refuses_a_lost_added_or_reordered_link():
     idx = "# x\n- [A](a.md) — one\n- [B](b.md) — two\n"
     verify_links(idx, "# x\n- [A](a.md) — 1\n- [B](b.md) — 2")
@@ -420,12 +479,14 @@ def test_cloth_keeps_headings_comments_and_prose(tmp_path):
     old = TODAY - dt.timedelta(days=300)
     for i in range(3):
         write_memory(root, f"m{i}", description(i * 6 + 4), created=old)
-    text = ("# main\n\nA store of things.\n<!-- a comment\n- [Not](an-entry.md) — inside a comment\n-->\n"
-            "## Kitchen\n\n"
-            f"- [Zero](m0.md) — {description(4)}\n"
-            "Some prose between lines.\n"
-            f"- [One](m1.md) — {description(10)}\n\n## Garage\n"
-            f"* [Two](m2.md): {description(16)}\n")
+    text = (
+        "# main\n\nA store of things.\n<!-- a comment\n- [Not](an-entry.md) — inside a comment\n-->\n"
+        "## Kitchen\n\n"
+        f"- [Zero](m0.md) — {description(4)}\n"
+        "Some prose between lines.\n"
+        f"- [One](m1.md) — {description(10)}\n\n## Garage\n"
+        f"* [Two](m2.md): {description(16)}\n"
+    )
     (root / "MEMORY.md").write_text(text)
     res = weave(reg, "main", today=lambda: TODAY)
     assert res.written
@@ -433,7 +494,7 @@ def test_cloth_keeps_headings_comments_and_prose(tmp_path):
     assert cloth == res.cloth
     src, out = text.rstrip("\n").split("\n"), cloth.split("\n")
     assert len(src) == len(out)
-    for a, b in zip(src, out):
+    for a, b in zip(src, out, strict=False):
         m = re.match(r"^[-*] (\[(?:Zero|One|Two)\]\(m\d\.md\))", a)
         if m:  # entry lines are worn as "- [Title](slug.md) — text"
             assert b.startswith(f"- {m.group(1)} — ") and b != a
@@ -444,6 +505,7 @@ def test_cloth_keeps_headings_comments_and_prose(tmp_path):
 
 
 # --------------------------------------------------------------------------- budget fitting
+
 
 def _fit_store(root: Path) -> None:
     lines = ["# main", ""]
@@ -458,11 +520,14 @@ def test_fresh_window_shrinks_to_fit_and_never_drops_a_line(tmp_path):
     root = tmp_path / "main"
     _fit_store(root)
     wide = weave(registry(root), "main", today=lambda: TODAY, write=False)
-    narrow = weave(registry(root, prefill={"fresh_days": 0}), "main", today=lambda: TODAY, write=False)
+    narrow = weave(
+        registry(root, prefill={"fresh_days": 0}), "main", today=lambda: TODAY, write=False
+    )
     assert wide.layers["fresh"] == 12 and narrow.layers["fresh"] == 0
     target = (wide.tokens_est + narrow.tokens_est) // 2
-    reg = registry(root, prefill={"window_tokens": target * 2, "budget_fraction": 0.5,
-                                  "hard_fraction": 1.0})
+    reg = registry(
+        root, prefill={"window_tokens": target * 2, "budget_fraction": 0.5, "hard_fraction": 1.0}
+    )
     res = weave(reg, "main", today=lambda: TODAY)
     assert res.written
     assert 0 < res.fresh_days_used < 14
@@ -489,8 +554,9 @@ def test_nothing_fits_writes_the_lightest_map_says_so_and_where_the_weight_is(tm
     assert len(cloth) < len(raw)
     assert len(res.lines) == 30
     light = res.tokens_est
-    wide = weave(registry(root, prefill={"window_tokens": 10**6}), "main", today=lambda: TODAY,
-                 write=False)
+    wide = weave(
+        registry(root, prefill={"window_tokens": 10**6}), "main", today=lambda: TODAY, write=False
+    )
     assert wide.layers["fresh"] == 12 and light < wide.tokens_est
     reg.close()
 
@@ -505,6 +571,7 @@ def test_nothing_fits_writes_the_lightest_map_says_so_and_where_the_weight_is(tm
 
 
 # --------------------------------------------------------------------------- compare-and-swap
+
 
 def _config(tmp_path: Path, root: Path, model_url: str | None, prefill: str = "") -> Path:
     cfg = tmp_path / "kura.toml"
@@ -522,6 +589,7 @@ def _touching_scribe(root: Path):
         with open(root / "MEMORY.md", "a", encoding="utf-8") as fh:
             fh.write("<!-- touched while weaving -->\n")
         return good_scribe(req)
+
     return reply
 
 
@@ -573,8 +641,20 @@ def test_cli_weave_json_and_failure_exit(tmp_path, capsys):
     cfg = _config(tmp_path, root, None)
     assert main(["-c", str(cfg), "weave", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    for k in ("lines", "layers", "tokens_est", "budget_tokens", "ceiling_tokens", "fresh_days_used",
-              "model_calls", "mechanical", "refused", "written", "reason", "heaviest"):
+    for k in (
+        "lines",
+        "layers",
+        "tokens_est",
+        "budget_tokens",
+        "ceiling_tokens",
+        "fresh_days_used",
+        "model_calls",
+        "mechanical",
+        "refused",
+        "written",
+        "reason",
+        "heaviest",
+    ):
         assert k in out
     (root / "MEMORY.md").unlink()
     assert main(["-c", str(cfg), "weave"]) == 1
@@ -582,6 +662,7 @@ def test_cli_weave_json_and_failure_exit(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- facade
+
 
 def test_kura_facade_weave_and_prefill(tmp_path):
     from kura_core.kura import Kura
@@ -599,8 +680,17 @@ def test_kura_facade_weave_and_prefill(tmp_path):
 
 def test_ledger_key_depends_on_description_and_budget():
     # the ledger lives in the workshop: another process must compute the same key
-    other = subprocess.run([sys.executable, "-c", "from kura_core.weave import ledger_key; print(ledger_key('a', 24))"],
-                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=60)
+    other = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from kura_core.weave import ledger_key; print(ledger_key('a', 24))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+    )
     assert other.stdout.strip() == ledger_key("a", 24), other.stderr
     assert ledger_key("a", 24) != ledger_key("a", 25)
     assert ledger_key("a", 24) != ledger_key("b", 24)
@@ -615,9 +705,14 @@ def test_ledger_forgets_old_rows_no_line_uses(tmp_path):
     ws = reg.workshop("main")
     used_desc = description(1)
     old = time.time() - LEDGER_KEEP_S - 10
-    fill_ledger(ws, [(ledger_key("a description long gone", BUDGET), "gone", "scribe"),
-                     (ledger_key(used_desc, BUDGET), mechanical_trigger(used_desc, BUDGET - 2), "scribe")],
-                old)
+    fill_ledger(
+        ws,
+        [
+            (ledger_key("a description long gone", BUDGET), "gone", "scribe"),
+            (ledger_key(used_desc, BUDGET), mechanical_trigger(used_desc, BUDGET - 2), "scribe"),
+        ],
+        old,
+    )
     res = weave(reg, "main", today=lambda: TODAY)
     assert res.written and res.ledger_hits == 1
     keys = {r["key"] for r in ws.query("SELECT key FROM trigger_ledger")}
@@ -638,11 +733,19 @@ def test_preview_asks_no_model_and_writes_nothing(tmp_path, model):
     reg.close()
 
 
-@pytest.mark.parametrize("desc,clause", [
-    ("家族の予定は共有カレンダーに入れる。口頭だけの約束は決まっていない扱いにする、と蓮さんが決めた",
-     "口頭だけの約束は決まっていない扱いにする"),
-    ("档案放在慢盘上，快盘只做临时空间，不要把备份放在快盘，每周五检查一次", "不要把备份放在快盘"),
-])
+@pytest.mark.parametrize(
+    "desc,clause",
+    [
+        (
+            "家族の予定は共有カレンダーに入れる。口頭だけの約束は決まっていない扱いにする、と蓮さんが決めた",
+            "口頭だけの約束は決まっていない扱いにする",
+        ),
+        (
+            "档案放在慢盘上，快盘只做临时空间，不要把备份放在快盘，每周五检查一次",
+            "不要把备份放在快盘",
+        ),
+    ],
+)
 def test_cjk_lines_are_trimmed_by_whole_clauses(desc, clause):
     t = mechanical_trigger(desc, 24)
     assert t != desc and clause in t and "…" in t
@@ -677,22 +780,36 @@ def _steps_store(root: Path) -> str:
     write_memory(root, "new", description(10), created=TODAY - dt.timedelta(days=3))
     write_memory(root, "old", description(16), created=TODAY - dt.timedelta(days=300))
     write_memory(root, "tiny", SHORT, created=TODAY - dt.timedelta(days=300))
-    text = ("# main\n\nSome prose.\n"
-            f"- [Rule](rule.md) — {LONG}\n"
-            f"- [New](new.md) — {description(10)}\n"
-            f"- [Old](old.md) — {description(16)}\n"
-            f"- [Tiny](tiny.md) — {SHORT}\n"
-            f"- [Gone](gone.md) — {description(22)}\n")
+    text = (
+        "# main\n\nSome prose.\n"
+        f"- [Rule](rule.md) — {LONG}\n"
+        f"- [New](new.md) — {description(10)}\n"
+        f"- [Old](old.md) — {description(16)}\n"
+        f"- [Tiny](tiny.md) — {SHORT}\n"
+        f"- [Gone](gone.md) — {description(22)}\n"
+    )
     (root / "MEMORY.md").write_text(text, encoding="utf-8")
     return text
 
 
-def _line(slug: str, *, age: int | None, pinned: bool = False, desc: str = LONG, line_no: int = 0) -> Line:
+def _line(
+    slug: str, *, age: int | None, pinned: bool = False, desc: str = LONG, line_no: int = 0
+) -> Line:
     from kura_core.store import Entry
 
-    e = Entry(slug, slug.title(), desc, line_no, "", f"- [{slug.title()}]({slug}.md) — {desc}", f"{slug}.md")
+    e = Entry(
+        slug,
+        slug.title(),
+        desc,
+        line_no,
+        "",
+        f"- [{slug.title()}]({slug}.md) — {desc}",
+        f"{slug}.md",
+    )
     link = estimate_tokens(woven_line(e, ""))
-    return Line(e, pinned, age, link, link + estimate_tokens(desc) + 1, estimate_tokens(desc) <= BUDGET)
+    return Line(
+        e, pinned, age, link, link + estimate_tokens(desc) + 1, estimate_tokens(desc) <= BUDGET
+    )
 
 
 def test_read_loom_ages_every_entry_and_weighs_the_rest(tmp_path):
@@ -722,7 +839,12 @@ def test_read_loom_ages_every_entry_and_weighs_the_rest(tmp_path):
 def test_layer_of_and_the_fresh_windows_to_try():
     pinned = _line("rule", age=1, pinned=True)
     young, old, unknown = _line("young", age=2), _line("old", age=40), _line("undated", age=None)
-    assert [layer_of(l, 14) for l in (pinned, young, old, unknown)] == ["pinned", "fresh", "trigger", "trigger"]
+    assert [layer_of(l, 14) for l in (pinned, young, old, unknown)] == [
+        "pinned",
+        "fresh",
+        "trigger",
+        "trigger",
+    ]
     assert layer_of(young, 2) == "trigger" and layer_of(young, 3) == "fresh"
 
     class _Loom:  # fresh_windows reads only the lines and the configured window
@@ -746,13 +868,24 @@ def test_triggers_come_from_the_description_the_ledger_or_the_trim(tmp_path):
     refused = _line("refused", age=99, desc=description(16), line_no=3)
     stale = _line("stale", age=99, desc=description(22), line_no=4)
     plain = _line("plain", age=99, desc=description(28), line_no=5)
-    fill_ledger(ws, [(ledger_key(cached.entry.description, BUDGET), "cached line", "scribe"),
-                     (ledger_key(refused.entry.description, BUDGET), "ignored", "refused")], now - 60)
-    fill_ledger(ws, [(ledger_key(stale.entry.description, BUDGET), "old refusal", "refused")],
-                now - REFUSED_RETRY_S - 1)
+    fill_ledger(
+        ws,
+        [
+            (ledger_key(cached.entry.description, BUDGET), "cached line", "scribe"),
+            (ledger_key(refused.entry.description, BUDGET), "ignored", "refused"),
+        ],
+        now - 60,
+    )
+    fill_ledger(
+        ws,
+        [(ledger_key(stale.entry.description, BUDGET), "old refusal", "refused")],
+        now - REFUSED_RETRY_S - 1,
+    )
     t = Triggers(ws, BUDGET, now=now)
     t.resolve([fits, cached, refused, stale, plain])
-    got = {l.entry.slug: (t.of(l).text, t.of(l).source) for l in (fits, cached, refused, stale, plain)}
+    got = {
+        l.entry.slug: (t.of(l).text, t.of(l).source) for l in (fits, cached, refused, stale, plain)
+    }
     assert got["fits"] == (SHORT, "fits")
     assert got["cached"] == ("cached line", "ledger")
     assert got["refused"] == (mechanical_trigger(refused.entry.description, BUDGET), "refused")
@@ -771,7 +904,10 @@ def test_triggers_ask_the_scribe_once_per_description_and_settle_the_ledger(tmp_
     ws = reg.workshop("main")
     model.script("kura_trigger", _scripted_floors)
     good_desc, bad_desc = GOOD[0], BAD["invented-number"][0]
-    twins = [_line("a", age=99, desc=good_desc, line_no=1), _line("b", age=99, desc=good_desc, line_no=2)]
+    twins = [
+        _line("a", age=99, desc=good_desc, line_no=1),
+        _line("b", age=99, desc=good_desc, line_no=2),
+    ]
     bad = _line("bad", age=99, desc=bad_desc, line_no=3)
     scribe = Scribe(reg.models("main"), "", BUDGET, ())
     t = Triggers(ws, BUDGET, scribe=scribe, now=1_000.0)
@@ -786,8 +922,10 @@ def test_triggers_ask_the_scribe_once_per_description_and_settle_the_ledger(tmp_
     assert ws.query("SELECT COUNT(*) AS n FROM trigger_ledger")[0]["n"] == 0  # not before settle
     t.settle([*twins, bad], prune=False)
     rows = {r["key"]: (r["trigger"], r["source"]) for r in ws.query("SELECT * FROM trigger_ledger")}
-    assert rows == {ledger_key(good_desc, BUDGET): (GOOD[1], "scribe"),
-                    ledger_key(bad_desc, BUDGET): (mechanical_trigger(bad_desc, BUDGET), "refused")}
+    assert rows == {
+        ledger_key(good_desc, BUDGET): (GOOD[1], "scribe"),
+        ledger_key(bad_desc, BUDGET): (mechanical_trigger(bad_desc, BUDGET), "refused"),
+    }
     reg.close()
 
 
@@ -797,8 +935,9 @@ def test_triggers_stop_asking_an_unreachable_scribe_after_one_call(tmp_path):
     root = tmp_path / "main"
     reg = registry(root, model_url=closed_port_url())
     lines = [_line(f"m{i}", age=99, desc=description(i * 6 + 4), line_no=i) for i in range(8)]
-    t = Triggers(reg.workshop("main"), BUDGET, scribe=Scribe(reg.models("main"), "", BUDGET, ()),
-                 now=1_000.0)
+    t = Triggers(
+        reg.workshop("main"), BUDGET, scribe=Scribe(reg.models("main"), "", BUDGET, ()), now=1_000.0
+    )
     t.resolve(lines)
     assert t.model_calls == 1 and "connection refused" in t.model_error
     assert {t.of(l).source for l in lines} == {"mechanical"}
@@ -816,7 +955,9 @@ def test_scribe_failures_that_are_not_unreachable_stop_after_max_failures(tmp_pa
     scribe = Scribe(reg.models("main"), "", BUDGET, ())
     outcomes = [scribe.write(f"T{i}", description(i * 6 + 4)) for i in range(MAX_FAILURES + 2)]
     assert [o[0] for o in outcomes] == ["failed"] * (MAX_FAILURES + 2)
-    assert scribe.calls == MAX_FAILURES  # an unusable reply is retried on the next line, not forever
+    assert (
+        scribe.calls == MAX_FAILURES
+    )  # an unusable reply is retried on the next line, not forever
     assert scribe.stopped.startswith("scribe: unparseable reply")
     reg.close()
 
@@ -834,11 +975,19 @@ def test_fit_budget_shrinks_the_window_and_resolves_only_what_it_tries(tmp_path)
     t.resolve(loom.lines)
     widest, lightest = map_tokens(loom, t, 14), map_tokens(loom, t, 0)
     assert lightest < widest
-    reg = registry(root, prefill={"window_tokens": (lightest + widest) // 2 * 2, "budget_fraction": 0.5,
-                                  "hard_fraction": 1.0})
+    reg = registry(
+        root,
+        prefill={
+            "window_tokens": (lightest + widest) // 2 * 2,
+            "budget_fraction": 0.5,
+            "hard_fraction": 1.0,
+        },
+    )
     loom = read_loom(reg, "main", TODAY)
     fit = fit_budget(loom, Triggers(reg.workshop("main"), BUDGET, now=1.0))
-    assert fit.fresh_days is not None and 0 < fit.fresh_days < 14 and fit.worn_days == fit.fresh_days
+    assert (
+        fit.fresh_days is not None and 0 < fit.fresh_days < 14 and fit.worn_days == fit.fresh_days
+    )
     assert fit.tokens <= loom.budget_tokens
     reg.close()
 
@@ -860,13 +1009,22 @@ def test_render_cloth_weaves_entries_keeps_the_rest_and_weighs_it(tmp_path):
     fit = fit_budget(loom, t)
     cloth = render_cloth(loom, t, fit.worn_days)
     assert [(lay, slug) for lay, slug, _t in cloth.lines] == [
-        ("pinned", "rule"), ("fresh", "new"), ("trigger", "old"), ("trigger", "tiny"), ("trigger", "gone")]
+        ("pinned", "rule"),
+        ("fresh", "new"),
+        ("trigger", "old"),
+        ("trigger", "tiny"),
+        ("trigger", "gone"),
+    ]
     worn = {slug: txt for _l, slug, txt in cloth.lines}
     assert worn["rule"] == LONG and worn["tiny"] == SHORT
     assert worn["old"] == mechanical_trigger(description(16), BUDGET) != description(16)
     assert cloth.mechanical == 2  # old and gone; tiny fits as it stands
     assert dict(cloth.layers) == {"pinned": 1, "fresh": 1, "trigger": 3}
-    assert sum(cloth.weight.values()) + loom.overhead == map_tokens(loom, t, fit.worn_days) == fit.tokens
+    assert (
+        sum(cloth.weight.values()) + loom.overhead
+        == map_tokens(loom, t, fit.worn_days)
+        == fit.tokens
+    )
     assert cloth.heaviest[0][2] >= cloth.heaviest[-1][2] and len(cloth.heaviest) == 5
     src, out = text.rstrip("\n").split("\n"), cloth.text.split("\n")
     assert out[:3] == src[:3] and out[5] == f"- [Old](old.md) — {worn['old']}"
@@ -883,14 +1041,18 @@ def test_write_cloth_is_compare_and_swap(tmp_path):
     sha = index_sha(text)
     first = write_cloth(st, sha, "the cloth")
     assert first == Persisted(True, False, "", str(root / "_still" / WOVEN_FILE))
-    assert (root / "_still" / WOVEN_FILE).read_text(encoding="utf-8") == cloth_file_text(sha, "the cloth")
+    assert (root / "_still" / WOVEN_FILE).read_text(encoding="utf-8") == cloth_file_text(
+        sha, "the cloth"
+    )
     assert read_cloth(root / "_still") == (sha, "the cloth")
     again = write_cloth(st, sha, "the cloth")
     assert again.written and again.unchanged
     stale = write_cloth(st, index_sha(text + "x"), "another cloth")
     assert not stale.written and "MEMORY.md changed while weaving" in stale.reason
     assert read_cloth(root / "_still") == (sha, "the cloth")  # nothing was written
-    (root / "_still" / WOVEN_FILE).write_text("<!-- someone else's -->\nthe cloth\n", encoding="utf-8")
+    (root / "_still" / WOVEN_FILE).write_text(
+        "<!-- someone else's -->\nthe cloth\n", encoding="utf-8"
+    )
     assert read_cloth(root / "_still") == (None, "")
 
 

@@ -233,19 +233,30 @@ def test_concurrent_search_matches_serial():
 
 
 # --------------------------------------------------------------------------------------
-def _reference_search(docs: list[Doc], query: str, top: int, weights: dict[str, float],
-                      k1: float = 1.2, b: float = 0.75) -> list[tuple[str, float]]:
+def _reference_search(
+    docs: list[Doc],
+    query: str,
+    top: int,
+    weights: dict[str, float],
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[tuple[str, float]]:
     """BM25F straight from WordIndex's docstring, one document at a time: the model the
     index's postings, accumulators and selection of the best must agree with."""
-    fields = [(tokenize(d.title or ""), tokenize(d.description or ""), tokenize(d.body or "")) for d in docs]
+    fields = [
+        (tokenize(d.title or ""), tokenize(d.description or ""), tokenize(d.body or ""))
+        for d in docs
+    ]
     n = len(docs)
     avg = [max(sum(len(f[i]) for f in fields) / n, 1.0) for i in range(3)]
     w = [weights["title"], weights["description"], weights["body"]]
     scores: dict[str, float] = {}
     for term in dict.fromkeys(tokenize(query)):
         tfs = []
-        for d, f in zip(docs, fields):
-            tf = sum(w[i] * f[i].count(term) / (1 - b + b * len(f[i]) / avg[i]) for i in range(3) if w[i])
+        for d, f in zip(docs, fields, strict=False):
+            tf = sum(
+                w[i] * f[i].count(term) / (1 - b + b * len(f[i]) / avg[i]) for i in range(3) if w[i]
+            )
             if tf > 0:
                 tfs.append((d.slug, tf))
         idf = math.log(1 + (n - len(tfs) + 0.5) / (len(tfs) + 0.5))
@@ -262,9 +273,15 @@ def test_search_agrees_with_bm25f_computed_document_by_document(vocabulary):
     the formula gives."""
     rng = random.Random(vocabulary)
     words = [f"w{i}" for i in range(vocabulary)]
-    docs = [Doc(f"m{i:03d}", " ".join(rng.choices(words, k=rng.randint(0, 3))),
-                " ".join(rng.choices(words, k=rng.randint(0, 8))), " ".join(rng.choices(words, k=rng.randint(0, 40))))
-            for i in range(150)]
+    docs = [
+        Doc(
+            f"m{i:03d}",
+            " ".join(rng.choices(words, k=rng.randint(0, 3))),
+            " ".join(rng.choices(words, k=rng.randint(0, 8))),
+            " ".join(rng.choices(words, k=rng.randint(0, 40))),
+        )
+        for i in range(150)
+    ]
     docs += [Doc(f"twin{i}", "w1 w2", "w3 pair", "w4 w5") for i in (3, 0, 2, 1)]  # equal scores
     weights = {"title": 2.0, "description": 2.0, "body": 1.0}
     idx = WordIndex(docs, field_weights=weights)
@@ -273,23 +290,50 @@ def test_search_agrees_with_bm25f_computed_document_by_document(vocabulary):
         for top in (1, 3, 10):
             got, want = idx.search(query, top), _reference_search(docs, query, top, weights)
             assert [s for s, _ in got] == [s for s, _ in want], query
-            assert all(math.isclose(g, r, rel_tol=1e-9) for (_, g), (_, r) in zip(got, want))
+            assert all(
+                math.isclose(g, r, rel_tol=1e-9) for (_, g), (_, r) in zip(got, want, strict=False)
+            )
     # a tie at the cut: the best of four equal scores are the first by slug
     assert [s for s, _ in idx.search("pair", 2)] == ["twin0", "twin1"]
-    assert [s for s, _ in idx.search("pair w1", 3)] == [s for s, _ in _reference_search(docs, "pair w1", 3, weights)]
+    assert [s for s, _ in idx.search("pair w1", 3)] == [
+        s for s, _ in _reference_search(docs, "pair w1", 3, weights)
+    ]
 
 
 # WordIndex.update: the index follows writes and answers as a rebuilt one
 # --------------------------------------------------------------------------------------
 
-VOCAB = ["disk", "archive", "slow", "fan", "DIMM", "43.7", "cp932", "rows", "kettle", "router", "not",
-         "自宅", "NASのRAID1", "周报", "周五", "スキャナ", "backup", "shelf", "garden", "invoice"]
+VOCAB = [
+    "disk",
+    "archive",
+    "slow",
+    "fan",
+    "DIMM",
+    "43.7",
+    "cp932",
+    "rows",
+    "kettle",
+    "router",
+    "not",
+    "自宅",
+    "NASのRAID1",
+    "周报",
+    "周五",
+    "スキャナ",
+    "backup",
+    "shelf",
+    "garden",
+    "invoice",
+]
 
 
 def _random_doc(rng: random.Random, slug: str) -> Doc:
     def text(lo: int, hi: int) -> str:
         return " ".join(rng.choice(VOCAB) for _ in range(rng.randint(lo, hi)))
-    return Doc(slug, text(0, 4), text(0, 12), "\n\n".join(text(0, 30) for _ in range(rng.randint(0, 3))))
+
+    return Doc(
+        slug, text(0, 4), text(0, 12), "\n\n".join(text(0, 30) for _ in range(rng.randint(0, 3)))
+    )
 
 
 def _answers(idx: WordIndex, queries: list[str]) -> list:
@@ -309,7 +353,9 @@ def test_an_updated_index_answers_exactly_like_a_rebuilt_one(weights):
         for _ in range(rng.randint(1, 25)):
             op = rng.random()
             if op < 0.5 or not held:
-                docs = [_random_doc(rng, f"m{rng.randint(0, 30)}") for _ in range(rng.randint(1, 3))]
+                docs = [
+                    _random_doc(rng, f"m{rng.randint(0, 30)}") for _ in range(rng.randint(1, 3))
+                ]
                 idx.update(docs)
                 held.update({d.slug: d for d in docs})
             elif op < 0.8:
@@ -338,7 +384,10 @@ def test_update_reports_what_changed_and_ignores_an_unchanged_document():
 
 
 def test_searches_and_updates_from_many_threads():
-    docs = [Doc(f"m{i:03d}", f"title {i % 7}", f"trigger {i % 11}", f"word{i % 13} disk{i % 5}") for i in range(200)]
+    docs = [
+        Doc(f"m{i:03d}", f"title {i % 7}", f"trigger {i % 11}", f"word{i % 13} disk{i % 5}")
+        for i in range(200)
+    ]
     idx = WordIndex(docs)
     queries = [f"word{i % 13} disk{i % 5} trigger {i % 11}" for i in range(100)]
     expected = [idx.search(q, top=5) for q in queries]
@@ -358,7 +407,9 @@ def test_searches_and_updates_from_many_threads():
     slugs = {d.slug for d in docs}
     for hits in during[0::2]:  # the searches (odd tasks churned): whole answers, never torn ones
         assert 0 < len(hits) <= 5 and {s for s, _ in hits} <= slugs, hits
-        assert [score for _, score in hits] == sorted((score for _, score in hits), reverse=True), hits
+        assert [score for _, score in hits] == sorted((score for _, score in hits), reverse=True), (
+            hits
+        )
     assert [idx.search(q, top=5) for q in queries] == expected
 
 
@@ -508,8 +559,13 @@ def test_a_posting_is_found_where_its_slot_starts_a_triple():
         slots = rng.sample(range(1 << 20), rng.randint(1, 120))
         plist = array("I")
         for s in slots:  # counts chosen to collide with slot numbers and their bytes
-            plist.extend((s, rng.choice([s, 1, rng.choice(slots), rng.getrandbits(32)]),
-                          rng.choice([0, s, rng.choice(slots) << 8, rng.getrandbits(32)])))
+            plist.extend(
+                (
+                    s,
+                    rng.choice([s, 1, rng.choice(slots), rng.getrandbits(32)]),
+                    rng.choice([0, s, rng.choice(slots) << 8, rng.getrandbits(32)]),
+                )
+            )
         for i, s in enumerate(slots):
             assert _posting_of(plist, s) == 3 * i
     with pytest.raises(ValueError):

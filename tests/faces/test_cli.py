@@ -26,9 +26,18 @@ class Kura:
     def config(self) -> Path:
         return self.home / ".config" / "kura" / "kura.toml"
 
-    def __call__(self, *args: str, input: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
-        proc = subprocess.run([sys.executable, "-m", "kura_core.cli", *args], capture_output=True, text=True,
-                              cwd=self.cwd, env={**self.env, **(env or {})}, input=input, timeout=60)
+    def __call__(
+        self, *args: str, input: str | None = None, env: dict | None = None
+    ) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            [sys.executable, "-m", "kura_core.cli", *args],
+            capture_output=True,
+            text=True,
+            cwd=self.cwd,
+            env={**self.env, **(env or {})},
+            input=input,
+            timeout=60,
+        )
         assert "Traceback" not in proc.stderr, proc.stderr
         return proc
 
@@ -42,7 +51,9 @@ def _allow_direct(kura: Kura, name: str) -> None:
     text = kura.config.read_text(encoding="utf-8")
     head = f"[stores.{name}]\n"
     assert head in text
-    kura.config.write_text(text.replace(head, head + 'write_policy = "direct-allowed"\n'), encoding="utf-8")
+    kura.config.write_text(
+        text.replace(head, head + 'write_policy = "direct-allowed"\n'), encoding="utf-8"
+    )
 
 
 def test_init_then_doctor_from_nothing(kura, tmp_path):
@@ -119,12 +130,25 @@ def test_remember_is_refused_unless_direct_allowed(kura, tmp_path):
 
     _allow_direct(kura, "main")
     # a tag that claims something about the human needs evidence, and a direct write has none
-    claim = kura("remember", "disk-layout", "which disk holds what", "Fast is scratch.",
-                 "--tag", "landmine")
+    claim = kura(
+        "remember", "disk-layout", "which disk holds what", "Fast is scratch.", "--tag", "landmine"
+    )
     assert claim.returncode == 1 and "landmine" in claim.stderr
     assert not (store_dir / "disk-layout.md").exists()
-    ok = kura("remember", "disk-layout", "which disk holds what", "Fast is scratch. See [[archive]].",
-              "--type", "reference", "--title", "Disk layout", "--tag", "decision", "--tag", "disks")
+    ok = kura(
+        "remember",
+        "disk-layout",
+        "which disk holds what",
+        "Fast is scratch. See [[archive]].",
+        "--type",
+        "reference",
+        "--title",
+        "Disk layout",
+        "--tag",
+        "decision",
+        "--tag",
+        "disks",
+    )
     assert ok.returncode == 0, ok.stderr
     assert "disk-layout" in ok.stdout
 
@@ -136,8 +160,14 @@ def test_remember_is_refused_unless_direct_allowed(kura, tmp_path):
     assert mem.type == "reference" and mem.tags == ("decision", "disks")
     assert mem.title == "Disk layout"
 
-    piped = kura("remember", "archive", "the archive lives on the slow disk", "-", "--json",
-                 input="The archive goes on the slow disk.\n\n**Why:** endurance.\n")
+    piped = kura(
+        "remember",
+        "archive",
+        "the archive lives on the slow disk",
+        "-",
+        "--json",
+        input="The archive goes on the slow disk.\n\n**Why:** endurance.\n",
+    )
     assert piped.returncode == 0, piped.stderr
     out = json.loads(piped.stdout)
     assert out["store"] == "main" and out["slug"] == "archive"
@@ -153,7 +183,9 @@ def test_remember_refused_when_frozen(kura, tmp_path):
     store_dir = tmp_path / "s"
     assert kura("init", "main", "--path", str(store_dir)).returncode == 0
     text = kura.config.read_text()
-    kura.config.write_text(text.replace("[stores.main]\n", '[stores.main]\nwrite_policy = "frozen"\n'))
+    kura.config.write_text(
+        text.replace("[stores.main]\n", '[stores.main]\nwrite_policy = "frozen"\n')
+    )
     out = kura("remember", "a", "d", "b")
     assert out.returncode == 1 and "frozen" in out.stderr and "write_policy" in out.stderr
     assert not (store_dir / "a.md").exists()
@@ -173,7 +205,11 @@ def test_read(kura, tmp_path):
     js = kura("read", "alpha", "--json", "-s", "main")
     assert js.returncode == 0
     data = json.loads(js.stdout)
-    assert data["store"] == "main" and data["slug"] == "alpha" and data["description"] == "the first one"
+    assert (
+        data["store"] == "main"
+        and data["slug"] == "alpha"
+        and data["description"] == "the first one"
+    )
 
     missing = kura("read", "nope")
     assert missing.returncode == 1 and "nope" in missing.stderr
@@ -188,7 +224,11 @@ def test_read(kura, tmp_path):
 def test_unknown_store_selector(kura, tmp_path):
     assert kura("init", "main", "--path", str(tmp_path / "a")).returncode == 0
     assert kura("init", "secretive", "--path", str(tmp_path / "b")).returncode == 0
-    for args in (("-s", "ghost", "doctor"), ("doctor", "-s", "ghost", "--json"), ("read", "x", "-s", "ghost")):
+    for args in (
+        ("-s", "ghost", "doctor"),
+        ("doctor", "-s", "ghost", "--json"),
+        ("read", "x", "-s", "ghost"),
+    ):
         out = kura(*args)
         assert out.returncode == 1, args
         assert "ghost" in out.stderr

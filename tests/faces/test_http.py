@@ -22,14 +22,23 @@ from tests.wait import wait_for
 ROOT = Path(__file__).resolve().parents[2]
 
 HEARTH = {  # direct-allowed; mode "talk"
-    "archive-on-slow-disk": ("Archive on the slow disk", "the archive lives on the slow disk; the fast one stays scratch",
-                             "The archive goes on the slow disk.\n\nRelated: [[disk-layout]]"),
-    "disk-layout": ("Disk layout", "two disks: a slow 8 TB archive and a fast NVMe scratch",
-                    "The slow disk is 8 TB. The fast disk is NVMe.\n\nRelated: [[archive-on-slow-disk]]"),
+    "archive-on-slow-disk": (
+        "Archive on the slow disk",
+        "the archive lives on the slow disk; the fast one stays scratch",
+        "The archive goes on the slow disk.\n\nRelated: [[disk-layout]]",
+    ),
+    "disk-layout": (
+        "Disk layout",
+        "two disks: a slow 8 TB archive and a fast NVMe scratch",
+        "The slow disk is 8 TB. The fast disk is NVMe.\n\nRelated: [[archive-on-slow-disk]]",
+    ),
 }
 FORGE = {  # distiller-only; mode "build"
-    "kiln-temperature": ("Kiln temperature", "the kiln fires at 1240 C for stoneware; FORGE-ONLY-FACT",
-                         "Stoneware fires at 1240 C. FORGE-ONLY-FACT"),
+    "kiln-temperature": (
+        "Kiln temperature",
+        "the kiln fires at 1240 C for stoneware; FORGE-ONLY-FACT",
+        "Stoneware fires at 1240 C. FORGE-ONLY-FACT",
+    ),
 }
 NAMES = ("hearth", "forge")
 
@@ -60,10 +69,15 @@ class Live:
 def _start(tmp_path, *, extra=None, env=None, token=None, log=None):
     from kura_core.http import make_server, start_in_thread
 
-    cfg = {"stores": {"hearth": {"write_policy": "direct-allowed"}},
-           "modes": {"talk": "hearth", "build": "forge"}, "server": {"max_body_bytes": 4096}}
+    cfg = {
+        "stores": {"hearth": {"write_policy": "direct-allowed"}},
+        "modes": {"talk": "hearth", "build": "forge"},
+        "server": {"max_body_bytes": 4096},
+    }
     merge_tables(cfg, extra or {})
-    reg = make_registry(tmp_path / "stores", stores={"hearth": HEARTH, "forge": FORGE}, extra=cfg, env=env)
+    reg = make_registry(
+        tmp_path / "stores", stores={"hearth": HEARTH, "forge": FORGE}, extra=cfg, env=env
+    )
     log = log if log is not None else io.StringIO()
     kw = {} if token is None else {"token": token}
     server = make_server(reg, "127.0.0.1", 0, log=log, **kw)
@@ -110,6 +124,7 @@ def err(r: httpx.Response, status: int | tuple[int, ...]) -> str:
 
 # --------------------------------------------------------------------------- routes
 
+
 def test_health_and_head(live):
     r = live.client.get("/health")
     assert r.status_code == 200 and r.json()["ok"] is True and r.json()["name"] == "kura"
@@ -139,7 +154,9 @@ def test_recall_answers_with_every_selector_form(live):
         assert d["picked"][0] == "archive-on-slow-disk"
         assert "disk-layout" in d["walked"]  # one hop along [[links]]
         assert "FORGE-ONLY-FACT" not in r.text
-    d = live.client.post("/recall", json={"question": "kiln stoneware", "mode": "build", "top": 1, "hops": 0}).json()
+    d = live.client.post(
+        "/recall", json={"question": "kiln stoneware", "mode": "build", "top": 1, "hops": 0}
+    ).json()
     assert d["store"] == "forge" and d["walked"] == ["kiln-temperature"]
 
 
@@ -147,8 +164,9 @@ def test_default_store_answers_without_a_selector(live):
     assert live.client.post("/recall", json={"question": "archive"}).json()["store"] == "hearth"
 
 
-@pytest.mark.parametrize("route", ["/index", "/memory/{slug}", "/doctor", "/stores", "/profile", "/health",
-                                   "/prefill"])
+@pytest.mark.parametrize(
+    "route", ["/index", "/memory/{slug}", "/doctor", "/stores", "/profile", "/health", "/prefill"]
+)
 def test_get_routes_take_every_selector_form(live, route):
     for name, slug in (("hearth", "disk-layout"), ("forge", "kiln-temperature")):
         mode = {"hearth": "talk", "forge": "build"}[name]
@@ -158,8 +176,16 @@ def test_get_routes_take_every_selector_form(live, route):
             dict(url=path, params={"mode": mode}),
             dict(url=f"/s/{name}{path}"),
             dict(url=f"/s/{mode}{path}"),
-            dict(url=path, content=json.dumps({"store": name}), headers={"content-type": "application/json"}),
-            dict(url=path, content=json.dumps({"mode": mode}), headers={"content-type": "application/json"}),
+            dict(
+                url=path,
+                content=json.dumps({"store": name}),
+                headers={"content-type": "application/json"},
+            ),
+            dict(
+                url=path,
+                content=json.dumps({"mode": mode}),
+                headers={"content-type": "application/json"},
+            ),
         ):
             r = live.client.request("GET", **req)
             assert r.status_code == 200, (req, r.text)
@@ -195,9 +221,19 @@ def test_memory_returns_one_memory_in_full(live):
 
 
 def test_stores_names_roles_and_never_a_secret(tmp_path):
-    lv = _start(tmp_path, extra={"models": {"thinker": {"url": "http://127.0.0.1:9/v1", "model": "m",
-                                                         "api_key_env": "KURA_TEST_API_KEY"}}},
-                env={"KURA_TEST_API_KEY": "sk-never-show-this-value"})
+    lv = _start(
+        tmp_path,
+        extra={
+            "models": {
+                "thinker": {
+                    "url": "http://127.0.0.1:9/v1",
+                    "model": "m",
+                    "api_key_env": "KURA_TEST_API_KEY",
+                }
+            }
+        },
+        env={"KURA_TEST_API_KEY": "sk-never-show-this-value"},
+    )
     try:
         for path in ("/stores", "/doctor", "/doctor?all=1", "/profile", "/health"):
             r = lv.client.get(path)
@@ -223,7 +259,9 @@ def test_profile_gives_the_charter_and_only_points_at_the_persona(tmp_path):
     persona.write_text("PERSONA-CONTENT-NEVER-RENDERED", encoding="utf-8")
     lv = _start(tmp_path, extra={"stores": {"hearth": {"persona": str(persona)}}})
     try:
-        (lv.reg.store("hearth").root / "charter.md").write_text("This store keeps how the house runs.\n")
+        (lv.reg.store("hearth").root / "charter.md").write_text(
+            "This store keeps how the house runs.\n"
+        )
         d = lv.client.get("/profile", params={"mode": "talk"}).json()
         assert d["store"] == "hearth"
         assert d["charter"] == "This store keeps how the house runs."
@@ -237,8 +275,12 @@ def test_profile_gives_the_charter_and_only_points_at_the_persona(tmp_path):
 def test_doctor_answers_200_with_ok_false_for_an_unhealthy_store(fresh):
     # hearth is healthy; break forge with a dead link and a line with no file
     st = fresh.reg.store("forge")
-    st.write("glaze-notes", title="Glaze notes", description="celadon glaze recipe",
-             body="Celadon. See [[does-not-exist]].")
+    st.write(
+        "glaze-notes",
+        title="Glaze notes",
+        description="celadon glaze recipe",
+        body="Celadon. See [[does-not-exist]].",
+    )
     r = fresh.client.get("/doctor", params={"store": "forge"})
     assert r.status_code == 200
     d = r.json()
@@ -253,38 +295,53 @@ def test_doctor_answers_200_with_ok_false_for_an_unhealthy_store(fresh):
 
 
 def test_remember_writes_only_where_direct_writes_are_allowed(fresh):
-    r = fresh.client.post("/remember", json={"slug": "boiler-service", "description": "boiler serviced every May by Ito",
-                                            "body": "The boiler is serviced every May.", "type": "project",
-                                            "tags": ["decision"], "mode": "talk"})
+    r = fresh.client.post(
+        "/remember",
+        json={
+            "slug": "boiler-service",
+            "description": "boiler serviced every May by Ito",
+            "body": "The boiler is serviced every May.",
+            "type": "project",
+            "tags": ["decision"],
+            "mode": "talk",
+        },
+    )
     assert r.status_code == 200, r.text
     assert r.json()["store"] == "hearth" and r.json()["slug"] == "boiler-service"
     got = fresh.client.get("/memory/boiler-service", params={"store": "hearth"}).json()
-    assert got["body"].startswith("The boiler is serviced every May.") and got["tags"] == ["decision"]
+    assert got["body"].startswith("The boiler is serviced every May.") and got["tags"] == [
+        "decision"
+    ]
     assert "boiler-service" in fresh.client.get("/index").text
 
-    r = fresh.client.post("/s/forge/remember", json={"slug": "x-fact", "description": "d", "body": "b"})
+    r = fresh.client.post(
+        "/s/forge/remember", json={"slug": "x-fact", "description": "d", "body": "b"}
+    )
     msg = err(r, 403)
     assert "distiller-only" in msg
     assert not (fresh.reg.store("forge").root / "x-fact.md").exists()
 
 
-@pytest.mark.parametrize("body,status", [
-    ({"description": "d", "body": "b"}, 400),                                 # missing slug
-    ({"slug": "a-b", "body": "b"}, 400),                                      # missing description
-    ({"slug": "a-b", "description": "d"}, 400),                               # missing body
-    ({"slug": 5, "description": "d", "body": "b"}, 400),                      # wrong type
-    ({"slug": "a-b", "description": "d", "body": "b", "tags": "x"}, 400),     # tags not a list
-    ({"slug": "a-b", "description": "d", "body": "b", "tags": [1]}, 400),
-    ({"slug": "a-b", "description": "d", "body": "b", "type": "weird"}, 400),
-    ({"slug": "a-b", "description": "d", "body": "b", "colour": "red"}, 400),  # unknown field
-    ({"slug": "../escape", "description": "d", "body": "b"}, 400),
-    ({"slug": "MEMORY", "description": "d", "body": "b"}, 400),
-    ({"slug": "charter", "description": "d", "body": "b"}, 400),
-    ({"slug": "profile", "description": "d", "body": "b"}, 400),
-    ({"slug": "_still", "description": "d", "body": "b"}, 400),
-    ({"slug": "Not A Slug", "description": "d", "body": "b"}, 400),
-    ({"slug": "a-b", "description": "   ", "body": "b"}, 400),
-])
+@pytest.mark.parametrize(
+    "body,status",
+    [
+        ({"description": "d", "body": "b"}, 400),  # missing slug
+        ({"slug": "a-b", "body": "b"}, 400),  # missing description
+        ({"slug": "a-b", "description": "d"}, 400),  # missing body
+        ({"slug": 5, "description": "d", "body": "b"}, 400),  # wrong type
+        ({"slug": "a-b", "description": "d", "body": "b", "tags": "x"}, 400),  # tags not a list
+        ({"slug": "a-b", "description": "d", "body": "b", "tags": [1]}, 400),
+        ({"slug": "a-b", "description": "d", "body": "b", "type": "weird"}, 400),
+        ({"slug": "a-b", "description": "d", "body": "b", "colour": "red"}, 400),  # unknown field
+        ({"slug": "../escape", "description": "d", "body": "b"}, 400),
+        ({"slug": "MEMORY", "description": "d", "body": "b"}, 400),
+        ({"slug": "charter", "description": "d", "body": "b"}, 400),
+        ({"slug": "profile", "description": "d", "body": "b"}, 400),
+        ({"slug": "_still", "description": "d", "body": "b"}, 400),
+        ({"slug": "Not A Slug", "description": "d", "body": "b"}, 400),
+        ({"slug": "a-b", "description": "   ", "body": "b"}, 400),
+    ],
+)
 def test_remember_refuses_bad_fields(live, body, status):
     before = live.client.get("/index").text
     err(live.client.post("/remember", json=body), status)
@@ -293,6 +350,7 @@ def test_remember_refuses_bad_fields(live, body, status):
 
 
 # --------------------------------------------------------------------------- selectors
+
 
 def test_conflicting_selectors_are_400(live):
     q = {"question": "archive"}
@@ -311,15 +369,27 @@ def test_conflicting_selectors_are_400(live):
     assert "conflicting" in msg
 
 
-_ROUTES = ["/recall", "/index", "/memory/disk-layout", "/doctor", "/stores", "/profile", "/prefill",
-           "/health", "/mcp", "/remember"]
+_ROUTES = [
+    "/recall",
+    "/index",
+    "/memory/disk-layout",
+    "/doctor",
+    "/stores",
+    "/profile",
+    "/prefill",
+    "/health",
+    "/mcp",
+    "/remember",
+]
 _HOWS = ["query-store", "query-mode", "body-store", "body-mode", "path"]
 
 
 # An MCP body is a JSON-RPC message, so a store field in it is a tool argument, not a
 # selector: those two combinations are covered by the MCP tests instead.
-@pytest.mark.parametrize("how,route", [(h, r) for r in _ROUTES for h in _HOWS
-                                       if not (r == "/mcp" and h.startswith("body-"))])
+@pytest.mark.parametrize(
+    "how,route",
+    [(h, r) for r in _ROUTES for h in _HOWS if not (r == "/mcp" and h.startswith("body-"))],
+)
 def test_unknown_selectors_are_404_and_never_list_the_stores(live, how, route):
     method = "POST" if route in ("/recall", "/mcp", "/remember") else "GET"
     body: dict = {"question": "x"} if route == "/recall" else {}
@@ -357,16 +427,32 @@ def test_empty_or_wrongly_typed_selectors_are_400(live):
 
 # --------------------------------------------------------------------------- bad input
 
+
 def test_bad_json_and_wrong_shapes(live):
     for content in (b"{not json", b"", b"[1, 2]", b'"question"', b"null", b"\xff\xfe\xfd"):
-        err(live.client.post("/recall", content=content, headers={"content-type": "application/json"}), 400)
-    for body in ({}, {"question": ""}, {"question": 42}, {"question": "x", "hops": "two"},
-                 {"question": "x", "hops": True}, {"question": "x", "top": 0}, {"question": "x", "hops": 99},
-                 {"question": "x", "chars": 1.5}, {"question": "x", "qestion": "typo"}):
+        err(
+            live.client.post(
+                "/recall", content=content, headers={"content-type": "application/json"}
+            ),
+            400,
+        )
+    for body in (
+        {},
+        {"question": ""},
+        {"question": 42},
+        {"question": "x", "hops": "two"},
+        {"question": "x", "hops": True},
+        {"question": "x", "top": 0},
+        {"question": "x", "hops": 99},
+        {"question": "x", "chars": 1.5},
+        {"question": "x", "qestion": "typo"},
+    ):
         msg = err(live.client.post("/recall", json=body), 400)
         assert msg
     assert "question" in err(live.client.post("/recall", json={}), 400)
-    assert "qestion" in err(live.client.post("/recall", json={"question": "x", "qestion": "y"}), 400)
+    assert "qestion" in err(
+        live.client.post("/recall", json={"question": "x", "qestion": "y"}), 400
+    )
     assert "hops" in err(live.client.post("/recall", json={"question": "x", "hops": "two"}), 400)
 
 
@@ -391,13 +477,17 @@ def test_unknown_routes_and_wrong_methods(live):
 
 def test_body_limits(live):
     big = json.dumps({"question": "x" * 5000}).encode()
-    msg = err(live.client.post("/recall", content=big, headers={"content-type": "application/json"}), 413)
+    msg = err(
+        live.client.post("/recall", content=big, headers={"content-type": "application/json"}), 413
+    )
     assert "4096" in msg
     # refused from Content-Length alone, before any of the body is read
     s, _, body = live.raw("POST", "/recall", headers={"Content-Length": "999999999"})
     _is_json_error(s, body, 413)
     # a POST body with no Content-Length (chunked) is refused
-    s, _, body = live.raw("POST", "/recall", headers={"Transfer-Encoding": "chunked"}, body=b"5\r\nhello\r\n0\r\n\r\n")
+    s, _, body = live.raw(
+        "POST", "/recall", headers={"Transfer-Encoding": "chunked"}, body=b"5\r\nhello\r\n0\r\n\r\n"
+    )
     _is_json_error(s, body, 411)
     s, _, body = live.raw("POST", "/recall")
     _is_json_error(s, body, 411)
@@ -453,7 +543,9 @@ def trapped(tmp_path_factory):
     live = _start(tmp_path)
     root = live.reg.store("hearth").root
     outside = tmp_path / "outside.md"
-    outside.write_text(f"---\nname: x\ndescription: {OUTSIDE}\n---\n\n{OUTSIDE}\n", encoding="utf-8")
+    outside.write_text(
+        f"---\nname: x\ndescription: {OUTSIDE}\n---\n\n{OUTSIDE}\n", encoding="utf-8"
+    )
     os.symlink(outside, root / "sneaky-link.md")
     os.link(outside, root / "hard-link.md")
     (root / "charter.md").write_text(f"charter {OUTSIDE}\n", encoding="utf-8")
@@ -465,15 +557,38 @@ def trapped(tmp_path_factory):
 
 
 CONTAINMENT_PATHS = [
-    "/memory/..%2fsibling", "/memory/%2e%2e%2fsibling", "/memory/%2e%2e%2F%2e%2e%2Foutside",
-    "/memory/%2E%2E/sibling", "/memory/../sibling", "/memory/..", "/memory/%2e%2e",
-    "/memory/%252e%252e%252fsibling", "/memory/%2Fetc%2Fpasswd", "/memory//etc/passwd",
-    "/memory/%2fetc%2fpasswd", "/memory/..%5csibling", "/memory/sibling%00", "/memory/%00",
-    "/memory/sneaky-link", "/memory/sneaky-link.md", "/memory/hard-link",
-    "/memory/MEMORY", "/memory/MEMORY.md", "/memory/memory", "/memory/charter", "/memory/Charter.md",
-    "/memory/profile", "/memory/_still", "/memory/_still%2fnotes", "/memory/_still/notes",
-    "/memory/%5fstill%2fnotes", "/memory/readme", "/memory/%ff%fe",
-    "/s/hearth/memory/..%2fsibling", "/s/..%2fhearth/memory/disk-layout", "/s/%2e%2e/memory/disk-layout",
+    "/memory/..%2fsibling",
+    "/memory/%2e%2e%2fsibling",
+    "/memory/%2e%2e%2F%2e%2e%2Foutside",
+    "/memory/%2E%2E/sibling",
+    "/memory/../sibling",
+    "/memory/..",
+    "/memory/%2e%2e",
+    "/memory/%252e%252e%252fsibling",
+    "/memory/%2Fetc%2Fpasswd",
+    "/memory//etc/passwd",
+    "/memory/%2fetc%2fpasswd",
+    "/memory/..%5csibling",
+    "/memory/sibling%00",
+    "/memory/%00",
+    "/memory/sneaky-link",
+    "/memory/sneaky-link.md",
+    "/memory/hard-link",
+    "/memory/MEMORY",
+    "/memory/MEMORY.md",
+    "/memory/memory",
+    "/memory/charter",
+    "/memory/Charter.md",
+    "/memory/profile",
+    "/memory/_still",
+    "/memory/_still%2fnotes",
+    "/memory/_still/notes",
+    "/memory/%5fstill%2fnotes",
+    "/memory/readme",
+    "/memory/%ff%fe",
+    "/s/hearth/memory/..%2fsibling",
+    "/s/..%2fhearth/memory/disk-layout",
+    "/s/%2e%2e/memory/disk-layout",
 ]
 
 
@@ -498,24 +613,47 @@ def test_containment_errors_say_what_was_wrong(trapped):
 
 # --------------------------------------------------------------------------- the guard
 
+
 def test_bearer_token_guards_everything_but_health(tmp_path):
-    lv = _start(tmp_path, extra={"server": {"token_env": "KURA_TEST_TOKEN"}},
-                env={"KURA_TEST_TOKEN": "tok-3f9a7c0e5d"})
+    lv = _start(
+        tmp_path,
+        extra={"server": {"token_env": "KURA_TEST_TOKEN"}},
+        env={"KURA_TEST_TOKEN": "tok-3f9a7c0e5d"},
+    )
     try:
         assert lv.server.token == "tok-3f9a7c0e5d"
         assert lv.client.get("/health").status_code == 200
-        for method, path in (("GET", "/stores"), ("GET", "/index"), ("GET", "/memory/disk-layout"),
-                             ("POST", "/recall"), ("POST", "/mcp"), ("GET", "/nope"), ("GET", "/health?store=hearth"),
-                             ("GET", "/s/hearth/health")):
-            r = lv.client.request(method, path, json={"question": "x"} if method == "POST" else None)
+        for method, path in (
+            ("GET", "/stores"),
+            ("GET", "/index"),
+            ("GET", "/memory/disk-layout"),
+            ("POST", "/recall"),
+            ("POST", "/mcp"),
+            ("GET", "/nope"),
+            ("GET", "/health?store=hearth"),
+            ("GET", "/s/hearth/health"),
+        ):
+            r = lv.client.request(
+                method, path, json={"question": "x"} if method == "POST" else None
+            )
             err(r, 401)
             assert r.headers["www-authenticate"].startswith("Bearer")
             assert "hearth" not in r.text
-        for bad in ("Bearer wrong", "Bearer tok-3f9a7c0e5", "Basic dG9rLTNmOWE3YzBlNWQ=", "tok-3f9a7c0e5d", ""):
+        for bad in (
+            "Bearer wrong",
+            "Bearer tok-3f9a7c0e5",
+            "Basic dG9rLTNmOWE3YzBlNWQ=",
+            "tok-3f9a7c0e5d",
+            "",
+        ):
             err(lv.client.get("/stores", headers={"Authorization": bad}), 401)
         ok = lv.client.get("/stores", headers={"Authorization": "Bearer tok-3f9a7c0e5d"})
         assert ok.status_code == 200
-        r = lv.client.post("/recall", json={"question": "archive"}, headers={"Authorization": "bearer tok-3f9a7c0e5d"})
+        r = lv.client.post(
+            "/recall",
+            json={"question": "archive"},
+            headers={"Authorization": "bearer tok-3f9a7c0e5d"},
+        )
         assert r.status_code == 200
         assert "tok-3f9a7c0e5d" not in lv.log.getvalue()
     finally:
@@ -527,8 +665,12 @@ def test_server_refuses_to_start_when_token_env_is_unset(tmp_path):
     from kura_core.http import make_server
 
     for env in ({}, {"KURA_TEST_TOKEN": ""}, {"KURA_TEST_TOKEN": "   "}):
-        reg = make_registry(tmp_path / f"s{len(env)}{len(next(iter(env.values()), ''))}", stores={"hearth": {}},
-                            extra={"server": {"token_env": "KURA_TEST_TOKEN"}}, env=env)
+        reg = make_registry(
+            tmp_path / f"s{len(env)}{len(next(iter(env.values()), ''))}",
+            stores={"hearth": {}},
+            extra={"server": {"token_env": "KURA_TEST_TOKEN"}},
+            env=env,
+        )
         with pytest.raises(ConfigError, match="KURA_TEST_TOKEN"):
             make_server(reg, "127.0.0.1", 0, log=None)
         reg.close()
@@ -537,20 +679,38 @@ def test_server_refuses_to_start_when_token_env_is_unset(tmp_path):
 def test_kura_serve_refuses_to_start_open_and_stops_cleanly_on_sigterm(tmp_path):
     store = tmp_path / "hearth"
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[server]\ntoken_env = "KURA_TEST_TOKEN"\n[stores.hearth]\npath = "{store}"\n', encoding="utf-8")
+    cfg.write_text(
+        f'[server]\ntoken_env = "KURA_TEST_TOKEN"\n[stores.hearth]\npath = "{store}"\n',
+        encoding="utf-8",
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(HOME=str(tmp_path), PYTHONPATH=str(ROOT), KURA_CONFIG=str(cfg))
-    subprocess.run([sys.executable, "-m", "kura_core.cli", "init", "hearth", "--path", str(store)],
-                   env=env, capture_output=True, check=True, timeout=30)
-    p = subprocess.run([sys.executable, "-m", "kura_core.cli", "serve", "--port", "0"], env=env,
-                       capture_output=True, text=True, timeout=30)
+    subprocess.run(
+        [sys.executable, "-m", "kura_core.cli", "init", "hearth", "--path", str(store)],
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=30,
+    )
+    p = subprocess.run(
+        [sys.executable, "-m", "kura_core.cli", "serve", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert p.returncode == 1
     assert "KURA_TEST_TOKEN" in p.stderr and "will not start" in p.stderr
     assert "Traceback" not in p.stderr
 
     env["KURA_TEST_TOKEN"] = "tok-abc-123"
-    proc = subprocess.Popen([sys.executable, "-m", "kura_core.cli", "serve", "--port", "0"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kura_core.cli", "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stderr.readline()
         assert "listening on http://127.0.0.1:" in line, line
@@ -572,12 +732,20 @@ def test_kura_serve_refuses_to_start_open_and_stops_cleanly_on_sigterm(tmp_path)
 def test_a_loopback_server_refuses_foreign_hosts_and_origins(live):
     err(live.client.get("/health", headers={"Host": "evil.example"}), 403)
     err(live.client.get("/stores", headers={"Host": "evil.example:8085"}), 403)
-    err(live.client.post("/recall", json={"question": "x"}, headers={"Origin": "http://evil.example"}), 403)
+    err(
+        live.client.post(
+            "/recall", json={"question": "x"}, headers={"Origin": "http://evil.example"}
+        ),
+        403,
+    )
     assert live.client.get("/health", headers={"Host": "localhost"}).status_code == 200
-    assert live.client.get("/health", headers={"Origin": "http://127.0.0.1:3000"}).status_code == 200
+    assert (
+        live.client.get("/health", headers={"Origin": "http://127.0.0.1:3000"}).status_code == 200
+    )
 
 
 # --------------------------------------------------------------------------- behaviour
+
 
 def test_access_log_has_one_line_per_request_without_query_values(live):
     start = len(live.log.getvalue())
@@ -609,17 +777,28 @@ def test_keep_alive_reuses_one_connection(live):
         # Nagle is off on the server's side of every connection (else each reply waits ~40 ms)
         open_sockets = live.server.loop.open_sockets()
         assert open_sockets and all(
-            sk.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for sk in open_sockets)
+            sk.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for sk in open_sockets
+        )
     assert live.server.connections - before == 1
 
 
 # --------------------------------------------------------------------------- prefill
 
+
 def test_prefill_json_text_and_etag(fresh):
     r = fresh.client.get("/prefill", params={"store": "hearth"})
     assert r.status_code == 200, r.text
     d = r.json()
-    for key in ("text", "source", "stale", "tokens_est", "over_budget", "over_ceiling", "map_shown", "etag"):
+    for key in (
+        "text",
+        "source",
+        "stale",
+        "tokens_est",
+        "over_budget",
+        "over_ceiling",
+        "map_shown",
+        "etag",
+    ):
         assert key in d, key
     assert d["store"] == "hearth"
     assert "<<<KURA-MAP" in d["text"] and "<<<END KURA-MAP>>>" in d["text"]
@@ -634,12 +813,29 @@ def test_prefill_json_text_and_etag(fresh):
     assert "archive-on-slow-disk" in t.text and "FORGE-ONLY-FACT" not in t.text
     tag = t.headers["etag"]
     assert tag != etag
-    assert fresh.client.get("/s/talk/prefill?format=text", headers={"If-None-Match": f'W/{tag}, "x"'}).status_code == 304
-    assert fresh.client.get("/s/talk/prefill?format=text", headers={"If-None-Match": '"other"'}).status_code == 200
+    assert (
+        fresh.client.get(
+            "/s/talk/prefill?format=text", headers={"If-None-Match": f'W/{tag}, "x"'}
+        ).status_code
+        == 304
+    )
+    assert (
+        fresh.client.get(
+            "/s/talk/prefill?format=text", headers={"If-None-Match": '"other"'}
+        ).status_code
+        == 200
+    )
 
     # a change to the store changes the map and its tag
-    fresh.client.post("/remember", json={"slug": "boiler-service", "description": "boiler serviced every May",
-                                        "body": "The boiler is serviced every May.", "store": "hearth"})
+    fresh.client.post(
+        "/remember",
+        json={
+            "slug": "boiler-service",
+            "description": "boiler serviced every May",
+            "body": "The boiler is serviced every May.",
+            "store": "hearth",
+        },
+    )
     t2 = fresh.client.get("/s/talk/prefill?format=text", headers={"If-None-Match": tag})
     assert t2.status_code == 200 and "boiler" in t2.text and t2.headers["etag"] != tag
     err(fresh.client.get("/prefill", params={"format": "yaml"}), 400)

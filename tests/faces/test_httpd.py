@@ -40,10 +40,17 @@ class App:
         m = re.search(rb"(?im)^content-length:\s*(\d+)", rest)
         n = int(m.group(1)) if m else 0
         close = re.search(rb"(?im)^connection:\s*close", rest) is not None
-        early = b"HTTP/1.1 100 Continue\r\n\r\n" if re.search(rb"(?im)^expect:\s*100-continue", rest) else b""
+        early = (
+            b"HTTP/1.1 100 Continue\r\n\r\n"
+            if re.search(rb"(?im)^expect:\s*100-continue", rest)
+            else b""
+        )
         if n > 1000:
-            return httpd.Begun(early=early, body_length=0, respond=lambda _b: self.reply(413, b"too big", close=True,
-                                                                                         linger=True))
+            return httpd.Begun(
+                early=early,
+                body_length=0,
+                respond=lambda _b: self.reply(413, b"too big", close=True, linger=True),
+            )
 
         def respond(body: bytes):
             self.threads.append(threading.current_thread().name)
@@ -53,18 +60,26 @@ class App:
             if path.startswith("/big/"):
                 return self.reply(200, bytes(range(256)) * (int(path[5:]) // 256), close=close)
             if path == "/later":
-                return httpd.Later(lambda: self.reply(200, threading.current_thread().name.encode()))
+                return httpd.Later(
+                    lambda: self.reply(200, threading.current_thread().name.encode())
+                )
             if path == "/block":
                 self.release.wait(20)
             if path in ("/pool", "/block"):
                 return self.reply(200, threading.current_thread().name.encode(), close=close)
             return self.reply(200, body or path.encode(), close=close)
 
-        return httpd.Begun(early=early, body_length=n, local=path not in ("/pool", "/block"), respond=respond)
+        return httpd.Begun(
+            early=early, body_length=n, local=path not in ("/pool", "/block"), respond=respond
+        )
 
     @staticmethod
-    def reply(status: int, body: bytes, *, close: bool = False, linger: bool = False) -> httpd.Reply:
-        head = f"HTTP/1.1 {status} X\r\nContent-Length: {len(body)}\r\n" + ("Connection: close\r\n" if close else "")
+    def reply(
+        status: int, body: bytes, *, close: bool = False, linger: bool = False
+    ) -> httpd.Reply:
+        head = f"HTTP/1.1 {status} X\r\nContent-Length: {len(body)}\r\n" + (
+            "Connection: close\r\n" if close else ""
+        )
         return httpd.Reply((head + "\r\n").encode() + body, close=close, linger=linger)
 
     def refuse(self, status: int, message: str, peer) -> bytes:
@@ -99,7 +114,7 @@ def _read_reply(s: socket.socket, buf: bytearray) -> tuple[int, bytes]:
         buf += chunk
     end = buf.index(b"\r\n\r\n")
     head = bytes(buf[:end])
-    del buf[:end + 4]
+    del buf[: end + 4]
     status = int(head.split()[1])
     if status == 100:
         return 100, b""
@@ -114,7 +129,9 @@ def _read_reply(s: socket.socket, buf: bytearray) -> tuple[int, bytes]:
 
 
 def _get(path: str, body: bytes = b"", extra: str = "") -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n{extra}\r\n").encode() + body
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n{extra}\r\n"
+    ).encode() + body
 
 
 def _closed(s: socket.socket) -> bool:
@@ -126,10 +143,13 @@ def _closed(s: socket.socket) -> bool:
 
 # --------------------------------------------------------------------------- framing
 
+
 def test_pipelined_requests_are_answered_in_order_on_one_connection(loop):
     lp, app = loop
     with _connect(lp) as s:
-        s.sendall(b"".join(_get("/echo", f"n{i}".encode()) for i in range(20)))  # more than one turn
+        s.sendall(
+            b"".join(_get("/echo", f"n{i}".encode()) for i in range(20))
+        )  # more than one turn
         buf = bytearray()
         assert [_read_reply(s, buf)[1] for _ in range(20)] == [f"n{i}".encode() for i in range(20)]
     assert lp.connections == 1
@@ -212,13 +232,16 @@ def test_a_head_over_the_limit_is_refused_without_holding_it(loop):
 
 # --------------------------------------------------------------------------- replies
 
+
 def test_a_reply_larger_than_the_socket_takes_arrives_whole_while_others_are_served(loop):
     lp, _ = loop
     size = 48 * 1024 * 1024  # far more than the kernel's buffers on both sides hold
     with _connect(lp) as big:
-        big.sendall(_get("/big/%d" % size))
+        big.sendall(_get(f"/big/{size}"))
         # the client reads nothing yet: the rest waits in the loop's output for this connection
-        wait_for(lambda: any(c.outbuf for c in list(lp._conns.values())), "a reply waiting to be written")
+        wait_for(
+            lambda: any(c.outbuf for c in list(lp._conns.values())), "a reply waiting to be written"
+        )
         with _connect(lp) as s:
             s.sendall(_get("/echo", b"meanwhile"))
             assert _read_reply(s, bytearray()) == (200, b"meanwhile")
@@ -231,7 +254,9 @@ def test_a_reply_larger_than_the_socket_takes_arrives_whole_while_others_are_ser
 def test_expect_100_continue_is_answered_before_the_body_is_sent(loop):
     lp, _ = loop
     with _connect(lp) as s:
-        s.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        s.sendall(
+            b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n"
+        )
         buf = bytearray()
         assert _read_reply(s, buf) == (100, b"")  # before any of the body
         s.sendall(b"hello")
@@ -261,6 +286,7 @@ def test_a_failure_while_a_reply_is_made_is_a_500_and_the_loop_goes_on(loop):
 
 # --------------------------------------------------------------------------- the pool
 
+
 def test_work_that_waits_runs_on_the_pool_and_holds_up_no_local_work(loop):
     lp, app = loop
     blocked = _connect(lp)
@@ -272,7 +298,9 @@ def test_work_that_waits_runs_on_the_pool_and_holds_up_no_local_work(loop):
             buf = bytearray()
             assert _read_reply(s, buf) == (200, b"local")
             status, on = _read_reply(s, buf)
-            assert status == 200 and on.startswith(b"kura-serve-wait")  # begun on the loop, ended on the pool
+            assert status == 200 and on.startswith(
+                b"kura-serve-wait"
+            )  # begun on the loop, ended on the pool
             assert _read_reply(s, buf)[1].startswith(b"kura-serve-wait")
         assert "/block" in app.order and "/echo" in app.order
         app.release.set()
@@ -280,8 +308,10 @@ def test_work_that_waits_runs_on_the_pool_and_holds_up_no_local_work(loop):
         assert status == 200 and body.startswith(b"kura-serve-wait")
     finally:
         blocked.close()
-    local = [t for path, t in zip(app.order, app.threads) if path == "/echo"]
-    assert local and all(t == threading.current_thread().name or "kura-serve-wait" not in t for t in local)
+    local = [t for path, t in zip(app.order, app.threads, strict=False) if path == "/echo"]
+    assert local and all(
+        t == threading.current_thread().name or "kura-serve-wait" not in t for t in local
+    )
 
 
 def test_the_pool_starts_threads_as_jobs_outnumber_them_up_to_its_limit():
@@ -314,6 +344,7 @@ def test_one_worker_takes_jobs_in_the_order_they_came():
 
 # --------------------------------------------------------------------------- connections
 
+
 def test_idle_and_stalled_connections_are_closed_after_the_idle_timeout():
     app = App()
     lp = httpd.Loop(httpd.listen("127.0.0.1", 0), app, idle_timeout=0.3)
@@ -324,7 +355,9 @@ def test_idle_and_stalled_connections_are_closed_after_the_idle_timeout():
         idle.sendall(_get("/echo", b"once"))
         assert _read_reply(idle, bytearray()) == (200, b"once")
         half.sendall(b"POST /echo HTTP/1.1\r\n")
-        assert _closed(idle) and _closed(half)  # both closed by the server, not by a read timeout here
+        assert _closed(idle) and _closed(
+            half
+        )  # both closed by the server, not by a read timeout here
         wait_for(lambda: not lp.open_sockets(), "the server to let both connections go")
     finally:
         lp.shutdown()
@@ -385,8 +418,11 @@ def test_shutting_down_with_work_on_the_pool_ends_promptly(loop):
     app.release.set()  # the worker finishes against a closed connection without harm
     assert _closed(s)
     s.close()
-    wait_for(lambda: not any("failed" in line for line in app.log) and len(app.order) == 1,
-             "the worker to finish quietly", timeout=5)
+    wait_for(
+        lambda: not any("failed" in line for line in app.log) and len(app.order) == 1,
+        "the worker to finish quietly",
+        timeout=5,
+    )
 
 
 def test_a_shutdown_asked_for_before_the_loop_runs_is_not_lost():

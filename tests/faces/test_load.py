@@ -20,12 +20,38 @@ import pytest
 from tests.conftest import make_registry
 from tests.wait import wait_for
 
-WORDS = ["amber", "basalt", "cobalt", "dolomite", "ebony", "feldspar", "garnet", "hematite", "indigo",
-         "jasper", "kyanite", "lapis", "malachite", "nephrite", "obsidian", "peridot", "quartz", "rhodonite",
-         "sapphire", "topaz", "umber", "verdigris", "wollastonite", "xenotime"]
+WORDS = [
+    "amber",
+    "basalt",
+    "cobalt",
+    "dolomite",
+    "ebony",
+    "feldspar",
+    "garnet",
+    "hematite",
+    "indigo",
+    "jasper",
+    "kyanite",
+    "lapis",
+    "malachite",
+    "nephrite",
+    "obsidian",
+    "peridot",
+    "quartz",
+    "rhodonite",
+    "sapphire",
+    "topaz",
+    "umber",
+    "verdigris",
+    "wollastonite",
+    "xenotime",
+]
 MEMORIES = {
-    f"stone-{w}": (f"The {w} shelf", f"{w} samples live on shelf {i} in the cold room",
-                   f"All {w} samples are kept on shelf {i}. Label them before shelving.")
+    f"stone-{w}": (
+        f"The {w} shelf",
+        f"{w} samples live on shelf {i} in the cold room",
+        f"All {w} samples are kept on shelf {i}. Label them before shelving.",
+    )
     for i, w in enumerate(WORDS)
 }
 CLIENTS, PER_CLIENT = 16, 50
@@ -60,9 +86,13 @@ def test_sixteen_keep_alive_clients_fifty_recalls_each(served):
                         failures.append(f"client {n}: out of time at {i}")
                     return
                 word = WORDS[(n * PER_CLIENT + i) % len(WORDS)]
-                body = json.dumps({"question": f"where are the {word} samples", "top": 1, "hops": 0})
+                body = json.dumps(
+                    {"question": f"where are the {word} samples", "top": 1, "hops": 0}
+                )
                 try:
-                    conn.request("POST", "/recall", body=body, headers={"Content-Type": "application/json"})
+                    conn.request(
+                        "POST", "/recall", body=body, headers={"Content-Type": "application/json"}
+                    )
                     r = conn.getresponse()
                     data = r.read()
                 except (OSError, http.client.HTTPException) as exc:
@@ -70,9 +100,14 @@ def test_sixteen_keep_alive_clients_fifty_recalls_each(served):
                         failures.append(f"client {n} request {i}: {type(exc).__name__}: {exc}")
                     return  # a lost connection is a failure; do not reconnect and hide it
                 d = json.loads(data) if r.status == 200 else {}
-                ok = (r.status == 200 and d.get("how") == "words" and d.get("degraded") is True
-                      and d.get("picked") == [f"stone-{word}"] and word in d.get("context", "")
-                      and r.getheader("Connection", "").lower() != "close")
+                ok = (
+                    r.status == 200
+                    and d.get("how") == "words"
+                    and d.get("degraded") is True
+                    and d.get("picked") == [f"stone-{word}"]
+                    and word in d.get("context", "")
+                    and r.getheader("Connection", "").lower() != "close"
+                )
                 if not ok:
                     with lock:
                         failures.append(f"client {n} request {i}: {r.status} {data[:200]!r}")
@@ -115,21 +150,39 @@ def test_the_load_turns_the_order_of_its_targets_round_every_round(monkeypatch):
     from kura_core.bench import load
 
     order: list[str] = []
-    monkeypatch.setattr(load, "_round", lambda conns, reqs, count, seconds: order.append(conns[0].label) or {
-        "seconds": 1.0, "latencies_ms": [1.0], "errors": [], "reconnects": 0, "issued": 1})
+    monkeypatch.setattr(
+        load,
+        "_round",
+        lambda conns, reqs, count, seconds: (
+            order.append(conns[0].label)
+            or {"seconds": 1.0, "latencies_ms": [1.0], "errors": [], "reconnects": 0, "issued": 1}
+        ),
+    )
 
     class Conn:
         def __init__(self, port):
             self.label = {1: "a", 2: "b"}[port]
 
-        def open(self): pass
-        def exchange(self, req): return 200, b"", False
-        def close(self): pass
+        def open(self):
+            pass
+
+        def exchange(self, req):
+            return 200, b"", False
+
+        def close(self):
+            pass
 
     monkeypatch.setattr(load, "_Conn", Conn)
-    plan = {"clients": 1, "rounds": 4, "requests": 8, "seconds_cap": 4.0,
-            "targets": [{"label": "a", "port": 1, "path": "/", "bodies": ["{}"]},
-                        {"label": "b", "port": 2, "path": "/", "bodies": ["{}"]}]}
+    plan = {
+        "clients": 1,
+        "rounds": 4,
+        "requests": 8,
+        "seconds_cap": 4.0,
+        "targets": [
+            {"label": "a", "port": 1, "path": "/", "bodies": ["{}"]},
+            {"label": "b", "port": 2, "path": "/", "bodies": ["{}"]},
+        ],
+    }
     out = load.run(plan)
     assert order == ["a", "b", "b", "a", "a", "b", "b", "a"] and len(out["a"]) == len(out["b"]) == 4
 
@@ -149,19 +202,39 @@ def test_bench_http_stops_at_its_time_cap(tmp_path):
 
 # --------------------------------------------------------------------------- the request parser
 
-REQUEST_LINES = [b"GET /health HTTP/1.1\r\n", b"POST /recall HTTP/1.0\r\n", b"POST /recall HTTP/1.1\n",
-                 b"GET //a//b?x=1 HTTP/1.1\r\n", b"GET  /two-spaces HTTP/1.1\r\n", b"get /lower HTTP/1.1\r\n",
-                 b"GET /x HTTP/1.2\r\n", b"GET /x HTTP/2.0\r\n", b"GET /x HTTP/1.1 extra\r\n", b"GET /x\r\n",
-                 b"POST /x\r\n", b"GARBAGE\r\n", b"\r\n", b"GET /caf\xe9 HTTP/1.1\r\n"]
+REQUEST_LINES = [
+    b"GET /health HTTP/1.1\r\n",
+    b"POST /recall HTTP/1.0\r\n",
+    b"POST /recall HTTP/1.1\n",
+    b"GET //a//b?x=1 HTTP/1.1\r\n",
+    b"GET  /two-spaces HTTP/1.1\r\n",
+    b"get /lower HTTP/1.1\r\n",
+    b"GET /x HTTP/1.2\r\n",
+    b"GET /x HTTP/2.0\r\n",
+    b"GET /x HTTP/1.1 extra\r\n",
+    b"GET /x\r\n",
+    b"POST /x\r\n",
+    b"GARBAGE\r\n",
+    b"\r\n",
+    b"GET /caf\xe9 HTTP/1.1\r\n",
+]
 HEADER_BLOCKS = [
     b"\r\n",
     b"Host: 127.0.0.1\r\nContent-Length: 12\r\n\r\n",
     b"Host:127.0.0.1  \r\nX-Empty:\r\nX-Tab:\tvalue\t\r\n\r\n",
-    b"Connection: close\r\n\r\n", b"Connection: Keep-Alive\r\n\r\n", b"Expect: 100-continue\r\n\r\n",
+    b"Connection: close\r\n\r\n",
+    b"Connection: Keep-Alive\r\n\r\n",
+    b"Expect: 100-continue\r\n\r\n",
     b"Content-Length: 1\r\nContent-Length: 2\r\n\r\n",
-    b"X-Folded: one\r\n two\r\n\r\n", b"No colon here\r\nHost: x\r\n\r\n", b"Bad Name: x\r\n\r\n",
-    b"X-Mid: a\rb\r\n\r\n", b"Host: x\nX-Lf: only\n\n", b"X-Latin: caf\xe9\r\n\r\n", b"From me\r\n\r\n",
-    b"Host: never ends\r\n", b"X: " + b"a" * 70000 + b"\r\n\r\n",
+    b"X-Folded: one\r\n two\r\n\r\n",
+    b"No colon here\r\nHost: x\r\n\r\n",
+    b"Bad Name: x\r\n\r\n",
+    b"X-Mid: a\rb\r\n\r\n",
+    b"Host: x\nX-Lf: only\n\n",
+    b"X-Latin: caf\xe9\r\n\r\n",
+    b"From me\r\n\r\n",
+    b"Host: never ends\r\n",
+    b"X: " + b"a" * 70000 + b"\r\n\r\n",
     b"".join(b"X-%d: v\r\n" % i for i in range(101)) + b"\r\n",
 ]
 
@@ -186,10 +259,17 @@ def _parsed(parse, raw: bytes) -> dict:
     h.rfile = io.BytesIO(rest)
     ok = parse(h)
     headers = getattr(h, "headers", None)
-    return {"ok": ok, "command": h.command, "path": getattr(h, "path", None), "version": h.request_version,
-            "close": h.close_connection, "line": h.requestline, "left": h.rfile.read(),
-            "headers": list(headers.items()) if headers is not None else None,
-            "sent": re.sub(rb"Date: [^\r]*\r\n", b"", h.wfile.getvalue())}
+    return {
+        "ok": ok,
+        "command": h.command,
+        "path": getattr(h, "path", None),
+        "version": h.request_version,
+        "close": h.close_connection,
+        "line": h.requestline,
+        "left": h.rfile.read(),
+        "headers": list(headers.items()) if headers is not None else None,
+        "sent": re.sub(rb"Date: [^\r]*\r\n", b"", h.wfile.getvalue()),
+    }
 
 
 def test_the_lean_request_parser_agrees_with_the_stdlib():
@@ -203,6 +283,7 @@ def test_the_lean_request_parser_agrees_with_the_stdlib():
 
 
 # --------------------------------------------------------------------------- lane and pool
+
 
 def _wait_until(predicate, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
@@ -231,8 +312,12 @@ def test_a_recall_waiting_on_the_model_does_not_hold_up_the_others(tmp_path, mod
 
     def ask(key: str, question: str) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
-        conn.request("POST", "/recall", body=json.dumps({"question": question}),
-                     headers={"Content-Type": "application/json"})
+        conn.request(
+            "POST",
+            "/recall",
+            body=json.dumps({"question": question}),
+            headers={"Content-Type": "application/json"},
+        )
         r = conn.getresponse()
         results[key] = (r.status, json.loads(r.read()))
         conn.close()
@@ -256,8 +341,12 @@ def test_a_recall_waiting_on_the_model_does_not_hold_up_the_others(tmp_path, mod
 def _recall(port: int, question: str, timeout: float = 10) -> dict:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        conn.request("POST", "/recall", body=json.dumps({"question": question}),
-                     headers={"Content-Type": "application/json"})
+        conn.request(
+            "POST",
+            "/recall",
+            body=json.dumps({"question": question}),
+            headers={"Content-Type": "application/json"},
+        )
         r = conn.getresponse()
         assert r.status == 200
         return json.loads(r.read())
@@ -296,7 +385,9 @@ def test_a_locked_read_log_holds_up_no_recall(served):
     def logged(like: str) -> int:
         try:  # read-only: looking must not create the database before the server does
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-                return c.execute("SELECT count(*) FROM read_log WHERE question LIKE ?", (like,)).fetchone()[0]
+                return c.execute(
+                    "SELECT count(*) FROM read_log WHERE question LIKE ?", (like,)
+                ).fetchone()[0]
         except sqlite3.OperationalError:
             return 0
 
@@ -309,7 +400,10 @@ def test_a_locked_read_log_holds_up_no_recall(served):
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    wait_for(lambda: logged("the % shelf %") >= READ_LOG_BATCH, "the read log batch written once the lock was released")
+    wait_for(
+        lambda: logged("the % shelf %") >= READ_LOG_BATCH,
+        "the read log batch written once the lock was released",
+    )
 
 
 def test_health_and_local_recalls_are_answered_while_every_pool_thread_waits(served, monkeypatch):

@@ -23,14 +23,23 @@ from tests.wait import wait_for
 ROOT = Path(__file__).resolve().parents[2]
 
 HEARTH = {
-    "archive-on-slow-disk": ("Archive on the slow disk", "the archive lives on the slow disk; the fast one stays scratch",
-                             "The archive goes on the slow disk.\n\nRelated: [[disk-layout]]"),
-    "disk-layout": ("Disk layout", "two disks: a slow 8 TB archive and a fast NVMe scratch",
-                    "The slow disk is 8 TB. The fast disk is NVMe.\n\nRelated: [[archive-on-slow-disk]]"),
+    "archive-on-slow-disk": (
+        "Archive on the slow disk",
+        "the archive lives on the slow disk; the fast one stays scratch",
+        "The archive goes on the slow disk.\n\nRelated: [[disk-layout]]",
+    ),
+    "disk-layout": (
+        "Disk layout",
+        "two disks: a slow 8 TB archive and a fast NVMe scratch",
+        "The slow disk is 8 TB. The fast disk is NVMe.\n\nRelated: [[archive-on-slow-disk]]",
+    ),
 }
 FORGE = {
-    "kiln-temperature": ("Kiln temperature", "the kiln fires at 1240 C for stoneware",
-                         "Stoneware fires at 1240 C. FORGE-ONLY-FACT"),
+    "kiln-temperature": (
+        "Kiln temperature",
+        "the kiln fires at 1240 C for stoneware",
+        "Stoneware fires at 1240 C. FORGE-ONLY-FACT",
+    ),
 }
 READ_TOOLS = {"kura_recall", "kura_read", "kura_map", "kura_doctor"}
 
@@ -44,13 +53,19 @@ def setup(tmp_path):
     cfg.write_text(
         f'[stores.hearth]\npath = "{tmp_path / "hearth"}"\nwrite_policy = "direct-allowed"\n'
         f'[stores.forge]\npath = "{tmp_path / "forge"}"\n'
-        '[modes]\ntalk = "hearth"\nbuild = "forge"\n', encoding="utf-8")
+        '[modes]\ntalk = "hearth"\nbuild = "forge"\n',
+        encoding="utf-8",
+    )
     return tmp_path, cfg
 
 
 def stdio(cfg: Path, cwd: Path, **env: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "kura_core.cli", "mcp"],
-                                 env={"KURA_CONFIG": str(cfg), "PYTHONPATH": str(ROOT), **env}, cwd=str(cwd))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "kura_core.cli", "mcp"],
+        env={"KURA_CONFIG": str(cfg), "PYTHONPATH": str(ROOT), **env},
+        cwd=str(cwd),
+    )
 
 
 def text_of(result) -> str:
@@ -67,6 +82,7 @@ def tool_map(tools) -> dict:
 
 
 # --------------------------------------------------------------------------- stdio
+
 
 def test_read_only_is_on_unless_it_says_no():
     from kura_core.mcp import env_readonly
@@ -88,7 +104,10 @@ def test_stdio_sdk_client_initializes_lists_and_calls(setup):
             assert c.server_capabilities.tools is not None
 
             tools = tool_map(await c.list_tools())
-            assert set(tools) == READ_TOOLS | {"kura_list", "kura_use"}  # read-only: no kura_remember
+            assert set(tools) == READ_TOOLS | {
+                "kura_list",
+                "kura_use",
+            }  # read-only: no kura_remember
             for t in tools.values():
                 assert t.input_schema["type"] == "object" and t.output_schema is None
             assert "store" in tools["kura_recall"].input_schema["properties"]
@@ -155,7 +174,9 @@ def test_stdio_bound_mode_hides_the_store_argument_and_switching(setup):
             for t in tools.values():
                 assert "store" not in t.input_schema.get("properties", {})
             assert "hearth" in c.instructions
-            txt = text_of(await c.call_tool("kura_recall", {"question": "how big is the slow disk"}))
+            txt = text_of(
+                await c.call_tool("kura_recall", {"question": "how big is the slow disk"})
+            )
             assert "disk-layout" in txt and "FORGE-ONLY-FACT" not in txt
             r = await c.call_tool("kura_read", {"slug": "kiln-temperature", "store": "forge"})
             assert r.is_error and "bound" in text_of(r)
@@ -175,27 +196,44 @@ def test_kura_remember_appears_only_when_writable_and_not_read_only(setup):
             return set(tool_map(await c.list_tools()))
 
     async def main():
-        assert "kura_remember" not in await names(KURA_STORE="hearth")                   # read-only by default
+        assert "kura_remember" not in await names(KURA_STORE="hearth")  # read-only by default
         assert "kura_remember" not in await names(KURA_STORE="hearth", KURA_READONLY="1")
-        assert "kura_remember" not in await names(KURA_STORE="forge", KURA_READONLY="0")  # distiller-only
+        assert "kura_remember" not in await names(
+            KURA_STORE="forge", KURA_READONLY="0"
+        )  # distiller-only
         assert "kura_remember" in await names(KURA_STORE="hearth", KURA_READONLY="no")
 
-        async with Client(stdio(cfg, tmp, KURA_STORE="talk", KURA_READONLY="0"), read_timeout_seconds=20) as c:
+        async with Client(
+            stdio(cfg, tmp, KURA_STORE="talk", KURA_READONLY="0"), read_timeout_seconds=20
+        ) as c:
             assert "kura_remember" in c.instructions
-            r = await c.call_tool("kura_remember", {"slug": "boiler-service", "description": "boiler serviced every May",
-                                                    "body": "The boiler is serviced every May by Ito.",
-                                                    "tags": ["decision"], "type": "project"})
+            r = await c.call_tool(
+                "kura_remember",
+                {
+                    "slug": "boiler-service",
+                    "description": "boiler serviced every May",
+                    "body": "The boiler is serviced every May by Ito.",
+                    "tags": ["decision"],
+                    "type": "project",
+                },
+            )
             assert not r.is_error and "boiler-service" in text_of(r)
-            assert "serviced every May by Ito" in text_of(await c.call_tool("kura_read", {"slug": "boiler-service"}))
+            assert "serviced every May by Ito" in text_of(
+                await c.call_tool("kura_read", {"slug": "boiler-service"})
+            )
             assert "boiler-service" in text_of(await c.call_tool("kura_map", {}))
-            r = await c.call_tool("kura_remember", {"slug": "charter", "description": "d", "body": "b"})
+            r = await c.call_tool(
+                "kura_remember", {"slug": "charter", "description": "d", "body": "b"}
+            )
             assert r.is_error and "reserved" in text_of(r)
 
         # unbound and writable: offered, and refused for a store that does not accept it
         async with Client(stdio(cfg, tmp, KURA_READONLY="0"), read_timeout_seconds=20) as c:
             tools = tool_map(await c.list_tools())
             assert "kura_remember" in tools and "hearth" in tools["kura_remember"].description
-            r = await c.call_tool("kura_remember", {"slug": "x-y", "description": "d", "body": "b", "store": "forge"})
+            r = await c.call_tool(
+                "kura_remember", {"slug": "x-y", "description": "d", "body": "b", "store": "forge"}
+            )
             assert r.is_error and "distiller-only" in text_of(r)
         assert (tmp / "hearth" / "boiler-service.md").is_file()
         assert not (tmp / "forge" / "x-y.md").exists()
@@ -212,22 +250,59 @@ def test_stdio_stdout_is_only_protocol_and_exit_is_prompt(setup):
     tmp, cfg = setup
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(KURA_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "kura_core.cli", "mcp"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kura_core.cli", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp,
+        env=env,
+    )
     try:
         _rpc(proc, {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}})
-        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                    "params": {"protocolVersion": "2025-03-26", "capabilities": {},
-                               "clientInfo": {"name": "t", "version": "0"}}})
+        _rpc(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-03-26",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
+            },
+        )
         _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         proc.stdin.write(b"this is not json\n\n")
         _rpc(proc, {"jsonrpc": "2.0", "id": "p", "method": "ping"})
         _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-        _rpc(proc, [{"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-                     "params": {"name": "kura_recall", "arguments": {"question": "archive"}}},
-                    {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}])
+        _rpc(
+            proc,
+            [
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {"name": "kura_recall", "arguments": {"question": "archive"}},
+                },
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": 99},
+                },
+            ],
+        )
         _rpc(proc, {"jsonrpc": "2.0", "id": 4, "method": "resources/list"})
-        _rpc(proc, {"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"protocolVersion": "1999-01-01"}})
+        _rpc(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "initialize",
+                "params": {"protocolVersion": "1999-01-01"},
+            },
+        )
         replies = [json.loads(proc.stdout.readline()) for _ in range(8)]
         t0 = time.monotonic()
         proc.stdin.close()
@@ -256,8 +331,13 @@ def test_stdio_stdout_is_only_protocol_and_exit_is_prompt(setup):
     assert by_id[1]["result"]["capabilities"] == {"tools": {}}
     assert by_id[None]["error"]["code"] == -32700
     assert by_id["p"]["result"] == {}
-    assert {t["name"] for t in by_id[2]["result"]["tools"]} == READ_TOOLS | {"kura_list", "kura_use"}
-    assert isinstance(replies[5], list) and len(replies[5]) == 1  # the batch's notification got no reply
+    assert {t["name"] for t in by_id[2]["result"]["tools"]} == READ_TOOLS | {
+        "kura_list",
+        "kura_use",
+    }
+    assert (
+        isinstance(replies[5], list) and len(replies[5]) == 1
+    )  # the batch's notification got no reply
     assert "archive-on-slow-disk" in by_id[3]["result"]["content"][0]["text"]
     assert by_id[4]["error"]["code"] == -32601
     assert by_id[5]["result"]["protocolVersion"] == "2025-11-25"
@@ -270,16 +350,32 @@ def test_stdio_exits_promptly_even_mid_request(setup, model):
 
     tmp, cfg = setup
     model.script("*", Hang(30, {"slugs": []}))
-    cfg.write_text(cfg.read_text() + f'[models.thinker]\nurl = "{model.spec().url}"\nmodel = "m"\ntimeout = 30\n')
+    cfg.write_text(
+        cfg.read_text()
+        + f'[models.thinker]\nurl = "{model.spec().url}"\nmodel = "m"\ntimeout = 30\n'
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(KURA_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "kura_core.cli", "mcp"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kura_core.cli", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp,
+        env=env,
+    )
     try:
         _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
         assert json.loads(proc.stdout.readline())["id"] == 1
-        _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                    "params": {"name": "kura_recall", "arguments": {"question": "archive"}}})
+        _rpc(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "kura_recall", "arguments": {"question": "archive"}},
+            },
+        )
         wait_for(lambda: model.requests, "the recall to reach the model")
         t0 = time.monotonic()
         proc.stdin.close()
@@ -296,13 +392,20 @@ def test_stdio_refuses_an_unknown_bound_store_at_the_door(setup):
     tmp, cfg = setup
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(KURA_CONFIG=str(cfg), PYTHONPATH=str(ROOT), KURA_STORE="atlantis")
-    p = subprocess.run([sys.executable, "-m", "kura_core.cli", "mcp"], input=b"", capture_output=True, cwd=tmp,
-                       env=env, timeout=30)
+    p = subprocess.run(
+        [sys.executable, "-m", "kura_core.cli", "mcp"],
+        input=b"",
+        capture_output=True,
+        cwd=tmp,
+        env=env,
+        timeout=30,
+    )
     assert p.returncode == 1 and p.stdout == b""
     assert b"atlantis" in p.stderr and b"hearth" not in p.stderr
 
 
 # --------------------------------------------------------------------------- streamable HTTP
+
 
 @pytest.fixture
 def server(setup):
@@ -326,7 +429,9 @@ def test_http_mcp_with_the_sdk_client(server):
             tools = tool_map(await c.list_tools())
             # stateless HTTP: no session to remember kura_use in; pass store per call instead
             assert set(tools) == READ_TOOLS | {"kura_list"}
-            txt = text_of(await c.call_tool("kura_recall", {"question": "where does the archive live"}))
+            txt = text_of(
+                await c.call_tool("kura_recall", {"question": "where does the archive live"})
+            )
             assert "⚠ degraded" in txt and "archive-on-slow-disk" in txt
             assert "8 TB" in text_of(await c.call_tool("kura_read", {"slug": "disk-layout"}))
             assert text_of(await c.call_tool("kura_map", {})).startswith("<<<KURA-MAP")
@@ -342,11 +447,19 @@ def test_http_mcp_with_the_sdk_client(server):
             m = text_of(await c.call_tool("kura_map", {}))
             assert "kiln-temperature" in m and "archive" not in m
 
-        async with Client(server.url + "/mcp?store=hearth&readonly=0", read_timeout_seconds=20) as c:
+        async with Client(
+            server.url + "/mcp?store=hearth&readonly=0", read_timeout_seconds=20
+        ) as c:
             tools = tool_map(await c.list_tools())
             assert "kura_remember" in tools
-            r = await c.call_tool("kura_remember", {"slug": "fuse-box", "description": "the fuse box is in the hall",
-                                                    "body": "The fuse box is in the hall cupboard."})
+            r = await c.call_tool(
+                "kura_remember",
+                {
+                    "slug": "fuse-box",
+                    "description": "the fuse box is in the hall",
+                    "body": "The fuse box is in the hall cupboard.",
+                },
+            )
             assert not r.is_error
         async with Client(server.url + "/s/forge/mcp?readonly=0", read_timeout_seconds=20) as c:
             assert "kura_remember" not in tool_map(await c.list_tools())
@@ -358,22 +471,35 @@ def test_http_mcp_raw_protocol(server):
     import httpx
 
     with httpx.Client(base_url=server.url, timeout=10) as h:
-        r = h.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "server/discover"},
-                   headers={"mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover"})
+        r = h.post(
+            "/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "server/discover"},
+            headers={"mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover"},
+        )
         assert r.status_code == 200 and r.json()["error"]["code"] == -32601
         r = h.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"})
         assert r.status_code == 202 and r.content == b""
         r = h.post("/mcp", content=b"{oops", headers={"content-type": "application/json"})
         assert r.status_code == 400 and r.json()["error"]["code"] == -32700
-        r = h.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                 "params": {"name": "kura_map", "arguments": {}}})
-        assert r.status_code == 200 and r.json()["result"]["content"][0]["text"].startswith("<<<KURA-MAP")
+        r = h.post(
+            "/mcp",
+            json={
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "kura_map", "arguments": {}},
+            },
+        )
+        assert r.status_code == 200 and r.json()["result"]["content"][0]["text"].startswith(
+            "<<<KURA-MAP"
+        )
         assert "mcp-session-id" not in r.headers
         assert h.get("/mcp").status_code == 405
         assert h.post("/mcp", json=[]).json()["error"]["code"] == -32600
 
 
 # --------------------------------------------------------------------------- the bridge
+
 
 def test_stdio_bridge_to_a_running_server(setup, server):
     tmp, cfg = setup
@@ -382,7 +508,9 @@ def test_stdio_bridge_to_a_running_server(setup, server):
         params = stdio(tmp / "no-such-config.toml", tmp, KURA_URL=server.url, KURA_STORE="talk")
         async with Client(params, read_timeout_seconds=20) as c:
             assert set(tool_map(await c.list_tools())) == READ_TOOLS
-            txt = text_of(await c.call_tool("kura_recall", {"question": "where does the archive live"}))
+            txt = text_of(
+                await c.call_tool("kura_recall", {"question": "where does the archive live"})
+            )
             assert "⚠ degraded" in txt and "archive-on-slow-disk" in txt
             assert "8 TB" in text_of(await c.call_tool("kura_read", {"slug": "disk-layout"}))
             assert "archive-on-slow-disk" in text_of(await c.call_tool("kura_map", {}))
@@ -392,14 +520,22 @@ def test_stdio_bridge_to_a_running_server(setup, server):
         # a bound store the server does not know fails at the door
         env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
         env.update(PYTHONPATH=str(ROOT), KURA_URL=server.url, KURA_STORE="atlantis")
-        p = subprocess.run([sys.executable, "-m", "kura_core.cli", "mcp"], input=b"", capture_output=True,
-                           cwd=tmp, env=env, timeout=30)
+        p = subprocess.run(
+            [sys.executable, "-m", "kura_core.cli", "mcp"],
+            input=b"",
+            capture_output=True,
+            cwd=tmp,
+            env=env,
+            timeout=30,
+        )
         assert p.returncode == 1 and p.stdout == b"" and b"atlantis" in p.stderr
 
         params = stdio(tmp / "no-such-config.toml", tmp, KURA_URL=server.url)
         async with Client(params, read_timeout_seconds=20) as c:
             assert await c.call_tool("kura_use", {"store": "build"})
-            assert "FORGE-ONLY-FACT" in text_of(await c.call_tool("kura_read", {"slug": "kiln-temperature"}))
+            assert "FORGE-ONLY-FACT" in text_of(
+                await c.call_tool("kura_read", {"slug": "kiln-temperature"})
+            )
             r = await c.call_tool("kura_use", {"store": "atlantis"})
             assert r.is_error and "atlantis" in text_of(r)
 
@@ -413,7 +549,9 @@ def test_stdio_bridge_says_the_map_is_missing_when_kura_is_unreachable(setup):
     url = closed_port_url().split("/v1")[0]
 
     async def main():
-        async with Client(stdio(cfg, tmp, KURA_URL=url, KURA_STORE="hearth"), read_timeout_seconds=20) as c:
+        async with Client(
+            stdio(cfg, tmp, KURA_URL=url, KURA_STORE="hearth"), read_timeout_seconds=20
+        ) as c:
             r = await c.call_tool("kura_map", {})
             m = text_of(r)
             assert m.startswith("<<<KURA-MAP") and "missing" in m and m.strip()
@@ -431,15 +569,35 @@ def test_json_rpc_edge_cases_in_process():
             return {"stores": []}
 
     s = McpSession(NoStores())
-    bad = [{"jsonrpc": "2.0", "id": True, "method": "ping"}, {"jsonrpc": "2.0", "id": None, "method": "ping"},
-           {"id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 1}, 7]
+    bad = [
+        {"jsonrpc": "2.0", "id": True, "method": "ping"},
+        {"jsonrpc": "2.0", "id": None, "method": "ping"},
+        {"id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 1},
+        7,
+    ]
     for m in bad:
         assert s.handle(m)["error"]["code"] == -32600, m
     assert s.handle({"jsonrpc": "2.0", "id": 1, "result": {}}) is None  # a stray response
-    assert s.handle({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]})["error"]["code"] == -32602
-    assert s.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}})["error"]["code"] == -32602
+    assert (
+        s.handle({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": [1]})["error"]["code"]
+        == -32602
+    )
+    assert (
+        s.handle({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}})[
+            "error"
+        ]["code"]
+        == -32602
+    )
     assert s.handle([{"jsonrpc": "2.0", "method": "notifications/initialized"}]) is None
     assert s.handle_line(b"\xff")["error"]["code"] == -32700
-    init = s.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2024-11-05"}})
+    init = s.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"protocolVersion": "2024-11-05"},
+        }
+    )
     assert init["result"]["protocolVersion"] == "2024-11-05"
     assert len(init["result"]["instructions"].encode()) <= 2048

@@ -24,7 +24,11 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 def runnable_blocks(text: str) -> list[list[tuple[str, list[str]]]]:
     blocks, lines, i = [], text.splitlines(), 0
     while i < len(lines):
-        if lines[i].strip() == "<!-- runnable -->" and i + 1 < len(lines) and lines[i + 1].startswith("```"):
+        if (
+            lines[i].strip() == "<!-- runnable -->"
+            and i + 1 < len(lines)
+            and lines[i + 1].startswith("```")
+        ):
             j = i + 2
             cmds: list[tuple[str, list[str]]] = []
             while j < len(lines) and not lines[j].startswith("```"):
@@ -64,17 +68,30 @@ def test_runnable_blocks_run_as_written(page, tmp_path):
         script.append(cmd)
     script.append("echo '@@end@@'")
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
-    env.update(HOME=str(tmp_path / "home"), PATH=str(Path(sys.executable).parent) + os.pathsep + env["PATH"],
-               NO_COLOR="1")
-    out = subprocess.run(["bash", "-c", "\n".join(script)], cwd=work, env=env, capture_output=True,
-                         text=True, timeout=300)
+    env.update(
+        HOME=str(tmp_path / "home"),
+        PATH=str(Path(sys.executable).parent) + os.pathsep + env["PATH"],
+        NO_COLOR="1",
+    )
+    out = subprocess.run(
+        ["bash", "-c", "\n".join(script)],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "@@end@@" in out.stdout, f"a command failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
     shown = out.stdout.replace(str(work) + "/", "./").replace(str(work), ".")
     parts = re.split(r"@@step (\d+)@@\n", shown)
-    produced = {int(parts[k]): parts[k + 1].split("@@end@@")[0] for k in range(1, len(parts) - 1, 2)}
+    produced = {
+        int(parts[k]): parts[k + 1].split("@@end@@")[0] for k in range(1, len(parts) - 1, 2)
+    }
     for n, (cmd, expected) in enumerate(steps):
         got = {_norm(l) for l in produced.get(n, "").splitlines()}
         for line in expected:
             if line.strip() in ("…", "") or line.strip().startswith("…"):
                 continue
-            assert _norm(line) in got, f"{page.name}: `{cmd}` did not print:\n{line}\n--- it printed:\n{produced.get(n)}"
+            assert _norm(line) in got, (
+                f"{page.name}: `{cmd}` did not print:\n{line}\n--- it printed:\n{produced.get(n)}"
+            )

@@ -128,6 +128,7 @@ class ReadOnlyDisk(FsOps):
 
 # --------------------------------------------------------------------------- a real tmpfs
 
+
 class SmallFs:
     """A tmpfs mounted at *path* (when the machine allows), sized *size* bytes."""
 
@@ -142,8 +143,19 @@ class SmallFs:
         if not shutil.which("mount") or not shutil.which("umount"):
             return False
         try:
-            r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={self.size},mode=0755", "tmpfs",
-                                str(self.path)], capture_output=True, timeout=20)
+            r = subprocess.run(
+                [
+                    "mount",
+                    "-t",
+                    "tmpfs",
+                    "-o",
+                    f"size={self.size},mode=0755",
+                    "tmpfs",
+                    str(self.path),
+                ],
+                capture_output=True,
+                timeout=20,
+            )
         except (OSError, subprocess.SubprocessError):
             return False
         self.mounted = r.returncode == 0
@@ -177,7 +189,9 @@ class SmallFs:
             self.filler.unlink()
 
     def remount(self, mode: str) -> bool:
-        r = subprocess.run(["mount", "-o", f"remount,{mode}", str(self.path)], capture_output=True, timeout=20)
+        r = subprocess.run(
+            ["mount", "-o", f"remount,{mode}", str(self.path)], capture_output=True, timeout=20
+        )
         return r.returncode == 0
 
     def unmount(self) -> None:

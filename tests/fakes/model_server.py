@@ -29,6 +29,7 @@ A reply is one of:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -132,7 +133,7 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     block_on_close = False
 
-    def __init__(self, owner: "ScriptedModel") -> None:
+    def __init__(self, owner: ScriptedModel) -> None:
         self.owner = owner
         self.stopping = threading.Event()
         self._open: set[socket.socket] = set()
@@ -153,10 +154,8 @@ class _Server(ThreadingHTTPServer):
         with self._open_lock:
             sockets = list(self._open)
         for sock in sockets:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -178,10 +177,13 @@ class _Handler(BaseHTTPRequestHandler):
             recorded = self._record(b"", MODELS_TASK)
             reply = self.server.owner._next(MODELS_TASK, recorded, fallback=False)
             if reply is None:
-                self._send_json(200, {
-                    "object": "list",
-                    "data": [{"id": "scripted", "object": "model", "owned_by": "kura-tests"}],
-                })
+                self._send_json(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [{"id": "scripted", "object": "model", "owned_by": "kura-tests"}],
+                    },
+                )
             else:
                 self._serve(reply, recorded)
             return
@@ -203,10 +205,15 @@ class _Handler(BaseHTTPRequestHandler):
         recorded = self._record(raw, task, body)
         reply = self.server.owner._next(task, recorded)
         if reply is None:
-            self._send_json(500, {"error": {
-                "message": f"scripted model: no script for task {task!r}; "
-                f"call model.script({task!r}, ...)",
-            }})
+            self._send_json(
+                500,
+                {
+                    "error": {
+                        "message": f"scripted model: no script for task {task!r}; "
+                        f"call model.script({task!r}, ...)",
+                    }
+                },
+            )
             return
         self._serve(reply, recorded)
 
@@ -238,23 +245,25 @@ class _Handler(BaseHTTPRequestHandler):
             break
         if isinstance(reply, Refuse):
             self.close_connection = True
-            try:
+            with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             return
         if isinstance(reply, Status):
             if isinstance(reply.body, (dict, list)):
                 self._send_json(reply.code, reply.body)
             else:
-                self._send_bytes(reply.code, str(reply.body).encode("utf-8"), "text/plain; charset=utf-8")
+                self._send_bytes(
+                    reply.code, str(reply.body).encode("utf-8"), "text/plain; charset=utf-8"
+                )
             return
-        model = recorded.body.get("model", "scripted") if isinstance(recorded.body, dict) else "scripted"
+        model = (
+            recorded.body.get("model", "scripted")
+            if isinstance(recorded.body, dict)
+            else "scripted"
+        )
         if isinstance(reply, ReasoningOnly):
             message = {"role": "assistant", "content": "", "reasoning_content": reply.reasoning}
-        elif isinstance(reply, Garbage):
-            message = {"role": "assistant", "content": reply.content}
-        elif isinstance(reply, Reply):
+        elif isinstance(reply, (Garbage, Reply)):
             message = {"role": "assistant", "content": reply.content}
         elif isinstance(reply, str):
             message = {"role": "assistant", "content": reply}
@@ -263,17 +272,22 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(500, {"error": {"message": f"scripted model: cannot serve {reply!r}"}})
             return
-        self._send_json(200, {
-            "id": f"chatcmpl-{self.server.owner.count()}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        })
+        self._send_json(
+            200,
+            {
+                "id": f"chatcmpl-{self.server.owner.count()}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            },
+        )
 
     def _send_json(self, code: int, payload: Any) -> None:
-        self._send_bytes(code, json.dumps(payload, ensure_ascii=False).encode("utf-8"), "application/json")
+        self._send_bytes(
+            code, json.dumps(payload, ensure_ascii=False).encode("utf-8"), "application/json"
+        )
 
     def _send_bytes(self, code: int, data: bytes, content_type: str) -> None:
         self.send_response(code)
@@ -307,7 +321,7 @@ class ScriptedModel:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> "ScriptedModel":
+    def start(self) -> ScriptedModel:
         if self._server is not None:
             return self
         self._server = _Server(self)
@@ -335,7 +349,7 @@ class ScriptedModel:
         self._server = None
         self._thread = None
 
-    def __enter__(self) -> "ScriptedModel":
+    def __enter__(self) -> ScriptedModel:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import pytest
 
@@ -57,8 +58,11 @@ async def settle(pilot: Any, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         await pilot.pause()
-        busy = [w for w in app.workers if w.group != "watch"
-                and w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        busy = [
+            w
+            for w in app.workers
+            if w.group != "watch" and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
         if busy:
             quiet = 0
             await asyncio.sleep(0.01)
@@ -70,7 +74,9 @@ async def settle(pilot: Any, timeout: float = 60.0) -> None:
     raise AssertionError("the app did not settle")
 
 
-async def until(pilot: Any, check: Callable[[], Any], what: str = "the condition", timeout: float = 30.0) -> None:
+async def until(
+    pilot: Any, check: Callable[[], Any], what: str = "the condition", timeout: float = 30.0
+) -> None:
     """Let the app run until *check* comes true; fail naming *what* after *timeout* seconds
     (which only bounds a hang)."""
     import time
@@ -97,8 +103,12 @@ async def palette_offers(pilot: Any, text: str) -> None:
     await until(pilot, highlighted, f"the palette to offer {text!r}")
 
 
-def run(app: Any, script: Callable[[Any], Awaitable[Any]], size: tuple[int, int] = (120, 40),
-        notifications: bool = True) -> Any:
+def run(
+    app: Any,
+    script: Callable[[Any], Awaitable[Any]],
+    size: tuple[int, int] = (120, 40),
+    notifications: bool = True,
+) -> Any:
     """Run *script(pilot)* against *app* headless; return what it returns."""
 
     async def main() -> Any:

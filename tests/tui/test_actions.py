@@ -104,7 +104,9 @@ def test_a_fix_with_an_invented_number_is_refused_with_the_reason_on_screen(make
 
     shown, back = run(app, script)
     assert "refused by the floor" in shown
-    assert "number 45min is not in the evidence (body)" in shown, shown[shown.find("refused"):][:600]
+    assert "number 45min is not in the evidence (body)" in shown, shown[shown.find("refused") :][
+        :600
+    ]
     assert back
     assert path.read_text(encoding="utf-8") == before
     refused = app.kura.registry.workshop("maker").gate_log(kinds=("refused",))
@@ -140,7 +142,9 @@ def test_a_clean_fix_is_saved_and_the_floor_passes_it(make_app):
 
     back, title = run(app, script)
     assert back and title == "Descale the workshop kettle every 90 days"
-    assert "Descale the workshop kettle" in (_store(app).still / "drafts" / f"{KETTLE}.md").read_text()
+    assert (
+        "Descale the workshop kettle" in (_store(app).still / "drafts" / f"{KETTLE}.md").read_text()
+    )
 
 
 def test_quitting_with_an_unsaved_edit_asks_first(make_app):
@@ -262,13 +266,25 @@ def test_gate_log_filter_cycles_kinds(make_app):
 
 
 ALL_CLASSES = (
-    "kura_tui.app:KuraApp", "kura_tui.screens.main:MainScreen", "kura_tui.widgets.map:MapPane",
-    "kura_tui.widgets.drafts:DraftsPane", "kura_tui.widgets.gatelog:GateLogPane", "kura_tui.widgets.seeds:SeedsPane",
-    "kura_tui.widgets.journals:JournalsPane", "kura_tui.widgets.recall:RecallPane", "kura_tui.widgets.find:FindInput",
-    "kura_tui.widgets.rowlist:RowList", "kura_tui.screens.fix:FixScreen", "kura_tui.screens.confirm:ReasonScreen",
-    "kura_tui.screens.confirm:ConfirmScreen", "kura_tui.screens.memory:MemoryScreen",
-    "kura_tui.screens.edit:MemoryEditScreen", "kura_tui.screens.evidence:EvidenceScreen",
-    "kura_tui.screens.tidy:TidyScreen", "kura_tui.screens.weave:WeaveScreen", "kura_tui.screens.help:HelpScreen",
+    "kura_tui.app:KuraApp",
+    "kura_tui.screens.main:MainScreen",
+    "kura_tui.widgets.map:MapPane",
+    "kura_tui.widgets.drafts:DraftsPane",
+    "kura_tui.widgets.gatelog:GateLogPane",
+    "kura_tui.widgets.seeds:SeedsPane",
+    "kura_tui.widgets.journals:JournalsPane",
+    "kura_tui.widgets.recall:RecallPane",
+    "kura_tui.widgets.find:FindInput",
+    "kura_tui.widgets.rowlist:RowList",
+    "kura_tui.screens.fix:FixScreen",
+    "kura_tui.screens.confirm:ReasonScreen",
+    "kura_tui.screens.confirm:ConfirmScreen",
+    "kura_tui.screens.memory:MemoryScreen",
+    "kura_tui.screens.edit:MemoryEditScreen",
+    "kura_tui.screens.evidence:EvidenceScreen",
+    "kura_tui.screens.tidy:TidyScreen",
+    "kura_tui.screens.weave:WeaveScreen",
+    "kura_tui.screens.help:HelpScreen",
     "kura_tui.screens.profile:ProfileScreen",
 )
 
@@ -318,16 +334,33 @@ def test_every_action_is_in_the_command_palette_with_its_key(make_app):
 
     entries = run(app, script)
     helps = {text: help for text, help in entries}
-    wanted = {"Distil now": "D", "Drain the drafts": "N", "Tidy the index…": "T", "Weave the map…": "w",
-              "Stop the running work": "S", "Doctor (probe models)": "d", "Refresh": "r", "Help: every key": "?",
-              "Find…": "/", "Open the selected memory": "enter in the map", "Edit the selected memory": "e in the map",
-              "Edit the selected memory in $EDITOR": "E in the map", "Retire the selected memory…": "x in the map",
-              "Pour the selected draft": "p", "Fix the selected draft": "e in drafts",
-              "Toss the selected draft…": "t", "Open the selected draft's journal": "o in drafts",
-              "Dismiss the selected seed…": "x in seeds", "Open the selected seed's journal": "o in seeds",
-              "Show seeds": "6", "Show the tender": "7", "Show the journals": "8",
-              "Show the learned profile": "P", "Draft the learned profile": "n in the profile",
-              "Apply the profile draft…": "a in the profile"}
+    wanted = {
+        "Distil now": "D",
+        "Drain the drafts": "N",
+        "Tidy the index…": "T",
+        "Weave the map…": "w",
+        "Stop the running work": "S",
+        "Doctor (probe models)": "d",
+        "Refresh": "r",
+        "Help: every key": "?",
+        "Find…": "/",
+        "Open the selected memory": "enter in the map",
+        "Edit the selected memory": "e in the map",
+        "Edit the selected memory in $EDITOR": "E in the map",
+        "Retire the selected memory…": "x in the map",
+        "Pour the selected draft": "p",
+        "Fix the selected draft": "e in drafts",
+        "Toss the selected draft…": "t",
+        "Open the selected draft's journal": "o in drafts",
+        "Dismiss the selected seed…": "x in seeds",
+        "Open the selected seed's journal": "o in seeds",
+        "Show seeds": "6",
+        "Show the tender": "7",
+        "Show the journals": "8",
+        "Show the learned profile": "P",
+        "Draft the learned profile": "n in the profile",
+        "Apply the profile draft…": "a in the profile",
+    }
     for text, key in wanted.items():
         assert helps[text].endswith(f"· key {key}"), (text, helps.get(text))
 
@@ -373,7 +406,9 @@ def test_a_burst_of_arrow_keys_scrolls_the_help_a_line_each(make_app):
         scroll = app.screen.query_one("#help-scroll")
         for _ in range(6):  # all at once, as a held key or a fast typist sends them
             app.post_message(events.Key("down", None))
-        await until(pilot, lambda: scroll.scroll_y >= min(6, scroll.max_scroll_y), "the help to scroll")
+        await until(
+            pilot, lambda: scroll.scroll_y >= min(6, scroll.max_scroll_y), "the help to scroll"
+        )
         await settle(pilot)  # and no further: a burst must not overshoot
         return scroll.scroll_y, scroll.max_scroll_y
 

@@ -40,10 +40,13 @@ async def select_in_map(pilot, slug: str) -> None:
 
 
 def with_model(cfg: Path, url: str) -> None:
-    cfg.write_text(cfg.read_text() + f'\n[models.thinker]\nurl = "{url}"\nmodel = "scripted"\ntimeout = 5\n')
+    cfg.write_text(
+        cfg.read_text() + f'\n[models.thinker]\nurl = "{url}"\nmodel = "scripted"\ntimeout = 5\n'
+    )
 
 
 # --------------------------------------------------------------------------- memories
+
 
 def test_a_memory_opened_from_the_map_says_where_it_stands_with_the_gate(make_app):
     app = make_app()
@@ -109,7 +112,11 @@ def test_editing_a_memory_in_the_app_is_written_and_recorded_as_a_hand_edit(make
     assert "USB only. Check the offset after flashing." in mem.body
     assert mem.tags == ("decision", "firmware") and mem.curation("keep") == "flash over USB only"
     md = mem.meta["metadata"]
-    assert md["hand_edited"]["by"] == "ren (tui)" and set(md["hand_edited"]["fields"]) == {"tags", "keep", "body"}
+    assert md["hand_edited"]["by"] == "ren (tui)" and set(md["hand_edited"]["fields"]) == {
+        "tags",
+        "keep",
+        "body",
+    }
     assert md["evidence_manifest"].startswith("sha256:")  # the evidence is kept
     assert st.index().by_slug()[KILN].raw == line_before  # the title and trigger did not change
     (e,) = _log(app, "edited")
@@ -126,14 +133,19 @@ def test_a_hand_edit_of_the_title_and_trigger_moves_the_index_line_with_it(make_
         await pilot.press("e")
         await settle(pilot)
         app.screen.query_one("#edit-title", Input).value = "Kiln firmware"
-        app.screen.query_one("#edit-description", Input).value = "kiln controller on firmware 3.2, flashed over USB"
+        app.screen.query_one(
+            "#edit-description", Input
+        ).value = "kiln controller on firmware 3.2, flashed over USB"
         await pilot.press("ctrl+s")
         await settle(pilot)
         return list(app.main.map.lines)
 
     lines = run(app, script)
     entry = st.index().by_slug()[KILN]
-    assert entry.title == "Kiln firmware" and entry.description == "kiln controller on firmware 3.2, flashed over USB"
+    assert (
+        entry.title == "Kiln firmware"
+        and entry.description == "kiln controller on firmware 3.2, flashed over USB"
+    )
     assert st.read(KILN).description == entry.description
     assert any(ln.slug == KILN and ln.title == "Kiln firmware" for ln in lines)
 
@@ -168,12 +180,20 @@ def test_an_edit_against_a_file_changed_by_another_process_is_refused_and_kept_o
         await settle(pilot)
         await pilot.press("end", *" Mine.")
         # the tender, meanwhile, rewrites the memory
-        st.write(KILN, title="Kiln controller firmware 3.2", description="kiln controller on 3.2",
-                 body="Rewritten elsewhere.")
+        st.write(
+            KILN,
+            title="Kiln controller firmware 3.2",
+            description="kiln controller on 3.2",
+            body="Rewritten elsewhere.",
+        )
         await pilot.press("ctrl+s")
         await settle(pilot)
         screen = app.screen
-        return isinstance(screen, MemoryEditScreen), screen.query_one(TextArea).text, screen_text(app)
+        return (
+            isinstance(screen, MemoryEditScreen),
+            screen.query_one(TextArea).text,
+            screen_text(app),
+        )
 
     still, mine, text = run(app, script)
     assert still and "USB only. Mine." in mine  # nothing typed is lost
@@ -196,9 +216,13 @@ def _editor(tmp_path: Path, monkeypatch, old: str, new: str, name: str = "ed.py"
     monkeypatch.delenv("VISUAL", raising=False)
 
 
-def test_editing_in_editor_writes_through_the_store_and_leaves_no_edit_file(make_app, tmp_path, monkeypatch):
+def test_editing_in_editor_writes_through_the_store_and_leaves_no_edit_file(
+    make_app, tmp_path, monkeypatch
+):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    _editor(tmp_path, monkeypatch, "Flash it over USB only.", "Flash it over USB only, never over wifi.")
+    _editor(
+        tmp_path, monkeypatch, "Flash it over USB only.", "Flash it over USB only, never over wifi."
+    )
     app = make_app(by="ren (tui)")
     st = _store(app)
 
@@ -235,7 +259,9 @@ def test_an_editor_edit_that_cannot_be_read_is_kept_and_resumed(make_app, tmp_pa
         await settle(pilot)
         assert kept.is_file() and "kiln-firmware-4" in kept.read_text()
         # put the name back and change the body, in the kept text
-        _editor(tmp_path, monkeypatch, "name: kiln-firmware-4\n", "name: kiln-firmware-3-2\n", "fix.py")
+        _editor(
+            tmp_path, monkeypatch, "name: kiln-firmware-4\n", "name: kiln-firmware-3-2\n", "fix.py"
+        )
         kept.write_text(kept.read_text().replace("Flash it over USB only.", "USB only."))
         await pilot.press("E")
         await settle(pilot)
@@ -269,11 +295,17 @@ def test_retire_asks_why_warns_of_dead_links_confirms_and_removes_file_and_line(
         return confirm, list(app.main.map.slugs)
 
     confirm, slugs = run(app, script)
-    assert "link to it" in confirm and "disk-layout" in confirm and "prefers-short-answers" in confirm
+    assert (
+        "link to it" in confirm and "disk-layout" in confirm and "prefers-short-answers" in confirm
+    )
     assert not (st.root / f"{ARCHIVE}.md").exists()
     assert ARCHIVE not in st.index().slugs() and ARCHIVE not in slugs
     (e,) = _log(app, "retired")
-    assert e["reason"] == "moved to the NAS" and e["detail"]["by"] == "ren (tui)" and e["detail"]["text"] == text
+    assert (
+        e["reason"] == "moved to the NAS"
+        and e["detail"]["by"] == "ren (tui)"
+        and e["detail"]["text"] == text
+    )
 
 
 def test_retire_can_be_called_off_from_the_memory_viewer(make_app):
@@ -293,6 +325,7 @@ def test_retire_can_be_called_off_from_the_memory_viewer(make_app):
 
 
 # --------------------------------------------------------------------------- drafts and evidence
+
 
 def test_an_extension_draft_shows_what_it_changes_beside_its_evidence(make_app):
     app = make_app()
@@ -324,7 +357,10 @@ def test_a_quote_opens_the_journal_around_it(make_app):
 
     first, second = run(app, script)
     assert "session-0412.jsonl" in first
-    assert "▶ [USER]" in first and "let's descale the kettle every 90 days, the scale was awful" in first
+    assert (
+        "▶ [USER]" in first
+        and "let's descale the kettle every 90 days, the scale was awful" in first
+    )
     assert "▶ [TOOL]" in second and "scale layer measured: 2.1 mm on the element" in second
 
 
@@ -342,6 +378,7 @@ def test_evidence_from_a_journal_the_store_does_not_drink_is_not_opened(make_app
 
 
 # --------------------------------------------------------------------------- seeds
+
 
 def test_seeds_show_their_origin_and_confirmation_and_a_waiting_one_is_dismissed(make_app):
     app = make_app(by="ren (tui)")
@@ -380,6 +417,7 @@ def test_seeds_show_their_origin_and_confirmation_and_a_waiting_one_is_dismissed
 
 # --------------------------------------------------------------------------- find
 
+
 def test_find_filters_the_map_drafts_and_gate_log_as_you_type(make_app):
     app = make_app()
 
@@ -415,6 +453,7 @@ def test_find_filters_the_map_drafts_and_gate_log_as_you_type(make_app):
 
 
 # --------------------------------------------------------------------------- tender and journals
+
 
 def test_the_tender_pane_shows_its_state_last_tick_and_log_live(make_app):
     app = make_app(watch=True)
@@ -462,8 +501,11 @@ def test_a_mark_at_the_end_of_a_journal_opens_on_what_comes_before_it(make_app):
     async def script(pilot):
         from kura_core.handwork import Quote
 
-        app.open_evidence("maker", "the mark", [Quote("MARK", "the watermark", source=j.path, start=j.size,
-                                                      unit=j.unit)])
+        app.open_evidence(
+            "maker",
+            "the mark",
+            [Quote("MARK", "the watermark", source=j.path, start=j.size, unit=j.unit)],
+        )
         await settle(pilot)
         return screen_text(app)
 
@@ -473,6 +515,7 @@ def test_a_mark_at_the_end_of_a_journal_opens_on_what_comes_before_it(make_app):
 
 
 # --------------------------------------------------------------------------- the metabolism
+
 
 def test_without_a_model_the_keys_say_so_plainly_and_start_nothing(make_app):
     app = make_app()
@@ -485,8 +528,12 @@ def test_without_a_model_the_keys_say_so_plainly_and_start_nothing(make_app):
         return bar, [n.message for n in app._notifications], app.job
 
     bar, notes, job = run(app, script)
-    assert "D distil (no model)" in bar and "N drain (no model)" in bar and "T tidy (by hand)" in bar
-    assert any("distil needs a brain and a scribe model, and none is configured" in n for n in notes)
+    assert (
+        "D distil (no model)" in bar and "N drain (no model)" in bar and "T tidy (by hand)" in bar
+    )
+    assert any(
+        "distil needs a brain and a scribe model, and none is configured" in n for n in notes
+    )
     assert any("drain needs a scribe model" in n for n in notes)
     assert job is None
 
@@ -496,18 +543,38 @@ def _brain(req):
     import re
 
     lines = [l for l in req.messages[-1]["content"].splitlines() if re.match(r"^\[USER\] ", l)]
-    return {"candidates": [{"kind": "fact", "title": l[7:60], "description": l[7:], "body": l[7:],
-                            "quotes": [l], "tags": []} for l in lines]}
+    return {
+        "candidates": [
+            {
+                "kind": "fact",
+                "title": l[7:60],
+                "description": l[7:],
+                "body": l[7:],
+                "quotes": [l],
+                "tags": [],
+            }
+            for l in lines
+        ]
+    }
 
 
 def _scribe(req):
     task = req.messages[-1]["content"]
     cand = json.loads(task.split("Candidate:\n", 1)[1].split("\n\nVerified evidence:", 1)[0])
-    return {"decision": "new", "slug": "", "title": cand["title"], "description": cand["description"],
-            "type": "project", "body": cand["body"], "tags": []}
+    return {
+        "decision": "new",
+        "slug": "",
+        "title": cand["title"],
+        "description": cand["description"],
+        "type": "project",
+        "body": cand["body"],
+        "tags": [],
+    }
 
 
-def test_distil_now_runs_in_a_worker_with_progress_and_fills_the_drafts(make_app, tui_config, model):
+def test_distil_now_runs_in_a_worker_with_progress_and_fills_the_drafts(
+    make_app, tui_config, model
+):
     with_model(tui_config, model.url)
     model.script("kura_candidates", _brain)
     model.script("kura_compose", _scribe)
@@ -520,15 +587,26 @@ def test_distil_now_runs_in_a_worker_with_progress_and_fills_the_drafts(make_app
         bar = app.main.workbar
         shown = []
         real = bar.progress
-        bar.progress = lambda done, total, text: (shown.append((done, total, text)), real(done, total, text))
+        bar.progress = lambda done, total, text: (
+            shown.append((done, total, text)),
+            real(done, total, text),
+        )
         await pilot.press("D")
         await settle(pilot)
-        return shown, [d.slug for d in app.main.drafts.drafts], [n.message for n in app._notifications]
+        return (
+            shown,
+            [d.slug for d in app.main.drafts.drafts],
+            [n.message for n in app._notifications],
+        )
 
     shown, drafts, notes = run(app, script)
     after = {p.name for p in (st.still / "drafts").glob("*.md")}
     assert after > before
-    assert shown and all(total > 0 for _, total, _ in shown) and "drinking session-0412.jsonl" in shown[0][2]
+    assert (
+        shown
+        and all(total > 0 for _, total, _ in shown)
+        and "drinking session-0412.jsonl" in shown[0][2]
+    )
     assert any("batch(es) drunk" in n for n in notes)
     assert len(drafts) == len(after)
     (j,) = app.kura.journals(store="maker").files
@@ -579,9 +657,19 @@ def test_tidy_review_accepts_edits_and_rejects_line_by_line(make_app, tui_config
     with_model(tui_config, model.url)
     app = make_app(by="ren (tui)")
     st = _store(app)
-    st.write("router", title="Router", description="note", body="The router is in the hall cupboard; reboot weekly.")
+    st.write(
+        "router",
+        title="Router",
+        description="note",
+        body="The router is in the hall cupboard; reboot weekly.",
+    )
     st.write("nas", title="NAS", description="misc info", body="The NAS holds 4 disks of 8TB.")
-    st.write("printer", title="Printer", description="stuff", body="The printer needs the blue cable, never wifi.")
+    st.write(
+        "printer",
+        title="Printer",
+        description="stuff",
+        body="The printer needs the blue cable, never wifi.",
+    )
 
     def rewrite(req):
         task = req.messages[-1]["content"]
@@ -633,7 +721,9 @@ def test_tidy_review_accepts_edits_and_rejects_line_by_line(make_app, tui_config
 def test_tidy_without_a_scribe_lets_a_person_write_the_line(make_app):
     app = make_app()
     st = _store(app)
-    st.write("router", title="Router", description="note", body="The router is in the hall cupboard.")
+    st.write(
+        "router", title="Router", description="note", body="The router is in the hall cupboard."
+    )
 
     async def script(pilot):
         await pilot.press("T")
@@ -687,7 +777,9 @@ def test_quitting_while_work_runs_asks_first(make_app, tui_config, model):
         await until(pilot, lambda: model.count("kura_candidates") >= 1)
         job = app.job
         await pilot.press("q")
-        asked = isinstance(app.screen, ConfirmScreen) and "Quit while distil runs?" in screen_text(app)
+        asked = isinstance(app.screen, ConfirmScreen) and "Quit while distil runs?" in screen_text(
+            app
+        )
         await pilot.press("n")
         still = app.is_running and job is not None and not job.stop.is_set()
         await settle(pilot)

@@ -34,11 +34,18 @@ def test_a_memory_written_by_another_process_appears_without_a_key_press(make_ap
         assert app.watching.is_set()
         before = list(app.main.map.slugs)
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", WRITER, str(root), cwd=str(ROOT),
-            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+            sys.executable,
+            "-c",
+            WRITER,
+            str(root),
+            cwd=str(ROOT),
+            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        )
         assert await proc.wait() == 0
         await _until(pilot, lambda: "band-saw-blade-tension" in app.main.map.slugs)
-        await _until(pilot, lambda: {r.name: r.memories for r in app.main.stores.rows}.get("maker") == 6)
+        await _until(
+            pilot, lambda: {r.name: r.memories for r in app.main.stores.rows}.get("maker") == 6
+        )
         return before
 
     before = run(app, script)
@@ -56,14 +63,23 @@ def test_a_draft_tossed_from_a_thread_leaves_the_queue_and_enters_the_gate_log(m
         def tender():
             from kura_core.distill.drafts import toss
 
-            toss(app.kura.registry, "maker", "glaze-cracks-cooling", "a judgement the store already holds",
-                 by="tender")
+            toss(
+                app.kura.registry,
+                "maker",
+                "glaze-cracks-cooling",
+                "a judgement the store already holds",
+                by="tender",
+            )
 
         t = threading.Thread(target=tender)
         t.start()
         t.join()
-        await _until(pilot, lambda: "glaze-cracks-cooling" not in [d.slug for d in app.main.drafts.drafts])
-        await _until(pilot, lambda: any(e.slug == "glaze-cracks-cooling" for e in app.main.gatelog.shown))
+        await _until(
+            pilot, lambda: "glaze-cracks-cooling" not in [d.slug for d in app.main.drafts.drafts]
+        )
+        await _until(
+            pilot, lambda: any(e.slug == "glaze-cracks-cooling" for e in app.main.gatelog.shown)
+        )
         await settle(pilot)
         return True
 
@@ -81,6 +97,12 @@ def test_changed_paths_are_sorted_into_the_panes_they_touch():
     assert classify(Path("profile.md")) == "profile"  # the learned profile is no memory
     assert classify(Path("_still/profile-draft.md")) == "profile"
     assert classify(Path("_still/profile-previous.md")) == "profile"
-    for quiet in ("_still/write.lock", "_still/intent.json", "_still/kura.db-shm",
-                  "_still/manifests/ab.json", "notes/x.txt", ".archive.md.tmp-123"):
+    for quiet in (
+        "_still/write.lock",
+        "_still/intent.json",
+        "_still/kura.db-shm",
+        "_still/manifests/ab.json",
+        "notes/x.txt",
+        ".archive.md.tmp-123",
+    ):
         assert classify(Path(quiet)) is None, quiet

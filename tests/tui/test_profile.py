@@ -21,16 +21,21 @@ def _files(app, name: str = "maker") -> dict[str, str | None]:
     def read(p: Path) -> str | None:
         return p.read_text(encoding="utf-8") if p.is_file() else None
 
-    return {"profile": read(st.root / "profile.md"), "draft": read(st.still / "profile-draft.md"),
-            "previous": read(st.still / "profile-previous.md")}
+    return {
+        "profile": read(st.root / "profile.md"),
+        "draft": read(st.still / "profile-draft.md"),
+        "previous": read(st.still / "profile-previous.md"),
+    }
 
 
 def _sides(app) -> str:
     """The text of both sides of the profile view, unwrapped (the screen wraps it)."""
     from textual.widgets import Static
 
-    return "\n".join(str(app.screen.query_one(f"#profile-{k}", Static).content)
-                     for k in ("current-meta", "current-text", "draft-meta", "draft-text"))
+    return "\n".join(
+        str(app.screen.query_one(f"#profile-{k}", Static).content)
+        for k in ("current-meta", "current-text", "draft-meta", "draft-text")
+    )
 
 
 def _notes(app) -> list[str]:
@@ -38,10 +43,14 @@ def _notes(app) -> list[str]:
 
 
 def _frozen(cfg: Path) -> None:
-    cfg.write_text(cfg.read_text().replace("[stores.maker]\n", '[stores.maker]\nwrite_policy = "frozen"\n', 1))
+    cfg.write_text(
+        cfg.read_text().replace("[stores.maker]\n", '[stores.maker]\nwrite_policy = "frozen"\n', 1)
+    )
 
 
-def test_the_profile_view_shows_the_current_profile_beside_the_waiting_draft(make_app, tui_config, model):
+def test_the_profile_view_shows_the_current_profile_beside_the_waiting_draft(
+    make_app, tui_config, model
+):
     model.script("kura_profile", {"profile": PROFILE_DRAFT})
     with_profile(tui_config, model.url)
     app = make_app()
@@ -60,7 +69,10 @@ def test_the_profile_view_shows_the_current_profile_beside_the_waiting_draft(mak
     assert "current · profile.md" in shown and "draft · waiting" in shown
     assert PROFILE_NOW in sides and PROFILE_DRAFT in sides
     assert "from 5 memories · drafted 20m ago" in shown and "written 72.0h ago" in shown
-    assert "struck: 4 words the draft does not keep" in shown and "green: 34 words new in the draft" in shown
+    assert (
+        "struck: 4 words the draft does not keep" in shown
+        and "green: 34 words new in the draft" in shown
+    )
 
 
 def test_a_draft_is_applied_only_by_the_key_and_its_confirmation(make_app, tui_config, model):
@@ -95,7 +107,10 @@ def test_a_draft_is_applied_only_by_the_key_and_its_confirmation(make_app, tui_c
     assert files["profile"] == PROFILE_DRAFT + "\n"
     assert files["draft"] is None and files["previous"] == PROFILE_NOW + "\n"
     assert any("applied: every model role reads it from its next call" in n for n in notes)
-    assert "Learned profile maker — applied" in after and "This room holds how Ren runs the workshop" in after
+    assert (
+        "Learned profile maker — applied" in after
+        and "This room holds how Ren runs the workshop" in after
+    )
     assert "no draft waiting" in after
 
 
@@ -124,7 +139,9 @@ def test_a_frozen_store_refuses_the_apply_and_keeps_both_texts(make_app, tui_con
     assert _files(app) == before
 
 
-def test_the_brain_drafts_in_a_worker_and_the_draft_waits_beside_the_profile(make_app, tui_config, model):
+def test_the_brain_drafts_in_a_worker_and_the_draft_waits_beside_the_profile(
+    make_app, tui_config, model
+):
     from tests.fakes.model_server import Hang
 
     with_model(tui_config, model.url)
@@ -153,7 +170,9 @@ def test_the_brain_drafts_in_a_worker_and_the_draft_waits_beside_the_profile(mak
     assert any("a draft from 5 memories waits beside the current profile" in n for n in notes)
     assert app.job is None and model.count("kura_profile") == 1
     asked = model.requests[-1].body["messages"][-1]["content"]
-    assert "Kiln controller firmware 3.2" in asked and "Pantry rotation" not in asked  # this store's memories only
+    assert (
+        "Kiln controller firmware 3.2" in asked and "Pantry rotation" not in asked
+    )  # this store's memories only
 
 
 def test_a_new_draft_replaces_a_waiting_one_only_when_confirmed(make_app, tui_config, model):
@@ -199,9 +218,14 @@ def test_without_a_brain_the_draft_key_says_so_and_asks_nothing(make_app):
         return shown, _notes(app), app.job
 
     shown, notes, job = run(app, script)
-    assert "n cannot ask for one: drafting a profile needs a brain model, and none is configured" in shown
-    assert any("drafting a profile needs a brain model, and none is configured: add [models.thinker]" in n
-               for n in notes)
+    assert (
+        "n cannot ask for one: drafting a profile needs a brain model, and none is configured"
+        in shown
+    )
+    assert any(
+        "drafting a profile needs a brain model, and none is configured: add [models.thinker]" in n
+        for n in notes
+    )
     assert job is None and _files(app) == {"profile": None, "draft": None, "previous": None}
 
 
@@ -225,7 +249,9 @@ def test_a_profile_the_brain_gets_wrong_is_refused_and_nothing_is_kept(make_app,
     assert "likes kilns" in str(row)
 
 
-def test_the_profile_view_follows_the_store_and_is_in_the_palette_and_help(make_app, tui_config, model):
+def test_the_profile_view_follows_the_store_and_is_in_the_palette_and_help(
+    make_app, tui_config, model
+):
     from kura_tui.commands import KuraCommands
 
     model.script("kura_profile", {"profile": PROFILE_DRAFT})
@@ -262,7 +288,9 @@ def test_a_draft_written_by_another_process_appears_in_the_open_view(make_app, t
         await asyncio.get_running_loop().run_in_executor(None, app.watching.wait, 10)
         await pilot.press("P")
         await settle(pilot)
-        await asyncio.get_running_loop().run_in_executor(None, lambda: with_profile(tui_config, model.url))
+        await asyncio.get_running_loop().run_in_executor(
+            None, lambda: with_profile(tui_config, model.url)
+        )
         await until(pilot, lambda: "draft · waiting" in screen_text(app))
         return _sides(app)
 
@@ -272,10 +300,19 @@ def test_a_draft_written_by_another_process_appears_in_the_open_view(make_app, t
 
 def test_words_are_marked_where_the_two_texts_differ():
     text = "Ren decides: offer options, not verdicts.\n\nEvenings belong to the family."
-    content, count = marked(text, "Ren thinks and decides: offer options, not verdicts. Evenings are free.", "bold")
+    content, count = marked(
+        text, "Ren thinks and decides: offer options, not verdicts. Evenings are free.", "bold"
+    )
     assert content.plain == text  # spacing and paragraphs as written
-    assert [content.plain[s.start:s.end] for s in content.spans] == ["belong", " ", "to", " ", "the", " ",
-                                                                      "family."]
+    assert [content.plain[s.start : s.end] for s in content.spans] == [
+        "belong",
+        " ",
+        "to",
+        " ",
+        "the",
+        " ",
+        "family.",
+    ]
     assert count == 4
     same, none = marked(text, text, "bold")
     assert none == 0 and not same.spans and same.plain == text
@@ -303,7 +340,9 @@ def test_the_palette_applies_through_the_same_confirmation(make_app, tui_config,
     assert asked and back and _files(app) == before
 
 
-def test_stop_ends_the_wait_for_the_brain_and_its_late_answer_only_lands_as_a_draft(make_app, tui_config, model):
+def test_stop_ends_the_wait_for_the_brain_and_its_late_answer_only_lands_as_a_draft(
+    make_app, tui_config, model
+):
     from tests.fakes.model_server import Hang
 
     with_model(tui_config, model.url)

@@ -36,9 +36,16 @@ def test_a_picked_memory_that_cannot_be_read_is_named_with_why(make_app, tui_con
         status = str(app.main.recall.query_one("#recall-status", Static).content)
         listed = screen_text(app)
         app.main.recall.query_one("#recall-walked").focus()
-        await pilot.press("end", "enter")  # the skipped one is last in the list: it opens and says why
+        await pilot.press(
+            "end", "enter"
+        )  # the skipped one is last in the list: it opens and says why
         await settle(pilot)
-        return status, listed, isinstance(app.screen, MemoryScreen) and app.screen.slug, screen_text(app)
+        return (
+            status,
+            listed,
+            isinstance(app.screen, MemoryScreen) and app.screen.slug,
+            screen_text(app),
+        )
 
     status, listed, opened, memory = run(app, script)
     assert "how meaning" in status and f"picked {KILN}, archive-on-slow-disk" in status
@@ -50,7 +57,13 @@ def test_a_picked_memory_that_cannot_be_read_is_named_with_why(make_app, tui_con
 
 
 def test_many_skips_are_counted_and_every_one_is_in_the_list(make_app, tui_config, model):
-    slugs = [KILN, "archive-on-slow-disk", "disk-layout", "laser-cutter-air-assist", "prefers-short-answers"]
+    slugs = [
+        KILN,
+        "archive-on-slow-disk",
+        "disk-layout",
+        "laser-cutter-air-assist",
+        "prefers-short-answers",
+    ]
     with_model(tui_config, model.url)
     tui_config.write_text(tui_config.read_text() + "\n[recall]\ntop = 5\n")
     model.script("kura_pick", {"slugs": slugs})
@@ -64,8 +77,10 @@ def test_many_skips_are_counted_and_every_one_is_in_the_list(make_app, tui_confi
         await pilot.press("4", *"the workshop", "enter")
         await settle(pilot)
         ol = app.main.recall.query_one("#recall-walked")
-        return (str(app.main.recall.query_one("#recall-status", Static).content),
-                [ol.get_option_at_index(i).id for i in range(ol.option_count)])
+        return (
+            str(app.main.recall.query_one("#recall-status", Static).content),
+            [ol.get_option_at_index(i).id for i in range(ol.option_count)],
+        )
 
     status, ids = run(app, script)
     assert status.count("⚠ skipped ") == 3 and "⚠ 1 more skipped" in status

@@ -65,7 +65,9 @@ def test_snapshot_tidy_review_without_a_scribe(snap_compare, make_app, tui_confi
 
     with open_kura(tui_config) as k:
         st = k.registry.store("maker")
-        st.write("router", title="Router", description="note", body="The router is in the hall cupboard.")
+        st.write(
+            "router", title="Router", description="note", body="The router is in the hall cupboard."
+        )
         st.write("nas", title="NAS", description="misc info", body="The NAS holds 4 disks of 8TB.")
 
     async def run_before(pilot):

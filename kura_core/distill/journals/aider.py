@@ -24,8 +24,17 @@ import os
 import re
 
 from . import provenance as pv
-from .base import BACKSCAN_BYTES, IGNORED, REPAIRED, Intake, Read, decode_bytes, \
-    encoding_problem, open_lines, refused
+from .base import (
+    BACKSCAN_BYTES,
+    IGNORED,
+    REPAIRED,
+    Intake,
+    Read,
+    decode_bytes,
+    encoding_problem,
+    open_lines,
+    refused,
+)
 from .paths import is_prose_path
 
 UNIT = "byte"
@@ -33,7 +42,8 @@ _HEADER = re.compile(r"^# aider chat started at (.+?)\s*$")
 _SEARCH = re.compile(
     r"(?P<pre>(?:^[^\n]*\n)?(?:^```[^\n]*\n)?)^<{5,9} SEARCH[^\n]*\n(?P<old>.*?)^={5,9}[ \t]*\n"
     r"(?P<new>.*?)^>{5,9} REPLACE[^\n]*\n?(?:^```[ \t]*\n?)?",
-    re.DOTALL | re.MULTILINE)
+    re.DOTALL | re.MULTILINE,
+)
 _DIFF = re.compile(r"^```diff[^\n]*\n(?P<body>.*?)^```[ \t]*$\n?", re.DOTALL | re.MULTILINE)
 _FENCE = re.compile(r"^```")
 
@@ -54,7 +64,9 @@ def _edit_file(pre: str, text_before: str) -> str:
     lines = [l.strip() for l in pre.splitlines() if l.strip() and not _FENCE.match(l.strip())]
     if lines:
         return lines[-1].strip("`*: ")
-    prior = [l.strip() for l in text_before.splitlines() if l.strip() and not _FENCE.match(l.strip())]
+    prior = [
+        l.strip() for l in text_before.splitlines() if l.strip() and not _FENCE.match(l.strip())
+    ]
     return prior[-1].strip("`*: ") if prior else ""
 
 
@@ -65,7 +77,7 @@ def assistant_pieces(text: str) -> list[pv.Piece]:
     pos = 0
     spans: list[tuple[int, int, list[pv.Piece]]] = []
     for m in _SEARCH.finditer(text):
-        path = _edit_file(m.group("pre"), text[:m.start()])
+        path = _edit_file(m.group("pre"), text[: m.start()])
         got: list[pv.Piece] = []
         new = m.group("new").rstrip("\n")
         header = f"edit: {path or '(file not named)'}"
@@ -83,7 +95,7 @@ def assistant_pieces(text: str) -> list[pv.Piece]:
         if not files:
             continue
         got = []
-        for op, path, new in files:
+        for _op, path, new in files:
             header = f"edit: {path}"
             if is_prose_path(path):
                 got.append(pv.Piece("ACT", header, "edit block"))
@@ -175,7 +187,9 @@ def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[
     return blocks, state
 
 
-def _add_block(intake: Intake, k: str, b_start: int, b_end: int, texts: list[str], session: str) -> str:
+def _add_block(
+    intake: Intake, k: str, b_start: int, b_end: int, texts: list[str], session: str
+) -> str:
     """Add one block's segments; the session it belongs to (a header starts a new one)."""
     if k == "header":
         m = _HEADER.match(texts[0])
@@ -186,7 +200,9 @@ def _add_block(intake: Intake, k: str, b_start: int, b_end: int, texts: list[str
         intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
     elif k == "tool":
         body = "\n".join(re.sub(r"^>\s?", "", t).rstrip() for t in texts).strip()
-        intake.add("TOOL", body, b_start, b_end, session=session, stamp=session, kind="aider output")
+        intake.add(
+            "TOOL", body, b_start, b_end, session=session, stamp=session, kind="aider output"
+        )
     else:
         for p in assistant_pieces("\n".join(texts) + "\n"):
             intake.add(p.cls, p.text, b_start, b_end, session=session, stamp=session, kind=p.kind)

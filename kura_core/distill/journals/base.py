@@ -65,8 +65,13 @@ class Note:
     kind: str = SKIPPED
 
     def to_json(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "unit": self.unit,
-                "reason": self.reason, "kind": self.kind}
+        return {
+            "start": self.start,
+            "end": self.end,
+            "unit": self.unit,
+            "reason": self.reason,
+            "kind": self.kind,
+        }
 
 
 @dataclass(frozen=True)
@@ -104,18 +109,46 @@ class Intake:
     def note(self, start: int, end: int, reason: str, kind: str = SKIPPED) -> None:
         self.notes.append(Note(start, end, self.unit, reason, kind))
 
-    def add(self, cls: str, text: str, start: int, end: int, *, session: str = "",
-            stamp: str = "", kind: str = "") -> None:
+    def add(
+        self,
+        cls: str,
+        text: str,
+        start: int,
+        end: int,
+        *,
+        session: str = "",
+        stamp: str = "",
+        kind: str = "",
+    ) -> None:
         text = clean(text).strip("\n")
         if not text.strip():
             return
-        self.segments.append(Segment(cls, text, self.source, start, end, self.unit,
-                                     clean(session), clean(stamp), kind=kind))
+        self.segments.append(
+            Segment(
+                cls,
+                text,
+                self.source,
+                start,
+                end,
+                self.unit,
+                clean(session),
+                clean(stamp),
+                kind=kind,
+            )
+        )
 
     def result(self, start: int, end: int, fatal: str = "") -> Read:
         counts = Counter(n.reason for n in self.notes if n.kind == SKIPPED)
-        return Read(tuple(self.segments), start, max(end, start), self.unit,
-                    frozen_counts(counts), self.records, tuple(self.notes), fatal)
+        return Read(
+            tuple(self.segments),
+            start,
+            max(end, start),
+            self.unit,
+            frozen_counts(counts),
+            self.records,
+            tuple(self.notes),
+            fatal,
+        )
 
 
 def frozen_counts(counter: Mapping[str, int]) -> Mapping[str, int]:
@@ -202,8 +235,10 @@ def encoding_problem(path: str | os.PathLike[str]) -> str:
     name = os.path.basename(os.fspath(path))
     if kind in ("utf16", "utf32"):
         enc = "UTF-16" if kind == "utf16" else "UTF-32"
-        return (f"{name} is {enc} text, not UTF-8: convert it first "
-                f"(iconv -f {enc} -t UTF-8 {name} > {name}.utf8)")
+        return (
+            f"{name} is {enc} text, not UTF-8: convert it first "
+            f"(iconv -f {enc} -t UTF-8 {name} > {name}.utf8)"
+        )
     if kind == "sqlite":
         return f"{name} is a SQLite database, not a transcript file"
     if kind == "binary":
@@ -231,9 +266,11 @@ def jsonl_problem(path: str | os.PathLike[str], adapter: str) -> str:
         return problem
     if pretty_printed(path):
         name = os.path.basename(os.fspath(path))
-        return (f"{name} is one JSON document spread over many lines, not JSON Lines "
-                f"(one record per line), so the {adapter} adapter cannot read it: "
-                "let kura detect its format (omit --adapter) or convert it with jq -c")
+        return (
+            f"{name} is one JSON document spread over many lines, not JSON Lines "
+            f"(one record per line), so the {adapter} adapter cannot read it: "
+            "let kura detect its format (omit --adapter) or convert it with jq -c"
+        )
     return ""
 
 
@@ -383,13 +420,17 @@ class _ContextCache:
             return None
         return (kind, os.path.realpath(path), st.st_dev, st.st_ino)
 
-    def nearest(self, path: str | os.PathLike[str], offset: int, kind: str) -> tuple[int, Any] | None:
+    def nearest(
+        self, path: str | os.PathLike[str], offset: int, kind: str
+    ) -> tuple[int, Any] | None:
         """``(offset, state)`` of the cached state nearest at or before *offset*."""
         f = self._file(path, kind)
         if f is None:
             return None
         with self._lock:
-            best = max((k[-1] for k in self._items if k[:-1] == f and k[-1] <= offset), default=None)
+            best = max(
+                (k[-1] for k in self._items if k[:-1] == f and k[-1] <= offset), default=None
+            )
             if best is None:
                 return None
             key = f + (best,)
@@ -450,7 +491,7 @@ def context_before(
         data = fh.read(start - begin)
     if not aligned:
         nl = data.find(b"\n")
-        data = data[nl + 1:] if nl >= 0 else b""
+        data = data[nl + 1 :] if nl >= 0 else b""
         begin = start - len(data)
     offset = begin
     for raw in data.split(b"\n"):

@@ -34,15 +34,25 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from . import provenance as pv
-from .paths import is_prose_path
-from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, \
-    jsonl_problem, open_lines, refused
 from ...shapes import dict_at, str_at
+from . import provenance as pv
+from .base import (
+    CONTEXTS,
+    IGNORED,
+    Intake,
+    Read,
+    context_before,
+    json_records,
+    jsonl_problem,
+    open_lines,
+    refused,
+)
+from .paths import is_prose_path
 
 UNIT = "byte"
 
@@ -57,7 +67,7 @@ class ClaudeContext:
     tools: dict[str, pv.ToolCall] = field(default_factory=dict)
     prose: set[str] = field(default_factory=set)
 
-    def copy(self) -> "ClaudeContext":
+    def copy(self) -> ClaudeContext:
         return ClaudeContext(dict(self.tools), set(self.prose))
 
 
@@ -79,24 +89,52 @@ def _observe(ctx: ClaudeContext, entry: dict, _offset: int) -> None:
 # --------------------------------------------------------------------------- text
 
 _TOOL_USE = ("tool_use", "server_tool_use", "mcp_tool_use")
-_TAGS = ("system-reminder", "command-name", "command-message", "command-args",
-         "command-contents", "local-command-stdout", "local-command-stderr",
-         "local-command-caveat", "user-prompt-submit-hook", "task-notification",
-         "ide_opened_file", "ide_opened_files", "ide_closed_file", "ide_selection",
-         "ide_diagnostics", "post-tool-use-hook", "new-diagnostics", "bash-input",
-         "bash-stdout", "bash-stderr", "teammate-message", "user-memory-input",
-         "session-start-hook", "task-prompt", "local-command-result")
-_TAG = re.compile(r"<(" + "|".join(re.escape(t) for t in _TAGS) + r")(?:\s[^<>]*)?>(.*?)(?:</\1>|\Z)",
-                  re.DOTALL)
+_TAGS = (
+    "system-reminder",
+    "command-name",
+    "command-message",
+    "command-args",
+    "command-contents",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "user-prompt-submit-hook",
+    "task-notification",
+    "ide_opened_file",
+    "ide_opened_files",
+    "ide_closed_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "post-tool-use-hook",
+    "new-diagnostics",
+    "bash-input",
+    "bash-stdout",
+    "bash-stderr",
+    "teammate-message",
+    "user-memory-input",
+    "session-start-hook",
+    "task-prompt",
+    "local-command-result",
+)
+_TAG = re.compile(
+    r"<(" + "|".join(re.escape(t) for t in _TAGS) + r")(?:\s[^<>]*)?>(.*?)(?:</\1>|\Z)", re.DOTALL
+)
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|\Z)", re.DOTALL)
 _INNER_TAG = re.compile(r"</?[a-z][a-z0-9_-]*(?:\s[^<>]*)?>")
 _IMAGE_REF = re.compile(r"\[Image #\d+\]")
 
-_SKIP_PREFIXES = ("[Request interrupted by user", "Caveat: The messages below were generated",
-                  "Base directory for this skill:", "[Request cancelled by user")
-_MODEL_PREFIXES = ("This session is being continued from a previous conversation",
-                   "Implement the following plan:", "Continue from where you left off.",
-                   "Please continue the conversation from where we left")
+_SKIP_PREFIXES = (
+    "[Request interrupted by user",
+    "Caveat: The messages below were generated",
+    "Base directory for this skill:",
+    "[Request cancelled by user",
+)
+_MODEL_PREFIXES = (
+    "This session is being continued from a previous conversation",
+    "Implement the following plan:",
+    "Continue from where you left off.",
+    "Please continue the conversation from where we left",
+)
 
 
 def strip_reminders(text: str) -> str:
@@ -136,7 +174,9 @@ def user_text(text: str, cls: str, pieces: list[pv.Piece], why: str = "") -> Non
             pass
         elif tag == "bash-input":
             if inner.strip():
-                pieces.append(pv.Piece("ACT", "Bash: " + inner.strip(), "shell command the person ran (!)"))
+                pieces.append(
+                    pv.Piece("ACT", "Bash: " + inner.strip(), "shell command the person ran (!)")
+                )
         elif tag in ("bash-stdout", "bash-stderr"):
             pieces.append(pv.Piece("TOOL", inner.strip(), "output of the person's shell command"))
         elif tag == "user-memory-input":
@@ -148,13 +188,17 @@ def user_text(text: str, cls: str, pieces: list[pv.Piece], why: str = "") -> Non
     args = command.get("command-args", "")
     if args:
         cmd = name if name.startswith("/") or not name else "/" + name
-        pieces.append(pv.Piece(cls, f"{cmd} {args}".strip(), "slash command with the person's words"))
+        pieces.append(
+            pv.Piece(cls, f"{cmd} {args}".strip(), "slash command with the person's words")
+        )
     if not rest or rest.startswith(_SKIP_PREFIXES):
         return
     if cls == "USER" and rest.startswith(_MODEL_PREFIXES):
         pieces.append(pv.Piece("SELF", rest, "text written by a model (summary or accepted plan)"))
         return
-    pieces.append(pv.Piece(cls, rest, "user text" if cls == "USER" else why or "text written for the person"))
+    pieces.append(
+        pv.Piece(cls, rest, "user text" if cls == "USER" else why or "text written for the person")
+    )
 
 
 def _block_text(content: Any) -> tuple[str, bool]:
@@ -207,7 +251,9 @@ def _call_from_metadata(extra: Any) -> pv.ToolCall | None:
     path = extra.get("filePath")
     if isinstance(path, str):
         prose = is_prose_path(path)
-        return pv.ToolCall("Write", pv.WRITE, prose_writes=(path,) if prose else (), prose_target=prose)
+        return pv.ToolCall(
+            "Write", pv.WRITE, prose_writes=(path,) if prose else (), prose_target=prose
+        )
     if "stdout" in extra or "stderr" in extra:
         return pv.ToolCall("Bash", pv.SHELL)
     return None
@@ -262,14 +308,35 @@ _BOOKKEEPING = {
     "worktree-state": "worktree state",
 }
 _KNOWN = {"user", "assistant", "system", "attachment", "queue-operation", *_BOOKKEEPING}
-_CLAUDE_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "isSidechain", "userType",
-                "messageId", "snapshot")
+_CLAUDE_KEYS = (
+    "sessionId",
+    "uuid",
+    "parentUuid",
+    "leafUuid",
+    "isSidechain",
+    "userType",
+    "messageId",
+    "snapshot",
+)
 
 
 #: ``promptSource`` values that mean the prompt did not come from a person (``typed``,
 #: ``paste`` and ``sdk`` -- a prompt given to ``claude -p`` -- are a person's).
-_MACHINE_SOURCES = {"system", "hook", "agent", "subagent", "teammate", "task-notification",
-                    "notification", "automation", "scheduled", "schedule", "loop", "cron", "peer"}
+_MACHINE_SOURCES = {
+    "system",
+    "hook",
+    "agent",
+    "subagent",
+    "teammate",
+    "task-notification",
+    "notification",
+    "automation",
+    "scheduled",
+    "schedule",
+    "loop",
+    "cron",
+    "peer",
+}
 #: ``origin.kind`` values of a person's own turn; any other kind is not the person.
 _HUMAN_ORIGINS = {"human", "user"}
 
@@ -302,8 +369,9 @@ def _message_blocks(entry: dict) -> list | None:
 Noter = Callable[..., None]
 
 
-def entry_pieces(entry: dict, ctx: ClaudeContext, *, subagent_file: bool,
-                 intake: Intake, start: int, end: int) -> list[pv.Piece] | None:
+def entry_pieces(
+    entry: dict, ctx: ClaudeContext, *, subagent_file: bool, intake: Intake, start: int, end: int
+) -> list[pv.Piece] | None:
     """Classed pieces of one transcript entry (``None``: malformed, noted)."""
     note: Noter = functools.partial(intake.note, start, end)
     etype = entry.get("type")
@@ -336,14 +404,24 @@ def entry_pieces(entry: dict, ctx: ClaudeContext, *, subagent_file: bool,
 
 def _steering(pieces: list[pv.Piece]) -> list[pv.Piece]:
     """Words typed into the queue while the agent worked, named as such."""
-    return [pv.Piece(p.cls, p.text, "steering message typed while the agent worked"
-                     if p.kind == "user text" else p.kind) for p in pieces]
+    return [
+        pv.Piece(
+            p.cls,
+            p.text,
+            "steering message typed while the agent worked" if p.kind == "user text" else p.kind,
+        )
+        for p in pieces
+    ]
 
 
 def _system_pieces(entry: dict, note: Noter) -> list[pv.Piece]:
     pieces: list[pv.Piece] = []
     content = entry.get("content")
-    if entry.get("subtype") == "local_command" and isinstance(content, str) and "<command-args>" in content:
+    if (
+        entry.get("subtype") == "local_command"
+        and isinstance(content, str)
+        and "<command-args>" in content
+    ):
         user_text(content, "USER", pieces)
         pieces = [p for p in pieces if p.kind == "slash command with the person's words"]
     if not pieces:
@@ -380,17 +458,25 @@ def _queued_command(att: dict) -> list[pv.Piece]:
     prompt = att.get("prompt")
     mode = att.get("commandMode")
     origin = att.get("origin")
-    human = (att.get("humanTurn") is True
-             or (isinstance(origin, dict) and origin.get("kind") == "human")
-             or (origin is None and mode in (None, "prompt")))
+    human = (
+        att.get("humanTurn") is True
+        or (isinstance(origin, dict) and origin.get("kind") == "human")
+        or (origin is None and mode in (None, "prompt"))
+    )
     if mode == "task-notification":
         human = False
-    texts: list[str] = [prompt] if isinstance(prompt, str) else [
-        b["text"] for b in prompt if isinstance(b, dict) and isinstance(b.get("text"), str)
-    ] if isinstance(prompt, list) else []
+    texts: list[str] = (
+        [prompt]
+        if isinstance(prompt, str)
+        else [b["text"] for b in prompt if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        if isinstance(prompt, list)
+        else []
+    )
     for t in texts:
         user_text(t, "USER" if human else "SELF", pieces)
-    if isinstance(prompt, list) and any(isinstance(b, dict) and b.get("type") == "image" for b in prompt):
+    if isinstance(prompt, list) and any(
+        isinstance(b, dict) and b.get("type") == "image" for b in prompt
+    ):
         pieces.append(pv.Piece("USER" if human else "SELF", "[image]", "image"))
     return pieces
 
@@ -424,8 +510,13 @@ def _assistant_block(b: dict, ctx: ClaudeContext, cwd: str) -> list[pv.Piece]:
     if bt in ("web_search_tool_result", "web_fetch_tool_result"):
         text, _ = _block_text(b.get("content"))
         if text.strip():
-            return [pv.Piece("TOOL" if bt == "web_search_tool_result" else "SELF",
-                             text, f"{bt} (search engine results)")]
+            return [
+                pv.Piece(
+                    "TOOL" if bt == "web_search_tool_result" else "SELF",
+                    text,
+                    f"{bt} (search engine results)",
+                )
+            ]
     return []
 
 
@@ -439,13 +530,16 @@ def _injected_why(entry: dict, *, subagent_file: bool) -> str:
         return "prompt from the parent agent (sidechain)"
     if not _human_origin(entry):
         origin = entry.get("origin")
-        label = origin.get("kind") if isinstance(origin, dict) else origin or entry.get("promptSource")
+        label = (
+            origin.get("kind") if isinstance(origin, dict) else origin or entry.get("promptSource")
+        )
         return f"injected turn (origin {_safe(label)})"
     return ""
 
 
-def _user_pieces(entry: dict, blocks: list, ctx: ClaudeContext, note: Noter, *,
-                 subagent_file: bool) -> list[pv.Piece]:
+def _user_pieces(
+    entry: dict, blocks: list, ctx: ClaudeContext, note: Noter, *, subagent_file: bool
+) -> list[pv.Piece]:
     if entry.get("isMeta") is True:
         note("meta prompt (expanded command, skill or caveat: not typed by the person)", IGNORED)
         return []
@@ -454,8 +548,10 @@ def _user_pieces(entry: dict, blocks: list, ctx: ClaudeContext, note: Noter, *,
         return []
     why = _injected_why(entry, subagent_file=subagent_file)
     cls = "SELF" if why else "USER"
-    has_refs = any(isinstance(b, dict) and b.get("type") == "text" and _IMAGE_REF.search(str(b.get("text")))
-                   for b in blocks)
+    has_refs = any(
+        isinstance(b, dict) and b.get("type") == "text" and _IMAGE_REF.search(str(b.get("text")))
+        for b in blocks
+    )
     pieces: list[pv.Piece] = []
     for b in blocks:
         if isinstance(b, str):
@@ -507,7 +603,9 @@ def is_subagent_file(path: str | os.PathLike[str]) -> bool:
     return p.parent.name == "subagents" or p.name.startswith("agent-")
 
 
-def read_claude(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
+def read_claude(
+    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
+) -> Read:
     """Read a Claude Code JSONL transcript from byte offset *start* (see the module
     docstring for what each record becomes)."""
     source = str(path)
@@ -515,7 +613,14 @@ def read_claude(path: str | os.PathLike[str], start: int, *, limit_bytes: int | 
     if problem:
         return refused(UNIT, start, problem)
     intake = Intake(source, UNIT)
-    ctx = context_before(path, start, "claude", ClaudeContext, _observe, (b'"tool_use"', b'"server_tool_use"', b'"mcp_tool_use"'))
+    ctx = context_before(
+        path,
+        start,
+        "claude",
+        ClaudeContext,
+        _observe,
+        (b'"tool_use"', b'"server_tool_use"', b'"mcp_tool_use"'),
+    )
     _first, lines, end, _tail = open_lines(path, start, limit_bytes, intake)
     subagent = is_subagent_file(path)
     fallback_session = Path(path).stem
@@ -524,8 +629,9 @@ def read_claude(path: str | os.PathLike[str], start: int, *, limit_bytes: int | 
         entry = rec.obj
         seen += 1
         before = len(intake.notes)
-        pieces = entry_pieces(entry, ctx, subagent_file=subagent, intake=intake,
-                              start=rec.start, end=rec.end)
+        pieces = entry_pieces(
+            entry, ctx, subagent_file=subagent, intake=intake, start=rec.start, end=rec.end
+        )
         if any(n.reason == "not a Claude Code record" for n in intake.notes[before:]):
             foreign += 1
         if not pieces:
@@ -533,15 +639,29 @@ def read_claude(path: str | os.PathLike[str], start: int, *, limit_bytes: int | 
         session = entry.get("sessionId")
         stamp = entry.get("timestamp")
         for p in _merged(pieces):
-            intake.add(p.cls, p.text, rec.start, rec.end,
-                       session=session if isinstance(session, str) else fallback_session,
-                       stamp=stamp if isinstance(stamp, str) else "", kind=p.kind)
+            intake.add(
+                p.cls,
+                p.text,
+                rec.start,
+                rec.end,
+                session=session if isinstance(session, str) else fallback_session,
+                stamp=stamp if isinstance(stamp, str) else "",
+                kind=p.kind,
+            )
     if seen and foreign == seen:
         from .detect import sniff_adapter
+
         other = sniff_adapter(path)
-        hint = f"; it looks like a {other} journal: use the {other} adapter" if other and other != "claude" else ""
-        return refused(UNIT, start,
-                       f"{Path(path).name} is not a Claude Code transcript ({seen} records, none "
-                       f"of them Claude Code's){hint}")
+        hint = (
+            f"; it looks like a {other} journal: use the {other} adapter"
+            if other and other != "claude"
+            else ""
+        )
+        return refused(
+            UNIT,
+            start,
+            f"{Path(path).name} is not a Claude Code transcript ({seen} records, none "
+            f"of them Claude Code's){hint}",
+        )
     CONTEXTS.put(path, end, "claude", ctx)
     return intake.result(start, end)

@@ -27,21 +27,33 @@ import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from . import provenance as pv
-from .base import IGNORED, CONTEXTS, Intake, Read, context_before, json_records, jsonl_problem, \
-    open_lines, refused
 from ...shapes import dict_at
+from . import provenance as pv
+from .base import (
+    CONTEXTS,
+    IGNORED,
+    Intake,
+    Read,
+    context_before,
+    json_records,
+    jsonl_problem,
+    open_lines,
+    refused,
+)
 
 UNIT = "byte"
 
 _INJECTED = re.compile(
     r"<(environment_context|user_instructions|INSTRUCTIONS|turn_aborted|subagent_notification|"
     r"developer_context|system_context|file_context|collaboration_mode|skill)"
-    r"(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
+    r"(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
+    re.DOTALL,
+)
 _AGENTS_MD = re.compile(r"^# AGENTS\.md instructions for [^\n]*\n", re.MULTILINE)
 _SHELL = re.compile(r"<user_shell_command>(.*?)</user_shell_command>", re.DOTALL)
 _IMAGE_TAG = re.compile(r"</?image(?:\s[^<>]*)?>", re.IGNORECASE)
@@ -56,9 +68,10 @@ class CodexContext:
     cwd: str = ""
     enveloped: bool = False
 
-    def copy(self) -> "CodexContext":
-        return CodexContext(dict(self.tools), set(self.prose), self.session, self.subagent,
-                            self.cwd, self.enveloped)
+    def copy(self) -> CodexContext:
+        return CodexContext(
+            dict(self.tools), set(self.prose), self.session, self.subagent, self.cwd, self.enveloped
+        )
 
 
 def _unwrap(obj: dict) -> tuple[str, dict | None, bool]:
@@ -71,15 +84,27 @@ def _unwrap(obj: dict) -> tuple[str, dict | None, bool]:
         return "response_item", obj, False
     if t is None and "record_type" in obj:
         return "state", None, False
-    if t is None and isinstance(obj.get("id"), str) and ("instructions" in obj or "git" in obj
-                                                          or "timestamp" in obj):
+    if (
+        t is None
+        and isinstance(obj.get("id"), str)
+        and ("instructions" in obj or "git" in obj or "timestamp" in obj)
+    ):
         return "session_meta", obj, False
     return str(t) if isinstance(t, str) else "", None, False
 
 
-_ITEM_TYPES = {"message", "reasoning", "function_call", "function_call_output",
-               "custom_tool_call", "custom_tool_call_output", "local_shell_call",
-               "web_search_call", "tool_search_call", "tool_search_output"}
+_ITEM_TYPES = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "tool_search_output",
+}
 
 
 def _observe(ctx: CodexContext, obj: dict, _offset: int) -> None:
@@ -104,9 +129,12 @@ def _meta(ctx: CodexContext, payload: dict) -> None:
     if isinstance(meta.get("cwd"), str):
         ctx.cwd = meta["cwd"]
     source = meta.get("source")
-    if isinstance(source, dict) and any("agent" in str(k).lower() for k in source):
-        ctx.subagent = True
-    elif isinstance(source, str) and "subagent" in source.lower():
+    if (
+        isinstance(source, dict)
+        and any("agent" in str(k).lower() for k in source)
+        or isinstance(source, str)
+        and "subagent" in source.lower()
+    ):
         ctx.subagent = True
 
 
@@ -190,16 +218,25 @@ def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
         cmd = re.search(r"<command>(.*?)</command>", body, re.DOTALL)
         res = re.search(r"<result>(.*?)</result>", body, re.DOTALL)
         if cmd and cmd.group(1).strip():
-            out.append(pv.Piece("ACT", "shell: " + cmd.group(1).strip(), "shell command the person ran"))
+            out.append(
+                pv.Piece("ACT", "shell: " + cmd.group(1).strip(), "shell command the person ran")
+            )
         if res and res.group(1).strip():
-            out.append(pv.Piece("TOOL", res.group(1).strip(), "output of the person's shell command"))
+            out.append(
+                pv.Piece("TOOL", res.group(1).strip(), "output of the person's shell command")
+            )
     rest = _SHELL.sub("", text)
     rest = _INJECTED.sub("", rest)
     if _AGENTS_MD.search(rest):
         rest = ""  # AGENTS.md text sent on the person's channel
     rest = _IMAGE_TAG.sub("", rest).strip()
     if rest:
-        out.insert(0, pv.Piece(cls, rest, "user message" if cls == "USER" else "prompt from the parent agent"))
+        out.insert(
+            0,
+            pv.Piece(
+                cls, rest, "user message" if cls == "USER" else "prompt from the parent agent"
+            ),
+        )
     return out
 
 
@@ -216,7 +253,9 @@ _IGNORED_EVENTS = {
 Noter = Callable[..., None]
 
 
-def record_pieces(obj: dict, ctx: CodexContext, intake: Intake, start: int, end: int) -> list[pv.Piece]:
+def record_pieces(
+    obj: dict, ctx: CodexContext, intake: Intake, start: int, end: int
+) -> list[pv.Piece]:
     note: Noter = functools.partial(intake.note, start, end)
     rtype, payload, enveloped = _unwrap(obj)
     ctx.enveloped = ctx.enveloped or enveloped
@@ -270,7 +309,9 @@ def _event_pieces(payload: dict, cls_user: str, note: Noter) -> list[pv.Piece]:
     return _merge(pieces)
 
 
-def _response_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter) -> list[pv.Piece]:
+def _response_pieces(
+    payload: dict, ctx: CodexContext, cls_user: str, note: Noter
+) -> list[pv.Piece]:
     """A response item: a message, a tool call or its output."""
     it = payload.get("type")
     if it == "message":
@@ -303,7 +344,10 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
     if ctx.enveloped:
         shell = [p for p in _user_pieces(text, cls_user) if p.cls in ("ACT", "TOOL")]
         if not shell:
-            note("what the model was sent (the person's words come from the user_message event)", IGNORED)
+            note(
+                "what the model was sent (the person's words come from the user_message event)",
+                IGNORED,
+            )
         return shell
     pieces = _user_pieces(text, cls_user)
     if image:
@@ -314,7 +358,12 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
 def _merge(pieces: list[pv.Piece]) -> list[pv.Piece]:
     out: list[pv.Piece] = []
     for p in pieces:
-        if out and out[-1].cls == p.cls and p.kind in ("image",) and out[-1].kind in ("user message", "image"):
+        if (
+            out
+            and out[-1].cls == p.cls
+            and p.kind in ("image",)
+            and out[-1].kind in ("user message", "image")
+        ):
             out[-1] = pv.Piece(p.cls, out[-1].text + "\n" + p.text, out[-1].kind)
         else:
             out.append(p)
@@ -326,7 +375,9 @@ def _safe(value: object) -> str:
     return s if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", s) else "?"
 
 
-_FILENAME_ID = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
+_FILENAME_ID = re.compile(
+    r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
+)
 
 
 def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
@@ -336,8 +387,14 @@ def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
     if problem:
         return refused(UNIT, start, problem)
     intake = Intake(source, UNIT)
-    ctx = context_before(path, start, "codex", CodexContext, _observe,
-                         (b"session_meta", b"turn_context", b"_call", b'"payload"', b'"instructions"'))
+    ctx = context_before(
+        path,
+        start,
+        "codex",
+        CodexContext,
+        _observe,
+        (b"session_meta", b"turn_context", b"_call", b'"payload"', b'"instructions"'),
+    )
     _first, lines, end, _tail = open_lines(path, start, limit_bytes, intake)
     m = _FILENAME_ID.search(Path(path).stem)
     fallback = m.group(1) if m else Path(path).stem
@@ -350,13 +407,29 @@ def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
             foreign += 1
         stamp = rec.obj.get("timestamp")
         for p in pieces:
-            intake.add(p.cls, p.text, rec.start, rec.end, session=ctx.session or fallback,
-                       stamp=stamp if isinstance(stamp, str) else "", kind=p.kind)
+            intake.add(
+                p.cls,
+                p.text,
+                rec.start,
+                rec.end,
+                session=ctx.session or fallback,
+                stamp=stamp if isinstance(stamp, str) else "",
+                kind=p.kind,
+            )
     if seen and foreign == seen:
         from .detect import sniff_adapter
+
         other = sniff_adapter(path)
-        hint = f"; it looks like a {other} journal: use the {other} adapter" if other and other != "codex" else ""
-        return refused(UNIT, start, f"{Path(path).name} is not a Codex rollout ({seen} "
-                       f"records, none of them Codex's){hint}")
+        hint = (
+            f"; it looks like a {other} journal: use the {other} adapter"
+            if other and other != "codex"
+            else ""
+        )
+        return refused(
+            UNIT,
+            start,
+            f"{Path(path).name} is not a Codex rollout ({seen} "
+            f"records, none of them Codex's){hint}",
+        )
     CONTEXTS.put(path, end, "codex", ctx)
     return intake.result(start, end)

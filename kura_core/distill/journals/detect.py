@@ -26,15 +26,43 @@ from pathlib import Path
 
 from .base import JournalError, decode_bytes, encoding_problem, pretty_printed, sniff
 
-_CLAUDE_TYPES = {"user", "assistant", "summary", "system", "file-history-snapshot",
-                 "queue-operation", "progress", "attachment", "custom-title", "ai-title",
-                 "agent-setting", "pr-link", "last-prompt"}
-_CLAUDE_KEYS = ("sessionId", "uuid", "parentUuid", "leafUuid", "messageId", "snapshot",
-                "isSidechain", "userType", "operation")
+_CLAUDE_TYPES = {
+    "user",
+    "assistant",
+    "summary",
+    "system",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+    "attachment",
+    "custom-title",
+    "ai-title",
+    "agent-setting",
+    "pr-link",
+    "last-prompt",
+}
+_CLAUDE_KEYS = (
+    "sessionId",
+    "uuid",
+    "parentUuid",
+    "leafUuid",
+    "messageId",
+    "snapshot",
+    "isSidechain",
+    "userType",
+    "operation",
+)
 _CODEX_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
-_CODEX_ITEMS = {"message", "reasoning", "function_call", "function_call_output",
-                "custom_tool_call", "custom_tool_call_output", "local_shell_call",
-                "web_search_call"}
+_CODEX_ITEMS = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+}
 _GEMINI_TYPES = {"user", "gemini", "info", "error", "warning"}
 ADAPTER_NAMES = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
 
@@ -46,22 +74,38 @@ def _record_kind(obj: dict, index: int) -> str:
     if isinstance(t, str) and t in _CODEX_TYPES and isinstance(obj.get("payload"), dict):
         return "codex"
     if "record_type" in obj or (
-        isinstance(t, str) and t in _CODEX_ITEMS and ("role" in obj or "call_id" in obj
-                                                      or "arguments" in obj or "encrypted_content" in obj)
+        isinstance(t, str)
+        and t in _CODEX_ITEMS
+        and ("role" in obj or "call_id" in obj or "arguments" in obj or "encrypted_content" in obj)
         and "message" not in obj
     ):
         return "codex"
-    if index == 0 and t is None and isinstance(obj.get("id"), str) and ("instructions" in obj or "git" in obj):
+    if (
+        index == 0
+        and t is None
+        and isinstance(obj.get("id"), str)
+        and ("instructions" in obj or "git" in obj)
+    ):
         return "codex"
-    if "$rewindTo" in obj or isinstance(obj.get("$set"), dict) or (
-        "sessionId" in obj and "projectHash" in obj
+    if (
+        "$rewindTo" in obj
+        or isinstance(obj.get("$set"), dict)
+        or ("sessionId" in obj and "projectHash" in obj)
     ):
         return "gemini"
-    if isinstance(t, str) and t in _GEMINI_TYPES and "id" in obj and "content" in obj \
-            and "message" not in obj and "uuid" not in obj:
+    if (
+        isinstance(t, str)
+        and t in _GEMINI_TYPES
+        and "id" in obj
+        and "content" in obj
+        and "message" not in obj
+        and "uuid" not in obj
+    ):
         return "gemini"
-    if isinstance(t, str) and (t in _CLAUDE_TYPES or any(k in obj for k in _CLAUDE_KEYS)) and (
-        any(k in obj for k in _CLAUDE_KEYS) or isinstance(obj.get("message"), dict)
+    if (
+        isinstance(t, str)
+        and (t in _CLAUDE_TYPES or any(k in obj for k in _CLAUDE_KEYS))
+        and (any(k in obj for k in _CLAUDE_KEYS) or isinstance(obj.get("message"), dict))
     ):
         return "claude"
     return ""
@@ -107,7 +151,7 @@ def _document_kind(path: Path) -> str:
         if at < 0 or text.count("\n", 0, at) > 3:
             return ""
         try:  # a status line before the document (`opencode export > file`)
-            obj = json.loads(text[at + 1:])
+            obj = json.loads(text[at + 1 :])
         except (ValueError, RecursionError):
             return ""
     if not isinstance(obj, dict):
@@ -185,8 +229,14 @@ def _is_object(raw: bytes) -> bool:
         return False
 
 
-_BY_SUFFIX = {".jsonl": "claude", ".ndjson": "claude", ".md": "text", ".markdown": "text",
-              ".txt": "text", ".text": "text"}
+_BY_SUFFIX = {
+    ".jsonl": "claude",
+    ".ndjson": "claude",
+    ".md": "text",
+    ".markdown": "text",
+    ".txt": "text",
+    ".text": "text",
+}
 
 
 def guess_adapter(path: str | os.PathLike[str]) -> str:
@@ -194,31 +244,41 @@ def guess_adapter(path: str | os.PathLike[str]) -> str:
     the adapters when no adapter recognises it."""
     p = Path(path)
     if not p.is_file():
-        raise JournalError(f"{p}: no such journal file (name an existing file; adapters: "
-                           f"{', '.join(ADAPTER_NAMES)}, chosen with --adapter)")
+        raise JournalError(
+            f"{p}: no such journal file (name an existing file; adapters: "
+            f"{', '.join(ADAPTER_NAMES)}, chosen with --adapter)"
+        )
     try:
         if p.stat().st_size == 0:
             if p.suffix.lower() in _BY_SUFFIX:
                 return _BY_SUFFIX[p.suffix.lower()]
-            raise JournalError(f"{p.name} is empty, so its format cannot be told: name the "
-                               f"adapter with --adapter (one of {', '.join(ADAPTER_NAMES)})")
+            raise JournalError(
+                f"{p.name} is empty, so its format cannot be told: name the "
+                f"adapter with --adapter (one of {', '.join(ADAPTER_NAMES)})"
+            )
         problem = encoding_problem(p)
         if problem and sniff(p) != "sqlite":
-            raise JournalError(f"{problem}; no adapter reads it (adapters: {', '.join(ADAPTER_NAMES)})")
+            raise JournalError(
+                f"{problem}; no adapter reads it (adapters: {', '.join(ADAPTER_NAMES)})"
+            )
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror}") from None
     found = sniff_adapter(p)
     if found:
         return found
     if sniff(p) == "sqlite":
-        raise JournalError(f"{p.name} is a SQLite database without opencode's message and part "
-                           f"tables; no adapter reads it (adapters: {', '.join(ADAPTER_NAMES)})")
+        raise JournalError(
+            f"{p.name} is a SQLite database without opencode's message and part "
+            f"tables; no adapter reads it (adapters: {', '.join(ADAPTER_NAMES)})"
+        )
     if pretty_printed(p):
         raise JournalError(
             f"{p.name} is JSON spread over many lines (pretty-printed) that no adapter "
             "recognises; journals are JSON Lines, one record per line: convert it with "
-            "`jq -c . FILE` or name the adapter with --adapter")
+            "`jq -c . FILE` or name the adapter with --adapter"
+        )
     raise JournalError(
         f"cannot tell which agent wrote {p.name}: it is not a Claude Code, Codex, Gemini CLI "
         "or opencode transcript, an aider chat history, evidence JSONL or plain text; "
-        f"name the adapter with --adapter (one of {', '.join(ADAPTER_NAMES)})")
+        f"name the adapter with --adapter (one of {', '.join(ADAPTER_NAMES)})"
+    )

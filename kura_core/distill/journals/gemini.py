@@ -29,17 +29,31 @@ import os
 import re
 from typing import Any
 
-from . import provenance as pv
-from .base import IGNORED, REPAIRED, SKIPPED, Intake, Read, _recover_torn, decode_bytes, \
-    encoding_problem, refused, scrub
 from ...shapes import dict_at, str_at
+from . import provenance as pv
+from .base import (
+    IGNORED,
+    REPAIRED,
+    SKIPPED,
+    Intake,
+    Read,
+    _recover_torn,
+    decode_bytes,
+    encoding_problem,
+    refused,
+    scrub,
+)
 
 UNIT = "seq"
-_REFERENCED = re.compile(r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
-                         re.DOTALL)
+_REFERENCED = re.compile(
+    r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
+    re.DOTALL,
+)
 _CONTEXT_TAGS = re.compile(
     r"<(session_context|hook_context|project_context|system-reminder|loop_protection|"
-    r"environment_context|user_instructions)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
+    r"environment_context|user_instructions)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
+    re.DOTALL,
+)
 _TERMINAL = {"success", "error", "cancelled", "canceled", "completed", "failed", "errored"}
 _SETUP = "This is the Gemini CLI. We are setting up the context for our chat."
 
@@ -112,20 +126,30 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
     and tool responses it carries."""
     pieces: list[pv.Piece] = []
     cls = "SELF" if subagent else "USER"
-    content = msg.get("displayContent") if msg.get("displayContent") not in (None, "", []) \
+    content = (
+        msg.get("displayContent")
+        if msg.get("displayContent") not in (None, "", [])
         else msg.get("content")
+    )
     texts, responses = _parts_text(content)
     said: list[str] = []
     for t in texts:
         for m in _REFERENCED.finditer(t):
             if m.group(1).strip():
-                pieces.append(pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files"))
+                pieces.append(
+                    pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files")
+                )
         rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)).strip()
         if rest and not rest.startswith(_SETUP):
             said.append(rest)
     if said:
-        pieces.append(pv.Piece(cls, "\n".join(said),
-                               "user message" if cls == "USER" else "prompt from the parent agent"))
+        pieces.append(
+            pv.Piece(
+                cls,
+                "\n".join(said),
+                "user message" if cls == "USER" else "prompt from the parent agent",
+            )
+        )
     for name, resp in responses:
         text = _response_text(resp).strip()
         if text:
@@ -163,7 +187,9 @@ def _model_pieces(msg: dict, prose: set[str]) -> list[pv.Piece]:
 def _pending(msg: dict) -> bool:
     calls = msg.get("toolCalls") if isinstance(msg, dict) else None
     return isinstance(calls, list) and any(
-        isinstance(tc, dict) and str(tc.get("status") or "").lower() not in _TERMINAL for tc in calls)
+        isinstance(tc, dict) and str(tc.get("status") or "").lower() not in _TERMINAL
+        for tc in calls
+    )
 
 
 def _load_document(path: str | os.PathLike[str]) -> tuple[dict | None, str, bool]:
@@ -204,7 +230,9 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
     return not (isinstance(obj.get("messages"), list) and not more)
 
 
-def read_gemini(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
+def read_gemini(
+    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
+) -> Read:
     """Read a Gemini CLI chat from message (saved chat) or line (stream) number *start*."""
     source = str(path)
     problem = encoding_problem(path)
@@ -226,8 +254,9 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
         return intake.result(start, start)
     messages = obj.get("messages")
     if not isinstance(messages, list):
-        return refused(UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat "
-                       "(no messages list)")
+        return refused(
+            UNIT, start, f"{os.path.basename(source)} is not a Gemini CLI chat (no messages list)"
+        )
     if repaired:
         intake.note(0, len(messages), "invalid text replaced (kept)", REPAIRED)
     if start > len(messages):
@@ -236,7 +265,7 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
     session = str_at(obj, "sessionId")
     subagent = obj.get("kind") == "subagent"
     prose: set[str] = set()
-    for i, msg in enumerate(messages[:start]):  # what the agent wrote earlier counts
+    for msg in messages[:start]:  # what the agent wrote earlier counts
         if isinstance(msg, dict):
             message_pieces(msg, subagent=subagent, prose=prose)
     end = len(messages)
@@ -347,15 +376,23 @@ class _Stream:
             self.note(seq, emit, "session metadata", IGNORED)
         elif "id" in obj and isinstance(obj.get("type"), str):
             if self._message(obj, seq, emit) == 0:
-                self.note(seq, emit, "message already read (re-recorded unchanged) or without text", IGNORED)
+                self.note(
+                    seq,
+                    emit,
+                    "message already read (re-recorded unchanged) or without text",
+                    IGNORED,
+                )
         elif emit:
             self.foreign += 1
             self.intake.note(seq, seq + 1, "not a Gemini CLI record")
 
     def _messages(self, holder: dict, seq: int, emit: bool) -> int:
         """Read the messages a metadata record carries; how many new pieces they gave."""
-        return sum(self._message(m, seq, emit) for m in holder.get("messages") or []
-                   if isinstance(m, dict) and "id" in m)
+        return sum(
+            self._message(m, seq, emit)
+            for m in holder.get("messages") or []
+            if isinstance(m, dict) and "id" in m
+        )
 
     def _message(self, msg: dict, seq: int, emit: bool) -> int:
         """Add what *msg* says that its earlier recordings did not; how many pieces that is."""
@@ -366,5 +403,7 @@ class _Stream:
         if emit:
             stamp = str_at(msg, "timestamp")
             for p in fresh:
-                self.intake.add(p.cls, p.text, seq, seq + 1, session=self.session, stamp=stamp, kind=p.kind)
+                self.intake.add(
+                    p.cls, p.text, seq, seq + 1, session=self.session, stamp=stamp, kind=p.kind
+                )
         return len(fresh)

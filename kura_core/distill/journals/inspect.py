@@ -42,7 +42,7 @@ class Inspection:
     def entries(self) -> list[tuple[int, str, Segment | Note]]:
         """Segments and notes in journal order: ``(position, "segment"|"note", item)``."""
         items: list[tuple[int, int, str, Segment | Note]] = []
-        for i, s in enumerate(self.segments):
+        for _i, s in enumerate(self.segments):
             items.append((s.start, 1, "segment", s))
         for n in self.notes:
             items.append((n.start, 0, "note", n))
@@ -51,21 +51,36 @@ class Inspection:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "path": self.path, "adapter": self.adapter, "unit": self.unit,
-            "start": self.start, "end": self.end, "records": self.records,
-            "classes": self.classes, "skipped": dict(self.skipped), "fatal": self.fatal,
+            "path": self.path,
+            "adapter": self.adapter,
+            "unit": self.unit,
+            "start": self.start,
+            "end": self.end,
+            "records": self.records,
+            "classes": self.classes,
+            "skipped": dict(self.skipped),
+            "fatal": self.fatal,
             "segments": [segment_json(s) for s in self.segments],
             "notes": [n.to_json() for n in self.notes],
         }
 
 
 def segment_json(s: Segment) -> dict[str, Any]:
-    return {"cls": s.cls, "kind": s.kind, "start": s.start, "end": s.end, "unit": s.unit,
-            "session_id": s.session_id, "timestamp": s.timestamp, "text": s.text}
+    return {
+        "cls": s.cls,
+        "kind": s.kind,
+        "start": s.start,
+        "end": s.end,
+        "unit": s.unit,
+        "session_id": s.session_id,
+        "timestamp": s.timestamp,
+        "text": s.text,
+    }
 
 
-def _journal(path: str | os.PathLike[str], adapter: str | None,
-             missing: str = "no such journal file") -> tuple[Path, str]:
+def _journal(
+    path: str | os.PathLike[str], adapter: str | None, missing: str = "no such journal file"
+) -> tuple[Path, str]:
     """The journal's path and its adapter (detected from the content unless given); a file
     that is not there, or an adapter kura does not have, raises :class:`JournalError`."""
     from . import ADAPTERS
@@ -76,12 +91,19 @@ def _journal(path: str | os.PathLike[str], adapter: str | None,
         raise JournalError(f"{p}: {missing}")
     name = adapter or guess_adapter(p)
     if name not in ADAPTERS:
-        raise JournalError(f"unknown journal adapter {name!r}; use one of {', '.join(sorted(ADAPTERS))}")
+        raise JournalError(
+            f"unknown journal adapter {name!r}; use one of {', '.join(sorted(ADAPTERS))}"
+        )
     return p, name
 
 
-def read_journal(path: str | os.PathLike[str], adapter: str | None = None, start: int = 0,
-                 *, limit_bytes: int | None = None) -> tuple[str, Read]:
+def read_journal(
+    path: str | os.PathLike[str],
+    adapter: str | None = None,
+    start: int = 0,
+    *,
+    limit_bytes: int | None = None,
+) -> tuple[str, Read]:
     """``(adapter, Read)`` of *path*, the adapter detected from the content unless given.
     Raises :class:`JournalError` when the file cannot be read by that adapter at all."""
     from . import ADAPTERS
@@ -96,7 +118,9 @@ def read_journal(path: str | os.PathLike[str], adapter: str | None = None, start
     return name, read
 
 
-def inspect(path: str | os.PathLike[str], *, adapter: str | None = None, start: int = 0) -> Inspection:
+def inspect(
+    path: str | os.PathLike[str], *, adapter: str | None = None, start: int = 0
+) -> Inspection:
     """Classed segments and skipped records of *path* from watermark *start*.
 
     A file the adapter cannot read at all is not an exception here: the result carries
@@ -109,8 +133,18 @@ def inspect(path: str | os.PathLike[str], *, adapter: str | None = None, start: 
         read = ADAPTERS[name](p, start)
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
-    return Inspection(str(p), name, read.unit, read.start, read.end, read.records,
-                      read.segments, read.notes, dict(read.skipped), read.fatal)
+    return Inspection(
+        str(p),
+        name,
+        read.unit,
+        read.start,
+        read.end,
+        read.records,
+        read.segments,
+        read.notes,
+        dict(read.skipped),
+        read.fatal,
+    )
 
 
 @dataclass(frozen=True)
@@ -126,9 +160,14 @@ class SegmentContext:
     focus: tuple[int, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "adapter": self.adapter, "unit": self.unit,
-                "start": self.start, "focus": list(self.focus),
-                "segments": [segment_json(s) for s in self.segments]}
+        return {
+            "path": self.path,
+            "adapter": self.adapter,
+            "unit": self.unit,
+            "start": self.start,
+            "focus": list(self.focus),
+            "segments": [segment_json(s) for s in self.segments],
+        }
 
 
 def _read_around(adapter: str, path: Path, start: int, radius: int) -> Read:
@@ -154,8 +193,14 @@ def _read_around(adapter: str, path: Path, start: int, radius: int) -> Read:
         back, ahead = (back if wide_back else back * 4), (ahead if wide_ahead else ahead * 4)
 
 
-def segment_context(source: str | os.PathLike[str], start: int, *, unit: str | None = None,
-                    adapter: str | None = None, radius: int = 3) -> SegmentContext:
+def segment_context(
+    source: str | os.PathLike[str],
+    start: int,
+    *,
+    unit: str | None = None,
+    adapter: str | None = None,
+    radius: int = 3,
+) -> SegmentContext:
     """The journal segment(s) at *start* with up to *radius* segments on each side.
 
     *source* and *start* are a segment's ``source`` and ``start`` as kept in a draft's

@@ -30,9 +30,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ...shapes import dict_at, str_at
 from . import provenance as pv
 from .base import IGNORED, Intake, Read, decode_bytes, encoding_problem, refused, scrub
-from ...shapes import dict_at, str_at
 
 UNIT = "seq"
 _RUNNING = {"pending", "running"}
@@ -48,7 +48,7 @@ def _load(path: Path) -> Any:
         at = data.find("\n{")
         if at < 0 or data.lstrip().startswith("{"):
             raise
-        obj = json.loads(data[at + 1:])
+        obj = json.loads(data[at + 1 :])
     return scrub(obj)[0]
 
 
@@ -71,7 +71,9 @@ def _unfinished(info: dict, parts: list[dict]) -> bool:
     return False
 
 
-def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str]) -> list[pv.Piece]:
+def message_pieces(
+    info: dict, parts: list[dict], *, child: bool, prose: set[str]
+) -> list[pv.Piece]:
     role = info.get("role")
     out: list[pv.Piece] = []
     person = "SELF" if child else "USER"
@@ -102,9 +104,15 @@ def message_pieces(info: dict, parts: list[dict], *, child: bool, prose: set[str
             else:
                 out.append(pv.Piece("SELF", marker, "file"))
         elif t == "subtask":
-            texts = [x for x in (p.get("description"), p.get("prompt")) if isinstance(x, str) and x.strip()]
+            texts = [
+                x
+                for x in (p.get("description"), p.get("prompt"))
+                if isinstance(x, str) and x.strip()
+            ]
             if texts:
-                out.append(pv.Piece("SELF", "\n".join(texts), "subtask prompt (a template or the agent)"))
+                out.append(
+                    pv.Piece("SELF", "\n".join(texts), "subtask prompt (a template or the agent)")
+                )
         elif t == "tool":
             out.extend(_tool_part(p, prose))
     if said:
@@ -131,22 +139,39 @@ def _tool_part(p: dict, prose: set[str]) -> list[pv.Piece]:
             out.append(pv.Piece(cls, output, kind))
     elif status == "error" and error.strip():
         refused_ = pv.rejection(error)
-        out.extend(refused_ if refused_ is not None else [pv.Piece("TOOL", error, f"tool_result {name} (error)")])
+        out.extend(
+            refused_
+            if refused_ is not None
+            else [pv.Piece("TOOL", error, f"tool_result {name} (error)")]
+        )
     return out
 
 
-def _emit(intake: Intake, seq: int, info: dict, parts: list[dict], *, child: bool,
-          prose: set[str], session: str) -> None:
+def _emit(
+    intake: Intake,
+    seq: int,
+    info: dict,
+    parts: list[dict],
+    *,
+    child: bool,
+    prose: set[str],
+    session: str,
+) -> None:
     pieces = message_pieces(info, parts, child=child, prose=prose)
     if not pieces:
         kinds = sorted({str(p.get("type")) for p in parts if isinstance(p, dict)})[:4]
-        intake.note(seq, seq + 1, "no text (" + (", ".join(k for k in kinds if len(k) < 20) or "empty")
-                    + ")", IGNORED)
+        intake.note(
+            seq,
+            seq + 1,
+            "no text (" + (", ".join(k for k in kinds if len(k) < 20) or "empty") + ")",
+            IGNORED,
+        )
     stamp = ""
     created = _created(info)
     if created:
         import datetime as dt
-        stamp = dt.datetime.fromtimestamp(created / 1000, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+        stamp = dt.datetime.fromtimestamp(created / 1000, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     for p in pieces:
         intake.add(p.cls, p.text, seq, seq + 1, session=session, stamp=stamp, kind=p.kind)
 
@@ -213,14 +238,19 @@ def kind_of(obj: Any) -> str:
         return ""
     if isinstance(obj.get("info"), dict) and isinstance(obj.get("messages"), list):
         return "export"
-    if isinstance(obj.get("id"), str) and obj["id"].startswith("ses") and (
-        "projectID" in obj or "time" in obj or "directory" in obj
-    ) and "messages" not in obj:
+    if (
+        isinstance(obj.get("id"), str)
+        and obj["id"].startswith("ses")
+        and ("projectID" in obj or "time" in obj or "directory" in obj)
+        and "messages" not in obj
+    ):
         return "storage"
     return ""
 
 
-def read_opencode(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
+def read_opencode(
+    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
+) -> Read:
     """Read an opencode session (export, storage session file or database) from *start*."""
     source = str(path)
     p = Path(path)
@@ -244,8 +274,12 @@ def read_opencode(path: str | os.PathLike[str], start: int, *, limit_bytes: int 
         session, child = obj["id"], bool(obj.get("parentID"))
         msgs = _messages_of_storage(p, obj)
     else:
-        return refused(UNIT, start, f"{p.name} is not an opencode session (neither an "
-                       "`opencode export` file nor a storage session file)")
+        return refused(
+            UNIT,
+            start,
+            f"{p.name} is not an opencode session (neither an "
+            "`opencode export` file nor a storage session file)",
+        )
     if start > len(msgs):
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
@@ -274,8 +308,9 @@ def _child_sessions(con: sqlite3.Connection, tables: set[str]) -> dict[str, bool
     return {sid: bool(pid) for sid, pid in con.execute("SELECT id, parent_id FROM session")}
 
 
-def _db_messages(rows: list, *, timed: bool,
-                 parts_by: dict[str, list[dict]]) -> list[tuple[int, str, str, dict, list[dict]]]:
+def _db_messages(
+    rows: list, *, timed: bool, parts_by: dict[str, list[dict]]
+) -> list[tuple[int, str, str, dict, list[dict]]]:
     """``(when, message id, session id, info, parts)`` of every readable message row, oldest first."""
     msgs = []
     for row in rows:
@@ -303,14 +338,17 @@ def _read_database(path: Path, start: int) -> Read:
     try:
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not {"message", "part"} <= tables:
-            return refused(UNIT, start, f"{path.name} is a database without opencode's "
-                           "message and part tables")
+            return refused(
+                UNIT, start, f"{path.name} is a database without opencode's message and part tables"
+            )
         parents = _child_sessions(con, tables)
         mcols = {r[1] for r in con.execute("PRAGMA table_info(message)")}
         order = "time_created" if "time_created" in mcols else None
         rows = con.execute(
-            "SELECT id, session_id, data" + (", time_created" if order else "")
-            + " FROM message" + (" ORDER BY time_created, id" if order else " ORDER BY id")
+            "SELECT id, session_id, data"
+            + (", time_created" if order else "")
+            + " FROM message"
+            + (" ORDER BY time_created, id" if order else " ORDER BY id")
         ).fetchall()
         parts_by: dict[str, list[dict]] = {}
         for mid, data in con.execute("SELECT message_id, data FROM part ORDER BY message_id, id"):
@@ -327,17 +365,26 @@ def _read_database(path: Path, start: int) -> Read:
     msgs = _db_messages(rows, timed=order is not None, parts_by=parts_by)
     prose: dict[str, set[str]] = {}
     end = max(start, msgs[-1][0] + 1) if msgs else start
-    for when, mid, sid, info, parts in msgs:
+    for when, _mid, sid, info, parts in msgs:
         if when < start:
-            message_pieces(info, parts, child=parents.get(sid, False), prose=prose.setdefault(sid, set()))
+            message_pieces(
+                info, parts, child=parents.get(sid, False), prose=prose.setdefault(sid, set())
+            )
             continue
         if _unfinished(info, parts):
             end = when
             break
-    for when, mid, sid, info, parts in msgs:
+    for when, _mid, sid, info, parts in msgs:
         if when < start or when >= end:
             continue
         intake.records += 1
-        _emit(intake, when, info, parts, child=parents.get(sid, False),
-              prose=prose.setdefault(sid, set()), session=sid)
+        _emit(
+            intake,
+            when,
+            info,
+            parts,
+            child=parents.get(sid, False),
+            prose=prose.setdefault(sid, set()),
+            session=sid,
+        )
     return intake.result(start, end)

@@ -21,17 +21,57 @@ import os
 import posixpath
 import re
 
-PROSE_SUFFIXES = frozenset({
-    ".md", ".markdown", ".mdx", ".mdown", ".mkd", ".txt", ".text", ".rst", ".adoc",
-    ".asciidoc", ".org", ".tex", ".rtf", ".log", ".note", ".notes", ".wiki", ".textile",
-})
-PROSE_STEMS = frozenset({
-    "readme", "notes", "note", "changelog", "changes", "todo", "history", "news", "authors",
-    "contributing", "license", "licence", "copying", "journal", "diary", "memo", "memory",
-    "plan", "summary", "report",
-})
-_DATA_TXT = re.compile(r"(?:requirements|constraints|dev-requirements)[\w.-]*\.txt$|"
-                       r"cmakelists\.txt$|robots\.txt$|llms\.txt$", re.IGNORECASE)
+PROSE_SUFFIXES = frozenset(
+    {
+        ".md",
+        ".markdown",
+        ".mdx",
+        ".mdown",
+        ".mkd",
+        ".txt",
+        ".text",
+        ".rst",
+        ".adoc",
+        ".asciidoc",
+        ".org",
+        ".tex",
+        ".rtf",
+        ".log",
+        ".note",
+        ".notes",
+        ".wiki",
+        ".textile",
+    }
+)
+PROSE_STEMS = frozenset(
+    {
+        "readme",
+        "notes",
+        "note",
+        "changelog",
+        "changes",
+        "todo",
+        "history",
+        "news",
+        "authors",
+        "contributing",
+        "license",
+        "licence",
+        "copying",
+        "journal",
+        "diary",
+        "memo",
+        "memory",
+        "plan",
+        "summary",
+        "report",
+    }
+)
+_DATA_TXT = re.compile(
+    r"(?:requirements|constraints|dev-requirements)[\w.-]*\.txt$|"
+    r"cmakelists\.txt$|robots\.txt$|llms\.txt$",
+    re.IGNORECASE,
+)
 
 
 def is_prose_path(path: str) -> bool:
@@ -47,9 +87,7 @@ def is_prose_path(path: str) -> bool:
     stem, dot, suffix = lower.rpartition(".")
     if not dot or not stem:  # no extension (or a dotfile such as .env)
         return lower.lstrip(".") in PROSE_STEMS and not lower.startswith(".")
-    if "." + suffix in PROSE_SUFFIXES:
-        return True
-    return False
+    return "." + suffix in PROSE_SUFFIXES
 
 
 def resolve(path: str, cwd: str = "") -> str:

@@ -15,14 +15,25 @@ import os
 
 from kura_core.distill.evidence import CLASSES
 
-from .base import REPAIRED, Intake, Read, _recover_torn, decode_bytes, encoding_problem, \
-    jsonl_problem, open_lines, refused, scrub
+from .base import (
+    REPAIRED,
+    Intake,
+    Read,
+    _recover_torn,
+    decode_bytes,
+    encoding_problem,
+    jsonl_problem,
+    open_lines,
+    refused,
+    scrub,
+)
 
 SCHEMA_VERSION = 1
 
 
-def read_evidence(path: str | os.PathLike[str], start_seq: int, *,
-                  limit_bytes: int | None = None) -> Read:
+def read_evidence(
+    path: str | os.PathLike[str], start_seq: int, *, limit_bytes: int | None = None
+) -> Read:
     """Read a versioned evidence JSONL from record number *start_seq*.
 
     The sequence number of a record is its 0-based line number; blank lines hold a number
@@ -73,9 +84,15 @@ def _evidence_record(raw: bytes, seq: int, intake: Intake) -> None:
     if reason:
         intake.note(seq, seq + 1, reason)
         return
-    intake.add(obj["class"].strip().upper(), obj["text"], seq, seq + 1,
-               session=obj.get("session_id") or "", stamp=obj.get("timestamp") or "",
-               kind="evidence record")
+    intake.add(
+        obj["class"].strip().upper(),
+        obj["text"],
+        seq,
+        seq + 1,
+        session=obj.get("session_id") or "",
+        stamp=obj.get("timestamp") or "",
+        kind="evidence record",
+    )
 
 
 def _problem(obj: dict) -> str:

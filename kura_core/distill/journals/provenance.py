@@ -54,40 +54,164 @@ def base_name(name: str) -> str:
 
 SHELL, READ, WRITE, EDIT, PATCH, SEARCH = "shell", "read", "write", "edit", "patch", "search"
 WEBFETCH, WEBSEARCH, AGENT, TODO, PLAN, ASK, MEMORY, OTHER = (
-    "web_fetch", "web_search", "agent", "todo", "plan", "ask", "memory", "other")
+    "web_fetch",
+    "web_search",
+    "agent",
+    "todo",
+    "plan",
+    "ask",
+    "memory",
+    "other",
+)
 
 _FAMILIES: dict[str, frozenset[str]] = {
-    SHELL: frozenset({"bash", "shell", "execcommand", "runshellcommand", "localshell",
-                      "localshellcall", "powershell", "terminal", "runterminalcmd",
-                      "executecommand", "runcommand", "shellcommand", "runinterminal",
-                      "containerexec", "exec"}),
-    READ: frozenset({"read", "readfile", "view", "viewfile", "notebookread", "readmanyfiles",
-                     "openfile", "readtextfile", "readfiles", "getfilecontents", "cat",
-                     "viewimage"}),
-    WRITE: frozenset({"write", "writefile", "createfile", "writetofile", "newfile",
-                      "savefile", "create"}),
-    EDIT: frozenset({"edit", "editfile", "replace", "multiedit", "strreplace",
-                     "strreplacebasededittool", "strreplaceeditor", "searchreplace",
-                     "insert", "notebookedit", "editnotebook", "replaceinfile", "applydiff",
-                     "editnotebookfile"}),
+    SHELL: frozenset(
+        {
+            "bash",
+            "shell",
+            "execcommand",
+            "runshellcommand",
+            "localshell",
+            "localshellcall",
+            "powershell",
+            "terminal",
+            "runterminalcmd",
+            "executecommand",
+            "runcommand",
+            "shellcommand",
+            "runinterminal",
+            "containerexec",
+            "exec",
+        }
+    ),
+    READ: frozenset(
+        {
+            "read",
+            "readfile",
+            "view",
+            "viewfile",
+            "notebookread",
+            "readmanyfiles",
+            "openfile",
+            "readtextfile",
+            "readfiles",
+            "getfilecontents",
+            "cat",
+            "viewimage",
+        }
+    ),
+    WRITE: frozenset(
+        {"write", "writefile", "createfile", "writetofile", "newfile", "savefile", "create"}
+    ),
+    EDIT: frozenset(
+        {
+            "edit",
+            "editfile",
+            "replace",
+            "multiedit",
+            "strreplace",
+            "strreplacebasededittool",
+            "strreplaceeditor",
+            "searchreplace",
+            "insert",
+            "notebookedit",
+            "editnotebook",
+            "replaceinfile",
+            "applydiff",
+            "editnotebookfile",
+        }
+    ),
     PATCH: frozenset({"applypatch", "patch"}),
-    SEARCH: frozenset({"grep", "glob", "ls", "list", "listdirectory", "listdir",
-                       "searchfilecontent", "grepsearch", "codesearch", "findfiles",
-                       "filesearch", "listfiles", "globfiles", "find", "searchfiles",
-                       "lsp"}),
-    WEBFETCH: frozenset({"webfetch", "fetch", "fetchurl", "readurl", "urlfetch", "browse",
-                         "scrape", "fetchwebpage", "readwebpage"}),
-    WEBSEARCH: frozenset({"websearch", "googlewebsearch", "websearchcall", "search",
-                          "websearchpreview", "webrun", "searchweb"}),
-    AGENT: frozenset({"task", "agent", "spawnagent", "delegatetoagent",
-                      "codebaseinvestigator", "subagent", "dispatchagent", "runsubagent",
-                      "sendmessage", "followuptask", "wait", "waitagent", "sendinput",
-                      "taskoutput", "agentoutput"}),
-    TODO: frozenset({"todowrite", "todoread", "updateplan", "writetodos", "todo", "todos",
-                     "todolist", "taskcreate", "taskupdate", "tasklist", "taskget"}),
+    SEARCH: frozenset(
+        {
+            "grep",
+            "glob",
+            "ls",
+            "list",
+            "listdirectory",
+            "listdir",
+            "searchfilecontent",
+            "grepsearch",
+            "codesearch",
+            "findfiles",
+            "filesearch",
+            "listfiles",
+            "globfiles",
+            "find",
+            "searchfiles",
+            "lsp",
+        }
+    ),
+    WEBFETCH: frozenset(
+        {
+            "webfetch",
+            "fetch",
+            "fetchurl",
+            "readurl",
+            "urlfetch",
+            "browse",
+            "scrape",
+            "fetchwebpage",
+            "readwebpage",
+        }
+    ),
+    WEBSEARCH: frozenset(
+        {
+            "websearch",
+            "googlewebsearch",
+            "websearchcall",
+            "search",
+            "websearchpreview",
+            "webrun",
+            "searchweb",
+        }
+    ),
+    AGENT: frozenset(
+        {
+            "task",
+            "agent",
+            "spawnagent",
+            "delegatetoagent",
+            "codebaseinvestigator",
+            "subagent",
+            "dispatchagent",
+            "runsubagent",
+            "sendmessage",
+            "followuptask",
+            "wait",
+            "waitagent",
+            "sendinput",
+            "taskoutput",
+            "agentoutput",
+        }
+    ),
+    TODO: frozenset(
+        {
+            "todowrite",
+            "todoread",
+            "updateplan",
+            "writetodos",
+            "todo",
+            "todos",
+            "todolist",
+            "taskcreate",
+            "taskupdate",
+            "tasklist",
+            "taskget",
+        }
+    ),
     PLAN: frozenset({"exitplanmode", "enterplanmode", "proposeplan", "plan"}),
-    ASK: frozenset({"askuserquestion", "question", "askuser", "askfollowupquestion",
-                    "askquestion", "requestuserinput", "askhuman"}),
+    ASK: frozenset(
+        {
+            "askuserquestion",
+            "question",
+            "askuser",
+            "askfollowupquestion",
+            "askquestion",
+            "requestuserinput",
+            "askhuman",
+        }
+    ),
     MEMORY: frozenset({"savememory", "memory", "remember", "addmemory"}),
 }
 _BY_NAME = {n: fam for fam, names in _FAMILIES.items() for n in names}
@@ -95,9 +219,25 @@ _BY_NAME = {n: fam for fam, names in _FAMILIES.items() for n in names}
 #: A tool whose name says it asks a language model returns a model's prose: either a
 #: word of its name (``ask``, ``chat``, ``think`` …) or a telling fragment anywhere in it.
 _MODEL_WORD = re.compile(r"(?:^|[^a-z])(ask|chat|think|reason|codex|review)(?:[^a-z]|$)")
-_MODEL_PART = ("llm", "gpt", "gemini", "claude", "openai", "perplexity", "consult",
-               "completion", "summari", "thinking", "reasoning", "oracle", "deepseek",
-               "mistral", "grok", "anthropic", "ollama")
+_MODEL_PART = (
+    "llm",
+    "gpt",
+    "gemini",
+    "claude",
+    "openai",
+    "perplexity",
+    "consult",
+    "completion",
+    "summari",
+    "thinking",
+    "reasoning",
+    "oracle",
+    "deepseek",
+    "mistral",
+    "grok",
+    "anthropic",
+    "ollama",
+)
 
 
 def family_of(name: str) -> str:
@@ -119,32 +259,122 @@ def model_backed(name: str) -> bool:
 
 # --------------------------------------------------------------------------- keys
 
+
 def _k(key: object) -> str:
     return norm(key)
 
 
 _COMMAND_KEYS = ("command", "cmd", "script", "commandline", "commands", "shellcommand")
-_PATH_KEYS = ("filepath", "path", "absolutepath", "notebookpath", "file", "filename",
-              "targetfile", "targetpath", "target", "dest", "destination", "relativepath",
-              "uri")
+_PATH_KEYS = (
+    "filepath",
+    "path",
+    "absolutepath",
+    "notebookpath",
+    "file",
+    "filename",
+    "targetfile",
+    "targetpath",
+    "target",
+    "dest",
+    "destination",
+    "relativepath",
+    "uri",
+)
 _URL_KEYS = ("url", "href", "link", "urls")
-_QUERY_KEYS = ("query", "q", "pattern", "regex", "searchterm", "searchquery", "queries",
-               "glob", "include", "term", "keyword", "keywords")
+_QUERY_KEYS = (
+    "query",
+    "q",
+    "pattern",
+    "regex",
+    "searchterm",
+    "searchquery",
+    "queries",
+    "glob",
+    "include",
+    "term",
+    "keyword",
+    "keywords",
+)
 _CWD_KEYS = ("cwd", "workdir", "workingdirectory", "directory", "dir")
-_CONTENT_KEYS = ("content", "contents", "filetext", "newstring", "newstr", "newsource",
-                 "newtext", "newcontent", "text", "code", "body", "data", "source",
-                 "replacement", "insertion")
-_OLD_KEYS = ("oldstring", "oldstr", "oldtext", "oldsource", "search", "find", "original",
-             "oldcontent")
-_PROSE_KEYS = frozenset({
-    "description", "prompt", "message", "reason", "justification", "explanation",
-    "rationale", "summary", "title", "note", "notes", "thought", "thoughts", "plan",
-    "comment", "comments", "instructions", "instruction", "question", "questions", "goal",
-    "objective", "context", "subject", "activeform", "fact", "answer", "feedback", "report",
-    "analysis", "purpose", "intent", "details", "caption", "status_message", "statusmessage",
-    "taskname", "memory", "text", "content", "body", "header", "label", "hint", "options",
-    "explanationtext", "userfacingmessage", "commitmessage",
-})
+_CONTENT_KEYS = (
+    "content",
+    "contents",
+    "filetext",
+    "newstring",
+    "newstr",
+    "newsource",
+    "newtext",
+    "newcontent",
+    "text",
+    "code",
+    "body",
+    "data",
+    "source",
+    "replacement",
+    "insertion",
+)
+_OLD_KEYS = (
+    "oldstring",
+    "oldstr",
+    "oldtext",
+    "oldsource",
+    "search",
+    "find",
+    "original",
+    "oldcontent",
+)
+_PROSE_KEYS = frozenset(
+    {
+        "description",
+        "prompt",
+        "message",
+        "reason",
+        "justification",
+        "explanation",
+        "rationale",
+        "summary",
+        "title",
+        "note",
+        "notes",
+        "thought",
+        "thoughts",
+        "plan",
+        "comment",
+        "comments",
+        "instructions",
+        "instruction",
+        "question",
+        "questions",
+        "goal",
+        "objective",
+        "context",
+        "subject",
+        "activeform",
+        "fact",
+        "answer",
+        "feedback",
+        "report",
+        "analysis",
+        "purpose",
+        "intent",
+        "details",
+        "caption",
+        "status_message",
+        "statusmessage",
+        "taskname",
+        "memory",
+        "text",
+        "content",
+        "body",
+        "header",
+        "label",
+        "hint",
+        "options",
+        "explanationtext",
+        "userfacingmessage",
+        "commitmessage",
+    }
+)
 _TODO_KEYS = frozenset({"todos", "todo", "items", "tasks", "plan", "steps", "newtodos"})
 _TODO_TEXT = ("content", "text", "step", "task", "description", "title", "subject")
 
@@ -180,11 +410,17 @@ def command_text(v: Any) -> str:
     if isinstance(v, str):
         return v
     if isinstance(v, list) and v and all(isinstance(x, str) for x in v):
-        if len(v) >= 3 and v[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "dash", "ksh", "fish") \
-                and v[1] in ("-c", "-lc", "-ic", "-lic", "-cl"):
+        if (
+            len(v) >= 3
+            and v[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "dash", "ksh", "fish")
+            and v[1] in ("-c", "-lc", "-ic", "-lic", "-cl")
+        ):
             return v[2]
-        if len(v) >= 3 and v[0].lower().endswith(("powershell", "powershell.exe", "pwsh")) and \
-                v[1].lower() in ("-command", "-c"):
+        if (
+            len(v) >= 3
+            and v[0].lower().endswith(("powershell", "powershell.exe", "pwsh"))
+            and v[1].lower() in ("-command", "-c")
+        ):
             return v[2]
         return shlex.join(v)
     return _scalar(v)
@@ -217,10 +453,16 @@ class ToolCall:
     written: tuple[str, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "family": self.family, "model": self.model,
-                "literal_output": self.literal_output, "reads": list(self.reads),
-                "only_reads": self.only_reads, "prose_writes": list(self.prose_writes),
-                "prose_target": self.prose_target}
+        return {
+            "name": self.name,
+            "family": self.family,
+            "model": self.model,
+            "literal_output": self.literal_output,
+            "reads": list(self.reads),
+            "only_reads": self.only_reads,
+            "prose_writes": list(self.prose_writes),
+            "prose_target": self.prose_target,
+        }
 
 
 def _texts(v: Any) -> list[str]:
@@ -312,8 +554,9 @@ def patch_files(patch: str) -> list[tuple[str, str, str]] | None:
 # --------------------------------------------------------------------------- calls
 
 
-def _written(name: str, path: str, text: str, kind: str, pieces: list[Piece],
-             header: str = "") -> bool:
+def _written(
+    name: str, path: str, text: str, kind: str, pieces: list[Piece], header: str = ""
+) -> bool:
     """Pieces for *text* written into *path*; True when it is a prose document."""
     head = header or f"{name}: {path}"
     if is_prose_path(path):
@@ -345,7 +588,9 @@ def decode_call(name: Any, args: Any, *, cwd: str = "") -> tuple[list[Piece], To
     return decode(name, fam, obj, kind, cwd)
 
 
-def _shell_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+def _shell_call(
+    name: str, fam: str, obj: dict, kind: str, cwd: str
+) -> tuple[list[Piece], ToolCall]:
     """A command run in a shell: what it does, and what it prints or writes as prose."""
     pieces: list[Piece] = []
     used: set[str] = set()
@@ -359,16 +604,26 @@ def _shell_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[li
     pieces += _prose_of(obj, used | {key}, skip=_CWD_KEYS)
     for t in facts.self_texts:
         pieces.append(Piece("SELF", t, "text the command prints or writes as prose"))
-    return pieces, ToolCall(name, SHELL, False, facts.literal_output, tuple(facts.reads),
-                            facts.only_reads, tuple(facts.prose_writes))
+    return pieces, ToolCall(
+        name,
+        SHELL,
+        False,
+        facts.literal_output,
+        tuple(facts.reads),
+        facts.only_reads,
+        tuple(facts.prose_writes),
+    )
 
 
 def _read_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
     """A read or a search: what it looked at, and the files it read."""
     pieces: list[Piece] = []
     used: set[str] = set()
-    order = (_PATH_KEYS + ("paths",) + _QUERY_KEYS + _URL_KEYS) if fam == READ else (
-        _QUERY_KEYS + _PATH_KEYS + ("paths",) + _URL_KEYS)
+    order = (
+        (_PATH_KEYS + ("paths",) + _QUERY_KEYS + _URL_KEYS)
+        if fam == READ
+        else (_QUERY_KEYS + _PATH_KEYS + ("paths",) + _URL_KEYS)
+    )
     key, primary = _first(obj, order)
     if primary is None:
         return _generic(name, obj, kind)
@@ -384,7 +639,9 @@ def _read_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[lis
     return pieces, ToolCall(name, fam, False, False, reads, bool(reads))
 
 
-def _write_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+def _write_call(
+    name: str, fam: str, obj: dict, kind: str, cwd: str
+) -> tuple[list[Piece], ToolCall]:
     """A file written or edited: prose written to a document is the agent's words."""
     pieces: list[Piece] = []
     used: set[str] = set()
@@ -396,8 +653,12 @@ def _write_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[li
     used |= {k for k in obj if _k(k) in _OLD_KEYS}
     prose = False
     edits = next((obj[k] for k in obj if _k(k) == "edits" and isinstance(obj[k], list)), None)
-    extras = _extras(obj, used | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)}
-                     | {k for k in obj if _k(k) in _PROSE_KEYS})
+    extras = _extras(
+        obj,
+        used
+        | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)}
+        | {k for k in obj if _k(k) in _PROSE_KEYS},
+    )
     header = f"{name}: {path}" + (f" ({extras})" if extras else "")
     if edits is not None:
         for e in edits:
@@ -415,14 +676,18 @@ def _write_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[li
             pieces.append(Piece("SELF", content, "markdown cell written"))
             prose = True
         else:
-            prose = _written(name, path, content if isinstance(content, str) else "",
-                             kind, pieces, header)
+            prose = _written(
+                name, path, content if isinstance(content, str) else "", kind, pieces, header
+            )
     pieces += _prose_of(obj, used | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)})
-    return pieces, ToolCall(name, fam, False, False, (), False,
-                            (path,) if prose else (), prose, (path,))
+    return pieces, ToolCall(
+        name, fam, False, False, (), False, (path,) if prose else (), prose, (path,)
+    )
 
 
-def _patch_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+def _patch_call(
+    name: str, fam: str, obj: dict, kind: str, cwd: str
+) -> tuple[list[Piece], ToolCall]:
     """A patch passed as an argument, read like a raw one."""
     used: set[str] = set()
     key, patch = _first(obj, ("patch", "patchtext", "input", "diff", "content", "changes"))
@@ -444,19 +709,24 @@ def _web_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list
     if primary is not None:
         used.add(key)
         extras = _extras(obj, used)
-        pieces.append(Piece("ACT", f"{name}: {_scalar(primary)}" + (f" ({extras})" if extras else ""), kind))
+        pieces.append(
+            Piece("ACT", f"{name}: {_scalar(primary)}" + (f" ({extras})" if extras else ""), kind)
+        )
     else:
         pieces.append(Piece("ACT", name, kind))
     pieces += _prose_of(obj, used)
     return pieces, ToolCall(name, fam, True)
 
 
-def _agent_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+def _agent_call(
+    name: str, fam: str, obj: dict, kind: str, cwd: str
+) -> tuple[list[Piece], ToolCall]:
     """Work handed to another agent."""
     pieces: list[Piece] = []
     used: set[str] = set()
-    key, who = _first(obj, ("subagenttype", "agent", "agenttype", "target", "name",
-                            "agentname", "id", "agentid"))
+    key, who = _first(
+        obj, ("subagenttype", "agent", "agenttype", "target", "name", "agentname", "id", "agentid")
+    )
     used.add(key)
     extras = _extras(obj, used)
     head = f"{name}: {_scalar(who)}" if who else name
@@ -465,7 +735,9 @@ def _agent_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[li
     return pieces, ToolCall(name, AGENT, True)
 
 
-def _notes_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list[Piece], ToolCall]:
+def _notes_call(
+    name: str, fam: str, obj: dict, kind: str, cwd: str
+) -> tuple[list[Piece], ToolCall]:
     """A to-do list, a plan or a note: all of it the agent's words."""
     pieces: list[Piece] = []
     lines: list[str] = []
@@ -491,9 +763,19 @@ def _ask_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[list
 
 #: how each family's arguments are read; any other family takes the general rule
 _BY_FAMILY: dict[str, Callable[[str, str, dict, str, str], tuple[list[Piece], ToolCall]]] = {
-    SHELL: _shell_call, READ: _read_call, SEARCH: _read_call, WRITE: _write_call, EDIT: _write_call,
-    PATCH: _patch_call, WEBFETCH: _web_call, WEBSEARCH: _web_call, AGENT: _agent_call,
-    TODO: _notes_call, PLAN: _notes_call, MEMORY: _notes_call, ASK: _ask_call,
+    SHELL: _shell_call,
+    READ: _read_call,
+    SEARCH: _read_call,
+    WRITE: _write_call,
+    EDIT: _write_call,
+    PATCH: _patch_call,
+    WEBFETCH: _web_call,
+    WEBSEARCH: _web_call,
+    AGENT: _agent_call,
+    TODO: _notes_call,
+    PLAN: _notes_call,
+    MEMORY: _notes_call,
+    ASK: _ask_call,
 }
 
 
@@ -508,8 +790,9 @@ def _extras(obj: dict, used: set[str]) -> str:
     return ", ".join(parts)
 
 
-def _prose_of(obj: dict, used: set[str], *, skip: Iterable[str] = (),
-              everything_else: bool = False) -> list[Piece]:
+def _prose_of(
+    obj: dict, used: set[str], *, skip: Iterable[str] = (), everything_else: bool = False
+) -> list[Piece]:
     """SELF pieces for the prose-like arguments of *obj* not in *used*."""
     out = []
     skip_n = {_k(s) for s in skip}
@@ -517,9 +800,16 @@ def _prose_of(obj: dict, used: set[str], *, skip: Iterable[str] = (),
         nk = _k(k)
         if k in used or nk in skip_n or nk in _OLD_KEYS:
             continue
-        if nk in _PROSE_KEYS or (nk in _TODO_KEYS and isinstance(v, list)) or (
-            everything_else and isinstance(v, (str, list, dict)) and nk not in _PATH_KEYS
-            and nk not in _URL_KEYS and nk not in _QUERY_KEYS
+        if (
+            nk in _PROSE_KEYS
+            or (nk in _TODO_KEYS and isinstance(v, list))
+            or (
+                everything_else
+                and isinstance(v, (str, list, dict))
+                and nk not in _PATH_KEYS
+                and nk not in _URL_KEYS
+                and nk not in _QUERY_KEYS
+            )
         ):
             texts = _todo_lines(v) if nk in _TODO_KEYS and isinstance(v, list) else _texts(v)
             if texts:
@@ -539,7 +829,9 @@ def _generic(name: str, obj: dict, kind: str) -> tuple[list[Piece], ToolCall]:
             written.append(path)
             if is_prose_path(path):
                 prose_written.append(path)
-                args.pieces.append(Piece("SELF", content, f"prose written to {path.rsplit('/', 1)[-1]}"))
+                args.pieces.append(
+                    Piece("SELF", content, f"prose written to {path.rsplit('/', 1)[-1]}")
+                )
             else:
                 args.act_lines.append(content)
             continue
@@ -553,8 +845,17 @@ def _generic(name: str, obj: dict, kind: str) -> tuple[list[Piece], ToolCall]:
     else:
         text = name
     pieces.insert(0, Piece("ACT", text, kind))
-    return pieces, ToolCall(name, OTHER, model_backed(name), False, (), False,
-                            tuple(prose_written), bool(prose_written), tuple(written))
+    return pieces, ToolCall(
+        name,
+        OTHER,
+        model_backed(name),
+        False,
+        (),
+        False,
+        tuple(prose_written),
+        bool(prose_written),
+        tuple(written),
+    )
 
 
 class _GenericArgs:
@@ -577,7 +878,11 @@ class _GenericArgs:
         elif isinstance(v, dict) and depth < 4:
             for k2, v2 in v.items():
                 self.value(f"{key}.{k2}", v2, depth + 1)
-        elif isinstance(v, list) and depth < 4 and not all(isinstance(x, (str, int, float, bool)) for x in v):
+        elif (
+            isinstance(v, list)
+            and depth < 4
+            and not all(isinstance(x, (str, int, float, bool)) for x in v)
+        ):
             for i, v2 in enumerate(v):
                 if isinstance(v2, dict):
                     for k2, v3 in v2.items():
@@ -607,14 +912,32 @@ def _decode_raw(name: str, fam: str, raw: str, kind: str, cwd: str) -> tuple[lis
                 continue
             if _written(name, path, text, kind, pieces, f"{name}: {op} {path}"):
                 prose_paths.append(path)
-        return pieces, ToolCall(name, PATCH, False, False, (), False, tuple(prose_paths),
-                                bool(prose_paths) and len(prose_paths) == len(written), tuple(written))
+        return pieces, ToolCall(
+            name,
+            PATCH,
+            False,
+            False,
+            (),
+            False,
+            tuple(prose_paths),
+            bool(prose_paths) and len(prose_paths) == len(written),
+            tuple(written),
+        )
     if fam == SHELL:
         facts = analyze(raw, cwd)
         pieces.append(Piece("ACT", f"{name}: {raw}", kind))
-        pieces += [Piece("SELF", t, "text the command prints or writes as prose") for t in facts.self_texts]
-        return pieces, ToolCall(name, SHELL, False, facts.literal_output, tuple(facts.reads),
-                                facts.only_reads, tuple(facts.prose_writes))
+        pieces += [
+            Piece("SELF", t, "text the command prints or writes as prose") for t in facts.self_texts
+        ]
+        return pieces, ToolCall(
+            name,
+            SHELL,
+            False,
+            facts.literal_output,
+            tuple(facts.reads),
+            facts.only_reads,
+            tuple(facts.prose_writes),
+        )
     if fam in (TODO, PLAN, MEMORY, ASK, AGENT):
         if raw.strip():
             pieces.append(Piece("SELF", raw, f"{fam} text"))
@@ -655,8 +978,11 @@ def result_class(call: ToolCall | None, prose_files: Collection[str] = ()) -> tu
     return "TOOL", f"tool_result {call.name}"
 
 
-_REJECT = re.compile(r"^The user doesn't want to (?:proceed with this tool use|take this action)"
-                     r"[^\n]*?(?:the user said:\s*\n?(?P<said>.*))?$", re.DOTALL)
+_REJECT = re.compile(
+    r"^The user doesn't want to (?:proceed with this tool use|take this action)"
+    r"[^\n]*?(?:the user said:\s*\n?(?P<said>.*))?$",
+    re.DOTALL,
+)
 _CLARIFY = "The user wants to clarify these questions."
 _PLAN_REJECTED = "The agent proposed a plan that was rejected by the user."
 
@@ -679,7 +1005,9 @@ def rejection(text: str) -> list[Piece] | None:
     return [Piece("USER", said, "the person's reason for refusing a tool call")]
 
 
-_ANSWER = re.compile(r'"(?P<q>.+?)"="(?P<a>.*?)"(?=\s*(?:,\s*"|\.\s*You can now|\.?\s*$))', re.DOTALL)
+_ANSWER = re.compile(
+    r'"(?P<q>.+?)"="(?P<a>.*?)"(?=\s*(?:,\s*"|\.\s*You can now|\.?\s*$))', re.DOTALL
+)
 
 
 def answers(text: str, structured: Any = None) -> list[Piece]:

@@ -76,9 +76,31 @@ class LexError(ValueError):
 
 
 _OPS = sorted(
-    [";;", ";", "&&", "&", "||", "|&", "|", "(", ")", "<<<", "<<-", "<<", "<>", "<&", "<",
-     ">>", ">|", ">&", ">", "&>>", "&>"],
-    key=len, reverse=True,
+    [
+        ";;",
+        ";",
+        "&&",
+        "&",
+        "||",
+        "|&",
+        "|",
+        "(",
+        ")",
+        "<<<",
+        "<<-",
+        "<<",
+        "<>",
+        "<&",
+        "<",
+        ">>",
+        ">|",
+        ">&",
+        ">",
+        "&>>",
+        "&>",
+    ],
+    key=len,
+    reverse=True,
 )
 _REDIRECTS = {"<<<", "<<-", "<<", "<>", "<&", "<", ">>", ">|", ">&", ">", "&>>", "&>"}
 
@@ -115,15 +137,27 @@ def _expansion_end(s: str, i: int) -> int:
                     return j + 1
             j += 1
         raise LexError("unterminated expansion")
-    m = re.match(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?!$-]", s[i + 1:])
+    m = re.match(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?!$-]", s[i + 1 :])
     if not m:
         return -1  # a lone "$" is literal
     return i + 1 + m.end()
 
 
 _PLAIN = re.compile(r"[^\s'\"\\$`;&|()<>#]+")
-_ANSI_C = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a",
-           "b": "\b", "e": "\x1b", "f": "\f", "v": "\v", "0": "\0"}
+_ANSI_C = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "0": "\0",
+}
 
 
 def lex(s: str) -> list[Word | Op | Heredoc]:
@@ -137,7 +171,9 @@ class _Lexer:
     def __init__(self, s: str) -> None:
         self.s, self.i, self.n = s, 0, len(s)
         self.toks: list[Word | Op | Heredoc] = []
-        self.pending: list[tuple[int, str, bool, bool]] = []  # (op index, delimiter, quoted, strip tabs)
+        self.pending: list[
+            tuple[int, str, bool, bool]
+        ] = []  # (op index, delimiter, quoted, strip tabs)
         self.word: Word | None = None
 
     def run(self) -> list[Word | Op | Heredoc]:
@@ -192,19 +228,17 @@ class _Lexer:
         self.flush()
         self.toks.append(Op("\n"))
         self.i += 1
-        shift = 0
-        for idx, delim, quoted, strip in self.pending:
+        for shift, (idx, delim, quoted, strip) in enumerate(self.pending):
             body_lines = []
             while self.i < n:
                 j = s.find("\n", self.i)
-                line = s[self.i:] if j < 0 else s[self.i:j]
+                line = s[self.i :] if j < 0 else s[self.i : j]
                 self.i = n if j < 0 else j + 1
                 if (line.lstrip("\t") if strip else line) == delim:
                     break
                 body_lines.append(line.lstrip("\t") if strip else line)
             body = "\n".join(body_lines)
             self.toks.insert(idx + 1 + shift, Heredoc(body + ("\n" if body_lines else ""), quoted))
-            shift += 1
         self.pending = []
 
     def backslash(self) -> None:
@@ -219,7 +253,7 @@ class _Lexer:
         j = self.s.find("'", self.i + 1)
         if j < 0:
             raise LexError("unterminated single quote")
-        self.lit(self.s[self.i + 1:j], True)
+        self.lit(self.s[self.i + 1 : j], True)
         self.i = j + 1
 
     def ansi_c_quoted(self) -> None:
@@ -274,7 +308,7 @@ class _Lexer:
         if end > 0:
             if self.word is None:
                 self.word = Word()
-            self.word.parts.append((self.s[self.i:end], True))
+            self.word.parts.append((self.s[self.i : end], True))
             self.i = end
             return
         self.lit(c)
@@ -287,7 +321,12 @@ class _Lexer:
         if op is None:
             return False
         # an IO number glued to a redirection (2>, 1>>) belongs to the operator
-        if op in _REDIRECTS and self.word is not None and self.word.text.isdigit() and not self.word.quoted:
+        if (
+            op in _REDIRECTS
+            and self.word is not None
+            and self.word.text.isdigit()
+            and not self.word.quoted
+        ):
             self.word = None
         self.flush()
         self.toks.append(Op(op))
@@ -296,11 +335,17 @@ class _Lexer:
             # the delimiter word follows; read it now
             while self.i < n and s[self.i] in " \t":
                 self.i += 1
-            m = re.match(r"""(['"]?)([^\s'";&|<>()]+)\1""", s[self.i:])
+            m = re.match(r"""(['"]?)([^\s'";&|<>()]+)\1""", s[self.i :])
             if not m:
                 raise LexError("here-document without a delimiter")
-            self.pending.append((len(self.toks) - 1, m.group(2), bool(m.group(1)) or "\\" in m.group(0),
-                                 op == "<<-"))
+            self.pending.append(
+                (
+                    len(self.toks) - 1,
+                    m.group(2),
+                    bool(m.group(1)) or "\\" in m.group(0),
+                    op == "<<-",
+                )
+            )
             self.i += m.end()
         return True
 
@@ -350,7 +395,11 @@ def pipelines(toks: list[Word | Op | Heredoc]) -> list[list[Command]]:
         if isinstance(t, Heredoc):
             i += 1
             continue
-        if not cmd.words and t.literal and (t.text in _KEYWORDS or re.match(r"^[A-Za-z_]\w*=", t.text)):
+        if (
+            not cmd.words
+            and t.literal
+            and (t.text in _KEYWORDS or re.match(r"^[A-Za-z_]\w*=", t.text))
+        ):
             i += 1  # a keyword or an assignment before the command word
             continue
         cmd.words.append(t)
@@ -370,8 +419,12 @@ def _unwrap(cmd: Command) -> None:
     while cmd.words and cmd.words[0].literal and os.path.basename(cmd.words[0].text) in _WRAPPERS:
         wrapper = os.path.basename(cmd.words[0].text)
         cmd.words.pop(0)
-        while cmd.words and cmd.words[0].literal and (
-            cmd.words[0].text.startswith("-") or (wrapper == "env" and "=" in cmd.words[0].text)
+        while (
+            cmd.words
+            and cmd.words[0].literal
+            and (
+                cmd.words[0].text.startswith("-") or (wrapper == "env" and "=" in cmd.words[0].text)
+            )
         ):
             flag = cmd.words.pop(0).text
             if wrapper in ("sudo", "doas") and flag in ("-u", "-g", "-C", "-D", "-p") and cmd.words:
@@ -381,15 +434,67 @@ def _unwrap(cmd: Command) -> None:
 # --------------------------------------------------------------------------- facts
 
 _LITERAL = {"echo", "printf", "print"}
-_SILENT = {"cd", "mkdir", "touch", "export", "set", "unset", "sleep", "true", "false", ":",
-           "exit", "wait", "sync", "chmod", "chown", "cp", "mv", "ln", "rm", "rmdir", "fi",
-           "done", "esac", "}", "clear", "umask", "shopt", "trap", "return", "local"}
+_SILENT = {
+    "cd",
+    "mkdir",
+    "touch",
+    "export",
+    "set",
+    "unset",
+    "sleep",
+    "true",
+    "false",
+    ":",
+    "exit",
+    "wait",
+    "sync",
+    "chmod",
+    "chown",
+    "cp",
+    "mv",
+    "ln",
+    "rm",
+    "rmdir",
+    "fi",
+    "done",
+    "esac",
+    "}",
+    "clear",
+    "umask",
+    "shopt",
+    "trap",
+    "return",
+    "local",
+}
 _READERS = {"cat", "head", "tail", "less", "more", "bat", "batcat", "nl", "tac"}
 #: Commands whose text input is prose someone will read (commit and review messages).
-_PROSE_SINKS = {"git", "gh", "glab", "hub", "mail", "mailx", "sendmail", "wall", "logger",
-                "notify-send", "osascript"}
-_PROSE_OPTIONS = {"-m", "--message", "--title", "-t", "--body", "-b", "--notes", "--subject",
-                  "-s", "--description", "--comment", "--summary"}
+_PROSE_SINKS = {
+    "git",
+    "gh",
+    "glab",
+    "hub",
+    "mail",
+    "mailx",
+    "sendmail",
+    "wall",
+    "logger",
+    "notify-send",
+    "osascript",
+}
+_PROSE_OPTIONS = {
+    "-m",
+    "--message",
+    "--title",
+    "-t",
+    "--body",
+    "-b",
+    "--notes",
+    "--subject",
+    "-s",
+    "--description",
+    "--comment",
+    "--summary",
+}
 
 
 @dataclass
@@ -409,7 +514,9 @@ def _printf_pieces(args: list[Word]) -> list[str]:
     fmt = args[0]
     for piece in fmt.pieces():
         piece = re.sub(r"\\(.)", lambda m: _ANSI_C.get(m.group(1), m.group(1)), piece)
-        out.extend(p for p in re.split(r"%[-+ 0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?[a-zA-Z%]", piece) if p)
+        out.extend(
+            p for p in re.split(r"%[-+ 0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?[a-zA-Z%]", piece) if p
+        )
     for w in args[1:]:
         out.extend(w.pieces())
     return out
@@ -539,7 +646,9 @@ class _Analysis:
         self.facts.prose_writes.extend(paths)
         self.facts.self_texts.extend(t for t in texts if _worth(t))
 
-    def _source(self, cmd: Command, idx: int, outs: list[Word]) -> tuple[list[str], bool, list[Word]] | None:
+    def _source(
+        self, cmd: Command, idx: int, outs: list[Word]
+    ) -> tuple[list[str], bool, list[Word]] | None:
         """The text a command writes from its own words (echo, printf, a here-document),
         whether any of it expands, and the files ``tee`` copies it to; None for any other
         command, whose bearing on the facts is recorded here."""
@@ -550,8 +659,11 @@ class _Analysis:
             return _echo_pieces(args), any(not a.literal for a in args), []
         if name == "printf":
             return _printf_pieces(args), any(not a.literal for a in args), []
-        if name in ("cat", "tee") and (ins or (name == "tee" and idx == 0)) and not files_in and (
-            name == "tee" or all(a.text.startswith("-") for a in args)
+        if (
+            name in ("cat", "tee")
+            and (ins or (name == "tee" and idx == 0))
+            and not files_in
+            and (name == "tee" or all(a.text.startswith("-") for a in args))
         ):
             return _fed_text(name, args, ins)
         if name in _PROSE_SINKS:
@@ -573,8 +685,9 @@ class _Analysis:
             self.opaque()
         return None
 
-    def _destinations(self, pipe: list[Command], idx: int, outs: list[Word],
-                      tee_files: list[Word]) -> tuple[list[Word], bool, bool]:
+    def _destinations(
+        self, pipe: list[Command], idx: int, outs: list[Word], tee_files: list[Word]
+    ) -> tuple[list[Word], bool, bool]:
         """Where a literal source's text goes: the files, whether it reaches the screen,
         and whether another program consumes it (or a file named only at run time)."""
         dests = list(outs) + tee_files
@@ -599,7 +712,9 @@ class _Analysis:
         return dests, to_stdout, consumed
 
 
-def _fed_text(name: str, args: list[Word], ins: list[Word | Heredoc]) -> tuple[list[str], bool, list[Word]]:
+def _fed_text(
+    name: str, args: list[Word], ins: list[Word | Heredoc]
+) -> tuple[list[str], bool, list[Word]]:
     """``cat`` or ``tee`` fed a here-document or here-string: its text, whether it
     expands, and the files ``tee`` writes it to."""
     texts: list[str] = []
@@ -615,10 +730,12 @@ def _fed_text(name: str, args: list[Word], ins: list[Word | Heredoc]) -> tuple[l
     return texts, expands, tee_files
 
 
-_VALUED = {"head": {"-n", "-c", "--lines", "--bytes"}, "tail": {"-n", "-c", "--lines", "--bytes",
-                                                                 "-s", "--sleep-interval", "--pid"},
-           "bat": {"-l", "--language", "-r", "--line-range", "--style", "-H", "--highlight-line"},
-           "batcat": {"-l", "--language", "-r", "--line-range", "--style"}}
+_VALUED = {
+    "head": {"-n", "-c", "--lines", "--bytes"},
+    "tail": {"-n", "-c", "--lines", "--bytes", "-s", "--sleep-interval", "--pid"},
+    "bat": {"-l", "--language", "-r", "--line-range", "--style", "-H", "--highlight-line"},
+    "batcat": {"-l", "--language", "-r", "--line-range", "--style"},
+}
 
 
 def _operands(name: str, args: list[Word]) -> list[Word]:
