@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from .registry import Registry
+from .secrets import under_store_rules
 from .shapes import dict_at, str_at
 from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
 
@@ -1516,6 +1517,7 @@ def resolve_journal(reg: Registry, name: str, source: str) -> tuple[str, Path]:
     )
 
 
+@under_store_rules  # shown with the store's own secret patterns and allowlist
 def journal_excerpt(
     reg: Registry, name: str, source: str, position: int, *, unit: str = "", around: int = 4
 ) -> JournalExcerpt:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import KuraError, PolicyError
 from .handwork import GateEntry
 from .registry import Registry
+from .secrets import BUILTIN, using_rules
 from .store import Memory
 
 if TYPE_CHECKING:
@@ -366,7 +367,8 @@ class Kura:
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        used, read = read_journal(path, adapter)
+        with using_rules(self.registry.spec(store).secrets if store else BUILTIN):
+            used, read = read_journal(path, adapter)
         given: list[Any] = (
             _load_candidates(Path(candidates))
             if isinstance(candidates, (str, os.PathLike))

@@ -19,6 +19,7 @@ from ..prompts import messages as build_messages
 from ..prompts import preamble
 from ..registry import Registry
 from ..reports import tally_of
+from ..secrets import under_store_rules
 from ..shapes import dict_at
 from ..store import TYPES, Store, check_slug, slugify
 from ..tokens import estimate_tokens
@@ -329,6 +330,7 @@ def evidence_lines(segments: Sequence[Segment]) -> str:
 # --------------------------------------------------------------------------- run
 
 
+@under_store_rules  # the store's own secret patterns and allowlist apply while it drinks
 def run(
     reg: Registry,
     selector: str | None,
