@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from .prefill import Prefill
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
+    from .scrub import ScrubReport, StoredSecret
+    from .secrets import SecretRefused
     from .store import Memory
     from .weave import WeaveResult
 
@@ -97,6 +99,9 @@ _RETURNED = {
     "elapsed_label": "doctor",
     "Violation": "floors",
     "is_temp_name": "fsutil",
+    "ScrubReport": "scrub",
+    "StoredSecret": "scrub",
+    "SecretRefused": "secrets",
 }
 
 
@@ -147,11 +152,14 @@ __all__ = [
     "RecallResult",
     "RetireResult",
     "RunReport",
+    "ScrubReport",
+    "SecretRefused",
     "Seed",
     "SegmentContext",
     "StorageError",
     "StoreSummary",
     "StoresInfo",
+    "StoredSecret",
     "TendStatus",
     "TendTick",
     "TidyReport",

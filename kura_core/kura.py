@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from .prefill import Prefill
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
+    from .scrub import ScrubReport, StoredSecret
     from .weave import WeaveResult
 
 
@@ -500,6 +501,48 @@ class Kura:
         from .doctor import diagnose_all
 
         return diagnose_all(self.registry, probe=probe)
+
+    # ---- secrets ---------------------------------------------------------------
+    def stored_secrets(self, *, store: str | None = None) -> tuple[StoredSecret, ...]:
+        """Secrets kept in the store's files and workshop, by place, line and kind (never
+        the value); ``kura doctor`` reports them."""
+        from .scrub import stored_secrets
+
+        name = self.registry.resolve(store)
+        return stored_secrets(
+            self.registry.store(name),
+            self.registry.workshop(name),
+            self.registry.config.stores[name].secrets,
+        )
+
+    def scrub(
+        self,
+        *,
+        store: str | None = None,
+        backup: str | os.PathLike | None = None,
+        dry_run: bool = False,
+    ) -> ScrubReport:
+        """Redact every stored secret in place, crash-safely, keeping the originals in
+        *backup* (default ``$XDG_STATE_HOME/kura/scrub``, outside every store) and logging
+        what was done in the gate log. Refused on a frozen store."""
+        from .scrub import default_backup_root, scrub
+
+        name = self.registry.resolve(store)
+        spec = self.registry.config.stores[name]
+        if spec.write_policy == "frozen" and not dry_run:
+            raise PolicyError(
+                f"store {name!r} is frozen: nothing is written to it, not even a scrub; "
+                f"set another write_policy under [stores.{name}] to scrub it"
+            )
+        root = Path(backup) if backup else default_backup_root(self.registry.env)
+        return scrub(
+            self.registry.store(name),
+            self.registry.workshop(name),
+            spec.secrets,
+            backup_root=root.expanduser(),
+            now=self.registry.clock(),
+            dry_run=dry_run,
+        )
 
     def recall(
         self,

@@ -17,13 +17,28 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import BusyError, KuraError, ReadOnlyStore, StorageError, StorageFull, WorkshopDamaged
 
 DB_NAME = "kura.db"
+
+#: Cells of free text, where a secret could have been written before redaction existed.
+TEXT_CELLS: tuple[tuple[str, str], ...] = (
+    ("gate_log", "title"),
+    ("gate_log", "reason"),
+    ("gate_log", "detail"),
+    ("seeds", "title"),
+    ("seeds", "body"),
+    ("seeds", "quotes"),
+    ("seeds", "source"),
+    ("read_log", "question"),
+    ("trigger_ledger", "trigger"),
+    ("model_calls", "last_error"),
+    ("kv", "value"),
+)
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first schema
@@ -444,6 +459,31 @@ class Workshop:
         sql += " ORDER BY id DESC LIMIT ?"
         rows = self.query(sql, params + (limit,))
         return [{**dict(r), "detail": json.loads(r["detail"])} for r in rows]
+
+    # ---- text that may hold what a person typed (kura.scrub) ---------------
+    def text_cells(self) -> list[tuple[str, str, int, str]]:
+        """``(table, column, rowid, text)`` of every cell that holds free text: gate log,
+        seeds, recall questions, triggers, model errors, settings."""
+        out: list[tuple[str, str, int, str]] = []
+        for table, column in TEXT_CELLS:
+            rows = self.query(f"SELECT rowid, {column} FROM {table}")
+            out += [(table, column, r[0], r[1]) for r in rows if isinstance(r[1], str)]
+        return out
+
+    def rewrite_cells(self, cells: Sequence[tuple[str, str, int, str]]) -> None:
+        """Replace the text of *cells* (as :meth:`text_cells` names them) in one
+        transaction, then rebuild the file so no old page keeps what was replaced."""
+        known = set(TEXT_CELLS)
+        with self.transaction() as conn:
+            conn.execute("PRAGMA secure_delete=ON")
+            for table, column, rowid, text in cells:
+                if (table, column) not in known:
+                    raise KuraError(f"{table}.{column} is not a text cell of the workshop")
+                conn.execute(f"UPDATE {table} SET {column}=? WHERE rowid=?", (text, rowid))
+        with self._guard("compact the workshop database"):
+            conn = self._connect()
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def record_call(self, rec: Any) -> None:
         """Store a model CallRecord so doctor can show it from another process."""
