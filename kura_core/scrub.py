@@ -80,19 +80,20 @@ class ScrubReport:
 
 
 def _text_files(store: Store) -> Iterator[Path]:
-    """Every file the store keeps as text that a secret could be in."""
-    yield store.index_path
-    for slug in store.file_slugs():
-        yield store.memory_path(slug)
-    yield store.charter_path
-    yield store.profile_path
+    """Every file inside the store kept as text that a secret could be in (a symbolic
+    link is never followed: a store answers only for its own files)."""
     still = store.still
-    for name in ("profile-draft.md", "profile-previous.md", "tend.log"):
-        yield still / name
+    paths = [store.index_path]
+    paths += [store.root / f"{slug}.md" for slug in store.file_slugs()]
+    paths += [store.charter_path, store.profile_path]
+    paths += [still / n for n in ("profile-draft.md", "profile-previous.md", "tend.log")]
     for sub, pattern in (("drafts", "*.md"), ("manifests", "*.json")):
         d = still / sub
-        if d.is_dir():
-            yield from sorted(d.glob(pattern))
+        if d.is_dir() and not d.is_symlink():
+            paths += sorted(d.glob(pattern))
+    for path in paths:
+        if path.is_file() and not path.is_symlink() and _inside(path, store.root):
+            yield path
 
 
 def _place(store: Store, path: Path) -> str:
