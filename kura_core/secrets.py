@@ -291,7 +291,7 @@ _VALUED: tuple[_Valued, ...] = (
         re.compile(
             r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
             r"(?:(?i:bearer|basic|token|digest|apikey|sso-key|key)[ \t]{1,4})?"
-            r"([^\s\"'\\]{8,4096})"
+            r"([^\s\"'`\\,;]{8,4096})"
         ),
         _not_placeholder,
     ),
