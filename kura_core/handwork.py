@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from .registry import Registry
 from .shapes import dict_at, str_at
-from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
+from .store import MEMORY_TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
 
 if TYPE_CHECKING:
     from .weave import WeaveResult
@@ -403,8 +403,8 @@ def edit_memory(
         new[k] = " ".join(str(v).split())
     if not new["title"]:
         raise KuraError("a memory needs a title: it is the text of its index line's link")
-    if new["type"] and new["type"] not in TYPES:
-        raise KuraError(f"type must be one of {', '.join(TYPES)} (got {new['type']!r})")
+    if new["type"] and new["type"] not in MEMORY_TYPES:
+        raise KuraError(f"type must be one of {', '.join(MEMORY_TYPES)} (got {new['type']!r})")
     old: dict[str, Any] = {
         "title": old_title,
         "description": mem.description,

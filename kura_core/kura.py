@@ -509,7 +509,7 @@ class Kura:
         chars: int | None = None,
     ) -> RecallResult:
         """Recall by meaning; degraded to words (labelled) when the thinker cannot answer.
-        *hops*, *top* and *chars* must lie within :data:`kura_core.recall.LIMITS` (None: the
+        *hops*, *top* and *chars* must lie within :data:`kura_core.recall.RECALL_LIMITS` (None: the
         store's defaults); the question must be words, at most QUESTION_CHARS of them."""
         from .recall import QUESTION_CHARS, check_limits, recall
 

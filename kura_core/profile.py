@@ -9,7 +9,7 @@ right after the charter.
   workshop (``_still/profile-draft.md``), never straight into the store.
 * **Applied** only by a person (:func:`apply_profile`; ``kura profile apply``), and never on
   a frozen store. The profile it replaces is kept in ``_still/profile-previous.md``.
-* **Read** by every role: :func:`read_profile` feeds :func:`kura_core.prompts.preamble`, so
+* **Read** by every role: :func:`read_profile` feeds :func:`preamble`, so
   the prompt's stable prefix is the charter, then the profile, then the instructions.
 * **Never in the map**: ``profile`` is a reserved name, so no index line, weave or prefill
   ever holds it.
@@ -33,6 +33,7 @@ from typing import Any
 
 from .errors import KuraError, ModelUnavailable, PolicyError
 from .fsutil import atomic_write_text
+from .prompts import Preamble, messages
 from .store import STILL, Store
 from .tokens import estimate_tokens
 
@@ -216,6 +217,12 @@ def read_profile(store: Store) -> str:
     return text
 
 
+def preamble(store: Store) -> Preamble:
+    """What every model role reads first: the charter and the applied profile of *store*,
+    read now (both cached on the files)."""
+    return Preamble(store.charter(), read_profile(store))
+
+
 def _draft_path(store: Store) -> Path:
     return store.root / STILL / DRAFT_FILE
 
@@ -320,8 +327,6 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
     """Ask the brain for a profile drafted from the store's own memories, and keep it in the
     workshop for a person to read and apply. Raises KuraError (ModelUnavailable with the
     reason when the brain cannot answer or its reply is not a profile)."""
-    from .prompts import messages, preamble
-
     started = time.perf_counter()
     name = reg.resolve(selector)
     store = reg.store(name)

@@ -66,7 +66,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_SLUG = 80
 RESERVED = frozenset({"memory", "charter", "profile", "readme", "index"})
-TYPES = ("user", "feedback", "project", "reference")
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
 STILL = "_still"
 INDEX_FILE = "MEMORY.md"
 LINK_RE = re.compile(r"\[\[([^\[\]\n|#]+?)(?:[|#][^\[\]\n]*)?\]\]")
@@ -620,8 +620,8 @@ def _memory_from_text(
     elif not isinstance(mtype, str):
         problems.append("metadata.type is not a word")
         mtype = ""
-    elif mtype and mtype not in TYPES:
-        problems.append(f"metadata.type {mtype!r} is not one of {', '.join(TYPES)}")
+    elif mtype and mtype not in MEMORY_TYPES:
+        problems.append(f"metadata.type {mtype!r} is not one of {', '.join(MEMORY_TYPES)}")
     raw_tags = md.get("tags", meta.get("tags", []))
     if raw_tags is None:
         raw_tags = []
@@ -1475,8 +1475,8 @@ class Store:
             raise KuraError("a memory needs a description: the one line that makes it recognisable")
         if not body.strip():
             raise KuraError("a memory needs a body")
-        if type and type not in TYPES:
-            raise KuraError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
+        if type and type not in MEMORY_TYPES:
+            raise KuraError(f"type must be one of {', '.join(MEMORY_TYPES)} (got {type!r})")
         action = f"write the memory {slug!r} in store {self.name!r}"
         with self.locked(action):
             self._recover_locked(settle=True)

@@ -43,13 +43,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cloth import WOVEN_FILE, Persisted, index_sha, write_cloth
-from .cloth import read_cloth as read_cloth  # where callers have always found it
+from .cloth import (
+    WOVEN_FILE,
+    Persisted,
+    index_sha,
+    read_cloth as read_cloth,  # where callers have always found it
+    write_cloth,
+)
 from .config import PrefillConfig
 from .errors import KuraError, ModelUnavailable
 from .prefill import frame_overhead, header_text
+from .profile import preamble
 from .prompts import messages as build_messages
-from .prompts import preamble
 from .store import INDEX_FILE, Entry, Index, Memory, parse_index
 from .tokens import estimate_tokens
 

@@ -15,12 +15,12 @@ from typing import Any, NamedTuple
 
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import check_surface, messages
+from ..profile import preamble
 from ..prompts import messages as build_messages
-from ..prompts import preamble
 from ..registry import Registry
 from ..reports import tally_of
 from ..shapes import dict_at
-from ..store import TYPES, Store, check_slug, slugify
+from ..store import MEMORY_TYPES, Store, check_slug, slugify
 from ..tokens import estimate_tokens
 from ..workshop import Workshop
 from . import marks
@@ -31,6 +31,7 @@ from .drafts import (
     claimed,
     evidence_of,
     finish_pours,
+    fix as fix_draft,
     is_poured,
     list_drafts,
     pour,
@@ -40,7 +41,6 @@ from .drafts import (
     toss,
     write_manifest,
 )
-from .drafts import fix as fix_draft
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, UNITS, JournalRoot, discover
@@ -933,7 +933,7 @@ def _compose(
     if decision == "extends":
         slug = f"{target}-ext"
     mtype = str(reply.get("type") or "project")
-    if mtype not in TYPES:
+    if mtype not in MEMORY_TYPES:
         mtype = "project"
     manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
     draft = Draft(

@@ -16,8 +16,8 @@ from typing import Any
 
 from ..errors import KuraError, ModelUnavailable
 from ..floors import check_rewrite
+from ..profile import preamble
 from ..prompts import messages as build_messages
-from ..prompts import preamble
 from ..registry import Registry
 from ..reports import tally_of
 from ..words import tokenize

@@ -20,8 +20,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from kura_core.distill import drafts as dr
-from kura_core.distill import pipeline
+from kura_core.distill import drafts as dr, pipeline
 from kura_core.fsutil import is_temp_name
 from kura_core.registry import Registry
 from kura_core.store import Store
