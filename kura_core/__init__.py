@@ -87,7 +87,7 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
         degraded_notice as degraded_notice,
     )
     from .registry import PATH_PREFIX as PATH_PREFIX, Registry as Registry
-    from .store import MEMORY_TYPES as MEMORY_TYPES, Memory as Memory
+    from .store import Memory as Memory
     from .weave import WeaveResult as WeaveResult
 
 

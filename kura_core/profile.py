@@ -36,6 +36,7 @@ from .fsutil import atomic_write_text
 from .prompts import Preamble, messages
 from .store import STILL, Store
 from .tokens import estimate_tokens
+from .vocabulary import GateLogKind, WritePolicy
 
 PROFILE_FILE = "profile.md"
 DRAFT_FILE = "profile-draft.md"
@@ -272,7 +273,7 @@ def profile_state(reg: Any, selector: str | None = None) -> ProfileState:
         draft_text=draft_text,
         draft_at=draft_at,
         draft_from=draft_from,
-        frozen=reg.config.stores[name].write_policy == "frozen",
+        frozen=reg.config.stores[name].write_policy == WritePolicy.FROZEN,
         problem=problem,
     )
 
@@ -368,7 +369,9 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
         ]
     if problems:
         reason = "the brain's profile was refused: " + "; ".join(problems)
-        reg.workshop(name).log_gate("profile-refused", reason=reason, detail={"text": text[:2000]})
+        reg.workshop(name).log_gate(
+            GateLogKind.PROFILE_REFUSED, reason=reason, detail={"text": text[:2000]}
+        )
         raise ModelUnavailable(reason, kind="refused")
     path = _draft_path(store)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -398,7 +401,7 @@ def apply_profile(
     """
     name = reg.resolve(selector)
     store = reg.store(name)
-    if reg.config.stores[name].write_policy == "frozen":
+    if reg.config.stores[name].write_policy == WritePolicy.FROZEN:
         raise PolicyError(f"store {name!r} is frozen: its profile is not changed")
     if not store.index_path.is_file():
         raise KuraError(

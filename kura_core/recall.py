@@ -9,6 +9,7 @@ timeout, or answering nonsense — recall falls back to ranked word retrieval an
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import threading
@@ -803,14 +804,11 @@ def defer_read_log(reg: Registry, submit: Callable[..., None] | None) -> None:
 
 
 def _write_reads(reg: Registry, name: str, rows: list[tuple]) -> None:
-    try:
-        with reg.workshop(name).transaction() as conn:  # may wait on another process's lock
-            conn.executemany(
-                "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
-                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows],
-            )
-    except Exception:
-        pass  # the read log is a convenience; a locked or read-only workshop never fails a recall
+    # the read log is a convenience; a locked or read-only workshop never fails a recall
+    with contextlib.suppress(Exception):
+        reg.workshop(name).log_reads(  # may wait on another process's lock
+            [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows]
+        )
 
 
 def flush_read_log(reg: Registry) -> None:

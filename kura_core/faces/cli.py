@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import (
-    MEMORY_TYPES,
     Kura,
     KuraError,
     Note,
@@ -24,6 +23,7 @@ from .. import (
     build_demo,
     default_demo_dir,
 )
+from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, GateVerdict
 from .guard import guarded
 from .render import doctor_text
 
@@ -147,11 +147,7 @@ def cmd_remember(ctx: Ctx) -> int:
                 "slug": mem.slug,
                 "path": str(mem.path),
                 "tags": list(mem.tags),
-                **{
-                    k: mem.curation(k)
-                    for k in ("belongs_because", "keep", "may_fade")
-                    if mem.curation(k)
-                },
+                **{k: mem.curation(k) for k in CURATION_FIELDS if mem.curation(k)},
             }
         )
     else:
@@ -171,7 +167,7 @@ def cmd_annotate(ctx: Ctx) -> int:
         keep=a.keep,
         may_fade=a.may_fade,
     )
-    cur = {k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade")}
+    cur = {k: mem.curation(k) for k in CURATION_FIELDS}
     if a.json:
         ctx.json(
             {"store": k.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur}
@@ -306,7 +302,7 @@ def cmd_gate(ctx: Ctx) -> int:
         ctx.print(f"{r.verdict.upper():<8} {r.title}")
         for q in r.quotes:
             ctx.print(f"    [{q.cls or q.claimed or '?'}] {q.status}: {q.text[:90]}")
-        mark = "✗" if r.verdict == "dropped" else "·"
+        mark = "✗" if r.verdict == GateVerdict.DROPPED else "·"
         for why in r.reasons:
             ctx.print(f"    {mark} {why}")
         for v in r.violations:

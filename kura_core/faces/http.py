@@ -60,6 +60,7 @@ from .. import (
     storage_error,
 )
 from ..errors import ConfigError
+from ..vocabulary import CURATION_FIELDS
 from . import httpd
 from .mcp import LocalBackend, McpSession, parse_error_reply
 
@@ -287,7 +288,7 @@ def _route_remember(k: Kura, req: Request, name: str | None) -> Response:
         tags = []
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise HttpError(400, "'tags' must be a list of non-empty strings")
-    cur = {f: _str_field(body, f, limit=2000) for f in ("belongs_because", "keep", "may_fade")}
+    cur = {f: _str_field(body, f, limit=2000) for f in CURATION_FIELDS}
     mem = k.remember(
         slug,
         description,

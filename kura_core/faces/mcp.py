@@ -39,7 +39,6 @@ from urllib.parse import quote
 import httpx
 
 from .. import (
-    MEMORY_TYPES,
     RECALL_LIMITS,
     Kura,
     KuraError,
@@ -49,6 +48,7 @@ from .. import (
     missing_map_note,
     storage_error,
 )
+from ..vocabulary import MEMORY_TYPES, WritePolicy
 from .guard import guarded
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -201,7 +201,7 @@ class HttpBackend:
     def writable(self, selector: str | None) -> bool:
         info = self._call("GET", "/stores", selector=selector)
         return any(
-            s["name"] == info["selected"] and s["write_policy"] == "direct-allowed"
+            s["name"] == info["selected"] and s["write_policy"] == WritePolicy.DIRECT_ALLOWED
             for s in info["stores"]
         )
 
@@ -558,7 +558,8 @@ class McpSession:
             if self.bound:
                 return bool(self.backend.writable(self.bound))
             return any(
-                s.get("write_policy") == "direct-allowed" for s in self.backend.stores()["stores"]
+                s.get("write_policy") == WritePolicy.DIRECT_ALLOWED
+                for s in self.backend.stores()["stores"]
             )
         except KuraError:
             return False
@@ -586,7 +587,7 @@ class McpSession:
                     names = [
                         s["name"]
                         for s in self.backend.stores()["stores"]
-                        if s.get("write_policy") == "direct-allowed"
+                        if s.get("write_policy") == WritePolicy.DIRECT_ALLOWED
                     ]
                     description += f" Stores that accept it: {', '.join(names)}."
                 except KuraError:
@@ -762,7 +763,11 @@ def render_stores(info: Mapping[str, Any], using: str) -> str:
     for s in info.get("stores", []):
         mark = "*" if s["name"] == using else " "
         modes = f"  modes: {', '.join(s['modes'])}" if s.get("modes") else ""
-        write = "  (accepts kura_remember)" if s.get("write_policy") == "direct-allowed" else ""
+        write = (
+            "  (accepts kura_remember)"
+            if s.get("write_policy") == WritePolicy.DIRECT_ALLOWED
+            else ""
+        )
         label = f" — {s['label']}" if s.get("label") else ""
         lines.append(f"{mark} {s['name']}{label}{modes}{write}")
     lines.append(f"this session uses: {using} (default: {info.get('default')})")
