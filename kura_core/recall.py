@@ -27,8 +27,8 @@ from .errors import (
     ModelUnavailable,
     NotFound,
 )
-from .prompts import Preamble, preamble
-from .prompts import messages as build_messages
+from .profile import preamble
+from .prompts import Preamble, messages as build_messages
 from .registry import Registry
 from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
@@ -72,17 +72,21 @@ RETRY_S = 0.5
 
 #: The bounds a caller may ask for, the same on every face: how far [[links]] are walked,
 #: how many memories may be picked, how many characters of context come back.
-LIMITS: dict[str, tuple[int, int]] = {"hops": (0, 10), "top": (1, 100), "chars": (200, 1_000_000)}
+RECALL_LIMITS: dict[str, tuple[int, int]] = {
+    "hops": (0, 10),
+    "top": (1, 100),
+    "chars": (200, 1_000_000),
+}
 #: What a recall question may hold, in characters.
 QUESTION_CHARS = 8000
 
 
 def check_limits(**values: int | None) -> None:
-    """Refuse a hops/top/chars outside :data:`LIMITS` (None: the store's default)."""
+    """Refuse a hops/top/chars outside :data:`RECALL_LIMITS` (None: the store's default)."""
     for key, v in values.items():
         if v is None:
             continue
-        lo, hi = LIMITS[key]
+        lo, hi = RECALL_LIMITS[key]
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise KuraError(f"{key} must be a whole number from {lo} to {hi} (got {v!r})")
 
@@ -816,11 +820,9 @@ def _write_reads(reg: Registry, name: str, rows: list[tuple], tries: int) -> Non
     noted meanwhile (at most READ_LOG_KEEP rows wait; the oldest go first)."""
     for _ in range(tries):
         try:
-            with reg.workshop(name).transaction() as conn:  # may wait on another process's lock
-                conn.executemany(
-                    "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
-                    [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows],
-                )
+            reg.workshop(name).log_reads(  # may wait on another process's lock
+                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows]
+            )
             return
         except BusyError:
             continue

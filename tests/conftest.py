@@ -48,7 +48,7 @@ def write_config(path: Path, text: str) -> Path:
 @pytest.fixture
 def kura_bin() -> list[str]:
     """How to run the CLI in a subprocess with this interpreter."""
-    return [sys.executable, "-m", "kura_core.cli"]
+    return [sys.executable, "-m", "kura_core"]
 
 
 def make_store(root: Path, name: str = "main", memories: dict | None = None):

@@ -21,8 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from kura_core import fsutil
-from kura_core.distill import drafts as dr
-from kura_core.distill import pipeline
+from kura_core.distill import drafts as dr, pipeline
 from kura_core.distill.tidy import tidy
 from kura_core.fsutil import is_temp_name
 from kura_core.registry import Registry

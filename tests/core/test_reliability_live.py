@@ -22,10 +22,10 @@ import time
 
 import httpx
 
-from kura_core.cli import main as cli_main
 from kura_core.errors import MemoryFormatError
-from kura_core.http import make_server, start_in_thread
-from kura_core.mcp import LocalBackend, McpSession
+from kura_core.faces.cli import main as cli_main
+from kura_core.faces.http import make_server, start_in_thread
+from kura_core.faces.mcp import LocalBackend, McpSession
 from kura_core.recall import read_settled, recall
 from kura_core.workshop import MIGRATIONS, Workshop
 from tests import forked
