@@ -12,8 +12,7 @@ import uuid
 from urllib.parse import quote
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kura_core.distill.journals import read_claude, read_evidence
 from kura_core.errors import ConfigError

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from kura_core import Kura
-from kura_core.distill import drafts as dr
-from kura_core.distill import pipeline
+from kura_core.distill import drafts as dr, pipeline
 from kura_core.distill.drafts import FloorRefused
 from kura_core.errors import KuraError
 from kura_core.registry import Registry
@@ -302,10 +301,7 @@ def _plant(root: Path, ws, raws: dict[str, str]) -> None:
     )
     (root / "profile.md").write_text(f"Ren uses {raws['openai-key']} for tests.\n", "utf-8")
     ws.log_gate("dropped", title=f"key {raws['anthropic-key']}", reason="planted")
-    ws.execute(
-        "INSERT INTO seeds(at, title, body, updated) VALUES(0, 'idea', ?, 0)",
-        (json.dumps({"k": raws["jwt"]}),),
-    )
+    ws.plant_seed(title="idea", body=json.dumps({"k": raws["jwt"]}), quotes="[]", source="")
 
 
 def test_doctor_names_stored_secrets_by_place_and_scrub_removes_them(kura, tmp_path):
