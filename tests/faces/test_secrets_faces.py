@@ -8,7 +8,7 @@ import json
 import random
 import subprocess
 
-from kura_core.mcp import LocalBackend, McpSession
+from kura_core.faces.mcp import LocalBackend, McpSession
 from tests.core.secret_samples import KINDS, placements
 from tests.faces.test_http import _start, _stop
 
