@@ -185,6 +185,7 @@ _SHAPES: tuple[_Shape, ...] = (
     _shape("github-token", "github_pat_", r"[A-Za-z0-9_]{40,255}"),
     _shape("gitlab-token", "gl", r"(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt)-[A-Za-z0-9_-]{20,255}"),
     _shape("slack-token", "xox[abposre]-", r"[A-Za-z0-9-]{10,255}", _has_digit_and_letter),
+    _shape("slack-token", r"xoxe\.xox[bp]-", r"[A-Za-z0-9-]{10,255}", _has_digit_and_letter),
     _shape("slack-token", "xapp-", r"[0-9]-[A-Za-z0-9-]{10,255}"),
     _shape("aws-access-key", "A", r"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"),
     _shape("google-api-key", "AIza", r"[0-9A-Za-z_-]{35}"),
@@ -237,6 +238,9 @@ _PLACEHOLDER = re.compile(
 #: A bare identifier: in code a value like ``password=password`` or ``token=self.token``
 #: names a variable; it carries no secret unless it has digits in it.
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z_.]{0,127}")
+#: ``docker run -u 1000:1000`` or ``-u app:staff`` names a user and group, not a password.
+_GROUP = re.compile(r"[0-9]{1,10}|[a-z_][a-z0-9_-]{0,15}")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]{1,127}")
 _NUMBER = re.compile(r"[0-9]{1,32}(?:\.[0-9]{1,32})?")
 _VERSION = re.compile(r"v?[0-9]{1,6}(?:[._-][0-9A-Za-z]{1,16}){1,6}")
 
@@ -297,8 +301,8 @@ _VALUED: tuple[_Valued, ...] = (
     ),
     _Valued(
         "password",
-        re.compile(r"-(?:-user|u)[ \t]{1,4}[\"']?[^\s:\"']{1,128}:([^\s\"']{1,256})"),
-        lambda v: _not_placeholder(v) and not v.isdigit(),  # -u 1000:1000 is uid:gid
+        re.compile(r"-(?:-user|u)[ \t]{1,4}[\"']?[^\s:\"']{0,128}:([^\s\"']{1,256})"),
+        lambda v: _not_placeholder(v) and not _GROUP.fullmatch(v),
     ),
     _Valued(
         "url-password",
@@ -497,12 +501,14 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
     return None
 
 
-def _value_counts(kind: str, value: str, quoted: bool, strict: bool) -> bool:
+def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool = False) -> bool:
+    """Whether *value*, assigned to a key naming *kind*, is a secret. *env*: the key is an
+    environment variable's (``DB_PASSWORD``), whose value is data, never code."""
     v = value.strip()
     if not v or _placeholder(v):
         return False
     if kind == "password":
-        if not quoted and (_IDENT.fullmatch(v) or v.isalpha()):
+        if not (quoted or env) and (_IDENT.fullmatch(v) or v.isalpha()):
             return False  # a word, or code: password=password, password=self.password
         if _NUMBER.fullmatch(v):
             return v.isdigit() and len(v) >= 6
@@ -536,7 +542,8 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
         if named is None:
             continue
         kind, strict = named
-        if _value_counts(kind, text[start:end], quoted, strict):
+        env = _ENV_NAME.fullmatch(text[a:b]) is not None and text[b : b + 1] == "="
+        if _value_counts(kind, text[start:end], quoted, strict, env):
             out.append((start, end, kind))
     return out
 

@@ -9,6 +9,7 @@ import random
 import string
 import time
 import uuid
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -75,6 +76,41 @@ def test_private_key_blocks_whole_cut_off_and_inside_json(label):
     assert json.loads(red.text)["private_key"].startswith(marker("private-key"))
 
 
+def test_env_style_passwords_count_even_as_plain_words_but_code_does_not():
+    for text, want in [
+        (
+            "POSTGRES_PASSWORD=supersecret\nPGDATA=/var/lib/pg",
+            "POSTGRES_PASSWORD=[secret:password]",
+        ),
+        ("  -e MYSQL_ROOT_PASSWORD=letmein \\", "-e MYSQL_ROOT_PASSWORD=[secret:password] "),
+        ('db.connect(password="hunter")', 'db.connect(password="[secret:password]")'),
+        ("curl -u deploy:Zq8x-Fm2p-Lk9w https://ci.example.com", "[secret:password] https"),
+        ("curl -u :glpat_is_not_here_7Gk2m https://x", "-u :[secret:password]"),
+    ]:
+        assert want in BUILTIN.redact(text).text, text
+    for code in ["password=password", "password = self.password", "auth(password=pw)"]:
+        assert BUILTIN.redact(code).text == code
+
+
+def test_kura_toml_refuses_a_slow_or_misspelt_secret_table(tmp_path):
+    from kura_core.config import parse_config
+
+    def load(table: dict) -> Any:
+        raw = {"stores": {"x": {"path": str(tmp_path / "x"), "secrets": table}}}
+        return parse_config(raw, source=None)
+
+    with pytest.raises(ConfigError, match=r"stores\.x\.secrets\.patterns\.acme-token"):
+        load({"patterns": {"acme-token": "acme_[a-z0-9]+"}})
+    with pytest.raises(ConfigError, match=r"stores\.x\.secrets\.alow"):
+        load({"alow": ["x"]})
+    with pytest.raises(ConfigError, match="lower-case"):
+        load({"patterns": {"Acme": "acme_[a-z]{4}"}})
+    cfg = load({"patterns": {"acme-token": "acme_[a-z0-9]{24}"}, "allow": ["AKIAIOSFODNN7EXAMPLE"]})
+    rules = cfg.stores["x"].secrets
+    assert rules.redact("k acme_0123456789abcdefghijklmn").text == "k [secret:acme-token]"
+    assert rules.redact("AKIAIOSFODNN7EXAMPLE").text == "AKIAIOSFODNN7EXAMPLE"
+
+
 def test_markers_are_stable_and_never_carry_the_value():
     rng = random.Random(7)
     token = KINDS[3].make(rng)
@@ -110,6 +146,7 @@ def _ordinary_samples(rng: random.Random) -> list[str]:
         "export DB_PASSWORD=${DB_PASSWORD}\nTOKEN=<your-token-here>\napi_key: xxxxxxxx",
         "postgres://localhost:5432/app and https://example.com:8443/path?q=1",
         "docker run -u 1000:1000 -v /srv:/srv image; curl -u admin:$ADMIN_PASS https://x",
+        "docker run --rm -u www-data:www-data nginx; chown -R app:staff /srv",
         "The token budget is 131072; a key insight is that secrets stay out.",
         "Authorization is handled by the gateway; bearer tokens expire after an hour.",
         "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -315,14 +352,18 @@ _ADVERSARIAL = [
 ]
 
 
-def _best_times(small: str, big: str) -> tuple[float, float]:
-    """The best of three runs of each, taken in turn, so a busy machine slows both."""
+def _growth(small: str, big: str) -> tuple[float, float]:
+    """The best CPU time of each, taken in turn, for up to five rounds: a round that meets
+    the bound ends it early, so a passing load spike on a busy machine is outlived, while
+    a scan that really grows faster than linear fails every round."""
     best = [float("inf"), float("inf")]
-    for _ in range(3):
+    for _ in range(5):
         for i, text in enumerate((small, big)):
             t0 = time.process_time()  # this process's own time: others' load does not count
             BUILTIN.redact(text)
             best[i] = min(best[i], time.process_time() - t0)
+        if best[1] <= 15 * max(best[0], 0.02):
+            break
     return best[0], best[1]
 
 
@@ -330,6 +371,6 @@ def _best_times(small: str, big: str) -> tuple[float, float]:
 def test_the_scan_grows_linearly(unit):
     small = unit * max(1, 100_000 // len(unit))
     big = unit * max(1, 1_000_000 // len(unit))
-    t_small, t_big = _best_times(small, big)
+    t_small, t_big = _growth(small, big)
     assert t_big < 10.0, f"{unit!r}: {t_big:.2f}s for {len(big)} chars"
     assert t_big <= 15 * max(t_small, 0.02), f"{unit!r}: {t_small:.4f}s -> {t_big:.4f}s"
