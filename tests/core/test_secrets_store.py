@@ -271,6 +271,8 @@ def test_every_write_path_refuses_a_raw_secret_naming_its_kind(kura, tmp_path):
         kura.edit_memory("disk", base=view.base, body=f"Body with {token}")
     with pytest.raises(KuraError):
         kura.annotate("disk", keep=f"keep {token}")
+    with pytest.raises(SecretRefused, match="profile"):
+        kura.profile_apply(store="main", text=f"Ren deploys with {token}.")
     assert token.encode() not in _all_bytes(tmp_path / "main")
 
 
