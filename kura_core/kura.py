@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import KuraError, PolicyError
 from .handwork import GateEntry
 from .registry import Registry
-from .secrets import BUILTIN, using_rules
+from .secrets import BUILTIN, redact_value, using_rules
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -369,13 +369,15 @@ class Kura:
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        with using_rules(self.registry.spec(store).secrets if store else BUILTIN):
+        rules = self.registry.spec(store).secrets if store else BUILTIN
+        with using_rules(rules):
             used, read = read_journal(path, adapter)
         given: list[Any] = (
             _load_candidates(Path(candidates))
             if isinstance(candidates, (str, os.PathLike))
             else list(candidates)
         )
+        given = redact_value(given, rules)  # quoted as the evidence reads: markers in place
         is_echo: Callable[[str], bool] = lambda q: False  # noqa: E731
         names: Sequence[str] = ()
         min_chars = 8

@@ -26,7 +26,7 @@ from typing import Any
 
 from .errors import KuraError
 from .fsutil import atomic_write_bytes, atomic_write_text, storage_error
-from .secrets import SecretRules
+from .secrets import SecretRules, redact_value
 from .store import Store
 from .workshop import Workshop
 
@@ -110,16 +110,6 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _redact_json(value: Any, rules: SecretRules) -> Any:
-    if isinstance(value, str):
-        return rules.redact(value).text
-    if isinstance(value, list):
-        return [_redact_json(v, rules) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_json(v, rules) for k, v in value.items()}
-    return value
-
-
 def _redacted_file(path: Path, text: str, rules: SecretRules) -> str:
     """*text* of *path* with its secrets replaced; a JSON file stays valid JSON."""
     if path.suffix == ".json":
@@ -128,7 +118,7 @@ def _redacted_file(path: Path, text: str, rules: SecretRules) -> str:
         except ValueError:
             return rules.redact(text).text
         return json.dumps(
-            _redact_json(data, rules), ensure_ascii=False, sort_keys=True, separators=(",", ":")
+            redact_value(data, rules), ensure_ascii=False, sort_keys=True, separators=(",", ":")
         )
     return rules.redact(text).text
 
@@ -139,7 +129,7 @@ def _redacted_cell(text: str, rules: SecretRules) -> str:
     except ValueError:
         return rules.redact(text).text
     if isinstance(data, (dict, list)):
-        return json.dumps(_redact_json(data, rules), ensure_ascii=False)
+        return json.dumps(redact_value(data, rules), ensure_ascii=False)
     return rules.redact(text).text
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "active_rules",
     "drop_private",
     "marker",
+    "redact_value",
     "using_rules",
 ]
 
@@ -698,6 +699,21 @@ class SecretRules:
                         f"nothing was written. Remove it, or write the marker {marker(f.kind)} "
                         "in its place (kura never stores a secret's value)"
                     )
+
+
+def redact_value(value: Any, rules: SecretRules | None = None) -> Any:
+    """*value* (a string, or lists and mappings of them, as JSON holds) with every string
+    redacted by *rules* (the built-in ones by default); other values as they are."""
+    rules = rules or BUILTIN
+    if isinstance(value, str):
+        return rules.redact(value).text if value else value
+    if isinstance(value, list):
+        return [redact_value(v, rules) for v in value]
+    if isinstance(value, tuple):
+        return tuple(redact_value(v, rules) for v in value)
+    if isinstance(value, Mapping):
+        return {k: redact_value(v, rules) for k, v in value.items()}
+    return value
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .errors import BusyError, KuraError, ReadOnlyStore, StorageError, StorageFull, WorkshopDamaged
+from .secrets import redact_value
 from .vocabulary import GateLogKind, SeedState
 
 DB_NAME = "kura.db"
@@ -439,16 +440,17 @@ class Workshop:
         at: float | None = None,
     ) -> int:
         """Add one gate-log row. With *key*, at most one row ever carries it: logging the
-        same event again (a crashed write finished by the next reader) adds nothing."""
+        same event again (a crashed write finished by the next reader) adds nothing. Its
+        text passes redaction first: a model's dropped candidate never logs a secret."""
         return self._execute(
             "INSERT OR IGNORE INTO gate_log(at, kind, title, slug, reason, detail, key) VALUES(?,?,?,?,?,?,?)",
             (
                 self.clock() if at is None else at,
                 kind,
-                title,
+                redact_value(title),
                 slug,
-                reason,
-                json.dumps(detail or {}, ensure_ascii=False),
+                redact_value(reason),
+                json.dumps(redact_value(dict(detail or {})), ensure_ascii=False),
                 key,
             ),
         )
@@ -510,7 +512,7 @@ class Workshop:
                 "failures=failures+1, last_error=excluded.last_error, "
                 "last_error_at=excluded.last_error_at, url=excluded.url, model=excluded.model"
             )
-            params = (rec.role, rec.reason, rec.at, rec.url, rec.model)
+            params = (rec.role, redact_value(rec.reason), rec.at, rec.url, rec.model)
         with contextlib.suppress(KuraError, sqlite3.Error):
             self._execute(sql, params)
 
@@ -551,10 +553,14 @@ class Workshop:
     ) -> int:
         """Keep an idea as a waiting seed (*quotes*: its verified quotes, as JSON)."""
         now = self.clock() if at is None else at
+        try:
+            quotes = json.dumps(redact_value(json.loads(quotes)), ensure_ascii=False)
+        except ValueError:
+            quotes = redact_value(quotes)
         return self._execute(
             "INSERT INTO seeds(at, title, body, quotes, state, source, updated) "
             "VALUES(?,?,?,?,?,?,?)",
-            (now, title, body, quotes, SeedState.WAITING, source, now),
+            (now, redact_value(title), redact_value(body), quotes, SeedState.WAITING, source, now),
         )
 
     def seeds(self, *, limit: int = 500) -> list[sqlite3.Row]:
@@ -654,10 +660,11 @@ class Workshop:
     def log_reads(self, rows: list[tuple[float, str, str, str, float]]) -> None:
         """Add ``(at, question, how, picked as JSON, elapsed ms)`` rows (may wait on another
         process's lock)."""
+        clean = [(at, redact_value(q), how, picked, ms) for at, q, how, picked, ms in rows]
         with self.transaction() as conn:
             conn.executemany(
                 "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
-                rows,
+                clean,
             )
 
     # ---- the trigger ledger ------------------------------------------------------------

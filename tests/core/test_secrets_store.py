@@ -302,8 +302,15 @@ def _plant(root: Path, ws, raws: dict[str, str]) -> None:
         f"---\nname: hand\ndescription: x\n---\n\nDB_PASSWORD={raws['password']}\n", "utf-8"
     )
     (root / "profile.md").write_text(f"Ren uses {raws['openai-key']} for tests.\n", "utf-8")
-    ws.log_gate("dropped", title=f"key {raws['anthropic-key']}", reason="planted")
-    ws.plant_seed(title="idea", body=json.dumps({"k": raws["jwt"]}), quotes="[]", source="")
+    # rows written before redaction existed (kura's own writers redact: see below)
+    ws.execute(
+        "INSERT INTO gate_log(at, kind, title, reason) VALUES(0, 'dropped', ?, 'planted')",
+        (f"key {raws['anthropic-key']}",),
+    )
+    ws.execute(
+        "INSERT INTO seeds(at, title, body, updated) VALUES(0, 'idea', ?, 0)",
+        (json.dumps({"k": raws["jwt"]}),),
+    )
 
 
 def test_doctor_names_stored_secrets_by_place_and_scrub_removes_them(kura, tmp_path):
@@ -346,3 +353,53 @@ def test_doctor_names_stored_secrets_by_place_and_scrub_removes_them(kura, tmp_p
     assert any(e.kind == "scrubbed" for e in log)
     assert kura.doctor(store="main").secrets == ()
     assert not kura.scrub(store="main").scrubbed  # nothing left: nothing to do
+
+
+def test_the_workshop_s_own_writers_never_keep_a_raw_secret(kura, tmp_path):
+    rng = random.Random(13)
+    token, jwt = KINDS[3].make(rng), KINDS[15].make(rng)
+    ws = kura.registry.workshop("main")
+    ws.log_gate("dropped", title=f"uses {token}", reason=f"r {token}", detail={"q": [jwt]})
+    ws.plant_seed(
+        title=f"t {token}", body=f"b {jwt}", quotes=json.dumps([f"[USER] {token}"]), source="s"
+    )
+    ws.log_reads([(0.0, f"what is {token}?", "words", "[]", 1.0)])
+    (row,) = ws.gate_log(kinds=("dropped",))
+    assert row["title"] == "uses [secret:github-token]" and row["detail"] == {"q": ["[secret:jwt]"]}
+    ws.close()
+    _assert_absent([token, jwt], _all_bytes(tmp_path / "main"))
+
+
+def test_the_gate_command_shows_markers_and_a_quote_across_a_secret_verifies(tmp_path, kura_bin):
+    token = KINDS[3].make(random.Random(21))
+    journal = tmp_path / "s.jsonl"
+    said = f"deploy with GITHUB_TOKEN={token} from the vault, always"
+    journal.write_text(json.dumps({"type": "user", "message": {"content": said}}) + "\n", "utf-8")
+    cands = tmp_path / "c.json"
+    cands.write_text(
+        json.dumps(
+            {
+                "candidates": [
+                    {
+                        "kind": "fact",
+                        "title": "deploy token from the vault",
+                        "description": "the deploy reads its token from the vault",
+                        "body": "The deploy reads [secret:github-token] from the vault.",
+                        "quotes": [f"[USER] deploy with GITHUB_TOKEN={token} from the vault"],
+                    }
+                ]
+            }
+        ),
+        "utf-8",
+    )
+    out = subprocess.run(
+        [*kura_bin, "gate", "--journal", str(journal), "--candidates", str(cands), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    rep = json.loads(out.stdout)
+    (quote,) = rep["candidates"][0]["quotes"]
+    assert quote["status"] == "verified" and "[secret:github-token]" in quote["text"]
+    _assert_absent([token], out.stdout, out.stderr)
