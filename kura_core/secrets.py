@@ -285,6 +285,18 @@ def _not_placeholder(v: str) -> bool:
     return not _placeholder(v)
 
 
+def _cjk_password(v: str) -> bool:
+    """A password named in Japanese or Chinese prose: a value with a symbol in it, or two
+    digits and a letter, or six digits (a word, a name such as 1Password, or a short number
+    reads as prose)."""
+    if _placeholder(v) or len(v) < 4 or _IDENT.fullmatch(v):
+        return False
+    if v.isdigit():
+        return len(v) >= 6
+    digits = sum(c.isdigit() for c in v)
+    return not v.isalnum() or (digits >= 2 and _LETTER.search(v) is not None)
+
+
 _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "bearer-token",
@@ -304,6 +316,22 @@ _VALUED: tuple[_Valued, ...] = (
         "password",
         re.compile(r"-(?:-user|u)[ \t]{1,4}[\"']?[^\s:\"']{0,128}:([^\s\"']{1,256})"),
         lambda v: _not_placeholder(v) and not _GROUP.fullmatch(v),
+    ),
+    _Valued(
+        "password",
+        re.compile(
+            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令)[ \t]{0,4}(?:(?:は|是|为|為)[ \t]{0,4}[:：=＝]?|[:：=＝])"
+            r"[ \t]{0,4}[「『\"'“`]?([!-~]{4,128})"
+        ),
+        lambda v: _cjk_password(v.rstrip("」』\"'”`。、，,.")),
+    ),
+    _Valued(
+        "token",
+        re.compile(
+            r"(?:トークン|令牌|密钥|密鑰|APIキー|API 키|アクセスキー|シークレット)[ \t]{0,4}"
+            r"(?:(?:は|是|为|為)[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?([!-~]{12,512})"
+        ),
+        lambda v: looks_random(v.rstrip("」』\"'”`。、，,.")),
     ),
     _Valued(
         "url-password",
@@ -596,7 +624,7 @@ def _private_keys(text: str) -> list[tuple[int, int]]:
 #: Which finding wins where two overlap: a store's own pattern, then a provider's shape
 #: (the most specific name), then a header or URL value, then a secret-named assignment.
 _OWN, _SHAPED, _VALUED_RANK = 0, 1, 2
-_ASSIGNED = _VALUED_RANK + 4  # after every valued shape, each ranked by its order
+_ASSIGNED = _VALUED_RANK + 10  # after every valued shape, each ranked by its order
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,25 @@ def test_kura_toml_refuses_a_slow_or_misspelt_secret_table(tmp_path):
     assert rules.redact("AKIAIOSFODNN7EXAMPLE").text == "AKIAIOSFODNN7EXAMPLE"
 
 
+def test_passwords_and_keys_named_in_japanese_and_chinese_prose():
+    for text, kind in [
+        ("DBのパスワードは Tr0ub4dor&3 です", "password"),
+        ("数据库密码是：kX9#mQ2!pL，别外传", "password"),
+        ("パスワードは「S3cret!x」です", "password"),
+        ("APIキーは 9f8e7d6c5b4a39281706f5e4d3c2b1a0 です", "token"),
+        ("令牌：Zx81Kq0Lm2Np3Rs4Tv5W", "token"),
+    ]:
+        red = BUILTIN.redact(text)
+        assert red.kinds() == (kind,), (text, red.text)
+    for prose in [
+        "パスワードは 1Password に保存",
+        "密码是 12345 吗",
+        "パスワード : 設定済み",
+        "令牌：见上文",
+    ]:
+        assert BUILTIN.redact(prose).text == prose
+
+
 def test_markers_are_stable_and_never_carry_the_value():
     rng = random.Random(7)
     token = KINDS[3].make(rng)
