@@ -231,7 +231,7 @@ _PLACEHOLDER = re.compile(
     | %\(?[A-Za-z_]{0,32}\)?s                   # %s, %(password)s
     | \{\{?[^{}\n]{0,64}\}?\}                   # {password}, {{ secret }}
     | (?:your|my|some|the|example|dummy|fake|test|placeholder)[_-][A-Za-z0-9_-]{0,48}
-    | changeme|change[_-]me|password|passwd|pass|secret|token|api[_-]?key|redacted
+    | changeme|change[_-]me|password|passwd|pass|pw|pwd|secret|token|api[_-]?key|redacted
     | none|null|nil|true|false|undefined|empty|required|optional|string|str|env
     """
 )
@@ -314,7 +314,7 @@ _VALUED: tuple[_Valued, ...] = (
     ),
     _Valued(
         "password",
-        re.compile(r"-(?:-user|u)[ \t]{1,4}[\"']?[^\s:\"']{0,128}:([^\s\"']{1,256})"),
+        re.compile(r"-(?:-user|u)[ \t]{1,4}[\"']?[^\s:\"'`]{0,128}:([^\s\"'`]{1,256})"),
         lambda v: _not_placeholder(v) and not _GROUP.fullmatch(v),
     ),
     _Valued(
