@@ -334,6 +334,11 @@ _VALUED: tuple[_Valued, ...] = (
         lambda v: looks_random(v.rstrip("」』\"'”`。、，,.")),
     ),
     _Valued(
+        "password",  # ~/.netrc: machine HOST login USER password VALUE
+        re.compile(r"login[ \t]{1,8}[^\s]{1,128}[ \t]{1,8}password[ \t]{1,8}([^\s]{1,256})"),
+        _not_placeholder,
+    ),
+    _Valued(
         "url-password",
         re.compile(r"://[^\s:/@\"'<>]{0,128}:([^\s@/\"'<>]{1,256})@"),
         _not_placeholder,
@@ -521,6 +526,8 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
         return "private-key", False
     if "token" in words:
         return "token", False
+    if ("secret", "key") in pairs:
+        return "secret", False
     if "apikey" in words or any(a in _KEY_PAIRS and b == "key" for a, b in pairs):
         return "api-key", False
     if words & _SECRET_WORDS:

@@ -86,6 +86,8 @@ def test_env_style_passwords_count_even_as_plain_words_but_code_does_not():
         ('db.connect(password="hunter")', 'db.connect(password="[secret:password]")'),
         ("curl -u deploy:Zq8x-Fm2p-Lk9w https://ci.example.com", "[secret:password] https"),
         ("curl -u :glpat_is_not_here_7Gk2m https://x", "-u :[secret:password]"),
+        ("machine api.example.com login ren password Wq8-zLp4", "password [secret:password]"),
+        ('DJANGO_SECRET_KEY="k9#f2!mZq8vLx0@pR7tY"', 'DJANGO_SECRET_KEY="[secret:secret]"'),
     ]:
         assert want in BUILTIN.redact(text).text, text
     for code in ["password=password", "password = self.password", "auth(password=pw)"]:
