@@ -532,7 +532,7 @@ class Kura:
 
         name = self.registry.resolve(store)
         spec = self.registry.config.stores[name]
-        if spec.write_policy == "frozen" and not dry_run:
+        if spec.write_policy == WritePolicy.FROZEN and not dry_run:
             raise PolicyError(
                 f"store {name!r} is frozen: nothing is written to it, not even a scrub; "
                 f"set another write_policy under [stores.{name}] to scrub it"

@@ -28,6 +28,7 @@ from .errors import KuraError
 from .fsutil import atomic_write_bytes, atomic_write_text, storage_error
 from .secrets import SecretRules, redact_value
 from .store import Store
+from .vocabulary import GateLogKind
 from .workshop import Workshop
 
 
@@ -210,7 +211,7 @@ def scrub(
     )
     if report.did_work:
         ws.log_gate(
-            "scrubbed",
+            GateLogKind.SCRUBBED,
             reason=f"redacted {report.summary()}; originals kept in {backup}",
             detail={"places": list(places), "kinds": [s.kind for s in found]},
         )

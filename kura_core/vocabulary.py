@@ -78,6 +78,7 @@ class GateLogKind(StrEnum):
     SEED_UNCONFIRMED = "seed-unconfirmed"
     TIDY_REJECTED = "tidy-rejected"
     TRIGGER_REFUSED = "trigger-refused"
+    SCRUBBED = "scrubbed"
 
 
 class SealState(StrEnum):
