@@ -719,7 +719,23 @@ def cmd_demo(ctx: Ctx) -> int:
 
 # --------------------------------------------------------------------------- parser
 
-_ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
+_ADAPTER_CHOICES = [
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,7 +20,23 @@ from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
 
 WRITE_POLICIES = ("distiller-only", "direct-allowed", "frozen")
 DIALECTS = ("vllm", "openai", "generic")
-ADAPTERS = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
+ADAPTERS = (
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+)
 DEFAULT_PORT = 8085
 
 

@@ -64,13 +64,51 @@ _CODEX_ITEMS = {
     "web_search_call",
 }
 _GEMINI_TYPES = {"user", "gemini", "info", "error", "warning"}
-ADAPTER_NAMES = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
+ADAPTER_NAMES = (
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+)
+
+
+def _new_record_kind(obj: dict) -> str:
+    """The newer formats, each recognised by the fields its records carry."""
+    from . import codex, copilot, cursor, gemini_more, kimi, qwen
+
+    if codex.is_history_entry(obj):
+        return "codex"
+    if copilot.is_event(obj):
+        return "copilot"
+    if qwen.is_record(obj):
+        return "qwen"
+    if kimi.is_record(obj):
+        return "kimi"
+    if gemini_more.is_event(obj):
+        return "gemini"
+    if cursor.is_record(obj):
+        return "cursor"
+    return ""
 
 
 def _record_kind(obj: dict, index: int) -> str:
     t = obj.get("type")
     if "schema_version" in obj and "class" in obj:
         return "evidence"
+    newer = _new_record_kind(obj)
+    if newer:
+        return newer
     if isinstance(t, str) and t in _CODEX_TYPES and isinstance(obj.get("payload"), dict):
         return "codex"
     if "record_type" in obj or (
@@ -134,7 +172,7 @@ def _jsonl_kind(path: Path) -> str:
     if not votes:
         return ""
     order = {"evidence": 0, "codex": 1, "gemini": 2, "claude": 3}
-    return max(votes, key=lambda k: (votes[k], -order[k]))
+    return max(votes, key=lambda k: (votes[k], -order.get(k, 4)))
 
 
 def _document_kind(path: Path) -> str:
@@ -154,12 +192,27 @@ def _document_kind(path: Path) -> str:
             obj = json.loads(text[at + 1 :])
         except (ValueError, RecursionError):
             return ""
-    if not isinstance(obj, dict):
-        return ""
+    newer = _new_document_kind(obj)
+    if newer or not isinstance(obj, dict):
+        return newer
     if isinstance(obj.get("messages"), list) and ("sessionId" in obj or "projectHash" in obj):
         return "gemini"
     if kind_of(obj):
         return "opencode"
+    return ""
+
+
+def _new_document_kind(obj: object) -> str:
+    from . import cline, continue_dev, copilot, gemini_more
+
+    if cline.kind_of(obj):
+        return "cline"
+    if gemini_more.is_logs(obj):
+        return "gemini"
+    if continue_dev.is_session(obj):
+        return "continue"
+    if copilot.is_legacy(obj):
+        return "copilot-legacy"
     return ""
 
 
@@ -210,6 +263,10 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
                 return found
         if _AIDER.search(head):
             return "aider"
+        from .cursor import is_specstory
+
+        if is_specstory(p):
+            return "specstory"
         if b"\n{" in head[:4096]:
             doc = _document_kind(p)
             if doc:

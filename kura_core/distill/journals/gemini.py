@@ -54,6 +54,22 @@ _CONTEXT_TAGS = re.compile(
     r"environment_context|user_instructions)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
     re.DOTALL,
 )
+#: Gemini Code Assist (VS Code) appends the editor's state to what the person typed.
+_EDITOR = re.compile(
+    r"^(?:Current File Path|Current Selection|User Selected Files|Current File Content|"
+    r"Selected Code|Open Files):",
+    re.MULTILINE,
+)
+
+
+def _split_editor_context(text: str) -> tuple[str, str]:
+    """``(typed, appended)``: the text before the first editor-context label, and the rest."""
+    m = _EDITOR.search(text)
+    if m is None:
+        return text, ""
+    return text[: m.start()].strip(), text[m.start() :].strip()
+
+
 _TERMINAL = {"success", "error", "cancelled", "canceled", "completed", "failed", "errored"}
 _SETUP = "This is the Gemini CLI. We are setting up the context for our chat."
 
@@ -140,6 +156,9 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
                     pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files")
                 )
         rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)).strip()
+        rest, editor = _split_editor_context(rest)
+        if editor:
+            pieces.append(pv.Piece("TOOL", editor, "editor context the IDE appended"))
         if rest and not rest.startswith(_SETUP):
             said.append(rest)
     if said:
@@ -240,6 +259,12 @@ def read_gemini(
         return refused(UNIT, start, problem)
     if os.path.getsize(path) == 0:
         return Intake(source, UNIT).result(start, start)
+    from . import gemini_more
+
+    if gemini_more.document_kind(path) == "logs":
+        return gemini_more.read_logs(path, start)
+    if gemini_more.is_stream_json(path):
+        return gemini_more.read_stream_json(path, start)
     if is_stream(path):
         return _read_stream(path, start)
     return _read_document(path, start)

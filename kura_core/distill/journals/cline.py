@@ -1,0 +1,386 @@
+"""Cline task folders, and Roo Code's and Kilo Code's, which share the layout
+(``…/globalStorage/<extension>/tasks/<task id>/``).
+
+Two files per task, each one JSON array rewritten whole (``seq`` watermark: the index):
+
+* ``api_conversation_history.json`` -- what the model was sent and said, Anthropic style
+  (``{role, content: [blocks], ts}``). Everything the extension adds travels in
+  user-role messages, so a user-role text is the person's only inside the tags the
+  extension wraps around typed words: ``<task>``, ``<feedback>``, ``<answer>`` and
+  ``<user_message>`` (USER). The rest is machine text: ``<environment_details>``, the
+  ``[TASK RESUMPTION]`` preamble, progress and todo reminders, ``[ERROR]`` nudges
+  (noted, never evidence); tool results (``[tool for 'x'] Result:`` texts or
+  ``tool_result`` blocks: TOOL, or SELF by provenance) and file, folder, URL and
+  terminal contents the person attached with ``@`` (TOOL), even inside ``<task>``.
+  Assistant text is SELF, its ``<thinking>`` skipped; tool calls -- ``tool_use`` blocks or
+  the XML tags older versions wrote into the text -- are ACT plus SELF for their prose
+  (``attempt_completion`` results, ``ask_followup_question`` questions, todo lists).
+* ``ui_messages.json`` -- what the panel showed (``{ts, type: say|ask, say|ask, text}``):
+  ``task`` and ``user_feedback`` are the person (USER); ``text``, ``completion_result``,
+  follow-up questions and plan responses are the agent (SELF); ``command``, ``tool`` and
+  MCP requests are actions (ACT); command and MCP output, errors are TOOL; API request
+  records (a copy of what was sent), reasoning, checkpoints are noted. A message still
+  streaming (``partial``) is held back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+from ...shapes import str_at
+from . import provenance as pv
+from .base import Read
+from .documents import read_document, stamp_of
+
+#: The tags around what the person typed.
+_HUMAN = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?(?:</\1>|\Z)", re.DOTALL)
+#: What the extension attaches for an @-mention: machine copies of files, pages, output.
+_ATTACHED = re.compile(
+    r"<(file_content|folder_content|url_content|terminal_output|git_commit|"
+    r"git_working_state|workspace_diagnostics|problems|command)(?:\s[^<>]*)?>\n?(.*?)\n?"
+    r"(?:</\1>|\Z)",
+    re.DOTALL,
+)
+_RESULT_HEAD = re.compile(r"^\[([A-Za-z0-9_.:-]{1,80})(?: for (.*?))?\] Result:\s*", re.DOTALL)
+_THINKING = re.compile(r"<thinking>.*?(?:</thinking>|\Z)", re.DOTALL)
+#: Tools the extensions describe to the model as XML tags (before native tool calls).
+_XML_TOOLS = (
+    "execute_command|read_file|write_to_file|replace_in_file|search_files|list_files|"
+    "list_code_definition_names|browser_action|use_mcp_tool|access_mcp_resource|"
+    "ask_followup_question|attempt_completion|plan_mode_respond|new_task|apply_diff|"
+    "insert_content|search_and_replace|switch_mode|fetch_instructions|codebase_search|"
+    "update_todo_list|load_mcp_documentation|condense|new_rule|report_bug|web_fetch|"
+    "run_slash_command|generate_image|simple_read_file|edit_file|search_replace"
+)
+_XML_CALL = re.compile(rf"<({_XML_TOOLS})>(.*?)</\1>", re.DOTALL)
+_XML_ARG = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>\n?(.*?)\n?</\1>", re.DOTALL)
+#: Tool arguments that hold the agent's own words.
+_SAYS = {
+    "attempt_completion": ("result",),
+    "plan_mode_respond": ("response",),
+    "act_mode_respond": ("response",),
+    "new_task": ("context", "message"),
+}
+_TODO_ARGS = ("task_progress", "todos")
+
+
+def _tagged(text: str) -> tuple[list[str], str]:
+    """The person's words inside the human tags, and the text left around them."""
+    said = [m.group(2) for m in _HUMAN.finditer(text)]
+    return said, _HUMAN.sub("\n", text)
+
+
+def _split_attached(text: str) -> tuple[str, list[str]]:
+    """Text with @-attachments cut out, and the attachments."""
+    found = [m.group(2) for m in _ATTACHED.finditer(text) if m.group(2).strip()]
+    return _ATTACHED.sub("", text), found
+
+
+class _Calls:
+    """The tool calls seen so far, by id and by name (text results name their tool)."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, pv.ToolCall] = {}
+        self.by_name: dict[str, pv.ToolCall] = {}
+        self.prose: set[str] = set()
+
+    def add(self, call_id: str, call: pv.ToolCall) -> None:
+        if call_id:
+            self.by_id[call_id] = call
+        self.by_name[call.name] = call
+        self.prose.update(call.prose_writes)
+
+    def named(self, name: str) -> pv.ToolCall | None:
+        """The last call of tool *name* (``[subagents]`` names ``use_subagents``)."""
+        found = self.by_name.get(name)
+        if found is None:
+            found = next((c for n, c in self.by_name.items() if n.endswith("_" + name)), None)
+        return found
+
+    def decode(self, name: str, args: Any, call_id: str = "") -> list[pv.Piece]:
+        pieces: list[pv.Piece] = []
+        if isinstance(args, dict):
+            args = dict(args)
+            for key in _TODO_ARGS:
+                todo = args.pop(key, None)
+                if isinstance(todo, str) and todo.strip():
+                    pieces.append(pv.Piece("SELF", todo, f"todo list in {name}"))
+            for key in _SAYS.get(name, ()):
+                said = args.pop(key, None)
+                if isinstance(said, str) and said.strip():
+                    pieces.append(pv.Piece("SELF", said, f"{name} {key}"))
+        got, call = pv.decode_call(name, args if args else {})
+        self.add(call_id, call)
+        if args or not pieces:
+            pieces = got + pieces
+        return pieces
+
+    def result(self, text: str, call: pv.ToolCall | None) -> list[pv.Piece]:
+        """A tool result: the person's words in it (answers, feedback) are USER."""
+        said, rest = _tagged(text)
+        pieces = [pv.Piece("USER", s, "the person's reply in a tool result") for s in said if s]
+        rest, attached = _split_attached(rest)
+        rest = _strip_harness(rest)
+        if rest.strip():
+            cls, kind = pv.result_class(call, self.prose)
+            pieces.insert(0, pv.Piece(cls, rest.strip(), kind))
+        pieces.extend(pv.Piece("TOOL", a, "attached content") for a in attached)
+        return pieces
+
+
+_HARNESS_LINES = (
+    "The user has provided feedback on the results.",
+    "The user provided the following feedback:",
+    "The user denied this operation",
+    "The user approved this operation",
+    "New instructions for task continuation:",
+    "New message to respond to with plan_mode_respond tool",
+    "Files attached by the user:",
+)
+
+
+def _strip_harness(text: str) -> str:
+    keep = [
+        line
+        for line in text.split("\n")
+        if not any(line.strip().startswith(h) for h in _HARNESS_LINES)
+    ]
+    return "\n".join(keep)
+
+
+class _ApiReader:
+    """Per-file state for ``api_conversation_history.json``."""
+
+    def __init__(self, path: str) -> None:
+        self.session = os.path.basename(os.path.dirname(os.path.abspath(path)))
+        self.calls = _Calls()
+
+    def stamp(self, msg: Any) -> str:
+        return stamp_of(msg.get("ts")) if isinstance(msg, dict) else ""
+
+    def unfinished(self, msg: Any) -> bool:
+        return False
+
+    def why_empty(self, msg: Any) -> str:
+        role = msg.get("role") if isinstance(msg, dict) else None
+        if role == "user":
+            return "machine text on the person's channel (environment, reminders, resumption)"
+        if role == "assistant":
+            return "thinking only (never evidence)"
+        return "message without text"
+
+    def pieces(self, msg: Any, index: int) -> list[pv.Piece]:
+        if not isinstance(msg, dict):
+            return []
+        content = msg.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if not isinstance(blocks, list):
+            return []
+        if msg.get("role") == "assistant":
+            return [p for b in blocks if isinstance(b, dict) for p in self._assistant(b)]
+        if msg.get("role") != "user":
+            return []
+        pieces = [p for b in blocks if isinstance(b, dict) for p in self._user(b)]
+        if any(p.cls == "USER" for p in pieces) and any(
+            isinstance(b, dict) and b.get("type") == "image" for b in blocks
+        ):
+            pieces.append(pv.Piece("USER", "[image]", "image"))
+        return pieces
+
+    def _assistant(self, block: dict) -> list[pv.Piece]:
+        btype = block.get("type")
+        if btype == "text" and isinstance(block.get("text"), str):
+            return self._assistant_text(block["text"])
+        if btype == "tool_use":
+            name = str(block.get("name") or "")
+            return self.calls.decode(name, block.get("input"), str(block.get("id") or ""))
+        return []
+
+    def _assistant_text(self, text: str) -> list[pv.Piece]:
+        text = _THINKING.sub("", text)
+        pieces: list[pv.Piece] = []
+        for m in _XML_CALL.finditer(text):
+            args = {a.group(1): a.group(2) for a in _XML_ARG.finditer(m.group(2))}
+            pieces.extend(self.calls.decode(m.group(1), args))
+        prose = _XML_CALL.sub("", text).strip()
+        if prose:
+            pieces.insert(0, pv.Piece("SELF", prose, "assistant text"))
+        return pieces
+
+    def _user(self, block: dict) -> list[pv.Piece]:
+        btype = block.get("type")
+        if btype == "tool_result":
+            call = self.calls.by_id.get(str(block.get("tool_use_id") or ""))
+            return self.calls.result(_block_text(block.get("content")), call)
+        if btype != "text" or not isinstance(block.get("text"), str):
+            return []
+        text = block["text"]
+        head = _RESULT_HEAD.match(text)
+        if head:
+            call = self.calls.named(head.group(1))
+            return self.calls.result(text[head.end() :], call)
+        said, _rest = _tagged(text)
+        pieces: list[pv.Piece] = []
+        for s in said:
+            words, attached = _split_attached(s)
+            if words.strip():
+                pieces.append(pv.Piece("USER", words.strip(), "user message"))
+            pieces.extend(pv.Piece("TOOL", a, "content the person attached") for a in attached)
+        if not said and text.lstrip().startswith("Files attached by the user"):
+            _, attached = _split_attached(text)
+            pieces.extend(pv.Piece("TOOL", a, "content the person attached") for a in attached)
+        return pieces
+
+
+def _block_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)
+        )
+    return ""
+
+
+# --------------------------------------------------------------------------- ui_messages
+
+_UI_USER = {"task", "user_feedback"}
+_UI_SELF = {"text", "completion_result", "followup", "plan_mode_respond", "act_mode_respond"}
+_UI_SELF |= {"task_progress", "new_task"}
+_UI_ACT = {"command", "tool", "use_mcp_server", "browser_action", "browser_action_launch"}
+_UI_TOOL = {"command_output", "mcp_server_response", "browser_action_result", "error"}
+_UI_TOOL |= {"diff_error", "user_feedback_diff"}
+
+
+class _UiReader:
+    """Per-file state for ``ui_messages.json``."""
+
+    def __init__(self, path: str) -> None:
+        self.session = os.path.basename(os.path.dirname(os.path.abspath(path)))
+
+    def stamp(self, msg: Any) -> str:
+        return stamp_of(msg.get("ts")) if isinstance(msg, dict) else ""
+
+    def unfinished(self, msg: Any) -> bool:
+        return isinstance(msg, dict) and msg.get("partial") is True
+
+    def why_empty(self, msg: Any) -> str:
+        kind = _ui_kind(msg)
+        return f"panel record ({kind})" if kind else "panel record of an unknown kind"
+
+    def pieces(self, msg: Any, index: int) -> list[pv.Piece]:
+        kind = _ui_kind(msg)
+        text = str_at(msg, "text") if isinstance(msg, dict) else ""
+        if not text.strip():
+            return []
+        if kind in _UI_USER:
+            words, attached = _split_attached(text)
+            out = [pv.Piece("USER", words.strip(), f"{kind}")] if words.strip() else []
+            return out + [pv.Piece("TOOL", a, "content the person attached") for a in attached]
+        if kind in _UI_SELF:
+            return [pv.Piece("SELF", _ui_prose(text), kind)]
+        if kind in _UI_ACT:
+            return [pv.Piece("ACT", _ui_action(kind, text), kind)]
+        if kind in _UI_TOOL:
+            return [pv.Piece("TOOL", text, kind)]
+        return []
+
+
+def _ui_kind(msg: Any) -> str:
+    if not isinstance(msg, dict):
+        return ""
+    kind = msg.get("say") if msg.get("type") == "say" else msg.get("ask")
+    return kind if isinstance(kind, str) and len(kind) < 40 else ""
+
+
+def _ui_prose(text: str) -> str:
+    """A question or plan response is stored as JSON; its words are the agent's."""
+    obj = _json_object(text)
+    if obj is None:
+        return text
+    for key in ("question", "response", "text", "content"):
+        if isinstance(obj.get(key), str):
+            return obj[key]
+    return text
+
+
+def _ui_action(kind: str, text: str) -> str:
+    if kind == "command":
+        return "shell: " + re.sub(r"REQ_APP$", "", text).strip()
+    obj = _json_object(text)
+    if obj is None:
+        return f"{kind}: {text}"
+    name = str(obj.get("tool") or obj.get("toolName") or obj.get("type") or kind)
+    rest = {k: v for k, v in obj.items() if k not in ("tool", "toolName", "type")}
+    pieces, _ = pv.decode_call(name, rest)
+    acts = [p.text for p in pieces if p.cls == "ACT"]
+    return "\n".join(acts) if acts else f"{name}: {json.dumps(rest, ensure_ascii=False)[:2000]}"
+
+
+def _json_object(text: str) -> dict | None:
+    s = text.strip()
+    if not s.startswith("{"):
+        return None
+    try:
+        obj = json.loads(s)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+# --------------------------------------------------------------------------- entry
+
+
+def kind_of(obj: Any) -> str:
+    """``"api"`` or ``"ui"`` for a decoded Cline-family task file, else ``""``."""
+    if not isinstance(obj, list) or not obj:
+        return ""
+    heads = [m for m in obj[:50] if isinstance(m, dict)]
+    if not heads:
+        return ""
+    ui = sum(1 for m in heads if m.get("type") in ("say", "ask") and "ts" in m)
+    api = sum(
+        1
+        for m in heads
+        if m.get("role") in ("user", "assistant")
+        and isinstance(m.get("content"), (list, str))
+        and set(m) <= _API_KEYS
+    )
+    if ui * 2 > len(heads):
+        return "ui"
+    if api * 2 > len(heads) and _has_cline_marks(heads):
+        return "api"
+    return ""
+
+
+_API_KEYS = {"role", "content", "ts", "modelInfo", "metrics", "id", "isSummary", "condenseId"}
+_API_KEYS |= {"condenseParent", "reasoning_content", "truncationId", "truncationParent"}
+_MARKS = ("<task>", "<environment_details>", "[TASK RESUMPTION]", "] Result:", "<feedback>")
+
+
+def _has_cline_marks(heads: list[dict]) -> bool:
+    for m in heads:
+        if m.get("role") != "user":
+            continue
+        text = json.dumps(m.get("content"), ensure_ascii=False)[:200_000]
+        if any(mark in text for mark in _MARKS):
+            return True
+    return False
+
+
+def read_cline(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
+    """Read a Cline / Roo Code / Kilo Code task file from message index *start*."""
+    source = str(path)
+    form: dict[str, str] = {}
+
+    def messages(obj: Any) -> list | None:
+        form["kind"] = kind_of(obj)
+        return obj if form["kind"] else None
+
+    def reader(_obj: Any) -> Any:
+        return _UiReader(source) if form.get("kind") == "ui" else _ApiReader(source)
+
+    return read_document(path, start, adapter="Cline", messages=messages, reader=reader)

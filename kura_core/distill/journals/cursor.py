@@ -1,0 +1,259 @@
+"""Cursor: agent transcripts and SpecStory Markdown exports (and Grok CLI's chat history,
+which wraps the person's words the same way).
+
+* Agent transcripts (``~/.cursor/projects/<workspace>/agent-transcripts/<id>/<id>.jsonl``,
+  also written by the ``cursor-agent`` CLI): JSON Lines, byte watermark, one message per
+  line, ``{role, message: {content: [blocks]}}``. In a user-role message only the text
+  inside ``<user_query>`` is what the person typed (USER); the blocks Cursor adds beside it
+  (``<user_info>``, ``<git_status>``, ``<attached_files>``, rules, reminders …) are noted,
+  and the canned build prompt Cursor sends for a plan ("Implement the plan as
+  specified…") is Cursor's text, not the person's. Assistant text is SELF, ``tool_use``
+  blocks ACT plus SELF for their prose, ``tool_result`` blocks TOOL or SELF by
+  provenance; ``turn_ended`` and ``metadata`` lines are noted.
+* Grok CLI (``~/.grok/sessions/<cwd>/<id>/chat_history.jsonl``): ``{type: user |
+  assistant | tool_result | reasoning | system, content}`` lines with the same
+  ``<user_query>`` rule; assistant ``tool_calls`` are ACT.
+* SpecStory exports (``.specstory/history/*.md``), read as a whole (``seq`` watermark,
+  the turn index): a turn starts at a ``_**User**_`` / ``_**Assistant**_`` /
+  ``_**Agent**_`` line -- but never inside a code fence, a ``<details>`` block or a
+  ``<tool-use>`` block, where such a line is quoted text. User turns are USER (minus the
+  canned build prompt); assistant turns SELF, their tool blocks TOOL.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from ...shapes import dict_at
+from . import provenance as pv
+from .base import IGNORED, Intake, Read, decode_bytes, encoding_problem, refused
+from .documents import content_text, read_records
+
+_QUERY = re.compile(r"<user_query>\n?(.*?)\n?(?:</user_query>|\Z)", re.DOTALL)
+_ANY_BLOCK = re.compile(r"<([A-Za-z_][\w-]*)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
+#: The prompt Cursor sends when the person clicks "Build" on a plan.
+_CANNED = re.compile(
+    r"Implement the plan as specified(?:, it is attached for your reference)?\.?"
+    r"(?:\s*Do NOT edit the plan file itself\.)?"
+    r"(?:\s*To-do'?s from the plan have already been created\.)?"
+    r"(?:\s*Do not create them again\.)?"
+    r"(?:\s*Mark them as in_progress as you work, starting with the first one\.)?"
+    r"(?:\s*Don'?t stop until you have completed all the to-dos\.)?",
+)
+
+
+def typed_words(text: str) -> str:
+    """What the person typed in a user-role text: the ``<user_query>`` body when there is
+    one, else the text outside Cursor's blocks; the canned plan prompt removed."""
+    queries = [m.group(1) for m in _QUERY.finditer(text)]
+    said = "\n".join(queries) if queries else _ANY_BLOCK.sub("", text)
+    return _CANNED.sub("", said).strip()
+
+
+class _Transcript:
+    def __init__(self) -> None:
+        self.session = ""
+        self.calls: dict[str, pv.ToolCall] = {}
+        self.prose: set[str] = set()
+
+    def copy(self) -> _Transcript:
+        c = _Transcript()
+        c.session, c.calls, c.prose = self.session, dict(self.calls), set(self.prose)
+        return c
+
+    def stamp(self, obj: dict) -> str:
+        ts = obj.get("timestamp")
+        return ts if isinstance(ts, str) else ""
+
+    def observe(self, obj: dict) -> None:
+        self.pieces(obj, lambda *a, **k: None)
+
+    def pieces(self, obj: dict, note: Any) -> list[pv.Piece] | None:
+        role = obj.get("role")
+        rtype = obj.get("type")
+        if role in ("user", "assistant") and isinstance(obj.get("message"), dict):
+            blocks = obj["message"].get("content")
+            return self._blocks(str(role), blocks, note)
+        if rtype in ("turn_ended", "metadata"):
+            note(f"{rtype} marker", IGNORED)
+            return []
+        if rtype in _GROK_TYPES and "content" in obj and "message" not in obj:
+            return self._grok(obj, note)
+        return None
+
+    def _blocks(self, role: str, blocks: Any, note: Any) -> list[pv.Piece]:
+        if isinstance(blocks, str):
+            blocks = [{"type": "text", "text": blocks}]
+        if not isinstance(blocks, list):
+            return []
+        out: list[pv.Piece] = []
+        for b in blocks:
+            if not isinstance(b, dict):
+                continue
+            btype = b.get("type")
+            if btype == "text" and isinstance(b.get("text"), str):
+                out.extend(self._text(role, b["text"]))
+            elif btype == "tool_use":
+                out.extend(self._call(b.get("name"), b.get("input"), b.get("id")))
+            elif btype == "tool_result":
+                out.extend(self._result(b.get("tool_use_id"), content_text(b.get("content"))))
+        if not out and role == "user":
+            note("Cursor's context blocks on the person's channel", IGNORED)
+        return out
+
+    def _text(self, role: str, text: str) -> list[pv.Piece]:
+        if role == "user":
+            words = typed_words(text)
+            return [pv.Piece("USER", words, "user query")] if words else []
+        return [pv.Piece("SELF", text.strip(), "assistant text")] if text.strip() else []
+
+    def _call(self, name: Any, args: Any, call_id: Any) -> list[pv.Piece]:
+        pieces, call = pv.decode_call(name, args)
+        self.prose.update(call.prose_writes)
+        if isinstance(call_id, str):
+            self.calls[call_id] = call
+        return pieces
+
+    def _result(self, call_id: Any, text: str) -> list[pv.Piece]:
+        if not text.strip():
+            return []
+        cls, kind = pv.result_class(self.calls.get(str(call_id or "")), self.prose)
+        return [pv.Piece(cls, text.strip(), kind)]
+
+    def _grok(self, obj: dict, note: Any) -> list[pv.Piece]:
+        rtype = obj["type"]
+        if rtype == "user" and obj.get("synthetic_reason"):
+            note("a turn the CLI wrote on the person's behalf (synthetic)", IGNORED)
+            return []
+        if rtype == "user":
+            return self._blocks("user", obj.get("content"), note)
+        if rtype == "assistant":
+            out = self._blocks("assistant", obj.get("content"), note)
+            for tc in obj.get("tool_calls") or []:
+                if isinstance(tc, dict):
+                    fn = dict_at(tc, "function")
+                    name = tc.get("name") or fn.get("name")
+                    args = tc.get("arguments", fn.get("arguments"))
+                    out.extend(self._call(name, args, tc.get("id")))
+            return out
+        if rtype == "tool_result":
+            return self._result(obj.get("tool_call_id"), content_text(obj.get("content")))
+        note(f"{rtype} record", IGNORED)
+        return []
+
+
+_GROK_TYPES = {"user", "assistant", "tool_result", "reasoning", "system"}
+
+
+def is_record(obj: dict) -> bool:
+    """A Cursor agent-transcript line (or a Grok CLI chat-history line)."""
+    if obj.get("role") in ("user", "assistant") and isinstance(obj.get("message"), dict):
+        msg = obj["message"]
+        return set(msg) <= {"content", "role"} and set(obj) <= {"role", "message", "timestamp"}
+    if obj.get("type") == "turn_ended" and "status" in obj:
+        return True
+    return (
+        obj.get("type") in _GROK_TYPES
+        and "content" in obj
+        and not ({"message", "uuid", "sessionId", "id", "payload"} & set(obj))
+    )
+
+
+def read_cursor(
+    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
+) -> Read:
+    """Read a Cursor agent transcript (or Grok CLI chat history) from byte *start*; a
+    SpecStory Markdown export from turn *start*."""
+    if is_specstory(path):
+        return read_specstory(path, start)
+    return read_records(
+        path, start, limit_bytes, adapter="cursor", label="Cursor transcript", reader=_Transcript
+    )
+
+
+# --------------------------------------------------------------------------- SpecStory
+
+_HEADING = re.compile(r"^_\*\*(User|Assistant|Agent|Cursor)\b[^\n]*?\*\*_\s*$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_OPEN = re.compile(r"<(details|tool-use|think)\b[^>]*>", re.IGNORECASE)
+_CLOSE = re.compile(r"</(details|tool-use|think)>", re.IGNORECASE)
+_TOOL_BLOCK = re.compile(
+    r"<(details|tool-use)\b[^>]*>.*?</\1>|<think>.*?</think>", re.DOTALL | re.IGNORECASE
+)
+_MARK = "<!-- Generated by SpecStory"
+
+
+def is_specstory(path: str | os.PathLike[str]) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    text = decode_bytes(head)[0]
+    return _MARK in text or ("## SpecStory" in text and "_**User" in text)
+
+
+def specstory_turns(text: str) -> list[tuple[str, str]]:
+    """``(speaker, body)`` of each turn, headings inside fences and blocks ignored."""
+    turns: list[tuple[str, list[str]]] = []
+    fence = ""
+    depth = 0
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if m:
+            mark = m.group(1)
+            if not fence:
+                fence = mark
+            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark) :]:
+                fence = ""
+        elif not fence:
+            depth = max(0, depth + len(_OPEN.findall(line)) - len(_CLOSE.findall(line)))
+            head = _HEADING.match(line)
+            if head and depth == 0:
+                turns.append((head.group(1), []))
+                continue
+        if turns:
+            turns[-1][1].append(line)
+    return [(who, "\n".join(body)) for who, body in turns]
+
+
+def _turn_pieces(who: str, body: str) -> list[pv.Piece]:
+    body = re.sub(r"\n---\s*$", "", body.strip()).strip()
+    if who == "User":
+        words = _CANNED.sub("", body).strip()
+        return [pv.Piece("USER", words, "user turn (SpecStory)")] if words else []
+    pieces = [
+        pv.Piece("TOOL", m.group(0), "tool block (SpecStory)")
+        for m in _TOOL_BLOCK.finditer(body)
+        if not m.group(0).lower().startswith("<think")
+    ]
+    prose = _TOOL_BLOCK.sub("", body)
+    prose = re.sub(r"^_\*\*\*\*_\s*$|^---\s*$", "", prose, flags=re.MULTILINE).strip()
+    if prose:
+        pieces.insert(0, pv.Piece("SELF", prose, "assistant turn (SpecStory)"))
+    return pieces
+
+
+def read_specstory(path: str | os.PathLike[str], start: int) -> Read:
+    source = str(path)
+    problem = encoding_problem(path)
+    if problem:
+        return refused("seq", start, problem)
+    with open(path, "rb") as fh:
+        text, _ = decode_bytes(fh.read())
+    turns = specstory_turns(text)
+    intake = Intake(source, "seq")
+    if start > len(turns):
+        intake.note(start, start, "journal shorter than watermark")
+        return intake.result(start, start)
+    session = os.path.splitext(os.path.basename(source))[0]
+    for i in range(start, len(turns)):
+        intake.records += 1
+        pieces = _turn_pieces(*turns[i])
+        if not pieces:
+            intake.note(i, i + 1, "turn without text", IGNORED)
+        for p in pieces:
+            intake.add(p.cls, p.text, i, i + 1, session=session, kind=p.kind)
+    return intake.result(start, len(turns))

@@ -1,0 +1,250 @@
+"""Two more Gemini CLI files, read by the ``gemini`` adapter (``seq`` watermark).
+
+* ``--output-format stream-json`` output (also written by wrappers and by forks that
+  kept the format): one event per line -- ``init`` (session, model), ``message`` (role
+  ``user``: the prompt, USER after injected context and ``@file`` contents are cut out;
+  role ``assistant``: SELF, streamed as ``delta`` chunks that are joined into one text),
+  ``tool_use`` (ACT plus SELF for its prose), ``tool_result`` (TOOL, or SELF by
+  provenance), ``error`` (TOOL) and ``result`` (noted). Extra fields a wrapper adds are
+  ignored, and a line that is not JSON (a wrapper's banner) is noted, not fatal. The
+  watermark is the line index; a run of assistant chunks still growing at the end of
+  the file is left for the next read.
+* ``logs.json`` (``~/.gemini/tmp/<project>/logs.json``, and Qwen Code's copy): a JSON array
+  of the prompts the person submitted, ``{sessionId, messageId, type: "user", message,
+  timestamp}`` -- every entry USER, slash commands included; the index is the watermark.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from ...shapes import str_at
+from . import provenance as pv
+from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, scrub
+from .documents import read_document, stamp_of
+
+UNIT = "seq"
+_EVENTS = {"init", "message", "tool_use", "tool_result", "error", "result"}
+
+
+def is_event(obj: Any) -> bool:
+    """A stream-json event: a known ``type`` with the fields that type carries."""
+    if not isinstance(obj, dict):
+        return False
+    t = obj.get("type")
+    if t not in _EVENTS or "payload" in obj or "uuid" in obj or "subtype" in obj:
+        return False
+    if t == "init":
+        return "session_id" in obj or "model" in obj
+    if t == "message":
+        return obj.get("role") in ("user", "assistant") and "content" in obj
+    if t == "tool_use":
+        return "tool_name" in obj or "tool_id" in obj
+    if t == "tool_result":
+        return "tool_id" in obj and ("status" in obj or "output" in obj)
+    if t == "error":
+        return "severity" in obj or ("message" in obj and "timestamp" in obj)
+    return "status" in obj and ("stats" in obj or "timestamp" in obj)
+
+
+def is_stream_json(path: str | os.PathLike[str]) -> bool:
+    """True when the JSON lines at the head of *path* are mostly stream-json events."""
+    seen = hits = 0
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if seen >= 40:
+                break
+            s = raw.strip()
+            if not s.startswith(b"{"):
+                continue
+            try:
+                obj = json.loads(decode_bytes(s)[0])
+            except (ValueError, RecursionError):
+                continue
+            seen += 1
+            hits += is_event(obj)
+    return seen > 0 and hits * 2 > seen
+
+
+class _Stream:
+    def __init__(self, intake: Intake) -> None:
+        self.intake = intake
+        self.session = ""
+        self.calls: dict[str, pv.ToolCall] = {}
+        self.prose: set[str] = set()
+        self.chunks: list[str] = []
+        self.chunk_start = -1
+        self.emit_from = 0
+
+    def flush(self, end: int) -> None:
+        if self.chunks and self.chunk_start >= self.emit_from:
+            text = "".join(self.chunks).strip()
+            if text:
+                self.intake.add(
+                    "SELF", text, self.chunk_start, end, session=self.session, kind="assistant text"
+                )
+        self.chunks, self.chunk_start = [], -1
+
+    def event(self, seq: int, obj: dict) -> None:
+        t = obj["type"]
+        if t == "message" and obj.get("role") == "assistant":
+            if self.chunk_start < 0:
+                self.chunk_start = seq
+            content = obj.get("content")
+            self.chunks.append(content if isinstance(content, str) else "")
+            if obj.get("delta") is not True:
+                self.flush(seq + 1)
+            return
+        self.flush(seq)
+        pieces = self._pieces(t, obj)
+        if seq < self.emit_from:
+            return
+        if not pieces:
+            self.intake.note(seq, seq + 1, f"stream-json {t} event", IGNORED)
+        for p in pieces:
+            self.intake.add(
+                p.cls,
+                p.text,
+                seq,
+                seq + 1,
+                session=self.session,
+                stamp=str_at(obj, "timestamp"),
+                kind=p.kind,
+            )
+
+    def _pieces(self, t: str, obj: dict) -> list[pv.Piece]:
+        if t == "init":
+            self.session = str_at(obj, "session_id") or self.session
+            return []
+        if t == "message":
+            from .gemini import message_pieces
+
+            msg = {"type": "user", "content": obj.get("content")}
+            return message_pieces(msg, subagent=False, prose=self.prose)
+        if t == "tool_use":
+            got, call = pv.decode_call(obj.get("tool_name"), obj.get("parameters") or {})
+            self.prose.update(call.prose_writes)
+            self.calls[str(obj.get("tool_id") or "")] = call
+            return got
+        if t == "tool_result":
+            text = obj.get("output")
+            if not isinstance(text, str):
+                err = obj.get("error")
+                text = err.get("message") if isinstance(err, dict) else err
+            if not isinstance(text, str) or not text.strip():
+                return []
+            cls, kind = pv.result_class(self.calls.get(str(obj.get("tool_id") or "")), self.prose)
+            return [pv.Piece(cls, text, kind)]
+        if t == "error" and isinstance(obj.get("message"), str):
+            return [pv.Piece("TOOL", obj["message"], "Gemini CLI error event")]
+        return []
+
+
+def read_stream_json(path: str | os.PathLike[str], start: int) -> Read:
+    """Read ``--output-format stream-json`` output from line *start*."""
+    source = str(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    cut = data.rfind(b"\n")
+    lines = data[:cut].split(b"\n") if cut >= 0 else []
+    intake = Intake(source, UNIT)
+    if start > len(lines):
+        intake.note(start, start, "journal shorter than watermark")
+        return intake.result(start, start)
+    stream = _Stream(intake)
+    stream.emit_from = start
+    for seq, raw in enumerate(lines):
+        if seq >= start:
+            intake.records += 1 if raw.strip() else 0
+        obj = _parse(raw, seq, intake if seq >= start else None)
+        if obj is None:
+            continue
+        if is_event(obj):
+            stream.event(seq, obj)
+        elif seq >= start:
+            intake.note(seq, seq + 1, "not a stream-json event (a wrapper's line?)", IGNORED)
+    end = len(lines)
+    if stream.chunks:  # assistant chunks still arriving: the next read takes them whole
+        end = max(start, stream.chunk_start)
+    return intake.result(start, end)
+
+
+def _parse(raw: bytes, seq: int, intake: Intake | None) -> dict | None:
+    s = raw.strip()
+    if not s:
+        return None
+    text, repaired = decode_bytes(s)
+    try:
+        obj = json.loads(text.lstrip("\ufeff"))
+    except (ValueError, RecursionError):
+        if intake is not None:
+            intake.note(seq, seq + 1, "not JSON (a wrapper's or the terminal's text)", IGNORED)
+        return None
+    if not isinstance(obj, dict):
+        return None
+    obj, changed = scrub(obj)
+    if (changed or repaired) and intake is not None:
+        intake.note(seq, seq + 1, "invalid text replaced (record kept)", REPAIRED)
+    return obj
+
+
+# --------------------------------------------------------------------------- logs.json
+
+
+def is_logs(obj: Any) -> bool:
+    """``logs.json``: a list of ``{sessionId, messageId, type, message}`` entries."""
+    if not isinstance(obj, list) or not obj:
+        return False
+    heads = [e for e in obj[:20] if isinstance(e, dict)]
+    return bool(heads) and all(
+        "sessionId" in e and "messageId" in e and "message" in e and "type" in e for e in heads
+    )
+
+
+class _Logs:
+    def __init__(self, _obj: Any) -> None:
+        self.session = ""
+
+    def stamp(self, entry: Any) -> str:
+        return stamp_of(entry.get("timestamp")) if isinstance(entry, dict) else ""
+
+    def unfinished(self, entry: Any) -> bool:
+        return False
+
+    def why_empty(self, entry: Any) -> str:
+        return "log entry without a prompt"
+
+    def pieces(self, entry: Any, index: int) -> list[pv.Piece]:
+        if not isinstance(entry, dict) or entry.get("type") != "user":
+            return []
+        self.session = str_at(entry, "sessionId")
+        text = entry.get("message")
+        if not isinstance(text, str) or not text.strip():
+            return []
+        return [pv.Piece("USER", text, "prompt the person submitted (logs.json)")]
+
+
+def read_logs(path: str | os.PathLike[str], start: int) -> Read:
+    return read_document(
+        path,
+        start,
+        adapter="Gemini CLI logs.json",
+        messages=lambda obj: obj if is_logs(obj) else None,
+        reader=_Logs,
+    )
+
+
+def document_kind(path: str | os.PathLike[str]) -> str:
+    """``"logs"`` when *path* holds a ``logs.json`` array, else ``""``."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+        if not head.startswith(b"["):
+            return ""
+        with open(path, "rb") as fh:
+            obj = json.loads(decode_bytes(fh.read())[0].lstrip("\ufeff"))
+    except (OSError, ValueError, RecursionError):
+        return ""
+    return "logs" if is_logs(obj) else ""
