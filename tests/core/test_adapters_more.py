@@ -49,6 +49,18 @@ EXPECTED: dict[str, tuple[str, list[str]]] = {
             "great let's implement it relying on ui_messages.json",
         ],
     ),
+    "cline/exported_conversation_1769053680585/api_conversation_history.json": (
+        "cline",
+        ["You have been given a Dockerized codebase"],
+    ),
+    "cline/exported_conversation_1769053680585/ui_messages.json": (
+        "cline",
+        ["You have been given a Dockerized codebase"],
+    ),
+    "cline/export/bob_task_codeguard.md": (
+        "cline",
+        ["You are the Lead Security Architect", "also check the dashboard folder"],
+    ),
     "codex/rollout-2026-10-06T00-00-00-019a0000-0000-7000-8000-00000000c171.jsonl": (
         "codex",
         ["Fix the parser\n[image]", "also run the linter"],
@@ -437,14 +449,17 @@ def test_a_document_being_rewritten_is_read_again_later_not_lost(tmp_path, adapt
 def test_a_cline_panel_message_still_streaming_is_held_back(tmp_path):
     path = tmp_path / "ui_messages.json"
     rows = [
-        {"ts": 1, "type": "say", "say": "task", "text": "sort the imports"},
-        {"ts": 2, "type": "say", "say": "text", "text": "Sorting", "partial": True},
+        {"ts": 1, "type": "say", "say": "text", "text": "sort the imports"},
+        {"ts": 2, "type": "say", "say": "api_req_started", "text": '{"request": "NOTHUMAN"}'},
+        {"ts": 3, "type": "say", "say": "text", "text": "Sorting", "partial": True},
     ]
     path.write_text(json.dumps(rows))
     one = ADAPTERS["cline"](path, 0)
-    assert one.end == 1 and [s.text for s in one.segments] == ["sort the imports"]
-    rows[1]["partial"] = False
-    rows[1]["text"] = "Sorting them now."
+    assert one.end == 2 and [(s.cls, s.text) for s in one.segments] == [
+        ("USER", "sort the imports")
+    ]
+    rows[2]["partial"] = False
+    rows[2]["text"] = "Sorting them now."
     path.write_text(json.dumps(rows))
     two = ADAPTERS["cline"](path, one.end)
     assert [(s.cls, s.text) for s in two.segments] == [("SELF", "Sorting them now.")]

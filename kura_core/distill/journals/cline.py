@@ -16,7 +16,8 @@ Two files per task, each one JSON array rewritten whole (``seq`` watermark: the 
   the XML tags older versions wrote into the text -- are ACT plus SELF for their prose
   (``attempt_completion`` results, ``ask_followup_question`` questions, todo lists).
 * ``ui_messages.json`` -- what the panel showed (``{ts, type: say|ask, say|ask, text}``):
-  ``task`` and ``user_feedback`` are the person (USER); ``text``, ``completion_result``,
+  ``task`` and ``user_feedback`` are the person (USER), and so is a ``text`` record before
+  the first API request (newer versions write the task that way); ``text``, ``completion_result``,
   follow-up questions and plan responses are the agent (SELF); ``command``, ``tool`` and
   MCP requests are actions (ACT); command and MCP output, errors are TOOL; API request
   records (a copy of what was sent), reasoning, checkpoints are noted. A message still
@@ -32,7 +33,7 @@ from typing import Any
 
 from ...shapes import str_at
 from . import provenance as pv
-from .base import Read
+from .base import Read, decode_bytes
 from .documents import read_document, stamp_of
 
 #: The tags around what the person typed.
@@ -44,7 +45,12 @@ _ATTACHED = re.compile(
     r"(?:</\1>|\Z)",
     re.DOTALL,
 )
-_RESULT_HEAD = re.compile(r"^\[([A-Za-z0-9_.:-]{1,80})(?: for (.*?))?\] Result:\s*", re.DOTALL)
+_RESULT_HEAD = re.compile(
+    r"^\[([A-Za-z0-9_.:-]{1,80})(?: (?:for|in) (.*?)| completed)?\] Result:\s*", re.DOTALL
+)
+_ENV = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
+#: Tools whose result is another model's report: a subtask's or a subagent's answer.
+_MODEL_RESULTS = {"new_task", "use_subagents", "subagents", "run_subagent"}
 _THINKING = re.compile(r"<thinking>.*?(?:</thinking>|\Z)", re.DOTALL)
 #: Tools the extensions describe to the model as XML tags (before native tool calls).
 _XML_TOOLS = (
@@ -120,12 +126,15 @@ class _Calls:
 
     def result(self, text: str, call: pv.ToolCall | None) -> list[pv.Piece]:
         """A tool result: the person's words in it (answers, feedback) are USER."""
-        said, rest = _tagged(text)
+        said, rest = _tagged(_ENV.sub("", text))
         pieces = [pv.Piece("USER", s, "the person's reply in a tool result") for s in said if s]
         rest, attached = _split_attached(rest)
         rest = _strip_harness(rest)
         if rest.strip():
-            cls, kind = pv.result_class(call, self.prose)
+            if call is not None and call.name in _MODEL_RESULTS:
+                cls, kind = "SELF", f"tool_result {call.name}: a subtask's report"
+            else:
+                cls, kind = pv.result_class(call, self.prose)
             pieces.insert(0, pv.Piece(cls, rest.strip(), kind))
         pieces.extend(pv.Piece("TOOL", a, "attached content") for a in attached)
         return pieces
@@ -260,6 +269,9 @@ class _UiReader:
 
     def __init__(self, path: str) -> None:
         self.session = os.path.basename(os.path.dirname(os.path.abspath(path)))
+        #: an API request was made: before the first one, a ``text`` record is the task
+        #: the person typed (newer Cline writes the task as ``say: text``)
+        self.requested = False
 
     def stamp(self, msg: Any) -> str:
         return stamp_of(msg.get("ts")) if isinstance(msg, dict) else ""
@@ -273,9 +285,13 @@ class _UiReader:
 
     def pieces(self, msg: Any, index: int) -> list[pv.Piece]:
         kind = _ui_kind(msg)
+        if kind in ("api_req_started", "api_req_finished"):
+            self.requested = True
         text = str_at(msg, "text") if isinstance(msg, dict) else ""
         if not text.strip():
             return []
+        if kind == "text" and not self.requested and msg.get("type") == "say":
+            kind = "task"
         if kind in _UI_USER:
             words, attached = _split_attached(text)
             out = [pv.Piece("USER", words.strip(), f"{kind}")] if words.strip() else []
@@ -371,9 +387,54 @@ def _has_cline_marks(heads: list[dict]) -> bool:
     return False
 
 
+# --------------------------------------------------------------------------- Markdown export
+
+_TURN = re.compile(r"^\*\*(User|Assistant):\*\*[ \t]*$", re.MULTILINE)
+_EXPORT_MARKS = ("<task>", "<environment_details>", "] Result:", "<feedback>", "<user_message>")
+
+
+def is_markdown_export(path: str | os.PathLike[str]) -> bool:
+    """A task exported as Markdown (``**User:**`` / ``**Assistant:**`` turns holding the
+    conversation the model saw) by Cline, Roo Code, Kilo Code or IBM Bob."""
+    try:
+        with open(path, "rb") as fh:
+            head = decode_bytes(fh.read(1 << 16))[0]
+    except OSError:
+        return False
+    return bool(_TURN.search(head)) and any(m in head for m in _EXPORT_MARKS)
+
+
+def export_messages(text: str) -> list[dict]:
+    """The ``{role, content}`` messages of a Markdown export; the ``---`` rule between turns
+    is dropped, a fenced or quoted ``**User:**`` is never a turn (turns start at a line)."""
+    marks = list(_TURN.finditer(text))
+    out = []
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        body = re.sub(r"\n---\s*$", "", text[m.end() : end].strip()).strip()
+        out.append({"role": m.group(1).lower(), "content": body})
+    return out
+
+
+def _load_export(path: str | os.PathLike[str]) -> tuple[Any, str, bool]:
+    with open(path, "rb") as fh:
+        text, repaired = decode_bytes(fh.read())
+    return export_messages(text), "", repaired
+
+
 def read_cline(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
-    """Read a Cline / Roo Code / Kilo Code task file from message index *start*."""
+    """Read a Cline / Roo Code / Kilo Code task file (or its Markdown export) from message
+    index *start*."""
     source = str(path)
+    if is_markdown_export(path):
+        return read_document(
+            path,
+            start,
+            adapter="Cline",
+            messages=lambda obj: obj,
+            reader=lambda _obj: _ApiReader(source),
+            load=_load_export,
+        )
     form: dict[str, str] = {}
 
     def messages(obj: Any) -> list | None:

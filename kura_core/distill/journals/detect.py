@@ -263,10 +263,13 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
                 return found
         if _AIDER.search(head):
             return "aider"
+        from .cline import is_markdown_export
         from .cursor import is_specstory
 
         if is_specstory(p):
             return "specstory"
+        if is_markdown_export(p):
+            return "cline"
         if b"\n{" in head[:4096]:
             doc = _document_kind(p)
             if doc:

@@ -64,11 +64,14 @@ def read_document(
     adapter: str,
     messages: Callable[[Any], list | None],
     reader: Callable[[Any], MessageReader],
+    load: Callable[[str | os.PathLike[str]], tuple[Any, str, bool]] | None = None,
 ) -> Read:
     """Read the messages of a JSON document from index *start* (see the module doc).
 
     *messages* returns the message list of a decoded document (``None``: not this
-    adapter's document); *reader* makes the per-file state from the document.
+    adapter's document); *reader* makes the per-file state from the document; *load*
+    decodes the file (JSON unless given: an adapter may parse another text form into the
+    same values).
     """
     source = str(path)
     problem = encoding_problem(path)
@@ -77,7 +80,7 @@ def read_document(
     intake = Intake(source, UNIT)
     if os.path.getsize(path) == 0:
         return intake.result(start, start)
-    obj, why, repaired = load_json(path)
+    obj, why, repaired = (load or load_json)(path)
     if obj is None:
         if why:
             intake.note(start, start, why)
