@@ -107,11 +107,12 @@ def read_document(
             intake.note(i, i + 1, "not an object")
             continue
         pieces = state.pieces(msg, i)
-        if not pieces:
-            intake.note(i, i + 1, state.why_empty(msg), IGNORED)
+        before = len(intake.segments)
         stamp = state.stamp(msg)
         for p in pieces:
             intake.add(p.cls, p.text, i, i + 1, session=state.session, stamp=stamp, kind=p.kind)
+        if len(intake.segments) == before:  # nothing to read in it: say why
+            intake.note(i, i + 1, state.why_empty(msg), IGNORED)
     return intake.result(start, max(end, start))
 
 
@@ -188,18 +189,21 @@ def read_records(
         def note(reason: str, kind: str = IGNORED, _r: Any = rec) -> None:
             intake.note(_r.start, _r.end, reason, kind)
 
+        noted = len(intake.notes)
         pieces = state.pieces(rec.obj, note)
         if pieces is None:
             foreign += 1
             intake.note(rec.start, rec.end, f"not a {label} record")
             continue
-        if not pieces and not any(n.start == rec.start for n in intake.notes[-3:]):
-            intake.note(rec.start, rec.end, "record without text", IGNORED)
+        before = len(intake.segments)
         stamp = state.stamp(rec.obj)
         for p in pieces:
             intake.add(
                 p.cls, p.text, rec.start, rec.end, session=state.session, stamp=stamp, kind=p.kind
             )
+        said = len(intake.segments) > before
+        if not said and not any(n.kind != "repaired" for n in intake.notes[noted:]):
+            intake.note(rec.start, rec.end, "record without text", IGNORED)
     if seen and foreign == seen:
         from .detect import sniff_adapter
 

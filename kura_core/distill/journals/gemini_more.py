@@ -92,6 +92,8 @@ class _Stream:
         if t == "message" and obj.get("role") == "assistant":
             if self.chunk_start < 0:
                 self.chunk_start = seq
+            elif seq >= self.emit_from:
+                self.intake.note(seq, seq + 1, "assistant chunk, joined into the reply", IGNORED)
             content = obj.get("content")
             self.chunks.append(content if isinstance(content, str) else "")
             if obj.get("delta") is not True:
@@ -156,8 +158,6 @@ def read_stream_json(path: str | os.PathLike[str], start: int) -> Read:
     stream = _Stream(intake)
     stream.emit_from = start
     for seq, raw in enumerate(lines):
-        if seq >= start:
-            intake.records += 1 if raw.strip() else 0
         obj = _parse(raw, seq, intake if seq >= start else None)
         if obj is None:
             continue
@@ -168,6 +168,8 @@ def read_stream_json(path: str | os.PathLike[str], start: int) -> Read:
     end = len(lines)
     if stream.chunks:  # assistant chunks still arriving: the next read takes them whole
         end = max(start, stream.chunk_start)
+        intake.notes = [n for n in intake.notes if n.start < end]
+    intake.records = sum(1 for raw in lines[start:end] if raw.strip())
     return intake.result(start, end)
 
 
