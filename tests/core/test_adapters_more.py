@@ -74,6 +74,10 @@ EXPECTED: dict[str, tuple[str, list[str]]] = {
         "copilot-legacy",
         ["please add mcp servers"],
     ),
+    "copilot/share/copilot-session-381474ec.md": (
+        "copilot-legacy",
+        ["Read and follow only the skill definition at"],
+    ),
     "kimi/sessions/3f2a9c/6b1d0e8a-2c4f-4e9b-8a71-5d3c2b1a0f9e/context.jsonl": (
         "kimi",
         ["rename the config loader to load_settings", "thanks, commit it"],

@@ -17,7 +17,10 @@ Two layouts:
 * ``~/.copilot/history-session-state/<session>.json`` (earlier versions): one JSON
   document per session, rewritten whole (``seq`` watermark, the index into
   ``chatMessages``): OpenAI-style ``user`` / ``assistant`` (``tool_calls``) / ``tool``
-  messages, read by the same rules.
+  messages, read by the same rules. The ``/share`` Markdown export (``# 🤖 Copilot CLI
+  Session``) is read by the same adapter, one ``###`` section per step: ``👤 User`` USER,
+  ``💬 Copilot`` SELF, a tool section ACT (its summary line) and TOOL (its output),
+  warnings and notices TOOL; a heading inside a code fence or ``<details>`` is not a section.
 """
 
 from __future__ import annotations
@@ -131,7 +134,7 @@ class _Events:
         if not words:
             note("no typed words (an empty nudge, or only appended context)", IGNORED)
             return []
-        if obj.get("agentId") or data.get("parentAgentTaskId"):
+        if obj.get("agentId"):  # a subagent's turn (``parentAgentTaskId`` is on every prompt)
             return [pv.Piece("SELF", words, "prompt from the parent agent")]
         return [pv.Piece("USER", words, "user message")]
 
@@ -242,10 +245,88 @@ def is_legacy(obj: Any) -> bool:
     return isinstance(obj, dict) and isinstance(obj.get("chatMessages"), list)
 
 
+# --------------------------------------------------------------------------- /share export
+
+_SHARE_MARK = "# 🤖 Copilot CLI Session"
+_SHARE_HEADING = re.compile(r"^### (\S+) (.+?)\s*$")
+
+
+def is_share_export(path: str | os.PathLike[str]) -> bool:
+    """A session exported as Markdown by the CLI's ``/share`` command."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return _SHARE_MARK in head.decode("utf-8", errors="replace")
+
+
+def _share_pieces(heading: str, body: str) -> list[pv.Piece]:
+    """The classed texts of one section of a ``/share`` export."""
+    body = re.sub(r"^<sub>.*?</sub>[ \t]*$", "", body, flags=re.MULTILINE)
+    body = re.sub(r"(?:\n\s*---\s*)+$", "", "\n" + body.strip()).strip()
+    m = _SHARE_HEADING.match(heading)
+    title = m.group(2) if m else heading
+    if not body:
+        return []
+    if title == "User":
+        words = user_words(body)
+        return [pv.Piece("USER", words, "user message (/share export)")] if words else []
+    if title == "Copilot":
+        return [pv.Piece("SELF", body, "assistant message (/share export)")]
+    if title.startswith("`"):
+        name = title.strip("`")
+        first, _, rest = body.partition("\n\n")
+        pieces = [
+            pv.Piece("ACT", f"{name}: {first.strip('*. ')}", f"tool call {name} (/share export)")
+        ]
+        if rest.strip():
+            pieces.append(pv.Piece("TOOL", rest.strip(), f"tool_result {name} (/share export)"))
+        return pieces
+    return [pv.Piece("TOOL", body, f"CLI notice: {title[:30]}")]
+
+
+def _load_share(path: str | os.PathLike[str]) -> tuple[Any, str, bool]:
+    from .base import decode_bytes
+    from .cursor import markdown_turns
+
+    with open(path, "rb") as fh:
+        text, repaired = decode_bytes(fh.read())
+    turns = markdown_turns(text, re.compile(r"^### \S+ .+$"))
+    return [{"heading": h, "body": b} for h, b in turns], "", repaired
+
+
+class _Share:
+    def __init__(self, _obj: Any) -> None:
+        self.session = ""
+
+    def stamp(self, msg: Any) -> str:
+        return ""
+
+    def unfinished(self, msg: Any) -> bool:
+        return False
+
+    def why_empty(self, msg: Any) -> str:
+        return "section without text"
+
+    def pieces(self, msg: Any, index: int) -> list[pv.Piece]:
+        return _share_pieces(msg["heading"], msg["body"]) if isinstance(msg, dict) else []
+
+
 def read_copilot_legacy(
     path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
 ) -> Read:
-    """Read an earlier Copilot CLI session document from message index *start*."""
+    """Read an earlier Copilot CLI session document, or a ``/share`` Markdown export, from
+    message (section) index *start*."""
+    if is_share_export(path):
+        return read_document(
+            path,
+            start,
+            adapter="Copilot CLI /share export",
+            messages=lambda obj: obj,
+            reader=_Share,
+            load=_load_share,
+        )
     return read_document(
         path,
         start,

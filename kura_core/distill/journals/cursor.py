@@ -195,8 +195,10 @@ def is_specstory(path: str | os.PathLike[str]) -> bool:
     return _MARK in text or ("## SpecStory" in text and "_**User" in text)
 
 
-def specstory_turns(text: str) -> list[tuple[str, str]]:
-    """``(speaker, body)`` of each turn, headings inside fences and blocks ignored."""
+def markdown_turns(text: str, heading: re.Pattern[str]) -> list[tuple[str, str]]:
+    """``(heading line, body)`` of each section of a Markdown transcript: a section starts at a
+    line matching *heading*, never inside a code fence or a ``<details>`` / ``<tool-use>``
+    block, where such a line is quoted text."""
     turns: list[tuple[str, list[str]]] = []
     fence = ""
     depth = 0
@@ -210,13 +212,20 @@ def specstory_turns(text: str) -> list[tuple[str, str]]:
                 fence = ""
         elif not fence:
             depth = max(0, depth + len(_OPEN.findall(line)) - len(_CLOSE.findall(line)))
-            head = _HEADING.match(line)
-            if head and depth == 0:
-                turns.append((head.group(1), []))
+            if depth == 0 and heading.match(line):
+                turns.append((line, []))
                 continue
         if turns:
             turns[-1][1].append(line)
-    return [(who, "\n".join(body)) for who, body in turns]
+    return [(head, "\n".join(body)) for head, body in turns]
+
+
+def specstory_turns(text: str) -> list[tuple[str, str]]:
+    """``(speaker, body)`` of each SpecStory turn."""
+    return [
+        (_HEADING.match(head).group(1), body)  # type: ignore[union-attr]
+        for head, body in markdown_turns(text, _HEADING)
+    ]
 
 
 def _turn_pieces(who: str, body: str) -> list[pv.Piece]:

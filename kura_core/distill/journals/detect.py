@@ -264,8 +264,11 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
         if _AIDER.search(head):
             return "aider"
         from .cline import is_markdown_export
+        from .copilot import is_share_export
         from .cursor import is_specstory
 
+        if is_share_export(p):
+            return "copilot-legacy"
         if is_specstory(p):
             return "specstory"
         if is_markdown_export(p):
