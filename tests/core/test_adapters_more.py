@@ -109,6 +109,10 @@ EXPECTED: dict[str, tuple[str, list[str]]] = {
         "gemini",
         ["What is 9 + 1? Reply with just the number."],
     ),
+    "gemini/more/checkpoint-cache-miss.json": (
+        "gemini",
+        ["why does the cache miss on every request?"],
+    ),
     "gemini/more/logs.json": ("gemini", ["summarise the open issues", "/chat save triage"]),
     "specstory/.specstory/history/2025-06-29_14-02Z-test-profile-bean.md": (
         "specstory",
@@ -425,6 +429,22 @@ def test_gemini_stream_json_prompt_is_user_and_chunks_are_one_reply(tmp_path, hu
     assert name == "gemini"
     assert [s.text for s in read.segments if s.cls == "USER"] == [human]
     assert [s.text for s in read.segments if s.cls == "SELF"] == [noise.strip()]
+
+
+@GEN
+@given(
+    human=words,
+    noise=machine,
+    label=st.sampled_from(["Current File Path", "Current Selection", "User Selected Files"]),
+)
+def test_editor_context_an_ide_appends_to_a_gemini_prompt_is_not_user(
+    tmp_path, human, noise, label
+):
+    chat = [
+        {"role": "user", "parts": [{"text": f"{human}\n\n{label}:\n```\n{noise}\n```"}]},
+        {"role": "model", "parts": [{"text": noise}]},
+    ]
+    assert _users(tmp_path, "checkpoint-x.json", json.dumps(chat)) == [human]
 
 
 @GEN

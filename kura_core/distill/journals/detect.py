@@ -207,7 +207,7 @@ def _new_document_kind(obj: object) -> str:
 
     if cline.kind_of(obj):
         return "cline"
-    if gemini_more.is_logs(obj):
+    if gemini_more.is_logs(obj) or gemini_more.is_checkpoint(obj):
         return "gemini"
     if continue_dev.is_session(obj):
         return "continue"

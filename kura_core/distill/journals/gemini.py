@@ -261,8 +261,11 @@ def read_gemini(
         return Intake(source, UNIT).result(start, start)
     from . import gemini_more
 
-    if gemini_more.document_kind(path) == "logs":
+    kind = gemini_more.document_kind(path)
+    if kind == "logs":
         return gemini_more.read_logs(path, start)
+    if kind == "checkpoint":
+        return gemini_more.read_checkpoint(path, start)
     if gemini_more.is_stream_json(path):
         return gemini_more.read_stream_json(path, start)
     if is_stream(path):

@@ -9,6 +9,11 @@
   ignored, and a line that is not JSON (a wrapper's banner) is noted, not fatal. The
   watermark is the line index; a run of assistant chunks still growing at the end of
   the file is left for the next read.
+* ``/chat save`` checkpoints (``checkpoint-<tag>.json``; Gemini Code Assist saves chats the
+  same way): a JSON array of ``{role: user | model, parts}`` contents, the index the
+  watermark. User parts follow the chat rules (the CLI's setup context, injected blocks and
+  the editor context the IDE appends are not the person's; ``functionResponse`` parts are
+  tool results); model text is SELF (thoughts skipped), ``functionCall`` parts ACT.
 * ``logs.json`` (``~/.gemini/tmp/<project>/logs.json``, and Qwen Code's copy): a JSON array
   of the prompts the person submitted, ``{sessionId, messageId, type: "user", message,
   timestamp}`` -- every entry USER, slash commands included; the index is the watermark.
@@ -238,8 +243,75 @@ def read_logs(path: str | os.PathLike[str], start: int) -> Read:
     )
 
 
+# --------------------------------------------------------------------------- checkpoints
+
+
+def is_checkpoint(obj: Any) -> bool:
+    """A chat saved with ``/chat save`` (``checkpoint-<tag>.json``; Gemini Code Assist saves
+    its chats the same way): a list of ``{role: user | model, parts: [...]}`` contents."""
+    if not isinstance(obj, list) or not obj:
+        return False
+    heads = [c for c in obj[:20] if isinstance(c, dict)]
+    return bool(heads) and all(
+        c.get("role") in ("user", "model") and isinstance(c.get("parts"), list) for c in heads
+    )
+
+
+class _Checkpoint:
+    def __init__(self, _obj: Any) -> None:
+        self.session = ""
+        self.prose: set[str] = set()
+        self.calls: dict[str, pv.ToolCall] = {}
+
+    def stamp(self, content: Any) -> str:
+        return ""
+
+    def unfinished(self, content: Any) -> bool:
+        return False
+
+    def why_empty(self, content: Any) -> str:
+        return "setup context, thoughts or an empty turn"
+
+    def pieces(self, content: Any, index: int) -> list[pv.Piece]:
+        from .gemini import message_pieces
+
+        if not isinstance(content, dict):
+            return []
+        parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+        if content.get("role") == "user":
+            return message_pieces(
+                {"type": "user", "content": parts}, subagent=False, prose=self.prose
+            )
+        out: list[pv.Piece] = []
+        text = "\n".join(
+            p["text"]
+            for p in parts
+            if isinstance(p.get("text"), str) and p.get("thought") is not True
+        ).strip()
+        if text:
+            out.append(pv.Piece("SELF", text, "model text"))
+        for p in parts:
+            fc = p.get("functionCall")
+            if isinstance(fc, dict):
+                got, call = pv.decode_call(fc.get("name"), fc.get("args"))
+                self.prose.update(call.prose_writes)
+                out.extend(got)
+        return out
+
+
+def read_checkpoint(path: str | os.PathLike[str], start: int) -> Read:
+    return read_document(
+        path,
+        start,
+        adapter="Gemini CLI saved chat (checkpoint)",
+        messages=lambda obj: obj if is_checkpoint(obj) else None,
+        reader=_Checkpoint,
+    )
+
+
 def document_kind(path: str | os.PathLike[str]) -> str:
-    """``"logs"`` when *path* holds a ``logs.json`` array, else ``""``."""
+    """``"logs"`` for a ``logs.json`` array, ``"checkpoint"`` for a ``/chat save`` file,
+    else ``""``."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -249,4 +321,6 @@ def document_kind(path: str | os.PathLike[str]) -> str:
             obj = json.loads(decode_bytes(fh.read())[0].lstrip("\ufeff"))
     except (OSError, ValueError, RecursionError):
         return ""
-    return "logs" if is_logs(obj) else ""
+    if is_logs(obj):
+        return "logs"
+    return "checkpoint" if is_checkpoint(obj) else ""
