@@ -30,7 +30,7 @@ class Kura:
         self, *args: str, input: str | None = None, env: dict | None = None
     ) -> subprocess.CompletedProcess:
         proc = subprocess.run(
-            [sys.executable, "-m", "kura_core.cli", *args],
+            [sys.executable, "-m", "kura_core", *args],
             capture_output=True,
             text=True,
             cwd=self.cwd,
