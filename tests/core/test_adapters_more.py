@@ -13,8 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kura_core.distill.journals import (
     ADAPTER_NAMES,
@@ -159,9 +158,9 @@ def test_machine_text_is_never_lost_only_kept_out_of_user():
 
 
 def test_every_new_adapter_is_registered_everywhere():
-    from kura_core.cli import _ADAPTER_CHOICES
     from kura_core.config import ADAPTERS as CONFIG_ADAPTERS
     from kura_core.distill.journals import DEFAULT_INCLUDE
+    from kura_core.faces.cli import _ADAPTER_CHOICES
 
     for name in ("cline", "continue", "copilot", "copilot-legacy", "cursor", "specstory"):
         for table in (ADAPTERS, UNITS, ADAPTER_NAMES, CONFIG_ADAPTERS, _ADAPTER_CHOICES):

@@ -35,6 +35,11 @@ from ...shapes import str_at
 from . import provenance as pv
 from .base import Read, decode_bytes
 from .documents import read_document, stamp_of
+from .recognize import (
+    CLINE_TURN as _TURN,
+    cline_kind as kind_of,
+    is_cline_export as is_markdown_export,
+)
 
 #: The tags around what the person typed.
 _HUMAN = re.compile(r"<(task|feedback|answer|user_message)>\n?(.*?)\n?(?:</\1>|\Z)", re.DOTALL)
@@ -350,58 +355,7 @@ def _json_object(text: str) -> dict | None:
 # --------------------------------------------------------------------------- entry
 
 
-def kind_of(obj: Any) -> str:
-    """``"api"`` or ``"ui"`` for a decoded Cline-family task file, else ``""``."""
-    if not isinstance(obj, list) or not obj:
-        return ""
-    heads = [m for m in obj[:50] if isinstance(m, dict)]
-    if not heads:
-        return ""
-    ui = sum(1 for m in heads if m.get("type") in ("say", "ask") and "ts" in m)
-    api = sum(
-        1
-        for m in heads
-        if m.get("role") in ("user", "assistant")
-        and isinstance(m.get("content"), (list, str))
-        and set(m) <= _API_KEYS
-    )
-    if ui * 2 > len(heads):
-        return "ui"
-    if api * 2 > len(heads) and _has_cline_marks(heads):
-        return "api"
-    return ""
-
-
-_API_KEYS = {"role", "content", "ts", "modelInfo", "metrics", "id", "isSummary", "condenseId"}
-_API_KEYS |= {"condenseParent", "reasoning_content", "truncationId", "truncationParent"}
-_MARKS = ("<task>", "<environment_details>", "[TASK RESUMPTION]", "] Result:", "<feedback>")
-
-
-def _has_cline_marks(heads: list[dict]) -> bool:
-    for m in heads:
-        if m.get("role") != "user":
-            continue
-        text = json.dumps(m.get("content"), ensure_ascii=False)[:200_000]
-        if any(mark in text for mark in _MARKS):
-            return True
-    return False
-
-
 # --------------------------------------------------------------------------- Markdown export
-
-_TURN = re.compile(r"^\*\*(User|Assistant):\*\*[ \t]*$", re.MULTILINE)
-_EXPORT_MARKS = ("<task>", "<environment_details>", "] Result:", "<feedback>", "<user_message>")
-
-
-def is_markdown_export(path: str | os.PathLike[str]) -> bool:
-    """A task exported as Markdown (``**User:**`` / ``**Assistant:**`` turns holding the
-    conversation the model saw) by Cline, Roo Code, Kilo Code or IBM Bob."""
-    try:
-        with open(path, "rb") as fh:
-            head = decode_bytes(fh.read(1 << 16))[0]
-    except OSError:
-        return False
-    return bool(_TURN.search(head)) and any(m in head for m in _EXPORT_MARKS)
 
 
 def export_messages(text: str) -> list[dict]:

@@ -45,6 +45,7 @@ from .base import (
     open_lines,
     refused,
 )
+from .recognize import is_codex_history as is_history_entry
 
 UNIT = "byte"
 
@@ -110,17 +111,6 @@ def _unwrap(obj: dict) -> tuple[str, dict | None, bool]:
     ):
         return "session_meta", obj, False
     return str(t) if isinstance(t, str) else "", None, False
-
-
-def is_history_entry(obj: dict) -> bool:
-    """A line of ``~/.codex/history.jsonl``: ``{session_id, ts, text}``, one prompt the
-    person submitted."""
-    return (
-        obj.get("type") is None
-        and isinstance(obj.get("session_id"), str)
-        and isinstance(obj.get("text"), str)
-        and isinstance(obj.get("ts"), (int, float))
-    )
 
 
 _ITEM_TYPES = {

@@ -24,6 +24,7 @@ from ...shapes import dict_at, str_at
 from . import provenance as pv
 from .base import Read
 from .documents import content_text, read_document, stamp_of
+from .recognize import is_continue_session as is_session
 
 
 class _Session:
@@ -91,16 +92,6 @@ class _Session:
                 self.calls[tc["id"]] = call
             pieces.extend(got)
         return pieces
-
-
-def is_session(obj: Any) -> bool:
-    """A Continue session document: a ``history`` of items each holding a ``message``."""
-    if not isinstance(obj, dict) or not isinstance(obj.get("history"), list):
-        return False
-    if not ("sessionId" in obj or "workspaceDirectory" in obj):
-        return False
-    items = [i for i in obj["history"][:20] if isinstance(i, dict)]
-    return all(isinstance(i.get("message"), dict) for i in items)
 
 
 def read_continue(

@@ -25,7 +25,6 @@ Two layouts:
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from typing import Any
@@ -34,6 +33,10 @@ from ...shapes import dict_at, str_at
 from . import provenance as pv
 from .base import IGNORED, Read
 from .documents import read_document, read_records, stamp_of
+from .recognize import (
+    is_copilot_legacy as is_legacy,
+    is_copilot_share as is_share_export,
+)
 
 _APPENDED = re.compile(
     r"<(current_datetime|system_reminder|system-reminder|system_notification|skill-context|"
@@ -169,21 +172,6 @@ def _safe(value: object) -> str:
     return s if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", s) else "?"
 
 
-def is_event(obj: dict) -> bool:
-    """A Copilot CLI session event: ``{type: "<area>.<name>", data: {…}}``."""
-    t = obj.get("type")
-    return (
-        isinstance(t, str)
-        and t.split(".", 1)[0] in _AREAS
-        and "." in t
-        and isinstance(obj.get("data"), dict)
-    )
-
-
-_AREAS = {"session", "user", "assistant", "tool", "system", "hook", "subagent", "skill"}
-_AREAS |= {"model", "permission", "abort", "pending_messages", "external_tool"}
-
-
 def read_copilot(
     path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
 ) -> Read:
@@ -241,24 +229,9 @@ def _text(content: Any) -> str:
     return ""
 
 
-def is_legacy(obj: Any) -> bool:
-    return isinstance(obj, dict) and isinstance(obj.get("chatMessages"), list)
-
-
 # --------------------------------------------------------------------------- /share export
 
-_SHARE_MARK = "# 🤖 Copilot CLI Session"
 _SHARE_HEADING = re.compile(r"^### (\S+) (.+?)\s*$")
-
-
-def is_share_export(path: str | os.PathLike[str]) -> bool:
-    """A session exported as Markdown by the CLI's ``/share`` command."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return _SHARE_MARK in head.decode("utf-8", errors="replace")
 
 
 def _share_pieces(heading: str, body: str) -> list[pv.Piece]:
@@ -334,6 +307,3 @@ def read_copilot_legacy(
         messages=lambda obj: obj["chatMessages"] if is_legacy(obj) else None,
         reader=_Legacy,
     )
-
-
-__all__ = ["is_event", "is_legacy", "json", "read_copilot", "read_copilot_legacy", "user_words"]

@@ -24,6 +24,7 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
+from . import recognize as rc
 from .base import JournalError, decode_bytes, encoding_problem, pretty_printed, sniff
 
 _CLAUDE_TYPES = {
@@ -85,19 +86,17 @@ ADAPTER_NAMES = (
 
 def _new_record_kind(obj: dict) -> str:
     """The newer formats, each recognised by the fields its records carry."""
-    from . import codex, copilot, cursor, gemini_more, kimi, qwen
-
-    if codex.is_history_entry(obj):
+    if rc.is_codex_history(obj):
         return "codex"
-    if copilot.is_event(obj):
+    if rc.is_copilot_event(obj):
         return "copilot"
-    if qwen.is_record(obj):
+    if rc.is_qwen_record(obj):
         return "qwen"
-    if kimi.is_record(obj):
+    if rc.is_kimi_record(obj):
         return "kimi"
-    if gemini_more.is_event(obj):
+    if rc.is_gemini_event(obj):
         return "gemini"
-    if cursor.is_record(obj):
+    if rc.is_cursor_record(obj):
         return "cursor"
     return ""
 
@@ -203,15 +202,13 @@ def _document_kind(path: Path) -> str:
 
 
 def _new_document_kind(obj: object) -> str:
-    from . import cline, continue_dev, copilot, gemini_more
-
-    if cline.kind_of(obj):
+    if rc.cline_kind(obj):
         return "cline"
-    if gemini_more.is_logs(obj) or gemini_more.is_checkpoint(obj):
+    if rc.is_gemini_logs(obj) or rc.is_gemini_checkpoint(obj):
         return "gemini"
-    if continue_dev.is_session(obj):
+    if rc.is_continue_session(obj):
         return "continue"
-    if copilot.is_legacy(obj):
+    if rc.is_copilot_legacy(obj):
         return "copilot-legacy"
     return ""
 
@@ -263,15 +260,11 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
                 return found
         if _AIDER.search(head):
             return "aider"
-        from .cline import is_markdown_export
-        from .copilot import is_share_export
-        from .cursor import is_specstory
-
-        if is_share_export(p):
+        if rc.is_copilot_share(p):
             return "copilot-legacy"
-        if is_specstory(p):
+        if rc.is_specstory(p):
             return "specstory"
-        if is_markdown_export(p):
+        if rc.is_cline_export(p):
             return "cline"
         if b"\n{" in head[:4096]:
             doc = _document_kind(p)

@@ -260,14 +260,15 @@ def read_gemini(
     if os.path.getsize(path) == 0:
         return Intake(source, UNIT).result(start, start)
     from . import gemini_more
+    from .recognize import gemini_document_kind, is_gemini_stream_json
 
-    kind = gemini_more.document_kind(path)
+    kind = gemini_document_kind(path)
     if kind == "logs":
         return gemini_more.read_logs(path, start)
     if kind == "checkpoint":
-        return gemini_more.read_checkpoint(path, start)
-    if gemini_more.is_stream_json(path):
-        return gemini_more.read_stream_json(path, start)
+        return gemini_more.read_checkpoint(path, start, message_pieces)
+    if is_gemini_stream_json(path):
+        return gemini_more.read_stream_json(path, start, message_pieces)
     if is_stream(path):
         return _read_stream(path, start)
     return _read_document(path, start)

@@ -23,58 +23,30 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ...shapes import str_at
 from . import provenance as pv
 from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, scrub
 from .documents import read_document, stamp_of
+from .recognize import (
+    is_gemini_checkpoint as is_checkpoint,
+    is_gemini_event as is_event,
+    is_gemini_logs as is_logs,
+)
 
 UNIT = "seq"
-_EVENTS = {"init", "message", "tool_use", "tool_result", "error", "result"}
 
 
-def is_event(obj: Any) -> bool:
-    """A stream-json event: a known ``type`` with the fields that type carries."""
-    if not isinstance(obj, dict):
-        return False
-    t = obj.get("type")
-    if t not in _EVENTS or "payload" in obj or "uuid" in obj or "subtype" in obj:
-        return False
-    if t == "init":
-        return "session_id" in obj or "model" in obj
-    if t == "message":
-        return obj.get("role") in ("user", "assistant") and "content" in obj
-    if t == "tool_use":
-        return "tool_name" in obj or "tool_id" in obj
-    if t == "tool_result":
-        return "tool_id" in obj and ("status" in obj or "output" in obj)
-    if t == "error":
-        return "severity" in obj or ("message" in obj and "timestamp" in obj)
-    return "status" in obj and ("stats" in obj or "timestamp" in obj)
-
-
-def is_stream_json(path: str | os.PathLike[str]) -> bool:
-    """True when the JSON lines at the head of *path* are mostly stream-json events."""
-    seen = hits = 0
-    with open(path, "rb") as fh:
-        for raw in fh:
-            if seen >= 40:
-                break
-            s = raw.strip()
-            if not s.startswith(b"{"):
-                continue
-            try:
-                obj = json.loads(decode_bytes(s)[0])
-            except (ValueError, RecursionError):
-                continue
-            seen += 1
-            hits += is_event(obj)
-    return seen > 0 and hits * 2 > seen
+#: how a Gemini user message is classed: :func:`.gemini.message_pieces`, passed in by the
+#: ``gemini`` adapter so that this module does not import it back
+PiecesOf = Callable[..., list[pv.Piece]]
 
 
 class _Stream:
-    def __init__(self, intake: Intake) -> None:
+    def __init__(self, intake: Intake, pieces_of: PiecesOf) -> None:
+        self.pieces_of = pieces_of
         self.intake = intake
         self.session = ""
         self.calls: dict[str, pv.ToolCall] = {}
@@ -126,10 +98,8 @@ class _Stream:
             self.session = str_at(obj, "session_id") or self.session
             return []
         if t == "message":
-            from .gemini import message_pieces
-
             msg = {"type": "user", "content": obj.get("content")}
-            return message_pieces(msg, subagent=False, prose=self.prose)
+            return self.pieces_of(msg, subagent=False, prose=self.prose)
         if t == "tool_use":
             got, call = pv.decode_call(obj.get("tool_name"), obj.get("parameters") or {})
             self.prose.update(call.prose_writes)
@@ -149,7 +119,7 @@ class _Stream:
         return []
 
 
-def read_stream_json(path: str | os.PathLike[str], start: int) -> Read:
+def read_stream_json(path: str | os.PathLike[str], start: int, pieces_of: PiecesOf) -> Read:
     """Read ``--output-format stream-json`` output from line *start*."""
     source = str(path)
     with open(path, "rb") as fh:
@@ -160,7 +130,7 @@ def read_stream_json(path: str | os.PathLike[str], start: int) -> Read:
     if start > len(lines):
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
-    stream = _Stream(intake)
+    stream = _Stream(intake, pieces_of)
     stream.emit_from = start
     for seq, raw in enumerate(lines):
         obj = _parse(raw, seq, intake if seq >= start else None)
@@ -200,16 +170,6 @@ def _parse(raw: bytes, seq: int, intake: Intake | None) -> dict | None:
 # --------------------------------------------------------------------------- logs.json
 
 
-def is_logs(obj: Any) -> bool:
-    """``logs.json``: a list of ``{sessionId, messageId, type, message}`` entries."""
-    if not isinstance(obj, list) or not obj:
-        return False
-    heads = [e for e in obj[:20] if isinstance(e, dict)]
-    return bool(heads) and all(
-        "sessionId" in e and "messageId" in e and "message" in e and "type" in e for e in heads
-    )
-
-
 class _Logs:
     def __init__(self, _obj: Any) -> None:
         self.session = ""
@@ -246,19 +206,9 @@ def read_logs(path: str | os.PathLike[str], start: int) -> Read:
 # --------------------------------------------------------------------------- checkpoints
 
 
-def is_checkpoint(obj: Any) -> bool:
-    """A chat saved with ``/chat save`` (``checkpoint-<tag>.json``; Gemini Code Assist saves
-    its chats the same way): a list of ``{role: user | model, parts: [...]}`` contents."""
-    if not isinstance(obj, list) or not obj:
-        return False
-    heads = [c for c in obj[:20] if isinstance(c, dict)]
-    return bool(heads) and all(
-        c.get("role") in ("user", "model") and isinstance(c.get("parts"), list) for c in heads
-    )
-
-
 class _Checkpoint:
-    def __init__(self, _obj: Any) -> None:
+    def __init__(self, pieces_of: PiecesOf) -> None:
+        self.pieces_of = pieces_of
         self.session = ""
         self.prose: set[str] = set()
         self.calls: dict[str, pv.ToolCall] = {}
@@ -273,13 +223,11 @@ class _Checkpoint:
         return "setup context, thoughts or an empty turn"
 
     def pieces(self, content: Any, index: int) -> list[pv.Piece]:
-        from .gemini import message_pieces
-
         if not isinstance(content, dict):
             return []
         parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
         if content.get("role") == "user":
-            return message_pieces(
+            return self.pieces_of(
                 {"type": "user", "content": parts}, subagent=False, prose=self.prose
             )
         out: list[pv.Piece] = []
@@ -299,28 +247,11 @@ class _Checkpoint:
         return out
 
 
-def read_checkpoint(path: str | os.PathLike[str], start: int) -> Read:
+def read_checkpoint(path: str | os.PathLike[str], start: int, pieces_of: PiecesOf) -> Read:
     return read_document(
         path,
         start,
         adapter="Gemini CLI saved chat (checkpoint)",
         messages=lambda obj: obj if is_checkpoint(obj) else None,
-        reader=_Checkpoint,
+        reader=lambda _obj: _Checkpoint(pieces_of),
     )
-
-
-def document_kind(path: str | os.PathLike[str]) -> str:
-    """``"logs"`` for a ``logs.json`` array, ``"checkpoint"`` for a ``/chat save`` file,
-    else ``""``."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
-        if not head.startswith(b"["):
-            return ""
-        with open(path, "rb") as fh:
-            obj = json.loads(decode_bytes(fh.read())[0].lstrip("\ufeff"))
-    except (OSError, ValueError, RecursionError):
-        return ""
-    if is_logs(obj):
-        return "logs"
-    return "checkpoint" if is_checkpoint(obj) else ""

@@ -34,14 +34,15 @@ from ...shapes import dict_at
 from . import provenance as pv
 from .base import IGNORED, Read
 from .documents import content_text, read_records, stamp_of
+from .recognize import (
+    KIMI_BOOKKEEPING as _BOOKKEEPING,
+)
 
 _SYSTEM_BLOCK = re.compile(
     r"<(system|system-reminder|system_reminder|notification)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
     re.DOTALL,
 )
 _COMPACTED = ("Previous context has been compacted", "<compaction")
-_BOOKKEEPING = {"_system_prompt": "system prompt", "_checkpoint": "checkpoint"}
-_BOOKKEEPING["_usage"] = "token usage"
 
 
 def _subagent_path(path: str) -> bool:
@@ -219,30 +220,6 @@ def _safe(value: object) -> str:
 
 #: Kimi Code wire records that repeat or frame the conversation.
 _CODE_NOTED = {"turn.prompt", "llm.request", "llm.response", "turn.end", "turn.begin"}
-
-
-def is_record(obj: dict) -> bool:
-    """A Kimi CLI context or wire record."""
-    role = obj.get("role")
-    if role in _BOOKKEEPING:
-        return True
-    if obj.get("type") == "context.append_message" and isinstance(obj.get("message"), dict):
-        return True
-    if obj.get("type") == "context.append_loop_event" and isinstance(obj.get("event"), dict):
-        return True
-    msg = obj.get("message")
-    if (
-        isinstance(msg, dict)
-        and msg.get("type") in _WIRE_TYPES
-        and ("timestamp" in obj or "payload" in msg)
-    ):
-        return True
-    return obj.get("type") == "metadata" and "protocol_version" in obj
-
-
-_WIRE_TYPES = {"TurnBegin", "TurnEnd", "StepBegin", "StepInterrupted", "ContentPart"}
-_WIRE_TYPES |= {"ToolCall", "ToolCallPart", "ToolResult", "StatusUpdate", "SubagentEvent"}
-_WIRE_TYPES |= {"CompactionBegin", "CompactionEnd", "ApprovalRequest", "ApprovalResponse"}
 
 
 def read_kimi(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:

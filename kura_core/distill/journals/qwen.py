@@ -31,8 +31,7 @@ from . import provenance as pv
 from .base import IGNORED, Read
 from .documents import read_records
 from .gemini import _CONTEXT_TAGS, _REFERENCED, _response_text
-
-_TYPES = {"user", "assistant", "tool_result", "system"}
+from .recognize import QWEN_TYPES as _TYPES
 
 
 class _Qwen:
@@ -164,17 +163,6 @@ class _Qwen:
 def _safe(value: object) -> str:
     s = str(value)
     return s if s.replace("_", "").replace("-", "").isalnum() and len(s) < 40 else "?"
-
-
-def is_record(obj: dict) -> bool:
-    """A Qwen Code chat record: Gemini-style ``parts`` in a Claude-like envelope, or a
-    ``tool_result`` / ``systemPayload`` record."""
-    if obj.get("type") not in _TYPES:
-        return False
-    msg = obj.get("message")
-    if isinstance(msg, dict) and isinstance(msg.get("parts"), list):
-        return True
-    return "systemPayload" in obj or "toolCallResult" in obj
 
 
 def read_qwen(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
