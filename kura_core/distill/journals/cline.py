@@ -66,8 +66,10 @@ _XML_TOOLS = (
     "update_todo_list|load_mcp_documentation|condense|new_rule|report_bug|web_fetch|"
     "run_slash_command|generate_image|simple_read_file|edit_file|search_replace"
 )
-_XML_CALL = re.compile(rf"<({_XML_TOOLS})>(.*?)</\1>", re.DOTALL)
-_XML_ARG = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>\n?(.*?)\n?</\1>", re.DOTALL)
+# an unclosed tag runs to the end of the text (a reply cut off mid-call): one pass, never a
+# rescan from every opening tag
+_XML_CALL = re.compile(rf"<({_XML_TOOLS})>(.*?)(?:</\1>|\Z)", re.DOTALL)
+_XML_ARG = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>\n?(.*?)\n?(?:</\1>|\Z)", re.DOTALL)
 #: Tool arguments that hold the agent's own words.
 _SAYS = {
     "attempt_completion": ("result",),

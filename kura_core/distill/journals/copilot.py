@@ -231,13 +231,19 @@ def _text(content: Any) -> str:
 
 # --------------------------------------------------------------------------- /share export
 
-_SHARE_HEADING = re.compile(r"^### (\S+) (.+?)\s*$")
+_SHARE_HEADING = re.compile(r"^### (\S+) (.*\S)\s*$")
+
+
+_SECTION = re.compile(r"^### \S+ .+$")
+_SUB_LINE = re.compile(r"^<sub>.*</sub>[ \t]*$")
 
 
 def _share_pieces(heading: str, body: str) -> list[pv.Piece]:
     """The classed texts of one section of a ``/share`` export."""
-    body = re.sub(r"^<sub>.*?</sub>[ \t]*$", "", body, flags=re.MULTILINE)
-    body = re.sub(r"(?:\n\s*---\s*)+$", "", "\n" + body.strip()).strip()
+    lines = [ln for ln in body.split("\n") if not _SUB_LINE.match(ln)]
+    while lines and lines[-1].strip() in ("", "---"):
+        lines.pop()
+    body = "\n".join(lines).strip()
     m = _SHARE_HEADING.match(heading)
     title = m.group(2) if m else heading
     if not body:
@@ -265,7 +271,7 @@ def _load_share(path: str | os.PathLike[str]) -> tuple[Any, str, bool]:
 
     with open(path, "rb") as fh:
         text, repaired = decode_bytes(fh.read())
-    turns = markdown_turns(text, re.compile(r"^### \S+ .+$"))
+    turns = markdown_turns(text, _SECTION, ("### ",))
     return [{"heading": h, "body": b} for h, b in turns], "", repaired
 
 

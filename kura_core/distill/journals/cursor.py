@@ -167,28 +167,34 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _OPEN = re.compile(r"<(details|tool-use|think)\b[^>]*>", re.IGNORECASE)
 _CLOSE = re.compile(r"</(details|tool-use|think)>", re.IGNORECASE)
 _TOOL_BLOCK = re.compile(
-    r"<(details|tool-use)\b[^>]*>.*?</\1>|<think>.*?</think>", re.DOTALL | re.IGNORECASE
+    r"<(details|tool-use)\b[^>]*>.*?(?:</\1>|\Z)|<think>.*?(?:</think>|\Z)",
+    re.DOTALL | re.IGNORECASE,
 )
 
 
-def markdown_turns(text: str, heading: re.Pattern[str]) -> list[tuple[str, str]]:
+def markdown_turns(
+    text: str, heading: re.Pattern[str], starts: tuple[str, ...] = ()
+) -> list[tuple[str, str]]:
     """``(heading line, body)`` of each section of a Markdown transcript: a section starts at a
-    line matching *heading*, never inside a code fence or a ``<details>`` / ``<tool-use>``
-    block, where such a line is quoted text."""
+    line matching *heading* (and beginning with one of *starts*, a cheap first test), never
+    inside a code fence or a ``<details>`` / ``<tool-use>`` block, where such a line is quoted
+    text. One pass over the lines."""
     turns: list[tuple[str, list[str]]] = []
     fence = ""
     depth = 0
     for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if m:
-            mark = m.group(1)
-            if not fence:
-                fence = mark
-            elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark) :]:
-                fence = ""
+        lead = line.lstrip()[:3]
+        if lead in ("```", "~~~"):
+            mark = _FENCE.match(line)
+            if mark and not fence:
+                fence = mark.group(1)
+            elif mark and mark.group(1)[0] == fence[0] and len(mark.group(1)) >= len(fence):
+                if not line.strip()[len(mark.group(1)) :]:
+                    fence = ""
         elif not fence:
-            depth = max(0, depth + len(_OPEN.findall(line)) - len(_CLOSE.findall(line)))
-            if depth == 0 and heading.match(line):
+            if "<" in line:
+                depth = max(0, depth + len(_OPEN.findall(line)) - len(_CLOSE.findall(line)))
+            if depth == 0 and (not starts or line.startswith(starts)) and heading.match(line):
                 turns.append((line, []))
                 continue
         if turns:
@@ -200,7 +206,7 @@ def specstory_turns(text: str) -> list[tuple[str, str]]:
     """``(speaker, body)`` of each SpecStory turn."""
     return [
         (_HEADING.match(head).group(1), body)  # type: ignore[union-attr]
-        for head, body in markdown_turns(text, _HEADING)
+        for head, body in markdown_turns(text, _HEADING, ("_**",))
     ]
 
 
