@@ -172,6 +172,11 @@ _TOOL_BLOCK = re.compile(
 )
 
 
+def _bare(line: str, run: str) -> bool:
+    """True when *line* is only a fence run (a closing fence carries no info string)."""
+    return not line.strip()[len(run) :]
+
+
 def markdown_turns(
     text: str, heading: re.Pattern[str], starts: tuple[str, ...] = ()
 ) -> list[tuple[str, str]]:
@@ -186,11 +191,11 @@ def markdown_turns(
         lead = line.lstrip()[:3]
         if lead in ("```", "~~~"):
             mark = _FENCE.match(line)
-            if mark and not fence:
-                fence = mark.group(1)
-            elif mark and mark.group(1)[0] == fence[0] and len(mark.group(1)) >= len(fence):
-                if not line.strip()[len(mark.group(1)) :]:
-                    fence = ""
+            run = mark.group(1) if mark else ""
+            if run and not fence:
+                fence = run
+            elif run and run[0] == fence[0] and len(run) >= len(fence) and _bare(line, run):
+                fence = ""
         elif not fence:
             if "<" in line:
                 depth = max(0, depth + len(_OPEN.findall(line)) - len(_CLOSE.findall(line)))
