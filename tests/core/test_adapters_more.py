@@ -255,6 +255,29 @@ def test_cline_user_is_only_inside_the_human_tags(tmp_path, human, noise):
 
 
 @GEN
+@given(human=words, noise=machine, kind=st.sampled_from(["newtask", "smol", "deploy.md", "skill"]))
+def test_cline_slash_command_expansions_inside_the_task_are_not_user(tmp_path, human, noise, kind):
+    text = f'<task>\n<explicit_instructions type="{kind}">\n{noise}\n</explicit_instructions>\n{human}\n</task>'
+    msgs = [{"role": "user", "content": [{"type": "text", "text": text}]}]
+    assert _users(tmp_path, "t/api_conversation_history.json", json.dumps(msgs), "cline") == [human]
+
+
+@GEN
+@given(human=words, noise=machine)
+def test_codex_ide_context_before_the_request_is_not_user(tmp_path, human, noise):
+    message = f"# Context from my IDE setup:\n\n## Active file: {noise}\n\n## My request for Codex:\n{human}"
+    rows = [
+        {"timestamp": "t", "type": "session_meta", "payload": {"id": "s"}},
+        {
+            "timestamp": "t",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": message},
+        },
+    ]
+    assert _users(tmp_path, "rollout-ide.jsonl", _lines(rows)) == [human]
+
+
+@GEN
 @given(human=words, noise=machine)
 def test_copilot_user_is_the_typed_content_without_what_the_cli_adds(tmp_path, human, noise):
     rows = [

@@ -80,10 +80,17 @@ _SAYS = {
 _TODO_ARGS = ("task_progress", "todos")
 
 
+#: What a slash command, workflow or skill expands to inside the person's message.
+_EXPLICIT = re.compile(
+    r"<explicit_instructions(?:\s[^<>]*)?>.*?(?:</explicit_instructions>|\Z)", re.DOTALL
+)
+
+
 def _tagged(text: str) -> tuple[list[str], str]:
-    """The person's words inside the human tags, and the text left around them."""
-    said = [m.group(2) for m in _HUMAN.finditer(text)]
-    return said, _HUMAN.sub("\n", text)
+    """The person's words inside the human tags (without the instructions a slash command
+    expands to), and the text left around them."""
+    said = [_EXPLICIT.sub("", m.group(2)).strip() for m in _HUMAN.finditer(text)]
+    return [s for s in said if s], _HUMAN.sub("\n", text)
 
 
 def _split_attached(text: str) -> tuple[str, list[str]]:

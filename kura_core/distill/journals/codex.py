@@ -262,8 +262,15 @@ def _content_text(content: Any) -> tuple[str, bool]:
     return "\n".join(parts), image
 
 
+_IDE_REQUEST = "## My request for Codex:"
+
+
 def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
     out: list[pv.Piece] = []
+    if _IDE_REQUEST in text:  # the IDE extension's context block, then what was typed
+        ide, _, text = text.rpartition(_IDE_REQUEST)
+        if ide.strip():
+            out.append(pv.Piece("TOOL", ide.strip(), "context the IDE sent with the message"))
     for m in _SHELL.finditer(text):
         body = m.group(1)
         cmd = re.search(r"<command>(.*?)</command>", body, re.DOTALL)
