@@ -31,7 +31,7 @@ from . import provenance as pv
 from .base import IGNORED, Intake, Read, decode_bytes, encoding_problem, refused
 from .documents import content_text, read_records
 from .recognize import (
-    GROK_TYPES as _GROK_TYPES,
+    is_grok_record,
     is_specstory,
 )
 
@@ -83,7 +83,7 @@ class _Transcript:
         if rtype in ("turn_ended", "metadata"):
             note(f"{rtype} marker", IGNORED)
             return []
-        if rtype in _GROK_TYPES and "content" in obj and "message" not in obj:
+        if is_grok_record(obj):
             return self._grok(obj, note)
         return None
 
