@@ -60,6 +60,10 @@ _SHELL = re.compile(r"<user_shell_command>(.*?)</user_shell_command>", re.DOTALL
 _IMAGE_TAG = re.compile(r"</?image(?:\s[^<>]*)?>", re.IGNORECASE)
 
 
+#: how many recent messages a context keeps for telling a mirror from a new message
+_SAID_KEPT = 64
+
+
 @dataclass
 class CodexContext:
     tools: dict[str, pv.ToolCall] = field(default_factory=dict)
@@ -71,7 +75,7 @@ class CodexContext:
     #: what this turn already said, by channel: ``(channel, class, text)``; a message that
     #: one channel repeats from the other (an ``item_completed`` item mirroring a
     #: ``user_message`` event or an assistant response item) is read once
-    said: set[tuple[str, str, str]] = field(default_factory=set)
+    said: dict[tuple[str, str, str], None] = field(default_factory=dict)
 
     def copy(self) -> CodexContext:
         return CodexContext(
@@ -81,14 +85,16 @@ class CodexContext:
             self.subagent,
             self.cwd,
             self.enveloped,
-            set(self.said),
+            dict(self.said),
         )
 
     def fresh(self, channel: str, cls: str, text: str) -> bool:
         """Record that *channel* said *text*; False when the other channel already did."""
         other = "item" if channel != "item" else "record"
         key = text.strip()
-        self.said.add((channel, cls, key))
+        self.said[(channel, cls, key)] = None
+        if len(self.said) > _SAID_KEPT:  # versions without turn events never clear it
+            del self.said[next(iter(self.said))]
         return (other, cls, key) not in self.said
 
 
