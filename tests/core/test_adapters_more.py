@@ -92,7 +92,13 @@ EXPECTED: dict[str, tuple[str, list[str]]] = {
     "kimi/code/sessions/wd_proj/session_019f/agents/coder-1/wire.jsonl": ("kimi", []),
     "qwen/projects/-home-synthetic-proj/chats/sess-1.jsonl": (
         "qwen",
-        ["Explain @README.md in two lines", "/review src/main.py", "/about", "thanks, ship it"],
+        [
+            "Explain @README.md in two lines",
+            "/review src/main.py",
+            "/about",
+            "thanks, ship it",
+            "run the tests",
+        ],
     ),
     "cursor/projects/work-app/agent-transcripts/5d1f7b3e-9a2c-4e8f-b1d0-3c4a5b6c7d8e/"
     "5d1f7b3e-9a2c-4e8f-b1d0-3c4a5b6c7d8e.jsonl": (
@@ -348,6 +354,25 @@ def test_qwen_expanded_slash_templates_and_tool_results_are_not_user(
         },
     ]
     assert _users(tmp_path, "c/s.jsonl", _lines(rows)) == [human, "/" + command]
+
+
+@GEN
+@given(human=words, noise=machine, label=st.sampled_from(["slash_command", "system", "hook"]))
+def test_qwen_provenance_labels_say_whose_a_user_record_is(tmp_path, human, noise, label):
+    env = {"sessionId": "s", "cwd": "/p", "version": "0.24.7"}
+    say = {"role": "user", "parts": [{"text": noise}]}
+    rows = [
+        {
+            **env,
+            "type": "user",
+            "uuid": "1",
+            "provenance": "real_user",
+            "message": say,
+            "systemPayload": {"displayText": human},
+        },
+        {**env, "type": "user", "uuid": "2", "provenance": label, "message": say},
+    ]
+    assert _users(tmp_path, "c/s.jsonl", _lines(rows)) == [human]
 
 
 @GEN

@@ -40,7 +40,7 @@ DEFAULT_INCLUDE: dict[str, str | tuple[str, ...]] = {
     "specstory": "**/.specstory/history/*.md",
     # whole messages; the wire.jsonl beside it is the same turns as a stream
     "kimi": "**/context.jsonl",
-    "qwen": "**/chats/*.jsonl",
+    "qwen": ("**/chats/*.jsonl", "**/chats/archive/*.jsonl"),
 }
 
 

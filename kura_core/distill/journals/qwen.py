@@ -4,8 +4,11 @@ format of this Gemini CLI fork's sessions.
 Append-only JSON Lines, byte watermark. Each record ``{type, subtype?, uuid, parentUuid,
 sessionId, timestamp, cwd, message: {role, parts}}`` carries Gemini-style parts:
 
-* ``user`` records are the person (USER), after the contents of ``@file`` references
-  (TOOL) and injected context blocks are cut out -- except a slash command's expanded
+* ``user`` records are the person (USER; ``systemPayload.displayText``, what the prompt box
+  showed, when present), after the contents of ``@file`` references (TOOL) and injected
+  context blocks are cut out; newer versions label each record with a ``provenance``, and
+  a user record whose provenance is not ``real_user`` is the CLI's (noted) -- and so is a
+  slash command's expanded
   template, stored as a user record right after the command's ``invocation`` (before any
   ``result`` of the command itself or any answer) or with a ``subtype``: that is the
   command's text, not the person's (noted);
@@ -71,11 +74,23 @@ class _Qwen:
             return self._assistant(parts)
         if rtype == "tool_result":
             return self._results(parts, obj)
-        if obj.get("subtype") or self.expanding:
+        provenance = obj.get("provenance")
+        if isinstance(provenance, str) and provenance not in _HUMAN_PROVENANCE:
+            self.expanding = False
+            note(f"put on the person's channel by the CLI ({_safe(provenance)})", IGNORED)
+            return []
+        if obj.get("subtype") or (self.expanding and provenance is None):
             self.expanding = False
             note("a slash command's expanded template (not what the person typed)", IGNORED)
             return []
-        return self._user(parts)
+        self.expanding = False
+        pieces = self._user(parts)
+        shown = dict_at(obj, "systemPayload").get("displayText")
+        if isinstance(shown, str) and shown.strip():  # what the person typed, as shown
+            kept = [p for p in pieces if p.cls not in ("USER", "SELF") or p.kind != _SAID]
+            who = "SELF" if self.subagent else "USER"
+            return [pv.Piece(who, shown.strip(), _SAID), *kept]
+        return pieces
 
     def _system(self, obj: dict, note: Any) -> list[pv.Piece]:
         payload = dict_at(obj, "systemPayload")
@@ -113,7 +128,7 @@ class _Qwen:
                 said.append("[image]")
         if said:
             cls = "SELF" if self.subagent else "USER"
-            kind = "prompt from the parent agent" if self.subagent else "user message"
+            kind = _SAID
             pieces.insert(0, pv.Piece(cls, "\n".join(said), kind))
         return pieces
 
@@ -158,6 +173,13 @@ class _Qwen:
             _, call = pv.decode_call(fr.get("name"), {})
         cls, kind = pv.result_class(call, self.prose)
         return [pv.Piece(cls, text, kind)]
+
+
+#: ``provenance`` of a user record the person typed (newer versions label every record)
+_HUMAN_PROVENANCE = {"real_user", "user", "human"}
+
+
+_SAID = "user message"
 
 
 def _safe(value: object) -> str:
