@@ -597,3 +597,38 @@ def test_reading_window_by_window_gives_the_same_segments(adapter):
             break
         pos = read.end
     assert [(s.cls, s.text) for s in parts] == [(s.cls, s.text) for s in whole.segments]
+
+
+def test_a_gemini_patch_record_adds_the_results_it_carries(tmp_path):
+    rows = [
+        {"sessionId": "a1", "projectHash": "9f", "startTime": "t", "lastUpdated": "t"},
+        {"id": "u1", "timestamp": "t", "type": "user", "content": [{"text": "list src"}]},
+        {
+            "id": "g1",
+            "timestamp": "t",
+            "type": "gemini",
+            "content": "Listing now.",
+            "toolCalls": [{"id": "ls-1", "name": "list_directory", "args": {"path": "/p/src"}}],
+        },
+        {
+            "$patch": {
+                "id": "g1",
+                "toolCalls": [
+                    {
+                        "id": "ls-1",
+                        "status": "success",
+                        "result": [{"functionResponse": {"response": {"output": "main.ts"}}}],
+                    }
+                ],
+            }
+        },
+        {"$patch": {"id": "g1", "status": "done"}},
+    ]
+    path = tmp_path / "session-x.jsonl"
+    path.write_text(_lines(rows))
+    name, read = read_journal(path)
+    got = [(s.cls, s.text, s.start) for s in read.segments]
+    assert name == "gemini"
+    assert ("TOOL", "main.ts", 3) in got and ("ACT", "list_directory: /p/src", 2) in got
+    assert len([g for g in got if g[1] == "Listing now."]) == 1  # never read twice
+    assert read.records == 5 and not read.skipped

@@ -341,6 +341,21 @@ def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
     return stream.intake.result(start, len(lines))
 
 
+def _patched(latest: dict[str, dict], patch: dict) -> dict:
+    """The message a ``$patch`` record updates, with the patch applied: fields replaced,
+    tool calls merged by id."""
+    base = dict(latest.get(str(patch.get("id")), {}))
+    for key, value in patch.items():
+        old = base.get(key)
+        if key == "toolCalls" and isinstance(old, list) and isinstance(value, list):
+            by_id = {str(c.get("id")): c for c in value if isinstance(c, dict)}
+            merged = [{**c, **by_id.pop(str(c.get("id")), {})} for c in old if isinstance(c, dict)]
+            base[key] = merged + list(by_id.values())
+        else:
+            base[key] = value
+    return base
+
+
 class _Stream:
     """The state of reading a streamed chat line by line: the session, whether it is a
     subagent's, and what each message already gave (a message is re-recorded as it grows).
@@ -351,6 +366,8 @@ class _Stream:
         self.session = ""
         self.subagent = False
         self.emitted: dict[str, set[tuple[str, str]]] = {}
+        #: the last recording of each message, which a ``$patch`` record updates
+        self.latest: dict[str, dict] = {}
         self.prose: set[str] = set()
         self.foreign = self.seen = 0
 
@@ -390,6 +407,10 @@ class _Stream:
     def _record(self, obj: dict, seq: int, emit: bool) -> None:
         if "$rewindTo" in obj:
             self.note(seq, emit, "rewind marker (what came before stays evidence)", IGNORED)
+        elif isinstance(obj.get("$patch"), dict):  # newer CLIs patch a recorded message
+            got = self._message(_patched(self.latest, obj["$patch"]), seq, emit)
+            if got == 0:
+                self.note(seq, emit, "patch to a recorded message (nothing new in it)", IGNORED)
         elif isinstance(obj.get("$set"), dict):
             upd = obj["$set"]
             if upd.get("kind") == "subagent":
@@ -425,6 +446,7 @@ class _Stream:
 
     def _message(self, msg: dict, seq: int, emit: bool) -> int:
         """Add what *msg* says that its earlier recordings did not; how many pieces that is."""
+        self.latest[str(msg.get("id"))] = msg
         got = message_pieces(msg, subagent=self.subagent, prose=self.prose)
         done = self.emitted.setdefault(str(msg.get("id")), set())
         fresh = [p for p in got if (p.cls, p.text) not in done]
