@@ -9,6 +9,7 @@ places each agent puts it: the rule must hold for any text, not the fixture's.""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -534,6 +535,40 @@ def test_a_cline_panel_message_still_streaming_is_held_back(tmp_path):
     path.write_text(json.dumps(rows))
     two = ADAPTERS["cline"](path, one.end)
     assert [(s.cls, s.text) for s in two.segments] == [("SELF", "Sorting them now.")]
+
+
+def test_an_unfinished_last_message_is_read_once_its_file_is_quiet(tmp_path):
+    path = tmp_path / "ui_messages.json"
+    rows = [
+        {"ts": 1, "type": "say", "say": "text", "text": "sort the imports"},
+        {"ts": 2, "type": "say", "say": "api_req_started", "text": "{}"},
+        {"ts": 3, "type": "say", "say": "text", "text": "Sorting th", "partial": True},
+    ]
+    path.write_text(json.dumps(rows))
+    assert ADAPTERS["cline"](path, 0).end == 2  # still streaming: held
+    old = path.stat().st_mtime - 3600
+    os.utime(path, (old, old))  # the extension died an hour ago
+    read = ADAPTERS["cline"](path, 0)
+    assert read.end == 3 and ("SELF", "Sorting th") in [(s.cls, s.text) for s in read.segments]
+    out = tmp_path / "out.jsonl"
+    out.write_text(
+        _lines(
+            [
+                {"type": "message", "timestamp": "t", "role": "user", "content": "add tests"},
+                {
+                    "type": "message",
+                    "timestamp": "t",
+                    "role": "assistant",
+                    "content": "On",
+                    "delta": True,
+                },
+            ]
+        )
+    )
+    assert ADAPTERS["gemini"](out, 0).end == 1
+    os.utime(out, (old, old))
+    read = ADAPTERS["gemini"](out, 0)
+    assert read.end == 2 and ("SELF", "On") in [(s.cls, s.text) for s in read.segments]
 
 
 def test_a_huge_copilot_message_is_read_whole(tmp_path):

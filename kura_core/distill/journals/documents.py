@@ -20,6 +20,23 @@ from .base import IGNORED, REPAIRED, SKIPPED, Intake, Read, decode_bytes, encodi
 
 UNIT = "seq"
 
+#: A last message that still looks unfinished (a panel message still streaming, chunks of a
+#: reply still arriving) is held back only while its file keeps changing: once the file has
+#: been quiet this long the writer is gone (crashed, killed), and the message is read as it
+#: stands, so one interrupted message never stops a journal for good.
+QUIET_SECONDS = 600.0
+
+
+def still_changing(path: str | os.PathLike[str], now: float | None = None) -> bool:
+    """True while *path* was modified less than :data:`QUIET_SECONDS` ago."""
+    import time
+
+    clock = time.time() if now is None else now
+    try:
+        return clock - os.path.getmtime(path) < QUIET_SECONDS
+    except OSError:
+        return False
+
 
 class MessageReader(Protocol):
     """What :func:`read_document` asks of an adapter's per-file state."""
@@ -98,7 +115,7 @@ def read_document(
     for i, msg in enumerate(items[:start]):
         state.pieces(msg, i)
     end = len(items)
-    if items and end > start and state.unfinished(items[-1]):
+    if items and end > start and state.unfinished(items[-1]) and still_changing(path):
         end -= 1  # still being written: the next read takes it whole
     for i in range(start, end):
         msg = items[i]

@@ -8,7 +8,8 @@
   provenance), ``error`` (TOOL) and ``result`` (noted). Extra fields a wrapper adds are
   ignored, and a line that is not JSON (a wrapper's banner) is noted, not fatal. The
   watermark is the line index; a run of assistant chunks still growing at the end of
-  the file is left for the next read.
+  the file is left for the next read (until the file has been quiet for
+  :data:`~.documents.QUIET_SECONDS`: then it is read as it stands).
 * ``/chat save`` checkpoints (``checkpoint-<tag>.json``; Gemini Code Assist saves chats the
   same way): a JSON array of ``{role: user | model, parts}`` contents, the index the
   watermark. User parts follow the chat rules (the CLI's setup context, injected blocks and
@@ -29,7 +30,7 @@ from typing import Any
 from ...shapes import str_at
 from . import provenance as pv
 from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, scrub
-from .documents import read_document, stamp_of
+from .documents import read_document, stamp_of, still_changing
 from .recognize import (
     is_gemini_checkpoint as is_checkpoint,
     is_gemini_event as is_event,
@@ -141,9 +142,11 @@ def read_stream_json(path: str | os.PathLike[str], start: int, pieces_of: Pieces
         elif seq >= start:
             intake.note(seq, seq + 1, "not a stream-json event (a wrapper's line?)", IGNORED)
     end = len(lines)
-    if stream.chunks:  # assistant chunks still arriving: the next read takes them whole
+    if stream.chunks and still_changing(path):  # chunks still arriving: read them whole later
         end = max(start, stream.chunk_start)
         intake.notes = [n for n in intake.notes if n.start < end]
+    elif stream.chunks:  # the writer is gone: the reply is read as it stands
+        stream.flush(end)
     intake.records = sum(1 for raw in lines[start:end] if raw.strip())
     return intake.result(start, end)
 
