@@ -272,10 +272,10 @@ def _block_text(content: Any) -> str:
 
 _UI_USER = {"task", "user_feedback"}
 _UI_SELF = {"text", "completion_result", "followup", "plan_mode_respond", "act_mode_respond"}
-_UI_SELF |= {"task_progress", "new_task"}
+_UI_SELF |= {"task_progress", "new_task", "subtask_result", "condense_context"}
 _UI_ACT = {"command", "tool", "use_mcp_server", "browser_action", "browser_action_launch"}
 _UI_TOOL = {"command_output", "mcp_server_response", "browser_action_result", "error"}
-_UI_TOOL |= {"diff_error", "user_feedback_diff"}
+_UI_TOOL |= {"diff_error", "user_feedback_diff", "codebase_search_result"}
 
 
 class _UiReader:

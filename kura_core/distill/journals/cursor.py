@@ -28,7 +28,7 @@ from typing import Any
 
 from ...shapes import dict_at
 from . import provenance as pv
-from .base import IGNORED, Intake, Read, decode_bytes, encoding_problem, refused
+from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, encoding_problem, refused
 from .documents import content_text, read_records
 from .recognize import (
     is_grok_record,
@@ -238,9 +238,11 @@ def read_specstory(path: str | os.PathLike[str], start: int) -> Read:
     if problem:
         return refused("seq", start, problem)
     with open(path, "rb") as fh:
-        text, _ = decode_bytes(fh.read())
+        text, repaired = decode_bytes(fh.read())
     turns = specstory_turns(text)
     intake = Intake(source, "seq")
+    if repaired:
+        intake.note(0, len(turns), "invalid UTF-8 replaced (kept)", REPAIRED)
     if start > len(turns):
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
