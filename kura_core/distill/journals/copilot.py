@@ -122,6 +122,9 @@ class _Events:
             return self._assistant(data)
         if etype == "tool.execution_start":
             call_id = str(data.get("toolCallId") or "")
+            if call_id and call_id in self.tools.acted:
+                note("tool call already read from the assistant's request", IGNORED)
+                return []
             return self.tools.call(call_id, data.get("toolName"), data.get("arguments") or {})
         if etype == "tool.execution_complete":
             return self.tools.result(str(data.get("toolCallId") or ""), _result_text(data))
