@@ -314,6 +314,14 @@ def test_kimi_user_is_the_person_not_the_cli_nor_the_main_agent(tmp_path, human,
         {"role": "user", "content": human},
         {"role": "assistant", "content": noise},
     ]
+    summary = [
+        {
+            "type": "text",
+            "text": "<system>Previous context has been compacted. Here is the compaction output:</system>",
+        },
+        {"type": "text", "text": noise},
+    ]
+    rows.append({"role": "user", "content": summary})
     assert _users(tmp_path, "s/x/context.jsonl", _lines(rows)) == [human]
     assert _users(tmp_path, "s/x/subagents/a/context.jsonl", _lines(rows)) == []
 

@@ -42,7 +42,11 @@ _SYSTEM_BLOCK = re.compile(
     r"<(system|system-reminder|system_reminder|notification)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
     re.DOTALL,
 )
-_COMPACTED = ("Previous context has been compacted", "<compaction")
+_COMPACTED = (
+    "Previous context has been compacted",
+    "context has been compacted",
+    "conversation so far has been compacted",
+)
 
 
 def _subagent_path(path: str) -> bool:
@@ -116,12 +120,17 @@ class _Kimi:
         return None
 
     def _user(self, msg: dict, note: Any) -> list[pv.Piece]:
-        text = _SYSTEM_BLOCK.sub("", content_text(msg.get("content"))).strip()
+        raw = content_text(msg.get("content"))
+        text = _SYSTEM_BLOCK.sub("", raw).strip()
+        notices = " ".join(m.group(0) for m in _SYSTEM_BLOCK.finditer(raw))
+        if text and (
+            any(mark in notices for mark in _COMPACTED) or raw.lstrip().startswith(_COMPACTED)
+        ):
+            # the summary follows a <system> part saying the context was compacted
+            return [pv.Piece("SELF", text, "compaction summary (written by a model)")]
         if not text:
             note("only the CLI's own notices on the person's channel", IGNORED)
             return []
-        if text.startswith(_COMPACTED):
-            return [pv.Piece("SELF", text, "compaction summary (written by a model)")]
         origin = dict_at(msg, "origin")
         kind = str(origin.get("kind") or "user") if origin else "user"
         if self.subagent or "agent" in kind or "task" in kind and kind != "background_task":
