@@ -41,10 +41,10 @@ _ANY_BLOCK = re.compile(r"<([A-Za-z_][\w-]*)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.D
 _CANNED = re.compile(
     r"Implement the plan as specified(?:, it is attached for your reference)?\.?"
     r"(?:\s*Do NOT edit the plan file itself\.)?"
-    r"(?:\s*To-do'?s from the plan have already been created\.)?"
+    r"(?:\s*To-do['’]?s from the plan have already been created\.)?"
     r"(?:\s*Do not create them again\.)?"
     r"(?:\s*Mark them as in_progress as you work, starting with the first one\.)?"
-    r"(?:\s*Don'?t stop until you have completed all the to-dos\.)?",
+    r"(?:\s*Don['’]?t stop until you have completed all the to-dos\.)?",
 )
 
 
