@@ -106,6 +106,10 @@ EXPECTED: dict[str, tuple[str, list[str]]] = {
         "cursor",
         ["fix the flaky test", "use vitest not jest"],
     ),
+    "cursor/projects/home-dev-shop/agent-transcripts/8c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f.txt": (
+        "cursor",
+        ["Study this", "keep the cart total in cents"],
+    ),
     "cursor/grok/sessions/%2Fwork%2Fapp/0192-aaaa/chat_history.jsonl": ("cursor", ["hello there"]),
     "continue/sessions/7c9e6679-7425-40de-944b-e07fc1f90ae7.json": (
         "continue",
@@ -411,6 +415,17 @@ def test_cursor_user_is_the_query_only(tmp_path, human, noise):
 
 @GEN
 @given(human=words, noise=machine)
+def test_cursor_text_transcripts_keep_only_the_query(tmp_path, human, noise):
+    body = (
+        f"user:\n<timestamp>{noise}</timestamp>\n<user_query>\n{human}\n</user_query>\n\n"
+        f"A:\n[Thinking] {noise}\nok\n[Tool call] Shell\n  command: ls\n\n"
+        f"[Tool result] Shell\n{noise}\n\nuser:\n<user_query>\n{human}\n</user_query>\n\n"
+    )
+    assert _users(tmp_path, "t.txt", body) == [human, human]
+
+
+@GEN
+@given(human=words, noise=machine)
 def test_continue_reads_the_message_never_its_context_copies(tmp_path, human, noise):
     doc = {
         "sessionId": "s",
@@ -625,11 +640,13 @@ def test_reading_a_journal_with_another_agents_adapter_is_refused_by_name():
 
 
 READERS: dict[str, Callable] = {k: ADAPTERS[k] for k in ("copilot", "kimi", "qwen", "cursor")}
+WINDOWED = [
+    (a, r) for r, (a, _) in EXPECTED.items() if a in READERS and r.endswith((".jsonl", ".txt"))
+]
 
 
-@pytest.mark.parametrize("adapter", list(READERS))
-def test_reading_window_by_window_gives_the_same_segments(adapter):
-    rel = next(r for r, (a, _) in EXPECTED.items() if a == adapter and r.endswith(".jsonl"))
+@pytest.mark.parametrize(("adapter", "rel"), WINDOWED, ids=[r[-30:] for _, r in WINDOWED])
+def test_reading_window_by_window_gives_the_same_segments(adapter, rel):
     path = FIX / rel
     whole = READERS[adapter](path, 0)
     pos, parts = 0, []

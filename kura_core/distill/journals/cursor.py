@@ -10,6 +10,9 @@ which wraps the person's words the same way).
   specified…") is Cursor's text, not the person's. Assistant text is SELF, ``tool_use``
   blocks ACT plus SELF for their prose, ``tool_result`` blocks TOOL or SELF by
   provenance; ``turn_ended`` and ``metadata`` lines are noted.
+* Older text transcripts (``agent-transcripts/<id>.txt``): ``user:`` / ``A:`` sections,
+  ``[Tool call] NAME`` with indented ``key: value`` arguments, ``[Tool result] NAME``,
+  one-line ``[Thinking]`` notes -- read by the same rules, byte watermarks at section starts.
 * Grok CLI (``~/.grok/sessions/<cwd>/<id>/chat_history.jsonl``): ``{type: user |
   assistant | tool_result | reasoning | system, content}`` lines with the same
   ``<user_query>`` rule; assistant ``tool_calls`` are ACT.
@@ -31,6 +34,7 @@ from . import provenance as pv
 from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, encoding_problem, refused
 from .documents import content_text, read_records
 from .recognize import (
+    is_cursor_text,
     is_grok_record,
     is_specstory,
 )
@@ -155,6 +159,8 @@ def read_cursor(
     SpecStory Markdown export from turn *start*."""
     if is_specstory(path):
         return read_specstory(path, start)
+    if is_cursor_text(path):
+        return read_cursor_text(path, start)
     return read_records(
         path, start, limit_bytes, adapter="cursor", label="Cursor transcript", reader=_Transcript
     )
@@ -255,3 +261,123 @@ def read_specstory(path: str | os.PathLike[str], start: int) -> Read:
         for p in pieces:
             intake.add(p.cls, p.text, i, i + 1, session=session, kind=p.kind)
     return intake.result(start, len(turns))
+
+
+# --------------------------------------------------------------------------- text transcripts
+
+_TEXT_ROLE = {"user:": "user", "A:": "assistant", "assistant:": "assistant"}
+_TEXT_TOOL = re.compile(r"^\[(Tool call|Tool result|Thinking)\]\s*(.*)$")
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+
+
+def _text_head(line: str) -> tuple[str, str] | None:
+    """``(kind, name)`` when *line* opens a section of a text transcript."""
+    s = line.rstrip("\r")
+    if s.strip() in _TEXT_ROLE and s == s.strip():
+        return _TEXT_ROLE[s.strip()], ""
+    m = _TEXT_TOOL.match(s)
+    if m:
+        return {"Tool call": "call", "Tool result": "result", "Thinking": "thinking"}[
+            m.group(1)
+        ], m.group(2).strip()
+    return None
+
+
+def _text_sections(data: bytes, base: int) -> list[tuple[str, str, str, int, int]]:
+    """``(kind, name, body, start, end)`` of each section in *data* (which starts at byte
+    *base*, at a section boundary); text before the first heading is its own section."""
+    out: list[tuple[str, str, list[str], int, int]] = []
+    pos = base
+    for raw in data.split(b"\n"):
+        line = raw.decode("utf-8", errors="replace")
+        head = _text_head(line)
+        if head is not None and head[0] == "thinking":
+            # a one-line thought; the lines after it are the reply again
+            out.append(("assistant", "", [], pos, pos))
+        elif head is not None:
+            out.append((head[0], head[1], [], pos, pos))
+        elif not out:
+            out.append(("preamble", "", [line], pos, pos))
+        else:
+            out[-1][2].append(line)
+        pos += len(raw) + 1
+        kind, name, body, start, _ = out[-1]
+        out[-1] = (kind, name, body, start, min(pos, base + len(data)))
+    return [(k, n, "\n".join(b).strip("\n").rstrip(), s, e) for k, n, b, s, e in out]
+
+
+def _tool_args(body: str) -> tuple[dict, str]:
+    """The ``  key: value`` argument lines a text transcript writes under a tool call."""
+    args: dict[str, str] = {}
+    rest: list[str] = []
+    key = ""
+    for line in body.split("\n"):
+        m = re.match(r"^\s{2}([A-Za-z_][\w-]*):\s?(.*)$", line)
+        if m:
+            key = m.group(1)
+            args[key] = m.group(2)
+        elif key and line.startswith("    "):
+            args[key] += "\n" + line[4:]
+        else:
+            rest.append(line)
+    return args, "\n".join(rest).strip()
+
+
+class _TextState:
+    def __init__(self) -> None:
+        self.calls: dict[str, pv.ToolCall] = {}
+        self.prose: set[str] = set()
+
+    def pieces(self, kind: str, name: str, body: str) -> list[pv.Piece]:
+        if kind == "user":
+            words = typed_words(body)
+            return [pv.Piece("USER", words, "user query")] if words else []
+        if kind == "assistant":
+            text = _THINK.sub("", body).strip()
+            return [pv.Piece("SELF", text, "assistant text")] if text else []
+        if kind == "call":
+            args, _ = _tool_args(body)
+            got, call = pv.decode_call(name, args)
+            self.prose.update(call.prose_writes)
+            self.calls[name] = call
+            return got
+        if kind == "result" and body:
+            cls, kind_ = pv.result_class(self.calls.get(name), self.prose)
+            return [pv.Piece(cls, body, kind_)]
+        return []
+
+
+def read_cursor_text(path: str | os.PathLike[str], start: int) -> Read:
+    """Read a Cursor text transcript (``agent-transcripts/<id>.txt``) from byte *start*.
+
+    Sections start at ``user:``, ``A:`` / ``assistant:``, ``[Tool call] NAME``, ``[Tool
+    result] NAME`` and ``[Thinking]`` lines; the last one is read once another follows it
+    or the file has been quiet (the watermark sits at a section start)."""
+    from .documents import still_changing
+
+    source = str(path)
+    problem = encoding_problem(path)
+    if problem:
+        return refused("byte", start, problem)
+    with open(path, "rb") as fh:
+        head = fh.read(start)
+        data = fh.read()
+    intake = Intake(source, "byte")
+    state = _TextState()
+    for kind, name, body, _s, _e in _text_sections(head, 0):  # the calls before the window
+        state.pieces(kind, name, body)
+    sections = _text_sections(data, start) if data else []
+    if sections and still_changing(path) and not data.endswith(b"\n\n"):
+        sections = sections[:-1]  # the last section may still be growing
+    session = os.path.splitext(os.path.basename(source))[0]
+    end = start
+    for kind, name, body, s, e in sections:
+        intake.records += 1
+        pieces = state.pieces(kind, name, body)
+        before = len(intake.segments)
+        for p in pieces:
+            intake.add(p.cls, p.text, s, e, session=session, kind=p.kind)
+        if len(intake.segments) == before:
+            intake.note(s, e, f"{kind} section without the person's or the agent's words", IGNORED)
+        end = e
+    return intake.result(start, end)

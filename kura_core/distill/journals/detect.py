@@ -260,12 +260,9 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
                 return found
         if _AIDER.search(head):
             return "aider"
-        if rc.is_copilot_share(p):
-            return "copilot-legacy"
-        if rc.is_specstory(p):
-            return "specstory"
-        if rc.is_cline_export(p):
-            return "cline"
+        transcript = _text_transcript_kind(p)
+        if transcript:
+            return transcript
         if b"\n{" in head[:4096]:
             doc = _document_kind(p)
             if doc:
@@ -273,6 +270,19 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
         return "text"
     except OSError:
         return ""
+
+
+def _text_transcript_kind(p: Path) -> str:
+    """The adapter of a text or Markdown transcript an agent (or an exporter) writes."""
+    if rc.is_copilot_share(p):
+        return "copilot-legacy"
+    if rc.is_specstory(p):
+        return "specstory"
+    if rc.is_cursor_text(p):
+        return "cursor"
+    if rc.is_cline_export(p):
+        return "cline"
+    return ""
 
 
 def _is_object(raw: bytes) -> bool:

@@ -36,7 +36,7 @@ DEFAULT_INCLUDE: dict[str, str | tuple[str, ...]] = {
     "continue": "*-*.json",  # session ids; sessions.json beside them is the index
     "copilot": "**/events.jsonl",
     "copilot-legacy": "*.json",
-    "cursor": "**/agent-transcripts/**/*.jsonl",
+    "cursor": ("**/agent-transcripts/**/*.jsonl", "**/agent-transcripts/*.txt"),
     "specstory": "**/.specstory/history/*.md",
     # whole messages; the wire.jsonl beside it is the same turns as a stream
     "kimi": "**/context.jsonl",
