@@ -266,6 +266,39 @@ def test_cline_user_is_only_inside_the_human_tags(tmp_path, human, noise):
 
 
 @GEN
+@given(
+    human=words, noise=machine, tag=st.sampled_from(["task", "feedback", "answer", "user_message"])
+)
+def test_cline_tags_quoted_in_a_tool_result_are_not_user(tmp_path, human, noise, tag):
+    quoted = f"1 | # prompt\n2 | <{tag}>\n3 | {noise}\n4 | </{tag}>"
+    msgs = [
+        {"role": "user", "content": [{"type": "text", "text": f"<task>\n{human}\n</task>"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "p.md"}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": f"[read_file for 'p.md'] Result:\n{quoted}"},
+                {
+                    "type": "text",
+                    "text": f"[ask_followup_question for 'q'] Result:\n<answer>\n{human}\n</answer>",
+                },
+                {
+                    "type": "text",
+                    "text": f"The user denied this operation and provided the following feedback:\n<feedback>\n{human}\n</feedback>",
+                },
+            ],
+        },
+    ]
+    said = _users(tmp_path, "t/api_conversation_history.json", json.dumps(msgs), "cline")
+    assert said == [human, human, human]
+
+
+@GEN
 @given(human=words, noise=machine, kind=st.sampled_from(["newtask", "smol", "deploy.md", "skill"]))
 def test_cline_slash_command_expansions_inside_the_task_are_not_user(tmp_path, human, noise, kind):
     text = f'<task>\n<explicit_instructions type="{kind}">\n{noise}\n</explicit_instructions>\n{human}\n</task>'

@@ -139,8 +139,10 @@ class _Calls:
         return pieces
 
     def result(self, text: str, call: pv.ToolCall | None) -> list[pv.Piece]:
-        """A tool result: the person's words in it (answers, feedback) are USER."""
-        said, rest = _tagged(_ENV.sub("", text))
+        """A tool result: the person's words in it (answers, feedback) are USER -- where the
+        extension puts them (the start of the result, or after its own "The user …"
+        sentence), never a tag that only appears inside a file or command output."""
+        said, rest = _replies(_ENV.sub("", text))
         pieces = [pv.Piece("USER", s, "the person's reply in a tool result") for s in said if s]
         rest, attached = _split_attached(rest)
         rest = _strip_harness(rest)
@@ -152,6 +154,24 @@ class _Calls:
             pieces.insert(0, pv.Piece(cls, rest.strip(), kind))
         pieces.extend(pv.Piece("TOOL", a, "attached content") for a in attached)
         return pieces
+
+
+def _replies(text: str) -> tuple[list[str], str]:
+    """Like :func:`_tagged`, for a tool result: only tags the extension wrote count."""
+    said: list[str] = []
+    kept: list[str] = []
+    pos = 0
+    for m in _HUMAN.finditer(text):
+        before = text[: m.start()].rstrip().rsplit("\n", 1)[-1].strip()
+        if before and not before.startswith(_HARNESS_LINES) and not before.endswith(":"):
+            continue  # a tag quoted inside the output (a file, a log): part of the result
+        words = _EXPLICIT.sub("", m.group(2)).strip()
+        if words:
+            said.append(words)
+        kept.append(text[pos : m.start()])
+        pos = m.end()
+    kept.append(text[pos:])
+    return said, "\n".join(kept)
 
 
 _HARNESS_LINES = (
