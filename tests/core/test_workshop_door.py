@@ -9,8 +9,7 @@ import ast
 import re
 from pathlib import Path
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 DOOR = "kura_core/workshop.py"
@@ -30,9 +29,12 @@ def sql_in(tree: ast.AST) -> list[tuple[int, str]]:
     """Every string constant (f-strings' literal parts too) that reads as SQL."""
     out = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if SQL.search(node.value):
-                out.append((node.lineno, node.value[:60]))
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and SQL.search(node.value)
+        ):
+            out.append((node.lineno, node.value[:60]))
     return out
 
 
