@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .errors import KuraError, PolicyError
+from .errors import ConflictError, KuraError, PolicyError
 from .handwork import GateEntry
 from .registry import Registry
 from .store import Memory
@@ -475,12 +475,28 @@ class Kura:
 
         return draft_profile(self.registry, store)
 
-    def profile_apply(self, *, store: str | None = None, text: str | None = None) -> ProfileApplied:
+    def profile_apply(
+        self, *, store: str | None = None, text: str | None = None, expected: str | None = None
+    ) -> ProfileApplied:
         """A person's act: make the waiting draft (or *text*) the store's profile (a
-        ``ProfileApplied``). Refused on a frozen store (PolicyError). No HTTP route or MCP
-        tool calls this."""
+        ``ProfileApplied``). With *expected*, only while the waiting draft is still that text
+        (the one the person read): KuraError when no draft waits any more, ConflictError
+        when another replaced it. Refused on a frozen store (PolicyError). No HTTP route or
+        MCP tool calls this."""
         from .profile import apply_profile
 
+        if expected is not None:
+            now = self.profile_state(store=store)
+            if not now.draft_present:
+                raise KuraError(
+                    f"no profile draft is waiting for store {now.store!r} any more (applied or "
+                    "removed elsewhere); nothing was changed"
+                )
+            if now.draft_text != expected:
+                raise ConflictError(
+                    "the draft changed since it was shown (a new one was drafted meanwhile); "
+                    "nothing was changed — read it again, then apply"
+                )
         return apply_profile(self.registry, store, text=text)
 
     def writable(self, *, store: str | None = None) -> bool:
