@@ -15,14 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import (
-    Kura,
-    KuraError,
-    Note,
-    Registry,
-    build_demo,
-    default_demo_dir,
-)
+from .. import Kura, KuraError, Registry
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, GateVerdict
 from .guard import guarded
 from .render import doctor_text
@@ -316,6 +309,8 @@ def _one_line(text: str, width: int = 110) -> str:
 
 
 def cmd_journal(ctx: Ctx) -> int:
+    from .. import Note  # lazy: start-up (the journal readers, for this command only)
+
     a = ctx.args
     k = Kura.without_stores()  # reading a journal file needs no config
     if a.action == "context":
@@ -687,6 +682,8 @@ def cmd_tui(ctx: Ctx) -> int:
 def cmd_demo(ctx: Ctx) -> int:
     """Build (or reuse) the demo workspace and open the TUI on it. No model needed."""
     a = ctx.args
+    from .. import build_demo, default_demo_dir  # lazy: start-up (the whole distiller)
+
     dest = Path(a.path).expanduser() if a.path else default_demo_dir()
     cfg = build_demo(dest, force=a.rebuild)
     if a.no_tui:
