@@ -9,6 +9,7 @@ to do, so a typo never becomes a silently ignored setting.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .fsutil import atomic_write_text
 from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
 from .vocabulary import WRITE_POLICIES, WritePolicy
 
@@ -646,7 +648,6 @@ def shared_journal_roots(config: Config) -> list[dict[str, Any]]:
 
 
 def _check_name(name: str, key: str) -> None:
-    import re
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", name):
         raise ConfigError(
@@ -694,7 +695,6 @@ def _check_layout(stores: Mapping[str, StoreConfig], distill: DistillConfig) -> 
 
 def append_store(config_path: Path, name: str, path: Path, label: str = "") -> None:
     """Add a [stores.NAME] table to a config file, creating it if needed (atomic)."""
-    from .fsutil import atomic_write_text
 
     text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
     if text and not text.endswith("\n"):

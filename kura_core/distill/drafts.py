@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound
+from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound, PolicyError
+from ..floors import Evidence, Violation, check_surface, check_tags
 from ..fsutil import (
     atomic_write_text,
     create_exclusive,
@@ -44,6 +45,7 @@ from ..registry import Registry
 from ..shapes import dict_at
 from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
 from ..vocabulary import CURATION_FIELDS, GateLogKind, WritePolicy
+from .evidence import Segment
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
 EVIDENCE_CLOSE = "-->"
@@ -198,8 +200,6 @@ def render_draft(d: Draft) -> str:
         f"gate: {verdict}" + (f" — {'; '.join(g.get('reasons', []))}" if g.get("reasons") else "")
     )
     if g.get("violations"):
-        from ..floors import Violation
-
         lines.append(
             "violations: " + "; ".join(Violation.from_json(v).message() for v in g["violations"])
         )
@@ -364,8 +364,6 @@ def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], Any, list[str]]:
     the floors' :class:`~kura_core.floors.Evidence` as the gate saw it (store echoes and the
     agent's repeated words already removed), and the text of the memory an extension
     rewrites (which may stand as it is)."""
-    from ..floors import Evidence
-    from .evidence import Segment
 
     segs: list[Any] = []
     man: Mapping[str, Any] = {}
@@ -413,7 +411,6 @@ def check_floor(
 ) -> list[Any]:
     """The final floor on what a draft would store: shape, disguise, numbers, attribution,
     links, tags -- the same floors the gate ran (:mod:`kura_core.floors`)."""
-    from ..floors import check_surface, check_tags
 
     store = reg.store(name)
     _segs, ev, given = evidence_of(store, draft)
@@ -550,8 +547,6 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
     name = reg.resolve(selector)
     store = reg.store(name)
     if reg.config.stores[name].write_policy == WritePolicy.FROZEN:
-        from ..errors import PolicyError
-
         raise PolicyError(f"store {name!r} is frozen: nothing is poured into it")
     ws = reg.workshop(name)
     with store.locked(f"pour the draft {slug!r}"):

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import KuraError
+from ..distill.drafts import _draft_files, body_digest, parse_draft
+from ..errors import KuraError, MemoryFormatError
 from ..registry import Registry
 
 if TYPE_CHECKING:
@@ -64,7 +65,6 @@ def line_diff(old: str, new: str) -> tuple[DiffLine, ...]:
 
 
 def extension_diff(reg: Registry, name: str, draft: Any) -> ExtensionDiff:
-    from ..distill.drafts import body_digest
 
     store = reg.store(name)
     target = draft.target
@@ -96,8 +96,6 @@ def extension_diff(reg: Registry, name: str, draft: Any) -> ExtensionDiff:
 
 
 def drafts_view(reg: Registry, name: str) -> DraftsView:
-    from ..distill.drafts import _draft_files, parse_draft
-    from ..errors import MemoryFormatError
 
     store = reg.store(name)
     drafts, problems = [], []

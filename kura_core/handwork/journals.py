@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..distill.journals import DEFAULT_INCLUDE, UNITS, JournalError, segment_context
+from ..distill.marks import journal_key
+from ..distill.pipeline import journal_files
 from ..errors import ContainmentError, NotFound
 from ..registry import Registry
 from ..vocabulary import (
@@ -86,9 +89,6 @@ def _records(path: Path, mark: int) -> tuple[int, int]:
 
 
 def journals(reg: Registry, name: str) -> JournalsView:
-    from ..distill.journals import DEFAULT_INCLUDE, UNITS
-    from ..distill.marks import journal_key
-    from ..distill.pipeline import journal_files
 
     spec = reg.config.stores[name]
 
@@ -195,7 +195,6 @@ def resolve_journal(reg: Registry, name: str, source: str) -> tuple[str, Path]:
     """(adapter, path) of a journal the store drinks, for a source recorded in evidence.
     A relative source is relative to kura.toml. Anything that is not one of the store's
     own journals is refused: evidence never names a file for kura to open."""
-    from ..distill.pipeline import journal_files
 
     p = Path(source).expanduser()
     if not p.is_absolute():
@@ -225,7 +224,6 @@ def journal_excerpt(
     :func:`kura_core.distill.journals.segment_context` with the store's own adapter. Only a
     journal the store drinks is opened (:func:`resolve_journal`). Raises KuraError: a
     position in another unit than the adapter's, or a journal that cannot be read."""
-    from ..distill.journals import JournalError, segment_context
 
     adapter, path = resolve_journal(reg, name, source)
     position = max(0, int(position))

@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
+from ..prefill import build_prefill
 from ..registry import Registry
+from ..store import parse_index
+from ..weave import ages, read_cloth, weave
 from .memories import check_writable
 
 if TYPE_CHECKING:
@@ -46,7 +49,6 @@ class MapView:
 
 
 def _cloth_texts(cloth: str) -> dict[str, str]:
-    from ..store import parse_index
 
     out: dict[str, str] = {}
     for e in parse_index(cloth).entries:
@@ -55,8 +57,6 @@ def _cloth_texts(cloth: str) -> dict[str, str]:
 
 
 def map_view(reg: Registry, name: str) -> MapView:
-    from ..prefill import build_prefill
-    from ..weave import ages, read_cloth
 
     store = reg.store(name)
     pre = build_prefill(reg, name)
@@ -135,7 +135,6 @@ class WeavePreview:
 def weave_preview(reg: Registry, name: str) -> WeavePreview:
     """Weave without writing (asking the scribe when one is configured, so the lines it
     writes are in the ledger and writing afterwards weaves the same map)."""
-    from ..weave import weave
 
     current = map_view(reg, name)
     res = weave(reg, name, write=False, ask=True)
@@ -162,7 +161,6 @@ def weave_preview(reg: Registry, name: str) -> WeavePreview:
 
 def weave_write(reg: Registry, name: str, *, index_sha256: str) -> WeaveResult:
     """Write the map a preview showed. Refused when the index changed since the preview."""
-    from ..weave import weave
 
     check_writable(reg, name, "woven")
     store = reg.store(name)

@@ -13,6 +13,7 @@ canonical write) after the gate log has kept the whole file, who retired it and 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import hashlib
 import json
 import os
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConflictError, KuraError, NotFound, PolicyError
+from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound, PolicyError
 from ..registry import Registry
 from ..shapes import dict_at, str_at
 from ..store import Memory, links_in, render_memory, seal_of, split_frontmatter
@@ -220,7 +221,9 @@ def gate_entries(
 
 def manifest_quotes(store: Any, ref: str) -> tuple[Quote, ...]:
     """The classed segments an evidence manifest keeps (what vouched for a memory)."""
-    from ..distill.drafts import read_manifest
+    from ..distill.drafts import (
+        read_manifest,  # lazy: start-up (the distiller loads for a memory view only)
+    )
 
     if not ref:
         return ()
@@ -294,7 +297,10 @@ def _clean_tags(tags: Sequence[str], before: Sequence[str]) -> tuple[str, ...]:
     """Tags a person sets by hand: the tag floor's shape rules (one word, nothing hidden) and
     the distiller's own tags left to the distiller. A person may say what the gate would
     want evidence for (a hand edit passes no gate, and is recorded as one)."""
-    from ..floors import Evidence, check_tags
+    from ..floors import (  # lazy: start-up (the floors load for a hand edit only)
+        Evidence,
+        check_tags,
+    )
 
     out = tuple(dict.fromkeys(" ".join(str(t).split()) for t in tags if str(t).strip()))
     anyone = Evidence.of((), [(c, "", "") for c in PROVENANCE_CLASSES])
@@ -398,7 +404,6 @@ def edit_memory(
 
 
 def _iso(reg: Registry) -> str:
-    import datetime as dt
 
     return dt.datetime.fromtimestamp(reg.clock()).isoformat(timespec="seconds")
 
@@ -413,7 +418,6 @@ def editable_text(view: MemoryView) -> str:
 def parse_editable(text: str, slug: str) -> dict[str, Any]:
     """Read back what a person wrote in $EDITOR: the fields :func:`edit_memory` takes.
     Raises KuraError naming what to fix."""
-    from ..errors import MemoryFormatError
 
     try:
         meta, body = split_frontmatter(text)

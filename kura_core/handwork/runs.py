@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..distill import pipeline
+from ..distill.drafts import list_drafts
 from ..registry import Registry
 from .journals import journals
 
@@ -84,7 +86,6 @@ def distil(
 ) -> Outcome:
     """Drink what is new in the store's journals (nothing new is not an error, model or no
     model; new journal with no brain or scribe configured is, and says which)."""
-    from ..distill import pipeline
 
     backlog = {j.path: j for j in journals(reg, name).files}
     total = sum(j.backlog_bytes for j in backlog.values())
@@ -131,8 +132,6 @@ def drain(
     progress: ProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Outcome:
-    from ..distill import pipeline
-    from ..distill.drafts import list_drafts
 
     total = len(list_drafts(reg.store(name)))
     seen = 0

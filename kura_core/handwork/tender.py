@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..doctor import heartbeat_state
 from ..registry import Registry
 from ..vocabulary import (
     TenderState,
@@ -56,7 +57,6 @@ def _tail(path: Path, lines: int, max_bytes: int = 256 * 1024) -> list[str]:
 
 
 def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
-    from ..doctor import heartbeat_state
 
     store = reg.store(name)
     spec = reg.config.stores[name]

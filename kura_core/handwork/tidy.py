@@ -7,7 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..errors import ConflictError, KuraError
+from ..distill.drafts import FloorRefused
+from ..distill.tidy import check_line, find_weak_lines, propose
+from ..errors import ConflictError, KuraError, ModelUnavailable
 from ..registry import Registry
 from ..vocabulary import (
     GateLogKind,
@@ -50,8 +52,6 @@ def tidy_review(
 ) -> TidyReview:
     """The weak index lines and a rewrite of each, for a person to accept, edit or reject.
     Nothing is written. Without a scribe the weak lines come without rewrites."""
-    from ..distill.tidy import find_weak_lines, propose
-    from ..errors import ModelUnavailable
 
     flagged = find_weak_lines(reg, name)
     scribe = reg.config.models.get("scribe") is not None
@@ -105,8 +105,6 @@ def apply_tidy(
 ) -> str:
     """Write one reviewed index line. It passes the same floors as the scribe's rewrites
     (no number the memory does not hold, no new attribution, no lost negation or ⚠️)."""
-    from ..distill.drafts import FloorRefused
-    from ..distill.tidy import check_line
 
     check_writable(reg, name, "tidied")
     store = reg.store(name)
