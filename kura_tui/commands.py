@@ -38,10 +38,20 @@ class KuraCommands(Provider):
         for i, (label, help, key) in enumerate(PANES):
             yield label, _with_key(help, key), partial(app.show_tab, i)
 
-        def model(kind: str, help: str) -> str:
-            why = app.needs(kind)
-            return f"{help} — {why}" if why else help
+        yield from self._work()
+        yield from self._selection()
+        yield from self._profile_and_health()
 
+    def _model(self, kind: str, help: str) -> str:
+        """*help*, with why the model it needs cannot run when it cannot."""
+        app: Any = self.app
+        why = app.needs(kind)
+        return f"{help} — {why}" if why else help
+
+    def _work(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        """Long work on the current store: distil, drain, tidy, weave, stop."""
+        app: Any = self.app
+        model = self._model
         yield (
             "Distil now",
             _with_key(model("distil", "drink what is new in the journals into drafts"), "D"),
@@ -67,6 +77,10 @@ class KuraCommands(Provider):
             _with_key("distil, drain or tidy stop at their next safe point", "S"),
             app.action_stop,
         )
+
+    def _selection(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        """What is done to the selected memory, draft or seed."""
+        app: Any = self.app
         yield (
             "Open the selected memory",
             _with_key("provenance, evidence, links, history", "enter in the map"),
@@ -118,6 +132,11 @@ class KuraCommands(Provider):
             _with_key("where the idea came from, and what confirmed it", "o in seeds"),
             partial(app.seed_action, "origin"),
         )
+
+    def _profile_and_health(self) -> Iterator[tuple[str, str, Callable[[], Any]]]:
+        """The learned profile, the doctor, refresh and help."""
+        app: Any = self.app
+        model = self._model
         yield (
             "Show the learned profile",
             _with_key("the current profile.md beside the brain's waiting draft", "P"),

@@ -705,16 +705,12 @@ def cmd_demo(ctx: Ctx) -> int:
 _ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "-c",
-        "--config",
-        default=argparse.SUPPRESS,
-        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)",
-    )
-    common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
+#: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json
+AddCommand = Callable[..., argparse.ArgumentParser]
 
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
     p = argparse.ArgumentParser(
         prog="kura",
         description="kura — long-term memory for AI agents, distilled, not accumulated.",
@@ -731,6 +727,30 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
+    _store_commands(add)
+    _evidence_commands(add)
+    _distill_commands(sub, common)
+    _service_commands(add)
+    _bench_command(add)
+    _app_commands(add)
+    return p
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """-c and -s, accepted before and after the command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-c",
+        "--config",
+        default=argparse.SUPPRESS,
+        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)",
+    )
+    common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
+    return common
+
+
+def _store_commands(add: AddCommand) -> None:
+    """Stores and their memories: init, stores, read, remember, annotate, profile, recall."""
     sp = add("init", cmd_init, "create a store and add it to the config")
     sp.add_argument("name")
     sp.add_argument("--path", required=True, help="directory for the store")
@@ -787,6 +807,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--top", type=int, default=None, help="at most this many picked memories")
     sp.add_argument("--chars", type=int, default=None, help="context budget in characters")
 
+
+def _evidence_commands(add: AddCommand) -> None:
+    """The evidence gate and the journal inspector."""
     sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
     sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
     sp.add_argument(
@@ -815,6 +838,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--radius", type=int, default=3, help="context: segments on each side")
     sp.add_argument("--full", action="store_true", help="print every segment's whole text")
 
+
+def _distill_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """kura distill and its actions."""
     sp = sub.add_parser(
         "distill",
         help="distil journals into drafts, judge them, pour them",
@@ -864,6 +890,9 @@ def build_parser() -> argparse.ArgumentParser:
         json_flag=False,
     )
 
+
+def _service_commands(add: AddCommand) -> None:
+    """What runs for a host: tend, serve, mcp, weave, prefill."""
     sp = add(
         "tend",
         cmd_tend,
@@ -899,6 +928,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
 
+
+def _bench_command(add: AddCommand) -> None:
+    """kura bench."""
     sp = add(
         "bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf"
     )
@@ -925,6 +957,9 @@ def build_parser() -> argparse.ArgumentParser:
         "token count); the ratio is then labelled mixed",
     )
 
+
+def _app_commands(add: AddCommand) -> None:
+    """The app, the demo workspace and the doctor."""
     sp = add("tui", cmd_tui, "the full-screen TUI (also: kura with no command)", json_flag=False)
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
 
@@ -941,8 +976,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--probe", action="store_true", help="also ask each model endpoint if it answers"
     )
-
-    return p
 
 
 def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:
