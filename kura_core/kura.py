@@ -312,6 +312,10 @@ class Kura:
         """The configured stores, in the config's order."""
         return self.registry.names()
 
+    def keys(self) -> dict[str, str]:
+        """The app's keys a person moved in kura.toml's [keys]: binding id -> key(s)."""
+        return dict(self.registry.config.keys)
+
     def resolve(self, store: str | None = None) -> str:
         """The store a selector (a store or mode name; None: the default) names.
         Unknown selectors raise SelectorError."""

@@ -61,7 +61,7 @@ from .screens.confirm import ConfirmScreen, ReasonScreen, TossScreen
 from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.help import HelpScreen, binding_ids, binding_rows
 from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
 from .screens.profile import ProfileScreen
@@ -284,8 +284,10 @@ class KuraApp(App[None]):
     ) -> None:
         super().__init__()
         self.kura = kura
-        self.kura = kura
         self.by = by or who()
+        #: the keys a person moved in kura.toml's [keys] (binding id -> key)
+        self.keys = kura.keys()
+        self.set_keymap(self.keys)
         self.current_store = self.kura.resolve(store)
         self.watch_enabled = watch
         self.frozen = frozen
@@ -321,6 +323,15 @@ class KuraApp(App[None]):
         self._title()
         self.main.workbar.idle({})
         self.load_all()
+        unknown = sorted(set(self.keys) - binding_ids())
+        if unknown:
+            self.notify(
+                f"kura.toml [keys]: no key has the id {', '.join(unknown)}; docs/KEYS.md "
+                "lists every id",
+                title="keys",
+                severity="warning",
+                timeout=12,
+            )
         if self.watch_enabled:
             self.run_worker(
                 self._watch, thread=True, group="watch", name="watch", exit_on_error=False
