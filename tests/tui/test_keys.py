@@ -16,6 +16,7 @@ import kura_tui
 from kura_core.config import parse_config
 from kura_core.errors import ConfigError
 from kura_tui.app import KuraApp
+from kura_tui.commands import KuraCommands
 from kura_tui.screens.help import binding_ids, bindings_of
 from tests.tui.conftest import run, settle
 from tests.tui.workspace import open_kura
@@ -41,16 +42,20 @@ def test_a_key_moved_in_kura_toml_drives_its_binding_and_the_old_key_does_not(tu
             await settle(pilot)
             seen.append(tabs.active)
         rows = dict((d, k) for _, section in app.help_sections() for k, d in section)
-        return seen, rows
+        palette = {text: help for text, help, _ in KuraCommands(app.screen)._commands()}
+        return seen, rows, palette
 
     try:
-        seen, rows = run(app, script)
+        seen, rows, palette = run(app, script)
     finally:
         kura.close()
     # "2" no longer opens the drafts: the key moved to f6; gate log answers to f7 and ctrl+g
     assert seen == ["tab-drafts", "tab-map", "tab-map", "tab-gatelog", "tab-map", "tab-gatelog"]
     assert rows["Drafts"] == "f6"
     assert rows["Gate log"].replace(" ", "") in ("f7/ctrl+g", "f7/^g")
+    assert palette["Show drafts"].endswith("key f6")
+    assert palette["Show the gate log"].endswith("key f7 / ctrl+g")
+    assert palette["Show the map"].endswith("key 1")  # not moved: its own key
 
 
 def test_an_unknown_id_in_keys_is_named_on_screen(tui_config):
