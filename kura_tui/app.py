@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
@@ -428,11 +428,11 @@ class KuraApp(App[None]):
         """Watch every store directory; post which parts of which store changed."""
         import watchfiles
 
-        roots = {}
-        for name, root in {s.name: s.path for s in self.kura.overview()}.items():
-            p = Path(root)
+        roots: dict[str, Path] = {}
+        for summary in self.kura.overview():
+            p = Path(summary.path)
             if p.is_dir():
-                roots[name] = p.resolve()
+                roots[summary.name] = p.resolve()
         if not roots:
             return
         watcher = watchfiles.watch(
@@ -901,9 +901,9 @@ class KuraApp(App[None]):
             for s in editor:
                 s.dismiss(True)
             self.notify(m.text, title=f"edit · {m.key}")
-            for s in self.screen_stack:
-                if isinstance(s, MemoryScreen) and s.slug == m.key:
-                    s.reload()
+            for viewer in self.screen_stack:
+                if isinstance(viewer, MemoryScreen) and viewer.slug == m.key:
+                    viewer.reload()
             if m.store == self.current_store:
                 self.load_current(("map", "gatelog", "doctor"))
             return
@@ -1241,7 +1241,7 @@ class KuraApp(App[None]):
             return
         r = m.result
         if m.kind in ("distil", "drain"):
-            sev = "warning" if r.errors else "information"
+            sev: Literal["warning", "information"] = "warning" if r.errors else "information"
             text = r.summary + (f" — stopped: {r.stopped}" if r.stopped else "")
             if r.errors:
                 text += f"\n{r.errors[0]}"
@@ -1356,14 +1356,14 @@ class KuraApp(App[None]):
     # ---- the learned profile ---------------------------------------------------
     def action_profile(self, then: str = "") -> None:
         for s in self.screen_stack:
-            if isinstance(s, ProfileScreen):
-                if s is not self.screen:
-                    self.notify(
-                        "the profile view is open under this screen", severity="information"
-                    )
-                elif then and s.state is not None:
-                    getattr(s, f"action_{then}")()
-                return
+            if not isinstance(s, ProfileScreen):
+                continue
+            profile: ProfileScreen = s
+            if profile is not self.screen:
+                self.notify("the profile view is open under this screen", severity="information")
+            elif then and profile.state is not None:
+                profile.act(then)
+            return
         self.push_screen(ProfileScreen(self.current_store, clock=self.kura_clock, then=then))
 
     def profile_command(self, action: str) -> None:
@@ -1558,6 +1558,10 @@ class KuraApp(App[None]):
         if not dirty and running is None:
             self.exit()
             return
+        self._confirm_quit(dirty, running)
+
+    def _confirm_quit(self, dirty: list[Any], running: Job | None) -> None:
+        """Ask before quitting over an unsaved edit, or while work runs."""
 
         def answer(yes: bool | None) -> None:
             if yes:
@@ -1574,6 +1578,8 @@ class KuraApp(App[None]):
                 ),
                 answer,
             )
+            return
+        if running is None:
             return
         if running.kind == "profile":
             what = (

@@ -134,12 +134,12 @@ def pane_timings(
         frames: list[float] = []
         real = app._display
 
-        def display(screen: object, renderable: object) -> None:
+        def display(screen: Any, renderable: Any) -> None:
             if renderable is not None:
                 frames.append(time.perf_counter())
             real(screen, renderable)
 
-        app._display = display  # type: ignore[method-assign]
+        vars(app)["_display"] = display  # the probe wraps how the app paints a frame
 
         async def switch(key: str) -> tuple[float, float]:
             frames.clear()

@@ -14,6 +14,7 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from kura_core.vocabulary import CURATION_FIELDS
 
+from ..host import host
 from ..widgets.fmt import cls_tag, heading, one_line
 from ..widgets.keys import KeyLine
 
@@ -144,7 +145,7 @@ class MemoryEditScreen(Screen[bool]):
         self.query_one("#edit-error", Static).update(
             Content.styled("writing…", "$foreground-muted")
         )
-        self.app.save_memory(self.store, self.view.slug, self.view.base, self.fields())  # type: ignore[attr-defined]
+        host(self).save_memory(self.store, self.view.slug, self.view.base, self.fields())
 
     def show_error(self, text: str) -> None:
         self.saving = False

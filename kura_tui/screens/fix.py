@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static, TextArea
 
+from ..host import host
 from ..widgets.drafts import render_gate
 from ..widgets.fmt import cls_tag, one_line
 from ..widgets.keys import KeyLine
@@ -110,7 +111,7 @@ class FixScreen(Screen[bool]):
         self.query_one("#fix-refusal", Static).update(
             Content.styled("checking against the floor…", "$foreground-muted")
         )
-        self.app.fix_draft(self.store, self.draft.slug, self.fields())  # type: ignore[attr-defined]
+        host(self).fix_draft(self.store, self.draft.slug, self.fields())
 
     def show_refusal(self, violations: list[str], text: str = "") -> None:
         self.saving = False

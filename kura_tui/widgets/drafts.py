@@ -46,11 +46,12 @@ class DraftQueue(RowList):
 
 
 def _verdict_style(v: str) -> str:
-    return {
+    styles: dict[str, str] = {
         GateVerdict.KEPT: "bold $success",
         GateVerdict.DROPPED: "bold $error",
         GateVerdict.SEED: "bold $accent",
-    }.get(v, "bold")
+    }
+    return styles.get(v, "bold")
 
 
 def render_diff(x: Any) -> list[Content]:
