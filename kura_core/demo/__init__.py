@@ -59,7 +59,7 @@ from ..fsutil import atomic_write_text
 from ..registry import Registry
 from ..shapes import list_at
 from ..store import Store, slugify
-from ..vocabulary import CURATION_FIELDS, GateLogKind, GateVerdict, ProvenanceClass
+from ..vocabulary import CURATION_FIELDS, DraftDecision, GateLogKind, GateVerdict, ProvenanceClass
 
 __all__ = ["MARKER", "build_demo", "default_demo_dir", "is_demo_workspace"]
 
@@ -555,4 +555,4 @@ def _make_draft(
         created=clock.iso(),
         source=rel,
     )
-    return save_draft(store, draft, unique=decision == "new")
+    return save_draft(store, draft, unique=decision == DraftDecision.NEW)

@@ -44,7 +44,7 @@ from ..fsutil import (
 from ..registry import Registry
 from ..shapes import dict_at
 from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
-from ..vocabulary import CURATION_FIELDS, GateLogKind, WritePolicy
+from ..vocabulary import CURATION_FIELDS, ClaimKind, DraftDecision, GateLogKind, WritePolicy
 from .evidence import Segment
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
@@ -75,10 +75,10 @@ class Draft:
     body: str
     type: str = "project"
     tags: tuple[str, ...] = ()
-    decision: str = "new"  # "new" | "extends"
+    decision: str = DraftDecision.NEW  # new | extends
     target: str = ""  # the memory an extension rewrites
     target_digest: str = ""  # sha256 of the target's body when the draft was composed
-    kind: str = "fact"  # fact | judgement
+    kind: str = ClaimKind.FACT  # fact | judgement
     label: str = ""  # "judgement" when only the agent's own words vouch for it
     quotes: tuple[Mapping[str, Any], ...] = ()
     gate: Mapping[str, Any] = field(default_factory=dict)
@@ -92,7 +92,7 @@ class Draft:
     @property
     def writes(self) -> str:
         """The slug pouring this draft writes."""
-        return self.target if self.decision == "extends" and self.target else self.slug
+        return self.target if self.decision == DraftDecision.EXTENDS and self.target else self.slug
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -295,7 +295,7 @@ def save_draft(store: Store, draft: Draft, *, unique: bool = True) -> Draft:
     base, n = draft.slug, 2
     slug = base
     while True:
-        if not (draft.decision == "new" and store.has(slug)):
+        if not (draft.decision == DraftDecision.NEW and store.has(slug)):
             path = d / f"{slug}.md"
             placed = replace(draft, slug=slug, path=path)
             try:
@@ -558,7 +558,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
             if is_poured(store, draft):  # a pour that crashed after writing the memory: finish it
                 _finish_pour(reg, store, draft, by)
                 return current
-            if draft.decision == "new":
+            if draft.decision == DraftDecision.NEW:
                 raise ConflictError(
                     f"a memory {writes!r} already exists; rename the draft (fix its slug) or toss it"
                 )
@@ -567,7 +567,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
                     f"{writes!r} changed after this extension was drafted; toss the draft or edit it "
                     "against the current memory"
                 )
-        elif draft.decision == "extends":
+        elif draft.decision == DraftDecision.EXTENDS:
             raise ConflictError(f"this draft extends {writes!r}, which no longer exists; toss it")
         violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
         if violations:
@@ -580,7 +580,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
             )
             raise FloorRefused(violations)
         tags = list(draft.tags)
-        if draft.label == "judgement" and "judgement" not in tags:
+        if draft.label == ClaimKind.JUDGEMENT and "judgement" not in tags:
             tags.append("judgement")
         before = store.read(writes).meta if store.has(writes) else {}
         curation = {k: draft.curation.get(k) or before.get(k) for k in CURATION_FIELDS}
@@ -707,7 +707,7 @@ def fix(
 
 def _tags_at_compose(store: Store, draft: Draft) -> tuple[str, ...]:
     """Tags the distiller itself gave the draft (e.g. `judgement`), which a pour accepts."""
-    tags = ["judgement"] if draft.label == "judgement" else []
-    if draft.decision == "extends" and store.has(draft.target):
+    tags = ["judgement"] if draft.label == ClaimKind.JUDGEMENT else []
+    if draft.decision == DraftDecision.EXTENDS and store.has(draft.target):
         tags += list(store.read(draft.target).tags)
     return tuple(tags)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import Kura, KuraError, Registry
-from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, GateVerdict
+from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
 from .guard import guarded
 from .render import doctor_text
 
@@ -389,7 +389,7 @@ def cmd_distill_drafts(ctx: Ctx) -> int:
         ctx.json({"store": view.store, "drafts": [d.to_json() for d in ds]})
     else:
         for d in ds:
-            ext = f" (extends {d.target})" if d.decision == "extends" else ""
+            ext = f" (extends {d.target})" if d.decision == DraftDecision.EXTENDS else ""
             ctx.print(f"{d.slug}{ext} — {d.description}")
             for q in d.quotes:
                 if q.get("status") == "verified":

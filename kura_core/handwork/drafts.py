@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..distill.drafts import _draft_files, body_digest, parse_draft
 from ..errors import KuraError, MemoryFormatError
 from ..registry import Registry
+from ..vocabulary import ClaimKind, DraftDecision
 
 if TYPE_CHECKING:
     pass
@@ -82,7 +83,7 @@ def extension_diff(reg: Registry, name: str, draft: Any) -> ExtensionDiff:
     entry = store.index().by_slug().get(target)
     changed = bool(draft.target_digest) and body_digest(mem.body) != draft.target_digest
     tags_after = tuple(
-        dict.fromkeys([*draft.tags] + (["judgement"] if draft.label == "judgement" else []))
+        dict.fromkeys([*draft.tags] + (["judgement"] if draft.label == ClaimKind.JUDGEMENT else []))
     )
     return ExtensionDiff(
         target,
@@ -111,7 +112,7 @@ def drafts_view(reg: Registry, name: str) -> DraftsView:
     drafts.sort(key=lambda d: (d.created, d.slug))
     ext = {}
     for d in drafts:
-        if d.decision == "extends" and d.target:
+        if d.decision == DraftDecision.EXTENDS and d.target:
             try:
                 ext[d.slug] = extension_diff(reg, name, d)
             except KuraError:
