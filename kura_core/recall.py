@@ -9,7 +9,6 @@ timeout, or answering nonsense — recall falls back to ranked word retrieval an
 from __future__ import annotations
 
 import atexit
-import contextlib
 import json
 import os
 import threading
@@ -20,7 +19,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
+from .errors import (
+    BusyError,
+    ContainmentError,
+    KuraError,
+    MemoryFormatError,
+    ModelUnavailable,
+    NotFound,
+)
 from .profile import preamble
 from .prompts import Preamble, messages as build_messages
 from .registry import Registry
@@ -54,6 +60,10 @@ REBUILD_SHARE = 0.25
 #: or when this many recalls are waiting, so a busy server does not queue on SQLite's lock.
 READ_LOG_EVERY_S = 0.5
 READ_LOG_BATCH = 256
+#: how many busy timeouts a batch written on a server's pool waits out before it goes back
+READ_LOG_TRIES = 3
+#: the most rows that wait for the read log when the workshop stays locked
+READ_LOG_KEEP = 4 * READ_LOG_BATCH
 #: a memory file changed (or a directory entry moved) this recently may be mid-save: a read
 #: of it that fails is retried, for at most RETRY_S in all.
 RACE_WINDOW_S = 2.0
@@ -787,9 +797,9 @@ def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
         cache.reads_written[name] = now
         defer = cache.defer
     if defer is not None:
-        defer(_write_reads, reg, name, rows)
+        defer(_write_reads, reg, name, rows, READ_LOG_TRIES)
     else:
-        _write_reads(reg, name, rows)
+        _write_reads(reg, name, rows, 1)
 
 
 def defer_read_log(reg: Registry, submit: Callable[..., None] | None) -> None:
@@ -801,12 +811,26 @@ def defer_read_log(reg: Registry, submit: Callable[..., None] | None) -> None:
         cache.defer = submit
 
 
-def _write_reads(reg: Registry, name: str, rows: list[tuple]) -> None:
-    # the read log is a convenience; a locked or read-only workshop never fails a recall
-    with contextlib.suppress(Exception):
-        reg.workshop(name).log_reads(  # may wait on another process's lock
-            [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows]
-        )
+def _write_reads(reg: Registry, name: str, rows: list[tuple], tries: int) -> None:
+    """Write *rows* to the read log. A lock another process holds past the workshop's busy
+    timeout is waited out again, up to *tries* times in all; rows that still could not be
+    written go back to wait for the next batch, so a long pour does not lose what recalls
+    noted meanwhile (at most READ_LOG_KEEP rows wait; the oldest go first)."""
+    for _ in range(tries):
+        try:
+            reg.workshop(name).log_reads(  # may wait on another process's lock
+                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows]
+            )
+            return
+        except BusyError:
+            continue
+        except Exception:
+            return  # the read log is a convenience; a read-only workshop never fails a recall
+    cache = _cache(reg)
+    with cache.lock:
+        waiting = cache.reads.setdefault(name, [])
+        waiting[:0] = rows
+        del waiting[: max(0, len(waiting) - READ_LOG_KEEP)]
 
 
 def flush_read_log(reg: Registry) -> None:
@@ -819,7 +843,7 @@ def flush_read_log(reg: Registry) -> None:
         for rows in cache.reads.values():
             rows.clear()
     for name, rows in waiting.items():
-        _write_reads(reg, name, rows)
+        _write_reads(reg, name, rows, 1)
 
 
 @atexit.register

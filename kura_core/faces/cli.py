@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import Kura, KuraError, Registry
+from ..errors import SelectorError
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
 from .guard import guarded
 from .render import doctor_text
@@ -1027,13 +1028,39 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+#: Commands whose refusals an agent may read (an MCP host passes a failed server's words on
+#: to its model): an unknown store is refused there without naming the others.
+AGENT_FACING = frozenset({"mcp", "hook"})
+
+
+def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
+    """Run a command; a store or mode it does not know is refused naming the ones there are.
+    The core's refusal names none (an agent bound to one store learns nothing of the
+    others over HTTP or MCP); a person at the command line reads their own config."""
+    try:
+        return fn(ctx)
+    except SelectorError as exc:
+        if ctx.args.command in AGENT_FACING:
+            raise
+        try:
+            info = ctx.kura().stores()
+        except KuraError:
+            raise exc from None
+        if not info.stores:
+            raise
+        names = ", ".join(s.name for s in info.stores)
+        modes = ", ".join(f"{m} → {s}" for m, s in info.modes.items() if m != s)
+        choice = f"stores: {names}" + (f"; modes: {modes}" if modes else "")
+        raise SelectorError(f"{exc}; {choice}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(list(sys.argv[1:] if argv is None else argv))
     if args.fn is None:
         return OK  # help was printed
     ctx = Ctx(args)
     try:
-        return guarded(lambda: args.fn(ctx), ctx.warn)
+        return guarded(lambda: _with_choices(ctx, args.fn), ctx.warn)
     finally:
         if ctx._reg is not None:
             ctx._reg.close()
