@@ -377,7 +377,11 @@ class Kura:
             if isinstance(candidates, (str, os.PathLike))
             else list(candidates)
         )
-        is_echo: Callable[[str], bool] = lambda q: False  # noqa: E731
+
+        def never_an_echo(quote: str) -> bool:
+            return False  # with no store, nothing is an echo of it
+
+        is_echo: Callable[[str], bool] = never_an_echo
         names: Sequence[str] = ()
         min_chars = 8
         if store:

@@ -24,9 +24,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+import watchfiles
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
+from textual.content import Content
 
+from kura_core import FloorRefused, Quote, editable_text, is_temp_name, parse_editable
 from kura_core.errors import KuraError
 from kura_core.kura import Kura, StoreSummary
 from kura_core.vocabulary import SeedState
@@ -105,7 +108,6 @@ PROFILE_STILL = frozenset({"profile-draft.md", "profile-previous.md"})
 
 def classify(rel: Path) -> str | None:
     """Which part of a store a changed path belongs to (None: nothing on screen)."""
-    from kura_core import is_temp_name
 
     parts = rel.parts
     if not parts or is_temp_name(parts[-1]):
@@ -426,7 +428,6 @@ class KuraApp(App[None]):
 
     def _watch(self) -> None:
         """Watch every store directory; post which parts of which store changed."""
-        import watchfiles
 
         roots: dict[str, Path] = {}
         for summary in self.kura.overview():
@@ -662,7 +663,6 @@ class KuraApp(App[None]):
 
     @_needs_main
     def on_journals_pane_open(self, m: JournalsPane.Open) -> None:
-        from kura_core import Quote
 
         j = m.journal
         q = Quote(
@@ -734,7 +734,6 @@ class KuraApp(App[None]):
     def edit_in_editor(self, store: str, view: Any) -> None:
         """Edit the memory in $EDITOR with the app suspended; the text waits in a file until
         it is written, so quitting, a crash or a refusal loses nothing."""
-        from kura_core import editable_text
 
         path = edits_dir() / store / f"{view.slug}.md"
         header = (
@@ -759,7 +758,6 @@ class KuraApp(App[None]):
         self._run_editor(store, view, path, resumed)
 
     def _run_editor(self, store: str, view: Any, path: Path, resumed: bool = False) -> None:
-        from kura_core import parse_editable
 
         before = path.read_text(encoding="utf-8")
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
@@ -932,7 +930,6 @@ class KuraApp(App[None]):
 
     # ---- evidence in its journal -----------------------------------------
     def open_evidence(self, store: str, title: str, quotes: Iterable[Any]) -> None:
-        from kura_core import Quote
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
@@ -1002,7 +999,6 @@ class KuraApp(App[None]):
         core, by = self.kura, self.by
 
         def job() -> DraftActed:
-            from kura_core import FloorRefused
 
             try:
                 if action == "pour":
@@ -1268,7 +1264,6 @@ class KuraApp(App[None]):
             self.load_current(("map", "gatelog"))
 
     def apply_tidy(self, store: str, slug: str, line: str, expected: str) -> None:
-        from kura_core import FloorRefused
 
         core, by = self.kura, self.by
 
@@ -1299,8 +1294,6 @@ class KuraApp(App[None]):
 
     @_needs_main
     def on_tidy_written(self, m: TidyWritten) -> None:
-        from textual.content import Content
-
         for s in self.screen_stack:
             if isinstance(s, TidyScreen) and s.store == m.store:
                 if m.ok:

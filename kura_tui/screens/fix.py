@@ -15,6 +15,7 @@ from ..host import host
 from ..widgets.drafts import render_gate
 from ..widgets.fmt import cls_tag, one_line
 from ..widgets.keys import KeyLine
+from .confirm import leave_unless_unsaved
 
 
 class FixScreen(Screen[bool]):
@@ -123,7 +124,6 @@ class FixScreen(Screen[bool]):
         self.query_one("#fix-refusal", Static).update(Content("\n").join(lines))
 
     def action_cancel(self) -> None:
-        from .confirm import leave_unless_unsaved
 
         leave_unless_unsaved(
             self, self.dirty, f"Your changes to the draft {self.draft.slug} are not saved."

@@ -8,6 +8,7 @@ background); a person reads the draft beside the profile it would replace and ap
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -44,7 +45,6 @@ def marked(text: str, other: str | None, style: str) -> tuple[Content, int]:
     by one word shows that one word."""
     if other is None:
         return Content(text), 0
-    import difflib
 
     tokens = _TOKEN.findall(text)
     mine = [i for i, t in enumerate(tokens) if not t.isspace()]
