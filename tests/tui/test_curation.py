@@ -369,7 +369,7 @@ def test_evidence_from_a_journal_the_store_does_not_drink_is_not_opened(make_app
     app = make_app()
 
     async def script(pilot):
-        from kura_core.handwork import Quote
+        from kura_core.handwork.quotes import Quote
 
         app.open_evidence("maker", "x", [Quote("USER", "hush", source="/etc/passwd", start=0)])
         await settle(pilot)
@@ -500,7 +500,7 @@ def test_a_mark_at_the_end_of_a_journal_opens_on_what_comes_before_it(make_app):
     (j,) = app.kura.journals(store="maker").files
 
     async def script(pilot):
-        from kura_core.handwork import Quote
+        from kura_core.handwork.quotes import Quote
 
         app.open_evidence(
             "maker",
