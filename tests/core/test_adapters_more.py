@@ -193,6 +193,7 @@ def test_discovery_finds_each_agent_in_its_own_layout(tmp_path):
         "copilot": ("4de47255/events.jsonl", ["4de47255/workspace.yaml"]),
         "cursor": ("work-app/agent-transcripts/a/a.jsonl", ["work-app/mcp.json"]),
         "kimi": ("3f2a9c/6b1d/context.jsonl", ["3f2a9c/6b1d/wire.jsonl"]),
+        "kimi-code": ("wd_p/session_1/agents/main/wire.jsonl", ["wd_p/session_1/state.json"]),
         "qwen": ("-home-p/chats/sess-1.jsonl", ["-home-p/logs.jsonl"]),
     }
     for adapter, (rel, decoys) in layouts.items():
@@ -200,7 +201,7 @@ def test_discovery_finds_each_agent_in_its_own_layout(tmp_path):
         for name in [rel, *decoys]:
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text("{}\n")
-        found = discover([JournalRoot(adapter, root)], forbidden_dirs=[])
+        found = discover([JournalRoot(adapter.split("-")[0], root)], forbidden_dirs=[])
         assert [f.path for f in found] == [root / rel], adapter
 
 

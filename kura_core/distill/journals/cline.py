@@ -428,3 +428,21 @@ def read_cline(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
         return _UiReader(source) if form.get("kind") == "ui" else _ApiReader(source)
 
     return read_document(path, start, adapter="Cline", messages=messages, reader=reader)
+
+
+#: Where the extensions keep their task folders, per ``sys.platform`` family: VS Code's
+#: ``globalStorage`` (and that of its forks), which holds Cline's
+#: (``saoudrizwan.claude-dev``), Roo Code's (``rooveterinaryinc.roo-cline``) and Kilo
+#: Code's (``kilocode.kilo-code``) ``tasks/<id>/`` folders.
+ROOTS: dict[str, tuple[str, ...]] = {
+    "linux": (
+        "~/.config/Code/User/globalStorage",
+        "~/.config/Cursor/User/globalStorage",
+        "~/.vscode-server/data/User/globalStorage",
+    ),
+    "darwin": (
+        "~/Library/Application Support/Code/User/globalStorage",
+        "~/Library/Application Support/Cursor/User/globalStorage",
+    ),
+    "win32": ("~/AppData/Roaming/Code/User/globalStorage",),
+}

@@ -105,3 +105,12 @@ def read_continue(
         messages=lambda obj: obj["history"] if is_session(obj) else None,
         reader=_Session,
     )
+
+
+#: Where Continue keeps its sessions (the same on every system; ``CONTINUE_GLOBAL_DIR``
+#: moves it).
+ROOTS: dict[str, tuple[str, ...]] = {
+    "linux": ("~/.continue/sessions",),
+    "darwin": ("~/.continue/sessions",),
+    "win32": ("~/.continue/sessions",),
+}

@@ -316,3 +316,17 @@ def read_copilot_legacy(
         messages=lambda obj: obj["chatMessages"] if is_legacy(obj) else None,
         reader=_Legacy,
     )
+
+
+#: Where the CLI keeps sessions (``COPILOT_HOME`` moves ``~/.copilot``): the current
+#: ``session-state`` folders, and the earlier ``history-session-state`` documents.
+ROOTS: dict[str, tuple[str, ...]] = {
+    "linux": ("~/.copilot/session-state",),
+    "darwin": ("~/.copilot/session-state",),
+    "win32": ("~/.copilot/session-state",),
+}
+LEGACY_ROOTS: dict[str, tuple[str, ...]] = {
+    "linux": ("~/.copilot/history-session-state",),
+    "darwin": ("~/.copilot/history-session-state",),
+    "win32": ("~/.copilot/history-session-state",),
+}

@@ -381,3 +381,12 @@ def read_cursor_text(path: str | os.PathLike[str], start: int) -> Read:
             intake.note(s, e, f"{kind} section without the person's or the agent's words", IGNORED)
         end = e
     return intake.result(start, end)
+
+
+#: Where Cursor (IDE and CLI) keeps agent transcripts, per project; Grok CLI's history is
+#: under ``~/.grok/sessions`` (named as a root of this adapter when wanted).
+ROOTS: dict[str, tuple[str, ...]] = {
+    "linux": ("~/.cursor/projects",),
+    "darwin": ("~/.cursor/projects",),
+    "win32": ("~/.cursor/projects",),
+}

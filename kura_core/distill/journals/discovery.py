@@ -39,7 +39,7 @@ DEFAULT_INCLUDE: dict[str, str | tuple[str, ...]] = {
     "cursor": ("**/agent-transcripts/**/*.jsonl", "**/agent-transcripts/*.txt"),
     "specstory": "**/.specstory/history/*.md",
     # whole messages; the wire.jsonl beside it is the same turns as a stream
-    "kimi": "**/context.jsonl",
+    "kimi": ("**/context.jsonl", "**/agents/*/wire.jsonl"),  # Kimi CLI; Kimi Code
     "qwen": ("**/chats/*.jsonl", "**/chats/archive/*.jsonl"),
 }
 

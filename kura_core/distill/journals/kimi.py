@@ -237,3 +237,11 @@ def read_kimi(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
     return read_records(
         path, start, limit_bytes, adapter="kimi", label="Kimi CLI", reader=lambda: _Kimi(source)
     )
+
+
+#: Where Kimi CLI keeps sessions (Kimi Code: ``~/.kimi-code/sessions``).
+ROOTS: dict[str, tuple[str, ...]] = {
+    "linux": ("~/.kimi/sessions", "~/.kimi-code/sessions"),
+    "darwin": ("~/.kimi/sessions", "~/.kimi-code/sessions"),
+    "win32": ("~/.kimi/sessions", "~/.kimi-code/sessions"),
+}

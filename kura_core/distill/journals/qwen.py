@@ -193,3 +193,11 @@ def read_qwen(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
     return read_records(
         path, start, limit_bytes, adapter="qwen", label="Qwen Code", reader=lambda: _Qwen(source)
     )
+
+
+#: Where Qwen Code keeps chat recordings (``QWEN_HOME`` moves ``~/.qwen``).
+ROOTS: dict[str, tuple[str, ...]] = {
+    "linux": ("~/.qwen/projects",),
+    "darwin": ("~/.qwen/projects",),
+    "win32": ("~/.qwen/projects",),
+}
