@@ -360,8 +360,10 @@ def test_kimi_user_is_the_person_not_the_cli_nor_the_main_agent(tmp_path, human,
         {"type": "text", "text": noise},
     ]
     rows.append({"role": "user", "content": summary})
-    assert _users(tmp_path, "s/x/context.jsonl", _lines(rows)) == [human]
+    rows.append({"role": "user", "content": f"# Skill\n{noise}\n\nUser request:\n{human}"})
+    assert _users(tmp_path, "s/x/context.jsonl", _lines(rows)) == [human, human]
     assert _users(tmp_path, "s/x/subagents/a/context.jsonl", _lines(rows)) == []
+    assert _users(tmp_path, "s/y/context_sub_1.jsonl", _lines(rows)) == []  # Task's subagent
 
 
 @GEN

@@ -5,7 +5,8 @@ Append-only JSON Lines, byte watermark. Three record shapes, told apart line by 
 * ``context.jsonl`` -- the conversation as the model sees it: ``{role, content}`` with
   ``user`` / ``assistant`` (``tool_calls``) / ``tool`` roles and the CLI's bookkeeping rows
   ``_system_prompt``, ``_checkpoint``, ``_usage`` (noted). A user-role message is the
-  person's words (USER) after the blocks the CLI writes into it are cut out
+  person's words (USER) after the blocks the CLI writes into it are cut out (and, for a
+  ``/skill:`` command, after the skill's text that precedes "User request:")
   (``<system>…</system>`` notices such as ``CHECKPOINT n``, ``<system-reminder>``); a
   compaction summary is a model's (SELF). In a subagent's context (a file under a
   ``subagents`` folder, or Kimi Code's ``agents/<name>`` for any agent but ``main``) the
@@ -42,6 +43,9 @@ _SYSTEM_BLOCK = re.compile(
     r"<(system|system-reminder|system_reminder|notification)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
     re.DOTALL,
 )
+#: Kimi CLI runs ``/skill:NAME words`` as one user message: the skill's text, this line,
+#: then the words typed after the command.
+_SKILL_REQUEST = "\n\nUser request:\n"
 _COMPACTED = (
     "Previous context has been compacted",
     "context has been compacted",
@@ -131,6 +135,11 @@ class _Kimi:
         if not text:
             note("only the CLI's own notices on the person's channel", IGNORED)
             return []
+        if _SKILL_REQUEST in text:  # a skill's text, then what the person typed after /skill
+            text = text.rsplit(_SKILL_REQUEST, 1)[1].strip()
+            if not text:
+                note("a skill's instructions (not what the person typed)", IGNORED)
+                return []
         origin = dict_at(msg, "origin")
         kind = str(origin.get("kind") or "user") if origin else "user"
         if self.subagent or "agent" in kind or "task" in kind and kind != "background_task":
