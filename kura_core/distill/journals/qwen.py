@@ -26,6 +26,7 @@ In a subagent's transcript (``…/subagents/…``) the "user" is the parent agen
 from __future__ import annotations
 
 import os
+import re
 from pathlib import PurePath
 from typing import Any
 
@@ -119,6 +120,9 @@ class _Qwen:
                 for m in _REFERENCED.finditer(text):
                     if m.group(1).strip():
                         pieces.append(pv.Piece("TOOL", m.group(1).strip(), "@-referenced files"))
+                for m in _NOTIFICATION.finditer(text):  # a background agent's report
+                    pieces.append(pv.Piece("SELF", m.group(0), "task notification"))
+                text = _NOTIFICATION.sub("", text)
                 rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", text)).strip()
                 if rest:
                     said.append(rest)
@@ -174,6 +178,8 @@ class _Qwen:
         cls, kind = pv.result_class(call, self.prose)
         return [pv.Piece(cls, text, kind)]
 
+
+_NOTIFICATION = re.compile(r"<task-notification>.*?(?:</task-notification>|\Z)", re.DOTALL)
 
 #: ``provenance`` of a user record the person typed (newer versions label every record)
 _HUMAN_PROVENANCE = {"real_user", "user", "human"}
