@@ -300,6 +300,24 @@ def test_cline_tags_quoted_in_a_tool_result_are_not_user(tmp_path, human, noise,
 
 
 @GEN
+@given(human=words, noise=machine)
+def test_a_roo_subtask_s_task_is_the_parent_agent_s(tmp_path, human, noise):
+    folder = tmp_path / "tasks" / "1788845325719"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "history_item.json").write_text(json.dumps({"id": "1", "parentTaskId": "0"}))
+    msgs = [
+        {"role": "user", "content": [{"type": "text", "text": f"<task>\n{noise}\n</task>"}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": f"<feedback>\n{human}\n</feedback>"}],
+        },
+    ]
+    (folder / "api_conversation_history.json").write_text(json.dumps(msgs))
+    _, read = read_journal(folder / "api_conversation_history.json")
+    assert [(x.cls, x.text) for x in read.segments] == [("SELF", noise), ("USER", human)]
+
+
+@GEN
 @given(human=words, noise=machine, kind=st.sampled_from(["newtask", "smol", "deploy.md", "skill"]))
 def test_cline_slash_command_expansions_inside_the_task_are_not_user(tmp_path, human, noise, kind):
     text = f'<task>\n<explicit_instructions type="{kind}">\n{noise}\n</explicit_instructions>\n{human}\n</task>'

@@ -86,11 +86,11 @@ _EXPLICIT = re.compile(
 )
 
 
-def _tagged(text: str) -> tuple[list[str], str]:
-    """The person's words inside the human tags (without the instructions a slash command
-    expands to), and the text left around them."""
-    said = [_EXPLICIT.sub("", m.group(2)).strip() for m in _HUMAN.finditer(text)]
-    return [s for s in said if s], _HUMAN.sub("\n", text)
+def _tagged(text: str) -> list[tuple[str, str]]:
+    """``(tag, words)`` for each human tag in *text*, without the instructions a slash
+    command expands to."""
+    found = [(m.group(1), _EXPLICIT.sub("", m.group(2)).strip()) for m in _HUMAN.finditer(text)]
+    return [(tag, words) for tag, words in found if words]
 
 
 def _split_attached(text: str) -> tuple[str, list[str]]:
@@ -194,12 +194,31 @@ def _strip_harness(text: str) -> str:
     return "\n".join(keep)
 
 
+def is_subtask(path: str | os.PathLike[str]) -> bool:
+    """True when the task folder's metadata names a parent task (Roo Code and Kilo Code write
+    ``history_item.json``; a subtask's first ``<task>`` is the parent agent's text)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for name in ("history_item.json", "task_metadata.json"):
+        meta = os.path.join(folder, name)
+        try:
+            if os.path.getsize(meta) > (1 << 20):
+                continue
+            with open(meta, "rb") as fh:
+                obj = json.loads(decode_bytes(fh.read())[0])
+        except (OSError, ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict) and (obj.get("parentTaskId") or obj.get("parentTask")):
+            return True
+    return False
+
+
 class _ApiReader:
     """Per-file state for ``api_conversation_history.json``."""
 
     def __init__(self, path: str) -> None:
         self.session = os.path.basename(os.path.dirname(os.path.abspath(path)))
         self.calls = _Calls()
+        self.subtask = is_subtask(path)
 
     def stamp(self, msg: Any) -> str:
         return stamp_of(msg.get("ts")) if isinstance(msg, dict) else ""
@@ -265,11 +284,13 @@ class _ApiReader:
         if head:
             call = self.calls.named(head.group(1))
             return self.calls.result(text[head.end() :], call)
-        said, _rest = _tagged(text)
+        said = _tagged(text)
         pieces: list[pv.Piece] = []
-        for s in said:
+        for tag, s in said:
             words, attached = _split_attached(s)
-            if words.strip():
+            if words.strip() and tag == "task" and self.subtask:
+                pieces.append(pv.Piece("SELF", words.strip(), "task from the parent agent"))
+            elif words.strip():
                 pieces.append(pv.Piece("USER", words.strip(), "user message"))
             pieces.extend(pv.Piece("TOOL", a, "content the person attached") for a in attached)
         if not said and text.lstrip().startswith("Files attached by the user"):
@@ -306,6 +327,7 @@ class _UiReader:
         #: an API request was made: before the first one, a ``text`` record is the task
         #: the person typed (newer Cline writes the task as ``say: text``)
         self.requested = False
+        self.subtask = is_subtask(path)
 
     def stamp(self, msg: Any) -> str:
         return stamp_of(msg.get("ts")) if isinstance(msg, dict) else ""
@@ -326,6 +348,8 @@ class _UiReader:
             return []
         if kind == "text" and not self.requested and msg.get("type") == "say":
             kind = "task"
+        if kind == "task" and self.subtask:
+            return [pv.Piece("SELF", text, "task from the parent agent")]
         if kind in _UI_USER:
             words, attached = _split_attached(text)
             out = [pv.Piece("USER", words.strip(), f"{kind}")] if words.strip() else []
