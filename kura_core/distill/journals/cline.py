@@ -463,10 +463,14 @@ ROOTS: dict[str, tuple[str, ...]] = {
         "~/.config/Code/User/globalStorage",
         "~/.config/Cursor/User/globalStorage",
         "~/.vscode-server/data/User/globalStorage",
+        "~/.config/IBM Bob/User/globalStorage",
     ),
     "darwin": (
         "~/Library/Application Support/Code/User/globalStorage",
         "~/Library/Application Support/Cursor/User/globalStorage",
     ),
-    "win32": ("~/AppData/Roaming/Code/User/globalStorage",),
+    "win32": (
+        "~/AppData/Roaming/Code/User/globalStorage",
+        "~/AppData/Roaming/IBM Bob/User/globalStorage",
+    ),
 }
