@@ -755,3 +755,12 @@ def test_bad_bytes_in_a_specstory_export_are_replaced_and_noted(tmp_path):
     read = ADAPTERS["specstory"](path, 0)
     assert [s.text for s in read.segments] == ["rename \ufffdthe job"]
     assert any(n.kind == "repaired" for n in read.notes)
+
+
+def test_an_early_codex_rollout_of_only_messages_is_still_codex(tmp_path):
+    item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    thought = {"type": "reasoning", "timestamp": "t", "summary": [{"type": "summary_text"}]}
+    rows = [{"id": "s", "timestamp": "t", "instructions": None}] + [item, thought] * 15
+    path = tmp_path / "rollout-early.jsonl"
+    path.write_text(_lines(rows))
+    assert guess_adapter(path) == "codex"

@@ -166,8 +166,8 @@ def is_grok_record(obj: dict) -> bool:
         return bool({"model_id", "tool_calls", "reasoning"} & set(obj))
     if t == "tool_result":
         return "tool_call_id" in obj or "name" in obj
-    if t == "reasoning":
-        return "content" in obj or "summary" in obj or "encrypted" in obj
+    if t == "reasoning":  # (Codex's reasoning items carry a summary and encrypted content)
+        return "content" in obj and "summary" not in obj and "encrypted_content" not in obj
     return isinstance(content, str)  # the system prompt
 
 
@@ -206,19 +206,24 @@ def is_gemini_event(obj: Any) -> bool:
     if not isinstance(obj, dict):
         return False
     t = obj.get("type")
-    if t not in _GEMINI_EVENTS or "payload" in obj or "uuid" in obj or "subtype" in obj:
+    if t not in _GEMINI_EVENTS or "payload" in obj:
         return False
     if t == "init":
         return "session_id" in obj or "model" in obj
-    if t == "message":
-        return obj.get("role") in ("user", "assistant") and "content" in obj
+    if t == "message":  # (Codex's early bare items are messages too: content is a list there)
+        return (
+            obj.get("role") in ("user", "assistant")
+            and isinstance(obj.get("content"), str)
+            and "timestamp" in obj
+        )
     if t == "tool_use":
         return "tool_name" in obj or "tool_id" in obj
     if t == "tool_result":
         return "tool_id" in obj and ("status" in obj or "output" in obj)
     if t == "error":
         return "severity" in obj or ("message" in obj and "timestamp" in obj)
-    return "status" in obj and ("stats" in obj or "timestamp" in obj)
+    # Claude Code's stream has a ``result`` too, always with a ``subtype``
+    return "status" in obj and "subtype" not in obj and ("stats" in obj or "timestamp" in obj)
 
 
 def is_gemini_stream_json(path: str | os.PathLike[str]) -> bool:
