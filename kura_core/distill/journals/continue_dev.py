@@ -1,5 +1,5 @@
-"""Continue sessions (``~/.continue/sessions/<session id>.json``), and Kiro's IDE sessions,
-which keep the same shape.
+"""Continue sessions (``~/.continue/sessions/<session id>.json``), and those of the forks that
+keep the same shape: Kiro's IDE sessions, PearAI's ``~/.pearai/sessions``.
 
 One JSON document per session, rewritten whole: ``{sessionId, title, workspaceDirectory,
 history: [item]}``; the watermark is the index into ``history`` (``seq``). Each item holds
@@ -110,7 +110,7 @@ def read_continue(
 #: Where Continue keeps its sessions (the same on every system; ``CONTINUE_GLOBAL_DIR``
 #: moves it).
 ROOTS: dict[str, tuple[str, ...]] = {
-    "linux": ("~/.continue/sessions",),
-    "darwin": ("~/.continue/sessions",),
-    "win32": ("~/.continue/sessions",),
+    "linux": ("~/.continue/sessions", "~/.pearai/sessions"),
+    "darwin": ("~/.continue/sessions", "~/.pearai/sessions"),
+    "win32": ("~/.continue/sessions", "~/.pearai/sessions"),
 }
