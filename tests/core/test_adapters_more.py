@@ -678,6 +678,7 @@ def test_bad_bytes_in_a_cline_document_are_replaced_not_fatal(tmp_path):
         '{"history": [{"text": "x"}]}',
         '{"type": "message", "content": "x"}\n',
         '{"type": "user", "content": "a log line"}\n{"type": "assistant", "content": "ok"}\n',
+        '{"activeStep": 2, "chatMessages": [{"role": "user", "content": "hi"}]}',
     ],
 )
 def test_unknown_shapes_are_never_read_as_the_human(tmp_path, body):

@@ -122,7 +122,14 @@ _COPILOT_AREAS |= {"model", "permission", "abort", "pending_messages", "external
 
 
 def is_copilot_legacy(obj: Any) -> bool:
-    return isinstance(obj, dict) and isinstance(obj.get("chatMessages"), list)
+    """An earlier Copilot CLI session document: ``chatMessages`` beside the session's id and
+    its start time or timeline (another app's ``chatMessages`` list is not one)."""
+    return (
+        isinstance(obj, dict)
+        and isinstance(obj.get("chatMessages"), list)
+        and isinstance(obj.get("sessionId"), str)
+        and ("startTime" in obj or "timeline" in obj)
+    )
 
 
 _COPILOT_SHARE_MARK = "# 🤖 Copilot CLI Session"
