@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -765,3 +766,44 @@ def test_an_early_codex_rollout_of_only_messages_is_still_codex(tmp_path):
     path = tmp_path / "rollout-early.jsonl"
     path.write_text(_lines(rows))
     assert guess_adapter(path) == "codex"
+
+
+def test_the_new_adapters_through_the_distiller_once_each(tmp_path, model):
+    """Discovery, detection, the watermark units and the classes, end to end."""
+    from kura_core.distill import drafts as dr, pipeline
+    from tests.core.test_adapters_pipeline import echo_scribe, setup, user_quoting_brain
+
+    sources = {
+        "cline": FIX / "cline",
+        "continue": FIX / "continue" / "sessions",
+        "copilot": FIX / "copilot" / "session-state",
+        "cursor": FIX / "cursor" / "projects",
+        "kimi": FIX / "kimi" / "sessions",
+        "qwen": FIX / "qwen" / "projects",
+    }
+    roots = {}
+    for adapter, src in sources.items():
+        roots[adapter] = tmp_path / "journals" / adapter
+        shutil.copytree(src, roots[adapter])
+    model.script("kura_candidates", user_quoting_brain)
+    model.script("kura_compose", echo_scribe)
+    reg = setup(tmp_path, model.url, roots, chunk_chars=2000)
+    rep = pipeline.run(reg, "main")
+    assert not rep.errors
+    quoted = {
+        q["text"]: (q["cls"], q["unit"])
+        for d in dr.list_drafts(reg.store("main"))
+        for q in d.quotes
+    }
+    for phrase, unit in [
+        ("Approved - Proceed to Phase 2", "seq"),  # cline
+        ("add a retry to the http client", "seq"),  # continue
+        ("now deploy it to staging", "byte"),  # copilot
+        ("use vitest not jest", "byte"),  # cursor
+        ("thanks, commit it", "byte"),  # kimi
+        ("thanks, ship it", "byte"),  # qwen
+    ]:
+        hits = [v for k, v in quoted.items() if phrase in k]
+        assert hits and all(v == ("USER", unit) for v in hits), (phrase, hits)
+    assert not [t for t in quoted if "NOTHUMAN" in t]
+    assert not pipeline.run(reg, "main").did_work
