@@ -780,6 +780,8 @@ def test_the_new_adapters_through_the_distiller_once_each(tmp_path, model):
         "cursor": FIX / "cursor" / "projects",
         "kimi": FIX / "kimi" / "sessions",
         "qwen": FIX / "qwen" / "projects",
+        "copilot-legacy": FIX / "copilot" / "history-session-state",
+        "specstory": FIX / "specstory",
     }
     roots = {}
     for adapter, src in sources.items():
@@ -802,6 +804,8 @@ def test_the_new_adapters_through_the_distiller_once_each(tmp_path, model):
         ("use vitest not jest", "byte"),  # cursor
         ("thanks, commit it", "byte"),  # kimi
         ("thanks, ship it", "byte"),  # qwen
+        ("please add mcp servers", "seq"),  # copilot-legacy
+        ("请快速尝试A,B,C方式", "seq"),  # specstory
     ]:
         hits = [v for k, v in quoted.items() if phrase in k]
         assert hits and all(v == ("USER", unit) for v in hits), (phrase, hits)
