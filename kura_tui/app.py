@@ -29,7 +29,14 @@ from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.content import Content
 
-from kura_core import FloorRefused, Quote, editable_text, is_temp_name, parse_editable
+from kura_core import (
+    FloorRefused,
+    Quote,
+    ScrubReport,
+    editable_text,
+    is_temp_name,
+    parse_editable,
+)
 from kura_core.errors import KuraError
 from kura_core.kura import Kura, StoreSummary
 from kura_core.vocabulary import SeedState
@@ -1536,7 +1543,7 @@ class KuraApp(App[None]):
     def action_scrub(self) -> None:
         """Redact the secrets stored in the current store, after asking."""
         store = self.current_store
-        kura = self.backend.kura
+        kura = self.kura
 
         def confirmed(yes: bool | None) -> None:
             if not yes:
@@ -1558,7 +1565,7 @@ class KuraApp(App[None]):
             confirmed,
         )
 
-    def _scrubbed(self, store: str, rep: Any) -> None:
+    def _scrubbed(self, store: str, rep: ScrubReport) -> None:
         if rep.scrubbed:
             self.notify(
                 f"redacted {rep.summary()}; originals kept in {rep.backup}",
