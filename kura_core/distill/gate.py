@@ -23,11 +23,14 @@ store reading itself back (an *echo*), which vouches for nothing either.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from ..budget import Deadline
 from ..floors import (
     CLAIM_TAGS,
     DISTILLER_TAGS,
@@ -43,6 +46,7 @@ from ..floors import (
 )
 from ..floors.quantities import HARD, Vouchers
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
+from .search import first_occurrences
 
 KINDS = ("fact", "judgement", "idea")
 FLOOR_FIELDS = ("title", "description", "body", "belongs_because", "keep", "may_fade")
@@ -67,6 +71,15 @@ DROP_CODES = (
 )
 
 Echo = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class Floors:
+    """The floor checks the gate runs on a candidate's own text: a seam, so a test can put
+    a fake in place of one (a slow one, to see a chunk shelved over its time budget)."""
+
+    surface: Callable[..., list[Violation]] = check_surface
+    tags: Callable[..., list[Violation]] = check_tags
 
 
 # =========================================================================== echoes
@@ -149,11 +162,6 @@ def _strip_prose_payloads(text: str) -> tuple[str, bool]:
         pos = b
     out.append(text[pos:])
     return "".join(out), True
-
-
-def _typed_before(blob: str, piece: str) -> bool:
-    """Whether *piece* is prose the agent already wrote or typed (*blob*)."""
-    return _is_prose(piece) and piece in blob
 
 
 def _is_prose(piece: str) -> bool:
@@ -250,50 +258,115 @@ class GateResult:
 
 
 class _Index:
-    """The batch, prepared once per gate run: each segment's comparison text, and the text
-    that may vouch (store echoes and the agent's own repeated words removed)."""
+    """The batch, prepared once per gate run.
 
-    def __init__(self, segments: Sequence[Segment], is_echo: Echo) -> None:
+    Every segment's comparison text is made once and joined into one text, so a quote is
+    looked up with one scan of the batch whatever its size. Everything else is made lazily,
+    only for the segments a quote lands in: the text that may vouch (store echoes and the
+    agent's own repeated words removed) and whether a tool's output only repeats what the
+    agent wrote or typed earlier. That last lookup is one pass over everything the agent
+    typed (:class:`_Typed`), shared by every segment looked at in a run.
+    """
+
+    def __init__(
+        self, segments: Sequence[Segment], is_echo: Echo, deadline: Deadline | None = None
+    ) -> None:
         self.segments = list(segments)
+        self.deadline = deadline or Deadline.unlimited()
         self.texts = [normalize(s.text) for s in self.segments]
-        self.vouch: list[str] = []
-        # per TOOL or ACT segment: its text without what only repeats or carries the agent's
-        # own words ("" when nothing was taken out)
-        self.own_echo: list[str] = []
-        typed: list[str] = []  # what the agent wrote or typed so far (SELF and ACT), normalised
-        for seg, norm in zip(self.segments, self.texts, strict=False):
+        self.is_echo = is_echo
+        # "\n" never occurs in a normalised text: a needle found in the joined text lies in
+        # one segment, and the segment is the last start at or before it
+        self._joined = "\n".join(self.texts)
+        self._starts = _starts(self.texts)
+        typed = [i for i, s in enumerate(self.segments) if s.cls in ("SELF", "ACT")]
+        self._typed = _Typed(typed, [self.texts[i] for i in typed], self.deadline)
+        self._raw: dict[int, str] = {}  # TOOL/ACT: the text without the agent's own words
+        self._own: dict[int, str] = {}
+        self._vouch: dict[int, str] = {}
+        self.deadline.check("gate: batch index")
+
+    # ---- lookups ------------------------------------------------------------------
+    def holding(self, needle: str) -> list[int]:
+        """The positions of the segments whose text holds *needle*, in batch order."""
+        out: list[int] = []
+        if not needle:
+            return list(range(len(self.texts)))
+        joined, starts = self._joined, self._starts
+        pos = joined.find(needle)
+        while pos >= 0:
+            i = bisect_right(starts, pos) - 1
+            out.append(i)
+            if i + 1 >= len(starts):
+                break
+            pos = joined.find(needle, starts[i + 1])
+        return out
+
+    def warm(self, needles: Sequence[str]) -> None:
+        """Make ready, in one pass, what looking up every one of *needles* will need."""
+        wanted: set[int] = set()
+        for needle in needles:
+            wanted.update(self.holding(needle))
+        self._ready(sorted(wanted))
+
+    def _ready(self, positions: Sequence[int]) -> None:
+        todo = [i for i in positions if i not in self._own and self._needs_typed(i)]
+        if todo:
+            self._typed.learn(piece for i in todo for piece in _prose_pieces(self.segments[i].text))
+        for i in positions:
+            self.own_echo(i)
+
+    def _needs_typed(self, i: int) -> bool:
+        return self.segments[i].cls == "TOOL" and self._typed.any_before(i)
+
+    def own_echo(self, i: int) -> str:
+        """Segment *i*'s text without what only repeats or carries the agent's own words
+        (normalised), or "" when nothing was taken out."""
+        if i in self._own:
+            return self._own[i]
+        seg = self.segments[i]
+        text, own = seg.text, ""
+        if self._needs_typed(i):
+            self._typed.learn(_prose_pieces(text))
+            text, hit = _strip_echoes(text, partial(self._typed.before, i))
+            if hit:
+                own = normalize(text)
+        elif seg.cls == "ACT":
+            text, hit = _strip_prose_payloads(text)
+            if hit:
+                own = normalize(text)
+        self._raw[i], self._own[i] = text, own
+        self.deadline.check("gate: the agent's own words")
+        return own
+
+    def vouch(self, i: int) -> str:
+        """The text of segment *i* that may vouch for a number or a claim."""
+        if i not in self._vouch:
+            seg = self.segments[i]
             text = seg.text
-            own = ""
-            if seg.cls == "TOOL" and typed:
-                blob = "\n".join(typed)
-                text, hit = _strip_echoes(text, partial(_typed_before, blob))
-                if hit:
-                    own = normalize(text)
-            elif seg.cls == "ACT":
-                text, hit = _strip_prose_payloads(text)
-                if hit:
-                    own = normalize(text)
             if seg.cls in ("TOOL", "ACT"):
-                text, _ = _strip_echoes(text, is_echo)
-            self.vouch.append(text)
-            self.own_echo.append(own)
-            if seg.cls in ("SELF", "ACT"):
-                typed.append(norm)
+                self.own_echo(i)
+                text, _ = _strip_echoes(self._raw[i], self.is_echo)
+                self.deadline.check("gate: store echoes")
+            self._vouch[i] = text
+        return self._vouch[i]
 
     def find(self, needle: str) -> tuple[Segment | None, str, int]:
         """The segment the needle is filed under (or None), why a cut occurrence does not
         count, and the segment's position in the batch."""
+        holding = self.holding(needle)
+        self._ready(holding)
         found: list[tuple[int, int]] = []
-        for i, text in enumerate(self.texts):
-            if needle in text:
-                if self.own_echo[i] and needle not in self.own_echo[i]:
-                    continue  # only inside the agent's own words, repeated by a tool or a command
-                found.append((CLASS_PREFERENCE.get(self.segments[i].cls, 9), i))
+        for i in holding:
+            own = self._own[i]
+            if own and needle not in own:
+                continue  # only inside the agent's own words, repeated by a tool or a command
+            found.append((CLASS_PREFERENCE.get(self.segments[i].cls, 9), i))
         demoted = not found
         if demoted:
             # the agent's own words, repeated by a tool or carried by a command, and nowhere
             # else verbatim: they are what they are, SELF
-            found = [(0, i) for i, text in enumerate(self.texts) if needle in text]
+            found = [(0, i) for i in holding]
         why = ""
         for _rank, i in sorted(found):
             text = self.texts[i]
@@ -305,7 +378,67 @@ class _Index:
                     return (_as_self(seg) if demoted else seg), "", i
                 why = why or reason
                 start = text.find(needle, start + 1)
+            self.deadline.check("gate: quote lookup")
         return None, why, -1
+
+
+def _starts(texts: Sequence[str]) -> list[int]:
+    """Where each text starts in ``"\\n".join(texts)``."""
+    out, pos = [], 0
+    for t in texts:
+        out.append(pos)
+        pos += len(t) + 1
+    return out
+
+
+def _prose_pieces(text: str, min_weight: int = 8) -> list[str]:
+    """The normalised pieces of *text* that :func:`_strip_echoes` asks about and that are
+    prose (the only ones the agent's own words can echo)."""
+    out = []
+    for a, b in _pieces(text):
+        piece = text[a:b].strip()
+        if piece and quote_weight(piece) >= min_weight:
+            norm = normalize(piece)
+            if _is_prose(norm):
+                out.append(norm)
+    return out
+
+
+class _Typed:
+    """What the agent wrote or typed (its SELF and ACT texts, in batch order), asked whether
+    a piece of a tool's output is prose it wrote *before* a given segment.
+
+    "Before segment i" means: a substring of one of those texts at an earlier position of
+    the batch. Each piece's first occurrence is found once, for every piece asked about in
+    a run together, by one Aho-Corasick pass over the joined texts; a piece the pass has
+    already placed is never searched for again.
+    """
+
+    def __init__(self, positions: Sequence[int], texts: Sequence[str], deadline: Deadline):
+        self.positions = list(positions)  # batch position of each typed text
+        self.joined = "\n".join(texts)
+        self.starts = _starts(texts)
+        self.first: dict[str, int] = {}  # piece -> batch position of the first text holding it
+        self.deadline = deadline
+
+    def any_before(self, i: int) -> bool:
+        return bool(self.positions) and self.positions[0] < i
+
+    def before(self, i: int, piece: str) -> bool:
+        """Whether *piece* (normalised) is prose the agent wrote or typed before segment
+        *i*; the piece must have been learnt."""
+        return _is_prose(piece) and self.first.get(piece, i) < i
+
+    def learn(self, pieces: Iterable[str]) -> None:
+        """Place the first occurrence of every new piece."""
+        new = {p for p in pieces if p not in self.first and p}
+        if not new:
+            return
+        for piece, at in first_occurrences(self.joined, new, self.deadline).items():
+            self.first[piece] = (
+                sys.maxsize if at < 0 else self.positions[bisect_right(self.starts, at) - 1]
+            )
+        self.deadline.check("gate: the agent's own words")
 
 
 def _as_self(seg: Segment) -> Segment:
@@ -433,6 +566,7 @@ def _gate_one(
     is_echo: Echo,
     human_names: Sequence[str],
     min_quote_chars: int,
+    floors: Floors,
 ) -> GateResult:
     if not isinstance(candidate, Mapping):
         return GateResult(
@@ -485,7 +619,7 @@ def _gate_one(
         return result("dropped", "kind must be fact, judgement or idea", drop="kind")
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
     if kind == "idea":
-        return _idea(result, fields, evidence, human_names, candidate, copy)
+        return _idea(result, fields, evidence, human_names, candidate, floors, index.deadline)
     if not survivors:
         return _no_survivor(result, checks)
 
@@ -493,12 +627,14 @@ def _gate_one(
     reasons.extend(tag_notes)
     if "tags" in copy:
         copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
-    violations = check_surface(fields, evidence, human_names=human_names)
+    violations = floors.surface(fields, evidence, human_names=human_names)
+    index.deadline.check("floor: the candidate's text")
     violations += [
         v
-        for v in check_tags(copy.get("tags") or [], evidence, human_names=human_names)
+        for v in floors.tags(copy.get("tags") or [], evidence, human_names=human_names)
         if v.kind != "tag"
     ]
+    index.deadline.check("floor: the candidate's tags")
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
     )
@@ -555,7 +691,8 @@ def _idea(
     evidence: Evidence,
     human_names: Sequence[str],
     candidate: Mapping[str, Any],
-    copy: dict,
+    floors: Floors,
+    deadline: Deadline,
 ) -> GateResult:
     """Ideas go to seeds, with or without quotes -- unless they are facts dressed as ideas."""
     prose = "\n".join(v for v in fields.values() if v)
@@ -573,8 +710,9 @@ def _idea(
             f"fact dressed as an idea: states the measurement {measured[0]}",
             drop="fact_as_idea",
         )
-    violations = check_surface(fields, evidence, human_names=human_names)
-    violations += check_tags(candidate.get("tags") or [], evidence, human_names=human_names)
+    violations = floors.surface(fields, evidence, human_names=human_names)
+    violations += floors.tags(candidate.get("tags") or [], evidence, human_names=human_names)
+    deadline.check("floor: the idea's text")
     violations = [v for v in violations if not (v.kind == "tag" and v.rule == "needs_evidence")]
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations)
@@ -628,7 +766,7 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         cls = q.segment.cls
         segs[pos] = (
             cls,
-            index.vouch[pos] if cls == index.segments[pos].cls else index.segments[pos].text,
+            index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text,
         )
         quotes.append((cls, q.text, index.segments[pos].text))
     return Evidence.of(segs.values(), quotes)
@@ -652,23 +790,47 @@ def run_gate(
     is_echo: Echo = lambda s: False,
     human_names: Sequence[str] = (),
     min_quote_chars: int = 8,
+    deadline: Deadline | None = None,
+    floors: Floors | None = None,
 ) -> list[GateResult]:
     """Gate every candidate against the batch *segments*; one result per candidate, in
     order. ``is_echo`` receives a normalised quote (or a piece of a tool's output) and
-    says whether the store already holds it (see :class:`StoreEcho`)."""
-    index = _Index(segments, is_echo)
-    return [
-        _gate_one(
-            c, index, is_echo=is_echo, human_names=human_names, min_quote_chars=min_quote_chars
+    says whether the store already holds it (see :class:`StoreEcho`). With a *deadline*,
+    a check that runs past it raises :class:`~kura_core.budget.Overran` naming itself."""
+    index = _Index(segments, is_echo, deadline)
+    index.warm(_needles(candidates, min_quote_chars))
+    out = []
+    for c in candidates:
+        out.append(
+            _gate_one(
+                c,
+                index,
+                is_echo=is_echo,
+                human_names=human_names,
+                min_quote_chars=min_quote_chars,
+                floors=floors or Floors(),
+            )
         )
-        for c in candidates
-    ]
+    return out
+
+
+def _needles(candidates: Sequence[object], min_chars: int) -> list[str]:
+    """Every form of every quote the gate will look up (see :func:`_check_quote`)."""
+    out: list[str] = []
+    for c in candidates:
+        quotes = c.get("quotes") if isinstance(c, Mapping) else None
+        for raw in quotes if isinstance(quotes, list) else []:
+            if isinstance(raw, str):
+                rest = parse_claimed(raw)[1]
+                out += [v for v in _variants(normalize(rest)) if quote_weight(v) >= min_chars]
+    return out
 
 
 __all__ = [
     "CLASS_PREFERENCE",
     "DROP_CODES",
     "FLOOR_FIELDS",
+    "Floors",
     "GateResult",
     "KINDS",
     "QuoteCheck",
