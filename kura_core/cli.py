@@ -641,7 +641,13 @@ def _bench_perf(ctx: Ctx) -> int:
             probes.append(bench_probe())
     say = None if a.json else (lambda m: ctx.err.write(f"  {m}…\n"))
     rep = bench.perf(
-        sizes, runs=a.runs, http=not a.no_http, rss=not a.no_rss, probes=probes, progress=say
+        sizes,
+        runs=a.runs,
+        http=not a.no_http,
+        rss=not a.no_rss,
+        probes=probes,
+        progress=say,
+        journal_mb=a.journal_mb,
     )
     if skipped:
         rep["tui"] = {"skipped": skipped}
@@ -930,6 +936,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--runs", type=int, default=9, help="perf: runs per measurement (median reported)"
     )
     sp.add_argument("--no-http", action="store_true", help="perf: skip the HTTP throughput run")
+    sp.add_argument(
+        "--journal-mb",
+        type=float,
+        default=20.0,
+        help="perf: size of the generated journal the gate is timed on (0 skips it)",
+    )
     sp.add_argument("--no-tui", action="store_true", help="perf: skip the TUI first-paint run")
     sp.add_argument(
         "--no-rss", action="store_true", help="perf: skip the resident memory of kura serve"
