@@ -22,7 +22,7 @@ import errno
 import os
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -623,6 +623,19 @@ def _found_notes(
     return out
 
 
+def _shelved_notes(rows: Sequence[Any]) -> list[str]:
+    """One line per shelved stretch of journal: where it is, why, and that it waits."""
+    out = []
+    for r in rows:
+        journal = str(r["journal"]).partition(":")[2] or r["journal"]
+        out.append(
+            f"shelved stretch {journal} {r['start']}–{r['end']} (tried {r['attempts']}×): "
+            f"{r['reason'] or 'no reason recorded'} — the watermark waits below it and the "
+            "next distil tries it again"
+        )
+    return out
+
+
 def _capacity(spec: Any, used: dict[str, int]) -> Capacity:
     """The four units side by side, with ``limit`` (the units set in [capacity]) and
     ``pressure`` (the fullest unit's share of its limit): both None until a limit is set."""
@@ -741,6 +754,9 @@ def _workshop(
         hb = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
         out["tender"] = heartbeat_state(dict(hb[0]) if hb else None, reg.clock())
         out["calls"] = ws.model_calls()
+        notes += _shelved_notes(
+            ws.query("SELECT * FROM reservations WHERE state='shelved' ORDER BY journal, start")
+        )
     except BusyError as exc:
         out["state"] = "busy"
         notes.append(str(exc))

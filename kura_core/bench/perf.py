@@ -163,20 +163,7 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
                 f"{m['memories']:>8}   {m['rss_mb_listening']} / {m['rss_mb_warm']} / {m['rss_mb_peak']} MB"
             )
     lines.append("")
-    g = rep.get("gate") or {}
-    if g:
-        lines.append(
-            f"gate: {g['candidates']} candidates over {g['segments']} segments in {g['median_ms']} ms "
-            f"({g['candidates_per_s']} candidates/s)"
-        )
-    j = g.get("journal")
-    if j:
-        lines.append(
-            f"gate over a {j['journal_mb']} MB journal ({j['segments']} segments): "
-            f"{j['gate_s_median']} s for {j['candidates']} candidates = {j['gate_mb_per_s']} MB/s, "
-            f"{j['candidates_per_s']} candidates/s; reading it {j['read_s_median']} s "
-            f"(read + gate = {j['gate_and_read_to_read']}× the read)"
-        )
+    lines += _gate_lines(rep.get("gate") or {})
     h = rep.get("http")
     if h:
         b = h.get("bare") or {}
@@ -203,3 +190,21 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
         if isinstance(got, dict) and set(got) == {"skipped"}:
             lines.append(f"{name}: skipped ({got['skipped']})")
     return "\n".join(lines)
+
+
+def _gate_lines(g: dict[str, Any]) -> list[str]:
+    out = []
+    if g:
+        out.append(
+            f"gate: {g['candidates']} candidates over {g['segments']} segments in {g['median_ms']} ms "
+            f"({g['candidates_per_s']} candidates/s)"
+        )
+    j = g.get("journal")
+    if j:
+        out.append(
+            f"gate over a {j['journal_mb']} MB journal ({j['segments']} segments): "
+            f"{j['gate_s_median']} s for {j['candidates']} candidates = {j['gate_mb_per_s']} MB/s, "
+            f"{j['candidates_per_s']} candidates/s; reading it {j['read_s_median']} s "
+            f"(read + gate = {j['gate_and_read_to_read']}× the read)"
+        )
+    return out

@@ -21,7 +21,7 @@ import os
 import socket
 import sqlite3
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import cast
 
@@ -105,11 +105,14 @@ def reserve(
     unit: str,
     owner: str,
     measure: Callable[[int], int],
+    skip: Collection[int] = (),
 ) -> Stretch | None:
     """Claim the next stretch of *journal*, or a shelved one; None if nothing is waiting.
 
     ``measure(start)`` is called under the lock and returns where a whole-record stretch
     beginning at ``start`` ends (== start when there is nothing complete to read).
+    Shelved stretches whose ids are in *skip* (tried already in this run) are passed over:
+    a run moves on past a stretch it had to shelve, and a later run tries it again.
     """
     now = ws.clock()
     with ws.transaction() as conn:
@@ -123,10 +126,17 @@ def reserve(
                     "updated=? WHERE id=?",
                     (now, r["id"]),
                 )
-        shelved = conn.execute(
-            "SELECT * FROM reservations WHERE journal=? AND state='shelved' ORDER BY start LIMIT 1",
-            (journal,),
-        ).fetchone()
+        shelved = next(
+            (
+                r
+                for r in conn.execute(
+                    "SELECT * FROM reservations WHERE journal=? AND state='shelved' ORDER BY start",
+                    (journal,),
+                )
+                if r["id"] not in skip
+            ),
+            None,
+        )
         if shelved is not None:
             conn.execute(
                 "UPDATE reservations SET state='held', owner=?, attempts=attempts+1, updated=? "
