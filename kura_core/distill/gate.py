@@ -273,18 +273,18 @@ class _Index:
     ) -> None:
         self.segments = list(segments)
         self.deadline = deadline or Deadline.unlimited()
-        self.texts = [normalize(s.text) for s in self.segments]
         self.is_echo = is_echo
-        # "\n" never occurs in a normalised text: a needle found in the joined text lies in
-        # one segment, and the segment is the last start at or before it
-        self._joined = "\n".join(self.texts)
-        self._starts = _starts(self.texts)
-        typed = [i for i, s in enumerate(self.segments) if s.cls in ("SELF", "ACT")]
-        self._typed = _Typed(typed, [self.texts[i] for i in typed], self.deadline)
         self._raw: dict[int, str] = {}  # TOOL/ACT: the text without the agent's own words
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
-        self.deadline.check("gate: batch index")
+        with self.deadline.step("gate: batch index"):
+            self.texts = [normalize(s.text) for s in self.segments]
+            # "\n" never occurs in a normalised text: a needle found in the joined text lies
+            # in one segment, and the segment is the last start at or before it
+            self._joined = "\n".join(self.texts)
+            self._starts = _starts(self.texts)
+            typed = [i for i, s in enumerate(self.segments) if s.cls in ("SELF", "ACT")]
+            self._typed = _Typed(typed, [self.texts[i] for i in typed], self.deadline)
 
     # ---- lookups ------------------------------------------------------------------
     def holding(self, needle: str) -> list[int]:
@@ -322,8 +322,12 @@ class _Index:
     def own_echo(self, i: int) -> str:
         """Segment *i*'s text without what only repeats or carries the agent's own words
         (normalised), or "" when nothing was taken out."""
-        if i in self._own:
-            return self._own[i]
+        if i not in self._own:
+            with self.deadline.step("gate: the agent's own words"):
+                self._raw[i], self._own[i] = self._strip_own(i)
+        return self._own[i]
+
+    def _strip_own(self, i: int) -> tuple[str, str]:
         seg = self.segments[i]
         text, own = seg.text, ""
         if self._needs_typed(i):
@@ -335,9 +339,7 @@ class _Index:
             text, hit = _strip_prose_payloads(text)
             if hit:
                 own = normalize(text)
-        self._raw[i], self._own[i] = text, own
-        self.deadline.check("gate: the agent's own words")
-        return own
+        return text, own
 
     def vouch(self, i: int) -> str:
         """The text of segment *i* that may vouch for a number or a claim."""
@@ -346,14 +348,18 @@ class _Index:
             text = seg.text
             if seg.cls in ("TOOL", "ACT"):
                 self.own_echo(i)
-                text, _ = _strip_echoes(self._raw[i], self.is_echo)
-                self.deadline.check("gate: store echoes")
+                with self.deadline.step("gate: store echoes"):
+                    text, _ = _strip_echoes(self._raw[i], self.is_echo)
             self._vouch[i] = text
         return self._vouch[i]
 
     def find(self, needle: str) -> tuple[Segment | None, str, int]:
         """The segment the needle is filed under (or None), why a cut occurrence does not
         count, and the segment's position in the batch."""
+        with self.deadline.step("gate: quote lookup"):
+            return self._find(needle)
+
+    def _find(self, needle: str) -> tuple[Segment | None, str, int]:
         holding = self.holding(needle)
         self._ready(holding)
         found: list[tuple[int, int]] = []
@@ -378,7 +384,7 @@ class _Index:
                     return (_as_self(seg) if demoted else seg), "", i
                 why = why or reason
                 start = text.find(needle, start + 1)
-            self.deadline.check("gate: quote lookup")
+            self.deadline.check()
         return None, why, -1
 
 
@@ -607,7 +613,8 @@ def _gate_one(
             evidence,
         )
 
-    malformed = _malformed(candidate)
+    with index.deadline.step("floor: the candidate's shape"):
+        malformed = _malformed(candidate)
     if malformed:
         return result(
             "dropped",
@@ -619,7 +626,8 @@ def _gate_one(
         return result("dropped", "kind must be fact, judgement or idea", drop="kind")
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
     if kind == "idea":
-        return _idea(result, fields, evidence, human_names, candidate, floors, index.deadline)
+        with index.deadline.step("floor: the idea's text"):
+            return _idea(result, fields, evidence, human_names, candidate, floors)
     if not survivors:
         return _no_survivor(result, checks)
 
@@ -627,14 +635,14 @@ def _gate_one(
     reasons.extend(tag_notes)
     if "tags" in copy:
         copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
-    violations = floors.surface(fields, evidence, human_names=human_names)
-    index.deadline.check("floor: the candidate's text")
-    violations += [
-        v
-        for v in floors.tags(copy.get("tags") or [], evidence, human_names=human_names)
-        if v.kind != "tag"
-    ]
-    index.deadline.check("floor: the candidate's tags")
+    with index.deadline.step("floor: the candidate's text"):
+        violations = floors.surface(fields, evidence, human_names=human_names)
+    with index.deadline.step("floor: the candidate's tags"):
+        violations += [
+            v
+            for v in floors.tags(copy.get("tags") or [], evidence, human_names=human_names)
+            if v.kind != "tag"
+        ]
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
     )
@@ -692,7 +700,6 @@ def _idea(
     human_names: Sequence[str],
     candidate: Mapping[str, Any],
     floors: Floors,
-    deadline: Deadline,
 ) -> GateResult:
     """Ideas go to seeds, with or without quotes -- unless they are facts dressed as ideas."""
     prose = "\n".join(v for v in fields.values() if v)
@@ -712,7 +719,6 @@ def _idea(
         )
     violations = floors.surface(fields, evidence, human_names=human_names)
     violations += floors.tags(candidate.get("tags") or [], evidence, human_names=human_names)
-    deadline.check("floor: the idea's text")
     violations = [v for v in violations if not (v.kind == "tag" and v.rule == "needs_evidence")]
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations)

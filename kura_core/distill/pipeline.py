@@ -500,7 +500,8 @@ class _Run:
         past the time budget (shelved with a note; the run moves on)."""
         deadline = Deadline(self.seconds, self.checks.clock)
         try:
-            return self._drink_stretch(adapter, path, stretch, deadline)
+            with deadline.preempting():
+                return self._drink_stretch(adapter, path, stretch, deadline)
         except Overran as exc:
             self._overran(adapter, path, stretch, exc)
             return None
@@ -509,9 +510,10 @@ class _Run:
         self, adapter: str, path: Path, stretch: marks.Stretch, deadline: Deadline
     ) -> bool:
         report = self.report
-        segs, _, skipped, _fatal = read_stretch(
-            adapter, path, stretch.start, self.budget, end=stretch.end
-        )
+        with deadline.step(f"reading the journal ({adapter} adapter)"):
+            segs, _, skipped, _fatal = read_stretch(
+                adapter, path, stretch.start, self.budget, end=stretch.end
+            )
         for k, v in skipped.items():
             report.intake[k] = report.intake.get(k, 0) + v
         if self.progress:
@@ -525,7 +527,6 @@ class _Run:
                 },
             )
         try:
-            deadline.check(f"reading the journal ({adapter} adapter)")
             _drink(
                 self.reg,
                 self.name,
@@ -1024,19 +1025,15 @@ def _compose(
             problems = ["the reply has no description or no body"]
         else:
             slug_for_links = target if decision == "extends" else ""
-            problems = (
-                messages(
-                    chunk.floors.surface(
-                        {k: v for k, v in raw.items() if v is not None},
-                        res.evidence,
-                        human_names=spec.distill.human_names,
-                        given=given,
-                        existing_slugs=existing | ({slug_for_links} if slug_for_links else set()),
-                    )
+            with chunk.deadline.step("floor: the scribe's draft"):
+                found = chunk.floors.surface(
+                    {k: v for k, v in raw.items() if v is not None},
+                    res.evidence,
+                    human_names=spec.distill.human_names,
+                    given=given,
+                    existing_slugs=existing | ({slug_for_links} if slug_for_links else set()),
                 )
-                + tag_problems
-            )
-            chunk.deadline.check("floor: the scribe's draft")
+            problems = messages(found) + tag_problems
         if not problems:
             break
         if attempt == 2:
@@ -1060,7 +1057,8 @@ def _compose(
     mtype = str(reply.get("type") or "project")
     if mtype not in TYPES:
         mtype = "project"
-    manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
+    with chunk.deadline.paused():  # a write to the store, never interrupted half-way
+        manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
     draft = Draft(
         slug=slug,
         title=fields["title"] or res.title,
@@ -1080,7 +1078,8 @@ def _compose(
         created=_now_iso(reg),
         source=str(path),
     )
-    return save_draft(store, draft)
+    with chunk.deadline.paused():
+        return save_draft(store, draft)
 
 
 def _compose_tags(

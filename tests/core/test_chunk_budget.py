@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
+import threading
 import time
 
 import pytest
@@ -194,3 +197,59 @@ def test_the_tender_moves_on_past_a_chunk_that_overruns(tmp_path, model):
     log = (reg.store("main").still / "tend.log").read_text()
     assert "shelved " + note in log
     assert tender.counts["drafted"] == 3
+
+
+# --------------------------------------------------------------------------- preemption
+
+#: backtracks through 2**28 ways of splitting the run before it gives up: minutes, unless
+#: something interrupts it
+RUNAWAY = (re.compile(r"(a+)+$"), "a" * 28 + "b")
+
+
+def test_a_step_that_never_reaches_a_check_is_interrupted_where_it_is():
+    d = Deadline(0.05)
+    t0 = time.monotonic()
+    with pytest.raises(Overran) as got, d.preempting(), d.step("floor: a runaway pattern"):
+        RUNAWAY[0].match(RUNAWAY[1])
+    assert got.value.check == "floor: a runaway pattern"
+    assert time.monotonic() - t0 < 20  # the budget plus its grace, not the minutes it needs
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0  # nothing left armed
+
+
+def test_the_timer_sleeps_while_the_clock_is_paused():
+    d = Deadline(30.0)
+    with d.preempting():
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+        with d.paused():
+            assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+def test_outside_the_main_thread_the_budget_stays_cooperative():
+    armed = []
+
+    def work():
+        with Deadline(30.0).preempting():
+            armed.append(signal.getitimer(signal.ITIMER_REAL)[0])
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join()
+    assert armed == [0.0]
+
+
+def test_a_runaway_floor_is_shelved_by_the_distiller_and_the_run_moves_on(tmp_path, model):
+    cfg, path, _ = _setup(tmp_path, model)
+    cfg.write_text(cfg.read_text().replace("max_items = 50", "max_items = 50\nchunk_seconds = 3"))
+
+    def runaway(fields, evidence, **kw):
+        if SLOW in str(fields.get("title", "")):
+            RUNAWAY[0].match(RUNAWAY[1])
+        return check_surface(fields, evidence, **kw)
+
+    reg = Registry.open(cfg)
+    rep = pipeline.run(reg, "main", checks=pipeline.Checks(floors=Floors(surface=runaway)))
+    assert rep.overran == 1 and rep.batches == 3 and len(rep.drafts) == 3
+    (held,) = marks.outstanding(reg.workshop("main"))
+    assert "floor: the candidate's text" in held["reason"] and str(path) in held["reason"]
