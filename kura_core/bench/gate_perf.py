@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..vocabulary import ProvenanceClass
+
 
 def bench_gate(runs: int) -> dict[str, Any]:
     """100 candidates, each quoting one of 400 segments, through the whole gate."""
@@ -16,7 +18,7 @@ def bench_gate(runs: int) -> dict[str, Any]:
 
     segs = [
         Segment(
-            cls="USER" if i % 3 else "TOOL",
+            cls=ProvenanceClass.USER if i % 3 else ProvenanceClass.TOOL,
             text=f"line {i}: the widget {i} sits on shelf {i % 17} and we decided to keep it there",
             source="bench",
             start=i,
@@ -54,6 +56,7 @@ def bench_gate_journal(work: Path, megabytes: float, runs: int) -> dict[str, Any
     quoting it, against reading the same file (what ``kura journal inspect`` does)."""
     from ..distill.gate import run_gate
     from ..distill.journals import read_journal
+    from ..vocabulary import GateVerdict
     from .journal_gen import gate_candidates, generate_journal
 
     work.mkdir(parents=True, exist_ok=True)
@@ -69,7 +72,7 @@ def bench_gate_journal(work: Path, megabytes: float, runs: int) -> dict[str, Any
         reads.append(t1 - t0)
         gates.append(time.perf_counter() - t1)
         segments = len(read.segments)
-        kept = sum(r.verdict == "kept" for r in results)
+        kept = sum(r.verdict == GateVerdict.KEPT for r in results)
     read_s, gate_s = statistics.median(reads), statistics.median(gates)
     mb = journal.bytes / 1_000_000
     return {

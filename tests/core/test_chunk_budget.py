@@ -7,7 +7,6 @@ marked candidate, through the ``pipeline.Checks`` seam. Nothing here sleeps.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -24,6 +23,7 @@ from kura_core.doctor import diagnose
 from kura_core.floors import check_surface
 from kura_core.registry import Registry
 from kura_core.tend import Tender
+from kura_core.vocabulary import GateLogKind
 from tests.core.test_distill import config, echo_scribe, honest_brain, write_journal
 
 SLOW = "the slow floor trips on this line"
@@ -126,8 +126,8 @@ def test_an_overrunning_check_shelves_its_chunk_and_the_run_moves_on(tmp_path, m
     # the watermark waits below the shelved chunk: nothing after it is lost, nothing skipped
     assert marks.mark_of(ws, marks.journal_key("claude", path)) == starts[1]
 
-    (logged,) = [r for r in ws.query("SELECT * FROM gate_log WHERE kind='shelved'")]
-    detail = json.loads(logged["detail"])
+    (logged,) = ws.gate_log(kinds=(GateLogKind.SHELVED,))
+    detail = logged["detail"]
     assert detail["check"] == "floor: the candidate's text" and detail["start"] == starts[1]
     assert detail["journal"] == str(path) and logged["reason"] == note
 

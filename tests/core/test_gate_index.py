@@ -14,12 +14,10 @@ import re
 import unicodedata
 from functools import partial
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kura_core.budget import Deadline, Overran
-from kura_core.distill import evidence as ev
-from kura_core.distill import gate
+from kura_core.distill import evidence as ev, gate
 from kura_core.distill.evidence import Segment
 from kura_core.distill.search import first_occurrences
 
