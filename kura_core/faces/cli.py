@@ -1010,6 +1010,11 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+#: Commands whose refusals an agent may read (an MCP host passes a failed server's words on
+#: to its model): an unknown store is refused there without naming the others.
+AGENT_FACING = frozenset({"mcp", "hook"})
+
+
 def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
     """Run a command; a store or mode it does not know is refused naming the ones there are.
     The core's refusal names none (an agent bound to one store learns nothing of the
@@ -1017,6 +1022,8 @@ def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
     try:
         return fn(ctx)
     except SelectorError as exc:
+        if ctx.args.command in AGENT_FACING:
+            raise
         try:
             info = ctx.kura().stores()
         except KuraError:
