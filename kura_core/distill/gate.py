@@ -106,12 +106,29 @@ def _strip_echoes(
     text: str, is_echo: Callable[[str], bool], min_weight: int = 8
 ) -> tuple[str, bool]:
     """*text* with every piece that *is_echo* recognises blanked out; and whether any was."""
+    return _blank(text, _weighed_pieces(text, min_weight), is_echo)
+
+
+Spans = list[tuple[int, int, str]]
+
+
+def _weighed_pieces(text: str, min_weight: int = 8) -> Spans:
+    """Where each piece of *text* heavy enough to be asked about lies, and its normalised
+    form: what :func:`_strip_echoes` asks *is_echo* about."""
+    out = []
+    for a, b in _pieces(text):
+        piece = text[a:b].strip()
+        if piece and quote_weight(piece) >= min_weight:
+            out.append((a, b, normalize(piece)))
+    return out
+
+
+def _blank(text: str, spans: Spans, is_echo: Callable[[str], bool]) -> tuple[str, bool]:
     out = []
     pos = 0
     hit = False
-    for a, b in _pieces(text):
-        piece = text[a:b].strip()
-        if piece and quote_weight(piece) >= min_weight and is_echo(normalize(piece)):
+    for a, b, norm in spans:
+        if is_echo(norm):
             out.append(text[pos:a])
             out.append(" \u2026 ")
             pos = b
@@ -275,6 +292,7 @@ class _Index:
         self.deadline = deadline or Deadline.unlimited()
         self.is_echo = is_echo
         self._raw: dict[int, str] = {}  # TOOL/ACT: the text without the agent's own words
+        self._spans: dict[int, Spans] = {}  # TOOL: the pieces of its text, made once
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
         with self.deadline.step("gate: batch index"):
@@ -312,9 +330,14 @@ class _Index:
     def _ready(self, positions: Sequence[int]) -> None:
         todo = [i for i in positions if i not in self._own and self._needs_typed(i)]
         if todo:
-            self._typed.learn(piece for i in todo for piece in _prose_pieces(self.segments[i].text))
+            self._typed.learn(norm for i in todo for _, _, norm in self._pieces_of(i))
         for i in positions:
             self.own_echo(i)
+
+    def _pieces_of(self, i: int) -> Spans:
+        if i not in self._spans:
+            self._spans[i] = _weighed_pieces(self.segments[i].text)
+        return self._spans[i]
 
     def _needs_typed(self, i: int) -> bool:
         return self.segments[i].cls == "TOOL" and self._typed.any_before(i)
@@ -331,8 +354,9 @@ class _Index:
         seg = self.segments[i]
         text, own = seg.text, ""
         if self._needs_typed(i):
-            self._typed.learn(_prose_pieces(text))
-            text, hit = _strip_echoes(text, partial(self._typed.before, i))
+            spans = self._pieces_of(i)
+            self._typed.learn(norm for _, _, norm in spans)
+            text, hit = _blank(text, spans, partial(self._typed.before, i))
             if hit:
                 own = normalize(text)
         elif seg.cls == "ACT":
@@ -349,7 +373,11 @@ class _Index:
             if seg.cls in ("TOOL", "ACT"):
                 self.own_echo(i)
                 with self.deadline.step("gate: store echoes"):
-                    text, _ = _strip_echoes(self._raw[i], self.is_echo)
+                    raw = self._raw[i]
+                    if raw is seg.text:  # nothing of the agent's own taken out: same pieces
+                        text, _ = _blank(raw, self._pieces_of(i), self.is_echo)
+                    else:
+                        text, _ = _strip_echoes(raw, self.is_echo)
             self._vouch[i] = text
         return self._vouch[i]
 
@@ -397,19 +425,6 @@ def _starts(texts: Sequence[str]) -> list[int]:
     return out
 
 
-def _prose_pieces(text: str, min_weight: int = 8) -> list[str]:
-    """The normalised pieces of *text* that :func:`_strip_echoes` asks about and that are
-    prose (the only ones the agent's own words can echo)."""
-    out = []
-    for a, b in _pieces(text):
-        piece = text[a:b].strip()
-        if piece and quote_weight(piece) >= min_weight:
-            norm = normalize(piece)
-            if _is_prose(norm):
-                out.append(norm)
-    return out
-
-
 class _Typed:
     """What the agent wrote or typed (its SELF and ACT texts, in batch order), asked whether
     a piece of a tool's output is prose it wrote *before* a given segment.
@@ -436,8 +451,9 @@ class _Typed:
         return _is_prose(piece) and self.first.get(piece, i) < i
 
     def learn(self, pieces: Iterable[str]) -> None:
-        """Place the first occurrence of every new piece."""
-        new = {p for p in pieces if p not in self.first and p}
+        """Place the first occurrence of every new piece of prose (the only pieces the
+        agent's own words can echo)."""
+        new = {p for p in pieces if p not in self.first and p and _is_prose(p)}
         if not new:
             return
         for piece, at in first_occurrences(self.joined, new, self.deadline).items():
