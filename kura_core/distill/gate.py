@@ -185,7 +185,10 @@ def _is_prose(piece: str) -> bool:
     """Words, not a lone identifier: a path or a name the agent typed comes back in a
     tool's output as a matter of course (``du /volume1/photo`` prints the path); a
     sentence it typed does not."""
-    return " " in piece.strip() or any("\u3040" <= ch <= "\u9fff" for ch in piece)
+    return " " in piece.strip() or _KANA_HAN.search(piece) is not None
+
+
+_KANA_HAN = re.compile("[\u3040-\u9fff]")
 
 
 class StoreEcho:
@@ -321,18 +324,40 @@ class _Index:
         return out
 
     def warm(self, needles: Sequence[str]) -> None:
-        """Make ready, in one pass, what looking up every one of *needles* will need."""
-        wanted: set[int] = set()
-        for needle in needles:
-            wanted.update(self.holding(needle))
-        self._ready(sorted(wanted))
+        """Make ready, in one pass over what the agent typed, what looking up every one of
+        *needles* will most likely ask: for each, the first tool output (in the order
+        :meth:`find` looks) whose pieces must be checked against the agent's own words."""
+        wanted = {i for i in map(self._first_question, needles) if i is not None}
+        self._typed.learn(norm for i in sorted(wanted) for _, _, norm in self._pieces_of(i))
 
-    def _ready(self, positions: Sequence[int]) -> None:
-        todo = [i for i in positions if i not in self._own and self._needs_typed(i)]
-        if todo:
-            self._typed.learn(norm for i in todo for _, _, norm in self._pieces_of(i))
-        for i in positions:
-            self.own_echo(i)
+    def _first_question(self, needle: str) -> int | None:
+        """The first segment :meth:`find` will look at for *needle* that needs the typed
+        text, unless a segment before it settles the lookup."""
+        for i in self._ranked(needle):
+            if self._needs_typed(i) and i not in self._own:
+                return i
+            own = self.own_echo(i)
+            if not (own and needle not in own) and not self._cut(i, needle)[0]:
+                return None
+        return None
+
+    def _ranked(self, needle: str) -> list[int]:
+        """The segments holding *needle*, best class first, then in batch order."""
+        cls = self.segments
+        return sorted(self.holding(needle), key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), i))
+
+    def _cut(self, i: int, needle: str) -> tuple[bool, str]:
+        """Whether every occurrence of *needle* in segment *i* is cut, and the first why."""
+        text = self.texts[i]
+        why = ""
+        start = text.find(needle)
+        while start >= 0:
+            reason = cut_reason(text, start, start + len(needle))
+            if not reason:
+                return False, ""
+            why = why or reason
+            start = text.find(needle, start + 1)
+        return True, why
 
     def _pieces_of(self, i: int) -> Spans:
         if i not in self._spans:
@@ -388,30 +413,28 @@ class _Index:
             return self._find(needle)
 
     def _find(self, needle: str) -> tuple[Segment | None, str, int]:
-        holding = self.holding(needle)
-        self._ready(holding)
-        found: list[tuple[int, int]] = []
-        for i in holding:
-            own = self._own[i]
+        # best class first; a segment's own words are stripped only when it is reached
+        ranked = self._ranked(needle)
+        why, found = "", False
+        for i in ranked:
+            own = self.own_echo(i)
             if own and needle not in own:
                 continue  # only inside the agent's own words, repeated by a tool or a command
-            found.append((CLASS_PREFERENCE.get(self.segments[i].cls, 9), i))
-        demoted = not found
-        if demoted:
-            # the agent's own words, repeated by a tool or carried by a command, and nowhere
-            # else verbatim: they are what they are, SELF
-            found = [(0, i) for i in holding]
-        why = ""
-        for _rank, i in sorted(found):
-            text = self.texts[i]
-            start = text.find(needle)
-            while start >= 0:
-                reason = cut_reason(text, start, start + len(needle))
-                if not reason:
-                    seg = self.segments[i]
-                    return (_as_self(seg) if demoted else seg), "", i
-                why = why or reason
-                start = text.find(needle, start + 1)
+            found = True
+            cut, reason = self._cut(i, needle)
+            if not cut:
+                return self.segments[i], "", i
+            why = why or reason
+            self.deadline.check()
+        if found:
+            return None, why, -1
+        # the agent's own words, repeated by a tool or carried by a command, and nowhere
+        # else verbatim: they are what they are, SELF
+        for i in sorted(ranked):
+            cut, reason = self._cut(i, needle)
+            if not cut:
+                return _as_self(self.segments[i]), "", i
+            why = why or reason
             self.deadline.check()
         return None, why, -1
 

@@ -227,3 +227,12 @@ def test_a_scan_past_its_deadline_names_the_check():
         assert exc.check == "gate: the agent's own words"
     else:
         raise AssertionError("a scan past its deadline went on")
+
+
+@_SETTINGS
+@given(
+    st.text(alphabet=st.sampled_from(list("ab .:/\t\n") + ["ぁ", "ポ", "中", "\u9fff", "\ua000"]))
+)
+def test_prose_is_words_or_kana_and_han_as_defined(piece):
+    expected = " " in piece.strip() or any("\u3040" <= ch <= "\u9fff" for ch in piece)
+    assert gate._is_prose(piece) == expected
