@@ -382,8 +382,8 @@ def cmd_distill_run(ctx: Ctx) -> int:
             ctx.print(f"  ⚠ {e}")
         for r in rep.refused:
             ctx.print(f"  ⚠ not read: {r}")
-    if rep.shelved and not rep.batches:
-        return FAIL
+    if (rep.shelved or rep.overran) and not rep.batches:
+        return FAIL  # a stretch waits on the shelf (a model failed, or the time budget ran out)
     return OK if rep.did_work else NOTHING
 
 
