@@ -11,6 +11,7 @@ same verdicts through both.
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from functools import partial
 
@@ -236,3 +237,56 @@ def test_a_scan_past_its_deadline_names_the_check():
 def test_prose_is_words_or_kana_and_han_as_defined(piece):
     expected = " " in piece.strip() or any("\u3040" <= ch <= "\u9fff" for ch in piece)
     assert gate._is_prose(piece) == expected
+
+
+# --------------------------------------------------------------------------- linear growth
+
+
+def _batch_of(n: int) -> tuple[list[Segment], list[str]]:
+    """*n* turns: the human asks, the agent writes prose and a file, a tool prints a log that
+    repeats some of the prose; quotes land in the last turns' tool output, in the agent's
+    words and in the human's."""
+    segs = []
+    for t in range(n):
+        said = f"turn {t} the fan curve of rack {t % 97} is set to ramp slowly. I think it holds."
+        segs.append(
+            Segment("USER", f"please check rack {t} and its fan number {t}", "g", t, t, "seq")
+        )
+        segs.append(Segment("SELF", said, "g", t, t, "seq"))
+        body = "\n".join(f"def step_{t}_{k}(x):  # keeps shelf {k} at {t} C" for k in range(20))
+        segs.append(Segment("ACT", f"Write: pump_{t}.py\n{body}", "g", t, t, "seq"))
+        log = "\n".join(
+            f"[{t}:{k}] sensor {k} reads {t * k % 89} C on shelf {k % 7}" for k in range(40)
+        )
+        segs.append(Segment("TOOL", log + "\n" + said + "\n+" + "-" * 60 + "+", "g", t, t, "seq"))
+    last = n - 1
+    needles = [
+        f"[{last}:3] sensor 3 reads",
+        f"please check rack {last} and its fan",
+        f"turn {last} the fan curve of rack",
+        "a sentence found nowhere in this batch",
+    ]
+    return segs, needles
+
+
+def _index_time(n: int) -> float:
+    segs, needles = _batch_of(n)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        index = gate._Index(segs, gate.StoreEcho(["sensor 5 reads 0 C on shelf 5"]))
+        index.warm(needles)
+        for needle in needles:
+            _, _, pos = index.find(needle)
+            if pos >= 0:
+                index.vouch(pos)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def test_the_index_grows_linearly_with_the_batch():
+    """Ten times the batch costs at most ~fifteen times the time (the old index re-joined
+    everything the agent typed for every tool output: a hundred times)."""
+    small, large = _index_time(150), _index_time(1500)
+    assert large < 60, f"{large:.1f}s for 1500 turns"
+    assert large <= 15 * max(small, 0.005), f"{small:.3f}s → {large:.3f}s"
