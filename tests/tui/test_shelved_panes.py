@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kura_core.budget import Overran
 from kura_core.distill.pipeline import overran_note
-from kura_core.handwork import JournalState, Stretch
+from kura_core.handwork.journals import JournalState, Stretch
 from kura_tui.widgets.journals import render_journal
 from kura_tui.widgets.tender import _log_row
 
