@@ -296,6 +296,7 @@ class _Index:
         self.is_echo = is_echo
         self._raw: dict[int, str] = {}  # TOOL/ACT: the text without the agent's own words
         self._spans: dict[int, Spans] = {}  # TOOL: the pieces of its text, made once
+        self._asked: set[int] = set()  # TOOL: its pieces are placed in the typed text
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
         with self.deadline.step("gate: batch index"):
@@ -328,13 +329,22 @@ class _Index:
         *needles* will most likely ask: for each, the first tool output (in the order
         :meth:`find` looks) whose pieces must be checked against the agent's own words."""
         wanted = {i for i in map(self._first_question, needles) if i is not None}
-        self._typed.learn(norm for i in sorted(wanted) for _, _, norm in self._pieces_of(i))
+        self._ask(sorted(wanted))
+
+    def _unasked(self, i: int) -> bool:
+        """Whether segment *i* needs the typed text and its pieces have not been asked."""
+        return i not in self._asked and i not in self._own and self._needs_typed(i)
+
+    def _ask(self, positions: Sequence[int]) -> None:
+        """Place the pieces of the segments at *positions* in the typed text, in one pass."""
+        self._typed.learn(norm for i in positions for _, _, norm in self._pieces_of(i))
+        self._asked.update(positions)
 
     def _first_question(self, needle: str) -> int | None:
         """The first segment :meth:`find` will look at for *needle* that needs the typed
         text, unless a segment before it settles the lookup."""
         for i in self._ranked(needle):
-            if self._needs_typed(i) and i not in self._own:
+            if self._unasked(i):
                 return i
             own = self.own_echo(i)
             if not (own and needle not in own) and not self._cut(i, needle)[0]:
@@ -380,7 +390,8 @@ class _Index:
         text, own = seg.text, ""
         if self._needs_typed(i):
             spans = self._pieces_of(i)
-            self._typed.learn(norm for _, _, norm in spans)
+            if i not in self._asked:
+                self._ask([i])
             text, hit = _blank(text, spans, partial(self._typed.before, i))
             if hit:
                 own = normalize(text)
@@ -415,8 +426,14 @@ class _Index:
     def _find(self, needle: str) -> tuple[Segment | None, str, int]:
         # best class first; a segment's own words are stripped only when it is reached
         ranked = self._ranked(needle)
-        why, found = "", False
-        for i in ranked:
+        why, found, ahead = "", False, 1
+        for k, i in enumerate(ranked):
+            if self._unasked(i):
+                # a needle that many tool outputs hold, cut in each: ask about the pieces of
+                # the next 1, 2, 4 … of them at once, so the typed text is scanned a
+                # logarithmic number of times, not once per segment
+                self._ask([j for j in ranked[k:] if self._unasked(j)][:ahead])
+                ahead *= 2
             own = self.own_echo(i)
             if own and needle not in own:
                 continue  # only inside the agent's own words, repeated by a tool or a command

@@ -290,3 +290,33 @@ def test_the_index_grows_linearly_with_the_batch():
     small, large = _index_time(150), _index_time(1500)
     assert large < 60, f"{large:.1f}s for 1500 turns"
     assert large <= 15 * max(small, 0.005), f"{small:.3f}s → {large:.3f}s"
+
+
+def test_a_quote_cut_in_every_tool_output_scans_the_typed_text_a_few_times(monkeypatch):
+    """A needle that a thousand tool outputs hold, cut in each (it ends inside a word):
+    every one of them must be stripped of the agent's own words, but the agent's typed
+    text is scanned a logarithmic number of times, not once per output."""
+    scans = []
+    real = gate.first_occurrences
+
+    def counting(text, patterns, deadline=None):
+        scans.append(len(text))
+        return real(text, patterns, deadline)
+
+    monkeypatch.setattr(gate, "first_occurrences", counting)
+    segs = []
+    for t in range(1000):
+        segs.append(
+            Segment("SELF", f"I checked the pump {t} and it looks fine to me", "g", t, t, "seq")
+        )
+        segs.append(
+            Segment(
+                "TOOL", f"pump {t}: pressure is nominally steady\nline two of {t}", "g", t, t, "seq"
+            )
+        )
+    index = gate._Index(segs, gate.StoreEcho([]))
+    seg, why, _ = index.find("pressure is nominal")
+    assert seg is None and why == "ends inside a word"
+    assert 1 <= len(scans) <= 12, len(scans)
+    ref = RefIndex(segs, gate.StoreEcho([]))
+    assert [index.own_echo(i) for i in range(len(segs))] == ref.own_echo
