@@ -395,3 +395,18 @@ def test_the_scan_grows_linearly(unit):
     t_small, t_big = _growth(small, big)
     assert t_big < 10.0, f"{unit!r}: {t_big:.2f}s for {len(big)} chars"
     assert t_big <= 15 * max(t_small, 0.02), f"{unit!r}: {t_small:.4f}s -> {t_big:.4f}s"
+
+
+def test_every_segment_an_adapter_makes_passes_through_intake():
+    """Redaction sits in ``Intake.add``: an adapter that built segments another way would
+    hand raw secrets to everything downstream."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "kura_core" / "distill" / "journals"
+    made = []
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Segment":
+                made.append(path.name)
+    assert made == ["base.py"], made
