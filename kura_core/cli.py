@@ -680,6 +680,12 @@ def cmd_doctor(ctx: Ctx) -> int:
     return OK if rep.ok else FAIL
 
 
+def cmd_connect(ctx: Ctx) -> int:
+    from .connect.cli import cmd_connect as body
+
+    return body(ctx)
+
+
 def cmd_tui(ctx: Ctx) -> int:
     """The full-screen TUI on the configured stores."""
     from kura_tui import run
@@ -953,6 +959,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--no-tui", action="store_true", help="only build it and print where it is")
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
 
+    from .connect.cli import add_parsers as add_connect_parsers
+
+    add_connect_parsers(sub, common, cmd_connect)
+
     sp = add("doctor", cmd_doctor, "health of a store (exit 1 when something is broken)")
     sp.add_argument("--all", action="store_true", help="every store")
     sp.add_argument(
@@ -1038,7 +1048,12 @@ def _guarded(fn: Callable[[Ctx], int], ctx: Ctx) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # an agent's hook: quick, fail-open, never a message
+        from .connect.cli import run_hook
+
+        return run_hook(argv[1:])
+    args = _parse(argv)
     if args.fn is None:
         return OK  # help was printed
     ctx = Ctx(args)

@@ -863,6 +863,53 @@ class Kura:
             self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
         )
 
+    # ---- wiring into agents (kura_core.connect) ---------------------------
+    def connect_plan(
+        self,
+        agent: str,
+        *,
+        store: str | None = None,
+        deadline: float | None = None,
+        recall: bool = False,
+        url: str = "",
+        where: Any = None,
+    ) -> Any:
+        """What ``kura connect AGENT`` would change, as a :class:`kura_core.connect.Plan`
+        (nothing written). The store is resolved here: an unknown name is refused."""
+        from . import connect
+
+        where = where or connect.Where.here()
+        name = self.registry.resolve(store)
+        wiring = connect.wiring_for(
+            self.registry.config,
+            name,
+            deadline=connect.DEFAULT_DEADLINE if deadline is None else deadline,
+            recall=recall,
+            url=url,
+            where=where,
+        )
+        return connect.plan(agent, self.registry.config, wiring, where)
+
+    def connect_apply(self, plan: Any, *, where: Any = None) -> Any:
+        """Write a plan from :meth:`connect_plan`, keeping backups and the ledger."""
+        from . import connect
+
+        return connect.apply(plan, where or connect.Where.here(), self.registry.clock)
+
+    @staticmethod
+    def connect_undo(agent: str, *, where: Any = None) -> Any:
+        """Take kura out of *agent* again (needs no config: it reads kura's ledger)."""
+        from . import connect
+
+        return connect.undo(agent, where or connect.Where.here())
+
+    @staticmethod
+    def connect_status(*, where: Any = None) -> Any:
+        """Every agent: which store it is wired to, and whether that still matches."""
+        from . import connect
+
+        return connect.status(where or connect.Where.here())
+
     def tend_status(self, *, store: str | None = None, lines: int = 200) -> TendStatus:
         """The tender: running or not, its last tick, what it rests, the tail of its log."""
         from .handwork import tend_status

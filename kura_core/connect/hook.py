@@ -1,0 +1,259 @@
+"""``kura hook EVENT``: what an agent runs at session start (and, when asked, per prompt).
+
+Fail-open under a hard deadline. The work runs in a worker thread; the main thread waits at
+most the deadline (1.5 s unless ``--deadline`` says otherwise) from the process's start, then
+prints the answer, or nothing at all and exits 0. Nothing kura says about its own trouble goes
+to stdout or stderr, which the agent may show to its model: the reason goes to kura's hook log
+(``~/.local/state/kura/hooks.log``), which ``kura doctor`` reads. ``KURA_OFF=1`` skips kura for
+a session: the hook answers nothing at once.
+
+Per-prompt recall asks the thinker first; when it has not answered by 60 % of the deadline,
+the degraded tier (recall by words, no model) answers instead, labelled as degraded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
+
+from .base import DEFAULT_DEADLINE, Where
+
+
+def _process_started() -> float:
+    """When this process began, on the monotonic clock (Linux: from /proc; elsewhere the
+    moment this module was imported), so the deadline counts Python's own start-up too."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        with open("/proc/uptime", "rb") as f:
+            uptime = float(f.read().split()[0])
+        age = uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return now - max(0.0, min(age, 5.0))
+    except (OSError, ValueError, IndexError):
+        return now
+
+
+_STARTED = _process_started()
+EVENTS = ("session-start", "prompt")
+LOG_CAP = 256 * 1024
+OFF_VALUES = ("1", "true", "yes", "on")
+
+#: The event names each agent expects in JSON answers (None: plain stdout is the context).
+JSON_EVENTS: dict[str, dict[str, str] | None] = {
+    "claude-code": {"session-start": "SessionStart", "prompt": "UserPromptSubmit"},
+    "gemini": {"session-start": "SessionStart", "prompt": "BeforeAgent"},
+    "qwen-code": {"session-start": "SessionStart", "prompt": "BeforeAgent"},
+    "codex": None,
+    "opencode": None,
+    "copilot": None,
+}
+
+
+def log_failure(where: Where, agent: str, event: str, store: str, reason: str) -> None:
+    """One line in kura's hook log (kept under LOG_CAP by dropping its older half)."""
+    try:
+        path = where.hook_log
+        path.parent.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(
+            {"at": time.time(), "agent": agent, "event": event, "store": store, "reason": reason},
+            ensure_ascii=False,
+        )
+        if path.is_file() and path.stat().st_size > LOG_CAP:
+            keep = path.read_bytes()[-LOG_CAP // 2 :]
+            keep = keep[keep.find(b"\n") + 1 :]
+            path.write_bytes(keep)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+    except OSError:
+        pass  # the log is best effort: the agent's session must go on regardless
+
+
+def read_log(where: Where, since: float = 0.0) -> list[dict[str, Any]]:
+    try:
+        lines = where.hook_log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and float(rec.get("at", 0)) >= since:
+            out.append(rec)
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kura hook", add_help=True)
+    p.add_argument("event", choices=EVENTS)
+    p.add_argument("--agent", required=True)
+    p.add_argument("-c", "--config", default=None)
+    p.add_argument("-s", "--store", default=None)
+    p.add_argument("--deadline", type=float, default=None)
+    return p
+
+
+def answer(agent: str, event: str, text: str) -> str:
+    """*text* in the form *agent* puts into the model's context for *event*."""
+    names = JSON_EVENTS.get(agent)
+    if names is None:
+        if agent == "copilot":
+            return json.dumps({"additionalContext": text}, ensure_ascii=False)
+        return text
+    out = {"hookSpecificOutput": {"hookEventName": names[event], "additionalContext": text}}
+    return json.dumps(out, ensure_ascii=False)
+
+
+def _prompt_of(stdin: BinaryIO | None) -> str:
+    if stdin is None:
+        return ""
+    raw = stdin.read()
+    try:
+        payload = json.loads(raw or b"{}")
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict):
+        return ""
+    for k in ("prompt", "user_prompt", "userPrompt", "message"):
+        v = payload.get(k)
+        if isinstance(v, str) and v.strip():
+            return v
+    return ""
+
+
+def _registry(config: str | None, env: Mapping[str, str]) -> Any:
+    from ..registry import Registry
+
+    return Registry.open(config, env=env)
+
+
+def session_text(config: str | None, store: str | None, env: Mapping[str, str]) -> str:
+    from ..kura import Kura
+
+    p = Kura(_registry(config, env)).prefill(store=store)
+    if p.source == "none":
+        raise RuntimeError(p.warning or "no map could be read")
+    return p.text
+
+
+def recall_text(
+    config: str | None,
+    store: str | None,
+    env: Mapping[str, str],
+    prompt: str,
+    budget: float,
+) -> str:
+    """What recall finds for *prompt*: by meaning when the thinker answers within *budget*
+    seconds, else by words (the degraded tier, labelled)."""
+    from ..kura import Kura
+
+    reg = _registry(config, env)
+    k = Kura(reg)
+    name = reg.resolve(store)
+    question = " ".join(prompt.split())[:2000]
+    box: dict[str, Any] = {}
+
+    def by_meaning() -> None:
+        try:
+            box["result"] = k.recall(question, store=name)
+        except Exception as exc:  # the degraded tier answers instead
+            box["error"] = exc
+
+    t = threading.Thread(target=by_meaning, daemon=True)
+    t.start()
+    t.join(max(0.0, budget))
+    res = box.get("result")
+    if res is None:
+        no_model = replace(reg.config, models=dict.fromkeys(reg.config.models))
+        from ..registry import Registry
+
+        words = Kura(Registry(no_model, env=env))
+        res = words.recall(question, store=name)
+        reason = "the thinker did not answer within the hook's deadline"
+        if "error" in box:
+            reason = f"the thinker failed: {box['error']}"
+        res = replace(res, degraded=True, reason=reason, how="words")
+    if not res.picked:
+        return ""
+    notice = res.notice if hasattr(res, "notice") else ""
+    head = f"{notice}\n" if notice else ""
+    return f"{head}<<<KURA-RECALL store={res.store}>>>\n{res.context}\n<<<END KURA-RECALL>>>"
+
+
+def _work(
+    args: argparse.Namespace,
+    env: Mapping[str, str],
+    stdin: BinaryIO | None,
+    box: dict[str, Any],
+    deadline: float,
+) -> None:
+    try:
+        if args.event == "session-start":
+            text = session_text(args.config, args.store, env)
+        else:
+            prompt = _prompt_of(stdin)
+            if not prompt:
+                box["text"] = ""
+                return
+            left = deadline - (time.monotonic() - _STARTED)
+            text = recall_text(args.config, args.store, env, prompt, left * 0.6)
+        box["text"] = answer(args.agent, args.event, text) if text else ""
+    except BaseException as exc:
+        box["error"] = f"{type(exc).__name__}: {exc}"
+
+
+def main(
+    argv: list[str],
+    *,
+    stdin: BinaryIO | None = None,
+    stdout: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
+    started: float | None = None,
+    hard_exit: Callable[[int], Any] = os._exit,
+) -> int:
+    """Run one hook. Always exits 0; prints the context or nothing."""
+    env = dict(os.environ if env is None else env)
+    out = stdout if stdout is not None else sys.stdout
+    where = Where(Path(env.get("HOME") or Path.home()), env)
+    if env.get("KURA_OFF", "").strip().lower() in OFF_VALUES:
+        return 0
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit:
+        log_failure(where, "?", "?", "", f"bad hook arguments: {' '.join(argv)}")
+        return 0
+    deadline = args.deadline
+    if deadline is None:
+        try:
+            deadline = float(env.get("KURA_HOOK_DEADLINE") or DEFAULT_DEADLINE)
+        except ValueError:
+            deadline = DEFAULT_DEADLINE
+    start = _STARTED if started is None else started
+    box: dict[str, Any] = {}
+    inp = stdin if stdin is not None else (sys.stdin.buffer if args.event == "prompt" else None)
+    worker = threading.Thread(target=_work, args=(args, env, inp, box, deadline), daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - (time.monotonic() - start)))
+    store = args.store or ""
+    if worker.is_alive():
+        log_failure(where, args.agent, args.event, store, f"no answer within {deadline:g} s")
+        out.flush()
+        hard_exit(0)  # the worker may hold a lock or a socket: do not wait for it
+        return 0
+    if "error" in box:
+        log_failure(where, args.agent, args.event, store, box["error"])
+        return 0
+    if box.get("text"):
+        out.write(box["text"] + "\n")
+        out.flush()
+    return 0
