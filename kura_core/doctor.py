@@ -391,6 +391,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
     notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
     journals = _journals(reg, name, notes)
+    notes += _agents(name)
     from .profile import profile_state
 
     profile = profile_state(reg, name)
@@ -445,6 +446,16 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         problems=tuple(problems),
         notes=tuple(notes),
     )
+
+
+def _agents(name: str) -> list[str]:
+    """The agents ``kura connect`` wired to this store, and their hooks' recent failures."""
+    from .connect import Where, doctor_lines
+
+    try:
+        return doctor_lines(Where.here(), name)
+    except KuraError as exc:
+        return [f"cannot tell which agents are wired to this store: {exc}"]
 
 
 def _no_store(reg: Registry, name: str, store: Store, spec: Any) -> DoctorReport:

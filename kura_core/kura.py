@@ -893,8 +893,17 @@ class Kura:
     def connect_apply(self, plan: Any, *, where: Any = None) -> Any:
         """Write a plan from :meth:`connect_plan`, keeping backups and the ledger."""
         from . import connect
+        from .connect.hook import keep_map, map_of
 
-        return connect.apply(plan, where or connect.Where.here(), self.registry.clock)
+        where = where or connect.Where.here()
+        done = connect.apply(plan, where, self.registry.clock)
+        store = plan.wiring.store
+        try:  # the first session starts from this map without opening the store
+            text, paths = map_of(self.registry, store)
+            keep_map(where, str(plan.wiring.config), store, text, paths)
+        except (KuraError, RuntimeError, OSError):
+            pass  # the hook builds it itself, and logs why it could not
+        return done
 
     @staticmethod
     def connect_undo(agent: str, *, where: Any = None) -> Any:

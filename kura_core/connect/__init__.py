@@ -40,6 +40,12 @@ AGENTS: dict[str, Agent] = {
 }
 
 
+def plugin_dir() -> Path:
+    """The Claude Code plugin marketplace shipped in the package: ``claude plugin
+    marketplace add <this>`` then ``claude plugin install kura@kura``."""
+    return Path(__file__).resolve().parent / "plugin"
+
+
 def agent(name: str) -> Agent:
     found = AGENTS.get(name)
     if found is None:
@@ -214,8 +220,42 @@ __all__ = [
     "Where",
     "Wiring",
     "apply",
+    "doctor_lines",
+    "plugin_dir",
     "plan",
     "status",
     "undo",
     "wiring_for",
 ]
+
+
+def doctor_lines(where: Where, store: str, now: float | None = None) -> list[str]:
+    """What ``kura doctor`` says about the agents wired to *store*: which, whether the
+    wiring still matches what ``kura connect`` wrote, and recent hook failures."""
+    from .hook import read_log
+
+    out: list[str] = []
+    for s in status(where):
+        mine = s.store == store or (s.matches is None and s.found.mcp == store)
+        if not mine:
+            continue
+        parts = ", ".join((["MCP"] if s.found.mcp is not None else []) + list(s.found.hooks))
+        if s.matches:
+            out.append(f"wired into {s.title} ({parts}): matches what kura connect wrote")
+        elif s.matches is None:
+            out.append(f"{s.title} has kura's MCP server bound to this store (not by kura connect)")
+        else:
+            out.append(
+                f"wired into {s.title}, but its config changed since kura connect "
+                f"({s.drift[0] if s.drift else 'kura entries missing'}); run "
+                f"`kura connect {s.agent} -s {store}` again, or `--undo`"
+            )
+    now = time.time() if now is None else now
+    failed = [r for r in read_log(where, now - 86400) if r.get("store") == store]
+    if failed:
+        last = failed[-1]
+        out.append(
+            f"agent hooks went on without kura {len(failed)} time(s) in the last day "
+            f"(last, {last.get('agent')}: {last.get('reason')}); see {where.hook_log}"
+        )
+    return out

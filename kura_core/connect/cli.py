@@ -22,6 +22,11 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser, cmd: Callable[..., in
     sp = sub.add_parser("connect", help=helptext, description=helptext, parents=[common])
     sp.add_argument("agent", nargs="?", choices=AGENT_NAMES, help="the agent to wire")
     sp.add_argument("--status", action="store_true", help="which agents are wired to which store")
+    sp.add_argument(
+        "--plugin-dir",
+        action="store_true",
+        help="print the Claude Code plugin marketplace shipped with kura (for claude plugin)",
+    )
     sp.add_argument("--dry-run", action="store_true", help="show the diff, write nothing")
     sp.add_argument("--undo", action="store_true", help="take kura out of the agent again")
     sp.add_argument("--yes", "-y", action="store_true", help="write without asking")
@@ -54,6 +59,11 @@ def run_hook(argv: list[str]) -> int:
 
 def cmd_connect(ctx: Any) -> int:
     a = ctx.args
+    if a.plugin_dir:
+        from . import plugin_dir
+
+        ctx.print(str(plugin_dir()))
+        return OK
     if a.status:
         return _status(ctx)
     if not a.agent:

@@ -14,6 +14,7 @@ the degraded tier (recall by words, no model) answers instead, labelled as degra
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -45,6 +46,8 @@ def _process_started() -> float:
 _STARTED = _process_started()
 EVENTS = ("session-start", "prompt")
 LOG_CAP = 256 * 1024
+#: How old a kept map may be and still be served when the store does not answer in time.
+STALE_MAP_SECONDS = 7 * 86400
 OFF_VALUES = ("1", "true", "yes", "on")
 
 #: The event names each agent expects in JSON answers (None: plain stdout is the context).
@@ -137,13 +140,75 @@ def _registry(config: str | None, env: Mapping[str, str]) -> Any:
     return Registry.open(config, env=env)
 
 
-def session_text(config: str | None, store: str | None, env: Mapping[str, str]) -> str:
+def _map_cache(where: Where, config: str, store: str) -> Path:
+    key = hashlib.sha256(f"{Path(config).resolve()}\0{store}".encode()).hexdigest()[:16]
+    return where.state / "hooks" / f"map-{key}.json"
+
+
+def _identity(paths: list[str]) -> list[list[Any]]:
+    out: list[list[Any]] = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+            out.append([p, st.st_mtime_ns, st.st_size])
+        except OSError:
+            out.append([p, None, None])
+    return out
+
+
+def cached_map(
+    where: Where, config: str | None, store: str | None, *, max_age: float | None = None
+) -> str | None:
+    """The map the last answer held. Without *max_age*: only while every file it was built
+    from (kura.toml, MEMORY.md, the woven map) is unchanged; with it: however old it is,
+    up to *max_age* seconds, while kura.toml is unchanged (what the hook serves when the
+    store is slow; a changed or broken configuration gets no old map)."""
+    if not config or not store:
+        return None
+    try:
+        doc = json.loads(_map_cache(where, config, store).read_text(encoding="utf-8"))
+        if max_age is None:
+            return str(doc["text"]) if _identity(doc["paths"]) == doc["identity"] else None
+        same_config = _identity(doc["paths"][:1]) == doc["identity"][:1]
+        young = time.time() - float(doc["at"]) <= max_age
+        return str(doc["text"]) if same_config and young else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def keep_map(where: Where, config: str, store: str, text: str, paths: list[str]) -> None:
+    doc = {"text": text, "paths": paths, "identity": _identity(paths), "at": time.time()}
+    try:
+        path = _map_cache(where, config, store)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache only
+
+
+def map_of(reg: Any, store: str | None) -> tuple[str, list[str]]:
+    """The store's map as a session starts with it, and the files it was built from."""
     from ..kura import Kura
 
-    p = Kura(_registry(config, env)).prefill(store=store)
+    name = reg.resolve(store)
+    paths = [str(reg.config.source)] if reg.config.source else []
+    st = reg.store(name)
+    paths += [str(st.index_path), str(st.still / "woven.md")]
+    p = Kura(reg).prefill(store=name)
     if p.source == "none":
         raise RuntimeError(p.warning or "no map could be read")
-    return p.text
+    return p.text, paths
+
+
+def session_text(config: str | None, store: str | None, env: Mapping[str, str]) -> str:
+    reg = _registry(config, env)
+    text, paths = map_of(reg, store)
+    if config and store:
+        where = Where(Path(env.get("HOME") or Path.home()), env)
+        keep_map(where, config, store, text, paths)
+    return text
 
 
 def recall_text(
@@ -239,6 +304,12 @@ def main(
         except ValueError:
             deadline = DEFAULT_DEADLINE
     start = _STARTED if started is None else started
+    if args.event == "session-start":
+        hit = cached_map(where, args.config, args.store)
+        if hit is not None:  # nothing it was built from has changed: no store opened
+            out.write(answer(args.agent, args.event, hit) + "\n")
+            out.flush()
+            return 0
     box: dict[str, Any] = {}
     inp = stdin if stdin is not None else (sys.stdin.buffer if args.event == "prompt" else None)
     worker = threading.Thread(target=_work, args=(args, env, inp, box, deadline), daemon=True)
@@ -247,6 +318,11 @@ def main(
     store = args.store or ""
     if worker.is_alive():
         log_failure(where, args.agent, args.event, store, f"no answer within {deadline:g} s")
+        stale = None
+        if args.event == "session-start":
+            stale = cached_map(where, args.config, args.store, max_age=STALE_MAP_SECONDS)
+        if stale is not None:  # the last map this store gave, rather than none
+            out.write(answer(args.agent, args.event, stale) + "\n")
         out.flush()
         hard_exit(0)  # the worker may hold a lock or a socket: do not wait for it
         return 0

@@ -39,8 +39,8 @@ def value(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, int | float):
         return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, str):  # JSON's escapes are TOML's, but for DEL, which TOML refuses raw
+        return json.dumps(v, ensure_ascii=False).replace("\x7f", "\\u007f")
     if isinstance(v, list | tuple):
         return "[" + ", ".join(value(x) for x in v) + "]"
     if isinstance(v, Mapping):
@@ -82,9 +82,16 @@ def _with(doc: Mapping[str, Any], keys: Sequence[str], values: Any) -> dict[str,
 
 
 def _normal(doc: Any) -> Any:
-    """Equal documents compare equal (tomllib gives tuples nowhere, but dates and floats
-    survive a JSON round trip as text)."""
-    return json.loads(json.dumps(doc, default=str, sort_keys=True))
+    """Equal documents compare equal: dates as text, and an empty table the same as none
+    (a table kura removes may leave its parent empty)."""
+
+    def drop_empty(v: Any) -> Any:
+        if isinstance(v, dict):
+            kept = {k: drop_empty(x) for k, x in v.items()}
+            return {k: x for k, x in kept.items() if x != {} or not isinstance(v[k], dict)}
+        return v
+
+    return drop_empty(json.loads(json.dumps(doc, default=str, sort_keys=True)))
 
 
 def append_table(text: str, keys: Sequence[str], values: Mapping[str, Any], where: str) -> str:
@@ -103,7 +110,11 @@ def append_table(text: str, keys: Sequence[str], values: Mapping[str, Any], wher
         else (newline if text.endswith("\n") else newline * 2)
     )
     new = text + sep + block(keys, values, newline)
-    if _normal(loads(new, where)) != _normal(_with(doc, keys, values)):
+    try:
+        same = _normal(loads(new, where)) == _normal(_with(doc, keys, values))
+    except TomlEditError:
+        same = False
+    if not same:
         raise TomlEditError(
             f"{where}: cannot add {header(keys)} at the end without changing your own "
             "tables (is it written as an inline table?); add it by hand"
