@@ -12,6 +12,7 @@ the default store answers. Unknown selectors raise SelectorError.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from .errors import KuraError, PolicyError
 from .handwork import GateEntry
 from .registry import Registry
 from .store import Memory
+from .vocabulary import WritePolicy
 
 if TYPE_CHECKING:
     from .distill.drafts import Draft
@@ -485,19 +487,32 @@ class Kura:
     def writable(self, *, store: str | None = None) -> bool:
         """Whether direct writes (remember) are allowed: write_policy = "direct-allowed"."""
         name = self.registry.resolve(store)
-        return self.registry.config.stores[name].write_policy == "direct-allowed"
+        return self.registry.config.stores[name].write_policy == WritePolicy.DIRECT_ALLOWED
 
     def doctor(self, *, store: str | None = None, probe: bool = False) -> DoctorReport:
         """What is in the store and what is broken (``probe``: ask each model endpoint)."""
         from .doctor import diagnose
 
-        return diagnose(self.registry, store, probe=probe)
+        return self._with_agents(diagnose(self.registry, store, probe=probe))
 
     def doctor_all(self, *, probe: bool = False) -> DoctorAll:
         """Every configured store's doctor report."""
         from .doctor import diagnose_all
 
-        return diagnose_all(self.registry, probe=probe)
+        every = diagnose_all(self.registry, probe=probe)
+        return dataclasses.replace(every, stores=tuple(self._with_agents(r) for r in every.stores))
+
+    @staticmethod
+    def _with_agents(rep: DoctorReport) -> DoctorReport:
+        """The report, with the agents ``kura connect`` wired to its store (and whether that
+        still matches) and their hooks' recent failures among its notes."""
+        from .connect import Where, doctor_lines
+
+        try:
+            lines = doctor_lines(Where.here(), rep.store)
+        except KuraError as exc:
+            lines = [f"cannot tell which agents are wired to this store: {exc}"]
+        return dataclasses.replace(rep, notes=rep.notes + tuple(lines)) if lines else rep
 
     def recall(
         self,
@@ -509,7 +524,7 @@ class Kura:
         chars: int | None = None,
     ) -> RecallResult:
         """Recall by meaning; degraded to words (labelled) when the thinker cannot answer.
-        *hops*, *top* and *chars* must lie within :data:`kura_core.recall.LIMITS` (None: the
+        *hops*, *top* and *chars* must lie within :data:`kura_core.recall.RECALL_LIMITS` (None: the
         store's defaults); the question must be words, at most QUESTION_CHARS of them."""
         from .recall import QUESTION_CHARS, check_limits, recall
 
@@ -577,7 +592,7 @@ class Kura:
 
         name = self.registry.resolve(store)
         policy = self.registry.config.stores[name].write_policy
-        if policy != "direct-allowed":
+        if policy != WritePolicy.DIRECT_ALLOWED:
             raise PolicyError(
                 f"store {name!r} has write_policy {policy!r}: direct writes are refused. "
                 "Memories enter through the distiller (kura distill), or set "
@@ -639,7 +654,7 @@ class Kura:
         from .curation import Curation, check_curation, manifest_of
 
         name = self.registry.resolve(store)
-        if self.registry.config.stores[name].write_policy == "frozen":
+        if self.registry.config.stores[name].write_policy == WritePolicy.FROZEN:
             raise PolicyError(f"store {name!r} is frozen: nothing is written to it")
         st = self.registry.store(name)
         mem = st.read(slug)
@@ -911,6 +926,21 @@ class Kura:
         from . import connect
 
         return connect.undo(agent, where or connect.Where.here())
+
+    @staticmethod
+    def connect_plugin_dir() -> Path:
+        """The Claude Code plugin marketplace shipped in the package."""
+        from .connect import plugin_dir
+
+        return plugin_dir()
+
+    @staticmethod
+    def hook(argv: list[str]) -> int:
+        """``kura hook EVENT --agent A …``: what an agent's hook runs (fail-open, a hard
+        deadline, silent on trouble; see kura_core.connect.hook). Always 0."""
+        from .connect.hook import main
+
+        return main(argv)
 
     @staticmethod
     def connect_status(*, where: Any = None) -> Any:

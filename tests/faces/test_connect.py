@@ -9,8 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kura_core.config import load_config
 from kura_core.connect import AGENTS, Where, apply, jsonc, plan, status, tomledit, undo, wiring_for

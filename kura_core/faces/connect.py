@@ -52,17 +52,17 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser, cmd: Callable[..., in
 
 def run_hook(argv: list[str]) -> int:
     """``kura hook …``: handled before the CLI parses anything (it must be quick)."""
-    from .hook import main
+    from ..kura import Kura
 
-    return main(argv)
+    return Kura.hook(argv)
 
 
 def cmd_connect(ctx: Any) -> int:
     a = ctx.args
     if a.plugin_dir:
-        from . import plugin_dir
+        from ..kura import Kura
 
-        ctx.print(str(plugin_dir()))
+        ctx.print(str(Kura.connect_plugin_dir()))
         return OK
     if a.status:
         return _status(ctx)
