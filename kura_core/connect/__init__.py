@@ -14,9 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..config import Config
 from . import ledger
 from .base import (
     DEFAULT_DEADLINE,
@@ -32,8 +31,10 @@ from .claude import ClaudeCode
 from .codex import Codex
 from .copilot import Copilot
 from .gemini import Gemini, QwenCode
-from .journal import journal_change
 from .opencode import Opencode
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 AGENTS: dict[str, Agent] = {
     a.name: a for a in (ClaudeCode(), Codex(), Gemini(), Opencode(), QwenCode(), Copilot())
@@ -113,6 +114,8 @@ def wiring_for(
 
 def plan(name: str, config: Config, wiring: Wiring, where: Where) -> Plan:
     """What connecting *name* to ``wiring.store`` would change (nothing is written)."""
+    from .journal import journal_change
+
     a = agent(name)
     changes = list(a.changes(where, wiring))
     notes: list[str] = []

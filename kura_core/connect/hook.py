@@ -190,13 +190,13 @@ def keep_map(where: Where, config: str, store: str, text: str, paths: list[str])
 
 def map_of(reg: Any, store: str | None) -> tuple[str, list[str]]:
     """The store's map as a session starts with it, and the files it was built from."""
-    from ..kura import Kura
+    from ..prefill import build_prefill
 
     name = reg.resolve(store)
     paths = [str(reg.config.source)] if reg.config.source else []
     st = reg.store(name)
     paths += [str(st.index_path), str(st.still / "woven.md")]
-    p = Kura(reg).prefill(store=name)
+    p = build_prefill(reg, name)
     if p.source == "none":
         raise RuntimeError(p.warning or "no map could be read")
     return p.text, paths
@@ -220,17 +220,16 @@ def recall_text(
 ) -> str:
     """What recall finds for *prompt*: by meaning when the thinker answers within *budget*
     seconds, else by words (the degraded tier, labelled)."""
-    from ..kura import Kura
+    from ..recall import recall
 
     reg = _registry(config, env)
-    k = Kura(reg)
     name = reg.resolve(store)
     question = " ".join(prompt.split())[:2000]
     box: dict[str, Any] = {}
 
     def by_meaning() -> None:
         try:
-            box["result"] = k.recall(question, store=name)
+            box["result"] = recall(reg, name, question)
         except Exception as exc:  # the degraded tier answers instead
             box["error"] = exc
 
@@ -242,8 +241,7 @@ def recall_text(
         no_model = replace(reg.config, models=dict.fromkeys(reg.config.models))
         from ..registry import Registry
 
-        words = Kura(Registry(no_model, env=env))
-        res = words.recall(question, store=name)
+        res = recall(Registry(no_model, env=env), name, question)
         reason = "the thinker did not answer within the hook's deadline"
         if "error" in box:
             reason = f"the thinker failed: {box['error']}"
@@ -275,6 +273,11 @@ def _work(
         box["text"] = answer(args.agent, args.event, text) if text else ""
     except BaseException as exc:
         box["error"] = f"{type(exc).__name__}: {exc}"
+
+
+def run_hook(argv: list[str]) -> int:
+    """``kura hook …`` as the command line runs it."""
+    return main(argv)
 
 
 def main(

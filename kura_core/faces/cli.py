@@ -1030,7 +1030,7 @@ def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["hook"]:  # an agent's hook: quick, fail-open, never a message
-        from .connect import run_hook
+        from .. import run_hook
 
         return run_hook(argv[1:])
     args = _parse(argv)

@@ -50,13 +50,6 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser, cmd: Callable[..., in
     hp.add_argument("rest", nargs=argparse.REMAINDER)
 
 
-def run_hook(argv: list[str]) -> int:
-    """``kura hook …``: handled before the CLI parses anything (it must be quick)."""
-    from ..kura import Kura
-
-    return Kura.hook(argv)
-
-
 def cmd_connect(ctx: Any) -> int:
     a = ctx.args
     if a.plugin_dir:
