@@ -66,3 +66,6 @@ class QwenCode(Gemini):
     title = "Qwen Code"
     adapter = "qwen"
     dirname = ".qwen"
+
+    def journal_root(self, where: Where) -> Path | None:
+        return self._dir(where) / "projects"

@@ -221,31 +221,42 @@ def recall_text(
     """What recall finds for *prompt*: by meaning when the thinker answers within *budget*
     seconds, else by words (the degraded tier, labelled)."""
     from ..recall import recall
+    from ..registry import Registry
 
     reg = _registry(config, env)
     name = reg.resolve(store)
     question = " ".join(prompt.split())[:2000]
+    if not reg.models(name).configured("thinker"):
+        return _recall_block(recall(reg, name, question))
+    no_model = replace(reg.config, models=dict.fromkeys(reg.config.models))
     box: dict[str, Any] = {}
 
-    def by_meaning() -> None:
+    def ask(tier: str, r: Any) -> None:
         try:
-            box["result"] = recall(reg, name, question)
-        except Exception as exc:  # the degraded tier answers instead
-            box["error"] = exc
+            box[tier] = recall(r, name, question)
+        except Exception as exc:  # the other tier answers instead
+            box[f"{tier}-error"] = exc
 
-    t = threading.Thread(target=by_meaning, daemon=True)
-    t.start()
-    t.join(max(0.0, budget))
-    res = box.get("result")
+    # both tiers start at once: the words are ready by the time the thinker is given up on
+    meaning = threading.Thread(target=ask, args=("meaning", reg), daemon=True)
+    words = threading.Thread(target=ask, args=("words", Registry(no_model, env=env)), daemon=True)
+    meaning.start()
+    words.start()
+    meaning.join(max(0.0, budget))
+    res = box.get("meaning")
     if res is None:
-        no_model = replace(reg.config, models=dict.fromkeys(reg.config.models))
-        from ..registry import Registry
-
-        res = recall(Registry(no_model, env=env), name, question)
+        words.join()
+        res = box.get("words")
+        if res is None:
+            raise RuntimeError(f"recall failed: {box.get('words-error')}")
         reason = "the thinker did not answer within the hook's deadline"
-        if "error" in box:
-            reason = f"the thinker failed: {box['error']}"
+        if "meaning-error" in box:
+            reason = f"the thinker failed: {box['meaning-error']}"
         res = replace(res, degraded=True, reason=reason, how="words")
+    return _recall_block(res)
+
+
+def _recall_block(res: Any) -> str:
     if not res.picked:
         return ""
     notice = res.notice if hasattr(res, "notice") else ""

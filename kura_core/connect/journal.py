@@ -9,9 +9,11 @@ table gains ``inherit_global_journals = true`` in the same change.
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
-from ..config import ADAPTERS, Config
+from ..config import ADAPTERS, Config, parse_config
+from ..errors import ConfigError
 from .base import FileChange, Undo, read_bytes
 from .tomledit import TomlEditError, append_table, set_in_table
 
@@ -50,7 +52,9 @@ def journal_change(
         text = append_table(text, keys, {"root": str(root)}, where)
         undo.append(Undo("table", keys))
         what.append(f"journal root of store {store!r}: {adapter} transcripts in {root}")
-    except TomlEditError as exc:
+        # the config module's own checks: a root inside a store, an unknown adapter, …
+        parse_config(tomllib.loads(text), source=path)
+    except (TomlEditError, ConfigError) as exc:
         return None, f"journal not added ({exc})"
     change = FileChange(path, before, text.encode("utf-8"), tuple(what), tuple(undo), "toml")
     return change, ""

@@ -219,3 +219,64 @@ def test_doctor_names_the_wired_agents_and_their_failed_hooks(tmp_path):
     notes = Kura.open(str(cfg)).doctor(store="eq").notes
     assert any("changed since kura connect" in n for n in notes)
     assert any("went on without kura 1 time" in n for n in notes)
+
+
+def test_prompt_recall_answers_by_words_when_the_thinker_hangs(tmp_path):
+    import socket
+
+    silent = socket.socket()  # accepts connections (the backlog) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    try:
+        cfg = tmp_path / "kura.toml"
+        cfg.write_text(
+            f'[stores.eq]\npath = "{tmp_path / "eq"}"\nwrite_policy = "direct-allowed"\n\n'
+            "[models.thinker]\n"
+            f'url = "http://127.0.0.1:{silent.getsockname()[1]}/v1"\nmodel = "x"\ntimeout = 60\n'
+        )
+        kura = [str(KURA), "-c", str(cfg)]
+        subprocess.run([*kura, "init", "eq", "--path", str(tmp_path / "eq")], check=True)
+        subprocess.run(
+            [*kura, "remember", "-s", "eq", "crock-plums", "Plums pickled in a crock each June",
+             "They pickle plums in a stoneware crock every June.", "--type", "user"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        payload = json.dumps({"prompt": "when do I pickle plums?"}).encode()
+        args = ("prompt", "--agent", "claude-code", "-c", str(cfg), "-s", "eq")
+        proc, took = _hook(tmp_path, *args, "--deadline", "8", stdin=payload)
+    finally:
+        silent.close()
+    assert took < 8 + 2  # the deadline, and the process's own exit
+    ctx = json.loads(proc.stdout)["hookSpecificOutput"]
+    assert ctx["hookEventName"] == "UserPromptSubmit"
+    assert "⚠ degraded" in ctx["additionalContext"]
+    assert "stoneware crock" in ctx["additionalContext"]
+
+
+def test_connect_shows_the_diff_and_writes_only_when_told(tmp_path):
+    home = Path.home()
+    cfg = home / ".config" / "kura" / "kura.toml"
+    env = {**os.environ, "HOME": str(home)}
+    subprocess.run([str(KURA), "init", "eq", "--path", str(tmp_path / "eq")], env=env, check=True)
+    run = [str(KURA), "connect", "gemini", "-s", "eq"]
+    dry = subprocess.run([*run, "--dry-run"], env=env, capture_output=True, text=True)
+    assert dry.returncode == 0 and "+++ " in dry.stdout and '"kura"' in dry.stdout
+    assert not (home / ".gemini").exists()
+    asked = subprocess.run(run, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert asked.returncode == 1 and "--yes" in asked.stderr
+    assert not (home / ".gemini").exists()
+    done = subprocess.run([*run, "--yes"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    again = subprocess.run([*run, "--yes"], env=env, capture_output=True, text=True)
+    assert again.returncode == 2 and "nothing to change" in again.stdout
+    rows = json.loads(
+        subprocess.run(
+            [str(KURA), "connect", "--status", "--json"], env=env, capture_output=True, text=True
+        ).stdout
+    )
+    gemini = next(r for r in rows if r["agent"] == "gemini")
+    assert gemini["store"] == "eq" and gemini["matches"] is True
+    assert "[stores.eq.journals.gemini]" in cfg.read_text()
+    undone = subprocess.run([str(KURA), "connect", "gemini", "--undo"], env=env, text=True)
+    assert undone.returncode == 0
+    assert not (home / ".gemini" / "settings.json").exists()
