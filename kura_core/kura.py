@@ -895,6 +895,9 @@ class Kura:
 
         where = where or connect.Where.here()
         name = self.registry.resolve(store)
+        if url == "auto":
+            server = self.registry.config.server
+            url = f"http://{server.host}:{server.port}/s/{name}/mcp"
         wiring = connect.wiring_for(
             self.registry.config,
             name,

@@ -117,7 +117,7 @@ class _Scanner:
         if word in ("true", "false", "null"):
             return Node("literal", start, self.i)
         try:
-            float(word)
+            json.loads(word)
         except ValueError:
             raise self.fail(f"unexpected {word[:20] or t[start]!r}") from None
         return Node("number", start, self.i)

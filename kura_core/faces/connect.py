@@ -39,7 +39,15 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser, cmd: Callable[..., in
         default=None,
         help="seconds a hook may take before the session goes on without it (default 1.5)",
     )
-    sp.add_argument("--http", default="", metavar="URL", help="MCP over HTTP (kura serve) URL")
+    sp.add_argument(
+        "--http",
+        nargs="?",
+        const="auto",
+        default="",
+        metavar="URL",
+        help="MCP over HTTP to kura serve instead of stdio (no URL: [server] host and port, "
+        "bound to the store through /s/STORE/mcp)",
+    )
     sp.add_argument("--json", action="store_true", help="print JSON for scripts")
     sp.set_defaults(fn=cmd)
     hp = sub.add_parser(

@@ -280,3 +280,20 @@ def test_connect_shows_the_diff_and_writes_only_when_told(tmp_path):
     undone = subprocess.run([str(KURA), "connect", "gemini", "--undo"], env=env, text=True)
     assert undone.returncode == 0
     assert not (home / ".gemini" / "settings.json").exists()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet='{}[],:"/*\\ \n\tabn0123456789.-etrufl', max_size=40))
+def test_any_text_is_read_as_json_or_refused_with_its_place(text):
+    try:
+        expected, valid = json.loads(text), True
+    except ValueError:
+        expected, valid = None, False
+    try:
+        got = jsonc.load(text)
+    except jsonc.JsoncError as exc:
+        assert "line " in str(exc) and "column " in str(exc)
+        assert not valid, f"valid JSON refused: {text!r}"
+        return
+    if valid:
+        assert got == expected
