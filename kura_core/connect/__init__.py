@@ -119,7 +119,10 @@ def plan(name: str, config: Config, wiring: Wiring, where: Where) -> Plan:
     a = agent(name)
     changes = list(a.changes(where, wiring))
     notes: list[str] = []
-    jchange, note = journal_change(config, wiring.store, a.adapter, a.journal_root(where))
+    earlier = ledger.load(where, name) or {}
+    jchange, note = journal_change(
+        config, wiring.store, a.adapter, a.journal_root(where), str(earlier.get("store", ""))
+    )
     if jchange is not None:
         changes.append(jchange)
     if note:

@@ -15,7 +15,7 @@ from pathlib import Path
 from ..config import ADAPTERS, Config, parse_config
 from ..errors import ConfigError
 from .base import FileChange, Undo, read_bytes
-from .tomledit import TomlEditError, append_table, set_in_table
+from .tomledit import TomlEditError, append_table, loads, lookup, remove_table, set_in_table
 
 
 def _covers(root: Path, path: Path) -> bool:
@@ -24,9 +24,11 @@ def _covers(root: Path, path: Path) -> bool:
 
 
 def journal_change(
-    config: Config, store: str, adapter: str, root: Path | None
+    config: Config, store: str, adapter: str, root: Path | None, previous: str = ""
 ) -> tuple[FileChange | None, str]:
-    """The kura.toml change that makes *store* drink *root* with *adapter*, and a note."""
+    """The kura.toml change that makes *store* drink *root* with *adapter*, and a note.
+    *previous* is the store an earlier connect of this agent wired: the table it added
+    there goes, so a re-wired agent's transcripts are not drunk by both stores."""
     if config.source is None:
         return None, "no kura.toml to add the journal to"
     if not adapter or root is None:
@@ -34,9 +36,6 @@ def journal_change(
     if adapter not in ADAPTERS:
         return None, f"kura has no {adapter!r} journal reader yet; transcripts are not drunk"
     spec = config.stores[store]
-    same = [j for j in spec.distill.journals if j.adapter == adapter]
-    if any(_covers(j.root, root) for j in same):
-        return None, f"store {store!r} already drinks {adapter} journals from {root}"
     path = config.source
     before = read_bytes(path)
     text = (before or b"").decode("utf-8")
@@ -44,6 +43,19 @@ def journal_change(
     undo: list[Undo] = []
     what: list[str] = []
     try:
+        old = ("stores", previous, "journals", adapter)
+        if (
+            previous
+            and previous != store
+            and lookup(loads(text, where), old) == {"root": str(root)}
+        ):
+            text = remove_table(text, old, where)
+            what.append(f"store {previous!r} no longer drinks the {adapter} transcripts")
+        same = [j for j in spec.distill.journals if j.adapter == adapter]
+        if any(_covers(j.root, root) for j in same):
+            if not what:
+                return None, f"store {store!r} already drinks {adapter} journals from {root}"
+            return _change(path, before, text, what, undo), ""
         if spec.journals_from == "global" and not spec.inherit_global_journals:
             text = set_in_table(text, ("stores", store), "inherit_global_journals", True, where)
             undo.append(Undo("key", ("stores", store, "inherit_global_journals")))
@@ -56,5 +68,10 @@ def journal_change(
         parse_config(tomllib.loads(text), source=path)
     except (TomlEditError, ConfigError) as exc:
         return None, f"journal not added ({exc})"
-    change = FileChange(path, before, text.encode("utf-8"), tuple(what), tuple(undo), "toml")
-    return change, ""
+    return _change(path, before, text, what, undo), ""
+
+
+def _change(
+    path: Path, before: bytes | None, text: str, what: list[str], undo: list[Undo]
+) -> FileChange:
+    return FileChange(path, before, text.encode("utf-8"), tuple(what), tuple(undo), "toml")

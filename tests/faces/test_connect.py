@@ -297,3 +297,17 @@ def test_any_text_is_read_as_json_or_refused_with_its_place(text):
         return
     if valid:
         assert got == expected
+
+
+def test_rewiring_to_another_store_moves_the_journal_too(tmp_path):
+    where, cfg = _home(tmp_path, ("eq", "work"))
+    original = cfg.read_bytes()
+    for store in ("eq", "work"):
+        config = load_config(str(cfg))
+        wiring = wiring_for(config, store, kura=(str(KURA),), where=where)
+        apply(plan("claude-code", config, wiring, where), where)
+    loaded = load_config(str(cfg))
+    assert loaded.stores["eq"].distill.journals == ()  # never both by accident
+    assert [j.adapter for j in loaded.stores["work"].distill.journals] == ["claude"]
+    undo("claude-code", where)
+    assert cfg.read_bytes() == original
