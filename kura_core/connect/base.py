@@ -98,7 +98,7 @@ def kura_command(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     found = shutil.which("kura", path=(env or os.environ).get("PATH"))
     if found:
         return (str(Path(found).resolve()),)
-    return (sys.executable, "-m", "kura_core.mcp")
+    return (sys.executable, "-m", "kura_core")
 
 
 def is_kura_command(command: Any) -> bool:
@@ -139,6 +139,8 @@ class FileChange:
 
     @property
     def changes(self) -> bool:
+        if self.before is None:
+            return bool(self.after)  # nothing to write where there was nothing
         return self.before != self.after
 
 

@@ -68,18 +68,20 @@ class JsonFile:
 
     def group(self, path: Sequence[str], group: Mapping[str, Any], what: str) -> None:
         """Kura's one hook group in the list at *path*: kept when it is already there as it
-        should be, otherwise kura's old groups are taken out and this one is appended (after
-        the user's own, so their positions, and Codex's trust in them, stay)."""
+        should be, changed in place when it differs, appended after the user's own when it
+        is missing, so their positions (and Codex's trust in them, keyed on position) stay."""
         current = jsonc.get(self.text, path)
         if current is not None and not isinstance(current, list):
             raise ConnectError(f"{self.path}: {'.'.join(path)} is not a list; fix it by hand")
-        ours = [g for g in current or [] if is_kura_group(g)]
-        if ours == [dict(group)] and is_kura_group((current or [None])[-1]):
+        ours = [i for i, g in enumerate(current or []) if is_kura_group(g)]
+        if len(ours) == 1 and (current or [])[ours[0]] == dict(group):
             return
         depth = _existing_depth(self.text, path)
-        new = jsonc.remove_items(self.text, path, is_kura_group)
-        new = jsonc.append_item(new, path, dict(group))
-        self.text = new
+        if len(ours) == 1:  # changed in place: every other group keeps its position
+            self.text = jsonc.replace_item(self.text, path, ours[0], dict(group))
+        else:
+            new = jsonc.remove_items(self.text, path, is_kura_group)
+            self.text = jsonc.append_item(new, path, dict(group))
         self.what.append(what)
         self.undo.append(Undo("items", tuple(path), min(depth, len(path))))
 

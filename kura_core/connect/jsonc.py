@@ -322,6 +322,23 @@ def append_item(text: str, path: Sequence[str], item: Any) -> str:
     return text[: arr.start] + piece + text[arr.end :]
 
 
+def replace_item(text: str, path: Sequence[str], index: int, item: Any) -> str:
+    """*text* with element *index* of the array at *path* replaced by *item*, in place."""
+    root = parse(text)
+    node, used = _descend(text, root, path[:-1])
+    m = node.member(path[-1]) if used == len(path) - 1 else None
+    if m is None or m.value.kind != "array" or not 0 <= index < len(m.value.items):
+        raise JsoncError(f"{'.'.join(path)} has no element {index}")
+    old = m.value.items[index]
+    lay = layout_of(text)
+    new = (
+        _compact(item)
+        if _one_line(text, m.value)
+        else render(item, lay, _line_indent(text, old.start))
+    )
+    return text[: old.start] + new + text[old.end :]
+
+
 def _remove_span(text: str, container: Node, index: int, spans: list[tuple[int, int]]) -> str:
     """Remove the index-th of *spans* (start, end) from *container* with its comma."""
     start, end = spans[index]

@@ -311,3 +311,22 @@ def test_rewiring_to_another_store_moves_the_journal_too(tmp_path):
     assert [j.adapter for j in loaded.stores["work"].distill.journals] == ["claude"]
     undo("claude-code", where)
     assert cfg.read_bytes() == original
+
+
+def test_a_changed_wiring_keeps_every_other_hook_in_its_place(tmp_path):
+    where, cfg = _home(tmp_path, ("eq", "work"))
+    hooks = tmp_path / ".codex" / "hooks.json"
+    hooks.parent.mkdir()
+    config = load_config(str(cfg))
+    apply(
+        plan("codex", config, wiring_for(config, "eq", kura=("kura",), where=where), where), where
+    )
+    doc = json.loads(hooks.read_text())
+    doc["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": "mine"}]})
+    hooks.write_text(json.dumps(doc, indent=2))
+    config = load_config(str(cfg))
+    p = plan("codex", config, wiring_for(config, "work", kura=("kura",), where=where), where)
+    apply(p, where)
+    groups = json.loads(hooks.read_text())["hooks"]["SessionStart"]
+    assert groups[1] == {"hooks": [{"type": "command", "command": "mine"}]}
+    assert "-s work" in groups[0]["hooks"][0]["command"]
