@@ -18,6 +18,7 @@ from typing import Any
 from .. import Kura, KuraError, Registry
 from ..errors import SelectorError
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
+from .connect import add_parsers as add_connect_parsers, cmd_connect as connect_body
 from .guard import guarded
 from .render import doctor_text
 
@@ -666,9 +667,7 @@ def cmd_doctor(ctx: Ctx) -> int:
 
 
 def cmd_connect(ctx: Ctx) -> int:
-    from .connect import cmd_connect as body
-
-    return body(ctx)
+    return connect_body(ctx)
 
 
 def cmd_tui(ctx: Ctx) -> int:
@@ -740,6 +739,7 @@ def build_parser() -> argparse.ArgumentParser:
     _service_commands(add)
     _bench_command(add)
     _app_commands(add)
+    add_connect_parsers(add, cmd_connect)
     return p
 
 
@@ -977,10 +977,6 @@ def _app_commands(add: AddCommand) -> None:
     )
     sp.add_argument("--no-tui", action="store_true", help="only build it and print where it is")
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
-
-    from .connect import add_parsers as add_connect_parsers
-
-    add_connect_parsers(sub, common, cmd_connect)
 
     sp = add("doctor", cmd_doctor, "health of a store (exit 1 when something is broken)")
     sp.add_argument("--all", action="store_true", help="every store")

@@ -15,11 +15,11 @@ OK, FAIL, NOTHING = 0, 1, 2
 AGENT_NAMES = ("claude-code", "codex", "gemini", "opencode", "qwen-code", "copilot")
 
 
-def add_parsers(sub: Any, common: argparse.ArgumentParser, cmd: Callable[..., int]) -> None:
-    """``kura connect`` and ``kura hook`` on the CLI's subparsers (*cmd* is the CLI's
+def add_parsers(add: Callable[..., argparse.ArgumentParser], cmd: Callable[..., int]) -> None:
+    """``kura connect`` and ``kura hook`` through the CLI's ``add`` (*cmd* is the CLI's
     dispatcher for ``connect``)."""
     helptext = "wire a store into an agent: MCP, the map at session start, its journals"
-    sp = sub.add_parser("connect", help=helptext, description=helptext, parents=[common])
+    sp = add("connect", cmd, helptext)
     sp.add_argument("agent", nargs="?", choices=AGENT_NAMES, help="the agent to wire")
     sp.add_argument("--status", action="store_true", help="which agents are wired to which store")
     sp.add_argument(
@@ -48,12 +48,11 @@ def add_parsers(sub: Any, common: argparse.ArgumentParser, cmd: Callable[..., in
         help="MCP over HTTP to kura serve instead of stdio (no URL: [server] host and port, "
         "bound to the store through /s/STORE/mcp)",
     )
-    sp.add_argument("--json", action="store_true", help="print JSON for scripts")
-    sp.set_defaults(fn=cmd)
-    hp = sub.add_parser(
+    hp = add(
         "hook",
-        help="what an agent's hook runs (fail-open, hard deadline; KURA_OFF=1 skips it)",
-        add_help=False,
+        cmd,
+        "what an agent's hook runs (fail-open, hard deadline; KURA_OFF=1 skips it)",
+        json_flag=False,
     )
     hp.add_argument("rest", nargs=argparse.REMAINDER)
 
