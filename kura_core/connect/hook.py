@@ -14,7 +14,9 @@ the degraded tier (recall by words, no model) answers instead, labelled as degra
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
+import io
 import json
 import os
 import sys
@@ -287,8 +289,15 @@ def _work(
 
 
 def run_hook(argv: list[str]) -> int:
-    """``kura hook …`` as the command line runs it."""
-    return main(argv)
+    """``kura hook …`` as the command line runs it: whatever happens, exit 0 and no word
+    on stderr (an agent may show it to its model)."""
+    try:
+        return main(argv)
+    except BaseException as exc:  # a bug here must not reach the agent either
+        env = dict(os.environ)
+        where = Where(Path(env.get("HOME") or Path.home()), env)
+        log_failure(where, "?", " ".join(argv[:1]), "", f"{type(exc).__name__}: {exc}")
+        return 0
 
 
 def main(
@@ -307,7 +316,8 @@ def main(
     if env.get("KURA_OFF", "").strip().lower() in OFF_VALUES:
         return 0
     try:
-        args = _parser().parse_args(argv)
+        with contextlib.redirect_stderr(io.StringIO()):  # argparse's usage: not for the agent
+            args = _parser().parse_args(argv)
     except SystemExit:
         log_failure(where, "?", "?", "", f"bad hook arguments: {' '.join(argv)}")
         return 0
@@ -331,10 +341,13 @@ def main(
     worker.join(max(0.0, deadline - (time.monotonic() - start)))
     store = args.store or ""
     if worker.is_alive():
-        log_failure(where, args.agent, args.event, store, f"no answer within {deadline:g} s")
         stale = None
         if args.event == "session-start":
             stale = cached_map(where, args.config, args.store, max_age=STALE_MAP_SECONDS)
+        served = "; served the map kept from before" if stale is not None else ""
+        log_failure(
+            where, args.agent, args.event, store, f"no answer within {deadline:g} s{served}"
+        )
         if stale is not None:  # the last map this store gave, rather than none
             out.write(answer(args.agent, args.event, stale) + "\n")
         out.flush()
