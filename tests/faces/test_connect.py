@@ -330,3 +330,11 @@ def test_a_changed_wiring_keeps_every_other_hook_in_its_place(tmp_path):
     groups = json.loads(hooks.read_text())["hooks"]["SessionStart"]
     assert groups[1] == {"hooks": [{"type": "command", "command": "mine"}]}
     assert "-s work" in groups[0]["hooks"][0]["command"]
+
+
+def test_a_hook_called_wrongly_says_nothing_to_the_agent(tmp_path):
+    for args in (("bogus",), ("session-start",), ("prompt", "--agent")):
+        proc, _ = _hook(tmp_path, *args)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    log = (tmp_path / ".local" / "state" / "kura" / "hooks.log").read_text().splitlines()
+    assert len(log) == 3 and all("bad hook arguments" in json.loads(x)["reason"] for x in log)
