@@ -13,12 +13,22 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
-from .base import ConnectError, FileChange, Found, Where, Wiring, read_text, store_of_hook
+from .base import (
+    ConnectError,
+    FileChange,
+    Found,
+    Where,
+    Wiring,
+    is_kura_command,
+    read_text,
+    store_of_hook,
+)
 from .claude import found_in, hook_changes
-from .edit import TomlFile
+from .edit import JsonFile, TomlFile
 from .tomledit import loads
 
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
@@ -45,8 +55,6 @@ class Codex:
         return _dir(where) / "sessions"
 
     def changes(self, where: Where, wiring: Wiring) -> list[FileChange]:
-        from .edit import JsonFile
-
         config = TomlFile(_dir(where) / "config.toml")
         config.table(
             ("mcp_servers", "kura"), mcp_table(wiring), f"MCP server kura (store {wiring.store})"
@@ -86,8 +94,6 @@ class Codex:
 
 
 def is_kura_hook(h: dict[str, Any]) -> bool:
-    from .base import is_kura_command
-
     return is_kura_command(h.get("command")) and store_of_hook(h.get("command")) is not None
 
 
@@ -137,8 +143,6 @@ def app_server_hooks(where: Where, timeout: float = 30.0) -> list[dict[str, Any]
 
 
 def _await_reply(proc: subprocess.Popen[str], want: int, timeout: float) -> dict[str, Any]:
-    import threading
-
     found: dict[str, Any] = {}
 
     def read() -> None:

@@ -9,6 +9,9 @@ a session: the hook answers nothing at once.
 
 Per-prompt recall asks the thinker first; when it has not answered by 60 % of the deadline,
 the degraded tier (recall by words, no model) answers instead, labelled as degraded.
+
+The store machinery (registry, prefill, recall) is imported inside the functions that need
+it, on purpose: start-up counts against the deadline, and the kept map answers without it.
 """
 
 from __future__ import annotations
