@@ -79,9 +79,16 @@ class ClaudeCode:
         return [state.change(), settings.change()]
 
     def found(self, where: Where) -> Found:
-        return found_in(
-            self.name, _state_file(where), ("mcpServers", "kura"), _dir(where) / "settings.json"
+        settings = _dir(where) / "settings.json"
+        f = found_in(self.name, _state_file(where), ("mcpServers", "kura"), settings)
+        plugins = (
+            jsonc.get(read_text(settings), ("enabledPlugins",)) if settings.is_file() else None
         )
+        if isinstance(plugins, dict) and any(
+            k.startswith("kura@") and v for k, v in plugins.items()
+        ):  # the plugin shipped with kura: its default store, unless KURA_STORE says
+            return Found(f.agent, f.mcp or "", (*f.hooks, "plugin"), f.hook_store, f.files)
+        return f
 
 
 def found_in(agent: str, mcp_file: Path, mcp_path: tuple[str, ...], hook_file: Path) -> Found:

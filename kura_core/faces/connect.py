@@ -149,13 +149,16 @@ def _status(ctx: Any) -> int:
         if not r.found.wired and r.matches is None:
             ctx.print(f"  {r.agent:<12} not wired")
             continue
-        store = r.store or r.found.mcp or r.found.hook_store or "?"
-        if r.matches is None:
+        named = r.store or r.found.mcp or r.found.hook_store
+        store = repr(named) if named else "(the default)"
+        if r.matches is None and "plugin" in r.found.hooks:
+            state = "the kura plugin for Claude Code"
+        elif r.matches is None:
             state = "wired by hand (no kura connect record)"
         elif r.matches:
             state = "matches what kura connect wrote"
         else:
             state = "CHANGED since kura connect: " + "; ".join(r.drift)
         parts = (["MCP"] if r.found.mcp is not None else []) + list(r.found.hooks)
-        ctx.print(f"* {r.agent:<12} store {store!r} ({', '.join(parts) or 'nothing'}): {state}")
+        ctx.print(f"* {r.agent:<12} store {store} ({', '.join(parts) or 'nothing'}): {state}")
     return OK

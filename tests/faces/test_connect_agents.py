@@ -230,6 +230,7 @@ def test_claude_code_plugin(tmp_path, clis, api):
     assert installed.returncode == 0, installed.stderr
     listed = home.run("claude", "mcp", "list")
     assert "plugin:kura:kura" in listed.stdout and "Connected" in listed.stdout, listed.stdout
+    assert "the kura plugin for Claude Code" in home.kura("connect", "--status").stdout
     env = {
         "ANTHROPIC_BASE_URL": api.url,
         "ANTHROPIC_API_KEY": "sk-fake",
