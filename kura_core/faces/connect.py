@@ -129,6 +129,12 @@ def _undo(ctx: Any) -> int:
 
     a = ctx.args
     done = Kura.connect_undo(a.agent)
+    if not done:
+        if a.json:
+            ctx.json({"agent": a.agent, "files": []})
+        else:
+            ctx.print(f"kura connect has not wired {a.agent} here: nothing to undo")
+        return NOTHING
     if a.json:
         ctx.json({"agent": a.agent, "files": [{"path": r.path, "how": r.how} for r in done]})
         return OK
