@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from kura_core import Kura
 from tests.fakes.agent_apis import AgentApis
 
 PINS = {
@@ -93,13 +94,17 @@ class Home:
             k: v for k, v in os.environ.items() if not k.startswith(("KURA_", "ANTHROPIC", "XDG_"))
         }
         self.env.update(HOME=str(root), PATH=path, NO_COLOR="1")
-        self.kura("init", "eq", "--path", str(store))
-        self.kura(
-            "remember", "-s", "eq", "pickled-plums",
-            "The user pickles plums every June in a stoneware crock",
-            "They pickle plums every June.", "--type", "user",
-        )  # fmt: skip
-        self.kura("weave", "-s", "eq")
+        # the store, in this process (a subprocess per step costs seconds on a busy machine)
+        Kura.init_store("eq", str(store), config=str(self.config))
+        with Kura.open(str(self.config)) as k:
+            k.remember(
+                "pickled-plums",
+                "The user pickles plums every June in a stoneware crock",
+                "They pickle plums every June.",
+                store="eq",
+                type="user",
+            )
+            k.weave(store="eq")
 
     def kura(self, *args: str) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
