@@ -42,6 +42,9 @@ from ..floors import (
     tag_key,
 )
 from ..floors.quantities import HARD, Vouchers
+from ..floors.scope import RULES as SCOPE_RULES
+from ..floors.scope import judge as judge_scope
+from ..floors.text import fold
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 
 KINDS = ("fact", "judgement", "idea")
@@ -182,7 +185,9 @@ class QuoteCheck:
     """One quote of a candidate: as given, as claimed, as found.
 
     ``status``: verified | not_found | echo | too_short | cut (found, but starting or
-    ending inside a word, or leaving out the negation that governs it -- ``why`` says).
+    ending inside a word, or leaving out what governs it -- ``why`` says, and ``rule``
+    names it: ``word``, ``negation``, ``condition``, ``report``, ``question``, ``hedge``
+    or ``scope`` for left-out words not known to be harmless).
     """
 
     text: str
@@ -191,6 +196,7 @@ class QuoteCheck:
     status: str
     segment: Segment | None = None
     why: str = ""
+    rule: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -201,6 +207,7 @@ class QuoteCheck:
         }
         if self.why:
             out["why"] = self.why
+            out["rule"] = self.rule
         if self.segment is not None:
             out["where"] = {
                 "source": self.segment.source,
@@ -256,6 +263,7 @@ class _Index:
     def __init__(self, segments: Sequence[Segment], is_echo: Echo) -> None:
         self.segments = list(segments)
         self.texts = [normalize(s.text) for s in self.segments]
+        self._breaks: dict[int, tuple[int, ...]] = {}
         self.vouch: list[str] = []
         # per TOOL or ACT segment: its text without what only repeats or carries the agent's
         # own words ("" when nothing was taken out)
@@ -280,9 +288,17 @@ class _Index:
             if seg.cls in ("SELF", "ACT"):
                 typed.append(norm)
 
-    def find(self, needle: str) -> tuple[Segment | None, str, int]:
+    def breaks(self, i: int) -> tuple[int, ...]:
+        """Where segment *i*'s lines break in its comparison text (computed once)."""
+        got = self._breaks.get(i)
+        if got is None:
+            got = self._breaks[i] = _line_breaks(self.segments[i].text, self.texts[i])
+        return got
+
+    def find(self, needle: str, prose: str = "") -> tuple[Segment | None, str, int]:
         """The segment the needle is filed under (or None), why a cut occurrence does not
-        count, and the segment's position in the batch."""
+        count, and the segment's position in the batch. *prose* is the candidate's own
+        text, folded: a reported claim stands when it names its source."""
         found: list[tuple[int, int]] = []
         for i, text in enumerate(self.texts):
             if needle in text:
@@ -300,12 +316,48 @@ class _Index:
             start = text.find(needle)
             while start >= 0:
                 reason = cut_reason(text, start, start + len(needle))
+                if not reason and self.segments[i].cls != "SELF":
+                    reason = _scope_reason(
+                        text,
+                        start,
+                        start + len(needle),
+                        prose,
+                        self.breaks(i),
+                        strict=self.segments[i].cls == "USER",
+                    )
                 if not reason:
                     seg = self.segments[i]
                     return (_as_self(seg) if demoted else seg), "", i
                 why = why or reason
                 start = text.find(needle, start + 1)
         return None, why, -1
+
+
+def _line_breaks(raw: str, norm: str) -> tuple[int, ...]:
+    """The positions in *norm* (the comparison form of *raw*) of the spaces that stand for
+    a line break of *raw*; none when the lines do not add up to *norm*."""
+    if "\n" not in raw:
+        return ()
+    lines = [x for x in (normalize(line) for line in raw.split("\n")) if x]
+    out = []
+    pos = -1
+    for line in lines[:-1]:
+        pos += len(line) + 1
+        out.append(pos)
+    return tuple(out) if " ".join(lines) == norm else ()
+
+
+def _scope_reason(
+    text: str, start: int, end: int, prose: str, breaks: Sequence[int] = (), strict: bool = True
+) -> str:
+    """Why a quote leaves the clause that governs it ("" when it does not): the rule, a
+    colon, and the reason in words. A report stands when *prose* names its source. The
+    agent's own words are not judged (they vouch for nothing but its labelled view); a
+    person's words are judged strictly (see :func:`kura_core.floors.scope.judge`)."""
+    scope = judge_scope(text, start, end, breaks, strict=strict)
+    if not scope or (scope.source and fold(scope.source).lower() in prose):
+        return ""
+    return f"{scope.rule}:{scope.why}"
 
 
 def _as_self(seg: Segment) -> Segment:
@@ -340,7 +392,7 @@ def _variants(quote: str) -> list[str]:
 
 
 def _check_quote(
-    raw: object, index: _Index, is_echo: Echo, min_chars: int
+    raw: object, index: _Index, is_echo: Echo, min_chars: int, prose: str = ""
 ) -> tuple[QuoteCheck, int]:
     if not isinstance(raw, str):
         return QuoteCheck(text="", claimed=None, cls=None, status="not_found"), -1
@@ -353,17 +405,26 @@ def _check_quote(
     for needle in variants:
         if quote_weight(needle) < min_chars:
             continue
-        seg, cut, pos = index.find(needle)
+        seg, cut, pos = index.find(needle, prose)
         if seg is not None:
             status = "echo" if is_echo(needle) else "verified"
             return QuoteCheck(shown, claimed, seg.cls, status, seg), pos
         why = why or cut
     if why:
-        return QuoteCheck(shown, claimed, None, "cut", why=why), -1
+        rule, _, text = why.partition(":") if why.split(":", 1)[0] in SCOPE_RULES else ("", "", why)
+        if not rule:
+            rule = "negation" if "negation" in why else "word"
+        return QuoteCheck(shown, claimed, None, "cut", why=text, rule=rule), -1
     return QuoteCheck(shown, claimed, None, "not_found"), -1
 
 
 # =========================================================================== the gate
+
+
+def _prose(candidate: Mapping[str, Any]) -> str:
+    """Everything the candidate writes that will be stored, folded, lower case."""
+    parts = [candidate.get(k) for k in FLOOR_FIELDS]
+    return fold("\n".join(p for p in parts if isinstance(p, str))).lower()
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -443,7 +504,8 @@ def _gate_one(
     kind = kind_raw.strip().lower() if isinstance(kind_raw, str) else ""
     raw_quotes = candidate.get("quotes")
     quote_list: list[Any] = raw_quotes if isinstance(raw_quotes, list) else []
-    found = [_check_quote(q, index, is_echo, min_quote_chars) for q in quote_list]
+    prose = _prose(candidate)
+    found = [_check_quote(q, index, is_echo, min_quote_chars, prose) for q in quote_list]
     checks = tuple(q for q, _ in found)
     reasons = _quote_reasons(checks)
     survivors = [(q, pos) for q, pos in found if q.status == "verified"]
