@@ -41,6 +41,7 @@ from ..floors import (
     scan,
     tag_key,
 )
+from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES
 from ..floors.scope import judge as judge_scope
@@ -110,37 +111,11 @@ def _strip_echoes(
     return "".join(out), hit
 
 
-_ECHO_PAYLOAD = re.compile(
-    r"""\b(?:echo|printf)\s+(?:-[neE]+\s+)*(["'])(?P<p>.*?)(?<!\\)\1(?P<rest>[^\n|;&]*)""",
-    re.DOTALL,
-)
-_HEREDOC = re.compile(
-    r"""<<-?\s*(['"]?)(?P<tag>[A-Za-z_]\w*)\1(?P<head>[^\n]*)\n(?P<p>.*?)\n\s*(?P=tag)[ \t]*(?:\n|$)""",
-    re.DOTALL,
-)
-_REDIRECT = re.compile(r"""(?:>>?|\btee\s+(?:-a\s+)?)\s*(['"]?)(?P<path>[^\s'";|&]+)\1""")
-_PROSE_FILE = re.compile(
-    r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?)$|(?:^|/)(?:notes|NOTES|README|TODO)[^/]*$"
-)
-
-
 def _strip_prose_payloads(text: str) -> tuple[str, bool]:
-    """A command's text without the agent's prose riding in it: what ``echo``/``printf``
-    print and what a heredoc feeds -- unless it is written into a configuration, code or
-    data file (``echo GPU1_FLOOR=30 >> /etc/fan.conf``), which is the action itself."""
-    spans: list[tuple[int, int]] = []
-    for m in _ECHO_PAYLOAD.finditer(text):
-        target = _REDIRECT.search(m.group("rest"))
-        if target and not _PROSE_FILE.search(target.group("path")):
-            continue
-        if " " in m.group("p").strip():
-            spans.append(m.span("p"))
-    for m in _HEREDOC.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        target = _REDIRECT.search(text[line_start : m.start()] + m.group("head"))
-        if target and not _PROSE_FILE.search(target.group("path")):
-            continue
-        spans.append(m.span("p"))
+    """A command's text without the agent's prose riding in it (what it prints, posts,
+    commits or writes into a text file, :func:`kura_core.floors.payloads.prose_spans`) --
+    what it writes into a configuration, code or data file is the action itself."""
+    spans = prose_spans(text)
     if not spans:
         return text, False
     out, pos = [], 0
