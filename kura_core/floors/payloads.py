@@ -23,11 +23,41 @@ PROSE_FILE = re.compile(
 )
 #: Commands whose quoted arguments are printed as they are.
 _PRINTERS = frozenset(
-    ["echo", "printf", "print", "puts", "say", "logger", "wall", "notify-send", "write-host", "write-output"]
+    [
+        "echo",
+        "printf",
+        "print",
+        "puts",
+        "say",
+        "logger",
+        "wall",
+        "notify-send",
+        "write-host",
+        "write-output",
+    ]
 )
 #: Flags whose value is a message or a request payload.
 _MESSAGE_FLAGS = frozenset(
-    ["-m", "--message", "--title", "--body", "--notes", "--subject", "--description", "-d", "--data", "--data-raw", "--data-binary", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "--form-string", "--comment"]
+    [
+        "-m",
+        "--message",
+        "--title",
+        "--body",
+        "--notes",
+        "--subject",
+        "--description",
+        "-d",
+        "--data",
+        "--data-raw",
+        "--data-binary",
+        "--data-ascii",
+        "--data-urlencode",
+        "--json",
+        "-F",
+        "--form",
+        "--form-string",
+        "--comment",
+    ]
 )
 #: Interpreters whose -c / -e argument is code (its printed strings are prose).
 _CODE_FLAGS = frozenset({"-c", "-e", "--eval", "-p", "--print", "-r", "-Command", "-command"})

@@ -24,9 +24,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
+from .calendar import WEEKDAY, eras, weekdays, zone_after
 from .text import fold_numbers
 from .units import (
     COUNTER,
@@ -1389,7 +1390,38 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
-    return tuple(_Scan(text).run())
+    scanner = _Scan(text)
+    return tuple(_calendar(scanner.text, scanner.run()))
+
+
+def _calendar(text: str, found: list[Quantity]) -> list[Quantity]:
+    """The scanner's quantities with era years made Gregorian, clock times bound to their
+    zone, and weekdays added (:mod:`.calendar`)."""
+    out = list(found)
+    for a, b, year, month, day in eras(text):
+        # never the scanner's reading ("8年5月2日" as 2008-05-02, "115年" as a count)
+        out = [q for q in out if not a <= q.start < b]
+        readings = [(year, month, day)]
+        out.append(
+            Quantity(
+                DATE, text[a:b], _date_canon(readings, text[a:b]), a, b, readings=tuple(readings)
+            )
+        )
+        if month is None:
+            out[-1] = replace(out[-1], canon=str(year))
+    zones: list[tuple[int, int]] = []
+    for i, q in enumerate(out):
+        if q.kind == TIME:
+            zone = zone_after(text, q.end, q.start)
+            if zone is not None:
+                out[i] = replace(q, canon=f"{q.canon} {zone[0]}", unit=zone[0])
+                zones.append((q.end, zone[1]))
+    out = [q for q in out if not any(a <= q.start < b for a, b in zones)]
+    for a, b, day in weekdays(text):
+        if not any(q.start < b and a < q.end for q in out):
+            out.append(Quantity(WEEKDAY, text[a:b], day, a, b))
+    out.sort(key=lambda q: (q.start, q.end))
+    return out
 
 
 def scan(text: str) -> tuple[Quantity, ...]:
@@ -1443,7 +1475,11 @@ def covers(c: Quantity, e: Quantity) -> bool:
             )
         return False
     if c.kind == TIME:
-        return e.kind == TIME and _all_covered(c.readings, e.readings, _time_covers)
+        return (
+            e.kind == TIME
+            and (not c.unit or c.unit == e.unit)
+            and _all_covered(c.readings, e.readings, _time_covers)
+        )
     if c.kind == VERSION:
         if e.kind == VERSION:
             n = len(c.parts)
@@ -1486,11 +1522,8 @@ class Vouchers:
                 )
             return False
         if q.kind == RANGE and q.value is not None:
-            if any(covers(q, e) for e in self.by_value.get(q.value, ())):
-                return True
-            lo = Quantity(NUMBER, "", "", 0, 0, value=q.value, unit=q.unit, uclass=q.uclass)
-            hi = Quantity(NUMBER, "", "", 0, 0, value=q.high, unit=q.unit, uclass=q.uclass)
-            return self.vouches(lo) and self.vouches(hi)
+            # a range is one claim: two stray figures do not make it
+            return any(covers(q, e) for e in self.by_value.get(q.value, ()))
         if q.kind == DATE:
             if any(covers(q, e) for e in self.other.get(DATE, ())):
                 return True

@@ -199,7 +199,28 @@ SEEDS = [
         "250W",
         ("250kW", "520W", "25W"),
     ),
+    Seed(
+        "ja",
+        "令和8年5月2日にディスクを注文する",
+        "2026年5月2日にディスクを注文する。",
+        "2026年5月2日",
+        ("2008年5月2日", "2027年5月2日", "2026年5月3日"),
+    ),
+    Seed(
+        "ja",
+        "二十日に電気代を払う",
+        "20日に電気代を払う。",
+        "20日",
+        ("20日間", "21日", "20天"),
+    ),
     # --- Chinese
+    Seed(
+        "zh",
+        "民国115年3月1日迁移服务器",
+        "2026年3月1日迁移服务器。",
+        "2026年3月1日",
+        ("2015年3月1日", "2025年3月1日", "2026年3月2日"),
+    ),
     Seed("zh", "把旧的快照保留90天", "把旧的快照保留90天。", "90天", ("90个月", "90年", "9天")),
     Seed(
         "zh",
@@ -578,7 +599,27 @@ def laundered() -> list[Case]:
     return out
 
 
-ALL_ATTACKS = [*governed(), *swapped(), *echoed(), *laundered()]
+def ranges() -> list[Case]:
+    """Class 8: a range is one claim; two stray figures of the evidence do not vouch it."""
+    said = {
+        "en": ("the cache held 10 GB on Monday and 20 GB on Friday", "The cache holds 10–20 GB."),
+        "ja": ("キャッシュは月曜日に10GB、金曜日に20GBだった", "キャッシュは10〜20GB。"),
+        "zh": ("缓存周一是10GB，周五是20GB", "缓存为10-20GB。"),
+    }
+    out = []
+    for lang, (clause, body) in said.items():
+        out.append(
+            Case(
+                f"{lang}/range/{clause}",
+                _cand("[USER] " + clause, body=body),
+                _segments(("USER", clause + _END[lang])),
+                _violation("number"),
+            )
+        )
+    return out
+
+
+ALL_ATTACKS = [*governed(), *swapped(), *ranges(), *echoed(), *laundered()]
 LEGIT = legitimate()
 
 
@@ -613,6 +654,12 @@ def test_every_swapped_figure_is_refused():
     cases = swapped()
     bad = _failures(cases)
     assert not bad, f"{len(bad)} of {len(cases)} passed:\n" + "\n".join(bad[:40])
+
+
+def test_a_range_is_one_claim():
+    cases = ranges()
+    bad = _failures(cases)
+    assert not bad, "\n".join(bad)
 
 
 def test_every_echo_vouches_for_nothing():
