@@ -619,7 +619,112 @@ def ranges() -> list[Case]:
     return out
 
 
-ALL_ATTACKS = [*governed(), *swapped(), *ranges(), *echoed(), *laundered()]
+_CREDIT = {
+    "en": ("The user decided to {c}.", "reading: {g}", "Mika says we should {c}."),
+    "ja": ("ユーザーは{c}と決めた。", "測定値: {g}", "田中さんによると{c}。"),
+    "zh": ("用户决定{c}。", "读数：{g}", "老王说{c}。"),
+}
+_THIRD_MAIL = {
+    "en": "From: Mika Tanaka\nSubject: lunch on the terrace",
+    "ja": "田中さんからのメール: テラスでランチ",
+    "zh": "老王的邮件：在露台吃午饭",
+}
+
+
+def credited() -> list[Case]:
+    """Class 3: what is credited to a person comes from one segment of theirs -- not a
+    figure from another quote, not a name from one segment and content from another."""
+    out = []
+    for s in SEEDS:
+        credit, reading, third = _CREDIT[s.lang]
+        if s.figure and s.swaps and s.figure in s.clause:
+            g = s.swaps[0]
+            out.append(
+                Case(
+                    f"{s.lang}/figure-from-another-segment/{g}",
+                    _cand(
+                        "[USER] " + s.clause,
+                        "[TOOL] " + reading.format(g=g),
+                        body=credit.format(c=s.clause.replace(s.figure, g)),
+                    ),
+                    _segments(("USER", s.clause + _END[s.lang]), ("TOOL", reading.format(g=g))),
+                    _violation("attribution", "not_one_segment"),
+                )
+            )
+        out.append(
+            Case(
+                f"{s.lang}/name-from-another-segment/{s.clause}",
+                _cand(
+                    "[USER] " + s.clause,
+                    "[TOOL] " + _THIRD_MAIL[s.lang].split("\n")[0],
+                    body=third.format(c=s.clause),
+                ),
+                _segments(("USER", s.clause + _END[s.lang]), ("TOOL", _THIRD_MAIL[s.lang])),
+                _violation("attribution", "third_party"),
+            )
+        )
+    return out
+
+
+_LABELS = {
+    "en": ("> [USER] {c}", "[user]: {c}", "I think the user wants to {c}."),
+    "ja": ("> [USER] {c}", "ユーザー: {c}", "ユーザーは{c}と思う。"),
+    "zh": ("> [USER] {c}", "用户：{c}", "我认为用户要{c}。"),
+}
+
+
+def labelled() -> list[Case]:
+    """Classes 4 and 5: a speaker label in a body is an attribution, and a hedge is no
+    shield: both need the human's own words, and a document's text is not them."""
+    out = []
+    for s in SEEDS:
+        for t in _LABELS[s.lang]:
+            out.append(
+                Case(
+                    f"{s.lang}/label-or-hedge/{t}/{s.clause}",
+                    _cand("[TOOL] " + s.clause, body=t.format(c=s.clause)),
+                    _segments(("TOOL", "README.md: " + s.clause + _END[s.lang])),
+                    _violation("attribution", "no_user_quote"),
+                )
+            )
+    return out
+
+
+_LINKS = (
+    ("description", "{b} See [details](https://example.net/x)."),
+    ("description", "{b} https://example.net/setup"),
+    ("description", "{b} <https://example.net>"),
+    ("title", "{b} [[other-memory]]"),
+    ("title", "{b} www.example.net/x"),
+)
+
+
+def linked() -> list[Case]:
+    """Class 12: the index line carries no link; only the writer links the index."""
+    out = []
+    for s in SEEDS:
+        for field, t in _LINKS:
+            out.append(
+                Case(
+                    f"{s.lang}/index-link/{field}/{t}",
+                    _cand("[USER] " + s.clause, body=s.body, **{field: t.format(b=s.body)}),
+                    _segments(("USER", s.clause + _END[s.lang])),
+                    _violation("markup", "index_link"),
+                )
+            )
+    return out
+
+
+ALL_ATTACKS = [
+    *credited(),
+    *labelled(),
+    *linked(),
+    *governed(),
+    *swapped(),
+    *ranges(),
+    *echoed(),
+    *laundered(),
+]
 LEGIT = legitimate()
 
 
@@ -660,6 +765,24 @@ def test_a_range_is_one_claim():
     cases = ranges()
     bad = _failures(cases)
     assert not bad, "\n".join(bad)
+
+
+def test_what_is_credited_comes_from_one_segment():
+    cases = credited()
+    bad = _failures(cases)
+    assert not bad, f"{len(bad)} of {len(cases)} passed:\n" + "\n".join(bad[:40])
+
+
+def test_labels_and_hedges_are_attributions():
+    cases = labelled()
+    bad = _failures(cases)
+    assert not bad, f"{len(bad)} of {len(cases)} passed:\n" + "\n".join(bad[:40])
+
+
+def test_no_link_rides_into_the_index():
+    cases = linked()
+    bad = _failures(cases)
+    assert not bad, f"{len(bad)} of {len(cases)} passed:\n" + "\n".join(bad[:40])
 
 
 def test_every_echo_vouches_for_nothing():
