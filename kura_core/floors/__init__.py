@@ -330,8 +330,8 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
     start = 0
     for m in _SENTENCE_END.finditer(folded, 0, claim.start):
         start = m.end()
-    m = _CLAIM_CLAUSE_END.search(folded, claim.end)
-    end = m.start() if m else len(folded)
+    stop = _CLAIM_CLAUSE_END.search(folded, claim.end)
+    end = stop.start() if stop else len(folded)
     clause = folded[start:end]
     if not any("\u3040" <= ch <= "\u9fff" for ch in clause):
         clause = folded[claim.start : end]
@@ -394,16 +394,25 @@ def check_surface(
             if v is not None:
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)
-        if name in INDEX_FIELDS:
-            for link in index_links(value):
-                if (MARKUP, link) not in seen:
-                    seen.add((MARKUP, link))
-                    out.append(Violation(MARKUP, name, link, "index_link"))
-        if existing_slugs is not None:
-            for slug in dict.fromkeys(links_in(value)):
-                if slug not in existing_slugs and (LINK, slug) not in seen:
-                    seen.add((LINK, slug))
-                    out.append(Violation(LINK, name, slug, "no_memory"))
+        out.extend(_link_violations(name, value, existing_slugs, seen))
+    return out
+
+
+def _link_violations(
+    name: str, value: str, existing_slugs: Container[str] | None, seen: set[tuple[str, str]]
+) -> list[Violation]:
+    """Links an index field may not carry, and ``[[slug]]`` links to no memory."""
+    out = []
+    if name in INDEX_FIELDS:
+        for link in index_links(value):
+            if (MARKUP, link) not in seen:
+                seen.add((MARKUP, link))
+                out.append(Violation(MARKUP, name, link, "index_link"))
+    if existing_slugs is not None:
+        for slug in dict.fromkeys(links_in(value)):
+            if slug not in existing_slugs and (LINK, slug) not in seen:
+                seen.add((LINK, slug))
+                out.append(Violation(LINK, name, slug, "no_memory"))
     return out
 
 

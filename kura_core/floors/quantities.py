@@ -1417,9 +1417,9 @@ def _calendar(text: str, found: list[Quantity]) -> list[Quantity]:
                 out[i] = replace(q, canon=f"{q.canon} {zone[0]}", unit=zone[0])
                 zones.append((q.end, zone[1]))
     out = [q for q in out if not any(a <= q.start < b for a, b in zones)]
-    for a, b, day in weekdays(text):
-        if not any(q.start < b and a < q.end for q in out):
-            out.append(Quantity(WEEKDAY, text[a:b], day, a, b))
+    for w_start, w_end, wday in weekdays(text):
+        if not any(q.start < w_end and w_start < q.end for q in out):
+            out.append(Quantity(WEEKDAY, text[w_start:w_end], wday, w_start, w_end))
     out.sort(key=lambda q: (q.start, q.end))
     return out
 
