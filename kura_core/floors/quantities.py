@@ -28,6 +28,8 @@ from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
 from .calendar import WEEKDAY, eras, weekdays, zone_after
+from .identifiers import IDENTIFIER, identifiers
+from .identifiers import covers as covers_identifier
 from .text import fold_numbers
 from .units import (
     COUNTER,
@@ -1417,6 +1419,12 @@ def _calendar(text: str, found: list[Quantity]) -> list[Quantity]:
                 out[i] = replace(q, canon=f"{q.canon} {zone[0]}", unit=zone[0])
                 zones.append((q.end, zone[1]))
     out = [q for q in out if not any(a <= q.start < b for a, b in zones)]
+    spans = identifiers(text)
+    if spans:
+        out = [q for q in out if not any(a <= q.start and q.end <= b for a, b, _s, _c in spans)]
+        out += [
+            Quantity(IDENTIFIER, text[a:b], canon, a, b, unit=sort) for a, b, sort, canon in spans
+        ]
     for w_start, w_end, wday in weekdays(text):
         if not any(q.start < w_end and w_start < q.end for q in out):
             out.append(Quantity(WEEKDAY, text[w_start:w_end], wday, w_start, w_end))
@@ -1480,10 +1488,13 @@ def covers(c: Quantity, e: Quantity) -> bool:
             and (not c.unit or c.unit == e.unit)
             and _all_covered(c.readings, e.readings, _time_covers)
         )
+    if c.kind == IDENTIFIER:
+        return e.kind == IDENTIFIER and covers_identifier(c.unit, c.canon, e.unit, e.canon)
     if c.kind == VERSION:
         if e.kind == VERSION:
             n = len(c.parts)
-            return e.parts[:n] == c.parts
+            # less specific, but never without the evidence's pre-release or build suffix
+            return e.parts[:n] == c.parts and all(p.isdigit() for p in e.parts[n:])
         if e.kind == NUMBER and not e.unit and "." in e.text:
             return ".".join(c.parts) == e.text.strip()
         return False
@@ -1549,4 +1560,4 @@ def unvouched(text: str, evidence: Iterable[str]) -> list[Quantity]:
 
 def numbers_in(text: str) -> list[str]:
     """The canonical spellings of the quantities in *text*, once each, in order."""
-    return list(dict.fromkeys(q.canon for q in scan(text)))
+    return list(dict.fromkeys(q.canon for q in scan(text) if q.kind != IDENTIFIER))

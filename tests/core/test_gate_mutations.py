@@ -128,7 +128,60 @@ SEEDS = [
         "40 MB",
         ("40 GB", "40 Mb", "400 MB"),
     ),
+    Seed(
+        "en",
+        "send the weekly report to ops@example.com",
+        "Send the weekly report to ops@example.com.",
+        "ops@example.com",
+        ("ops@example.org", "dev@example.com", "ops@example.co"),
+    ),
+    Seed(
+        "en",
+        "clone the forge repo from https://git.example.com/lab/forge",
+        "Clone the forge repo from https://git.example.com/lab/forge.",
+        "https://git.example.com/lab/forge",
+        (
+            "https://git.example.net/lab/forge",
+            "https://git.example.com/lab/forge2",
+            "http://git.example.com/lab/forgery",
+        ),
+    ),
+    Seed(
+        "en",
+        "keep the build logs in /var/log/forge",
+        "Keep the build logs in /var/log/forge.",
+        "/var/log/forge",
+        ("/var/log/forge2", "/var/lib/forge", "/tmp/forge"),
+    ),
+    Seed(
+        "en",
+        "roll the NAS back to commit 3f2a9c1e",
+        "Roll the NAS back to commit 3f2a9c1e.",
+        "3f2a9c1e",
+        ("3f2a9c2e", "3f2a9c1f", "4f2a9c1e"),
+    ),
+    Seed(
+        "en",
+        "install the agent at version 2.1.0-rc1",
+        "Install the agent at version 2.1.0-rc1.",
+        "2.1.0-rc1",
+        ("2.1.0", "2.1.0-rc2", "2.1.1-rc1"),
+    ),
+    Seed(
+        "en",
+        "serve the dashboard on port 8080",
+        "Serve the dashboard on port 8080.",
+        "8080",
+        ("8081", "8008", "80"),
+    ),
     # --- Japanese
+    Seed(
+        "ja",
+        "レポートを ops@example.com に送る",
+        "レポートを ops@example.com に送る。",
+        "ops@example.com",
+        ("ops@example.org", "dev@example.com", "ops@example.jp"),
+    ),
     Seed(
         "ja",
         "バックアップを14日間残す",
@@ -267,6 +320,20 @@ SEEDS = [
         ("90小时", "90周", "9天"),
     ),
     Seed("zh", "把相册迁移到慢盘", "把相册迁移到慢盘。", "", ()),
+    Seed(
+        "zh",
+        "把日志放在 /var/log/forge 下面",
+        "把日志放在 /var/log/forge 下面。",
+        "/var/log/forge",
+        ("/var/log/forge2", "/var/lib/forge", "/tmp/forge"),
+    ),
+    Seed(
+        "zh",
+        "回滚到提交 3f2a9c1e",
+        "回滚到提交 3f2a9c1e。",
+        "3f2a9c1e",
+        ("3f2a9c2e", "3f2a9c1f", "4f2a9c1e"),
+    ),
 ]
 
 _END = {"en": ".", "ja": "。", "zh": "。"}
@@ -715,7 +782,48 @@ def linked() -> list[Case]:
     return out
 
 
+def _look_alikes(body: str) -> list[tuple[str, str]]:
+    """The body with one figure disguised: (how, disguised body)."""
+    out = []
+    digit = next((ch for ch in body if ch.isascii() and ch.isdigit()), None)
+    if digit is not None:
+        d = int(digit)
+        out.append(("devanagari-digit", body.replace(digit, chr(0x966 + d), 1)))
+        out.append(("bengali-digit", body.replace(digit, chr(0x9E6 + d), 1)))
+        out.append(("mathematical-digit", body.replace(digit, chr(0x1D7CE + d), 1)))
+    for real, fake in (("0", "O"), ("1", "l"), ("0", "o"), ("1", "I")):
+        for token in body.replace(",", " ").split():
+            core = token.strip(".。%")
+            if real in core and sum(c.isdigit() for c in core) >= 3 and core.isdigit():
+                out.append(
+                    (f"letter-{fake}-in-figure", body.replace(core, core.replace(real, fake, 1), 1))
+                )
+                break
+    out.append(("struck-through-word", body + " Do n\u0336o\u0336t\u0336 wait."))
+    out.append(("roman-numeral-glyph", body + " (\u216b)"))
+    out.append(("enclosing-mark", body + " \u20e0"))
+    return out
+
+
+def disguised() -> list[Case]:
+    """Class 7: stored text is judged by what a reader sees -- another script's digit, a
+    letter inside a figure, a strike-through, a Roman-numeral glyph."""
+    out = []
+    for s in SEEDS:
+        for how, body in _look_alikes(s.body):
+            out.append(
+                Case(
+                    f"{s.lang}/disguise/{how}/{s.clause}",
+                    _cand("[USER] " + s.clause, body=body),
+                    _segments(("USER", s.clause + _END[s.lang])),
+                    _violation("disguise"),
+                )
+            )
+    return out
+
+
 ALL_ATTACKS = [
+    *disguised(),
     *credited(),
     *labelled(),
     *linked(),
@@ -781,6 +889,12 @@ def test_labels_and_hedges_are_attributions():
 
 def test_no_link_rides_into_the_index():
     cases = linked()
+    bad = _failures(cases)
+    assert not bad, f"{len(bad)} of {len(cases)} passed:\n" + "\n".join(bad[:40])
+
+
+def test_every_disguise_is_refused():
+    cases = disguised()
     bad = _failures(cases)
     assert not bad, f"{len(bad)} of {len(cases)} passed:\n" + "\n".join(bad[:40])
 
