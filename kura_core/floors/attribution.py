@@ -979,7 +979,12 @@ def _names_pattern(names: Sequence[str]) -> str:
             if f:
                 parts.append(re.escape(f).replace(r"\ ", r"\s+"))
     parts.sort(key=len, reverse=True)
-    return "|".join(parts)
+    if not parts:
+        return ""
+    # one rule for variants: look-alike letters are folded on both sides (fold) and an
+    # honorific suffix is the same person (Ren-san, 蓮さん); any other spelling -- a
+    # nickname, another script's form of the name -- is another person
+    return f"(?:(?:{'|'.join(parts)})(?:-(?:san|sama|kun|chan|sensei|senpai)\\b)?)"
 
 
 @functools.lru_cache(maxsize=64)
