@@ -30,7 +30,7 @@ from kura_core.distill.evidence import Segment, normalize
 from kura_core.distill.gate import GateResult, run_gate
 
 SRC = "mutations.jsonl"
-NAMES = ["Ren"]
+NAMES = ["Ren", "蓮"]
 
 
 @dataclass(frozen=True)
@@ -734,9 +734,15 @@ def credited() -> list[Case]:
 
 
 _LABELS = {
-    "en": ("> [USER] {c}", "[user]: {c}", "I think the user wants to {c}."),
-    "ja": ("> [USER] {c}", "ユーザー: {c}", "ユーザーは{c}と思う。"),
-    "zh": ("> [USER] {c}", "用户：{c}", "我认为用户要{c}。"),
+    "en": (
+        "> [USER] {c}",
+        "[user]: {c}",
+        "I think the user wants to {c}.",
+        "Ren-san decided to {c}.",
+        "Rеn decided to {c}.",  # a Cyrillic е: folded, the same person
+    ),
+    "ja": ("> [USER] {c}", "ユーザー: {c}", "ユーザーは{c}と思う。", "蓮さんは{c}と決めた。"),
+    "zh": ("> [USER] {c}", "用户：{c}", "我认为用户要{c}。", "蓮决定{c}。"),
 }
 
 
