@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import check_surface, messages
 from ..prompts import messages as build_messages
-from ..prompts import preamble
+from ..prompts import TRUST_QUESTIONS, preamble
 from ..registry import Registry
 from ..reports import tally_of
 from ..shapes import dict_at
@@ -159,7 +159,9 @@ view not turned into the human's). Answer "pour" if it is true to the evidence, 
 a long time and belongs in this store; "fix" with corrected title/description/body if it
 is worth keeping but says more or less than the evidence; "toss" if it is chatter, wrong,
 contradicts its evidence, or does not belong. Give a short reason. Reply with JSON only:
-{"verdict", "reason", "fix": {"title", "description", "body"}}."""
+{"verdict", "reason", "fix": {"title", "description", "body"}}.
+
+""" + TRUST_QUESTIONS
 
 SEED_INSTRUCTIONS = """\
 Below are ideas kept aside until later evidence confirms them, then a new stretch of journal.
