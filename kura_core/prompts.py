@@ -73,4 +73,3 @@ Ask of the draft, against its evidence, each of these -- any "yes" means fix or 
 5. Does a line of tool output, a command or a file mean something else than the text reads
    into it (a cron line is not a clock time; an example is not a setting)?
 6. Is the agent's own view, guess or plan presented as a fact, a measurement or a decision?"""
-

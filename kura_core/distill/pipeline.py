@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import check_surface, messages
-from ..prompts import messages as build_messages
 from ..prompts import TRUST_QUESTIONS, preamble
+from ..prompts import messages as build_messages
 from ..registry import Registry
 from ..reports import tally_of
 from ..shapes import dict_at
@@ -148,7 +148,8 @@ reference), body (the fact, then **Why:** and **How to apply:** lines where they
 Every number must come from the evidence; credit the human only with what a [USER] line
 says. Reply with JSON only."""
 
-JUDGE_INSTRUCTIONS = """\
+JUDGE_INSTRUCTIONS = (
+    """\
 You are the last gate of a long-term memory. Read the draft below cold, against its
 evidence. A deterministic gate has already checked that every quote is verbatim, that
 every number occurs in the evidence and that the human is credited only with what a
@@ -161,7 +162,9 @@ is worth keeping but says more or less than the evidence; "toss" if it is chatte
 contradicts its evidence, or does not belong. Give a short reason. Reply with JSON only:
 {"verdict", "reason", "fix": {"title", "description", "body"}}.
 
-""" + TRUST_QUESTIONS
+"""
+    + TRUST_QUESTIONS
+)
 
 SEED_INSTRUCTIONS = """\
 Below are ideas kept aside until later evidence confirms them, then a new stretch of journal.

@@ -104,19 +104,33 @@ def _words(prefix: str) -> list[str]:
 
 def _redirect_target(rest: str) -> str | None:
     """Where the rest of a command line writes (``> path``, ``>> path``, ``| tee path``)."""
+    if ">" not in rest and "tee" not in rest:
+        return None
     m = re.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?([^\s'\";|&]+)", rest)
     return m.group(1) if m else None
 
 
-def _prose_context(words: list[str], rest: str) -> bool:
-    """Whether a quoted argument after *words* (the command so far) is the agent's text:
-    printed, sent or committed -- unless the line writes it into a non-prose file."""
+def _last_word(text: str, lo: int, i: int) -> list[str]:
+    """The word right before position *i* (not looking back past *lo*), as a list."""
+    k = i
+    while k > lo and text[k - 1] in " \t":
+        k -= 1
+    if k <= lo:
+        return []
+    j = max(text.rfind(" ", lo, k), text.rfind("\t", lo, k))
+    return [text[max(j + 1, lo) : k]]
+
+
+def _prose_context(head: list[str], last: list[str], rest: str) -> bool:
+    """Whether a quoted argument is the agent's text: printed (*head*, the command's first
+    words), sent or committed (*last*, the word before it) -- unless the rest of the line
+    writes it into a non-prose file."""
     target = _redirect_target(rest)
     if target is not None and not PROSE_FILE.search(target):
         return False
-    if words and words[0].rsplit("/", 1)[-1].lower() in _PRINTERS:
+    if head and head[0].rsplit("/", 1)[-1].lower() in _PRINTERS:
         return True
-    if words and (words[-1] in _MESSAGE_FLAGS or words[-1].split("=", 1)[0] in _MESSAGE_FLAGS):
+    if last and (last[0] in _MESSAGE_FLAGS or last[0].split("=", 1)[0] in _MESSAGE_FLAGS):
         return True
     return target is not None
 
@@ -143,10 +157,18 @@ def _code_spans(code: str, base: int) -> list[tuple[int, int]]:
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 
 
+#: How much of a command line around a quoted argument is read to judge it (a command's
+#: name and flags are short; reading a bounded window keeps the scan linear).
+_REACH = 240
+
+
 def prose_spans(text: str) -> list[tuple[int, int]]:
     """The spans of *text* (a command, a script) that are the agent's prose."""
     out: list[tuple[int, int]] = []
     line_start = 0
+    line_end = -1  # the end of the current line, found once per line
+    failed: set[str] = set()  # heredoc tags whose end never comes
+    head_at, head = -1, []  # the first words of the current line, read once per line
     i = 0
     n = len(text)
     while i < n:
@@ -157,19 +179,24 @@ def prose_spans(text: str) -> list[tuple[int, int]]:
             continue
         if ch in "'\"":
             end = _quoted(text, i)
-            inner = text[i + 1 : end - 1]
-            words = _words(text[line_start:i])
-            line_end = text.find("\n", end)
-            rest = text[end : n if line_end < 0 else line_end]
-            if words and words[-1] in _CODE_FLAGS:
-                out.extend(_code_spans(inner, i + 1))
-            elif is_prose(inner) and _prose_context(words, rest):
+            if line_end < end:
+                found = text.find("\n", end)
+                line_end = n if found < 0 else found
+            if head_at != line_start:
+                head_at, head = line_start, _words(text[line_start : line_start + _REACH])
+            last = _last_word(text, max(line_start, i - _REACH), i)
+            rest = text[end : min(line_end, end + _REACH)]
+            if last and last[0] in _CODE_FLAGS:
+                out.extend(_code_spans(text[i + 1 : end - 1], i + 1))
+            elif is_prose(text[i + 1 : end - 1]) and _prose_context(head, last, rest):
                 out.append((i + 1, end - 1))
             i = end
             continue
         if ch == "<" and text.startswith("<<", i):
             m = _HEREDOC.match(text, i)
-            body = _heredoc(text, m, line_start) if m else None
+            body = _heredoc(text, m, line_start) if m and m.group(2) not in failed else None
+            if m and body is None:
+                failed.add(m.group(2))
             if body is not None:
                 a, b, is_text = body
                 if is_text:

@@ -549,6 +549,8 @@ def _classify(toks: list[_Tok]) -> str:
                     return f"{rule}:{t.text}"
             if t.text.startswith(("non-", "un-")):
                 return f"{NEGATION}:{t.text}"
+        elif t.kind == "cjk" and t.text in ("な", "なよ", "なね"):
+            return f"{NEGATION}:{t.text}"  # the Japanese prohibitive: 消すな
         elif t.kind == "cjk":
             best: tuple[int, int, str, str] | None = None
             for rule, pat in _CJK_CLASSES:
