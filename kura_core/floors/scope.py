@@ -458,7 +458,8 @@ def _tokens(text: str, base: int = 0) -> list[_Tok]:
     for m in _TOKEN.finditer(text):
         s, e = m.span()
         chunk = m.group(0)
-        if chunk[0] >= "\u3040" and not chunk[0].isspace() and re.match(_CJK_RUN, chunk):
+        first = chunk[0]
+        if "\u3040" <= first <= "\u9fff" or "\uf900" <= first <= "\ufaff" or first in "々〆":
             out.append(_Tok(base + s, base + e, "cjk", chunk))
             continue
         if len(chunk) == 1 and not chunk.isalnum():
@@ -636,6 +637,8 @@ def judge(
     *strict* (a person's words) refuses every left-out word not known to be harmless; not
     strict (machine output and commands, whose lines are columns and arguments) refuses
     only the left-out operators this module knows."""
+    if start == 0 and end == len(seg):
+        return Scope()  # the whole segment: nothing left out, nothing around it
     lo = max(0, start - WINDOW)
     hi = min(len(seg), end + WINDOW)
     toks = _tokens(seg[lo:hi], lo)
