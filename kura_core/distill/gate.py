@@ -43,8 +43,7 @@ from ..floors import (
 )
 from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
-from ..floors.scope import RULES as SCOPE_RULES
-from ..floors.scope import judge as judge_scope
+from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 

@@ -28,8 +28,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
 from .calendar import WEEKDAY, eras, weekdays, zone_after
-from .identifiers import IDENTIFIER, identifiers
-from .identifiers import covers as covers_identifier
+from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
 from .text import fold_numbers
 from .units import (
     COUNTER,

@@ -7,8 +7,7 @@ import gc
 import time
 from pathlib import Path
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from kura_core.distill.evidence import normalize
 from kura_core.distill.pipeline import JUDGE_INSTRUCTIONS
