@@ -134,15 +134,15 @@ def _linear(fn, small: str, big: str) -> None:
         gc.disable()  # growth of the algorithm, not of the collector's sweeps
         try:
             for _ in range(3):
-                t = time.perf_counter()
+                t = time.process_time()
                 fn(text)
-                best = min(best, time.perf_counter() - t)
+                best = min(best, time.process_time() - t)
         finally:
             gc.enable()
         return best
 
     t_small, t_big = timed(small), timed(big)
-    assert t_big <= max(15 * t_small, 0.1), (t_small, t_big)
+    assert t_big <= max(15 * t_small, 0.25), (t_small, t_big)
     assert t_big < 2.0
 
 
@@ -159,7 +159,7 @@ def test_scope_runs_in_linear_time():
 
 def test_payload_scan_runs_in_linear_time():
     for unit in ("echo 'a b' ", '"' * 7, "<<EOF\n", "python3 -c \"print('x y')\" ; "):
-        _linear(prose_spans, unit * 500, unit * 5000)
+        _linear(prose_spans, unit * 1000, unit * 10000)
 
 
 @settings(max_examples=100, deadline=None)
