@@ -45,6 +45,7 @@ from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
+from ..vocabulary import ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 
 KINDS = ("fact", "judgement", "idea")
@@ -290,14 +291,14 @@ class _Index:
             start = text.find(needle)
             while start >= 0:
                 reason = cut_reason(text, start, start + len(needle))
-                if not reason and self.segments[i].cls != "SELF":
+                if not reason and self.segments[i].cls != ProvenanceClass.SELF:
                     reason = _scope_reason(
                         text,
                         start,
                         start + len(needle),
                         prose,
                         self.breaks(i),
-                        strict=self.segments[i].cls == "USER",
+                        strict=self.segments[i].cls == ProvenanceClass.USER,
                     )
                 if not reason:
                     seg = self.segments[i]
