@@ -119,6 +119,10 @@ def _blank_list_markers(text: str) -> str:
     return _LIST_MARKER.sub(repl, text)
 
 
+#: ① ❶ ➀ at a line start: a list marker, not a figure (blanked before folding makes it 1).
+_CIRCLED_MARKER = re.compile(r"(?m)^([ \t]*)[\u2460-\u2473\u2776-\u2793]")
+
+
 # =========================================================================== English words
 
 _ONES = {
@@ -557,7 +561,7 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 
 class _Scan:
     def __init__(self, raw: str) -> None:
-        self.text = _blank_list_markers(fold_numbers(raw))
+        self.text = _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
         self.taken = bytearray(len(self.text))
         self.out: list[Quantity] = []
         self.yen = "JPY" if _KANA.search(self.text) else ("CNY" if _HAN.search(self.text) else "¥")

@@ -566,6 +566,15 @@ def legitimate() -> list[Case]:
                 _kept,
             )
         )
+        for marker in ("1. ", "2) ", "(3) ", "4、", "① ", "- "):
+            out.append(
+                Case(
+                    f"{s.lang}/numbered-body/{marker}/{s.clause}",
+                    _cand(quote, body=f"{marker}{s.body}\n{marker}{s.body}"),
+                    _segments(("USER", s.clause + _END[s.lang])),
+                    _kept,
+                )
+            )
         for t in HARMLESS[s.lang]:
             out.append(
                 Case(
