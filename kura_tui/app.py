@@ -29,7 +29,15 @@ from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.content import Content
 
-from kura_core import FloorRefused, Quote, editable_text, is_temp_name, parse_editable
+from kura_core import (
+    FloorRefused,
+    MemoryView,
+    ProfileState,
+    Quote,
+    editable_text,
+    is_temp_name,
+    parse_editable,
+)
 from kura_core.errors import KuraError
 from kura_core.kura import Kura, StoreSummary
 from kura_core.vocabulary import SeedState
@@ -697,7 +705,7 @@ class KuraApp(App[None]):
             "memory", lambda: MemoryLoaded(store, slug, core.memory(slug, store=store)), store=store
         )
 
-    def edit_memory(self, store: str, view: Any) -> None:
+    def edit_memory(self, store: str, view: MemoryView) -> None:
         self.push_screen(MemoryEditScreen(store, view, by=self.by, blink=not self.frozen))
 
     def save_memory(
@@ -731,7 +739,7 @@ class KuraApp(App[None]):
 
         self._spawn(f"edit:{slug}", job, store=store)
 
-    def edit_in_editor(self, store: str, view: Any) -> None:
+    def edit_in_editor(self, store: str, view: MemoryView) -> None:
         """Edit the memory in $EDITOR with the app suspended; the text waits in a file until
         it is written, so quitting, a crash or a refusal loses nothing."""
 
@@ -929,7 +937,7 @@ class KuraApp(App[None]):
             self.load_current(("map", "gatelog", "doctor"))
 
     # ---- evidence in its journal -----------------------------------------
-    def open_evidence(self, store: str, title: str, quotes: Iterable[Any]) -> None:
+    def open_evidence(self, store: str, title: str, quotes: Iterable[Quote]) -> None:
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
@@ -937,7 +945,7 @@ class KuraApp(App[None]):
             return
         self.push_screen(EvidenceScreen(store, title, qs))
 
-    def load_excerpt(self, token: int, store: str, quote: Any) -> None:
+    def load_excerpt(self, token: int, store: str, quote: Quote) -> None:
         core = self.kura
 
         def job() -> ExcerptLoaded:
@@ -1385,7 +1393,7 @@ class KuraApp(App[None]):
                 ):
                     s.busy(s.store, self.job_text)
 
-    def draft_profile(self, store: str, state: Any = None) -> None:
+    def draft_profile(self, store: str, state: ProfileState | None = None) -> None:
         """Ask the brain for a draft (a long job: one at a time, S stops waiting for it). A
         draft already waiting is replaced by the new one: asked first."""
         if store != self.current_store:
@@ -1442,7 +1450,7 @@ class KuraApp(App[None]):
         if m.store == self.current_store:
             self.load_current(("doctor",))
 
-    def apply_profile(self, store: str, state: Any) -> None:
+    def apply_profile(self, store: str, state: ProfileState) -> None:
         """Make the waiting draft the profile: only after the person confirms it."""
         if not state.draft_present:
             self.notify(

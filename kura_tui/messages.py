@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from kura_core import DoctorReport
+    from kura_core import (
+        DoctorReport,
+        JournalExcerpt,
+        MemoryView,
+        ProfileState,
+        RecallResult,
+    )
     from kura_core.kura import StoreSummary
 
 
@@ -52,14 +58,14 @@ class DoctorLoaded(Message):
 
 
 class RecallDone(Message):
-    def __init__(self, store: str, result: Any) -> None:
+    def __init__(self, store: str, result: RecallResult) -> None:
         super().__init__()
         self.store = store
         self.result = result
 
 
 class MemoryLoaded(Message):
-    def __init__(self, store: str, slug: str, memory: Any, error: str = "") -> None:
+    def __init__(self, store: str, slug: str, memory: MemoryView | None, error: str = "") -> None:
         super().__init__()
         self.store = store
         self.slug = slug
@@ -70,7 +76,7 @@ class MemoryLoaded(Message):
 class ExcerptLoaded(Message):
     """The journal around one quote, for the evidence screen that asked (by token)."""
 
-    def __init__(self, token: int, excerpt: Any, error: str = "") -> None:
+    def __init__(self, token: int, excerpt: JournalExcerpt | None, error: str = "") -> None:
         super().__init__()
         self.token = token
         self.excerpt = excerpt
@@ -80,7 +86,7 @@ class ExcerptLoaded(Message):
 class ProfileLoaded(Message):
     """A store's learned profile as it stands, and why a draft cannot be asked for ('' if it can)."""
 
-    def __init__(self, store: str, state: Any, needs: str = "") -> None:
+    def __init__(self, store: str, state: ProfileState | None, needs: str = "") -> None:
         super().__init__()
         self.store = store
         self.state = state
