@@ -48,11 +48,15 @@ from .messages import (
     CoreFailed,
     DoctorLoaded,
     DraftActed,
+    DraftsLoaded,
     Edited,
     ExcerptLoaded,
+    GateLogLoaded,
     HealthLoaded,
-    Loaded,
+    JournalsLoaded,
+    MapLoaded,
     MemoryLoaded,
+    NeedsLoaded,
     OpenEdit,
     OpenEditor,
     OpenRetire,
@@ -61,8 +65,10 @@ from .messages import (
     RecallDone,
     Retired,
     SeedDismissed,
+    SeedsLoaded,
     StoreChanged,
     StoresLoaded,
+    TenderLoaded,
     TidyWritten,
     WorkDone,
     WorkProgress,
@@ -400,9 +406,8 @@ class KuraApp(App[None]):
         if name not in self._needs:
             self._spawn(
                 "needs",
-                lambda: Loaded(
+                lambda: NeedsLoaded(
                     name,
-                    "needs",
                     {
                         k: core.needs(k, store=name)
                         for k in ("distil", "drain", "tidy", "weave", "profile")
@@ -422,12 +427,12 @@ class KuraApp(App[None]):
         core = self.kura
         parts = set(parts)
         loaders: dict[str, Callable[[], Any]] = {
-            "map": lambda: Loaded(name, "map", core.map_view(store=name)),
-            "drafts": lambda: Loaded(name, "drafts", core.drafts(store=name)),
-            "gatelog": lambda: Loaded(name, "gatelog", core.gate_log(store=name)),
-            "seeds": lambda: Loaded(name, "seeds", core.seed_list(store=name)),
-            "tender": lambda: Loaded(name, "tender", core.tend_status(store=name)),
-            "journals": lambda: Loaded(name, "journals", core.journals(store=name)),
+            "map": lambda: MapLoaded(name, core.map_view(store=name)),
+            "drafts": lambda: DraftsLoaded(name, core.drafts(store=name)),
+            "gatelog": lambda: GateLogLoaded(name, core.gate_log(store=name)),
+            "seeds": lambda: SeedsLoaded(name, core.seed_list(store=name)),
+            "tender": lambda: TenderLoaded(name, core.tend_status(store=name)),
+            "journals": lambda: JournalsLoaded(name, core.journals(store=name)),
             "doctor": lambda: DoctorLoaded(name, core.doctor(store=name)),
         }
         for part in PARTS:  # in this order: what a person looks at first loads first
@@ -547,28 +552,46 @@ class KuraApp(App[None]):
         self.main.stores.show_health(m.health)
 
     @_needs_main
-    def on_loaded(self, m: Loaded) -> None:
-        if m.part == "needs":
-            self._needs[m.store] = m.data
-            self._show_needs()
-            return
-        if m.store != self.current_store:
-            return
-        main = self.main
-        if m.part == "map":
-            main.map.show(m.data)
-        elif m.part == "drafts":
-            main.drafts.show(m.data)
-            main.set_draft_count(len(m.data.drafts))
-        elif m.part == "gatelog":
-            main.gatelog.show(m.data)
-        elif m.part == "seeds":
-            main.seeds.show(m.data)
-        elif m.part == "tender":
-            main.tender.show(m.data)
-        elif m.part == "journals":
-            main.journals.show(m.data)
-        self._filled(m.part)
+    def on_needs_loaded(self, m: NeedsLoaded) -> None:
+        self._needs[m.store] = m.needs
+        self._show_needs()
+
+    @_needs_main
+    def on_map_loaded(self, m: MapLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.map.show(m.view)
+            self._filled("map")
+
+    @_needs_main
+    def on_drafts_loaded(self, m: DraftsLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.drafts.show(m.view)
+            self.main.set_draft_count(len(m.view.drafts))
+            self._filled("drafts")
+
+    @_needs_main
+    def on_gate_log_loaded(self, m: GateLogLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.gatelog.show(m.rows)
+            self._filled("gatelog")
+
+    @_needs_main
+    def on_seeds_loaded(self, m: SeedsLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.seeds.show(m.seeds)
+            self._filled("seeds")
+
+    @_needs_main
+    def on_tender_loaded(self, m: TenderLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.tender.show(m.status)
+            self._filled("tender")
+
+    @_needs_main
+    def on_journals_loaded(self, m: JournalsLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.journals.show(m.view)
+            self._filled("journals")
 
     def _show_needs(self) -> None:
         if self.job is None:

@@ -15,10 +15,16 @@ from textual.message import Message
 if TYPE_CHECKING:
     from kura_core import (
         DoctorReport,
+        DraftsView,
+        GateEntry,
         JournalExcerpt,
+        JournalsView,
+        MapView,
         MemoryView,
         ProfileState,
         RecallResult,
+        Seed,
+        TendStatus,
     )
     from kura_core.kura import StoreSummary
 
@@ -39,14 +45,55 @@ class HealthLoaded(Message):
         self.health = health
 
 
-class Loaded(Message):
-    """One pane's data for one store (``part``: map, drafts, gatelog, seeds, tender, journals)."""
+class NeedsLoaded(Message):
+    """Why each piece of model work cannot run on a store ('' where it can)."""
 
-    def __init__(self, store: str, part: str, data: Any) -> None:
+    def __init__(self, store: str, needs: dict[str, str]) -> None:
         super().__init__()
         self.store = store
-        self.part = part
-        self.data = data
+        self.needs = needs
+
+
+class MapLoaded(Message):
+    def __init__(self, store: str, view: MapView) -> None:
+        super().__init__()
+        self.store = store
+        self.view = view
+
+
+class DraftsLoaded(Message):
+    def __init__(self, store: str, view: DraftsView) -> None:
+        super().__init__()
+        self.store = store
+        self.view = view
+
+
+class GateLogLoaded(Message):
+    def __init__(self, store: str, rows: Sequence[GateEntry]) -> None:
+        super().__init__()
+        self.store = store
+        self.rows = rows
+
+
+class SeedsLoaded(Message):
+    def __init__(self, store: str, seeds: Sequence[Seed]) -> None:
+        super().__init__()
+        self.store = store
+        self.seeds = seeds
+
+
+class TenderLoaded(Message):
+    def __init__(self, store: str, status: TendStatus) -> None:
+        super().__init__()
+        self.store = store
+        self.status = status
+
+
+class JournalsLoaded(Message):
+    def __init__(self, store: str, view: JournalsView) -> None:
+        super().__init__()
+        self.store = store
+        self.view = view
 
 
 class DoctorLoaded(Message):
