@@ -20,7 +20,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,10 +30,12 @@ from textual.binding import Binding
 from textual.content import Content
 
 from kura_core import (
+    Draft,
     FloorRefused,
     MemoryView,
     ProfileState,
     Quote,
+    Seed,
     editable_text,
     is_temp_name,
     parse_editable,
@@ -788,7 +790,7 @@ class KuraApp(App[None]):
             )
         self._run_editor(store, view, path, resumed)
 
-    def _run_editor(self, store: str, view: Any, path: Path, resumed: bool = False) -> None:
+    def _run_editor(self, store: str, view: MemoryView, path: Path, resumed: bool = False) -> None:
 
         before = path.read_text(encoding="utf-8")
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
@@ -960,7 +962,9 @@ class KuraApp(App[None]):
             self.load_current(("map", "gatelog", "doctor"))
 
     # ---- evidence in its journal -----------------------------------------
-    def open_evidence(self, store: str, title: str, quotes: Iterable[Quote]) -> None:
+    def open_evidence(
+        self, store: str, title: str, quotes: Iterable[Quote | Mapping[str, Any]]
+    ) -> None:
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
@@ -991,7 +995,7 @@ class KuraApp(App[None]):
             return
         self.act_on_draft(action, d)
 
-    def act_on_draft(self, action: str, draft: Any) -> None:
+    def act_on_draft(self, action: str, draft: Draft) -> None:
         store = self.current_store
         if action == "pour":
             self._run_draft("pour", store, draft.slug)
@@ -1090,7 +1094,7 @@ class KuraApp(App[None]):
             return
         self.act_on_seed(action, s)
 
-    def act_on_seed(self, action: str, seed: Any) -> None:
+    def act_on_seed(self, action: str, seed: Seed) -> None:
         store = self.current_store
         if action == "origin":
             quotes = list(seed.quotes) + [q for c in seed.confirmed for q in c.quotes]

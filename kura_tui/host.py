@@ -4,7 +4,7 @@ never import the app (which imports them)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -36,7 +36,9 @@ class Host(Protocol):
     def retire_memory(
         self, store: str, slug: str, title: str, linked_from: Iterable[str] = ()
     ) -> None: ...
-    def open_evidence(self, store: str, title: str, quotes: Iterable[Quote]) -> None: ...
+    def open_evidence(
+        self, store: str, title: str, quotes: Iterable[Quote | Mapping[str, Any]]
+    ) -> None: ...
     def load_excerpt(self, token: int, store: str, quote: Quote) -> None: ...
     def fix_draft(self, store: str, slug: str, fields: dict[str, Any]) -> None: ...
     def write_weave(self, store: str, preview: Any) -> None: ...
