@@ -18,6 +18,7 @@ from typing import Any
 from .. import Kura, KuraError, Registry
 from ..errors import SelectorError
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
+from .connect import add_parsers as add_connect_parsers, cmd_connect as connect_body
 from .guard import guarded
 from .render import doctor_text
 
@@ -377,8 +378,8 @@ def cmd_distill_run(ctx: Ctx) -> int:
             ctx.print(f"  ⚠ {e}")
         for r in rep.refused:
             ctx.print(f"  ⚠ not read: {r}")
-    if rep.shelved and not rep.batches:
-        return FAIL
+    if (rep.shelved or rep.overran) and not rep.batches:
+        return FAIL  # a stretch waits on the shelf (a model failed, or the time budget ran out)
     return OK if rep.did_work else NOTHING
 
 
@@ -630,7 +631,13 @@ def _bench_perf(ctx: Ctx) -> int:
             probes.append(bench_probe())
     say = None if a.json else (lambda m: ctx.err.write(f"  {m}…\n"))
     rep = bench.perf(
-        sizes, runs=a.runs, http=not a.no_http, rss=not a.no_rss, probes=probes, progress=say
+        sizes,
+        runs=a.runs,
+        http=not a.no_http,
+        rss=not a.no_rss,
+        probes=probes,
+        progress=say,
+        journal_mb=a.journal_mb,
     )
     if skipped:
         rep["tui"] = {"skipped": skipped}
@@ -663,6 +670,10 @@ def cmd_doctor(ctx: Ctx) -> int:
     else:
         ctx.print(doctor_text(rep))
     return OK if rep.ok else FAIL
+
+
+def cmd_connect(ctx: Ctx) -> int:
+    return connect_body(ctx)
 
 
 def cmd_tui(ctx: Ctx) -> int:
@@ -703,7 +714,23 @@ def cmd_demo(ctx: Ctx) -> int:
 
 # --------------------------------------------------------------------------- parser
 
-_ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
+_ADAPTER_CHOICES = [
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+]
 
 
 #: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json
@@ -734,6 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
     _service_commands(add)
     _bench_command(add)
     _app_commands(add)
+    add_connect_parsers(add, cmd_connect)
     return p
 
 
@@ -946,6 +974,12 @@ def _bench_command(add: AddCommand) -> None:
         "--runs", type=int, default=9, help="perf: runs per measurement (median reported)"
     )
     sp.add_argument("--no-http", action="store_true", help="perf: skip the HTTP throughput run")
+    sp.add_argument(
+        "--journal-mb",
+        type=float,
+        default=20.0,
+        help="perf: size of the generated journal the gate is timed on (0 skips it)",
+    )
     sp.add_argument("--no-tui", action="store_true", help="perf: skip the TUI first-paint run")
     sp.add_argument(
         "--no-rss", action="store_true", help="perf: skip the resident memory of kura serve"
@@ -1055,7 +1089,12 @@ def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # an agent's hook: quick, fail-open, never a message
+        from .. import run_hook
+
+        return run_hook(argv[1:])
+    args = _parse(argv)
     if args.fn is None:
         return OK  # help was printed
     ctx = Ctx(args)
