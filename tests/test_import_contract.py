@@ -297,6 +297,18 @@ def test_nothing_imports_in_a_circle():
     assert found >= PENDING_CYCLES, f"gone, remove from PENDING_CYCLES: {PENDING_CYCLES - found}"
 
 
+def test_the_mcp_entry_reaches_neither_the_command_line_nor_the_bench():
+    edges = graph(modules(CORE), modules(APP))
+    seen, todo = set(), ["kura_core.mcp.__main__"]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo += [t for t, _, _ in edges.get(name, [])]
+    assert "kura_core.faces.mcp" in seen
+    assert not [m for m in seen if _within(m, (CLI, "kura_core.bench", APP))]
+
+
 def test_the_circle_finder_finds_circles_and_only_circles():
     def e(*targets):
         return [(t, 1, True) for t in targets]

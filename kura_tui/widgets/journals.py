@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,6 +17,9 @@ from kura_core.vocabulary import StretchState
 
 from .fmt import ago, heading, n
 from .rowlist import RowList
+
+if TYPE_CHECKING:
+    from kura_core import JournalsView
 
 
 def _pct(j: Any) -> str:
@@ -149,7 +152,7 @@ class JournalsPane(Vertical):
     def selected(self) -> Any | None:
         return self.query_one("#journal-list", RowList).current
 
-    def show(self, view: Any) -> None:
+    def show(self, view: JournalsView) -> None:
         self.view = view
         lines: list[Content] = []
         if not view.roots:
