@@ -343,14 +343,14 @@ def cmd_journal(ctx: Ctx) -> int:
         ctx.json(got.to_json())
         return FAIL if got.fatal else OK
     classes = " · ".join(f"{c} {n}" for c, n in sorted(got.classes.items()))
-    skipped = sum(1 for n in got.notes if n.kind == "skipped")
-    ignored = sum(1 for n in got.notes if n.kind == "ignored")
-    repaired = sum(1 for n in got.notes if n.kind == "repaired")
+    skipped, ignored = got.count("skipped"), got.count("ignored")
+    repaired, held = got.count("repaired"), got.count("held")
+    variant = f" ({got.variant})" if got.variant else ""
     ctx.print(
-        f"{Path(got.path).name}: {got.adapter} adapter, {got.unit} {got.start}–{got.end}, "
+        f"{Path(got.path).name}: {got.adapter} adapter{variant}, {got.unit} {got.start}–{got.end}, "
         f"{got.records} records → {len(got.segments)} segments"
         + (f" ({classes})" if classes else "")
-        + f"; {skipped} skipped, {ignored} ignored"
+        + f"; {skipped} skipped, {ignored} ignored, {held} held back"
         + (f", {repaired} repaired" if repaired else "")
     )
     if got.fatal:

@@ -2,8 +2,12 @@
 
 Markdown appended as the chat runs: byte-offset watermarks.
 
-* ``#### `` lines are what the person typed (USER), commands such as ``/add`` included;
-  consecutive ``#### `` lines are one message.
+* The person's input (USER), commands such as ``/add`` included, is written by aider as
+  a block of its own: a blank line, then every line of the input as ``#### `` + the line
+  + two spaces (a Markdown hard break), e.g. ``\n#### fix the tests  \n#### and lint  \n``.
+  Only such lines are USER: a ``####`` line inside the assistant's reply (an H4 heading
+  of its Markdown, a line of code) lacks the hard break or the blank line before it, and
+  stays the assistant's. ``#### <blank>`` (an empty input) is noted, not read.
 * ``> `` lines are aider itself and the tools it runs -- version banners, "Applied edit",
   commit lines, ``/run`` output, lint errors, token counts -- machine output (TOOL). A line
   without the prefix directly after one (no blank line between) continues it.
@@ -51,8 +55,8 @@ _FENCE = re.compile(r"^```")
 def _kind(line: str) -> str:
     if _HEADER.match(line):
         return "header"
-    if line.startswith("####"):
-        return "user"
+    if line.startswith("####") and line.endswith("  ") and line[4:5] in (" ", ""):
+        return "user"  # aider's own form of the person's line (see the module docstring)
     if line.startswith("> ") or line.rstrip() == ">":
         return "tool"
     return "blank" if not line.strip() else "text"
@@ -136,32 +140,47 @@ def _session_before(path: str | os.PathLike[str], start: int) -> tuple[str, str]
 
 
 def read_aider(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
-    """Read an aider chat history from byte offset *start* (see the module docstring)."""
-    source = str(path)
+    """Read an aider chat history from byte offset *start* (see the module docstring).
+
+    A window that ends inside its first block is widened until that block is whole, so a
+    reply longer than *limit_bytes* never stops the watermark."""
     problem = encoding_problem(path)
     if problem:
         return refused(UNIT, start, problem)
-    intake = Intake(source, UNIT)
-    first, lines, end, tail = open_lines(path, start, limit_bytes, intake)
     session, prev = _session_before(path, start)
+    limit = limit_bytes
+    while True:
+        read, more = _read_window(path, start, limit, session, prev)
+        if not more or limit is None:
+            return read
+        limit = max(1 << 16, limit * 4)
+
+
+def _read_window(
+    path: str | os.PathLike[str], start: int, limit: int | None, session: str, prev: str
+) -> tuple[Read, bool]:
+    """One window's read, and whether it consumed nothing but more of the file follows."""
+    intake = Intake(str(path), UNIT)
+    intake.variant = "chat history Markdown"
+    first, lines, end, tail = open_lines(path, start, limit, intake)
     blocks, state = _blocks(lines, intake, prev)
     consumed = first
     if blocks and tail and (blocks[-1][0] == "text" or state != "blank"):
         blocks.pop()  # the line still being written may continue it
     for k, b_start, b_end, texts in blocks:
         consumed = b_end
-        intake.records += 1
+        intake.begin(b_start, b_end)
         session = _add_block(intake, k, b_start, b_end, texts, session)
     if not tail and lines:
         consumed = end
-    return intake.result(start, max(consumed, start))
+    return intake.result(start, max(consumed, start)), tail and not blocks
 
 
 def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[list[list], str]:
     """Consecutive lines of one kind as ``[kind, start, end, [texts]]``, and the kind of
     the last line (``"blank"`` after a blank one)."""
     blocks: list[list] = []
-    state = prev if prev in ("tool",) else "blank"
+    state = prev if prev in ("tool", "user", "text") else "blank"
     for offset, raw in lines:
         text, repaired = decode_bytes(raw)
         if offset == 0:
@@ -170,6 +189,8 @@ def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[
             intake.note(offset, offset + len(raw), "invalid UTF-8 replaced (kept)", REPAIRED)
         line = text.rstrip("\r\n")
         k = _kind(line)
+        if k == "user" and state not in ("blank", "user", "header"):
+            k = "text"  # aider opens the person's block with a blank line
         if k == "text" and state == "tool":
             k = "tool"  # an unprefixed line right after aider's output continues it
         if k == "blank":
@@ -178,7 +199,7 @@ def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[
                 blocks[-1][3].append(line)
             state = "blank"
             continue
-        if blocks and blocks[-1][0] == k and k in ("user", "tool", "text"):
+        if blocks and blocks[-1][0] == k and k in ("tool", "text") or k == state == "user":
             blocks[-1][2] = offset + len(raw)
             blocks[-1][3].append(line)
         else:
@@ -197,6 +218,9 @@ def _add_block(
         return m.group(1) if m else session
     if k == "user":
         body = "\n".join(re.sub(r"^####\s?", "", t).rstrip() for t in texts).strip()
+        if body == "<blank>":
+            intake.note(b_start, b_end, "empty input (aider wrote <blank>)", IGNORED)
+            return session
         intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
     elif k == "tool":
         body = "\n".join(re.sub(r"^>\s?", "", t).rstrip() for t in texts).strip()

@@ -47,6 +47,15 @@ IGNORED = "ignored"
 SKIPPED = "skipped"
 #: ``Note.kind``: a record that was repaired and kept (invalid bytes, lone surrogates).
 REPAIRED = "repaired"
+#: ``Note.kind``: a record left for a later read because it is still being written (an
+#: unfinished message, a tool call still running). The watermark stops before it; it is
+#: released once later records exist or its file has been quiet for :data:`HOLD_SECONDS`.
+HELD = "held"
+
+#: How long a record that looks unfinished is held back while its file keeps quiet. An
+#: agent that died mid-message never finishes it; after this long it is read as it stands,
+#: so one interrupted message can never stop a journal for good.
+HOLD_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,8 @@ class Note:
     """One record an adapter did not turn into segments as it stands.
 
     ``kind`` is :data:`IGNORED` (a known bookkeeping record: nothing to read in it),
-    :data:`SKIPPED` (could not be read) or :data:`REPAIRED` (kept after a repair).
+    :data:`SKIPPED` (could not be read), :data:`REPAIRED` (kept after a repair) or
+    :data:`HELD` (left for a later read: still being written).
     ``start``/``end`` locate the record in ``unit``.
     """
 
@@ -94,10 +104,32 @@ class Read:
     records: int
     notes: tuple[Note, ...] = ()
     fatal: str = ""
+    variant: str = ""
+
+    @property
+    def held(self) -> int:
+        """Records left for a later read (still being written)."""
+        return sum(1 for n in self.notes if n.kind == HELD)
+
+    @property
+    def ignored(self) -> int:
+        """Records that carry no conversation (bookkeeping, empty text)."""
+        return sum(1 for n in self.notes if n.kind == IGNORED)
+
+
+#: Reasons :class:`Intake` gives a record the adapter read without a segment or a note.
+BLANK_TEXT = "whitespace-only text"
+NO_TEXT = "no text in this record"
 
 
 class Intake:
-    """Collects segments and notes while an adapter reads."""
+    """Collects segments and notes while an adapter reads.
+
+    Every record an adapter consumes is opened with :meth:`begin`; a record that ends
+    with neither a segment nor a note of its own gets one here (:data:`BLANK_TEXT` when
+    all it held was whitespace), so no record is ever dropped without a trace: records =
+    records read as segments + records counted in a note.
+    """
 
     def __init__(self, source: str, unit: str) -> None:
         self.source = source
@@ -105,9 +137,33 @@ class Intake:
         self.segments: list[Segment] = []
         self.notes: list[Note] = []
         self.records = 0
+        self.variant = ""
+        self._open: tuple[int, int] | None = None
+        self._covered = False
+        self._blank = False
+
+    def begin(self, start: int, end: int) -> None:
+        """Open the next consumed record, at ``[start, end)``."""
+        self._close()
+        self.records += 1
+        self._open = (start, end)
+        self._covered = self._blank = False
+
+    def _close(self) -> None:
+        if self._open is not None and not self._covered:
+            start, end = self._open
+            reason = BLANK_TEXT if self._blank else NO_TEXT
+            self.notes.append(Note(start, end, self.unit, reason, IGNORED))
+        self._open = None
 
     def note(self, start: int, end: int, reason: str, kind: str = SKIPPED) -> None:
         self.notes.append(Note(start, end, self.unit, reason, kind))
+        if kind not in (REPAIRED, HELD):
+            self._covered = True
+
+    def hold(self, start: int, end: int, reason: str) -> None:
+        """A record left for a later read: the watermark stops before it."""
+        self.notes.append(Note(start, end, self.unit, reason, HELD))
 
     def add(
         self,
@@ -122,7 +178,9 @@ class Intake:
     ) -> None:
         text = clean(text).strip("\n")
         if not text.strip():
+            self._blank = True
             return
+        self._covered = True
         self.segments.append(
             Segment(
                 cls,
@@ -138,6 +196,7 @@ class Intake:
         )
 
     def result(self, start: int, end: int, fatal: str = "") -> Read:
+        self._close()
         counts = Counter(n.reason for n in self.notes if n.kind == SKIPPED)
         return Read(
             tuple(self.segments),
@@ -148,6 +207,7 @@ class Intake:
             self.records,
             tuple(self.notes),
             fatal,
+            self.variant,
         )
 
 
@@ -368,7 +428,7 @@ def json_records(lines: list[tuple[int, bytes]], intake: Intake) -> Iterator[Rec
         body = raw.rstrip(b"\r\n")
         if not body.strip():
             continue
-        intake.records += 1
+        intake.begin(offset, stop)
         text, repaired = decode_bytes(body)
         if offset == 0 and text.startswith("\ufeff"):
             text = text[1:]

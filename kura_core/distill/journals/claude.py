@@ -664,4 +664,5 @@ def read_claude(
             f"of them Claude Code's){hint}",
         )
     CONTEXTS.put(path, end, "claude", ctx)
+    intake.variant = "subagent transcript" if subagent else "session transcript"
     return intake.result(start, end)

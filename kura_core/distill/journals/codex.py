@@ -326,6 +326,7 @@ def _response_pieces(
         call = ctx.tools.get(call_id) if isinstance(call_id, str) else None
         text = _output_text(payload.get("output")).strip()
         if not text:
+            note("empty tool output", IGNORED)
             return []
         cls, kind = pv.result_class(call, ctx.prose)
         return [pv.Piece(cls, text, kind)]
@@ -337,7 +338,10 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
     role = payload.get("role")
     text, image = _content_text(payload.get("content"))
     if role == "assistant":
-        return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
+        if not text.strip():
+            note("empty assistant message", IGNORED)
+            return []
+        return [pv.Piece("SELF", text, "assistant message")]
     if role != "user":
         note(f"{_safe(role)} message (instructions, not the person)", IGNORED)
         return []
@@ -432,4 +436,9 @@ def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
             f"records, none of them Codex's){hint}",
         )
     CONTEXTS.put(path, end, "codex", ctx)
+    intake.variant = (
+        "rollout, {timestamp, type, payload} records"
+        if ctx.enveloped
+        else "rollout, bare response items (early CLI)"
+    )
     return intake.result(start, end)

@@ -18,8 +18,9 @@ calls are ACT plus SELF for the prose in them, their results TOOL or SELF by pro
 (``web_fetch`` and ``google_web_search`` results are a model's prose). ``info``,
 ``warning`` and ``error`` are the CLI's own notices (TOOL).
 
-The last message of a saved chat is left for the next read while any of its tool calls
-is still running, so its results are never missed.
+The last message of a saved chat is held back (a ``held`` note) while any of its tool
+calls is still running, so its results are never missed -- until the file has been quiet
+for :data:`~.base.HOLD_SECONDS` (the CLI died mid-call): then it is read as it stands.
 """
 
 from __future__ import annotations
@@ -27,11 +28,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from typing import Any
 
 from ...shapes import dict_at, str_at
 from . import provenance as pv
 from .base import (
+    HOLD_SECONDS,
     IGNORED,
     REPAIRED,
     SKIPPED,
@@ -231,9 +234,16 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
 
 
 def read_gemini(
-    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
+    path: str | os.PathLike[str],
+    start: int,
+    *,
+    limit_bytes: int | None = None,
+    now: float | None = None,
 ) -> Read:
-    """Read a Gemini CLI chat from message (saved chat) or line (stream) number *start*."""
+    """Read a Gemini CLI chat from message (saved chat) or line (stream) number *start*.
+
+    *now* is the clock (seconds since the epoch) that decides whether a last message with
+    tool calls still running has been quiet long enough to be read as it stands."""
     source = str(path)
     problem = encoding_problem(path)
     if problem:
@@ -242,15 +252,19 @@ def read_gemini(
         return Intake(source, UNIT).result(start, start)
     if is_stream(path):
         return _read_stream(path, start)
-    return _read_document(path, start)
+    return _read_document(path, start, now)
 
 
-def _read_document(path: str | os.PathLike[str], start: int) -> Read:
+def _read_document(path: str | os.PathLike[str], start: int, now: float | None) -> Read:
     source = str(path)
     intake = Intake(source, UNIT)
+    intake.variant = "saved chat (JSON)"
     obj, why, repaired = _load_document(path)
     if obj is None:
-        intake.note(start, start, why)
+        if why.startswith("not a"):
+            intake.note(start, start, why)
+        else:
+            intake.hold(start, start + 1, why)
         return intake.result(start, start)
     messages = obj.get("messages")
     if not isinstance(messages, list):
@@ -269,11 +283,18 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
         if isinstance(msg, dict):
             message_pieces(msg, subagent=subagent, prose=prose)
     end = len(messages)
-    if messages and isinstance(messages[-1], dict) and _pending(messages[-1]):
+    quiet = time.time() if now is None else now
+    if (
+        end > start
+        and isinstance(messages[-1], dict)
+        and _pending(messages[-1])
+        and quiet - os.path.getmtime(path) < HOLD_SECONDS
+    ):
         end -= 1  # tool calls still running: their results are not written yet
+        intake.hold(end, end + 1, "still being written (a tool call is still running)")
     for i in range(start, end):
         msg = messages[i]
-        intake.records += 1
+        intake.begin(i, i + 1)
         if not isinstance(msg, dict):
             intake.note(i, i + 1, "not an object")
             continue
@@ -304,6 +325,7 @@ def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
     stream = _Stream(Intake(source, UNIT))
+    stream.intake.variant = "chat recording (JSON Lines)"
     for seq, raw in enumerate(lines):
         if raw.strip():
             stream.line(seq, raw, emit=seq >= start)
@@ -331,7 +353,7 @@ class _Stream:
 
     def line(self, seq: int, raw: bytes, *, emit: bool) -> None:
         if emit:
-            self.intake.records += 1
+            self.intake.begin(seq, seq + 1)
             self.seen += 1
         obj = self._parse(seq, raw, emit)
         if obj is not None:

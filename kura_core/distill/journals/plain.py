@@ -45,6 +45,7 @@ def read_evidence(
     if problem:
         return refused("seq", start_seq, problem)
     intake = Intake(source, "seq")
+    intake.variant = f"schema_version {SCHEMA_VERSION}"
     with open(path, "rb") as fh:
         data = fh.read()
     cut = data.rfind(b"\n")
@@ -56,7 +57,7 @@ def read_evidence(
         raw = complete[seq]
         if not raw.strip():
             continue
-        intake.records += 1
+        intake.begin(seq, seq + 1)
         _evidence_record(raw, seq, intake)
     return intake.result(start_seq, len(complete))
 
@@ -126,6 +127,7 @@ def read_text(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
     if problem:
         return refused("byte", start, problem)
     intake = Intake(source, "byte")
+    intake.variant = "paragraphs"
     first, lines, end, tail = open_lines(path, start, None, intake)
     para: list[tuple[int, str]] = []
 
@@ -134,7 +136,7 @@ def read_text(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
             return
         text = "\n".join(t.rstrip("\r\n") for _, t in para)
         begin = para[0][0]
-        intake.records += 1
+        intake.begin(begin, stop_of[begin])
         intake.add("USER", text.strip("\n"), begin, stop_of[begin], kind="paragraph")
         para.clear()
 
