@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 from . import provenance as pv
 from .base import (
     BACKSCAN_BYTES,
+    CONTEXTS,
     IGNORED,
     REPAIRED,
     Intake,
@@ -42,18 +44,20 @@ from .base import (
 from .paths import is_prose_path
 
 UNIT = "byte"
-_HEADER = re.compile(r"^# aider chat started at (.+?)\s*$")
-_SEARCH = re.compile(
-    r"(?P<pre>(?:^[^\n]*\n)?(?:^```[^\n]*\n)?)^<{5,9} SEARCH[^\n]*\n(?P<old>.*?)^={5,9}[ \t]*\n"
-    r"(?P<new>.*?)^>{5,9} REPLACE[^\n]*\n?(?:^```[ \t]*\n?)?",
-    re.DOTALL | re.MULTILINE,
-)
-_DIFF = re.compile(r"^```diff[^\n]*\n(?P<body>.*?)^```[ \t]*$\n?", re.DOTALL | re.MULTILINE)
-_FENCE = re.compile(r"^```")
+_HEADER_PREFIX = "# aider chat started at "
+_SEARCH = re.compile(r"<{5,9} SEARCH")
+_DIVIDER = re.compile(r"={5,9}[ \t]*\n")
+_REPLACE = re.compile(r">{5,9} REPLACE")
+_CLOSE = re.compile(r"```[ \t]*\n?")
+
+
+def _header_session(line: str) -> str:
+    """The timestamp of a session header line (read without a regex: linear)."""
+    return line[len(_HEADER_PREFIX) :].strip()
 
 
 def _kind(line: str) -> str:
-    if _HEADER.match(line):
+    if line.startswith(_HEADER_PREFIX) and line[len(_HEADER_PREFIX) :].strip():
         return "header"
     if line.startswith("####") and line.endswith("  ") and line[4:5] in (" ", ""):
         return "user"  # aider's own form of the person's line (see the module docstring)
@@ -62,16 +66,110 @@ def _kind(line: str) -> str:
     return "blank" if not line.strip() else "text"
 
 
-def _edit_file(pre: str, text_before: str) -> str:
-    """The file an edit block belongs to: the line before its fence (or before the
-    ``SEARCH`` marker), falling back to the last such line in the text before it."""
-    lines = [l.strip() for l in pre.splitlines() if l.strip() and not _FENCE.match(l.strip())]
-    if lines:
-        return lines[-1].strip("`*: ")
-    prior = [
-        l.strip() for l in text_before.splitlines() if l.strip() and not _FENCE.match(l.strip())
-    ]
-    return prior[-1].strip("`*: ") if prior else ""
+def _named(line: str) -> str:
+    """What a line names as the file of an edit block below it (``""``: nothing)."""
+    t = line.strip()
+    return "" if not t or t.startswith("```") else t.strip("`*: ")
+
+
+def _next_index(lines: list[str], hit: Callable[[str], bool]) -> list[int]:
+    """For every line index, the first index at or after it whose line is a *hit*
+    (``len(lines)`` when none): one backward pass, so no later search rescans."""
+    out = [len(lines)] * (len(lines) + 1)
+    for i in range(len(lines) - 1, -1, -1):
+        out[i] = i if hit(lines[i]) else out[i + 1]
+    return out
+
+
+class _Edits:
+    """The edit blocks of one reply, found in one pass over its lines: ``SEARCH/REPLACE``
+    blocks (with the file named on the line before them or before their fence) and fenced
+    unified diffs. Every "where does it close" question is answered by a table built
+    once, so an opener that never closes costs nothing per later opener."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines(keepends=True)
+        self.offsets = [0]
+        for line in self.lines:
+            self.offsets.append(self.offsets[-1] + len(line))
+        self.divider = _next_index(self.lines, lambda ln: _DIVIDER.fullmatch(ln) is not None)
+        self.replace = _next_index(self.lines, lambda ln: _REPLACE.match(ln) is not None)
+        self.close = _next_index(self.lines, lambda ln: _CLOSE.fullmatch(ln) is not None)
+        named = ""
+        self.named_before: list[str] = []
+        for line in self.lines:
+            self.named_before.append(named)
+            named = _named(line) or named
+
+    def spans(self) -> list[tuple[int, int, list[pv.Piece]]]:
+        spans = self._search_blocks()
+        taken = [(s, e) for s, e, _ in spans]
+        spans.extend(self._diff_blocks(taken))
+        spans.sort(key=lambda x: (x[0], x[1]))
+        return spans
+
+    def _search_blocks(self) -> list[tuple[int, int, list[pv.Piece]]]:
+        lines, out, floor, i = self.lines, [], 0, 0
+        while i < len(lines):
+            if not _SEARCH.match(lines[i]):
+                i += 1
+                continue
+            div = self.divider[i + 1]
+            rep = self.replace[div + 1] if div < len(lines) else len(lines)
+            if rep >= len(lines):
+                i += 1
+                continue
+            first, path = self._pre(i, floor)
+            last = rep + 1
+            if last < len(lines) and _CLOSE.fullmatch(lines[last]):
+                last += 1
+            new = "".join(lines[div + 1 : rep]).rstrip("\n")
+            out.append((self.offsets[first], self.offsets[last], _block_pieces(path, new)))
+            floor = i = last
+        return out
+
+    def _pre(self, i: int, floor: int) -> tuple[int, str]:
+        """Where a block starts (the file line and fence above its marker, when there)
+        and the file it edits."""
+        first = i
+        if first - 1 >= floor and self.lines[first - 1].startswith("```"):
+            first -= 1
+        if first - 1 >= floor:
+            first -= 1
+        path = ""
+        for line in self.lines[first:i]:
+            path = _named(line) or path
+        return first, path or self.named_before[first]
+
+    def _diff_blocks(self, taken: list[tuple[int, int]]) -> list[tuple[int, int, list[pv.Piece]]]:
+        lines, out, i = self.lines, [], 0
+        while i < len(lines):
+            start = self.offsets[i]
+            if not lines[i].startswith("```diff") or any(s <= start < e for s, e in taken):
+                i += 1
+                continue
+            close = self.close[i + 1]
+            if close >= len(lines):
+                break  # no fence closes after this opener, nor after any later one
+            files = pv.patch_files("".join(lines[i + 1 : close]))
+            if files:
+                got: list[pv.Piece] = []
+                for _op, path, new in files:
+                    got.extend(_block_pieces(path, new))
+                out.append((start, self.offsets[close + 1], got))
+            i = close + 1
+        return out
+
+
+def _block_pieces(path: str, new: str) -> list[pv.Piece]:
+    """ACT for what an edit block wrote (SELF for the text of a prose document)."""
+    header = f"edit: {path or '(file not named)'}"
+    if path and is_prose_path(path):
+        got = [pv.Piece("ACT", header, "edit block")]
+        if new.strip():
+            got.append(pv.Piece("SELF", new, f"prose written to {path.rsplit('/', 1)[-1]}"))
+        return got
+    return [pv.Piece("ACT", header + ("\n" + new if new else ""), "edit block")]
 
 
 def assistant_pieces(text: str) -> list[pv.Piece]:
@@ -79,42 +177,12 @@ def assistant_pieces(text: str) -> list[pv.Piece]:
     pieces: list[pv.Piece] = []
     out: list[str] = []
     pos = 0
-    spans: list[tuple[int, int, list[pv.Piece]]] = []
-    for m in _SEARCH.finditer(text):
-        path = _edit_file(m.group("pre"), text[: m.start()])
-        got: list[pv.Piece] = []
-        new = m.group("new").rstrip("\n")
-        header = f"edit: {path or '(file not named)'}"
-        if path and is_prose_path(path):
-            got.append(pv.Piece("ACT", header, "edit block"))
-            if new.strip():
-                got.append(pv.Piece("SELF", new, f"prose written to {path.rsplit('/', 1)[-1]}"))
-        else:
-            got.append(pv.Piece("ACT", header + ("\n" + new if new else ""), "edit block"))
-        spans.append((m.start(), m.end(), got))
-    for m in _DIFF.finditer(text):
-        if any(s <= m.start() < e for s, e, _ in spans):
-            continue
-        files = pv.patch_files(m.group("body"))
-        if not files:
-            continue
-        got = []
-        for _op, path, new in files:
-            header = f"edit: {path}"
-            if is_prose_path(path):
-                got.append(pv.Piece("ACT", header, "edit block"))
-                if new.strip():
-                    got.append(pv.Piece("SELF", new, f"prose written to {path.rsplit('/', 1)[-1]}"))
-            else:
-                got.append(pv.Piece("ACT", header + ("\n" + new if new else ""), "edit block"))
-        spans.append((m.start(), m.end(), got))
-    spans.sort()
-    for s, e, got in spans:
+    for s, e, got in _Edits(text).spans():
         out.append(text[pos:s])
         names = [p.text.split("\n", 1)[0] for p in got if p.cls == "ACT"]
         out.append("[" + "; ".join(names) + "]\n")
         pieces.extend(got)
-        pos = e
+        pos = max(pos, e)
     out.append(text[pos:])
     prose = "".join(out).strip()
     if prose:
@@ -122,21 +190,43 @@ def assistant_pieces(text: str) -> list[pv.Piece]:
     return pieces
 
 
+class _Before:
+    """What a read needs from before its window: the session and the last line's kind."""
+
+    def __init__(self, session: str = "", last: str = "blank") -> None:
+        self.session, self.last = session, last
+
+    def copy(self) -> _Before:
+        return _Before(self.session, self.last)
+
+
 def _session_before(path: str | os.PathLike[str], start: int) -> tuple[str, str]:
-    """``(session id, kind of the line just before start)``."""
+    """``(session id, kind of the line just before start)``, from the bytes before
+    *start* -- only those after the last window this process read, when it read one."""
     if start <= 0:
         return "", "blank"
+    begin = max(0, start - BACKSCAN_BYTES)
+    aligned, state = begin == 0, _Before()
+    near = CONTEXTS.nearest(path, start, "aider")
+    if near is not None and near[0] >= begin:
+        begin, state = near
+        aligned = True
+        if begin == start:
+            return state.session, state.last
     with open(path, "rb") as fh:
-        begin = max(0, start - BACKSCAN_BYTES)
         fh.seek(begin)
         data = fh.read(start - begin)
+    if not aligned:
+        data = data[data.find(b"\n") + 1 :]
     text, _ = decode_bytes(data)
-    session = ""
-    for m in re.finditer(r"^# aider chat started at (.+?)\s*$", text, re.MULTILINE):
-        session = m.group(1)
     lines = text.split("\n")
-    last = lines[-2] if len(lines) >= 2 else ""
-    return session, _kind(last)
+    for line in lines:
+        if line.startswith(_HEADER_PREFIX):
+            state.session = _header_session(line)
+    if len(lines) >= 2:
+        state.last = _kind(lines[-2])
+    CONTEXTS.put(path, start, "aider", state)
+    return state.session, state.last
 
 
 def read_aider(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
@@ -213,9 +303,8 @@ def _add_block(
 ) -> str:
     """Add one block's segments; the session it belongs to (a header starts a new one)."""
     if k == "header":
-        m = _HEADER.match(texts[0])
         intake.note(b_start, b_end, "session start", IGNORED)
-        return m.group(1) if m else session
+        return _header_session(texts[0]) or session
     if k == "user":
         body = "\n".join(re.sub(r"^####\s?", "", t).rstrip() for t in texts).strip()
         if body == "<blank>":

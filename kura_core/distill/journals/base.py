@@ -404,7 +404,10 @@ def _recover_torn(text: str) -> tuple[int, Any] | None:
 
     Tries every ``{`` from the right; the first candidate that parses to the end of
     the line is the outermost complete record (an object nested inside one is always
-    followed by the closing brace of its parent, so it never reaches the end).
+    followed by the closing brace of its parent, so it never reaches the end). A candidate
+    whose parse runs off the end of the line unfinished ends the search: every ``{`` to
+    its left opens something that encloses the same unfinished text, so trying each of
+    them would only rescan the line once per brace.
     """
     end = len(text.rstrip())
     pos = text.rfind("{", 0, end)
@@ -413,8 +416,12 @@ def _recover_torn(text: str) -> tuple[int, Any] | None:
         tries += 1
         try:
             obj, stop = _DECODER.raw_decode(text, pos)
-        except (ValueError, RecursionError):
+        except json.JSONDecodeError as exc:
+            if exc.pos >= end:
+                return None
             obj, stop = None, -1
+        except (ValueError, RecursionError):
+            return None
         if stop == end and isinstance(obj, dict):
             return pos, obj
         pos = text.rfind("{", 0, pos)

@@ -584,15 +584,18 @@ _MERGE = ("user text", "image", "document")
 def _merged(pieces: list[pv.Piece]) -> list[pv.Piece]:
     """Adjacent words of one person in one entry become one segment ("[image]" stays
     where the image was)."""
-    out: list[pv.Piece] = []
+    runs: list[tuple[pv.Piece, list[str]]] = []  # texts joined once, not per merge
     for p in pieces:
-        if out and p.kind in _MERGE and out[-1].kind in _MERGE and out[-1].cls == p.cls:
-            prev = out.pop()
-            kind = prev.kind if prev.kind not in ("image", "document") else p.kind
-            out.append(pv.Piece(p.cls, prev.text + "\n" + p.text, kind))
+        if runs and p.kind in _MERGE and runs[-1][0].kind in _MERGE and runs[-1][0].cls == p.cls:
+            head, texts = runs[-1]
+            kind = head.kind if head.kind not in ("image", "document") else p.kind
+            runs[-1] = (pv.Piece(p.cls, "", kind), texts)
+            texts.append(p.text)
         else:
-            out.append(p)
-    return out
+            runs.append((p, [p.text]))
+    return [
+        p if len(texts) == 1 else pv.Piece(p.cls, "\n".join(texts), p.kind) for p, texts in runs
+    ]
 
 
 # --------------------------------------------------------------------------- reader

@@ -360,18 +360,20 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
 
 
 def _merge(pieces: list[pv.Piece]) -> list[pv.Piece]:
-    out: list[pv.Piece] = []
+    runs: list[tuple[pv.Piece, list[str]]] = []  # texts joined once, not per merge
     for p in pieces:
         if (
-            out
-            and out[-1].cls == p.cls
+            runs
+            and runs[-1][0].cls == p.cls
             and p.kind in ("image",)
-            and out[-1].kind in ("user message", "image")
+            and runs[-1][0].kind in ("user message", "image")
         ):
-            out[-1] = pv.Piece(p.cls, out[-1].text + "\n" + p.text, out[-1].kind)
+            runs[-1][1].append(p.text)
         else:
-            out.append(p)
-    return out
+            runs.append((p, [p.text]))
+    return [
+        p if len(texts) == 1 else pv.Piece(p.cls, "\n".join(texts), p.kind) for p, texts in runs
+    ]
 
 
 def _safe(value: object) -> str:
