@@ -75,6 +75,11 @@ def cmd_init(ctx: Ctx) -> int:
     else:
         ctx.print(f"store {res.store!r} ready at {a.path}")
         ctx.print(f"config: {a.config or res.config}")
+        found = [(ad, root) for ad, root, there in Kura.journal_roots_here() if there]
+        if found:
+            ctx.print(f"journals on this machine (add to [stores.{res.store}.journals]):")
+            for ad, root in found:
+                ctx.print(f'  {ad} = "{root}"')
     return OK
 
 
@@ -719,7 +724,11 @@ def cmd_demo(ctx: Ctx) -> int:
 
 # --------------------------------------------------------------------------- parser
 
-_ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
+
+def _adapter_choices() -> list[str]:
+    from .distill.journals.registry import names
+
+    return list(names())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -807,7 +816,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
     sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
     sp.add_argument(
-        "--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content"
+        "--adapter", choices=_adapter_choices(), help="default: detected from the content"
     )
     sp.add_argument("--candidates", required=True, help="JSON in the kura_candidates shape")
 
@@ -819,7 +828,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("action", choices=["inspect", "context"])
     sp.add_argument("file", help="the journal file")
     sp.add_argument(
-        "--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content"
+        "--adapter", choices=_adapter_choices(), help="default: detected from the content"
     )
     sp.add_argument(
         "--from",

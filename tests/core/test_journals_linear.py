@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kura_core.distill.journals import ADAPTERS, JournalError, guess_adapter, shell, sniff_adapter
+from kura_core.distill.journals import ADAPTERS, JournalError, guess_adapter, shell
 from kura_core.distill.journals import provenance as pv
 from kura_core.distill.journals.aider import assistant_pieces
 from kura_core.distill.journals.base import CONTEXTS
@@ -48,8 +48,11 @@ def _repeat(unit: str, n: int) -> str:
 
 
 PAYLOADS: dict[str, Callable[[int], str]] = {
-    **{f"lines of {c!r}": (lambda n, c=c: _lines(c * 40, n)) for c in "-#*>+=|~_ \t"},
-    **{f"one run of {c!r}": (lambda n, c=c: "x\n" + _repeat(c, n) + "\n") for c in "-#*>+=|~_ "},
+    # lines of 40 at line starts, then one run of the whole size
+    **{
+        f"runs of {c!r}": (lambda n, c=c: _lines(c * 40, n // 2) + "\n" + _repeat(c, n // 2))
+        for c in "-#*>+=|~_ \t"
+    },
     "mixed runs": lambda n: _lines("-#*>+=|~_ -#*>+=|~_ #### >>>> ----", n),
     "table borders": lambda n: _lines("+" + "-" * 30 + "+", n),
     "unclosed tag": lambda n: "<system-reminder>" + _repeat("body ", n),
@@ -256,9 +259,8 @@ def _read_everything(adapter: str, path: Path) -> None:
     """Every entry point an adapter offers on one file: detection, a whole read, and a
     read window by window (the pipeline's way) for the adapters that take windows."""
     _reset()
-    sniff_adapter(path)
     try:
-        guess_adapter(path)
+        guess_adapter(path)  # sniffs every adapter on the file's head
     except JournalError:
         assert adapter == "text"  # plain text is never detected, only named
     whole = ADAPTERS[adapter](path, 0)

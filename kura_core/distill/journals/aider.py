@@ -42,6 +42,7 @@ from .base import (
     refused,
 )
 from .paths import is_prose_path
+from .registry import Adapter, Head
 
 UNIT = "byte"
 _HEADER_PREFIX = "# aider chat started at "
@@ -320,3 +321,27 @@ def _add_block(
         for p in assistant_pieces("\n".join(texts) + "\n"):
             intake.add(p.cls, p.text, b_start, b_end, session=session, stamp=session, kind=p.kind)
     return session
+
+
+# --------------------------------------------------------------------------- detection
+
+_SESSION_HEADER = re.compile(rb"^# aider chat started at ", re.MULTILINE)
+
+
+def sniff(head: Head) -> float:
+    """Aider's session header (``# aider chat started at``) in a text file."""
+    if head.records or head.document is not None or head.tables is not None:
+        return 0.0
+    return 1.0 if _SESSION_HEADER.search(head.text) else 0.0
+
+
+ADAPTER = Adapter(
+    name="aider",
+    label="aider",
+    unit=UNIT,
+    read=read_aider,
+    sniff=sniff,
+    include=("**/.aider.chat.history.md",),
+    variants=("chat history Markdown",),
+    windowed=True,
+)

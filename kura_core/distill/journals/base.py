@@ -428,38 +428,65 @@ def _recover_torn(text: str) -> tuple[int, Any] | None:
     return None
 
 
+TORN = "torn record (an unfinished line before a complete one)"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One JSON Lines line decoded (:func:`decode_line`): the object, how many bytes of
+    a torn prefix came before it, and what was wrong with it, as ``(reason, kind)``."""
+
+    obj: dict | None
+    torn: int = 0
+    problems: tuple[tuple[str, str], ...] = ()
+
+
+def decode_line(raw: bytes, *, first: bool = False) -> Line:
+    """Decode one line of a JSON Lines journal the way every adapter does: invalid UTF-8
+    replaced, a BOM dropped on the *first* line, a torn prefix split off, lone
+    surrogates replaced; never raises. ``obj`` is ``None`` when nothing can be read."""
+    body = raw.rstrip(b"\r\n")
+    text, repaired = decode_bytes(body)
+    if first and text.startswith("\ufeff"):
+        text = text[1:]
+    problems: list[tuple[str, str]] = []
+    torn = 0
+    try:
+        obj: Any = json.loads(text)
+    except (ValueError, RecursionError):
+        found = _recover_torn(text)
+        if found is None:
+            return Line(None, 0, (("bad json", SKIPPED),))
+        cut, obj = found
+        torn = len(text[:cut].encode("utf-8", errors="surrogatepass"))
+        problems.append((TORN, SKIPPED))
+    if not isinstance(obj, dict):
+        return Line(None, torn, (*problems, ("not an object", SKIPPED)))
+    if _SURROGATE_ESCAPE.search(body):
+        obj, changed = scrub(obj)
+        if changed:
+            problems.append(("lone UTF-16 surrogate replaced (record kept)", REPAIRED))
+    if repaired:
+        problems.append(("invalid UTF-8 replaced (record kept)", REPAIRED))
+    return Line(obj, torn, tuple(problems))
+
+
 def json_records(lines: list[tuple[int, bytes]], intake: Intake) -> Iterator[Record]:
     """Decode complete JSON Lines, noting (never raising on) what cannot be read."""
     for offset, raw in lines:
         stop = offset + len(raw)
-        body = raw.rstrip(b"\r\n")
-        if not body.strip():
+        if not raw.strip():
             continue
         intake.begin(offset, stop)
-        text, repaired = decode_bytes(body)
-        if offset == 0 and text.startswith("\ufeff"):
-            text = text[1:]
-        try:
-            obj: Any = json.loads(text)
-            first = offset
-        except (ValueError, RecursionError):
-            torn = _recover_torn(text)
-            if torn is None:
-                intake.note(offset, stop, "bad json")
-                continue
-            cut, obj = torn
-            first = offset + len(text[:cut].encode("utf-8", errors="surrogatepass"))
-            intake.note(offset, first, "torn record (an unfinished line before a complete one)")
-        if not isinstance(obj, dict):
-            intake.note(first, stop, "not an object")
-            continue
-        if _SURROGATE_ESCAPE.search(body):
-            obj, changed = scrub(obj)
-            if changed:
-                intake.note(first, stop, "lone UTF-16 surrogate replaced (record kept)", REPAIRED)
-        if repaired:
-            intake.note(first, stop, "invalid UTF-8 replaced (record kept)", REPAIRED)
-        yield Record(first, stop, obj)
+        line = decode_line(raw, first=offset == 0)
+        first = offset + line.torn
+        for reason, kind in line.problems:
+            if reason == TORN:
+                intake.note(offset, first, reason, kind)
+            else:
+                intake.note(first, stop, reason, kind)
+        if line.obj is not None:
+            yield Record(first, stop, line.obj)
 
 
 # --------------------------------------------------------------------------- context
@@ -566,15 +593,7 @@ def context_before(
         offset += len(raw) + 1
         if not raw.strip() or (wanted and not any(w in raw for w in wanted)):
             continue
-        text, _ = decode_bytes(raw)
-        try:
-            obj = json.loads(text.lstrip("\ufeff"))
-        except (ValueError, RecursionError):
-            torn = _recover_torn(text)
-            if torn is None:
-                continue
-            obj = torn[1]
-        if isinstance(obj, dict):
-            obj, _ = scrub(obj)
-            observe(ctx, obj, here)
+        line = decode_line(raw, first=here == 0)
+        if line.obj is not None:
+            observe(ctx, line.obj, here)
     return ctx

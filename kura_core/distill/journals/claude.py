@@ -53,6 +53,7 @@ from .base import (
     refused,
 )
 from .paths import is_prose_path
+from .registry import Adapter, Head
 
 UNIT = "byte"
 
@@ -669,3 +670,55 @@ def read_claude(
     CONTEXTS.put(path, end, "claude", ctx)
     intake.variant = "subagent transcript" if subagent else "session transcript"
     return intake.result(start, end)
+
+
+# --------------------------------------------------------------------------- detection
+
+_RECORD_TYPES = {
+    "user",
+    "assistant",
+    "summary",
+    "system",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+    "attachment",
+    "custom-title",
+    "ai-title",
+    "agent-setting",
+    "pr-link",
+    "last-prompt",
+}
+_SNIFF_KEYS = (*_CLAUDE_KEYS, "operation")
+
+
+def _claims(obj: dict, _index: int) -> bool:
+    t = obj.get("type")
+    keyed = any(k in obj for k in _SNIFF_KEYS)
+    return (
+        isinstance(t, str)
+        and (t in _RECORD_TYPES or keyed)
+        and (keyed or isinstance(obj.get("message"), dict))
+    )
+
+
+def sniff(head: Head) -> float:
+    """Claude Code entries: ``type`` user/assistant/summary/… with ``sessionId``/``uuid``."""
+    return head.share(_claims)
+
+
+ADAPTER = Adapter(
+    name="claude",
+    label="Claude Code",
+    unit=UNIT,
+    read=read_claude,
+    sniff=sniff,
+    roots={
+        "linux": ("~/.claude/projects",),
+        "darwin": ("~/.claude/projects",),
+        "windows": ("~/.claude/projects",),
+    },
+    include=("**/*.jsonl",),
+    variants=("session transcript", "subagent transcript"),
+    windowed=True,
+)

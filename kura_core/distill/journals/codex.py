@@ -45,6 +45,7 @@ from .base import (
     open_lines,
     refused,
 )
+from .registry import Adapter, Head
 
 UNIT = "byte"
 
@@ -444,3 +445,58 @@ def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
         else "rollout, bare response items (early CLI)"
     )
     return intake.result(start, end)
+
+
+# --------------------------------------------------------------------------- detection
+
+_ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+_BARE_ITEMS = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+}
+
+
+def _claims(obj: dict, index: int) -> bool:
+    t = obj.get("type")
+    if isinstance(t, str) and t in _ENVELOPES and isinstance(obj.get("payload"), dict):
+        return True
+    if "record_type" in obj or (
+        isinstance(t, str)
+        and t in _BARE_ITEMS
+        and ("role" in obj or "call_id" in obj or "arguments" in obj or "encrypted_content" in obj)
+        and "message" not in obj
+    ):
+        return True
+    return (
+        index == 0
+        and t is None
+        and isinstance(obj.get("id"), str)
+        and ("instructions" in obj or "git" in obj)
+    )
+
+
+def sniff(head: Head) -> float:
+    """Codex rollouts: ``{timestamp, type, payload}`` records, or the early bare items."""
+    return head.share(_claims)
+
+
+ADAPTER = Adapter(
+    name="codex",
+    label="Codex CLI",
+    unit=UNIT,
+    read=read_codex,
+    sniff=sniff,
+    roots={os_: ("~/.codex/sessions",) for os_ in ("linux", "darwin", "windows")},
+    include=("**/rollout-*.jsonl",),
+    variants=(
+        "rollout, {timestamp, type, payload} records",
+        "rollout, bare response items (early CLI)",
+    ),
+    windowed=True,
+)

@@ -40,12 +40,13 @@ from .base import (
     SKIPPED,
     Intake,
     Read,
-    _recover_torn,
     decode_bytes,
+    decode_line,
     encoding_problem,
     refused,
     scrub,
 )
+from .registry import Adapter, Head
 
 UNIT = "seq"
 _REFERENCED = re.compile(
@@ -360,25 +361,10 @@ class _Stream:
             self._record(obj, seq, emit)
 
     def _parse(self, seq: int, raw: bytes, emit: bool) -> dict | None:
-        text, repaired = decode_bytes(raw.rstrip(b"\r"))
-        if seq == 0:
-            text = text.lstrip("\ufeff")
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):
-            torn = _recover_torn(text)
-            if torn is None:
-                self.note(seq, emit, "bad json")
-                return None
-            obj = torn[1]
-            self.note(seq, emit, "torn record (an unfinished line before a complete one)")
-        if not isinstance(obj, dict):
-            self.note(seq, emit, "not an object")
-            return None
-        obj, changed = scrub(obj)
-        if changed or repaired:
-            self.note(seq, emit, "invalid text replaced (record kept)", REPAIRED)
-        return obj
+        line = decode_line(raw, first=seq == 0)
+        for reason, kind in line.problems:
+            self.note(seq, emit, reason, kind)
+        return line.obj
 
     def _record(self, obj: dict, seq: int, emit: bool) -> None:
         if "$rewindTo" in obj:
@@ -429,3 +415,50 @@ class _Stream:
                     p.cls, p.text, seq, seq + 1, session=self.session, stamp=stamp, kind=p.kind
                 )
         return len(fresh)
+
+
+# --------------------------------------------------------------------------- detection
+
+_MESSAGE_TYPES = {"user", "gemini", "info", "error", "warning"}
+
+
+def _claims(obj: dict, _index: int) -> bool:
+    if (
+        "$rewindTo" in obj
+        or isinstance(obj.get("$set"), dict)
+        or ("sessionId" in obj and "projectHash" in obj)
+    ):
+        return True
+    t = obj.get("type")
+    return (
+        isinstance(t, str)
+        and t in _MESSAGE_TYPES
+        and "id" in obj
+        and "content" in obj
+        and "message" not in obj
+        and "uuid" not in obj
+    )
+
+
+def sniff(head: Head) -> float:
+    """A saved chat (``messages`` + ``sessionId``) or a chat recording's JSON Lines."""
+    doc = head.document
+    if (
+        isinstance(doc, dict)
+        and isinstance(doc.get("messages"), list)
+        and ("sessionId" in doc or "projectHash" in doc)
+    ):
+        return 1.0
+    return head.share(_claims)
+
+
+ADAPTER = Adapter(
+    name="gemini",
+    label="Gemini CLI",
+    unit=UNIT,
+    read=read_gemini,
+    sniff=sniff,
+    roots={os_: ("~/.gemini/tmp",) for os_ in ("linux", "darwin", "windows")},
+    include=("**/session-*.json", "**/session-*.jsonl"),
+    variants=("saved chat (JSON)", "chat recording (JSON Lines)"),
+)

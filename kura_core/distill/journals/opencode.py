@@ -53,6 +53,7 @@ from .base import (
     refused,
     scrub,
 )
+from .registry import Adapter, Head
 
 UNIT = "seq"
 _RUNNING = {"pending", "running"}
@@ -516,3 +517,25 @@ def _db_settle(
             )
             return when
     return max(start, msgs[-1][0] + 1)
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def sniff(head: Head) -> float:
+    """An ``opencode export`` file, a storage session file, or the SQLite database."""
+    if head.tables is not None:
+        return 1.0 if {"message", "part"} <= head.tables else 0.0
+    return 1.0 if kind_of(head.document) else 0.0
+
+
+ADAPTER = Adapter(
+    name="opencode",
+    label="opencode",
+    unit=UNIT,
+    read=read_opencode,
+    sniff=sniff,
+    roots={os_: ("~/.local/share/opencode",) for os_ in ("linux", "darwin", "windows")},
+    include=("**/storage/session/**/ses_*.json", "**/opencode*.db"),
+    variants=("export", "storage", "database"),
+)
