@@ -9,6 +9,7 @@ to do, so a typo never becomes a silently ignored setting.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .fsutil import atomic_write_text
 from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
+from .vocabulary import WRITE_POLICIES, WritePolicy
 
-WRITE_POLICIES = ("distiller-only", "direct-allowed", "frozen")
 DIALECTS = ("vllm", "openai", "generic")
 
 
@@ -116,7 +118,7 @@ class StoreConfig:
     name: str
     path: Path
     label: str = ""
-    write_policy: str = "distiller-only"
+    write_policy: str = WritePolicy.DISTILLER_ONLY.value
     charter: Path | None = None
     persona: str = ""
     distill: DistillConfig = field(default_factory=DistillConfig)
@@ -144,6 +146,8 @@ class Config:
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
+    #: the app's keys a person moved: binding id -> key(s), from [keys]
+    keys: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def default_store(self) -> str:
@@ -529,6 +533,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     recall = _recall(top.sub("recall"), RecallConfig())
     capacity = _capacity(top.sub("capacity"), CapacityConfig())
     models = _models(top.sub("models"))
+    keys = _keys(top.sub("keys"))
 
     stores: dict[str, StoreConfig] = {}
     stt = top.sub("stores")
@@ -542,7 +547,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
                 raise ConfigError(
                     f"kura.toml: stores.{name}.path is required (the store's directory)"
                 )
-            policy = s.get("write_policy", str, "distiller-only")
+            policy = s.get("write_policy", str, WritePolicy.DISTILLER_ONLY.value)
             if policy not in WRITE_POLICIES:
                 raise ConfigError(
                     f"kura.toml: stores.{name}.write_policy must be one of "
@@ -607,7 +612,44 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
         prefill=prefill,
         recall=recall,
         capacity=capacity,
+        keys=keys,
     )
+
+
+_BINDING_ID = re.compile(r"[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*")
+
+
+def _keys(t: _Table | None) -> dict[str, str]:
+    """[keys]: binding id = "key" for the app (``"ctrl+s"``; several keys: ``"f2,ctrl+s"``).
+    A dotted id written bare (``main.tab.map = "f1"``) is read as TOML reads it, as nested
+    tables, and joined back."""
+    if t is None:
+        return {}
+    out: dict[str, str] = {}
+
+    def walk(raw: Mapping[str, Any], prefix: str) -> None:
+        for k, v in raw.items():
+            bid = f"{prefix}{k}"
+            if isinstance(v, dict):
+                walk(v, bid + ".")
+                continue
+            if not _BINDING_ID.fullmatch(bid):
+                raise ConfigError(
+                    f"kura.toml: keys.{bid!r} is not a binding id: ids are dotted lowercase "
+                    'words such as "main.tab.map" (docs/KEYS.md lists every one)'
+                )
+            keys = [p.strip() for p in v.split(",")] if isinstance(v, str) else []
+            if not keys or not all(keys):
+                raise ConfigError(
+                    f'kura.toml: keys.{bid} must be a key such as "f2" or "ctrl+s" (several: '
+                    f'"f2,ctrl+s"), got {v!r}'
+                )
+            out[bid] = ",".join(keys)
+
+    walk(t.raw, "")
+    t.seen.update(t.raw)
+    t.done()
+    return out
 
 
 def _settle_journals(
@@ -655,7 +697,6 @@ def shared_journal_roots(config: Config) -> list[dict[str, Any]]:
 
 
 def _check_name(name: str, key: str) -> None:
-    import re
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", name):
         raise ConfigError(
@@ -703,7 +744,6 @@ def _check_layout(stores: Mapping[str, StoreConfig], distill: DistillConfig) -> 
 
 def append_store(config_path: Path, name: str, path: Path, label: str = "") -> None:
     """Add a [stores.NAME] table to a config file, creating it if needed (atomic)."""
-    from .fsutil import atomic_write_text
 
     text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
     if text and not text.endswith("\n"):

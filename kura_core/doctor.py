@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
+import socket
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -27,12 +29,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .config import shared_journal_roots
+from .distill.pipeline import missing_roots, no_journals_reason
 from .errors import BusyError, KuraError, ReadOnlyStore
-from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, probe_write, reason_of
-from .profile import ProfileState
+from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, is_temp_name, probe_write, reason_of
+from .profile import ProfileState, profile_state
 from .registry import Registry
-from .store import Index, Scan, Store
+from .store import RESERVED, Index, Scan, Store, slugify
 from .tokens import estimate_tokens
+from .vocabulary import TenderState, WritePolicy
 
 #: a tender that has not beaten for this long is stale; for DEAD_AFTER, dead.
 STALE_AFTER = 180.0
@@ -41,21 +46,19 @@ DEAD_AFTER = 600.0
 
 def heartbeat_state(row: dict[str, Any] | None, now: float) -> dict[str, Any]:
     if not row:
-        return {"state": "never started"}
+        return {"state": TenderState.NEVER_STARTED}
     age = now - row["beat"]
     state = row.get("state") or ""
-    if state == "stopped":
-        verdict = "stopped"
+    if state == TenderState.STOPPED:
+        verdict = TenderState.STOPPED
     elif age > DEAD_AFTER or not _pid_alive(row):
-        verdict = "dead"
+        verdict = TenderState.DEAD
     elif age > STALE_AFTER:
-        verdict = "stale"
+        verdict = TenderState.STALE
     else:
-        verdict = "alive"
+        verdict = TenderState.ALIVE
     out = {"state": verdict, "pid": row["pid"], "last_beat_s": round(age, 1), "doing": state}
     try:
-        import json
-
         out["counts"] = json.loads(row.get("counts") or "{}")
     except ValueError:
         out["counts"] = {}
@@ -63,7 +66,6 @@ def heartbeat_state(row: dict[str, Any] | None, now: float) -> dict[str, Any]:
 
 
 def _pid_alive(row: dict[str, Any]) -> bool:
-    import socket
 
     if row.get("host") and row["host"] != socket.gethostname():
         return True  # cannot tell from here; trust the clock
@@ -391,7 +393,6 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
     notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
     journals = _journals(reg, name, notes)
-    from .profile import profile_state
 
     profile = profile_state(reg, name)
     if profile.problem:
@@ -580,7 +581,7 @@ def _found_problems(
         out.append(
             f"{len(manifests_missing)} memory(ies) point at an evidence manifest that is gone"
         )
-    if tender.state == "dead":
+    if tender.state == TenderState.DEAD:
         out.append(
             "the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`"
         )
@@ -598,10 +599,9 @@ def _found_notes(
     ignored: list[FileIssue],
 ) -> list[str]:
     """What is worth knowing but not broken, one line each."""
-    from .distill.pipeline import missing_roots
 
     out: list[str] = []
-    if tender.state == "stale":
+    if tender.state == TenderState.STALE:
         out.append("the tender's heartbeat is late")
     out += [
         f"journal root {root} does not exist: nothing is distilled from it"
@@ -637,8 +637,6 @@ def _capacity(spec: Any, used: dict[str, int]) -> Capacity:
 
 def _journals(reg: Registry, name: str, notes: list[str]) -> Journals:
     """Which journal roots this store drinks, and any it shares with another store."""
-    from .config import shared_journal_roots
-    from .distill.pipeline import no_journals_reason
 
     spec = reg.config.stores[name]
     roots = [{"adapter": j.adapter, "root": str(j.root)} for j in spec.distill.journals]
@@ -666,8 +664,6 @@ def _journals(reg: Registry, name: str, notes: list[str]) -> Journals:
 def _ignored_files(store: Store) -> list[FileIssue]:
     """Markdown files in the store's directory that are not read as memories because their
     name is not a slug (memory tools often write user_role.md or Notes.md)."""
-    from .fsutil import is_temp_name
-    from .store import RESERVED, slugify
 
     out: list[FileIssue] = []
     try:
@@ -721,7 +717,7 @@ def _workshop(
             f"store {name!r} is read-only ({store.root}: {reason_of(refused)}): memories can be read; "
             "remembering, distilling and pouring are refused"
         )
-        if policy == "frozen":
+        if policy == WritePolicy.FROZEN:
             notes.append(text)
         else:
             problems.append(
@@ -737,9 +733,8 @@ def _workshop(
     ws = reg.workshop(name)
     fresh = not ws.path.exists()
     try:
-        out["seeds"] = ws.query("SELECT COUNT(*) AS n FROM seeds WHERE state='waiting'")[0]["n"]
-        hb = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
-        out["tender"] = heartbeat_state(dict(hb[0]) if hb else None, reg.clock())
+        out["seeds"] = ws.count_waiting_seeds()
+        out["tender"] = heartbeat_state(ws.heartbeat(), reg.clock())
         out["calls"] = ws.model_calls()
     except BusyError as exc:
         out["state"] = "busy"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -171,7 +172,6 @@ def split_path_prefix(path: str) -> tuple[str | None, str]:
 
 
 def _safe_name(s: str) -> str:
-    import re
 
     cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", s).strip("-_")
     return cleaned or "store"

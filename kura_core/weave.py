@@ -43,15 +43,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cloth import WOVEN_FILE, Persisted, index_sha, write_cloth
-from .cloth import read_cloth as read_cloth  # where callers have always found it
+from .cloth import (
+    WOVEN_FILE,
+    Persisted,
+    index_sha,
+    read_cloth as read_cloth,  # where callers have always found it
+    write_cloth,
+)
 from .config import PrefillConfig
 from .errors import KuraError, ModelUnavailable
+from .floors import BUDGET, MARKUP, ORDER, Violation, check_rewrite, negations_in, scan
+from .floors.quantities import covers
 from .prefill import frame_overhead, header_text
+from .profile import preamble
 from .prompts import messages as build_messages
-from .prompts import preamble
-from .store import INDEX_FILE, Entry, Index, Memory, parse_index
+from .store import INDEX_FILE, Entry, Index, Memory, links_in as wiki_links, parse_index
 from .tokens import estimate_tokens
+from .vocabulary import GateLogKind
 
 #: Bump to invalidate every cached trigger (a new prompt, new floors).
 LEDGER_VERSION = "1"
@@ -172,7 +180,6 @@ _MARKUP = ("<<<", ">>>", "<!--", "-->")
 
 
 def _links(text: str) -> set[str]:
-    from .store import links_in as wiki_links
 
     found = {f"[[{s}]]" for s in wiki_links(text)}
     found |= {m.group(0) for m in _MD_LINK.finditer(text)}
@@ -195,8 +202,6 @@ def trigger_floor(
       comments) the description does not have;
     * with *budget*: more than ``SCRIBE_SLACK`` × budget tokens.
     """
-    from .floors import BUDGET, MARKUP, ORDER, Violation, check_rewrite, scan
-    from .floors.quantities import covers
 
     out = check_rewrite(trigger, description, field_name="trigger", human_names=human_names)
     if out and out[0].rule == "empty":
@@ -266,7 +271,6 @@ def _render(atoms: Sequence[str], kept: Sequence[int]) -> str:
 def _must_keep(atoms: Sequence[str]) -> tuple[set[int], set[int]]:
     """Atoms that carry a ⚠️ or a negation (must), and a little context after each
     negation (what it negates)."""
-    from .floors import negations_in
 
     must: set[int] = set()
     context: set[int] = set()
@@ -333,7 +337,6 @@ def _clause_trigger(desc: str, budget: int) -> str:
     that must stay do not fit together, the first clause gives way. A line may run up to
     half again over the budget rather than lose its sense; beyond that, "" (no answer).
     """
-    from .floors import negations_in
 
     clauses = [c for c in _CLAUSE_END.split(desc) if c and c.strip()]
     if len(clauses) < 2:
@@ -466,49 +469,22 @@ def ledger_key(description: str, budget: int) -> str:
 
 
 def _load_ledger(ws: Any, keys: Iterable[str]) -> dict[str, tuple[str, str, float]]:
-    wanted = list(dict.fromkeys(keys))
-    out: dict[str, tuple[str, str, float]] = {}
-    if len(wanted) > 200:  # one pass over the table beats many IN lists
-        want = set(wanted)
-        for r in ws.query("SELECT key, trigger, source, at FROM trigger_ledger"):
-            if r["key"] in want:
-                out[r["key"]] = (r["trigger"], r["source"], r["at"])
-        return out
-    for i in range(0, len(wanted), 500):
-        chunk = wanted[i : i + 500]
-        rows = ws.query(
-            "SELECT key, trigger, source, at FROM trigger_ledger WHERE key IN ("
-            + ",".join("?" * len(chunk))
-            + ")",
-            tuple(chunk),
-        )
-        for r in rows:
-            out[r["key"]] = (r["trigger"], r["source"], r["at"])
-    return out
+    return ws.ledger(keys)
 
 
 def prune_ledger(ws: Any, keep: set[str], before: float) -> int:
     """Forget ledger rows written before *before* that no line of this weave uses."""
-    rows = ws.query("SELECT key FROM trigger_ledger WHERE at < ?", (before,))
-    dead = [r["key"] for r in rows if r["key"] not in keep]
+    dead = [k for k in ws.ledger_keys_before(before) if k not in keep]
     if dead:
-        with ws.transaction() as conn:
-            conn.executemany("DELETE FROM trigger_ledger WHERE key = ?", [(k,) for k in dead])
+        ws.forget_ledger(dead)
     return len(dead)
 
 
 def fill_ledger(ws: Any, rows: Iterable[tuple[str, str, str]], at: float) -> None:
     """Write (key, trigger, source) rows into the trigger ledger."""
     rows = list(rows)
-    if not rows:
-        return
-    with ws.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO trigger_ledger(key, trigger, source, at) VALUES(?,?,?,?) "
-            "ON CONFLICT(key) DO UPDATE SET trigger=excluded.trigger, source=excluded.source, "
-            "at=excluded.at",
-            [(k, t, s, at) for k, t, s in rows],
-        )
+    if rows:
+        ws.fill_ledger(rows, at)
 
 
 # =========================================================================== the scribe
@@ -831,7 +807,7 @@ class Triggers:
                     self._wear(l, mech, "refused")
                     self.refused.append((l.entry.slug, value))
                 self.ws.log_gate(
-                    "trigger-refused",
+                    GateLogKind.TRIGGER_REFUSED,
                     title=ls[0].entry.title,
                     slug=ls[0].entry.slug,
                     reason=value,

@@ -21,6 +21,7 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+from ..distill.drafts import read_manifest
 from ..errors import KuraError
 from ..registry import Registry
 from ..shapes import dict_at
@@ -88,13 +89,12 @@ def compress(
     reg: Registry, selector: str | None, *, tokenizer_command: str | None = None
 ) -> dict[str, Any]:
     """store_ratio = tokens in attributed memories and their index lines / journal tokens drunk."""
-    from ..distill.drafts import read_manifest
 
     counter = tokenizer_counter(tokenizer_command) if tokenizer_command else None
     name = reg.resolve(selector)
     store = reg.store(name)
     ws = reg.workshop(name)
-    batches = {r["id"]: r for r in ws.query("SELECT id, raw_tokens, segments FROM batches")}
+    batches = {r["id"]: r for r in ws.batches()}
     raw = sum(r["raw_tokens"] for r in batches.values())
     entries = store.index().by_slug()
     counted = unattributed = 0

@@ -15,7 +15,9 @@ import random
 import shutil
 from pathlib import Path
 
-from ..store import INDEX_FILE
+from ..distill.drafts import Draft, save_draft, write_manifest
+from ..store import INDEX_FILE, Store
+from ..vocabulary import ProvenanceClass
 
 WORDS = (
     "archive",
@@ -96,8 +98,6 @@ def generate_store(
 def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> Path:
     """A fresh workspace with one store ("bench") of generated memories and *n_drafts*
     waiting drafts, each with its evidence manifest; returns its kura.toml."""
-    from ..distill.drafts import Draft, save_draft, write_manifest
-    from ..store import Store
 
     root = Path(workdir)
     if root.exists():
@@ -115,7 +115,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
             {
                 "segments": [
                     {
-                        "cls": "USER",
+                        "cls": ProvenanceClass.USER,
                         "text": user,
                         "source": src,
                         "start": i * 400,
@@ -123,7 +123,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
                         "unit": "byte",
                     },
                     {
-                        "cls": "TOOL",
+                        "cls": ProvenanceClass.TOOL,
                         "text": tool,
                         "source": src,
                         "start": i * 400 + 150,
@@ -135,7 +135,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
         )
         quotes = (
             {
-                "cls": "USER",
+                "cls": ProvenanceClass.USER,
                 "text": user[9:60],
                 "status": "verified",
                 "source": src,
@@ -144,7 +144,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
                 "unit": "byte",
             },
             {
-                "cls": "TOOL",
+                "cls": ProvenanceClass.TOOL,
                 "text": tool,
                 "status": "verified",
                 "source": src,

@@ -12,10 +12,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static, TextArea
 
+from kura_core.vocabulary import CURATION_FIELDS
+
+from ..host import host
 from ..widgets.fmt import cls_tag, heading, one_line
 from ..widgets.keys import KeyLine
+from .confirm import leave_unless_unsaved
 
-CURATION = ("belongs_because", "keep", "may_fade")
 PLACEHOLDERS = {
     "description": "the index line: a recognition trigger, not a summary",
     "type": "user, feedback, project or reference",
@@ -83,7 +86,7 @@ class MemoryEditScreen(Screen[bool]):
                     ("description", "trigger", m.description),
                     ("type", "type", m.type),
                     ("tags", "tags", ", ".join(m.tags)),
-                    *((k, k.replace("_", " "), m.curation(k)) for k in CURATION),
+                    *((k, k.replace("_", " "), m.curation(k)) for k in CURATION_FIELDS),
                 ):
                     with Horizontal(classes="field"):
                         yield Label(label)
@@ -110,13 +113,15 @@ class MemoryEditScreen(Screen[bool]):
         body.focus()
 
     def fields(self) -> dict[str, Any]:
-        val = lambda key: self.query_one(f"#edit-{key}", Input).value  # noqa: E731
+        def val(key: str) -> str:
+            return self.query_one(f"#edit-{key}", Input).value
+
         return {
             "title": val("title"),
             "description": val("description"),
             "type": val("type").strip(),
             "tags": [t.strip() for t in val("tags").split(",") if t.strip()],
-            "curation": {k: val(k) for k in CURATION},
+            "curation": {k: val(k) for k in CURATION_FIELDS},
             "body": self.query_one("#edit-body", TextArea).text,
         }
 
@@ -129,7 +134,7 @@ class MemoryEditScreen(Screen[bool]):
             or " ".join(f["description"].split()) != m.description
             or f["type"] != (m.type or "")
             or tuple(f["tags"]) != tuple(m.tags)
-            or any(" ".join(f["curation"][k].split()) != m.curation(k) for k in CURATION)
+            or any(" ".join(f["curation"][k].split()) != m.curation(k) for k in CURATION_FIELDS)
             or f["body"].strip() != m.body.strip()
         )
 
@@ -143,7 +148,7 @@ class MemoryEditScreen(Screen[bool]):
         self.query_one("#edit-error", Static).update(
             Content.styled("writing…", "$foreground-muted")
         )
-        self.app.save_memory(self.store, self.view.slug, self.view.base, self.fields())  # type: ignore[attr-defined]
+        host(self).save_memory(self.store, self.view.slug, self.view.base, self.fields())
 
     def show_error(self, text: str) -> None:
         self.saving = False
@@ -152,7 +157,6 @@ class MemoryEditScreen(Screen[bool]):
         )
 
     def action_cancel(self) -> None:
-        from .confirm import leave_unless_unsaved
 
         leave_unless_unsaved(
             self, self.dirty, f"Your changes to the memory {self.view.slug} are not saved."

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from kura_core import Violation
+from kura_core.vocabulary import CURATION_FIELDS, DraftDecision, GateVerdict, tag_passed
 
 from .find import FindBar, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
@@ -24,7 +25,7 @@ def _queue_row(d: Any) -> Content:
     verdict = str((d.gate or {}).get("verdict", "?"))
     sub = Content.assemble(
         ("  ", ""),
-        ("extends" if d.decision == "extends" else "new", "$foreground-muted"),
+        ("extends" if d.decision == DraftDecision.EXTENDS else "new", "$foreground-muted"),
         (" · ", "$foreground-muted"),
         (verdict, _verdict_style(verdict).replace("bold ", "")),
         (f" · {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}", "$foreground-muted"),
@@ -45,9 +46,12 @@ class DraftQueue(RowList):
 
 
 def _verdict_style(v: str) -> str:
-    return {"kept": "bold $success", "dropped": "bold $error", "seed": "bold $accent"}.get(
-        v, "bold"
-    )
+    styles: dict[str, str] = {
+        GateVerdict.KEPT: "bold $success",
+        GateVerdict.DROPPED: "bold $error",
+        GateVerdict.SEED: "bold $accent",
+    }
+    return styles.get(v, "bold")
 
 
 def render_diff(x: Any) -> list[Content]:
@@ -101,7 +105,7 @@ def render_draft(d: Any, diff: Any = None) -> Content:
     """What pouring the draft would write (for an extension: what it changes), and its curation."""
     out: list[Content] = []
     title = Content.styled(d.title, "bold")
-    if d.decision == "extends" and d.target:
+    if d.decision == DraftDecision.EXTENDS and d.target:
         action = Content.styled(f"extends → {d.target}", "$warning")
     else:
         action = Content.styled(f"new → {d.slug}", "$foreground-muted")
@@ -118,7 +122,7 @@ def render_draft(d: Any, diff: Any = None) -> Content:
         out.extend(render_diff(diff))
     else:
         out.append(Content(d.body))
-    for key in ("belongs_because", "keep", "may_fade"):
+    for key in CURATION_FIELDS:
         if d.curation.get(key):
             out.append(
                 Content.assemble(
@@ -204,7 +208,7 @@ def render_gate(g: Mapping[str, Any], quotes: Any = ()) -> list[Content]:
     tags = g.get("tag_checks") or {}
     if tags:
         for i, (tag, result) in enumerate(tags.items()):
-            ok = str(result).startswith(("ok", "kept", "verified", "pass", "✓"))
+            ok = tag_passed(result)
             out.append(
                 Content.assemble(
                     ("tags        " if i == 0 else "            ", "$foreground-muted"),

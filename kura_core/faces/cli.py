@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import KuraError
-from .store import TYPES as MEMORY_TYPES
+from .. import Kura, KuraError, Registry
+from ..errors import SelectorError
+from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
+from .guard import guarded
+from .render import doctor_text
 
 OK, FAIL, NOTHING = 0, 1, 2
 
@@ -39,16 +42,12 @@ class Ctx:
 
     def registry(self):
         if self._reg is None:
-            from .registry import Registry
-
             self._reg = Registry.open(self.args.config)
         return self._reg
 
     def kura(self):
         """The application layer every command calls (kura_core.kura.Kura)."""
         if self._kura is None:
-            from .kura import Kura
-
             self._kura = Kura(self.registry())
         return self._kura
 
@@ -66,8 +65,6 @@ class Ctx:
 
 
 def cmd_init(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
     res = Kura.init_store(a.name, a.path, label=a.label or "", config=a.config)
     if a.json:
@@ -149,11 +146,7 @@ def cmd_remember(ctx: Ctx) -> int:
                 "slug": mem.slug,
                 "path": str(mem.path),
                 "tags": list(mem.tags),
-                **{
-                    k: mem.curation(k)
-                    for k in ("belongs_because", "keep", "may_fade")
-                    if mem.curation(k)
-                },
+                **{k: mem.curation(k) for k in CURATION_FIELDS if mem.curation(k)},
             }
         )
     else:
@@ -173,7 +166,7 @@ def cmd_annotate(ctx: Ctx) -> int:
         keep=a.keep,
         may_fade=a.may_fade,
     )
-    cur = {k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade")}
+    cur = {k: mem.curation(k) for k in CURATION_FIELDS}
     if a.json:
         ctx.json(
             {"store": k.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur}
@@ -297,8 +290,6 @@ def _progress_done(ctx: Ctx, progress) -> None:
 
 
 def cmd_gate(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
     k = ctx.kura() if ctx.selector else Kura.without_stores()  # no store: no config needed
     rep = k.gate(a.journal, a.candidates, adapter=a.adapter, store=ctx.selector)
@@ -310,7 +301,7 @@ def cmd_gate(ctx: Ctx) -> int:
         ctx.print(f"{r.verdict.upper():<8} {r.title}")
         for q in r.quotes:
             ctx.print(f"    [{q.cls or q.claimed or '?'}] {q.status}: {q.text[:90]}")
-        mark = "✗" if r.verdict == "dropped" else "·"
+        mark = "✗" if r.verdict == GateVerdict.DROPPED else "·"
         for why in r.reasons:
             ctx.print(f"    {mark} {why}")
         for v in r.violations:
@@ -324,7 +315,7 @@ def _one_line(text: str, width: int = 110) -> str:
 
 
 def cmd_journal(ctx: Ctx) -> int:
-    from .kura import Kura
+    from .. import Note  # lazy: start-up (the journal readers, for this command only)
 
     a = ctx.args
     k = Kura.without_stores()  # reading a journal file needs no config
@@ -361,8 +352,6 @@ def cmd_journal(ctx: Ctx) -> int:
     if got.fatal:
         ctx.print(f"✗ {got.fatal}")
         return FAIL
-    from .distill.journals.inspect import Note
-
     for pos, _, item in got.entries():
         if isinstance(item, Note):
             ctx.print(f"{pos:>10}  {item.kind:<8} {item.reason}")
@@ -406,7 +395,7 @@ def cmd_distill_drafts(ctx: Ctx) -> int:
         ctx.json({"store": view.store, "drafts": [d.to_json() for d in ds]})
     else:
         for d in ds:
-            ext = f" (extends {d.target})" if d.decision == "extends" else ""
+            ext = f" (extends {d.target})" if d.decision == DraftDecision.EXTENDS else ""
             ctx.print(f"{d.slug}{ext} — {d.description}")
             for q in d.quotes:
                 if q.get("status") == "verified":
@@ -523,13 +512,13 @@ def cmd_tend(ctx: Ctx) -> int:
 
 
 def cmd_serve(ctx: Ctx) -> int:
-    from .http import serve_forever
+    from .http import serve_forever  # lazy: start-up (~50 ms more for every command)
 
     return serve_forever(ctx.registry(), ctx.args.host, ctx.args.port, log=ctx.err)
 
 
 def cmd_mcp(ctx: Ctx) -> int:
-    from .mcp import run_stdio
+    from .mcp import run_stdio  # lazy: start-up, as the server above
 
     return run_stdio(ctx.registry, ctx.selector, os.environ, err=ctx.err)
 
@@ -589,7 +578,7 @@ def cmd_bench(ctx: Ctx) -> int:
 
 
 def _bench_compress(ctx: Ctx) -> int:
-    from . import bench
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
 
     rep = bench.compress(ctx.registry(), ctx.selector, tokenizer_command=ctx.args.tokenizer_command)
     if ctx.args.json:
@@ -607,7 +596,7 @@ def _bench_compress(ctx: Ctx) -> int:
 
 
 def _bench_retention(ctx: Ctx) -> int:
-    from . import bench
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
 
     a = ctx.args
     if not a.questions:
@@ -625,7 +614,7 @@ def _bench_retention(ctx: Ctx) -> int:
 
 
 def _bench_perf(ctx: Ctx) -> int:
-    from . import bench
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
 
     a = ctx.args
     try:
@@ -662,12 +651,8 @@ def _bench_perf(ctx: Ctx) -> int:
 
 
 def cmd_doctor(ctx: Ctx) -> int:
-    from .doctor import diagnose, diagnose_all
-    from .render import doctor_text
-
-    reg = ctx.registry()
     if ctx.args.all:
-        every = diagnose_all(reg, probe=ctx.args.probe)
+        every = ctx.kura().doctor_all(probe=ctx.args.probe)
         if ctx.args.json:
             ctx.json(every.to_json())
         else:
@@ -677,7 +662,7 @@ def cmd_doctor(ctx: Ctx) -> int:
             for p in every.problems:
                 ctx.warn(f"kura: {p}")
         return OK if every.ok else FAIL
-    rep = diagnose(reg, ctx.selector, probe=ctx.args.probe)
+    rep = ctx.kura().doctor(store=ctx.selector, probe=ctx.args.probe)
     if ctx.args.json:
         ctx.json(rep.to_json())
     else:
@@ -687,7 +672,7 @@ def cmd_doctor(ctx: Ctx) -> int:
 
 def cmd_tui(ctx: Ctx) -> int:
     """The full-screen TUI on the configured stores."""
-    from kura_tui import run
+    from kura_tui import run  # lazy: the app and textual load only when it opens
 
     reg = ctx.registry()
     if not reg.names():
@@ -702,10 +687,9 @@ def cmd_tui(ctx: Ctx) -> int:
 
 def cmd_demo(ctx: Ctx) -> int:
     """Build (or reuse) the demo workspace and open the TUI on it. No model needed."""
-    from .demo import build_demo, default_demo_dir
-    from .registry import Registry
-
     a = ctx.args
+    from .. import build_demo, default_demo_dir  # lazy: start-up (the whole distiller)
+
     dest = Path(a.path).expanduser() if a.path else default_demo_dir()
     cfg = build_demo(dest, force=a.rebuild)
     if a.no_tui:
@@ -716,7 +700,7 @@ def cmd_demo(ctx: Ctx) -> int:
             ctx.print(f"demo workspace ready: {a.path or cfg.parent}")
             ctx.print(f"try: kura -c {shown / cfg.name} doctor --all")
         return OK
-    from kura_tui import run
+    from kura_tui import run  # lazy: the app and textual load only when it opens
 
     ctx._reg = Registry.open(cfg)
     return run(ctx._reg, store=ctx.selector, watch=not a.no_watch)
@@ -731,16 +715,12 @@ def _adapter_choices() -> list[str]:
     return list(names())
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "-c",
-        "--config",
-        default=argparse.SUPPRESS,
-        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)",
-    )
-    common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
+#: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json
+AddCommand = Callable[..., argparse.ArgumentParser]
 
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
     p = argparse.ArgumentParser(
         prog="kura",
         description="kura — long-term memory for AI agents, distilled, not accumulated.",
@@ -757,6 +737,30 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
+    _store_commands(add)
+    _evidence_commands(add)
+    _distill_commands(sub, common)
+    _service_commands(add)
+    _bench_command(add)
+    _app_commands(add)
+    return p
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """-c and -s, accepted before and after the command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-c",
+        "--config",
+        default=argparse.SUPPRESS,
+        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)",
+    )
+    common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
+    return common
+
+
+def _store_commands(add: AddCommand) -> None:
+    """Stores and their memories: init, stores, read, remember, annotate, profile, recall."""
     sp = add("init", cmd_init, "create a store and add it to the config")
     sp.add_argument("name")
     sp.add_argument("--path", required=True, help="directory for the store")
@@ -813,6 +817,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--top", type=int, default=None, help="at most this many picked memories")
     sp.add_argument("--chars", type=int, default=None, help="context budget in characters")
 
+
+def _evidence_commands(add: AddCommand) -> None:
+    """The evidence gate and the journal inspector."""
     sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
     sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
     sp.add_argument(
@@ -841,6 +848,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--radius", type=int, default=3, help="context: segments on each side")
     sp.add_argument("--full", action="store_true", help="print every segment's whole text")
 
+
+def _distill_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """kura distill and its actions."""
     sp = sub.add_parser(
         "distill",
         help="distil journals into drafts, judge them, pour them",
@@ -890,6 +900,9 @@ def build_parser() -> argparse.ArgumentParser:
         json_flag=False,
     )
 
+
+def _service_commands(add: AddCommand) -> None:
+    """What runs for a host: tend, serve, mcp, weave, prefill."""
     sp = add(
         "tend",
         cmd_tend,
@@ -925,6 +938,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
 
+
+def _bench_command(add: AddCommand) -> None:
+    """kura bench."""
     sp = add(
         "bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf"
     )
@@ -951,6 +967,9 @@ def build_parser() -> argparse.ArgumentParser:
         "token count); the ratio is then labelled mixed",
     )
 
+
+def _app_commands(add: AddCommand) -> None:
+    """The app, the demo workspace and the doctor."""
     sp = add("tui", cmd_tui, "the full-screen TUI (also: kura with no command)", json_flag=False)
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
 
@@ -967,8 +986,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--probe", action="store_true", help="also ask each model endpoint if it answers"
     )
-
-    return p
 
 
 def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:
@@ -1020,30 +1037,30 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def _guarded(fn: Callable[[Ctx], int], ctx: Ctx) -> int:
-    """Run one command; what goes wrong becomes one plain line and an exit code."""
+#: Commands whose refusals an agent may read (an MCP host passes a failed server's words on
+#: to its model): an unknown store is refused there without naming the others.
+AGENT_FACING = frozenset({"mcp", "hook"})
+
+
+def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
+    """Run a command; a store or mode it does not know is refused naming the ones there are.
+    The core's refusal names none (an agent bound to one store learns nothing of the
+    others over HTTP or MCP); a person at the command line reads their own config."""
     try:
         return fn(ctx)
-    except KuraError as exc:
-        ctx.warn(f"kura: {exc}")
-        return FAIL
-    except BrokenPipeError:
-        return OK
-    except OSError as exc:
-        from .fsutil import storage_error
-
-        ctx.warn(f"kura: {storage_error(exc, 'finish the command', exc.filename or os.getcwd())}")
-        return FAIL
-    except KeyboardInterrupt:
-        ctx.warn("kura: interrupted")
-        return 130
-    except Exception as exc:  # a bug: say so plainly, without a wall of traceback
-        if os.environ.get("KURA_DEBUG"):
+    except SelectorError as exc:
+        if ctx.args.command in AGENT_FACING:
             raise
-        ctx.warn(
-            f"kura: internal error: {type(exc).__name__}: {exc} (set KURA_DEBUG=1 for details)"
-        )
-        return FAIL
+        try:
+            info = ctx.kura().stores()
+        except KuraError:
+            raise exc from None
+        if not info.stores:
+            raise
+        names = ", ".join(s.name for s in info.stores)
+        modes = ", ".join(f"{m} → {s}" for m, s in info.modes.items() if m != s)
+        choice = f"stores: {names}" + (f"; modes: {modes}" if modes else "")
+        raise SelectorError(f"{exc}; {choice}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1052,7 +1069,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return OK  # help was printed
     ctx = Ctx(args)
     try:
-        return _guarded(args.fn, ctx)
+        return guarded(lambda: _with_choices(ctx, args.fn), ctx.warn)
     finally:
         if ctx._reg is not None:
             ctx._reg.close()
