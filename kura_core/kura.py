@@ -895,6 +895,13 @@ class Kura:
         return tend_status(self.registry, self.registry.resolve(store), lines=lines)
 
     @staticmethod
+    def journal_adapters() -> tuple[str, ...]:
+        """The name of every journal adapter, built-in and plug-in."""
+        from .distill.journals.registry import names
+
+        return names()
+
+    @staticmethod
     def journal_roots_here(platform: str | None = None) -> list[tuple[str, str, bool]]:
         """``(adapter, root, exists)`` for every place an agent keeps its journals on this
         OS, as each adapter declares it -- what ``kura init`` and the journals pane offer."""

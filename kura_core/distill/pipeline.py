@@ -54,8 +54,7 @@ from .drafts import (
 )
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
-from .journals import ADAPTERS, UNITS, JournalRoot, discover
-from .journals import registry as journal_registry
+from .journals import ADAPTERS, UNITS, JournalRoot, discover, registry as journal_registry
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 

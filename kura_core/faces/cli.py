@@ -710,9 +710,7 @@ def cmd_demo(ctx: Ctx) -> int:
 
 
 def _adapter_choices() -> list[str]:
-    from .distill.journals.registry import names
-
-    return list(names())
+    return list(Kura.journal_adapters())
 
 
 #: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json

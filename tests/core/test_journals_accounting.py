@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kura_core.distill.journals import (
     ADAPTERS,
@@ -296,7 +295,7 @@ def test_journal_inspect_shows_held_back_and_skipped_counts(tmp_path):
 
     path = _export(tmp_path, unfinish)
     out = subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", "journal", "inspect", str(path)],
+        [sys.executable, "-m", "kura_core", "journal", "inspect", str(path)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -308,7 +307,7 @@ def test_journal_inspect_shows_held_back_and_skipped_counts(tmp_path):
     assert any(line.split()[1:2] == ["held"] for line in out.stdout.splitlines()[1:])
     data = json.loads(
         subprocess.run(
-            [sys.executable, "-m", "kura_core.cli", "journal", "inspect", str(path), "--json"],
+            [sys.executable, "-m", "kura_core", "journal", "inspect", str(path), "--json"],
             capture_output=True,
             text=True,
             timeout=120,

@@ -18,11 +18,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from kura_core.distill.journals import ADAPTERS, JournalError, guess_adapter, shell
-from kura_core.distill.journals import provenance as pv
+from kura_core.distill.journals import (
+    ADAPTERS,
+    JournalError,
+    guess_adapter,
+    provenance as pv,
+    shell,
+)
 from kura_core.distill.journals.aider import assistant_pieces
 from kura_core.distill.journals.base import CONTEXTS
 
