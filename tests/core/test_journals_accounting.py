@@ -25,7 +25,14 @@ from kura_core.distill.journals import (
     read_gemini,
     read_opencode,
 )
-from kura_core.distill.journals.base import HELD, HOLD_SECONDS, IGNORED, REPAIRED, SKIPPED
+from kura_core.distill.journals.base import (
+    HELD,
+    HOLD_SECONDS,
+    IGNORED,
+    NO_TEXT,
+    REPAIRED,
+    SKIPPED,
+)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 JOURNALS = FIXTURES / "journals"
@@ -93,6 +100,8 @@ def test_every_fixture_record_is_read_or_noted(adapter, path):
     assert not read.fatal
     accounted(read)
     assert read.held == 0  # every fixture is complete
+    # every record the adapter did not read got its own reason, not the safety net's
+    assert not [n for n in read.notes if n.reason == NO_TEXT]
     lines = _jsonl_lines(path)
     if lines is not None and read.unit == "byte":
         assert read.records == lines  # one record per line, none lost
