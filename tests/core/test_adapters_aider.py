@@ -99,3 +99,23 @@ def test_user_is_exactly_what_the_person_typed(tmp_path: Path, turns):
         if s.cls != "USER":
             continue
         assert "NOTHUMAN" not in s.text
+
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures/journals/aider/real/.aider.chat.history.md"
+
+
+def test_a_real_history_keeps_the_persons_block_whole_and_the_reply_apart():
+    read = read_aider(REAL, 0)
+    users = [s.text for s in read.segments if s.cls == "USER"]
+    assert users == [
+        "Please create an .aidar.json file in the root directory of the project to track the "
+        "entire project directory",
+        "Please create a clean project structure for a PyTorch IoT project. It should have a:\n"
+        "\n-a src/ folder which has:\n\t-dataset.py\n\t-model.py\n\nDon’t write any code yet",
+    ]
+    selfs = "\n".join(s.text for s in read.segments if s.cls == "SELF")
+    assert "#### Plan" in selfs  # the reply's heading stays the assistant's
+    assert [s.text.split("\n", 1)[0] for s in read.segments if s.cls == "ACT"] == [
+        "edit: .aidar.json",
+        "edit: src/dataset.py",
+    ]
