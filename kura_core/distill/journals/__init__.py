@@ -14,6 +14,15 @@ opencode    opencode export JSON, file storage, database                  seq
 aider       ``.aider.chat.history.md``                                    byte
 evidence    versioned evidence JSONL                                      seq
 text        plain text / Markdown (each paragraph USER; never detected)   byte
+cline       Cline / Roo Code / Kilo Code task files                       seq
+continue    Continue (and Kiro IDE) session documents                     seq
+copilot     GitHub Copilot CLI ``events.jsonl``                           byte
+copilot-    earlier Copilot CLI session documents                         seq
+legacy
+cursor      Cursor agent transcripts, Grok CLI chat history               byte
+specstory   SpecStory Markdown exports of Cursor chats                    seq
+kimi        Kimi CLI ``context.jsonl`` / ``wire.jsonl``                   byte
+qwen        Qwen Code chat recordings                                     byte
 ==========  ==========================================================  ==========
 
 Byte offsets suit files that only grow; ``seq`` numbers (a message, line or record index,
@@ -34,13 +43,19 @@ from . import registry
 from .aider import read_aider
 from .base import HELD, IGNORED, REPAIRED, SKIPPED, JournalError, Note, Read
 from .claude import read_claude
+from .cline import read_cline
 from .codex import read_codex
+from .continue_dev import read_continue
+from .copilot import read_copilot, read_copilot_legacy
+from .cursor import read_cursor, read_specstory
 from .detect import adapter_names, guess_adapter, sniff_adapter
 from .discovery import JournalFile, JournalRoot, default_roots, discover
 from .gemini import read_gemini
 from .inspect import Inspection, SegmentContext, inspect, read_journal, segment_context
+from .kimi import read_kimi
 from .opencode import read_opencode
 from .plain import read_evidence, read_text
+from .qwen import read_qwen
 from .registry import Adapter, Head, JournalAdapter
 
 
@@ -70,10 +85,13 @@ ADAPTERS: Mapping[str, Callable[..., Read]] = _Derived(lambda a: a.read)
 UNITS: Mapping[str, str] = _Derived(lambda a: a.unit)
 #: name → the globs of journal files under a root
 DEFAULT_INCLUDE: Mapping[str, tuple[str, ...]] = _Derived(lambda a: a.include)
+#: every adapter's name (``name in ADAPTER_NAMES``; iterating gives the names)
+ADAPTER_NAMES: Mapping[str, str] = _Derived(lambda a: a.label)
 
 
 __all__ = [
     "ADAPTERS",
+    "ADAPTER_NAMES",
     "DEFAULT_INCLUDE",
     "HELD",
     "IGNORED",
@@ -96,6 +114,14 @@ __all__ = [
     "guess_adapter",
     "inspect",
     "read_aider",
+    "read_specstory",
+    "read_qwen",
+    "read_kimi",
+    "read_cursor",
+    "read_copilot_legacy",
+    "read_copilot",
+    "read_continue",
+    "read_cline",
     "read_claude",
     "read_codex",
     "read_evidence",

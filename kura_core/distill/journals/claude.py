@@ -716,7 +716,7 @@ ADAPTER = Adapter(
     roots={
         "linux": ("~/.claude/projects",),
         "darwin": ("~/.claude/projects",),
-        "windows": ("~/.claude/projects",),
+        "win32": ("~/.claude/projects",),
     },
     include=("**/*.jsonl",),
     variants=("session transcript", "subagent transcript"),

@@ -535,7 +535,7 @@ ADAPTER = Adapter(
     unit=UNIT,
     read=read_opencode,
     sniff=sniff,
-    roots={os_: ("~/.local/share/opencode",) for os_ in ("linux", "darwin", "windows")},
+    roots={os_: ("~/.local/share/opencode",) for os_ in ("linux", "darwin", "win32")},
     include=("**/storage/session/**/ses_*.json", "**/opencode*.db"),
     variants=("export", "storage", "database"),
 )

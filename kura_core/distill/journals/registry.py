@@ -57,20 +57,29 @@ from .base import Read, decode_bytes
 #: The entry-point group third-party adapters register under.
 ENTRY_POINT_GROUP = "kura.adapters"
 
-#: The built-in adapters (``module:attribute``), in the order they are listed (and, on
-#: a tie of two sniff scores, preferred).
+#: The built-in adapters (``module:attribute``), in detection order: a JSON Lines record
+#: is claimed by the first adapter that knows it, and on a tie of two scores the earlier
+#: adapter wins (the specific formats come before Claude Code's broad record shape).
 BUILTIN = (
-    "kura_core.distill.journals.claude:ADAPTER",
+    "kura_core.distill.journals.plain:EVIDENCE",
     "kura_core.distill.journals.codex:ADAPTER",
+    "kura_core.distill.journals.copilot:ADAPTER",
+    "kura_core.distill.journals.qwen:ADAPTER",
+    "kura_core.distill.journals.kimi:ADAPTER",
     "kura_core.distill.journals.gemini:ADAPTER",
+    "kura_core.distill.journals.cursor:ADAPTER",
+    "kura_core.distill.journals.claude:ADAPTER",
+    "kura_core.distill.journals.cline:ADAPTER",
+    "kura_core.distill.journals.continue_dev:ADAPTER",
+    "kura_core.distill.journals.copilot:LEGACY",
     "kura_core.distill.journals.opencode:ADAPTER",
     "kura_core.distill.journals.aider:ADAPTER",
-    "kura_core.distill.journals.plain:EVIDENCE",
+    "kura_core.distill.journals.cursor:SPECSTORY",
     "kura_core.distill.journals.plain:TEXT",
 )
 
-#: Operating systems default roots are given for (``sys.platform`` mapped by :func:`os_key`).
-OSES = ("linux", "darwin", "windows")
+#: Operating systems default roots are given for (``sys.platform`` values, by :func:`os_key`).
+OSES = ("linux", "darwin", "win32")
 
 #: How many JSON Lines records of a file's head detection looks at.
 HEAD_RECORDS = 200
@@ -95,14 +104,26 @@ class Head:
     lines: int = 0
     document: Any = None
     tables: frozenset[str] | None = None
+    claimed: set[int] = field(default_factory=set)
 
     def share(self, claims: Callable[[dict, int], bool]) -> float:
         """The share of the head's non-blank lines that are JSON Lines records *claims*
-        recognises (a note with one JSON line among many is not JSON Lines)."""
+        recognises (a note with one JSON line among many is not JSON Lines). Detection asks
+        the adapters in :data:`BUILTIN` order, and a record an earlier adapter claimed does
+        not count for a later one: a record is one format's, the first that knows it."""
         if not self.records:
             return 0.0
-        hits = sum(1 for i, r in enumerate(self.records) if claims(r, i))
+        hits = 0
+        for i, r in enumerate(self.records):
+            if i not in self.claimed and claims(r, i):
+                self.claimed.add(i)
+                hits += 1
         return hits / max(self.lines, len(self.records))
+
+    @property
+    def plain(self) -> bool:
+        """Is the file text that is neither JSON Lines, one JSON document nor a database?"""
+        return not self.records and self.document is None and self.tables is None
 
 
 @runtime_checkable
@@ -167,10 +188,10 @@ class Adapter:
 
 
 def os_key(platform: str | None = None) -> str:
-    """``linux``, ``darwin`` or ``windows`` for a ``sys.platform`` value."""
+    """``linux``, ``darwin`` or ``win32`` for a ``sys.platform`` value."""
     p = sys.platform if platform is None else platform
     if p.startswith("win") or p == "cygwin":
-        return "windows"
+        return "win32"
     return "darwin" if p == "darwin" else "linux"
 
 
