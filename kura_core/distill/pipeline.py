@@ -22,6 +22,7 @@ from ..profile import preamble
 from ..prompts import messages as build_messages
 from ..registry import Registry
 from ..reports import tally_of
+from ..secrets import under_store_rules
 from ..shapes import dict_at
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
@@ -371,6 +372,7 @@ def evidence_lines(segments: Sequence[Segment]) -> str:
 # --------------------------------------------------------------------------- run
 
 
+@under_store_rules  # the store's own secret patterns and allowlist apply while it drinks
 def run(
     reg: Registry,
     selector: str | None,

@@ -25,6 +25,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..secrets import BUILTIN
 from ..store import links_in
 from .attribution import HUMAN, PRONOUN, THIRD, Claim, attribution_claims, carries, claims
 from .negation import cut_reason, negations_in
@@ -162,6 +163,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
     (SHAPE, "empty"): "{f} is empty",
     (SHAPE, "one_line"): "{f} must be one sentence on one line",
     (SHAPE, "too_long"): "{f} is {t}; keep it under {n}",
+    (SHAPE, "raw_secret"): (
+        "{f} carries a raw secret ({t}): write the marker [secret:{t}] in its place"
+    ),
     (SHAPE, "*"): "{f} is malformed: {t}",
     (NEGATION, "added"): "adds the negation {q} ({f})",
     (NEGATION, "*"): "drops the negation {q} ({f})",
@@ -261,6 +265,8 @@ def shape_violations(
             continue
         if not isinstance(value, str):
             out.append(Violation(SHAPE, name, _type_name(value), "not_a_string"))
+        elif found := BUILTIN.find(value):  # a raw secret is never stored (kura.secrets)
+            out.append(Violation(SHAPE, name, found[0].kind, "raw_secret"))
     return out
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from kura_core.distill.evidence import Segment
 from kura_core.errors import KuraError
+from kura_core.secrets import active_rules
 
 
 class JournalError(KuraError):
@@ -176,9 +177,13 @@ class Intake:
         stamp: str = "",
         kind: str = "",
     ) -> None:
-        text = clean(text).strip("\n")
+        seen = active_rules().redact(clean(text))  # secrets and <private> never pass
+        text = seen.text.strip("\n")
         if not text.strip():
-            self._blank = True
+            if seen.private:
+                self.note(start, end, "private text (not read)", IGNORED)
+            else:
+                self._blank = True
             return
         self._covered = True
         self.segments.append(
