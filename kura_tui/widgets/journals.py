@@ -156,10 +156,17 @@ class JournalsPane(Vertical):
         self.view = view
         lines: list[Content] = []
         if not view.roots:
+            from kura_core.kura import Kura
+
+            here = [f'{a} = "{r}"' for a, r, there in Kura.journal_roots_here() if there]
             lines.append(
                 Content.styled(
                     f"no journals configured: add [stores.{view.store}.journals] to kura.toml "
-                    '(claude = "~/.claude/projects")',
+                    + (
+                        "(found here: " + ", ".join(here) + ")"
+                        if here
+                        else '(claude = "~/.claude/projects")'
+                    ),
                     "$warning",
                 )
             )
