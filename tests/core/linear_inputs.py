@@ -1,0 +1,291 @@
+"""Pathological inputs and a growth measure, shared by the linear-time tests.
+
+An input *family* is a function from a size ``n`` to a text of about ``n`` characters built
+to make a backtracking matcher work hard: long runs of Markdown and table punctuation at line
+starts, openers that are never closed followed by large bodies, long digit and CJK-numeral
+runs, Japanese and Chinese without punctuation, minified JSON, and the characters and words a
+given pattern itself is made of. ``grows_linearly`` times a call at ``n`` and ``10 n`` and says
+whether the cost grew like the input (10x the input within ~15x the time) under a hard cap.
+
+Times are CPU times (``time.process_time``), best of three, so a loaded machine slows both
+sizes alike instead of failing the test.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+Family = Callable[[int], str]
+
+#: Characters that open Markdown structure, tables, rules, diffs and quotes.
+RUN_CHARS = "-#*>+=|~_"
+WHITESPACE = (" ", "\t", "\n", " \t", "\r\n")
+
+JA = "これは句読点のない長い日本語の文章で設定ファイルを三回読み直した結果です"
+ZH = "我们今天讨论了很多关于系统设计的问题用户说要把缓存改成两千五百条"
+CJK_NUMERALS = "〇一二三四五六七八九十百千万億兆两廿卅零"
+
+OPENERS = (
+    "<",
+    "<a>",
+    "<system-reminder>",
+    "<command>",
+    "<think>",
+    "</",
+    "<!--",
+    "```",
+    "```python\n",
+    '"',
+    "'",
+    "`",
+    "“",
+    "「",
+    "(",
+    "[",
+    "[[",
+    "{",
+    "**",
+    "<<EOF\n",
+    "<<'EOF'\n",
+    "$(",
+    "${",
+    "\\",
+    "%",
+    "http://",
+    "---\n",
+)
+
+
+def _fill(unit: str, n: int) -> str:
+    """``unit`` repeated to about ``n`` characters (at least once)."""
+    return unit * max(1, n // max(1, len(unit)))
+
+
+def _mixed(alphabet: str, seed: int, line_every: int = 0) -> Family:
+    def make(n: int) -> str:
+        rng = random.Random(seed)
+        out = []
+        for i in range(n):
+            if line_every and i % line_every == 0:
+                out.append("\n")
+            else:
+                out.append(rng.choice(alphabet))
+        return "".join(out)
+
+    return make
+
+
+def _json(n: int) -> str:
+    rng = random.Random(7)
+    items = []
+    size = 0
+    while size < n:
+        item = {
+            "id": rng.randrange(10**6),
+            "type": rng.choice(["message", "tool_use", "function_call"]),
+            "text": rng.choice(["- [ ] 1. ok", "# ---- x", "3万円", "a:b", "<b>x"]),
+            "nested": {"xs": [1, 2.5, -3e4, None, True], "s": "\\n\\t\\\"q"},
+        }
+        text = json.dumps(item, separators=(",", ":"), ensure_ascii=False)
+        items.append(text)
+        size += len(text) + 1
+    return "[" + ",".join(items) + "]"
+
+
+def common_families() -> dict[str, Family]:
+    """Inputs every pattern is run against."""
+    fams: dict[str, Family] = {}
+    for c in RUN_CHARS:
+        fams[f"run {c!r}"] = lambda n, c=c: _fill(c, n)
+        fams[f"run {c!r} then x"] = lambda n, c=c: _fill(c, n) + "x"
+        fams[f"lines of {c!r}"] = lambda n, c=c: _fill(c * 40 + " 1. x\n", n)
+        fams[f"spaced {c!r}"] = lambda n, c=c: _fill(c + " ", n) + "1)"
+    for w in WHITESPACE:
+        fams[f"whitespace {w!r}"] = lambda n, w=w: _fill(w, n) + "x"
+    fams["mixed markup"] = _mixed(RUN_CHARS + " \t", 1)
+    fams["mixed markup lines"] = _mixed(RUN_CHARS + " \t1.)", 2, line_every=97)
+    for op in OPENERS:
+        fams[f"unclosed {op!r}"] = lambda n, op=op: op + _fill("body text ", n)
+        fams[f"openers {op!r}"] = lambda n, op=op: _fill(op + "x ", n)
+    fams["digits"] = lambda n: _fill("1", n)
+    fams["digits then 万"] = lambda n: _fill("9", n) + "万"
+    for unit in ("1,", "1.", "1e", "1 ", "12:", "1-", "1/", "0x", "v1.", "1万", "1x", "1h"):
+        fams[f"digit units {unit!r}"] = lambda n, unit=unit: _fill(unit, n)
+    fams["cjk numerals"] = lambda n: _fill(CJK_NUMERALS, n)
+    fams["cjk one"] = lambda n: _fill("一", n)
+    fams["cjk digits mixed"] = _mixed(CJK_NUMERALS + "0123456789.年月日時分", 3)
+    fams["japanese"] = lambda n: _fill(JA, n)
+    fams["chinese"] = lambda n: _fill(ZH, n)
+    fams["kana"] = lambda n: _fill("あ", n)
+    fams["minified json"] = _json
+    fams["letters"] = lambda n: _fill("a", n)
+    fams["words"] = lambda n: _fill("the user said we ", n)
+    fams["capitals"] = lambda n: _fill("Alice Bob ", n)
+    return fams
+
+
+def pattern_alphabet(pattern: re.Pattern[str] | re.Pattern[bytes]) -> tuple[str, list[str]]:
+    """The characters a pattern can match literally or by class, and its literal words."""
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        tree = _parser.parse(
+            pattern.pattern
+            if isinstance(pattern.pattern, str)
+            else pattern.pattern.decode("latin-1"),
+            pattern.flags & ~re.UNICODE if isinstance(pattern.pattern, bytes) else pattern.flags,
+        )
+    except Exception:  # a private module changed shape: fall back to the source text
+        src = pattern.pattern if isinstance(pattern.pattern, str) else pattern.pattern.decode()
+        return "".join(sorted(set(src))), []
+    chars: set[str] = set()
+    words: list[str] = []
+    _walk(_parser, tree, chars, words)
+    return "".join(sorted(chars)), [w for w in words if len(w) > 1]
+
+
+def _walk(p, tree, chars: set[str], words: list[str]) -> None:
+    c = p  # constants live on the parser module in 3.11+
+    run: list[str] = []
+    for op, av in tree:
+        if op is c.LITERAL:
+            ch = chr(av)
+            chars.add(ch)
+            run.append(ch)
+            continue
+        if run:
+            words.append("".join(run))
+            run = []
+        if op is c.IN:
+            for iop, iav in av:
+                if iop is c.LITERAL:
+                    chars.add(chr(iav))
+                elif iop is c.RANGE:
+                    lo, hi = iav
+                    chars.update({chr(lo), chr(hi), chr((lo + hi) // 2)})
+                elif iop is c.CATEGORY:
+                    chars.add(_CATEGORY_CHAR.get(str(iav), "a"))
+        elif op is c.CATEGORY:
+            chars.add(_CATEGORY_CHAR.get(str(av), "a"))
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            _walk(p, av[2], chars, words)
+        elif op is c.SUBPATTERN:
+            _walk(p, av[-1], chars, words)
+        elif op is c.ATOMIC_GROUP:
+            _walk(p, av, chars, words)
+        elif op is c.BRANCH:
+            for sub in av[1]:
+                _walk(p, sub, chars, words)
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            _walk(p, av[1], chars, words)
+        elif op is c.GROUPREF_EXISTS:
+            for sub in av[1:]:
+                if sub is not None:
+                    _walk(p, sub, chars, words)
+        elif op is c.NOT_LITERAL:
+            chars.add("x" if av != ord("x") else "y")
+    if run:
+        words.append("".join(run))
+
+
+_CATEGORY_CHAR = {
+    "CATEGORY_DIGIT": "7",
+    "CATEGORY_NOT_DIGIT": "a",
+    "CATEGORY_SPACE": " ",
+    "CATEGORY_NOT_SPACE": "a",
+    "CATEGORY_WORD": "a",
+    "CATEGORY_NOT_WORD": "-",
+}
+
+
+def pattern_families(pattern: re.Pattern[str] | re.Pattern[bytes]) -> dict[str, Family]:
+    """Inputs made of the pattern's own characters and words: each character repeated, the
+    whole alphabet shuffled (with and without line breaks), and each literal word repeated
+    or left open before a large body."""
+    alphabet, words = pattern_alphabet(pattern)
+    fams: dict[str, Family] = {}
+    for ch in alphabet[:80]:
+        fams[f"own char {ch!r}"] = lambda n, ch=ch: _fill(ch, n)
+    if alphabet:
+        fams["own alphabet"] = _mixed(alphabet, 11)
+        fams["own alphabet lines"] = _mixed(alphabet, 12, line_every=61)
+        fams["own alphabet spaced"] = _mixed(alphabet + "  ", 13)
+    for w in dict.fromkeys(words[:40]):
+        fams[f"own word {w!r}"] = lambda n, w=w: _fill(w, n)
+        fams[f"own word {w!r} spaced"] = lambda n, w=w: _fill(w + " ", n)
+        fams[f"own word {w!r} open"] = lambda n, w=w: w + _fill("body text ", n)
+    return fams
+
+
+# --------------------------------------------------------------------------- timing
+
+
+class TooSlow(Exception):
+    """A single call ran past the absolute cap."""
+
+
+@contextmanager
+def _cap(seconds: float) -> Iterator[None]:
+    def _raise(signum, frame):
+        raise TooSlow(f"over {seconds:.1f} s")
+
+    old = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def cpu_time(call: Callable[[], object], cap: float, repeat: int = 3) -> float:
+    """Best-of-``repeat`` CPU seconds of ``call``; raises TooSlow past ``cap`` wall seconds."""
+    best = float("inf")
+    for _ in range(repeat):
+        with _cap(cap):
+            t0 = time.process_time()
+            call()
+            best = min(best, time.process_time() - t0)
+    return best
+
+
+@dataclass(frozen=True)
+class Growth:
+    ok: bool
+    small: float
+    big: float
+    why: str = ""
+
+
+def grows_linearly(
+    run: Callable[[str], object],
+    family: Family,
+    n: int,
+    *,
+    factor: float = 15.0,
+    floor: float = 0.004,
+    cap: float = 2.0,
+) -> Growth:
+    """Time ``run`` on ``family(n)`` and ``family(10 n)``. A big run under ``floor`` CPU
+    seconds passes at once (no quadratic behaviour fits in it at these sizes); otherwise the
+    big run may cost at most ``factor`` times the small one plus the floor. Any run past
+    ``cap`` seconds fails."""
+    small_text, big_text = family(n), family(10 * n)
+    try:
+        big = cpu_time(lambda: run(big_text), cap, repeat=1)
+        if big < floor:
+            return Growth(True, 0.0, big)
+        big = min(big, cpu_time(lambda: run(big_text), cap, repeat=2))
+        small = cpu_time(lambda: run(small_text), cap)
+    except TooSlow as e:
+        return Growth(False, 0.0, cap, f"a call {e}")
+    if big <= factor * small + floor:
+        return Growth(True, small, big)
+    return Growth(False, small, big, f"{small * 1000:.2f} ms at n={n}, {big * 1000:.2f} ms at 10n")
