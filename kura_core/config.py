@@ -9,6 +9,7 @@ to do, so a typo never becomes a silently ignored setting.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -645,10 +646,11 @@ def shared_journal_roots(config: Config) -> list[dict[str, Any]]:
     return [{"root": root, "stores": sorted(names)} for root, names in sorted(out.items())]
 
 
-def _check_name(name: str, key: str) -> None:
-    import re
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", name):
+
+def _check_name(name: str, key: str) -> None:
+    if not _NAME.fullmatch(name):
         raise ConfigError(
             f"kura.toml: {key}: a name must be letters, digits, '-' or '_' (got {name!r})"
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -170,8 +171,9 @@ def split_path_prefix(path: str) -> tuple[str | None, str]:
     return name, "/" + tail
 
 
-def _safe_name(s: str) -> str:
-    import re
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
-    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", s).strip("-_")
+
+def _safe_name(s: str) -> str:
+    cleaned = _UNSAFE.sub("-", s).strip("-_")
     return cleaned or "store"

@@ -43,6 +43,7 @@ from ..floors import (
 )
 from ..floors.quantities import HARD, Vouchers
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
+from .payloads import echo_payloads, heredocs
 
 KINDS = ("fact", "judgement", "idea")
 FLOOR_FIELDS = ("title", "description", "body", "belongs_because", "keep", "may_fade")
@@ -107,14 +108,10 @@ def _strip_echoes(
     return "".join(out), hit
 
 
-_ECHO_PAYLOAD = re.compile(
-    r"""\b(?:echo|printf)\s+(?:-[neE]+\s+)*(["'])(?P<p>.*?)(?<!\\)\1(?P<rest>[^\n|;&]*)""",
-    re.DOTALL,
-)
-_HEREDOC = re.compile(
-    r"""<<-?\s*(['"]?)(?P<tag>[A-Za-z_]\w*)\1(?P<head>[^\n]*)\n(?P<p>.*?)\n\s*(?P=tag)[ \t]*(?:\n|$)""",
-    re.DOTALL,
-)
+_LEAD_ELLIPSIS = re.compile(r"^(?:\.\.\.|…)\s*+")
+#: an ellipsis ending a quote, with the spaces before it (read from the first of them)
+_TRAIL_ELLIPSIS = re.compile(r"(?<!\s)\s*+(?:\.\.\.|…)$")
+_TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
 _REDIRECT = re.compile(r"""(?:>>?|\btee\s+(?:-a\s+)?)\s*(['"]?)(?P<path>[^\s'";|&]+)\1""")
 _PROSE_FILE = re.compile(
     r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?)$|(?:^|/)(?:notes|NOTES|README|TODO)[^/]*$"
@@ -126,18 +123,18 @@ def _strip_prose_payloads(text: str) -> tuple[str, bool]:
     print and what a heredoc feeds -- unless it is written into a configuration, code or
     data file (``echo GPU1_FLOOR=30 >> /etc/fan.conf``), which is the action itself."""
     spans: list[tuple[int, int]] = []
-    for m in _ECHO_PAYLOAD.finditer(text):
-        target = _REDIRECT.search(m.group("rest"))
+    for echo in echo_payloads(text):
+        target = _REDIRECT.search(echo.around)
         if target and not _PROSE_FILE.search(target.group("path")):
             continue
-        if " " in m.group("p").strip():
-            spans.append(m.span("p"))
-    for m in _HEREDOC.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        target = _REDIRECT.search(text[line_start : m.start()] + m.group("head"))
+        if " " in text[echo.span[0] : echo.span[1]].strip():
+            spans.append(echo.span)
+    for doc in heredocs(text):
+        line_start = text.rfind("\n", 0, doc.start) + 1
+        target = _REDIRECT.search(text[line_start : doc.start] + doc.around)
         if target and not _PROSE_FILE.search(target.group("path")):
             continue
-        spans.append(m.span("p"))
+        spans.append(doc.span)
     if not spans:
         return text, False
     out, pos = [], 0
@@ -331,8 +328,8 @@ def _variants(quote: str) -> list[str]:
             and changed[-1] == _WRAP_PAIRS[changed[0]]
         ):
             changed = changed[1:-1].strip()
-        changed = re.sub(r"^(?:\.\.\.|…)\s*", "", changed)
-        changed = re.sub(r"\s*(?:\.\.\.|…)$", "", changed)
+        changed = _LEAD_ELLIPSIS.sub("", changed)
+        changed = _TRAIL_ELLIPSIS.sub("", changed)
         if changed != current and changed:
             out.append(changed)
             current = changed
@@ -398,7 +395,7 @@ def _malformed(candidate: Mapping[str, Any]) -> list[Violation]:
             for t in tags:
                 if not isinstance(t, str):
                     out.append(Violation("shape", "tags", type(t).__name__, "not_a_string"))
-                elif not re.fullmatch(r"[^\W_][\w-]{0,39}", normalize(t)):
+                elif not _TAG_WORD.fullmatch(normalize(t)):
                     out.append(Violation("tag", "tags", t[:40], "not_a_word"))
     return out
 

@@ -360,11 +360,12 @@ def check_surface(
 
 
 _TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
+_TAG_GAP = re.compile(r"[\s_]+")
 
 
 def tag_key(tag: str) -> str:
     """How a tag is compared: folded, lower case, spaces and underscores as hyphens."""
-    return re.sub(r"[\s_]+", "-", fold(tag).lower())
+    return _TAG_GAP.sub("-", fold(tag).lower())
 
 
 def check_tags(

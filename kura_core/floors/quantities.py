@@ -468,6 +468,11 @@ _RANGE_JOIN = re.compile(
     r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_LETTERS = re.compile(r"[A-Za-z]+")
+#: what makes "one day" a span ("in one day") rather than someday
+_ONE_DAY_LEAD = re.compile(
+    r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$", re.IGNORECASE
+)
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
 _PER_TIME = re.compile(r"[ \t]+(?:per|a|an)[ \t]+(second|sec|s)\b")
 _APPROX_CJK = "多余餘几幾来來"
@@ -984,7 +989,7 @@ class _Scan:
             a, b = m.start(), m.end()
             if not self.free(a, b):
                 continue
-            words = [w.lower() for w in re.findall(r"[A-Za-z]+", m.group(0))]
+            words = [w.lower() for w in _LETTERS.findall(m.group(0))]
             value = _words_value(words)
             if value is None:
                 continue
@@ -995,11 +1000,7 @@ class _Scan:
                 words == ["one"]
                 and unit
                 and unit[0] in ("day", "week", "month", "year", "s")
-                and not re.search(
-                    r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$",
-                    t[max(0, a - 12) : a],
-                    re.IGNORECASE,
-                )
+                and not _ONE_DAY_LEAD.search(t[max(0, a - 12) : a])
             ):
                 continue  # "one day" is someday; "in one day" is a day
             if all(w in _SCALES or w in ("dozen", "half", "and") for w in words):

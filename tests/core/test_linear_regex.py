@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import json
 import pkgutil
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -40,6 +41,14 @@ def _dynamic_attribution() -> Iterable[re.Pattern[str]]:
         yield from attribution.dynamic_patterns(names)
 
 
+def _dynamic_retention() -> Iterable[re.Pattern[str]]:
+    from kura_core.bench.retention import expect_pattern
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures/seed-retention/questions.json"
+    for q in json.loads(fixture.read_text(encoding="utf-8")):
+        yield expect_pattern(str(q["expect"]))
+
+
 #: Functions that compile a pattern from run-time data (a configured name, a benchmark's
 #: expected answer), each with a maker of representative patterns this test runs.
 DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
@@ -47,6 +56,7 @@ DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
     "kura_core.floors.attribution:_names_re": _dynamic_attribution,
     "kura_core.floors.attribution:_ja_patterns": _dynamic_attribution,
     "kura_core.floors.attribution:_zh_patterns": _dynamic_attribution,
+    "kura_core.bench.retention:expect_pattern": _dynamic_retention,
 }
 
 
@@ -94,9 +104,7 @@ def _usage(source: str) -> dict[str, set[str]]:
             and node.attr in RE_CALLS | {"pattern", "flags", "groupindex"}
         ):
             called.add(id(node.value))
-            mode = (
-                "scan" if node.attr in SCANNING else node.attr if "match" in node.attr else None
-            )
+            mode = "scan" if node.attr in SCANNING else node.attr if "match" in node.attr else None
             if mode:
                 uses.setdefault(node.value.id, set()).add(mode)
     for node in ast.walk(tree):
@@ -193,8 +201,8 @@ def test_pattern_runs_in_linear_time(found: Found):
             g = grows_linearly(run, family, N)
             if not g.ok:
                 slow.append(f"{mode} on {name}: {g.why}")
-    assert not slow, (
-        f"{found.where} = {found.pattern.pattern!r} is not linear:\n  " + "\n  ".join(slow[:10])
+    assert not slow, f"{found.where} = {found.pattern.pattern!r} is not linear:\n  " + "\n  ".join(
+        slow[:10]
     )
 
 
@@ -242,4 +250,6 @@ def test_no_function_compiles_a_pattern_at_call_time():
     assert not hidden, "patterns compiled inside functions (move them to module level):\n" + (
         "\n".join(hidden)
     )
-    assert builders == set(DYNAMIC), f"DYNAMIC lists builders that no longer exist: {set(DYNAMIC) - builders}"
+    assert builders == set(DYNAMIC), (
+        f"DYNAMIC lists builders that no longer exist: {set(DYNAMIC) - builders}"
+    )

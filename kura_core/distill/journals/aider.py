@@ -38,7 +38,9 @@ from .base import (
 from .paths import is_prose_path
 
 UNIT = "byte"
-_HEADER = re.compile(r"^# aider chat started at (.+?)\s*$")
+#: the header line; what follows "at" is read up to its last non-space character in one
+#: pass (a lazy group retried the rest of the line at every character)
+_HEADER = re.compile(r"^# aider chat started at (.*\S|.)\s*+$")
 _SEARCH = re.compile(
     r"(?P<pre>(?:^[^\n]*\n)?(?:^```[^\n]*\n)?)^<{5,9} SEARCH[^\n]*\n(?P<old>.*?)^={5,9}[ \t]*\n"
     r"(?P<new>.*?)^>{5,9} REPLACE[^\n]*\n?(?:^```[ \t]*\n?)?",
@@ -46,6 +48,9 @@ _SEARCH = re.compile(
 )
 _DIFF = re.compile(r"^```diff[^\n]*\n(?P<body>.*?)^```[ \t]*$\n?", re.DOTALL | re.MULTILINE)
 _FENCE = re.compile(r"^```")
+_HEADERS = re.compile(r"^# aider chat started at (.*\S|.)", re.MULTILINE)
+_USER_MARK = re.compile(r"^####\s?")
+_TOOL_MARK = re.compile(r"^>\s?")
 
 
 def _kind(line: str) -> str:
@@ -128,7 +133,7 @@ def _session_before(path: str | os.PathLike[str], start: int) -> tuple[str, str]
         data = fh.read(start - begin)
     text, _ = decode_bytes(data)
     session = ""
-    for m in re.finditer(r"^# aider chat started at (.+?)\s*$", text, re.MULTILINE):
+    for m in _HEADERS.finditer(text):
         session = m.group(1)
     lines = text.split("\n")
     last = lines[-2] if len(lines) >= 2 else ""
@@ -196,10 +201,10 @@ def _add_block(
         intake.note(b_start, b_end, "session start", IGNORED)
         return m.group(1) if m else session
     if k == "user":
-        body = "\n".join(re.sub(r"^####\s?", "", t).rstrip() for t in texts).strip()
+        body = "\n".join(_USER_MARK.sub("", t).rstrip() for t in texts).strip()
         intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
     elif k == "tool":
-        body = "\n".join(re.sub(r"^>\s?", "", t).rstrip() for t in texts).strip()
+        body = "\n".join(_TOOL_MARK.sub("", t).rstrip() for t in texts).strip()
         intake.add(
             "TOOL", body, b_start, b_end, session=session, stamp=session, kind="aider output"
         )

@@ -28,6 +28,7 @@ tool call are USER.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import shlex
@@ -41,8 +42,12 @@ from .shell import analyze
 # --------------------------------------------------------------------------- names
 
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+
+
 def norm(name: object) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(name).lower()) if name is not None else ""
+    return _NOT_ALNUM.sub("", str(name).lower()) if name is not None else ""
 
 
 def base_name(name: str) -> str:
@@ -253,7 +258,7 @@ def model_backed(name: str) -> bool:
         return True
     if family_of(name) == ASK:
         return False
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    spaced = _CAMEL.sub(r"\1_\2", name).lower()
     return bool(_MODEL_WORD.search(spaced)) or any(p in norm(name) for p in _MODEL_PART)
 
 
@@ -1005,9 +1010,28 @@ def rejection(text: str) -> list[Piece] | None:
     return [Piece("USER", said, "the person's reason for refusing a tool call")]
 
 
-_ANSWER = re.compile(
-    r'"(?P<q>.+?)"="(?P<a>.*?)"(?=\s*(?:,\s*"|\.\s*You can now|\.?\s*$))', re.DOTALL
-)
+#: The quote that closes an answer in ``"question"="answer", "q2"="a2". You can now ...``
+_ANSWER_CLOSE = re.compile(r'"(?=\s*+(?:,\s*+"|\.\s*+You can now|\.?\s*+$))')
+
+
+def _answer_pairs(text: str) -> list[tuple[str, str]]:
+    """``(question, answer)`` pairs: a question runs from a quote to the first ``"="`` after
+    it, its answer to the first closing quote after that. Found with one pass over the text
+    for closing quotes and a ``str.find`` per pair, instead of lazy scans restarted from
+    every quote (which took quadratic time on a long text with no closing quote)."""
+    closes = [m.start() for m in _ANSWER_CLOSE.finditer(text)]
+    pairs: list[tuple[str, str]] = []
+    pos = 0
+    while True:
+        q_open = text.find('"', pos)
+        sep = text.find('"="', q_open + 2) if q_open >= 0 else -1
+        if sep < 0:
+            return pairs
+        i = bisect.bisect_left(closes, sep + 3)
+        if i == len(closes):
+            return pairs
+        pairs.append((text[q_open + 1 : sep], text[sep + 3 : closes[i]]))
+        pos = closes[i] + 1
 
 
 def answers(text: str, structured: Any = None) -> list[Piece]:
@@ -1018,7 +1042,7 @@ def answers(text: str, structured: Any = None) -> list[Piece]:
         if isinstance(ans, dict):
             pairs = [(str(q), a if isinstance(a, str) else _scalar(a)) for q, a in ans.items()]
     if not pairs and text:
-        pairs = [(m.group("q"), m.group("a")) for m in _ANSWER.finditer(text)]
+        pairs = _answer_pairs(text)
     out: list[Piece] = []
     for q, a in pairs:
         out.append(Piece("SELF", q, "question the agent asked"))
