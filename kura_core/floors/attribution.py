@@ -1470,11 +1470,16 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         if _ja_condition(text, m.end()):
             continue
         out.append((m.start(), m.end(), m.group(0), THIRD, name))
+    stops = [m.start() for m in _JA_CLAUSE_END.finditer(text)]
+    starts = sorted(a for a, _, _, _, _ in out)
     for m in _JA_PASSIVE.finditer(text):
-        clause_start = max([text.rfind(c, 0, m.start()) for c in "。！？!?\n"]) + 1
-        if any(clause_start <= a < m.start() for a, _, _, _, _ in out):
+        i = bisect.bisect_left(stops, m.start())
+        clause_start = stops[i - 1] + 1 if i else 0
+        j = bisect.bisect_left(starts, clause_start)
+        if j < len(starts) and starts[j] < m.start():
             continue  # an agent is named (田中さんに言われて): that claim stands for it
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
+        bisect.insort(starts, m.start())
     return out
 
 
@@ -1607,6 +1612,10 @@ _CLAUSE_BREAK = re.compile(
     re.VERBOSE,
 )
 _HAS_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+#: How far into its sentence a claim's credit reaches on either side, in characters. Past
+#: any real clause; it bounds the work per claim, which a text of thousands of claims in
+#: one unbroken "sentence" (no stop in a page of Chinese) made quadratic.
+CLAIM_REACH = 500
 
 
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
@@ -1641,6 +1650,7 @@ def _credited(text: str, start: int, end: int, sentences: list[tuple[int, int]])
     i = bisect.bisect_right(sentences, (start, len(text) + 1)) - 1
     if i >= 0 and sentences[i][0] <= start < sentences[i][1]:
         s_start, s_end = sentences[i]
+    s_start, s_end = max(s_start, start - CLAIM_REACH), min(s_end, end + CLAIM_REACH)
     sentence_after = text[end:s_end]
     sentence_before = text[s_start:start]
     if _HAS_CJK.search(text[s_start:s_end]):
