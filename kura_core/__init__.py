@@ -1,110 +1,124 @@
 """kura: long-term memory for AI agents that is distilled, not accumulated.
 
 The package's public surface is :class:`Kura` (every operation a face offers), the error
-family, the values Kura's methods hand back or raise, and the few helpers a face needs to
-show those values and read a person's edits back, importable from here by name
-(``from kura_core import DoctorReport``). Those are loaded on first use, so importing the
-package stays cheap for a command that needs none of them.
+family, the values Kura's methods hand back or raise, and the few helpers and bounds a face
+needs to show those values and check its input, importable from here by name
+(``from kura_core import DoctorReport``).
+
+The ``TYPE_CHECKING`` block below is the one list of those names: type checkers read it as
+imports, and at run time it is read from this file's syntax tree (the pattern of
+``lazy_loader.attach_stub``), so each name is loaded from its module on first use and
+importing the package loads none of them.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import KuraError, ModelUnavailable, NotFound, StorageError
-from .kura import (
-    GateReport,
-    InitResult,
-    Kura,
-    ModelRole,
-    PersonaFile,
-    ProfileInfo,
-    StoresInfo,
-    StoreSummary,
-    TendTick,
-)
-
-if TYPE_CHECKING:
-    from .distill.drafts import Draft, FloorRefused
-    from .distill.journals.inspect import Inspection, SegmentContext
-    from .distill.pipeline import CatchupReport, DrainReport, RunReport
-    from .distill.tidy import TidyReport
-    from .doctor import DoctorAll, DoctorReport, elapsed_label
-    from .floors import Violation
-    from .fsutil import is_temp_name
-    from .handwork import (
-        DraftsView,
-        EditResult,
-        GateEntry,
-        JournalExcerpt,
-        JournalsView,
-        MapView,
-        MemoryView,
-        Outcome,
-        Quote,
-        RetireResult,
-        Seed,
-        TendStatus,
-        TidyReview,
-        WeavePreview,
-        editable_text,
-        parse_editable,
+if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
+    from .demo import build_demo as build_demo, default_demo_dir as default_demo_dir
+    from .distill.drafts import Draft as Draft, FloorRefused as FloorRefused
+    from .distill.journals.inspect import (
+        Inspection as Inspection,
+        Note as Note,
+        SegmentContext as SegmentContext,
     )
-    from .prefill import Prefill
-    from .profile import ProfileApplied, ProfileDraft, ProfileState
-    from .recall import RecallResult
-    from .store import Memory
-    from .weave import WeaveResult
+    from .distill.pipeline import (
+        CatchupReport as CatchupReport,
+        DrainReport as DrainReport,
+        RunReport as RunReport,
+    )
+    from .distill.tidy import TidyReport as TidyReport
+    from .doctor import (
+        DoctorAll as DoctorAll,
+        DoctorReport as DoctorReport,
+        elapsed_label as elapsed_label,
+    )
+    from .errors import (
+        KuraError as KuraError,
+        ModelUnavailable as ModelUnavailable,
+        NotFound as NotFound,
+        StorageError as StorageError,
+    )
+    from .floors import Violation as Violation
+    from .fsutil import is_temp_name as is_temp_name, storage_error as storage_error
+    from .handwork import (
+        DraftsView as DraftsView,
+        EditResult as EditResult,
+        GateEntry as GateEntry,
+        JournalExcerpt as JournalExcerpt,
+        JournalsView as JournalsView,
+        MapView as MapView,
+        MemoryView as MemoryView,
+        Outcome as Outcome,
+        Quote as Quote,
+        RetireResult as RetireResult,
+        Seed as Seed,
+        TendStatus as TendStatus,
+        TidyReview as TidyReview,
+        WeavePreview as WeavePreview,
+        editable_text as editable_text,
+        parse_editable as parse_editable,
+    )
+    from .kura import (
+        GateReport as GateReport,
+        InitResult as InitResult,
+        Kura as Kura,
+        ModelRole as ModelRole,
+        PersonaFile as PersonaFile,
+        ProfileInfo as ProfileInfo,
+        StoresInfo as StoresInfo,
+        StoreSummary as StoreSummary,
+        TendTick as TendTick,
+    )
+    from .prefill import Prefill as Prefill, missing_map_note as missing_map_note
+    from .profile import (
+        ProfileApplied as ProfileApplied,
+        ProfileDraft as ProfileDraft,
+        ProfileState as ProfileState,
+    )
+    from .recall import (
+        QUESTION_CHARS as QUESTION_CHARS,
+        RECALL_LIMITS as RECALL_LIMITS,
+        RecallResult as RecallResult,
+        degraded_notice as degraded_notice,
+    )
+    from .registry import PATH_PREFIX as PATH_PREFIX, Registry as Registry
+    from .store import Memory as Memory
+    from .weave import WeaveResult as WeaveResult
+
 
 __version__ = "0.1.0"
 
-#: what Kura returns or raises, by name, and the module that defines it
-_RETURNED = {
-    "GateEntry": "handwork",
-    "MemoryView": "handwork",
-    "EditResult": "handwork",
-    "RetireResult": "handwork",
-    "MapView": "handwork",
-    "WeavePreview": "handwork",
-    "DraftsView": "handwork",
-    "Seed": "handwork",
-    "TidyReview": "handwork",
-    "Outcome": "handwork",
-    "TendStatus": "handwork",
-    "JournalsView": "handwork",
-    "JournalExcerpt": "handwork",
-    "Quote": "handwork",
-    "editable_text": "handwork",
-    "parse_editable": "handwork",
-    "Inspection": "distill.journals.inspect",
-    "SegmentContext": "distill.journals.inspect",
-    "RunReport": "distill.pipeline",
-    "DrainReport": "distill.pipeline",
-    "CatchupReport": "distill.pipeline",
-    "TidyReport": "distill.tidy",
-    "Draft": "distill.drafts",
-    "FloorRefused": "distill.drafts",
-    "ProfileState": "profile",
-    "ProfileDraft": "profile",
-    "ProfileApplied": "profile",
-    "RecallResult": "recall",
-    "WeaveResult": "weave",
-    "Prefill": "prefill",
-    "Memory": "store",
-    "DoctorReport": "doctor",
-    "DoctorAll": "doctor",
-    "elapsed_label": "doctor",
-    "Violation": "floors",
-    "is_temp_name": "fsutil",
-}
+
+def _lazy_names() -> dict[str, tuple[str, str]]:
+    """``{public name: (module, name there)}``, read from the ``TYPE_CHECKING`` block."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    block = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+    )
+    return {
+        alias.asname or alias.name: (f".{node.module}", alias.name)
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+#: what Kura returns or raises, and what a face needs beside it, by name: where it lives
+_RETURNED = _lazy_names()
 
 
 def __getattr__(name: str) -> Any:
     where = _RETURNED.get(name)
     if where is None:
         raise AttributeError(f"module 'kura_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{where}", __name__), name)
+    value = getattr(importlib.import_module(where[0], __name__), where[1])
     globals()[name] = value
     return value
 
@@ -113,55 +127,4 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *_RETURNED])
 
 
-__all__ = [
-    "CatchupReport",
-    "DoctorAll",
-    "DoctorReport",
-    "Draft",
-    "DraftsView",
-    "DrainReport",
-    "EditResult",
-    "FloorRefused",
-    "GateEntry",
-    "GateReport",
-    "InitResult",
-    "Inspection",
-    "JournalExcerpt",
-    "JournalsView",
-    "Kura",
-    "KuraError",
-    "MapView",
-    "Memory",
-    "MemoryView",
-    "ModelRole",
-    "ModelUnavailable",
-    "NotFound",
-    "Outcome",
-    "PersonaFile",
-    "Prefill",
-    "ProfileApplied",
-    "ProfileDraft",
-    "ProfileInfo",
-    "ProfileState",
-    "Quote",
-    "RecallResult",
-    "RetireResult",
-    "RunReport",
-    "Seed",
-    "SegmentContext",
-    "StorageError",
-    "StoreSummary",
-    "StoresInfo",
-    "TendStatus",
-    "TendTick",
-    "TidyReport",
-    "TidyReview",
-    "Violation",
-    "WeavePreview",
-    "WeaveResult",
-    "editable_text",
-    "elapsed_label",
-    "is_temp_name",
-    "parse_editable",
-    "__version__",
-]
+__all__ = sorted(["__version__", *_RETURNED])

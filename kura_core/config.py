@@ -18,8 +18,8 @@ from typing import Any
 
 from .errors import ConfigError
 from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
+from .vocabulary import WRITE_POLICIES, WritePolicy
 
-WRITE_POLICIES = ("distiller-only", "direct-allowed", "frozen")
 DIALECTS = ("vllm", "openai", "generic")
 ADAPTERS = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
 DEFAULT_PORT = 8085
@@ -109,7 +109,7 @@ class StoreConfig:
     name: str
     path: Path
     label: str = ""
-    write_policy: str = "distiller-only"
+    write_policy: str = WritePolicy.DISTILLER_ONLY.value
     charter: Path | None = None
     persona: str = ""
     distill: DistillConfig = field(default_factory=DistillConfig)
@@ -534,7 +534,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
                 raise ConfigError(
                     f"kura.toml: stores.{name}.path is required (the store's directory)"
                 )
-            policy = s.get("write_policy", str, "distiller-only")
+            policy = s.get("write_policy", str, WritePolicy.DISTILLER_ONLY.value)
             if policy not in WRITE_POLICIES:
                 raise ConfigError(
                     f"kura.toml: stores.{name}.write_policy must be one of "

@@ -27,9 +27,9 @@ from typing import Any
 
 from .errors import KuraError
 from .store import Memory, Store
+from .vocabulary import CURATION_FIELDS
 
 #: The three curation sentences, in the order they are written.
-CURATION_KEYS = ("belongs_because", "keep", "may_fade")
 #: How long one curation sentence may be (it is a sentence, not a second body).
 MAX_SENTENCE_CHARS = 600
 
@@ -58,13 +58,13 @@ class Curation:
     may_fade: str | None = None
 
     def given(self) -> dict[str, str]:
-        return {k: v for k, v in ((k, getattr(self, k)) for k in CURATION_KEYS) if v is not None}
+        return {k: v for k, v in ((k, getattr(self, k)) for k in CURATION_FIELDS) if v is not None}
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any]) -> Curation:
         """Curation fields of a request body; anything but a string is refused by name."""
         out: dict[str, str | None] = {}
-        for k in CURATION_KEYS:
+        for k in CURATION_FIELDS:
             v = raw.get(k)
             if v is None:
                 continue

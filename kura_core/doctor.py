@@ -33,6 +33,7 @@ from .profile import ProfileState
 from .registry import Registry
 from .store import Index, Scan, Store
 from .tokens import estimate_tokens
+from .vocabulary import TenderState, WritePolicy
 
 #: a tender that has not beaten for this long is stale; for DEAD_AFTER, dead.
 STALE_AFTER = 180.0
@@ -41,17 +42,17 @@ DEAD_AFTER = 600.0
 
 def heartbeat_state(row: dict[str, Any] | None, now: float) -> dict[str, Any]:
     if not row:
-        return {"state": "never started"}
+        return {"state": TenderState.NEVER_STARTED}
     age = now - row["beat"]
     state = row.get("state") or ""
-    if state == "stopped":
-        verdict = "stopped"
+    if state == TenderState.STOPPED:
+        verdict = TenderState.STOPPED
     elif age > DEAD_AFTER or not _pid_alive(row):
-        verdict = "dead"
+        verdict = TenderState.DEAD
     elif age > STALE_AFTER:
-        verdict = "stale"
+        verdict = TenderState.STALE
     else:
-        verdict = "alive"
+        verdict = TenderState.ALIVE
     out = {"state": verdict, "pid": row["pid"], "last_beat_s": round(age, 1), "doing": state}
     try:
         import json
@@ -580,7 +581,7 @@ def _found_problems(
         out.append(
             f"{len(manifests_missing)} memory(ies) point at an evidence manifest that is gone"
         )
-    if tender.state == "dead":
+    if tender.state == TenderState.DEAD:
         out.append(
             "the tender has stopped beating: it is dead; restart `kura tend -s " + name + "`"
         )
@@ -601,7 +602,7 @@ def _found_notes(
     from .distill.pipeline import missing_roots
 
     out: list[str] = []
-    if tender.state == "stale":
+    if tender.state == TenderState.STALE:
         out.append("the tender's heartbeat is late")
     out += [
         f"journal root {root} does not exist: nothing is distilled from it"
@@ -721,7 +722,7 @@ def _workshop(
             f"store {name!r} is read-only ({store.root}: {reason_of(refused)}): memories can be read; "
             "remembering, distilling and pouring are refused"
         )
-        if policy == "frozen":
+        if policy == WritePolicy.FROZEN:
             notes.append(text)
         else:
             problems.append(
@@ -737,9 +738,8 @@ def _workshop(
     ws = reg.workshop(name)
     fresh = not ws.path.exists()
     try:
-        out["seeds"] = ws.query("SELECT COUNT(*) AS n FROM seeds WHERE state='waiting'")[0]["n"]
-        hb = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
-        out["tender"] = heartbeat_state(dict(hb[0]) if hb else None, reg.clock())
+        out["seeds"] = ws.count_waiting_seeds()
+        out["tender"] = heartbeat_state(ws.heartbeat(), reg.clock())
         out["calls"] = ws.model_calls()
     except BusyError as exc:
         out["state"] = "busy"

@@ -31,14 +31,24 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from .registry import Registry
 from .shapes import dict_at, str_at
-from .store import TYPES, Memory, links_in, render_memory, seal_of, split_frontmatter
+from .store import Memory, links_in, render_memory, seal_of, split_frontmatter
+from .vocabulary import (
+    CURATION_FIELDS,
+    MEMORY_TYPES,
+    PROVENANCE_CLASSES,
+    GateLogKind,
+    SealState,
+    SeedState,
+    StretchState,
+    TenderState,
+    WritePolicy,
+)
 
 if TYPE_CHECKING:
     from .weave import WeaveResult
 
-CURATION = ("belongs_because", "keep", "may_fade")
 #: fields a hand edit may change, in the order they are named in the record
-FIELDS = ("title", "description", "type", "tags") + CURATION + ("body",)
+FIELDS = ("title", "description", "type", "tags") + CURATION_FIELDS + ("body",)
 #: how many gate-log entries about one memory its view carries
 HISTORY = 20
 
@@ -121,9 +131,9 @@ class Provenance:
         if he:
             fields = ", ".join(he.get("fields") or ()) or "the text"
             who = f" by {he.get('by') or 'hand'} on {str(he.get('at') or '?')[:10]} ({fields})"
-        if self.state == "gated":
+        if self.state == SealState.GATED:
             return "as the gate passed it: the file matches its evidence seal"
-        if self.state == "hand-edited":
+        if self.state == SealState.HAND_EDITED:
             if self.seal_ok is False:
                 return (
                     f"hand-edited{who or ' outside kura'}: the file no longer matches its evidence "
@@ -135,7 +145,7 @@ class Provenance:
                     "the edited fields are a person's words, not vouched by the gate"
                 )
             return f"hand-edited{who}: a person's words, not vouched by the gate"
-        if self.state == "unsealed":
+        if self.state == SealState.UNSEALED:
             return "poured before evidence seals were recorded: kura cannot tell whether it was edited since"
         return "no evidence manifest: written directly or by hand, never through the gate"
 
@@ -252,23 +262,20 @@ def provenance(store: Any, mem: Memory) -> Provenance:
     )
     seal_ok = (seal == seal_of(mem.body, mem.meta)) if seal else None
     if seal_ok is False or he:
-        state = "hand-edited"
+        state = SealState.HAND_EDITED
     elif seal_ok:
-        state = "gated"
+        state = SealState.GATED
     elif manifest:
-        state = "unsealed"
+        state = SealState.UNSEALED
     else:
-        state = "direct"
+        state = SealState.DIRECT
     return Provenance(state, manifest, present, seal, seal_ok, dict(he))
 
 
-def _entries(ws: Any, sql_where: str, params: tuple, limit: int) -> list[GateEntry]:
-    rows = ws.query(
-        f"SELECT id, at, kind, title, slug, reason, detail FROM gate_log WHERE {sql_where} "
-        "ORDER BY id DESC LIMIT ?",
-        params + (limit,),
-    )
-    return [GateEntry.from_row(r) for r in rows]
+def _entries(
+    ws: Any, *, slug: str | None = None, kinds: tuple[str, ...] = (), limit: int
+) -> list[GateEntry]:
+    return [GateEntry.from_row(r) for r in ws.gate_rows(slug=slug, kinds=kinds, limit=limit)]
 
 
 def manifest_quotes(store: Any, ref: str) -> tuple[Quote, ...]:
@@ -305,7 +312,7 @@ def memory_view(reg: Registry, name: str, slug: str) -> MemoryView:
     prov = provenance(store, mem)
     history: tuple[GateEntry, ...] = ()
     if store.still.is_dir():
-        history = tuple(_entries(reg.workshop(name), "slug=?", (slug,), HISTORY))
+        history = tuple(_entries(reg.workshop(name), slug=slug, limit=HISTORY))
     return MemoryView(
         store=name,
         memory=mem,
@@ -322,7 +329,7 @@ def memory_view(reg: Registry, name: str, slug: str) -> MemoryView:
 
 def _writable(reg: Registry, name: str, what: str) -> None:
     policy = reg.config.stores[name].write_policy
-    if policy == "frozen":
+    if policy == WritePolicy.FROZEN:
         raise PolicyError(
             f"store {name!r} is frozen: nothing in it is {what}. Set write_policy to "
             f'"distiller-only" under [stores.{name}] to curate it'
@@ -339,7 +346,7 @@ def _logged_first(ws: Any, kind: str, **kw: Any) -> Iterator[int]:
         yield row
     except BaseException:
         with contextlib.suppress(Exception):
-            ws.execute("DELETE FROM gate_log WHERE id=?", (row,))
+            ws.unlog_gate(row)
         raise
 
 
@@ -347,11 +354,10 @@ def _clean_tags(tags: Sequence[str], before: Sequence[str]) -> tuple[str, ...]:
     """Tags a person sets by hand: the tag floor's shape rules (one word, nothing hidden) and
     the distiller's own tags left to the distiller. A person may say what the gate would
     want evidence for (a hand edit passes no gate, and is recorded as one)."""
-    from .distill.evidence import CLASSES
     from .floors import Evidence, check_tags
 
     out = tuple(dict.fromkeys(" ".join(str(t).split()) for t in tags if str(t).strip()))
-    anyone = Evidence.of((), [(c, "", "") for c in CLASSES])
+    anyone = Evidence.of((), [(c, "", "") for c in PROVENANCE_CLASSES])
     problems = [
         v
         for v in check_tags(list(out), anyone, allowed=list(before))
@@ -398,20 +404,20 @@ def edit_memory(
         "tags": tuple(mem.tags) if tags is None else _clean_tags(tags, mem.tags),
         "body": mem.body if body is None else body,
     }
-    for k in CURATION:
+    for k in CURATION_FIELDS:
         v = mem.curation(k) if curation is None or k not in curation else (curation[k] or "")
         new[k] = " ".join(str(v).split())
     if not new["title"]:
         raise KuraError("a memory needs a title: it is the text of its index line's link")
-    if new["type"] and new["type"] not in TYPES:
-        raise KuraError(f"type must be one of {', '.join(TYPES)} (got {new['type']!r})")
+    if new["type"] and new["type"] not in MEMORY_TYPES:
+        raise KuraError(f"type must be one of {', '.join(MEMORY_TYPES)} (got {new['type']!r})")
     old: dict[str, Any] = {
         "title": old_title,
         "description": mem.description,
         "type": mem.type,
         "tags": tuple(mem.tags),
         "body": mem.body,
-        **{k: mem.curation(k) for k in CURATION},
+        **{k: mem.curation(k) for k in CURATION_FIELDS},
     }
     changed = tuple(
         f
@@ -428,12 +434,12 @@ def edit_memory(
             "hand_edited": {"at": stamp, "by": by, "fields": list(changed)},
         }
     }
-    for k in CURATION:
+    for k in CURATION_FIELDS:
         meta[k] = new[k] or None
     ws = reg.workshop(name)
     with _logged_first(
         ws,
-        "edited",
+        GateLogKind.EDITED,
         title=new["title"],
         slug=slug,
         reason=f"hand edit by {by}: {', '.join(changed)} (passes no gate)",
@@ -485,7 +491,7 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
         tags = [t.strip() for t in tags.split(",") if t.strip()]
     if not isinstance(tags, list):
         raise KuraError("metadata.tags must be a list of words")
-    for k in ("title", "description", *CURATION):
+    for k in ("title", "description", *CURATION_FIELDS):
         v = meta.get(k)
         if v is not None and not isinstance(v, str):
             raise KuraError(f"{k} must be text")
@@ -498,7 +504,7 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
         "body": body,
         "type": mtype,
         "tags": [str(t) for t in tags],
-        "curation": {k: meta.get(k) or "" for k in CURATION},
+        "curation": {k: meta.get(k) or "" for k in CURATION_FIELDS},
     }
 
 
@@ -517,7 +523,7 @@ def retire(reg: Registry, name: str, slug: str, reason: str, *, by: str = "hand"
     ws = reg.workshop(name)
     with _logged_first(
         ws,
-        "retired",
+        GateLogKind.RETIRED,
         title=title,
         slug=slug,
         reason=reason,
@@ -830,7 +836,7 @@ class Seed:
     dismissed: tuple[float, str, str] | None = None  # (at, by, reason)
 
 
-SEED_LOG = ("graduated", "seed-unconfirmed", "seed-dismissed")
+SEED_LOG = (GateLogKind.GRADUATED, GateLogKind.SEED_UNCONFIRMED, GateLogKind.SEED_DISMISSED)
 
 
 def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]:
@@ -838,12 +844,8 @@ def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]
     if not store.still.is_dir():
         return ()
     ws = reg.workshop(name)
-    rows = ws.query(
-        "SELECT id, at, title, body, quotes, state, source, updated FROM seeds "
-        "ORDER BY id DESC LIMIT ?",
-        (limit,),
-    )
-    log = _entries(ws, "kind IN (?,?,?)", SEED_LOG, 5000)
+    rows = ws.seeds(limit=limit)
+    log = _entries(ws, kinds=SEED_LOG, limit=5000)
     by_seed: dict[int, list[GateEntry]] = {}
     for e in log:
         sid = e.detail.get("seed")
@@ -868,14 +870,14 @@ def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]
                 ),
             )
             for e in events
-            if e.kind == "graduated"
+            if e.kind == GateLogKind.GRADUATED
         )
-        attempts = tuple((e.at, e.reason) for e in events if e.kind == "seed-unconfirmed")
+        attempts = tuple((e.at, e.reason) for e in events if e.kind == GateLogKind.SEED_UNCONFIRMED)
         dis = next(
             (
                 (e.at, str(e.detail.get("by") or ""), e.reason)
                 for e in events
-                if e.kind == "seed-dismissed"
+                if e.kind == GateLogKind.SEED_DISMISSED
             ),
             None,
         )
@@ -903,28 +905,12 @@ def dismiss_seed(
     """Set a waiting idea aside for good: it is no longer checked against new evidence."""
     reason = " ".join((reason or "").split()) or f"dismissed by {by}"
     ws = reg.workshop(name)
-    with ws.transaction() as conn:
-        row = conn.execute(
-            "SELECT id, title, body, state FROM seeds WHERE id=?", (seed_id,)
-        ).fetchone()
-        if row is None:
-            raise NotFound(f"no seed {seed_id} in store {name!r}")
-        if row["state"] != "waiting":
-            raise ConflictError(
-                f"seed {seed_id} is {row['state']}, not waiting: only a waiting idea is dismissed"
-            )
-        now = ws.clock()
-        conn.execute("UPDATE seeds SET state='dismissed', updated=? WHERE id=?", (now, seed_id))
-        conn.execute(
-            "INSERT INTO gate_log(at, kind, title, slug, reason, detail) VALUES(?,?,?,?,?,?)",
-            (
-                now,
-                "seed-dismissed",
-                row["title"],
-                "",
-                reason,
-                json.dumps({"seed": seed_id, "by": by, "body": row["body"]}, ensure_ascii=False),
-            ),
+    row = ws.dismiss_seed(seed_id, reason=reason, by=by)
+    if row is None:
+        raise NotFound(f"no seed {seed_id} in store {name!r}")
+    if row["state"] != SeedState.WAITING:
+        raise ConflictError(
+            f"seed {seed_id} is {row['state']}, not waiting: only a waiting idea is dismissed"
         )
     return next(s for s in seed_list(reg, name) if s.id == seed_id)
 
@@ -1032,7 +1018,7 @@ def apply_tidy(
     title = entry.title if entry else mem.title
     if problems:
         ws.log_gate(
-            "refused",
+            GateLogKind.REFUSED,
             title=title,
             slug=slug,
             reason="; ".join(str(p) for p in problems),
@@ -1046,7 +1032,7 @@ def apply_tidy(
         raise FloorRefused(problems)
     # the line and its `tidied` row are one intent, as in tidy itself
     row = {
-        "kind": "tidied",
+        "kind": GateLogKind.TIDIED,
         "title": title,
         "slug": slug,
         "reason": f"reviewed by {by}",
@@ -1062,7 +1048,7 @@ def reject_tidy(reg: Registry, name: str, slug: str, proposed: str, *, by: str =
     store = reg.store(name)
     entry = store.index().by_slug().get(slug)
     reg.workshop(name).log_gate(
-        "tidy-rejected",
+        GateLogKind.TIDY_REJECTED,
         title=entry.title if entry else slug,
         slug=slug,
         reason=f"rewrite rejected by {by}",
@@ -1258,8 +1244,7 @@ def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
             spec.distill.idle_min,
         )
     ws = reg.workshop(name)
-    rows = ws.query("SELECT * FROM heartbeat WHERE name='tend'")
-    row = dict(rows[0]) if rows else None
+    row = ws.heartbeat()
     hb = heartbeat_state(row, reg.clock())
     resting = {}
     for track in ("drain", "run", "tidy"):
@@ -1288,7 +1273,7 @@ def tend_status(reg: Registry, name: str, *, lines: int = 200) -> TendStatus:
     return TendStatus(
         name,
         hb["state"],
-        hb["state"] in ("alive", "stale"),
+        hb["state"] in (TenderState.ALIVE, TenderState.STALE),
         hb.get("pid"),
         hb.get("last_beat_s"),
         str(hb.get("doing") or ""),
@@ -1344,11 +1329,11 @@ class JournalState:
 
     @property
     def shelved(self) -> tuple[Stretch, ...]:
-        return tuple(s for s in self.stretches if s.state == "shelved")
+        return tuple(s for s in self.stretches if s.state == StretchState.SHELVED)
 
     @property
     def held(self) -> tuple[Stretch, ...]:
-        return tuple(s for s in self.stretches if s.state == "held")
+        return tuple(s for s in self.stretches if s.state == StretchState.HELD)
 
 
 @dataclass(frozen=True)
@@ -1404,8 +1389,8 @@ def journals(reg: Registry, name: str) -> JournalsView:
     stretches: dict[str, list[Stretch]] = {}
     if store.still.is_dir():
         ws = reg.workshop(name)
-        marks = {r["journal"]: dict(r) for r in ws.query("SELECT * FROM watermarks")}
-        for r in ws.query("SELECT * FROM reservations ORDER BY start"):
+        marks.update(ws.watermarks())
+        for r in ws.reservations():
             stretches.setdefault(r["journal"], []).append(
                 Stretch(
                     r["start"],

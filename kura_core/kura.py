@@ -23,6 +23,7 @@ from .errors import KuraError, PolicyError
 from .handwork import GateEntry
 from .registry import Registry
 from .store import Memory
+from .vocabulary import WritePolicy
 
 if TYPE_CHECKING:
     from .distill.drafts import Draft
@@ -485,7 +486,7 @@ class Kura:
     def writable(self, *, store: str | None = None) -> bool:
         """Whether direct writes (remember) are allowed: write_policy = "direct-allowed"."""
         name = self.registry.resolve(store)
-        return self.registry.config.stores[name].write_policy == "direct-allowed"
+        return self.registry.config.stores[name].write_policy == WritePolicy.DIRECT_ALLOWED
 
     def doctor(self, *, store: str | None = None, probe: bool = False) -> DoctorReport:
         """What is in the store and what is broken (``probe``: ask each model endpoint)."""
@@ -509,7 +510,7 @@ class Kura:
         chars: int | None = None,
     ) -> RecallResult:
         """Recall by meaning; degraded to words (labelled) when the thinker cannot answer.
-        *hops*, *top* and *chars* must lie within :data:`kura_core.recall.LIMITS` (None: the
+        *hops*, *top* and *chars* must lie within :data:`kura_core.recall.RECALL_LIMITS` (None: the
         store's defaults); the question must be words, at most QUESTION_CHARS of them."""
         from .recall import QUESTION_CHARS, check_limits, recall
 
@@ -577,7 +578,7 @@ class Kura:
 
         name = self.registry.resolve(store)
         policy = self.registry.config.stores[name].write_policy
-        if policy != "direct-allowed":
+        if policy != WritePolicy.DIRECT_ALLOWED:
             raise PolicyError(
                 f"store {name!r} has write_policy {policy!r}: direct writes are refused. "
                 "Memories enter through the distiller (kura distill), or set "
@@ -639,7 +640,7 @@ class Kura:
         from .curation import Curation, check_curation, manifest_of
 
         name = self.registry.resolve(store)
-        if self.registry.config.stores[name].write_policy == "frozen":
+        if self.registry.config.stores[name].write_policy == WritePolicy.FROZEN:
             raise PolicyError(f"store {name!r} is frozen: nothing is written to it")
         st = self.registry.store(name)
         mem = st.read(slug)

@@ -24,8 +24,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from .cloth import index_sha as sha_of
-from .cloth import read_cloth
+from .cloth import index_sha as sha_of, read_cloth
 from .config import PrefillConfig
 from .errors import ConfigError
 from .tokens import estimate_tokens

@@ -9,7 +9,7 @@ right after the charter.
   workshop (``_still/profile-draft.md``), never straight into the store.
 * **Applied** only by a person (:func:`apply_profile`; ``kura profile apply``), and never on
   a frozen store. The profile it replaces is kept in ``_still/profile-previous.md``.
-* **Read** by every role: :func:`read_profile` feeds :func:`kura_core.prompts.preamble`, so
+* **Read** by every role: :func:`read_profile` feeds :func:`preamble`, so
   the prompt's stable prefix is the charter, then the profile, then the instructions.
 * **Never in the map**: ``profile`` is a reserved name, so no index line, weave or prefill
   ever holds it.
@@ -33,8 +33,10 @@ from typing import Any
 
 from .errors import KuraError, ModelUnavailable, PolicyError
 from .fsutil import atomic_write_text
+from .prompts import Preamble, messages
 from .store import STILL, Store
 from .tokens import estimate_tokens
+from .vocabulary import GateLogKind, WritePolicy
 
 PROFILE_FILE = "profile.md"
 DRAFT_FILE = "profile-draft.md"
@@ -220,6 +222,12 @@ def read_profile(store: Store) -> str:
     return text
 
 
+def preamble(store: Store) -> Preamble:
+    """What every model role reads first: the charter and the applied profile of *store*,
+    read now (both cached on the files)."""
+    return Preamble(store.charter(), read_profile(store))
+
+
 def _draft_path(store: Store) -> Path:
     return store.root / STILL / DRAFT_FILE
 
@@ -269,7 +277,7 @@ def profile_state(reg: Any, selector: str | None = None) -> ProfileState:
         draft_text=draft_text,
         draft_at=draft_at,
         draft_from=draft_from,
-        frozen=reg.config.stores[name].write_policy == "frozen",
+        frozen=reg.config.stores[name].write_policy == WritePolicy.FROZEN,
         problem=problem,
     )
 
@@ -324,8 +332,6 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
     """Ask the brain for a profile drafted from the store's own memories, and keep it in the
     workshop for a person to read and apply. Raises KuraError (ModelUnavailable with the
     reason when the brain cannot answer or its reply is not a profile)."""
-    from .prompts import messages, preamble
-
     started = time.perf_counter()
     name = reg.resolve(selector)
     store = reg.store(name)
@@ -367,7 +373,9 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
         ]
     if problems:
         reason = "the brain's profile was refused: " + "; ".join(problems)
-        reg.workshop(name).log_gate("profile-refused", reason=reason, detail={"text": text[:2000]})
+        reg.workshop(name).log_gate(
+            GateLogKind.PROFILE_REFUSED, reason=reason, detail={"text": text[:2000]}
+        )
         raise ModelUnavailable(reason, kind="refused")
     path = _draft_path(store)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -397,7 +405,7 @@ def apply_profile(
     """
     name = reg.resolve(selector)
     store = reg.store(name)
-    if reg.config.stores[name].write_policy == "frozen":
+    if reg.config.stores[name].write_policy == WritePolicy.FROZEN:
         raise PolicyError(f"store {name!r} is frozen: its profile is not changed")
     if not store.index_path.is_file():
         raise KuraError(

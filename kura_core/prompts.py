@@ -9,7 +9,6 @@ volatile (dates, counters, the question) may appear before the last message.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -26,13 +25,6 @@ class Preamble:
         if self.profile.strip():
             parts.append("# What this store has learned (profile)\n\n" + self.profile.strip())
         return "\n\n".join(parts)
-
-
-def preamble(store: Any) -> Preamble:
-    """The charter and the applied profile of *store*, read now (both cached on the files)."""
-    from .profile import read_profile
-
-    return Preamble(store.charter(), read_profile(store))
 
 
 def system_prompt(charter: str | Preamble, instructions: str, stable: str = "") -> str:

@@ -19,9 +19,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .errors import ContainmentError, KuraError, MemoryFormatError, ModelUnavailable, NotFound
-from .prompts import Preamble, preamble
-from .prompts import messages as build_messages
+from .errors import (
+    BusyError,
+    ContainmentError,
+    KuraError,
+    MemoryFormatError,
+    ModelUnavailable,
+    NotFound,
+)
+from .profile import preamble
+from .prompts import Preamble, messages as build_messages
 from .registry import Registry
 from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
@@ -53,6 +60,10 @@ REBUILD_SHARE = 0.25
 #: or when this many recalls are waiting, so a busy server does not queue on SQLite's lock.
 READ_LOG_EVERY_S = 0.5
 READ_LOG_BATCH = 256
+#: how many busy timeouts a batch written on a server's pool waits out before it goes back
+READ_LOG_TRIES = 3
+#: the most rows that wait for the read log when the workshop stays locked
+READ_LOG_KEEP = 4 * READ_LOG_BATCH
 #: a memory file changed (or a directory entry moved) this recently may be mid-save: a read
 #: of it that fails is retried, for at most RETRY_S in all.
 RACE_WINDOW_S = 2.0
@@ -61,17 +72,21 @@ RETRY_S = 0.5
 
 #: The bounds a caller may ask for, the same on every face: how far [[links]] are walked,
 #: how many memories may be picked, how many characters of context come back.
-LIMITS: dict[str, tuple[int, int]] = {"hops": (0, 10), "top": (1, 100), "chars": (200, 1_000_000)}
+RECALL_LIMITS: dict[str, tuple[int, int]] = {
+    "hops": (0, 10),
+    "top": (1, 100),
+    "chars": (200, 1_000_000),
+}
 #: What a recall question may hold, in characters.
 QUESTION_CHARS = 8000
 
 
 def check_limits(**values: int | None) -> None:
-    """Refuse a hops/top/chars outside :data:`LIMITS` (None: the store's default)."""
+    """Refuse a hops/top/chars outside :data:`RECALL_LIMITS` (None: the store's default)."""
     for key, v in values.items():
         if v is None:
             continue
-        lo, hi = LIMITS[key]
+        lo, hi = RECALL_LIMITS[key]
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise KuraError(f"{key} must be a whole number from {lo} to {hi} (got {v!r})")
 
@@ -784,9 +799,9 @@ def _log_read(reg: Registry, name: str, res: RecallResult) -> None:
         cache.reads_written[name] = now
         defer = cache.defer
     if defer is not None:
-        defer(_write_reads, reg, name, rows)
+        defer(_write_reads, reg, name, rows, READ_LOG_TRIES)
     else:
-        _write_reads(reg, name, rows)
+        _write_reads(reg, name, rows, 1)
 
 
 def defer_read_log(reg: Registry, submit: Callable[..., None] | None) -> None:
@@ -798,15 +813,26 @@ def defer_read_log(reg: Registry, submit: Callable[..., None] | None) -> None:
         cache.defer = submit
 
 
-def _write_reads(reg: Registry, name: str, rows: list[tuple]) -> None:
-    try:
-        with reg.workshop(name).transaction() as conn:  # may wait on another process's lock
-            conn.executemany(
-                "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
-                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows],
+def _write_reads(reg: Registry, name: str, rows: list[tuple], tries: int) -> None:
+    """Write *rows* to the read log. A lock another process holds past the workshop's busy
+    timeout is waited out again, up to *tries* times in all; rows that still could not be
+    written go back to wait for the next batch, so a long pour does not lose what recalls
+    noted meanwhile (at most READ_LOG_KEEP rows wait; the oldest go first)."""
+    for _ in range(tries):
+        try:
+            reg.workshop(name).log_reads(  # may wait on another process's lock
+                [(at, q, how, json.dumps(list(picked)), ms) for at, q, how, picked, ms in rows]
             )
-    except Exception:
-        pass  # the read log is a convenience; a locked or read-only workshop never fails a recall
+            return
+        except BusyError:
+            continue
+        except Exception:
+            return  # the read log is a convenience; a read-only workshop never fails a recall
+    cache = _cache(reg)
+    with cache.lock:
+        waiting = cache.reads.setdefault(name, [])
+        waiting[:0] = rows
+        del waiting[: max(0, len(waiting) - READ_LOG_KEEP)]
 
 
 def flush_read_log(reg: Registry) -> None:
@@ -819,7 +845,7 @@ def flush_read_log(reg: Registry) -> None:
         for rows in cache.reads.values():
             rows.clear()
     for name, rows in waiting.items():
-        _write_reads(reg, name, rows)
+        _write_reads(reg, name, rows, 1)
 
 
 @atexit.register

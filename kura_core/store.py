@@ -39,6 +39,7 @@ import uuid
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from itertools import compress
 from operator import ne
 from pathlib import Path
@@ -59,6 +60,7 @@ from .fsutil import (
 )
 from .shapes import dict_at
 from .tokens import token_parts
+from .vocabulary import CURATION_FIELDS, MEMORY_TYPES
 
 #: libyaml's parser when it is there (about 10x faster), the pure-Python one otherwise.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -66,7 +68,6 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SLUG_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_SLUG = 80
 RESERVED = frozenset({"memory", "charter", "profile", "readme", "index"})
-TYPES = ("user", "feedback", "project", "reference")
 STILL = "_still"
 INDEX_FILE = "MEMORY.md"
 LINK_RE = re.compile(r"\[\[([^\[\]\n|#]+?)(?:[|#][^\[\]\n]*)?\]\]")
@@ -329,7 +330,7 @@ class Frontmatter:
 
 
 #: Frontmatter fields that are prose: kept as the text written, never as YAML values.
-PROSE_KEYS = frozenset({"name", "title", "description", "belongs_because", "keep", "may_fade"})
+PROSE_KEYS = frozenset({"name", "title", "description", *CURATION_FIELDS})
 _KEY_LINE = re.compile(
     r"^(?P<key>[^\s:#\-\"'\[\]{}|>!&*%@`,?][^\s:]*)[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$"
 )
@@ -598,8 +599,15 @@ def _scalar(key: str, value: str, *, item: bool = False) -> Any:
     return value
 
 
+class _Dumper(yaml.SafeDumper):
+    """The safe dumper, writing a word of the vocabulary (a ``StrEnum``) as its text."""
+
+
+_Dumper.add_multi_representer(StrEnum, lambda dumper, word: dumper.represent_str(word.value))
+
+
 def render_memory(meta: Mapping[str, Any], body: str) -> str:
-    head = yaml.safe_dump(dict(meta), sort_keys=False, allow_unicode=True, width=1000)
+    head = yaml.dump(dict(meta), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=1000)
     body = body.strip("\n")
     return f"---\n{head}---\n\n{body}\n"
 
@@ -622,8 +630,8 @@ def _memory_from_text(
     elif not isinstance(mtype, str):
         problems.append("metadata.type is not a word")
         mtype = ""
-    elif mtype and mtype not in TYPES:
-        problems.append(f"metadata.type {mtype!r} is not one of {', '.join(TYPES)}")
+    elif mtype and mtype not in MEMORY_TYPES:
+        problems.append(f"metadata.type {mtype!r} is not one of {', '.join(MEMORY_TYPES)}")
     raw_tags = md.get("tags", meta.get("tags", []))
     if raw_tags is None:
         raw_tags = []
@@ -935,9 +943,7 @@ def seal_of(body: str, meta: Mapping[str, Any]) -> str:
     """A digest of what the gate vouched for in a memory file: its body and its three
     curation sentences. Pour records it next to the evidence manifest; when the file no
     longer matches it, the memory was edited by hand after the gate passed it."""
-    parts = [body.strip()] + [
-        " ".join(str(meta.get(k) or "").split()) for k in ("belongs_because", "keep", "may_fade")
-    ]
+    parts = [body.strip()] + [" ".join(str(meta.get(k) or "").split()) for k in CURATION_FIELDS]
     data = json.dumps(parts, ensure_ascii=False)
     return "sha256:" + hashlib.sha256(data.encode("utf-8")).hexdigest()
 
@@ -1477,8 +1483,8 @@ class Store:
             raise KuraError("a memory needs a description: the one line that makes it recognisable")
         if not body.strip():
             raise KuraError("a memory needs a body")
-        if type and type not in TYPES:
-            raise KuraError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
+        if type and type not in MEMORY_TYPES:
+            raise KuraError(f"type must be one of {', '.join(MEMORY_TYPES)} (got {type!r})")
         action = f"write the memory {slug!r} in store {self.name!r}"
         with self.locked(action):
             self._recover_locked(settle=True)

@@ -91,8 +91,8 @@ class Tender:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            who = self.ws.query("SELECT pid FROM heartbeat WHERE name='tend'")
-            pid = f" (pid {who[0]['pid']})" if who else ""
+            who = self.ws.heartbeat()
+            pid = f" (pid {who['pid']})" if who else ""
             raise BusyError(
                 f"a tender is already running on store {self.name!r}{pid}; one per store"
             ) from None
@@ -109,12 +109,12 @@ class Tender:
 
     # ---- heartbeat and log ---------------------------------------------------
     def beat(self, state: str) -> None:
-        now = self.clock()
-        self.ws.execute(
-            "INSERT INTO heartbeat(name, pid, host, started, beat, state, counts) VALUES('tend',?,?,?,?,?,?) "
-            "ON CONFLICT(name) DO UPDATE SET pid=excluded.pid, host=excluded.host, started=excluded.started, "
-            "beat=excluded.beat, state=excluded.state, counts=excluded.counts",
-            (os.getpid(), socket.gethostname(), self.started, now, state, json.dumps(self.counts)),
+        self.ws.beat(
+            pid=os.getpid(),
+            host=socket.gethostname(),
+            started=self.started,
+            state=state,
+            counts=json.dumps(self.counts),
         )
 
     def log(self, text: str) -> None:

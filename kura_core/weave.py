@@ -43,15 +43,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cloth import WOVEN_FILE, Persisted, index_sha, write_cloth
-from .cloth import read_cloth as read_cloth  # where callers have always found it
+from .cloth import (
+    WOVEN_FILE,
+    Persisted,
+    index_sha,
+    read_cloth as read_cloth,  # where callers have always found it
+    write_cloth,
+)
 from .config import PrefillConfig
 from .errors import KuraError, ModelUnavailable
 from .prefill import frame_overhead, header_text
+from .profile import preamble
 from .prompts import messages as build_messages
-from .prompts import preamble
 from .store import INDEX_FILE, Entry, Index, Memory, parse_index
 from .tokens import estimate_tokens
+from .vocabulary import GateLogKind
 
 #: Bump to invalidate every cached trigger (a new prompt, new floors).
 LEDGER_VERSION = "1"
@@ -469,49 +475,22 @@ def ledger_key(description: str, budget: int) -> str:
 
 
 def _load_ledger(ws: Any, keys: Iterable[str]) -> dict[str, tuple[str, str, float]]:
-    wanted = list(dict.fromkeys(keys))
-    out: dict[str, tuple[str, str, float]] = {}
-    if len(wanted) > 200:  # one pass over the table beats many IN lists
-        want = set(wanted)
-        for r in ws.query("SELECT key, trigger, source, at FROM trigger_ledger"):
-            if r["key"] in want:
-                out[r["key"]] = (r["trigger"], r["source"], r["at"])
-        return out
-    for i in range(0, len(wanted), 500):
-        chunk = wanted[i : i + 500]
-        rows = ws.query(
-            "SELECT key, trigger, source, at FROM trigger_ledger WHERE key IN ("
-            + ",".join("?" * len(chunk))
-            + ")",
-            tuple(chunk),
-        )
-        for r in rows:
-            out[r["key"]] = (r["trigger"], r["source"], r["at"])
-    return out
+    return ws.ledger(keys)
 
 
 def prune_ledger(ws: Any, keep: set[str], before: float) -> int:
     """Forget ledger rows written before *before* that no line of this weave uses."""
-    rows = ws.query("SELECT key FROM trigger_ledger WHERE at < ?", (before,))
-    dead = [r["key"] for r in rows if r["key"] not in keep]
+    dead = [k for k in ws.ledger_keys_before(before) if k not in keep]
     if dead:
-        with ws.transaction() as conn:
-            conn.executemany("DELETE FROM trigger_ledger WHERE key = ?", [(k,) for k in dead])
+        ws.forget_ledger(dead)
     return len(dead)
 
 
 def fill_ledger(ws: Any, rows: Iterable[tuple[str, str, str]], at: float) -> None:
     """Write (key, trigger, source) rows into the trigger ledger."""
     rows = list(rows)
-    if not rows:
-        return
-    with ws.transaction() as conn:
-        conn.executemany(
-            "INSERT INTO trigger_ledger(key, trigger, source, at) VALUES(?,?,?,?) "
-            "ON CONFLICT(key) DO UPDATE SET trigger=excluded.trigger, source=excluded.source, "
-            "at=excluded.at",
-            [(k, t, s, at) for k, t, s in rows],
-        )
+    if rows:
+        ws.fill_ledger(rows, at)
 
 
 # =========================================================================== the scribe
@@ -834,7 +813,7 @@ class Triggers:
                     self._wear(l, mech, "refused")
                     self.refused.append((l.entry.slug, value))
                 self.ws.log_gate(
-                    "trigger-refused",
+                    GateLogKind.TRIGGER_REFUSED,
                     title=ls[0].entry.title,
                     slug=ls[0].entry.slug,
                     reason=value,

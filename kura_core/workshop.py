@@ -17,11 +17,13 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .errors import BusyError, KuraError, ReadOnlyStore, StorageError, StorageFull, WorkshopDamaged
+from .vocabulary import GateLogKind, SeedState
 
 DB_NAME = "kura.db"
 
@@ -378,14 +380,19 @@ class Workshop:
                         conn.execute("ROLLBACK")
                     raise
 
-    def query(self, sql: str, params: tuple | Mapping = ()) -> list[sqlite3.Row]:
+    def _query(self, sql: str, params: tuple | Mapping = ()) -> list[sqlite3.Row]:
         with self._guard("read the workshop database"):
             return self._connect().execute(sql, params).fetchall()
 
-    def execute(self, sql: str, params: tuple | Mapping = ()) -> int:
+    def _execute(self, sql: str, params: tuple | Mapping = ()) -> int:
         with self._guard("write to the workshop database"):
             cur = self._connect().execute(sql, params)
             return cur.lastrowid or 0
+
+    #: Raw SQL, for tests and a person inspecting a workshop by hand. kura's own modules
+    #: call the named operations below (a test finds SQL in any other module).
+    query = _query
+    execute = _execute
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -396,11 +403,11 @@ class Workshop:
 
     # ---- small helpers shared by several parts --------------------------
     def get(self, key: str, default: Any = None) -> Any:
-        rows = self.query("SELECT value FROM kv WHERE key=?", (key,))
+        rows = self._query("SELECT value FROM kv WHERE key=?", (key,))
         return json.loads(rows[0][0]) if rows else default
 
     def put(self, key: str, value: Any) -> None:
-        self.execute(
+        self._execute(
             "INSERT INTO kv(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
             (key, json.dumps(value, ensure_ascii=False)),
         )
@@ -418,7 +425,7 @@ class Workshop:
     ) -> int:
         """Add one gate-log row. With *key*, at most one row ever carries it: logging the
         same event again (a crashed write finished by the next reader) adds nothing."""
-        return self.execute(
+        return self._execute(
             "INSERT OR IGNORE INTO gate_log(at, kind, title, slug, reason, detail, key) VALUES(?,?,?,?,?,?,?)",
             (
                 self.clock() if at is None else at,
@@ -433,7 +440,7 @@ class Workshop:
 
     def logged(self, key: str) -> bool:
         """Whether a gate-log row with this key exists."""
-        return bool(self.query("SELECT 1 FROM gate_log WHERE key=?", (key,)))
+        return bool(self._query("SELECT 1 FROM gate_log WHERE key=?", (key,)))
 
     def gate_log(self, limit: int = 200, kinds: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         sql = "SELECT id, at, kind, title, slug, reason, detail FROM gate_log"
@@ -442,7 +449,7 @@ class Workshop:
             sql += " WHERE kind IN (" + ",".join("?" * len(kinds)) + ")"
             params = tuple(kinds)
         sql += " ORDER BY id DESC LIMIT ?"
-        rows = self.query(sql, params + (limit,))
+        rows = self._query(sql, params + (limit,))
         return [{**dict(r), "detail": json.loads(r["detail"])} for r in rows]
 
     def record_call(self, rec: Any) -> None:
@@ -465,10 +472,353 @@ class Workshop:
             )
             params = (rec.role, rec.reason, rec.at, rec.url, rec.model)
         with contextlib.suppress(KuraError, sqlite3.Error):
-            self.execute(sql, params)
+            self._execute(sql, params)
 
     def model_calls(self) -> dict[str, dict[str, Any]]:
-        return {r["role"]: dict(r) for r in self.query("SELECT * FROM model_calls")}
+        return {r["role"]: dict(r) for r in self._query("SELECT * FROM model_calls")}
+
+    # ---- the gate log, further -------------------------------------------------------
+    def unlog_gate(self, row_id: int) -> None:
+        """Take back one gate-log row (its change failed after it was logged)."""
+        self._execute("DELETE FROM gate_log WHERE id=?", (row_id,))
+
+    def gate_rows(
+        self, *, slug: str | None = None, kinds: tuple[str, ...] = (), limit: int = 200
+    ) -> list[sqlite3.Row]:
+        """The newest gate-log rows, as stored (``detail`` still JSON), of one memory
+        (*slug*) and/or of some *kinds*."""
+        where, params = [], []
+        if slug is not None:
+            where.append("slug=?")
+            params.append(slug)
+        if kinds:
+            where.append("kind IN (" + ",".join("?" * len(kinds)) + ")")
+            params.extend(kinds)
+        sql = "SELECT id, at, kind, title, slug, reason, detail FROM gate_log"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        return self._query(sql + " ORDER BY id DESC LIMIT ?", (*params, limit))
+
+    # ---- seeds -------------------------------------------------------------------------
+    def seed_waiting(self, title: str) -> bool:
+        """Whether an idea with this title is already waiting."""
+        return bool(
+            self._query("SELECT 1 FROM seeds WHERE title=? AND state=?", (title, SeedState.WAITING))
+        )
+
+    def plant_seed(
+        self, *, title: str, body: str, quotes: str, source: str, at: float | None = None
+    ) -> int:
+        """Keep an idea as a waiting seed (*quotes*: its verified quotes, as JSON)."""
+        now = self.clock() if at is None else at
+        return self._execute(
+            "INSERT INTO seeds(at, title, body, quotes, state, source, updated) "
+            "VALUES(?,?,?,?,?,?,?)",
+            (now, title, body, quotes, SeedState.WAITING, source, now),
+        )
+
+    def seeds(self, *, limit: int = 500) -> list[sqlite3.Row]:
+        """The newest seeds, whatever their state."""
+        return self._query(
+            "SELECT id, at, title, body, quotes, state, source, updated FROM seeds "
+            "ORDER BY id DESC LIMIT ?",
+            (limit,),
+        )
+
+    def waiting_seeds(self, *, limit: int = 50) -> list[sqlite3.Row]:
+        """The oldest ideas still waiting (id, title, body)."""
+        return self._query(
+            "SELECT id, title, body FROM seeds WHERE state=? ORDER BY id LIMIT ?",
+            (SeedState.WAITING, limit),
+        )
+
+    def count_waiting_seeds(self) -> int:
+        rows = self._query("SELECT COUNT(*) AS n FROM seeds WHERE state=?", (SeedState.WAITING,))
+        return int(rows[0]["n"])
+
+    def graduate_seed(self, seed_id: int) -> None:
+        self._execute(
+            "UPDATE seeds SET state=?, updated=? WHERE id=?",
+            (SeedState.GRADUATED, self.clock(), seed_id),
+        )
+
+    def dismiss_seed(self, seed_id: int, *, reason: str, by: str) -> sqlite3.Row | None:
+        """Dismiss a waiting seed and log it, in one transaction. Returns the seed's row as
+        it was (None when there is no such seed; a seed not waiting is left as it is)."""
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT id, title, body, state FROM seeds WHERE id=?", (seed_id,)
+            ).fetchone()
+            if row is None or row["state"] != SeedState.WAITING:
+                return row
+            now = self.clock()
+            conn.execute(
+                "UPDATE seeds SET state=?, updated=? WHERE id=?",
+                (SeedState.DISMISSED, now, seed_id),
+            )
+            conn.execute(
+                "INSERT INTO gate_log(at, kind, title, slug, reason, detail) VALUES(?,?,?,?,?,?)",
+                (
+                    now,
+                    GateLogKind.SEED_DISMISSED,
+                    row["title"],
+                    "",
+                    reason,
+                    json.dumps(
+                        {"seed": seed_id, "by": by, "body": row["body"]}, ensure_ascii=False
+                    ),
+                ),
+            )
+            return row
+
+    # ---- batches (what each distilled stretch held and gave) ---------------------------
+    def add_batch(
+        self, *, journal: str, start: int, end: int, unit: str, segments: int, raw_tokens: int
+    ) -> int:
+        return self._execute(
+            "INSERT INTO batches(journal, start, end, unit, segments, raw_tokens, at) "
+            "VALUES(?,?,?,?,?,?,?)",
+            (journal, start, end, unit, segments, raw_tokens, self.clock()),
+        )
+
+    def finish_batch(
+        self, batch_id: int, *, candidates: int, drafts: int, dropped: int, seeds: int
+    ) -> None:
+        self._execute(
+            "UPDATE batches SET candidates=?, drafts=?, dropped=?, seeds=? WHERE id=?",
+            (candidates, drafts, dropped, seeds, batch_id),
+        )
+
+    def batches(self) -> list[sqlite3.Row]:
+        """Every batch's id, raw tokens and segment count."""
+        return self._query("SELECT id, raw_tokens, segments FROM batches")
+
+    # ---- the tender's heartbeat --------------------------------------------------------
+    def heartbeat(self, name: str = "tend") -> dict[str, Any] | None:
+        rows = self._query("SELECT * FROM heartbeat WHERE name=?", (name,))
+        return dict(rows[0]) if rows else None
+
+    def beat(
+        self, *, pid: int, host: str, started: float, state: str, counts: str, name: str = "tend"
+    ) -> None:
+        """Say the tender is alive and what it is doing (*counts*: JSON)."""
+        self._execute(
+            "INSERT INTO heartbeat(name, pid, host, started, beat, state, counts) "
+            "VALUES(?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET pid=excluded.pid, "
+            "host=excluded.host, started=excluded.started, beat=excluded.beat, "
+            "state=excluded.state, counts=excluded.counts",
+            (name, pid, host, started, self.clock(), state, counts),
+        )
+
+    # ---- the read log ------------------------------------------------------------------
+    def log_reads(self, rows: list[tuple[float, str, str, str, float]]) -> None:
+        """Add ``(at, question, how, picked as JSON, elapsed ms)`` rows (may wait on another
+        process's lock)."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
+                rows,
+            )
+
+    # ---- the trigger ledger ------------------------------------------------------------
+    def ledger(self, keys: Iterable[str]) -> dict[str, tuple[str, str, float]]:
+        """``{key: (trigger, source, at)}`` for the *keys* the ledger holds."""
+        wanted = list(dict.fromkeys(keys))
+        out: dict[str, tuple[str, str, float]] = {}
+        if len(wanted) > 200:  # one pass over the table beats many IN lists
+            want = set(wanted)
+            for r in self._query("SELECT key, trigger, source, at FROM trigger_ledger"):
+                if r["key"] in want:
+                    out[r["key"]] = (r["trigger"], r["source"], r["at"])
+            return out
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i : i + 500]
+            rows = self._query(
+                "SELECT key, trigger, source, at FROM trigger_ledger WHERE key IN ("
+                + ",".join("?" * len(chunk))
+                + ")",
+                tuple(chunk),
+            )
+            for r in rows:
+                out[r["key"]] = (r["trigger"], r["source"], r["at"])
+        return out
+
+    def ledger_keys_before(self, before: float) -> list[str]:
+        return [
+            r["key"] for r in self._query("SELECT key FROM trigger_ledger WHERE at < ?", (before,))
+        ]
+
+    def forget_ledger(self, keys: list[str]) -> None:
+        with self.transaction() as conn:
+            conn.executemany("DELETE FROM trigger_ledger WHERE key = ?", [(k,) for k in keys])
+
+    def fill_ledger(self, rows: list[tuple[str, str, str]], at: float) -> None:
+        """Write ``(key, trigger, source)`` rows, replacing what the keys held."""
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO trigger_ledger(key, trigger, source, at) VALUES(?,?,?,?) "
+                "ON CONFLICT(key) DO UPDATE SET trigger=excluded.trigger, "
+                "source=excluded.source, at=excluded.at",
+                [(k, t, src, at) for k, t, src in rows],
+            )
+
+    # ---- watermarks and reservations (see distill/marks.py for the rules) --------------
+    def mark_of(self, journal: str) -> int:
+        """Where *journal*'s watermark stands (0 before anything was drunk)."""
+        rows = self._query("SELECT mark FROM watermarks WHERE journal=?", (journal,))
+        return rows[0]["mark"] if rows else 0
+
+    def watermarks(self) -> dict[str, dict[str, Any]]:
+        """Every journal's watermark row, by journal key."""
+        return {r["journal"]: dict(r) for r in self._query("SELECT * FROM watermarks")}
+
+    def reservations(self) -> list[dict[str, Any]]:
+        """Every stretch held or shelved, by journal and start."""
+        return [dict(r) for r in self._query("SELECT * FROM reservations ORDER BY journal, start")]
+
+    def waiting_stretch(self, journal: str) -> bool:
+        """Whether *journal* has a stretch held or shelved."""
+        return bool(
+            self._query(
+                "SELECT 1 FROM reservations WHERE journal=? AND state IN ('shelved','held') "
+                "LIMIT 1",
+                (journal,),
+            )
+        )
+
+    def frontier(self, journal: str) -> tuple[int, int]:
+        """``(mark, furthest point reserved)`` of *journal*, read now."""
+        with self._guard("read the workshop database"):
+            return _frontier(self._connect(), journal)
+
+    def reserve(
+        self,
+        journal: str,
+        *,
+        adapter: str,
+        unit: str,
+        owner: str,
+        measure: Callable[[int], int],
+        alive: Callable[[str], bool],
+    ) -> Stretch | None:
+        """Claim the next stretch of *journal*, or a shelved one, under the write lock
+        (``alive(owner)`` says whether a holder still runs; ``measure(start)`` where a
+        stretch from *start* ends). None when nothing is waiting."""
+        now = self.clock()
+        with self.transaction() as conn:
+            # stretches held by dead processes are shelved: nothing reserved is ever skipped
+            for r in conn.execute(
+                "SELECT id, owner FROM reservations WHERE journal=? AND state='held'", (journal,)
+            ).fetchall():
+                if not alive(r["owner"]):
+                    conn.execute(
+                        "UPDATE reservations SET state='shelved', reason='its distiller died', "
+                        "updated=? WHERE id=?",
+                        (now, r["id"]),
+                    )
+            shelved = conn.execute(
+                "SELECT * FROM reservations WHERE journal=? AND state='shelved' "
+                "ORDER BY start LIMIT 1",
+                (journal,),
+            ).fetchone()
+            if shelved is not None:
+                conn.execute(
+                    "UPDATE reservations SET state='held', owner=?, attempts=attempts+1, "
+                    "updated=? WHERE id=?",
+                    (owner, now, shelved["id"]),
+                )
+                return Stretch(
+                    shelved["id"],
+                    journal,
+                    shelved["start"],
+                    shelved["end"],
+                    shelved["attempts"] + 1,
+                    True,
+                )
+            _, start = _frontier(conn, journal)
+            end = measure(start)
+            if end <= start:
+                return None
+            cur = conn.execute(
+                "INSERT INTO reservations(journal, start, end, owner, state, attempts, created, "
+                "updated) VALUES(?,?,?,?, 'held', 1, ?, ?)",
+                (journal, start, end, owner, now, now),
+            )
+            conn.execute(
+                "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) "
+                "VALUES(?,?,?,?,?,?) ON CONFLICT(journal) DO UPDATE SET "
+                "reserved_to=MAX(reserved_to, excluded.reserved_to), updated=excluded.updated",
+                (journal, adapter, unit, 0, end, now),
+            )
+            return Stretch(cast(int, cur.lastrowid), journal, start, end, 1, False)
+
+    def release(self, stretch: Stretch, *, adapter: str, unit: str) -> None:
+        """The stretch has been drunk: release it and move the watermark forward."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM reservations WHERE id=?", (stretch.id,))
+            _settle(conn, stretch.journal, adapter, unit, self.clock())
+
+    def shelve(self, stretch: Stretch, reason: str) -> None:
+        """The stretch could not be drunk now: keep it for the next run."""
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE reservations SET state='shelved', reason=?, updated=? WHERE id=?",
+                (reason[:500], self.clock(), stretch.id),
+            )
+
+    def catch_up(self, journal: str, *, adapter: str, unit: str, end: int) -> bool:
+        """Move the mark to *end* without drinking. Returns True if it moved."""
+        with self.transaction() as conn:
+            _, frontier = _frontier(conn, journal)
+            outstanding = conn.execute(
+                "SELECT COUNT(*) FROM reservations WHERE journal=?", (journal,)
+            ).fetchone()[0]
+            if outstanding or end <= frontier:
+                return False
+            conn.execute(
+                "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) "
+                "VALUES(?,?,?,?,?,?) ON CONFLICT(journal) DO UPDATE SET "
+                "mark=MAX(mark, excluded.mark), reserved_to=MAX(reserved_to, "
+                "excluded.reserved_to), updated=excluded.updated",
+                (journal, adapter, unit, end, end, self.clock()),
+            )
+            return True
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A stretch of one journal a distiller holds (``retry``: a shelved one drunk again)."""
+
+    id: int
+    journal: str
+    start: int
+    end: int
+    attempts: int
+    retry: bool
+
+
+def _frontier(conn: sqlite3.Connection, journal: str) -> tuple[int, int]:
+    row = conn.execute(
+        "SELECT mark, reserved_to FROM watermarks WHERE journal=?", (journal,)
+    ).fetchone()
+    mark, reserved_to = (row[0], row[1]) if row else (0, 0)
+    top = conn.execute("SELECT MAX(end) FROM reservations WHERE journal=?", (journal,)).fetchone()
+    return mark, max(mark, reserved_to, top[0] or 0)
+
+
+def _settle(conn: sqlite3.Connection, journal: str, adapter: str, unit: str, now: float) -> None:
+    """Move the watermark to the earliest outstanding start (never backwards)."""
+    mark, frontier = _frontier(conn, journal)
+    low = conn.execute(
+        "SELECT MIN(start) FROM reservations WHERE journal=?", (journal,)
+    ).fetchone()[0]
+    new = max(frontier if low is None else min(low, frontier), mark)
+    conn.execute(
+        "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) "
+        "VALUES(?,?,?,?,?,?) ON CONFLICT(journal) DO UPDATE SET mark=MAX(mark, excluded.mark), "
+        "reserved_to=MAX(reserved_to, excluded.reserved_to), updated=excluded.updated",
+        (journal, adapter, unit, new, frontier, now),
+    )
 
 
 def _primary(exc: BaseException) -> int | None:

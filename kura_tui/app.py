@@ -28,6 +28,7 @@ from textual.binding import Binding
 
 from kura_core.errors import KuraError
 from kura_core.kura import Kura, StoreSummary
+from kura_core.vocabulary import SeedState
 
 from .backend import Backend
 from .commands import KuraCommands
@@ -36,16 +37,25 @@ from .messages import (
     CoreFailed,
     DoctorLoaded,
     DraftActed,
+    Edited,
     ExcerptLoaded,
     HealthLoaded,
     Loaded,
     MemoryLoaded,
+    OpenEdit,
+    OpenEditor,
+    OpenRetire,
     ProfileLoaded,
+    ProfileSet,
     RecallDone,
+    Retired,
+    SeedDismissed,
     StoreChanged,
     StoresLoaded,
+    TidyWritten,
     WorkDone,
     WorkProgress,
+    Woven,
 )
 from .screens.confirm import ConfirmScreen, ReasonScreen, TossScreen
 from .screens.edit import MemoryEditScreen
@@ -124,6 +134,10 @@ def classify(rel: Path) -> str | None:
     if len(parts) == 1 and parts[0].endswith(".md"):
         return "memories"
     return None
+
+
+#: what a memory's view is read for, by the action that asked (``open_memory``)
+OPENS: dict[str, type[Acted]] = {"edit": OpenEdit, "editor": OpenEditor, "retire": OpenRetire}
 
 
 def _needs_main(handler: Callable[[Any, Any], None]) -> Callable[[Any, Any], None]:
@@ -645,7 +659,7 @@ class KuraApp(App[None]):
                 view = b.memory(store, slug)
             except KuraError as exc:
                 return CoreFailed("memory", str(exc), store)
-            return Acted(store, f"open-{action}", slug, ok=True, result=view)
+            return OPENS[action](store, slug, ok=True, result=view)
 
         self._spawn(f"memory-for:{slug}", job, store=store)
 
@@ -671,15 +685,14 @@ class KuraApp(App[None]):
             try:
                 res = b.edit(store, slug, base, fields)
             except KuraError as exc:
-                return Acted(store, "edit", slug, ok=False, text=str(exc), result=edit_file)
+                return Edited(store, slug, ok=False, text=str(exc), result=edit_file)
             if edit_file is not None:
                 with contextlib.suppress(OSError):
                     edit_file.unlink()
             if not res.changed:
-                return Acted(store, "edit", slug, ok=True, text="nothing changed", result=res)
-            return Acted(
+                return Edited(store, slug, ok=True, text="nothing changed", result=res)
+            return Edited(
                 store,
-                "edit",
                 slug,
                 ok=True,
                 result=res,
@@ -802,10 +815,9 @@ class KuraApp(App[None]):
                     try:
                         res = b.retire(store, slug, reason)
                     except KuraError as exc:
-                        return Acted(store, "retire", slug, ok=False, text=str(exc))
-                    return Acted(
+                        return Retired(store, slug, ok=False, text=str(exc))
+                    return Retired(
                         store,
-                        "retire",
                         slug,
                         ok=True,
                         result=res,
@@ -838,22 +850,20 @@ class KuraApp(App[None]):
         )
 
     @_needs_main
-    def on_acted(self, m: Acted) -> None:
-        handler = getattr(self, f"_acted_{m.action.replace('-', '_')}", None)
-        if handler is not None:
-            handler(m)
-
-    def _acted_open_edit(self, m: Acted) -> None:
+    def on_open_edit(self, m: OpenEdit) -> None:
         self.edit_memory(m.store, m.result)
 
-    def _acted_open_editor(self, m: Acted) -> None:
+    @_needs_main
+    def on_open_editor(self, m: OpenEditor) -> None:
         self.edit_in_editor(m.store, m.result)
 
-    def _acted_open_retire(self, m: Acted) -> None:
+    @_needs_main
+    def on_open_retire(self, m: OpenRetire) -> None:
         v = m.result
         self.retire_memory(m.store, v.slug, v.title, v.linked_from)
 
-    def _acted_edit(self, m: Acted) -> None:
+    @_needs_main
+    def on_edited(self, m: Edited) -> None:
         editor = [
             s for s in self.screen_stack if isinstance(s, MemoryEditScreen) and s.view.slug == m.key
         ]
@@ -872,7 +882,8 @@ class KuraApp(App[None]):
         kept = f" Your text is kept in {m.result} (E resumes it)." if m.result else ""
         self.notify(m.text + kept, title=f"edit refused · {m.key}", severity="error", timeout=12)
 
-    def _acted_retire(self, m: Acted) -> None:
+    @_needs_main
+    def on_retired(self, m: Retired) -> None:
         if not m.ok:
             self.notify(m.text, title=f"retire refused · {m.key}", severity="error", timeout=10)
             return
@@ -1025,7 +1036,7 @@ class KuraApp(App[None]):
             quotes = list(seed.quotes) + [q for c in seed.confirmed for q in c.quotes]
             self.open_evidence(store, seed.title, quotes)
             return
-        if seed.state != "waiting":
+        if seed.state != SeedState.WAITING:
             self.notify(
                 f"seed {seed.id} is {seed.state}: only a waiting idea is dismissed",
                 severity="warning",
@@ -1040,10 +1051,9 @@ class KuraApp(App[None]):
                     try:
                         res = b.dismiss_seed(store, seed.id, reason)
                     except KuraError as exc:
-                        return Acted(store, "dismiss", str(seed.id), ok=False, text=str(exc))
-                    return Acted(
+                        return SeedDismissed(store, str(seed.id), ok=False, text=str(exc))
+                    return SeedDismissed(
                         store,
-                        "dismiss",
                         str(seed.id),
                         ok=True,
                         result=res,
@@ -1076,7 +1086,8 @@ class KuraApp(App[None]):
             got_reason,
         )
 
-    def _acted_dismiss(self, m: Acted) -> None:
+    @_needs_main
+    def on_seed_dismissed(self, m: SeedDismissed) -> None:
         if m.ok:
             self.notify(m.text, title=f"seed {m.key}")
         else:
@@ -1221,17 +1232,16 @@ class KuraApp(App[None]):
             try:
                 new = b.apply_tidy(store, slug, line, expected)
             except FloorRefused as exc:
-                return Acted(
+                return TidyWritten(
                     store,
-                    "tidy",
                     slug,
                     ok=False,
                     violations=exc.violations,
                     text="refused by the floors",
                 )
             except KuraError as exc:
-                return Acted(store, "tidy", slug, ok=False, text=str(exc))
-            return Acted(store, "tidy", slug, ok=True, result=new, text="written")
+                return TidyWritten(store, slug, ok=False, text=str(exc))
+            return TidyWritten(store, slug, ok=True, result=new, text="written")
 
         self._spawn(f"tidy:{slug}", job, store=store)
 
@@ -1241,7 +1251,8 @@ class KuraApp(App[None]):
             f"tidy-reject:{slug}", lambda: b.reject_tidy(store, slug, proposed), store=store
         )
 
-    def _acted_tidy(self, m: Acted) -> None:
+    @_needs_main
+    def on_tidy_written(self, m: TidyWritten) -> None:
         from textual.content import Content
 
         for s in self.screen_stack:
@@ -1263,19 +1274,16 @@ class KuraApp(App[None]):
             try:
                 res = b.weave_write(store, preview.result.index_sha256)
             except KuraError as exc:
-                return Acted(store, "weave", store, ok=False, text=str(exc))
+                return Woven(store, store, ok=False, text=str(exc))
             if not res.written:
-                return Acted(
-                    store, "weave", store, ok=False, text=res.reason or "the map was not written"
-                )
+                return Woven(store, store, ok=False, text=res.reason or "the map was not written")
             same = (
                 " (the map you previewed)"
                 if res.cloth == preview.result.cloth
                 else " — it differs from the preview (the ledger or the day changed); the map pane shows it"
             )
-            return Acted(
+            return Woven(
                 store,
-                "weave",
                 store,
                 ok=True,
                 result=res,
@@ -1284,7 +1292,8 @@ class KuraApp(App[None]):
 
         self._spawn("weave-write", job, store=store)
 
-    def _acted_weave(self, m: Acted) -> None:
+    @_needs_main
+    def on_woven(self, m: Woven) -> None:
         for s in list(self.screen_stack):
             if isinstance(s, WeaveScreen):
                 if m.ok:
@@ -1426,15 +1435,14 @@ class KuraApp(App[None]):
                 try:
                     res = b.profile_apply(store, expected)
                 except KuraError as exc:
-                    return Acted(store, "profile-apply", store, ok=False, text=str(exc))
+                    return ProfileSet(store, store, ok=False, text=str(exc))
                 prev = (
                     " The previous one is kept in _still/profile-previous.md."
                     if res.previous_path
                     else ""
                 )
-                return Acted(
+                return ProfileSet(
                     store,
-                    "profile-apply",
                     store,
                     ok=True,
                     result=res,
@@ -1452,7 +1460,8 @@ class KuraApp(App[None]):
             confirmed,
         )
 
-    def _acted_profile_apply(self, m: Acted) -> None:
+    @_needs_main
+    def on_profile_set(self, m: ProfileSet) -> None:
         if m.ok:
             self.notify(m.text, title=f"profile · {m.store}")
         else:

@@ -112,12 +112,13 @@ class DraftActed(Message):
 
 
 class Acted(Message):
-    """A hand action on a memory, a seed, a tidy line or the map finished (ok) or was refused."""
+    """A hand action on a memory, a seed, a tidy line, the map or the profile finished (ok)
+    or was refused. Never posted itself: each event is one of the subclasses below, and the
+    app has one handler for each (``on_edited`` for :class:`Edited`...)."""
 
     def __init__(
         self,
         store: str,
-        action: str,
         key: str,
         *,
         ok: bool,
@@ -127,12 +128,48 @@ class Acted(Message):
     ) -> None:
         super().__init__()
         self.store = store
-        self.action = action
         self.key = key
         self.ok = ok
         self.text = text
         self.violations = violations or []
         self.result = result
+
+
+class OpenEdit(Acted):
+    """A memory's view, read to open the edit form on it (``result``: the view)."""
+
+
+class OpenEditor(Acted):
+    """A memory's view, read to open it in $EDITOR (``result``: the view)."""
+
+
+class OpenRetire(Acted):
+    """A memory's view, read to ask whether to retire it (``result``: the view)."""
+
+
+class Edited(Acted):
+    """A hand edit was written, changed nothing, or was refused (``result``: the edit, or
+    the file a refused text is kept in)."""
+
+
+class Retired(Acted):
+    """A memory was retired, or retiring it was refused."""
+
+
+class SeedDismissed(Acted):
+    """An idea waiting as a seed was dismissed, or dismissing it was refused."""
+
+
+class TidyWritten(Acted):
+    """A tidy line a person accepted was written, or refused by its floor."""
+
+
+class Woven(Acted):
+    """The map was woven from the preview a person accepted, or weaving was refused."""
+
+
+class ProfileSet(Acted):
+    """A drafted profile a person accepted was applied, or applying it was refused."""
 
 
 class WorkProgress(Message):

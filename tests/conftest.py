@@ -13,7 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
+#: Set by pytest-textual-snapshot in the controlling process for its workers under xdist.
+_KEEP = ("TEXTUAL_SNAPSHOT_TEMPDIR",)
 for _k in list(os.environ):
+    if _k in _KEEP:
+        continue
     if _k.startswith(("TEXTUAL", "KURA_")) or _k in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES"):
         del os.environ[_k]
 
@@ -44,7 +48,7 @@ def write_config(path: Path, text: str) -> Path:
 @pytest.fixture
 def kura_bin() -> list[str]:
     """How to run the CLI in a subprocess with this interpreter."""
-    return [sys.executable, "-m", "kura_core.cli"]
+    return [sys.executable, "-m", "kura_core"]
 
 
 def make_store(root: Path, name: str = "main", memories: dict | None = None):

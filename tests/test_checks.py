@@ -78,9 +78,10 @@ def test_mypy_finds_nothing_in_the_core():
 
 # --------------------------------------------------------------------------- the tests themselves
 
-#: Where waiting may sleep: the polling helpers (they sleep between looks at a condition)
+#: Where waiting may sleep: the polling helpers (they sleep between looks at a condition,
+#: or at a forked child that has not exited yet)
 #: and the fakes (a scripted model may be slow on purpose).
-MAY_SLEEP = ("tests/wait.py", "tests/tui/conftest.py", "tests/fakes/")
+MAY_SLEEP = ("tests/wait.py", "tests/forked.py", "tests/tui/conftest.py", "tests/fakes/")
 #: A sleep elsewhere must say on the line above that the pause itself is under test.
 SLEEP_REASON = "# the pause is the thing under test"
 

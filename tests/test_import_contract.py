@@ -1,6 +1,11 @@
-"""The layers import in one direction: the core never imports a face's libraries or the
-app, and the app talks to the core through :class:`kura_core.kura.Kura` and the package's
-public values only.
+"""The layers import in one direction, and nothing imports in a circle.
+
+The table of layers in docs/DESIGN.md is :data:`LAYERS` here, top to bottom: a module may
+import its own layer and the layers below it, never one above (the few lazy exceptions are
+:data:`UPWARD`, each with its reason). Every module of both packages must sit in a layer, so
+a new one is placed on purpose. The faces (``kura_core.faces``, the entries, the app) talk to
+the core through :class:`kura_core.kura.Kura`, the package's exports and the vocabulary
+only; the core never imports a face's libraries or the app.
 
 Every module is found by walking the package directories, and every ``import`` in it is
 read from its syntax tree, including the ones inside functions, so a lazy import cannot
@@ -23,16 +28,77 @@ CORE, APP = "kura_core", "kura_tui"
 FACE_LIBRARIES = ("textual", "rich")
 #: The one core module that may reach a face's code, and only inside functions: the CLI
 #: prints with rich and opens the app (``kura``, ``kura tui``).
-CLI = "kura_core.cli"
-#: What the app may import from the core: the application object, the error family and
-#: the package's own exports.
-APP_MAY_USE = {CORE, "kura_core.kura", "kura_core.errors"}
-#: The benchmark plug-in of the app drives the benchmark package.
-APP_BENCH, BENCH = "kura_tui.bench", "kura_core.bench"
+CLI = "kura_core.faces.cli"
+#: What a face may import from the core: the application object, the error family, the
+#: vocabulary and the package's own exports (plus the faces themselves).
+FACES_MAY_USE = {CORE, "kura_core.kura", "kura_core.errors", "kura_core.vocabulary"}
+APP_MAY_USE = FACES_MAY_USE
+
+#: The layers, top to bottom, each with the module prefixes it holds (the longest prefix
+#: decides). docs/DESIGN.md's table says what each one owns.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("measurement", ("kura_core.bench", "kura_tui.bench")),
+    ("faces", ("kura_core.faces", "kura_core.mcp", "kura_core.__main__", "kura_tui")),
+    ("application", ("kura_core", "kura_core.kura", "kura_core.connect")),
+    (
+        "metabolism",
+        (
+            "kura_core.distill",
+            "kura_core.tend",
+            "kura_core.handwork",
+            "kura_core.curation",
+            "kura_core.doctor",
+            "kura_core.demo",
+        ),
+    ),
+    (
+        "reading and wearing",
+        (
+            "kura_core.recall",
+            "kura_core.words",
+            "kura_core.weave",
+            "kura_core.prefill",
+            "kura_core.cloth",
+            "kura_core.profile",
+            "kura_core.prompts",
+        ),
+    ),
+    ("floors", ("kura_core.floors",)),
+    ("evidence", ("kura_core.distill.journals", "kura_core.distill.evidence")),
+    (
+        "state",
+        (
+            "kura_core.store",
+            "kura_core.workshop",
+            "kura_core.config",
+            "kura_core.registry",
+            "kura_core.fsutil",
+            "kura_core.llm",
+            "kura_core.secrets",
+            "kura_core.errors",
+            "kura_core.vocabulary",
+            "kura_core.shapes",
+            "kura_core.tokens",
+            "kura_core.reports",
+        ),
+    ),
+)
+
+#: Imports that point up the table, each inside a function and only when asked for.
+UPWARD: dict[tuple[str, str], str] = {
+    (CLI, "kura_core.bench"): "`kura bench` loads the bench when it is asked to measure",
+    (APP, "kura_tui.bench"): "the app hands `kura bench` its first-paint probe when asked",
+}
 
 #: Imports that break the contract today and are removed in the same change that reworks
 #: the importing module; each fails the test once it is gone, so the list only shrinks.
 PENDING: set[tuple[str, str]] = set()
+
+#: Import circles in code being rewritten elsewhere, each named by its sorted members; the
+#: test fails once one is gone, so the list only shrinks.
+PENDING_CYCLES: set[tuple[str, ...]] = {
+    ("kura_core.distill.journals", "kura_core.distill.journals.inspect"),
+}
 
 
 def modules(package: str) -> dict[str, Path]:
@@ -79,19 +145,41 @@ def _within(target: str, roots: set[str] | tuple[str, ...]) -> bool:
     return any(target == r or target.startswith(r + ".") for r in roots)
 
 
-def violations() -> tuple[list[str], set[tuple[str, str]]]:
-    """What breaks the contract: messages for new breaks, and the pending pairs seen."""
-    bad: list[str] = []
-    seen: set[tuple[str, str]] = set()
-    core, app = modules(CORE), modules(APP)
+def layer_of(name: str) -> int | None:
+    """The index in :data:`LAYERS` of *name*'s layer (the longest matching prefix wins;
+    ``kura_core`` names the package's ``__init__`` alone)."""
+    best: tuple[int, int] | None = None
+    for rank, (_, roots) in enumerate(LAYERS):
+        for root in roots:
+            if root == CORE and name != CORE:  # the package itself, not all it holds
+                continue
+            if _within(name, (root,)) and (best is None or len(root) > best[0]):
+                best = (len(root), rank)
+    return None if best is None else best[1]
+
+
+def _known(target: str, known: set[str]) -> str | None:
+    """The module of ours that *target* names (``kura_core.store.TYPES`` is the store)."""
+    while target and target not in known:
+        target = target.rpartition(".")[0]
+    return target or None
+
+
+def graph(core: dict[str, Path], app: dict[str, Path]) -> dict[str, list[tuple[str, int, bool]]]:
+    """Every module of ours and the modules of ours it imports, lazily or not."""
     known = {*core, *app}
+    out: dict[str, list[tuple[str, int, bool]]] = {}
+    for name, path in {**core, **app}.items():
+        edges = []
+        for target, line, at_top in imports(name, path, known):
+            mod = _known(target, known)
+            if mod and mod != name:
+                edges.append((mod, line, at_top))
+        out[name] = edges
+    return out
 
-    def report(name: str, path: Path, line: int, target: str, why: str) -> None:
-        if (name, target) in PENDING:
-            seen.add((name, target))
-        else:
-            bad.append(f"{path.relative_to(ROOT)}:{line}: imports {target}: {why}")
 
+def _face_libraries(core, known, report) -> None:
     for name, path in core.items():
         for target, line, at_top in imports(name, path, known):
             if not _within(target, (*FACE_LIBRARIES, APP)):
@@ -99,16 +187,128 @@ def violations() -> tuple[list[str], set[tuple[str, str]]]:
             if name == CLI and not at_top and (_within(target, ("rich",)) or target == APP):
                 continue
             report(name, path, line, target, "the core never loads the app or its libraries")
-    for name, path in app.items():
-        for target, line, _ in imports(name, path, known):
-            if not _within(target, (CORE,)) or target in APP_MAY_USE:
+
+
+def _layer_breaks(core, app, report) -> None:
+    faces = LAYERS[1][1]
+    for name, edges in graph(core, app).items():
+        path = {**core, **app}[name]
+        here = layer_of(name)
+        if here is None:
+            report(name, path, 1, name, "a module with no layer: place it in LAYERS (and DESIGN)")
+            continue
+        for target, line, at_top in edges:
+            there = layer_of(target)
+            if (name, target) in UPWARD and not at_top:
                 continue
-            if name == APP_BENCH and _within(target, (BENCH,)):
-                continue
-            report(
-                name, path, line, target, "the app talks to the core through Kura (kura_core.kura)"
-            )
+            if there is not None and there < here:
+                report(
+                    name,
+                    path,
+                    line,
+                    target,
+                    f"{LAYERS[here][0]} never imports {LAYERS[there][0]}, which sits above it",
+                )
+            elif (
+                here == 1
+                and _within(target, (CORE,))
+                and not _within(target, faces)
+                and target not in FACES_MAY_USE
+            ):
+                report(
+                    name,
+                    path,
+                    line,
+                    target,
+                    "a face talks to the core through Kura (kura_core.kura), the package's "
+                    "exports and the vocabulary",
+                )
+
+
+def violations() -> tuple[list[str], set[tuple[str, str]]]:
+    """What breaks the contract: messages for new breaks, and the pending pairs seen."""
+    bad: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    core, app = modules(CORE), modules(APP)
+
+    def report(name: str, path: Path, line: int, target: str, why: str) -> None:
+        if (name, target) in PENDING:
+            seen.add((name, target))
+        else:
+            bad.append(f"{path.relative_to(ROOT)}:{line}: imports {target}: {why}")
+
+    _face_libraries(core, {*core, *app}, report)
+    _layer_breaks(core, app, report)
     return bad, seen
+
+
+def cycles(edges: dict[str, list[tuple[str, int, bool]]]) -> list[tuple[str, ...]]:
+    """Every import circle (a strongly connected set of two or more modules, or a module
+    importing itself), each as its sorted members (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[tuple[str, ...]] = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted({t for t, _, _ in edges.get(start, [])})))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted({t for t, _, _ in edges.get(nxt, [])}))))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    m = stack.pop()
+                    on.discard(m)
+                    members.append(m)
+                    if m == node:
+                        break
+                selfloop = any(t == node for t, _, _ in edges.get(node, []))
+                if len(members) > 1 or selfloop:
+                    found.append(tuple(sorted(members)))
+    return sorted(found)
+
+
+def test_nothing_imports_in_a_circle():
+    found = set(cycles(graph(modules(CORE), modules(APP))))
+    new = found - PENDING_CYCLES
+    assert not new, "import circles (lazy imports count):\n" + "\n".join(
+        " -> ".join(c) for c in sorted(new)
+    )
+    assert found >= PENDING_CYCLES, f"gone, remove from PENDING_CYCLES: {PENDING_CYCLES - found}"
+
+
+def test_the_circle_finder_finds_circles_and_only_circles():
+    def e(*targets):
+        return [(t, 1, True) for t in targets]
+
+    edges = {"a": e("b"), "b": e("c"), "c": e("a", "d"), "d": e("e"), "e": e(), "f": e("f")}
+    assert cycles(edges) == [("a", "b", "c"), ("f",)]
+    assert cycles({"a": e("b"), "b": e("c"), "c": e()}) == []
+
+
+def test_every_layer_in_design_is_the_layer_table_here():
+    design = (ROOT / "docs" / "DESIGN.md").read_text(encoding="utf-8")
+    table = design[design.index("| layer | modules | owns |") :].split("\n\n")[0]
+    rows = [r.split("|")[1].strip() for r in table.splitlines()[2:]]
+    assert rows == [name for name, _ in LAYERS]
 
 
 def test_every_module_keeps_the_layers():
@@ -155,12 +355,12 @@ def test_the_contract_catches_a_lazy_import_of_textual(tmp_path, monkeypatch):
     pkg = tmp_path / CORE
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "late.py").write_text("def show():\n    from textual.app import App\n    return App\n")
+    (pkg / "weave.py").write_text("def show():\n    from textual.app import App\n    return App\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     (tmp_path / APP).mkdir()
     bad, _ = violations()
     assert bad == [
-        "kura_core/late.py:2: imports textual.app: the core never loads the app or its libraries"
+        "kura_core/weave.py:2: imports textual.app: the core never loads the app or its libraries"
     ]
 
 
@@ -175,8 +375,45 @@ def test_the_contract_catches_the_app_reaching_past_kura(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     bad, _ = violations()
     assert bad == [
-        "kura_tui/pane.py:2: imports kura_core.weave: the app talks to the core through Kura "
-        "(kura_core.kura)"
+        "kura_tui/pane.py:2: imports kura_core.weave: a face talks to the core through Kura "
+        "(kura_core.kura), the package's exports and the vocabulary"
+    ]
+
+
+def test_the_contract_catches_an_import_up_the_table_a_face_past_kura_and_a_stray(
+    tmp_path, monkeypatch
+):
+    files = {
+        "kura_core/__init__.py": "",
+        "kura_core/kura.py": "from . import store\n",
+        "kura_core/store.py": "def later():\n    from .recall import recall\n",
+        "kura_core/recall.py": "from .store import Store\n",
+        "kura_core/faces/__init__.py": "",
+        "kura_core/faces/cli.py": "from .. import Kura\nfrom ..store import Store\n"
+        "def bench():\n    from .. import bench\n",
+        "kura_core/faces/http.py": "from ..bench import perf\n",
+        "kura_core/bench/__init__.py": "from ..faces import http\n",
+        "kura_core/stray.py": "",
+        "kura_tui/__init__.py": "",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    bad, _ = violations()
+    assert sorted(bad) == [
+        "kura_core/faces/cli.py:2: imports kura_core.store: a face talks to the core through "
+        "Kura (kura_core.kura), the package's exports and the vocabulary",
+        "kura_core/faces/http.py:1: imports kura_core.bench: faces never imports measurement, "
+        "which sits above it",
+        "kura_core/store.py:2: imports kura_core.recall: state never imports reading and "
+        "wearing, which sits above it",
+        "kura_core/stray.py:1: imports kura_core.stray: a module with no layer: place it in "
+        "LAYERS (and DESIGN)",
+    ]
+    assert cycles(graph(modules(CORE), modules(APP))) == [
+        ("kura_core.bench", "kura_core.faces.http"),
+        ("kura_core.recall", "kura_core.store"),
     ]
 
 
@@ -202,7 +439,7 @@ def _python(code: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_importing_every_core_module_loads_neither_the_app_nor_its_libraries():
-    names = sorted(modules(CORE))
+    names = sorted(n for n in modules(CORE) if not n.endswith("__main__"))  # entries run
     out = _python(PROBE, *names)
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
@@ -213,7 +450,7 @@ def test_importing_every_core_module_loads_neither_the_app_nor_its_libraries():
 def test_cli_doctor_run_loads_neither_textual_nor_rich(tmp_path):
     code = (
         "import sys, json\n"
-        "from kura_core.cli import main\n"
+        "from kura_core.faces.cli import main\n"
         "rc = main(['-c', sys.argv[1], 'doctor', '--json'])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'kura_tui'))\n"
         "sys.stderr.write(json.dumps({'rc': rc, 'heavy': heavy}))\n"
@@ -239,7 +476,7 @@ def test_textual_and_rich_are_installed_so_the_checks_mean_something():
 def test_the_package_exports_resolve_lazily_and_match_all():
     code = (
         "import json, sys, kura_core\n"
-        "before = 'kura_core.doctor' in sys.modules\n"
+        "before = sorted(m for m in sys.modules if m.split('.')[0] in ('kura_core', 'httpx'))\n"
         "names = {n: type(getattr(kura_core, n)).__name__ for n in kura_core.__all__}\n"
         "print(json.dumps({'before': before, 'all': sorted(kura_core.__all__), 'dir': sorted(dir(kura_core)),\n"
         "                  'lazy': sorted(kura_core._RETURNED)}))\n"
@@ -251,6 +488,6 @@ def test_the_package_exports_resolve_lazily_and_match_all():
     out = _python(code)
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout)
-    assert res["before"] is False  # importing the package does not load the doctor
+    assert res["before"] == ["kura_core"]  # importing the package loads none of its names
     assert set(res["lazy"]) <= set(res["all"]) and set(res["all"]) <= set(res["dir"])
     assert "NoSuchThing" in out.stderr

@@ -94,7 +94,7 @@ def compress(
     name = reg.resolve(selector)
     store = reg.store(name)
     ws = reg.workshop(name)
-    batches = {r["id"]: r for r in ws.query("SELECT id, raw_tokens, segments FROM batches")}
+    batches = {r["id"]: r for r in ws.batches()}
     raw = sum(r["raw_tokens"] for r in batches.values())
     entries = store.index().by_slug()
     counted = unattributed = 0

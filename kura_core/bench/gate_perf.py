@@ -6,6 +6,8 @@ import statistics
 import time
 from typing import Any
 
+from ..vocabulary import ProvenanceClass
+
 
 def bench_gate(runs: int) -> dict[str, Any]:
     """100 candidates, each quoting one of 400 segments, through the whole gate."""
@@ -14,7 +16,7 @@ def bench_gate(runs: int) -> dict[str, Any]:
 
     segs = [
         Segment(
-            cls="USER" if i % 3 else "TOOL",
+            cls=ProvenanceClass.USER if i % 3 else ProvenanceClass.TOOL,
             text=f"line {i}: the widget {i} sits on shelf {i % 17} and we decided to keep it there",
             source="bench",
             start=i,

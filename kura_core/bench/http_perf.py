@@ -98,7 +98,7 @@ def bench_http(
     *requests* and *seconds_cap* bound each server's share (split over *rounds*), whichever
     comes first.
     """
-    from ..http import make_server, start_in_thread
+    from ..faces.http import make_server, start_in_thread
 
     clients = max(1, int(clients))
     requests = max(1, int(requests))

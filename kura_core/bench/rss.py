@@ -59,7 +59,7 @@ def serve_rss(
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "serve", "--port", "0"],
+        [sys.executable, "-m", "kura_core", "-c", str(cfg), "serve", "--port", "0"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from ..store import INDEX_FILE
+from ..vocabulary import ProvenanceClass
 
 WORDS = (
     "archive",
@@ -115,7 +116,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
             {
                 "segments": [
                     {
-                        "cls": "USER",
+                        "cls": ProvenanceClass.USER,
                         "text": user,
                         "source": src,
                         "start": i * 400,
@@ -123,7 +124,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
                         "unit": "byte",
                     },
                     {
-                        "cls": "TOOL",
+                        "cls": ProvenanceClass.TOOL,
                         "text": tool,
                         "source": src,
                         "start": i * 400 + 150,
@@ -135,7 +136,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
         )
         quotes = (
             {
-                "cls": "USER",
+                "cls": ProvenanceClass.USER,
                 "text": user[9:60],
                 "status": "verified",
                 "source": src,
@@ -144,7 +145,7 @@ def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: in
                 "unit": "byte",
             },
             {
-                "cls": "TOOL",
+                "cls": ProvenanceClass.TOOL,
                 "text": tool,
                 "status": "verified",
                 "source": src,

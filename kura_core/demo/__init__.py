@@ -48,7 +48,7 @@ import yaml
 
 from ..config import load_config
 from ..distill import drafts as drafts_mod
-from ..distill.drafts import CURATION, Draft, save_draft, write_manifest
+from ..distill.drafts import Draft, save_draft, write_manifest
 from ..distill.evidence import Segment
 from ..distill.gate import GateResult, run_gate
 from ..distill.journals import read_claude
@@ -59,6 +59,7 @@ from ..fsutil import atomic_write_text
 from ..registry import Registry
 from ..shapes import list_at
 from ..store import Store, slugify
+from ..vocabulary import CURATION_FIELDS, GateLogKind, GateVerdict, ProvenanceClass
 
 __all__ = ["MARKER", "build_demo", "default_demo_dir", "is_demo_workspace"]
 
@@ -219,7 +220,7 @@ def _write_memories(store: Store, entries: Sequence[Mapping[str, Any]], today: d
     for e in entries:
         created = today - dt.timedelta(days=int(e["age"]))
         meta: dict[str, Any] = {"metadata": {"created": created.isoformat()}}
-        for key in CURATION:
+        for key in CURATION_FIELDS:
             if e.get(key):
                 meta[key] = e[key]
         store.write(
@@ -447,29 +448,26 @@ def _distil(
     existing = set(store.file_slugs())
     for cand, r in zip(batch, results, strict=False):
         gate_json = {**r.to_json(), "batch": info}
-        if r.verdict == "seed":
+        if r.verdict == GateVerdict.SEED:
             verified = [_quote_json(q) for q in r.survivors]
-            at = clock()
-            ws.execute(
-                "INSERT INTO seeds(at, title, body, quotes, state, source, updated) "
-                "VALUES(?,?,?,?,?,?,?)",
-                (
-                    at,
-                    r.title,
-                    str(cand.get("body", "")).strip(),
-                    json.dumps(verified, ensure_ascii=False),
-                    "waiting",
-                    rel,
-                    at,
-                ),
+            ws.plant_seed(
+                title=r.title,
+                body=str(cand.get("body", "")).strip(),
+                quotes=json.dumps(verified, ensure_ascii=False),
+                source=rel,
+                at=clock(),
             )
             continue
-        if r.verdict != "kept":
-            ws.log_gate("dropped", title=r.title, reason=_decisive_reason(r), detail=gate_json)
+        if r.verdict != GateVerdict.KEPT:
+            ws.log_gate(
+                GateLogKind.DROPPED, title=r.title, reason=_decisive_reason(r), detail=gate_json
+            )
             continue
         evidence = _unique_segments(q.segment for q in r.survivors if q.segment is not None)
         target = str(cand.get("extends") or "")
-        fields = {k: str(cand.get(k) or "") for k in ("title", "description", "body", *CURATION)}
+        fields = {
+            k: str(cand.get(k) or "") for k in ("title", "description", "body", *CURATION_FIELDS)
+        }
         given = []
         if target:
             cur = store.read(target)
@@ -483,7 +481,7 @@ def _distil(
         )
         if final:
             ws.log_gate(
-                "dropped",
+                GateLogKind.DROPPED,
                 title=r.title,
                 reason="refused by the final floor: " + "; ".join(messages(final)),
                 detail={**gate_json, "violations": [v.to_json() for v in final]},
@@ -526,7 +524,14 @@ def _make_draft(
         cur = store.read(target)
         segments.append(
             _segment_json(
-                Segment("TOOL", cur.description + "\n" + cur.body, f"memory:{target}", 0, 0, "byte")
+                Segment(
+                    ProvenanceClass.TOOL,
+                    cur.description + "\n" + cur.body,
+                    f"memory:{target}",
+                    0,
+                    0,
+                    "byte",
+                )
             )
         )
     payload = {
@@ -555,7 +560,7 @@ def _make_draft(
         label=r.label,
         quotes=tuple(quotes),
         gate=gate,
-        curation={k: str(cand[k]) for k in CURATION if cand.get(k)},
+        curation={k: str(cand[k]) for k in CURATION_FIELDS if cand.get(k)},
         manifest=manifest,
         created=clock.iso(),
         source=rel,

@@ -43,10 +43,10 @@ from ..fsutil import (
 from ..registry import Registry
 from ..shapes import dict_at
 from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
+from ..vocabulary import CURATION_FIELDS, GateLogKind, WritePolicy
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
 EVIDENCE_CLOSE = "-->"
-CURATION = ("belongs_because", "keep", "may_fade")
 
 
 class FloorRefused(KuraError):
@@ -172,7 +172,7 @@ def render_draft(d: Draft) -> str:
         "description": d.description,
         "metadata": {"type": d.type, "tags": list(d.tags), "evidence_manifest": d.manifest},
     }
-    for k in CURATION:
+    for k in CURATION_FIELDS:
         if d.curation.get(k):
             meta[k] = d.curation[k]
     meta["draft"] = {
@@ -263,7 +263,7 @@ def parse_draft(text: str, path: Path) -> Draft:
         label=str(dr.get("label") or ""),
         quotes=tuple(payload.get("quotes", [])),
         gate=payload.get("gate", {}),
-        curation={k: str(meta[k]) for k in CURATION if meta.get(k)},
+        curation={k: str(meta[k]) for k in CURATION_FIELDS if meta.get(k)},
         manifest=str(md.get("evidence_manifest") or ""),
         created=str(dr.get("created") or ""),
         source=str(dr.get("source") or ""),
@@ -421,7 +421,7 @@ def check_floor(
         "title": draft.title,
         "description": draft.description,
         "body": draft.body,
-        **{k: draft.curation.get(k, "") for k in CURATION},
+        **{k: draft.curation.get(k, "") for k in CURATION_FIELDS},
     }
     existing = set(store.file_slugs())
     existing.add(draft.writes)
@@ -466,7 +466,7 @@ def _rel(store: Store, draft: Draft) -> str:
 
 def _poured_row(reg: Registry, draft: Draft, by: str) -> dict[str, Any]:
     return {
-        "kind": "poured",
+        "kind": GateLogKind.POURED,
         "title": draft.title,
         "slug": draft.writes,
         "reason": f"poured by {by}",
@@ -549,7 +549,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
     one intent, so a crash at any point is finished (and logged once) by the next reader."""
     name = reg.resolve(selector)
     store = reg.store(name)
-    if reg.config.stores[name].write_policy == "frozen":
+    if reg.config.stores[name].write_policy == WritePolicy.FROZEN:
         from ..errors import PolicyError
 
         raise PolicyError(f"store {name!r} is frozen: nothing is poured into it")
@@ -577,7 +577,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
         violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
         if violations:
             ws.log_gate(
-                "refused",
+                GateLogKind.REFUSED,
                 title=draft.title,
                 slug=slug,
                 reason="; ".join(str(v) for v in violations),
@@ -588,7 +588,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
         if draft.label == "judgement" and "judgement" not in tags:
             tags.append("judgement")
         before = store.read(writes).meta if store.has(writes) else {}
-        curation = {k: draft.curation.get(k) or before.get(k) for k in CURATION}
+        curation = {k: draft.curation.get(k) or before.get(k) for k in CURATION_FIELDS}
         meta: dict[str, Any] = {
             "metadata": {
                 "evidence_manifest": draft.manifest,
@@ -628,7 +628,7 @@ def toss(reg: Registry, selector: str | None, slug: str, reason: str, *, by: str
             )
         text = draft.path.read_text(encoding="utf-8") if draft.path else ""
         row = {
-            "kind": "tossed",
+            "kind": GateLogKind.TOSSED,
             "title": draft.title,
             "slug": slug,
             "reason": reason,
@@ -682,7 +682,7 @@ def fix(
         ws = reg.workshop(name)
         if violations:
             ws.log_gate(
-                "refused",
+                GateLogKind.REFUSED,
                 title=new.title,
                 slug=slug,
                 reason="; ".join(str(v) for v in violations),
@@ -701,7 +701,7 @@ def fix(
         except OSError as exc:
             raise storage_error(exc, f"fix the draft {slug!r}", path) from None
         ws.log_gate(
-            "fixed",
+            GateLogKind.FIXED,
             title=new.title,
             slug=slug,
             reason=reason or f"edited by {by}",

@@ -17,7 +17,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-CLASSES = ("USER", "TOOL", "ACT", "SELF")
+from ..vocabulary import PROVENANCE_CLASSES
+
+#: the provenance classes, by the name the journal readers and the gate use
+CLASSES = PROVENANCE_CLASSES
 
 # Quote marks folded to ASCII. Full-width ＂ and ＇ are already folded by NFKC.
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2039\u203a\u02bc\uff40"

@@ -19,23 +19,23 @@ from __future__ import annotations
 
 import os
 import socket
-import sqlite3
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import cast
 
-from ..workshop import Workshop
+from ..workshop import Stretch, Workshop
 
-
-@dataclass(frozen=True)
-class Stretch:
-    id: int
-    journal: str
-    start: int
-    end: int
-    attempts: int
-    retry: bool  # True when this is a shelved stretch being drunk again
+__all__ = [
+    "Stretch",
+    "catch_up",
+    "commit",
+    "journal_key",
+    "mark_of",
+    "marks",
+    "outstanding",
+    "owner_id",
+    "reserve",
+    "shelve",
+]
 
 
 def owner_id() -> str:
@@ -62,39 +62,11 @@ def _alive(owner: str) -> bool:
 
 
 def mark_of(ws: Workshop, journal: str) -> int:
-    rows = ws.query("SELECT mark FROM watermarks WHERE journal=?", (journal,))
-    return rows[0]["mark"] if rows else 0
+    return ws.mark_of(journal)
 
 
 def marks(ws: Workshop) -> dict[str, dict]:
-    return {r["journal"]: dict(r) for r in ws.query("SELECT * FROM watermarks")}
-
-
-def _frontier(conn: sqlite3.Connection, journal: str) -> tuple[int, int]:
-    row = conn.execute(
-        "SELECT mark, reserved_to FROM watermarks WHERE journal=?", (journal,)
-    ).fetchone()
-    mark, reserved_to = (row[0], row[1]) if row else (0, 0)
-    top = conn.execute("SELECT MAX(end) FROM reservations WHERE journal=?", (journal,)).fetchone()[
-        0
-    ]
-    return mark, max(mark, reserved_to, top or 0)
-
-
-def _settle(conn: sqlite3.Connection, journal: str, adapter: str, unit: str, now: float) -> None:
-    """Move the watermark to the earliest outstanding start (never backwards)."""
-    mark, frontier = _frontier(conn, journal)
-    low = conn.execute(
-        "SELECT MIN(start) FROM reservations WHERE journal=?", (journal,)
-    ).fetchone()[0]
-    new = frontier if low is None else min(low, frontier)
-    new = max(new, mark)
-    conn.execute(
-        "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) VALUES(?,?,?,?,?,?) "
-        "ON CONFLICT(journal) DO UPDATE SET mark=MAX(mark, excluded.mark), "
-        "reserved_to=MAX(reserved_to, excluded.reserved_to), updated=excluded.updated",
-        (journal, adapter, unit, new, frontier, now),
-    )
+    return ws.watermarks()
 
 
 def reserve(
@@ -109,91 +81,28 @@ def reserve(
     """Claim the next stretch of *journal*, or a shelved one; None if nothing is waiting.
 
     ``measure(start)`` is called under the lock and returns where a whole-record stretch
-    beginning at ``start`` ends (== start when there is nothing complete to read).
+    beginning at ``start`` ends (== start when there is nothing complete to read). A
+    stretch held by a process that is gone is shelved first.
     """
-    now = ws.clock()
-    with ws.transaction() as conn:
-        # stretches held by dead processes are shelved: nothing reserved is ever skipped
-        for r in conn.execute(
-            "SELECT id, owner FROM reservations WHERE journal=? AND state='held'", (journal,)
-        ).fetchall():
-            if not _alive(r["owner"]):
-                conn.execute(
-                    "UPDATE reservations SET state='shelved', reason='its distiller died', "
-                    "updated=? WHERE id=?",
-                    (now, r["id"]),
-                )
-        shelved = conn.execute(
-            "SELECT * FROM reservations WHERE journal=? AND state='shelved' ORDER BY start LIMIT 1",
-            (journal,),
-        ).fetchone()
-        if shelved is not None:
-            conn.execute(
-                "UPDATE reservations SET state='held', owner=?, attempts=attempts+1, updated=? "
-                "WHERE id=?",
-                (owner, now, shelved["id"]),
-            )
-            return Stretch(
-                shelved["id"],
-                journal,
-                shelved["start"],
-                shelved["end"],
-                shelved["attempts"] + 1,
-                True,
-            )
-        _, start = _frontier(conn, journal)
-        end = measure(start)
-        if end <= start:
-            return None
-        cur = conn.execute(
-            "INSERT INTO reservations(journal, start, end, owner, state, attempts, created, updated) "
-            "VALUES(?,?,?,?, 'held', 1, ?, ?)",
-            (journal, start, end, owner, now, now),
-        )
-        conn.execute(
-            "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) VALUES(?,?,?,?,?,?) "
-            "ON CONFLICT(journal) DO UPDATE SET reserved_to=MAX(reserved_to, excluded.reserved_to), "
-            "updated=excluded.updated",
-            (journal, adapter, unit, 0, end, now),
-        )
-        return Stretch(
-            cast(int, cur.lastrowid), journal, start, end, 1, False
-        )  # set by the INSERT above
+    return ws.reserve(
+        journal, adapter=adapter, unit=unit, owner=owner, measure=measure, alive=_alive
+    )
 
 
 def commit(ws: Workshop, stretch: Stretch, *, adapter: str, unit: str) -> None:
     """The stretch has been drunk: release it and move the watermark forward."""
-    with ws.transaction() as conn:
-        conn.execute("DELETE FROM reservations WHERE id=?", (stretch.id,))
-        _settle(conn, stretch.journal, adapter, unit, ws.clock())
+    ws.release(stretch, adapter=adapter, unit=unit)
 
 
 def shelve(ws: Workshop, stretch: Stretch, reason: str) -> None:
     """The stretch could not be drunk now (a model failed): keep it for the next run."""
-    with ws.transaction() as conn:
-        conn.execute(
-            "UPDATE reservations SET state='shelved', reason=?, updated=? WHERE id=?",
-            (reason[:500], ws.clock(), stretch.id),
-        )
+    ws.shelve(stretch, reason)
 
 
 def catch_up(ws: Workshop, journal: str, *, adapter: str, unit: str, end: int) -> bool:
     """Move the mark to *end* without drinking. Returns True if it moved."""
-    with ws.transaction() as conn:
-        mark, frontier = _frontier(conn, journal)
-        outstanding = conn.execute(
-            "SELECT COUNT(*) FROM reservations WHERE journal=?", (journal,)
-        ).fetchone()[0]
-        if outstanding or end <= frontier:
-            return False
-        conn.execute(
-            "INSERT INTO watermarks(journal, adapter, unit, mark, reserved_to, updated) VALUES(?,?,?,?,?,?) "
-            "ON CONFLICT(journal) DO UPDATE SET mark=MAX(mark, excluded.mark), "
-            "reserved_to=MAX(reserved_to, excluded.reserved_to), updated=excluded.updated",
-            (journal, adapter, unit, end, end, ws.clock()),
-        )
-        return True
+    return ws.catch_up(journal, adapter=adapter, unit=unit, end=end)
 
 
 def outstanding(ws: Workshop) -> list[dict]:
-    return [dict(r) for r in ws.query("SELECT * FROM reservations ORDER BY journal, start")]
+    return ws.reservations()

@@ -15,13 +15,22 @@ from typing import Any, NamedTuple
 
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import check_surface, messages
+from ..profile import preamble
 from ..prompts import messages as build_messages
-from ..prompts import preamble
 from ..registry import Registry
 from ..reports import tally_of
 from ..shapes import dict_at
-from ..store import TYPES, Store, check_slug, slugify
+from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
+from ..vocabulary import (
+    CURATION_FIELDS,
+    MEMORY_TYPES,
+    GateLogKind,
+    GateVerdict,
+    ProvenanceClass,
+    WritePolicy,
+    tag_passed,
+)
 from ..workshop import Workshop
 from . import marks
 from .drafts import (
@@ -31,6 +40,7 @@ from .drafts import (
     claimed,
     evidence_of,
     finish_pours,
+    fix as fix_draft,
     is_poured,
     list_drafts,
     pour,
@@ -40,7 +50,6 @@ from .drafts import (
     toss,
     write_manifest,
 )
-from .drafts import fix as fix_draft
 from .evidence import Segment, normalize
 from .gate import GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, UNITS, JournalRoot, discover
@@ -255,15 +264,9 @@ def _anything_waiting(ws: Any, files: Sequence[tuple[str, Path]], budget: int) -
     stretch, or complete records past the frontier of any journal."""
     for adapter, path in files:
         key = marks.journal_key(adapter, path)
-        if ws.query(
-            "SELECT 1 FROM reservations WHERE journal=? AND state IN ('shelved','held') LIMIT 1",
-            (key,),
-        ):
+        if ws.waiting_stretch(key):
             return True
-        row = ws.query("SELECT mark, reserved_to FROM watermarks WHERE journal=?", (key,))
-        top = ws.query("SELECT MAX(end) AS e FROM reservations WHERE journal=?", (key,))
-        start = max([row[0]["mark"], row[0]["reserved_to"]] if row else [0]) if row else 0
-        start = max(start, (top[0]["e"] or 0) if top else 0)
+        start = ws.frontier(key)[1]
         if read_stretch(adapter, path, start, budget)[1] > start:
             return True
     return False
@@ -345,7 +348,7 @@ def run(
             f"store {name!r} does not exist yet: run `kura init {name} --path {store.root}`"
         )
     spec = reg.config.stores[name]
-    if spec.write_policy == "frozen":
+    if spec.write_policy == WritePolicy.FROZEN:
         raise KuraError(f"store {name!r} is frozen: nothing is distilled into it")
     ws = reg.workshop(name)
     report = _RunTally(store=name)
@@ -594,17 +597,13 @@ def _drink(
     report.segments += len(segs)
     raw_tokens = sum(estimate_tokens(s.text) for s in segs)
     report.raw_tokens += raw_tokens
-    batch_id = ws.execute(
-        "INSERT INTO batches(journal, start, end, unit, segments, raw_tokens, at) VALUES(?,?,?,?,?,?,?)",
-        (
-            stretch.journal,
-            stretch.start,
-            stretch.end,
-            _unit(adapter),
-            len(segs),
-            raw_tokens,
-            ws.clock(),
-        ),
+    batch_id = ws.add_batch(
+        journal=stretch.journal,
+        start=stretch.start,
+        end=stretch.end,
+        unit=_unit(adapter),
+        segments=len(segs),
+        raw_tokens=raw_tokens,
     )
     if not segs:
         return
@@ -639,20 +638,20 @@ def _drink(
     n_drafts = n_dropped = n_seeds = 0
     drafted = _drafted_evidence(store)
     for res in results:
-        if res.verdict == "kept" and _already_drafted(res, drafted):
+        if res.verdict == GateVerdict.KEPT and _already_drafted(res, drafted):
             # a stretch drunk again after a failure: its drafts from last time are still waiting
             report.covered += 1
             continue
-        if res.verdict == "dropped":
+        if res.verdict == GateVerdict.DROPPED:
             n_dropped += 1
             ws.log_gate(
-                "dropped",
+                GateLogKind.DROPPED,
                 title=res.title,
                 reason="; ".join(list(res.reasons) + messages(res.violations)),
                 detail={"gate": res.to_json(), "journal": str(path), "batch": batch_id},
             )
             continue
-        if res.verdict == "seed":
+        if res.verdict == GateVerdict.SEED:
             n_seeds += 1
             _plant_seed(ws, res, path)
             continue
@@ -661,7 +660,7 @@ def _drink(
         except _Dropped as exc:
             n_dropped += 1
             ws.log_gate(
-                "dropped",
+                GateLogKind.DROPPED,
                 title=res.title,
                 reason=str(exc),
                 detail={
@@ -680,9 +679,8 @@ def _drink(
     report.graduated += _check_seeds(reg, name, store, segs, path, batch_id, echo)
     report.dropped += n_dropped
     report.seeds += n_seeds
-    ws.execute(
-        "UPDATE batches SET candidates=?, drafts=?, dropped=?, seeds=? WHERE id=?",
-        (len(cands), n_drafts, n_dropped, n_seeds, batch_id),
+    ws.finish_batch(
+        batch_id, candidates=len(cands), drafts=n_drafts, dropped=n_dropped, seeds=n_seeds
     )
 
 
@@ -712,18 +710,13 @@ class _Dropped(Exception):
 
 def _plant_seed(ws: Any, res: GateResult, path: Path) -> None:
     c = res.candidate
-    if ws.query("SELECT 1 FROM seeds WHERE title=? AND state='waiting'", (res.title,)):
+    if ws.seed_waiting(res.title):
         return  # the same idea again (or the same stretch drunk again): one seed is enough
-    ws.execute(
-        "INSERT INTO seeds(at, title, body, quotes, state, source, updated) VALUES(?,?,?,?, 'waiting', ?, ?)",
-        (
-            ws.clock(),
-            res.title,
-            str(c.get("body", "")),
-            json.dumps([q.to_json() for q in res.quotes], ensure_ascii=False),
-            str(path),
-            ws.clock(),
-        ),
+    ws.plant_seed(
+        title=res.title,
+        body=str(c.get("body", "")),
+        quotes=json.dumps([q.to_json() for q in res.quotes], ensure_ascii=False),
+        source=str(path),
     )
 
 
@@ -838,9 +831,7 @@ def _compose(
                     "description",
                     "body",
                     "tags",
-                    "belongs_because",
-                    "keep",
-                    "may_fade",
+                    *CURATION_FIELDS,
                 )
             },
             ensure_ascii=False,
@@ -864,7 +855,7 @@ def _compose(
                 )
             _maybe_recurred(reg, name, store, target, res)
             reg.workshop(name).log_gate(
-                "covered",
+                GateLogKind.COVERED,
                 title=res.title,
                 slug=target,
                 reason=f"already covered by {target}",
@@ -882,7 +873,7 @@ def _compose(
             given = [cur.title, cur.description, cur.body]
             extra.append(
                 Segment(
-                    cls="TOOL",
+                    cls=ProvenanceClass.TOOL,
                     text=cur.description + "\n" + cur.body,
                     source=f"memory:{target}",
                     start=0,
@@ -890,10 +881,7 @@ def _compose(
                     unit="byte",
                 )
             )
-        raw = {
-            k: reply.get(k)
-            for k in ("title", "description", "body", "belongs_because", "keep", "may_fade")
-        }
+        raw = {k: reply.get(k) for k in ("title", "description", "body", *CURATION_FIELDS)}
         fields = {k: v if isinstance(v, str) else "" for k, v in raw.items()}
         tags, tag_problems = _compose_tags(reply.get("tags"), res, spec.distill.human_names)
         if not fields["description"].strip() or not fields["body"].strip():
@@ -933,7 +921,7 @@ def _compose(
     if decision == "extends":
         slug = f"{target}-ext"
     mtype = str(reply.get("type") or "project")
-    if mtype not in TYPES:
+    if mtype not in MEMORY_TYPES:
         mtype = "project"
     manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
     draft = Draft(
@@ -950,7 +938,7 @@ def _compose(
         label=res.label,
         quotes=_quote_dicts(res),
         gate={k: v for k, v in res.to_json().items() if k != "quotes"},
-        curation={k: fields[k] for k in ("belongs_because", "keep", "may_fade") if fields[k]},
+        curation={k: fields[k] for k in CURATION_FIELDS if fields[k]},
         manifest=manifest,
         created=_now_iso(reg),
         source=str(path),
@@ -969,7 +957,7 @@ def _compose_tags(
 
     if not isinstance(proposed, list) or not proposed:
         proposed = [t for t in res.candidate.get("tags") or [] if isinstance(t, str)]
-    refused = {t for t, v in res.tag_checks.items() if v != "ok"}
+    refused = {t for t, v in res.tag_checks.items() if not tag_passed(v)}
     out: list[str] = []
     problems: list[str] = []
     for tag in proposed:
@@ -997,7 +985,7 @@ def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: Ga
     user_sessions = {
         q.segment.session_id or q.segment.source
         for q in res.survivors
-        if q.cls == "USER" and q.segment is not None
+        if q.cls == ProvenanceClass.USER and q.segment is not None
     }
     if not user_sessions:
         return
@@ -1013,14 +1001,14 @@ def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: Ga
             before = {
                 s.get("session_id") or s.get("source")
                 for s in man.get("segments", [])
-                if s.get("cls") == "USER"
+                if s.get("cls") == ProvenanceClass.USER
             }
         except KuraError:
             before = set()
     if before and user_sessions - before:
         store.add_tag(target, "recurred")
         reg.workshop(name).log_gate(
-            "recurred",
+            GateLogKind.RECURRED,
             title=res.title,
             slug=target,
             reason="the human raised it again from another session",
@@ -1038,9 +1026,7 @@ def _check_seeds(
 ) -> int:
     """Ask whether this stretch confirms any waiting idea; graduate only on verified quotes."""
     ws = reg.workshop(name)
-    waiting = ws.query(
-        "SELECT id, title, body FROM seeds WHERE state='waiting' ORDER BY id LIMIT 50"
-    )
+    waiting = ws.waiting_seeds(limit=50)
     if not waiting or not segs:
         return 0
     ideas = "\n".join(f"{r['id']}: {r['title']} — {r['body'][:300]}" for r in waiting)
@@ -1077,9 +1063,9 @@ def _check_seeds(
             human_names=spec.distill.human_names,
             min_quote_chars=spec.distill.min_quote_chars,
         )[0]
-        if res.verdict != "kept":
+        if res.verdict != GateVerdict.KEPT:
             ws.log_gate(
-                "seed-unconfirmed",
+                GateLogKind.SEED_UNCONFIRMED,
                 title=ids[sid]["title"],
                 reason="; ".join(res.reasons) or "no verified quote",
                 detail={"seed": sid},
@@ -1091,12 +1077,15 @@ def _check_seeds(
             )
         except (_Dropped, ModelUnavailable) as exc:
             ws.log_gate(
-                "seed-unconfirmed", title=ids[sid]["title"], reason=str(exc), detail={"seed": sid}
+                GateLogKind.SEED_UNCONFIRMED,
+                title=ids[sid]["title"],
+                reason=str(exc),
+                detail={"seed": sid},
             )
             continue
-        ws.execute("UPDATE seeds SET state='graduated', updated=? WHERE id=?", (ws.clock(), sid))
+        ws.graduate_seed(sid)
         ws.log_gate(
-            "graduated",
+            GateLogKind.GRADUATED,
             title=ids[sid]["title"],
             slug=d.slug if d is not None else "",
             reason="later evidence confirmed the idea"
@@ -1301,7 +1290,7 @@ def _judge(
             report.poured.append(d.slug)
         else:
             reg.workshop(name).log_gate(
-                "kept",
+                GateLogKind.KEPT,
                 title=d.title,
                 slug=d.slug,
                 reason=f"the judge named no valid verdict ({verdict or 'empty'!s}); kept",

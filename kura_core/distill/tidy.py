@@ -16,10 +16,11 @@ from typing import Any
 
 from ..errors import KuraError, ModelUnavailable
 from ..floors import check_rewrite
+from ..profile import preamble
 from ..prompts import messages as build_messages
-from ..prompts import preamble
 from ..registry import Registry
 from ..reports import tally_of
+from ..vocabulary import GateLogKind, WritePolicy
 from ..words import tokenize
 from .evidence import normalize
 
@@ -176,7 +177,7 @@ def tidy(
     report = _TidyTally(store=name, flagged=find_weak_lines(reg, name))
     if not report.flagged:
         return report.freeze()
-    if reg.config.stores[name].write_policy == "frozen":
+    if reg.config.stores[name].write_policy == WritePolicy.FROZEN:
         report.errors.append(f"store {name!r} is frozen: weak lines are reported, not rewritten")
         return report.freeze()
     models = reg.models(name)
@@ -204,7 +205,7 @@ def tidy(
                 }
             )
             reg.workshop(name).log_gate(
-                "refused",
+                GateLogKind.REFUSED,
                 title=title,
                 slug=item["slug"],
                 reason=why,
@@ -213,7 +214,7 @@ def tidy(
             continue
         # the line and its `tidied` row are one intent: a crash between them is finished by the next reader
         row = {
-            "kind": "tidied",
+            "kind": GateLogKind.TIDIED,
             "title": title,
             "slug": item["slug"],
             "reason": item["why"],

@@ -12,10 +12,11 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static, TextArea
 
+from kura_core.vocabulary import CURATION_FIELDS
+
 from ..widgets.fmt import cls_tag, heading, one_line
 from ..widgets.keys import KeyLine
 
-CURATION = ("belongs_because", "keep", "may_fade")
 PLACEHOLDERS = {
     "description": "the index line: a recognition trigger, not a summary",
     "type": "user, feedback, project or reference",
@@ -83,7 +84,7 @@ class MemoryEditScreen(Screen[bool]):
                     ("description", "trigger", m.description),
                     ("type", "type", m.type),
                     ("tags", "tags", ", ".join(m.tags)),
-                    *((k, k.replace("_", " "), m.curation(k)) for k in CURATION),
+                    *((k, k.replace("_", " "), m.curation(k)) for k in CURATION_FIELDS),
                 ):
                     with Horizontal(classes="field"):
                         yield Label(label)
@@ -116,7 +117,7 @@ class MemoryEditScreen(Screen[bool]):
             "description": val("description"),
             "type": val("type").strip(),
             "tags": [t.strip() for t in val("tags").split(",") if t.strip()],
-            "curation": {k: val(k) for k in CURATION},
+            "curation": {k: val(k) for k in CURATION_FIELDS},
             "body": self.query_one("#edit-body", TextArea).text,
         }
 
@@ -129,7 +130,7 @@ class MemoryEditScreen(Screen[bool]):
             or " ".join(f["description"].split()) != m.description
             or f["type"] != (m.type or "")
             or tuple(f["tags"]) != tuple(m.tags)
-            or any(" ".join(f["curation"][k].split()) != m.curation(k) for k in CURATION)
+            or any(" ".join(f["curation"][k].split()) != m.curation(k) for k in CURATION_FIELDS)
             or f["body"].strip() != m.body.strip()
         )
 

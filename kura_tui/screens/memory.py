@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from kura_core.vocabulary import CURATION_FIELDS
+
 from ..widgets.fmt import ago, cls_tag, heading, one_line, where
 from ..widgets.keys import KeyLine
 
@@ -47,7 +49,7 @@ def render_memory(v: Any, now: float) -> Content:
                 f"✗ evidence manifest {p.manifest[:19]}… is missing from _still/manifests", "$error"
             )
         )
-    for key in ("belongs_because", "keep", "may_fade"):
+    for key in CURATION_FIELDS:
         val = m.curation(key)
         if val:
             out.append(

@@ -10,6 +10,8 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from kura_core.vocabulary import TenderState
+
 from .fmt import ago, heading, n
 
 if TYPE_CHECKING:
@@ -90,7 +92,7 @@ def _tender(r: DoctorReport) -> list[Content]:
                 "$foreground-muted",
             )
         )
-    if t.state == "never started":
+    if t.state == TenderState.NEVER_STARTED:
         out.append(
             Content.styled(
                 f"no tender has run here: `kura tend -s {r.store or 'STORE'}` keeps the store tidy",

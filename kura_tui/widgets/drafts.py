@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from kura_core import Violation
+from kura_core.vocabulary import CURATION_FIELDS, GateVerdict, tag_passed
 
 from .find import FindBar, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
@@ -45,9 +46,11 @@ class DraftQueue(RowList):
 
 
 def _verdict_style(v: str) -> str:
-    return {"kept": "bold $success", "dropped": "bold $error", "seed": "bold $accent"}.get(
-        v, "bold"
-    )
+    return {
+        GateVerdict.KEPT: "bold $success",
+        GateVerdict.DROPPED: "bold $error",
+        GateVerdict.SEED: "bold $accent",
+    }.get(v, "bold")
 
 
 def render_diff(x: Any) -> list[Content]:
@@ -118,7 +121,7 @@ def render_draft(d: Any, diff: Any = None) -> Content:
         out.extend(render_diff(diff))
     else:
         out.append(Content(d.body))
-    for key in ("belongs_because", "keep", "may_fade"):
+    for key in CURATION_FIELDS:
         if d.curation.get(key):
             out.append(
                 Content.assemble(
@@ -204,7 +207,7 @@ def render_gate(g: Mapping[str, Any], quotes: Any = ()) -> list[Content]:
     tags = g.get("tag_checks") or {}
     if tags:
         for i, (tag, result) in enumerate(tags.items()):
-            ok = str(result).startswith(("ok", "kept", "verified", "pass", "✓"))
+            ok = tag_passed(result)
             out.append(
                 Content.assemble(
                     ("tags        " if i == 0 else "            ", "$foreground-muted"),

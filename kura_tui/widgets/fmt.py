@@ -9,6 +9,7 @@ from typing import Any
 from textual.content import Content
 
 from kura_core import DoctorReport, elapsed_label
+from kura_core.vocabulary import ProvenanceClass
 
 
 def ago(at: float | None, now: float) -> str:
@@ -32,10 +33,10 @@ def one_line(text: str, limit: int = 0) -> str:
 
 
 CLASS_STYLE = {
-    "USER": "bold $success",
-    "TOOL": "bold $text-primary",
-    "ACT": "bold $text-accent",
-    "SELF": "bold italic $foreground-muted",
+    ProvenanceClass.USER: "bold $success",
+    ProvenanceClass.TOOL: "bold $text-primary",
+    ProvenanceClass.ACT: "bold $text-accent",
+    ProvenanceClass.SELF: "bold italic $foreground-muted",
 }
 
 STATUS_STYLE = {

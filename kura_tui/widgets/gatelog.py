@@ -11,6 +11,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from kura_core.vocabulary import GateLogKind
+
 from .find import FindBar, filtered, haystack
 from .fmt import ago, heading, one_line
 from .rowlist import RowList
@@ -19,31 +21,20 @@ if TYPE_CHECKING:
     from kura_core.kura import GateEntry
 
 KIND_STYLE = {
-    "dropped": "bold $error",
-    "tossed": "bold $warning",
-    "refused": "bold $error",
-    "poured": "bold $success",
-    "fixed": "bold $accent",
-    "edited": "bold $accent",
-    "retired": "bold $warning",
-    "tidied": "bold $text-primary",
-    "graduated": "bold $success",
+    GateLogKind.DROPPED: "bold $error",
+    GateLogKind.TOSSED: "bold $warning",
+    GateLogKind.REFUSED: "bold $error",
+    GateLogKind.POURED: "bold $success",
+    GateLogKind.FIXED: "bold $accent",
+    GateLogKind.EDITED: "bold $accent",
+    GateLogKind.RETIRED: "bold $warning",
+    GateLogKind.TIDIED: "bold $text-primary",
+    GateLogKind.GRADUATED: "bold $success",
 }
 
-#: the order the kind filter cycles through; kinds not named here follow alphabetically
-ORDER = (
-    "dropped",
-    "tossed",
-    "refused",
-    "poured",
-    "fixed",
-    "edited",
-    "retired",
-    "tidied",
-    "covered",
-    "recurred",
-    "graduated",
-)
+#: the order the kind filter cycles through: the vocabulary's order (kinds an older kura
+#: wrote and this one does not know follow alphabetically)
+ORDER = tuple(GateLogKind)
 
 #: what a detail key holds a whole text (shown as it was, not cut to a line)
 TEXTS = {

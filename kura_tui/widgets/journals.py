@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from kura_core.vocabulary import StretchState
+
 from .fmt import ago, heading, n
 from .rowlist import RowList
 
@@ -66,7 +68,7 @@ def render_journal(j: Any, now: float) -> Content:
     if j.stretches:
         out += [Content(""), heading("Stretches reserved")]
         for s in j.stretches:
-            if s.state == "shelved":
+            if s.state == StretchState.SHELVED:
                 out.append(
                     Content.assemble(
                         ("shelved ", "bold $warning"),

@@ -12,16 +12,18 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
+from kura_core.vocabulary import SeedState
+
 from .fmt import ago, cls_tag, heading, one_line, where
 from .rowlist import RowList
 
 STATE_STYLE = {
-    "waiting": "bold $accent",
-    "graduated": "bold $success",
-    "dismissed": "$foreground-muted",
-    "withered": "$foreground-muted",
+    SeedState.WAITING: "bold $accent",
+    SeedState.GRADUATED: "bold $success",
+    SeedState.DISMISSED: "$foreground-muted",
+    SeedState.WITHERED: "$foreground-muted",
 }
-STATES = ("waiting", "graduated", "dismissed", "all")
+STATES = (SeedState.WAITING, SeedState.GRADUATED, SeedState.DISMISSED, "all")
 
 
 def _quote(q: Any) -> list[Content]:
@@ -72,7 +74,7 @@ def render_seed(s: Any, now: float) -> Content:
                 )
             for q in c.quotes:
                 out += _quote(q)
-    elif s.state == "graduated":
+    elif s.state == SeedState.GRADUATED:
         out.append(
             Content.styled("✓ confirmed (before kura recorded which evidence did it)", "$success")
         )
@@ -82,7 +84,7 @@ def render_seed(s: Any, now: float) -> Content:
                 ("✗ not confirmed ", "$warning"), (ago(at, now), "$foreground-muted"), f": {reason}"
             )
         )
-    if not s.confirmed and not s.attempts and s.state != "graduated":
+    if not s.confirmed and not s.attempts and s.state != SeedState.GRADUATED:
         out.append(
             Content.styled(
                 "nothing yet: each new stretch of journal is checked against it",
@@ -162,9 +164,12 @@ class SeedsPane(Vertical):
                 yield Static("", id="seed-detail")
 
     def _row(self, s: Any) -> Content:
-        mark = {"waiting": "○", "graduated": "✓", "dismissed": "×", "withered": "·"}.get(
-            s.state, "?"
-        )
+        mark = {
+            SeedState.WAITING: "○",
+            SeedState.GRADUATED: "✓",
+            SeedState.DISMISSED: "×",
+            SeedState.WITHERED: "·",
+        }.get(s.state, "?")
         return Content.assemble((mark, STATE_STYLE.get(s.state, "bold")), " ", s.title)
 
     @property

@@ -10,6 +10,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from kura_core.vocabulary import TenderState
+
 from .doctor import TENDER_STYLE
 from .fmt import ago, heading
 from .rowlist import RowList
@@ -27,7 +29,7 @@ def _log_row(line: str) -> Content:
 
 def render_status(s: Any, now: float) -> Content:
     out: list[Content] = [_state_line(s)]
-    if s.state == "never started":
+    if s.state == TenderState.NEVER_STARTED:
         out.append(
             Content.styled(
                 f"no tender has run here: `kura tend -s {s.store}` keeps the store "

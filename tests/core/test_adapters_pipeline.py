@@ -7,8 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
-from kura_core.distill import drafts as dr
-from kura_core.distill import marks, pipeline
+from kura_core.distill import drafts as dr, marks, pipeline
 from kura_core.registry import Registry
 from tests.conftest import make_store
 

@@ -181,7 +181,7 @@ def test_a_lone_surrogate_does_not_crash_the_gate_cli(tmp_path):
         [
             sys.executable,
             "-m",
-            "kura_core.cli",
+            "kura_core",
             "gate",
             "--journal",
             str(journal),
@@ -487,7 +487,7 @@ def test_segment_context_opens_the_stretch_around_a_quote():
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "kura_core", *args], capture_output=True, text=True, timeout=120
     )
 
 

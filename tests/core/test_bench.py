@@ -23,9 +23,9 @@ from kura_core.bench.rss import serve_rss
 from kura_core.bench.stores import generate_store
 from kura_core.bench.thinker import InstantThinker
 from kura_core.bench.weave_perf import bench_reweave
-from kura_core.cli import main
 from kura_core.config import parse_config
 from kura_core.distill import pipeline
+from kura_core.faces.cli import main
 from kura_core.recall import recall
 from kura_core.registry import Registry
 from tests.core.test_distill import config, echo_scribe, honest_brain, registry, write_journal

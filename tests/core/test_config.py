@@ -472,7 +472,7 @@ def test_malformed_config_is_one_line_naming_the_key(tmp_path, case):
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
     env.pop("KURA_DEBUG", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "doctor"],
+        [sys.executable, "-m", "kura_core", "-c", str(cfg), "doctor"],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -502,7 +502,7 @@ def test_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     cfg.write_bytes('[stores.a]\npath = "caf\xe9"\n'.encode("latin-1"))
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
     proc = subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", "-c", str(cfg), "doctor"],
+        [sys.executable, "-m", "kura_core", "-c", str(cfg), "doctor"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -6,36 +6,36 @@ import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from kura_core.fsutil import is_temp_name
 from kura_core.store import Store, parse_index, render_memory, split_frontmatter
+from tests import forked
 
 ROOT = Path(__file__).resolve().parents[2]
 
-WRITER = r"""
-import random, sys
-from kura_core.store import Store
 
-root, seed = sys.argv[1], int(sys.argv[2])
-rng = random.Random(seed)
-st = Store(root, name="crash")
-st.init()
-sys.stdout.write("ready\n")
-sys.stdout.flush()
-n = 0
-while True:
-    n += 1
-    slug = "m%d" % rng.randrange(48)
-    tag = "%d-%d" % (seed, n)
-    st.write(slug, title="Memory " + slug, description="version " + tag,
-             body="body version " + tag + "\n" + "x" * rng.randrange(0, 3000),
-             sector=rng.choice(["", "", "Alpha", "Beta"]),
-             tags=[rng.choice(["decision", "landmine", "recurred"])])
-"""
+def _writer(root: str, seed: int) -> None:
+    """In a child: write random versions of 48 memories as fast as it can, until killed."""
+    rng = random.Random(seed)
+    st = Store(root, name="crash")
+    st.init()
+    print("ready", flush=True)
+    n = 0
+    while True:
+        n += 1
+        slug = f"m{rng.randrange(48)}"
+        tag = f"{seed}-{n}"
+        st.write(
+            slug,
+            title="Memory " + slug,
+            description="version " + tag,
+            body="body version " + tag + "\n" + "x" * rng.randrange(0, 3000),
+            sector=rng.choice(["", "", "Alpha", "Beta"]),
+            tags=[rng.choice(["decision", "landmine", "recurred"])],
+        )
+
 
 KILLS = 25
 
@@ -78,29 +78,23 @@ def _check_store(root: Path) -> dict[str, str]:
 def test_sigkill_at_random_moments_never_leaves_half_a_write(tmp_path):
     root = tmp_path / "store"
     rng = random.Random(20261102)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     intents_left = 0
     rolled_forward = 0
     writes_seen = 0
     start = time.monotonic()
 
     for i in range(KILLS):
-        child = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(root), str(i)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            cwd=ROOT,
-        )
+        child = forked.spawn(_writer, str(root), i)
         try:
             line = child.stdout.readline()
-            assert line == b"ready\n", child.stderr.read().decode()
+            assert line == "ready\n", child.stderr.read()
             # the pause is the thing under test: a kill at a random moment of the write loop
             time.sleep(rng.uniform(0.0, 0.060))
         finally:
             child.send_signal(signal.SIGKILL)
             child.wait(timeout=10)
-        assert child.returncode == -signal.SIGKILL, child.stderr.read().decode()
+        assert child.returncode == -signal.SIGKILL, child.stderr.read()
+        child.close()
 
         st_intent = root / "_still" / "intent.json"
         pending = None

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kura_core.distill import drafts as dr
-from kura_core.distill import pipeline
+from kura_core.distill import drafts as dr, pipeline
 from kura_core.distill.drafts import FloorRefused
 from kura_core.errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
 from kura_core.handwork import editable_text, parse_editable

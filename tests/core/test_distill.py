@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kura_core.distill import drafts as dr
-from kura_core.distill import marks, pipeline
+from kura_core.distill import drafts as dr, marks, pipeline
 from kura_core.recall import recall
 from kura_core.registry import Registry
 from tests.conftest import make_store

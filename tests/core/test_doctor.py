@@ -248,7 +248,7 @@ def test_symlink_out_is_reported_not_read(setup, tmp_path):
 def _kura(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", *args],
+        [sys.executable, "-m", "kura_core", *args],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -436,9 +436,9 @@ def test_every_face_gives_the_reports_json(setup):
 
     import httpx
 
-    from kura_core.http import make_server, start_in_thread
+    from kura_core.faces.http import make_server, start_in_thread
+    from kura_core.faces.mcp import LocalBackend, McpSession
     from kura_core.kura import Kura
-    from kura_core.mcp import LocalBackend, McpSession
 
     _, reg, _, _ = setup
     k = Kura(reg)
@@ -469,7 +469,7 @@ def test_every_face_gives_the_reports_json(setup):
 
 
 def test_the_cli_renders_the_typed_report(setup):
-    from kura_core.render import doctor_text
+    from kura_core.faces.render import doctor_text
 
     _, reg, good, _ = setup
     text = doctor_text(diagnose(reg, "broken"))

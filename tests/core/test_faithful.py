@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from kura_core.cli import main
 from kura_core.config import load_config
 from kura_core.curation import curation_violations
-from kura_core.distill import drafts as dr
-from kura_core.distill import pipeline
+from kura_core.distill import drafts as dr, pipeline
+from kura_core.faces.cli import main
 from kura_core.kura import Kura
 from kura_core.registry import Registry
 from kura_core.store import Store, read_frontmatter, written_dates

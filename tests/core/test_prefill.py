@@ -179,7 +179,7 @@ def test_over_budget_is_the_whole_map_and_a_warning_only_in_json(root, capsys, t
     assert "budget" not in p.text.lower()
     reg.close()
 
-    from kura_core.cli import main
+    from kura_core.faces.cli import main
 
     cfg = tmp_path / "kura.toml"
     cfg.write_text(
@@ -208,7 +208,7 @@ def test_over_ceiling_is_a_stub_that_says_the_map_is_missing(root):
 
 
 def test_json_has_the_spec_fields(root, tmp_path, capsys):
-    from kura_core.cli import main
+    from kura_core.faces.cli import main
 
     cfg = tmp_path / "kura.toml"
     cfg.write_text(f'[stores.main]\npath = "{root}"\n[prefill]\nwindow_tokens = 2000000\n')

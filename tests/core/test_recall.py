@@ -350,3 +350,44 @@ def test_the_token_estimate_adds_up_over_pieces_a_line_break_separates():
         pa, pb = token_parts(a), token_parts(b)
         assert token_parts(a + "\n" + b) == (pa[0] + pb[0], pa[1] + pb[1]), (a, b)
         assert estimate_tokens(a + "\n" + b) == from_parts((pa[0] + pb[0], pa[1] + pb[1]))
+
+
+def test_a_read_log_batch_that_meets_a_long_lock_waits_again_and_is_never_dropped(
+    tmp_path, monkeypatch
+):
+    """A batch written on a server's pool waits out another process's lock up to
+    READ_LOG_TRIES busy timeouts; one that still cannot be written goes back to wait for the
+    next batch, in order and at most READ_LOG_KEEP rows, instead of being lost."""
+    import contextlib
+
+    from kura_core import recall as rc
+    from kura_core.errors import BusyError
+    from kura_core.workshop import Workshop
+
+    reg = make_registry(tmp_path, stores={"main": {}})
+    refusals = {"left": rc.READ_LOG_TRIES - 1}
+    real = Workshop.transaction
+
+    @contextlib.contextmanager
+    def busy_then_free(self):
+        if refusals["left"] > 0:
+            refusals["left"] -= 1
+            raise BusyError("held elsewhere past the busy timeout")
+        with real(self) as conn:
+            yield conn
+
+    monkeypatch.setattr(Workshop, "transaction", busy_then_free)
+    rows = [(1.0, f"question {i}", "words", ("a",), 1.0) for i in range(3)]
+    rc._write_reads(reg, "main", rows, rc.READ_LOG_TRIES)
+    got = reg.workshop("main").query("SELECT question FROM read_log ORDER BY rowid")
+    assert [r["question"] for r in got] == ["question 0", "question 1", "question 2"]
+
+    refusals["left"] = 10**9  # the lock outlasts every try: the rows wait for the next batch
+    cache = rc._cache(reg)
+    cache.reads["main"] = [(2.0, "later", "words", (), 1.0)]
+    many = [(1.0, f"held {i}", "words", (), 1.0) for i in range(rc.READ_LOG_KEEP + 10)]
+    rc._write_reads(reg, "main", many, rc.READ_LOG_TRIES)
+    waiting = cache.reads["main"]
+    assert len(waiting) == rc.READ_LOG_KEEP  # the oldest went first
+    assert waiting[-1][1] == "later" and waiting[0][1] == "held 11"
+    reg.close()

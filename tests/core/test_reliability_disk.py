@@ -18,13 +18,13 @@ import httpx
 import pytest
 
 from kura_core import fsutil
-from kura_core.cli import main as cli_main
 from kura_core.config import parse_config
 from kura_core.errors import ReadOnlyStore, StorageError, StorageFull
+from kura_core.faces.cli import main as cli_main
+from kura_core.faces.http import make_server, start_in_thread
+from kura_core.faces.mcp import LocalBackend, McpSession
 from kura_core.fsutil import is_temp_name
-from kura_core.http import make_server, start_in_thread
 from kura_core.kura import Kura
-from kura_core.mcp import LocalBackend, McpSession
 from kura_core.recall import recall
 from kura_core.registry import Registry
 from kura_core.store import Store, render_memory

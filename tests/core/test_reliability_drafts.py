@@ -20,12 +20,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from kura_core.distill import drafts as dr
-from kura_core.distill import pipeline
+from kura_core import fsutil
+from kura_core.distill import drafts as dr, pipeline
+from kura_core.distill.tidy import tidy
 from kura_core.fsutil import is_temp_name
 from kura_core.registry import Registry
 from kura_core.store import Store
 from kura_core.workshop import Workshop
+from tests import forked
 from tests.conftest import make_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,60 +150,63 @@ def check_after_crash(root: Path, initial: set[str]) -> dict[str, int]:
 
 # --------------------------------------------------------------------------- a kill at every step
 
-CHILD = r"""
-import os, signal, sys
-from kura_core import fsutil
-from kura_core.registry import Registry
 
-cfg, action, k = sys.argv[1], sys.argv[2], int(sys.argv[3])
+class _Die(fsutil.FsOps):
+    """The disk seam of a child that kills itself at its *k*-th disk step."""
 
-class Die(fsutil.FsOps):
-    n = 0
-    def step(self):
-        if Die.n == k:
+    def __init__(self, k: int) -> None:
+        self.k, self.n = k, 0
+
+    def step(self) -> None:
+        if self.n == self.k:
             os.kill(os.getpid(), signal.SIGKILL)
-        Die.n += 1
-    def open(self, *a):
-        self.step(); return super().open(*a)
-    def write(self, *a):
-        self.step(); return super().write(*a)
-    def fsync(self, *a):
-        self.step(); return super().fsync(*a)
-    def replace(self, *a):
-        self.step(); return super().replace(*a)
-    def link(self, *a):
-        self.step(); return super().link(*a)
-    def unlink(self, *a):
-        self.step(); return super().unlink(*a)
+        self.n += 1
 
-reg = Registry.open(cfg)
-with fsutil.using(Die()):
-    if action == "pour":
-        from kura_core.distill import drafts as dr
-        for d in dr.list_drafts(reg.store("main")):
-            dr.pour(reg, "main", d.slug)
-    elif action == "drain":
-        from kura_core.distill import pipeline
-        pipeline.drain(reg, "main")
-    elif action == "tidy":
-        from kura_core.distill.tidy import tidy
-        tidy(reg, "main")
-print("finished", Die.n, flush=True)
-"""
+    def open(self, *a):
+        self.step()
+        return super().open(*a)
+
+    def write(self, *a):
+        self.step()
+        return super().write(*a)
+
+    def fsync(self, *a):
+        self.step()
+        return super().fsync(*a)
+
+    def replace(self, *a):
+        self.step()
+        return super().replace(*a)
+
+    def link(self, *a):
+        self.step()
+        return super().link(*a)
+
+    def unlink(self, *a):
+        self.step()
+        return super().unlink(*a)
+
+
+def _act_until_killed(cfg: str, action: str, k: int) -> None:
+    """In a child: pour, drain or tidy with a disk that kills the process at step *k*."""
+    reg = Registry.open(cfg)
+    die = _Die(k)
+    with fsutil.using(die):
+        if action == "pour":
+            for d in dr.list_drafts(reg.store("main")):
+                dr.pour(reg, "main", d.slug)
+        elif action == "drain":
+            pipeline.drain(reg, "main")
+        elif action == "tidy":
+            tidy(reg, "main")
+    print("finished", die.n, flush=True)
 
 
 def _kill_at_every_step(tmp_path: Path, template: Path, action: str, check) -> int:
     for k in range(400):
         dest = tmp_path / f"{action}-{k}"
         cfg = _copy(template, dest)
-        p = subprocess.run(
-            [sys.executable, "-c", CHILD, str(cfg), action, str(k)],
-            capture_output=True,
-            text=True,
-            env=ENV,
-            cwd=ROOT,
-            timeout=120,
-        )
+        p = forked.run(_act_until_killed, str(cfg), action, k)
         if p.returncode == 0:
             assert p.stdout.startswith("finished"), p.stdout
             check(dest / "main", finished=True)
@@ -306,22 +311,20 @@ def test_tidy_killed_at_every_step_logs_exactly_the_lines_it_rewrote(tmp_path, m
 
 # --------------------------------------------------------------------------- kills from outside
 
-STORM = r"""
-import sys
-from kura_core.registry import Registry
-from kura_core.distill import drafts as dr, pipeline
 
-cfg, action = sys.argv[1], sys.argv[2]
-reg = Registry.open(cfg)
-print("ready", flush=True)
-if action == "pour":
-    for d in dr.list_drafts(reg.store("main")):
-        print("pouring", d.slug, flush=True)
-        dr.pour(reg, "main", d.slug)
-else:
-    pipeline.drain(reg, "main", progress=lambda kind, info: print("judging", info["slug"], flush=True))
-print("finished", flush=True)
-"""
+def _storm_child(cfg: str, action: str) -> None:
+    """In a child: pour or drain, saying which draft it is at, until killed from outside."""
+    reg = Registry.open(cfg)
+    print("ready", flush=True)
+    if action == "pour":
+        for d in dr.list_drafts(reg.store("main")):
+            print("pouring", d.slug, flush=True)
+            dr.pour(reg, "main", d.slug)
+    else:
+        pipeline.drain(
+            reg, "main", progress=lambda kind, info: print("judging", info["slug"], flush=True)
+        )
+    print("finished", flush=True)
 
 
 def test_a_storm_of_kills_on_pour_and_drain(tmp_path, model):
@@ -339,20 +342,14 @@ def test_a_storm_of_kills_on_pour_and_drain(tmp_path, model):
     kills = 0
     for i in range(24):
         action = "pour" if i % 2 else "drain"
-        child = subprocess.Popen(
-            [sys.executable, "-c", STORM, str(cfg), action],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=ENV,
-            cwd=ROOT,
-        )
+        child = forked.spawn(_storm_child, str(cfg), action)
         try:
             assert child.stdout.readline() == "ready\n", child.stderr.read()
             line = child.stdout.readline()  # wait until it is at work on a draft, then kill it
         finally:
             child.send_signal(signal.SIGKILL)
             child.wait(timeout=30)
+            child.close()
         kills += line.startswith(("pouring", "judging"))
         got = check_after_crash(root, initial)
         if got["waiting"] == 0:
@@ -367,41 +364,36 @@ def test_a_storm_of_kills_on_pour_and_drain(tmp_path, model):
 
 # --------------------------------------------------------------------------- concurrent drafts
 
-SAVER = r"""
-import sys
-from kura_core.store import Store
-from kura_core.distill.drafts import Draft, save_draft
 
-root, who, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-st = Store(root, name="main")
-sys.stdin.readline()  # start together
-for i in range(n):
-    save_draft(st, Draft(slug="same-title", title="Same title", description=f"{who} {i}",
-                         body=f"draft {i} of writer {who}", manifest="", created="2026-11-02T10:00:00"))
-print("done", flush=True)
-"""
+def _saver(root: str, who: str, n: int) -> None:
+    """In a child: wait for the go, then save *n* drafts that all want one slug."""
+    st = Store(root, name="main")
+    sys.stdin.readline()  # start together
+    for i in range(n):
+        dr.save_draft(
+            st,
+            dr.Draft(
+                slug="same-title",
+                title="Same title",
+                description=f"{who} {i}",
+                body=f"draft {i} of writer {who}",
+                manifest="",
+                created="2026-11-02T10:00:00",
+            ),
+        )
+    print("done", flush=True)
 
 
 def test_two_processes_saving_one_slug_keep_every_draft(tmp_path):
     st = make_store(tmp_path / "main")
-    n = 60
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", SAVER, str(st.root), who, str(n)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=ENV,
-            cwd=ROOT,
-        )
-        for who in ("a", "b")
-    ]
+    n = 30  # each writer; enough for the two to race for the same names many times
+    procs = [forked.spawn(_saver, str(st.root), who, n) for who in ("a", "b")]
     for p in procs:
         p.stdin.write("go\n")
         p.stdin.flush()
     for p in procs:
-        out, err = p.communicate(timeout=120)
+        _out, err = p.communicate(timeout=120)
+        p.close()
         assert p.returncode == 0, err
     drafts = dr.list_drafts(st)
     assert len(drafts) == 2 * n

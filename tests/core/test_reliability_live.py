@@ -16,25 +16,21 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 
-from kura_core.cli import main as cli_main
 from kura_core.errors import MemoryFormatError
-from kura_core.http import make_server, start_in_thread
-from kura_core.mcp import LocalBackend, McpSession
+from kura_core.faces.cli import main as cli_main
+from kura_core.faces.http import make_server, start_in_thread
+from kura_core.faces.mcp import LocalBackend, McpSession
 from kura_core.recall import read_settled, recall
 from kura_core.workshop import MIGRATIONS, Workshop
+from tests import forked
 from tests.conftest import make_registry, make_store
 from tests.wait import wait_for
-
-ROOT = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 MEMS = {
     "alpha": (
@@ -49,36 +45,25 @@ MEMS = {
 
 # --------------------------------------------------------------------------- first opens
 
-OPENER = r"""
-import sys
-from kura_core.workshop import Workshop
-ws = Workshop(sys.argv[1])
-sys.stdin.readline()  # all together
-ws.log_gate("note", reason="opened")
-print(ws.schema_version, flush=True)
-"""
+
+def _opener(still: str) -> None:
+    """In a child: open the workshop, wait for the go, log one line, say the schema version."""
+    ws = Workshop(still)
+    sys.stdin.readline()  # all together
+    ws.log_gate("note", reason="opened")
+    print(ws.schema_version, flush=True)
 
 
 def test_processes_opening_a_fresh_workshop_together_all_succeed(tmp_path):
     for round_ in range(6):
         still = tmp_path / f"r{round_}" / "_still"
-        procs = [
-            subprocess.Popen(
-                [sys.executable, "-c", OPENER, str(still)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                env=ENV,
-                cwd=ROOT,
-            )
-            for _ in range(5)
-        ]
+        procs = [forked.spawn(_opener, str(still)) for _ in range(5)]
         for p in procs:
             p.stdin.write("go\n")
             p.stdin.flush()
         for p in procs:
             out, err = p.communicate(timeout=120)
+            p.close()
             assert p.returncode == 0, err
             assert "aside" not in err and "locked" not in err
             assert out.strip() == str(len(MIGRATIONS))

@@ -158,7 +158,7 @@ def test_doctor_all_through_the_cli(rooms):
         [
             sys.executable,
             "-m",
-            "kura_core.cli",
+            "kura_core",
             "-c",
             str(rooms / "kura.toml"),
             "doctor",

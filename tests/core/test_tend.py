@@ -11,8 +11,7 @@ import time
 import pytest
 
 from kura_core.config import load_config
-from kura_core.distill import drafts as dr
-from kura_core.distill import marks, pipeline
+from kura_core.distill import drafts as dr, marks, pipeline
 from kura_core.doctor import diagnose
 from kura_core.errors import BusyError
 from kura_core.registry import Registry

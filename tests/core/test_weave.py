@@ -561,7 +561,7 @@ def test_nothing_fits_writes_the_lightest_map_says_so_and_where_the_weight_is(tm
     reg.close()
 
     cfg = _config(tmp_path, root, None, prefill="[prefill]\nwindow_tokens = 1000\n")
-    from kura_core.cli import main
+    from kura_core.faces.cli import main
 
     assert main(["-c", str(cfg), "weave", "--json"]) == 0
     out = capsys.readouterr()
@@ -607,7 +607,7 @@ def test_index_changed_while_weaving_is_not_written(tmp_path, model):
 
 
 def test_cli_weave_exits_2_when_the_index_changed(tmp_path, model, capsys):
-    from kura_core.cli import main
+    from kura_core.faces.cli import main
 
     root = tmp_path / "main"
     root.mkdir()
@@ -633,7 +633,7 @@ def test_cli_weave_exits_2_when_the_index_changed(tmp_path, model, capsys):
 
 
 def test_cli_weave_json_and_failure_exit(tmp_path, capsys):
-    from kura_core.cli import main
+    from kura_core.faces.cli import main
 
     root = tmp_path / "main"
     root.mkdir()

@@ -30,7 +30,7 @@ class Kura:
         self, *args: str, input: str | None = None, env: dict | None = None
     ) -> subprocess.CompletedProcess:
         proc = subprocess.run(
-            [sys.executable, "-m", "kura_core.cli", *args],
+            [sys.executable, "-m", "kura_core", *args],
             capture_output=True,
             text=True,
             cwd=self.cwd,
@@ -232,10 +232,12 @@ def test_unknown_store_selector(kura, tmp_path):
         out = kura(*args)
         assert out.returncode == 1, args
         assert "ghost" in out.stderr
-        assert "main" not in out.stderr and "secretive" not in out.stderr
+        # a person at the command line is told what there is (`kura stores` says as much);
+        # HTTP and MCP name none (tests/faces/test_http.py, tests/core/test_config.py)
+        assert "stores: main, secretive" in out.stderr, out.stderr
         assert out.stdout == ""
     via_env = kura("doctor", env={"KURA_STORE": "ghost"})
-    assert via_env.returncode == 1 and "secretive" not in via_env.stderr
+    assert via_env.returncode == 1 and "stores: main, secretive" in via_env.stderr
 
 
 def test_store_from_env_and_mode(kura, tmp_path):

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _serve(cfg: Path):
-    from kura_core.http import make_server, start_in_thread
+    from kura_core.faces.http import make_server, start_in_thread
     from kura_core.registry import Registry
 
     reg = Registry.open(cfg)

@@ -67,7 +67,7 @@ class Live:
 
 
 def _start(tmp_path, *, extra=None, env=None, token=None, log=None):
-    from kura_core.http import make_server, start_in_thread
+    from kura_core.faces.http import make_server, start_in_thread
 
     cfg = {
         "stores": {"hearth": {"write_policy": "direct-allowed"}},
@@ -662,7 +662,7 @@ def test_bearer_token_guards_everything_but_health(tmp_path):
 
 def test_server_refuses_to_start_when_token_env_is_unset(tmp_path):
     from kura_core.errors import ConfigError
-    from kura_core.http import make_server
+    from kura_core.faces.http import make_server
 
     for env in ({}, {"KURA_TEST_TOKEN": ""}, {"KURA_TEST_TOKEN": "   "}):
         reg = make_registry(
@@ -686,14 +686,14 @@ def test_kura_serve_refuses_to_start_open_and_stops_cleanly_on_sigterm(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(HOME=str(tmp_path), PYTHONPATH=str(ROOT), KURA_CONFIG=str(cfg))
     subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", "init", "hearth", "--path", str(store)],
+        [sys.executable, "-m", "kura_core", "init", "hearth", "--path", str(store)],
         env=env,
         capture_output=True,
         check=True,
         timeout=30,
     )
     p = subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "kura_core", "serve", "--port", "0"],
         env=env,
         capture_output=True,
         text=True,
@@ -705,7 +705,7 @@ def test_kura_serve_refuses_to_start_open_and_stops_cleanly_on_sigterm(tmp_path)
 
     env["KURA_TEST_TOKEN"] = "tok-abc-123"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kura_core.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "kura_core", "serve", "--port", "0"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

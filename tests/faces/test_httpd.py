@@ -1,4 +1,4 @@
-"""The connection loop under `kura serve` (kura_core.httpd), driven over real sockets.
+"""The connection loop under `kura serve` (kura_core.faces.httpd), driven over real sockets.
 
 A small application answers here so each behaviour of the loop can be provoked on purpose:
 framing (pipelined, byte-at-a-time and cut-short requests), replies larger than a socket
@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from kura_core import httpd
+from kura_core.faces import httpd
 from tests.wait import wait_for
 
 

@@ -62,7 +62,7 @@ def setup(tmp_path):
 def stdio(cfg: Path, cwd: Path, **env: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "kura_core.cli", "mcp"],
+        args=["-m", "kura_core", "mcp"],
         env={"KURA_CONFIG": str(cfg), "PYTHONPATH": str(ROOT), **env},
         cwd=str(cwd),
     )
@@ -85,7 +85,7 @@ def tool_map(tools) -> dict:
 
 
 def test_read_only_is_on_unless_it_says_no():
-    from kura_core.mcp import env_readonly
+    from kura_core.faces.mcp import env_readonly
 
     assert env_readonly(None) and env_readonly("1") and env_readonly("yes") and env_readonly("")
     assert not any(env_readonly(v) for v in ("0", "false", "no", "FALSE", " No ", "off"))
@@ -251,7 +251,7 @@ def test_stdio_stdout_is_only_protocol_and_exit_is_prompt(setup):
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(KURA_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kura_core.cli", "mcp"],
+        [sys.executable, "-m", "kura_core", "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -357,7 +357,7 @@ def test_stdio_exits_promptly_even_mid_request(setup, model):
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(KURA_CONFIG=str(cfg), PYTHONPATH=str(ROOT))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kura_core.cli", "mcp"],
+        [sys.executable, "-m", "kura_core", "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -393,7 +393,7 @@ def test_stdio_refuses_an_unknown_bound_store_at_the_door(setup):
     env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
     env.update(KURA_CONFIG=str(cfg), PYTHONPATH=str(ROOT), KURA_STORE="atlantis")
     p = subprocess.run(
-        [sys.executable, "-m", "kura_core.cli", "mcp"],
+        [sys.executable, "-m", "kura_core", "mcp"],
         input=b"",
         capture_output=True,
         cwd=tmp,
@@ -409,7 +409,7 @@ def test_stdio_refuses_an_unknown_bound_store_at_the_door(setup):
 
 @pytest.fixture
 def server(setup):
-    from kura_core.http import make_server, start_in_thread
+    from kura_core.faces.http import make_server, start_in_thread
     from kura_core.registry import Registry
 
     tmp, cfg = setup
@@ -521,7 +521,7 @@ def test_stdio_bridge_to_a_running_server(setup, server):
         env = {k: v for k, v in os.environ.items() if not k.startswith("KURA_")}
         env.update(PYTHONPATH=str(ROOT), KURA_URL=server.url, KURA_STORE="atlantis")
         p = subprocess.run(
-            [sys.executable, "-m", "kura_core.cli", "mcp"],
+            [sys.executable, "-m", "kura_core", "mcp"],
             input=b"",
             capture_output=True,
             cwd=tmp,
@@ -562,7 +562,7 @@ def test_stdio_bridge_says_the_map_is_missing_when_kura_is_unreachable(setup):
 
 
 def test_json_rpc_edge_cases_in_process():
-    from kura_core.mcp import McpSession
+    from kura_core.faces.mcp import McpSession
 
     class NoStores:
         def stores(self):

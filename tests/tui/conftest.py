@@ -24,7 +24,8 @@ os.environ["TERM"] = "xterm-256color"
 def tui_config(request) -> Any:
     """kura.toml of the fixed workspace, rebuilt for this test at a fixed path."""
     name = request.node.name.replace("[", "-").replace("]", "").replace("/", "-")
-    return build(snapshot_root(name))
+    with snapshot_root(name) as root:
+        yield build(root)
 
 
 @pytest.fixture

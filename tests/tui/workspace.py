@@ -6,9 +6,12 @@ Everything is built with a frozen clock and a fixed day, at a fixed path, so the
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 FIXED_DAY = dt.date(2026, 11, 20)
@@ -84,13 +87,26 @@ HOME = {
 }
 
 
-def snapshot_root(name: str) -> Path:
-    """A fixed, empty directory for one test (fixed so the paths on screen are fixed)."""
-    root = Path("/tmp/kura-tui-tests") / name
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    return root
+SNAPSHOT_BASE = Path("/tmp/kura-tui-tests")
+
+
+@contextlib.contextmanager
+def snapshot_root(name: str) -> Iterator[Path]:
+    """A fixed, empty directory for one test (fixed so the paths on screen are fixed),
+    held under an exclusive lock for as long as the test runs: two test runs on one machine
+    (or two workers) that reach the same test wait for each other instead of wiping each
+    other's workspace."""
+    SNAPSHOT_BASE.mkdir(parents=True, exist_ok=True)
+    with open(SNAPSHOT_BASE / f"{name}.lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            root = SNAPSHOT_BASE / name
+            if root.exists():
+                shutil.rmtree(root)
+            root.mkdir(parents=True)
+            yield root
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _memories(store, mems, extra=None) -> None:

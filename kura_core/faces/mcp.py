@@ -23,6 +23,7 @@ plays the part KURA_READONLY plays for stdio.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -33,9 +34,22 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO
+from urllib.parse import quote
 
-from . import __version__
-from .errors import KuraError
+import httpx
+
+from .. import (
+    RECALL_LIMITS,
+    Kura,
+    KuraError,
+    Registry,
+    __version__,
+    degraded_notice,
+    missing_map_note,
+    storage_error,
+)
+from ..vocabulary import MEMORY_TYPES, WritePolicy
+from .guard import guarded
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST_VERSION = SUPPORTED_VERSIONS[0]
@@ -144,8 +158,6 @@ class HttpBackend:
     remote = True
 
     def __init__(self, url: str, *, token: str | None = None, timeout: float = 60.0):
-        import httpx
-
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self._client = httpx.Client(
@@ -161,8 +173,6 @@ class HttpBackend:
         params: dict[str, str] | None = None,
         body: dict[str, Any] | None = None,
     ) -> Any:
-        import httpx
-
         params = dict(params or {})
         if selector:
             params["store"] = selector
@@ -191,7 +201,7 @@ class HttpBackend:
     def writable(self, selector: str | None) -> bool:
         info = self._call("GET", "/stores", selector=selector)
         return any(
-            s["name"] == info["selected"] and s["write_policy"] == "direct-allowed"
+            s["name"] == info["selected"] and s["write_policy"] == WritePolicy.DIRECT_ALLOWED
             for s in info["stores"]
         )
 
@@ -206,16 +216,12 @@ class HttpBackend:
         return self._call("POST", "/recall", selector=selector, body=body)
 
     def read(self, slug: str, selector: str | None) -> dict[str, Any]:
-        from urllib.parse import quote
-
         return self._call("GET", "/memory/" + quote(slug, safe=""), selector=selector)
 
     def map(self, selector: str | None) -> str:
         try:
             return self._call("GET", "/prefill", selector=selector, params={"format": "text"})
         except Unreachable:
-            from .prefill import missing_map_note
-
             return missing_map_note(selector or "")
 
     def doctor(self, selector: str | None) -> dict[str, Any]:
@@ -328,9 +334,6 @@ class ToolSpec:
 
 
 def _tool_specs() -> dict[str, ToolSpec]:
-    from .recall import LIMITS
-    from .store import TYPES
-
     specs = (
         ToolSpec(
             "kura_recall",
@@ -344,9 +347,14 @@ def _tool_specs() -> dict[str, ToolSpec]:
                     "hops",
                     "integer",
                     "how far to walk [[links]] (default from the store)",
-                    bounds=LIMITS["hops"],
+                    bounds=RECALL_LIMITS["hops"],
                 ),
-                Param("top", "integer", "at most this many picked memories", bounds=LIMITS["top"]),
+                Param(
+                    "top",
+                    "integer",
+                    "at most this many picked memories",
+                    bounds=RECALL_LIMITS["top"],
+                ),
             ),
         ),
         ToolSpec(
@@ -392,7 +400,7 @@ def _tool_specs() -> dict[str, ToolSpec]:
                 Param("slug", "string", "lower-case words joined by '-'", required=True),
                 Param("description", "string", "the recognition line for the map", required=True),
                 Param("body", "string", "the memory itself, in Markdown", required=True),
-                Param("type", "string", choices=TYPES),
+                Param("type", "string", choices=MEMORY_TYPES),
                 Param("title", "string"),
                 Param("tags", "words"),
                 Param(
@@ -550,7 +558,8 @@ class McpSession:
             if self.bound:
                 return bool(self.backend.writable(self.bound))
             return any(
-                s.get("write_policy") == "direct-allowed" for s in self.backend.stores()["stores"]
+                s.get("write_policy") == WritePolicy.DIRECT_ALLOWED
+                for s in self.backend.stores()["stores"]
             )
         except KuraError:
             return False
@@ -578,7 +587,7 @@ class McpSession:
                     names = [
                         s["name"]
                         for s in self.backend.stores()["stores"]
-                        if s.get("write_policy") == "direct-allowed"
+                        if s.get("write_policy") == WritePolicy.DIRECT_ALLOWED
                     ]
                     description += f" Stores that accept it: {', '.join(names)}."
                 except KuraError:
@@ -619,8 +628,6 @@ class McpSession:
         except (ToolFailure, KuraError) as exc:
             return _result(mid, {"content": [{"type": "text", "text": str(exc)}], "isError": True})
         except OSError as exc:
-            from .fsutil import storage_error
-
             text = str(storage_error(exc, name.removeprefix("kura_"), exc.filename or "."))
             return _result(mid, {"content": [{"type": "text", "text": text}], "isError": True})
         except Exception:
@@ -704,8 +711,6 @@ class McpSession:
 def render_recall(d: Mapping[str, Any]) -> str:
     lines = []
     if d.get("degraded"):
-        from .recall import degraded_notice
-
         lines.append(d.get("notice") or degraded_notice(str(d.get("reason") or "")))
     picked = ", ".join(d.get("picked") or []) or "—"
     walked = ", ".join(d.get("walked") or []) or "—"
@@ -758,7 +763,11 @@ def render_stores(info: Mapping[str, Any], using: str) -> str:
     for s in info.get("stores", []):
         mark = "*" if s["name"] == using else " "
         modes = f"  modes: {', '.join(s['modes'])}" if s.get("modes") else ""
-        write = "  (accepts kura_remember)" if s.get("write_policy") == "direct-allowed" else ""
+        write = (
+            "  (accepts kura_remember)"
+            if s.get("write_policy") == WritePolicy.DIRECT_ALLOWED
+            else ""
+        )
         label = f" — {s['label']}" if s.get("label") else ""
         lines.append(f"{mark} {s['name']}{label}{modes}{write}")
     lines.append(f"this session uses: {using} (default: {info.get('default')})")
@@ -834,8 +843,6 @@ def run_stdio(
                 backend.close()
                 raise
     else:
-        from .kura import Kura
-
         reg = open_registry()
         backend = LocalBackend(Kura(reg))
         bound = (
@@ -865,11 +872,24 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m kura_core.mcp``: the same server as ``kura mcp`` (the form MCP host
     configurations use). Honours ``-c/--config`` and ``-s/--store`` like the CLI, and
     KURA_CONFIG, KURA_STORE, KURA_URL and KURA_READONLY."""
-    from .cli import main as cli_main
+    parser = argparse.ArgumentParser(
+        prog="python -m kura_core.mcp", description="kura's MCP server over stdio"
+    )
+    parser.add_argument("-c", "--config", default=None, help="path to kura.toml")
+    parser.add_argument("-s", "--store", default=None, help="store or mode name")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    selector = args.store or os.environ.get("KURA_STORE") or None
+    opened: list[Registry] = []
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    return cli_main(["mcp", *args])
+    def open_registry() -> Registry:
+        opened.append(Registry.open(args.config))
+        return opened[-1]
 
+    def warn(text: str) -> None:
+        sys.stderr.write(text + "\n")
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        return guarded(lambda: run_stdio(open_registry, selector, os.environ), warn)
+    finally:
+        for reg in opened:
+            reg.close()

@@ -1,6 +1,6 @@
 """The HTTP face: `kura serve`.
 
-HTTP/1.1 with keep-alive and Nagle off, on kura's own connection loop (kura_core.httpd:
+HTTP/1.1 with keep-alive and Nagle off, on kura's own connection loop (kura_core.faces.httpd:
 one thread for every socket and all local work, a pool for work that may wait). Each
 request is parsed as the stdlib's request handler parses it, answered by one call to the
 Kura facade, and rendered as JSON. It holds no logic of its own.
@@ -15,7 +15,7 @@ Kura facade, and rendered as JSON. It holds no logic of its own.
     GET  /stores    stores, modes, model roles (never a secret)
     GET  /profile   the charter, and a pointer to the persona file (never its content)
     GET  /health    liveness (the only route a bearer token does not guard)
-    POST /mcp       MCP over streamable HTTP (see kura_core.mcp)
+    POST /mcp       MCP over streamable HTTP (see kura_core.faces.mcp)
 
 Every route takes a selector as `?store=` / `?mode=`, a `store` / `mode` field in the JSON
 body, or the `/s/<name>/…` path prefix. Selectors that disagree are a 400; a selector that
@@ -49,11 +49,20 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from . import __version__, httpd
-from .errors import ConfigError, KuraError
-from .kura import Kura
-from .recall import LIMITS, QUESTION_CHARS
-from .registry import PATH_PREFIX, Registry
+from .. import (
+    PATH_PREFIX,
+    QUESTION_CHARS,
+    RECALL_LIMITS,
+    Kura,
+    KuraError,
+    Registry,
+    __version__,
+    storage_error,
+)
+from ..errors import ConfigError
+from ..vocabulary import CURATION_FIELDS
+from . import httpd
+from .mcp import LocalBackend, McpSession, parse_error_reply
 
 #: seconds an idle keep-alive connection is kept before the server closes it.
 IDLE_TIMEOUT_S = 30.0
@@ -259,7 +268,9 @@ def _route_recall(k: Kura, req: Request, name: str | None) -> Response:
     body = _object_body(req, RECALL_FIELDS)
     question = _need_str(body, "question", limit=QUESTION_CHARS)
     res = k.recall(
-        question, store=name, **{key: _int_field(body, key, *LIMITS[key]) for key in LIMITS}
+        question,
+        store=name,
+        **{key: _int_field(body, key, *RECALL_LIMITS[key]) for key in RECALL_LIMITS},
     )
     out = res.to_json()
     return json_response(out)
@@ -277,7 +288,7 @@ def _route_remember(k: Kura, req: Request, name: str | None) -> Response:
         tags = []
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise HttpError(400, "'tags' must be a list of non-empty strings")
-    cur = {f: _str_field(body, f, limit=2000) for f in ("belongs_because", "keep", "may_fade")}
+    cur = {f: _str_field(body, f, limit=2000) for f in CURATION_FIELDS}
     mem = k.remember(
         slug,
         description,
@@ -377,8 +388,6 @@ def _route_health(k: Kura, req: Request, name: str | None) -> Response:
 
 
 def _route_mcp(k: Kura, req: Request, name: str | None) -> Response:
-    from .mcp import LocalBackend, McpSession, parse_error_reply
-
     readonly = True
     ro = req.q("readonly")
     if ro is not None:
@@ -418,7 +427,7 @@ ROUTES: dict[str, dict[str, Callable[..., Response]]] = {
 MEMORY_ROUTE = {"GET": _route_memory}
 #: body selectors do not apply to /mcp: its body is a JSON-RPC message.
 _NO_BODY_SELECTORS = {"/mcp"}
-#: routes served on the connection loop itself (kura_core.httpd): local work, bounded by this
+#: routes served on the connection loop itself (kura_core.faces.httpd): local work, bounded by this
 #: process's CPU and disk, in arrival order. Every other route may wait — on a model, on
 #: another process's lock, on a walk over a whole store — and is served by the pool. A recall
 #: that may wait (see Kura.recall_waits) moves to the pool once its store is known.
@@ -477,7 +486,7 @@ _DATE: tuple[int, str] = (0, "")
 
 class Handler(BaseHTTPRequestHandler):
     """One request: the stdlib's handler for its parsing and its way of writing a reply, run
-    on no socket. The connection loop (kura_core.httpd) hands it the request's head
+    on no socket. The connection loop (kura_core.faces.httpd) hands it the request's head
     (:meth:`start`), then its body (:meth:`respond`); what it writes is collected as bytes
     for the loop to send."""
 
@@ -491,7 +500,7 @@ class Handler(BaseHTTPRequestHandler):
     app: KuraServer
     rfile: io.BytesIO
     wfile: io.BytesIO
-    _local = False  # served on the connection loop itself (see kura_core.httpd)
+    _local = False  # served on the connection loop itself (see kura_core.faces.httpd)
     _linger = False
     _body_pending: int | None = None
     #: each header's first value by lower-cased name (what headers.get gives, without the
@@ -687,8 +696,6 @@ class Handler(BaseHTTPRequestHandler):
             return json_response({"error": "the connection failed while the request was read"}, 400)
         except OSError as exc:
             # the disk refused something no core path mapped: still say what, never "internal"
-            from .fsutil import storage_error
-
             err = storage_error(
                 exc, f"answer {method} {urlsplit(self.path).path[:80]}", exc.filename or "."
             )
@@ -938,10 +945,10 @@ def _is_loopback_name(host: str) -> bool:
 
 
 class KuraServer:
-    """`kura serve`: the HTTP face on kura_core.httpd's connection loop.
+    """`kura serve`: the HTTP face on kura_core.faces.httpd's connection loop.
 
     One thread (:meth:`serve_forever`) owns every connection and serves local work; work that
-    may wait goes to the loop's pool (see kura_core.httpd), and so do the read log's writes,
+    may wait goes to the loop's pool (see kura_core.faces.httpd), and so do the read log's writes,
     which may wait on another process's database lock."""
 
     #: the handler each request is read and answered by

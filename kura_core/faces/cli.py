@@ -15,8 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import KuraError
-from .store import TYPES as MEMORY_TYPES
+from .. import (
+    Kura,
+    KuraError,
+    Note,
+    Registry,
+    build_demo,
+    default_demo_dir,
+)
+from ..errors import SelectorError
+from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, GateVerdict
+from .guard import guarded
+from .render import doctor_text
 
 OK, FAIL, NOTHING = 0, 1, 2
 
@@ -39,16 +49,12 @@ class Ctx:
 
     def registry(self):
         if self._reg is None:
-            from .registry import Registry
-
             self._reg = Registry.open(self.args.config)
         return self._reg
 
     def kura(self):
         """The application layer every command calls (kura_core.kura.Kura)."""
         if self._kura is None:
-            from .kura import Kura
-
             self._kura = Kura(self.registry())
         return self._kura
 
@@ -66,8 +72,6 @@ class Ctx:
 
 
 def cmd_init(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
     res = Kura.init_store(a.name, a.path, label=a.label or "", config=a.config)
     if a.json:
@@ -144,11 +148,7 @@ def cmd_remember(ctx: Ctx) -> int:
                 "slug": mem.slug,
                 "path": str(mem.path),
                 "tags": list(mem.tags),
-                **{
-                    k: mem.curation(k)
-                    for k in ("belongs_because", "keep", "may_fade")
-                    if mem.curation(k)
-                },
+                **{k: mem.curation(k) for k in CURATION_FIELDS if mem.curation(k)},
             }
         )
     else:
@@ -168,7 +168,7 @@ def cmd_annotate(ctx: Ctx) -> int:
         keep=a.keep,
         may_fade=a.may_fade,
     )
-    cur = {k: mem.curation(k) for k in ("belongs_because", "keep", "may_fade")}
+    cur = {k: mem.curation(k) for k in CURATION_FIELDS}
     if a.json:
         ctx.json(
             {"store": k.resolve(ctx.selector), "slug": mem.slug, "tags": list(mem.tags), **cur}
@@ -292,8 +292,6 @@ def _progress_done(ctx: Ctx, progress) -> None:
 
 
 def cmd_gate(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
     k = ctx.kura() if ctx.selector else Kura.without_stores()  # no store: no config needed
     rep = k.gate(a.journal, a.candidates, adapter=a.adapter, store=ctx.selector)
@@ -305,7 +303,7 @@ def cmd_gate(ctx: Ctx) -> int:
         ctx.print(f"{r.verdict.upper():<8} {r.title}")
         for q in r.quotes:
             ctx.print(f"    [{q.cls or q.claimed or '?'}] {q.status}: {q.text[:90]}")
-        mark = "✗" if r.verdict == "dropped" else "·"
+        mark = "✗" if r.verdict == GateVerdict.DROPPED else "·"
         for why in r.reasons:
             ctx.print(f"    {mark} {why}")
         for v in r.violations:
@@ -319,8 +317,6 @@ def _one_line(text: str, width: int = 110) -> str:
 
 
 def cmd_journal(ctx: Ctx) -> int:
-    from .kura import Kura
-
     a = ctx.args
     k = Kura.without_stores()  # reading a journal file needs no config
     if a.action == "context":
@@ -356,8 +352,6 @@ def cmd_journal(ctx: Ctx) -> int:
     if got.fatal:
         ctx.print(f"✗ {got.fatal}")
         return FAIL
-    from .distill.journals.inspect import Note
-
     for pos, _, item in got.entries():
         if isinstance(item, Note):
             ctx.print(f"{pos:>10}  {item.kind:<8} {item.reason}")
@@ -518,13 +512,13 @@ def cmd_tend(ctx: Ctx) -> int:
 
 
 def cmd_serve(ctx: Ctx) -> int:
-    from .http import serve_forever
+    from .http import serve_forever  # lazy: start-up (~50 ms more for every command)
 
     return serve_forever(ctx.registry(), ctx.args.host, ctx.args.port, log=ctx.err)
 
 
 def cmd_mcp(ctx: Ctx) -> int:
-    from .mcp import run_stdio
+    from .mcp import run_stdio  # lazy: start-up, as the server above
 
     return run_stdio(ctx.registry, ctx.selector, os.environ, err=ctx.err)
 
@@ -584,7 +578,7 @@ def cmd_bench(ctx: Ctx) -> int:
 
 
 def _bench_compress(ctx: Ctx) -> int:
-    from . import bench
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
 
     rep = bench.compress(ctx.registry(), ctx.selector, tokenizer_command=ctx.args.tokenizer_command)
     if ctx.args.json:
@@ -602,7 +596,7 @@ def _bench_compress(ctx: Ctx) -> int:
 
 
 def _bench_retention(ctx: Ctx) -> int:
-    from . import bench
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
 
     a = ctx.args
     if not a.questions:
@@ -620,7 +614,7 @@ def _bench_retention(ctx: Ctx) -> int:
 
 
 def _bench_perf(ctx: Ctx) -> int:
-    from . import bench
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
 
     a = ctx.args
     try:
@@ -657,12 +651,8 @@ def _bench_perf(ctx: Ctx) -> int:
 
 
 def cmd_doctor(ctx: Ctx) -> int:
-    from .doctor import diagnose, diagnose_all
-    from .render import doctor_text
-
-    reg = ctx.registry()
     if ctx.args.all:
-        every = diagnose_all(reg, probe=ctx.args.probe)
+        every = ctx.kura().doctor_all(probe=ctx.args.probe)
         if ctx.args.json:
             ctx.json(every.to_json())
         else:
@@ -672,7 +662,7 @@ def cmd_doctor(ctx: Ctx) -> int:
             for p in every.problems:
                 ctx.warn(f"kura: {p}")
         return OK if every.ok else FAIL
-    rep = diagnose(reg, ctx.selector, probe=ctx.args.probe)
+    rep = ctx.kura().doctor(store=ctx.selector, probe=ctx.args.probe)
     if ctx.args.json:
         ctx.json(rep.to_json())
     else:
@@ -682,7 +672,7 @@ def cmd_doctor(ctx: Ctx) -> int:
 
 def cmd_tui(ctx: Ctx) -> int:
     """The full-screen TUI on the configured stores."""
-    from kura_tui import run
+    from kura_tui import run  # lazy: the app and textual load only when it opens
 
     reg = ctx.registry()
     if not reg.names():
@@ -697,9 +687,6 @@ def cmd_tui(ctx: Ctx) -> int:
 
 def cmd_demo(ctx: Ctx) -> int:
     """Build (or reuse) the demo workspace and open the TUI on it. No model needed."""
-    from .demo import build_demo, default_demo_dir
-    from .registry import Registry
-
     a = ctx.args
     dest = Path(a.path).expanduser() if a.path else default_demo_dir()
     cfg = build_demo(dest, force=a.rebuild)
@@ -711,7 +698,7 @@ def cmd_demo(ctx: Ctx) -> int:
             ctx.print(f"demo workspace ready: {a.path or cfg.parent}")
             ctx.print(f"try: kura -c {shown / cfg.name} doctor --all")
         return OK
-    from kura_tui import run
+    from kura_tui import run  # lazy: the app and textual load only when it opens
 
     ctx._reg = Registry.open(cfg)
     return run(ctx._reg, store=ctx.selector, watch=not a.no_watch)
@@ -1011,30 +998,23 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def _guarded(fn: Callable[[Ctx], int], ctx: Ctx) -> int:
-    """Run one command; what goes wrong becomes one plain line and an exit code."""
+def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
+    """Run a command; a store or mode it does not know is refused naming the ones there are.
+    The core's refusal names none (an agent bound to one store learns nothing of the
+    others over HTTP or MCP); a person at the command line reads their own config."""
     try:
         return fn(ctx)
-    except KuraError as exc:
-        ctx.warn(f"kura: {exc}")
-        return FAIL
-    except BrokenPipeError:
-        return OK
-    except OSError as exc:
-        from .fsutil import storage_error
-
-        ctx.warn(f"kura: {storage_error(exc, 'finish the command', exc.filename or os.getcwd())}")
-        return FAIL
-    except KeyboardInterrupt:
-        ctx.warn("kura: interrupted")
-        return 130
-    except Exception as exc:  # a bug: say so plainly, without a wall of traceback
-        if os.environ.get("KURA_DEBUG"):
+    except SelectorError as exc:
+        try:
+            info = ctx.kura().stores()
+        except KuraError:
+            raise exc from None
+        if not info.stores:
             raise
-        ctx.warn(
-            f"kura: internal error: {type(exc).__name__}: {exc} (set KURA_DEBUG=1 for details)"
-        )
-        return FAIL
+        names = ", ".join(s.name for s in info.stores)
+        modes = ", ".join(f"{m} → {s}" for m, s in info.modes.items() if m != s)
+        choice = f"stores: {names}" + (f"; modes: {modes}" if modes else "")
+        raise SelectorError(f"{exc}; {choice}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1043,7 +1023,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return OK  # help was printed
     ctx = Ctx(args)
     try:
-        return _guarded(args.fn, ctx)
+        return guarded(lambda: _with_choices(ctx, args.fn), ctx.warn)
     finally:
         if ctx._reg is not None:
             ctx._reg.close()

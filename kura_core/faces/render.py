@@ -6,7 +6,7 @@ functions, the app with its widgets, HTTP and MCP with the report's ``to_json()`
 
 from __future__ import annotations
 
-from .doctor import DoctorReport
+from .. import DoctorReport
 
 
 def doctor_text(r: DoctorReport) -> str:

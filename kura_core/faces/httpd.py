@@ -24,7 +24,7 @@ halfway through a request, or not reading its reply) is closed.
 
 The loop knows HTTP only as far as framing needs: where a head ends, how long the body is,
 whether the connection stays open. What a request means, and its reply, come from the
-application (:class:`App`): the HTTP face, ``kura_core.http``.
+application (:class:`App`): the HTTP face, ``kura_core.faces.http``.
 """
 
 from __future__ import annotations

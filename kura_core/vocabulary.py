@@ -1,0 +1,155 @@
+"""kura's domain words, each defined once.
+
+Every module, face and the app spells these through the names here, so grep finds each use
+and a misspelling fails at import instead of comparing unequal at run time. Each is a
+``StrEnum``: a member *is* its string (``WritePolicy.FROZEN == "frozen"``), so what is
+stored — YAML frontmatter, JSON, the workshop's tables, kura.toml — keeps the same text.
+The tuples (``MEMORY_TYPES``...) hold the plain texts, for keys and choices; the store's
+YAML writer writes a member as its text (the safe dumper knows no subclass of ``str``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ProvenanceClass(StrEnum):
+    """Who wrote a text a quote comes from, as the journal readers class it."""
+
+    USER = "USER"  # the person, in their own words
+    TOOL = "TOOL"  # what a tool returned
+    ACT = "ACT"  # what the agent did (a command it ran, a file it wrote)
+    SELF = "SELF"  # the agent's own words
+
+
+#: every provenance class, strongest evidence first
+PROVENANCE_CLASSES: tuple[str, ...] = tuple(m.value for m in ProvenanceClass)
+
+
+class WritePolicy(StrEnum):
+    """Who may write a store (``write_policy`` in kura.toml)."""
+
+    DISTILLER_ONLY = "distiller-only"
+    DIRECT_ALLOWED = "direct-allowed"
+    FROZEN = "frozen"
+
+
+WRITE_POLICIES: tuple[str, ...] = tuple(m.value for m in WritePolicy)
+
+
+class MemoryType(StrEnum):
+    """A memory's ``type`` in its frontmatter."""
+
+    USER = "user"
+    FEEDBACK = "feedback"
+    PROJECT = "project"
+    REFERENCE = "reference"
+
+
+MEMORY_TYPES: tuple[str, ...] = tuple(m.value for m in MemoryType)
+
+
+class GateVerdict(StrEnum):
+    """What the evidence gate decides about one candidate."""
+
+    KEPT = "kept"
+    DROPPED = "dropped"
+    SEED = "seed"
+
+
+class GateLogKind(StrEnum):
+    """The ``kind`` of a line in a store's gate log (the workshop's ``gate_log`` table), in
+    the order the app's filter offers them."""
+
+    DROPPED = "dropped"
+    TOSSED = "tossed"
+    REFUSED = "refused"
+    POURED = "poured"
+    FIXED = "fixed"
+    EDITED = "edited"
+    RETIRED = "retired"
+    TIDIED = "tidied"
+    COVERED = "covered"
+    RECURRED = "recurred"
+    GRADUATED = "graduated"
+    KEPT = "kept"
+    PROFILE_REFUSED = "profile-refused"
+    SEED_DISMISSED = "seed-dismissed"
+    SEED_UNCONFIRMED = "seed-unconfirmed"
+    TIDY_REJECTED = "tidy-rejected"
+    TRIGGER_REFUSED = "trigger-refused"
+
+
+class SealState(StrEnum):
+    """Where a stored memory's words come from, as its evidence seal says."""
+
+    GATED = "gated"  # matches the seal its pour recorded, no hand edit since
+    HAND_EDITED = "hand-edited"  # a person changed it after the gate
+    UNSEALED = "unsealed"  # changed since its pour, by no recorded hand
+    DIRECT = "direct"  # written through a direct door (no gate, no manifest)
+
+
+class SeedState(StrEnum):
+    """Where an idea kept as a seed stands."""
+
+    WAITING = "waiting"
+    GRADUATED = "graduated"
+    DISMISSED = "dismissed"
+    WITHERED = "withered"
+
+
+class StretchState(StrEnum):
+    """A stretch of journal the distiller has not finished with."""
+
+    HELD = "held"  # waiting for its batch to be distilled again
+    SHELVED = "shelved"  # set aside after repeated failures
+
+
+class TenderState(StrEnum):
+    """The tender's heartbeat, as the doctor reads it."""
+
+    ALIVE = "alive"
+    STALE = "stale"
+    DEAD = "dead"
+    STOPPED = "stopped"
+    NEVER_STARTED = "never started"
+
+
+class CurationField(StrEnum):
+    """The three curation sentences a memory carries (the triple)."""
+
+    BELONGS_BECAUSE = "belongs_because"  # why it belongs in this store
+    KEEP = "keep"  # what meaning must outlive any shortening
+    MAY_FADE = "may_fade"  # what detail may fade
+
+
+CURATION_FIELDS: tuple[str, ...] = tuple(m.value for m in CurationField)
+
+#: what the gate records for a tag that passed its check (any other text is the reason
+#: the tag was taken off)
+TAG_OK = "ok"
+
+
+def tag_passed(result: object) -> bool:
+    """Whether a gate's tag check (``tag_checks[tag]``) let the tag through."""
+    return result == TAG_OK
+
+
+__all__ = [
+    "CURATION_FIELDS",
+    "MEMORY_TYPES",
+    "PROVENANCE_CLASSES",
+    "TAG_OK",
+    "WRITE_POLICIES",
+    "CurationField",
+    "GateLogKind",
+    "GateVerdict",
+    "MemoryType",
+    "ProvenanceClass",
+    "SealState",
+    "SeedState",
+    "StretchState",
+    "TenderState",
+    "WritePolicy",
+    "tag_passed",
+]
