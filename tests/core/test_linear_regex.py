@@ -76,7 +76,8 @@ ALL_MODES = frozenset({"scan", "fullmatch"})
 def _modules() -> list:
     mods = [kura_core]
     for info in pkgutil.walk_packages(kura_core.__path__, "kura_core."):
-        mods.append(importlib.import_module(info.name))
+        if info.name.rsplit(".", 1)[-1] != "__main__":  # running it starts a face
+            mods.append(importlib.import_module(info.name))
     return mods
 
 
