@@ -45,24 +45,22 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
     )
     from .floors import Violation as Violation
     from .fsutil import is_temp_name as is_temp_name, storage_error as storage_error
-    from .handwork import (
-        DraftsView as DraftsView,
+    from .handwork.drafts import DraftsView as DraftsView
+    from .handwork.journals import JournalExcerpt as JournalExcerpt, JournalsView as JournalsView
+    from .handwork.maps import MapView as MapView, WeavePreview as WeavePreview
+    from .handwork.memories import (
         EditResult as EditResult,
         GateEntry as GateEntry,
-        JournalExcerpt as JournalExcerpt,
-        JournalsView as JournalsView,
-        MapView as MapView,
         MemoryView as MemoryView,
-        Outcome as Outcome,
-        Quote as Quote,
         RetireResult as RetireResult,
-        Seed as Seed,
-        TendStatus as TendStatus,
-        TidyReview as TidyReview,
-        WeavePreview as WeavePreview,
         editable_text as editable_text,
         parse_editable as parse_editable,
     )
+    from .handwork.quotes import Quote as Quote
+    from .handwork.runs import Outcome as Outcome
+    from .handwork.seeds import Seed as Seed
+    from .handwork.tender import TendStatus as TendStatus
+    from .handwork.tidy import TidyReview as TidyReview
     from .kura import (
         GateReport as GateReport,
         InitResult as InitResult,

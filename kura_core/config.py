@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .fsutil import atomic_write_text
 from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
 from .vocabulary import WRITE_POLICIES, WritePolicy
 
@@ -137,6 +138,8 @@ class Config:
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
+    #: the app's keys a person moved: binding id -> key(s), from [keys]
+    keys: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def default_store(self) -> str:
@@ -521,6 +524,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     recall = _recall(top.sub("recall"), RecallConfig())
     capacity = _capacity(top.sub("capacity"), CapacityConfig())
     models = _models(top.sub("models"))
+    keys = _keys(top.sub("keys"))
 
     stores: dict[str, StoreConfig] = {}
     stt = top.sub("stores")
@@ -599,7 +603,44 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
         prefill=prefill,
         recall=recall,
         capacity=capacity,
+        keys=keys,
     )
+
+
+_BINDING_ID = re.compile(r"[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*")
+
+
+def _keys(t: _Table | None) -> dict[str, str]:
+    """[keys]: binding id = "key" for the app (``"ctrl+s"``; several keys: ``"f2,ctrl+s"``).
+    A dotted id written bare (``main.tab.map = "f1"``) is read as TOML reads it, as nested
+    tables, and joined back."""
+    if t is None:
+        return {}
+    out: dict[str, str] = {}
+
+    def walk(raw: Mapping[str, Any], prefix: str) -> None:
+        for k, v in raw.items():
+            bid = f"{prefix}{k}"
+            if isinstance(v, dict):
+                walk(v, bid + ".")
+                continue
+            if not _BINDING_ID.fullmatch(bid):
+                raise ConfigError(
+                    f"kura.toml: keys.{bid!r} is not a binding id: ids are dotted lowercase "
+                    'words such as "main.tab.map" (docs/KEYS.md lists every one)'
+                )
+            keys = [p.strip() for p in v.split(",")] if isinstance(v, str) else []
+            if not keys or not all(keys):
+                raise ConfigError(
+                    f'kura.toml: keys.{bid} must be a key such as "f2" or "ctrl+s" (several: '
+                    f'"f2,ctrl+s"), got {v!r}'
+                )
+            out[bid] = ",".join(keys)
+
+    walk(t.raw, "")
+    t.seen.update(t.raw)
+    t.done()
+    return out
 
 
 def _settle_journals(
@@ -696,7 +737,6 @@ def _check_layout(stores: Mapping[str, StoreConfig], distill: DistillConfig) -> 
 
 def append_store(config_path: Path, name: str, path: Path, label: str = "") -> None:
     """Add a [stores.NAME] table to a config file, creating it if needed (atomic)."""
-    from .fsutil import atomic_write_text
 
     text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
     if text and not text.endswith("\n"):

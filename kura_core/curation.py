@@ -25,7 +25,9 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import KuraError
+from .distill.drafts import read_manifest
+from .errors import KuraError, NotFound
+from .floors import SHAPE, Evidence, Violation, check_surface, check_tags
 from .store import Memory, Store
 from .vocabulary import CURATION_FIELDS
 
@@ -77,12 +79,9 @@ class Curation:
 def vouching_evidence(store: Store, manifest_ref: Any) -> Any:
     """The evidence behind a memory, as the floors take it: its manifest's segments and
     surviving quotes (empty for a memory written directly)."""
-    from .floors import Evidence
 
     if not (isinstance(manifest_ref, str) and manifest_ref.startswith("sha256:")):
         return Evidence()
-    from .distill.drafts import read_manifest
-    from .errors import NotFound
 
     try:
         payload = read_manifest(store, manifest_ref)
@@ -134,7 +133,6 @@ def curation_violations(
     and lets a claim it already makes stand. *allowed_tags* are tags the memory already
     carries (kept as they are).
     """
-    from .floors import SHAPE, Violation, check_surface, check_tags
 
     out: list[Any] = []
     fields = {k: v for k, v in sentences.items() if v}

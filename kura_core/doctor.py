@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
+import socket
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -27,11 +29,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .config import shared_journal_roots
+from .distill.pipeline import missing_roots, no_journals_reason
 from .errors import BusyError, KuraError, ReadOnlyStore
-from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, probe_write, reason_of
-from .profile import ProfileState
+from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, is_temp_name, probe_write, reason_of
+from .profile import ProfileState, profile_state
 from .registry import Registry
-from .store import Index, Scan, Store
+from .store import RESERVED, Index, Scan, Store, slugify
 from .tokens import estimate_tokens
 from .vocabulary import TenderState, WritePolicy
 
@@ -55,8 +59,6 @@ def heartbeat_state(row: dict[str, Any] | None, now: float) -> dict[str, Any]:
         verdict = TenderState.ALIVE
     out = {"state": verdict, "pid": row["pid"], "last_beat_s": round(age, 1), "doing": state}
     try:
-        import json
-
         out["counts"] = json.loads(row.get("counts") or "{}")
     except ValueError:
         out["counts"] = {}
@@ -64,7 +66,6 @@ def heartbeat_state(row: dict[str, Any] | None, now: float) -> dict[str, Any]:
 
 
 def _pid_alive(row: dict[str, Any]) -> bool:
-    import socket
 
     if row.get("host") and row["host"] != socket.gethostname():
         return True  # cannot tell from here; trust the clock
@@ -392,7 +393,6 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
     notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
     journals = _journals(reg, name, notes)
-    from .profile import profile_state
 
     profile = profile_state(reg, name)
     if profile.problem:
@@ -599,7 +599,6 @@ def _found_notes(
     ignored: list[FileIssue],
 ) -> list[str]:
     """What is worth knowing but not broken, one line each."""
-    from .distill.pipeline import missing_roots
 
     out: list[str] = []
     if tender.state == TenderState.STALE:
@@ -638,8 +637,6 @@ def _capacity(spec: Any, used: dict[str, int]) -> Capacity:
 
 def _journals(reg: Registry, name: str, notes: list[str]) -> Journals:
     """Which journal roots this store drinks, and any it shares with another store."""
-    from .config import shared_journal_roots
-    from .distill.pipeline import no_journals_reason
 
     spec = reg.config.stores[name]
     roots = [{"adapter": j.adapter, "root": str(j.root)} for j in spec.distill.journals]
@@ -667,8 +664,6 @@ def _journals(reg: Registry, name: str, notes: list[str]) -> Journals:
 def _ignored_files(store: Store) -> list[FileIssue]:
     """Markdown files in the store's directory that are not read as memories because their
     name is not a slug (memory tools often write user_role.md or Notes.md)."""
-    from .fsutil import is_temp_name
-    from .store import RESERVED, slugify
 
     out: list[FileIssue] = []
     try:

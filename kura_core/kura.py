@@ -19,8 +19,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .errors import KuraError, PolicyError
-from .handwork import GateEntry
+from .errors import ConflictError, KuraError, PolicyError
+from .handwork.memories import GateEntry
 from .registry import Registry
 from .store import Memory
 from .vocabulary import WritePolicy
@@ -31,20 +31,14 @@ if TYPE_CHECKING:
     from .distill.pipeline import CatchupReport
     from .distill.tidy import TidyReport
     from .doctor import DoctorAll, DoctorReport
-    from .handwork import (
-        DraftsView,
-        EditResult,
-        JournalExcerpt,
-        JournalsView,
-        MapView,
-        MemoryView,
-        Outcome,
-        RetireResult,
-        Seed,
-        TendStatus,
-        TidyReview,
-        WeavePreview,
-    )
+    from .handwork.drafts import DraftsView
+    from .handwork.journals import JournalExcerpt, JournalsView
+    from .handwork.maps import MapView, WeavePreview
+    from .handwork.memories import EditResult, MemoryView, RetireResult
+    from .handwork.runs import Outcome
+    from .handwork.seeds import Seed
+    from .handwork.tender import TendStatus
+    from .handwork.tidy import TidyReview
     from .prefill import Prefill
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
@@ -198,7 +192,13 @@ class ProfileInfo:
 class Kura:
     """The application layer: every operation a face performs, each returning a value (a
     frozen result, a memory, or the JSON-ready view of the stores). The CLI, the HTTP and
-    MCP servers and the app's backend parse input, call one of these, and render."""
+    MCP servers and the app parse input, call one of these, and render.
+
+    Each operation imports the modules it runs inside its method, on purpose: start-up.
+    Measured, constructing a Kura loads 15 kura modules, and a command such as ``kura
+    prefill`` (run by a host at every session start) stays near that; importing every
+    operation's modules up front loads 60, the distiller, the floors and every journal
+    reader included."""
 
     def __init__(self, registry: Registry):
         self.registry = registry
@@ -312,6 +312,10 @@ class Kura:
         """The configured stores, in the config's order."""
         return self.registry.names()
 
+    def keys(self) -> dict[str, str]:
+        """The app's keys a person moved in kura.toml's [keys]: binding id -> key(s)."""
+        return dict(self.registry.config.keys)
+
     def resolve(self, store: str | None = None) -> str:
         """The store a selector (a store or mode name; None: the default) names.
         Unknown selectors raise SelectorError."""
@@ -373,7 +377,11 @@ class Kura:
             if isinstance(candidates, (str, os.PathLike))
             else list(candidates)
         )
-        is_echo: Callable[[str], bool] = lambda q: False  # noqa: E731
+
+        def never_an_echo(quote: str) -> bool:
+            return False  # with no store, nothing is an echo of it
+
+        is_echo: Callable[[str], bool] = never_an_echo
         names: Sequence[str] = ()
         min_chars = 8
         if store:
@@ -475,12 +483,28 @@ class Kura:
 
         return draft_profile(self.registry, store)
 
-    def profile_apply(self, *, store: str | None = None, text: str | None = None) -> ProfileApplied:
+    def profile_apply(
+        self, *, store: str | None = None, text: str | None = None, expected: str | None = None
+    ) -> ProfileApplied:
         """A person's act: make the waiting draft (or *text*) the store's profile (a
-        ``ProfileApplied``). Refused on a frozen store (PolicyError). No HTTP route or MCP
-        tool calls this."""
+        ``ProfileApplied``). With *expected*, only while the waiting draft is still that text
+        (the one the person read): KuraError when no draft waits any more, ConflictError
+        when another replaced it. Refused on a frozen store (PolicyError). No HTTP route or
+        MCP tool calls this."""
         from .profile import apply_profile
 
+        if expected is not None:
+            now = self.profile_state(store=store)
+            if not now.draft_present:
+                raise KuraError(
+                    f"no profile draft is waiting for store {now.store!r} any more (applied or "
+                    "removed elsewhere); nothing was changed"
+                )
+            if now.draft_text != expected:
+                raise ConflictError(
+                    "the draft changed since it was shown (a new one was drafted meanwhile); "
+                    "nothing was changed — read it again, then apply"
+                )
         return apply_profile(self.registry, store, text=text)
 
     def writable(self, *, store: str | None = None) -> bool:
@@ -689,7 +713,7 @@ class Kura:
 
     def memory(self, slug: str, *, store: str | None = None) -> MemoryView:
         """One memory with its provenance (gated / hand-edited), evidence, links in, history."""
-        from .handwork import memory_view
+        from .handwork.memories import memory_view
 
         return memory_view(self.registry, self.registry.resolve(store), slug)
 
@@ -709,7 +733,7 @@ class Kura:
     ) -> EditResult:
         """A hand edit: written with its index line, passes no gate, recorded as a hand edit.
         *base* is MemoryView.base of the text the person started from."""
-        from .handwork import edit_memory
+        from .handwork.memories import edit_memory
 
         return edit_memory(
             self.registry,
@@ -729,31 +753,31 @@ class Kura:
         self, slug: str, reason: str, *, store: str | None = None, by: str = "hand"
     ) -> RetireResult:
         """Remove a memory and its index line together; the gate log keeps it, who and why."""
-        from .handwork import retire
+        from .handwork.memories import retire
 
         return retire(self.registry, self.registry.resolve(store), slug, reason, by=by)
 
     def map_view(self, *, store: str | None = None) -> MapView:
         """The map hosts wear now, line by line with its layer, title and tags."""
-        from .handwork import map_view
+        from .handwork.maps import map_view
 
         return map_view(self.registry, self.registry.resolve(store))
 
     def weave_preview(self, *, store: str | None = None) -> WeavePreview:
         """The map a weave would write, against the current one. Writes nothing."""
-        from .handwork import weave_preview
+        from .handwork.maps import weave_preview
 
         return weave_preview(self.registry, self.registry.resolve(store))
 
     def weave_write(self, *, store: str | None = None, index_sha256: str = "") -> WeaveResult:
         """Weave and write; refused when the index changed since the preview it confirms."""
-        from .handwork import weave_write
+        from .handwork.maps import weave_write
 
         return weave_write(self.registry, self.registry.resolve(store), index_sha256=index_sha256)
 
     def drafts(self, *, store: str | None = None) -> DraftsView:
         """Waiting drafts, unreadable draft files, and what each extension changes."""
-        from .handwork import drafts_view
+        from .handwork.drafts import drafts_view
 
         return drafts_view(self.registry, self.registry.resolve(store))
 
@@ -783,14 +807,14 @@ class Kura:
 
     def seed_list(self, *, store: str | None = None) -> tuple[Seed, ...]:
         """Every seed with where it came from, what confirmed it, and who dismissed it."""
-        from .handwork import seed_list
+        from .handwork.seeds import seed_list
 
         return seed_list(self.registry, self.registry.resolve(store))
 
     def dismiss_seed(
         self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand"
     ) -> Seed:
-        from .handwork import dismiss_seed
+        from .handwork.seeds import dismiss_seed
 
         return dismiss_seed(self.registry, self.registry.resolve(store), seed_id, reason, by=by)
 
@@ -802,7 +826,7 @@ class Kura:
         should_stop: Callable[[], bool] | None = None,
     ) -> TidyReview:
         """Weak index lines with the scribe's rewrites, to review one by one. Writes nothing."""
-        from .handwork import tidy_review
+        from .handwork.tidy import tidy_review
 
         return tidy_review(
             self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
@@ -811,7 +835,7 @@ class Kura:
     def apply_tidy(
         self, slug: str, line: str, *, expected: str, store: str | None = None, by: str = "hand"
     ) -> str:
-        from .handwork import apply_tidy
+        from .handwork.tidy import apply_tidy
 
         return apply_tidy(
             self.registry, self.registry.resolve(store), slug, line, expected=expected, by=by
@@ -820,14 +844,14 @@ class Kura:
     def reject_tidy(
         self, slug: str, proposed: str, *, store: str | None = None, by: str = "hand"
     ) -> None:
-        from .handwork import reject_tidy
+        from .handwork.tidy import reject_tidy
 
         reject_tidy(self.registry, self.registry.resolve(store), slug, proposed, by=by)
 
     def needs(self, kind: str, *, store: str | None = None) -> str:
         """Why distil, drain or a profile draft cannot run on this store, or why recall
         answers by words ('' when each has the model it needs)."""
-        from .handwork import needs
+        from .handwork.runs import needs
 
         return needs(self.registry, self.registry.resolve(store), kind)
 
@@ -840,7 +864,7 @@ class Kura:
         should_stop: Callable[[], bool] | None = None,
     ) -> Outcome:
         """Drink what is new in the store's journals into drafts (as `kura distill run`)."""
-        from .handwork import distil
+        from .handwork.runs import distil
 
         return distil(
             self.registry,
@@ -858,7 +882,7 @@ class Kura:
         should_stop: Callable[[], bool] | None = None,
     ) -> Outcome:
         """The scribe reads every waiting draft cold: pour, fix or toss (as `kura distill drain`)."""
-        from .handwork import drain
+        from .handwork.runs import drain
 
         return drain(
             self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
@@ -866,13 +890,13 @@ class Kura:
 
     def tend_status(self, *, store: str | None = None, lines: int = 200) -> TendStatus:
         """The tender: running or not, its last tick, what it rests, the tail of its log."""
-        from .handwork import tend_status
+        from .handwork.tender import tend_status
 
         return tend_status(self.registry, self.registry.resolve(store), lines=lines)
 
     def journals(self, *, store: str | None = None) -> JournalsView:
         """The journals a store drinks: watermarks, backlog, held and shelved stretches."""
-        from .handwork import journals
+        from .handwork.journals import journals
 
         return journals(self.registry, self.registry.resolve(store))
 
@@ -886,7 +910,7 @@ class Kura:
         around: int = 4,
     ) -> JournalExcerpt:
         """The journal around a piece of evidence, read with the store's own adapter."""
-        from .handwork import journal_excerpt
+        from .handwork.journals import journal_excerpt
 
         return journal_excerpt(
             self.registry, self.registry.resolve(store), source, position, unit=unit, around=around

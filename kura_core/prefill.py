@@ -226,6 +226,25 @@ _CACHE_LOCK = threading.Lock()
 _CACHE_MAX = 64
 
 
+def _missing(name: str, budget: int, ceiling: int, warning: str) -> Prefill:
+    """What a host wears when there is no map to show: the note saying so."""
+    text = missing_map_note(name)
+    return Prefill(
+        name,
+        text,
+        "none",
+        False,
+        estimate_tokens(text),
+        False,
+        False,
+        False,
+        etag_of(text),
+        budget,
+        ceiling,
+        warning,
+    )
+
+
 def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = False) -> Prefill:
     """The resident block for store *selector*.
 
@@ -238,38 +257,11 @@ def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = 
     budget = int(cfg.window_tokens * cfg.budget_fraction)
     ceiling = int(cfg.window_tokens * cfg.hard_fraction)
     if unreachable:
-        text = missing_map_note(name)
-        return Prefill(
-            name,
-            text,
-            "none",
-            False,
-            estimate_tokens(text),
-            False,
-            False,
-            False,
-            etag_of(text),
-            budget,
-            ceiling,
-            "kura could not be reached: the map is missing",
-        )
+        return _missing(name, budget, ceiling, "kura could not be reached: the map is missing")
     store = reg.store(name)
     if not store.index_path.is_file():
-        text = missing_map_note(name)
-        return Prefill(
-            name,
-            text,
-            "none",
-            False,
-            estimate_tokens(text),
-            False,
-            False,
-            False,
-            etag_of(text),
-            budget,
-            ceiling,
-            f"store {name!r} has no index yet: run `kura init {name} --path {store.root}`",
-        )
+        why = f"store {name!r} has no index yet: run `kura init {name} --path {store.root}`"
+        return _missing(name, budget, ceiling, why)
     index_text = store.index_text()
     index_sha = sha_of(index_text)
     built_from, cloth = read_cloth(store.still)

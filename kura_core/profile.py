@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .distill.evidence import strip_invisible
 from .errors import KuraError, ModelUnavailable, PolicyError
 from .fsutil import atomic_write_text
 from .prompts import Preamble, messages
@@ -287,7 +288,6 @@ def profile_state(reg: Any, selector: str | None = None) -> ProfileState:
 
 def sentence_problems(text: str) -> list[str]:
     """Why *text* is not a profile in sentences (empty: it is)."""
-    from .distill.evidence import strip_invisible
 
     out = []
     if not text.strip():
@@ -358,7 +358,10 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
     text = str(reply.get("profile", "")).replace("\r\n", "\n").strip()
     problems = sentence_problems(text)
     if not problems:
-        from .floors import Evidence, check_surface
+        from .floors import (  # lazy: start-up (recall reads the profile; the floors load to check a draft)
+            Evidence,
+            check_surface,
+        )
 
         given = [m.description + "\n" + m.body for m in store.scan().memories] + [listing]
         # a profile is about the person by nature: its figures and links must be the

@@ -440,8 +440,6 @@ def recall(
 
     idx = store.index()
     if not idx.lines and not store.index_path.is_file():
-        from .errors import NotFound
-
         raise NotFound(
             f"store {name!r} has no MEMORY.md at {store.root}: run `kura init {name} --path {store.root}`"
         )
@@ -600,7 +598,7 @@ def _clean_slug(raw: Any) -> str:
 
 
 def _record_nonsense(reg: Registry, name: str, reason: str) -> None:
-    from .llm import CallRecord
+    from .llm import CallRecord  # lazy: start-up (httpx, for a recall that thinks only)
 
     spec = reg.config.models.get("thinker")
     reg.workshop(name).record_call(

@@ -48,7 +48,7 @@ from typing import Any
 import yaml
 
 from . import fsutil
-from .errors import ContainmentError, KuraError, MemoryFormatError, NotFound
+from .errors import ConflictError, ContainmentError, KuraError, MemoryFormatError, NotFound
 from .fsutil import (
     TMP_MARK,
     atomic_write_text,
@@ -61,6 +61,7 @@ from .fsutil import (
 from .shapes import dict_at
 from .tokens import token_parts
 from .vocabulary import CURATION_FIELDS, MEMORY_TYPES
+from .workshop import Workshop
 
 #: libyaml's parser when it is there (about 10x faster), the pure-Python one otherwise.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -1493,8 +1494,6 @@ class Store:
             old: dict[str, Any] = {}
             if path.exists():
                 if create_only:
-                    from .errors import ConflictError
-
                     raise ConflictError(f"a memory {slug!r} already exists in store {self.name!r}")
                 try:
                     old, _ = split_frontmatter(path.read_text(encoding="utf-8"))
@@ -1734,8 +1733,6 @@ class Store:
 
     def _log_workshop(self) -> Any:
         if self._workshop is None:
-            from .workshop import Workshop
-
             self._workshop = Workshop(self.still)
         return self._workshop
 

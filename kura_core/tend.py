@@ -26,9 +26,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from .distill import pipeline
+from .distill.drafts import list_drafts
+from .distill.pipeline import journal_files
+from .distill.tidy import tidy
 from .errors import BusyError, KuraError
 from .registry import Registry
 from .reports import tally_of
+from .weave import weave
 
 TRACKS = ("drain", "run", "tidy")
 _RESTING = object()  # a track that was not run because it is resting
@@ -132,7 +137,6 @@ class Tender:
 
     # ---- quiet and rest --------------------------------------------------------
     def newest_journal(self) -> float | None:
-        from .distill.pipeline import journal_files
 
         newest = None
         for _, path in journal_files(self.reg, self.name):
@@ -211,8 +215,6 @@ class Tender:
         """Drain the waiting drafts, or distil the journals when none wait. The report
         (None when the track failed, ``_RESTING`` when it rests) and how many memories
         were poured."""
-        from .distill import pipeline
-        from .distill.drafts import list_drafts
 
         def heartbeat(kind: str, info: Any) -> None:
             self.beat(f"{kind}")
@@ -256,7 +258,6 @@ class Tender:
     def _tidy(self, t: Any, spell: str, back: Callable[[], bool]) -> int:
         """Tidy weak index lines once per quiet spell; 1 when the index changed (the map
         needs weaving), else 0."""
-        from .distill.tidy import tidy
 
         t.tracks.append("tidy")
         self.beat("tidying")
@@ -277,8 +278,6 @@ class Tender:
         t.tracks.append("weave")
         self.beat("weaving")
         try:
-            from .weave import weave
-
             weave(self.reg, self.name)
             self.counts["woven"] += 1
             self.log("re-wove the map")

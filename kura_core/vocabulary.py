@@ -57,6 +57,23 @@ class GateVerdict(StrEnum):
     SEED = "seed"
 
 
+class ClaimKind(StrEnum):
+    """What a candidate claims to be: the gate keeps facts and judgements, seeds ideas."""
+
+    FACT = "fact"
+    JUDGEMENT = "judgement"  # only the agent's own words vouch for it: labelled so
+    IDEA = "idea"
+
+
+class DraftDecision(StrEnum):
+    """What a draft does to the store: a new memory, or a rewrite of one it extends
+    (``covered``: the store already says it, no draft is made)."""
+
+    NEW = "new"
+    EXTENDS = "extends"
+    COVERED = "covered"
+
+
 class GateLogKind(StrEnum):
     """The ``kind`` of a line in a store's gate log (the workshop's ``gate_log`` table), in
     the order the app's filter offers them."""
@@ -141,7 +158,9 @@ __all__ = [
     "PROVENANCE_CLASSES",
     "TAG_OK",
     "WRITE_POLICIES",
+    "ClaimKind",
     "CurationField",
+    "DraftDecision",
     "GateLogKind",
     "GateVerdict",
     "MemoryType",

@@ -52,10 +52,12 @@ from .cloth import (
 )
 from .config import PrefillConfig
 from .errors import KuraError, ModelUnavailable
+from .floors import BUDGET, MARKUP, ORDER, Violation, check_rewrite, negations_in, scan
+from .floors.quantities import covers
 from .prefill import frame_overhead, header_text
 from .profile import preamble
 from .prompts import messages as build_messages
-from .store import INDEX_FILE, Entry, Index, Memory, parse_index
+from .store import INDEX_FILE, Entry, Index, Memory, links_in as wiki_links, parse_index
 from .tokens import estimate_tokens
 from .vocabulary import GateLogKind
 
@@ -180,7 +182,6 @@ _MARKUP = ("<<<", ">>>", "<!--", "-->")
 
 
 def _links(text: str) -> set[str]:
-    from .store import links_in as wiki_links
 
     found = {f"[[{s}]]" for s in wiki_links(text)}
     found |= {m.group(0) for m in _MD_LINK.finditer(text)}
@@ -203,8 +204,6 @@ def trigger_floor(
       comments) the description does not have;
     * with *budget*: more than ``SCRIBE_SLACK`` × budget tokens.
     """
-    from .floors import BUDGET, MARKUP, ORDER, Violation, check_rewrite, scan
-    from .floors.quantities import covers
 
     out = check_rewrite(trigger, description, field_name="trigger", human_names=human_names)
     if out and out[0].rule == "empty":
@@ -275,7 +274,6 @@ def _render(atoms: Sequence[str], kept: Sequence[int]) -> str:
 def _must_keep(atoms: Sequence[str]) -> tuple[set[int], set[int]]:
     """Atoms that carry a ⚠️ or a negation (must), and a little context after each
     negation (what it negates)."""
-    from .floors import negations_in
 
     must: set[int] = set()
     context: set[int] = set()
@@ -342,7 +340,6 @@ def _clause_trigger(desc: str, budget: int) -> str:
     that must stay do not fit together, the first clause gives way. A line may run up to
     half again over the budget rather than lose its sense; beyond that, "" (no answer).
     """
-    from .floors import negations_in
 
     clauses = [c for c in _CLAUSE_END.split(desc) if c and c.strip()]
     if len(clauses) < 2:

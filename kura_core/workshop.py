@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .errors import BusyError, KuraError, ReadOnlyStore, StorageError, StorageFull, WorkshopDamaged
+from .fsutil import storage_error
 from .vocabulary import GateLogKind, SeedState
 
 DB_NAME = "kura.db"
@@ -832,7 +833,6 @@ def _writable(path: Path) -> bool:
 
 
 def _dir_error(exc: OSError, path: Path, doing: str) -> KuraError:
-    from .fsutil import storage_error
 
     return storage_error(exc, doing, path / ".")
 

@@ -11,6 +11,8 @@ from typing import Any
 
 def run(registry: Any, *, store: str | None = None, watch: bool = True) -> int:
     """Run the TUI on *registry* (a Registry or a Kura) until the person quits."""
+    # lazy: the command line imports this package for every `kura tui` and `kura bench`
+    # wiring; Textual and the app load only when the app opens
     from kura_core.kura import Kura
 
     from .app import KuraApp
@@ -23,7 +25,7 @@ def run(registry: Any, *, store: str | None = None, watch: bool = True) -> int:
 
 def bench_probe() -> Any:
     """The app's first-paint figure for `kura bench perf` (see :mod:`kura_tui.bench`)."""
-    from .bench import probe
+    from .bench import probe  # lazy: the bench's own probe, above the app (see LAYERS)
 
     return probe()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import getpass
 import itertools
 import os
 import shlex
@@ -21,16 +22,18 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+import watchfiles
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
+from textual.content import Content
 
+from kura_core import FloorRefused, Quote, editable_text, is_temp_name, parse_editable
 from kura_core.errors import KuraError
 from kura_core.kura import Kura, StoreSummary
 from kura_core.vocabulary import SeedState
 
-from .backend import Backend
 from .commands import KuraCommands
 from .messages import (
     Acted,
@@ -61,7 +64,7 @@ from .screens.confirm import ConfirmScreen, ReasonScreen, TossScreen
 from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.help import HelpScreen, binding_ids, binding_rows
 from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
 from .screens.profile import ProfileScreen
@@ -105,7 +108,6 @@ PROFILE_STILL = frozenset({"profile-draft.md", "profile-previous.md"})
 
 def classify(rel: Path) -> str | None:
     """Which part of a store a changed path belongs to (None: nothing on screen)."""
-    from kura_core import is_temp_name
 
     parts = rel.parts
     if not parts or is_temp_name(parts[-1]):
@@ -134,6 +136,15 @@ def classify(rel: Path) -> str | None:
     if len(parts) == 1 and parts[0].endswith(".md"):
         return "memories"
     return None
+
+
+def who() -> str:
+    """Who a hand action is recorded as: the login name, and that it came from the app."""
+    try:
+        name = getpass.getuser()
+    except Exception:  # no login name (a container, a service)
+        name = ""
+    return f"{name} (tui)" if name else "tui"
 
 
 #: what a memory's view is read for, by the action that asked (``open_memory``)
@@ -275,8 +286,11 @@ class KuraApp(App[None]):
     ) -> None:
         super().__init__()
         self.kura = kura
-        self.backend = Backend(kura, by=by)
-        self.current_store = self.backend.resolve(store)
+        self.by = by or who()
+        #: the keys a person moved in kura.toml's [keys] (binding id -> key)
+        self.keys = kura.keys()
+        self.set_keymap(self.keys)
+        self.current_store = self.kura.resolve(store)
         self.watch_enabled = watch
         self.frozen = frozen
         self.kura_clock = clock or kura.clock
@@ -311,6 +325,15 @@ class KuraApp(App[None]):
         self._title()
         self.main.workbar.idle({})
         self.load_all()
+        unknown = sorted(set(self.keys) - binding_ids())
+        if unknown:
+            self.notify(
+                f"kura.toml [keys]: no key has the id {', '.join(unknown)}; docs/KEYS.md "
+                "lists every id",
+                title="keys",
+                severity="warning",
+                timeout=12,
+            )
         if self.watch_enabled:
             self.run_worker(
                 self._watch, thread=True, group="watch", name="watch", exit_on_error=False
@@ -363,36 +386,41 @@ class KuraApp(App[None]):
         self.load_current(PARTS)
 
     def load_overview(self) -> None:
-        b = self.backend
+        core = self.kura
         name = self.current_store
-        self._spawn("overview", lambda: StoresLoaded(b.overview()))
+        self._spawn("overview", lambda: StoresLoaded(core.overview()))
         if name not in self._needs:
             self._spawn(
                 "needs",
                 lambda: Loaded(
                     name,
                     "needs",
-                    {k: b.needs(name, k) for k in ("distil", "drain", "tidy", "weave", "profile")},
+                    {
+                        k: core.needs(k, store=name)
+                        for k in ("distil", "drain", "tidy", "weave", "profile")
+                    },
                 ),
                 store=name,
             )
 
     def load_health(self, name: str) -> None:
-        b = self.backend
-        self._spawn(f"health:{name}", lambda: HealthLoaded({name: b.health(name)}), store=name)
+        core = self.kura
+        self._spawn(
+            f"health:{name}", lambda: HealthLoaded({name: core.doctor(store=name)}), store=name
+        )
 
     def load_current(self, parts: Iterable[str]) -> None:
         name = self.current_store
-        b = self.backend
+        core = self.kura
         parts = set(parts)
         loaders: dict[str, Callable[[], Any]] = {
-            "map": lambda: Loaded(name, "map", b.map_view(name)),
-            "drafts": lambda: Loaded(name, "drafts", b.drafts(name)),
-            "gatelog": lambda: Loaded(name, "gatelog", b.gate_log(name)),
-            "seeds": lambda: Loaded(name, "seeds", b.seeds(name)),
-            "tender": lambda: Loaded(name, "tender", b.tend_status(name)),
-            "journals": lambda: Loaded(name, "journals", b.journals(name)),
-            "doctor": lambda: DoctorLoaded(name, b.doctor(name)),
+            "map": lambda: Loaded(name, "map", core.map_view(store=name)),
+            "drafts": lambda: Loaded(name, "drafts", core.drafts(store=name)),
+            "gatelog": lambda: Loaded(name, "gatelog", core.gate_log(store=name)),
+            "seeds": lambda: Loaded(name, "seeds", core.seed_list(store=name)),
+            "tender": lambda: Loaded(name, "tender", core.tend_status(store=name)),
+            "journals": lambda: Loaded(name, "journals", core.journals(store=name)),
+            "doctor": lambda: DoctorLoaded(name, core.doctor(store=name)),
         }
         for part in PARTS:  # in this order: what a person looks at first loads first
             if part in parts:
@@ -400,13 +428,12 @@ class KuraApp(App[None]):
 
     def _watch(self) -> None:
         """Watch every store directory; post which parts of which store changed."""
-        import watchfiles
 
-        roots = {}
-        for name, root in self.backend.roots().items():
-            p = Path(root)
+        roots: dict[str, Path] = {}
+        for summary in self.kura.overview():
+            p = Path(summary.path)
             if p.is_dir():
-                roots[name] = p.resolve()
+                roots[summary.name] = p.resolve()
         if not roots:
             return
         watcher = watchfiles.watch(
@@ -448,7 +475,7 @@ class KuraApp(App[None]):
 
     # ---- stores ----------------------------------------------------------
     def store_names(self) -> list[str]:
-        return self.backend.names()
+        return self.kura.names()
 
     def switch_store(self, name: str) -> None:
         if name == self.current_store:
@@ -621,8 +648,10 @@ class KuraApp(App[None]):
     @_needs_main
     def on_recall_pane_ask(self, m: RecallPane.Ask) -> None:
         name = self.current_store
-        b = self.backend
-        self._spawn("recall", lambda: RecallDone(name, b.recall(name, m.question)), store=name)
+        core = self.kura
+        self._spawn(
+            "recall", lambda: RecallDone(name, core.recall(m.question, store=name)), store=name
+        )
 
     @_needs_main
     def on_drafts_pane_act(self, m: DraftsPane.Act) -> None:
@@ -634,7 +663,6 @@ class KuraApp(App[None]):
 
     @_needs_main
     def on_journals_pane_open(self, m: JournalsPane.Open) -> None:
-        from kura_core import Quote
 
         j = m.journal
         q = Quote(
@@ -652,11 +680,11 @@ class KuraApp(App[None]):
         if action == "open":
             self.push_screen(MemoryScreen(store, slug, clock=self.kura_clock))
             return
-        b = self.backend
+        core = self.kura
 
         def job() -> Any:
             try:
-                view = b.memory(store, slug)
+                view = core.memory(slug, store=store)
             except KuraError as exc:
                 return CoreFailed("memory", str(exc), store)
             return OPENS[action](store, slug, ok=True, result=view)
@@ -664,11 +692,13 @@ class KuraApp(App[None]):
         self._spawn(f"memory-for:{slug}", job, store=store)
 
     def load_memory(self, store: str, slug: str) -> None:
-        b = self.backend
-        self._spawn("memory", lambda: MemoryLoaded(store, slug, b.memory(store, slug)), store=store)
+        core = self.kura
+        self._spawn(
+            "memory", lambda: MemoryLoaded(store, slug, core.memory(slug, store=store)), store=store
+        )
 
     def edit_memory(self, store: str, view: Any) -> None:
-        self.push_screen(MemoryEditScreen(store, view, by=self.backend.by, blink=not self.frozen))
+        self.push_screen(MemoryEditScreen(store, view, by=self.by, blink=not self.frozen))
 
     def save_memory(
         self,
@@ -679,11 +709,11 @@ class KuraApp(App[None]):
         *,
         edit_file: Path | None = None,
     ) -> None:
-        b = self.backend
+        core, by = self.kura, self.by
 
         def job() -> Acted:
             try:
-                res = b.edit(store, slug, base, fields)
+                res = core.edit_memory(slug, store=store, base=base, by=by, **fields)
             except KuraError as exc:
                 return Edited(store, slug, ok=False, text=str(exc), result=edit_file)
             if edit_file is not None:
@@ -696,7 +726,7 @@ class KuraApp(App[None]):
                 slug,
                 ok=True,
                 result=res,
-                text=f"hand edit written ({', '.join(res.changed)}); recorded as {b.by}'s",
+                text=f"hand edit written ({', '.join(res.changed)}); recorded as {by}'s",
             )
 
         self._spawn(f"edit:{slug}", job, store=store)
@@ -704,7 +734,6 @@ class KuraApp(App[None]):
     def edit_in_editor(self, store: str, view: Any) -> None:
         """Edit the memory in $EDITOR with the app suspended; the text waits in a file until
         it is written, so quitting, a crash or a refusal loses nothing."""
-        from kura_core import editable_text
 
         path = edits_dir() / store / f"{view.slug}.md"
         header = (
@@ -729,7 +758,6 @@ class KuraApp(App[None]):
         self._run_editor(store, view, path, resumed)
 
     def _run_editor(self, store: str, view: Any, path: Path, resumed: bool = False) -> None:
-        from kura_core import parse_editable
 
         before = path.read_text(encoding="utf-8")
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
@@ -809,11 +837,11 @@ class KuraApp(App[None]):
 
         def confirmed(yes: bool | None, reason: str) -> None:
             if yes:
-                b = self.backend
+                core, by = self.kura, self.by
 
                 def job() -> Acted:
                     try:
-                        res = b.retire(store, slug, reason)
+                        res = core.retire(slug, reason, store=store, by=by)
                     except KuraError as exc:
                         return Retired(store, slug, ok=False, text=str(exc))
                     return Retired(
@@ -871,9 +899,9 @@ class KuraApp(App[None]):
             for s in editor:
                 s.dismiss(True)
             self.notify(m.text, title=f"edit · {m.key}")
-            for s in self.screen_stack:
-                if isinstance(s, MemoryScreen) and s.slug == m.key:
-                    s.reload()
+            for viewer in self.screen_stack:
+                if isinstance(viewer, MemoryScreen) and viewer.slug == m.key:
+                    viewer.reload()
             if m.store == self.current_store:
                 self.load_current(("map", "gatelog", "doctor"))
             return
@@ -902,7 +930,6 @@ class KuraApp(App[None]):
 
     # ---- evidence in its journal -----------------------------------------
     def open_evidence(self, store: str, title: str, quotes: Iterable[Any]) -> None:
-        from kura_core import Quote
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
@@ -911,11 +938,14 @@ class KuraApp(App[None]):
         self.push_screen(EvidenceScreen(store, title, qs))
 
     def load_excerpt(self, token: int, store: str, quote: Any) -> None:
-        b = self.backend
+        core = self.kura
 
         def job() -> ExcerptLoaded:
             try:
-                return ExcerptLoaded(token, b.excerpt(store, quote))
+                return ExcerptLoaded(
+                    token,
+                    core.journal_excerpt(quote.source, quote.start, store=store, unit=quote.unit),
+                )
             except KuraError as exc:
                 return ExcerptLoaded(token, None, str(exc))
 
@@ -966,14 +996,13 @@ class KuraApp(App[None]):
         self._run_draft("fix", store, slug, **fields)
 
     def _run_draft(self, action: str, store: str, slug: str, **kw: Any) -> None:
-        b = self.backend
+        core, by = self.kura, self.by
 
         def job() -> DraftActed:
-            from kura_core import FloorRefused
 
             try:
                 if action == "pour":
-                    mem = b.pour(store, slug)
+                    mem = core.pour(slug, store=store, by=by)
                     return DraftActed(
                         store,
                         action,
@@ -983,11 +1012,11 @@ class KuraApp(App[None]):
                         text=f"poured into {store} as {mem.slug}",
                     )
                 if action == "toss":
-                    b.toss(store, slug, kw["reason"])
+                    core.toss(slug, kw["reason"], store=store, by=by)
                     return DraftActed(
                         store, action, slug, ok=True, text="tossed; the gate log keeps the reason"
                     )
-                new = b.fix(store, slug, **kw)
+                new = core.fix(slug, store=store, by=by, **kw)
                 return DraftActed(
                     store, action, slug, ok=True, result=new, text="fixed; the floor passed it"
                 )
@@ -1045,11 +1074,11 @@ class KuraApp(App[None]):
 
         def confirmed(yes: bool | None, reason: str) -> None:
             if yes:
-                b = self.backend
+                core, by = self.kura, self.by
 
                 def job() -> Acted:
                     try:
-                        res = b.dismiss_seed(store, seed.id, reason)
+                        res = core.dismiss_seed(seed.id, reason, store=store, by=by)
                     except KuraError as exc:
                         return SeedDismissed(store, str(seed.id), ok=False, text=str(exc))
                     return SeedDismissed(
@@ -1135,20 +1164,31 @@ class KuraApp(App[None]):
         return True
 
     def action_distil(self) -> None:
-        b = self.backend
-        self.start_job("distil", lambda job, p: b.distil(job.store, p, job.stop.is_set))
+        core = self.kura
+        self.start_job(
+            "distil",
+            lambda job, p: core.distil(store=job.store, progress=p, should_stop=job.stop.is_set),
+        )
 
     def action_drain(self) -> None:
-        b = self.backend
-        self.start_job("drain", lambda job, p: b.drain(job.store, p, job.stop.is_set))
+        core = self.kura
+        self.start_job(
+            "drain",
+            lambda job, p: core.drain(store=job.store, progress=p, should_stop=job.stop.is_set),
+        )
 
     def action_tidy(self) -> None:
-        b = self.backend
-        self.start_job("tidy", lambda job, p: b.tidy_review(job.store, p, job.stop.is_set))
+        core = self.kura
+        self.start_job(
+            "tidy",
+            lambda job, p: core.tidy_review(
+                store=job.store, progress=p, should_stop=job.stop.is_set
+            ),
+        )
 
     def action_weave(self) -> None:
-        b = self.backend
-        self.start_job("weave", lambda job, p: b.weave_preview(job.store))
+        core = self.kura
+        self.start_job("weave", lambda job, p: core.weave_preview(store=job.store))
 
     def action_stop(self) -> None:
         job = self.job
@@ -1197,7 +1237,7 @@ class KuraApp(App[None]):
             return
         r = m.result
         if m.kind in ("distil", "drain"):
-            sev = "warning" if r.errors else "information"
+            sev: Literal["warning", "information"] = "warning" if r.errors else "information"
             text = r.summary + (f" — stopped: {r.stopped}" if r.stopped else "")
             if r.errors:
                 text += f"\n{r.errors[0]}"
@@ -1224,13 +1264,12 @@ class KuraApp(App[None]):
             self.load_current(("map", "gatelog"))
 
     def apply_tidy(self, store: str, slug: str, line: str, expected: str) -> None:
-        from kura_core import FloorRefused
 
-        b = self.backend
+        core, by = self.kura, self.by
 
         def job() -> Acted:
             try:
-                new = b.apply_tidy(store, slug, line, expected)
+                new = core.apply_tidy(slug, line, expected=expected, store=store, by=by)
             except FloorRefused as exc:
                 return TidyWritten(
                     store,
@@ -1246,15 +1285,15 @@ class KuraApp(App[None]):
         self._spawn(f"tidy:{slug}", job, store=store)
 
     def reject_tidy(self, store: str, slug: str, proposed: str) -> None:
-        b = self.backend
+        core, by = self.kura, self.by
         self._spawn(
-            f"tidy-reject:{slug}", lambda: b.reject_tidy(store, slug, proposed), store=store
+            f"tidy-reject:{slug}",
+            lambda: core.reject_tidy(slug, proposed, store=store, by=by),
+            store=store,
         )
 
     @_needs_main
     def on_tidy_written(self, m: TidyWritten) -> None:
-        from textual.content import Content
-
         for s in self.screen_stack:
             if isinstance(s, TidyScreen) and s.store == m.store:
                 if m.ok:
@@ -1268,11 +1307,11 @@ class KuraApp(App[None]):
                     )
 
     def write_weave(self, store: str, preview: Any) -> None:
-        b = self.backend
+        core = self.kura
 
         def job() -> Acted:
             try:
-                res = b.weave_write(store, preview.result.index_sha256)
+                res = core.weave_write(store=store, index_sha256=preview.result.index_sha256)
             except KuraError as exc:
                 return Woven(store, store, ok=False, text=str(exc))
             if not res.written:
@@ -1310,14 +1349,14 @@ class KuraApp(App[None]):
     # ---- the learned profile ---------------------------------------------------
     def action_profile(self, then: str = "") -> None:
         for s in self.screen_stack:
-            if isinstance(s, ProfileScreen):
-                if s is not self.screen:
-                    self.notify(
-                        "the profile view is open under this screen", severity="information"
-                    )
-                elif then and s.state is not None:
-                    getattr(s, f"action_{then}")()
-                return
+            if not isinstance(s, ProfileScreen):
+                continue
+            profile: ProfileScreen = s
+            if profile is not self.screen:
+                self.notify("the profile view is open under this screen", severity="information")
+            elif then and profile.state is not None:
+                profile.act(then)
+            return
         self.push_screen(ProfileScreen(self.current_store, clock=self.kura_clock, then=then))
 
     def profile_command(self, action: str) -> None:
@@ -1325,10 +1364,12 @@ class KuraApp(App[None]):
         self.action_profile(action)
 
     def load_profile(self, store: str) -> None:
-        b = self.backend
+        core = self.kura
         self._spawn(
             f"profile:{store}",
-            lambda: ProfileLoaded(store, b.profile_state(store), b.needs(store, "profile")),
+            lambda: ProfileLoaded(
+                store, core.profile_state(store=store), core.needs("profile", store=store)
+            ),
             store=store,
         )
 
@@ -1370,9 +1411,9 @@ class KuraApp(App[None]):
                 answer,
             )
             return
-        b = self.backend
+        core = self.kura
         text = "asking the brain for a profile from the store's memories…"
-        if self.start_job("profile", lambda job, p: b.profile_draft(job.store), text=text):
+        if self.start_job("profile", lambda job, p: core.profile_draft(store=job.store), text=text):
             self.job_text = text
             for s in self.screen_stack:
                 if isinstance(s, ProfileScreen):
@@ -1429,11 +1470,11 @@ class KuraApp(App[None]):
         def confirmed(yes: bool | None) -> None:
             if not yes:
                 return
-            b = self.backend
+            core = self.kura
 
             def job() -> Acted:
                 try:
-                    res = b.profile_apply(store, expected)
+                    res = core.profile_apply(store=store, expected=expected)
                 except KuraError as exc:
                     return ProfileSet(store, store, ok=False, text=str(exc))
                 prev = (
@@ -1475,11 +1516,11 @@ class KuraApp(App[None]):
     # ---- actions -----------------------------------------------------------
     def action_doctor(self) -> None:
         name = self.current_store
-        b = self.backend
+        core = self.kura
         self.show_tab(4)
         self._spawn(
             "doctor",
-            lambda: DoctorLoaded(name, b.doctor(name, probe=True), probed=True),
+            lambda: DoctorLoaded(name, core.doctor(store=name, probe=True), probed=True),
             store=name,
         )
 
@@ -1510,6 +1551,10 @@ class KuraApp(App[None]):
         if not dirty and running is None:
             self.exit()
             return
+        self._confirm_quit(dirty, running)
+
+    def _confirm_quit(self, dirty: list[Any], running: Job | None) -> None:
+        """Ask before quitting over an unsaved edit, or while work runs."""
 
         def answer(yes: bool | None) -> None:
             if yes:
@@ -1526,6 +1571,8 @@ class KuraApp(App[None]):
                 ),
                 answer,
             )
+            return
+        if running is None:
             return
         if running.kind == "profile":
             what = (

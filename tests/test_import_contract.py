@@ -466,6 +466,19 @@ def test_cli_doctor_run_loads_neither_textual_nor_rich(tmp_path):
     assert res["heavy"] == []
 
 
+def test_the_command_line_starts_without_the_distiller_the_floors_or_the_journal_readers():
+    code = (
+        "import json, sys, kura_core.faces.cli\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('kura_core'))))\n"
+    )
+    out = _python(code)
+    assert out.returncode == 0, out.stderr
+    loaded = json.loads(out.stdout)
+    heavy = ("kura_core.distill", "kura_core.floors", "kura_core.doctor", "kura_core.demo")
+    assert [m for m in loaded if _within(m, heavy)] == []
+    assert "kura_core.kura" in loaded  # what every command calls
+
+
 def test_textual_and_rich_are_installed_so_the_checks_mean_something():
     out = _python(
         "import textual, rich, kura_tui, sys; print(all(m in sys.modules for m in ('textual', 'rich')))"

@@ -21,6 +21,7 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+from ..distill.drafts import read_manifest
 from ..errors import KuraError
 from ..registry import Registry
 from ..shapes import dict_at
@@ -88,7 +89,6 @@ def compress(
     reg: Registry, selector: str | None, *, tokenizer_command: str | None = None
 ) -> dict[str, Any]:
     """store_ratio = tokens in attributed memories and their index lines / journal tokens drunk."""
-    from ..distill.drafts import read_manifest
 
     counter = tokenizer_counter(tokenizer_command) if tokenizer_command else None
     name = reg.resolve(selector)

@@ -6,13 +6,13 @@ import statistics
 import time
 from typing import Any
 
+from ..distill.evidence import Segment
+from ..distill.gate import run_gate
 from ..vocabulary import ProvenanceClass
 
 
 def bench_gate(runs: int) -> dict[str, Any]:
     """100 candidates, each quoting one of 400 segments, through the whole gate."""
-    from ..distill.evidence import Segment
-    from ..distill.gate import run_gate
 
     segs = [
         Segment(

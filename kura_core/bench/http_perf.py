@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import KuraError
+from ..faces.http import make_server, start_in_thread
 from ..registry import Registry
 
 #: the bare server's reply: a small JSON object, as a kura error reply would be
@@ -98,7 +99,6 @@ def bench_http(
     *requests* and *seconds_cap* bound each server's share (split over *rounds*), whichever
     comes first.
     """
-    from ..faces.http import make_server, start_in_thread
 
     clients = max(1, int(clients))
     requests = max(1, int(requests))

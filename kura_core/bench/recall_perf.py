@@ -16,8 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import recall as recall_mod
 from ..config import parse_config
 from ..errors import KuraError
+from ..recall import recall, word_index
 from ..registry import Registry
 from ..tokens import estimate_tokens
 from .prefix import prefix_report, render
@@ -33,7 +35,6 @@ def measure_meaning(
     root: Path, thinker: InstantThinker, runs: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(recall by meaning figures, prefix-cache figures) for the store at *root*."""
-    from ..recall import recall
 
     reg = Registry(
         parse_config(
@@ -82,7 +83,6 @@ def measure_words(root: Path, runs: int, n: int) -> tuple[dict[str, Any], dict[s
     "Warm" is the steady state: every question has been asked once since the last change
     (the first question to use a term after a change derives that term's weights).
     """
-    from ..recall import recall, word_index
 
     reg = Registry(parse_config({"stores": {"bench": {"path": str(root)}}}, source=None))
     try:
@@ -129,7 +129,6 @@ def measure_words(root: Path, runs: int, n: int) -> tuple[dict[str, Any], dict[s
 
 def _full_check_ms(reg: Registry) -> float:
     """How long word_index() takes when its periodic check of every file falls due."""
-    from .. import recall as recall_mod
 
     every = recall_mod.RECHECK_S
     recall_mod.RECHECK_S = 0.0

@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ..config import parse_config
+from ..distill import pipeline
 from ..errors import KuraError
+from ..recall import recall
 from ..registry import Registry
+from ..store import Store
 
 #: the share of questions a store must pass for `kura bench retention` to exit 0
 PASS_SCORE = 0.9
@@ -65,9 +68,6 @@ def retention(
 ) -> dict[str, Any]:
     """Distil *corpus* into a fresh store with the configured models, then ask each
     question through recall and score its marker regex."""
-    from ..distill import pipeline
-    from ..recall import recall
-    from ..store import Store
 
     qs = load_questions(questions_file)
     corpus = Path(corpus) if corpus else Path(questions_file).with_name("corpus.jsonl")

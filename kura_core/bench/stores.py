@@ -15,7 +15,8 @@ import random
 import shutil
 from pathlib import Path
 
-from ..store import INDEX_FILE
+from ..distill.drafts import Draft, save_draft, write_manifest
+from ..store import INDEX_FILE, Store
 from ..vocabulary import ProvenanceClass
 
 WORDS = (
@@ -97,8 +98,6 @@ def generate_store(
 def generate_workspace(workdir: str | os.PathLike, n_memories: int, n_drafts: int) -> Path:
     """A fresh workspace with one store ("bench") of generated memories and *n_drafts*
     waiting drafts, each with its evidence manifest; returns its kura.toml."""
-    from ..distill.drafts import Draft, save_draft, write_manifest
-    from ..store import Store
 
     root = Path(workdir)
     if root.exists():

@@ -16,12 +16,12 @@ from typing import Any
 from ..config import parse_config
 from ..registry import Registry
 from ..tokens import estimate_tokens
+from ..weave import fill_ledger, ledger_key, mechanical_trigger, weave
 from .stores import generate_store
 
 
 def bench_reweave(n: int, workdir: Path, *, runs: int = 5) -> dict[str, Any]:
     """Time a steady-state re-weave of a generated store of *n* memories."""
-    from ..weave import fill_ledger, ledger_key, mechanical_trigger, weave
 
     root = Path(workdir) / f"reweave-{n}"
     if root.exists():

@@ -59,7 +59,7 @@ from ..fsutil import atomic_write_text
 from ..registry import Registry
 from ..shapes import list_at
 from ..store import Store, slugify
-from ..vocabulary import CURATION_FIELDS, GateLogKind, GateVerdict, ProvenanceClass
+from ..vocabulary import CURATION_FIELDS, DraftDecision, GateLogKind, GateVerdict, ProvenanceClass
 
 __all__ = ["MARKER", "build_demo", "default_demo_dir", "is_demo_workspace"]
 
@@ -261,51 +261,51 @@ def _write_journal(
     return path
 
 
-def _render_session(
-    session: Mapping[str, Any], store: Store, today: dt.date
-) -> tuple[list[str], dt.datetime]:
-    """Claude Code JSONL lines for one scripted session, and the time of the last one."""
-    sid = str(session["id"])
-    day = today - dt.timedelta(days=int(session["days_ago"]))
-    t = dt.datetime.combine(day, dt.time.fromisoformat(str(session["start"])))
-    base = {
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": session.get("cwd", "/home/ren"),
-        "sessionId": sid,
-        "version": _CC_VERSION,
-        "gitBranch": "",
-    }
-    out: list[str] = []
-    parent: str | None = None
-    pending_tool: list[str] = []
-    n = 0
+class _SessionLines:
+    """Claude Code JSONL lines for one scripted session, written one entry at a time."""
 
-    def ident(prefix: str, *parts: Any) -> str:
-        h = hashlib.sha256(":".join([sid, *map(str, parts)]).encode()).hexdigest()
+    def __init__(self, session: Mapping[str, Any], today: dt.date) -> None:
+        self.sid = str(session["id"])
+        day = today - dt.timedelta(days=int(session["days_ago"]))
+        self.t = dt.datetime.combine(day, dt.time.fromisoformat(str(session["start"])))
+        self.base = {
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": session.get("cwd", "/home/ren"),
+            "sessionId": self.sid,
+            "version": _CC_VERSION,
+            "gitBranch": "",
+        }
+        self.out: list[str] = []
+        self.parent: str | None = None
+        self.pending_tool: list[str] = []
+        self.n = 0
+
+    def ident(self, prefix: str, *parts: Any) -> str:
+        h = hashlib.sha256(":".join([self.sid, *map(str, parts)]).encode()).hexdigest()
         return f"{prefix}{h[:24]}"
 
-    def emit(kind: str, message: dict[str, Any], gap: float) -> None:
-        nonlocal parent, n, t
-        t = t + dt.timedelta(seconds=gap)
-        u = str(uuid.uuid5(_NS, f"{sid}:{n}"))
+    def emit(self, kind: str, message: dict[str, Any], gap: float) -> None:
+        n = self.n
+        self.t = self.t + dt.timedelta(seconds=gap)
+        u = str(uuid.uuid5(_NS, f"{self.sid}:{n}"))
         entry = {
-            "parentUuid": parent,
-            **base,
+            "parentUuid": self.parent,
+            **self.base,
             "type": kind,
             "message": message,
             "uuid": u,
-            "timestamp": t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{n * 37 % 1000:03d}Z",
+            "timestamp": self.t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{n * 37 % 1000:03d}Z",
         }
         if kind == "assistant":
-            entry["requestId"] = ident("req_", "r", n)
-        out.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
-        parent = u
-        n += 1
+            entry["requestId"] = self.ident("req_", "r", n)
+        self.out.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.parent = u
+        self.n += 1
 
-    def assistant(content: list[dict[str, Any]]) -> dict[str, Any]:
+    def assistant(self, content: list[dict[str, Any]]) -> dict[str, Any]:
         return {
-            "id": ident("msg_", "m", n),
+            "id": self.ident("msg_", "m", self.n),
             "type": "message",
             "role": "assistant",
             "model": _MODEL,
@@ -315,58 +315,48 @@ def _render_session(
             "usage": {"input_tokens": 8, "output_tokens": 64},
         }
 
-    def tool_use(name: str, payload: Mapping[str, Any], gap: float) -> None:
-        tid = ident("toolu_", "t", n)
-        pending_tool.append(tid)
-        emit(
-            "assistant",
-            assistant([{"type": "tool_use", "id": tid, "name": name, "input": dict(payload)}]),
-            gap,
-        )
+    def tool_use(self, name: str, payload: Mapping[str, Any], gap: float) -> None:
+        tid = self.ident("toolu_", "t", self.n)
+        self.pending_tool.append(tid)
+        call = {"type": "tool_use", "id": tid, "name": name, "input": dict(payload)}
+        self.emit("assistant", self.assistant([call]), gap)
 
-    def tool_result(content: Any, gap: float) -> None:
-        if not pending_tool:
-            raise KuraError(f"demo session {sid}: a tool result with no tool call before it")
-        tid = pending_tool.pop()
-        emit(
-            "user",
-            {
-                "role": "user",
-                "content": [
-                    {
-                        "tool_use_id": tid,
-                        "type": "tool_result",
-                        "content": content,
-                        "is_error": False,
-                    }
-                ],
-            },
-            gap,
-        )
+    def tool_result(self, content: Any, gap: float) -> None:
+        if not self.pending_tool:
+            raise KuraError(f"demo session {self.sid}: a tool result with no tool call before it")
+        tid = self.pending_tool.pop()
+        result = {"tool_use_id": tid, "type": "tool_result", "content": content, "is_error": False}
+        self.emit("user", {"role": "user", "content": [result]}, gap)
 
+
+def _render_session(
+    session: Mapping[str, Any], store: Store, today: dt.date
+) -> tuple[list[str], dt.datetime]:
+    """Claude Code JSONL lines for one scripted session, and the time of the last one."""
+    w = _SessionLines(session, today)
     for turn in session["turns"]:
         gap = float(turn.get("gap", 6 if "tool" in turn else 25))
         if "user" in turn:
-            emit("user", {"role": "user", "content": turn["user"].strip()}, gap)
+            w.emit("user", {"role": "user", "content": turn["user"].strip()}, gap)
         elif "self" in turn:
-            emit("assistant", assistant([{"type": "text", "text": turn["self"].strip()}]), gap)
+            w.emit("assistant", w.assistant([{"type": "text", "text": turn["self"].strip()}]), gap)
         elif "act" in turn:
-            tool_use(turn["act"]["name"], turn["act"].get("input") or {}, gap)
+            w.tool_use(turn["act"]["name"], turn["act"].get("input") or {}, gap)
         elif "tool" in turn:
             text = turn["tool"]
-            last_call = json.loads(out[-1])["message"]["content"][0]
+            last_call = json.loads(w.out[-1])["message"]["content"][0]
             if last_call.get("name") in ("Task", "Agent"):
-                tool_result([{"type": "text", "text": text}], gap)
+                w.tool_result([{"type": "text", "text": text}], gap)
             else:
-                tool_result(text, gap)
+                w.tool_result(text, gap)
         elif "read_memory" in turn:
             slug = turn["read_memory"]
-            tool_use("mcp__kura__kura_read", {"slug": slug}, gap)
+            w.tool_use("mcp__kura__kura_read", {"slug": slug}, gap)
             text = store.memory_path(slug).read_text(encoding="utf-8")
-            tool_result([{"type": "text", "text": text}], 1)
+            w.tool_result([{"type": "text", "text": text}], 1)
         else:
-            raise KuraError(f"demo session {sid}: unknown turn {sorted(turn)}")
-    return out, t
+            raise KuraError(f"demo session {w.sid}: unknown turn {sorted(turn)}")
+    return w.out, w.t
 
 
 def _write_candidates(
@@ -565,4 +555,4 @@ def _make_draft(
         created=clock.iso(),
         source=rel,
     )
-    return save_draft(store, draft, unique=decision == "new")
+    return save_draft(store, draft, unique=decision == DraftDecision.NEW)

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound
+from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound, PolicyError
+from ..floors import Evidence, Violation, check_surface, check_tags
 from ..fsutil import (
     atomic_write_text,
     create_exclusive,
@@ -43,7 +44,8 @@ from ..fsutil import (
 from ..registry import Registry
 from ..shapes import dict_at
 from ..store import Memory, Store, check_slug, render_memory, seal_of, split_frontmatter
-from ..vocabulary import CURATION_FIELDS, GateLogKind, WritePolicy
+from ..vocabulary import CURATION_FIELDS, ClaimKind, DraftDecision, GateLogKind, WritePolicy
+from .evidence import Segment
 
 EVIDENCE_OPEN = "<!-- kura:evidence"
 EVIDENCE_CLOSE = "-->"
@@ -73,10 +75,10 @@ class Draft:
     body: str
     type: str = "project"
     tags: tuple[str, ...] = ()
-    decision: str = "new"  # "new" | "extends"
+    decision: str = DraftDecision.NEW  # new | extends
     target: str = ""  # the memory an extension rewrites
     target_digest: str = ""  # sha256 of the target's body when the draft was composed
-    kind: str = "fact"  # fact | judgement
+    kind: str = ClaimKind.FACT  # fact | judgement
     label: str = ""  # "judgement" when only the agent's own words vouch for it
     quotes: tuple[Mapping[str, Any], ...] = ()
     gate: Mapping[str, Any] = field(default_factory=dict)
@@ -90,7 +92,7 @@ class Draft:
     @property
     def writes(self) -> str:
         """The slug pouring this draft writes."""
-        return self.target if self.decision == "extends" and self.target else self.slug
+        return self.target if self.decision == DraftDecision.EXTENDS and self.target else self.slug
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -198,8 +200,6 @@ def render_draft(d: Draft) -> str:
         f"gate: {verdict}" + (f" — {'; '.join(g.get('reasons', []))}" if g.get("reasons") else "")
     )
     if g.get("violations"):
-        from ..floors import Violation
-
         lines.append(
             "violations: " + "; ".join(Violation.from_json(v).message() for v in g["violations"])
         )
@@ -295,7 +295,7 @@ def save_draft(store: Store, draft: Draft, *, unique: bool = True) -> Draft:
     base, n = draft.slug, 2
     slug = base
     while True:
-        if not (draft.decision == "new" and store.has(slug)):
+        if not (draft.decision == DraftDecision.NEW and store.has(slug)):
             path = d / f"{slug}.md"
             placed = replace(draft, slug=slug, path=path)
             try:
@@ -364,8 +364,6 @@ def evidence_of(store: Store, draft: Draft) -> tuple[list[Any], Any, list[str]]:
     the floors' :class:`~kura_core.floors.Evidence` as the gate saw it (store echoes and the
     agent's repeated words already removed), and the text of the memory an extension
     rewrites (which may stand as it is)."""
-    from ..floors import Evidence
-    from .evidence import Segment
 
     segs: list[Any] = []
     man: Mapping[str, Any] = {}
@@ -413,7 +411,6 @@ def check_floor(
 ) -> list[Any]:
     """The final floor on what a draft would store: shape, disguise, numbers, attribution,
     links, tags -- the same floors the gate ran (:mod:`kura_core.floors`)."""
-    from ..floors import check_surface, check_tags
 
     store = reg.store(name)
     _segs, ev, given = evidence_of(store, draft)
@@ -550,8 +547,6 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
     name = reg.resolve(selector)
     store = reg.store(name)
     if reg.config.stores[name].write_policy == WritePolicy.FROZEN:
-        from ..errors import PolicyError
-
         raise PolicyError(f"store {name!r} is frozen: nothing is poured into it")
     ws = reg.workshop(name)
     with store.locked(f"pour the draft {slug!r}"):
@@ -563,7 +558,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
             if is_poured(store, draft):  # a pour that crashed after writing the memory: finish it
                 _finish_pour(reg, store, draft, by)
                 return current
-            if draft.decision == "new":
+            if draft.decision == DraftDecision.NEW:
                 raise ConflictError(
                     f"a memory {writes!r} already exists; rename the draft (fix its slug) or toss it"
                 )
@@ -572,7 +567,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
                     f"{writes!r} changed after this extension was drafted; toss the draft or edit it "
                     "against the current memory"
                 )
-        elif draft.decision == "extends":
+        elif draft.decision == DraftDecision.EXTENDS:
             raise ConflictError(f"this draft extends {writes!r}, which no longer exists; toss it")
         violations = check_floor(reg, name, draft, tags_before=_tags_at_compose(store, draft))
         if violations:
@@ -585,7 +580,7 @@ def pour(reg: Registry, selector: str | None, slug: str, *, by: str = "hand") ->
             )
             raise FloorRefused(violations)
         tags = list(draft.tags)
-        if draft.label == "judgement" and "judgement" not in tags:
+        if draft.label == ClaimKind.JUDGEMENT and "judgement" not in tags:
             tags.append("judgement")
         before = store.read(writes).meta if store.has(writes) else {}
         curation = {k: draft.curation.get(k) or before.get(k) for k in CURATION_FIELDS}
@@ -712,7 +707,7 @@ def fix(
 
 def _tags_at_compose(store: Store, draft: Draft) -> tuple[str, ...]:
     """Tags the distiller itself gave the draft (e.g. `judgement`), which a pour accepts."""
-    tags = ["judgement"] if draft.label == "judgement" else []
-    if draft.decision == "extends" and store.has(draft.target):
+    tags = ["judgement"] if draft.label == ClaimKind.JUDGEMENT else []
+    if draft.decision == DraftDecision.EXTENDS and store.has(draft.target):
         tags += list(store.read(draft.target).tags)
     return tuple(tags)

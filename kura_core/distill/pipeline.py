@@ -25,6 +25,8 @@ from ..tokens import estimate_tokens
 from ..vocabulary import (
     CURATION_FIELDS,
     MEMORY_TYPES,
+    ClaimKind,
+    DraftDecision,
     GateLogKind,
     GateVerdict,
     ProvenanceClass,
@@ -817,7 +819,7 @@ def _compose(
     label = (
         "\nOnly the agent's own words vouch for this: write it as a first-person judgement "
         '("I judged …"), never as a fact.'
-        if res.label == "judgement"
+        if res.label == ClaimKind.JUDGEMENT
         else ""
     )
     task = (
@@ -848,7 +850,7 @@ def _compose(
         reply = models.ask("scribe", "kura_compose", msgs, COMPOSE_SCHEMA)
         decision = reply.get("decision")
         target = str(reply.get("target") or "").strip()
-        if decision == "covered":
+        if decision == DraftDecision.COVERED:
             if target not in existing:
                 raise _Dropped(
                     f"the scribe called it covered by {target!r}, which is not in the store"
@@ -865,7 +867,7 @@ def _compose(
         extra: list[Segment] = []
         target_digest = ""
         given: list[str] = []
-        if decision == "extends":
+        if decision == DraftDecision.EXTENDS:
             if target not in existing:
                 raise _Dropped(f"the scribe extends {target!r}, which is not in the store")
             cur = store.read(target)
@@ -887,7 +889,7 @@ def _compose(
         if not fields["description"].strip() or not fields["body"].strip():
             problems = ["the reply has no description or no body"]
         else:
-            slug_for_links = target if decision == "extends" else ""
+            slug_for_links = target if decision == DraftDecision.EXTENDS else ""
             problems = (
                 messages(
                     check_surface(
@@ -918,7 +920,7 @@ def _compose(
         check_slug(slug)
     except KuraError:
         slug = slugify(fields["title"] or res.title)
-    if decision == "extends":
+    if decision == DraftDecision.EXTENDS:
         slug = f"{target}-ext"
     mtype = str(reply.get("type") or "project")
     if mtype not in MEMORY_TYPES:
@@ -931,8 +933,8 @@ def _compose(
         body=fields["body"],
         type=mtype,
         tags=tuple(dict.fromkeys(tags)),
-        decision="extends" if decision == "extends" else "new",
-        target=target if decision == "extends" else "",
+        decision="extends" if decision == DraftDecision.EXTENDS else "new",
+        target=target if decision == DraftDecision.EXTENDS else "",
         target_digest=target_digest,
         kind=str(c.get("kind") or "fact"),
         label=res.label,

@@ -15,16 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import (
-    Kura,
-    KuraError,
-    Note,
-    Registry,
-    build_demo,
-    default_demo_dir,
-)
+from .. import Kura, KuraError, Registry
 from ..errors import SelectorError
-from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, GateVerdict
+from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
 from .guard import guarded
 from .render import doctor_text
 
@@ -317,6 +310,8 @@ def _one_line(text: str, width: int = 110) -> str:
 
 
 def cmd_journal(ctx: Ctx) -> int:
+    from .. import Note  # lazy: start-up (the journal readers, for this command only)
+
     a = ctx.args
     k = Kura.without_stores()  # reading a journal file needs no config
     if a.action == "context":
@@ -395,7 +390,7 @@ def cmd_distill_drafts(ctx: Ctx) -> int:
         ctx.json({"store": view.store, "drafts": [d.to_json() for d in ds]})
     else:
         for d in ds:
-            ext = f" (extends {d.target})" if d.decision == "extends" else ""
+            ext = f" (extends {d.target})" if d.decision == DraftDecision.EXTENDS else ""
             ctx.print(f"{d.slug}{ext} — {d.description}")
             for q in d.quotes:
                 if q.get("status") == "verified":
@@ -688,6 +683,8 @@ def cmd_tui(ctx: Ctx) -> int:
 def cmd_demo(ctx: Ctx) -> int:
     """Build (or reuse) the demo workspace and open the TUI on it. No model needed."""
     a = ctx.args
+    from .. import build_demo, default_demo_dir  # lazy: start-up (the whole distiller)
+
     dest = Path(a.path).expanduser() if a.path else default_demo_dir()
     cfg = build_demo(dest, force=a.rebuild)
     if a.no_tui:
@@ -709,16 +706,12 @@ def cmd_demo(ctx: Ctx) -> int:
 _ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "-c",
-        "--config",
-        default=argparse.SUPPRESS,
-        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)",
-    )
-    common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
+#: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json
+AddCommand = Callable[..., argparse.ArgumentParser]
 
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common_options()
     p = argparse.ArgumentParser(
         prog="kura",
         description="kura — long-term memory for AI agents, distilled, not accumulated.",
@@ -735,6 +728,30 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
+    _store_commands(add)
+    _evidence_commands(add)
+    _distill_commands(sub, common)
+    _service_commands(add)
+    _bench_command(add)
+    _app_commands(add)
+    return p
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """-c and -s, accepted before and after the command."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "-c",
+        "--config",
+        default=argparse.SUPPRESS,
+        help="path to kura.toml (default: $KURA_CONFIG, ./kura.toml, ~/.config/kura/kura.toml)",
+    )
+    common.add_argument("-s", "--store", default=argparse.SUPPRESS, help="store or mode name")
+    return common
+
+
+def _store_commands(add: AddCommand) -> None:
+    """Stores and their memories: init, stores, read, remember, annotate, profile, recall."""
     sp = add("init", cmd_init, "create a store and add it to the config")
     sp.add_argument("name")
     sp.add_argument("--path", required=True, help="directory for the store")
@@ -791,6 +808,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--top", type=int, default=None, help="at most this many picked memories")
     sp.add_argument("--chars", type=int, default=None, help="context budget in characters")
 
+
+def _evidence_commands(add: AddCommand) -> None:
+    """The evidence gate and the journal inspector."""
     sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
     sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
     sp.add_argument(
@@ -819,6 +839,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--radius", type=int, default=3, help="context: segments on each side")
     sp.add_argument("--full", action="store_true", help="print every segment's whole text")
 
+
+def _distill_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    """kura distill and its actions."""
     sp = sub.add_parser(
         "distill",
         help="distil journals into drafts, judge them, pour them",
@@ -868,6 +891,9 @@ def build_parser() -> argparse.ArgumentParser:
         json_flag=False,
     )
 
+
+def _service_commands(add: AddCommand) -> None:
+    """What runs for a host: tend, serve, mcp, weave, prefill."""
     sp = add(
         "tend",
         cmd_tend,
@@ -903,6 +929,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
 
+
+def _bench_command(add: AddCommand) -> None:
+    """kura bench."""
     sp = add(
         "bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf"
     )
@@ -929,6 +958,9 @@ def build_parser() -> argparse.ArgumentParser:
         "token count); the ratio is then labelled mixed",
     )
 
+
+def _app_commands(add: AddCommand) -> None:
+    """The app, the demo workspace and the doctor."""
     sp = add("tui", cmd_tui, "the full-screen TUI (also: kura with no command)", json_flag=False)
     sp.add_argument("--no-watch", action="store_true", help="do not watch the stores for changes")
 
@@ -945,8 +977,6 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--probe", action="store_true", help="also ask each model endpoint if it answers"
     )
-
-    return p
 
 
 def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:
@@ -998,6 +1028,11 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+#: Commands whose refusals an agent may read (an MCP host passes a failed server's words on
+#: to its model): an unknown store is refused there without naming the others.
+AGENT_FACING = frozenset({"mcp", "hook"})
+
+
 def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
     """Run a command; a store or mode it does not know is refused naming the ones there are.
     The core's refusal names none (an agent bound to one store learns nothing of the
@@ -1005,6 +1040,8 @@ def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
     try:
         return fn(ctx)
     except SelectorError as exc:
+        if ctx.args.command in AGENT_FACING:
+            raise
         try:
             info = ctx.kura().stores()
         except KuraError:

@@ -520,7 +520,7 @@ class Handler(BaseHTTPRequestHandler):
             cached = _DATE = (now, email.utils.formatdate(now, usegmt=True))
         return cached[1]
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:  # the stdlib names it format
         pass  # one access line per request is written by _access_log instead
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:

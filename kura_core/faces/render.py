@@ -6,7 +6,10 @@ functions, the app with its widgets, HTTP and MCP with the report's ``to_json()`
 
 from __future__ import annotations
 
-from .. import DoctorReport
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .. import DoctorReport
 
 
 def doctor_text(r: DoctorReport) -> str:

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Static
 
 
@@ -137,7 +137,7 @@ class TossScreen(ReasonScreen):
         )
 
 
-def leave_unless_unsaved(screen: ModalScreen[bool], dirty: bool, unsaved: str) -> None:
+def leave_unless_unsaved(screen: Screen[bool], dirty: bool, unsaved: str) -> None:
     """Close an editing screen without saving: at once when nothing changed, else only after
     the person confirms that *unsaved* ("your changes to … are not saved") may be lost."""
     if not dirty:

@@ -14,8 +14,10 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from kura_core.vocabulary import CURATION_FIELDS
 
+from ..host import host
 from ..widgets.fmt import cls_tag, heading, one_line
 from ..widgets.keys import KeyLine
+from .confirm import leave_unless_unsaved
 
 PLACEHOLDERS = {
     "description": "the index line: a recognition trigger, not a summary",
@@ -111,7 +113,9 @@ class MemoryEditScreen(Screen[bool]):
         body.focus()
 
     def fields(self) -> dict[str, Any]:
-        val = lambda key: self.query_one(f"#edit-{key}", Input).value  # noqa: E731
+        def val(key: str) -> str:
+            return self.query_one(f"#edit-{key}", Input).value
+
         return {
             "title": val("title"),
             "description": val("description"),
@@ -144,7 +148,7 @@ class MemoryEditScreen(Screen[bool]):
         self.query_one("#edit-error", Static).update(
             Content.styled("writing…", "$foreground-muted")
         )
-        self.app.save_memory(self.store, self.view.slug, self.view.base, self.fields())  # type: ignore[attr-defined]
+        host(self).save_memory(self.store, self.view.slug, self.view.base, self.fields())
 
     def show_error(self, text: str) -> None:
         self.saving = False
@@ -153,7 +157,6 @@ class MemoryEditScreen(Screen[bool]):
         )
 
     def action_cancel(self) -> None:
-        from .confirm import leave_unless_unsaved
 
         leave_unless_unsaved(
             self, self.dirty, f"Your changes to the memory {self.view.slug} are not saved."

@@ -14,6 +14,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..host import host
 from ..widgets.fmt import cls_tag, n, one_line, where
 from ..widgets.keys import KeyLine
 from ..widgets.rowlist import RowList
@@ -155,7 +156,7 @@ class EvidenceScreen(ModalScreen[None]):
                 "$foreground-muted",
             )
         )
-        self.app.load_excerpt(self.token, self.store, q)  # type: ignore[attr-defined]
+        host(self).load_excerpt(self.token, self.store, q)
 
     def show(self, token: int, excerpt: Any, error: str) -> None:
         if token != self.token:

@@ -11,9 +11,11 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static, TextArea
 
+from ..host import host
 from ..widgets.drafts import render_gate
 from ..widgets.fmt import cls_tag, one_line
 from ..widgets.keys import KeyLine
+from .confirm import leave_unless_unsaved
 
 
 class FixScreen(Screen[bool]):
@@ -110,7 +112,7 @@ class FixScreen(Screen[bool]):
         self.query_one("#fix-refusal", Static).update(
             Content.styled("checking against the floor…", "$foreground-muted")
         )
-        self.app.fix_draft(self.store, self.draft.slug, self.fields())  # type: ignore[attr-defined]
+        host(self).fix_draft(self.store, self.draft.slug, self.fields())
 
     def show_refusal(self, violations: list[str], text: str = "") -> None:
         self.saving = False
@@ -122,7 +124,6 @@ class FixScreen(Screen[bool]):
         self.query_one("#fix-refusal", Static).update(Content("\n").join(lines))
 
     def action_cancel(self) -> None:
-        from .confirm import leave_unless_unsaved
 
         leave_unless_unsaved(
             self, self.dirty, f"Your changes to the draft {self.draft.slug} are not saved."

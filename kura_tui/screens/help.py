@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -16,15 +17,31 @@ from textual.widgets import Static
 Section = tuple[str, Sequence[tuple[str, str]]]
 
 
+def bindings_of(cls: type) -> list[Binding]:
+    """The bindings *cls* declares itself (its own BINDINGS)."""
+    return [b if isinstance(b, Binding) else Binding(*b) for b in cls.__dict__.get("BINDINGS", [])]
+
+
+def binding_ids() -> set[str]:
+    """The id of every binding the app's screens and widgets declare (what [keys] names)."""
+    out: set[str] = set()
+    for name, module in list(sys.modules.items()):
+        if name == "kura_tui" or name.startswith("kura_tui."):
+            for obj in list(vars(module).values()):
+                if isinstance(obj, type) and obj.__module__ == name:
+                    out |= {b.id for b in bindings_of(obj) if b.id}
+    return out
+
+
 def binding_rows(app: Any, classes: Iterable[type]) -> list[tuple[str, str]]:
-    """(key, description) for each binding declared on *classes* (own BINDINGS only)."""
+    """(key, description) for each binding declared on *classes* (own BINDINGS only), with
+    the key a person set in [keys] where they moved one."""
+    moved: dict[str, str] = getattr(app, "keys", None) or {}
     rows: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for cls in classes:
-        for b in cls.__dict__.get("BINDINGS", []):
-            if not isinstance(b, Binding):
-                b = Binding(*b)
-            keys = [k.strip() for k in b.key.split(",")]
+        for b in bindings_of(cls):
+            keys = [k.strip() for k in moved.get(b.id or "", b.key).split(",")]
             shown = " / ".join(app.get_key_display(Binding(k, b.action)) for k in keys)
             desc = b.tooltip or b.description or b.action
             if (shown, desc) not in seen:

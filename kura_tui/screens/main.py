@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 
+from ..host import host
 from ..widgets.doctor import DoctorPane
 from ..widgets.drafts import DraftsPane
 from ..widgets.gatelog import GateLogPane
@@ -198,16 +199,19 @@ class MainScreen(Screen[None]):
         self.query_one(focus).focus()
 
     def action_cycle_store(self, step: int) -> None:
-        self.app.cycle_store(step)  # type: ignore[attr-defined]
+        host(self).cycle_store(step)
 
     def action_focus_stores(self) -> None:
         self.add_class("-stores")
         self.query_one(StoreList).focus()
 
     def action_find(self) -> None:
-        pane = {"tab-map": self.map, "tab-drafts": self.drafts, "tab-gatelog": self.gatelog}.get(
-            self.active_tab
-        )
+        panes: dict[str, MapPane | DraftsPane | GateLogPane] = {
+            "tab-map": self.map,
+            "tab-drafts": self.drafts,
+            "tab-gatelog": self.gatelog,
+        }
+        pane = panes.get(self.active_tab)
         if pane is None:
             self.action_tab(0)
             pane = self.map
@@ -227,4 +231,4 @@ class MainScreen(Screen[None]):
                 target = self.query_one(focus)
                 if not event.pane.has_focus_within:  # a find bar opened meanwhile keeps the focus
                     target.focus()
-        self.app.pane_shown(event.pane.id)  # type: ignore[attr-defined]
+        host(self).pane_shown(event.pane.id or "")

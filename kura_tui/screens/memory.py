@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from kura_core.vocabulary import CURATION_FIELDS
 
+from ..host import host
 from ..widgets.fmt import ago, cls_tag, heading, one_line, where
 from ..widgets.keys import KeyLine
 
@@ -176,7 +177,7 @@ class MemoryScreen(ModalScreen[None]):
     def _load(self, slug: str) -> None:
         self.slug = slug
         self.view = None
-        self.app.load_memory(self.store, slug)  # type: ignore[attr-defined]
+        host(self).load_memory(self.store, slug)
 
     def reload(self) -> None:
         self._load(self.slug)
@@ -224,21 +225,21 @@ class MemoryScreen(ModalScreen[None]):
 
     def action_edit(self) -> None:
         if self._ready():
-            self.app.edit_memory(self.store, self.view)  # type: ignore[attr-defined]
+            host(self).edit_memory(self.store, self.view)
 
     def action_editor(self) -> None:
         if self._ready():
-            self.app.edit_in_editor(self.store, self.view)  # type: ignore[attr-defined]
+            host(self).edit_in_editor(self.store, self.view)
 
     def action_retire(self) -> None:
         if self._ready():
-            self.app.retire_memory(
+            host(self).retire_memory(
                 self.store,
                 self.view.slug,
-                self.view.title,  # type: ignore[attr-defined]
+                self.view.title,
                 self.view.linked_from,
             )
 
     def action_evidence(self) -> None:
         if self._ready():
-            self.app.open_evidence(self.store, self.view.title, self.view.quotes)  # type: ignore[attr-defined]
+            host(self).open_evidence(self.store, self.view.title, self.view.quotes)

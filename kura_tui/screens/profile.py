@@ -8,6 +8,7 @@ background); a person reads the draft beside the profile it would replace and ap
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,6 +20,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import ProgressBar, Static
 
+from ..host import host
 from ..widgets.fmt import ago, n
 from ..widgets.keys import KeyLine
 
@@ -43,7 +45,6 @@ def marked(text: str, other: str | None, style: str) -> tuple[Content, int]:
     by one word shows that one word."""
     if other is None:
         return Content(text), 0
-    import difflib
 
     tokens = _TOKEN.findall(text)
     mine = [i for i, t in enumerate(tokens) if not t.isspace()]
@@ -146,7 +147,7 @@ class ProfileScreen(Screen[None]):
         self.reload()
 
     def reload(self) -> None:
-        self.app.load_profile(self.store)  # type: ignore[attr-defined]
+        host(self).load_profile(self.store)
 
     def set_store(self, store: str) -> None:
         """Follow the app to another store."""
@@ -169,7 +170,12 @@ class ProfileScreen(Screen[None]):
         self._paint()
         then, self.then = self.then, ""
         if then:
-            getattr(self, f"action_{then}")()
+            self.act(then)
+
+    def act(self, then: str) -> None:
+        """Do what the palette asked for once the profile is read: ``draft`` or ``apply``."""
+        actions = {"draft": self.action_draft, "apply": self.action_apply}
+        actions[then]()
 
     def show_error(self, store: str, error: str) -> None:
         """The profile could not be read at all, or a draft could not be had."""
@@ -300,13 +306,13 @@ class ProfileScreen(Screen[None]):
 
     # ---- keys ---------------------------------------------------------------
     def action_draft(self) -> None:
-        self.app.draft_profile(self.store, self.state)  # type: ignore[attr-defined]
+        host(self).draft_profile(self.store, self.state)
 
     def action_apply(self) -> None:
         if self.state is None:
             self.notify("the profile is still loading", severity="warning")
             return
-        self.app.apply_profile(self.store, self.state)  # type: ignore[attr-defined]
+        host(self).apply_profile(self.store, self.state)
 
     def action_close(self) -> None:
         self.dismiss(None)

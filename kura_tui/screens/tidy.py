@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Input, Label, Static
 
+from ..host import host
 from ..widgets.fmt import heading
 from ..widgets.keys import KeyLine
 from ..widgets.rowlist import RowList
@@ -180,13 +181,13 @@ class TidyScreen(Screen[None]):
             return
         self.busy = p.slug
         self._status(p.slug, Content.styled("checking against the floors…", "$foreground-muted"))
-        self.app.apply_tidy(self.store, p.slug, line, p.line)  # type: ignore[attr-defined]
+        host(self).apply_tidy(self.store, p.slug, line, p.line)
 
     def action_reject(self) -> None:
         p = self.current
         if p is None or self.busy or self.state.get(p.slug) == "accepted":
             return
-        self.app.reject_tidy(self.store, p.slug, p.proposed)  # type: ignore[attr-defined]
+        host(self).reject_tidy(self.store, p.slug, p.proposed)
         self.done(p.slug, "rejected", Content.styled("left as it is", "$foreground-muted"))
 
     def done(

@@ -10,6 +10,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from ..host import host
 from ..widgets.fmt import n
 from ..widgets.keys import KeyLine
 from ..widgets.map import LAYERS
@@ -176,7 +177,7 @@ class WeaveScreen(Screen[None]):
             return
         self.writing = True
         self.notify("writing the map…", timeout=3)
-        self.app.write_weave(self.store, self.preview)  # type: ignore[attr-defined]
+        host(self).write_weave(self.store, self.preview)
 
     def failed(self) -> None:
         self.writing = False

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from kura_core import Violation
-from kura_core.vocabulary import CURATION_FIELDS, GateVerdict, tag_passed
+from kura_core.vocabulary import CURATION_FIELDS, DraftDecision, GateVerdict, tag_passed
 
 from .find import FindBar, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
@@ -25,7 +25,7 @@ def _queue_row(d: Any) -> Content:
     verdict = str((d.gate or {}).get("verdict", "?"))
     sub = Content.assemble(
         ("  ", ""),
-        ("extends" if d.decision == "extends" else "new", "$foreground-muted"),
+        ("extends" if d.decision == DraftDecision.EXTENDS else "new", "$foreground-muted"),
         (" · ", "$foreground-muted"),
         (verdict, _verdict_style(verdict).replace("bold ", "")),
         (f" · {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}", "$foreground-muted"),
@@ -46,11 +46,12 @@ class DraftQueue(RowList):
 
 
 def _verdict_style(v: str) -> str:
-    return {
+    styles: dict[str, str] = {
         GateVerdict.KEPT: "bold $success",
         GateVerdict.DROPPED: "bold $error",
         GateVerdict.SEED: "bold $accent",
-    }.get(v, "bold")
+    }
+    return styles.get(v, "bold")
 
 
 def render_diff(x: Any) -> list[Content]:
@@ -104,7 +105,7 @@ def render_draft(d: Any, diff: Any = None) -> Content:
     """What pouring the draft would write (for an extension: what it changes), and its curation."""
     out: list[Content] = []
     title = Content.styled(d.title, "bold")
-    if d.decision == "extends" and d.target:
+    if d.decision == DraftDecision.EXTENDS and d.target:
         action = Content.styled(f"extends → {d.target}", "$warning")
     else:
         action = Content.styled(f"new → {d.slug}", "$foreground-muted")

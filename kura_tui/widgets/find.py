@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -46,11 +47,17 @@ class FindInput(Input):
         Binding("down", "leave", "To the list", show=False, id="find.leave"),
     ]
 
+    def _bar(self) -> DOMNode:
+        """The find bar this input sits in (the messages come from it)."""
+        if self.parent is None:
+            raise RuntimeError("the find input is not in its bar")
+        return self.parent
+
     def action_close(self) -> None:
-        self.parent.post_message(FindBar.Closed())  # type: ignore[union-attr]
+        self._bar().post_message(FindBar.Closed())
 
     def action_leave(self) -> None:
-        self.parent.post_message(FindBar.Leave())  # type: ignore[union-attr]
+        self._bar().post_message(FindBar.Leave())
 
 
 class FindBar(Horizontal):

@@ -32,7 +32,7 @@ def one_line(text: str, limit: int = 0) -> str:
     return s
 
 
-CLASS_STYLE = {
+CLASS_STYLE: dict[str, str] = {
     ProvenanceClass.USER: "bold $success",
     ProvenanceClass.TOOL: "bold $text-primary",
     ProvenanceClass.ACT: "bold $text-accent",

@@ -20,7 +20,7 @@ from .rowlist import RowList
 if TYPE_CHECKING:
     from kura_core.kura import GateEntry
 
-KIND_STYLE = {
+KIND_STYLE: dict[str, str] = {
     GateLogKind.DROPPED: "bold $error",
     GateLogKind.TOSSED: "bold $warning",
     GateLogKind.REFUSED: "bold $error",

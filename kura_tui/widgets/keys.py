@@ -18,6 +18,9 @@ class KeyLine(Static):
     DEFAULT_CSS = """
     KeyLine { height: 1; dock: bottom; background: $panel; padding: 0 1; }
     """
+    #: the line on screen now (its text, and the styled content), to skip repainting it
+    _shown: str | None = None
+    _shown_content: Content | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._changed)
@@ -56,7 +59,11 @@ class KeyLine(Static):
         line = (
             left + Content(" " * max(2, width - left.cell_length - palette.cell_length)) + palette
         )
-        if line.plain != getattr(self, "_shown", None) or not line.is_same(self._shown_content):
+        if (
+            line.plain != self._shown
+            or self._shown_content is None
+            or not line.is_same(self._shown_content)
+        ):
             self._shown, self._shown_content = line.plain, line
             self.update(line)
 

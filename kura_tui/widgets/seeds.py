@@ -180,7 +180,9 @@ class SeedsPane(Vertical):
         self._render_filter()
 
     def _render_filter(self) -> None:
-        counts = {k: sum(1 for s in self.seeds if s.state == k) for k in STATES[:-1]}
+        counts: dict[str, int] = {
+            k: sum(1 for s in self.seeds if s.state == k) for k in STATES[:-1]
+        }
         counts["all"] = len(self.seeds)
         parts: list[Any] = [("f", "bold $accent")]
         for k in STATES:

@@ -569,4 +569,4 @@ def test_only_the_command_line_reaches_into_the_bench_package():
             for n in _imports(path)
         ):
             users.append(path.relative_to(CORE).as_posix())
-    assert users == ["cli.py"]
+    assert users == ["faces/cli.py"]

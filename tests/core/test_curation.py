@@ -14,7 +14,7 @@ import pytest
 from kura_core.distill import drafts as dr, pipeline
 from kura_core.distill.drafts import FloorRefused
 from kura_core.errors import ConflictError, ContainmentError, KuraError, NotFound, PolicyError
-from kura_core.handwork import editable_text, parse_editable
+from kura_core.handwork.memories import editable_text, parse_editable
 from kura_core.kura import Kura
 from kura_core.registry import Registry
 from tests.conftest import make_store

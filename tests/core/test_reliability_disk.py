@@ -397,83 +397,9 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
                 k.remember("beta", "refused", "body", store="main")
             assert "read-only" in str(exc.value) and "aside" not in str(exc.value)
 
-            # the CLI: exit 1 naming what to fix
-            code = cli_main(["-c", str(cfg_path), "remember", "beta", "refused", "body"])
-            err = capsys.readouterr().err
-            assert (
-                code == 1
-                and "read-only" in err
-                and "internal error" not in err
-                and "aside" not in err
-            )
-            assert cli_main(["-c", str(cfg_path), "read", "alpha"]) == 0
-            assert "slow disk" in capsys.readouterr().out
-            for argv in (
-                ["distill", "pour", "--all"],
-                ["distill", "toss", "kettle-descale", "--reason", "no"],
-            ):
-                code = cli_main(["-c", str(cfg_path), *argv])
-                err = capsys.readouterr().err
-                assert (
-                    code == 1
-                    and "read-only" in err
-                    and "internal error" not in err
-                    and "aside" not in err
-                )
-            assert cli_main(["-c", str(cfg_path), "distill", "drafts"]) == 0
-            assert "kettle-descale" in capsys.readouterr().out
-
-            # HTTP: reads answer, writes are a 403 with the reason, never a 500
-            server = make_server(reg, "127.0.0.1", 0, log=io.StringIO())
-            start_in_thread(server)
-            try:
-                c = httpx.Client(base_url=server.url, timeout=10)
-                r = c.post("/remember", json={"slug": "beta", "description": "d", "body": "b"})
-                assert r.status_code == 403 and "read-only" in r.json()["error"], r.text
-                for path in (
-                    "/index",
-                    "/memory/alpha",
-                    "/prefill",
-                    "/stores",
-                    "/profile",
-                    "/health",
-                ):
-                    assert c.get(path).status_code == 200, path
-                d = c.get("/doctor")
-                assert d.status_code == 200 and d.json()["ok"] is False
-                text = json.dumps(d.json())
-                assert "read-only" in text and "Do not move kura.db aside" in text
-                assert "move it aside" not in text
-                rr = c.post("/recall", json={"question": "archive disk"})
-                assert rr.status_code == 200 and "alpha" in rr.json()["walked"]
-                c.close()
-            finally:
-                server.shutdown()
-                server.server_close()
-
-            # MCP: the write tool answers with the reason; reads work
-            s = McpSession(LocalBackend(k), readonly=False)
-            out = s.handle(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "tools/call",
-                    "params": {
-                        "name": "kura_remember",
-                        "arguments": {"slug": "beta", "description": "d", "body": "b"},
-                    },
-                }
-            )
-            assert out["result"]["isError"] and "read-only" in out["result"]["content"][0]["text"]
-            out = s.handle(
-                {
-                    "jsonrpc": "2.0",
-                    "id": 2,
-                    "method": "tools/call",
-                    "params": {"name": "kura_read", "arguments": {"slug": "alpha"}},
-                }
-            )
-            assert not out["result"]["isError"]
+            _read_only_on_the_cli(cfg_path, capsys)
+            _read_only_over_http(reg)
+            _read_only_over_mcp(k)
 
             code = cli_main(["-c", str(cfg_path), "doctor"])
             printed = capsys.readouterr()
@@ -497,6 +423,85 @@ def test_a_read_only_store(small_fs, tmp_path, capsys):
     assert {"beta", "kettle-descale"} <= set(_consistent(base / "main").file_slugs())
     assert [r["slug"] for r in ws.gate_log(kinds=("poured",))] == ["kettle-descale"]
     reg.close()
+
+
+def _read_only_on_the_cli(cfg_path, capsys) -> None:
+    """Writes exit 1 naming what to fix; reads work."""
+    # the CLI: exit 1 naming what to fix
+    code = cli_main(["-c", str(cfg_path), "remember", "beta", "refused", "body"])
+    err = capsys.readouterr().err
+    assert code == 1 and "read-only" in err and "internal error" not in err and "aside" not in err
+    assert cli_main(["-c", str(cfg_path), "read", "alpha"]) == 0
+    assert "slow disk" in capsys.readouterr().out
+    for argv in (
+        ["distill", "pour", "--all"],
+        ["distill", "toss", "kettle-descale", "--reason", "no"],
+    ):
+        code = cli_main(["-c", str(cfg_path), *argv])
+        err = capsys.readouterr().err
+        assert (
+            code == 1 and "read-only" in err and "internal error" not in err and "aside" not in err
+        )
+    assert cli_main(["-c", str(cfg_path), "distill", "drafts"]) == 0
+    assert "kettle-descale" in capsys.readouterr().out
+
+
+def _read_only_over_http(reg) -> None:
+    """Reads answer, writes are a 403 with the reason, never a 500."""
+    # HTTP: reads answer, writes are a 403 with the reason, never a 500
+    server = make_server(reg, "127.0.0.1", 0, log=io.StringIO())
+    start_in_thread(server)
+    try:
+        c = httpx.Client(base_url=server.url, timeout=10)
+        r = c.post("/remember", json={"slug": "beta", "description": "d", "body": "b"})
+        assert r.status_code == 403 and "read-only" in r.json()["error"], r.text
+        for path in (
+            "/index",
+            "/memory/alpha",
+            "/prefill",
+            "/stores",
+            "/profile",
+            "/health",
+        ):
+            assert c.get(path).status_code == 200, path
+        d = c.get("/doctor")
+        assert d.status_code == 200 and d.json()["ok"] is False
+        text = json.dumps(d.json())
+        assert "read-only" in text and "Do not move kura.db aside" in text
+        assert "move it aside" not in text
+        rr = c.post("/recall", json={"question": "archive disk"})
+        assert rr.status_code == 200 and "alpha" in rr.json()["walked"]
+        c.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _read_only_over_mcp(k) -> None:
+    """The write tool answers with the reason; reads work."""
+    # MCP: the write tool answers with the reason; reads work
+    s = McpSession(LocalBackend(k), readonly=False)
+    out = s.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "kura_remember",
+                "arguments": {"slug": "beta", "description": "d", "body": "b"},
+            },
+        }
+    )
+    assert out["result"]["isError"] and "read-only" in out["result"]["content"][0]["text"]
+    out = s.handle(
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "kura_read", "arguments": {"slug": "alpha"}},
+        }
+    )
+    assert not out["result"]["isError"]
 
 
 def test_a_hand_made_intent_is_never_acted_on_outside_the_store(tmp_path):

@@ -33,9 +33,11 @@ WORDS: tuple[type[StrEnum], ...] = (
     v.StretchState,
     v.TenderState,
     v.CurationField,
+    v.ClaimKind,
+    v.DraftDecision,
 )
 #: what the other side of a comparison names when it holds one of the words
-HOLDERS = ("policy", "verdict", "state", "cls", "kind", "type")
+HOLDERS = ("policy", "verdict", "state", "cls", "kind", "type", "decision", "label")
 LISTS = {
     tuple(v.CURATION_FIELDS): "CURATION_FIELDS",
     tuple(v.MEMORY_TYPES): "MEMORY_TYPES",

@@ -23,7 +23,8 @@ A reply is one of:
 * ``ReasoningOnly()``: empty content with ``reasoning_content`` set;
 * ``Status(code, body)``: a bare HTTP answer (``body`` a str, or a dict sent as JSON);
 * ``Refuse()``: the connection is closed without any answer;
-* ``Hang(seconds, then)``: wait (interrupted at shutdown), then serve ``then``;
+* ``Hang(seconds, then, release)``: wait (interrupted at shutdown) for ``seconds`` or for the
+  ``release`` event, then serve ``then``;
 * a callable taking the ``Recorded`` request and returning any of the above.
 """
 
@@ -83,10 +84,14 @@ class Refuse:
 
 @dataclass(frozen=True)
 class Hang:
-    """Wait ``seconds`` before serving ``then``. Shutdown interrupts the wait at once."""
+    """Wait ``seconds`` before serving ``then``. Shutdown interrupts the wait at once. With
+    ``release``, the reply waits for that event instead (``seconds`` only bounds a test that
+    never sets it): a test that looks at what happens *while* a model is thinking sets it
+    once it has looked, so a slow machine cannot answer before the test looks."""
 
     seconds: float = 30.0
     then: Any = field(default_factory=dict)
+    release: threading.Event | None = None
 
 
 @dataclass
@@ -237,7 +242,7 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = reply(recorded)
                 continue
             if isinstance(reply, Hang):
-                if self.server.stopping.wait(reply.seconds):
+                if self._hang(reply):
                     self.close_connection = True
                     return
                 reply = reply.then
@@ -283,6 +288,16 @@ class _Handler(BaseHTTPRequestHandler):
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
             },
         )
+
+    def _hang(self, hang: Hang) -> bool:
+        """Wait as *hang* says; True when the server is stopping and the reply is off."""
+        if hang.release is None:
+            return self.server.stopping.wait(hang.seconds)
+        deadline = time.monotonic() + hang.seconds
+        while not hang.release.wait(0.01):
+            if self.server.stopping.is_set() or time.monotonic() > deadline:
+                return True
+        return self.server.stopping.is_set()
 
     def _send_json(self, code: int, payload: Any) -> None:
         self._send_bytes(

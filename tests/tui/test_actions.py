@@ -388,7 +388,7 @@ def test_a_core_error_is_a_notification_not_a_crash(make_app):
         st.write(KETTLE, title="Kettle", description="someone else's kettle note", body="Kettle.")
         await pilot.press("2", "p")
         await settle(pilot)
-        return [n.message for n in app._notifications], app.is_running
+        return list(app.notes_seen), app.is_running
 
     notes, running = run(app, script)
     assert running

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -230,7 +231,7 @@ def test_editing_in_editor_writes_through_the_store_and_leaves_no_edit_file(
         await select_in_map(pilot, KILN)
         await pilot.press("E")
         await settle(pilot)
-        return [n.message for n in app._notifications]
+        return list(app.notes_seen)
 
     notes = run(app, script)
     assert "never over wifi" in st.read(KILN).body
@@ -265,7 +266,7 @@ def test_an_editor_edit_that_cannot_be_read_is_kept_and_resumed(make_app, tmp_pa
         kept.write_text(kept.read_text().replace("Flash it over USB only.", "USB only."))
         await pilot.press("E")
         await settle(pilot)
-        return asked, [n.message for n in app._notifications]
+        return asked, list(app.notes_seen)
 
     asked, notes = run(app, script)
     assert "renaming a memory is not an edit" in asked and "Nothing was written" in asked
@@ -368,7 +369,7 @@ def test_evidence_from_a_journal_the_store_does_not_drink_is_not_opened(make_app
     app = make_app()
 
     async def script(pilot):
-        from kura_core.handwork import Quote
+        from kura_core.handwork.quotes import Quote
 
         app.open_evidence("maker", "x", [Quote("USER", "hush", source="/etc/passwd", start=0)])
         await settle(pilot)
@@ -401,7 +402,7 @@ def test_seeds_show_their_origin_and_confirmation_and_a_waiting_one_is_dismissed
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("y")
         await settle(pilot)
-        return waiting, graduated, refused, [n.message for n in app._notifications]
+        return waiting, graduated, refused, list(app.notes_seen)
 
     waiting, graduated, refused, notes = run(app, script)
     assert "A jig for repeatable dovetails" in waiting and "[SELF]" in waiting
@@ -499,7 +500,7 @@ def test_a_mark_at_the_end_of_a_journal_opens_on_what_comes_before_it(make_app):
     (j,) = app.kura.journals(store="maker").files
 
     async def script(pilot):
-        from kura_core.handwork import Quote
+        from kura_core.handwork.quotes import Quote
 
         app.open_evidence(
             "maker",
@@ -525,7 +526,7 @@ def test_without_a_model_the_keys_say_so_plainly_and_start_nothing(make_app):
         await pilot.press("D")
         await pilot.press("N")
         await settle(pilot)
-        return bar, [n.message for n in app._notifications], app.job
+        return bar, list(app.notes_seen), app.job
 
     bar, notes, job = run(app, script)
     assert (
@@ -596,7 +597,7 @@ def test_distil_now_runs_in_a_worker_with_progress_and_fills_the_drafts(
         return (
             shown,
             [d.slug for d in app.main.drafts.drafts],
-            [n.message for n in app._notifications],
+            list(app.notes_seen),
         )
 
     shown, drafts, notes = run(app, script)
@@ -617,7 +618,10 @@ def test_stop_ends_a_distil_at_the_next_safe_point(make_app, tui_config, model):
     from tests.fakes.model_server import Hang
 
     with_model(tui_config, model.url)
-    model.script("kura_candidates", Hang(1.0, {"candidates": []}), {"candidates": []})
+    answer = threading.Event()
+    model.script(
+        "kura_candidates", Hang(60, {"candidates": []}, release=answer), {"candidates": []}
+    )
     model.script("kura_seed_check", {"confirms": []})
     app = make_app()
 
@@ -626,8 +630,9 @@ def test_stop_ends_a_distil_at_the_next_safe_point(make_app, tui_config, model):
         await until(pilot, lambda: model.count("kura_candidates") >= 1)
         await pilot.press("S")
         stopping = screen_text(app)
+        answer.set()
         await settle(pilot)
-        return stopping, [n.message for n in app._notifications], app.job
+        return stopping, list(app.notes_seen), app.job
 
     stopping, notes, job = run(app, script)
     assert "stopping at the next safe point" in stopping
@@ -768,7 +773,10 @@ def test_quitting_while_work_runs_asks_first(make_app, tui_config, model):
     from tests.fakes.model_server import Hang
 
     with_model(tui_config, model.url)
-    model.script("kura_candidates", Hang(3.0, {"candidates": []}), {"candidates": []})
+    answer = threading.Event()
+    model.script(
+        "kura_candidates", Hang(60, {"candidates": []}, release=answer), {"candidates": []}
+    )
     model.script("kura_seed_check", {"confirms": []})
     app = make_app()
 
@@ -782,6 +790,7 @@ def test_quitting_while_work_runs_asks_first(make_app, tui_config, model):
         )
         await pilot.press("n")
         still = app.is_running and job is not None and not job.stop.is_set()
+        answer.set()
         await settle(pilot)
         return asked, still
 

@@ -4,6 +4,7 @@ screen."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from kura_tui.screens.confirm import ConfirmScreen
@@ -39,7 +40,7 @@ def _sides(app) -> str:
 
 
 def _notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return list(app.notes_seen)
 
 
 def _frozen(cfg: Path) -> None:
@@ -145,7 +146,8 @@ def test_the_brain_drafts_in_a_worker_and_the_draft_waits_beside_the_profile(
     from tests.fakes.model_server import Hang
 
     with_model(tui_config, model.url)
-    model.script("kura_profile", Hang(0.5, {"profile": PROFILE_DRAFT}))
+    answer = threading.Event()
+    model.script("kura_profile", Hang(60, {"profile": PROFILE_DRAFT}, release=answer))
     app = make_app()
 
     async def script(pilot):
@@ -156,6 +158,7 @@ def test_the_brain_drafts_in_a_worker_and_the_draft_waits_beside_the_profile(
         await until(pilot, lambda: model.count("kura_profile") == 1)
         busy = app.screen.has_class("-busy"), screen_text(app), app.job.kind
         await pilot.press("j", "down")  # the keys stay live meanwhile
+        answer.set()
         await settle(pilot)
         return empty, busy, screen_text(app) + _sides(app), _notes(app)
 
@@ -346,7 +349,8 @@ def test_stop_ends_the_wait_for_the_brain_and_its_late_answer_only_lands_as_a_dr
     from tests.fakes.model_server import Hang
 
     with_model(tui_config, model.url)
-    model.script("kura_profile", Hang(0.5, {"profile": PROFILE_DRAFT}))
+    answer = threading.Event()
+    model.script("kura_profile", Hang(60, {"profile": PROFILE_DRAFT}, release=answer))
     app = make_app()
 
     async def script(pilot):
@@ -357,6 +361,7 @@ def test_stop_ends_the_wait_for_the_brain_and_its_late_answer_only_lands_as_a_dr
         await pilot.press("S")
         await pilot.pause()
         stopped = app.job, app.screen.has_class("-busy"), _notes(app)
+        answer.set()  # the brain's late answer
         await until(pilot, lambda: _files(app)["draft"] is not None)
         await settle(pilot)
         return stopped

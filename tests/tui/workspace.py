@@ -9,10 +9,15 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import fcntl
+import json
 import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+
+from kura_core.distill.drafts import body_digest, write_manifest
+from kura_core.store import Store, seal_of
+from kura_core.workshop import Workshop
 
 FIXED_DAY = dt.date(2026, 11, 20)
 FIXED_NOW = dt.datetime(2026, 11, 20, 9, 30, tzinfo=dt.UTC).timestamp()
@@ -256,12 +261,6 @@ PANTRY_USER = "the pantry list moved to the whiteboard by the door"
 
 def build(root: Path) -> Path:
     """Write kura.toml and two stores under *root*; return the config path."""
-    import json
-
-    from kura_core.distill.drafts import body_digest, write_manifest
-    from kura_core.store import Store, seal_of
-    from kura_core.workshop import Workshop
-
     maker = Store(root / "maker", name="maker", today=lambda: FIXED_DAY)
     maker.init(label="maker mode — building things")
     home = Store(root / "home", name="home", today=lambda: FIXED_DAY)
@@ -286,7 +285,20 @@ def build(root: Path) -> Path:
     )
     home_segs = _journal(root / "journals" / "home" / "kitchen.jsonl", [("user", PANTRY_USER)])
     src = segs[KETTLE_USER]["source"]
-    # two memories with their evidence: one as the gate passed it, one edited by hand since
+    _sealed_memories(maker, segs)
+    for j in (src, home_segs[PANTRY_USER]["source"]):
+        os.utime(j, (FIXED_NOW - 3600, FIXED_NOW - 3600))
+
+    _drafts(maker, home, segs, home_segs)
+    _gate_log(maker, home)
+    ws = Workshop(maker.still, clock=lambda: FIXED_NOW - 7200)
+    _seeds(maker, ws, segs, src)
+    _marks_and_tender(maker, ws, segs, src)
+    return _config(root)
+
+
+def _sealed_memories(maker: Store, segs: dict) -> None:
+    """Two memories with their evidence: one as the gate passed it, one edited by hand since."""
     extra = {}
     for slug, seg, original in (
         ("kiln-firmware-3-2", segs[KILN_TOOL], None),
@@ -308,9 +320,9 @@ def build(root: Path) -> Path:
                 "fields": ["body"],
             }
     _memories(maker, MAKER, extra)
-    for j in (src, home_segs[PANTRY_USER]["source"]):
-        os.utime(j, (FIXED_NOW - 3600, FIXED_NOW - 3600))
 
+
+def _drafts(maker: Store, home: Store, segs: dict, home_segs: dict) -> None:
     _draft(
         maker,
         "descale-kettle-every-90-days",
@@ -377,6 +389,8 @@ def build(root: Path) -> Path:
         [home_segs[PANTRY_USER]],
     )
 
+
+def _gate_log(maker: Store, home: Store) -> None:
     for st, entries in (
         (
             maker,
@@ -434,8 +448,9 @@ def build(root: Path) -> Path:
                 kind, title=title, slug=slug, reason=reason, detail=detail
             )
 
+
+def _seeds(maker: Store, ws: Workshop, segs: dict, src: str) -> None:
     # seeds: one still waiting, one that later evidence confirmed
-    ws = Workshop(maker.still, clock=lambda: FIXED_NOW - 7200)
     origin = lambda seg, text: {
         "text": text,
         "claimed": "SELF",
@@ -493,6 +508,8 @@ def build(root: Path) -> Path:
         },
     )
 
+
+def _marks_and_tender(maker: Store, ws: Workshop, segs: dict, src: str) -> None:
     # the distiller's marks: a stretch shelved when the scribe was down, the rest not drunk yet
     key = f"claude:{Path(src).resolve()}"
     shelf_a, shelf_b = segs[KETTLE_USER]["start"], segs[GLAZE_SELF]["start"]
@@ -546,6 +563,8 @@ def build(root: Path) -> Path:
         encoding="utf-8",
     )
 
+
+def _config(root: Path) -> Path:
     cfg = root / "kura.toml"
     cfg.write_text(
         "[stores.maker]\n"
