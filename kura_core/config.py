@@ -22,7 +22,23 @@ from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
 from .vocabulary import WRITE_POLICIES, WritePolicy
 
 DIALECTS = ("vllm", "openai", "generic")
-ADAPTERS = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
+ADAPTERS = (
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+)
 DEFAULT_PORT = 8085
 
 

@@ -703,7 +703,23 @@ def cmd_demo(ctx: Ctx) -> int:
 
 # --------------------------------------------------------------------------- parser
 
-_ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
+_ADAPTER_CHOICES = [
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+]
 
 
 #: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json
