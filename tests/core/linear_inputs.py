@@ -222,7 +222,7 @@ def pattern_families(pattern: re.Pattern[str] | re.Pattern[bytes]) -> dict[str, 
     or left open before a large body."""
     alphabet, words = pattern_alphabet(pattern)
     fams: dict[str, Family] = {}
-    for ch in alphabet[:80]:
+    for ch in alphabet[:: max(1, len(alphabet) // 40)]:  # at most ~40, spread over the range
         fams[f"own char {ch!r}"] = lambda n, ch=ch: _fill(ch, n)
     if alphabet:
         fams["own alphabet"] = _mixed(alphabet, 11)
