@@ -168,7 +168,7 @@ texts = st.lists(st.sampled_from(_PIECES), max_size=60).map("".join)
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
 )
 @given(candidate=texts, evidence=texts)
 def test_no_floor_raises_on_any_text(candidate: str, evidence: str):
