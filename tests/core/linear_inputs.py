@@ -287,18 +287,20 @@ def grows_linearly(
     factor: float = 15.0,
     floor: float = 0.001,
     cap: float = 2.0,
-    retry: int = 4,
+    retry: tuple[int, ...] = (4, 16),
 ) -> Growth:
     """Time ``run`` on ``family(n)`` and ``family(10 n)``. A big run under ``floor`` CPU
     seconds passes at once; otherwise the big run may cost at most ``factor`` times the
-    small one plus the floor. A failure is measured again at ``retry`` times the size (a
-    blip on a loaded machine does not repeat, a fixed bound on the work per item -- a
-    window, a cache -- fills up; quadratic work only grows). Any run past ``cap`` seconds
-    fails."""
-    first = _growth(run, family, n, factor, floor, cap)
-    if first.ok or first.big >= cap:
-        return first
-    return _growth(run, family, retry * n, factor, floor, cap)
+    small one plus the floor. A failure is measured again at each of ``retry`` times the
+    size, and only one that fails every time fails (a blip on a loaded machine does not
+    repeat, a fixed bound on the work per item -- a window, a cache -- fills up; quadratic
+    work only grows). Any run past ``cap`` CPU seconds fails at once."""
+    g = _growth(run, family, n, factor, floor, cap)
+    for scale in retry:
+        if g.ok or g.big >= cap:
+            return g
+        g = _growth(run, family, scale * n, factor, floor, cap)
+    return g
 
 
 def _growth(

@@ -95,7 +95,7 @@ def test_floor_runs_in_linear_time(entry: str):
 
     slow = []
     for name, family in FAMILIES.items():
-        g = grows_linearly(run, family, N, floor=0.02, cap=5.0, retry=RETRY)
+        g = grows_linearly(run, family, N, floor=0.02, cap=5.0, retry=(RETRY, RETRY))
         if not g.ok:
             slow.append(f"{name}: {g.why}")
     assert not slow, f"{entry} is not linear:\n  " + "\n  ".join(slow[:12])
