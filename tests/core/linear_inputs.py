@@ -314,8 +314,9 @@ def _growth(
         small = cpu_time(lambda: run(small_text), cap, repeat=1)
         if big <= factor * small + floor:
             return Growth(True, small, big)  # a quadratic run outgrows any blip on the small one
-        big = min(big, cpu_time(lambda: run(big_text), cap, repeat=2))
-        small = min(small, cpu_time(lambda: run(small_text), cap, repeat=2))
+        for _ in range(3):  # in turns, so both sizes meet the same load
+            big = min(big, cpu_time(lambda: run(big_text), cap, repeat=1))
+            small = min(small, cpu_time(lambda: run(small_text), cap, repeat=1))
     except TooSlow as e:
         return Growth(False, 0.0, cap, f"a call {e}")
     if big <= factor * small + floor:
