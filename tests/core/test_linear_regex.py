@@ -199,7 +199,7 @@ def test_pattern_runs_in_linear_time(found: Found):
     for mode in sorted(found.modes):
         run = _runner(found.pattern, mode)
         for name, family in families.items():
-            g = grows_linearly(run, family, N, floor=0.002)
+            g = grows_linearly(run, family, N)
             if not g.ok:
                 slow.append(f"{mode} on {name}: {g.why}")
     assert not slow, f"{found.where} = {found.pattern.pattern!r} is not linear:\n  " + "\n  ".join(
