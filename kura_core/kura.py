@@ -12,6 +12,7 @@ the default store answers. Unknown selectors raise SelectorError.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -516,13 +517,26 @@ class Kura:
         """What is in the store and what is broken (``probe``: ask each model endpoint)."""
         from .doctor import diagnose
 
-        return diagnose(self.registry, store, probe=probe)
+        return self._with_agents(diagnose(self.registry, store, probe=probe))
 
     def doctor_all(self, *, probe: bool = False) -> DoctorAll:
         """Every configured store's doctor report."""
         from .doctor import diagnose_all
 
-        return diagnose_all(self.registry, probe=probe)
+        every = diagnose_all(self.registry, probe=probe)
+        return dataclasses.replace(every, stores=tuple(self._with_agents(r) for r in every.stores))
+
+    @staticmethod
+    def _with_agents(rep: DoctorReport) -> DoctorReport:
+        """The report, with the agents ``kura connect`` wired to its store (and whether that
+        still matches) and their hooks' recent failures among its notes."""
+        from .connect import Where, doctor_lines
+
+        try:
+            lines = doctor_lines(Where.here(), rep.store)
+        except KuraError as exc:
+            lines = [f"cannot tell which agents are wired to this store: {exc}"]
+        return dataclasses.replace(rep, notes=rep.notes + tuple(lines)) if lines else rep
 
     def recall(
         self,
@@ -887,6 +901,80 @@ class Kura:
         return drain(
             self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
         )
+
+    # ---- wiring into agents (kura_core.connect) ---------------------------
+    def connect_plan(
+        self,
+        agent: str,
+        *,
+        store: str | None = None,
+        deadline: float | None = None,
+        recall: bool = False,
+        url: str = "",
+        where: Any = None,
+    ) -> Any:
+        """What ``kura connect AGENT`` would change, as a :class:`kura_core.connect.Plan`
+        (nothing written). The store is resolved here: an unknown name is refused."""
+        from . import connect
+
+        where = where or connect.Where.here()
+        name = self.registry.resolve(store)
+        if url == "auto":
+            server = self.registry.config.server
+            url = f"http://{server.host}:{server.port}/s/{name}/mcp"
+        wiring = connect.wiring_for(
+            self.registry.config,
+            name,
+            deadline=connect.DEFAULT_DEADLINE if deadline is None else deadline,
+            recall=recall,
+            url=url,
+            where=where,
+        )
+        return connect.plan(agent, self.registry.config, wiring, where)
+
+    def connect_apply(self, plan: Any, *, where: Any = None) -> Any:
+        """Write a plan from :meth:`connect_plan`, keeping backups and the ledger."""
+        from . import connect
+        from .connect.hook import keep_map, map_of
+
+        where = where or connect.Where.here()
+        done = connect.apply(plan, where, self.registry.clock)
+        store = plan.wiring.store
+        try:  # the first session starts from this map without opening the store
+            text, paths = map_of(self.registry, store)
+            keep_map(where, str(plan.wiring.config), store, text, paths)
+        except (KuraError, RuntimeError, OSError):
+            pass  # the hook builds it itself, and logs why it could not
+        return done
+
+    @staticmethod
+    def connect_undo(agent: str, *, where: Any = None) -> Any:
+        """Take kura out of *agent* again (needs no config: it reads kura's ledger)."""
+        from . import connect
+
+        return connect.undo(agent, where or connect.Where.here())
+
+    @staticmethod
+    def connect_plugin_dir() -> Path:
+        """The Claude Code plugin marketplace shipped in the package."""
+        from .connect import plugin_dir
+
+        return plugin_dir()
+
+    @staticmethod
+    def hook(argv: list[str]) -> int:
+        """``kura hook EVENT --agent A …``: what an agent's hook runs (fail-open, a hard
+        deadline, silent on trouble; see kura_core.connect.hook). Always 0."""
+        from .connect.hook import main
+
+        return main(argv)
+
+    @staticmethod
+    def connect_status(*, where: Any = None) -> Any:
+        """Every agent: which store it is wired to, and whether that still matches."""
+        from . import connect
+
+        return connect.status(where or connect.Where.here())
 
     def tend_status(self, *, store: str | None = None, lines: int = 200) -> TendStatus:
         """The tender: running or not, its last tick, what it rests, the tail of its log."""

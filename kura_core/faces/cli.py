@@ -18,6 +18,7 @@ from typing import Any
 from .. import Kura, KuraError, Registry
 from ..errors import SelectorError
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
+from .connect import add_parsers as add_connect_parsers, cmd_connect as connect_body
 from .guard import guarded
 from .render import doctor_text
 
@@ -671,6 +672,10 @@ def cmd_doctor(ctx: Ctx) -> int:
     return OK if rep.ok else FAIL
 
 
+def cmd_connect(ctx: Ctx) -> int:
+    return connect_body(ctx)
+
+
 def cmd_tui(ctx: Ctx) -> int:
     """The full-screen TUI on the configured stores."""
     from kura_tui import run  # lazy: the app and textual load only when it opens
@@ -756,6 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
     _service_commands(add)
     _bench_command(add)
     _app_commands(add)
+    add_connect_parsers(add, cmd_connect)
     return p
 
 
@@ -1083,7 +1089,12 @@ def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # an agent's hook: quick, fail-open, never a message
+        from .. import run_hook
+
+        return run_hook(argv[1:])
+    args = _parse(argv)
     if args.fn is None:
         return OK  # help was printed
     ctx = Ctx(args)
