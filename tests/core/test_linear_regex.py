@@ -49,6 +49,14 @@ def _dynamic_retention() -> Iterable[re.Pattern[str]]:
         yield expect_pattern(str(q["expect"]))
 
 
+def _dynamic_toml() -> Iterable[re.Pattern[str]]:
+    from kura_core.connect import tomledit
+
+    for keys in (["mcp_servers", "kura"], ["a b", "c.d", "x-y"]):
+        yield tomledit._header_re(keys)
+        yield tomledit._key_re(keys[-1])
+
+
 #: Functions that compile a pattern from run-time data (a configured name, a benchmark's
 #: expected answer), each with a maker of representative patterns this test runs.
 DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
@@ -57,6 +65,8 @@ DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
     "kura_core.floors.attribution:_ja_patterns": _dynamic_attribution,
     "kura_core.floors.attribution:_zh_patterns": _dynamic_attribution,
     "kura_core.bench.retention:expect_pattern": _dynamic_retention,
+    "kura_core.connect.tomledit:_header_re": _dynamic_toml,
+    "kura_core.connect.tomledit:_key_re": _dynamic_toml,
 }
 
 
