@@ -86,6 +86,8 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
         degraded_notice as degraded_notice,
     )
     from .registry import PATH_PREFIX as PATH_PREFIX, Registry as Registry
+    from .scrub import ScrubReport as ScrubReport, StoredSecret as StoredSecret
+    from .secrets import SecretRefused as SecretRefused
     from .store import Memory as Memory
     from .weave import WeaveResult as WeaveResult
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .registry import Registry
+from .secrets import BUILTIN, redact_value, using_rules
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from .prefill import Prefill
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
+    from .scrub import ScrubReport, StoredSecret
     from .weave import WeaveResult
 
 
@@ -372,12 +374,15 @@ class Kura:
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        used, read = read_journal(path, adapter)
+        rules = self.registry.spec(store).secrets if store else BUILTIN
+        with using_rules(rules):
+            used, read = read_journal(path, adapter)
         given: list[Any] = (
             _load_candidates(Path(candidates))
             if isinstance(candidates, (str, os.PathLike))
             else list(candidates)
         )
+        given = redact_value(given, rules)  # quoted as the evidence reads: markers in place
 
         def never_an_echo(quote: str) -> bool:
             return False  # with no store, nothing is an echo of it
@@ -537,6 +542,48 @@ class Kura:
         except KuraError as exc:
             lines = [f"cannot tell which agents are wired to this store: {exc}"]
         return dataclasses.replace(rep, notes=rep.notes + tuple(lines)) if lines else rep
+
+    # ---- secrets ---------------------------------------------------------------
+    def stored_secrets(self, *, store: str | None = None) -> tuple[StoredSecret, ...]:
+        """Secrets kept in the store's files and workshop, by place, line and kind (never
+        the value); ``kura doctor`` reports them."""
+        from .scrub import stored_secrets
+
+        name = self.registry.resolve(store)
+        return stored_secrets(
+            self.registry.store(name),
+            self.registry.workshop(name),
+            self.registry.config.stores[name].secrets,
+        )
+
+    def scrub(
+        self,
+        *,
+        store: str | None = None,
+        backup: str | os.PathLike | None = None,
+        dry_run: bool = False,
+    ) -> ScrubReport:
+        """Redact every stored secret in place, crash-safely, keeping the originals in
+        *backup* (default ``$XDG_STATE_HOME/kura/scrub``, outside every store) and logging
+        what was done in the gate log. Refused on a frozen store."""
+        from .scrub import default_backup_root, scrub
+
+        name = self.registry.resolve(store)
+        spec = self.registry.config.stores[name]
+        if spec.write_policy == WritePolicy.FROZEN and not dry_run:
+            raise PolicyError(
+                f"store {name!r} is frozen: nothing is written to it, not even a scrub; "
+                f"set another write_policy under [stores.{name}] to scrub it"
+            )
+        root = Path(backup) if backup else default_backup_root(self.registry.env)
+        return scrub(
+            self.registry.store(name),
+            self.registry.workshop(name),
+            spec.secrets,
+            backup_root=root.expanduser(),
+            now=self.registry.clock(),
+            dry_run=dry_run,
+        )
 
     def recall(
         self,

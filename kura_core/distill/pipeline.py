@@ -19,9 +19,10 @@ from ..config import StoreConfig
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import messages
 from ..profile import preamble
-from ..prompts import messages as build_messages
+from ..prompts import TRUST_QUESTIONS, messages as build_messages
 from ..registry import Registry
 from ..reports import tally_of
+from ..secrets import under_store_rules
 from ..shapes import dict_at
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
@@ -162,7 +163,8 @@ reference), body (the fact, then **Why:** and **How to apply:** lines where they
 Every number must come from the evidence; credit the human only with what a [USER] line
 says. Reply with JSON only."""
 
-JUDGE_INSTRUCTIONS = """\
+JUDGE_INSTRUCTIONS = (
+    """\
 You are the last gate of a long-term memory. Read the draft below cold, against its
 evidence. A deterministic gate has already checked that every quote is verbatim, that
 every number occurs in the evidence and that the human is credited only with what a
@@ -173,7 +175,11 @@ view not turned into the human's). Answer "pour" if it is true to the evidence, 
 a long time and belongs in this store; "fix" with corrected title/description/body if it
 is worth keeping but says more or less than the evidence; "toss" if it is chatter, wrong,
 contradicts its evidence, or does not belong. Give a short reason. Reply with JSON only:
-{"verdict", "reason", "fix": {"title", "description", "body"}}."""
+{"verdict", "reason", "fix": {"title", "description", "body"}}.
+
+"""
+    + TRUST_QUESTIONS
+)
 
 SEED_INSTRUCTIONS = """\
 Below are ideas kept aside until later evidence confirms them, then a new stretch of journal.
@@ -365,6 +371,7 @@ def evidence_lines(segments: Sequence[Segment]) -> str:
 # --------------------------------------------------------------------------- run
 
 
+@under_store_rules  # the store's own secret patterns and allowlist apply while it drinks
 def run(
     reg: Registry,
     selector: str | None,

@@ -672,6 +672,24 @@ def cmd_doctor(ctx: Ctx) -> int:
     return OK if rep.ok else FAIL
 
 
+def cmd_scrub(ctx: Ctx) -> int:
+    """Redact the secrets a store already keeps; exit 2 when there are none."""
+    a = ctx.args
+    rep = ctx.kura().scrub(store=ctx.selector, backup=a.backup, dry_run=a.dry_run)
+    if a.json:
+        ctx.json(rep.to_json())
+    elif not rep.scrubbed:
+        ctx.print(f"no secrets are stored in {rep.store}")
+    else:
+        verb = "would redact" if rep.dry_run else "redacted"
+        ctx.print(f"{rep.store}: {verb} {rep.summary()}")
+        for s in rep.scrubbed:
+            ctx.print(f"  {s.kind:<20} {s.place} line {s.line}")
+        if rep.backup:
+            ctx.print(f"originals kept in {rep.backup} (owner-only; delete it once checked)")
+    return OK if rep.scrubbed else NOTHING
+
+
 def cmd_connect(ctx: Ctx) -> int:
     return connect_body(ctx)
 
@@ -1011,6 +1029,10 @@ def _app_commands(add: AddCommand) -> None:
     sp.add_argument(
         "--probe", action="store_true", help="also ask each model endpoint if it answers"
     )
+
+    sp = add("scrub", cmd_scrub, "redact secrets already stored (originals kept outside the store)")
+    sp.add_argument("--backup", default=None, help="where to keep the originals")
+    sp.add_argument("--dry-run", action="store_true", help="only say what would be redacted")
 
 
 def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:

@@ -42,6 +42,8 @@ def _summary(r: DoctorReport) -> list[Content]:
     if r.label:
         out.append(Content.styled(r.label, "$foreground-muted"))
     out += [Content.styled(f"✗ {p}", "$error") for p in r.problems]
+    if r.secrets:
+        out.append(Content.styled("  press X to scrub them (asks first)", "$warning"))
     out += [Content.styled(f"· {note}", "$warning") for note in r.notes]
     return out
 

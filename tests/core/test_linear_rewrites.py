@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from kura_core import llm, weave
-from kura_core.distill import payloads
 from kura_core.distill.journals import aider, codex, paths, provenance, shell
 from kura_core.floors import attribution, quantities
 from kura_core.floors.quantities import _CJK_ALL
@@ -59,14 +58,6 @@ def _kept_runs(p: re.Pattern[str]) -> Callable[[str], list]:
 _OLD_CLAUSE_BREAK = re.compile(
     r";|:|\s[—–-]\s|,\s+(?:so|because|since|while|which|but|whereas|although|though|and\s+then)\b|"
     r"\s+(?:because|since|so\s+that|although|though)\s+|[；：]"
-)
-_OLD_ECHO = re.compile(
-    r"""\b(?:echo|printf)\s+(?:-[neE]+\s+)*(["'])(?P<p>.*?)(?<!\\)\1(?P<rest>[^\n|;&]*)""",
-    re.DOTALL,
-)
-_OLD_HEREDOC = re.compile(
-    r"""<<-?\s*(['"]?)(?P<tag>[A-Za-z_]\w*)\1(?P<head>[^\n]*)\n(?P<p>.*?)\n\s*(?P=tag)[ \t]*(?:\n|$)""",
-    re.DOTALL,
 )
 _OLD_ANSWER = re.compile(
     r'"(?P<q>.+?)"="(?P<a>.*?)"(?=\s*(?:,\s*"|\.\s*You can now|\.?\s*$))', re.DOTALL
@@ -121,16 +112,6 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[str], object], st.Sear
         lambda s: [(m["q"], m["a"]) for m in _OLD_ANSWER.finditer(s)],
         provenance._answer_pairs,
         _texts('"', '"="', ", ", ".", " ", "a", "\n", ". You can now", ",", '"='),
-    ),
-    "echo payloads": (
-        lambda s: [(m.start(), m.span("p"), m["rest"]) for m in _OLD_ECHO.finditer(s)],
-        lambda s: [(p.start, p.span, p.around) for p in payloads.echo_payloads(s)],
-        _texts("echo ", "printf ", "-n ", "-e ", '"', "'", "\\", "a b", "|", ";", "\n", " "),
-    ),
-    "heredocs": (
-        lambda s: [(m.start(), m.span("p"), m["head"]) for m in _OLD_HEREDOC.finditer(s)],
-        lambda s: [(p.start, p.span, p.around) for p in payloads.heredocs(s)],
-        _texts("<<", "<<-", "EOF", "EOFX", "E", '"', "'", "\n", " ", "\t", "a", "\nEOF\n", "\r"),
     ),
     "think blocks": (
         lambda s: re.sub(r"<think>.*?</think>", "", s, flags=re.DOTALL | re.IGNORECASE),
