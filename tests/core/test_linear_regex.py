@@ -57,6 +57,13 @@ def _dynamic_toml() -> Iterable[re.Pattern[str]]:
         yield tomledit._key_re(keys[-1])
 
 
+def _dynamic_secrets() -> Iterable[re.Pattern[str]]:
+    from kura_core import secrets
+
+    yield from (shape.pattern for shape in secrets._SHAPES)
+    yield secrets._SLACK_HOOK.pattern
+
+
 #: Functions that compile a pattern from run-time data (a configured name, a benchmark's
 #: expected answer), each with a maker of representative patterns this test runs.
 DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
@@ -67,6 +74,9 @@ DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
     "kura_core.bench.retention:expect_pattern": _dynamic_retention,
     "kura_core.connect.tomledit:_header_re": _dynamic_toml,
     "kura_core.connect.tomledit:_key_re": _dynamic_toml,
+    # the secret shapes; an operator's own patterns are refused unless bounded (unbounded())
+    "kura_core.secrets:_shape": _dynamic_secrets,
+    "kura_core.secrets:build": _dynamic_secrets,
 }
 
 
