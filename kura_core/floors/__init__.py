@@ -426,7 +426,9 @@ def _link_violations(
 INDEX_FIELDS = frozenset({"title", "description"})
 #: Where a link starts: each alternative begins with a fixed mark, so the scan is linear.
 _LINK_MARK = re.compile(
-    r"\]\(|\[\[|[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.|\b(?:mailto|javascript|data|file):",
+    # a scheme is read from the start of its run of scheme characters, once per run
+    r"\]\(|\[\[|(?<![A-Za-z0-9+.-])[0-9+.-]*+[A-Za-z][A-Za-z0-9+.-]*+://|\bwww\.|"
+    r"\b(?:mailto|javascript|data|file):",
     re.IGNORECASE,
 )
 
