@@ -720,9 +720,11 @@ def shared_journal_roots(config: Config) -> list[dict[str, Any]]:
     return [{"root": root, "stores": sorted(names)} for root, names in sorted(out.items())]
 
 
-def _check_name(name: str, key: str) -> None:
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}", name):
+
+def _check_name(name: str, key: str) -> None:
+    if not _NAME.fullmatch(name):
         raise ConfigError(
             f"kura.toml: {key}: a name must be letters, digits, '-' or '_' (got {name!r})"
         )

@@ -1083,6 +1083,8 @@ def _load_candidates(path: Path) -> list[Any]:
         raise KuraError(f"--candidates {path}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise KuraError(f"--candidates {path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError:
+        raise KuraError(f"--candidates {path}: holds a figure too long to be a number") from None
     cands = raw.get("candidates") if isinstance(raw, dict) else raw
     if not isinstance(cands, list) or not all(isinstance(c, dict) for c in cands):
         raise KuraError(

@@ -165,7 +165,20 @@ def plain_body(spec: ModelSpec, messages: list[dict]) -> dict:
 # reply parsing and validation
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n?(.*?)```", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+
+
+def _strip_think(text: str) -> str:
+    """*text* without its ``<think>…</think>`` blocks. Each block ends at the first closer
+    after its opener; an opener with no closer after it ends the search (no later one has
+    one either), so an unclosed tag costs one pass, not one pass per tag."""
+    out, pos = [], 0
+    while (a := _THINK_OPEN.search(text, pos)) and (b := _THINK_CLOSE.search(text, a.end())):
+        out.append(text[pos : a.start()])
+        pos = b.end()
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _snippet(text: str, limit: int = 60) -> str:
@@ -182,7 +195,7 @@ def parse_json_reply(text: str) -> dict:
     """
     if text is None:
         raise ValueError("empty content")
-    stripped = _THINK.sub("", text).strip()
+    stripped = _strip_think(text).strip()
     if not stripped:
         raise ValueError("empty content")
 

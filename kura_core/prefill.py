@@ -123,8 +123,9 @@ _VOLATILE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "a template placeholder",
-            r"\{\{[^}]*\}\}|\$\{[^}]*\}|\{\s*(?:date|time|now|today|timestamp|clock|session|turn|"
-            r"request|uuid|id)[^}]*\}|%[YmdHMSjaAbBcxX](?![a-z])",
+            # the inside of a placeholder holds no brace: each brace starts at most one scan
+            r"\{\{[^{}]*+\}\}|\$\{[^{}]*+\}|\{\s*+(?:date|time|now|today|timestamp|clock|session|"
+            r"turn|request|uuid|id)[^{}]*+\}|%[YmdHMSjaAbBcxX](?![a-z])",
         ),
     )
 )
@@ -164,8 +165,11 @@ def header_text(cfg: PrefillConfig) -> str:
 # =========================================================================== framing
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
 def _marker_name(name: str) -> str:
-    clean = re.sub(r"[^A-Za-z0-9_.-]+", "-", name or "").strip("-")[:64]
+    clean = _UNSAFE.sub("-", name or "").strip("-")[:64]
     return f" store={clean}" if clean else ""
 
 
@@ -192,7 +196,7 @@ def etag_of(text: str) -> str:
 def missing_map_note(store_name: str = "") -> str:
     """What a host wears when kura cannot be reached: an explicit "the map is missing",
     never an empty string."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", store_name or "").strip("-")[:64]
+    name = _UNSAFE.sub("-", store_name or "").strip("-")[:64]
     which = f' of store "{name}"' if name else ""
     body = (
         f"The memory map{which} is missing from this prompt: kura could not be reached to "

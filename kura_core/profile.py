@@ -47,6 +47,10 @@ MAX_CHARS = 6000
 #: How much of the store the brain is shown when drafting (characters of memory lines).
 SOURCE_CHARS = 24_000
 _DRAFT_HEAD = re.compile(r"^<!-- kura-profile-draft (?P<attrs>[^>]*) -->\n")
+#: ``name=value``; read from the start of a run of name characters, not from each of them
+_DRAFT_ATTR = re.compile(r"(?<![\w-])-*+(\w[\w-]*+)=(\S+)")
+#: a line that is a list item, a heading or a table row
+_LISTY = re.compile(r"(?:[-*+•]\s|#{1,6}\s|\d++[.)]\s|\|)")
 
 PROFILE_SCHEMA = {
     "type": "object",
@@ -233,7 +237,7 @@ def _parse_draft(raw: str) -> tuple[str, dict[str, str]]:
     m = _DRAFT_HEAD.match(raw)
     if not m:
         return raw.strip(), {}
-    attrs = dict(re.findall(r"(\w[\w-]*)=(\S+)", m["attrs"]))
+    attrs = dict(_DRAFT_ATTR.findall(m["attrs"]))
     return raw[m.end() :].strip(), attrs
 
 
@@ -293,7 +297,7 @@ def sentence_problems(text: str) -> list[str]:
     if strip_invisible(text) != text:
         out.append("the profile holds invisible or bidirectional control characters")
     lines = [l.strip() for l in text.splitlines() if l.strip()]
-    listy = [l for l in lines if re.match(r"^(?:[-*+•]\s|#{1,6}\s|\d+[.)]\s|\|)", l)]
+    listy = [l for l in lines if _LISTY.match(l)]
     if listy:
         out.append(
             f"the profile is written in sentences, not as a list or headings "

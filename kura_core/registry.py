@@ -177,7 +177,9 @@ def split_path_prefix(path: str) -> tuple[str | None, str]:
     return name, "/" + tail
 
 
-def _safe_name(s: str) -> str:
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
-    cleaned = re.sub(r"[^A-Za-z0-9_-]+", "-", s).strip("-_")
+
+def _safe_name(s: str) -> str:
+    cleaned = _UNSAFE.sub("-", s).strip("-_")
     return cleaned or "store"

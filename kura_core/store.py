@@ -122,6 +122,8 @@ def _exists(path: str) -> bool:
     return True
 
 
+_ALNUM_RUN = re.compile(r"[a-z0-9]+")
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _MEMORY_FILE_RE = re.compile(r"([a-z0-9]+(?:-[a-z0-9]+)*)\.md")
 
 
@@ -144,7 +146,7 @@ def slugify(title: str) -> str:
     """A kebab-case ASCII slug for *title*; a short stable digest if it has no ASCII words."""
     folded = unicodedata.normalize("NFKD", title)
     ascii_only = folded.encode("ascii", "ignore").decode().lower()
-    words = re.findall(r"[a-z0-9]+", ascii_only)
+    words = _ALNUM_RUN.findall(ascii_only)
     slug = ""
     for w in words:
         nxt = f"{slug}-{w}" if slug else w
@@ -296,7 +298,7 @@ def _as_date(v: Any) -> dt.date | None:
     if isinstance(v, dt.date):
         return v
     if isinstance(v, str):
-        m = re.match(r"(\d{4})-(\d{2})-(\d{2})", v.strip())
+        m = _ISO_DATE.match(v.strip())
         if m:
             try:
                 return dt.date(int(m[1]), int(m[2]), int(m[3]))

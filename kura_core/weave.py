@@ -174,7 +174,9 @@ class WeaveError(KuraError):
 # =========================================================================== the floors
 
 
-_MD_LINK = re.compile(r"\[[^\]\n]*\]\([^)\s]*\)")
+#: ``[text](target)``; the text holds no ``[`` of its own, so each bracket starts at most one
+#: attempt (with ``[`` allowed, a line of them took quadratic time)
+_MD_LINK = re.compile(r"\[[^\[\]\n]*+\]\([^)\s]*+\)")
 _URL = re.compile(r"\b(?:https?|ftp|file)://\S+", re.IGNORECASE)
 _MARKUP = ("<<<", ">>>", "<!--", "-->")
 
@@ -237,7 +239,8 @@ def trigger_floor(
 # =========================================================================== mechanical trim
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f"
-_ATOM = re.compile(rf"\s*(?:[{_CJK}]|[^\s{_CJK}]+)")
+#: a word or one CJK character, with the spaces before it (read from the first of them)
+_ATOM = re.compile(rf"(?<!\s)\s*+(?:[{_CJK}]|[^\s{_CJK}]++)")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 _TRAIL = ",;:、，；：—–-([{（「『/\\|&+ "
 ELLIPSIS = "…"

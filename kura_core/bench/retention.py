@@ -28,6 +28,12 @@ from ..store import Store
 PASS_SCORE = 0.9
 
 
+def expect_pattern(source: str) -> re.Pattern[str]:
+    """A question's expected answer: a regular expression written by whoever wrote the
+    questions file (the bench's own fixture, or an operator's), matched case-insensitively."""
+    return re.compile(source, re.IGNORECASE)
+
+
 def load_questions(questions_file: Path) -> list[dict[str, Any]]:
     try:
         qs = json.loads(Path(questions_file).read_text(encoding="utf-8"))
@@ -43,7 +49,7 @@ def load_questions(questions_file: Path) -> list[dict[str, Any]]:
         )
     for q in qs:
         try:
-            re.compile(str(q["expect"]))
+            expect_pattern(str(q["expect"]))
         except re.error as exc:
             raise KuraError(
                 f"--questions: the expect pattern of {q.get('id', q['question'])!r} is not a "
@@ -101,7 +107,7 @@ def retention(
         for q in qs:
             cat = str(q.get("category", "other"))
             slot = by_cat.setdefault(cat, {"passed": 0, "of": 0})
-            pattern = re.compile(str(q["expect"]), re.IGNORECASE)
+            pattern = expect_pattern(str(q["expect"]))
             if q.get("must_not_store"):
                 stored = bool(pattern.search(store_text))
                 row = {"id": q.get("id"), "category": cat, "hit": not stored, "stored": stored}

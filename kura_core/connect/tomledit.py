@@ -129,6 +129,10 @@ def _header_re(keys: Sequence[str]) -> re.Pattern[str]:
     )
 
 
+def _key_re(k: str) -> re.Pattern[str]:
+    return re.compile(r"^[ \t]*" + re.escape(key(k)) + r"[ \t]*=")
+
+
 def remove_table(text: str, keys: Sequence[str], where: str) -> str:
     """*text* without the ``[keys]`` block (its header line to the next header, with the
     blank lines kura put before it); unchanged when there is none."""
@@ -188,7 +192,7 @@ def remove_key(text: str, keys: Sequence[str], k: str, where: str) -> str:
     lines = text.splitlines(keepends=True)
     pat = _header_re(keys)
     at = next((i for i, ln in enumerate(lines) if pat.match(ln.rstrip("\r\n"))), None)
-    line = re.compile(r"^[ \t]*" + re.escape(key(k)) + r"[ \t]*=")
+    line = _key_re(k)
     for i in range(at + 1 if at is not None else len(lines), len(lines)):
         if lines[i].lstrip().startswith("["):
             break

@@ -242,7 +242,7 @@ def parse_draft(text: str, path: Path) -> Draft:
         if line.startswith("{"):
             try:
                 payload = json.loads(line)
-            except json.JSONDecodeError:
+            except ValueError:  # not JSON, or a figure too long for int
                 raise MemoryFormatError(f"{path.name}: the evidence comment is damaged") from None
             break
     md = dict_at(meta, "metadata")

@@ -141,6 +141,12 @@ def _blank(text: str, spans: Spans, is_echo: Callable[[str], bool]) -> tuple[str
     return "".join(out), hit
 
 
+_LEAD_ELLIPSIS = re.compile(r"^(?:\.\.\.|…)\s*+")
+#: an ellipsis ending a quote, with the spaces before it (read from the first of them)
+_TRAIL_ELLIPSIS = re.compile(r"(?<!\s)\s*+(?:\.\.\.|…)$")
+_TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
+
+
 def _strip_prose_payloads(text: str) -> tuple[str, bool]:
     """A command's text without the agent's prose riding in it (what it prints, posts,
     commits or writes into a text file, :func:`kura_core.floors.payloads.prose_spans`) --
@@ -550,8 +556,8 @@ def _variants(quote: str) -> list[str]:
             and changed[-1] == _WRAP_PAIRS[changed[0]]
         ):
             changed = changed[1:-1].strip()
-        changed = re.sub(r"^(?:\.\.\.|…)\s*", "", changed)
-        changed = re.sub(r"\s*(?:\.\.\.|…)$", "", changed)
+        changed = _LEAD_ELLIPSIS.sub("", changed)
+        changed = _TRAIL_ELLIPSIS.sub("", changed)
         if changed != current and changed:
             out.append(changed)
             current = changed
@@ -626,7 +632,7 @@ def _malformed(candidate: Mapping[str, Any]) -> list[Violation]:
             for t in tags:
                 if not isinstance(t, str):
                     out.append(Violation("shape", "tags", type(t).__name__, "not_a_string"))
-                elif not re.fullmatch(r"[^\W_][\w-]{0,39}", normalize(t)):
+                elif not _TAG_WORD.fullmatch(normalize(t)):
                     out.append(Violation("tag", "tags", t[:40], "not_a_word"))
     return out
 

@@ -805,7 +805,7 @@ class Handler(BaseHTTPRequestHandler):
         if v is None:
             return None
         v = v.strip()
-        if not v.isdigit():
+        if not v.isdigit() or len(v) > 18:  # no body is longer; int() refuses thousands
             return -1
         return int(v)
 
@@ -838,7 +838,7 @@ class Handler(BaseHTTPRequestHandler):
             raise HttpError(400, "the body is not UTF-8 text") from None
         try:
             return json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (ValueError, RecursionError) as exc:  # ValueError: a figure too long for int
             if for_mcp:
                 return _PARSE_FAILED
             where = (

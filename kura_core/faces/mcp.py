@@ -468,7 +468,7 @@ class McpSession:
         try:
             text = line.decode("utf-8") if isinstance(line, bytes) else line
             payload = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # bad UTF-8 or JSON, or a figure too long for int
             return parse_error_reply("the message is not valid JSON")
         return self.handle(payload)
 

@@ -426,7 +426,9 @@ def _link_violations(
 INDEX_FIELDS = frozenset({"title", "description"})
 #: Where a link starts: each alternative begins with a fixed mark, so the scan is linear.
 _LINK_MARK = re.compile(
-    r"\]\(|\[\[|[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.|\b(?:mailto|javascript|data|file):",
+    # a scheme is read from the start of its run of scheme characters, once per run
+    r"\]\(|\[\[|(?<![A-Za-z0-9+.-])[0-9+.-]*+[A-Za-z][A-Za-z0-9+.-]*+://|\bwww\.|"
+    r"\b(?:mailto|javascript|data|file):",
     re.IGNORECASE,
 )
 
@@ -444,11 +446,12 @@ def index_links(text: str) -> list[str]:
 
 
 _TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
+_TAG_GAP = re.compile(r"[\s_]+")
 
 
 def tag_key(tag: str) -> str:
     """How a tag is compared: folded, lower case, spaces and underscores as hyphens."""
-    return re.sub(r"[\s_]+", "-", fold(tag).lower())
+    return _TAG_GAP.sub("-", fold(tag).lower())
 
 
 def check_tags(

@@ -118,6 +118,7 @@ _JA_PROHIBITIVE = re.compile(r"^な(?:$|[。、！!？?よ\s」』）)])")
 _ZH_NEG_AFTER = re.compile(
     r"^(?:不行|不可以|不可|不对|不對|不好|不要|不能|是不对|是错|是錯|禁止|免谈|不允许|不允許|是不行)"
 )
+_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*+")
 _ASCII_WORD_BEFORE = re.compile(r"([A-Za-z'’]+)\W*$")
 
 
@@ -175,7 +176,7 @@ def _negation_before(seg: str, start: int) -> str:
     if not clause.strip():
         return ""
     if not _EN_NOT_NEGATING.search(clause):
-        words = re.findall(r"[A-Za-z][A-Za-z'’]*", clause)[-3:]
+        words = _ASCII_WORD.findall(clause)[-3:]
         for w in words:
             if _EN_NEG_BEFORE.match(w.replace("’", "'")):
                 return f"leaves out the negation {w!r} before it"

@@ -106,7 +106,7 @@ def _redirect_target(rest: str) -> str | None:
     """Where the rest of a command line writes (``> path``, ``>> path``, ``| tee path``)."""
     if ">" not in rest and "tee" not in rest:
         return None
-    m = re.search(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?([^\s'\";|&]+)", rest)
+    m = _TARGET.search(rest)
     return m.group(1) if m else None
 
 
@@ -228,3 +228,6 @@ def _heredoc(text: str, m: re.Match[str], line_start: int) -> tuple[int, int, bo
             return nl + 1, max(nl + 1, pos - 1), prose
         pos = line_end + 1
     return None
+
+
+_TARGET = re.compile(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*+['\"]?([^\s'\";|&]+)")

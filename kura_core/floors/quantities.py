@@ -83,8 +83,25 @@ class Quantity:
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
 _NUM_RE = re.compile(_NUM)
 
+#: The most digits a figure may have to be read as a number (its exponent, if written, may
+#: have two). No real quantity is longer -- 30 digits is over a trillion trillion, with room
+#: for card and account numbers -- and Python refuses to turn a digit run of a few thousand
+#: into an int. A longer figure (or a numeral run of more characters) is still checked, as
+#: written: it is a literal, not a number.
+MAX_FIGURE_DIGITS = 30
+_MAX_EXPONENT_DIGITS = 2
+
+
+def _figure_fits(text: str) -> bool:
+    """Whether a written figure is short enough to be read as a number."""
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = sum(ch.isdigit() for ch in mantissa)
+    return digits <= MAX_FIGURE_DIGITS and len(exponent.lstrip("+-")) <= _MAX_EXPONENT_DIGITS
+
 
 def _dec(text: str) -> Decimal | None:
+    if not _figure_fits(text):
+        return None
     try:
         return Decimal(text.replace(",", ""))
     except (InvalidOperation, ValueError):
@@ -104,17 +121,24 @@ def _written(num: str) -> str:
     return num.replace(",", "")
 
 
+#: An ordered-list marker at a line start, after any indentation, quote and bullet marks:
+#: "1. ", "(2) ", "> - 3) ", "1、". The lead is one possessive class (any mix of those marks
+#: is one run), so a line of dashes or hashes is read once instead of split every way.
 _LIST_MARKER = re.compile(
-    r"^([ \t]*(?:[#>*+\-]+[ \t]*)*)(\(\d{1,3}\)|\d{1,3}[.)])(?=[ \t])|^([ \t]*)(\d{1,3})、",
-    re.MULTILINE,
+    r"""
+    ^(?P<lead>[ \t#>*+\-]*+)
+     (?P<marker>\(\d{1,3}\)|\d{1,3}[.)])(?=[ \t])
+    |^(?P<cjk_lead>[ \t]*+)(?P<cjk_num>\d{1,3})、
+    """,
+    re.MULTILINE | re.VERBOSE,
 )
 
 
 def _blank_list_markers(text: str) -> str:
     def repl(m: re.Match[str]) -> str:
-        if m.group(2) is not None:
-            return m.group(1) + " " * len(m.group(2))
-        return m.group(3) + " " * (len(m.group(4)) + 1)
+        if m["marker"] is not None:
+            return m["lead"] + " " * len(m["marker"])
+        return m["cjk_lead"] + " " * (len(m["cjk_num"]) + 1)
 
     return _LIST_MARKER.sub(repl, text)
 
@@ -271,7 +295,8 @@ def _words_value(words: list[str]) -> Decimal | None:
         current += Decimal("0.5")
     if not seen:
         return None
-    return total + current
+    value = total + current
+    return value if value.adjusted() < MAX_FIGURE_DIGITS else None
 
 
 # =========================================================================== CJK numerals
@@ -297,7 +322,18 @@ _CJK_DIGITS = {
 _CJK_SMALL = {"十": 10, "拾": 10, "百": 100, "千": 1000, "廿": 20, "卅": 30}
 _CJK_BIG = {"万": 10**4, "萬": 10**4, "億": 10**8, "亿": 10**8, "兆": 10**12}
 _CJK_ALL = "".join([*_CJK_DIGITS, *_CJK_SMALL, *_CJK_BIG])
-_CJK_RUN = re.compile(rf"(?:\d+(?:\.\d+)?)?[{_CJK_ALL}](?:[{_CJK_ALL}]|\d+(?:\.\d+)?)*")
+#: A numeral run: figures and CJK numerals mixed (12万5千, 三千, 1.5億). Every repeat is
+#: possessive, and a leading figure is read only from its first digit, so a long digit run
+#: is read once instead of once per position it could start from.
+_CJK_RUN = re.compile(
+    rf"""
+    (?:(?<![\d.])\d++(?:\.\d++)?+)?+
+    [{_CJK_ALL}]
+    (?:[{_CJK_ALL}]|\d++(?:\.\d++)?+)*+
+    """,
+    re.VERBOSE,
+)
+_CJK_TOKEN = re.compile(rf"\d++(?:\.\d++)?+|[{_CJK_ALL}]")
 #: Words that start with a numeral but are not numbers (or not only numbers).
 _CJK_IDIOMS = re.compile(
     r"万一|万が一|万全|万能|万年筆|万歳|万岁|万物|万事|万分|千万(?=[不别要小记务])|千葉|千代|千差万别|"
@@ -309,11 +345,14 @@ _CJK_IDIOMS = re.compile(
 
 
 def _cjk_value(run: str) -> Decimal | None:
+    """The value of a numeral run, or None when it is longer than any real quantity."""
+    if len(run) > MAX_FIGURE_DIGITS:
+        return None
     total = Decimal(0)
     section = Decimal(0)
     num: Decimal | None = None
     prev_digit = False
-    for tok in re.findall(rf"\d+(?:\.\d+)?|[{_CJK_ALL}]", run):
+    for tok in _CJK_TOKEN.findall(run):
         if tok[0].isdigit():
             num = Decimal(tok)
             prev_digit = False
@@ -350,18 +389,36 @@ _MONTHS = {
 }
 
 _ISO = re.compile(
-    r"(?<![A-Za-z0-9_.:/-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})"
-    r"(?:[T ](\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![A-Za-z0-9_])(?!\.\d)"
+    r"""
+    (?<![A-Za-z0-9_.:/-])
+    (\d{4}) ([-/.]) (\d{1,2}) \2 (\d{1,2})                 # 2026-11-28, 2026/11/28
+    (?:[T\ ] (\d{1,2}) : (\d{2})                         # T14:30
+       (?: : (\d{2}) (?:\.\d+)? )?                        # :05.123
+       (?: Z | [+-]\d{2}:?\d{2} )?                         # Z, +09:00
+    )?
+    (?![A-Za-z0-9_]) (?!\.\d)
+    """,
+    re.VERBOSE,
 )
 _YEAR_MONTH = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{4})-(\d{2})(?![A-Za-z0-9_.-])")
 _NUMERIC_DATE = re.compile(
     r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)"
 )
 _MDY = re.compile(
-    rf"(?<![A-Za-z0-9_])({_MON})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![A-Za-z0-9_:])(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?"
+    rf"""
+    (?<![A-Za-z0-9_]) ({_MON}) \.? \s+                     # Nov, November.
+    (\d{{1,2}}) (?:st|nd|rd|th)? (?![A-Za-z0-9_:])         # 28th
+    (?: ,? \s+ (\d{{4}}) (?![A-Za-z0-9_]) )?              # , 2026
+    """,
+    re.VERBOSE,
 )
 _DMY = re.compile(
-    rf"(?<![A-Za-z0-9_.])(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MON})\b(?:\.(?=,?\s+\d{{4}}))?(?:,?\s+(\d{{4}})(?![A-Za-z0-9_]))?"
+    rf"""
+    (?<![A-Za-z0-9_.]) (\d{{1,2}}) (?:st|nd|rd|th)? \s+     # 28th
+    (?:of\s+)? ({_MON}) \b (?: \. (?=,?\s+\d{{4}}) )?      # of November, Nov.
+    (?: ,? \s+ (\d{{4}}) (?![A-Za-z0-9_]) )?              # , 2026
+    """,
+    re.VERBOSE,
 )
 _MY = re.compile(rf"(?<![A-Za-z0-9_])({_MON})\.?,?\s+(\d{{4}})(?![A-Za-z0-9_])")
 _CJN = rf"\d{{1,4}}|[{''.join(_CJK_DIGITS)}十]{{1,4}}"
@@ -387,7 +444,10 @@ _DOTTED = re.compile(
 _HEX = re.compile(r"(?<![A-Za-z0-9_.])0[xX][0-9A-Fa-f]+(?![A-Za-z0-9_])")
 _DIMS = re.compile(r"(?<![A-Za-z0-9_.])(\d+)[xX](\d+)(?:[xX](\d+))?(?![A-Za-z0-9_]|\.[A-Za-z0-9])")
 _PERCENT_ZH = re.compile(rf"(百分之|千分之)([\d.]+|[{_CJK_ALL}]+)")
-_FRACTION_ZH = re.compile(rf"([\d]+|[{_CJK_ALL}]+)分之([\d]+|[{_CJK_ALL}]+)")
+#: 三分之一, 3分之1: each side read from the start of its run, possessively
+_FRACTION_ZH = re.compile(
+    rf"((?<!\d)\d++|(?<![{_CJK_ALL}])[{_CJK_ALL}]++)分之(\d++|[{_CJK_ALL}]++)"
+)
 _WARI = re.compile(
     rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])割(?:(\d|[{''.join(_CJK_DIGITS)}])分)?"
 )
@@ -416,7 +476,7 @@ _DIGITS = re.compile(
 )
 #: a compound duration: 1h30m, 2m30s, 1d12h
 _DURATION = re.compile(r"(?<![A-Za-z0-9_.])((?:\d+(?:\.\d+)?(?:d|h|m|s|ms))+)(?![A-Za-z0-9_])")
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|d|h|m|s)")
+_DURATION_PART = re.compile(r"(?<![\d.])(\d++(?:\.\d++)?+)(ms|d|h|m|s)")
 _DURATION_SECONDS: dict[str, int | Decimal] = {
     "d": 86400,
     "h": 3600,
@@ -432,6 +492,11 @@ _RANGE_JOIN = re.compile(
     r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_LETTERS = re.compile(r"[A-Za-z]+")
+#: what makes "one day" a span ("in one day") rather than someday
+_ONE_DAY_LEAD = re.compile(
+    r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$", re.IGNORECASE
+)
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
 _PER_TIME = re.compile(r"[ \t]+(?:per|a|an)[ \t]+(second|sec|s)\b")
 _APPROX_CJK = "多余餘几幾来來"
@@ -579,6 +644,12 @@ class _Scan:
 
     def span(self, a: int, b: int) -> str:
         return self.text[a:b]
+
+    def literal(self, a: int, b: int) -> None:
+        """A figure too long to be a number (see MAX_FIGURE_DIGITS): compared as written."""
+        if self.free(a, b):
+            text = self.text[a:b]
+            self.take(Quantity(LITERAL, text, _written(text), a, b))
 
     # ---- passes
     def run(self) -> list[Quantity]:
@@ -799,7 +870,9 @@ class _Scan:
         t = self.text
         for m in _PERCENT_ZH.finditer(t):
             v = _dec(m.group(2)) if m.group(2)[0].isdigit() else _cjk_value(m.group(2))
-            if v is not None and self.free(m.start(), m.end()):
+            if v is None and len(m.group(2)) > MAX_FIGURE_DIGITS:
+                self.literal(m.start(), m.end())
+            elif v is not None and self.free(m.start(), m.end()):
                 unit = "%" if m.group(1) == "百分之" else "‰"
                 self.take(
                     Quantity(
@@ -878,6 +951,7 @@ class _Scan:
                 a -= 1
             v = _cjk_value(run)
             if v is None:
+                self.literal(m.start(), b)
                 continue
             self._with_unit(a, end, run, v, sign="", unit=counter)
 
@@ -920,6 +994,8 @@ class _Scan:
                 v = Decimal(_MULTIPLIER_WORDS[m.group(1).lower()])
             else:
                 g = m.group(2).lower()
+                if not _figure_fits(g):
+                    continue  # the figure is read (as written) by the digits pass
                 v = Decimal(g) if g.isdigit() else Decimal(_ONES[g])
             self.take(
                 Quantity(
@@ -937,7 +1013,7 @@ class _Scan:
             a, b = m.start(), m.end()
             if not self.free(a, b):
                 continue
-            words = [w.lower() for w in re.findall(r"[A-Za-z]+", m.group(0))]
+            words = [w.lower() for w in _LETTERS.findall(m.group(0))]
             value = _words_value(words)
             if value is None:
                 continue
@@ -948,11 +1024,7 @@ class _Scan:
                 words == ["one"]
                 and unit
                 and unit[0] in ("day", "week", "month", "year", "s")
-                and not re.search(
-                    r"\b(?:in|for|within|after|every|per|only|just|than|about|over|under)\s+$",
-                    t[max(0, a - 12) : a],
-                    re.IGNORECASE,
-                )
+                and not _ONE_DAY_LEAD.search(t[max(0, a - 12) : a])
             ):
                 continue  # "one day" is someday; "in one day" is a day
             if all(w in _SCALES or w in ("dozen", "half", "and") for w in words):
@@ -966,7 +1038,7 @@ class _Scan:
             if not self.free(a, m.end()):
                 continue
             num = m.group("num")
-            v = _dec(num)
+            v = self._figure(m)
             if v is None:
                 continue
             sign = m.group("sign") or ""
@@ -1012,6 +1084,14 @@ class _Scan:
             if sign == "-":
                 v = -v
             self._take_number(a, b, shown, v, unit)
+
+    def _figure(self, m: re.Match[str]) -> Decimal | None:
+        """The value of the figure ``m`` of ``_DIGITS`` read; one too long to be a number is
+        taken as a literal instead."""
+        v = _dec(m["num"])
+        if v is None and not _figure_fits(m["num"]):
+            self.literal(m.start("num"), m.end())
+        return v
 
     def _currency_before(self, a: int) -> tuple[str, int]:
         """A currency written just before the figure at *a* ("$", "USD ", "¥"): the currency
@@ -1171,6 +1251,8 @@ class _Scan:
             parts = _DURATION_PART.findall(m.group(1))
             if len(parts) < 2 or not self.free(m.start(), m.end()):
                 continue
+            if not all(_figure_fits(n) for n, _ in parts):
+                continue  # its figures are read (as written) by the digits pass
             total = sum((Decimal(n) * _DURATION_SECONDS[u] for n, u in parts), Decimal(0))
             self.take(
                 Quantity(
@@ -1351,7 +1433,7 @@ def _stem(word: str) -> str:
 
 
 def _small_int(text: str | None) -> int | None:
-    if not text:
+    if not text or len(text) > MAX_FIGURE_DIGITS:
         return None
     if text.isdigit():
         return int(text)

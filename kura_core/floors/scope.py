@@ -714,7 +714,7 @@ def _reporter(toks: list[_Tok]) -> str:
     if not words:
         return ""
     if len(words) == 1 and toks[-1].kind == "cjk":
-        m = re.fullmatch(r"(.{1,8}?)(?:说|說|によると|によれば|の話では|表示)", words[0])
+        m = _SAID_BY.fullmatch(words[0])
         return m.group(1) if m else ""
     if words[-1] == "that":
         words = words[:-1]
@@ -776,9 +776,7 @@ def _negation_tail(tok: _Tok) -> bool:
         w = tok.text.replace("'", "")
         return w in _NEG_EN or (w.endswith("nt") and w[:-2] in _AUX)
     if tok.kind == "cjk":
-        return bool(
-            re.search(r"(?:不要|不能|不用|不必|不准|不许|不許|别|別|勿|莫|不|没|沒|甭)$", tok.text)
-        )
+        return bool(_CJK_NEG_END.search(tok.text))
     return False
 
 
@@ -819,7 +817,7 @@ def _after(toks: list[_Tok], right: int, b: int) -> Scope:
             not words and _HEDGE_CLAUSE_CJK.match(cjk or "-")
         ):
             return Scope(HEDGE, f"leaves out the hedge {' '.join(words) or cjk!r} after it")
-        if re.match(r"(?:と(?:言|い[うっ]|聞|思)|って(?:言|聞|い)|とのこと|そうだ|らしい)", cjk):
+        if _JA_REPORT.match(cjk):
             return Scope(REPORT, f"leaves out the report {cjk[:4]!r} after it")
         src = _report_clause(body)
         if src and len(words) <= 3 and len(cjk) <= 6:
@@ -842,3 +840,8 @@ def _clauses(toks: list[_Tok], a: int, b: int) -> list[tuple[str, list[_Tok]]]:
     if body:
         out.append((lead, body))
     return out
+
+
+_SAID_BY = re.compile(r"(.{1,8}?)(?:说|說|によると|によれば|の話では|表示)")
+_CJK_NEG_END = re.compile(r"(?:不要|不能|不用|不必|不准|不许|不許|别|別|勿|莫|不|没|沒|甭)$")
+_JA_REPORT = re.compile(r"(?:と(?:言|い[うっ]|聞|思)|って(?:言|聞|い)|とのこと|そうだ|らしい)")

@@ -508,6 +508,8 @@ def test_protocol_garbage_gets_a_json_error(live):
 
     # an HTTP/0.9-style line gets a bare body (no status line in 0.9), still JSON
     assert json.loads(send(b"GARBAGE\r\n\r\n"))["error"].startswith("Bad request syntax")
+    data = send(b"POST /recall HTTP/1.1\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n")
+    assert b" 400 " in data.split(b"\r\n")[0], data[:200]
     data = send(b"GET /health HTTP/1.1\r\nX-Long: " + b"a" * 70000 + b"\r\n\r\n")
     head, _, body = data.partition(b"\r\n\r\n")
     assert head.split(b"\r\n")[0].startswith(b"HTTP/1.") and b" 431 " in head.split(b"\r\n")[0]

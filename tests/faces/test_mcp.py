@@ -591,6 +591,7 @@ def test_json_rpc_edge_cases_in_process():
     )
     assert s.handle([{"jsonrpc": "2.0", "method": "notifications/initialized"}]) is None
     assert s.handle_line(b"\xff")["error"]["code"] == -32700
+    assert s.handle_line(b"[" + b"7" * 5000 + b"]")["error"]["code"] == -32700
     init = s.handle(
         {
             "jsonrpc": "2.0",

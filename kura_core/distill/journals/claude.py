@@ -142,13 +142,26 @@ def strip_reminders(text: str) -> str:
     return _REMINDER.sub("", text)
 
 
+_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
+
+
+def _between(text: str, opener: str, closer: str) -> str | None:
+    """What lies between the first *opener* that is closed and the *closer* after it: one
+    ``str.find`` each (if the first opener is not closed, no later one is)."""
+    a = text.find(opener)
+    if a < 0:
+        return None
+    b = text.find(closer, a + len(opener))
+    return text[a + len(opener) : b] if b >= 0 else None
+
+
 def _task_text(inner: str) -> str:
     """The readable part of a ``<task-notification>``: its summary and result."""
     parts = []
-    for tag in ("summary", "result", "status"):
-        m = re.search(rf"<{tag}>(.*?)</{tag}>", inner, re.DOTALL)
-        if m and tag != "status":
-            parts.append(m.group(1).strip())
+    for tag in ("summary", "result"):
+        body = _between(inner, f"<{tag}>", f"</{tag}>")
+        if body is not None:
+            parts.append(body.strip())
     if not parts:
         parts.append(_INNER_TAG.sub(" ", inner))
     return "\n".join(p for p in parts if p)
@@ -576,7 +589,7 @@ def _user_pieces(
 def _safe(value: object) -> str:
     """A record-type label for a note: short, and never payload text."""
     s = str(value)
-    return s if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", s) else "?"
+    return s if _LABEL.fullmatch(s) else "?"
 
 
 _MERGE = ("user text", "image", "document")

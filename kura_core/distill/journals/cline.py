@@ -53,6 +53,8 @@ _ATTACHED = re.compile(
 _RESULT_HEAD = re.compile(
     r"^\[([A-Za-z0-9_.:-]{1,80})(?: (?:for|in) (.*?)| completed)?\] Result:\s*", re.DOTALL
 )
+_REQ_APP = re.compile(r"REQ_APP$")
+_TRAILING_RULE = re.compile(r"\n---\s*+$")
 _ENV = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 #: Tools whose result is another model's report: a subtask's or a subagent's answer.
 _MODEL_RESULTS = {"new_task", "use_subagents", "subagents", "run_subagent"}
@@ -386,7 +388,7 @@ def _ui_prose(text: str) -> str:
 
 def _ui_action(kind: str, text: str) -> str:
     if kind == "command":
-        return "shell: " + re.sub(r"REQ_APP$", "", text).strip()
+        return "shell: " + _REQ_APP.sub("", text).strip()
     obj = _json_object(text)
     if obj is None:
         return f"{kind}: {text}"
@@ -421,7 +423,7 @@ def export_messages(text: str) -> list[dict]:
     out = []
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        body = re.sub(r"\n---\s*$", "", text[m.end() : end].strip()).strip()
+        body = _TRAILING_RULE.sub("", text[m.end() : end].strip()).strip()
         out.append({"role": m.group(1).lower(), "content": body})
     return out
 

@@ -57,7 +57,7 @@ _INJECTED = re.compile(
     re.DOTALL,
 )
 _AGENTS_MD = re.compile(r"^# AGENTS\.md instructions for [^\n]*\n", re.MULTILINE)
-_SHELL = re.compile(r"<user_shell_command>(.*?)</user_shell_command>", re.DOTALL)
+_SHELL_OPEN, _SHELL_CLOSE = "<user_shell_command>", "</user_shell_command>"
 _IMAGE_TAG = re.compile(r"</?image(?:\s[^<>]*)?>", re.IGNORECASE)
 
 
@@ -269,6 +269,34 @@ def _content_text(content: Any) -> tuple[str, bool]:
     return "\n".join(parts), image
 
 
+_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
+
+
+def _between(text: str, opener: str, closer: str) -> str | None:
+    """What lies between the first *opener* that is closed and the *closer* after it: one
+    ``str.find`` each (if the first opener is not closed, no later one is)."""
+    a = text.find(opener)
+    if a < 0:
+        return None
+    b = text.find(closer, a + len(opener))
+    return text[a + len(opener) : b] if b >= 0 else None
+
+
+def _shell_blocks(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, body)`` of each ``<user_shell_command>`` block: each ends at the first
+    closer after its opener; an opener with no closer after it ends the search (no later
+    one has one), so an unclosed tag costs one pass, not one per tag."""
+    out = []
+    pos = 0
+    while (a := text.find(_SHELL_OPEN, pos)) >= 0:
+        b = text.find(_SHELL_CLOSE, a + len(_SHELL_OPEN))
+        if b < 0:
+            break
+        pos = b + len(_SHELL_CLOSE)
+        out.append((a, pos, text[a + len(_SHELL_OPEN) : b]))
+    return out
+
+
 _IDE_REQUEST = "## My request for Codex:"
 
 
@@ -278,19 +306,19 @@ def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
         ide, _, text = text.rpartition(_IDE_REQUEST)
         if ide.strip():
             out.append(pv.Piece("TOOL", ide.strip(), "context the IDE sent with the message"))
-    for m in _SHELL.finditer(text):
-        body = m.group(1)
-        cmd = re.search(r"<command>(.*?)</command>", body, re.DOTALL)
-        res = re.search(r"<result>(.*?)</result>", body, re.DOTALL)
-        if cmd and cmd.group(1).strip():
-            out.append(
-                pv.Piece("ACT", "shell: " + cmd.group(1).strip(), "shell command the person ran")
-            )
-        if res and res.group(1).strip():
-            out.append(
-                pv.Piece("TOOL", res.group(1).strip(), "output of the person's shell command")
-            )
-    rest = _SHELL.sub("", text)
+    blocks = _shell_blocks(text)
+    for _, _, body in blocks:
+        cmd = _between(body, "<command>", "</command>")
+        res = _between(body, "<result>", "</result>")
+        if cmd and cmd.strip():
+            out.append(pv.Piece("ACT", "shell: " + cmd.strip(), "shell command the person ran"))
+        if res and res.strip():
+            out.append(pv.Piece("TOOL", res.strip(), "output of the person's shell command"))
+    kept, pos = [], 0
+    for start, end, _ in blocks:
+        kept.append(text[pos:start])
+        pos = end
+    rest = "".join(kept) + text[pos:]
     rest = _INJECTED.sub("", rest)
     if _AGENTS_MD.search(rest):
         rest = ""  # AGENTS.md text sent on the person's channel
@@ -485,7 +513,7 @@ def _merge(pieces: list[pv.Piece]) -> list[pv.Piece]:
 
 def _safe(value: object) -> str:
     s = str(value)
-    return s if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", s) else "?"
+    return s if _LABEL.fullmatch(s) else "?"
 
 
 _FILENAME_ID = re.compile(

@@ -173,9 +173,12 @@ def _result_text(data: dict) -> str:
     return error if isinstance(error, str) else ""
 
 
+_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
+
+
 def _safe(value: object) -> str:
     s = str(value)
-    return s if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", s) else "?"
+    return s if _LABEL.fullmatch(s) else "?"
 
 
 def read_copilot(

@@ -40,6 +40,9 @@ from .recognize import (
 )
 
 _QUERY = re.compile(r"<user_query>\n?(.*?)\n?(?:</user_query>|\Z)", re.DOTALL)
+_TRAILING_RULE = re.compile(r"\n---\s*+$")
+_RULE_LINES = re.compile(r"^_\*\*\*\*_\s*$|^---\s*$", re.MULTILINE)
+_ARG_LINE = re.compile(r"\s{2}([A-Za-z_][\w-]*+):\s?(.*)$")
 _ANY_BLOCK = re.compile(r"<([A-Za-z_][\w-]*)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)", re.DOTALL)
 #: The prompt Cursor sends when the person clicks "Build" on a plan.
 _CANNED = re.compile(
@@ -224,7 +227,7 @@ def specstory_turns(text: str) -> list[tuple[str, str]]:
 
 
 def _turn_pieces(who: str, body: str) -> list[pv.Piece]:
-    body = re.sub(r"\n---\s*$", "", body.strip()).strip()
+    body = _TRAILING_RULE.sub("", body.strip()).strip()
     if who == "User":
         words = _CANNED.sub("", body).strip()
         return [pv.Piece("USER", words, "user turn (SpecStory)")] if words else []
@@ -234,7 +237,7 @@ def _turn_pieces(who: str, body: str) -> list[pv.Piece]:
         if not m.group(0).lower().startswith("<think")
     ]
     prose = _TOOL_BLOCK.sub("", body)
-    prose = re.sub(r"^_\*\*\*\*_\s*$|^---\s*$", "", prose, flags=re.MULTILINE).strip()
+    prose = _RULE_LINES.sub("", prose).strip()
     if prose:
         pieces.insert(0, pv.Piece("SELF", prose, "assistant turn (SpecStory)"))
     return pieces
@@ -314,7 +317,7 @@ def _tool_args(body: str) -> tuple[dict, str]:
     rest: list[str] = []
     key = ""
     for line in body.split("\n"):
-        m = re.match(r"^\s{2}([A-Za-z_][\w-]*):\s?(.*)$", line)
+        m = _ARG_LINE.match(line)
         if m:
             key = m.group(1)
             args[key] = m.group(2)

@@ -233,9 +233,12 @@ class _Kimi:
         return [pv.Piece(cls, text, kind)]
 
 
+_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
+
+
 def _safe(value: object) -> str:
     s = str(value)
-    return s if re.fullmatch(r"[A-Za-z0-9_.:-]{1,40}", s) else "?"
+    return s if _LABEL.fullmatch(s) else "?"
 
 
 #: Kimi Code wire records that repeat or frame the conversation.

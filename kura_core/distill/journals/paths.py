@@ -67,10 +67,17 @@ PROSE_STEMS = frozenset(
         "report",
     }
 )
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+#: data files named .txt. A name counts when the run of name characters that ends it holds
+#: one of the words before its ".txt"; the run is read from its start and only the first
+#: word in it is tried (if that one fails, every later one does), so a long name costs one
+#: pass, not one per occurrence of the word.
 _DATA_TXT = re.compile(
-    r"(?:requirements|constraints|dev-requirements)[\w.-]*\.txt$|"
-    r"cmakelists\.txt$|robots\.txt$|llms\.txt$",
-    re.IGNORECASE,
+    r"""
+      (?<![\w.-])(?>[\w.-]*?(?:requirements|constraints|dev-requirements))[\w.-]*+$(?<=\.txt)
+    | cmakelists\.txt$ | robots\.txt$ | llms\.txt$
+    """,
+    re.IGNORECASE | re.VERBOSE,
 )
 
 
@@ -95,7 +102,7 @@ def resolve(path: str, cwd: str = "") -> str:
     if not path:
         return path
     p = path.strip()
-    if cwd and not (p.startswith("/") or p.startswith("~") or re.match(r"^[A-Za-z]:[\\/]", p)):
+    if cwd and not (p.startswith("/") or p.startswith("~") or _DRIVE.match(p)):
         p = posixpath.join(cwd.replace("\\", "/"), p)
     if p.startswith(("/", "~")):
         p = posixpath.normpath(p)
