@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from kura_core import llm, weave
-from kura_core.distill.journals import aider, codex, paths, provenance, shell
+from kura_core.distill.journals import codex, paths, provenance, shell
 from kura_core.floors import attribution, quantities
 from kura_core.floors.quantities import _CJK_ALL
 
@@ -132,11 +132,6 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[str], object], st.Sear
         re.compile(rf"\s*(?:[{weave._CJK}]|[^\s{weave._CJK}]+)").findall,
         weave._ATOM.findall,
         _texts(" ", "\t", "\n", "a", "一", "b"),
-    ),
-    "aider session headers": (
-        lambda s: [m[1] for m in re.finditer(r"^# aider chat started at (.+?)\s*$", s, re.M)],
-        lambda s: [m[1] for m in aider._HEADERS.finditer(s)],
-        _texts("# aider chat started at ", " ", "\t", "\n", "x", "\r"),
     ),
     "printf specs": (
         re.compile(r"%[-+ 0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?[a-zA-Z%]").split,

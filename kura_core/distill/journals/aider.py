@@ -50,6 +50,8 @@ _SEARCH = re.compile(r"<{5,9} SEARCH")
 _DIVIDER = re.compile(r"={5,9}[ \t]*\n")
 _REPLACE = re.compile(r">{5,9} REPLACE")
 _CLOSE = re.compile(r"```[ \t]*\n?")
+_USER_MARK = re.compile(r"^####\s?")
+_TOOL_MARK = re.compile(r"^>\s?")
 
 
 def _header_session(line: str) -> str:
@@ -307,13 +309,13 @@ def _add_block(
         intake.note(b_start, b_end, "session start", IGNORED)
         return _header_session(texts[0]) or session
     if k == "user":
-        body = "\n".join(re.sub(r"^####\s?", "", t).rstrip() for t in texts).strip()
+        body = "\n".join(_USER_MARK.sub("", t).rstrip() for t in texts).strip()
         if body == "<blank>":
             intake.note(b_start, b_end, "empty input (aider wrote <blank>)", IGNORED)
             return session
         intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
     elif k == "tool":
-        body = "\n".join(re.sub(r"^>\s?", "", t).rstrip() for t in texts).strip()
+        body = "\n".join(_TOOL_MARK.sub("", t).rstrip() for t in texts).strip()
         intake.add(
             "TOOL", body, b_start, b_end, session=session, stamp=session, kind="aider output"
         )

@@ -40,9 +40,12 @@ from .shell import analyze
 
 # --------------------------------------------------------------------------- names
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+_CAMEL = re.compile(r"([a-z])([A-Z])")
+
 
 def norm(name: object) -> str:
-    return re.sub(r"[^a-z0-9]", "", str(name).lower()) if name is not None else ""
+    return _NOT_ALNUM.sub("", str(name).lower()) if name is not None else ""
 
 
 def base_name(name: str) -> str:
@@ -253,7 +256,7 @@ def model_backed(name: str) -> bool:
         return True
     if family_of(name) == ASK:
         return False
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    spaced = _CAMEL.sub(r"\1_\2", name).lower()
     return bool(_MODEL_WORD.search(spaced)) or any(p in norm(name) for p in _MODEL_PART)
 
 

@@ -148,6 +148,12 @@ def _expansion_end(s: str, i: int) -> int:
 
 
 _PLAIN = re.compile(r"[^\s'\"\\$`;&|()<>#]+")
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*+=")
+_BACKSLASHED = re.compile(r"\\(.)")
+_PRINTF_SPEC = re.compile(r"%[-+ 0#']*+(?:\d++|\*)?+(?:\.(?:\d++|\*))?+[a-zA-Z%]")
+_ECHO_FLAGS = re.compile(r"-[neE]+")
+_ESCAPED_EXPANSION = re.compile(r"\\[$`\\]")
+_EXPANSION = re.compile(r"`|\$[A-Za-z_{(0-9@*#?!$-]")
 _ANSI_C = {
     "n": "\n",
     "t": "\t",
@@ -391,11 +397,7 @@ def pipelines(toks: list[Word | Op | Heredoc]) -> list[list[Command]]:
         if isinstance(t, Heredoc):
             i += 1
             continue
-        if (
-            not cmd.words
-            and t.literal
-            and (t.text in _KEYWORDS or re.match(r"^[A-Za-z_]\w*=", t.text))
-        ):
+        if not cmd.words and t.literal and (t.text in _KEYWORDS or _ASSIGNMENT.match(t.text)):
             i += 1  # a keyword or an assignment before the command word
             continue
         cmd.words.append(t)
@@ -511,10 +513,8 @@ def _printf_pieces(args: list[Word]) -> list[str]:
     out: list[str] = []
     fmt = args[0]
     for piece in fmt.pieces():
-        piece = re.sub(r"\\(.)", lambda m: _ANSI_C.get(m.group(1), m.group(1)), piece)
-        out.extend(
-            p for p in re.split(r"%[-+ 0#']*(?:\d+|\*)?(?:\.(?:\d+|\*))?[a-zA-Z%]", piece) if p
-        )
+        piece = _BACKSLASHED.sub(lambda m: _ANSI_C.get(m.group(1), m.group(1)), piece)
+        out.extend(p for p in _PRINTF_SPEC.split(piece) if p)
     for w in args[1:]:
         out.extend(w.pieces())
     return out
@@ -523,7 +523,7 @@ def _printf_pieces(args: list[Word]) -> list[str]:
 def _echo_pieces(args: list[Word]) -> list[str]:
     i = 0
     escapes = False
-    while i < len(args) and args[i].literal and re.fullmatch(r"-[neE]+", args[i].text):
+    while i < len(args) and args[i].literal and _ECHO_FLAGS.fullmatch(args[i].text):
         escapes = escapes or "e" in args[i].text
         i += 1
     out: list[str] = []
@@ -540,7 +540,7 @@ def _echo_pieces(args: list[Word]) -> list[str]:
     if line:
         out.append(" ".join(line))
     if escapes:
-        out = [re.sub(r"\\(.)", lambda m: _ANSI_C.get(m.group(1), m.group(1)), p) for p in out]
+        out = [_BACKSLASHED.sub(lambda m: _ANSI_C.get(m.group(1), m.group(1)), p) for p in out]
     return out
 
 
@@ -574,8 +574,8 @@ def _heredoc_pieces(doc: Heredoc) -> list[str]:
 def _heredoc_expands(doc: Heredoc) -> bool:
     if doc.quoted:
         return False
-    body = re.sub(r"\\[$`\\]", "", doc.body)
-    return bool(re.search(r"`|\$(?:[A-Za-z_{(0-9@*#?!$-])", body))
+    body = _ESCAPED_EXPANSION.sub("", doc.body)
+    return bool(_EXPANSION.search(body))
 
 
 def _worth(text: str) -> bool:
