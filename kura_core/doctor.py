@@ -556,12 +556,15 @@ def _found_problems(
     out: list[str] = []
     if dead:
         out.append(
-            f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in {dead[0].source})"
+            f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in "
+            f"{dead[0].source}): run `kura relink {dead[0].target} -s {name}` to make them "
+            f"plain text, or add `--to SLUG` to point them at another memory"
         )
     if drift.files_without_line:
         out.append(
             f"{len(drift.files_without_line)} memory file(s) have no index line "
-            f"(first: {drift.files_without_line[0]}.md)"
+            f"(first: {drift.files_without_line[0]}.md): run `kura adopt -s {name}` to "
+            "write their index lines"
         )
     if drift.lines_without_file:
         out.append(

@@ -60,7 +60,7 @@ from .messages import (
     WorkProgress,
     Woven,
 )
-from .screens.confirm import ConfirmScreen, ReasonScreen, TossScreen
+from .screens.confirm import ConfirmScreen, LinksScreen, ReasonScreen, TossScreen
 from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
@@ -835,13 +835,15 @@ class KuraApp(App[None]):
             else ""
         )
 
-        def confirmed(yes: bool | None, reason: str) -> None:
+        def confirmed(yes: bool | None, reason: str, how: tuple[str, str] = ("keep", "")) -> None:
             if yes:
                 core, by = self.kura, self.by
 
                 def job() -> Acted:
                     try:
-                        res = core.retire(slug, reason, store=store, by=by)
+                        res = core.retire(
+                            slug, reason, store=store, by=by, links=how[0], redirect_to=how[1]
+                        )
                     except KuraError as exc:
                         return Retired(store, slug, ok=False, text=str(exc))
                     return Retired(
@@ -854,17 +856,30 @@ class KuraApp(App[None]):
 
                 self._spawn(f"retire:{slug}", job, store=store)
 
+        def ask(reason: str, how: tuple[str, str] | None) -> None:
+            if how is None:
+                return
+            fate = {
+                "keep": dead,
+                "unlink": " The links to it become plain text.",
+                "redirect": f" The links to it will point at {how[1]}.",
+            }[how[0]]
+            self.push_screen(
+                ConfirmScreen(
+                    f"Retire “{title}”?",
+                    f"The memory {slug} and its index line leave the store {store} together. The gate log keeps "
+                    f"the whole file, who retired it and why: {reason}.{fate}",
+                    yes="Retire",
+                ),
+                lambda yes: confirmed(yes, reason, how),
+            )
+
         def got_reason(reason: str | None) -> None:
-            if reason:
-                self.push_screen(
-                    ConfirmScreen(
-                        f"Retire “{title}”?",
-                        f"The memory {slug} and its index line leave the store {store} together. The gate log keeps "
-                        f"the whole file, who retired it and why: {reason}.{dead}",
-                        yes="Retire",
-                    ),
-                    lambda yes: confirmed(yes, reason),
-                )
+            if reason and linked:
+                slugs = self.kura.registry.store(store).index().slugs()
+                self.push_screen(LinksScreen(slug, linked, slugs), lambda how: ask(reason, how))
+            elif reason:
+                ask(reason, ("keep", ""))
 
         self.push_screen(
             ReasonScreen(
@@ -923,6 +938,11 @@ class KuraApp(App[None]):
             if m.result.dead_links
             else ""
         )
+        if m.result.relinked:
+            to = m.result.redirected_to
+            extra += f" Links in {', '.join(m.result.relinked)} " + (
+                f"now point at {to}." if to else "are plain text now."
+            )
         self.notify(m.text + extra, title=f"retire · {m.key}")
         self.load_overview()
         if m.store == self.current_store:
