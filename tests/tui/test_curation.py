@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
-from kura_tui.screens.confirm import ConfirmScreen, ReasonScreen
+from kura_tui.screens.confirm import ConfirmScreen, LinksScreen, ReasonScreen
 from kura_tui.screens.edit import MemoryEditScreen
 from kura_tui.screens.evidence import EvidenceScreen
 from kura_tui.screens.main import MainScreen
@@ -288,6 +288,8 @@ def test_retire_asks_why_warns_of_dead_links_confirms_and_removes_file_and_line(
         await pilot.press("enter")
         assert isinstance(app.screen, ReasonScreen)  # a reason is required
         await pilot.press(*"moved to the NAS", "enter")
+        assert isinstance(app.screen, LinksScreen)  # what becomes of the links to it
+        await pilot.press("k")
         assert isinstance(app.screen, ConfirmScreen)
         confirm = screen_text(app)
         assert st.has(ARCHIVE)  # nothing yet
@@ -309,6 +311,43 @@ def test_retire_asks_why_warns_of_dead_links_confirms_and_removes_file_and_line(
     )
 
 
+@pytest.mark.parametrize("how", ["unlink", "redirect"])
+def test_retire_makes_the_links_to_it_plain_text_or_points_them_elsewhere(make_app, how):
+    app = make_app(by="ren (tui)")
+    st = _store(app)
+    linkers = [m.slug for m in st.scan().memories if ARCHIVE in m.links]
+    assert linkers
+
+    async def script(pilot):
+        await select_in_map(pilot, ARCHIVE)
+        await pilot.press("x", *"moved to the NAS", "enter")
+        assert isinstance(app.screen, LinksScreen)
+        if how == "unlink":
+            await pilot.press("u")
+        else:
+            app.screen.query_one("#links-to", Input).focus()
+            await pilot.press(*"nowhere", "enter")
+            assert isinstance(app.screen, LinksScreen)  # no such memory: asked again
+            assert "no other memory" in screen_text(app)
+            app.screen.query_one("#links-to", Input).value = ""
+            await pilot.press(*KILN, "enter")
+        assert isinstance(app.screen, ConfirmScreen)
+        confirm = screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        await until(pilot, lambda: not st.has(ARCHIVE))
+        return confirm
+
+    confirm = run(app, script)
+    assert ("plain text" in confirm) if how == "unlink" else (f"point at {KILN}" in confirm)
+    assert not (st.root / f"{ARCHIVE}.md").exists()
+    for slug in linkers:
+        body = st.read(slug).body
+        assert ARCHIVE not in st.read(slug).links
+        assert (KILN in st.read(slug).links) == (how == "redirect"), body
+    assert {e["slug"] for e in _log(app, "edited")} == set(linkers)
+
+
 def test_retire_can_be_called_off_from_the_memory_viewer(make_app):
     app = make_app()
     st = _store(app)
@@ -317,7 +356,7 @@ def test_retire_can_be_called_off_from_the_memory_viewer(make_app):
         await select_in_map(pilot, KILN)
         await pilot.press("enter")
         await settle(pilot)
-        await pilot.press("x", *"no longer true", "enter", "n")
+        await pilot.press("x", *"no longer true", "enter", "k", "n")
         await settle(pilot)
         return isinstance(app.screen, MemoryScreen)
 
