@@ -54,6 +54,7 @@ from .messages import (
     Retired,
     SeedDismissed,
     StoreChanged,
+    StoreFixed,
     StoresLoaded,
     TidyWritten,
     WorkDone,
@@ -891,6 +892,78 @@ class KuraApp(App[None]):
             ),
             got_reason,
         )
+
+    def fix_store(self, store: str, report: Any) -> None:
+        """The fix doctor names, from its pane: links to a memory that is gone are made plain
+        text or pointed at another memory (one target at a time), and memory files without
+        an index line are adopted."""
+        dead = list(dict.fromkeys(d.target for d in report.dead_links))
+        loose = list(report.index_drift.files_without_line)
+        core, by = self.kura, self.by
+        if dead:
+            target = dead[0]
+            sources = [d.source for d in report.dead_links if d.target == target]
+
+            def relink(how: tuple[str, str] | None) -> None:
+                if how is None or how[0] == "keep":
+                    return
+
+                def job() -> Acted:
+                    try:
+                        done = core.relink(target, to=how[1], store=store, by=by)
+                    except KuraError as exc:
+                        return StoreFixed(store, target, ok=False, text=str(exc))
+                    where = f"now point at {how[1]}" if how[1] else "are plain text now"
+                    return StoreFixed(
+                        store, target, ok=True, text=f"links in {', '.join(done)} {where}"
+                    )
+
+                self._spawn(f"fix:{target}", job, store=store)
+
+            slugs = core.registry.store(store).index().slugs()
+            self.push_screen(LinksScreen(target, sources, slugs, gone=True), relink)
+            return
+        if loose:
+
+            def adopt(yes: bool | None) -> None:
+                if not yes:
+                    return
+
+                def job() -> Acted:
+                    try:
+                        res = core.adopt(store=store)
+                    except KuraError as exc:
+                        return StoreFixed(store, "adopt", ok=False, text=str(exc))
+                    text = f"adopted {len(res.adopted)} memory file(s)"
+                    text += "".join(f"; not {s}: {w}" for s, w in res.skipped[:3])
+                    return StoreFixed(store, "adopt", ok=not res.skipped, text=text)
+
+                self._spawn("fix:adopt", job, store=store)
+
+            self.push_screen(
+                ConfirmScreen(
+                    f"Adopt {len(loose)} memory file(s)?",
+                    f"{', '.join(f'{s}.md' for s in loose[:6])} have no index line, so recall's "
+                    "index and weave do not see them. Their lines are written from the files "
+                    "(through the floors); the files themselves are not changed.",
+                    yes="Adopt",
+                ),
+                adopt,
+            )
+            return
+        self.notify("doctor names nothing here that f can fix", title=f"doctor · {store}")
+
+    @_needs_main
+    def on_store_fixed(self, m: StoreFixed) -> None:
+        self.notify(
+            m.text,
+            title=f"fix · {m.key}",
+            severity="information" if m.ok else "error",
+            timeout=6 if m.ok else 12,
+        )
+        self.load_overview()
+        if m.store == self.current_store:
+            self.load_current(("map", "gatelog", "doctor"))
 
     @_needs_main
     def on_open_edit(self, m: OpenEdit) -> None:

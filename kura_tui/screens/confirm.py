@@ -176,11 +176,14 @@ class LinksScreen(ModalScreen[tuple[str, str] | None]):
         Binding("r", "choose('redirect')", "Redirect", id="links.redirect"),
     ]
 
-    def __init__(self, slug: str, linked: list[str], slugs: list[str], **kw: Any) -> None:
+    def __init__(
+        self, slug: str, linked: list[str], slugs: list[str], *, gone: bool = False, **kw: Any
+    ) -> None:
         super().__init__(**kw)
         self.slug = slug
         self.linked = linked
         self.slugs = [s for s in slugs if s != slug]
+        self.gone = gone  # the memory is already gone: its links point at nothing now
 
     def compose(self) -> ComposeResult:
         n = len(self.linked)
@@ -191,9 +194,15 @@ class LinksScreen(ModalScreen[tuple[str, str] | None]):
             )
             yield Static(
                 Content(
-                    f"({', '.join(self.linked[:8])}). Left alone, those links point at nothing "
-                    "and doctor calls the store broken. u: make them plain text · "
-                    "r: point them at the memory named below · k: keep them · esc: cancel"
+                    f"({', '.join(self.linked[:8])}). "
+                    + (
+                        "It is gone, so they point at nothing and doctor calls the store broken. "
+                        if self.gone
+                        else "Left alone, those links point at nothing and doctor calls the "
+                        "store broken. "
+                    )
+                    + "u: make them plain text · r: point them at the memory named below · "
+                    "k: keep them · esc: cancel"
                 ),
                 id="links-help",
             )

@@ -858,3 +858,53 @@ def test_the_new_panes_are_reached_by_number(make_app, key, label):
         return app.main.active_tab
 
     assert run(app, script) == f"tab-{label.lower()}"
+
+
+# --------------------------------------------------------------------------- doctor's fixes
+
+
+def test_doctor_pane_fixes_dead_links_left_by_a_retire(make_app):
+    app = make_app(by="ren (tui)")
+    st = _store(app)
+    linkers = [m.slug for m in st.scan().memories if ARCHIVE in m.links]
+    app.kura.retire(ARCHIVE, "moved", store="maker")  # links kept: they point at nothing
+
+    async def script(pilot):
+        await pilot.press("5")
+        await until(pilot, lambda: app.main.doctor.report is not None)
+        before = screen_text(app)
+        app.main.doctor.focus()
+        await pilot.press("f")
+        assert isinstance(app.screen, LinksScreen)
+        await pilot.press("u")
+        await until(pilot, lambda: app.main.doctor.report.ok, "doctor healthy again")
+        return before, screen_text(app)
+
+    before, after = run(app, script)
+    assert "broken" in before and "kura relink" in before and "f (here)" in before
+    assert "healthy" in after
+    for slug in linkers:
+        assert ARCHIVE not in st.read(slug).links
+
+
+def test_doctor_pane_adopts_memory_files_without_a_line(make_app):
+    app = make_app()
+    st = _store(app)
+    (st.root / "copied-in.md").write_text(
+        "---\nname: copied-in\ndescription: a memory copied from another store\n---\nBody.\n"
+    )
+
+    async def script(pilot):
+        await pilot.press("5")
+        await until(pilot, lambda: app.main.doctor.report is not None)
+        app.main.doctor.focus()
+        await pilot.press("f")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await until(pilot, lambda: app.main.doctor.report.ok, "doctor healthy again")
+        return screen_text(app)
+
+    after = run(app, script)
+    assert "healthy" in after
+    assert "copied-in" in st.index().slugs()
+    assert any("adopted 1" in n for n in app.notes_seen)
