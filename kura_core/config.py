@@ -22,7 +22,23 @@ from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
 from .vocabulary import WRITE_POLICIES, WritePolicy
 
 DIALECTS = ("vllm", "openai", "generic")
-ADAPTERS = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
+ADAPTERS = (
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+)
 DEFAULT_PORT = 8085
 
 
@@ -56,6 +72,9 @@ class DistillConfig:
     #: Brain passes over each batch: the first, then coverage_passes - 1 more, each told what
     #: the earlier passes already took and asked for what they missed.
     coverage_passes: int = 1
+    #: How long kura's own checks (reading, the gate, the floors; not the model) may take
+    #: on one chunk before it is shelved and the next is drunk; 0 means no limit.
+    chunk_seconds: float = 60.0
     journals: tuple[JournalSpec, ...] = ()
 
 
@@ -386,6 +405,7 @@ def _distill(t: _Table | None, base: DistillConfig, root: Path | None) -> Distil
         human_names=t.strings("human_names", base.human_names),
         min_quote_chars=t.positive("min_quote_chars", int, base.min_quote_chars),
         coverage_passes=t.positive("coverage_passes", int, base.coverage_passes),
+        chunk_seconds=t.positive("chunk_seconds", float, base.chunk_seconds, zero_ok=True),
     )
     js = _journals(t.sub("journals"), root)
     if js:

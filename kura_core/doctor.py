@@ -24,7 +24,7 @@ import os
 import socket
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -37,7 +37,7 @@ from .profile import ProfileState, profile_state
 from .registry import Registry
 from .store import RESERVED, Index, Scan, Store, slugify
 from .tokens import estimate_tokens
-from .vocabulary import TenderState, WritePolicy
+from .vocabulary import StretchState, TenderState, WritePolicy
 
 #: a tender that has not beaten for this long is stale; for DEAD_AFTER, dead.
 STALE_AFTER = 180.0
@@ -626,6 +626,19 @@ def _found_notes(
     return out
 
 
+def _shelved_notes(rows: Sequence[Any]) -> list[str]:
+    """One line per shelved stretch of journal: where it is, why, and that it waits."""
+    out = []
+    for r in rows:
+        journal = str(r["journal"]).partition(":")[2] or r["journal"]
+        out.append(
+            f"shelved stretch {journal} {r['start']}–{r['end']} (tried {r['attempts']}×): "
+            f"{r['reason'] or 'no reason recorded'} — the watermark waits below it and the "
+            "next distil tries it again"
+        )
+    return out
+
+
 def _capacity(spec: Any, used: dict[str, int]) -> Capacity:
     """The four units side by side, with ``limit`` (the units set in [capacity]) and
     ``pressure`` (the fullest unit's share of its limit): both None until a limit is set."""
@@ -739,6 +752,9 @@ def _workshop(
         out["seeds"] = ws.count_waiting_seeds()
         out["tender"] = heartbeat_state(ws.heartbeat(), reg.clock())
         out["calls"] = ws.model_calls()
+        notes += _shelved_notes(
+            [r for r in ws.reservations() if r["state"] == StretchState.SHELVED]
+        )
     except BusyError as exc:
         out["state"] = "busy"
         notes.append(str(exc))

@@ -75,6 +75,7 @@ class Tender:
         *,
         clock: Callable[[], float] | None = None,
         log: TextIO | None = None,
+        checks: Any = None,
     ):
         self.reg = reg
         self.name = reg.resolve(selector)
@@ -87,6 +88,8 @@ class Tender:
         self.echo = log
         self._lock_fd: int | None = None
         self.stop_event = threading.Event()
+        #: the distiller's checks and their clock (``pipeline.Checks``; None: the real ones)
+        self.checks = checks
 
     # ---- one process per store --------------------------------------------
     def acquire(self) -> None:
@@ -242,7 +245,9 @@ class Tender:
             t,
             "run",
             "distilling",
-            lambda: pipeline.run(self.reg, self.name, should_stop=back, progress=heartbeat),
+            lambda: pipeline.run(
+                self.reg, self.name, should_stop=back, progress=heartbeat, checks=self.checks
+            ),
         )
         if rep is None or rep is _RESTING:
             return rep, 0
@@ -251,8 +256,15 @@ class Tender:
             f"distil: {rep.batches} batch(es) → {len(rep.drafts)} draft(s), {rep.dropped} dropped"
             + (f" — stopped: {rep.stopped}" if rep.stopped else "")
         )
+        for note in rep.errors:
+            if note.startswith(pipeline.OVERRAN):
+                # one bad chunk never stalls the tender: it is set aside and the loop goes on
+                t.notes.append(note)
+                self.log(f"shelved {note}")
         if rep.shelved:
-            t.failed = rep.errors[0] if rep.errors else "a batch was shelved"
+            t.failed = next(
+                (e for e in rep.errors if not e.startswith(pipeline.OVERRAN)), "a batch was shelved"
+            )
         return rep, 0
 
     def _tidy(self, t: Any, spell: str, back: Callable[[], bool]) -> int:

@@ -93,6 +93,7 @@ class GateLogKind(StrEnum):
     PROFILE_REFUSED = "profile-refused"
     SEED_DISMISSED = "seed-dismissed"
     SEED_UNCONFIRMED = "seed-unconfirmed"
+    SHELVED = "shelved"  # a stretch of journal set aside over the time budget
     TIDY_REJECTED = "tidy-rejected"
     TRIGGER_REFUSED = "trigger-refused"
 

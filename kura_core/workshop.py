@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -701,10 +701,11 @@ class Workshop:
         owner: str,
         measure: Callable[[int], int],
         alive: Callable[[str], bool],
+        skip: Collection[int] = (),
     ) -> Stretch | None:
-        """Claim the next stretch of *journal*, or a shelved one, under the write lock
-        (``alive(owner)`` says whether a holder still runs; ``measure(start)`` where a
-        stretch from *start* ends). None when nothing is waiting."""
+        """Claim the next stretch of *journal*, or a shelved one not in *skip*, under the
+        write lock (``alive(owner)`` says whether a holder still runs; ``measure(start)``
+        where a stretch from *start* ends). None when nothing is waiting."""
         now = self.clock()
         with self.transaction() as conn:
             # stretches held by dead processes are shelved: nothing reserved is ever skipped
@@ -717,11 +718,18 @@ class Workshop:
                         "updated=? WHERE id=?",
                         (now, r["id"]),
                     )
-            shelved = conn.execute(
-                "SELECT * FROM reservations WHERE journal=? AND state='shelved' "
-                "ORDER BY start LIMIT 1",
-                (journal,),
-            ).fetchone()
+            shelved = next(
+                (
+                    r
+                    for r in conn.execute(
+                        "SELECT * FROM reservations WHERE journal=? AND state='shelved' "
+                        "ORDER BY start",
+                        (journal,),
+                    )
+                    if r["id"] not in skip
+                ),
+                None,
+            )
             if shelved is not None:
                 conn.execute(
                     "UPDATE reservations SET state='held', owner=?, attempts=attempts+1, "

@@ -80,6 +80,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kura_core.shapes",
             "kura_core.tokens",
             "kura_core.reports",
+            "kura_core.budget",
         ),
     ),
 )

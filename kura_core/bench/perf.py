@@ -17,7 +17,7 @@ from typing import Any
 
 from ..config import parse_config
 from ..registry import Registry
-from .gate_perf import bench_gate
+from .gate_perf import bench_gate, bench_gate_journal
 from .http_perf import bench_http
 from .recall_perf import measure_meaning, measure_words
 from .rss import serve_rss, supported
@@ -49,6 +49,7 @@ def perf(
     rss: bool = True,
     probes: Sequence[Probe] = (),
     progress: Callable[[str], None] | None = None,
+    journal_mb: float = 20.0,
 ) -> dict[str, Any]:
     say = progress or (lambda s: None)
     own = workdir is None
@@ -95,6 +96,9 @@ def perf(
                 report["weave"].append(bench_reweave(n, work / f"w{n}", runs=max(3, runs // 3)))
         say("gate throughput")
         report["gate"] = bench_gate(runs)
+        if journal_mb > 0:
+            say(f"the gate over a generated {journal_mb:g} MB journal")
+            report["gate"]["journal"] = bench_gate_journal(work / "journal", journal_mb, runs)
         if http:
             say("HTTP throughput, clients in a separate process, beside a bare stdlib server")
             root = work / "http"
@@ -159,12 +163,7 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
                 f"{m['memories']:>8}   {m['rss_mb_listening']} / {m['rss_mb_warm']} / {m['rss_mb_peak']} MB"
             )
     lines.append("")
-    g = rep.get("gate") or {}
-    if g:
-        lines.append(
-            f"gate: {g['candidates']} candidates over {g['segments']} segments in {g['median_ms']} ms "
-            f"({g['candidates_per_s']} candidates/s)"
-        )
+    lines += _gate_lines(rep.get("gate") or {})
     h = rep.get("http")
     if h:
         b = h.get("bare") or {}
@@ -191,3 +190,21 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
         if isinstance(got, dict) and set(got) == {"skipped"}:
             lines.append(f"{name}: skipped ({got['skipped']})")
     return "\n".join(lines)
+
+
+def _gate_lines(g: dict[str, Any]) -> list[str]:
+    out = []
+    if g:
+        out.append(
+            f"gate: {g['candidates']} candidates over {g['segments']} segments in {g['median_ms']} ms "
+            f"({g['candidates_per_s']} candidates/s)"
+        )
+    j = g.get("journal")
+    if j:
+        out.append(
+            f"gate over a {j['journal_mb']} MB journal ({j['segments']} segments): "
+            f"{j['gate_s_median']} s for {j['candidates']} candidates = {j['gate_mb_per_s']} MB/s, "
+            f"{j['candidates_per_s']} candidates/s; reading it {j['read_s_median']} s "
+            f"(read + gate = {j['gate_and_read_to_read']}× the read)"
+        )
+    return out

@@ -30,6 +30,8 @@ _QUOTE_TABLE = str.maketrans(
 )
 
 _WS = re.compile(r"\s+")
+_WS_CHAR = re.compile(r"\s")
+_CURLY = re.compile("[" + re.escape(_SINGLE_QUOTES + _DOUBLE_QUOTES) + "]")
 _CJK_CHAR = re.compile(
     "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f]"
 )
@@ -42,9 +44,11 @@ def strip_invisible(text: str) -> str:
     Zero-width spaces and joiners, word joiners, BOMs, soft hyphens and bidi controls render
     as nothing, so a reader cannot see them; they must not change what the gate sees either.
     """
-    if not text:
-        return ""
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    if not text or text.isascii():
+        return text or ""
+    # one look at each distinct character, not at each character
+    hidden = {ord(ch): None for ch in set(text) if unicodedata.category(ch) == "Cf"}
+    return text.translate(hidden) if hidden else text
 
 
 def normalize(text: str) -> str:
@@ -57,10 +61,13 @@ def normalize(text: str) -> str:
     """
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
-    text = strip_invisible(text)
-    text = text.translate(_QUOTE_TABLE)
-    return _WS.sub(" ", text).strip()
+    if not text.isascii():  # NFKC, format characters and curly quotes are all beyond ASCII
+        text = unicodedata.normalize("NFKC", text)
+        text = strip_invisible(text)
+        if _CURLY.search(text):
+            text = text.translate(_QUOTE_TABLE)
+    # str.split() and \s agree on what whitespace is (both ask Py_UNICODE_ISSPACE)
+    return " ".join(text.split())
 
 
 def is_cjk(ch: str) -> bool:
@@ -75,7 +82,13 @@ def quote_weight(normalized: str) -> int:
     about as much as two Latin letters. With the default minimum of 8 a quote needs eight
     visible Latin characters or four CJK characters.
     """
-    return sum(2 if is_cjk(ch) else 1 for ch in normalized if not ch.isspace())
+    if normalized.isascii():
+        return len(normalized) - len(_WS_CHAR.findall(normalized))
+    return (
+        len(normalized)
+        - len(_WS_CHAR.findall(normalized))
+        + len(_CJK_CHAR.findall(normalized))  # a CJK character is never whitespace
+    )
 
 
 def parse_claimed(quote: str) -> tuple[str | None, str]:

@@ -23,11 +23,14 @@ store reading itself back (an *echo*), which vouches for nothing either.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from ..budget import Deadline
 from ..floors import (
     CLAIM_TAGS,
     DISTILLER_TAGS,
@@ -43,6 +46,7 @@ from ..floors import (
 )
 from ..floors.quantities import HARD, Vouchers
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
+from .search import first_occurrences
 
 KINDS = ("fact", "judgement", "idea")
 FLOOR_FIELDS = ("title", "description", "body", "belongs_because", "keep", "may_fade")
@@ -69,6 +73,15 @@ DROP_CODES = (
 Echo = Callable[[str], bool]
 
 
+@dataclass(frozen=True)
+class Floors:
+    """The floor checks the gate runs on a candidate's own text: a seam, so a test can put
+    a fake in place of one (a slow one, to see a chunk shelved over its time budget)."""
+
+    surface: Callable[..., list[Violation]] = check_surface
+    tags: Callable[..., list[Violation]] = check_tags
+
+
 # =========================================================================== echoes
 
 #: Where a tool's output is split into pieces that are checked one by one against the
@@ -93,12 +106,29 @@ def _strip_echoes(
     text: str, is_echo: Callable[[str], bool], min_weight: int = 8
 ) -> tuple[str, bool]:
     """*text* with every piece that *is_echo* recognises blanked out; and whether any was."""
+    return _blank(text, _weighed_pieces(text, min_weight), is_echo)
+
+
+Spans = list[tuple[int, int, str]]
+
+
+def _weighed_pieces(text: str, min_weight: int = 8) -> Spans:
+    """Where each piece of *text* heavy enough to be asked about lies, and its normalised
+    form: what :func:`_strip_echoes` asks *is_echo* about."""
+    out = []
+    for a, b in _pieces(text):
+        piece = text[a:b].strip()
+        if piece and quote_weight(piece) >= min_weight:
+            out.append((a, b, normalize(piece)))
+    return out
+
+
+def _blank(text: str, spans: Spans, is_echo: Callable[[str], bool]) -> tuple[str, bool]:
     out = []
     pos = 0
     hit = False
-    for a, b in _pieces(text):
-        piece = text[a:b].strip()
-        if piece and quote_weight(piece) >= min_weight and is_echo(normalize(piece)):
+    for a, b, norm in spans:
+        if is_echo(norm):
             out.append(text[pos:a])
             out.append(" \u2026 ")
             pos = b
@@ -151,16 +181,14 @@ def _strip_prose_payloads(text: str) -> tuple[str, bool]:
     return "".join(out), True
 
 
-def _typed_before(blob: str, piece: str) -> bool:
-    """Whether *piece* is prose the agent already wrote or typed (*blob*)."""
-    return _is_prose(piece) and piece in blob
-
-
 def _is_prose(piece: str) -> bool:
     """Words, not a lone identifier: a path or a name the agent typed comes back in a
     tool's output as a matter of course (``du /volume1/photo`` prints the path); a
     sentence it typed does not."""
-    return " " in piece.strip() or any("\u3040" <= ch <= "\u9fff" for ch in piece)
+    return " " in piece.strip() or _KANA_HAN.search(piece) is not None
+
+
+_KANA_HAN = re.compile("[\u3040-\u9fff]")
 
 
 class StoreEcho:
@@ -250,62 +278,229 @@ class GateResult:
 
 
 class _Index:
-    """The batch, prepared once per gate run: each segment's comparison text, and the text
-    that may vouch (store echoes and the agent's own repeated words removed)."""
+    """The batch, prepared once per gate run.
 
-    def __init__(self, segments: Sequence[Segment], is_echo: Echo) -> None:
+    Every segment's comparison text is made once and joined into one text, so a quote is
+    looked up with one scan of the batch whatever its size. Everything else is made lazily,
+    only for the segments a quote lands in: the text that may vouch (store echoes and the
+    agent's own repeated words removed) and whether a tool's output only repeats what the
+    agent wrote or typed earlier. That last lookup is one pass over everything the agent
+    typed (:class:`_Typed`), shared by every segment looked at in a run.
+    """
+
+    def __init__(
+        self, segments: Sequence[Segment], is_echo: Echo, deadline: Deadline | None = None
+    ) -> None:
         self.segments = list(segments)
-        self.texts = [normalize(s.text) for s in self.segments]
-        self.vouch: list[str] = []
-        # per TOOL or ACT segment: its text without what only repeats or carries the agent's
-        # own words ("" when nothing was taken out)
-        self.own_echo: list[str] = []
-        typed: list[str] = []  # what the agent wrote or typed so far (SELF and ACT), normalised
-        for seg, norm in zip(self.segments, self.texts, strict=False):
+        self.deadline = deadline or Deadline.unlimited()
+        self.is_echo = is_echo
+        self._raw: dict[int, str] = {}  # TOOL/ACT: the text without the agent's own words
+        self._spans: dict[int, Spans] = {}  # TOOL: the pieces of its text, made once
+        self._asked: set[int] = set()  # TOOL: its pieces are placed in the typed text
+        self._own: dict[int, str] = {}
+        self._vouch: dict[int, str] = {}
+        with self.deadline.step("gate: batch index"):
+            self.texts = [normalize(s.text) for s in self.segments]
+            # "\n" never occurs in a normalised text: a needle found in the joined text lies
+            # in one segment, and the segment is the last start at or before it
+            self._joined = "\n".join(self.texts)
+            self._starts = _starts(self.texts)
+            typed = [i for i, s in enumerate(self.segments) if s.cls in ("SELF", "ACT")]
+            self._typed = _Typed(typed, [self.texts[i] for i in typed], self.deadline)
+
+    # ---- lookups ------------------------------------------------------------------
+    def holding(self, needle: str) -> list[int]:
+        """The positions of the segments whose text holds *needle*, in batch order."""
+        out: list[int] = []
+        if not needle:
+            return list(range(len(self.texts)))
+        joined, starts = self._joined, self._starts
+        pos = joined.find(needle)
+        while pos >= 0:
+            i = bisect_right(starts, pos) - 1
+            out.append(i)
+            if i + 1 >= len(starts):
+                break
+            pos = joined.find(needle, starts[i + 1])
+        return out
+
+    def warm(self, needles: Sequence[str]) -> None:
+        """Make ready, in one pass over what the agent typed, what looking up every one of
+        *needles* will most likely ask: for each, the first tool output (in the order
+        :meth:`find` looks) whose pieces must be checked against the agent's own words."""
+        wanted = {i for i in map(self._first_question, needles) if i is not None}
+        self._ask(sorted(wanted))
+
+    def _unasked(self, i: int) -> bool:
+        """Whether segment *i* needs the typed text and its pieces have not been asked."""
+        return i not in self._asked and i not in self._own and self._needs_typed(i)
+
+    def _ask(self, positions: Sequence[int]) -> None:
+        """Place the pieces of the segments at *positions* in the typed text, in one pass."""
+        self._typed.learn(norm for i in positions for _, _, norm in self._pieces_of(i))
+        self._asked.update(positions)
+
+    def _first_question(self, needle: str) -> int | None:
+        """The first segment :meth:`find` will look at for *needle* that needs the typed
+        text, unless a segment before it settles the lookup."""
+        for i in self._ranked(needle):
+            if self._unasked(i):
+                return i
+            own = self.own_echo(i)
+            if not (own and needle not in own) and not self._cut(i, needle)[0]:
+                return None
+        return None
+
+    def _ranked(self, needle: str) -> list[int]:
+        """The segments holding *needle*, best class first, then in batch order."""
+        cls = self.segments
+        return sorted(self.holding(needle), key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), i))
+
+    def _cut(self, i: int, needle: str) -> tuple[bool, str]:
+        """Whether every occurrence of *needle* in segment *i* is cut, and the first why."""
+        text = self.texts[i]
+        why = ""
+        start = text.find(needle)
+        while start >= 0:
+            reason = cut_reason(text, start, start + len(needle))
+            if not reason:
+                return False, ""
+            why = why or reason
+            start = text.find(needle, start + 1)
+        return True, why
+
+    def _pieces_of(self, i: int) -> Spans:
+        if i not in self._spans:
+            self._spans[i] = _weighed_pieces(self.segments[i].text)
+        return self._spans[i]
+
+    def _needs_typed(self, i: int) -> bool:
+        return self.segments[i].cls == "TOOL" and self._typed.any_before(i)
+
+    def own_echo(self, i: int) -> str:
+        """Segment *i*'s text without what only repeats or carries the agent's own words
+        (normalised), or "" when nothing was taken out."""
+        if i not in self._own:
+            with self.deadline.step("gate: the agent's own words"):
+                self._raw[i], self._own[i] = self._strip_own(i)
+        return self._own[i]
+
+    def _strip_own(self, i: int) -> tuple[str, str]:
+        seg = self.segments[i]
+        text, own = seg.text, ""
+        if self._needs_typed(i):
+            spans = self._pieces_of(i)
+            if i not in self._asked:
+                self._ask([i])
+            text, hit = _blank(text, spans, partial(self._typed.before, i))
+            if hit:
+                own = normalize(text)
+        elif seg.cls == "ACT":
+            text, hit = _strip_prose_payloads(text)
+            if hit:
+                own = normalize(text)
+        return text, own
+
+    def vouch(self, i: int) -> str:
+        """The text of segment *i* that may vouch for a number or a claim."""
+        if i not in self._vouch:
+            seg = self.segments[i]
             text = seg.text
-            own = ""
-            if seg.cls == "TOOL" and typed:
-                blob = "\n".join(typed)
-                text, hit = _strip_echoes(text, partial(_typed_before, blob))
-                if hit:
-                    own = normalize(text)
-            elif seg.cls == "ACT":
-                text, hit = _strip_prose_payloads(text)
-                if hit:
-                    own = normalize(text)
             if seg.cls in ("TOOL", "ACT"):
-                text, _ = _strip_echoes(text, is_echo)
-            self.vouch.append(text)
-            self.own_echo.append(own)
-            if seg.cls in ("SELF", "ACT"):
-                typed.append(norm)
+                self.own_echo(i)
+                with self.deadline.step("gate: store echoes"):
+                    raw = self._raw[i]
+                    if raw is seg.text:  # nothing of the agent's own taken out: same pieces
+                        text, _ = _blank(raw, self._pieces_of(i), self.is_echo)
+                    else:
+                        text, _ = _strip_echoes(raw, self.is_echo)
+            self._vouch[i] = text
+        return self._vouch[i]
 
     def find(self, needle: str) -> tuple[Segment | None, str, int]:
         """The segment the needle is filed under (or None), why a cut occurrence does not
         count, and the segment's position in the batch."""
-        found: list[tuple[int, int]] = []
-        for i, text in enumerate(self.texts):
-            if needle in text:
-                if self.own_echo[i] and needle not in self.own_echo[i]:
-                    continue  # only inside the agent's own words, repeated by a tool or a command
-                found.append((CLASS_PREFERENCE.get(self.segments[i].cls, 9), i))
-        demoted = not found
-        if demoted:
-            # the agent's own words, repeated by a tool or carried by a command, and nowhere
-            # else verbatim: they are what they are, SELF
-            found = [(0, i) for i, text in enumerate(self.texts) if needle in text]
-        why = ""
-        for _rank, i in sorted(found):
-            text = self.texts[i]
-            start = text.find(needle)
-            while start >= 0:
-                reason = cut_reason(text, start, start + len(needle))
-                if not reason:
-                    seg = self.segments[i]
-                    return (_as_self(seg) if demoted else seg), "", i
-                why = why or reason
-                start = text.find(needle, start + 1)
+        with self.deadline.step("gate: quote lookup"):
+            return self._find(needle)
+
+    def _find(self, needle: str) -> tuple[Segment | None, str, int]:
+        # best class first; a segment's own words are stripped only when it is reached
+        ranked = self._ranked(needle)
+        why, found, ahead = "", False, 1
+        for k, i in enumerate(ranked):
+            if self._unasked(i):
+                # a needle that many tool outputs hold, cut in each: ask about the pieces of
+                # the next 1, 2, 4 … of them at once, so the typed text is scanned a
+                # logarithmic number of times, not once per segment
+                self._ask([j for j in ranked[k:] if self._unasked(j)][:ahead])
+                ahead *= 2
+            own = self.own_echo(i)
+            if own and needle not in own:
+                continue  # only inside the agent's own words, repeated by a tool or a command
+            found = True
+            cut, reason = self._cut(i, needle)
+            if not cut:
+                return self.segments[i], "", i
+            why = why or reason
+            self.deadline.check()
+        if found:
+            return None, why, -1
+        # the agent's own words, repeated by a tool or carried by a command, and nowhere
+        # else verbatim: they are what they are, SELF
+        for i in sorted(ranked):
+            cut, reason = self._cut(i, needle)
+            if not cut:
+                return _as_self(self.segments[i]), "", i
+            why = why or reason
+            self.deadline.check()
         return None, why, -1
+
+
+def _starts(texts: Sequence[str]) -> list[int]:
+    """Where each text starts in ``"\\n".join(texts)``."""
+    out, pos = [], 0
+    for t in texts:
+        out.append(pos)
+        pos += len(t) + 1
+    return out
+
+
+class _Typed:
+    """What the agent wrote or typed (its SELF and ACT texts, in batch order), asked whether
+    a piece of a tool's output is prose it wrote *before* a given segment.
+
+    "Before segment i" means: a substring of one of those texts at an earlier position of
+    the batch. Each piece's first occurrence is found once, for every piece asked about in
+    a run together, by one Aho-Corasick pass over the joined texts; a piece the pass has
+    already placed is never searched for again.
+    """
+
+    def __init__(self, positions: Sequence[int], texts: Sequence[str], deadline: Deadline):
+        self.positions = list(positions)  # batch position of each typed text
+        self.joined = "\n".join(texts)
+        self.starts = _starts(texts)
+        self.first: dict[str, int] = {}  # piece -> batch position of the first text holding it
+        self.deadline = deadline
+
+    def any_before(self, i: int) -> bool:
+        return bool(self.positions) and self.positions[0] < i
+
+    def before(self, i: int, piece: str) -> bool:
+        """Whether *piece* (normalised) is prose the agent wrote or typed before segment
+        *i*; the piece must have been learnt."""
+        return _is_prose(piece) and self.first.get(piece, i) < i
+
+    def learn(self, pieces: Iterable[str]) -> None:
+        """Place the first occurrence of every new piece of prose (the only pieces the
+        agent's own words can echo)."""
+        new = {p for p in pieces if p not in self.first and p and _is_prose(p)}
+        if not new:
+            return
+        for piece, at in first_occurrences(self.joined, new, self.deadline).items():
+            self.first[piece] = (
+                sys.maxsize if at < 0 else self.positions[bisect_right(self.starts, at) - 1]
+            )
+        self.deadline.check("gate: the agent's own words")
 
 
 def _as_self(seg: Segment) -> Segment:
@@ -433,6 +628,7 @@ def _gate_one(
     is_echo: Echo,
     human_names: Sequence[str],
     min_quote_chars: int,
+    floors: Floors,
 ) -> GateResult:
     if not isinstance(candidate, Mapping):
         return GateResult(
@@ -473,7 +669,8 @@ def _gate_one(
             evidence,
         )
 
-    malformed = _malformed(candidate)
+    with index.deadline.step("floor: the candidate's shape"):
+        malformed = _malformed(candidate)
     if malformed:
         return result(
             "dropped",
@@ -485,7 +682,8 @@ def _gate_one(
         return result("dropped", "kind must be fact, judgement or idea", drop="kind")
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
     if kind == "idea":
-        return _idea(result, fields, evidence, human_names, candidate, copy)
+        with index.deadline.step("floor: the idea's text"):
+            return _idea(result, fields, evidence, human_names, candidate, floors)
     if not survivors:
         return _no_survivor(result, checks)
 
@@ -493,12 +691,14 @@ def _gate_one(
     reasons.extend(tag_notes)
     if "tags" in copy:
         copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
-    violations = check_surface(fields, evidence, human_names=human_names)
-    violations += [
-        v
-        for v in check_tags(copy.get("tags") or [], evidence, human_names=human_names)
-        if v.kind != "tag"
-    ]
+    with index.deadline.step("floor: the candidate's text"):
+        violations = floors.surface(fields, evidence, human_names=human_names)
+    with index.deadline.step("floor: the candidate's tags"):
+        violations += [
+            v
+            for v in floors.tags(copy.get("tags") or [], evidence, human_names=human_names)
+            if v.kind != "tag"
+        ]
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
     )
@@ -555,7 +755,7 @@ def _idea(
     evidence: Evidence,
     human_names: Sequence[str],
     candidate: Mapping[str, Any],
-    copy: dict,
+    floors: Floors,
 ) -> GateResult:
     """Ideas go to seeds, with or without quotes -- unless they are facts dressed as ideas."""
     prose = "\n".join(v for v in fields.values() if v)
@@ -573,8 +773,8 @@ def _idea(
             f"fact dressed as an idea: states the measurement {measured[0]}",
             drop="fact_as_idea",
         )
-    violations = check_surface(fields, evidence, human_names=human_names)
-    violations += check_tags(candidate.get("tags") or [], evidence, human_names=human_names)
+    violations = floors.surface(fields, evidence, human_names=human_names)
+    violations += floors.tags(candidate.get("tags") or [], evidence, human_names=human_names)
     violations = [v for v in violations if not (v.kind == "tag" and v.rule == "needs_evidence")]
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations)
@@ -628,7 +828,7 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         cls = q.segment.cls
         segs[pos] = (
             cls,
-            index.vouch[pos] if cls == index.segments[pos].cls else index.segments[pos].text,
+            index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text,
         )
         quotes.append((cls, q.text, index.segments[pos].text))
     return Evidence.of(segs.values(), quotes)
@@ -652,23 +852,47 @@ def run_gate(
     is_echo: Echo = lambda s: False,
     human_names: Sequence[str] = (),
     min_quote_chars: int = 8,
+    deadline: Deadline | None = None,
+    floors: Floors | None = None,
 ) -> list[GateResult]:
     """Gate every candidate against the batch *segments*; one result per candidate, in
     order. ``is_echo`` receives a normalised quote (or a piece of a tool's output) and
-    says whether the store already holds it (see :class:`StoreEcho`)."""
-    index = _Index(segments, is_echo)
-    return [
-        _gate_one(
-            c, index, is_echo=is_echo, human_names=human_names, min_quote_chars=min_quote_chars
+    says whether the store already holds it (see :class:`StoreEcho`). With a *deadline*,
+    a check that runs past it raises :class:`~kura_core.budget.Overran` naming itself."""
+    index = _Index(segments, is_echo, deadline)
+    index.warm(_needles(candidates, min_quote_chars))
+    out = []
+    for c in candidates:
+        out.append(
+            _gate_one(
+                c,
+                index,
+                is_echo=is_echo,
+                human_names=human_names,
+                min_quote_chars=min_quote_chars,
+                floors=floors or Floors(),
+            )
         )
-        for c in candidates
-    ]
+    return out
+
+
+def _needles(candidates: Sequence[object], min_chars: int) -> list[str]:
+    """Every form of every quote the gate will look up (see :func:`_check_quote`)."""
+    out: list[str] = []
+    for c in candidates:
+        quotes = c.get("quotes") if isinstance(c, Mapping) else None
+        for raw in quotes if isinstance(quotes, list) else []:
+            if isinstance(raw, str):
+                rest = parse_claimed(raw)[1]
+                out += [v for v in _variants(normalize(rest)) if quote_weight(v) >= min_chars]
+    return out
 
 
 __all__ = [
     "CLASS_PREFERENCE",
     "DROP_CODES",
     "FLOOR_FIELDS",
+    "Floors",
     "GateResult",
     "KINDS",
     "QuoteCheck",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from ..workshop import Stretch, Workshop
 
@@ -77,15 +77,24 @@ def reserve(
     unit: str,
     owner: str,
     measure: Callable[[int], int],
+    skip: Collection[int] = (),
 ) -> Stretch | None:
     """Claim the next stretch of *journal*, or a shelved one; None if nothing is waiting.
 
     ``measure(start)`` is called under the lock and returns where a whole-record stretch
     beginning at ``start`` ends (== start when there is nothing complete to read). A
-    stretch held by a process that is gone is shelved first.
+    stretch held by a process that is gone is shelved first. Shelved stretches whose ids
+    are in *skip* (shelved already in this run) are passed over: a run moves on past a
+    stretch it had to set aside, and a later run tries it again.
     """
     return ws.reserve(
-        journal, adapter=adapter, unit=unit, owner=owner, measure=measure, alive=_alive
+        journal,
+        adapter=adapter,
+        unit=unit,
+        owner=owner,
+        measure=measure,
+        alive=_alive,
+        skip=skip,
     )
 
 

@@ -8,13 +8,15 @@ through `drafts.pour`, and every model reply is validated before anything is bel
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from ..budget import Deadline, Overran
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
-from ..floors import check_surface, messages
+from ..floors import messages
 from ..profile import preamble
 from ..prompts import messages as build_messages
 from ..registry import Registry
@@ -53,7 +55,7 @@ from .drafts import (
     write_manifest,
 )
 from .evidence import Segment, normalize
-from .gate import GateResult, StoreEcho, run_gate
+from .gate import Floors, GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, UNITS, JournalRoot, discover
 
 Progress = Callable[[str, Mapping[str, Any]], None]
@@ -195,6 +197,7 @@ class RunReport:
     covered: int = 0
     recurred: int = 0
     shelved: int = 0
+    overran: int = 0  # stretches shelved over the time budget; the run moved on past them
     stopped: str = ""
     errors: tuple[str, ...] = ()
     intake: Mapping[str, int] = field(default_factory=dict)
@@ -220,6 +223,7 @@ class RunReport:
             "covered": self.covered,
             "recurred": self.recurred,
             "shelved": self.shelved,
+            "overran": self.overran,
             "stopped": self.stopped,
             "errors": list(self.errors),
             "intake_skipped": dict(self.intake),
@@ -228,6 +232,32 @@ class RunReport:
 
 
 _RunTally = tally_of(RunReport)
+
+
+@dataclass(frozen=True)
+class Checks:
+    """kura's own checks on a chunk and the clock their time budget runs on: a seam, so a
+    test can put a slow fake floor and a fake clock in place of the real ones."""
+
+    floors: Floors = field(default_factory=Floors)
+    clock: Callable[[], float] = time.monotonic
+
+
+class _Timed:
+    """A model client whose calls do not count against the chunk's time budget (they have
+    their own timeouts)."""
+
+    def __init__(self, models: Any, deadline: Deadline) -> None:
+        self.models, self.deadline = models, deadline
+
+    def ask(self, *args: Any, **kw: Any) -> Any:
+        with self.deadline.paused():
+            return self.models.ask(*args, **kw)
+
+    def configured(self, role: str) -> bool:
+        return bool(self.models.configured(role))
+
+
 #: an instance of :data:`_RunTally`; made at import, so the type checker sees it as Any
 RunTally = Any
 
@@ -342,7 +372,11 @@ def run(
     progress: Progress | None = None,
     should_stop: Callable[[], bool] | None = None,
     owner: str | None = None,
+    checks: Checks | None = None,
 ) -> RunReport:
+    """Drink the store's journals chunk by chunk into drafts. A chunk whose model call
+    fails is shelved and the run stops; a chunk on which kura's own checks run past
+    ``chunk_seconds`` is shelved with a note and the run moves on to the next."""
     name = reg.resolve(selector)
     store = reg.store(name)
     if not store.index_path.is_file():
@@ -374,6 +408,7 @@ def run(
         progress,
         should_stop,
         max_batches,
+        checks or Checks(),
     )
     for adapter, path in files:
         if not go.journal(adapter, path):
@@ -396,6 +431,7 @@ class _Run:
         progress: Progress | None,
         should_stop: Callable[[], bool] | None,
         max_batches: int | None,
+        checks: Checks,
     ):
         self.reg, self.name, self.store, self.ws, self.budget, self.owner = (
             reg,
@@ -412,6 +448,9 @@ class _Run:
             max_batches,
         )
         self.echo_for, self.echo = store.fingerprint(), echo_detector(store)
+        self.checks = checks
+        self.seconds = reg.config.stores[name].distill.chunk_seconds
+        self.tried: set[int] = set()  # stretches shelved in this run: not tried again in it
 
     def _must_stop(self) -> str:
         if self.should_stop and self.should_stop():
@@ -436,13 +475,22 @@ class _Run:
             if report.stopped:
                 return False
             stretch = marks.reserve(
-                self.ws, key, adapter=adapter, unit=unit, owner=self.owner, measure=measure
+                self.ws,
+                key,
+                adapter=adapter,
+                unit=unit,
+                owner=self.owner,
+                measure=measure,
+                skip=self.tried,
             )
             if stretch is None:
                 if refused:
                     report.refused.append(f"{path}: {refused['why']}")
                 return True
-            if not self._batch(adapter, path, stretch):
+            done = self._batch(adapter, path, stretch)
+            if done is None:
+                continue  # shelved over the time budget: on to the next stretch
+            if not done:
                 return False
             marks.commit(self.ws, stretch, adapter=adapter, unit=unit)
             report.batches += 1
@@ -451,13 +499,26 @@ class _Run:
             ):  # another process wrote: read the store again
                 self.echo_for, self.echo = self.store.fingerprint(), echo_detector(self.store)
 
-    def _batch(self, adapter: str, path: Path, stretch: marks.Stretch) -> bool:
+    def _batch(self, adapter: str, path: Path, stretch: marks.Stretch) -> bool | None:
         """One reserved stretch through the scribe and the gate; False when a model failed
-        (the stretch is shelved and retried next run)."""
+        (the stretch is shelved and retried next run), None when kura's own checks ran
+        past the time budget (shelved with a note; the run moves on)."""
+        deadline = Deadline(self.seconds, self.checks.clock)
+        try:
+            with deadline.preempting():
+                return self._drink_stretch(adapter, path, stretch, deadline)
+        except Overran as exc:
+            self._overran(adapter, path, stretch, exc)
+            return None
+
+    def _drink_stretch(
+        self, adapter: str, path: Path, stretch: marks.Stretch, deadline: Deadline
+    ) -> bool:
         report = self.report
-        segs, _, skipped, _fatal = read_stretch(
-            adapter, path, stretch.start, self.budget, end=stretch.end
-        )
+        with deadline.step(f"reading the journal ({adapter} adapter)"):
+            segs, _, skipped, _fatal = read_stretch(
+                adapter, path, stretch.start, self.budget, end=stretch.end
+            )
         for k, v in skipped.items():
             report.intake[k] = report.intake.get(k, 0) + v
         if self.progress:
@@ -471,7 +532,20 @@ class _Run:
                 },
             )
         try:
-            _drink(self.reg, self.name, self.store, adapter, path, stretch, segs, report, self.echo)
+            _drink(
+                self.reg,
+                self.name,
+                self.store,
+                adapter,
+                path,
+                stretch,
+                segs,
+                report,
+                self.echo,
+                _Chunk(deadline, self.checks.floors),
+            )
+        except Overran:
+            raise
         except ModelUnavailable as exc:
             marks.shelve(self.ws, stretch, str(exc))
             report.shelved += 1
@@ -484,6 +558,52 @@ class _Run:
             marks.shelve(self.ws, stretch, "interrupted")
             raise
         return True
+
+    def _overran(self, adapter: str, path: Path, stretch: marks.Stretch, exc: Overran) -> None:
+        """Shelve a stretch whose checks ran past the budget, and say so where an operator
+        looks: the reservation's reason (doctor, the journals pane), the gate log and the
+        run's errors (the tender's log)."""
+        unit = _unit(adapter)
+        note = overran_note(path, unit, stretch.start, stretch.end, exc)
+        marks.shelve(self.ws, stretch, note)
+        self.tried.add(stretch.id)
+        self.ws.log_gate(
+            GateLogKind.SHELVED,
+            title=path.name,
+            reason=note,
+            detail={
+                "journal": str(path),
+                "unit": unit,
+                "start": stretch.start,
+                "end": stretch.end,
+                "check": exc.check,
+                "spent_s": round(exc.spent, 3),
+                "budget_s": exc.budget,
+                "attempts": stretch.attempts,
+            },
+        )
+        self.report.overran += 1
+        self.report.errors.append(note)
+
+
+#: how every note of a stretch shelved over the time budget begins
+OVERRAN = "over the time budget"
+
+
+def overran_note(path: Path, unit: str, start: int, end: int, exc: Overran) -> str:
+    """The note of a stretch shelved over the time budget: the file, the offset, the check."""
+    return (
+        f"{OVERRAN}: {path} {unit} {start}–{end}: {exc.check} took {exc.spent:.1f}s of "
+        f"{exc.budget:g}s; shelved, the next stretch is drunk, and a later run tries it again"
+    )
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    """What the steps of one chunk share: its deadline and the floors they check with."""
+
+    deadline: Deadline
+    floors: Floors
 
 
 def _why_no_files(reg: Registry, name: str) -> str:
@@ -592,10 +712,11 @@ def _drink(
     segs: list[Segment],
     report: RunTally,
     echo: Callable[[str], bool],
+    chunk: _Chunk,
 ) -> None:
     ws = reg.workshop(name)
     spec = reg.config.stores[name]
-    models = reg.models(name)
+    models = _Timed(reg.models(name), chunk.deadline)
     report.segments += len(segs)
     raw_tokens = sum(estimate_tokens(s.text) for s in segs)
     report.raw_tokens += raw_tokens
@@ -636,6 +757,8 @@ def _drink(
         is_echo=echo,
         human_names=spec.distill.human_names,
         min_quote_chars=spec.distill.min_quote_chars,
+        deadline=chunk.deadline,
+        floors=chunk.floors,
     )
     n_drafts = n_dropped = n_seeds = 0
     drafted = _drafted_evidence(store)
@@ -658,7 +781,7 @@ def _drink(
             _plant_seed(ws, res, path)
             continue
         try:
-            d = _compose(reg, name, store, res, path, batch_id, stretch)
+            d = _compose(reg, name, store, res, path, batch_id, stretch, models, chunk)
         except _Dropped as exc:
             n_dropped += 1
             ws.log_gate(
@@ -678,7 +801,7 @@ def _drink(
             continue
         n_drafts += 1
         report.drafts.append(d.slug)
-    report.graduated += _check_seeds(reg, name, store, segs, path, batch_id, echo)
+    report.graduated += _check_seeds(reg, name, store, segs, path, batch_id, echo, models, chunk)
     report.dropped += n_dropped
     report.seeds += n_seeds
     ws.finish_batch(
@@ -801,13 +924,15 @@ def _compose(
     path: Path,
     batch_id: int,
     stretch: marks.Stretch,
+    models: Any,
+    chunk: _Chunk,
 ) -> Draft | None:
     spec = reg.config.stores[name]
-    models = reg.models(name)
     c = res.candidate
-    near = _neighbours(
-        reg, name, " ".join(str(c.get(k, "")) for k in ("title", "description", "body"))
-    )
+    with chunk.deadline.paused():  # the store's word index, not a check on the journal
+        near = _neighbours(
+            reg, name, " ".join(str(c.get(k, "")) for k in ("title", "description", "body"))
+        )
     evidence = [q.segment for q in res.survivors if q.segment is not None]
     near_text = (
         "\n\n".join(
@@ -890,18 +1015,15 @@ def _compose(
             problems = ["the reply has no description or no body"]
         else:
             slug_for_links = target if decision == DraftDecision.EXTENDS else ""
-            problems = (
-                messages(
-                    check_surface(
-                        {k: v for k, v in raw.items() if v is not None},
-                        res.evidence,
-                        human_names=spec.distill.human_names,
-                        given=given,
-                        existing_slugs=existing | ({slug_for_links} if slug_for_links else set()),
-                    )
+            with chunk.deadline.step("floor: the scribe's draft"):
+                found = chunk.floors.surface(
+                    {k: v for k, v in raw.items() if v is not None},
+                    res.evidence,
+                    human_names=spec.distill.human_names,
+                    given=given,
+                    existing_slugs=existing | ({slug_for_links} if slug_for_links else set()),
                 )
-                + tag_problems
-            )
+            problems = messages(found) + tag_problems
         if not problems:
             break
         if attempt == 2:
@@ -925,7 +1047,8 @@ def _compose(
     mtype = str(reply.get("type") or "project")
     if mtype not in MEMORY_TYPES:
         mtype = "project"
-    manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
+    with chunk.deadline.paused():  # a write to the store, never interrupted half-way
+        manifest = write_manifest(store, _manifest_payload(res, path, batch_id, stretch, extra))
     draft = Draft(
         slug=slug,
         title=fields["title"] or res.title,
@@ -945,7 +1068,8 @@ def _compose(
         created=_now_iso(reg),
         source=str(path),
     )
-    return save_draft(store, draft)
+    with chunk.deadline.paused():
+        return save_draft(store, draft)
 
 
 def _compose_tags(
@@ -1025,6 +1149,8 @@ def _check_seeds(
     path: Path,
     batch_id: int,
     echo: Callable[[str], bool],
+    models: Any,
+    chunk: _Chunk,
 ) -> int:
     """Ask whether this stretch confirms any waiting idea; graduate only on verified quotes."""
     ws = reg.workshop(name)
@@ -1034,7 +1160,7 @@ def _check_seeds(
     ideas = "\n".join(f"{r['id']}: {r['title']} — {r['body'][:300]}" for r in waiting)
     task = f"Ideas:\n{ideas}\n\nNew evidence ({path.name}):\n{evidence_lines(segs)}"
     try:
-        reply = reg.models(name).ask(
+        reply = models.ask(
             "brain",
             "kura_seed_check",
             build_messages(preamble(store), SEED_INSTRUCTIONS, task),
@@ -1064,6 +1190,8 @@ def _check_seeds(
             is_echo=echo,
             human_names=spec.distill.human_names,
             min_quote_chars=spec.distill.min_quote_chars,
+            deadline=chunk.deadline,
+            floors=chunk.floors,
         )[0]
         if res.verdict != GateVerdict.KEPT:
             ws.log_gate(
@@ -1075,7 +1203,15 @@ def _check_seeds(
             continue
         try:
             d = _compose(
-                reg, name, store, res, path, batch_id, marks.Stretch(0, "", 0, 0, 0, False)
+                reg,
+                name,
+                store,
+                res,
+                path,
+                batch_id,
+                marks.Stretch(0, "", 0, 0, 0, False),
+                models,
+                chunk,
             )
         except (_Dropped, ModelUnavailable) as exc:
             ws.log_gate(

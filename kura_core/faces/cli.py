@@ -447,8 +447,8 @@ def cmd_distill_run(ctx: Ctx) -> int:
             ctx.print(f"  ⚠ {e}")
         for r in rep.refused:
             ctx.print(f"  ⚠ not read: {r}")
-    if rep.shelved and not rep.batches:
-        return FAIL
+    if (rep.shelved or rep.overran) and not rep.batches:
+        return FAIL  # a stretch waits on the shelf (a model failed, or the time budget ran out)
     return OK if rep.did_work else NOTHING
 
 
@@ -700,7 +700,13 @@ def _bench_perf(ctx: Ctx) -> int:
             probes.append(bench_probe())
     say = None if a.json else (lambda m: ctx.err.write(f"  {m}…\n"))
     rep = bench.perf(
-        sizes, runs=a.runs, http=not a.no_http, rss=not a.no_rss, probes=probes, progress=say
+        sizes,
+        runs=a.runs,
+        http=not a.no_http,
+        rss=not a.no_rss,
+        probes=probes,
+        progress=say,
+        journal_mb=a.journal_mb,
     )
     if skipped:
         rep["tui"] = {"skipped": skipped}
@@ -773,7 +779,23 @@ def cmd_demo(ctx: Ctx) -> int:
 
 # --------------------------------------------------------------------------- parser
 
-_ADAPTER_CHOICES = ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
+_ADAPTER_CHOICES = [
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+]
 
 
 #: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json
@@ -1043,6 +1065,12 @@ def _bench_command(add: AddCommand) -> None:
         "--runs", type=int, default=9, help="perf: runs per measurement (median reported)"
     )
     sp.add_argument("--no-http", action="store_true", help="perf: skip the HTTP throughput run")
+    sp.add_argument(
+        "--journal-mb",
+        type=float,
+        default=20.0,
+        help="perf: size of the generated journal the gate is timed on (0 skips it)",
+    )
     sp.add_argument("--no-tui", action="store_true", help="perf: skip the TUI first-paint run")
     sp.add_argument(
         "--no-rss", action="store_true", help="perf: skip the resident memory of kura serve"

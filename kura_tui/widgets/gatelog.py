@@ -30,6 +30,7 @@ KIND_STYLE: dict[str, str] = {
     GateLogKind.RETIRED: "bold $warning",
     GateLogKind.TIDIED: "bold $text-primary",
     GateLogKind.GRADUATED: "bold $success",
+    GateLogKind.SHELVED: "bold $warning",
 }
 
 #: the order the kind filter cycles through: the vocabulary's order (kinds an older kura

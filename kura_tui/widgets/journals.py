@@ -77,9 +77,17 @@ def render_journal(j: Any, now: float) -> Content:
                     )
                 )
                 if s.reason:
+                    # a stretch shelved over the time budget says so itself: file, offset,
+                    # the check that overran, and that a later run tries it again
                     out.append(
                         Content.styled(
-                            f"  {s.reason} — retried first by the next distil", "$warning"
+                            f"  {s.reason}"
+                            + (
+                                ""
+                                if "later run" in s.reason
+                                else " — retried first by the next distil"
+                            ),
+                            "$warning",
                         )
                     )
             else:

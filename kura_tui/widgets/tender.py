@@ -22,6 +22,8 @@ def _log_row(line: str) -> Content:
     if rest.startswith("[") and "] " in rest:
         rest = rest.split("] ", 1)[1]  # the store's name: the pane is already one store's
     style = "$error" if (" failed" in rest or "skipped" in rest) else ""
+    if rest.startswith("shelved "):  # a chunk set aside over the time budget; the loop went on
+        style = "$warning"
     return Content.assemble(
         (stamp.replace("T", " ")[5:16], "$foreground-muted"), " ", (rest, style)
     )

@@ -145,7 +145,7 @@ def test_the_configured_adapter_names_are_accepted(tmp_path):
         ["claude", "codex", "gemini", "opencode", "aider", "evidence", "text"]
     )
     cfg.write_text(
-        f'[stores.main]\npath = "{tmp_path / "s"}"\n\n[distill.journals]\ncursor = "{tmp_path}"\n'
+        f'[stores.main]\npath = "{tmp_path / "s"}"\n\n[distill.journals]\nnotanagent = "{tmp_path}"\n'
     )
     try:
         load_config(cfg)

@@ -20,9 +20,13 @@ from kura_core.distill.journals import (
     read_aider,
     read_claude,
     read_codex,
+    read_copilot,
+    read_cursor,
     read_evidence,
     read_gemini,
+    read_kimi,
     read_opencode,
+    read_qwen,
     read_text,
     segment_context,
 )
@@ -80,6 +84,34 @@ FORMS = [
         id="gemini",
     ),
     pytest.param(read_evidence, evidence_user, evidence_user("first record"), id="evidence"),
+    pytest.param(
+        read_copilot,
+        lambda t: json.dumps({"type": "user.message", "data": {"content": t}, "id": "u"}),
+        json.dumps({"type": "session.start", "data": {"sessionId": "s"}, "id": "0"}),
+        id="copilot",
+    ),
+    pytest.param(
+        read_kimi,
+        lambda t: json.dumps({"role": "user", "content": t}),
+        json.dumps({"role": "_checkpoint", "id": 0}),
+        id="kimi",
+    ),
+    pytest.param(
+        read_qwen,
+        lambda t: json.dumps(
+            {"type": "user", "sessionId": "s", "message": {"role": "user", "parts": [{"text": t}]}}
+        ),
+        json.dumps({"type": "system", "subtype": "ui_telemetry", "systemPayload": {}}),
+        id="qwen",
+    ),
+    pytest.param(
+        read_cursor,
+        lambda t: json.dumps(
+            {"role": "user", "message": {"content": [{"type": "text", "text": t}]}}
+        ),
+        json.dumps({"type": "turn_ended", "status": "success"}),
+        id="cursor",
+    ),
 ]
 
 
@@ -219,8 +251,11 @@ def test_an_empty_file_is_named_by_its_suffix_only(tmp_path):
 
 @pytest.mark.parametrize(
     "reader",
-    [read_claude, read_codex, read_gemini, read_evidence, read_aider, read_text, read_opencode],
-    ids=["claude", "codex", "gemini", "evidence", "aider", "text", "opencode"],
+    [read_claude, read_codex, read_gemini, read_evidence, read_aider, read_text, read_opencode]
+    + [ADAPTERS[n] for n in ("cline", "continue", "copilot", "copilot-legacy", "cursor")]
+    + [ADAPTERS[n] for n in ("specstory", "kimi", "qwen")],
+    ids=["claude", "codex", "gemini", "evidence", "aider", "text", "opencode"]
+    + ["cline", "continue", "copilot", "copilot-legacy", "cursor", "specstory", "kimi", "qwen"],
 )
 def test_utf16_is_refused_with_what_to_do(tmp_path, reader):
     path = tmp_path / "s.jsonl"

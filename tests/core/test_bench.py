@@ -38,7 +38,7 @@ CORE = Path(__file__).resolve().parents[2] / "kura_core"
 
 
 def test_perf_measures_every_figure(tmp_path):
-    rep = bench.perf((60,), runs=2, workdir=tmp_path, http=False, rss=False)
+    rep = bench.perf((60,), runs=2, workdir=tmp_path, http=False, rss=False, journal_mb=0.3)
     (r,) = rep["recall"]
     assert r["memories"] == 60 and r["shards"] >= 1 and r["overhead_ms_median"] >= 0
     assert (
@@ -61,9 +61,14 @@ def test_perf_measures_every_figure(tmp_path):
     (w,) = rep["weave"]
     assert w["model_calls"] == 0 and w["reweave_ms_median"] > 0
     assert rep["gate"]["candidates"] == 100 and rep["gate"]["candidates_per_s"] > 0
+    j = rep["gate"]["journal"]
+    assert 0.25 <= j["journal_mb"] <= 0.4 and j["segments"] > j["records"] / 2
+    assert j["candidates"] == 10 and j["kept"] >= 1  # the candidates quote the journal
+    assert j["gate_mb_per_s"] > 0 and j["candidates_per_s"] > 0
+    assert j["gate_and_read_to_read"] > 1
     assert rep["http"] is None and rep["rss"] is None
     table = bench.perf_table(rep)
-    for needle in ("recall overhead", "next recall after a write", "warm prefill", "gate:"):
+    for needle in ("recall overhead", "next recall after a write", "warm prefill", "gate:", "MB/s"):
         assert needle in table
 
 
@@ -82,7 +87,14 @@ def test_a_face_plugs_its_figure_in_as_a_probe(tmp_path):
     )
     said = []
     rep = bench.perf(
-        (30,), runs=1, workdir=tmp_path, http=False, rss=False, probes=[probe], progress=said.append
+        (30,),
+        runs=1,
+        workdir=tmp_path,
+        http=False,
+        rss=False,
+        probes=[probe],
+        progress=said.append,
+        journal_mb=0,
     )
     assert rep["face"] == {"paint_ms": 12.5}
     assert seen == [tmp_path / "face"] and "a face's own figure" in said
@@ -130,6 +142,8 @@ def test_cli_perf_json_carries_old_and_new_figures(tmp_path, capsys):
             "--no-http",
             "--no-rss",
             "--no-tui",
+            "--journal-mb",
+            "0.2",
             "--json",
             "--out",
             str(tmp_path / "perf.json"),
@@ -151,6 +165,7 @@ def test_cli_perf_json_carries_old_and_new_figures(tmp_path, capsys):
     ):
         assert key in rep
     assert rep["tui"] is None and rep["gate"]["candidates_per_s"] > 0
+    assert rep["gate"]["journal"]["gate_mb_per_s"] > 0
 
 
 def test_cli_perf_refuses_bad_sizes(capsys):
@@ -570,3 +585,22 @@ def test_only_the_command_line_reaches_into_the_bench_package():
         ):
             users.append(path.relative_to(CORE).as_posix())
     assert users == ["faces/cli.py"]
+
+
+def test_the_generated_journal_is_read_as_the_mix_it_claims(tmp_path):
+    """Prompts, prose, commands, Edit/Write payloads, long outputs and Japanese text, in a
+    file as large as asked, the same for the same seed."""
+    from kura_core.bench.journal_gen import gate_candidates, generate_journal
+    from kura_core.distill.journals import read_journal
+
+    j = generate_journal(tmp_path / "a.jsonl", 400_000)
+    assert 400_000 <= j.path.stat().st_size == j.bytes < 500_000
+    assert generate_journal(tmp_path / "b.jsonl", 400_000).path.read_bytes() == j.path.read_bytes()
+    _, read = read_journal(j.path, "claude")
+    classes = {s.cls for s in read.segments}
+    assert classes == {"USER", "SELF", "ACT", "TOOL"}
+    text = "\n".join(s.text for s in read.segments)
+    assert "Write" in text and "Edit" in text and "ポンプ" in text
+    assert max(len(s.text) for s in read.segments) > 5_000
+    cands = gate_candidates(j, 10)
+    assert len(cands) == 10 and all(c["quotes"] for c in cands)

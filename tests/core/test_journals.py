@@ -307,7 +307,24 @@ def test_adapters_registry():
     assert ADAPTERS["claude"] is read_claude
     assert ADAPTERS["evidence"] is read_evidence
     assert ADAPTERS["text"] is read_text
-    assert set(ADAPTERS) == {"claude", "codex", "gemini", "opencode", "aider", "evidence", "text"}
+    assert set(ADAPTERS) == {
+        "claude",
+        "codex",
+        "gemini",
+        "opencode",
+        "aider",
+        "evidence",
+        "text",
+    } | {
+        "cline",
+        "continue",
+        "copilot",
+        "copilot-legacy",
+        "cursor",
+        "specstory",
+        "kimi",
+        "qwen",
+    }
     assert set(UNITS) == set(ADAPTERS) == set(DEFAULT_INCLUDE)
     assert {UNITS[a] for a in ("claude", "codex", "aider", "text")} == {"byte"}
     assert {UNITS[a] for a in ("gemini", "opencode", "evidence")} == {"seq"}

@@ -45,6 +45,7 @@ from .base import (
     open_lines,
     refused,
 )
+from .recognize import is_codex_history as is_history_entry
 
 UNIT = "byte"
 
@@ -59,6 +60,10 @@ _SHELL = re.compile(r"<user_shell_command>(.*?)</user_shell_command>", re.DOTALL
 _IMAGE_TAG = re.compile(r"</?image(?:\s[^<>]*)?>", re.IGNORECASE)
 
 
+#: how many recent messages a context keeps for telling a mirror from a new message
+_SAID_KEPT = 64
+
+
 @dataclass
 class CodexContext:
     tools: dict[str, pv.ToolCall] = field(default_factory=dict)
@@ -67,11 +72,30 @@ class CodexContext:
     subagent: bool = False
     cwd: str = ""
     enveloped: bool = False
+    #: what this turn already said, by channel: ``(channel, class, text)``; a message that
+    #: one channel repeats from the other (an ``item_completed`` item mirroring a
+    #: ``user_message`` event or an assistant response item) is read once
+    said: dict[tuple[str, str, str], None] = field(default_factory=dict)
 
     def copy(self) -> CodexContext:
         return CodexContext(
-            dict(self.tools), set(self.prose), self.session, self.subagent, self.cwd, self.enveloped
+            dict(self.tools),
+            set(self.prose),
+            self.session,
+            self.subagent,
+            self.cwd,
+            self.enveloped,
+            dict(self.said),
         )
+
+    def fresh(self, channel: str, cls: str, text: str) -> bool:
+        """Record that *channel* said *text*; False when the other channel already did."""
+        other = "item" if channel != "item" else "record"
+        key = text.strip()
+        self.said[(channel, cls, key)] = None
+        if len(self.said) > _SAID_KEPT:  # versions without turn events never clear it
+            del self.said[next(iter(self.said))]
+        return (other, cls, key) not in self.said
 
 
 def _unwrap(obj: dict) -> tuple[str, dict | None, bool]:
@@ -84,6 +108,8 @@ def _unwrap(obj: dict) -> tuple[str, dict | None, bool]:
         return "response_item", obj, False
     if t is None and "record_type" in obj:
         return "state", None, False
+    if is_history_entry(obj):
+        return "history", obj, False
     if (
         t is None
         and isinstance(obj.get("id"), str)
@@ -119,6 +145,37 @@ def _observe(ctx: CodexContext, obj: dict, _offset: int) -> None:
             ctx.cwd = payload["cwd"]
     elif rtype == "response_item":
         _call(ctx, payload)
+        if payload.get("type") == "message" and payload.get("role") == "assistant":
+            ctx.fresh("record", "SELF", _content_text(payload.get("content"))[0])
+    elif rtype == "event_msg":
+        _observe_event(ctx, payload)
+
+
+def _observe_event(ctx: CodexContext, payload: dict) -> None:
+    et = payload.get("type")
+    if et == "task_started":
+        ctx.said.clear()
+    elif et == "user_message" and isinstance(payload.get("message"), str):
+        ctx.fresh("record", "USER", payload["message"])
+    elif et == "item_completed":
+        item = dict_at(payload, "item")
+        kind = _ITEM_KINDS.get(str(item.get("type")))
+        if kind is not None:
+            ctx.fresh("item", kind, _item_text(item))
+
+
+#: ``item_completed`` items that carry words: the person's (``UserMessage``, current CLI)
+#: and the agent's (``AgentMessage``, mirrored by an assistant response item).
+_ITEM_KINDS = {"UserMessage": "USER", "userMessage": "USER", "AgentMessage": "SELF"}
+_ITEM_KINDS["agentMessage"] = "SELF"
+
+
+def _item_text(item: dict) -> str:
+    content = item.get("content")
+    if content is None:
+        content = item.get("text")
+    text, _ = _content_text(content)
+    return text
 
 
 def _meta(ctx: CodexContext, payload: dict) -> None:
@@ -211,8 +268,15 @@ def _content_text(content: Any) -> tuple[str, bool]:
     return "\n".join(parts), image
 
 
+_IDE_REQUEST = "## My request for Codex:"
+
+
 def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
     out: list[pv.Piece] = []
+    if _IDE_REQUEST in text:  # the IDE extension's context block, then what was typed
+        ide, _, text = text.rpartition(_IDE_REQUEST)
+        if ide.strip():
+            out.append(pv.Piece("TOOL", ide.strip(), "context the IDE sent with the message"))
     for m in _SHELL.finditer(text):
         body = m.group(1)
         cmd = re.search(r"<command>(.*?)</command>", body, re.DOTALL)
@@ -275,6 +339,9 @@ def record_pieces(
             ctx.cwd = payload["cwd"]
         note("turn context", IGNORED)
         return []
+    if rtype == "history":
+        ctx.session = payload["session_id"]
+        return [pv.Piece("USER", payload["text"], "prompt the person submitted (history.jsonl)")]
     if rtype == "compacted":
         msg = payload.get("message")
         if isinstance(msg, str) and msg.strip():
@@ -282,7 +349,16 @@ def record_pieces(
         note("compaction marker", IGNORED)
         return []
     if rtype == "event_msg":
-        return _event_pieces(payload, cls_user, note)
+        if payload.get("type") == "task_started":
+            ctx.said.clear()
+        if payload.get("type") == "item_completed":
+            return _item_pieces(payload, ctx, cls_user, note)
+        pieces = _event_pieces(payload, cls_user, note)
+        message = payload.get("message")
+        if pieces and isinstance(message, str) and not ctx.fresh("record", "USER", message):
+            note("the person's message, already read from its item record", IGNORED)
+            return []
+        return pieces
     if rtype != "response_item":
         note(f"Codex record of an unknown type ({_safe(rtype)})", IGNORED)
         return []
@@ -303,6 +379,33 @@ def _event_pieces(payload: dict, cls_user: str, note: Noter) -> list[pv.Piece]:
     pieces = _user_pieces(msg, cls_user) if isinstance(msg, str) else []
     images = payload.get("images") or payload.get("local_images")
     if isinstance(images, list) and images:
+        pieces.append(pv.Piece(cls_user, "[image]", "image"))
+    if not pieces:
+        note("empty user message", IGNORED)
+    return _merge(pieces)
+
+
+def _item_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter) -> list[pv.Piece]:
+    """A finished item (current CLI): ``UserMessage`` is the person's words -- there is no
+    ``user_message`` event any more -- and ``AgentMessage`` the agent's; other items
+    (tool calls, reasoning, plans) mirror response items and are noted."""
+    item = dict_at(payload, "item")
+    itype = str(item.get("type") or "")
+    kind = _ITEM_KINDS.get(itype)
+    if kind is None:
+        note(f"item event ({_safe(itype)}), mirrored by response items", IGNORED)
+        return []
+    text = _item_text(item)
+    if not ctx.fresh("item", kind, text):
+        note(f"{_safe(itype)} already read from its mirror record", IGNORED)
+        return []
+    if kind == "SELF":
+        return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
+    pieces = _user_pieces(text, cls_user)
+    content = item.get("content")
+    parts: list = content if isinstance(content, list) else []
+    images = [c for c in parts if isinstance(c, dict) and "image" in str(c.get("type"))]
+    if images:
         pieces.append(pv.Piece(cls_user, "[image]", "image"))
     if not pieces:
         note("empty user message", IGNORED)
@@ -337,6 +440,9 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
     role = payload.get("role")
     text, image = _content_text(payload.get("content"))
     if role == "assistant":
+        if not ctx.fresh("record", "SELF", text):
+            note("assistant message already read from its item record", IGNORED)
+            return []
         return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
     if role != "user":
         note(f"{_safe(role)} message (instructions, not the person)", IGNORED)

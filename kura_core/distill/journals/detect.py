@@ -24,6 +24,7 @@ import sqlite3
 from collections import Counter
 from pathlib import Path
 
+from . import recognize as rc
 from .base import JournalError, decode_bytes, encoding_problem, pretty_printed, sniff
 
 _CLAUDE_TYPES = {
@@ -64,13 +65,49 @@ _CODEX_ITEMS = {
     "web_search_call",
 }
 _GEMINI_TYPES = {"user", "gemini", "info", "error", "warning"}
-ADAPTER_NAMES = ("claude", "codex", "gemini", "opencode", "aider", "evidence", "text")
+ADAPTER_NAMES = (
+    "claude",
+    "codex",
+    "gemini",
+    "opencode",
+    "aider",
+    "evidence",
+    "text",
+    "cline",
+    "continue",
+    "copilot",
+    "copilot-legacy",
+    "cursor",
+    "specstory",
+    "kimi",
+    "qwen",
+)
+
+
+def _new_record_kind(obj: dict) -> str:
+    """The newer formats, each recognised by the fields its records carry."""
+    if rc.is_codex_history(obj):
+        return "codex"
+    if rc.is_copilot_event(obj):
+        return "copilot"
+    if rc.is_qwen_record(obj):
+        return "qwen"
+    if rc.is_kimi_record(obj):
+        return "kimi"
+    if rc.is_gemini_event(obj):
+        return "gemini"
+    if rc.is_cursor_record(obj):
+        return "cursor"
+    return ""
 
 
 def _record_kind(obj: dict, index: int) -> str:
     t = obj.get("type")
     if "schema_version" in obj and "class" in obj:
         return "evidence"
+    newer = _new_record_kind(obj)
+    if newer:
+        return newer
     if isinstance(t, str) and t in _CODEX_TYPES and isinstance(obj.get("payload"), dict):
         return "codex"
     if "record_type" in obj or (
@@ -134,7 +171,7 @@ def _jsonl_kind(path: Path) -> str:
     if not votes:
         return ""
     order = {"evidence": 0, "codex": 1, "gemini": 2, "claude": 3}
-    return max(votes, key=lambda k: (votes[k], -order[k]))
+    return max(votes, key=lambda k: (votes[k], -order.get(k, 4)))
 
 
 def _document_kind(path: Path) -> str:
@@ -154,12 +191,25 @@ def _document_kind(path: Path) -> str:
             obj = json.loads(text[at + 1 :])
         except (ValueError, RecursionError):
             return ""
-    if not isinstance(obj, dict):
-        return ""
+    newer = _new_document_kind(obj)
+    if newer or not isinstance(obj, dict):
+        return newer
     if isinstance(obj.get("messages"), list) and ("sessionId" in obj or "projectHash" in obj):
         return "gemini"
     if kind_of(obj):
         return "opencode"
+    return ""
+
+
+def _new_document_kind(obj: object) -> str:
+    if rc.cline_kind(obj):
+        return "cline"
+    if rc.is_gemini_logs(obj) or rc.is_gemini_checkpoint(obj):
+        return "gemini"
+    if rc.is_continue_session(obj):
+        return "continue"
+    if rc.is_copilot_legacy(obj):
+        return "copilot-legacy"
     return ""
 
 
@@ -210,6 +260,9 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
                 return found
         if _AIDER.search(head):
             return "aider"
+        transcript = _text_transcript_kind(p)
+        if transcript:
+            return transcript
         if b"\n{" in head[:4096]:
             doc = _document_kind(p)
             if doc:
@@ -217,6 +270,19 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
         return "text"
     except OSError:
         return ""
+
+
+def _text_transcript_kind(p: Path) -> str:
+    """The adapter of a text or Markdown transcript an agent (or an exporter) writes."""
+    if rc.is_copilot_share(p):
+        return "copilot-legacy"
+    if rc.is_specstory(p):
+        return "specstory"
+    if rc.is_cursor_text(p):
+        return "cursor"
+    if rc.is_cline_export(p):
+        return "cline"
+    return ""
 
 
 def _is_object(raw: bytes) -> bool:

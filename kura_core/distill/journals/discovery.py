@@ -14,6 +14,13 @@ DEFAULT_ROOTS: dict[str, str] = {
     "codex": "~/.codex/sessions",
     "gemini": "~/.gemini/tmp",
     "opencode": "~/.local/share/opencode",
+    "cline": "~/.config/Code/User/globalStorage",
+    "continue": "~/.continue/sessions",
+    "copilot": "~/.copilot/session-state",
+    "copilot-legacy": "~/.copilot/history-session-state",
+    "cursor": "~/.cursor/projects",
+    "kimi": "~/.kimi/sessions",
+    "qwen": "~/.qwen/projects",
 }
 
 DEFAULT_INCLUDE: dict[str, str | tuple[str, ...]] = {
@@ -24,6 +31,16 @@ DEFAULT_INCLUDE: dict[str, str | tuple[str, ...]] = {
     "aider": "**/.aider.chat.history.md",
     "evidence": "**/*.jsonl",
     "text": "**/*.md",
+    # one file per task: the conversation the model saw (ui_messages.json repeats it)
+    "cline": "**/tasks/*/api_conversation_history.json",
+    "continue": "*-*.json",  # session ids; sessions.json beside them is the index
+    "copilot": "**/events.jsonl",
+    "copilot-legacy": "*.json",
+    "cursor": ("**/agent-transcripts/**/*.jsonl", "**/agent-transcripts/*.txt"),
+    "specstory": "**/.specstory/history/*.md",
+    # whole messages; the wire.jsonl beside it is the same turns as a stream
+    "kimi": ("**/context.jsonl", "**/agents/*/wire.jsonl"),  # Kimi CLI; Kimi Code
+    "qwen": ("**/chats/*.jsonl", "**/chats/archive/*.jsonl"),
 }
 
 

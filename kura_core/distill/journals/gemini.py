@@ -54,6 +54,22 @@ _CONTEXT_TAGS = re.compile(
     r"environment_context|user_instructions)(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
     re.DOTALL,
 )
+#: Gemini Code Assist (VS Code) appends the editor's state to what the person typed.
+_EDITOR = re.compile(
+    r"^(?:Current File Path|Current Selection|User Selected Files|Current File Content|"
+    r"Selected Code|Open Files):",
+    re.MULTILINE,
+)
+
+
+def _split_editor_context(text: str) -> tuple[str, str]:
+    """``(typed, appended)``: the text before the first editor-context label, and the rest."""
+    m = _EDITOR.search(text)
+    if m is None:
+        return text, ""
+    return text[: m.start()].strip(), text[m.start() :].strip()
+
+
 _TERMINAL = {"success", "error", "cancelled", "canceled", "completed", "failed", "errored"}
 _SETUP = "This is the Gemini CLI. We are setting up the context for our chat."
 
@@ -140,6 +156,9 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
                     pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files")
                 )
         rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)).strip()
+        rest, editor = _split_editor_context(rest)
+        if editor:
+            pieces.append(pv.Piece("TOOL", editor, "editor context the IDE appended"))
         if rest and not rest.startswith(_SETUP):
             said.append(rest)
     if said:
@@ -240,6 +259,16 @@ def read_gemini(
         return refused(UNIT, start, problem)
     if os.path.getsize(path) == 0:
         return Intake(source, UNIT).result(start, start)
+    from . import gemini_more
+    from .recognize import gemini_document_kind, is_gemini_stream_json
+
+    kind = gemini_document_kind(path)
+    if kind == "logs":
+        return gemini_more.read_logs(path, start)
+    if kind == "checkpoint":
+        return gemini_more.read_checkpoint(path, start, message_pieces)
+    if is_gemini_stream_json(path):
+        return gemini_more.read_stream_json(path, start, message_pieces)
     if is_stream(path):
         return _read_stream(path, start)
     return _read_document(path, start)
@@ -312,6 +341,21 @@ def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
     return stream.intake.result(start, len(lines))
 
 
+def _patched(latest: dict[str, dict], patch: dict) -> dict:
+    """The message a ``$patch`` record updates, with the patch applied: fields replaced,
+    tool calls merged by id."""
+    base = dict(latest.get(str(patch.get("id")), {}))
+    for key, value in patch.items():
+        old = base.get(key)
+        if key == "toolCalls" and isinstance(old, list) and isinstance(value, list):
+            by_id = {str(c.get("id")): c for c in value if isinstance(c, dict)}
+            merged = [{**c, **by_id.pop(str(c.get("id")), {})} for c in old if isinstance(c, dict)]
+            base[key] = merged + list(by_id.values())
+        else:
+            base[key] = value
+    return base
+
+
 class _Stream:
     """The state of reading a streamed chat line by line: the session, whether it is a
     subagent's, and what each message already gave (a message is re-recorded as it grows).
@@ -322,6 +366,8 @@ class _Stream:
         self.session = ""
         self.subagent = False
         self.emitted: dict[str, set[tuple[str, str]]] = {}
+        #: the last recording of each message, which a ``$patch`` record updates
+        self.latest: dict[str, dict] = {}
         self.prose: set[str] = set()
         self.foreign = self.seen = 0
 
@@ -361,6 +407,10 @@ class _Stream:
     def _record(self, obj: dict, seq: int, emit: bool) -> None:
         if "$rewindTo" in obj:
             self.note(seq, emit, "rewind marker (what came before stays evidence)", IGNORED)
+        elif isinstance(obj.get("$patch"), dict):  # newer CLIs patch a recorded message
+            got = self._message(_patched(self.latest, obj["$patch"]), seq, emit)
+            if got == 0:
+                self.note(seq, emit, "patch to a recorded message (nothing new in it)", IGNORED)
         elif isinstance(obj.get("$set"), dict):
             upd = obj["$set"]
             if upd.get("kind") == "subagent":
@@ -396,6 +446,7 @@ class _Stream:
 
     def _message(self, msg: dict, seq: int, emit: bool) -> int:
         """Add what *msg* says that its earlier recordings did not; how many pieces that is."""
+        self.latest[str(msg.get("id"))] = msg
         got = message_pieces(msg, subagent=self.subagent, prose=self.prose)
         done = self.emitted.setdefault(str(msg.get("id")), set())
         fresh = [p for p in got if (p.cls, p.text) not in done]
