@@ -30,9 +30,9 @@ from ..store import (
     Memory,
     check_slug,
     links_in,
+    read_frontmatter,
     render_memory,
     seal_of,
-    split_frontmatter,
 )
 from ..vocabulary import (
     CURATION_FIELDS,
@@ -430,9 +430,17 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
     Raises KuraError naming what to fix."""
 
     try:
-        meta, body = split_frontmatter(text)
+        fm = read_frontmatter(text)
     except MemoryFormatError as exc:
         raise KuraError(f"the edited text cannot be read: {exc}") from None
+    if fm.form != "yaml" and not fm.why.startswith("a ' #' inside"):
+        # the line form would read it, but a bracket or quote left open means a value (the
+        # tags, most often) would be taken as text or dropped: the person fixes it instead
+        raise KuraError(
+            f"the frontmatter is not valid YAML: {fm.why}. Fix it (a bracket or quote left "
+            "open?) so that nothing in it is dropped"
+        )
+    meta, body = fm.meta, fm.body
     name = meta.get("name", slug)
     if name != slug:
         raise KuraError(

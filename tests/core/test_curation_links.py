@@ -229,3 +229,23 @@ def test_adopt_draws_a_trigger_from_the_body_when_there_is_no_description(tmp_pa
     assert res.adopted == ("made-up",)
     line = k.registry.store("main").index().by_slug()["made-up"].description
     assert line == "The cache holds 512 entries."
+
+
+# --------------------------------------------------------------------------- $EDITOR text
+
+_tag = st.from_regex(r"[a-z]{1,8}", fullmatch=True)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(_tag, min_size=1, max_size=4, unique=True), st.sampled_from(["[", "{", '"']))
+def test_an_edit_whose_frontmatter_is_not_yaml_is_refused_not_read_without_its_tags(tags, opener):
+    from kura_core.handwork.memories import parse_editable
+    from kura_core.store import render_memory
+
+    text = render_memory(
+        {"title": "T", "name": "s", "description": "d", "metadata": {"tags": tags}}, "Body.\n"
+    )
+    assert parse_editable(text, "s")["tags"] == tags
+    broken = text.replace("metadata:", f"metadata: {opener}unclosed", 1)
+    with pytest.raises(KuraError, match="not valid YAML"):
+        parse_editable(broken, "s")

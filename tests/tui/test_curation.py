@@ -242,6 +242,38 @@ def test_editing_in_editor_writes_through_the_store_and_leaves_no_edit_file(
     assert not list((tmp_path / "cache" / "kura" / "edits").rglob("*.md"))
 
 
+def test_an_editor_edit_with_invalid_frontmatter_is_asked_about_not_saved_without_its_tags(
+    make_app, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _editor(tmp_path, monkeypatch, "metadata:", "metadata: [unclosed")
+    app = make_app()
+    st = _store(app)
+    before = (st.root / f"{KILN}.md").read_text()
+    tags = st.read(KILN).tags
+    assert tags  # the memory has tags that a silent save would drop
+    kept = tmp_path / "cache" / "kura" / "edits" / "maker" / f"{KILN}.md"
+
+    async def script(pilot):
+        await select_in_map(pilot, KILN)
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        asked = screen_text(app)
+        assert (st.root / f"{KILN}.md").read_text() == before  # nothing written
+        # edit again: this time the editor closes the bracket it left open
+        _editor(tmp_path, monkeypatch, "metadata: [unclosed", "metadata:", "fix.py")
+        kept.write_text(kept.read_text().replace("Flash it over USB only.", "USB only."))
+        await pilot.press("y")
+        await settle(pilot)
+        await until(pilot, lambda: "USB only." in st.read(KILN).body, "the fixed edit saved")
+        return asked
+
+    asked = run(app, script)
+    assert "not valid YAML" in asked and "Nothing was written" in asked
+    assert st.read(KILN).tags == tags
+
+
 def test_an_editor_edit_that_cannot_be_read_is_kept_and_resumed(make_app, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     _editor(tmp_path, monkeypatch, "name: kiln-firmware-3-2", "name: kiln-firmware-4")
