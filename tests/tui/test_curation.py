@@ -838,6 +838,11 @@ def test_weave_previews_against_the_current_map_and_writes_only_on_w(make_app):
     assert "now    not woven: the raw index" in preview and "1 line change" in preview
     assert "− the archive lives on the slow disk (sdb); the fast NVMe stays scratch" in preview
     assert back and woven.is_file() and "● woven, fresh" in after
+    # the trim says what it left out, and what it left out is what the woven line lacks
+    line = next(ln for ln in woven.read_text().splitlines() if ARCHIVE in ln)
+    cut = [ln.split("cut    ", 1)[1].strip() for ln in preview.splitlines() if "cut    " in ln]
+    assert cut == ["the fast NVMe stays scratch"]
+    assert cut[0] not in line and "⚠️ never point backups at /scratch" in line
 
 
 def test_quitting_while_work_runs_asks_first(make_app, tui_config, model):
