@@ -438,7 +438,29 @@ def _prefix_cut(atoms: Sequence[str], desc: str, budget: int) -> str:
 
 #: words a line should not end on before its "…": they promise a word that was cut
 _DANGLING = frozenset(
-    "a an the and or but of to in on at by for from with into onto as than that which".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "into",
+        "onto",
+        "as",
+        "than",
+        "that",
+        "which",
+    ]
 )
 
 

@@ -1069,7 +1069,25 @@ def make_store_dir(root: Path):
 # --------------------------------------------------------------------------- trim by whole clauses
 
 _word = st.sampled_from(
-    "disk archive prod ledger the and on team cache night build 3 12 ms not never keep".split()
+    [
+        "disk",
+        "archive",
+        "prod",
+        "ledger",
+        "the",
+        "and",
+        "on",
+        "team",
+        "cache",
+        "night",
+        "build",
+        "3",
+        "12",
+        "ms",
+        "not",
+        "never",
+        "keep",
+    ]
 )
 _clause = st.lists(_word, min_size=1, max_size=9).map(" ".join)
 _sep = st.sampled_from([", ", "; ", ". ", " — "])
