@@ -1127,7 +1127,7 @@ def test_the_trim_skips_only_whole_clauses_and_says_what_it_dropped(desc, budget
     pieces = [p for p in pieces if p]
     starts, ends = _clause_spans(desc)
     at = 0
-    for n, piece in enumerate(pieces):
+    for piece in pieces:
         i = desc.find(piece, at)
         assert i >= 0, (desc, t)
         prefix_cut = len(pieces) == 1 and i == 0
