@@ -125,6 +125,50 @@ def test_editing_a_memory_in_the_app_is_written_and_recorded_as_a_hand_edit(make
     assert "hand-edited by ren (tui)" in text and "no longer matches its evidence seal" in text
 
 
+def test_the_edit_form_starts_where_attention_is_keeps_text_on_tab_and_picks_a_type(make_app):
+    from textual.widgets import Select
+
+    app = make_app()
+    st = _store(app)
+    # written by another tool: no type in its frontmatter
+    (st.root / "untyped.md").write_text(
+        "---\nname: untyped\ndescription: a memory written without a type\n---\nB.\n"
+    )
+    st.add_index_lines([("untyped", "No type yet", "a memory written without a type")])
+    line = st.index().by_slug()["untyped"].raw
+    assert st.read("untyped").type == ""
+
+    async def script(pilot):
+        await select_in_map(pilot, "untyped")
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditScreen)
+        picker = app.screen.query_one("#edit-type", Select)
+        assert picker.has_focus  # the first field that needs attention
+        # tab back into the trigger and the title: typing adds to the text, never replaces it
+        await pilot.press("shift+tab")
+        assert app.screen.query_one("#edit-description", Input).has_focus
+        await pilot.press("shift+tab")
+        title = app.screen.query_one("#edit-title", Input)
+        assert title.has_focus and title.selection.is_empty
+        await pilot.press(*" here")
+        assert title.value == "No type yet here"
+        await pilot.press("tab", "tab", "enter")
+        await settle(pilot)
+        await pilot.press(*"ref", "enter")
+        await settle(pilot)
+        assert picker.value == "reference"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await until(pilot, lambda: st.read("untyped").type == "reference", "the type saved")
+        return True
+
+    assert run(app, script)
+    assert st.read("untyped").type == "reference"
+    assert st.index().by_slug()["untyped"].title == "No type yet here"
+    assert st.index().by_slug()["untyped"].raw != line
+
+
 def test_a_hand_edit_of_the_title_and_trigger_moves_the_index_line_with_it(make_app):
     app = make_app()
     st = _store(app)
