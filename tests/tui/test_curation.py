@@ -860,6 +860,36 @@ def test_tidy_without_a_scribe_lets_a_person_write_the_line(make_app):
     assert st.index().by_slug()["router"].description == "router in the hall cupboard"
 
 
+def test_a_refused_tidy_line_stays_in_the_box_and_gives_the_keys_back(make_app):
+    app = make_app()
+    st = _store(app)
+    st.write(
+        "router", title="Router", description="note", body="The router is in the hall cupboard."
+    )
+    mine = "router in the hall cupboard, 7 shelves up"  # a number the memory does not hold
+
+    async def script(pilot):
+        await pilot.press("T")
+        await settle(pilot)
+        await pilot.press("e")
+        box = app.screen.query_one("#tidy-line", Input)
+        box.value = ""
+        await pilot.press(*mine, "enter")
+        await settle(pilot)
+        await until(pilot, lambda: "refused" in screen_text(app), "the floors' refusal")
+        kept, focused = box.value, box.has_focus
+        await pilot.press("e")  # a key works again: back into the box, the text as typed
+        again = box.has_focus and box.value == mine
+        box.value = "router in the hall cupboard"
+        await pilot.press("enter")
+        await settle(pilot)
+        return kept, focused, again
+
+    kept, focused, again = run(app, script)
+    assert kept == mine and not focused and again
+    assert st.index().by_slug()["router"].description == "router in the hall cupboard"
+
+
 def test_weave_previews_against_the_current_map_and_writes_only_on_w(make_app):
     app = make_app()
     woven = _store(app).still / "woven.md"
