@@ -392,6 +392,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         )
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
     notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
+    notes += _huge_notes(scan, reg.config.stores[name].recall.chars)
     journals = _journals(reg, name, notes)
 
     profile = profile_state(reg, name)
@@ -624,6 +625,35 @@ def _found_notes(
         )
     out += [f"{f.file} is not read as a memory: {f.why}" for f in ignored]
     return out
+
+
+def body_warning(body: str, budget_chars: int) -> str:
+    """A warning when a memory's body is far over the store's body budget (its whole recall
+    context, ``[recall] chars``): recall can only ever return a part of it, so what it holds
+    is mostly out of reach. "" when it is within."""
+    size = len(body.strip())
+    if size <= budget_chars:
+        return ""
+    return (
+        f"its body is {size:,} characters, over the store's whole recall budget of "
+        f"{budget_chars:,} ([recall] chars): recall only ever returns a part of it; "
+        "split it into smaller memories that link to each other"
+    )
+
+
+def _huge_notes(scan: Scan, budget_chars: int) -> list[str]:
+    """One line naming the memories far over the body budget, biggest first."""
+    huge = sorted(
+        (m for m in scan.memories if body_warning(m.body, budget_chars)),
+        key=lambda m: -len(m.body),
+    )
+    if not huge:
+        return []
+    return [
+        f"{len(huge)} memory(ies) have a body over the recall budget of {budget_chars:,} "
+        f"characters (biggest: {huge[0].slug}, {len(huge[0].body.strip()):,}): recall only "
+        "ever returns a part of them; split them into smaller memories"
+    ]
 
 
 def _shelved_notes(rows: Sequence[Any]) -> list[str]:

@@ -788,6 +788,14 @@ class Kura:
             redirect_to=redirect_to,
         )
 
+    def body_warning(self, body: str, *, store: str | None = None) -> str:
+        """A warning when *body* is far over the store's body budget (its whole recall
+        context); "" when it is within. For a face to show before it saves."""
+        from .doctor import body_warning
+
+        name = self.registry.resolve(store)
+        return body_warning(body, self.registry.config.stores[name].recall.chars)
+
     def adopt(self, *, store: str | None = None) -> Adopted:
         """Write the index line of every memory file that has none, through the floors."""
         from .handwork.adopt import adopt

@@ -709,8 +709,27 @@ class KuraApp(App[None]):
         fields: dict[str, Any],
         *,
         edit_file: Path | None = None,
+        big_ok: bool = False,
     ) -> None:
         core, by = self.kura, self.by
+        huge = "" if big_ok else core.body_warning(fields.get("body") or "", store=store)
+        if huge:
+            # a body far over the budget is saved only when the person says so
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self.save_memory(store, slug, base, fields, edit_file=edit_file, big_ok=True)
+                else:
+                    self._save_called_off(slug, edit_file)
+
+            self.push_screen(
+                ConfirmScreen(
+                    f"Save a huge memory ({slug})?",
+                    f"{huge[0].upper()}{huge[1:]}. Save it anyway?",
+                    yes="Save anyway",
+                ),
+                answer,
+            )
+            return
 
         def job() -> Acted:
             try:
@@ -731,6 +750,19 @@ class KuraApp(App[None]):
             )
 
         self._spawn(f"edit:{slug}", job, store=store)
+
+    def _save_called_off(self, slug: str, edit_file: Path | None) -> None:
+        """The person chose not to save: the edit form stays open as it was; an $EDITOR
+        text stays in its file."""
+        for s in self.screen_stack:
+            if isinstance(s, MemoryEditScreen) and s.view.slug == slug:
+                s.show_error("not saved: the body is over the budget")
+        if edit_file is not None:
+            self.notify(
+                f"not saved; your text is kept in {edit_file} (E resumes it)",
+                title=f"edit · {slug}",
+                severity="warning",
+            )
 
     def edit_in_editor(self, store: str, view: Any) -> None:
         """Edit the memory in $EDITOR with the app suspended; the text waits in a file until

@@ -29,6 +29,7 @@ class Host(Protocol):
         fields: dict[str, Any],
         *,
         edit_file: Path | None = None,
+        big_ok: bool = False,
     ) -> None: ...
     def retire_memory(
         self, store: str, slug: str, title: str, linked_from: Iterable[str] = ()

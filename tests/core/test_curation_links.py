@@ -249,3 +249,34 @@ def test_an_edit_whose_frontmatter_is_not_yaml_is_refused_not_read_without_its_t
     broken = text.replace("metadata:", f"metadata: {opener}unclosed", 1)
     with pytest.raises(KuraError, match="not valid YAML"):
         parse_editable(broken, "s")
+
+
+# --------------------------------------------------------------------------- huge bodies
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(200, 20_000), st.integers(0, 40_000))
+def test_the_body_warning_is_exactly_the_bodies_over_the_budget(budget, size):
+    from kura_core.doctor import body_warning
+
+    body = ("word " * (size // 5 + 1))[:size].strip()
+    warned = body_warning(body, budget)
+    assert bool(warned) == (len(body) > budget)
+    if warned:
+        assert f"{len(body):,}" in warned and f"{budget:,}" in warned and "split" in warned
+
+
+def test_doctor_names_a_huge_body_and_stays_ok(tmp_path, capsys):
+    cfg = _config(tmp_path)
+    k = Kura(Registry.open(cfg))
+    k.registry.store("main").write(
+        "huge", title="Huge", description="a whole manual pasted in", body="line of text\n" * 2000
+    )
+    rep = doctor(k.registry, "main")
+    assert rep.ok
+    (note,) = [n for n in rep.notes if "recall budget" in n]
+    assert "biggest: huge" in note and "6,000" in note
+    assert "6,001 characters" in k.body_warning("x" * 6001, store="main")
+    assert k.body_warning("x" * 6000, store="main") == ""
+    code, out = cli(capsys, "-c", cfg, "doctor")
+    assert code == 0 and "biggest: huge" in out

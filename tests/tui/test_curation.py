@@ -169,6 +169,38 @@ def test_the_edit_form_starts_where_attention_is_keeps_text_on_tab_and_picks_a_t
     assert st.index().by_slug()["untyped"].raw != line
 
 
+def test_saving_a_huge_body_asks_first_and_nothing_is_lost_either_way(make_app):
+    app = make_app()
+    st = _store(app)
+    before = (st.root / f"{KILN}.md").read_text()
+    huge = "A pasted manual line.\n" * 400  # far over the recall budget of 6,000 characters
+
+    async def script(pilot):
+        await select_in_map(pilot, KILN)
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one(TextArea).text = huge
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        asked = app.screen.text + " " + app.screen.yes
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditScreen)  # the form, with the text as typed
+        kept = app.screen.query_one(TextArea).text == huge
+        unchanged = (st.root / f"{KILN}.md").read_text() == before
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("y")
+        await until(pilot, lambda: "A pasted manual line." in st.read(KILN).body, "the save")
+        return asked, kept, unchanged
+
+    asked, kept, unchanged = run(app, script)
+    assert "over the store's whole recall budget" in asked and "Save anyway" in asked
+    assert kept and unchanged
+    assert st.read(KILN).body.count("A pasted manual line.") == 400
+
+
 def test_a_hand_edit_of_the_title_and_trigger_moves_the_index_line_with_it(make_app):
     app = make_app()
     st = _store(app)
