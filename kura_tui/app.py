@@ -575,7 +575,15 @@ class KuraApp(App[None]):
         self.main.doctor.show(m.report, m.probed)
         self._filled("doctor")
         if m.probed:
-            self.notify("doctor asked every model endpoint", title=f"doctor · {m.store}")
+            asked = [role for role, mm in m.report.models.items() if mm.configured]
+            self.notify(
+                f"doctor checked the store and asked {len(asked)} model endpoint(s): "
+                + ", ".join(asked)
+                if asked
+                else "doctor checked the store; no model is configured, so there was no "
+                "endpoint to ask (add [models.thinker] to kura.toml)",
+                title=f"doctor · {m.store}",
+            )
 
     @_needs_main
     def on_recall_done(self, m: RecallDone) -> None:

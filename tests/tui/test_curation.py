@@ -1051,3 +1051,16 @@ def test_doctor_pane_adopts_memory_files_without_a_line(make_app):
     assert "healthy" in after
     assert "copied-in" in st.index().slugs()
     assert any("adopted 1" in n for n in app.notes_seen)
+
+
+def test_doctor_d_says_what_it_did_when_no_model_is_configured(make_app):
+    app = make_app()
+    assert not any(m.configured for m in app.kura.doctor(store="maker").models.values())
+
+    async def script(pilot):
+        await pilot.press("d")
+        await until(pilot, lambda: any("doctor checked" in n for n in app.notes_seen), "the note")
+        return [n for n in app.notes_seen if "doctor checked" in n]
+
+    (note,) = run(app, script)
+    assert "no model is configured" in note and "asked every" not in note
