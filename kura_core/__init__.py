@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
+    from .connect.hook import run_hook as run_hook
     from .demo import build_demo as build_demo, default_demo_dir as default_demo_dir
     from .distill.drafts import Draft as Draft, FloorRefused as FloorRefused
     from .distill.journals.inspect import (
@@ -85,6 +86,8 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
         degraded_notice as degraded_notice,
     )
     from .registry import PATH_PREFIX as PATH_PREFIX, Registry as Registry
+    from .scrub import ScrubReport as ScrubReport, StoredSecret as StoredSecret
+    from .secrets import SecretRefused as SecretRefused
     from .store import Memory as Memory
     from .weave import WeaveResult as WeaveResult
 

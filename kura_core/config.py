@@ -19,6 +19,7 @@ from typing import Any
 from .errors import ConfigError
 from .fsutil import atomic_write_text
 from .llm import ROLE_TIMEOUTS, ROLES, ModelSpec
+from .secrets import SecretRules
 from .vocabulary import WRITE_POLICIES, WritePolicy
 
 DIALECTS = ("vllm", "openai", "generic")
@@ -140,6 +141,8 @@ class StoreConfig:
     #: Where this store's journals come from: "own", "global" (the only store, or it
     #: inherits), "own+global", or "none" (two or more stores, and it names none).
     journals_from: str = "none"
+    #: What counts as a secret here beyond the built-in shapes ([stores.X.secrets]).
+    secrets: SecretRules = field(default_factory=SecretRules)
 
     @property
     def charter_path(self) -> Path:
@@ -521,6 +524,22 @@ def _models(t: _Table | None) -> dict[str, ModelSpec | None]:
     return out
 
 
+def _secrets(t: _Table | None) -> SecretRules:
+    """[stores.X.secrets]: ``patterns`` (kind = bounded regex) and ``allow`` (values that
+    are never secrets)."""
+    if t is None:
+        return SecretRules()
+    pt = t.sub("patterns")
+    patterns: dict[str, str] = {}
+    if pt is not None:
+        for kind in list(pt.raw):
+            patterns[kind] = pt.get(kind, str, "")
+        pt.done()
+    rules = SecretRules.build(patterns, t.strings("allow", ()), where=t.where)
+    t.done()
+    return rules
+
+
 def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     base = source.parent if source is not None else None
     top = _Table(dict(raw), "")
@@ -583,6 +602,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
                 recall=_recall(s.sub("recall"), recall),
                 capacity=_capacity(s.sub("capacity"), capacity),
                 inherit_global_journals=inherit,
+                secrets=_secrets(s.sub("secrets")),
             )
             s.done()
         stores = _settle_journals(stores, distill.journals)

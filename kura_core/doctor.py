@@ -35,9 +35,11 @@ from .errors import BusyError, KuraError, ReadOnlyStore
 from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, is_temp_name, probe_write, reason_of
 from .profile import ProfileState, profile_state
 from .registry import Registry
+from .scrub import StoredSecret, stored_secrets
 from .store import RESERVED, Index, Scan, Store, slugify
 from .tokens import estimate_tokens
 from .vocabulary import StretchState, TenderState, WritePolicy
+from .workshop import Workshop
 
 #: a tender that has not beaten for this long is stale; for DEAD_AFTER, dead.
 STALE_AFTER = 180.0
@@ -308,6 +310,8 @@ class DoctorReport:
     workshop: str  # ok | new | recreated | read-only | busy | unavailable | missing
     problems: tuple[str, ...]  # what makes it broken (``ok`` is False when there is any)
     notes: tuple[str, ...]  # worth knowing, not broken
+    #: secrets kept in the store's files or workshop, by place and kind (``kura scrub``)
+    secrets: tuple[StoredSecret, ...] = ()
 
     @property
     def exists(self) -> bool:
@@ -340,6 +344,7 @@ class DoctorReport:
             "workshop": self.workshop,
             "problems": list(self.problems),
             "notes": list(self.notes),
+            "secrets": [x.to_json() for x in self.secrets],
         }
 
 
@@ -391,6 +396,13 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
             "`kura distill drain` finishes it"
         )
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
+    secrets = _stored_secrets(reg, name, store, spec)
+    if secrets:
+        problems.append(
+            f"{len(secrets)} secret(s) are stored in the store (first: {secrets[0]}); "
+            f"run `kura scrub -s {name}` to redact them (the originals go to a backup "
+            "outside the store)"
+        )
     notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
     notes += _huge_notes(scan, reg.config.stores[name].recall.chars)
     journals = _journals(reg, name, notes)
@@ -446,7 +458,17 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         workshop=workshop["state"],
         problems=tuple(problems),
         notes=tuple(notes),
+        secrets=secrets,
     )
+
+
+def _stored_secrets(reg: Registry, name: str, store: Store, spec: Any) -> tuple[StoredSecret, ...]:
+    """Secrets in the store's files, and in its workshop when that can be read."""
+    try:
+        ws: Workshop | None = reg.workshop(name)
+        return stored_secrets(store, ws, spec.secrets)
+    except KuraError:
+        return stored_secrets(store, None, spec.secrets)
 
 
 def _no_store(reg: Registry, name: str, store: Store, spec: Any) -> DoctorReport:

@@ -12,6 +12,7 @@ the default store answers. Unknown selectors raise SelectorError.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .registry import Registry
+from .secrets import BUILTIN, redact_value, using_rules
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
     from .prefill import Prefill
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
+    from .scrub import ScrubReport, StoredSecret
     from .weave import WeaveResult
 
 
@@ -386,12 +389,15 @@ class Kura:
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        used, read = read_journal(path, adapter)
+        rules = self.registry.spec(store).secrets if store else BUILTIN
+        with using_rules(rules):
+            used, read = read_journal(path, adapter)
         given: list[Any] = (
             _load_candidates(Path(candidates))
             if isinstance(candidates, (str, os.PathLike))
             else list(candidates)
         )
+        given = redact_value(given, rules)  # quoted as the evidence reads: markers in place
 
         def never_an_echo(quote: str) -> bool:
             return False  # with no store, nothing is an echo of it
@@ -531,13 +537,68 @@ class Kura:
         """What is in the store and what is broken (``probe``: ask each model endpoint)."""
         from .doctor import diagnose
 
-        return diagnose(self.registry, store, probe=probe)
+        return self._with_agents(diagnose(self.registry, store, probe=probe))
 
     def doctor_all(self, *, probe: bool = False) -> DoctorAll:
         """Every configured store's doctor report."""
         from .doctor import diagnose_all
 
-        return diagnose_all(self.registry, probe=probe)
+        every = diagnose_all(self.registry, probe=probe)
+        return dataclasses.replace(every, stores=tuple(self._with_agents(r) for r in every.stores))
+
+    @staticmethod
+    def _with_agents(rep: DoctorReport) -> DoctorReport:
+        """The report, with the agents ``kura connect`` wired to its store (and whether that
+        still matches) and their hooks' recent failures among its notes."""
+        from .connect import Where, doctor_lines
+
+        try:
+            lines = doctor_lines(Where.here(), rep.store)
+        except KuraError as exc:
+            lines = [f"cannot tell which agents are wired to this store: {exc}"]
+        return dataclasses.replace(rep, notes=rep.notes + tuple(lines)) if lines else rep
+
+    # ---- secrets ---------------------------------------------------------------
+    def stored_secrets(self, *, store: str | None = None) -> tuple[StoredSecret, ...]:
+        """Secrets kept in the store's files and workshop, by place, line and kind (never
+        the value); ``kura doctor`` reports them."""
+        from .scrub import stored_secrets
+
+        name = self.registry.resolve(store)
+        return stored_secrets(
+            self.registry.store(name),
+            self.registry.workshop(name),
+            self.registry.config.stores[name].secrets,
+        )
+
+    def scrub(
+        self,
+        *,
+        store: str | None = None,
+        backup: str | os.PathLike | None = None,
+        dry_run: bool = False,
+    ) -> ScrubReport:
+        """Redact every stored secret in place, crash-safely, keeping the originals in
+        *backup* (default ``$XDG_STATE_HOME/kura/scrub``, outside every store) and logging
+        what was done in the gate log. Refused on a frozen store."""
+        from .scrub import default_backup_root, scrub
+
+        name = self.registry.resolve(store)
+        spec = self.registry.config.stores[name]
+        if spec.write_policy == WritePolicy.FROZEN and not dry_run:
+            raise PolicyError(
+                f"store {name!r} is frozen: nothing is written to it, not even a scrub; "
+                f"set another write_policy under [stores.{name}] to scrub it"
+            )
+        root = Path(backup) if backup else default_backup_root(self.registry.env)
+        return scrub(
+            self.registry.store(name),
+            self.registry.workshop(name),
+            spec.secrets,
+            backup_root=root.expanduser(),
+            now=self.registry.clock(),
+            dry_run=dry_run,
+        )
 
     def recall(
         self,
@@ -941,6 +1002,80 @@ class Kura:
         return drain(
             self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
         )
+
+    # ---- wiring into agents (kura_core.connect) ---------------------------
+    def connect_plan(
+        self,
+        agent: str,
+        *,
+        store: str | None = None,
+        deadline: float | None = None,
+        recall: bool = False,
+        url: str = "",
+        where: Any = None,
+    ) -> Any:
+        """What ``kura connect AGENT`` would change, as a :class:`kura_core.connect.Plan`
+        (nothing written). The store is resolved here: an unknown name is refused."""
+        from . import connect
+
+        where = where or connect.Where.here()
+        name = self.registry.resolve(store)
+        if url == "auto":
+            server = self.registry.config.server
+            url = f"http://{server.host}:{server.port}/s/{name}/mcp"
+        wiring = connect.wiring_for(
+            self.registry.config,
+            name,
+            deadline=connect.DEFAULT_DEADLINE if deadline is None else deadline,
+            recall=recall,
+            url=url,
+            where=where,
+        )
+        return connect.plan(agent, self.registry.config, wiring, where)
+
+    def connect_apply(self, plan: Any, *, where: Any = None) -> Any:
+        """Write a plan from :meth:`connect_plan`, keeping backups and the ledger."""
+        from . import connect
+        from .connect.hook import keep_map, map_of
+
+        where = where or connect.Where.here()
+        done = connect.apply(plan, where, self.registry.clock)
+        store = plan.wiring.store
+        try:  # the first session starts from this map without opening the store
+            text, paths = map_of(self.registry, store)
+            keep_map(where, str(plan.wiring.config), store, text, paths)
+        except (KuraError, RuntimeError, OSError):
+            pass  # the hook builds it itself, and logs why it could not
+        return done
+
+    @staticmethod
+    def connect_undo(agent: str, *, where: Any = None) -> Any:
+        """Take kura out of *agent* again (needs no config: it reads kura's ledger)."""
+        from . import connect
+
+        return connect.undo(agent, where or connect.Where.here())
+
+    @staticmethod
+    def connect_plugin_dir() -> Path:
+        """The Claude Code plugin marketplace shipped in the package."""
+        from .connect import plugin_dir
+
+        return plugin_dir()
+
+    @staticmethod
+    def hook(argv: list[str]) -> int:
+        """``kura hook EVENT --agent A …``: what an agent's hook runs (fail-open, a hard
+        deadline, silent on trouble; see kura_core.connect.hook). Always 0."""
+        from .connect.hook import main
+
+        return main(argv)
+
+    @staticmethod
+    def connect_status(*, where: Any = None) -> Any:
+        """Every agent: which store it is wired to, and whether that still matches."""
+        from . import connect
+
+        return connect.status(where or connect.Where.here())
 
     def tend_status(self, *, store: str | None = None, lines: int = 200) -> TendStatus:
         """The tender: running or not, its last tick, what it rests, the tail of its log."""

@@ -425,6 +425,7 @@ def apply_profile(
     problems = sentence_problems(text)
     if problems:
         raise KuraError("not applied: " + "; ".join(problems))
+    store.secrets.refuse({"profile": text}, f"the profile of store {name!r}")
     path = store.root / PROFILE_FILE
     previous = ""
     with store.locked():

@@ -45,3 +45,23 @@ def messages(
         {"role": "system", "content": system_prompt(charter, instructions, stable)},
         {"role": "user", "content": task_input},
     ]
+
+
+#: What the deterministic gate cannot see (docs/TRUST.md, "What the deterministic gate
+#: cannot see"), asked of the drain judge one by one. The gate has made sure every word and
+#: figure was said, measured or done by someone other than the agent; these are the twists
+#: left when every word and figure is vouched.
+TRUST_QUESTIONS = """\
+Ask of the draft, against its evidence, each of these -- any "yes" means fix or toss:
+1. Does the text contradict a quote, or reverse it (keep -> delete, allow -> forbid, more ->
+   less), using only words the quotes contain?
+2. Is a figure, date, name or identifier attached to a different thing than in the evidence
+   (two figures of one line swapped, a temperature moved to the other card)?
+3. Is a negation, a condition (if, unless, only when), a report (someone else said it), a
+   question or a hedge (maybe, might) of the evidence missing from the text, so that it
+   states as settled what the evidence only asked, doubted, reported or made conditional?
+4. Is something credited to the human that the human only quoted, asked about, or heard
+   from someone else -- or credited to a named person that another person said?
+5. Does a line of tool output, a command or a file mean something else than the text reads
+   into it (a cron line is not a clock time; an example is not a setting)?
+6. Is the agent's own view, guess or plan presented as a fact, a measurement or a decision?"""

@@ -92,7 +92,13 @@ class Registry:
             s = self._stores.get(name)
             if s is None:
                 sc = self.config.stores[name]
-                s = Store(sc.path, name=name, charter_path=sc.charter, today=self.today)
+                s = Store(
+                    sc.path,
+                    name=name,
+                    charter_path=sc.charter,
+                    today=self.today,
+                    secrets=sc.secrets,
+                )
                 self._stores[name] = s
             return s
 

@@ -58,6 +58,7 @@ from .fsutil import (
     storage_error,
     write_temp,
 )
+from .secrets import BUILTIN, SecretRules
 from .shapes import dict_at
 from .tokens import token_parts
 from .vocabulary import CURATION_FIELDS, MEMORY_TYPES
@@ -1000,8 +1001,11 @@ class Store:
         name: str = "",
         charter_path: Path | None = None,
         today: Callable[[], dt.date] = dt.date.today,
+        secrets: SecretRules = BUILTIN,
     ):
         self.root = Path(os.path.abspath(Path(root).expanduser()))
+        #: what a write may not carry raw (kura.secrets): a write with one is refused
+        self.secrets = secrets
         self.name = name or self.root.name
         self._charter_path = charter_path
         self._today = today
@@ -1499,6 +1503,7 @@ class Store:
                     old = {}
             merged = _merge_meta(old, slug, description, type, tags, meta or {}, self._today())
             text = render_memory(merged, body)
+            self.secrets.refuse({"title": title, "memory": text}, f"the memory {slug!r}")
             try:
                 current = self._read_index_file(errors="strict")
             except UnicodeDecodeError:

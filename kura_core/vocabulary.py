@@ -96,6 +96,7 @@ class GateLogKind(StrEnum):
     SHELVED = "shelved"  # a stretch of journal set aside over the time budget
     TIDY_REJECTED = "tidy-rejected"
     TRIGGER_REFUSED = "trigger-refused"
+    SCRUBBED = "scrubbed"
 
 
 class SealState(StrEnum):

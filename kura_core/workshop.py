@@ -17,16 +17,32 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from .errors import BusyError, KuraError, ReadOnlyStore, StorageError, StorageFull, WorkshopDamaged
 from .fsutil import storage_error
+from .secrets import redact_value
 from .vocabulary import GateLogKind, SeedState
 
 DB_NAME = "kura.db"
+
+#: Cells of free text, where a secret could have been written before redaction existed.
+TEXT_CELLS: tuple[tuple[str, str], ...] = (
+    ("gate_log", "title"),
+    ("gate_log", "reason"),
+    ("gate_log", "detail"),
+    ("seeds", "title"),
+    ("seeds", "body"),
+    ("seeds", "quotes"),
+    ("seeds", "source"),
+    ("read_log", "question"),
+    ("trigger_ledger", "trigger"),
+    ("model_calls", "last_error"),
+    ("kv", "value"),
+)
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first schema
@@ -425,16 +441,17 @@ class Workshop:
         at: float | None = None,
     ) -> int:
         """Add one gate-log row. With *key*, at most one row ever carries it: logging the
-        same event again (a crashed write finished by the next reader) adds nothing."""
+        same event again (a crashed write finished by the next reader) adds nothing. Its
+        text passes redaction first: a model's dropped candidate never logs a secret."""
         return self._execute(
             "INSERT OR IGNORE INTO gate_log(at, kind, title, slug, reason, detail, key) VALUES(?,?,?,?,?,?,?)",
             (
                 self.clock() if at is None else at,
                 kind,
-                title,
+                redact_value(title),
                 slug,
-                reason,
-                json.dumps(detail or {}, ensure_ascii=False),
+                redact_value(reason),
+                json.dumps(redact_value(dict(detail or {})), ensure_ascii=False),
                 key,
             ),
         )
@@ -452,6 +469,31 @@ class Workshop:
         sql += " ORDER BY id DESC LIMIT ?"
         rows = self._query(sql, params + (limit,))
         return [{**dict(r), "detail": json.loads(r["detail"])} for r in rows]
+
+    # ---- text that may hold what a person typed (kura.scrub) ---------------
+    def text_cells(self) -> list[tuple[str, str, int, str]]:
+        """``(table, column, rowid, text)`` of every cell that holds free text: gate log,
+        seeds, recall questions, triggers, model errors, settings."""
+        out: list[tuple[str, str, int, str]] = []
+        for table, column in TEXT_CELLS:
+            rows = self._query(f"SELECT rowid, {column} FROM {table}")
+            out += [(table, column, r[0], r[1]) for r in rows if isinstance(r[1], str)]
+        return out
+
+    def rewrite_cells(self, cells: Sequence[tuple[str, str, int, str]]) -> None:
+        """Replace the text of *cells* (as :meth:`text_cells` names them) in one
+        transaction, then rebuild the file so no old page keeps what was replaced."""
+        known = set(TEXT_CELLS)
+        with self.transaction() as conn:
+            conn.execute("PRAGMA secure_delete=ON")
+            for table, column, rowid, text in cells:
+                if (table, column) not in known:
+                    raise KuraError(f"{table}.{column} is not a text cell of the workshop")
+                conn.execute(f"UPDATE {table} SET {column}=? WHERE rowid=?", (text, rowid))
+        with self._guard("compact the workshop database"):
+            conn = self._connect()
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def record_call(self, rec: Any) -> None:
         """Store a model CallRecord so doctor can show it from another process."""
@@ -471,7 +513,7 @@ class Workshop:
                 "failures=failures+1, last_error=excluded.last_error, "
                 "last_error_at=excluded.last_error_at, url=excluded.url, model=excluded.model"
             )
-            params = (rec.role, rec.reason, rec.at, rec.url, rec.model)
+            params = (rec.role, redact_value(rec.reason), rec.at, rec.url, rec.model)
         with contextlib.suppress(KuraError, sqlite3.Error):
             self._execute(sql, params)
 
@@ -512,10 +554,14 @@ class Workshop:
     ) -> int:
         """Keep an idea as a waiting seed (*quotes*: its verified quotes, as JSON)."""
         now = self.clock() if at is None else at
+        try:
+            quotes = json.dumps(redact_value(json.loads(quotes)), ensure_ascii=False)
+        except ValueError:
+            quotes = redact_value(quotes)
         return self._execute(
             "INSERT INTO seeds(at, title, body, quotes, state, source, updated) "
             "VALUES(?,?,?,?,?,?,?)",
-            (now, title, body, quotes, SeedState.WAITING, source, now),
+            (now, redact_value(title), redact_value(body), quotes, SeedState.WAITING, source, now),
         )
 
     def seeds(self, *, limit: int = 500) -> list[sqlite3.Row]:
@@ -615,10 +661,11 @@ class Workshop:
     def log_reads(self, rows: list[tuple[float, str, str, str, float]]) -> None:
         """Add ``(at, question, how, picked as JSON, elapsed ms)`` rows (may wait on another
         process's lock)."""
+        clean = [(at, redact_value(q), how, picked, ms) for at, q, how, picked, ms in rows]
         with self.transaction() as conn:
             conn.executemany(
                 "INSERT INTO read_log(at, question, how, picked, elapsed_ms) VALUES(?,?,?,?,?)",
-                rows,
+                clean,
             )
 
     # ---- the trigger ledger ------------------------------------------------------------

@@ -29,7 +29,14 @@ from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.content import Content
 
-from kura_core import FloorRefused, Quote, editable_text, is_temp_name, parse_editable
+from kura_core import (
+    FloorRefused,
+    Quote,
+    ScrubReport,
+    editable_text,
+    is_temp_name,
+    parse_editable,
+)
 from kura_core.errors import KuraError
 from kura_core.kura import Kura, StoreSummary
 from kura_core.vocabulary import SeedState
@@ -264,6 +271,15 @@ class KuraApp(App[None]):
             "Probe",
             tooltip="Doctor: check the store and ask every model endpoint",
             id="app.doctor",
+        ),
+        Binding(
+            "X",
+            "scrub",
+            "Scrub",
+            show=False,
+            tooltip="Scrub: redact the secrets the doctor found stored (asks first; originals "
+            "are kept outside the store)",
+            id="app.scrub",
         ),
         Binding(
             "r",
@@ -1656,6 +1672,43 @@ class KuraApp(App[None]):
             lambda: DoctorLoaded(name, core.doctor(store=name, probe=True), probed=True),
             store=name,
         )
+
+    def action_scrub(self) -> None:
+        """Redact the secrets stored in the current store, after asking."""
+        store = self.current_store
+        kura = self.kura
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            def job() -> None:
+                rep = kura.scrub(store=store)
+                self.call_from_thread(self._scrubbed, store, rep)
+
+            self._spawn(f"scrub:{store}", job, store=store)
+
+        self.push_screen(
+            ConfirmScreen(
+                f"Scrub the secrets stored in {store}?",
+                "Each secret is replaced by a marker naming its kind, in memory files, drafts, "
+                "the profile and the workshop. The originals go to a backup outside the store.",
+                yes="Scrub",
+            ),
+            confirmed,
+        )
+
+    def _scrubbed(self, store: str, rep: ScrubReport) -> None:
+        if rep.scrubbed:
+            self.notify(
+                f"redacted {rep.summary()}; originals kept in {rep.backup}",
+                title=f"scrub · {store}",
+                timeout=10,
+            )
+        else:
+            self.notify("no secrets are stored here", title=f"scrub · {store}")
+        if store == self.current_store:
+            self.load_current(("doctor",))
 
     def action_refresh(self) -> None:
         self._needs.pop(self.current_store, None)

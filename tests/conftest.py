@@ -112,3 +112,20 @@ def merge_tables(base: dict, extra: dict) -> dict:
         else:
             base[k] = v
     return base
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """A banner at the very end naming every test that could not run because a registry
+    was out of reach (tests/unreachable.py): such a run tested less than it looks."""
+    from tests.unreachable import MARK
+
+    missed = []
+    for rep in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(rep, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else ""
+        if MARK in str(reason):
+            missed.append(f"{rep.nodeid}: {reason}")
+    if missed:
+        terminalreporter.section(f"{len(missed)} test(s) NOT RUN", sep="!", red=True, bold=True)
+        for line in missed:
+            terminalreporter.line(line, red=True)

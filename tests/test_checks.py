@@ -149,11 +149,15 @@ def sleeps(path: str, source: str) -> list[int]:
     return out
 
 
+#: the one helper allowed to skip: a registry the test needs cannot be reached
+MAY_SKIP = ("tests/unreachable.py",)
+
+
 def test_no_test_asserts_what_cannot_fail_or_skips():
     found = [
         f"{p.relative_to(ROOT)}:{line}: {why}"
         for p in _test_files()
-        if p != Path(__file__)
+        if p != Path(__file__) and p.relative_to(ROOT).as_posix() not in MAY_SKIP
         for line, why in cannot_fail(ast.parse(p.read_text(encoding="utf-8")))
     ]
     assert not found, "\n".join(found)

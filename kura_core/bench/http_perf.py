@@ -126,25 +126,7 @@ def bench_http(
         ],
     }
     try:
-        with tempfile.TemporaryDirectory(prefix="kura-load-") as tmp:
-            plan_file = Path(tmp) / "plan.json"
-            plan_file.write_text(json.dumps(plan), encoding="utf-8")
-            env = dict(os.environ)
-            root = str(Path(__file__).resolve().parents[2])
-            env["PYTHONPATH"] = root + (
-                os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
-            )
-            proc = subprocess.run(
-                [sys.executable, "-m", "kura_core.bench.load", str(plan_file)],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=tmp,
-                timeout=2 * float(seconds_cap) + 120,
-            )
-        if proc.returncode != 0:
-            raise KuraError(f"the load process failed: {proc.stderr.strip()[-400:]}")
-        raw = json.loads(proc.stdout)
+        raw = _run_load(plan, float(seconds_cap))
     finally:
         server.shutdown()
         server.server_close()
@@ -153,6 +135,34 @@ def bench_http(
         for t in threads:
             t.join(timeout=5)
         quiet.close()
+    head = {"store": name, "clients": clients, "rounds": rounds, "requests": requests}
+    return _report(raw, head, server.connections)
+
+
+def _run_load(plan: dict[str, Any], seconds_cap: float) -> dict[str, Any]:
+    """Run the load process over *plan* and hand back what it measured."""
+    with tempfile.TemporaryDirectory(prefix="kura-load-") as tmp:
+        plan_file = Path(tmp) / "plan.json"
+        plan_file.write_text(json.dumps(plan), encoding="utf-8")
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        proc = subprocess.run(
+            [sys.executable, "-m", "kura_core.bench.load", str(plan_file)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp,
+            timeout=2 * seconds_cap + 120,
+        )
+    if proc.returncode != 0:
+        raise KuraError(f"the load process failed: {proc.stderr.strip()[-400:]}")
+    return json.loads(proc.stdout)
+
+
+def _report(raw: dict[str, Any], head: dict[str, Any], connections: int) -> dict[str, Any]:
+    """kura's figures beside the bare server's, round by round; *head* names the run."""
+    requests = head["requests"]
     k = _summary(raw["kura"])
     b = _summary(raw["bare"])
     # each round's kura rate over the bare rate measured beside it (the same minute)
@@ -164,13 +174,13 @@ def bench_http(
     return {
         "route": "POST /recall",
         "how": "words",
-        "store": name,
-        "clients": clients,
+        "store": head["store"],
+        "clients": head["clients"],
         "clients_in": "a separate process",
-        "rounds": rounds,
+        "rounds": head["rounds"],
         "requests": requests,
         **{key: k[key] for key in ("completed", "errors", "error_samples", "reconnects")},
-        "connections": server.connections,
+        "connections": connections,
         "seconds": k["seconds"],
         "capped": k["completed"] + k["errors"] < requests,
         **{

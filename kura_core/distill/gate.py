@@ -44,7 +44,11 @@ from ..floors import (
     scan,
     tag_key,
 )
+from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
+from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
+from ..floors.text import fold
+from ..vocabulary import ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
@@ -137,37 +141,11 @@ def _blank(text: str, spans: Spans, is_echo: Callable[[str], bool]) -> tuple[str
     return "".join(out), hit
 
 
-_ECHO_PAYLOAD = re.compile(
-    r"""\b(?:echo|printf)\s+(?:-[neE]+\s+)*(["'])(?P<p>.*?)(?<!\\)\1(?P<rest>[^\n|;&]*)""",
-    re.DOTALL,
-)
-_HEREDOC = re.compile(
-    r"""<<-?\s*(['"]?)(?P<tag>[A-Za-z_]\w*)\1(?P<head>[^\n]*)\n(?P<p>.*?)\n\s*(?P=tag)[ \t]*(?:\n|$)""",
-    re.DOTALL,
-)
-_REDIRECT = re.compile(r"""(?:>>?|\btee\s+(?:-a\s+)?)\s*(['"]?)(?P<path>[^\s'";|&]+)\1""")
-_PROSE_FILE = re.compile(
-    r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?)$|(?:^|/)(?:notes|NOTES|README|TODO)[^/]*$"
-)
-
-
 def _strip_prose_payloads(text: str) -> tuple[str, bool]:
-    """A command's text without the agent's prose riding in it: what ``echo``/``printf``
-    print and what a heredoc feeds -- unless it is written into a configuration, code or
-    data file (``echo GPU1_FLOOR=30 >> /etc/fan.conf``), which is the action itself."""
-    spans: list[tuple[int, int]] = []
-    for m in _ECHO_PAYLOAD.finditer(text):
-        target = _REDIRECT.search(m.group("rest"))
-        if target and not _PROSE_FILE.search(target.group("path")):
-            continue
-        if " " in m.group("p").strip():
-            spans.append(m.span("p"))
-    for m in _HEREDOC.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        target = _REDIRECT.search(text[line_start : m.start()] + m.group("head"))
-        if target and not _PROSE_FILE.search(target.group("path")):
-            continue
-        spans.append(m.span("p"))
+    """A command's text without the agent's prose riding in it (what it prints, posts,
+    commits or writes into a text file, :func:`kura_core.floors.payloads.prose_spans`) --
+    what it writes into a configuration, code or data file is the action itself."""
+    spans = prose_spans(text)
     if not spans:
         return text, False
     out, pos = [], 0
@@ -210,7 +188,9 @@ class QuoteCheck:
     """One quote of a candidate: as given, as claimed, as found.
 
     ``status``: verified | not_found | echo | too_short | cut (found, but starting or
-    ending inside a word, or leaving out the negation that governs it -- ``why`` says).
+    ending inside a word, or leaving out what governs it -- ``why`` says, and ``rule``
+    names it: ``word``, ``negation``, ``condition``, ``report``, ``question``, ``hedge``
+    or ``scope`` for left-out words not known to be harmless).
     """
 
     text: str
@@ -219,6 +199,7 @@ class QuoteCheck:
     status: str
     segment: Segment | None = None
     why: str = ""
+    rule: str = ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -229,6 +210,7 @@ class QuoteCheck:
         }
         if self.why:
             out["why"] = self.why
+            out["rule"] = self.rule
         if self.segment is not None:
             out["where"] = {
                 "source": self.segment.source,
@@ -299,6 +281,7 @@ class _Index:
         self._asked: set[int] = set()  # TOOL: its pieces are placed in the typed text
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
+        self._breaks: dict[int, tuple[int, ...]] = {}
         with self.deadline.step("gate: batch index"):
             self.texts = [normalize(s.text) for s in self.segments]
             # "\n" never occurs in a normalised text: a needle found in the joined text lies
@@ -356,13 +339,19 @@ class _Index:
         cls = self.segments
         return sorted(self.holding(needle), key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), i))
 
-    def _cut(self, i: int, needle: str) -> tuple[bool, str]:
-        """Whether every occurrence of *needle* in segment *i* is cut, and the first why."""
+    def _cut(self, i: int, needle: str, prose: str = "") -> tuple[bool, str]:
+        """Whether every occurrence of *needle* in segment *i* is cut -- inside a word, or
+        out of the clause that governs it -- and the first why."""
         text = self.texts[i]
+        cls = self.segments[i].cls
         why = ""
         start = text.find(needle)
         while start >= 0:
-            reason = cut_reason(text, start, start + len(needle))
+            end = start + len(needle)
+            reason = cut_reason(text, start, end)
+            if not reason and cls != ProvenanceClass.SELF:
+                strict = cls == ProvenanceClass.USER
+                reason = _scope_reason(text, start, end, prose, self.breaks(i), strict=strict)
             if not reason:
                 return False, ""
             why = why or reason
@@ -417,13 +406,21 @@ class _Index:
             self._vouch[i] = text
         return self._vouch[i]
 
-    def find(self, needle: str) -> tuple[Segment | None, str, int]:
-        """The segment the needle is filed under (or None), why a cut occurrence does not
-        count, and the segment's position in the batch."""
-        with self.deadline.step("gate: quote lookup"):
-            return self._find(needle)
+    def breaks(self, i: int) -> tuple[int, ...]:
+        """Where segment *i*'s lines break in its comparison text (computed once)."""
+        got = self._breaks.get(i)
+        if got is None:
+            got = self._breaks[i] = _line_breaks(self.segments[i].text, self.texts[i])
+        return got
 
-    def _find(self, needle: str) -> tuple[Segment | None, str, int]:
+    def find(self, needle: str, prose: str = "") -> tuple[Segment | None, str, int]:
+        """The segment the needle is filed under (or None), why a cut occurrence does not
+        count, and the segment's position in the batch. *prose* is the candidate's own
+        text, folded: a reported claim stands when it names its source."""
+        with self.deadline.step("gate: quote lookup"):
+            return self._find(needle, prose)
+
+    def _find(self, needle: str, prose: str) -> tuple[Segment | None, str, int]:
         # best class first; a segment's own words are stripped only when it is reached
         ranked = self._ranked(needle)
         why, found, ahead = "", False, 1
@@ -438,7 +435,7 @@ class _Index:
             if own and needle not in own:
                 continue  # only inside the agent's own words, repeated by a tool or a command
             found = True
-            cut, reason = self._cut(i, needle)
+            cut, reason = self._cut(i, needle, prose)
             if not cut:
                 return self.segments[i], "", i
             why = why or reason
@@ -448,7 +445,7 @@ class _Index:
         # the agent's own words, repeated by a tool or carried by a command, and nowhere
         # else verbatim: they are what they are, SELF
         for i in sorted(ranked):
-            cut, reason = self._cut(i, needle)
+            cut, reason = self._cut(i, needle, prose)
             if not cut:
                 return _as_self(self.segments[i]), "", i
             why = why or reason
@@ -503,6 +500,33 @@ class _Typed:
         self.deadline.check("gate: the agent's own words")
 
 
+def _line_breaks(raw: str, norm: str) -> tuple[int, ...]:
+    """The positions in *norm* (the comparison form of *raw*) of the spaces that stand for
+    a line break of *raw*; none when the lines do not add up to *norm*."""
+    if "\n" not in raw:
+        return ()
+    lines = [x for x in (normalize(line) for line in raw.split("\n")) if x]
+    out = []
+    pos = -1
+    for line in lines[:-1]:
+        pos += len(line) + 1
+        out.append(pos)
+    return tuple(out) if " ".join(lines) == norm else ()
+
+
+def _scope_reason(
+    text: str, start: int, end: int, prose: str, breaks: Sequence[int] = (), strict: bool = True
+) -> str:
+    """Why a quote leaves the clause that governs it ("" when it does not): the rule, a
+    colon, and the reason in words. A report stands when *prose* names its source. The
+    agent's own words are not judged (they vouch for nothing but its labelled view); a
+    person's words are judged strictly (see :func:`kura_core.floors.scope.judge`)."""
+    scope = judge_scope(text, start, end, breaks, strict=strict)
+    if not scope or (scope.source and fold(scope.source).lower() in prose):
+        return ""
+    return f"{scope.rule}:{scope.why}"
+
+
 def _as_self(seg: Segment) -> Segment:
     return Segment(
         "SELF", seg.text, seg.source, seg.start, seg.end, seg.unit, seg.session_id, seg.timestamp
@@ -535,7 +559,7 @@ def _variants(quote: str) -> list[str]:
 
 
 def _check_quote(
-    raw: object, index: _Index, is_echo: Echo, min_chars: int
+    raw: object, index: _Index, is_echo: Echo, min_chars: int, prose: str = ""
 ) -> tuple[QuoteCheck, int]:
     if not isinstance(raw, str):
         return QuoteCheck(text="", claimed=None, cls=None, status="not_found"), -1
@@ -548,17 +572,26 @@ def _check_quote(
     for needle in variants:
         if quote_weight(needle) < min_chars:
             continue
-        seg, cut, pos = index.find(needle)
+        seg, cut, pos = index.find(needle, prose)
         if seg is not None:
             status = "echo" if is_echo(needle) else "verified"
             return QuoteCheck(shown, claimed, seg.cls, status, seg), pos
         why = why or cut
     if why:
-        return QuoteCheck(shown, claimed, None, "cut", why=why), -1
+        rule, _, text = why.partition(":") if why.split(":", 1)[0] in SCOPE_RULES else ("", "", why)
+        if not rule:
+            rule = "negation" if "negation" in why else "word"
+        return QuoteCheck(shown, claimed, None, "cut", why=text, rule=rule), -1
     return QuoteCheck(shown, claimed, None, "not_found"), -1
 
 
 # =========================================================================== the gate
+
+
+def _prose(candidate: Mapping[str, Any]) -> str:
+    """Everything the candidate writes that will be stored, folded, lower case."""
+    parts = [candidate.get(k) for k in FLOOR_FIELDS]
+    return fold("\n".join(p for p in parts if isinstance(p, str))).lower()
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -639,7 +672,8 @@ def _gate_one(
     kind = kind_raw.strip().lower() if isinstance(kind_raw, str) else ""
     raw_quotes = candidate.get("quotes")
     quote_list: list[Any] = raw_quotes if isinstance(raw_quotes, list) else []
-    found = [_check_quote(q, index, is_echo, min_quote_chars) for q in quote_list]
+    prose = _prose(candidate)
+    found = [_check_quote(q, index, is_echo, min_quote_chars, prose) for q in quote_list]
     checks = tuple(q for q, _ in found)
     reasons = _quote_reasons(checks)
     survivors = [(q, pos) for q, pos in found if q.status == "verified"]

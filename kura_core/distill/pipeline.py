@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..budget import Deadline, Overran
+from ..config import StoreConfig
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import messages
 from ..profile import preamble
-from ..prompts import messages as build_messages
+from ..prompts import TRUST_QUESTIONS, messages as build_messages
 from ..registry import Registry
 from ..reports import tally_of
+from ..secrets import under_store_rules
 from ..shapes import dict_at
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
@@ -161,7 +163,8 @@ reference), body (the fact, then **Why:** and **How to apply:** lines where they
 Every number must come from the evidence; credit the human only with what a [USER] line
 says. Reply with JSON only."""
 
-JUDGE_INSTRUCTIONS = """\
+JUDGE_INSTRUCTIONS = (
+    """\
 You are the last gate of a long-term memory. Read the draft below cold, against its
 evidence. A deterministic gate has already checked that every quote is verbatim, that
 every number occurs in the evidence and that the human is credited only with what a
@@ -172,7 +175,11 @@ view not turned into the human's). Answer "pour" if it is true to the evidence, 
 a long time and belongs in this store; "fix" with corrected title/description/body if it
 is worth keeping but says more or less than the evidence; "toss" if it is chatter, wrong,
 contradicts its evidence, or does not belong. Give a short reason. Reply with JSON only:
-{"verdict", "reason", "fix": {"title", "description", "body"}}."""
+{"verdict", "reason", "fix": {"title", "description", "body"}}.
+
+"""
+    + TRUST_QUESTIONS
+)
 
 SEED_INSTRUCTIONS = """\
 Below are ideas kept aside until later evidence confirms them, then a new stretch of journal.
@@ -364,6 +371,7 @@ def evidence_lines(segments: Sequence[Segment]) -> str:
 # --------------------------------------------------------------------------- run
 
 
+@under_store_rules  # the store's own secret patterns and allowlist apply while it drinks
 def run(
     reg: Registry,
     selector: str | None,
@@ -730,6 +738,32 @@ def _drink(
     )
     if not segs:
         return
+    cands = _propose(models, store, spec, path, segs)
+    report.candidates += len(cands)
+    results = run_gate(
+        cands,
+        segs,
+        is_echo=echo,
+        human_names=spec.distill.human_names,
+        min_quote_chars=spec.distill.min_quote_chars,
+        deadline=chunk.deadline,
+        floors=chunk.floors,
+    )
+    n_drafts, n_dropped, n_seeds = _file_results(
+        reg, name, store, results, path, batch_id, stretch, models, chunk, report
+    )
+    report.graduated += _check_seeds(reg, name, store, segs, path, batch_id, echo, models, chunk)
+    report.dropped += n_dropped
+    report.seeds += n_seeds
+    ws.finish_batch(
+        batch_id, candidates=len(cands), drafts=n_drafts, dropped=n_dropped, seeds=n_seeds
+    )
+
+
+def _propose(
+    models: _Timed, store: Store, spec: StoreConfig, path: Path, segs: list[Segment]
+) -> list[dict]:
+    """The brain's candidates for one stretch of evidence, with the coverage passes."""
     charter = preamble(store)
     lines = evidence_lines(segs)
     lang = spec.distill.language
@@ -747,19 +781,26 @@ def _drink(
     cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][
         : spec.distill.max_items
     ]
-    cands += _coverage_passes(
+    return cands + _coverage_passes(
         models, charter, task, cands, spec.distill.coverage_passes, spec.distill.max_items
     )
-    report.candidates += len(cands)
-    results = run_gate(
-        cands,
-        segs,
-        is_echo=echo,
-        human_names=spec.distill.human_names,
-        min_quote_chars=spec.distill.min_quote_chars,
-        deadline=chunk.deadline,
-        floors=chunk.floors,
-    )
+
+
+def _file_results(
+    reg: Registry,
+    name: str,
+    store: Store,
+    results: Sequence[GateResult],
+    path: Path,
+    batch_id: int,
+    stretch: marks.Stretch,
+    models: _Timed,
+    chunk: _Chunk,
+    report: RunTally,
+) -> tuple[int, int, int]:
+    """Each gate result where it belongs: a drop in the gate log, a seed planted, a kept
+    candidate composed into a draft. Returns (drafts, dropped, seeds)."""
+    ws = reg.workshop(name)
     n_drafts = n_dropped = n_seeds = 0
     drafted = _drafted_evidence(store)
     for res in results:
@@ -801,12 +842,7 @@ def _drink(
             continue
         n_drafts += 1
         report.drafts.append(d.slug)
-    report.graduated += _check_seeds(reg, name, store, segs, path, batch_id, echo, models, chunk)
-    report.dropped += n_dropped
-    report.seeds += n_seeds
-    ws.finish_batch(
-        batch_id, candidates=len(cands), drafts=n_drafts, dropped=n_dropped, seeds=n_seeds
-    )
+    return n_drafts, n_dropped, n_seeds
 
 
 def _evidence_key(source: str, start: int, text: str) -> tuple[str, int, str]:
@@ -916,18 +952,9 @@ def _quote_dicts(res: GateResult) -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
-def _compose(
-    reg: Registry,
-    name: str,
-    store: Store,
-    res: GateResult,
-    path: Path,
-    batch_id: int,
-    stretch: marks.Stretch,
-    models: Any,
-    chunk: _Chunk,
-) -> Draft | None:
-    spec = reg.config.stores[name]
+def _compose_task(reg: Registry, name: str, res: GateResult, chunk: _Chunk) -> str:
+    """What the scribe is asked: the candidate, its verified evidence and the memories
+    most like it in the store."""
     c = res.candidate
     with chunk.deadline.paused():  # the store's word index, not a check on the journal
         near = _neighbours(
@@ -969,6 +996,42 @@ def _compose(
         + near_text
         + label
     )
+    return task
+
+
+def _extended(
+    store: Store, target: str, existing: set[str]
+) -> tuple[list[Segment], str, list[str]]:
+    """For a draft that extends *target*: the memory as evidence the scribe may repeat (a
+    TOOL segment), the digest of the body it extends, and its text as given."""
+    if target not in existing:
+        raise _Dropped(f"the scribe extends {target!r}, which is not in the store")
+    cur = store.read(target)
+    seg = Segment(
+        cls=ProvenanceClass.TOOL,
+        text=cur.description + "\n" + cur.body,
+        source=f"memory:{target}",
+        start=0,
+        end=0,
+        unit="byte",
+    )
+    return [seg], body_digest(cur.body), [cur.title, cur.description, cur.body]
+
+
+def _compose(
+    reg: Registry,
+    name: str,
+    store: Store,
+    res: GateResult,
+    path: Path,
+    batch_id: int,
+    stretch: marks.Stretch,
+    models: Any,
+    chunk: _Chunk,
+) -> Draft | None:
+    spec = reg.config.stores[name]
+    c = res.candidate
+    task = _compose_task(reg, name, res, chunk)
     msgs = build_messages(preamble(store), COMPOSE_INSTRUCTIONS, task)
     existing = set(store.file_slugs())
     for attempt in (1, 2):
@@ -989,25 +1052,8 @@ def _compose(
                 detail={"batch": batch_id},
             )
             return None
-        extra: list[Segment] = []
-        target_digest = ""
-        given: list[str] = []
-        if decision == DraftDecision.EXTENDS:
-            if target not in existing:
-                raise _Dropped(f"the scribe extends {target!r}, which is not in the store")
-            cur = store.read(target)
-            target_digest = body_digest(cur.body)
-            given = [cur.title, cur.description, cur.body]
-            extra.append(
-                Segment(
-                    cls=ProvenanceClass.TOOL,
-                    text=cur.description + "\n" + cur.body,
-                    source=f"memory:{target}",
-                    start=0,
-                    end=0,
-                    unit="byte",
-                )
-            )
+        extended = _extended(store, target, existing) if decision == DraftDecision.EXTENDS else None
+        extra, target_digest, given = extended or ([], "", [])
         raw = {k: reply.get(k) for k in ("title", "description", "body", *CURATION_FIELDS)}
         fields = {k: v if isinstance(v, str) else "" for k, v in raw.items()}
         tags, tag_problems = _compose_tags(reply.get("tags"), res, spec.distill.human_names)

@@ -18,6 +18,7 @@ from typing import Any
 from .. import Kura, KuraError, Registry
 from ..errors import SelectorError
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
+from .connect import add_parsers as add_connect_parsers, cmd_connect as connect_body
 from .guard import guarded
 from .render import doctor_text
 
@@ -741,6 +742,28 @@ def cmd_doctor(ctx: Ctx) -> int:
     return OK if rep.ok else FAIL
 
 
+def cmd_scrub(ctx: Ctx) -> int:
+    """Redact the secrets a store already keeps; exit 2 when there are none."""
+    a = ctx.args
+    rep = ctx.kura().scrub(store=ctx.selector, backup=a.backup, dry_run=a.dry_run)
+    if a.json:
+        ctx.json(rep.to_json())
+    elif not rep.scrubbed:
+        ctx.print(f"no secrets are stored in {rep.store}")
+    else:
+        verb = "would redact" if rep.dry_run else "redacted"
+        ctx.print(f"{rep.store}: {verb} {rep.summary()}")
+        for s in rep.scrubbed:
+            ctx.print(f"  {s.kind:<20} {s.place} line {s.line}")
+        if rep.backup:
+            ctx.print(f"originals kept in {rep.backup} (owner-only; delete it once checked)")
+    return OK if rep.scrubbed else NOTHING
+
+
+def cmd_connect(ctx: Ctx) -> int:
+    return connect_body(ctx)
+
+
 def cmd_tui(ctx: Ctx) -> int:
     """The full-screen TUI on the configured stores."""
     from kura_tui import run  # lazy: the app and textual load only when it opens
@@ -827,6 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
     _service_commands(add)
     _bench_command(add)
     _app_commands(add)
+    add_connect_parsers(add, cmd_connect)
     return p
 
 
@@ -1103,6 +1127,10 @@ def _app_commands(add: AddCommand) -> None:
         "--probe", action="store_true", help="also ask each model endpoint if it answers"
     )
 
+    sp = add("scrub", cmd_scrub, "redact secrets already stored (originals kept outside the store)")
+    sp.add_argument("--backup", default=None, help="where to keep the originals")
+    sp.add_argument("--dry-run", action="store_true", help="only say what would be redacted")
+
 
 def _curation_args(sp: argparse.ArgumentParser, *, clear: bool = False) -> None:
     tail = ' ("" clears it)' if clear else ""
@@ -1180,7 +1208,12 @@ def _with_choices(ctx: Ctx, fn: Callable[[Ctx], int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["hook"]:  # an agent's hook: quick, fail-open, never a message
+        from .. import run_hook
+
+        return run_hook(argv[1:])
+    args = _parse(argv)
     if args.fn is None:
         return OK  # help was printed
     ctx = Ctx(args)

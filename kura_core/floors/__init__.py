@@ -25,6 +25,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..secrets import BUILTIN
 from ..store import links_in
 from .attribution import HUMAN, PRONOUN, THIRD, Claim, attribution_claims, carries, claims
 from .negation import cut_reason, negations_in
@@ -154,6 +155,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
         ATTRIBUTION,
         "third_party",
     ): 'attribution "{t}" credits {n} with what no evidence says of them ({f})',
+    (ATTRIBUTION, "not_one_segment"): (
+        'attribution "{t}" needs one USER segment that says all it credits, figures too ({f})'
+    ),
     (ATTRIBUTION, "*"): 'attribution "{t}" is refused ({f})',
     (LINK, "*"): "link [[{t}]] names no memory in this store ({f})",
     (DISGUISE, "*"): "{t} reads differently to a person than to the gate ({f})",
@@ -162,6 +166,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
     (SHAPE, "empty"): "{f} is empty",
     (SHAPE, "one_line"): "{f} must be one sentence on one line",
     (SHAPE, "too_long"): "{f} is {t}; keep it under {n}",
+    (SHAPE, "raw_secret"): (
+        "{f} carries a raw secret ({t}): write the marker [secret:{t}] in its place"
+    ),
     (SHAPE, "*"): "{f} is malformed: {t}",
     (NEGATION, "added"): "adds the negation {q} ({f})",
     (NEGATION, "*"): "drops the negation {q} ({f})",
@@ -170,6 +177,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
     (ORDER, "*"): "numbers {t} are in another order than in the source (re-bound) ({f})",
     (BUDGET, "*"): "is ~{t} tokens, over the budget of {n} ({f})",
     (MARKUP, "link"): "adds a link ({t}) the source does not have ({f})",
+    (MARKUP, "index_link"): (
+        "{f} carries a link ({t}): the index line is plain text, only the writer links it"
+    ),
     (MARKUP, "*"): "adds map markup ({t}) the source does not have ({f})",
     (TAG, "not_a_word"): "tag {q} is not one word or a hyphenated phrase",
     (TAG, "distiller_only"): "tag {t} is written by the distiller, not proposed or set by hand",
@@ -261,18 +271,26 @@ def shape_violations(
             continue
         if not isinstance(value, str):
             out.append(Violation(SHAPE, name, _type_name(value), "not_a_string"))
+        elif found := BUILTIN.find(value):  # a raw secret is never stored (kura.secrets)
+            out.append(Violation(SHAPE, name, found[0].kind, "raw_secret"))
     return out
 
 
-def _claim_ok(claim: Claim, evidence: Evidence, field_name: str) -> Violation | None:
+def _claim_ok(
+    claim: Claim, evidence: Evidence, field_name: str, text: str = ""
+) -> Violation | None:
+    """Whether the evidence carries what *claim* credits. What is credited to a person comes
+    from one segment of theirs: its words and every figure of the claim's clause (a figure
+    from another quote, or a name from one segment with another's content, is not it)."""
     user = evidence.user_texts()
+    figures = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
         if not user:
             return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote")
         if not carries(claim.content, user):
             return Violation(ATTRIBUTION, field_name, claim.phrase, "not_carried")
-        return None
-    if user and carries(claim.content, user):
+        if not any(_one_segment(claim, figures, u) for u in user):
+            return Violation(ATTRIBUTION, field_name, claim.phrase, "not_one_segment")
         return None
     if claim.who == THIRD:
         name = fold(claim.name).lower()
@@ -281,9 +299,11 @@ def _claim_ok(claim: Claim, evidence: Evidence, field_name: str) -> Violation | 
             for c, _q, seg in evidence.quotes
             if c != "SELF" and name and name in fold(seg).lower()
         ]
-        if said_of and carries(claim.content, said_of):
+        if any(_one_segment(claim, figures, s) for s in dict.fromkeys(said_of)):
             return None
         return Violation(ATTRIBUTION, field_name, claim.phrase, "third_party", claim.name)
+    if user and carries(claim.content, user):
+        return None
     # a pronoun: the human, or a third person that non-SELF evidence itself quotes
     others = [
         seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)
@@ -293,6 +313,35 @@ def _claim_ok(claim: Claim, evidence: Evidence, field_name: str) -> Violation | 
     return Violation(
         ATTRIBUTION, field_name, claim.phrase, "no_user_quote" if not user else "not_carried"
     )
+
+
+def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:
+    if not carries(claim.content, [segment]):
+        return False
+    if not figures:
+        return True
+    own = Vouchers([segment])
+    return all(own.vouches(q) for q in figures)
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")
+_CLAIM_CLAUSE_END = re.compile(
+    r"[.!?](?=\s|$)|[。！？;；\n]|,\s(?:and|but|since|because|so|as|while|though|although)\b"
+)
+
+
+def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
+    """The figures of the clause a claim credits (in Japanese and Chinese, its sentence)."""
+    folded = fold(text)
+    start = 0
+    for m in _SENTENCE_END.finditer(folded, 0, claim.start):
+        start = m.end()
+    stop = _CLAIM_CLAUSE_END.search(folded, claim.end)
+    end = stop.start() if stop else len(folded)
+    clause = folded[start:end]
+    if not any("\u3040" <= ch <= "\u9fff" for ch in clause):
+        clause = folded[claim.start : end]
+    return scan(clause)
 
 
 def _speaks_of_someone(text: str) -> bool:
@@ -347,15 +396,50 @@ def check_surface(
                 continue
             if claim.phrase.lower() in given_claims and carries(claim.content, given):
                 continue  # the store already says it, in these words
-            v = _claim_ok(claim, evidence, name)
+            v = _claim_ok(claim, evidence, name, value)
             if v is not None:
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)
-        if existing_slugs is not None:
-            for slug in dict.fromkeys(links_in(value)):
-                if slug not in existing_slugs and (LINK, slug) not in seen:
-                    seen.add((LINK, slug))
-                    out.append(Violation(LINK, name, slug, "no_memory"))
+        out.extend(_link_violations(name, value, existing_slugs, seen))
+    return out
+
+
+def _link_violations(
+    name: str, value: str, existing_slugs: Container[str] | None, seen: set[tuple[str, str]]
+) -> list[Violation]:
+    """Links an index field may not carry, and ``[[slug]]`` links to no memory."""
+    out = []
+    if name in INDEX_FIELDS:
+        for link in index_links(value):
+            if (MARKUP, link) not in seen:
+                seen.add((MARKUP, link))
+                out.append(Violation(MARKUP, name, link, "index_link"))
+    if existing_slugs is not None:
+        for slug in dict.fromkeys(links_in(value)):
+            if slug not in existing_slugs and (LINK, slug) not in seen:
+                seen.add((LINK, slug))
+                out.append(Violation(LINK, name, slug, "no_memory"))
+    return out
+
+
+#: The fields that become the index line (MEMORY.md): no link rides in them.
+INDEX_FIELDS = frozenset({"title", "description"})
+#: Where a link starts: each alternative begins with a fixed mark, so the scan is linear.
+_LINK_MARK = re.compile(
+    r"\]\(|\[\[|[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.|\b(?:mailto|javascript|data|file):",
+    re.IGNORECASE,
+)
+
+
+def index_links(text: str) -> list[str]:
+    """The links a title or description would carry into the index: a Markdown link, a
+    ``[[slug]]``, a URL or an autolink. Only the writer makes index links (a link in the
+    index is followed by every agent that reads it)."""
+    folded = fold(text)
+    out = []
+    for m in _LINK_MARK.finditer(folded):
+        a = max(0, m.start() - 20)
+        out.append(" ".join(folded[a : m.end() + 30].split()))
     return out
 
 

@@ -979,7 +979,12 @@ def _names_pattern(names: Sequence[str]) -> str:
             if f:
                 parts.append(re.escape(f).replace(r"\ ", r"\s+"))
     parts.sort(key=len, reverse=True)
-    return "|".join(parts)
+    if not parts:
+        return ""
+    # one rule for variants: look-alike letters are folded on both sides (fold) and an
+    # honorific suffix is the same person (Ren-san, 蓮さん); any other spelling -- a
+    # nickname, another script's form of the name -- is another person
+    return f"(?:(?:{'|'.join(parts)})(?:-(?:san|sama|kun|chan|sensei|senpai)\\b)?)"
 
 
 @functools.lru_cache(maxsize=64)
@@ -1062,7 +1067,13 @@ def _en_patterns(names: tuple[str, ...]) -> dict[str, re.Pattern[str]]:
 
 
 # "User: wipe it" -- a line that puts words in someone's mouth
-_DIALOGUE = re.compile(r"(?m)^[ \t>*\-]*(?P<who>[^\W\d_][\w ]{0,20}?)\s*[:：]\s*(?=\S)")
+_DIALOGUE = re.compile(r"(?m)^[ \t>*\-\"'「『“]*(?P<who>[^\W\d_][\w ]{0,20}?)\s*[:：]\s*(?=\S)")
+# "> [USER] wipe it": a transcript's speaker label
+_LABEL = re.compile(r"(?im)^[ \t>*\-\"'「『“]*\[\s*(?:user|human|me)\s*\]\s*[:：]?\s*(?=\S)")
+# 「田中さん: …」, "王老师：…": a named person's label (an honorific says it is a person)
+_HONORIFIC_LABEL = re.compile(
+    r"^(?P<name>[^\W\d_]{1,8}?)(?:さん|様|さま|氏|先生|くん|君|ちゃん|老师|老師|经理|經理|总|總)$"
+)
 _THIRD_EN = re.compile(
     r"\b(?P<who>[A-Z][a-z]{1,15}(?:\s+[A-Z][a-z]{1,15})?)(?P<adv>" + _ADVERBS + r")\s+"
     r"(?P<w>said|says|told|tells|asked|asks|wants|wanted|decided|decides|prefers|preferred|insisted|"
@@ -1276,6 +1287,10 @@ def _en_phrase_claims(
             )
         ):
             out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
+        elif (label := _HONORIFIC_LABEL.match(who_text)) is not None:
+            out.append((m.start(), m.end(), m.group(0), THIRD, label.group("name")))
+    for m in _LABEL.finditer(text):
+        out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     for m in pats["relative"].finditer(text):
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     return out
@@ -1526,7 +1541,7 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue
         if re.match(r"[^，。,；;！？\n]{0,30}的话", after):
             continue
-        if before.endswith(
+        if not before.endswith(("认为", "認為", "以为", "以為")) and before.endswith(
             (
                 "告诉",
                 "告訴",

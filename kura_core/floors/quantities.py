@@ -24,9 +24,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
+from .calendar import WEEKDAY, eras, weekdays, zone_after
+from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
 from .text import fold_numbers
 from .units import (
     COUNTER,
@@ -115,6 +117,10 @@ def _blank_list_markers(text: str) -> str:
         return m.group(3) + " " * (len(m.group(4)) + 1)
 
     return _LIST_MARKER.sub(repl, text)
+
+
+#: ① ❶ ➀ at a line start: a list marker, not a figure (blanked before folding makes it 1).
+_CIRCLED_MARKER = re.compile(r"(?m)^([ \t]*)[\u2460-\u2473\u2776-\u2793]")
 
 
 # =========================================================================== English words
@@ -555,7 +561,7 @@ _KANA = re.compile(r"[\u3040-\u30ff]")
 
 class _Scan:
     def __init__(self, raw: str) -> None:
-        self.text = _blank_list_markers(fold_numbers(raw))
+        self.text = _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
         self.taken = bytearray(len(self.text))
         self.out: list[Quantity] = []
         self.yen = "JPY" if _KANA.search(self.text) else ("CNY" if _HAN.search(self.text) else "¥")
@@ -1389,7 +1395,44 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
-    return tuple(_Scan(text).run())
+    scanner = _Scan(text)
+    return tuple(_calendar(scanner.text, scanner.run()))
+
+
+def _calendar(text: str, found: list[Quantity]) -> list[Quantity]:
+    """The scanner's quantities with era years made Gregorian, clock times bound to their
+    zone, and weekdays added (:mod:`.calendar`)."""
+    out = list(found)
+    for a, b, year, month, day in eras(text):
+        # never the scanner's reading ("8年5月2日" as 2008-05-02, "115年" as a count)
+        out = [q for q in out if not a <= q.start < b]
+        readings = [(year, month, day)]
+        out.append(
+            Quantity(
+                DATE, text[a:b], _date_canon(readings, text[a:b]), a, b, readings=tuple(readings)
+            )
+        )
+        if month is None:
+            out[-1] = replace(out[-1], canon=str(year))
+    zones: list[tuple[int, int]] = []
+    for i, q in enumerate(out):
+        if q.kind == TIME:
+            zone = zone_after(text, q.end, q.start)
+            if zone is not None:
+                out[i] = replace(q, canon=f"{q.canon} {zone[0]}", unit=zone[0])
+                zones.append((q.end, zone[1]))
+    out = [q for q in out if not any(a <= q.start < b for a, b in zones)]
+    spans = identifiers(text)
+    if spans:
+        out = [q for q in out if not any(a <= q.start and q.end <= b for a, b, _s, _c in spans)]
+        out += [
+            Quantity(IDENTIFIER, text[a:b], canon, a, b, unit=sort) for a, b, sort, canon in spans
+        ]
+    for w_start, w_end, wday in weekdays(text):
+        if not any(q.start < w_end and w_start < q.end for q in out):
+            out.append(Quantity(WEEKDAY, text[w_start:w_end], wday, w_start, w_end))
+    out.sort(key=lambda q: (q.start, q.end))
+    return out
 
 
 def scan(text: str) -> tuple[Quantity, ...]:
@@ -1443,11 +1486,18 @@ def covers(c: Quantity, e: Quantity) -> bool:
             )
         return False
     if c.kind == TIME:
-        return e.kind == TIME and _all_covered(c.readings, e.readings, _time_covers)
+        return (
+            e.kind == TIME
+            and (not c.unit or c.unit == e.unit)
+            and _all_covered(c.readings, e.readings, _time_covers)
+        )
+    if c.kind == IDENTIFIER:
+        return e.kind == IDENTIFIER and covers_identifier(c.unit, c.canon, e.unit, e.canon)
     if c.kind == VERSION:
         if e.kind == VERSION:
             n = len(c.parts)
-            return e.parts[:n] == c.parts
+            # less specific, but never without the evidence's pre-release or build suffix
+            return e.parts[:n] == c.parts and all(p.isdigit() for p in e.parts[n:])
         if e.kind == NUMBER and not e.unit and "." in e.text:
             return ".".join(c.parts) == e.text.strip()
         return False
@@ -1486,11 +1536,8 @@ class Vouchers:
                 )
             return False
         if q.kind == RANGE and q.value is not None:
-            if any(covers(q, e) for e in self.by_value.get(q.value, ())):
-                return True
-            lo = Quantity(NUMBER, "", "", 0, 0, value=q.value, unit=q.unit, uclass=q.uclass)
-            hi = Quantity(NUMBER, "", "", 0, 0, value=q.high, unit=q.unit, uclass=q.uclass)
-            return self.vouches(lo) and self.vouches(hi)
+            # a range is one claim: two stray figures do not make it
+            return any(covers(q, e) for e in self.by_value.get(q.value, ()))
         if q.kind == DATE:
             if any(covers(q, e) for e in self.other.get(DATE, ())):
                 return True
@@ -1516,4 +1563,4 @@ def unvouched(text: str, evidence: Iterable[str]) -> list[Quantity]:
 
 def numbers_in(text: str) -> list[str]:
     """The canonical spellings of the quantities in *text*, once each, in order."""
-    return list(dict.fromkeys(q.canon for q in scan(text)))
+    return list(dict.fromkeys(q.canon for q in scan(text) if q.kind != IDENTIFIER))

@@ -79,9 +79,35 @@ def disguises(text: str) -> list[str]:
             )
         elif unicodedata.category(ch) == "Cf":
             bad = True
+        elif not ch.isascii():
+            bad = _reads_otherwise(ch)
         if bad:
             found.setdefault(f"U+{ord(ch):04X} {unicodedata.name(ch, 'UNNAMED CHARACTER')}", None)
+    for m in _LETTER_IN_FIGURE.finditer(text or ""):
+        if sum(c.isdigit() for c in m.group(0)) >= 2:
+            found.setdefault(f"{m.group(0)} (a letter inside a figure)", None)
     return list(found)
+
+
+#: A run of digits and the letters that imitate them (l, I, O, o): "l00", "1O0".
+_LETTER_IN_FIGURE = re.compile(
+    r"(?<![A-Za-z0-9])(?=[0-9lIOo]*[lIOo])(?=[0-9lIOo]*[0-9])[0-9lIOo]{3,}(?![A-Za-z0-9])"
+)
+
+
+def _reads_otherwise(ch: str) -> bool:
+    """A character a reader takes for something the gate does not: a decimal digit of
+    another script (Bengali ৪ is 4 and looks like 8; only ASCII and full-width digits are
+    figures as written), a Roman-numeral glyph (Ⅻ is a number the figures floor cannot
+    compare), a combining overlay or enclosing mark (a stroke through "not", ⃠ over a
+    word changes its meaning; it is not noise to fold away)."""
+    if ch.isdecimal():
+        return not ("\uff10" <= ch <= "\uff19")
+    if "\u2160" <= ch <= "\u2188":
+        return True
+    if unicodedata.combining(ch) == 1:  # overlays: U+0334..U+0338, U+20D2..U+20D3 …
+        return True
+    return unicodedata.category(ch) == "Me"
 
 
 def strip_invisible(text: str) -> str:

@@ -170,7 +170,9 @@ _EXACT = _expand(
 # Case-insensitive words (looked up lower-cased).
 _WORDS = _expand(
     {
-        "%": ("percent", "per cent", "percentage points", "pp"),
+        "%": ("percent", "per cent"),
+        # a difference of two percentages is not a percentage (30% -> 33% is +3 pp, +10%)
+        "pp": ("percentage point", "percentage points", "pp", "pct pt", "pct pts"),
         "x": ("times", "fold"),
         "°": ("degree", "degrees"),
         "°C": ("celsius", "degrees celsius", "degrees c", "centigrade"),
@@ -264,12 +266,15 @@ _WORDS["pound"] = "pound"
 _CJK_HARD = _expand(
     {
         "%": ("パーセント", "％"),
+        "pp": ("ポイント", "個百分點", "个百分点", "百分点", "百分點"),
         "x": ("倍",),
         "°": ("度",),
         "s": ("秒", "秒間", "秒钟", "秒鐘"),
         "min": ("分钟", "分鐘", "分間", "分"),
         "h": ("時間", "小时", "小時", "个小时", "個小時", "钟头", "鐘頭"),
-        "day": ("天", "日間", "日"),
+        "day": ("天", "日間", "日间"),
+        # 二十日 is the twentieth as often as twenty days: never the duration 20日間 / 20天
+        "日": ("日", "号", "號"),
         "week": ("週間", "周", "週", "星期", "个星期", "個星期", "礼拜", "禮拜"),
         "month": (
             "ヶ月",

@@ -12,6 +12,7 @@ from ..distill.marks import journal_key
 from ..distill.pipeline import journal_files
 from ..errors import ContainmentError, NotFound
 from ..registry import Registry
+from ..secrets import under_store_rules
 from ..vocabulary import (
     StretchState,
 )
@@ -216,6 +217,7 @@ def resolve_journal(reg: Registry, name: str, source: str) -> tuple[str, Path]:
     )
 
 
+@under_store_rules  # shown with the store's own secret patterns and allowlist
 def journal_excerpt(
     reg: Registry, name: str, source: str, position: int, *, unit: str = "", around: int = 4
 ) -> JournalExcerpt:

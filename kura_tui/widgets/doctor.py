@@ -46,6 +46,8 @@ def _summary(r: DoctorReport) -> list[Content]:
     out += [Content.styled(f"✗ {p}", "$error") for p in r.problems]
     if r.dead_links or r.index_drift.files_without_line:
         out.append(Content.styled("f (here) makes the fix for links and index lines", "$accent"))
+    if r.secrets:
+        out.append(Content.styled("  press X to scrub them (asks first)", "$warning"))
     out += [Content.styled(f"· {note}", "$warning") for note in r.notes]
     return out
 

@@ -158,7 +158,7 @@ def test_every_type_kura_returns_can_be_imported_from_the_package():
             named |= {
                 w
                 for w in re.findall(r"[A-Z]\w+", text)
-                if w not in ("Kura", "Callable", "None", "Any")
+                if w not in ("Kura", "Callable", "None", "Any", "Path")  # not kura's own
             }
     assert named, "no return type was read"
     missing = sorted(n for n in named if n not in kura_core.__all__)

@@ -830,7 +830,7 @@ def test_numbers_come_from_the_whole_segment_of_a_surviving_quote():
 
 
 def test_min_quote_chars_is_configurable():
-    loose = gate(cand("[USER] the GPU", body="GPU."), min_quote_chars=4)
+    loose = gate(cand("[USER] 43.7", body="The figure is 43.7."), min_quote_chars=4)
     assert loose.quotes[0].status == "verified"
     strict = gate(cand(Q_ARCHIVE, body="Slow disk."), min_quote_chars=200)
     assert strict.quotes[0].status == "too_short"

@@ -1408,7 +1408,7 @@ LEGIT = [
     # commands and written files
     L(
         "act",
-        cand(COMMIT, body='Committed with the message "bump fan floor to 30%".'),
+        cand(COMMIT, FAN, body='Committed with the message "bump fan floor to 30%".'),
         "kept",
         "quoted-command-with-quotes",
     ),

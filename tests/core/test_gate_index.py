@@ -72,7 +72,7 @@ class RefIndex:
             if seg.cls in ("SELF", "ACT"):
                 typed.append(norm)
 
-    def find(self, needle):
+    def find(self, needle, prose=""):
         found = []
         for i, text in enumerate(self.texts):
             if needle in text:
@@ -88,6 +88,12 @@ class RefIndex:
             start = text.find(needle)
             while start >= 0:
                 reason = gate.cut_reason(text, start, start + len(needle))
+                cls = self.segments[i].cls
+                if not reason and cls != "SELF":  # the clause that governs the quote
+                    breaks = gate._line_breaks(self.segments[i].text, text)
+                    end = start + len(needle)
+                    strict = cls == "USER"
+                    reason = gate._scope_reason(text, start, end, prose, breaks, strict=strict)
                 if not reason:
                     seg = self.segments[i]
                     return (gate._as_self(seg) if demoted else seg), "", i
@@ -192,9 +198,10 @@ def test_verdicts_do_not_change(batch, data):
     echo = gate.StoreEcho(store)
     got = gate.run_gate([cand], segs, is_echo=echo)[0]
     ref = RefIndex(segs, echo)
+    prose = gate._prose(cand)
     for q in got.quotes:
         if q.status in ("verified", "echo"):
-            seg, _, _ = ref.find(ev.normalize(q.text))
+            seg, _, _ = ref.find(ev.normalize(q.text), prose)
             assert seg is not None and seg.cls == q.cls
 
 

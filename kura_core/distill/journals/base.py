@@ -33,6 +33,7 @@ from typing import Any
 
 from kura_core.distill.evidence import Segment
 from kura_core.errors import KuraError
+from kura_core.secrets import active_rules
 
 
 class JournalError(KuraError):
@@ -120,8 +121,11 @@ class Intake:
         stamp: str = "",
         kind: str = "",
     ) -> None:
-        text = clean(text).strip("\n")
+        seen = active_rules().redact(clean(text))  # secrets and <private> never pass
+        text = seen.text.strip("\n")
         if not text.strip():
+            if seen.private:
+                self.note(start, end, "private text (not read)", IGNORED)
             return
         self.segments.append(
             Segment(

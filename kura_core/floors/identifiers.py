@@ -1,0 +1,140 @@
+"""Identifiers the number floor compares exactly: e-mail addresses, URLs, domains, paths and
+commit SHAs.
+
+An identifier in a stored text must be one the evidence shows: ``admin@example.org`` is not
+vouched by ``admin@example.com``, ``/var/log/api.log`` not by ``/var/log/app.log``,
+``3f2a9c2`` not by ``3f2a9c1``. Less specific is allowed, never more: a domain is vouched by
+a URL or address on that host, a path by the same path or one it is the tail or a parent
+of, a short SHA by a longer one it begins.
+
+Each pattern is one flat character-class run anchored at a token start (no nested
+quantifiers); the rest is checked in Python. Linear time.
+"""
+
+from __future__ import annotations
+
+import re
+
+IDENTIFIER = "identifier"
+
+_URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://[^\s<>\"'`)\]}]+")
+_EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
+_PATH = re.compile(r"(?<![\w./~-])(?:~|\.\.?)?/[\w.@%+/-]+")
+_SHA = re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{7,40}(?![A-Za-z0-9])")
+_DOTTED = re.compile(r"(?<![\w@./-])[A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9]")
+#: Top-level domains that are not also common file extensions (.md, .sh, .py …).
+_TLDS = frozenset(
+    [
+        "com",
+        "org",
+        "net",
+        "io",
+        "dev",
+        "app",
+        "jp",
+        "cn",
+        "co",
+        "uk",
+        "de",
+        "fr",
+        "info",
+        "biz",
+        "edu",
+        "gov",
+        "tv",
+        "xyz",
+        "ai",
+        "cloud",
+        "site",
+        "tech",
+        "us",
+        "eu",
+        "ru",
+        "tw",
+        "hk",
+        "kr",
+        "sg",
+        "au",
+        "ca",
+        "nl",
+        "se",
+        "ch",
+        "local",
+        "lan",
+        "internal",
+        "test",
+        "example",
+    ]
+)
+_TRAIL = ".,;:!?"
+
+
+def _host(url: str) -> str:
+    rest = url.split("://", 1)[1]
+    return rest.split("/", 1)[0].split("@")[-1].split(":")[0].lower()
+
+
+def identifiers(text: str) -> list[tuple[int, int, str, str]]:
+    """Every identifier in *text*: (start, end, sort, canonical form) with sort one of
+    url, email, domain, path, sha; overlapping finds are left to the first, longest."""
+    found: list[tuple[int, int, str, str]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(a: int, b: int, sort: str, canon: str) -> None:
+        if any(x < b and a < y for x, y in taken):
+            return
+        taken.append((a, b))
+        found.append((a, b, sort, canon))
+
+    for m in _URL.finditer(text):
+        raw = m.group(0).rstrip(_TRAIL)
+        scheme, rest = raw.split("://", 1)
+        host, _, tail = rest.partition("/")
+        canon = f"{scheme.lower()}://{host.lower()}" + (f"/{tail}" if tail else "")
+        add(m.start(), m.start() + len(raw), "url", canon.rstrip("/"))
+    for m in _EMAIL.finditer(text):
+        raw = m.group(0).rstrip(_TRAIL)
+        local, _, domain = raw.partition("@")
+        if local and "." in domain:
+            add(m.start(), m.start() + len(raw), "email", raw.lower())
+    for m in _PATH.finditer(text):
+        raw = m.group(0).rstrip(_TRAIL)
+        if len(raw) > 1 and any(ch.isalnum() for ch in raw):
+            add(m.start(), m.start() + len(raw), "path", raw.rstrip("/") or raw)
+    for m in _SHA.finditer(text):
+        raw = m.group(0)
+        if any(ch.isdigit() for ch in raw) and any(ch.isalpha() for ch in raw):
+            add(m.start(), m.end(), "sha", raw)
+    for m in _DOTTED.finditer(text):
+        labels = m.group(0).split(".")
+        named = not all(lb.isdigit() for lb in labels[:-1])
+        if len(labels) >= 2 and all(labels) and labels[-1].lower() in _TLDS and named:
+            add(m.start(), m.end(), "domain", m.group(0).lower())
+    found.sort()
+    return found
+
+
+def covers(c_sort: str, c: str, e_sort: str, e: str) -> bool:
+    """Whether an identifier in the evidence (*e*, of sort *e_sort*) vouches for one a model
+    wrote (*c*): the same, or *c* less specific."""
+    if c == e:
+        return True
+    if c_sort == "url":
+        return e_sort == "url" and e.startswith(c + "/")
+    if c_sort == "domain":
+        if e_sort == "domain":
+            return e.endswith("." + c)
+        if e_sort == "url":
+            host = _host(e)
+            return host == c or host.endswith("." + c)
+        if e_sort == "email":
+            host = e.rsplit("@", 1)[1]
+            return host == c or host.endswith("." + c)
+        return False
+    if c_sort == "path":
+        if e_sort not in ("path", "url"):
+            return False
+        return e.endswith(c if c.startswith("/") else "/" + c) or e.startswith(c + "/")
+    if c_sort == "sha":
+        return e_sort == "sha" and e.startswith(c)
+    return False

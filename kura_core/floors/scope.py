@@ -1,0 +1,844 @@
+"""Clause scope: a quote may not leave the clause that governs it.
+
+A quote is a span of one segment. What it leaves out of its own clause -- the words between
+the clause's start and the quote, and between the quote and the clause's end -- must be
+*known to be harmless* (fillers, discourse markers, politeness, sentence-final particles,
+figures and identifiers) for the quote to stand for what the segment says. Anything else is
+refused: unknown means no. This is default-deny on purpose: a list of negations always
+misses one spelling ("dont", 不再, 必要はない), while a list of harmless fillers only ever
+refuses too much, and a refused quote can always be written whole.
+
+Across the clause's edges -- commas, colons, dashes, brackets, coordinators -- the governing
+operators of the sentence still reach the quote, and those are named:
+
+* a **condition** opening an earlier clause of the sentence ("if the disk fills, …",
+  もし…なら、, 如果…，) or a later one ("…, unless …", "…, but only when …");
+* a **negation** that ends an earlier clause and is waiting for its verb
+  ("do not, under any circumstances, …", "不要，…");
+* a **report** or hearsay ("Mika says: …", "according to Mika, …", 田中さんによると、, 听说，)
+  -- the quote then vouches only when the text that uses it names the same source;
+* a **hedge** ("maybe, …", "…, I think", 也许，, …と思う) and a **question** (a sentence
+  that ends in a question mark or a question particle: 吗, 呢, か).
+
+:func:`judge` returns a :class:`Scope` with ``rule`` one of :data:`RULES` (empty when the
+quote stands) and ``source`` naming the reporter a quote may be used with.
+
+Everything here runs in time linear in the window it looks at: a single tokenising regex
+without nested quantifiers, and scans over the token list.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
+    "negation",
+    "condition",
+    "report",
+    "question",
+    "hedge",
+    "scope",
+)
+#: The rules a quote's scope is refused by, in the order they are named.
+RULES = (NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN)
+
+#: How far around a quote its sentence is looked for. A clause longer than this is not
+#: known to be harmless.
+WINDOW = 600
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Why a quote does not stand for its clause (``rule`` empty when it does).
+
+    ``source`` is set for a report: the quote stands when the text using it names that
+    source (a reported claim may be used as a report, never as a bare fact)."""
+
+    rule: str = ""
+    why: str = ""
+    source: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.rule)
+
+
+# =========================================================================== lexicons
+
+#: English words a quote may leave out of its clause: fillers, discourse markers,
+#: politeness, greetings. Nothing that can turn a claim around belongs here.
+_FILLER_EN = frozenset(
+    [
+        "um",
+        "uh",
+        "er",
+        "erm",
+        "hmm",
+        "hm",
+        "well",
+        "ok",
+        "okay",
+        "oh",
+        "ah",
+        "yeah",
+        "yes",
+        "yep",
+        "yup",
+        "hey",
+        "hi",
+        "hello",
+        "so",
+        "also",
+        "anyway",
+        "anyways",
+        "btw",
+        "fyi",
+        "ps",
+        "actually",
+        "basically",
+        "honestly",
+        "alright",
+        "and",
+        "but",
+        "then",
+        "now",
+        "please",
+        "pls",
+        "plz",
+        "kindly",
+        "thanks",
+        "cool",
+        "great",
+        "nice",
+        "sure",
+        "fine",
+        "good",
+        "note",
+        "reminder",
+        "update",
+        "edit",
+        "lol",
+        "haha",
+        "too",
+        "oops",
+        "wow",
+        "first",
+        "finally",
+    ]
+)
+#: Requests written as questions: "can you …?" asks for something, it does not wonder.
+_REQUEST_EN = frozenset({"can", "could", "would", "will"})
+
+#: Japanese and Chinese fillers, discourse markers, politeness and sentence-final particles
+#: a quote may leave out (matched as a whole run of words).
+_FILLER_CJK = frozenset(
+    [
+        # Japanese
+        "えっと",
+        "えーと",
+        "ええと",
+        "えー",
+        "あの",
+        "あのー",
+        "あのね",
+        "まあ",
+        "まぁ",
+        "じゃあ",
+        "じゃ",
+        "では",
+        "それで",
+        "そして",
+        "あと",
+        "それから",
+        "ちなみに",
+        "ところで",
+        "よし",
+        "はい",
+        "うん",
+        "ええ",
+        "ねえ",
+        "ねぇ",
+        "お願い",
+        "お願いします",
+        "おねがい",
+        "おねがいします",
+        "ください",
+        "下さい",
+        "くれ",
+        "ね",
+        "よ",
+        "よね",
+        "わ",
+        "ぞ",
+        "ぜ",
+        "さ",
+        "です",
+        "だ",
+        "ます",
+        "でした",
+        "ました",
+        "ございます",
+        "了解",
+        "ありがとう",
+        # Chinese
+        "嗯",
+        "呃",
+        "啊",
+        "哦",
+        "喔",
+        "噢",
+        "诶",
+        "欸",
+        "那个",
+        "这个",
+        "其实",
+        "然后",
+        "另外",
+        "还有",
+        "而且",
+        "对了",
+        "好的",
+        "好",
+        "对",
+        "是的",
+        "请",
+        "麻烦",
+        "麻烦你",
+        "麻烦您",
+        "帮我",
+        "谢谢",
+        "了",
+        "呀",
+        "啦",
+        "嘛",
+        "哈",
+    ]
+)
+_FILLER_CJK_MAX = max(len(w) for w in _FILLER_CJK)
+
+_NEG_EN = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "neither",
+        "nor",
+        "without",
+        "cannot",
+        "cant",
+        "dont",
+        "doesnt",
+        "didnt",
+        "wont",
+        "wouldnt",
+        "shouldnt",
+        "couldnt",
+        "mustnt",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "hasnt",
+        "havent",
+        "hadnt",
+        "aint",
+        "neednt",
+        "hardly",
+        "barely",
+        "scarcely",
+        "avoid",
+        "stop",
+        "quit",
+        "refuse",
+        "forbid",
+        "prohibit",
+        "ban",
+        "skip",
+        "non",
+    ]
+)
+_COND_EN = frozenset(
+    [
+        "if",
+        "unless",
+        "when",
+        "whenever",
+        "once",
+        "until",
+        "till",
+        "provided",
+        "providing",
+        "assuming",
+        "suppose",
+        "supposing",
+        "except",
+        "otherwise",
+    ]
+)
+_REPORT_EN = frozenset(
+    [
+        "says",
+        "said",
+        "say",
+        "tells",
+        "told",
+        "tell",
+        "claims",
+        "claimed",
+        "claim",
+        "reckons",
+        "reckoned",
+        "writes",
+        "wrote",
+        "written",
+        "reports",
+        "reported",
+        "mentioned",
+        "mentions",
+        "heard",
+        "hears",
+        "according",
+        "apparently",
+        "allegedly",
+        "supposedly",
+        "reportedly",
+        "rumour",
+        "rumor",
+        "rumoured",
+        "rumored",
+        "asks",
+        "asked",
+    ]
+)
+_HEDGE_EN = frozenset(
+    [
+        "maybe",
+        "perhaps",
+        "probably",
+        "possibly",
+        "presumably",
+        "might",
+        "may",
+        "could",
+        "would",
+        "guess",
+        "think",
+        "thinks",
+        "thought",
+        "suppose",
+        "believe",
+        "believes",
+        "likely",
+        "unlikely",
+        "seems",
+        "seem",
+        "seemed",
+    ]
+)
+_QUESTION_EN = frozenset(["should", "shall", "whether", "why", "what", "how", "which", "who"])
+
+#: Words that open a new clause (they are edges, never part of the left-out material).
+_EDGE_EN = frozenset(
+    [
+        "and",
+        "but",
+        "or",
+        "so",
+        "because",
+        "although",
+        "though",
+        "whereas",
+        "while",
+        "yet",
+        "if",
+        "unless",
+        "when",
+        "whenever",
+        "until",
+        "then",
+        "since",
+    ]
+)
+_COORD_EN = frozenset({"and", "but", "so", "because", "although", "though", "whereas", "yet"})
+
+_NEG_CJK = re.compile(
+    r"ない|なく|なかっ|ません|ず|ぬ|無|不|非|未|禁止|だめ|ダメ|駄目|いけな|やめ|止め|"
+    r"没|沒|别|別|无|勿|莫|甭|休"
+)
+_COND_CJK = re.compile(
+    r"もし|なら|たら|れば|場合|とき|時は|限り|次第|如果|要是|除非|假如|假设|假設|万一|萬一|只要|"
+    r"只有|倘若|一旦|的话|的話|否则|否則|若"
+)
+_REPORT_CJK = re.compile(
+    r"によると|によれば|の話では|って|と言|といっ|とい|そうだ|そうです|らしい|とのこと|と聞|"
+    r"听说|聽說|据说|據說|据|據|说|說|表示|声称|聲稱|告诉|告訴|称"
+)
+_HEDGE_CJK = re.compile(
+    r"かもしれ|かも|たぶん|多分|おそらく|恐らく|と思|だろう|でしょう|はず|みたい|ようだ|"
+    r"也许|也許|可能|或许|或許|大概|估计|估計|好像|似乎|觉得|覺得|认为|認為|我想|应该|應該"
+)
+_QUESTION_CJK = re.compile(r"吗|嗎|呢|么|麼|是否|是不是|能不能|要不要|对吧|對吧|か|かな|の$")
+_EN_CLASSES = (
+    (CONDITION, _COND_EN),
+    (REPORT, _REPORT_EN),
+    (HEDGE, _HEDGE_EN),
+    (QUESTION, _QUESTION_EN),
+    (NEGATION, _NEG_EN),
+)
+_CJK_CLASSES = (
+    (HEDGE, _HEDGE_CJK),
+    (REPORT, _REPORT_CJK),
+    (QUESTION, _QUESTION_CJK),
+    (NEGATION, _NEG_CJK),
+    (CONDITION, _COND_CJK),
+)
+
+#: A clause that is nothing but a hedge ("maybe,", "I think,", 也许，, たぶん、).
+_HEDGE_CLAUSE_EN = frozenset(
+    {
+        ("maybe",),
+        ("perhaps",),
+        ("probably",),
+        ("possibly",),
+        ("presumably",),
+        ("apparently",),
+        ("i", "think"),
+        ("i", "guess"),
+        ("i", "believe"),
+        ("i", "suppose"),
+        ("i'm", "not", "sure"),
+        ("not", "sure"),
+        ("or", "not"),
+        ("or", "so"),
+        ("right",),
+        ("i", "think", "so"),
+    }
+)
+_HEDGE_CLAUSE_CJK = re.compile(
+    r"^(?:也许|也許|可能|或许|或許|大概|估计|估計|好像|似乎|我觉得|我覺得|我认为|我認為|我想|"
+    r"たぶん|多分|おそらく|恐らく|もしかしたら|もしかして|かもしれない|かも|と思う|と思います|"
+    r"だろう|でしょう|可能吧|吧|对吧|對吧|是吧)$"
+)
+#: An earlier clause that ends in its reporter: "Mika says:", "he said,", 老王说：.
+_REPORT_END_EN = frozenset(
+    {"says", "said", "say", "writes", "wrote", "tells", "told", "claims", "claimed", "reckons"}
+)
+_REPORT_END_CJK = re.compile(
+    r"(?:说|說|表示|称|讲|講|によると|によれば|の話では|曰)$|^(?:听说|聽說|据说|據說)$"
+)
+_CJK_RUN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ー]+"
+_TOKEN = re.compile(
+    _CJK_RUN + r"|[A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff'./=@%+#~&^$€£¥°-]+|\S"
+)
+_WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+(?:['-][A-Za-z]+)*")
+_STRONG = frozenset("。!?;")
+_EDGE_PUNCT = frozenset(',:()[]"—–、|{}<>')
+_TRAIL = ".,:;!?'"
+
+
+# =========================================================================== tokens
+
+
+@dataclass(frozen=True)
+class _Tok:
+    start: int
+    end: int
+    kind: str  # word | ident | cjk | punct | stop (a sentence end)
+    text: str  # lower-cased for words
+
+
+def _tokens(text: str, base: int = 0) -> list[_Tok]:
+    out: list[_Tok] = []
+    for m in _TOKEN.finditer(text):
+        s, e = m.span()
+        chunk = m.group(0)
+        first = chunk[0]
+        if "\u3040" <= first <= "\u9fff" or "\uf900" <= first <= "\ufaff" or first in "々〆":
+            out.append(_Tok(base + s, base + e, "cjk", chunk))
+            continue
+        if len(chunk) == 1 and not chunk.isalnum():
+            kind = "stop" if chunk in _STRONG else "punct"
+            out.append(_Tok(base + s, base + e, kind, chunk))
+            continue
+        body = chunk.rstrip(_TRAIL)
+        if not body:
+            body = chunk[:1]
+        cut = s + len(body)
+        word = _WORD.fullmatch(body)
+        out.append(_Tok(base + s, base + cut, "word" if word else "ident", body.lower()))
+        for k in range(cut, e):
+            ch = text[k]
+            ends = ch in "!?;" or (ch == "." and k == e - 1)
+            out.append(_Tok(base + k, base + k + 1, "stop" if ends else "punct", ch))
+    return out
+
+
+def _start(tok: _Tok) -> int:
+    return tok.start
+
+
+def _is_edge(tok: _Tok) -> bool:
+    if tok.kind == "punct":
+        return tok.text in _EDGE_PUNCT or tok.text == "-"
+    return tok.kind == "word" and tok.text in _EDGE_EN
+
+
+# =========================================================================== harmless
+
+
+def _cjk_fillers(run: str) -> bool:
+    """Whether a run of Japanese or Chinese is nothing but known fillers (a word break
+    over the allowlist; at most one table entry per position)."""
+    ok = [False] * (len(run) + 1)
+    ok[0] = True
+    for i in range(len(run)):
+        if not ok[i]:
+            continue
+        for n in range(1, min(_FILLER_CJK_MAX, len(run) - i) + 1):
+            if run[i : i + n] in _FILLER_CJK:
+                ok[i + n] = True
+    return ok[len(run)]
+
+
+def _harmless(toks: list[_Tok]) -> bool:
+    words = [t.text for t in toks if t.kind == "word"]
+    for t in toks:
+        if t.kind == "cjk" and not _cjk_fillers(t.text):
+            return False
+    i = 0
+    while i < len(words):
+        for n in (3, 2):
+            if tuple(words[i : i + n]) in _FILLER_PHRASES_EN:
+                i += n
+                break
+        else:
+            if words[i] not in _FILLER_EN:
+                return False
+            i += 1
+    return True
+
+
+#: Phrases of words that are not fillers alone ("can you" asks; "as well" adds).
+_FILLER_PHRASES_EN = frozenset(
+    {
+        ("can", "you"),
+        ("could", "you"),
+        ("would", "you"),
+        ("will", "you"),
+        ("thank", "you"),
+        ("as", "well"),
+        ("from", "now", "on"),
+        ("right", "now"),
+        ("by", "the", "way"),
+    }
+)
+
+
+def _classify(toks: list[_Tok]) -> str:
+    """The first operator among left-out material as ``rule:word``, or ``scope:``."""
+    for t in toks:
+        if t.kind == "word":
+            w = t.text.replace("'", "").replace("’", "")
+            for rule, words in _EN_CLASSES:
+                if w in words or (rule == NEGATION and w.endswith("nt") and w[:-2] in _AUX):
+                    return f"{rule}:{t.text}"
+            if t.text.startswith(("non-", "un-")):
+                return f"{NEGATION}:{t.text}"
+        elif t.kind == "cjk" and t.text in ("な", "なよ", "なね"):
+            return f"{NEGATION}:{t.text}"  # the Japanese prohibitive: 消すな
+        elif t.kind == "cjk":
+            best: tuple[int, int, str, str] | None = None
+            for rule, pat in _CJK_CLASSES:
+                m = pat.search(t.text)
+                if m and (best is None or (m.start(), -len(m.group(0))) < best[:2]):
+                    best = (m.start(), -len(m.group(0)), rule, m.group(0))
+            if best is not None:
+                return f"{best[2]}:{best[3]}"
+    return UNKNOWN + ":"
+
+
+_AUX = frozenset(
+    [
+        "do",
+        "does",
+        "did",
+        "wo",
+        "would",
+        "should",
+        "could",
+        "must",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "ai",
+        "need",
+        "ca",
+    ]
+)
+
+
+# =========================================================================== sentences
+
+
+def _sentence(toks: list[_Tok], start: int, end: int) -> tuple[int, int]:
+    """Token index range [a, b) of the sentence(s) around the quote."""
+    a = 0
+    b = len(toks)
+    for i, t in enumerate(toks):
+        if t.kind == "stop" and t.end <= start:
+            a = i + 1
+        elif t.kind == "stop" and t.end >= end:
+            b = i + 1
+            break
+    return a, b
+
+
+def _question(seg: str, toks: list[_Tok], a: int, b: int, end: int) -> str:
+    """The question a sentence asks, when the quote leaves its mark out: a question mark
+    after it, or a question particle between it and the sentence's end."""
+    if b <= a:
+        return ""
+    last = toks[b - 1]
+    if last.text == "?" and last.start >= end:
+        words = [t.text for t in toks[a:b] if t.kind == "word"]
+        if len(words) >= 2 and words[0] in _REQUEST_EN and words[1] == "you":
+            return ""  # "can you …?" is a request
+        return "?"
+    stop = last.start if last.kind == "stop" else last.end
+    tail = seg[end:stop].rstrip(" .,!、")
+    m = _QUESTION_END.search(tail)
+    return m.group(0) if m else ""
+
+
+_QUESTION_END = re.compile(r"(?:吗|嗎|呢|么|麼|ですか|ますか|のか|か|かな|かしら)$")
+
+
+# =========================================================================== judging
+
+
+def judge(
+    seg: str, start: int, end: int, breaks: Sequence[int] = (), *, strict: bool = True
+) -> Scope:
+    """Whether the quote ``seg[start:end]`` (the gate's normal form) leaves out anything of
+    its clause that is not known to be harmless, or an operator that governs it. *breaks*
+    are the positions in *seg* where the original text broke its lines (each line of a
+    tool's output or a command is a sentence of its own), in ascending order.
+
+    *strict* (a person's words) refuses every left-out word not known to be harmless; not
+    strict (machine output and commands, whose lines are columns and arguments) refuses
+    only the left-out operators this module knows."""
+    if start == 0 and end == len(seg):
+        return Scope()  # the whole segment: nothing left out, nothing around it
+    lo = max(0, start - WINDOW)
+    hi = min(len(seg), end + WINDOW)
+    toks = _tokens(seg[lo:hi], lo)
+    if lo > 0 and toks:
+        toks = toks[1:]  # the first token may be cut by the window
+    lines = [p for p in breaks[bisect_left(breaks, lo) : bisect_left(breaks, hi)]]
+    if lines:
+        toks = sorted(toks + [_Tok(p, p + 1, "stop", "\n") for p in lines], key=_start)
+    a, b = _sentence(toks, start, end)
+    # the quote's own clause: from the last edge before it to the first edge after it
+    left = a
+    for i in range(a, b):
+        if toks[i].end > start:
+            break
+        if _is_edge(toks[i]):
+            left = i + 1
+    right = b
+    for i in range(a, b):
+        if toks[i].start >= end and (_is_edge(toks[i]) or toks[i].kind == "stop"):
+            right = i
+            break
+    if strict and left == a and a == 0 and lo > 0:
+        return Scope(UNKNOWN, "its clause is too long to be known harmless")
+    clause_start = toks[left].start if left < b else start
+    clause_end = toks[right].start if right < b else (toks[b - 1].end if b > a else end)
+    inside = _inside(seg, clause_start, start, end, min(clause_end, hi), lines)
+    if inside and inside.rule != UNKNOWN:
+        return inside
+    if not strict:
+        inside = Scope()
+    out = _before(toks, a, left) or _after(toks, right, b)
+    if out:
+        return out
+    q = _question(seg, toks, a, b, end)
+    if q:
+        return Scope(QUESTION, f"leaves out the question {q!r} of its sentence")
+    return inside
+
+
+def _inside(
+    seg: str, clause_start: int, start: int, end: int, clause_end: int, lines: list[int]
+) -> Scope:
+    """What the quote leaves out of its own clause must be harmless."""
+    for p in lines:
+        if clause_start <= p < start:
+            clause_start = p + 1
+        elif end <= p < clause_end:
+            clause_end = p
+    for side, a, b in (("before", clause_start, start), ("after", end, clause_end)):
+        if a >= b:
+            continue
+        toks = [t for t in _tokens(seg[a:b], a) if t.kind != "punct"]
+        if not toks or _harmless(toks):
+            continue
+        rule, _, word = _classify(toks).partition(":")
+        if rule == REPORT and side == "before":
+            src = _reporter(toks)
+            if src:
+                return Scope(REPORT, f"leaves out who says it ({src!r}) before it", src)
+        text = " ".join(seg[a:b].split())
+        if len(text) > 40:
+            text = ("…" + text[-39:]) if side == "before" else (text[:39] + "…")
+        if rule == UNKNOWN:
+            return Scope(UNKNOWN, f"leaves out {text!r} of its clause {side} it")
+        return Scope(rule, f"leaves out the {rule} {word!r} of its clause {side} it")
+    return Scope()
+
+
+def _reporter(toks: list[_Tok]) -> str:
+    """The source of a bare reporter phrase ("Mika says", "my landlord says that",
+    "according to Mika", 老王说, 田中さんによると), or ""."""
+    words = [t.text for t in toks if t.kind in ("word", "ident", "cjk")]
+    if not words:
+        return ""
+    if len(words) == 1 and toks[-1].kind == "cjk":
+        m = re.fullmatch(r"(.{1,8}?)(?:说|說|によると|によれば|の話では|表示)", words[0])
+        return m.group(1) if m else ""
+    if words[-1] == "that":
+        words = words[:-1]
+    if len(words) >= 2 and words[0] == "according" and words[1] == "to":
+        return words[-1] if 2 < len(words) <= 5 else ""
+    if 2 <= len(words) <= 4 and words[-1] in _REPORT_END_EN:
+        return words[-2]
+    return ""
+
+
+def _before(toks: list[_Tok], a: int, left: int) -> Scope:
+    """Operators in earlier clauses of the sentence that reach the quote: a condition from
+    anywhere before it; a hedge, a negation waiting for its verb or a reporter only across
+    punctuation (not across "and", "but", "so")."""
+    opener = toks[left - 1].text if left - 1 >= a and toks[left - 1].kind == "word" else ""
+    if opener in _COND_EN and opener != "then":
+        return Scope(CONDITION, f"is the condition {opener!r} of its sentence")
+    bare = opener not in _COORD_EN
+    for lead, body in reversed(_clauses(toks, a, left)):
+        words = [t.text for t in body if t.kind in ("word", "ident")]
+        cjk = "".join(t.text for t in body if t.kind == "cjk")
+        cond = _condition_start(lead, words, cjk)
+        if cond:
+            return Scope(CONDITION, f"leaves out the condition {cond!r} before it")
+        if bare:
+            if (words and tuple(words) in _HEDGE_CLAUSE_EN) or (
+                not words and _HEDGE_CLAUSE_CJK.match(cjk or "-")
+            ):
+                return Scope(HEDGE, f"leaves out the hedge {' '.join(words) or cjk!r} before it")
+            if body and _negation_tail(body[-1]):
+                return Scope(NEGATION, f"leaves out the negation {body[-1].text!r} before it")
+            src = _report_clause(body)
+            if src:
+                return Scope(REPORT, f"leaves out who says it ({src!r}) before it", src)
+        if lead in _COORD_EN:
+            bare = False
+    return Scope()
+
+
+_COND_TWO = frozenset({("as", "long"), ("in", "case"), ("only", "if"), ("only", "when")})
+_COND_CJK_START = re.compile(
+    r"(?:もし|如果|要是|除非|假如|假设|假設|万一|萬一|只要|只有|倘若|一旦|若)"
+)
+_COND_CJK_END = re.compile(r"(?:なら|たら|れば|ければ|場合は?|ときは?|時は|限り|的话|的話)$")
+
+
+def _condition_start(lead: str, words: list[str], cjk: str) -> str:
+    """The conditional that opens (or, in Japanese and Chinese, closes) a clause."""
+    if lead in _COND_EN and lead != "then":
+        return lead
+    if words and (words[0] in _COND_EN or tuple(words[:2]) in _COND_TWO):
+        return " ".join(words[:2]) if tuple(words[:2]) in _COND_TWO else words[0]
+    m = _COND_CJK_START.match(cjk) or _COND_CJK_END.search(cjk)
+    return m.group(0) if m else ""
+
+
+def _negation_tail(tok: _Tok) -> bool:
+    if tok.kind == "word":
+        w = tok.text.replace("'", "")
+        return w in _NEG_EN or (w.endswith("nt") and w[:-2] in _AUX)
+    if tok.kind == "cjk":
+        return bool(
+            re.search(r"(?:不要|不能|不用|不必|不准|不许|不許|别|別|勿|莫|不|没|沒|甭)$", tok.text)
+        )
+    return False
+
+
+def _report_clause(body: list[_Tok]) -> str:
+    """The source when a clause ends in its reporter ("Mika says", 老王说, 田中さんによると,
+    "according to Mika") or is bare hearsay (听说, 据说)."""
+    toks = [t for t in body if t.kind != "punct"]
+    if not toks:
+        return ""
+    if toks[-1].kind == "cjk":
+        m = _REPORT_END_CJK.search(toks[-1].text)
+        if not m:
+            return ""
+        src = toks[-1].text[: m.start()] or "".join(t.text for t in toks[:-1])
+        return src or m.group(0)
+    return _reporter(toks)
+
+
+def _after(toks: list[_Tok], right: int, b: int) -> Scope:
+    """Operators in later clauses of the sentence that reach back: a trailing condition or
+    exception, an alternative, a hedge or report tag ("…, I think", "…, he said", …と思う,
+    他说)."""
+    for k, (lead, body) in enumerate(_clauses(toks, right, b)):
+        words = [t.text for t in body if t.kind in ("word", "ident")]
+        cjk = "".join(t.text for t in body if t.kind == "cjk")
+        if words and words[0] in ("but", "and") and len(words) > 1:
+            words = words[1:]
+        if lead in _COND_EN and lead != "then":
+            return Scope(CONDITION, f"leaves out the condition {lead!r} after it")
+        cond = _condition_start("", words, "") or (words[:2] == ["but", "not"] and "but not")
+        if cond or (cjk and _COND_CJK_START.match(cjk)):
+            return Scope(CONDITION, f"leaves out the condition {cond or cjk[:2]!r} after it")
+        if k > 0:
+            continue  # a tag qualifies the clause right before it
+        if lead == "or" or (words and words[0] == "or"):
+            return Scope(HEDGE, "leaves out the alternative 'or' after it")
+        if (words and tuple(words) in _HEDGE_CLAUSE_EN) or (
+            not words and _HEDGE_CLAUSE_CJK.match(cjk or "-")
+        ):
+            return Scope(HEDGE, f"leaves out the hedge {' '.join(words) or cjk!r} after it")
+        if re.match(r"(?:と(?:言|い[うっ]|聞|思)|って(?:言|聞|い)|とのこと|そうだ|らしい)", cjk):
+            return Scope(REPORT, f"leaves out the report {cjk[:4]!r} after it")
+        src = _report_clause(body)
+        if src and len(words) <= 3 and len(cjk) <= 6:
+            return Scope(REPORT, f"leaves out who says it ({src!r}) after it", src)
+    return Scope()
+
+
+def _clauses(toks: list[_Tok], a: int, b: int) -> list[tuple[str, list[_Tok]]]:
+    """The clauses of ``toks[a:b]`` as (the edge word or mark that opened it, its tokens)."""
+    out: list[tuple[str, list[_Tok]]] = []
+    lead = ""
+    body: list[_Tok] = []
+    for t in toks[a:b]:
+        if _is_edge(t) or t.kind == "stop":
+            if body:
+                out.append((lead, body))
+            lead, body = (t.text if t.kind == "word" else ""), []
+            continue
+        body.append(t)
+    if body:
+        out.append((lead, body))
+    return out
