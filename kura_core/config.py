@@ -23,23 +23,15 @@ from .secrets import SecretRules
 from .vocabulary import WRITE_POLICIES, WritePolicy
 
 DIALECTS = ("vllm", "openai", "generic")
-ADAPTERS = (
-    "claude",
-    "codex",
-    "gemini",
-    "opencode",
-    "aider",
-    "evidence",
-    "text",
-    "cline",
-    "continue",
-    "copilot",
-    "copilot-legacy",
-    "cursor",
-    "specstory",
-    "kimi",
-    "qwen",
-)
+
+
+def adapter_names() -> tuple[str, ...]:
+    """The journal adapters a config may name: every registered one (built-in or plug-in)."""
+    from .distill.journals.registry import names
+
+    return names()
+
+
 DEFAULT_PORT = 8085
 
 
@@ -363,10 +355,11 @@ def _journals(t: _Table | None, base: Path | None) -> tuple[JournalSpec, ...]:
     out = []
     for adapter in list(t.raw):
         t.seen.add(adapter)
-        if adapter not in ADAPTERS:
+        known = adapter_names()
+        if adapter not in known:
             raise ConfigError(
                 f"kura.toml: unknown journal adapter {t.key(adapter)}; use one of "
-                + ", ".join(ADAPTERS)
+                + ", ".join(known)
             )
         v = t.raw[adapter]
         if isinstance(v, str):

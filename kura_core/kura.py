@@ -1083,6 +1083,25 @@ class Kura:
 
         return tend_status(self.registry, self.registry.resolve(store), lines=lines)
 
+    @staticmethod
+    def journal_adapters() -> tuple[str, ...]:
+        """The name of every journal adapter, built-in and plug-in."""
+        from .distill.journals.registry import names
+
+        return names()
+
+    @staticmethod
+    def journal_roots_here(platform: str | None = None) -> list[tuple[str, str, bool]]:
+        """``(adapter, root, exists)`` for every place an agent keeps its journals on this
+        OS, as each adapter declares it -- what ``kura init`` and the journals pane offer."""
+        from .distill.journals import default_roots
+
+        return [
+            (adapter, root, Path(root).expanduser().is_dir())
+            for adapter, roots in default_roots(platform).items()
+            for root in roots
+        ]
+
     def journals(self, *, store: str | None = None) -> JournalsView:
         """The journals a store drinks: watermarks, backlog, held and shelved stretches."""
         from .handwork.journals import journals

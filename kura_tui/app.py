@@ -20,7 +20,7 @@ import subprocess
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,9 +30,13 @@ from textual.binding import Binding
 from textual.content import Content
 
 from kura_core import (
+    Draft,
     FloorRefused,
+    MemoryView,
+    ProfileState,
     Quote,
     ScrubReport,
+    Seed,
     editable_text,
     is_temp_name,
     parse_editable,
@@ -47,11 +51,15 @@ from .messages import (
     CoreFailed,
     DoctorLoaded,
     DraftActed,
+    DraftsLoaded,
     Edited,
     ExcerptLoaded,
+    GateLogLoaded,
     HealthLoaded,
-    Loaded,
+    JournalsLoaded,
+    MapLoaded,
     MemoryLoaded,
+    NeedsLoaded,
     OpenEdit,
     OpenEditor,
     OpenRetire,
@@ -60,9 +68,11 @@ from .messages import (
     RecallDone,
     Retired,
     SeedDismissed,
+    SeedsLoaded,
     StoreChanged,
     StoreFixed,
     StoresLoaded,
+    TenderLoaded,
     TidyWritten,
     WorkDone,
     WorkProgress,
@@ -409,9 +419,8 @@ class KuraApp(App[None]):
         if name not in self._needs:
             self._spawn(
                 "needs",
-                lambda: Loaded(
+                lambda: NeedsLoaded(
                     name,
-                    "needs",
                     {
                         k: core.needs(k, store=name)
                         for k in ("distil", "drain", "tidy", "weave", "profile")
@@ -431,12 +440,12 @@ class KuraApp(App[None]):
         core = self.kura
         parts = set(parts)
         loaders: dict[str, Callable[[], Any]] = {
-            "map": lambda: Loaded(name, "map", core.map_view(store=name)),
-            "drafts": lambda: Loaded(name, "drafts", core.drafts(store=name)),
-            "gatelog": lambda: Loaded(name, "gatelog", core.gate_log(store=name)),
-            "seeds": lambda: Loaded(name, "seeds", core.seed_list(store=name)),
-            "tender": lambda: Loaded(name, "tender", core.tend_status(store=name)),
-            "journals": lambda: Loaded(name, "journals", core.journals(store=name)),
+            "map": lambda: MapLoaded(name, core.map_view(store=name)),
+            "drafts": lambda: DraftsLoaded(name, core.drafts(store=name)),
+            "gatelog": lambda: GateLogLoaded(name, core.gate_log(store=name)),
+            "seeds": lambda: SeedsLoaded(name, core.seed_list(store=name)),
+            "tender": lambda: TenderLoaded(name, core.tend_status(store=name)),
+            "journals": lambda: JournalsLoaded(name, core.journals(store=name)),
             "doctor": lambda: DoctorLoaded(name, core.doctor(store=name)),
         }
         for part in PARTS:  # in this order: what a person looks at first loads first
@@ -556,28 +565,46 @@ class KuraApp(App[None]):
         self.main.stores.show_health(m.health)
 
     @_needs_main
-    def on_loaded(self, m: Loaded) -> None:
-        if m.part == "needs":
-            self._needs[m.store] = m.data
-            self._show_needs()
-            return
-        if m.store != self.current_store:
-            return
-        main = self.main
-        if m.part == "map":
-            main.map.show(m.data)
-        elif m.part == "drafts":
-            main.drafts.show(m.data)
-            main.set_draft_count(len(m.data.drafts))
-        elif m.part == "gatelog":
-            main.gatelog.show(m.data)
-        elif m.part == "seeds":
-            main.seeds.show(m.data)
-        elif m.part == "tender":
-            main.tender.show(m.data)
-        elif m.part == "journals":
-            main.journals.show(m.data)
-        self._filled(m.part)
+    def on_needs_loaded(self, m: NeedsLoaded) -> None:
+        self._needs[m.store] = m.needs
+        self._show_needs()
+
+    @_needs_main
+    def on_map_loaded(self, m: MapLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.map.show(m.view)
+            self._filled("map")
+
+    @_needs_main
+    def on_drafts_loaded(self, m: DraftsLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.drafts.show(m.view)
+            self.main.set_draft_count(len(m.view.drafts))
+            self._filled("drafts")
+
+    @_needs_main
+    def on_gate_log_loaded(self, m: GateLogLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.gatelog.show(m.rows)
+            self._filled("gatelog")
+
+    @_needs_main
+    def on_seeds_loaded(self, m: SeedsLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.seeds.show(m.seeds)
+            self._filled("seeds")
+
+    @_needs_main
+    def on_tender_loaded(self, m: TenderLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.tender.show(m.status)
+            self._filled("tender")
+
+    @_needs_main
+    def on_journals_loaded(self, m: JournalsLoaded) -> None:
+        if m.store == self.current_store:
+            self.main.journals.show(m.view)
+            self._filled("journals")
 
     def _show_needs(self) -> None:
         if self.job is None:
@@ -722,7 +749,7 @@ class KuraApp(App[None]):
             "memory", lambda: MemoryLoaded(store, slug, core.memory(slug, store=store)), store=store
         )
 
-    def edit_memory(self, store: str, view: Any) -> None:
+    def edit_memory(self, store: str, view: MemoryView) -> None:
         self.push_screen(MemoryEditScreen(store, view, by=self.by, blink=not self.frozen))
 
     def save_memory(
@@ -788,7 +815,7 @@ class KuraApp(App[None]):
                 severity="warning",
             )
 
-    def edit_in_editor(self, store: str, view: Any) -> None:
+    def edit_in_editor(self, store: str, view: MemoryView) -> None:
         """Edit the memory in $EDITOR with the app suspended; the text waits in a file until
         it is written, so quitting, a crash or a refusal loses nothing."""
 
@@ -814,7 +841,7 @@ class KuraApp(App[None]):
             )
         self._run_editor(store, view, path, resumed)
 
-    def _run_editor(self, store: str, view: Any, path: Path, resumed: bool = False) -> None:
+    def _run_editor(self, store: str, view: MemoryView, path: Path, resumed: bool = False) -> None:
 
         before = path.read_text(encoding="utf-8")
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
@@ -1078,7 +1105,9 @@ class KuraApp(App[None]):
             self.load_current(("map", "gatelog", "doctor"))
 
     # ---- evidence in its journal -----------------------------------------
-    def open_evidence(self, store: str, title: str, quotes: Iterable[Any]) -> None:
+    def open_evidence(
+        self, store: str, title: str, quotes: Iterable[Quote | Mapping[str, Any]]
+    ) -> None:
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
@@ -1086,7 +1115,7 @@ class KuraApp(App[None]):
             return
         self.push_screen(EvidenceScreen(store, title, qs))
 
-    def load_excerpt(self, token: int, store: str, quote: Any) -> None:
+    def load_excerpt(self, token: int, store: str, quote: Quote) -> None:
         core = self.kura
 
         def job() -> ExcerptLoaded:
@@ -1109,7 +1138,7 @@ class KuraApp(App[None]):
             return
         self.act_on_draft(action, d)
 
-    def act_on_draft(self, action: str, draft: Any) -> None:
+    def act_on_draft(self, action: str, draft: Draft) -> None:
         store = self.current_store
         if action == "pour":
             self._run_draft("pour", store, draft.slug)
@@ -1208,7 +1237,7 @@ class KuraApp(App[None]):
             return
         self.act_on_seed(action, s)
 
-    def act_on_seed(self, action: str, seed: Any) -> None:
+    def act_on_seed(self, action: str, seed: Seed) -> None:
         store = self.current_store
         if action == "origin":
             quotes = list(seed.quotes) + [q for c in seed.confirmed for q in c.quotes]
@@ -1534,7 +1563,7 @@ class KuraApp(App[None]):
                 ):
                     s.busy(s.store, self.job_text)
 
-    def draft_profile(self, store: str, state: Any = None) -> None:
+    def draft_profile(self, store: str, state: ProfileState | None = None) -> None:
         """Ask the brain for a draft (a long job: one at a time, S stops waiting for it). A
         draft already waiting is replaced by the new one: asked first."""
         if store != self.current_store:
@@ -1591,7 +1620,7 @@ class KuraApp(App[None]):
         if m.store == self.current_store:
             self.load_current(("doctor",))
 
-    def apply_profile(self, store: str, state: Any) -> None:
+    def apply_profile(self, store: str, state: ProfileState) -> None:
         """Make the waiting draft the profile: only after the person confirms it."""
         if not state.draft_present:
             self.notify(

@@ -13,7 +13,19 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from kura_core import DoctorReport
+    from kura_core import (
+        DoctorReport,
+        DraftsView,
+        GateEntry,
+        JournalExcerpt,
+        JournalsView,
+        MapView,
+        MemoryView,
+        ProfileState,
+        RecallResult,
+        Seed,
+        TendStatus,
+    )
     from kura_core.kura import StoreSummary
 
 
@@ -33,14 +45,55 @@ class HealthLoaded(Message):
         self.health = health
 
 
-class Loaded(Message):
-    """One pane's data for one store (``part``: map, drafts, gatelog, seeds, tender, journals)."""
+class NeedsLoaded(Message):
+    """Why each piece of model work cannot run on a store ('' where it can)."""
 
-    def __init__(self, store: str, part: str, data: Any) -> None:
+    def __init__(self, store: str, needs: dict[str, str]) -> None:
         super().__init__()
         self.store = store
-        self.part = part
-        self.data = data
+        self.needs = needs
+
+
+class MapLoaded(Message):
+    def __init__(self, store: str, view: MapView) -> None:
+        super().__init__()
+        self.store = store
+        self.view = view
+
+
+class DraftsLoaded(Message):
+    def __init__(self, store: str, view: DraftsView) -> None:
+        super().__init__()
+        self.store = store
+        self.view = view
+
+
+class GateLogLoaded(Message):
+    def __init__(self, store: str, rows: Sequence[GateEntry]) -> None:
+        super().__init__()
+        self.store = store
+        self.rows = rows
+
+
+class SeedsLoaded(Message):
+    def __init__(self, store: str, seeds: Sequence[Seed]) -> None:
+        super().__init__()
+        self.store = store
+        self.seeds = seeds
+
+
+class TenderLoaded(Message):
+    def __init__(self, store: str, status: TendStatus) -> None:
+        super().__init__()
+        self.store = store
+        self.status = status
+
+
+class JournalsLoaded(Message):
+    def __init__(self, store: str, view: JournalsView) -> None:
+        super().__init__()
+        self.store = store
+        self.view = view
 
 
 class DoctorLoaded(Message):
@@ -52,14 +105,14 @@ class DoctorLoaded(Message):
 
 
 class RecallDone(Message):
-    def __init__(self, store: str, result: Any) -> None:
+    def __init__(self, store: str, result: RecallResult) -> None:
         super().__init__()
         self.store = store
         self.result = result
 
 
 class MemoryLoaded(Message):
-    def __init__(self, store: str, slug: str, memory: Any, error: str = "") -> None:
+    def __init__(self, store: str, slug: str, memory: MemoryView | None, error: str = "") -> None:
         super().__init__()
         self.store = store
         self.slug = slug
@@ -70,7 +123,7 @@ class MemoryLoaded(Message):
 class ExcerptLoaded(Message):
     """The journal around one quote, for the evidence screen that asked (by token)."""
 
-    def __init__(self, token: int, excerpt: Any, error: str = "") -> None:
+    def __init__(self, token: int, excerpt: JournalExcerpt | None, error: str = "") -> None:
         super().__init__()
         self.token = token
         self.excerpt = excerpt
@@ -80,7 +133,7 @@ class ExcerptLoaded(Message):
 class ProfileLoaded(Message):
     """A store's learned profile as it stands, and why a draft cannot be asked for ('' if it can)."""
 
-    def __init__(self, store: str, state: Any, needs: str = "") -> None:
+    def __init__(self, store: str, state: ProfileState | None, needs: str = "") -> None:
         super().__init__()
         self.store = store
         self.state = state

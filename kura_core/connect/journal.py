@@ -12,7 +12,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from ..config import ADAPTERS, Config, parse_config
+from ..config import Config, adapter_names, parse_config
 from ..errors import ConfigError
 from .base import FileChange, Undo, read_bytes
 from .tomledit import TomlEditError, append_table, loads, lookup, remove_table, set_in_table
@@ -33,7 +33,7 @@ def journal_change(
         return None, "no kura.toml to add the journal to"
     if not adapter or root is None:
         return None, "this agent's transcripts have no journal reader in kura"
-    if adapter not in ADAPTERS:
+    if adapter not in adapter_names():
         return None, f"kura has no {adapter!r} journal reader yet; transcripts are not drunk"
     spec = config.stores[store]
     path = config.source

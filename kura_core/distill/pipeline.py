@@ -58,7 +58,7 @@ from .drafts import (
 )
 from .evidence import Segment, normalize
 from .gate import Floors, GateResult, StoreEcho, run_gate
-from .journals import ADAPTERS, UNITS, JournalRoot, discover
+from .journals import ADAPTERS, UNITS, JournalRoot, discover, registry as journal_registry
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -324,6 +324,12 @@ def _unit(adapter: str) -> str:
     return UNITS.get(adapter, "byte")
 
 
+def _windowed(adapter: str) -> bool:
+    """Does the adapter read a window of the file from a watermark (else the whole file)?"""
+    a = journal_registry.get(adapter)
+    return a is not None and a.windowed
+
+
 class StretchRead(NamedTuple):
     segments: list[Segment]
     end: int
@@ -337,7 +343,7 @@ def read_stretch(
     """Segments of one whole-record stretch from *start*: exactly [start, end) when *end*
     is given (re-reading a reserved stretch), else as much as fits *budget_chars*."""
     reader = ADAPTERS[adapter]
-    if UNITS.get(adapter) == "byte":
+    if _windowed(adapter):
         limit = (end - start) if end is not None else budget_chars * 4
         read = reader(path, start, limit_bytes=max(1, limit))
     else:
@@ -1319,7 +1325,7 @@ def catchup(reg: Registry, selector: str | None) -> CatchupReport:
     for adapter, path in journal_files(reg, name):
         key = marks.journal_key(adapter, path)
         unit = _unit(adapter)
-        end = ADAPTERS[adapter](path, marks.mark_of(ws, key) if unit == "byte" else 0).end
+        end = ADAPTERS[adapter](path, marks.mark_of(ws, key) if _windowed(adapter) else 0).end
         if marks.catch_up(ws, key, adapter=adapter, unit=unit, end=end):
             moved.append(MarkMoved(str(path), end, unit))
     return CatchupReport(name, tuple(moved))

@@ -74,6 +74,11 @@ def cmd_init(ctx: Ctx) -> int:
         ctx.print(f"store {res.store!r} ready at {a.path}")
         ctx.print(f"config: {a.config or res.config}")
         _print_adopted(ctx, res.store, res.adopted, res.skipped)
+        found = [(ad, root) for ad, root, there in Kura.journal_roots_here() if there]
+        if found:
+            ctx.print(f"journals on this machine (add to [stores.{res.store}.journals]):")
+            for ad, root in found:
+                ctx.print(f'  {ad} = "{root}"')
     return OK
 
 
@@ -405,14 +410,14 @@ def cmd_journal(ctx: Ctx) -> int:
         ctx.json(got.to_json())
         return FAIL if got.fatal else OK
     classes = " · ".join(f"{c} {n}" for c, n in sorted(got.classes.items()))
-    skipped = sum(1 for n in got.notes if n.kind == "skipped")
-    ignored = sum(1 for n in got.notes if n.kind == "ignored")
-    repaired = sum(1 for n in got.notes if n.kind == "repaired")
+    skipped, ignored = got.count("skipped"), got.count("ignored")
+    repaired, held = got.count("repaired"), got.count("held")
+    variant = f" ({got.variant})" if got.variant else ""
     ctx.print(
-        f"{Path(got.path).name}: {got.adapter} adapter, {got.unit} {got.start}–{got.end}, "
+        f"{Path(got.path).name}: {got.adapter} adapter{variant}, {got.unit} {got.start}–{got.end}, "
         f"{got.records} records → {len(got.segments)} segments"
         + (f" ({classes})" if classes else "")
-        + f"; {skipped} skipped, {ignored} ignored"
+        + f"; {skipped} skipped, {ignored} ignored, {held} held back"
         + (f", {repaired} repaired" if repaired else "")
     )
     if got.fatal:
@@ -802,23 +807,9 @@ def cmd_demo(ctx: Ctx) -> int:
 
 # --------------------------------------------------------------------------- parser
 
-_ADAPTER_CHOICES = [
-    "claude",
-    "codex",
-    "gemini",
-    "opencode",
-    "aider",
-    "evidence",
-    "text",
-    "cline",
-    "continue",
-    "copilot",
-    "copilot-legacy",
-    "cursor",
-    "specstory",
-    "kimi",
-    "qwen",
-]
+
+def _adapter_choices() -> list[str]:
+    return list(Kura.journal_adapters())
 
 
 #: how a command is added to the parser: name, handler, help; ``json_flag`` adds --json
@@ -957,7 +948,7 @@ def _evidence_commands(add: AddCommand) -> None:
     sp = add("gate", cmd_gate, "run the evidence gate on candidates without a model")
     sp.add_argument("--journal", required=True, help="the journal file the quotes must come from")
     sp.add_argument(
-        "--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content"
+        "--adapter", choices=_adapter_choices(), help="default: detected from the content"
     )
     sp.add_argument("--candidates", required=True, help="JSON in the kura_candidates shape")
 
@@ -969,7 +960,7 @@ def _evidence_commands(add: AddCommand) -> None:
     sp.add_argument("action", choices=["inspect", "context"])
     sp.add_argument("file", help="the journal file")
     sp.add_argument(
-        "--adapter", choices=_ADAPTER_CHOICES, help="default: detected from the content"
+        "--adapter", choices=_adapter_choices(), help="default: detected from the content"
     )
     sp.add_argument(
         "--from",

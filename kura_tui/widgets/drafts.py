@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,6 +19,9 @@ from kura_core.vocabulary import CURATION_FIELDS, DraftDecision, GateVerdict, ta
 from .find import FindBar, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
 from .rowlist import RowList
+
+if TYPE_CHECKING:
+    from kura_core import DraftsView
 
 
 def _queue_row(d: Any) -> Content:
@@ -317,7 +320,7 @@ class DraftsPane(Container):
     def selected(self) -> Any | None:
         return self.query_one(DraftQueue).current
 
-    def show(self, view: Any) -> None:
+    def show(self, view: DraftsView) -> None:
         prev = self.selected.slug if self.selected is not None else None
         self.all = list(view.drafts)
         self.problems = list(view.problems)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,6 +17,9 @@ from kura_core.vocabulary import StretchState
 
 from .fmt import ago, heading, n
 from .rowlist import RowList
+
+if TYPE_CHECKING:
+    from kura_core import JournalsView
 
 
 def _pct(j: Any) -> str:
@@ -149,14 +152,21 @@ class JournalsPane(Vertical):
     def selected(self) -> Any | None:
         return self.query_one("#journal-list", RowList).current
 
-    def show(self, view: Any) -> None:
+    def show(self, view: JournalsView) -> None:
         self.view = view
         lines: list[Content] = []
         if not view.roots:
+            from kura_core.kura import Kura
+
+            here = [f'{a} = "{r}"' for a, r, there in Kura.journal_roots_here() if there]
             lines.append(
                 Content.styled(
                     f"no journals configured: add [stores.{view.store}.journals] to kura.toml "
-                    '(claude = "~/.claude/projects")',
+                    + (
+                        "(found here: " + ", ".join(here) + ")"
+                        if here
+                        else '(claude = "~/.claude/projects")'
+                    ),
                     "$warning",
                 )
             )

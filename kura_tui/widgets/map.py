@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,6 +16,10 @@ from textual.widgets import Static
 from .find import FindBar, filtered, haystack
 from .fmt import n
 from .rowlist import RowList
+
+if TYPE_CHECKING:
+    from kura_core import MapView
+
 
 LAYERS = {
     "pinned": ("◆", "bold $warning", ""),
@@ -174,7 +178,7 @@ class MapPane(Vertical):
     def show_error(self, error: str) -> None:
         self.query_one("#map-state", Static).update(Content.styled(f"✗ {error}", "$error"))
 
-    def show(self, view: Any) -> None:
+    def show(self, view: MapView) -> None:
         self.view = view
         self.query_one("#map-state", Static).update(self._state(view))
         meter = self.query_one(TokenMeter)

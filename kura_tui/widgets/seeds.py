@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,6 +16,10 @@ from kura_core.vocabulary import SeedState
 
 from .fmt import ago, cls_tag, heading, one_line, where
 from .rowlist import RowList
+
+if TYPE_CHECKING:
+    from kura_core import Seed
+
 
 STATE_STYLE = {
     SeedState.WAITING: "bold $accent",
@@ -191,7 +195,7 @@ class SeedsPane(Vertical):
             parts += [" ", (f" {label} " if k == self.filter else label, style)]
         self.query_one("#seed-filter", Static).update(Content.assemble(*parts))
 
-    def show(self, seeds: Any) -> None:
+    def show(self, seeds: Sequence[Seed]) -> None:
         self.seeds = list(seeds)
         self._render_filter()
         self._fill()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -15,6 +15,9 @@ from kura_core.vocabulary import TenderState
 from .doctor import TENDER_STYLE
 from .fmt import ago, heading
 from .rowlist import RowList
+
+if TYPE_CHECKING:
+    from kura_core import TendStatus
 
 
 def _log_row(line: str) -> Content:
@@ -138,7 +141,7 @@ class TenderPane(Vertical):
             empty=Content.styled("the log is empty", "$foreground-muted"),
         )
 
-    def show(self, status: Any) -> None:
+    def show(self, status: TendStatus) -> None:
         self.status = status
         self.query_one("#tender-status", Static).update(render_status(status, self.clock()))
         log = self.query_one("#tender-log", RowList)

@@ -14,6 +14,7 @@ import pytest
 
 from kura_core.distill.journals import (
     ADAPTERS,
+    JournalError,
     guess_adapter,
     read_aider,
     read_claude,
@@ -324,8 +325,12 @@ def test_every_text_lands_in_its_class(path, reader, expected):
 
 @pytest.mark.parametrize(("adapter", "path"), ALL, ids=[f"{a}-{p.name}" for a, p in ALL])
 def test_no_injected_or_model_written_text_is_ever_user(adapter, path):
-    assert guess_adapter(path) == adapter  # detected by content
-    _, read = read_journal(path)
+    if adapter == "text":  # plain text is read only when named, never detected
+        with pytest.raises(JournalError, match="--adapter text"):
+            guess_adapter(path)
+    else:
+        assert guess_adapter(path) == adapter  # detected by content
+    _, read = read_journal(path, adapter)
     users = [s.text for s in read.segments if s.cls == "USER"]
     assert not [t for t in users if "NOTHUMAN" in t]
     if path not in (CODEX_SUBAGENT, FIX / "subagents" / "agent-a1.jsonl"):

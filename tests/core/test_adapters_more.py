@@ -170,9 +170,11 @@ def test_machine_text_is_never_lost_only_kept_out_of_user():
 
 
 def test_every_new_adapter_is_registered_everywhere():
-    from kura_core.config import ADAPTERS as CONFIG_ADAPTERS
+    from kura_core.config import adapter_names
     from kura_core.distill.journals import DEFAULT_INCLUDE
-    from kura_core.faces.cli import _ADAPTER_CHOICES
+    from kura_core.faces.cli import _adapter_choices
+
+    CONFIG_ADAPTERS, _ADAPTER_CHOICES = adapter_names(), _adapter_choices()
 
     for name in ("cline", "continue", "copilot", "copilot-legacy", "cursor", "specstory"):
         for table in (ADAPTERS, UNITS, ADAPTER_NAMES, CONFIG_ADAPTERS, _ADAPTER_CHOICES):

@@ -244,9 +244,9 @@ def test_an_empty_file_is_named_by_its_suffix_only(tmp_path):
     (tmp_path / "e.md").write_bytes(b"")
     (tmp_path / "e.log").write_bytes(b"")
     assert guess_adapter(tmp_path / "e.jsonl") == "claude"
-    assert guess_adapter(tmp_path / "e.md") == "text"
-    with pytest.raises(JournalError, match="empty"):
-        guess_adapter(tmp_path / "e.log")
+    for name in ("e.md", "e.log"):  # never "text" by elimination
+        with pytest.raises(JournalError, match="empty"):
+            guess_adapter(tmp_path / name)
 
 
 @pytest.mark.parametrize(
@@ -559,9 +559,10 @@ def test_an_opencode_export_with_a_status_line_before_it_is_still_read(tmp_path)
     assert pairs(read_opencode(path, 0)) == pairs(read_opencode(src, 0))
 
 
-def test_a_markdown_note_with_level_four_headings_is_text_not_aider(tmp_path):
+def test_a_markdown_note_with_level_four_headings_is_not_aider(tmp_path):
     note = tmp_path / "notes.md"
     note.write_text(
         "# Lab\n\n#### Fans\n\nThe top card runs a 30% floor.\n\n> quoted from the manual\n"
     )
-    assert guess_adapter(note) == "text"
+    with pytest.raises(JournalError, match="cannot tell which agent"):
+        guess_adapter(note)  # a note is text only when named: never "everything is USER"

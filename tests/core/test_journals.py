@@ -333,7 +333,8 @@ def test_adapters_registry():
 def test_guess_adapter(tmp_path):
     assert guess_adapter(CLAUDE) == "claude"
     assert guess_adapter(EVIDENCE) == "evidence"
-    assert guess_adapter(NOTES) == "text"
+    with pytest.raises(JournalError, match="--adapter text"):
+        guess_adapter(NOTES)  # plain text is never detected: its every paragraph is USER
     assert guess_adapter(FIXTURES / "gate_session.jsonl") == "claude"
     assert guess_adapter(FIXTURES / "gate_batch.jsonl") == "evidence"
     empty = tmp_path / "empty.jsonl"

@@ -48,6 +48,15 @@ IGNORED = "ignored"
 SKIPPED = "skipped"
 #: ``Note.kind``: a record that was repaired and kept (invalid bytes, lone surrogates).
 REPAIRED = "repaired"
+#: ``Note.kind``: a record left for a later read because it is still being written (an
+#: unfinished message, a tool call still running). The watermark stops before it; it is
+#: released once later records exist or its file has been quiet for :data:`HOLD_SECONDS`.
+HELD = "held"
+
+#: How long a record that looks unfinished is held back while its file keeps quiet. An
+#: agent that died mid-message never finishes it; after this long it is read as it stands,
+#: so one interrupted message can never stop a journal for good.
+HOLD_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,8 @@ class Note:
     """One record an adapter did not turn into segments as it stands.
 
     ``kind`` is :data:`IGNORED` (a known bookkeeping record: nothing to read in it),
-    :data:`SKIPPED` (could not be read) or :data:`REPAIRED` (kept after a repair).
+    :data:`SKIPPED` (could not be read), :data:`REPAIRED` (kept after a repair) or
+    :data:`HELD` (left for a later read: still being written).
     ``start``/``end`` locate the record in ``unit``.
     """
 
@@ -95,10 +105,32 @@ class Read:
     records: int
     notes: tuple[Note, ...] = ()
     fatal: str = ""
+    variant: str = ""
+
+    @property
+    def held(self) -> int:
+        """Records left for a later read (still being written)."""
+        return sum(1 for n in self.notes if n.kind == HELD)
+
+    @property
+    def ignored(self) -> int:
+        """Records that carry no conversation (bookkeeping, empty text)."""
+        return sum(1 for n in self.notes if n.kind == IGNORED)
+
+
+#: Reasons :class:`Intake` gives a record the adapter read without a segment or a note.
+BLANK_TEXT = "whitespace-only text"
+NO_TEXT = "no text in this record"
 
 
 class Intake:
-    """Collects segments and notes while an adapter reads."""
+    """Collects segments and notes while an adapter reads.
+
+    Every record an adapter consumes is opened with :meth:`begin`; a record that ends
+    with neither a segment nor a note of its own gets one here (:data:`BLANK_TEXT` when
+    all it held was whitespace), so no record is ever dropped without a trace: records =
+    records read as segments + records counted in a note.
+    """
 
     def __init__(self, source: str, unit: str) -> None:
         self.source = source
@@ -106,9 +138,33 @@ class Intake:
         self.segments: list[Segment] = []
         self.notes: list[Note] = []
         self.records = 0
+        self.variant = ""
+        self._open: tuple[int, int] | None = None
+        self._covered = False
+        self._blank = False
+
+    def begin(self, start: int, end: int) -> None:
+        """Open the next consumed record, at ``[start, end)``."""
+        self._close()
+        self.records += 1
+        self._open = (start, end)
+        self._covered = self._blank = False
+
+    def _close(self) -> None:
+        if self._open is not None and not self._covered:
+            start, end = self._open
+            reason = BLANK_TEXT if self._blank else NO_TEXT
+            self.notes.append(Note(start, end, self.unit, reason, IGNORED))
+        self._open = None
 
     def note(self, start: int, end: int, reason: str, kind: str = SKIPPED) -> None:
         self.notes.append(Note(start, end, self.unit, reason, kind))
+        if kind not in (REPAIRED, HELD):
+            self._covered = True
+
+    def hold(self, start: int, end: int, reason: str) -> None:
+        """A record left for a later read: the watermark stops before it."""
+        self.notes.append(Note(start, end, self.unit, reason, HELD))
 
     def add(
         self,
@@ -126,7 +182,10 @@ class Intake:
         if not text.strip():
             if seen.private:
                 self.note(start, end, "private text (not read)", IGNORED)
+            else:
+                self._blank = True
             return
+        self._covered = True
         self.segments.append(
             Segment(
                 cls,
@@ -142,6 +201,7 @@ class Intake:
         )
 
     def result(self, start: int, end: int, fatal: str = "") -> Read:
+        self._close()
         counts = Counter(n.reason for n in self.notes if n.kind == SKIPPED)
         return Read(
             tuple(self.segments),
@@ -152,6 +212,7 @@ class Intake:
             self.records,
             tuple(self.notes),
             fatal,
+            self.variant,
         )
 
 
@@ -348,7 +409,10 @@ def _recover_torn(text: str) -> tuple[int, Any] | None:
 
     Tries every ``{`` from the right; the first candidate that parses to the end of
     the line is the outermost complete record (an object nested inside one is always
-    followed by the closing brace of its parent, so it never reaches the end).
+    followed by the closing brace of its parent, so it never reaches the end). A candidate
+    whose parse runs off the end of the line unfinished ends the search: every ``{`` to
+    its left opens something that encloses the same unfinished text, so trying each of
+    them would only rescan the line once per brace.
     """
     end = len(text.rstrip())
     pos = text.rfind("{", 0, end)
@@ -357,46 +421,77 @@ def _recover_torn(text: str) -> tuple[int, Any] | None:
         tries += 1
         try:
             obj, stop = _DECODER.raw_decode(text, pos)
-        except (ValueError, RecursionError):
+        except json.JSONDecodeError as exc:
+            if exc.pos >= end:
+                return None
             obj, stop = None, -1
+        except (ValueError, RecursionError):
+            return None
         if stop == end and isinstance(obj, dict):
             return pos, obj
         pos = text.rfind("{", 0, pos)
     return None
 
 
+TORN = "torn record (an unfinished line before a complete one)"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One JSON Lines line decoded (:func:`decode_line`): the object, how many bytes of
+    a torn prefix came before it, and what was wrong with it, as ``(reason, kind)``."""
+
+    obj: dict | None
+    torn: int = 0
+    problems: tuple[tuple[str, str], ...] = ()
+
+
+def decode_line(raw: bytes, *, first: bool = False) -> Line:
+    """Decode one line of a JSON Lines journal the way every adapter does: invalid UTF-8
+    replaced, a BOM dropped on the *first* line, a torn prefix split off, lone
+    surrogates replaced; never raises. ``obj`` is ``None`` when nothing can be read."""
+    body = raw.rstrip(b"\r\n")
+    text, repaired = decode_bytes(body)
+    if first and text.startswith("\ufeff"):
+        text = text[1:]
+    problems: list[tuple[str, str]] = []
+    torn = 0
+    try:
+        obj: Any = json.loads(text)
+    except (ValueError, RecursionError):
+        found = _recover_torn(text)
+        if found is None:
+            return Line(None, 0, (("bad json", SKIPPED),))
+        cut, obj = found
+        torn = len(text[:cut].encode("utf-8", errors="surrogatepass"))
+        problems.append((TORN, SKIPPED))
+    if not isinstance(obj, dict):
+        return Line(None, torn, (*problems, ("not an object", SKIPPED)))
+    if _SURROGATE_ESCAPE.search(body):
+        obj, changed = scrub(obj)
+        if changed:
+            problems.append(("lone UTF-16 surrogate replaced (record kept)", REPAIRED))
+    if repaired:
+        problems.append(("invalid UTF-8 replaced (record kept)", REPAIRED))
+    return Line(obj, torn, tuple(problems))
+
+
 def json_records(lines: list[tuple[int, bytes]], intake: Intake) -> Iterator[Record]:
     """Decode complete JSON Lines, noting (never raising on) what cannot be read."""
     for offset, raw in lines:
         stop = offset + len(raw)
-        body = raw.rstrip(b"\r\n")
-        if not body.strip():
+        if not raw.strip():
             continue
-        intake.records += 1
-        text, repaired = decode_bytes(body)
-        if offset == 0 and text.startswith("\ufeff"):
-            text = text[1:]
-        try:
-            obj: Any = json.loads(text)
-            first = offset
-        except (ValueError, RecursionError):
-            torn = _recover_torn(text)
-            if torn is None:
-                intake.note(offset, stop, "bad json")
-                continue
-            cut, obj = torn
-            first = offset + len(text[:cut].encode("utf-8", errors="surrogatepass"))
-            intake.note(offset, first, "torn record (an unfinished line before a complete one)")
-        if not isinstance(obj, dict):
-            intake.note(first, stop, "not an object")
-            continue
-        if _SURROGATE_ESCAPE.search(body):
-            obj, changed = scrub(obj)
-            if changed:
-                intake.note(first, stop, "lone UTF-16 surrogate replaced (record kept)", REPAIRED)
-        if repaired:
-            intake.note(first, stop, "invalid UTF-8 replaced (record kept)", REPAIRED)
-        yield Record(first, stop, obj)
+        intake.begin(offset, stop)
+        line = decode_line(raw, first=offset == 0)
+        first = offset + line.torn
+        for reason, kind in line.problems:
+            if reason == TORN:
+                intake.note(offset, first, reason, kind)
+            else:
+                intake.note(first, stop, reason, kind)
+        if line.obj is not None:
+            yield Record(first, stop, line.obj)
 
 
 # --------------------------------------------------------------------------- context
@@ -503,15 +598,7 @@ def context_before(
         offset += len(raw) + 1
         if not raw.strip() or (wanted and not any(w in raw for w in wanted)):
             continue
-        text, _ = decode_bytes(raw)
-        try:
-            obj = json.loads(text.lstrip("\ufeff"))
-        except (ValueError, RecursionError):
-            torn = _recover_torn(text)
-            if torn is None:
-                continue
-            obj = torn[1]
-        if isinstance(obj, dict):
-            obj, _ = scrub(obj)
-            observe(ctx, obj, here)
+        line = decode_line(raw, first=here == 0)
+        if line.obj is not None:
+            observe(ctx, line.obj, here)
     return ctx

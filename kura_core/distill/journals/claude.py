@@ -53,6 +53,7 @@ from .base import (
     refused,
 )
 from .paths import is_prose_path
+from .registry import Adapter, Head
 
 UNIT = "byte"
 
@@ -584,15 +585,18 @@ _MERGE = ("user text", "image", "document")
 def _merged(pieces: list[pv.Piece]) -> list[pv.Piece]:
     """Adjacent words of one person in one entry become one segment ("[image]" stays
     where the image was)."""
-    out: list[pv.Piece] = []
+    runs: list[tuple[pv.Piece, list[str]]] = []  # texts joined once, not per merge
     for p in pieces:
-        if out and p.kind in _MERGE and out[-1].kind in _MERGE and out[-1].cls == p.cls:
-            prev = out.pop()
-            kind = prev.kind if prev.kind not in ("image", "document") else p.kind
-            out.append(pv.Piece(p.cls, prev.text + "\n" + p.text, kind))
+        if runs and p.kind in _MERGE and runs[-1][0].kind in _MERGE and runs[-1][0].cls == p.cls:
+            head, texts = runs[-1]
+            kind = head.kind if head.kind not in ("image", "document") else p.kind
+            runs[-1] = (pv.Piece(p.cls, "", kind), texts)
+            texts.append(p.text)
         else:
-            out.append(p)
-    return out
+            runs.append((p, [p.text]))
+    return [
+        p if len(texts) == 1 else pv.Piece(p.cls, "\n".join(texts), p.kind) for p, texts in runs
+    ]
 
 
 # --------------------------------------------------------------------------- reader
@@ -664,4 +668,57 @@ def read_claude(
             f"of them Claude Code's){hint}",
         )
     CONTEXTS.put(path, end, "claude", ctx)
+    intake.variant = "subagent transcript" if subagent else "session transcript"
     return intake.result(start, end)
+
+
+# --------------------------------------------------------------------------- detection
+
+_RECORD_TYPES = {
+    "user",
+    "assistant",
+    "summary",
+    "system",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+    "attachment",
+    "custom-title",
+    "ai-title",
+    "agent-setting",
+    "pr-link",
+    "last-prompt",
+}
+_SNIFF_KEYS = (*_CLAUDE_KEYS, "operation")
+
+
+def _claims(obj: dict, _index: int) -> bool:
+    t = obj.get("type")
+    keyed = any(k in obj for k in _SNIFF_KEYS)
+    return (
+        isinstance(t, str)
+        and (t in _RECORD_TYPES or keyed)
+        and (keyed or isinstance(obj.get("message"), dict))
+    )
+
+
+def sniff(head: Head) -> float:
+    """Claude Code entries: ``type`` user/assistant/summary/… with ``sessionId``/``uuid``."""
+    return head.share(_claims)
+
+
+ADAPTER = Adapter(
+    name="claude",
+    label="Claude Code",
+    unit=UNIT,
+    read=read_claude,
+    sniff=sniff,
+    roots={
+        "linux": ("~/.claude/projects",),
+        "darwin": ("~/.claude/projects",),
+        "win32": ("~/.claude/projects",),
+    },
+    include=("**/*.jsonl",),
+    variants=("session transcript", "subagent transcript"),
+    windowed=True,
+)

@@ -66,6 +66,9 @@ _XML_TOOLS = (
     "update_todo_list|load_mcp_documentation|condense|new_rule|report_bug|web_fetch|"
     "run_slash_command|generate_image|simple_read_file|edit_file|search_replace"
 )
+from . import recognize as rc
+from .registry import Adapter, Head
+
 # an unclosed tag runs to the end of the text (a reply cut off mid-call): one pass, never a
 # rescan from every opening tag
 _XML_CALL = re.compile(rf"<({_XML_TOOLS})>(.*?)(?:</\1>|\Z)", re.DOTALL)
@@ -474,3 +477,25 @@ ROOTS: dict[str, tuple[str, ...]] = {
         "~/AppData/Roaming/IBM Bob/User/globalStorage",
     ),
 }
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def sniff(head: Head) -> float:
+    """A task's ``api_conversation_history.json`` / ``ui_messages.json``, or an export."""
+    if head.document is not None:
+        return 1.0 if rc.cline_kind(head.document) else 0.0
+    return 1.0 if head.plain and rc.is_cline_export(head.path) else 0.0
+
+
+ADAPTER = Adapter(
+    name="cline",
+    label="Cline / Roo Code / Kilo Code",
+    unit="seq",
+    read=read_cline,
+    sniff=sniff,
+    roots=ROOTS,
+    include=("**/tasks/*/api_conversation_history.json",),
+    variants=("api_conversation_history.json", "ui_messages.json", "Markdown export"),
+)

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ...shapes import dict_at
-from . import provenance as pv
+from . import provenance as pv, recognize as rc
 from .base import (
     CONTEXTS,
     IGNORED,
@@ -46,6 +46,7 @@ from .base import (
     refused,
 )
 from .recognize import is_codex_history as is_history_entry
+from .registry import Adapter, Head
 
 UNIT = "byte"
 
@@ -429,6 +430,7 @@ def _response_pieces(
         call = ctx.tools.get(call_id) if isinstance(call_id, str) else None
         text = _output_text(payload.get("output")).strip()
         if not text:
+            note("empty tool output", IGNORED)
             return []
         cls, kind = pv.result_class(call, ctx.prose)
         return [pv.Piece(cls, text, kind)]
@@ -440,10 +442,13 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
     role = payload.get("role")
     text, image = _content_text(payload.get("content"))
     if role == "assistant":
+        if not text.strip():
+            note("empty assistant message", IGNORED)
+            return []
         if not ctx.fresh("record", "SELF", text):
             note("assistant message already read from its item record", IGNORED)
             return []
-        return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
+        return [pv.Piece("SELF", text, "assistant message")]
     if role != "user":
         note(f"{_safe(role)} message (instructions, not the person)", IGNORED)
         return []
@@ -462,18 +467,20 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
 
 
 def _merge(pieces: list[pv.Piece]) -> list[pv.Piece]:
-    out: list[pv.Piece] = []
+    runs: list[tuple[pv.Piece, list[str]]] = []  # texts joined once, not per merge
     for p in pieces:
         if (
-            out
-            and out[-1].cls == p.cls
+            runs
+            and runs[-1][0].cls == p.cls
             and p.kind in ("image",)
-            and out[-1].kind in ("user message", "image")
+            and runs[-1][0].kind in ("user message", "image")
         ):
-            out[-1] = pv.Piece(p.cls, out[-1].text + "\n" + p.text, out[-1].kind)
+            runs[-1][1].append(p.text)
         else:
-            out.append(p)
-    return out
+            runs.append((p, [p.text]))
+    return [
+        p if len(texts) == 1 else pv.Piece(p.cls, "\n".join(texts), p.kind) for p, texts in runs
+    ]
 
 
 def _safe(value: object) -> str:
@@ -538,4 +545,81 @@ def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
             f"records, none of them Codex's){hint}",
         )
     CONTEXTS.put(path, end, "codex", ctx)
+    intake.variant = (
+        "rollout, {timestamp, type, payload} records"
+        if ctx.enveloped
+        else "rollout, bare response items (early CLI)"
+    )
     return intake.result(start, end)
+
+
+# --------------------------------------------------------------------------- detection
+
+_ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+_BARE_ITEMS = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+}
+
+
+def _claims(obj: dict, index: int) -> bool:
+    t = obj.get("type")
+    if is_history_entry(obj):
+        return True
+    if _another_agents(obj):
+        return False
+    if isinstance(t, str) and t in _ENVELOPES and isinstance(obj.get("payload"), dict):
+        return True
+    if "record_type" in obj or (
+        isinstance(t, str)
+        and t in _BARE_ITEMS
+        and ("role" in obj or "call_id" in obj or "arguments" in obj or "encrypted_content" in obj)
+        and "message" not in obj
+    ):
+        return True
+    return (
+        index == 0
+        and t is None
+        and isinstance(obj.get("id"), str)
+        and ("instructions" in obj or "git" in obj)
+    )
+
+
+def _another_agents(obj: dict) -> bool:
+    """A record of a format whose shape overlaps Codex's early bare items (a stream-json
+    ``message``, a Copilot, Qwen, Kimi or Cursor record): never Codex's."""
+    return (
+        rc.is_gemini_event(obj)
+        or rc.is_copilot_event(obj)
+        or rc.is_qwen_record(obj)
+        or rc.is_kimi_record(obj)
+        or rc.is_cursor_record(obj)
+    )
+
+
+def sniff(head: Head) -> float:
+    """Codex rollouts: ``{timestamp, type, payload}`` records, or the early bare items."""
+    return head.share(_claims)
+
+
+ADAPTER = Adapter(
+    name="codex",
+    label="Codex CLI",
+    unit=UNIT,
+    read=read_codex,
+    sniff=sniff,
+    roots={os_: ("~/.codex/sessions",) for os_ in ("linux", "darwin", "win32")},
+    include=("**/rollout-*.jsonl",),
+    variants=(
+        "rollout, {timestamp, type, payload} records",
+        "rollout, bare response items (early CLI)",
+        "history.jsonl (the person's prompts)",
+    ),
+    windowed=True,
+)

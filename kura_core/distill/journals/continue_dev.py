@@ -21,10 +21,11 @@ import os
 from typing import Any
 
 from ...shapes import dict_at, str_at
-from . import provenance as pv
+from . import provenance as pv, recognize as rc
 from .base import Read
 from .documents import content_text, read_document, stamp_of
 from .recognize import is_continue_session as is_session
+from .registry import Adapter, Head
 
 
 class _Session:
@@ -114,3 +115,23 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "darwin": ("~/.continue/sessions", "~/.pearai/sessions"),
     "win32": ("~/.continue/sessions", "~/.pearai/sessions"),
 }
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def sniff(head: Head) -> float:
+    """A Continue session document (its history items)."""
+    return 1.0 if rc.is_continue_session(head.document) else 0.0
+
+
+ADAPTER = Adapter(
+    name="continue",
+    label="Continue",
+    unit="seq",
+    read=read_continue,
+    sniff=sniff,
+    roots=ROOTS,
+    include=("*-*.json",),  # session ids; sessions.json beside them is the index
+    variants=("session document",),
+)

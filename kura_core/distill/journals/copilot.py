@@ -44,6 +44,9 @@ _APPENDED = re.compile(
     r"(?:\s[^<>]*)?>.*?(?:</\1>|\Z)",
     re.DOTALL,
 )
+from . import recognize as rc
+from .registry import Adapter, Head
+
 _HUMAN_SOURCES = {"", "user", "human", "cli", "interactive", "prompt"}
 _NOTED = {
     "assistant.message_delta": "streaming fragment (the whole message follows)",
@@ -330,3 +333,42 @@ LEGACY_ROOTS: dict[str, tuple[str, ...]] = {
     "darwin": ("~/.copilot/history-session-state",),
     "win32": ("~/.copilot/history-session-state",),
 }
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def sniff(head: Head) -> float:
+    """The session-state ``events.jsonl`` (``user.message``, ``assistant.message``, …)."""
+    return head.share(lambda obj, _i: rc.is_copilot_event(obj))
+
+
+def sniff_legacy(head: Head) -> float:
+    """An earlier one-file-per-session document, or a ``/share`` Markdown export."""
+    if head.document is not None:
+        return 1.0 if rc.is_copilot_legacy(head.document) else 0.0
+    return 1.0 if head.plain and rc.is_copilot_share(head.path) else 0.0
+
+
+ADAPTER = Adapter(
+    name="copilot",
+    label="GitHub Copilot CLI",
+    unit="byte",
+    read=read_copilot,
+    sniff=sniff,
+    roots=ROOTS,
+    include=("**/events.jsonl",),
+    variants=("session-state events.jsonl",),
+    windowed=True,
+)
+
+LEGACY = Adapter(
+    name="copilot-legacy",
+    label="GitHub Copilot CLI (earlier sessions)",
+    unit="seq",
+    read=read_copilot_legacy,
+    sniff=sniff_legacy,
+    roots=LEGACY_ROOTS,
+    include=("*.json",),
+    variants=("history-session-state document", "/share Markdown export"),
+)

@@ -50,6 +50,8 @@ _CANNED = re.compile(
     r"(?:\s*Mark them as in_progress as you work, starting with the first one\.)?"
     r"(?:\s*Don['’]?t stop until you have completed all the to-dos\.)?",
 )
+from . import recognize as rc
+from .registry import Adapter, Head
 
 
 def typed_words(text: str) -> str:
@@ -254,7 +256,7 @@ def read_specstory(path: str | os.PathLike[str], start: int) -> Read:
         return intake.result(start, start)
     session = os.path.splitext(os.path.basename(source))[0]
     for i in range(start, len(turns)):
-        intake.records += 1
+        intake.begin(i, i + 1)
         pieces = _turn_pieces(*turns[i])
         if not pieces:
             intake.note(i, i + 1, "turn without text", IGNORED)
@@ -372,7 +374,7 @@ def read_cursor_text(path: str | os.PathLike[str], start: int) -> Read:
     session = os.path.splitext(os.path.basename(source))[0]
     end = start
     for kind, name, body, s, e in sections:
-        intake.records += 1
+        intake.begin(s, e)
         pieces = state.pieces(kind, name, body)
         before = len(intake.segments)
         for p in pieces:
@@ -390,3 +392,47 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "darwin": ("~/.cursor/projects",),
     "win32": ("~/.cursor/projects",),
 }
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def sniff(head: Head) -> float:
+    """Agent-transcript JSON Lines (or Grok CLI's history), or the plain-text transcripts."""
+    if head.plain:
+        return 1.0 if rc.is_cursor_text(head.path) else 0.0
+    return head.share(lambda obj, _i: rc.is_cursor_record(obj))
+
+
+def sniff_specstory(head: Head) -> float:
+    """A SpecStory Markdown export (``.specstory/history/*.md``)."""
+    return 1.0 if head.plain and rc.is_specstory(head.path) else 0.0
+
+
+def _read_specstory(
+    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
+) -> Read:
+    return read_specstory(path, start)
+
+
+ADAPTER = Adapter(
+    name="cursor",
+    label="Cursor",
+    unit="byte",
+    read=read_cursor,
+    sniff=sniff,
+    roots=ROOTS,
+    include=("**/agent-transcripts/**/*.jsonl", "**/agent-transcripts/*.txt"),
+    variants=("agent transcript JSON Lines", "agent transcript text", "Grok CLI history"),
+    windowed=True,
+)
+
+SPECSTORY = Adapter(
+    name="specstory",
+    label="SpecStory export",
+    unit="seq",
+    read=_read_specstory,
+    sniff=sniff_specstory,
+    include=("**/.specstory/history/*.md",),
+    variants=("Markdown export",),
+)

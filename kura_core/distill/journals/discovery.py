@@ -7,47 +7,26 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-#: Where each agent keeps its transcripts (aider keeps one history per repository, so it
-#: has no single place), and the files under a root that are journals (README "Journals").
-DEFAULT_ROOTS: dict[str, str] = {
-    "claude": "~/.claude/projects",
-    "codex": "~/.codex/sessions",
-    "gemini": "~/.gemini/tmp",
-    "opencode": "~/.local/share/opencode",
-    "cline": "~/.config/Code/User/globalStorage",
-    "continue": "~/.continue/sessions",
-    "copilot": "~/.copilot/session-state",
-    "copilot-legacy": "~/.copilot/history-session-state",
-    "cursor": "~/.cursor/projects",
-    "kimi": "~/.kimi/sessions",
-    "qwen": "~/.qwen/projects",
-}
+from . import registry
 
-DEFAULT_INCLUDE: dict[str, str | tuple[str, ...]] = {
-    "claude": "**/*.jsonl",
-    "codex": "**/rollout-*.jsonl",
-    "gemini": ("**/session-*.json", "**/session-*.jsonl"),
-    "opencode": ("**/storage/session/**/ses_*.json", "**/opencode*.db"),
-    "aider": "**/.aider.chat.history.md",
-    "evidence": "**/*.jsonl",
-    "text": "**/*.md",
-    # one file per task: the conversation the model saw (ui_messages.json repeats it)
-    "cline": "**/tasks/*/api_conversation_history.json",
-    "continue": "*-*.json",  # session ids; sessions.json beside them is the index
-    "copilot": "**/events.jsonl",
-    "copilot-legacy": "*.json",
-    "cursor": ("**/agent-transcripts/**/*.jsonl", "**/agent-transcripts/*.txt"),
-    "specstory": "**/.specstory/history/*.md",
-    # whole messages; the wire.jsonl beside it is the same turns as a stream
-    "kimi": ("**/context.jsonl", "**/agents/*/wire.jsonl"),  # Kimi CLI; Kimi Code
-    "qwen": ("**/chats/*.jsonl", "**/chats/archive/*.jsonl"),
-}
+
+def default_roots(platform: str | None = None) -> dict[str, tuple[str, ...]]:
+    """Where each agent keeps its journals on this OS (or *platform*, a ``sys.platform``
+    value), by adapter, as each adapter declares them (aider keeps one history per
+    repository, so it has none). ``kura init`` and the journals pane offer these."""
+    key = registry.os_key(platform)
+    out: dict[str, tuple[str, ...]] = {}
+    for name, a in registry.adapters().items():
+        roots = tuple(a.roots.get(key, ()))
+        if roots:
+            out[name] = roots
+    return out
 
 
 @dataclass(frozen=True)
 class JournalRoot:
     """Where one adapter finds its journals. An empty ``include_glob`` means the adapter's
-    default (:data:`DEFAULT_INCLUDE`). A root that is a file is that one journal."""
+    own ``include`` globs. A root that is a file is that one journal."""
 
     adapter: str
     root: Path
@@ -58,8 +37,8 @@ class JournalRoot:
     def patterns(self) -> tuple[str, ...]:
         if self.include_glob:
             return (self.include_glob,)
-        default = DEFAULT_INCLUDE.get(self.adapter, "**/*")
-        return default if isinstance(default, tuple) else (default,)
+        a = registry.get(self.adapter)
+        return tuple(a.include) if a is not None else ("**/*",)
 
     @property
     def pattern(self) -> str:

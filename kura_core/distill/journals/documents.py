@@ -119,7 +119,7 @@ def read_document(
         end -= 1  # still being written: the next read takes it whole
     for i in range(start, end):
         msg = items[i]
-        intake.records += 1
+        intake.begin(i, i + 1)
         if not isinstance(msg, dict):
             intake.note(i, i + 1, "not an object")
             continue

@@ -18,8 +18,9 @@ calls are ACT plus SELF for the prose in them, their results TOOL or SELF by pro
 (``web_fetch`` and ``google_web_search`` results are a model's prose). ``info``,
 ``warning`` and ``error`` are the CLI's own notices (TOOL).
 
-The last message of a saved chat is left for the next read while any of its tool calls
-is still running, so its results are never missed.
+The last message of a saved chat is held back (a ``held`` note) while any of its tool
+calls is still running, so its results are never missed -- until the file has been quiet
+for :data:`~.base.HOLD_SECONDS` (the CLI died mid-call): then it is read as it stands.
 """
 
 from __future__ import annotations
@@ -27,22 +28,25 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from typing import Any
 
 from ...shapes import dict_at, str_at
-from . import provenance as pv
+from . import provenance as pv, recognize as rc
 from .base import (
+    HOLD_SECONDS,
     IGNORED,
     REPAIRED,
     SKIPPED,
     Intake,
     Read,
-    _recover_torn,
     decode_bytes,
+    decode_line,
     encoding_problem,
     refused,
     scrub,
 )
+from .registry import Adapter, Head
 
 UNIT = "seq"
 _REFERENCED = re.compile(
@@ -250,9 +254,16 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
 
 
 def read_gemini(
-    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
+    path: str | os.PathLike[str],
+    start: int,
+    *,
+    limit_bytes: int | None = None,
+    now: float | None = None,
 ) -> Read:
-    """Read a Gemini CLI chat from message (saved chat) or line (stream) number *start*."""
+    """Read a Gemini CLI chat from message (saved chat) or line (stream) number *start*.
+
+    *now* is the clock (seconds since the epoch) that decides whether a last message with
+    tool calls still running has been quiet long enough to be read as it stands."""
     source = str(path)
     problem = encoding_problem(path)
     if problem:
@@ -271,15 +282,19 @@ def read_gemini(
         return gemini_more.read_stream_json(path, start, message_pieces)
     if is_stream(path):
         return _read_stream(path, start)
-    return _read_document(path, start)
+    return _read_document(path, start, now)
 
 
-def _read_document(path: str | os.PathLike[str], start: int) -> Read:
+def _read_document(path: str | os.PathLike[str], start: int, now: float | None) -> Read:
     source = str(path)
     intake = Intake(source, UNIT)
+    intake.variant = "saved chat (JSON)"
     obj, why, repaired = _load_document(path)
     if obj is None:
-        intake.note(start, start, why)
+        if why.startswith("not a"):
+            intake.note(start, start, why)
+        else:
+            intake.hold(start, start + 1, why)
         return intake.result(start, start)
     messages = obj.get("messages")
     if not isinstance(messages, list):
@@ -298,11 +313,18 @@ def _read_document(path: str | os.PathLike[str], start: int) -> Read:
         if isinstance(msg, dict):
             message_pieces(msg, subagent=subagent, prose=prose)
     end = len(messages)
-    if messages and isinstance(messages[-1], dict) and _pending(messages[-1]):
+    quiet = time.time() if now is None else now
+    if (
+        end > start
+        and isinstance(messages[-1], dict)
+        and _pending(messages[-1])
+        and quiet - os.path.getmtime(path) < HOLD_SECONDS
+    ):
         end -= 1  # tool calls still running: their results are not written yet
+        intake.hold(end, end + 1, "still being written (a tool call is still running)")
     for i in range(start, end):
         msg = messages[i]
-        intake.records += 1
+        intake.begin(i, i + 1)
         if not isinstance(msg, dict):
             intake.note(i, i + 1, "not an object")
             continue
@@ -333,6 +355,7 @@ def _read_stream(path: str | os.PathLike[str], start: int) -> Read:
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
     stream = _Stream(Intake(source, UNIT))
+    stream.intake.variant = "chat recording (JSON Lines)"
     for seq, raw in enumerate(lines):
         if raw.strip():
             stream.line(seq, raw, emit=seq >= start)
@@ -377,32 +400,17 @@ class _Stream:
 
     def line(self, seq: int, raw: bytes, *, emit: bool) -> None:
         if emit:
-            self.intake.records += 1
+            self.intake.begin(seq, seq + 1)
             self.seen += 1
         obj = self._parse(seq, raw, emit)
         if obj is not None:
             self._record(obj, seq, emit)
 
     def _parse(self, seq: int, raw: bytes, emit: bool) -> dict | None:
-        text, repaired = decode_bytes(raw.rstrip(b"\r"))
-        if seq == 0:
-            text = text.lstrip("\ufeff")
-        try:
-            obj = json.loads(text)
-        except (ValueError, RecursionError):
-            torn = _recover_torn(text)
-            if torn is None:
-                self.note(seq, emit, "bad json")
-                return None
-            obj = torn[1]
-            self.note(seq, emit, "torn record (an unfinished line before a complete one)")
-        if not isinstance(obj, dict):
-            self.note(seq, emit, "not an object")
-            return None
-        obj, changed = scrub(obj)
-        if changed or repaired:
-            self.note(seq, emit, "invalid text replaced (record kept)", REPAIRED)
-        return obj
+        line = decode_line(raw, first=seq == 0)
+        for reason, kind in line.problems:
+            self.note(seq, emit, reason, kind)
+        return line.obj
 
     def _record(self, obj: dict, seq: int, emit: bool) -> None:
         if "$rewindTo" in obj:
@@ -458,3 +466,60 @@ class _Stream:
                     p.cls, p.text, seq, seq + 1, session=self.session, stamp=stamp, kind=p.kind
                 )
         return len(fresh)
+
+
+# --------------------------------------------------------------------------- detection
+
+_MESSAGE_TYPES = {"user", "gemini", "info", "error", "warning"}
+
+
+def _claims(obj: dict, _index: int) -> bool:
+    if rc.is_gemini_event(obj):
+        return True
+    if (
+        "$rewindTo" in obj
+        or isinstance(obj.get("$set"), dict)
+        or ("sessionId" in obj and "projectHash" in obj)
+    ):
+        return True
+    t = obj.get("type")
+    return (
+        isinstance(t, str)
+        and t in _MESSAGE_TYPES
+        and "id" in obj
+        and "content" in obj
+        and "message" not in obj
+        and "uuid" not in obj
+    )
+
+
+def sniff(head: Head) -> float:
+    """A saved chat (``messages`` + ``sessionId``) or a chat recording's JSON Lines."""
+    doc = head.document
+    if rc.is_gemini_logs(doc) or rc.is_gemini_checkpoint(doc):
+        return 1.0
+    if (
+        isinstance(doc, dict)
+        and isinstance(doc.get("messages"), list)
+        and ("sessionId" in doc or "projectHash" in doc)
+    ):
+        return 1.0
+    return head.share(_claims)
+
+
+ADAPTER = Adapter(
+    name="gemini",
+    label="Gemini CLI",
+    unit=UNIT,
+    read=read_gemini,
+    sniff=sniff,
+    roots={os_: ("~/.gemini/tmp",) for os_ in ("linux", "darwin", "win32")},
+    include=("**/session-*.json", "**/session-*.jsonl"),
+    variants=(
+        "saved chat (JSON)",
+        "chat recording (JSON Lines)",
+        "--output-format stream-json",
+        "logs.json",
+        "checkpoint",
+    ),
+)

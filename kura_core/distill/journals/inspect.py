@@ -14,7 +14,7 @@ from typing import Any
 
 from kura_core.distill.evidence import Segment
 
-from .base import JournalError, Note, Read
+from .base import HELD, IGNORED, REPAIRED, SKIPPED, JournalError, Note, Read
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,16 @@ class Inspection:
     notes: tuple[Note, ...]
     skipped: dict[str, int]
     fatal: str = ""
+    variant: str = ""
+
+    def count(self, kind: str) -> int:
+        """How many notes of *kind* (``skipped``, ``ignored``, ``repaired``, ``held``)."""
+        return sum(1 for n in self.notes if n.kind == kind)
+
+    @property
+    def held(self) -> int:
+        """Records left for a later read because they are still being written."""
+        return self.count(HELD)
 
     @property
     def classes(self) -> dict[str, int]:
@@ -53,12 +63,14 @@ class Inspection:
         return {
             "path": self.path,
             "adapter": self.adapter,
+            "variant": self.variant,
             "unit": self.unit,
             "start": self.start,
             "end": self.end,
             "records": self.records,
             "classes": self.classes,
             "skipped": dict(self.skipped),
+            "counts": {k: self.count(k) for k in (SKIPPED, IGNORED, REPAIRED, HELD)},
             "fatal": self.fatal,
             "segments": [segment_json(s) for s in self.segments],
             "notes": [n.to_json() for n in self.notes],
@@ -144,6 +156,7 @@ def inspect(
         read.notes,
         dict(read.skipped),
         read.fatal,
+        read.variant,
     )
 
 

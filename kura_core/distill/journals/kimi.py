@@ -51,6 +51,8 @@ _COMPACTED = (
     "context has been compacted",
     "conversation so far has been compacted",
 )
+from . import recognize as rc
+from .registry import Adapter, Head
 
 
 def _subagent_path(path: str) -> bool:
@@ -254,3 +256,24 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "darwin": ("~/.kimi/sessions", "~/.kimi-code/sessions"),
     "win32": ("~/.kimi/sessions", "~/.kimi-code/sessions"),
 }
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def sniff(head: Head) -> float:
+    """``context.jsonl`` messages or ``wire.jsonl`` events."""
+    return head.share(lambda obj, _i: rc.is_kimi_record(obj))
+
+
+ADAPTER = Adapter(
+    name="kimi",
+    label="Kimi CLI",
+    unit="byte",
+    read=read_kimi,
+    sniff=sniff,
+    roots=ROOTS,
+    include=("**/context.jsonl", "**/agents/*/wire.jsonl"),
+    variants=("context.jsonl", "wire.jsonl"),
+    windowed=True,
+)

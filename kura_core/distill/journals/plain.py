@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 from kura_core.distill.evidence import CLASSES
@@ -19,22 +18,22 @@ from .base import (
     REPAIRED,
     Intake,
     Read,
-    _recover_torn,
     decode_bytes,
+    decode_line,
     encoding_problem,
     jsonl_problem,
     open_lines,
     refused,
-    scrub,
 )
+from .registry import Adapter, Head
 
 SCHEMA_VERSION = 1
 
 
 def read_evidence(
-    path: str | os.PathLike[str], start_seq: int, *, limit_bytes: int | None = None
+    path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
 ) -> Read:
-    """Read a versioned evidence JSONL from record number *start_seq*.
+    """Read a versioned evidence JSONL from record number *start*.
 
     The sequence number of a record is its 0-based line number; blank lines hold a number
     but carry no record. Invalid lines are skipped and noted by reason. ``limit_bytes`` is
@@ -43,43 +42,32 @@ def read_evidence(
     source = str(path)
     problem = jsonl_problem(path, "evidence")
     if problem:
-        return refused("seq", start_seq, problem)
+        return refused("seq", start, problem)
     intake = Intake(source, "seq")
+    intake.variant = f"schema_version {SCHEMA_VERSION}"
     with open(path, "rb") as fh:
         data = fh.read()
     cut = data.rfind(b"\n")
     complete = data[:cut].split(b"\n") if cut >= 0 else []
-    if start_seq > len(complete):
-        intake.note(start_seq, start_seq, "journal shorter than watermark")
-        return intake.result(start_seq, start_seq)
-    for seq in range(start_seq, len(complete)):
+    if start > len(complete):
+        intake.note(start, start, "journal shorter than watermark")
+        return intake.result(start, start)
+    for seq in range(start, len(complete)):
         raw = complete[seq]
         if not raw.strip():
             continue
-        intake.records += 1
+        intake.begin(seq, seq + 1)
         _evidence_record(raw, seq, intake)
-    return intake.result(start_seq, len(complete))
+    return intake.result(start, len(complete))
 
 
 def _evidence_record(raw: bytes, seq: int, intake: Intake) -> None:
-    text, repaired = decode_bytes(raw.rstrip(b"\r"))
-    if seq == 0:
-        text = text.lstrip("\ufeff")
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError):
-        torn = _recover_torn(text)
-        if torn is None:
-            intake.note(seq, seq + 1, "bad json")
-            return
-        obj = torn[1]
-        intake.note(seq, seq + 1, "torn record (an unfinished line before a complete one)")
-    if not isinstance(obj, dict):
-        intake.note(seq, seq + 1, "not an object")
+    line = decode_line(raw, first=seq == 0)
+    for why, kind in line.problems:
+        intake.note(seq, seq + 1, why, kind)
+    obj = line.obj
+    if obj is None:
         return
-    obj, changed = scrub(obj)
-    if changed or repaired:
-        intake.note(seq, seq + 1, "invalid text replaced (record kept)", REPAIRED)
     reason = _problem(obj)
     if reason:
         intake.note(seq, seq + 1, reason)
@@ -126,6 +114,7 @@ def read_text(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
     if problem:
         return refused("byte", start, problem)
     intake = Intake(source, "byte")
+    intake.variant = "paragraphs"
     first, lines, end, tail = open_lines(path, start, None, intake)
     para: list[tuple[int, str]] = []
 
@@ -134,7 +123,7 @@ def read_text(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
             return
         text = "\n".join(t.rstrip("\r\n") for _, t in para)
         begin = para[0][0]
-        intake.records += 1
+        intake.begin(begin, stop_of[begin])
         intake.add("USER", text.strip("\n"), begin, stop_of[begin], kind="paragraph")
         para.clear()
 
@@ -158,3 +147,42 @@ def read_text(path: str | os.PathLike[str], start: int, *, limit_bytes: int | No
         flush()
         consumed = end
     return intake.result(start, max(consumed, start))
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def _claims_evidence(obj: dict, _index: int) -> bool:
+    return "schema_version" in obj and "class" in obj
+
+
+def sniff_evidence(head: Head) -> float:
+    """Evidence JSONL: ``schema_version`` + ``class`` on every record."""
+    return head.share(_claims_evidence)
+
+
+def sniff_text(_head: Head) -> float:
+    """Plain text is never detected: any file would do, and every paragraph is USER."""
+    return 0.0
+
+
+EVIDENCE = Adapter(
+    name="evidence",
+    label="evidence JSONL",
+    unit="seq",
+    read=read_evidence,
+    sniff=sniff_evidence,
+    include=("**/*.jsonl",),
+    variants=(f"schema_version {SCHEMA_VERSION}",),
+)
+
+TEXT = Adapter(
+    name="text",
+    label="plain text",
+    unit="byte",
+    read=read_text,
+    sniff=sniff_text,
+    include=("**/*.md",),
+    variants=("paragraphs",),
+    auto=False,
+)

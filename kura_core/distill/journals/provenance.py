@@ -1005,9 +1005,48 @@ def rejection(text: str) -> list[Piece] | None:
     return [Piece("USER", said, "the person's reason for refusing a tool call")]
 
 
-_ANSWER = re.compile(
-    r'"(?P<q>.+?)"="(?P<a>.*?)"(?=\s*(?:,\s*"|\.\s*You can now|\.?\s*$))', re.DOTALL
-)
+def _answer_ends(text: str, at: int) -> bool:
+    """Does the quote at *at* close an answer: is it followed by ``, "`` (the next pair),
+    ``. You can now`` (the harness's closing words) or the end of the text?"""
+    i, n = at + 1, len(text)
+    while i < n and text[i].isspace():
+        i += 1
+    if i == n:
+        return True
+    if text[i] == ",":
+        i += 1
+        while i < n and text[i].isspace():
+            i += 1
+        return i < n and text[i] == '"'
+    if text[i] != ".":
+        return False
+    i += 1
+    while i < n and text[i].isspace():
+        i += 1
+    return i == n or text.startswith("You can now", i)
+
+
+def _answer_pairs(text: str) -> list[tuple[str, str]]:
+    """``"question"="answer"`` pairs of the harness's answer text, in one pass: the first
+    ``"="`` after a quote splits question from answer, and the answer runs to the first
+    quote that :func:`_answer_ends`. When no quote after a separator can end an answer,
+    none after any later separator can either, so the scan stops there."""
+    pairs: list[tuple[str, str]] = []
+    pos = 0
+    while True:
+        opened = text.find('"', pos)
+        if opened < 0:
+            return pairs
+        sep = text.find('"="', opened + 2)
+        if sep < 0:
+            return pairs
+        close = text.find('"', sep + 3)
+        while close >= 0 and not _answer_ends(text, close):
+            close = text.find('"', close + 1)
+        if close < 0:
+            return pairs
+        pairs.append((text[opened + 1 : sep], text[sep + 3 : close]))
+        pos = close + 1
 
 
 def answers(text: str, structured: Any = None) -> list[Piece]:
@@ -1018,7 +1057,7 @@ def answers(text: str, structured: Any = None) -> list[Piece]:
         if isinstance(ans, dict):
             pairs = [(str(q), a if isinstance(a, str) else _scalar(a)) for q, a in ans.items()]
     if not pairs and text:
-        pairs = [(m.group("q"), m.group("a")) for m in _ANSWER.finditer(text)]
+        pairs = _answer_pairs(text)
     out: list[Piece] = []
     for q, a in pairs:
         out.append(Piece("SELF", q, "question the agent asked"))

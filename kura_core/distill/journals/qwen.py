@@ -31,11 +31,12 @@ from pathlib import PurePath
 from typing import Any
 
 from ...shapes import dict_at, str_at
-from . import provenance as pv
+from . import provenance as pv, recognize as rc
 from .base import IGNORED, Read
 from .documents import read_records
 from .gemini import _CONTEXT_TAGS, _REFERENCED, _response_text
 from .recognize import QWEN_TYPES as _TYPES
+from .registry import Adapter, Head
 
 
 class _Qwen:
@@ -207,3 +208,24 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "darwin": ("~/.qwen/projects",),
     "win32": ("~/.qwen/projects",),
 }
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def sniff(head: Head) -> float:
+    """Qwen Code chat-recording records."""
+    return head.share(lambda obj, _i: rc.is_qwen_record(obj))
+
+
+ADAPTER = Adapter(
+    name="qwen",
+    label="Qwen Code",
+    unit="byte",
+    read=read_qwen,
+    sniff=sniff,
+    roots=ROOTS,
+    include=("**/chats/*.jsonl", "**/chats/archive/*.jsonl"),
+    variants=("chat recording",),
+    windowed=True,
+)

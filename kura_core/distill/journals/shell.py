@@ -105,6 +105,10 @@ _OPS = sorted(
 _REDIRECTS = {"<<<", "<<-", "<<", "<>", "<&", "<", ">>", ">|", ">&", ">", "&>>", "&>"}
 
 
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?!$-]")
+_DELIMITER = re.compile(r"""(['"]?)([^\s'";&|<>()]+)\1""")
+
+
 def _expansion_end(s: str, i: int) -> int:
     """Index just past the expansion starting with ``$`` or a backtick at *i*."""
     if s[i] == "`":
@@ -137,10 +141,10 @@ def _expansion_end(s: str, i: int) -> int:
                     return j + 1
             j += 1
         raise LexError("unterminated expansion")
-    m = re.match(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?!$-]", s[i + 1 :])
+    m = _PARAMETER.match(s, i + 1)  # matched in place: no copy of the rest of the line
     if not m:
         return -1  # a lone "$" is literal
-    return i + 1 + m.end()
+    return m.end()
 
 
 _PLAIN = re.compile(r"[^\s'\"\\$`;&|()<>#]+")
@@ -171,9 +175,7 @@ class _Lexer:
     def __init__(self, s: str) -> None:
         self.s, self.i, self.n = s, 0, len(s)
         self.toks: list[Word | Op | Heredoc] = []
-        self.pending: list[
-            tuple[int, str, bool, bool]
-        ] = []  # (op index, delimiter, quoted, strip tabs)
+        self.pending: list[tuple[Heredoc, str, bool]] = []  # (document, delimiter, strip tabs)
         self.word: Word | None = None
 
     def run(self) -> list[Word | Op | Heredoc]:
@@ -207,8 +209,6 @@ class _Lexer:
                 self.lit(c)
                 self.i += 1
         self.flush()
-        for idx, _d, quoted, _t in reversed(self.pending):  # a here-document never closed
-            self.toks.insert(idx + 1, Heredoc("", quoted))
         return self.toks
 
     def flush(self) -> None:
@@ -228,7 +228,7 @@ class _Lexer:
         self.flush()
         self.toks.append(Op("\n"))
         self.i += 1
-        for shift, (idx, delim, quoted, strip) in enumerate(self.pending):
+        for doc, delim, strip in self.pending:
             body_lines = []
             while self.i < n:
                 j = s.find("\n", self.i)
@@ -238,7 +238,7 @@ class _Lexer:
                     break
                 body_lines.append(line.lstrip("\t") if strip else line)
             body = "\n".join(body_lines)
-            self.toks.insert(idx + 1 + shift, Heredoc(body + ("\n" if body_lines else ""), quoted))
+            doc.body = body + ("\n" if body_lines else "")
         self.pending = []
 
     def backslash(self) -> None:
@@ -335,18 +335,14 @@ class _Lexer:
             # the delimiter word follows; read it now
             while self.i < n and s[self.i] in " \t":
                 self.i += 1
-            m = re.match(r"""(['"]?)([^\s'";&|<>()]+)\1""", s[self.i :])
+            m = _DELIMITER.match(s, self.i)
             if not m:
                 raise LexError("here-document without a delimiter")
-            self.pending.append(
-                (
-                    len(self.toks) - 1,
-                    m.group(2),
-                    bool(m.group(1)) or "\\" in m.group(0),
-                    op == "<<-",
-                )
-            )
-            self.i += m.end()
+            # the body is filled in when its line ends (an unclosed one stays empty)
+            doc = Heredoc("", bool(m.group(1)) or "\\" in m.group(0))
+            self.toks.append(doc)
+            self.pending.append((doc, m.group(2), op == "<<-"))
+            self.i = m.end()
         return True
 
 
@@ -416,19 +412,21 @@ def pipelines(toks: list[Word | Op | Heredoc]) -> list[list[Command]]:
 
 def _unwrap(cmd: Command) -> None:
     """Drop ``sudo``-style wrappers (and their options) in front of the real command."""
-    while cmd.words and cmd.words[0].literal and os.path.basename(cmd.words[0].text) in _WRAPPERS:
-        wrapper = os.path.basename(cmd.words[0].text)
-        cmd.words.pop(0)
+    words, i = cmd.words, 0
+    while i < len(words) and words[i].literal and os.path.basename(words[i].text) in _WRAPPERS:
+        wrapper = os.path.basename(words[i].text)
+        i += 1
         while (
-            cmd.words
-            and cmd.words[0].literal
-            and (
-                cmd.words[0].text.startswith("-") or (wrapper == "env" and "=" in cmd.words[0].text)
-            )
+            i < len(words)
+            and words[i].literal
+            and (words[i].text.startswith("-") or (wrapper == "env" and "=" in words[i].text))
         ):
-            flag = cmd.words.pop(0).text
-            if wrapper in ("sudo", "doas") and flag in ("-u", "-g", "-C", "-D", "-p") and cmd.words:
-                cmd.words.pop(0)
+            flag = words[i].text
+            i += 1
+            if wrapper in ("sudo", "doas") and flag in ("-u", "-g", "-C", "-D", "-p"):
+                i += 1
+    if i:
+        del words[:i]
 
 
 # --------------------------------------------------------------------------- facts
