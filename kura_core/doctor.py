@@ -404,6 +404,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
             "outside the store)"
         )
     notes += _found_notes(reg, name, scan, tender, islands, drafts_waiting, normalise, ignored)
+    notes += _huge_notes(scan, reg.config.stores[name].recall.chars)
     journals = _journals(reg, name, notes)
 
     profile = profile_state(reg, name)
@@ -578,12 +579,15 @@ def _found_problems(
     out: list[str] = []
     if dead:
         out.append(
-            f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in {dead[0].source})"
+            f"{len(dead)} link(s) point at no memory (first: [[{dead[0].target}]] in "
+            f"{dead[0].source}): run `kura relink {dead[0].target} -s {name}` to make them "
+            f"plain text, or add `--to SLUG` to point them at another memory"
         )
     if drift.files_without_line:
         out.append(
             f"{len(drift.files_without_line)} memory file(s) have no index line "
-            f"(first: {drift.files_without_line[0]}.md)"
+            f"(first: {drift.files_without_line[0]}.md): run `kura adopt -s {name}` to "
+            "write their index lines"
         )
     if drift.lines_without_file:
         out.append(
@@ -643,6 +647,35 @@ def _found_notes(
         )
     out += [f"{f.file} is not read as a memory: {f.why}" for f in ignored]
     return out
+
+
+def body_warning(body: str, budget_chars: int) -> str:
+    """A warning when a memory's body is far over the store's body budget (its whole recall
+    context, ``[recall] chars``): recall can only ever return a part of it, so what it holds
+    is mostly out of reach. "" when it is within."""
+    size = len(body.strip())
+    if size <= budget_chars:
+        return ""
+    return (
+        f"its body is {size:,} characters, over the store's whole recall budget of "
+        f"{budget_chars:,} ([recall] chars): recall only ever returns a part of it; "
+        "split it into smaller memories that link to each other"
+    )
+
+
+def _huge_notes(scan: Scan, budget_chars: int) -> list[str]:
+    """One line naming the memories far over the body budget, biggest first."""
+    huge = sorted(
+        (m for m in scan.memories if body_warning(m.body, budget_chars)),
+        key=lambda m: -len(m.body),
+    )
+    if not huge:
+        return []
+    return [
+        f"{len(huge)} memory(ies) have a body over the recall budget of {budget_chars:,} "
+        f"characters (biggest: {huge[0].slug}, {len(huge[0].body.strip()):,}): recall only "
+        "ever returns a part of them; split them into smaller memories"
+    ]
 
 
 def _shelved_notes(rows: Sequence[Any]) -> list[str]:

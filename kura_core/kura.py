@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .distill.pipeline import CatchupReport
     from .distill.tidy import TidyReport
     from .doctor import DoctorAll, DoctorReport
+    from .handwork.adopt import Adopted
     from .handwork.drafts import DraftsView
     from .handwork.journals import JournalExcerpt, JournalsView
     from .handwork.maps import MapView, WeavePreview
@@ -55,9 +56,17 @@ class InitResult:
     store: str
     path: str
     config: str
+    adopted: tuple[str, ...] = ()  # memory files already there, given their index lines
+    skipped: tuple[tuple[str, str], ...] = ()  # memory files left out of the index, and why
 
     def to_json(self) -> dict[str, Any]:
-        return {"store": self.store, "path": self.path, "config": self.config}
+        return {
+            "store": self.store,
+            "path": self.path,
+            "config": self.config,
+            "adopted": list(self.adopted),
+            "skipped": [{"slug": s, "why": w} for s, w in self.skipped],
+        }
 
 
 @dataclass(frozen=True)
@@ -353,6 +362,12 @@ class Kura:
         store = Store(where, name=name)
         store.init(label=label)
         _ = Workshop(store.still).schema_version  # create the database now, not on first use
+        if set(store.file_slugs()) - set(store.index().by_slug()):
+            # memories already in the folder are memories at once: their lines are written
+            from .handwork.adopt import adopt
+
+            got = adopt(Registry.open(target), name)
+            return InitResult(name, str(where), str(target), got.adopted, got.skipped)
         return InitResult(name, str(where), str(target))
 
     # ---- the gate and the journals --------------------------------------------
@@ -811,12 +826,51 @@ class Kura:
         )
 
     def retire(
-        self, slug: str, reason: str, *, store: str | None = None, by: str = "hand"
+        self,
+        slug: str,
+        reason: str,
+        *,
+        store: str | None = None,
+        by: str = "hand",
+        links: str = "keep",
+        redirect_to: str = "",
     ) -> RetireResult:
-        """Remove a memory and its index line together; the gate log keeps it, who and why."""
+        """Remove a memory and its index line together; the gate log keeps it, who and why.
+        The links to it are kept, unlinked (plain text) or redirected to *redirect_to*."""
         from .handwork.memories import retire
 
-        return retire(self.registry, self.registry.resolve(store), slug, reason, by=by)
+        return retire(
+            self.registry,
+            self.registry.resolve(store),
+            slug,
+            reason,
+            by=by,
+            links=links,
+            redirect_to=redirect_to,
+        )
+
+    def body_warning(self, body: str, *, store: str | None = None) -> str:
+        """A warning when *body* is far over the store's body budget (its whole recall
+        context); "" when it is within. For a face to show before it saves."""
+        from .doctor import body_warning
+
+        name = self.registry.resolve(store)
+        return body_warning(body, self.registry.config.stores[name].recall.chars)
+
+    def adopt(self, *, store: str | None = None) -> Adopted:
+        """Write the index line of every memory file that has none, through the floors."""
+        from .handwork.adopt import adopt
+
+        return adopt(self.registry, self.registry.resolve(store))
+
+    def relink(
+        self, target: str, *, to: str = "", store: str | None = None, by: str = "hand"
+    ) -> tuple[str, ...]:
+        """Rewrite every link to *target*: to memory *to*, or as plain text when *to* is empty
+        (the fix for links that point at nothing). Returns the memories rewritten."""
+        from .handwork.memories import relink
+
+        return relink(self.registry, self.registry.resolve(store), target, to=to, by=by)
 
     def map_view(self, *, store: str | None = None) -> MapView:
         """The map hosts wear now, line by line with its layer, title and tags."""

@@ -1871,6 +1871,29 @@ class Store:
                 discard(leftover)
         fsync_dir(self.root)
 
+    def add_index_lines(self, lines: Sequence[tuple[str, str, str]]) -> None:
+        """Write index lines ``(slug, title, description)`` for memory files already on disk,
+        touching no memory file: one atomic rewrite of MEMORY.md (adopting files that have
+        no line). A line whose file is gone by then is left out."""
+        if not lines:
+            return
+        with self.locked(f"adopt memory files into store {self.name!r}"):
+            self._recover_locked(settle=True)
+            self._index_stat()  # refuse a linked index before anything is written
+            current = self._read_index_file(errors="strict")
+            text = current
+            for slug, title, description in lines:
+                check_slug(slug)
+                if self.memory_path(slug).is_file():
+                    text = upsert_index_text(
+                        text, slug, title or slug, " ".join(description.split())
+                    )
+            if text != current:
+                try:
+                    atomic_write_text(self.index_path, text)
+                except OSError as exc:
+                    raise storage_error(exc, "write MEMORY.md", self.index_path) from None
+
     def set_index_line(
         self, slug: str, title: str, description: str, also: Mapping[str, Any] | None = None
     ) -> None:

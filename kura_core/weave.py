@@ -375,14 +375,108 @@ def _clause_trigger(desc: str, budget: int) -> str:
     return ""
 
 
+#: where a Latin-script line splits into clauses: after , ; : . ! ? or a closing bracket
+#: followed by a space (never inside "1,000" or "3.2"), and around a spaced dash
+_LATIN_CLAUSE_END = re.compile(r"(?<=[,;:.!?…)\]])(?=\s)|(?<=\s[—–-])(?=\s)")
+
+
+def _whole_clauses(desc: str, budget: int, splitter: re.Pattern[str], slack: float) -> str:
+    """*desc* kept by whole clauses within *budget* × *slack* tokens, or "" (see
+    :func:`_clause_trigger`)."""
+    clauses = [c for c in splitter.split(desc) if c and c.strip()]
+    if len(clauses) < 2:
+        return ""
+    cost = [estimate_tokens(c) for c in clauses]
+    must = {i for i, c in enumerate(clauses) if "⚠" in c or negations_in(c)}
+    for start in [0] if 0 in must else [0, None]:
+        kept = set(must) | ({start} if start is not None else set())
+        if not kept:
+            continue
+        used = sum(cost[i] for i in kept)
+        for i in range(len(clauses)):
+            if i not in kept and used + cost[i] <= budget and (i == 0 or i - 1 in kept):
+                kept.add(i)
+                used += cost[i]
+        text = _join_clauses(clauses, sorted(kept))
+        if estimate_tokens(text) <= budget * slack and not trigger_floor(text, desc):
+            return text
+    return ""
+
+
+def _join_clauses(clauses: Sequence[str], kept: Sequence[int]) -> str:
+    parts: list[str] = []
+    prev = -1
+    for i in kept:
+        if prev >= 0 and i != prev + 1:
+            parts[-1] = _rstrip_join(parts[-1]).rstrip()
+            parts.append(" " + ELLIPSIS + " ")
+        elif prev < 0 and i > 0:
+            parts.append(ELLIPSIS + " ")
+        gap = prev < 0 or i != prev + 1
+        parts.append(clauses[i].strip() if gap else clauses[i].rstrip())
+        prev = i
+    text = "".join(parts)
+    if prev != len(clauses) - 1:
+        text = _rstrip_join(text).rstrip() + ELLIPSIS
+    return text
+
+
+def _prefix_cut(atoms: Sequence[str], desc: str, budget: int) -> str:
+    """The longest start of the line that ends on a word boundary, fits *budget* with its
+    "…" and keeps every ⚠️ and negation with what it negates: no stretch in the middle is
+    ever skipped. "" when no such start fits."""
+    must, context = _must_keep(atoms)
+    need = max(must | context, default=-1) + 1
+    for dangling_ok in (False, True):  # first try not to end on "the", "and", "on"…
+        for p in range(len(atoms) - 1, max(need, 1) - 1, -1):
+            if not _good_cut(atoms, p):
+                continue
+            if not dangling_ok and atoms[p - 1].strip().lower() in _DANGLING:
+                continue
+            text = _rstrip_join("".join(atoms[:p])).strip() + ELLIPSIS
+            if estimate_tokens(text) <= budget and not trigger_floor(text, desc):
+                return text
+    return ""
+
+
+#: words a line should not end on before its "…": they promise a word that was cut
+_DANGLING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "into",
+        "onto",
+        "as",
+        "than",
+        "that",
+        "which",
+    ]
+)
+
+
 @functools.lru_cache(maxsize=65536)
 def mechanical_trigger(description: str, budget: int) -> str:
     """The description trimmed to about *budget* tokens without a model.
 
-    Never blank (a non-blank description gives a non-blank line), never cut inside a
-    number, ⚠️ and negations kept (with a little of what they negate; skipped stretches are
-    marked "…"), cut at a word boundary and ended with "…". When the floors cannot be kept
-    within the budget, the floors win and the line runs over.
+    Whole clauses first: the first clause, every clause that carries a ⚠️ or a negation,
+    then the clauses that follow while they fit; a skipped clause is marked "…", so the
+    line never reads as a phrase cut in the middle ("…at … not cut the…"). A line that is
+    one long clause loses its end at a word boundary ("…"), never a stretch inside it.
+    Never blank, never cut inside a number; when the floors cannot be kept within the
+    budget, the floors win and the line is worn whole.
     """
     desc = " ".join(description.split())
     if not desc or estimate_tokens(desc) <= budget:
@@ -391,43 +485,40 @@ def mechanical_trigger(description: str, budget: int) -> str:
         by_clause = _clause_trigger(desc, budget)
         if by_clause:
             return by_clause
+    else:
+        by_clause = _whole_clauses(desc, budget, _LATIN_CLAUSE_END, 1.0)
+        if by_clause:
+            return by_clause
     atoms = _ATOM.findall(desc)
-    n = len(atoms)
-    if n <= 1:
+    if len(atoms) <= 1:
         return desc
-    tok = [estimate_tokens(a) for a in atoms]
-    prefix = [0]
-    for t in tok:
-        prefix.append(prefix[-1] + t)
-    must, context = _must_keep(atoms)
-    tiers: list[set[int]] = [must | context, must] if context else [must]
-    for extra in tiers:
-        ext = sorted(extra)
-        feasible: list[tuple[int, int]] = []
-        for p in range(1, n):
-            beyond = [t for t in ext if t >= p]
-            cost = prefix[p] + sum(tok[t] for t in beyond)
-            last = p - 1
-            for t in beyond:
-                if t != last + 1:
-                    cost += 1
-                last = t
-            if last != n - 1:
-                cost += 1
-            if cost <= budget:
-                feasible.append((p, cost))
-        top = feasible[-1][0] if feasible else 0
-        order = sorted(
-            (p for p, _c in feasible),
-            key=lambda p: (p >= top - 8 and _good_cut(atoms, p), p),
-            reverse=True,
-        )
-        for p in order:
-            kept = sorted(set(range(p)) | {t for t in ext if t >= p})
-            text = _render(atoms, kept)
-            if text and estimate_tokens(text) <= budget and not trigger_floor(text, desc):
-                return text
-    return desc
+    return _prefix_cut(atoms, desc, budget) or desc
+
+
+def trimmed_away(description: str, worn: str) -> tuple[str, ...]:
+    """What a trimmed line left out of its description, stretch by stretch, in order: the
+    pieces of the description between the parts the worn line kept ("…" marks each gap).
+    Empty when *worn* is the description, or is not a trim of it (a scribe's rewrite)."""
+    desc = " ".join(description.split())
+    if ELLIPSIS not in worn or worn == desc:
+        return ()
+    kept = [k.strip(_TRAIL + " ") for k in worn.split(ELLIPSIS)]
+    out: list[str] = []
+    at = 0
+    for k in kept:
+        if not k:
+            continue
+        i = desc.find(k, at)
+        if i < 0:
+            return ()  # not a trim of this description
+        gap = desc[at:i].strip(_TRAIL + " ")
+        if gap:
+            out.append(gap)
+        at = i + len(k)
+    tail = desc[at:].strip(_TRAIL + " ")
+    if tail:
+        out.append(tail)
+    return tuple(out)
 
 
 # =========================================================================== age

@@ -70,6 +70,7 @@ from .messages import (
     SeedDismissed,
     SeedsLoaded,
     StoreChanged,
+    StoreFixed,
     StoresLoaded,
     TenderLoaded,
     TidyWritten,
@@ -77,7 +78,7 @@ from .messages import (
     WorkProgress,
     Woven,
 )
-from .screens.confirm import ConfirmScreen, ReasonScreen, TossScreen
+from .screens.confirm import ConfirmScreen, LinksScreen, ReasonScreen, TossScreen
 from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
@@ -617,7 +618,15 @@ class KuraApp(App[None]):
         self.main.doctor.show(m.report, m.probed)
         self._filled("doctor")
         if m.probed:
-            self.notify("doctor asked every model endpoint", title=f"doctor · {m.store}")
+            asked = [role for role, mm in m.report.models.items() if mm.configured]
+            self.notify(
+                f"doctor checked the store and asked {len(asked)} model endpoint(s): "
+                + ", ".join(asked)
+                if asked
+                else "doctor checked the store; no model is configured, so there was no "
+                "endpoint to ask (add [models.thinker] to kura.toml)",
+                title=f"doctor · {m.store}",
+            )
 
     @_needs_main
     def on_recall_done(self, m: RecallDone) -> None:
@@ -751,8 +760,27 @@ class KuraApp(App[None]):
         fields: dict[str, Any],
         *,
         edit_file: Path | None = None,
+        big_ok: bool = False,
     ) -> None:
         core, by = self.kura, self.by
+        huge = "" if big_ok else core.body_warning(fields.get("body") or "", store=store)
+        if huge:
+            # a body far over the budget is saved only when the person says so
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self.save_memory(store, slug, base, fields, edit_file=edit_file, big_ok=True)
+                else:
+                    self._save_called_off(slug, edit_file)
+
+            self.push_screen(
+                ConfirmScreen(
+                    f"Save a huge memory ({slug})?",
+                    f"{huge[0].upper()}{huge[1:]}. Save it anyway?",
+                    yes="Save anyway",
+                ),
+                answer,
+            )
+            return
 
         def job() -> Acted:
             try:
@@ -773,6 +801,19 @@ class KuraApp(App[None]):
             )
 
         self._spawn(f"edit:{slug}", job, store=store)
+
+    def _save_called_off(self, slug: str, edit_file: Path | None) -> None:
+        """The person chose not to save: the edit form stays open as it was; an $EDITOR
+        text stays in its file."""
+        for s in self.screen_stack:
+            if isinstance(s, MemoryEditScreen) and s.view.slug == slug:
+                s.show_error("not saved: the body is over the budget")
+        if edit_file is not None:
+            self.notify(
+                f"not saved; your text is kept in {edit_file} (E resumes it)",
+                title=f"edit · {slug}",
+                severity="warning",
+            )
 
     def edit_in_editor(self, store: str, view: MemoryView) -> None:
         """Edit the memory in $EDITOR with the app suspended; the text waits in a file until
@@ -878,13 +919,15 @@ class KuraApp(App[None]):
             else ""
         )
 
-        def confirmed(yes: bool | None, reason: str) -> None:
+        def confirmed(yes: bool | None, reason: str, how: tuple[str, str] = ("keep", "")) -> None:
             if yes:
                 core, by = self.kura, self.by
 
                 def job() -> Acted:
                     try:
-                        res = core.retire(slug, reason, store=store, by=by)
+                        res = core.retire(
+                            slug, reason, store=store, by=by, links=how[0], redirect_to=how[1]
+                        )
                     except KuraError as exc:
                         return Retired(store, slug, ok=False, text=str(exc))
                     return Retired(
@@ -897,17 +940,30 @@ class KuraApp(App[None]):
 
                 self._spawn(f"retire:{slug}", job, store=store)
 
+        def ask(reason: str, how: tuple[str, str] | None) -> None:
+            if how is None:
+                return
+            fate = {
+                "keep": dead,
+                "unlink": " The links to it become plain text.",
+                "redirect": f" The links to it will point at {how[1]}.",
+            }[how[0]]
+            self.push_screen(
+                ConfirmScreen(
+                    f"Retire “{title}”?",
+                    f"The memory {slug} and its index line leave the store {store} together. The gate log keeps "
+                    f"the whole file, who retired it and why: {reason}.{fate}",
+                    yes="Retire",
+                ),
+                lambda yes: confirmed(yes, reason, how),
+            )
+
         def got_reason(reason: str | None) -> None:
-            if reason:
-                self.push_screen(
-                    ConfirmScreen(
-                        f"Retire “{title}”?",
-                        f"The memory {slug} and its index line leave the store {store} together. The gate log keeps "
-                        f"the whole file, who retired it and why: {reason}.{dead}",
-                        yes="Retire",
-                    ),
-                    lambda yes: confirmed(yes, reason),
-                )
+            if reason and linked:
+                slugs = self.kura.registry.store(store).index().slugs()
+                self.push_screen(LinksScreen(slug, linked, slugs), lambda how: ask(reason, how))
+            elif reason:
+                ask(reason, ("keep", ""))
 
         self.push_screen(
             ReasonScreen(
@@ -919,6 +975,78 @@ class KuraApp(App[None]):
             ),
             got_reason,
         )
+
+    def fix_store(self, store: str, report: Any) -> None:
+        """The fix doctor names, from its pane: links to a memory that is gone are made plain
+        text or pointed at another memory (one target at a time), and memory files without
+        an index line are adopted."""
+        dead = list(dict.fromkeys(d.target for d in report.dead_links))
+        loose = list(report.index_drift.files_without_line)
+        core, by = self.kura, self.by
+        if dead:
+            target = dead[0]
+            sources = [d.source for d in report.dead_links if d.target == target]
+
+            def relink(how: tuple[str, str] | None) -> None:
+                if how is None or how[0] == "keep":
+                    return
+
+                def job() -> Acted:
+                    try:
+                        done = core.relink(target, to=how[1], store=store, by=by)
+                    except KuraError as exc:
+                        return StoreFixed(store, target, ok=False, text=str(exc))
+                    where = f"now point at {how[1]}" if how[1] else "are plain text now"
+                    return StoreFixed(
+                        store, target, ok=True, text=f"links in {', '.join(done)} {where}"
+                    )
+
+                self._spawn(f"fix:{target}", job, store=store)
+
+            slugs = core.registry.store(store).index().slugs()
+            self.push_screen(LinksScreen(target, sources, slugs, gone=True), relink)
+            return
+        if loose:
+
+            def adopt(yes: bool | None) -> None:
+                if not yes:
+                    return
+
+                def job() -> Acted:
+                    try:
+                        res = core.adopt(store=store)
+                    except KuraError as exc:
+                        return StoreFixed(store, "adopt", ok=False, text=str(exc))
+                    text = f"adopted {len(res.adopted)} memory file(s)"
+                    text += "".join(f"; not {s}: {w}" for s, w in res.skipped[:3])
+                    return StoreFixed(store, "adopt", ok=not res.skipped, text=text)
+
+                self._spawn("fix:adopt", job, store=store)
+
+            self.push_screen(
+                ConfirmScreen(
+                    f"Adopt {len(loose)} memory file(s)?",
+                    f"{', '.join(f'{s}.md' for s in loose[:6])} have no index line, so recall's "
+                    "index and weave do not see them. Their lines are written from the files "
+                    "(through the floors); the files themselves are not changed.",
+                    yes="Adopt",
+                ),
+                adopt,
+            )
+            return
+        self.notify("doctor names nothing here that f can fix", title=f"doctor · {store}")
+
+    @_needs_main
+    def on_store_fixed(self, m: StoreFixed) -> None:
+        self.notify(
+            m.text,
+            title=f"fix · {m.key}",
+            severity="information" if m.ok else "error",
+            timeout=6 if m.ok else 12,
+        )
+        self.load_overview()
+        if m.store == self.current_store:
+            self.load_current(("map", "gatelog", "doctor"))
 
     @_needs_main
     def on_open_edit(self, m: OpenEdit) -> None:
@@ -966,6 +1094,11 @@ class KuraApp(App[None]):
             if m.result.dead_links
             else ""
         )
+        if m.result.relinked:
+            to = m.result.redirected_to
+            extra += f" Links in {', '.join(m.result.relinked)} " + (
+                f"now point at {to}." if to else "are plain text now."
+            )
         self.notify(m.text + extra, title=f"retire · {m.key}")
         self.load_overview()
         if m.store == self.current_store:

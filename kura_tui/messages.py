@@ -209,6 +209,10 @@ class Retired(Acted):
     """A memory was retired, or retiring it was refused."""
 
 
+class StoreFixed(Acted):
+    """A fix doctor names (dead links relinked, memory files adopted) was made, or refused."""
+
+
 class SeedDismissed(Acted):
     """An idea waiting as a seed was dismissed, or dismissing it was refused."""
 

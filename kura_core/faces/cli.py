@@ -73,12 +73,38 @@ def cmd_init(ctx: Ctx) -> int:
     else:
         ctx.print(f"store {res.store!r} ready at {a.path}")
         ctx.print(f"config: {a.config or res.config}")
+        _print_adopted(ctx, res.store, res.adopted, res.skipped)
         found = [(ad, root) for ad, root, there in Kura.journal_roots_here() if there]
         if found:
             ctx.print(f"journals on this machine (add to [stores.{res.store}.journals]):")
             for ad, root in found:
                 ctx.print(f'  {ad} = "{root}"')
     return OK
+
+
+def _print_adopted(
+    ctx: Ctx, store: str, adopted: Sequence[str], skipped: Sequence[tuple[str, str]]
+) -> None:
+    if adopted:
+        ctx.print(
+            f"adopted {len(adopted)} memory file(s) already there: their index lines are written"
+        )
+    for slug, why in skipped:
+        ctx.print(f"  not adopted: {slug}.md — {why}")
+    if skipped:
+        ctx.print(f"  fix those files, then run `kura adopt -s {store}`")
+
+
+def cmd_adopt(ctx: Ctx) -> int:
+    k = ctx.kura()
+    res = k.adopt(store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(res.to_json())
+    elif not res.adopted and not res.skipped:
+        ctx.print(f"every memory file in {res.store} has its index line: nothing to adopt")
+    else:
+        _print_adopted(ctx, res.store, res.adopted, res.skipped)
+    return FAIL if res.skipped else (OK if res.adopted else NOTHING)
 
 
 def cmd_stores(ctx: Ctx) -> int:
@@ -178,6 +204,50 @@ def cmd_annotate(ctx: Ctx) -> int:
         for k, v in cur.items():
             if v:
                 ctx.print(f"  {k}: {v}")
+    return OK
+
+
+def cmd_retire(ctx: Ctx) -> int:
+    a = ctx.args
+    k = ctx.kura()
+    links = "redirect" if a.redirect else ("unlink" if a.unlink else "keep")
+    res = k.retire(a.slug, a.reason, store=ctx.selector, links=links, redirect_to=a.redirect or "")
+    if a.json:
+        ctx.json(
+            {
+                "store": res.store,
+                "slug": res.slug,
+                "relinked": list(res.relinked),
+                "redirected_to": res.redirected_to,
+                "dead_links": list(res.dead_links),
+                "log_id": res.log_id,
+            }
+        )
+        return OK
+    ctx.print(f"retired {res.slug} from {res.store}; the gate log keeps it whole (#{res.log_id})")
+    if res.relinked:
+        how = f"now point at {res.redirected_to}" if res.redirected_to else "are plain text now"
+        ctx.print(f"  its links in {', '.join(res.relinked)} {how}")
+    if res.dead_links:
+        ctx.print(
+            f"  {len(res.dead_links)} memory(ies) still link to it ({', '.join(res.dead_links)}): "
+            f"`kura relink {res.slug} -s {res.store}` makes those links plain text"
+        )
+    return OK
+
+
+def cmd_relink(ctx: Ctx) -> int:
+    a = ctx.args
+    k = ctx.kura()
+    done = k.relink(a.target, to=a.to or "", store=ctx.selector)
+    if a.json:
+        ctx.json({"store": k.resolve(ctx.selector), "target": a.target, "rewritten": list(done)})
+        return OK
+    if not done:
+        ctx.print(f"no memory in {k.resolve(ctx.selector)} links to [[{a.target}]]")
+        return NOTHING
+    how = f"now point at [[{a.to}]]" if a.to else "are plain text now"
+    ctx.print(f"links to [[{a.target}]] {how} in: {', '.join(done)}")
     return OK
 
 
@@ -765,6 +835,7 @@ def build_parser() -> argparse.ArgumentParser:
         return sp
 
     _store_commands(add)
+    _curation_commands(add)
     _evidence_commands(add)
     _distill_commands(sub, common)
     _service_commands(add)
@@ -844,6 +915,32 @@ def _store_commands(add: AddCommand) -> None:
     sp.add_argument("--hops", type=int, default=None, help="how far to walk [[links]]")
     sp.add_argument("--top", type=int, default=None, help="at most this many picked memories")
     sp.add_argument("--chars", type=int, default=None, help="context budget in characters")
+
+
+def _curation_commands(add: AddCommand) -> None:
+    """A person's hands on a store: retire, relink, adopt."""
+    sp = add("retire", cmd_retire, "retire a memory (the gate log keeps it whole, who and why)")
+    sp.add_argument("slug")
+    sp.add_argument("--reason", required=True, help="why it is retired (kept in the gate log)")
+    how = sp.add_mutually_exclusive_group()
+    how.add_argument(
+        "--unlink", action="store_true", help="make the links other memories make to it plain text"
+    )
+    how.add_argument("--redirect", metavar="SLUG", help="point the links to it at this memory")
+
+    sp = add(
+        "relink",
+        cmd_relink,
+        "rewrite every [[link]] to a memory as plain text, or point it at another memory",
+    )
+    sp.add_argument("target", help="the slug the links name")
+    sp.add_argument("--to", metavar="SLUG", help="point the links at this memory instead")
+
+    add(
+        "adopt",
+        cmd_adopt,
+        "write the index line of every memory file that has none (through the floors)",
+    )
 
 
 def _evidence_commands(add: AddCommand) -> None:

@@ -10,7 +10,7 @@ from ..errors import ConflictError
 from ..prefill import build_prefill
 from ..registry import Registry
 from ..store import parse_index
-from ..weave import ages, read_cloth, weave
+from ..weave import ages, read_cloth, trimmed_away, weave
 from .memories import check_writable
 
 if TYPE_CHECKING:
@@ -114,6 +114,7 @@ class MapChange:
     layer: str
     before: str
     after: str
+    trimmed: tuple[str, ...] = ()  # what a trimmed line left out of its description
 
 
 @dataclass(frozen=True)
@@ -141,16 +142,16 @@ def weave_preview(reg: Registry, name: str) -> WeavePreview:
     before = {ln.slug: ln.text for ln in current.lines}
     after_slugs = set()
     changes = []
+    entries = reg.store(name).index().by_slug()
     for layer, slug, text in res.lines:
         after_slugs.add(slug)
+        entry = entries.get(slug)
+        cut = trimmed_away(entry.description, text) if entry else ()
         if slug not in before:
-            changes.append(MapChange(slug, "added", layer, "", text))
+            changes.append(MapChange(slug, "added", layer, "", text, cut))
         else:
-            changes.append(
-                MapChange(
-                    slug, "same" if before[slug] == text else "changed", layer, before[slug], text
-                )
-            )
+            kind = "same" if before[slug] == text else "changed"
+            changes.append(MapChange(slug, kind, layer, before[slug], text, cut))
     for ln in current.lines:
         if ln.slug not in after_slugs:
             changes.append(MapChange(ln.slug, "removed", ln.layer, ln.text, ""))

@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound, PolicyError
 from ..registry import Registry
 from ..shapes import dict_at, str_at
-from ..store import Memory, links_in, render_memory, seal_of, split_frontmatter
+from ..store import (
+    LINK_RE,
+    Memory,
+    check_slug,
+    links_in,
+    read_frontmatter,
+    render_memory,
+    seal_of,
+)
 from ..vocabulary import (
     CURATION_FIELDS,
     MEMORY_TYPES,
@@ -169,6 +177,8 @@ class RetireResult:
     title: str
     dead_links: tuple[str, ...]  # memories whose [[links]] to it now point at nothing
     log_id: int
+    relinked: tuple[str, ...] = ()  # memories whose links to it were unlinked or redirected
+    redirected_to: str = ""  # the memory those links now name ("" when made plain text)
 
 
 def file_digest(text: str) -> str:
@@ -420,9 +430,17 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
     Raises KuraError naming what to fix."""
 
     try:
-        meta, body = split_frontmatter(text)
+        fm = read_frontmatter(text)
     except MemoryFormatError as exc:
         raise KuraError(f"the edited text cannot be read: {exc}") from None
+    if fm.form != "yaml" and not fm.why.startswith("a ' #' inside"):
+        # the line form would read it, but a bracket or quote left open means a value (the
+        # tags, most often) would be taken as text or dropped: the person fixes it instead
+        raise KuraError(
+            f"the frontmatter is not valid YAML: {fm.why}. Fix it (a bracket or quote left "
+            "open?) so that nothing in it is dropped"
+        )
+    meta, body = fm.meta, fm.body
     name = meta.get("name", slug)
     if name != slug:
         raise KuraError(
@@ -452,17 +470,91 @@ def parse_editable(text: str, slug: str) -> dict[str, Any]:
     }
 
 
-def retire(reg: Registry, name: str, slug: str, reason: str, *, by: str = "hand") -> RetireResult:
+def rewrite_links(text: str, target: str, *, to: str = "", plain: str = "") -> str:
+    """*text* with every ``[[target]]`` link (with a ``|label`` or ``#part`` or not) either
+    redirected to ``[[to]]`` (label and part kept) or, when *to* is empty, made plain text:
+    its label, else *plain*, else the target's words. Every other character is kept."""
+
+    def one(m: Any) -> str:
+        if m.group(1).strip() != target:
+            return str(m.group(0))
+        inner = m.group(0)[2:-2]
+        rest = inner[len(m.group(1)) :]
+        if to:
+            return f"[[{to}{rest}]]"
+        if rest.startswith("|") and rest[1:].strip():
+            return rest[1:].strip()
+        return plain or target.replace("-", " ")
+
+    return LINK_RE.sub(one, text or "")
+
+
+def relink(
+    reg: Registry,
+    name: str,
+    target: str,
+    *,
+    to: str = "",
+    plain: str = "",
+    by: str = "hand",
+) -> tuple[str, ...]:
+    """Rewrite every memory's links to *target*: redirected to memory *to*, or (no *to*) made
+    plain text. Each changed memory is a hand edit (recorded in the gate log with the text it
+    replaced). Returns the slugs rewritten; the fix for links that point at nothing."""
+    check_slug(target)
+    check_writable(reg, name, "relinked")
+    store = reg.store(name)
+    if to:
+        check_slug(to)
+        if to == target:
+            raise KuraError(f"cannot redirect links to {target!r} to itself: name another memory")
+        if not store.has(to):
+            raise NotFound(
+                f"no memory {to!r} in store {name!r} to redirect the links to: "
+                "name one that exists, or unlink them instead"
+            )
+    done = []
+    for slug in linked_from(store, target):
+        text = _file_text(store, slug)
+        body = store.read(slug).body
+        new_body = rewrite_links(body, target, to=to, plain=plain)
+        if new_body != body:
+            edit_memory(reg, name, slug, base=file_digest(text), body=new_body, by=by)
+            done.append(slug)
+    return tuple(done)
+
+
+def retire(
+    reg: Registry,
+    name: str,
+    slug: str,
+    reason: str,
+    *,
+    by: str = "hand",
+    links: str = "keep",
+    redirect_to: str = "",
+) -> RetireResult:
     """Take a memory out of its store: file and index line together. The gate log keeps the
-    whole file, who retired it and why."""
+    whole file, who retired it and why. The links other memories make to it are kept
+    (``links="keep"``: they then point at nothing, and doctor says so), made plain text
+    (``"unlink"``) or pointed at *redirect_to* (``"redirect"``)."""
     reason = " ".join((reason or "").split())
     if not reason:
         raise KuraError("say why the memory is retired: the reason is kept in the gate log")
+    if links not in ("keep", "unlink", "redirect"):
+        raise KuraError(f"links must be keep, unlink or redirect (got {links!r})")
+    if (links == "redirect") != bool(redirect_to):
+        raise KuraError("name the memory the links are redirected to (and only to redirect)")
     check_writable(reg, name, "retired")
     store = reg.store(name)
     text = _file_text(store, slug)
     entry = store.index().by_slug().get(slug)
     title = entry.title if entry else slug.replace("-", " ")
+    if redirect_to and (redirect_to == slug or not store.has(redirect_to)):
+        raise NotFound(
+            f"no other memory {redirect_to!r} in store {name!r} to redirect the links to: "
+            "name one that exists, or unlink them instead"
+        )
     dead = linked_from(store, slug)
     ws = reg.workshop(name)
     with _logged_first(
@@ -479,4 +571,10 @@ def retire(reg: Registry, name: str, slug: str, reason: str, *, by: str = "hand"
         },
     ) as row:
         store.retire(slug)
-    return RetireResult(name, slug, title, dead, row)
+    relinked: tuple[str, ...] = ()
+    if links != "keep" and dead:
+        # after the retire: a crash in between leaves links to nothing, which doctor names
+        # with the command that fixes them, never a memory whose links were rewritten in vain
+        relinked = relink(reg, name, slug, to=redirect_to, plain=title, by=by)
+    left = tuple(s for s in dead if s not in relinked)
+    return RetireResult(name, slug, title, left, row, relinked, redirect_to)

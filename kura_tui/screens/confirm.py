@@ -149,3 +149,99 @@ def leave_unless_unsaved(screen: Screen[bool], dirty: bool, unsaved: str) -> Non
             screen.dismiss(False)
 
     screen.app.push_screen(ConfirmScreen("Discard this edit?", unsaved, yes="Discard"), answer)
+
+
+class LinksScreen(ModalScreen[tuple[str, str] | None]):
+    """What becomes of the links other memories make to one being retired: made plain text
+    (u), pointed at another memory (type its slug, r or enter), or kept pointing at nothing
+    (k). Esc cancels the retire. Dismisses with (links, redirect_to)."""
+
+    DEFAULT_CSS = """
+    LinksScreen { align: center middle; }
+    LinksScreen > Vertical {
+        width: 76; max-width: 95%; height: auto; border: thick $warning 60%;
+        background: $surface; padding: 1 2;
+    }
+    LinksScreen #links-title { text-style: bold; }
+    LinksScreen #links-help { margin: 1 0; }
+    LinksScreen #links-error { color: $error; height: auto; }
+    LinksScreen Horizontal { height: auto; margin-top: 1; }
+    LinksScreen Button { margin-right: 2; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="links.cancel"),
+        Binding("u", "choose('unlink')", "Unlink", id="links.unlink"),
+        Binding("k", "choose('keep')", "Keep", id="links.keep"),
+        Binding("r", "choose('redirect')", "Redirect", id="links.redirect"),
+    ]
+
+    def __init__(
+        self, slug: str, linked: list[str], slugs: list[str], *, gone: bool = False, **kw: Any
+    ) -> None:
+        super().__init__(**kw)
+        self.slug = slug
+        self.linked = linked
+        self.slugs = [s for s in slugs if s != slug]
+        self.gone = gone  # the memory is already gone: its links point at nothing now
+
+    def compose(self) -> ComposeResult:
+        n = len(self.linked)
+        with Vertical():
+            yield Static(
+                Content(f"{n} memor{'y links' if n == 1 else 'ies link'} to {self.slug}"),
+                id="links-title",
+            )
+            yield Static(
+                Content(
+                    f"({', '.join(self.linked[:8])}). "
+                    + (
+                        "It is gone, so they point at nothing and doctor calls the store broken. "
+                        if self.gone
+                        else "Left alone, those links point at nothing and doctor calls the "
+                        "store broken. "
+                    )
+                    + "u: make them plain text · r: point them at the memory named below · "
+                    "k: keep them · esc: cancel"
+                ),
+                id="links-help",
+            )
+            yield Input(
+                placeholder="redirect to which memory? (its slug, then enter)", id="links-to"
+            )
+            yield Static("", id="links-error")
+            with Horizontal():
+                yield Button("Unlink (u)", variant="primary", id="unlink")
+                yield Button("Redirect (r)", id="redirect")
+                yield Button("Keep (k)", id="keep")
+
+    def on_mount(self) -> None:
+        self.query_one("#unlink", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_choose(str(event.button.id))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_choose("redirect")
+
+    def action_choose(self, how: str) -> None:
+        if how != "redirect":
+            self.dismiss((how, ""))
+            return
+        to = self.query_one("#links-to", Input).value.strip()
+        if to in self.slugs:
+            self.dismiss(("redirect", to))
+            return
+        self.query_one("#links-error", Static).update(
+            Content(
+                f"no other memory {to!r} here: type the slug of one that exists"
+                if to
+                else "type the slug of the memory the links should point at"
+            )
+        )
+        self.query_one("#links-to", Input).focus()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

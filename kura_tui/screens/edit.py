@@ -10,9 +10,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Select, Static, TextArea
 
-from kura_core.vocabulary import CURATION_FIELDS
+from kura_core.vocabulary import CURATION_FIELDS, MEMORY_TYPES
 
 from ..host import host
 from ..widgets.fmt import cls_tag, heading, one_line
@@ -41,6 +41,7 @@ class MemoryEditScreen(Screen[bool]):
     MemoryEditScreen .field > Label { width: 16; color: $text-muted; }
     MemoryEditScreen .field > Input { width: 1fr; height: 1; border: none; padding: 0 1; background: $boost; }
     MemoryEditScreen .field > Input:focus { background: $primary 20%; }
+    MemoryEditScreen .field > Select { width: 1fr; height: 1; }
     MemoryEditScreen #edit-body-label { color: $text-muted; }
     MemoryEditScreen #edit-body { height: 1fr; min-height: 4; }
     MemoryEditScreen #edit-error { height: auto; max-height: 6; color: $error; }
@@ -90,7 +91,16 @@ class MemoryEditScreen(Screen[bool]):
                 ):
                     with Horizontal(classes="field"):
                         yield Label(label)
-                        yield Input(value, id=f"edit-{key}", placeholder=PLACEHOLDERS.get(key, ""))
+                        if key == "type":
+                            yield self._type_picker(value)
+                            continue
+                        # tabbing in must not select the text: a key typed would replace it
+                        yield Input(
+                            value,
+                            id=f"edit-{key}",
+                            placeholder=PLACEHOLDERS.get(key, ""),
+                            select_on_focus=False,
+                        )
             yield Label("body", id="edit-body-label")
             yield TextArea(
                 m.body.strip("\n"), id="edit-body", soft_wrap=True, show_line_numbers=False
@@ -105,12 +115,35 @@ class MemoryEditScreen(Screen[bool]):
             yield Static(Content("\n").join(lines), id="edit-evidence-text")
         yield KeyLine()
 
+    @staticmethod
+    def _type_picker(value: str) -> Select[str]:
+        """The types a memory may have, as a picker (a type kura does not know is shown as
+        it is, so opening the form changes nothing)."""
+        types = list(MEMORY_TYPES) + ([value] if value and value not in MEMORY_TYPES else [])
+        return Select(
+            [(t, t) for t in types],
+            value=value or Select.NULL,
+            allow_blank=True,
+            prompt="(no type)",
+            compact=True,
+            id="edit-type",
+        )
+
+    def needs_attention(self) -> str:
+        """The id of the first field a person should look at: a title or trigger that is
+        empty, then a missing type; else the body."""
+        v, m = self.view, self.view.memory
+        for key, value in (("title", v.title), ("description", m.description), ("type", m.type)):
+            if not (value or "").strip():
+                return f"edit-{key}"
+        return "edit-body"
+
     def on_mount(self) -> None:
         for w in self.query(Input):
             w.cursor_blink = self.blink
         body = self.query_one("#edit-body", TextArea)
         body.cursor_blink = self.blink
-        body.focus()
+        self.query_one(f"#{self.needs_attention()}").focus()
 
     def fields(self) -> dict[str, Any]:
         def val(key: str) -> str:
@@ -119,11 +152,15 @@ class MemoryEditScreen(Screen[bool]):
         return {
             "title": val("title"),
             "description": val("description"),
-            "type": val("type").strip(),
+            "type": self._type(),
             "tags": [t.strip() for t in val("tags").split(",") if t.strip()],
             "curation": {k: val(k) for k in CURATION_FIELDS},
             "body": self.query_one("#edit-body", TextArea).text,
         }
+
+    def _type(self) -> str:
+        value = self.query_one("#edit-type", Select).value
+        return value if isinstance(value, str) else ""
 
     @property
     def dirty(self) -> bool:

@@ -67,6 +67,7 @@ class TidyScreen(Screen[None]):
         self.blink = blink
         self.state: dict[str, str] = {p.slug: "pending" for p in review.proposals}
         self.messages: dict[str, Content] = {}
+        self.typed: dict[str, str] = {}  # the line a person wrote, by slug
         self.busy = ""
 
     def compose(self) -> ComposeResult:
@@ -157,7 +158,8 @@ class TidyScreen(Screen[None]):
         else:
             out.append(Content.styled("none: write the line yourself", "$foreground-muted"))
         card.update(Content("\n").join(out))
-        inp.value = p.proposed or p.line
+        # what the person typed for this line stays in the box, even after a refusal
+        inp.value = self.typed.get(p.slug, p.proposed or p.line)
         self.query_one("#tidy-status", Static).update(self.messages.get(p.slug, ""))
 
     def action_edit(self) -> None:
@@ -179,6 +181,7 @@ class TidyScreen(Screen[None]):
         if not line:
             self._status(p.slug, Content.styled("✗ the line is empty", "$error"))
             return
+        self.typed[p.slug] = line
         self.busy = p.slug
         self._status(p.slug, Content.styled("checking against the floors…", "$foreground-muted"))
         host(self).apply_tidy(self.store, p.slug, line, p.line)
@@ -216,7 +219,8 @@ class TidyScreen(Screen[None]):
             )
             if nxt is not None:
                 rl.move_to(nxt)
-            rl.focus()
+        # a refusal also gives the keys back (e edits the line again, kept as it was typed)
+        rl.focus()
 
     def _status(self, slug: str, message: Content) -> None:
         self.messages[slug] = message

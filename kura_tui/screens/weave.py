@@ -39,13 +39,12 @@ def _row(c: Any) -> Content:
         return Content("\n").join(
             [head, Content.styled("  " + c.after, "$foreground-muted"), Content("")]
         )
-    return Content("\n").join(
-        [
-            head,
-            Content.styled("  − " + (c.before or "(none)"), "$error"),
-            Content.styled("  + " + (c.after or "(none)"), "$success"),
-        ]
-    )
+    rows = [
+        head,
+        Content.styled("  − " + (c.before or "(none)"), "$error"),
+        Content.styled("  + " + (c.after or "(none)"), "$success"),
+    ]
+    return Content("\n").join(rows)
 
 
 class WeaveScreen(Screen[None]):
@@ -112,6 +111,8 @@ class WeaveScreen(Screen[None]):
         lines.append(
             Content.assemble(("worn   ", "$foreground-muted"), (c.after or "(none)", "$success"))
         )
+        for cut in c.trimmed:
+            lines.append(Content.assemble(("cut    ", "$foreground-muted"), (cut, "$warning")))
         detail.update(Content("\n").join(lines))
 
     def _head(self) -> Content:

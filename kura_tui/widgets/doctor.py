@@ -6,12 +6,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
 from kura_core.vocabulary import TenderState
 
+from ..host import host
 from .fmt import ago, heading, n
 
 if TYPE_CHECKING:
@@ -42,6 +44,8 @@ def _summary(r: DoctorReport) -> list[Content]:
     if r.label:
         out.append(Content.styled(r.label, "$foreground-muted"))
     out += [Content.styled(f"✗ {p}", "$error") for p in r.problems]
+    if r.dead_links or r.index_drift.files_without_line:
+        out.append(Content.styled("f (here) makes the fix for links and index lines", "$accent"))
     if r.secrets:
         out.append(Content.styled("  press X to scrub them (asks first)", "$warning"))
     out += [Content.styled(f"· {note}", "$warning") for note in r.notes]
@@ -158,12 +162,28 @@ class DoctorPane(VerticalScroll):
     DoctorPane { height: 1fr; padding: 0 1; }
     """
 
+    BINDINGS = [
+        Binding(
+            "f",
+            "fix",
+            "Fix",
+            tooltip="Make the fix doctor names: relink dead links, adopt memory files",
+            id="doctor.fix",
+        ),
+    ]
+
     def __init__(self, clock: Callable[[], float], **kw: Any) -> None:
         super().__init__(**kw)
         self.clock = clock
+        self.report: DoctorReport | None = None
+
+    def action_fix(self) -> None:
+        if self.report is not None:
+            host(self).fix_store(self.report.store, self.report)
 
     def compose(self) -> ComposeResult:
         yield Static(Content.styled("asking the doctor…", "$foreground-muted"), id="doctor-report")
 
     def show(self, report: DoctorReport, probed: bool = False) -> None:
+        self.report = report
         self.query_one("#doctor-report", Static).update(render_report(report, self.clock(), probed))

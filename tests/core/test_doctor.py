@@ -478,7 +478,11 @@ def test_the_cli_renders_the_typed_report(setup):
     assert lines[1].startswith("  capacity   6 memories · ") and "index tokens" in lines[1]
     assert "  drafts     0 waiting · seeds 0" in lines
     assert "  tender     never started" in lines and "  thinker    not configured" in lines
-    assert "  ✗ 1 link(s) point at no memory (first: [[ghost]] in alpha)" in lines
+    assert (
+        "  ✗ 1 link(s) point at no memory (first: [[ghost]] in alpha): run `kura relink ghost "
+        "-s broken` to make them plain text, or add `--to SLUG` to point them at another memory"
+        in lines
+    )
     assert any(l.startswith("  · 2 memory(ies) are islands") for l in lines)
 
     cfg = write_config(

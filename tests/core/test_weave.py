@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from kura_core.config import parse_config
 from kura_core.floors import negations_in, numbers_in
@@ -27,6 +28,7 @@ from kura_core.weave import (
     mechanical_trigger,
     read_cloth,
     trigger_floor,
+    trimmed_away,
     verify_links,
     weave,
 )
@@ -1062,3 +1064,80 @@ def make_store_dir(root: Path):
     st = Store(root, name="main")
     st.init()
     return st
+
+
+# --------------------------------------------------------------------------- trim by whole clauses
+
+_word = st.sampled_from(
+    [
+        "disk",
+        "archive",
+        "prod",
+        "ledger",
+        "the",
+        "and",
+        "on",
+        "team",
+        "cache",
+        "night",
+        "build",
+        "3",
+        "12",
+        "ms",
+        "not",
+        "never",
+        "keep",
+    ]
+)
+_clause = st.lists(_word, min_size=1, max_size=9).map(" ".join)
+_sep = st.sampled_from([", ", "; ", ". ", " — "])
+
+
+@st.composite
+def _latin_line(draw):
+    clauses = draw(st.lists(_clause, min_size=1, max_size=6))
+    out = clauses[0]
+    for c in clauses[1:]:
+        out += draw(_sep) + c
+    return out
+
+
+def _clause_spans(desc: str) -> tuple[set[int], set[int]]:
+    """Where the clauses of *desc* start and end (character offsets)."""
+    from kura_core.weave import _LATIN_CLAUSE_END
+
+    starts, ends, at = {0}, {len(desc)}, 0
+    for part in _LATIN_CLAUSE_END.split(desc):
+        lead = len(part) - len(part.lstrip())
+        starts.add(at + lead)
+        ends.add(at + len(part.rstrip()))
+        ends.add(at + len(part.rstrip().rstrip(",;:.—–- ")))
+        at += len(part)
+    return starts, ends
+
+
+@settings(max_examples=300, deadline=None)
+@given(_latin_line(), st.integers(3, 40))
+def test_the_trim_skips_only_whole_clauses_and_says_what_it_dropped(desc, budget):
+    t = mechanical_trigger(desc, budget)
+    assert t.strip()
+    if t == desc:
+        return
+    pieces = [p.strip(",;:—–- ") for p in t.split("…")]
+    pieces = [p for p in pieces if p]
+    starts, ends = _clause_spans(desc)
+    at = 0
+    for piece in pieces:
+        i = desc.find(piece, at)
+        assert i >= 0, (desc, t)
+        prefix_cut = len(pieces) == 1 and i == 0
+        if not prefix_cut:  # a piece after a gap, or before one, is whole clauses
+            assert i in starts and (i + len(piece)) in ends, (desc, t, piece)
+        at = i + len(piece)
+    dropped = trimmed_away(desc, t)
+    assert dropped
+    assert sorted(_words(" ".join(pieces + list(dropped)))) == sorted(_words(desc))
+
+
+def _words(text: str) -> list[str]:
+    return [w.strip(",;:.—–-") for w in text.split() if w.strip(",;:.—–-")]

@@ -78,7 +78,13 @@ def test_init_json_and_idempotent(kura, tmp_path):
     first = kura("init", "main", "--path", str(store_dir), "--label", "the main store", "--json")
     assert first.returncode == 0, first.stderr
     out = json.loads(first.stdout)
-    assert out == {"store": "main", "path": str(store_dir.resolve()), "config": str(kura.config)}
+    assert out == {
+        "store": "main",
+        "path": str(store_dir.resolve()),
+        "config": str(kura.config),
+        "adopted": [],
+        "skipped": [],
+    }
     config_text = kura.config.read_text()
     index_text = (store_dir / "MEMORY.md").read_text()
     assert "the main store" in index_text

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
-from kura_tui.screens.confirm import ConfirmScreen, ReasonScreen
+from kura_tui.screens.confirm import ConfirmScreen, LinksScreen, ReasonScreen
 from kura_tui.screens.edit import MemoryEditScreen
 from kura_tui.screens.evidence import EvidenceScreen
 from kura_tui.screens.main import MainScreen
@@ -123,6 +123,82 @@ def test_editing_a_memory_in_the_app_is_written_and_recorded_as_a_hand_edit(make
     (e,) = _log(app, "edited")
     assert e["slug"] == KILN and e["detail"]["before"] == before and "passes no gate" in e["reason"]
     assert "hand-edited by ren (tui)" in text and "no longer matches its evidence seal" in text
+
+
+def test_the_edit_form_starts_where_attention_is_keeps_text_on_tab_and_picks_a_type(make_app):
+    from textual.widgets import Select
+
+    app = make_app()
+    st = _store(app)
+    # written by another tool: no type in its frontmatter
+    (st.root / "untyped.md").write_text(
+        "---\nname: untyped\ndescription: a memory written without a type\n---\nB.\n"
+    )
+    st.add_index_lines([("untyped", "No type yet", "a memory written without a type")])
+    line = st.index().by_slug()["untyped"].raw
+    assert st.read("untyped").type == ""
+
+    async def script(pilot):
+        await select_in_map(pilot, "untyped")
+        await pilot.press("e")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditScreen)
+        picker = app.screen.query_one("#edit-type", Select)
+        assert picker.has_focus  # the first field that needs attention
+        # tab back into the trigger and the title: typing adds to the text, never replaces it
+        await pilot.press("shift+tab")
+        assert app.screen.query_one("#edit-description", Input).has_focus
+        await pilot.press("shift+tab")
+        title = app.screen.query_one("#edit-title", Input)
+        assert title.has_focus and title.selection.is_empty
+        await pilot.press(*" here")
+        assert title.value == "No type yet here"
+        await pilot.press("tab", "tab", "enter")
+        await settle(pilot)
+        await pilot.press(*"ref", "enter")
+        await settle(pilot)
+        assert picker.value == "reference"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await until(pilot, lambda: st.read("untyped").type == "reference", "the type saved")
+        return True
+
+    assert run(app, script)
+    assert st.read("untyped").type == "reference"
+    assert st.index().by_slug()["untyped"].title == "No type yet here"
+    assert st.index().by_slug()["untyped"].raw != line
+
+
+def test_saving_a_huge_body_asks_first_and_nothing_is_lost_either_way(make_app):
+    app = make_app()
+    st = _store(app)
+    before = (st.root / f"{KILN}.md").read_text()
+    huge = "A pasted manual line.\n" * 400  # far over the recall budget of 6,000 characters
+
+    async def script(pilot):
+        await select_in_map(pilot, KILN)
+        await pilot.press("e")
+        await settle(pilot)
+        app.screen.query_one(TextArea).text = huge
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        asked = app.screen.text + " " + app.screen.yes
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, MemoryEditScreen)  # the form, with the text as typed
+        kept = app.screen.query_one(TextArea).text == huge
+        unchanged = (st.root / f"{KILN}.md").read_text() == before
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        await pilot.press("y")
+        await until(pilot, lambda: "A pasted manual line." in st.read(KILN).body, "the save")
+        return asked, kept, unchanged
+
+    asked, kept, unchanged = run(app, script)
+    assert "over the store's whole recall budget" in asked and "Save anyway" in asked
+    assert kept and unchanged
+    assert st.read(KILN).body.count("A pasted manual line.") == 400
 
 
 def test_a_hand_edit_of_the_title_and_trigger_moves_the_index_line_with_it(make_app):
@@ -242,6 +318,38 @@ def test_editing_in_editor_writes_through_the_store_and_leaves_no_edit_file(
     assert not list((tmp_path / "cache" / "kura" / "edits").rglob("*.md"))
 
 
+def test_an_editor_edit_with_invalid_frontmatter_is_asked_about_not_saved_without_its_tags(
+    make_app, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _editor(tmp_path, monkeypatch, "metadata:", "metadata: [unclosed")
+    app = make_app()
+    st = _store(app)
+    before = (st.root / f"{KILN}.md").read_text()
+    tags = st.read(KILN).tags
+    assert tags  # the memory has tags that a silent save would drop
+    kept = tmp_path / "cache" / "kura" / "edits" / "maker" / f"{KILN}.md"
+
+    async def script(pilot):
+        await select_in_map(pilot, KILN)
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        asked = screen_text(app)
+        assert (st.root / f"{KILN}.md").read_text() == before  # nothing written
+        # edit again: this time the editor closes the bracket it left open
+        _editor(tmp_path, monkeypatch, "metadata: [unclosed", "metadata:", "fix.py")
+        kept.write_text(kept.read_text().replace("Flash it over USB only.", "USB only."))
+        await pilot.press("y")
+        await settle(pilot)
+        await until(pilot, lambda: "USB only." in st.read(KILN).body, "the fixed edit saved")
+        return asked
+
+    asked = run(app, script)
+    assert "not valid YAML" in asked and "Nothing was written" in asked
+    assert st.read(KILN).tags == tags
+
+
 def test_an_editor_edit_that_cannot_be_read_is_kept_and_resumed(make_app, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     _editor(tmp_path, monkeypatch, "name: kiln-firmware-3-2", "name: kiln-firmware-4")
@@ -288,6 +396,8 @@ def test_retire_asks_why_warns_of_dead_links_confirms_and_removes_file_and_line(
         await pilot.press("enter")
         assert isinstance(app.screen, ReasonScreen)  # a reason is required
         await pilot.press(*"moved to the NAS", "enter")
+        assert isinstance(app.screen, LinksScreen)  # what becomes of the links to it
+        await pilot.press("k")
         assert isinstance(app.screen, ConfirmScreen)
         confirm = screen_text(app)
         assert st.has(ARCHIVE)  # nothing yet
@@ -309,6 +419,43 @@ def test_retire_asks_why_warns_of_dead_links_confirms_and_removes_file_and_line(
     )
 
 
+@pytest.mark.parametrize("how", ["unlink", "redirect"])
+def test_retire_makes_the_links_to_it_plain_text_or_points_them_elsewhere(make_app, how):
+    app = make_app(by="ren (tui)")
+    st = _store(app)
+    linkers = [m.slug for m in st.scan().memories if ARCHIVE in m.links]
+    assert linkers
+
+    async def script(pilot):
+        await select_in_map(pilot, ARCHIVE)
+        await pilot.press("x", *"moved to the NAS", "enter")
+        assert isinstance(app.screen, LinksScreen)
+        if how == "unlink":
+            await pilot.press("u")
+        else:
+            app.screen.query_one("#links-to", Input).focus()
+            await pilot.press(*"nowhere", "enter")
+            assert isinstance(app.screen, LinksScreen)  # no such memory: asked again
+            assert "no other memory" in screen_text(app)
+            app.screen.query_one("#links-to", Input).value = ""
+            await pilot.press(*KILN, "enter")
+        assert isinstance(app.screen, ConfirmScreen)
+        confirm = screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        await until(pilot, lambda: not st.has(ARCHIVE))
+        return confirm
+
+    confirm = run(app, script)
+    assert ("plain text" in confirm) if how == "unlink" else (f"point at {KILN}" in confirm)
+    assert not (st.root / f"{ARCHIVE}.md").exists()
+    for slug in linkers:
+        body = st.read(slug).body
+        assert ARCHIVE not in st.read(slug).links
+        assert (KILN in st.read(slug).links) == (how == "redirect"), body
+    assert {e["slug"] for e in _log(app, "edited")} == set(linkers)
+
+
 def test_retire_can_be_called_off_from_the_memory_viewer(make_app):
     app = make_app()
     st = _store(app)
@@ -317,7 +464,7 @@ def test_retire_can_be_called_off_from_the_memory_viewer(make_app):
         await select_in_map(pilot, KILN)
         await pilot.press("enter")
         await settle(pilot)
-        await pilot.press("x", *"no longer true", "enter", "n")
+        await pilot.press("x", *"no longer true", "enter", "k", "n")
         await settle(pilot)
         return isinstance(app.screen, MemoryScreen)
 
@@ -745,6 +892,36 @@ def test_tidy_without_a_scribe_lets_a_person_write_the_line(make_app):
     assert st.index().by_slug()["router"].description == "router in the hall cupboard"
 
 
+def test_a_refused_tidy_line_stays_in_the_box_and_gives_the_keys_back(make_app):
+    app = make_app()
+    st = _store(app)
+    st.write(
+        "router", title="Router", description="note", body="The router is in the hall cupboard."
+    )
+    mine = "router in the hall cupboard, 7 shelves up"  # a number the memory does not hold
+
+    async def script(pilot):
+        await pilot.press("T")
+        await settle(pilot)
+        await pilot.press("e")
+        box = app.screen.query_one("#tidy-line", Input)
+        box.value = ""
+        await pilot.press(*mine, "enter")
+        await settle(pilot)
+        await until(pilot, lambda: "refused" in screen_text(app), "the floors' refusal")
+        kept, focused = box.value, box.has_focus
+        await pilot.press("e")  # a key works again: back into the box, the text as typed
+        again = box.has_focus and box.value == mine
+        box.value = "router in the hall cupboard"
+        await pilot.press("enter")
+        await settle(pilot)
+        return kept, focused, again
+
+    kept, focused, again = run(app, script)
+    assert kept == mine and not focused and again
+    assert st.index().by_slug()["router"].description == "router in the hall cupboard"
+
+
 def test_weave_previews_against_the_current_map_and_writes_only_on_w(make_app):
     app = make_app()
     woven = _store(app).still / "woven.md"
@@ -767,6 +944,11 @@ def test_weave_previews_against_the_current_map_and_writes_only_on_w(make_app):
     assert "now    not woven: the raw index" in preview and "1 line change" in preview
     assert "− the archive lives on the slow disk (sdb); the fast NVMe stays scratch" in preview
     assert back and woven.is_file() and "● woven, fresh" in after
+    # the trim says what it left out, and what it left out is what the woven line lacks
+    line = next(ln for ln in woven.read_text().splitlines() if ARCHIVE in ln)
+    cut = [ln.split("cut    ", 1)[1].strip() for ln in preview.splitlines() if "cut    " in ln]
+    assert cut == ["the fast NVMe stays scratch"]
+    assert cut[0] not in line and "⚠️ never point backups at /scratch" in line
 
 
 def test_quitting_while_work_runs_asks_first(make_app, tui_config, model):
@@ -819,3 +1001,66 @@ def test_the_new_panes_are_reached_by_number(make_app, key, label):
         return app.main.active_tab
 
     assert run(app, script) == f"tab-{label.lower()}"
+
+
+# --------------------------------------------------------------------------- doctor's fixes
+
+
+def test_doctor_pane_fixes_dead_links_left_by_a_retire(make_app):
+    app = make_app(by="ren (tui)")
+    st = _store(app)
+    linkers = [m.slug for m in st.scan().memories if ARCHIVE in m.links]
+    app.kura.retire(ARCHIVE, "moved", store="maker")  # links kept: they point at nothing
+
+    async def script(pilot):
+        await pilot.press("5")
+        await until(pilot, lambda: app.main.doctor.report is not None)
+        before = screen_text(app)
+        app.main.doctor.focus()
+        await pilot.press("f")
+        assert isinstance(app.screen, LinksScreen)
+        await pilot.press("u")
+        await until(pilot, lambda: app.main.doctor.report.ok, "doctor healthy again")
+        return before, screen_text(app)
+
+    before, after = run(app, script)
+    assert "broken" in before and "kura relink" in before and "f (here)" in before
+    assert "healthy" in after
+    for slug in linkers:
+        assert ARCHIVE not in st.read(slug).links
+
+
+def test_doctor_pane_adopts_memory_files_without_a_line(make_app):
+    app = make_app()
+    st = _store(app)
+    (st.root / "copied-in.md").write_text(
+        "---\nname: copied-in\ndescription: a memory copied from another store\n---\nBody.\n"
+    )
+
+    async def script(pilot):
+        await pilot.press("5")
+        await until(pilot, lambda: app.main.doctor.report is not None)
+        app.main.doctor.focus()
+        await pilot.press("f")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await until(pilot, lambda: app.main.doctor.report.ok, "doctor healthy again")
+        return screen_text(app)
+
+    after = run(app, script)
+    assert "healthy" in after
+    assert "copied-in" in st.index().slugs()
+    assert any("adopted 1" in n for n in app.notes_seen)
+
+
+def test_doctor_d_says_what_it_did_when_no_model_is_configured(make_app):
+    app = make_app()
+    assert not any(m.configured for m in app.kura.doctor(store="maker").models.values())
+
+    async def script(pilot):
+        await pilot.press("d")
+        await until(pilot, lambda: any("doctor checked" in n for n in app.notes_seen), "the note")
+        return [n for n in app.notes_seen if "doctor checked" in n]
+
+    (note,) = run(app, script)
+    assert "no model is configured" in note and "asked every" not in note
