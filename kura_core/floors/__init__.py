@@ -20,6 +20,8 @@ code branches on ``kind``/``rule``, never on wording.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +29,16 @@ from typing import Any
 
 from ..secrets import BUILTIN
 from ..store import links_in
-from .attribution import HUMAN, PRONOUN, THIRD, Claim, attribution_claims, carries, claims
+from .attribution import (
+    CLAIM_REACH,
+    HUMAN,
+    PRONOUN,
+    THIRD,
+    Claim,
+    attribution_claims,
+    carries,
+    claims,
+)
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
 from .text import disguises, fold, strip_invisible
@@ -330,14 +341,23 @@ _CLAIM_CLAUSE_END = re.compile(
 )
 
 
-def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
-    """The figures of the clause a claim credits (in Japanese and Chinese, its sentence)."""
+@functools.lru_cache(maxsize=32)
+def _folded_with_stops(text: str) -> tuple[str, tuple[int, ...]]:
+    """*text* folded, and where each of its sentences ends: worked out once per text, not
+    once per claim in it (a page of claims in one unbroken sentence made that quadratic)."""
     folded = fold(text)
-    start = 0
-    for m in _SENTENCE_END.finditer(folded, 0, claim.start):
-        start = m.end()
-    stop = _CLAIM_CLAUSE_END.search(folded, claim.end)
-    end = stop.start() if stop else len(folded)
+    return folded, tuple(m.end() for m in _SENTENCE_END.finditer(folded))
+
+
+def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
+    """The figures of the clause a claim credits (in Japanese and Chinese, its sentence),
+    looked for at most CLAIM_REACH characters either side of the claim."""
+    folded, stops = _folded_with_stops(text)
+    i = bisect.bisect_right(stops, claim.start) - 1
+    start = max(stops[i] if i >= 0 else 0, claim.start - CLAIM_REACH)
+    limit = min(len(folded), claim.end + CLAIM_REACH)
+    stop = _CLAIM_CLAUSE_END.search(folded, claim.end, limit)
+    end = stop.start() if stop else limit
     clause = folded[start:end]
     if not any("\u3040" <= ch <= "\u9fff" for ch in clause):
         clause = folded[claim.start : end]
