@@ -129,3 +129,25 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section(f"{len(missed)} test(s) NOT RUN", sep="!", red=True, bold=True)
         for line in missed:
             terminalreporter.line(line, red=True)
+
+
+#: Files whose tests run longest (real agent CLIs, the README's commands, whole-store
+#: benchmarks, generated journals): handed to the workers first, so the run does not end
+#: with one worker on a long test while the other idles.
+LONG_FIRST = (
+    "tests/faces/test_connect_agents.py",
+    "tests/faces/test_readme.py",
+    "tests/core/test_bench.py",
+    "tests/core/test_journals_linear.py",
+    "tests/core/test_reliability_drafts.py",
+    "tests/faces/test_mcp.py",
+    "tests/tui/test_bench.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their order

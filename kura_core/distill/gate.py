@@ -48,7 +48,7 @@ from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
-from ..vocabulary import ProvenanceClass
+from ..vocabulary import ClaimKind, ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
@@ -370,7 +370,7 @@ class _Index:
         return self._spans[i]
 
     def _needs_typed(self, i: int) -> bool:
-        return self.segments[i].cls == "TOOL" and self._typed.any_before(i)
+        return self.segments[i].cls == ProvenanceClass.TOOL and self._typed.any_before(i)
 
     def own_echo(self, i: int) -> str:
         """Segment *i*'s text without what only repeats or carries the agent's own words
@@ -390,7 +390,7 @@ class _Index:
             text, hit = _blank(text, spans, partial(self._typed.before, i))
             if hit:
                 own = normalize(text)
-        elif seg.cls == "ACT":
+        elif seg.cls == ProvenanceClass.ACT:
             text, hit = _strip_prose_payloads(text)
             if hit:
                 own = normalize(text)
@@ -721,7 +721,7 @@ def _gate_one(
     if kind not in KINDS:
         return result("dropped", "kind must be fact, judgement or idea", drop="kind")
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
-    if kind == "idea":
+    if kind == ClaimKind.IDEA:
         with index.deadline.step("floor: the idea's text"):
             return _idea(result, fields, evidence, human_names, candidate, floors)
     if not survivors:
@@ -756,7 +756,7 @@ def _settle(
 ) -> GateResult:
     """The verdict on a candidate whose quotes survived: SELF alone keeps only a judgement in
     the first person; any floor violation drops it."""
-    if present == {"SELF"} and kind != "judgement":
+    if present == {ProvenanceClass.SELF} and kind != ClaimKind.JUDGEMENT:
         return result(
             "dropped",
             "only the agent's own words vouch for it: a SELF-only candidate "

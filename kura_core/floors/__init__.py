@@ -29,6 +29,7 @@ from typing import Any
 
 from ..secrets import BUILTIN
 from ..store import links_in
+from ..vocabulary import PROVENANCE_CLASSES
 from .attribution import (
     CLAIM_REACH,
     HUMAN,
@@ -86,7 +87,7 @@ CLAIM_TAGS: Mapping[str, frozenset[str]] = {
 }
 #: Tags only the distiller writes (SPEC §5.5); no model and no person sets them.
 DISTILLER_TAGS = frozenset({"recurred"})
-_CLASS_ORDER = ("USER", "TOOL", "ACT", "SELF")
+_CLASS_ORDER = PROVENANCE_CLASSES
 
 
 @dataclass(frozen=True)

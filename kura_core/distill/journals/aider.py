@@ -28,6 +28,7 @@ import os
 import re
 from collections.abc import Callable
 
+from ...vocabulary import ProvenanceClass
 from . import provenance as pv
 from .base import (
     BACKSCAN_BYTES,
@@ -45,6 +46,8 @@ from .paths import is_prose_path
 from .registry import Adapter, Head
 
 UNIT = "byte"
+#: the kind of line aider writes for what the person typed
+_USER_LINE = "user"
 _HEADER_PREFIX = "# aider chat started at "
 _SEARCH = re.compile(r"<{5,9} SEARCH")
 _DIVIDER = re.compile(r"={5,9}[ \t]*\n")
@@ -182,7 +185,7 @@ def assistant_pieces(text: str) -> list[pv.Piece]:
     pos = 0
     for s, e, got in _Edits(text).spans():
         out.append(text[pos:s])
-        names = [p.text.split("\n", 1)[0] for p in got if p.cls == "ACT"]
+        names = [p.text.split("\n", 1)[0] for p in got if p.cls == ProvenanceClass.ACT]
         out.append("[" + "; ".join(names) + "]\n")
         pieces.extend(got)
         pos = max(pos, e)
@@ -292,7 +295,7 @@ def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[
                 blocks[-1][3].append(line)
             state = "blank"
             continue
-        if blocks and blocks[-1][0] == k and k in ("tool", "text") or k == state == "user":
+        if blocks and blocks[-1][0] == k and k in ("tool", "text") or k == state == _USER_LINE:
             blocks[-1][2] = offset + len(raw)
             blocks[-1][3].append(line)
         else:

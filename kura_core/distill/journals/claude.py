@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ...shapes import dict_at, str_at
+from ...vocabulary import ProvenanceClass
 from . import provenance as pv
 from .base import (
     CONTEXTS,
@@ -207,11 +208,15 @@ def user_text(text: str, cls: str, pieces: list[pv.Piece], why: str = "") -> Non
         )
     if not rest or rest.startswith(_SKIP_PREFIXES):
         return
-    if cls == "USER" and rest.startswith(_MODEL_PREFIXES):
+    if cls == ProvenanceClass.USER and rest.startswith(_MODEL_PREFIXES):
         pieces.append(pv.Piece("SELF", rest, "text written by a model (summary or accepted plan)"))
         return
     pieces.append(
-        pv.Piece(cls, rest, "user text" if cls == "USER" else why or "text written for the person")
+        pv.Piece(
+            cls,
+            rest,
+            "user text" if cls == ProvenanceClass.USER else why or "text written for the person",
+        )
     )
 
 

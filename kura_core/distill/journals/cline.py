@@ -68,6 +68,7 @@ _XML_TOOLS = (
     "update_todo_list|load_mcp_documentation|condense|new_rule|report_bug|web_fetch|"
     "run_slash_command|generate_image|simple_read_file|edit_file|search_replace"
 )
+from ...vocabulary import ProvenanceClass
 from . import recognize as rc
 from .registry import Adapter, Head
 
@@ -251,7 +252,7 @@ class _ApiReader:
         if msg.get("role") != "user":
             return []
         pieces = [p for b in blocks if isinstance(b, dict) for p in self._user(b)]
-        if any(p.cls == "USER" for p in pieces) and any(
+        if any(p.cls == ProvenanceClass.USER for p in pieces) and any(
             isinstance(b, dict) and b.get("type") == "image" for b in blocks
         ):
             pieces.append(pv.Piece("USER", "[image]", "image"))
@@ -395,7 +396,7 @@ def _ui_action(kind: str, text: str) -> str:
     name = str(obj.get("tool") or obj.get("toolName") or obj.get("type") or kind)
     rest = {k: v for k, v in obj.items() if k not in ("tool", "toolName", "type")}
     pieces, _ = pv.decode_call(name, rest)
-    acts = [p.text for p in pieces if p.cls == "ACT"]
+    acts = [p.text for p in pieces if p.cls == ProvenanceClass.ACT]
     return "\n".join(acts) if acts else f"{name}: {json.dumps(rest, ensure_ascii=False)[:2000]}"
 
 

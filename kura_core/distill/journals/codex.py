@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ...shapes import dict_at
+from ...vocabulary import ProvenanceClass
 from . import provenance as pv, recognize as rc
 from .base import (
     CONTEXTS,
@@ -327,7 +328,9 @@ def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
         out.insert(
             0,
             pv.Piece(
-                cls, rest, "user message" if cls == "USER" else "prompt from the parent agent"
+                cls,
+                rest,
+                "user message" if cls == ProvenanceClass.USER else "prompt from the parent agent",
             ),
         )
     return out
@@ -428,7 +431,7 @@ def _item_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter) -
     if not ctx.fresh("item", kind, text):
         note(f"{_safe(itype)} already read from its mirror record", IGNORED)
         return []
-    if kind == "SELF":
+    if kind == ProvenanceClass.SELF:
         return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
     pieces = _user_pieces(text, cls_user)
     content = item.get("content")

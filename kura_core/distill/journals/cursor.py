@@ -40,6 +40,8 @@ from .recognize import (
 )
 
 _QUERY = re.compile(r"<user_query>\n?(.*?)\n?(?:</user_query>|\Z)", re.DOTALL)
+#: the role this agent's records give the person (its format's word, not provenance)
+_USER_ROLE = "user"
 _TRAILING_RULE = re.compile(r"\n---\s*+$")
 _RULE_LINES = re.compile(r"^_\*\*\*\*_\s*$|^---\s*$", re.MULTILINE)
 _ARG_LINE = re.compile(r"\s{2}([A-Za-z_][\w-]*+):\s?(.*)$")
@@ -137,10 +139,10 @@ class _Transcript:
 
     def _grok(self, obj: dict, note: Any) -> list[pv.Piece]:
         rtype = obj["type"]
-        if rtype == "user" and obj.get("synthetic_reason"):
+        if rtype == _USER_ROLE and obj.get("synthetic_reason"):
             note("a turn the CLI wrote on the person's behalf (synthetic)", IGNORED)
             return []
-        if rtype == "user":
+        if rtype == _USER_ROLE:
             return self._blocks("user", obj.get("content"), note)
         if rtype == "assistant":
             out = self._blocks("assistant", obj.get("content"), note)
@@ -334,7 +336,7 @@ class _TextState:
         self.prose: set[str] = set()
 
     def pieces(self, kind: str, name: str, body: str) -> list[pv.Piece]:
-        if kind == "user":
+        if kind == _USER_ROLE:
             words = typed_words(body)
             return [pv.Piece("USER", words, "user query")] if words else []
         if kind == "assistant":

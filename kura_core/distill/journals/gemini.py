@@ -32,6 +32,7 @@ import time
 from typing import Any
 
 from ...shapes import dict_at, str_at
+from ...vocabulary import ProvenanceClass
 from . import provenance as pv, recognize as rc
 from .base import (
     HOLD_SECONDS,
@@ -49,6 +50,8 @@ from .base import (
 from .registry import Adapter, Head
 
 UNIT = "seq"
+#: the role this agent's records give the person (its format's word, not provenance)
+_USER_ROLE = "user"
 _REFERENCED = re.compile(
     r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
     re.DOTALL,
@@ -129,7 +132,7 @@ def _response_text(resp: Any) -> str:
 
 def message_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece]:
     mtype = msg.get("type")
-    if mtype == "user":
+    if mtype == _USER_ROLE:
         return _user_pieces(msg, subagent=subagent, prose=prose)
     if mtype in ("gemini", "model", "assistant"):
         return _model_pieces(msg, prose)
@@ -170,7 +173,7 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
             pv.Piece(
                 cls,
                 "\n".join(said),
-                "user message" if cls == "USER" else "prompt from the parent agent",
+                "user message" if cls == ProvenanceClass.USER else "prompt from the parent agent",
             )
         )
     for name, resp in responses:

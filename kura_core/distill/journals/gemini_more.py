@@ -38,6 +38,8 @@ from .recognize import (
 )
 
 UNIT = "seq"
+#: the role this agent's records give the person (its format's word, not provenance)
+_USER_ROLE = "user"
 
 
 #: how a Gemini user message is classed: :func:`.gemini.message_pieces`, passed in by the
@@ -187,7 +189,7 @@ class _Logs:
         return "log entry without a prompt"
 
     def pieces(self, entry: Any, index: int) -> list[pv.Piece]:
-        if not isinstance(entry, dict) or entry.get("type") != "user":
+        if not isinstance(entry, dict) or entry.get("type") != _USER_ROLE:
             return []
         self.session = str_at(entry, "sessionId")
         text = entry.get("message")
