@@ -14,7 +14,9 @@ from typing import Any
 
 from kura_core.distill.evidence import Segment
 
+from . import registry
 from .base import HELD, IGNORED, REPAIRED, SKIPPED, JournalError, Note, Read
+from .detect import guess_adapter
 
 
 @dataclass(frozen=True)
@@ -90,21 +92,35 @@ def segment_json(s: Segment) -> dict[str, Any]:
     }
 
 
+def _adapter(name: str) -> registry.JournalAdapter:
+    found = registry.get(name)
+    if found is None:
+        raise JournalError(
+            f"unknown journal adapter {name!r}; use one of {', '.join(sorted(registry.names()))}"
+        )
+    return found
+
+
+def _read_fn(name: str) -> registry.ReadFn:
+    return _adapter(name).read
+
+
+def _unit_of(name: str) -> str:
+    return _adapter(name).unit
+
+
 def _journal(
     path: str | os.PathLike[str], adapter: str | None, missing: str = "no such journal file"
 ) -> tuple[Path, str]:
     """The journal's path and its adapter (detected from the content unless given); a file
     that is not there, or an adapter kura does not have, raises :class:`JournalError`."""
-    from . import ADAPTERS
-    from .detect import guess_adapter
-
     p = Path(path)
     if not p.is_file():
         raise JournalError(f"{p}: {missing}")
     name = adapter or guess_adapter(p)
-    if name not in ADAPTERS:
+    if registry.get(name) is None:
         raise JournalError(
-            f"unknown journal adapter {name!r}; use one of {', '.join(sorted(ADAPTERS))}"
+            f"unknown journal adapter {name!r}; use one of {', '.join(sorted(registry.names()))}"
         )
     return p, name
 
@@ -118,11 +134,9 @@ def read_journal(
 ) -> tuple[str, Read]:
     """``(adapter, Read)`` of *path*, the adapter detected from the content unless given.
     Raises :class:`JournalError` when the file cannot be read by that adapter at all."""
-    from . import ADAPTERS
-
     p, name = _journal(path, adapter)
     try:
-        read = ADAPTERS[name](p, start, limit_bytes=limit_bytes)
+        read = _read_fn(name)(p, start, limit_bytes=limit_bytes)
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
     if read.fatal:
@@ -138,11 +152,9 @@ def inspect(
     A file the adapter cannot read at all is not an exception here: the result carries
     ``fatal`` (and one note saying why), so the caller can show it.
     """
-    from . import ADAPTERS
-
     p, name = _journal(path, adapter)
     try:
-        read = ADAPTERS[name](p, start)
+        read = _read_fn(name)(p, start)
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
     return Inspection(
@@ -187,14 +199,12 @@ def _read_around(adapter: str, path: Path, start: int, radius: int) -> Read:
     """Read a byte-position journal around *start*: a window before it and one after it,
     each widened until it holds *radius* segments beside the position or reaches the end of
     the file. A quote near the start of a large journal costs as little as one near its end."""
-    from . import ADAPTERS
-
     size = path.stat().st_size
     back, ahead = 1 << 18, 1 << 16
     while True:
         begin = max(0, start - back)
         limit = start - begin + ahead
-        read = ADAPTERS[adapter](path, begin, limit_bytes=limit)
+        read = _read_fn(adapter)(path, begin, limit_bytes=limit)
         if read.fatal:
             return read
         before = sum(1 for s in read.segments if s.start < start)
@@ -220,14 +230,12 @@ def segment_context(
     evidence; *unit*, when given, must match the adapter's (a stale position in another
     unit is an error, not a wrong stretch).
     """
-    from . import ADAPTERS, UNITS
-
     p, name = _journal(source, adapter, "the journal is gone (moved or deleted)")
-    want = UNITS[name]
+    want = _unit_of(name)
     if unit and unit != want:
         raise JournalError(f"position {start} is in {unit}s, but the {name} adapter counts {want}s")
     radius = max(0, radius)
-    read = _read_around(name, p, start, radius) if want == "byte" else ADAPTERS[name](p, 0)
+    read = _read_around(name, p, start, radius) if want == "byte" else _read_fn(name)(p, 0)
     if read.fatal:
         raise JournalError(read.fatal)
     segs = list(read.segments)
