@@ -151,3 +151,10 @@ def pytest_collection_modifyitems(session, config, items):
         return LONG_FIRST.index(path) if path in LONG_FIRST else len(LONG_FIRST)
 
     items.sort(key=rank)  # stable: the rest keep their order
+
+
+def pytest_xdist_auto_num_workers(config):
+    """Two workers per core for ``-n auto``: about a third of the suite waits on other
+    processes (the real agent CLIs, crash children, the CLI run as a user runs it) and on
+    the disk, and a second worker per core keeps the core busy meanwhile."""
+    return 2 * (os.cpu_count() or 1)

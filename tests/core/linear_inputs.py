@@ -285,12 +285,14 @@ def grows_linearly(
     n: int,
     *,
     factor: float = 15.0,
-    floor: float = 0.001,
+    floor: float = 0.02,
     cap: float = 2.0,
     retry: tuple[int, ...] = (4, 16),
 ) -> Growth:
     """Time ``run`` on ``family(n)`` and ``family(10 n)``. A big run under ``floor`` CPU
-    seconds passes at once; otherwise the big run may cost at most ``factor`` times the
+    seconds passes at once (20 ms: a loaded machine's page faults and cache misses reach a
+    few ms on a scan that costs well under one; a super-linear scan of the big input costs
+    seconds); otherwise the big run may cost at most ``factor`` times the
     small one plus the floor. A failure is measured again at each of ``retry`` times the
     size, and only one that fails every time fails (a blip on a loaded machine does not
     repeat, a fixed bound on the work per item -- a window, a cache -- fills up; quadratic
