@@ -11,7 +11,6 @@ same verdicts through both.
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
 from functools import partial
 
@@ -21,6 +20,7 @@ from kura_core.budget import Deadline, Overran
 from kura_core.distill import evidence as ev, gate
 from kura_core.distill.evidence import Segment
 from kura_core.distill.search import first_occurrences
+from tests.core.linear_inputs import grows_linearly
 
 # --------------------------------------------------------------------------- the reference
 
@@ -279,27 +279,23 @@ def _batch_of(n: int) -> tuple[list[Segment], list[str]]:
     return segs, needles
 
 
-def _index_time(n: int) -> float:
-    segs, needles = _batch_of(n)
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        index = gate._Index(segs, gate.StoreEcho(["sensor 5 reads 0 C on shelf 5"]))
-        index.warm(needles)
-        for needle in needles:
-            _, _, pos = index.find(needle)
-            if pos >= 0:
-                index.vouch(pos)
-        best = min(best, time.perf_counter() - t0)
-    return best
+def _index_once(batch: tuple[list[Segment], list[str]]) -> None:
+    segs, needles = batch
+    index = gate._Index(segs, gate.StoreEcho(["sensor 5 reads 0 C on shelf 5"]))
+    index.warm(needles)
+    for needle in needles:
+        _, _, pos = index.find(needle)
+        if pos >= 0:
+            index.vouch(pos)
 
 
 def test_the_index_grows_linearly_with_the_batch():
-    """Ten times the batch costs at most ~fifteen times the time (the old index re-joined
-    everything the agent typed for every tool output: a hundred times)."""
-    small, large = _index_time(150), _index_time(1500)
-    assert large < 60, f"{large:.1f}s for 1500 turns"
-    assert large <= 15 * max(small, 0.005), f"{small:.3f}s → {large:.3f}s"
+    """Ten times the batch costs at most ~fifteen times the CPU time (the old index re-joined
+    everything the agent typed for every tool output: a hundred times). Measured by the
+    shared harness: CPU time, not wall time, re-measured at larger sizes before a miss
+    counts, so a loaded machine does not fail it."""
+    growth = grows_linearly(_index_once, _batch_of, 150, cap=60.0)  # type: ignore[arg-type]
+    assert growth.ok, growth.why
 
 
 def test_a_quote_cut_in_every_tool_output_scans_the_typed_text_a_few_times(monkeypatch):
