@@ -349,6 +349,7 @@ class KuraApp(App[None]):
         # loads and a pane is shown for the first time.
         gc.freeze()
         self.main.stores.select(self.current_store)
+        self.main.set_store(self.current_store)
         self._title()
         self.main.workbar.idle({})
         self.load_all()
@@ -508,6 +509,7 @@ class KuraApp(App[None]):
             return
         self.current_store = name
         self.main.stores.select(name)
+        self.main.set_store(name)
         self._title()
         self.main.recall.clear(name)
         for s in self.screen_stack:
@@ -1817,7 +1819,8 @@ class KuraApp(App[None]):
             ("Main screen", binding_rows(self, [MainScreen]) + moving),
             (
                 "Find bar",
-                [("/", "Open it in the map, drafts or gate log")] + binding_rows(self, [FindInput]),
+                [("/", "Open it over the list in front of you (per pane, per store)")]
+                + binding_rows(self, [FindInput]),
             ),
             ("Map pane", binding_rows(self, [MapPane])),
             ("Drafts pane", binding_rows(self, [DraftsPane])),
