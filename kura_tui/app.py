@@ -79,6 +79,7 @@ from .messages import (
     Woven,
 )
 from .screens.confirm import ConfirmScreen, LinksScreen, ReasonScreen, TossScreen
+from .screens.diff import DiffScreen
 from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
@@ -1108,14 +1109,29 @@ class KuraApp(App[None]):
 
     # ---- evidence in its journal -----------------------------------------
     def open_evidence(
-        self, store: str, title: str, quotes: Iterable[Quote | Mapping[str, Any]]
+        self,
+        store: str,
+        title: str,
+        quotes: Iterable[Quote | Mapping[str, Any]],
+        diff: Any = None,
     ) -> None:
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
             self.notify("nothing vouches for it: there is no evidence to open", severity="warning")
             return
-        self.push_screen(EvidenceScreen(store, title, qs))
+        self.push_screen(EvidenceScreen(store, title, qs, diff=diff))
+
+    def open_diff(self, draft: Draft) -> None:
+        """An extension draft's changes to its memory, the whole width of the terminal."""
+        diff = self.main.drafts.extensions.get(draft.slug)
+        if diff is None:
+            self.notify(
+                f"{draft.slug} is a new memory, not an extension: its card is the whole of it",
+                severity="information",
+            )
+            return
+        self.push_screen(DiffScreen(draft.title, diff))
 
     def load_excerpt(self, token: int, store: str, quote: Quote) -> None:
         core = self.kura
@@ -1147,7 +1163,10 @@ class KuraApp(App[None]):
         elif action == "fix":
             self.push_screen(FixScreen(store, draft, blink=not self.frozen), self._after_fix)
         elif action == "evidence":
-            self.open_evidence(store, draft.title, draft.quotes)
+            diff = self.main.drafts.extensions.get(draft.slug)
+            self.open_evidence(store, draft.title, draft.quotes, diff=diff)
+        elif action == "diff":
+            self.open_diff(draft)
         elif action == "toss":
 
             def confirmed(yes: bool | None, reason: str) -> None:
@@ -1834,6 +1853,7 @@ class KuraApp(App[None]):
             ),
             ("Memory editor", binding_rows(self, [MemoryEditScreen])),
             ("Evidence in its journal", binding_rows(self, [EvidenceScreen])),
+            ("An extension's diff", binding_rows(self, [DiffScreen])),
             ("Learned profile", binding_rows(self, [ProfileScreen])),
             (
                 "Tidy review",

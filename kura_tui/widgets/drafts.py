@@ -281,6 +281,13 @@ class DraftsPane(Finding, Container):
             tooltip="Open the journal around each quote of the draft",
             id="drafts.evidence",
         ),
+        Binding(
+            "v",
+            "diff",
+            "Diff",
+            tooltip="An extension's changes to its memory, the whole width (escape returns)",
+            id="drafts.diff",
+        ),
         Binding("space", "page(1)", "Scroll the draft down", show=False, id="drafts.page_down"),
         Binding("b", "page(-1)", "Scroll the draft up", show=False, id="drafts.page_up"),
     ]
@@ -434,3 +441,6 @@ class DraftsPane(Finding, Container):
 
     def action_evidence(self) -> None:
         self._act("evidence")
+
+    def action_diff(self) -> None:
+        self._act("diff")

@@ -1,5 +1,6 @@
-"""The curation app's smaller friction: find in every list, per pane and per store; columns
-that hold with emoji; a gate-log selection that stays put as entries arrive."""
+"""The curation app's smaller friction: find in every list, per pane and per store; an
+extension's diff full width; columns that hold with emoji; a gate-log selection that stays
+put as entries arrive."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from types import SimpleNamespace
 from hypothesis import given, settings, strategies as st
 from rich.cells import cell_len
 
+from kura_tui.screens.diff import DiffScreen
+from kura_tui.screens.evidence import EvidenceScreen
+from kura_tui.screens.main import MainScreen
 from kura_tui.widgets.fmt import _whole, clip, fit, one_line
 from kura_tui.widgets.gatelog import AGE_W, gate_row
 from tests.tui.conftest import run, screen_text, settle
@@ -127,6 +131,70 @@ def test_each_store_keeps_its_own_query_in_each_pane(make_app):
     assert query == "" and len(slugs) > 1
     store, query, slugs, screen = by["maker kept"]
     assert (store, query, slugs) == ("maker", "kiln", [KILN])
+
+
+# --------------------------------------------------------------------------- the diff
+
+
+def test_an_extension_diff_opens_full_width_scrolls_and_escape_keeps_the_selection(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        m = app.main
+        await pilot.press("2")
+        slugs = [d.slug for d in m.drafts.drafts]
+        m.drafts.query_one("#draft-queue").move_to(slugs.index("disk-layout-ext"))
+        await pilot.pause()
+        await pilot.press("v")
+        await settle(pilot)
+        screen = app.screen
+        scroll = screen.query_one("#diff-scroll")
+        opened = (
+            isinstance(screen, DiffScreen),
+            scroll.size.width,
+            screen_text(app),
+            scroll.max_scroll_y,
+        )
+        await pilot.press("space")
+        await pilot.pause()
+        scrolled = scroll.scroll_y
+        await pilot.press("escape")
+        await settle(pilot)
+        back = (
+            isinstance(app.screen, MainScreen),
+            m.drafts.selected.slug,
+            app.focused is m.drafts.query_one("#draft-queue"),
+        )
+        # from the evidence screen: v opens the same view, escape returns to the evidence
+        await pilot.press("o")
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        from_evidence = isinstance(app.screen, DiffScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        evidence_again = isinstance(app.screen, EvidenceScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        # a new memory's draft has no diff: v says so and opens nothing
+        m.drafts.query_one("#draft-queue").move_to(0)
+        new = m.drafts.selected
+        await pilot.press("v")
+        await settle(pilot)
+        return opened, scrolled, back, from_evidence, evidence_again, new, app.screen
+
+    opened, scrolled, back, from_evidence, evidence_again, new, last = run(
+        app, script, size=(100, 10)
+    )
+    is_diff, width, text, max_scroll = opened
+    assert is_diff and width >= 90  # the whole terminal, not the card's column
+    assert "Changes to disk-layout: +2 −0" in text
+    assert max_scroll > 0 and scrolled > 0
+    assert back == (True, "disk-layout-ext", True)
+    assert from_evidence and evidence_again
+    assert new.decision != "extends"
+    assert isinstance(last, MainScreen)
+    assert any(f"{new.slug} is a new memory, not an extension" in n for n in app.notes_seen)
 
 
 # --------------------------------------------------------------------------- columns
