@@ -28,6 +28,7 @@ import watchfiles
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.content import Content
+from textual.notifications import Notify, SeverityLevel
 
 from kura_core import (
     Draft,
@@ -86,9 +87,11 @@ from .screens.fix import FixScreen
 from .screens.help import HelpScreen, binding_ids, binding_rows
 from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
+from .screens.notes import NotesScreen
 from .screens.profile import ProfileScreen
 from .screens.tidy import TidyScreen
 from .screens.weave import WeaveScreen
+from .toasts import NoteLog, Rack, toast_timeout
 from .widgets.drafts import DraftsPane
 from .widgets.find import FindInput
 from .widgets.gatelog import GateLogPane
@@ -293,6 +296,14 @@ class KuraApp(App[None]):
             id="app.scrub",
         ),
         Binding(
+            "m",
+            "notes",
+            "Messages",
+            show=False,
+            tooltip="Every message of this session, newest first (toasts are short-lived)",
+            id="app.notes",
+        ),
+        Binding(
             "r",
             "refresh",
             "Refresh",
@@ -332,6 +343,10 @@ class KuraApp(App[None]):
         self.watching = threading.Event()
         self.first_paint: float | None = None
         self.filled: dict[str, float] = {}
+        #: every notification's message, in the order they were raised (what tests read)
+        self.notes_seen: list[str] = []
+        self.note_log = NoteLog()
+        self._rack = Rack()
         if frozen:
             self.animation_level = "none"
 
@@ -380,6 +395,44 @@ class KuraApp(App[None]):
         if self.job is not None:
             self.job.stop.set()
         super().exit(*args, **kw)
+
+    # ---- notifications ---------------------------------------------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast, short-lived whatever timeout is asked for (kura.toasts says why)."""
+        self.notes_seen.append(str(message))
+        super().notify(
+            message,
+            title=title,
+            severity=severity,
+            timeout=toast_timeout(severity, timeout),
+            markup=markup,
+        )
+
+    def _on_notify(self, event: Notify) -> None:
+        event.prevent_default()  # this decides what goes on screen, not App's own handler
+        new = event.notification
+        gone, toast = self._rack.place(self._notifications, new)
+        for old in gone:
+            self._unnotify(old, refresh=False)
+        self._notifications.add(toast)
+        self._refresh_notifications()
+        note = self.note_log.add(self.kura_clock(), new.title, new.message, new.severity)
+        if note.important:
+            for screen in self.screen_stack:
+                if isinstance(screen, MainScreen):
+                    screen.workbar.note(note)
+
+    def action_notes(self) -> None:
+        if not isinstance(self.screen, NotesScreen):
+            self.push_screen(NotesScreen(self.note_log.notes))
 
     # ---- workers ---------------------------------------------------------
     def _spawn(
@@ -1867,5 +1920,6 @@ class KuraApp(App[None]):
             ),
             ("Confirmation", binding_rows(self, [ConfirmScreen])),
             ("Lists", binding_rows(self, [RowList])),
+            ("Messages", binding_rows(self, [NotesScreen])),
             ("Help", binding_rows(self, [HelpScreen])),
         ]

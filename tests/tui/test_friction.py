@@ -1,6 +1,6 @@
 """The curation app's smaller friction: find in every list, per pane and per store; an
 extension's diff full width; columns that hold with emoji; a gate-log selection that stays
-put as entries arrive."""
+put as entries arrive; toasts that do not pile up."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from types import SimpleNamespace
 
 from hypothesis import given, settings, strategies as st
 from rich.cells import cell_len
+from textual.widgets._toast import Toast
 
 from kura_tui.screens.diff import DiffScreen
 from kura_tui.screens.evidence import EvidenceScreen
 from kura_tui.screens.main import MainScreen
+from kura_tui.screens.notes import NotesScreen
 from kura_tui.widgets.fmt import _whole, clip, fit, one_line
 from kura_tui.widgets.gatelog import AGE_W, gate_row
 from tests.tui.conftest import run, screen_text, settle
@@ -332,3 +334,69 @@ def test_the_selected_gate_log_row_stays_on_its_entry_and_its_line_as_entries_ar
     assert after[0] == picked.id and after[1] == line and where_after == where
     assert after[2] == 25 + 4
     assert following == (0, "newest 1", 0)
+
+
+# --------------------------------------------------------------------------- toasts
+
+
+def test_toasts_collapse_stay_few_and_short_and_what_matters_stays_in_sight(make_app):
+    app = make_app()
+
+    async def script(pilot):
+        out = {}
+        for _ in range(4):
+            await pilot.press("S")  # nothing runs: the same note four times
+        await pilot.pause()
+        out["same"] = [
+            (t._notification.title, t._notification.message) for t in app.screen.query(Toast)
+        ]
+        for i in range(6):
+            app.notify(f"note {i}", timeout=60)
+        app.notify("the scribe refused the line", title="tidy", severity="error", timeout=60)
+        await pilot.pause()
+        out["many"] = len(app.screen.query(Toast))
+        out["timeouts"] = [n.timeout for n in app._notifications]
+        app.clear_notifications()
+        await pilot.pause()
+        out["bar"] = screen_text(app)
+        await pilot.press("m")
+        await settle(pilot)
+        out["log"] = (isinstance(app.screen, NotesScreen), screen_text(app))
+        await pilot.press("escape")
+        return out
+
+    out = run(app, script)
+    assert out["same"] == [("×4", "nothing is running")]
+    assert out["many"] == 3
+    assert out["timeouts"] and max(out["timeouts"]) <= 8
+    assert app.notes_seen.count("nothing is running") == 4 and "note 5" in app.notes_seen
+    assert "✗ tidy: the scribe refused the line" in out["bar"]  # the toast is gone; this stays
+    is_log, log = out["log"]
+    assert is_log and "nothing is running" in log and "×4" in log
+    assert log.index("the scribe refused the line") < log.index("note 0")  # newest first
+    assert all(f"note {i}" in log for i in range(6))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    raised=st.lists(
+        st.tuples(st.sampled_from(["", "tidy"]), st.sampled_from(["a", "b", "c", "d", "e"])),
+        max_size=30,
+    )
+)
+def test_the_rack_keeps_few_toasts_one_per_message_and_counts_repeats(raised):
+    from textual.notifications import Notification
+
+    from kura_tui.toasts import TOASTS_SHOWN, Rack
+
+    rack, live, times = Rack(), [], {}
+    for title, message in raised:
+        times[(title, message)] = times.get((title, message), 0) + 1
+        gone, toast = rack.place(live, Notification(message, title, timeout=60))
+        live = [n for n in live if n not in gone] + [toast]
+        assert len(live) <= TOASTS_SHOWN and toast.message == message
+        keys = [rack.said[n.identity][0][:2] for n in live]
+        assert len(keys) == len(set(keys))  # one toast per message
+        for n in live:  # a count is never more than the times it was raised
+            key, count = rack.said[n.identity]
+            assert count <= times[key[:2]] and (count == 1) == ("×" not in n.title)
