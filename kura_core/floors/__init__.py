@@ -40,6 +40,7 @@ from .attribution import (
     carries,
     claims,
     fold_lines,
+    foreign_words,
     own_words,
 )
 from .names import names_in
@@ -302,16 +303,22 @@ def _claim_ok(
     from one segment of theirs: its words and every figure of the claim's clause (a figure
     from another quote, or a name from one segment with another's content, is not it). What
     the human's segment credits to someone else ("Mika decided to …", "Mika: …") is not the
-    human's: only the segment's own words (:func:`.attribution.own_words`) vouch for them."""
+    human's: only the segment's own words (:func:`.attribution.own_words`) vouch for them,
+    and a segment that has a credited word only in someone else's mouth vouches for none of
+    it ("Mika: use Postgres" beside the human's "use SQLite")."""
     names = tuple(n for n in human_names if isinstance(n, str))
-    user = [own_words(u, names) for u in evidence.user_texts()]
+    raw = evidence.user_texts()
+    user = [own_words(u, names) for u in raw]
     figures = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
         if not user:
             return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote")
-        if not carries(claim.content, user):
+        mine = [
+            o for u, o in zip(raw, user, strict=True) if not claim.content & foreign_words(u, names)
+        ]
+        if not carries(claim.content, mine):
             return Violation(ATTRIBUTION, field_name, claim.phrase, "not_carried")
-        if not any(_one_segment(claim, figures, u) for u in user):
+        if not any(_one_segment(claim, figures, u) for u in mine):
             return Violation(ATTRIBUTION, field_name, claim.phrase, "not_one_segment")
         return None
     if claim.who == THIRD:

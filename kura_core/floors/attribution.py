@@ -1799,6 +1799,17 @@ def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
     return "".join(parts)
 
 
+@functools.lru_cache(maxsize=256)
+def foreign_words(text: str, human_names: tuple[str, ...] = ()) -> frozenset[str]:
+    """The content tokens a person's segment has only in what it credits to someone else
+    (:func:`own_words` blanked them): words the speaker only put in another's mouth."""
+    own = own_words(text, human_names)
+    lined = fold_lines(text)
+    if own == lined:
+        return frozenset()
+    return content_tokens(lined) - content_tokens(own)
+
+
 #: What "they" do when they are people: "they are kept" speaks of things, "they decided"
 #: of someone.
 _SAYING = frozenset(

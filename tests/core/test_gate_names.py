@@ -323,6 +323,8 @@ TURNS = [
     ("en", "Mika thinks we should use Postgres.", False),
     ("en", "Mika decided we should\nuse Postgres.", False),
     ("en", "they said to use Postgres.", False),
+    ("en", "Ren: use SQLite\nTom: use Postgres", False),
+    ("en", "Tom: use SQLite\nRen: no, use Postgres", True),
     ("zh", "我跟张伟说了，用 Postgres。", True),
     ("zh", "我和李娜决定用 Postgres。", True),
     ("zh", "马上决定用 Postgres。", True),
