@@ -824,6 +824,21 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    add = _adder(sub, common)
+    _store_commands(add)
+    _curation_commands(add)
+    _evidence_commands(add)
+    _distill_commands(sub, common)
+    _service_commands(add)
+    _bench_command(add)
+    _app_commands(add)
+    add_connect_parsers(add, cmd_connect)
+    return p
+
+
+def _adder(sub: Any, common: argparse.ArgumentParser) -> AddCommand:
+    """How a group adds its commands to *sub*: each takes the *common* options (-c, -s),
+    --json unless ``json_flag=False``, and runs its handler."""
 
     def add(
         name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True
@@ -834,15 +849,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
-    _store_commands(add)
-    _curation_commands(add)
-    _evidence_commands(add)
-    _distill_commands(sub, common)
-    _service_commands(add)
-    _bench_command(add)
-    _app_commands(add)
-    add_connect_parsers(add, cmd_connect)
-    return p
+    return add
 
 
 def _common_options() -> argparse.ArgumentParser:
@@ -983,16 +990,7 @@ def _distill_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
     )
     dsub = sp.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(
-        name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True
-    ) -> argparse.ArgumentParser:
-        ap = dsub.add_parser(name, help=help, description=help, parents=[common])
-        if json_flag:
-            ap.add_argument("--json", action="store_true", help="print JSON for scripts")
-        ap.set_defaults(fn=fn)
-        return ap
-
+    action = _adder(dsub, common)
     ap = action(
         "run",
         cmd_distill_run,
