@@ -434,15 +434,27 @@ def cmd_journal(ctx: Ctx) -> int:
     return OK
 
 
-def cmd_distill_run(ctx: Ctx) -> int:
-    k = ctx.kura()
+def _reported(ctx: Ctx, run: Callable[[Any], Any]) -> Any:
+    """The report of a long run, which *run* makes given the progress callback (a live
+    line on a terminal); with --json the report is printed here."""
     progress = _progress(ctx)
-    out = k.distil(store=ctx.selector, max_batches=ctx.args.max_batches, progress=progress)
+    out = run(progress)
     _progress_done(ctx, progress)
     rep = out.report
     if ctx.args.json:
         ctx.json(rep.to_json())
-    else:
+    return rep
+
+
+def cmd_distill_run(ctx: Ctx) -> int:
+    k = ctx.kura()
+    rep = _reported(
+        ctx,
+        lambda progress: k.distil(
+            store=ctx.selector, max_batches=ctx.args.max_batches, progress=progress
+        ),
+    )
+    if not ctx.args.json:
         ctx.print(
             f"{rep.store}: {rep.batches} batch(es), {rep.segments} segments → {len(rep.drafts)} draft(s), "
             f"{rep.dropped} dropped, {rep.seeds} seed(s), {rep.covered} already covered"
@@ -479,13 +491,8 @@ def cmd_distill_drafts(ctx: Ctx) -> int:
 
 
 def cmd_distill_drain(ctx: Ctx) -> int:
-    progress = _progress(ctx)
-    out = ctx.kura().drain(store=ctx.selector, progress=progress)
-    _progress_done(ctx, progress)
-    rep = out.report
-    if ctx.args.json:
-        ctx.json(rep.to_json())
-    else:
+    rep = _reported(ctx, lambda progress: ctx.kura().drain(store=ctx.selector, progress=progress))
+    if not ctx.args.json:
         ctx.print(
             f"{rep.store}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
             f"kept {len(rep.kept)}"
