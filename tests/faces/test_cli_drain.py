@@ -26,15 +26,10 @@ def _drain(cfg: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_drain_prints_what_the_scribe_poured_and_tossed(tmp_path, model):
-    verdicts = {
-        "Kettle descale": {"verdict": "pour", "reason": "true"},
-        "Archive disk": {"verdict": "toss", "reason": "chatter"},
-    }
-
-    def judge(req):
-        task = req.messages[-1]["content"]
-        draft = json.loads(task.split("Draft:\n", 1)[1].split("\n\nEvidence:", 1)[0])
-        return verdicts[draft["title"]]
+    def judge(req):  # the kettle draft is poured, the other one tossed
+        if '"title": "Kettle descale"' in req.messages[-1]["content"]:
+            return {"verdict": "pour", "reason": "true"}
+        return {"verdict": "toss", "reason": "chatter"}
 
     model.script("kura_judge", judge)
     template = _template(tmp_path, model.url)
