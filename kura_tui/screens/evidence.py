@@ -177,11 +177,11 @@ class EvidenceScreen(ModalScreen[None]):
         target = next((w for w, ln in zip(widgets, excerpt.lines, strict=False) if ln.target), None)
         scroll = self.query_one("#evidence-scroll", VerticalScroll)
         if target is not None:
-            self.call_later(self._scroll_to, mounted, target)
+            self.call_later(self._show_quoted_line, mounted, target)
         else:
             scroll.scroll_home(animate=False)
 
-    async def _scroll_to(self, mounted: AwaitMount, target: Widget) -> None:
+    async def _show_quoted_line(self, mounted: AwaitMount, target: Widget) -> None:
         """Bring the quoted line to the top once its lines are mounted and laid out (before
         that it has no place to scroll to, and the view would stay at the top or not
         depending on how busy the machine is)."""
