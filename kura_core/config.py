@@ -533,91 +533,115 @@ def _secrets(t: _Table | None) -> SecretRules:
     return rules
 
 
+def _server(st: _Table | None) -> ServerConfig:
+    server = ServerConfig()
+    if st is None:
+        return server
+    server = ServerConfig(
+        host=st.get("host", str, server.host),
+        port=st.get("port", int, server.port),
+        default=st.get("default", str, server.default),
+        token_env=st.get("token_env", str, server.token_env),
+        max_body_bytes=st.positive("max_body_bytes", int, server.max_body_bytes),
+    )
+    if not 0 <= server.port <= 65535:
+        raise ConfigError(f"kura.toml: server.port must be 0..65535 (got {server.port})")
+    st.done()
+    return server
+
+
+@dataclass(frozen=True)
+class _Defaults:
+    """The top-level tables a store's own tables start from."""
+
+    distill: DistillConfig
+    prefill: PrefillConfig
+    recall: RecallConfig
+    capacity: CapacityConfig
+
+
+def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConfig:
+    path = s.get("path", str, None)
+    if not path:
+        raise ConfigError(f"kura.toml: stores.{name}.path is required (the store's directory)")
+    policy = s.get("write_policy", str, WritePolicy.DISTILLER_ONLY.value)
+    if policy not in WRITE_POLICIES:
+        raise ConfigError(
+            f"kura.toml: stores.{name}.write_policy must be one of "
+            + ", ".join(WRITE_POLICIES)
+            + f" (got {policy!r})"
+        )
+    charter = s.get("charter", str, None)
+    sd = _distill(s.sub("distill"), replace(top.distill, journals=()), base)
+    own = sd.journals + _journals(s.sub("journals"), base)
+    inherit = s.get("inherit_global_journals", bool, False)
+    # journals are settled once every store is known (see _settle_journals)
+    sd = replace(sd, journals=own)
+    store = StoreConfig(
+        name=name,
+        path=_path(path, base),
+        label=s.get("label", str, ""),
+        write_policy=policy,
+        charter=_path(charter, base) if charter else None,
+        persona=s.get("persona", str, ""),
+        distill=sd,
+        prefill=_prefill(s.sub("prefill"), top.prefill),
+        recall=_recall(s.sub("recall"), top.recall),
+        capacity=_capacity(s.sub("capacity"), top.capacity),
+        inherit_global_journals=inherit,
+        secrets=_secrets(s.sub("secrets")),
+    )
+    s.done()
+    return store
+
+
+def _stores(stt: _Table | None, top: _Defaults, base: Path | None) -> dict[str, StoreConfig]:
+    stores: dict[str, StoreConfig] = {}
+    if stt is None:
+        return stores
+    for name in list(stt.raw):
+        stt.seen.add(name)
+        _check_name(name, f"stores.{name}")
+        stores[name] = _store(name, _Table(stt.raw[name], f"stores.{name}"), top, base)
+    return _settle_journals(stores, top.distill.journals)
+
+
+def _modes(mt: _Table | None, stores: Mapping[str, StoreConfig]) -> dict[str, str]:
+    modes: dict[str, str] = {}
+    if mt is None:
+        return modes
+    for mode in list(mt.raw):
+        target = mt.get(mode, str, None)
+        _check_name(mode, f"modes.{mode}")
+        if target not in stores:
+            raise ConfigError(
+                f"kura.toml: modes.{mode} points at {target!r}, which is not a store; "
+                "add [stores." + str(target) + "] or fix the name"
+            )
+        if mode in stores and mode != target:
+            raise ConfigError(
+                f"kura.toml: modes.{mode} names store {target!r} but a different store is "
+                f"called {mode!r}; rename the mode or the store"
+            )
+        modes[mode] = target
+    mt.done()
+    return modes
+
+
 def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     base = source.parent if source is not None else None
     top = _Table(dict(raw), "")
 
-    st = top.sub("server")
-    server = ServerConfig()
-    if st is not None:
-        server = ServerConfig(
-            host=st.get("host", str, server.host),
-            port=st.get("port", int, server.port),
-            default=st.get("default", str, server.default),
-            token_env=st.get("token_env", str, server.token_env),
-            max_body_bytes=st.positive("max_body_bytes", int, server.max_body_bytes),
-        )
-        if not 0 <= server.port <= 65535:
-            raise ConfigError(f"kura.toml: server.port must be 0..65535 (got {server.port})")
-        st.done()
-
+    server = _server(top.sub("server"))
     distill = _distill(top.sub("distill"), DistillConfig(), base)
     prefill = _prefill(top.sub("prefill"), PrefillConfig())
     recall = _recall(top.sub("recall"), RecallConfig())
     capacity = _capacity(top.sub("capacity"), CapacityConfig())
     models = _models(top.sub("models"))
     keys = _keys(top.sub("keys"))
-
-    stores: dict[str, StoreConfig] = {}
-    stt = top.sub("stores")
-    if stt is not None:
-        for name in list(stt.raw):
-            stt.seen.add(name)
-            _check_name(name, f"stores.{name}")
-            s = _Table(stt.raw[name], f"stores.{name}")
-            path = s.get("path", str, None)
-            if not path:
-                raise ConfigError(
-                    f"kura.toml: stores.{name}.path is required (the store's directory)"
-                )
-            policy = s.get("write_policy", str, WritePolicy.DISTILLER_ONLY.value)
-            if policy not in WRITE_POLICIES:
-                raise ConfigError(
-                    f"kura.toml: stores.{name}.write_policy must be one of "
-                    + ", ".join(WRITE_POLICIES)
-                    + f" (got {policy!r})"
-                )
-            charter = s.get("charter", str, None)
-            sd = _distill(s.sub("distill"), replace(distill, journals=()), base)
-            own = sd.journals + _journals(s.sub("journals"), base)
-            inherit = s.get("inherit_global_journals", bool, False)
-            # journals are settled once every store is known (see _settle_journals)
-            sd = replace(sd, journals=own)
-            stores[name] = StoreConfig(
-                name=name,
-                path=_path(path, base),
-                label=s.get("label", str, ""),
-                write_policy=policy,
-                charter=_path(charter, base) if charter else None,
-                persona=s.get("persona", str, ""),
-                distill=sd,
-                prefill=_prefill(s.sub("prefill"), prefill),
-                recall=_recall(s.sub("recall"), recall),
-                capacity=_capacity(s.sub("capacity"), capacity),
-                inherit_global_journals=inherit,
-                secrets=_secrets(s.sub("secrets")),
-            )
-            s.done()
-        stores = _settle_journals(stores, distill.journals)
-
-    modes: dict[str, str] = {}
-    mt = top.sub("modes")
-    if mt is not None:
-        for mode in list(mt.raw):
-            target = mt.get(mode, str, None)
-            _check_name(mode, f"modes.{mode}")
-            if target not in stores:
-                raise ConfigError(
-                    f"kura.toml: modes.{mode} points at {target!r}, which is not a store; "
-                    "add [stores." + str(target) + "] or fix the name"
-                )
-            if mode in stores and mode != target:
-                raise ConfigError(
-                    f"kura.toml: modes.{mode} names store {target!r} but a different store is "
-                    f"called {mode!r}; rename the mode or the store"
-                )
-            modes[mode] = target
-        mt.done()
+    defaults = _Defaults(distill, prefill, recall, capacity)
+    stores = _stores(top.sub("stores"), defaults, base)
+    modes = _modes(top.sub("modes"), stores)
     top.done()
 
     if server.default and server.default not in stores and server.default not in modes:

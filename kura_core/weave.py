@@ -328,51 +328,9 @@ def _good_cut(atoms: Sequence[str], p: int) -> bool:
     return sp != sn and not (sp == "c" and sn == "h")
 
 
+#: where a Chinese or Japanese line splits into clauses: after its punctuation (full or
+#: half width), and after a spaced dash
 _CLAUSE_END = re.compile(r"(?<=[。、，；：！？,;:!?])|(?<=\s—)\s|(?<=\s-)\s")
-
-
-def _clause_trigger(desc: str, budget: int) -> str:
-    """Chinese and Japanese lines trimmed by whole clauses, not by characters.
-
-    Cutting between characters leaves fragments a reader cannot parse ("家族の…ない…"),
-    so whole clauses are kept: the first one, every clause that carries a ⚠️ or a
-    negation, then following clauses while they fit. If the first clause and the clauses
-    that must stay do not fit together, the first clause gives way. A line may run up to
-    half again over the budget rather than lose its sense; beyond that, "" (no answer).
-    """
-
-    clauses = [c for c in _CLAUSE_END.split(desc) if c and c.strip()]
-    if len(clauses) < 2:
-        return ""
-    cost = [estimate_tokens(c) for c in clauses]
-    must = {i for i, c in enumerate(clauses) if "⚠" in c or negations_in(c)}
-    for start in [0] if 0 in must else [0, None]:
-        kept = set(must) | ({start} if start is not None else set())
-        if not kept:
-            continue
-        used = sum(cost[i] for i in kept)
-        for i in range(len(clauses)):
-            if i not in kept and used + cost[i] <= budget and (i == 0 or i - 1 in kept):
-                kept.add(i)
-                used += cost[i]
-        if used > budget * 1.5:
-            continue
-        parts: list[str] = []
-        prev = -1
-        for i in sorted(kept):
-            if prev >= 0 and i != prev + 1:
-                parts[-1] = _rstrip_join(parts[-1])
-                parts.append(ELLIPSIS)
-            elif prev < 0 and i > 0:
-                parts.append(ELLIPSIS)
-            parts.append(clauses[i].strip() if i else clauses[i].rstrip())
-            prev = i
-        text = "".join(parts)
-        if prev != len(clauses) - 1:
-            text = _rstrip_join(text).rstrip() + ELLIPSIS
-        if estimate_tokens(text) <= budget * 1.5 and not trigger_floor(text, desc):
-            return text
-    return ""
 
 
 #: where a Latin-script line splits into clauses: after , ; : . ! ? or a closing bracket
@@ -380,9 +338,18 @@ def _clause_trigger(desc: str, budget: int) -> str:
 _LATIN_CLAUSE_END = re.compile(r"(?<=[,;:.!?…)\]])(?=\s)|(?<=\s[—–-])(?=\s)")
 
 
-def _whole_clauses(desc: str, budget: int, splitter: re.Pattern[str], slack: float) -> str:
-    """*desc* kept by whole clauses within *budget* × *slack* tokens, or "" (see
-    :func:`_clause_trigger`)."""
+def _whole_clauses(desc: str, budget: int, *, cjk: bool) -> str:
+    """*desc* trimmed by whole clauses, not by words or characters, or "" (no answer).
+
+    Cutting inside a clause leaves fragments a reader cannot parse ("家族の…ない…"), so
+    whole clauses are kept: the first one, every clause that carries a ⚠️ or a negation,
+    then following clauses while they fit *budget*. If the first clause and the clauses
+    that must stay do not fit together, the first clause gives way. A Chinese or Japanese
+    line (*cjk*) may run up to half again over the budget rather than lose its sense, and
+    its clauses and "…" are joined with no spaces.
+    """
+
+    splitter, slack = (_CLAUSE_END, 1.5) if cjk else (_LATIN_CLAUSE_END, 1.0)
     clauses = [c for c in splitter.split(desc) if c and c.strip()]
     if len(clauses) < 2:
         return ""
@@ -397,23 +364,27 @@ def _whole_clauses(desc: str, budget: int, splitter: re.Pattern[str], slack: flo
             if i not in kept and used + cost[i] <= budget and (i == 0 or i - 1 in kept):
                 kept.add(i)
                 used += cost[i]
-        text = _join_clauses(clauses, sorted(kept))
+        if cjk and used > budget * slack:  # the clauses alone already run over
+            continue
+        text = _join_clauses(clauses, sorted(kept), "" if cjk else " ")
         if estimate_tokens(text) <= budget * slack and not trigger_floor(text, desc):
             return text
     return ""
 
 
-def _join_clauses(clauses: Sequence[str], kept: Sequence[int]) -> str:
+def _join_clauses(clauses: Sequence[str], kept: Sequence[int], space: str) -> str:
+    """The *kept* clauses, a "…" (with *space* around it) for each stretch left out.
+    With no *space* (Chinese and Japanese), no space between two clauses either."""
     parts: list[str] = []
     prev = -1
     for i in kept:
         if prev >= 0 and i != prev + 1:
             parts[-1] = _rstrip_join(parts[-1]).rstrip()
-            parts.append(" " + ELLIPSIS + " ")
+            parts.append(space + ELLIPSIS + space)
         elif prev < 0 and i > 0:
-            parts.append(ELLIPSIS + " ")
+            parts.append(ELLIPSIS + space)
         gap = prev < 0 or i != prev + 1
-        parts.append(clauses[i].strip() if gap else clauses[i].rstrip())
+        parts.append(clauses[i].strip() if gap or not space else clauses[i].rstrip())
         prev = i
     text = "".join(parts)
     if prev != len(clauses) - 1:
@@ -481,14 +452,9 @@ def mechanical_trigger(description: str, budget: int) -> str:
     desc = " ".join(description.split())
     if not desc or estimate_tokens(desc) <= budget:
         return desc
-    if _CJK_CHAR.search(desc):
-        by_clause = _clause_trigger(desc, budget)
-        if by_clause:
-            return by_clause
-    else:
-        by_clause = _whole_clauses(desc, budget, _LATIN_CLAUSE_END, 1.0)
-        if by_clause:
-            return by_clause
+    by_clause = _whole_clauses(desc, budget, cjk=bool(_CJK_CHAR.search(desc)))
+    if by_clause:
+        return by_clause
     atoms = _ATOM.findall(desc)
     if len(atoms) <= 1:
         return desc

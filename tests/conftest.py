@@ -3,8 +3,10 @@ servers on real loopback sockets (tests/fakes/model_server.py)."""
 
 from __future__ import annotations
 
+import compileall
 import os
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -20,6 +22,34 @@ for _k in list(os.environ):
         continue
     if _k.startswith(("TEXTUAL", "KURA_")) or _k in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES"):
         del os.environ[_k]
+
+
+def _keep_bytecode() -> Path:
+    """Compiled modules are kept for the run, in a cache outside the checkout.
+
+    Without it (``PYTHONDONTWRITEBYTECODE`` set, as some machines do) every worker and
+    every CLI a test starts compiles the package from source again: about half a second of
+    CPU per process, and the suite starts hundreds of them. The cache lives under the
+    system's temp directory, keyed by the absolute source paths, so two checkouts never
+    share an entry and the checkout stays clean."""
+    prefix = Path(tempfile.gettempdir()) / f"kura-tests-pycache-{os.getuid()}"
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = str(prefix)
+    return prefix
+
+
+_keep_bytecode()
+
+
+def pytest_configure(config):
+    """Compile the package once, before the workers start, so they and the processes they
+    start read it compiled instead of each compiling it at the same moment."""
+    if hasattr(config, "workerinput"):
+        return
+    for package in ("kura_core", "kura_tui"):
+        compileall.compile_dir(ROOT / package, quiet=1, workers=os.cpu_count() or 1)
 
 
 @pytest.fixture(autouse=True)

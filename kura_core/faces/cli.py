@@ -434,15 +434,27 @@ def cmd_journal(ctx: Ctx) -> int:
     return OK
 
 
-def cmd_distill_run(ctx: Ctx) -> int:
-    k = ctx.kura()
+def _reported(ctx: Ctx, run: Callable[[Any], Any]) -> Any:
+    """The report of a long run, which *run* makes given the progress callback (a live
+    line on a terminal); with --json the report is printed here."""
     progress = _progress(ctx)
-    out = k.distil(store=ctx.selector, max_batches=ctx.args.max_batches, progress=progress)
+    out = run(progress)
     _progress_done(ctx, progress)
     rep = out.report
     if ctx.args.json:
         ctx.json(rep.to_json())
-    else:
+    return rep
+
+
+def cmd_distill_run(ctx: Ctx) -> int:
+    k = ctx.kura()
+    rep = _reported(
+        ctx,
+        lambda progress: k.distil(
+            store=ctx.selector, max_batches=ctx.args.max_batches, progress=progress
+        ),
+    )
+    if not ctx.args.json:
         ctx.print(
             f"{rep.store}: {rep.batches} batch(es), {rep.segments} segments → {len(rep.drafts)} draft(s), "
             f"{rep.dropped} dropped, {rep.seeds} seed(s), {rep.covered} already covered"
@@ -479,13 +491,8 @@ def cmd_distill_drafts(ctx: Ctx) -> int:
 
 
 def cmd_distill_drain(ctx: Ctx) -> int:
-    progress = _progress(ctx)
-    out = ctx.kura().drain(store=ctx.selector, progress=progress)
-    _progress_done(ctx, progress)
-    rep = out.report
-    if ctx.args.json:
-        ctx.json(rep.to_json())
-    else:
+    rep = _reported(ctx, lambda progress: ctx.kura().drain(store=ctx.selector, progress=progress))
+    if not ctx.args.json:
         ctx.print(
             f"{rep.store}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
             f"kept {len(rep.kept)}"
@@ -824,6 +831,21 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    add = _adder(sub, common)
+    _store_commands(add)
+    _curation_commands(add)
+    _evidence_commands(add)
+    _distill_commands(sub, common)
+    _service_commands(add)
+    _bench_command(add)
+    _app_commands(add)
+    add_connect_parsers(add, cmd_connect)
+    return p
+
+
+def _adder(sub: Any, common: argparse.ArgumentParser) -> AddCommand:
+    """How a group adds its commands to *sub*: each takes the *common* options (-c, -s),
+    --json unless ``json_flag=False``, and runs its handler."""
 
     def add(
         name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True
@@ -834,15 +856,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
-    _store_commands(add)
-    _curation_commands(add)
-    _evidence_commands(add)
-    _distill_commands(sub, common)
-    _service_commands(add)
-    _bench_command(add)
-    _app_commands(add)
-    add_connect_parsers(add, cmd_connect)
-    return p
+    return add
 
 
 def _common_options() -> argparse.ArgumentParser:
@@ -983,16 +997,7 @@ def _distill_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
     )
     dsub = sp.add_subparsers(dest="action", metavar="ACTION", required=True)
-
-    def action(
-        name: str, fn: Callable[[Ctx], int], help: str, *, json_flag: bool = True
-    ) -> argparse.ArgumentParser:
-        ap = dsub.add_parser(name, help=help, description=help, parents=[common])
-        if json_flag:
-            ap.add_argument("--json", action="store_true", help="print JSON for scripts")
-        ap.set_defaults(fn=fn)
-        return ap
-
+    action = _adder(dsub, common)
     ap = action(
         "run",
         cmd_distill_run,

@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from ..host import host
@@ -187,13 +188,21 @@ class EvidenceScreen(ModalScreen[None]):
             ExcerptLine(excerpt_line(excerpt, ln), classes="-target" if ln.target else "")
             for ln in excerpt.lines
         ]
-        lines.mount_all(widgets)
+        mounted = lines.mount_all(widgets)
         target = next((w for w, ln in zip(widgets, excerpt.lines, strict=False) if ln.target), None)
         scroll = self.query_one("#evidence-scroll", VerticalScroll)
         if target is not None:
-            self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
+            self.call_later(self._show_quoted_line, mounted, target)
         else:
             scroll.scroll_home(animate=False)
+
+    async def _show_quoted_line(self, mounted: AwaitMount, target: Widget) -> None:
+        """Bring the quoted line to the top once its lines are mounted and laid out (before
+        that it has no place to scroll to, and the view would stay at the top or not
+        depending on how busy the machine is)."""
+        await mounted
+        scroll = self.query_one("#evidence-scroll", VerticalScroll)
+        self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
 
     def action_page(self, direction: int) -> None:
         scroll = self.query_one("#evidence-scroll", VerticalScroll)

@@ -119,3 +119,35 @@ def test_a_real_history_keeps_the_persons_block_whole_and_the_reply_apart():
         "edit: .aidar.json",
         "edit: src/dataset.py",
     ]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    turns=st.lists(st.tuples(_INPUT, _REPLY), min_size=1, max_size=4),
+    cut=st.floats(0.0, 1.0),
+    limit=st.integers(1, 300),
+)
+def test_a_reply_still_being_written_waits_in_windows_of_any_size(
+    tmp_path: Path, turns, cut, limit
+):
+    """The history as it stands mid-write (cut anywhere), read window by window: every
+    window returns (a block still being written waits, however small the window), and
+    the windows read what one whole read of the same bytes reads."""
+    body = HEADER
+    for said, answer in turns:
+        body += human(said) + reply("NOTHUMAN " + answer)
+    data = body.encode("utf-8")
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_bytes(data[: int(len(data) * cut)])
+    whole = read_aider(path, 0)
+    got, start = [], 0
+    for _ in range(len(data) + 1):
+        read = read_aider(path, start, limit_bytes=limit)
+        got.extend((s.cls, s.text) for s in read.segments)
+        if read.end == start:
+            break
+        start = read.end
+    assert start == whole.end
+    assert got == [(s.cls, s.text) for s in whole.segments]

@@ -69,6 +69,8 @@ async def settle(pilot: Any, timeout: float = 60.0) -> None:
             await asyncio.sleep(0.01)
             continue
         quiet += 1
+        # what waits for a repaint (a scroll to lines just mounted) runs before the next look
+        await asyncio.wait_for(app.screen.wait_for_refresh(), max(0.1, deadline - time.monotonic()))
         if quiet >= 2:
             await pilot.pause()
             return

@@ -239,16 +239,18 @@ def read_aider(path: str | os.PathLike[str], start: int, *, limit_bytes: int | N
     """Read an aider chat history from byte offset *start* (see the module docstring).
 
     A window that ends inside its first block is widened until that block is whole, so a
-    reply longer than *limit_bytes* never stops the watermark."""
+    reply longer than *limit_bytes* never stops the watermark; once the window holds the
+    rest of the file, the block is still being written and waits for the next read."""
     problem = encoding_problem(path)
     if problem:
         return refused(UNIT, start, problem)
     session, prev = _session_before(path, start)
+    rest = os.path.getsize(path) - start
     limit = limit_bytes
     while True:
         read, more = _read_window(path, start, limit, session, prev)
-        if not more or limit is None:
-            return read
+        if not more or limit is None or limit >= rest:
+            return read  # a wider window cannot finish a block still being written
         limit = max(1 << 16, limit * 4)
 
 

@@ -267,6 +267,26 @@ def decode_bytes(raw: bytes) -> tuple[str, bool]:
         return raw.decode("utf-8", errors="replace"), True
 
 
+_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
+
+
+def safe_label(value: object) -> str:
+    """*value* when it is a short name (a record type, a role), else ``"?"``: a note names
+    what it saw without quoting a payload."""
+    s = str(value)
+    return s if _LABEL.fullmatch(s) else "?"
+
+
+def between(text: str, opener: str, closer: str) -> str | None:
+    """What lies between the first *opener* that is closed and the *closer* after it: one
+    ``str.find`` each (if the first opener is not closed, no later one is)."""
+    a = text.find(opener)
+    if a < 0:
+        return None
+    b = text.find(closer, a + len(opener))
+    return text[a + len(opener) : b] if b >= 0 else None
+
+
 # --------------------------------------------------------------------------- sniffing
 
 _SQLITE = b"SQLite format 3\x00"

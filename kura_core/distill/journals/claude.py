@@ -42,17 +42,8 @@ from typing import Any
 from ...shapes import dict_at, str_at
 from ...vocabulary import ProvenanceClass
 from . import provenance as pv
-from .base import (
-    CONTEXTS,
-    IGNORED,
-    Intake,
-    Read,
-    context_before,
-    json_records,
-    jsonl_problem,
-    open_lines,
-    refused,
-)
+from .base import IGNORED, Intake, Read, between, safe_label
+from .documents import merge_runs, read_with_context
 from .paths import is_prose_path
 from .registry import Adapter, Head
 
@@ -143,24 +134,11 @@ def strip_reminders(text: str) -> str:
     return _REMINDER.sub("", text)
 
 
-_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
-
-
-def _between(text: str, opener: str, closer: str) -> str | None:
-    """What lies between the first *opener* that is closed and the *closer* after it: one
-    ``str.find`` each (if the first opener is not closed, no later one is)."""
-    a = text.find(opener)
-    if a < 0:
-        return None
-    b = text.find(closer, a + len(opener))
-    return text[a + len(opener) : b] if b >= 0 else None
-
-
 def _task_text(inner: str) -> str:
     """The readable part of a ``<task-notification>``: its summary and result."""
     parts = []
     for tag in ("summary", "result"):
-        body = _between(inner, f"<{tag}>", f"</{tag}>")
+        body = between(inner, f"<{tag}>", f"</{tag}>")
         if body is not None:
             parts.append(body.strip())
     if not parts:
@@ -396,7 +374,7 @@ def entry_pieces(
     etype = entry.get("type")
     if not isinstance(etype, str) or etype not in _KNOWN:
         if isinstance(etype, str) and any(k in entry for k in _CLAUDE_KEYS):
-            note(f"Claude Code record of an unknown type ({_safe(etype)})", IGNORED)
+            note(f"Claude Code record of an unknown type ({safe_label(etype)})", IGNORED)
         else:
             note("not a Claude Code record")
         return []
@@ -444,7 +422,7 @@ def _system_pieces(entry: dict, note: Noter) -> list[pv.Piece]:
         user_text(content, "USER", pieces)
         pieces = [p for p in pieces if p.kind == "slash command with the person's words"]
     if not pieces:
-        note(f"system notice ({_safe(entry.get('subtype') or 'plain')})", IGNORED)
+        note(f"system notice ({safe_label(entry.get('subtype') or 'plain')})", IGNORED)
     return pieces
 
 
@@ -455,7 +433,7 @@ def _queue_pieces(entry: dict, note: Noter) -> list[pv.Piece]:
     if op == "remove" and isinstance(content, str) and content.strip():
         user_text(content, "USER" if _human_origin(entry) else "SELF", pieces)
         return _steering(pieces)
-    note(f"queue bookkeeping ({_safe(op)})", IGNORED)
+    note(f"queue bookkeeping ({safe_label(op)})", IGNORED)
     return []
 
 
@@ -466,7 +444,7 @@ def _attachment_pieces(entry: dict, note: Noter) -> list[pv.Piece]:
         pieces = _queued_command(att)
         if pieces:
             return _steering(pieces)
-    note(f"harness attachment ({_safe(atype)})", IGNORED)
+    note(f"harness attachment ({safe_label(atype)})", IGNORED)
     return []
 
 
@@ -552,7 +530,7 @@ def _injected_why(entry: dict, *, subagent_file: bool) -> str:
         label = (
             origin.get("kind") if isinstance(origin, dict) else origin or entry.get("promptSource")
         )
-        return f"injected turn (origin {_safe(label)})"
+        return f"injected turn (origin {safe_label(label)})"
     return ""
 
 
@@ -591,30 +569,17 @@ def _user_pieces(
     return pieces
 
 
-def _safe(value: object) -> str:
-    """A record-type label for a note: short, and never payload text."""
-    s = str(value)
-    return s if _LABEL.fullmatch(s) else "?"
-
-
 _MERGE = ("user text", "image", "document")
 
 
 def _merged(pieces: list[pv.Piece]) -> list[pv.Piece]:
     """Adjacent words of one person in one entry become one segment ("[image]" stays
     where the image was)."""
-    runs: list[tuple[pv.Piece, list[str]]] = []  # texts joined once, not per merge
-    for p in pieces:
-        if runs and p.kind in _MERGE and runs[-1][0].kind in _MERGE and runs[-1][0].cls == p.cls:
-            head, texts = runs[-1]
-            kind = head.kind if head.kind not in ("image", "document") else p.kind
-            runs[-1] = (pv.Piece(p.cls, "", kind), texts)
-            texts.append(p.text)
-        else:
-            runs.append((p, [p.text]))
-    return [
-        p if len(texts) == 1 else pv.Piece(p.cls, "\n".join(texts), p.kind) for p, texts in runs
-    ]
+    return merge_runs(
+        pieces,
+        lambda run, p: p.kind in _MERGE and run.kind in _MERGE and run.cls == p.cls,
+        lambda run, p: run.kind if run.kind not in ("image", "document") else p.kind,
+    )
 
 
 # --------------------------------------------------------------------------- reader
@@ -630,64 +595,31 @@ def read_claude(
 ) -> Read:
     """Read a Claude Code JSONL transcript from byte offset *start* (see the module
     docstring for what each record becomes)."""
-    source = str(path)
-    problem = jsonl_problem(path, "claude")
-    if problem:
-        return refused(UNIT, start, problem)
-    intake = Intake(source, UNIT)
-    ctx = context_before(
-        path,
-        start,
-        "claude",
-        ClaudeContext,
-        _observe,
-        (b'"tool_use"', b'"server_tool_use"', b'"mcp_tool_use"'),
-    )
-    _first, lines, end, _tail = open_lines(path, start, limit_bytes, intake)
     subagent = is_subagent_file(path)
     fallback_session = Path(path).stem
-    seen = foreign = 0
-    for rec in json_records(lines, intake):
-        entry = rec.obj
-        seen += 1
-        before = len(intake.notes)
-        pieces = entry_pieces(
-            entry, ctx, subagent_file=subagent, intake=intake, start=rec.start, end=rec.end
-        )
-        if any(n.reason == "not a Claude Code record" for n in intake.notes[before:]):
-            foreign += 1
-        if not pieces:
-            continue
-        session = entry.get("sessionId")
-        stamp = entry.get("timestamp")
-        for p in _merged(pieces):
-            intake.add(
-                p.cls,
-                p.text,
-                rec.start,
-                rec.end,
-                session=session if isinstance(session, str) else fallback_session,
-                stamp=stamp if isinstance(stamp, str) else "",
-                kind=p.kind,
-            )
-    if seen and foreign == seen:
-        from .detect import sniff_adapter
 
-        other = sniff_adapter(path)
-        hint = (
-            f"; it looks like a {other} journal: use the {other} adapter"
-            if other and other != "claude"
-            else ""
-        )
-        return refused(
-            UNIT,
-            start,
-            f"{Path(path).name} is not a Claude Code transcript ({seen} records, none "
-            f"of them Claude Code's){hint}",
-        )
-    CONTEXTS.put(path, end, "claude", ctx)
-    intake.variant = "subagent transcript" if subagent else "session transcript"
-    return intake.result(start, end)
+    def pieces(entry: dict, ctx: Any, intake: Intake, start: int, end: int) -> list[pv.Piece]:
+        got = entry_pieces(entry, ctx, subagent_file=subagent, intake=intake, start=start, end=end)
+        return _merged(got) if got else []
+
+    def session(entry: dict, _ctx: Any) -> str:
+        sid = entry.get("sessionId")
+        return sid if isinstance(sid, str) else fallback_session
+
+    return read_with_context(
+        path,
+        start,
+        limit_bytes,
+        adapter="claude",
+        label="Claude Code",
+        what="a Claude Code transcript",
+        context=ClaudeContext,
+        observe=_observe,
+        wanted=(b'"tool_use"', b'"server_tool_use"', b'"mcp_tool_use"'),
+        pieces=pieces,
+        session=session,
+        variant=lambda _ctx: "subagent transcript" if subagent else "session transcript",
+    )
 
 
 # --------------------------------------------------------------------------- detection

@@ -34,7 +34,7 @@ from typing import Any
 from ...shapes import str_at
 from . import provenance as pv
 from .base import Read, decode_bytes
-from .documents import read_document, stamp_of
+from .documents import Messages, ToolCalls, read_document, text_parts
 from .recognize import (
     CLINE_TURN as _TURN,
     cline_kind as kind_of,
@@ -105,19 +105,16 @@ def _split_attached(text: str) -> tuple[str, list[str]]:
     return _ATTACHED.sub("", text), found
 
 
-class _Calls:
+class _Calls(ToolCalls):
     """The tool calls seen so far, by id and by name (text results name their tool)."""
 
     def __init__(self) -> None:
-        self.by_id: dict[str, pv.ToolCall] = {}
+        super().__init__()
         self.by_name: dict[str, pv.ToolCall] = {}
-        self.prose: set[str] = set()
 
     def add(self, call_id: str, call: pv.ToolCall) -> None:
-        if call_id:
-            self.by_id[call_id] = call
+        super().add(call_id, call)
         self.by_name[call.name] = call
-        self.prose.update(call.prose_writes)
 
     def named(self, name: str) -> pv.ToolCall | None:
         """The last call of tool *name* (``[subagents]`` names ``use_subagents``)."""
@@ -138,13 +135,12 @@ class _Calls:
                 said = args.pop(key, None)
                 if isinstance(said, str) and said.strip():
                     pieces.append(pv.Piece("SELF", said, f"{name} {key}"))
-        got, call = pv.decode_call(name, args if args else {})
-        self.add(call_id, call)
+        got = self.call(call_id, name, args if args else {})
         if args or not pieces:
             pieces = got + pieces
         return pieces
 
-    def result(self, text: str, call: pv.ToolCall | None) -> list[pv.Piece]:
+    def result_pieces(self, text: str, call: pv.ToolCall | None) -> list[pv.Piece]:
         """A tool result: the person's words in it (answers, feedback) are USER -- where the
         extension puts them (the start of the result, or after its own "The user …"
         sentence), never a tag that only appears inside a file or command output."""
@@ -154,10 +150,10 @@ class _Calls:
         rest = _strip_harness(rest)
         if rest.strip():
             if call is not None and call.name in _MODEL_RESULTS:
-                cls, kind = "SELF", f"tool_result {call.name}: a subtask's report"
+                report = f"tool_result {call.name}: a subtask's report"
+                pieces.insert(0, pv.Piece("SELF", rest.strip(), report))
             else:
-                cls, kind = pv.result_class(call, self.prose)
-            pieces.insert(0, pv.Piece(cls, rest.strip(), kind))
+                pieces.insert(0, self.result(call, rest.strip()))
         pieces.extend(pv.Piece("TOOL", a, "attached content") for a in attached)
         return pieces
 
@@ -218,19 +214,15 @@ def is_subtask(path: str | os.PathLike[str]) -> bool:
     return False
 
 
-class _ApiReader:
+class _ApiReader(Messages):
     """Per-file state for ``api_conversation_history.json``."""
+
+    stamp_key = "ts"
 
     def __init__(self, path: str) -> None:
         self.session = os.path.basename(os.path.dirname(os.path.abspath(path)))
         self.calls = _Calls()
         self.subtask = is_subtask(path)
-
-    def stamp(self, msg: Any) -> str:
-        return stamp_of(msg.get("ts")) if isinstance(msg, dict) else ""
-
-    def unfinished(self, msg: Any) -> bool:
-        return False
 
     def why_empty(self, msg: Any) -> str:
         role = msg.get("role") if isinstance(msg, dict) else None
@@ -281,15 +273,15 @@ class _ApiReader:
     def _user(self, block: dict) -> list[pv.Piece]:
         btype = block.get("type")
         if btype == "tool_result":
-            call = self.calls.by_id.get(str(block.get("tool_use_id") or ""))
-            return self.calls.result(_block_text(block.get("content")), call)
+            call = self.calls.calls.get(str(block.get("tool_use_id") or ""))
+            return self.calls.result_pieces(text_parts(block.get("content"))[0], call)
         if btype != "text" or not isinstance(block.get("text"), str):
             return []
         text = block["text"]
         head = _RESULT_HEAD.match(text)
         if head:
             call = self.calls.named(head.group(1))
-            return self.calls.result(text[head.end() :], call)
+            return self.calls.result_pieces(text[head.end() :], call)
         said = _tagged(text)
         pieces: list[pv.Piece] = []
         for tag, s in said:
@@ -305,16 +297,6 @@ class _ApiReader:
         return pieces
 
 
-def _block_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)
-        )
-    return ""
-
-
 # --------------------------------------------------------------------------- ui_messages
 
 _UI_USER = {"task", "user_feedback"}
@@ -325,8 +307,10 @@ _UI_TOOL = {"command_output", "mcp_server_response", "browser_action_result", "e
 _UI_TOOL |= {"diff_error", "user_feedback_diff", "codebase_search_result"}
 
 
-class _UiReader:
+class _UiReader(Messages):
     """Per-file state for ``ui_messages.json``."""
+
+    stamp_key = "ts"
 
     def __init__(self, path: str) -> None:
         self.session = os.path.basename(os.path.dirname(os.path.abspath(path)))
@@ -334,9 +318,6 @@ class _UiReader:
         #: the person typed (newer Cline writes the task as ``say: text``)
         self.requested = False
         self.subtask = is_subtask(path)
-
-    def stamp(self, msg: Any) -> str:
-        return stamp_of(msg.get("ts")) if isinstance(msg, dict) else ""
 
     def unfinished(self, msg: Any) -> bool:
         return isinstance(msg, dict) and msg.get("partial") is True

@@ -35,21 +35,14 @@ from typing import Any
 from ...shapes import dict_at
 from ...vocabulary import ProvenanceClass
 from . import provenance as pv, recognize as rc
-from .base import (
-    CONTEXTS,
-    IGNORED,
-    Intake,
-    Read,
-    context_before,
-    json_records,
-    jsonl_problem,
-    open_lines,
-    refused,
-)
+from .base import IGNORED, Intake, Read, between, safe_label
+from .documents import merge_runs, read_with_context, text_parts, typed_piece
 from .recognize import is_codex_history as is_history_entry
 from .registry import Adapter, Head
 
 UNIT = "byte"
+#: content items that are images (``[image]`` in the text)
+_IMAGES = ("input_image", "image")
 
 _INJECTED = re.compile(
     r"<(environment_context|user_instructions|INSTRUCTIONS|turn_aborted|subagent_notification|"
@@ -148,7 +141,7 @@ def _observe(ctx: CodexContext, obj: dict, _offset: int) -> None:
     elif rtype == "response_item":
         _call(ctx, payload)
         if payload.get("type") == "message" and payload.get("role") == "assistant":
-            ctx.fresh("record", "SELF", _content_text(payload.get("content"))[0])
+            ctx.fresh("record", "SELF", text_parts(payload.get("content"), images=_IMAGES)[0])
     elif rtype == "event_msg":
         _observe_event(ctx, payload)
 
@@ -176,7 +169,7 @@ def _item_text(item: dict) -> str:
     content = item.get("content")
     if content is None:
         content = item.get("text")
-    text, _ = _content_text(content)
+    text, _ = text_parts(content, images=_IMAGES)
     return text
 
 
@@ -255,34 +248,6 @@ def _output_text(output: Any) -> str:
     return output
 
 
-def _content_text(content: Any) -> tuple[str, bool]:
-    if isinstance(content, str):
-        return content, False
-    parts, image = [], False
-    if isinstance(content, list):
-        for c in content:
-            if isinstance(c, dict):
-                if isinstance(c.get("text"), str):
-                    parts.append(c["text"])
-                elif c.get("type") in ("input_image", "image"):
-                    parts.append("[image]")
-                    image = True
-    return "\n".join(parts), image
-
-
-_LABEL = re.compile(r"[A-Za-z0-9_.:-]{1,40}")
-
-
-def _between(text: str, opener: str, closer: str) -> str | None:
-    """What lies between the first *opener* that is closed and the *closer* after it: one
-    ``str.find`` each (if the first opener is not closed, no later one is)."""
-    a = text.find(opener)
-    if a < 0:
-        return None
-    b = text.find(closer, a + len(opener))
-    return text[a + len(opener) : b] if b >= 0 else None
-
-
 def _shell_blocks(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, body)`` of each ``<user_shell_command>`` block: each ends at the first
     closer after its opener; an opener with no closer after it ends the search (no later
@@ -309,8 +274,8 @@ def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
             out.append(pv.Piece("TOOL", ide.strip(), "context the IDE sent with the message"))
     blocks = _shell_blocks(text)
     for _, _, body in blocks:
-        cmd = _between(body, "<command>", "</command>")
-        res = _between(body, "<result>", "</result>")
+        cmd = between(body, "<command>", "</command>")
+        res = between(body, "<result>", "</result>")
         if cmd and cmd.strip():
             out.append(pv.Piece("ACT", "shell: " + cmd.strip(), "shell command the person ran"))
         if res and res.strip():
@@ -324,15 +289,8 @@ def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
     if _AGENTS_MD.search(rest):
         rest = ""  # AGENTS.md text sent on the person's channel
     rest = _IMAGE_TAG.sub("", rest).strip()
-    if rest:
-        out.insert(
-            0,
-            pv.Piece(
-                cls,
-                rest,
-                "user message" if cls == ProvenanceClass.USER else "prompt from the parent agent",
-            ),
-        )
+    if rest:  # *cls* is SELF in a subagent's rollout: the parent agent typed it
+        out.insert(0, typed_piece(rest, child=cls != ProvenanceClass.USER))
     return out
 
 
@@ -392,7 +350,7 @@ def record_pieces(
             return []
         return pieces
     if rtype != "response_item":
-        note(f"Codex record of an unknown type ({_safe(rtype)})", IGNORED)
+        note(f"Codex record of an unknown type ({safe_label(rtype)})", IGNORED)
         return []
     return _response_pieces(payload, ctx, cls_user, note)
 
@@ -401,11 +359,11 @@ def _event_pieces(payload: dict, cls_user: str, note: Noter) -> list[pv.Piece]:
     """An event: only a plain user message is the person's words; the rest is noted."""
     et = payload.get("type")
     if et != "user_message":
-        note(_IGNORED_EVENTS.get(str(et), f"event ({_safe(et)})"), IGNORED)
+        note(_IGNORED_EVENTS.get(str(et), f"event ({safe_label(et)})"), IGNORED)
         return []
     kind = payload.get("kind")
     if kind not in (None, "plain"):
-        note(f"injected context ({_safe(kind)})", IGNORED)
+        note(f"injected context ({safe_label(kind)})", IGNORED)
         return []
     msg = payload.get("message")
     pieces = _user_pieces(msg, cls_user) if isinstance(msg, str) else []
@@ -425,11 +383,11 @@ def _item_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter) -
     itype = str(item.get("type") or "")
     kind = _ITEM_KINDS.get(itype)
     if kind is None:
-        note(f"item event ({_safe(itype)}), mirrored by response items", IGNORED)
+        note(f"item event ({safe_label(itype)}), mirrored by response items", IGNORED)
         return []
     text = _item_text(item)
     if not ctx.fresh("item", kind, text):
-        note(f"{_safe(itype)} already read from its mirror record", IGNORED)
+        note(f"{safe_label(itype)} already read from its mirror record", IGNORED)
         return []
     if kind == ProvenanceClass.SELF:
         return [pv.Piece("SELF", text, "assistant message")] if text.strip() else []
@@ -465,13 +423,13 @@ def _response_pieces(
             return []
         cls, kind = pv.result_class(call, ctx.prose)
         return [pv.Piece(cls, text, kind)]
-    note(f"response item ({_safe(it)})", IGNORED)
+    note(f"response item ({safe_label(it)})", IGNORED)
     return []
 
 
 def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter) -> list[pv.Piece]:
     role = payload.get("role")
-    text, image = _content_text(payload.get("content"))
+    text, image = text_parts(payload.get("content"), images=_IMAGES)
     if role == "assistant":
         if not text.strip():
             note("empty assistant message", IGNORED)
@@ -481,7 +439,7 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
             return []
         return [pv.Piece("SELF", text, "assistant message")]
     if role != "user":
-        note(f"{_safe(role)} message (instructions, not the person)", IGNORED)
+        note(f"{safe_label(role)} message (instructions, not the person)", IGNORED)
         return []
     if ctx.enveloped:
         shell = [p for p in _user_pieces(text, cls_user) if p.cls in ("ACT", "TOOL")]
@@ -498,25 +456,13 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
 
 
 def _merge(pieces: list[pv.Piece]) -> list[pv.Piece]:
-    runs: list[tuple[pv.Piece, list[str]]] = []  # texts joined once, not per merge
-    for p in pieces:
-        if (
-            runs
-            and runs[-1][0].cls == p.cls
-            and p.kind in ("image",)
-            and runs[-1][0].kind in ("user message", "image")
-        ):
-            runs[-1][1].append(p.text)
-        else:
-            runs.append((p, [p.text]))
-    return [
-        p if len(texts) == 1 else pv.Piece(p.cls, "\n".join(texts), p.kind) for p, texts in runs
-    ]
-
-
-def _safe(value: object) -> str:
-    s = str(value)
-    return s if _LABEL.fullmatch(s) else "?"
+    """An image the person attached joins the words of their message."""
+    return merge_runs(
+        pieces,
+        lambda run, p: (
+            run.cls == p.cls and p.kind in ("image",) and run.kind in ("user message", "image")
+        ),
+    )
 
 
 _FILENAME_ID = re.compile(
@@ -526,62 +472,26 @@ _FILENAME_ID = re.compile(
 
 def read_codex(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:
     """Read a Codex CLI rollout from byte offset *start* (see the module docstring)."""
-    source = str(path)
-    problem = jsonl_problem(path, "codex")
-    if problem:
-        return refused(UNIT, start, problem)
-    intake = Intake(source, UNIT)
-    ctx = context_before(
-        path,
-        start,
-        "codex",
-        CodexContext,
-        _observe,
-        (b"session_meta", b"turn_context", b"_call", b'"payload"', b'"instructions"'),
-    )
-    _first, lines, end, _tail = open_lines(path, start, limit_bytes, intake)
     m = _FILENAME_ID.search(Path(path).stem)
     fallback = m.group(1) if m else Path(path).stem
-    seen = foreign = 0
-    for rec in json_records(lines, intake):
-        seen += 1
-        before = len(intake.notes)
-        pieces = record_pieces(rec.obj, ctx, intake, rec.start, rec.end)
-        if any(n.reason == "not a Codex record" for n in intake.notes[before:]):
-            foreign += 1
-        stamp = rec.obj.get("timestamp")
-        for p in pieces:
-            intake.add(
-                p.cls,
-                p.text,
-                rec.start,
-                rec.end,
-                session=ctx.session or fallback,
-                stamp=stamp if isinstance(stamp, str) else "",
-                kind=p.kind,
-            )
-    if seen and foreign == seen:
-        from .detect import sniff_adapter
-
-        other = sniff_adapter(path)
-        hint = (
-            f"; it looks like a {other} journal: use the {other} adapter"
-            if other and other != "codex"
-            else ""
-        )
-        return refused(
-            UNIT,
-            start,
-            f"{Path(path).name} is not a Codex rollout ({seen} "
-            f"records, none of them Codex's){hint}",
-        )
-    CONTEXTS.put(path, end, "codex", ctx)
-    intake.variant = (
-        "rollout, {timestamp, type, payload} records"
-        if ctx.enveloped
-        else "rollout, bare response items (early CLI)"
+    return read_with_context(
+        path,
+        start,
+        limit_bytes,
+        adapter="codex",
+        label="Codex",
+        what="a Codex rollout",
+        context=CodexContext,
+        observe=_observe,
+        wanted=(b"session_meta", b"turn_context", b"_call", b'"payload"', b'"instructions"'),
+        pieces=record_pieces,
+        session=lambda _obj, ctx: ctx.session or fallback,
+        variant=lambda ctx: (
+            "rollout, {timestamp, type, payload} records"
+            if ctx.enveloped
+            else "rollout, bare response items (early CLI)"
+        ),
     )
-    return intake.result(start, end)
 
 
 # --------------------------------------------------------------------------- detection

@@ -32,7 +32,7 @@ from typing import Any
 from ...shapes import dict_at, str_at
 from . import provenance as pv
 from .base import IGNORED, Read
-from .documents import read_document, read_records, stamp_of
+from .documents import Messages, ToolCalls, read_document, read_records, text_parts, typed_piece
 from .recognize import (
     is_copilot_legacy as is_legacy,
     is_copilot_share as is_share_export,
@@ -66,10 +66,12 @@ def user_words(content: Any) -> str:
     return _APPENDED.sub("", text).strip()
 
 
-class _Calls:
+class _Calls(ToolCalls):
+    """The calls read so far; a call is read once, from the assistant's request or from
+    its execution event."""
+
     def __init__(self) -> None:
-        self.calls: dict[str, pv.ToolCall] = {}
-        self.prose: set[str] = set()
+        super().__init__()
         self.acted: set[str] = set()
 
     def copy(self) -> _Calls:
@@ -80,18 +82,13 @@ class _Calls:
     def call(self, call_id: str, name: Any, args: Any) -> list[pv.Piece]:
         if call_id and call_id in self.acted:
             return []
-        pieces, call = pv.decode_call(name, args)
-        self.prose.update(call.prose_writes)
+        pieces = super().call(call_id, name, args)
         if call_id:
-            self.calls[call_id] = call
             self.acted.add(call_id)
         return pieces
 
-    def result(self, call_id: str, text: str) -> list[pv.Piece]:
-        if not text.strip():
-            return []
-        cls, kind = pv.result_class(self.calls.get(call_id), self.prose)
-        return [pv.Piece(cls, text, kind)]
+    def result_of(self, call_id: str, text: str) -> list[pv.Piece]:
+        return [self.result(self.calls.get(call_id), text)] if text.strip() else []
 
 
 class _Events:
@@ -130,7 +127,7 @@ class _Events:
                 return []
             return self.tools.call(call_id, data.get("toolName"), data.get("arguments") or {})
         if etype == "tool.execution_complete":
-            return self.tools.result(str(data.get("toolCallId") or ""), _result_text(data))
+            return self.tools.result_of(str(data.get("toolCallId") or ""), _result_text(data))
         note(_NOTED.get(etype, f"{_safe(etype)} event"), IGNORED)
         return []
 
@@ -143,9 +140,8 @@ class _Events:
         if not words:
             note("no typed words (an empty nudge, or only appended context)", IGNORED)
             return []
-        if obj.get("agentId"):  # a subagent's turn (``parentAgentTaskId`` is on every prompt)
-            return [pv.Piece("SELF", words, "prompt from the parent agent")]
-        return [pv.Piece("USER", words, "user message")]
+        # a subagent's turn has an ``agentId`` (``parentAgentTaskId`` is on every prompt)
+        return [typed_piece(words, child=bool(obj.get("agentId")))]
 
     def _assistant(self, data: dict) -> list[pv.Piece]:
         pieces: list[pv.Piece] = []
@@ -193,16 +189,12 @@ def read_copilot(
 # --------------------------------------------------------------------------- legacy
 
 
-class _Legacy:
+class _Legacy(Messages):
+    stamp_key = "timestamp"
+
     def __init__(self, obj: dict) -> None:
         self.session = str_at(obj, "sessionId")
         self.tools = _Calls()
-
-    def stamp(self, msg: Any) -> str:
-        return stamp_of(msg.get("timestamp")) if isinstance(msg, dict) else ""
-
-    def unfinished(self, msg: Any) -> bool:
-        return False
 
     def why_empty(self, msg: Any) -> str:
         role = msg.get("role") if isinstance(msg, dict) else None
@@ -212,7 +204,7 @@ class _Legacy:
         if not isinstance(msg, dict):
             return []
         role = msg.get("role")
-        text = _text(msg.get("content"))
+        text = text_parts(msg.get("content"))[0]
         if role == "user":
             words = user_words(text)
             return [pv.Piece("USER", words, "user message")] if words else []
@@ -224,18 +216,8 @@ class _Legacy:
                 pieces.extend(self.tools.call(call_id, fn.get("name"), fn.get("arguments")))
             return pieces
         if role == "tool":
-            return self.tools.result(str(msg.get("tool_call_id") or ""), text)
+            return self.tools.result_of(str(msg.get("tool_call_id") or ""), text)
         return []
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            c["text"] for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)
-        )
-    return ""
 
 
 # --------------------------------------------------------------------------- /share export
@@ -284,15 +266,9 @@ def _load_share(path: str | os.PathLike[str]) -> tuple[Any, str, bool]:
     return [{"heading": h, "body": b} for h, b in turns], "", repaired
 
 
-class _Share:
+class _Share(Messages):
     def __init__(self, _obj: Any) -> None:
         self.session = ""
-
-    def stamp(self, msg: Any) -> str:
-        return ""
-
-    def unfinished(self, msg: Any) -> bool:
-        return False
 
     def why_empty(self, msg: Any) -> str:
         return "section without text"

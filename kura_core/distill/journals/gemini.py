@@ -32,7 +32,6 @@ import time
 from typing import Any
 
 from ...shapes import dict_at, str_at
-from ...vocabulary import ProvenanceClass
 from . import provenance as pv, recognize as rc
 from .base import (
     HOLD_SECONDS,
@@ -47,6 +46,7 @@ from .base import (
     refused,
     scrub,
 )
+from .documents import classed_result, decode_noted, typed_piece
 from .registry import Adapter, Head
 
 UNIT = "seq"
@@ -148,7 +148,6 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
     """A user message: the person's words (or the parent agent's), files it @-referenced,
     and tool responses it carries."""
     pieces: list[pv.Piece] = []
-    cls = "SELF" if subagent else "USER"
     content = (
         msg.get("displayContent")
         if msg.get("displayContent") not in (None, "", [])
@@ -169,19 +168,12 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
         if rest and not rest.startswith(_SETUP):
             said.append(rest)
     if said:
-        pieces.append(
-            pv.Piece(
-                cls,
-                "\n".join(said),
-                "user message" if cls == ProvenanceClass.USER else "prompt from the parent agent",
-            )
-        )
+        pieces.append(typed_piece("\n".join(said), child=subagent))
     for name, resp in responses:
         text = _response_text(resp).strip()
         if text:
             _, call = pv.decode_call(name, {})
-            c, kind = pv.result_class(call, prose)
-            pieces.append(pv.Piece(c, text, kind))
+            pieces.append(classed_result(call, text, prose))
     return pieces
 
 
@@ -195,8 +187,7 @@ def _model_pieces(msg: dict, prose: set[str]) -> list[pv.Piece]:
     for tc in msg.get("toolCalls") or []:
         if not isinstance(tc, dict):
             continue
-        got, call = pv.decode_call(tc.get("name"), tc.get("args"))
-        prose.update(call.prose_writes)
+        got, call = decode_noted(tc.get("name"), tc.get("args"), prose)
         pieces.extend(got)
         result = tc.get("result")
         text = _response_text(result).strip() if result is not None else ""

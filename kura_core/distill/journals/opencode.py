@@ -53,6 +53,7 @@ from .base import (
     refused,
     scrub,
 )
+from .documents import classed_result, decode_noted, typed_piece
 from .registry import Adapter, Head
 
 UNIT = "seq"
@@ -130,7 +131,6 @@ def message_pieces(
 ) -> list[pv.Piece]:
     role = info.get("role")
     out: list[pv.Piece] = []
-    person = "SELF" if child else "USER"
     said: list[str] = []
     said_at = -1
     for p in parts:
@@ -170,8 +170,7 @@ def message_pieces(
         elif t == "tool":
             out.extend(_tool_part(p, prose))
     if said:
-        kind = "user text" if person == "USER" else "prompt from the parent agent"
-        out.insert(said_at, pv.Piece(person, "\n".join(said), kind))
+        out.insert(said_at, typed_piece("\n".join(said), child=child, kind="user text"))
     return out
 
 
@@ -179,9 +178,8 @@ def _tool_part(p: dict, prose: set[str]) -> list[pv.Piece]:
     """A tool part: the call, and its output or error classed by what the tool does."""
     state = dict_at(p, "state")
     name = str_at(p, "tool", "tool")
-    got, call = pv.decode_call(name, state.get("input"))
+    got, call = decode_noted(name, state.get("input"), prose)
     out = list(got)
-    prose.update(call.prose_writes)
     status = state.get("status")
     output, error = str_at(state, "output"), str_at(state, "error")
     if status == "completed" and output.strip():
@@ -189,8 +187,7 @@ def _tool_part(p: dict, prose: set[str]) -> list[pv.Piece]:
             answered = pv.answers(output, state.get("metadata"))
             out.extend(answered or [pv.Piece("SELF", output, f"tool_result {name}")])
         else:
-            cls, kind = pv.result_class(call, prose)
-            out.append(pv.Piece(cls, output, kind))
+            out.append(classed_result(call, output, prose))
     elif status == "error" and error.strip():
         refused_ = pv.rejection(error)
         out.extend(
