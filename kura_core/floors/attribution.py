@@ -1405,12 +1405,19 @@ _JA_NOT_NAMES = frozenset(
 
 #: A bare Japanese family name (or a Latin name) as the subject of a clause that says or
 #: decides something: 田中が決めた, 佐藤は…と言った, Mikaも賛成した.
+_JA_BARE_VERBS = (
+    r"(?P<say>と言|って言|と話|と言わ|って)|決め|決定|言っ|言わ|頼ん|頼ま|"
+    r"指示|希望|望ん|選ん|思っ|反対|賛成|提案|要望|求め"
+)
 _JA_BARE = re.compile(
     r"(?<![\u4e00-\u9fff々A-Za-zァ-ヶー])"
     r"(?P<who>[\u4e00-\u9fff々]{1,4}|[ァ-ヶ][ァ-ヶー]{1,7}|[A-Z][a-z]{1,15})(?P<p>が|は|も|から)"
-    r"(?=[^。！？\n]{0,40}?(?:(?P<say>と言|って言|と話|と言わ|って)|決め|決定|言っ|言わ|頼ん|頼ま|"
-    r"指示|希望|望ん|選ん|思っ|反対|賛成|提案|要望|求め))"
+    rf"(?=[^。！？\n]{{0,40}}?(?:{_JA_BARE_VERBS}))"
 )
+_JA_BARE_VERB = re.compile(_JA_BARE_VERBS)
+#: Where a subordinate clause ends before the verb: 寄付先が6自治体になるので、蓮は…決めた
+#: (the subject of the ので clause is not the one who decides).
+_JA_JOINT = re.compile(r"、|，|ので|のに|から|けど|けれど|ため|なら|たら|ても|でも")
 #: A family name's (or a Latin name's) view: 田中の意見, Mikaの判断.
 _JA_BARE_VIEW = re.compile(
     rf"(?<![\u4e00-\u9fff々A-Za-z])(?P<who>[\u4e00-\u9fff々]{{2,3}}|[A-Z][a-z]{{1,15}})の{_JA_VIEW}"
@@ -1535,9 +1542,19 @@ def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
         person = name in JA_SURNAMES or name[0].isascii()
         if not (person or m.group("p") in ("が", "も") or m.group("say")):
             continue
+        if not person and _ja_subordinate(text, m.end()):
+            continue
         if not _ja_condition(text, m.end()):
             out.append((m.start(), m.end(), m.group(0), THIRD, name))
     return out
+
+
+def _ja_subordinate(text: str, pos: int) -> bool:
+    """Whether a subordinate clause ends between a subject ending at *pos* and the verb that
+    says or decides: the subject then belongs to that clause, not to the verb."""
+    stretch = _JA_CLAUSE_END.split(text[pos : pos + 40], maxsplit=1)[0]
+    verb = _JA_BARE_VERB.search(stretch)
+    return verb is None or _JA_JOINT.search(stretch, 0, verb.start()) is not None
 
 
 def _ja_condition(text: str, pos: int) -> bool:

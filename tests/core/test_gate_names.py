@@ -290,6 +290,34 @@ def test_a_third_persons_decision_in_the_humans_turn_is_not_the_humans(lang, dat
     assert kept.verdict == "kept", (mine, [v.message() for v in kept.violations])
 
 
+#: A thing as the subject of a clause that ends before the verb: the one who decides is
+#: whoever the main clause names (寄付先が6自治体になるので、蓮は確定申告にすると決めた).
+THINGS = ["寄付先", "天気", "予算", "会議", "在庫", "電車", "サーバー"]
+STATES = ["6つになる", "悪い", "足りない", "長引いた", "遅れた"]
+JOINTS = ["ので、", "から、", "けど、", "ため、", "ので", "から"]
+DECIDERS = ["蓮は", "私は", "ユーザーは", ""]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from(THINGS),
+    st.sampled_from(STATES),
+    st.sampled_from(JOINTS),
+    st.sampled_from(DECIDERS),
+)
+def test_a_subject_of_a_clause_that_ends_before_the_verb_is_not_the_one_who_decides(
+    thing, state, joint, decider
+):
+    said = f"今年は{thing}が{state}{joint}{decider}延期すると決めた。"
+    assert not [c for c in claims(said, ("蓮",)) if c.who == THIRD and thing in c.text], said
+    body = f"今年は{thing}が{state}{joint}蓮は延期すると決めた。"
+    kept = _gate(body, _segments(("USER", said)), ["蓮"], "[USER] " + said.rstrip("。"))
+    assert not _attribution(kept), (said, [v.message() for v in kept.violations])
+    # the same thing as the subject of the verb itself is someone other than the human
+    direct = f"{thing}が延期すると決めた。"
+    assert [c for c in claims(direct, ("蓮",)) if c.who == THIRD], direct
+
+
 def test_they_that_are_things_leave_the_humans_words_whole():
     said = "they are old, so keep the nightly backups for 14 days."
     assert "keep the nightly backups" in own_words(said)
