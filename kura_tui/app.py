@@ -28,6 +28,7 @@ import watchfiles
 from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.content import Content
+from textual.notifications import Notify, SeverityLevel
 
 from kura_core import (
     Draft,
@@ -79,15 +80,18 @@ from .messages import (
     Woven,
 )
 from .screens.confirm import ConfirmScreen, LinksScreen, ReasonScreen, TossScreen
+from .screens.diff import DiffScreen
 from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
 from .screens.help import HelpScreen, binding_ids, binding_rows
 from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
+from .screens.notes import NotesScreen
 from .screens.profile import ProfileScreen
 from .screens.tidy import TidyScreen
 from .screens.weave import WeaveScreen
+from .toasts import NoteLog, Rack, toast_timeout
 from .widgets.drafts import DraftsPane
 from .widgets.find import FindInput
 from .widgets.gatelog import GateLogPane
@@ -292,6 +296,14 @@ class KuraApp(App[None]):
             id="app.scrub",
         ),
         Binding(
+            "m",
+            "notes",
+            "Messages",
+            show=False,
+            tooltip="Every message of this session, newest first (toasts are short-lived)",
+            id="app.notes",
+        ),
+        Binding(
             "r",
             "refresh",
             "Refresh",
@@ -331,6 +343,10 @@ class KuraApp(App[None]):
         self.watching = threading.Event()
         self.first_paint: float | None = None
         self.filled: dict[str, float] = {}
+        #: every notification's message, in the order they were raised (what tests read)
+        self.notes_seen: list[str] = []
+        self.note_log = NoteLog()
+        self._rack = Rack()
         if frozen:
             self.animation_level = "none"
 
@@ -349,6 +365,7 @@ class KuraApp(App[None]):
         # loads and a pane is shown for the first time.
         gc.freeze()
         self.main.stores.select(self.current_store)
+        self.main.set_store(self.current_store)
         self._title()
         self.main.workbar.idle({})
         self.load_all()
@@ -378,6 +395,44 @@ class KuraApp(App[None]):
         if self.job is not None:
             self.job.stop.set()
         super().exit(*args, **kw)
+
+    # ---- notifications ---------------------------------------------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A toast, short-lived whatever timeout is asked for (kura.toasts says why)."""
+        self.notes_seen.append(str(message))
+        super().notify(
+            message,
+            title=title,
+            severity=severity,
+            timeout=toast_timeout(severity, timeout),
+            markup=markup,
+        )
+
+    def _on_notify(self, event: Notify) -> None:
+        event.prevent_default()  # this decides what goes on screen, not App's own handler
+        new = event.notification
+        gone, toast = self._rack.place(self._notifications, new)
+        for old in gone:
+            self._unnotify(old, refresh=False)
+        self._notifications.add(toast)
+        self._refresh_notifications()
+        note = self.note_log.add(self.kura_clock(), new.title, new.message, new.severity)
+        if note.important:
+            for screen in self.screen_stack:
+                if isinstance(screen, MainScreen):
+                    screen.workbar.note(note)
+
+    def action_notes(self) -> None:
+        if not isinstance(self.screen, NotesScreen):
+            self.push_screen(NotesScreen(self.note_log.notes))
 
     # ---- workers ---------------------------------------------------------
     def _spawn(
@@ -508,6 +563,7 @@ class KuraApp(App[None]):
             return
         self.current_store = name
         self.main.stores.select(name)
+        self.main.set_store(name)
         self._title()
         self.main.recall.clear(name)
         for s in self.screen_stack:
@@ -1106,14 +1162,29 @@ class KuraApp(App[None]):
 
     # ---- evidence in its journal -----------------------------------------
     def open_evidence(
-        self, store: str, title: str, quotes: Iterable[Quote | Mapping[str, Any]]
+        self,
+        store: str,
+        title: str,
+        quotes: Iterable[Quote | Mapping[str, Any]],
+        diff: Any = None,
     ) -> None:
 
         qs = [q if isinstance(q, Quote) else Quote.from_json(q) for q in quotes]
         if not qs:
             self.notify("nothing vouches for it: there is no evidence to open", severity="warning")
             return
-        self.push_screen(EvidenceScreen(store, title, qs))
+        self.push_screen(EvidenceScreen(store, title, qs, diff=diff))
+
+    def open_diff(self, draft: Draft) -> None:
+        """An extension draft's changes to its memory, the whole width of the terminal."""
+        diff = self.main.drafts.extensions.get(draft.slug)
+        if diff is None:
+            self.notify(
+                f"{draft.slug} is a new memory, not an extension: its card is the whole of it",
+                severity="information",
+            )
+            return
+        self.push_screen(DiffScreen(draft.title, diff))
 
     def load_excerpt(self, token: int, store: str, quote: Quote) -> None:
         core = self.kura
@@ -1145,7 +1216,10 @@ class KuraApp(App[None]):
         elif action == "fix":
             self.push_screen(FixScreen(store, draft, blink=not self.frozen), self._after_fix)
         elif action == "evidence":
-            self.open_evidence(store, draft.title, draft.quotes)
+            diff = self.main.drafts.extensions.get(draft.slug)
+            self.open_evidence(store, draft.title, draft.quotes, diff=diff)
+        elif action == "diff":
+            self.open_diff(draft)
         elif action == "toss":
 
             def confirmed(yes: bool | None, reason: str) -> None:
@@ -1817,7 +1891,8 @@ class KuraApp(App[None]):
             ("Main screen", binding_rows(self, [MainScreen]) + moving),
             (
                 "Find bar",
-                [("/", "Open it in the map, drafts or gate log")] + binding_rows(self, [FindInput]),
+                [("/", "Open it over the list in front of you (per pane, per store)")]
+                + binding_rows(self, [FindInput]),
             ),
             ("Map pane", binding_rows(self, [MapPane])),
             ("Drafts pane", binding_rows(self, [DraftsPane])),
@@ -1831,6 +1906,7 @@ class KuraApp(App[None]):
             ),
             ("Memory editor", binding_rows(self, [MemoryEditScreen])),
             ("Evidence in its journal", binding_rows(self, [EvidenceScreen])),
+            ("An extension's diff", binding_rows(self, [DiffScreen])),
             ("Learned profile", binding_rows(self, [ProfileScreen])),
             (
                 "Tidy review",
@@ -1844,5 +1920,6 @@ class KuraApp(App[None]):
             ),
             ("Confirmation", binding_rows(self, [ConfirmScreen])),
             ("Lists", binding_rows(self, [RowList])),
+            ("Messages", binding_rows(self, [NotesScreen])),
             ("Help", binding_rows(self, [HelpScreen])),
         ]

@@ -39,7 +39,11 @@ from .attribution import (
     attribution_claims,
     carries,
     claims,
+    fold_lines,
+    foreign_words,
+    own_words,
 )
+from .names import names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
 from .text import disguises, fold, strip_invisible
@@ -289,27 +293,37 @@ def shape_violations(
 
 
 def _claim_ok(
-    claim: Claim, evidence: Evidence, field_name: str, text: str = ""
+    claim: Claim,
+    evidence: Evidence,
+    field_name: str,
+    text: str = "",
+    human_names: Sequence[str] = (),
 ) -> Violation | None:
     """Whether the evidence carries what *claim* credits. What is credited to a person comes
     from one segment of theirs: its words and every figure of the claim's clause (a figure
-    from another quote, or a name from one segment with another's content, is not it)."""
-    user = evidence.user_texts()
+    from another quote, or a name from one segment with another's content, is not it). What
+    the human's segment credits to someone else ("Mika decided to …", "Mika: …") is not the
+    human's: only the segment's own words (:func:`.attribution.own_words`) vouch for them,
+    and a segment that has a credited word only in someone else's mouth vouches for none of
+    it ("Mika: use Postgres" beside the human's "use SQLite")."""
+    names = tuple(n for n in human_names if isinstance(n, str))
+    raw = evidence.user_texts()
+    user = [own_words(u, names) for u in raw]
     figures = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
         if not user:
             return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote")
-        if not carries(claim.content, user):
+        mine = [
+            o for u, o in zip(raw, user, strict=True) if not claim.content & foreign_words(u, names)
+        ]
+        if not carries(claim.content, mine):
             return Violation(ATTRIBUTION, field_name, claim.phrase, "not_carried")
-        if not any(_one_segment(claim, figures, u) for u in user):
+        if not any(_one_segment(claim, figures, u) for u in mine):
             return Violation(ATTRIBUTION, field_name, claim.phrase, "not_one_segment")
         return None
     if claim.who == THIRD:
-        name = fold(claim.name).lower()
         said_of = [
-            seg
-            for c, _q, seg in evidence.quotes
-            if c != "SELF" and name and name in fold(seg).lower()
+            seg for c, _q, seg in evidence.quotes if c != "SELF" and names_in(claim.name, seg)
         ]
         if any(_one_segment(claim, figures, s) for s in dict.fromkeys(said_of)):
             return None
@@ -346,7 +360,7 @@ _CLAIM_CLAUSE_END = re.compile(
 def _folded_with_stops(text: str) -> tuple[str, tuple[int, ...]]:
     """*text* folded, and where each of its sentences ends: worked out once per text, not
     once per claim in it (a page of claims in one unbroken sentence made that quadratic)."""
-    folded = fold(text)
+    folded = fold_lines(text).replace("\n", " ")  # the offsets of claims()
     return folded, tuple(m.end() for m in _SENTENCE_END.finditer(folded))
 
 
@@ -417,7 +431,7 @@ def check_surface(
                 continue
             if claim.phrase.lower() in given_claims and carries(claim.content, given):
                 continue  # the store already says it, in these words
-            v = _claim_ok(claim, evidence, name, value)
+            v = _claim_ok(claim, evidence, name, value, human_names)
             if v is not None:
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)

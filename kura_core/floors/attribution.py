@@ -25,7 +25,18 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from .names import (
+    HEADINGS,
+    HONORIFIC_PATTERN,
+    JA_SURNAMES,
+    TITLE_PATTERN,
+    ZH_NOT_NAMES,
+    ZH_SURNAMES,
+    is_configured,
+    name_key,
+)
 from .text import fold
+from .units import ENGLISH_FUNCTION_WORDS
 
 HUMAN, THIRD, PRONOUN = "human", "third", "pronoun"
 
@@ -38,136 +49,16 @@ class Claim:
     content: frozenset[str]
     start: int
     end: int
+    #: a speaker label ("Mika: …", "[Mika] …"): the rest of its line is that person's
+    line: bool = False
 
 
 # =========================================================================== content
 
-_STOP_EN = frozenset(
+#: Words that carry no content of a claim: the shared English function words, and the
+#: words of crediting itself (who, and the verbs that report them).
+_STOP_EN = ENGLISH_FUNCTION_WORDS | frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "nor",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "without",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "than",
-        "then",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "he",
-        "she",
-        "we",
-        "they",
-        "you",
-        "i",
-        "me",
-        "him",
-        "her",
-        "us",
-        "them",
-        "my",
-        "your",
-        "our",
-        "their",
-        "his",
-        "if",
-        "so",
-        "not",
-        "no",
-        "yes",
-        "all",
-        "any",
-        "each",
-        "every",
-        "more",
-        "less",
-        "most",
-        "only",
-        "just",
-        "also",
-        "too",
-        "very",
-        "about",
-        "up",
-        "down",
-        "out",
-        "off",
-        "via",
-        "when",
-        "while",
-        "after",
-        "before",
-        "since",
-        "until",
-        "where",
-        "which",
-        "who",
-        "what",
-        "how",
-        "why",
-        "there",
-        "here",
-        "now",
-        "still",
-        "yet",
-        "both",
-        "either",
-        "other",
-        "another",
-        "such",
-        "some",
-        "many",
-        "much",
-        "few",
-        "will",
-        "would",
-        "can",
-        "could",
-        "should",
-        "may",
-        "might",
-        "must",
-        "shall",
-        "do",
-        "does",
-        "did",
-        "done",
-        "has",
-        "have",
-        "had",
-        "get",
-        "got",
-        "go",
-        "goes",
-        "went",
         "going",
         "make",
         "made",
@@ -176,7 +67,6 @@ _STOP_EN = frozenset(
         "human",
         "owner",
         "boss",
-        "per",
         "own",
         "really",
         "clearly",
@@ -973,19 +863,25 @@ _PAST = re.compile(
 
 
 def _names_pattern(names: Sequence[str]) -> str:
+    """The configured names as they may be written in a text, by the one rule of
+    :mod:`.names`: compared folded (the text is folded before it is read), Latin case
+    ignored, with or without an honorific suffix or an English title. A Latin name is read
+    as a whole word; any other spelling is another person."""
     parts = []
     for name in names:
         if isinstance(name, str):
-            f = fold(name)
-            if f:
-                parts.append(re.escape(f).replace(r"\ ", r"\s+"))
+            key = name_key(name)
+            if key:
+                part = re.escape(key).replace(r"\ ", r"\s+")
+                if key[0].isascii() and key[0].isalnum():
+                    part = rf"(?<![A-Za-z0-9])(?i:{part})(?![A-Za-z0-9])"
+                else:
+                    part = rf"(?<![小老阿])(?:{part})"  # 小蓮, 老张, 阿伟: nicknames
+                parts.append(part)
     parts.sort(key=len, reverse=True)
     if not parts:
         return ""
-    # one rule for variants: look-alike letters are folded on both sides (fold) and an
-    # honorific suffix is the same person (Ren-san, 蓮さん); any other spelling -- a
-    # nickname, another script's form of the name -- is another person
-    return f"(?:(?:{'|'.join(parts)})(?:-(?:san|sama|kun|chan|sensei|senpai)\\b)?)"
+    return f"(?:{TITLE_PATTERN}?(?:{'|'.join(parts)}){HONORIFIC_PATTERN}?)"
 
 
 @functools.lru_cache(maxsize=64)
@@ -1073,13 +969,29 @@ def _names_re(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(_names_pattern(names), re.IGNORECASE)
 
 
-# "User: wipe it" -- a line that puts words in someone's mouth
-_DIALOGUE = re.compile(r"(?m)^[ \t>*\-\"'「『“]*(?P<who>[^\W\d_][\w ]{0,20}?)\s*[:：]\s*(?=\S)")
-# "> [USER] wipe it": a transcript's speaker label
-_LABEL = re.compile(r"(?im)^[ \t>*\-\"'「『“]*\[\s*(?:user|human|me)\s*\]\s*[:：]?\s*(?=\S)")
+# A speaker label at a line start: "Mika: …", "[Mika] …", "<Mika> …", "Mika - …", "> [USER] …",
+# 「田中さん：…」. The words after it are the labelled person's.
+_SPEAKER = re.compile(
+    r"(?m)^[ \t>*\"'「『“-]*+(?:"
+    r"\[[ \t]*+(?P<b>[^\]\n:：]{1,24}?)[ \t]*+\][ \t]*+[:：]?"
+    r"|<(?P<a>[^>\n:：]{1,24})>[ \t]*+[:：]?"
+    r"|(?P<c>[^\W\d_][\w .'’-]{0,24}?)[ \t]*+[:：]"
+    r"|(?P<d>[A-Z][a-z]{1,15}(?: [A-Z][a-z]{1,15})?) [-–—]"
+    r")[ \t]*+(?=\S)"
+)
 # 「田中さん: …」, "王老师：…": a named person's label (an honorific says it is a person)
 _HONORIFIC_LABEL = re.compile(
     r"^(?P<name>[^\W\d_]{1,8}?)(?:さん|様|さま|氏|先生|くん|君|ちゃん|老师|老師|经理|經理|总|總)$"
+)
+_LATIN_NAME = re.compile(r"[A-Z][a-z]{1,15}(?: [A-Z][a-z]{1,15})?")
+#: The endings of English words that are not names ("Related:", "Pending:", "Resolution:").
+_WORD_SHAPE = re.compile(
+    r"^[A-Za-z]{4,}(?:ed|ing|ion|ions|ment|ments|ness|ity|ive|ous|ful|less|able|ible|ure|ance|"
+    r"ence|ship|ics|ism|ist|ary|ory|ings|ers)$"
+)
+#: Labels that are another speaker than the human: the agent, a model, a system.
+_AGENT_LABELS = frozenset(
+    ["assistant", "agent", "ai", "bot", "system", "model", "claude", "codex", "gemini", "gpt"]
 )
 _DIALOGUE_HUMAN = re.compile(
     r"(?:the\s+)?(?:user|human|owner|boss|me|you|ユーザー|用户|使用者|主人)", re.IGNORECASE
@@ -1093,6 +1005,11 @@ _THIRD_EN = re.compile(
     r"chooses|picked|picks|rejected|rejects|vetoed|refused|refuses|demanded|demands|warned|warns|"
     r"advised|advises|explained|explains|claimed|claims|argued|argues|objected|objects|doesn['’]t|"
     r"didn['’]t|won['’]t|wouldn['’]t)\b"
+)
+# A named person's view: "Mika's call", "Hiro's decision".
+_THIRD_POSSESSIVE = re.compile(
+    rf"\b(?P<who>[A-Z][a-z]{{1,15}})['’]s\s+(?:own\s+|final\s+|explicit\s+|clear\s+|stated\s+)?"
+    rf"{_VIEW_NOUNS}\b"
 )
 # People named by who they are to someone: "my wife says", "our landlord decided".
 _PEOPLE_EN = re.compile(
@@ -1285,17 +1202,59 @@ def _en_phrase_claims(
         for m in pats[key].finditer(text):
             if key == "as_requested" or not _in_condition(text, m.start(), "ed", ""):
                 out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
-    for m in _DIALOGUE.finditer(text):
-        who_text = m.group("who")
-        if names and _names_re(names).fullmatch(who_text) or _DIALOGUE_HUMAN.fullmatch(who_text):
-            out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
-        elif (label := _HONORIFIC_LABEL.match(who_text)) is not None:
-            out.append((m.start(), m.end(), m.group(0), THIRD, label.group("name")))
-    for m in _LABEL.finditer(text):
-        out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     for m in pats["relative"].finditer(text):
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
     return out
+
+
+def _label_claims(text: str, names: tuple[str, ...]) -> list[_Found]:
+    """Speaker labels at a line start: the human's ("User:", "[USER]", a configured name) or
+    another person's -- a name with an honorific, a bare name ("Mika:", "[Mika]", "<Mika>",
+    "Mika -", 张伟：, 田中：) or the agent's. Headings and field names ("Note:", "Step 1:",
+    "TODO:", "Re:", "Summary:") are no speakers."""
+    out: list[_Found] = []
+    for m in _SPEAKER.finditer(text):
+        label = (m.group("a") or m.group("b") or m.group("c") or m.group("d") or "").strip()
+        who, name = _speaker(label, names, dash=m.group("d") is not None)
+        if who:
+            out.append((m.start(), m.end(), m.group(0), who, name))
+    return out
+
+
+def _speaker(label: str, names: tuple[str, ...], *, dash: bool = False) -> tuple[str, str]:
+    """Who a line's label names: (HUMAN, ""), (THIRD, the name), or ("", "") for none."""
+    if is_configured(label, names) or (not dash and _DIALOGUE_HUMAN.fullmatch(label)):
+        return HUMAN, ""
+    low = label.lower()
+    if low in _AGENT_LABELS:
+        return THIRD, label
+    if (honorific := _HONORIFIC_LABEL.match(label)) is not None:
+        return THIRD, honorific.group("name")
+    first = label.split()[0] if label.split() else ""
+    if _LATIN_NAME.fullmatch(label) and not (
+        first in _NOT_NAMES
+        or low in HEADINGS
+        or first.lower() in HEADINGS
+        or first.lower() in _STOP_EN
+        or _WORD_SHAPE.search(first)
+    ):
+        return THIRD, label
+    if _bare_cjk_name(label):
+        return THIRD, label
+    return "", ""
+
+
+def _bare_cjk_name(word: str) -> bool:
+    """Whether a run of Han characters is a bare personal name: a Japanese family name, or a
+    Chinese surname and one or two characters that are not a common word."""
+    if word in JA_SURNAMES:
+        return True
+    return (
+        2 <= len(word) <= 3
+        and word[0] in ZH_SURNAMES
+        and all("\u4e00" <= ch <= "\u9fff" for ch in word)
+        and word[:2] not in ZH_NOT_NAMES
+    )
 
 
 def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
@@ -1307,6 +1266,9 @@ def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
             w, (m.group("w2") or "").lower(), (m.group("adv") or "").lower()
         ) and not _in_condition(text, m.start(), w, ""):
             out.append((m.start(), m.end("w"), text[m.start() : m.end("w")], THIRD, m.group("who")))
+    for m in _THIRD_POSSESSIVE.finditer(text):
+        if m.group("who") not in _NOT_NAMES:
+            out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
     for m in _THIRD_EN.finditer(text):
         name = m.group("who")
         first = name.split()[0]
@@ -1441,6 +1403,63 @@ _JA_NOT_NAMES = frozenset(
 )
 
 
+#: A bare Japanese family name (or a Latin name) as the subject of a clause that says or
+#: decides something: 田中が決めた, 佐藤は…と言った, Mikaも賛成した.
+_JA_BARE = re.compile(
+    r"(?<![\u4e00-\u9fff々A-Za-zァ-ヶー])"
+    r"(?P<who>[\u4e00-\u9fff々]{1,4}|[ァ-ヶ][ァ-ヶー]{1,7}|[A-Z][a-z]{1,15})(?P<p>が|は|も|から)"
+    r"(?=[^。！？\n]{0,40}?(?:(?P<say>と言|って言|と話|と言わ|って)|決め|決定|言っ|言わ|頼ん|頼ま|"
+    r"指示|希望|望ん|選ん|思っ|反対|賛成|提案|要望|求め))"
+)
+#: A family name's (or a Latin name's) view: 田中の意見, Mikaの判断.
+_JA_BARE_VIEW = re.compile(
+    rf"(?<![\u4e00-\u9fff々A-Za-z])(?P<who>[\u4e00-\u9fff々]{{2,3}}|[A-Z][a-z]{{1,15}})の{_JA_VIEW}"
+)
+#: Subjects that are the speaker, or no one in particular, before が/は.
+_JA_NOT_SUBJECTS = frozenset(
+    [
+        "私",
+        "僕",
+        "俺",
+        "自分",
+        "我々",
+        "私達",
+        "僕達",
+        "俺達",
+        "うち",
+        "誰",
+        "何",
+        "皆",
+        "みんな",
+        "今日",
+        "昨日",
+        "明日",
+        "今回",
+        "前回",
+        "今後",
+        "最初",
+        "最後",
+        "結局",
+        "本当",
+        "実際",
+        "一応",
+        "全部",
+        "以前",
+        "先日",
+        "今朝",
+        "今週",
+        "来週",
+        "先週",
+        "今年",
+        "去年",
+        "来年",
+        "今",
+        "次",
+        "前",
+        "後",
+        "後で",
+    ]
+)
 _JA_PRONOUN_RE = re.compile(_JA_PRONOUN)
 _JA_PEOPLE_RE = re.compile(
     rf"(?<![\u4e00-\u9fff])(?P<who>{_JA_PEOPLE})(?:さん|様)?(?:{_JA_PARTICLE}|の{_JA_VIEW}|"
@@ -1485,6 +1504,7 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         if _ja_condition(text, m.end()):
             continue
         out.append((m.start(), m.end(), m.group(0), THIRD, name))
+    out += _ja_bare_claims(text, human)
     stops = [m.start() for m in _JA_CLAUSE_END.finditer(text)]
     starts = sorted(a for a, _, _, _, _ in out)
     for m in _JA_PASSIVE.finditer(text):
@@ -1495,6 +1515,28 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue  # an agent is named (田中さんに言われて): that claim stands for it
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
         bisect.insort(starts, m.start())
+    return out
+
+
+def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
+    """A person named without a title: a family name (or a Latin name) with a view (田中の意見)
+    or as a subject; any other subject that decides (…が決めた) or says (…は…と言った)."""
+    out: list[_Found] = []
+    for m in _JA_BARE_VIEW.finditer(text):
+        name = m.group("who")
+        if name in JA_SURNAMES or (name[0].isascii() and name not in _NOT_NAMES):
+            out.append((m.start(), m.end(), m.group(0), THIRD, name))
+    for m in _JA_BARE.finditer(text):
+        name = m.group("who")
+        if name in _JA_NOT_SUBJECTS or name in _NOT_NAMES or human.fullmatch(name):
+            continue
+        # a family name or a Latin name is a person; any other subject that decides (が) or
+        # says (は…と言った) something is someone other than the speaker too
+        person = name in JA_SURNAMES or name[0].isascii()
+        if not (person or m.group("p") in ("が", "も") or m.group("say")):
+            continue
+        if not _ja_condition(text, m.end()):
+            out.append((m.start(), m.end(), m.group(0), THIRD, name))
     return out
 
 
@@ -1538,6 +1580,15 @@ _ZH_THIRD = re.compile(
 )
 
 
+#: A bare Chinese name (a surname and one or two characters, no title) before a verb of
+#: saying or deciding: 张伟决定, 李娜说, 王磊也觉得.
+_ZH_BARE = re.compile(
+    rf"(?P<who>[{ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
+    r"(?= ?(?:已经|已經|也|都|又|还|還|就|一再|刚刚|剛剛|刚|剛|终于|終於|最终|最終|当时|當時|明确|明確){0,2}"
+    r"(?:说|說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|同意|坚持|"
+    r"堅持|反对|反對|打算|想要|选择|選擇|拍板|定了|告诉|告訴|让|讓|的" + _ZH_VIEW + r"))"
+)
+_ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請") + ("告诉", "告訴")
 _ZH_PRONOUN_RE = re.compile(_ZH_PRONOUN)
 _ZH_WORD_START = re.compile(r"[\u3400-\u9fffA-Za-z0-9]")
 _KANA_START = re.compile(r"[\u3040-\u30ff]")
@@ -1607,6 +1658,14 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         out.append((m.start(), m.end(), m.group(0), who, ""))
     for m in _ZH_THIRD.finditer(text):
         out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, m.group("who")))
+    for m in _ZH_BARE.finditer(text):
+        before = text[max(0, m.start() - 12) : m.start()]
+        if before.endswith(_ZH_OBJECT_MARKERS):
+            continue  # 跟张伟说, 告诉王磊, 我和李娜决定: an object or a partner, not the one credited
+        if _bare_cjk_name(m.group("who")) and not _ZH_IF_BEFORE.search(before):
+            out.append(
+                (m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, m.group("who"))
+            )
     return out
 
 
@@ -1633,18 +1692,32 @@ _HAS_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 CLAIM_REACH = 500
 
 
+def fold_lines(text: str) -> str:
+    """*text* folded line by line (:func:`.text.fold` on each line), its line breaks kept: a
+    speaker label is read at a line start. Claims' offsets are into this form."""
+    if "\n" not in text:
+        return fold(text)
+    return "\n".join(fold(line) for line in text.split("\n"))
+
+
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     """Every clause in *text* that credits the human or a named third person, once each,
-    with what it credits."""
-    folded = fold(text)
-    if not folded:
+    with what it credits. A person named by the one rule of :mod:`.names` as a configured
+    human name is the human, however the clause names them."""
+    lined = fold_lines(text)
+    if not lined.strip():
         return []
+    # a line break is read only where a label starts a line; for everything else a text
+    # wrapped over lines reads as one (the same offsets: one character for one)
+    folded = lined.replace("\n", " ")
     names = tuple(n for n in human_names if isinstance(n, str) and n.strip())
-    spans = _en_claims(folded, names)
+    labels = _label_claims(lined, names)
+    spans = labels + _en_claims(folded, names)
     if _HAS_CJK.search(folded):
         spans += _ja_claims(folded, names)
         spans += _zh_claims(folded, names)
     spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+    lines = {s[0] for s in labels}
     out: list[Claim] = []
     reach = 0  # spans come by start, so one starts inside a kept one iff before its reach
     sentences = [m.span() for m in _SENTENCE.finditer(folded)]
@@ -1652,8 +1725,10 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
         if start < reach:
             continue
         reach = max(reach, end)
+        if who == THIRD and names and is_configured(name, names):
+            who, name = HUMAN, ""
         credited = _credited(folded, start, end, sentences)
-        out.append(Claim(phrase.strip(), who, name, credited, start, end))
+        out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines))
     return out
 
 
@@ -1688,3 +1763,124 @@ def dynamic_patterns(names: Sequence[str]) -> list[re.Pattern[str]]:
 def attribution_claims(text: str, human_names: Sequence[str] = ()) -> list[str]:
     """The phrases of :func:`claims` (what weave and tidy compare)."""
     return list(dict.fromkeys(c.phrase for c in claims(text, human_names)))
+
+
+# =========================================================================== own words
+
+#: Where a clause ends, for cutting someone else's clause out of a person's words.
+_OWN_BREAK = re.compile(r"[.!?](?=\s|$)|[。！？;；:：,，、]")
+
+
+@functools.lru_cache(maxsize=256)
+def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
+    """A person's segment without what it credits to someone else: the clauses whose subject
+    or speaker is a third person or a pronoun for one ("Mika decided to …", 张伟决定…,
+    田中が…と言った, "she wants …", "Mika: …") are blanked. What is left is what the
+    segment's speaker says in their own voice -- the only words that can vouch for a claim
+    about them. Folded line by line (:func:`fold_lines`)."""
+    lined = fold_lines(text)
+    folded = lined.replace("\n", " ")
+    cuts = [
+        _clause_span(lined, folded, c)
+        for c in claims(text, human_names)
+        if c.who == THIRD or (c.who == PRONOUN and _someone_says(c.phrase))
+    ]
+    if not cuts:
+        return lined
+    parts, at = [], 0
+    for a, b in sorted(cuts):
+        if b <= at:
+            continue
+        a = max(a, at)
+        parts.append(lined[at:a])
+        parts.append(" " * (b - a))
+        at = b
+    parts.append(lined[at:])
+    return "".join(parts)
+
+
+@functools.lru_cache(maxsize=256)
+def foreign_words(text: str, human_names: tuple[str, ...] = ()) -> frozenset[str]:
+    """The content tokens a person's segment has only in what it credits to someone else
+    (:func:`own_words` blanked them): words the speaker only put in another's mouth."""
+    own = own_words(text, human_names)
+    lined = fold_lines(text)
+    if own == lined:
+        return frozenset()
+    return content_tokens(lined) - content_tokens(own)
+
+
+#: What "they" do when they are people: "they are kept" speaks of things, "they decided"
+#: of someone.
+_SAYING = frozenset(
+    [
+        "said",
+        "says",
+        "told",
+        "tells",
+        "asked",
+        "asks",
+        "want",
+        "wants",
+        "wanted",
+        "decided",
+        "decides",
+        "prefer",
+        "prefers",
+        "preferred",
+        "insisted",
+        "insists",
+        "suggested",
+        "suggests",
+        "recommended",
+        "approved",
+        "think",
+        "thinks",
+        "thought",
+        "believe",
+        "believes",
+        "feel",
+        "feels",
+        "agreed",
+        "chose",
+        "picked",
+        "demanded",
+        "requested",
+        "wrote",
+        "claimed",
+        "argued",
+        "promised",
+        "confirmed",
+        "mentioned",
+    ]
+)
+
+
+def _someone_says(phrase: str) -> bool:
+    """Whether a pronoun's claim is a person's: he, she (他, 她, 彼, 彼女 …), or "they" that
+    say, decide or want something."""
+    words = phrase.lower().split()
+    if not words or words[0] != "they":
+        return True
+    return any(w in _SAYING for w in words[1:])
+
+
+def _clause_span(lined: str, folded: str, claim: Claim) -> tuple[int, int]:
+    """The clause a claim credits: a speaker label's rest of line; otherwise from the
+    clause break before the claim to the one after it (a break right after the claim --
+    "Mika decided: …", 张伟说，… -- opens what it credits, so the next one ends it)."""
+    if claim.line:
+        end = lined.find("\n", claim.end)
+        return claim.start, len(lined) if end < 0 else end
+    lo = max(0, claim.start - CLAIM_REACH)
+    start = lo
+    for brk in _OWN_BREAK.finditer(folded, lo, claim.start):
+        start = brk.end()
+    hi = min(len(folded), claim.end + CLAIM_REACH)
+    after = _OWN_BREAK.search(folded, claim.end, hi)
+    if after is None:
+        return start, hi
+    gap = folded[claim.end : after.start()].strip()
+    if len(gap) <= 2 or not content_tokens(gap):
+        after = _OWN_BREAK.search(folded, after.end(), hi)
+    return start, (after.start() if after is not None else hi)

@@ -731,7 +731,8 @@ def _reporter(toks: list[_Tok]) -> str:
     if len(words) >= 2 and words[0] == "according" and words[1] == "to":
         return words[-1] if 2 < len(words) <= 5 else ""
     if 2 <= len(words) <= 4 and words[-1] in _REPORT_END_EN:
-        return words[-2]
+        # "I said: …", "we wrote, …": the speaker's own words, not hearsay
+        return "" if words[-2] in ("i", "we") else words[-2]
     return ""
 
 

@@ -19,6 +19,7 @@ from ..host import host
 from ..widgets.fmt import cls_tag, n, one_line, where
 from ..widgets.keys import KeyLine
 from ..widgets.rowlist import RowList
+from .diff import DiffScreen
 
 _tokens = itertools.count(1)
 
@@ -96,14 +97,28 @@ class EvidenceScreen(ModalScreen[None]):
         Binding("escape,q", "close", "Close", id="evidence.close"),
         Binding("space", "page(1)", "Scroll down", show=False, id="evidence.page_down"),
         Binding("b", "page(-1)", "Scroll up", show=False, id="evidence.page_up"),
+        Binding(
+            "v",
+            "diff",
+            "Diff",
+            tooltip="For an extension draft: its changes to the memory, the whole width",
+            id="evidence.diff",
+        ),
     ]
 
-    def __init__(self, store: str, title: str, quotes: Any, **kw: Any) -> None:
+    def __init__(self, store: str, title: str, quotes: Any, diff: Any = None, **kw: Any) -> None:
         super().__init__(**kw)
         self.store = store
         self.title_text = title
         self.quotes = list(quotes)
+        #: what pouring changes, when the quotes are an extension draft's
+        self.diff = diff
         self.token = 0
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "diff":
+            return self.diff is not None
+        return True
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
@@ -195,6 +210,10 @@ class EvidenceScreen(ModalScreen[None]):
             scroll.scroll_page_down(animate=False)
         else:
             scroll.scroll_page_up(animate=False)
+
+    def action_diff(self) -> None:
+        if self.diff is not None:
+            self.app.push_screen(DiffScreen(self.title_text, self.diff))
 
     def action_close(self) -> None:
         self.dismiss(None)

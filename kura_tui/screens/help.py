@@ -6,6 +6,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +14,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from ..widgets.fmt import pad
 
 Section = tuple[str, Sequence[tuple[str, str]]]
 
@@ -94,7 +97,7 @@ class HelpScreen(ModalScreen[None]):
 
     def _keys_content(self) -> Content:
         out: list[Content] = []
-        width = max((len(k) for _, rows in self.sections for k, _ in rows), default=8)
+        width = max((cell_len(k) for _, rows in self.sections for k, _ in rows), default=8)
         width = min(width, 16)
         for title, rows in self.sections:
             if not rows:
@@ -103,7 +106,7 @@ class HelpScreen(ModalScreen[None]):
                 out.append(Content(""))
             out.append(Content.styled(title, "bold $primary"))
             for key, desc in rows:
-                out.append(Content.assemble((f"  {key:<{width}}  ", "bold $accent"), desc))
+                out.append(Content.assemble((f"  {pad(key, width)}  ", "bold $accent"), desc))
         return Content("\n").join(out)
 
     def action_close(self) -> None:

@@ -15,6 +15,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from ..host import host
 from ..widgets.doctor import DoctorPane
 from ..widgets.drafts import DraftsPane
+from ..widgets.find import FindBar, Finding
 from ..widgets.gatelog import GateLogPane
 from ..widgets.journals import JournalsPane
 from ..widgets.keys import KeyLine
@@ -68,7 +69,8 @@ class MainScreen(Screen[None]):
             "slash",
             "find",
             "Find",
-            tooltip="Find as you type in the map, drafts or gate log",
+            tooltip="Find as you type in the list in front of you (each pane and store keeps "
+            "its own)",
             id="main.find",
         ),
         Binding(
@@ -99,7 +101,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TopBar(Content.styled("kura", "bold"), id="topbar")
         with Horizontal(id="body"):
-            yield StoresPane(id="stores")
+            yield StoresPane(blink=self.live, id="stores")
             with TabbedContent(id="tabs"):
                 panes = (
                     MapPane(blink=self.live, id="map"),
@@ -107,9 +109,9 @@ class MainScreen(Screen[None]):
                     GateLogPane(self.clock, blink=self.live, id="gatelog"),
                     RecallPane(live=self.live, id="recall"),
                     DoctorPane(self.clock, id="doctor"),
-                    SeedsPane(self.clock, id="seeds"),
-                    TenderPane(self.clock, id="tender"),
-                    JournalsPane(self.clock, id="journals"),
+                    SeedsPane(self.clock, blink=self.live, id="seeds"),
+                    TenderPane(self.clock, blink=self.live, id="tender"),
+                    JournalsPane(self.clock, blink=self.live, id="journals"),
                 )
                 for i, ((tab_id, label, _, _), pane) in enumerate(zip(TABS, panes, strict=False)):
                     with TabPane(f"{i + 1} {label}", id=tab_id):
@@ -205,11 +207,25 @@ class MainScreen(Screen[None]):
         self.add_class("-stores")
         self.query_one(StoreList).focus()
 
+    def set_store(self, name: str) -> None:
+        """Every pane's find bar shows the query typed for *name* (none: closed)."""
+        for bar in self.query(FindBar):
+            bar.for_store(name)
+
     def action_find(self) -> None:
-        panes: dict[str, MapPane | DraftsPane | GateLogPane] = {
+        """Open the find bar of the list in front of the person: the stores when they have
+        the focus, else the pane shown (the doctor's report is no list: the map's)."""
+        if self.stores.has_focus_within:
+            self.stores.open_find()
+            return
+        panes: dict[str, Finding] = {
             "tab-map": self.map,
             "tab-drafts": self.drafts,
             "tab-gatelog": self.gatelog,
+            "tab-recall": self.recall,
+            "tab-seeds": self.seeds,
+            "tab-tender": self.tender,
+            "tab-journals": self.journals,
         }
         pane = panes.get(self.active_tab)
         if pane is None:

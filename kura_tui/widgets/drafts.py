@@ -16,7 +16,7 @@ from textual.widgets import Static
 from kura_core import Violation
 from kura_core.vocabulary import CURATION_FIELDS, DraftDecision, GateVerdict, tag_passed
 
-from .find import FindBar, filtered, haystack
+from .find import FindBar, Finding, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
 from .rowlist import RowList
 
@@ -238,7 +238,7 @@ def _check(label: str, violations: list[str], ok_text: str) -> Content:
     return body
 
 
-class DraftsPane(Container):
+class DraftsPane(Finding, Container):
     """Keys act on the highlighted draft: p pours, e fixes (edits), t tosses, o opens its journal."""
 
     DEFAULT_CSS = """
@@ -280,6 +280,13 @@ class DraftsPane(Container):
             "Journal",
             tooltip="Open the journal around each quote of the draft",
             id="drafts.evidence",
+        ),
+        Binding(
+            "v",
+            "diff",
+            "Diff",
+            tooltip="An extension's changes to its memory, the whole width (escape returns)",
+            id="drafts.diff",
         ),
         Binding("space", "page(1)", "Scroll the draft down", show=False, id="drafts.page_down"),
         Binding("b", "page(-1)", "Scroll the draft up", show=False, id="drafts.page_up"),
@@ -402,23 +409,11 @@ class DraftsPane(Container):
         self.query_one("#draft-view").focus()
 
     # ---- find --------------------------------------------------------------
-    def open_find(self) -> None:
-        self.query_one(FindBar).open()
+    def find_list(self) -> DraftQueue:
+        return self.query_one(DraftQueue)
 
-    def on_find_bar_changed(self, event: FindBar.Changed) -> None:
-        event.stop()
+    def refilter(self) -> None:
         self._fill(self.selected.slug if self.selected is not None else None)
-
-    def on_find_bar_closed(self, event: FindBar.Closed) -> None:
-        event.stop()
-        keep = self.selected.slug if self.selected is not None else None
-        self.query_one(FindBar).close()
-        self._fill(keep)
-        self.query_one(DraftQueue).focus()
-
-    def on_find_bar_leave(self, event: FindBar.Leave) -> None:
-        event.stop()
-        self.query_one(DraftQueue).focus()
 
     # ---- actions -------------------------------------------------------------
     def _act(self, action: str) -> None:
@@ -446,3 +441,6 @@ class DraftsPane(Container):
 
     def action_evidence(self) -> None:
         self._act("evidence")
+
+    def action_diff(self) -> None:
+        self._act("diff")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from textual.content import Content
 
 from kura_core import DoctorReport, elapsed_label
@@ -25,11 +26,79 @@ def n(value: Any) -> str:
         return str(value)
 
 
+Spans = Callable[[str], tuple[list[tuple[int, int, int]], int]]
+
+
+def _per_character(text: str) -> tuple[list[tuple[int, int, int]], int]:
+    """Grapheme spans for a rich that does not know graphemes: one character each."""
+    spans = [(i, i + 1, cell_len(c)) for i, c in enumerate(text)]
+    return spans, sum(w for _, _, w in spans)
+
+
+_graphemes: Spans = _per_character
+try:  # a rich that knows graphemes cuts an emoji sequence whole or not at all
+    from rich.cells import split_graphemes
+
+    _graphemes = split_graphemes
+except ImportError:  # pragma: no cover - older rich
+    pass
+
+
+def _is_flag_half(text: str, start: int, stop: int) -> bool:
+    return stop - start == 1 and "\U0001f1e6" <= text[start] <= "\U0001f1ff"
+
+
+def _whole(text: str) -> list[tuple[int, int, int]]:
+    """Grapheme spans (start, stop, cells), a flag's two regional indicators kept together."""
+    spans, _ = _graphemes(text)
+    out: list[tuple[int, int, int]] = []
+    for span in spans:
+        if (
+            out
+            and _is_flag_half(text, span[0], span[1])
+            and _is_flag_half(text, out[-1][0], out[-1][1])
+            and out[-1][1] == span[0]
+        ):
+            start = out.pop()[0]
+            out.append((start, span[1], cell_len(text[start : span[1]])))
+        else:
+            out.append(span)
+    return out
+
+
+def clip(text: str, width: int) -> str:
+    """*text* cut to at most *width* terminal cells, ending in … when cut. Widths are
+    cells, not characters (rich's measure, the one Textual draws with): a wide character, an
+    emoji with its variation selector, a flag or a ZWJ sequence is two cells, a combining mark
+    none, and a cut never splits one of them."""
+    if width <= 0:
+        return ""
+    if cell_len(text) <= width:
+        return text
+    end = used = 0
+    for _start, stop, cells in _whole(text):
+        if used + cells > width - 1:
+            break
+        used += cells
+        end = stop
+    return text[:end] + "…"
+
+
+def fit(text: str, width: int) -> str:
+    """*text* on one line, cut or padded to exactly *width* cells: a column that lines up
+    whatever the text holds."""
+    return pad(clip(one_line(text), width), width)
+
+
+def pad(text: str, width: int) -> str:
+    """*text* padded with spaces to at least *width* cells (never cut)."""
+    return text + " " * max(0, width - cell_len(text))
+
+
 def one_line(text: str, limit: int = 0) -> str:
+    """*text* on one line; with *limit*, cut to that many cells."""
     s = " ".join(str(text or "").split())
-    if limit and len(s) > limit:
-        return s[: limit - 1] + "…"
-    return s
+    return clip(s, limit) if limit else s
 
 
 CLASS_STYLE: dict[str, str] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -13,8 +14,8 @@ from textual.widgets import Static
 
 from kura_core.vocabulary import GateLogKind
 
-from .find import FindBar, filtered, haystack
-from .fmt import ago, heading, one_line
+from .find import FindBar, Finding, filtered, haystack
+from .fmt import ago, fit, heading, one_line
 from .rowlist import RowList
 
 if TYPE_CHECKING:
@@ -45,9 +46,24 @@ TEXTS = {
 }
 
 
+#: the age column's width in cells
+AGE_W = 6
+
+
 def kinds_in(rows: Sequence[GateEntry]) -> list[str]:
     present = {r.kind for r in rows}
     return [k for k in ORDER if k in present] + sorted(present - set(ORDER))
+
+
+def gate_row(e: GateEntry, now: float, kind_w: int, what_w: int) -> Content:
+    """age, kind, what, why: each column cut or padded to its width in cells, so a title with
+    wide characters or emoji lines up with one without."""
+    return Content.assemble(
+        (fit(ago(e.at, now).removesuffix(" ago"), AGE_W) + " ", "$foreground-muted"),
+        (fit(e.kind, kind_w) + " ", KIND_STYLE.get(e.kind, "bold")),
+        (fit(e.title or e.slug or "—", what_w) + " ", ""),
+        (one_line(e.reason), "$foreground-muted"),
+    )
 
 
 class GateRows(RowList):
@@ -62,7 +78,7 @@ class GateRows(RowList):
         )
 
 
-class GateLogPane(Vertical):
+class GateLogPane(Finding, Vertical):
     DEFAULT_CSS = """
     GateLogPane { height: 1fr; }
     GateLogPane > #gate-filter { height: 1; padding: 0 1; }
@@ -124,15 +140,7 @@ class GateLogPane(Vertical):
         return 28 if total >= 90 else 18
 
     def render_row(self, e: GateEntry) -> Content:
-        kind = e.kind
-        what_w = self._what_width()
-        what = one_line(e.title or e.slug or "—", what_w)
-        return Content.assemble(
-            (f"{ago(e.at, self.clock()).removesuffix(' ago'):<6} ", "$foreground-muted"),
-            (f"{kind:<{self._kind_w}} ", KIND_STYLE.get(kind, "bold")),
-            (f"{what:<{what_w}} ", ""),
-            (one_line(e.reason), "$foreground-muted"),
-        )
+        return gate_row(e, self.clock(), self._kind_w, self._what_width())
 
     def show(self, rows: Sequence[GateEntry], *_: Any) -> None:
         self.rows = list(rows)
@@ -140,11 +148,12 @@ class GateLogPane(Vertical):
         if self.filter not in self.filters:
             self.filter = "all"
         self._render_filter()
-        self._fill()
+        # on the newest entry, the person follows the log: the next newest takes its place
+        self._fill(follow=self.query_one(GateRows).cursor == 0)
 
-    def _fill(self) -> None:
+    def _fill(self, follow: bool = False) -> None:
         t = self.query_one(GateRows)
-        keep = t.current.id if t.current is not None else None
+        keep = t.current.id if t.current is not None and not follow else None
         query = self.query_one(FindBar).query_text
         if query and len(self.hays) != len(self.rows):
             self.hays = [haystack(r.title, r.slug, r.reason, r.kind) for r in self.rows]
@@ -153,7 +162,7 @@ class GateLogPane(Vertical):
             entries = [e for e in entries if e.kind == self.filter]
         entries.sort(key=lambda e: (e.at or 0, e.id or 0), reverse=True)
         self.shown = entries
-        self._kind_w = min(16, max([len(e.kind) for e in entries] + [4]))
+        self._kind_w = min(16, max([cell_len(e.kind) for e in entries] + [4]))
         self._head()
         ids = [e.id for e in entries]
         if not entries:
@@ -165,7 +174,11 @@ class GateLogPane(Vertical):
                     "$foreground-muted",
                 )
             )
-        t.set_rows(entries, cursor=ids.index(keep) if keep in ids else None)
+        if follow:
+            cursor: int | None = 0
+        else:  # the same entry, by identity; gone: the row now at its place
+            cursor = ids.index(keep) if keep in ids else None
+        t.set_rows(entries, cursor=cursor, hold=not follow)
         self.query_one(FindBar).count(len(entries), len(self.rows))
         self._detail()
 
@@ -175,7 +188,7 @@ class GateLogPane(Vertical):
     def _head(self) -> None:
         what_w = self._what_width()
         self.query_one("#gate-head", Static).update(
-            f"{'age':<6} {'kind':<{self._kind_w}} {'what':<{what_w}} why"
+            f"{fit('age', AGE_W)} {fit('kind', self._kind_w)} {fit('what', what_w)} why"
         )
 
     def _detail(self) -> None:
@@ -235,19 +248,8 @@ class GateLogPane(Vertical):
         self._fill()
 
     # ---- find --------------------------------------------------------------
-    def open_find(self) -> None:
-        self.query_one(FindBar).open()
+    def find_list(self) -> GateRows:
+        return self.query_one(GateRows)
 
-    def on_find_bar_changed(self, event: FindBar.Changed) -> None:
-        event.stop()
+    def refilter(self) -> None:
         self._fill()
-
-    def on_find_bar_closed(self, event: FindBar.Closed) -> None:
-        event.stop()
-        self.query_one(FindBar).close()
-        self._fill()
-        self.query_one(GateRows).focus()
-
-    def on_find_bar_leave(self, event: FindBar.Leave) -> None:
-        event.stop()
-        self.query_one(GateRows).focus()

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from kura_core.vocabulary import StretchState
 
+from .find import FindBar, Finding, filtered, haystack
 from .fmt import ago, heading, n
 from .rowlist import RowList
 
@@ -110,7 +111,7 @@ def render_journal(j: Any, now: float) -> Content:
     return Content("\n").join(out)
 
 
-class JournalsPane(Vertical):
+class JournalsPane(Finding, Vertical):
     DEFAULT_CSS = """
     JournalsPane { height: 1fr; }
     JournalsPane > #journal-roots { height: auto; max-height: 6; padding: 0 1; }
@@ -133,12 +134,16 @@ class JournalsPane(Vertical):
             super().__init__()
             self.journal = journal
 
-    def __init__(self, clock: Callable[[], float], **kw: Any) -> None:
+    def __init__(self, clock: Callable[[], float], blink: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.clock = clock
+        self.blink = blink
         self.view: Any = None
+        self.files: list[Any] = []
+        self.shown: list[Any] = []
 
     def compose(self) -> ComposeResult:
+        yield FindBar("file names, adapters", blink=self.blink, id="journal-find")
         yield Static(
             Content.styled("reading the journals…", "$foreground-muted"), id="journal-roots"
         )
@@ -190,11 +195,28 @@ class JournalsPane(Vertical):
                 )
             )
         self.query_one("#journal-roots", Static).update(Content("\n").join(lines))
+        self.files = list(view.files)
+        self.refilter()
+
+    def refilter(self) -> None:
         rl = self.query_one("#journal-list", RowList)
         keep = self.selected.path if self.selected is not None else None
-        paths = [j.path for j in view.files]
-        rl.set_rows(list(view.files), cursor=paths.index(keep) if keep in paths else None)
+        query = self.find_query
+        hays = [haystack(j.path, j.adapter) for j in self.files] if query else []
+        self.shown = filtered(self.files, hays, query) if query else list(self.files)
+        paths = [j.path for j in self.shown]
+        rl.set_empty(
+            Content.styled(
+                f"no journal file matches “{query}”" if query else "no journal files",
+                "$foreground-muted",
+            )
+        )
+        rl.set_rows(self.shown, cursor=paths.index(keep) if keep in paths else None)
+        self.find_bar.count(len(self.shown), len(self.files))
         self._detail()
+
+    def find_list(self) -> RowList:
+        return self.query_one("#journal-list", RowList)
 
     def _detail(self) -> None:
         j = self.selected

@@ -13,7 +13,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from .find import FindBar, filtered, haystack
+from .find import FindBar, Finding, filtered, haystack
 from .fmt import n
 from .rowlist import RowList
 
@@ -89,7 +89,7 @@ class MapLines(RowList):
         )
 
 
-class MapPane(Vertical):
+class MapPane(Finding, Vertical):
     """What a host would wear as its resident map, line by line, layer by layer."""
 
     DEFAULT_CSS = """
@@ -237,23 +237,11 @@ class MapPane(Vertical):
         return Content.assemble(*parts)
 
     # ---- find --------------------------------------------------------------
-    def open_find(self) -> None:
-        self.query_one(FindBar).open()
+    def find_list(self) -> MapLines:
+        return self.query_one(MapLines)
 
-    def on_find_bar_changed(self, event: FindBar.Changed) -> None:
-        event.stop()
+    def refilter(self) -> None:
         self._fill()
-
-    def on_find_bar_closed(self, event: FindBar.Closed) -> None:
-        event.stop()
-        keep = self.selected
-        self.query_one(FindBar).close()
-        self._fill(keep)
-        self.query_one(MapLines).focus()
-
-    def on_find_bar_leave(self, event: FindBar.Leave) -> None:
-        event.stop()
-        self.query_one(MapLines).focus()
 
     # ---- actions -----------------------------------------------------------
     def _post(self, action: str) -> None:

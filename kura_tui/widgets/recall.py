@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from .find import FindBar, Finding, filtered, haystack
 from .fmt import n
 
 #: skipped memories named one per line above the results; the rest are counted (all are in the list)
@@ -26,7 +27,7 @@ class WalkedList(OptionList):
     ]
 
 
-class RecallPane(Vertical):
+class RecallPane(Finding, Vertical):
     DEFAULT_CSS = """
     RecallPane { height: 1fr; }
     RecallPane > #recall-input { margin: 0 0; }
@@ -55,6 +56,8 @@ class RecallPane(Vertical):
         super().__init__(**kw)
         self.live = live
         self.walked: list[str] = []
+        #: every result row: (slug, "picked" / "walked" / "skipped")
+        self.results: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
         inp = Input(placeholder="ask a question, then enter", id="recall-input")
@@ -68,6 +71,7 @@ class RecallPane(Vertical):
             ),
             id="recall-status",
         )
+        yield FindBar("slugs in the results", blink=self.live, id="recall-find")
         with Horizontal(id="recall-body"):
             yield WalkedList(id="recall-walked")
             with VerticalScroll(id="recall-context-scroll"):
@@ -92,6 +96,7 @@ class RecallPane(Vertical):
 
     def clear(self, store: str) -> None:
         self.walked = []
+        self.results = []
         self.query_one(WalkedList).clear_options()
         self.query_one("#recall-context", Static).update("")
         self.query_one("#recall-status", Static).update(
@@ -149,31 +154,54 @@ class RecallPane(Vertical):
             )
         self.query_one("#recall-status", Static).update(Content("\n").join(lines))
         self.walked = list(res.walked)
-        ol = self.query_one(WalkedList)
-        ol.clear_options()
         picked = set(res.picked)
-        opts = []
-        for slug in res.walked:
-            mark = ("●", "bold $success") if slug in picked else ("↳", "$foreground-muted")
-            opts.append(Option(Content.assemble(mark, " ", slug), id=f"w-{slug}"))
-        for slug, _ in skipped:  # opened, the memory viewer says why it cannot be read
-            opts.append(
-                Option(
-                    Content.assemble(("⚠", "bold $warning"), " ", (slug, "$warning")),
-                    id=f"s-{slug}",
-                )
-            )
-        if not opts:
-            opts.append(
-                Option(Content.styled("nothing bears on that", "$foreground-muted"), disabled=True)
-            )
-        ol.add_options(opts)
-        if self.walked or skipped:
-            ol.highlighted = 0
+        self.results = [(slug, "picked" if slug in picked else "walked") for slug in res.walked]
+        self.results += [(slug, "skipped") for slug, _ in skipped]
+        self.refilter(fresh=True)
         ctx = res.context.strip() if res.context else ""
         self.query_one("#recall-context", Static).update(
             Content(ctx) if ctx else Content.styled("no context", "$foreground-muted")
         )
+
+    # ---- the result list, and find in it ---------------------------------------
+    def refilter(self, fresh: bool = False) -> None:
+        ol = self.query_one(WalkedList)
+        keep = None
+        if not fresh and ol.highlighted is not None:
+            keep = ol.get_option_at_index(ol.highlighted).id
+        query = self.find_query
+        hays = [haystack(slug, kind) for slug, kind in self.results] if query else []
+        rows = filtered(self.results, hays, query) if query else self.results
+        marks = {
+            "picked": (("●", "bold $success"), ""),
+            "walked": (("↳", "$foreground-muted"), ""),
+            "skipped": (("⚠", "bold $warning"), "$warning"),
+        }
+        opts = []
+        for slug, kind in rows:  # opened, a skipped one's viewer says why it cannot be read
+            mark, style = marks[kind]
+            key = "s-" if kind == "skipped" else "w-"
+            opts.append(Option(Content.assemble(mark, " ", (slug, style)), id=f"{key}{slug}"))
+        if not opts and self.results:
+            opts.append(
+                Option(
+                    Content.styled(f"no result matches “{query}”", "$foreground-muted"),
+                    disabled=True,
+                )
+            )
+        elif not opts and fresh:
+            opts.append(
+                Option(Content.styled("nothing bears on that", "$foreground-muted"), disabled=True)
+            )
+        ol.clear_options()
+        ol.add_options(opts)
+        ids = [o.id for o in opts]
+        if rows:
+            ol.highlighted = ids.index(keep) if keep in ids else 0
+        self.find_bar.count(len(rows), len(self.results))
+
+    def find_list(self) -> WalkedList:
+        return self.query_one(WalkedList)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

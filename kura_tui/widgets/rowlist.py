@@ -99,8 +99,15 @@ class RowList(ScrollView, can_focus=True):
         self._strips: dict[tuple[int, int, bool, int], Strip] = {}
 
     # ---- data ------------------------------------------------------------
-    def set_rows(self, rows: Sequence[Any], *, cursor: int | None = None) -> None:
-        """Replace every row (cheap: nothing is rendered until it is on screen)."""
+    def set_rows(
+        self, rows: Sequence[Any], *, cursor: int | None = None, hold: bool = False
+    ) -> None:
+        """Replace every row (cheap: nothing is rendered until it is on screen).
+
+        With *hold*, the cursor's row stays on the same line of the screen: rows added or
+        taken away above it move the view with them instead of sliding the row away."""
+        line = self.cursor * self.row_height - round(self.scroll_offset.y)
+        held = hold and bool(self.rows) and 0 <= line < self.scrollable_content_region.height
         self.rows = rows
         self._content.clear()
         self._strips.clear()
@@ -109,6 +116,10 @@ class RowList(ScrollView, can_focus=True):
         target = max(0, min(target, len(rows) - 1)) if rows else 0
         if target != self.cursor:
             self.set_reactive(RowList.cursor, target)
+        if held and rows:
+            self.scroll_to(
+                y=max(0, target * self.row_height - line), animate=False, immediate=True, force=True
+            )
         self.call_after_refresh(self._scroll_to_cursor)
         self.refresh()
         if rows:

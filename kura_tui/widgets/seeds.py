@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from kura_core.vocabulary import SeedState
 
+from .find import FindBar, Finding, filtered, haystack
 from .fmt import ago, cls_tag, heading, one_line, where
 from .rowlist import RowList
 
@@ -108,7 +109,7 @@ def render_seed(s: Any, now: float) -> Content:
     return Content("\n").join(out)
 
 
-class SeedsPane(Vertical):
+class SeedsPane(Finding, Vertical):
     """x dismisses a waiting idea; o opens the journal it came from; f cycles which are shown."""
 
     DEFAULT_CSS = """
@@ -149,14 +150,17 @@ class SeedsPane(Vertical):
             self.action = action
             self.seed = seed
 
-    def __init__(self, clock: Callable[[], float], **kw: Any) -> None:
+    def __init__(self, clock: Callable[[], float], blink: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.clock = clock
+        self.blink = blink
         self.seeds: list[Any] = []
+        self.hays: list[str] = []
         self.shown: list[Any] = []
         self.filter = "waiting"
 
     def compose(self) -> ComposeResult:
+        yield FindBar("titles, ideas, where they came from", blink=self.blink, id="seed-find")
         yield Static("", id="seed-filter")
         with Horizontal(id="seed-body"):
             yield RowList(
@@ -197,23 +201,40 @@ class SeedsPane(Vertical):
 
     def show(self, seeds: Sequence[Seed]) -> None:
         self.seeds = list(seeds)
+        self.hays = []  # built on the first search
         self._render_filter()
         self._fill()
 
     def _fill(self) -> None:
         rl = self.query_one("#seed-list", RowList)
         keep = self.selected.id if self.selected is not None else None
-        self.shown = [s for s in self.seeds if self.filter == "all" or s.state == self.filter]
+        query = self.find_query
+        if query and len(self.hays) != len(self.seeds):
+            self.hays = [haystack(s.title, s.body, s.source, s.state) for s in self.seeds]
+        found = filtered(self.seeds, self.hays, query) if query else self.seeds
+        self.shown = [s for s in found if self.filter == "all" or s.state == self.filter]
         ids = [s.id for s in self.shown]
         if not self.shown:
             rl.set_empty(
                 Content.styled(
-                    "no seeds" + ("" if self.filter == "all" else f" {self.filter}"),
+                    "no seeds"
+                    + ("" if self.filter == "all" else f" {self.filter}")
+                    + (f" matching “{query}”" if query else ""),
                     "$foreground-muted",
                 )
             )
         rl.set_rows(self.shown, cursor=ids.index(keep) if keep in ids else None)
+        self.find_bar.count(
+            len(self.shown), len([s for s in self.seeds if self.filter in ("all", s.state)])
+        )
         self._detail()
+
+    # ---- find --------------------------------------------------------------
+    def find_list(self) -> RowList:
+        return self.query_one("#seed-list", RowList)
+
+    def refilter(self) -> None:
+        self._fill()
 
     def _detail(self) -> None:
         box = self.query_one("#seed-detail", Static)

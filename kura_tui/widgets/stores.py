@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from .find import FindBar, Finding, filtered, haystack
 from .fmt import badge, n
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ class StoreList(OptionList):
     ]
 
 
-class StoresPane(Vertical):
+class StoresPane(Finding, Vertical):
     """Stores and modes. Moving the highlight switches every other pane."""
 
     DEFAULT_CSS = """
@@ -46,6 +47,8 @@ class StoresPane(Vertical):
         background: transparent;
     }
     StoresPane > StoreList:focus { border: none; }
+    StoresPane > FindBar { padding: 0; }
+    StoresPane > FindBar > FindInput { padding: 0; }
     """
 
     class Picked(Message):
@@ -53,13 +56,17 @@ class StoresPane(Vertical):
             super().__init__()
             self.name = name
 
-    def __init__(self, **kw: Any) -> None:
+    def __init__(self, blink: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
+        self.blink = blink
         self.rows: Sequence[StoreSummary] = ()
+        self.shown: list[StoreSummary] = []
         self.health: dict[str, DoctorReport] = {}
         self.current: str = ""
 
     def compose(self) -> ComposeResult:
+        # the list of stores is the same whichever store is shown: one query for it
+        yield FindBar("names, modes", blink=self.blink, per_store=False, id="stores-find")
         yield StoreList(id="store-list")
 
     def on_mount(self) -> None:
@@ -67,7 +74,8 @@ class StoresPane(Vertical):
 
     @property
     def names(self) -> list[str]:
-        return [r.name for r in self.rows]
+        """The names of the stores listed (after any filter)."""
+        return [r.name for r in self.shown]
 
     def _prompt(self, row: StoreSummary) -> Content:
         name = row.name
@@ -96,6 +104,11 @@ class StoresPane(Vertical):
         ol = self.query_one(StoreList)
         old = self.names
         self.rows = rows
+        query = self.find_query
+        hays = [haystack(r.name, r.label, r.modes) for r in rows] if query else []
+        self.shown = filtered(rows, hays, query) if query else list(rows)
+        self.find_bar.count(len(self.shown), len(rows))
+        rows = self.shown
         with self.prevent(OptionList.OptionHighlighted):
             if old == self.names:
                 for r in rows:
@@ -118,6 +131,13 @@ class StoresPane(Vertical):
         ol = self.query_one(StoreList)
         if name in self.names:
             ol.highlighted = self.names.index(name)
+
+    # ---- find --------------------------------------------------------------
+    def find_list(self) -> StoreList:
+        return self.query_one(StoreList)
+
+    def refilter(self) -> None:
+        self.show_rows(self.rows)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()

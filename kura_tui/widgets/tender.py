@@ -13,6 +13,7 @@ from textual.widgets import Static
 from kura_core.vocabulary import TenderState
 
 from .doctor import TENDER_STYLE
+from .find import FindBar, Finding, filtered, haystack
 from .fmt import ago, heading
 from .rowlist import RowList
 
@@ -116,7 +117,7 @@ def _last_tick(s: Any) -> list[Content]:
     return out
 
 
-class TenderPane(Vertical):
+class TenderPane(Finding, Vertical):
     DEFAULT_CSS = """
     TenderPane { height: 1fr; }
     TenderPane > #tender-status { height: auto; max-height: 16; padding: 0 1; }
@@ -124,16 +125,19 @@ class TenderPane(Vertical):
     TenderPane > #tender-log { height: 1fr; padding: 0 1; }
     """
 
-    def __init__(self, clock: Callable[[], float], **kw: Any) -> None:
+    def __init__(self, clock: Callable[[], float], blink: bool = True, **kw: Any) -> None:
         super().__init__(**kw)
         self.clock = clock
+        self.blink = blink
         self.status: Any = None
+        self.lines: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield Static(
             Content.styled("asking about the tender…", "$foreground-muted"), id="tender-status"
         )
         yield Static(heading("log  _still/tend.log"), id="tender-log-title")
+        yield FindBar("words in the log", blink=self.blink, id="tender-find")
         yield RowList(
             _log_row,
             id="tender-log",
@@ -144,7 +148,23 @@ class TenderPane(Vertical):
     def show(self, status: TendStatus) -> None:
         self.status = status
         self.query_one("#tender-status", Static).update(render_status(status, self.clock()))
+        self.lines = list(status.log_tail)
+        self.refilter()
+
+    def refilter(self) -> None:
         log = self.query_one("#tender-log", RowList)
         at_end = log.cursor >= len(log.rows) - 1
-        lines = list(status.log_tail)
+        query = self.find_query
+        hays = [haystack(line) for line in self.lines] if query else []
+        lines = filtered(self.lines, hays, query) if query else list(self.lines)
+        log.set_empty(
+            Content.styled(
+                f"no log line matches “{query}”" if query else "the log is empty",
+                "$foreground-muted",
+            )
+        )
         log.set_rows(lines, cursor=len(lines) - 1 if at_end else None)
+        self.find_bar.count(len(lines), len(self.lines))
+
+    def find_list(self) -> RowList:
+        return self.query_one("#tender-log", RowList)

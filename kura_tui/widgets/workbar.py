@@ -11,6 +11,8 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import ProgressBar, Static
 
+from .fmt import one_line
+
 KEYS = (
     ("D", "distil", "distil"),
     ("N", "drain", "drain"),
@@ -24,6 +26,8 @@ class WorkBar(Horizontal):
     DEFAULT_CSS = """
     WorkBar { height: 1; padding: 0 1; background: $panel; }
     WorkBar > #work-text { width: 1fr; height: 1; }
+    WorkBar > #work-note { width: auto; max-width: 60%; height: 1; padding-left: 2; display: none; }
+    WorkBar.-noted > #work-note { display: block; }
     WorkBar > ProgressBar { width: auto; height: 1; display: none; }
     WorkBar.-busy > ProgressBar { display: block; }
     WorkBar ProgressBar Bar { width: 24; }
@@ -36,6 +40,7 @@ class WorkBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="work-text")
+        yield Static("", id="work-note")
         yield ProgressBar(total=None, show_eta=False, id="work-progress")
 
     def idle(self, needs: Mapping[str, str] | None = None) -> None:
@@ -55,6 +60,21 @@ class WorkBar(Horizontal):
                     (" (by hand)" if kind == "tidy" else " (mechanical)", "$foreground-muted")
                 )
         self.query_one("#work-text", Static).update(Content.assemble(*parts))
+
+    def note(self, note: Any) -> None:
+        """The last warning or error, kept in sight after its toast has gone (m lists all)."""
+        mark, style = ("✗", "$error") if note.severity == "error" else ("⚠", "$warning")
+        head = f"{note.title}: " if note.title else ""
+        times = f" ×{note.count}" if note.count > 1 else ""
+        text = one_line(f"{head}{note.message}", 70)
+        self.add_class("-noted")
+        self.query_one("#work-note", Static).update(
+            Content.assemble(
+                (f"{mark} ", f"bold {style}"),
+                (text + times, style),
+                ("  m messages", "$foreground-muted"),
+            )
+        )
 
     def start(self, kind: str, store: str, text: str = "") -> None:
         self.kind = kind

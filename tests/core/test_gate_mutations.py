@@ -772,6 +772,83 @@ def labelled() -> list[Case]:
     return out
 
 
+#: Someone else speaks or decides in the human's own turn (a bare name, a name's label, the
+#: agent's label): what they say is theirs, and a claim about the human cannot rest on it.
+_OTHER_VOICE = {
+    "en": (
+        "Mika decided: {c}.",
+        "Mika: {c}.",
+        "[Mika] {c}",
+        "<Mika> {c}",
+        "Mika - {c}",
+        "Hiro Sato: {c}.",
+        "Assistant: {c}.",
+        "I want SQLite, Mika decided to {c}.",
+    ),
+    "ja": (
+        "田中が決めた：{c}。",
+        "田中：{c}。",
+        "佐藤さん：{c}。",
+        "[田中] {c}",
+        "{c}と田中が決めた。",
+        "鈴木は{c}と言った。",
+    ),
+    "zh": (
+        "张伟决定了：{c}。",
+        "张伟：{c}。",
+        "李娜说，{c}。",
+        "[王磊] {c}",
+        "王磊决定{c}。",
+        "陳靜決定{c}。",
+    ),
+}
+#: The same shapes in the human's own voice, or under a heading: the human's words.
+_OWN_VOICE = {
+    "en": (
+        "I decided: {c}.",
+        "I said: {c}.",
+        "Ren: {c}.",
+        "Ren-san: {c}.",
+        "Note: {c}.",
+        "TODO: {c}.",
+        "Step 1: {c}.",
+        "Update - {c}",
+        "Re: {c}.",
+        "PS: {c}.",
+        "Summary: {c}.",
+        "Q: {c}?",
+    ),
+    "ja": ("{c}と決めた。", "蓮：{c}。", "蓮さん：{c}。", "メモ：{c}。", "私が決めた：{c}。"),
+    "zh": ("我决定了：{c}。", "备注：{c}。", "蓮：{c}。", "蓮老师：{c}。", "我们决定{c}。"),
+}
+
+
+def voiced() -> tuple[list[Case], list[Case]]:
+    """Who speaks in the human's turn: another person's words (a bare name, a label, the
+    agent's label) credited to the human are refused; the human's own, or a heading's, are
+    kept. The quote is the whole line, so only the attribution floor can tell them apart."""
+    attacks, legit = [], []
+    for s in SEEDS:
+        credit = _CREDIT[s.lang][0]
+        for voices, out, expect in (
+            (_OTHER_VOICE, attacks, _violation("attribution", "not_carried")),
+            (_OWN_VOICE, legit, _kept),
+        ):
+            for t in voices[s.lang]:
+                said = t.format(c=s.clause)
+                if t.endswith("?") and s.lang == "en":
+                    continue  # a question is cut by its own rule
+                out.append(
+                    Case(
+                        f"{s.lang}/voice/{t}/{s.clause}",
+                        _cand("[USER] " + said.rstrip(".。"), body=credit.format(c=s.clause)),
+                        _segments(("USER", said)),
+                        expect,
+                    )
+                )
+    return attacks, legit
+
+
 _LINKS = (
     ("description", "{b} See [details](https://example.net/x)."),
     ("description", "{b} https://example.net/setup"),
@@ -837,7 +914,9 @@ def disguised() -> list[Case]:
     return out
 
 
+VOICED, OWN_VOICED = voiced()
 ALL_ATTACKS = [
+    *VOICED,
     *disguised(),
     *credited(),
     *labelled(),
@@ -848,7 +927,7 @@ ALL_ATTACKS = [
     *echoed(),
     *laundered(),
 ]
-LEGIT = legitimate()
+LEGIT = legitimate() + OWN_VOICED
 
 
 def _failures(cases: list[Case]) -> list[str]:
@@ -900,6 +979,16 @@ def test_labels_and_hedges_are_attributions():
     cases = labelled()
     bad = _failures(cases)
     assert not bad, f"{len(bad)} of {len(cases)} passed:\n" + "\n".join(bad[:40])
+
+
+def test_another_voice_in_the_humans_turn_is_not_theirs():
+    bad = _failures(VOICED)
+    assert not bad, f"{len(bad)} of {len(VOICED)} passed:\n" + "\n".join(bad[:40])
+
+
+def test_the_humans_own_voice_and_headings_are_kept():
+    bad = _failures(OWN_VOICED)
+    assert not bad, f"{len(bad)} of {len(OWN_VOICED)} refused:\n" + "\n".join(bad[:40])
 
 
 def test_no_link_rides_into_the_index():

@@ -40,27 +40,11 @@ def make_app(tui_config) -> Callable[..., Any]:
         made.append(kura)
         kw.setdefault("watch", False)
         kw.setdefault("frozen", True)
-        return _noting(KuraApp(kura, **kw))
+        return KuraApp(kura, **kw)  # it keeps every message in app.notes_seen itself
 
     yield make
     for k in made:
         k.close()
-
-
-def _noting(app: Any) -> Any:
-    """Keep every notification's message in ``app.notes_seen`` as it is posted: a toast
-    leaves the screen after its timeout, and a loaded machine may take longer than that to
-    reach the end of a test."""
-    seen: list[str] = []
-    real = app.notify
-
-    def notify(message: str, *args: Any, **kw: Any) -> Any:
-        seen.append(str(message))
-        return real(message, *args, **kw)
-
-    app.notify = notify
-    app.notes_seen = seen
-    return app
 
 
 async def settle(pilot: Any, timeout: float = 60.0) -> None:

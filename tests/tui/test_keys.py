@@ -18,7 +18,7 @@ from kura_core.errors import ConfigError
 from kura_tui.app import KuraApp
 from kura_tui.commands import KuraCommands
 from kura_tui.screens.help import binding_ids, bindings_of
-from tests.tui.conftest import _noting, run, settle
+from tests.tui.conftest import run, settle
 from tests.tui.workspace import open_kura
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +61,7 @@ def test_a_key_moved_in_kura_toml_drives_its_binding_and_the_old_key_does_not(tu
 def test_an_unknown_id_in_keys_is_named_on_screen(tui_config):
     cfg = _with_keys(tui_config, '"main.tab.nowhere" = "f9"\n')
     kura = open_kura(cfg)
-    app = _noting(KuraApp(kura, watch=False, frozen=True))
+    app = KuraApp(kura, watch=False, frozen=True)
 
     async def script(pilot):
         return list(app.notes_seen)
