@@ -137,6 +137,8 @@ _FILLER_CJK = frozenset(
     [
         # Japanese
         "えっと",
+        "えーっと",
+        "ええっと",
         "えーと",
         "ええと",
         "えー",
@@ -166,6 +168,7 @@ _FILLER_CJK = frozenset(
         "おねがいします",
         "ください",
         "下さい",
+        "ように",
         "くれ",
         "ね",
         "よ",
@@ -175,6 +178,7 @@ _FILLER_CJK = frozenset(
         "ぜ",
         "さ",
         "です",
+        "っす",
         "だ",
         "ます",
         "でした",
@@ -208,6 +212,9 @@ _FILLER_CJK = frozenset(
         "麻烦你",
         "麻烦您",
         "帮我",
+        "一下",
+        "就行",
+        "就好",
         "谢谢",
         "了",
         "呀",
@@ -494,12 +501,15 @@ def _is_edge(tok: _Tok) -> bool:
 
 def _cjk_fillers(run: str) -> bool:
     """Whether a run of Japanese or Chinese is nothing but known fillers (a word break
-    over the allowlist; at most one table entry per position)."""
+    over the allowlist; at most one table entry per position). A prolonged sound mark
+    after a filler only lengthens it (ねー, よー, はいー)."""
     ok = [False] * (len(run) + 1)
     ok[0] = True
     for i in range(len(run)):
         if not ok[i]:
             continue
+        if i and run[i] == "ー":
+            ok[i + 1] = True
         for n in range(1, min(_FILLER_CJK_MAX, len(run) - i) + 1):
             if run[i : i + n] in _FILLER_CJK:
                 ok[i + n] = True

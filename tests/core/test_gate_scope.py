@@ -114,6 +114,40 @@ def test_chinese_operators_before_the_quote_cut_it(clause, rule, data):
     assert got.rule == rule, (op + clause, got)
 
 
+JA_SOFT_BEFORE = ["", "えっと", "えーっと", "ええっと", "あのー", "まあ", "じゃあ"]
+JA_SOFT_AFTER = ["", "ね", "よ", "よね", "っす", "です", "ように", "ようにお願いします", "ください"]
+ZH_SOFT_BEFORE = ["", "嗯", "嗯嗯", "请", "麻烦", "然后", "另外"]
+ZH_SOFT_AFTER = ["", "一下", "就行了", "就好", "了", "啊", "哈", "谢谢"]
+LONG = st.sampled_from(["", "ー", "ーー"])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(JA_STEMS), st.sampled_from(JA_SOFT_BEFORE), st.data(), LONG)
+def test_japanese_softeners_and_their_prolonged_forms_leave_a_quote_standing(
+    stem, before, data, long
+):
+    after = data.draw(st.sampled_from(JA_SOFT_AFTER))
+    # a prolonged sound mark lengthens the filler or particle it follows
+    after = after + long if after and after[-1] in "ねよ" else after
+    segment = before + stem + after + "。"
+    assert not _judge(segment, stem), segment
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(ZH_CLAUSES), st.sampled_from(ZH_SOFT_BEFORE), st.sampled_from(ZH_SOFT_AFTER))
+def test_chinese_softeners_leave_a_quote_standing(clause, before, after):
+    segment = before + clause + after + "。"
+    assert not _judge(segment, clause), segment
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(JA_STEMS), st.sampled_from(sorted(JA_AFTER)), st.data(), LONG)
+def test_a_prolonged_sound_mark_never_softens_an_operator(stem, rule, data, long):
+    op = data.draw(st.sampled_from(JA_AFTER[rule]))
+    segment = stem + op + (long or "ー") + "。"
+    assert _judge(segment, stem), segment
+
+
 def test_a_report_names_its_source():
     got = _judge("Mika says the lease ends on March 31.", "the lease ends on March 31")
     assert got.rule == "report" and got.source == "mika"
