@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .names import (
+    GIVEN_NAMES,
     HEADINGS,
     HONORIFIC_PATTERN,
     JA_SURNAMES,
@@ -993,6 +994,10 @@ _WORD_SHAPE = re.compile(
 _AGENT_LABELS = frozenset(
     ["assistant", "agent", "ai", "bot", "system", "model", "claude", "codex", "gemini", "gpt"]
 )
+#: A line that goes on in the first or second person after its label is speech.
+_SPEECH_START = re.compile(
+    r"(?i)(?:i|i['’](?:m|d|ll|ve)|we|we['’](?:re|ll|ve|d)|let['’]s|you|my|our|me)\b"
+)
 _DIALOGUE_HUMAN = re.compile(
     r"(?:the\s+)?(?:user|human|owner|boss|me|you|ユーザー|用户|使用者|主人)", re.IGNORECASE
 )
@@ -1211,14 +1216,59 @@ def _label_claims(text: str, names: tuple[str, ...]) -> list[_Found]:
     """Speaker labels at a line start: the human's ("User:", "[USER]", a configured name) or
     another person's -- a name with an honorific, a bare name ("Mika:", "[Mika]", "<Mika>",
     "Mika -", 张伟：, 田中：) or the agent's. Headings and field names ("Note:", "Step 1:",
-    "TODO:", "Re:", "Summary:") are no speakers."""
-    out: list[_Found] = []
+    "TODO:", "Re:", "Summary:") are no speakers.
+
+    A bare capitalised word before a colon or a dash is the one weak shape: "Mika:" and
+    "Kitchen:" look alike. It names a speaker when the word is a common given name, when
+    the text also holds a label that surely is a speaker (a conversation), when the text
+    names that person elsewhere ("Mika's call", "@Mika", "Mika said"), or when the line goes
+    on in the first person ("Mika: I think …"). Otherwise it is a topic heading."""
+    found: list[tuple[re.Match[str], str, str]] = []
     for m in _SPEAKER.finditer(text):
-        label = (m.group("a") or m.group("b") or m.group("c") or m.group("d") or "").strip()
+        label = _label_of(m)
         who, name = _speaker(label, names, dash=m.group("d") is not None)
         if who:
-            out.append((m.start(), m.end(), m.group(0), who, name))
+            found.append((m, who, name))
+    weak = [_weak_label(m, who) for m, who, _ in found]
+    conversation = not all(weak)
+    people: set[str] | None = None
+    out: list[_Found] = []
+    for (m, who, name), is_weak in zip(found, weak, strict=True):
+        if is_weak and not conversation:
+            if people is None:
+                people = _people_named(text)
+            if not _a_person(name, text, m.end(), people):
+                continue
+        out.append((m.start(), m.end(), m.group(0), who, name))
     return out
+
+
+def _label_of(m: re.Match[str]) -> str:
+    return (m.group("a") or m.group("b") or m.group("c") or m.group("d") or "").strip()
+
+
+def _weak_label(m: re.Match[str], who: str) -> bool:
+    """A bare capitalised word as another person's label, outside a quotation: the one shape
+    a topic heading shares ("Kitchen: …"). Bracketed and quoted labels are speakers."""
+    if who != THIRD or m.group("a") or m.group("b"):
+        return False
+    label = _label_of(m)
+    if label.lower() in _AGENT_LABELS or not _LATIN_NAME.fullmatch(label):
+        return False
+    head = m.group(0)[: m.start("c" if m.group("c") else "d") - m.start()]
+    return ">" not in head and label.split()[0].lower() not in GIVEN_NAMES
+
+
+def _people_named(text: str) -> set[str]:
+    """Names the text uses as people: who says or decides something, whose view it is."""
+    named = {m.group("who").split()[0] for m in _THIRD_EN.finditer(text)}
+    named |= {m.group("who") for m in _THIRD_POSSESSIVE.finditer(text)}
+    return named
+
+
+def _a_person(name: str, text: str, after: int, people: set[str]) -> bool:
+    first = name.split()[0]
+    return first in people or f"@{first}" in text or _SPEECH_START.match(text, after) is not None
 
 
 def _speaker(label: str, names: tuple[str, ...], *, dash: bool = False) -> tuple[str, str]:

@@ -913,3 +913,36 @@ HEADINGS = frozenset(
         "snapshots",
     ]
 )
+
+
+#: Given names common in English-speaking, European, South and East Asian, Latin American
+#: and African families, written in the Latin alphabet, lower case. A bare "Name:" at a line
+#: start is a speaker when its first word is one of them; any other capitalised word there
+#: ("Kitchen:", "Postgres:") is a speaker only when the text shows a conversation or a
+#: person by that name (see ``attribution._label_claims``).
+GIVEN_NAMES = frozenset(
+    """
+    aaron abby abdul abigail adam adrian ahmed aisha akira alan albert alex alexander alexandra
+    alfredo ali alice alicia alison amanda amber amelia amir amit amy ana anand andrea andreas
+    andrew andy angela anil anita ann anna anne annie anthony antonio anya arjun arthur asha
+    ashley aya ayumi barbara ben benjamin beth betty bill bob bobby brandon brenda brian bruce
+    bruno carl carla carlos carmen carol caroline catherine charles charlie chen chloe chris
+    christina christine christopher claire clara daisuke dan daniel danielle daria dave david
+    deborah debbie deepak denise dennis diana diego dmitri donald donna doug dylan ed eddie
+    edward elena eli elizabeth ella ellen emily emma eric erik erin ethan eva evan fatima felix
+    fernando fiona frank fred gabriel gary george grace greg hana hannah hans harry haruka
+    haruto hector helen henry hiro hiroshi hiroko hugo ian igor ingrid isaac isabel ivan jack
+    jacob james jamie jan jane janet jason jay jean jeff jennifer jenny jerry jessica jim jin
+    joan joe joel johan john jon jonas jonathan jorge jose joseph josh joshua juan judy julia
+    julie jun justin kai kaito karen karl kate katie kathy keiko ken kenji kenta kevin kim
+    kumar kyle lakshmi laura lauren lee leo li liam lily linda lisa liz lucas lucy luis luke
+    maria mariko mario mark marta martin mary matt matthew max maya megan mei mel melissa mia
+    michael michelle miguel mika mike miki min mohammed mohamed nadia nancy naomi naoki natalie
+    nathan neha nick nicole nikhil nina noah nora olga oliver olivia omar oscar pablo pam patrick
+    paul paula pedro peter phil priya rachel rahul raj rajesh ravi ray rebecca ren riya rob
+    robert robin rosa ruby ryan ryo saki sakura sam samantha sandra sanjay sara sarah satoshi
+    scott sean sergei shota simon sofia sophia sophie stephen steve steven sue sunil susan
+    takashi taro ted thomas tim tina tom tomo tony tyler uma victor victoria vikram vincent
+    wei william xin yan yang yasmin yuki yuko yumi yusuf yuto zara zhang zoe
+    """.split()
+)

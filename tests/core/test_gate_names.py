@@ -213,6 +213,49 @@ CLAUSES = [
 ]
 
 
+#: Capitalised words that open a line as a topic: no one's name, and in no word list.
+TOPICS = ["Kitchen", "Postgres", "Garden", "Kubernetes", "Laundry", "Taxes", "Frontend", "Car"]
+#: Names no list knows: a person only when the text shows one.
+UNKNOWN = ["Zorblat", "Quenby", "Taliesin", "Oyelaran"]
+#: What shows a bare label is a person: a conversation, the name used as a person, speech.
+PERSON_SHOWN = [
+    "Ren: ok\n{n}: {c}",
+    "{n}: {c}\nUser: fine by me",
+    "{n}'s call, as usual.\n{n}: {c}",
+    "{n} said so yesterday.\n{n}: {c}",
+    "cc @{n}\n{n}: {c}",
+    "{n}: I think we should {c}",
+    "{n}: let's {c}",
+    "[{n}] {c}",
+    "> {n}: {c}",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(TOPICS + UNKNOWN), st.sampled_from(CLAUSES), st.sampled_from([":", " -"]))
+def test_a_bare_word_before_a_colon_is_a_topic_unless_the_text_shows_a_person(word, clause, sep):
+    """ "Kitchen: …" is the human's own note; so is "Zorblat: …" when nothing says Zorblat is
+    a person. Every shape below says so, and then the line is someone else's."""
+    said = f"{word}{sep} {clause}"
+    assert clause in own_words(said, ("Ren",)), said
+    kept = _gate(
+        f"The user wants to {clause}.", _segments(("USER", said)), ["Ren"], f"[USER] {clause}"
+    )
+    assert not _attribution(kept), (said, [v.message() for v in kept.violations])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(UNKNOWN), st.sampled_from(PERSON_SHOWN), st.sampled_from(CLAUSES))
+def test_an_unknown_name_the_text_shows_as_a_person_is_a_speaker(name, shape, clause):
+    said = shape.format(n=name, c=clause)
+    assert clause not in own_words(said, ("Ren",)), said
+    r = _gate(
+        f"The user wants to {clause}.", _segments(("USER", said)), ["Ren"], f"[USER] {clause}"
+    )
+    # dropped by attribution, or earlier by the scope floor ("I think" is a hedge)
+    assert r.verdict == "dropped", (said, [q.status for q in r.quotes])
+
+
 @settings(max_examples=80, deadline=None)
 @given(
     st.sampled_from(SPEAKERS),
