@@ -920,8 +920,7 @@ HEADINGS = frozenset(
 #: start is a speaker when its first word is one of them; any other capitalised word there
 #: ("Kitchen:", "Postgres:") is a speaker only when the text shows a conversation or a
 #: person by that name (see ``attribution._label_claims``).
-GIVEN_NAMES = frozenset(
-    """
+_GIVEN_NAMES_TEXT = """
     aaron abby abdul abigail adam adrian ahmed aisha akira alan albert alex alexander alexandra
     alfredo ali alice alicia alison amanda amber amelia amir amit amy ana anand andrea andreas
     andrew andy angela anil anita ann anna anne annie anthony antonio anya arjun arthur asha
@@ -944,5 +943,5 @@ GIVEN_NAMES = frozenset(
     scott sean sergei shota simon sofia sophia sophie stephen steve steven sue sunil susan
     takashi taro ted thomas tim tina tom tomo tony tyler uma victor victoria vikram vincent
     wei william xin yan yang yasmin yuki yuko yumi yusuf yuto zara zhang zoe
-    """.split()
-)
+"""
+GIVEN_NAMES = frozenset(_GIVEN_NAMES_TEXT.split())
