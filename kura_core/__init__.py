@@ -48,7 +48,11 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
     from .fsutil import is_temp_name as is_temp_name, storage_error as storage_error
     from .handwork.adopt import Adopted as Adopted
     from .handwork.drafts import DraftsView as DraftsView
-    from .handwork.journals import JournalExcerpt as JournalExcerpt, JournalsView as JournalsView
+    from .handwork.journals import (
+        ExcerptLine as ExcerptLine,
+        JournalExcerpt as JournalExcerpt,
+        JournalsView as JournalsView,
+    )
     from .handwork.maps import MapView as MapView, WeavePreview as WeavePreview
     from .handwork.memories import (
         EditResult as EditResult,

@@ -22,7 +22,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import watchfiles
 from textual.app import App, SuspendNotSupported
@@ -45,6 +45,9 @@ from kura_core import (
 from kura_core.errors import KuraError
 from kura_core.kura import Kura, StoreSummary
 from kura_core.vocabulary import SeedState
+
+if TYPE_CHECKING:
+    from kura_core import DoctorReport, WeavePreview
 
 from .commands import KuraCommands
 from .messages import (
@@ -1032,7 +1035,7 @@ class KuraApp(App[None]):
             got_reason,
         )
 
-    def fix_store(self, store: str, report: Any) -> None:
+    def fix_store(self, store: str, report: DoctorReport) -> None:
         """The fix doctor names, from its pane: links to a memory that is gone are made plain
         text or pointed at another memory (one target at a time), and memory files without
         an index line are adopted."""
@@ -1558,7 +1561,7 @@ class KuraApp(App[None]):
                         m.violations,
                     )
 
-    def write_weave(self, store: str, preview: Any) -> None:
+    def write_weave(self, store: str, preview: WeavePreview) -> None:
         core = self.kura
 
         def job() -> Acted:

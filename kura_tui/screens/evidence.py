@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,6 +21,9 @@ from ..widgets.keys import KeyLine
 from ..widgets.rowlist import RowList
 from .diff import DiffScreen
 
+if TYPE_CHECKING:
+    from kura_core import ExcerptLine as JournalLine, JournalExcerpt
+
 _tokens = itertools.count(1)
 
 
@@ -28,7 +31,7 @@ def _quote_row(q: Any) -> Content:
     return Content.assemble(cls_tag(q.cls), " ", one_line(q.text, 200))
 
 
-def excerpt_head(ex: Any) -> Content:
+def excerpt_head(ex: JournalExcerpt) -> Content:
     unit = "record" if ex.unit == "seq" else "byte"
     out = [
         Content.assemble(
@@ -62,7 +65,7 @@ def excerpt_head(ex: Any) -> Content:
     return Content("\n").join(out)
 
 
-def excerpt_line(ex: Any, ln: Any) -> Content:
+def excerpt_line(ex: JournalExcerpt, ln: JournalLine) -> Content:
     unit = "record" if ex.unit == "seq" else "byte"
     body = ln.text.strip()
     if len(body) > 3000:
@@ -174,7 +177,7 @@ class EvidenceScreen(ModalScreen[None]):
         )
         host(self).load_excerpt(self.token, self.store, q)
 
-    def show(self, token: int, excerpt: Any, error: str) -> None:
+    def show(self, token: int, excerpt: JournalExcerpt | None, error: str) -> None:
         if token != self.token:
             return
         box = self.query_one("#evidence-text", Static)
