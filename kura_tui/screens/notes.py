@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
+from textual.widgets import Static
 
 from ..toasts import Note, counted
 from ..widgets.keys import KeyLine
@@ -40,6 +41,9 @@ class NotesScreen(ModalScreen[None]):
         width: 100%; height: 1fr; border: thick $primary 60%; background: $surface;
     }
     NotesScreen #notes-list { height: 1fr; padding: 0 1; }
+    NotesScreen #notes-whole {
+        height: auto; max-height: 12; padding: 0 1; border-top: hkey $primary 30%;
+    }
     """
 
     BINDINGS = [Binding("escape,q,m", "close", "Close", id="notes.close")]
@@ -56,12 +60,26 @@ class NotesScreen(ModalScreen[None]):
                 id="notes-list",
                 empty=Content.styled("no message yet", "$foreground-muted"),
             )
+            yield Static(id="notes-whole")
         yield KeyLine()
 
     def on_mount(self) -> None:
         rows = self.query_one(RowList)
         rows.set_rows(self.notes, cursor=0)
         rows.focus()
+        self._show_whole()
+
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        event.stop()
+        self._show_whole()
+
+    def _show_whole(self) -> None:
+        """The selected message whole and wrapped: a row shows what fits on one line."""
+        note = self.query_one(RowList).current
+        whole = self.query_one("#notes-whole", Static)
+        whole.display = note is not None
+        if note is not None:
+            whole.update(note_row(note))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -339,6 +339,13 @@ def test_the_selected_gate_log_row_stays_on_its_entry_and_its_line_as_entries_ar
 # --------------------------------------------------------------------------- toasts
 
 
+LONG_NOTE = (
+    "the map could not be written because "
+    + "another process held the lock " * 8
+    + "and its last words are here"
+)
+
+
 def test_toasts_collapse_stay_few_and_short_and_what_matters_stays_in_sight(make_app):
     app = make_app()
 
@@ -359,6 +366,10 @@ def test_toasts_collapse_stay_few_and_short_and_what_matters_stays_in_sight(make
         app.clear_notifications()
         await pilot.pause()
         out["bar"] = screen_text(app)
+        app.notify(LONG_NOTE, title="weave", timeout=60)  # the newest: selected in the log
+        for _ in range(3):  # the toasts (a waiting one shows once others leave) would show
+            app.clear_notifications()  # it whole; the log must, on its own
+            await pilot.pause()
         await pilot.press("m")
         await settle(pilot)
         out["log"] = (isinstance(app.screen, NotesScreen), screen_text(app))
@@ -375,6 +386,7 @@ def test_toasts_collapse_stay_few_and_short_and_what_matters_stays_in_sight(make
     assert is_log and "nothing is running" in log and "×4" in log
     assert log.index("the scribe refused the line") < log.index("note 0")  # newest first
     assert all(f"note {i}" in log for i in range(6))
+    assert "its last words are here" in log  # a row shows one line; the selected one is whole
 
 
 @settings(max_examples=60, deadline=None)
