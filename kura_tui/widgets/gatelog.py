@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -15,7 +15,7 @@ from textual.widgets import Static
 from kura_core.vocabulary import GateLogKind
 
 from .find import FindBar, Finding, filtered, haystack
-from .fmt import ago, fit, heading, one_line
+from .fmt import ago, cls_tag, fit, heading, one_line, where
 from .rowlist import RowList
 
 if TYPE_CHECKING:
@@ -64,6 +64,22 @@ def gate_row(e: GateEntry, now: float, kind_w: int, what_w: int) -> Content:
         (fit(e.title or e.slug or "—", what_w) + " ", ""),
         (one_line(e.reason), "$foreground-muted"),
     )
+
+
+def _item(x: Mapping[str, Any]) -> Content:
+    """One recorded item as a person reads it: a quote as its class, its words, its status
+    and where it was found; anything else as its fields."""
+    if isinstance(x.get("text"), str):
+        status = x.get("status")
+        return Content.assemble(
+            cls_tag(str(x.get("class") or x.get("claimed") or "")),
+            " “",
+            one_line(x["text"], 200),
+            "”",
+            (f" · {status}" if status else "", "$foreground-muted"),
+            (f" · {where(x)}" if x.get("where") or x.get("source") else "", "$foreground-muted"),
+        )
+    return Content(one_line("; ".join(f"{k}: {v}" for k, v in x.items()), 300))
 
 
 class GateRows(RowList):
@@ -222,6 +238,9 @@ class GateLogPane(Finding, Vertical):
                 lines.append(
                     Content.assemble((f"{k}  ", "$foreground-muted"), one_line(str(v), 300))
                 )
+            elif isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
+                lines.append(Content.styled(k, "$foreground-muted"))
+                lines.extend(Content.assemble("  ", _item(x)) for x in v)
             elif isinstance(v, list) and v:
                 lines.append(
                     Content.assemble(

@@ -265,6 +265,22 @@ def test_gate_log_filter_cycles_kinds(make_app):
     assert kinds[2] == ("refused", ["refused"])
 
 
+def test_a_gate_log_entrys_quotes_read_as_quotes_not_as_records(make_app):
+    """The detail of an entry that kept its quotes shows each as the evidence view does:
+    class, words, status and where -- never the stored record itself."""
+    app = make_app()
+
+    async def script(pilot):
+        await pilot.press("3")
+        await settle(pilot)
+        return screen_text(app)
+
+    shown = run(app, script)
+    assert "[USER] “yes, sharpen the plane irons before every glue-up from now on”" in shown
+    assert "” · verified ·" in shown and "session-0412.jsonl · bytes 2226–2442" in shown
+    assert "{'text'" not in shown and "'claimed'" not in shown
+
+
 ALL_CLASSES = (
     "kura_tui.app:KuraApp",
     "kura_tui.screens.main:MainScreen",
