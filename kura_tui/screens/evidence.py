@@ -16,7 +16,7 @@ from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from ..host import host
-from ..widgets.fmt import cls_tag, n, one_line, where
+from ..widgets.fmt import cls_tag, home_folded, n, one_line, where
 from ..widgets.keys import KeyLine
 from ..widgets.rowlist import RowList
 from .diff import DiffScreen
@@ -38,7 +38,7 @@ def excerpt_head(ex: JournalExcerpt) -> Content:
             (Path(ex.path).name, "bold"),
             (f"  {ex.adapter} · {unit} {n(ex.position)}", "$foreground-muted"),
         ),
-        Content.styled(ex.path, "$foreground-muted"),
+        Content.styled(home_folded(ex.path), "$foreground-muted"),
     ]
     if not ex.lines:
         out.append(
@@ -161,7 +161,7 @@ class EvidenceScreen(ModalScreen[None]):
                         Content.styled(
                             "this piece of evidence does not say which journal it came from"
                             if not q.source
-                            else f"it comes from {q.source}, not from a journal",
+                            else f"it comes from {home_folded(q.source)}, not from a journal",
                             "$foreground-muted",
                         ),
                     ]

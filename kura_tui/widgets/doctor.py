@@ -14,7 +14,7 @@ from textual.widgets import Static
 from kura_core.vocabulary import TenderState
 
 from ..host import host
-from .fmt import ago, heading, n
+from .fmt import ago, heading, home_folded, n
 
 if TYPE_CHECKING:
     from kura_core import DoctorReport
@@ -38,17 +38,17 @@ def _summary(r: DoctorReport) -> list[Content]:
         Content.assemble(
             ("✓ healthy" if r.ok else "✗ broken", "bold $success" if r.ok else "bold $error"),
             ("  " + r.store, "bold"),
-            (f"  {r.path}", "$foreground-muted"),
+            (f"  {home_folded(str(r.path))}", "$foreground-muted"),
         )
     ]
     if r.label:
         out.append(Content.styled(r.label, "$foreground-muted"))
-    out += [Content.styled(f"✗ {p}", "$error") for p in r.problems]
+    out += [Content.styled(f"✗ {home_folded(p)}", "$error") for p in r.problems]
     if r.dead_links or r.index_drift.files_without_line:
         out.append(Content.styled("f (here) makes the fix for links and index lines", "$accent"))
     if r.secrets:
         out.append(Content.styled("  press X to scrub them (asks first)", "$warning"))
-    out += [Content.styled(f"· {note}", "$warning") for note in r.notes]
+    out += [Content.styled(f"· {home_folded(note)}", "$warning") for note in r.notes]
     return out
 
 

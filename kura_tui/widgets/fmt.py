@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -155,3 +156,14 @@ def badge(report: DoctorReport | None, *, exists: bool = True) -> Content:
 
 def heading(text: str) -> Content:
     return Content.styled(text, "bold $primary")
+
+
+def home_folded(text: str) -> str:
+    """*text* with the home directory written ``~``, as a shell shows it: shorter paths on
+    screen, and the same screen whoever's home it is."""
+    home = os.path.expanduser("~").rstrip("/")
+    if not home or home == "~":
+        return text
+    if text == home:
+        return "~"
+    return text.replace(home + "/", "~/")

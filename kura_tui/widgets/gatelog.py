@@ -15,7 +15,7 @@ from textual.widgets import Static
 from kura_core.vocabulary import GateLogKind
 
 from .find import FindBar, Finding, filtered, haystack
-from .fmt import ago, cls_tag, fit, heading, one_line, where
+from .fmt import ago, cls_tag, fit, heading, home_folded, one_line, where
 from .rowlist import RowList
 
 if TYPE_CHECKING:
@@ -236,7 +236,9 @@ class GateLogPane(Finding, Vertical):
                 texts.append((TEXTS[k], v))
             elif isinstance(v, (str, int, float)) and v != "":
                 lines.append(
-                    Content.assemble((f"{k}  ", "$foreground-muted"), one_line(str(v), 300))
+                    Content.assemble(
+                        (f"{k}  ", "$foreground-muted"), home_folded(one_line(str(v), 300))
+                    )
                 )
             elif isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
                 lines.append(Content.styled(k, "$foreground-muted"))

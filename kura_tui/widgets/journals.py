@@ -16,7 +16,7 @@ from textual.widgets import Static
 from kura_core.vocabulary import StretchState
 
 from .find import FindBar, Finding, filtered, haystack
-from .fmt import ago, heading, n
+from .fmt import ago, heading, home_folded, n
 from .rowlist import RowList
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def _row(j: Any) -> Content:
 def render_journal(j: Any, now: float) -> Content:
     unit = "records" if j.unit == "seq" else "bytes"
     out = [
-        Content.styled(j.path, "bold"),
+        Content.styled(home_folded(j.path), "bold"),
         Content.assemble(
             ("adapter ", "$foreground-muted"),
             j.adapter,
@@ -180,7 +180,7 @@ class JournalsPane(Finding, Vertical):
             lines.append(
                 Content.assemble(
                     (f"{r.adapter:<8}", "bold"),
-                    r.root,
+                    home_folded(r.root),
                     ("  " + r.include, "$foreground-muted"),
                     (f"  not {r.exclude}" if r.exclude else "", "$foreground-muted"),
                     state,

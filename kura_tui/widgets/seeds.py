@@ -15,7 +15,7 @@ from textual.widgets import Static
 from kura_core.vocabulary import SeedState
 
 from .find import FindBar, Finding, filtered, haystack
-from .fmt import ago, cls_tag, heading, one_line, where
+from .fmt import ago, cls_tag, heading, home_folded, one_line, where
 from .rowlist import RowList
 
 if TYPE_CHECKING:
@@ -53,7 +53,9 @@ def render_seed(s: Any, now: float) -> Content:
     if s.body and s.body.strip() != s.title.strip():
         out += [Content(""), Content(s.body.strip())]
     out += [Content(""), heading("Where it came from")]
-    out.append(Content.styled(one_line(s.source) or "not recorded", "$foreground-muted"))
+    out.append(
+        Content.styled(home_folded(one_line(s.source)) or "not recorded", "$foreground-muted")
+    )
     for q in s.quotes:
         out += _quote(q)
     if not s.quotes:

@@ -21,11 +21,9 @@ os.environ["TERM"] = "xterm-256color"
 
 
 @pytest.fixture
-def tui_config(request) -> Any:
-    """kura.toml of the fixed workspace, rebuilt for this test at a fixed path."""
-    name = request.node.name.replace("[", "-").replace("]", "").replace("/", "-")
-    with snapshot_root(name) as root:
-        yield build(root)
+def tui_config(_isolated_home) -> Any:
+    """kura.toml of the fixed workspace, built for this test in its own home (shown as ``~``)."""
+    return build(snapshot_root(_isolated_home))
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ put as entries arrive; toasts that do not pile up."""
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 from hypothesis import given, settings, strategies as st
@@ -14,7 +15,7 @@ from kura_tui.screens.diff import DiffScreen
 from kura_tui.screens.evidence import EvidenceScreen
 from kura_tui.screens.main import MainScreen
 from kura_tui.screens.notes import NotesScreen
-from kura_tui.widgets.fmt import _whole, clip, fit, one_line
+from kura_tui.widgets.fmt import _whole, clip, fit, home_folded, one_line
 from kura_tui.widgets.gatelog import AGE_W, gate_row
 from tests.tui.conftest import run, screen_text, settle
 from tests.tui.workspace import FIXED_NOW
@@ -412,3 +413,21 @@ def test_the_rack_keeps_few_toasts_one_per_message_and_counts_repeats(raised):
         for n in live:  # a count is never more than the times it was raised
             key, count = rack.said[n.identity]
             assert count <= times[key[:2]] and (count == 1) == ("×" not in n.title)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text("abcxyz-_.", min_size=1, max_size=6), min_size=1, max_size=4),
+    st.sampled_from(["", "x", "-old"]),
+)
+def test_the_home_directory_is_shown_as_a_tilde_and_nothing_else_is(parts, suffix):
+    """A path under the home directory reads ``~/…``; a sibling that only starts with the same
+    letters (``/home/ren-old``) is left as it is."""
+    home = os.path.expanduser("~").rstrip("/")
+    rest = "/".join(parts)
+    path = f"{home}{suffix}/{rest}"
+    shown = home_folded(f"journal {path} 793–1474")
+    if suffix:
+        assert shown == f"journal {path} 793–1474"
+    else:
+        assert shown == f"journal ~/{rest} 793–1474" and home not in shown

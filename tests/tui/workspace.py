@@ -6,13 +6,9 @@ Everything is built with a frozen clock and a fixed day, at a fixed path, so the
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import fcntl
 import json
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 from kura_core.distill.drafts import body_digest, write_manifest
@@ -92,26 +88,13 @@ HOME = {
 }
 
 
-SNAPSHOT_BASE = Path("/tmp/kura-tui-tests")
-
-
-@contextlib.contextmanager
-def snapshot_root(name: str) -> Iterator[Path]:
-    """A fixed, empty directory for one test (fixed so the paths on screen are fixed),
-    held under an exclusive lock for as long as the test runs: two test runs on one machine
-    (or two workers) that reach the same test wait for each other instead of wiping each
-    other's workspace."""
-    SNAPSHOT_BASE.mkdir(parents=True, exist_ok=True)
-    with open(SNAPSHOT_BASE / f"{name}.lock", "a+b") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            root = SNAPSHOT_BASE / name
-            if root.exists():
-                shutil.rmtree(root)
-            root.mkdir(parents=True)
-            yield root
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+def snapshot_root(home: Path) -> Path:
+    """The workspace's directory: ``~/ws`` in the test's own home. The app writes the home
+    directory as ``~``, so every test's screen shows the same paths (``~/ws/journals/…``)
+    while each test has a directory of its own, under its own temporary home."""
+    root = home / "ws"
+    root.mkdir(parents=True)
+    return root
 
 
 def _memories(store, mems, extra=None) -> None:
