@@ -6,7 +6,6 @@ from __future__ import annotations
 import compileall
 import os
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -29,10 +28,10 @@ def _keep_bytecode() -> Path:
 
     Without it (``PYTHONDONTWRITEBYTECODE`` set, as some machines do) every worker and
     every CLI a test starts compiles the package from source again: about half a second of
-    CPU per process, and the suite starts hundreds of them. The cache lives under the
-    system's temp directory, keyed by the absolute source paths, so two checkouts never
-    share an entry and the checkout stays clean."""
-    prefix = Path(tempfile.gettempdir()) / f"kura-tests-pycache-{os.getuid()}"
+    CPU per process, and the suite starts hundreds of them. The cache lives in the
+    checkout's ``.pycache`` (ignored by git, like the linters' caches), apart from the
+    sources, so a machine that keeps source trees free of bytecode still does."""
+    prefix = ROOT / ".pycache"
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
     sys.dont_write_bytecode = False
