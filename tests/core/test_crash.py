@@ -81,9 +81,11 @@ def test_sigkill_at_random_moments_never_leaves_half_a_write(tmp_path):
     intents_left = 0
     rolled_forward = 0
     writes_seen = 0
-    start = time.monotonic()
-
-    for i in range(KILLS):
+    # KILLS kills at least, and more (up to four times as many) until one has landed inside
+    # a write: on a loaded machine a child may not reach its write loop before the kill
+    for i in range(4 * KILLS):
+        if i >= KILLS and intents_left >= 1:
+            break
         child = forked.spawn(_writer, str(root), i)
         try:
             line = child.stdout.readline()
@@ -112,7 +114,6 @@ def test_sigkill_at_random_moments_never_leaves_half_a_write(tmp_path):
             assert versions[slug] == pending["description"].removeprefix("version ")
             rolled_forward += 1
 
-    assert time.monotonic() - start < 60
     assert writes_seen > 5, "the children never got to write"
     assert intents_left >= 1, "no kill landed inside a write; the test proved nothing"
     assert rolled_forward == intents_left
