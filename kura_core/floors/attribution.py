@@ -1018,10 +1018,15 @@ _THIRD_POSSESSIVE = re.compile(
 )
 # People named by who they are to someone: "my wife says", "our landlord decided".
 _PEOPLE_EN = re.compile(
-    r"\b(?:my|our|his|her|their|your)\s+(?P<who>wife|husband|partner|spouse|boss|manager|landlord|"
-    r"landlady|client|customer|colleague|co-?worker|friend|mother|mom|mum|father|dad|son|daughter|"
-    r"brother|sister|doctor|lawyer|accountant|neighbou?r|kids?|child|children|parents?|"
-    r"teacher|tenant|roommate|flatmate)(?P<adv>"
+    r"\b(?:(?:my|our|his|her|their|your)\s+(?P<who>wife|husband|partner|spouse|boss|manager|"
+    r"landlord|landlady|client|customer|colleague|co-?worker|friend|mother|mom|mum|father|dad|son|"
+    r"daughter|brother|sister|doctor|lawyer|accountant|neighbou?r|kids?|child|children|parents?|"
+    r"teacher|tenant|roommate|flatmate|team|company|vendor|lead)"
+    # who decides for a group the human belongs to, named by role: "the team decided"
+    # ("the client" is as often a program as a person, so it needs "my" or "our")
+    r"|the\s+(?P<group>team|company|landlord|management|committee|council|school|doctor|lawyer|"
+    r"accountant|manager|architect|reviewers?|maintainers?|neighbou?rs?|kids|children|parents))"
+    r"(?P<adv>"
     + _ADVERBS
     + r")\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?",
     re.IGNORECASE,
@@ -1315,7 +1320,8 @@ def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
         if _is_claim_verb(
             w, (m.group("w2") or "").lower(), (m.group("adv") or "").lower()
         ) and not _in_condition(text, m.start(), w, ""):
-            out.append((m.start(), m.end("w"), text[m.start() : m.end("w")], THIRD, m.group("who")))
+            who = m.group("who") or m.group("group")
+            out.append((m.start(), m.end("w"), text[m.start() : m.end("w")], THIRD, who))
     for m in _THIRD_POSSESSIVE.finditer(text):
         if m.group("who") not in _NOT_NAMES:
             out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
@@ -1639,6 +1645,8 @@ _ZH_CONDITION = re.compile(
 )
 _ZH_THIRD = re.compile(
     r"(?P<who>老婆|老公|妻子|丈夫|妈妈|爸爸|家人|领导|領導|同事|朋友|客户|客戶|甲方|医生|醫生|房东|房東|"
+    r"经理|經理|主管|上司|团队|團隊|公司|组长|組長|部门|部門|运维|運維|对方|對方|乙方|厂商|廠商|"
+    r"供应商|供應商|邻居|鄰居|学校|學校|他们|她们|他們|她們|"
     r"孩子|儿子|兒子|女儿|女兒|(?:老|小)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,3}(?:先生|女士|老师|老師|总|總|经理|經理|同学|同學|"
     r"师傅|師傅|医生|醫生|律师|律師))(?=[已也都又还還就曾一再明刚剛]{0,3}(?:说|說|讲|講|告诉|告訴|要求|"
     r"希望|决定|決定|认为|認為|觉得|覺得|建议|建議|表示|提到|提出|同意|坚持|堅持|反对|反對|让|讓|叫|的"
@@ -1656,6 +1664,25 @@ _ZH_BARE = re.compile(
     r"堅持|反对|反對|打算|想要|选择|選擇|拍板|定了|告诉|告訴|让|讓|的" + _ZH_VIEW + r"))"
 )
 _ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請") + ("告诉", "告訴")
+#: The titles a name takes in the third-person pattern (王经理, 张总).
+_ZH_TITLES = (
+    "先生",
+    "女士",
+    "老师",
+    "老師",
+    "总",
+    "總",
+    "经理",
+    "經理",
+    "同学",
+    "同學",
+    "师傅",
+    "師傅",
+    "医生",
+    "醫生",
+    "律师",
+    "律師",
+)
 _ZH_PRONOUN_RE = re.compile(_ZH_PRONOUN)
 _ZH_WORD_START = re.compile(r"[\u3400-\u9fffA-Za-z0-9]")
 _KANA_START = re.compile(r"[\u3040-\u30ff]")
@@ -1671,6 +1698,22 @@ def _zh_patterns(names: tuple[str, ...]) -> re.Pattern[str]:
     named = _names_pattern(names)
     human = _ZH_HUMAN + (f"|{named}" if named else "")
     return re.compile(rf"(?P<who>{human}|{_ZH_PRONOUN})")
+
+
+def _zh_third_claims(text: str) -> list[_Found]:
+    """Someone named by a role or a title before a verb of saying or deciding (团队决定,
+    王经理说), unless the human speaks to them (跟经理说, 告诉王总)."""
+    out: list[_Found] = []
+    for m in _ZH_THIRD.finditer(text):
+        who = m.group("who")
+        title = next((t for t in _ZH_TITLES if who.endswith(t) and who != t), "")
+        named = who[: len(who) - len(title)] if title else ""
+        if text[max(0, m.start() - 12) : m.start()].endswith(_ZH_OBJECT_MARKERS) or any(
+            mark in named for mark in _ZH_OBJECT_MARKERS
+        ):
+            continue  # 跟团队说, 告诉经理, 我跟王经理说: the one spoken to, not the one credited
+        out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, m.group("who")))
+    return out
 
 
 def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, str, str]]:
@@ -1723,8 +1766,7 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         w = m.group("w1") or m.group("w2") or m.group("w3") or ""
         who = PRONOUN if w and _ZH_PRONOUN_RE.fullmatch(w) else HUMAN
         out.append((m.start(), m.end(), m.group(0), who, ""))
-    for m in _ZH_THIRD.finditer(text):
-        out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, m.group("who")))
+    out += _zh_third_claims(text)
     for m in _ZH_BARE.finditer(text):
         before = text[max(0, m.start() - 12) : m.start()]
         if before.endswith(_ZH_OBJECT_MARKERS):

@@ -361,6 +361,35 @@ def test_a_subject_of_a_clause_that_ends_before_the_verb_is_not_the_one_who_deci
     assert [c for c in claims(direct, ("蓮",)) if c.who == THIRD], direct
 
 
+#: People named by their role, not their name: a group or a person the human answers to.
+ROLES = {
+    "en": (
+        ["The team", "Our client", "The landlord", "The management", "My manager", "Our lead"],
+        "{s} decided to use Postgres.",
+        "I told {o} to use Postgres.",
+        ["the team", "the client", "my manager"],
+    ),
+    "zh": (
+        ["团队", "经理", "公司", "主管", "他们", "客户"],
+        "{s}决定用 Postgres。",
+        "我跟{o}说用 Postgres。",
+        ["团队", "经理", "主管"],
+    ),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["en", "zh"]), st.data())
+def test_a_decision_by_a_role_is_not_the_humans_but_telling_a_role_is(lang, data):
+    subjects, decided, told, objects = ROLES[lang]
+    said = decided.format(s=data.draw(st.sampled_from(subjects)))
+    credit = CREDIT[lang]
+    theirs = _gate(credit, _segments(("USER", said)), ["Ren"], "[USER] " + said.rstrip("。."))
+    assert theirs.verdict == "dropped", said
+    mine = told.format(o=data.draw(st.sampled_from(objects)))
+    assert "Postgres" in own_words(mine, ("Ren",)), mine
+
+
 def test_they_that_are_things_leave_the_humans_words_whole():
     said = "they are old, so keep the nightly backups for 14 days."
     assert "keep the nightly backups" in own_words(said)
