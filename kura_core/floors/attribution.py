@@ -1026,9 +1026,7 @@ _PEOPLE_EN = re.compile(
     # ("the client" is as often a program as a person, so it needs "my" or "our")
     r"|the\s+(?P<group>team|company|landlord|management|committee|council|school|doctor|lawyer|"
     r"accountant|manager|architect|reviewers?|maintainers?|neighbou?rs?|kids|children|parents))"
-    r"(?P<adv>"
-    + _ADVERBS
-    + r")\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?",
+    r"(?P<adv>" + _ADVERBS + r")\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?",
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(
