@@ -489,8 +489,11 @@ _SPACED_TOKEN = re.compile(
     r"[ \t]{0,2}(?:-(?=[A-Za-z]))?([A-Za-z°%‰µμΩ℃][A-Za-z0-9_°/'-]*|[%‰°℃$€£¥₩₹₽₺₪₫฿₱₿¢])"
 )
 _RANGE_JOIN = re.compile(
-    r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*[至到][ \t]*)(?=[+\-]?[\d.])"
+    r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*(?:[至到]|から)[ \t]*)(?=[+\-]?[\d.])"
 )
+#: "between 20 and 30": the "and" joins a range only after "between".
+_BETWEEN_BEFORE = re.compile(r"(?i)\bbetween[ \t]++$")
+_BETWEEN_AND = re.compile(r"[ \t]+and[ \t]+(?=[+\-]?[\d.])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _LETTERS = re.compile(r"[A-Za-z]+")
 #: what makes "one day" a span ("in one day") rather than someday
@@ -1110,6 +1113,8 @@ class _Scan:
         """A range that starts with the figure just read: 10–20 GB, 3-5, 10 to 20."""
         t = self.text
         rj = _RANGE_JOIN.match(t, b)
+        if not rj and _BETWEEN_BEFORE.search(t, max(0, a - 12), a):
+            rj = _BETWEEN_AND.match(t, b)
         if not rj:
             return False
         m2 = _DIGITS.match(t, rj.end())

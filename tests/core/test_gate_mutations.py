@@ -692,7 +692,47 @@ def ranges() -> list[Case]:
                 _violation("number"),
             )
         )
+    # and one end of a range is not a figure of its own
+    for lang, clause, body in RANGE_ENDS:
+        out.append(
+            Case(
+                f"{lang}/range-end/{clause}/{body}",
+                _cand("[USER] " + clause, body=body),
+                _segments(("USER", clause + _END[lang])),
+                _violation("number"),
+            )
+        )
     return out
+
+
+#: (language, a range the human gave, a candidate that keeps one end of it)
+RANGE_ENDS = [
+    (lang, clause.format(r=r), body.format(n=n))
+    for lang, clause, body, spellings in (
+        (
+            "en",
+            "keep {r} snapshots",
+            "Keep {n} snapshots.",
+            ("20-30", "20 to 30", "between 20 and 30"),
+        ),
+        (
+            "ja",
+            "スナップショットは{r}個残す",
+            "スナップショットは{n}個残す。",
+            ("20〜30", "20から30"),
+        ),
+        ("zh", "保留{r}个快照", "保留{n}个快照。", ("20-30", "20到30", "20至30")),
+    )
+    for r in spellings
+    for n in ("20", "30")
+]
+#: (language, a range the human gave, the same range said another way)
+RANGE_RESTATED = [
+    ("en", "keep between 20 and 30 snapshots", "Keep 20–30 snapshots."),
+    ("en", "keep 20 to 30 snapshots", "Keep between 20 and 30 snapshots."),
+    ("ja", "スナップショットは20〜30個残す", "スナップショットは20-30個残す。"),
+    ("zh", "保留20到30个快照", "保留20-30个快照。"),
+]
 
 
 _CREDIT = {
@@ -965,6 +1005,20 @@ def test_every_swapped_figure_is_refused():
 
 def test_a_range_is_one_claim():
     cases = ranges()
+    bad = _failures(cases)
+    assert not bad, "\n".join(bad)
+
+
+def test_a_range_said_another_way_is_kept():
+    cases = [
+        Case(
+            f"{lang}/range-restated/{clause}",
+            _cand("[USER] " + clause, body=body),
+            _segments(("USER", clause + _END[lang])),
+            _kept,
+        )
+        for lang, clause, body in RANGE_RESTATED
+    ]
     bad = _failures(cases)
     assert not bad, "\n".join(bad)
 
