@@ -33,6 +33,7 @@ from .names import (
     TITLE_PATTERN,
     ZH_NOT_NAMES,
     ZH_SURNAMES,
+    ZH_TITLES,
     is_configured,
     name_key,
 )
@@ -1662,25 +1663,6 @@ _ZH_BARE = re.compile(
     r"堅持|反对|反對|打算|想要|选择|選擇|拍板|定了|告诉|告訴|让|讓|的" + _ZH_VIEW + r"))"
 )
 _ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請") + ("告诉", "告訴")
-#: The titles a name takes in the third-person pattern (王经理, 张总).
-_ZH_TITLES = (
-    "先生",
-    "女士",
-    "老师",
-    "老師",
-    "总",
-    "總",
-    "经理",
-    "經理",
-    "同学",
-    "同學",
-    "师傅",
-    "師傅",
-    "医生",
-    "醫生",
-    "律师",
-    "律師",
-)
 _ZH_PRONOUN_RE = re.compile(_ZH_PRONOUN)
 _ZH_WORD_START = re.compile(r"[\u3400-\u9fffA-Za-z0-9]")
 _KANA_START = re.compile(r"[\u3040-\u30ff]")
@@ -1704,7 +1686,7 @@ def _zh_third_claims(text: str) -> list[_Found]:
     out: list[_Found] = []
     for m in _ZH_THIRD.finditer(text):
         who = m.group("who")
-        title = next((t for t in _ZH_TITLES if who.endswith(t) and who != t), "")
+        title = next((t for t in ZH_TITLES if who.endswith(t) and who != t), "")
         named = who[: len(who) - len(title)] if title else ""
         if text[max(0, m.start() - 12) : m.start()].endswith(_ZH_OBJECT_MARKERS) or any(
             mark in named for mark in _ZH_OBJECT_MARKERS

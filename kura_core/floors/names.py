@@ -25,6 +25,26 @@ from collections.abc import Iterable
 
 from .text import fold
 
+#: Chinese titles after a name (王经理, 张总), longest first.
+ZH_TITLES = (
+    "老师",
+    "老師",
+    "女士",
+    "小姐",
+    "同学",
+    "同學",
+    "经理",
+    "經理",
+    "师傅",
+    "師傅",
+    "医生",
+    "醫生",
+    "律师",
+    "律師",
+    "先生",
+    "总",
+    "總",
+)
 #: Honorific suffixes, longest first (a name is compared without them).
 HONORIFIC_SUFFIXES = (
     # Japanese
@@ -44,22 +64,7 @@ HONORIFIC_SUFFIXES = (
     "君",
     "殿",
     # Chinese
-    "老师",
-    "老師",
-    "女士",
-    "小姐",
-    "同学",
-    "同學",
-    "经理",
-    "經理",
-    "师傅",
-    "師傅",
-    "医生",
-    "醫生",
-    "律师",
-    "律師",
-    "总",
-    "總",
+    *(t for t in ZH_TITLES if t != "先生"),
 )
 #: Romanised honorifics after a hyphen or a space ("Ren-san", "Ren san").
 _LATIN_SUFFIX = re.compile(r"[\s-](?:san|sama|kun|chan|sensei|senpai|dono|shi)$", re.IGNORECASE)
