@@ -23,7 +23,7 @@ for _k in list(os.environ):
         del os.environ[_k]
 
 
-def _keep_bytecode() -> Path:
+def _keep_bytecode() -> None:
     """Compiled modules are kept for the run, in a cache outside the checkout.
 
     Without it (``PYTHONDONTWRITEBYTECODE`` set, as some machines do) every worker and
@@ -36,7 +36,6 @@ def _keep_bytecode() -> Path:
     os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
     sys.dont_write_bytecode = False
     sys.pycache_prefix = str(prefix)
-    return prefix
 
 
 _keep_bytecode()

@@ -1233,7 +1233,7 @@ def _label_claims(text: str, names: tuple[str, ...]) -> list[_Found]:
         who, name = _speaker(label, names, dash=m.group("d") is not None)
         if who:
             found.append((m, who, name))
-    weak = [_weak_label(m, who) for m, who, _ in found]
+    weak = [_weak_label(m, who, name) for m, who, name in found]
     conversation = not all(weak)
     people: set[str] | None = None
     out: list[_Found] = []
@@ -1251,16 +1251,16 @@ def _label_of(m: re.Match[str]) -> str:
     return (m.group("a") or m.group("b") or m.group("c") or m.group("d") or "").strip()
 
 
-def _weak_label(m: re.Match[str], who: str) -> bool:
-    """A bare capitalised word as another person's label, outside a quotation: the one shape
-    a topic heading shares ("Kitchen: …"). Bracketed and quoted labels are speakers."""
+def _weak_label(m: re.Match[str], who: str, name: str) -> bool:
+    """A bare capitalised word as another person's label (*name*, as `_speaker` read it),
+    outside a quotation: the one shape a topic heading shares ("Kitchen: …"). Bracketed
+    and quoted labels are speakers."""
     if who != THIRD or m.group("a") or m.group("b"):
         return False
-    label = _label_of(m)
-    if label.lower() in _AGENT_LABELS or not _LATIN_NAME.fullmatch(label):
+    if name.lower() in _AGENT_LABELS or not _LATIN_NAME.fullmatch(name):
         return False
     head = m.group(0)[: m.start("c" if m.group("c") else "d") - m.start()]
-    return ">" not in head and label.split()[0].lower() not in GIVEN_NAMES
+    return ">" not in head and name.split()[0].lower() not in GIVEN_NAMES
 
 
 def _people_named(text: str) -> set[str]:
@@ -1692,7 +1692,7 @@ def _zh_third_claims(text: str) -> list[_Found]:
             mark in named for mark in _ZH_OBJECT_MARKERS
         ):
             continue  # 跟团队说, 告诉经理, 我跟王经理说: the one spoken to, not the one credited
-        out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, m.group("who")))
+        out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, who))
     return out
 
 

@@ -682,27 +682,24 @@ def ranges() -> list[Case]:
         "ja": ("キャッシュは月曜日に10GB、金曜日に20GBだった", "キャッシュは10〜20GB。"),
         "zh": ("缓存周一是10GB，周五是20GB", "缓存为10-20GB。"),
     }
-    out = []
-    for lang, (clause, body) in said.items():
-        out.append(
-            Case(
-                f"{lang}/range/{clause}",
-                _cand("[USER] " + clause, body=body),
-                _segments(("USER", clause + _END[lang])),
-                _violation("number"),
-            )
-        )
+    stray = [
+        (f"{lang}/range/{clause}", lang, clause, body) for lang, (clause, body) in said.items()
+    ]
     # and one end of a range is not a figure of its own
-    for lang, clause, body in RANGE_ENDS:
-        out.append(
-            Case(
-                f"{lang}/range-end/{clause}/{body}",
-                _cand("[USER] " + clause, body=body),
-                _segments(("USER", clause + _END[lang])),
-                _violation("number"),
-            )
-        )
-    return out
+    ends = [
+        (f"{lang}/range-end/{clause}/{body}", lang, clause, body)
+        for lang, clause, body in RANGE_ENDS
+    ]
+    return [_range_case(*case, _violation("number")) for case in stray + ends]
+
+
+def _range_case(
+    name: str, lang: str, clause: str, body: str, expect: Callable[[GateResult], bool]
+) -> Case:
+    """The human gave *clause*; the candidate says *body*."""
+    return Case(
+        name, _cand("[USER] " + clause, body=body), _segments(("USER", clause + _END[lang])), expect
+    )
 
 
 #: (language, a range the human gave, a candidate that keeps one end of it)
@@ -1011,12 +1008,7 @@ def test_a_range_is_one_claim():
 
 def test_a_range_said_another_way_is_kept():
     cases = [
-        Case(
-            f"{lang}/range-restated/{clause}",
-            _cand("[USER] " + clause, body=body),
-            _segments(("USER", clause + _END[lang])),
-            _kept,
-        )
+        _range_case(f"{lang}/range-restated/{clause}", lang, clause, body, _kept)
         for lang, clause, body in RANGE_RESTATED
     ]
     bad = _failures(cases)
