@@ -753,9 +753,12 @@ class ModelClient:
         *,
         timeout: float | None = None,
         max_tokens: int | None = None,
+        check: dict | None = None,
     ) -> dict:
         """Ask ``role`` for a JSON object fitting ``schema``; raise ``ModelUnavailable``
-        with a short reason when that does not happen.
+        with a short reason when that does not happen. With *check*, the reply is held to
+        that looser schema instead (the server is still given ``schema``): a caller that
+        judges each item of a list on its own asks so, and one bad item sinks only itself.
 
         The call carries ``max_tokens`` (*max_tokens*, else :func:`max_tokens_for`) and
         ends by its deadline (*timeout*, else the role's): past it the connection is
@@ -772,7 +775,7 @@ class ModelClient:
             budget = float(timeout if timeout is not None else spec.timeout)
             limit = max_tokens if max_tokens is not None else max_tokens_for(spec, role, task)
             answer = self._exchange(spec, task, messages, schema, headers, secret, budget, limit)
-            result = self._read_reply(answer, task, schema, limit)
+            result = self._read_reply(answer, task, schema if check is None else check, limit)
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
             self._record(role, task, False, reason, started, at, spec, failure.kind)
