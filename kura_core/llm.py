@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -500,6 +500,22 @@ class ProbeResult:
             "tried": list(self.tried),
             "max_tokens": self.max_tokens,
         }
+
+
+def probe_line(
+    ok: bool | None, reason: str | None, shape: str | None, refused: Sequence[str] = ()
+) -> str:
+    """How a role's endpoint is shown to a person (doctor, ``kura stores``, the app): what
+    the probe brought back -- the shape that works and its time, or the failure with the
+    server's own words -- and the first refusal on the way; unprobed, the shape learnt."""
+    if ok is None:
+        return f"asks in {shape}" if shape else ""
+    if not ok:
+        return f"fails: {reason}"
+    text = reason or f"answers in {shape}"
+    if refused:
+        text += f"; refused first: {refused[0]}"
+    return text
 
 
 #: What each role is asked when probed: a tiny request in the role's own shape.

@@ -75,6 +75,7 @@ FIELD_NAMES = (
     "belongs_because",
 )
 _FIELD_TAG = re.compile(r"\(\s*(?:" + "|".join(FIELD_NAMES) + r")\s*\)", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\{[a-z]\}")
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*", re.UNICODE)
 
 
@@ -97,7 +98,7 @@ def _template_pieces() -> list[str]:
 
     out: list[str] = []
     for template in _MESSAGES.values():
-        for piece in re.split(r"\{[a-z]\}", template):
+        for piece in _PLACEHOLDER.split(template):
             out.append(piece)
     return out
 
