@@ -1,10 +1,12 @@
 """The one model client: every chat completion kura sends goes through here.
 
-One place for dialects, the plain-body retry, timeouts, reply parsing, schema checks and
-failure reasons. A failed call never turns into a silent ``None``: it raises
-``ModelUnavailable`` with a short reason a person can act on and a ``kind`` code can branch
-on (:data:`kura_core.errors.MODEL_FAILURE_KINDS`); the reason is kept in ``status()`` for
-doctor, ``/stores`` and the TUI, and both are in every failed :class:`CallRecord`.
+One place for dialects, the structured-output shape each endpoint accepts (learnt from its
+own refusals and remembered), the bare retry, ``max_tokens`` and the wall-clock deadline of
+every call, reply parsing, schema checks and failure reasons. A failed call never turns
+into a silent ``None``: it raises ``ModelUnavailable`` with a short reason a person can act
+on and a ``kind`` code can branch on (:data:`kura_core.errors.MODEL_FAILURE_KINDS`); the
+reason is kept in ``status()`` for doctor, ``/stores`` and the TUI, and both are in every
+failed :class:`CallRecord`.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ ROLES = ("thinker", "brain", "scribe")
 #: recall in seconds (recall falls back to words past it); the brain and the scribe may be a
 #: slow local model on a CPU, and wait longer, but never without end: with ``max_tokens``
 #: bounding the reply, a call past these has gone wrong.
-ROLE_TIMEOUTS = {"thinker": 60.0, "brain": 900.0, "scribe": 300.0}
+ROLE_TIMEOUTS = {"thinker": 60.0, "brain": 1800.0, "scribe": 900.0}
 DIALECTS = ("vllm", "openai", "generic")
 
 #: The ways of asking for JSON, most structured first. A server that refuses one (an error

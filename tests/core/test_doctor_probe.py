@@ -39,7 +39,7 @@ def test_doctor_probe_learns_the_shape_and_shows_the_refusal(tmp_path):
     assert "refused first: json_schema: HTTP 500" in thinker.said
     # the first role learnt it afresh; the others share the endpoint and ask once each
     assert tasks[:2] == [("kura_probe", "json_schema"), ("kura_probe", "json_object_schema")]
-    assert scribe.max_tokens == 300 and scribe.deadline == 300.0
+    assert scribe.max_tokens == 300 and scribe.deadline == 900.0
     assert thinker.to_json()["refused"] and thinker.to_json()["shape"] == "json_object_schema"
     assert plain.models["thinker"].shape == "json_object_schema"
     assert plain.models["thinker"].said == "asks in json_object_schema"
