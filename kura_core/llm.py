@@ -609,6 +609,56 @@ def _read_within(response: httpx.Response, deadline: float, budget: float) -> st
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
+#: The key a salvaged reply carries: where it was cut (see ``ModelClient.ask``'s *salvage*).
+CUT_OFF_KEY = "_cut_off"
+
+
+def salvage_items(text: str, key: str) -> list[Any]:
+    """The items of the JSON list under *key* that were written whole before *text* was cut
+    off; empty when there is no such list. One pass: each item is decoded once."""
+    start = text.find(f'"{key}"')
+    if start == -1:
+        return []
+    pos = start + len(key) + 2
+    while pos < len(text) and text[pos] in " \t\r\n:":
+        pos += 1
+    if pos >= len(text) or text[pos] != "[":
+        return []
+    pos += 1
+    decoder = json.JSONDecoder()
+    items: list[Any] = []
+    while pos < len(text):
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            item, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        items.append(item)
+    return items
+
+
+def _whole_json(content: str) -> bool:
+    """Whether *content* (without its thinking) is one whole JSON value."""
+    try:
+        json.loads(_strip_think(content).strip())
+    except ValueError:
+        return False
+    return True
+
+
+def _salvaged(content: str, key: str | None, schema: dict, cut: str) -> dict:
+    """The whole items of a reply cut off mid-list, or the cut-off failure."""
+    if not key:
+        raise _Failure(cut, "cut_off")
+    result: dict[str, Any] = {key: salvage_items(_strip_think(content), key), CUT_OFF_KEY: cut}
+    if not result[key] or validate(result, schema):
+        raise _Failure(cut, "cut_off")
+    return result
+
+
 def _cut_off(payload: Any, choice: Any, limit: int) -> str:
     """ "cut off at N tokens" when the reply stopped at its token limit, else ""."""
     if not isinstance(choice, dict) or choice.get("finish_reason") != "length":
@@ -772,11 +822,15 @@ class ModelClient:
         timeout: float | None = None,
         max_tokens: int | None = None,
         check: dict | None = None,
+        salvage: str | None = None,
     ) -> dict:
         """Ask ``role`` for a JSON object fitting ``schema``; raise ``ModelUnavailable``
         with a short reason when that does not happen. With *check*, the reply is held to
         that looser schema instead (the server is still given ``schema``): a caller that
         judges each item of a list on its own asks so, and one bad item sinks only itself.
+        With *salvage* (the key of a list), a reply cut off at its ``max_tokens`` mid-list
+        gives the items written whole before the cut, and :data:`CUT_OFF_KEY` says where it
+        was cut (a model that repeats one item until its bound loses only the repeats).
 
         The call carries ``max_tokens`` (*max_tokens*, else :func:`max_tokens_for`) and
         ends by its deadline (*timeout*, else the role's): past it the connection is
@@ -793,7 +847,9 @@ class ModelClient:
             budget = float(timeout if timeout is not None else spec.timeout)
             limit = max_tokens if max_tokens is not None else max_tokens_for(spec, role, task)
             answer = self._exchange(spec, task, messages, schema, headers, secret, budget, limit)
-            result = self._read_reply(answer, task, schema if check is None else check, limit)
+            result = self._read_reply(
+                answer, task, schema if check is None else check, limit, salvage
+            )
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
             self._record(role, task, False, reason, started, at, spec, failure.kind)
@@ -958,7 +1014,9 @@ class ModelClient:
         return f"HTTP {answer.status}: {excerpt}" if excerpt else f"HTTP {answer.status}"
 
     @staticmethod
-    def _read_reply(answer: _Answer, task: str, schema: dict, limit: int = 0) -> dict:
+    def _read_reply(
+        answer: _Answer, task: str, schema: dict, limit: int = 0, salvage: str | None = None
+    ) -> dict:
         try:
             payload = json.loads(answer.text)
         except ValueError:
@@ -989,16 +1047,19 @@ class ModelClient:
             if message.get("reasoning_content") or message.get("reasoning"):
                 raise _Failure("reasoning-only reply with empty content", "reasoning_only")
             raise _Failure("unparseable reply: empty content", "unparseable")
+        if cut and not _whole_json(content or ""):
+            # an object found inside a reply cut off mid-way is a piece of it, not the answer
+            return _salvaged(content or "", salvage, schema, cut)
         try:
             result = parse_json_reply(content or "")
         except ValueError as exc:
             if cut:
-                raise _Failure(cut, "cut_off") from None
+                return _salvaged(content or "", salvage, schema, cut)
             raise _Failure(f"unparseable reply: {exc}", "unparseable") from None
         problems = validate(result, schema)
         if problems:
             if cut:
-                raise _Failure(cut, "cut_off")
+                return _salvaged(content or "", salvage, schema, cut)
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise _Failure(f"reply does not fit {task}: {problems[0]}{more}", "schema")
         return result

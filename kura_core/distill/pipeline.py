@@ -20,6 +20,7 @@ from ..config import StoreConfig
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import messages
 from ..floors.kura_messages import COMPOSE_RETRY, kura_message_violations
+from ..llm import CUT_OFF_KEY
 from ..profile import preamble
 from ..prompts import TRUST_QUESTIONS, messages as build_messages
 from ..registry import Registry
@@ -771,7 +772,7 @@ def _drink(
     )
     if not segs:
         return
-    cands = _propose(models, store, spec, path, segs)
+    cands = _propose(models, store, spec, path, segs, report.errors)
     report.candidates += len(cands)
     results = run_gate(
         cands,
@@ -794,9 +795,15 @@ def _drink(
 
 
 def _propose(
-    models: _Timed, store: Store, spec: StoreConfig, path: Path, segs: list[Segment]
+    models: _Timed,
+    store: Store,
+    spec: StoreConfig,
+    path: Path,
+    segs: list[Segment],
+    notes: list[str],
 ) -> list[dict]:
-    """The brain's candidates for one stretch of evidence, with the coverage passes."""
+    """The brain's candidates for one stretch of evidence, with the coverage passes; what a
+    person should know about the replies (one cut off at its bound) goes to *notes*."""
     charter = preamble(store)
     lines = evidence_lines(segs)
     lang = spec.distill.language
@@ -811,13 +818,31 @@ def _propose(
         build_messages(charter, CANDIDATES_INSTRUCTIONS, task),
         CANDIDATES_SCHEMA,
         check=CANDIDATES_REPLY_SCHEMA,
+        salvage="candidates",
     )
-    cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][
-        : spec.distill.max_items
-    ]
+    if reply.get(CUT_OFF_KEY):
+        notes.append(
+            f"{path.name}: the brain's reply was {reply[CUT_OFF_KEY]}; the candidates it wrote "
+            "whole before the cut were judged"
+        )
+    cands = _distinct([c for c in reply.get("candidates", []) if isinstance(c, dict)])
+    cands = cands[: spec.distill.max_items]
     return cands + _coverage_passes(
         models, charter, task, cands, spec.distill.coverage_passes, spec.distill.max_items
     )
+
+
+def _distinct(cands: list[dict]) -> list[dict]:
+    """*cands* without repeats (one title, in any case and spacing, once): a small model
+    that loops writes one candidate again and again."""
+    seen: set[str] = set()
+    out = []
+    for c in cands:
+        key = _taken_key(c)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
 def _file_results(

@@ -12,12 +12,14 @@ from hypothesis import given, strategies as st
 
 from kura_core.errors import ModelUnavailable
 from kura_core.llm import (
+    CUT_OFF_KEY,
     SHAPES,
     TASK_MAX_TOKENS,
     ModelClient,
     build_body,
     max_tokens_for,
     names_the_shape,
+    salvage_items,
 )
 from kura_core.workshop import Workshop
 from tests.fakes.model_server import CutOff, Dialect, Hang, ScriptedModel, Status
@@ -257,3 +259,27 @@ def test_every_body_is_bounded_and_json(shape, bare, limit):
     assert ("response_format" in body) is (shape != "plain")
     assert ("top_k" in body) is not bare
     assert MESSAGES[-1]["content"] == "which memories fit: deploy friday?"  # never mutated
+
+
+def test_a_list_cut_off_mid_item_gives_the_items_written_whole():
+    item = {"title": "again", "quotes": ["[USER] again"]}
+    cut = '{"candidates": [' + ", ".join([json.dumps(item)] * 3) + ', {"title": "aga'
+    schema = {"type": "object", "properties": {"candidates": {"type": "array"}}}
+    with ScriptedModel() as model:
+        model.script("kura_candidates", CutOff(cut, tokens=2048))
+        with ModelClient({"brain": model.spec()}) as client:
+            reply = client.ask("brain", "kura_candidates", MESSAGES, schema, salvage="candidates")
+            with pytest.raises(ModelUnavailable) as e:  # without salvage: the honest failure
+                client.ask("brain", "kura_candidates", MESSAGES, schema)
+    assert reply["candidates"] == [item] * 3
+    assert reply[CUT_OFF_KEY] == "cut off at 2048 tokens before the answer was complete"
+    assert e.value.kind == "cut_off"
+
+
+@given(
+    st.lists(st.dictionaries(st.text(max_size=5), st.integers()), max_size=6), st.integers(0, 80)
+)
+def test_salvage_never_invents_an_item(items, cut):
+    text = json.dumps({"candidates": items})
+    got = salvage_items(text[: len(text) - cut], "candidates")
+    assert got == items[: len(got)]

@@ -260,3 +260,24 @@ def test_kura_words_are_found_wherever_they_sit(words, fragment):
     half = len(words) // 2
     text = " ".join([*words[:half], fragment, *words[half:]])
     assert kura_words_in(text)
+
+
+def test_a_brain_that_loops_until_its_bound_still_gives_its_whole_candidates(tmp_path, model):
+    from tests.fakes.model_server import CutOff
+
+    write_journal(tmp_path / "journals" / "c.jsonl", [("user", ROUTER), ("user", PRINTER)])
+
+    def looping_brain(req):
+        first, second = honest_brain(req)["candidates"][:2]
+        import json as _json
+
+        text = _json.dumps({"candidates": [first, second, second, second]})
+        return CutOff(text[: text.rindex("}, {") + 30], tokens=2048)
+
+    model.script("kura_candidates", looping_brain)
+    model.script("kura_compose", echo_scribe)
+    reg = registry(config(tmp_path, model.url))
+    rep = pipeline.run(reg, "main")
+    assert rep.shelved == 0 and rep.candidates == 2
+    assert sorted(d.body for d in dr.list_drafts(reg.store("main"))) == [PRINTER, ROUTER]
+    assert any("cut off at 2048 tokens" in e for e in rep.errors)
