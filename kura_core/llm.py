@@ -94,6 +94,9 @@ ROLE_MAX_TOKENS = {"thinker": 256, "brain": 2048, "scribe": 512}
 MAX_REPLY_BYTES = 8 * 1024 * 1024
 
 PROBE_TASK = "kura_probe"
+#: The longest a probe waits for one role (its own deadline when that is shorter): a tiny
+#: request answers in seconds even on a CPU; a server that hangs is reported, not waited out.
+PROBE_SECONDS = 60.0
 PROBE_SCHEMA = {
     "type": "object",
     "properties": {"ok": {"type": "boolean"}},
@@ -870,7 +873,7 @@ class ModelClient:
             if spec is None:
                 raise _Failure(f"{role} is not configured", "unconfigured")
             headers, secret = self._headers(spec, PROBE_TASK)
-            budget = float(timeout if timeout is not None else min(spec.timeout, 120.0))
+            budget = float(timeout if timeout is not None else min(spec.timeout, PROBE_SECONDS))
             messages = [
                 {"role": "system", "content": "Answer with one JSON object."},
                 {"role": "user", "content": instructions},
