@@ -1487,13 +1487,24 @@ def drain(
 
 
 #: Words in a judge's reason that say the draft does not match its evidence. A verdict
-#: that says so never pours, whatever its verdict word.
+#: that says so never pours, whatever its verdict word ("does not contradict" is not one).
 _CONTRADICTS = re.compile(
-    r"\b(?:contradict\w*|misquot\w*|misrepresent\w*|inaccura\w*|incorrect\w*|unsupported"
-    r"|wrong|false|opposite|does\s+not\s+match|doesn't\s+match|not\s+supported"
-    r"|not\s+what\s+the\s+(?:quote|evidence|user)\w*\s+say\w*)\b",
+    r"\b(?:contradict\w*|misquot\w*|misrepresent\w*|misattribut\w*"
+    r"|(?:does|do|did)\s*(?:not|n't)\s+match|not\s+supported\s+by|unsupported\s+by"
+    r"|opposite\s+of|not\s+what\s+the\s+(?:quote|evidence|user)\w*\s+sa(?:y|id)\w*)",
     re.IGNORECASE,
 )
+#: A negation just before such words takes them back ("no contradiction", "does not
+#: contradict", "never misquotes").
+_TAKEN_BACK = re.compile(r"(?:\bnot|\bno|\bnever|\bwithout|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+def says_it_contradicts(reason: str) -> bool:
+    """Whether a judge's *reason* says the draft does not match its evidence."""
+    for m in _CONTRADICTS.finditer(reason):
+        if not _TAKEN_BACK.search(reason[max(0, m.start() - 24) : m.start()]):
+            return True
+    return False
 
 
 def _fix_text(reply: Mapping[str, Any]) -> dict[str, str]:
@@ -1583,7 +1594,7 @@ def _act(
     """Do what the judge said, and only what it approved: a pour whose reason says the
     draft contradicts its evidence is kept; a fix without fixed text is kept; a fix goes
     through the draft's floors and keeps its negations and ⚠️ before it pours."""
-    contradicts = bool(_CONTRADICTS.search(reason))
+    contradicts = says_it_contradicts(reason)
     if verdict == "toss":
         toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
         report.tossed.append(d.slug)

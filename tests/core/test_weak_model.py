@@ -281,3 +281,26 @@ def test_a_brain_that_loops_until_its_bound_still_gives_its_whole_candidates(tmp
     assert rep.shelved == 0 and rep.candidates == 2
     assert sorted(d.body for d in dr.list_drafts(reg.store("main"))) == [PRINTER, ROUTER]
     assert any("cut off at 2048 tokens" in e for e in rep.errors)
+
+
+def test_which_reasons_say_the_draft_contradicts_its_evidence():
+    from kura_core.distill.pipeline import says_it_contradicts
+
+    for said in (
+        "the text contradicts the quote",
+        "Contradiction: the user said Tuesday",
+        "misquotes the user",
+        "the body does not match the evidence",
+        "this is not what the quote says",
+        "not supported by the evidence",
+    ):
+        assert says_it_contradicts(said), said
+    for said in (
+        "true to the evidence; nothing wrong",
+        "no contradiction with the quotes",
+        "does not contradict the evidence",
+        "it never misquotes",
+        "accurate and short",
+        "",
+    ):
+        assert not says_it_contradicts(said), said
