@@ -833,12 +833,12 @@ def _propose(
 
 
 def _distinct(cands: list[dict]) -> list[dict]:
-    """*cands* without repeats (one title, in any case and spacing, once): a small model
-    that loops writes one candidate again and again."""
+    """*cands* without exact repeats: a small model that loops writes one candidate again
+    and again. Two candidates that share only a title are two candidates."""
     seen: set[str] = set()
     out = []
     for c in cands:
-        key = _taken_key(c)
+        key = json.dumps(c, sort_keys=True, ensure_ascii=False, default=str)
         if key not in seen:
             seen.add(key)
             out.append(c)
