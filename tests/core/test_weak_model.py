@@ -304,3 +304,36 @@ def test_which_reasons_say_the_draft_contradicts_its_evidence():
         "",
     ):
         assert not says_it_contradicts(said), said
+
+
+def test_a_scribe_that_pastes_the_retry_explanation_never_reaches_the_map(tmp_path, model):
+    import datetime as dt
+
+    from kura_core.weave import weave
+    from tests.core.test_weave import registry as weave_registry, write_memory
+
+    root = tmp_path / "main"
+    reg = weave_registry(root, model_url=model.url)
+    desc = (
+        "⚠️ the garden hose bib behind the shed freezes solid in winter and splits its "
+        "fitting, so it has to be drained and closed before the first frost comes"
+    )
+    old = dt.date.today() - dt.timedelta(days=400)
+    write_memory(root, "hose-bib", desc, created=old)
+    (root / "MEMORY.md").write_text(f"# main\n\n- [hose-bib](hose-bib.md) — {desc}\n")
+
+    def pasting_scribe(req):
+        if "was refused" in req.last_content:  # the retry: paste kura's own explanation
+            reason = req.last_content.split("was refused: ", 1)[1].split(". Write", 1)[0]
+            return {"trigger": f"hose bib freezes, drain before frost, ⚠️ {reason}"}
+        return {"trigger": "hose bib behind the shed freezes in winter, drain it"}
+
+    model.script("kura_trigger", pasting_scribe)
+    res = weave(reg, "main", today=dt.date.today)
+    assert res.written and dict(res.refused)["hose-bib"]
+    assert any("was refused" in r.last_content for r in model.requests_for("kura_trigger"))
+    woven = (root / "MEMORY.md").read_text(encoding="utf-8") + "".join(
+        text for _l, _s, text in res.lines
+    )
+    assert "landmine mark" not in woven and "(trigger)" not in woven
+    assert "hose bib freezes, drain before frost" not in woven
