@@ -283,3 +283,40 @@ def test_salvage_never_invents_an_item(items, cut):
     text = json.dumps({"candidates": items})
     got = salvage_items(text[: len(text) - cut], "candidates")
     assert got == items[: len(got)]
+
+
+@pytest.mark.parametrize("name", Dialect.names())
+def test_recall_and_distill_work_on_every_server_as_it_ships(name, tmp_path):
+    """The whole path, not only the client: recall meets the thinker in a shape the server
+    accepts (it once fell back to words on every question), and a distil drafts."""
+    from kura_core.distill import drafts as dr, pipeline
+    from kura_core.recall import recall
+    from tests.conftest import make_registry
+    from tests.core.test_distill import config, echo_scribe, honest_brain, registry, write_journal
+    from tests.core.test_recall import CHAIN
+
+    with ScriptedModel(dialect=Dialect.load(name)) as model:
+        model.script("kura_pick", {"slugs": ["archive-on-slow-disk"]})
+        reg = make_registry(tmp_path / "r", stores={"main": CHAIN}, model_url=model.url)
+        res = recall(reg, "main", "where does the archive live?", hops=0)
+        assert res.how == "meaning" and not res.degraded
+        assert list(res.picked) == ["archive-on-slow-disk"]
+
+        write_journal(
+            tmp_path / "d" / "journals" / "a.jsonl", [("user", "the router lives in the hall")]
+        )
+        model.script("kura_candidates", honest_brain)
+        model.script("kura_compose", echo_scribe)
+        dreg = registry(config(tmp_path / "d", model.url))
+        rep = pipeline.run(dreg, "main")
+        assert rep.stopped == "" and rep.shelved == 0
+        assert [d.body for d in dr.list_drafts(dreg.store("main"))] == [
+            "the router lives in the hall"
+        ]
+        refused = [
+            r
+            for r in model.requests
+            if r.task != "models" and r.shape not in Dialect.load(name).accepts
+        ]
+    # one refusal per client at most (recall's, the distiller's): then the shape is known
+    assert len(refused) == (2 if len(Dialect.load(name).expect) > 1 else 0)
