@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 
@@ -220,6 +220,7 @@ def build_body(
     shape: str = "json_schema",
     max_tokens: int | None = None,
     bare: bool = False,
+    tokens_key: str = "max_tokens",
 ) -> dict:
     """The body of one request for ``spec.dialect``, in *shape* (one of :data:`SHAPES`).
 
@@ -241,7 +242,7 @@ def build_body(
     if not bare:
         body["temperature"] = spec.temperature
     if max_tokens is not None:
-        body["max_tokens"] = max_tokens
+        body[tokens_key] = max_tokens
     fmt = response_format(shape, task, schema)
     if fmt is not None:
         body["response_format"] = fmt
@@ -581,17 +582,34 @@ def _refused(exc: BaseException) -> bool:
     return "refused" in text or "errno 111" in text or "errno 61" in text
 
 
-def _next_try(shape: str, bare: bool, answer: _Answer) -> tuple[str, bool] | None:
-    """Where to go after a refusal: the next shape when the server named the shape, the
-    bare body after a 400 that names nothing, then the plain bare body; None when the
-    refusal is not about how kura asked."""
-    index = SHAPES.index(shape)
+class Way(NamedTuple):
+    """How one endpoint is asked: the structured-output shape, whether the body is bare
+    (no reasoning knobs, no temperature), and the name of the reply bound."""
+
+    shape: str = "json_schema"
+    bare: bool = False
+    tokens: str = "max_tokens"
+
+
+#: The names of the reply bound: OpenAI's newer models refuse ``max_tokens`` and read
+#: ``max_completion_tokens``; every local server reads ``max_tokens``.
+TOKEN_KEYS = ("max_tokens", "max_completion_tokens")
+FIRST_WAY = Way()
+
+
+def _next_try(way: Way, answer: _Answer) -> Way | None:
+    """Where to go after a refusal: the other name of the reply bound when the server asks
+    for it, the next shape when it named the shape, the bare body after a 400 that names
+    nothing, then the plain bare body; None when the refusal is not about how kura asked."""
+    if answer.status == 400 and way.tokens == TOKEN_KEYS[0] and TOKEN_KEYS[1] in answer.text[:4000]:
+        return way._replace(tokens=TOKEN_KEYS[1])
+    index = SHAPES.index(way.shape)
     if names_the_shape(answer.status, answer.text) and index + 1 < len(SHAPES):
-        return SHAPES[index + 1], bare
-    if answer.status == 400 and not bare:
-        return shape, True
-    if answer.status == 400 and shape != "plain":
-        return "plain", True
+        return way._replace(shape=SHAPES[index + 1])
+    if answer.status == 400 and not way.bare:
+        return way._replace(bare=True)
+    if answer.status == 400 and way.shape != "plain":
+        return way._replace(shape="plain")
     return None
 
 
@@ -691,7 +709,7 @@ class ModelClient:
         dialects: DialectMemory | None = None,
     ) -> None:
         self._dialects = dialects
-        self._learnt: dict[str, tuple[str, bool]] = {}
+        self._learnt: dict[str, Way] = {}
         self._specs: dict[str, ModelSpec] = {
             role: spec for role, spec in dict(roles).items() if spec is not None
         }
@@ -774,22 +792,27 @@ class ModelClient:
         """The key a learnt dialect is kept under: the base URL and the model."""
         return f"{spec.url.rstrip('/')} {spec.model}"
 
-    def learnt(self, spec: ModelSpec) -> tuple[str, bool]:
-        """The shape (one of :data:`SHAPES`) and bareness to ask *spec*'s endpoint in: what
-        was learnt in this process, else in an earlier run, else the most structured."""
+    def learnt(self, spec: ModelSpec) -> Way:
+        """How to ask *spec*'s endpoint: what was learnt in this process, else in an earlier
+        run, else the most structured shape with every knob and ``max_tokens``."""
         key = self.endpoint_key(spec)
         with self._lock:
             known = self._learnt.get(key)
         if known is not None:
             return known
-        found: tuple[str, bool] = ("json_schema", False)
+        found = FIRST_WAY
         if self._dialects is not None:
             try:
                 kept = self._dialects.learnt_dialect(key)
             except Exception:
                 kept = None
             if kept and kept.get("shape") in SHAPES:
-                found = (str(kept["shape"]), bool(kept.get("bare")))
+                tokens = kept.get("tokens")
+                found = Way(
+                    str(kept["shape"]),
+                    bool(kept.get("bare")),
+                    tokens if tokens in TOKEN_KEYS else TOKEN_KEYS[0],
+                )
         with self._lock:
             self._learnt.setdefault(key, found)
             return self._learnt[key]
@@ -802,14 +825,20 @@ class ModelClient:
                 if other is not None and self.endpoint_key(other) == key:
                     entry["shape"] = shape
 
-    def _learn(self, spec: ModelSpec, shape: str, bare: bool, tried: tuple[str, ...]) -> None:
+    def _learn(self, spec: ModelSpec, way: Way, tried: tuple[str, ...]) -> None:
         key = self.endpoint_key(spec)
         with self._lock:
-            changed = self._learnt.get(key) != (shape, bare)
-            self._learnt[key] = (shape, bare)
-        self._note_shape(spec, shape)
+            changed = self._learnt.get(key) != way
+            self._learnt[key] = way
+        self._note_shape(spec, way.shape)
         if changed and self._dialects is not None:
-            value = {"shape": shape, "bare": bare, "at": self._clock(), "refused": list(tried)}
+            value = {
+                "shape": way.shape,
+                "bare": way.bare,
+                "tokens": way.tokens,
+                "at": self._clock(),
+                "refused": list(tried),
+            }
             with contextlib.suppress(Exception):
                 self._dialects.learn_dialect(key, value)
 
@@ -927,30 +956,37 @@ class ModelClient:
         shape, and learn the shape that was answered. Raises ``_Failure`` otherwise."""
         deadline = time.monotonic() + budget
         client = self._client(spec)
-        shape, bare = ("json_schema", False) if fresh else self.learnt(spec)
-        first = (shape, bare)
+        way = FIRST_WAY if fresh else self.learnt(spec)
+        first = way
         tried: list[str] = []
         while True:
             body = build_body(
-                spec, task, messages, schema, shape=shape, max_tokens=limit, bare=bare
+                spec,
+                task,
+                messages,
+                schema,
+                shape=way.shape,
+                max_tokens=limit,
+                bare=way.bare,
+                tokens_key=way.tokens,
             )
             answer = self._send(
                 client, "POST", spec, spec.endpoint, headers, body, deadline, budget
             )
             if 200 <= answer.status < 300:
-                answer.shape, answer.tried = shape, tuple(tried)
-                if fresh or (shape, bare) != first:
-                    self._learn(spec, shape, bare, tuple(tried))
+                answer.shape, answer.tried = way.shape, tuple(tried)
+                if fresh or way != first:
+                    self._learn(spec, way, tuple(tried))
                 else:
-                    self._note_shape(spec, shape)
+                    self._note_shape(spec, way.shape)
                 return answer
             reason = self._http_reason(answer, secret)
-            step = _next_try(shape, bare, answer)
-            tried.append(f"{shape}{' (bare)' if bare else ''}: {reason}")
+            step = _next_try(way, answer)
+            tried.append(f"{way.shape}{' (bare)' if way.bare else ''}: {reason}")
             if step is None:
                 more = f" (after {len(tried) - 1} other shapes)" if len(tried) > 1 else ""
                 raise _Failure(reason + more, "http_status", tuple(tried))
-            shape, bare = step
+            way = step
 
     def _headers(self, spec: ModelSpec, task: str) -> tuple[dict[str, str], str]:
         headers = {

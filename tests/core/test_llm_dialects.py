@@ -320,3 +320,33 @@ def test_recall_and_distill_work_on_every_server_as_it_ships(name, tmp_path):
         ]
     # one refusal per client at most (recall's, the distiller's): then the shape is known
     assert len(refused) == (2 if len(Dialect.load(name).expect) > 1 else 0)
+
+
+def test_a_service_that_wants_max_completion_tokens_gets_it_and_it_is_remembered(workshop):
+    def openai_reasoning_model(request):
+        if "max_tokens" in request.body:
+            return Status(
+                400,
+                {
+                    "error": {
+                        "message": "Unsupported parameter: 'max_tokens' is not supported with "
+                        "this model. Use 'max_completion_tokens' instead.",
+                        "type": "invalid_request_error",
+                        "param": "max_tokens",
+                        "code": "unsupported_parameter",
+                    }
+                },
+            )
+        return {"slugs": ["a"]}
+
+    with ScriptedModel() as model:
+        model.script("kura_pick", openai_reasoning_model)
+        spec = model.spec(dialect="openai")
+        with ModelClient({"thinker": spec}, dialects=workshop) as client:
+            assert ask(client) == {"slugs": ["a"]}
+        first, second = model.requests
+        assert first.body["max_tokens"] == second.body["max_completion_tokens"] == 256
+        assert second.shape == "json_schema" and "reasoning_effort" in second.body
+        with ModelClient({"thinker": spec}, dialects=workshop) as later:
+            ask(later)
+        assert "max_completion_tokens" in model.requests[-1].body and model.count() == 3
