@@ -264,6 +264,10 @@ class FastDoc:
 
 @dataclass
 class _Held:
+    """One memory as held between questions: compact texts (question grams are looked for
+    in them as substrings, which is membership in their gram sets without keeping the sets)
+    and its word tokens."""
+
     slug: str
     name: str  # the compact title
     slug_name: str  # the compact slug
@@ -271,10 +275,17 @@ class _Held:
     body: str  # compact body lead
     words: frozenset[str]
     fit: tuple[str, ...]  # the title's and slug's word tokens
-    g3: frozenset[str]
-    g2: frozenset[str]
-    gb: frozenset[str]
     cues: tuple[Receipt, ...] = ()
+
+    def grams(self) -> tuple[tuple[str, frozenset[str]], ...]:
+        """(head, its grams) for the store-wide document frequencies."""
+        tsegs = segments(self.text)
+        return (
+            ("words", self.words),
+            ("g3", frozenset(_grams(tsegs, 3))),
+            ("g2", frozenset(_grams(tsegs, 2))),
+            ("gb", frozenset(_grams(segments(self.body), 3))),
+        )
 
 
 def _names_ok(name: str) -> bool:
@@ -333,22 +344,15 @@ def learn_cues(doc: FastDoc) -> tuple[Receipt, ...]:
 
 
 def _hold(doc: FastDoc, cues: bool) -> _Held:
-    name = compact(doc.title)
     slug_name = compact(doc.slug.replace("-", " ").replace("_", " "))
-    text = compact(f"{doc.title} {doc.trigger} {slug_name}")
-    tsegs = segments(text)
-    body = compact(doc.body[:BODY_CHARS])
     return _Held(
         slug=doc.slug,
-        name=name,
+        name=compact(doc.title),
         slug_name=slug_name,
-        text=text,
-        body=body,
+        text=compact(f"{doc.title} {doc.trigger} {slug_name}"),
+        body=compact(doc.body[:BODY_CHARS]),
         words=frozenset(tokenize(f"{doc.title} {doc.trigger} {slug_name}")),
         fit=tuple(dict.fromkeys(tokenize(f"{doc.title} {slug_name}"))),
-        g3=frozenset(_grams(tsegs, 3)),
-        g2=frozenset(_grams(tsegs, 2)),
-        gb=frozenset(_grams(segments(body), 3)),
         cues=learn_cues(doc) if cues else (),
     )
 
@@ -421,7 +425,7 @@ class Recognizer:
 
     def _add(self, h: _Held) -> None:
         self._held[h.slug] = h
-        for head, grams in (("words", h.words), ("g3", h.g3), ("g2", h.g2), ("gb", h.gb)):
+        for head, grams in h.grams():
             self._df[head].update(grams)
         for w in h.words:
             self._post.setdefault(w, set()).add(h.slug)
@@ -436,7 +440,7 @@ class Recognizer:
         h = self._held.pop(slug, None)
         if h is None:
             return
-        for head, grams in (("words", h.words), ("g3", h.g3), ("g2", h.g2), ("gb", h.gb)):
+        for head, grams in h.grams():
             df = self._df[head]
             df.subtract(grams)
             for g in grams:
@@ -533,21 +537,23 @@ class Recognizer:
         return dict(best)
 
     def _score(self, h: _Held, q: _Question, name: float) -> float:
-        def cov(head: str, weights: dict[str, float], held: frozenset[str]) -> float:
+        def cov(head: str, weights: dict[str, float], text: str) -> float:
             mass = q.mass.get(head, 0.0)
             if mass <= 0:
                 return 0.0
-            return sum(w for g, w in weights.items() if g in held) / mass
+            return sum(w for g, w in weights.items() if g in text) / mass
 
+        words = q.mass["words"]
+        got = sum(w for g, w in q.words.items() if g in h.words) / words if words else 0.0
         fit_w = self._idf("words", h.fit)
         fit_mass = sum(fit_w.values())
         fit = sum(w for g, w in fit_w.items() if g in q.words) / fit_mass if fit_mass else 0.0
         return (
             WEIGHTS["name"] * name
-            + WEIGHTS["words"] * cov("words", q.words, h.words)
-            + WEIGHTS["grams3"] * cov("g3", q.g3, h.g3)
-            + WEIGHTS["grams2"] * cov("g2", q.g2, h.g2)
-            + WEIGHTS["body"] * cov("gb", q.gb, h.gb)
+            + WEIGHTS["words"] * got
+            + WEIGHTS["grams3"] * cov("g3", q.g3, h.text)
+            + WEIGHTS["grams2"] * cov("g2", q.g2, h.text)
+            + WEIGHTS["body"] * cov("gb", q.gb, h.body)
             + WEIGHTS["fit"] * fit
         )
 
