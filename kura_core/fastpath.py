@@ -189,17 +189,12 @@ def units(text: str) -> list[str]:
     return _UNIT.findall(normalise(text))
 
 
+_CJK_SPACE = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
+
+
 def _join(us: Iterable[str]) -> str:
     """Units as one compact string: Latin words spaced, CJK characters run together."""
-    out: list[str] = []
-    prev_cjk = True
-    for u in us:
-        cjk = bool(_CJK_CHAR.fullmatch(u))
-        if out and not (cjk and prev_cjk):
-            out.append(" ")
-        out.append(u)
-        prev_cjk = cjk
-    return "".join(out)
+    return _CJK_SPACE.sub("", " ".join(us))
 
 
 def compact(text: str) -> str:
@@ -211,14 +206,14 @@ def segments(text: str) -> list[str]:
     return [s for s in text.split(" ") if s]
 
 
-def _grams(segs: Iterable[str], n: int) -> set[str]:
-    out: set[str] = set()
-    for s in segs:
-        if len(s) <= n:
-            if len(s) >= 2:
-                out.add(s)
-            continue
-        out.update(s[i : i + n] for i in range(len(s) - n + 1))
+def _grams(text: str, n: int) -> set[str]:
+    """The character n-grams inside each word or CJK run of compact *text* (a run shorter
+    than n, of two characters or more, counts whole)."""
+    out = {g for g in {text[i : i + n] for i in range(len(text) - n + 1)} if " " not in g}
+    if n > 2:
+        out.update(w for w in text.split(" ") if 2 <= len(w) < n)
+    elif len(text) == n:
+        out.add(text)
     return out
 
 
@@ -279,12 +274,11 @@ class _Held:
 
     def grams(self) -> tuple[tuple[str, frozenset[str]], ...]:
         """(head, its grams) for the store-wide document frequencies."""
-        tsegs = segments(self.text)
         return (
             ("words", self.words),
-            ("g3", frozenset(_grams(tsegs, 3))),
-            ("g2", frozenset(_grams(tsegs, 2))),
-            ("gb", frozenset(_grams(segments(self.body), 3))),
+            ("g3", frozenset(_grams(self.text, 3))),
+            ("g2", frozenset(_grams(self.text, 2))),
+            ("gb", frozenset(_grams(self.body, 3))),
         )
 
 
@@ -294,30 +288,40 @@ def _names_ok(name: str) -> bool:
     return (len(us) >= 2 and letters >= 4) or (len(us) == 1 and letters >= 5)
 
 
-def _cue_candidates(title_units: list[str]) -> set[str]:
-    """Word runs (1–3 Latin words) and CJK runs (2–6 characters) of a title."""
+_KANA = re.compile("[\u3041-\u30ff\u30fc]+")
+_NAME_LIKE = re.compile(r"(?=.*\d)(?=.*[^\W\d_])|.[A-Z]|^[A-Z]{3,}$")
+
+
+def _name_like(word: str) -> bool:
+    """A single word that reads as a name: letters mixed with digits (cp932, b2), a capital
+    inside it (YubiKey, vLLM), or an acronym (NAS, UPS)."""
+    return len(word) >= 3 and bool(_NAME_LIKE.search(word))
+
+
+def _cue_candidates(title: str) -> set[str]:
+    """Runs of a title that can be callsigns: two or three Latin words with no stop-word at
+    either end, a single word only when it reads as a name, CJK runs of three to six
+    characters that are not kana alone. Plain words ("live", "throughput") never are: they
+    name a subject, not a memory."""
+    raw = _UNIT.findall(unicodedata.normalize("NFKC", title))
+    us = [u.casefold() for u in raw]
     out: set[str] = set()
-    n = len(title_units)
-    for i in range(n):
-        cjk = bool(_CJK_CHAR.fullmatch(title_units[i]))
-        for k in range(1, 7 if cjk else 4):
-            j = i + k
-            if j > n:
+    for i in range(len(us)):
+        cjk = bool(_CJK_CHAR.fullmatch(us[i]))
+        for k in range(3 if cjk else 1, 7 if cjk else 4):
+            run = us[i : i + k]
+            if len(run) < k or any(bool(_CJK_CHAR.fullmatch(u)) != cjk for u in run):
                 break
-            run = title_units[i:j]
-            if any(bool(_CJK_CHAR.fullmatch(u)) != cjk for u in run):
-                break
-            if cjk and k < 2:
-                continue
             cue = _join(run)
-            if not cjk and (
-                len(cue.replace(" ", "")) < 4
-                or all(u in STOPWORDS or u.isdigit() for u in run)
-                or run[0] in STOPWORDS
-                or run[-1] in STOPWORDS
-            ):
+            if cjk:
+                if not _KANA.fullmatch(cue):
+                    out.add(cue)
                 continue
-            out.add(cue)
+            edges = (run[0], run[-1])
+            if any(w in STOPWORDS or w in _FILLER_WORDS or w.isdigit() for w in edges):
+                continue
+            if k > 1 or _name_like(raw[i]):
+                out.add(cue)
     return out
 
 
@@ -335,7 +339,7 @@ def learn_cues(doc: FastDoc) -> tuple[Receipt, ...]:
         return ()
     quotes = [(q, compact(q)) for q in doc.user_quotes]
     out = []
-    for cue in sorted(_cue_candidates(units(doc.title))):
+    for cue in sorted(_cue_candidates(doc.title)):
         for raw, q in quotes:
             if _in_words(cue, q):
                 out.append(Receipt(cue, doc.slug, doc.manifest, raw))
@@ -493,11 +497,10 @@ class Recognizer:
 
     def _question(self, question: str) -> _Question:
         plain = strip_filler(question)
-        segs = plain.split(" ") if plain else []
         q = _Question(
             words=self._idf("words", set(tokenize(plain))),
-            g3=self._idf("g3", _grams(segs, 3)),
-            g2=self._idf("g2", _grams(segs, 2)),
+            g3=self._idf("g3", _grams(plain, 3)),
+            g2=self._idf("g2", _grams(plain, 2)),
         )
         q.mass = {"words": sum(q.words.values()), "g3": sum(q.g3.values())}
         q.mass["g2"] = sum(q.g2.values())
@@ -615,10 +618,21 @@ class Recognizer:
         if not self._held:
             return Judgement("no-confident-hit", why="the store is empty")
         q = self._question(question)
+        heads = self._heads(q, gate)
         if cues and self.cues_on and self._cues:
             routed = self._cue_route(q, check)
+            if routed is not None and heads.verdict == "ok" and routed.slug != heads.slug:
+                return Judgement(
+                    "no-confident-hit",
+                    scores=heads.scores,
+                    why=f"a cue names {routed.slug}, the question's words {heads.slug}",
+                )
             if routed is not None:
                 return routed
+        return heads
+
+    def _heads(self, q: _Question, gate: float) -> Judgement:
+        """The heads' vote and the honesty gate."""
         names: dict[str, float] = {}
         for w in q.windows:
             for slug in self._names.get(w, ()):
