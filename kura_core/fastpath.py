@@ -289,13 +289,15 @@ def _names_ok(name: str) -> bool:
 
 
 _KANA = re.compile("[\u3041-\u30ff\u30fc]+")
-_NAME_LIKE = re.compile(r"(?=.*\d)(?=.*[^\W\d_])|.[A-Z]|^[A-Z]{3,}$")
 
 
 def _name_like(word: str) -> bool:
     """A single word that reads as a name: letters mixed with digits (cp932, b2), a capital
     inside it (YubiKey, vLLM), or an acronym (NAS, UPS)."""
-    return len(word) >= 3 and bool(_NAME_LIKE.search(word))
+    if len(word) < 3:
+        return False
+    mixed = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+    return mixed or any(c.isupper() for c in word[1:])
 
 
 def _cue_candidates(title: str) -> set[str]:
