@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import threading
 import time
 import weakref
@@ -344,14 +345,46 @@ def _fast_doc(store: Store, slug: str, entries: dict[str, Entry], cues: bool) ->
     title, trigger = (e.title, e.description) if e else (m.title, m.description)
     manifest, quotes = "", ()
     if cues:
-        from .curation import manifest_of, vouching_evidence  # lazy: the floors
-
-        ref = manifest_of(m)
-        if isinstance(ref, str) and ref.startswith("sha256:"):
-            ev = vouching_evidence(store, ref)
-            quotes = tuple(dict.fromkeys(q for c, q, _seg in ev.quotes if c == "USER"))
-            manifest = ref if quotes else ""
+        md = m.meta.get("metadata")
+        ref = md.get("evidence_manifest") if isinstance(md, dict) else None
+        quotes = _user_quotes(store, ref)
+        manifest = ref if quotes and isinstance(ref, str) else ""
     return FastDoc(slug, title, trigger, m.body, manifest, quotes)
+
+
+_MANIFEST_REF = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _user_quotes(store: Store, ref: Any) -> tuple[str, ...]:
+    """The human's verified quotes in an evidence manifest (none when it is missing or not
+    one). Read here, as JSON, rather than through the floors, whose import a one-shot
+    `kura recall` would pay for."""
+    if not isinstance(ref, str) or not _MANIFEST_REF.fullmatch(ref):
+        return ()
+    try:
+        with open(store.still / "manifests" / f"{ref[7:]}.json", encoding="utf-8") as f:
+            payload = json.load(f)
+    except (OSError, ValueError):
+        return ()
+    if not isinstance(payload, dict):
+        return ()
+    ev = payload.get("evidence")
+    if isinstance(ev, dict):  # [class, quote, segment] triples, as the gate wrote them
+        found = [
+            q[1]
+            for q in ev.get("quotes") or []
+            if isinstance(q, list) and len(q) == 3 and q[0] == "USER" and isinstance(q[1], str)
+        ]
+    else:  # the older form: quotes with a status and a class
+        found = [
+            q["text"]
+            for q in payload.get("quotes") or []
+            if isinstance(q, dict)
+            and q.get("status") == "verified"
+            and q.get("class", q.get("cls")) == "USER"
+            and isinstance(q.get("text"), str)
+        ]
+    return tuple(dict.fromkeys(found))
 
 
 def receipt_holds(store: Store, r: Receipt) -> bool:
