@@ -12,8 +12,8 @@ How a question is scored against each memory (every head is a share between 0 an
   boundaries, CJK by characters); a longer name contained beats a shorter one;
 * **words** — the question's words (``words.tokenize``: stemmed, stop-words dropped, CJK
   bigrams) found in the title, trigger line and slug, weighted by IDF;
-* **grams3 / grams2** — the question's character 3-grams and 2-grams found in the
-  title and trigger, weighted by IDF;
+* **grams** — the question's character 3-grams found in the title and trigger, weighted by
+  IDF (a word or CJK run of two characters counts whole; CJK bigrams are also words);
 * **body** — the question's 3-grams found in the first ``BODY_CHARS`` characters of the body;
 * **fit** — the share of the memory's own title words the question holds: a question about
   "vLLM port" fits the memory titled so better than "vLLM port on the new box".
@@ -61,7 +61,7 @@ STOP_SHARE = 0.2
 #: ...in a store of at least this many memories
 STOP_MIN = 20
 #: how much of a body the body head reads
-BODY_CHARS = 500
+BODY_CHARS = 300
 #: the candidates fully scored per question, and the postings walked to find them
 CANDIDATES = 12
 POSTINGS_BUDGET = 3000
@@ -69,7 +69,7 @@ POSTINGS_BUDGET = 3000
 NAME_UNITS = 24
 #: head weights (the gate, 1.0 by default, is in these units; the most a memory can score
 #: is their sum)
-WEIGHTS = {"name": 1.0, "words": 1.0, "grams3": 0.8, "grams2": 0.3, "body": 0.3, "fit": 0.6}
+WEIGHTS = {"name": 1.0, "words": 1.0, "grams": 0.9, "body": 0.3, "fit": 0.6}
 
 _UNIT = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:\.[^\W_{_CJK}]+)*")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
@@ -277,7 +277,6 @@ class _Held:
         return (
             ("words", self.words),
             ("g3", frozenset(_grams(self.text, 3))),
-            ("g2", frozenset(_grams(self.text, 2))),
             ("gb", frozenset(_grams(self.body, 3))),
         )
 
@@ -386,7 +385,6 @@ class Judgement:
 class _Question:
     words: dict[str, float]
     g3: dict[str, float]
-    g2: dict[str, float]
     gb: dict[str, float] = field(default_factory=dict)
     mass: dict[str, float] = field(default_factory=dict)
     windows: set[str] = field(default_factory=set)
@@ -402,7 +400,7 @@ class Recognizer:
         self.cues_on = cues
         self._lock = threading.Lock()
         self._held: dict[str, _Held] = {}
-        self._df: dict[str, Counter[str]] = {h: Counter() for h in ("words", "g3", "g2", "gb")}
+        self._df: dict[str, Counter[str]] = {h: Counter() for h in ("words", "g3", "gb")}
         self._post: dict[str, set[str]] = {}  # word token -> slugs (candidates)
         self._names: dict[str, set[str]] = {}  # compact name -> slugs
         self._cues: dict[str, dict[str, Receipt]] = {}  # cue -> slug -> receipt
@@ -502,10 +500,8 @@ class Recognizer:
         q = _Question(
             words=self._idf("words", set(tokenize(plain))),
             g3=self._idf("g3", _grams(plain, 3)),
-            g2=self._idf("g2", _grams(plain, 2)),
         )
         q.mass = {"words": sum(q.words.values()), "g3": sum(q.g3.values())}
-        q.mass["g2"] = sum(q.g2.values())
         q.gb = self._idf("gb", q.g3)
         q.mass["gb"] = sum(q.gb.values())
         q.windows = self._windows(units(question))
@@ -556,8 +552,7 @@ class Recognizer:
         return (
             WEIGHTS["name"] * name
             + WEIGHTS["words"] * got
-            + WEIGHTS["grams3"] * cov("g3", q.g3, h.text)
-            + WEIGHTS["grams2"] * cov("g2", q.g2, h.text)
+            + WEIGHTS["grams"] * cov("g3", q.g3, h.text)
             + WEIGHTS["body"] * cov("gb", q.gb, h.body)
             + WEIGHTS["fit"] * fit
         )
