@@ -343,13 +343,14 @@ def _fast_doc(store: Store, slug: str, entries: dict[str, Entry], cues: bool) ->
         return None
     e = entries.get(slug)
     title, trigger = (e.title, e.description) if e else (m.title, m.description)
-    manifest, quotes = "", ()
+    manifest = ""
+    quotes_: tuple[str, ...] = ()
     if cues:
         md = m.meta.get("metadata")
         ref = md.get("evidence_manifest") if isinstance(md, dict) else None
-        quotes = _user_quotes(store, ref)
-        manifest = ref if quotes and isinstance(ref, str) else ""
-    return FastDoc(slug, title, trigger, m.body, manifest, quotes)
+        quotes_ = _user_quotes(store, ref)
+        manifest = ref if quotes_ and isinstance(ref, str) else ""
+    return FastDoc(slug, title, trigger, m.body, manifest, quotes_)
 
 
 _MANIFEST_REF = re.compile(r"sha256:[0-9a-f]{64}")

@@ -21,6 +21,20 @@ _LINE_IN_INDEX = re.compile(r"^- \[([^\]\n]+)\]\(([a-z0-9-]+)\.md\)", re.M)
 _QUESTION = re.compile(r"Question: (.*?)\n\nName at most", re.S)
 
 
+def _holds(text: str, part: str) -> bool:
+    """Whether *part* occurs in *text* with no letter or digit of a longer word on either side."""
+    at = text.find(part)
+    while at >= 0:
+        before = text[at - 1 : at]
+        after = text[at + len(part) : at + len(part) + 1]
+        if not (before.isascii() and before.isalnum()) and not (
+            after.isascii() and after.isalnum()
+        ):
+            return True
+        at = text.find(part, at + 1)
+    return False
+
+
 def _oracle(messages: list[dict[str, Any]]) -> list[str]:
     """The slug whose title the question holds (the longest such), as a list."""
     text = "\n".join(str(m.get("content", "")) for m in messages)
@@ -32,7 +46,7 @@ def _oracle(messages: list[dict[str, Any]]) -> list[str]:
     slug = ""
     for title, s in _LINE_IN_INDEX.findall(text):
         t = " ".join(title.casefold().split())
-        if len(t) > len(best) and re.search(rf"(?<![0-9a-z]){re.escape(t)}(?![0-9a-z])", q):
+        if len(t) > len(best) and _holds(q, t):
             best, slug = t, s
     return [slug] if slug else []
 

@@ -366,16 +366,9 @@ def _tool_specs() -> dict[str, ToolSpec]:
         ToolSpec(
             "kura_glance",
             "Glance at one memory",
-            "A cheap look at one memory by its exact slug, in about 150 tokens: its map line, "
-            "the sentence it must keep, its links. Glance at a map line before reading it whole.",
-            (
-                Param(
-                    "slug",
-                    "string",
-                    "the exact slug from the map, e.g. archive-on-slow-disk",
-                    required=True,
-                ),
-            ),
+            "One memory by its exact slug in about 150 tokens: its map line, what it must keep, "
+            "its links. Glance at a map line before reading it whole.",
+            (Param("slug", "string", "the exact slug, as the map writes it", required=True),),
         ),
         ToolSpec(
             "kura_read",
