@@ -55,7 +55,7 @@ __all__ = ["FastDoc", "Judgement", "Receipt", "Recognizer", "VERDICTS"]
 #: what the fastpath says about a recall
 VERDICTS = ("disabled", "ok", "no-confident-hit")
 #: the best score must beat the runner-up's by this ratio
-MARGIN = 1.3
+MARGIN = 1.5
 #: a gram held by more than this share of the memories counts for nothing...
 STOP_SHARE = 0.2
 #: ...in a store of at least this many memories

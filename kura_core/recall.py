@@ -34,6 +34,7 @@ from .prompts import Preamble, messages as build_messages
 from .registry import Registry
 from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
+from .vocabulary import ProvenanceClass
 from .words import Doc, WordIndex, relevant_paragraphs
 
 PICK_SCHEMA = {
@@ -374,7 +375,10 @@ def _user_quotes(store: Store, ref: Any) -> tuple[str, ...]:
         found = [
             q[1]
             for q in ev.get("quotes") or []
-            if isinstance(q, list) and len(q) == 3 and q[0] == "USER" and isinstance(q[1], str)
+            if isinstance(q, list)
+            and len(q) == 3
+            and q[0] == ProvenanceClass.USER
+            and isinstance(q[1], str)
         ]
     else:  # the older form: quotes with a status and a class
         found = [
@@ -382,7 +386,7 @@ def _user_quotes(store: Store, ref: Any) -> tuple[str, ...]:
             for q in payload.get("quotes") or []
             if isinstance(q, dict)
             and q.get("status") == "verified"
-            and q.get("class", q.get("cls")) == "USER"
+            and q.get("class", q.get("cls")) == ProvenanceClass.USER
             and isinstance(q.get("text"), str)
         ]
     return tuple(dict.fromkeys(found))
