@@ -90,6 +90,34 @@ class RecallConfig:
     shard_tokens: int = 24_000
 
 
+# ---- fastpath: tier zero of recall ([fastpath], [stores.X.fastpath]) ----------------
+
+
+@dataclass(frozen=True)
+class FastpathConfig:
+    """The deterministic recogniser recall asks before the thinker (kura_core.fastpath)."""
+
+    enabled: bool = True
+    gate: float = 1.0  # the least score the best memory needs to be answered
+    cues: bool = True  # callsign cues from the human's own words
+
+
+def _fastpath(t: _Table | None, base: FastpathConfig) -> FastpathConfig:
+    if t is None:
+        return base
+    f = replace(
+        base,
+        enabled=t.get("enabled", bool, base.enabled),
+        gate=t.positive("gate", float, base.gate),
+        cues=t.get("cues", bool, base.cues),
+    )
+    t.done()
+    return f
+
+
+# ---- end fastpath --------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class CapacityConfig:
     """How much a store may hold, in any of doctor's four units (0: no limit in that unit).
@@ -129,6 +157,7 @@ class StoreConfig:
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
+    fastpath: FastpathConfig = field(default_factory=FastpathConfig)
     inherit_global_journals: bool = False
     #: Where this store's journals come from: "own", "global" (the only store, or it
     #: inherits), "own+global", or "none" (two or more stores, and it names none).
@@ -152,6 +181,7 @@ class Config:
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
+    fastpath: FastpathConfig = field(default_factory=FastpathConfig)
     #: the app's keys a person moved: binding id -> key(s), from [keys]
     keys: Mapping[str, str] = field(default_factory=dict)
 
@@ -572,6 +602,7 @@ class _Defaults:
     prefill: PrefillConfig
     recall: RecallConfig
     capacity: CapacityConfig
+    fastpath: FastpathConfig = field(default_factory=FastpathConfig)
 
 
 def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConfig:
@@ -602,6 +633,7 @@ def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConf
         prefill=_prefill(s.sub("prefill"), top.prefill),
         recall=_recall(s.sub("recall"), top.recall),
         capacity=_capacity(s.sub("capacity"), top.capacity),
+        fastpath=_fastpath(s.sub("fastpath"), top.fastpath),
         inherit_global_journals=inherit,
         secrets=_secrets(s.sub("secrets")),
     )
@@ -653,7 +685,8 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     capacity = _capacity(top.sub("capacity"), CapacityConfig())
     models = _models(top.sub("models"))
     keys = _keys(top.sub("keys"))
-    defaults = _Defaults(distill, prefill, recall, capacity)
+    fastpath = _fastpath(top.sub("fastpath"), FastpathConfig())
+    defaults = _Defaults(distill, prefill, recall, capacity, fastpath)
     stores = _stores(top.sub("stores"), defaults, base)
     modes = _modes(top.sub("modes"), stores)
     top.done()
@@ -674,6 +707,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
         prefill=prefill,
         recall=recall,
         capacity=capacity,
+        fastpath=fastpath,
         keys=keys,
     )
 

@@ -340,6 +340,13 @@ class Kura:
     def read(self, slug: str, *, store: str | None = None) -> Memory:
         return self.registry.store(store).read(slug)
 
+    def glance(self, slug: str, *, store: str | None = None) -> Any:
+        """An exact look at one memory in about 150 tokens (see kura_core.glance)."""
+        from .glance import glance
+
+        name = self.registry.resolve(store)
+        return glance(self.registry.store(name), name, slug)
+
     def index(self, *, store: str | None = None) -> str:
         return self.registry.store(store).index_text()
 

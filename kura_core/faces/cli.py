@@ -147,6 +147,18 @@ def cmd_read(ctx: Ctx) -> int:
     return OK
 
 
+def cmd_glance(ctx: Ctx) -> int:
+    g = ctx.kura().glance(ctx.args.slug, store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(g.to_json())
+    else:
+        ctx.print(g.text)
+        ctx.print(
+            f"(~{g.tokens_est} tokens · keep: {g.keep_state} · `kura read {g.slug}` for all of it)"
+        )
+    return OK
+
+
 def cmd_remember(ctx: Ctx) -> int:
     a = ctx.args
     body = a.body
@@ -334,6 +346,7 @@ def cmd_recall(ctx: Ctx) -> int:
             f"walked: {', '.join(res.walked) or '—'} · ~{res.tokens_est} tokens · "
             f"{res.elapsed_ms:.0f} ms"
         )
+        ctx.print(f"tier: {_tier_line(res)}")
         if res.dropped:
             ctx.print(f"dropped (not in the store): {', '.join(res.dropped)}")
         for slug, why in res.skipped:
@@ -342,6 +355,18 @@ def cmd_recall(ctx: Ctx) -> int:
             ctx.print()
             ctx.print(res.context.rstrip())
     return OK if res.walked else NOTHING
+
+
+def _tier_line(res: Any) -> str:
+    """Which rung of the ladder answered, in words."""
+    fp = f"fastpath {res.fastpath_verdict}"
+    if res.fastpath_verdict != "disabled":
+        fp += f" in {res.fastpath_ms:.2f} ms"
+    if res.how in ("fastpath", "fastpath-cue"):
+        return f"{res.how} answered ({fp}); no model was asked"
+    if res.how == "meaning":
+        return f"the thinker answered ({fp})"
+    return f"the word tier answered ({fp})"
 
 
 def _progress(ctx: Ctx):
@@ -888,6 +913,13 @@ def _store_commands(add: AddCommand) -> None:
     )
 
     sp = add("read", cmd_read, "print one memory")
+    sp.add_argument("slug")
+
+    sp = add(
+        "glance",
+        cmd_glance,
+        "a look at one memory by its exact slug in about 150 tokens: its map line, KEEP, links",
+    )
     sp.add_argument("slug")
 
     sp = add(

@@ -226,7 +226,8 @@ def test_cli_recall_json_and_degraded_banner(tmp_path, kura_bin):
 
     make_registry(tmp_path, stores={"main": CHAIN})
     cfg = tmp_path / "kura.toml"
-    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n')
+    # the words tier is what is tested here: the fastpath (tier zero) is turned off
+    cfg.write_text(f'[stores.main]\npath = "{tmp_path / "main"}"\n[fastpath]\nenabled = false\n')
     out = subprocess.run(
         kura_bin + ["-c", str(cfg), "recall", "second", "index", "--json"],
         capture_output=True,
@@ -268,6 +269,7 @@ def test_stores_json_shows_the_last_error_and_reachability_without_secrets(
     cfg.write_text(
         f'[stores.main]\npath = "{tmp_path / "main"}"\n[models.thinker]\nurl = "{model.url}"\n'
         f'model = "scripted"\napi_key_env = "KURA_TEST_KEY"\ntimeout = 2\n'
+        "[fastpath]\nenabled = false\n"  # the thinker must be asked
     )
     env = {**__import__("os").environ, "KURA_TEST_KEY": "sk-very-secret"}
     subprocess.run(
