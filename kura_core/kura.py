@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .registry import Registry
-from .secrets import BUILTIN, redact_value, using_rules
+from .secrets import BUILTIN, using_rules
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -397,7 +397,6 @@ class Kura:
             if isinstance(candidates, (str, os.PathLike))
             else list(candidates)
         )
-        given = redact_value(given, rules)  # quoted as the evidence reads: markers in place
 
         def never_an_echo(quote: str) -> bool:
             return False  # with no store, nothing is an echo of it
@@ -409,13 +408,14 @@ class Kura:
             spec = self.registry.spec(store)
             names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
             is_echo = echo_detector(self.registry.store(store))
-        results = run_gate(
-            given,
-            list(read.segments),
-            is_echo=is_echo,
-            human_names=names,
-            min_quote_chars=min_chars,
-        )
+        with using_rules(rules):  # the distiller's path: the same rules, the same floors
+            results = run_gate(
+                given,
+                list(read.segments),
+                is_echo=is_echo,
+                human_names=names,
+                min_quote_chars=min_chars,
+            )
         return GateReport(str(path), used, len(read.segments), tuple(results))
 
     def journal_inspect(

@@ -31,6 +31,7 @@ from functools import partial
 from typing import Any
 
 from ..budget import Deadline
+from ..secrets import active_rules
 from ..floors import (
     CLAIM_TAGS,
     DISTILLER_TAGS,
@@ -899,6 +900,7 @@ def run_gate(
     order. ``is_echo`` receives a normalised quote (or a piece of a tool's output) and
     says whether the store already holds it (see :class:`StoreEcho`). With a *deadline*,
     a check that runs past it raises :class:`~kura_core.budget.Overran` naming itself."""
+    candidates = [_quotes_as_read(c) for c in candidates]
     index = _Index(segments, is_echo, deadline)
     index.warm(_needles(candidates, min_quote_chars))
     out = []
@@ -914,6 +916,18 @@ def run_gate(
             )
         )
     return out
+
+
+def _quotes_as_read(candidate: Any) -> Any:
+    """*candidate* with its quotes redacted as the journal readers redact the evidence (the
+    rules active here, :func:`kura_core.secrets.active_rules`), so a quote that copies a
+    secret finds the marker that stands for it. Only the quotes: a raw secret in a field
+    that would be stored is the shape floor's to refuse, whoever calls the gate."""
+    if not isinstance(candidate, Mapping) or not isinstance(candidate.get("quotes"), list):
+        return candidate
+    rules = active_rules()
+    quotes = [rules.redact(q).text if isinstance(q, str) else q for q in candidate["quotes"]]
+    return {**candidate, "quotes": quotes}
 
 
 def _needles(candidates: Sequence[object], min_chars: int) -> list[str]:
