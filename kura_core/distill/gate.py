@@ -31,7 +31,6 @@ from functools import partial
 from typing import Any
 
 from ..budget import Deadline
-from ..secrets import active_rules
 from ..floors import (
     CLAIM_TAGS,
     DISTILLER_TAGS,
@@ -49,6 +48,8 @@ from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
+from ..script import has_cjk
+from ..secrets import active_rules
 from ..vocabulary import ClaimKind, ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
@@ -170,10 +171,7 @@ def _is_prose(piece: str) -> bool:
     """Words, not a lone identifier: a path or a name the agent typed comes back in a
     tool's output as a matter of course (``du /volume1/photo`` prints the path); a
     sentence it typed does not."""
-    return " " in piece.strip() or _KANA_HAN.search(piece) is not None
-
-
-_KANA_HAN = re.compile("[\u3040-\u9fff]")
+    return " " in piece.strip() or has_cjk(piece)
 
 
 class StoreEcho:

@@ -27,6 +27,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..script import has_cjk
 from ..secrets import active_rules
 from ..store import links_in
 from ..vocabulary import PROVENANCE_CLASSES
@@ -374,7 +375,7 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
     stop = _CLAIM_CLAUSE_END.search(folded, claim.end, limit)
     end = stop.start() if stop else limit
     clause = folded[start:end]
-    if not any("\u3040" <= ch <= "\u9fff" for ch in clause):
+    if not has_cjk(clause):
         clause = folded[claim.start : end]
     return scan(clause)
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from ..script import has_cjk
+
 #: Files whose content is prose, not configuration or code.
 PROSE_FILE = re.compile(
     r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?|html?|xhtml|log|msg|eml|csv)$|"
@@ -74,7 +76,7 @@ def is_prose(text: str) -> bool:
     """Words, not an identifier: a space between two non-space characters, or any
     Japanese or Chinese."""
     t = text.strip()
-    return " " in t or any("\u3040" <= ch <= "\u9fff" for ch in t)
+    return " " in t or has_cjk(t)
 
 
 def _quoted(text: str, i: int) -> int:

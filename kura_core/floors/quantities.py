@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
+from ..script import has_han, has_kana
 from .calendar import WEEKDAY, eras, weekdays, zone_after
 from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
 from .text import fold_numbers
@@ -620,8 +621,6 @@ _CURRENCIES = frozenset(
         "pound",
     }
 )
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 # =========================================================================== the scanner
@@ -632,7 +631,7 @@ class _Scan:
         self.text = _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
         self.taken = bytearray(len(self.text))
         self.out: list[Quantity] = []
-        self.yen = "JPY" if _KANA.search(self.text) else ("CNY" if _HAN.search(self.text) else "¥")
+        self.yen = "JPY" if has_kana(self.text) else ("CNY" if has_han(self.text) else "¥")
 
     # ---- bookkeeping
     def free(self, a: int, b: int) -> bool:

@@ -34,6 +34,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..script import CJK, is_cjk
+
 NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
     "negation",
     "condition",
@@ -439,7 +441,7 @@ _REPORT_END_EN = frozenset(
 _REPORT_END_CJK = re.compile(
     r"(?:说|說|表示|称|讲|講|によると|によれば|の話では|曰)$|^(?:听说|聽說|据说|據說)$"
 )
-_CJK_RUN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ー]+"
+_CJK_RUN = f"[{CJK}]+"
 _TOKEN = re.compile(
     _CJK_RUN + r"|[A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff'./=@%+#~&^$€£¥°-]+|\S"
 )
@@ -466,7 +468,7 @@ def _tokens(text: str, base: int = 0) -> list[_Tok]:
         s, e = m.span()
         chunk = m.group(0)
         first = chunk[0]
-        if "\u3040" <= first <= "\u9fff" or "\uf900" <= first <= "\ufaff" or first in "々〆":
+        if is_cjk(first):
             out.append(_Tok(base + s, base + e, "cjk", chunk))
             continue
         if len(chunk) == 1 and not chunk.isalnum():
