@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .registry import Registry
-from .secrets import BUILTIN, using_rules
+from .secrets import BUILTIN
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -382,16 +382,12 @@ class Kura:
         """The evidence gate on *candidates* (the ``kura_candidates`` shape, or a JSON file
         holding it) against one journal, without a model. With *store*, the store supplies
         echo detection, the human's names and the minimum quote length."""
-        from .distill.gate import run_gate
-        from .distill.journals import read_journal
+        from .distill.gate import gate_journal
         from .distill.pipeline import echo_detector
 
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        rules = self.registry.spec(store).secrets if store else BUILTIN
-        with using_rules(rules):
-            used, read = read_journal(path, adapter)
         given: list[Any] = (
             _load_candidates(Path(candidates))
             if isinstance(candidates, (str, os.PathLike))
@@ -408,14 +404,16 @@ class Kura:
             spec = self.registry.spec(store)
             names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
             is_echo = echo_detector(self.registry.store(store))
-        with using_rules(rules):  # the distiller's path: the same rules, the same floors
-            results = run_gate(
-                given,
-                list(read.segments),
-                is_echo=is_echo,
-                human_names=names,
-                min_quote_chars=min_chars,
-            )
+        # the distiller's path: the same rules, the same floors
+        used, read, results = gate_journal(
+            path,
+            given,
+            adapter=adapter,
+            rules=self.registry.spec(store).secrets if store else BUILTIN,
+            is_echo=is_echo,
+            human_names=names,
+            min_quote_chars=min_chars,
+        )
         return GateReport(str(path), used, len(read.segments), tuple(results))
 
     def journal_inspect(

@@ -22,13 +22,15 @@ store reading itself back (an *echo*), which vouches for nothing either.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..budget import Deadline
 from ..floors import (
@@ -49,10 +51,13 @@ from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from ..script import has_cjk
-from ..secrets import active_rules
+from ..secrets import BUILTIN, SecretRules, active_rules, using_rules
 from ..vocabulary import ClaimKind, ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
+
+if TYPE_CHECKING:
+    from .journals.base import Read as JournalRead
 
 KINDS = ("fact", "judgement", "idea")
 FLOOR_FIELDS = ("title", "description", "body", "belongs_because", "keep", "may_fade")
@@ -916,6 +921,34 @@ def run_gate(
     return out
 
 
+def gate_journal(
+    journal: str | os.PathLike[str],
+    candidates: Sequence[Any],
+    *,
+    adapter: str | None = None,
+    rules: SecretRules | None = None,
+    is_echo: Echo = lambda s: False,
+    human_names: Sequence[str] = (),
+    min_quote_chars: int = 8,
+) -> tuple[str, JournalRead, list[GateResult]]:
+    """The gate on *candidates* against one whole journal, as ``kura gate`` runs it: the
+    journal read and the gate run under one set of secret *rules* (the store's, or the
+    built-in ones), the same rules and floors the distiller runs under. Returns the adapter
+    used, what was read and one result per candidate."""
+    from .journals import read_journal
+
+    with using_rules(rules or BUILTIN):
+        used, read = read_journal(Path(journal), adapter)
+        results = run_gate(
+            list(candidates),
+            list(read.segments),
+            is_echo=is_echo,
+            human_names=human_names,
+            min_quote_chars=min_quote_chars,
+        )
+    return used, read, results
+
+
 def _quotes_as_read(candidate: Any) -> Any:
     """*candidate* with its quotes redacted as the journal readers redact the evidence (the
     rules active here, :func:`kura_core.secrets.active_rules`), so a quote that copies a
@@ -951,5 +984,6 @@ __all__ = [
     "StoreEcho",
     "disguises",
     "evidence_from_segments",
+    "gate_journal",
     "run_gate",
 ]

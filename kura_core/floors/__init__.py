@@ -30,7 +30,7 @@ from typing import Any
 from ..script import has_cjk
 from ..secrets import active_rules
 from ..store import links_in
-from ..vocabulary import PROVENANCE_CLASSES
+from ..vocabulary import PROVENANCE_CLASSES, FloorKind, FloorRule
 from .attribution import (
     CLAIM_REACH,
     HUMAN,
@@ -74,14 +74,21 @@ __all__ = [
 
 # kinds
 NUMBER, ATTRIBUTION, LINK, TAG, DISGUISE, SHAPE = (
-    "number",
-    "attribution",
-    "link",
-    "tag",
-    "disguise",
-    "shape",
+    FloorKind.NUMBER,
+    FloorKind.ATTRIBUTION,
+    FloorKind.LINK,
+    FloorKind.TAG,
+    FloorKind.DISGUISE,
+    FloorKind.SHAPE,
 )
-NEGATION, MARK, ORDER, BUDGET, MARKUP = "negation", "mark", "order", "budget", "markup"
+NEGATION, MARK, ORDER, BUDGET, MARKUP = (
+    FloorKind.NEGATION,
+    FloorKind.MARK,
+    FloorKind.ORDER,
+    FloorKind.BUDGET,
+    FloorKind.MARKUP,
+)
+R = FloorRule
 
 #: Tags that claim something about the human, and the classes that can vouch for them.
 CLAIM_TAGS: Mapping[str, frozenset[str]] = {
@@ -152,55 +159,55 @@ class Violation:
             if text.split(" ", 1)[0] in (NUMBER, ATTRIBUTION, LINK, TAG)
             else "legacy"
         )
-        return cls(kind, "", text, "legacy")
+        return cls(kind, "", text, R.LEGACY)
 
 
 #: How each (kind, rule) reads; "*" is the kind's fallback. {t} the text, {f} the field,
 #: {n} the note, {q} the text quoted.
 _MESSAGES: dict[tuple[str, str], str] = {
-    (NUMBER, "not_in_source"): "number {t} is not in the source ({f})",
-    (NUMBER, "partial"): "number {t} is only part of {n} in the source ({f})",
-    (NUMBER, "self_only"): "number {t} is vouched only by SELF ({f})",
+    (NUMBER, R.NOT_IN_SOURCE): "number {t} is not in the source ({f})",
+    (NUMBER, R.PARTIAL): "number {t} is only part of {n} in the source ({f})",
+    (NUMBER, R.SELF_ONLY): "number {t} is vouched only by SELF ({f})",
     (NUMBER, "*"): "number {t} is not in the evidence ({f})",
-    (ATTRIBUTION, "not_in_source"): 'attribution "{t}" is not in the source ({f})',
-    (ATTRIBUTION, "no_user_quote"): 'attribution "{t}" needs a surviving USER quote ({f})',
+    (ATTRIBUTION, R.NOT_IN_SOURCE): 'attribution "{t}" is not in the source ({f})',
+    (ATTRIBUTION, R.NO_USER_QUOTE): 'attribution "{t}" needs a surviving USER quote ({f})',
     (
         ATTRIBUTION,
-        "not_carried",
+        R.NOT_CARRIED,
     ): 'attribution "{t}" needs a USER quote that says what it credits ({f})',
     (
         ATTRIBUTION,
-        "third_party",
+        R.THIRD_PARTY,
     ): 'attribution "{t}" credits {n} with what no evidence says of them ({f})',
-    (ATTRIBUTION, "not_one_segment"): (
+    (ATTRIBUTION, R.NOT_ONE_SEGMENT): (
         'attribution "{t}" needs one USER segment that says all it credits, figures too ({f})'
     ),
     (ATTRIBUTION, "*"): 'attribution "{t}" is refused ({f})',
     (LINK, "*"): "link [[{t}]] names no memory in this store ({f})",
     (DISGUISE, "*"): "{t} reads differently to a person than to the gate ({f})",
-    (SHAPE, "not_a_string"): "{f} must be a string, not {t}",
-    (SHAPE, "not_a_list"): "{f} must be a list of one-word strings, not {t}",
-    (SHAPE, "empty"): "{f} is empty",
-    (SHAPE, "one_line"): "{f} must be one sentence on one line",
-    (SHAPE, "too_long"): "{f} is {t}; keep it under {n}",
-    (SHAPE, "raw_secret"): (
+    (SHAPE, R.NOT_A_STRING): "{f} must be a string, not {t}",
+    (SHAPE, R.NOT_A_LIST): "{f} must be a list of one-word strings, not {t}",
+    (SHAPE, R.EMPTY): "{f} is empty",
+    (SHAPE, R.ONE_LINE): "{f} must be one sentence on one line",
+    (SHAPE, R.TOO_LONG): "{f} is {t}; keep it under {n}",
+    (SHAPE, R.RAW_SECRET): (
         "{f} carries a raw secret ({t}): write the marker [secret:{t}] in its place"
     ),
     (SHAPE, "*"): "{f} is malformed: {t}",
-    (NEGATION, "added"): "adds the negation {q} ({f})",
+    (NEGATION, R.ADDED): "adds the negation {q} ({f})",
     (NEGATION, "*"): "drops the negation {q} ({f})",
-    (MARK, "added"): "adds a {t} landmine mark ({f})",
+    (MARK, R.ADDED): "adds a {t} landmine mark ({f})",
     (MARK, "*"): "drops the {t} landmine mark ({f})",
     (ORDER, "*"): "numbers {t} are in another order than in the source (re-bound) ({f})",
     (BUDGET, "*"): "is ~{t} tokens, over the budget of {n} ({f})",
-    (MARKUP, "link"): "adds a link ({t}) the source does not have ({f})",
-    (MARKUP, "index_link"): (
+    (MARKUP, R.ADDED_LINK): "adds a link ({t}) the source does not have ({f})",
+    (MARKUP, R.INDEX_LINK): (
         "{f} carries a link ({t}): the index line is plain text, only the writer links it"
     ),
     (MARKUP, "*"): "adds map markup ({t}) the source does not have ({f})",
-    (TAG, "not_a_word"): "tag {q} is not one word or a hyphenated phrase",
-    (TAG, "distiller_only"): "tag {t} is written by the distiller, not proposed or set by hand",
-    (TAG, "needs_evidence"): (
+    (TAG, R.NOT_A_WORD): "tag {q} is not one word or a hyphenated phrase",
+    (TAG, R.DISTILLER_ONLY): "tag {t} is written by the distiller, not proposed or set by hand",
+    (TAG, R.NEEDS_EVIDENCE): (
         "tag {t} needs a surviving {n} quote (a memory written directly has no evidence "
         "manifest: leave the tag off, or let the distiller propose it)"
     ),
@@ -287,9 +294,9 @@ def shape_violations(
         if value is None and optional_null:
             continue
         if not isinstance(value, str):
-            out.append(Violation(SHAPE, name, _type_name(value), "not_a_string"))
+            out.append(Violation(SHAPE, name, _type_name(value), R.NOT_A_STRING))
         elif found := active_rules().find(value):  # a raw secret is never stored (kura.secrets)
-            out.append(Violation(SHAPE, name, found[0].kind, "raw_secret"))
+            out.append(Violation(SHAPE, name, found[0].kind, R.RAW_SECRET))
     return out
 
 
@@ -313,14 +320,14 @@ def _claim_ok(
     figures = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
         if not user:
-            return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote")
+            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
         mine = [
             o for u, o in zip(raw, user, strict=True) if not claim.content & foreign_words(u, names)
         ]
         if not carries(claim.content, mine):
-            return Violation(ATTRIBUTION, field_name, claim.phrase, "not_carried")
+            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
         if not any(_one_segment(claim, figures, u) for u in mine):
-            return Violation(ATTRIBUTION, field_name, claim.phrase, "not_one_segment")
+            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
         return None
     if claim.who == THIRD:
         said_of = [
@@ -328,7 +335,7 @@ def _claim_ok(
         ]
         if any(_one_segment(claim, figures, s) for s in dict.fromkeys(said_of)):
             return None
-        return Violation(ATTRIBUTION, field_name, claim.phrase, "third_party", claim.name)
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.THIRD_PARTY, claim.name)
     if user and carries(claim.content, user):
         return None
     # a pronoun: the human, or a third person that non-SELF evidence itself quotes
@@ -338,7 +345,7 @@ def _claim_ok(
     if others and carries(claim.content, others):
         return None
     return Violation(
-        ATTRIBUTION, field_name, claim.phrase, "no_user_quote" if not user else "not_carried"
+        ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE if not user else R.NOT_CARRIED
     )
 
 
@@ -416,7 +423,7 @@ def check_surface(
         for d in disguises(value):
             if (DISGUISE, d) not in seen:
                 seen.add((DISGUISE, d))
-                out.append(Violation(DISGUISE, name, d, "invisible"))
+                out.append(Violation(DISGUISE, name, d, R.INVISIBLE))
         for q in scan(value):
             if (
                 (NUMBER, q.canon) in seen
@@ -425,7 +432,7 @@ def check_surface(
             ):
                 continue
             seen.add((NUMBER, q.canon))
-            rule = "self_only" if self_only.vouches(q) else "unvouched"
+            rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
         for claim in claims(value, human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
@@ -449,12 +456,12 @@ def _link_violations(
         for link in index_links(value):
             if (MARKUP, link) not in seen:
                 seen.add((MARKUP, link))
-                out.append(Violation(MARKUP, name, link, "index_link"))
+                out.append(Violation(MARKUP, name, link, R.INDEX_LINK))
     if existing_slugs is not None:
         for slug in dict.fromkeys(links_in(value)):
             if slug not in existing_slugs and (LINK, slug) not in seen:
                 seen.add((LINK, slug))
-                out.append(Violation(LINK, name, slug, "no_memory"))
+                out.append(Violation(LINK, name, slug, R.NO_MEMORY))
     return out
 
 
@@ -505,26 +512,26 @@ def check_tags(
     if tags is None:
         return []
     if not isinstance(tags, (list, tuple)):
-        return [Violation(SHAPE, field_name, _type_name(tags), "not_a_list")]
+        return [Violation(SHAPE, field_name, _type_name(tags), R.NOT_A_LIST)]
     out: list[Violation] = []
     classes = evidence.classes
     words: list[str] = []
     for tag in tags:
         if not isinstance(tag, str):
-            out.append(Violation(SHAPE, field_name, _type_name(tag), "not_a_string"))
+            out.append(Violation(SHAPE, field_name, _type_name(tag), R.NOT_A_STRING))
             continue
         if disguises(tag):
-            out.append(Violation(DISGUISE, field_name, disguises(tag)[0], "invisible"))
+            out.append(Violation(DISGUISE, field_name, disguises(tag)[0], R.INVISIBLE))
             continue
         if not _TAG_WORD.fullmatch(fold(tag)):
-            out.append(Violation(TAG, field_name, tag[:40], "not_a_word"))
+            out.append(Violation(TAG, field_name, tag[:40], R.NOT_A_WORD))
             continue
         words.append(tag.replace("-", " ").replace("_", " "))
         if tag in allowed:
             continue
         key = tag_key(tag)
         if key in DISTILLER_TAGS:
-            out.append(Violation(TAG, field_name, tag, "distiller_only"))
+            out.append(Violation(TAG, field_name, tag, R.DISTILLER_ONLY))
             continue
         needs = CLAIM_TAGS.get(key)
         if needs is not None and not (needs & classes):
@@ -533,7 +540,7 @@ def check_tags(
                     TAG,
                     field_name,
                     tag,
-                    "needs_evidence",
+                    R.NEEDS_EVIDENCE,
                     " or ".join(c for c in _CLASS_ORDER if c in needs),
                 )
             )
@@ -556,29 +563,29 @@ def check_rewrite(
     negations and the ⚠️ of *keep_from* (default: *source*) must stay, and none may be
     added that *keep_from* does not have."""
     if not new or not new.strip():
-        return [Violation(SHAPE, field_name, "", "empty")]
+        return [Violation(SHAPE, field_name, "", R.EMPTY)]
     out: list[Violation] = []
     for d in disguises(new):
-        out.append(Violation(DISGUISE, field_name, d, "invisible"))
+        out.append(Violation(DISGUISE, field_name, d, R.INVISIBLE))
     for q in unvouched(new, [source]):
-        out.append(Violation(NUMBER, field_name, q.canon, "not_in_source"))
+        out.append(Violation(NUMBER, field_name, q.canon, R.NOT_IN_SOURCE))
     before = {c.phrase.lower() for c in claims(source, human_names)}
     for c in claims(new, human_names):
         if c.phrase.lower() not in before or not carries(c.content, [source]):
-            out.append(Violation(ATTRIBUTION, field_name, c.phrase, "not_in_source"))
+            out.append(Violation(ATTRIBUTION, field_name, c.phrase, R.NOT_IN_SOURCE))
     keep = keep_from or source
     old_neg = _negation_counts(keep)
     new_neg = _negation_counts(new)
     for w in old_neg:
         if new_neg.get(w, 0) < old_neg[w]:
-            out.append(Violation(NEGATION, field_name, w, "dropped"))
+            out.append(Violation(NEGATION, field_name, w, R.DROPPED))
     for w in new_neg:
         if old_neg.get(w, 0) < new_neg[w]:
-            out.append(Violation(NEGATION, field_name, w, "added"))
+            out.append(Violation(NEGATION, field_name, w, R.ADDED))
     if "⚠" in keep and "⚠" not in new:
-        out.append(Violation(MARK, field_name, "⚠️", "dropped"))
+        out.append(Violation(MARK, field_name, "⚠️", R.DROPPED))
     if "⚠" in new and "⚠" not in keep:
-        out.append(Violation(MARK, field_name, "⚠️", "added"))
+        out.append(Violation(MARK, field_name, "⚠️", R.ADDED))
     return out
 
 

@@ -22,6 +22,8 @@ import functools
 import re
 import unicodedata
 
+from ..script import CJK, has_cjk
+
 # --------------------------------------------------------------------------- disguise
 
 #: Characters that reorder how a line is displayed.
@@ -117,9 +119,13 @@ def strip_invisible(text: str) -> str:
         return ""
     if text.isascii():
         return text
-    return "".join(
-        ch for ch in text if unicodedata.category(ch) != "Cf" and ch not in _INVISIBLE_EXTRA
-    )
+    # one look at each distinct character, not at each character
+    hidden = {
+        ord(ch): None
+        for ch in set(text)
+        if ch in _INVISIBLE_EXTRA or unicodedata.category(ch) == "Cf"
+    }
+    return text.translate(hidden) if hidden else text
 
 
 # --------------------------------------------------------------------------- look-alikes
@@ -240,7 +246,6 @@ _QUOTES = str.maketrans(
         },
     }
 )
-_WS = re.compile(r"\s+")
 
 
 def _strip_marks(text: str) -> str:
@@ -248,53 +253,107 @@ def _strip_marks(text: str) -> str:
     struck-through ``3̸`` is ``3``), while Japanese voiced kana keep their marks."""
     if text.isascii():
         return text
-    out = []
-    for ch in unicodedata.normalize("NFD", text):
-        if unicodedata.category(ch) in ("Mn", "Me") and ch not in "\u3099\u309a":
-            continue
-        out.append(ch)
-    return unicodedata.normalize("NFC", "".join(out))
+    nfd = unicodedata.normalize("NFD", text)
+    marks = {
+        ord(ch): None
+        for ch in set(nfd)
+        if ch not in "\u3099\u309a" and unicodedata.category(ch) in ("Mn", "Me")
+    }
+    if not marks:
+        return text
+    return unicodedata.normalize("NFC", nfd.translate(marks))
 
 
 def fold_digits(text: str) -> str:
     """Decimal digits of any script as ASCII digits (NFKC leaves Arabic-Indic and others)."""
     if text.isascii():
         return text
-    return "".join(
-        str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch for ch in text
-    )
+    digits = {
+        ord(ch): str(unicodedata.decimal(ch))
+        for ch in set(text)
+        if ch.isdecimal() and not ch.isascii()
+    }
+    return text.translate(digits) if digits else text
+
+
+#: A space between a plain figure and a CJK character, either way round: "8 月",
+#: "9 月 1 日", "合計 3 件" read as a person reads them, as 8月, 9月1日, 合計3件. Only a
+#: figure standing alone: "/volume1 で" keeps its space (the path ends there).
+_FIGURE = r"[0-9]+(?:[.,][0-9]+)*"
+_COUNTER_GAP = re.compile(
+    rf"(?:(?<=[\s{CJK}])|^)({_FIGURE})[ \t]+(?=[{CJK}])"
+    rf"|(?<=[{CJK}])[ \t]+(?={_FIGURE}(?:[\s{CJK}]|$))"
+)
+
+
+def _close_counters(text: str) -> str:
+    if not has_cjk(text):
+        return text
+    return _COUNTER_GAP.sub(lambda m: m.group(1) or "", text)
+
+
+def normalize(text: str) -> str:
+    """The one normal form of text, on the candidate's side and the evidence's alike: the
+    form a quote is looked up in (SPEC §5.4), and the first step of every other check
+    (:func:`fold` builds on it; :func:`kura_core.distill.evidence.normalize` is this).
+
+    * NFKC: full-width letters, digits and punctuation (``13：10`` is ``13:10``, ``ＡＢＣ``
+      is ``ABC``), ligatures, compatibility forms;
+    * invisible format characters and blank-rendering characters removed;
+    * quote marks (curly, guillemets, 「」『』, primes) as ASCII ``'`` and ``"``;
+    * no space between a figure and a CJK character ("8 月" is 8月, "9 月 1 日" 9月1日);
+    * every run of whitespace as one space, ends stripped.
+
+    No case folding ("NOT" and "not" are different words to a reader, so they are to the
+    gate) and no look-alike folding (a quote is verbatim: a Cyrillic ``а`` in it is not
+    the Latin one the evidence has).
+    """
+    if not text:
+        return ""
+    if text.isascii():
+        return " ".join(text.split())  # str.split and \s agree on what whitespace is
+    return _normalize(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalize(text: str) -> str:
+    text = strip_invisible(unicodedata.normalize("NFKC", text))
+    if text.isascii():
+        return " ".join(text.split())
+    text = _close_counters(text.translate(_QUOTES))  # before lines become spaces
+    return " ".join(text.split())
 
 
 @functools.lru_cache(maxsize=4096)
 def fold(text: str) -> str:
-    """The comparison form for wording (attribution, negation).
+    """The comparison form for wording (attribution, negation, scope): :func:`normalize`,
+    then look-alikes folded -- combining marks removed outside kana, decimal digits of
+    every script as ASCII digits, look-alike letters of other scripts as the ASCII letter
+    they imitate (a Cyrillic ``е`` in "user"), a long-vowel look-alike in a katakana word
+    as ー, ideograph variants folded (戸→户). Case is kept."""
+    text = normalize(text)
+    if text.isascii():
+        return text
+    text = _confusables(text)
+    text = _KATAKANA_RUN.sub(lambda m: "ー" * len(m.group(0)), text)
+    return text.translate(_CJK_VARIANTS)
 
-    NFKC, invisible characters removed, combining marks removed (outside kana), look-alike
-    letters of other scripts as the ASCII letter they imitate, a long-vowel look-alike in a
-    katakana word as ー, ideograph variants folded (戸→户), quote marks as ASCII, runs of
-    whitespace as one space. Case is kept.
-    """
-    if not text:
-        return ""
-    text = _fold_scripts(text)
-    if not text.isascii():
-        text = _KATAKANA_RUN.sub(lambda m: "ー" * len(m.group(0)), text)
-        text = text.translate(_CJK_VARIANTS)
-        text = text.translate(_QUOTES)
-    return _WS.sub(" ", text).strip()
+
+def _confusables(text: str) -> str:
+    """Marks, digits of other scripts and look-alike letters folded (outside ASCII)."""
+    text = _strip_marks(text)
+    text = fold_digits(text)
+    text = text.translate(_lookalike_table())
+    return _close_counters(text)
 
 
 def _fold_scripts(text: str) -> str:
-    """What both comparison forms share: NFKC, then (outside ASCII) invisible characters and
-    combining marks removed, digits of every script as ASCII digits, look-alike letters as
-    the ASCII letter they imitate."""
+    """:func:`normalize`'s steps that keep the lines of a text, and the look-alikes folded:
+    the start of the figures' form."""
     text = unicodedata.normalize("NFKC", text)
     if text.isascii():
         return text
-    text = strip_invisible(text)
-    text = _strip_marks(text)
-    text = fold_digits(text)
-    return text.translate(_lookalike_table())
+    return _confusables(strip_invisible(text))
 
 
 _DASHES = str.maketrans(
