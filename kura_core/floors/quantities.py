@@ -1078,7 +1078,7 @@ class _Scan:
                     v *= MAGNITUDES[mw.group(1).lower()]
                     shown += " " + mw.group(1).lower()
                     b = mw.end()
-                unit, b = self._unit_after(b, currency=bool(currency))
+                unit, b = self._free_unit_after(b, currency=bool(currency))
             if currency:
                 unit = (currency, HARD)
             if self._range(a, b, sign, num, v, unit):
@@ -1188,6 +1188,14 @@ class _Scan:
             and w not in FUNCTION_WORDS
             and hard_unit(w) is None
         )
+
+    def _free_unit_after(self, pos: int, *, currency: bool) -> tuple[tuple[str, str] | None, int]:
+        """:meth:`_unit_after`, unless the words it takes are already read as a date or a
+        time ("97845312 Nov 20" in a listing: the size, then the date)."""
+        unit, end = self._unit_after(pos, currency=currency)
+        if unit is not None and not self.free(pos, end):
+            return None, pos
+        return unit, end
 
     def _unit_after(self, pos: int, *, currency: bool) -> tuple[tuple[str, str] | None, int]:
         """The unit written after a figure that ends at *pos*: a symbol, a unit (up to three
@@ -1590,6 +1598,61 @@ def covers(c: Quantity, e: Quantity) -> bool:
     return e.kind == c.kind and e.canon.lower() == c.canon.lower()
 
 
+#: Where a table's cells part: a tab, or two spaces and more (an aligned column).
+_CELL_GAP = re.compile(r"\t|[ \u3000]{2,}")
+#: A column header that names its unit: 金額(円), 金额（元）, Weight (kg).
+_HEADED = re.compile(r"^[^()（）]{1,40}?\s*[(（]\s*([^()（）0-9]{1,12}?)\s*[)）]$")
+#: A unit declared for a whole table: （単位：円）, (单位：元), (units: kg).
+_DECLARED = re.compile(
+    r"[(（]\s*(?:単位|单位|units?)\s*[:：]\s*([^()（）0-9]{1,12}?)\s*[)）]", re.I
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_of(written: str) -> tuple[str, str] | None:
+    """The unit a header writes (円, 元, kg, %), as a figure written with it would carry:
+    None when it is not one."""
+    for form in (f"1{written}", f"1 {written}"):
+        got = scan(form)
+        if len(got) == 1 and got[0].unit and got[0].uclass in (HARD, COUNTER):
+            return got[0].unit, got[0].uclass
+    return None
+
+
+def _cells(line: str) -> list[str]:
+    return [c for c in _CELL_GAP.split(line.strip()) if c]
+
+
+def header_units(text: str) -> list[Quantity]:
+    """The bare figures of a table with the unit its column header gives them ("金額(円)"
+    over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
+    every figure below it ("（単位：円）"). A figure in another column keeps no unit."""
+    if "(" not in text and "（" not in text:
+        return []
+    out: list[Quantity] = []
+    columns: list[tuple[str, str] | None] = []
+    declared: tuple[str, str] | None = None
+    for line in text.split("\n"):
+        cells = _cells(line)
+        decl = _DECLARED.search(line)
+        if decl and len(cells) <= 1:
+            declared = _unit_of(decl.group(1))
+            columns = []
+            continue
+        heads = [_HEADED.match(c) for c in cells]
+        if len(cells) >= 2 and any(heads):
+            columns = [_unit_of(h.group(1)) if h else None for h in heads]
+            continue
+        units = columns if columns and len(cells) == len(columns) else [declared] * len(cells)
+        for cell, unit in zip(cells, units, strict=False):
+            if unit is None:
+                continue
+            for q in scan(cell):
+                if q.kind == NUMBER and not q.unit and q.value is not None:
+                    out.append(replace(q, unit=unit[0], uclass=unit[1]))
+    return out
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -1600,7 +1663,7 @@ class Vouchers:
             self.add(text)
 
     def add(self, text: str) -> None:
-        for q in scan(text):
+        for q in (*scan(text), *header_units(text)):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
             else:
