@@ -148,6 +148,7 @@ class FloorKind(StrEnum):
     MARK = "mark"  # a rewrite that drops or adds the landmine mark
     ORDER = "order"  # figures re-bound to other things
     BUDGET = "budget"  # over a token budget
+    ACT = "act"  # a call that failed or was refused, written as done
 
 
 class FloorRule(StrEnum):
@@ -180,6 +181,7 @@ class FloorRule(StrEnum):
     DROPPED = "dropped"
     ADDED = "added"
     OVER = "over"
+    NOT_DONE = "not_done"
     LEGACY = "legacy"
 
 

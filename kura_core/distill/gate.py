@@ -27,7 +27,7 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +43,7 @@ from ..floors import (
     claims,
     cut_reason,
     disguises,
+    lexicon,
     scan,
     tag_key,
 )
@@ -52,8 +53,8 @@ from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, using_rules
-from ..vocabulary import ClaimKind, ProvenanceClass
-from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
+from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
+from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight, voices
 from .search import first_occurrences
 
 if TYPE_CHECKING:
@@ -179,6 +180,51 @@ def _is_prose(piece: str) -> bool:
     return " " in piece.strip() or has_cjk(piece)
 
 
+#: What a tool's result says when the call did not do what it was asked: an exit status
+#: other than 0, or the words tools print when they fail.
+_EXIT_FAILED = re.compile(
+    r"exit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*[:=]?\s*[1-9]|\"exit_code\"\s*:\s*[1-9]",
+    re.IGNORECASE,
+)
+
+
+def _result_failed(seg: Segment) -> bool:
+    if seg.kind.endswith("(error)"):
+        return True
+    head = seg.text[:600]
+    if _EXIT_FAILED.search(head):
+        return True
+    return lexicon.pattern("call_failed").search(fold(head).lower()) is not None
+
+
+def call_outcome(segments: Sequence[Segment], i: int) -> str:
+    """How the call of ACT segment *i* went, from the result that answers it: the calls
+    of a run (the agent's own words between them aside) are answered in their order by
+    the results that follow the run. ``refused`` when the person refused it (their reason
+    stands in the result's place), ``failed`` when the result is an error, else ""."""
+    start = i
+    while start > 0 and segments[start - 1].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
+        start -= 1
+    nth = sum(1 for s in segments[start:i] if s.cls == ProvenanceClass.ACT)
+    j = i + 1
+    while j < len(segments) and segments[j].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
+        j += 1
+    answers = 0
+    for seg in segments[j:]:
+        if seg.cls == ProvenanceClass.SELF:
+            continue
+        if seg.cls == ProvenanceClass.USER and "refus" not in seg.kind:
+            return ""  # the person spoke: the call's result, if any, is not here
+        if seg.cls == ProvenanceClass.ACT:
+            return ""
+        if answers == nth:
+            if seg.cls == ProvenanceClass.USER:
+                return "refused"
+            return "failed" if _result_failed(seg) else ""
+        answers += 1
+    return ""
+
+
 class StoreEcho:
     """What a store already holds, for the gate: a quote that is in the store is an echo,
     and a tool result's pieces that are in the store vouch for nothing."""
@@ -292,6 +338,8 @@ class _Index:
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
         self._breaks: dict[int, tuple[int, ...]] = {}
+        self._outcome: dict[int, str] = {}
+        self._pasted: dict[int, list[tuple[int, int]]] = {}
         with self.deadline.step("gate: batch index"):
             self.texts = [normalize(s.text) for s in self.segments]
             # "\n" never occurs in a normalised text: a needle found in the joined text lies
@@ -347,7 +395,20 @@ class _Index:
     def _ranked(self, needle: str) -> list[int]:
         """The segments holding *needle*, best class first, then in batch order."""
         cls = self.segments
-        return sorted(self.holding(needle), key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), i))
+        return sorted(
+            self.holding(needle),
+            key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), bool(self.outcome(i)), i),
+        )
+
+    def outcome(self, i: int) -> str:
+        """For an ACT segment, how the call went when it did not happen: ``refused`` (the
+        person said no), ``failed`` (its result is an error), or "" (it ran, or the
+        journal does not say)."""
+        if self.segments[i].cls != ProvenanceClass.ACT:
+            return ""
+        if i not in self._outcome:
+            self._outcome[i] = call_outcome(self.segments, i)
+        return self._outcome[i]
 
     def _cut(self, i: int, needle: str, prose: str = "") -> tuple[bool, str]:
         """Whether every occurrence of *needle* in segment *i* is cut -- inside a word, or
@@ -447,7 +508,7 @@ class _Index:
             found = True
             cut, reason = self._cut(i, needle, prose)
             if not cut:
-                return self.segments[i], "", i
+                return self._voiced(i, needle), "", i
             why = why or reason
             self.deadline.check()
         if found:
@@ -461,6 +522,62 @@ class _Index:
             why = why or reason
             self.deadline.check()
         return None, why, -1
+
+    # ---- voices -------------------------------------------------------------------
+    def _voiced(self, i: int, needle: str) -> Segment:
+        """Segment *i* as the quote *needle* is filed under it: a USER segment's pasted
+        material (a mail, minutes, a hand-off, another speaker's line) is not the person's
+        own words -- it vouches figures as a tool's output does (TOOL), and the agent's
+        own words quoted back to it stay the agent's (SELF)."""
+        seg = self.segments[i]
+        if seg.cls != ProvenanceClass.USER or not self._in_pasted(i, needle):
+            return seg
+        earlier = [j for j in self.holding(needle) if j < i]
+        if any(self.segments[j].cls == ProvenanceClass.SELF for j in earlier):
+            return _as_self(seg)
+        return replace(seg, cls=ProvenanceClass.TOOL)
+
+    def pasted(self, i: int) -> list[tuple[int, int]]:
+        """Where segment *i*'s pasted material lies in its comparison text."""
+        if i not in self._pasted:
+            text, spans, cursor = self.texts[i], [], 0
+            for v in voices(self.segments[i].text):
+                piece = normalize(self.segments[i].text[v.start : v.end])
+                at = text.find(piece, cursor) if piece else -1
+                if at >= 0:
+                    spans.append((at, at + len(piece)))
+                    cursor = at + len(piece)
+            self._pasted[i] = spans
+        return self._pasted[i]
+
+    def _in_pasted(self, i: int, needle: str) -> bool:
+        """Whether every occurrence of *needle* in segment *i* lies in pasted material."""
+        spans = self.pasted(i)
+        if not spans:
+            return False
+        text = self.texts[i]
+        at = text.find(needle)
+        while at >= 0:
+            if not any(a <= at and at + len(needle) <= b for a, b in spans):
+                return False
+            at = text.find(needle, at + 1)
+        return True
+
+    def own_words(self, i: int) -> str:
+        """The text of segment *i* without its pasted material: for a USER segment, the
+        words that are the person's own."""
+        seg = self.segments[i]
+        if seg.cls != ProvenanceClass.USER:
+            return seg.text
+        found = voices(seg.text)
+        if not found:
+            return seg.text
+        out, pos = [], 0
+        for v in found:
+            out.append(seg.text[pos : v.start])
+            pos = v.end
+        out.append(seg.text[pos:])
+        return "".join(out)
 
 
 def _starts(texts: Sequence[str]) -> list[int]:
@@ -737,6 +854,7 @@ def _gate_one(
         copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
+    violations += _not_done(index, survivors, prose)
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
             v
@@ -746,6 +864,23 @@ def _gate_one(
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
     )
+
+
+def _not_done(
+    index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
+) -> list[Violation]:
+    """ACT vouches only for what happened: a quote of a call that failed or that the person
+    refused vouches "it was tried", so the candidate must say that much (tried, failed,
+    refused, 失敗, 取消 ...), or it writes as done what was not."""
+    undone = [
+        (q, index.outcome(pos))
+        for q, pos in survivors
+        if q.cls == ProvenanceClass.ACT and pos >= 0 and index.outcome(pos)
+    ]
+    if not undone or lexicon.pattern("attempt").search(prose):
+        return []
+    q, how = undone[0]
+    return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
 
 
 def _settle(
@@ -864,17 +999,18 @@ def _sift_tags(tags: object, classes: set[str]) -> tuple[dict[str, str], list[st
 
 
 def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evidence:
-    segs: dict[int, tuple[str, str]] = {}
+    segs: dict[tuple[int, str], tuple[str, str]] = {}
     quotes = []
     for q, pos in survivors:
         if pos < 0 or q.segment is None:
             continue
         cls = q.segment.cls
-        segs[pos] = (
+        segs[(pos, cls)] = (
             cls,
             index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text,
         )
-        quotes.append((cls, q.text, index.segments[pos].text))
+        mine = cls == ProvenanceClass.USER
+        quotes.append((cls, q.text, index.own_words(pos) if mine else q.segment.text))
     return Evidence.of(segs.values(), quotes)
 
 

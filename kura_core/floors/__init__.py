@@ -21,6 +21,7 @@ code branches on ``kind``/``rule``, never on wording.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
@@ -31,6 +32,7 @@ from ..script import has_cjk
 from ..secrets import active_rules
 from ..store import links_in
 from ..vocabulary import PROVENANCE_CLASSES, FloorKind, FloorRule
+from . import voices as _voices
 from .attribution import (
     CLAIM_REACH,
     HUMAN,
@@ -40,6 +42,7 @@ from .attribution import (
     attribution_claims,
     carries,
     claims,
+    content_tokens,
     fold_lines,
     foreign_words,
     own_words,
@@ -184,6 +187,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
     ),
     (ATTRIBUTION, "*"): 'attribution "{t}" is refused ({f})',
     (LINK, "*"): "link [[{t}]] names no memory in this store ({f})",
+    (FloorKind.ACT, R.NOT_DONE): (
+        "writes as done a call that was {n} ({t}): say it was tried, or leave it out ({f})"
+    ),
     (DISGUISE, "*"): "{t} reads differently to a person than to the gate ({f})",
     (SHAPE, R.NOT_A_STRING): "{f} must be a string, not {t}",
     (SHAPE, R.NOT_A_LIST): "{f} must be a list of one-word strings, not {t}",
@@ -321,6 +327,9 @@ def _claim_ok(
     if claim.who == HUMAN:
         if not user:
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
+        claim, clause = _own_clause(claim, text)
+        if clause:
+            figures = scan(clause)
         mine = [
             o for u, o in zip(raw, user, strict=True) if not claim.content & foreign_words(u, names)
         ]
@@ -347,6 +356,33 @@ def _claim_ok(
     return Violation(
         ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE if not user else R.NOT_CARRIED
     )
+
+
+#: Where a clause of a CJK sentence ends: a comma, an enumeration comma, a semicolon.
+_CJK_CLAUSE_EDGE = re.compile(r"[、，,；;]")
+
+
+def _own_clause(claim: Claim, text: str) -> tuple[Claim, str]:
+    """*claim* crediting only its own clause of a Japanese or Chinese sentence, and that
+    clause: what an earlier clause says ("健太が…と提案し、ユーザーは…と答えた",
+    "阿杰提出…；用户同意…") is credited to whoever that clause names, not to the human.
+    An English claim, or one whose own clause names fewer than two things, is left as it
+    is (with "" for its clause)."""
+    if not text:
+        return claim, ""
+    folded, stops = _folded_with_stops(text)
+    i = bisect.bisect_right(stops, claim.start) - 1
+    start = stops[i] if i >= 0 else 0
+    stop = bisect.bisect_left(stops, claim.end)
+    end = stops[stop] if stop < len(stops) else len(folded)
+    if not has_cjk(folded[start:end]):
+        return claim, ""
+    edges = [m.end() for m in _CJK_CLAUSE_EDGE.finditer(folded, start, claim.start)]
+    clause = folded[max([start, *edges]) : end]
+    own = claim.content & content_tokens(clause)
+    if len(own) < 2 or own == claim.content:
+        return claim, ""
+    return dataclasses.replace(claim, content=frozenset(own)), clause
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:
@@ -390,6 +426,8 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
 def _speaks_of_someone(text: str) -> bool:
     """Whether a text reports what a person said, decided or wants (a letter, a mail, a
     chat log): only then can "he", "she" or "they" refer to someone in it."""
+    if any(v.speaker for v in _voices.voices(text)):
+        return True  # minutes, a chat log, a mail: lines under their speakers' names
     return any(
         c.who in (THIRD, PRONOUN) or (c.who == HUMAN and c.phrase.lower().startswith(("i ", "we ")))
         for c in claims(text)
