@@ -149,6 +149,8 @@ class FloorKind(StrEnum):
     ORDER = "order"  # figures re-bound to other things
     BUDGET = "budget"  # over a token budget
     ACT = "act"  # a call that failed or was refused, written as done
+    SCOPE = "scope"  # what a quote says of itself (a plan) written as more (a deed)
+    CONTENT = "content"  # a comparison or superlative no quote or figure vouches
 
 
 class FloorRule(StrEnum):
@@ -182,6 +184,7 @@ class FloorRule(StrEnum):
     ADDED = "added"
     OVER = "over"
     NOT_DONE = "not_done"
+    PLAN_AS_DONE = "plan_as_done"
     LEGACY = "legacy"
 
 
@@ -196,6 +199,9 @@ class QuoteRule(StrEnum):
     REPORT = "report"
     QUESTION = "question"
     HEDGE = "hedge"
+    EXCEPTION = "exception"
+    TENTATIVE = "tentative"
+    RETRACTED = "retracted"
     SCOPE = "scope"  # left-out words not known to be harmless
 
 

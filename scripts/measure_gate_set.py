@@ -30,7 +30,7 @@ except ImportError:  # a tree from before gate_journal: what its ``kura gate`` r
     from kura_core.distill.journals import read_journal
     from kura_core.secrets import BUILTIN, redact_value, using_rules
 
-    def gate_journal(journal, candidates, **_):  # type: ignore[no-redef]
+    def gate_journal(journal, candidates, **_):  # type: ignore[misc]
         with using_rules(BUILTIN):
             used, read = read_journal(journal, None)
         given = redact_value(list(candidates), BUILTIN)
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(got, ensure_ascii=False, indent=1))
         return 0
-    total = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
     for lang, row in got["languages"].items():
         for k, v in row.items():
             total[k] += v

@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 
 KINDS = ("fact", "judgement", "idea")
 FLOOR_FIELDS = ("title", "description", "body", "belongs_because", "keep", "may_fade")
+#: The fields that state what the memory says (the curation fields say why it is kept).
+CLAIM_FIELDS = ("title", "description", "body")
 
 #: Where a quote found in several segments is filed. USER first: if the human's own
 #: words contain the text, the human said it, whoever else repeated it. Then TOOL and ACT,
@@ -855,6 +857,8 @@ def _gate_one(
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
     violations += _not_done(index, survivors, prose)
+    claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
+    violations += _said_of_quotes([q.text for q, _ in survivors], claim)
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
             v
@@ -881,6 +885,22 @@ def _not_done(
         return []
     q, how = undone[0]
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
+
+
+def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
+    """What a candidate may say only when its quotes say it too: a deed where they say a
+    plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
+    keep it a plan or a decision), and a comparison or a superlative ("cheaper", 最安,
+    更快) where no quote compares and no figure of the candidate shows it."""
+    said = fold("\n".join(quotes)).lower()
+    out: list[Violation] = []
+    plan = lexicon.pattern("plan_mark").search(said)
+    if plan and not lexicon.pattern("plan").search(prose):
+        out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
+    compared = lexicon.pattern("comparative").search(prose)
+    if compared and not lexicon.pattern("comparative").search(said) and not scan(prose):
+        out.append(Violation(FloorKind.CONTENT, "body", compared.group(0), FloorRule.UNVOUCHED))
+    return out
 
 
 def _settle(
@@ -954,7 +974,14 @@ def _idea(
         )
     violations = floors.surface(fields, evidence, human_names=human_names)
     violations += floors.tags(candidate.get("tags") or [], evidence, human_names=human_names)
-    violations = [v for v in violations if not (v.kind == "tag" and v.rule == "needs_evidence")]
+    # an idea is the agent's own: its figures may come from the agent's own words (a seed
+    # is not stored; it graduates only through the gate, on evidence that vouches them)
+    violations = [
+        v
+        for v in violations
+        if not (v.kind == FloorKind.TAG and v.rule == FloorRule.NEEDS_EVIDENCE)
+        and not (v.kind == FloorKind.NUMBER and v.rule == FloorRule.SELF_ONLY)
+    ]
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations)
     return result("seed", "ideas go to seeds, never to the store")

@@ -187,6 +187,12 @@ _MESSAGES: dict[tuple[str, str], str] = {
     ),
     (ATTRIBUTION, "*"): 'attribution "{t}" is refused ({f})',
     (LINK, "*"): "link [[{t}]] names no memory in this store ({f})",
+    (FloorKind.SCOPE, R.PLAN_AS_DONE): (
+        "writes as done what its quote only plans ({q}): keep it a plan ({f})"
+    ),
+    (FloorKind.CONTENT, R.UNVOUCHED): (
+        "says {q}, a comparison no quote makes and no figure shows ({f})"
+    ),
     (FloorKind.ACT, R.NOT_DONE): (
         "writes as done a call that was {n} ({t}): say it was tried, or leave it out ({f})"
     ),

@@ -434,6 +434,25 @@ _CJK_TIME = re.compile(
 _HM = re.compile(
     r"(?<![A-Za-z0-9_.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?(?![A-Za-z0-9_:])"
 )
+#: Twelve o'clock in words; 中午 only where no figure follows (中午12点 is read as a time).
+_NOON = re.compile(
+    r"(?<![A-Za-z])(?:noon|midday)(?![A-Za-z])|正午|中午(?![\d一二三四五六七八九十两])", re.I
+)
+_AFTERNOON = ("午後", "下午", "晚上", "夜里", "夜裡", "夕方", "傍晚", "pm", "p.m.")
+_MORNING = ("午前", "上午", "早上", "早晨", "凌晨", "am", "a.m.")
+
+
+def _day_half(before: str) -> str:
+    """ "p" when the words right before a clock time put it after noon (午後10:24, 下午
+    3:15, "PM 10:24"), "a" before noon, else ""."""
+    b = before.rstrip().lower()
+    if b.endswith(_AFTERNOON):
+        return "p"
+    if b.endswith(_MORNING):
+        return "a"
+    return ""
+
+
 _AMPM = re.compile(r"(?<![A-Za-z0-9_.:])(\d{1,2})\s?([AaPp])\.?[Mm]\b\.?")
 _RATIO = re.compile(r"(?<![A-Za-z0-9_.:])(\d+):(\d+)(?![A-Za-z0-9_:])")
 _VPREFIX = re.compile(
@@ -659,6 +678,7 @@ class _Scan:
         if (
             not any(ch.isdigit() or ch in _CJK_ALL for ch in t)
             and not _maybe_words(t)
+            and not _NOON.search(t)
             and not _KANA_RE.search(t)
         ):
             return []
@@ -790,7 +810,7 @@ class _Scan:
             if h > 24 or mi > 59 or not self.free(m.start(), m.end()):
                 continue
             s = int(m.group(3)) if m.group(3) else None
-            ampm = (m.group(4) or "").lower()
+            ampm = (m.group(4) or "").lower() or _day_half(t[max(0, m.start() - 4) : m.start()])
             if ampm:
                 if h > 12:
                     continue
@@ -805,6 +825,7 @@ class _Scan:
                     TIME, m.group(0), _time_canon(h, mi, s), m.start(), m.end(), readings=readings
                 )
             )
+        self._noon()
         for m in _AMPM.finditer(t):
             h = int(m.group(1))
             if not 1 <= h <= 12 or not self.free(m.start(), m.end()):
@@ -820,6 +841,21 @@ class _Scan:
                     readings=((h, 0, None),),
                 )
             )
+
+    def _noon(self) -> None:
+        """ "noon", 正午 and 中午 alone: 12:00 (a person writes them for twelve o'clock)."""
+        for m in _NOON.finditer(self.text):
+            if self.free(m.start(), m.end()):
+                self.take(
+                    Quantity(
+                        TIME,
+                        m.group(0),
+                        _time_canon(12, 0, None),
+                        m.start(),
+                        m.end(),
+                        readings=((12, 0, None),),
+                    )
+                )
 
     def versions(self) -> None:
         t = self.text
@@ -1475,10 +1511,9 @@ def _date_canon(readings: list[tuple], written: str) -> str:
 
 
 def _clock_readings(h: int, m: int, s: int | None) -> tuple:
-    """A 12-hour clock time without am/pm: both halves of the day."""
-    if h == 12:
-        return ((12, m, s), (0, m, s))
-    if h == 0 or h > 12:
+    """A 12-hour clock time without am/pm: both halves of the day -- but twelve is noon
+    (12:00 is read as noon on either clock; midnight is written 0:00 or 12 am)."""
+    if h == 0 or h >= 12:
         return ((h, m, s),)
     return ((h, m, s), (h + 12, m, s))
 

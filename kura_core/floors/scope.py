@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..script import CJK, is_cjk
+from . import lexicon
 
 NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
     "negation",
@@ -44,8 +45,9 @@ NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
     "hedge",
     "scope",
 )
+RETRACTED, TENTATIVE, EXCEPTION = "retracted", "tentative", "exception"
 #: The rules a quote's scope is refused by, in the order they are named.
-RULES = (NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN)
+RULES = (NEGATION, CONDITION, EXCEPTION, REPORT, QUESTION, HEDGE, TENTATIVE, RETRACTED, UNKNOWN)
 
 #: How far around a quote its sentence is looked for. A clause longer than this is not
 #: known to be harmless.
@@ -651,6 +653,15 @@ def judge(
     only the left-out operators this module knows."""
     if start == 0 and end == len(seg):
         return Scope()  # the whole segment: nothing left out, nothing around it
+    if strict:
+        marked = _marks_after(seg, end)
+        if marked:
+            return marked
+    return _clause_scope(seg, start, end, breaks, strict)
+
+
+def _clause_scope(seg: str, start: int, end: int, breaks: Sequence[int], strict: bool) -> Scope:
+    """:func:`judge` on the quote's own clause and the clauses of its sentence."""
     lo = max(0, start - WINDOW)
     hi = min(len(seg), end + WINDOW)
     toks = _tokens(seg[lo:hi], lo)
@@ -751,6 +762,8 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
         cjk = "".join(t.text for t in body if t.kind == "cjk")
         cond = _condition_start(lead, words, cjk)
         if cond:
+            if cond in _EXCEPTIONS:
+                return Scope(EXCEPTION, f"leaves out the exception {cond!r} before it")
             return Scope(CONDITION, f"leaves out the condition {cond!r} before it")
         if bare:
             if (words and tuple(words) in _HEDGE_CLAUSE_EN) or (
@@ -769,9 +782,36 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
 
 _COND_TWO = frozenset({("as", "long"), ("in", "case"), ("only", "if"), ("only", "when")})
 _COND_CJK_START = re.compile(
-    r"(?:もし|如果|要是|除非|假如|假设|假設|万一|萬一|只要|只有|倘若|一旦|若)"
+    r"(?:もし|如果|要是|除非|假如|假设|假設|万一|萬一|只要|只有|倘若|一旦|若|除了|除開|除开)"
 )
-_COND_CJK_END = re.compile(r"(?:なら|たら|れば|ければ|場合は?|ときは?|時は|限り|的话|的話)$")
+_COND_CJK_END = re.compile(
+    r"(?:なら|たら|れば|ければ|場合は?|ときは?|時は|限り|的话|的話|を除いて|を除き|以外は?|以外|之外)$"
+)
+#: The conditions that are exceptions: named as such.
+_EXCEPTIONS = frozenset(
+    {"except", "otherwise", "除了", "除開", "除开", "を除いて", "を除き", "以外", "以外は", "之外"}
+)
+
+
+#: Sentence ends between a quote and a retraction: at most the quote's own may stand
+#: between them, or the retraction takes back something else.
+_STOPS = re.compile(r"[.!?。！？]")
+
+
+def _marks_after(seg: str, end: int) -> Scope:
+    """What the person adds after the quote that changes it: a tentative mark right after
+    it ("（仮）", "(TBD)", 暂定), or a retraction of it later in the same turn ("Actually no",
+    やっぱりやめ, 算了) with no other sentence between them."""
+    after = seg[end : end + WINDOW].lower()
+    head = after.lstrip(" ")
+    m = lexicon.pattern("tentative").match(head)
+    if m:
+        return Scope(TENTATIVE, f"leaves out the tentative mark {m.group(0)!r} after it")
+    m = lexicon.pattern("retraction").search(after)
+    own_stop = 0 if end and _STOPS.match(seg, end - 1) else 1  # the quote's sentence end
+    if m and len(_STOPS.findall(after, 0, m.start())) <= own_stop:
+        return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
+    return Scope()
 
 
 def _condition_start(lead: str, words: list[str], cjk: str) -> str:

@@ -47,7 +47,8 @@ def pattern(name: str) -> re.Pattern[str]:
     """A pattern finding any entry of list *name* in folded, lower-cased text: a spaced
     entry only as whole words, a CJK one anywhere. Longest entries first, one
     alternation (no nested repeats): linear in the text."""
-    spaced, bare = [], []
+    spaced: list[str] = []
+    bare: list[str] = []
     for w in sorted(words(name), key=len, reverse=True):
         (spaced if w.isascii() else bare).append(re.escape(w))
     parts = []
