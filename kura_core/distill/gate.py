@@ -419,9 +419,10 @@ class _Index:
         cls = self.segments[i].cls
         why = ""
         start = text.find(needle)
+        lines = self.breaks(i) if cls in (ProvenanceClass.TOOL, ProvenanceClass.ACT) else ()
         while start >= 0:
             end = start + len(needle)
-            reason = cut_reason(text, start, end)
+            reason = _cut_in_line(text, start, end, lines)
             if not reason and cls != ProvenanceClass.SELF:
                 strict = cls == ProvenanceClass.USER
                 reason = _scope_reason(text, start, end, prose, self.breaks(i), strict=strict)
@@ -580,6 +581,21 @@ class _Index:
             pos = v.end
         out.append(seg.text[pos:])
         return "".join(out)
+
+
+def _cut_in_line(text: str, start: int, end: int, lines: Sequence[int]) -> str:
+    """:func:`cut_reason` on the line of *text* that holds the quote, when *lines* (where
+    a tool's output or a command broke its lines) are given: each line of a machine's
+    output is a record of its own, so "Connection refused" on one line negates nothing of
+    "42 passed" on the next."""
+    if not lines:
+        return cut_reason(text, start, end)
+    k = bisect_right(lines, start)
+    a = lines[k - 1] + 1 if k else 0
+    b = next((p for p in lines[k:] if p >= end), len(text))
+    if a > start or b < end:
+        return cut_reason(text, start, end)  # the quote spans a line break
+    return cut_reason(text[a:b], start - a, end - a)
 
 
 def _starts(texts: Sequence[str]) -> list[int]:

@@ -105,4 +105,6 @@ def rule(kind: str, name: str) -> Rule:
     try:
         return _BY_KEY[f"{kind}.{name}"]
     except KeyError:
-        raise KeyError(f"{kind}.{name} is not in the floors' table (kura_core.floors.rules)") from None
+        raise KeyError(
+            f"{kind}.{name} is not in the floors' table (kura_core.floors.rules)"
+        ) from None

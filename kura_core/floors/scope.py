@@ -34,7 +34,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..script import CJK, is_cjk
+from ..script import CJK, has_cjk as is_cjk_text, is_cjk
 from . import lexicon
 
 NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
@@ -450,6 +450,7 @@ _TOKEN = re.compile(
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+(?:['-][A-Za-z]+)*")
 _STRONG = frozenset("。!?;")
 _EDGE_PUNCT = frozenset(',:()[]"—–、|{}<>')
+_DASHES = frozenset("—–")
 _TRAIL = ".,:;!?'"
 
 
@@ -627,11 +628,32 @@ def _question(seg: str, toks: list[_Tok], a: int, b: int, end: int) -> str:
         words = [t.text for t in toks[a:b] if t.kind == "word"]
         if len(words) >= 2 and words[0] in _REQUEST_EN and words[1] == "you":
             return ""  # "can you …?" is a request
-        return "?"
+        return "" if _asks_its_own_clause(seg[end : last.start]) else "?"
     stop = last.start if last.kind == "stop" else last.end
     tail = seg[end:stop].rstrip(" .,!、")
     m = _QUESTION_END.search(tail)
-    return m.group(0) if m else ""
+    return m.group(0) if m and not _asks_its_own_clause(tail) else ""
+
+
+#: A clause that only asks about the one before it: 好吗, 行不行, 对吧, いいですか.
+_TAG_QUESTION = re.compile(
+    r"(?:好|行|可以|对|對|是|没问题|沒問題)(?:吗|嗎|吧)?|好不好|行不行|对不对|對不對|是不是|"
+    r"可不可以|(?:いい|どう|大丈夫)(?:ですか|でしょうか|か)?"
+)
+
+
+def _asks_its_own_clause(tail: str) -> bool:
+    """Whether a question mark or particle at the end of a Chinese or Japanese run-on
+    sentence asks only its own comma clause, not the one the quote is in: "…的游戏，…公司，
+    需要使用unity等吗" asks about unity, not about the game. A last clause that is only a
+    tag ("…，好吗") asks about what came before."""
+    if not is_cjk_text(tail) or not _CLAUSE_COMMA.search(tail):
+        return False
+    last = _CLAUSE_COMMA.split(tail)[-1].strip(" ?？.。!")
+    return bool(last) and not _TAG_QUESTION.fullmatch(last)
+
+
+_CLAUSE_COMMA = re.compile(r"[,，、]")
 
 
 _QUESTION_END = re.compile(r"(?:吗|嗎|呢|么|麼|ですか|ますか|のか|か|かな|かしら)$")
@@ -757,10 +779,16 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
     if opener in _COND_EN and opener != "then":
         return Scope(CONDITION, f"is the condition {opener!r} of its sentence")
     bare = opener not in _COORD_EN
-    for lead, body in reversed(_clauses(toks, a, left)):
+    # a dash sets off what follows it: a condition reaches past the dash only from the
+    # clause right before it ("if it rains — cancel"), not from a sentence that came with
+    # its own main clause ("use this key if you need it: … — it's the team key")
+    dashed = left - 1 >= a and toks[left - 1].text in _DASHES
+    for k, (lead, body) in enumerate(reversed(_clauses(toks, a, left))):
         words = [t.text for t in body if t.kind in ("word", "ident")]
         cjk = "".join(t.text for t in body if t.kind == "cjk")
-        cond = _condition_start(lead, words, cjk)
+        cond = "" if dashed and k > 0 else _condition_start(lead, words, cjk)
+        if lead in _DASHES:
+            dashed = True
         if cond:
             if cond in _EXCEPTIONS:
                 return Scope(EXCEPTION, f"leaves out the exception {cond!r} before it")
@@ -887,7 +915,7 @@ def _clauses(toks: list[_Tok], a: int, b: int) -> list[tuple[str, list[_Tok]]]:
         if _is_edge(t) or t.kind == "stop":
             if body:
                 out.append((lead, body))
-            lead, body = (t.text if t.kind == "word" else ""), []
+            lead, body = (t.text if t.kind == "word" or t.text in _DASHES else ""), []
             continue
         body.append(t)
     if body:

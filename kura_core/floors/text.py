@@ -22,7 +22,7 @@ import functools
 import re
 import unicodedata
 
-from ..script import CJK, has_cjk
+from ..script import CJK, has_cjk, is_cjk
 
 # --------------------------------------------------------------------------- disguise
 
@@ -236,7 +236,7 @@ _KATAKANA_RUN = re.compile(
 # Ideograph variants that read alike to a person: folded to the form the patterns use.
 _CJK_VARIANTS = str.maketrans({"戸": "户", "戶": "户"})
 
-_QUOTES = str.maketrans(
+_QUOTES: dict[int, str] = str.maketrans(
     {
         **{c: "'" for c in "\u2018\u2019\u201a\u201b\u2039\u203a\u02bc\uff40\u00b4\u2032"},
         **{
@@ -246,6 +246,8 @@ _QUOTES = str.maketrans(
         },
     }
 )
+
+_QUOTE_MARK = re.compile("[" + re.escape("".join(chr(k) for k in _QUOTES)) + "]")
 
 
 def _strip_marks(text: str) -> str:
@@ -280,16 +282,39 @@ def fold_digits(text: str) -> str:
 #: "9 月 1 日", "合計 3 件" read as a person reads them, as 8月, 9月1日, 合計3件. Only a
 #: figure standing alone: "/volume1 で" keeps its space (the path ends there).
 _FIGURE = r"[0-9]+(?:[.,][0-9]+)*"
-_COUNTER_GAP = re.compile(
-    rf"(?:(?<=[\s{CJK}])|^)({_FIGURE})[ \t]+(?=[{CJK}])"
-    rf"|(?<=[{CJK}])[ \t]+(?={_FIGURE}(?:[\s{CJK}]|$))"
-)
+#: A gap between two characters that are each a digit or a CJK character; which of them
+#: is a figure standing alone is checked in Python, at these few places only.
+_GAP = re.compile(rf"(?<=[0-9{CJK}])[ \t]+(?=[0-9{CJK}])")
+_FIGURE_AT = re.compile(_FIGURE)
+_FIGURE_END = re.compile(_FIGURE + "$")
+_FIGURE_CHARS = frozenset("0123456789.,")
 
 
 def _close_counters(text: str) -> str:
-    if not has_cjk(text):
+    if not has_cjk(text) or not any(c.isdigit() for c in text):
         return text
-    return _COUNTER_GAP.sub(lambda m: m.group(1) or "", text)
+
+    def gap(m: re.Match[str]) -> str:
+        a, b = m.start(), m.end()
+        if not a:
+            return m.group(0)
+        before, after = text[a - 1], text[b]
+        if before.isdigit() and is_cjk(after):
+            k = a
+            while k and text[k - 1] in _FIGURE_CHARS:
+                k -= 1
+            head = _FIGURE_END.search(text[k:a])
+            start = k + head.start() if head else a
+            alone = start == 0 or text[start - 1].isspace() or is_cjk(text[start - 1])
+            return "" if alone and head else m.group(0)
+        if is_cjk(before) and after.isdigit():
+            fig = _FIGURE_AT.match(text, b)
+            end = fig.end() if fig else b
+            alone = end == len(text) or text[end].isspace() or is_cjk(text[end])
+            return "" if alone else m.group(0)
+        return m.group(0)
+
+    return _GAP.sub(gap, text)
 
 
 def normalize(text: str) -> str:
@@ -320,7 +345,9 @@ def _normalize(text: str) -> str:
     text = strip_invisible(unicodedata.normalize("NFKC", text))
     if text.isascii():
         return " ".join(text.split())
-    text = _close_counters(text.translate(_QUOTES))  # before lines become spaces
+    if _QUOTE_MARK.search(text):
+        text = _QUOTE_MARK.sub(lambda m: _QUOTES[ord(m.group(0))], text)
+    text = _close_counters(text)  # before lines become spaces
     return " ".join(text.split())
 
 
@@ -336,7 +363,7 @@ def fold(text: str) -> str:
         return text
     text = _confusables(text)
     text = _KATAKANA_RUN.sub(lambda m: "ー" * len(m.group(0)), text)
-    return text.translate(_CJK_VARIANTS)
+    return text.translate(_CJK_VARIANTS) if "戸" in text or "戶" in text else text
 
 
 def _confusables(text: str) -> str:

@@ -34,7 +34,7 @@ class Voice:
 #: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …".
 _LABELLED = re.compile(
     r"^[ \t]*(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
-    r"(?P<who>@?[^\s:：,，。、()（）\[\]<>\"'「」]{1,16}?|[A-Z][a-z]+ [A-Z][a-z]+)"
+    r"(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
     r"[ \t]*[:：][ \t]*\S"
 )
 _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")

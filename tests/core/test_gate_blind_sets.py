@@ -26,8 +26,8 @@ _spec.loader.exec_module(measure_gate_set)
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-A": {
-        "en-hon-006": "the crontab line is echoed into `crontab -`: the payload reader takes "
-        "it for the agent's prose, so it vouches only as SELF",
+        "en-hon-006": "the description paraphrases the request ('how the user wants to hear "
+        "about low NAS space' for 'ping me on Signal'): the content check is lexical",
         "en-hon-011": "an idea that states a measured size is read as a fact dressed as an "
         "idea (a deliberate rule: a measurement is a fact)",
         "en-hon-014": "'the team is over budget' paraphrases the person's 'we': a team named "

@@ -129,3 +129,11 @@ def test_an_idea_may_use_the_agents_own_figures():
         kind="idea",
     )
     assert r.verdict == "seed", [v.message() for v in r.violations]
+
+
+def test_a_line_printed_into_crontab_is_configuration_not_prose():
+    from kura_core.floors.payloads import prose_spans
+
+    installed = "(crontab -l; echo '*/30 * * * * /usr/local/bin/check.sh') | crontab -"
+    assert prose_spans(installed) == []
+    assert prose_spans("echo 'the deploy is done now' | mail -s done ops") == [(6, 28)]

@@ -86,6 +86,16 @@ def _typed_before(blob: str, piece: str) -> bool:
     return gate._is_prose(piece) and piece in blob
 
 
+def _cut_in_its_line(text: str, start: int, end: int, breaks) -> str:
+    """cut_reason on the line of a machine's output that holds the quote (each line is a
+    record of its own), or on the whole text when the quote spans lines."""
+    bounds = [-1, *breaks, len(text)]
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if a < start and end <= b:
+            return gate.cut_reason(text[a + 1 : b], start - a - 1, end - a - 1)
+    return gate.cut_reason(text, start, end)
+
+
 class RefIndex:
     """The batch index as it was defined: everything prepared up front, plainly."""
 
@@ -128,9 +138,11 @@ class RefIndex:
         for _rank, i in sorted(found):
             text = self.texts[i]
             start = text.find(needle)
+            cls = self.segments[i].cls
+            machine = cls in ("TOOL", "ACT")
+            lines = gate._line_breaks(self.segments[i].text, text) if machine else ()
             while start >= 0:
-                reason = gate.cut_reason(text, start, start + len(needle))
-                cls = self.segments[i].cls
+                reason = _cut_in_its_line(text, start, start + len(needle), lines)
                 if not reason and cls != "SELF":  # the clause that governs the quote
                     breaks = gate._line_breaks(self.segments[i].text, text)
                     end = start + len(needle)
