@@ -388,11 +388,11 @@ class Kura:
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        given: list[Any] = (
-            _load_candidates(Path(candidates))
-            if isinstance(candidates, (str, os.PathLike))
-            else list(candidates)
-        )
+
+        def given() -> list[Any]:
+            if isinstance(candidates, (str, os.PathLike)):
+                return _load_candidates(Path(candidates))
+            return list(candidates)
 
         def never_an_echo(quote: str) -> bool:
             return False  # with no store, nothing is an echo of it

@@ -52,6 +52,7 @@ CJK_RUN = re.compile(f"[{CJK}]+")
 HAN_CHAR = re.compile(f"[{HAN}]")
 KANA_CHAR = re.compile(f"[{KANA}]")
 HIRAGANA_ONLY = re.compile(f"[{HIRAGANA}]+")
+_HANGUL_CHAR = re.compile(f"[{HANGUL}]")
 
 
 def is_cjk(ch: str) -> bool:
@@ -90,6 +91,6 @@ def language(text: str) -> str:
         return "ja"
     if HAN_CHAR.search(text):
         return "zh"
-    if re.search(f"[{HANGUL}]", text):
+    if _HANGUL_CHAR.search(text):
         return "ko"
     return "en"

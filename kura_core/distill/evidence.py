@@ -19,8 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..floors.text import normalize as normalize, strip_invisible as strip_invisible
-from ..floors.voices import Voice as Voice, voices as voices
+from ..normal import normalize as normalize, strip_invisible as strip_invisible
 from ..script import CJK_CHAR as _CJK_CHAR, is_cjk as is_cjk
 from ..vocabulary import PROVENANCE_CLASSES
 

@@ -51,10 +51,11 @@ from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
+from ..floors.voices import voices
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, using_rules
 from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
-from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight, voices
+from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
 if TYPE_CHECKING:
@@ -592,7 +593,7 @@ def _cut_in_line(text: str, start: int, end: int, lines: Sequence[int]) -> str:
         return cut_reason(text, start, end)
     k = bisect_right(lines, start)
     a = lines[k - 1] + 1 if k else 0
-    b = next((p for p in lines[k:] if p >= end), len(text))
+    b = lines[k] if k < len(lines) else len(text)
     if a > start or b < end:
         return cut_reason(text, start, end)  # the quote spans a line break
     return cut_reason(text[a:b], start - a, end - a)
@@ -1102,7 +1103,7 @@ def run_gate(
 
 def gate_journal(
     journal: str | os.PathLike[str],
-    candidates: Sequence[Any],
+    candidates: Sequence[Any] | Callable[[], Sequence[Any]],
     *,
     adapter: str | None = None,
     rules: SecretRules | None = None,
@@ -1112,14 +1113,17 @@ def gate_journal(
 ) -> tuple[str, JournalRead, list[GateResult]]:
     """The gate on *candidates* against one whole journal, as ``kura gate`` runs it: the
     journal read and the gate run under one set of secret *rules* (the store's, or the
-    built-in ones), the same rules and floors the distiller runs under. Returns the adapter
-    used, what was read and one result per candidate."""
+    built-in ones), the same rules and floors the distiller runs under. *candidates* may be
+    a function that loads them, called once the journal is read (a journal that cannot be
+    read is reported first). Returns the adapter used, what was read and one result per
+    candidate."""
     from .journals import read_journal
 
     with using_rules(rules or BUILTIN):
         used, read = read_journal(Path(journal), adapter)
+        given = candidates() if callable(candidates) else candidates
         results = run_gate(
-            list(candidates),
+            list(given),
             list(read.segments),
             is_echo=is_echo,
             human_names=human_names,

@@ -38,8 +38,22 @@ _LABELLED = re.compile(
     r"[ \t]*[:：][ \t]*\S"
 )
 _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
-#: A line that opens or closes a pasted block: "---", "---------- Forwarded message ---".
-_DELIMITER = re.compile(r"^[ \t]*(?:-{3,}|_{3,}|={3,})(?:[^-_=\n]{0,40}-{3,})?[ \t]*$")
+#: The marks of a line that opens or closes a pasted block: "---", "___", "===",
+#: "---------- Forwarded message ---------".
+_RULE_CHARS = "-_="
+
+
+def _is_delimiter(line: str) -> bool:
+    """A line that opens or closes a pasted block (read without a pattern: a run of
+    dashes is read once)."""
+    s = line.strip(" \t")
+    if len(s) < 3:
+        return False
+    if s[0] in _RULE_CHARS and not s.strip(s[0]):
+        return True
+    return len(s) <= 80 and s.startswith("---") and s.endswith("---")
+
+
 _SENDER = re.compile(
     r"(?:From|差出人|发件人|寄件人)[ \t]*[:：][ \t]*(?P<who>[^<\n]{1,40}?)[ \t]*(?:<|$)"
 )
@@ -117,7 +131,7 @@ def _pasted_lines(lines: list[str]) -> set[int]:
         if _QUOTED_LINE.match(line):
             n = _quoted_block(lines, n, out, around)
             continue
-        elif _DELIMITER.match(line):
+        elif _is_delimiter(line):
             n = _delimited(lines, n, out)
         elif _is_intro(line):
             m = n + 1
@@ -127,7 +141,7 @@ def _pasted_lines(lines: list[str]) -> set[int]:
                 while m < len(lines) and _QUOTED_LINE.match(lines[m]):
                     out.add(m)
                     m += 1
-            elif m < len(lines) and _DELIMITER.match(lines[m]):
+            elif m < len(lines) and _is_delimiter(lines[m]):
                 m = _delimited(lines, m, out) + 1
             else:
                 while m < len(lines) and lines[m].strip():
@@ -156,7 +170,7 @@ def _delimited(lines: list[str], n: int, out: set[int]) -> int:
     """Mark the lines after the delimiter at *n* up to the closing one (or the end of the
     segment) as pasted; the number of the closing line."""
     m = n + 1
-    while m < len(lines) and not _DELIMITER.match(lines[m]):
+    while m < len(lines) and not _is_delimiter(lines[m]):
         out.add(m)
         m += 1
     return m

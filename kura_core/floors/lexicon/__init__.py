@@ -56,4 +56,8 @@ def pattern(name: str) -> re.Pattern[str]:
         parts.append(r"(?<![\w'])(?:" + "|".join(spaced) + r")(?![\w'])")
     if bare:
         parts.append("(?:" + "|".join(bare) + ")")
-    return re.compile("|".join(parts) or r"(?!)")
+    return _compile("|".join(parts) or r"(?!)")
+
+
+#: One place the lists' patterns are compiled (once each, by :func:`pattern`'s cache).
+_compile = re.compile
