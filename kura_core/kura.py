@@ -24,7 +24,7 @@ from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .llm import ModelClient, probe_line
 from .registry import Registry
-from .secrets import BUILTIN, redact_value, using_rules
+from .secrets import BUILTIN
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -418,22 +418,17 @@ class Kura:
         """The evidence gate on *candidates* (the ``kura_candidates`` shape, or a JSON file
         holding it) against one journal, without a model. With *store*, the store supplies
         echo detection, the human's names and the minimum quote length."""
-        from .distill.gate import run_gate
-        from .distill.journals import read_journal
+        from .distill.gate import gate_journal
         from .distill.pipeline import echo_detector
 
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        rules = self.registry.spec(store).secrets if store else BUILTIN
-        with using_rules(rules):
-            used, read = read_journal(path, adapter)
-        given: list[Any] = (
-            _load_candidates(Path(candidates))
-            if isinstance(candidates, (str, os.PathLike))
-            else list(candidates)
-        )
-        given = redact_value(given, rules)  # quoted as the evidence reads: markers in place
+
+        def given() -> list[Any]:
+            if isinstance(candidates, (str, os.PathLike)):
+                return _load_candidates(Path(candidates))
+            return list(candidates)
 
         def never_an_echo(quote: str) -> bool:
             return False  # with no store, nothing is an echo of it
@@ -445,9 +440,12 @@ class Kura:
             spec = self.registry.spec(store)
             names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
             is_echo = echo_detector(self.registry.store(store))
-        results = run_gate(
+        # the distiller's path: the same rules, the same floors
+        used, read, results = gate_journal(
+            path,
             given,
-            list(read.segments),
+            adapter=adapter,
+            rules=self.registry.spec(store).secrets if store else BUILTIN,
             is_echo=is_echo,
             human_names=names,
             min_quote_chars=min_chars,

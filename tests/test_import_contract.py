@@ -84,6 +84,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kura_core.tokens",
             "kura_core.reports",
             "kura_core.budget",
+            "kura_core.script",
+            "kura_core.normal",
         ),
     ),
 )
