@@ -74,7 +74,9 @@ BUILTIN = (
     "kura_core.distill.journals.copilot:LEGACY",
     "kura_core.distill.journals.opencode:ADAPTER",
     "kura_core.distill.journals.crush:ADAPTER",
+    "kura_core.distill.journals.amp:ADAPTER",
     "kura_core.distill.journals.aider:ADAPTER",
+    "kura_core.distill.journals.antigravity:ADAPTER",
     "kura_core.distill.journals.cursor:SPECSTORY",
     "kura_core.distill.journals.plain:TEXT",
 )
