@@ -75,6 +75,7 @@ BUILTIN = (
     "kura_core.distill.journals.opencode:ADAPTER",
     "kura_core.distill.journals.crush:ADAPTER",
     "kura_core.distill.journals.amp:ADAPTER",
+    "kura_core.distill.journals.zed:ADAPTER",
     "kura_core.distill.journals.aider:ADAPTER",
     "kura_core.distill.journals.antigravity:ADAPTER",
     "kura_core.distill.journals.cursor:SPECSTORY",
