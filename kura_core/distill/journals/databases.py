@@ -49,7 +49,18 @@ def unzstd(data: bytes, *, limit: int = 1 << 30) -> bytes:
     """The bytes of the zstd frame(s) *data* holds (at most *limit* of them).
 
     Raises :class:`JournalError` when no zstd module is installed, when *data* is not
-    zstd, or when it would decompress to more than *limit* bytes."""
+    zstd, when its last frame is cut short, or when it would decompress to more than
+    *limit* bytes."""
+    out, whole = unzstd_frames(data, limit=limit)
+    if not whole:
+        raise JournalError("zstd frame cut short (still being written?)")
+    return out
+
+
+def unzstd_frames(data: bytes, *, limit: int = 1 << 30) -> tuple[bytes, bool]:
+    """``(decoded, whole)``: the bytes of every complete zstd frame at the start of *data*,
+    and whether the last frame was complete too (a writer appends one frame per batch; a
+    frame still being written is left for a later read)."""
     zstd = _zstd()
     if zstd is None:
         raise JournalError(
@@ -57,25 +68,22 @@ def unzstd(data: bytes, *, limit: int = 1 << 30) -> bytes:
             f"(pip install {ZSTD_PACKAGE}) or run kura on Python 3.14 or later"
         )
     out = bytearray()
-    d = zstd.ZstdDecompressor()
     rest = data
-    while rest:
+    while rest.strip(b"\x00"):
+        d = zstd.ZstdDecompressor()
         try:
-            out += d.decompress(rest, max_length=limit + 1 - len(out))
+            piece = d.decompress(rest, max_length=limit + 1 - len(out))
         except zstd.ZstdError as exc:
+            if out:
+                return bytes(out), False  # a torn frame after good ones
             raise JournalError(f"not a readable zstd frame: {exc}") from exc
-        if len(out) > limit:
+        if len(out) + len(piece) > limit:
             raise JournalError(f"zstd data larger than {limit} bytes once decompressed")
-        if d.eof:
-            rest = d.unused_data
-            d = zstd.ZstdDecompressor()
-            if not rest.strip(b"\x00"):
-                break
-        elif d.needs_input:
-            raise JournalError("zstd frame cut short (still being written?)")
-        else:
-            rest = b""
-    return bytes(out)
+        if not d.eof:
+            return bytes(out), False
+        out += piece
+        rest = d.unused_data
+    return bytes(out), True
 
 
 def is_zstd(data: bytes) -> bool:
