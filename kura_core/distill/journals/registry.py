@@ -77,6 +77,7 @@ BUILTIN = (
     "kura_core.distill.journals.amp:ADAPTER",
     "kura_core.distill.journals.zed:ADAPTER",
     "kura_core.distill.journals.deepseek:ADAPTER",
+    "kura_core.distill.journals.cursor_agent:ADAPTER",
     "kura_core.distill.journals.aider:ADAPTER",
     "kura_core.distill.journals.antigravity:ADAPTER",
     "kura_core.distill.journals.cursor:SPECSTORY",
