@@ -31,6 +31,7 @@ import re
 
 from . import provenance as pv
 from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, encoding_problem, refused
+from .databases import nothing_yet
 from .registry import Adapter, Head
 
 UNIT = "seq"
@@ -137,6 +138,8 @@ def read_antigravity(
 ) -> Read:
     """Read an Antigravity / Cascade conversation export from section *start*."""
     source = str(path)
+    if nothing_yet(path):
+        return Intake(source, UNIT).result(start, start)
     problem = encoding_problem(path)
     if problem:
         return refused(UNIT, start, problem)

@@ -36,7 +36,7 @@ from typing import Any
 
 from . import provenance as pv
 from .base import HOLD_SECONDS, IGNORED, SKIPPED, Intake, JournalError, Read, refused, scrub
-from .databases import columns, is_zstd, read_only, tables, unzstd
+from .databases import columns, is_zstd, nothing_yet, read_only, tables, unzstd
 from .documents import ToolCalls, typed_piece
 from .hostwords import person_words
 from .registry import Adapter, Head
@@ -212,6 +212,8 @@ def read_crush(
     """Read Crush's database from message rowid *start*."""
     p = Path(path)
     clock = time.time() if now is None else now
+    if nothing_yet(p):
+        return Intake(str(p), UNIT).result(start, start)
     try:
         with read_only(p) as con:
             have = tables(con)

@@ -27,7 +27,7 @@ from typing import Any
 from . import provenance as pv
 from .base import IGNORED, SKIPPED, Intake, Read, refused, safe_label, scrub
 from .cursor import typed_words
-from .databases import read_only, tables
+from .databases import nothing_yet, read_only, tables
 from .documents import ToolCalls
 from .registry import Adapter, Head
 
@@ -153,6 +153,8 @@ def read_cursor_store(
 ) -> Read:
     """Read a cursor-agent ``store.db`` from message index *start*."""
     p = Path(path)
+    if nothing_yet(p):
+        return Intake(str(p), UNIT).result(start, start)
     try:
         meta, msgs = messages(p)
     except (sqlite3.Error, OSError) as exc:

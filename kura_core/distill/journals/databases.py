@@ -124,6 +124,15 @@ def read_only(path: str | os.PathLike[str], *, timeout: float = 5.0) -> Iterator
             con.close()
 
 
+def nothing_yet(path: str | os.PathLike[str]) -> bool:
+    """True when *path* is an empty file (created, not written yet): nothing to read, and
+    nothing wrong with it."""
+    try:
+        return os.path.getsize(path) == 0
+    except OSError:
+        return False
+
+
 def tables(con: sqlite3.Connection) -> set[str]:
     return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 

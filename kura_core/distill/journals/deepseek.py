@@ -30,7 +30,7 @@ from typing import Any
 
 from . import provenance as pv
 from .base import HOLD_SECONDS, IGNORED, SKIPPED, Intake, JournalError, Read, decode_line, refused, safe_label
-from .databases import is_zstd, unzstd_frames
+from .databases import is_zstd, nothing_yet, unzstd_frames
 from .documents import ToolCalls, typed_piece
 from .hostwords import person_words
 from .registry import Adapter, Head
@@ -177,6 +177,8 @@ def read_deepseek(
 ) -> Read:
     """Read a DeepSeek Harness session log from event seq *start*."""
     source = str(path)
+    if nothing_yet(path):
+        return Intake(source, UNIT).result(start, start)
     try:
         header, evs, bad, whole = events(path)
     except (JournalError, OSError) as exc:

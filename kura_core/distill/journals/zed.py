@@ -32,7 +32,7 @@ from typing import Any
 
 from . import provenance as pv
 from .base import HOLD_SECONDS, IGNORED, SKIPPED, Intake, JournalError, Read, refused, scrub
-from .databases import columns, read_only, tables, unzstd
+from .databases import columns, nothing_yet, read_only, tables, unzstd
 from .documents import ToolCalls, typed_piece
 from .hostwords import person_words
 from .registry import Adapter, Head
@@ -163,6 +163,8 @@ def read_zed(
     """Read Zed's threads database: the threads changed at or after *start* (ms)."""
     p = Path(path)
     clock = time.time() if now is None else now
+    if nothing_yet(p):
+        return Intake(str(p), UNIT).result(start, start)
     try:
         with read_only(p) as con:
             if "threads" not in tables(con) or not {"data_type", "data"} <= columns(
