@@ -98,6 +98,9 @@ USER_FILES = {
     "opencode": (".config/opencode/opencode.json", '{\n  "model": "a/b"\n}\n'),
     "codex": (".codex/config.toml", '# mine\nmodel = "o3"\n\n[mcp_servers.mine]\ncommand = "x"\n'),
     "copilot": (".copilot/mcp-config.json", '{"mcpServers": {}}\n'),
+    "crush": (".config/crush/crush.json", '{\n  "options": {"debug": false}\n}\n'),
+    "zed": (".config/zed/settings.json", '// Zed settings\n{\n  "theme": "One Dark",\n}\n'),
+    "amp": (".config/amp/settings.json", '{\n  "amp.notifications.enabled": true\n}\n'),
 }
 
 
