@@ -92,7 +92,9 @@ class Zed(_McpOnly):
 
     def settings(self, where: Where) -> Path:
         if sys.platform == "win32":
-            return where.var("APPDATA", where.home / "AppData" / "Roaming") / "Zed" / "settings.json"
+            return (
+                where.var("APPDATA", where.home / "AppData" / "Roaming") / "Zed" / "settings.json"
+            )
         return _config_home(where) / "zed" / "settings.json"
 
     def entry(self, wiring: Wiring) -> dict[str, Any]:

@@ -325,9 +325,19 @@ def _add_block(
             return session
         if asked:  # aider's own question and the answer it took, logged as input
             text = "\n".join(asked)
-            intake.add("TOOL", text, b_start, b_end, session=session, stamp=session, kind="aider confirm prompt")
+            intake.add(
+                "TOOL",
+                text,
+                b_start,
+                b_end,
+                session=session,
+                stamp=session,
+                kind="aider confirm prompt",
+            )
         if body:
-            intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
+            intake.add(
+                "USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt"
+            )
     elif k == "tool":
         body = "\n".join(_TOOL_MARK.sub("", t).rstrip() for t in texts).strip()
         intake.add(

@@ -126,7 +126,11 @@ class _Chat:
             elif kind == "text" and isinstance(text, str) and role == "assistant" and text.strip():
                 out.append(pv.Piece("SELF", text, "assistant text"))
             elif kind == "tool-call":
-                out.extend(self.tools.call(str(b.get("toolCallId") or ""), b.get("toolName"), b.get("args")))
+                out.extend(
+                    self.tools.call(
+                        str(b.get("toolCallId") or ""), b.get("toolName"), b.get("args")
+                    )
+                )
             elif kind == "tool-result":
                 body = _result(b.get("result", b.get("output")))
                 call = self.tools.calls.get(str(b.get("toolCallId") or ""))
@@ -179,7 +183,9 @@ def read_cursor_store(
         for piece in chat.pieces(msg):
             intake.add(piece.cls, piece.text, i, i + 1, session=session, kind=piece.kind)
         if not intake.segments or intake.segments[-1].start != i:
-            intake.note(i, i + 1, f"{safe_label(msg.get('role'))} message without words to read", IGNORED)
+            intake.note(
+                i, i + 1, f"{safe_label(msg.get('role'))} message without words to read", IGNORED
+            )
     return intake.result(start, len(msgs))
 
 

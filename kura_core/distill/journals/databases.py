@@ -91,7 +91,9 @@ def is_zstd(data: bytes) -> bool:
 
 
 @contextlib.contextmanager
-def read_only(path: str | os.PathLike[str], *, timeout: float = 5.0) -> Iterator[sqlite3.Connection]:
+def read_only(
+    path: str | os.PathLike[str], *, timeout: float = 5.0
+) -> Iterator[sqlite3.Connection]:
     """A read-only connection to the SQLite database at *path* (see the module doc).
 
     Raises :class:`sqlite3.Error` when the file cannot be read as a database at all."""

@@ -28,8 +28,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...shapes import dict_at
 from . import provenance as pv
-from .base import HOLD_SECONDS, IGNORED, SKIPPED, Intake, JournalError, Read, decode_line, refused, safe_label
+from .base import (
+    HOLD_SECONDS,
+    IGNORED,
+    SKIPPED,
+    Intake,
+    JournalError,
+    Read,
+    decode_line,
+    refused,
+    safe_label,
+)
 from .databases import is_zstd, nothing_yet, unzstd_frames
 from .documents import ToolCalls, typed_piece
 from .hostwords import person_words
@@ -100,7 +111,7 @@ class _Session:
         self.tools = ToolCalls()
 
     def user(self, data: dict) -> tuple[list[pv.Piece], str]:
-        source = data.get("source") if isinstance(data.get("source"), dict) else {}
+        source = dict_at(data, "source")
         kind = source.get("kind")
         if kind != "user":
             return [], f"{safe_label(kind)} message on the person's channel (not the person's)"
@@ -117,11 +128,13 @@ class _Session:
                 if words:
                     out.append(typed_piece(words, child=self.child))
             elif b.get("type") in ("image", "file"):
-                out.append(pv.Piece("TOOL", "[image]" if b["type"] == "image" else "[file]", "attachment"))
+                out.append(
+                    pv.Piece("TOOL", "[image]" if b["type"] == "image" else "[file]", "attachment")
+                )
         return out, "only host context in the person's message"
 
     def assistant(self, data: dict) -> list[pv.Piece]:
-        msg = data.get("message") if isinstance(data.get("message"), dict) else data
+        msg = dict_at(data, "message") or data
         out: list[pv.Piece] = []
         for b in _blocks(msg.get("content")):
             if b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"].strip():
@@ -133,7 +146,7 @@ class _Session:
         return self.tools.call(str(data.get("callId") or ""), data.get("name"), args)
 
     def result(self, data: dict) -> list[pv.Piece]:
-        msg = data.get("message") if isinstance(data.get("message"), dict) else {}
+        msg = dict_at(data, "message")
         out: list[pv.Piece] = []
         for b in _blocks(msg.get("content", data.get("content"))):
             if b.get("type") not in ("tool-result", "tool_result"):
@@ -148,13 +161,13 @@ class _Session:
 
 
 def _block_key(e: dict) -> tuple[Any, ...]:
-    d = e.get("data") if isinstance(e.get("data"), dict) else {}
+    d = dict_at(e, "data")
     return (d.get("turn"), d.get("step"), d.get("block_id"))
 
 
 def _chunk_text(e: dict) -> str | None:
-    d = e.get("data") if isinstance(e.get("data"), dict) else {}
-    chunk = d.get("chunk") if isinstance(d.get("chunk"), dict) else d
+    d = dict_at(e, "data")
+    chunk = dict_at(d, "chunk") or d
     kind = chunk.get("type", d.get("kind"))
     if kind in _TEXT_CHUNKS:
         text = chunk.get("text", chunk.get("delta", d.get("delta")))
@@ -167,7 +180,7 @@ def _answered(evs: list[dict]) -> set[tuple[Any, ...]]:
     out = set()
     for e in evs:
         if e.get("type") == "assistant/message":
-            d = e.get("data") if isinstance(e.get("data"), dict) else {}
+            d = dict_at(e, "data")
             out.add((d.get("turn"), d.get("step")))
     return out
 
@@ -229,7 +242,7 @@ def _streamed(e: dict, answered: set[tuple[Any, ...]]) -> str | None:
     ``assistant/message``), else ``None``."""
     if e.get("type") != "assistant/chunk":
         return None
-    d = e.get("data") if isinstance(e.get("data"), dict) else {}
+    d = dict_at(e, "data")
     if (d.get("turn"), d.get("step")) in answered:
         return None
     return _chunk_text(e)
@@ -251,14 +264,14 @@ def _streaming_tail(evs: list[dict], answered: set[tuple[Any, ...]], source: str
 
 
 def _observe(state: _Session, e: dict) -> None:
-    d = e.get("data") if isinstance(e.get("data"), dict) else {}
+    d = dict_at(e, "data")
     if e.get("type") == "tool/call":
         state.call(d)
 
 
 def _emit(intake: Intake, state: _Session, e: dict, seq: int) -> None:
     kind = e.get("type")
-    d = e.get("data") if isinstance(e.get("data"), dict) else {}
+    d = dict_at(e, "data")
     why = f"{safe_label(str(kind).replace('/', '.'))} event"
     if kind == "assistant/chunk":
         why = "a reasoning or usage chunk (not read)"

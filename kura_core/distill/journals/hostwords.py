@@ -42,7 +42,6 @@ HOST_TAGS = (
 PERSON_TAGS = ("user_query", "user_request", "user_message", "user_input")
 
 
-
 def _names(names: tuple[str, ...]) -> str:
     return "|".join(n.replace("_", "[_-]") for n in sorted(names, key=len, reverse=True))
 

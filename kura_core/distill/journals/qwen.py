@@ -34,8 +34,8 @@ from ...shapes import dict_at, str_at
 from . import provenance as pv, recognize as rc
 from .base import IGNORED, Read
 from .documents import read_records
-from .hostwords import person_words
 from .gemini import _CONTEXT_TAGS, _REFERENCED, _response_text
+from .hostwords import person_words
 from .recognize import QWEN_TYPES as _TYPES
 from .registry import Adapter, Head
 

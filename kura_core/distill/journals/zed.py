@@ -75,9 +75,13 @@ def _text(value: Any) -> str:
     return ""
 
 
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
 def user_pieces(content: Any, *, child: bool) -> list[pv.Piece]:
     out: list[pv.Piece] = []
-    for item in content if isinstance(content, list) else ():
+    for item in _list(content):
         if not isinstance(item, dict):
             continue
         if isinstance(item.get("Text"), str):
@@ -95,7 +99,7 @@ def user_pieces(content: Any, *, child: bool) -> list[pv.Piece]:
 
 def agent_pieces(msg: dict, tools: ToolCalls) -> list[pv.Piece]:
     out: list[pv.Piece] = []
-    for item in msg.get("content") if isinstance(msg.get("content"), list) else ():
+    for item in _list(msg.get("content")):
         if not isinstance(item, dict):
             continue
         if isinstance(item.get("Text"), str) and item["Text"].strip():
@@ -121,7 +125,7 @@ def thread_pieces(thread: Any, *, child: bool) -> list[pv.Piece]:
         return []
     tools = ToolCalls()
     out: list[pv.Piece] = []
-    for msg in thread.get("messages") if isinstance(thread.get("messages"), list) else ():
+    for msg in _list(thread.get("messages")):
         if isinstance(msg, dict) and isinstance(msg.get("User"), dict):
             out.extend(user_pieces(msg["User"].get("content"), child=child))
         elif isinstance(msg, dict) and isinstance(msg.get("Agent"), dict):
@@ -133,15 +137,17 @@ def thread_pieces(thread: Any, *, child: bool) -> list[pv.Piece]:
 
 def _legacy(msg: dict, tools: ToolCalls, *, child: bool) -> list[pv.Piece]:
     """A message of the earlier thread format (``role``, ``segments``, ``tool_uses``)."""
-    texts = [s.get("text") for s in msg.get("segments") or () if isinstance(s, dict)]
-    texts = [t for t in texts if isinstance(t, str) and t.strip()]
-    kinds = [s.get("type") for s in msg.get("segments") or () if isinstance(s, dict)]
+    segments = [
+        (str(s.get("type") or "text"), s["text"])
+        for s in _list(msg.get("segments"))
+        if isinstance(s, dict) and isinstance(s.get("text"), str) and s["text"].strip()
+    ]
     out: list[pv.Piece] = []
     if msg["role"] == "user":
-        words = person_words("\n".join(texts))
+        words = person_words("\n".join(text for _kind, text in segments))
         return [typed_piece(words, child=child)] if words else []
-    for text, kind in zip(texts, kinds, strict=False):
-        if kind in ("text", "Text", None):
+    for kind, text in segments:
+        if kind in ("text", "Text"):  # thinking segments are not read
             out.append(pv.Piece("SELF", text, "assistant text"))
     for use in msg.get("tool_uses") or ():
         if isinstance(use, dict):
@@ -167,9 +173,7 @@ def read_zed(
         return Intake(str(p), UNIT).result(start, start)
     try:
         with read_only(p) as con:
-            if "threads" not in tables(con) or not {"data_type", "data"} <= columns(
-                con, "threads"
-            ):
+            if "threads" not in tables(con) or not {"data_type", "data"} <= columns(con, "threads"):
                 return refused(UNIT, start, f"{p.name} is a database without Zed's threads")
             parent = "parent_id" if "parent_id" in columns(con, "threads") else "NULL"
             rows = con.execute(
@@ -186,7 +190,9 @@ def read_zed(
             continue
         if clock * 1000 - when < HOLD_SECONDS * 1000:
             later = sum(1 for w, _t, _r in ordered if w >= when) - 1
-            intake.hold(when, when + 1, f"thread still changing: it and {later} later are read later")
+            intake.hold(
+                when, when + 1, f"thread still changing: it and {later} later are read later"
+            )
             break
         intake.begin(when, when + 1)
         thread, why = thread_json(dtype, data)

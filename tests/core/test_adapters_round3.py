@@ -1,0 +1,499 @@
+"""Crush, Zed, Amp, cursor-agent, Antigravity / Cascade and DeepSeek Harness journals, the
+read-only way databases are opened, and the host wrappers that never pass as the person."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from kura_core.distill.journals import (
+    ADAPTERS,
+    JournalRoot,
+    databases,
+    discover,
+    guess_adapter,
+    hostwords,
+)
+from kura_core.distill.journals.antigravity import read_antigravity
+from kura_core.distill.journals.base import HELD, IGNORED, JournalError
+from kura_core.distill.journals.crush import read_crush
+from kura_core.distill.journals.cursor_agent import walk
+from kura_core.distill.journals.zed import read_zed
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "journals"
+CRUSH = FIXTURES / "crush" / ".crush" / "crush.db"
+ZED = FIXTURES / "zed" / "threads" / "threads.db"
+AMP = FIXTURES / "amp" / "threads" / "T-0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001.json"
+CURSOR = next((FIXTURES / "cursor-agent").rglob("store.db"))
+ANTIGRAVITY = FIXTURES / "antigravity" / "2026-01-27_map_crm_chat.md"
+DSH = next((FIXTURES / "deepseek").rglob("session.jsonl.zstd"))
+LATER = 4e9
+
+
+def users(read) -> list[str]:
+    return [s.text for s in read.segments if s.cls == "USER"]
+
+
+def classes(read) -> set[str]:
+    return {s.cls for s in read.segments}
+
+
+# --------------------------------------------------------------------------- each format
+
+
+def test_each_new_fixture_is_told_from_its_content():
+    found = {p: guess_adapter(p) for p in (CRUSH, ZED, AMP, CURSOR, ANTIGRAVITY, DSH)}
+    assert found == {
+        CRUSH: "crush",
+        ZED: "zed",
+        AMP: "amp",
+        CURSOR: "cursor-agent",
+        ANTIGRAVITY: "antigravity",
+        DSH: "deepseek",
+    }
+
+
+def test_crush_reads_the_person_the_agent_and_the_tools():
+    read = read_crush(CRUSH, 0, now=LATER)
+    assert users(read) == [
+        "Add a --dry-run flag to scripts/deploy.sh so it prints the rsync command instead "
+        "of running it.",
+        "Also the staging host is called stage-2 now, not stage-1.",
+    ]
+    sub = [s for s in read.segments if s.session_id == "s2"]
+    assert [s.cls for s in sub] == ["SELF", "SELF"]  # a sub-agent's prompt is the parent's
+    assert {"ACT", "TOOL", "SELF"} <= classes(read)
+    assert any(s.kind == "summary" for s in read.segments)
+    assert not any("Find the key" in s.text or "read it first" in s.text for s in read.segments)
+
+
+def test_crush_watermark_is_the_message_rowid(tmp_path):
+    db = tmp_path / "crush.db"
+    shutil.copy(CRUSH, db)
+    first = read_crush(db, 0, now=LATER)
+    con = sqlite3.connect(db)
+    parts = json.dumps([{"type": "text", "data": {"text": "Ship it on Friday."}}])
+    con.execute(
+        "INSERT INTO messages (id, session_id, role, parts, created_at, updated_at, finished_at)"
+        " VALUES ('new', 's1', 'user', ?, 1, 1, 1)",
+        (parts,),
+    )
+    con.commit()
+    con.close()
+    again = read_crush(db, first.end, now=LATER)
+    assert users(again) == ["Ship it on Friday."]
+    assert again.records == 1 and again.start == first.end
+
+
+def test_crush_holds_an_unfinished_reply_then_reads_it(tmp_path):
+    db = tmp_path / "crush.db"
+    shutil.copy(CRUSH, db)
+    con = sqlite3.connect(db)
+    parts = json.dumps([{"type": "text", "data": {"text": "Working on"}}])
+    now = time.time()
+    con.execute(
+        "INSERT INTO messages (id, session_id, role, parts, created_at, updated_at, finished_at)"
+        " VALUES ('busy', 's1', 'assistant', ?, ?, ?, NULL)",
+        (parts, int(now), int(now)),
+    )
+    con.commit()
+    con.close()
+    fresh = read_crush(db, 0, now=now)
+    assert fresh.held == 1 and "Working on" not in [s.text for s in fresh.segments]
+    assert any(n.kind == HELD for n in fresh.notes)
+    quiet = read_crush(db, fresh.end, now=now + 3600)
+    assert [s.text for s in quiet.segments] == ["Working on"]
+
+
+def test_zed_reads_threads_and_their_attachments_apart():
+    read = read_zed(ZED, 0, now=LATER)
+    assert users(read) == [
+        "What does the build script do?",
+        "Make the upload retry three times with backoff; never retry on a 4xx.",
+        "Good. The staging bucket is uploads-stage, not uploads-test.",
+    ]
+    mention = [s for s in read.segments if s.kind.startswith("mention")]
+    assert mention and all(s.cls == "TOOL" for s in mention)
+    child = [s for s in read.segments if s.session_id == "t-child"]
+    assert child and all(s.cls == "SELF" for s in child)
+
+
+def test_zed_watermark_is_the_update_time_and_a_fresh_thread_waits(tmp_path):
+    db = tmp_path / "threads.db"
+    shutil.copy(ZED, db)
+    first = read_zed(db, 0, now=LATER)
+    assert first.records == 3
+    assert read_zed(db, first.end, now=LATER).records == 0
+    con = sqlite3.connect(db)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    thread = {
+        "title": "t",
+        "version": "0.3.0",
+        "updated_at": stamp,
+        "messages": [{"User": {"id": "u", "content": [{"Text": "Keep the retries."}]}}],
+    }
+    con.execute(
+        "UPDATE threads SET updated_at = ?, data_type = 'json', data = ? WHERE id = 't-old'",
+        (stamp, json.dumps(thread)),
+    )
+    con.commit()
+    con.close()
+    fresh = read_zed(db, first.end, now=time.time())
+    assert fresh.held == 1 and not fresh.segments
+    later = read_zed(db, first.end, now=time.time() + 3600)
+    assert users(later) == ["Keep the retries."]
+
+
+def test_amp_reads_the_person_and_never_a_host_block():
+    read = ADAPTERS["amp"](AMP, 0)
+    assert users(read) == [
+        "fix the loop bound in src/a.rs, it skips the last row",
+        "We never use unsafe in this crate.",
+    ]
+    assert not any(
+        "system-reminder" in s.text or "opened src/b.rs" in s.text
+        for s in read.segments
+        if s.cls == "USER"
+    )
+    errors = [s.text for s in read.segments if s.cls == "TOOL"]
+    assert "Save path already exists" in errors and "user pressed esc" in errors
+
+
+def test_cursor_agent_reads_the_tree_in_order():
+    read = ADAPTERS["cursor-agent"](CURSOR, 0)
+    assert users(read) == [
+        "Why does the health check return 503 after a deploy?",
+        "OK. Our load balancer waits 60s before it routes traffic, so that is fine.",
+    ]
+    assert read.segments[-1].text == "Then the 503s are expected and harmless."
+    assert read.records == 7 and read.end == 7
+    assert not any("OS: linux" in s.text for s in read.segments)
+
+
+def test_the_blob_walk_visits_each_blob_once_even_in_a_cycle():
+    a, b = "aa" * 32, "bb" * 32
+    blobs = {
+        a: b"\x0a\x20" + bytes.fromhex(b) + b"\x0a\x20" + bytes.fromhex(a),
+        b: b'{"role": "user", "content": "x"}',
+    }
+    assert [bid for bid, _ in walk(blobs, a)] == [b]
+
+
+def test_antigravity_keeps_actions_out_of_the_person_words():
+    read = read_antigravity(ANTIGRAVITY, 0)
+    said = users(read)
+    assert "Make sure to start the server." in said
+    assert "Where is the full absolute path?" in said
+    assert not any(line.startswith(("Viewed", "User accepted", "Edited")) for line in said)
+    acts = [s.text for s in read.segments if s.cls == "ACT"]
+    assert "User accepted the command `npm run dev`" in acts
+    assert any("$assets" in a and "foreach" in a for a in acts)  # a command over many lines
+    reply = [s.text for s in read.segments if s.cls == "SELF"]
+    assert len(reply) == 1 and "(a heading quoted inside a code fence" in reply[0]
+
+
+def test_deepseek_reads_only_the_person_source_as_the_person():
+    read = ADAPTERS["deepseek"](DSH, 0)
+    assert users(read) == [
+        "Rename the config key timeout_s to timeout_seconds everywhere; keep reading the "
+        "old key for one release.",
+        "Thanks. We ship on Fridays only, so hold the release note until then.",
+    ]
+    texts = [s.text for s in read.segments]
+    assert "I'll find every use of timeout_s." in texts  # chunks joined at the block end
+    assert not any(
+        "Relevant memory" in t or "Current runtime" in t or "Todo list" in t for t in texts
+    )
+    assert not any("Find the key first" in t for t in texts)  # reasoning is never read
+    assert read.end == 21
+
+
+def test_deepseek_waits_for_a_frame_still_being_written(tmp_path):
+    raw = DSH.read_bytes()
+    log = tmp_path / "session.jsonl.zstd"
+    log.write_bytes(raw[:-7])  # the last frame cut short
+    read = ADAPTERS["deepseek"](log, 0)
+    assert read.held >= 1 and read.end <= 10
+    assert not read.fatal
+    log.write_bytes(raw)
+    rest = ADAPTERS["deepseek"](log, read.end)
+    assert rest.end == 21 and rest.start == read.end
+
+
+def test_default_roots_find_each_agent_where_it_keeps_its_files(tmp_path):
+    home = tmp_path
+    places = {
+        "amp": home / ".local/share/amp/threads/T-1.json",
+        "zed": home / ".local/share/zed/threads/threads.db",
+        "deepseek": home / ".dsh/sessions/w/s1/session.jsonl.zstd",
+        "cursor-agent": home / ".cursor/chats/h/c1/store.db",
+    }
+    sources = {"amp": AMP, "zed": ZED, "deepseek": DSH, "cursor-agent": CURSOR}
+    roots = []
+    from kura_core.distill.journals import registry
+
+    for name, path in places.items():
+        path.parent.mkdir(parents=True)
+        shutil.copy(sources[name], path)
+        for root in registry.get(name).roots["linux"]:
+            roots.append(JournalRoot(name, Path(root.replace("~", str(home)))))
+    found = {(f.adapter, f.path) for f in discover(roots, forbidden_dirs=[])}
+    assert found == set(places.items())
+
+
+# --------------------------------------------------------------------------- databases
+
+
+def _wal_db(path: Path) -> sqlite3.Connection:
+    con = sqlite3.connect(path)
+    con.execute("PRAGMA journal_mode=WAL")
+    con.execute("PRAGMA wal_autocheckpoint=0")
+    con.executescript(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT);"
+        "CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT, role TEXT, parts BLOB,"
+        " created_at INTEGER, updated_at INTEGER, finished_at INTEGER);"
+    )
+    con.execute("INSERT INTO sessions VALUES ('s', NULL, 't')")
+    con.commit()
+    return con
+
+
+def test_a_database_is_read_with_its_write_ahead_log_and_left_untouched(tmp_path):
+    db = tmp_path / "crush.db"
+    writer = _wal_db(db)
+    parts = json.dumps([{"type": "text", "data": {"text": "only in the log"}}])
+    writer.execute("INSERT INTO messages VALUES ('m', 's', 'user', ?, 1, 1, 1)", (parts,))
+    writer.commit()  # committed to the -wal, never checkpointed: the writer stays open
+    wal = db.with_name("crush.db-wal")
+    assert wal.stat().st_size > 0
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (db, wal)}
+    read = read_crush(db, 0, now=LATER)
+    assert users(read) == ["only in the log"]
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (db, wal)}
+    assert after == before
+    writer.close()
+
+
+def test_a_database_the_read_only_open_cannot_reach_is_read_from_a_copy(tmp_path, monkeypatch):
+    db = tmp_path / "crush.db"
+    writer = _wal_db(db)
+    parts = json.dumps([{"type": "text", "data": {"text": "from the copy"}}])
+    writer.execute("INSERT INTO messages VALUES ('m', 's', 'user', ?, 1, 1, 1)", (parts,))
+    writer.commit()
+    real = sqlite3.connect
+
+    def no_uri(target, *a, **kw):
+        if kw.get("uri"):
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(target, *a, **kw)
+
+    monkeypatch.setattr(databases.sqlite3, "connect", no_uri)
+    before = db.read_bytes()
+    assert users(read_crush(db, 0, now=LATER)) == ["from the copy"]
+    assert db.read_bytes() == before
+    writer.close()
+
+
+def test_a_missing_zstd_module_names_the_package(monkeypatch):
+    monkeypatch.setattr(databases, "_zstd", lambda: None)
+    with pytest.raises(JournalError, match="backports.zstd"):
+        databases.unzstd(b"\x28\xb5\x2f\xfd")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.binary(max_size=200), min_size=1, max_size=5), st.integers(0, 50))
+def test_zstd_frames_decode_whole_or_stop_at_the_torn_one(chunks, cut):
+    zstd = databases._zstd()
+    frames = [zstd.compress(c) for c in chunks]
+    data = b"".join(frames)
+    assert databases.unzstd(data) == b"".join(chunks)
+    torn = data[: max(0, len(data) - cut)] if cut else data
+    if not torn:
+        return
+    got, whole = databases.unzstd_frames(torn)
+    ends = [sum(len(f) for f in frames[: i + 1]) for i in range(len(frames))]
+    assert whole == (len(torn) in ends)  # whole exactly when the cut falls between frames
+    done = max((i + 1 for i, e in enumerate(ends) if e <= len(torn)), default=0)
+    assert got == b"".join(chunks[:done])
+
+
+# --------------------------------------------------------------------------- host words
+
+person = st.text(st.characters(blacklist_characters="<>"), min_size=1, max_size=40).filter(
+    lambda t: t.strip()
+)
+host = st.text(max_size=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(person, host, st.sampled_from(hostwords.HOST_TAGS), st.booleans())
+def test_host_blocks_never_pass_as_the_person(words, inserted, tag, closed):
+    name = tag.replace("_", "-") if len(inserted) % 2 else tag
+    block = f"<{name}>{inserted}" + (f"</{name}>" if closed else "")
+    got = hostwords.person_words(f"{words}\n{block}")
+    assert got == words.strip()
+
+
+@settings(max_examples=200, deadline=None)
+@given(person, host, host)
+def test_inside_a_wrapper_only_the_person_block_is_theirs(words, before, after):
+    before, after = before.replace("<", "("), after.replace("<", "(")
+    text = f"User steering update:\n{before}<user_input>\n{words}\n</user_input>\n{after}"
+    assert hostwords.person_words(text) == words.strip()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200))
+def test_person_words_never_adds_text(text):
+    got = hostwords.person_words(text)
+    assert len(got) <= len(text)
+    if "<" not in text:
+        assert got == text.strip()
+
+
+# --------------------------------------------------------------------------- properties
+
+blocks = st.fixed_dictionaries(
+    {"type": st.sampled_from(["text", "tool_use", "tool_result", "thinking", "image", "x"])},
+    optional={
+        "text": st.text(max_size=30),
+        "id": st.sampled_from(["a", "b"]),
+        "name": st.sampled_from(["Bash", "edit_file", "Read"]),
+        "input": st.dictionaries(st.sampled_from(["cmd", "path"]), st.text(max_size=10)),
+        "toolUseID": st.sampled_from(["a", "b"]),
+        "run": st.fixed_dictionaries(
+            {}, optional={"status": st.text(max_size=5), "result": st.text(max_size=10)}
+        ),
+    },
+)
+messages = st.lists(
+    st.fixed_dictionaries(
+        {"role": st.sampled_from(["user", "assistant", "info", "?"])},
+        optional={"content": st.lists(blocks, max_size=4) | st.text(max_size=20)},
+    )
+    | st.integers(),
+    max_size=8,
+)
+
+
+def _accounted(read) -> None:
+    with_segments = {s.start for s in read.segments}
+    noted = {n.start for n in read.notes if n.kind in ("skipped", IGNORED)} - with_segments
+    assert read.records == len(with_segments) + len(noted)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(messages)
+def test_any_amp_thread_is_read_whole_and_accounted(tmp_path, msgs):
+    path = tmp_path / "T-p.json"
+    path.write_text(json.dumps({"v": 1, "id": "T-p", "created": 1, "messages": msgs}))
+    read = ADAPTERS["amp"](path, 0)
+    _accounted(read)
+    assert read.records == len(msgs) and not read.fatal
+
+
+events = st.lists(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(
+                [
+                    "user/message",
+                    "assistant/chunk",
+                    "assistant/message",
+                    "tool/call",
+                    "tool/result",
+                    "turn/end",
+                ]
+            ),
+            "data": st.fixed_dictionaries(
+                {},
+                optional={
+                    "source": st.fixed_dictionaries({"kind": st.sampled_from(["user", "plugin"])}),
+                    "content": st.lists(
+                        st.fixed_dictionaries(
+                            {
+                                "type": st.sampled_from(["text", "tool-result"]),
+                                "text": st.text(max_size=9),
+                            }
+                        ),
+                        max_size=2,
+                    ),
+                    "turn": st.integers(0, 2),
+                    "step": st.integers(0, 2),
+                    "chunk": st.fixed_dictionaries(
+                        {
+                            "type": st.sampled_from(["text-delta", "usage"]),
+                            "text": st.text(max_size=9),
+                        }
+                    ),
+                    "name": st.text(max_size=5),
+                    "callId": st.sampled_from(["a", "b"]),
+                },
+            ),
+        }
+    ),
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(events, st.integers(0, 12))
+def test_any_deepseek_log_is_accounted_from_any_watermark(tmp_path, evs, start):
+    zstd = databases._zstd()
+    lines = [json.dumps({"type": "session", "version": 4, "id": "s", "delegationDepth": 0})]
+    lines += [json.dumps({"seq": i + 1, "time": i, **e}) for i, e in enumerate(evs)]
+    path = tmp_path / "session.jsonl.zstd"
+    path.write_bytes(zstd.compress(("\n".join(lines) + "\n").encode()))
+    old = time.time() - 7200
+    os.utime(path, (old, old))
+    read = ADAPTERS["deepseek"](path, start)
+    _accounted(read)
+    assert read.records == sum(1 for i in range(len(evs)) if i + 1 >= start)
+    assert not any(s.cls == "USER" and s.text == "" for s in read.segments)
+
+
+sections = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "### User Input",
+                "### Planner Response",
+                "```",
+                "*Viewed [a](b) *",
+                "*User accepted the command `ls`*",
+                "plain words",
+                "*Edited relevant file*",
+            ]
+        ),
+        st.text(st.characters(blacklist_characters="*#`<\x00"), max_size=20),
+    ),
+    max_size=15,
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sections)
+def test_any_export_keeps_actions_out_of_the_person_words(tmp_path, parts):
+    text = "# Chat Conversation\n\n### User Input\n\nhello\n\n" + "\n\n".join(
+        f"{a}\n{b}" for a, b in parts
+    )
+    path = tmp_path / "chat.md"
+    path.write_text(text)
+    read = read_antigravity(path, 0)
+    _accounted(read)
+    for s in read.segments:
+        if s.cls == "USER":
+            assert "*Viewed" not in s.text and "User accepted" not in s.text
