@@ -497,3 +497,147 @@ def test_any_export_keeps_actions_out_of_the_person_words(tmp_path, parts):
     for s in read.segments:
         if s.cls == "USER":
             assert "*Viewed" not in s.text and "User accepted" not in s.text
+
+
+# --------------------------------------------------------------------------- misreadings
+
+STEERING = (
+    "User steering update:\n<user_input>\nskip the flaky upload test for now\n</user_input>\n"
+    "Internal instruction: Re-evaluate the active plan using this user steering update.\n"
+    "Classify it as ADD_TASK, MODIFY_TASK, CANCEL_TASK, or EXTRA_CONTEXT.\n"
+    "Apply minimal-diff changes only to affected tasks and keep unaffected tasks active."
+)
+
+
+def test_a_gemini_steering_update_gives_only_the_person_words(tmp_path):
+    chat = {
+        "sessionId": "s",
+        "projectHash": "f" * 64,
+        "startTime": "2026-01-01T00:00:00Z",
+        "lastUpdated": "2026-01-01T00:01:00Z",
+        "messages": [
+            {
+                "id": "1",
+                "timestamp": "2026-01-01T00:00:00Z",
+                "type": "user",
+                "content": "run the tests",
+            },
+            {"id": "2", "timestamp": "2026-01-01T00:00:30Z", "type": "user", "content": STEERING},
+            {
+                "id": "3",
+                "timestamp": "2026-01-01T00:00:40Z",
+                "type": "user",
+                "content": [
+                    {"text": STEERING},
+                    {
+                        "functionResponse": {
+                            "name": "run_shell_command",
+                            "response": {"output": "ok"},
+                        }
+                    },
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "session-2026-01-01T00-00-aaaaaaaa.json"
+    path.write_text(json.dumps(chat))
+    read = ADAPTERS[guess_adapter(path)](path, 0)
+    assert users(read) == ["run the tests", *["skip the flaky upload test for now"] * 2]
+    assert not any("Internal instruction" in s.text or "ADD_TASK" in s.text for s in read.segments)
+
+
+def _qwen(tmp_path: Path, records: list[dict]) -> Path:
+    base = {"sessionId": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+    path = tmp_path / "chats" / "s.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps({**base, **r}) + "\n" for r in records))
+    return path
+
+
+def test_a_qwen_slash_command_line_is_the_person_and_its_expansion_is_not(tmp_path):
+    path = _qwen(
+        tmp_path,
+        [
+            {
+                "type": "system",
+                "subtype": "slash_command",
+                "uuid": "a",
+                "systemPayload": {"phase": "invocation", "rawCommand": "/sp.plan use sqlite"},
+            },
+            {
+                "type": "user",
+                "uuid": "b",
+                "message": {
+                    "role": "user",
+                    "parts": [{"text": "You are a planner. Given the spec…"}],
+                },
+            },
+            {
+                "type": "user",
+                "subtype": "slash_command",
+                "uuid": "c",
+                "message": {
+                    "role": "user",
+                    "parts": [{"text": "/sp.tasks Break down the plan into tasks"}],
+                },
+            },
+            {
+                "type": "user",
+                "uuid": "d",
+                "message": {"role": "user", "parts": [{"text": STEERING}]},
+            },
+        ],
+    )
+    read = ADAPTERS["qwen"](path, 0)
+    assert users(read) == [
+        "/sp.plan use sqlite",
+        "/sp.tasks Break down the plan into tasks",
+        "skip the flaky upload test for now",
+    ]
+    assert any("expanded template" in n.reason for n in read.notes)
+
+
+def test_aider_confirm_prompts_are_aider_not_the_person(tmp_path):
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "\n# aider chat started at 2026-01-01 10:00:00\n\n#### add retries to upload.py  \n\n"
+        "Sure, editing upload.py.\n\n"
+        "#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]:  - all  \n\n"
+        "> Add upload.py to the chat? (Y)es/(N)o [Yes]: y  \n"
+    )
+    read = ADAPTERS["aider"](path, 0)
+    assert users(read) == ["add retries to upload.py"]
+    assert any(s.kind == "aider confirm prompt" and s.cls == "TOOL" for s in read.segments)
+
+
+def test_a_cline_tool_result_in_two_text_blocks_is_read(tmp_path):
+    history = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "<task>\nfix the flaky test\n</task>"}],
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "<read_file>\n<path>t.py</path>\n</read_file>"}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "[read_file for 't.py'] Result:"},
+                {"type": "text", "text": "def test_upload():\n    assert retry(3)"},
+                {"type": "text", "text": "<feedback>\nthe retry count must stay at 3\n</feedback>"},
+                {
+                    "type": "text",
+                    "text": "<environment_details>\n# VSCode Visible Files\nt.py\n</environment_details>",
+                },
+            ],
+        },
+    ]
+    path = tmp_path / "1770000000000" / "api_conversation_history.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(history))
+    read = ADAPTERS["cline"](path, 0)
+    assert users(read) == ["fix the flaky test", "the retry count must stay at 3"]
+    results = [s.text for s in read.segments if s.start == 2 and s.cls != "USER"]
+    assert results == ["def test_upload():\n    assert retry(3)"]
+    assert not any("VSCode Visible Files" in s.text for s in read.segments)
