@@ -641,3 +641,197 @@ def test_a_cline_tool_result_in_two_text_blocks_is_read(tmp_path):
     results = [s.text for s in read.segments if s.start == 2 and s.cls != "USER"]
     assert results == ["def test_upload():\n    assert retry(3)"]
     assert not any("VSCode Visible Files" in s.text for s in read.segments)
+
+
+# --------------------------------------------------------------------------- database parsers
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+crush_parts = st.lists(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(
+                [
+                    "text",
+                    "reasoning",
+                    "tool_call",
+                    "tool_result",
+                    "binary",
+                    "image_url",
+                    "finish",
+                    "shell_command",
+                    "?",
+                ]
+            )
+        },
+        optional={
+            "data": st.dictionaries(
+                st.sampled_from(
+                    [
+                        "text",
+                        "id",
+                        "name",
+                        "input",
+                        "tool_call_id",
+                        "content",
+                        "command",
+                        "output",
+                        "finished",
+                        "Path",
+                        "MIMEType",
+                    ]
+                ),
+                json_values,
+                max_size=4,
+            )
+        },
+    )
+    | json_values,
+    max_size=5,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(crush_parts, st.sampled_from(["user", "assistant", "tool", "system"]), st.booleans())
+def test_any_crush_parts_are_decoded_without_raising(parts, role, child):
+    from kura_core.distill.journals.crush import Row, _State, decode_parts, part_pieces
+
+    got, why = decode_parts(json.dumps(parts))
+    assert (got is None) == bool(why)
+    state = _State({"s": child})
+    for part in got or ():
+        for piece in part_pieces(Row(1, "s", role, got), part, state):
+            assert piece.cls in ("USER", "SELF", "ACT", "TOOL")
+            assert piece.cls != "USER" or (role == "user" and not child)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=64))
+def test_any_parts_column_bytes_are_refused_with_a_reason_or_read(raw):
+    from kura_core.distill.journals.crush import decode_parts
+
+    got, why = decode_parts(raw)
+    assert got is not None or why
+
+
+zed_messages = st.lists(
+    st.one_of(
+        st.just("Resume"),
+        st.fixed_dictionaries(
+            {
+                "User": st.fixed_dictionaries(
+                    {
+                        "content": st.lists(
+                            st.one_of(
+                                st.fixed_dictionaries({"Text": st.text(max_size=15)}),
+                                st.fixed_dictionaries(
+                                    {
+                                        "Mention": st.fixed_dictionaries(
+                                            {
+                                                "uri": st.text(max_size=5),
+                                                "content": st.text(max_size=15),
+                                            }
+                                        )
+                                    }
+                                ),
+                                json_values,
+                            ),
+                            max_size=3,
+                        )
+                    }
+                )
+            }
+        ),
+        st.fixed_dictionaries(
+            {
+                "Agent": st.fixed_dictionaries(
+                    {
+                        "content": st.lists(
+                            st.one_of(
+                                st.fixed_dictionaries({"Text": st.text(max_size=15)}),
+                                st.fixed_dictionaries(
+                                    {
+                                        "ToolUse": st.fixed_dictionaries(
+                                            {
+                                                "id": st.sampled_from(["a", "b"]),
+                                                "name": st.sampled_from(["edit_file", "terminal"]),
+                                                "input": json_values,
+                                            }
+                                        )
+                                    }
+                                ),
+                                json_values,
+                            ),
+                            max_size=3,
+                        ),
+                        "tool_results": st.dictionaries(
+                            st.sampled_from(["a", "b"]), json_values, max_size=2
+                        ),
+                    }
+                )
+            }
+        ),
+        json_values,
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(zed_messages, st.booleans())
+def test_any_zed_thread_gives_the_person_only_their_text(msgs, child):
+    from kura_core.distill.journals.zed import thread_pieces
+
+    said = {
+        item["Text"].strip()
+        for m in msgs
+        if isinstance(m, dict) and isinstance(m.get("User"), dict)
+        for item in m["User"]["content"]
+        if isinstance(item, dict) and isinstance(item.get("Text"), str)
+    }
+    for piece in thread_pieces({"messages": msgs}, child=child):
+        if piece.cls == "USER":
+            assert not child and any(piece.text in text for text in said)
+
+
+def test_a_long_chain_of_blobs_is_walked_in_linear_time():
+    from tests.core.linear_inputs import grows_linearly
+
+    def run(text: str) -> None:
+        n = len(text)
+        ids = [f"{i:064x}" for i in range(n)]
+        blobs = {
+            ids[i]: b"\x0a\x20" + bytes.fromhex(ids[i + 1]) + b'{"role":"user","content":"x"}'
+            for i in range(n - 1)
+        }
+        blobs[ids[-1]] = b'{"role": "user", "content": "end"}'
+        assert len(walk(blobs, ids[0])) == n
+
+    growth = grows_linearly(run, lambda n: "x" * n, 2_000)
+    assert growth.ok, growth.why
+
+
+@pytest.mark.parametrize("fixture", [CRUSH, ZED, CURSOR], ids=["crush", "zed", "cursor-agent"])
+def test_every_database_adapter_leaves_a_live_database_as_it_found_it(tmp_path, fixture):
+    db = tmp_path / fixture.name
+    shutil.copy(fixture, db)
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE probe (x)")
+    writer.execute("INSERT INTO probe VALUES (1)")
+    writer.commit()  # in the log, not checkpointed, the writer still open
+    # the database and its log: the -shm index is shared memory every reader takes its
+    # read lock in (SQLite's protocol between a writer and its readers), not stored data
+    files = [db, db.with_name(db.name + "-wal")]
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
+    name = guess_adapter(db)
+    read = ADAPTERS[name](db, 0)
+    assert read.records and not read.fatal
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
+    writer.close()

@@ -25,7 +25,7 @@ import os
 from typing import Any
 
 from . import provenance as pv
-from .base import Read
+from .base import Read, safe_label
 from .documents import Messages, ToolCalls, read_document
 from .hostwords import person_words
 from .registry import Adapter, Head
@@ -100,7 +100,7 @@ class _Thread(Messages):
 
     def why_empty(self, msg: Any) -> str:
         role = msg.get("role") if isinstance(msg, dict) else None
-        return f"{pv_safe(role)} message without the person's or the agent's words"
+        return f"{safe_label(role)} message without the person's or the agent's words"
 
     def pieces(self, msg: Any, index: int) -> list[pv.Piece]:
         role = msg.get("role")
@@ -133,12 +133,6 @@ class _Thread(Messages):
         if kind == "image":
             return [pv.Piece("TOOL", "[image]", "attachment")]
         return []
-
-
-def pv_safe(value: Any) -> str:
-    from .base import safe_label
-
-    return safe_label(value)
 
 
 def read_amp(path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None) -> Read:

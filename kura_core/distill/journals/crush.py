@@ -35,7 +35,17 @@ from pathlib import Path
 from typing import Any
 
 from . import provenance as pv
-from .base import HOLD_SECONDS, IGNORED, SKIPPED, Intake, JournalError, Read, refused, scrub
+from .base import (
+    HOLD_SECONDS,
+    IGNORED,
+    SKIPPED,
+    Intake,
+    JournalError,
+    Read,
+    refused,
+    safe_label,
+    scrub,
+)
 from .databases import columns, is_zstd, nothing_yet, read_only, tables, unzstd
 from .documents import ToolCalls, typed_piece
 from .hostwords import person_words
@@ -186,20 +196,14 @@ def _emit(intake: Intake, row: Row, state: _State) -> None:
         intake.note(rid, rid + 1, f"unreadable message row ({row.why})", SKIPPED)
         return
     if row.role not in ("user", "assistant", "tool"):
-        intake.note(rid, rid + 1, f"{pv_label(row.role)} message", IGNORED)
+        intake.note(rid, rid + 1, f"{safe_label(row.role)} message", IGNORED)
         return
     for part in row.parts:
         for p in part_pieces(row, part, state):
             intake.add(p.cls, p.text, rid, rid + 1, session=row.session, kind=p.kind)
     if not intake.segments or intake.segments[-1].start != rid:
         kinds = sorted({str(p.get("type")) for p in row.parts}) or ["no"]
-        intake.note(rid, rid + 1, f"{'/'.join(map(pv_label, kinds))} parts only", IGNORED)
-
-
-def pv_label(value: Any) -> str:
-    from .base import safe_label
-
-    return safe_label(value)
+        intake.note(rid, rid + 1, f"{'/'.join(map(safe_label, kinds))} parts only", IGNORED)
 
 
 def read_crush(
