@@ -835,3 +835,17 @@ def test_every_database_adapter_leaves_a_live_database_as_it_found_it(tmp_path, 
     assert read.records and not read.fatal
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
     writer.close()
+
+
+def test_a_database_with_common_table_names_is_not_claimed(tmp_path):
+    db = tmp_path / "app.db"
+    con = sqlite3.connect(db)
+    con.executescript(
+        "CREATE TABLE blobs (id TEXT, data BLOB); CREATE TABLE meta (key TEXT, value TEXT);"
+        "INSERT INTO meta VALUES ('0', 'not ours');"
+        "CREATE TABLE threads (id TEXT, title TEXT);"
+    )
+    con.commit()
+    con.close()
+    with pytest.raises(JournalError, match="SQLite database"):
+        guess_adapter(db)

@@ -190,7 +190,16 @@ def read_cursor_store(
 
 
 def sniff(head: Head) -> float:
-    return 1.0 if head.tables is not None and {"blobs", "meta"} <= head.tables else 0.0
+    """A chat store: ``blobs`` and ``meta`` tables, the meta naming the chat's root blob or
+    agent (two table names alone are too common to claim a database by)."""
+    if head.tables is None or not {"blobs", "meta"} <= head.tables:
+        return 0.0
+    try:
+        with read_only(head.path) as con:
+            meta = _meta(con)
+    except sqlite3.Error:
+        return 0.0
+    return 1.0 if "latestRootBlobId" in meta or "agentId" in meta else 0.0
 
 
 ADAPTER = Adapter(
