@@ -849,3 +849,24 @@ def test_a_database_with_common_table_names_is_not_claimed(tmp_path):
     con.close()
     with pytest.raises(JournalError, match="SQLite database"):
         guess_adapter(db)
+
+
+def test_crush_projects_are_found_through_its_project_list(tmp_path, monkeypatch):
+    from kura_core.distill.journals import default_roots
+
+    data = tmp_path / "data"
+    projects = []
+    for name in ("api", "web"):
+        folder = tmp_path / name / ".crush"
+        folder.mkdir(parents=True)
+        shutil.copy(CRUSH, folder / "crush.db")
+        projects.append({"path": str(tmp_path / name), "data_dir": str(folder)})
+    (data / "crush").mkdir(parents=True)
+    (data / "crush" / "projects.json").write_text(json.dumps({"projects": projects}))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    monkeypatch.delenv("CRUSH_GLOBAL_DATA", raising=False)
+    roots = default_roots("linux")["crush"]
+    assert roots == tuple(p["data_dir"] for p in projects)
+    assert "crush" not in default_roots("win32")
+    found = discover([JournalRoot("crush", Path(r)) for r in roots], forbidden_dirs=[])
+    assert sorted(f.path.parent.parent.name for f in found) == ["api", "web"]

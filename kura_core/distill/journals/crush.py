@@ -18,6 +18,9 @@ Classes: in a top-level session the person's ``text`` is USER (host blocks such 
 with ``!``) is ACT and its output TOOL; ``binary`` / ``image_url`` attachments are noted
 as ``[image]`` / ``[file NAME]``; ``finish`` parts and ``system`` messages are bookkeeping.
 
+Where: each project's ``.crush`` folder; the projects are the ones Crush lists in its
+``projects.json`` (:class:`ProjectRoots`).
+
 Still being written: the last message of a session whose ``finished_at`` is empty or
 whose tool call is not finished, changed within :data:`~.base.HOLD_SECONDS`, is held back
 with every message after it; once later messages exist in its session, or it has been
@@ -29,7 +32,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +54,7 @@ from .base import (
 from .databases import columns, is_zstd, nothing_yet, read_only, tables, unzstd
 from .documents import ToolCalls, typed_piece
 from .hostwords import person_words
-from .registry import Adapter, Head
+from .registry import OSES, Adapter, Head, os_key
 
 UNIT = "seq"
 
@@ -240,6 +245,53 @@ def read_crush(
     return intake.result(start, end)
 
 
+class ProjectRoots(Mapping[str, tuple[str, ...]]):
+    """Crush's journal places on this machine: the ``.crush`` data folder of every project
+    Crush lists in its ``projects.json`` (beside its global data, ``$CRUSH_GLOBAL_DATA``,
+    ``$XDG_DATA_HOME/crush`` or ``~/.local/share/crush``; ``%LOCALAPPDATA%\\crush`` on
+    Windows). Read when asked, so a project opened since is offered too; another system's
+    list is empty (the file describes this machine only)."""
+
+    def _file(self) -> Path:
+        env = os.environ
+        if env.get("CRUSH_GLOBAL_DATA"):
+            return Path(env["CRUSH_GLOBAL_DATA"]).expanduser() / "projects.json"
+        if env.get("XDG_DATA_HOME"):
+            return Path(env["XDG_DATA_HOME"]) / "crush" / "projects.json"
+        if sys.platform == "win32":
+            local = env.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+            return Path(local) / "crush" / "projects.json"
+        return Path.home() / ".local" / "share" / "crush" / "projects.json"
+
+    def _here(self) -> tuple[str, ...]:
+        try:
+            doc = json.loads(self._file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return ()
+        items = doc.get("projects") if isinstance(doc, dict) else None
+        dirs = (
+            [
+                p.get("data_dir") or os.path.join(str(p.get("path") or ""), ".crush")
+                for p in items
+                if isinstance(p, dict) and (p.get("data_dir") or p.get("path"))
+            ]
+            if isinstance(items, list)
+            else []
+        )
+        return tuple(dict.fromkeys(str(d) for d in dirs))
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        if key not in OSES:
+            raise KeyError(key)
+        return self._here() if key == os_key() else ()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(OSES)
+
+    def __len__(self) -> int:
+        return len(OSES)
+
+
 def is_crush(found: frozenset[str] | set[str] | None) -> bool:
     return found is not None and {"sessions", "messages"} <= found
 
@@ -262,6 +314,7 @@ ADAPTER = Adapter(
     unit=UNIT,
     read=read_crush,
     sniff=sniff,
+    roots=ProjectRoots(),
     include=("**/crush.db",),
     variants=("database",),
 )
