@@ -870,3 +870,23 @@ def test_crush_projects_are_found_through_its_project_list(tmp_path, monkeypatch
     assert "crush" not in default_roots("win32")
     found = discover([JournalRoot("crush", Path(r)) for r in roots], forbidden_dirs=[])
     assert sorted(f.path.parent.parent.name for f in found) == ["api", "web"]
+
+
+def test_a_delegated_deepseek_session_has_the_parent_agent_as_its_user(tmp_path):
+    lines = [
+        {"type": "session", "version": 4, "id": "child", "delegationDepth": 1},
+        {
+            "seq": 1,
+            "time": 1,
+            "type": "user/message",
+            "data": {
+                "source": {"kind": "user"},
+                "content": [{"type": "text", "text": "list the callers"}],
+            },
+        },
+    ]
+    plain = tmp_path / "session.jsonl"
+    plain.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert guess_adapter(plain) == "deepseek"
+    read = ADAPTERS["deepseek"](plain, 0)
+    assert [(s.cls, s.text) for s in read.segments] == [("SELF", "list the callers")]
