@@ -297,15 +297,17 @@ def _emit(intake: Intake, state: _Session, e: dict, seq: int) -> None:
 
 
 def sniff(head: Head) -> float:
-    """A session log: zstd frames whose first line is a DSH header, or the same JSON Lines
-    uncompressed."""
-    if head.text[:4] == b"\x28\xb5\x2f\xfd":
+    """A session log: zstd frames whose first line is a DSH header (only the frames in the
+    head are decompressed), or the same JSON Lines uncompressed."""
+    if is_zstd(head.text):
         try:
-            header, evs, _bad, _whole = events(head.path)
-        except (JournalError, OSError):
+            raw, _whole = unzstd_frames(head.text, limit=1 << 20)
+        except JournalError:
             return 0.0
-        if header.get("type") == "session" or any(is_event(e) for e in evs[:20]):
-            return 1.0
+        for line in raw.split(b"\n")[:20]:
+            obj = decode_line(line + b"\n").obj if line.strip() else None
+            if obj is not None and (_is_header(obj) or is_event(obj)):
+                return 1.0
         return 0.0
     return head.share(lambda obj, i: is_event(obj) or (i == 0 and _is_header(obj)))
 
