@@ -341,3 +341,9 @@ def test_a_hook_called_wrongly_says_nothing_to_the_agent(tmp_path):
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     log = (tmp_path / ".local" / "state" / "kura" / "hooks.log").read_text().splitlines()
     assert len(log) == 3 and all("bad hook arguments" in json.loads(x)["reason"] for x in log)
+
+
+def test_the_command_line_offers_every_agent_connect_knows():
+    from kura_core.faces.connect import AGENT_NAMES
+
+    assert AGENT_NAMES == tuple(AGENTS)
