@@ -114,10 +114,12 @@ def section_pieces(who: str, body: str) -> list[pv.Piece]:
     """The classed texts of one section."""
     out: list[pv.Piece] = []
     person = who == "User Input"
+    acted = False
     for kind, text in _split(body):
         if kind == "action":
+            acted = True
             out.append(pv.Piece("ACT", _action_text(text), "agent action (export)"))
-        elif person and not any(p.cls == "ACT" for p in out):
+        elif person and not acted:
             out.append(pv.Piece("USER", text, "user input (export)"))
         else:
             out.append(pv.Piece("SELF", text, "planner response (export)"))

@@ -48,6 +48,8 @@ from .registry import Adapter, Head
 
 UNIT = "seq"
 _RUNTIME = "Current runtime context"
+#: the source kind of what the person typed (the format's word, not a provenance class)
+_PERSON = "user"
 _TEXT_CHUNKS = ("text-delta", "delta", "text")
 
 
@@ -111,10 +113,9 @@ class _Session:
         self.tools = ToolCalls()
 
     def user(self, data: dict) -> tuple[list[pv.Piece], str]:
-        source = dict_at(data, "source")
-        kind = source.get("kind")
-        if kind != "user":
-            return [], f"{safe_label(kind)} message on the person's channel (not the person's)"
+        origin = dict_at(data, "source").get("kind")
+        if origin != _PERSON:
+            return [], f"{safe_label(origin)} message on the person's channel (not the person's)"
         content = data.get("content")
         if content is None and isinstance(data.get("message"), dict):
             content = data["message"].get("content")
