@@ -890,3 +890,29 @@ def test_a_delegated_deepseek_session_has_the_parent_agent_as_its_user(tmp_path)
     assert guess_adapter(plain) == "deepseek"
     read = ADAPTERS["deepseek"](plain, 0)
     assert [(s.cls, s.text) for s in read.segments] == [("SELF", "list the callers")]
+
+
+def test_a_chat_with_its_agent_transcript_beside_is_read_once(tmp_path):
+    home = tmp_path / ".cursor"
+    store = home / "chats" / "h" / "ac437fdf-3e7e-4a54-98a4-7bb04fd3efc6" / "store.db"
+    store.parent.mkdir(parents=True)
+    shutil.copy(CURSOR, store)
+    alone = ADAPTERS["cursor-agent"](store, 0)
+    assert users(alone)  # no transcript: the store is the only copy
+    chat = "ac437fdf-3e7e-4a54-98a4-7bb04fd3efc6"
+    transcript = home / "projects" / "home-dev-api" / "agent-transcripts" / chat / f"{chat}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text(
+        json.dumps(
+            {
+                "role": "user",
+                "message": {
+                    "content": [{"type": "text", "text": "<user_query>\nWhy 503?\n</user_query>"}]
+                },
+            }
+        )
+        + "\n"
+    )
+    twice = ADAPTERS["cursor-agent"](store, 0)
+    assert not twice.segments and twice.records == alone.records
+    _accounted(twice)

@@ -346,4 +346,4 @@ def test_a_hook_called_wrongly_says_nothing_to_the_agent(tmp_path):
 def test_the_command_line_offers_every_agent_connect_knows():
     from kura_core.faces.connect import AGENT_NAMES
 
-    assert AGENT_NAMES == tuple(AGENTS)
+    assert tuple(AGENTS) == AGENT_NAMES

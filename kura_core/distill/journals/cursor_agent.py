@@ -8,6 +8,10 @@ a tree node (repeated ``0x0A 0x20`` + a 32-byte child id, perhaps a JSON message
 them). The conversation as it stands is the walk of the tree from the latest root; a
 store without a usable root is read in row order instead.
 
+When Cursor also wrote the chat's agent transcript (``~/.cursor/projects/<ws>/agent-
+transcripts/<chat>/…``, its canonical text, read by ``cursor``), the store's messages are
+counted in notes and not read again, so one conversation is never evidence twice.
+
 Watermark (``seq``): the message's index in that walk -- a chat only grows at its end, and
 Cursor keeps no time per message. Messages: ``user`` text is USER only inside
 ``<user_query>`` (``<user_info>``, rules, attached files and the other blocks Cursor adds
@@ -152,6 +156,24 @@ def _result(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def transcript_beside(path: Path, chat: str) -> Path | None:
+    """The agent transcript Cursor writes for the same chat (``<cursor home>/projects/<ws>/
+    agent-transcripts/<chat>/<chat>.jsonl``, or ``<chat>.jsonl`` / ``.txt`` in older builds),
+    when there is one: the chat is then read from it (by ``cursor``), never twice."""
+    if not chat or len(path.parents) < 4:
+        return None
+    projects = path.parents[3] / "projects"
+    if not projects.is_dir():
+        return None
+    names = (f"{chat}/{chat}.jsonl", f"{chat}.jsonl", f"{chat}.txt")
+    for ws in projects.iterdir():
+        for name in names:
+            found = ws / "agent-transcripts" / name
+            if found.is_file():
+                return found
+    return None
+
+
 def read_cursor_store(
     path: str | os.PathLike[str], start: int, *, limit_bytes: int | None = None
 ) -> Read:
@@ -170,6 +192,11 @@ def read_cursor_store(
     if start > len(msgs):
         intake.note(start, start, "journal shorter than watermark")
         return intake.result(start, start)
+    if transcript_beside(p, session) is not None:
+        for i in range(start, len(msgs)):
+            intake.begin(i, i + 1)
+            intake.note(i, i + 1, "read from the chat's agent transcript (not twice)", IGNORED)
+        return intake.result(start, len(msgs))
     for i, (_bid, data) in enumerate(msgs):
         msg = _message(data)
         if i < start:
