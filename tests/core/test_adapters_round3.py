@@ -476,7 +476,7 @@ sections = st.lists(
                 "*Edited relevant file*",
             ]
         ),
-        st.text(st.characters(blacklist_characters="*#`<\x00"), max_size=20),
+        st.text(st.characters(codec="utf-8", exclude_characters="*#`<\x00"), max_size=20),
     ),
     max_size=15,
 )
