@@ -916,3 +916,10 @@ def test_a_chat_with_its_agent_transcript_beside_is_read_once(tmp_path):
     twice = ADAPTERS["cursor-agent"](store, 0)
     assert not twice.segments and twice.records == alone.records
     _accounted(twice)
+
+
+def test_a_crush_read_from_a_watermark_still_knows_the_calls_before_it():
+    whole = {(s.start, s.cls, s.kind) for s in read_crush(CRUSH, 0, now=LATER).segments}
+    later = read_crush(CRUSH, 3, now=LATER)
+    assert {(s.start, s.cls, s.kind) for s in later.segments} == {x for x in whole if x[0] >= 3}
+    assert any(s.kind == "tool_result view" for s in later.segments)

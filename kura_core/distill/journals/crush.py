@@ -147,14 +147,21 @@ def _unfinished(row: Row) -> bool:
     )
 
 
-def _rows(con: sqlite3.Connection) -> tuple[list[Row], dict[str, bool]]:
+def _rows(con: sqlite3.Connection, start: int) -> tuple[list[Row], dict[str, bool]]:
+    """The messages from rowid *start* on, and before it only the assistant messages of the
+    sessions those continue (the tool calls a later result answers): a read from a
+    watermark never decodes the whole history again."""
     mcols = columns(con, "messages")
     extra = [c if c in mcols else "NULL" for c in ("finished_at", "updated_at")]
     extra.append("is_summary_message" if "is_summary_message" in mcols else "0")
-    query = f"SELECT rowid, session_id, role, parts, {', '.join(extra)} FROM messages"
+    query = (
+        f"SELECT rowid, session_id, role, parts, {', '.join(extra)} FROM messages"
+        " WHERE rowid >= ? OR (role = 'assistant' AND session_id IN"
+        " (SELECT session_id FROM messages WHERE rowid >= ?)) ORDER BY rowid"
+    )
     rows = []
     for rowid, sid, role, raw, finished_at, updated_at, summary in con.execute(
-        query + " ORDER BY rowid"
+        query, (start, start)
     ):
         parts, why = decode_parts(raw)
         rows.append(
@@ -228,7 +235,7 @@ def read_crush(
             have = tables(con)
             if not {"messages"} <= have or "parts" not in columns(con, "messages"):
                 return refused(UNIT, start, f"{p.name} is a database without Crush's messages")
-            rows, children = _rows(con)
+            rows, children = _rows(con, start)
     except (sqlite3.Error, OSError) as exc:
         return refused(UNIT, start, f"cannot read the Crush database: {exc}")
     intake = Intake(str(p), UNIT)
