@@ -300,7 +300,10 @@ def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[
                 blocks[-1][3].append(line)
             state = "blank"
             continue
-        if blocks and blocks[-1][0] == k and k in ("tool", "text") or k == state == _USER_LINE:
+        # a window may open on the second line of the person's block (the previous window
+        # ended inside it): with no block yet, that line starts one
+        same = blocks and (blocks[-1][0] == k and k in ("tool", "text") or k == state == _USER_LINE)
+        if same:
             blocks[-1][2] = offset + len(raw)
             blocks[-1][3].append(line)
         else:
