@@ -31,13 +31,25 @@ from .claude import ClaudeCode
 from .codex import Codex
 from .copilot import Copilot
 from .gemini import Gemini, QwenCode
+from .mcponly import Amp, Crush, Zed
 from .opencode import Opencode
 
 if TYPE_CHECKING:
     from ..config import Config
 
 AGENTS: dict[str, Agent] = {
-    a.name: a for a in (ClaudeCode(), Codex(), Gemini(), Opencode(), QwenCode(), Copilot())
+    a.name: a
+    for a in (
+        ClaudeCode(),
+        Codex(),
+        Gemini(),
+        Opencode(),
+        QwenCode(),
+        Copilot(),
+        Crush(),
+        Zed(),
+        Amp(),
+    )
 }
 
 

@@ -31,6 +31,12 @@ def journal_change(
     there goes, so a re-wired agent's transcripts are not drunk by both stores."""
     if config.source is None:
         return None, "no kura.toml to add the journal to"
+    if adapter and root is None:
+        return None, (
+            f"this agent keeps its transcripts in each project: add a project's folder as a "
+            f"{adapter} journal (connect from inside the project, or list it under "
+            "[distill.journals] in kura.toml)"
+        )
     if not adapter or root is None:
         return None, "this agent's transcripts have no journal reader in kura"
     if adapter not in adapter_names():

@@ -12,13 +12,24 @@ from ..errors import KuraError
 
 OK, FAIL, NOTHING = 0, 1, 2
 
-AGENT_NAMES = ("claude-code", "codex", "gemini", "opencode", "qwen-code", "copilot")
+#: ``kura_core.connect.AGENTS`` by name, spelt out so building the parser imports nothing
+AGENT_NAMES = (
+    "claude-code",
+    "codex",
+    "gemini",
+    "opencode",
+    "qwen-code",
+    "copilot",
+    "crush",
+    "zed",
+    "amp",
+)
 
 
 def add_parsers(add: Callable[..., argparse.ArgumentParser], cmd: Callable[..., int]) -> None:
     """``kura connect`` and ``kura hook`` through the CLI's ``add`` (*cmd* is the CLI's
     dispatcher for ``connect``)."""
-    helptext = "wire a store into an agent: MCP, the map at session start, its journals"
+    helptext = "wire a store into an agent: MCP, the map at session start (where it runs hooks), its journals"
     sp = add("connect", cmd, helptext)
     sp.add_argument("agent", nargs="?", choices=AGENT_NAMES, help="the agent to wire")
     sp.add_argument("--status", action="store_true", help="which agents are wired to which store")

@@ -324,7 +324,7 @@ def test_adapters_registry():
         "specstory",
         "kimi",
         "qwen",
-    }
+    } | {"crush", "amp", "zed", "deepseek", "cursor-agent", "antigravity"}
     assert set(UNITS) == set(ADAPTERS) == set(DEFAULT_INCLUDE)
     assert {UNITS[a] for a in ("claude", "codex", "aider", "text")} == {"byte"}
     assert {UNITS[a] for a in ("gemini", "opencode", "evidence")} == {"seq"}

@@ -87,6 +87,7 @@ FIXTURE_JOURNALS = _fixture_journals()
 def test_the_fixture_set_is_the_one_expected():
     adapters = {a for a, _ in FIXTURE_JOURNALS}
     assert {"claude", "codex", "gemini", "opencode", "aider", "evidence", "text"} <= adapters
+    assert {"crush", "zed", "amp", "cursor-agent", "antigravity", "deepseek"} <= adapters
     assert len(FIXTURE_JOURNALS) >= 15
 
 

@@ -30,6 +30,7 @@ from kura_core.distill.journals import (
 )
 from kura_core.distill.journals.aider import assistant_pieces
 from kura_core.distill.journals.base import CONTEXTS
+from kura_core.distill.journals.hostwords import person_words
 
 SMALL, BIG = 4_000, 40_000
 GROWTH = 15.0  # 10x the input, at most ~15x the time
@@ -254,6 +255,60 @@ def _cursor(p: str) -> str:
     return _jsonl([turn, {"type": "turn_ended", "status": "success"}])
 
 
+def _amp(p: str) -> str:
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": p}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": p},
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"cmd": p}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "toolUseID": "t1", "run": {"result": {"output": p}}}
+            ],
+        },
+    ]
+    return json.dumps({"v": 1, "id": "T-x", "created": 1, "messages": messages}, indent=1)
+
+
+def _antigravity(p: str) -> str:
+    return (
+        "# Chat Conversation\n\n### User Input\n\n" + p + "\n\n*Viewed [a](file:///a) *\n\n"
+        "*User accepted the command `" + p + "`*\n\n### Planner Response\n\n" + p + "\n"
+    )
+
+
+def _deepseek(p: str) -> str:
+    def ev(seq: int, kind: str, data: dict) -> dict:
+        return {"seq": seq, "time": seq, "type": kind, "data": data}
+
+    return _jsonl(
+        [
+            {"type": "session", "version": 4, "id": "s", "delegationDepth": 0},
+            ev(
+                1,
+                "user/message",
+                {"source": {"kind": "user"}, "content": [{"type": "text", "text": p}]},
+            ),
+            ev(
+                2,
+                "assistant/chunk",
+                {"turn": 1, "step": 1, "chunk": {"type": "text-delta", "text": p}},
+            ),
+            ev(3, "tool/call", {"callId": "c", "name": "bash", "arguments": {"command": p}}),
+            ev(
+                4,
+                "tool/result",
+                {"message": {"content": [{"type": "tool-result", "toolCallId": "c", "output": p}]}},
+            ),
+        ]
+    )
+
+
 CARRIERS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "claude": ("claude", "s.jsonl", _claude),
     "codex": ("codex", "rollout-x.jsonl", _codex),
@@ -267,6 +322,9 @@ CARRIERS: dict[str, tuple[str, str, Callable[[str], str]]] = {
     "kimi": ("kimi", "context.jsonl", lambda p: _jsonl([{"role": "user", "content": p}])),
     "qwen": ("qwen", "sess.jsonl", _qwen),
     "cursor": ("cursor", "t.jsonl", _cursor),
+    "amp": ("amp", "T-x.json", _amp),
+    "antigravity": ("antigravity", "chat.md", _antigravity),
+    "deepseek": ("deepseek", "session.jsonl", _deepseek),
 }
 
 
@@ -308,6 +366,7 @@ def _decode_directly(text: str) -> None:
     pv.answers(text)
     pv.rejection(text)
     assistant_pieces(text)
+    person_words(text)
 
 
 def _seconds(run: Callable[[], None], repeats: int) -> float:

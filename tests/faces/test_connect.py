@@ -98,6 +98,9 @@ USER_FILES = {
     "opencode": (".config/opencode/opencode.json", '{\n  "model": "a/b"\n}\n'),
     "codex": (".codex/config.toml", '# mine\nmodel = "o3"\n\n[mcp_servers.mine]\ncommand = "x"\n'),
     "copilot": (".copilot/mcp-config.json", '{"mcpServers": {}}\n'),
+    "crush": (".config/crush/crush.json", '{\n  "options": {"debug": false}\n}\n'),
+    "zed": (".config/zed/settings.json", '// Zed settings\n{\n  "theme": "One Dark",\n}\n'),
+    "amp": (".config/amp/settings.json", '{\n  "amp.notifications.enabled": true\n}\n'),
 }
 
 
@@ -372,3 +375,9 @@ def test_a_hook_called_wrongly_says_nothing_to_the_agent(tmp_path):
         assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     log = (tmp_path / ".local" / "state" / "kura" / "hooks.log").read_text().splitlines()
     assert len(log) == 3 and all("bad hook arguments" in json.loads(x)["reason"] for x in log)
+
+
+def test_the_command_line_offers_every_agent_connect_knows():
+    from kura_core.faces.connect import AGENT_NAMES
+
+    assert tuple(AGENTS) == AGENT_NAMES

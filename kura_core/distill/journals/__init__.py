@@ -23,6 +23,14 @@ cursor      Cursor agent transcripts, Grok CLI chat history               byte
 specstory   SpecStory Markdown exports of Cursor chats                    seq
 kimi        Kimi CLI ``context.jsonl`` / ``wire.jsonl``                   byte
 qwen        Qwen Code chat recordings                                     byte
+crush       Crush's ``.crush/crush.db`` (SQLite)                          seq (rowid)
+zed         Zed's ``threads.db`` (SQLite, zstd JSON)                      seq (ms)
+amp         Amp ``threads/T-*.json``                                      seq
+cursor-     the cursor-agent CLI's ``store.db`` chat stores               seq
+agent
+antigra-    Antigravity / Windsurf Cascade Markdown exports               seq
+vity
+deepseek    DeepSeek Harness ``session.jsonl.zstd``                       seq
 ==========  ==========================================================  ==========
 
 Byte offsets suit files that only grow; ``seq`` numbers (a message, line or record index,

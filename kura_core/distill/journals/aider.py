@@ -55,6 +55,9 @@ _REPLACE = re.compile(r">{5,9} REPLACE")
 _CLOSE = re.compile(r"```[ \t]*\n?")
 _USER_MARK = re.compile(r"^####\s?")
 _TOOL_MARK = re.compile(r"^>\s?")
+#: aider's confirm prompts ("Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all [Yes]: - all"),
+#: which some versions log with the person's input marks
+_CONFIRM = re.compile(r"\(Y\)es/\(N\)o\b")
 
 
 def _header_session(line: str) -> str:
@@ -297,7 +300,10 @@ def _blocks(lines: list[tuple[int, bytes]], intake: Intake, prev: str) -> tuple[
                 blocks[-1][3].append(line)
             state = "blank"
             continue
-        if blocks and blocks[-1][0] == k and k in ("tool", "text") or k == state == _USER_LINE:
+        # a window may open on the second line of the person's block (the previous window
+        # ended inside it): with no block yet, that line starts one
+        same = blocks and (blocks[-1][0] == k and k in ("tool", "text") or k == state == _USER_LINE)
+        if same:
             blocks[-1][2] = offset + len(raw)
             blocks[-1][3].append(line)
         else:
@@ -314,11 +320,27 @@ def _add_block(
         intake.note(b_start, b_end, "session start", IGNORED)
         return _header_session(texts[0]) or session
     if k == "user":
-        body = "\n".join(_USER_MARK.sub("", t).rstrip() for t in texts).strip()
+        lines = [_USER_MARK.sub("", t).rstrip() for t in texts]
+        asked = [ln for ln in lines if _CONFIRM.search(ln)]
+        body = "\n".join(ln for ln in lines if not _CONFIRM.search(ln)).strip()
         if body == "<blank>":
             intake.note(b_start, b_end, "empty input (aider wrote <blank>)", IGNORED)
             return session
-        intake.add("USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt")
+        if asked:  # aider's own question and the answer it took, logged as input
+            text = "\n".join(asked)
+            intake.add(
+                "TOOL",
+                text,
+                b_start,
+                b_end,
+                session=session,
+                stamp=session,
+                kind="aider confirm prompt",
+            )
+        if body:
+            intake.add(
+                "USER", body, b_start, b_end, session=session, stamp=session, kind="user prompt"
+            )
     elif k == "tool":
         body = "\n".join(_TOOL_MARK.sub("", t).rstrip() for t in texts).strip()
         intake.add(

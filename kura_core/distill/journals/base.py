@@ -290,17 +290,20 @@ def between(text: str, opener: str, closer: str) -> str | None:
 # --------------------------------------------------------------------------- sniffing
 
 _SQLITE = b"SQLite format 3\x00"
+_ZSTD = b"\x28\xb5\x2f\xfd"
 
 
 def sniff(path: str | os.PathLike[str], *, size: int = 4096) -> str:
     """What the head of a file says it is: ``"utf16"``, ``"utf32"``, ``"binary"``,
-    ``"sqlite"``, ``"empty"`` or ``"text"``."""
+    ``"sqlite"``, ``"zstd"``, ``"empty"`` or ``"text"``."""
     with open(path, "rb") as fh:
         head = fh.read(size)
     if not head:
         return "empty"
     if head.startswith(_SQLITE):
         return "sqlite"
+    if head.startswith(_ZSTD):
+        return "zstd"
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
         return "utf32"
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -326,6 +329,8 @@ def encoding_problem(path: str | os.PathLike[str]) -> str:
         )
     if kind == "sqlite":
         return f"{name} is a SQLite database, not a transcript file"
+    if kind == "zstd":
+        return f"{name} is zstd-compressed, not a transcript file"
     if kind == "binary":
         return f"{name} holds binary data (NUL bytes), not a UTF-8 transcript"
     return ""

@@ -243,7 +243,7 @@ class _ApiReader(Messages):
             return [p for b in blocks if isinstance(b, dict) for p in self._assistant(b)]
         if msg.get("role") != "user":
             return []
-        pieces = [p for b in blocks if isinstance(b, dict) for p in self._user(b)]
+        pieces = self._user_blocks([b for b in blocks if isinstance(b, dict)])
         if any(p.cls == ProvenanceClass.USER for p in pieces) and any(
             isinstance(b, dict) and b.get("type") == "image" for b in blocks
         ):
@@ -268,6 +268,37 @@ class _ApiReader(Messages):
         prose = _XML_CALL.sub("", text).strip()
         if prose:
             pieces.insert(0, pv.Piece("SELF", prose, "assistant text"))
+        return pieces
+
+    def _user_blocks(self, blocks: list[dict]) -> list[pv.Piece]:
+        """The pieces of a user message's blocks, however many there are: a tool result
+        whose ``[tool] Result:`` head stands alone in one text block continues in the
+        text blocks after it (up to the next head, a block of the person's words or the
+        environment details)."""
+        pieces: list[pv.Piece] = []
+        open_result: tuple[pv.ToolCall | None, list[str]] | None = None
+
+        def close() -> None:
+            nonlocal open_result
+            if open_result is not None:
+                call, texts = open_result
+                pieces.extend(self.calls.result_pieces("\n".join(texts), call))
+            open_result = None
+
+        for b in blocks:
+            text = b.get("text") if b.get("type") == "text" else None
+            if isinstance(text, str):
+                head = _RESULT_HEAD.match(text)
+                if head:
+                    close()
+                    open_result = (self.calls.named(head.group(1)), [text[head.end() :]])
+                    continue
+                if open_result is not None and not _tagged(text) and not _ENV.match(text.lstrip()):
+                    open_result[1].append(text)
+                    continue
+            close()
+            pieces.extend(self._user(b))
+        close()
         return pieces
 
     def _user(self, block: dict) -> list[pv.Piece]:

@@ -31,7 +31,7 @@ def sniff_adapter(path: str | os.PathLike[str]) -> str:
     p = Path(path)
     try:
         kind = sniff(p)
-        if kind not in ("text", "sqlite"):
+        if kind not in ("text", "sqlite", "zstd"):
             return ""
         best = registry.ranked(registry.head_of(p, kind))
     except OSError:
@@ -60,7 +60,7 @@ def guess_adapter(path: str | os.PathLike[str]) -> str:
                 f"adapter with --adapter (one of {', '.join(adapter_names())})"
             )
         problem = encoding_problem(p)
-        if problem and sniff(p) != "sqlite":
+        if problem and sniff(p) not in ("sqlite", "zstd"):
             raise JournalError(
                 f"{problem}; no adapter reads it (adapters: {', '.join(adapter_names())})"
             )
@@ -71,8 +71,9 @@ def guess_adapter(path: str | os.PathLike[str]) -> str:
         return found
     if sniff(p) == "sqlite":
         raise JournalError(
-            f"{p.name} is a SQLite database without opencode's message and part "
-            f"tables; no adapter reads it (adapters: {', '.join(adapter_names())})"
+            f"{p.name} is a SQLite database none of kura's adapters knows (opencode, "
+            f"Crush, Zed and cursor-agent databases are read); adapters: "
+            f"{', '.join(adapter_names())}"
         )
     if pretty_printed(p):
         raise JournalError(

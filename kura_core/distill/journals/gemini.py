@@ -47,6 +47,7 @@ from .base import (
     scrub,
 )
 from .documents import classed_result, decode_noted, typed_piece
+from .hostwords import person_words
 from .registry import Adapter, Head
 
 UNIT = "seq"
@@ -161,7 +162,7 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
                 pieces.append(
                     pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files")
                 )
-        rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)).strip()
+        rest = person_words(_CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)))
         rest, editor = _split_editor_context(rest)
         if editor:
             pieces.append(pv.Piece("TOOL", editor, "editor context the IDE appended"))

@@ -35,6 +35,7 @@ from . import provenance as pv, recognize as rc
 from .base import IGNORED, Read
 from .documents import read_records
 from .gemini import _CONTEXT_TAGS, _REFERENCED, _response_text
+from .hostwords import person_words
 from .recognize import QWEN_TYPES as _TYPES
 from .registry import Adapter, Head
 
@@ -48,10 +49,13 @@ class _Qwen:
         #: a slash command was invoked and has not answered on its own: the next user
         #: record is its expanded template
         self.expanding = False
+        #: the last command line read (a user record may repeat the system record's)
+        self.last_command = ""
 
     def copy(self) -> _Qwen:
         c = _Qwen.__new__(_Qwen)
         c.session, c.subagent, c.expanding = self.session, self.subagent, self.expanding
+        c.last_command = self.last_command
         c.calls, c.prose = dict(self.calls), set(self.prose)
         return c
 
@@ -81,6 +85,16 @@ class _Qwen:
             self.expanding = False
             note(f"put on the person's channel by the CLI ({_safe(provenance)})", IGNORED)
             return []
+        typed = _command_line(parts)
+        if typed and (obj.get("subtype") == "slash_command" or self.expanding):
+            # the command line itself, as the person typed it (``/sp.tasks Break down …``)
+            self.expanding = obj.get("subtype") != "slash_command" and self.expanding
+            if typed == self.last_command:
+                note("the command line the system record already gave", IGNORED)
+                return []
+            self.last_command = typed
+            cls = "SELF" if self.subagent else "USER"
+            return [pv.Piece(cls, typed, "slash command the person typed")]
         if obj.get("subtype") or (self.expanding and provenance is None):
             self.expanding = False
             note("a slash command's expanded template (not what the person typed)", IGNORED)
@@ -105,6 +119,7 @@ class _Qwen:
             self.expanding = True
             line = payload.get("rawCommand") or payload.get("command")
             if isinstance(line, str) and line.strip():
+                self.last_command = line.strip()
                 cls = "SELF" if self.subagent else "USER"
                 return [pv.Piece(cls, line.strip(), "slash command the person typed")]
         note(f"system record ({_safe(obj.get('subtype'))})", IGNORED)
@@ -124,7 +139,7 @@ class _Qwen:
                 for m in _NOTIFICATION.finditer(text):  # a background agent's report
                     pieces.append(pv.Piece("SELF", m.group(0), "task notification"))
                 text = _NOTIFICATION.sub("", text)
-                rest = _CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", text)).strip()
+                rest = person_words(_CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", text)))
                 if rest:
                     said.append(rest)
             elif isinstance(part.get("functionResponse"), dict):
@@ -178,6 +193,16 @@ class _Qwen:
             _, call = pv.decode_call(fr.get("name"), {})
         cls, kind = pv.result_class(call, self.prose)
         return [pv.Piece(cls, text, kind)]
+
+
+_COMMAND = re.compile(r"/[A-Za-z][\w.:-]*(?:[ \t]|$)")
+
+
+def _command_line(parts: list) -> str:
+    """The text of a user record that is one slash command line (``/name args``), else ``""``."""
+    texts = [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    text = "\n".join(texts).strip()
+    return text if text and _COMMAND.match(text) else ""
 
 
 _NOTIFICATION = re.compile(r"<task-notification>.*?(?:</task-notification>|\Z)", re.DOTALL)

@@ -73,7 +73,13 @@ BUILTIN = (
     "kura_core.distill.journals.continue_dev:ADAPTER",
     "kura_core.distill.journals.copilot:LEGACY",
     "kura_core.distill.journals.opencode:ADAPTER",
+    "kura_core.distill.journals.crush:ADAPTER",
+    "kura_core.distill.journals.amp:ADAPTER",
+    "kura_core.distill.journals.zed:ADAPTER",
+    "kura_core.distill.journals.deepseek:ADAPTER",
+    "kura_core.distill.journals.cursor_agent:ADAPTER",
     "kura_core.distill.journals.aider:ADAPTER",
+    "kura_core.distill.journals.antigravity:ADAPTER",
     "kura_core.distill.journals.cursor:SPECSTORY",
     "kura_core.distill.journals.plain:TEXT",
 )
@@ -123,7 +129,12 @@ class Head:
     @property
     def plain(self) -> bool:
         """Is the file text that is neither JSON Lines, one JSON document nor a database?"""
-        return not self.records and self.document is None and self.tables is None
+        return (
+            not self.records
+            and self.document is None
+            and self.tables is None
+            and not self.text.startswith(b"\x28\xb5\x2f\xfd")  # zstd frames
+        )
 
 
 @runtime_checkable
@@ -274,6 +285,8 @@ def head_of(path: Path, kind: str) -> Head:
         return head
     with open(path, "rb") as fh:
         head.text = fh.read(HEAD_BYTES)
+    if kind == "zstd":
+        return head  # compressed: the adapters that read zstd look inside themselves
     stripped = head.text.lstrip(b"\xef\xbb\xbf \t\r\n")
     if stripped.startswith((b"{", b"[")) or b"\n{" in head.text[:4096]:
         head.records, head.lines = _records(path)
