@@ -135,6 +135,10 @@ class StoreConfig:
     journals_from: str = "none"
     #: What counts as a secret here beyond the built-in shapes ([stores.X.secrets]).
     secrets: SecretRules = field(default_factory=SecretRules)
+    #: record every change in the store's git history ([stores.X] history = false: off)
+    history: bool = True
+    #: the git remote `kura sync` (and the tender) fetch from and push to ([stores.X.sync])
+    sync_remote: str = ""
 
     @property
     def charter_path(self) -> Path:
@@ -590,9 +594,24 @@ def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConf
         capacity=_capacity(s.sub("capacity"), top.capacity),
         inherit_global_journals=inherit,
         secrets=_secrets(s.sub("secrets")),
+        history=s.get("history", bool, True),
+        sync_remote=_sync(s.sub("sync")),
     )
     s.done()
     return store
+
+
+def _sync(t: _Table | None) -> str:
+    if t is None:
+        return ""
+    remote = t.get("remote", str, "").strip()
+    if not remote or remote.startswith("-") or "\n" in remote:
+        raise ConfigError(
+            f"kura.toml: {t.key('remote')} must name a git remote: a path, an ssh or https "
+            f"address (got {remote!r})"
+        )
+    t.done()
+    return remote
 
 
 def _stores(stt: _Table | None, top: _Defaults, base: Path | None) -> dict[str, StoreConfig]:

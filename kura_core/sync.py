@@ -1,0 +1,328 @@
+"""Sync: one store on several machines, through any remote git speaks.
+
+``kura sync`` records what is on disk, fetches the remote's ``main``, merges it, and pushes.
+The merge is kura's own, path by path, never git's text merge:
+
+- a memory changed on one side only takes that side;
+- MEMORY.md merges line by line, keyed by slug (every line once; headings, sectors and
+  other lines keep their place), see :func:`merge_index`;
+- the same memory changed differently on both sides keeps this machine's text in the store
+  and offers the other as a draft (``source: sync``) for review: no conflict marker in a
+  memory, and no edit lost; a memory removed on one side and changed on the other stays,
+  changed;
+- any other file changed on both sides keeps this machine's copy (the other is in history).
+
+The merge commit is built in a side index and moved into place like an undo (see
+:func:`kura_core.history.apply_commit`), so a crash mid-way is finished by the next writer.
+Nothing of ``_still/`` travels: it is ignored by git.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .history import (
+    INDEX_FILE,
+    Git,
+    HistoryError,
+    Note,
+    _blob_id,
+    _git_for,
+    apply_commit,
+    build_commit,
+    hash_blob,
+    slug_of,
+    who_now,
+)
+from .store import parse_index, split_frontmatter
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+SYNC_SOURCE = "sync"
+REMOTE_REF = "refs/kura-sync/main"
+
+
+# --------------------------------------------------------------------------- MEMORY.md
+
+
+def _keys(text: str) -> tuple[list[Any], dict[Any, str]]:
+    """Each line of an index with its key: the slug for a memory's line, else the line's
+    own text and how many times it came before (headings, blank lines, comments)."""
+    from .store import _ENTRY_RE, memory_slug
+
+    order: list[Any] = []
+    lines: dict[Any, str] = {}
+    seen: dict[str, int] = {}
+    for line in text.split("\n"):
+        m = _ENTRY_RE.match(line) if line.lstrip()[:1] in ("-", "*") else None
+        slug = memory_slug(m.group("file")) if m else None
+        if slug and slug not in lines:
+            key: Any = slug
+        else:
+            n = seen.get(line, 0)
+            seen[line] = n + 1
+            key = ("=", line, n)
+        order.append(key)
+        lines[key] = line
+    return order, lines
+
+
+def merge_index(
+    base: str, ours: str, theirs: str, present: Iterable[str] | None = None
+) -> tuple[str, list[str]]:
+    """Merge three versions of MEMORY.md line by line, by slug. Returns the text and the
+    slugs whose line changed differently on both sides (ours is kept for them). With
+    *present* (the slugs whose memory file the merged store holds), a memory's line is
+    kept exactly when its file is there."""
+    clashes: list[str] = []
+    if ours == theirs or theirs == base:
+        merged = ours
+    elif ours == base:
+        merged = theirs
+    else:
+        merged, clashes = _merge_lines(base, ours, theirs)
+    if present is None:
+        return merged, clashes
+    return _fit(merged, set(present), (ours, theirs, base)), clashes
+
+
+def _merge_lines(base: str, ours: str, theirs: str) -> tuple[str, list[str]]:
+    b_order, b = _keys(base)
+    o_order, o = _keys(ours)
+    t_order, t = _keys(theirs)
+    clashes: list[str] = []
+    result: dict[Any, str | None] = {}
+    for k in dict.fromkeys([*o_order, *t_order, *b_order]):
+        bo, oo, to = b.get(k), o.get(k), t.get(k)
+        if oo == to or to == bo:
+            result[k] = oo
+        elif oo == bo:
+            result[k] = to
+        elif oo is None or to is None:
+            result[k] = oo if oo is not None else to  # a change beats a removal
+        else:
+            result[k] = oo
+            if isinstance(k, str):
+                clashes.append(k)
+    order = list(o_order)
+    placed = set(order)
+    for i, k in enumerate(t_order):
+        if k in placed:
+            continue
+        at = len(order)
+        for prev in reversed(t_order[:i]):  # after the line it follows on their side
+            if prev in placed:
+                at = order.index(prev) + 1
+                break
+        else:
+            at = 0
+        order.insert(at, k)
+        placed.add(k)
+    lines = [result[k] for k in order if result.get(k) is not None]
+    return "\n".join(x for x in lines if x is not None), clashes
+
+
+def _fit(text: str, present: set[str], sources: Sequence[str]) -> str:
+    order, lines = _keys(text)
+    have = {k for k in order if isinstance(k, str)}
+    kept = [lines[k] for k in order if not isinstance(k, str) or k in present]
+    for slug in sorted(present - have):
+        for src in sources:
+            line = _keys(src)[1].get(slug)
+            if line is not None:
+                while kept and kept[-1] == "":
+                    kept.pop()
+                kept += [line, ""]
+                break
+    return "\n".join(kept)
+
+
+# --------------------------------------------------------------------------- sync
+
+
+@dataclass
+class SyncReport:
+    store: str
+    remote: str
+    fetched: bool = False
+    merged: str = ""  # "", "up to date", "fast-forward", "merge", "pushed only"
+    brought: list[str] = field(default_factory=list)  # slugs that came from the remote
+    conflicts: list[str] = field(default_factory=list)  # drafts offered for review
+    kept_ours: list[str] = field(default_factory=list)
+    pushed: bool = False
+    push_error: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "remote": self.remote,
+            "fetched": self.fetched,
+            "merged": self.merged,
+            "brought": self.brought,
+            "conflicts": self.conflicts,
+            "kept_ours": self.kept_ours,
+            "pushed": self.pushed,
+            "push_error": self.push_error,
+        }
+
+
+def sync(store: Any, remote: str) -> SyncReport:
+    """Record, fetch, merge, push. Raises HistoryError when the remote cannot be read."""
+    if not remote:
+        raise HistoryError(
+            f"store {store.name!r} has no remote; add [stores.{store.name}.sync] "
+            'remote = "…" to kura.toml (a path, an ssh or https address)'
+        )
+    rep = SyncReport(store.name, remote)
+    with store.locked(f"sync store {store.name!r}"):
+        store.recover()
+        git = _git_for(store)
+        theirs = _fetch(git, remote)
+        rep.fetched = theirs is not None
+        ours = git.head()
+        if theirs is not None and ours is not None and theirs != ours:
+            _bring(store, git, ours, theirs, remote, rep)
+        elif theirs is None:
+            rep.merged = "pushed only"
+        else:
+            rep.merged = "up to date"
+        proc = git.run("push", "-q", remote, "HEAD:refs/heads/main", check=False)
+        rep.pushed = proc.returncode == 0
+        if not rep.pushed:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            rep.push_error = (err[-1] if err else "push refused") + " — run kura sync again"
+    return rep
+
+
+def _fetch(git: Git, remote: str) -> str | None:
+    proc = git.run(
+        "fetch", "-q", "--no-tags", remote, f"+refs/heads/main:{REMOTE_REF}", check=False
+    )
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace")
+        if "couldn't find remote ref" in err or "could not find remote ref" in err.lower():
+            return None  # an empty remote: this machine's history is the first
+        last = err.strip().splitlines()
+        raise HistoryError(
+            f"cannot fetch from {remote}: {last[-1] if last else 'git fetch failed'}"
+        )
+    return git.out("rev-parse", REMOTE_REF)
+
+
+def _bring(store: Any, git: Git, ours: str, theirs: str, remote: str, rep: SyncReport) -> None:
+    proc = git.run("merge-base", ours, theirs, check=False)
+    base = proc.stdout.decode().strip() if proc.returncode == 0 else ""
+    if base == theirs:
+        rep.merged = "up to date"
+        return
+    changed = _changed(git, base or EMPTY_TREE, theirs)
+    rep.brought = sorted({s for s in map(slug_of, changed) if s})
+    if base == ours:
+        rep.merged = "fast-forward"
+        apply_commit(store, git, theirs, changed)
+        return
+    rep.merged = "merge"
+    targets, conflicts, kept = _merge_paths(git, base or EMPTY_TREE, ours, theirs, changed)
+    rep.kept_ours = kept
+    drafts = [_offer(store, git, theirs, slug, remote) for slug in conflicts]
+    rep.conflicts = [d for d in drafts if d]
+    note = Note("sync", who_now(), tuple(rep.brought), f"merge {theirs[:12]} from {remote}")
+    commit = build_commit(git, ours, targets, note, [ours, theirs])
+    apply_commit(store, git, commit, sorted(targets))
+
+
+def _changed(git: Git, a: str, b: str) -> list[str]:
+    out = git.out("diff-tree", "-r", "--no-renames", "--name-only", a, b)
+    return [n for n in out.split("\n") if n]
+
+
+def _merge_paths(
+    git: Git, base: str, ours: str, theirs: str, changed: Sequence[str]
+) -> tuple[dict[str, str | None], list[str], list[str]]:
+    targets: dict[str, str | None] = {}
+    conflicts: list[str] = []
+    kept: list[str] = []
+    for p in changed:
+        if p == INDEX_FILE:
+            continue
+        tb, ob, bb = (_blob_id(git, r, p) for r in (theirs, ours, base))
+        if ob == tb or tb == bb:
+            continue
+        if ob == bb or ob is None:
+            targets[p] = tb  # only they changed it, or they changed what we removed
+        elif tb is None:
+            continue  # we changed what they removed: ours stays
+        elif slug_of(p):
+            conflicts.append(slug_of(p) or "")
+        else:
+            kept.append(p)
+    if INDEX_FILE in changed:
+        names = set(git.out("ls-tree", "--name-only", ours).split("\n"))
+        for p, blob in targets.items():
+            if blob is None:
+                names.discard(p)
+            else:
+                names.add(p)
+        present = {s for s in map(slug_of, names) if s}
+        texts = [
+            (git.blob(r, INDEX_FILE) or b"").decode("utf-8", "replace")
+            for r in (base, ours, theirs)
+        ]
+        merged, _ = merge_index(texts[0], texts[1], texts[2], present=present)
+        if merged != texts[1]:
+            targets[INDEX_FILE] = hash_blob(git, merged.encode("utf-8"))
+    return targets, conflicts, kept
+
+
+def _offer(store: Any, git: Git, theirs: str, slug: str, remote: str) -> str:
+    """Save the other machine's text of *slug* as a draft for review; its name."""
+    from .distill.drafts import Draft, body_digest, list_drafts, save_draft
+
+    text = (git.blob(theirs, f"{slug}.md") or b"").decode("utf-8", "replace")
+    try:
+        meta, body = split_frontmatter(text)
+    except Exception:  # noqa: BLE001 - a damaged text is still offered whole, as the body
+        meta, body = {}, text
+    body = body.strip("\n") or text
+    for d in list_drafts(store):
+        if d.source == SYNC_SOURCE and d.target == slug and d.body == body:
+            return d.slug  # already offered (a sync finished after a crash)
+    line = parse_index((git.blob(theirs, INDEX_FILE) or b"").decode("utf-8", "replace"))
+    entry = line.by_slug().get(slug)
+    ours_body = store.read(slug).body if store.has(slug) else ""
+    md = meta.get("metadata") if isinstance(meta.get("metadata"), Mapping) else {}
+    tags = md.get("tags") if isinstance(md, Mapping) else None
+    draft = Draft(
+        slug=slug,
+        title=entry.title if entry else slug.replace("-", " "),
+        description=" ".join(str(meta.get("description") or "").split()) or slug,
+        body=body,
+        type=str((md or {}).get("type") or "project"),
+        tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
+        decision="extends",
+        target=slug,
+        target_digest=body_digest(ours_body),
+        source=SYNC_SOURCE,
+        label="",
+        gate={
+            "verdict": "sync conflict",
+            "reasons": [
+                f"{slug} was changed differently here and in {remote}; this is the other "
+                "machine's text — pour it, edit the memory, or toss it"
+            ],
+        },
+        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
+    return save_draft(store, draft).slug
+
+
+def sync_conflicts(store: Any) -> list[str]:
+    """Drafts waiting that a sync offered (the other machine's text of a memory)."""
+    from .distill.drafts import list_drafts
+
+    try:
+        return [d.slug for d in list_drafts(store) if d.source == SYNC_SOURCE]
+    except (OSError, HistoryError):
+        return []
