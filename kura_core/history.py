@@ -768,7 +768,9 @@ def _blob_id(git: Git, rev: str, path: str) -> str | None:
 
 
 def _later_changes(git: Git, rev: str) -> list[tuple[str, str, set[str]]]:
-    raw = git.out("log", "--format=%x1e%h%x1f%s", "--name-only", f"{rev}..HEAD")
+    raw = git.run("log", "--format=%x1e%h%x1f%s", "--name-only", f"{rev}..HEAD").stdout.decode(
+        "utf-8", "replace"
+    )
     out = []
     for rec in raw.split("\x1e")[1:]:
         head, _, names = rec.partition("\n")

@@ -106,31 +106,46 @@ def _merge_lines(base: str, ours: str, theirs: str) -> tuple[str, list[str]]:
             result[k] = oo
             if isinstance(k, str):
                 clashes.append(k)
-    order = list(o_order)
-    placed = set(order)
-    for i, k in enumerate(t_order):
-        if k in placed:
-            continue
-        at = len(order)
-        for prev in reversed(t_order[:i]):  # after the line it follows on their side
-            if prev in placed:
-                at = order.index(prev) + 1
-                break
-        else:
-            at = 0
-        order.insert(at, k)
-        placed.add(k)
-    lines = [result[k] for k in order if result.get(k) is not None]
+    lines = [result[k] for k in _interleave(o_order, t_order) if result.get(k) is not None]
     return "\n".join(x for x in lines if x is not None), clashes
+
+
+def _interleave(o_order: Sequence[Any], t_order: Sequence[Any]) -> list[Any]:
+    """Our lines in our order, each line only they have placed after the line it follows on
+    their side (linear: each of theirs is hung on its anchor once)."""
+    ours = set(o_order)
+    after: dict[Any, list[Any]] = {}
+    anchor: Any = _START
+    for k in t_order:
+        if k not in ours:
+            after.setdefault(anchor, []).append(k)
+        anchor = k
+    out: list[Any] = []
+    stack = [_START, *reversed(o_order)]
+    seen: set[Any] = set()
+    while stack:
+        k = stack.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        if k is not _START:
+            out.append(k)
+        stack.extend(reversed(after.get(k, ())))
+    return out
+
+
+_START = object()
 
 
 def _fit(text: str, present: set[str], sources: Sequence[str]) -> str:
     order, lines = _keys(text)
     have = {k for k in order if isinstance(k, str)}
     kept = [lines[k] for k in order if not isinstance(k, str) or k in present]
-    for slug in sorted(present - have):
-        for src in sources:
-            line = _keys(src)[1].get(slug)
+    missing = sorted(present - have)
+    known = [_keys(src)[1] for src in sources] if missing else []
+    for slug in missing:
+        for src_lines in known:
+            line = src_lines.get(slug)
             if line is not None:
                 while kept and kept[-1] == "":
                     kept.pop()
