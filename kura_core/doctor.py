@@ -33,6 +33,7 @@ from .config import shared_journal_roots
 from .distill.pipeline import missing_roots, no_journals_reason
 from .errors import BusyError, KuraError, ReadOnlyStore
 from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, is_temp_name, probe_write, reason_of
+from .history import findings as history_findings
 from .profile import ProfileState, profile_state
 from .registry import Registry
 from .scrub import StoredSecret, stored_secrets
@@ -312,6 +313,8 @@ class DoctorReport:
     notes: tuple[str, ...]  # worth knowing, not broken
     #: secrets kept in the store's files or workshop, by place and kind (``kura scrub``)
     secrets: tuple[StoredSecret, ...] = ()
+    #: drafts a sync offered: the other machine's text of a memory changed on both
+    sync_conflicts: tuple[str, ...] = ()
 
     @property
     def exists(self) -> bool:
@@ -345,6 +348,7 @@ class DoctorReport:
             "problems": list(self.problems),
             "notes": list(self.notes),
             "secrets": [x.to_json() for x in self.secrets],
+            "sync_conflicts": list(self.sync_conflicts),
         }
 
 
@@ -380,6 +384,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     if not store.root.is_dir() or not store.index_path.is_file():
         return _no_store(reg, name, store, spec)
 
+    hist_problems, hist_notes, conflicts = history_findings(store)
     scan = store.scan()
     present = set(store.file_slugs())
     dead, islands = _links(scan, present)
@@ -396,6 +401,8 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
             "`kura distill drain` finishes it"
         )
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
+    problems += hist_problems
+    notes += hist_notes
     secrets = _stored_secrets(reg, name, store, spec)
     if secrets:
         problems.append(
@@ -459,6 +466,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         problems=tuple(problems),
         notes=tuple(notes),
         secrets=secrets,
+        sync_conflicts=tuple(conflicts),
     )
 
 

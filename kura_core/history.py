@@ -782,3 +782,57 @@ def _later_changes(git: Git, rev: str) -> list[tuple[str, str, set[str]]]:
 def _by(later: Sequence[tuple[str, str, set[str]]], path: str) -> str:
     hits = [f"{s} {subj}" for s, subj, names in later if path in names]
     return f" ({'; '.join(hits[:3])})" if hits else " (by a change not yet recorded)"
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+def findings(store: Any) -> tuple[list[str], list[str], list[str]]:
+    """(problems, notes, sync conflict drafts) about a store's history, for doctor. What waits
+    (an interrupted undo or sync, a parked record, a hand edit) is finished first when the
+    store can be written; what cannot be is a problem."""
+    problems: list[str] = []
+    notes: list[str] = []
+    root = Path(store.root)
+    if not getattr(store, "history", True):
+        return problems, [f"history is off ([stores.{store.name}] history = false)"], []
+    if not (root / ".git").is_dir():
+        return problems, [f"no history: `kura history --enable -s {store.name}` starts it"], []
+    if not available():
+        return [GIT_MISSING], notes, []
+    try:
+        if _waiting(store) or changed_paths(Git(root)):
+            store.recover()
+        left = changed_paths(Git(root))
+    except (KuraError, OSError) as exc:
+        problems.append(f"history cannot be brought up to date: {exc}")
+        left = []
+    if (_hdir(store) / "apply.json").exists():
+        problems.append("an interrupted undo or sync waits; the next write finishes it")
+    if _waiting(store) and not problems:
+        problems.append(
+            "changes wait to be recorded in history"
+            + (f" ({store.pending_reason})" if store.pending_reason else "")
+        )
+    if left:
+        problems.append(
+            f"{len(left)} file(s) differ from the last entry of history ({', '.join(left[:5])})"
+        )
+    from .sync import sync_conflicts
+
+    conflicts = sync_conflicts(store)
+    if conflicts:
+        notes.append(
+            f"{len(conflicts)} sync conflict(s): the other machine's text waits as a draft "
+            f"({', '.join(conflicts[:5])}); pour it, edit the memory, or toss it"
+        )
+    return problems, notes, conflicts
+
+
+def _waiting(store: Any) -> bool:
+    hd = _hdir(store)
+    try:
+        parked = any(n.endswith(".json") for n in os.listdir(hd / "pending"))
+    except FileNotFoundError:
+        parked = False
+    return parked or (hd / "apply.json").exists()
