@@ -3,16 +3,21 @@ their own entries; undo restores bytes or refuses and changes nothing; git's abs
 
 from __future__ import annotations
 
+import contextlib
+import random
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from kura_core import history
-from kura_core.errors import ConflictError
+from kura_core.errors import ConflictError, NotFound
 from kura_core.history import HistoryError
 from kura_core.kura import Kura
 from kura_core.store import Store
+from tests import forked
 from tests.conftest import make_registry, write_config
 
 
@@ -244,3 +249,70 @@ def test_kura_init_gives_history_and_the_cli_shows_it(tmp_path, kura_bin, monkey
     again = run("undo", rows[0]["rev"])
     assert again.returncode != 0 and "Nothing was changed" in again.stderr
     assert run("history", "--enable").returncode == 0
+
+
+# --------------------------------------------------------------------------- killed writers
+
+
+def _history_writer(root: str, seed: int) -> None:
+    """In a child: write, retire and undo memories as fast as it can, until killed."""
+    rng = random.Random(seed)
+    st = Store(root, name="crash")
+    print("ready", flush=True)
+    n = 0
+    while True:
+        n += 1
+        slug = f"m{rng.randrange(12)}"
+        if rng.random() < 0.15 and st.has(slug):
+            st.retire(slug)
+            continue
+        if rng.random() < 0.1:
+            with contextlib.suppress(ConflictError, HistoryError, NotFound):
+                history.undo(st, "HEAD")
+            continue
+        st.write(
+            slug,
+            title="Memory " + slug,
+            description=f"version {seed}-{n}",
+            body=f"body version {seed}-{n}\n" + "x" * rng.randrange(0, 2000),
+            sector=rng.choice(["", "Alpha", "Beta"]),
+        )
+
+
+def test_writers_killed_at_random_moments_leave_history_whole(tmp_path):
+    root = tmp_path / "store"
+    st = Store(root, name="crash")
+    st.init()
+    history.enable(st)
+    rng = random.Random(20261204)
+    kills = interrupted = 0
+    # eight kills at least, more (up to 30) until two landed between a write's files and its
+    # record: on a loaded machine a child may not reach its loop before the kill
+    while kills < 30 and not (kills >= 8 and interrupted >= 2):
+        child = forked.spawn(_history_writer, str(root), kills)
+        try:
+            assert child.stdout.readline() == "ready\n", child.stderr.read()
+            time.sleep(rng.uniform(0.05, 0.5))
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=10)
+        child.close()
+        kills += 1
+        waiting = [
+            p
+            for p in ("_still/intent.json", "_still/history/apply.json", ".git/index.lock")
+            if (root / p).exists()
+        ]
+        interrupted += bool(waiting) or not clean(root)
+        fresh = Store(root, name="crash")
+        fresh.recover()  # the next command
+        assert clean(root), git(root, "status", "--porcelain")
+        assert not (root / "_still" / "history" / "apply.json").exists()
+        whats = {c.what for c in history.log(fresh, limit=10_000)}
+        assert "hand edit" not in whats, "a killed write was recorded as someone else's"
+        idx = fresh.index().by_slug()
+        assert sorted(idx) == fresh.file_slugs()
+        for slug, entry in idx.items():
+            assert fresh.read(slug).description == entry.description
+    assert interrupted >= 2, "no kill landed inside a write; the test proved nothing"
+    assert len(history.log(Store(root, name="crash"), limit=10_000)) > kills
