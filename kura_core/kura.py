@@ -642,12 +642,12 @@ class Kura:
 
     # ---- history, undo, sync --------------------------------------------------
     def history(
-        self, slug: str = "", *, store: str | None = None, limit: int = 200
+        self, slug: str = "", *, store: str | None = None, limit: int = 200, record: bool = True
     ) -> tuple[Change, ...]:
-        """The store's changes, newest first (those touching *slug* when given). A hand
-        edit waiting on disk is recorded first, so it is there too."""
+        """The store's changes, newest first (those touching *slug* when given). With
+        *record*, a hand edit waiting on disk is recorded first, so it is there too."""
         st = self.registry.store(store)
-        if history.enabled(st) and self.writable(store=store):
+        if record and history.enabled(st) and self.writable(store=store):
             st.recover()
         return tuple(history.log(st, slug, limit))
 

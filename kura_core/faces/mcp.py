@@ -48,6 +48,7 @@ from .. import (
     missing_map_note,
     storage_error,
 )
+from ..history import acting
 from ..vocabulary import MEMORY_TYPES, WritePolicy
 from .guard import guarded
 
@@ -505,7 +506,8 @@ class McpSession:
             if method == "tools/list":
                 return _result(mid, {"tools": self.tools()})
             if method == "tools/call":
-                return self._call_reply(mid, params)
+                with acting("agent (mcp)"):
+                    return self._call_reply(mid, params)
             if method == "logging/setLevel":
                 return _result(mid, {})
             return _error(mid, METHOD_NOT_FOUND, f"method {method[:60]!r} is not implemented here")
