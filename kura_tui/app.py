@@ -1936,6 +1936,7 @@ class KuraApp(App[None]):
             ("Memory editor", binding_rows(self, [MemoryEditScreen])),
             ("Evidence in its journal", binding_rows(self, [EvidenceScreen])),
             ("An extension's diff", binding_rows(self, [DiffScreen])),
+            ("History (h)", binding_rows(self, [HistoryScreen])),
             ("Learned profile", binding_rows(self, [ProfileScreen])),
             (
                 "Tidy review",
