@@ -332,13 +332,20 @@ def commit_paths(git: Git, paths: Sequence[str], note: Note) -> str | None:
             data=b"".join(p.encode("utf-8") + b"\0" for p in paths),
         )
     tree = git.out("write-tree")
-    head = git.head()
-    if head is not None and git.out("rev-parse", f"{head}^{{tree}}") == tree:
+    head, head_tree = _head_and_tree(git)
+    if head_tree == tree:
         return None
     args = ["commit-tree", tree] + (["-p", head] if head else [])
     rev = git.out(*args, data=note.message().encode("utf-8"))
     git.run("update-ref", "-m", note.what, "HEAD", rev, head or ZERO)
     return rev
+
+
+def _head_and_tree(git: Git) -> tuple[str | None, str | None]:
+    """HEAD and its tree in one call; (None, None) before the first entry."""
+    proc = git.run("rev-parse", "HEAD", "HEAD^{tree}", check=False)
+    got = proc.stdout.decode().split()
+    return (got[0], got[1]) if proc.returncode == 0 and len(got) == 2 else (None, None)
 
 
 def after_write(store: Any, intent: Mapping[str, Any]) -> None:

@@ -306,9 +306,11 @@ def test_writers_killed_at_random_moments_leave_history_whole(tmp_path):
         interrupted += bool(waiting) or not clean(root)
         fresh = Store(root, name="crash")
         fresh.recover()  # the next command
-        assert clean(root), git(root, "status", "--porcelain")
+        assert clean(root), (git(root, "status", "--porcelain"), fresh.pending_reason)
         assert not (root / "_still" / "history" / "apply.json").exists()
-        whats = {c.what for c in history.log(fresh, limit=10_000)}
+        log = history.log(fresh, limit=10_000)
+        assert [c.what for c in log if not c.parents] == ["history begins"], "history forked"
+        whats = {c.what for c in log}
         assert "hand edit" not in whats, "a killed write was recorded as someone else's"
         idx = fresh.index().by_slug()
         assert sorted(idx) == fresh.file_slugs()
