@@ -482,6 +482,17 @@ def ensure_ignore(root: Path) -> bool:
     return True
 
 
+#: a store is many small files in one directory: a split index makes each write rewrite only
+#: a small delta of it (the shared part stays), version 4 keeps it small, the untracked
+#: cache spares the hand-edit look a directory read when nothing was added
+_REPO_CONFIG = (
+    ("core.splitIndex", "true"),
+    ("index.version", "4"),
+    ("core.untrackedCache", "true"),
+    ("gc.auto", "0"),
+)
+
+
 def enable(store: Any) -> bool:
     """Give *store* history (idempotent): a repository, the ignore file, and a first entry
     holding everything there. True when the repository was made now."""
@@ -494,6 +505,8 @@ def enable(store: Any) -> bool:
         if not (root / ".git").is_dir():
             git.run("init", "-q", "-b", "main")
             made = True
+        for key, value in _REPO_CONFIG:
+            git.run("config", key, value)
         try:
             ensure_ignore(root)
         except OSError as exc:

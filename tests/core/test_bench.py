@@ -53,7 +53,7 @@ def test_perf_measures_every_figure(tmp_path):
     (w,) = rep["writes"]
     assert w["memories"] == 60 and 0 < w["history_off_ms_median"]
     assert w["history_on_ms_median"] > 0 and w["ratio"] > 0
-    assert (tmp_path / "s60" / ".git").is_dir()
+    assert (tmp_path / "s60-history" / ".git").is_dir()
     assert "with history (a git commit)" in bench.perf_table(rep)
     (p,) = rep["prefix"]
     assert p["questions"] == 2 and p["shards"] == r["shards"] and p["meets_target"] is True
