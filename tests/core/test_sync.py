@@ -223,3 +223,17 @@ def test_the_index_merge_runs_in_linear_time():
 
     g = grows_linearly(run, _big, 60_000, cap=10.0)
     assert g.ok, g
+
+
+def test_the_tender_syncs_when_due(pair):
+    from kura_core.tend import run_once
+
+    a, b, remote = pair
+    write(a, "shed-key", "the shed key hangs behind the blue door", "Blue door.")
+    _, tick = run_once(a.registry, "main")
+    assert "sync" in tick.tracks
+    assert "shed-key.md" in git(remote, "ls-tree", "--name-only", "main")
+    _, again = run_once(a.registry, "main")
+    assert "sync" not in again.tracks  # not due for another every_min minutes
+    _, tick = run_once(b.registry, "main")
+    assert (root(b) / "shed-key.md").read_bytes() == (root(a) / "shed-key.md").read_bytes()
