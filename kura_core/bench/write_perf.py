@@ -33,8 +33,8 @@ def bench_writes(root: Path, n: int, runs: int) -> dict[str, Any]:
     plain.init()
     out: dict[str, Any] = {"memories": n}
     if not history.available():
-        off = [_write(plain, i, "no") for i in range(runs + 2)][2:]
-        out["history_off_ms_median"] = round(statistics.median(off), 2)
+        alone = [_write(plain, i, "no") for i in range(runs + 2)][2:]
+        out["history_off_ms_median"] = round(statistics.median(alone), 2)
         out["history_on"] = history.GIT_MISSING
         return out
     copy = root.parent / f"{root.name}-history"

@@ -1224,7 +1224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.fn is None:
         return OK  # help was printed
     ctx = Ctx(args)
-    set_default_who(_WHO.get(getattr(args, "command", ""), "person (command line)"))
+    set_default_who(_WHO.get(getattr(args, "command", None) or "tui", "person (command line)"))
     try:
         return guarded(lambda: _with_choices(ctx, args.fn), ctx.warn)
     finally:

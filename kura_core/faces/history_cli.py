@@ -18,7 +18,7 @@ def add_parsers(add: Callable[..., Any]) -> None:
         cmd_history,
         "the store's changes, newest first: rev, when, what, who, which memories",
     )
-    sp.add_argument("slug", nargs="?", default="", help="only the changes to this memory")
+    sp.add_argument("slug", nargs="?", default=None, help="only the changes to this memory")
     sp.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
     sp.add_argument(
         "--enable",
@@ -73,7 +73,7 @@ def cmd_history(ctx: Any) -> int:
     if a.limit < 1:
         ctx.warn("kura: --limit must be at least 1")
         return FAIL
-    changes = k.history(a.slug, store=ctx.selector, limit=a.limit)
+    changes = k.history(a.slug or "", store=ctx.selector, limit=a.limit)
     if a.json:
         ctx.json([c.to_json() for c in changes])
     else:
