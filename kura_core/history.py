@@ -619,7 +619,13 @@ def show(store: Any, rev: str) -> str:
     git = _git_for(store)
     full = resolve(git, rev)
     return git.run(
-        "show", "--no-color", "--format=fuller", "--patch", "--stat", full
+        "show",
+        "--no-color",
+        "--format=fuller",
+        "--patch",
+        "--stat",
+        "--diff-merges=first-parent",  # a sync's merge: what it brought here
+        full,
     ).stdout.decode("utf-8", "replace")
 
 
