@@ -130,11 +130,13 @@ def stamp(intent: dict[str, Any]) -> None:
     log = also.get("log") if isinstance(also, Mapping) else None
     if not what and isinstance(log, Mapping):
         what = _LOG_WHAT.get(str(log.get("kind", "")), "")
-    if not ref and isinstance(also, Mapping) and also.get("remove"):
-        ref = str(also["remove"])
-    if not ref:
-        manifest = _manifest_of(str(intent.get("text", "")))
-        ref = f"manifest {manifest}" if manifest else ""
+    refs = [ref] if ref else []
+    if isinstance(also, Mapping) and also.get("remove"):
+        refs.append(str(also["remove"]))
+    manifest = _manifest_of(str(intent.get("text", "")))
+    if manifest and op == "upsert" and what in ("pour", "fix", ""):
+        refs.append(f"evidence {manifest}")
+    ref = ", ".join(dict.fromkeys(refs))
     intent["history"] = {
         "what": what or _OP_WHAT[op],
         "who": who_now(),

@@ -98,7 +98,7 @@ def cmd_undo(ctx: Any) -> int:
     if ctx.args.json:
         ctx.json(c.to_json())
     else:
-        ctx.print(f"undone: {c.ref} — recorded as {c.rev[:12]}")
+        ctx.print(f"{c.ref.replace('undoes', 'undid', 1)} — recorded as {c.rev[:12]}")
     return OK
 
 

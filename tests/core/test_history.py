@@ -319,3 +319,31 @@ def test_writers_killed_at_random_moments_leave_history_whole(tmp_path):
             assert fresh.read(slug).description == entry.description
     assert interrupted >= 2, "no kill landed inside a write; the test proved nothing"
     assert len(history.log(Store(root, name="crash"), limit=10_000)) > kills
+
+
+def test_a_pour_names_its_draft_and_evidence_manifest(tmp_path, model):
+    from kura_core.distill import drafts as dr, pipeline
+    from kura_core.registry import Registry
+    from tests.core.test_curation import _config
+    from tests.core.test_distill import echo_scribe, honest_brain, write_journal
+
+    write_journal(
+        tmp_path / "journals" / "s1.jsonl",
+        [
+            ("user", "the archive goes on the slow disk from now on"),
+            ("assistant", "understood, I will move it tonight"),
+        ],
+    )
+    model.script("kura_candidates", honest_brain)
+    model.script("kura_compose", echo_scribe)
+    k = Kura(Registry.open(_config(tmp_path, model.url)))
+    history.enable(k.registry.store("main"))
+    pipeline.run(k.registry, "main")
+    (d,) = dr.list_drafts(k.registry.store("main"))
+    with history.acting("person (app)"):
+        k.pour(d.slug, store="main", by="test")
+    top = k.history(store="main")[0]
+    assert (top.what, top.who, top.slugs) == ("pour", "person (app)", (d.slug,))
+    assert f"drafts/{d.slug}.md" in top.ref and f"evidence {d.manifest}" in top.ref
+    assert clean(k.registry.store("main").root)
+    k.close()
