@@ -33,11 +33,11 @@ from .config import shared_journal_roots
 from .distill.pipeline import missing_roots, no_journals_reason
 from .errors import BusyError, KuraError, ReadOnlyStore
 from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, is_temp_name, probe_write, reason_of
-from .history import findings as history_findings
 from .profile import ProfileState, profile_state
 from .registry import Registry
 from .scrub import StoredSecret, stored_secrets
 from .store import RESERVED, Index, Scan, Store, slugify
+from .sync import findings as history_findings
 from .tokens import estimate_tokens
 from .vocabulary import StretchState, TenderState, WritePolicy
 from .workshop import Workshop

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from . import history
+from . import history, sync
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .registry import Registry
@@ -649,14 +649,14 @@ class Kura:
         st = self.registry.store(store)
         if record and history.enabled(st) and self.writable(store=store):
             st.recover()
-        return tuple(history.log(st, slug, limit))
+        return tuple(sync.log(st, slug, limit))
 
     def change(self, rev: str, *, store: str | None = None) -> Change:
-        return history.change(self.registry.store(store), rev)
+        return sync.change(self.registry.store(store), rev)
 
     def show_change(self, rev: str, *, store: str | None = None) -> str:
         """One change as a diff, with who, when and what."""
-        return history.show(self.registry.store(store), rev)
+        return sync.show(self.registry.store(store), rev)
 
     def undo(self, rev: str, *, store: str | None = None) -> Change:
         """Revert one change as a new entry; refused (nothing changed) when something later
@@ -664,7 +664,7 @@ class Kura:
         name = self.registry.resolve(store)
         if self.registry.config.stores[name].write_policy == WritePolicy.FROZEN:
             raise PolicyError(f"store {name!r} is frozen: nothing is written to it, not an undo")
-        return history.undo(self.registry.store(name), rev)
+        return sync.undo(self.registry.store(name), rev)
 
     def enable_history(self, *, store: str | None = None) -> bool:
         """Give an existing store history (idempotent); True when the repository is new."""
@@ -676,14 +676,12 @@ class Kura:
 
     def sync(self, *, store: str | None = None) -> SyncReport:
         """Fetch the store's remote, merge it, push ([stores.X.sync] remote)."""
-        from .sync import sync
-
         name = self.registry.resolve(store)
         spec = self.registry.config.stores[name]
         if spec.write_policy == WritePolicy.FROZEN:
             raise PolicyError(f"store {name!r} is frozen: nothing is written to it, not a sync")
         with history.doing("sync"):
-            return sync(self.registry.store(name), spec.sync_remote)
+            return sync.sync(self.registry.store(name), spec.sync_remote)
 
     def recall(
         self,

@@ -20,27 +20,37 @@ Nothing of ``_still/`` travels: it is ignored by git.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from .errors import ConflictError, KuraError, NotFound
 from .history import (
+    GIT_MISSING,
     INDEX_FILE,
+    Change,
     Git,
     HistoryError,
     Note,
     _blob_id,
+    _change,
     _git_for,
+    _hdir,
+    _read,
     apply_commit,
+    available,
     build_commit,
+    changed_paths,
     hash_blob,
     slug_of,
     who_now,
 )
-from .store import parse_index, split_frontmatter
+from .store import check_slug, parse_index, split_frontmatter
+from .vocabulary import SYNC_SOURCE
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-SYNC_SOURCE = "sync"
 REMOTE_REF = "refs/kura-sync/main"
 
 
@@ -341,3 +351,186 @@ def sync_conflicts(store: Any) -> list[str]:
         return [d.slug for d in list_drafts(store) if d.source == SYNC_SOURCE]
     except (OSError, HistoryError):
         return []
+
+
+# --------------------------------------------------------------------------- reading history
+
+
+def log(store: Any, slug: str = "", limit: int = 200) -> list[Change]:
+    """The store's changes, newest first (only those touching *slug* when given)."""
+    git = _git_for(store)
+    if git.head() is None:
+        return []
+    args = ["log", f"-n{max(1, limit)}", "--format=%x1e%H%x1f%P%x1f%cI%x1f%an%x1f%B%x1f"]
+    args += ["--name-only", "HEAD"]
+    if slug:
+        args += ["--", f"{check_slug(slug)}.md"]
+    raw = git.run(*args).stdout.decode("utf-8", "replace")
+    out = []
+    for rec in raw.split("\x1e")[1:]:
+        parts = rec.split("\x1f")
+        if len(parts) < 6:
+            continue
+        rev, parents, when, author, body, names = parts[:6]
+        out.append(_change(rev, parents.split(), when, author, body, names.split()))
+    return out
+
+
+def resolve(git: Git, rev: str) -> str:
+    rev = rev.strip()
+    if not rev or rev.startswith("-") or any(c.isspace() for c in rev):
+        raise NotFound(f"no change {rev!r} in this store's history")
+    proc = git.run("rev-parse", "--verify", "-q", f"{rev}^{{commit}}", check=False)
+    if proc.returncode != 0:
+        raise NotFound(f"no change {rev!r} in this store's history; `kura history` lists them")
+    return proc.stdout.decode().strip()
+
+
+def show(store: Any, rev: str) -> str:
+    """One change as text: who, when, what, then its diff."""
+    git = _git_for(store)
+    full = resolve(git, rev)
+    return git.run(
+        "show",
+        "--no-color",
+        "--format=fuller",
+        "--patch",
+        "--stat",
+        "--diff-merges=first-parent",  # a sync's merge: what it brought here
+        full,
+    ).stdout.decode("utf-8", "replace")
+
+
+def change(store: Any, rev: str) -> Change:
+    git = _git_for(store)
+    full = resolve(git, rev)
+    raw = git.out("show", "-s", "--format=%H%x1f%P%x1f%cI%x1f%an%x1f%B", full)
+    names = git.out(
+        "show", "--format=", "--name-only", "--no-renames", "-m", "--first-parent", full
+    )
+    rev_, parents, when, author, body = (raw.split("\x1f") + [""] * 5)[:5]
+    return _change(rev_, parents.split(), when, author, body, names.split())
+
+
+# --------------------------------------------------------------------------- undo
+
+
+def undo(store: Any, rev: str) -> Change:
+    """Revert one change as a new entry; refuses (changing nothing) when anything it touched
+    changed later. Returns the new entry."""
+    with store.locked(f"undo a change in store {store.name!r}"):
+        store.recover()
+        git = _git_for(store)
+        full = resolve(git, rev)
+        parents = git.out("rev-list", "--parents", "-n1", full).split()[1:]
+        if not parents:
+            raise ConflictError(
+                "that is the first entry of this store's history; nothing before it"
+            )
+        if len(parents) > 1:
+            raise ConflictError(
+                "that entry is a sync's merge; undo the changes it brought one by one"
+            )
+        before = parents[0]
+        names = git.out("diff-tree", "-r", "--no-renames", "--name-only", before, full).split("\n")
+        names = [n for n in names if n]
+        root = Path(store.root)
+        conflicts: list[str] = []
+        targets: dict[str, str | None] = {}
+        later = _later_changes(git, full)
+        for p in names:
+            if p == INDEX_FILE:
+                continue
+            if _read(root / p) != git.blob(full, p):
+                conflicts.append(f"{p} changed after it{_by(later, p)}")
+                continue
+            targets[p] = _blob_id(git, before, p)
+        if INDEX_FILE in names:
+            base = (git.blob(full, INDEX_FILE) or b"").decode("utf-8", "replace")
+            theirs = (git.blob(before, INDEX_FILE) or b"").decode("utf-8", "replace")
+            ours = (_read(root / INDEX_FILE) or b"").decode("utf-8", "replace")
+            merged, clashes = merge_index(base, ours, theirs)
+            conflicts += [
+                f"the index line of {s!r} changed after it{_by(later, INDEX_FILE)}" for s in clashes
+            ]
+            if merged != ours:
+                targets[INDEX_FILE] = hash_blob(git, merged.encode("utf-8"))
+        if conflicts:
+            raise ConflictError(
+                f"cannot undo {full[:12]}: " + "; ".join(conflicts) + ". Nothing was changed."
+            )
+        was = change(store, full)
+        note = Note("undo", who_now(), was.slugs, f"undoes {full[:12]} ({was.what})")
+        head = git.head() or before
+        new = build_commit(git, head, targets, note, [head])
+        apply_commit(store, git, new, sorted(targets))
+    return change(store, new)
+
+
+def _later_changes(git: Git, rev: str) -> list[tuple[str, str, set[str]]]:
+    raw = git.run("log", "--format=%x1e%h%x1f%s", "--name-only", f"{rev}..HEAD").stdout.decode(
+        "utf-8", "replace"
+    )
+    out = []
+    for rec in raw.split("\x1e")[1:]:
+        head, _, names = rec.partition("\n")
+        short, _, subject = head.partition("\x1f")
+        out.append((short, subject, set(names.split())))
+    return out
+
+
+def _by(later: Sequence[tuple[str, str, set[str]]], path: str) -> str:
+    hits = [f"{s} {subj}" for s, subj, names in later if path in names]
+    return f" ({'; '.join(hits[:3])})" if hits else " (by a change not yet recorded)"
+
+
+# --------------------------------------------------------------------------- doctor
+
+
+def findings(store: Any) -> tuple[list[str], list[str], list[str]]:
+    """(problems, notes, sync conflict drafts) about a store's history, for doctor. What waits
+    (an interrupted undo or sync, a parked record, a hand edit) is finished first when the
+    store can be written; what cannot be is a problem."""
+    problems: list[str] = []
+    notes: list[str] = []
+    root = Path(store.root)
+    if not getattr(store, "history", True):
+        return problems, [f"history is off ([stores.{store.name}] history = false)"], []
+    if not (root / ".git").is_dir():
+        return problems, [f"no history: `kura history --enable -s {store.name}` starts it"], []
+    if not available():
+        return [GIT_MISSING], notes, []
+    try:
+        if _waiting(store) or changed_paths(Git(root)):
+            store.recover()
+        left = changed_paths(Git(root))
+    except (KuraError, OSError) as exc:
+        problems.append(f"history cannot be brought up to date: {exc}")
+        left = []
+    if (_hdir(store) / "apply.json").exists():
+        problems.append("an interrupted undo or sync waits; the next write finishes it")
+    if _waiting(store) and not problems:
+        problems.append(
+            "changes wait to be recorded in history"
+            + (f" ({store.pending_reason})" if store.pending_reason else "")
+        )
+    if left:
+        problems.append(
+            f"{len(left)} file(s) differ from the last entry of history ({', '.join(left[:5])})"
+        )
+    conflicts = sync_conflicts(store)
+    if conflicts:
+        notes.append(
+            f"{len(conflicts)} sync conflict(s): the other machine's text waits as a draft "
+            f"({', '.join(conflicts[:5])}); pour it, edit the memory, or toss it"
+        )
+    return problems, notes, conflicts
+
+
+def _waiting(store: Any) -> bool:
+    hd = _hdir(store)
+    try:
+        parked = any(n.endswith(".json") for n in os.listdir(hd / "pending"))
+    except FileNotFoundError:
+        parked = False
+    return parked or (hd / "apply.json").exists()

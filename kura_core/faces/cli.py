@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import Kura, KuraError, Registry
+from .. import Kura, KuraError, Registry, set_default_who
 from ..errors import SelectorError
-from ..history import set_default_who
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
 from .connect import add_parsers as add_connect_parsers, cmd_connect as connect_body
 from .guard import guarded

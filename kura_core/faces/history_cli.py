@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from ..history import Change
+from .. import Change
 
 OK, FAIL, NOTHING = 0, 1, 2
 

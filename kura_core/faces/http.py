@@ -58,10 +58,10 @@ from .. import (
     KuraError,
     Registry,
     __version__,
+    acting,
     storage_error,
 )
 from ..errors import ConfigError
-from ..history import acting
 from ..vocabulary import CURATION_FIELDS
 from . import httpd
 from .mcp import LocalBackend, McpSession, parse_error_reply

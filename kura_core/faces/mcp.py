@@ -44,11 +44,11 @@ from .. import (
     KuraError,
     Registry,
     __version__,
+    acting,
     degraded_notice,
     missing_map_note,
     storage_error,
 )
-from ..history import acting
 from ..vocabulary import MEMORY_TYPES, WritePolicy
 from .guard import guarded
 

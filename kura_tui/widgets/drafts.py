@@ -14,8 +14,13 @@ from textual.message import Message
 from textual.widgets import Static
 
 from kura_core import Violation
-from kura_core.sync import SYNC_SOURCE
-from kura_core.vocabulary import CURATION_FIELDS, DraftDecision, GateVerdict, tag_passed
+from kura_core.vocabulary import (
+    CURATION_FIELDS,
+    SYNC_SOURCE,
+    DraftDecision,
+    GateVerdict,
+    tag_passed,
+)
 
 from .find import FindBar, Finding, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where

