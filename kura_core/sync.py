@@ -1,4 +1,6 @@
-"""Sync: one store on several machines, through any remote git speaks.
+"""History read back, undo, and sync: one store on several machines, through any remote
+git speaks. (Recording each write is kura_core.history's, beside the store; what is here
+reads the store and the drafts, so it sits above them.)
 
 ``kura sync`` records what is on disk, fetches the remote's ``main``, merges it, and pushes.
 The merge is kura's own, path by path, never git's text merge:
