@@ -67,6 +67,11 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
     from .handwork.seeds import Seed as Seed
     from .handwork.tender import TendStatus as TendStatus
     from .handwork.tidy import TidyReview as TidyReview
+    from .history import (
+        Change as Change,
+        acting as acting,
+        set_default_who as set_default_who,
+    )
     from .kura import (
         GateReport as GateReport,
         InitResult as InitResult,
@@ -94,6 +99,7 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
     from .scrub import ScrubReport as ScrubReport, StoredSecret as StoredSecret
     from .secrets import SecretRefused as SecretRefused
     from .store import Memory as Memory
+    from .sync import SyncReport as SyncReport
     from .weave import WeaveResult as WeaveResult
 
 

@@ -164,6 +164,12 @@ class StoreConfig:
     journals_from: str = "none"
     #: What counts as a secret here beyond the built-in shapes ([stores.X.secrets]).
     secrets: SecretRules = field(default_factory=SecretRules)
+    #: record every change in the store's git history ([stores.X] history = false: off)
+    history: bool = True
+    #: the git remote `kura sync` (and the tender) fetch from and push to ([stores.X.sync])
+    sync_remote: str = ""
+    #: how often the tender syncs when a remote is set, in minutes ([stores.X.sync] every_min)
+    sync_every_min: float = 15.0
 
     @property
     def charter_path(self) -> Path:
@@ -636,9 +642,25 @@ def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConf
         fastpath=_fastpath(s.sub("fastpath"), top.fastpath),
         inherit_global_journals=inherit,
         secrets=_secrets(s.sub("secrets")),
+        history=s.get("history", bool, True),
+        **_sync(s.sub("sync")),
     )
     s.done()
     return store
+
+
+def _sync(t: _Table | None) -> dict[str, Any]:
+    if t is None:
+        return {}
+    remote = t.get("remote", str, "").strip()
+    if not remote or remote.startswith("-") or "\n" in remote:
+        raise ConfigError(
+            f"kura.toml: {t.key('remote')} must name a git remote: a path, an ssh or https "
+            f"address (got {remote!r})"
+        )
+    every = t.positive("every_min", float, 15.0)
+    t.done()
+    return {"sync_remote": remote, "sync_every_min": every}
 
 
 def _stores(stt: _Table | None, top: _Defaults, base: Path | None) -> dict[str, StoreConfig]:

@@ -38,6 +38,7 @@ from .profile import ProfileState, profile_state
 from .registry import Registry
 from .scrub import StoredSecret, stored_secrets
 from .store import RESERVED, Index, Scan, Store, slugify
+from .sync import findings as history_findings
 from .tokens import estimate_tokens
 from .vocabulary import StretchState, TenderState, WritePolicy
 from .workshop import Workshop
@@ -331,6 +332,8 @@ class DoctorReport:
     notes: tuple[str, ...]  # worth knowing, not broken
     #: secrets kept in the store's files or workshop, by place and kind (``kura scrub``)
     secrets: tuple[StoredSecret, ...] = ()
+    #: drafts a sync offered: the other machine's text of a memory changed on both
+    sync_conflicts: tuple[str, ...] = ()
 
     @property
     def exists(self) -> bool:
@@ -364,6 +367,7 @@ class DoctorReport:
             "problems": list(self.problems),
             "notes": list(self.notes),
             "secrets": [x.to_json() for x in self.secrets],
+            "sync_conflicts": list(self.sync_conflicts),
         }
 
 
@@ -399,6 +403,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     if not store.root.is_dir() or not store.index_path.is_file():
         return _no_store(reg, name, store, spec)
 
+    hist_problems, hist_notes, conflicts = history_findings(store)
     scan = store.scan()
     present = set(store.file_slugs())
     dead, islands = _links(scan, present)
@@ -415,6 +420,8 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
             "`kura distill drain` finishes it"
         )
     problems += _found_problems(name, scan, dead, drift, manifests_missing, tender)
+    problems += hist_problems
+    notes += hist_notes
     secrets = _stored_secrets(reg, name, store, spec)
     if secrets:
         problems.append(
@@ -478,6 +485,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         problems=tuple(problems),
         notes=tuple(notes),
         secrets=secrets,
+        sync_conflicts=tuple(conflicts),
     )
 
 

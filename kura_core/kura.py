@@ -13,6 +13,7 @@ the default store answers. Unknown selectors raise SelectorError.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from . import history, sync
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .llm import ModelClient, probe_line
@@ -43,11 +45,36 @@ if TYPE_CHECKING:
     from .handwork.seeds import Seed
     from .handwork.tender import TendStatus
     from .handwork.tidy import TidyReview
+    from .history import Change
     from .prefill import Prefill
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
     from .scrub import ScrubReport, StoredSecret
+    from .sync import SyncReport
     from .weave import WeaveResult
+
+
+def _recorded(what: str = "", who: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The writes a method makes are recorded in history as *what*, by *who* (when given;
+    else the face the process is)."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kw: Any) -> Any:
+            with history.acting(who) if who else _nothing(), history.doing(what):
+                return fn(*args, **kw)
+
+        return inner
+
+    return wrap
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
 
 @dataclass(frozen=True)
@@ -59,6 +86,7 @@ class InitResult:
     config: str
     adopted: tuple[str, ...] = ()  # memory files already there, given their index lines
     skipped: tuple[tuple[str, str], ...] = ()  # memory files left out of the index, and why
+    history: str = ""  # "on", "off" (history = false), or why there is none
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +95,7 @@ class InitResult:
             "config": self.config,
             "adopted": list(self.adopted),
             "skipped": [{"slug": s, "why": w} for s, w in self.skipped],
+            "history": self.history,
         }
 
 
@@ -398,13 +427,14 @@ class Kura:
         store = Store(where, name=name)
         store.init(label=label)
         _ = Workshop(store.still).schema_version  # create the database now, not on first use
+        kept = _init_history(store, load_config(target).stores[name].history)
         if set(store.file_slugs()) - set(store.index().by_slug()):
             # memories already in the folder are memories at once: their lines are written
             from .handwork.adopt import adopt
 
             got = adopt(Registry.open(target), name)
-            return InitResult(name, str(where), str(target), got.adopted, got.skipped)
-        return InitResult(name, str(where), str(target))
+            return InitResult(name, str(where), str(target), got.adopted, got.skipped, kept)
+        return InitResult(name, str(where), str(target), history=kept)
 
     # ---- the gate and the journals --------------------------------------------
     def gate(
@@ -477,6 +507,7 @@ class Kura:
 
         return catchup(self.registry, store)
 
+    @_recorded("tidy")
     def tidy(self, *, store: str | None = None, dry_run: bool = False) -> TidyReport:
         """Find index lines that do not do their job and have the scribe rewrite them through
         the floors; with *dry_run*, only find them (a ``TidyReport``)."""
@@ -488,6 +519,7 @@ class Kura:
         return tidy(self.registry, name)
 
     # ---- the tender -------------------------------------------------------------
+    @_recorded(who="tender")
     def tend_once(self, *, store: str | None = None, out: Any = None) -> TendTick:
         """One tick of the tender: drain, or distil, and tidy once per quiet spell. Exit
         code 0 did work, 2 nothing to do, 1 a track failed."""
@@ -497,6 +529,7 @@ class Kura:
         code, tick = run_once(self.registry, name, out=out)
         return TendTick(name, code, tick)
 
+    @_recorded(who="tender")
     def tend_forever(
         self, *, store: str | None = None, out: Any = None, poll_s: float = 15.0
     ) -> int:
@@ -625,14 +658,64 @@ class Kura:
                 f"set another write_policy under [stores.{name}] to scrub it"
             )
         root = Path(backup) if backup else default_backup_root(self.registry.env)
-        return scrub(
-            self.registry.store(name),
+        st = self.registry.store(name)
+        if not dry_run and history.enabled(st):
+            st.recover()  # a hand edit made before is recorded as its own entry
+        rep = scrub(
+            st,
             self.registry.workshop(name),
             spec.secrets,
             backup_root=root.expanduser(),
             now=self.registry.clock(),
             dry_run=dry_run,
         )
+        if not dry_run and rep.scrubbed:
+            with history.doing("scrub"):
+                history.record_changed(st, "scrub")
+        return rep
+
+    # ---- history, undo, sync --------------------------------------------------
+    def history(
+        self, slug: str = "", *, store: str | None = None, limit: int = 200, record: bool = True
+    ) -> tuple[Change, ...]:
+        """The store's changes, newest first (those touching *slug* when given). With
+        *record*, a hand edit waiting on disk is recorded first, so it is there too."""
+        st = self.registry.store(store)
+        if record and history.enabled(st) and self.writable(store=store):
+            st.recover()
+        return tuple(sync.log(st, slug, limit))
+
+    def change(self, rev: str, *, store: str | None = None) -> Change:
+        return sync.change(self.registry.store(store), rev)
+
+    def show_change(self, rev: str, *, store: str | None = None) -> str:
+        """One change as a diff, with who, when and what."""
+        return sync.show(self.registry.store(store), rev)
+
+    def undo(self, rev: str, *, store: str | None = None) -> Change:
+        """Revert one change as a new entry; refused (nothing changed) when something later
+        touched the same memory or index line."""
+        name = self.registry.resolve(store)
+        if self.registry.config.stores[name].write_policy == WritePolicy.FROZEN:
+            raise PolicyError(f"store {name!r} is frozen: nothing is written to it, not an undo")
+        return sync.undo(self.registry.store(name), rev)
+
+    def enable_history(self, *, store: str | None = None) -> bool:
+        """Give an existing store history (idempotent); True when the repository is new."""
+        name = self.registry.resolve(store)
+        st = self.registry.store(name)
+        if not self.registry.config.stores[name].history:
+            raise KuraError(f"[stores.{name}] history = false in kura.toml; remove that line first")
+        return history.enable(st)
+
+    def sync(self, *, store: str | None = None) -> SyncReport:
+        """Fetch the store's remote, merge it, push ([stores.X.sync] remote)."""
+        name = self.registry.resolve(store)
+        spec = self.registry.config.stores[name]
+        if spec.write_policy == WritePolicy.FROZEN:
+            raise PolicyError(f"store {name!r} is frozen: nothing is written to it, not a sync")
+        with history.doing("sync"):
+            return sync.sync(self.registry.store(name), spec.sync_remote)
 
     def recall(
         self,
@@ -688,6 +771,7 @@ class Kura:
         return build_prefill(self.registry, store)
 
     # ---- writing ---------------------------------------------------------
+    @_recorded("remember")
     def remember(
         self,
         slug: str,
@@ -756,6 +840,7 @@ class Kura:
             meta=_curation_meta(cur),
         )
 
+    @_recorded("annotate")
     def annotate(
         self,
         slug: str,
@@ -827,6 +912,7 @@ class Kura:
 
         return memory_view(self.registry, self.registry.resolve(store), slug)
 
+    @_recorded("edit")
     def edit_memory(
         self,
         slug: str,
@@ -859,6 +945,7 @@ class Kura:
             by=by,
         )
 
+    @_recorded("retire")
     def retire(
         self,
         slug: str,
@@ -891,12 +978,14 @@ class Kura:
         name = self.registry.resolve(store)
         return body_warning(body, self.registry.config.stores[name].recall.chars)
 
+    @_recorded("adopt")
     def adopt(self, *, store: str | None = None) -> Adopted:
         """Write the index line of every memory file that has none, through the floors."""
         from .handwork.adopt import adopt
 
         return adopt(self.registry, self.registry.resolve(store))
 
+    @_recorded("relink")
     def relink(
         self, target: str, *, to: str = "", store: str | None = None, by: str = "hand"
     ) -> tuple[str, ...]:
@@ -930,6 +1019,7 @@ class Kura:
 
         return drafts_view(self.registry, self.registry.resolve(store))
 
+    @_recorded("pour")
     def pour(self, slug: str, *, store: str | None = None, by: str = "hand") -> Memory:
         from .distill.drafts import pour
 
@@ -981,6 +1071,7 @@ class Kura:
             self.registry, self.registry.resolve(store), progress=progress, should_stop=should_stop
         )
 
+    @_recorded("tidy")
     def apply_tidy(
         self, slug: str, line: str, *, expected: str, store: str | None = None, by: str = "hand"
     ) -> str:
@@ -1023,6 +1114,7 @@ class Kura:
             max_batches=max_batches,
         )
 
+    @_recorded(who="drain judge")
     def drain(
         self,
         *,
@@ -1185,3 +1277,13 @@ def _curation_meta(cur: dict[str, str]) -> dict[str, Any]:
     """Frontmatter for curation sentences (a cleared one is written empty: the write path
     keeps every key it does not set, so an empty sentence is how a clear is written)."""
     return {k: " ".join(v.split()) for k, v in cur.items()}
+
+
+def _init_history(store: Any, wanted: bool) -> str:
+    """A new store's history: on (a repository), off by choice, or why there is none."""
+    if not wanted:
+        return "off"
+    if not history.available():
+        return history.GIT_MISSING
+    history.enable(store)
+    return "on"

@@ -98,6 +98,7 @@ class Registry:
                     charter_path=sc.charter,
                     today=self.today,
                     secrets=sc.secrets,
+                    history=sc.history,
                 )
                 self._stores[name] = s
             return s

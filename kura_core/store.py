@@ -47,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from . import fsutil
+from . import fsutil, history
 from .errors import ConflictError, ContainmentError, KuraError, MemoryFormatError, NotFound
 from .fsutil import (
     TMP_MARK,
@@ -1004,8 +1004,11 @@ class Store:
         charter_path: Path | None = None,
         today: Callable[[], dt.date] = dt.date.today,
         secrets: SecretRules = BUILTIN,
+        history: bool = True,
     ):
         self.root = Path(os.path.abspath(Path(root).expanduser()))
+        #: record each write in the store's git history (when it has a repository)
+        self.history = history
         #: what a write may not carry raw (kura.secrets): a write with one is refused
         self.secrets = secrets
         self.name = name or self.root.name
@@ -1552,6 +1555,7 @@ class Store:
         """
         temps: list[Path] = []
         names: dict[str, str] = {}
+        history.stamp(intent)
         try:
             for target, text in files:
                 if text is None:
@@ -1675,6 +1679,7 @@ class Store:
             self._retire_files_locked(intent)
         elif intent.get("op", "upsert") == "upsert":
             self._upsert_files_locked(intent)
+        history.after_write(self, intent)
         also = intent.get("also")
         if also:
             try:
@@ -1790,6 +1795,7 @@ class Store:
                     discard(d / n)
         if settle:
             self._settle_parked_locked()
+            history.catch_up(self)
         if not self.intent_path.exists():
             self.pending_reason = ""
 
@@ -1893,6 +1899,7 @@ class Store:
                     atomic_write_text(self.index_path, text)
                 except OSError as exc:
                     raise storage_error(exc, "write MEMORY.md", self.index_path) from None
+                history.record(self, [INDEX_FILE], "adopt", [s for s, _t, _d in lines])
 
     def set_index_line(
         self, slug: str, title: str, description: str, also: Mapping[str, Any] | None = None

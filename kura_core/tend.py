@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from . import history
 from .distill import pipeline
 from .distill.drafts import list_drafts
 from .distill.pipeline import journal_files
@@ -33,6 +34,7 @@ from .distill.tidy import tidy
 from .errors import BusyError, KuraError
 from .registry import Registry
 from .reports import tally_of
+from .sync import sync
 from .weave import weave
 
 TRACKS = ("drain", "run", "tidy")
@@ -168,6 +170,7 @@ class Tender:
     def tick(self) -> Tick:
         t = _TickTally()
         self.beat("checking")
+        self._sync(t, force=False)
         newest, spell = self._check_quiet(t)
         if not t.quiet:
             return t.freeze()
@@ -196,6 +199,7 @@ class Tender:
             poured += self._tidy(t, spell, back)
         if poured:
             self._weave(t)
+            self._sync(t, force=True)
         t.counts = dict(self.counts)
         self.beat("resting")
         return t.freeze()
@@ -287,6 +291,32 @@ class Tender:
             self.rest("tidy")
         self.ws.put("tend.tidied_spell", spell)
         return changed
+
+    def _sync(self, t: Any, *, force: bool) -> None:
+        """Share the store through its remote ([stores.X.sync]): when due, or at once after
+        memories were poured. A failure rests the track and never stops the tick."""
+        remote = self.spec.sync_remote
+        if not remote or self.resting("sync"):
+            return
+        last = self.ws.get("tend.synced_at", 0) or 0
+        if not force and self.clock() - last < self.spec.sync_every_min * 60:
+            return
+        t.tracks.append("sync")
+        self.beat("syncing")
+        try:
+            with history.acting("tender"):
+                rep = sync(self.store, remote)
+            self.log(
+                f"sync: {rep.merged or 'nothing to merge'}, brought {len(rep.brought)}"
+                + (f", {len(rep.conflicts)} conflict draft(s)" if rep.conflicts else "")
+                + ("" if rep.pushed else f" — not pushed: {rep.push_error}")
+            )
+            t.did_work |= bool(rep.brought)
+        except KuraError as exc:
+            self.log(f"sync failed: {exc}")
+            t.notes.append(f"sync failed: {exc}")
+            self.rest("sync")
+        self.ws.put("tend.synced_at", self.clock())
 
     def _weave(self, t: Any) -> None:
         t.tracks.append("weave")

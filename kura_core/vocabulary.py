@@ -248,3 +248,8 @@ __all__ = [
     "WritePolicy",
     "tag_passed",
 ]
+
+
+#: a draft's ``source`` when a sync offered it: the other machine's text of a memory changed
+#: on both (kura_core.sync)
+SYNC_SOURCE = "sync"

@@ -88,6 +88,7 @@ from .screens.edit import MemoryEditScreen
 from .screens.evidence import EvidenceScreen
 from .screens.fix import FixScreen
 from .screens.help import HelpScreen, binding_ids, binding_rows
+from .screens.history import HistoryScreen
 from .screens.main import NARROW, MainScreen
 from .screens.memory import MemoryScreen
 from .screens.notes import NotesScreen
@@ -274,6 +275,14 @@ class KuraApp(App[None]):
             show=False,
             tooltip="Stop the running distil, drain or tidy at a safe point",
             id="app.stop",
+        ),
+        Binding(
+            "h",
+            "history",
+            "History",
+            show=False,
+            tooltip="The store's history: every change with who and what, its diff; u undoes one",
+            id="app.history",
         ),
         Binding(
             "P",
@@ -1441,6 +1450,23 @@ class KuraApp(App[None]):
             ),
         )
 
+    def action_history(self) -> None:
+        core, store = self.kura, self.current_store
+
+        def undone(rev: str) -> Any:
+            change = core.undo(rev, store=store)
+            self.load_current(("map", "gatelog", "doctor"))
+            return change
+
+        self.push_screen(
+            HistoryScreen(
+                store,
+                lambda: core.history(store=store, record=False),
+                lambda rev: core.show_change(rev, store=store),
+                undone,
+            )
+        )
+
     def action_weave(self) -> None:
         core = self.kura
         self.start_job("weave", lambda job, p: core.weave_preview(store=job.store))
@@ -1910,6 +1936,7 @@ class KuraApp(App[None]):
             ("Memory editor", binding_rows(self, [MemoryEditScreen])),
             ("Evidence in its journal", binding_rows(self, [EvidenceScreen])),
             ("An extension's diff", binding_rows(self, [DiffScreen])),
+            ("History (h)", binding_rows(self, [HistoryScreen])),
             ("Learned profile", binding_rows(self, [ProfileScreen])),
             (
                 "Tidy review",

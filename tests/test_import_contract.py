@@ -49,6 +49,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kura_core.curation",
             "kura_core.glance",
             "kura_core.doctor",
+            "kura_core.sync",
             "kura_core.demo",
         ),
     ),
@@ -71,6 +72,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "state",
         (
             "kura_core.store",
+            "kura_core.history",
             "kura_core.workshop",
             "kura_core.config",
             "kura_core.registry",

@@ -25,6 +25,7 @@ from .rss import serve_rss, supported
 from .stores import generate_store
 from .thinker import InstantThinker
 from .weave_perf import bench_reweave
+from .write_perf import bench_writes
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ def perf(
         "index_after_write": [],
         "prefix": [],
         "weave": [],
+        "writes": [],
         "gate": {},
         "http": None,
         "rss": None,
@@ -98,6 +100,8 @@ def perf(
                 report["index_after_write"].append(update)
                 say(f"steady-state re-weave at {n}")
                 report["weave"].append(bench_reweave(n, work / f"w{n}", runs=max(3, runs // 3)))
+                say(f"the cost of one write, without history and with it, at {n}")
+                report["writes"].append(bench_writes(root, n, runs))
         say("gate throughput")
         report["gate"] = bench_gate(runs)
         if journal_mb > 0:
@@ -119,6 +123,19 @@ def perf(
     finally:
         if own:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _write_lines(writes: Sequence[dict[str, Any]]) -> list[str]:
+    if not writes:
+        return []
+    lines = ["", "memories   one write, no history   with history (a git commit)   ratio"]
+    for w in writes:
+        on = w.get("history_on_ms_median")
+        lines.append(
+            f"{w['memories']:>8}   {w['history_off_ms_median']:>17.2f} ms   "
+            + (f"{on:>24.2f} ms   {w['ratio']:.2f}x" if on is not None else str(w["history_on"]))
+        )
+    return lines
 
 
 def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
@@ -147,6 +164,7 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
                 f"{u['after_write_ms_median']:>18.2f} ms / {u['after_write_ms_max']:.2f} ms"
                 f"   {u['periodic_check_ms']:>11.1f} ms   {u['full_rebuild_ms']:>9.1f} ms"
             )
+    lines += _write_lines(rep.get("writes") or [])
     if rep.get("prefix"):
         lines.append("")
         lines.append(

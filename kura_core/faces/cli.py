@@ -15,14 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import Kura, KuraError, Registry
+from .. import Kura, KuraError, Registry, set_default_who
 from ..errors import SelectorError
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
 from .connect import add_parsers as add_connect_parsers, cmd_connect as connect_body
 from .guard import guarded
+from .history_cli import add_parsers as add_history_parsers
 from .render import doctor_text
 
 OK, FAIL, NOTHING = 0, 1, 2
+
+
+#: who a command's writes are recorded as, by the face it runs
+_WHO = {"serve": "host (http)", "mcp": "agent (mcp)", "tui": "person (app)", "tend": "tender"}
 
 
 class UsageError(KuraError):
@@ -73,6 +78,10 @@ def cmd_init(ctx: Ctx) -> int:
     else:
         ctx.print(f"store {res.store!r} ready at {a.path}")
         ctx.print(f"config: {a.config or res.config}")
+        if res.history == "on":
+            ctx.print("history: every change is a git commit (kura history, show, undo, sync)")
+        elif res.history != "off":
+            ctx.print(f"history: off — {res.history}")
         _print_adopted(ctx, res.store, res.adopted, res.skipped)
         found = [(ad, root) for ad, root, there in Kura.journal_roots_here() if there]
         if found:
@@ -868,6 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
     _bench_command(add)
     _app_commands(add)
     add_connect_parsers(add, cmd_connect)
+    add_history_parsers(add)
     return p
 
 
@@ -1248,6 +1258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.fn is None:
         return OK  # help was printed
     ctx = Ctx(args)
+    set_default_who(_WHO.get(getattr(args, "command", None) or "tui", "person (command line)"))
     try:
         return guarded(lambda: _with_choices(ctx, args.fn), ctx.warn)
     finally:

@@ -15,6 +15,7 @@ Kura facade, and rendered as JSON. It holds no logic of its own.
     GET  /doctor    (all=1 for every store; 200 with ok:false for an unhealthy store)
     GET  /stores    stores, modes, model roles (never a secret)
     GET  /profile   the charter, and a pointer to the persona file (never its content)
+    GET  /history   the store's changes, newest first (slug=, limit=); read-only
     GET  /health    liveness (the only route a bearer token does not guard)
     POST /mcp       MCP over streamable HTTP (see kura_core.faces.mcp)
 
@@ -58,6 +59,7 @@ from .. import (
     KuraError,
     Registry,
     __version__,
+    acting,
     storage_error,
 )
 from ..errors import ConfigError
@@ -290,16 +292,17 @@ def _route_remember(k: Kura, req: Request, name: str | None) -> Response:
     if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
         raise HttpError(400, "'tags' must be a list of non-empty strings")
     cur = {f: _str_field(body, f, limit=2000) for f in CURATION_FIELDS}
-    mem = k.remember(
-        slug,
-        description,
-        text,
-        store=name,
-        type=mtype,
-        title=title,
-        tags=tags,
-        **{f: v for f, v in cur.items() if v is not None},
-    )
+    with acting("host (http)"):
+        mem = k.remember(
+            slug,
+            description,
+            text,
+            store=name,
+            type=mtype,
+            title=title,
+            tags=tags,
+            **{f: v for f, v in cur.items() if v is not None},
+        )
     return json_response(
         {
             "store": k.resolve(name),
@@ -390,6 +393,14 @@ def _route_profile(k: Kura, req: Request, name: str | None) -> Response:
     return json_response(k.profile(store=name).to_json())
 
 
+def _route_history(k: Kura, req: Request, name: str | None) -> Response:
+    raw = req.q("limit") or "50"
+    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
+        raise HttpError(400, f"?limit= must be a whole number from 1 to 10000 (got {raw[:20]!r})")
+    changes = k.history(req.q("slug") or "", store=name, limit=int(raw), record=False)
+    return json_response({"store": k.resolve(name), "changes": [c.to_json() for c in changes]})
+
+
 def _route_health(k: Kura, req: Request, name: str | None) -> Response:
     out: dict[str, Any] = {"ok": True, "name": "kura", "version": __version__}
     if name is not None:
@@ -431,6 +442,7 @@ ROUTES: dict[str, dict[str, Callable[..., Response]]] = {
     "/doctor": {"GET": _route_doctor},
     "/stores": {"GET": _route_stores},
     "/profile": {"GET": _route_profile},
+    "/history": {"GET": _route_history},
     "/health": {"GET": _route_health},
     "/mcp": {"POST": _route_mcp},
 }

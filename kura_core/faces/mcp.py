@@ -44,6 +44,7 @@ from .. import (
     KuraError,
     Registry,
     __version__,
+    acting,
     degraded_notice,
     missing_map_note,
     storage_error,
@@ -518,7 +519,8 @@ class McpSession:
             if method == "tools/list":
                 return _result(mid, {"tools": self.tools()})
             if method == "tools/call":
-                return self._call_reply(mid, params)
+                with acting("agent (mcp)"):
+                    return self._call_reply(mid, params)
             if method == "logging/setLevel":
                 return _result(mid, {})
             return _error(mid, METHOD_NOT_FOUND, f"method {method[:60]!r} is not implemented here")

@@ -14,7 +14,13 @@ from textual.message import Message
 from textual.widgets import Static
 
 from kura_core import Violation
-from kura_core.vocabulary import CURATION_FIELDS, DraftDecision, GateVerdict, tag_passed
+from kura_core.vocabulary import (
+    CURATION_FIELDS,
+    SYNC_SOURCE,
+    DraftDecision,
+    GateVerdict,
+    tag_passed,
+)
 
 from .find import FindBar, Finding, filtered, haystack
 from .fmt import STATUS_STYLE, cls_tag, heading, one_line, where
@@ -26,9 +32,13 @@ if TYPE_CHECKING:
 
 def _queue_row(d: Any) -> Content:
     verdict = str((d.gate or {}).get("verdict", "?"))
+    if getattr(d, "source", "") == SYNC_SOURCE:
+        kind = ("⇄ the other machine's text", "bold $warning")
+    else:
+        kind = ("extends" if d.decision == DraftDecision.EXTENDS else "new", "$foreground-muted")
     sub = Content.assemble(
         ("  ", ""),
-        ("extends" if d.decision == DraftDecision.EXTENDS else "new", "$foreground-muted"),
+        kind,
         (" · ", "$foreground-muted"),
         (verdict, _verdict_style(verdict).replace("bold ", "")),
         (f" · {len(d.quotes)} quote{'s' if len(d.quotes) != 1 else ''}", "$foreground-muted"),
@@ -108,7 +118,11 @@ def render_draft(d: Any, diff: Any = None) -> Content:
     """What pouring the draft would write (for an extension: what it changes), and its curation."""
     out: list[Content] = []
     title = Content.styled(d.title, "bold")
-    if d.decision == DraftDecision.EXTENDS and d.target:
+    if getattr(d, "source", "") == SYNC_SOURCE:
+        action = Content.styled(
+            f"⇄ sync conflict: the other machine's text of {d.target}", "bold $warning"
+        )
+    elif d.decision == DraftDecision.EXTENDS and d.target:
         action = Content.styled(f"extends → {d.target}", "$warning")
     else:
         action = Content.styled(f"new → {d.slug}", "$foreground-muted")

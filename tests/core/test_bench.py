@@ -57,6 +57,11 @@ def test_perf_measures_every_figure(tmp_path):
     assert u["writes"] == 3 and set(u["by_kind_ms_median"]) == {"remember", "rewrite", "hand_edit"}
     assert u["after_write_ms_median"] > 0 and u["full_rebuild_ms"] == d["index_build_ms"]
     assert u["periodic_check_ms"] > 0 and u["warm_ms_median"] == d["median_ms"]
+    (w,) = rep["writes"]
+    assert w["memories"] == 60 and w["history_off_ms_median"] > 0
+    assert w["history_on_ms_median"] > 0 and w["ratio"] > 0
+    assert (tmp_path / "s60-history" / ".git").is_dir()
+    assert "with history (a git commit)" in bench.perf_table(rep)
     (p,) = rep["prefix"]
     assert p["questions"] == 2 and p["shards"] == r["shards"] and p["meets_target"] is True
     assert TARGET_SHARE <= p["shared_share_min"] <= p["shared_share_median"] < 1

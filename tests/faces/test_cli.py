@@ -84,6 +84,7 @@ def test_init_json_and_idempotent(kura, tmp_path):
         "config": str(kura.config),
         "adopted": [],
         "skipped": [],
+        "history": "on",
     }
     config_text = kura.config.read_text()
     index_text = (store_dir / "MEMORY.md").read_text()
