@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
@@ -1633,8 +1633,11 @@ def covers(c: Quantity, e: Quantity) -> bool:
     return e.kind == c.kind and e.canon.lower() == c.canon.lower()
 
 
-#: Where a table's cells part: a tab, or two spaces and more (an aligned column).
-_CELL_GAP = re.compile(r"\t|[ \u3000]{2,}")
+#: Where a table's cells part: a tab, two spaces and more (an aligned column), or a rule
+#: drawn between them (``|`` of Markdown and ASCII tables, ``│``/``┃`` of box drawing).
+_CELL_GAP = re.compile(r"\t|[ \u3000]{2,}|[ \u3000]*[|│┃｜][ \u3000]*")
+#: A row that only draws the table (``|---|:--:|``, ``+----+``, ``├──┼──┤``).
+_RULE_ROW = re.compile(r"^[\s|│┃｜+:=\-─━┼├┤┌┐└┘┬┴]*$")
 #: A column header that names its unit: 金額(円), 金额（元）, Weight (kg).
 _HEADED = re.compile(r"^[^()（）]{1,40}?\s*[(（]\s*([^()（）0-9]{1,12}?)\s*[)）]$")
 #: A unit declared for a whole table: （単位：円）, (单位：元), (units: kg).
@@ -1658,6 +1661,15 @@ def _cells(line: str) -> list[str]:
     return [c for c in _CELL_GAP.split(line.strip()) if c]
 
 
+def _table_lines(text: str) -> Iterator[str]:
+    """The lines of a table that carry words or figures: the rows that only draw it part
+    nothing, and a header keeps its columns across them."""
+    for line in text.split("\n"):
+        if line.strip() and _RULE_ROW.match(line):
+            continue
+        yield line
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
@@ -1667,7 +1679,7 @@ def header_units(text: str) -> list[Quantity]:
     out: list[Quantity] = []
     columns: list[tuple[str, str] | None] = []
     declared: tuple[str, str] | None = None
-    for line in text.split("\n"):
+    for line in _table_lines(text):
         cells = _cells(line)
         decl = _DECLARED.search(line)
         if decl and len(cells) <= 1:
