@@ -525,10 +525,12 @@ def _links(scan: Scan, present: set[str]) -> tuple[list[DeadLink], list[str]]:
 def _drift(idx: Index, present: set[str]) -> IndexDrift:
     """Where MEMORY.md and the memory files disagree."""
     counts = Counter(e.slug for e in idx.entries)
+    # a memory named in a grouped line as well as on its own line is listed twice on purpose
+    own = Counter(e.slug for e in idx.entries if not e.grouped)
     return IndexDrift(
         files_without_line=tuple(sorted(present - set(counts))),
         lines_without_file=tuple(sorted(s for s in counts if s not in present)),
-        duplicate_lines=tuple(sorted(s for s, c in counts.items() if c > 1)),
+        duplicate_lines=tuple(sorted(s for s, c in own.items() if c > 1)),
         bad_targets=tuple(t for _, t in idx.foreign_links),
     )
 

@@ -220,7 +220,11 @@ def index_shards(
     used = 0
     sector = None
     memo = {} if costs is None else costs
+    last_line = -1
     for e in entries:
+        if e.line_no == last_line:
+            continue  # a grouped line names several memories: it is sent once
+        last_line = e.line_no
         cost = memo.get(e.raw)
         if cost is None:
             cost = memo[e.raw] = estimate_tokens(e.raw) + 1

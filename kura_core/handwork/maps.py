@@ -28,6 +28,8 @@ class MapLine:
     tags: tuple[str, ...] = ()
     type: str = ""
     compressed: bool = False
+    sector: str = ""  # the ``## `` heading it stands under in MEMORY.md
+    grouped: bool = False  # named by a line that names several memories (worn as written)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ def map_view(reg: Registry, name: str) -> MapView:
                 tuple(m.tags) if m else (),
                 mtype,
                 compressed=text != e.description,
+                sector=e.sector,
+                grouped=e.grouped,
             )
         )
     return MapView(
