@@ -80,6 +80,13 @@ class PrefillConfig:
     pinned_types: tuple[str, ...] = ("feedback", "user")
     trigger_tokens: int = 24
     header: str = ""
+    #: full: the map (over the ceiling, a stub); constellation: always the sector map;
+    #: auto: the map, over the ceiling the sector map, over it too the stub
+    resident_mode: str = "auto"
+    trail_tokens: int = 200  # the hot trail after the map (0: none)
+
+
+RESIDENT_MODES = ("full", "constellation", "auto")
 
 
 @dataclass(frozen=True)
@@ -422,7 +429,14 @@ def _prefill(t: _Table | None, base: PrefillConfig) -> PrefillConfig:
         pinned_types=t.strings("pinned_types", base.pinned_types),
         trigger_tokens=t.positive("trigger_tokens", int, base.trigger_tokens),
         header=t.get("header", str, base.header),
+        resident_mode=t.get("resident_mode", str, base.resident_mode),
+        trail_tokens=t.positive("trail_tokens", int, base.trail_tokens, zero_ok=True),
     )
+    if p.resident_mode not in RESIDENT_MODES:
+        raise ConfigError(
+            f"kura.toml: {t.where}.resident_mode must be one of {', '.join(RESIDENT_MODES)} "
+            f"(got {p.resident_mode!r})"
+        )
     if p.budget_fraction > 1 or p.hard_fraction > 1:
         raise ConfigError(
             f"kura.toml: {t.where}.budget_fraction and hard_fraction must be at most 1"

@@ -12,6 +12,7 @@ the default store answers. Unknown selectors raise SelectorError.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from .handwork.adopt import Adopted
     from .handwork.drafts import DraftsView
     from .handwork.journals import JournalExcerpt, JournalsView
-    from .handwork.maps import MapView, WeavePreview
+    from .handwork.maps import MapView, TrailResult, WeavePreview
     from .handwork.memories import EditResult, MemoryView, RetireResult
     from .handwork.runs import Outcome
     from .handwork.seeds import Seed
@@ -645,7 +646,16 @@ class Kura:
         """Re-weave the store's resident map (see kura_core.weave)."""
         from .weave import weave
 
-        return weave(self.registry, store)
+        res = weave(self.registry, store)
+        with contextlib.suppress(KuraError):  # the trail is derived: a weave stands without it
+            self.trail(store=store)
+        return res
+
+    def trail(self, *, store: str | None = None) -> TrailResult:
+        """Rebuild the hot trail (the freshest index lines) from the index as it stands."""
+        from .handwork.maps import build_trail
+
+        return build_trail(self.registry, self.registry.resolve(store))
 
     def prefill(self, *, store: str | None = None) -> Prefill:
         """The resident map block a host injects (see kura_core.prefill)."""

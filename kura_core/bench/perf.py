@@ -17,6 +17,7 @@ from typing import Any
 
 from ..config import parse_config
 from ..registry import Registry
+from .constellation_perf import constellation_lines, measure_constellation
 from .gate_perf import bench_gate, bench_gate_journal
 from .http_perf import bench_http
 from .recall_perf import measure_meaning, measure_words
@@ -62,6 +63,7 @@ def perf(
         "index_after_write": [],
         "prefix": [],
         "weave": [],
+        "constellation": [],
         "gate": {},
         "http": None,
         "rss": None,
@@ -94,6 +96,8 @@ def perf(
                 report["index_after_write"].append(update)
                 say(f"steady-state re-weave at {n}")
                 report["weave"].append(bench_reweave(n, work / f"w{n}", runs=max(3, runs // 3)))
+                say(f"the constellation at {n}")
+                report["constellation"].append(measure_constellation(root, n))
         say("gate throughput")
         report["gate"] = bench_gate(runs)
         if journal_mb > 0:
@@ -162,6 +166,8 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
             lines.append(
                 f"{m['memories']:>8}   {m['rss_mb_listening']} / {m['rss_mb_warm']} / {m['rss_mb_peak']} MB"
             )
+    if rep.get("constellation"):
+        lines += constellation_lines(rep["constellation"])
     lines.append("")
     lines += _gate_lines(rep.get("gate") or {})
     h = rep.get("http")

@@ -633,6 +633,18 @@ def cmd_weave(ctx: Ctx) -> int:
     return OK
 
 
+def cmd_trail(ctx: Ctx) -> int:
+    res = ctx.kura().trail(store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(res.to_json())
+    else:
+        for line in res.lines:
+            ctx.print(line)
+        what = "rebuilt" if res.changed else "unchanged"
+        ctx.warn(f"kura: hot trail of {res.store} {what}: {len(res.lines)} line(s), {res.path}")
+    return OK if res.changed else NOTHING
+
+
 def cmd_prefill(ctx: Ctx) -> int:
     p = ctx.kura().prefill(store=ctx.selector)
     if ctx.args.json:
@@ -1067,6 +1079,11 @@ def _service_commands(add: AddCommand) -> None:
     )
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
+    add(
+        "trail",
+        cmd_trail,
+        "rebuild the hot trail, the freshest index lines worn after the map (exit 2 when unchanged)",
+    )
 
 
 def _bench_command(add: AddCommand) -> None:
