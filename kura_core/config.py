@@ -14,6 +14,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .errors import ConfigError
@@ -142,10 +143,18 @@ class StoreConfig:
     journals_from: str = "none"
     #: What counts as a secret here beyond the built-in shapes ([stores.X.secrets]).
     secrets: SecretRules = field(default_factory=SecretRules)
+    #: [stores.X] model_profile: the [model_profiles.<p>] whose endpoints this store's
+    #: recall, distil, weave and tender use ("" = the top-level [models]); its roles below
+    model_profile: str = ""
+    profile_models: Mapping[str, ModelSpec | None] | None = None
 
     @property
     def charter_path(self) -> Path:
         return self.charter if self.charter is not None else self.path / "charter.md"
+
+    def models_or(self, shared: Mapping[str, ModelSpec | None]) -> Mapping[str, ModelSpec | None]:
+        """This store's model roles: its profile's, else the *shared* [models]."""
+        return self.profile_models if self.profile_models is not None else shared
 
 
 @dataclass(frozen=True)
@@ -158,6 +167,8 @@ class Config:
     distill: DistillConfig = field(default_factory=DistillConfig)
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
+    #: [model_profiles.<p>.<role>]: named sets of model roles a store may choose
+    model_profiles: Mapping[str, Mapping[str, ModelSpec | None]] = field(default_factory=dict)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
     #: the app's keys a person moved: binding id -> key(s), from [keys]
     keys: Mapping[str, str] = field(default_factory=dict)
@@ -167,6 +178,11 @@ class Config:
         if self.server.default:
             return self.server.default
         return next(iter(self.stores), "")
+
+    def models_for(self, store: str) -> Mapping[str, ModelSpec | None]:
+        """The model roles store *store* uses: its model_profile's, else [models]."""
+        sc = self.stores.get(store)
+        return sc.models_or(self.models) if sc is not None else self.models
 
 
 # --------------------------------------------------------------------------- finding
@@ -524,10 +540,33 @@ def _models(t: _Table | None) -> dict[str, ModelSpec | None]:
         if role in tables or (inherited and role != "thinker"):
             if "url" not in inherited or "model" not in inherited:
                 missing = "url" if "url" not in inherited else "model"
-                raise ConfigError(f"kura.toml: models.{role}.{missing} is required")
+                where = t.where if t is not None else "models"
+                raise ConfigError(f"kura.toml: {where}.{role}.{missing} is required")
             out[role] = ModelSpec(**{"timeout": ROLE_TIMEOUTS[role], **inherited})
         else:
             out[role] = None
+    return out
+
+
+def _model_profiles(t: _Table | None) -> dict[str, Mapping[str, ModelSpec | None]]:
+    """[model_profiles.<p>.<role>]: each profile is read as [models] is (brain inherits the
+    thinker, the scribe the brain) and nothing from [models]: a store that names a profile
+    sends its text to that profile's endpoints only. A profile must define thinker.url."""
+    out: dict[str, Mapping[str, ModelSpec | None]] = {}
+    if t is None:
+        return out
+    for name in list(t.raw):
+        _check_name(name, f"model_profiles.{name}")
+        sub = t.sub(name)
+        assert sub is not None
+        thinker = sub.raw.get("thinker")
+        if not isinstance(thinker, dict) or "url" not in thinker:
+            raise ConfigError(
+                f"kura.toml: model_profiles.{name}.thinker.url is required (a profile must "
+                "name its own thinker: a store using it never falls back to [models])"
+            )
+        out[name] = MappingProxyType(_models(sub))
+    t.done()
     return out
 
 
@@ -572,6 +611,7 @@ class _Defaults:
     prefill: PrefillConfig
     recall: RecallConfig
     capacity: CapacityConfig
+    profiles: Mapping[str, Mapping[str, ModelSpec | None]] = field(default_factory=dict)
 
 
 def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConfig:
@@ -605,6 +645,16 @@ def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConf
         inherit_global_journals=inherit,
         secrets=_secrets(s.sub("secrets")),
     )
+    profile = s.get("model_profile", str, "")
+    if profile:
+        if profile not in top.profiles:
+            known = ", ".join(sorted(top.profiles)) or "none is defined"
+            raise ConfigError(
+                f"kura.toml: stores.{name}.model_profile names {profile!r}, which is not a "
+                f"profile ([model_profiles.*]: {known}); define [model_profiles.{profile}."
+                "thinker] or fix the name"
+            )
+        store = replace(store, model_profile=profile, profile_models=top.profiles[profile])
     s.done()
     return store
 
@@ -652,8 +702,9 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     recall = _recall(top.sub("recall"), RecallConfig())
     capacity = _capacity(top.sub("capacity"), CapacityConfig())
     models = _models(top.sub("models"))
+    profiles = _model_profiles(top.sub("model_profiles"))
     keys = _keys(top.sub("keys"))
-    defaults = _Defaults(distill, prefill, recall, capacity)
+    defaults = _Defaults(distill, prefill, recall, capacity, profiles)
     stores = _stores(top.sub("stores"), defaults, base)
     modes = _modes(top.sub("modes"), stores)
     top.done()
@@ -675,6 +726,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
         recall=recall,
         capacity=capacity,
         keys=keys,
+        model_profiles=profiles,
     )
 
 

@@ -312,6 +312,8 @@ class DoctorReport:
     notes: tuple[str, ...]  # worth knowing, not broken
     #: secrets kept in the store's files or workshop, by place and kind (``kura scrub``)
     secrets: tuple[StoredSecret, ...] = ()
+    #: the [model_profiles.*] whose endpoints ``models`` shows ("" = the shared [models])
+    model_profile: str = ""
 
     @property
     def exists(self) -> bool:
@@ -339,6 +341,7 @@ class DoctorReport:
             "journals": self.journals.to_json(),
             "tender": self.tender.to_json(),
             "models": {role: m.to_json() for role, m in self.models.items()},
+            "model_profile": self.model_profile or None,
             "capacity": self.capacity.to_json(),
             "writable": self.writable,
             "workshop": self.workshop,
@@ -453,6 +456,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         journals=journals,
         tender=tender,
         models=models,
+        model_profile=spec.model_profile,
         capacity=capacity,
         writable=workshop["writable"],
         workshop=workshop["state"],
@@ -496,6 +500,7 @@ def _no_store(reg: Registry, name: str, store: Store, spec: Any) -> DoctorReport
         journals=journals,
         tender=Tender("never started"),
         models=_models(reg, name, probe=False),
+        model_profile=reg.config.stores[name].model_profile,
         capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0}),
         writable=False,
         workshop="missing",
@@ -839,7 +844,7 @@ def _models(
     client = reg.models(name) if probe else None
     out: dict[str, ModelRole] = {}
     for role in ("thinker", "brain", "scribe"):
-        spec = reg.config.models.get(role)
+        spec = reg.config.models_for(name).get(role)
         c = calls.get(role, {})
         reachable: bool | None = None
         reason: str | None = None

@@ -604,7 +604,7 @@ def _clean_slug(raw: Any) -> str:
 def _record_nonsense(reg: Registry, name: str, reason: str) -> None:
     from .llm import CallRecord  # lazy: start-up (httpx, for a recall that thinks only)
 
-    spec = reg.config.models.get("thinker")
+    spec = reg.config.models_for(name).get("thinker")
     reg.workshop(name).record_call(
         CallRecord(
             role="thinker",

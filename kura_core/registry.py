@@ -119,7 +119,10 @@ class Registry:
         if m is None:
             ws = self.workshop(name)
             m = ModelClient(
-                self.config.models, env=self.env, recorder=ws.record_call, clock=self.clock
+                self.config.models_for(name),
+                env=self.env,
+                recorder=ws.record_call,
+                clock=self.clock,
             )
             with self._lock:
                 m = self._models.setdefault(name, m)
@@ -152,6 +155,7 @@ class Registry:
                     "path": str(s.path),
                     "write_policy": s.write_policy,
                     "modes": self.modes_of(n),
+                    "model_profile": s.model_profile or None,
                 }
                 for n, s in self.config.stores.items()
             ],
