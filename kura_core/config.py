@@ -70,6 +70,11 @@ class DistillConfig:
     #: on one chunk before it is shelved and the next is drunk; 0 means no limit.
     chunk_seconds: float = 60.0
     journals: tuple[JournalSpec, ...] = ()
+    #: seeds: each seed check shows the brain the newest this many waiting ideas; a seed
+    #: withers after this many days waiting or this many checks unconfirmed (0: never)
+    seed_check: int = 30
+    seed_wither_days: float = 90.0
+    seed_wither_checks: int = 50
 
 
 @dataclass(frozen=True)
@@ -425,6 +430,11 @@ def _distill(t: _Table | None, base: DistillConfig, root: Path | None) -> Distil
         min_quote_chars=t.positive("min_quote_chars", int, base.min_quote_chars),
         coverage_passes=t.positive("coverage_passes", int, base.coverage_passes),
         chunk_seconds=t.positive("chunk_seconds", float, base.chunk_seconds, zero_ok=True),
+        seed_check=t.positive("seed_check", int, base.seed_check),
+        seed_wither_days=t.positive("seed_wither_days", float, base.seed_wither_days, zero_ok=True),
+        seed_wither_checks=t.positive(
+            "seed_wither_checks", int, base.seed_wither_checks, zero_ok=True
+        ),
     )
     js = _journals(t.sub("journals"), root)
     if js:

@@ -936,6 +936,18 @@ class Kura:
 
         return seed_list(self.registry, self.registry.resolve(store))
 
+    def revive_seed(self, seed_id: int, *, store: str | None = None, by: str = "hand") -> Seed:
+        """Put a withered idea back among the waiting ideas (checked again, afresh)."""
+        from .handwork.seeds import revive_seed
+
+        return revive_seed(self.registry, self.registry.resolve(store), seed_id, by=by)
+
+    def wither_seeds(self, *, store: str | None = None) -> int:
+        """Wither the waiting ideas past [distill] seed_wither_days or seed_wither_checks."""
+        from .distill.pipeline import wither_seeds
+
+        return wither_seeds(self.registry, self.registry.resolve(store))
+
     def dismiss_seed(
         self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand"
     ) -> Seed:

@@ -207,6 +207,31 @@ def cmd_annotate(ctx: Ctx) -> int:
     return OK
 
 
+def cmd_seeds(ctx: Ctx) -> int:
+    """List the seeds (withered ones first to revive), or revive one; exit 2 when none."""
+    a = ctx.args
+    k = ctx.kura()
+    if a.revive is not None:
+        s = k.revive_seed(a.revive, store=ctx.selector)
+        if a.json:
+            ctx.json(s.to_json())
+        else:
+            ctx.print(f"revived seed {s.id}: {s.title} (waiting again, checked afresh)")
+        return OK
+    if a.wither:
+        k.wither_seeds(store=ctx.selector)
+    seeds = [s for s in k.seed_list(store=ctx.selector) if a.state in ("all", s.state)]
+    if a.json:
+        ctx.json({"seeds": [s.to_json() for s in seeds]})
+    else:
+        for s in seeds:
+            why = f" — {s.withered[1]}" if s.withered else ""
+            ctx.print(f"{s.id:>5}  {s.state:<9} {s.checks:>3} checks  {s.title}{why}")
+        if not seeds:
+            ctx.warn(f"kura: no {'' if a.state == 'all' else a.state + ' '}seeds")
+    return OK if seeds else NOTHING
+
+
 def cmd_retire(ctx: Ctx) -> int:
     a = ctx.args
     k = ctx.kura()
@@ -966,6 +991,24 @@ def _curation_commands(add: AddCommand) -> None:
         "adopt",
         cmd_adopt,
         "write the index line of every memory file that has none (through the floors)",
+    )
+
+    sp = add(
+        "seeds",
+        cmd_seeds,
+        "list ideas kept as seeds (exit 2 when none), or revive a withered one",
+    )
+    sp.add_argument(
+        "--state",
+        choices=("waiting", "graduated", "dismissed", "withered", "all"),
+        default="all",
+        help="only seeds in this state (default: all)",
+    )
+    sp.add_argument("--revive", type=int, metavar="ID", help="put a withered seed back to wait")
+    sp.add_argument(
+        "--wither",
+        action="store_true",
+        help="first wither the ideas past [distill] seed_wither_days or seed_wither_checks",
     )
 
 
