@@ -8,6 +8,7 @@ to do, so a typo never becomes a silently ignored setting.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 import tomllib
@@ -177,6 +178,8 @@ class Config:
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
     #: the app's keys a person moved: binding id -> key(s), from [keys]
     keys: Mapping[str, str] = field(default_factory=dict)
+    #: what loading said without refusing (the original's keys kura ignores, and why)
+    warnings: tuple[str, ...] = ()
 
     @property
     def default_store(self) -> str:
@@ -329,6 +332,11 @@ class _Table:
 
     def done(self) -> None:
         extra = [k for k in self.raw if k not in self.seen]
+        for k in [k for k in extra if k in _IGNORED]:  # safe to leave out: say so, go on
+            _warn(
+                f"kura.toml: {self.key(k)} is the original's setting, which kura ignores: {_IGNORED[k]}"
+            )
+            extra.remove(k)
         for k in extra:
             why = _NOT_SUPPORTED.get(k)
             if why:
@@ -344,8 +352,10 @@ class _Table:
             )
 
 
-#: Keys the original documents that kura handles another way: what to use instead.
-_NOT_SUPPORTED = {
+#: Keys the original documents that kura handles another way, where leaving them out changes
+#: nothing a user relies on (where a file goes, where the host puts the map): a config written
+#: for the original loads, with a warning that says what to use instead.
+_IGNORED = {
     "metrics": "kura records each batch in the workshop's SQLite metrics table "
     "(_still/kura.db), not _still/metrics.jsonl; `kura bench compress` reads it. "
     "Remove the key",
@@ -353,21 +363,41 @@ _NOT_SUPPORTED = {
     "(_still/kura.db), not a metrics.jsonl file; `kura bench compress` reads it. "
     "Remove the key",
     "seed_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
-    "file; the TUI and `kura doctor` show them. Remove the key",
+    "file; `kura seeds`, the TUI and `kura doctor` show them. Remove the key",
     "seeds_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
-    "file; the TUI and `kura doctor` show them. Remove the key",
+    "file; `kura seeds`, the TUI and `kura doctor` show them. Remove the key",
     "alive_file": "the tender's heartbeat is a row in the workshop's SQLite database, not a "
     "tending.alive file; `kura doctor` reads it. Remove the key",
+    "promptOrder": "where the map goes in the prompt is the host preset's setting, not kura's; "
+    "put it in the host's preset and remove it here",
+    "fastpath": "this kura asks the thinker for every recall by meaning (and answers by words "
+    "without one); remove the table",
+}
+
+#: Keys the original documents that kura handles another way and that are not safe to
+#: ignore (a store meant read-only, or bound to one session, would not be): a load error
+#: saying what to use instead.
+_NOT_SUPPORTED = {
     "readonly": "read-only is the client's own switch (KURA_READONLY for `kura mcp`); the "
     'store\'s authority is write_policy = "distiller-only" | "direct-allowed" | '
     '"frozen"',
     "allowSwitch": "switching stores is the host's choice: leave KURA_STORE unset and kura_use "
     "switches; set it to bind a session to one store. Remove the key",
-    "promptOrder": "where the map goes in the prompt is the host preset's setting, not kura's; "
-    "put it in the host's preset and remove it here",
     "store": "a host names its store with KURA_STORE, ?store= or -s; in kura.toml each store "
     "is a [stores.NAME] table",
 }
+
+
+#: the warnings of the config being parsed (parse_config collects them into Config.warnings)
+_WARNINGS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "kura_config_warnings", default=None
+)
+
+
+def _warn(text: str) -> None:
+    got = _WARNINGS.get()
+    if got is not None and text not in got:
+        got.append(text)
 
 
 def _path(v: str, base: Path | None) -> Path:
@@ -703,6 +733,16 @@ def _modes(mt: _Table | None, stores: Mapping[str, StoreConfig]) -> dict[str, st
 
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
+    said: list[str] = []
+    token = _WARNINGS.set(said)
+    try:
+        cfg = _parse_config(raw, source=source)
+    finally:
+        _WARNINGS.reset(token)
+    return replace(cfg, warnings=tuple(said)) if said else cfg
+
+
+def _parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     base = source.parent if source is not None else None
     top = _Table(dict(raw), "")
 

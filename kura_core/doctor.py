@@ -379,7 +379,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     store = reg.store(name)
     spec = reg.config.stores[name]
     problems: list[str] = []
-    notes: list[str] = []
+    notes: list[str] = list(getattr(reg.config, "warnings", ()))  # what loading let pass
     if not store.root.is_dir() or not store.index_path.is_file():
         return _no_store(reg, name, store, spec)
 

@@ -44,6 +44,8 @@ class Ctx:
     def registry(self):
         if self._reg is None:
             self._reg = Registry.open(self.args.config)
+            for w in self._reg.config.warnings:
+                self.warn(f"kura: warning: {w}")
         return self._reg
 
     def kura(self):
