@@ -80,7 +80,7 @@ _ENTRY_RE = re.compile(
 #: memories by ``[Title](slug.md)`` links, e.g. ``- water — [Barrels](barrels.md) / [Hoe](hoe.md)``.
 #: Each link is an index line for its memory. Neither class crosses a bracket or a
 #: parenthesis, so a scan from one candidate stops where the next begins (linear time).
-_BULLET_RE = re.compile(r"\s*[-*]\s")
+_BULLET_RE = re.compile(r"^[ \t]*[-*]\s")
 _GROUP_LINK_RE = re.compile(r"\[(?P<title>[^\[\]\n]*)\]\((?P<file>[^()\s]+\.md)\)")
 
 
