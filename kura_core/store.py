@@ -788,11 +788,17 @@ def _parse_lines(
                 _grouped_entries(line, i, sector, entries, foreign)
             continue
         target = m.group("file")
-        slug = _link_slug(target)
-        if slug is None:
-            if "://" not in target:  # an ordinary web link a person wrote is not ours
+        if "://" in target:
+            continue  # an ordinary web link a person wrote; not ours
+        slug = target[:-3] if target.endswith(".md") else target
+        # a plain kebab-case slug is what check_slug accepts; anything else it judges
+        # (_link_slug, inline: this loop is hot)
+        if not (SLUG_RE.fullmatch(slug) and len(slug) <= MAX_SLUG and slug not in RESERVED):
+            try:
+                check_slug(slug)
+            except ContainmentError:
                 foreign.append((i, target))
-            continue
+                continue
         entries.append(
             Entry(
                 slug,
