@@ -1660,7 +1660,8 @@ class Store:
                     f"{INDEX_FILE} is not UTF-8 text: fix or remove the bad bytes "
                     "before kura writes to it (nothing was changed)"
                 ) from None
-            if not sector:
+            if not sector and "## " in current and f"({slug}.md)" not in current:
+                # a new line in a store with sectors: the one its tags or type name
                 md_now = merged.get("metadata")
                 tags_now = md_now.get("tags") if isinstance(md_now, dict) else None
                 sector = sector_for(
