@@ -104,6 +104,34 @@ class RecallConfig:
     shard_tokens: int = 24_000
 
 
+# ---- fastpath: tier zero of recall ([fastpath], [stores.X.fastpath]) ----------------
+
+
+@dataclass(frozen=True)
+class FastpathConfig:
+    """The deterministic recogniser recall asks before the thinker (kura_core.fastpath)."""
+
+    enabled: bool = True
+    gate: float = 1.0  # the least score the best memory needs to be answered
+    cues: bool = True  # callsign cues from the human's own words
+
+
+def _fastpath(t: _Table | None, base: FastpathConfig) -> FastpathConfig:
+    if t is None:
+        return base
+    f = replace(
+        base,
+        enabled=t.get("enabled", bool, base.enabled),
+        gate=t.positive("gate", float, base.gate),
+        cues=t.get("cues", bool, base.cues),
+    )
+    t.done()
+    return f
+
+
+# ---- end fastpath --------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class CapacityConfig:
     """How much a store may hold, in any of doctor's four units (0: no limit in that unit).
@@ -143,6 +171,7 @@ class StoreConfig:
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
+    fastpath: FastpathConfig = field(default_factory=FastpathConfig)
     inherit_global_journals: bool = False
     #: Where this store's journals come from: "own", "global" (the only store, or it
     #: inherits), "own+global", or "none" (two or more stores, and it names none).
@@ -176,6 +205,7 @@ class Config:
     #: [model_profiles.<p>.<role>]: named sets of model roles a store may choose
     model_profiles: Mapping[str, Mapping[str, ModelSpec | None]] = field(default_factory=dict)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
+    fastpath: FastpathConfig = field(default_factory=FastpathConfig)
     #: the app's keys a person moved: binding id -> key(s), from [keys]
     keys: Mapping[str, str] = field(default_factory=dict)
     #: what loading said without refusing (the original's keys kura ignores, and why)
@@ -370,8 +400,6 @@ _IGNORED = {
     "tending.alive file; `kura doctor` reads it. Remove the key",
     "promptOrder": "where the map goes in the prompt is the host preset's setting, not kura's; "
     "put it in the host's preset and remove it here",
-    "fastpath": "this kura asks the thinker for every recall by meaning (and answers by words "
-    "without one); remove the table",
 }
 
 #: Keys the original documents that kura handles another way and that are not safe to
@@ -544,6 +572,8 @@ _MODEL_KEYS = {
     "thinking": bool,
     "dialect": str,
     "extra": dict,
+    "max_tokens": int,
+    "deadline": float,
 }
 
 
@@ -555,8 +585,19 @@ def _model_table(t: _Table) -> dict[str, Any]:
             out[k] = v
     if "dialect" in out and out["dialect"] not in DIALECTS:
         raise ConfigError(f"kura.toml: {t.key('dialect')} must be one of " + ", ".join(DIALECTS))
+    named = "timeout"
+    if "deadline" in out:
+        named = "deadline"
+        if "timeout" in out:
+            raise ConfigError(
+                f"kura.toml: {t.key('deadline')} and {t.key('timeout')} say the same thing; "
+                "keep deadline"
+            )
+        out["timeout"] = out.pop("deadline")
     if "timeout" in out and out["timeout"] <= 0:
-        raise ConfigError(f"kura.toml: {t.key('timeout')} must be greater than 0")
+        raise ConfigError(f"kura.toml: {t.key(named)} must be greater than 0 seconds")
+    if "max_tokens" in out and out["max_tokens"] <= 0:
+        raise ConfigError(f"kura.toml: {t.key('max_tokens')} must be a whole number above 0")
     t.done()
     return out
 
@@ -575,6 +616,7 @@ def _models(t: _Table | None) -> dict[str, ModelSpec | None]:
         if role == "brain":
             # timeouts fit the role: the thinker's is a recall budget, never the brain's
             inherited.pop("timeout", None)
+        inherited.pop("max_tokens", None)  # each role's replies are bounded for its tasks
         if role in tables:
             inherited = {**inherited, **tables[role]}
         if role in tables or (inherited and role != "thinker"):
@@ -651,6 +693,7 @@ class _Defaults:
     prefill: PrefillConfig
     recall: RecallConfig
     capacity: CapacityConfig
+    fastpath: FastpathConfig = field(default_factory=FastpathConfig)
     profiles: Mapping[str, Mapping[str, ModelSpec | None]] = field(default_factory=dict)
 
 
@@ -682,6 +725,7 @@ def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConf
         prefill=_prefill(s.sub("prefill"), top.prefill),
         recall=_recall(s.sub("recall"), top.recall),
         capacity=_capacity(s.sub("capacity"), top.capacity),
+        fastpath=_fastpath(s.sub("fastpath"), top.fastpath),
         inherit_global_journals=inherit,
         secrets=_secrets(s.sub("secrets")),
     )
@@ -754,7 +798,8 @@ def _parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     models = _models(top.sub("models"))
     profiles = _model_profiles(top.sub("model_profiles"))
     keys = _keys(top.sub("keys"))
-    defaults = _Defaults(distill, prefill, recall, capacity, profiles)
+    fastpath = _fastpath(top.sub("fastpath"), FastpathConfig())
+    defaults = _Defaults(distill, prefill, recall, capacity, fastpath=fastpath, profiles=profiles)
     stores = _stores(top.sub("stores"), defaults, base)
     modes = _modes(top.sub("modes"), stores)
     top.done()
@@ -775,6 +820,7 @@ def _parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
         prefill=prefill,
         recall=recall,
         capacity=capacity,
+        fastpath=fastpath,
         keys=keys,
         model_profiles=profiles,
     )

@@ -51,9 +51,11 @@ CLOSE = "<<<END KURA-MAP>>>"
 DEFAULT_HEADER = """\
 This is the map of your long-term memory: one line per memory, `- [Title](slug.md) — trigger`.
 Pinned and recent memories are shown in full; older ones by a compressed recognition trigger,
-not their whole content. When a line bears on the task, recall it for the detail (the
-kura_recall tool, or POST /recall) before relying on it. If this map is ever missing, the
-memory is not empty: say so and recall instead of guessing."""
+not their whole content. The ladder: this map, then a glance at a line that bears on the
+task (kura_glance or GET /glance/<slug>, about 150 tokens), then a read of that memory in
+full, and a recall (kura_recall or POST /recall) when the map names nothing; check before
+relying on a line. If this map is ever missing, the memory is not empty: say so and recall
+instead of guessing."""
 
 
 @dataclass(frozen=True)

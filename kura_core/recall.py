@@ -11,12 +11,13 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import re
 import threading
 import time
 import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .errors import (
@@ -27,11 +28,13 @@ from .errors import (
     ModelUnavailable,
     NotFound,
 )
+from .fastpath import FastDoc, Judgement, Receipt, Recognizer
 from .profile import preamble
 from .prompts import Preamble, messages as build_messages
 from .registry import Registry
 from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
+from .vocabulary import ProvenanceClass
 from .words import Doc, WordIndex, relevant_paragraphs
 
 PICK_SCHEMA = {
@@ -107,7 +110,7 @@ class Skipped(NamedTuple):
 class RecallResult:
     store: str
     question: str
-    how: str  # "meaning" | "words"
+    how: str  # "fastpath" | "fastpath-cue" | "meaning" | "words"
     degraded: bool
     picked: tuple[str, ...]
     walked: tuple[str, ...]
@@ -121,6 +124,9 @@ class RecallResult:
     scores: tuple[tuple[str, float], ...] = ()
     #: every memory picked or walked that could not be included, with why
     skipped: tuple[Skipped, ...] = ()
+    #: what tier zero made of the question: "disabled" | "ok" | "no-confident-hit"
+    fastpath_verdict: str = "disabled"
+    fastpath_ms: float = 0.0
 
     @property
     def notice(self) -> str:
@@ -146,6 +152,8 @@ class RecallResult:
             "dropped": list(self.dropped),
             "scores": [[s, round(v, 4)] for s, v in self.scores],
             "skipped": [{"slug": s.slug, "reason": s.reason} for s in self.skipped],
+            "fastpath_verdict": self.fastpath_verdict,
+            "fastpath_ms": round(self.fastpath_ms, 3),
         }
         if self.degraded:
             d["notice"] = self.notice
@@ -155,7 +163,7 @@ class RecallResult:
 class _Words:
     """A store's word index and what it was made from; changed only under the build lock."""
 
-    __slots__ = ("index", "dir", "checked", "files", "listing", "entries")
+    __slots__ = ("index", "dir", "checked", "files", "listing", "entries", "fast")
 
     def __init__(
         self,
@@ -172,6 +180,8 @@ class _Words:
         self.files = files  # slug -> (inode, mtime_ns, size) of each file as it was read
         self.listing = listing  # the scan of the directory taken before those files were read
         self.entries = entries  # the parsed MEMORY.md the titles and trigger lines came from
+        #: the fastpath's recogniser, once a recall asked for it; it follows the same writes
+        self.fast: Recognizer | None = None
 
 
 class _Cached:
@@ -292,10 +302,110 @@ def word_index(reg: Registry, name: str, *, index: Index | None = None) -> WordI
 
 
 def words_built(reg: Registry, name: str) -> bool:
-    """Whether this process has built the store's word index (later recalls follow writes)."""
+    """Whether this process has built the store's word index, and its fastpath recogniser
+    when the store uses one (later recalls follow writes)."""
     cache = _cache(reg)
     with cache.lock:
-        return name in cache.words
+        state = cache.words.get(name)
+    if state is None:
+        return False
+    fp = reg.config.stores[name].fastpath
+    return not fp.enabled or (state.fast is not None and state.fast.cues_on == fp.cues)
+
+
+def fast_index(
+    reg: Registry, name: str, *, index: Index | None = None, cues: bool = True
+) -> Recognizer:
+    """The store's fastpath recogniser: built lazily beside the word index, from the same
+    reads, and brought up to date with it after every write (see word_index)."""
+    word_index(reg, name, index=index)
+    cache = _cache(reg)
+    with cache.lock:
+        state = cache.words[name]
+    fast = state.fast
+    if fast is not None and fast.cues_on == cues:
+        return fast
+    with _build_lock(cache, name):
+        with cache.lock:
+            state = cache.words[name]
+        if state.fast is None or state.fast.cues_on != cues:
+            state.fast = _build_fast(reg.store(name), state, cues)
+        return state.fast
+
+
+def _build_fast(store: Store, state: _Words, cues: bool) -> Recognizer:
+    by_slug = state.entries.by_slug()
+    docs = [_fast_doc(store, slug, by_slug, cues) for slug in state.index.slugs]
+    return Recognizer([d for d in docs if d is not None], cues=cues)
+
+
+def _fast_doc(store: Store, slug: str, entries: dict[str, Entry], cues: bool) -> FastDoc | None:
+    """One memory as the fastpath reads it; with *cues*, the human's verified quotes in its
+    evidence manifest come along (a memory written directly has none)."""
+    try:
+        m = store.read(slug)
+    except KuraError:
+        return None
+    e = entries.get(slug)
+    title, trigger = (e.title, e.description) if e else (m.title, m.description)
+    manifest = ""
+    quotes_: tuple[str, ...] = ()
+    if cues:
+        md = m.meta.get("metadata")
+        ref = md.get("evidence_manifest") if isinstance(md, dict) else None
+        quotes_ = _user_quotes(store, ref)
+        manifest = ref if quotes_ and isinstance(ref, str) else ""
+    return FastDoc(slug, title, trigger, m.body, manifest, quotes_)
+
+
+_MANIFEST_REF = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _user_quotes(store: Store, ref: Any) -> tuple[str, ...]:
+    """The human's verified quotes in an evidence manifest (none when it is missing or not
+    one). Read here, as JSON, rather than through the floors, whose import a one-shot
+    `kura recall` would pay for."""
+    if not isinstance(ref, str) or not _MANIFEST_REF.fullmatch(ref):
+        return ()
+    try:
+        with open(store.still / "manifests" / f"{ref[7:]}.json", encoding="utf-8") as f:
+            payload = json.load(f)
+    except (OSError, ValueError):
+        return ()
+    if not isinstance(payload, dict):
+        return ()
+    ev = payload.get("evidence")
+    if isinstance(ev, dict):  # [class, quote, segment] triples, as the gate wrote them
+        found = [
+            q[1]
+            for q in ev.get("quotes") or []
+            if isinstance(q, list)
+            and len(q) == 3
+            and q[0] == ProvenanceClass.USER
+            and isinstance(q[1], str)
+        ]
+    else:  # the older form: quotes with a status and a class
+        found = [
+            q["text"]
+            for q in payload.get("quotes") or []
+            if isinstance(q, dict)
+            and q.get("status") == "verified"
+            and q.get("class", q.get("cls")) == ProvenanceClass.USER
+            and isinstance(q.get("text"), str)
+        ]
+    return tuple(dict.fromkeys(found))
+
+
+def receipt_holds(store: Store, r: Receipt) -> bool:
+    """Whether a cue's receipt still holds: the memory still points at the same evidence
+    manifest, the manifest still holds the human's quote, and the cue is still learnt
+    from it (its title still holds the cue)."""
+    from .fastpath import learn_cues
+
+    d = _fast_doc(store, r.slug, store.index().by_slug(), True)
+    if d is None or d.manifest != r.manifest or r.quote not in d.user_quotes:
+        return False
+    return any(x.cue == r.cue and x.quote == r.quote for x in learn_cues(d))
 
 
 def _build_lock(cache: _Cached, name: str) -> threading.Lock:
@@ -395,6 +505,8 @@ def _catch_up(store: Store, state: _Words) -> None:
         fresh = _build_words(store)
         state.index, state.files, state.listing = fresh.index, fresh.files, fresh.listing
         state.entries, state.dir, state.checked = fresh.entries, fresh.dir, fresh.checked
+        if state.fast is not None:
+            state.fast = _build_fast(store, state, state.fast.cues_on)
         return
     docs, gone = [], list(removed)
     for slug in removed:
@@ -414,6 +526,9 @@ def _catch_up(store: Store, state: _Words) -> None:
         else:
             docs.append(d)
     state.index.update(docs, remove=gone)
+    if state.fast is not None:
+        fast = [_fast_doc(store, d.slug, by_slug, state.fast.cues_on) for d in docs]
+        state.fast.update([d for d in fast if d is not None], remove=gone)
     state.entries = entries
     state.listing = listing
     state.dir = here
@@ -433,6 +548,8 @@ def recall(
     top: int | None = None,
     chars: int | None = None,
 ) -> RecallResult:
+    """The ladder: the fastpath answers a direct question it is sure of; otherwise the
+    thinker reads the index; without a thinker (or when it fails) the word tier answers."""
     t0 = time.perf_counter()
     name = reg.resolve(selector)
     store = reg.store(name)
@@ -447,78 +564,112 @@ def recall(
         raise NotFound(
             f"store {name!r} has no MEMORY.md at {store.root}: run `kura init {name} --path {store.root}`"
         )
-    shard_tokens = reg.config.stores[name].recall.shard_tokens
-    models = reg.models(name)
-    thinker = models.configured("thinker")
-    # the prompt shards are only cut when a thinker will read them
-    known, valid, shards = (
-        _prepared(reg, name, store, idx, shard_tokens) if thinker else (frozenset(), [], [])
-    )
-
-    how, reason, model_ms, nshards = "meaning", "", 0.0, 0
-    picked: list[str] = []
-    dropped: list[str] = []
-    scores: list[tuple[str, float]] = []
-
-    if not thinker:
-        how, reason = "words", "thinker is not configured"
-    elif not valid:
-        how = "meaning"  # nothing to pick from; asking a model would be theatre
+    fast, fast_ms = _fastpath(reg, name, store, idx, question)
+    tier = _Tier()
+    if fast.verdict == "ok":
+        tier.how, tier.picked = fast.how, [fast.slug]
+        tier.scores = [(fast.slug, fast.score)]
     else:
-        nshards = len(shards)
-        charter = preamble(store)
-        tm = time.perf_counter()
-        try:
-            replies = _ask_shards(models, charter, shards, question, top)
-        except ModelUnavailable as exc:
-            how, reason = "words", str(exc)
-        model_ms = (time.perf_counter() - tm) * 1000
-        if how == "meaning":
-            named = 0
-            for reply in replies:
-                for raw in reply.get("slugs", []):
-                    slug = _clean_slug(raw)
-                    named += 1
-                    if slug in known:
-                        if slug not in picked:
-                            picked.append(slug)
-                    elif slug not in dropped:
-                        dropped.append(slug)
-            if named and not picked:
-                how, reason = "words", "the thinker named only slugs that are not in the store"
-                _record_nonsense(reg, name, reason)
-            picked = picked[:top]
-
-    if how == "words":
+        _by_thinker(reg, name, store, idx, question, top, tier)
+    if tier.how == "words":
         hits = word_index(reg, name, index=idx).search(question, top)
-        scores = hits
-        picked = [s for s, _ in hits]
+        tier.scores = hits
+        tier.picked = [s for s, _ in hits]
 
     reader = _Reader(
         store, idx
     )  # the walk and the context read each memory once, against one index
-    walked = _walk(store, reader, picked, hops)
+    walked = _walk(store, reader, tier.picked, hops)
     context, walked, tokens = _context(store, reader, walked, question, chars)
     elapsed = (time.perf_counter() - t0) * 1000
     res = RecallResult(
         store=name,
         question=question,
-        how=how,
-        degraded=how == "words",
-        picked=tuple(picked),
+        how=tier.how,
+        degraded=tier.how == "words",
+        picked=tuple(tier.picked),
         walked=tuple(walked),
         context=context,
         tokens_est=tokens,
         elapsed_ms=elapsed,
-        model_ms=model_ms,
-        reason=reason,
-        shards=nshards,
-        dropped=tuple(dropped),
-        scores=tuple(scores),
+        model_ms=tier.model_ms,
+        reason=tier.reason,
+        shards=tier.shards,
+        dropped=tuple(tier.dropped),
+        scores=tuple(tier.scores),
         skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
+        fastpath_verdict=fast.verdict,
+        fastpath_ms=fast_ms,
     )
     _log_read(reg, name, res)
     return res
+
+
+@dataclass
+class _Tier:
+    """What the tier that answered found."""
+
+    how: str = "meaning"
+    reason: str = ""
+    model_ms: float = 0.0
+    shards: int = 0
+    picked: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    scores: list[tuple[str, float]] = field(default_factory=list)
+
+
+def _fastpath(
+    reg: Registry, name: str, store: Store, idx: Index, question: str
+) -> tuple[Judgement, float]:
+    """Tier zero: (its judgement, the milliseconds it took, a first build included)."""
+    fp = reg.config.stores[name].fastpath
+    if not fp.enabled:
+        return Judgement("disabled"), 0.0
+    t0 = time.perf_counter()
+    if not question:
+        return Judgement("no-confident-hit", why="no question"), 0.0
+    rec = fast_index(reg, name, index=idx, cues=fp.cues)
+    j = rec.judge(question, gate=fp.gate, cues=fp.cues, check=lambda r: receipt_holds(store, r))
+    if j.verdict == "ok" and not store.has(j.slug):
+        j = Judgement("no-confident-hit", why=f"{j.slug}.md is gone")
+    return j, (time.perf_counter() - t0) * 1000
+
+
+def _by_thinker(
+    reg: Registry, name: str, store: Store, idx: Index, question: str, top: int, tier: _Tier
+) -> None:
+    """Ask the thinker to pick from the whole index; say "words" in *tier* when it cannot."""
+    models = reg.models(name)
+    if not models.configured("thinker"):
+        tier.how, tier.reason = "words", "thinker is not configured"
+        return
+    shard_tokens = reg.config.stores[name].recall.shard_tokens
+    known, valid, shards = _prepared(reg, name, store, idx, shard_tokens)
+    if not valid:
+        return  # nothing to pick from; asking a model would be theatre
+    tier.shards = len(shards)
+    tm = time.perf_counter()
+    try:
+        replies = _ask_shards(models, preamble(store), shards, question, top)
+    except ModelUnavailable as exc:
+        tier.how, tier.reason = "words", str(exc)
+        return
+    finally:
+        tier.model_ms = (time.perf_counter() - tm) * 1000
+    named = 0
+    for reply in replies:
+        for raw in reply.get("slugs", []):
+            slug = _clean_slug(raw)
+            named += 1
+            if slug in known:
+                if slug not in tier.picked:
+                    tier.picked.append(slug)
+            elif slug not in tier.dropped:
+                tier.dropped.append(slug)
+    if named and not tier.picked:
+        tier.how, tier.reason = "words", "the thinker named only slugs that are not in the store"
+        _record_nonsense(reg, name, tier.reason)
+    tier.picked = tier.picked[:top]
 
 
 def _prepared(reg: Registry, name: str, store: Store, idx: Any, shard_tokens: int):

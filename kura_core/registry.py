@@ -123,6 +123,7 @@ class Registry:
                 env=self.env,
                 recorder=ws.record_call,
                 clock=self.clock,
+                dialects=ws,
             )
             with self._lock:
                 m = self._models.setdefault(name, m)

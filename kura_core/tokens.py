@@ -14,12 +14,8 @@ from __future__ import annotations
 
 import re
 
-_CJK = (
-    "\u3040-\u30ff"  # hiragana, katakana
-    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
-    "\uac00-\ud7af"  # hangul syllables
-    "\u31f0-\u31ff\uff66-\uff9f"  # katakana extensions, half-width
-)
+from .script import CJK as _CJK
+
 _CJK_RE = re.compile(f"[{_CJK}]")
 _WORD_RE = re.compile(rf"[^\W{_CJK}]+", re.UNICODE)
 _SYMBOL_RE = re.compile(r"[^\s\w]", re.UNICODE)

@@ -136,6 +136,77 @@ class TenderState(StrEnum):
     NEVER_STARTED = "never started"
 
 
+class FloorKind(StrEnum):
+    """Which floor refused a text (a :class:`kura_core.floors.Violation`'s ``kind``)."""
+
+    SHAPE = "shape"  # a field of the wrong type, an empty or overlong one, a raw secret
+    DISGUISE = "disguise"  # a character that reads differently to a person and to the gate
+    NUMBER = "number"  # a figure no evidence vouches for
+    ATTRIBUTION = "attribution"  # a credit to a person their own words do not carry
+    LINK = "link"  # a [[slug]] naming no memory
+    MARKUP = "markup"  # a link or map markup the text may not carry
+    TAG = "tag"  # a tag that is not a word, or lacks its kind of evidence
+    NEGATION = "negation"  # a rewrite that drops or adds a negation
+    MARK = "mark"  # a rewrite that drops or adds the landmine mark
+    ORDER = "order"  # figures re-bound to other things
+    BUDGET = "budget"  # over a token budget
+    ACT = "act"  # a call that failed or was refused, written as done
+    SCOPE = "scope"  # what a quote says of itself (a plan) written as more (a deed)
+    CONTENT = "content"  # a comparison or superlative no quote or figure vouches
+
+
+class FloorRule(StrEnum):
+    """Which rule of its floor refused a text (a violation's ``rule``); the floors' table
+    (:data:`kura_core.floors.rules.RULES`) names each rule by one of these."""
+
+    NOT_A_STRING = "not_a_string"
+    NOT_A_LIST = "not_a_list"
+    EMPTY = "empty"
+    ONE_LINE = "one_line"
+    TOO_LONG = "too_long"
+    RAW_SECRET = "raw_secret"
+    INVISIBLE = "invisible"
+    UNVOUCHED = "unvouched"
+    SELF_ONLY = "self_only"
+    NOT_IN_SOURCE = "not_in_source"
+    PARTIAL = "partial"
+    SWAPPED = "swapped"
+    NO_USER_QUOTE = "no_user_quote"
+    NOT_CARRIED = "not_carried"
+    NOT_ONE_SEGMENT = "not_one_segment"
+    THIRD_PARTY = "third_party"
+    NO_MEMORY = "no_memory"
+    INDEX_LINK = "index_link"
+    ADDED_LINK = "link"
+    ADDED_MARKUP = "markup"
+    NOT_A_WORD = "not_a_word"
+    DISTILLER_ONLY = "distiller_only"
+    NEEDS_EVIDENCE = "needs_evidence"
+    DROPPED = "dropped"
+    ADDED = "added"
+    OVER = "over"
+    NOT_DONE = "not_done"
+    PLAN_AS_DONE = "plan_as_done"
+    LEGACY = "legacy"
+
+
+class QuoteRule(StrEnum):
+    """Why a quote found in the evidence does not stand for what its segment says (a
+    ``cut`` quote's ``rule``): it starts or ends inside a word, or leaves out what governs
+    it."""
+
+    WORD = "word"
+    NEGATION = "negation"
+    CONDITION = "condition"
+    REPORT = "report"
+    QUESTION = "question"
+    HEDGE = "hedge"
+    EXCEPTION = "exception"
+    TENTATIVE = "tentative"
+    RETRACTED = "retracted"
+    SCOPE = "scope"  # left-out words not known to be harmless
+
+
 class CurationField(StrEnum):
     """The three curation sentences a memory carries (the triple)."""
 
@@ -165,10 +236,13 @@ __all__ = [
     "ClaimKind",
     "CurationField",
     "DraftDecision",
+    "FloorKind",
+    "FloorRule",
     "GateLogKind",
     "GateVerdict",
     "MemoryType",
     "ProvenanceClass",
+    "QuoteRule",
     "SealState",
     "SeedState",
     "StretchState",

@@ -33,17 +33,14 @@ from dataclasses import dataclass
 from operator import add
 from typing import cast
 
+from .script import CJK as _CJK, HAN as _HAN, HIRAGANA as _HIRAGANA
+
 __all__ = ["Doc", "WordIndex", "relevant_paragraphs", "tokenize"]
 
 # --------------------------------------------------------------------------------------
 # Tokenisation
 # --------------------------------------------------------------------------------------
 
-_HAN = "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
-_HIRAGANA = "\u3041-\u309f"
-_KATAKANA = "\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
-_HANGUL = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
-_CJK = _HAN + _HIRAGANA + _KATAKANA + _HANGUL
 
 # A CJK run, or a word: letters and digits (never CJK, never "_"), where a "." or "," sitting
 # between two digits stays inside the word so 43.7, 2.6t and 192.168.1.10 survive; a "," is

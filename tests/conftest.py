@@ -112,8 +112,12 @@ def make_registry(
     timeout: float = 2.0,
     extra: dict | None = None,
     env: dict | None = None,
+    fastpath: bool = False,
 ):
-    """A Registry over real stores under *root*. stores: {name: {slug: (title, desc, body)}}."""
+    """A Registry over real stores under *root*. stores: {name: {slug: (title, desc, body)}}.
+
+    The fastpath (recall's tier zero, on by default in kura) is off here unless *fastpath*
+    is set, so tests of the thinker and word tiers ask what they mean to ask."""
     from kura_core.config import parse_config
     from kura_core.registry import Registry
 
@@ -124,6 +128,8 @@ def make_registry(
         raw["stores"][name] = {"path": str(root / name)}
     if model_url:
         raw["models"] = {"thinker": {"url": model_url, "model": "scripted", "timeout": timeout}}
+    if not fastpath:
+        raw["fastpath"] = {"enabled": False}
     merge_tables(raw, extra or {})
     return Registry(parse_config(raw, source=None), env=env or {})
 

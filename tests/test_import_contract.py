@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kura_core.tend",
             "kura_core.handwork",
             "kura_core.curation",
+            "kura_core.glance",
             "kura_core.doctor",
             "kura_core.demo",
         ),
@@ -55,6 +56,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "reading and wearing",
         (
             "kura_core.recall",
+            "kura_core.fastpath",
             "kura_core.words",
             "kura_core.weave",
             "kura_core.prefill",
@@ -83,6 +85,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kura_core.tokens",
             "kura_core.reports",
             "kura_core.budget",
+            "kura_core.script",
+            "kura_core.normal",
         ),
     ),
 )

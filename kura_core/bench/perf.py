@@ -18,6 +18,7 @@ from typing import Any
 from ..config import parse_config
 from ..registry import Registry
 from .constellation_perf import constellation_lines, measure_constellation
+from .fastpath_perf import measure_fastpath
 from .gate_perf import bench_gate, bench_gate_journal
 from .http_perf import bench_http
 from .recall_perf import measure_meaning, measure_words
@@ -59,6 +60,7 @@ def perf(
         "sizes": list(sizes),
         "runs": runs,
         "recall": [],
+        "fastpath": [],
         "degraded": [],
         "index_after_write": [],
         "prefix": [],
@@ -90,6 +92,8 @@ def perf(
                 meaning, prefix = measure_meaning(root, thinker, runs)
                 report["recall"].append(meaning)
                 report["prefix"].append(prefix)
+                say(f"the fastpath (recall's tier zero) at {n}")
+                report["fastpath"].append(measure_fastpath(root, thinker))
                 say(f"degraded recall and the word index after writes at {n}")
                 degraded, update = measure_words(root, runs, n)
                 report["degraded"].append(degraded)
@@ -134,6 +138,7 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
             f"   {r['shards']:>6}   {d['median_ms']:>5.2f} ms   {d['index_build_ms']:>13.1f} ms"
             f"   {wm if isinstance(wm, str) else f'{wm:.1f} ms':>8}"
         )
+    lines += _fastpath_lines(rep.get("fastpath") or [])
     if rep.get("index_after_write"):
         lines.append("")
         lines.append(
@@ -196,6 +201,27 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
         if isinstance(got, dict) and set(got) == {"skipped"}:
             lines.append(f"{name}: skipped ({got['skipped']})")
     return "\n".join(lines)
+
+
+def _fastpath_lines(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    out = [
+        "",
+        "memories   fastpath judge (median / p99)   direct answered / wrong   agrees with thinker"
+        "   thinker asked   indirect answered   first build",
+    ]
+    for f in rows:
+        agree = f["agreement_with_thinker"]
+        out.append(
+            f"{f['memories']:>8}   {f['judge_ms_median']:>10.3f} / {f['judge_ms_p99']:.3f} ms"
+            f"   {f['answered']:>10} of {f['direct_questions']} / {f['wrong']}"
+            f"   {'—' if agree is None else f'{agree * 100:.0f}%':>19}"
+            f"   {f['thinker_requests_for_direct_questions']:>13}"
+            f"   {f['indirect_answered']:>9} of {f['indirect_questions']}"
+            f"   {f['build_ms'] / 1000:>9.1f} s"
+        )
+    return out
 
 
 def _gate_lines(g: dict[str, Any]) -> list[str]:

@@ -41,6 +41,8 @@ def measure_meaning(
             {
                 "stores": {"bench": {"path": str(root)}},
                 "models": {"thinker": {"url": thinker.url, "model": "instant", "timeout": 30}},
+                # recall by meaning is what is measured here (the fastpath has its own figures)
+                "fastpath": {"enabled": False},
             },
             source=None,
         )

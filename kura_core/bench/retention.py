@@ -87,6 +87,9 @@ def retention(
             "stores": {"bench": {"path": str(work / "store")}},
             "distill": {"journals": {"claude": str(work / "journal")}, "max_items": 12},
             "models": {r: _spec_table(s) for r, s in models.items()},
+            # what the store kept is read by meaning (the thinker's top picks), not by the
+            # fastpath's single confident answer: retention measures the store, not tier zero
+            "fastpath": {"enabled": False},
         }
         breg = Registry(parse_config(raw, source=None), env=reg.env)
         Store(work / "store", name="bench").init()

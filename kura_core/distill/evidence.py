@@ -8,7 +8,9 @@ of four classes:
 * ``ACT``  -- a tool that was invoked; licenses "this was done".
 * ``SELF`` -- the agent's own prose; licenses a first-person judgement, never a bare fact.
 
-:func:`normalize` is the one comparison form the gate uses on both sides of a quote check.
+:func:`normalize` is the one comparison form the gate uses on both sides of a quote check:
+the floors' own (:func:`kura_core.floors.text.normalize`), so a quote is looked up in the
+form every later check reads it in.
 """
 
 from __future__ import annotations
@@ -17,62 +19,15 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..normal import normalize as normalize, strip_invisible as strip_invisible
+from ..script import CJK_CHAR as _CJK_CHAR, is_cjk as is_cjk
 from ..vocabulary import PROVENANCE_CLASSES
 
 #: the provenance classes, by the name the journal readers and the gate use
 CLASSES = PROVENANCE_CLASSES
 
-# Quote marks folded to ASCII. Full-width ＂ and ＇ are already folded by NFKC.
-_SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2039\u203a\u02bc\uff40"
-_DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f\u301d\u301e\u301f\ufe41\ufe42\ufe43\ufe44"
-_QUOTE_TABLE = str.maketrans(
-    {**{c: "'" for c in _SINGLE_QUOTES}, **{c: '"' for c in _DOUBLE_QUOTES}}
-)
-
-_WS = re.compile(r"\s+")
 _WS_CHAR = re.compile(r"\s")
-_CURLY = re.compile("[" + re.escape(_SINGLE_QUOTES + _DOUBLE_QUOTES) + "]")
-_CJK_CHAR = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f]"
-)
 _PREFIX = re.compile(r"^\s*\[\s*([A-Za-z]+)\s*\]\s*")
-
-
-def strip_invisible(text: str) -> str:
-    """Remove format characters (Unicode category Cf).
-
-    Zero-width spaces and joiners, word joiners, BOMs, soft hyphens and bidi controls render
-    as nothing, so a reader cannot see them; they must not change what the gate sees either.
-    """
-    if not text or text.isascii():
-        return text or ""
-    # one look at each distinct character, not at each character
-    hidden = {ord(ch): None for ch in set(text) if unicodedata.category(ch) == "Cf"}
-    return text.translate(hidden) if hidden else text
-
-
-def normalize(text: str) -> str:
-    """The comparison form of *text*.
-
-    NFKC (folds full-width letters and digits, ligatures, compatibility forms), removal of
-    invisible format characters, curly/CJK/guillemet quote marks folded to ASCII ``'`` and
-    ``"``, every run of whitespace collapsed to one space, ends stripped. No case folding:
-    "NOT" and "not" are different words to a reader, so they are different to the gate.
-    """
-    if not text:
-        return ""
-    if not text.isascii():  # NFKC, format characters and curly quotes are all beyond ASCII
-        text = unicodedata.normalize("NFKC", text)
-        text = strip_invisible(text)
-        if _CURLY.search(text):
-            text = text.translate(_QUOTE_TABLE)
-    # str.split() and \s agree on what whitespace is (both ask Py_UNICODE_ISSPACE)
-    return " ".join(text.split())
-
-
-def is_cjk(ch: str) -> bool:
-    """True for a CJK ideograph, kana or hangul syllable."""
-    return bool(_CJK_CHAR.match(ch))
 
 
 def quote_weight(normalized: str) -> int:

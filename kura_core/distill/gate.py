@@ -22,13 +22,15 @@ store reading itself back (an *echo*), which vouches for nothing either.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..budget import Deadline
 from ..floors import (
@@ -41,6 +43,7 @@ from ..floors import (
     claims,
     cut_reason,
     disguises,
+    lexicon,
     scan,
     tag_key,
 )
@@ -48,12 +51,20 @@ from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
-from ..vocabulary import ClaimKind, ProvenanceClass
+from ..floors.voices import voices
+from ..script import has_cjk
+from ..secrets import BUILTIN, SecretRules, active_rules, using_rules
+from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
+if TYPE_CHECKING:
+    from .journals.base import Read as JournalRead
+
 KINDS = ("fact", "judgement", "idea")
 FLOOR_FIELDS = ("title", "description", "body", "belongs_because", "keep", "may_fade")
+#: The fields that state what the memory says (the curation fields say why it is kept).
+CLAIM_FIELDS = ("title", "description", "body")
 
 #: Where a quote found in several segments is filed. USER first: if the human's own
 #: words contain the text, the human said it, whoever else repeated it. Then TOOL and ACT,
@@ -169,10 +180,52 @@ def _is_prose(piece: str) -> bool:
     """Words, not a lone identifier: a path or a name the agent typed comes back in a
     tool's output as a matter of course (``du /volume1/photo`` prints the path); a
     sentence it typed does not."""
-    return " " in piece.strip() or _KANA_HAN.search(piece) is not None
+    return " " in piece.strip() or has_cjk(piece)
 
 
-_KANA_HAN = re.compile("[\u3040-\u9fff]")
+#: What a tool's result says when the call did not do what it was asked: an exit status
+#: other than 0, or the words tools print when they fail.
+_EXIT_FAILED = re.compile(
+    r"exit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*[:=]?\s*[1-9]|\"exit_code\"\s*:\s*[1-9]",
+    re.IGNORECASE,
+)
+
+
+def _result_failed(seg: Segment) -> bool:
+    if seg.kind.endswith("(error)"):
+        return True
+    head = seg.text[:600]
+    if _EXIT_FAILED.search(head):
+        return True
+    return lexicon.pattern("call_failed").search(fold(head).lower()) is not None
+
+
+def call_outcome(segments: Sequence[Segment], i: int) -> str:
+    """How the call of ACT segment *i* went, from the result that answers it: the calls
+    of a run (the agent's own words between them aside) are answered in their order by
+    the results that follow the run. ``refused`` when the person refused it (their reason
+    stands in the result's place), ``failed`` when the result is an error, else ""."""
+    start = i
+    while start > 0 and segments[start - 1].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
+        start -= 1
+    nth = sum(1 for s in segments[start:i] if s.cls == ProvenanceClass.ACT)
+    j = i + 1
+    while j < len(segments) and segments[j].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
+        j += 1
+    answers = 0
+    for seg in segments[j:]:
+        if seg.cls == ProvenanceClass.SELF:
+            continue
+        if seg.cls == ProvenanceClass.USER and "refus" not in seg.kind:
+            return ""  # the person spoke: the call's result, if any, is not here
+        if seg.cls == ProvenanceClass.ACT:
+            return ""
+        if answers == nth:
+            if seg.cls == ProvenanceClass.USER:
+                return "refused"
+            return "failed" if _result_failed(seg) else ""
+        answers += 1
+    return ""
 
 
 class StoreEcho:
@@ -288,6 +341,8 @@ class _Index:
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
         self._breaks: dict[int, tuple[int, ...]] = {}
+        self._outcome: dict[int, str] = {}
+        self._pasted: dict[int, list[tuple[int, int]]] = {}
         with self.deadline.step("gate: batch index"):
             self.texts = [normalize(s.text) for s in self.segments]
             # "\n" never occurs in a normalised text: a needle found in the joined text lies
@@ -343,7 +398,20 @@ class _Index:
     def _ranked(self, needle: str) -> list[int]:
         """The segments holding *needle*, best class first, then in batch order."""
         cls = self.segments
-        return sorted(self.holding(needle), key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), i))
+        return sorted(
+            self.holding(needle),
+            key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), bool(self.outcome(i)), i),
+        )
+
+    def outcome(self, i: int) -> str:
+        """For an ACT segment, how the call went when it did not happen: ``refused`` (the
+        person said no), ``failed`` (its result is an error), or "" (it ran, or the
+        journal does not say)."""
+        if self.segments[i].cls != ProvenanceClass.ACT:
+            return ""
+        if i not in self._outcome:
+            self._outcome[i] = call_outcome(self.segments, i)
+        return self._outcome[i]
 
     def _cut(self, i: int, needle: str, prose: str = "") -> tuple[bool, str]:
         """Whether every occurrence of *needle* in segment *i* is cut -- inside a word, or
@@ -352,9 +420,10 @@ class _Index:
         cls = self.segments[i].cls
         why = ""
         start = text.find(needle)
+        lines = self.breaks(i) if cls in (ProvenanceClass.TOOL, ProvenanceClass.ACT) else ()
         while start >= 0:
             end = start + len(needle)
-            reason = cut_reason(text, start, end)
+            reason = _cut_in_line(text, start, end, lines)
             if not reason and cls != ProvenanceClass.SELF:
                 strict = cls == ProvenanceClass.USER
                 reason = _scope_reason(text, start, end, prose, self.breaks(i), strict=strict)
@@ -443,7 +512,7 @@ class _Index:
             found = True
             cut, reason = self._cut(i, needle, prose)
             if not cut:
-                return self.segments[i], "", i
+                return self._voiced(i, needle), "", i
             why = why or reason
             self.deadline.check()
         if found:
@@ -457,6 +526,77 @@ class _Index:
             why = why or reason
             self.deadline.check()
         return None, why, -1
+
+    # ---- voices -------------------------------------------------------------------
+    def _voiced(self, i: int, needle: str) -> Segment:
+        """Segment *i* as the quote *needle* is filed under it: a USER segment's pasted
+        material (a mail, minutes, a hand-off, another speaker's line) is not the person's
+        own words -- it vouches figures as a tool's output does (TOOL), and the agent's
+        own words quoted back to it stay the agent's (SELF)."""
+        seg = self.segments[i]
+        if seg.cls != ProvenanceClass.USER or not self._in_pasted(i, needle):
+            return seg
+        earlier = [j for j in self.holding(needle) if j < i]
+        if any(self.segments[j].cls == ProvenanceClass.SELF for j in earlier):
+            return _as_self(seg)
+        return replace(seg, cls=ProvenanceClass.TOOL)
+
+    def pasted(self, i: int) -> list[tuple[int, int]]:
+        """Where segment *i*'s pasted material lies in its comparison text."""
+        if i not in self._pasted:
+            text, spans, cursor = self.texts[i], [], 0
+            for v in voices(self.segments[i].text):
+                piece = normalize(self.segments[i].text[v.start : v.end])
+                at = text.find(piece, cursor) if piece else -1
+                if at >= 0:
+                    spans.append((at, at + len(piece)))
+                    cursor = at + len(piece)
+            self._pasted[i] = spans
+        return self._pasted[i]
+
+    def _in_pasted(self, i: int, needle: str) -> bool:
+        """Whether every occurrence of *needle* in segment *i* lies in pasted material."""
+        spans = self.pasted(i)
+        if not spans:
+            return False
+        text = self.texts[i]
+        at = text.find(needle)
+        while at >= 0:
+            if not any(a <= at and at + len(needle) <= b for a, b in spans):
+                return False
+            at = text.find(needle, at + 1)
+        return True
+
+    def own_words(self, i: int) -> str:
+        """The text of segment *i* without its pasted material: for a USER segment, the
+        words that are the person's own."""
+        seg = self.segments[i]
+        if seg.cls != ProvenanceClass.USER:
+            return seg.text
+        found = voices(seg.text)
+        if not found:
+            return seg.text
+        out, pos = [], 0
+        for v in found:
+            out.append(seg.text[pos : v.start])
+            pos = v.end
+        out.append(seg.text[pos:])
+        return "".join(out)
+
+
+def _cut_in_line(text: str, start: int, end: int, lines: Sequence[int]) -> str:
+    """:func:`cut_reason` on the line of *text* that holds the quote, when *lines* (where
+    a tool's output or a command broke its lines) are given: each line of a machine's
+    output is a record of its own, so "Connection refused" on one line negates nothing of
+    "42 passed" on the next."""
+    if not lines:
+        return cut_reason(text, start, end)
+    k = bisect_right(lines, start)
+    a = lines[k - 1] + 1 if k else 0
+    b = lines[k] if k < len(lines) else len(text)
+    if a > start or b < end:
+        return cut_reason(text, start, end)  # the quote spans a line break
+    return cut_reason(text[a:b], start - a, end - a)
 
 
 def _starts(texts: Sequence[str]) -> list[int]:
@@ -733,6 +873,9 @@ def _gate_one(
         copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
+    violations += _not_done(index, survivors, prose)
+    claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
+    violations += _said_of_quotes([q.text for q, _ in survivors], claim)
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
             v
@@ -742,6 +885,39 @@ def _gate_one(
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
     )
+
+
+def _not_done(
+    index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
+) -> list[Violation]:
+    """ACT vouches only for what happened: a quote of a call that failed or that the person
+    refused vouches "it was tried", so the candidate must say that much (tried, failed,
+    refused, 失敗, 取消 ...), or it writes as done what was not."""
+    undone = [
+        (q, index.outcome(pos))
+        for q, pos in survivors
+        if q.cls == ProvenanceClass.ACT and pos >= 0 and index.outcome(pos)
+    ]
+    if not undone or lexicon.pattern("attempt").search(prose):
+        return []
+    q, how = undone[0]
+    return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
+
+
+def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
+    """What a candidate may say only when its quotes say it too: a deed where they say a
+    plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
+    keep it a plan or a decision), and a comparison or a superlative ("cheaper", 最安,
+    更快) where no quote compares and no figure of the candidate shows it."""
+    said = fold("\n".join(quotes)).lower()
+    out: list[Violation] = []
+    plan = lexicon.pattern("plan_mark").search(said)
+    if plan and not lexicon.pattern("plan").search(prose):
+        out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
+    compared = lexicon.pattern("comparative").search(prose)
+    if compared and not lexicon.pattern("comparative").search(said) and not scan(prose):
+        out.append(Violation(FloorKind.CONTENT, "body", compared.group(0), FloorRule.UNVOUCHED))
+    return out
 
 
 def _settle(
@@ -815,7 +991,14 @@ def _idea(
         )
     violations = floors.surface(fields, evidence, human_names=human_names)
     violations += floors.tags(candidate.get("tags") or [], evidence, human_names=human_names)
-    violations = [v for v in violations if not (v.kind == "tag" and v.rule == "needs_evidence")]
+    # an idea is the agent's own: its figures may come from the agent's own words (a seed
+    # is not stored; it graduates only through the gate, on evidence that vouches them)
+    violations = [
+        v
+        for v in violations
+        if not (v.kind == FloorKind.TAG and v.rule == FloorRule.NEEDS_EVIDENCE)
+        and not (v.kind == FloorKind.NUMBER and v.rule == FloorRule.SELF_ONLY)
+    ]
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations)
     return result("seed", "ideas go to seeds, never to the store")
@@ -860,17 +1043,18 @@ def _sift_tags(tags: object, classes: set[str]) -> tuple[dict[str, str], list[st
 
 
 def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evidence:
-    segs: dict[int, tuple[str, str]] = {}
+    segs: dict[tuple[int, str], tuple[str, str]] = {}
     quotes = []
     for q, pos in survivors:
         if pos < 0 or q.segment is None:
             continue
         cls = q.segment.cls
-        segs[pos] = (
+        segs[(pos, cls)] = (
             cls,
             index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text,
         )
-        quotes.append((cls, q.text, index.segments[pos].text))
+        mine = cls == ProvenanceClass.USER
+        quotes.append((cls, q.text, index.own_words(pos) if mine else q.segment.text))
     return Evidence.of(segs.values(), quotes)
 
 
@@ -899,6 +1083,7 @@ def run_gate(
     order. ``is_echo`` receives a normalised quote (or a piece of a tool's output) and
     says whether the store already holds it (see :class:`StoreEcho`). With a *deadline*,
     a check that runs past it raises :class:`~kura_core.budget.Overran` naming itself."""
+    candidates = [_quotes_as_read(c) for c in candidates]
     index = _Index(segments, is_echo, deadline)
     index.warm(_needles(candidates, min_quote_chars))
     out = []
@@ -914,6 +1099,49 @@ def run_gate(
             )
         )
     return out
+
+
+def gate_journal(
+    journal: str | os.PathLike[str],
+    candidates: Sequence[Any] | Callable[[], Sequence[Any]],
+    *,
+    adapter: str | None = None,
+    rules: SecretRules | None = None,
+    is_echo: Echo = lambda s: False,
+    human_names: Sequence[str] = (),
+    min_quote_chars: int = 8,
+) -> tuple[str, JournalRead, list[GateResult]]:
+    """The gate on *candidates* against one whole journal, as ``kura gate`` runs it: the
+    journal read and the gate run under one set of secret *rules* (the store's, or the
+    built-in ones), the same rules and floors the distiller runs under. *candidates* may be
+    a function that loads them, called once the journal is read (a journal that cannot be
+    read is reported first). Returns the adapter used, what was read and one result per
+    candidate."""
+    from .journals import read_journal
+
+    with using_rules(rules or BUILTIN):
+        used, read = read_journal(Path(journal), adapter)
+        given = candidates() if callable(candidates) else candidates
+        results = run_gate(
+            list(given),
+            list(read.segments),
+            is_echo=is_echo,
+            human_names=human_names,
+            min_quote_chars=min_quote_chars,
+        )
+    return used, read, results
+
+
+def _quotes_as_read(candidate: Any) -> Any:
+    """*candidate* with its quotes redacted as the journal readers redact the evidence (the
+    rules active here, :func:`kura_core.secrets.active_rules`), so a quote that copies a
+    secret finds the marker that stands for it. Only the quotes: a raw secret in a field
+    that would be stored is the shape floor's to refuse, whoever calls the gate."""
+    if not isinstance(candidate, Mapping) or not isinstance(candidate.get("quotes"), list):
+        return candidate
+    rules = active_rules()
+    quotes = [rules.redact(q).text if isinstance(q, str) else q for q in candidate["quotes"]]
+    return {**candidate, "quotes": quotes}
 
 
 def _needles(candidates: Sequence[object], min_chars: int) -> list[str]:
@@ -939,5 +1167,6 @@ __all__ = [
     "StoreEcho",
     "disguises",
     "evidence_from_segments",
+    "gate_journal",
     "run_gate",
 ]

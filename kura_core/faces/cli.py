@@ -132,9 +132,10 @@ def cmd_stores(ctx: Ctx) -> int:
             ctx.print(f"  {role:<8} not configured")
             continue
         err = f"  ⚠ {m.last_error}" if m.last_error else ""
+        said = f"  {m.said}" if m.said else ""
         if m.reachable is not None:
-            err = "  reachable" if m.reachable else f"  unreachable: {m.reason}"
-        ctx.print(f"  {role:<8} {m.model} @ {m.url}{err}")
+            err = ""
+        ctx.print(f"  {role:<8} {m.model} @ {m.url}{said}{err}")
     return OK
 
 
@@ -145,6 +146,18 @@ def cmd_read(ctx: Ctx) -> int:
         ctx.json({"store": k.resolve(ctx.selector), **mem.to_json()})
     else:
         ctx.out.write(mem.render())
+    return OK
+
+
+def cmd_glance(ctx: Ctx) -> int:
+    g = ctx.kura().glance(ctx.args.slug, store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(g.to_json())
+    else:
+        ctx.print(g.text)
+        ctx.print(
+            f"(~{g.tokens_est} tokens · keep: {g.keep_state} · `kura read {g.slug}` for all of it)"
+        )
     return OK
 
 
@@ -360,6 +373,7 @@ def cmd_recall(ctx: Ctx) -> int:
             f"walked: {', '.join(res.walked) or '—'} · ~{res.tokens_est} tokens · "
             f"{res.elapsed_ms:.0f} ms"
         )
+        ctx.print(f"tier: {_tier_line(res)}")
         if res.dropped:
             ctx.print(f"dropped (not in the store): {', '.join(res.dropped)}")
         for slug, why in res.skipped:
@@ -368,6 +382,18 @@ def cmd_recall(ctx: Ctx) -> int:
             ctx.print()
             ctx.print(res.context.rstrip())
     return OK if res.walked else NOTHING
+
+
+def _tier_line(res: Any) -> str:
+    """Which rung of the ladder answered, in words."""
+    fp = f"fastpath {res.fastpath_verdict}"
+    if res.fastpath_verdict != "disabled":
+        fp += f" in {res.fastpath_ms:.2f} ms"
+    if res.how in ("fastpath", "fastpath-cue"):
+        return f"{res.how} answered ({fp}); no model was asked"
+    if res.how == "meaning":
+        return f"the thinker answered ({fp})"
+    return f"the word tier answered ({fp})"
 
 
 def _progress(ctx: Ctx):
@@ -522,8 +548,10 @@ def cmd_distill_drain(ctx: Ctx) -> int:
     if not ctx.args.json:
         ctx.print(
             f"{rep.store}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-            f"kept {len(rep.kept)}"
+            f"kept {len(rep.kept)}" + (f", left {len(rep.left)}" if rep.left else "")
         )
+        if rep.stopped:
+            ctx.print(f"stopped: {rep.stopped}")
         for e in rep.errors:
             ctx.print(f"  ⚠ {e}")
     if rep.errors and not rep.did_work:
@@ -924,6 +952,13 @@ def _store_commands(add: AddCommand) -> None:
     )
 
     sp = add("read", cmd_read, "print one memory")
+    sp.add_argument("slug")
+
+    sp = add(
+        "glance",
+        cmd_glance,
+        "a look at one memory by its exact slug in about 150 tokens: its map line, KEEP, links",
+    )
     sp.add_argument("slug")
 
     sp = add(

@@ -11,6 +11,7 @@ Kura facade, and rendered as JSON. It holds no logic of its own.
     GET  /index     the raw index (text/markdown)
     GET  /prefill   the resident block (JSON; format=text for hooks); ETag / If-None-Match
     GET  /memory/<slug>
+    GET  /glance/<slug>  one memory in about 150 tokens: its line, KEEP, links (exact slug)
     GET  /doctor    (all=1 for every store; 200 with ok:false for an unhealthy store)
     GET  /stores    stores, modes, model roles (never a secret)
     GET  /profile   the charter, and a pointer to the persona file (never its content)
@@ -363,6 +364,15 @@ def _route_memory(k: Kura, req: Request, name: str | None) -> Response:
     return json_response({"store": k.resolve(name), **mem.to_json()})
 
 
+def _route_glance(k: Kura, req: Request, name: str | None) -> Response:
+    raw = req.route[len("/glance/") :]
+    try:
+        slug = unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        raise HttpError(400, "the slug is not valid percent-encoded UTF-8") from None
+    return json_response(k.glance(slug, store=name).to_json())
+
+
 def _route_doctor(k: Kura, req: Request, name: str | None) -> Response:
     probe = req.flag("probe")
     if req.flag("all"):
@@ -425,6 +435,7 @@ ROUTES: dict[str, dict[str, Callable[..., Response]]] = {
     "/mcp": {"POST": _route_mcp},
 }
 MEMORY_ROUTE = {"GET": _route_memory}
+GLANCE_ROUTE = {"GET": _route_glance}
 #: body selectors do not apply to /mcp: its body is a JSON-RPC message.
 _NO_BODY_SELECTORS = {"/mcp"}
 #: routes served on the connection loop itself (kura_core.faces.httpd): local work, bounded by this
@@ -432,7 +443,7 @@ _NO_BODY_SELECTORS = {"/mcp"}
 #: another process's lock, on a walk over a whole store — and is served by the pool. A recall
 #: that may wait (see Kura.recall_waits) moves to the pool once its store is known.
 _LOCAL_ROUTES = {"/recall", "/index", "/prefill", "/profile", "/health"}
-_LOCAL_PREFIXES = ("/memory/",)
+_LOCAL_PREFIXES = ("/memory/", "/glance/")
 
 
 def _split_route(raw_path: str) -> tuple[str, str | None]:
@@ -448,6 +459,8 @@ def _lookup(route: str) -> dict[str, Callable[..., Response]] | None:
         return ROUTES[route]
     if route.startswith("/memory/") and len(route) > len("/memory/"):
         return MEMORY_ROUTE
+    if route.startswith("/glance/") and len(route) > len("/glance/"):
+        return GLANCE_ROUTE
     return None
 
 
@@ -746,7 +759,7 @@ class Handler(BaseHTTPRequestHandler):
             raise HttpError(
                 404,
                 f"no route {route[:80]!r}: see GET /health, /stores, /doctor, /index, "
-                "/prefill, /profile, /memory/<slug>, POST /recall, /remember, /mcp",
+                "/prefill, /profile, /memory/<slug>, /glance/<slug>, POST /recall, /remember, /mcp",
             )
         verb = "GET" if method == "HEAD" else method
         if verb not in methods:

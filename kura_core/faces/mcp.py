@@ -4,7 +4,7 @@ JSON-RPC 2.0 over stdio (`kura mcp`: one message per line on stdin and stdout, n
 else on stdout) and over streamable HTTP (`POST /mcp` on `kura serve`: one JSON reply per
 POST, 202 for notifications, no sessions).
 
-Tools: kura_recall, kura_read, kura_map, kura_doctor, kura_list, kura_use, and
+Tools: kura_recall, kura_glance, kura_read, kura_map, kura_doctor, kura_list, kura_use, and
 kura_remember only when the store is writable (write_policy = "direct-allowed") and the
 client is not read-only.
 
@@ -132,6 +132,9 @@ class LocalBackend:
         mem = self.kura.read(slug, store=selector)
         return {"store": self.resolve(selector), **mem.to_json()}
 
+    def glance(self, slug: str, selector: str | None) -> dict[str, Any]:
+        return self.kura.glance(slug, store=selector).to_json()
+
     def map(self, selector: str | None) -> str:
         return self.kura.prefill(store=selector).text
 
@@ -217,6 +220,9 @@ class HttpBackend:
 
     def read(self, slug: str, selector: str | None) -> dict[str, Any]:
         return self._call("GET", "/memory/" + quote(slug, safe=""), selector=selector)
+
+    def glance(self, slug: str, selector: str | None) -> dict[str, Any]:
+        return self._call("GET", "/glance/" + quote(slug, safe=""), selector=selector)
 
     def map(self, selector: str | None) -> str:
         try:
@@ -356,6 +362,13 @@ def _tool_specs() -> dict[str, ToolSpec]:
                     bounds=RECALL_LIMITS["top"],
                 ),
             ),
+        ),
+        ToolSpec(
+            "kura_glance",
+            "Glance at one memory",
+            "One memory by its exact slug in about 150 tokens: its map line, what it must keep, "
+            "its links. Glance at a map line before reading it whole.",
+            (Param("slug", "string", "the exact slug, as the map writes it", required=True),),
         ),
         ToolSpec(
             "kura_read",
@@ -532,9 +545,10 @@ class McpSession:
         parts = [
             f"kura is your long-term memory{where}. Call kura_map at the start of a conversation: it "
             "returns the map, one line per memory, so you know what is there before you need it. "
-            "When the map or the task touches something remembered, call kura_recall with a plain "
-            "question to get the memories that bear on it, links walked; kura_read gives one memory "
-            "in full by its slug. If recall says '⚠ degraded' it matched by words, not meaning: ask "
+            "The ladder: map, then kura_glance at a line that looks relevant (its slug, about "
+            "150 tokens), then kura_read for the memory in full; when the map names nothing, call "
+            "kura_recall with a plain question to get the memories that bear on it, links walked. "
+            "If recall says '⚠ degraded' it matched by words, not meaning: ask "
             "again with the words the memory would use.",
         ]
         if not self.bound:
@@ -666,6 +680,9 @@ class McpSession:
         )
         return render_recall(res)
 
+    def _tool_glance(self, args: Mapping[str, Any]) -> str:
+        return render_glance(self.backend.glance(args["slug"], self._target(args)))
+
     def _tool_read(self, args: Mapping[str, Any]) -> str:
         return render_memory(self.backend.read(args["slug"], self._target(args)))
 
@@ -716,7 +733,8 @@ def render_recall(d: Mapping[str, Any]) -> str:
     walked = ", ".join(d.get("walked") or []) or "—"
     lines.append(
         f"store: {d.get('store')} · how: {d.get('how')} · picked: {picked} · walked: {walked} · "
-        f"~{d.get('tokens_est', 0)} tokens"
+        f"~{d.get('tokens_est', 0)} tokens · fastpath: {d.get('fastpath_verdict', 'disabled')}"
+        f" ({d.get('fastpath_ms', 0)} ms)"
     )
     for item in d.get("skipped") or []:
         lines.append(f"⚠ skipped {item.get('slug')}: {item.get('reason')}")
@@ -731,6 +749,11 @@ def render_recall(d: Mapping[str, Any]) -> str:
         lines.append("")
         lines.append(context)
     return "\n".join(lines)
+
+
+def render_glance(d: Mapping[str, Any]) -> str:
+    head = f"glance {d.get('slug')} · store: {d.get('store')} · ~{d.get('tokens_est', 0)} tokens"
+    return head + "\n" + str(d.get("text") or "")
 
 
 def render_memory(d: Mapping[str, Any]) -> str:

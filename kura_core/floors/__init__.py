@@ -21,15 +21,18 @@ code branches on ``kind``/``rule``, never on wording.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import re
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..secrets import BUILTIN
+from ..script import has_cjk
+from ..secrets import active_rules
 from ..store import links_in
-from ..vocabulary import PROVENANCE_CLASSES
+from ..vocabulary import PROVENANCE_CLASSES, FloorKind, FloorRule
+from . import voices as _voices
 from .attribution import (
     CLAIM_REACH,
     HUMAN,
@@ -39,6 +42,7 @@ from .attribution import (
     attribution_claims,
     carries,
     claims,
+    content_tokens,
     fold_lines,
     foreign_words,
     own_words,
@@ -73,14 +77,21 @@ __all__ = [
 
 # kinds
 NUMBER, ATTRIBUTION, LINK, TAG, DISGUISE, SHAPE = (
-    "number",
-    "attribution",
-    "link",
-    "tag",
-    "disguise",
-    "shape",
+    FloorKind.NUMBER,
+    FloorKind.ATTRIBUTION,
+    FloorKind.LINK,
+    FloorKind.TAG,
+    FloorKind.DISGUISE,
+    FloorKind.SHAPE,
 )
-NEGATION, MARK, ORDER, BUDGET, MARKUP = "negation", "mark", "order", "budget", "markup"
+NEGATION, MARK, ORDER, BUDGET, MARKUP = (
+    FloorKind.NEGATION,
+    FloorKind.MARK,
+    FloorKind.ORDER,
+    FloorKind.BUDGET,
+    FloorKind.MARKUP,
+)
+R = FloorRule
 
 #: Tags that claim something about the human, and the classes that can vouch for them.
 CLAIM_TAGS: Mapping[str, frozenset[str]] = {
@@ -151,55 +162,64 @@ class Violation:
             if text.split(" ", 1)[0] in (NUMBER, ATTRIBUTION, LINK, TAG)
             else "legacy"
         )
-        return cls(kind, "", text, "legacy")
+        return cls(kind, "", text, R.LEGACY)
 
 
 #: How each (kind, rule) reads; "*" is the kind's fallback. {t} the text, {f} the field,
 #: {n} the note, {q} the text quoted.
 _MESSAGES: dict[tuple[str, str], str] = {
-    (NUMBER, "not_in_source"): "number {t} is not in the source ({f})",
-    (NUMBER, "partial"): "number {t} is only part of {n} in the source ({f})",
-    (NUMBER, "self_only"): "number {t} is vouched only by SELF ({f})",
+    (NUMBER, R.NOT_IN_SOURCE): "number {t} is not in the source ({f})",
+    (NUMBER, R.PARTIAL): "number {t} is only part of {n} in the source ({f})",
+    (NUMBER, R.SELF_ONLY): "number {t} is vouched only by SELF ({f})",
     (NUMBER, "*"): "number {t} is not in the evidence ({f})",
-    (ATTRIBUTION, "not_in_source"): 'attribution "{t}" is not in the source ({f})',
-    (ATTRIBUTION, "no_user_quote"): 'attribution "{t}" needs a surviving USER quote ({f})',
+    (ATTRIBUTION, R.NOT_IN_SOURCE): 'attribution "{t}" is not in the source ({f})',
+    (ATTRIBUTION, R.NO_USER_QUOTE): 'attribution "{t}" needs a surviving USER quote ({f})',
     (
         ATTRIBUTION,
-        "not_carried",
+        R.NOT_CARRIED,
     ): 'attribution "{t}" needs a USER quote that says what it credits ({f})',
     (
         ATTRIBUTION,
-        "third_party",
+        R.THIRD_PARTY,
     ): 'attribution "{t}" credits {n} with what no evidence says of them ({f})',
-    (ATTRIBUTION, "not_one_segment"): (
+    (ATTRIBUTION, R.NOT_ONE_SEGMENT): (
         'attribution "{t}" needs one USER segment that says all it credits, figures too ({f})'
     ),
     (ATTRIBUTION, "*"): 'attribution "{t}" is refused ({f})',
     (LINK, "*"): "link [[{t}]] names no memory in this store ({f})",
+    (FloorKind.SCOPE, R.PLAN_AS_DONE): (
+        "writes as done what its quote only plans ({q}): keep it a plan ({f})"
+    ),
+    (FloorKind.CONTENT, R.UNVOUCHED): (
+        "says {q}, a comparison no quote makes and no figure shows ({f})"
+    ),
+    (FloorKind.ACT, R.NOT_DONE): (
+        "writes as done a call that was {n} ({t}): say it was tried, or leave it out ({f})"
+    ),
     (DISGUISE, "*"): "{t} reads differently to a person than to the gate ({f})",
-    (SHAPE, "not_a_string"): "{f} must be a string, not {t}",
-    (SHAPE, "not_a_list"): "{f} must be a list of one-word strings, not {t}",
-    (SHAPE, "empty"): "{f} is empty",
-    (SHAPE, "one_line"): "{f} must be one sentence on one line",
-    (SHAPE, "too_long"): "{f} is {t}; keep it under {n}",
-    (SHAPE, "raw_secret"): (
+    (SHAPE, R.NOT_A_STRING): "{f} must be a string, not {t}",
+    (SHAPE, R.NOT_A_LIST): "{f} must be a list of one-word strings, not {t}",
+    (SHAPE, R.EMPTY): "{f} is empty",
+    (SHAPE, R.ONE_LINE): "{f} must be one sentence on one line",
+    (SHAPE, R.TOO_LONG): "{f} is {t}; keep it under {n}",
+    (SHAPE, R.RAW_SECRET): (
         "{f} carries a raw secret ({t}): write the marker [secret:{t}] in its place"
     ),
     (SHAPE, "*"): "{f} is malformed: {t}",
-    (NEGATION, "added"): "adds the negation {q} ({f})",
+    (NEGATION, R.ADDED): "adds the negation {q} ({f})",
     (NEGATION, "*"): "drops the negation {q} ({f})",
-    (MARK, "added"): "adds a {t} landmine mark ({f})",
+    (MARK, R.ADDED): "adds a {t} landmine mark ({f})",
     (MARK, "*"): "drops the {t} landmine mark ({f})",
     (ORDER, "*"): "numbers {t} are in another order than in the source (re-bound) ({f})",
     (BUDGET, "*"): "is ~{t} tokens, over the budget of {n} ({f})",
-    (MARKUP, "link"): "adds a link ({t}) the source does not have ({f})",
-    (MARKUP, "index_link"): (
+    (MARKUP, R.ADDED_LINK): "adds a link ({t}) the source does not have ({f})",
+    (MARKUP, R.INDEX_LINK): (
         "{f} carries a link ({t}): the index line is plain text, only the writer links it"
     ),
     (MARKUP, "*"): "adds map markup ({t}) the source does not have ({f})",
-    (TAG, "not_a_word"): "tag {q} is not one word or a hyphenated phrase",
-    (TAG, "distiller_only"): "tag {t} is written by the distiller, not proposed or set by hand",
-    (TAG, "needs_evidence"): (
+    (TAG, R.NOT_A_WORD): "tag {q} is not one word or a hyphenated phrase",
+    (TAG, R.DISTILLER_ONLY): "tag {t} is written by the distiller, not proposed or set by hand",
+    (TAG, R.NEEDS_EVIDENCE): (
         "tag {t} needs a surviving {n} quote (a memory written directly has no evidence "
         "manifest: leave the tag off, or let the distiller propose it)"
     ),
@@ -286,9 +306,9 @@ def shape_violations(
         if value is None and optional_null:
             continue
         if not isinstance(value, str):
-            out.append(Violation(SHAPE, name, _type_name(value), "not_a_string"))
-        elif found := BUILTIN.find(value):  # a raw secret is never stored (kura.secrets)
-            out.append(Violation(SHAPE, name, found[0].kind, "raw_secret"))
+            out.append(Violation(SHAPE, name, _type_name(value), R.NOT_A_STRING))
+        elif found := active_rules().find(value):  # a raw secret is never stored (kura.secrets)
+            out.append(Violation(SHAPE, name, found[0].kind, R.RAW_SECRET))
     return out
 
 
@@ -312,14 +332,17 @@ def _claim_ok(
     figures = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
         if not user:
-            return Violation(ATTRIBUTION, field_name, claim.phrase, "no_user_quote")
+            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
+        claim, clause = _own_clause(claim, text)
+        if clause:
+            figures = scan(clause)
         mine = [
             o for u, o in zip(raw, user, strict=True) if not claim.content & foreign_words(u, names)
         ]
         if not carries(claim.content, mine):
-            return Violation(ATTRIBUTION, field_name, claim.phrase, "not_carried")
+            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
         if not any(_one_segment(claim, figures, u) for u in mine):
-            return Violation(ATTRIBUTION, field_name, claim.phrase, "not_one_segment")
+            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
         return None
     if claim.who == THIRD:
         said_of = [
@@ -327,7 +350,7 @@ def _claim_ok(
         ]
         if any(_one_segment(claim, figures, s) for s in dict.fromkeys(said_of)):
             return None
-        return Violation(ATTRIBUTION, field_name, claim.phrase, "third_party", claim.name)
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.THIRD_PARTY, claim.name)
     if user and carries(claim.content, user):
         return None
     # a pronoun: the human, or a third person that non-SELF evidence itself quotes
@@ -337,8 +360,35 @@ def _claim_ok(
     if others and carries(claim.content, others):
         return None
     return Violation(
-        ATTRIBUTION, field_name, claim.phrase, "no_user_quote" if not user else "not_carried"
+        ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE if not user else R.NOT_CARRIED
     )
+
+
+#: Where a clause of a CJK sentence ends: a comma, an enumeration comma, a semicolon.
+_CJK_CLAUSE_EDGE = re.compile(r"[、，,；;]")
+
+
+def _own_clause(claim: Claim, text: str) -> tuple[Claim, str]:
+    """*claim* crediting only its own clause of a Japanese or Chinese sentence, and that
+    clause: what an earlier clause says ("健太が…と提案し、ユーザーは…と答えた",
+    "阿杰提出…；用户同意…") is credited to whoever that clause names, not to the human.
+    An English claim, or one whose own clause names fewer than two things, is left as it
+    is (with "" for its clause)."""
+    if not text:
+        return claim, ""
+    folded, stops = _folded_with_stops(text)
+    i = bisect.bisect_right(stops, claim.start) - 1
+    start = stops[i] if i >= 0 else 0
+    stop = bisect.bisect_left(stops, claim.end)
+    end = stops[stop] if stop < len(stops) else len(folded)
+    if not has_cjk(folded[start:end]):
+        return claim, ""
+    edges = [m.end() for m in _CJK_CLAUSE_EDGE.finditer(folded, start, claim.start)]
+    clause = folded[max([start, *edges]) : end]
+    own = claim.content & content_tokens(clause)
+    if len(own) < 2 or own == claim.content:
+        return claim, ""
+    return dataclasses.replace(claim, content=frozenset(own)), clause
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:
@@ -374,7 +424,7 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
     stop = _CLAIM_CLAUSE_END.search(folded, claim.end, limit)
     end = stop.start() if stop else limit
     clause = folded[start:end]
-    if not any("\u3040" <= ch <= "\u9fff" for ch in clause):
+    if not has_cjk(clause):
         clause = folded[claim.start : end]
     return scan(clause)
 
@@ -382,6 +432,8 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
 def _speaks_of_someone(text: str) -> bool:
     """Whether a text reports what a person said, decided or wants (a letter, a mail, a
     chat log): only then can "he", "she" or "they" refer to someone in it."""
+    if any(v.speaker for v in _voices.voices(text)):
+        return True  # minutes, a chat log, a mail: lines under their speakers' names
     return any(
         c.who in (THIRD, PRONOUN) or (c.who == HUMAN and c.phrase.lower().startswith(("i ", "we ")))
         for c in claims(text)
@@ -415,7 +467,7 @@ def check_surface(
         for d in disguises(value):
             if (DISGUISE, d) not in seen:
                 seen.add((DISGUISE, d))
-                out.append(Violation(DISGUISE, name, d, "invisible"))
+                out.append(Violation(DISGUISE, name, d, R.INVISIBLE))
         for q in scan(value):
             if (
                 (NUMBER, q.canon) in seen
@@ -424,7 +476,7 @@ def check_surface(
             ):
                 continue
             seen.add((NUMBER, q.canon))
-            rule = "self_only" if self_only.vouches(q) else "unvouched"
+            rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
         for claim in claims(value, human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
@@ -448,12 +500,12 @@ def _link_violations(
         for link in index_links(value):
             if (MARKUP, link) not in seen:
                 seen.add((MARKUP, link))
-                out.append(Violation(MARKUP, name, link, "index_link"))
+                out.append(Violation(MARKUP, name, link, R.INDEX_LINK))
     if existing_slugs is not None:
         for slug in dict.fromkeys(links_in(value)):
             if slug not in existing_slugs and (LINK, slug) not in seen:
                 seen.add((LINK, slug))
-                out.append(Violation(LINK, name, slug, "no_memory"))
+                out.append(Violation(LINK, name, slug, R.NO_MEMORY))
     return out
 
 
@@ -504,26 +556,26 @@ def check_tags(
     if tags is None:
         return []
     if not isinstance(tags, (list, tuple)):
-        return [Violation(SHAPE, field_name, _type_name(tags), "not_a_list")]
+        return [Violation(SHAPE, field_name, _type_name(tags), R.NOT_A_LIST)]
     out: list[Violation] = []
     classes = evidence.classes
     words: list[str] = []
     for tag in tags:
         if not isinstance(tag, str):
-            out.append(Violation(SHAPE, field_name, _type_name(tag), "not_a_string"))
+            out.append(Violation(SHAPE, field_name, _type_name(tag), R.NOT_A_STRING))
             continue
         if disguises(tag):
-            out.append(Violation(DISGUISE, field_name, disguises(tag)[0], "invisible"))
+            out.append(Violation(DISGUISE, field_name, disguises(tag)[0], R.INVISIBLE))
             continue
         if not _TAG_WORD.fullmatch(fold(tag)):
-            out.append(Violation(TAG, field_name, tag[:40], "not_a_word"))
+            out.append(Violation(TAG, field_name, tag[:40], R.NOT_A_WORD))
             continue
         words.append(tag.replace("-", " ").replace("_", " "))
         if tag in allowed:
             continue
         key = tag_key(tag)
         if key in DISTILLER_TAGS:
-            out.append(Violation(TAG, field_name, tag, "distiller_only"))
+            out.append(Violation(TAG, field_name, tag, R.DISTILLER_ONLY))
             continue
         needs = CLAIM_TAGS.get(key)
         if needs is not None and not (needs & classes):
@@ -532,7 +584,7 @@ def check_tags(
                     TAG,
                     field_name,
                     tag,
-                    "needs_evidence",
+                    R.NEEDS_EVIDENCE,
                     " or ".join(c for c in _CLASS_ORDER if c in needs),
                 )
             )
@@ -555,29 +607,29 @@ def check_rewrite(
     negations and the ⚠️ of *keep_from* (default: *source*) must stay, and none may be
     added that *keep_from* does not have."""
     if not new or not new.strip():
-        return [Violation(SHAPE, field_name, "", "empty")]
+        return [Violation(SHAPE, field_name, "", R.EMPTY)]
     out: list[Violation] = []
     for d in disguises(new):
-        out.append(Violation(DISGUISE, field_name, d, "invisible"))
+        out.append(Violation(DISGUISE, field_name, d, R.INVISIBLE))
     for q in unvouched(new, [source]):
-        out.append(Violation(NUMBER, field_name, q.canon, "not_in_source"))
+        out.append(Violation(NUMBER, field_name, q.canon, R.NOT_IN_SOURCE))
     before = {c.phrase.lower() for c in claims(source, human_names)}
     for c in claims(new, human_names):
         if c.phrase.lower() not in before or not carries(c.content, [source]):
-            out.append(Violation(ATTRIBUTION, field_name, c.phrase, "not_in_source"))
+            out.append(Violation(ATTRIBUTION, field_name, c.phrase, R.NOT_IN_SOURCE))
     keep = keep_from or source
     old_neg = _negation_counts(keep)
     new_neg = _negation_counts(new)
     for w in old_neg:
         if new_neg.get(w, 0) < old_neg[w]:
-            out.append(Violation(NEGATION, field_name, w, "dropped"))
+            out.append(Violation(NEGATION, field_name, w, R.DROPPED))
     for w in new_neg:
         if old_neg.get(w, 0) < new_neg[w]:
-            out.append(Violation(NEGATION, field_name, w, "added"))
+            out.append(Violation(NEGATION, field_name, w, R.ADDED))
     if "⚠" in keep and "⚠" not in new:
-        out.append(Violation(MARK, field_name, "⚠️", "dropped"))
+        out.append(Violation(MARK, field_name, "⚠️", R.DROPPED))
     if "⚠" in new and "⚠" not in keep:
-        out.append(Violation(MARK, field_name, "⚠️", "added"))
+        out.append(Violation(MARK, field_name, "⚠️", R.ADDED))
     return out
 
 

@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..script import CJK_CHAR, CJK_RUN, HAN, HIRAGANA_ONLY, KANA_CHAR, is_han
 from .names import (
     GIVEN_NAMES,
     HEADINGS,
@@ -170,8 +171,8 @@ _STOP_CJK = frozenset(
     ]
 )
 _LATIN_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*[A-Za-z0-9]|[A-Za-z0-9]")
-_CJK_SPAN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
-_HIRAGANA = re.compile(r"^[\u3040-\u309f]+$")
+_CJK_SPAN = CJK_RUN
+_HIRAGANA = HIRAGANA_ONLY
 
 
 def _stem(word: str) -> str:
@@ -199,12 +200,12 @@ def content_tokens(text: str) -> frozenset[str]:
     for m in _CJK_SPAN.finditer(folded):
         run = m.group(0)
         if len(run) == 1:
-            if not _HIRAGANA.match(run):
+            if not _HIRAGANA.fullmatch(run):
                 out.add(run)
             continue
         for i in range(len(run) - 1):
             pair = run[i : i + 2]
-            if not _HIRAGANA.match(pair) and pair not in _STOP_CJK:
+            if not _HIRAGANA.fullmatch(pair) and pair not in _STOP_CJK:
                 out.add(pair)
     return frozenset(out)
 
@@ -1306,7 +1307,7 @@ def _bare_cjk_name(word: str) -> bool:
     return (
         2 <= len(word) <= 3
         and word[0] in ZH_SURNAMES
-        and all("\u4e00" <= ch <= "\u9fff" for ch in word)
+        and all(is_han(ch) for ch in word)
         and word[:2] not in ZH_NOT_NAMES
     )
 
@@ -1427,7 +1428,7 @@ _JA_CONDITION = re.compile(
     r"(?:たら(?!しい)|れば|なら(?!な|ず)|ならば|場合|ときは|時は|際は|際に|限り|ても)"
 )
 _JA_THIRD = re.compile(
-    rf"(?P<who>(?<![ぁ-ん])[ぁ-ん]{{2,4}}|[\u4e00-\u9fffァ-ヶー]{{1,6}}|[A-Za-z]{{2,15}})"
+    rf"(?P<who>(?<![ぁ-ん])[ぁ-ん]{{2,4}}|[{HAN}ァ-ヶー]{{1,6}}|[A-Za-z]{{2,15}})"
     rf"(?P<hon>さん|様|氏|くん|君|ちゃん|殿|先生|部長|課長|社長)"
     rf"(?=(?:{_JA_PARTICLE}|の{_JA_VIEW}|に(?:よると|よれば)|いわく|曰く|{_JA_BY}))"
 )
@@ -1465,8 +1466,8 @@ _JA_BARE_VERBS = (
     r"指示|希望|望ん|選ん|思っ|反対|賛成|提案|要望|求め"
 )
 _JA_BARE = re.compile(
-    r"(?<![\u4e00-\u9fff々A-Za-zァ-ヶー])"
-    r"(?P<who>[\u4e00-\u9fff々]{1,4}|[ァ-ヶ][ァ-ヶー]{1,7}|[A-Z][a-z]{1,15})(?P<p>が|は|も|から)"
+    r"(?<![" + HAN + r"々A-Za-zァ-ヶー])"
+    r"(?P<who>[" + HAN + r"々]{1,4}|[ァ-ヶ][ァ-ヶー]{1,7}|[A-Z][a-z]{1,15})(?P<p>が|は|も|から)"
     rf"(?=[^。！？\n]{{0,40}}?(?:{_JA_BARE_VERBS}))"
 )
 _JA_BARE_VERB = re.compile(_JA_BARE_VERBS)
@@ -1475,7 +1476,7 @@ _JA_BARE_VERB = re.compile(_JA_BARE_VERBS)
 _JA_JOINT = re.compile(r"、|，|ので|のに|から|けど|けれど|ため|なら|たら|ても|でも")
 #: A family name's (or a Latin name's) view: 田中の意見, Mikaの判断.
 _JA_BARE_VIEW = re.compile(
-    rf"(?<![\u4e00-\u9fff々A-Za-z])(?P<who>[\u4e00-\u9fff々]{{2,3}}|[A-Z][a-z]{{1,15}})の{_JA_VIEW}"
+    rf"(?<![{HAN}々A-Za-z])(?P<who>[{HAN}々]{{2,3}}|[A-Z][a-z]{{1,15}})の{_JA_VIEW}"
 )
 #: Subjects that are the speaker, or no one in particular, before が/は.
 _JA_NOT_SUBJECTS = frozenset(
@@ -1524,7 +1525,7 @@ _JA_NOT_SUBJECTS = frozenset(
 )
 _JA_PRONOUN_RE = re.compile(_JA_PRONOUN)
 _JA_PEOPLE_RE = re.compile(
-    rf"(?<![\u4e00-\u9fff])(?P<who>{_JA_PEOPLE})(?:さん|様)?(?:{_JA_PARTICLE}|の{_JA_VIEW}|"
+    rf"(?<![{HAN}])(?P<who>{_JA_PEOPLE})(?:さん|様)?(?:{_JA_PARTICLE}|の{_JA_VIEW}|"
     rf"に(?:よると|よれば)|{_JA_BY})"
 )
 _JA_CLAUSE_END = re.compile(r"[。！？!?\n]")
@@ -1646,7 +1647,11 @@ _ZH_THIRD = re.compile(
     r"(?P<who>老婆|老公|妻子|丈夫|妈妈|爸爸|家人|领导|領導|同事|朋友|客户|客戶|甲方|医生|醫生|房东|房東|"
     r"经理|經理|主管|上司|团队|團隊|公司|组长|組長|部门|部門|运维|運維|对方|對方|乙方|厂商|廠商|"
     r"供应商|供應商|邻居|鄰居|学校|學校|他们|她们|他們|她們|"
-    r"孩子|儿子|兒子|女儿|女兒|(?:老|小)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,3}(?:先生|女士|老师|老師|总|總|经理|經理|同学|同學|"
+    r"孩子|儿子|兒子|女儿|女兒|(?:老|小)["
+    + HAN
+    + r"]|["
+    + HAN
+    + r"]{1,3}(?:先生|女士|老师|老師|总|總|经理|經理|同学|同學|"
     r"师傅|師傅|医生|醫生|律师|律師))(?=[已也都又还還就曾一再明刚剛]{0,3}(?:说|說|讲|講|告诉|告訴|要求|"
     r"希望|决定|決定|认为|認為|觉得|覺得|建议|建議|表示|提到|提出|同意|坚持|堅持|反对|反對|让|讓|叫|的"
     + _ZH_VIEW
@@ -1657,15 +1662,15 @@ _ZH_THIRD = re.compile(
 #: A bare Chinese name (a surname and one or two characters, no title) before a verb of
 #: saying or deciding: 张伟决定, 李娜说, 王磊也觉得.
 _ZH_BARE = re.compile(
-    rf"(?P<who>[{ZH_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
+    rf"(?P<who>[{ZH_SURNAMES}][{HAN}]{{1,2}}?)"
     r"(?= ?(?:已经|已經|也|都|又|还|還|就|一再|刚刚|剛剛|刚|剛|终于|終於|最终|最終|当时|當時|明确|明確){0,2}"
     r"(?:说|說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|同意|坚持|"
     r"堅持|反对|反對|打算|想要|选择|選擇|拍板|定了|告诉|告訴|让|讓|的" + _ZH_VIEW + r"))"
 )
 _ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請") + ("告诉", "告訴")
 _ZH_PRONOUN_RE = re.compile(_ZH_PRONOUN)
-_ZH_WORD_START = re.compile(r"[\u3400-\u9fffA-Za-z0-9]")
-_KANA_START = re.compile(r"[\u3040-\u30ff]")
+_ZH_WORD_START = re.compile(f"[{HAN}A-Za-z0-9]")
+_KANA_START = KANA_CHAR
 _ZH_OF_VIEW = re.compile(rf"的{_ZH_VIEW}")
 _ZH_MODAL = re.compile(r"[可能会會应應要该該得]")
 _ZH_IF_BEFORE = re.compile(r"(?:如果|若|要是|假如|万一|一旦|只要)[^，。,；;]*+$")
@@ -1774,7 +1779,7 @@ _CLAUSE_BREAK = re.compile(
     """,
     re.VERBOSE,
 )
-_HAS_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_HAS_CJK = CJK_CHAR
 #: How far into its sentence a claim's credit reaches on either side, in characters. Past
 #: any real clause; it bounds the work per claim, which a text of thousands of claims in
 #: one unbroken "sentence" (no stop in a page of Chinese) made quadratic.

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from ..script import has_cjk
+
 #: Files whose content is prose, not configuration or code.
 PROSE_FILE = re.compile(
     r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?|html?|xhtml|log|msg|eml|csv)$|"
@@ -74,7 +76,7 @@ def is_prose(text: str) -> bool:
     """Words, not an identifier: a space between two non-space characters, or any
     Japanese or Chinese."""
     t = text.strip()
-    return " " in t or any("\u3040" <= ch <= "\u9fff" for ch in t)
+    return " " in t or has_cjk(t)
 
 
 def _quoted(text: str, i: int) -> int:
@@ -110,6 +112,13 @@ def _redirect_target(rest: str) -> str | None:
     return m.group(1) if m else None
 
 
+#: A pipe into a command that installs what it reads as configuration.
+_CONFIG_PIPE = re.compile(
+    r"\|\s*+(?:sudo\s+)?(?:crontab\b|kubectl\s+(?:apply|create)\b|debconf-set-selections\b|"
+    r"sysctl\s+-p\b|launchctl\s+load\b)"
+)
+
+
 def _last_word(text: str, lo: int, i: int) -> list[str]:
     """The word right before position *i* (not looking back past *lo*), as a list."""
     k = i
@@ -128,6 +137,8 @@ def _prose_context(head: list[str], last: list[str], rest: str) -> bool:
     target = _redirect_target(rest)
     if target is not None and not PROSE_FILE.search(target):
         return False
+    if _CONFIG_PIPE.search(rest):
+        return False  # printed into a command that installs it: a crontab line, a manifest
     if head and head[0].rsplit("/", 1)[-1].lower() in _PRINTERS:
         return True
     if last and (last[0] in _MESSAGE_FLAGS or last[0].split("=", 1)[0] in _MESSAGE_FLAGS):

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
+from ..script import has_han, has_kana
 from .calendar import WEEKDAY, eras, weekdays, zone_after
 from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
 from .text import fold_numbers
@@ -433,6 +434,25 @@ _CJK_TIME = re.compile(
 _HM = re.compile(
     r"(?<![A-Za-z0-9_.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?(?![A-Za-z0-9_:])"
 )
+#: Twelve o'clock in words; 中午 only where no figure follows (中午12点 is read as a time).
+_NOON = re.compile(
+    r"(?<![A-Za-z])(?:noon|midday)(?![A-Za-z])|正午|中午(?![\d一二三四五六七八九十两])", re.I
+)
+_AFTERNOON = ("午後", "下午", "晚上", "夜里", "夜裡", "夕方", "傍晚", "pm", "p.m.")
+_MORNING = ("午前", "上午", "早上", "早晨", "凌晨", "am", "a.m.")
+
+
+def _day_half(before: str) -> str:
+    """ "p" when the words right before a clock time put it after noon (午後10:24, 下午
+    3:15, "PM 10:24"), "a" before noon, else ""."""
+    b = before.rstrip().lower()
+    if b.endswith(_AFTERNOON):
+        return "p"
+    if b.endswith(_MORNING):
+        return "a"
+    return ""
+
+
 _AMPM = re.compile(r"(?<![A-Za-z0-9_.:])(\d{1,2})\s?([AaPp])\.?[Mm]\b\.?")
 _RATIO = re.compile(r"(?<![A-Za-z0-9_.:])(\d+):(\d+)(?![A-Za-z0-9_:])")
 _VPREFIX = re.compile(
@@ -620,8 +640,6 @@ _CURRENCIES = frozenset(
         "pound",
     }
 )
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 # =========================================================================== the scanner
@@ -632,7 +650,7 @@ class _Scan:
         self.text = _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
         self.taken = bytearray(len(self.text))
         self.out: list[Quantity] = []
-        self.yen = "JPY" if _KANA.search(self.text) else ("CNY" if _HAN.search(self.text) else "¥")
+        self.yen = "JPY" if has_kana(self.text) else ("CNY" if has_han(self.text) else "¥")
 
     # ---- bookkeeping
     def free(self, a: int, b: int) -> bool:
@@ -660,6 +678,7 @@ class _Scan:
         if (
             not any(ch.isdigit() or ch in _CJK_ALL for ch in t)
             and not _maybe_words(t)
+            and not _NOON.search(t)
             and not _KANA_RE.search(t)
         ):
             return []
@@ -791,7 +810,7 @@ class _Scan:
             if h > 24 or mi > 59 or not self.free(m.start(), m.end()):
                 continue
             s = int(m.group(3)) if m.group(3) else None
-            ampm = (m.group(4) or "").lower()
+            ampm = (m.group(4) or "").lower() or _day_half(t[max(0, m.start() - 4) : m.start()])
             if ampm:
                 if h > 12:
                     continue
@@ -806,6 +825,7 @@ class _Scan:
                     TIME, m.group(0), _time_canon(h, mi, s), m.start(), m.end(), readings=readings
                 )
             )
+        self._noon()
         for m in _AMPM.finditer(t):
             h = int(m.group(1))
             if not 1 <= h <= 12 or not self.free(m.start(), m.end()):
@@ -821,6 +841,21 @@ class _Scan:
                     readings=((h, 0, None),),
                 )
             )
+
+    def _noon(self) -> None:
+        """ "noon", 正午 and 中午 alone: 12:00 (a person writes them for twelve o'clock)."""
+        for m in _NOON.finditer(self.text):
+            if self.free(m.start(), m.end()):
+                self.take(
+                    Quantity(
+                        TIME,
+                        m.group(0),
+                        _time_canon(12, 0, None),
+                        m.start(),
+                        m.end(),
+                        readings=((12, 0, None),),
+                    )
+                )
 
     def versions(self) -> None:
         t = self.text
@@ -1079,7 +1114,7 @@ class _Scan:
                     v *= MAGNITUDES[mw.group(1).lower()]
                     shown += " " + mw.group(1).lower()
                     b = mw.end()
-                unit, b = self._unit_after(b, currency=bool(currency))
+                unit, b = self._free_unit_after(b, currency=bool(currency))
             if currency:
                 unit = (currency, HARD)
             if self._range(a, b, sign, num, v, unit):
@@ -1189,6 +1224,14 @@ class _Scan:
             and w not in FUNCTION_WORDS
             and hard_unit(w) is None
         )
+
+    def _free_unit_after(self, pos: int, *, currency: bool) -> tuple[tuple[str, str] | None, int]:
+        """:meth:`_unit_after`, unless the words it takes are already read as a date or a
+        time ("97845312 Nov 20" in a listing: the size, then the date)."""
+        unit, end = self._unit_after(pos, currency=currency)
+        if unit is not None and not self.free(pos, end):
+            return None, pos
+        return unit, end
 
     def _unit_after(self, pos: int, *, currency: bool) -> tuple[tuple[str, str] | None, int]:
         """The unit written after a figure that ends at *pos*: a symbol, a unit (up to three
@@ -1468,10 +1511,9 @@ def _date_canon(readings: list[tuple], written: str) -> str:
 
 
 def _clock_readings(h: int, m: int, s: int | None) -> tuple:
-    """A 12-hour clock time without am/pm: both halves of the day."""
-    if h == 12:
-        return ((12, m, s), (0, m, s))
-    if h == 0 or h > 12:
+    """A 12-hour clock time without am/pm: both halves of the day -- but twelve is noon
+    (12:00 is read as noon on either clock; midnight is written 0:00 or 12 am)."""
+    if h == 0 or h >= 12:
         return ((h, m, s),)
     return ((h, m, s), (h + 12, m, s))
 
@@ -1591,6 +1633,61 @@ def covers(c: Quantity, e: Quantity) -> bool:
     return e.kind == c.kind and e.canon.lower() == c.canon.lower()
 
 
+#: Where a table's cells part: a tab, or two spaces and more (an aligned column).
+_CELL_GAP = re.compile(r"\t|[ \u3000]{2,}")
+#: A column header that names its unit: 金額(円), 金额（元）, Weight (kg).
+_HEADED = re.compile(r"^[^()（）]{1,40}?\s*[(（]\s*([^()（）0-9]{1,12}?)\s*[)）]$")
+#: A unit declared for a whole table: （単位：円）, (单位：元), (units: kg).
+_DECLARED = re.compile(
+    r"[(（]\s*(?:単位|单位|units?)\s*[:：]\s*([^()（）0-9]{1,12}?)\s*[)）]", re.I
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _unit_of(written: str) -> tuple[str, str] | None:
+    """The unit a header writes (円, 元, kg, %), as a figure written with it would carry:
+    None when it is not one."""
+    for form in (f"1{written}", f"1 {written}"):
+        got = scan(form)
+        if len(got) == 1 and got[0].unit and got[0].uclass in (HARD, COUNTER):
+            return got[0].unit, got[0].uclass
+    return None
+
+
+def _cells(line: str) -> list[str]:
+    return [c for c in _CELL_GAP.split(line.strip()) if c]
+
+
+def header_units(text: str) -> list[Quantity]:
+    """The bare figures of a table with the unit its column header gives them ("金額(円)"
+    over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
+    every figure below it ("（単位：円）"). A figure in another column keeps no unit."""
+    if "(" not in text and "（" not in text:
+        return []
+    out: list[Quantity] = []
+    columns: list[tuple[str, str] | None] = []
+    declared: tuple[str, str] | None = None
+    for line in text.split("\n"):
+        cells = _cells(line)
+        decl = _DECLARED.search(line)
+        if decl and len(cells) <= 1:
+            declared = _unit_of(decl.group(1))
+            columns = []
+            continue
+        heads = [_HEADED.match(c) for c in cells]
+        if len(cells) >= 2 and any(heads):
+            columns = [_unit_of(h.group(1)) if h else None for h in heads]
+            continue
+        units = columns if columns and len(cells) == len(columns) else [declared] * len(cells)
+        for cell, unit in zip(cells, units, strict=False):
+            if unit is None:
+                continue
+            for q in scan(cell):
+                if q.kind == NUMBER and not q.unit and q.value is not None:
+                    out.append(replace(q, unit=unit[0], uclass=unit[1]))
+    return out
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -1601,7 +1698,7 @@ class Vouchers:
             self.add(text)
 
     def add(self, text: str) -> None:
-        for q in scan(text):
+        for q in (*scan(text), *header_units(text)):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
             else:

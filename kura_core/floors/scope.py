@@ -34,6 +34,9 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..script import CJK, has_cjk as is_cjk_text, is_cjk
+from . import lexicon
+
 NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
     "negation",
     "condition",
@@ -42,8 +45,9 @@ NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
     "hedge",
     "scope",
 )
+RETRACTED, TENTATIVE, EXCEPTION = "retracted", "tentative", "exception"
 #: The rules a quote's scope is refused by, in the order they are named.
-RULES = (NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN)
+RULES = (NEGATION, CONDITION, EXCEPTION, REPORT, QUESTION, HEDGE, TENTATIVE, RETRACTED, UNKNOWN)
 
 #: How far around a quote its sentence is looked for. A clause longer than this is not
 #: known to be harmless.
@@ -439,13 +443,14 @@ _REPORT_END_EN = frozenset(
 _REPORT_END_CJK = re.compile(
     r"(?:说|說|表示|称|讲|講|によると|によれば|の話では|曰)$|^(?:听说|聽說|据说|據說)$"
 )
-_CJK_RUN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff々〆ー]+"
+_CJK_RUN = f"[{CJK}]+"
 _TOKEN = re.compile(
     _CJK_RUN + r"|[A-Za-z0-9_\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff'./=@%+#~&^$€£¥°-]+|\S"
 )
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+(?:['-][A-Za-z]+)*")
 _STRONG = frozenset("。!?;")
 _EDGE_PUNCT = frozenset(',:()[]"—–、|{}<>')
+_DASHES = frozenset("—–")
 _TRAIL = ".,:;!?'"
 
 
@@ -466,7 +471,7 @@ def _tokens(text: str, base: int = 0) -> list[_Tok]:
         s, e = m.span()
         chunk = m.group(0)
         first = chunk[0]
-        if "\u3040" <= first <= "\u9fff" or "\uf900" <= first <= "\ufaff" or first in "々〆":
+        if is_cjk(first):
             out.append(_Tok(base + s, base + e, "cjk", chunk))
             continue
         if len(chunk) == 1 and not chunk.isalnum():
@@ -623,11 +628,32 @@ def _question(seg: str, toks: list[_Tok], a: int, b: int, end: int) -> str:
         words = [t.text for t in toks[a:b] if t.kind == "word"]
         if len(words) >= 2 and words[0] in _REQUEST_EN and words[1] == "you":
             return ""  # "can you …?" is a request
-        return "?"
+        return "" if _asks_its_own_clause(seg[end : last.start]) else "?"
     stop = last.start if last.kind == "stop" else last.end
     tail = seg[end:stop].rstrip(" .,!、")
     m = _QUESTION_END.search(tail)
-    return m.group(0) if m else ""
+    return m.group(0) if m and not _asks_its_own_clause(tail) else ""
+
+
+#: A clause that only asks about the one before it: 好吗, 行不行, 对吧, いいですか.
+_TAG_QUESTION = re.compile(
+    r"(?:好|行|可以|对|對|是|没问题|沒問題)(?:吗|嗎|吧)?|好不好|行不行|对不对|對不對|是不是|"
+    r"可不可以|(?:いい|どう|大丈夫)(?:ですか|でしょうか|か)?"
+)
+
+
+def _asks_its_own_clause(tail: str) -> bool:
+    """Whether a question mark or particle at the end of a Chinese or Japanese run-on
+    sentence asks only its own comma clause, not the one the quote is in: "…的游戏，…公司，
+    需要使用unity等吗" asks about unity, not about the game. A last clause that is only a
+    tag ("…，好吗") asks about what came before."""
+    if not is_cjk_text(tail) or not _CLAUSE_COMMA.search(tail):
+        return False
+    last = _CLAUSE_COMMA.split(tail)[-1].strip(" ?？.。!")
+    return bool(last) and not _TAG_QUESTION.fullmatch(last)
+
+
+_CLAUSE_COMMA = re.compile(r"[,，、]")
 
 
 _QUESTION_END = re.compile(r"(?:吗|嗎|呢|么|麼|ですか|ますか|のか|か|かな|かしら)$")
@@ -649,6 +675,15 @@ def judge(
     only the left-out operators this module knows."""
     if start == 0 and end == len(seg):
         return Scope()  # the whole segment: nothing left out, nothing around it
+    if strict:
+        marked = _marks_after(seg, end)
+        if marked:
+            return marked
+    return _clause_scope(seg, start, end, breaks, strict)
+
+
+def _clause_scope(seg: str, start: int, end: int, breaks: Sequence[int], strict: bool) -> Scope:
+    """:func:`judge` on the quote's own clause and the clauses of its sentence."""
     lo = max(0, start - WINDOW)
     hi = min(len(seg), end + WINDOW)
     toks = _tokens(seg[lo:hi], lo)
@@ -744,11 +779,19 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
     if opener in _COND_EN and opener != "then":
         return Scope(CONDITION, f"is the condition {opener!r} of its sentence")
     bare = opener not in _COORD_EN
-    for lead, body in reversed(_clauses(toks, a, left)):
+    # a dash sets off what follows it: a condition reaches past the dash only from the
+    # clause right before it ("if it rains — cancel"), not from a sentence that came with
+    # its own main clause ("use this key if you need it: … — it's the team key")
+    dashed = left - 1 >= a and toks[left - 1].text in _DASHES
+    for k, (lead, body) in enumerate(reversed(_clauses(toks, a, left))):
         words = [t.text for t in body if t.kind in ("word", "ident")]
         cjk = "".join(t.text for t in body if t.kind == "cjk")
-        cond = _condition_start(lead, words, cjk)
+        cond = "" if dashed and k > 0 else _condition_start(lead, words, cjk)
+        if lead in _DASHES:
+            dashed = True
         if cond:
+            if cond in _EXCEPTIONS:
+                return Scope(EXCEPTION, f"leaves out the exception {cond!r} before it")
             return Scope(CONDITION, f"leaves out the condition {cond!r} before it")
         if bare:
             if (words and tuple(words) in _HEDGE_CLAUSE_EN) or (
@@ -767,9 +810,36 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
 
 _COND_TWO = frozenset({("as", "long"), ("in", "case"), ("only", "if"), ("only", "when")})
 _COND_CJK_START = re.compile(
-    r"(?:もし|如果|要是|除非|假如|假设|假設|万一|萬一|只要|只有|倘若|一旦|若)"
+    r"(?:もし|如果|要是|除非|假如|假设|假設|万一|萬一|只要|只有|倘若|一旦|若|除了|除開|除开)"
 )
-_COND_CJK_END = re.compile(r"(?:なら|たら|れば|ければ|場合は?|ときは?|時は|限り|的话|的話)$")
+_COND_CJK_END = re.compile(
+    r"(?:なら|たら|れば|ければ|場合は?|ときは?|時は|限り|的话|的話|を除いて|を除き|以外は?|以外|之外)$"
+)
+#: The conditions that are exceptions: named as such.
+_EXCEPTIONS = frozenset(
+    {"except", "otherwise", "除了", "除開", "除开", "を除いて", "を除き", "以外", "以外は", "之外"}
+)
+
+
+#: Sentence ends between a quote and a retraction: at most the quote's own may stand
+#: between them, or the retraction takes back something else.
+_STOPS = re.compile(r"[.!?。！？]")
+
+
+def _marks_after(seg: str, end: int) -> Scope:
+    """What the person adds after the quote that changes it: a tentative mark right after
+    it ("（仮）", "(TBD)", 暂定), or a retraction of it later in the same turn ("Actually no",
+    やっぱりやめ, 算了) with no other sentence between them."""
+    after = seg[end : end + WINDOW].lower()
+    head = after.lstrip(" ")
+    m = lexicon.pattern("tentative").match(head)
+    if m:
+        return Scope(TENTATIVE, f"leaves out the tentative mark {m.group(0)!r} after it")
+    m = lexicon.pattern("retraction").search(after)
+    own_stop = 0 if end and _STOPS.match(seg, end - 1) else 1  # the quote's sentence end
+    if m and len(_STOPS.findall(after, 0, m.start())) <= own_stop:
+        return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
+    return Scope()
 
 
 def _condition_start(lead: str, words: list[str], cjk: str) -> str:
@@ -845,7 +915,7 @@ def _clauses(toks: list[_Tok], a: int, b: int) -> list[tuple[str, list[_Tok]]]:
         if _is_edge(t) or t.kind == "stop":
             if body:
                 out.append((lead, body))
-            lead, body = (t.text if t.kind == "word" else ""), []
+            lead, body = (t.text if t.kind == "word" or t.text in _DASHES else ""), []
             continue
         body.append(t)
     if body:

@@ -22,15 +22,19 @@ import functools
 import re
 import unicodedata
 
+from ..normal import (
+    _INVISIBLE_EXTRA as _INVISIBLE_EXTRA,
+    _QUOTES as _QUOTES,
+    _close_counters,
+    normalize as normalize,
+    strip_invisible as strip_invisible,
+)
+
 # --------------------------------------------------------------------------- disguise
 
 #: Characters that reorder how a line is displayed.
 BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-#: Characters that render as nothing although they are not format characters (Cf).
-_INVISIBLE_EXTRA = frozenset(
-    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u3164\uffa0\u2800"
 )
 _ZWJ = "\u200d"
 _VARIATION = re.compile("[\ufe00-\ufe0f]|[\U000e0100-\U000e01ef]")
@@ -108,18 +112,6 @@ def _reads_otherwise(ch: str) -> bool:
     if unicodedata.combining(ch) == 1:  # overlays: U+0334..U+0338, U+20D2..U+20D3 …
         return True
     return unicodedata.category(ch) == "Me"
-
-
-def strip_invisible(text: str) -> str:
-    """*text* without format characters and blank-rendering characters: what a reader
-    sees, for matching."""
-    if not text:
-        return ""
-    if text.isascii():
-        return text
-    return "".join(
-        ch for ch in text if unicodedata.category(ch) != "Cf" and ch not in _INVISIBLE_EXTRA
-    )
 
 
 # --------------------------------------------------------------------------- look-alikes
@@ -230,71 +222,65 @@ _KATAKANA_RUN = re.compile(
 # Ideograph variants that read alike to a person: folded to the form the patterns use.
 _CJK_VARIANTS = str.maketrans({"戸": "户", "戶": "户"})
 
-_QUOTES = str.maketrans(
-    {
-        **{c: "'" for c in "\u2018\u2019\u201a\u201b\u2039\u203a\u02bc\uff40\u00b4\u2032"},
-        **{
-            c: '"'
-            for c in "\u201c\u201d\u201e\u201f\u00ab\u00bb\u300c\u300d\u300e\u300f"
-            "\u301d\u301e\u301f\ufe41\ufe42\ufe43\ufe44\u2033"
-        },
-    }
-)
-_WS = re.compile(r"\s+")
-
 
 def _strip_marks(text: str) -> str:
     """Combining marks removed from letters outside kana (so ``úser`` is ``user`` and a
     struck-through ``3̸`` is ``3``), while Japanese voiced kana keep their marks."""
     if text.isascii():
         return text
-    out = []
-    for ch in unicodedata.normalize("NFD", text):
-        if unicodedata.category(ch) in ("Mn", "Me") and ch not in "\u3099\u309a":
-            continue
-        out.append(ch)
-    return unicodedata.normalize("NFC", "".join(out))
+    nfd = unicodedata.normalize("NFD", text)
+    marks = {
+        ord(ch): None
+        for ch in set(nfd)
+        if ch not in "\u3099\u309a" and unicodedata.category(ch) in ("Mn", "Me")
+    }
+    if not marks:
+        return text
+    return unicodedata.normalize("NFC", nfd.translate(marks))
 
 
 def fold_digits(text: str) -> str:
     """Decimal digits of any script as ASCII digits (NFKC leaves Arabic-Indic and others)."""
     if text.isascii():
         return text
-    return "".join(
-        str(unicodedata.decimal(ch)) if ch.isdecimal() and not ch.isascii() else ch for ch in text
-    )
+    digits = {
+        ord(ch): str(unicodedata.decimal(ch))
+        for ch in set(text)
+        if ch.isdecimal() and not ch.isascii()
+    }
+    return text.translate(digits) if digits else text
 
 
 @functools.lru_cache(maxsize=4096)
 def fold(text: str) -> str:
-    """The comparison form for wording (attribution, negation).
+    """The comparison form for wording (attribution, negation, scope): :func:`normalize`,
+    then look-alikes folded -- combining marks removed outside kana, decimal digits of
+    every script as ASCII digits, look-alike letters of other scripts as the ASCII letter
+    they imitate (a Cyrillic ``е`` in "user"), a long-vowel look-alike in a katakana word
+    as ー, ideograph variants folded (戸→户). Case is kept."""
+    text = normalize(text)
+    if text.isascii():
+        return text
+    text = _confusables(text)
+    text = _KATAKANA_RUN.sub(lambda m: "ー" * len(m.group(0)), text)
+    return text.translate(_CJK_VARIANTS) if "戸" in text or "戶" in text else text
 
-    NFKC, invisible characters removed, combining marks removed (outside kana), look-alike
-    letters of other scripts as the ASCII letter they imitate, a long-vowel look-alike in a
-    katakana word as ー, ideograph variants folded (戸→户), quote marks as ASCII, runs of
-    whitespace as one space. Case is kept.
-    """
-    if not text:
-        return ""
-    text = _fold_scripts(text)
-    if not text.isascii():
-        text = _KATAKANA_RUN.sub(lambda m: "ー" * len(m.group(0)), text)
-        text = text.translate(_CJK_VARIANTS)
-        text = text.translate(_QUOTES)
-    return _WS.sub(" ", text).strip()
+
+def _confusables(text: str) -> str:
+    """Marks, digits of other scripts and look-alike letters folded (outside ASCII)."""
+    text = _strip_marks(text)
+    text = fold_digits(text)
+    text = text.translate(_lookalike_table())
+    return _close_counters(text)
 
 
 def _fold_scripts(text: str) -> str:
-    """What both comparison forms share: NFKC, then (outside ASCII) invisible characters and
-    combining marks removed, digits of every script as ASCII digits, look-alike letters as
-    the ASCII letter they imitate."""
+    """:func:`normalize`'s steps that keep the lines of a text, and the look-alikes folded:
+    the start of the figures' form."""
     text = unicodedata.normalize("NFKC", text)
     if text.isascii():
         return text
-    text = strip_invisible(text)
-    text = _strip_marks(text)
-    text = fold_digits(text)
-    return text.translate(_lookalike_table())
+    return _confusables(strip_invisible(text))
 
 
 _DASHES = str.maketrans(

@@ -114,6 +114,25 @@ class RecallPane(Finding, Vertical):
                 )
             )
         how_style = "bold $warning" if res.degraded else "bold $success"
+        verdict = getattr(res, "fastpath_verdict", "disabled")
+        if verdict != "disabled":
+            answered = res.how in ("fastpath", "fastpath-cue")
+            lines.append(
+                Content.assemble(
+                    ("tier ", "$foreground-muted"),
+                    (
+                        "fastpath answered, no model asked"
+                        if answered
+                        else "fastpath was not sure; "
+                        + ("the thinker answered" if res.how == "meaning" else "words answered"),
+                        "bold $success" if answered else "$foreground-muted",
+                    ),
+                    (
+                        f"  {getattr(res, 'fastpath_ms', 0.0):.2f} ms" if self.live else "",
+                        "$foreground-muted",
+                    ),
+                )
+            )
         lines.append(
             Content.assemble(
                 ("how ", "$foreground-muted"),

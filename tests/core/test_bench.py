@@ -44,6 +44,13 @@ def test_perf_measures_every_figure(tmp_path):
     assert (
         r["total_ms_median"] >= r["overhead_ms_median"] and r["overhead_after_write_ms_median"] >= 0
     )
+    (f,) = rep["fastpath"]
+    # direct questions (titles in English, Japanese and Chinese frames) all answered, none
+    # wrongly, each as the oracle thinker would, and none of them reached the thinker
+    assert f["memories"] >= 60 and f["direct_questions"] == 60 and f["wrong"] == 0
+    assert f["answered"] == 60 and f["agreement_with_thinker"] == 1.0
+    assert f["thinker_requests_for_direct_questions"] == 0
+    assert f["indirect_answered"] == 0 and f["judge_ms_median"] > 0 and f["build_ms"] > 0
     (d,) = rep["degraded"]
     assert d["median_ms"] > 0 and d["index_build_ms"] > 0
     (u,) = rep["index_after_write"]

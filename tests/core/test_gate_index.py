@@ -20,6 +20,8 @@ from kura_core.budget import Deadline, Overran
 from kura_core.distill import evidence as ev, gate
 from kura_core.distill.evidence import Segment
 from kura_core.distill.search import first_occurrences
+from kura_core.floors.text import _INVISIBLE_EXTRA, _QUOTES
+from kura_core.script import CJK
 from tests.core.linear_inputs import grows_linearly
 
 # --------------------------------------------------------------------------- the reference
@@ -27,13 +29,53 @@ from tests.core.linear_inputs import grows_linearly
 _WS = re.compile(r"\s+")
 
 
+_CJK_CHAR = re.compile(f"[{CJK}]")
+_LEAD_FIGURE = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
+
+
+def _figure_then_cjk(a: str, b: str) -> bool:
+    """*a* ends with a figure standing alone (at its start or after a CJK character) and
+    *b* starts with a CJK character."""
+    m = re.search(r"[0-9]+(?:[.,][0-9]+)*$", a)
+    if not m or not b or not _CJK_CHAR.match(b[0]):
+        return False
+    before = a[: m.start()]
+    return not before or bool(_CJK_CHAR.match(before[-1]))
+
+
+def _cjk_then_figure(a: str, b: str) -> bool:
+    """*a* ends with a CJK character and *b* is a figure, alone or before a CJK one."""
+    m = _LEAD_FIGURE.match(b)
+    if not a or not _CJK_CHAR.match(a[-1]) or not m:
+        return False
+    rest = b[m.end() :]
+    return not rest or bool(_CJK_CHAR.match(rest[0]))
+
+
+def _close_figures(text: str) -> str:
+    """No space between a figure standing alone and a CJK character, either way round (a
+    line break stays)."""
+    parts = re.split(r"(\s+)", text)
+    out = [parts[0]]
+    for gap, w in zip(parts[1::2], parts[2::2], strict=True):
+        if gap.strip(" \t") == "" and (
+            _figure_then_cjk(out[-1], w) or _cjk_then_figure(out[-1], w)
+        ):
+            out[-1] += w
+        else:
+            out += [gap, w]
+    return "".join(out)
+
+
 def ref_normalize(text: str) -> str:
     if not text:
         return ""
     text = unicodedata.normalize("NFKC", text)
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
-    text = text.translate(ev._QUOTE_TABLE)
-    return _WS.sub(" ", text).strip()
+    text = "".join(
+        ch for ch in text if unicodedata.category(ch) != "Cf" and ch not in _INVISIBLE_EXTRA
+    )
+    text = text.translate(_QUOTES)
+    return _WS.sub(" ", _close_figures(text)).strip()
 
 
 def ref_weight(normalized: str) -> int:
@@ -42,6 +84,16 @@ def ref_weight(normalized: str) -> int:
 
 def _typed_before(blob: str, piece: str) -> bool:
     return gate._is_prose(piece) and piece in blob
+
+
+def _cut_in_its_line(text: str, start: int, end: int, breaks) -> str:
+    """cut_reason on the line of a machine's output that holds the quote (each line is a
+    record of its own), or on the whole text when the quote spans lines."""
+    bounds = [-1, *breaks, len(text)]
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        if a < start and end <= b:
+            return gate.cut_reason(text[a + 1 : b], start - a - 1, end - a - 1)
+    return gate.cut_reason(text, start, end)
 
 
 class RefIndex:
@@ -86,9 +138,11 @@ class RefIndex:
         for _rank, i in sorted(found):
             text = self.texts[i]
             start = text.find(needle)
+            cls = self.segments[i].cls
+            machine = cls in ("TOOL", "ACT")
+            lines = gate._line_breaks(self.segments[i].text, text) if machine else ()
             while start >= 0:
-                reason = gate.cut_reason(text, start, start + len(needle))
-                cls = self.segments[i].cls
+                reason = _cut_in_its_line(text, start, start + len(needle), lines)
                 if not reason and cls != "SELF":  # the clause that governs the quote
                     breaks = gate._line_breaks(self.segments[i].text, text)
                     end = start + len(needle)

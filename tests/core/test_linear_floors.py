@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kura_core import floors
-from kura_core.floors import Evidence, attribution, negation, quantities, text
+from kura_core.floors import Evidence, attribution, negation, quantities, text, voices
 from tests.core.linear_inputs import CJK_NUMERALS, JA, ZH, common_families, grows_linearly
 
 NAMES = ("Alice", "Bob Smith", "佐藤")
@@ -67,6 +67,9 @@ ENTRY: dict[str, Callable[[str], object]] = {
     "check_surface (candidate grows)": lambda s: _surface(s, FIXED),
     "check_surface (evidence grows)": lambda s: _surface(FIXED, s),
     "check_tags": _tags,
+    "normalize": lambda s: text.normalize(s + "é"),  # past the ASCII shortcut
+    "voices": lambda s: voices.voices(s),
+    "header_units": lambda s: quantities.header_units(s),
     "check_rewrite (line grows)": lambda s: floors.check_rewrite(s, FIXED, human_names=NAMES),
     "check_rewrite (source grows)": lambda s: floors.check_rewrite(FIXED, s, human_names=NAMES),
 }

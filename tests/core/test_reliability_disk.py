@@ -321,7 +321,8 @@ def test_a_full_filesystem(small_fs, tmp_path):
         st = reg.store("main")
         assert not st.intent_path.exists()
         res = recall(reg, "main", "where is the archive?")
-        assert "alpha" in res.walked and res.degraded
+        # no model: the fastpath answers this direct question, or the word tier does
+        assert "alpha" in res.walked and res.how in ("fastpath", "words")
         assert k.read("beta", store="main").description == "written while there was room"
         doc = k.doctor(store="main").to_json()
         assert doc["capacity"]["memories"] == 2 and not doc["ok"]

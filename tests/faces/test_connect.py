@@ -233,6 +233,8 @@ def test_prompt_recall_answers_by_words_when_the_thinker_hangs(tmp_path):
             f'[stores.eq]\npath = "{tmp_path / "eq"}"\nwrite_policy = "direct-allowed"\n\n'
             "[models.thinker]\n"
             f'url = "http://127.0.0.1:{silent.getsockname()[1]}/v1"\nmodel = "x"\ntimeout = 60\n'
+            # the hang is what is tested: the fastpath would answer this direct question
+            "\n[fastpath]\nenabled = false\n"
         )
         kura = [str(KURA), "-c", str(cfg)]
         subprocess.run([*kura, "init", "eq", "--path", str(tmp_path / "eq")], check=True)
@@ -251,6 +253,38 @@ def test_prompt_recall_answers_by_words_when_the_thinker_hangs(tmp_path):
     assert ctx["hookEventName"] == "UserPromptSubmit"
     assert "⚠ degraded" in ctx["additionalContext"]
     assert "stoneware crock" in ctx["additionalContext"]
+
+
+def test_prompt_recall_answers_a_direct_question_while_the_thinker_hangs(tmp_path):
+    """The fastpath answers a question that names its memory without asking the model, so a
+    hung thinker costs the hook nothing."""
+    import socket
+
+    silent = socket.socket()  # accepts connections (the backlog) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    try:
+        cfg = tmp_path / "kura.toml"
+        cfg.write_text(
+            f'[stores.eq]\npath = "{tmp_path / "eq"}"\nwrite_policy = "direct-allowed"\n\n'
+            "[models.thinker]\n"
+            f'url = "http://127.0.0.1:{silent.getsockname()[1]}/v1"\nmodel = "x"\ntimeout = 60\n'
+        )
+        kura = [str(KURA), "-c", str(cfg)]
+        subprocess.run([*kura, "init", "eq", "--path", str(tmp_path / "eq")], check=True)
+        subprocess.run(
+            [*kura, "remember", "-s", "eq", "crock-plums", "Plums pickled in a crock each June",
+             "They pickle plums in a stoneware crock every June.", "--type", "user"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        payload = json.dumps({"prompt": "when do I pickle plums?"}).encode()
+        args = ("prompt", "--agent", "claude-code", "-c", str(cfg), "-s", "eq")
+        proc, took = _hook(tmp_path, *args, "--deadline", "8", stdin=payload)
+    finally:
+        silent.close()
+    assert took < 8  # inside the deadline: no model was waited on
+    ctx = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "stoneware crock" in ctx and "⚠ degraded" not in ctx
 
 
 def test_connect_shows_the_diff_and_writes_only_when_told(tmp_path):

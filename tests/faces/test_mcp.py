@@ -41,7 +41,7 @@ FORGE = {
         "Stoneware fires at 1240 C. FORGE-ONLY-FACT",
     ),
 }
-READ_TOOLS = {"kura_recall", "kura_read", "kura_map", "kura_doctor"}
+READ_TOOLS = {"kura_recall", "kura_glance", "kura_read", "kura_map", "kura_doctor"}
 
 
 @pytest.fixture
@@ -115,8 +115,18 @@ def test_stdio_sdk_client_initializes_lists_and_calls(setup):
             r = await c.call_tool("kura_recall", {"question": "where does the archive live"})
             assert not r.is_error
             txt = text_of(r)
-            assert txt.startswith("⚠ degraded: recalled by words")
-            assert "archive-on-slow-disk" in txt and "The archive goes on the slow disk." in txt
+            # a direct question: the fastpath answers it, no model and no word tier involved
+            assert "how: fastpath · picked: archive-on-slow-disk" in txt
+            assert "fastpath: ok" in txt and "⚠ degraded" not in txt
+            assert "The archive goes on the slow disk." in txt
+
+            r = await c.call_tool("kura_glance", {"slug": "archive-on-slow-disk"})
+            assert not r.is_error
+            g = text_of(r)
+            assert g.startswith("glance archive-on-slow-disk · store: hearth")
+            assert "- [Archive on the slow disk](archive-on-slow-disk.md)" in g
+            r = await c.call_tool("kura_glance", {"slug": "archive-on-slow"})
+            assert r.is_error and "no memory 'archive-on-slow'" in text_of(r)
 
             r = await c.call_tool("kura_read", {"slug": "disk-layout"})
             assert not r.is_error and "The slow disk is 8 TB." in text_of(r)
@@ -432,7 +442,9 @@ def test_http_mcp_with_the_sdk_client(server):
             txt = text_of(
                 await c.call_tool("kura_recall", {"question": "where does the archive live"})
             )
-            assert "⚠ degraded" in txt and "archive-on-slow-disk" in txt
+            assert "how: fastpath" in txt and "archive-on-slow-disk" in txt
+            g = text_of(await c.call_tool("kura_glance", {"slug": "disk-layout"}))
+            assert g.startswith("glance disk-layout") and "(disk-layout.md)" in g
             assert "8 TB" in text_of(await c.call_tool("kura_read", {"slug": "disk-layout"}))
             assert text_of(await c.call_tool("kura_map", {})).startswith("<<<KURA-MAP")
             r = await c.call_tool("kura_read", {"slug": "kiln-temperature", "store": "build"})
@@ -511,7 +523,9 @@ def test_stdio_bridge_to_a_running_server(setup, server):
             txt = text_of(
                 await c.call_tool("kura_recall", {"question": "where does the archive live"})
             )
-            assert "⚠ degraded" in txt and "archive-on-slow-disk" in txt
+            assert "how: fastpath" in txt and "archive-on-slow-disk" in txt
+            g = text_of(await c.call_tool("kura_glance", {"slug": "archive-on-slow-disk"}))
+            assert "(archive-on-slow-disk.md)" in g  # the bridge asks GET /glance/<slug>
             assert "8 TB" in text_of(await c.call_tool("kura_read", {"slug": "disk-layout"}))
             assert "archive-on-slow-disk" in text_of(await c.call_tool("kura_map", {}))
             r = await c.call_tool("kura_read", {"slug": "..%2fx"})

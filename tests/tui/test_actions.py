@@ -210,7 +210,7 @@ def test_picking_a_store_in_the_stores_pane_switches(make_app):
     assert run(app, script) == ("home", ["pantry-list-whiteboard"])
 
 
-def test_recall_console_shows_degraded_mode_without_a_model(make_app):
+def test_recall_console_shows_which_tier_answered_without_a_model(make_app):
     app = make_app()
 
     async def script(pilot):
@@ -218,12 +218,20 @@ def test_recall_console_shows_degraded_mode_without_a_model(make_app):
         assert app.main.recall.query_one(Input).has_focus
         await pilot.press(*"kiln firmware", "enter")
         await settle(pilot)
-        return screen_text(app), list(app.main.recall.walked)
+        direct = screen_text(app), list(app.main.recall.walked)
+        await pilot.press(*(["backspace"] * 13), *"backups and the kiln", "enter")
+        await settle(pilot)
+        return direct, (screen_text(app), list(app.main.recall.walked))
 
-    text, walked = run(app, script)
-    assert "⚠ degraded" in text
-    assert "how words" in text
+    (text, walked), (fallen, fell_to) = run(app, script)
+    # a direct question: the fastpath answers, and the pane says no model was asked
+    assert "tier fastpath answered, no model asked" in text and "how fastpath" in text
+    assert "⚠ degraded" not in text
     assert walked and walked[0] == "kiln-firmware-3-2"
+    # a question that names no memory: the fastpath was not sure, the word tier answered
+    assert "fastpath was not sure; words answered" in fallen
+    assert "⚠ degraded" in fallen and "how words" in fallen
+    assert {"archive-on-slow-disk", "kiln-firmware-3-2"} <= set(fell_to)
 
 
 def test_memory_viewer_opens_from_the_map_and_follows_links(make_app):

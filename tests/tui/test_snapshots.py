@@ -15,7 +15,7 @@ STATES = {
     "map": (),
     "drafts": ("2",),
     "gatelog": ("3",),
-    "recall-degraded": ("4", *"kiln firmware", "enter"),
+    "recall-degraded": ("4", *"backups and the kiln", "enter"),
     "doctor": ("5",),
     "help": ("question_mark",),
     # curation

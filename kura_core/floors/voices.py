@@ -1,0 +1,176 @@
+"""Voices inside the person's turn: which spans of a USER segment are not their own words.
+
+A person pastes what others wrote -- a forwarded mail, a quoted block, meeting minutes, a
+chat log, another agent's hand-off -- into their own message, and a journal files all of
+it as USER. What those spans say is their speakers', not the person's: the gate files a
+quote from one as TOOL (it vouches figures, and what its own speaker said), never as the
+person's words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from . import lexicon
+from .text import fold
+
+__all__ = ["Voice", "voices"]
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A span of a USER segment that is not the person's own words: material they pasted
+    (a forwarded mail, a quoted block, minutes, a chat log, another agent's hand-off) or a
+    line under another speaker's label. ``start``/``end`` are offsets in the segment's
+    text; ``speaker`` is the label or sender when the text names one."""
+
+    start: int
+    end: int
+    speaker: str = ""
+
+
+#: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …".
+_LABELLED = re.compile(
+    r"^[ \t]*(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
+    r"(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
+    r"[ \t]*[:：][ \t]*\S"
+)
+_QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
+#: The marks of a line that opens or closes a pasted block: "---", "___", "===",
+#: "---------- Forwarded message ---------".
+_RULE_CHARS = "-_="
+
+
+def _is_delimiter(line: str) -> bool:
+    """A line that opens or closes a pasted block (read without a pattern: a run of
+    dashes is read once)."""
+    s = line.strip(" \t")
+    if len(s) < 3:
+        return False
+    if s[0] in _RULE_CHARS and not s.strip(s[0]):
+        return True
+    return len(s) <= 80 and s.startswith("---") and s.endswith("---")
+
+
+_SENDER = re.compile(
+    r"(?:From|差出人|发件人|寄件人)[ \t]*[:：][ \t]*(?P<who>[^<\n]{1,40}?)[ \t]*(?:<|$)"
+)
+_TRAILER = re.compile(r"(?:——|―)[ \t]*(?P<who>[^\n]{1,30}?)[ \t]*$")
+
+
+def _label(line: str) -> str:
+    """The speaker a labelled line names, or "" (a field such as "Note:" or a time
+    such as 13:10 is not a speaker, nor is the person's own label)."""
+
+    m = _LABELLED.match(line)
+    if not m:
+        return ""
+    who = m.group("who").strip()
+    key = who.lower().lstrip("@")
+    if key.isdigit() or key in lexicon.words("not_speakers") or key in lexicon.words("self_labels"):
+        return ""
+    if "://" in line[m.start("who") : m.end() + 3]:
+        return ""
+    return who
+
+
+def _is_intro(line: str) -> bool:
+
+    return (
+        bool(line.strip()) and lexicon.pattern("paste_intro").search(fold(line).lower()) is not None
+    )
+
+
+def voices(text: str) -> tuple[Voice, ...]:
+    """The spans of a USER segment's *text* that are not the person's own words.
+
+    A line that introduces pasted material ("here's the hand-off from the other agent:",
+    健太とのLINEを貼ります, 这是家里群里的聊天：) opens a block: quoted lines (``>``) or a
+    block between delimiter lines (``---``) when it starts with one, else the lines up to
+    the next blank line. Quoted lines and delimited blocks are pasted wherever they stand.
+    A line under a speaker's label is that speaker's inside a pasted block, and anywhere
+    when a label recurs (a conversation, minutes): "Budget: 3,000" alone is a field the
+    person writes. Everything else is the person's own."""
+    if not text or ("\n" not in text and ">" not in text[:3]):
+        return ()
+    lines = text.split("\n")
+    offsets, pos = [], 0
+    for line in lines:
+        offsets.append(pos)
+        pos += len(line) + 1
+    labels = [_label(line) for line in lines]
+    recurring = {w for w, k in Counter(labels).items() if w and k > 1}
+    pasted = _pasted_lines(lines)
+    out: list[Voice] = []
+    sender = ""
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        who = labels[n]
+        if n in pasted or (who and who in recurring):
+            found = _SENDER.search(line) or _TRAILER.search(line)
+            if found:
+                sender = found.group("who").strip()
+            speaker = who or sender
+            out.append(Voice(offsets[n], offsets[n] + len(line), speaker))
+        else:
+            sender = ""
+    return tuple(out)
+
+
+def _pasted_lines(lines: list[str]) -> set[int]:
+    """The numbers of the lines that are pasted material (see :func:`voices`)."""
+    out: set[int] = set()
+    # whether the person writes anything besides quoted lines
+    around = any(line.strip() and not _QUOTED_LINE.match(line) for line in lines)
+    n = 0
+    while n < len(lines):
+        line = lines[n]
+        if _QUOTED_LINE.match(line):
+            n = _quoted_block(lines, n, out, around)
+            continue
+        elif _is_delimiter(line):
+            n = _delimited(lines, n, out)
+        elif _is_intro(line):
+            m = n + 1
+            while m < len(lines) and not lines[m].strip():
+                m += 1
+            if m < len(lines) and _QUOTED_LINE.match(lines[m]):
+                while m < len(lines) and _QUOTED_LINE.match(lines[m]):
+                    out.add(m)
+                    m += 1
+            elif m < len(lines) and _is_delimiter(lines[m]):
+                m = _delimited(lines, m, out) + 1
+            else:
+                while m < len(lines) and lines[m].strip():
+                    out.add(m)
+                    m += 1
+            n = m
+            continue
+        n += 1
+    return out
+
+
+def _quoted_block(lines: list[str], n: int, out: set[int], around: bool) -> int:
+    """A run of quoted lines starting at *n*, marked pasted when it is someone else's: it
+    names a sender ("> From: …", "——玩家 @…") or the person writes around it. A message
+    that is one quoted note is the person's own emphasis. The number of the line after."""
+    m = n
+    while m < len(lines) and _QUOTED_LINE.match(lines[m]):
+        m += 1
+    block = lines[n:m]
+    if around or any(_SENDER.search(line) or _TRAILER.search(line) for line in block):
+        out.update(range(n, m))
+    return m
+
+
+def _delimited(lines: list[str], n: int, out: set[int]) -> int:
+    """Mark the lines after the delimiter at *n* up to the closing one (or the end of the
+    segment) as pasted; the number of the closing line."""
+    m = n + 1
+    while m < len(lines) and not _is_delimiter(lines[m]):
+        out.add(m)
+        m += 1
+    return m

@@ -1,0 +1,230 @@
+"""Voices inside the person's turn, and ACT only for what happened.
+
+A USER segment holds what the person pasted (a mail, minutes, a chat log, a hand-off) as
+well as their own words: a quote from pasted material is filed as TOOL (it vouches figures
+and what its own speaker said), never as the person's. A call that failed or that the
+person refused vouches "it was tried", never "it was done"."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from kura_core.distill.evidence import Segment
+from kura_core.distill.gate import call_outcome, run_gate
+from kura_core.floors.voices import voices
+
+
+def seg(cls: str, text: str, i: int, kind: str = "") -> Segment:
+    return Segment(cls, text, "t.jsonl", i, i + 1, "seq", kind=kind or f"{cls.lower()} text")
+
+
+def segs(*parts: tuple) -> list[Segment]:
+    return [seg(*p, i) if len(p) == 2 else seg(p[0], p[1], i, p[2]) for i, p in enumerate(parts)]
+
+
+def cand(body: str, *quotes: str, kind: str = "fact") -> dict:
+    return {
+        "kind": kind,
+        "title": body[:40],
+        "description": body[:60],
+        "body": body,
+        "quotes": list(quotes),
+    }
+
+
+def spoken(text: str) -> list[tuple[str, str]]:
+    return [(v.speaker, text[v.start : v.end]) for v in voices(text)]
+
+
+# --------------------------------------------------------------------------- voices
+
+MINUTES_EN = (
+    "Here's the hand-off from the other agent:\n\n## Hand-off\n- Migrated orders to dbt 1.9\n"
+    "- Recommend raising the warehouse to MEDIUM\n\nAnd the minutes from standup:\n"
+    "Tom: we should drop the legacy table by Friday\nAisha: the dashboards still read it\n\n"
+    "Run the tests first. Don't raise the warehouse size."
+)
+LINE_JA = (
+    "健太とのLINEを貼ります。\n健太：棚卸しは12月28日にやろう\n健太：レジ袋は来年から有料で\n\n"
+    "棚卸しの日はそれで決まり。レジ袋の件はまだ決めてない。"
+)
+CHAT_ZH = (
+    "这是家里群里的聊天：\n老公：保险续费我来交，大概4,500\n婆婆：机票要早点买\n\n保险让他交。"
+)
+MAIL_JA = (
+    "税理士の先生からのメール：\n---\n差出人: 佐藤 恵子 <sato@example.jp>\n"
+    "源泉徴収票は1月20日までにお送りください。\n---\n代行は佐藤先生にお願いする。"
+)
+
+
+def test_pasted_material_and_labelled_lines_are_not_the_persons_words():
+    en = spoken(MINUTES_EN)
+    assert ("", "- Recommend raising the warehouse to MEDIUM") in en
+    assert ("Tom", "Tom: we should drop the legacy table by Friday") in en
+    assert all("Don't raise" not in t and "And the minutes" not in t for _, t in en)
+    ja = spoken(LINE_JA)
+    assert [w for w, _ in ja] == ["健太", "健太"]
+    assert all("まだ決めてない" not in t for _, t in ja)
+    zh = spoken(CHAT_ZH)
+    assert [w for w, _ in zh] == ["老公", "婆婆"]
+    mail = spoken(MAIL_JA)
+    assert {w for w, _ in mail} == {"佐藤 恵子"}
+    assert any("1月20日" in t for _, t in mail) and all("お願いする" not in t for _, t in mail)
+
+
+def test_the_persons_own_fields_and_notes_stay_theirs():
+    for text in (
+        "Budget: 3,000 a month\nDeadline: Friday",  # fields, no label recurs, no paste
+        "> Note: keep the nightly backups for 14 days",  # the person's own emphasis
+        "Please do the following:\n- back up the database\n- delete the old logs",
+        "预算：每月3,000元\n时间：周五",
+    ):
+        assert voices(text) == (), text
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Tom: ok",
+                "> quoted",
+                "---",
+                "",
+                "plain words",
+                "转发：",
+                "健太：はい",
+                "1. 阿杰：好",
+                "Note: x",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_voices_are_ordered_whole_lines_of_the_text(lines):
+    text = "\n".join(lines)
+    found = voices(text)
+    ends = [0]
+    for v in found:
+        assert 0 <= v.start < v.end <= len(text) and v.start >= ends[-1]
+        assert text[v.start : v.end] in lines
+        ends.append(v.end)
+
+
+def test_a_quote_from_pasted_material_is_filed_as_tool_and_credits_no_one_else():
+    journal = segs(("USER", MINUTES_EN))
+    leak = cand(
+        "The user wants the warehouse raised to MEDIUM.",
+        "[USER] Recommend raising the warehouse to MEDIUM",
+    )
+    honest = cand(
+        "Tom wants to drop the legacy table by Friday.",
+        "[USER] Tom: we should drop the legacy table by Friday",
+    )
+    own = cand("The user asked to run the tests first.", "[USER] Run the tests first.")
+    got = run_gate([leak, honest, own], journal)
+    assert got[0].verdict == "dropped" and got[0].quotes[0].cls == "TOOL"
+    assert [v.rule for v in got[0].violations] == ["no_user_quote"]
+    assert got[1].verdict == "kept" and got[1].quotes[0].cls == "TOOL"
+    assert got[2].verdict == "kept" and got[2].quotes[0].cls == "USER"
+
+
+def test_a_labelled_line_is_its_speakers_and_the_person_keeps_their_own_clause():
+    journal = segs(("USER", LINE_JA))
+    leak = cand(
+        "ユーザーはレジ袋を来年から有料にすると決めた。", "[USER] 健太：レジ袋は来年から有料で"
+    )
+    honest = cand(
+        "健太が棚卸しは12月28日にやろうと提案し、ユーザーは「棚卸しの日はそれで決まり」と答えた。",
+        "[USER] 健太：棚卸しは12月28日にやろう",
+        "[USER] 棚卸しの日はそれで決まり。",
+    )
+    got = run_gate([leak, honest], journal)
+    assert got[0].verdict == "dropped"
+    assert got[1].verdict == "kept", [v.message() for v in got[1].violations]
+
+
+def test_the_agents_words_quoted_back_stay_self():
+    journal = segs(
+        ("SELF", "I think the cache should move to the scratch disk tonight."),
+        ("USER", "You wrote:\n> the cache should move to the scratch disk tonight\nok, later."),
+    )
+    got = run_gate(
+        [
+            cand(
+                "The user wants the cache moved tonight.",
+                "[USER] the cache should move to the scratch disk tonight",
+            )
+        ],
+        journal,
+    )[0]
+    assert got.quotes[0].cls == "SELF" and got.verdict == "dropped"
+
+
+# --------------------------------------------------------------------------- ACT
+
+
+def test_a_refused_or_failed_call_vouches_tried_not_done():
+    journal = segs(
+        ("ACT", "Bash: rm -rf /srv/exports/2025", "tool_use Bash"),
+        ("SELF", "Clear last year's exports", "description (the agent's words)"),
+        ("USER", "not yet, keep them", "the person's reason for refusing a tool call"),
+        ("ACT", "Bash: systemctl enable backup.timer", "tool_use Bash"),
+        (
+            "TOOL",
+            "Failed to enable unit: Unit file backup.timer does not exist.",
+            "tool_result Bash (error)",
+        ),
+        ("ACT", "shell: rm -rf presets/web", "tool_use shell"),
+        ("TOOL", "rm: cannot remove 'presets/web': Permission denied", "tool_result shell"),
+        ("ACT", "Bash: ls /srv", "tool_use Bash"),
+        ("TOOL", "exports\nmedia", "tool_result Bash"),
+    )
+    assert [call_outcome(journal, i) for i in (0, 3, 5, 7)] == ["refused", "failed", "failed", ""]
+    done = cand(
+        "Last year's exports in /srv/exports/2025 were cleared out.",
+        "[ACT] rm -rf /srv/exports/2025",
+    )
+    tried = cand(
+        "Clearing /srv/exports/2025 was tried and refused.", "[ACT] rm -rf /srv/exports/2025"
+    )
+    enabled = cand("The backup.timer unit is enabled.", "[ACT] systemctl enable backup.timer")
+    removed = cand("presets/web was removed.", "[ACT] rm -rf presets/web")
+    removed_zh = cand("presets/web 删除失败。", "[ACT] rm -rf presets/web")
+    got = run_gate([done, tried, enabled, removed, removed_zh], journal)
+    assert [r.verdict for r in got] == ["dropped", "kept", "dropped", "dropped", "kept"]
+    assert {(v.kind, v.rule, v.note) for v in got[0].violations} == {("act", "not_done", "refused")}
+
+
+def test_a_retry_that_succeeded_vouches_done():
+    journal = segs(
+        ("ACT", "Bash: dbt run --select orders", "tool_use Bash"),
+        ("TOOL", "Database Error in model orders", "tool_result Bash (error)"),
+        ("ACT", "Bash: dbt run --select orders", "tool_use Bash"),
+        ("TOOL", "Completed successfully", "tool_result Bash"),
+    )
+    got = run_gate(
+        [cand("The orders model was rebuilt.", "[ACT] dbt run --select orders")], journal
+    )[0]
+    assert got.verdict == "kept" and got.quotes[0].segment.start == 2
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def test_a_column_header_gives_its_column_a_unit_and_no_other():
+    table = "区分         件数     金額(円)\n店頭売上      412    1,284,600\n返品            8      ▲42,300"
+    journal = segs(("TOOL", table))
+    ok = cand("店頭売上は412件、1,284,600円。", "[TOOL] 店頭売上 412 1,284,600")
+    swapped = cand("店頭売上は412円。", "[TOOL] 店頭売上 412 1,284,600")
+    got = run_gate([ok, swapped], journal)
+    assert [r.verdict for r in got] == ["kept", "dropped"]
+
+
+def test_a_space_between_a_figure_and_its_counter_is_no_difference():
+    journal = segs(("USER", "支払いは 9 月 1 日 までに 3 件 まとめて払う"))
+    got = run_gate(
+        [cand("9月1日までに3件払う。", "[USER] 支払いは 9 月 1 日 までに 3 件 まとめて払う")],
+        journal,
+    )[0]
+    assert got.verdict == "kept", [v.message() for v in got.violations]
