@@ -53,7 +53,11 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
         JournalExcerpt as JournalExcerpt,
         JournalsView as JournalsView,
     )
-    from .handwork.maps import MapView as MapView, WeavePreview as WeavePreview
+    from .handwork.maps import (
+        MapView as MapView,
+        TrailResult as TrailResult,
+        WeavePreview as WeavePreview,
+    )
     from .handwork.memories import (
         EditResult as EditResult,
         GateEntry as GateEntry,

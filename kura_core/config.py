@@ -8,12 +8,14 @@ to do, so a typo never becomes a silently ignored setting.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from .errors import ConfigError
@@ -69,6 +71,11 @@ class DistillConfig:
     #: on one chunk before it is shelved and the next is drunk; 0 means no limit.
     chunk_seconds: float = 60.0
     journals: tuple[JournalSpec, ...] = ()
+    #: seeds: each seed check shows the brain the newest this many waiting ideas; a seed
+    #: withers after this many days waiting or this many checks unconfirmed (0: never)
+    seed_check: int = 30
+    seed_wither_days: float = 90.0
+    seed_wither_checks: int = 50
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,13 @@ class PrefillConfig:
     pinned_types: tuple[str, ...] = ("feedback", "user")
     trigger_tokens: int = 24
     header: str = ""
+    #: full: the map (over the ceiling, a stub); constellation: always the sector map;
+    #: auto: the map, over the ceiling the sector map, over it too the stub
+    resident_mode: str = "auto"
+    trail_tokens: int = 200  # the hot trail after the map (0: none)
+
+
+RESIDENT_MODES = ("full", "constellation", "auto")
 
 
 @dataclass(frozen=True)
@@ -170,10 +184,18 @@ class StoreConfig:
     sync_remote: str = ""
     #: how often the tender syncs when a remote is set, in minutes ([stores.X.sync] every_min)
     sync_every_min: float = 15.0
+    #: [stores.X] model_profile: the [model_profiles.<p>] whose endpoints this store's
+    #: recall, distil, weave and tender use ("" = the top-level [models]); its roles below
+    model_profile: str = ""
+    profile_models: Mapping[str, ModelSpec | None] | None = None
 
     @property
     def charter_path(self) -> Path:
         return self.charter if self.charter is not None else self.path / "charter.md"
+
+    def models_or(self, shared: Mapping[str, ModelSpec | None]) -> Mapping[str, ModelSpec | None]:
+        """This store's model roles: its profile's, else the *shared* [models]."""
+        return self.profile_models if self.profile_models is not None else shared
 
 
 @dataclass(frozen=True)
@@ -186,16 +208,25 @@ class Config:
     distill: DistillConfig = field(default_factory=DistillConfig)
     prefill: PrefillConfig = field(default_factory=PrefillConfig)
     recall: RecallConfig = field(default_factory=RecallConfig)
+    #: [model_profiles.<p>.<role>]: named sets of model roles a store may choose
+    model_profiles: Mapping[str, Mapping[str, ModelSpec | None]] = field(default_factory=dict)
     capacity: CapacityConfig = field(default_factory=CapacityConfig)
     fastpath: FastpathConfig = field(default_factory=FastpathConfig)
     #: the app's keys a person moved: binding id -> key(s), from [keys]
     keys: Mapping[str, str] = field(default_factory=dict)
+    #: what loading said without refusing (the original's keys kura ignores, and why)
+    warnings: tuple[str, ...] = ()
 
     @property
     def default_store(self) -> str:
         if self.server.default:
             return self.server.default
         return next(iter(self.stores), "")
+
+    def models_for(self, store: str) -> Mapping[str, ModelSpec | None]:
+        """The model roles store *store* uses: its model_profile's, else [models]."""
+        sc = self.stores.get(store)
+        return sc.models_or(self.models) if sc is not None else self.models
 
 
 # --------------------------------------------------------------------------- finding
@@ -337,6 +368,11 @@ class _Table:
 
     def done(self) -> None:
         extra = [k for k in self.raw if k not in self.seen]
+        for k in [k for k in extra if k in _IGNORED]:  # safe to leave out: say so, go on
+            _warn(
+                f"kura.toml: {self.key(k)} is the original's setting, which kura ignores: {_IGNORED[k]}"
+            )
+            extra.remove(k)
         for k in extra:
             why = _NOT_SUPPORTED.get(k)
             if why:
@@ -352,8 +388,10 @@ class _Table:
             )
 
 
-#: Keys the original documents that kura handles another way: what to use instead.
-_NOT_SUPPORTED = {
+#: Keys the original documents that kura handles another way, where leaving them out changes
+#: nothing a user relies on (where a file goes, where the host puts the map): a config written
+#: for the original loads, with a warning that says what to use instead.
+_IGNORED = {
     "metrics": "kura records each batch in the workshop's SQLite metrics table "
     "(_still/kura.db), not _still/metrics.jsonl; `kura bench compress` reads it. "
     "Remove the key",
@@ -361,21 +399,39 @@ _NOT_SUPPORTED = {
     "(_still/kura.db), not a metrics.jsonl file; `kura bench compress` reads it. "
     "Remove the key",
     "seed_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
-    "file; the TUI and `kura doctor` show them. Remove the key",
+    "file; `kura seeds`, the TUI and `kura doctor` show them. Remove the key",
     "seeds_file": "ideas live in the workshop's SQLite seeds table (_still/kura.db), not a seed "
-    "file; the TUI and `kura doctor` show them. Remove the key",
+    "file; `kura seeds`, the TUI and `kura doctor` show them. Remove the key",
     "alive_file": "the tender's heartbeat is a row in the workshop's SQLite database, not a "
     "tending.alive file; `kura doctor` reads it. Remove the key",
+    "promptOrder": "where the map goes in the prompt is the host preset's setting, not kura's; "
+    "put it in the host's preset and remove it here",
+}
+
+#: Keys the original documents that kura handles another way and that are not safe to
+#: ignore (a store meant read-only, or bound to one session, would not be): a load error
+#: saying what to use instead.
+_NOT_SUPPORTED = {
     "readonly": "read-only is the client's own switch (KURA_READONLY for `kura mcp`); the "
     'store\'s authority is write_policy = "distiller-only" | "direct-allowed" | '
     '"frozen"',
     "allowSwitch": "switching stores is the host's choice: leave KURA_STORE unset and kura_use "
     "switches; set it to bind a session to one store. Remove the key",
-    "promptOrder": "where the map goes in the prompt is the host preset's setting, not kura's; "
-    "put it in the host's preset and remove it here",
     "store": "a host names its store with KURA_STORE, ?store= or -s; in kura.toml each store "
     "is a [stores.NAME] table",
 }
+
+
+#: the warnings of the config being parsed (parse_config collects them into Config.warnings)
+_WARNINGS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "kura_config_warnings", default=None
+)
+
+
+def _warn(text: str) -> None:
+    got = _WARNINGS.get()
+    if got is not None and text not in got:
+        got.append(text)
 
 
 def _path(v: str, base: Path | None) -> Path:
@@ -438,6 +494,11 @@ def _distill(t: _Table | None, base: DistillConfig, root: Path | None) -> Distil
         min_quote_chars=t.positive("min_quote_chars", int, base.min_quote_chars),
         coverage_passes=t.positive("coverage_passes", int, base.coverage_passes),
         chunk_seconds=t.positive("chunk_seconds", float, base.chunk_seconds, zero_ok=True),
+        seed_check=t.positive("seed_check", int, base.seed_check),
+        seed_wither_days=t.positive("seed_wither_days", float, base.seed_wither_days, zero_ok=True),
+        seed_wither_checks=t.positive(
+            "seed_wither_checks", int, base.seed_wither_checks, zero_ok=True
+        ),
     )
     js = _journals(t.sub("journals"), root)
     if js:
@@ -458,7 +519,14 @@ def _prefill(t: _Table | None, base: PrefillConfig) -> PrefillConfig:
         pinned_types=t.strings("pinned_types", base.pinned_types),
         trigger_tokens=t.positive("trigger_tokens", int, base.trigger_tokens),
         header=t.get("header", str, base.header),
+        resident_mode=t.get("resident_mode", str, base.resident_mode),
+        trail_tokens=t.positive("trail_tokens", int, base.trail_tokens, zero_ok=True),
     )
+    if p.resident_mode not in RESIDENT_MODES:
+        raise ConfigError(
+            f"kura.toml: {t.where}.resident_mode must be one of {', '.join(RESIDENT_MODES)} "
+            f"(got {p.resident_mode!r})"
+        )
     if p.budget_fraction > 1 or p.hard_fraction > 1:
         raise ConfigError(
             f"kura.toml: {t.where}.budget_fraction and hard_fraction must be at most 1"
@@ -560,10 +628,33 @@ def _models(t: _Table | None) -> dict[str, ModelSpec | None]:
         if role in tables or (inherited and role != "thinker"):
             if "url" not in inherited or "model" not in inherited:
                 missing = "url" if "url" not in inherited else "model"
-                raise ConfigError(f"kura.toml: models.{role}.{missing} is required")
+                where = t.where if t is not None else "models"
+                raise ConfigError(f"kura.toml: {where}.{role}.{missing} is required")
             out[role] = ModelSpec(**{"timeout": ROLE_TIMEOUTS[role], **inherited})
         else:
             out[role] = None
+    return out
+
+
+def _model_profiles(t: _Table | None) -> dict[str, Mapping[str, ModelSpec | None]]:
+    """[model_profiles.<p>.<role>]: each profile is read as [models] is (brain inherits the
+    thinker, the scribe the brain) and nothing from [models]: a store that names a profile
+    sends its text to that profile's endpoints only. A profile must define thinker.url."""
+    out: dict[str, Mapping[str, ModelSpec | None]] = {}
+    if t is None:
+        return out
+    for name in list(t.raw):
+        _check_name(name, f"model_profiles.{name}")
+        sub = t.sub(name)
+        assert sub is not None
+        thinker = sub.raw.get("thinker")
+        if not isinstance(thinker, dict) or "url" not in thinker:
+            raise ConfigError(
+                f"kura.toml: model_profiles.{name}.thinker.url is required (a profile must "
+                "name its own thinker: a store using it never falls back to [models])"
+            )
+        out[name] = MappingProxyType(_models(sub))
+    t.done()
     return out
 
 
@@ -609,6 +700,7 @@ class _Defaults:
     recall: RecallConfig
     capacity: CapacityConfig
     fastpath: FastpathConfig = field(default_factory=FastpathConfig)
+    profiles: Mapping[str, Mapping[str, ModelSpec | None]] = field(default_factory=dict)
 
 
 def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConfig:
@@ -645,6 +737,16 @@ def _store(name: str, s: _Table, top: _Defaults, base: Path | None) -> StoreConf
         history=s.get("history", bool, True),
         **_sync(s.sub("sync")),
     )
+    profile = s.get("model_profile", str, "")
+    if profile:
+        if profile not in top.profiles:
+            known = ", ".join(sorted(top.profiles)) or "none is defined"
+            raise ConfigError(
+                f"kura.toml: stores.{name}.model_profile names {profile!r}, which is not a "
+                f"profile ([model_profiles.*]: {known}); define [model_profiles.{profile}."
+                "thinker] or fix the name"
+            )
+        store = replace(store, model_profile=profile, profile_models=top.profiles[profile])
     s.done()
     return store
 
@@ -697,6 +799,16 @@ def _modes(mt: _Table | None, stores: Mapping[str, StoreConfig]) -> dict[str, st
 
 
 def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
+    said: list[str] = []
+    token = _WARNINGS.set(said)
+    try:
+        cfg = _parse_config(raw, source=source)
+    finally:
+        _WARNINGS.reset(token)
+    return replace(cfg, warnings=tuple(said)) if said else cfg
+
+
+def _parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     base = source.parent if source is not None else None
     top = _Table(dict(raw), "")
 
@@ -706,9 +818,10 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
     recall = _recall(top.sub("recall"), RecallConfig())
     capacity = _capacity(top.sub("capacity"), CapacityConfig())
     models = _models(top.sub("models"))
+    profiles = _model_profiles(top.sub("model_profiles"))
     keys = _keys(top.sub("keys"))
     fastpath = _fastpath(top.sub("fastpath"), FastpathConfig())
-    defaults = _Defaults(distill, prefill, recall, capacity, fastpath)
+    defaults = _Defaults(distill, prefill, recall, capacity, fastpath=fastpath, profiles=profiles)
     stores = _stores(top.sub("stores"), defaults, base)
     modes = _modes(top.sub("modes"), stores)
     top.done()
@@ -731,6 +844,7 @@ def parse_config(raw: Mapping[str, Any], *, source: Path | None) -> Config:
         capacity=capacity,
         fastpath=fastpath,
         keys=keys,
+        model_profiles=profiles,
     )
 
 

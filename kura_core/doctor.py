@@ -334,6 +334,8 @@ class DoctorReport:
     secrets: tuple[StoredSecret, ...] = ()
     #: drafts a sync offered: the other machine's text of a memory changed on both
     sync_conflicts: tuple[str, ...] = ()
+    #: the [model_profiles.*] whose endpoints ``models`` shows ("" = the shared [models])
+    model_profile: str = ""
 
     @property
     def exists(self) -> bool:
@@ -361,6 +363,7 @@ class DoctorReport:
             "journals": self.journals.to_json(),
             "tender": self.tender.to_json(),
             "models": {role: m.to_json() for role, m in self.models.items()},
+            "model_profile": self.model_profile or None,
             "capacity": self.capacity.to_json(),
             "writable": self.writable,
             "workshop": self.workshop,
@@ -399,7 +402,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
     store = reg.store(name)
     spec = reg.config.stores[name]
     problems: list[str] = []
-    notes: list[str] = []
+    notes: list[str] = list(getattr(reg.config, "warnings", ()))  # what loading let pass
     if not store.root.is_dir() or not store.index_path.is_file():
         return _no_store(reg, name, store, spec)
 
@@ -479,6 +482,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
         journals=journals,
         tender=tender,
         models=models,
+        model_profile=spec.model_profile,
         capacity=capacity,
         writable=workshop["writable"],
         workshop=workshop["state"],
@@ -523,6 +527,7 @@ def _no_store(reg: Registry, name: str, store: Store, spec: Any) -> DoctorReport
         journals=journals,
         tender=Tender("never started"),
         models=_models(reg, name, probe=False),
+        model_profile=reg.config.stores[name].model_profile,
         capacity=_capacity(spec, {"memories": 0, "index_tokens": 0, "body_tokens": 0, "bytes": 0}),
         writable=False,
         workshop="missing",
@@ -552,10 +557,12 @@ def _links(scan: Scan, present: set[str]) -> tuple[list[DeadLink], list[str]]:
 def _drift(idx: Index, present: set[str]) -> IndexDrift:
     """Where MEMORY.md and the memory files disagree."""
     counts = Counter(e.slug for e in idx.entries)
+    # a memory named in a grouped line as well as on its own line is listed twice on purpose
+    own = Counter(e.slug for e in idx.entries if not e.grouped)
     return IndexDrift(
         files_without_line=tuple(sorted(present - set(counts))),
         lines_without_file=tuple(sorted(s for s in counts if s not in present)),
-        duplicate_lines=tuple(sorted(s for s, c in counts.items() if c > 1)),
+        duplicate_lines=tuple(sorted(s for s, c in own.items() if c > 1)),
         bad_targets=tuple(t for _, t in idx.foreign_links),
     )
 
@@ -873,7 +880,7 @@ def _models(
     client = reg.models(name) if probe else None
     out: dict[str, ModelRole] = {}
     for role in ("thinker", "brain", "scribe"):
-        spec = reg.config.models.get(role)
+        spec = reg.config.models_for(name).get(role)
         c = calls.get(role, {})
         seen: dict[str, Any] = {}
         if spec is None:

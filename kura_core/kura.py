@@ -12,6 +12,7 @@ the default store answers. Unknown selectors raise SelectorError.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from .handwork.adopt import Adopted
     from .handwork.drafts import DraftsView
     from .handwork.journals import JournalExcerpt, JournalsView
-    from .handwork.maps import MapView, WeavePreview
+    from .handwork.maps import MapView, TrailResult, WeavePreview
     from .handwork.memories import EditResult, MemoryView, RetireResult
     from .handwork.runs import Outcome
     from .handwork.seeds import Seed
@@ -762,7 +763,16 @@ class Kura:
         """Re-weave the store's resident map (see kura_core.weave)."""
         from .weave import weave
 
-        return weave(self.registry, store)
+        res = weave(self.registry, store)
+        with contextlib.suppress(KuraError):  # the trail is derived: a weave stands without it
+            self.trail(store=store)
+        return res
+
+    def trail(self, *, store: str | None = None) -> TrailResult:
+        """Rebuild the hot trail (the freshest index lines) from the index as it stands."""
+        from .handwork.maps import build_trail
+
+        return build_trail(self.registry, self.registry.resolve(store))
 
     def prefill(self, *, store: str | None = None) -> Prefill:
         """The resident map block a host injects (see kura_core.prefill)."""
@@ -1049,6 +1059,18 @@ class Kura:
         from .handwork.seeds import seed_list
 
         return seed_list(self.registry, self.registry.resolve(store))
+
+    def revive_seed(self, seed_id: int, *, store: str | None = None, by: str = "hand") -> Seed:
+        """Put a withered idea back among the waiting ideas (checked again, afresh)."""
+        from .handwork.seeds import revive_seed
+
+        return revive_seed(self.registry, self.registry.resolve(store), seed_id, by=by)
+
+    def wither_seeds(self, *, store: str | None = None) -> int:
+        """Wither the waiting ideas past [distill] seed_wither_days or seed_wither_checks."""
+        from .distill.pipeline import wither_seeds
+
+        return wither_seeds(self.registry, self.registry.resolve(store))
 
     def dismiss_seed(
         self, seed_id: int, reason: str = "", *, store: str | None = None, by: str = "hand"

@@ -12,12 +12,20 @@ refused when the block is built. The block never hands over half a map:
 
     all well                      the map
     over budget_fraction          the whole map; ``over_budget`` and a warning in the JSON only
-    over hard_fraction            a stub with no index lines, saying the map is missing
+    over hard_fraction            resident_mode auto (the default): the constellation, one
+                                  line per sector (:mod:`kura_core.resident`); full, or a
+                                  constellation over the ceiling too: a stub with no index
+                                  lines, saying the map is missing
     kura unreachable              :func:`missing_map_note`, never an empty string
+
+``resident_mode = constellation`` always shows the sector map. A fresh hot trail
+(``<<<KURA-TRAIL>>>``) follows the block when it fits under the ceiling; the block's bytes
+are the same with it or without it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import threading
@@ -27,6 +35,14 @@ from typing import Any
 from .cloth import index_sha as sha_of, read_cloth
 from .config import PrefillConfig
 from .errors import ConfigError
+from .resident import (
+    TRAIL_FILE,
+    constellation_body,
+    read_text,
+    store_sectors,
+    trail_block,
+    trail_from_text,
+)
 from .tokens import estimate_tokens
 
 OPEN = "<<<KURA-MAP{name}>>>"
@@ -57,6 +73,8 @@ class Prefill:
     ceiling_tokens: int = 0
     warning: str = ""
     map_tokens_est: int = 0  # the whole map's size, even when only the stub is shown
+    constellation_shown: bool = False  # the sector map stands in for the map
+    trail_shown: bool = False  # the hot trail follows the block
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -73,6 +91,8 @@ class Prefill:
             "ceiling_tokens": self.ceiling_tokens,
             "warning": self.warning,
             "map_tokens_est": self.map_tokens_est,
+            "constellation_shown": self.constellation_shown,
+            "trail_shown": self.trail_shown,
         }
 
 
@@ -267,7 +287,21 @@ def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = 
     index_text = store.index_text()
     index_sha = sha_of(index_text)
     built_from, cloth = read_cloth(store.still)
-    key = (str(store.root), name, index_sha, built_from, sha_of(cloth), header, budget, ceiling)
+    trail_raw = read_text(store.still / TRAIL_FILE) if cfg.trail_tokens else None
+    key = (
+        str(store.root),
+        name,
+        index_sha,
+        built_from,
+        sha_of(cloth),
+        header,
+        budget,
+        ceiling,
+        cfg.resident_mode,
+        cfg.trail_tokens,
+        trail_raw,
+        store.fingerprint() if cfg.resident_mode != "full" else None,
+    )
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
     if hit is not None:
@@ -278,20 +312,100 @@ def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = 
         source, stale, body = "canonical", built_from is not None, index_text
     text = frame(name, header, body)
     tokens = estimate_tokens(text)
-    over_budget = tokens > budget
+    shown = _resident(reg, name, store, cfg, text, tokens, budget, ceiling, source)
+    if stale and not shown.warning:
+        shown = dataclasses.replace(
+            shown,
+            warning="the woven map was built from an older MEMORY.md: showing the index "
+            "lines as they stand; run kura weave",
+        )
+    text = shown.text
+    if shown.map_shown or shown.constellation_shown:
+        text = _with_trail(text, name, index_text, trail_raw, cfg.trail_tokens, ceiling)
+    result = Prefill(
+        name,
+        text,
+        shown.source,
+        stale,
+        estimate_tokens(text),
+        tokens > budget,
+        tokens > ceiling,
+        shown.map_shown,
+        etag_of(text),
+        budget,
+        ceiling,
+        shown.warning,
+        tokens,
+        shown.constellation_shown,
+        text != shown.text,
+    )
+    with _CACHE_LOCK:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        _CACHE[key] = result
+    return result
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What the block shows in place of (or as) the map."""
+
+    text: str
+    source: str
+    map_shown: bool
+    constellation_shown: bool
+    warning: str
+
+
+def _resident(
+    reg: Any,
+    name: str,
+    store: Any,
+    cfg: PrefillConfig,
+    text: str,
+    tokens: int,
+    budget: int,
+    ceiling: int,
+    source: str,
+) -> _Shown:
+    """The map, the constellation or the stub, as ``resident_mode`` and the ceiling say."""
     over_ceiling = tokens > ceiling
-    warning = ""
-    map_shown = True
+    mode = cfg.resident_mode
+    if mode == "constellation" or (mode == "auto" and over_ceiling):
+        sky = frame(name, "", constellation_body(name, store_sectors(store)))
+        if estimate_tokens(sky) <= ceiling:
+            why = ""
+            if over_ceiling:
+                why = (
+                    f"the map is ~{tokens} tokens, over the ceiling of {ceiling} (hard_fraction "
+                    f"{cfg.hard_fraction} of window_tokens {cfg.window_tokens}): the agent gets "
+                    "the constellation, one line per sector; run kura weave, lower fresh_days "
+                    "or trigger_tokens, or raise hard_fraction to wear the map"
+                )
+            return _Shown(sky, "constellation", False, True, why)
+        if mode == "constellation" or over_ceiling:
+            return _Shown(
+                _stub(name),
+                source,
+                False,
+                False,
+                f"even the constellation is over the ceiling of {ceiling} tokens: the agent "
+                "gets a stub saying the map is missing; group the index under fewer `## ` "
+                "headings, or raise hard_fraction",
+            )
     if over_ceiling:
-        warning = (
+        return _Shown(
+            _stub(name),
+            source,
+            False,
+            False,
             f"the map is ~{tokens} tokens, over the ceiling of {ceiling} (hard_fraction "
             f"{cfg.hard_fraction} of window_tokens {cfg.window_tokens}): the agent gets a "
             "stub saying the map is missing; run kura weave, lower fresh_days or "
-            "trigger_tokens, or raise hard_fraction"
+            'trigger_tokens, raise hard_fraction, or set resident_mode = "auto"',
         )
-        text = _stub(name)
-        map_shown = False
-    elif over_budget:
+    warning = ""
+    if tokens > budget:
         warning = (
             f"the map is ~{tokens} tokens, over the budget of {budget} (budget_fraction "
             f"{cfg.budget_fraction} of window_tokens {cfg.window_tokens}); it is worn whole. "
@@ -301,25 +415,25 @@ def build_prefill(reg: Any, selector: str | None = None, *, unreachable: bool = 
                 else "See kura weave for where the weight is."
             )
         )
-    if stale and not warning:
-        warning = "the woven map was built from an older MEMORY.md: showing the index lines as they stand; run kura weave"
-    result = Prefill(
-        name,
-        text,
-        source,
-        stale,
-        estimate_tokens(text),
-        over_budget,
-        over_ceiling,
-        map_shown,
-        etag_of(text),
-        budget,
-        ceiling,
-        warning,
-        tokens,
-    )
-    with _CACHE_LOCK:
-        if len(_CACHE) >= _CACHE_MAX:
-            _CACHE.clear()
-        _CACHE[key] = result
-    return result
+    return _Shown(text, source, True, False, warning)
+
+
+def _with_trail(
+    block: str, name: str, index_text: str, trail_raw: str | None, trail_tokens: int, ceiling: int
+) -> str:
+    """*block* and, after it, the hot trail when it is fresh and fits under the ceiling
+    (the map outranks it). The block's own bytes never change."""
+    lines = trail_from_text(trail_raw, index_text) if trail_tokens else None
+    if not lines:
+        return block
+    kept: list[str] = []
+    used = 0
+    for line in lines:  # the budget as configured now, whatever it was when built
+        used += estimate_tokens(line) + 1
+        if used > trail_tokens:
+            break
+        kept.append(line)
+    with_trail = block + "\n\n" + trail_block(_marker_name(name), kept)
+    if not kept or estimate_tokens(with_trail) > ceiling:
+        return block
+    return with_trail

@@ -230,7 +230,11 @@ def index_shards(
     used = 0
     sector = None
     memo = {} if costs is None else costs
+    last_line = -1
     for e in entries:
+        if e.line_no == last_line:
+            continue  # a grouped line names several memories: it is sent once
+        last_line = e.line_no
         cost = memo.get(e.raw)
         if cost is None:
             cost = memo[e.raw] = estimate_tokens(e.raw) + 1
@@ -751,7 +755,7 @@ def _clean_slug(raw: Any) -> str:
 def _record_nonsense(reg: Registry, name: str, reason: str) -> None:
     from .llm import CallRecord  # lazy: start-up (httpx, for a recall that thinks only)
 
-    spec = reg.config.models.get("thinker")
+    spec = reg.config.models_for(name).get("thinker")
     reg.workshop(name).record_call(
         CallRecord(
             role="thinker",

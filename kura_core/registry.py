@@ -120,7 +120,7 @@ class Registry:
         if m is None:
             ws = self.workshop(name)
             m = ModelClient(
-                self.config.models,
+                self.config.models_for(name),
                 env=self.env,
                 recorder=ws.record_call,
                 clock=self.clock,
@@ -157,6 +157,7 @@ class Registry:
                     "path": str(s.path),
                     "write_policy": s.write_policy,
                     "modes": self.modes_of(n),
+                    "model_profile": s.model_profile or None,
                 }
                 for n, s in self.config.stores.items()
             ],

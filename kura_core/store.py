@@ -76,6 +76,12 @@ LINK_RE = re.compile(r"\[\[([^\[\]\n|#]+?)(?:[|#][^\[\]\n]*)?\]\]")
 _ENTRY_RE = re.compile(
     r"^\s*[-*]\s+\[(?P<title>[^\]\n]*)\]\((?P<file>[^)\s]+)\)\s*(?:(?:—|–|-{1,2}|:)\s*(?P<desc>.*))?$"
 )
+#: a grouped index line: a bullet that is not one memory's own line (``_ENTRY_RE``) but names
+#: memories by ``[Title](slug.md)`` links, e.g. ``- water — [Barrels](barrels.md) / [Hoe](hoe.md)``.
+#: Each link is an index line for its memory. Neither class crosses a bracket or a
+#: parenthesis, so a scan from one candidate stops where the next begins (linear time).
+_BULLET_RE = re.compile(r"^[ \t]*[-*]\s")
+_GROUP_LINK_RE = re.compile(r"\[(?P<title>[^\[\]\n]*)\]\((?P<file>[^()\s]+\.md)\)")
 
 
 # --------------------------------------------------------------------------- slugs
@@ -681,6 +687,9 @@ class Entry:
     sector: str
     raw: str
     target: str  # the link target as written, e.g. "slug.md"
+    #: one of several memories a single hand-written line names (see _GROUP_LINK_RE);
+    #: the line is kept whole: its description is the line's label, not this memory's own
+    grouped: bool = False
 
 
 @dataclass(frozen=True)
@@ -711,6 +720,27 @@ class Index:
 
     def slugs(self) -> list[str]:
         return [e.slug for e in self.entries]
+
+    def sectors(self) -> list[str]:
+        """The ``## `` headings, in file order, each once (the store's sectors)."""
+        seen: dict[str, None] = {}
+        for i, line in enumerate(self.lines):
+            if line.startswith("## ") and not self._in_comment(i):
+                seen.setdefault(line[3:].strip(), None)
+        return list(seen)
+
+    def _in_comment(self, n: int) -> bool:
+        return n in self._comment_lines
+
+    @functools.cached_property
+    def _comment_lines(self) -> frozenset[int]:
+        out, inside = set(), False
+        for i, line in enumerate(self.lines):
+            s = line.strip()
+            if inside or s.startswith("<!--"):
+                out.add(i)
+                inside = "-->" not in s
+        return frozenset(out)
 
 
 def entry_line(slug: str, title: str, description: str) -> str:
@@ -754,12 +784,15 @@ def _parse_lines(
             continue
         m = _ENTRY_RE.match(line)
         if not m:
+            if "](" in line and _BULLET_RE.match(line):
+                _grouped_entries(line, i, sector, entries, foreign)
             continue
         target = m.group("file")
         if "://" in target:
             continue  # an ordinary web link a person wrote; not ours
         slug = target[:-3] if target.endswith(".md") else target
         # a plain kebab-case slug is what check_slug accepts; anything else it judges
+        # (_link_slug, inline: this loop is hot)
         if not (SLUG_RE.fullmatch(slug) and len(slug) <= MAX_SLUG and slug not in RESERVED):
             try:
                 check_slug(slug)
@@ -778,6 +811,43 @@ def _parse_lines(
             )
         )
     return entries, foreign, sector, in_comment
+
+
+def _link_slug(target: str) -> str | None:
+    """The slug an index link points at; None for a web link or a name that is not a slug."""
+    if "://" in target:
+        return None
+    slug = target[:-3] if target.endswith(".md") else target
+    # a plain kebab-case slug is what check_slug accepts; anything else it judges
+    if not (SLUG_RE.fullmatch(slug) and len(slug) <= MAX_SLUG and slug not in RESERVED):
+        try:
+            check_slug(slug)
+        except ContainmentError:
+            return None
+    return slug
+
+
+def _group_label(line: str, first_link: int) -> str:
+    """The words of a grouped line before its first link, without the bullet and separator."""
+    label = _BULLET_RE.sub("", line[:first_link], count=1).strip()
+    return label.rstrip("—–-:|/ ").strip()
+
+
+def _grouped_entries(
+    line: str, i: int, sector: str, entries: list[Entry], foreign: list[tuple[int, str]]
+) -> None:
+    """The entries of a grouped line (one per ``[Title](slug.md)`` link), appended."""
+    label = None
+    for m in _GROUP_LINK_RE.finditer(line):
+        target = m.group("file")
+        slug = _link_slug(target)
+        if slug is None:
+            if "://" not in target:
+                foreign.append((i, target))
+            continue
+        if label is None:
+            label = _group_label(line, m.start())
+        entries.append(Entry(slug, m.group("title").strip(), label, i, sector, line, target, True))
 
 
 def _shifts_state(line: str) -> bool:
@@ -830,7 +900,16 @@ def reparse_index(old: Index, text: str) -> Index:
     before, after = split(old.entries, lambda e: e.line_no)
     if shift:
         after = [
-            Entry(e.slug, e.title, e.description, e.line_no + shift, e.sector, e.raw, e.target)
+            Entry(
+                e.slug,
+                e.title,
+                e.description,
+                e.line_no + shift,
+                e.sector,
+                e.raw,
+                e.target,
+                e.grouped,
+            )
             for e in after
         ]
     f_before, f_after = split(old.foreign_links, lambda f: f[0])
@@ -876,44 +955,112 @@ def changed_since(older: Index, newer: Index) -> frozenset[str] | None:
 
 
 def upsert_index_text(text: str, slug: str, title: str, description: str, sector: str = "") -> str:
-    """Return *text* with exactly one entry line for *slug*, every other line untouched."""
+    """Return *text* with *slug* indexed, every other line untouched.
+
+    The memory's own line (the first one in kura's form) is rewritten and any later ones of
+    that form dropped. A grouped line naming it is kept byte-for-byte, but for that link's
+    title when the title changed. With no line at all, a new one goes at the end of its
+    *sector* (made when missing), or, with no sector given, at the end of the lines above
+    the first ``## `` heading (the end of the file when there is none).
+    """
     idx = parse_index(text)
     lines = list(idx.lines)
     new_line = entry_line(slug, title, description)
-    mine = [e.line_no for e in idx.entries if e.slug == slug]
-    if mine:
-        lines[mine[0]] = new_line
-        for n in reversed(mine[1:]):
+    own = [e.line_no for e in idx.entries if e.slug == slug and not e.grouped]
+    grouped = sorted({e.line_no for e in idx.entries if e.slug == slug and e.grouped})
+    for n in grouped:
+        lines[n] = _retitle_link(lines[n], slug, title)
+    if own:
+        lines[own[0]] = new_line
+        for n in reversed(own[1:]):
             del lines[n]
         return "\n".join(lines) + "\n"
-    insert_at = None
-    if sector:
-        heads = [i for i, l in enumerate(lines) if l.startswith("## ") and l[3:].strip() == sector]
-        if heads:
-            end = len(lines)
-            for j in range(heads[0] + 1, len(lines)):
-                if lines[j].startswith("## "):
-                    end = j
-                    break
-            insert_at = end
-            while insert_at > heads[0] + 1 and not lines[insert_at - 1].strip():
-                insert_at -= 1
-        else:
-            while lines and not lines[-1].strip():
-                lines.pop()
-            lines += ["", f"## {sector}", ""]
-    if insert_at is None:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        insert_at = len(lines)
-    lines.insert(insert_at, new_line)
+    if grouped:
+        return "\n".join(lines) + "\n"
+    lines.insert(_insert_at(lines, sector, idx), new_line)
     return "\n".join(lines) + "\n"
 
 
+def _insert_at(lines: list[str], sector: str, idx: Index) -> int:
+    """Where a new entry line goes (*lines* may grow by a new sector heading)."""
+    heads = [i for i, l in enumerate(lines) if l.startswith("## ") and not idx._in_comment(i)]
+    if sector:
+        mine = [i for i in heads if lines[i][3:].strip() == sector]
+        if not mine:
+            while lines and not lines[-1].strip():
+                lines.pop()
+            lines += ["", f"## {sector}", ""]
+            return len(lines)
+        later = [i for i in heads if i > mine[0]]
+        end = later[0] if later else len(lines)
+        start = mine[0] + 1
+    elif heads:
+        start, end = 0, heads[0]
+    else:
+        start, end = 0, len(lines)
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    if not sector and heads and end == heads[0]:
+        lines.insert(end, "")  # above the first heading: a blank line keeps them apart
+    return end
+
+
+def sector_for(idx: Index, tags: Sequence[str], type: str = "") -> str:
+    """The ``## `` sector a new line for a memory with *tags* and *type* goes into: the first
+    heading that names one of its tags, else its type (compared as slugs, so ``## Water
+    tools`` takes the tag ``water-tools``); "" when none does (the lines above the headings)."""
+    if not any(l.startswith("## ") for l in idx.lines):
+        return ""
+    by_key = {slugify(h): h for h in reversed(idx.sectors())}
+    for word in (*tags, type):
+        key = slugify(str(word)) if word else ""
+        if key and key in by_key:
+            return by_key[key]
+    return ""
+
+
+def _links_of(line: str, slug: str) -> list[re.Match[str]]:
+    return [m for m in _GROUP_LINK_RE.finditer(line) if _link_slug(m.group("file")) == slug]
+
+
+def _retitle_link(line: str, slug: str, title: str) -> str:
+    """A grouped *line* with *slug*'s link text set to *title* (unchanged when it already is)."""
+    want = " ".join(title.replace("[", "(").replace("]", ")").split()) or slug
+    for m in reversed(_links_of(line, slug)):
+        if m.group("title").strip() != want:
+            line = f"{line[: m.start('title')]}{want}{line[m.end('title') :]}"
+    return line
+
+
+def _unlink(line: str, slug: str) -> str | None:
+    """A grouped *line* without *slug*'s links and the separator beside each; None when no
+    link of another memory is left (the whole line goes)."""
+    while True:
+        links = list(_GROUP_LINK_RE.finditer(line))
+        k = next((j for j, m in enumerate(links) if _link_slug(m.group("file")) == slug), None)
+        if k is None:
+            break
+        if len(links) == 1:
+            return None
+        if k + 1 < len(links):  # the link and what separates it from the next
+            line = line[: links[k].start()] + line[links[k + 1].start() :]
+        else:  # the last link and what separates it from the one before
+            line = line[: links[k - 1].end()] + line[links[k].end() :]
+    return line if any(_link_slug(m.group("file")) for m in _GROUP_LINK_RE.finditer(line)) else None
+
+
 def remove_index_text(text: str, slug: str) -> str:
+    """*text* without *slug*'s own lines; a grouped line loses only that memory's link."""
     idx = parse_index(text)
-    drop = {e.line_no for e in idx.entries if e.slug == slug}
-    return "\n".join(l for i, l in enumerate(idx.lines) if i not in drop) + "\n"
+    drop = {e.line_no for e in idx.entries if e.slug == slug and not e.grouped}
+    out = list(idx.lines)
+    for n in sorted({e.line_no for e in idx.entries if e.slug == slug and e.grouped}):
+        kept = _unlink(out[n], slug)
+        if kept is None:
+            drop.add(n)
+        else:
+            out[n] = kept
+    return "\n".join(l for i, l in enumerate(out) if i not in drop) + "\n"
 
 
 # --------------------------------------------------------------------------- the store
@@ -1516,6 +1663,15 @@ class Store:
                     f"{INDEX_FILE} is not UTF-8 text: fix or remove the bad bytes "
                     "before kura writes to it (nothing was changed)"
                 ) from None
+            if not sector and "## " in current and f"({slug}.md)" not in current:
+                # a new line in a store with sectors: the one its tags or type name
+                md_now = merged.get("metadata")
+                tags_now = md_now.get("tags") if isinstance(md_now, dict) else None
+                sector = sector_for(
+                    parse_index(current),
+                    [str(t) for t in tags_now] if isinstance(tags_now, list) else [],
+                    str(merged.get("type") or ""),
+                )
             new_index = upsert_index_text(current, slug, title or slug, description, sector)
             intent: dict[str, Any] = {
                 "op": "upsert",

@@ -32,6 +32,7 @@ from .distill.drafts import list_drafts
 from .distill.pipeline import journal_files
 from .distill.tidy import tidy
 from .errors import BusyError, KuraError
+from .handwork.maps import build_trail
 from .registry import Registry
 from .reports import tally_of
 from .sync import sync
@@ -327,6 +328,10 @@ class Tender:
             self.log("re-wove the map")
         except KuraError as exc:
             self.log(f"weave skipped: {exc}")
+        try:  # the hot trail follows the index the map was just woven from
+            build_trail(self.reg, self.name)
+        except KuraError as exc:
+            self.log(f"trail skipped: {exc}")
 
     def _track(self, t: Any, track: str, doing: str, work: Callable[[], Any]) -> Any:
         """Run one track unless it is resting. None when it failed (already logged)."""

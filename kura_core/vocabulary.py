@@ -93,6 +93,8 @@ class GateLogKind(StrEnum):
     PROFILE_REFUSED = "profile-refused"
     SEED_DISMISSED = "seed-dismissed"
     SEED_UNCONFIRMED = "seed-unconfirmed"
+    SEED_WITHERED = "seed-withered"  # waited too long, or checked too often, unconfirmed
+    SEED_REVIVED = "seed-revived"  # a withered seed put back among the waiting
     SHELVED = "shelved"  # a stretch of journal set aside over the time budget
     TIDY_REJECTED = "tidy-rejected"
     TRIGGER_REFUSED = "trigger-refused"

@@ -698,6 +698,8 @@ def read_loom(reg: Any, name: str, day: dt.date) -> Loom:
     pinned_types = set(cfg.pinned_types)
     lines: list[Line] = []
     for e in idx.entries:
+        if e.grouped:
+            continue  # a grouped line is worn as written: it has no one memory's description
         m = mems.get(e.slug)
         link_t = _tokens(woven_line(e, ""))
         desc_t = _tokens(e.description)
@@ -711,7 +713,7 @@ def read_loom(reg: Any, name: str, day: dt.date) -> Loom:
                 fits=desc_t <= budget_t,
             )
         )
-    entry_lines = {e.line_no for e in idx.entries}
+    entry_lines = {e.line_no for e in idx.entries if not e.grouped}
     return Loom(
         store=name,
         index=idx,

@@ -146,6 +146,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE gate_log ADD COLUMN key TEXT;
     CREATE UNIQUE INDEX gate_log_key ON gate_log(key) WHERE key IS NOT NULL;
     """,
+    # 4: how many seed checks have shown each idea to the brain (a seed withers after enough)
+    """
+    ALTER TABLE seeds ADD COLUMN checks INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 
@@ -586,17 +590,98 @@ class Workshop:
     def seeds(self, *, limit: int = 500) -> list[sqlite3.Row]:
         """The newest seeds, whatever their state."""
         return self._query(
-            "SELECT id, at, title, body, quotes, state, source, updated FROM seeds "
+            "SELECT id, at, title, body, quotes, state, source, updated, checks FROM seeds "
             "ORDER BY id DESC LIMIT ?",
             (limit,),
         )
 
     def waiting_seeds(self, *, limit: int = 50) -> list[sqlite3.Row]:
-        """The oldest ideas still waiting (id, title, body)."""
+        """The newest ideas still waiting (id, title, body), newest first: a seed check shows
+        these, so a newer idea is never starved by older ones."""
         return self._query(
-            "SELECT id, title, body FROM seeds WHERE state=? ORDER BY id LIMIT ?",
+            "SELECT id, title, body FROM seeds WHERE state=? ORDER BY id DESC LIMIT ?",
             (SeedState.WAITING, limit),
         )
+
+    def note_seed_checks(self, ids: Sequence[int]) -> None:
+        """Count one more check for each of these seeds (they were shown to the brain)."""
+        if ids:
+            marks = ",".join("?" * len(ids))
+            self._execute(f"UPDATE seeds SET checks = checks + 1 WHERE id IN ({marks})", tuple(ids))
+
+    def wither_seeds(self, *, older_than: float | None, checks: int | None) -> list[sqlite3.Row]:
+        """Wither every waiting seed last planted or revived before *older_than* (a time), or
+        checked at least *checks* times, and log each; None disables that test. Returns the
+        rows withered (id, title, checks, updated)."""
+        tests, params = [], []
+        if older_than is not None:
+            tests.append("updated < ?")
+            params.append(older_than)
+        if checks is not None:
+            tests.append("checks >= ?")
+            params.append(checks)
+        if not tests:
+            return []
+        with self.transaction() as conn:
+            rows = conn.execute(
+                "SELECT id, title, body, checks, updated FROM seeds WHERE state=? AND ("
+                + " OR ".join(tests)
+                + ")",
+                (SeedState.WAITING, *params),
+            ).fetchall()
+            now = self.clock()
+            for r in rows:
+                aged = older_than is not None and r["updated"] < older_than
+                why = (
+                    f"waited since {time.strftime('%Y-%m-%d', time.gmtime(r['updated']))} "
+                    "with no evidence confirming it"
+                    if aged
+                    else f"checked against {r['checks']} stretches of journal, confirmed by none"
+                )
+                conn.execute(
+                    "UPDATE seeds SET state=?, updated=? WHERE id=?",
+                    (SeedState.WITHERED, now, r["id"]),
+                )
+                conn.execute(
+                    "INSERT INTO gate_log(at, kind, title, slug, reason, detail) VALUES(?,?,?,?,?,?)",
+                    (
+                        now,
+                        GateLogKind.SEED_WITHERED,
+                        r["title"],
+                        "",
+                        why,
+                        json.dumps({"seed": r["id"], "checks": r["checks"]}),
+                    ),
+                )
+            return rows
+
+    def revive_seed(self, seed_id: int, *, by: str) -> sqlite3.Row | None:
+        """Put a withered seed back among the waiting, its clock and its checks started
+        afresh, and log it. Returns the row as it was (None: no such seed; a seed that is
+        not withered is left as it is)."""
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT id, title, state, checks FROM seeds WHERE id=?", (seed_id,)
+            ).fetchone()
+            if row is None or row["state"] != SeedState.WITHERED:
+                return row
+            now = self.clock()
+            conn.execute(
+                "UPDATE seeds SET state=?, updated=?, checks=0 WHERE id=?",
+                (SeedState.WAITING, now, seed_id),
+            )
+            conn.execute(
+                "INSERT INTO gate_log(at, kind, title, slug, reason, detail) VALUES(?,?,?,?,?,?)",
+                (
+                    now,
+                    GateLogKind.SEED_REVIVED,
+                    row["title"],
+                    "",
+                    f"revived by {by}",
+                    json.dumps({"seed": seed_id, "by": by}),
+                ),
+            )
+            return row
 
     def count_waiting_seeds(self) -> int:
         rows = self._query("SELECT COUNT(*) AS n FROM seeds WHERE state=?", (SeedState.WAITING,))

@@ -72,6 +72,7 @@ from .messages import (
     RecallDone,
     Retired,
     SeedDismissed,
+    SeedRevived,
     SeedsLoaded,
     StoreChanged,
     StoreFixed,
@@ -1329,6 +1330,9 @@ class KuraApp(App[None]):
             quotes = list(seed.quotes) + [q for c in seed.confirmed for q in c.quotes]
             self.open_evidence(store, seed.title, quotes)
             return
+        if action == "revive":
+            self._revive_seed(store, seed)
+            return
         if seed.state != SeedState.WAITING:
             self.notify(
                 f"seed {seed.id} is {seed.state}: only a waiting idea is dismissed",
@@ -1378,6 +1382,35 @@ class KuraApp(App[None]):
             ),
             got_reason,
         )
+
+    def _revive_seed(self, store: str, seed: Seed) -> None:
+        if seed.state != SeedState.WITHERED:
+            self.notify(
+                f"seed {seed.id} is {seed.state}: only a withered idea is revived",
+                severity="warning",
+            )
+            return
+        core, by = self.kura, self.by
+
+        def job() -> Acted:
+            try:
+                res = core.revive_seed(seed.id, store=store, by=by)
+            except KuraError as exc:
+                return SeedRevived(store, str(seed.id), ok=False, text=str(exc))
+            return SeedRevived(
+                store, str(seed.id), ok=True, result=res, text="revived: it waits again"
+            )
+
+        self._spawn(f"seed:{seed.id}", job, store=store)
+
+    @_needs_main
+    def on_seed_revived(self, m: SeedRevived) -> None:
+        if m.ok:
+            self.notify(m.text, title=f"seed {m.key}")
+        else:
+            self.notify(m.text, title=f"revive refused · seed {m.key}", severity="error")
+        if m.store == self.current_store:
+            self.load_current(("seeds", "gatelog", "doctor"))
 
     @_needs_main
     def on_seed_dismissed(self, m: SeedDismissed) -> None:

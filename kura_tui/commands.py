@@ -180,6 +180,14 @@ class KuraCommands(Provider):
             partial(app.seed_action, "dismiss"),
         )
         yield (
+            "Revive the selected seed",
+            _with_key(
+                "a withered idea waits and is checked again",
+                self._key("seeds.revive", "r") + " in seeds",
+            ),
+            partial(app.seed_action, "revive"),
+        )
+        yield (
             "Open the selected seed's journal",
             _with_key(
                 "where the idea came from, and what confirmed it",

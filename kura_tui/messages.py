@@ -217,6 +217,10 @@ class SeedDismissed(Acted):
     """An idea waiting as a seed was dismissed, or dismissing it was refused."""
 
 
+class SeedRevived(Acted):
+    """A withered idea was put back to wait, or reviving it was refused."""
+
+
 class TidyWritten(Acted):
     """A tidy line a person accepted was written, or refused by its floor."""
 

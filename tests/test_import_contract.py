@@ -61,6 +61,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kura_core.words",
             "kura_core.weave",
             "kura_core.prefill",
+            "kura_core.resident",
             "kura_core.cloth",
             "kura_core.profile",
             "kura_core.prompts",

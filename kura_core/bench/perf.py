@@ -17,6 +17,7 @@ from typing import Any
 
 from ..config import parse_config
 from ..registry import Registry
+from .constellation_perf import constellation_lines, measure_constellation
 from .fastpath_perf import measure_fastpath
 from .gate_perf import bench_gate, bench_gate_journal
 from .http_perf import bench_http
@@ -66,6 +67,7 @@ def perf(
         "prefix": [],
         "weave": [],
         "writes": [],
+        "constellation": [],
         "gate": {},
         "http": None,
         "rss": None,
@@ -102,6 +104,8 @@ def perf(
                 report["weave"].append(bench_reweave(n, work / f"w{n}", runs=max(3, runs // 3)))
                 say(f"the cost of one write, without history and with it, at {n}")
                 report["writes"].append(bench_writes(root, n, runs))
+                say(f"the constellation at {n}")
+                report["constellation"].append(measure_constellation(root, n))
         say("gate throughput")
         report["gate"] = bench_gate(runs)
         if journal_mb > 0:
@@ -185,6 +189,8 @@ def perf_table(rep: dict[str, Any], probes: Sequence[Probe] = ()) -> str:
             lines.append(
                 f"{m['memories']:>8}   {m['rss_mb_listening']} / {m['rss_mb_warm']} / {m['rss_mb_peak']} MB"
             )
+    if rep.get("constellation"):
+        lines += constellation_lines(rep["constellation"])
     lines.append("")
     lines += _gate_lines(rep.get("gate") or {})
     h = rep.get("http")

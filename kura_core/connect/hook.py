@@ -233,7 +233,11 @@ def recall_text(
     question = " ".join(prompt.split())[:2000]
     if not reg.models(name).configured("thinker"):
         return _recall_block(recall(reg, name, question))
-    no_model = replace(reg.config, models=dict.fromkeys(reg.config.models))
+    no_model = replace(
+        reg.config,
+        models=dict.fromkeys(reg.config.models),
+        stores={n: replace(s, profile_models=None) for n, s in reg.config.stores.items()},
+    )
     box: dict[str, Any] = {}
 
     def ask(tier: str, r: Any) -> None:

@@ -1251,6 +1251,16 @@ def _maybe_recurred(reg: Registry, name: str, store: Store, target: str, res: Ga
         )
 
 
+def wither_seeds(reg: Registry, name: str) -> int:
+    """Wither the waiting seeds of store *name* that waited ``seed_wither_days`` or were
+    checked ``seed_wither_checks`` times unconfirmed ([distill]; 0 turns a test off).
+    Returns how many withered; each is logged, listed and can be revived."""
+    d = reg.config.stores[name].distill
+    ws = reg.workshop(name)
+    older = ws.clock() - d.seed_wither_days * 86400 if d.seed_wither_days else None
+    return len(ws.wither_seeds(older_than=older, checks=d.seed_wither_checks or None))
+
+
 def _check_seeds(
     reg: Registry,
     name: str,
@@ -1264,9 +1274,11 @@ def _check_seeds(
 ) -> int:
     """Ask whether this stretch confirms any waiting idea; graduate only on verified quotes."""
     ws = reg.workshop(name)
-    waiting = ws.waiting_seeds(limit=50)
+    wither_seeds(reg, name)
+    waiting = ws.waiting_seeds(limit=reg.config.stores[name].distill.seed_check)
     if not waiting or not segs:
         return 0
+    ws.note_seed_checks([r["id"] for r in waiting])
     ideas = "\n".join(f"{r['id']}: {r['title']} — {r['body'][:300]}" for r in waiting)
     task = f"Ideas:\n{ideas}\n\nNew evidence ({path.name}):\n{evidence_lines(segs)}"
     try:

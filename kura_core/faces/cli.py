@@ -49,6 +49,8 @@ class Ctx:
     def registry(self):
         if self._reg is None:
             self._reg = Registry.open(self.args.config)
+            for w in self._reg.config.warnings:
+                self.warn(f"kura: warning: {w}")
         return self._reg
 
     def kura(self):
@@ -227,6 +229,31 @@ def cmd_annotate(ctx: Ctx) -> int:
             if v:
                 ctx.print(f"  {k}: {v}")
     return OK
+
+
+def cmd_seeds(ctx: Ctx) -> int:
+    """List the seeds (withered ones first to revive), or revive one; exit 2 when none."""
+    a = ctx.args
+    k = ctx.kura()
+    if a.revive is not None:
+        s = k.revive_seed(a.revive, store=ctx.selector)
+        if a.json:
+            ctx.json(s.to_json())
+        else:
+            ctx.print(f"revived seed {s.id}: {s.title} (waiting again, checked afresh)")
+        return OK
+    if a.wither:
+        k.wither_seeds(store=ctx.selector)
+    seeds = [s for s in k.seed_list(store=ctx.selector) if a.state in ("all", s.state)]
+    if a.json:
+        ctx.json({"seeds": [s.to_json() for s in seeds]})
+    else:
+        for s in seeds:
+            why = f" — {s.withered[1]}" if s.withered else ""
+            ctx.print(f"{s.id:>5}  {s.state:<9} {s.checks:>3} checks  {s.title}{why}")
+        if not seeds:
+            ctx.warn(f"kura: no {'' if a.state == 'all' else a.state + ' '}seeds")
+    return OK if seeds else NOTHING
 
 
 def cmd_retire(ctx: Ctx) -> int:
@@ -670,6 +697,18 @@ def cmd_weave(ctx: Ctx) -> int:
     return OK
 
 
+def cmd_trail(ctx: Ctx) -> int:
+    res = ctx.kura().trail(store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(res.to_json())
+    else:
+        for line in res.lines:
+            ctx.print(line)
+        what = "rebuilt" if res.changed else "unchanged"
+        ctx.warn(f"kura: hot trail of {res.store} {what}: {len(res.lines)} line(s), {res.path}")
+    return OK if res.changed else NOTHING
+
+
 def cmd_prefill(ctx: Ctx) -> int:
     p = ctx.kura().prefill(store=ctx.selector)
     if ctx.args.json:
@@ -1001,6 +1040,24 @@ def _curation_commands(add: AddCommand) -> None:
         "write the index line of every memory file that has none (through the floors)",
     )
 
+    sp = add(
+        "seeds",
+        cmd_seeds,
+        "list ideas kept as seeds (exit 2 when none), or revive a withered one",
+    )
+    sp.add_argument(
+        "--state",
+        choices=("waiting", "graduated", "dismissed", "withered", "all"),
+        default="all",
+        help="only seeds in this state (default: all)",
+    )
+    sp.add_argument("--revive", type=int, metavar="ID", help="put a withered seed back to wait")
+    sp.add_argument(
+        "--wither",
+        action="store_true",
+        help="first wither the ideas past [distill] seed_wither_days or seed_wither_checks",
+    )
+
 
 def _evidence_commands(add: AddCommand) -> None:
     """The evidence gate and the journal inspector."""
@@ -1112,6 +1169,11 @@ def _service_commands(add: AddCommand) -> None:
     )
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
+    add(
+        "trail",
+        cmd_trail,
+        "rebuild the hot trail, the freshest index lines worn after the map (exit 2 when unchanged)",
+    )
 
 
 def _bench_command(add: AddCommand) -> None:

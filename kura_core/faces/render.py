@@ -36,6 +36,8 @@ def doctor_text(r: DoctorReport) -> str:
     t = r.tender
     beat = f", last beat {t.last_beat_s}s ago" if t.beat else ""
     out.append(f"  tender     {t.state}{beat}")
+    if r.model_profile:
+        out.append(f"  models     profile {r.model_profile} (its endpoints, never [models])")
     for role, m in r.models.items():
         if not m.configured:
             out.append(f"  {role:<10} not configured")

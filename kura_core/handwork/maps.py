@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
+from ..fsutil import atomic_write_text, storage_error
 from ..prefill import build_prefill
 from ..registry import Registry
+from ..resident import TRAIL_FILE, read_text, trail_file_text, trail_lines
 from ..store import parse_index
 from ..weave import ages, read_cloth, trimmed_away, weave
 from .memories import check_writable
@@ -28,6 +31,8 @@ class MapLine:
     tags: tuple[str, ...] = ()
     type: str = ""
     compressed: bool = False
+    sector: str = ""  # the ``## `` heading it stands under in MEMORY.md
+    grouped: bool = False  # named by a line that names several memories (worn as written)
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,8 @@ def map_view(reg: Registry, name: str) -> MapView:
                 tuple(m.tags) if m else (),
                 mtype,
                 compressed=text != e.description,
+                sector=e.sector,
+                grouped=e.grouped,
             )
         )
     return MapView(
@@ -172,3 +179,50 @@ def weave_write(reg: Registry, name: str, *, index_sha256: str) -> WeaveResult:
             "preview the weave again"
         )
     return weave(reg, name)
+
+
+# =========================================================================== the hot trail
+
+
+@dataclass(frozen=True)
+class TrailResult:
+    """The hot trail rebuilt: its lines, and whether ``_still/trail.md`` changed."""
+
+    store: str
+    lines: tuple[str, ...]
+    changed: bool
+    path: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "store": self.store,
+            "lines": list(self.lines),
+            "changed": self.changed,
+            "path": self.path,
+        }
+
+
+def build_trail(reg: Registry, name: str) -> TrailResult:
+    """Rebuild store *name*'s hot trail from its index as it stands; write
+    ``_still/trail.md`` only when it differs (``changed``)."""
+    store = reg.store(name)
+    cfg = reg.spec(name).prefill
+    text = store.index_text()
+    scan = store.scan()
+    today = reg.today()
+    age_of, _ = ages(scan.memories, today)
+    dated = {
+        slug: (today - dt.timedelta(days=age) if age is not None else None)
+        for slug, age in age_of.items()
+    }
+    lines = trail_lines(parse_index(text), dated, cfg.trail_tokens) if cfg.trail_tokens else []
+    body = trail_file_text(text, lines)
+    path = store.still / TRAIL_FILE
+    changed = read_text(path) != body
+    if changed:
+        with store.locked(f"write the hot trail of store {name!r}"):
+            try:
+                atomic_write_text(path, body)
+            except OSError as exc:
+                raise storage_error(exc, "write the hot trail", path) from None
+    return TrailResult(name, tuple(lines), changed, str(path))

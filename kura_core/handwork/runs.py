@@ -59,7 +59,7 @@ def needs(reg: Registry, name: str, kind: str) -> str:
         "profile": ("brain",),
         "recall": ("thinker",),
     }[kind]
-    missing = [r for r in roles if reg.config.models.get(r) is None]
+    missing = [r for r in roles if reg.config.models_for(name).get(r) is None]
     if not missing:
         return ""
     if kind == "profile":

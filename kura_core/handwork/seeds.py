@@ -45,9 +45,42 @@ class Seed:
     confirmed: tuple[Confirmation, ...] = ()
     attempts: tuple[tuple[float, str], ...] = ()  # later evidence that did not confirm it
     dismissed: tuple[float, str, str] | None = None  # (at, by, reason)
+    checks: int = 0  # seed checks that showed it to the brain since it was planted or revived
+    withered: tuple[float, str] | None = None  # (at, why) while it is withered
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "at": self.at,
+            "title": self.title,
+            "body": self.body,
+            "state": self.state,
+            "source": self.source,
+            "updated": self.updated,
+            "checks": self.checks,
+            "confirmed": [
+                {"at": c.at, "draft": c.draft, "journal": c.journal} for c in self.confirmed
+            ],
+            "attempts": [{"at": at, "reason": why} for at, why in self.attempts],
+            "dismissed": (
+                None
+                if self.dismissed is None
+                else {"at": self.dismissed[0], "by": self.dismissed[1], "reason": self.dismissed[2]}
+            ),
+            "withered": (
+                None
+                if self.withered is None
+                else {"at": self.withered[0], "reason": self.withered[1]}
+            ),
+        }
 
 
-SEED_LOG = (GateLogKind.GRADUATED, GateLogKind.SEED_UNCONFIRMED, GateLogKind.SEED_DISMISSED)
+SEED_LOG = (
+    GateLogKind.GRADUATED,
+    GateLogKind.SEED_UNCONFIRMED,
+    GateLogKind.SEED_DISMISSED,
+    GateLogKind.SEED_WITHERED,
+)
 
 
 def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]:
@@ -92,6 +125,9 @@ def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]
             ),
             None,
         )
+        withered = next(
+            ((e.at, e.reason) for e in events if e.kind == GateLogKind.SEED_WITHERED), None
+        )
         out.append(
             Seed(
                 r["id"],
@@ -105,9 +141,23 @@ def seed_list(reg: Registry, name: str, *, limit: int = 500) -> tuple[Seed, ...]
                 confirmed,
                 attempts,
                 dis,
+                int(r["checks"] or 0),
+                withered if r["state"] == SeedState.WITHERED else None,
             )
         )
     return tuple(out)
+
+
+def revive_seed(reg: Registry, name: str, seed_id: int, *, by: str = "hand") -> Seed:
+    """Put a withered idea back among the waiting: checked again, its clock started afresh."""
+    row = reg.workshop(name).revive_seed(seed_id, by=by)
+    if row is None:
+        raise NotFound(f"no seed {seed_id} in store {name!r}")
+    if row["state"] != SeedState.WITHERED:
+        raise ConflictError(
+            f"seed {seed_id} is {row['state']}, not withered: only a withered idea is revived"
+        )
+    return next(s for s in seed_list(reg, name) if s.id == seed_id)
 
 
 def dismiss_seed(

@@ -54,7 +54,7 @@ def tidy_review(
     Nothing is written. Without a scribe the weak lines come without rewrites."""
 
     flagged = find_weak_lines(reg, name)
-    scribe = reg.config.models.get("scribe") is not None
+    scribe = reg.config.models_for(name).get("scribe") is not None
     note = (
         ""
         if scribe

@@ -109,7 +109,8 @@ def _tender(r: DoctorReport) -> list[Content]:
 
 
 def _models(r: DoctorReport, now: float, probed: bool) -> list[Content]:
-    out = [Content(""), heading("Models" + ("" if probed else "  (d asks each endpoint)"))]
+    title = "Models" + (f" · profile {r.model_profile}" if r.model_profile else "")
+    out = [Content(""), heading(title + ("" if probed else "  (d asks each endpoint)"))]
     for role, m in r.models.items():
         if not m.configured:
             out.append(

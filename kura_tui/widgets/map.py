@@ -72,6 +72,18 @@ class TokenMeter(Widget):
         return Content("\n").join([figures, Content.assemble(*cells)])
 
 
+def sector_counts(lines: Any) -> list[tuple[str, int]]:
+    """The ``## `` sectors of the map's lines, in order, with how many memories each holds;
+    empty when the index has no headings."""
+    counts: dict[str, int] = {}
+    seen: set[str] = set()
+    for ln in lines:
+        if ln.slug not in seen:
+            seen.add(ln.slug)
+            counts[getattr(ln, "sector", "")] = counts.get(getattr(ln, "sector", ""), 0) + 1
+    return list(counts.items()) if any(counts) else []
+
+
 def render_line(line: Any) -> Content:
     mark, mstyle, _ = LAYERS.get(line.layer, ("?", "bold", ""))
     tstyle = "$foreground-muted" if getattr(line, "compressed", False) else ""
@@ -194,7 +206,10 @@ class MapPane(Finding, Vertical):
         keep = keep or self.selected
         query = self.query_one(FindBar).query_text
         if query and len(self.hays) != len(self.lines):
-            self.hays = [haystack(ln.slug, ln.title, ln.text, ln.tags) for ln in self.lines]
+            self.hays = [
+                haystack(ln.slug, ln.title, ln.text, ln.tags, getattr(ln, "sector", ""))
+                for ln in self.lines
+            ]
         self.shown = filtered(self.lines, self.hays, query) if query else list(self.lines)
         cursor = None
         if keep is not None:
@@ -226,14 +241,28 @@ class MapPane(Finding, Vertical):
                 ("⚠ not woven", "bold $warning"),
                 ": hosts get the raw index shown here (w weaves)",
             ]
+        elif v.source == "constellation":
+            parts += [
+                ("◇ constellation", "bold $warning"),
+                ": hosts wear one line per sector, not the map (over the ceiling)",
+            ]
         else:
             parts += [("✗ no map", "bold $error"), f": {v.warning}"]
         if v.over_ceiling:
             parts += ["  ", ("✗ over the ceiling: hosts get a stub", "bold $error")]
         elif v.over_budget:
             parts += ["  ", ("⚠ over budget", "bold $warning")]
-        if v.map_shown is False and not v.over_ceiling and v.source != "none":
+        if (
+            v.map_shown is False
+            and not v.over_ceiling
+            and v.source not in ("none", "constellation")
+        ):
             parts += ["  ", ("map not shown", "$error")]
+        sectors = sector_counts(v.lines)
+        if sectors:
+            parts += ["\n", ("sectors ", "bold")]
+            for i, (name, n) in enumerate(sectors):
+                parts += [" · " if i else "", name or "unsorted", (f" {n}", "$foreground-muted")]
         return Content.assemble(*parts)
 
     # ---- find --------------------------------------------------------------

@@ -28,7 +28,7 @@ STATE_STYLE = {
     SeedState.DISMISSED: "$foreground-muted",
     SeedState.WITHERED: "$foreground-muted",
 }
-STATES = (SeedState.WAITING, SeedState.GRADUATED, SeedState.DISMISSED, "all")
+STATES = (SeedState.WAITING, SeedState.GRADUATED, SeedState.DISMISSED, SeedState.WITHERED, "all")
 
 
 def _quote(q: Any) -> list[Content]:
@@ -98,6 +98,15 @@ def render_seed(s: Any, now: float) -> Content:
                 "$foreground-muted",
             )
         )
+    if s.withered:
+        at, why = s.withered
+        out += [
+            Content(""),
+            Content.assemble(
+                ("withered ", "bold"), (ago(at, now), "$foreground-muted"), f": {why}"
+            ),
+            Content.styled("r revives it: it waits and is checked again", "$foreground-muted"),
+        ]
     if s.dismissed:
         at, by, reason = s.dismissed
         out += [
@@ -112,7 +121,8 @@ def render_seed(s: Any, now: float) -> Content:
 
 
 class SeedsPane(Finding, Vertical):
-    """x dismisses a waiting idea; o opens the journal it came from; f cycles which are shown."""
+    """x dismisses a waiting idea; r revives a withered one; o opens the journal it came from;
+    f cycles which are shown."""
 
     DEFAULT_CSS = """
     SeedsPane { height: 1fr; }
@@ -131,6 +141,13 @@ class SeedsPane(Finding, Vertical):
             id="seeds.dismiss",
         ),
         Binding(
+            "r",
+            "revive",
+            "Revive",
+            tooltip="Put a withered idea back to wait: checked again, its clock started afresh",
+            id="seeds.revive",
+        ),
+        Binding(
             "o",
             "origin",
             "Journal",
@@ -141,7 +158,7 @@ class SeedsPane(Finding, Vertical):
             "f",
             "filter",
             "Filter",
-            tooltip="Show waiting, confirmed, dismissed or all seeds (cycles)",
+            tooltip="Show waiting, confirmed, dismissed, withered or all seeds (cycles)",
             id="seeds.filter",
         ),
     ]
@@ -275,6 +292,9 @@ class SeedsPane(Finding, Vertical):
 
     def action_dismiss(self) -> None:
         self._act("dismiss")
+
+    def action_revive(self) -> None:
+        self._act("revive")
 
     def action_origin(self) -> None:
         self._act("origin")

@@ -72,6 +72,9 @@ def test_perf_measures_every_figure(tmp_path):
     )
     (w,) = rep["weave"]
     assert w["model_calls"] == 0 and w["reweave_ms_median"] > 0
+    (c,) = rep["constellation"]
+    assert c["shown"] and c["counted"] == c["indexed"] >= 60 and c["sectors"] >= 1
+    assert 0 < c["tokens"] < c["map_tokens"]
     assert rep["gate"]["candidates"] == 100 and rep["gate"]["candidates_per_s"] > 0
     j = rep["gate"]["journal"]
     assert 0.25 <= j["journal_mb"] <= 0.4 and j["segments"] > j["records"] / 2
@@ -80,7 +83,14 @@ def test_perf_measures_every_figure(tmp_path):
     assert j["gate_and_read_to_read"] > 1
     assert rep["http"] is None and rep["rss"] is None
     table = bench.perf_table(rep)
-    for needle in ("recall overhead", "next recall after a write", "warm prefill", "gate:", "MB/s"):
+    for needle in (
+        "recall overhead",
+        "next recall after a write",
+        "warm prefill",
+        "gate:",
+        "MB/s",
+        "constellation",
+    ):
         assert needle in table
 
 

@@ -455,11 +455,9 @@ def test_the_seeds_config_keys_load(tmp_path):
 @pytest.mark.parametrize(
     "table, key, says",
     [
-        ("distill", 'metrics_file = "_still/metrics.jsonl"', "SQLite metrics table"),
-        ("distill", 'seed_file = "seeds.md"', "seeds table"),
         ("stores.main", "readonly = true", "KURA_READONLY"),
         ("stores.main", "allowSwitch = true", "KURA_STORE"),
-        ("server", "promptOrder = -50", "host"),
+        ("stores.main", 'store = "other"', "KURA_STORE"),
     ],
 )
 def test_a_key_kura_deliberately_does_not_support_says_so_and_what_instead(
@@ -475,6 +473,32 @@ def test_a_key_kura_deliberately_does_not_support_says_so_and_what_instead(
     code, _, err = cli(capsys, "-c", cfg, "stores")
     assert code == 1 and "deliberately does not support" in err and says in err
     assert "unknown key" not in err
+
+
+@pytest.mark.parametrize(
+    "table, key, says",
+    [
+        ("distill", 'metrics_file = "_still/metrics.jsonl"', "SQLite metrics table"),
+        ("distill", 'seed_file = "seeds.md"', "seeds table"),
+        ("server", "promptOrder = -50", "host"),
+        ("stores.main", "alive_file = 'tending.alive'", "heartbeat"),
+    ],
+)
+def test_a_key_safe_to_ignore_loads_with_a_warning_saying_what_instead(
+    tmp_path, capsys, table, key, says
+):
+    cfg = tmp_path / "kura.toml"
+    body = f'[stores.main]\npath = "{tmp_path / "m"}"\n'
+    if table == "stores.main":
+        body += key + "\n"
+    else:
+        body += f"[{table}]\n{key}\n"
+    cfg.write_text(body, encoding="utf-8")
+    code, _, err = cli(capsys, "-c", cfg, "stores")
+    assert code == 0 and "kura: warning:" in err and "ignores" in err and says in err
+    name = key.split(" ")[0]
+    assert f"{table}.{name}" in err
+    assert any(says in w for w in load_config(cfg).warnings)
 
 
 # =========================================================================== capacity

@@ -195,7 +195,8 @@ def test_over_budget_is_the_whole_map_and_a_warning_only_in_json(root, capsys, t
 
 
 def test_over_ceiling_is_a_stub_that_says_the_map_is_missing(root):
-    reg = registry(root, window_tokens=2000)  # ceiling 400 tokens; the map is far heavier
+    # ceiling 400 tokens; the map is far heavier; resident_mode full: no constellation
+    reg = registry(root, window_tokens=2000, resident_mode="full")
     p = build_prefill(reg, "main")
     assert p.over_ceiling and p.over_budget and not p.map_shown
     assert "](" not in p.text and "thing-" not in p.text

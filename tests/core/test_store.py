@@ -298,7 +298,8 @@ def test_writes_leave_foreign_lines_untouched(tmp_path):
     assert _is_subsequence(untouched, after_text.split("\n"))
     sectors = {e.slug: e.sector for e in parse_index(after_text).entries}
     assert sectors["beta"] == "Machines" and sectors["delta"] == "Machines"
-    assert sectors["epsilon"] == "People" and sectors["zeta"] == "Places"
+    # a line kura cannot place goes above the headings, not into whichever sector is last
+    assert sectors["epsilon"] == "" and sectors["zeta"] == "Places"
     assert "- [Beta](beta.md) — the second one, rewritten" in after_text
     assert "- [Commented out](commented.md) — this entry is inside a comment" in after_text
     assert "<!-- a comment on one line -->" in after_text
@@ -331,12 +332,14 @@ def test_new_entries_go_to_their_sector():
     text = upsert_index_text(text, "five", "Five", "5")
     idx = parse_index(text)
     sectors = {e.slug: e.sector for e in idx.entries}
-    assert sectors == {"one": "A", "three": "A", "two": "B", "four": "C", "five": "C"}
+    # no sector named: above the first heading (the unsorted part), never the last sector
+    assert sectors == {"one": "A", "three": "A", "two": "B", "four": "C", "five": ""}
     lines = text.split("\n")
     assert lines.index("- [Three](three.md) — 3") == lines.index("- [One](one.md) — 1") + 1
     assert lines.index("- [Three](three.md) — 3") < lines.index("## B")
     assert lines.index("## C") < lines.index("- [Four](four.md) — 4")
-    assert text.endswith("- [Five](five.md) — 5\n")
+    assert lines.index("- [Five](five.md) — 5") < lines.index("## A")
+    assert lines[lines.index("- [Five](five.md) — 5") + 1] == ""
 
 
 def test_remove_index_text_only_drops_that_slug():

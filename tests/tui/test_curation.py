@@ -542,7 +542,7 @@ def test_seeds_show_their_origin_and_confirmation_and_a_waiting_one_is_dismissed
         await pilot.press("x")
         await settle(pilot)
         refused = isinstance(app.screen, MainScreen)
-        await pilot.press("f", "f", "f")  # back to waiting
+        await pilot.press("f", "f", "f", "f")  # dismissed, withered, all, back to waiting
         await pilot.press("x")
         assert isinstance(app.screen, ReasonScreen)
         await pilot.press(*"no room for a jig", "enter")
@@ -561,6 +561,32 @@ def test_seeds_show_their_origin_and_confirmation_and_a_waiting_one_is_dismissed
     assert row["state"] == "dismissed"
     (e,) = _log(app, "seed-dismissed")
     assert e["reason"] == "no room for a jig" and e["detail"]["by"] == "ren (tui)"
+
+
+def test_a_withered_seed_is_listed_and_revived(make_app):
+    app = make_app(by="ren (tui)")
+    ws = app.kura.registry.workshop("maker")
+    ws.query("UPDATE seeds SET updated = 0 WHERE state = 'waiting'")  # planted long ago
+    assert app.kura.wither_seeds(store="maker") >= 1
+
+    async def script(pilot):
+        await pilot.press("6")
+        await settle(pilot)
+        await pilot.press("f", "f", "f")  # graduated, dismissed, withered
+        await settle(pilot)
+        withered = screen_text(app)
+        await pilot.press("r")
+        await settle(pilot)
+        return withered, list(app.notes_seen)
+
+    withered, notes = run(app, script)
+    assert "withered 1" in withered and "A jig for repeatable dovetails" in withered
+    assert "with no evidence" in withered and "r revives it" in withered
+    assert any("revived" in n for n in notes)
+    row = ws.query("SELECT state, checks FROM seeds WHERE title='A jig for repeatable dovetails'")
+    assert row[0]["state"] == "waiting" and row[0]["checks"] == 0
+    log = ws.query("SELECT kind, detail FROM gate_log WHERE kind = 'seed-revived'")
+    assert json.loads(log[0]["detail"])["by"] == "ren (tui)"
 
 
 # --------------------------------------------------------------------------- find
