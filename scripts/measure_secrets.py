@@ -76,7 +76,7 @@ class Item:
         return {f for f in out if f}
 
 
-_BOILERPLATE = re.compile(r"-----|BEGIN|PRIVATE|KEY-|https?:|://|\\[nr\\]|\n|\s")
+_BOILERPLATE = re.compile(r"-----|BEGIN|PRIVATE|KEY-|https?:|://|LS0|S0t|0tL|LS1|tLS|RUdJT|FTkQ|\\[nr\\]|\n|\s")
 
 
 def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]]]:
