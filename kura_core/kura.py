@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .registry import Registry
-from .secrets import BUILTIN, redact_value, using_rules
+from .secrets import BUILTIN, SecretRules, collecting, redact_value, using_rules
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -77,13 +77,21 @@ class GateReport:
     adapter: str
     segments: int
     results: tuple[Any, ...]  # kura_core.distill.gate.GateResult
+    #: the rules the journal was read with, and the raw values its redaction took out:
+    #: everything the report shows passes them, so it never repeats a secret
+    rules: SecretRules = BUILTIN
+    known: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def shown(self, text: str) -> str:
+        """*text* as the report may show it: secrets, known or found, as markers."""
+        return self.rules.redact(text, self.known).text if text else text
 
     def to_json(self) -> dict[str, Any]:
         return {
             "journal": self.journal,
             "adapter": self.adapter,
             "segments": self.segments,
-            "candidates": [r.to_json() for r in self.results],
+            "candidates": redact_value([r.to_json() for r in self.results], self.rules, self.known),
         }
 
 
@@ -389,15 +397,17 @@ class Kura:
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
-        rules = self.registry.spec(store).secrets if store else BUILTIN
-        with using_rules(rules):
+        rules = self.registry.spec(store).secrets if store else self._journal_rules()
+        with using_rules(rules), collecting() as known:
             used, read = read_journal(path, adapter)
         given: list[Any] = (
             _load_candidates(Path(candidates))
             if isinstance(candidates, (str, os.PathLike))
             else list(candidates)
         )
-        given = redact_value(given, rules)  # quoted as the evidence reads: markers in place
+        # quoted as the evidence reads: markers in place, and a value the journal's
+        # redaction took out is taken out of a candidate that copied it too
+        given = redact_value(given, rules, known)
 
         def never_an_echo(quote: str) -> bool:
             return False  # with no store, nothing is an echo of it
@@ -409,14 +419,15 @@ class Kura:
             spec = self.registry.spec(store)
             names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
             is_echo = echo_detector(self.registry.store(store))
-        results = run_gate(
-            given,
-            list(read.segments),
-            is_echo=is_echo,
-            human_names=names,
-            min_quote_chars=min_chars,
-        )
-        return GateReport(str(path), used, len(read.segments), tuple(results))
+        with using_rules(rules):
+            results = run_gate(
+                given,
+                list(read.segments),
+                is_echo=is_echo,
+                human_names=names,
+                min_quote_chars=min_chars,
+            )
+        return GateReport(str(path), used, len(read.segments), tuple(results), rules, known)
 
     def journal_inspect(
         self, path: str | os.PathLike, *, adapter: str | None = None, start: int = 0
@@ -425,7 +436,8 @@ class Kura:
         skipped, ignored or repaired record with why (an ``Inspection``)."""
         from .distill.journals import inspect
 
-        return inspect(path, adapter=adapter, start=start)
+        with using_rules(self._journal_rules()):
+            return inspect(path, adapter=adapter, start=start)
 
     def journal_context(
         self, path: str | os.PathLike, at: int, *, adapter: str | None = None, radius: int = 3
@@ -433,7 +445,17 @@ class Kura:
         """The segments around one position of a journal (a ``SegmentContext``)."""
         from .distill.journals import segment_context
 
-        return segment_context(path, at, adapter=adapter, radius=radius)
+        with using_rules(self._journal_rules()):
+            return segment_context(path, at, adapter=adapter, radius=radius)
+
+    def _journal_rules(self) -> SecretRules:
+        """The secret rules a journal read with no store named is shown with: the
+        default store's (its own patterns and allow-list), else the built-in ones."""
+        try:
+            name = self.registry.resolve(None)
+        except KuraError:
+            return BUILTIN
+        return self.registry.spec(name).secrets
 
     # ---- the distiller --------------------------------------------------------
     def catchup(self, *, store: str | None = None) -> CatchupReport:

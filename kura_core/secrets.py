@@ -871,13 +871,27 @@ def _remember(
                 seen.setdefault(piece, _PRIVATE_KIND)
 
 
+_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{8,4096}")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{8,4096}")
+
+
 def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int, str]]:
-    """Every occurrence of a known value in *text* (one pass of the text per value)."""
+    """Every occurrence of a known value in *text* (one pass of the text per value), and
+    every run of eight or more token characters that is a piece of a known secret (a
+    quote cut through one)."""
     for value, kind in known.items():
         pos = text.find(value)
         while pos >= 0:
             yield pos, pos + len(value), kind
             pos = text.find(value, pos + len(value))
+    for run_re in (_RUN, _ALNUM_RUN):
+        for m in run_re.finditer(text):
+            run = m.group()
+            if run.isalpha() and run.islower():
+                continue  # a word
+            kind = next((k for v, k in known.items() if run in v), None)
+            if kind is not None:
+                yield m.start(), m.end(), kind
 
 
 @contextmanager
@@ -1032,9 +1046,12 @@ class SecretRules:
         text, private = drop_private(text, dropped)
         found = self.find(text)
         if known:
+            spans = list(_known_spans(text, known))
+            for view in views(text):
+                spans += [(*view.raw_span(s, e), k) for s, e, k in _known_spans(view.text, known)]
             found = _settle(
                 [(_OWN, f.start, f.end, f.kind) for f in found]
-                + [(_OWN, s, e, k) for s, e, k in _known_spans(text, known)]
+                + [(_OWN, s, e, k) for s, e, k in spans]
             )
         if seen is not None:
             _remember(seen, text, found, dropped or [])
@@ -1065,18 +1082,21 @@ class SecretRules:
                     )
 
 
-def redact_value(value: Any, rules: SecretRules | None = None) -> Any:
+def redact_value(
+    value: Any, rules: SecretRules | None = None, known: Mapping[str, str] | None = None
+) -> Any:
     """*value* (a string, or lists and mappings of them, as JSON holds) with every string
-    redacted by *rules* (the built-in ones by default); other values as they are."""
-    rules = rules or BUILTIN
+    redacted by *rules* (the active ones by default) and *known* values; other values as
+    they are."""
+    rules = rules or active_rules()
     if isinstance(value, str):
-        return rules.redact(value).text if value else value
+        return rules.redact(value, known).text if value else value
     if isinstance(value, list):
-        return [redact_value(v, rules) for v in value]
+        return [redact_value(v, rules, known) for v in value]
     if isinstance(value, tuple):
-        return tuple(redact_value(v, rules) for v in value)
+        return tuple(redact_value(v, rules, known) for v in value)
     if isinstance(value, Mapping):
-        return {k: redact_value(v, rules) for k, v in value.items()}
+        return {k: redact_value(v, rules, known) for k, v in value.items()}
     return value
 
 

@@ -27,7 +27,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..secrets import BUILTIN
+from ..secrets import active_rules
 from ..store import links_in
 from ..vocabulary import PROVENANCE_CLASSES
 from .attribution import (
@@ -287,7 +287,7 @@ def shape_violations(
             continue
         if not isinstance(value, str):
             out.append(Violation(SHAPE, name, _type_name(value), "not_a_string"))
-        elif found := BUILTIN.find(value):  # a raw secret is never stored (kura.secrets)
+        elif found := active_rules().find(value):  # a raw secret is never stored (kura.secrets)
             out.append(Violation(SHAPE, name, found[0].kind, "raw_secret"))
     return out
 
