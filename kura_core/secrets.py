@@ -889,9 +889,9 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
             run = m.group()
             if run.isalpha() and run.islower():
                 continue  # a word
-            kind = next((k for v, k in known.items() if run in v), None)
-            if kind is not None:
-                yield m.start(), m.end(), kind
+            piece_of = next((k for v, k in known.items() if run in v), "")
+            if piece_of:
+                yield m.start(), m.end(), piece_of
 
 
 @contextmanager
