@@ -827,7 +827,7 @@ def _bare_random(text: str) -> Iterator[tuple[int, int]]:
                 yield m.start(1) + t.start(), m.start(1) + t.end()
 
 
-_REPEATED = re.compile(r"(.)\1{9}")
+_REPEATED = re.compile(r"([0xX*#._-])\1{9}")
 _EXAMPLE = re.compile(r"(?i)example")
 
 
