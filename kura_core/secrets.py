@@ -470,7 +470,9 @@ _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SEPARATOR = re.compile(r"(?:\\?[\"'])?[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}")
 _FLAG_SEPARATOR = re.compile(r"(?:[ \t]{1,4}|=)")
 _VALUE = re.compile(
-    r"\\?\"([^\"\\\n]{0,512})\\?\"|\\?'([^'\\\n]{0,512})\\?'|`([^`\n]{0,512})`"
+    r"\\\"([^\"\\\n]{0,512})\\\""  # \"value\" inside an escaped JSON string
+    r"|\"((?:[^\"\\\n]|\\.){0,512})\""  # "value", its escapes (\" \\ \/) part of it
+    r"|\\?'([^'\\\n]{0,512})\\?'|`([^`\n]{0,512})`"
     r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,512})"
 )
 
@@ -714,9 +716,9 @@ def _value_after(text: str, a: int, b: int) -> tuple[int, int, bool] | None:
     val = _VALUE.match(text, sep.end())
     if val is None:
         return None
-    for group in (1, 2, 3, 4):
+    for group in (1, 2, 3, 4, 5):
         if val.group(group) is not None:
-            return val.start(group), val.end(group), group != 4
+            return val.start(group), val.end(group), group != 5
     return None
 
 
@@ -803,12 +805,18 @@ _BARE_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{16,512}={0,2}")
 #: Base64 openings of files and armour (PNG, gzip, JPEG, PDF, PEM, ELF, zip): data.
 _MAGIC = ("iVBORw0KGgo", "H4sI", "/9j/", "JVBER", "LS0tLS1", "f0VMR", "UEsDB", "R0lGOD")
 _HEXISH = re.compile(r"[0-9a-fA-F-]{16,512}")
+#: A digest written with its algorithm (``sha512-…`` integrity, ``h1:…`` go.sum, ``md5-…``).
+_DIGEST_PREFIX = re.compile(
+    r"(?i)(?:sha(?:1|224|256|384|512)|sha3-[0-9]{3}|md5|h1|blake2[bs]?)[-:_]"
+)
 
 
 def _generated(token: str) -> bool:
     """A token that reads as generator output: upper, lower and digits, high entropy, not
     hex (a digest), not a known file's base64 opening, not a word-like identifier."""
     if _HEXISH.fullmatch(token) or token.startswith(_MAGIC) or not _mixed(token):
+        return False
+    if _DIGEST_PREFIX.match(token):
         return False
     core = token.rstrip("=")
     return len(core) >= 16 and entropy(core) >= 3.7 and sum(c.isdigit() for c in core) >= 2
