@@ -267,7 +267,7 @@ def _placeholder(value: str) -> bool:
 
 _PLACEHOLDER = re.compile(
     r"""(?ix)
-    [*.x#•-]{1,64}                              # masks: ****, xxxx, ...., ----
+    [*.x#•…-]{1,64}                             # masks: ****, xxxx, ...., ----, …
     | <[^<>\n]{0,64}>                           # <password>, <your-token>
     | \$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?         # $VAR, ${VAR}
     | \$\(\S{0,64}\)                            # $(command)
