@@ -76,7 +76,9 @@ class Item:
         return {f for f in out if f}
 
 
-_BOILERPLATE = re.compile(r"-----|BEGIN|PRIVATE|KEY-|https?:|://|LS0|S0t|0tL|LS1|tLS|RUdJT|FTkQ|\\[nr\\]|\n|\s")
+_BOILERPLATE = re.compile(
+    r"-----|BEGIN|PRIVATE|KEY-|https?:|://|LS0|S0t|0tL|LS1|tLS|RUdJT|FTkQ|\\[nr\\]|\n|\s"
+)
 
 
 def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]]]:
@@ -219,13 +221,12 @@ def door_gate(
     return out, {"verdicts": dict(kept), "dropped": dropped, "total": sum(kept.values())}
 
 
-def door_distil(journals: list[Path], tmp: Path) -> dict[str, str]:
+def door_distil(journals: list[Path], corpus: Path, tmp: Path) -> dict[str, str]:
     from kura_core.distill import pipeline
+    from kura_core.distill.journals import read_journal
     from kura_core.registry import Registry
     from tests.conftest import make_store
     from tests.fakes.model_server import ScriptedModel
-
-    from kura_core.distill.journals import read_journal
 
     src = tmp / "journals"
     adapters: dict[str, Path] = {}
@@ -234,8 +235,8 @@ def door_distil(journals: list[Path], tmp: Path) -> dict[str, str]:
             used, _ = read_journal(j, None)
         except Exception:  # noqa: BLE001 - a file no adapter reads is left out
             continue
-        dest = src / used / j.relative_to(j.parents[len(j.parents) - 1]).as_posix().lstrip("/")
-        dest = src / used / j.name if used not in ("opencode", "cline") else dest
+        # each adapter's root keeps the file's own layout (cline's tasks/<id>/…)
+        dest = src / used / j.relative_to(corpus / "journals")
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(j.read_bytes())
         adapters[used] = src / used
@@ -392,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         if "gate" in wanted:
             doors["gate"], honest_report = door_gate(journals, items, honest, tmp)
         if "distil" in wanted:
-            doors["distil"] = door_distil(journals, tmp / "distil")
+            doors["distil"] = door_distil(journals, corpus, tmp / "distil")
         report = score(items, doors)
         if honest_report:
             v = honest_report["verdicts"]
