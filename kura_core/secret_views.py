@@ -15,7 +15,7 @@ number of views is bounded (:data:`MAX_DEPTH`), so the whole costs time linear i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = ["MAX_DEPTH", "View", "views"]
@@ -31,8 +31,8 @@ class View:
     view's character *i* came from."""
 
     text: str
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
+    starts: Sequence[int]
+    ends: Sequence[int]
     how: str
 
     def raw_span(self, start: int, end: int) -> tuple[int, int]:
@@ -42,18 +42,23 @@ class View:
 
 def _identity(text: str) -> View:
     n = len(text)
-    return View(text, tuple(range(n)), tuple(range(1, n + 1)), "raw")
+    return View(text, range(n), range(1, n + 1), "raw")
 
 
 def _compose(parent: View, text: str, idx: list[int], idx_end: list[int], how: str) -> View:
     """A view of *parent*: character *i* of *text* spans parent characters
     ``idx[i]..idx_end[i]`` (inclusive)."""
-    return View(
-        text,
-        tuple(parent.starts[i] for i in idx),
-        tuple(parent.ends[j] for j in idx_end),
-        f"{parent.how}+{how}",
-    )
+    if parent.how == "raw":  # the raw text maps onto itself: the indices are the span
+        return View(text, idx, [j + 1 for j in idx_end], f"raw+{how}")
+    starts, ends = parent.starts, parent.ends
+    return View(text, [starts[i] for i in idx], [ends[j] for j in idx_end], f"{parent.how}+{how}")
+
+
+def _keep(text: str, a: int, b: int, out: list[str], idx: list[int], idx_end: list[int]) -> None:
+    """Copy ``text[a:b]`` into a view unchanged: each character maps onto itself."""
+    out.append(text[a:b])
+    idx.extend(range(a, b))
+    idx_end.extend(range(a, b))
 
 
 # --------------------------------------------------------------------------- JSON escapes
@@ -72,20 +77,14 @@ def _unescape(parent: View) -> View | None:
     idx_end: list[int] = []
     pos = 0
     for m in _ESCAPE.finditer(text):
-        for i in range(pos, m.start()):
-            out.append(text[i])
-            idx.append(i)
-            idx_end.append(i)
+        _keep(text, pos, m.start(), out, idx, idx_end)
         out.append(chr(int(m.group(1), 16)) if m.group(1) else _SIMPLE.get(m.group(2), m.group(2)))
         idx.append(m.start())
         idx_end.append(m.end() - 1)
         pos = m.end()
     if not pos:
         return None
-    for i in range(pos, len(text)):
-        out.append(text[i])
-        idx.append(i)
-        idx_end.append(i)
+    _keep(text, pos, len(text), out, idx, idx_end)
     return _compose(parent, "".join(out), idx, idx_end, "json")
 
 
@@ -108,10 +107,7 @@ def _percent(parent: View) -> View | None:
         code = int(m.group(1), 16)
         if not 0x20 <= code < 0x7F:
             continue
-        for i in range(pos, m.start()):
-            out.append(text[i])
-            idx.append(i)
-            idx_end.append(i)
+        _keep(text, pos, m.start(), out, idx, idx_end)
         out.append(chr(code))
         idx.append(m.start())
         idx_end.append(m.end() - 1)
@@ -119,10 +115,7 @@ def _percent(parent: View) -> View | None:
         changed = True
     if not changed:
         return None
-    for i in range(pos, len(text)):
-        out.append(text[i])
-        idx.append(i)
-        idx_end.append(i)
+    _keep(text, pos, len(text), out, idx, idx_end)
     return _compose(parent, "".join(out), idx, idx_end, "percent")
 
 
@@ -168,19 +161,13 @@ def _wrapped(parent: View) -> View | None:
     idx_end: list[int] = []
     pos = 0
     for start, end in _breaks(text):
-        for i in range(pos, start):
-            out.append(text[i])
-            idx.append(i)
-            idx_end.append(i)
+        _keep(text, pos, start, out, idx, idx_end)
         if idx:
             idx_end[-1] = end - 1  # the break belongs to the character before it
         pos = end
     if not pos:
         return None
-    for i in range(pos, len(text)):
-        out.append(text[i])
-        idx.append(i)
-        idx_end.append(i)
+    _keep(text, pos, len(text), out, idx, idx_end)
     return _compose(parent, "".join(out), idx, idx_end, "joined")
 
 

@@ -253,6 +253,12 @@ def _entry_shape(entry: Mapping[str, Any]) -> _Shape:
 
 
 @functools.cache
+def _catalogue_keywords() -> frozenset[str]:
+    """Every keyword of the catalogue, each looked for once per text."""
+    return frozenset(k for shape in provider_shapes() for k in shape.keywords)
+
+
+@functools.cache
 def provider_shapes() -> tuple[_Shape, ...]:
     """Every shape of the provider catalogue, in its order (most specific first)."""
     return tuple(_entry_shape(e) for e in catalogue_entries())
@@ -997,8 +1003,9 @@ class SecretRules:
                 g = "secret" if "secret" in pattern.groupindex else 0
                 if m.end(g) > m.start(g):
                     ranked.append((_OWN, m.start(g), m.end(g), kind))
+        present = {k for k in _catalogue_keywords() if k in text}
         for shape in provider_shapes():
-            if not shape.keywords or any(k in text for k in shape.keywords):
+            if not shape.keywords or present.intersection(shape.keywords):
                 ranked += [(_SHAPED, s, e, shape.kind) for s, e in _shape_spans(shape, text)]
         for s, e in _private_keys(text):
             ranked.append((_SHAPED, s, e, "private-key"))
