@@ -130,7 +130,11 @@ def _false_positive_script():
     return mod
 
 
-def test_false_positives_stay_under_half_a_percent_of_segments():
+def test_false_positives_stay_under_half_a_percent_of_segments(monkeypatch):
+    import kura_core.distill.journals.base as base
+
+    # the script reads the fixtures as written by swapping intake's rules; put them back after
+    monkeypatch.setattr(base, "active_rules", base.active_rules)
     script = _false_positive_script()
     for name, segs in (
         ("fixture journals", script.fixture_segments()),
