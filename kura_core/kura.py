@@ -27,7 +27,7 @@ from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
 from .llm import ModelClient, probe_line
 from .registry import Registry
-from .secrets import BUILTIN
+from .secrets import BUILTIN, SecretRules, redact_value, using_rules
 from .store import Memory
 from .vocabulary import WritePolicy
 
@@ -108,13 +108,21 @@ class GateReport:
     adapter: str
     segments: int
     results: tuple[Any, ...]  # kura_core.distill.gate.GateResult
+    #: the rules the journal was read with, and the raw values its redaction took out:
+    #: everything the report shows passes them, so it never repeats a secret
+    rules: SecretRules = BUILTIN
+    known: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def shown(self, text: str) -> str:
+        """*text* as the report may show it: secrets, known or found, as markers."""
+        return self.rules.redact(text, self.known).text if text else text
 
     def to_json(self) -> dict[str, Any]:
         return {
             "journal": self.journal,
             "adapter": self.adapter,
             "segments": self.segments,
-            "candidates": [r.to_json() for r in self.results],
+            "candidates": redact_value([r.to_json() for r in self.results], self.rules, self.known),
         }
 
 
@@ -455,6 +463,7 @@ class Kura:
         path = Path(journal)
         if not path.is_file():
             raise KuraError(f"--journal {path}: no such file")
+        rules = self.registry.spec(store).secrets if store else self._journal_rules()
 
         def given() -> list[Any]:
             if isinstance(candidates, (str, os.PathLike)):
@@ -472,16 +481,16 @@ class Kura:
             names, min_chars = spec.distill.human_names, spec.distill.min_quote_chars
             is_echo = echo_detector(self.registry.store(store))
         # the distiller's path: the same rules, the same floors
-        used, read, results = gate_journal(
+        used, read, results, known = gate_journal(
             path,
             given,
             adapter=adapter,
-            rules=self.registry.spec(store).secrets if store else BUILTIN,
+            rules=rules,
             is_echo=is_echo,
             human_names=names,
             min_quote_chars=min_chars,
         )
-        return GateReport(str(path), used, len(read.segments), tuple(results))
+        return GateReport(str(path), used, len(read.segments), tuple(results), rules, known)
 
     def journal_inspect(
         self, path: str | os.PathLike, *, adapter: str | None = None, start: int = 0
@@ -490,7 +499,8 @@ class Kura:
         skipped, ignored or repaired record with why (an ``Inspection``)."""
         from .distill.journals import inspect
 
-        return inspect(path, adapter=adapter, start=start)
+        with using_rules(self._journal_rules()):
+            return inspect(path, adapter=adapter, start=start)
 
     def journal_context(
         self, path: str | os.PathLike, at: int, *, adapter: str | None = None, radius: int = 3
@@ -498,7 +508,17 @@ class Kura:
         """The segments around one position of a journal (a ``SegmentContext``)."""
         from .distill.journals import segment_context
 
-        return segment_context(path, at, adapter=adapter, radius=radius)
+        with using_rules(self._journal_rules()):
+            return segment_context(path, at, adapter=adapter, radius=radius)
+
+    def _journal_rules(self) -> SecretRules:
+        """The secret rules a journal read with no store named is shown with: the
+        default store's (its own patterns and allow-list), else the built-in ones."""
+        try:
+            name = self.registry.resolve(None)
+        except KuraError:
+            return BUILTIN
+        return self.registry.spec(name).secrets
 
     # ---- the distiller --------------------------------------------------------
     def catchup(self, *, store: str | None = None) -> CatchupReport:

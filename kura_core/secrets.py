@@ -28,21 +28,28 @@ allowlist of values that are not secrets (:class:`SecretRules`).
 
 from __future__ import annotations
 
-import bisect
+import base64
+import binascii
 import functools
 import math
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from importlib import resources
+from re import _parser as re_parser  # type: ignore[attr-defined]
 from typing import Any, TypeVar, cast
 
 from .errors import ConfigError, KuraError
+from .secret_views import views
 
 __all__ = [
     "BUILTIN",
+    "PRIVATE_MARK",
+    "collecting",
     "Finding",
     "Redaction",
     "SecretRefused",
@@ -104,8 +111,9 @@ class Redaction:
 _PRIVATE = re.compile(r"<[ \t]{0,4}(/?)[ \t]{0,4}private[ \t]{0,4}>", re.IGNORECASE)
 
 
-def drop_private(text: str) -> tuple[str, int]:
-    """*text* without its ``<private>…</private>`` parts, and how many were dropped.
+def drop_private(text: str, parts: list[str] | None = None) -> tuple[str, int]:
+    """*text* without its ``<private>…</private>`` parts, and how many were dropped;
+    with *parts*, the dropped texts are appended to it.
 
     Tags nest; an opening tag that is never closed hides everything after it. A closing
     tag with nothing open is removed and hides nothing.
@@ -113,21 +121,27 @@ def drop_private(text: str) -> tuple[str, int]:
     if "<" not in text:
         return text, 0
     out: list[str] = []
-    depth, pos, dropped = 0, 0, 0
+    depth, pos, dropped, hidden = 0, 0, 0, 0
     for m in _PRIVATE.finditer(text):
         closing = bool(m.group(1))
         if depth == 0:
             out.append(text[pos : m.start()])
         if closing:
+            if depth == 1 and parts is not None:
+                parts.append(text[hidden : m.start()])
             depth = max(0, depth - 1)
         else:
             dropped += depth == 0
+            if depth == 0:
+                hidden = m.end()
             depth += 1
         pos = m.end()
     if not pos:
         return text, 0
     if depth == 0:
         out.append(text[pos:])
+    elif parts is not None:
+        parts.append(text[hidden:])
     return "".join(out), dropped
 
 
@@ -148,6 +162,9 @@ class _Shape:
     pattern: re.Pattern[str]
     #: a value must also pass this (the matched text) to count
     check: Callable[[str], bool] | None = None
+    #: the shape is tried only on a text holding one of these (none: always)
+    keywords: tuple[str, ...] = ()
+    ident: str = ""
 
 
 _UPPER, _LOWER = re.compile(r"[A-Z]"), re.compile(r"[a-z]")
@@ -164,55 +181,87 @@ def _has_digit_and_letter(value: str) -> bool:
     return bool(_DIGIT.search(value) and _LETTER.search(value))
 
 
-def _shape(kind: str, prefix: str, rest: str, check: Callable[[str], bool] | None = None) -> _Shape:
+def _upper_and_lower(value: str) -> bool:
+    return bool(_UPPER.search(value) and _LOWER.search(value))
+
+
+def _openai(value: str) -> bool:
+    return _mixed(value[3:]) and not value.startswith(("sk-ant-", "sk-or-"))
+
+
+#: The checks a catalogue entry may name.
+CHECKS: dict[str, Callable[[str], bool]] = {
+    "mixed": _mixed,
+    "digit_and_letter": _has_digit_and_letter,
+    "upper_and_lower": _upper_and_lower,
+    "openai": _openai,
+}
+
+
+def _width(prefix: str) -> int:
+    """The fixed width of *prefix* (a regex); ValueError when it has none."""
+    low, high = re_parser.parse(prefix).getwidth()
+    if low != high:
+        raise ValueError(f"the prefix {prefix!r} has no fixed width")
+    return int(low)
+
+
+def _shape(
+    kind: str,
+    prefix: str,
+    rest: str,
+    check: Callable[[str], bool] | None = None,
+    keywords: tuple[str, ...] = (),
+    ident: str = "",
+) -> _Shape:
     """A token that starts with *prefix* (a regex of fixed width, matched first so the
     engine can skip to it) at the start of a run: the look-behind after the prefix makes
     every run of token characters a candidate once, however often the prefix repeats
     inside it, so no stretch of text is scanned more than a bounded number of times."""
-    width = len(re.sub(r"\\(.)", r"\1", re.sub(r"\[[^]]*\]", "x", prefix)))
-    return _Shape(kind, re.compile(f"{prefix}(?<![A-Za-z0-9_+.-].{{{width}}}){rest}"), check)
+    width = _width(prefix)
+    pattern = re.compile(f"(?:{prefix})(?<![A-Za-z0-9_+.-].{{{width}}}){rest}")
+    return _Shape(kind, pattern, check, keywords, ident or kind)
 
 
-#: Provider shapes, most specific first. Each starts with a literal prefix.
-_SHAPES: tuple[_Shape, ...] = (
-    _shape("anthropic-key", "sk-ant-", r"[a-z]{2,12}[0-9]{0,3}-[A-Za-z0-9_-]{32,400}"),
-    _shape(
-        "openai-key",
-        "sk-",
-        r"(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,400}",
-        lambda v: _mixed(v[3:]) and not v.startswith("sk-ant-"),
-    ),
-    _shape("github-token", "gh[pousr]_", r"[A-Za-z0-9]{36,255}"),
-    _shape("github-token", "github_pat_", r"[A-Za-z0-9_]{40,255}"),
-    _shape("gitlab-token", "gl", r"(?:pat|dt|rt|ptt|cbt|oas|soat|ft|imt)-[A-Za-z0-9_-]{20,255}"),
-    _shape("slack-token", "xox[abposre]-", r"[A-Za-z0-9-]{10,255}", _has_digit_and_letter),
-    _shape("slack-token", r"xoxe\.xox[bp]-", r"[A-Za-z0-9-]{10,255}", _has_digit_and_letter),
-    _shape("slack-token", "xapp-", r"[0-9]-[A-Za-z0-9-]{10,255}"),
-    _shape("aws-access-key", "A", r"(?:KIA|SIA|BIA|CCA|3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    _shape("google-api-key", "AIza", r"[0-9A-Za-z_-]{35}"),
-    _shape("google-oauth-token", r"ya29\.", r"[0-9A-Za-z_-]{20,2048}"),
-    _shape("google-client-secret", "GOCSPX-", r"[A-Za-z0-9_-]{20,64}"),
-    _shape("stripe-key", "[sr]k_", r"(?:live|test)_[A-Za-z0-9]{16,247}"),
-    _shape("stripe-key", "whsec_", r"[A-Za-z0-9]{24,64}"),
-    _shape("twilio-key", "SK", r"[0-9a-f]{32}(?![A-Za-z0-9])"),
-    _shape("sendgrid-key", r"SG\.", r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
-    _shape("npm-token", "npm_", r"[A-Za-z0-9]{36,64}"),
-    _shape("pypi-token", "pypi-AgE", r"[A-Za-z0-9_-]{50,1024}"),
-    _shape(
-        "huggingface-token",
-        "hf_",
-        r"[A-Za-z0-9]{30,40}",
-        lambda v: bool(_UPPER.search(v, 3) and _LOWER.search(v, 3)),
-    ),
-    _shape("jwt", "eyJ", r"[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,4096}"),
-)
-#: A Slack webhook is a URL; its secret is the path after the host.
-_SLACK_HOOK = _Shape(
-    "slack-webhook",
-    re.compile(
-        r"hooks\.slack\.com/services/(?P<v>T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{16,64})"
-    ),
-)
+CATALOGUE = "secret_catalogue.toml"
+
+
+def catalogue_entries() -> list[dict[str, Any]]:
+    """The provider catalogue as written (``secret_catalogue.toml``, shipped with kura)."""
+    raw = resources.files(__package__ or "kura_core").joinpath(CATALOGUE).read_text("utf-8")
+    return list(tomllib.loads(raw).get("provider", []))
+
+
+def _entry_shape(entry: Mapping[str, Any]) -> _Shape:
+    """One catalogue entry compiled; a malformed entry is a ValueError naming it."""
+    ident = str(entry.get("id", "?"))
+    kind = str(entry.get("kind") or ident)
+    check_name = str(entry.get("check") or "")
+    if check_name and check_name not in CHECKS:
+        raise ValueError(f"{CATALOGUE}: {ident}: unknown check {check_name!r}")
+    check = CHECKS.get(check_name)
+    keywords = tuple(str(k) for k in entry.get("keywords", ()))
+    if "pattern" in entry:
+        source = str(entry["pattern"])
+        if unbounded(source):
+            raise ValueError(f"{CATALOGUE}: {ident}: {unbounded(source)}")
+        return _Shape(kind, re.compile(source), check, keywords, ident)
+    body = str(entry["body"])
+    if unbounded(body):
+        raise ValueError(f"{CATALOGUE}: {ident}: {unbounded(body)}")
+    return _shape(kind, str(entry["prefix"]), body, check, keywords, ident)
+
+
+@functools.cache
+def _catalogue_keywords() -> frozenset[str]:
+    """Every keyword of the catalogue, each looked for once per text."""
+    return frozenset(k for shape in provider_shapes() for k in shape.keywords)
+
+
+@functools.cache
+def provider_shapes() -> tuple[_Shape, ...]:
+    """Every shape of the provider catalogue, in its order (most specific first)."""
+    return tuple(_entry_shape(e) for e in catalogue_entries())
 
 
 def _placeholder(value: str) -> bool:
@@ -224,7 +273,7 @@ def _placeholder(value: str) -> bool:
 
 _PLACEHOLDER = re.compile(
     r"""(?ix)
-    [*.x#•-]{1,64}                              # masks: ****, xxxx, ...., ----
+    [*.x#•…-]{1,64}                             # masks: ****, xxxx, ...., ----, …
     | <[^<>\n]{0,64}>                           # <password>, <your-token>
     | \$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?         # $VAR, ${VAR}
     | \$\(\S{0,64}\)                            # $(command)
@@ -264,6 +313,8 @@ def looks_random(value: str, *, strict: bool = False) -> bool:
         return False
     if not _has_digit_and_letter(v) or _VERSION.fullmatch(v) or _placeholder(v):
         return False
+    if strict and len(v) >= 32 and _HEXISH.fullmatch(v):
+        return entropy(v) >= 3.0  # a hex key: at most 4 bits a character
     return entropy(v) >= (3.5 if strict else 3.0)
 
 
@@ -274,34 +325,66 @@ _VALUE_CHARS = r"A-Za-z0-9._~+/-"
 
 @dataclass(frozen=True)
 class _Valued:
-    """A shape whose secret is one group of the match (the rest is context)."""
+    """A shape whose secret is one group of the match (the first that took part; the rest
+    is context)."""
 
     kind: str
     pattern: re.Pattern[str]
     check: Callable[[str], bool]
+    #: tried only on a text holding one of these, in lower case (none: always)
+    keywords: tuple[str, ...] = ()
 
 
 def _not_placeholder(v: str) -> bool:
     return not _placeholder(v)
 
 
-def _cjk_password(v: str) -> bool:
-    """A password named in Japanese or Chinese prose: a value with a symbol in it, or two
-    digits and a letter, or six digits (a word, a name such as 1Password, or a short number
-    reads as prose)."""
-    if _placeholder(v) or len(v) < 4 or _IDENT.fullmatch(v):
+_TRAILING = "」』\"'”`。、，,.;:)）"
+
+
+#: Where passwords are kept: named where a password is, never one.
+_KEEPERS = frozenset(
+    {"1password", "lastpass", "bitwarden", "keepass", "keepassxc", "dashlane", "keychain"}
+)
+
+
+def _said_password(v: str) -> bool:
+    """A value a sentence names as a password (in English, Japanese or Chinese prose):
+    what the sentence says makes it one, so any value counts that is not a placeholder, a
+    bare lower-case word or identifier (``password is required``), or a short number."""
+    v = v.rstrip(_TRAILING)
+    if _placeholder(v) or len(v) < 4 or v.lower() in _KEEPERS:
         return False
     if v.isdigit():
         return len(v) >= 6
-    digits = sum(c.isdigit() for c in v)
-    return not v.isalnum() or (digits >= 2 and _LETTER.search(v) is not None)
+    if v.isalpha() and (v.islower() or len(v) < 6):
+        return False
+    if _IDENT.fullmatch(v) and not _mixed(v) and not _has_digit_and_letter(v):
+        return False
+    return not (v.isalpha() and v[:1].isupper() and v[1:].islower())  # a Capitalised word
 
+
+def _cjk_token(v: str) -> bool:
+    return looks_random(v.rstrip(_TRAILING))
+
+
+def _group(m: re.Match[str]) -> int:
+    """The first group of *m* that took part in the match."""
+    for i in range(1, (m.lastindex or 0) + 1):
+        if m.start(i) >= 0:
+            return i
+    return 0
+
+
+_SAID = r"[ \t]{0,4}(?:(?:は|是|为|為|も)[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?"
+_QUOTED_OR_BARE = r"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"`]{1,256}))"
 
 _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "bearer-token",
         re.compile(r"(?i:bearer)[ \t]{1,4}([" + _VALUE_CHARS + r"]{16,4096}={0,2})"),
         _has_digit_and_letter,
+        ("bearer",),
     ),
     _Valued(
         "authorization",
@@ -311,37 +394,76 @@ _VALUED: tuple[_Valued, ...] = (
             r"([^\s\"'`\\,;]{8,4096})"
         ),
         _not_placeholder,
+        ("authorization",),
     ),
     _Valued(
-        "password",
+        "password",  # curl -u user:password, --user user:password
         re.compile(r"-(?:-user|u)[ \t]{1,4}[\"']?[^\s:\"'`]{0,128}:([^\s\"'`]{1,256})"),
         lambda v: _not_placeholder(v) and not _GROUP.fullmatch(v),
+        ("-u",),
+    ),
+    _Valued(
+        "password",  # mysql -p'…' / -pVALUE: attached to the flag, on a mysql command line
+        re.compile(
+            r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)"
+            r"\b[^\n]{0,300}?[ \t]-p" + _QUOTED_OR_BARE
+        ),
+        _not_placeholder,
+        ("mysql", "mariadb"),
     ),
     _Valued(
         "password",
         re.compile(
-            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令)[ \t]{0,4}(?:(?:は|是|为|為)[ \t]{0,4}[:：=＝]?|[:：=＝])"
-            r"[ \t]{0,4}[「『\"'“`]?([!-~]{4,128})"
+            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令)"
+            + _SAID
+            + r"([!-~]{4,128})(?![!-~])(?![ \t]{0,2}(?:に|で(?!す)|へ|から|を|の|と|里|中|上))"
         ),
-        lambda v: _cjk_password(v.rstrip("」』\"'”`。、，,.")),
+        _said_password,
+        ("パス", "暗証", "密", "口令"),
+    ),
+    _Valued(
+        "password",  # English prose: "the wifi password is X", "password: X"
+        re.compile(
+            r"(?i:pass(?:word|wd|phrase|code)|pwd|pin)"
+            r"[ \t]{1,4}(?i:is|was|will be|became|is now|set to|changed to)[ \t]{1,4}"
+            r"[\"'“`]?([!-~]{4,128})"
+        ),
+        _said_password,
+        ("pass", "pwd", "pin"),
     ),
     _Valued(
         "token",
         re.compile(
-            r"(?:トークン|令牌|密钥|密鑰|APIキー|API 키|アクセスキー|シークレット)[ \t]{0,4}"
-            r"(?:(?:は|是|为|為)[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?([!-~]{12,512})"
+            r"(?:トークン|令牌|密钥|密鑰|APIキー|API 키|アクセスキー|シークレット|秘密鍵)"
+            + _SAID
+            + r"([!-~]{12,512})"
         ),
-        lambda v: looks_random(v.rstrip("」』\"'”`。、，,.")),
+        _cjk_token,
+        ("トークン", "令牌", "密", "キー", "키", "シークレット", "秘密鍵"),
     ),
     _Valued(
-        "password",  # ~/.netrc: machine HOST login USER password VALUE
-        re.compile(r"login[ \t]{1,8}[^\s]{1,128}[ \t]{1,8}password[ \t]{1,8}([^\s]{1,256})"),
+        "password",  # ~/.netrc: machine HOST login USER password VALUE (one line or several)
+        re.compile(
+            r"(?:login|machine)[ \t]{1,8}[^\s]{1,128}\s{1,40}"
+            r"(?:login[ \t]{1,8}[^\s]{1,128}\s{1,40})?password[ \t]{1,8}([^\s]{1,256})"
+        ),
         _not_placeholder,
+        ("password",),
+    ),
+    _Valued(
+        "password",  # ~/.pgpass: host:port:database:user:password
+        re.compile(
+            r"(?m)^[ \t]{0,8}[^\s:#][^\s:]{0,252}:(?:[0-9]{1,5}|\*):[^\s:]{1,128}:[^\s:]{1,128}"
+            r":([^\s]{1,256})[ \t]{0,8}$"
+        ),
+        _not_placeholder,
+        (":",),
     ),
     _Valued(
         "url-password",
         re.compile(r"://[^\s:/@\"'<>]{0,128}:([^\s@/\"'<>]{1,256})@"),
         _not_placeholder,
+        ("://",),
     ),
 )
 
@@ -354,7 +476,9 @@ _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SEPARATOR = re.compile(r"(?:\\?[\"'])?[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}")
 _FLAG_SEPARATOR = re.compile(r"(?:[ \t]{1,4}|=)")
 _VALUE = re.compile(
-    r"\\?\"([^\"\\\n]{0,512})\\?\"|\\?'([^'\\\n]{0,512})\\?'|`([^`\n]{0,512})`"
+    r"\\\"([^\"\\\n]{0,512})\\\""  # \"value\" inside an escaped JSON string
+    r"|\"((?:[^\"\\\n]|\\.){0,512})\""  # "value", its escapes (\" \\ \/) part of it
+    r"|\\?'([^'\\\n]{0,512})\\?'|`([^`\n]{0,512})`"
     r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,512})"
 )
 
@@ -514,9 +638,13 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
     """The kind of secret a key of this name holds, and whether its value must look
     strongly random (a bare ``*_key``); None when the name is not secret-ish."""
     parts = [p.lower() for p in _PARTS.findall(name)]
+    if parts[-3:] == ["private", "key", "id"]:
+        return "private-key-id", True  # a service account's key id: it names the key
     if not parts or parts[-1] in _NOT_SECRET_LAST:
         return None
     words = set(parts)
+    if any(p.endswith(("password", "passwd")) for p in parts):
+        return "password", False  # PGPASSWORD, MYSQLPASSWORD
     if ("secret" in words and "access" in words) or ("aws" in words and "secret" in words):
         return "aws-secret-key", False
     if words & (_PASSWORD_WORDS - {"pass"}) or parts[-1] == "pass":
@@ -587,16 +715,16 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
 def _value_after(text: str, a: int, b: int) -> tuple[int, int, bool] | None:
     """Where the value assigned after a key at ``text[a:b]`` is, and whether quoted."""
     sep = _SEPARATOR.match(text, b)
-    if sep is None and text[max(0, a - 2) : a] == "--":
+    if sep is None and "--" in (text[max(0, a - 2) : a], text[a : a + 2]):
         sep = _FLAG_SEPARATOR.match(text, b)
     if sep is None:
         return None
     val = _VALUE.match(text, sep.end())
     if val is None:
         return None
-    for group in (1, 2, 3, 4):
+    for group in (1, 2, 3, 4, 5):
         if val.group(group) is not None:
-            return val.start(group), val.end(group), group != 4
+            return val.start(group), val.end(group), group != 5
     return None
 
 
@@ -624,6 +752,190 @@ def _private_keys(text: str) -> list[tuple[int, int]]:
         out.append((m.start(), stop))
         covered = stop
     return out
+
+
+# --------------------------------------------------------------------------- encoded
+
+#: A base64 value long enough to hold a credential, standing as a whole value.
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,65536}={0,2}(?![A-Za-z0-9+/=_-])")
+_NO_DECODE: ContextVar[bool] = ContextVar("kura_secret_no_decode", default=False)
+
+
+def _b64_text(value: str) -> str | None:
+    """*value* base64-decoded when that gives printable UTF-8 text, else None."""
+    if _NO_DECODE.get() or len(value) % 4 or not (_UPPER.search(value) and _LOWER.search(value)):
+        return None
+    try:
+        data = base64.b64decode(value, validate=True)
+        decoded = data.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    if not decoded or sum(c.isprintable() or c in "\n\r\t" for c in decoded) < len(decoded):
+        return None
+    return decoded
+
+
+#: A Kubernetes Secret's ``data:`` (YAML) block: each ``key: base64`` line under it.
+_K8S_KIND = re.compile(r"(?m)^[ \t]{0,16}[\"']?kind[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?Secret\b")
+_DATA_BLOCK = re.compile(r"(?m)^([ \t]{0,16})[\"']?data[\"']?[ \t]{0,4}:[ \t]{0,4}\{?[ \t]{0,4}$")
+_DATA_LINE = re.compile(
+    r"[ \t]{1,32}[\"']?[A-Za-z0-9._-]{1,253}[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?"
+    r"([A-Za-z0-9+/]{1,65536}={0,2})[\"']?,?[ \t]{0,4}\r?(?:\n|\Z)"
+)
+
+
+def _containers(text: str) -> Iterator[tuple[int, int, str]]:
+    """Values of a Kubernetes Secret's ``data`` (base64 of anything, a short password
+    too): every one is a secret, whatever it decodes to."""
+    if "Secret" not in text or _K8S_KIND.search(text) is None:
+        return
+    for block in _DATA_BLOCK.finditer(text):
+        pos = block.end() + 1
+        indent = len(block.group(1))
+        while pos < len(text):
+            m = _DATA_LINE.match(text, pos)
+            if m is None or len(m.group()) - len(m.group().lstrip(" \t")) <= indent:
+                break
+            if _b64_text(m.group(1)) is not None or len(m.group(1)) >= 8:
+                yield m.start(1), m.end(1), "secret"
+            pos = m.end()
+
+
+#: Output a password generator prints alone on its lines (``openssl rand -base64``,
+#: ``pwgen -s``, ``head -c 32 /dev/urandom | base64``): every token on the line random.
+_BARE_LINE = re.compile(
+    r"(?m)^[ \t]{0,8}([A-Za-z0-9+/_-]{16,512}={0,2}(?:[ \t]{1,8}[A-Za-z0-9+/_-]{16,512}={0,2}){0,15})"
+    r"[ \t]{0,8}$"
+)
+_BARE_TOKEN = re.compile(r"[A-Za-z0-9+/_-]{16,512}={0,2}")
+#: Base64 openings of files and armour (PNG, gzip, JPEG, PDF, PEM, ELF, zip): data.
+_MAGIC = ("iVBORw0KGgo", "H4sI", "/9j/", "JVBER", "LS0tLS1", "f0VMR", "UEsDB", "R0lGOD")
+_HEXISH = re.compile(r"[0-9a-fA-F-]{16,512}")
+#: A digest written with its algorithm (``sha512-…`` integrity, ``h1:…`` go.sum, ``md5-…``).
+_DIGEST_PREFIX = re.compile(
+    r"(?i)(?:sha(?:1|224|256|384|512)|sha3-[0-9]{3}|md5|h1|blake2[bs]?)[-:_]"
+)
+
+
+def _generated(token: str) -> bool:
+    """A token that reads as generator output: upper, lower and digits, high entropy, not
+    hex (a digest), not a known file's base64 opening, not a word-like identifier."""
+    if _HEXISH.fullmatch(token) or token.startswith(_MAGIC) or not _mixed(token):
+        return False
+    if _DIGEST_PREFIX.match(token):
+        return False
+    core = token.rstrip("=")
+    return len(core) >= 16 and entropy(core) >= 3.7 and sum(c.isdigit() for c in core) >= 2
+
+
+def _bare_random(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of random tokens standing alone on their lines, every token on the line
+    random (a generator's output, never labelled). Not inside a certificate or public key
+    block: its lines look the same and are public."""
+    if "-----BEGIN" in text and "PRIVATE KEY" not in text:
+        return
+    for m in _BARE_LINE.finditer(text):
+        tokens = list(_BARE_TOKEN.finditer(m.group(1)))
+        if tokens and all(_generated(t.group()) for t in tokens):
+            for t in tokens:
+                yield m.start(1) + t.start(), m.start(1) + t.end()
+
+
+_REPEATED = re.compile(r"([0xX*#._-])\1{9}")
+_EXAMPLE = re.compile(r"(?i)example")
+
+
+def _dummy(value: str) -> bool:
+    """A value written to stand for a credential in documentation or a test: it says
+    EXAMPLE (``AKIAIOSFODNN7EXAMPLE``, ``npm_EXAMPLE000…``) or repeats one character ten
+    times (``sk-000000000000…``)."""
+    return _EXAMPLE.search(value) is not None or _REPEATED.search(value) is not None
+
+
+def _trailing(value: str) -> int:
+    """How many closing characters end *value* that belong to the sentence (a full stop,
+    a closing quote), not to the value."""
+    return len(value) - len(value.rstrip(_TRAILING))
+
+
+# --------------------------------------------------------------------------- known values
+
+_PRIVATE_KIND = "private-text"
+#: What stands where a known private text was repeated.
+PRIVATE_MARK = "[private]"
+_SEEN: ContextVar[dict[str, str] | None] = ContextVar("kura_secrets_seen", default=None)
+_SENTENCE = re.compile(r"[^\n.!?。！？]{8,}")
+
+
+def _remember(
+    seen: dict[str, str], text: str, found: Sequence[Finding], dropped: list[str]
+) -> None:
+    """Keep the raw values *found* in *text* (and their decoded forms) and the private
+    parts *dropped*, so a later text that repeats one can be redacted."""
+    for f in found:
+        raw = text[f.start : f.end]
+        if len(raw) >= 6:
+            seen.setdefault(raw, f.kind)
+            for view in views(raw):
+                if len(view.text.strip()) >= 6:
+                    seen.setdefault(view.text.strip(), f.kind)
+    for part in dropped:
+        for piece in (part.strip(), *(m.group().strip() for m in _SENTENCE.finditer(part))):
+            if len(piece) >= 8:
+                seen.setdefault(piece, _PRIVATE_KIND)
+
+
+_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{8,4096}")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]{8,4096}")
+
+
+def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int, str]]:
+    """Every occurrence of a known value in *text* (one pass of the text per value), and
+    every run of eight or more token characters that is a piece of a known secret (a
+    quote cut through one)."""
+    for value, kind in known.items():
+        pos = text.find(value)
+        while pos >= 0:
+            yield pos, pos + len(value), kind
+            pos = text.find(value, pos + len(value))
+    for run_re in (_RUN, _ALNUM_RUN):
+        for m in run_re.finditer(text):
+            run = m.group()
+            if run.isalpha() and run.islower():
+                continue  # a word
+            piece_of = next((k for v, k in known.items() if run in v), "")
+            if piece_of:
+                yield m.start(), m.end(), piece_of
+
+
+@contextmanager
+def collecting() -> Iterator[dict[str, str]]:
+    """Gather, while the block runs, every raw secret value and private text that
+    redaction took out (value -> kind): kura can then redact a text that repeats one --
+    a candidate a model copied it into -- even where the value has no shape of its own."""
+    seen: dict[str, str] = {}
+    token = _SEEN.set(seen)
+    try:
+        yield seen
+    finally:
+        _SEEN.reset(token)
+
+
+def _settle(ranked: list[tuple[int, int, int, str]]) -> tuple[Finding, ...]:
+    """Findings merged where they overlap (one marker over the union of their spans,
+    named by the best-ranked of them), in order."""
+    out: list[list[Any]] = []
+    for rank, s, e, kind in sorted(ranked, key=lambda r: (r[1], r[0], -r[2])):
+        if e <= s:
+            continue
+        if out and s < out[-1][1]:
+            last = out[-1]
+            last[1] = max(last[1], e)
+            if rank < last[3]:
+                last[2], last[3] = kind, rank
+            continue
+        out.append([s, e, kind, rank])
+    return tuple(Finding(kind, s, e) for s, e, kind, _ in out)
 
 
 # --------------------------------------------------------------------------- rules
@@ -667,55 +979,104 @@ class SecretRules:
         return cls(tuple(compiled), frozenset(a for a in allow if a))
 
     def find(self, text: str) -> tuple[Finding, ...]:
-        """Every secret in *text*, in order, none overlapping."""
+        """Every secret in *text*, in order, none overlapping: found in the raw text and in
+        each decoded view of it (JSON escapes, percent-encoding, wrapped lines joined), a
+        finding in a view covering every raw character its value came from."""
         if not text:
             return ()
+        ranked = [r for r in self._ranked(text) if not self._allowed(text[r[1] : r[2]])]
+        for view in views(text):
+            for rank, s, e, kind in self._ranked(view.text):
+                if not self._allowed(view.text[s:e]):
+                    rs, re_ = view.raw_span(s, e)
+                    ranked.append((rank, rs, re_, kind))
+        return _settle(ranked)
+
+    def _allowed(self, value: str) -> bool:
+        return bool(self.allow) and value.strip("\"'`") in self.allow
+
+    def _ranked(self, text: str) -> list[tuple[int, int, int, str]]:
+        """``(rank, start, end, kind)`` of every rule's match in *text*, overlaps and all."""
         ranked: list[tuple[int, int, int, str]] = []
         for kind, pattern in self.patterns:
             for m in pattern.finditer(text):
                 g = "secret" if "secret" in pattern.groupindex else 0
                 if m.end(g) > m.start(g):
                     ranked.append((_OWN, m.start(g), m.end(g), kind))
-        for shape in (*_SHAPES, _SLACK_HOOK):
-            ranked += [(_SHAPED, s, e, shape.kind) for s, e in _shape_spans(shape, text)]
+        present = {k for k in _catalogue_keywords() if k in text}
+        for shape in provider_shapes():
+            if not shape.keywords or present.intersection(shape.keywords):
+                ranked += [(_SHAPED, s, e, shape.kind) for s, e in _shape_spans(shape, text)]
         for s, e in _private_keys(text):
             ranked.append((_SHAPED, s, e, "private-key"))
+        lowered = text.lower()
         for i, valued in enumerate(_VALUED):
+            if valued.keywords and not any(k in lowered for k in valued.keywords):
+                continue
             for m in valued.pattern.finditer(text):
-                if valued.check(m.group(1)):
-                    ranked.append((_VALUED_RANK + i, m.start(1), m.end(1), valued.kind))
+                g = _group(m)
+                if g and valued.check(m.group(g)):
+                    end = m.end(g) - _trailing(m.group(g))
+                    ranked.append((_VALUED_RANK + i, m.start(g), end, valued.kind))
         ranked += [(_ASSIGNED, s, e, k) for s, e, k in _assignments(text)]
-        return self._settle(text, ranked)
+        ranked += [(_ASSIGNED + 1, s, e, k) for s, e, k in _containers(text)]
+        ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in self._encoded(text)]
+        if not _NO_DECODE.get():
+            ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
+        return [r for r in ranked if not _dummy(text[r[1] : r[2]])]
 
-    def _settle(self, text: str, ranked: list[tuple[int, int, int, str]]) -> tuple[Finding, ...]:
-        taken: list[tuple[int, int, str]] = []
-        starts: list[int] = []
-        for _rank, s, e, kind in sorted(ranked):
-            if self.allow and text[s:e] in self.allow:
+    def _encoded(self, text: str) -> Iterator[tuple[int, int, str]]:
+        """Base64 values whose decoded text holds a secret (a docker ``auth`` of
+        ``user:ghp_…``, a kubeconfig ``client-key-data`` holding a PEM key, a
+        ``.dockerconfigjson``): the whole encoded value, named by what it holds. The
+        decoded text is scanned once, without decoding further, so the cost stays linear."""
+        if len(text) < 24:
+            return
+        for m in _BASE64.finditer(text):
+            decoded = _b64_text(m.group())
+            if decoded is None:
                 continue
-            i = bisect.bisect_left(starts, s)
-            if i > 0 and taken[i - 1][1] > s:
-                continue
-            if i < len(taken) and taken[i][0] < e:
-                continue
-            starts.insert(i, s)
-            taken.insert(i, (s, e, kind))
-        return tuple(Finding(kind, s, e) for s, e, kind in taken)
+            inner = [
+                r for r in self._ranked_plain(decoded) if not self._allowed(decoded[r[1] : r[2]])
+            ]
+            if inner:
+                yield m.start(), m.end(), min(inner)[3]
 
-    def redact(self, text: str) -> Redaction:
+    def _ranked_plain(self, text: str) -> list[tuple[int, int, int, str]]:
+        """:meth:`_ranked` without the base64 step (a decoded value is not decoded again)."""
+        saved = _NO_DECODE.set(True)
+        try:
+            return self._ranked(text)
+        finally:
+            _NO_DECODE.reset(saved)
+
+    def redact(self, text: str, known: Mapping[str, str] | None = None) -> Redaction:
         """*text* with ``<private>`` parts removed and every secret replaced by its
-        marker."""
+        marker; with *known* (raw value -> kind, as :func:`collecting` gathers them from a
+        journal) every occurrence of a known value too, wherever it stands."""
         if not text:
             return Redaction(text or "")
-        text, private = drop_private(text)
+        seen = _SEEN.get()
+        dropped: list[str] | None = [] if seen is not None else None
+        text, private = drop_private(text, dropped)
         found = self.find(text)
+        if known:
+            spans = list(_known_spans(text, known))
+            for view in views(text):
+                spans += [(*view.raw_span(s, e), k) for s, e, k in _known_spans(view.text, known)]
+            found = _settle(
+                [(_OWN, f.start, f.end, f.kind) for f in found]
+                + [(_OWN, s, e, k) for s, e, k in spans]
+            )
+        if seen is not None:
+            _remember(seen, text, found, dropped or [])
         if not found:
             return Redaction(text, (), private)
         out: list[str] = []
         pos = 0
         for f in found:
             out.append(text[pos : f.start])
-            out.append(marker(f.kind))
+            out.append(PRIVATE_MARK if f.kind == _PRIVATE_KIND else marker(f.kind))
             pos = f.end
         out.append(text[pos:])
         return Redaction("".join(out), found, private)
@@ -736,18 +1097,21 @@ class SecretRules:
                     )
 
 
-def redact_value(value: Any, rules: SecretRules | None = None) -> Any:
+def redact_value(
+    value: Any, rules: SecretRules | None = None, known: Mapping[str, str] | None = None
+) -> Any:
     """*value* (a string, or lists and mappings of them, as JSON holds) with every string
-    redacted by *rules* (the built-in ones by default); other values as they are."""
-    rules = rules or BUILTIN
+    redacted by *rules* (the active ones by default) and *known* values; other values as
+    they are."""
+    rules = rules or active_rules()
     if isinstance(value, str):
-        return rules.redact(value).text if value else value
+        return rules.redact(value, known).text if value else value
     if isinstance(value, list):
-        return [redact_value(v, rules) for v in value]
+        return [redact_value(v, rules, known) for v in value]
     if isinstance(value, tuple):
-        return tuple(redact_value(v, rules) for v in value)
+        return tuple(redact_value(v, rules, known) for v in value)
     if isinstance(value, Mapping):
-        return {k: redact_value(v, rules) for k, v in value.items()}
+        return {k: redact_value(v, rules, known) for k, v in value.items()}
     return value
 
 
@@ -815,7 +1179,8 @@ def unbounded(pattern: str) -> str:
             rep = _repeat_at(pattern, i + 1 if c == ")" else i)
             if rep == "unbounded":
                 return _UNBOUNDED
-            if rep and inner:
+            optional = c == ")" and pattern[i + 1 : i + 2] == "?"  # at most once: not nested
+            if rep and inner and not optional:
                 return "a repeated group may not contain a repetition (nested quantifiers)"
             repeats[-1] = repeats[-1] or bool(rep or inner)
         i += 1

@@ -57,7 +57,7 @@ def verdicts(folder: Path, cases: list[dict[str, Any]]) -> dict[str, Any]:
         by_journal[case["journal"]].append(case)
     out: dict[str, Any] = {}
     for journal, group in by_journal.items():
-        _, _, results = gate_journal(folder / journal, [c["candidate"] for c in group])
+        _, _, results, _ = gate_journal(folder / journal, [c["candidate"] for c in group])
         for case, result in zip(group, results, strict=True):
             out[case["id"]] = result
     return out

@@ -80,6 +80,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "kura_core.fsutil",
             "kura_core.llm",
             "kura_core.secrets",
+            "kura_core.secret_views",
             "kura_core.scrub",
             "kura_core.errors",
             "kura_core.vocabulary",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import Kura, KuraError, Registry, set_default_who
-from ..errors import SelectorError
+from ..errors import ConfigError, SelectorError
 from ..vocabulary import CURATION_FIELDS, MEMORY_TYPES, DraftDecision, GateVerdict
 from .connect import add_parsers as add_connect_parsers, cmd_connect as connect_body
 from .guard import guarded
@@ -424,22 +424,33 @@ def _progress_done(ctx: Ctx, progress) -> None:
 
 def cmd_gate(ctx: Ctx) -> int:
     a = ctx.args
-    k = ctx.kura() if ctx.selector else Kura.without_stores()  # no store: no config needed
+    k = ctx.kura() if ctx.selector else _kura_for_journals(ctx)
     rep = k.gate(a.journal, a.candidates, adapter=a.adapter, store=ctx.selector)
     if a.json:
-        ctx.json(rep.to_json())
+        ctx.json(rep.to_json())  # redacted: the report never repeats a secret
         return OK
+    shown = rep.shown
     ctx.print(f"{Path(rep.journal).name}: {rep.segments} segments ({rep.adapter})")
     for r in rep.results:
-        ctx.print(f"{r.verdict.upper():<8} {r.title}")
+        ctx.print(shown(f"{r.verdict.upper():<8} {r.title}"))
         for q in r.quotes:
-            ctx.print(f"    [{q.cls or q.claimed or '?'}] {q.status}: {q.text[:90]}")
+            ctx.print(shown(f"    [{q.cls or q.claimed or '?'}] {q.status}: {shown(q.text)[:90]}"))
         mark = "✗" if r.verdict == GateVerdict.DROPPED else "·"
         for why in r.reasons:
-            ctx.print(f"    {mark} {why}")
+            ctx.print(shown(f"    {mark} {why}"))
         for v in r.violations:
-            ctx.print(f"    ✗ {v.message()}")
+            ctx.print(shown(f"    ✗ {v.message()}"))
     return OK
+
+
+def _kura_for_journals(ctx: Ctx) -> Kura:
+    """A Kura to read a journal file with: the configured one when the config loads (its
+    default store's secret rules and allow-list apply), else one with no stores (reading
+    a journal needs no config)."""
+    try:
+        return ctx.kura()
+    except ConfigError:
+        return Kura.without_stores()
 
 
 def _one_line(text: str, width: int = 110) -> str:
@@ -451,7 +462,7 @@ def cmd_journal(ctx: Ctx) -> int:
     from .. import Note  # lazy: start-up (the journal readers, for this command only)
 
     a = ctx.args
-    k = Kura.without_stores()  # reading a journal file needs no config
+    k = _kura_for_journals(ctx)  # reading a journal file needs no config
     if a.action == "context":
         if a.at is None:
             raise UsageError("kura journal context needs --at POSITION (a segment's start)")

@@ -60,8 +60,7 @@ def _dynamic_toml() -> Iterable[re.Pattern[str]]:
 def _dynamic_secrets() -> Iterable[re.Pattern[str]]:
     from kura_core import secrets
 
-    yield from (shape.pattern for shape in secrets._SHAPES)
-    yield secrets._SLACK_HOOK.pattern
+    yield from (shape.pattern for shape in secrets.provider_shapes())
 
 
 #: Functions that compile a pattern from run-time data (a configured name, a benchmark's
@@ -77,6 +76,7 @@ DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
     # the secret shapes; an operator's own patterns are refused unless bounded (unbounded())
     "kura_core.secrets:_shape": _dynamic_secrets,
     "kura_core.secrets:build": _dynamic_secrets,
+    "kura_core.secrets:_entry_shape": _dynamic_secrets,
 }
 
 

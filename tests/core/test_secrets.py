@@ -314,21 +314,21 @@ def test_journal_intake_drops_private_and_redacts_before_any_segment(tmp_path):
 
 def test_a_store_s_own_patterns_and_allowlist_apply_at_intake(tmp_path):
     rules = SecretRules.build(
-        {"acme-token": r"acme_[a-z0-9]{24}"}, ["AKIAIOSFODNN7EXAMPLE"], where="stores.x.secrets"
+        {"acme-token": r"acme_[a-z0-9]{24}"}, ["AKIAQ7ZK2M4TFIXTURE1"], where="stores.x.secrets"
     )
     path = tmp_path / "e.jsonl"
     rec = {
         "schema_version": 1,
         "session_id": "s",
         "class": "TOOL",
-        "text": "key acme_0123456789abcdefghijklmn and the doc key AKIAIOSFODNN7EXAMPLE",
+        "text": "key acme_0123456789abcdefghijklmn and the doc key AKIAQ7ZK2M4TFIXTURE1",
         "timestamp": "2026-01-01T00:00:00Z",
     }
     path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
     assert "[secret:aws-access-key]" in read_evidence(path, 0).segments[0].text
     with using_rules(rules):
         (seg,) = read_evidence(path, 0).segments
-    assert seg.text == "key [secret:acme-token] and the doc key AKIAIOSFODNN7EXAMPLE"
+    assert seg.text == "key [secret:acme-token] and the doc key AKIAQ7ZK2M4TFIXTURE1"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,292 @@
+"""Secrets are found however they are written -- JSON-escaped, percent-encoded, base64 in a
+credential container, hard-wrapped over lines, unlabelled generator output, named by a
+sentence in English, Japanese or Chinese -- and the marker covers every raw byte of the
+value. The scan stays linear on pathological input. Look-alikes (digests, ids, public
+certificates, password policies) survive."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+import time
+from urllib.parse import quote
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from kura_core.secret_views import views
+from kura_core.secrets import BUILTIN, SecretRules, collecting, marker
+
+ALNUM = string.ascii_letters + string.digits
+
+
+def _draw(rng: random.Random, alphabet: str, n: int) -> str:
+    """*n* characters of *alphabet*, with upper, lower and two digits where it has them."""
+    wants = [str.isupper, str.islower]
+    while True:
+        s = "".join(rng.choice(alphabet) for _ in range(n))
+        classes = all(any(w(c) for c in s) for w in wants if any(w(c) for c in alphabet))
+        if classes and sum(c.isdigit() for c in s) >= 2:
+            return s
+
+
+def _pieces(value: str, n: int = 8) -> set[str]:
+    """Every run of *n* characters of *value*'s letters and digits."""
+    runs = "".join(c if c.isalnum() else " " for c in value).split()
+    return {r[i : i + n] for r in runs for i in range(len(r) - n + 1)}
+
+
+def _assert_gone(value: str, text: str) -> None:
+    red = BUILTIN.redact(text).text
+    leaked = [p for p in _pieces(value) if p in red]
+    assert not leaked, (leaked[:3], red)
+    assert "[secret:" in red
+
+
+# --------------------------------------------------------------------------- encodings
+
+
+def test_a_json_escaped_password_is_covered_whole_escapes_and_all():
+    pw = 'Xq7"pL\\9/zR2#w'
+    inner = json.dumps({"password": pw})  # {"password": "Xq7\"pL\\9/zR2#w"}
+    for text in (inner, json.dumps({"cmd": f"curl -d '{inner}' https://api.example"})):
+        red = BUILTIN.redact(text).text
+        assert not any(p in red for p in ("Xq7", "pL", "zR2")), red
+        assert red.count("[secret:password]") == 1, red
+
+
+def test_escaped_slashes_and_double_escapes_are_undone_before_matching():
+    rng = random.Random(1)
+    secret = _draw(rng, ALNUM, 14) + "/" + _draw(rng, ALNUM, 12) + "/" + _draw(rng, ALNUM, 10)
+    once = json.dumps({"client_secret": secret})
+    twice = json.dumps({"output": once})
+    for text in (once.replace("/", "\\/"), twice, json.dumps({"o": twice})):
+        _assert_gone(secret, text)
+
+
+def test_percent_encoded_webhooks_and_sas_signatures():
+    rng = random.Random(2)
+    hook = f"https://hooks.slack.com/services/T{_draw(rng, string.ascii_uppercase + string.digits, 9)}/B{_draw(rng, string.ascii_uppercase + string.digits, 10)}/{_draw(rng, ALNUM, 24)}"
+    log = f'10.0.0.7 - - "GET /notify?target={quote(hook, safe="")}&x=1 HTTP/1.1" 200'
+    _assert_gone(hook.rsplit("/", 3)[-1], log)
+    sig = _draw(rng, ALNUM + "+/", 43) + "="
+    url = f"https://acct.blob.core.windows.net/c?sp=r&se=2026-12-01&sv=2022-11-02&sig={quote(sig, safe='')}"
+    _assert_gone(sig, url)
+
+
+def test_base64_in_credential_containers():
+    rng = random.Random(3)
+    pw = "short-" + _draw(rng, ALNUM, 6)
+    k8s = (
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n"
+        f"  password: {base64.b64encode(pw.encode()).decode()}\n"
+        f"  username: {base64.b64encode(b'app').decode()}\n"
+    )
+    red = BUILTIN.redact(k8s).text
+    assert base64.b64encode(pw.encode()).decode() not in red and "[secret:" in red
+    token = "ghp_" + _draw(rng, ALNUM, 36)
+    auth = base64.b64encode(f"ci-bot:{token}".encode()).decode()
+    docker = json.dumps({"auths": {"ghcr.io": {"auth": auth}}}, indent=2)
+    assert auth not in BUILTIN.redact(docker).text
+    dockerconfig = base64.b64encode(
+        json.dumps({"auths": {"r.io": {"password": token}}}).encode()
+    ).decode()
+    assert dockerconfig not in BUILTIN.redact(f"  .dockerconfigjson: {dockerconfig}\n").text
+    body = "\n".join(_draw(rng, ALNUM + "+/", 64) for _ in range(3))
+    pem = f"-----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----\n"
+    key_data = base64.b64encode(pem.encode()).decode()
+    assert key_data not in BUILTIN.redact(f"    client-key-data: {key_data}\n").text
+
+
+def test_a_public_certificate_in_a_kubeconfig_survives():
+    rng = random.Random(4)
+    body = "\n".join(_draw(rng, ALNUM + "+/", 64) for _ in range(4))
+    cert = base64.b64encode(
+        f"-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n".encode()
+    ).decode()
+    text = f"clusters:\n- cluster:\n    certificate-authority-data: {cert}\n    server: https://10.0.0.1:6443\n"
+    assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize("width", [64, 76, 80])
+def test_a_token_hard_wrapped_over_lines_is_covered_on_every_line(width):
+    rng = random.Random(width)
+    jwt = (
+        "eyJhbGciOiJSUzI1NiJ9.eyJ"
+        + _draw(rng, ALNUM + "_-", 300)
+        + "."
+        + _draw(rng, ALNUM + "_-", 200)
+    )
+    prefix = "token: "
+    wrapped = "\n".join(
+        (prefix + jwt)[i : i + width] for i in range(0, len(prefix) + len(jwt), width)
+    )
+    text = f"$ kubectl create token deployer\n{wrapped}\n$ echo done"
+    red = BUILTIN.redact(text).text
+    assert not [p for p in _pieces(jwt) if p in red], red
+    assert red.startswith("$ kubectl create token deployer\n") and red.endswith("\n$ echo done")
+
+
+def test_generator_output_is_found_and_digests_are_not():
+    rng = random.Random(5)
+    pw = [_draw(rng, ALNUM, 24) for _ in range(2)]
+    for text in (f"{pw[0]} {pw[1]}\n", base64.b64encode(rng.randbytes(72)).decode()[:64] + "\n"):
+        red = BUILTIN.redact(text).text
+        assert "[secret:generated-secret]" in red, red
+    digests = [
+        "9f2c4e1a7d3b5c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6a  release.tar.gz",
+        "e71000a83b980e54b28213c63f0d56feacd1fa30",
+        "bd904853-76ad-4300-ad4f-641d85cc8c3d",
+        "sha512-vrT+JDwp8fgqKa8U5FrSOPOGeiU/X6mhi+QGkrVNqQNoLsh+4pQvkq8s3PO4zI0w==",
+        "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAYAAAAf8/9hAAAA",
+        "h1:dgiWBxCvLyMBo+feUFllCWc7vDmFrjkFiEIM6XJUauw=",
+        "bafybeibb5wkdsa6nnltbppsb2q6hu4cxn2dncdqujjtbi3qxwnk7vsfplf",
+    ]
+    for text in digests:
+        assert BUILTIN.redact(text + "\n").text == text + "\n", text
+
+
+# --------------------------------------------------------------------------- what is said
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "btw the lab WiFi password is {v}",
+        "NASの管理者パスワードは {v} です。",
+        "ルーターの管理画面のパスワードは{v}です。",
+        "服务器 root 密码是 {v}。",
+        "管理后台的口令：{v}。",
+    ],
+)
+def test_a_password_a_sentence_names_is_one_whatever_it_looks_like(sentence):
+    for v in ("epJL7EGWiFbC", "Usvpdj-8787-cmyii", "correcthorsebattery9", "Otpdrti710!"):
+        text = sentence.format(v=v)
+        red = BUILTIN.redact(text)
+        assert v not in red.text and red.kinds() == ("password",), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Passwords for the registry accounts must be at least 16 characters.",
+        "社内ルールではパスワードは12文字以上にすることになっています。",
+        "密码至少12位，必须包含大小写字母和数字",
+        "パスワードは 1Password に保存",
+        "the password is required for the admin user",
+        "the password is stored in Vault",
+    ],
+)
+def test_a_password_policy_or_place_is_not_a_password(text):
+    assert BUILTIN.redact(text).text == text
+
+
+def test_credential_files_and_flags():
+    rng = random.Random(6)
+    v = _draw(rng, ALNUM + "^%$", 18)
+    cases = [
+        f"mysqldump -h db -u root -p'{v}' orders > /tmp/o.sql",
+        f"mysql -uroot -p{v} -e 'select 1'",
+        f"PGPASSWORD='{v}' psql -h pg -U app",
+        f"MYSQL_PWD={v} mysql -u app",
+        f"docker login registry.example --username kenji --password {v}",
+        f"machine backup.example\n  login shop\n  password {v}\n",
+        f"# hostname:port:database:username:password\npg.internal:5432:*:report_ro:{v}\n",
+        f"https://kenji:{v}@gitea.home.arpa\n",
+        f"//registry.npmjs.org/:_authToken={v}\n",
+        f"[pypi]\nusername = __token__\npassword = {v}\n",
+    ]
+    for text in cases:
+        _assert_gone(v, text)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def test_an_allowed_value_stays_on_every_view():
+    rng = random.Random(8)
+    token = "ghp_" + _draw(rng, ALNUM, 36)
+    rules = SecretRules.build({}, [token])
+    for text in (f"use {token}", json.dumps({"t": f'{{"token": "{token}"}}'}), quote(f"t={token}")):
+        assert token in rules.redact(text).text or quote(token) in rules.redact(text).text
+        assert "[secret:" in BUILTIN.redact(text).text
+
+
+def test_known_values_are_taken_out_of_any_later_text_whole_or_in_pieces():
+    rng = random.Random(9)
+    pw = _draw(rng, ALNUM, 20)
+    with collecting() as known:
+        BUILTIN.redact(f"DB_PASSWORD={pw}\n<private>my diagnosis is confidential</private> ok")
+    assert pw in known
+    copied = f"the db uses {pw}; a cut: {pw[5:15]}; and: my diagnosis is confidential"
+    red = BUILTIN.redact(copied, known).text
+    assert pw not in red and pw[5:15] not in red and "diagnosis" not in red, red
+    assert marker("password") in red and "[private]" in red
+
+
+def test_views_map_every_character_back_to_its_raw_span():
+    text = json.dumps({"a": "x\\/y %2F z"}) + "\n" + "Q" * 70 + "\n" + "R" * 10
+    for view in views(text):
+        assert len(view.starts) == len(view.ends) == len(view.text)
+        assert all(0 <= s < e <= len(text) for s, e in zip(view.starts, view.ends, strict=True))
+        assert list(view.starts) == sorted(view.starts)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet=string.ascii_letters + " .,", max_size=40),
+    st.integers(min_value=0, max_value=3),
+    st.booleans(),
+)
+def test_a_secret_escaped_any_number_of_times_is_covered_and_the_prose_kept(before, depth, pct):
+    value = "ghp_" + _draw(random.Random(depth), ALNUM, 36)
+    text = f"token={value}"
+    for _ in range(depth):
+        text = json.dumps({"v": text})[6:-1]
+    if pct:
+        text = quote(text, safe="")
+    red = BUILTIN.redact(f"{before} :: {text}").text
+    assert not [p for p in _pieces(value[4:]) if p in red], red
+    assert red.startswith(f"{before} :: ")
+
+
+# --------------------------------------------------------------------------- linear time
+
+_PATHOLOGICAL = [
+    '\\"' * 7,
+    "\\\\u00" * 3,
+    "%2F%" * 3,
+    "A" * 63 + "\n",
+    "aB3" * 22 + "\n",
+    "data:\n  k: " + "QUJD" * 3 + "\n",
+    "kind: Secret\ndata:\n",
+    "QUJDRA==" * 4,
+    "password is ",
+    "パスワードは",
+    "mysql -p",
+    "a:1:b:c:" * 2 + "\n",
+    "machine h login u ",
+]
+
+
+def _growth(small: str, big: str) -> tuple[float, float]:
+    best = [float("inf"), float("inf")]
+    for _ in range(5):
+        for i, text in enumerate((small, big)):
+            t0 = time.process_time()
+            BUILTIN.redact(text)
+            best[i] = min(best[i], time.process_time() - t0)
+        if best[1] <= 15 * max(best[0], 0.02):
+            break
+    return best[0], best[1]
+
+
+@pytest.mark.parametrize("unit", _PATHOLOGICAL)
+def test_decoding_and_context_rules_scan_in_linear_time(unit):
+    small = unit * max(1, 20_000 // len(unit))
+    big = unit * max(1, 200_000 // len(unit))
+    t_small, t_big = _growth(small, big)
+    assert t_big < 10.0, f"{unit!r}: {t_big:.2f}s for {len(big)} chars"
+    assert t_big <= 15 * max(t_small, 0.02), f"{unit!r}: {t_small:.4f}s -> {t_big:.4f}s"
