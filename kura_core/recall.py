@@ -32,6 +32,7 @@ from .prompts import Preamble, messages as build_messages
 from .registry import Registry
 from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
+from .verdict import for_thinker, weak_notice
 from .words import Doc, WordIndex, relevant_paragraphs
 
 PICK_SCHEMA = {
@@ -121,11 +122,17 @@ class RecallResult:
     scores: tuple[tuple[str, float], ...] = ()
     #: every memory picked or walked that could not be included, with why
     skipped: tuple[Skipped, ...] = ()
+    #: why this answer's thinker is not to be trusted ("" when nothing says so): it named
+    #: memories that do not exist, or `kura bench models` found it below the word tier
+    weak: str = ""
 
     @property
     def notice(self) -> str:
-        """The degraded line to show ("" when recall was by meaning)."""
-        return degraded_notice(self.reason) if self.degraded else ""
+        """The lines to show above the answer: degraded, weak thinker ("" when neither)."""
+        lines = [degraded_notice(self.reason)] if self.degraded else []
+        if self.weak:
+            lines.append(weak_notice(self.weak))
+        return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
         """Every field as JSON, in field order, then ``notice`` when degraded (written out
@@ -146,8 +153,9 @@ class RecallResult:
             "dropped": list(self.dropped),
             "scores": [[s, round(v, 4)] for s, v in self.scores],
             "skipped": [{"slug": s.slug, "reason": s.reason} for s in self.skipped],
+            "weak": self.weak,
         }
-        if self.degraded:
+        if self.degraded or self.weak:
             d["notice"] = self.notice
         return d
 
@@ -445,7 +453,8 @@ def recall(
         )
     shard_tokens = reg.config.stores[name].recall.shard_tokens
     models = reg.models(name)
-    thinker = models.configured("thinker")
+    ask, weak, off_reason = _thinker_plan(reg, name, store, models)
+    thinker = models.configured("thinker") and ask
     # the prompt shards are only cut when a thinker will read them
     known, valid, shards = (
         _prepared(reg, name, store, idx, shard_tokens) if thinker else (frozenset(), [], [])
@@ -457,7 +466,7 @@ def recall(
     scores: list[tuple[str, float]] = []
 
     if not thinker:
-        how, reason = "words", "thinker is not configured"
+        how, reason = "words", off_reason or "thinker is not configured"
     elif not valid:
         how = "meaning"  # nothing to pick from; asking a model would be theatre
     else:
@@ -470,20 +479,12 @@ def recall(
             how, reason = "words", str(exc)
         model_ms = (time.perf_counter() - tm) * 1000
         if how == "meaning":
-            named = 0
-            for reply in replies:
-                for raw in reply.get("slugs", []):
-                    slug = _clean_slug(raw)
-                    named += 1
-                    if slug in known:
-                        if slug not in picked:
-                            picked.append(slug)
-                    elif slug not in dropped:
-                        dropped.append(slug)
+            named = _sort_named(replies, known, picked, dropped)
             if named and not picked:
                 how, reason = "words", "the thinker named only slugs that are not in the store"
                 _record_nonsense(reg, name, reason)
             picked = picked[:top]
+            weak = _invented(dropped) + ("; " if weak and dropped else "") + weak
 
     if how == "words":
         hits = word_index(reg, name, index=idx).search(question, top)
@@ -500,7 +501,7 @@ def recall(
         store=name,
         question=question,
         how=how,
-        degraded=how == "words",
+        degraded=how == "words" and not (off_reason and reason == off_reason),
         picked=tuple(picked),
         walked=tuple(walked),
         context=context,
@@ -512,6 +513,7 @@ def recall(
         dropped=tuple(dropped),
         scores=tuple(scores),
         skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
+        weak=weak,
     )
     _log_read(reg, name, res)
     return res
@@ -539,6 +541,48 @@ def _prepared(reg: Registry, name: str, store: Store, idx: Any, shard_tokens: in
     with cache.lock:
         cache.prompts[name] = (idx, (files_key, shard_tokens), out, costs)
     return out
+
+
+def _thinker_plan(reg: Registry, name: str, store: Store, models: Any) -> tuple[bool, str, str]:
+    """(ask the thinker?, the weak label for its answers, why it is not asked) from the
+    store's ``[recall] thinker`` and what `kura bench models` found about this thinker."""
+    mode = reg.config.stores[name].recall.thinker
+    if mode == "off":
+        return False, "", 'the thinker is off for this store ([recall] thinker = "off")'
+    spec = models.spec("thinker")
+    found = for_thinker(store.still, spec.url, spec.model) if spec is not None else None
+    if found is None or not found.below_words:
+        return True, "", ""
+    if mode == "on":
+        return True, f"it {found.summary()}", ""
+    why = f"the thinker {found.summary()}, so this store answers by words"
+    return False, why, why
+
+
+def _sort_named(replies: list[dict], known: frozenset, picked: list, dropped: list) -> int:
+    """Sort the slugs the thinker named into *picked* (in the store) and *dropped* (not);
+    returns how many it named."""
+    named = 0
+    for reply in replies:
+        for raw in reply.get("slugs", []):
+            slug = _clean_slug(raw)
+            named += 1
+            if slug in known:
+                if slug not in picked:
+                    picked.append(slug)
+            elif slug not in dropped:
+                dropped.append(slug)
+    return named
+
+
+def _invented(dropped: list[str]) -> str:
+    """The label of an answer whose thinker named memories that do not exist."""
+    if not dropped:
+        return ""
+    shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
+    n = len(dropped)
+    what = "memory that does" if n == 1 else "memories that do"
+    return f"the thinker named {n} {what} not exist ({shown})"
 
 
 _POOL_LOCK = threading.Lock()
