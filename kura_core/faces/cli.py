@@ -652,7 +652,26 @@ def cmd_bench(ctx: Ctx) -> int:
         raise KuraError("--tokenizer-command is for kura bench compress")
     if a.what == "retention":
         return _bench_retention(ctx)
+    if a.what == "models":
+        return _bench_models(ctx)
     return _bench_perf(ctx)
+
+
+def _bench_models(ctx: Ctx) -> int:
+    from ..bench.models import models_bench, models_table  # lazy: the bench is heavy
+
+    a = ctx.args
+    if a.limit is not None and a.limit < 1:
+        raise KuraError("--limit needs at least 1 question")
+    if not 1 <= a.k <= 10:
+        raise KuraError("--k must be from 1 to 10")
+    rep = models_bench(ctx.registry(), limit=a.limit, k=a.k, save_verdict=not a.no_save)
+    if a.json:
+        ctx.json(rep)
+    else:
+        for line in models_table(rep):
+            ctx.print(line)
+    return OK
 
 
 def _bench_compress(ctx: Ctx) -> int:
@@ -1072,9 +1091,12 @@ def _service_commands(add: AddCommand) -> None:
 def _bench_command(add: AddCommand) -> None:
     """kura bench."""
     sp = add(
-        "bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf"
+        "bench",
+        cmd_bench,
+        "measure: compress (distiller ratio), retention (planted facts), perf, models (does "
+        "each configured model help?)",
     )
-    sp.add_argument("what", choices=["compress", "retention", "perf"])
+    sp.add_argument("what", choices=["compress", "retention", "perf", "models"])
     sp.add_argument("--questions", help="retention: questions JSON (see shared bench fixtures)")
     sp.add_argument(
         "--corpus",
@@ -1096,6 +1118,15 @@ def _bench_command(add: AddCommand) -> None:
         "--no-rss", action="store_true", help="perf: skip the resident memory of kura serve"
     )
     sp.add_argument("--out", help="perf: also write the JSON report to this file")
+    sp.add_argument(
+        "--limit", type=int, help="models: ask this many of the built-in questions (default all)"
+    )
+    sp.add_argument("--k", type=int, default=3, help="models: hit@k counts the first k picked")
+    sp.add_argument(
+        "--no-save",
+        action="store_true",
+        help="models: do not write the thinker's verdict into the stores ([recall] thinker)",
+    )
     sp.add_argument(
         "--tokenizer-command",
         metavar="CMD",
