@@ -67,9 +67,7 @@ def test_a_thinker_that_knows_helps_and_its_inventions_are_counted(tmp_path, mod
     assert "thinker:" in text and "brain: helps" in text and "latency cold" in text
 
 
-def test_a_thinker_below_words_is_called_so_and_its_store_then_answers_by_words(
-    tmp_path, model
-):
+def test_a_thinker_below_words_is_called_so_and_its_store_then_answers_by_words(tmp_path, model):
     model.script("kura_pick", inventing_thinker)
     model.script("kura_candidates", {"candidates": []})
     reg = _config(tmp_path, model.url)
