@@ -488,6 +488,8 @@ _MODEL_KEYS = {
     "thinking": bool,
     "dialect": str,
     "extra": dict,
+    "max_tokens": int,
+    "deadline": float,
 }
 
 
@@ -499,8 +501,19 @@ def _model_table(t: _Table) -> dict[str, Any]:
             out[k] = v
     if "dialect" in out and out["dialect"] not in DIALECTS:
         raise ConfigError(f"kura.toml: {t.key('dialect')} must be one of " + ", ".join(DIALECTS))
+    named = "timeout"
+    if "deadline" in out:
+        named = "deadline"
+        if "timeout" in out:
+            raise ConfigError(
+                f"kura.toml: {t.key('deadline')} and {t.key('timeout')} say the same thing; "
+                "keep deadline"
+            )
+        out["timeout"] = out.pop("deadline")
     if "timeout" in out and out["timeout"] <= 0:
-        raise ConfigError(f"kura.toml: {t.key('timeout')} must be greater than 0")
+        raise ConfigError(f"kura.toml: {t.key(named)} must be greater than 0 seconds")
+    if "max_tokens" in out and out["max_tokens"] <= 0:
+        raise ConfigError(f"kura.toml: {t.key('max_tokens')} must be a whole number above 0")
     t.done()
     return out
 
@@ -519,6 +532,7 @@ def _models(t: _Table | None) -> dict[str, ModelSpec | None]:
         if role == "brain":
             # timeouts fit the role: the thinker's is a recall budget, never the brain's
             inherited.pop("timeout", None)
+        inherited.pop("max_tokens", None)  # each role's replies are bounded for its tasks
         if role in tables:
             inherited = {**inherited, **tables[role]}
         if role in tables or (inherited and role != "thinker"):

@@ -66,6 +66,7 @@ class BusyError(KuraError):
 #: ``unparseable``     the reply holds no JSON object (not JSON, no message, empty content)
 #: ``reasoning_only``  the reply has reasoning but empty content
 #: ``schema``          the JSON object does not fit the task's schema
+#: ``cut_off``         the reply stopped at its ``max_tokens`` before the answer was whole
 #: ``refused``         the reply was read and fits, but kura's floors refused what it says
 #: ``other``           raised without a kind (the model client always names one)
 ModelFailureKind = Literal[
@@ -77,6 +78,7 @@ ModelFailureKind = Literal[
     "unparseable",
     "reasoning_only",
     "schema",
+    "cut_off",
     "refused",
     "other",
 ]

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 
@@ -54,10 +54,49 @@ import contextlib
 from .errors import ModelFailureKind, ModelUnavailable
 
 ROLES = ("thinker", "brain", "scribe")
-#: Default seconds each role may take. The thinker answers recall in seconds (recall falls
-#: back to words past it); the brain and the scribe may be a slow local model, and wait.
-ROLE_TIMEOUTS = {"thinker": 60.0, "brain": 3600.0, "scribe": 3600.0}
+#: Default wall-clock deadline, in seconds, of one call in each role. The thinker answers
+#: recall in seconds (recall falls back to words past it); the brain and the scribe may be a
+#: slow local model on a CPU, and wait longer, but never without end: with ``max_tokens``
+#: bounding the reply, a call past these has gone wrong.
+ROLE_TIMEOUTS = {"thinker": 60.0, "brain": 900.0, "scribe": 300.0}
 DIALECTS = ("vllm", "openai", "generic")
+
+#: The ways of asking for JSON, most structured first. A server that refuses one (an error
+#: that names ``response_format`` or the shape) is asked again at once in the next, and the
+#: shape that worked is remembered for its endpoint.
+#:
+#: * ``json_schema``: ``{"type": "json_schema", "json_schema": {"name", "schema"}}`` (OpenAI,
+#:   vLLM, llama.cpp's llama-server since late 2024, LM Studio, ollama);
+#: * ``json_object_schema``: ``{"type": "json_object", "schema": {...}}``, the schema beside the
+#:   type (llama-cpp-python and llama-server enforce it by grammar);
+#: * ``json_object``: ``{"type": "json_object"}``, any JSON object;
+#: * ``plain``: no ``response_format``; the schema is described in the prompt.
+SHAPES = ("json_schema", "json_object_schema", "json_object", "plain")
+
+#: Default ``max_tokens`` per task: what that task's answer needs, with room to spare. A
+#: model that loops stops here instead of filling its context.
+TASK_MAX_TOKENS = {
+    "kura_pick": 256,
+    "kura_candidates": 2048,
+    "kura_seed_check": 384,
+    "kura_compose": 1024,
+    "kura_judge": 384,
+    "kura_trigger": 160,
+    "kura_tidy": 1024,
+    "kura_profile": 768,
+    "kura_probe": 32,
+}
+#: ``max_tokens`` for a task not named above, by role.
+ROLE_MAX_TOKENS = {"thinker": 256, "brain": 2048, "scribe": 512}
+#: The most bytes of one reply kura reads; a server that sends more is cut off.
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+
+PROBE_TASK = "kura_probe"
+PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
 
 #: Header naming the task on every request. Real servers ignore it; the scripted test
 #: server uses it to recognise a plain retry, which carries no ``response_format``.
@@ -84,12 +123,20 @@ class ModelSpec:
     thinking: bool = False
     dialect: str = "vllm"
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    #: ``max_tokens`` for every task of this role; None: each task's own default.
+    max_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if self.dialect not in DIALECTS:
             raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {self.dialect!r}")
         if not self.timeout or self.timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {self.timeout!r}")
+        if self.max_tokens is not None and (
+            isinstance(self.max_tokens, bool)
+            or not isinstance(self.max_tokens, int)
+            or self.max_tokens <= 0
+        ):
+            raise ValueError(f"max_tokens must be a positive whole number, not {self.max_tokens!r}")
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra or {})))
 
     @property
@@ -117,27 +164,84 @@ class CallRecord:
 # request bodies
 
 
-def build_body(spec: ModelSpec, task: str, messages: list[dict], schema: dict) -> dict:
-    """The first-attempt body for ``spec.dialect``.
+def max_tokens_for(spec: ModelSpec, role: str, task: str) -> int:
+    """The ``max_tokens`` a call of *task* in *role* carries: the role's own setting, else
+    the task's default, else the role's."""
+    if spec.max_tokens is not None:
+        return spec.max_tokens
+    return TASK_MAX_TOKENS.get(task, ROLE_MAX_TOKENS.get(role, 512))
+
+
+def schema_note(schema: Mapping[str, Any]) -> str:
+    """The words added to the last message when the server cannot be given the schema."""
+    return (
+        "\n\nAnswer with one JSON object and nothing else. It must fit this JSON Schema:\n"
+        + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    )
+
+
+def _with_schema_note(messages: list[dict], schema: Mapping[str, Any]) -> list[dict]:
+    out = [dict(m) for m in messages]
+    for message in reversed(out):
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            message["content"] = message["content"] + schema_note(schema)
+            return out
+    out.append({"role": "user", "content": schema_note(schema).strip()})
+    return out
+
+
+def response_format(shape: str, task: str, schema: Mapping[str, Any]) -> dict | None:
+    """The ``response_format`` of *shape* (one of :data:`SHAPES`); None for ``plain``."""
+    if shape == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": task, "schema": schema, "strict": False},
+        }
+    if shape == "json_object_schema":
+        return {"type": "json_object", "schema": schema}
+    if shape == "json_object":
+        return {"type": "json_object"}
+    if shape == "plain":
+        return None
+    raise ValueError(f"shape must be one of {', '.join(SHAPES)}, not {shape!r}")
+
+
+def build_body(
+    spec: ModelSpec,
+    task: str,
+    messages: list[dict],
+    schema: dict,
+    *,
+    shape: str = "json_schema",
+    max_tokens: int | None = None,
+    bare: bool = False,
+) -> dict:
+    """The body of one request for ``spec.dialect``, in *shape* (one of :data:`SHAPES`).
 
     * ``vllm`` sends every reasoning knob at once (``reasoning_effort``,
       ``thinking_effort``, ``chat_template_kwargs.enable_thinking``/``thinking``) because
       model families each read a different one and ignore the rest; ``extra`` is merged
       last (one level deep for dict values such as ``chat_template_kwargs``).
     * ``openai`` sends model, messages, temperature, response_format and, when ``effort``
-      is non-empty, ``reasoning_effort``: OpenAI-style services understand it. A service
-      that rejects it answers 400 and the plain retry follows.
+      is non-empty, ``reasoning_effort``: OpenAI-style services understand it.
     * ``generic`` sends only model, messages, temperature and response_format.
+
+    Every body carries ``max_tokens`` when given. *bare* (after a 400 that names nothing)
+    keeps only model, messages, max_tokens and the shape. The shapes that cannot carry the
+    schema (``json_object``, ``plain``) describe it at the end of the last user message.
     """
-    body: dict[str, Any] = {
-        "model": spec.model,
-        "messages": messages,
-        "temperature": spec.temperature,
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": {"name": task, "schema": schema, "strict": False},
-        },
-    }
+    if shape in ("json_object", "plain"):
+        messages = _with_schema_note(messages, schema)
+    body: dict[str, Any] = {"model": spec.model, "messages": messages}
+    if not bare:
+        body["temperature"] = spec.temperature
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    fmt = response_format(shape, task, schema)
+    if fmt is not None:
+        body["response_format"] = fmt
+    if bare:
+        return body
     if spec.dialect == "vllm":
         if spec.effort:
             body["reasoning_effort"] = spec.effort
@@ -157,8 +261,22 @@ def build_body(spec: ModelSpec, task: str, messages: list[dict], schema: dict) -
 
 
 def plain_body(spec: ModelSpec, messages: list[dict]) -> dict:
-    """The retry body after a 400: model and messages, nothing a strict service can refuse."""
+    """The most conservative body: model and messages, nothing a strict service can refuse."""
     return {"model": spec.model, "messages": messages}
+
+
+#: Words in an error body that say the server refused the way kura asked for JSON.
+_SHAPE_WORDS = re.compile(
+    r"response_format|responseformat|response format|json_schema|json_object|json schema"
+    r"|structured output|guided_json|grammar",
+    re.IGNORECASE,
+)
+
+
+def names_the_shape(status: int, body: str) -> bool:
+    """Whether an HTTP answer refuses the request's structured-output shape: any 4xx or 5xx
+    whose body names ``response_format``, a shape, or the schema machinery behind it."""
+    return status >= 400 and bool(_SHAPE_WORDS.search(body[:4000]))
 
 
 # ---------------------------------------------------------------------------------------
@@ -328,9 +446,92 @@ def _check(value: Any, schema: Mapping[str, Any], path: str, errors: list[str]) 
 class _Failure(Exception):
     """Internal: carries a finished reason and its kind up to the recording code."""
 
-    def __init__(self, reason: str, kind: ModelFailureKind) -> None:
+    def __init__(self, reason: str, kind: ModelFailureKind, tried: tuple[str, ...] = ()) -> None:
         super().__init__(reason)
         self.kind = kind
+        self.tried = tried
+
+
+@dataclass
+class _Answer:
+    """One HTTP answer, read whole within the call's deadline."""
+
+    status: int
+    text: str
+    shape: str = "json_schema"
+    tried: tuple[str, ...] = ()
+
+
+class DialectMemory(Protocol):
+    """Where a client keeps what it learnt about each endpoint across runs (the workshop is
+    one). Both methods may raise; the client then carries on with what it knows."""
+
+    def learnt_dialect(self, key: str) -> Mapping[str, Any] | None: ...
+
+    def learn_dialect(self, key: str, value: Mapping[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What one tiny real request in a role's shape brought back."""
+
+    role: str
+    ok: bool
+    shape: str = ""
+    latency_ms: float = 0.0
+    reason: str = ""
+    #: the server's refusals on the way, ``shape: HTTP code: body``, first first
+    tried: tuple[str, ...] = ()
+    max_tokens: int = 0
+
+    @property
+    def summary(self) -> str:
+        took = f"{self.latency_ms / 1000:.1f}s" if self.latency_ms >= 100 else "<0.1s"
+        if self.ok:
+            return f"answers in {self.shape} ({took})"
+        return self.reason
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "shape": self.shape or None,
+            "latency_ms": round(self.latency_ms, 1),
+            "reason": self.reason or None,
+            "tried": list(self.tried),
+            "max_tokens": self.max_tokens,
+        }
+
+
+#: What each role is asked when probed: a tiny request in the role's own shape.
+PROBES: dict[str, tuple[str, dict]] = {
+    "thinker": (
+        "Memories:\n- deploy-freeze: no deploys on Friday\n- tabs: the team uses tabs\n"
+        "Question: can we deploy on Friday? Name the memory slugs that answer it.",
+        {
+            "type": "object",
+            "properties": {"slugs": {"type": "array", "items": {"type": "string"}}},
+            "required": ["slugs"],
+        },
+    ),
+    "brain": (
+        "Evidence:\n[USER] we never deploy on Fridays\nPropose what is worth remembering "
+        "as candidates with a kind, a title and quotes.",
+        {
+            "type": "object",
+            "properties": {"candidates": {"type": "array", "items": {"type": "object"}}},
+            "required": ["candidates"],
+        },
+    ),
+    "scribe": (
+        "Draft: 'No deploys on Friday.' Quote: 'we never deploy on Fridays'. Give a verdict "
+        "(keep or drop) and a short reason.",
+        {
+            "type": "object",
+            "properties": {"verdict": {"type": "string"}, "reason": {"type": "string"}},
+            "required": ["verdict"],
+        },
+    ),
+}
 
 
 def _is_loopback(url: str) -> bool:
@@ -359,6 +560,49 @@ def _refused(exc: BaseException) -> bool:
     return "refused" in text or "errno 111" in text or "errno 61" in text
 
 
+def _next_try(shape: str, bare: bool, answer: _Answer) -> tuple[str, bool] | None:
+    """Where to go after a refusal: the next shape when the server named the shape, the
+    bare body after a 400 that names nothing, then the plain bare body; None when the
+    refusal is not about how kura asked."""
+    index = SHAPES.index(shape)
+    if names_the_shape(answer.status, answer.text) and index + 1 < len(SHAPES):
+        return SHAPES[index + 1], bare
+    if answer.status == 400 and not bare:
+        return shape, True
+    if answer.status == 400 and shape != "plain":
+        return "plain", True
+    return None
+
+
+def _read_within(response: httpx.Response, deadline: float, budget: float) -> str:
+    """The body of *response*, read by *deadline* and at most :data:`MAX_REPLY_BYTES`."""
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if time.monotonic() > deadline:
+            raise _Failure(f"timed out after {_seconds(budget)}s", "timeout")
+        if size > MAX_REPLY_BYTES:
+            raise _Failure(
+                f"unparseable reply: longer than {MAX_REPLY_BYTES // (1024 * 1024)} MB",
+                "unparseable",
+            )
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def _cut_off(payload: Any, choice: Any, limit: int) -> str:
+    """ "cut off at N tokens" when the reply stopped at its token limit, else ""."""
+    if not isinstance(choice, dict) or choice.get("finish_reason") != "length":
+        return ""
+    usage = payload.get("usage") if isinstance(payload, dict) else None
+    used = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    count = used if isinstance(used, int) and not isinstance(used, bool) and used > 0 else limit
+    if not count:
+        return "cut off at the token limit before the answer was complete"
+    return f"cut off at {count} tokens before the answer was complete"
+
+
 class ModelClient:
     """Sends chat completions for the roles it was given, and remembers how they went.
 
@@ -373,7 +617,10 @@ class ModelClient:
         env: Mapping[str, str] | None = None,
         recorder: Callable[[CallRecord], None] | None = None,
         clock: Callable[[], float] = time.time,
+        dialects: DialectMemory | None = None,
     ) -> None:
+        self._dialects = dialects
+        self._learnt: dict[str, tuple[str, bool]] = {}
         self._specs: dict[str, ModelSpec] = {
             role: spec for role, spec in dict(roles).items() if spec is not None
         }
@@ -412,6 +659,7 @@ class ModelClient:
             "url": spec.url if spec else "",
             "model": spec.model if spec else "",
             "dialect": spec.dialect if spec else "",
+            "shape": "",
             "calls": 0,
             "failures": 0,
             "last_ok_at": None,
@@ -448,6 +696,52 @@ class ModelClient:
                 self._clients[key] = client
             return client
 
+    # -- what each endpoint accepts --------------------------------------------------
+
+    @staticmethod
+    def endpoint_key(spec: ModelSpec) -> str:
+        """The key a learnt dialect is kept under: the base URL and the model."""
+        return f"{spec.url.rstrip('/')} {spec.model}"
+
+    def learnt(self, spec: ModelSpec) -> tuple[str, bool]:
+        """The shape (one of :data:`SHAPES`) and bareness to ask *spec*'s endpoint in: what
+        was learnt in this process, else in an earlier run, else the most structured."""
+        key = self.endpoint_key(spec)
+        with self._lock:
+            known = self._learnt.get(key)
+        if known is not None:
+            return known
+        found: tuple[str, bool] = ("json_schema", False)
+        if self._dialects is not None:
+            try:
+                kept = self._dialects.learnt_dialect(key)
+            except Exception:
+                kept = None
+            if kept and kept.get("shape") in SHAPES:
+                found = (str(kept["shape"]), bool(kept.get("bare")))
+        with self._lock:
+            self._learnt.setdefault(key, found)
+            return self._learnt[key]
+
+    def _note_shape(self, spec: ModelSpec, shape: str) -> None:
+        key = self.endpoint_key(spec)
+        with self._lock:
+            for role, entry in self._status.items():
+                other = self._specs.get(role)
+                if other is not None and self.endpoint_key(other) == key:
+                    entry["shape"] = shape
+
+    def _learn(self, spec: ModelSpec, shape: str, bare: bool, tried: tuple[str, ...]) -> None:
+        key = self.endpoint_key(spec)
+        with self._lock:
+            changed = self._learnt.get(key) != (shape, bare)
+            self._learnt[key] = (shape, bare)
+        self._note_shape(spec, shape)
+        if changed and self._dialects is not None:
+            value = {"shape": shape, "bare": bare, "at": self._clock(), "refused": list(tried)}
+            with contextlib.suppress(Exception):
+                self._dialects.learn_dialect(key, value)
+
     # -- calls ---------------------------------------------------------------------------
 
     def ask(
@@ -458,9 +752,15 @@ class ModelClient:
         schema: dict,
         *,
         timeout: float | None = None,
+        max_tokens: int | None = None,
     ) -> dict:
         """Ask ``role`` for a JSON object fitting ``schema``; raise ``ModelUnavailable``
-        with a short reason when that does not happen."""
+        with a short reason when that does not happen.
+
+        The call carries ``max_tokens`` (*max_tokens*, else :func:`max_tokens_for`) and
+        ends by its deadline (*timeout*, else the role's): past it the connection is
+        closed, so the server can drop the work and the next call does not queue behind it.
+        """
         spec = self._specs.get(role)
         started = time.perf_counter()
         at = self._clock()
@@ -470,29 +770,9 @@ class ModelClient:
                 raise _Failure(f"{role} is not configured", "unconfigured")
             headers, secret = self._headers(spec, task)
             budget = float(timeout if timeout is not None else spec.timeout)
-            deadline = time.monotonic() + budget
-            client = self._client(spec)
-            body = build_body(spec, task, messages, schema)
-            response = self._send(
-                client, "POST", spec, spec.endpoint, headers, body, budget, budget
-            )
-            if response.status_code == 400:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise _Failure(f"timed out after {_seconds(budget)}s", "timeout")
-                response = self._send(
-                    client,
-                    "POST",
-                    spec,
-                    spec.endpoint,
-                    headers,
-                    plain_body(spec, messages),
-                    remaining,
-                    budget,
-                )
-            if not 200 <= response.status_code < 300:
-                raise _Failure(self._http_reason(response, secret), "http_status")
-            result = self._read_reply(response, task, schema)
+            limit = max_tokens if max_tokens is not None else max_tokens_for(spec, role, task)
+            answer = self._exchange(spec, task, messages, schema, headers, secret, budget, limit)
+            result = self._read_reply(answer, task, schema, limit)
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
             self._record(role, task, False, reason, started, at, spec, failure.kind)
@@ -500,30 +780,97 @@ class ModelClient:
         self._record(role, task, True, "", started, at, spec)
         return result
 
-    def probe(self, role: str, timeout: float = 2.0) -> tuple[bool, str]:
-        """Cheap reachability check: GET ``{url}/models``. Recorded as task ``probe``."""
+    def check(self, role: str, timeout: float | None = None) -> ProbeResult:
+        """Send *role* one tiny real request in its own shape, learning afresh which
+        structured-output shape its endpoint accepts. Recorded as task ``probe``."""
         spec = self._specs.get(role)
         started = time.perf_counter()
         at = self._clock()
         secret = ""
+        instructions, schema = PROBES.get(role, PROBES["scribe"])
+        limit = TASK_MAX_TOKENS[PROBE_TASK] * 4
         try:
             if spec is None:
                 raise _Failure(f"{role} is not configured", "unconfigured")
-            headers, secret = self._headers(spec, "probe")
-            url = f"{spec.url.rstrip('/')}/models"
-            response = self._send(
-                self._client(spec), "GET", spec, url, headers, None, timeout, timeout
+            headers, secret = self._headers(spec, PROBE_TASK)
+            budget = float(timeout if timeout is not None else min(spec.timeout, 120.0))
+            messages = [
+                {"role": "system", "content": "Answer with one JSON object."},
+                {"role": "user", "content": instructions},
+            ]
+            answer = self._exchange(
+                spec, PROBE_TASK, messages, schema, headers, secret, budget, limit, fresh=True
             )
-            if not 200 <= response.status_code < 300:
-                raise _Failure(self._http_reason(response, secret), "http_status")
+            self._read_reply(answer, PROBE_TASK, schema, limit)
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
             self._record(role, "probe", False, reason, started, at, spec, failure.kind)
-            return False, reason
+            return ProbeResult(
+                role,
+                False,
+                latency_ms=(time.perf_counter() - started) * 1000.0,
+                reason=reason,
+                tried=tuple(self._redact(t, secret) for t in failure.tried),
+                max_tokens=limit,
+            )
         self._record(role, "probe", True, "", started, at, spec)
-        return True, "reachable"
+        return ProbeResult(
+            role,
+            True,
+            shape=answer.shape,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+            tried=tuple(self._redact(t, secret) for t in answer.tried),
+            max_tokens=limit,
+        )
+
+    def probe(self, role: str, timeout: float | None = None) -> tuple[bool, str]:
+        """:meth:`check` as ``(ok, what a person reads)``."""
+        result = self.check(role, timeout)
+        return result.ok, result.summary
 
     # -- pieces --------------------------------------------------------------------------
+
+    def _exchange(
+        self,
+        spec: ModelSpec,
+        task: str,
+        messages: list[dict],
+        schema: dict,
+        headers: dict[str, str],
+        secret: str,
+        budget: float,
+        limit: int,
+        *,
+        fresh: bool = False,
+    ) -> _Answer:
+        """Post the request, stepping down :data:`SHAPES` while the server refuses the
+        shape, and learn the shape that was answered. Raises ``_Failure`` otherwise."""
+        deadline = time.monotonic() + budget
+        client = self._client(spec)
+        shape, bare = ("json_schema", False) if fresh else self.learnt(spec)
+        first = (shape, bare)
+        tried: list[str] = []
+        while True:
+            body = build_body(
+                spec, task, messages, schema, shape=shape, max_tokens=limit, bare=bare
+            )
+            answer = self._send(
+                client, "POST", spec, spec.endpoint, headers, body, deadline, budget
+            )
+            if 200 <= answer.status < 300:
+                answer.shape, answer.tried = shape, tuple(tried)
+                if fresh or (shape, bare) != first:
+                    self._learn(spec, shape, bare, tuple(tried))
+                else:
+                    self._note_shape(spec, shape)
+                return answer
+            reason = self._http_reason(answer, secret)
+            step = _next_try(shape, bare, answer)
+            tried.append(f"{shape}{' (bare)' if bare else ''}: {reason}")
+            if step is None:
+                more = f" (after {len(tried) - 1} other shapes)" if len(tried) > 1 else ""
+                raise _Failure(reason + more, "http_status", tuple(tried))
+            shape, bare = step
 
     def _headers(self, spec: ModelSpec, task: str) -> tuple[dict[str, str], str]:
         headers = {
@@ -549,15 +896,22 @@ class ModelClient:
         url: str,
         headers: dict[str, str],
         body: dict | None,
-        seconds: float,
+        deadline: float,
         budget: float,
-    ) -> httpx.Response:
-        limit = httpx.Timeout(seconds, connect=min(5.0, seconds))
+    ) -> _Answer:
+        """One request, read whole by *deadline*. Giving up closes the connection: a
+        server that watches its client (llama-server, vLLM) stops generating, and the next
+        call opens a fresh connection instead of waiting behind this one."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise _Failure(f"timed out after {_seconds(budget)}s", "timeout")
+        limit = httpx.Timeout(remaining, connect=min(5.0, remaining))
+        content = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
-            if body is None:
-                return client.request(method, url, headers=headers, timeout=limit)
-            content = json.dumps(body, ensure_ascii=False).encode("utf-8")
-            return client.request(method, url, headers=headers, content=content, timeout=limit)
+            with client.stream(
+                method, url, headers=headers, content=content, timeout=limit
+            ) as response:
+                return _Answer(response.status_code, _read_within(response, deadline, budget))
         except httpx.TimeoutException:
             raise _Failure(f"timed out after {_seconds(budget)}s", "timeout") from None
         except httpx.ConnectError as exc:
@@ -575,35 +929,32 @@ class ModelClient:
             ) from None
 
     @staticmethod
-    def _http_reason(response: httpx.Response, secret: str = "") -> str:
-        try:
-            text = response.text
-        except Exception:
-            text = ""
+    def _http_reason(answer: _Answer, secret: str = "") -> str:
+        text = answer.text
         if secret:
             text = text.replace(secret, "***")
         excerpt = " ".join(text.split())[:_BODY_EXCERPT]
-        return (
-            f"HTTP {response.status_code}: {excerpt}" if excerpt else f"HTTP {response.status_code}"
-        )
+        return f"HTTP {answer.status}: {excerpt}" if excerpt else f"HTTP {answer.status}"
 
     @staticmethod
-    def _read_reply(response: httpx.Response, task: str, schema: dict) -> dict:
+    def _read_reply(answer: _Answer, task: str, schema: dict, limit: int = 0) -> dict:
         try:
-            payload = response.json()
+            payload = json.loads(answer.text)
         except ValueError:
             raise _Failure(
-                f"unparseable reply: response is not JSON ({_snippet(response.text)!r})",
+                f"unparseable reply: response is not JSON ({_snippet(answer.text)!r})",
                 "unparseable",
             ) from None
         try:
-            message = payload["choices"][0]["message"]
+            choice = payload["choices"][0]
+            message = choice["message"]
         except (KeyError, IndexError, TypeError):
             raise _Failure(
                 "unparseable reply: no choices[0].message in the response", "unparseable"
             ) from None
         if not isinstance(message, dict):
             raise _Failure("unparseable reply: choices[0].message is not an object", "unparseable")
+        cut = _cut_off(payload, choice, limit)
         content = message.get("content")
         if isinstance(content, list):
             content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
@@ -612,15 +963,21 @@ class ModelClient:
                 f"unparseable reply: content is {_json_kind(content)}, not text", "unparseable"
             )
         if not (content or "").strip():
+            if cut:
+                raise _Failure(cut, "cut_off")
             if message.get("reasoning_content") or message.get("reasoning"):
                 raise _Failure("reasoning-only reply with empty content", "reasoning_only")
             raise _Failure("unparseable reply: empty content", "unparseable")
         try:
             result = parse_json_reply(content or "")
         except ValueError as exc:
+            if cut:
+                raise _Failure(cut, "cut_off") from None
             raise _Failure(f"unparseable reply: {exc}", "unparseable") from None
         problems = validate(result, schema)
         if problems:
+            if cut:
+                raise _Failure(cut, "cut_off")
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise _Failure(f"reply does not fit {task}: {problems[0]}{more}", "schema")
         return result

@@ -119,7 +119,11 @@ class Registry:
         if m is None:
             ws = self.workshop(name)
             m = ModelClient(
-                self.config.models, env=self.env, recorder=ws.record_call, clock=self.clock
+                self.config.models,
+                env=self.env,
+                recorder=ws.record_call,
+                clock=self.clock,
+                dialects=ws,
             )
             with self._lock:
                 m = self._models.setdefault(name, m)

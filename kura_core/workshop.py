@@ -429,6 +429,25 @@ class Workshop:
             (key, json.dumps(value, ensure_ascii=False)),
         )
 
+    # ---- what each model endpoint accepts (learnt by the model client) ----------------
+    _DIALECT = "dialect:"
+
+    def learnt_dialect(self, key: str) -> dict[str, Any] | None:
+        """The structured-output shape learnt for one endpoint (``url model``), or None."""
+        value = self.get(self._DIALECT + key)
+        return value if isinstance(value, dict) else None
+
+    def learn_dialect(self, key: str, value: Mapping[str, Any]) -> None:
+        self.put(self._DIALECT + key, dict(value))
+
+    def learnt_dialects(self) -> dict[str, dict[str, Any]]:
+        """Every endpoint's learnt shape, by key."""
+        rows = self._query(
+            "SELECT key, value FROM kv WHERE key >= ? AND key < ?",
+            (self._DIALECT, self._DIALECT[:-1] + ";"),
+        )
+        return {r[0][len(self._DIALECT) :]: json.loads(r[1]) for r in rows}
+
     def log_gate(
         self,
         kind: str,

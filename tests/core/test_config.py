@@ -314,15 +314,15 @@ def test_only_thinker_fills_all_three_roles():
         {"models": {"thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 9}}}, source=None
     )
     t, b, s = c.models["thinker"], c.models["brain"], c.models["scribe"]
-    assert t is not None and b == s
+    assert t is not None and b is not None and s == dataclasses.replace(b, timeout=300.0)
     assert (b.url, b.model) == (t.url, t.model) == ("http://h:1/v1", "m")
     # timeouts fit the role: the thinker's recall budget is not the slow roles' wait
-    assert (t.timeout, b.timeout, s.timeout) == (9.0, 3600.0, 3600.0)
+    assert (t.timeout, b.timeout, s.timeout) == (9.0, 900.0, 300.0)
 
 
 def test_role_timeouts_default_per_role_and_are_overridable():
     c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m"}}}, source=None)
-    assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [60.0, 3600.0, 3600.0]
+    assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [60.0, 900.0, 300.0]
     c = parse_config(
         {
             "models": {
@@ -340,6 +340,33 @@ def test_role_timeouts_default_per_role_and_are_overridable():
         source=None,
     )
     assert c.models["scribe"].timeout == 1200.0
+
+
+def test_deadline_and_max_tokens_are_per_role():
+    c = parse_config(
+        {
+            "models": {
+                "thinker": {"url": "http://h:1/v1", "model": "m", "deadline": 20, "max_tokens": 64},
+                "brain": {"max_tokens": 3000, "deadline": 600},
+            }
+        },
+        source=None,
+    )
+    t, b, s = (c.models[r] for r in ("thinker", "brain", "scribe"))
+    assert (t.timeout, t.max_tokens) == (20.0, 64)
+    assert (b.timeout, b.max_tokens) == (600.0, 3000)
+    # a role's reply length is never handed down: the scribe's tasks keep their own bounds
+    assert s is not None and s.max_tokens is None and s.timeout == 600.0
+    for bad, why in (
+        ({"max_tokens": 0}, "max_tokens must be a whole number above 0"),
+        ({"max_tokens": 1.5}, "max_tokens must be"),
+        ({"deadline": 0}, "deadline must be greater than 0"),
+        ({"deadline": 5, "timeout": 5}, "say the same thing"),
+    ):
+        with pytest.raises(ConfigError, match=why):
+            parse_config(
+                {"models": {"thinker": {"url": "http://h:1/v1", "model": "m", **bad}}}, source=None
+            )
 
 
 def test_brain_inherits_thinker_and_scribe_inherits_brain():
@@ -366,7 +393,8 @@ def test_brain_inherits_thinker_and_scribe_inherits_brain():
         0.0,
         "high",
     )
-    assert s == b
+    # the same model and knobs; the scribe's own deadline (its tasks are short)
+    assert s == dataclasses.replace(b, timeout=300.0)
 
 
 def test_scribe_overrides_only_what_it_names():

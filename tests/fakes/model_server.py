@@ -24,24 +24,37 @@ A reply is one of:
 * ``Status(code, body)``: a bare HTTP answer (``body`` a str, or a dict sent as JSON);
 * ``Refuse()``: the connection is closed without any answer;
 * ``Hang(seconds, then, release)``: wait (interrupted at shutdown) for ``seconds`` or for the
-  ``release`` event, then serve ``then``;
+  ``release`` event, then serve ``then``; a client that closes its connection meanwhile ends
+  the wait (the request is counted in ``model.cancelled``), as llama-server does;
+* ``CutOff(content, tokens)``: ``content`` with ``finish_reason: "length"`` after ``tokens``;
 * a callable taking the ``Recorded`` request and returning any of the above.
+
+``ScriptedModel(dialect=Dialect.load("llama-cpp-python"))`` answers as that server does:
+a request in a structured-output shape it does not accept gets that server's own refusal
+(recorded in ``tests/fakes/dialects/*.json`` with where it was learnt). ``slots=1`` serves
+one chat completion at a time, as a single-slot local server does. The task ``kura_probe``
+is answered by default (a tiny object that fits every role's probe) unless scripted.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import select
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 TASK_HEADER = "x-kura-task"
 MODELS_TASK = "models"
 FALLBACK_TASK = "*"
+PROBE_TASK = "kura_probe"
+PROBE_REPLY = {"ok": True, "slugs": [], "candidates": [], "verdict": "keep", "reason": "fits"}
+DIALECTS_DIR = Path(__file__).with_name("dialects")
 
 
 # ---------------------------------------------------------------------------------------
@@ -94,6 +107,66 @@ class Hang:
     release: threading.Event | None = None
 
 
+@dataclass(frozen=True)
+class CutOff:
+    """Serve ``content`` as a reply that stopped at its token limit after ``tokens``."""
+
+    content: str
+    tokens: int = 0
+
+
+def shape_of(body: Any) -> str:
+    """The structured-output shape a request body asks in (see ``kura_core.llm.SHAPES``)."""
+    fmt = body.get("response_format") if isinstance(body, dict) else None
+    if not isinstance(fmt, dict) or fmt.get("type") in (None, "text"):
+        return "plain"
+    if fmt.get("type") == "json_object":
+        return "json_object_schema" if "schema" in fmt else "json_object"
+    return str(fmt.get("type"))
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What one real server accepts, and how it refuses the rest (a recorded fixture)."""
+
+    name: str
+    accepts: tuple[str, ...]
+    refusals: dict[str, Any]
+    field_refusals: dict[str, Any]
+    expect: tuple[str, ...]
+    sources: tuple[str, ...]
+
+    @classmethod
+    def load(cls, name: str) -> Dialect:
+        data = json.loads((DIALECTS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+        return cls(
+            name=name,
+            accepts=tuple(data["accepts"]),
+            refusals=dict(data.get("refusals") or {}),
+            field_refusals=dict(data.get("field_refusals") or {}),
+            expect=tuple(data["expect"]),
+            sources=tuple(data["sources"]),
+        )
+
+    @staticmethod
+    def names() -> list[str]:
+        return sorted(p.stem for p in DIALECTS_DIR.glob("*.json"))
+
+    def refusal(self, body: Any) -> Status | None:
+        """This server's answer to *body* when it refuses it, else None."""
+        if isinstance(body, dict):
+            for name, rule in self.field_refusals.items():
+                if name in body and body[name] not in rule["allowed"]:
+                    return Status(rule["status"], rule["body"])
+        shape = shape_of(body)
+        if shape in self.accepts:
+            return None
+        rule = self.refusals.get(shape)
+        if rule is None:
+            return Status(400, {"error": f"{self.name}: no recorded answer for {shape}"})
+        return Status(rule["status"], rule["body"])
+
+
 @dataclass
 class Recorded:
     """One request the server received."""
@@ -104,6 +177,10 @@ class Recorded:
     headers: dict[str, str]
     raw: bytes
     body: Any
+
+    @property
+    def shape(self) -> str:
+        return shape_of(self.body)
 
     @property
     def messages(self) -> list[dict]:
@@ -208,7 +285,15 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         task = _task_of(body, self.headers.get(TASK_HEADER))
         recorded = self._record(raw, task, body)
-        reply = self.server.owner._next(task, recorded)
+        owner = self.server.owner
+        refusal = owner.dialect.refusal(body) if owner.dialect is not None else None
+        if refusal is not None:
+            self._serve(refusal, recorded)
+            return
+        if task == PROBE_TASK:
+            reply = owner._next(task, recorded, fallback=False) or PROBE_REPLY
+        else:
+            reply = owner._next(task, recorded)
         if reply is None:
             self._send_json(
                 500,
@@ -220,7 +305,8 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             )
             return
-        self._serve(reply, recorded)
+        with owner._slots:
+            self._serve(reply, recorded)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -266,7 +352,11 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(recorded.body, dict)
             else "scripted"
         )
-        if isinstance(reply, ReasoningOnly):
+        finish, tokens = "stop", 0
+        if isinstance(reply, CutOff):
+            message = {"role": "assistant", "content": reply.content}
+            finish, tokens = "length", reply.tokens
+        elif isinstance(reply, ReasoningOnly):
             message = {"role": "assistant", "content": "", "reasoning_content": reply.reasoning}
         elif isinstance(reply, (Garbage, Reply)):
             message = {"role": "assistant", "content": reply.content}
@@ -284,20 +374,36 @@ class _Handler(BaseHTTPRequestHandler):
                 "object": "chat.completion",
                 "created": int(time.time()),
                 "model": model,
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 0, "completion_tokens": tokens, "total_tokens": tokens},
             },
         )
 
     def _hang(self, hang: Hang) -> bool:
-        """Wait as *hang* says; True when the server is stopping and the reply is off."""
-        if hang.release is None:
-            return self.server.stopping.wait(hang.seconds)
+        """Wait as *hang* says; True when the reply is off: the server is stopping, or the
+        client closed its connection (then the request is counted as cancelled)."""
         deadline = time.monotonic() + hang.seconds
-        while not hang.release.wait(0.01):
-            if self.server.stopping.is_set() or time.monotonic() > deadline:
+        while True:
+            if hang.release is not None and hang.release.wait(0.01):
+                return self.server.stopping.is_set()
+            if hang.release is None and self.server.stopping.wait(0.01):
                 return True
-        return self.server.stopping.is_set()
+            if self.server.stopping.is_set():
+                return True
+            if self._client_gone():
+                self.server.owner._cancel()
+                return True
+            if time.monotonic() > deadline:
+                return hang.release is not None
+
+    def _client_gone(self) -> bool:
+        try:
+            readable, _w, _x = select.select([self.connection], [], [], 0)
+            if not readable:
+                return False
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
 
     def _send_json(self, code: int, payload: Any) -> None:
         self._send_bytes(
@@ -326,7 +432,10 @@ def _task_of(body: Any, header: str | None) -> str | None:
 class ScriptedModel:
     """A scripted OpenAI-compatible server; use as a context manager."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, dialect: Dialect | None = None, slots: int = 0) -> None:
+        self.dialect = dialect
+        self._slots: Any = threading.Semaphore(slots) if slots > 0 else contextlib.nullcontext()
+        self._cancelled = 0
         self._lock = threading.Lock()
         self._scripts: dict[str, list[Any]] = {}
         self._requests: list[Recorded] = []
@@ -413,7 +522,17 @@ class ScriptedModel:
         overrides.setdefault("timeout", 5.0)
         return ModelSpec(url=self.url, model=model, **overrides)
 
+    @property
+    def cancelled(self) -> int:
+        """How many requests ended because their client closed the connection while waiting."""
+        with self._lock:
+            return self._cancelled
+
     # -- used by the handler ---------------------------------------------------------------
+
+    def _cancel(self) -> None:
+        with self._lock:
+            self._cancelled += 1
 
     def _remember(self, recorded: Recorded) -> None:
         with self._lock:
