@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from .profile import ProfileApplied, ProfileDraft, ProfileState
     from .recall import RecallResult
     from .scrub import ScrubReport, StoredSecret
+    from .warm import WarmReport
     from .weave import WeaveResult
 
 
@@ -646,6 +647,12 @@ class Kura:
         from .weave import weave
 
         return weave(self.registry, store)
+
+    def warm(self, *, store: str | None = None) -> WarmReport:
+        """Refill the thinker's prompt cache with the store's recall prefix (see kura_core.warm)."""
+        from .warm import warm
+
+        return warm(self.registry, store)
 
     def prefill(self, *, store: str | None = None) -> Prefill:
         """The resident map block a host injects (see kura_core.prefill)."""

@@ -33,6 +33,7 @@ from .distill.tidy import tidy
 from .errors import BusyError, KuraError
 from .registry import Registry
 from .reports import tally_of
+from .warm import warm
 from .weave import weave
 
 TRACKS = ("drain", "run", "tidy")
@@ -295,6 +296,10 @@ class Tender:
             self.log("re-wove the map")
         except KuraError as exc:
             self.log(f"weave skipped: {exc}")
+        # the index changed: the thinker reads it now, not inside the next recall's timeout
+        rep = warm(self.reg, self.name)
+        if rep.sent:
+            self.log(rep.line())
 
     def _track(self, t: Any, track: str, doing: str, work: Callable[[], Any]) -> Any:
         """Run one track unless it is resting. None when it failed (already logged)."""

@@ -633,6 +633,15 @@ def cmd_weave(ctx: Ctx) -> int:
     return OK
 
 
+def cmd_warm(ctx: Ctx) -> int:
+    rep = ctx.kura().warm(store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(rep.to_json())
+    else:
+        ctx.print(rep.line())
+    return FAIL if rep.errors and not rep.warmed else OK
+
+
 def cmd_prefill(ctx: Ctx) -> int:
     p = ctx.kura().prefill(store=ctx.selector)
     if ctx.args.json:
@@ -1086,6 +1095,7 @@ def _service_commands(add: AddCommand) -> None:
     )
 
     add("prefill", cmd_prefill, "print the resident map block a host injects")
+    add("warm", cmd_warm, "refill the thinker's prompt cache with the store's index")
 
 
 def _bench_command(add: AddCommand) -> None:
