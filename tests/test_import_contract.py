@@ -55,6 +55,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "reading and wearing",
         (
             "kura_core.recall",
+            "kura_core.verdict",
+            "kura_core.warm",
             "kura_core.words",
             "kura_core.weave",
             "kura_core.prefill",

@@ -667,18 +667,18 @@ def cmd_bench(ctx: Ctx) -> int:
 
 
 def _bench_models(ctx: Ctx) -> int:
-    from ..bench.models import models_bench, models_table  # lazy: the bench is heavy
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
 
     a = ctx.args
     if a.limit is not None and a.limit < 1:
         raise KuraError("--limit needs at least 1 question")
     if not 1 <= a.k <= 10:
         raise KuraError("--k must be from 1 to 10")
-    rep = models_bench(ctx.registry(), limit=a.limit, k=a.k, save_verdict=not a.no_save)
+    rep = bench.models_bench(ctx.registry(), limit=a.limit, k=a.k, save_verdict=not a.no_save)
     if a.json:
         ctx.json(rep)
     else:
-        for line in models_table(rep):
+        for line in bench.models_table(rep):
             ctx.print(line)
     return OK
 
