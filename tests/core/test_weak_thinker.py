@@ -97,11 +97,15 @@ def test_a_damaged_verdict_file_is_ignored(tmp_path):
     still.mkdir()
     (still / "thinker-verdict.json").write_text('{"url": "x", "thinker_hits": "many"')
     assert load(still) is None
-    (still / "thinker-verdict.json").write_text(
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "thinker-verdict.json").write_text(
         json.dumps({**_verdict("http://x/v1").to_json(), "thinker_hits": 99})
     )
-    time.sleep(0.01)
-    assert for_thinker(still, "http://x/v1", "scripted") is None  # 99 of 10 is no verdict
+    assert for_thinker(other, "http://x/v1", "scripted") is None  # 99 of 10 is no verdict
+    good = tmp_path / "good"
+    save(good, _verdict("http://x/v1/"))
+    assert for_thinker(good, "http://x/v1", "scripted") is not None  # a trailing / is one url
 
 
 @settings(max_examples=60, deadline=None)
