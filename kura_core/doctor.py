@@ -33,6 +33,7 @@ from .config import shared_journal_roots
 from .distill.pipeline import missing_roots, no_journals_reason
 from .errors import BusyError, KuraError, ReadOnlyStore
 from .fsutil import FULL_ERRNOS, READ_ONLY_ERRNOS, is_temp_name, probe_write, reason_of
+from .llm import ModelClient, probe_line
 from .profile import ProfileState, profile_state
 from .registry import Registry
 from .scrub import StoredSecret, stored_secrets
@@ -183,11 +184,23 @@ class ModelRole:
     last_error_at: float | None = None
     reachable: bool | None = None  # None: configured and not probed
     reason: str | None = None
+    #: the structured-output shape its endpoint accepts (learnt; the probe learns afresh)
+    shape: str | None = None
+    #: what the probe measured: the time to its answer, and the server's refusals on the way
+    latency_ms: float | None = None
+    refused: tuple[str, ...] = ()
+    max_tokens: int | None = None  # the role's own setting (None: each task's default)
+    deadline: float | None = None
 
     @property
     def failing(self) -> bool:
         """The last call failed (no success since the last error)."""
         return bool(self.last_error_at and (self.last_ok_at or 0) < self.last_error_at)
+
+    @property
+    def said(self) -> str:
+        """What the probe brought back (or the shape learnt), in words."""
+        return probe_line(self.reachable, self.reason, self.shape, self.refused)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -200,10 +213,16 @@ class ModelRole:
             "last_error": self.last_error,
             "last_error_at": self.last_error_at,
             "failing": self.failing,
+            "shape": self.shape,
+            "max_tokens": self.max_tokens,
+            "deadline": self.deadline,
         }
         if self.reachable is not None:
             out["reachable"] = self.reachable
             out["reason"] = self.reason
+        if self.latency_ms is not None:
+            out["latency_ms"] = round(self.latency_ms, 1)
+            out["refused"] = list(self.refused)
         return out
 
 
@@ -415,7 +434,7 @@ def diagnose(reg: Registry, selector: str | None = None, *, probe: bool = False)
             f"a profile draft is waiting: read it with `kura profile show -s {name}`, "
             f"apply it with `kura profile apply -s {name}`"
         )
-    models = _models(reg, name, probe=probe, calls=workshop["calls"])
+    models = _models(reg, name, probe=probe, calls=workshop["calls"], dialects=workshop["dialects"])
     notes += [
         f"model {role}: {st.last_error}"
         for role, st in models.items()
@@ -770,6 +789,7 @@ def _workshop(
         "seeds": 0,
         "tender": {"state": "unknown"},
         "calls": {},
+        "dialects": {},
         "state": "ok",
         "writable": True,
     }
@@ -804,6 +824,7 @@ def _workshop(
         out["seeds"] = ws.count_waiting_seeds()
         out["tender"] = heartbeat_state(ws.heartbeat(), reg.clock())
         out["calls"] = ws.model_calls()
+        out["dialects"] = ws.learnt_dialects()
         notes += _shelved_notes(
             [r for r in ws.reservations() if r["state"] == StretchState.SHELVED]
         )
@@ -830,24 +851,41 @@ def _workshop(
 
 
 def _models(
-    reg: Registry, name: str, *, probe: bool, calls: Mapping[str, Any] | None = None
+    reg: Registry,
+    name: str,
+    *,
+    probe: bool,
+    calls: Mapping[str, Any] | None = None,
+    dialects: Mapping[str, Any] | None = None,
 ) -> Mapping[str, ModelRole]:
-    if calls is None:
-        calls = {}
+    """Each role's model, how its calls went, the shape its endpoint was learnt to accept,
+    and -- with *probe* -- what one tiny real request in the role's shape brought back."""
+    calls = calls or {}
+    dialects = dialects or {}
     client = reg.models(name) if probe else None
     out: dict[str, ModelRole] = {}
     for role in ("thinker", "brain", "scribe"):
         spec = reg.config.models.get(role)
         c = calls.get(role, {})
-        reachable: bool | None = None
-        reason: str | None = None
+        seen: dict[str, Any] = {}
         if spec is None:
-            reachable = False
-            reason = f"{role} is not configured" + (
+            seen["reachable"] = False
+            seen["reason"] = f"{role} is not configured" + (
                 "" if role == "thinker" else " (and nothing to inherit)"
             )
-        elif client is not None:
-            reachable, reason = client.probe(role)
+        else:
+            learnt = dialects.get(ModelClient.endpoint_key(spec)) or {}
+            seen["shape"] = learnt.get("shape")
+            seen["max_tokens"], seen["deadline"] = spec.max_tokens, spec.timeout
+            if client is not None:
+                result = client.check(role)
+                seen.update(
+                    reachable=result.ok,
+                    reason=result.summary,
+                    shape=result.shape or None,
+                    latency_ms=result.latency_ms,
+                    refused=result.tried,
+                )
         out[role] = ModelRole(
             role=role,
             configured=spec is not None,
@@ -858,8 +896,7 @@ def _models(
             last_ok_at=c.get("last_ok_at"),
             last_error=c.get("last_error") or None,
             last_error_at=c.get("last_error_at"),
-            reachable=reachable,
-            reason=reason,
+            **seen,
         )
     return MappingProxyType(out)
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConflictError, KuraError, PolicyError
 from .handwork.memories import GateEntry
+from .llm import ModelClient, probe_line
 from .registry import Registry
 from .secrets import BUILTIN, redact_value, using_rules
 from .store import Memory
@@ -140,6 +141,15 @@ class ModelRole:
     last_error: str | None = None
     reachable: bool | None = None  # None: not probed
     reason: str | None = None
+    #: the structured-output shape its endpoint accepts (learnt; a probe learns afresh)
+    shape: str | None = None
+    latency_ms: float | None = None  # probed: the time to the answer
+    refused: tuple[str, ...] = ()  # probed: the server's refusals on the way
+
+    @property
+    def said(self) -> str:
+        """What the probe brought back (or the shape learnt), in words."""
+        return probe_line(self.reachable, self.reason, self.shape, self.refused)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -148,9 +158,13 @@ class ModelRole:
             "dialect": self.dialect,
             "api_key_env": self.api_key_env,
             "last_error": self.last_error,
+            "shape": self.shape,
         }
         if self.reachable is not None:
             out["reachable"], out["reason"] = self.reachable, self.reason
+        if self.latency_ms is not None:
+            out["latency_ms"] = round(self.latency_ms, 1)
+            out["refused"] = list(self.refused)
         return out
 
 
@@ -249,10 +263,12 @@ class Kura:
         info = reg.describe()
         summaries = self._summaries(info)
         calls: dict[str, dict[str, Any]] = {}
+        learnt: dict[str, Any] = {}
         for s in summaries:
             if s.exists:
                 try:
                     recorded = reg.workshop(s.name).model_calls()
+                    learnt.update(reg.workshop(s.name).learnt_dialects())
                 except KuraError:
                     recorded = {}  # a busy, read-only or missing workshop never takes /stores down
                 for role, c in recorded.items():
@@ -268,15 +284,28 @@ class Kura:
                 continue
             last = calls.get(role) or {}
             failing = bool(last) and (last.get("last_ok_at") or 0) < last["last_error_at"]
-            reachable, reason = client.probe(role) if client is not None else (None, None)
+            seen: dict[str, Any] = {}
+            model_spec = reg.config.models.get(role)
+            if model_spec is not None:
+                seen["shape"] = (learnt.get(ModelClient.endpoint_key(model_spec)) or {}).get(
+                    "shape"
+                )
+            if client is not None:
+                result = client.check(role)
+                seen.update(
+                    reachable=result.ok,
+                    reason=result.summary,
+                    shape=result.shape or None,
+                    latency_ms=result.latency_ms,
+                    refused=result.tried,
+                )
             models[role] = ModelRole(
                 spec["url"],
                 spec["model"],
                 spec["dialect"],
                 spec["api_key_env"],
                 last_error=last["last_error"] if failing else None,
-                reachable=reachable,
-                reason=reason,
+                **seen,
             )
         return StoresInfo(
             info["default"],

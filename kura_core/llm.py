@@ -1,10 +1,12 @@
 """The one model client: every chat completion kura sends goes through here.
 
-One place for dialects, the plain-body retry, timeouts, reply parsing, schema checks and
-failure reasons. A failed call never turns into a silent ``None``: it raises
-``ModelUnavailable`` with a short reason a person can act on and a ``kind`` code can branch
-on (:data:`kura_core.errors.MODEL_FAILURE_KINDS`); the reason is kept in ``status()`` for
-doctor, ``/stores`` and the TUI, and both are in every failed :class:`CallRecord`.
+One place for dialects, the structured-output shape each endpoint accepts (learnt from its
+own refusals and remembered), the bare retry, ``max_tokens`` and the wall-clock deadline of
+every call, reply parsing, schema checks and failure reasons. A failed call never turns
+into a silent ``None``: it raises ``ModelUnavailable`` with a short reason a person can act
+on and a ``kind`` code can branch on (:data:`kura_core.errors.MODEL_FAILURE_KINDS`); the
+reason is kept in ``status()`` for doctor, ``/stores`` and the TUI, and both are in every
+failed :class:`CallRecord`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
@@ -58,7 +60,7 @@ ROLES = ("thinker", "brain", "scribe")
 #: recall in seconds (recall falls back to words past it); the brain and the scribe may be a
 #: slow local model on a CPU, and wait longer, but never without end: with ``max_tokens``
 #: bounding the reply, a call past these has gone wrong.
-ROLE_TIMEOUTS = {"thinker": 60.0, "brain": 900.0, "scribe": 300.0}
+ROLE_TIMEOUTS = {"thinker": 60.0, "brain": 1800.0, "scribe": 900.0}
 DIALECTS = ("vllm", "openai", "generic")
 
 #: The ways of asking for JSON, most structured first. A server that refuses one (an error
@@ -502,6 +504,22 @@ class ProbeResult:
         }
 
 
+def probe_line(
+    ok: bool | None, reason: str | None, shape: str | None, refused: Sequence[str] = ()
+) -> str:
+    """How a role's endpoint is shown to a person (doctor, ``kura stores``, the app): what
+    the probe brought back -- the shape that works and its time, or the failure with the
+    server's own words -- and the first refusal on the way; unprobed, the shape learnt."""
+    if ok is None:
+        return f"asks in {shape}" if shape else ""
+    if not ok:
+        return f"fails: {reason}"
+    text = reason or f"answers in {shape}"
+    if refused:
+        text += f"; refused first: {refused[0]}"
+    return text
+
+
 #: What each role is asked when probed: a tiny request in the role's own shape.
 PROBES: dict[str, tuple[str, dict]] = {
     "thinker": (
@@ -753,9 +771,12 @@ class ModelClient:
         *,
         timeout: float | None = None,
         max_tokens: int | None = None,
+        check: dict | None = None,
     ) -> dict:
         """Ask ``role`` for a JSON object fitting ``schema``; raise ``ModelUnavailable``
-        with a short reason when that does not happen.
+        with a short reason when that does not happen. With *check*, the reply is held to
+        that looser schema instead (the server is still given ``schema``): a caller that
+        judges each item of a list on its own asks so, and one bad item sinks only itself.
 
         The call carries ``max_tokens`` (*max_tokens*, else :func:`max_tokens_for`) and
         ends by its deadline (*timeout*, else the role's): past it the connection is
@@ -772,7 +793,7 @@ class ModelClient:
             budget = float(timeout if timeout is not None else spec.timeout)
             limit = max_tokens if max_tokens is not None else max_tokens_for(spec, role, task)
             answer = self._exchange(spec, task, messages, schema, headers, secret, budget, limit)
-            result = self._read_reply(answer, task, schema, limit)
+            result = self._read_reply(answer, task, schema if check is None else check, limit)
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
             self._record(role, task, False, reason, started, at, spec, failure.kind)

@@ -53,6 +53,7 @@ from .cloth import (
 from .config import PrefillConfig
 from .errors import KuraError, ModelUnavailable
 from .floors import BUDGET, MARKUP, ORDER, Violation, check_rewrite, negations_in, scan
+from .floors.kura_messages import WEAVE_RETRY, kura_message_violations
 from .floors.quantities import covers
 from .prefill import frame_overhead, header_text
 from .profile import preamble
@@ -199,6 +200,8 @@ def trigger_floor(
     * a figure the description does not have (the same value and unit, by meaning), or
       figures in another order than the description's (a swap re-binds them);
     * a negation dropped or added; a ⚠️ dropped or added;
+    * kura's own words (a retry's explanation pasted back,
+      :mod:`kura_core.floors.kura_messages`);
     * an attribution the description does not make;
     * a link (``[[slug]]``, ``[..](..)``, URL) or map markup (``<<<``, ``>>>``, HTML
       comments) the description does not have;
@@ -208,6 +211,8 @@ def trigger_floor(
     out = check_rewrite(trigger, description, field_name="trigger", human_names=human_names)
     if out and out[0].rule == "empty":
         return out
+    # a retry's explanation pasted back ("⚠️ landmine mark (trigger)") is kura's, not the line's
+    out += kura_message_violations({"trigger": trigger}, source=description)
     d_q = scan(description)
     order = []
     flagged = {v.text for v in out if v.kind == "number"}
@@ -602,10 +607,7 @@ class Scribe:
                 return "ok", trigger
             reason = "; ".join(str(p) for p in problems)
             if attempt == 0:
-                task = (
-                    f"{base}\n\nYour previous trigger was refused: {reason}. "
-                    "Write it again within the rules."
-                )
+                task = f"{base}\n\n" + WEAVE_RETRY.format(reason=reason)
         return "refused", reason
 
 

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConflictError, KuraError, MemoryFormatError, NotFound, PolicyError
-from ..floors import Evidence, Violation, check_surface, check_tags
+from ..floors import MARK, NEGATION, Evidence, Violation, check_rewrite, check_surface, check_tags
+from ..floors.kura_messages import kura_message_violations
 from ..fsutil import (
     atomic_write_text,
     create_exclusive,
@@ -423,9 +424,12 @@ def check_floor(
     existing = set(store.file_slugs())
     existing.add(draft.writes)
     names = reg.config.stores[name].distill.human_names
-    return check_surface(
-        fields, ev, human_names=names, existing_slugs=existing, given=given
-    ) + check_tags(list(draft.tags), ev, allowed=tags_before, human_names=names)
+    source = "\n".join([*(text for _cls, text in ev.segments), *given])
+    return (
+        check_surface(fields, ev, human_names=names, existing_slugs=existing, given=given)
+        + check_tags(list(draft.tags), ev, allowed=tags_before, human_names=names)
+        + kura_message_violations(fields, source=source)
+    )
 
 
 def body_digest(text: str) -> str:
@@ -652,8 +656,13 @@ def fix(
     tags: Sequence[str] | None = None,
     by: str = "hand",
     reason: str = "",
+    keep_marks: bool = False,
 ) -> Draft:
-    """Edit a draft. The floor runs again; a violation leaves the draft as it was."""
+    """Edit a draft. The floor runs again; a violation leaves the draft as it was.
+
+    With *keep_marks* (a model's fix), each changed field must also keep the negations and
+    the ⚠️ of what it replaces and add none: a fix rewords, it never flips what was said.
+    """
     name = reg.resolve(selector)
     store = reg.store(name)
     with store.locked(f"fix the draft {slug!r}"):
@@ -674,6 +683,8 @@ def fix(
         if not new.description or not new.body.strip():
             raise KuraError("a draft needs a description and a body")
         violations = check_floor(reg, name, new, tags_before=draft.tags)
+        if keep_marks:
+            violations += marks_dropped(draft, new)
         ws = reg.workshop(name)
         if violations:
             ws.log_gate(
@@ -703,6 +714,19 @@ def fix(
             detail={"by": by},
         )
     return new
+
+
+def marks_dropped(before: Draft, after: Draft) -> list[Violation]:
+    """The negations and ⚠️ marks a rewrite of *before* dropped or added, field by field."""
+    out: list[Violation] = []
+    for name in ("title", "description", "body"):
+        old, new = getattr(before, name), getattr(after, name)
+        if new == old or not old:
+            continue
+        for v in check_rewrite(new, old, field_name=name, keep_from=old):
+            if v.kind in (NEGATION, MARK):
+                out.append(v)
+    return out
 
 
 def _tags_at_compose(store: Store, draft: Draft) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ through `drafts.pour`, and every model reply is validated before anything is bel
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from ..budget import Deadline, Overran
 from ..config import StoreConfig
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import messages
+from ..floors.kura_messages import COMPOSE_RETRY, kura_message_violations
 from ..profile import preamble
 from ..prompts import TRUST_QUESTIONS, messages as build_messages
 from ..registry import Registry
@@ -62,6 +64,13 @@ from .journals import ADAPTERS, UNITS, JournalRoot, discover, registry as journa
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
+#: model failures in a row after which a run stops: one bad reply moves on to the next
+#: stretch (it is shelved and retried next run), a model that keeps failing ends the run.
+MAX_MODEL_FAILURES = 3
+#: Failures of one reply (the server answered, the answer could not be used): the scribe's
+#: compose that fails so drops that candidate with its reason; the rest of the batch goes on.
+REPLY_FAILURES = frozenset({"unparseable", "schema", "cut_off", "reasoning_only"})
+
 #: longest segment text shown to a model; the gate always checks the whole segment.
 SHOW_CHARS = 1500
 
@@ -87,6 +96,15 @@ CANDIDATES_SCHEMA = {
             },
         }
     },
+    "required": ["candidates"],
+}
+
+#: What a brain's reply must be as a whole: a list of candidates. Each candidate is judged
+#: on its own by the gate (a boolean where text belongs, a tag with spaces, a candidate that
+#: is not an object drops that candidate with its reason, never the batch).
+CANDIDATES_REPLY_SCHEMA = {
+    "type": "object",
+    "properties": {"candidates": {"type": "array"}},
     "required": ["candidates"],
 }
 
@@ -465,6 +483,7 @@ class _Run:
         self.checks = checks
         self.seconds = reg.config.stores[name].distill.chunk_seconds
         self.tried: set[int] = set()  # stretches shelved in this run: not tried again in it
+        self.failed = 0  # model failures in a row
 
     def _must_stop(self) -> str:
         if self.should_stop and self.should_stop():
@@ -514,9 +533,10 @@ class _Run:
                 self.echo_for, self.echo = self.store.fingerprint(), echo_detector(self.store)
 
     def _batch(self, adapter: str, path: Path, stretch: marks.Stretch) -> bool | None:
-        """One reserved stretch through the scribe and the gate; False when a model failed
-        (the stretch is shelved and retried next run), None when kura's own checks ran
-        past the time budget (shelved with a note; the run moves on)."""
+        """One reserved stretch through the scribe and the gate; False when the run must
+        stop (a model cannot be reached or keeps failing; the stretch is shelved and retried
+        next run), None when it is shelved and the run moves on (kura's own checks ran past
+        the time budget, or one model reply could not be used)."""
         deadline = Deadline(self.seconds, self.checks.clock)
         try:
             with deadline.preempting():
@@ -527,7 +547,7 @@ class _Run:
 
     def _drink_stretch(
         self, adapter: str, path: Path, stretch: marks.Stretch, deadline: Deadline
-    ) -> bool:
+    ) -> bool | None:
         report = self.report
         with deadline.step(f"reading the journal ({adapter} adapter)"):
             segs, _, skipped, _fatal = read_stretch(
@@ -566,11 +586,17 @@ class _Run:
             report.errors.append(
                 f"{path.name} {stretch.start}–{stretch.end}: {exc} (shelved; retried next run)"
             )
-            report.stopped = "a model failed"
-            return False
+            self.failed += 1
+            if exc.unreachable or self.failed >= MAX_MODEL_FAILURES:
+                why = "unreachable" if exc.unreachable else f"failed {self.failed} times"
+                report.stopped = f"a model failed ({why}): {exc}"
+                return False
+            self.tried.add(stretch.id)  # one bad reply: on to the next stretch
+            return None
         except BaseException:
             marks.shelve(self.ws, stretch, "interrupted")
             raise
+        self.failed = 0
         return True
 
     def _overran(self, adapter: str, path: Path, stretch: marks.Stretch, exc: Overran) -> None:
@@ -689,6 +715,7 @@ def _coverage_passes(
                 charter, CANDIDATES_INSTRUCTIONS, task + COVERAGE_NOTE.format(taken=listing)
             ),
             CANDIDATES_SCHEMA,
+            check=CANDIDATES_REPLY_SCHEMA,
         )
         seen = {_taken_key(c) for c in taken}
         new = []
@@ -783,6 +810,7 @@ def _propose(
         "kura_candidates",
         build_messages(charter, CANDIDATES_INSTRUCTIONS, task),
         CANDIDATES_SCHEMA,
+        check=CANDIDATES_REPLY_SCHEMA,
     )
     cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][
         : spec.distill.max_items
@@ -829,12 +857,18 @@ def _file_results(
             continue
         try:
             d = _compose(reg, name, store, res, path, batch_id, stretch, models, chunk)
-        except _Dropped as exc:
+        except (_Dropped, ModelUnavailable) as exc:
+            if isinstance(exc, ModelUnavailable) and exc.kind not in REPLY_FAILURES:
+                raise  # the server, not this reply: shelve the stretch, retried next run
             n_dropped += 1
+            why = str(exc)
+            if isinstance(exc, ModelUnavailable):
+                why = f"the scribe's reply could not be used: {exc}"
+                report.errors.append(f"{res.title}: {why}")
             ws.log_gate(
                 GateLogKind.DROPPED,
                 title=res.title,
-                reason=str(exc),
+                reason=why,
                 detail={
                     "gate": res.to_json(),
                     "journal": str(path),
@@ -1075,6 +1109,10 @@ def _compose(
                     given=given,
                     existing_slugs=existing | ({slug_for_links} if slug_for_links else set()),
                 )
+            found += kura_message_violations(
+                {k: v for k, v in raw.items() if v is not None},
+                source="\n".join([*(t for _c, t in res.evidence.segments), *given]),
+            )
             problems = messages(found) + tag_problems
         if not problems:
             break
@@ -1082,12 +1120,7 @@ def _compose(
             raise _Dropped("refused by the floor after one retry: " + "; ".join(problems))
         msgs = msgs + [
             {"role": "assistant", "content": json.dumps(reply, ensure_ascii=False)},
-            {
-                "role": "user",
-                "content": "Refused: "
-                + "; ".join(problems)
-                + ". Write it again without these; every number must appear in the evidence.",
-            },
+            {"role": "user", "content": COMPOSE_RETRY.format(reason="; ".join(problems))},
         ]
     slug = str(reply.get("slug") or "").strip()
     try:
@@ -1345,6 +1378,8 @@ class DrainReport:
     kept: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     stopped: str = ""
+    #: drafts not judged because the drain stopped (each waits for the next drain)
+    left: tuple[str, ...] = ()
 
     @property
     def did_work(self) -> bool:
@@ -1359,6 +1394,7 @@ class DrainReport:
             "kept": list(self.kept),
             "errors": list(self.errors),
             "stopped": self.stopped,
+            "left": list(self.left),
         }
 
 
@@ -1378,7 +1414,10 @@ def drain(
 
     Pours a crash interrupted are finished (and logged once) first, without asking the
     scribe; each draft is claimed while it is judged, so two drains never judge one draft
-    at once; and a draft poured or tossed by someone else meanwhile is passed over.
+    at once; and a draft poured or tossed by someone else meanwhile is passed over. One
+    failed call keeps that draft and moves on; a scribe that cannot be reached, or fails
+    :data:`MAX_MODEL_FAILURES` times in a row, stops the drain, and the drafts not judged
+    are named in ``left``.
     """
     name = reg.resolve(selector)
     store = reg.store(name)
@@ -1390,9 +1429,12 @@ def drain(
             "or review drafts by hand with `kura distill pour|toss`"
         )
     finish_pours(reg, name)
-    for listed in list_drafts(store):
+    failed = 0
+    waiting = list_drafts(store)
+    for index, listed in enumerate(waiting):
         if should_stop and should_stop():
             report.stopped = "asked to stop"
+            report.left.extend(d.slug for d in waiting[index:])
             break
         with claimed(store, listed.slug) as mine:
             if not mine:
@@ -1406,9 +1448,42 @@ def drain(
             if is_poured(store, d):
                 finish_pours(reg, name)
                 continue
-            if not _judge(reg, name, store, models, d, report, progress):
-                break
+            error = _judge(reg, name, store, models, d, report, progress)
+        if error is None:
+            failed = 0
+            continue
+        failed += 1
+        if error.unreachable or failed >= MAX_MODEL_FAILURES:
+            why = "unreachable" if error.unreachable else f"failed {failed} times in a row"
+            report.stopped = f"the scribe failed ({why}): {error}"
+            report.left.extend(d.slug for d in waiting[index + 1 :])
+            break
     return report.freeze()
+
+
+#: Words in a judge's reason that say the draft does not match its evidence. A verdict
+#: that says so never pours, whatever its verdict word.
+_CONTRADICTS = re.compile(
+    r"\b(?:contradict\w*|misquot\w*|misrepresent\w*|inaccura\w*|incorrect\w*|unsupported"
+    r"|wrong|false|opposite|does\s+not\s+match|doesn't\s+match|not\s+supported"
+    r"|not\s+what\s+the\s+(?:quote|evidence|user)\w*\s+say\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _fix_text(reply: Mapping[str, Any]) -> dict[str, str]:
+    """The fixed fields a judge gave (text only, blank ones left out)."""
+    f = dict_at(reply, "fix")
+    return {
+        k: v
+        for k in ("title", "description", "body")
+        if isinstance(v := f.get(k), str) and v.strip()
+    }
+
+
+def _keep(reg: Registry, name: str, d: Draft, report: DrainTally, why: str) -> None:
+    reg.workshop(name).log_gate(GateLogKind.KEPT, title=d.title, slug=d.slug, reason=why)
+    report.kept.append(d.slug)
 
 
 def _judge(
@@ -1419,12 +1494,38 @@ def _judge(
     d: Draft,
     report: DrainTally,
     progress: Progress | None,
-) -> bool:
-    """Ask the scribe about one draft and act on the verdict; False when the scribe failed."""
+) -> ModelUnavailable | None:
+    """Ask the scribe about one draft and act on the verdict; the failure when the call
+    failed (the draft stays as it was)."""
     if progress:
         progress("draft", {"slug": d.slug})
+    try:
+        reply = models.ask(
+            "scribe",
+            "kura_judge",
+            build_messages(preamble(store), JUDGE_INSTRUCTIONS, _judge_task(store, d)),
+            JUDGE_SCHEMA,
+        )
+    except ModelUnavailable as exc:
+        report.errors.append(f"{d.slug}: {exc}")
+        return exc
+    verdict = str(reply.get("verdict", "")).strip().lower()
+    reason = " ".join(str(reply.get("reason") or "").split())
+    try:
+        _act(reg, name, d, verdict, reason, reply, report)
+    except NotFound:
+        pass  # poured or tossed by someone else while the scribe read it
+    except StorageError:
+        raise  # the disk refuses: every later draft would fail the same way; say so once
+    except (FloorRefused, KuraError) as exc:
+        report.kept.append(d.slug)
+        report.errors.append(f"{d.slug}: {exc}")
+    return None
+
+
+def _judge_task(store: Store, d: Draft) -> str:
     segs, _ev, _given = evidence_of(store, d)
-    task = (
+    return (
         "Draft:\n"
         + json.dumps(
             {
@@ -1443,54 +1544,44 @@ def _judge(
         + "\n\nEvidence:\n"
         + evidence_lines(segs)
     )
-    try:
-        reply = models.ask(
-            "scribe",
-            "kura_judge",
-            build_messages(preamble(store), JUDGE_INSTRUCTIONS, task),
-            JUDGE_SCHEMA,
+
+
+def _act(
+    reg: Registry,
+    name: str,
+    d: Draft,
+    verdict: str,
+    reason: str,
+    reply: Mapping[str, Any],
+    report: DrainTally,
+) -> None:
+    """Do what the judge said, and only what it approved: a pour whose reason says the
+    draft contradicts its evidence is kept; a fix without fixed text is kept; a fix goes
+    through the draft's floors and keeps its negations and ⚠️ before it pours."""
+    contradicts = bool(_CONTRADICTS.search(reason))
+    if verdict == "toss":
+        toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
+        report.tossed.append(d.slug)
+    elif verdict == "pour" and contradicts:
+        _keep(reg, name, d, report, f"the judge said pour, but also: {reason}; kept for review")
+    elif verdict == "pour":
+        pour(reg, name, d.slug, by="scribe")
+        report.poured.append(d.slug)
+    elif verdict == "fix":
+        fixed = _fix_text(reply)
+        if not fixed:
+            _keep(
+                reg, name, d, report, f"the judge asked for a fix but gave no fixed text: {reason}"
+            )
+            return
+        fix_draft(reg, name, d.slug, **fixed, by="scribe", reason=reason, keep_marks=True)
+        report.fixed.append(d.slug)
+        if contradicts and "body" not in fixed:
+            _keep(reg, name, d, report, f"fixed, but the body was not: {reason}; kept for review")
+            return
+        pour(reg, name, d.slug, by="scribe")
+        report.poured.append(d.slug)
+    else:
+        _keep(
+            reg, name, d, report, f"the judge named no valid verdict ({verdict or 'empty'!s}); kept"
         )
-    except ModelUnavailable as exc:
-        report.errors.append(f"{d.slug}: {exc}")
-        report.stopped = "the scribe failed"
-        return False
-    verdict = str(reply.get("verdict", "")).strip().lower()
-    reason = " ".join(str(reply.get("reason") or "").split())
-    try:
-        if verdict == "pour":
-            pour(reg, name, d.slug, by="scribe")
-            report.poured.append(d.slug)
-        elif verdict == "toss":
-            toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
-            report.tossed.append(d.slug)
-        elif verdict == "fix":
-            f = dict_at(reply, "fix")
-            fix_draft(
-                reg,
-                name,
-                d.slug,
-                title=f.get("title") or None,
-                description=f.get("description") or None,
-                body=f.get("body") or None,
-                by="scribe",
-                reason=reason,
-            )
-            report.fixed.append(d.slug)
-            pour(reg, name, d.slug, by="scribe")
-            report.poured.append(d.slug)
-        else:
-            reg.workshop(name).log_gate(
-                GateLogKind.KEPT,
-                title=d.title,
-                slug=d.slug,
-                reason=f"the judge named no valid verdict ({verdict or 'empty'!s}); kept",
-            )
-            report.kept.append(d.slug)
-    except NotFound:
-        pass  # poured or tossed by someone else while the scribe read it
-    except StorageError:
-        raise  # the disk refuses: every later draft would fail the same way; say so once
-    except (FloorRefused, KuraError) as exc:
-        report.kept.append(d.slug)
-        report.errors.append(f"{d.slug}: {exc}")
-    return True

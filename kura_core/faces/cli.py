@@ -130,9 +130,10 @@ def cmd_stores(ctx: Ctx) -> int:
             ctx.print(f"  {role:<8} not configured")
             continue
         err = f"  ⚠ {m.last_error}" if m.last_error else ""
+        said = f"  {m.said}" if m.said else ""
         if m.reachable is not None:
-            err = "  reachable" if m.reachable else f"  unreachable: {m.reason}"
-        ctx.print(f"  {role:<8} {m.model} @ {m.url}{err}")
+            err = ""
+        ctx.print(f"  {role:<8} {m.model} @ {m.url}{said}{err}")
     return OK
 
 

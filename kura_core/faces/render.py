@@ -40,9 +40,7 @@ def doctor_text(r: DoctorReport) -> str:
         if not m.configured:
             out.append(f"  {role:<10} not configured")
             continue
-        reach = ""
-        if m.reachable is not None:
-            reach = " reachable" if m.reachable else f" unreachable: {m.reason}"
+        reach = f" {m.said}" if m.said else ""
         err = f"  last error: {m.last_error}" if m.failing else ""
         out.append(f"  {role:<10} {m.model} @ {m.url}{reach}{err}")
     out += [f"  ✗ {p}" for p in r.problems]

@@ -121,14 +121,22 @@ def _models(r: DoctorReport, now: float, probed: bool) -> list[Content]:
             )
             continue
         parts: list[Any] = [(f"{role:<8}", "bold"), f"{m.model} @ {m.url}"]
-        if m.reachable is not None:
-            parts += [
-                "  ",
-                ("reachable", "$success")
-                if m.reachable
-                else (f"unreachable: {m.reason or ''}", "$error"),
-            ]
+        if m.said:
+            style = (
+                "$foreground-muted"
+                if m.reachable is None
+                else ("$success" if m.reachable else "$error")
+            )
+            parts += ["  ", (m.said, style)]
         out.append(Content.assemble(*parts))
+        if m.deadline:
+            limit = m.max_tokens or "each task's own"
+            out.append(
+                Content.styled(
+                    f"         replies up to {limit} tokens · deadline {m.deadline:g}s",
+                    "$foreground-muted",
+                )
+            )
         stats = f"         {m.calls} calls · {m.failures} failures"
         if m.last_ok_at:
             stats += f" · last ok {ago(m.last_ok_at, now)}"

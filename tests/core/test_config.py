@@ -314,15 +314,15 @@ def test_only_thinker_fills_all_three_roles():
         {"models": {"thinker": {"url": "http://h:1/v1", "model": "m", "timeout": 9}}}, source=None
     )
     t, b, s = c.models["thinker"], c.models["brain"], c.models["scribe"]
-    assert t is not None and b is not None and s == dataclasses.replace(b, timeout=300.0)
+    assert t is not None and b is not None and s == dataclasses.replace(b, timeout=900.0)
     assert (b.url, b.model) == (t.url, t.model) == ("http://h:1/v1", "m")
     # timeouts fit the role: the thinker's recall budget is not the slow roles' wait
-    assert (t.timeout, b.timeout, s.timeout) == (9.0, 900.0, 300.0)
+    assert (t.timeout, b.timeout, s.timeout) == (9.0, 1800.0, 900.0)
 
 
 def test_role_timeouts_default_per_role_and_are_overridable():
     c = parse_config({"models": {"thinker": {"url": "http://h:1/v1", "model": "m"}}}, source=None)
-    assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [60.0, 900.0, 300.0]
+    assert [c.models[r].timeout for r in ("thinker", "brain", "scribe")] == [60.0, 1800.0, 900.0]
     c = parse_config(
         {
             "models": {
@@ -394,7 +394,7 @@ def test_brain_inherits_thinker_and_scribe_inherits_brain():
         "high",
     )
     # the same model and knobs; the scribe's own deadline (its tasks are short)
-    assert s == dataclasses.replace(b, timeout=300.0)
+    assert s == dataclasses.replace(b, timeout=900.0)
 
 
 def test_scribe_overrides_only_what_it_names():

@@ -21,6 +21,7 @@ from kura_core.llm import (
 )
 from kura_core.workshop import Workshop
 from tests.fakes.model_server import CutOff, Dialect, Hang, ScriptedModel, Status
+from tests.wait import wait_for
 
 PICK = {
     "type": "object",
@@ -198,9 +199,7 @@ def test_a_call_past_its_deadline_is_cancelled_and_the_next_does_not_queue():
             assert e.value.kind == "timeout" and str(e.value) == "timed out after 0.4s"
             assert ask(client) == {"slugs": ["next"]}
             took = time.monotonic() - started
-        deadline = time.monotonic() + 5
-        while model.cancelled == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for(lambda: model.cancelled, "the server to see the first call cancelled", timeout=5)
     assert model.cancelled == 1
     assert took < 10, f"the second call waited behind the first ({took:.1f}s)"
 
@@ -220,12 +219,11 @@ def test_a_trickling_reply_ends_at_the_deadline():
         conn.recv(65536)
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
         conn.sendall(b"Transfer-Encoding: chunked\r\n\r\n")
-        while not stop.is_set():
+        while not stop.wait(0.05):  # one byte every 50 ms: never a whole reply
             try:
                 conn.sendall(b"1\r\n \r\n")
             except OSError:
                 break
-            time.sleep(0.05)
         conn.close()
 
     thread = threading.Thread(target=trickle, daemon=True)
