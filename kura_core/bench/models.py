@@ -5,8 +5,9 @@
   meaning against a fresh store holding the set's memories, and the word tier is asked the
   same questions. hit@k is the share whose answering memory is among the first k picked.
   Also: the share of the thinker's replies that were valid JSON of the right shape, how many
-  named memories that do not exist, and latency cold (the first question: the server has
-  not seen the index) and warm (the median of the rest: the index is in its prompt cache).
+  named memories that do not exist, and latency cold (a warm-up reading the whole index the
+  server has never seen, as the first recall after a pour would) and warm (the median
+  recall, with the index in the server's prompt cache).
 * **brain** — one distil run over a short built-in journal (``models_journal.jsonl``): the
   candidates it proposed, how many passed kura's gate as drafts, how many the gate dropped,
   the share of its calls that answered, and their latency.
@@ -33,6 +34,7 @@ from ..recall import recall, word_index
 from ..registry import Registry
 from ..store import Store
 from ..verdict import Verdict, save
+from ..warm import warm
 from .retention import _spec_table
 
 HERE = Path(__file__).resolve().parent
@@ -87,6 +89,9 @@ def _calls(breg: Registry, store: str, task: str) -> tuple[int, int, list[float]
 
 
 def _thinker(breg: Registry, questions: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    # cold: the server reads the whole index it has never seen (what the first recall after
+    # a pour pays unless `kura warm` ran); the questions are then asked with it cached
+    cold = warm(breg, "bench")
     hits = words = invented = by_words = 0
     times: list[float] = []
     rows = []
@@ -118,8 +123,10 @@ def _thinker(breg: Registry, questions: list[dict[str, Any]], k: int) -> dict[st
         "valid_json": round(ok / calls, 3) if calls else 0.0,
         "invented": invented,
         "fell_back": by_words,
-        "cold_ms": round(times[0], 1) if times else None,
-        "warm_ms": round(statistics.median(times[1:]), 1) if len(times) > 1 else None,
+        "cold_ms": round(cold.elapsed_ms, 1) if cold.warmed else None,
+        "cold_error": cold.errors[0] if cold.errors else cold.skipped,
+        "warm_ms": round(statistics.median(times), 1) if times else None,
+        "slowest_ms": round(max(times), 1) if times else None,
         "rows": rows,
     }
 
@@ -228,7 +235,9 @@ def models_table(rep: dict[str, Any]) -> list[str]:
             f"words {t['words_hit_rate']:.2f} ({t['words_hits']}/{t['questions']})   "
             f"valid JSON {t['valid_json']:.0%} of {t['calls']} calls   "
             f"invented slugs in {t['invented']}   fell back to words {t['fell_back']}",
-            f"  latency cold {_ms(t['cold_ms'])}   warm {_ms(t['warm_ms'])} (median)",
+            f"  latency cold {_ms(t['cold_ms'])} (the whole index read once"
+            + (f"; {t['cold_error']}" if t["cold_error"] else "")
+            + f")   warm {_ms(t['warm_ms'])} (median recall, slowest {_ms(t['slowest_ms'])})",
         ]
     b = rep["roles"].get("brain")
     if b:

@@ -50,6 +50,7 @@ def test_the_built_in_set_asks_every_language_even_when_cut_short():
 
 def test_a_thinker_that_knows_helps_and_its_inventions_are_counted(tmp_path, model):
     model.script("kura_pick", knowing_thinker)
+    model.script("kura_warm", {"slugs": []})
     model.script("kura_candidates", honest_brain)
     model.script("kura_compose", echo_scribe)
     reg = _config(tmp_path, model.url)
@@ -57,7 +58,9 @@ def test_a_thinker_that_knows_helps_and_its_inventions_are_counted(tmp_path, mod
     t = rep["roles"]["thinker"]
     assert t["questions"] == 9 and t["hits"] == 9 and t["hit_rate"] == 1.0
     assert t["words_hits"] <= 9 and t["calls"] == 9 and t["valid_json"] == 1.0
-    assert t["invented"] == 9 and t["cold_ms"] > 0 and t["warm_ms"] > 0
+    assert t["invented"] == 9 and t["cold_ms"] > 0 and t["warm_ms"] > 0 and not t["cold_error"]
+    (cold,) = model.requests_for("kura_warm")  # the whole index, read before the questions
+    assert cold.messages[0] == model.requests_for("kura_pick")[0].messages[0]
     assert t["helps"] is (t["words_hits"] < 9)
     b = rep["roles"]["brain"]
     assert b["calls"] >= 1 and b["answered"] == 1.0
@@ -93,6 +96,7 @@ def test_a_thinker_that_only_fails_does_not_help_and_says_why(tmp_path, model):
     rep = models_bench(reg, limit=3, save_verdict=False)
     t, b = rep["roles"]["thinker"], rep["roles"]["brain"]
     assert t["valid_json"] == 0.0 and t["hits"] == 0 and t["fell_back"] == 3
+    assert t["cold_ms"] is None and "HTTP 500" in t["cold_error"]  # no warm-up was answered
     assert "valid JSON" in t["verdict"] and not t["helps"]
     assert b["answered"] == 0.0 and not b["helps"] and "unparseable" in b["verdict"]
     assert "saved_to" not in rep and load(tmp_path / "main" / "_still") is None
