@@ -119,9 +119,10 @@ def test_doctor_probe_tells_the_truth(work, server):
 
 def test_recall_answers_by_meaning_or_says_why_and_labels_invented_memories(work, server):
     reg = _reg(work)
-    _, questions = load_set(6)
     known = set(reg.store("main").file_slugs())
     questions = [q for q in load_set()[1] if q["expect"][0] in known][:6]
+    cold = warm(reg, "main")  # as kura tend does after a pour: the index read once, cached
+    assert cold.warmed == cold.sent >= 1, cold.to_json()
     for q in questions:
         res = recall(reg, "main", q["question"])
         if res.how == "words" and res.degraded:
@@ -131,8 +132,6 @@ def test_recall_answers_by_meaning_or_says_why_and_labels_invented_memories(work
             if res.dropped:
                 assert "do" in res.weak and "not exist" in res.weak
                 assert "⚠ weak thinker" in res.to_json()["notice"]
-        picks = server.of("kura_pick")
-        assert picks and picks[-1].status == 200, (picks[-1].status, str(picks[-1].reply)[:300])
     recs = _calls_kept_their_word(reg)
     assert sum(r.ok for r in recs if r.task == "kura_pick") >= len(questions) // 2, [
         r.reason for r in recs if not r.ok
