@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 
@@ -94,6 +94,9 @@ ROLE_MAX_TOKENS = {"thinker": 256, "brain": 2048, "scribe": 512}
 MAX_REPLY_BYTES = 8 * 1024 * 1024
 
 PROBE_TASK = "kura_probe"
+#: The longest a probe waits for one role (its own deadline when that is shorter): a tiny
+#: request answers in seconds even on a CPU; a server that hangs is reported, not waited out.
+PROBE_SECONDS = 60.0
 PROBE_SCHEMA = {
     "type": "object",
     "properties": {"ok": {"type": "boolean"}},
@@ -217,6 +220,7 @@ def build_body(
     shape: str = "json_schema",
     max_tokens: int | None = None,
     bare: bool = False,
+    tokens_key: str = "max_tokens",
 ) -> dict:
     """The body of one request for ``spec.dialect``, in *shape* (one of :data:`SHAPES`).
 
@@ -238,7 +242,7 @@ def build_body(
     if not bare:
         body["temperature"] = spec.temperature
     if max_tokens is not None:
-        body["max_tokens"] = max_tokens
+        body[tokens_key] = max_tokens
     fmt = response_format(shape, task, schema)
     if fmt is not None:
         body["response_format"] = fmt
@@ -578,17 +582,34 @@ def _refused(exc: BaseException) -> bool:
     return "refused" in text or "errno 111" in text or "errno 61" in text
 
 
-def _next_try(shape: str, bare: bool, answer: _Answer) -> tuple[str, bool] | None:
-    """Where to go after a refusal: the next shape when the server named the shape, the
-    bare body after a 400 that names nothing, then the plain bare body; None when the
-    refusal is not about how kura asked."""
-    index = SHAPES.index(shape)
+class Way(NamedTuple):
+    """How one endpoint is asked: the structured-output shape, whether the body is bare
+    (no reasoning knobs, no temperature), and the name of the reply bound."""
+
+    shape: str = "json_schema"
+    bare: bool = False
+    tokens: str = "max_tokens"
+
+
+#: The names of the reply bound: OpenAI's newer models refuse ``max_tokens`` and read
+#: ``max_completion_tokens``; every local server reads ``max_tokens``.
+TOKEN_KEYS = ("max_tokens", "max_completion_tokens")
+FIRST_WAY = Way()
+
+
+def _next_try(way: Way, answer: _Answer) -> Way | None:
+    """Where to go after a refusal: the other name of the reply bound when the server asks
+    for it, the next shape when it named the shape, the bare body after a 400 that names
+    nothing, then the plain bare body; None when the refusal is not about how kura asked."""
+    if answer.status == 400 and way.tokens == TOKEN_KEYS[0] and TOKEN_KEYS[1] in answer.text[:4000]:
+        return way._replace(tokens=TOKEN_KEYS[1])
+    index = SHAPES.index(way.shape)
     if names_the_shape(answer.status, answer.text) and index + 1 < len(SHAPES):
-        return SHAPES[index + 1], bare
-    if answer.status == 400 and not bare:
-        return shape, True
-    if answer.status == 400 and shape != "plain":
-        return "plain", True
+        return way._replace(shape=SHAPES[index + 1])
+    if answer.status == 400 and not way.bare:
+        return way._replace(bare=True)
+    if answer.status == 400 and way.shape != "plain":
+        return way._replace(shape="plain")
     return None
 
 
@@ -607,6 +628,56 @@ def _read_within(response: httpx.Response, deadline: float, budget: float) -> st
                 "unparseable",
             )
     return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+#: The key a salvaged reply carries: where it was cut (see ``ModelClient.ask``'s *salvage*).
+CUT_OFF_KEY = "_cut_off"
+
+
+def salvage_items(text: str, key: str) -> list[Any]:
+    """The items of the JSON list under *key* that were written whole before *text* was cut
+    off; empty when there is no such list. One pass: each item is decoded once."""
+    start = text.find(f'"{key}"')
+    if start == -1:
+        return []
+    pos = start + len(key) + 2
+    while pos < len(text) and text[pos] in " \t\r\n:":
+        pos += 1
+    if pos >= len(text) or text[pos] != "[":
+        return []
+    pos += 1
+    decoder = json.JSONDecoder()
+    items: list[Any] = []
+    while pos < len(text):
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            break
+        try:
+            item, pos = decoder.raw_decode(text, pos)
+        except ValueError:
+            break
+        items.append(item)
+    return items
+
+
+def _whole_json(content: str) -> bool:
+    """Whether *content* (without its thinking) is one whole JSON value."""
+    try:
+        json.loads(_strip_think(content).strip())
+    except ValueError:
+        return False
+    return True
+
+
+def _salvaged(content: str, key: str | None, schema: dict, cut: str) -> dict:
+    """The whole items of a reply cut off mid-list, or the cut-off failure."""
+    if not key:
+        raise _Failure(cut, "cut_off")
+    result: dict[str, Any] = {key: salvage_items(_strip_think(content), key), CUT_OFF_KEY: cut}
+    if not result[key] or validate(result, schema):
+        raise _Failure(cut, "cut_off")
+    return result
 
 
 def _cut_off(payload: Any, choice: Any, limit: int) -> str:
@@ -638,7 +709,7 @@ class ModelClient:
         dialects: DialectMemory | None = None,
     ) -> None:
         self._dialects = dialects
-        self._learnt: dict[str, tuple[str, bool]] = {}
+        self._learnt: dict[str, Way] = {}
         self._specs: dict[str, ModelSpec] = {
             role: spec for role, spec in dict(roles).items() if spec is not None
         }
@@ -721,22 +792,27 @@ class ModelClient:
         """The key a learnt dialect is kept under: the base URL and the model."""
         return f"{spec.url.rstrip('/')} {spec.model}"
 
-    def learnt(self, spec: ModelSpec) -> tuple[str, bool]:
-        """The shape (one of :data:`SHAPES`) and bareness to ask *spec*'s endpoint in: what
-        was learnt in this process, else in an earlier run, else the most structured."""
+    def learnt(self, spec: ModelSpec) -> Way:
+        """How to ask *spec*'s endpoint: what was learnt in this process, else in an earlier
+        run, else the most structured shape with every knob and ``max_tokens``."""
         key = self.endpoint_key(spec)
         with self._lock:
             known = self._learnt.get(key)
         if known is not None:
             return known
-        found: tuple[str, bool] = ("json_schema", False)
+        found = FIRST_WAY
         if self._dialects is not None:
             try:
                 kept = self._dialects.learnt_dialect(key)
             except Exception:
                 kept = None
             if kept and kept.get("shape") in SHAPES:
-                found = (str(kept["shape"]), bool(kept.get("bare")))
+                tokens = kept.get("tokens")
+                found = Way(
+                    str(kept["shape"]),
+                    bool(kept.get("bare")),
+                    tokens if tokens in TOKEN_KEYS else TOKEN_KEYS[0],
+                )
         with self._lock:
             self._learnt.setdefault(key, found)
             return self._learnt[key]
@@ -749,14 +825,20 @@ class ModelClient:
                 if other is not None and self.endpoint_key(other) == key:
                     entry["shape"] = shape
 
-    def _learn(self, spec: ModelSpec, shape: str, bare: bool, tried: tuple[str, ...]) -> None:
+    def _learn(self, spec: ModelSpec, way: Way, tried: tuple[str, ...]) -> None:
         key = self.endpoint_key(spec)
         with self._lock:
-            changed = self._learnt.get(key) != (shape, bare)
-            self._learnt[key] = (shape, bare)
-        self._note_shape(spec, shape)
+            changed = self._learnt.get(key) != way
+            self._learnt[key] = way
+        self._note_shape(spec, way.shape)
         if changed and self._dialects is not None:
-            value = {"shape": shape, "bare": bare, "at": self._clock(), "refused": list(tried)}
+            value = {
+                "shape": way.shape,
+                "bare": way.bare,
+                "tokens": way.tokens,
+                "at": self._clock(),
+                "refused": list(tried),
+            }
             with contextlib.suppress(Exception):
                 self._dialects.learn_dialect(key, value)
 
@@ -772,11 +854,15 @@ class ModelClient:
         timeout: float | None = None,
         max_tokens: int | None = None,
         check: dict | None = None,
+        salvage: str | None = None,
     ) -> dict:
         """Ask ``role`` for a JSON object fitting ``schema``; raise ``ModelUnavailable``
         with a short reason when that does not happen. With *check*, the reply is held to
         that looser schema instead (the server is still given ``schema``): a caller that
         judges each item of a list on its own asks so, and one bad item sinks only itself.
+        With *salvage* (the key of a list), a reply cut off at its ``max_tokens`` mid-list
+        gives the items written whole before the cut, and :data:`CUT_OFF_KEY` says where it
+        was cut (a model that repeats one item until its bound loses only the repeats).
 
         The call carries ``max_tokens`` (*max_tokens*, else :func:`max_tokens_for`) and
         ends by its deadline (*timeout*, else the role's): past it the connection is
@@ -793,7 +879,9 @@ class ModelClient:
             budget = float(timeout if timeout is not None else spec.timeout)
             limit = max_tokens if max_tokens is not None else max_tokens_for(spec, role, task)
             answer = self._exchange(spec, task, messages, schema, headers, secret, budget, limit)
-            result = self._read_reply(answer, task, schema if check is None else check, limit)
+            result = self._read_reply(
+                answer, task, schema if check is None else check, limit, salvage
+            )
         except _Failure as failure:
             reason = self._redact(str(failure), secret)
             self._record(role, task, False, reason, started, at, spec, failure.kind)
@@ -814,7 +902,7 @@ class ModelClient:
             if spec is None:
                 raise _Failure(f"{role} is not configured", "unconfigured")
             headers, secret = self._headers(spec, PROBE_TASK)
-            budget = float(timeout if timeout is not None else min(spec.timeout, 120.0))
+            budget = float(timeout if timeout is not None else min(spec.timeout, PROBE_SECONDS))
             messages = [
                 {"role": "system", "content": "Answer with one JSON object."},
                 {"role": "user", "content": instructions},
@@ -868,30 +956,37 @@ class ModelClient:
         shape, and learn the shape that was answered. Raises ``_Failure`` otherwise."""
         deadline = time.monotonic() + budget
         client = self._client(spec)
-        shape, bare = ("json_schema", False) if fresh else self.learnt(spec)
-        first = (shape, bare)
+        way = FIRST_WAY if fresh else self.learnt(spec)
+        first = way
         tried: list[str] = []
         while True:
             body = build_body(
-                spec, task, messages, schema, shape=shape, max_tokens=limit, bare=bare
+                spec,
+                task,
+                messages,
+                schema,
+                shape=way.shape,
+                max_tokens=limit,
+                bare=way.bare,
+                tokens_key=way.tokens,
             )
             answer = self._send(
                 client, "POST", spec, spec.endpoint, headers, body, deadline, budget
             )
             if 200 <= answer.status < 300:
-                answer.shape, answer.tried = shape, tuple(tried)
-                if fresh or (shape, bare) != first:
-                    self._learn(spec, shape, bare, tuple(tried))
+                answer.shape, answer.tried = way.shape, tuple(tried)
+                if fresh or way != first:
+                    self._learn(spec, way, tuple(tried))
                 else:
-                    self._note_shape(spec, shape)
+                    self._note_shape(spec, way.shape)
                 return answer
             reason = self._http_reason(answer, secret)
-            step = _next_try(shape, bare, answer)
-            tried.append(f"{shape}{' (bare)' if bare else ''}: {reason}")
+            step = _next_try(way, answer)
+            tried.append(f"{way.shape}{' (bare)' if way.bare else ''}: {reason}")
             if step is None:
                 more = f" (after {len(tried) - 1} other shapes)" if len(tried) > 1 else ""
                 raise _Failure(reason + more, "http_status", tuple(tried))
-            shape, bare = step
+            way = step
 
     def _headers(self, spec: ModelSpec, task: str) -> tuple[dict[str, str], str]:
         headers = {
@@ -958,7 +1053,9 @@ class ModelClient:
         return f"HTTP {answer.status}: {excerpt}" if excerpt else f"HTTP {answer.status}"
 
     @staticmethod
-    def _read_reply(answer: _Answer, task: str, schema: dict, limit: int = 0) -> dict:
+    def _read_reply(
+        answer: _Answer, task: str, schema: dict, limit: int = 0, salvage: str | None = None
+    ) -> dict:
         try:
             payload = json.loads(answer.text)
         except ValueError:
@@ -989,16 +1086,19 @@ class ModelClient:
             if message.get("reasoning_content") or message.get("reasoning"):
                 raise _Failure("reasoning-only reply with empty content", "reasoning_only")
             raise _Failure("unparseable reply: empty content", "unparseable")
+        if cut and not _whole_json(content or ""):
+            # an object found inside a reply cut off mid-way is a piece of it, not the answer
+            return _salvaged(content or "", salvage, schema, cut)
         try:
             result = parse_json_reply(content or "")
         except ValueError as exc:
             if cut:
-                raise _Failure(cut, "cut_off") from None
+                return _salvaged(content or "", salvage, schema, cut)
             raise _Failure(f"unparseable reply: {exc}", "unparseable") from None
         problems = validate(result, schema)
         if problems:
             if cut:
-                raise _Failure(cut, "cut_off")
+                return _salvaged(content or "", salvage, schema, cut)
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise _Failure(f"reply does not fit {task}: {problems[0]}{more}", "schema")
         return result

@@ -237,7 +237,9 @@ class Tender:
             self.counts["fixed"] += len(rep.fixed)
             self.log(
                 f"drain: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-                f"kept {len(rep.kept)}" + (f" — stopped: {rep.stopped}" if rep.stopped else "")
+                f"kept {len(rep.kept)}"
+                + (f", left {len(rep.left)}" if rep.left else "")
+                + (f" — stopped: {rep.stopped}" if rep.stopped else "")
             )
             if rep.errors and not rep.did_work:
                 t.failed = rep.errors[0]

@@ -20,6 +20,7 @@ from ..config import StoreConfig
 from ..errors import KuraError, ModelUnavailable, NotFound, StorageError
 from ..floors import messages
 from ..floors.kura_messages import COMPOSE_RETRY, kura_message_violations
+from ..llm import CUT_OFF_KEY
 from ..profile import preamble
 from ..prompts import TRUST_QUESTIONS, messages as build_messages
 from ..registry import Registry
@@ -771,7 +772,7 @@ def _drink(
     )
     if not segs:
         return
-    cands = _propose(models, store, spec, path, segs)
+    cands = _propose(models, store, spec, path, segs, report.errors)
     report.candidates += len(cands)
     results = run_gate(
         cands,
@@ -794,9 +795,15 @@ def _drink(
 
 
 def _propose(
-    models: _Timed, store: Store, spec: StoreConfig, path: Path, segs: list[Segment]
+    models: _Timed,
+    store: Store,
+    spec: StoreConfig,
+    path: Path,
+    segs: list[Segment],
+    notes: list[str],
 ) -> list[dict]:
-    """The brain's candidates for one stretch of evidence, with the coverage passes."""
+    """The brain's candidates for one stretch of evidence, with the coverage passes; what a
+    person should know about the replies (one cut off at its bound) goes to *notes*."""
     charter = preamble(store)
     lines = evidence_lines(segs)
     lang = spec.distill.language
@@ -811,13 +818,31 @@ def _propose(
         build_messages(charter, CANDIDATES_INSTRUCTIONS, task),
         CANDIDATES_SCHEMA,
         check=CANDIDATES_REPLY_SCHEMA,
+        salvage="candidates",
     )
-    cands = [c for c in reply.get("candidates", []) if isinstance(c, dict)][
-        : spec.distill.max_items
-    ]
+    if reply.get(CUT_OFF_KEY):
+        notes.append(
+            f"{path.name}: the brain's reply was {reply[CUT_OFF_KEY]}; the candidates it wrote "
+            "whole before the cut were judged"
+        )
+    cands = _distinct([c for c in reply.get("candidates", []) if isinstance(c, dict)])
+    cands = cands[: spec.distill.max_items]
     return cands + _coverage_passes(
         models, charter, task, cands, spec.distill.coverage_passes, spec.distill.max_items
     )
+
+
+def _distinct(cands: list[dict]) -> list[dict]:
+    """*cands* without exact repeats: a small model that loops writes one candidate again
+    and again. Two candidates that share only a title are two candidates."""
+    seen: set[str] = set()
+    out = []
+    for c in cands:
+        key = json.dumps(c, sort_keys=True, ensure_ascii=False, default=str)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
 def _file_results(
@@ -1462,13 +1487,24 @@ def drain(
 
 
 #: Words in a judge's reason that say the draft does not match its evidence. A verdict
-#: that says so never pours, whatever its verdict word.
+#: that says so never pours, whatever its verdict word ("does not contradict" is not one).
 _CONTRADICTS = re.compile(
-    r"\b(?:contradict\w*|misquot\w*|misrepresent\w*|inaccura\w*|incorrect\w*|unsupported"
-    r"|wrong|false|opposite|does\s+not\s+match|doesn't\s+match|not\s+supported"
-    r"|not\s+what\s+the\s+(?:quote|evidence|user)\w*\s+say\w*)\b",
+    r"\b(?:contradict\w*|misquot\w*|misrepresent\w*|misattribut\w*"
+    r"|(?:does|do|did)\s*(?:not|n't)\s+match|not\s+supported\s+by|unsupported\s+by"
+    r"|opposite\s+of|not\s+what\s+the\s+(?:quote|evidence|user)\w*\s+sa(?:y|id)\w*)",
     re.IGNORECASE,
 )
+#: A negation just before such words takes them back ("no contradiction", "does not
+#: contradict", "never misquotes").
+_TAKEN_BACK = re.compile(r"(?:\bnot|\bno|\bnever|\bwithout|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+
+
+def says_it_contradicts(reason: str) -> bool:
+    """Whether a judge's *reason* says the draft does not match its evidence."""
+    for m in _CONTRADICTS.finditer(reason):
+        if not _TAKEN_BACK.search(reason[max(0, m.start() - 24) : m.start()]):
+            return True
+    return False
 
 
 def _fix_text(reply: Mapping[str, Any]) -> dict[str, str]:
@@ -1558,7 +1594,7 @@ def _act(
     """Do what the judge said, and only what it approved: a pour whose reason says the
     draft contradicts its evidence is kept; a fix without fixed text is kept; a fix goes
     through the draft's floors and keeps its negations and ⚠️ before it pours."""
-    contradicts = bool(_CONTRADICTS.search(reason))
+    contradicts = says_it_contradicts(reason)
     if verdict == "toss":
         toss(reg, name, d.slug, reason or "tossed by the scribe without a reason", by="scribe")
         report.tossed.append(d.slug)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import KuraError, ModelUnavailable
 from ..floors import check_rewrite
+from ..floors.kura_messages import kura_message_violations
 from ..profile import preamble
 from ..prompts import messages as build_messages
 from ..registry import Registry
@@ -258,6 +259,9 @@ def propose(
 
 def check_line(old: str, new: str, body: str, human_names=()) -> list[Any]:
     """Floors for a rewritten trigger (:func:`kura_core.floors.check_rewrite`): figures and
-    claims only from the memory itself, no negation or ⚠️ of the old line lost."""
+    claims only from the memory itself, no negation or ⚠️ of the old line lost, none of
+    kura's own words (:mod:`kura_core.floors.kura_messages`)."""
     old_neg_only = old if old.strip() else body
-    return check_rewrite(new, old + "\n" + body, human_names=human_names, keep_from=old_neg_only)
+    return check_rewrite(
+        new, old + "\n" + body, human_names=human_names, keep_from=old_neg_only
+    ) + kura_message_violations({"description": new}, source=old + "\n" + body)

@@ -496,8 +496,10 @@ def cmd_distill_drain(ctx: Ctx) -> int:
     if not ctx.args.json:
         ctx.print(
             f"{rep.store}: poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-            f"kept {len(rep.kept)}"
+            f"kept {len(rep.kept)}" + (f", left {len(rep.left)}" if rep.left else "")
         )
+        if rep.stopped:
+            ctx.print(f"stopped: {rep.stopped}")
         for e in rep.errors:
             ctx.print(f"  ⚠ {e}")
     if rep.errors and not rep.did_work:

@@ -145,6 +145,6 @@ def drain(
     rep = pipeline.drain(reg, name, progress=on_draft, should_stop=should_stop)
     summary = (
         f"poured {len(rep.poured)}, fixed {len(rep.fixed)}, tossed {len(rep.tossed)}, "
-        f"kept {len(rep.kept)}"
+        f"kept {len(rep.kept)}" + (f", left {len(rep.left)}" if rep.left else "")
     )
     return Outcome("drain", name, rep.did_work, summary, rep, rep.stopped, tuple(rep.errors))

@@ -809,7 +809,7 @@ def test_the_example_config_loads_and_documents_the_new_keys():
     text = (ROOT / "kura.example.toml").read_text(encoding="utf-8")
     c = load_config(ROOT / "kura.example.toml")
     assert c.distill.coverage_passes == 1 and c.capacity.limits() == {}
-    for key in ("inherit_global_journals", "coverage_passes", "[capacity]", "3600"):
+    for key in ("inherit_global_journals", "coverage_passes", "[capacity]", "1800", "max_tokens"):
         assert key in text, key
 
 

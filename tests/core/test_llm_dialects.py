@@ -12,12 +12,14 @@ from hypothesis import given, strategies as st
 
 from kura_core.errors import ModelUnavailable
 from kura_core.llm import (
+    CUT_OFF_KEY,
     SHAPES,
     TASK_MAX_TOKENS,
     ModelClient,
     build_body,
     max_tokens_for,
     names_the_shape,
+    salvage_items,
 )
 from kura_core.workshop import Workshop
 from tests.fakes.model_server import CutOff, Dialect, Hang, ScriptedModel, Status
@@ -257,3 +259,94 @@ def test_every_body_is_bounded_and_json(shape, bare, limit):
     assert ("response_format" in body) is (shape != "plain")
     assert ("top_k" in body) is not bare
     assert MESSAGES[-1]["content"] == "which memories fit: deploy friday?"  # never mutated
+
+
+def test_a_list_cut_off_mid_item_gives_the_items_written_whole():
+    item = {"title": "again", "quotes": ["[USER] again"]}
+    cut = '{"candidates": [' + ", ".join([json.dumps(item)] * 3) + ', {"title": "aga'
+    schema = {"type": "object", "properties": {"candidates": {"type": "array"}}}
+    with ScriptedModel() as model:
+        model.script("kura_candidates", CutOff(cut, tokens=2048))
+        with ModelClient({"brain": model.spec()}) as client:
+            reply = client.ask("brain", "kura_candidates", MESSAGES, schema, salvage="candidates")
+            with pytest.raises(ModelUnavailable) as e:  # without salvage: the honest failure
+                client.ask("brain", "kura_candidates", MESSAGES, schema)
+    assert reply["candidates"] == [item] * 3
+    assert reply[CUT_OFF_KEY] == "cut off at 2048 tokens before the answer was complete"
+    assert e.value.kind == "cut_off"
+
+
+@given(
+    st.lists(st.dictionaries(st.text(max_size=5), st.integers()), max_size=6), st.integers(0, 80)
+)
+def test_salvage_never_invents_an_item(items, cut):
+    text = json.dumps({"candidates": items})
+    got = salvage_items(text[: len(text) - cut], "candidates")
+    assert got == items[: len(got)]
+
+
+@pytest.mark.parametrize("name", Dialect.names())
+def test_recall_and_distill_work_on_every_server_as_it_ships(name, tmp_path):
+    """The whole path, not only the client: recall meets the thinker in a shape the server
+    accepts (it once fell back to words on every question), and a distil drafts."""
+    from kura_core.distill import drafts as dr, pipeline
+    from kura_core.recall import recall
+    from tests.conftest import make_registry
+    from tests.core.test_distill import config, echo_scribe, honest_brain, registry, write_journal
+    from tests.core.test_recall import CHAIN
+
+    with ScriptedModel(dialect=Dialect.load(name)) as model:
+        model.script("kura_pick", {"slugs": ["archive-on-slow-disk"]})
+        reg = make_registry(tmp_path / "r", stores={"main": CHAIN}, model_url=model.url)
+        res = recall(reg, "main", "where does the archive live?", hops=0)
+        assert res.how == "meaning" and not res.degraded
+        assert list(res.picked) == ["archive-on-slow-disk"]
+
+        write_journal(
+            tmp_path / "d" / "journals" / "a.jsonl", [("user", "the router lives in the hall")]
+        )
+        model.script("kura_candidates", honest_brain)
+        model.script("kura_compose", echo_scribe)
+        dreg = registry(config(tmp_path / "d", model.url))
+        rep = pipeline.run(dreg, "main")
+        assert rep.stopped == "" and rep.shelved == 0
+        assert [d.body for d in dr.list_drafts(dreg.store("main"))] == [
+            "the router lives in the hall"
+        ]
+        refused = [
+            r
+            for r in model.requests
+            if r.task != "models" and r.shape not in Dialect.load(name).accepts
+        ]
+    # one refusal per client at most (recall's, the distiller's): then the shape is known
+    assert len(refused) == (2 if len(Dialect.load(name).expect) > 1 else 0)
+
+
+def test_a_service_that_wants_max_completion_tokens_gets_it_and_it_is_remembered(workshop):
+    def openai_reasoning_model(request):
+        if "max_tokens" in request.body:
+            return Status(
+                400,
+                {
+                    "error": {
+                        "message": "Unsupported parameter: 'max_tokens' is not supported with "
+                        "this model. Use 'max_completion_tokens' instead.",
+                        "type": "invalid_request_error",
+                        "param": "max_tokens",
+                        "code": "unsupported_parameter",
+                    }
+                },
+            )
+        return {"slugs": ["a"]}
+
+    with ScriptedModel() as model:
+        model.script("kura_pick", openai_reasoning_model)
+        spec = model.spec(dialect="openai")
+        with ModelClient({"thinker": spec}, dialects=workshop) as client:
+            assert ask(client) == {"slugs": ["a"]}
+        first, second = model.requests
+        assert first.body["max_tokens"] == second.body["max_completion_tokens"] == 256
+        assert second.shape == "json_schema" and "reasoning_effort" in second.body
+        with ModelClient({"thinker": spec}, dialects=workshop) as later:
+            ask(later)
+        assert "max_completion_tokens" in model.requests[-1].body and model.count() == 3

@@ -260,3 +260,80 @@ def test_kura_words_are_found_wherever_they_sit(words, fragment):
     half = len(words) // 2
     text = " ".join([*words[:half], fragment, *words[half:]])
     assert kura_words_in(text)
+
+
+def test_a_brain_that_loops_until_its_bound_still_gives_its_whole_candidates(tmp_path, model):
+    from tests.fakes.model_server import CutOff
+
+    write_journal(tmp_path / "journals" / "c.jsonl", [("user", ROUTER), ("user", PRINTER)])
+
+    def looping_brain(req):
+        first, second = honest_brain(req)["candidates"][:2]
+        import json as _json
+
+        text = _json.dumps({"candidates": [first, second, second, second]})
+        return CutOff(text[: text.rindex("}, {") + 30], tokens=2048)
+
+    model.script("kura_candidates", looping_brain)
+    model.script("kura_compose", echo_scribe)
+    reg = registry(config(tmp_path, model.url))
+    rep = pipeline.run(reg, "main")
+    assert rep.shelved == 0 and rep.candidates == 2
+    assert sorted(d.body for d in dr.list_drafts(reg.store("main"))) == [PRINTER, ROUTER]
+    assert any("cut off at 2048 tokens" in e for e in rep.errors)
+
+
+def test_which_reasons_say_the_draft_contradicts_its_evidence():
+    from kura_core.distill.pipeline import says_it_contradicts
+
+    for said in (
+        "the text contradicts the quote",
+        "Contradiction: the user said Tuesday",
+        "misquotes the user",
+        "the body does not match the evidence",
+        "this is not what the quote says",
+        "not supported by the evidence",
+    ):
+        assert says_it_contradicts(said), said
+    for said in (
+        "true to the evidence; nothing wrong",
+        "no contradiction with the quotes",
+        "does not contradict the evidence",
+        "it never misquotes",
+        "accurate and short",
+        "",
+    ):
+        assert not says_it_contradicts(said), said
+
+
+def test_a_scribe_that_pastes_the_retry_explanation_never_reaches_the_map(tmp_path, model):
+    import datetime as dt
+
+    from kura_core.weave import weave
+    from tests.core.test_weave import registry as weave_registry, write_memory
+
+    root = tmp_path / "main"
+    reg = weave_registry(root, model_url=model.url)
+    desc = (
+        "⚠️ the garden hose bib behind the shed freezes solid in winter and splits its "
+        "fitting, so it has to be drained and closed before the first frost comes"
+    )
+    old = dt.date.today() - dt.timedelta(days=400)
+    write_memory(root, "hose-bib", desc, created=old)
+    (root / "MEMORY.md").write_text(f"# main\n\n- [hose-bib](hose-bib.md) — {desc}\n")
+
+    def pasting_scribe(req):
+        if "was refused" in req.last_content:  # the retry: paste kura's own explanation
+            reason = req.last_content.split("was refused: ", 1)[1].split(". Write", 1)[0]
+            return {"trigger": f"hose bib freezes, drain before frost, ⚠️ {reason}"}
+        return {"trigger": "hose bib behind the shed freezes in winter, drain it"}
+
+    model.script("kura_trigger", pasting_scribe)
+    res = weave(reg, "main", today=dt.date.today)
+    assert res.written and dict(res.refused)["hose-bib"]
+    assert any("was refused" in r.last_content for r in model.requests_for("kura_trigger"))
+    woven = (root / "MEMORY.md").read_text(encoding="utf-8") + "".join(
+        text for _l, _s, text in res.lines
+    )
+    assert "landmine mark" not in woven and "(trigger)" not in woven
+    assert "hose bib freezes, drain before frost" not in woven

@@ -50,6 +50,7 @@ def test_drain_prints_what_the_scribe_poured_and_tossed(tmp_path, model):
         "kept": [],
         "errors": [],
         "stopped": "",
+        "left": [],
     }
     # nothing left to judge: exit 2, and the line says so
     again = _drain(tmp_path / "line" / "kura.toml")
