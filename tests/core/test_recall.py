@@ -143,7 +143,9 @@ def test_large_index_is_asked_in_concurrent_shards_and_merged(tmp_path, model):
 )
 def test_thinker_failures_degrade_and_doctor_names_the_reason(tmp_path, model, behaviour, needle):
     model.script("kura_pick", behaviour)
-    reg = reg_for(tmp_path, model, timeout=0.4)
+    # the deadline is wall-clock for the whole call: short only where the test waits it out,
+    # so a loaded machine cannot turn an instant bad reply into a timeout
+    reg = reg_for(tmp_path, model, timeout=0.4 if isinstance(behaviour, Hang) else 5.0)
     res = recall(reg, "main", "where does the archive live?")
     assert res.how == "words" and res.degraded
     assert needle in res.reason
