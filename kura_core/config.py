@@ -96,12 +96,19 @@ class PrefillConfig:
 RESIDENT_MODES = ("full", "constellation", "auto")
 
 
+#: [recall] thinker: ask the thinker unless the bench found it weak, always, or never
+THINKER_MODES = ("auto", "on", "off")
+
+
 @dataclass(frozen=True)
 class RecallConfig:
     hops: int = 1
     top: int = 3
     chars: int = 6000
     shard_tokens: int = 24_000
+    #: whether recall asks the thinker: "auto" (unless `kura bench models` found it below the
+    #: word tier), "on" (always; a below-words verdict only labels its answers), "off" (never)
+    thinker: str = "auto"
 
 
 # ---- fastpath: tier zero of recall ([fastpath], [stores.X.fastpath]) ----------------
@@ -549,7 +556,14 @@ def _recall(t: _Table | None, base: RecallConfig) -> RecallConfig:
         top=t.positive("top", int, base.top),
         chars=t.positive("chars", int, base.chars),
         shard_tokens=t.positive("shard_tokens", int, base.shard_tokens),
+        thinker=t.get("thinker", str, base.thinker),
     )
+    if r.thinker not in THINKER_MODES:
+        raise ConfigError(
+            f"kura.toml: {t.where}.thinker must be one of "
+            + ", ".join(f'"{m}"' for m in THINKER_MODES)
+            + f" (got {r.thinker!r})"
+        )
     t.done()
     return r
 

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from .recall import RecallResult
     from .scrub import ScrubReport, StoredSecret
     from .sync import SyncReport
+    from .warm import WarmReport
     from .weave import WeaveResult
 
 
@@ -793,6 +794,12 @@ class Kura:
         from .handwork.maps import build_trail
 
         return build_trail(self.registry, self.registry.resolve(store))
+
+    def warm(self, *, store: str | None = None) -> WarmReport:
+        """Refill the thinker's prompt cache with the store's recall prefix (see kura_core.warm)."""
+        from .warm import warm
+
+        return warm(self.registry, store)
 
     def prefill(self, *, store: str | None = None) -> Prefill:
         """The resident map block a host injects (see kura_core.prefill)."""

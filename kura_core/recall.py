@@ -34,6 +34,7 @@ from .prompts import Preamble, messages as build_messages
 from .registry import Registry
 from .store import Entry, Index, Listing, Memory, Store, changed_since, memory_slug
 from .tokens import estimate_tokens, from_parts, token_parts
+from .verdict import for_thinker, weak_notice
 from .vocabulary import ProvenanceClass
 from .words import Doc, WordIndex, relevant_paragraphs
 
@@ -127,11 +128,17 @@ class RecallResult:
     #: what tier zero made of the question: "disabled" | "ok" | "no-confident-hit"
     fastpath_verdict: str = "disabled"
     fastpath_ms: float = 0.0
+    #: why this answer's thinker is not to be trusted ("" when nothing says so): it named
+    #: memories that do not exist, or `kura bench models` found it below the word tier
+    weak: str = ""
 
     @property
     def notice(self) -> str:
-        """The degraded line to show ("" when recall was by meaning)."""
-        return degraded_notice(self.reason) if self.degraded else ""
+        """The lines to show above the answer: degraded, weak thinker ("" when neither)."""
+        lines = [degraded_notice(self.reason)] if self.degraded else []
+        if self.weak:
+            lines.append(weak_notice(self.weak))
+        return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
         """Every field as JSON, in field order, then ``notice`` when degraded (written out
@@ -154,8 +161,9 @@ class RecallResult:
             "skipped": [{"slug": s.slug, "reason": s.reason} for s in self.skipped],
             "fastpath_verdict": self.fastpath_verdict,
             "fastpath_ms": round(self.fastpath_ms, 3),
+            "weak": self.weak,
         }
-        if self.degraded:
+        if self.degraded or self.weak:
             d["notice"] = self.notice
         return d
 
@@ -586,7 +594,7 @@ def recall(
         store=name,
         question=question,
         how=tier.how,
-        degraded=tier.how == "words",
+        degraded=tier.how == "words" and not tier.off,
         picked=tuple(tier.picked),
         walked=tuple(walked),
         context=context,
@@ -600,6 +608,7 @@ def recall(
         skipped=tuple(Skipped(s, why) for s, why in reader.skipped.items()),
         fastpath_verdict=fast.verdict,
         fastpath_ms=fast_ms,
+        weak=tier.weak,
     )
     _log_read(reg, name, res)
     return res
@@ -616,6 +625,10 @@ class _Tier:
     picked: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     scores: list[tuple[str, float]] = field(default_factory=list)
+    #: why this answer's thinker is not to be trusted (see :func:`_thinker_plan`)
+    weak: str = ""
+    #: the store asked no thinker on purpose: words are its answer, not a degradation
+    off: bool = False
 
 
 def _fastpath(
@@ -643,6 +656,10 @@ def _by_thinker(
     if not models.configured("thinker"):
         tier.how, tier.reason = "words", "thinker is not configured"
         return
+    ask, tier.weak, off_reason = _thinker_plan(reg, name, store, models)
+    if not ask:
+        tier.how, tier.reason, tier.off = "words", off_reason, True
+        return
     shard_tokens = reg.config.stores[name].recall.shard_tokens
     known, valid, shards = _prepared(reg, name, store, idx, shard_tokens)
     if not valid:
@@ -656,20 +673,13 @@ def _by_thinker(
         return
     finally:
         tier.model_ms = (time.perf_counter() - tm) * 1000
-    named = 0
-    for reply in replies:
-        for raw in reply.get("slugs", []):
-            slug = _clean_slug(raw)
-            named += 1
-            if slug in known:
-                if slug not in tier.picked:
-                    tier.picked.append(slug)
-            elif slug not in tier.dropped:
-                tier.dropped.append(slug)
+    named = _sort_named(replies, known, tier.picked, tier.dropped)
     if named and not tier.picked:
         tier.how, tier.reason = "words", "the thinker named only slugs that are not in the store"
         _record_nonsense(reg, name, tier.reason)
     tier.picked = tier.picked[:top]
+    invented = _invented(tier.dropped)
+    tier.weak = invented + ("; " if tier.weak and invented else "") + tier.weak
 
 
 def _prepared(reg: Registry, name: str, store: Store, idx: Any, shard_tokens: int):
@@ -694,6 +704,48 @@ def _prepared(reg: Registry, name: str, store: Store, idx: Any, shard_tokens: in
     with cache.lock:
         cache.prompts[name] = (idx, (files_key, shard_tokens), out, costs)
     return out
+
+
+def _thinker_plan(reg: Registry, name: str, store: Store, models: Any) -> tuple[bool, str, str]:
+    """(ask the thinker?, the weak label for its answers, why it is not asked) from the
+    store's ``[recall] thinker`` and what `kura bench models` found about this thinker."""
+    mode = reg.config.stores[name].recall.thinker
+    if mode == "off":
+        return False, "", 'the thinker is off for this store ([recall] thinker = "off")'
+    spec = models.spec("thinker")
+    found = for_thinker(store.still, spec.url, spec.model) if spec is not None else None
+    if found is None or not found.below_words:
+        return True, "", ""
+    if mode == "on":
+        return True, f"it {found.summary()}", ""
+    why = f"the thinker {found.summary()}, so this store answers by words"
+    return False, why, why
+
+
+def _sort_named(replies: list[dict], known: frozenset, picked: list, dropped: list) -> int:
+    """Sort the slugs the thinker named into *picked* (in the store) and *dropped* (not);
+    returns how many it named."""
+    named = 0
+    for reply in replies:
+        for raw in reply.get("slugs", []):
+            slug = _clean_slug(raw)
+            named += 1
+            if slug in known:
+                if slug not in picked:
+                    picked.append(slug)
+            elif slug not in dropped:
+                dropped.append(slug)
+    return named
+
+
+def _invented(dropped: list[str]) -> str:
+    """The label of an answer whose thinker named memories that do not exist."""
+    if not dropped:
+        return ""
+    shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
+    n = len(dropped)
+    what = "memory that does" if n == 1 else "memories that do"
+    return f"the thinker named {n} {what} not exist ({shown})"
 
 
 _POOL_LOCK = threading.Lock()

@@ -36,6 +36,7 @@ from .handwork.maps import build_trail
 from .registry import Registry
 from .reports import tally_of
 from .sync import sync
+from .warm import warm
 from .weave import weave
 
 TRACKS = ("drain", "run", "tidy")
@@ -332,6 +333,10 @@ class Tender:
             build_trail(self.reg, self.name)
         except KuraError as exc:
             self.log(f"trail skipped: {exc}")
+        # the index changed: the thinker reads it now, not inside the next recall's timeout
+        rep = warm(self.reg, self.name)
+        if rep.sent:
+            self.log(rep.line())
 
     def _track(self, t: Any, track: str, doing: str, work: Callable[[], Any]) -> Any:
         """Run one track unless it is resting. None when it failed (already logged)."""

@@ -58,6 +58,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "kura_core.recall",
             "kura_core.fastpath",
+            "kura_core.verdict",
+            "kura_core.warm",
             "kura_core.words",
             "kura_core.weave",
             "kura_core.prefill",

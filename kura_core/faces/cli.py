@@ -720,6 +720,15 @@ def cmd_trail(ctx: Ctx) -> int:
     return OK if res.changed else NOTHING
 
 
+def cmd_warm(ctx: Ctx) -> int:
+    rep = ctx.kura().warm(store=ctx.selector)
+    if ctx.args.json:
+        ctx.json(rep.to_json())
+    else:
+        ctx.print(rep.line())
+    return FAIL if rep.errors and not rep.warmed else OK
+
+
 def cmd_prefill(ctx: Ctx) -> int:
     p = ctx.kura().prefill(store=ctx.selector)
     if ctx.args.json:
@@ -739,7 +748,26 @@ def cmd_bench(ctx: Ctx) -> int:
         raise KuraError("--tokenizer-command is for kura bench compress")
     if a.what == "retention":
         return _bench_retention(ctx)
+    if a.what == "models":
+        return _bench_models(ctx)
     return _bench_perf(ctx)
+
+
+def _bench_models(ctx: Ctx) -> int:
+    from .. import bench  # lazy: the bench sits above the faces (and is heavy)
+
+    a = ctx.args
+    if a.limit is not None and a.limit < 1:
+        raise KuraError("--limit needs at least 1 question")
+    if not 1 <= a.k <= 10:
+        raise KuraError("--k must be from 1 to 10")
+    rep = bench.models_bench(ctx.registry(), limit=a.limit, k=a.k, save_verdict=not a.no_save)
+    if a.json:
+        ctx.json(rep)
+    else:
+        for line in bench.models_table(rep):
+            ctx.print(line)
+    return OK
 
 
 def _bench_compress(ctx: Ctx) -> int:
@@ -1185,14 +1213,18 @@ def _service_commands(add: AddCommand) -> None:
         cmd_trail,
         "rebuild the hot trail, the freshest index lines worn after the map (exit 2 when unchanged)",
     )
+    add("warm", cmd_warm, "refill the thinker's prompt cache with the store's index")
 
 
 def _bench_command(add: AddCommand) -> None:
     """kura bench."""
     sp = add(
-        "bench", cmd_bench, "measure: compress (distiller ratio), retention (planted facts), perf"
+        "bench",
+        cmd_bench,
+        "measure: compress (distiller ratio), retention (planted facts), perf, models (does "
+        "each configured model help?)",
     )
-    sp.add_argument("what", choices=["compress", "retention", "perf"])
+    sp.add_argument("what", choices=["compress", "retention", "perf", "models"])
     sp.add_argument("--questions", help="retention: questions JSON (see shared bench fixtures)")
     sp.add_argument(
         "--corpus",
@@ -1214,6 +1246,15 @@ def _bench_command(add: AddCommand) -> None:
         "--no-rss", action="store_true", help="perf: skip the resident memory of kura serve"
     )
     sp.add_argument("--out", help="perf: also write the JSON report to this file")
+    sp.add_argument(
+        "--limit", type=int, help="models: ask this many of the built-in questions (default all)"
+    )
+    sp.add_argument("--k", type=int, default=3, help="models: hit@k counts the first k picked")
+    sp.add_argument(
+        "--no-save",
+        action="store_true",
+        help="models: do not write the thinker's verdict into the stores ([recall] thinker)",
+    )
     sp.add_argument(
         "--tokenizer-command",
         metavar="CMD",

@@ -729,8 +729,10 @@ class McpSession:
 
 def render_recall(d: Mapping[str, Any]) -> str:
     lines = []
-    if d.get("degraded"):
-        lines.append(d.get("notice") or degraded_notice(str(d.get("reason") or "")))
+    if d.get("notice"):
+        lines.append(str(d["notice"]))
+    elif d.get("degraded"):
+        lines.append(degraded_notice(str(d.get("reason") or "")))
     picked = ", ".join(d.get("picked") or []) or "—"
     walked = ", ".join(d.get("walked") or []) or "—"
     lines.append(

@@ -113,7 +113,6 @@ class RecallPane(Finding, Vertical):
                     (f" — recalled by words, not meaning{why}", "$warning"),
                 )
             )
-        how_style = "bold $warning" if res.degraded else "bold $success"
         verdict = getattr(res, "fastpath_verdict", "disabled")
         if verdict != "disabled":
             answered = res.how in ("fastpath", "fastpath-cue")
@@ -133,6 +132,13 @@ class RecallPane(Finding, Vertical):
                     ),
                 )
             )
+        if getattr(res, "weak", ""):
+            lines.append(
+                Content.assemble(
+                    ("⚠ weak thinker", "bold $warning"), (f" — {res.weak}", "$warning")
+                )
+            )
+        how_style = "bold $warning" if res.degraded or getattr(res, "weak", "") else "bold $success"
         lines.append(
             Content.assemble(
                 ("how ", "$foreground-muted"),

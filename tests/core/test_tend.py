@@ -67,6 +67,20 @@ def test_quiet_runs_a_distil_then_drains(tmp_path, model):
     assert "drain: poured 3" in log
 
 
+def test_after_a_pour_and_a_weave_the_tender_warms_the_thinkers_cache(tmp_path, model):
+    cfg, _ = setup(tmp_path, model)
+    model.script("kura_warm", {"slugs": []})
+    reg = reg_at(cfg, Clock(time.time()))
+    run_once(reg, "main")
+    assert model.count("kura_warm") == 0  # drafts only: the index did not change
+    code, tick = run_once(reg, "main")
+    assert code == 0 and "weave" in tick.tracks
+    (warmed,) = model.requests_for("kura_warm")
+    assert "the spare key number" in warmed.messages[0]["content"]  # the new index
+    log = (tmp_path / "main" / "_still" / "tend.log").read_text()
+    assert "main: warmed 1/1 shard(s)" in log
+
+
 def test_not_quiet_does_nothing(tmp_path, model):
     cfg, journal = setup(tmp_path, model)
     os.utime(journal, None)  # the human is typing right now
