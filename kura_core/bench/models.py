@@ -65,6 +65,8 @@ def _bench_registry(reg: Registry, work: Path, k: int, memories: list[dict[str, 
     raw: dict[str, Any] = {
         "stores": {"bench": {"path": str(work / "store")}, "brain": {"path": str(work / "b")}},
         "recall": {"top": k, "hops": 0, "thinker": "on"},
+        # the thinker is measured, not the ladder: tier zero would answer direct questions
+        "fastpath": {"enabled": False},
         "models": models,
     }
     raw["stores"]["brain"]["journals"] = {"claude": str(work / "journal")}

@@ -37,6 +37,7 @@ def _config(tmp_path, url: str) -> Registry:
     cfg = tmp_path / "kura.toml"
     cfg.write_text(
         f'[stores.main]\npath = "{tmp_path / "main"}"\n'
+        "[fastpath]\nenabled = false\n"  # the thinker's plan is under test, not tier zero
         f'[models.thinker]\nurl = "{url}"\nmodel = "scripted"\ntimeout = 5\n'
     )
     return Registry.open(cfg)
