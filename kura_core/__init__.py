@@ -104,6 +104,7 @@ if TYPE_CHECKING:  # the one list of public names (``X as X``: re-exported)
     from .secrets import SecretRefused as SecretRefused
     from .store import Memory as Memory
     from .sync import SyncReport as SyncReport
+    from .warm import WarmReport as WarmReport
     from .weave import WeaveResult as WeaveResult
 
 

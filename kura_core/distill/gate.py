@@ -54,7 +54,7 @@ from ..floors.text import fold
 from ..floors.voices import voices
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, collecting, redact_value, using_rules
-from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
+from ..vocabulary import ClaimKind, FloorKind, FloorRule, GateVerdict, ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
@@ -1156,7 +1156,7 @@ def _refuse_known(
 ) -> GateResult:
     """*result*, dropped when a field that would be stored copies a value the journal's
     redaction took out (a raw secret is never stored, SPEC §5.4.1)."""
-    if not known or not isinstance(candidate, Mapping) or result.verdict == "dropped":
+    if not known or not isinstance(candidate, Mapping) or result.verdict == GateVerdict.DROPPED:
         return result
     found = [
         Violation(FloorKind.SHAPE, name, "secret", FloorRule.RAW_SECRET)
@@ -1167,7 +1167,7 @@ def _refuse_known(
         return result
     return replace(
         result,
-        verdict="dropped",
+        verdict=GateVerdict.DROPPED,
         reasons=(*result.reasons, "refused by the floor"),
         violations=(*result.violations, *found),
     )
