@@ -33,7 +33,8 @@ def _requested() -> list[tuple[str, str, tuple[str, ...]]]:
                 continue
             name = node.args[0]
             assert isinstance(name, ast.Constant), f"{path.name}: a lexicon is named by a literal"
-            langs = lexicon.LANGUAGES
+            assert isinstance(name.value, str)
+            langs: tuple[str, ...] = lexicon.LANGUAGES
             if len(node.args) > 1:
                 langs = ast.literal_eval(node.args[1])
             found.append((path.name, name.value, langs))
