@@ -27,45 +27,13 @@ from . import lexicon
 from .text import fold
 
 #: Chinese titles after a name (王经理, 张总), longest first.
-ZH_TITLES = (
-    "老师",
-    "老師",
-    "女士",
-    "小姐",
-    "同学",
-    "同學",
-    "经理",
-    "經理",
-    "师傅",
-    "師傅",
-    "医生",
-    "醫生",
-    "律师",
-    "律師",
-    "先生",
-    "总",
-    "總",
-)
+ZH_TITLES = tuple(sorted(lexicon.words("names_zh_titles", ("zh",)), key=lambda t: (-len(t), t)))
 #: Honorific suffixes, longest first (a name is compared without them).
-HONORIFIC_SUFFIXES = (
-    # Japanese
-    "さんたち",
-    "さん達",
-    "ちゃん",
-    "さん",
-    "さま",
-    "くん",
-    "先生",
-    "先輩",
-    "部長",
-    "課長",
-    "社長",
-    "様",
-    "氏",
-    "君",
-    "殿",
-    # Chinese
-    *(t for t in ZH_TITLES if t != "先生"),
+HONORIFIC_SUFFIXES = tuple(
+    sorted(
+        lexicon.words("names_honorifics", ("ja",)) | {t for t in ZH_TITLES if t != "先生"},
+        key=lambda t: (-len(t), t),
+    )
 )
 #: Romanised honorifics after a hyphen or a space ("Ren-san", "Ren san").
 _LATIN_SUFFIX = re.compile(r"[\s-](?:san|sama|kun|chan|sensei|senpai|dono|shi)$", re.IGNORECASE)
@@ -136,11 +104,7 @@ def _word_char(ch: str) -> bool:
 #: before a verb of saying or deciding, or as a speaker label. Surnames that are also common
 #: words at the start of a clause (曾 "once", 向 "towards", 莫 "do not", 钱 "money", 钟 "clock")
 #: are left out.
-ZH_SURNAMES = (
-    "王李张張刘劉陈陳杨楊黄黃赵趙吴吳周徐孙孫马馬朱胡郭何高林罗羅郑鄭梁谢謝宋唐许許韩韓冯馮"
-    "邓鄧曹彭肖田董袁潘于蒋蔣蔡余杜叶葉程苏蘇魏吕呂丁任沈姚卢盧姜崔谭譚陆陸汪范金石廖贾賈"
-    "夏韦韋付方白邹鄒孟熊秦邱江尹薛闫閆段雷侯龙龍史陶黎贺賀顾顧毛郝龚龔邵万萬严嚴覃武戴孔汤湯"
-)
+ZH_SURNAMES = "".join(sorted(lexicon.words("names_zh_surnames", ("zh",))))
 #: Words that start with a surname's character but name no one (times, quantities,
 #: adverbs, things): a bare name is never read where one of these stands.
 ZH_NOT_NAMES = lexicon.words("names_zh_not_names")
