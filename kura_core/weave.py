@@ -58,6 +58,7 @@ from .floors.quantities import covers
 from .prefill import frame_overhead, header_text
 from .profile import preamble
 from .prompts import messages as build_messages
+from .script import CJK, CJK_CHAR
 from .store import INDEX_FILE, Entry, Index, Memory, links_in as wiki_links, parse_index
 from .tokens import estimate_tokens
 from .vocabulary import GateLogKind
@@ -243,10 +244,8 @@ def trigger_floor(
 
 # =========================================================================== mechanical trim
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f"
 #: a word or one CJK character, with the spaces before it (read from the first of them)
-_ATOM = re.compile(rf"(?<!\s)\s*+(?:[{_CJK}]|[^\s{_CJK}]++)")
-_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_ATOM = re.compile(rf"(?<!\s)\s*+(?:[{CJK}]|[^\s{CJK}]++)")
 _TRAIL = ",;:、，；：—–-([{（「『/\\|&+ "
 ELLIPSIS = "…"
 
@@ -294,7 +293,7 @@ def _must_keep(atoms: Sequence[str]) -> tuple[set[int], set[int]]:
         after = negations_in("".join(atoms[lo : i + 1]))
         if len(after) > len(before):
             word = after[-1]
-            cjk = bool(_CJK_CHAR.fullmatch(atoms[i].strip() or "x"))
+            cjk = bool(CJK_CHAR.fullmatch(atoms[i].strip() or "x"))
             back = len(word) - 1 if cjk else 0
             for j in range(max(0, i - back), i + 1):
                 must.add(j)
@@ -311,7 +310,7 @@ def _script(ch: str) -> str:
         return "h"
     if 0x30A0 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF or 0xFF66 <= o <= 0xFF9F:
         return "k"
-    if _CJK_CHAR.match(ch):
+    if CJK_CHAR.match(ch):
         return "c"
     if ch.isalnum():
         return "l"
@@ -457,7 +456,7 @@ def mechanical_trigger(description: str, budget: int) -> str:
     desc = " ".join(description.split())
     if not desc or estimate_tokens(desc) <= budget:
         return desc
-    by_clause = _whole_clauses(desc, budget, cjk=bool(_CJK_CHAR.search(desc)))
+    by_clause = _whole_clauses(desc, budget, cjk=bool(CJK_CHAR.search(desc)))
     if by_clause:
         return by_clause
     atoms = _ATOM.findall(desc)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from . import lexicon
 from .text import fold
 
 _EN_NEGATIONS = re.compile(
@@ -19,51 +20,7 @@ _EN_NEGATIONS = re.compile(
     r"[a-z]+n't|[a-z]+n’t)\b",
     re.IGNORECASE,
 )
-_CJK_NEGATIONS = sorted(
-    [
-        # Japanese
-        "ない",
-        "ません",
-        "なかった",
-        "なくて",
-        "なく",
-        "無い",
-        "無し",
-        "なし",
-        "禁止",
-        "不可",
-        "不要",
-        "ダメ",
-        "だめ",
-        "駄目",
-        "いけない",
-        "するな",
-        "べからず",
-        "ずに",
-        "せず",
-        # Chinese
-        "不",
-        "没有",
-        "没",
-        "沒有",
-        "沒",
-        "别",
-        "別",
-        "勿",
-        "莫",
-        "未",
-        "无",
-        "無",
-        "非",
-        "不要",
-        "不能",
-        "不会",
-        "不會",
-        "甭",
-    ],
-    key=len,
-    reverse=True,
-)
+_CJK_NEGATIONS = sorted(lexicon.words("negation_cjk", ("ja", "zh")), key=lambda w: (-len(w), w))
 _CJK_NEG = re.compile("|".join(re.escape(w) for w in _CJK_NEGATIONS))
 
 

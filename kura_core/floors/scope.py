@@ -73,310 +73,24 @@ class Scope:
 
 #: English words a quote may leave out of its clause: fillers, discourse markers,
 #: politeness, greetings. Nothing that can turn a claim around belongs here.
-_FILLER_EN = frozenset(
-    [
-        "um",
-        "uh",
-        "er",
-        "erm",
-        "hmm",
-        "hm",
-        "well",
-        "ok",
-        "okay",
-        "oh",
-        "ah",
-        "yeah",
-        "yes",
-        "yep",
-        "yup",
-        "hey",
-        "hi",
-        "hello",
-        "so",
-        "also",
-        "anyway",
-        "anyways",
-        "btw",
-        "fyi",
-        "ps",
-        "actually",
-        "basically",
-        "honestly",
-        "alright",
-        "and",
-        "but",
-        "then",
-        "now",
-        "please",
-        "pls",
-        "plz",
-        "kindly",
-        "thanks",
-        "cool",
-        "great",
-        "nice",
-        "sure",
-        "fine",
-        "good",
-        "note",
-        "reminder",
-        "update",
-        "edit",
-        "lol",
-        "haha",
-        "too",
-        "oops",
-        "wow",
-        "first",
-        "finally",
-    ]
-)
+_FILLER_EN = lexicon.words("scope_filler", ("en",))
 #: Requests written as questions: "can you …?" asks for something, it does not wonder.
-_REQUEST_EN = frozenset({"can", "could", "would", "will"})
+_REQUEST_EN = lexicon.words("scope_request", ("en",))
 
 #: Japanese and Chinese fillers, discourse markers, politeness and sentence-final particles
 #: a quote may leave out (matched as a whole run of words).
-_FILLER_CJK = frozenset(
-    [
-        # Japanese
-        "えっと",
-        "えーっと",
-        "ええっと",
-        "えーと",
-        "ええと",
-        "えー",
-        "あの",
-        "あのー",
-        "あのね",
-        "まあ",
-        "まぁ",
-        "じゃあ",
-        "じゃ",
-        "では",
-        "それで",
-        "そして",
-        "あと",
-        "それから",
-        "ちなみに",
-        "ところで",
-        "よし",
-        "はい",
-        "うん",
-        "ええ",
-        "ねえ",
-        "ねぇ",
-        "お願い",
-        "お願いします",
-        "おねがい",
-        "おねがいします",
-        "ください",
-        "下さい",
-        "ように",
-        "くれ",
-        "ね",
-        "よ",
-        "よね",
-        "わ",
-        "ぞ",
-        "ぜ",
-        "さ",
-        "です",
-        "っす",
-        "だ",
-        "ます",
-        "でした",
-        "ました",
-        "ございます",
-        "了解",
-        "ありがとう",
-        # Chinese
-        "嗯",
-        "呃",
-        "啊",
-        "哦",
-        "喔",
-        "噢",
-        "诶",
-        "欸",
-        "那个",
-        "这个",
-        "其实",
-        "然后",
-        "另外",
-        "还有",
-        "而且",
-        "对了",
-        "好的",
-        "好",
-        "对",
-        "是的",
-        "请",
-        "麻烦",
-        "麻烦你",
-        "麻烦您",
-        "帮我",
-        "一下",
-        "就行",
-        "就好",
-        "谢谢",
-        "了",
-        "呀",
-        "啦",
-        "嘛",
-        "哈",
-    ]
-)
+_FILLER_CJK = lexicon.words("scope_filler", ("ja", "zh"))
 _FILLER_CJK_MAX = max(len(w) for w in _FILLER_CJK)
 
-_NEG_EN = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "none",
-        "nothing",
-        "nobody",
-        "nowhere",
-        "neither",
-        "nor",
-        "without",
-        "cannot",
-        "cant",
-        "dont",
-        "doesnt",
-        "didnt",
-        "wont",
-        "wouldnt",
-        "shouldnt",
-        "couldnt",
-        "mustnt",
-        "isnt",
-        "arent",
-        "wasnt",
-        "werent",
-        "hasnt",
-        "havent",
-        "hadnt",
-        "aint",
-        "neednt",
-        "hardly",
-        "barely",
-        "scarcely",
-        "avoid",
-        "stop",
-        "quit",
-        "refuse",
-        "forbid",
-        "prohibit",
-        "ban",
-        "skip",
-        "non",
-    ]
-)
-_COND_EN = frozenset(
-    [
-        "if",
-        "unless",
-        "when",
-        "whenever",
-        "once",
-        "until",
-        "till",
-        "provided",
-        "providing",
-        "assuming",
-        "suppose",
-        "supposing",
-        "except",
-        "otherwise",
-    ]
-)
-_REPORT_EN = frozenset(
-    [
-        "says",
-        "said",
-        "say",
-        "tells",
-        "told",
-        "tell",
-        "claims",
-        "claimed",
-        "claim",
-        "reckons",
-        "reckoned",
-        "writes",
-        "wrote",
-        "written",
-        "reports",
-        "reported",
-        "mentioned",
-        "mentions",
-        "heard",
-        "hears",
-        "according",
-        "apparently",
-        "allegedly",
-        "supposedly",
-        "reportedly",
-        "rumour",
-        "rumor",
-        "rumoured",
-        "rumored",
-        "asks",
-        "asked",
-    ]
-)
-_HEDGE_EN = frozenset(
-    [
-        "maybe",
-        "perhaps",
-        "probably",
-        "possibly",
-        "presumably",
-        "might",
-        "may",
-        "could",
-        "would",
-        "guess",
-        "think",
-        "thinks",
-        "thought",
-        "suppose",
-        "believe",
-        "believes",
-        "likely",
-        "unlikely",
-        "seems",
-        "seem",
-        "seemed",
-    ]
-)
-_QUESTION_EN = frozenset(["should", "shall", "whether", "why", "what", "how", "which", "who"])
+_NEG_EN = lexicon.words("scope_neg", ("en",))
+_COND_EN = lexicon.words("scope_cond", ("en",))
+_REPORT_EN = lexicon.words("scope_report", ("en",))
+_HEDGE_EN = lexicon.words("scope_hedge", ("en",))
+_QUESTION_EN = lexicon.words("scope_question", ("en",))
 
 #: Words that open a new clause (they are edges, never part of the left-out material).
-_EDGE_EN = frozenset(
-    [
-        "and",
-        "but",
-        "or",
-        "so",
-        "because",
-        "although",
-        "though",
-        "whereas",
-        "while",
-        "yet",
-        "if",
-        "unless",
-        "when",
-        "whenever",
-        "until",
-        "then",
-        "since",
-    ]
-)
-_COORD_EN = frozenset({"and", "but", "so", "because", "although", "though", "whereas", "yet"})
+_EDGE_EN = lexicon.words("scope_edge", ("en",))
+_COORD_EN = lexicon.words("scope_coord", ("en",))
 
 _NEG_CJK = re.compile(
     r"ない|なく|なかっ|ません|ず|ぬ|無|不|非|未|禁止|だめ|ダメ|駄目|いけな|やめ|止め|"
@@ -437,9 +151,7 @@ _HEDGE_CLAUSE_CJK = re.compile(
     r"だろう|でしょう|可能吧|吧|对吧|對吧|是吧)$"
 )
 #: An earlier clause that ends in its reporter: "Mika says:", "he said,", 老王说：.
-_REPORT_END_EN = frozenset(
-    {"says", "said", "say", "writes", "wrote", "tells", "told", "claims", "claimed", "reckons"}
-)
+_REPORT_END_EN = lexicon.words("scope_report_end", ("en",))
 _REPORT_END_CJK = re.compile(
     r"(?:说|說|表示|称|讲|講|によると|によれば|の話では|曰)$|^(?:听说|聽說|据说|據說)$"
 )
@@ -578,28 +290,7 @@ def _classify(toks: list[_Tok]) -> str:
     return UNKNOWN + ":"
 
 
-_AUX = frozenset(
-    [
-        "do",
-        "does",
-        "did",
-        "wo",
-        "would",
-        "should",
-        "could",
-        "must",
-        "is",
-        "are",
-        "was",
-        "were",
-        "has",
-        "have",
-        "had",
-        "ai",
-        "need",
-        "ca",
-    ]
-)
+_AUX = lexicon.words("scope_aux")
 
 
 # =========================================================================== sentences
@@ -816,9 +507,7 @@ _COND_CJK_END = re.compile(
     r"(?:なら|たら|れば|ければ|場合は?|ときは?|時は|限り|的话|的話|を除いて|を除き|以外は?|以外|之外)$"
 )
 #: The conditions that are exceptions: named as such.
-_EXCEPTIONS = frozenset(
-    {"except", "otherwise", "除了", "除開", "除开", "を除いて", "を除き", "以外", "以外は", "之外"}
-)
+_EXCEPTIONS = lexicon.words("scope_exceptions")
 
 
 #: Sentence ends between a quote and a retraction: at most the quote's own may stand

@@ -18,6 +18,7 @@ from kura_core import llm, weave
 from kura_core.distill.journals import codex, paths, provenance, shell
 from kura_core.floors import attribution, quantities
 from kura_core.floors.quantities import _CJK_ALL
+from kura_core.script import CJK
 
 
 def _texts(*pieces: str, size: int = 14) -> st.SearchStrategy[str]:
@@ -129,7 +130,7 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[str], object], st.Sear
         _texts("requirements", "constraints", "dev-", ".txt", ".TXT", "txt", "-", ".", " ", "a"),
     ),
     "trim atoms": (
-        re.compile(rf"\s*(?:[{weave._CJK}]|[^\s{weave._CJK}]+)").findall,
+        re.compile(rf"\s*(?:[{CJK}]|[^\s{CJK}]+)").findall,
         weave._ATOM.findall,
         _texts(" ", "\t", "\n", "a", "一", "b"),
     ),

@@ -20,14 +20,16 @@ LANGUAGES = ("en", "ja", "zh")
 
 
 @functools.cache
-def words(name: str) -> frozenset[str]:
-    """Every entry of list *name*, in every language that has it."""
+def words(name: str, langs: tuple[str, ...] = LANGUAGES) -> frozenset[str]:
+    """Every entry of list *name*, in every language of *langs* that has it (by default all:
+    a list kept per language, such as one for spaced English words and one for CJK text,
+    names the languages it reads)."""
     from ..text import fold
 
     out: set[str] = set()
     root = resources.files(__name__)
     found = False
-    for lang in LANGUAGES:
+    for lang in langs:
         path = root / lang / f"{name}.txt"
         if not path.is_file():
             continue
@@ -38,7 +40,7 @@ def words(name: str) -> frozenset[str]:
                 entry = fold(entry)
                 out.add(entry.lower() if entry.isascii() else entry)
     if not found:
-        raise LookupError(f"no lexicon named {name!r} in any of {', '.join(LANGUAGES)}")
+        raise LookupError(f"no lexicon named {name!r} in any of {', '.join(langs)}")
     return frozenset(out)
 
 
