@@ -147,10 +147,15 @@ def _negation_before(seg: str, start: int) -> str:
     return ""
 
 
+#: What ends a sentence in Japanese and Chinese, after the normal form (NFKC turns ！？ into !?).
+_SENTENCE_END = frozenset("。！？!?")
+
+
 def _negation_after(seg: str, end: int) -> str:
-    """A Japanese or Chinese negation right after the quote that it leaves out."""
+    """A Japanese or Chinese negation right after the quote that it leaves out (one past
+    the sentence the quote closes with its own 。, ！ or ？ starts a sentence of its own)."""
     after = seg[end : end + 12]
-    if not after:
+    if not after or seg[end - 1] in _SENTENCE_END:
         return ""
     ja = _JA_NEG_AFTER.match(after)
     if ja:

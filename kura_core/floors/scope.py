@@ -161,7 +161,9 @@ _TOKEN = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+(?:['-][A-Za-z]+)*")
 _STRONG = frozenset("。!?;")
-_EDGE_PUNCT = frozenset(',:()[]"—–、|{}<>')
+#: Where a clause may end: commas, colons, brackets, dashes, bars, and the lenticular and
+#: tortoise-shell brackets of a CJK heading or label (【通知】, 〔仮〕) -- not 「」, which quote.
+_EDGE_PUNCT = frozenset(',:()[]"—–、|{}<>【】〔〕')
 _DASHES = frozenset("—–")
 _TRAIL = ".,:;!?'"
 
