@@ -412,6 +412,15 @@ _VALUED: tuple[_Valued, ...] = (
         ("mysql", "mariadb"),
     ),
     _Valued(
+        "password",  # registry logins and sshpass give the password to a short -p flag
+        re.compile(
+            r"(?<![\w-])(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]{1,4}registry)"
+            r"[ \t]{1,4}login|sshpass)\b[^\n|;&]{0,300}?[ \t]-p[ \t]{1,4}" + _QUOTED_OR_BARE
+        ),
+        _not_placeholder,
+        ("login", "sshpass"),
+    ),
+    _Valued(
         "password",
         re.compile(
             r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令)"

@@ -290,3 +290,40 @@ def test_decoding_and_context_rules_scan_in_linear_time(unit):
     t_small, t_big = _growth(small, big)
     assert t_big < 10.0, f"{unit!r}: {t_big:.2f}s for {len(big)} chars"
     assert t_big <= 15 * max(t_small, 0.02), f"{unit!r}: {t_small:.4f}s -> {t_big:.4f}s"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "docker login -u ci -p {v} registry.example.com",
+            "podman login --username bot -p '{v}' quay.io",
+            'helm registry login ghcr.io -u me -p "{v}"',
+            "nerdctl login -p {v} -u admin reg.local",
+            "sshpass -p {v} ssh deploy@10.0.0.4",
+            "sshpass -p '{v}' rsync -a ./ host:/srv",
+        ]
+    ),
+    st.text(
+        alphabet="abcdefghkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789!@%^*",
+        min_size=8,
+        max_size=24,
+    ),
+)
+def test_login_commands_short_password_flag(form: str, v: str) -> None:
+    out = BUILTIN.redact(form.format(v=v)).text
+    assert v not in out and "[secret:" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ssh -p 22 deploy@host",
+        "docker run -p 8080:80 nginx",
+        "mkdir -p a/b/c",
+        "docker login -u ci --password-stdin registry.example.com",
+        "scp -P 2222 f host:/tmp",
+    ],
+)
+def test_short_p_flag_elsewhere_is_not_a_secret(line: str) -> None:
+    assert BUILTIN.redact(line).text == line
