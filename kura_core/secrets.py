@@ -412,6 +412,16 @@ _VALUED: tuple[_Valued, ...] = (
         ("mysql", "mariadb"),
     ),
     _Valued(
+        "session",  # Cookie: / Set-Cookie: / curl -b: a cookie whose name says session or token
+        re.compile(
+            r"(?:(?i:cookie)[\"']?[ \t]{0,4}:|(?<![\w-])(?:-b|--cookie)[ \t]{1,4}[\"']?)"
+            r"[^\n]{0,300}?(?<![\w.-])(?i:[\w.-]{0,32}(?:sess|sid|token|auth|jwt|remember)[\w.-]{0,32})"
+            r"=([^;\s\"'`,]{8,4096})"
+        ),
+        _not_placeholder,
+        ("cookie", "-b"),
+    ),
+    _Valued(
         "password",  # registry logins and sshpass give the password to a short -p flag
         re.compile(
             r"(?<![\w-])(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]{1,4}registry)"

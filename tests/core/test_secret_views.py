@@ -327,3 +327,36 @@ def test_login_commands_short_password_flag(form: str, v: str) -> None:
 )
 def test_short_p_flag_elsewhere_is_not_a_secret(line: str) -> None:
     assert BUILTIN.redact(line).text == line
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "Cookie: theme=dark; sessionid={v}; lang=en",
+            "Set-Cookie: connect.sid={v}; Path=/; HttpOnly",
+            "set-cookie: _myapp_session={v}; path=/",
+            "curl -b 'PHPSESSID={v}' https://x.example/",
+            'curl --cookie "remember_token={v}" https://x.example/',
+            '  "cookie": "auth_jwt={v}",',
+        ]
+    ),
+    st.text(
+        alphabet="abcdef0123456789ABCDEFGHJKLMNPQRSTUVWXYZ%.-_", min_size=12, max_size=40
+    ).filter(lambda v: any(c.isdigit() for c in v) and any(c.isalpha() for c in v)),
+)
+def test_session_cookies_are_redacted(form: str, v: str) -> None:
+    out = BUILTIN.redact(form.format(v=v)).text
+    assert v not in out and "[secret:" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Cookie: theme=dark; lang=en-US; tz=Europe/Berlin",
+        "Set-Cookie: consent=accepted; Path=/; Max-Age=31536000",
+        "curl -b cookies.txt https://x.example/",
+    ],
+)
+def test_harmless_cookies_stay(line: str) -> None:
+    assert BUILTIN.redact(line).text == line
