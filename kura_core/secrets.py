@@ -412,6 +412,15 @@ _VALUED: tuple[_Valued, ...] = (
         ("mysql", "mariadb"),
     ),
     _Valued(
+        "url-secret",  # a credential in a URL's query, whatever the scheme (otpauth, https, wss)
+        re.compile(
+            r"[?&](?i:secret|client_secret|access_token|refresh_token|id_token|api_key|apikey"
+            r"|token|sig|signature|password|passwd|pwd)=([^&#\s\"'`<>]{6,4096})"
+        ),
+        _not_placeholder,
+        ("=",),
+    ),
+    _Valued(
         "session",  # Cookie: / Set-Cookie: / curl -b: a cookie whose name says session or token
         re.compile(
             r"(?:(?i:cookie)[\"']?[ \t]{0,4}:|(?<![\w-])(?:-b|--cookie)[ \t]{1,4}[\"']?)"

@@ -360,3 +360,37 @@ def test_session_cookies_are_redacted(form: str, v: str) -> None:
 )
 def test_harmless_cookies_stay(line: str) -> None:
     assert BUILTIN.redact(line).text == line
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "otpauth://totp/Acme:bob?secret={v}&issuer=Acme",
+            "https://auth.example/cb?code=1&client_secret={v}",
+            "wss://rt.example/socket?ACCESS_TOKEN={v}#x",
+            "GET /v1/items?page=2&api_key={v} HTTP/1.1",
+            "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sig={v}",
+            "jdbc:mysql://db/app?user=u&password={v}",
+            '<a href="https://x.example/dl?Token={v}">',
+        ]
+    ),
+    st.text(
+        alphabet="ABCDEFGHJKLMNPQRSTUVWXYZ234567abcdefghkmnpqrstuvwxyz%+/", min_size=12, max_size=40
+    ).filter(lambda v: any(c.isdigit() for c in v)),
+)
+def test_credentials_in_url_queries(form: str, v: str) -> None:
+    out = BUILTIN.redact(form.format(v=v)).text
+    assert v not in out and "[secret:" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "https://api.github.com/repos/o/r/commits?sha=main&page=2&per_page=100",
+        "https://www.google.com/search?q=rotate+api+key&hl=en",
+        "https://x.example/login?next=/home&lang=ja",
+    ],
+)
+def test_harmless_url_queries_stay(line: str) -> None:
+    assert BUILTIN.redact(line).text == line
