@@ -415,7 +415,7 @@ _VALUED: tuple[_Valued, ...] = (
         "url-secret",  # a credential in a URL's query, whatever the scheme (otpauth, https, wss)
         re.compile(
             r"[?&](?i:secret|client_secret|access_token|refresh_token|id_token|api_key|apikey"
-            r"|token|sig|signature|password|passwd|pwd)=([^&#\s\"'`<>]{6,4096})"
+            r"|token|sig|signature|password|passwd|pwd)=([^&#\s\"'`<>]{10,4096})"
         ),
         _not_placeholder,
         ("=",),
