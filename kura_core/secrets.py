@@ -412,6 +412,34 @@ _VALUED: tuple[_Valued, ...] = (
         ("mysql", "mariadb"),
     ),
     _Valued(
+        "url-secret",  # a credential in a URL's query, whatever the scheme (otpauth, https, wss)
+        re.compile(
+            r"[?&](?i:secret|client_secret|access_token|refresh_token|id_token|api_key|apikey"
+            r"|token|sig|signature|password|passwd|pwd)=([^&#\s\"'`<>]{10,4096})"
+        ),
+        _not_placeholder,
+        ("=",),
+    ),
+    _Valued(
+        "session",  # Cookie: / Set-Cookie: / curl -b: a cookie whose name says session or token
+        re.compile(
+            r"(?:(?i:cookie)[\"']?[ \t]{0,4}:|(?<![\w-])(?:-b|--cookie)[ \t]{1,4}[\"']?)"
+            r"[^\n]{0,300}?(?<![\w.-])(?i:[\w.-]{0,32}(?:sess|sid|token|auth|jwt|remember)[\w.-]{0,32})"
+            r"=([^;\s\"'`,]{8,4096})"
+        ),
+        _not_placeholder,
+        ("cookie", "-b"),
+    ),
+    _Valued(
+        "password",  # registry logins and sshpass give the password to a short -p flag
+        re.compile(
+            r"(?<![\w-])(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]{1,4}registry)"
+            r"[ \t]{1,4}login|sshpass)\b[^\n|;&]{0,300}?[ \t]-p[ \t]{1,4}" + _QUOTED_OR_BARE
+        ),
+        _not_placeholder,
+        ("login", "sshpass"),
+    ),
+    _Valued(
         "password",
         re.compile(
             r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令)"

@@ -290,3 +290,107 @@ def test_decoding_and_context_rules_scan_in_linear_time(unit):
     t_small, t_big = _growth(small, big)
     assert t_big < 10.0, f"{unit!r}: {t_big:.2f}s for {len(big)} chars"
     assert t_big <= 15 * max(t_small, 0.02), f"{unit!r}: {t_small:.4f}s -> {t_big:.4f}s"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "docker login -u ci -p {v} registry.example.com",
+            "podman login --username bot -p '{v}' quay.io",
+            'helm registry login ghcr.io -u me -p "{v}"',
+            "nerdctl login -p {v} -u admin reg.local",
+            "sshpass -p {v} ssh deploy@10.0.0.4",
+            "sshpass -p '{v}' rsync -a ./ host:/srv",
+        ]
+    ),
+    st.text(
+        alphabet="abcdefghkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789!@%^*",
+        min_size=8,
+        max_size=24,
+    ),
+)
+def test_login_commands_short_password_flag(form: str, v: str) -> None:
+    out = BUILTIN.redact(form.format(v=v)).text
+    assert v not in out and "[secret:" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ssh -p 22 deploy@host",
+        "docker run -p 8080:80 nginx",
+        "mkdir -p a/b/c",
+        "docker login -u ci --password-stdin registry.example.com",
+        "scp -P 2222 f host:/tmp",
+    ],
+)
+def test_short_p_flag_elsewhere_is_not_a_secret(line: str) -> None:
+    assert BUILTIN.redact(line).text == line
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "Cookie: theme=dark; sessionid={v}; lang=en",
+            "Set-Cookie: connect.sid={v}; Path=/; HttpOnly",
+            "set-cookie: _myapp_session={v}; path=/",
+            "curl -b 'PHPSESSID={v}' https://x.example/",
+            'curl --cookie "remember_token={v}" https://x.example/',
+            '  "cookie": "auth_jwt={v}",',
+        ]
+    ),
+    st.text(
+        alphabet="abcdef0123456789ABCDEFGHJKLMNPQRSTUVWXYZ%.-_", min_size=12, max_size=40
+    ).filter(lambda v: any(c.isdigit() for c in v) and any(c.isalpha() for c in v)),
+)
+def test_session_cookies_are_redacted(form: str, v: str) -> None:
+    out = BUILTIN.redact(form.format(v=v)).text
+    assert v not in out and "[secret:" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Cookie: theme=dark; lang=en-US; tz=Europe/Berlin",
+        "Set-Cookie: consent=accepted; Path=/; Max-Age=31536000",
+        "curl -b cookies.txt https://x.example/",
+    ],
+)
+def test_harmless_cookies_stay(line: str) -> None:
+    assert BUILTIN.redact(line).text == line
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(
+        [
+            "otpauth://totp/Acme:bob?secret={v}&issuer=Acme",
+            "https://auth.example/cb?code=1&client_secret={v}",
+            "wss://rt.example/socket?ACCESS_TOKEN={v}#x",
+            "GET /v1/items?page=2&api_key={v} HTTP/1.1",
+            "https://acct.blob.core.windows.net/c/f?sv=2022-11-02&sig={v}",
+            "jdbc:mysql://db/app?user=u&password={v}",
+            '<a href="https://x.example/dl?Token={v}">',
+        ]
+    ),
+    st.text(
+        alphabet="ABCDEFGHJKLMNPQRSTUVWXYZ234567abcdefghkmnpqrstuvwxyz%+/", min_size=12, max_size=40
+    ).filter(lambda v: any(c.isdigit() for c in v)),
+)
+def test_credentials_in_url_queries(form: str, v: str) -> None:
+    out = BUILTIN.redact(form.format(v=v)).text
+    assert v not in out and "[secret:" in out
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "https://api.github.com/repos/o/r/commits?sha=main&page=2&per_page=100",
+        "https://www.google.com/search?q=rotate+api+key&hl=en",
+        "https://x.example/login?next=/home&lang=ja",
+    ],
+)
+def test_harmless_url_queries_stay(line: str) -> None:
+    assert BUILTIN.redact(line).text == line
