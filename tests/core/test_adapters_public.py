@@ -78,6 +78,38 @@ TRUTH: dict[str, tuple[list[str], list[str]]] = {
         ["Can you allow any kind of wrap?", "If the keyword is quoted like"],
         ["hallucination-audit-stop.js", "stop_hook_summary", "turn_duration"],
     ),
+    "cline/public/ui/ui_messages.json": (
+        [
+            "in my jiras->list UI in jira details section header add open button",
+            "click on new button does nothing",
+            "can we open it in chrome browser instead",
+        ],
+        [
+            "npm run tauri dev",  # the agent asking to run a command: a confirm prompt
+            "npm install @tauri-apps/plugin-shell",
+            "added 1 package, changed 1 package",
+            "Added an \"Open in Jira\" button",
+        ],
+    ),
+    "claude/public/0017b058-excerpt.jsonl": (
+        ["You are an expert AI Systems Architect", "Begin by executing Phase 1"],
+        [
+            "HISTORICAL REFERENCE ONLY",
+            "PRIOR-SESSION SUMMARY",
+            "can we fix some things with the luna-statusline",
+            "Found 4 recent session(s)",
+        ],
+    ),
+    "claude/public/4943577a/subagents/agent-a4387701e9b57fece.jsonl": (
+        [],
+        [
+            "<fork-boilerplate>",
+            "You are a worker fork",
+            "Your directive:",
+            "Fork started",
+            "check whether Abacus dropped any OTHER functionality",
+        ],
+    ),
     "gemini/public/logs.json": (
         [
             "help me create the app under host-utility/",
@@ -105,6 +137,13 @@ def test_a_public_journal_gives_the_person_their_words_and_nothing_else(rel):
     missing = [w for w in theirs if not any(w in t for t in said)]
     leaked = [w for w in not_theirs if any(w in t for t in said)]
     assert missing == [] and leaked == []
+
+
+def test_newer_claude_code_records_each_get_their_own_reason():
+    reasons = [n.reason for rel in TRUTH if rel.startswith("claude/") for n in _read(rel).notes]
+    assert "session mode (normal, plan)" in reasons
+    assert "reference to the parent's context (a forked subagent)" in reasons
+    assert not [r for r in reasons if "unknown type" in r or r == "not a Claude Code record"]
 
 
 def test_each_public_excerpt_is_told_from_its_content():
