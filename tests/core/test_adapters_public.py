@@ -88,7 +88,7 @@ TRUTH: dict[str, tuple[list[str], list[str]]] = {
             "npm run tauri dev",  # the agent asking to run a command: a confirm prompt
             "npm install @tauri-apps/plugin-shell",
             "added 1 package, changed 1 package",
-            "Added an \"Open in Jira\" button",
+            'Added an "Open in Jira" button',
         ],
     ),
     "claude/public/0017b058-excerpt.jsonl": (
