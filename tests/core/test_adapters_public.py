@@ -4,12 +4,14 @@ wrote). Sources are in the NOTICE file beside each excerpt."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from kura_core.distill.journals import ADAPTERS, guess_adapter
+from kura_core.distill.journals.hostwords import command_template, person_words
 
 PUBLIC = Path(__file__).resolve().parents[1] / "fixtures" / "journals"
 
@@ -110,6 +112,16 @@ TRUTH: dict[str, tuple[list[str], list[str]]] = {
             "check whether Abacus dropped any OTHER functionality",
         ],
     ),
+    "codex/public/rollout-2025-12-25T22-45-23-019b55c1-d022-7061-bbb9-b0c90708472b.jsonl": (
+        [],  # the person typed a slash command with no arguments
+        [
+            "## User Input",
+            "You **MUST** consider the user input",
+            "You are updating the project constitution",
+            "AGENTS.md instructions",
+            "<environment_context>",
+        ],
+    ),
     "gemini/public/logs.json": (
         [
             "help me create the app under host-utility/",
@@ -202,3 +214,59 @@ def test_a_persons_line_that_starts_like_a_status_stays_theirs(tmp_path, line):
     path.write_text(f"\n# aider chat started at 2026-01-01 10:00:00\n\n#### {line}  \n\nSure.\n")
     read = ADAPTERS["aider"](path, 0)
     assert [s.text for s in read.segments if s.cls == "USER"] == [line]
+
+
+# --------------------------------------------------------------------------- command templates
+
+_ARGS = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="`\r"),
+    max_size=60,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(args=_ARGS, lang=st.sampled_from(["text", "", "markdown"]), lead=st.sampled_from(["", "\n"]))
+def test_only_the_arguments_of_an_expanded_command_are_the_persons(args, lang, lead):
+    template = (
+        f"{lead}## User Input\n\n```{lang}\n{args}\n```\n\n"
+        "You **MUST** consider the user input before proceeding (if not empty).\n\n"
+        "## Outline\n\nDraft the plan from the spec."
+    )
+    found = command_template(template)
+    assert found is not None
+    assert found[0] == args.strip()
+    assert person_words(template) == args.strip()
+    assert "Outline" not in person_words(template)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## User Input\n\nplease add retries",  # a person's own heading, no template
+        "Look at this:\n## User Input\n\n```text\nx\n```\n\nYou **MUST** consider the user input",
+        "You **MUST** consider the user input",
+    ],
+)
+def test_text_that_is_not_a_command_template_stays_the_persons(text):
+    assert command_template(text) is None
+    assert person_words(text) == text.strip()
+
+
+def test_a_codex_slash_command_gives_its_arguments_and_its_template_apart(tmp_path):
+    template = (
+        "## User Input\n\n```text\nuse PostgreSQL\n```\n\n"
+        "You **MUST** consider the user input before proceeding (if not empty).\n\nDo things."
+    )
+    lines = [
+        {"timestamp": "2025-12-25T13:45:23.750Z", "type": "session_meta", "payload": {"id": "x"}},
+        {
+            "timestamp": "2025-12-25T13:45:32.732Z",
+            "type": "event_msg",
+            "payload": {"type": "user_message", "message": template, "images": []},
+        },
+    ]
+    path = tmp_path / "rollout-2025-12-25T13-45-23-x.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    read = ADAPTERS["codex"](path, 0)
+    assert [s.text for s in read.segments if s.cls == "USER"] == ["use PostgreSQL"]
+    assert [s.cls for s in read.segments if "consider the user input" in s.text] == ["TOOL"]
