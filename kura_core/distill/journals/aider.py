@@ -58,6 +58,22 @@ _TOOL_MARK = re.compile(r"^>\s?")
 #: aider's confirm prompts ("Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all [Yes]: - all"),
 #: which some versions log with the person's input marks
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o\b")
+#: aider's own status lines, which reach the person's block when aider logs an answer or a
+#: command's output as input, or when the person pastes the terminal back: each is a fixed
+#: sentence aider prints, anchored at both ends so a person's sentence that merely starts
+#: alike stays theirs
+_STATUS = re.compile(
+    r"You can use /undo to undo and discard each aider commit\."
+    r"|Tokens: [\d.,]+k? sent, [\d.,]+k? (?:cache \w+, [\d.,]+k? )?received\..*"
+    r"|Applied edit to \S+"
+    r"|Commit [0-9a-f]{7,40} \S.*"
+    r"|Added \d+ lines? of output to the chat\."
+)
+
+
+def _aider_says(line: str) -> bool:
+    """Whether a line of the person's block is aider's own (a confirm prompt or a status)."""
+    return bool(_CONFIRM.search(line) or _STATUS.fullmatch(line.strip()))
 
 
 def _header_session(line: str) -> str:
@@ -321,12 +337,12 @@ def _add_block(
         return _header_session(texts[0]) or session
     if k == "user":
         lines = [_USER_MARK.sub("", t).rstrip() for t in texts]
-        asked = [ln for ln in lines if _CONFIRM.search(ln)]
-        body = "\n".join(ln for ln in lines if not _CONFIRM.search(ln)).strip()
+        asked = [ln for ln in lines if _aider_says(ln)]
+        body = "\n".join(ln for ln in lines if not _aider_says(ln)).strip()
         if body == "<blank>":
             intake.note(b_start, b_end, "empty input (aider wrote <blank>)", IGNORED)
             return session
-        if asked:  # aider's own question and the answer it took, logged as input
+        if asked:  # aider's own questions and status lines, logged as input
             text = "\n".join(asked)
             intake.add(
                 "TOOL",
@@ -335,7 +351,7 @@ def _add_block(
                 b_end,
                 session=session,
                 stamp=session,
-                kind="aider confirm prompt",
+                kind="aider confirm prompt" if any(map(_CONFIRM.search, asked)) else "aider status",
             )
         if body:
             intake.add(

@@ -303,6 +303,8 @@ _BOOKKEEPING = {
     "result": "run result",
     "permission-mode": "permission mode change",
     "worktree-state": "worktree state",
+    "mode": "session mode (normal, plan)",
+    "fork-context-ref": "reference to the parent's context (a forked subagent)",
 }
 _KNOWN = {"user", "assistant", "system", "attachment", "queue-operation", *_BOOKKEEPING}
 _CLAUDE_KEYS = (

@@ -37,6 +37,7 @@ from ...vocabulary import ProvenanceClass
 from . import provenance as pv, recognize as rc
 from .base import IGNORED, Intake, Read, between, safe_label
 from .documents import merge_runs, read_with_context, text_parts, typed_piece
+from .hostwords import command_template
 from .recognize import is_codex_history as is_history_entry
 from .registry import Adapter, Head
 
@@ -266,8 +267,16 @@ def _shell_blocks(text: str) -> list[tuple[int, int, str]]:
 _IDE_REQUEST = "## My request for Codex:"
 
 
+#: the kind of a slash command's template (the event carries it; its mirror is only noted)
+_TEMPLATE_KIND = "a slash command's expanded template"
+
+
 def _user_pieces(text: str, cls: str) -> list[pv.Piece]:
     out: list[pv.Piece] = []
+    template = command_template(text)
+    if template is not None:  # a slash command the host expanded: only its arguments
+        text = template[0]
+        out.append(pv.Piece("TOOL", template[1], _TEMPLATE_KIND))
     if _IDE_REQUEST in text:  # the IDE extension's context block, then what was typed
         ide, _, text = text.rpartition(_IDE_REQUEST)
         if ide.strip():
@@ -442,7 +451,11 @@ def _message_pieces(payload: dict, ctx: CodexContext, cls_user: str, note: Noter
         note(f"{safe_label(role)} message (instructions, not the person)", IGNORED)
         return []
     if ctx.enveloped:
-        shell = [p for p in _user_pieces(text, cls_user) if p.cls in ("ACT", "TOOL")]
+        shell = [
+            p
+            for p in _user_pieces(text, cls_user)
+            if p.cls in ("ACT", "TOOL") and p.kind != _TEMPLATE_KIND
+        ]
         if not shell:
             note(
                 "what the model was sent (the person's words come from the user_message event)",

@@ -60,9 +60,34 @@ def _norm(name: str) -> str:
     return name.lower().replace("-", "_")
 
 
+#: A slash command's expanded template (spec-kit's ``/speckit.*`` and the commands built
+#: like it, in Codex CLI prompts, Gemini and Qwen TOML commands, Claude Code commands): the
+#: host sends the template with the person's arguments in a fenced block under
+#: ``## User Input``, followed by its own instruction to consider them. Only the fenced
+#: block is the person's. Anchored at the start and matched once: linear in the text.
+_TEMPLATE = re.compile(
+    r"\s*#{1,3} User Input[ \t]*\n\s*```[\w-]*[ \t]*\n(.*?)\n?[ \t]*```[ \t]*\n"
+    r"\s*You \*\*MUST\*\* consider the user input",
+    re.DOTALL,
+)
+
+
+def command_template(text: str) -> tuple[str, str] | None:
+    """``(the person's arguments, the whole template)`` when *text* is a slash command's
+    expanded template (see ``_TEMPLATE``), else ``None``."""
+    m = _TEMPLATE.match(text)
+    if m is None:
+        return None
+    return m.group(1).strip(), text.strip()
+
+
 def person_words(text: str) -> str:
     """What the person wrote in *text* (see the module doc): the inside of the person's
-    wrapper blocks when there are any, else the text with every host block removed."""
+    wrapper blocks when there are any, else the text with every host block removed. A
+    slash command's expanded template gives only the arguments the person typed."""
+    template = command_template(text)
+    if template is not None:
+        return template[0]
     if "<" not in text:
         return text.strip()
     inside: list[str] = []
