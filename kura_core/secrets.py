@@ -450,6 +450,26 @@ _VALUED: tuple[_Valued, ...] = (
         ("パス", "暗証", "密", "口令"),
     ),
     _Valued(
+        "password",  # a PIN named by its sentence: 暗証番号は3176, PIN: 3176, 支付密码是 482913
+        re.compile(
+            r"(?:暗証番号|暗証コード|(?<![A-Za-z])(?i:pin)(?:コード|码|碼|[ \t]?(?i:code))?"
+            r"|(?i:passcode)|支付密码|取款密码|支付密碼)" + _SAID + r"(\d{4,12})(?!\d)"
+            r"(?![ \t]{0,2}(?:桁|位|文字|字|個|回|次|分|秒|日|月|年|円|元|人|件|%|(?i:digit|char|number)))"
+        ),
+        _not_placeholder,
+        ("暗証", "pin", "passcode", "密"),
+    ),
+    _Valued(
+        "password",  # English prose: "the PIN is 3176", "passcode was 904412"
+        re.compile(
+            r"(?<![A-Za-z])(?i:pin(?:[ \t]code)?|passcode)"
+            r"[ \t]{1,4}(?i:is|was|will be|is now|set to|changed to)[ \t]{1,4}[\"'“`]?"
+            r"(\d{4,12})(?!\d)(?![ \t]{0,2}(?i:digit|char|number))"
+        ),
+        _not_placeholder,
+        ("pin", "passcode"),
+    ),
+    _Valued(
         "password",  # English prose: "the wifi password is X", "password: X"
         re.compile(
             r"(?i:pass(?:word|wd|phrase|code)|pwd|pin)"

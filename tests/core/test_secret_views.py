@@ -394,3 +394,45 @@ def test_credentials_in_url_queries(form: str, v: str) -> None:
 )
 def test_harmless_url_queries_stay(line: str) -> None:
     assert BUILTIN.redact(line).text == line
+
+
+# ---- PINs named by their sentence ----------------------------------------------------
+
+PIN_FORMS = [
+    "銀行の暗証番号は{v}です",
+    "暗証番号：{v}",
+    "カードのPINコードは{v}。",
+    "支付密码是 {v}",
+    "取款密码：{v}",
+    "the PIN is {v}.",
+    "door PIN: {v}",
+    "passcode was {v}",
+    "pin code set to {v} yesterday",
+]
+
+PIN_LOOKALIKES = [
+    "PINは4桁です",
+    "PIN must be 4 digits",
+    "the PIN is 6 digits long",
+    "暗証番号は4桁",
+    "密码至少8位",
+    "ssh -p 2222 host",
+    "set pin 17 high on the board",
+    "spin is 3000 rpm",
+    "pinned 4 deps in the lockfile",
+    "PINコードは1234桁ではない",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(PIN_FORMS), st.text(alphabet="0123456789", min_size=4, max_size=8))
+def test_a_pin_the_sentence_names_is_redacted_in_every_language(form, digits):
+    text = form.format(v=digits)
+    out = BUILTIN.redact(text).text
+    assert digits not in out, (text, out)
+    assert "[secret:" in out
+
+
+@pytest.mark.parametrize("text", PIN_LOOKALIKES)
+def test_a_pin_policy_or_a_pin_of_a_board_is_not_a_secret(text):
+    assert BUILTIN.redact(text).text == text
