@@ -136,9 +136,6 @@ def _fastpath(t: _Table | None, base: FastpathConfig) -> FastpathConfig:
     return f
 
 
-# ---- end fastpath --------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class CapacityConfig:
     """How much a store may hold, in any of doctor's four units (0: no limit in that unit).

@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from re import _parser as re_parser  # type: ignore[attr-defined]
 from typing import Any, TypeVar, cast
@@ -1002,6 +1002,13 @@ class SecretRules:
 
     patterns: tuple[tuple[str, re.Pattern[str]], ...] = ()
     allow: frozenset[str] = field(default_factory=frozenset)
+    #: values a journal's redaction took out (raw value, kind), found wherever they stand
+    #: again: a candidate written from the raw journal copies them (:meth:`knowing`)
+    known: tuple[tuple[str, str], ...] = ()
+
+    def knowing(self, known: Mapping[str, str]) -> SecretRules:
+        """These rules, and every value in *known* (as :func:`collecting` gathers them)."""
+        return replace(self, known=tuple({**dict(self.known), **known}.items()))
 
     @classmethod
     def build(
@@ -1026,10 +1033,11 @@ class SecretRules:
                 raise ConfigError(f"kura.toml: {key} is not a regular expression: {exc}") from None
         return cls(tuple(compiled), frozenset(a for a in allow if a))
 
-    def find(self, text: str) -> tuple[Finding, ...]:
+    def find(self, text: str, known: Mapping[str, str] | None = None) -> tuple[Finding, ...]:
         """Every secret in *text*, in order, none overlapping: found in the raw text and in
         each decoded view of it (JSON escapes, percent-encoding, wrapped lines joined), a
-        finding in a view covering every raw character its value came from."""
+        finding in a view covering every raw character its value came from; with known
+        values (these rules' own and *known*), every occurrence of one too."""
         if not text:
             return ()
         ranked = [r for r in self._ranked(text) if not self._allowed(text[r[1] : r[2]])]
@@ -1038,7 +1046,16 @@ class SecretRules:
                 if not self._allowed(view.text[s:e]):
                     rs, re_ = view.raw_span(s, e)
                     ranked.append((rank, rs, re_, kind))
-        return _settle(ranked)
+        found = _settle(ranked)
+        values = {**dict(self.known), **known} if known else dict(self.known)
+        if not values:
+            return found
+        spans = list(_known_spans(text, values))
+        for view in views(text):
+            spans += [(*view.raw_span(s, e), k) for s, e, k in _known_spans(view.text, values)]
+        return _settle(
+            [(_OWN, f.start, f.end, f.kind) for f in found] + [(_OWN, s, e, k) for s, e, k in spans]
+        )
 
     def _allowed(self, value: str) -> bool:
         return bool(self.allow) and value.strip("\"'`") in self.allow
@@ -1107,15 +1124,7 @@ class SecretRules:
         seen = _SEEN.get()
         dropped: list[str] | None = [] if seen is not None else None
         text, private = drop_private(text, dropped)
-        found = self.find(text)
-        if known:
-            spans = list(_known_spans(text, known))
-            for view in views(text):
-                spans += [(*view.raw_span(s, e), k) for s, e, k in _known_spans(view.text, known)]
-            found = _settle(
-                [(_OWN, f.start, f.end, f.kind) for f in found]
-                + [(_OWN, s, e, k) for s, e, k in spans]
-            )
+        found = self.find(text, known)
         if seen is not None:
             _remember(seen, text, found, dropped or [])
         if not found:

@@ -53,8 +53,8 @@ from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from ..floors.voices import voices
 from ..script import has_cjk
-from ..secrets import BUILTIN, SecretRules, active_rules, collecting, redact_value, using_rules
-from ..vocabulary import ClaimKind, FloorKind, FloorRule, GateVerdict, ProvenanceClass
+from ..secrets import BUILTIN, SecretRules, active_rules, collecting, using_rules
+from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
 from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
@@ -1119,62 +1119,25 @@ def gate_journal(
     candidate, and the values the journal's redaction took out (raw value -> kind).
 
     The distiller's model only ever sees the journal redacted; candidates handed to
-    ``kura gate`` may copy the raw journal. A quote that copies a value redaction took out
-    is read with the marker in its place (as the evidence reads), and a stored field that
-    copies one is refused as a raw secret, whatever the value looks like on its own."""
+    ``kura gate`` may copy the raw journal. The gate runs under the rules *and* the values
+    their redaction took out: a quote that copies one reads with its marker, as the
+    evidence does, and a stored field that copies one is a raw secret to the shape floor,
+    whatever the value looks like on its own."""
     from .journals import read_journal
 
     active = rules or BUILTIN
     with using_rules(active), collecting() as known:
         used, read = read_journal(Path(journal), adapter)
     given = list(candidates() if callable(candidates) else candidates)
-    with using_rules(active):
+    with using_rules(active.knowing(known)):
         results = run_gate(
-            [_known_in_quotes(c, active, known) for c in given],
+            given,
             list(read.segments),
             is_echo=is_echo,
             human_names=human_names,
             min_quote_chars=min_quote_chars,
         )
-    results = [_refuse_known(r, c, active, known) for r, c in zip(results, given, strict=True)]
     return used, read, results, dict(known)
-
-
-def _known_in_quotes(candidate: Any, rules: SecretRules, known: Mapping[str, str]) -> Any:
-    """*candidate* with every value the journal's redaction took out replaced in its quotes
-    by the marker that stands for it in the evidence."""
-    if not known or not isinstance(candidate, Mapping):
-        return candidate
-    quotes = candidate.get("quotes")
-    if not isinstance(quotes, list):
-        return candidate
-    return {**candidate, "quotes": [redact_value(q, rules, known) for q in quotes]}
-
-
-def _refuse_known(
-    result: GateResult, candidate: Any, rules: SecretRules, known: Mapping[str, str]
-) -> GateResult:
-    """*result*, dropped when a field that would be stored copies a value the journal's
-    redaction took out (a raw secret is never stored, SPEC §5.4.1)."""
-    if not known or not isinstance(candidate, Mapping) or result.verdict == GateVerdict.DROPPED:
-        return result
-    found = [
-        Violation(FloorKind.SHAPE, name, "secret", FloorRule.RAW_SECRET)
-        for name, value in candidate.items()
-        if name != "quotes" and _copies_known(value, rules, known)
-    ]
-    if not found:
-        return result
-    return replace(
-        result,
-        verdict=GateVerdict.DROPPED,
-        reasons=(*result.reasons, "refused by the floor"),
-        violations=(*result.violations, *found),
-    )
-
-
-def _copies_known(value: Any, rules: SecretRules, known: Mapping[str, str]) -> bool:
-    return redact_value(value, rules, known) != redact_value(value, rules)
 
 
 def _quotes_as_read(candidate: Any) -> Any:

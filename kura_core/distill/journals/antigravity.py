@@ -30,7 +30,7 @@ import os
 import re
 
 from . import provenance as pv
-from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, encoding_problem, refused
+from .base import Intake, Read, decode_bytes, encoding_problem, read_turns, refused
 from .databases import nothing_yet
 from .registry import Adapter, Head
 
@@ -150,23 +150,17 @@ def read_antigravity(
     if not is_export(text):
         name = os.path.basename(source)
         return refused(UNIT, start, f"{name} is not an Antigravity or Cascade conversation export")
-    turns = sections(text)
-    intake = Intake(source, UNIT)
-    intake.variant = "Cascade export" if "# Cascade" in text[:200] else "Antigravity export"
-    if repaired:
-        intake.note(0, len(turns), "invalid UTF-8 replaced (kept)", REPAIRED)
-    if start > len(turns):
-        intake.note(start, start, "journal shorter than watermark")
-        return intake.result(start, start)
-    session = os.path.splitext(os.path.basename(source))[0]
-    for i in range(start, len(turns)):
-        intake.begin(i, i + 1)
-        pieces = section_pieces(*turns[i])
-        if not pieces:
-            intake.note(i, i + 1, "empty section", IGNORED)
-        for p in pieces:
-            intake.add(p.cls, p.text, i, i + 1, session=session, kind=p.kind)
-    return intake.result(start, len(turns))
+    variant = "Cascade export" if "# Cascade" in text[:200] else "Antigravity export"
+    return read_turns(
+        source,
+        UNIT,
+        sections(text),
+        start,
+        section_pieces,
+        repaired=repaired,
+        empty="empty section",
+        variant=variant,
+    )
 
 
 def sniff(head: Head) -> float:

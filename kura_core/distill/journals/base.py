@@ -226,6 +226,39 @@ def refused(unit: str, start: int, reason: str) -> Read:
     return Read((), start, start, unit, frozen_counts({reason: 1}), 0, (note,), reason)
 
 
+def read_turns(
+    source: str,
+    unit: str,
+    turns: list[Any],
+    start: int,
+    pieces: Callable[..., list[Any]],
+    *,
+    repaired: bool,
+    empty: str,
+    variant: str = "",
+) -> Read:
+    """A text document already cut into *turns* (Markdown exports and the like), read from
+    turn *start*: each turn's pieces (``cls``, ``text``, ``kind``) become its segments, a
+    turn with none is noted as *empty*, and the session is the file's own name."""
+    intake = Intake(source, unit)
+    if variant:
+        intake.variant = variant
+    if repaired:
+        intake.note(0, len(turns), "invalid UTF-8 replaced (kept)", REPAIRED)
+    if start > len(turns):
+        intake.note(start, start, "journal shorter than watermark")
+        return intake.result(start, start)
+    session = os.path.splitext(os.path.basename(source))[0]
+    for i in range(start, len(turns)):
+        intake.begin(i, i + 1)
+        found = pieces(*turns[i])
+        if not found:
+            intake.note(i, i + 1, empty, IGNORED)
+        for p in found:
+            intake.add(p.cls, p.text, i, i + 1, session=session, kind=p.kind)
+    return intake.result(start, len(turns))
+
+
 # --------------------------------------------------------------------------- text
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -31,7 +31,15 @@ from typing import Any
 
 from ...shapes import dict_at
 from . import provenance as pv
-from .base import IGNORED, REPAIRED, Intake, Read, decode_bytes, encoding_problem, refused
+from .base import (
+    IGNORED,
+    Intake,
+    Read,
+    decode_bytes,
+    encoding_problem,
+    read_turns,
+    refused,
+)
 from .documents import content_text, read_records
 from .recognize import (
     is_cursor_text,
@@ -252,22 +260,15 @@ def read_specstory(path: str | os.PathLike[str], start: int) -> Read:
         return refused("seq", start, problem)
     with open(path, "rb") as fh:
         text, repaired = decode_bytes(fh.read())
-    turns = specstory_turns(text)
-    intake = Intake(source, "seq")
-    if repaired:
-        intake.note(0, len(turns), "invalid UTF-8 replaced (kept)", REPAIRED)
-    if start > len(turns):
-        intake.note(start, start, "journal shorter than watermark")
-        return intake.result(start, start)
-    session = os.path.splitext(os.path.basename(source))[0]
-    for i in range(start, len(turns)):
-        intake.begin(i, i + 1)
-        pieces = _turn_pieces(*turns[i])
-        if not pieces:
-            intake.note(i, i + 1, "turn without text", IGNORED)
-        for p in pieces:
-            intake.add(p.cls, p.text, i, i + 1, session=session, kind=p.kind)
-    return intake.result(start, len(turns))
+    return read_turns(
+        source,
+        "seq",
+        specstory_turns(text),
+        start,
+        _turn_pieces,
+        repaired=repaired,
+        empty="turn without text",
+    )
 
 
 # --------------------------------------------------------------------------- text transcripts
