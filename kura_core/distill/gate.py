@@ -204,7 +204,9 @@ def call_outcome(segments: Sequence[Segment], i: int) -> str:
     """How the call of ACT segment *i* went, from the result that answers it: the calls
     of a run (the agent's own words between them aside) are answered in their order by
     the results that follow the run. ``refused`` when the person refused it (their reason
-    stands in the result's place), ``failed`` when the result is an error, else ""."""
+    stands in the result's place), ``failed`` when the result is an error, ``unanswered``
+    when the person spoke again before any result came in a journal that records results
+    (a call the host cancelled or never ran leaves no result), else ""."""
     start = i
     while start > 0 and segments[start - 1].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
         start -= 1
@@ -217,7 +219,10 @@ def call_outcome(segments: Sequence[Segment], i: int) -> str:
         if seg.cls == ProvenanceClass.SELF:
             continue
         if seg.cls == ProvenanceClass.USER and "refus" not in seg.kind:
-            return ""  # the person spoke: the call's result, if any, is not here
+            # the person spoke before anything answered the call: where the journal
+            # records results, it did not run (or nobody knows that it did)
+            records = any(s.cls == ProvenanceClass.TOOL for s in segments)
+            return "unanswered" if records else ""
         if seg.cls == ProvenanceClass.ACT:
             return ""
         if answers == nth:

@@ -1475,8 +1475,31 @@ def _unit_of(written: str) -> tuple[str, str] | None:
     return None
 
 
-def _cells(line: str) -> list[str]:
+#: A comma-separated row (CSV): cells part at a comma that no space follows, so "1,284"
+#: inside a quoted cell or a sentence's "a, b" is not read as one.
+_CSV_GAP = re.compile(r"[,，](?! )")
+
+
+def _cells(line: str, csv: bool = False) -> list[str]:
+    if csv:
+        return [c.strip() for c in _CSV_GAP.split(line.strip())]
     return [c for c in _CELL_GAP.split(line.strip()) if c]
+
+
+def _is_csv(lines: list[str]) -> bool:
+    """Whether a block of lines is CSV: a header and rows with one count of cells (two and
+    more), and no aligned or ruled cells."""
+    rows = [ln for ln in lines if ln.strip()]
+    if len(rows) < 2 or any(_CELL_GAP.search(ln.strip()) for ln in rows[:2]):
+        return False
+    width = len(_cells(rows[0], csv=True))
+    return width >= 2 and len(_cells(rows[1], csv=True)) == width
+
+
+def _figure_cell(cell: str) -> bool:
+    """A cell that is a bare figure: a row holding one is data, never a header."""
+    got = scan(cell)
+    return len(got) == 1 and got[0].kind in (NUMBER, RANGE) and not got[0].unit
 
 
 def _table_lines(text: str) -> Iterator[str]:
@@ -1497,15 +1520,22 @@ def header_units(text: str) -> list[Quantity]:
     out: list[Quantity] = []
     columns: list[tuple[str, str] | None] = []
     declared: tuple[str, str] | None = None
-    for line in _table_lines(text):
-        cells = _cells(line)
+    lines = list(_table_lines(text))
+    csv = False
+    for n, line in enumerate(lines):
+        if not columns and not csv:
+            csv = _is_csv(lines[n : n + 2])
+        cells = _cells(line, csv)
+        if not line.strip():
+            csv = False
+            continue
         decl = _DECLARED.search(line)
         if decl and len(cells) <= 1:
             declared = _unit_of(decl.group(1))
             columns = []
             continue
         heads = [_HEADED.match(c) for c in cells]
-        if len(cells) >= 2 and any(heads):
+        if len(cells) >= 2 and any(heads) and not any(_figure_cell(c) for c in cells):
             columns = [_unit_of(h.group(1)) if h else None for h in heads]
             continue
         units = columns if columns and len(cells) == len(columns) else [declared] * len(cells)

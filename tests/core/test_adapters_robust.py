@@ -566,3 +566,21 @@ def test_a_markdown_note_with_level_four_headings_is_not_aider(tmp_path):
     )
     with pytest.raises(JournalError, match="cannot tell which agent"):
         guess_adapter(note)  # a note is text only when named: never "everything is USER"
+
+
+def test_a_gemini_call_cancelled_with_no_result_is_answered_by_its_status(tmp_path):
+    """A call the person cancelled leaves no result in a saved chat, only its status: the
+    status stands as the call's result, marked as an error, so nothing reads it as run."""
+    path = tmp_path / "session-c.json"
+    chat = json.loads((next((FIX / "gemini").glob("*.json"))).read_text())
+    last = chat["messages"][1]
+    last["toolCalls"][-1]["status"] = "cancelled"
+    del last["toolCalls"][-1]["result"]
+    last["toolCalls"][-1].pop("resultDisplay", None)
+    chat["messages"] = chat["messages"][:2]
+    path.write_text(json.dumps(chat))
+    segs = read_gemini(path, 0).segments
+    acts = [i for i, s in enumerate(segs) if s.cls == "ACT"]
+    after = segs[acts[-1] + 1]
+    assert after.cls == "TOOL" and after.text == "cancelled"
+    assert after.kind.endswith("(error)")

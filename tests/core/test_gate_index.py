@@ -130,12 +130,14 @@ class RefIndex:
             if needle in text:
                 if self.own_echo[i] and needle not in self.own_echo[i]:
                     continue
-                found.append((gate.CLASS_PREFERENCE.get(self.segments[i].cls, 9), i))
+                rank = gate.CLASS_PREFERENCE.get(self.segments[i].cls, 9)
+                undone = self.segments[i].cls == "ACT" and gate.call_outcome(self.segments, i)
+                found.append((rank, bool(undone), i))
         demoted = not found
         if demoted:
-            found = [(0, i) for i, text in enumerate(self.texts) if needle in text]
+            found = [(0, False, i) for i, text in enumerate(self.texts) if needle in text]
         why = ""
-        for _rank, i in sorted(found):
+        for _rank, _undone, i in sorted(found):
             text = self.texts[i]
             start = text.find(needle)
             cls = self.segments[i].cls

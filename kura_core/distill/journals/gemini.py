@@ -194,9 +194,13 @@ def _model_pieces(msg: dict, prose: set[str]) -> list[pv.Piece]:
         text = _response_text(result).strip() if result is not None else ""
         if not text and isinstance(tc.get("resultDisplay"), str):
             text = tc["resultDisplay"].strip()
+        status = str(tc.get("status") or "").lower()
+        undone = status in ("error", "cancelled", "canceled")
+        if not text and undone:
+            text = status  # a call that never ran has its status for a result
         if text:
             cls, kind = pv.result_class(call, prose)
-            if str(tc.get("status") or "") in ("error", "cancelled", "canceled"):
+            if undone:
                 kind += " (error)"
             pieces.append(pv.Piece(cls, text, kind))
     return pieces
