@@ -370,7 +370,11 @@ def draft_profile(reg: Any, selector: str | None = None) -> ProfileDraft:
         problems = [
             str(v)
             for v in check_surface(
-                {"profile": text}, Evidence(), given=given, existing_slugs=set(store.file_slugs())
+                {"profile": text},
+                Evidence(),
+                given=given,
+                existing_slugs=set(store.file_slugs()),
+                human_names=reg.config.stores[name].distill.human_names,
             )
             if v.kind != "attribution"
         ]

@@ -153,6 +153,7 @@ class FloorKind(StrEnum):
     ACT = "act"  # a call that failed or was refused, written as done
     SCOPE = "scope"  # what a quote says of itself (a plan) written as more (a deed)
     CONTENT = "content"  # a comparison or superlative no quote or figure vouches
+    NAME = "name"  # a name of a person, product, place or organisation no evidence gives
 
 
 class FloorRule(StrEnum):

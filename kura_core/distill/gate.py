@@ -996,13 +996,15 @@ def _idea(
         )
     violations = floors.surface(fields, evidence, human_names=human_names)
     violations += floors.tags(candidate.get("tags") or [], evidence, human_names=human_names)
-    # an idea is the agent's own: its figures may come from the agent's own words (a seed
-    # is not stored; it graduates only through the gate, on evidence that vouches them)
+    # an idea is the agent's own: its figures may come from the agent's own words, and it
+    # may name what it proposes (a seed is not stored; it graduates only through the gate,
+    # on evidence that vouches its figures and names)
     violations = [
         v
         for v in violations
         if not (v.kind == FloorKind.TAG and v.rule == FloorRule.NEEDS_EVIDENCE)
         and not (v.kind == FloorKind.NUMBER and v.rule == FloorRule.SELF_ONLY)
+        and v.kind != FloorKind.NAME
     ]
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations)

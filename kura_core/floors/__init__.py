@@ -47,6 +47,7 @@ from .attribution import (
     foreign_words,
     own_words,
 )
+from .entities import unvouched_names
 from .names import names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
@@ -192,6 +193,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
     ),
     (FloorKind.CONTENT, R.UNVOUCHED): (
         "says {q}, a comparison no quote makes and no figure shows ({f})"
+    ),
+    (FloorKind.NAME, R.UNVOUCHED): (
+        "names {q}, which no quoted evidence gives: a name is vouched like a figure ({f})"
     ),
     (FloorKind.ACT, R.NOT_DONE): (
         "writes as done a call that was {n} ({t}): say it was tried, or leave it out ({f})"
@@ -461,6 +465,7 @@ def check_surface(
         {c.phrase.lower() for g in given for c in claims(g, human_names)} if given else set()
     )
     seen: set[tuple[str, str]] = set()
+    named = [t for _c, t in evidence.segments] + [g for g in given if g]
     for name, value in fields.items():
         if not isinstance(value, str) or not value:
             continue
@@ -478,6 +483,10 @@ def check_surface(
             seen.add((NUMBER, q.canon))
             rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
+        for entity in unvouched_names(value, named, human_names):
+            if (FloorKind.NAME, entity.lower()) not in seen:
+                seen.add((FloorKind.NAME, entity.lower()))
+                out.append(Violation(FloorKind.NAME, name, entity, R.UNVOUCHED))
         for claim in claims(value, human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
                 continue

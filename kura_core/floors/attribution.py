@@ -39,6 +39,7 @@ from .names import (
     is_configured,
     name_key,
 )
+from .quantities import DATE, NUMBER, RANGE, TIME, scan
 from .text import fold
 from .units import ENGLISH_FUNCTION_WORDS
 
@@ -69,6 +70,10 @@ _CJK_SPAN = CJK_RUN
 _HIRAGANA = HIRAGANA_ONLY
 
 
+#: Japanese case particles: a pair of characters that holds one says nothing of its own.
+_JA_CASE_PARTICLES = frozenset("をはがのにでへもや")
+
+
 def _stem(word: str) -> str:
     w = word.lower()
     if any(c.isdigit() for c in w) or "/" in w or "." in w:
@@ -80,12 +85,50 @@ def _stem(word: str) -> str:
     return w[:5]
 
 
-def content_tokens(text: str) -> frozenset[str]:
-    """Comparison tokens of what a text says: Latin word stems (not function words),
-    figures and paths, and pairs of adjacent Chinese/Japanese characters (not pairs of
-    bare hiragana, which are grammar)."""
-    folded = fold(text)
+#: A quantity written in Latin words only ("three sacks", "a dozen").
+_SPELLED = re.compile(r"[A-Za-z][A-Za-z \-]*")
+#: A comparison token that stands for a value, not a word: "three", 3 and 三 are one
+#: token, and so are "December 21", 12月21日 and 十二月二十一日.
+VALUE_MARK = "#"
+
+
+def _value_tokens(folded: str) -> tuple[str, set[str]]:
+    """*folded* with its quantities (numbers, ranges, dates, clock times) blanked, and one
+    token for each by value, so the same value written another way or in another language
+    compares equal. A Latin unit word stays a word ("three sacks" keeps "sack")."""
+    found = [q for q in scan(folded) if q.kind in (NUMBER, RANGE, DATE, TIME)]
+    if not found:
+        return folded, set()
     out: set[str] = set()
+    chars = list(folded)
+    for q in found:
+        if q.kind in (NUMBER, RANGE) and q.value is not None:
+            out.add(f"{VALUE_MARK}{q.value.normalize():f}")
+            if q.kind == RANGE and q.high is not None:
+                out.add(f"{VALUE_MARK}{q.high.normalize():f}")
+            if q.unit.isascii() and q.unit.isalpha() and len(q.unit) > 2:
+                out.add(_stem(q.unit))
+        elif q.kind == DATE:
+            for y, m, d in (r[:3] for r in q.readings if len(r) >= 3):
+                if m is not None or d is not None:
+                    out.add(f"{VALUE_MARK}d{m}-{d}")
+                if y is not None:
+                    out.add(f"{VALUE_MARK}y{y}")
+        elif q.kind == TIME:
+            out.update(f"{VALUE_MARK}t{r[0]}:{r[1]}" for r in q.readings)
+        else:
+            continue
+        if not _SPELLED.fullmatch(q.text):  # "fourteen days" keeps its words as well
+            chars[q.start : q.end] = " " * (q.end - q.start)
+    return "".join(chars), out
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    """Comparison tokens of what a text says: Latin word stems (not function words), paths,
+    one token per quantity by value (:func:`_value_tokens`), and pairs of adjacent
+    Chinese/Japanese characters (not pairs of bare hiragana, which are grammar)."""
+    folded, values = _value_tokens(fold(text))
+    out: set[str] = set(values)
     for m in _LATIN_TOKEN.finditer(folded):
         w = m.group(0)
         if w.lower() in _STOP_EN or (len(w) < 3 and not w.isdigit()):
@@ -99,8 +142,11 @@ def content_tokens(text: str) -> frozenset[str]:
             continue
         for i in range(len(run) - 1):
             pair = run[i : i + 2]
-            if not _HIRAGANA.fullmatch(pair) and pair not in _STOP_CJK:
-                out.add(pair)
+            if _HIRAGANA.fullmatch(pair) or pair in _STOP_CJK:
+                continue
+            if pair[0] in _JA_CASE_PARTICLES or pair[1] in _JA_CASE_PARTICLES:
+                continue  # 分の, を消: a case particle beside a word is grammar, not content
+            out.add(pair)
     return frozenset(out)
 
 
@@ -115,8 +161,44 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     have: set[str] = set()
     for t in texts:
         have |= content_tokens(t)
+    if _across_scripts(content, have):
+        return _anchored(content, have)
     hit = sum(1 for tok in content if tok in have)
     return hit >= max(1, (len(content) + 1) // 2)
+
+
+def _is_cjk_token(tok: str) -> bool:
+    return not tok.startswith(VALUE_MARK) and CJK_CHAR.search(tok) is not None
+
+
+def _across_scripts(content: frozenset[str], have: set[str]) -> bool:
+    """Whether a claim is written in another script than the words that should carry it
+    (an English body crediting the person's Japanese, a Chinese one crediting English):
+    its words then cannot be compared one by one."""
+    words = [t for t in content if not t.startswith(VALUE_MARK)]
+    cjk = sum(map(_is_cjk_token, words))
+    spoken = [t for t in have if not t.startswith(VALUE_MARK)]
+    spoken_cjk = sum(map(_is_cjk_token, spoken))
+    if not words or not spoken:
+        return False
+    if cjk == 0:  # a Latin claim: the person wrote CJK, with at most a few Latin words
+        return spoken_cjk > 2 * (len(spoken) - spoken_cjk)
+    if cjk == len(words):  # a CJK claim against Latin words
+        return spoken_cjk == 0
+    return False
+
+
+def _anchored(content: frozenset[str], have: set[str]) -> bool:
+    """A claim across scripts is carried by what does not depend on the language: every
+    value it credits, and its Latin names and terms, must be in the person's words, and
+    it must credit at least one such thing (unknown means no)."""
+    values = {t for t in content if t.startswith(VALUE_MARK)}
+    latin = {t for t in content if not t.startswith(VALUE_MARK) and not _is_cjk_token(t)}
+    spoken_latin = {t for t in have if not t.startswith(VALUE_MARK) and not _is_cjk_token(t)}
+    shared = latin & spoken_latin if spoken_latin else set()
+    if not values and not shared:
+        return False
+    return values <= have
 
 
 # =========================================================================== English
@@ -716,6 +798,8 @@ _JA_PASSIVE = re.compile(
 _JA_CONDITION = re.compile(
     r"(?:たら(?!しい)|れば|なら(?!な|ず)|ならば|場合|ときは|時は|際は|際に|限り|ても)"
 )
+#: A quotative that closes what someone said (…と言った, …って言ってた, …と決めた).
+_JA_QUOTATIVE = re.compile(r"(?:と|って)(?:言|いっ|話|伝え|決め|答え|頼|書|返信|連絡)")
 _JA_THIRD = re.compile(
     rf"(?P<who>(?<![ぁ-ん])[ぁ-ん]{{2,4}}|[{HAN}ァ-ヶー]{{1,6}}|[A-Za-z]{{2,15}})"
     rf"(?P<hon>さん|様|氏|くん|君|ちゃん|殿|先生|部長|課長|社長)"
@@ -774,8 +858,9 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         who = PRONOUN if _JA_PRONOUN_RE.fullmatch(m.group("who")) else HUMAN
         out.append((m.start(), m.end(), m.group(0), who, ""))
     for m in _JA_PEOPLE_RE.finditer(text):
-        if not _ja_condition(text, m.end()):
-            out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
+        if _ja_condition(text, m.end()) or _ja_described(text, m):
+            continue
+        out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
     for m in _JA_THIRD.finditer(text):
         name = m.group("who")
         if (
@@ -801,6 +886,17 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
         bisect.insort(starts, m.start())
     return out
+
+
+def _ja_described(text: str, m: re.Match[str]) -> bool:
+    """Whether a family member or a role before a bare particle is only what the clause
+    describes (子どもは小学生2人, 母が出してくれる), not someone it credits: nothing in the
+    clause says, decides or wants."""
+    if not m.group(0).endswith(("が", "は", "も")):
+        return False
+    end = _JA_CLAUSE_END.search(text, m.end())
+    clause = text[m.end() : end.start() if end else len(text)]
+    return _JA_BARE_VERB.search(clause) is None
 
 
 def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
@@ -838,7 +934,12 @@ def _ja_subordinate(text: str, pos: int) -> bool:
 def _ja_condition(text: str, pos: int) -> bool:
     """Whether the clause after *pos* (its first 24 characters) makes a claim a condition."""
     clause = _JA_CLAUSE_END.split(text[pos : pos + 24], maxsplit=1)[0]
-    return bool(_JA_CONDITION.search(clause))
+    cond = _JA_CONDITION.search(clause)
+    if cond is None:
+        return False
+    # …30万円までなら出せると言った: the condition is inside what the person said
+    rest = _JA_CLAUSE_END.split(text[pos + cond.end() : pos + 60], maxsplit=1)[0]
+    return _JA_QUOTATIVE.search(rest) is None
 
 
 # =========================================================================== Chinese
@@ -994,7 +1095,8 @@ _SENTENCE = re.compile(r"(?<![^.!?。！？\n])[^.!?。！？\n]++(?:[.!?。！�
 #: its first space (or from just after a dash break), not from each of its spaces.
 _CLAUSE_BREAK = re.compile(
     r"""
-      [;:；：]
+      [;；：]
+    | :(?!\d)
     | \s[—–-]\s
     | ,\s++(?:so|because|since|while|which|but|whereas|although|though|and\s++then)\b
     | (?:(?<!\s)|(?<=\s[—–-]\s))\s++(?:because|since|so\s++that|although|though)\s+
@@ -1037,26 +1139,51 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     out: list[Claim] = []
     reach = 0  # spans come by start, so one starts inside a kept one iff before its reach
     sentences = [m.span() for m in _SENTENCE.finditer(folded)]
+    starts = [s[0] for s in spans]
     for start, end, phrase, who, name in spans:
         if start < reach:
             continue
         reach = max(reach, end)
         if who == THIRD and names and is_configured(name, names):
             who, name = HUMAN, ""
-        credited = _credited(folded, start, end, sentences)
+        if who == HUMAN and _disowned(folded, start, end):
+            continue
+        k = bisect.bisect_left(starts, end)
+        credited = _credited(folded, start, end, sentences, starts[k] if k < len(starts) else None)
         out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines))
     return out
 
 
-def _credited(text: str, start: int, end: int, sentences: list[tuple[int, int]]) -> frozenset[str]:
+#: A view said not to be the person's: "not the user's decision", 不是用户的决定,
+#: ユーザーの決定ではない. It credits them with nothing.
+_DISOWNED_BEFORE = re.compile(r"(?:\bnot|n['’]t|不是|并非|并不是|而非|而不是)\s*$", re.IGNORECASE)
+_DISOWNED_AFTER = re.compile(r"^\S{0,2}?(?:ではな|じゃな|ではあり|でもな)")
+
+
+def _disowned(text: str, start: int, end: int) -> bool:
+    """Whether the claim at [start, end) is a view denied to be the person's: a copula's
+    negation right before it (not, 不是) or right after it (ではない)."""
+    return bool(
+        _DISOWNED_BEFORE.search(text[max(0, start - 12) : start])
+        or _DISOWNED_AFTER.match(text[end : end + 8])
+    )
+
+
+def _credited(
+    text: str, start: int, end: int, sentences: list[tuple[int, int]], limit: int | None = None
+) -> frozenset[str]:
     """Content tokens of what a claim at [start, end) credits: the rest of its clause
-    (before it too, when the claim closes the clause: "…, as the user asked").
-    ``sentences`` are the spans of ``_SENTENCE`` in *text*, in order."""
+    (before it too, when the claim closes the clause: "…, as the user asked"), never past
+    *limit*, where the next claim of the sentence starts (健太が…と提案し、ユーザーは…と答えた:
+    what the person answered is not 健太's). ``sentences`` are the spans of ``_SENTENCE``
+    in *text*, in order."""
     s_start, s_end = 0, len(text)
     i = bisect.bisect_right(sentences, (start, len(text) + 1)) - 1
     if i >= 0 and sentences[i][0] <= start < sentences[i][1]:
         s_start, s_end = sentences[i]
     s_start, s_end = max(s_start, start - CLAIM_REACH), min(s_end, end + CLAIM_REACH)
+    if limit is not None and end <= limit < s_end:
+        s_end = limit
     sentence_after = text[end:s_end]
     sentence_before = text[s_start:start]
     if _HAS_CJK.search(text[s_start:s_end]):

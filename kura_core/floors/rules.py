@@ -77,6 +77,7 @@ RULES: tuple[Rule, ...] = (
     Rule(K.ACT, R.NOT_DONE, (GATE,), "a failed or refused call written as done"),
     Rule(K.SCOPE, R.PLAN_AS_DONE, (GATE,), "a plan written as a deed"),
     Rule(K.CONTENT, R.UNVOUCHED, (GATE,), "a comparison no quote makes and no figure shows"),
+    Rule(K.NAME, R.UNVOUCHED, (GATE, CURATION), "a name no evidence gives"),
     Rule(K.MARKUP, R.INDEX_LINK, (GATE, CURATION), "a link in the index line"),
     Rule(K.LINK, R.NO_MEMORY, (CURATION,), "a [[slug]] naming no memory"),
     # ---- tags

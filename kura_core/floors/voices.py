@@ -144,13 +144,60 @@ def _pasted_lines(lines: list[str]) -> set[int]:
             elif m < len(lines) and _is_delimiter(lines[m]):
                 m = _delimited(lines, m, out) + 1
             else:
-                while m < len(lines) and lines[m].strip():
-                    out.add(m)
-                    m += 1
+                m = _paragraphs(lines, m, out)
             n = m
             continue
         n += 1
     return out
+
+
+#: A paragraph that goes on with a pasted document after a blank line: a numbered clause
+#: (after a heading or another clause), or a sign-off.
+_CLAUSE = re.compile(
+    r"^[ \t]*(?:\d{1,2}[.)．、]|第[一二三四五六七八九十\d]{1,3}[条條項]|[（(]\d{1,2}[)）])"
+)
+_SIGN_OFF = re.compile(
+    r"^[ \t]*(?:signed\b|regards\b|best\b|thanks\b|cheers\b|sincerely\b|kind regards\b|"
+    r"敬具|以上|此致|谨上|草々|[—―]\s*\S)",
+    re.IGNORECASE,
+)
+
+
+def _heading(line: str) -> bool:
+    """A line that titles a document: short, with no sentence's end, and mostly capitals
+    when it has Latin letters at all (BRACKLEY CREAMERY LTD — AGREEMENT (2026 edition))."""
+    s = line.strip()
+    if not s or len(s) > 90 or s[-1] in ".!?。！？:：":
+        return False
+    letters = [c for c in s if c.isascii() and c.isalpha()]
+    return not letters or sum(c.isupper() for c in letters) * 10 >= len(letters) * 7
+
+
+def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
+    """Mark the paragraph of pasted material at *m*, and the paragraphs after blank lines
+    that go on with the same document (a clause after a heading or a clause, a sign-off);
+    the number of the line after the last one marked."""
+    last = ""
+    while m < len(lines):
+        first = m
+        while m < len(lines) and lines[m].strip():
+            out.add(m)
+            m += 1
+        last = lines[m - 1] if m > first else last
+        head = lines[first] if m > first else ""
+        k = m
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+        if k >= len(lines):
+            return m
+        nxt = lines[k]
+        goes_on = _SIGN_OFF.match(nxt) or (
+            _CLAUSE.match(nxt) and (_heading(head) or _CLAUSE.match(head) or _CLAUSE.match(last))
+        )
+        if not goes_on:
+            return m
+        m = k
+    return m
 
 
 def _quoted_block(lines: list[str], n: int, out: set[int], around: bool) -> int:

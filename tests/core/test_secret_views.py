@@ -14,8 +14,9 @@ import time
 from urllib.parse import quote
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
+from kura_core import secrets
 from kura_core.secret_views import views
 from kura_core.secrets import BUILTIN, SecretRules, collecting, marker
 
@@ -311,6 +312,7 @@ def test_decoding_and_context_rules_scan_in_linear_time(unit):
     ),
 )
 def test_login_commands_short_password_flag(form: str, v: str) -> None:
+    assume(not secrets._placeholder(v))  # REDACTED, XXXXXXXX: a value already hidden
     out = BUILTIN.redact(form.format(v=v)).text
     assert v not in out and "[secret:" in out
 

@@ -555,6 +555,8 @@ def _config(root: Path) -> Path:
         'label = "maker mode — building things"\n'
         "[stores.maker.journals]\n"
         f'claude = "{root / "journals" / "maker"}"\n'
+        "[stores.maker.distill]\n"
+        'human_names = ["Ren"]\n'
         "[stores.home]\n"
         f'path = "{root / "home"}"\n'
         'label = "home — the household"\n'

@@ -1,0 +1,162 @@
+"""Names of things in stored text, vouched like quantities (SPEC §5.4 *Content*).
+
+A model that wants a false fact stored swaps a name while everything else stays true:
+"£18.40 from Halden" for the evidence's "from Thorne", 石桥镇第二小学 for 石桥镇中心小学.
+A name is read where its spelling marks it, and it must occur in the text that vouches:
+
+* **Latin names** -- a capitalised word inside a sentence ("from Halden", "the Shopify
+  plan", "改用Mailchimp"), and a word with capitals inside it (PostgreSQL, GitHub). A word
+  that opens a sentence, a line or a field is not read (its capital says nothing), nor a
+  field written in Title Case, nor an acronym (CSV, DNS: formats and abbreviations, not
+  who or where).
+  Months, weekdays and the common words of the list ``names_common`` are no names.
+* **Places and organisations in Chinese and Japanese** -- a run of Han characters that ends
+  in a suffix which names a place or an institution (市, 区, 镇, 駅, 小学, 病院, 公司 …, the
+  list ``names_place_suffixes``), read from after its last function character (地点为石桥镇
+  is 石桥镇); its last two characters before the suffix (and the suffix) must occur. A run
+  whose last characters are a demonstrative or a counter (这所小学, 各駅), or a common word
+  that ends like a place (城市, 超市), names nothing.
+
+What vouches is compared folded (:func:`.text.fold`) with Latin case ignored; a Latin name
+must occur as a whole word. Everything here is linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..script import HAN
+from . import lexicon
+from .names import name_key
+from .text import fold
+
+__all__ = ["names_in_text", "unvouched_names"]
+
+_COMMON = lexicon.words("names_common")
+_SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)
+_NOT_HEADS = lexicon.words("names_not_heads")
+_NOT_PLACES = lexicon.words("names_not_places")
+_BREAKS = lexicon.words("names_breaks")
+
+#: A Latin word: letters, with an inner apostrophe, hyphen or ampersand.
+_LATIN_WORD = re.compile(
+    r"(?<![A-Za-z0-9_./@#-])[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*(?![A-Za-z0-9_/@])"
+)
+#: What, before a word (spaces aside), keeps it inside a sentence: a letter or a digit
+#: of any script, or one of these. After anything else (a sentence's end, a colon, a
+#: bracket, a bullet, an emoji) the word's capital is the sentence's, not a name's.
+_INSIDE = frozenset(",，、&/+'’")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
+_PLACE = (
+    re.compile(rf"[{HAN}]{{2,8}}?(?:{'|'.join(map(re.escape, _SUFFIXES))})")
+    if _SUFFIXES
+    else re.compile(r"(?!)")
+)
+
+
+def _title_case(text: str) -> bool:
+    """A field written in Title Case ("Belt Supplier For The Press"): its capitals mark
+    nothing."""
+    words = _WORD.findall(text)[1:]
+    if len(words) < 2:
+        return False
+    return sum(w[0].isupper() for w in words) * 4 >= len(words) * 3
+
+
+def _opens(text: str, at: int) -> bool:
+    """Whether a word at *at* opens its sentence, line, field or quotation."""
+    i = at - 1
+    while i >= 0 and text[i] in " \t\u3000":
+        i -= 1
+    return i < 0 or not (text[i].isalnum() or text[i] in _INSIDE)
+
+
+def _latin_names(text: str) -> list[str]:
+    cjk = bool(_CJK.search(text))
+    titled = not cjk and _title_case(text)
+    out = []
+    for m in _LATIN_WORD.finditer(text):
+        word = m.group(0).rstrip("'’")
+        if word.endswith(("'s", "’s")):
+            word = word[:-2]
+        if len(word) < 3 or word.lower() in _COMMON:
+            continue
+        inner = any(c.isupper() for c in word[1:])
+        if word.isupper():
+            continue  # an acronym
+        if inner and any(c.islower() for c in word[1:]):
+            if len(word) > 3:  # PostgreSQL, GitHub, iPhone; not TiB, kWh, mAh
+                out.append(word)
+            continue
+        if not word[0].isupper() or titled:
+            continue
+        if _opens(text, m.start()):
+            continue
+        out.append(word)
+    return out
+
+
+def _place_names(text: str) -> list[str]:
+    out = []
+    for m in _PLACE.finditer(text):
+        run = m.group(0)
+        suffix = next(s for s in _SUFFIXES if run.endswith(s))
+        head = run[: -len(suffix)]
+        cut = max((head.rfind(c) for c in _BREAKS.intersection(head)), default=-1)
+        head = head[cut + 1 :]  # 地点为石桥镇: the name starts after 为
+        if not head or head[-1] in _NOT_HEADS or head[:-1][-1:] in _NOT_HEADS:
+            continue
+        if head[-1] + suffix in _NOT_PLACES or head[-2:] + suffix in _NOT_PLACES:
+            continue  # 城市, 超市, 小区: a common word that ends like a place
+        out.append(head[-2:] + suffix)
+    return out
+
+
+def names_in_text(text: str) -> list[str]:
+    """The names *text* writes that must be vouched, in order, once each."""
+    found: list[str] = []
+    for line in text.splitlines():  # folded line by line: a line's start opens a sentence
+        folded = fold(line)
+        found += _latin_names(folded) + _place_names(folded)
+    return list(dict.fromkeys(found))
+
+
+def unvouched_names(
+    text: str, evidence: Iterable[str], human_names: Iterable[str] = ()
+) -> list[str]:
+    """The names of *text* that occur in none of *evidence* (the person's configured names
+    need no evidence: they are the store's own)."""
+    names = names_in_text(text)
+    if not names:
+        return []
+    blob = fold("\n".join(evidence)).lower()
+    words = set(_ASCII_WORD.findall(blob))
+    own = {name_key(n) for n in human_names if isinstance(n, str)}
+    out = []
+    for name in names:
+        key = name.lower()
+        if name_key(name) in own:
+            continue
+        if key.isascii():
+            if key not in words and not _in_words(key, blob):
+                out.append(name)
+        elif key not in blob:
+            out.append(name)
+    return out
+
+
+def _in_words(key: str, blob: str) -> bool:
+    """Whether *key* (a Latin name with a hyphen or an apostrophe in it) is in *blob* as
+    whole words."""
+    at = blob.find(key)
+    while at >= 0:
+        end = at + len(key)
+        if (at == 0 or not blob[at - 1].isalnum()) and (
+            end == len(blob) or not blob[end].isalnum()
+        ):
+            return True
+        at = blob.find(key, at + 1)
+    return False
