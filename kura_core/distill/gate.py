@@ -47,6 +47,7 @@ from ..floors import (
     scan,
     tag_key,
 )
+from ..floors.comparison import comparison
 from ..floors.payloads import prose_spans
 from ..floors.quantities import HARD, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
@@ -919,9 +920,9 @@ def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
     plan = lexicon.pattern("plan_mark").search(said)
     if plan and not lexicon.pattern("plan").search(prose):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
-    compared = lexicon.pattern("comparative").search(prose)
-    if compared and not lexicon.pattern("comparative").search(said) and not scan(prose):
-        out.append(Violation(FloorKind.CONTENT, "body", compared.group(0), FloorRule.UNVOUCHED))
+    compared = comparison(prose)
+    if compared and not comparison(said) and not scan(prose):
+        out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))
     return out
 
 
