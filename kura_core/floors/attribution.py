@@ -1188,8 +1188,12 @@ def _credited(
     sentence_before = text[s_start:start]
     if _HAS_CJK.search(text[s_start:s_end]):
         return content_tokens(sentence_before + " " + sentence_after)
-    after = _CLAUSE_BREAK.split(sentence_after, maxsplit=1)[0]
+    parts = _CLAUSE_BREAK.split(sentence_after, maxsplit=2)
+    after = parts[0]
     tokens = content_tokens(after)
+    if len(tokens) < 2 and len(parts) > 1 and sentence_after[len(after) :].lstrip()[:1] in ":：":
+        # "the user set the rule: late returns …": a colon opens what is credited
+        tokens = tokens | content_tokens(parts[1])
     if len(tokens) < 2:
         before_parts = _CLAUSE_BREAK.split(sentence_before)
         before = before_parts[-1] if before_parts else ""

@@ -139,10 +139,18 @@ def _offset(sign_digits: str) -> str:
     return f"{'+' if hours == 0 else sign}{hours}{tail}"
 
 
+def _iso_clock(text: str, start: int, end: int) -> bool:
+    """Whether a clock time is written the ISO way, where a bare offset may follow it: with
+    seconds (08:00:00-10:00) or after a date's ``T`` (2026-06-14T08:00-10:00)."""
+    return text.count(":", start, end) >= 2 or (start > 0 and text[start - 1] in "Tt")
+
+
 def zone_after(text: str, end: int, start: int) -> tuple[str, int] | None:
     """The zone a clock time at ``text[start:end]`` is written in: its canonical form
     (``UTC+9``, or the name itself when it is ambiguous) and where it ends, or None."""
     m = _ZONE_AFTER.match(text, end)
+    if m and (m.group("bare") or "").startswith("-") and not _iso_clock(text, start, end):
+        m = None  # "08:00-10:00" is a span of two times, not a time at UTC-10
     if m:
         if m.group("bare"):
             return "UTC" + _offset(m.group("bare")), m.end()

@@ -47,8 +47,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-C": {
         "en-atk-026": "a quote cut from 'for example' in another sentence",
         "en-atk-031": "a question credited as a decision across a sentence end",
-        "en-hon-003": "the same date in another form, credited from an ACT",
-        "en-hon-021": "an exception kept in the body is still read as a cut",
         "ja-atk-006": "the agent's words quoted back by the person are not marked as SELF",
         "ja-hon-015": "a figure in a file the agent wrote (SELF) is the only voucher",
         "zh-atk-013": "a unit swapped inside a credit the person's words carry",
