@@ -74,6 +74,9 @@ class Quantity:
     uclass: str = ""
     readings: tuple = ()
     parts: tuple[str, ...] = ()
+    #: what a rate is per ("8.5元/公斤", "每斤8.5元", "1玉あたり48円", "£0.12 per jar"): the
+    #: denominator's unit or word, "" for a figure that is no rate
+    per: str = ""
 
     @property
     def has_unit(self) -> bool:
@@ -1344,7 +1347,79 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
 @functools.lru_cache(maxsize=8192)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
-    return tuple(_calendar(scanner.text, scanner.run()))
+    return tuple(_rates(scanner.text, _calendar(scanner.text, scanner.run())))
+
+
+_DENOM = r"(?P<d>[A-Za-z]{1,12}|[\u3400-\u9fff\u3040-\u30ffー]{1,4}?)"
+#: A denominator after a figure: "/公斤", "／kg", " per jar", "每斤", " a month".
+_PER_AFTER = re.compile(
+    r"[ \t]*(?:/|／|\bper[ \t]+|\ba[ \t]+(?=[a-z])|\ban[ \t]+(?=[a-z])|每|一)[ \t]*"
+    + _DENOM.replace("{1,4}?", "{1,4}")
+    + r"(?![A-Za-z])"
+)
+#: What marks a denominator before a figure: 每公斤8.5元 (before the word), 1玉あたり48円
+#: and 一人当たり3,000円 (after it).
+_PER_MARK_ZH = "每"
+_PER_MARKS_JA = ("あたり", "当たり", "につき")
+
+
+def _denominator_before(text: str, start: int) -> str:
+    """The denominator written just before a figure at *start* ("" when none); read
+    backwards over a few characters, without a pattern."""
+    i = start
+    while i > 0 and start - i < 4 and text[i - 1] in " \t":
+        i -= 1
+    for mark in _PER_MARKS_JA:
+        if text.endswith(mark, 0, i):
+            j = k = i - len(mark)
+            while j > 0 and k - j < 6 and _word_char(text[j - 1]):
+                j -= 1
+            return text[j:k]
+    j = i
+    while j > 0 and i - j < 3 and "\u3400" <= text[j - 1] <= "\u9fff" and text[j - 1] != "每":
+        j -= 1
+    if j > 0 and j < i and text[j - 1] == _PER_MARK_ZH:
+        return text[j:i]
+    return ""
+
+
+def _word_char(c: str) -> bool:
+    return "\u3400" <= c <= "\u9fff" or "\u30a0" <= c <= "\u30ff" or c.isascii() and c.isalpha()
+
+
+@functools.lru_cache(maxsize=1024)
+def _per_unit(word: str) -> str:
+    """A denominator in one spelling: its unit when it is one (公斤, kg, キロ → kg), else the
+    word folded and without a plural s."""
+    got = scan(f"1{word}") if not word[:1].isascii() else scan(f"1 {word}")
+    if len(got) == 1 and got[0].unit and got[0].end - got[0].start >= len(word):
+        return got[0].unit
+    w = word.lower()
+    return w[:-1] if w.endswith("s") and len(w) > 3 else w
+
+
+def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
+    """The quantities with the denominator a rate gives them (:attr:`Quantity.per`)."""
+    out = []
+    for q in found:
+        if q.kind == NUMBER and q.value is not None:
+            after = _PER_AFTER.match(text, q.end)
+            word = after.group("d") if after else _denominator_before(text, q.start)
+            if word and not _no_denominator(word):
+                q = replace(q, per=_per_unit(word))
+        out.append(q)
+    return out
+
+
+def _no_denominator(word: str) -> bool:
+    """Words after "a"/"per"/"/" that are no denominator ("3 a piece" aside, "a few",
+    "2/3" is a fraction, not per three)."""
+    return word.lower() in _NOT_DENOMINATORS
+
+
+_NOT_DENOMINATORS = frozenset(
+    {"few", "lot", "bit", "little", "and", "or", "the", "of", "to", "in", "on", "at", "is"}
+)
 
 
 def _calendar(text: str, found: list[Quantity]) -> list[Quantity]:
@@ -1410,7 +1485,11 @@ def covers(c: Quantity, e: Quantity) -> bool:
     and nothing *c* says that *e* does not (unit, currency, year, am/pm, version part)."""
     if c.kind == NUMBER:
         if e.kind == NUMBER:
-            return c.value == e.value and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
+            return (
+                c.value == e.value
+                and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
+                and (not c.per or c.per == e.per)  # a rate's denominator is its own
+            )
         if e.kind == DATE and not c.unit and c.value is not None:
             return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)
         if e.kind == VERSION and not c.unit and c.value is not None and "." in c.text:
