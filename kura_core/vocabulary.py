@@ -203,6 +203,7 @@ class QuoteRule(StrEnum):
     QUESTION = "question"
     HEDGE = "hedge"
     EXCEPTION = "exception"
+    EXAMPLE = "example"
     TENTATIVE = "tentative"
     RETRACTED = "retracted"
     SCOPE = "scope"  # left-out words not known to be harmless

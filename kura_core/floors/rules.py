@@ -48,6 +48,7 @@ RULES: tuple[Rule, ...] = (
     Rule(QUOTE, Q.NEGATION, (GATE,), "a quote that leaves out the negation governing it"),
     Rule(QUOTE, Q.CONDITION, (GATE,), "a quote that leaves out its condition (if, もし, 如果)"),
     Rule(QUOTE, Q.EXCEPTION, (GATE,), "a quote that leaves out its exception (except, 除了)"),
+    Rule(QUOTE, Q.EXAMPLE, (GATE,), "a quote that leaves out that it is an example (比如)"),
     Rule(QUOTE, Q.REPORT, (GATE,), "hearsay used as a bare fact (X says, によると, 听说)"),
     Rule(QUOTE, Q.QUESTION, (GATE,), "a question used as a statement (?, か, 吗)"),
     Rule(QUOTE, Q.HEDGE, (GATE,), "a hedged statement used as a firm one (maybe, かも, 也许)"),

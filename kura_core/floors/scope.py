@@ -45,9 +45,20 @@ NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
     "hedge",
     "scope",
 )
-RETRACTED, TENTATIVE, EXCEPTION = "retracted", "tentative", "exception"
+RETRACTED, TENTATIVE, EXCEPTION, EXAMPLE = "retracted", "tentative", "exception", "example"
 #: The rules a quote's scope is refused by, in the order they are named.
-RULES = (NEGATION, CONDITION, EXCEPTION, REPORT, QUESTION, HEDGE, TENTATIVE, RETRACTED, UNKNOWN)
+RULES = (
+    NEGATION,
+    CONDITION,
+    EXCEPTION,
+    EXAMPLE,
+    REPORT,
+    QUESTION,
+    HEDGE,
+    TENTATIVE,
+    RETRACTED,
+    UNKNOWN,
+)
 
 #: How far around a quote its sentence is looked for. A clause longer than this is not
 #: known to be harmless.
@@ -482,6 +493,10 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
         cond = "" if dashed and k > 0 else _condition_start(lead, words, cjk)
         if lead in _DASHES:
             dashed = True
+        example = " ".join(words) if tuple(words) in _EXAMPLES_EN else _example_cjk(cjk)
+        if example and k == 0:
+            # "For example, H2 needs a new lid": one case given, not the rule
+            return Scope(EXAMPLE, f"leaves out the example mark {example!r} before it")
         if cond:
             if cond in _EXCEPTIONS:
                 return Scope(EXCEPTION, f"leaves out the exception {cond!r} before it")
@@ -510,6 +525,15 @@ _COND_CJK_END = re.compile(
 )
 #: The conditions that are exceptions: named as such.
 _EXCEPTIONS = lexicon.words("scope_exceptions")
+#: What marks a clause as one example of something ("for example", 例えば, 比如): a quote of
+#: the clause after it leaves out that it is only an example.
+_EXAMPLES_EN = frozenset(tuple(w.split()) for w in lexicon.words("scope_example", ("en",)))
+_EXAMPLES_CJK = tuple(sorted(lexicon.words("scope_example", ("ja", "zh")), key=len, reverse=True))
+
+
+def _example_cjk(cjk: str) -> str:
+    """The example mark a CJK clause is ("" when it is none)."""
+    return cjk if cjk and cjk in _EXAMPLES_CJK else ""
 
 
 #: Sentence ends between a quote and a retraction: at most the quote's own may stand
