@@ -347,6 +347,8 @@ def _claim_ok(
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
         if not any(_one_segment(claim, figures, u) for u in mine):
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
+        if _only_asked(claim, evidence, text):
+            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, "a question")
         return None
     if claim.who == THIRD:
         said_of = [
@@ -368,7 +370,34 @@ def _claim_ok(
     )
 
 
-#: Where a clause of a CJK sentence ends: a comma, an enumeration comma, a semicolon.
+#: A quote that asks: it ends in a question mark or a question particle.
+_ASKS = re.compile(r"(?:[?？]|[吗嗎呢]|(?<![しなだ])か|ですか|ますか)[\s。.！!」』\"”']*$")
+#: A question that is a request: "can you …?", "could you please …?", …てくれる？, 请…吗.
+_REQUEST = re.compile(
+    r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|please\b)|\bplease\b"
+    r"|ください|くださ|てくれ|てもらえ|お願い|请|請|帮我|幫我|麻烦|麻煩",
+    re.IGNORECASE,
+)
+#: A credit that keeps a question a question: asked, wondered, whether, 聞いた, 问, 是否 …
+_KEEPS_ASKING = re.compile(
+    r"\b(?:ask(?:ed|s|ing)?|wonder(?:ed|s|ing)?|whether|question(?:ed|s)?|unsure|inquir\w*)\b"
+    r"|聞い|聞か|尋ね|質問|かどうか|か聞|问|問|是否|要不要|吗|嗎|能否|可否",
+    re.IGNORECASE,
+)
+
+
+def _only_asked(claim: Claim, evidence: Evidence, text: str) -> bool:
+    """Whether every quote of the person's that carries *claim* asks a question while the
+    text credits it as said or decided ("Can we email the cast?" is not "the user decided
+    to email the cast")."""
+    carrying = [q for c, q, _s in evidence.quotes if c == "USER" and carries(claim.content, [q])]
+    if not carrying or not all(_ASKS.search(fold(q)) for q in carrying):
+        return False
+    if any(_REQUEST.search(fold(q)) for q in carrying):
+        return False  # "can you …?" is a request, and a request may be credited as one
+    return _KEEPS_ASKING.search(fold(text)) is None
+
+
 _CJK_CLAUSE_EDGE = re.compile(r"[、，,；;]")
 
 

@@ -45,7 +45,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-hon-016": "五千 for the person's 5000 in a credit: the content check compares words",
     },
     "gate-C": {
-        "en-atk-031": "a question credited as a decision across a sentence end",
         "ja-atk-006": "the agent's words quoted back by the person are not marked as SELF",
         "ja-hon-015": "a figure in a file the agent wrote (SELF) is the only voucher",
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
