@@ -574,9 +574,27 @@ _CURRENCIES = frozenset(
 # =========================================================================== the scanner
 
 
+#: A negative written the accountant's way: ▲222,500 and △3,140 (Japanese books), and an
+#: amount alone in parentheses with its thousands or its cents, (1,240.00), (222,500).
+_TRIANGLE_MINUS = re.compile(r"[▲△](?=\d)")
+_PAREN_NEGATIVE = re.compile(r"\((\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{2})\)")
+
+
+def _accountant_negatives(text: str) -> str:
+    """*text* with accountant's negatives written with a minus, one character for one (the
+    closing parenthesis becomes a space), so every offset stays."""
+    if "▲" in text or "△" in text:
+        text = _TRIANGLE_MINUS.sub("-", text)
+    if "(" in text:
+        text = _PAREN_NEGATIVE.sub(lambda m: f"-{m.group(1)} ", text)
+    return text
+
+
 class _Scan:
     def __init__(self, raw: str) -> None:
-        self.text = _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
+        self.text = _accountant_negatives(
+            _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
+        )
         self.taken = bytearray(len(self.text))
         self.out: list[Quantity] = []
         self.yen = "JPY" if has_kana(self.text) else ("CNY" if has_han(self.text) else "¥")
@@ -1347,7 +1365,41 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
 @functools.lru_cache(maxsize=8192)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
-    return tuple(_rates(scanner.text, _calendar(scanner.text, scanner.run())))
+    found = _calendar(scanner.text, scanner.run())
+    return tuple(_rates(scanner.text, _shared_counter(scanner.text, found)))
+
+
+#: What joins the two ends of a span of months or days: 4〜10月, 12～15日.
+_SPAN_JOIN = frozenset("〜～~-–—")
+
+
+def _shared_counter(text: str, found: list[Quantity]) -> list[Quantity]:
+    """A bare figure that opens a span whose other end is a date shares that date's counter
+    (4〜10月 is April to October, 12～15日 the 12th to the 15th), so it is read as a month
+    or a day, not as a bare number."""
+    out = list(found)
+    for i, q in enumerate(out[:-1]):
+        nxt = out[i + 1]
+        if (
+            q.kind != NUMBER
+            or q.unit
+            or q.value is None
+            or nxt.kind != DATE
+            or len(nxt.readings) != 1
+            or not text[q.end : nxt.start].strip()
+            or any(c not in _SPAN_JOIN and not c.isspace() for c in text[q.end : nxt.start])
+        ):
+            continue
+        year, month, day = nxt.readings[0][:3]
+        v = int(q.value) if q.value == q.value.to_integral_value() else 0
+        if month is not None and day is None and 1 <= v <= 12:
+            reading = (year, v, None)
+        elif day is not None and month is not None and 1 <= v <= 31:
+            reading = (year, month, v)
+        else:
+            continue
+        out[i] = replace(q, kind=DATE, value=None, readings=(reading,))
+    return out
 
 
 _DENOM = r"(?P<d>[A-Za-z]{1,12}|[\u3400-\u9fff\u3040-\u30ffー]{1,4}?)"

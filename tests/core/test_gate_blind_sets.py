@@ -32,7 +32,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "idea (a deliberate rule: a measurement is a fact)",
         "en-hon-014": "'the team is over budget' paraphrases the person's 'we': a team named "
         "by no evidence is credited",
-        "ja-hon-009": "'4〜10月' shares its counter across a range; the month 4 is read bare",
         "zh-hon-003": "'11月' comes from the file name the agent ran, not from a quoted "
         "segment: a figure in an identifier vouches nothing",
         "zh-hon-004": "as zh-hon-003: '11月' is in no quoted segment",
