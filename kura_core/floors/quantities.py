@@ -1392,6 +1392,7 @@ def _shared_counter(text: str, found: list[Quantity]) -> list[Quantity]:
             continue
         year, month, day = nxt.readings[0][:3]
         v = int(q.value) if q.value == q.value.to_integral_value() else 0
+        reading: tuple[int | None, int | None, int | None]
         if month is not None and day is None and 1 <= v <= 12:
             reading = (year, v, None)
         elif day is not None and month is not None and 1 <= v <= 31:
