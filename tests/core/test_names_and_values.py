@@ -1,0 +1,140 @@
+"""Properties of the rules that read names, comparisons, rates and values in a credit: each
+holds for generated text, and each runs in linear time on pathological input."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+from hypothesis import assume, given, settings, strategies as st
+
+from kura_core.floors.attribution import VALUE_MARK, carries, content_tokens
+from kura_core.floors.comparison import comparison
+from kura_core.floors.entities import names_in_text, unvouched_names
+from kura_core.floors.quantities import scan
+from kura_core.floors.voices import voices
+
+_PIECES = st.sampled_from(
+    [
+        "Halden",
+        "Thorne",
+        "PostgreSQL",
+        "the",
+        "from",
+        "user",
+        "wants",
+        ". ",
+        ", ",
+        "\n",
+        "石桥镇",
+        "中心小学",
+        "三鷹駅",
+        "这所",
+        "城市",
+        "的",
+        "在",
+        "に",
+        "は",
+        "。",
+        "，",
+        "3",
+        "12月21日",
+        "▲1,240",
+        "(1,240.00)",
+        "每公斤",
+        "8.5元",
+        "/kg",
+        " per jar",
+        "cheaper than",
+        "高于",
+        "より安い",
+        "最近",
+        "For example, ",
+        "例えば、",
+        " ",
+    ]
+)
+_TEXT = st.lists(_PIECES, max_size=40).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT)
+def test_a_text_vouches_every_name_it_writes(text):
+    assert unvouched_names(text, [text]) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT, _TEXT)
+def test_a_name_is_refused_only_when_the_evidence_lacks_it(text, evidence):
+    for name in unvouched_names(text, [evidence]):
+        assert name in names_in_text(text)
+        assert name.lower() not in evidence.lower() or name.isascii()
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT)
+def test_a_text_carries_its_own_content(text):
+    assume(text.strip())
+    tokens = content_tokens(text)
+    assert carries(tokens, [text])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 999_999), st.integers(0, 99))
+def test_an_amount_in_parentheses_or_after_a_triangle_is_a_negative(whole, cents):
+    value = Decimal(whole) + Decimal(cents) / 100
+    written = f"{value:,.2f}"
+    for text in (f"医疗 ({written})", f"営業利益 ▲{written}"):
+        got = [q for q in scan(text) if q.value is not None]
+        assert got and got[-1].value == -value, (text, got)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.decimals(min_value=Decimal("0.1"), max_value=Decimal("9999"), places=1))
+def test_a_rate_keeps_one_denominator_however_it_is_written(x):
+    forms = [f"{x}元/公斤", f"每公斤{x}元", f"{x}元/kg"]
+    pers = {next(q.per for q in scan(f) if q.value is not None) for f in forms}
+    assert pers == {"kg"}
+    assert next(q.per for q in scan(f"每斤{x}元") if q.value is not None) != "kg"
+
+
+_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_KANJI = ("〇", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(2, 10), st.integers(1, 10**12))
+def test_a_figure_in_words_digits_or_numerals_is_one_value_token(small, big):
+    token = f"{VALUE_MARK}{small}"
+    for text in (f"put {_WORDS[small]} sacks", f"put {small} sacks", f"{_KANJI[small]}袋"):
+        assert token in content_tokens(text), text
+    assert f"{VALUE_MARK}{big}" in content_tokens(f"{big:,} items") & content_tokens(f"{big} items")
+
+
+def _linear(fn, make) -> None:
+    small, big = make(5_000), make(50_000)
+    t0 = time.process_time()
+    fn(small)
+    t1 = time.process_time()
+    fn(big)
+    t2 = time.process_time()
+    # ten times the input may cost at most forty times the time (noise aside)
+    assert t2 - t1 <= max(0.5, 40 * (t1 - t0)), (fn.__name__, t1 - t0, t2 - t1)
+
+
+def test_the_readers_run_in_linear_time_on_pathological_input():
+    for make in (
+        lambda n: "A" * n,
+        lambda n: " " * n + "Halden",
+        lambda n: "市" * n,
+        lambda n: "石" * n + "镇",
+        lambda n: "a, " * n,
+        lambda n: "▲" * n + "1",
+        lambda n: "(" * n + "1,240.00)",
+        lambda n: "每" * n + "8元",
+        lambda n: "more " * n + "than",
+        lambda n: "より" * n,
+        lambda n: "1.\n\n" * n,
+    ):
+        for fn in (names_in_text, comparison, scan, content_tokens, voices):
+            _linear(fn, make)
