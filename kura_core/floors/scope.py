@@ -379,11 +379,34 @@ def judge(
     only the left-out operators this module knows."""
     if start == 0 and end == len(seg):
         return Scope()  # the whole segment: nothing left out, nothing around it
+    denied = _quoted_to_deny(seg, start, end)
+    if denied:
+        return Scope(NEGATION, f"is quoted only to be denied ({denied!r} after it)")
     if strict:
         marked = _marks_after(seg, end)
         if marked:
             return marked
     return _clause_scope(seg, start, end, breaks, strict)
+
+
+#: Quotation marks, opening to closing, that set a mention inside a person's sentence.
+_QUOTE_PAIRS = {"「": "」", "『": "』", '"': '"', "“": "”", "‘": "’", "'": "'"}
+#: What, after a mention, says it is wrong: 「…」は違う, "…" is wrong, “…”不对.
+_DENIED = lexicon.pattern("scope_denied")
+
+
+def _quoted_to_deny(seg: str, start: int, end: int) -> str:
+    """The denial after a quote that is a mention inside quotation marks ("the note
+    「豚骨を40kgに増やすと決めた」は違うよ"), in the rest of its sentence; "" when none."""
+    if start == 0 or end >= len(seg):
+        return ""
+    close = _QUOTE_PAIRS.get(seg[start - 1])
+    if close is None or seg[end] != close:
+        return ""
+    tail = seg[end + 1 : end + 41]
+    stop = next((i for i, c in enumerate(tail) if c in "。.!?！？\n"), len(tail))
+    found = _DENIED.search(tail[:stop].lower())
+    return found.group(0) if found else ""
 
 
 def _clause_scope(seg: str, start: int, end: int, breaks: Sequence[int], strict: bool) -> Scope:
