@@ -356,6 +356,11 @@ def _claim_ok(
         ]
         if any(_one_segment(claim, figures, s) for s in dict.fromkeys(said_of)):
             return None
+        if claim.name.lower() in _GROUPS and any(
+            _WE.search(fold(u)) and _one_segment(claim, figures, o)
+            for u, o in zip(raw, user, strict=True)
+        ):
+            return None  # "the team is over budget" for the person's "we're over budget"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.THIRD_PARTY, claim.name)
     if user and carries(claim.content, user):
         return None
@@ -369,6 +374,14 @@ def _claim_ok(
         ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE if not user else R.NOT_CARRIED
     )
 
+
+#: A group the person belongs to, named by its role ("the team", 团队): what the person
+#: says of "we" may be said of it.
+_GROUPS = frozenset({"team", "团队", "團隊", "チーム"})
+#: The person speaking for a group they belong to.
+_WE = re.compile(
+    r"\b(?:we|we're|we've|we'll|our|us)\b|我们|我們|咱们|咱們|私たち|うちら|僕ら|俺ら", re.I
+)
 
 #: A quote that asks: it ends in a question mark or a question particle.
 _ASKS = re.compile(r"(?:[?？]|[吗嗎呢]|(?<![しなだ])か|ですか|ますか)[\s。.！!」』\"”']*$")

@@ -30,8 +30,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "about low NAS space' for 'ping me on Signal'): the content check is lexical",
         "en-hon-011": "an idea that states a measured size is read as a fact dressed as an "
         "idea (a deliberate rule: a measurement is a fact)",
-        "en-hon-014": "'the team is over budget' paraphrases the person's 'we': a team named "
-        "by no evidence is credited",
         "zh-hon-003": "'11月' comes from the file name the agent ran, not from a quoted "
         "segment: a figure in an identifier vouches nothing",
         "zh-hon-004": "as zh-hon-003: '11月' is in no quoted segment",
