@@ -375,6 +375,9 @@ def _claim_ok(
     )
 
 
+#: The curation sentences of a candidate (SPEC §5.3): why it is kept, not what it says.
+_CURATION_FIELDS = frozenset({"belongs_because", "keep", "may_fade"})
+
 #: A group the person belongs to, named by its role ("the team", 团队): what the person
 #: says of "we" may be said of it.
 _GROUPS = frozenset({"team", "团队", "團隊", "チーム"})
@@ -525,7 +528,9 @@ def check_surface(
             seen.add((NUMBER, q.canon))
             rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
-        for entity in unvouched_names(value, named, human_names):
+        # the curation sentences say why a memory is kept, and may name its project
+        names = () if name in _CURATION_FIELDS else unvouched_names(value, named, human_names)
+        for entity in names:
             if (FloorKind.NAME, entity.lower()) not in seen:
                 seen.add((FloorKind.NAME, entity.lower()))
                 out.append(Violation(FloorKind.NAME, name, entity, R.UNVOUCHED))
