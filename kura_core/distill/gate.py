@@ -201,7 +201,7 @@ def _result_failed(seg: Segment) -> bool:
     return lexicon.pattern("call_failed").search(fold(head).lower()) is not None
 
 
-def call_outcome(segments: Sequence[Segment], i: int) -> str:
+def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = None) -> str:
     """How the call of ACT segment *i* went, from the result that answers it: the calls
     of a run (the agent's own words between them aside) are answered in their order by
     the results that follow the run. ``refused`` when the person refused it (their reason
@@ -222,7 +222,8 @@ def call_outcome(segments: Sequence[Segment], i: int) -> str:
         if seg.cls == ProvenanceClass.USER and "refus" not in seg.kind:
             # the person spoke before anything answered the call: where the journal
             # records results, it did not run (or nobody knows that it did)
-            records = any(s.cls == ProvenanceClass.TOOL for s in segments)
+            if records is None:
+                records = any(s.cls == ProvenanceClass.TOOL for s in segments)
             return "unanswered" if records else ""
         if seg.cls == ProvenanceClass.ACT:
             return ""
@@ -348,6 +349,7 @@ class _Index:
         self._vouch: dict[int, str] = {}
         self._breaks: dict[int, tuple[int, ...]] = {}
         self._outcome: dict[int, str] = {}
+        self._records: bool | None = None  # whether the batch holds any tool result
         self._pasted: dict[int, list[tuple[int, int]]] = {}
         with self.deadline.step("gate: batch index"):
             self.texts = [normalize(s.text) for s in self.segments]
@@ -416,7 +418,9 @@ class _Index:
         if self.segments[i].cls != ProvenanceClass.ACT:
             return ""
         if i not in self._outcome:
-            self._outcome[i] = call_outcome(self.segments, i)
+            if self._records is None:
+                self._records = any(s.cls == ProvenanceClass.TOOL for s in self.segments)
+            self._outcome[i] = call_outcome(self.segments, i, self._records)
         return self._outcome[i]
 
     def _cut(self, i: int, needle: str, prose: str = "") -> tuple[bool, str]:

@@ -47,7 +47,7 @@ from .attribution import (
     foreign_words,
     own_words,
 )
-from .entities import unvouched_names
+from .entities import NameVouchers
 from .names import names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
@@ -510,7 +510,7 @@ def check_surface(
         {c.phrase.lower() for g in given for c in claims(g, human_names)} if given else set()
     )
     seen: set[tuple[str, str]] = set()
-    named = [t for _c, t in evidence.segments] + [g for g in given if g]
+    named = NameVouchers([t for _c, t in evidence.segments] + [g for g in given if g], human_names)
     for name, value in fields.items():
         if not isinstance(value, str) or not value:
             continue
@@ -529,7 +529,7 @@ def check_surface(
             rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
         # the curation sentences say why a memory is kept, and may name its project
-        names = () if name in _CURATION_FIELDS else unvouched_names(value, named, human_names)
+        names = () if name in _CURATION_FIELDS else named.unvouched(value)
         for entity in names:
             if (FloorKind.NAME, entity.lower()) not in seen:
                 seen.add((FloorKind.NAME, entity.lower()))

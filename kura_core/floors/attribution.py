@@ -123,6 +123,7 @@ def _value_tokens(folded: str) -> tuple[str, set[str]]:
     return "".join(chars), out
 
 
+@functools.lru_cache(maxsize=1024)
 def content_tokens(text: str) -> frozenset[str]:
     """Comparison tokens of what a text says: Latin word stems (not function words), paths,
     one token per quantity by value (:func:`_value_tokens`), and pairs of adjacent

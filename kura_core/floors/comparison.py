@@ -21,6 +21,8 @@ from .text import fold
 __all__ = ["comparison"]
 
 _NOT = lexicon.words("comparative_not")
+#: CJK words that hold a comparison's characters and compare nothing (最近, 最初, 更新).
+_NOT_CJK = tuple(w for w in _NOT if not w.isascii())
 #: "-er than", "more … than", "than any/ever/usual", "the …est", "the most …".
 _EN = re.compile(
     r"\b(?P<w>[a-z]{2,}er)\s+than\b"
@@ -68,7 +70,3 @@ def comparison(text: str) -> str:
             if not any(w in folded[max(0, m.start() - 2) : m.end() + 2] for w in _NOT_CJK):
                 return m.group(0)
     return ""
-
-
-#: CJK words that hold a comparison's characters and compare nothing (最近, 最初, 更新).
-_NOT_CJK = tuple(w for w in _NOT if not w.isascii())

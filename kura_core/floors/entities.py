@@ -26,12 +26,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..script import HAN
+from ..script import CJK_CHAR, HAN
 from . import lexicon
 from .names import name_key
 from .text import fold
 
-__all__ = ["names_in_text", "unvouched_names"]
+__all__ = ["NameVouchers", "names_in_text", "unvouched_names"]
 
 _COMMON = lexicon.words("names_common")
 _SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)
@@ -49,7 +49,6 @@ _LATIN_WORD = re.compile(
 _INSIDE = frozenset(",，、&/+'’")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 _PLACE = (
     re.compile(rf"[{HAN}]{{2,8}}?(?:{'|'.join(map(re.escape, _SUFFIXES))})")
     if _SUFFIXES
@@ -75,7 +74,7 @@ def _opens(text: str, at: int) -> bool:
 
 
 def _latin_names(text: str) -> list[str]:
-    cjk = bool(_CJK.search(text))
+    cjk = bool(CJK_CHAR.search(text))
     titled = not cjk and _title_case(text)
     out = []
     for m in _LATIN_WORD.finditer(text):
@@ -124,28 +123,40 @@ def names_in_text(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+class NameVouchers:
+    """The evidence a text's names are looked up in, folded once for every field checked
+    against it (the person's configured names need no evidence: they are the store's own)."""
+
+    def __init__(self, evidence: Iterable[str], human_names: Iterable[str] = ()) -> None:
+        self._evidence = list(evidence)
+        self._own = {name_key(n) for n in human_names if isinstance(n, str)}
+        self._blob = ""
+        self._words: set[str] | None = None
+
+    def unvouched(self, text: str) -> list[str]:
+        """The names of *text* that occur in none of the evidence."""
+        names = [n for n in names_in_text(text) if name_key(n) not in self._own]
+        if not names:
+            return []
+        if self._words is None:  # folded on the first name asked about, not before
+            self._blob = fold("\n".join(self._evidence)).lower()
+            self._words = set(_ASCII_WORD.findall(self._blob))
+        out = []
+        for name in names:
+            key = name.lower()
+            if key.isascii():
+                if key not in self._words and not _in_words(key, self._blob):
+                    out.append(name)
+            elif key not in self._blob:
+                out.append(name)
+        return out
+
+
 def unvouched_names(
     text: str, evidence: Iterable[str], human_names: Iterable[str] = ()
 ) -> list[str]:
-    """The names of *text* that occur in none of *evidence* (the person's configured names
-    need no evidence: they are the store's own)."""
-    names = names_in_text(text)
-    if not names:
-        return []
-    blob = fold("\n".join(evidence)).lower()
-    words = set(_ASCII_WORD.findall(blob))
-    own = {name_key(n) for n in human_names if isinstance(n, str)}
-    out = []
-    for name in names:
-        key = name.lower()
-        if name_key(name) in own:
-            continue
-        if key.isascii():
-            if key not in words and not _in_words(key, blob):
-                out.append(name)
-        elif key not in blob:
-            out.append(name)
-    return out
+    """The names of *text* that occur in none of *evidence*."""
+    return NameVouchers(evidence, human_names).unvouched(text)
 
 
 def _in_words(key: str, blob: str) -> bool:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
-from ..script import has_han, has_kana
+from ..script import HAN, KANA, has_han, has_kana, is_han, is_kana
 from . import lexicon
 from .calendar import WEEKDAY, eras, weekdays, zone_after
 from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
@@ -1403,12 +1403,10 @@ def _shared_counter(text: str, found: list[Quantity]) -> list[Quantity]:
     return out
 
 
-_DENOM = r"(?P<d>[A-Za-z]{1,12}|[\u3400-\u9fff\u3040-\u30ffー]{1,4}?)"
 #: A denominator after a figure: "/公斤", "／kg", " per jar", "每斤", " a month".
 _PER_AFTER = re.compile(
     r"[ \t]*(?:/|／|\bper[ \t]+|\ba[ \t]+(?=[a-z])|\ban[ \t]+(?=[a-z])|每|一)[ \t]*"
-    + _DENOM.replace("{1,4}?", "{1,4}")
-    + r"(?![A-Za-z])"
+    rf"(?P<d>[A-Za-z]{{1,12}}|[{HAN}{KANA}]{{1,4}})(?![A-Za-z])"
 )
 #: What marks a denominator before a figure: 每公斤8.5元 (before the word), 1玉あたり48円
 #: and 一人当たり3,000円 (after it).
@@ -1429,7 +1427,7 @@ def _denominator_before(text: str, start: int) -> str:
                 j -= 1
             return text[j:k]
     j = i
-    while j > 0 and i - j < 3 and "\u3400" <= text[j - 1] <= "\u9fff" and text[j - 1] != "每":
+    while j > 0 and i - j < 3 and is_han(text[j - 1]) and text[j - 1] != _PER_MARK_ZH:
         j -= 1
     if j > 0 and j < i and text[j - 1] == _PER_MARK_ZH:
         return text[j:i]
@@ -1437,7 +1435,7 @@ def _denominator_before(text: str, start: int) -> str:
 
 
 def _word_char(c: str) -> bool:
-    return "\u3400" <= c <= "\u9fff" or "\u30a0" <= c <= "\u30ff" or c.isascii() and c.isalpha()
+    return is_han(c) or is_kana(c) or (c.isascii() and c.isalpha())
 
 
 @functools.lru_cache(maxsize=1024)
