@@ -169,6 +169,7 @@ class FloorRule(StrEnum):
     INVISIBLE = "invisible"
     UNVOUCHED = "unvouched"
     SELF_ONLY = "self_only"
+    OTHER_ROW = "other_row"
     NOT_IN_SOURCE = "not_in_source"
     PARTIAL = "partial"
     SWAPPED = "swapped"

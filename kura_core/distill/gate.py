@@ -45,11 +45,13 @@ from ..floors import (
     disguises,
     lexicon,
     scan,
+    session_context,
     tag_key,
 )
+from ..floors.attribution import HUMAN
 from ..floors.comparison import comparison
 from ..floors.payloads import prose_spans
-from ..floors.quantities import HARD, Vouchers
+from ..floors.quantities import NUMBER, RANGE, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from ..floors.voices import voices
@@ -201,6 +203,11 @@ def _result_failed(seg: Segment) -> bool:
     return lexicon.pattern("call_failed").search(fold(head).lower()) is not None
 
 
+def _is_result(seg: Segment) -> bool:
+    """Whether a segment is what a call gave back, whatever its class."""
+    return seg.kind.startswith("tool_result")
+
+
 def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = None) -> str:
     """How the call of ACT segment *i* went, from the result that answers it: the calls
     of a run (the agent's own words between them aside) are answered in their order by
@@ -211,13 +218,28 @@ def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = Non
     start = i
     while start > 0 and segments[start - 1].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
         start -= 1
-    nth = sum(1 for s in segments[start:i] if s.cls == ProvenanceClass.ACT)
+    nth = 0  # the calls before this one that no result has answered yet
+    for s in segments[start:i]:
+        if s.cls == ProvenanceClass.ACT:
+            nth += 1
+        elif _is_result(s) and nth:
+            nth -= 1  # a result the journal files as the agent's (a file it wrote, a
+            # sub-agent's answer) still answers its call
     j = i + 1
-    while j < len(segments) and segments[j].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
+    while (
+        j < len(segments)
+        and segments[j].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF)
+        and not _is_result(segments[j])
+    ):
         j += 1
     answers = 0
     for seg in segments[j:]:
+        if seg.cls == ProvenanceClass.SELF and not _is_result(seg):
+            continue
         if seg.cls == ProvenanceClass.SELF:
+            if answers == nth:
+                return ""  # answered: what it gave back is the agent's own
+            answers += 1
             continue
         if seg.cls == ProvenanceClass.USER and "refus" not in seg.kind:
             # the person spoke before anything answered the call: where the journal
@@ -347,6 +369,7 @@ class _Index:
         self._asked: set[int] = set()  # TOOL: its pieces are placed in the typed text
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
+        self._session: list[tuple[str, str, str]] | None = None
         self._breaks: dict[int, tuple[int, ...]] = {}
         self._outcome: dict[int, str] = {}
         self._records: bool | None = None  # whether the batch holds any tool result
@@ -576,6 +599,15 @@ class _Index:
                 return False
             at = text.find(needle, at + 1)
         return True
+
+    def session(self) -> list[tuple[str, str, str]]:
+        """Every segment of the batch as ``(class, text, the person's own words)``: the
+        context a name or a curation sentence may be vouched by (worked out once)."""
+        if self._session is None:
+            self._session = [
+                (seg.cls, seg.text, self.own_words(i)) for i, seg in enumerate(self.segments)
+            ]
+        return self._session
 
     def own_words(self, i: int) -> str:
         """The text of segment *i* without its pasted material: for a USER segment, the
@@ -871,6 +903,9 @@ def _gate_one(
     if kind not in KINDS:
         return result("dropped", "kind must be fact, judgement or idea", drop="kind")
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
+    with index.deadline.step("floor: the session around the quotes"):
+        context = session_context(fields, evidence, index.session(), human_names=human_names)
+    evidence = evidence.with_context(context)
     if kind == ClaimKind.IDEA:
         with index.deadline.step("floor: the idea's text"):
             return _idea(result, fields, evidence, human_names, candidate, floors)
@@ -985,11 +1020,11 @@ def _idea(
 ) -> GateResult:
     """Ideas go to seeds, with or without quotes -- unless they are facts dressed as ideas."""
     prose = "\n".join(v for v in fields.values() if v)
-    found = claims(prose, human_names)
-    if found:
+    settled = _settled_credit(prose, human_names)
+    if settled:
         return result(
             "dropped",
-            f'fact dressed as an idea: credits someone ("{_short(found[0].phrase, 40)}")',
+            f'fact dressed as an idea: credits someone with a decision ("{_short(settled, 40)}")',
             drop="fact_as_idea",
         )
     measured = _measurements(prose, evidence)
@@ -1000,6 +1035,17 @@ def _idea(
             drop="fact_as_idea",
         )
     violations = floors.surface(fields, evidence, human_names=human_names)
+    # an idea may say what someone said or wants, as a fact may: only what its quotes carry
+    # ("the user approved X" with nothing of the person's behind it is a fact dressed up)
+    credits = [v for v in violations if v.kind == FloorKind.ATTRIBUTION]
+    if credits:
+        return result(
+            "dropped",
+            f'fact dressed as an idea: credits someone ("{_short(credits[0].text, 40)}") '
+            "with what no quote of theirs carries",
+            drop="fact_as_idea",
+            violations=credits,
+        )
     violations += floors.tags(candidate.get("tags") or [], evidence, human_names=human_names)
     # an idea is the agent's own: its figures may come from the agent's own words, and it
     # may name what it proposes (a seed is not stored; it graduates only through the gate,
@@ -1016,14 +1062,34 @@ def _idea(
     return result("seed", "ideas go to seeds, never to the store")
 
 
+def _settled_credit(prose: str, human_names: Sequence[str]) -> str:
+    """The first credit in an idea that says the person took a decision ("the user approved
+    X", ユーザーは…を承認した, 用户决定…): an idea proposes, a decision is a fact ("" when
+    there is none). What else an idea credits is judged as a fact's credit is."""
+    folded = fold(prose).lower()
+    settled = lexicon.pattern("settled")
+    for claim in claims(prose, human_names):
+        if claim.who != HUMAN:
+            continue
+        near = folded[claim.start : claim.end + _SETTLED_REACH]
+        if settled.search(near) and not lexicon.pattern("idea_unsettled").search(near):
+            return claim.phrase
+    return ""
+
+
+#: How far after a credit to the person its verb may stand (ユーザーは…を承認した).
+_SETTLED_REACH = 40
+
+
 def _measurements(prose: str, evidence: Evidence) -> list[str]:
-    """Figures in an idea that state a measurement: one with a unit of measure, or one that
-    only TOOL output vouches for among the idea's evidence."""
+    """Figures in an idea that state a measurement: an amount that TOOL output among the
+    idea's evidence gives (a tool measured it, whoever repeats it). A figure only the
+    person gave ("maybe raise it to 240元 next year") is theirs to muse on, and a day or
+    a date is no measurement."""
     tool = Vouchers(t for c, t in evidence.segments if c == "TOOL")
-    other = Vouchers(t for c, t in evidence.segments if c in ("USER", "ACT"))
     out: dict[str, None] = {}
     for q in scan(prose):
-        if q.uclass == HARD or (tool.vouches(q) and not other.vouches(q)):
+        if q.kind in (NUMBER, RANGE) and tool.vouches(q):
             out.setdefault(q.canon, None)
     return list(out)
 

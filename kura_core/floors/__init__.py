@@ -31,7 +31,7 @@ from typing import Any
 from ..script import has_cjk
 from ..secrets import active_rules
 from ..store import links_in
-from ..vocabulary import PROVENANCE_CLASSES, FloorKind, FloorRule
+from ..vocabulary import PROVENANCE_CLASSES, FloorKind, FloorRule, ProvenanceClass
 from . import voices as _voices
 from .attribution import (
     CLAIM_REACH,
@@ -48,12 +48,14 @@ from .attribution import (
     own_words,
 )
 from .entities import NameVouchers
+from .tables import Rows
 from .names import names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
 from .text import disguises, fold, strip_invisible
 
 __all__ = [
+    "session_context",
     "CLAIM_TAGS",
     "DISTILLER_TAGS",
     "Evidence",
@@ -172,6 +174,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
     (NUMBER, R.NOT_IN_SOURCE): "number {t} is not in the source ({f})",
     (NUMBER, R.PARTIAL): "number {t} is only part of {n} in the source ({f})",
     (NUMBER, R.SELF_ONLY): "number {t} is vouched only by SELF ({f})",
+    (NUMBER, R.OTHER_ROW): (
+        "number {t} stands in another row of the table than the one the sentence names ({f})"
+    ),
     (NUMBER, "*"): "number {t} is not in the evidence ({f})",
     (ATTRIBUTION, R.NOT_IN_SOURCE): 'attribution "{t}" is not in the source ({f})',
     (ATTRIBUTION, R.NO_USER_QUOTE): 'attribution "{t}" needs a surviving USER quote ({f})',
@@ -243,13 +248,50 @@ class Evidence:
 
     segments: tuple[tuple[str, str], ...] = ()
     quotes: tuple[tuple[str, str, str], ...] = ()
+    #: The session around the quotes (``(class, text)``, the person's turns as their own
+    #: words): segments no quote was found in that give a name the memory mentions, or what
+    #: a curation sentence credits. They vouch for those two only, never for a figure or
+    #: for what the memory itself credits (SPEC §5.4: those need the quotes).
+    context: tuple[tuple[str, str], ...] = ()
     _vouch: list = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def of(
-        cls, segments: Iterable[tuple[str, str]], quotes: Iterable[tuple[str, str, str]] = ()
+        cls,
+        segments: Iterable[tuple[str, str]],
+        quotes: Iterable[tuple[str, str, str]] = (),
+        context: Iterable[tuple[str, str]] = (),
     ) -> Evidence:
-        return cls(tuple((c, t) for c, t in segments), tuple(quotes))
+        return cls(
+            tuple((c, t) for c, t in segments),
+            tuple(quotes),
+            tuple((c, t) for c, t in context),
+        )
+
+    def with_context(self, context: Iterable[tuple[str, str]]) -> Evidence:
+        """This evidence with *context* segments added to its own."""
+        more = tuple(x for x in dict.fromkeys(context) if x not in self.context)
+        return Evidence.of(self.segments, self.quotes, self.context + more) if more else self
+
+    def rows(self) -> Rows:
+        """The table rows of the quoted segments (:mod:`.tables`), read once."""
+        if len(self._vouch) < 3:
+            self._vouchers()
+            self._vouch.append(Rows(t for c, t in self.segments if c != SELF_CLASS))
+        return self._vouch[2]
+
+    def name_texts(self) -> list[str]:
+        """Every text a name may be found in: the quoted segments and the context."""
+        return [t for _c, t in self.segments] + [t for c, t in self.context if c != SELF_CLASS]
+
+    def for_curation(self) -> Evidence:
+        """The evidence a curation sentence is checked against: the person's turns in the
+        context count as their words (why a memory belongs restates what the session was
+        about: "the store of our move from Wuhan to Hangzhou")."""
+        more = tuple((c, t) for c, t in self.context if c != SELF_CLASS)
+        if not more:
+            return self
+        return Evidence.of(self.segments + more, self.quotes + tuple((c, t, t) for c, t in more))
 
     @property
     def classes(self) -> frozenset[str]:
@@ -262,10 +304,13 @@ class Evidence:
         return self._vouch[0], self._vouch[1]
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "segments": [list(x) for x in self.segments],
             "quotes": [list(x) for x in self.quotes],
         }
+        if self.context:
+            out["context"] = [list(x) for x in self.context]
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Evidence:
@@ -281,7 +326,12 @@ class Evidence:
             for x in data.get("quotes") or []
             if isinstance(x, list) and len(x) == 3
         ]
-        return cls.of(segs, quotes)
+        context = [
+            (str(x[0]), str(x[1]))
+            for x in data.get("context") or []
+            if isinstance(x, list) and len(x) == 2
+        ]
+        return cls.of(segs, quotes, context)
 
     def user_texts(self) -> list[str]:
         """The human's own words behind the surviving USER quotes (their whole turns)."""
@@ -374,6 +424,8 @@ def _claim_ok(
         ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE if not user else R.NOT_CARRIED
     )
 
+
+SELF_CLASS, USER_CLASS = ProvenanceClass.SELF, ProvenanceClass.USER
 
 #: The curation sentences of a candidate (SPEC §5.3): why it is kept, not what it says.
 _CURATION_FIELDS = frozenset({"belongs_because", "keep", "may_fade"})
@@ -510,7 +562,9 @@ def check_surface(
         {c.phrase.lower() for g in given for c in claims(g, human_names)} if given else set()
     )
     seen: set[tuple[str, str]] = set()
-    named = NameVouchers([t for _c, t in evidence.segments] + [g for g in given if g], human_names)
+    named = NameVouchers(evidence.name_texts() + [g for g in given if g], human_names)
+    curating = evidence.for_curation() if evidence.context else evidence
+    rows = evidence.rows()
     for name, value in fields.items():
         if not isinstance(value, str) or not value:
             continue
@@ -528,23 +582,86 @@ def check_surface(
             seen.add((NUMBER, q.canon))
             rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
+        if name not in _CURATION_FIELDS:
+            for q in rows.moved(value):
+                if (NUMBER, q.canon) not in seen:
+                    seen.add((NUMBER, q.canon))
+                    out.append(Violation(NUMBER, name, q.canon, R.OTHER_ROW))
         # the curation sentences say why a memory is kept, and may name its project
         names = () if name in _CURATION_FIELDS else named.unvouched(value)
         for entity in names:
             if (FloorKind.NAME, entity.lower()) not in seen:
                 seen.add((FloorKind.NAME, entity.lower()))
                 out.append(Violation(FloorKind.NAME, name, entity, R.UNVOUCHED))
-        for claim in claims(value, human_names):
+        for claim in claims(_unframed(name, value), human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
                 continue
             if claim.phrase.lower() in given_claims and carries(claim.content, given):
                 continue  # the store already says it, in these words
-            v = _claim_ok(claim, evidence, name, value, human_names)
+            judged = curating if name in _CURATION_FIELDS else evidence
+            v = _claim_ok(claim, judged, name, value, human_names)
             if v is not None:
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)
         out.extend(_link_violations(name, value, existing_slugs, seen))
     return out
+
+
+def _unframed(field_name: str, value: str) -> str:
+    """A curation sentence without the words that name its store ("this store keeps …",
+    这个库记录…, このストアは…): the claims are read in what follows them."""
+    if field_name not in _CURATION_FIELDS:
+        return value
+    head = fold(value).lstrip()
+    m = lexicon.pattern("curation_frame").match(head.lower() if head.isascii() else head)
+    if m is None:
+        m = lexicon.pattern("curation_frame").match(head.lower())
+    return head[m.end() :] if m else value
+
+
+def session_context(
+    fields: Mapping[str, object],
+    evidence: Evidence,
+    batch: Sequence[tuple[str, str, str]],
+    *,
+    human_names: Sequence[str] = (),
+) -> list[tuple[str, str]]:
+    """The segments of the session (*batch*: ``(class, text, the person's own words)``)
+    that the quotes were not found in but that vouch for a name the memory mentions, or for
+    what one of its curation sentences credits to the person: each the first that does.
+    What the memory itself credits, and every figure, still need the quotes."""
+    named = NameVouchers(evidence.name_texts(), human_names)
+    wanted: list[str] = []
+    for name, value in fields.items():
+        if isinstance(value, str) and value and name not in _CURATION_FIELDS:
+            wanted.extend(n for n in named.unvouched(value) if n not in wanted)
+    out: list[tuple[str, str]] = []
+    if wanted:
+        for cls, text, _own in batch:
+            if cls == SELF_CLASS:
+                continue
+            left = NameVouchers([text]).missing(wanted)
+            if len(left) < len(wanted):
+                out.append((cls, text))
+                wanted = left
+                if not wanted:
+                    break
+    names = tuple(n for n in human_names if isinstance(n, str))
+    for name, value in fields.items():
+        if name not in _CURATION_FIELDS or not isinstance(value, str) or not value:
+            continue
+        value = _unframed(name, value)
+        for claim in claims(value, names):
+            if _claim_ok(claim, evidence, name, value, names) is None:
+                continue
+            for cls, text, own in batch:
+                if cls == USER_CLASS and claim.who != THIRD and carries(claim.content, [own]):
+                    out.append((USER_CLASS, own))
+                    break
+                if claim.who == THIRD and cls != SELF_CLASS and names_in(claim.name, text):
+                    out.append((cls, text))
+                    break
+    return list(dict.fromkeys(out))
 
 
 def _link_violations(

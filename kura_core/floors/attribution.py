@@ -165,7 +165,21 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     if _across_scripts(content, have):
         return _anchored(content, have)
     hit = sum(1 for tok in content if tok in have)
-    return hit >= max(1, (len(content) + 1) // 2)
+    if hit >= max(1, (len(content) + 1) // 2):
+        return True
+    return _translated(content, have)
+
+
+def _translated(content: frozenset[str], have: set[str]) -> bool:
+    """A claim that mixes scripts and whose Chinese or Japanese words occur nowhere in the
+    person's (a Chinese note on an English mail: "Ingrid：45 天内付款，PO HM-2026-118") is a
+    translation: its values and Latin names carry it, as across scripts (:func:`_anchored`),
+    and it must give at least two of them."""
+    cjk = [t for t in content if _is_cjk_token(t)]
+    if not cjk or any(t in have for t in cjk):
+        return False
+    anchors = [t for t in content if not _is_cjk_token(t)]
+    return len(anchors) >= 2 and all(t in have for t in anchors)
 
 
 def _is_cjk_token(tok: str) -> bool:

@@ -34,6 +34,13 @@ from .text import fold
 __all__ = ["NameVouchers", "names_in_text", "unvouched_names"]
 
 _COMMON = lexicon.words("names_common")
+
+
+def _common(word: str) -> bool:
+    """Whether a capitalised word is one of the common words, or the plural of one
+    (Thursdays, Mondays)."""
+    low = word.lower()
+    return low in _COMMON or (low.endswith("s") and low[:-1] in _COMMON)
 _SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)
 _NOT_HEADS = lexicon.words("names_not_heads")
 _NOT_PLACES = lexicon.words("names_not_places")
@@ -81,7 +88,7 @@ def _latin_names(text: str) -> list[str]:
         word = m.group(0).rstrip("'’")
         if word.endswith(("'s", "’s")):
             word = word[:-2]
-        if len(word) < 3 or word.lower() in _COMMON:
+        if len(word) < 3 or _common(word):
             continue
         inner = any(c.isupper() for c in word[1:])
         if word.isupper():
@@ -135,7 +142,11 @@ class NameVouchers:
 
     def unvouched(self, text: str) -> list[str]:
         """The names of *text* that occur in none of the evidence."""
-        names = [n for n in names_in_text(text) if name_key(n) not in self._own]
+        return self.missing(names_in_text(text))
+
+    def missing(self, names: Iterable[str]) -> list[str]:
+        """Those of *names* that occur in none of the evidence."""
+        names = [n for n in names if name_key(n) not in self._own]
         if not names:
             return []
         if self._words is None:  # folded on the first name asked about, not before

@@ -1,5 +1,5 @@
-"""Identifiers the number floor compares exactly: e-mail addresses, URLs, domains, paths and
-commit SHAs.
+"""Identifiers the number floor compares exactly: e-mail addresses, URLs, domains, paths,
+commit SHAs and codes (a booking reference PCS-44817, a plate MA68TPX, CVE-2024-1234).
 
 An identifier in a stored text must be one the evidence shows: ``admin@example.org`` is not
 vouched by ``admin@example.com``, ``/var/log/api.log`` not by ``/var/log/app.log``,
@@ -67,6 +67,29 @@ _TLDS = frozenset(
     ]
 )
 _TRAIL = ".,;:!?"
+#: A code: letters and digits in one token, hyphens or underscores between them. What is
+#: one is decided in Python (:func:`_is_code`), not by the pattern.
+_CODE = re.compile(
+    r"(?<![A-Za-z0-9_./@:-])[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*+(?![A-Za-z0-9_@]|[./:-][A-Za-z0-9])"
+)
+
+
+_PARTS = re.compile(r"[-_]")
+
+
+def _is_code(raw: str) -> bool:
+    """Whether a token is a code: it holds letters and at least two digits, and is not a
+    figure with its unit (64GB, 30min, 1080p, 3rd): a letter comes before a digit in it,
+    and it is at least five characters long or has three digits."""
+    if any(len(part) >= 3 and part.isalpha() and part.islower() for part in _PARTS.split(raw)):
+        return False  # every-90-days, top-10-list: a phrase around a figure, not a code
+    digits = sum(ch.isdigit() for ch in raw)
+    if digits < 2 or not any(ch.isalpha() for ch in raw):
+        return False
+    first_digit = next(i for i, ch in enumerate(raw) if ch.isdigit())
+    if not any(ch.isalpha() for ch in raw[:first_digit]):
+        return False  # 64GB, 2nd, 1080p: a figure and its unit
+    return len(raw) >= 5 or digits >= 3
 
 
 def _host(url: str) -> str:
@@ -105,6 +128,10 @@ def identifiers(text: str) -> list[tuple[int, int, str, str]]:
         raw = m.group(0)
         if any(ch.isdigit() for ch in raw) and any(ch.isalpha() for ch in raw):
             add(m.start(), m.end(), "sha", raw)
+    for m in _CODE.finditer(text):
+        raw = m.group(0)
+        if _is_code(raw):
+            add(m.start(), m.end(), "code", raw.upper().replace("_", "").replace("-", ""))
     for m in _DOTTED.finditer(text):
         labels = m.group(0).split(".")
         named = not all(lb.isdigit() for lb in labels[:-1])

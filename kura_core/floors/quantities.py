@@ -330,9 +330,10 @@ _CJK_ALL = "".join([*_CJK_DIGITS, *_CJK_SMALL, *_CJK_BIG])
 #: A numeral run: figures and CJK numerals mixed (12万5千, 三千, 1.5億). Every repeat is
 #: possessive, and a leading figure is read only from its first digit, so a long digit run
 #: is read once instead of once per position it could start from.
+_CJK_MAGNITUDES = "".join([*_CJK_SMALL, *_CJK_BIG])
 _CJK_RUN = re.compile(
     rf"""
-    (?:(?<![\d.])\d++(?:\.\d++)?+)?+
+    (?:(?<![\d.])\d++(?:\.\d++)?+(?=[{_CJK_MAGNITUDES}]))?+
     [{_CJK_ALL}]
     (?:[{_CJK_ALL}]|\d++(?:\.\d++)?+)*+
     """,
@@ -1415,8 +1416,9 @@ _PER_MARKS_JA = ("あたり", "当たり", "につき")
 
 
 def _denominator_before(text: str, start: int) -> str:
-    """The denominator written just before a figure at *start* ("" when none); read
-    backwards over a few characters, without a pattern."""
+    """The denominator written before a figure at *start* ("" when none); read backwards
+    over a few characters of its clause, without a pattern: 1玉あたり48円, 每公斤8.5元,
+    每月最多提取2000元 (每 and its unit a few words before), 一个月11美元 (a period first)."""
     i = start
     while i > 0 and start - i < 4 and text[i - 1] in " \t":
         i -= 1
@@ -1427,11 +1429,38 @@ def _denominator_before(text: str, start: int) -> str:
                 j -= 1
             return text[j:k]
     j = i
-    while j > 0 and i - j < 3 and is_han(text[j - 1]) and text[j - 1] != _PER_MARK_ZH:
+    while j > 0 and i - j < _PER_REACH and is_han(text[j - 1]):
         j -= 1
-    if j > 0 and j < i and text[j - 1] == _PER_MARK_ZH:
-        return text[j:i]
+    run = text[j:i]
+    mark = run.rfind(_PER_MARK_ZH)
+    if mark < 0 and j > 0 and text[j - 1] == _PER_MARK_ZH and run:
+        return _unit_word(run)
+    if mark >= 0 and run[mark + 1 :]:
+        return _unit_word(run[mark + 1 :])
+    for head in _PER_ONE:
+        if run.endswith(head) and _per_unit(head[1:]) in _PERIODS:
+            return head[1:]
     return ""
+
+
+#: How far back a 每 may stand from its figure, in Han characters (每月最多提取2000元).
+_PER_REACH = 8
+#: A period named with 一 just before a figure makes it a rate: 一个月11美元, 一晚300元.
+_PER_ONE = ("一个月", "一個月", "一天", "一晚", "一周", "一週", "一年", "一小时", "一小時")
+#: The units a period is measured in.
+_PERIODS = frozenset({"month", "day", "week", "year", "h", "night"})
+#: Period words a scan alone reads otherwise (1月 is January, 1日 the first of a month).
+_PER_PERIOD_WORDS = {"月": "month", "日": "day", "晚": "night", "夜": "night", "泊": "night"}
+
+
+def _unit_word(run: str) -> str:
+    """The longest start of *run* that is a unit or counter (月最多 → 月, 公斤 → 公斤); the
+    run's first character when none is."""
+    for n in range(min(3, len(run)), 0, -1):
+        word = run[:n]
+        if _per_unit(word) != word.lower() or n == 1:
+            return word
+    return run[:1]
 
 
 def _word_char(c: str) -> bool:
@@ -1442,6 +1471,8 @@ def _word_char(c: str) -> bool:
 def _per_unit(word: str) -> str:
     """A denominator in one spelling: its unit when it is one (公斤, kg, キロ → kg), else the
     word folded and without a plural s."""
+    if word in _PER_PERIOD_WORDS:
+        return _PER_PERIOD_WORDS[word]
     got = scan(f"1{word}") if not word[:1].isascii() else scan(f"1 {word}")
     if len(got) == 1 and got[0].unit and got[0].end - got[0].start >= len(word):
         return got[0].unit
@@ -1606,6 +1637,38 @@ def _unit_of(written: str) -> tuple[str, str] | None:
     return None
 
 
+#: Where a header's words part: price_eur, Weight kg, fuel-cost/EUR.
+_HEAD_WORDS = re.compile(r"[_\s/-]+")
+
+
+def _has_digit(cell: str) -> bool:
+    return any(ch.isdigit() for ch in cell)
+
+
+@functools.lru_cache(maxsize=1024)
+def _header_unit(cell: str) -> tuple[str, str] | None:
+    """The unit a column header gives its figures: written in parentheses (金額(円),
+    Weight (kg)), as its last word (price_eur, moisture_pct, km) or, in Chinese and
+    Japanese, as its last characters (月租元, 通勤分钟). Only units of measure and
+    currencies count, not counters; a word with a digit in it (total_3y) is none."""
+    head = _HEADED.match(cell)
+    if head:
+        return _unit_of(head.group(1))
+    if cell.isascii():
+        last = _HEAD_WORDS.split(cell.strip())[-1]
+        if not last.isalpha() or len(last) > 12:
+            return None
+        got = _unit_of(last)
+        return got if got and got[1] == HARD else None
+    for n in (3, 2, 1):
+        tail = cell.strip()[-n:]
+        if len(tail) == n and all(is_han(c) or is_kana(c) for c in tail):
+            got = _unit_of(tail)
+            if got and got[1] == HARD:
+                return got
+    return None
+
+
 #: A comma-separated row (CSV): cells part at a comma that no space follows, so "1,284"
 #: inside a quoted cell or a sentence's "a, b" is not read as one.
 _CSV_GAP = re.compile(r"[,，](?! )")
@@ -1642,12 +1705,59 @@ def _table_lines(text: str) -> Iterator[str]:
         yield line
 
 
+_CSV_COMMA = re.compile(r",(?! )")
+
+
+def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
+    """The tables of *text*, each a list of rows of cells, and the lines outside them. A
+    table is two lines and more in a row that part into the same number of cells (three
+    and more at commas with no space after them: CSV), or into two and more at a tab, a
+    wide gap or a ruled ``|`` (aligned, Markdown and box-drawn tables; the rows that only
+    draw the table are left out)."""
+    tables: list[list[list[str]]] = []
+    outside: list[str] = []
+    block: list[list[str]] = []
+    lines: list[str] = []
+    width = 0
+
+    def close() -> None:
+        if len(block) >= 2:
+            tables.append(list(block))
+        else:
+            outside.extend(lines)
+        block.clear()
+        lines.clear()
+
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped and _RULE_ROW.match(stripped):
+            continue
+        if _CELL_GAP.search(stripped):
+            cells = [c for c in _CELL_GAP.split(stripped) if c]
+        else:
+            cells = [c.strip() for c in _CSV_COMMA.split(stripped)]
+            if len(cells) < 3:
+                cells = [stripped]
+        if len(cells) < 2:
+            close()
+            outside.append(line)
+            width = 0
+            continue
+        if block and len(cells) != width and not _CELL_GAP.search(stripped):
+            close()
+        width = len(cells)
+        block.append(cells)
+        lines.append(line)
+    close()
+    return tables, outside
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
     every figure below it ("（単位：円）"). A figure in another column keeps no unit."""
-    if "(" not in text and "（" not in text:
-        return []
+    if "\n" not in text:
+        return []  # a table has a header line and rows
     out: list[Quantity] = []
     columns: list[tuple[str, str] | None] = []
     declared: tuple[str, str] | None = None
@@ -1665,10 +1775,11 @@ def header_units(text: str) -> list[Quantity]:
             declared = _unit_of(decl.group(1))
             columns = []
             continue
-        heads = [_HEADED.match(c) for c in cells]
-        if len(cells) >= 2 and any(heads) and not any(_figure_cell(c) for c in cells):
-            columns = [_unit_of(h.group(1)) if h else None for h in heads]
-            continue
+        if len(cells) >= 2 and not any(_figure_cell(c) for c in cells if _has_digit(c)):
+            heads = [_header_unit(c) for c in cells]
+            if any(heads):
+                columns = heads
+                continue
         units = columns if columns and len(cells) == len(columns) else [declared] * len(cells)
         for cell, unit in zip(cells, units, strict=False):
             if unit is None:

@@ -30,7 +30,7 @@ without nested quantifiers, and scans over the token list.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -383,7 +383,7 @@ def judge(
     if denied:
         return Scope(NEGATION, f"is quoted only to be denied ({denied!r} after it)")
     if strict:
-        marked = _marks_after(seg, end)
+        marked = _marks_after(seg, end, breaks)
         if marked:
             return marked
     return _clause_scope(seg, start, end, breaks, strict)
@@ -564,18 +564,21 @@ def _example_cjk(cjk: str) -> str:
 _STOPS = re.compile(r"[.!?。！？]")
 
 
-def _marks_after(seg: str, end: int) -> Scope:
+def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     """What the person adds after the quote that changes it: a tentative mark right after
     it ("（仮）", "(TBD)", 暂定), or a retraction of it later in the same turn ("Actually no",
-    やっぱりやめ, 算了) with no other sentence between them."""
+    やっぱりやめ, 算了) with no other sentence between them. A line break ends a sentence
+    too (a pasted line, a list item): a retraction after lines of other things takes back
+    the last of them, not the quote."""
     after = seg[end : end + WINDOW].lower()
     head = after.lstrip(" ")
     m = lexicon.pattern("tentative").match(head)
     if m:
         return Scope(TENTATIVE, f"leaves out the tentative mark {m.group(0)!r} after it")
-    m = lexicon.pattern("retraction").search(after)
+    m = lexicon.search("retraction", after)
     own_stop = 0 if end and _STOPS.match(seg, end - 1) else 1  # the quote's sentence end
-    if m and len(_STOPS.findall(after, 0, m.start())) <= own_stop:
+    lines = bisect_left(breaks, end + m.start()) - bisect_left(breaks, end) if m else 0
+    if m and len(_STOPS.findall(after, 0, m.start())) + lines <= own_stop:
         return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
     return Scope()
 

@@ -371,6 +371,16 @@ def hard_unit(surface: str) -> str | None:
     return None
 
 
+#: The marks that number a thing (3号棚) as well as a day of the month (3号下午).
+_NUMBER_MARKS = frozenset({"号", "號"})
+
+
+def _labels_a_thing(text: str, pos: int) -> bool:
+    """Whether the word at *pos*, after a 号, is a thing it numbers (棚, 线, 楼, 传感器 …:
+    the list ``designation_heads``)."""
+    return lexicon.pattern("designation_heads").match(text, pos) is not None
+
+
 def cjk_unit(text: str, pos: int) -> tuple[str, str, int] | None:
     """The CJK unit, currency or counter at *pos*: (canonical, class, end), longest first."""
     for length in (5, 4, 3, 2, 1):
@@ -378,6 +388,8 @@ def cjk_unit(text: str, pos: int) -> tuple[str, str, int] | None:
         if len(piece) < length:
             continue
         if piece in _CJK_HARD:
+            if piece in _NUMBER_MARKS and _labels_a_thing(text, pos + length):
+                return piece, COUNTER, pos + length  # 3号棚: greenhouse number 3
             return _CJK_HARD[piece], HARD, pos + length
         if piece in _CJK_COUNTERS:
             return piece, COUNTER, pos + length

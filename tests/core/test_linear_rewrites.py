@@ -78,7 +78,13 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[str], object], st.Sear
         _texts(" ", "\t", "#", ">", "*", "+", "-", "1", "12", ".", ")", "(", "、", "\n", "x"),
     ),
     "numeral runs": (
-        _kept_runs(re.compile(rf"(?:\d+(?:\.\d+)?)?[{_CJK_ALL}](?:[{_CJK_ALL}]|\d+(?:\.\d+)?)*")),
+        # a leading figure joins a run only before a magnitude (12万, 3千; 7000一个月 is two)
+        _kept_runs(
+            re.compile(
+                rf"(?:\d+(?:\.\d+)?(?=[十拾百千万萬億亿兆廿卅]))?"
+                rf"[{_CJK_ALL}](?:[{_CJK_ALL}]|\d+(?:\.\d+)?)*"
+            )
+        ),
         _kept_runs(quantities._CJK_RUN),
         _texts("1", "2", ".", "一", "二", "万", "千", "十", "x", " ", "年"),
     ),

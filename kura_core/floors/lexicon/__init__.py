@@ -13,7 +13,7 @@ import functools
 import re
 from importlib import resources
 
-__all__ = ["LANGUAGES", "pattern", "words"]
+__all__ = ["LANGUAGES", "pattern", "search", "words"]
 
 #: The languages with a lexicon folder.
 LANGUAGES = ("en", "ja", "zh")
@@ -59,6 +59,31 @@ def pattern(name: str) -> re.Pattern[str]:
     if bare:
         parts.append("(?:" + "|".join(bare) + ")")
     return _compile("|".join(parts) or r"(?!)")
+
+
+@functools.cache
+def _containers(name: str) -> re.Pattern[str] | None:
+    """The words that hold an entry of list *name* without being it (预算了 holds 算了),
+    from the list ``<name>_inside``; None when the list has none."""
+    try:
+        return pattern(f"{name}_inside")
+    except LookupError:
+        return None
+
+
+def search(name: str, text: str, pos: int = 0) -> re.Match[str] | None:
+    """The first entry of list *name* in *text* from *pos* that is not part of a longer
+    word listed in ``<name>_inside`` (a CJK entry is otherwise found anywhere, and 预算了
+    is not 算了). Each containing word is found once, left to right: linear in the text."""
+    found = pattern(name)
+    holders = _containers(name)
+    held: list[tuple[int, int]] = []
+    if holders is not None:
+        held = [(h.start(), h.end()) for h in holders.finditer(text, max(0, pos - 8))]
+    for m in found.finditer(text, pos):
+        if not any(a <= m.start() < b or a < m.end() <= b for a, b in held):
+            return m
+    return None
 
 
 #: One place the lists' patterns are compiled (once each, by :func:`pattern`'s cache).

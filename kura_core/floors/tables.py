@@ -1,0 +1,154 @@
+"""Tables in the evidence: a figure is vouched with its own row.
+
+A table (CSV, a Markdown or box-drawn table, columns aligned by spaces or tabs) says what
+each figure is by the row it stands in. A memory that names one row ("钱塘春晓", "MA68TPX",
+"the Yaris Hybrid") and gives a figure that only another row holds ("6500元" from the
+星耀城 row) has moved the figure, even though every figure it writes occurs in the
+evidence. This module reads the rows, and finds the figures a sentence takes from a row it
+does not name.
+
+A row is named by its *keys*: its cells that are words, not figures, and that do not fill
+a column of many rows alike (PASS, 滨江区, 3LDK name no row). A figure that the evidence
+also gives outside every table is not judged here. Linear in the evidence and the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .identifiers import IDENTIFIER
+from .quantities import NUMBER, RANGE, Quantity, Vouchers, scan, table_cells
+from .text import fold
+
+__all__ = ["Rows", "moved_figures"]
+
+#: A word of a Latin key that names its row in part.
+_HINT_WORD = re.compile(r"[a-z0-9]{3,}")
+#: Where a memory's sentences end: each is judged on its own.
+_SENTENCE = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")
+
+
+@dataclass(frozen=True)
+class _Row:
+    keys: tuple[str, ...]
+    values: frozenset[str]
+
+    @property
+    def hints(self) -> frozenset[str]:
+        """What names the row in part: each word of three letters and more of a Latin key
+        (Yaris for "Yaris Hybrid"), and the first two characters of any other
+        (アー for アート引越センター)."""
+        out: set[str] = set()
+        for k in self.keys:
+            if k.isascii():
+                out.update(_HINT_WORD.findall(k))
+            else:
+                out.add(k[:2])
+        return frozenset(out)
+
+
+def _value_key(q: Quantity) -> str:
+    """A figure as a row holds it: its value (1,284 and 1284 alike), or for a date or
+    anything else its canonical form."""
+    if q.kind in (NUMBER, RANGE) and q.value is not None:
+        return f"#{q.value.normalize()}"
+    return f"{q.kind}:{q.canon}"
+
+
+class Rows:
+    """The rows of every table in a set of evidence texts, and the figures the evidence
+    gives outside them."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.rows: list[_Row] = []
+        outside: list[str] = []
+        for text in texts:
+            lines_out = self._read(text)
+            outside.append("\n".join(lines_out))
+        self._outside = Vouchers(outside) if self.rows else None
+
+    def _read(self, text: str) -> list[str]:
+        """Reads *text*'s tables into :attr:`rows`; returns its lines outside them."""
+        blocks, outside = table_cells(text)
+        for block in blocks:
+            cells_of = [[fold(c).strip() for c in row] for row in block]
+            found = [[scan(c) for c in row] for row in cells_of]
+            words = [
+                [c for c, qs in zip(row, fs, strict=True) if c and not _figure(c, qs)]
+                for row, fs in zip(cells_of, found, strict=True)
+            ]
+            counts: dict[str, int] = {}
+            for row in words:
+                for c in set(row):
+                    counts[c.lower()] = counts.get(c.lower(), 0) + 1
+            common = max(2, (len(block) + 1) // 2)
+            for row, fs in zip(words, found, strict=True):
+                keys = tuple(
+                    c.lower() for c in row if counts[c.lower()] < common and _key_like(c)
+                )
+                values = frozenset(
+                    _value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER
+                )
+                if keys and values:
+                    self.rows.append(_Row(keys, values))
+        return outside
+
+    def moved(self, text: str) -> list[Quantity]:
+        """The figures of *text* that a sentence takes from a row it does not name, while
+        naming another row of the same figures' tables."""
+        if not self.rows or not text:
+            return []
+        folded = fold(text)
+        out: list[Quantity] = []
+        start = 0
+        for m in [*_SENTENCE.finditer(folded), None]:
+            end = m.end() if m else len(folded)
+            sentence = folded[start:end]
+            start = end
+            if sentence.strip():
+                out.extend(self._moved_in(sentence))
+        return out
+
+    def _moved_in(self, sentence: str) -> list[Quantity]:
+        low = sentence.lower()
+        named = {i for i, r in enumerate(self.rows) if any(k in low for k in r.keys)}
+        if not named:
+            return []
+        # the sentence is about one row (or rows that share the key it names): a sentence
+        # naming several rows lists them, and which figure goes with which is not read
+        shared = set.intersection(*(set(self.rows[i].keys) for i in named))
+        if not any(k in low for k in shared):
+            return []
+        out = []
+        for q in scan(sentence):
+            key = _value_key(q)
+            holders = {i for i, r in enumerate(self.rows) if key in r.values}
+            if not holders or holders & named:
+                continue
+            if any(h in low for i in holders for h in self.rows[i].hints):
+                continue  # the figure's own row is named in part
+            if self._outside is not None and self._outside.vouches(q):
+                continue
+            out.append(q)
+        return out
+
+
+def _figure(cell: str, found: Sequence[Quantity]) -> bool:
+    """Whether a cell is a figure (with its unit), not a word."""
+    return len(found) == 1 and found[0].kind != IDENTIFIER and (
+        found[0].end - found[0].start >= len(cell.strip()) - 1
+    )
+
+
+def _key_like(cell: str) -> bool:
+    """Whether a word cell can name its row: two characters and more, and not only
+    punctuation."""
+    core = cell.strip(" -—–:：|")
+    return len(core) >= (2 if not core.isascii() else 3) and any(ch.isalnum() for ch in core)
+
+
+def moved_figures(text: str, evidence: Sequence[str]) -> list[Quantity]:
+    """The figures of *text* taken from a table row it does not name (see :class:`Rows`)."""
+    return Rows(evidence).moved(text)
