@@ -387,14 +387,19 @@ def _claim_ok(
     if claim.who == HUMAN:
         if not user:
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
-        claim, clause = _own_clause(claim, text)
-        if clause:
-            figures = scan(clause)
-        mine = [
-            o for u, o in zip(raw, user, strict=True) if not claim.content & foreign_words(u, names)
-        ]
-        if not carries(claim.content, mine):
+        found = None
+        for reading, clause_figures in _readings(claim, text, figures, names):
+            mine = [
+                o
+                for u, o in zip(raw, user, strict=True)
+                if not reading.content & foreign_words(u, names)
+            ]
+            if carries(reading.content, mine):
+                found = (reading, clause_figures, mine)
+                break
+        if found is None:
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
+        claim, figures, mine = found
         if not any(_one_segment(claim, figures, u) for u in mine):
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
         if _only_asked(claim, evidence, text):
@@ -466,7 +471,9 @@ def _only_asked(claim: Claim, evidence: Evidence, text: str) -> bool:
     return _KEEPS_ASKING.search(fold(text)) is None
 
 
-_CJK_CLAUSE_EDGE = re.compile(r"[、，,；;]")
+#: Where a Chinese or Japanese clause ends: a comma, a semicolon or a colon, but not the
+#: separator of a figure's digits (6,820, 12:30).
+_CJK_CLAUSE_EDGE = re.compile(r"[、，；;：]|(?<!\d)[,:]|[,:](?!\d)")
 
 
 def _own_clause(claim: Claim, text: str) -> tuple[Claim, str]:
@@ -490,6 +497,53 @@ def _own_clause(claim: Claim, text: str) -> tuple[Claim, str]:
     if len(own) < 2 or own == claim.content:
         return claim, ""
     return dataclasses.replace(claim, content=frozenset(own)), clause
+
+
+def _readings(
+    claim: Claim, text: str, figures: Sequence[Quantity], names: tuple[str, ...]
+) -> list[tuple[Claim, Sequence[Quantity]]]:
+    """What a claim to the person may credit, narrowest first, with the figures of each:
+    in Chinese and Japanese its own comma clause ("…8200元，超预算，用户先不考虑" credits
+    only 先不考虑), then its clause to the sentence's end (:func:`_own_clause`), then --
+    when no one else is credited earlier in the sentence -- all the sentence says
+    ("星耀城还没定，用户明确纠正过": the correction is of what came before). The first
+    reading the person's words carry is the one judged."""
+    out: list[tuple[Claim, Sequence[Quantity]]] = []
+    comma = _comma_clause(claim, text) if text else ""
+    if not has_cjk(comma):
+        return [(claim, figures)]
+    own = claim.content & content_tokens(comma)
+    if own and own != claim.content:
+        out.append((dataclasses.replace(claim, content=own), scan(comma)))
+    narrow, clause = _own_clause(claim, text)
+    if clause:
+        out.append((narrow, scan(clause)))
+    if not clause or _first_in_sentence(claim, text, names):
+        out.append((claim, figures))
+    return out
+
+
+def _comma_clause(claim: Claim, text: str) -> str:
+    """The comma clause of a Chinese or Japanese sentence a claim stands in ("" when the
+    claim has no words of its own between the commas)."""
+    folded, stops = _folded_with_stops(text)
+    i = bisect.bisect_right(stops, claim.start) - 1
+    start = stops[i] if i >= 0 else 0
+    stop = bisect.bisect_left(stops, claim.end)
+    end = stops[stop] if stop < len(stops) else len(folded)
+    edges = [m.end() for m in _CJK_CLAUSE_EDGE.finditer(folded, start, claim.start)]
+    after = _CJK_CLAUSE_EDGE.search(folded, claim.end, end)
+    return folded[max([start, *edges]) : after.start() if after else end]
+
+
+def _first_in_sentence(claim: Claim, text: str, names: tuple[str, ...]) -> bool:
+    """Whether no one else is credited earlier in the claim's sentence."""
+    _folded, stops = _folded_with_stops(text)
+    i = bisect.bisect_right(stops, claim.start) - 1
+    start = stops[i] if i >= 0 else 0
+    return not any(
+        start <= c.start < claim.start and c.who != HUMAN for c in claims(text, names)
+    )
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:

@@ -74,10 +74,19 @@ _HIRAGANA = HIRAGANA_ONLY
 _JA_CASE_PARTICLES = frozenset("をはがのにでへもや")
 
 
+#: Irregular verb forms, and the base each is compared as ("written" as "write").
+_IRREGULAR = dict(
+    pair.split(" ", 1) for pair in lexicon.words("irregular_verbs", ("en",)) if " " in pair
+)
+#: Single Chinese characters that are grammar when they stand alone (的, 是, 从).
+_FUNCTION_CHARS = lexicon.words("function_chars", ("zh",))
+
+
 def _stem(word: str) -> str:
     w = word.lower()
     if any(c.isdigit() for c in w) or "/" in w or "." in w:
         return w
+    w = _IRREGULAR.get(w, w)
     for suffix in ("ing", "ed", "es", "s", "e", "ly"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
@@ -138,7 +147,7 @@ def content_tokens(text: str) -> frozenset[str]:
     for m in _CJK_SPAN.finditer(folded):
         run = m.group(0)
         if len(run) == 1:
-            if not _HIRAGANA.fullmatch(run):
+            if not _HIRAGANA.fullmatch(run) and run not in _FUNCTION_CHARS:
                 out.add(run)
             continue
         for i in range(len(run) - 1):
@@ -1105,7 +1114,7 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
 
 #: A sentence: read only from where one can start (a text or line start, or after its end
 #: mark), so a long line is read once, not once per character.
-_SENTENCE = re.compile(r"(?<![^.!?。！？\n])[^.!?。！？\n]++(?:[.!?。！？]++|$)|\n")
+_SENTENCE = re.compile(r"(?<![^.!?。！？；;\n])[^.!?。！？；;\n]++(?:[.!?。！？；;]++|$)|\n")
 #: Where a clause ends inside a sentence. A run of spaces before a conjunction is read from
 #: its first space (or from just after a dash break), not from each of its spaces.
 _CLAUSE_BREAK = re.compile(
@@ -1209,7 +1218,7 @@ def _credited(
     if len(tokens) < 2 and len(parts) > 1 and sentence_after[len(after) :].lstrip()[:1] in ":：":
         # "the user set the rule: late returns …": a colon opens what is credited
         tokens = tokens | content_tokens(parts[1])
-    if len(tokens) < 2:
+    if not tokens:
         before_parts = _CLAUSE_BREAK.split(sentence_before)
         before = before_parts[-1] if before_parts else ""
         tokens = tokens | content_tokens(before)
@@ -1297,6 +1306,10 @@ def _clause_span(lined: str, folded: str, claim: Claim) -> tuple[int, int]:
     start = lo
     for brk in _OWN_BREAK.finditer(folded, lo, claim.start):
         start = brk.end()
+    if not _HAS_CJK.search(folded, start, claim.end):
+        # in English the one credited is the subject: the words before it are the
+        # speaker's own ("let's wait till Marco confirms the rota")
+        start = claim.start
     hi = min(len(folded), claim.end + CLAIM_REACH)
     after = _OWN_BREAK.search(folded, claim.end, hi)
     if after is None:

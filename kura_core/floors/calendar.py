@@ -62,7 +62,8 @@ _WEEKDAY_EN = re.compile(
 # an abbreviation only where a reader takes it for a day: before a comma, a full stop
 # with a date, or a figure ("Mon, 28 Nov", "Fri 14:00")
 _WEEKDAY_ABBR = re.compile(r"(?<![A-Za-z])(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?(?=,|\s\d)")
-_WEEKDAY_JA = re.compile(r"([月火水木金土日])曜(?:日)?")
+#: 金曜, 土曜日, and the day in parentheses after a date: 11月20日（土）, 3/7(日).
+_WEEKDAY_JA = re.compile(r"([月火水木金土日])曜(?:日)?|(?<=[日\d])[(（]([月火水木金土日])[)）]")
 _WEEKDAY_ZH = re.compile(r"(?:星期|礼拜|禮拜|周|週)([一二三四五六日天])(?![次遍回])")
 
 
@@ -75,7 +76,8 @@ def weekdays(text: str) -> list[tuple[int, int, str]]:
         out.append((m.start(), m.end(), _EN_ABBR[m.group(1)]))
     for pat in (_WEEKDAY_JA, _WEEKDAY_ZH):
         for m in pat.finditer(text):
-            out.append((m.start(), m.end(), _CJK_DAY[m.group(1)]))
+            day = m.group(1) or m.group(2)
+            out.append((m.start(), m.end(), _CJK_DAY[day]))
     return out
 
 

@@ -21,13 +21,14 @@ evidence ("2:30" for "14:30"; "$" for "USD"; a bare 3.2 for 3.2T), never more.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
-from ..script import HAN, KANA, has_han, has_kana, is_han, is_kana
+from ..script import HAN, KANA, has_cjk, has_han, has_kana, is_han, is_kana
 from . import lexicon
 from .calendar import WEEKDAY, eras, weekdays, zone_after
 from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
@@ -411,6 +412,8 @@ _YEAR_MONTH = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{4})-(\d{2})(?![A-Za-z0-9_.-]
 _NUMERIC_DATE = re.compile(
     r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)"
 )
+#: A day written month/day or day/month without a year: 11/20, 20/11, 3/7(日).
+_MONTH_DAY = re.compile(r"(?<![A-Za-z0-9_./:-])(\d{1,2})/(\d{1,2})(?![A-Za-z0-9_/%]|[.,]\d)")
 _MDY = re.compile(
     rf"""
     (?<![A-Za-z0-9_]) ({_MON}) \.? \s+                     # Nov, November.
@@ -687,6 +690,14 @@ class _Scan:
             self._date(m.start(), m.end(), [(y, a, b), (y, b, a)])
         for m in _YEAR_MONTH.finditer(t):
             self._date(m.start(), m.end(), [(int(m.group(1)), int(m.group(2)), None)])
+        for m in _MONTH_DAY.finditer(t):
+            a, b = int(m.group(1)), int(m.group(2))
+            beside = t[m.start() - 1 : m.start()] + t[m.end() : m.end() + 1]
+            if not (max(a, b) >= 10 or has_cjk(beside)):
+                continue  # 1/2, 3/4: a fraction as often as a day
+            readings = [(None, x, y) for x, y in ((a, b), (b, a)) if 1 <= x <= 12 and 1 <= y <= 31]
+            if readings and self.free(m.start(), m.end()):
+                self._date(m.start(), m.end(), readings)
         self._named_dates()
         self._cjk_dates()
 
@@ -1796,6 +1807,8 @@ class Vouchers:
     def __init__(self, texts: Iterable[str] = ()) -> None:
         self.by_value: dict[Decimal, list[Quantity]] = {}
         self.other: dict[str, list[Quantity]] = {}
+        #: the weekdays the evidence names in any case, or that its full dates fall on
+        self.days: set[str] = set()
         for text in texts:
             self.add(text)
 
@@ -1806,11 +1819,11 @@ class Vouchers:
             else:
                 self.other.setdefault(q.kind, []).append(q)
                 if q.kind == DATE:
-                    for r in q.readings:
-                        if r[0] is not None and r[1] is None:
-                            pass
+                    self.days.update(_days_of(q))
             if q.kind == NUMBER and not q.unit and q.value is not None:
                 self.other.setdefault("bare", []).append(q)
+        if _DAY_WORD.search(text):  # fri, sat in a table's cells: a reader takes them for days
+            self.days.update(_EN_DAY_WORDS[w.lower()] for w in _DAY_WORD.findall(text))
 
     def vouches(self, q: Quantity) -> bool:
         if q.kind == NUMBER and q.value is not None:
@@ -1823,7 +1836,16 @@ class Vouchers:
             return False
         if q.kind == RANGE and q.value is not None:
             # a range is one claim: two stray figures do not make it
-            return any(covers(q, e) for e in self.by_value.get(q.value, ()))
+            if any(covers(q, e) for e in self.by_value.get(q.value, ())):
+                return True
+            if q.high is not None and q.high < q.value:
+                # "from 48 to 24 hours", 42から28: no range runs downwards, it is a change
+                # from one value to another, and each must be vouched
+                return all(
+                    self.vouches(replace(q, kind=NUMBER, value=v, high=None, canon=f"{_show(v)}{q.unit}"))
+                    for v in (q.value, q.high)
+                )
+            return False
         if q.kind == DATE:
             if any(covers(q, e) for e in self.other.get(DATE, ())):
                 return True
@@ -1834,7 +1856,35 @@ class Vouchers:
             return any(
                 covers(q, e) for vals in self.by_value.values() for e in vals if "." in e.text
             )
+        if q.kind == WEEKDAY and q.canon in self.days:
+            return True
         return any(covers(q, e) for e in self.other.get(q.kind, ()))
+
+
+#: A weekday's name written in a table cell or a list in any case (fri, SAT, Sunday).
+_DAY_WORD = re.compile(
+    r"(?<![A-Za-z])(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_EN_DAY_WORDS = {
+    **{w: w[:3] for w in ("monday", "tuesday", "wednesday", "thursday", "friday")},
+    **{"saturday": "sat", "sunday": "sun", "tues": "tue", "thur": "thu", "thurs": "thu"},
+    **{w: w for w in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")},
+}
+_DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def _days_of(q: Quantity) -> set[str]:
+    """The weekdays a date with its year falls on (2027-03-07 is a Sunday)."""
+    out = set()
+    for year, month, day in q.readings:
+        if year is not None and month is not None and day is not None:
+            try:
+                out.add(_DAY_NAMES[datetime.date(year, month, day).weekday()])
+            except ValueError:
+                continue
+    return out
 
 
 def unvouched(text: str, evidence: Iterable[str]) -> list[Quantity]:
