@@ -390,7 +390,8 @@ _VALUED: tuple[_Valued, ...] = (
         "authorization",
         re.compile(
             r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
-            r"(?:(?i:bearer|basic|token|digest|apikey|sso-key|key)[ \t]{1,4})?"
+            # the scheme, whichever it is (Bearer, Basic, SSWS, GenieKey, Splunk …)
+            r"(?:[A-Za-z][A-Za-z0-9-]{1,20}[ \t]{1,4})?"
             r"([^\s\"'`\\,;]{8,4096})"
         ),
         _not_placeholder,
@@ -438,6 +439,40 @@ _VALUED: tuple[_Valued, ...] = (
         ),
         _not_placeholder,
         ("login", "sshpass"),
+    ),
+    _Valued(
+        "password",  # keytool, openssl, jarsigner: -storepass X, -passout pass:X, -keypass 'X'
+        re.compile(
+            r"(?<![\w-])(?:-(?:deststorepass|srcstorepass|storepass|destkeypass|srckeypass"
+            r"|keypass)[ \t]{1,4}|-(?:passout|passin|pass)[ \t]{1,4}pass:)" + _QUOTED_OR_BARE
+        ),
+        lambda v: _not_placeholder(v) and not v.startswith(("env:", "file:", "fd:", "stdin")),
+        ("pass",),
+    ),
+    _Valued(
+        "api-key",  # ngrok config add-authtoken X, ngrok authtoken X
+        re.compile(r"(?<![\w-])(?:add-authtoken|authtoken)[ \t]{1,4}" + _QUOTED_OR_BARE),
+        lambda v: _not_placeholder(v) and len(v) >= 20,
+        ("authtoken",),
+    ),
+    _Valued(
+        "password",  # redis-cli -a X, and --pass / --askpass-less forms of the same tool
+        re.compile(
+            r"(?<![\w-])(?:redis-cli|valkey-cli|keydb-cli)\b[^\n|;&]{0,300}?[ \t](?:-a|--pass)[ \t]{1,4}"
+            + _QUOTED_OR_BARE
+        ),
+        _not_placeholder,
+        ("-cli",),
+    ),
+    _Valued(
+        "password",  # recovery and backup codes named by their sentence, in any of the three
+        re.compile(
+            r"(?:リカバリー?コード|リカバリキー|復旧コード|バックアップコード|回復コード|恢复码|恢复代码"
+            r"|备用码|备份码|救援码|復原碼|(?i:recovery[ \t]code|backup[ \t]code|recovery[ \t]key))"
+            r"s?" + _SAID + r"([A-Za-z0-9]{4,12}(?:[ \t-][A-Za-z0-9]{4,12}){0,9})(?![A-Za-z0-9])"
+        ),
+        lambda v: _not_placeholder(v) and any(c.isdigit() for c in v),
+        ("コード", "码", "碼", "code", "キー", "key"),
     ),
     _Valued(
         "password",
@@ -865,15 +900,37 @@ _DIGEST_PREFIX = re.compile(
 )
 
 
+#: Keys that are public by design, meant to be shipped in a web page: Stripe's publishable
+#: keys (pk_live_, pk_test_) and Mapbox's public tokens (pk.eyJ…). Never redacted.
+_PUBLIC = re.compile(
+    r"pk_(?:live|test)_[A-Za-z0-9]{16,247}|pk\.eyJ[A-Za-z0-9_-]{10,400}\.[A-Za-z0-9_-]{10,200}"
+)
+
+
 def _generated(token: str) -> bool:
     """A token that reads as generator output: upper, lower and digits, high entropy, not
-    hex (a digest), not a known file's base64 opening, not a word-like identifier."""
+    hex (a digest), not a known file's base64 opening, not a word-like identifier, and not
+    base64 of plain text (``bG9nX2xldmVs…`` is "log_level=info": data, not a key; a
+    secret inside it is found in the decoded view)."""
     if _HEXISH.fullmatch(token) or token.startswith(_MAGIC) or not _mixed(token):
+        return False
+    decoded = _b64_text(token)
+    if decoded is not None and _plain_text(decoded):
         return False
     if _DIGEST_PREFIX.match(token):
         return False
     core = token.rstrip("=")
     return len(core) >= 16 and entropy(core) >= 3.7 and sum(c.isdigit() for c in core) >= 2
+
+
+def _plain_text(decoded: str) -> bool:
+    """Whether decoded bytes read as text a person or a config file writes: mostly letters,
+    spaces and the punctuation of key=value lines, in words of two letters and more."""
+    letters = sum(c.isalpha() or c in " \n\t=_-.:,/" for c in decoded)
+    return letters >= 0.85 * len(decoded) and len(_WORDS.findall(decoded)) >= 2
+
+
+_WORDS = re.compile(r"[A-Za-z]{2,}")
 
 
 def _bare_random(text: str) -> Iterator[tuple[int, int]]:
@@ -922,8 +979,8 @@ def _remember(
     parts *dropped*, so a later text that repeats one can be redacted."""
     for f in found:
         raw = text[f.start : f.end]
-        if len(raw) >= 6:
-            seen.setdefault(raw, f.kind)
+        if len(raw) >= 6 or (len(raw) >= _SHORT_KNOWN and raw.isdigit()):
+            seen.setdefault(raw, f.kind)  # a PIN (1937) too: found again as a whole number
             for view in views(raw):
                 if len(view.text.strip()) >= 6:
                     seen.setdefault(view.text.strip(), f.kind)
@@ -944,8 +1001,12 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
     for value, kind in known.items():
         pos = text.find(value)
         while pos >= 0:
-            yield pos, pos + len(value), kind
-            pos = text.find(value, pos + len(value))
+            end = pos + len(value)
+            if len(value) >= 8 or not (_token_char(text, pos - 1) or _token_char(text, end)):
+                yield pos, end, kind  # a short value (a PIN) only as a whole token
+            pos = text.find(value, end)
+        if len(value) >= 16:
+            yield from _cut_ends(text, value, kind)
     for run_re in (_RUN, _ALNUM_RUN):
         for m in run_re.finditer(text):
             run = m.group()
@@ -954,6 +1015,39 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
             piece_of = next((k for v, k in known.items() if run in v), "")
             if piece_of:
                 yield m.start(), m.end(), piece_of
+
+
+#: How short a found value may be and still be remembered: a PIN of four digits.
+_SHORT_KNOWN = 4
+
+
+def _token_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] in "_-")
+
+
+def _cut_ends(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]]:
+    """Where a quote cut through a known secret at its start or its end ("…TS_AUTHKEY=
+    tskey-au" ends in the first eight characters of the key): the part of the secret it
+    kept, found from the secret's first and last eight characters."""
+    head, tail = value[:8], value[-8:]
+    pos = text.find(head)
+    while pos >= 0:
+        n = 8
+        while n < len(value) and pos + n < len(text) and text[pos + n] == value[n]:
+            n += 1
+        yield pos, pos + n, kind
+        pos = text.find(head, pos + n)
+    pos = text.find(tail)
+    while pos >= 0:
+        end, n = pos + 8, 8
+        while (
+            n < len(value)
+            and pos - (n - 8) - 1 >= 0
+            and (text[pos - (n - 8) - 1] == value[len(value) - n - 1])
+        ):
+            n += 1
+        yield end - n, end, kind
+        pos = text.find(tail, end)
 
 
 @contextmanager
@@ -1058,7 +1152,8 @@ class SecretRules:
         )
 
     def _allowed(self, value: str) -> bool:
-        return bool(self.allow) and value.strip("\"'`") in self.allow
+        bare = value.strip("\"'`")
+        return (bool(self.allow) and bare in self.allow) or _PUBLIC.fullmatch(bare) is not None
 
     def _ranked(self, text: str) -> list[tuple[int, int, int, str]]:
         """``(rank, start, end, kind)`` of every rule's match in *text*, overlaps and all."""

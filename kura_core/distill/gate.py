@@ -46,6 +46,7 @@ from ..floors import (
     lexicon,
     scan,
     session_context,
+    tag_carried,
     tag_key,
 )
 from ..floors.attribution import HUMAN
@@ -912,10 +913,14 @@ def _gate_one(
     if not survivors:
         return _no_survivor(result, checks)
 
-    tag_checks, tag_notes = _sift_tags(candidate.get("tags"), set(classes))
+    tag_checks, tag_notes = _sift_tags(candidate.get("tags"), evidence)
     reasons.extend(tag_notes)
     if "tags" in copy:
-        copy["tags"] = [t for t in candidate.get("tags") or [] if tag_checks.get(t) == "ok"]
+        copy["tags"] = [
+            t
+            for t in candidate.get("tags") or []
+            if not (isinstance(t, str) and tag_key(t) in DISTILLER_TAGS)
+        ]
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
     violations += _not_done(index, survivors, prose)
@@ -925,7 +930,7 @@ def _gate_one(
         violations += [
             v
             for v in floors.tags(copy.get("tags") or [], evidence, human_names=human_names)
-            if v.kind != "tag"
+            if v.kind != "tag" or v.rule == FloorRule.NEEDS_EVIDENCE
         ]
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
@@ -959,10 +964,31 @@ def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
     plan = lexicon.pattern("plan_mark").search(said)
     if plan and not lexicon.pattern("plan").search(prose):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
-    compared = comparison(prose)
-    if compared and not comparison(said) and not scan(prose):
+    compared = _unshown_comparison(prose)
+    if compared and not comparison(said):
         out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))
     return out
+
+
+_SENTENCES = re.compile(r"[^.!?。！？;；\n]++(?:[.!?。！？;；]++|\n|$)")
+
+
+def _unshown_comparison(prose: str) -> str:
+    """The first comparison or superlative that no two values of its own sentence show
+    ("10,400 EUR is cheaper than 11,900 EUR" shows it; "2 hour seatings are more
+    profitable" does not: one figure compares nothing). "" when there is none."""
+    for m in _SENTENCES.finditer(prose):
+        sentence = m.group(0)
+        compared = comparison(sentence)
+        if not compared:
+            continue
+        units: dict[str, set] = {}
+        for q in scan(sentence):
+            if q.kind in (NUMBER, RANGE) and q.value is not None:
+                units.setdefault(q.unit, set()).add(q.value)
+        if not any(len(values) >= 2 for values in units.values()):
+            return compared
+    return ""
 
 
 def _settle(
@@ -1094,9 +1120,11 @@ def _measurements(prose: str, evidence: Evidence) -> list[str]:
     return list(out)
 
 
-def _sift_tags(tags: object, classes: set[str]) -> tuple[dict[str, str], list[str]]:
-    """Claim tags without their kind of evidence and the distiller's own tags are taken off
-    a candidate (it survives without them); the reason is kept per tag."""
+def _sift_tags(tags: object, evidence: Evidence) -> tuple[dict[str, str], list[str]]:
+    """The check of each tag, kept in the manifest: the distiller's own tags are taken off a
+    candidate (it survives without them); a claim tag without its evidence -- a surviving
+    quote of its class that says what it claims -- is a floor violation (the tag is text
+    the store would keep, and it is checked as the text is), so it stays to be refused."""
     checks: dict[str, str] = {}
     notes: list[str] = []
     if not isinstance(tags, list):
@@ -1107,16 +1135,13 @@ def _sift_tags(tags: object, classes: set[str]) -> tuple[dict[str, str], list[st
         key = tag_key(tag)
         if key in DISTILLER_TAGS:
             checks[tag] = f"{key} is written by the distiller, not proposed"
+            notes.append(f"tag {tag} removed: {checks[tag]}")
+        elif not tag_carried(key, evidence):
+            needs = CLAIM_TAGS[key]
+            classes = " or ".join(c for c in CLASSES if c in needs)
+            checks[tag] = f"needs a surviving {classes} quote that says it"
         else:
-            needs = CLAIM_TAGS.get(key)
-            if needs is not None and not (needs & classes):
-                checks[tag] = (
-                    f"needs a surviving {' or '.join(c for c in CLASSES if c in needs)} quote"
-                )
-            else:
-                checks[tag] = "ok"
-                continue
-        notes.append(f"tag {tag} removed: {checks[tag]}")
+            checks[tag] = "ok"
     return checks, notes
 
 

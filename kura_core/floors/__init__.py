@@ -32,7 +32,7 @@ from ..script import has_cjk
 from ..secrets import active_rules
 from ..store import links_in
 from ..vocabulary import PROVENANCE_CLASSES, FloorKind, FloorRule, ProvenanceClass
-from . import voices as _voices
+from . import lexicon, voices as _voices
 from .attribution import (
     CLAIM_REACH,
     HUMAN,
@@ -48,14 +48,16 @@ from .attribution import (
     own_words,
 )
 from .entities import NameVouchers
-from .tables import Rows
+from .identifiers import IDENTIFIER
 from .names import names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
+from .tables import Rows
 from .text import disguises, fold, strip_invisible
 
 __all__ = [
     "session_context",
+    "tag_carried",
     "CLAIM_TAGS",
     "DISTILLER_TAGS",
     "Evidence",
@@ -103,6 +105,47 @@ CLAIM_TAGS: Mapping[str, frozenset[str]] = {
     "commitment": frozenset({"USER"}),
     "landmine": frozenset({"USER", "TOOL"}),
 }
+
+
+def tag_carried(key: str, evidence: Evidence) -> bool:
+    """Whether a claim tag (:data:`CLAIM_TAGS`) has its evidence: a surviving quote of its
+    class that says what the tag claims -- a worry for ``emotion-carried``, "up to you" for
+    ``entrusted``, a promise for ``commitment``, a warning or a failure for ``landmine``
+    (the list ``tag_marks``). A quote of the right class that says none of it does not."""
+    needs = CLAIM_TAGS.get(key)
+    if needs is None:
+        return True
+    marks = _tag_marks().get(key)
+    for cls, quote, _seg in evidence.quotes:
+        if cls in needs and (marks is None or marks.search(fold(quote).lower())):
+            return True
+    return False
+
+
+@functools.cache
+def _tag_marks() -> dict[str, re.Pattern[str]]:
+    """Each claim tag's marks (the list ``tag_marks``: "tag: mark" a line), as one pattern
+    per tag: a spaced mark as whole words, a CJK one anywhere."""
+    by_tag: dict[str, list[str]] = {}
+    for entry in lexicon.words("tag_marks"):
+        tag, _, mark = entry.partition(":")
+        if mark.strip():
+            by_tag.setdefault(tag.strip(), []).append(mark.strip())
+    return {tag: _alternation(marks) for tag, marks in by_tag.items()}
+
+
+def _alternation(marks: Sequence[str]) -> re.Pattern[str]:
+    parts = [
+        (rf"(?<![\w']){re.escape(m)}(?![\w'])" if m.isascii() else re.escape(m))
+        for m in sorted(marks, key=len, reverse=True)
+    ]
+    return _compile_once("|".join(parts))
+
+
+#: Patterns built from a lexicon are compiled here, once each (cached by the caller).
+_compile_once = re.compile
+
+
 #: Tags only the distiller writes (SPEC §5.5); no model and no person sets them.
 DISTILLER_TAGS = frozenset({"recurred"})
 _CLASS_ORDER = PROVENANCE_CLASSES
@@ -280,6 +323,15 @@ class Evidence:
             self._vouch.append(Rows(t for c, t in self.segments if c != SELF_CLASS))
         return self._vouch[2]
 
+    def context_vouches(self, q: Quantity) -> bool:
+        """Whether the session around the quotes gives *q* (a code: see :func:`_is_code`)."""
+        if not self.context:
+            return False
+        if len(self._vouch) < 4:
+            self.rows()
+            self._vouch.append(Vouchers(t for c, t in self.context if c != SELF_CLASS))
+        return bool(self._vouch[3].vouches(q))
+
     def name_texts(self) -> list[str]:
         """Every text a name may be found in: the quoted segments and the context."""
         return [t for _c, t in self.segments] + [t for c, t in self.context if c != SELF_CLASS]
@@ -383,7 +435,7 @@ def _claim_ok(
     names = tuple(n for n in human_names if isinstance(n, str))
     raw = evidence.user_texts()
     user = [own_words(u, names) for u in raw]
-    figures = _claim_figures(text, claim) if text else ()
+    figures: Sequence[Quantity] = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
         if not user:
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
@@ -541,9 +593,7 @@ def _first_in_sentence(claim: Claim, text: str, names: tuple[str, ...]) -> bool:
     _folded, stops = _folded_with_stops(text)
     i = bisect.bisect_right(stops, claim.start) - 1
     start = stops[i] if i >= 0 else 0
-    return not any(
-        start <= c.start < claim.start and c.who != HUMAN for c in claims(text, names)
-    )
+    return not any(start <= c.start < claim.start and c.who != HUMAN for c in claims(text, names))
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:
@@ -631,22 +681,15 @@ def check_surface(
                 (NUMBER, q.canon) in seen
                 or vouch.vouches(q)
                 or (given_vouch and given_vouch.vouches(q))
+                or (_is_code(q) and evidence.context_vouches(q))
             ):
                 continue
             seen.add((NUMBER, q.canon))
             rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
         if name not in _CURATION_FIELDS:
-            for q in rows.moved(value):
-                if (NUMBER, q.canon) not in seen:
-                    seen.add((NUMBER, q.canon))
-                    out.append(Violation(NUMBER, name, q.canon, R.OTHER_ROW))
-        # the curation sentences say why a memory is kept, and may name its project
-        names = () if name in _CURATION_FIELDS else named.unvouched(value)
-        for entity in names:
-            if (FloorKind.NAME, entity.lower()) not in seen:
-                seen.add((FloorKind.NAME, entity.lower()))
-                out.append(Violation(FloorKind.NAME, name, entity, R.UNVOUCHED))
+            # the curation sentences say why a memory is kept, and may name its project
+            out.extend(_content_violations(name, value, rows, named, seen))
         for claim in claims(_unframed(name, value), human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
                 continue
@@ -659,6 +702,40 @@ def check_surface(
                 out.append(v)
         out.extend(_link_violations(name, value, existing_slugs, seen))
     return out
+
+
+def _content_violations(
+    name: str, value: str, rows: Rows, named: NameVouchers, seen: set[tuple[str, str]]
+) -> list[Violation]:
+    """A figure taken from a table row the sentence does not name, and a name no evidence
+    gives, each once."""
+    out = []
+    for q in rows.moved(value):
+        if (NUMBER, q.canon) not in seen:
+            seen.add((NUMBER, q.canon))
+            out.append(Violation(NUMBER, name, q.canon, R.OTHER_ROW))
+    for entity in named.unvouched(value):
+        if (FloorKind.NAME, entity.lower()) not in seen:
+            seen.add((FloorKind.NAME, entity.lower()))
+            out.append(Violation(FloorKind.NAME, name, entity, R.UNVOUCHED))
+    return out
+
+
+def _is_code(q: Quantity) -> bool:
+    return q.kind == IDENTIFIER and q.unit == "code"
+
+
+def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Quantity]:
+    """The codes (PCS-44817, apc1500) the memory writes that its quotes' segments do not
+    give: a code names a thing as a name does, and the session may give it."""
+    vouch, _self = evidence._vouchers()
+    out: dict[str, Quantity] = {}
+    for value in fields.values():
+        if isinstance(value, str) and value:
+            for q in scan(value):
+                if _is_code(q) and q.canon not in out and not vouch.vouches(q):
+                    out[q.canon] = q
+    return list(out.values())
 
 
 def _unframed(field_name: str, value: str) -> str:
@@ -681,41 +758,82 @@ def session_context(
     human_names: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
     """The segments of the session (*batch*: ``(class, text, the person's own words)``)
-    that the quotes were not found in but that vouch for a name the memory mentions, or for
-    what one of its curation sentences credits to the person: each the first that does.
-    What the memory itself credits, and every figure, still need the quotes."""
+    that the quotes were not found in but that vouch for a name or a code the memory
+    mentions, or for what one of its curation sentences credits to the person: each the
+    first that does. What the memory itself credits, and every figure, still need the
+    quotes."""
+    out = _naming_segments(fields, evidence, batch, human_names)
+    out += _coding_segments(_unvouched_codes(fields, evidence), batch)
+    out += _curation_segments(fields, evidence, batch, human_names)
+    return list(dict.fromkeys(out))
+
+
+def _naming_segments(
+    fields: Mapping[str, object],
+    evidence: Evidence,
+    batch: Sequence[tuple[str, str, str]],
+    human_names: Sequence[str],
+) -> list[tuple[str, str]]:
     named = NameVouchers(evidence.name_texts(), human_names)
     wanted: list[str] = []
     for name, value in fields.items():
         if isinstance(value, str) and value and name not in _CURATION_FIELDS:
             wanted.extend(n for n in named.unvouched(value) if n not in wanted)
     out: list[tuple[str, str]] = []
-    if wanted:
-        for cls, text, _own in batch:
-            if cls == SELF_CLASS:
-                continue
+    for cls, text, _own in batch:
+        if not wanted:
+            break
+        if cls != SELF_CLASS:
             left = NameVouchers([text]).missing(wanted)
             if len(left) < len(wanted):
                 out.append((cls, text))
                 wanted = left
-                if not wanted:
-                    break
+    return out
+
+
+def _coding_segments(
+    codes: list[Quantity], batch: Sequence[tuple[str, str, str]]
+) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for cls, text, _own in batch:
+        if not codes:
+            break
+        if cls != SELF_CLASS:
+            here = Vouchers([text])
+            left = [q for q in codes if not here.vouches(q)]
+            if len(left) < len(codes):
+                out.append((cls, text))
+                codes = left
+    return out
+
+
+def _curation_segments(
+    fields: Mapping[str, object],
+    evidence: Evidence,
+    batch: Sequence[tuple[str, str, str]],
+    human_names: Sequence[str],
+) -> list[tuple[str, str]]:
     names = tuple(n for n in human_names if isinstance(n, str))
+    out: list[tuple[str, str]] = []
     for name, value in fields.items():
         if name not in _CURATION_FIELDS or not isinstance(value, str) or not value:
             continue
         value = _unframed(name, value)
         for claim in claims(value, names):
-            if _claim_ok(claim, evidence, name, value, names) is None:
-                continue
-            for cls, text, own in batch:
-                if cls == USER_CLASS and claim.who != THIRD and carries(claim.content, [own]):
-                    out.append((USER_CLASS, own))
-                    break
-                if claim.who == THIRD and cls != SELF_CLASS and names_in(claim.name, text):
-                    out.append((cls, text))
-                    break
-    return list(dict.fromkeys(out))
+            if _claim_ok(claim, evidence, name, value, names) is not None:
+                out.extend(_first_voucher(claim, batch))
+    return out
+
+
+def _first_voucher(claim: Claim, batch: Sequence[tuple[str, str, str]]) -> list[tuple[str, str]]:
+    """The first segment of the session that says what *claim* credits: the person's own
+    words for a claim to them, a segment naming the third person for one to someone else."""
+    for cls, text, own in batch:
+        if cls == USER_CLASS and claim.who != THIRD and carries(claim.content, [own]):
+            return [(USER_CLASS, own)]
+        if claim.who == THIRD and cls != SELF_CLASS and names_in(claim.name, text):
+            return [(cls, text)]
+    return []
 
 
 def _link_violations(
@@ -777,7 +895,7 @@ def check_tags(
     field_name: str = "tags",
 ) -> list[Violation]:
     """The floors on a list of tags: each a one-word string (no sentence hides in a tag),
-    claim tags backed by their kind of surviving quote, the distiller's tags left to the
+    claim tags backed by a surviving quote of their class that says them, the distiller's tags left to the
     distiller (*allowed* lists tags already there), and the number and attribution floors
     on the words of the tags."""
     if tags is None:
@@ -785,7 +903,6 @@ def check_tags(
     if not isinstance(tags, (list, tuple)):
         return [Violation(SHAPE, field_name, _type_name(tags), R.NOT_A_LIST)]
     out: list[Violation] = []
-    classes = evidence.classes
     words: list[str] = []
     for tag in tags:
         if not isinstance(tag, str):
@@ -805,7 +922,7 @@ def check_tags(
             out.append(Violation(TAG, field_name, tag, R.DISTILLER_ONLY))
             continue
         needs = CLAIM_TAGS.get(key)
-        if needs is not None and not (needs & classes):
+        if needs is not None and not tag_carried(key, evidence):
             out.append(
                 Violation(
                     TAG,

@@ -27,6 +27,7 @@ _NOT_CJK = tuple(w for w in _NOT if not w.isascii())
 _EN = re.compile(
     r"\b(?P<w>[a-z]{2,}er)\s+than\b"
     r"|\b(?:more|less|fewer)\s+(?:[a-z]+\s+)?than\b"
+    r"|(?<!\bno\s)(?<!\bany\s)\b(?:more|less)\s+(?P<a>[a-z]{4,}(?:able|ible|ive|ful|ous|ent|ant|ic|al|ing))\b"
     r"|\bthan\s+(?:any(?:one|thing)?|ever|usual|all|every|the\s+others?|others)\b"
     r"|\bthe\s+(?P<s>[a-z]{3,}est)\b"
     r"|\bthe\s+(?:most|least)\s+[a-z]{3,}"

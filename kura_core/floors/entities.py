@@ -41,6 +41,8 @@ def _common(word: str) -> bool:
     (Thursdays, Mondays)."""
     low = word.lower()
     return low in _COMMON or (low.endswith("s") and low[:-1] in _COMMON)
+
+
 _SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)
 _NOT_HEADS = lexicon.words("names_not_heads")
 _NOT_PLACES = lexicon.words("names_not_places")

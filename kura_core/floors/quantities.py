@@ -1443,11 +1443,11 @@ def _denominator_before(text: str, start: int) -> str:
     while j > 0 and i - j < _PER_REACH and is_han(text[j - 1]):
         j -= 1
     run = text[j:i]
-    mark = run.rfind(_PER_MARK_ZH)
-    if mark < 0 and j > 0 and text[j - 1] == _PER_MARK_ZH and run:
+    at = run.rfind(_PER_MARK_ZH)
+    if at < 0 and j > 0 and text[j - 1] == _PER_MARK_ZH and run:
         return _unit_word(run)
-    if mark >= 0 and run[mark + 1 :]:
-        return _unit_word(run[mark + 1 :])
+    if at >= 0 and run[at + 1 :]:
+        return _unit_word(run[at + 1 :])
     for head in _PER_ONE:
         if run.endswith(head) and _per_unit(head[1:]) in _PERIODS:
             return head[1:]
@@ -1809,10 +1809,14 @@ class Vouchers:
         self.other: dict[str, list[Quantity]] = {}
         #: the weekdays the evidence names in any case, or that its full dates fall on
         self.days: set[str] = set()
+        self._texts: list[str] = []
+        self._codes: str | None = None
         for text in texts:
             self.add(text)
 
     def add(self, text: str) -> None:
+        self._texts.append(text)
+        self._codes = None
         for q in (*scan(text), *header_units(text)):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
@@ -1842,7 +1846,9 @@ class Vouchers:
                 # "from 48 to 24 hours", 42から28: no range runs downwards, it is a change
                 # from one value to another, and each must be vouched
                 return all(
-                    self.vouches(replace(q, kind=NUMBER, value=v, high=None, canon=f"{_show(v)}{q.unit}"))
+                    self.vouches(
+                        replace(q, kind=NUMBER, value=v, high=None, canon=f"{_show(v)}{q.unit}")
+                    )
                     for v in (q.value, q.high)
                 )
             return False
@@ -1858,9 +1864,28 @@ class Vouchers:
             )
         if q.kind == WEEKDAY and q.canon in self.days:
             return True
+        if q.kind == IDENTIFIER and q.unit == "code" and self._code_in_text(q.canon):
+            return True
         return any(covers(q, e) for e in self.other.get(q.kind, ()))
 
+    def _code_in_text(self, code: str) -> bool:
+        """Whether a code (PCS-44817, apc1500) stands in the evidence as a whole token,
+        whatever the case and separators, wherever it stands (``upsc apc1500@localhost``)."""
+        if self._codes is None:
+            self._codes = _CODE_SEPARATORS.sub("", "\n".join(self._texts)).upper()
+        at = self._codes.find(code)
+        while at >= 0:
+            end = at + len(code)
+            if not (at and self._codes[at - 1].isalnum()) and not (
+                end < len(self._codes) and self._codes[end].isalnum()
+            ):
+                return True
+            at = self._codes.find(code, at + 1)
+        return False
 
+
+#: What a code's spelling may part it with: compared without them (PCS-44817, PCS44817).
+_CODE_SEPARATORS = re.compile(r"[-_]")
 #: A weekday's name written in a table cell or a list in any case (fri, SAT, Sunday).
 _DAY_WORD = re.compile(
     r"(?<![A-Za-z])(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|"

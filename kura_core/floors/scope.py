@@ -30,7 +30,7 @@ without nested quantifiers, and scans over the token list.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -561,7 +561,8 @@ def _example_cjk(cjk: str) -> str:
 
 #: Sentence ends between a quote and a retraction: at most the quote's own may stand
 #: between them, or the retraction takes back something else.
-_STOPS = re.compile(r"[.!?。！？]")
+#: An ellipsis ("…", folded to "...") trails off, it ends nothing; a run of marks is one.
+_STOPS = re.compile(r"(?<![.\d])\.(?![.\d])|[!?。！？]+")
 
 
 def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
@@ -580,7 +581,35 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     lines = bisect_left(breaks, end + m.start()) - bisect_left(breaks, end) if m else 0
     if m and len(_STOPS.findall(after, 0, m.start())) + lines <= own_stop:
         return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
+    named = _retraction_naming(seg, end, after)
+    if named:
+        return Scope(RETRACTED, f"is taken back later in the turn ({named!r})")
     return Scope()
+
+
+def _retraction_naming(seg: str, end: int, after: str) -> str:
+    """A later retraction in the turn that names what the quote says, however far after
+    it ("pls add a note in the README … actually scratch the README thing", 木曜はテンポ走
+    にしたい…やっぱり木曜はなし): its clause shares a word of the quote's sentence. ""
+    when there is none."""
+    from .attribution import content_tokens  # attribution reads scope's clauses
+
+    start = max((m.end() for m in _STOPS.finditer(seg, 0, max(0, end - 1))), default=0)
+    said = content_tokens(seg[start:end])
+    if not said:
+        return ""
+    for m in lexicon.pattern("retraction_topic").finditer(after):
+        stop = _STOPS.search(after, m.end())
+        clause = after[m.end() : stop.start() if stop else len(after)]
+        cancels = m.group(0).isascii() or _CANCELS.search(clause)
+        if cancels and said & content_tokens(clause):
+            return (m.group(0) + clause)[:40]
+    return ""
+
+
+#: What a Japanese or Chinese retraction says of what it names: none of it (なし, やめ,
+#: 不…了, 没有, 取消).
+_CANCELS = re.compile(r"なし|無し|やめ|止め|ない|ません|不|没|別|别|取消|キャンセル")
 
 
 def _condition_start(lead: str, words: list[str], cjk: str) -> str:

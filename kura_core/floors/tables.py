@@ -85,12 +85,8 @@ class Rows:
                     counts[c.lower()] = counts.get(c.lower(), 0) + 1
             common = max(2, (len(block) + 1) // 2)
             for row, fs in zip(words, found, strict=True):
-                keys = tuple(
-                    c.lower() for c in row if counts[c.lower()] < common and _key_like(c)
-                )
-                values = frozenset(
-                    _value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER
-                )
+                keys = tuple(c.lower() for c in row if counts[c.lower()] < common and _key_like(c))
+                values = frozenset(_value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER)
                 if keys and values:
                     self.rows.append(_Row(keys, values))
         return outside
@@ -137,8 +133,10 @@ class Rows:
 
 def _figure(cell: str, found: Sequence[Quantity]) -> bool:
     """Whether a cell is a figure (with its unit), not a word."""
-    return len(found) == 1 and found[0].kind != IDENTIFIER and (
-        found[0].end - found[0].start >= len(cell.strip()) - 1
+    return (
+        len(found) == 1
+        and found[0].kind != IDENTIFIER
+        and (found[0].end - found[0].start >= len(cell.strip()) - 1)
     )
 
 

@@ -608,7 +608,7 @@ def test_curation_violations_is_the_one_place_the_floors_are_asked():
         ("tag", "tags"),
     }
     assert any("4" in v.text for v in bad if v.kind == "number")
-    turn = "please keep the archive on the slow disk"
+    turn = "please keep the archive on the slow disk, I leave it to you"
     users = Evidence.of([("USER", turn)], [("USER", turn, turn)])
     assert (
         curation_violations(

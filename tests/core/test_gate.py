@@ -512,16 +512,19 @@ TAG_CASES = [
         id="commitment-from-act",
     ),
     pytest.param(
-        cand(
-            Q_ARCHIVE, body="The user decided the archive goes on the slow disk.", tags=["recurred"]
-        ),
-        "recurred",
-        id="recurred-proposed-by-model",
-    ),
-    pytest.param(
         cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["Emotion_Carried"]),
         "Emotion_Carried",
         id="tag-spelling-disguise",
+    ),
+    pytest.param(
+        cand(Q_ARCHIVE, body="Archives go to the slow disk.", tags=["emotion-carried"]),
+        "emotion-carried",
+        id="emotion-carried-from-a-user-quote-that-carries-none",
+    ),
+    pytest.param(
+        cand(Q_ARCHIVE, body="Archives go to the slow disk.", tags=["entrusted"]),
+        "entrusted",
+        id="entrusted-from-a-user-quote-that-entrusts-nothing",
     ),
 ]
 
@@ -534,12 +537,43 @@ def test_adversarial_candidates_do_not_pass(candidate, verdict, check):
 
 
 @pytest.mark.parametrize(("candidate", "tag"), TAG_CASES)
-def test_tag_without_its_evidence_is_removed(candidate, tag):
+def test_a_claim_tag_without_its_evidence_refuses_the_candidate(candidate, tag):
     result = gate(candidate)
-    assert result.verdict == "kept", result
-    assert tag not in result.candidate["tags"]
+    assert result.verdict == "dropped", result
     assert result.tag_checks[tag] != "ok"
-    assert any(tag in r for r in result.reasons)
+    assert any(v.kind == "tag" and v.rule == "needs_evidence" for v in result.violations)
+
+
+def test_the_distillers_own_tag_is_taken_off_and_the_candidate_survives():
+    result = gate(
+        cand(
+            Q_ARCHIVE, body="The user decided the archive goes on the slow disk.", tags=["recurred"]
+        )
+    )
+    assert result.verdict == "kept", result
+    assert "recurred" not in result.candidate["tags"]
+    assert result.tag_checks["recurred"] != "ok"
+    assert any("recurred" in r for r in result.reasons)
+
+
+@pytest.mark.parametrize(
+    ("quote", "tag"),
+    [
+        (
+            "[USER] honestly I'm worried the archive disk will die before we move it",
+            "emotion-carried",
+        ),
+        ("[USER] アーカイブの置き場所は任せるよ、いい感じにして", "entrusted"),
+        ("[USER] 以后备份我保证每周五自己检查一次", "commitment"),
+        ("[TOOL] ERROR: restic snapshot failed: repository is locked", "landmine"),
+    ],
+)
+def test_a_claim_tag_stands_when_a_quote_of_its_class_says_it(quote, tag):
+    cls, text = quote[1:].split("] ", 1)
+    segments = [Segment(cls, text, "s.jsonl", 0, 1, "seq")]
+    (result,) = run_gate([cand(quote, body="About the archive.", tags=[tag])], segments)
+    assert result.tag_checks[tag] == "ok", result
+    assert not any(v.kind == "tag" for v in result.violations), result
 
 
 def test_adversarial_suite_is_large_enough():
@@ -554,11 +588,11 @@ LEGIT = [
             Q_ARCHIVE,
             title="Archive on the slow disk",
             body="The user decided archives go to the slow disk; the fast one stays scratch only.",
-            tags=["decision", "entrusted"],
+            tags=["decision", "commitment"],
         ),
         "kept",
         ("USER",),
-        id="user-decision-with-entrusted-tag",
+        id="user-decision-with-commitment-tag",
     ),
     pytest.param(
         cand(
@@ -850,7 +884,7 @@ def test_echo_receives_the_normalised_quote():
 
 
 def test_candidate_is_copied_not_mutated():
-    original = cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["entrusted", "disk"])
+    original = cand(Q_DF_TOOL, body="/data has 3.2T used.", tags=["recurred", "disk"])
     before = copy.deepcopy(original)
     result = gate(original)
     assert original == before

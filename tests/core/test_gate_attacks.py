@@ -1262,13 +1262,13 @@ ATTACKS = [
     A(
         "shape",
         cand(DF, body="/volume1 at 86%.", tags=["entrusted"]),
-        lambda r: "entrusted" not in r.candidate["tags"],
+        lambda r: r.verdict == "dropped" and r.tag_checks["entrusted"] != "ok",
         "claim-tag-without-user",
     ),
     A(
         "shape",
         cand(SELF_LIMIT, kind="judgement", body="I judged it.", tags=["landmine"]),
-        lambda r: "landmine" not in r.candidate["tags"],
+        lambda r: r.verdict == "dropped" and r.tag_checks["landmine"] != "ok",
         "landmine-from-self",
     ),
 ]
