@@ -789,7 +789,8 @@ def _short(text: str, limit: int = 60) -> str:
 
 
 _FIRST_PERSON = re.compile(
-    r"\b(?:I|I'm|I've|I'd|I'll|me|my|mine|myself)\b|私|僕|俺|わたし|自分は|と思う|と思います|と判断|と考え|"
+    r"\b(?:I|I'm|I've|I'd|I'll|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b|私|僕|俺|わたし|自分は|と思う|と思います|"
+    r"と判断|と考え|"
     r"我(?!们|們)|本人认为"
 )
 
@@ -909,7 +910,7 @@ def _gate_one(
     evidence = evidence.with_context(context)
     if kind == ClaimKind.IDEA:
         with index.deadline.step("floor: the idea's text"):
-            return _idea(result, fields, evidence, human_names, candidate, floors)
+            return _idea(result, fields, evidence, human_names, candidate, floors, index.session())
     if not survivors:
         return _no_survivor(result, checks)
 
@@ -1043,6 +1044,7 @@ def _idea(
     human_names: Sequence[str],
     candidate: Mapping[str, Any],
     floors: Floors,
+    session: Sequence[tuple[str, str, str]] = (),
 ) -> GateResult:
     """Ideas go to seeds, with or without quotes -- unless they are facts dressed as ideas."""
     prose = "\n".join(v for v in fields.values() if v)
@@ -1076,16 +1078,31 @@ def _idea(
     # an idea is the agent's own: its figures may come from the agent's own words, and it
     # may name what it proposes (a seed is not stored; it graduates only through the gate,
     # on evidence that vouches its figures and names)
+    # ... and an idea may use a figure the session gives (3号棚, the 403 it saw): a seed is
+    # not stored as a memory, and graduates only through the gate, on its own quotes
+    told = _session_figures(fields, session)
     violations = [
         v
         for v in violations
         if not (v.kind == FloorKind.TAG and v.rule == FloorRule.NEEDS_EVIDENCE)
         and not (v.kind == FloorKind.NUMBER and v.rule == FloorRule.SELF_ONLY)
+        and not (v.kind == FloorKind.NUMBER and v.text in told)
         and v.kind != FloorKind.NAME
     ]
     if violations:
         return result("dropped", "refused by the floor", drop="floor", violations=violations)
     return result("seed", "ideas go to seeds, never to the store")
+
+
+def _session_figures(
+    fields: Mapping[str, str], session: Sequence[tuple[str, str, str]]
+) -> frozenset[str]:
+    """The figures of an idea (canonical form) that some segment of the session gives."""
+    found = [q for v in fields.values() if v for q in scan(v)]
+    if not found or not session:
+        return frozenset()
+    vouch = Vouchers(t for c, t, _own in session)
+    return frozenset(q.canon for q in found if vouch.vouches(q))
 
 
 def _settled_credit(prose: str, human_names: Sequence[str]) -> str:

@@ -47,7 +47,7 @@ from .attribution import (
     foreign_words,
     own_words,
 )
-from .entities import NameVouchers
+from .entities import NameVouchers, SwapFinder
 from .identifiers import IDENTIFIER
 from .names import names_in
 from .negation import cut_reason, negations_in
@@ -459,10 +459,13 @@ def _claim_ok(
         return None
     if claim.who == THIRD:
         said_of = [
-            seg for c, _q, seg in evidence.quotes if c != "SELF" and names_in(claim.name, seg)
+            _said_by(claim.name, seg)
+            for c, _q, seg in evidence.quotes
+            if c != "SELF" and names_in(claim.name, seg)
         ]
-        if any(_one_segment(claim, figures, s) for s in dict.fromkeys(said_of)):
-            return None
+        for reading, clause_figures in _readings(claim, text, figures, names):
+            if any(_one_segment(reading, clause_figures, s) for s in dict.fromkeys(said_of) if s):
+                return None
         if claim.name.lower() in _GROUPS and any(
             _WE.search(fold(u)) and _one_segment(claim, figures, o)
             for u, o in zip(raw, user, strict=True)
@@ -565,8 +568,14 @@ def _readings(
     if not has_cjk(comma):
         return [(claim, figures)]
     own = claim.content & content_tokens(comma)
-    if own and own != claim.content:
-        out.append((dataclasses.replace(claim, content=own), scan(comma)))
+    comma_figures = scan(comma)
+    narrower = own != claim.content or [q.canon for q in comma_figures] != [
+        q.canon for q in figures
+    ]
+    if (own or comma_figures) and narrower:
+        # what the clause credits is in its words or its figures ("周敏说2023年1.2亿"); a
+        # clause of the verb alone ("用户说，…") opens what follows and is no reading
+        out.append((dataclasses.replace(claim, content=own), comma_figures))
     narrow, clause = _own_clause(claim, text)
     if clause:
         out.append((narrow, scan(clause)))
@@ -594,6 +603,23 @@ def _first_in_sentence(claim: Claim, text: str, names: tuple[str, ...]) -> bool:
     i = bisect.bisect_right(stops, claim.start) - 1
     start = stops[i] if i >= 0 else 0
     return not any(start <= c.start < claim.start and c.who != HUMAN for c in claims(text, names))
+
+
+def _said_by(name: str, segment: str) -> str:
+    """What *segment* says of the person *name*: in a conversation or minutes (lines under
+    speakers' labels), their own lines and whatever is not under another speaker's label
+    (a line naming them, a heading); elsewhere the whole segment. "房东王姐：…" vouches
+    王姐's words, never 中介小刘's line beside it."""
+    spoken = [v for v in _voices.voices(segment) if v.speaker]
+    others = [v for v in spoken if not names_in(name, v.speaker)]
+    if not others or len(others) == len(spoken):
+        return segment  # no one else speaks here, or *name* is no speaker of it
+    parts, pos = [], 0
+    for v in sorted(others, key=lambda v: v.start):
+        parts.append(segment[pos : v.start])
+        pos = max(pos, v.end)
+    parts.append(segment[pos:])
+    return "\n".join(p for p in parts if p.strip())
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:
@@ -669,6 +695,7 @@ def check_surface(
     named = NameVouchers(evidence.name_texts() + [g for g in given if g], human_names)
     curating = evidence.for_curation() if evidence.context else evidence
     rows = evidence.rows()
+    swaps = SwapFinder(t for c, t in evidence.segments if c != SELF_CLASS)
     for name, value in fields.items():
         if not isinstance(value, str) or not value:
             continue
@@ -689,7 +716,7 @@ def check_surface(
             out.append(Violation(NUMBER, name, q.canon, rule))
         if name not in _CURATION_FIELDS:
             # the curation sentences say why a memory is kept, and may name its project
-            out.extend(_content_violations(name, value, rows, named, seen))
+            out.extend(_content_violations(name, value, rows, named, swaps, seen))
         for claim in claims(_unframed(name, value), human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
                 continue
@@ -705,7 +732,12 @@ def check_surface(
 
 
 def _content_violations(
-    name: str, value: str, rows: Rows, named: NameVouchers, seen: set[tuple[str, str]]
+    name: str,
+    value: str,
+    rows: Rows,
+    named: NameVouchers,
+    swaps: SwapFinder,
+    seen: set[tuple[str, str]],
 ) -> list[Violation]:
     """A figure taken from a table row the sentence does not name, and a name no evidence
     gives, each once."""
@@ -714,7 +746,7 @@ def _content_violations(
         if (NUMBER, q.canon) not in seen:
             seen.add((NUMBER, q.canon))
             out.append(Violation(NUMBER, name, q.canon, R.OTHER_ROW))
-    for entity in named.unvouched(value):
+    for entity in [*named.unvouched(value), *swaps.swapped(value)]:
         if (FloorKind.NAME, entity.lower()) not in seen:
             seen.add((FloorKind.NAME, entity.lower()))
             out.append(Violation(FloorKind.NAME, name, entity, R.UNVOUCHED))

@@ -184,3 +184,76 @@ def _in_words(key: str, blob: str) -> bool:
             return True
         at = blob.find(key, at + 1)
     return False
+
+
+# =========================================================================== swapped words
+
+#: How wide a window of a copied phrase is compared, and where in it a swap may stand:
+#: two characters of the phrase stay on each side of what was changed.
+_SWAP_WINDOW = 6
+_SWAP_AT = ((2,), (3,))
+_NAME_CHAR = re.compile(rf"[{HAN}\u30a1-\u30fa\u30fc-\u30ff]")
+
+
+def _swappable(ch: str) -> bool:
+    """A character a name is written in (Han, katakana) that is not grammar (的, 是, a
+    pronoun: they change in an honest retelling)."""
+    return bool(_NAME_CHAR.fullmatch(ch)) and ch not in _SWAP_NOT
+
+
+_SWAP_NOT = lexicon.words("swap_not")
+
+
+class SwapFinder:
+    """Phrases a text copies from its evidence with one name-like character changed:
+    息子の健二に for 息子の健太に, 农技站的李工 for 农技站的赵工, 信州アグロテック for
+    信州アグリテック. A Chinese or Japanese window of the text that occurs nowhere in the
+    evidence, but matches a window of the evidence except one Han or katakana character in
+    its middle (two characters of the phrase on each side), has swapped it. Two characters
+    changed together are not read: an honest retelling changes a word that way (建议 for
+    应该), and so 豆豆 for 朵朵 passes. The evidence is indexed once: each window with its
+    middle blanked."""
+
+    def __init__(self, evidence: Iterable[str]) -> None:
+        t = "\n".join(fold(t) for t in evidence)
+        self._windows: set[str] = set()
+        self._keys: dict[str, set[str]] = {}
+        for i in range(len(t) - _SWAP_WINDOW + 1):
+            w = t[i : i + _SWAP_WINDOW]
+            if not _phrase(w) or w in self._windows:
+                continue
+            self._windows.add(w)
+            for at in _SWAP_AT:
+                self._keys.setdefault(_blank(w, at), set()).add("".join(w[p] for p in at))
+
+    def swapped(self, text: str) -> list[str]:
+        """The phrases of *text* with a swapped name-like character, each as written."""
+        if not self._keys:
+            return []
+        folded = fold(text)
+        out: list[str] = []
+        for i in range(len(folded) - _SWAP_WINDOW + 1):
+            w = folded[i : i + _SWAP_WINDOW]
+            if w in self._windows or not _phrase(w):
+                continue
+            for at in _SWAP_AT:
+                got = "".join(w[p] for p in at)
+                were = self._keys.get(_blank(w, at))
+                if not were or got in were or not all(_swappable(c) for c in got):
+                    continue
+                if any(all(_swappable(c) for c in was) for was in were):
+                    out.append(w)
+                    break
+        return list(dict.fromkeys(out))
+
+
+def _phrase(window: str) -> bool:
+    """A window of Chinese or Japanese writing: its characters CJK or punctuation, no space,
+    no Latin letter or digit, and at least four CJK."""
+    if any(c.isspace() or (c.isascii() and c.isalnum()) for c in window):
+        return False
+    return sum(1 for c in window if CJK_CHAR.fullmatch(c)) >= 4
+
+
+def _blank(window: str, at: tuple[int, ...]) -> str:
+    return "".join("\0" if i in at else c for i, c in enumerate(window))

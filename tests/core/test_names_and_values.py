@@ -138,3 +138,46 @@ def test_the_readers_run_in_linear_time_on_pathological_input():
     ):
         for fn in (names_in_text, comparison, scan, content_tokens, voices):
             _linear(fn, make)
+
+
+def test_the_swap_finder_and_the_table_reader_run_in_linear_time():
+    from kura_core.floors.entities import SwapFinder
+    from kura_core.floors.tables import Rows
+
+    def swaps(text: str) -> list[str]:
+        return SwapFinder([text]).swapped(text[::-1])
+
+    def rows(text: str) -> list:
+        return Rows([text]).moved(text)
+
+    for make in (
+        lambda n: "女儿叫朵朵，" * (n // 6),
+        lambda n: "健" * n,
+        lambda n: "a,b,c\n" * (n // 6),
+        lambda n: "k  1  2\n" * (n // 8),
+    ):
+        for fn in (swaps, rows):
+            _linear(fn, make)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet="健太朵二李赵工的要来看大棚下周三农技站", min_size=8, max_size=30),
+    st.integers(2, 5),
+    st.sampled_from("健太朵二李赵工大棚"),
+)
+def test_a_phrase_copied_whole_is_never_a_swap_and_one_changed_name_character_is(phrase, at, other):
+    from kura_core.floors.entities import SwapFinder
+
+    finder = SwapFinder([phrase])
+    assert finder.swapped(phrase) == []
+    changed = phrase[:at] + other + phrase[at + 1 :]
+    window = changed[at - 2 : at + 4]
+    if (
+        changed != phrase
+        and len(window) == 6
+        and window not in phrase
+        and phrase[at] not in "的要来看下三"
+        and other not in "的要来看下三"
+    ):
+        assert finder.swapped(changed), (phrase, changed)
