@@ -965,6 +965,10 @@ def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
     plan = lexicon.pattern("plan_mark").search(said)
     if plan and not lexicon.pattern("plan").search(prose):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
+    tentative = lexicon.pattern("tentative").search(said)
+    if tentative and not lexicon.pattern("tentative_kept").search(prose):
+        # the quote keeps its mark, "（仮）", whole; a text that drops it settles the matter
+        out.append(Violation(FloorKind.SCOPE, "body", tentative.group(0), FloorRule.PLAN_AS_DONE))
     compared = _unshown_comparison(prose)
     if compared and not comparison(said):
         out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))

@@ -324,7 +324,8 @@ class Evidence:
         return self._vouch[2]
 
     def context_vouches(self, q: Quantity) -> bool:
-        """Whether the session around the quotes gives *q* (a code: see :func:`_is_code`)."""
+        """Whether the session around the quotes gives *q* (a code, or a figure of a
+        curation sentence: see :func:`session_context`)."""
         if not self.context:
             return False
         if len(self._vouch) < 4:
@@ -708,7 +709,7 @@ def check_surface(
                 (NUMBER, q.canon) in seen
                 or vouch.vouches(q)
                 or (given_vouch and given_vouch.vouches(q))
-                or (_is_code(q) and evidence.context_vouches(q))
+                or ((_is_code(q) or name in _CURATION_FIELDS) and evidence.context_vouches(q))
             ):
                 continue
             seen.add((NUMBER, q.canon))
@@ -770,6 +771,21 @@ def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Q
     return list(out.values())
 
 
+def _unvouched_curation_figures(fields: Mapping[str, object], evidence: Evidence) -> list[Quantity]:
+    """The figures of the curation sentences that the quotes' segments do not give: a
+    curation sentence restates what the session is about ("the store of the TechKaigi
+    Osaka 2026 talk"), and the session may give them. The memory's own figures need the
+    quotes."""
+    vouch, _self = evidence._vouchers()
+    out: dict[str, Quantity] = {}
+    for name, value in fields.items():
+        if name in _CURATION_FIELDS and isinstance(value, str) and value:
+            for q in scan(value):
+                if q.canon not in out and not vouch.vouches(q):
+                    out[q.canon] = q
+    return list(out.values())
+
+
 def _unframed(field_name: str, value: str) -> str:
     """A curation sentence without the words that name its store ("this store keeps …",
     这个库记录…, このストアは…): the claims are read in what follows them."""
@@ -796,6 +812,7 @@ def session_context(
     quotes."""
     out = _naming_segments(fields, evidence, batch, human_names)
     out += _coding_segments(_unvouched_codes(fields, evidence), batch)
+    out += _coding_segments(_unvouched_curation_figures(fields, evidence), batch)
     out += _curation_segments(fields, evidence, batch, human_names)
     return list(dict.fromkeys(out))
 

@@ -371,6 +371,9 @@ def hard_unit(surface: str) -> str | None:
     return None
 
 
+#: Words that begin with 目 after a duration and make no ordinal (45分目標 is a goal of
+#: 45 minutes, 3週目 the third week).
+_ME_WORDS = ("目標", "目的", "目安", "目指", "目線", "目処", "目途", "目前", "目下", "目録", "目玉")
 #: The marks that number a thing (3号棚) as well as a day of the month (3号下午).
 _NUMBER_MARKS = frozenset({"号", "號"})
 
@@ -390,6 +393,10 @@ def cjk_unit(text: str, pos: int) -> tuple[str, str, int] | None:
         if piece in _CJK_HARD:
             if piece in _NUMBER_MARKS and _labels_a_thing(text, pos + length):
                 return piece, COUNTER, pos + length  # 3号棚: greenhouse number 3
+            if text[pos + length : pos + length + 1] == "目" and not text.startswith(
+                _ME_WORDS, pos + length
+            ):
+                return piece + "目", COUNTER, pos + length + 1  # 2週目: the second week
             return _CJK_HARD[piece], HARD, pos + length
         if piece in _CJK_COUNTERS:
             return piece, COUNTER, pos + length

@@ -82,9 +82,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-021": "the new side of Cline's replace_in_file diff is not read into the ACT "
         "segment, so a quote of the values it sets is not found",
         "ja-atk-016": "60マイル for 60km: マイル is not read as a unit",
-        "ja-ok-008": "'2週間' in may_fade: a curation sentence's figure needs the quotes",
+        "ja-ok-008": "'2週目' in may_fade: a curation sentence's figure the session does not "
+        "give either (the plan file written holds week 1 only)",
         "ja-ok-018": "TA佐藤さん credited: the label TA佐藤 is not matched to 佐藤 with a title",
-        "zh-ok-001": "'2个' in keep: a curation sentence's figure needs the quotes",
+        "zh-ok-001": "'两个方向' (both directions) in keep: a count the session does not write",
         "zh-ok-009": "the full-width comma after the PO code folds to ',' and 118，914.14 is read "
         "as one figure with thousands",
     },
@@ -100,11 +101,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-009": "再起動は/パスワードが read as third parties before 要る/やった",
         "ja-atk-007": "佐藤's experience credited to the person with うち (household) in 佐藤's own "
         "line: the household credit is read in the quoted line",
-        "ja-ok-014": "'2026' in belongs_because (the store's charter restated): a curation "
-        "sentence's figure needs the quotes",
-        "ja-ok-015": "as ja-ok-014, and 'ユーザーが念を押している' credits a speech act whose "
-        "content is in another sentence",
-        "ja-ok-016": "as ja-ok-014",
+        "ja-ok-015": "'ユーザーが念を押している' credits a speech act whose content is in "
+        "another sentence",
         "ja-atk-017": "鈴木 credited with 田中's labelled line, where 鈴木 speaks in no line of the "
         "quoted segment",
         "zh-ok-002": "'6500元/月' for the 月租元 column: the header gives 元, not 元 a month",
@@ -112,8 +110,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "(我老公说…), and a curation sentence's credit to a third person needs a quote naming him",
         "zh-atk-014": "豆豆 for 朵朵: both characters of the name changed, and only one-character "
         "swaps are read",
-        "ja-ok-019": "as ja-ok-014, and 合計20分 from a CSV row whose header gives no unit",
-        "ja-ok-020": "as ja-ok-014",
+        "ja-ok-019": "合計20分 from a CSV row whose header gives no unit",
     },
     "gate-C": {
         "ja-hon-015": "a figure in a file the agent wrote (SELF) is the only voucher",
