@@ -1497,11 +1497,30 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
     for q in found:
         if q.kind == NUMBER and q.value is not None:
             after = _PER_AFTER.match(text, q.end)
+            if after is None:  # "24 covers/seating", "3 posts per day": the thing, then per
+                thing = _COUNTED.match(text, q.end)
+                after = _PER_AFTER.match(text, thing.end()) if thing else None
+            if after and _SPACED_SLASH.search(after.group(0)) and not _unit_like(after.group("d")):
+                after = None  # "8分 / ロイヤル西新": a list's separator, not "per"
             word = after.group("d") if after else _denominator_before(text, q.start)
             if word and not _no_denominator(word):
                 q = replace(q, per=_per_unit(word))
         out.append(q)
     return out
+
+
+#: What a figure counts, written between it and its denominator ("24 covers/seating").
+_COUNTED = re.compile(r"[ \t]{1,2}[A-Za-z]{2,15}(?=[ \t]*(?:/|／)|[ \t]+per[ \t])")
+#: A slash with space on both sides: it parts a list as often as it means "per".
+_SPACED_SLASH = re.compile(r"\s[/／]\s")
+
+
+def _unit_like(word: str) -> bool:
+    """Whether a word after a spaced slash is a unit or a period ("$5 / month", "8元 / 公斤")."""
+    if word in _PER_PERIOD_WORDS:
+        return True
+    got = scan(f"1{word}") if not word[:1].isascii() else scan(f"1 {word}")
+    return len(got) == 1 and bool(got[0].unit) and got[0].end - got[0].start >= len(word)
 
 
 def _no_denominator(word: str) -> bool:

@@ -60,8 +60,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-027": "the sentence names both plates' rows and takes the other row's count: a "
         "sentence naming several rows is not judged",
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
-        "ja-hon-003": "駅徒歩8分 in a table whose cells part at two spaces: the row is read, the "
-        "column's minutes are not carried by the header",
         "ja-hon-009": "比較に使うから残す for 消さないで、比較に使うから: the credit paraphrases a "
         "negated verb by its opposite",
         "ja-hon-015": "'Cでいくと決めた' for 'やっぱりCにする': a one-letter option is no content token",
@@ -77,8 +75,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-019": "Tomás credited with Priya's line of a chat a tool printed: a label in "
         "brackets ('[Priya] …') is not read as a speaker",
         "en-atk-034": "'the fairest fee table' beside two prices: the figures are read as showing it",
-        "en-ok-002": "'24 covers per seating' for '24 covers/seating': a rate written with its unit "
-        "word between the figure and the slash is not read as a rate",
         "en-ok-021": "the new side of Cline's replace_in_file diff is not read into the ACT "
         "segment, so a quote of the values it sets is not found",
         "ja-atk-016": "60マイル for 60km: マイル is not read as a unit",
