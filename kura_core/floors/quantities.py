@@ -1559,7 +1559,19 @@ def _calendar(text: str, found: list[Quantity]) -> list[Quantity]:
     out = [q for q in out if not any(a <= q.start < b for a, b in zones)]
     spans = identifiers(text)
     if spans:
-        out = [q for q in out if not any(a <= q.start and q.end <= b for a, b, _s, _c in spans)]
+        tails = []
+        for q in out:
+            code_end = next((b for a, b, _s, _c in spans if a <= q.start < b < q.end), None)
+            if code_end is not None:
+                # a figure read on from inside a code ("HM-2026-118，914.14" folded to
+                # "118,914.14"): the code ends it; what follows its separator is read again
+                rest = len(text[code_end : q.end]) - len(text[code_end : q.end].lstrip(",，、 "))
+                tails += [
+                    replace(t, start=t.start + code_end + rest, end=t.end + code_end + rest)
+                    for t in scan(text[code_end + rest : q.end])
+                ]
+        out = [q for q in out if not any(a <= q.start < b for a, b, _s, _c in spans)]
+        out += tails
         out += [
             Quantity(IDENTIFIER, text[a:b], canon, a, b, unit=sort) for a, b, sort, canon in spans
         ]
@@ -1782,6 +1794,33 @@ def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
     return tables, outside
 
 
+#: A figure under a key that names its unit by its last word: "total_eur": 914.14,
+#: due_days = 45, timeout-ms: 300 (JSON, YAML, TOML, env).
+_KEYED = re.compile(
+    r"[\"']?[A-Za-z][A-Za-z0-9]{0,30}(?:[_-][A-Za-z0-9]{1,30}){0,4}[_-](?P<u>[A-Za-z]{1,12})[\"']?"
+    r"[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?P<v>-?\d[\d,]{0,20}(?:\.\d{1,12})?)(?![\w.])"
+)
+
+
+def keyed_units(text: str) -> list[Quantity]:
+    """The figures of ``key: value`` lines whose key ends in a unit (total_eur, due_days,
+    size_gb), with that unit: what a column header is to a table."""
+    if ":" not in text and "=" not in text:
+        return []
+    out = []
+    for m in _KEYED.finditer(text):
+        unit = _header_unit(m.group("u"))
+        if unit is None:
+            continue
+        for q in scan(m.group("v")):
+            if q.kind == NUMBER and not q.unit and q.value is not None:
+                at = m.start("v")
+                out.append(
+                    replace(q, unit=unit[0], uclass=unit[1], start=q.start + at, end=q.end + at)
+                )
+    return out
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
@@ -1836,7 +1875,7 @@ class Vouchers:
     def add(self, text: str) -> None:
         self._texts.append(text)
         self._codes = None
-        for q in (*scan(text), *header_units(text)):
+        for q in (*scan(text), *header_units(text), *keyed_units(text)):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
             else:

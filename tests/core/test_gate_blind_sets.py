@@ -82,8 +82,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "give either (the plan file written holds week 1 only)",
         "ja-ok-018": "TA佐藤さん credited: the label TA佐藤 is not matched to 佐藤 with a title",
         "zh-ok-001": "'两个方向' (both directions) in keep: a count the session does not write",
-        "zh-ok-009": "the full-width comma after the PO code folds to ',' and 118，914.14 is read "
-        "as one figure with thousands",
     },
     "gate-F": {
         "en-ok-016": "an English credit of a Chinese turn whose words are mostly English: not "
