@@ -24,7 +24,7 @@ import bisect
 import dataclasses
 import functools
 import re
-from collections.abc import Container, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -828,31 +828,35 @@ def _naming_segments(
     for name, value in fields.items():
         if isinstance(value, str) and value and name not in _CURATION_FIELDS:
             wanted.extend(n for n in named.unvouched(value) if n not in wanted)
-    out: list[tuple[str, str]] = []
-    for cls, text, _own in batch:
-        if not wanted:
-            break
-        if cls != SELF_CLASS:
-            left = NameVouchers([text]).missing(wanted)
-            if len(left) < len(wanted):
-                out.append((cls, text))
-                wanted = left
-    return out
+    return _givers(wanted, batch, lambda text, left: NameVouchers([text]).missing(left))
 
 
 def _coding_segments(
     codes: list[Quantity], batch: Sequence[tuple[str, str, str]]
 ) -> list[tuple[str, str]]:
+    def unvouched(text: str, left: list[Quantity]) -> list[Quantity]:
+        here = Vouchers([text])
+        return [q for q in left if not here.vouches(q)]
+
+    return _givers(codes, batch, unvouched)
+
+
+def _givers(
+    wanted: list[Any],
+    batch: Sequence[tuple[str, str, str]],
+    left_after: Callable[[str, list[Any]], list[Any]],
+) -> list[tuple[str, str]]:
+    """The first segments of the session, in order, that give what is *wanted* (each
+    thing once): ``left_after(text, wanted)`` is what a segment leaves ungiven."""
     out: list[tuple[str, str]] = []
     for cls, text, _own in batch:
-        if not codes:
+        if not wanted:
             break
         if cls != SELF_CLASS:
-            here = Vouchers([text])
-            left = [q for q in codes if not here.vouches(q)]
-            if len(left) < len(codes):
+            left = left_after(text, wanted)
+            if len(left) < len(wanted):
                 out.append((cls, text))
-                codes = left
+                wanted = left
     return out
 
 
