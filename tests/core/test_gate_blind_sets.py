@@ -37,7 +37,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "same figures; a consent is not told from a question in another clause",
     },
     "gate-B": {
-        "ja-hon-010": "'当日も' is read as a person credited",
+        "ja-hon-010": "the credit adds DNS and 切り替え, context the quote does not hold: fewer "
+        "than half its words are the person's (the content check is lexical)",
         "zh-hon-016": "五千 for the person's 5000 in a credit: the content check compares words",
     },
     "gate-D": {
