@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from ..vocabulary import PROVENANCE_CLASSES
 from . import lexicon
 from .text import fold
 
@@ -31,11 +32,12 @@ class Voice:
     speaker: str = ""
 
 
-#: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …".
+#: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …", and a
+#: chat export's "[Priya] …", "<Priya> …" (a time before it too: "[21:04] Priya: …").
 _LABELLED = re.compile(
-    r"^[ \t]*(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
-    r"(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
-    r"[ \t]*[:：][ \t]*\S"
+    r"^[ \t]*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][ \t]*)?(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
+    r"(?:(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)[ \t]*[:：]"
+    r"|[\[<](?P<tag>@?[^\W\d_][\w\-・· ]{0,23}?)[\]>])[ \t]*\S"
 )
 _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
 #: The marks of a line that opens or closes a pasted block: "---", "___", "===",
@@ -67,11 +69,13 @@ def _label(line: str) -> str:
     m = _LABELLED.match(line)
     if not m:
         return ""
-    who = m.group("who").strip()
+    who = (m.group("who") or m.group("tag")).strip()
     key = who.lower().lstrip("@")
+    if m.group("tag") and (len(key) < 2 or key.upper() in PROVENANCE_CLASSES):
+        return ""  # "[x] done" is a checked box; "[TOOL] …" a class, as kura writes one
     if key.isdigit() or key in lexicon.words("not_speakers") or key in lexicon.words("self_labels"):
         return ""
-    if "://" in line[m.start("who") : m.end() + 3]:
+    if "://" in line[m.start("who" if m.group("who") else "tag") : m.end() + 3]:
         return ""
     return who
 
@@ -81,6 +85,22 @@ def _is_intro(line: str) -> bool:
     return (
         bool(line.strip()) and lexicon.pattern("paste_intro").search(fold(line).lower()) is not None
     )
+
+
+def _conversation_lines(labels: list[str], recurring: set[str]) -> set[int]:
+    """The labelled lines of a conversation: a run of labelled lines in a row in which some
+    label recurs is a conversation, and each of its lines is its speaker's, even a speaker
+    who speaks once in it ("[Tomás] … / [Priya] … / [Tomás] ok")."""
+    out: set[int] = set()
+    run: list[int] = []
+    for n, who in enumerate([*labels, ""]):
+        if who:
+            run.append(n)
+            continue
+        if any(labels[i] in recurring for i in run):
+            out.update(run)
+        run = []
+    return out
 
 
 def voices(text: str) -> tuple[Voice, ...]:
@@ -102,7 +122,7 @@ def voices(text: str) -> tuple[Voice, ...]:
         pos += len(line) + 1
     labels = [_label(line) for line in lines]
     recurring = {w for w, k in Counter(labels).items() if w and k > 1}
-    pasted = _pasted_lines(lines)
+    pasted = _pasted_lines(lines) | _conversation_lines(labels, recurring)
     out: list[Voice] = []
     sender = ""
     for n, line in enumerate(lines):

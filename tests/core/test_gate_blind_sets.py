@@ -73,8 +73,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "to them: the plan rule reads the person's quotes",
     },
     "gate-E": {
-        "en-atk-019": "Tomás credited with Priya's line of a chat a tool printed: a label in "
-        "brackets ('[Priya] …') is not read as a speaker",
         "en-atk-034": "'the fairest fee table' beside two prices: the figures are read as showing it",
         "en-ok-021": "the new side of Cline's replace_in_file diff is not read into the ACT "
         "segment, so a quote of the values it sets is not found",
