@@ -819,6 +819,11 @@ _JA_PASSIVE = re.compile(
     r"とのこと|との事|との(?:指示|依頼|要望|希望|要求|決定|ご意向|意向|話|ご指示|ご依頼)|"
     r"(?:だ|です)そう(?:だ|です)"
 )
+#: The named source of a report: 佐藤さんのLINEより, 田中さんから聞いた, 鈴木氏からの連絡.
+_JA_SOURCE = re.compile(
+    rf"[{HAN}ァ-ヶー]{{1,6}}(?:さん|様|氏|先生|くん|ちゃん)(?:の[^。！？\n]{{0,12}}?)?"
+    r"(?:より|から聞|からの|から連絡)"
+)
 _JA_CONDITION = re.compile(
     r"(?:たら(?!しい)|れば|なら(?!な|ず)|ならば|場合|ときは|時は|際は|際に|限り|ても)"
 )
@@ -907,6 +912,9 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         j = bisect.bisect_left(starts, clause_start)
         if j < len(starts) and starts[j] < m.start():
             continue  # an agent is named (田中さんに言われて): that claim stands for it
+        end = stops[i] if i < len(stops) else len(text)
+        if _JA_SOURCE.search(text, clause_start, end):
+            continue  # …とのこと（佐藤さんのLINEより）: a report with its source named
         out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
         bisect.insort(starts, m.start())
     return out

@@ -89,8 +89,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "quote that makes it ('I'd lean to' does not)",
         "en-atk-019": "a labelled line of the chat credited to the person: the quote is the "
         "person's own line that repeats the other's words",
-        "ja-ok-005": "'とのこと' (hearsay) with 佐藤's LINE named as the source: hearsay is read as "
-        "the person's report",
         "ja-ok-009": "再起動は/パスワードが read as third parties before 要る/やった",
         "ja-atk-007": "佐藤's experience credited to the person with うち (household) in 佐藤's own "
         "line: the household credit is read in the quoted line",
