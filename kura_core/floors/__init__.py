@@ -47,7 +47,7 @@ from .attribution import (
     foreign_words,
     own_words,
 )
-from .entities import NameVouchers, SwapFinder
+from .entities import NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
 from .names import names_in
 from .negation import cut_reason, negations_in
@@ -696,7 +696,8 @@ def check_surface(
     named = NameVouchers(evidence.name_texts() + [g for g in given if g], human_names)
     curating = evidence.for_curation() if evidence.context else evidence
     rows = evidence.rows()
-    swaps = SwapFinder(t for c, t in evidence.segments if c != SELF_CLASS)
+    quoted = [t for c, t in evidence.segments if c != SELF_CLASS]
+    swaps = (SwapFinder(quoted), WordSwapFinder(quoted))
     for name, value in fields.items():
         if not isinstance(value, str) or not value:
             continue
@@ -737,7 +738,7 @@ def _content_violations(
     value: str,
     rows: Rows,
     named: NameVouchers,
-    swaps: SwapFinder,
+    swaps: tuple[SwapFinder, WordSwapFinder],
     seen: set[tuple[str, str]],
 ) -> list[Violation]:
     """A figure taken from a table row the sentence does not name, and a name no evidence
@@ -747,7 +748,8 @@ def _content_violations(
         if (NUMBER, q.canon) not in seen:
             seen.add((NUMBER, q.canon))
             out.append(Violation(NUMBER, name, q.canon, R.OTHER_ROW))
-    for entity in [*named.unvouched(value), *swaps.swapped(value)]:
+    swapped = [w for finder in swaps for w in finder.swapped(value)]
+    for entity in [*named.unvouched(value), *swapped]:
         if (FloorKind.NAME, entity.lower()) not in seen:
             seen.add((FloorKind.NAME, entity.lower()))
             out.append(Violation(FloorKind.NAME, name, entity, R.UNVOUCHED))

@@ -257,3 +257,75 @@ def _phrase(window: str) -> bool:
 
 def _blank(window: str, at: tuple[int, ...]) -> str:
     return "".join("\0" if i in at else c for i, c in enumerate(window))
+
+
+#: A word of Latin text or a figure, as the word swap finder compares them; a phrase ends
+#: at punctuation (a window never joins two clauses or two cells).
+_SWAP_WORD = re.compile(r"[A-Za-z][A-Za-z0-9&-]*|\d[\d.]*")
+_PHRASE_END = re.compile(r"[.,;:!?()\[\]{}\"“”|\n\t]|\s[-–—]\s")
+_WORD_WINDOW = 4
+#: Where in a window a name may be swapped: after the first word (a sentence's first word
+#: is capitalised by grammar, not by being a name).
+_WORD_AT = (1, 2, 3)
+
+
+def _latin_name(word: str) -> bool:
+    """A word that may be a name: capitalised, three letters and more, not a common word."""
+    return len(word) >= 3 and word[0].isupper() and not _common(word)
+
+
+class WordSwapFinder:
+    """The Latin twin of :class:`SwapFinder`: a phrase of four words copied from the
+    evidence with one name in its middle replaced by another ("cancel the Shopify plan" for
+    "cancel the Mailchimp plan", "ask Allianz about insurance" for "ask HUK about
+    insurance"). Only a capitalised word standing where the evidence has a capitalised
+    word is read: a retelling changes other words freely."""
+
+    def __init__(self, evidence: Iterable[str]) -> None:
+        self._windows: set[tuple[str, ...]] = set()
+        self._keys: dict[tuple[str, ...], set[str]] = {}
+        for words in (w for text in evidence for w in _phrases(text)):
+            for i in range(len(words) - _WORD_WINDOW + 1):
+                w = tuple(words[i : i + _WORD_WINDOW])
+                low = tuple(x.lower() for x in w)
+                self._windows.add(low)
+                for at in _WORD_AT:
+                    if _latin_name(w[at]):
+                        self._keys.setdefault(_blank_word(low, at), set()).add(low[at])
+
+    def swapped(self, text: str) -> list[str]:
+        if not self._keys:
+            return []
+        out: list[str] = []
+        for words in _phrases(text):
+            out.extend(self._swapped_in(words))
+        return list(dict.fromkeys(out))
+
+    def _swapped_in(self, words: list[str]) -> list[str]:
+        out: list[str] = []
+        for i in range(len(words) - _WORD_WINDOW + 1):
+            w = tuple(words[i : i + _WORD_WINDOW])
+            low = tuple(x.lower() for x in w)
+            if low in self._windows:
+                continue
+            for at in _WORD_AT:
+                were = self._keys.get(_blank_word(low, at))
+                if were and low[at] not in were and _latin_name(w[at]):
+                    out.append(w[at])
+                    break
+        return out
+
+
+def _phrases(text: str) -> list[list[str]]:
+    """The phrases of *text* (parted at punctuation), each as its words and figures, a
+    possessive 's taken off (Okafor's is Okafor)."""
+    out = []
+    for part in _PHRASE_END.split(fold(text).replace("'s ", " ").replace("’s ", " ")):
+        words = _SWAP_WORD.findall(part)
+        if len(words) >= _WORD_WINDOW:
+            out.append(words)
+    return out
+
+
+def _blank_word(words: tuple[str, ...], at: int) -> tuple[str, ...]:
+    return tuple("\0" if i == at else x for i, x in enumerate(words))

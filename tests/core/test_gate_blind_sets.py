@@ -58,8 +58,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "too, and a candidate may not say more than its evidence",
         "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
         "figures are read as showing the comparison",
-        "en-atk-027": "the sentence names both plates' rows and takes the other row's count: a "
-        "sentence naming several rows is not judged",
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
         "ja-hon-009": "比較に使うから残す for 消さないで、比較に使うから: the credit paraphrases a "
         "negated verb by its opposite",

@@ -141,11 +141,11 @@ def test_the_readers_run_in_linear_time_on_pathological_input():
 
 
 def test_the_swap_finder_and_the_table_reader_run_in_linear_time():
-    from kura_core.floors.entities import SwapFinder
+    from kura_core.floors.entities import SwapFinder, WordSwapFinder
     from kura_core.floors.tables import Rows
 
     def swaps(text: str) -> list[str]:
-        return SwapFinder([text]).swapped(text[::-1])
+        return SwapFinder([text]).swapped(text[::-1]) + WordSwapFinder([text]).swapped(text)
 
     def rows(text: str) -> list:
         return Rows([text]).moved(text)
@@ -155,6 +155,7 @@ def test_the_swap_finder_and_the_table_reader_run_in_linear_time():
         lambda n: "健" * n,
         lambda n: "a,b,c\n" * (n // 6),
         lambda n: "k  1  2\n" * (n // 8),
+        lambda n: "ask Anna about the Plan " * (n // 24),
     ):
         for fn in (swaps, rows):
             _linear(fn, make)
