@@ -80,12 +80,16 @@ class Rows:
                 for row, fs in zip(cells_of, found, strict=True)
             ]
             counts: dict[str, int] = {}
-            for row in words:
+            for row, fs in zip(words, found, strict=True):
+                if not any(fs):
+                    continue  # a header names columns, not rows: its words count for none
                 for c in set(row):
                     counts[c.lower()] = counts.get(c.lower(), 0) + 1
             common = max(2, (len(block) + 1) // 2)
             for row, fs in zip(words, found, strict=True):
-                keys = tuple(c.lower() for c in row if counts[c.lower()] < common and _key_like(c))
+                keys = tuple(
+                    c.lower() for c in row if counts.get(c.lower(), 0) < common and _key_like(c)
+                )
                 values = frozenset(_value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER)
                 if keys and values:
                     self.rows.append(_Row(keys, values))
@@ -141,10 +145,12 @@ def _figure(cell: str, found: Sequence[Quantity]) -> bool:
 
 
 def _key_like(cell: str) -> bool:
-    """Whether a word cell can name its row: two characters and more, and not only
-    punctuation."""
+    """Whether a word cell can name its row: two characters and more (two Latin letters
+    only as capitals: MI, SE), and not only punctuation."""
     core = cell.strip(" -—–:：|")
-    return len(core) >= (2 if not core.isascii() else 3) and any(ch.isalnum() for ch in core)
+    if core.isascii() and len(core) == 2:
+        return core.isalpha() and core.isupper()  # MI, SE: a variable's name; C1 is no key
+    return len(core) >= 2 and any(ch.isalnum() for ch in core)
 
 
 def moved_figures(text: str, evidence: Sequence[str]) -> list[Quantity]:
