@@ -465,6 +465,13 @@ _VALUED: tuple[_Valued, ...] = (
         ("-cli",),
     ),
     _Valued(
+        "password",  # 密码 qiuyu-7734-Lan: a password after its word and a space alone, when
+        # it is written as one (letters and digits, no spaces)
+        re.compile(r"(?:パスワード|密码|密碼|口令)[ \t]{1,2}([!-~]{6,128})(?![!-~])"),
+        lambda v: _said_password(v) and _has_digit_and_letter(v),
+        ("パスワード", "密"),
+    ),
+    _Valued(
         "password",  # recovery and backup codes named by their sentence, in any of the three
         re.compile(
             r"(?:リカバリー?コード|リカバリキー|復旧コード|バックアップコード|回復コード|恢复码|恢复代码"
@@ -488,11 +495,27 @@ _VALUED: tuple[_Valued, ...] = (
         "password",  # a PIN named by its sentence: 暗証番号は3176, PIN: 3176, 支付密码是 482913
         re.compile(
             r"(?:暗証番号|暗証コード|(?<![A-Za-z])(?i:pin)(?:コード|码|碼|[ \t]?(?i:code))?"
-            r"|(?i:passcode)|支付密码|取款密码|支付密碼)" + _SAID + r"(\d{4,12})(?!\d)"
+            r"|(?i:passcode)|支付密码|取款密码|支付密碼|验证码|驗證碼|認証コード|確認コード"
+            r"|ワンタイムパスワード|(?i:otp|one-time code|verification code))"
+            + r"(?:"
+            + _SAID
+            + r"|[ \t]{1,2})(\d{4,12})(?!\d)"
             r"(?![ \t]{0,2}(?:桁|位|文字|字|個|回|次|分|秒|日|月|年|円|元|人|件|%|(?i:digit|char|number)))"
         ),
         _not_placeholder,
-        ("暗証", "pin", "passcode", "密"),
+        (
+            "暗証",
+            "pin",
+            "passcode",
+            "密",
+            "验证",
+            "驗證",
+            "認証",
+            "確認",
+            "ワンタイム",
+            "otp",
+            "code",
+        ),
     ),
     _Valued(
         "password",  # English prose: "the PIN is 3176", "passcode was 904412"
@@ -945,6 +968,35 @@ def _plain_text(decoded: str) -> bool:
 _WORDS = re.compile(r"[A-Za-z]{2,}")
 
 
+#: A recovery or backup code's name, on the line before the codes it lists.
+_CODES_LABEL = re.compile(
+    r"リカバリー?コード|バックアップコード|復旧コード|恢复码|备用码|备份码|復原碼"
+    r"|(?i:recovery[ \t]codes?|backup[ \t]codes?)"
+)
+#: A line that is only codes: groups of letters and digits parted by hyphens or spaces.
+_CODE_LINE = re.compile(
+    r"[ \t]{0,8}+(?:[-*•][ \t]{0,4}+)?+"
+    r"([A-Za-z0-9]{3,10}+(?:[- ][A-Za-z0-9]{3,10}+){0,5}+)[ \t]{0,8}+"
+)
+
+
+def _code_lines(text: str) -> Iterator[tuple[int, int]]:
+    """Recovery codes listed one a line after the line that names them ("リカバリーコード、
+    ここに貼っとく" then 7h2k-9qwm-x4pd, …): each line that is only a code, up to sixteen."""
+    for m in _CODES_LABEL.finditer(text):
+        pos = text.find("\n", m.end())
+        for _ in range(16):
+            if pos < 0:
+                break
+            end = text.find("\n", pos + 1)
+            end = len(text) if end < 0 else end
+            line = _CODE_LINE.fullmatch(text, pos + 1, end)
+            if not line or not any(c.isdigit() for c in line.group(1)):
+                break
+            yield line.start(1), line.end(1)
+            pos = end if end < len(text) else -1
+
+
 def _bare_random(text: str) -> Iterator[tuple[int, int]]:
     """Spans of random tokens standing alone on their lines, every token on the line
     random (a generator's output, never labelled). Not inside a certificate or public key
@@ -1197,6 +1249,7 @@ class SecretRules:
         ranked += [(_ASSIGNED, s, e, k) for s, e, k in _assignments(text)]
         ranked += [(_ASSIGNED + 1, s, e, k) for s, e, k in _containers(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in self._encoded(text)]
+        ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _code_lines(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]

@@ -491,3 +491,31 @@ def test_a_quote_cut_through_a_known_secret_keeps_no_piece_of_it():
         BUILTIN.redact("数据库口令：Qz8!mW2#lake，别写进 notebook。")
     out = BUILTIN.knowing(known).redact("8!mW2#lake，别写进 notebook。").text
     assert "mW2#lake" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "リカバリーコード、ここに貼っとく\n7h2k-9qwm-x4pd\n3nfz-8ave-q1rc\n次の話",
+            "3nfz-8ave-q1rc",
+        ),
+        ("SSID 是 Xiaomi_AX3000_3F，密码 qiuyu-7734-Lan\nNAS", "qiuyu-7734-Lan"),
+        ("刚才控制台登录的验证码 482913 已经用掉了", "482913"),
+        ("your verification code: 551203", "551203"),
+        (
+            "SENTRY_DSN=https://f1ddd2e9dc005b4d92760f18665b7643@o4507318822510592.ingest.us.sentry.io/1",
+            "f1ddd2e9dc005b4d92760f18665b7643",
+        ),
+    ],
+)
+def test_codes_listed_by_line_a_spaced_password_and_one_time_codes_are_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["密码 至少8位", "验证码长度 6位", "the recovery codes are in the safe\nsee you 2026-11-20"],
+)
+def test_their_look_alikes_stay(text):
+    assert BUILTIN.redact(text).text == text
