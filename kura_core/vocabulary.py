@@ -189,6 +189,7 @@ class FloorRule(StrEnum):
     OVER = "over"
     NOT_DONE = "not_done"
     PLAN_AS_DONE = "plan_as_done"
+    AS_SETTLED = "as_settled"
     LEGACY = "legacy"
 
 

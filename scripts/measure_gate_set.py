@@ -82,7 +82,11 @@ def why(result: Any) -> str:
 
 def measure(folder: Path) -> dict[str, Any]:
     cases = load_cases(folder)
-    results = verdicts(folder, cases)
+    return tally(cases, verdicts(folder, cases))
+
+
+def tally(cases: list[dict[str, Any]], results: dict[str, Any]) -> dict[str, Any]:
+    """Figures per language and the cases decided against the set, from verdicts at hand."""
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     misses = []
     for case in cases:

@@ -49,7 +49,7 @@ from ..floors import (
     tag_carried,
     tag_key,
 )
-from ..floors.attribution import HUMAN
+from ..floors.attribution import HUMAN, content_tokens
 from ..floors.comparison import comparison
 from ..floors.payloads import prose_spans
 from ..floors.quantities import NUMBER, RANGE, Vouchers
@@ -969,6 +969,7 @@ def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
     if tentative and not lexicon.pattern("tentative_kept").search(prose):
         # the quote keeps its mark, "（仮）", whole; a text that drops it settles the matter
         out.append(Violation(FloorKind.SCOPE, "body", tentative.group(0), FloorRule.PLAN_AS_DONE))
+    out += _settled_figures(quotes, prose)
     compared = _unshown_comparison(prose)
     if compared and not comparison(said):
         out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))
@@ -976,6 +977,46 @@ def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
 
 
 _SENTENCES = re.compile(r"[^.!?。！？;；\n]++(?:[.!?。！？;；]++|\n|$)")
+
+
+def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
+    """What a quote gives in a sentence that leaves it open -- a hedge, a deliberation, a
+    bound or a wish ("pork might go up to 17.5", 12,800円に改定する方向で検討したい,
+    "we might switch to the vegan menu") -- is vouched only as open: a sentence of the
+    candidate that gives its figure, or says most of what it says, must keep it so
+    (might, expected, proposed, 予定, 検討, 预计, a credit that says whose view it is …).
+    The sentence is the unit, so a hedge in another sentence of the quote leaves the
+    rest alone."""
+    mark, kept = lexicon.pattern("unsettled_mark"), lexicon.pattern("unsettled_kept")
+    open_values: dict[object, str] = {}
+    open_words: list[tuple[frozenset[str], str]] = []
+    for quote in quotes:
+        for m in _SENTENCES.finditer(fold(quote).lower()):
+            hedge = mark.search(m.group(0))
+            if hedge is None:
+                continue
+            figures = [
+                q for q in scan(m.group(0)) if q.kind in (NUMBER, RANGE) and q.value is not None
+            ]
+            for q in figures:
+                open_values.setdefault(q.value, hedge.group(0))
+            if not figures:
+                words = content_tokens(m.group(0)[: hedge.start()] + m.group(0)[hedge.end() :])
+                if len(words) >= 3:
+                    open_words.append((words, hedge.group(0)))
+    if not open_values and not open_words:
+        return []
+    for m in _SENTENCES.finditer(fold(prose).lower()):
+        sentence = m.group(0)
+        if kept.search(sentence):
+            continue
+        said = [open_values[q.value] for q in scan(sentence) if q.value in open_values]
+        if not said:
+            have = content_tokens(sentence)
+            said = [h for words, h in open_words if 2 * len(words & have) > len(words)]
+        if said:
+            return [Violation(FloorKind.SCOPE, "body", said[0], FloorRule.AS_SETTLED)]
+    return []
 
 
 def _unshown_comparison(prose: str) -> str:

@@ -46,6 +46,7 @@ from .attribution import (
     fold_lines,
     foreign_words,
     own_words,
+    unwrap,
 )
 from .entities import NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
@@ -238,6 +239,9 @@ _MESSAGES: dict[tuple[str, str], str] = {
     (LINK, "*"): "link [[{t}]] names no memory in this store ({f})",
     (FloorKind.SCOPE, R.PLAN_AS_DONE): (
         "writes as done what its quote only plans ({q}): keep it a plan ({f})"
+    ),
+    (FloorKind.SCOPE, R.AS_SETTLED): (
+        "states as settled a figure its quote gives with {q}: keep it open ({f})"
     ),
     (FloorKind.CONTENT, R.UNVOUCHED): (
         "says {q}, a comparison no quote makes and no figure shows ({f})"
@@ -565,6 +569,9 @@ def _readings(
     ("星耀城还没定，用户明确纠正过": the correction is of what came before). The first
     reading the person's words carry is the one judged."""
     out: list[tuple[Claim, Sequence[Quantity]]] = []
+    back = _said_before(claim, text) if text else None
+    if back:
+        return [back]  # "…。田中さんが提案した": what was proposed is the sentence before
     comma = _comma_clause(claim, text) if text else ""
     if not has_cjk(comma):
         return [(claim, figures)]
@@ -583,6 +590,33 @@ def _readings(
     if not clause or _first_in_sentence(claim, text, names):
         out.append((claim, figures))
     return out
+
+
+def _speech_tokens() -> frozenset[str]:
+    return frozenset().union(*(content_tokens(w) for w in lexicon.words("speech_acts")))
+
+
+_SPEECH_ACT_TOKENS = _speech_tokens()
+
+
+def _said_before(claim: Claim, text: str) -> tuple[Claim, Sequence[Quantity]] | None:
+    """A credit that only says someone said something ("田中さんが提案した", "Tanaka
+    suggested it"): what it credits is the sentence before it, which is then read as the
+    claim's content. None when the claim's verb is not one of saying ("the user dropped
+    it" credits the dropping), when its clause says more than that (one word of
+    circumstance, "in the review", is not more) or when nothing comes before it."""
+    said = (claim.content | content_tokens(claim.phrase)) & _SPEECH_ACT_TOKENS
+    if not said or len(claim.content - _SPEECH_ACT_TOKENS) > 1:
+        return None
+    folded, stops = _folded_with_stops(text)
+    i = bisect.bisect_right(stops, claim.start) - 1
+    if i < 0:
+        return None
+    before = folded[stops[i - 1] if i >= 1 else 0 : stops[i]]
+    tokens = content_tokens(before)
+    if not tokens:
+        return None
+    return dataclasses.replace(claim, content=tokens), scan(before)
 
 
 def _comma_clause(claim: Claim, text: str) -> str:
@@ -642,7 +676,7 @@ _CLAIM_CLAUSE_END = re.compile(
 def _folded_with_stops(text: str) -> tuple[str, tuple[int, ...]]:
     """*text* folded, and where each of its sentences ends: worked out once per text, not
     once per claim in it (a page of claims in one unbroken sentence made that quadratic)."""
-    folded = fold_lines(text).replace("\n", " ")  # the offsets of claims()
+    folded = unwrap(fold_lines(text))  # the offsets of claims()
     return folded, tuple(m.end() for m in _SENTENCE_END.finditer(folded))
 
 

@@ -146,18 +146,40 @@ def content_tokens(text: str) -> frozenset[str]:
         out.add(_stem(w))
     for m in _CJK_SPAN.finditer(folded):
         run = m.group(0)
-        if len(run) == 1:
-            if not _HIRAGANA.fullmatch(run) and run not in _FUNCTION_CHARS:
-                out.add(run)
-            continue
-        for i in range(len(run) - 1):
-            pair = run[i : i + 2]
-            if _HIRAGANA.fullmatch(pair) or pair in _STOP_CJK:
-                continue
-            if pair[0] in _JA_CASE_PARTICLES or pair[1] in _JA_CASE_PARTICLES:
-                continue  # 分の, を消: a case particle beside a word is grammar, not content
-            out.add(pair)
+        if _KATAKANA_WORD.search(run):
+            # a katakana word is one word (アカウント), not four pairs that outweigh the
+            # rest of the sentence; the characters around it are paired on their own
+            out.update(k.group(0) for k in _KATAKANA_WORD.finditer(run))
+            for piece in _KATAKANA_WORD.split(run):
+                out |= _cjk_pairs(piece)
+        else:
+            out |= _cjk_pairs(run)
     return frozenset(out)
+
+
+#: A katakana word of two characters or more (the long-vowel mark and ・ inside it).
+_KATAKANA_WORD = re.compile(
+    r"[\u30a1-\u30fa\u30fc][\u30a1-\u30fa\u30fc\u30fb]*[\u30a1-\u30fa\u30fc]"
+)
+
+
+def _cjk_pairs(run: str) -> set[str]:
+    """Comparison tokens of one run of Chinese or Japanese characters: each pair of
+    adjacent characters that is not grammar (bare hiragana, a stop pair, a case particle
+    beside a word); a lone character that is not grammar is a token itself."""
+    if not run:
+        return set()
+    if len(run) == 1:
+        return set() if _HIRAGANA.fullmatch(run) or run in _FUNCTION_CHARS else {run}
+    out: set[str] = set()
+    for i in range(len(run) - 1):
+        pair = run[i : i + 2]
+        if _HIRAGANA.fullmatch(pair) or pair in _STOP_CJK:
+            continue
+        if pair[0] in _JA_CASE_PARTICLES or pair[1] in _JA_CASE_PARTICLES:
+            continue  # 分の, を消: a case particle beside a word is grammar, not content
+        out.add(pair)
+    return out
 
 
 def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
@@ -878,11 +900,28 @@ def _ja_patterns(names: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
     return re.compile(human), subj
 
 
+#: The words for "the user" that also name users of something (メールのユーザー, 新用户).
+_USERS_WORDS = ("ユーザー", "ユーザ", "利用者", "使用者", "用户", "用戶")
+_USERS_MODIFIERS = lexicon.words("users_modifiers", ("ja", "zh"))
+_JA_OF_BEFORE = re.compile(rf"[{HAN}\u30a0-\u30ffA-Za-z0-9]の$")
+
+
+def _users_of_something(text: str, start: int, who: str) -> bool:
+    """Whether "the user" at *start* names some users rather than the person: users of a
+    thing (メールのユーザー, 邮件的用户) or a kind of users (新規ユーザー, 付费用户)."""
+    if who not in _USERS_WORDS:
+        return False
+    before = text[max(0, start - 8) : start]
+    if _JA_OF_BEFORE.search(before) or before.endswith("的"):
+        return True
+    return any(before.endswith(w) for w in _USERS_MODIFIERS)
+
+
 def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, str, str]]:
     human, subj = _ja_patterns(names)
     out: list[tuple[int, int, str, str, str]] = []
     for m in subj.finditer(text):
-        if _ja_condition(text, m.end()):
+        if _ja_condition(text, m.end()) or _users_of_something(text, m.start(), m.group("who")):
             continue
         who = PRONOUN if _JA_PRONOUN_RE.fullmatch(m.group("who")) else HUMAN
         out.append((m.start(), m.end(), m.group(0), who, ""))
@@ -1060,6 +1099,8 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
     out: list[tuple[int, int, str, str, str]] = []
     for m in _zh_patterns(names).finditer(text):
         who_text = m.group("who")
+        if _users_of_something(text, m.start(), who_text):
+            continue
         after = text[m.end() : m.end() + 12]
         if not after or not _ZH_WORD_START.match(after):
             continue
@@ -1150,6 +1191,21 @@ def fold_lines(text: str) -> str:
     return "\n".join(fold(line) for line in text.split("\n"))
 
 
+#: A line break inside a sentence wrapped over lines: a word or a comma before it and a
+#: lower-case word after ("we should\nmove the meeting").
+_WRAPPED = re.compile(r"(?<=[A-Za-z0-9,;\-])\n(?=[ \t]*[a-z(])")
+
+
+def unwrap(lined: str) -> str:
+    """*lined* with the line breaks of a sentence wrapped over lines read as spaces (the
+    same offsets: one character for one). Every other line break ends a clause: a chat
+    message's lines, a paragraph, a pasted block ("田中さんからのメール貼るね" ends where
+    the mail starts, and the person's own words after it are theirs again)."""
+    if "\n" not in lined:
+        return lined
+    return _WRAPPED.sub(" ", lined)
+
+
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     """Every clause in *text* that credits the human or a named third person, once each,
     with what it credits. A person named by the one rule of :mod:`.names` as a configured
@@ -1157,9 +1213,7 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     lined = fold_lines(text)
     if not lined.strip():
         return []
-    # a line break is read only where a label starts a line; for everything else a text
-    # wrapped over lines reads as one (the same offsets: one character for one)
-    folded = lined.replace("\n", " ")
+    folded = unwrap(lined)
     names = tuple(n for n in human_names if isinstance(n, str) and n.strip())
     labels = _label_claims(lined, names)
     spans = labels + _en_claims(folded, names)
@@ -1247,7 +1301,7 @@ def attribution_claims(text: str, human_names: Sequence[str] = ()) -> list[str]:
 # =========================================================================== own words
 
 #: Where a clause ends, for cutting someone else's clause out of a person's words.
-_OWN_BREAK = re.compile(r"[.!?](?=\s|$)|[。！？;；:：,，、]")
+_OWN_BREAK = re.compile(r"[.!?](?=\s|$)|[。！？;；:：,，、\n]")
 
 
 @functools.lru_cache(maxsize=256)
@@ -1258,7 +1312,7 @@ def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
     segment's speaker says in their own voice -- the only words that can vouch for a claim
     about them. Folded line by line (:func:`fold_lines`)."""
     lined = fold_lines(text)
-    folded = lined.replace("\n", " ")
+    folded = unwrap(lined)
     cuts = [
         _clause_span(lined, folded, c)
         for c in claims(text, human_names)

@@ -79,16 +79,16 @@ _PARTS = re.compile(r"[-_]")
 
 def _is_code(raw: str) -> bool:
     """Whether a token is a code: it holds letters and at least two digits, and is not a
-    figure with its unit (64GB, 30min, 1080p, 3rd): a letter comes before a digit in it,
+    figure with its unit (64GB, 30min, 1080p, 3rd): a digit comes after a letter in it,
     and it is at least five characters long or has three digits."""
     if any(len(part) >= 3 and part.isalpha() and part.islower() for part in _PARTS.split(raw)):
         return False  # every-90-days, top-10-list: a phrase around a figure, not a code
     digits = sum(ch.isdigit() for ch in raw)
     if digits < 2 or not any(ch.isalpha() for ch in raw):
         return False
-    first_digit = next(i for i, ch in enumerate(raw) if ch.isdigit())
-    if not any(ch.isalpha() for ch in raw[:first_digit]):
-        return False  # 64GB, 2nd, 1080p: a figure and its unit
+    first_alpha = next(i for i, ch in enumerate(raw) if ch.isalpha())
+    if not any(ch.isdigit() for ch in raw[first_alpha:]):
+        return False  # 64GB, 2nd, 1080p: a figure and its unit (24-cv-0917 is a code)
     return len(raw) >= 5 or digits >= 3
 
 

@@ -78,6 +78,7 @@ RULES: tuple[Rule, ...] = (
     Rule(K.ATTRIBUTION, R.THIRD_PARTY, (GATE, CURATION), "a credit to someone evidence omits"),
     Rule(K.ACT, R.NOT_DONE, (GATE,), "a failed or refused call written as done"),
     Rule(K.SCOPE, R.PLAN_AS_DONE, (GATE,), "a plan written as a deed"),
+    Rule(K.SCOPE, R.AS_SETTLED, (GATE,), "a figure quoted with its hedge, stated as settled"),
     Rule(K.CONTENT, R.UNVOUCHED, (GATE,), "a comparison no quote makes and no figure shows"),
     Rule(K.NAME, R.UNVOUCHED, (GATE, CURATION), "a name no evidence gives"),
     Rule(K.MARKUP, R.INDEX_LINK, (GATE, CURATION), "a link in the index line"),

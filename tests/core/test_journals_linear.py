@@ -32,9 +32,9 @@ from kura_core.distill.journals.aider import assistant_pieces
 from kura_core.distill.journals.base import CONTEXTS
 from kura_core.distill.journals.hostwords import person_words
 
-SMALL, BIG = 4_000, 40_000
+SMALL, BIG = 2_000, 20_000
 GROWTH = 15.0  # 10x the input, at most ~15x the time
-SLACK = 0.15  # CPU seconds: cache and allocator effects that a small input escapes
+SLACK = 0.08  # CPU seconds: cache and allocator effects that a small input escapes
 CAP = 30.0  # seconds: no entry point may take longer on the big input
 
 
