@@ -29,6 +29,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -201,13 +202,28 @@ def wait_until_serving(url: str, proc: subprocess.Popen, timeout: float = 180.0)
     raise RuntimeError(f"the model server did not answer {url}/models in {timeout:.0f} s")
 
 
+def _dies_with_parent() -> None:
+    """In the server's process before it starts: ask Linux to end it when the process that
+    started it ends, however that ends (a CI job's timeout sends SIGTERM, which skips the
+    clean-up below), so no model server outlives its test run."""
+    import ctypes
+
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 @contextlib.contextmanager
 def serving(log_path: Path | None = None, cache: Path | None = None) -> Iterator[str]:
     """A running server on a free loopback port; yields its base URL (``…/v1``)."""
     py, model = setup(cache)
     port = free_port()
     sink = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115
-    proc = subprocess.Popen(server_command(py, model, port), stdout=sink, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        server_command(py, model, port),
+        stdout=sink,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_dies_with_parent if sys.platform.startswith("linux") else None,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         wait_until_serving(url, proc)

@@ -41,3 +41,37 @@ def test_an_unreachable_registry_is_not_run_never_a_pass(tmp_path):
         timeout=60,
     )
     assert status.returncode == 1 and "model missing" in status.stdout
+
+
+def _gone(pid: int) -> bool:
+    """Whether *pid* has ended (a zombie waiting for its new parent to reap it has too)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+            return any(line.startswith("State:") and "Z" in line for line in fh)
+    except FileNotFoundError:
+        return True
+
+
+def test_the_model_server_ends_with_the_process_that_started_it():
+    """A CI timeout sends SIGTERM to the test run, which skips its clean-up: the server's
+    process must end with it, not outlive it."""
+    import time
+
+    code = (
+        "import subprocess, sys, time\n"
+        f"sys.path.insert(0, {str(ROOT / 'scripts')!r})\n"
+        "import real_model\n"
+        "p = subprocess.Popen(['sleep', '120'], preexec_fn=real_model._dies_with_parent)\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    assert not _gone(child)
+    parent.terminate()
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while not _gone(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(child)
