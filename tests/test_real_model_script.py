@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.wait import wait_for
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -55,8 +57,6 @@ def _gone(pid: int) -> bool:
 def test_the_model_server_ends_with_the_process_that_started_it():
     """A CI timeout sends SIGTERM to the test run, which skips its clean-up: the server's
     process must end with it, not outlive it."""
-    import time
-
     code = (
         "import subprocess, sys, time\n"
         f"sys.path.insert(0, {str(ROOT / 'scripts')!r})\n"
@@ -71,7 +71,4 @@ def test_the_model_server_ends_with_the_process_that_started_it():
     assert not _gone(child)
     parent.terminate()
     parent.wait(timeout=10)
-    deadline = time.monotonic() + 10
-    while not _gone(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _gone(child)
+    wait_for(lambda: _gone(child), "the server's process to end with its parent", timeout=10)

@@ -1220,7 +1220,15 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         )
         mine = cls == ProvenanceClass.USER
         quotes.append((cls, q.text, index.own_words(pos) if mine else q.segment.text))
-    return Evidence.of(segs.values(), quotes)
+    refused = [
+        q.segment.text
+        for q, pos in survivors
+        if pos >= 0
+        and q.segment is not None
+        and q.segment.cls == ProvenanceClass.ACT
+        and index.outcome(pos) == "refused"
+    ]
+    return Evidence.of(segs.values(), quotes, refused=refused)
 
 
 def evidence_from_segments(

@@ -300,6 +300,9 @@ class Evidence:
     #: a curation sentence credits. They vouch for those two only, never for a figure or
     #: for what the memory itself credits (SPEC §5.4: those need the quotes).
     context: tuple[tuple[str, str], ...] = ()
+    #: The quoted ACT calls the journal shows the person refused: a credit that says they
+    #: refused it ("被用户拒绝", "the user declined the deploy") is carried by the event.
+    refused: tuple[str, ...] = ()
     _vouch: list = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
@@ -308,17 +311,21 @@ class Evidence:
         segments: Iterable[tuple[str, str]],
         quotes: Iterable[tuple[str, str, str]] = (),
         context: Iterable[tuple[str, str]] = (),
+        refused: Iterable[str] = (),
     ) -> Evidence:
         return cls(
             tuple((c, t) for c, t in segments),
             tuple(quotes),
             tuple((c, t) for c, t in context),
+            tuple(refused),
         )
 
     def with_context(self, context: Iterable[tuple[str, str]]) -> Evidence:
         """This evidence with *context* segments added to its own."""
         more = tuple(x for x in dict.fromkeys(context) if x not in self.context)
-        return Evidence.of(self.segments, self.quotes, self.context + more) if more else self
+        if not more:
+            return self
+        return Evidence.of(self.segments, self.quotes, self.context + more, self.refused)
 
     def rows(self) -> Rows:
         """The table rows of the quoted segments (:mod:`.tables`), read once."""
@@ -348,7 +355,11 @@ class Evidence:
         more = tuple((c, t) for c, t in self.context if c != SELF_CLASS)
         if not more:
             return self
-        return Evidence.of(self.segments + more, self.quotes + tuple((c, t, t) for c, t in more))
+        return Evidence.of(
+            self.segments + more,
+            self.quotes + tuple((c, t, t) for c, t in more),
+            refused=self.refused,
+        )
 
     @property
     def classes(self) -> frozenset[str]:
@@ -367,6 +378,8 @@ class Evidence:
         }
         if self.context:
             out["context"] = [list(x) for x in self.context]
+        if self.refused:
+            out["refused"] = list(self.refused)
         return out
 
     @classmethod
@@ -388,7 +401,8 @@ class Evidence:
             for x in data.get("context") or []
             if isinstance(x, list) and len(x) == 2
         ]
-        return cls.of(segs, quotes, context)
+        refused = [str(x) for x in data.get("refused") or [] if isinstance(x, str)]
+        return cls.of(segs, quotes, context, refused)
 
     def user_texts(self) -> list[str]:
         """The human's own words behind the surviving USER quotes (their whole turns)."""
@@ -439,6 +453,9 @@ def _claim_ok(
     it ("Mika: use Postgres" beside the human's "use SQLite")."""
     names = tuple(n for n in human_names if isinstance(n, str))
     raw = evidence.user_texts()
+    if claim.who == HUMAN and evidence.refused and claim.content & _REFUSAL_TOKENS:
+        # the person's refusal of a call is their act: the call and the refusal carry it
+        raw = raw + [f"{_REFUSAL_WORDS} {call}" for call in evidence.refused]
     user = [own_words(u, names) for u in raw]
     figures: Sequence[Quantity] = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
@@ -597,6 +614,10 @@ def _speech_tokens() -> frozenset[str]:
 
 
 _SPEECH_ACT_TOKENS = _speech_tokens()
+
+
+_REFUSAL_WORDS = " ".join(sorted(lexicon.words("refusal_credit")))
+_REFUSAL_TOKENS = content_tokens(_REFUSAL_WORDS)
 
 
 def _said_before(claim: Claim, text: str) -> tuple[Claim, Sequence[Quantity]] | None:

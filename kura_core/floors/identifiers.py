@@ -79,16 +79,24 @@ _PARTS = re.compile(r"[-_]")
 
 def _is_code(raw: str) -> bool:
     """Whether a token is a code: it holds letters and at least two digits, and is not a
-    figure with its unit (64GB, 30min, 1080p, 3rd): a digit comes after a letter in it,
+    figure with its unit (64GB, 30min, 1080p, 3rd): a letter comes before a digit in it,
     and it is at least five characters long or has three digits."""
     if any(len(part) >= 3 and part.isalpha() and part.islower() for part in _PARTS.split(raw)):
         return False  # every-90-days, top-10-list: a phrase around a figure, not a code
     digits = sum(ch.isdigit() for ch in raw)
     if digits < 2 or not any(ch.isalpha() for ch in raw):
         return False
-    first_alpha = next(i for i, ch in enumerate(raw) if ch.isalpha())
-    if not any(ch.isdigit() for ch in raw[first_alpha:]):
-        return False  # 64GB, 2nd, 1080p: a figure and its unit (24-cv-0917 is a code)
+    if raw[0].isdigit():
+        # 64GB, 2nd, 1080p, 1920x1080, 13d24h: a figure and its unit. A docket or part
+        # number that starts with digits (24-cv-0917) is a code: parts, one of them opening
+        # with a letter, digits after it, and at least four digits in all
+        parts = _PARTS.split(raw)
+        lettered = [i for i, part in enumerate(parts) if i and part[:1].isalpha()]
+        return (
+            digits >= 4
+            and bool(lettered)
+            and any(ch.isdigit() for ch in "".join(parts[lettered[0] :]))
+        )
     return len(raw) >= 5 or digits >= 3
 
 

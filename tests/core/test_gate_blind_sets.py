@@ -127,8 +127,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "them, not a labelled line",
         "zh-ok-012": "'$4.99' in the title in a currency notation the number reader does not "
         "equate with the turn's",
-        "zh-ok-014": "'被用户拒绝' credits the refusal of a tool call: the refusal is an event "
-        "of the journal, not words the person's quote carries",
     },
     "gate-H": {
         "en-ok-005": "a pasted e-mail credited to its writer, who is named only in its "
