@@ -32,11 +32,13 @@ class Voice:
     speaker: str = ""
 
 
-#: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …", and a
-#: chat export's "[Priya] …", "<Priya> …" (a time before it too: "[21:04] Priya: …").
+#: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …",
+#: "妻(由美): …", "Tomasz (Greenleaf): …", and a chat export's "[Priya] …", "<Priya> …" (a
+#: time before it too: "[21:04] Priya: …").
 _LABELLED = re.compile(
     r"^[ \t]*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][ \t]*)?(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
-    r"(?:(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)[ \t]*[:：]"
+    r"(?:(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
+    r"(?:[ \t]*[(（](?P<aka>[^()（）\n:：]{1,20})[)）])?[ \t]*[:：]"
     r"|[\[<](?P<tag>@?[^\W\d_][\w\-・· ]{0,23}?)[\]>])[ \t]*\S"
 )
 _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
@@ -77,6 +79,8 @@ def _label(line: str) -> str:
         return ""
     if "://" in line[m.start("who" if m.group("who") else "tag") : m.end() + 3]:
         return ""
+    if m.group("aka"):  # "妻(由美)", "Tomasz (Greenleaf)": a role or a firm and a name
+        return f"{who} ({m.group('aka').strip()})"
     return who
 
 

@@ -72,12 +72,43 @@ def test_pasted_material_and_labelled_lines_are_not_the_persons_words():
     assert any("1月20日" in t for _, t in mail) and all("お願いする" not in t for _, t in mail)
 
 
+CHAT_EN_TIMED = (
+    "greenleaf stuff, from our whatsapp group:\n\n"
+    "[09:12] Tomasz (Greenleaf): can we move tuesday sourdough to wednesday?\n"
+    "[09:15] Priya (driver): wed is ok for me if its before 7\n\n"
+    "move the tuesday sourdough to wednesday pls"
+)
+MINUTES_JA_ROLES = (
+    "昨日の家族会議メモ貼る:\n\n妻(由美): 初期費用は150万円まで。ローンは組みたくない。\n"
+    "父: 20年保証のほうが安心だと思う\n\nって感じ。補助金の締切は12月15日。"
+)
+
+
+def test_a_label_may_give_a_role_or_a_firm_beside_the_name():
+    """ "Tomasz (Greenleaf):", "妻(由美):": the line is the named speaker's, and the name in
+    the parentheses finds them too."""
+    en = spoken(CHAT_EN_TIMED)
+    assert [w for w, _ in en] == ["Tomasz (Greenleaf)", "Priya (driver)"]
+    assert all("pls" not in t for _, t in en)
+    ja = spoken(MINUTES_JA_ROLES)
+    assert [w for w, _ in ja] == ["妻 (由美)", "父"]
+    assert all("補助金" not in t for _, t in ja)
+    # the person's own words after the minutes stay theirs, and a pasted line credits no one
+    evidence = segs(("USER", MINUTES_JA_ROLES))
+    kept = run_gate(
+        [cand("ユーザーはローンは組みたくないと言っている。", "[USER] ローンは組みたくない。")],
+        evidence,
+    )
+    assert kept[0].verdict == "dropped"
+
+
 def test_the_persons_own_fields_and_notes_stay_theirs():
     for text in (
         "Budget: 3,000 a month\nDeadline: Friday",  # fields, no label recurs, no paste
         "> Note: keep the nightly backups for 14 days",  # the person's own emphasis
         "Please do the following:\n- back up the database\n- delete the old logs",
         "预算：每月3,000元\n时间：周五",
+        "补贴是每瓦0.1元\n\n上传间隔改成15分钟",  # 补贴 (a subsidy) introduces nothing
     ):
         assert voices(text) == (), text
 
