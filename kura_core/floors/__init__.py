@@ -462,14 +462,16 @@ def _claim_ok(
         if not user:
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
         found = None
+        described = _rows_described(evidence, user)
         for reading, clause_figures in _readings(claim, text, figures, names):
             mine = [
                 o
                 for u, o in zip(raw, user, strict=True)
                 if not reading.content & foreign_words(u, names)
             ]
-            if carries(reading.content, mine):
-                found = (reading, clause_figures, mine)
+            credited = reading.content - described or reading.content
+            if carries(credited, mine):
+                found = (dataclasses.replace(reading, content=credited), clause_figures, mine)
                 break
         if found is None:
             return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
@@ -614,6 +616,27 @@ def _speech_tokens() -> frozenset[str]:
 
 
 _SPEECH_ACT_TOKENS = _speech_tokens()
+
+
+#: A quoted table row: three cells or more, split by commas, tabs or bars.
+_ROW_CELLS = re.compile(r"[,\t|，]")
+
+
+def _rows_described(evidence: Evidence, user: Sequence[str]) -> frozenset[str]:
+    """The words of the quoted table rows (TOOL or ACT) that name a record the person's
+    words name too -- by a value or a word they share ("土曜は9:30に" and the row
+    "土,09:30,A教室,トム,キッズ英語"): the other cells describe that record, and a credit
+    that describes it by them ("土曜のキッズ英語（A教室、トム）を9:30に") credits the
+    person with no more than the record they named."""
+    said = frozenset().union(*(content_tokens(u) for u in user)) if user else frozenset()
+    out: set[str] = set()
+    for cls, quote, _seg in evidence.quotes:
+        if cls not in ("TOOL", "ACT") or len(_ROW_CELLS.findall(quote)) < 2:
+            continue
+        row = content_tokens(quote)
+        if row & said:
+            out |= row - said
+    return frozenset(out)
 
 
 _REFUSAL_WORDS = " ".join(sorted(lexicon.words("refusal_credit")))

@@ -133,8 +133,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "(the vendor's pasted line and the person's 'yes please add')",
         "en-atk-019": "a want ('we want the booking confirmed before the end of April') "
         "written as done, without a figure the hedge rule could anchor",
-        "ja-ok-001": "a request credited with what the ACT row adds (教室, teacher): the "
-        "credit's words are checked against the person's turn only",
         "ja-ok-002": "the final choice after やっぱり credited with the TOOL row's details",
         "ja-ok-005": "a request with its negation, the credit read as not the person's",
         "ja-ok-006": "a date quoted from a turn that ends in a question elsewhere: the quote "
