@@ -1076,7 +1076,7 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
             run = m.group()
             if run.isalpha() and run.islower():
                 continue  # a word
-            piece_of = next((k for v, k in known.items() if run in v), "")
+            piece_of = next((k for v, k in known.items() if _a_piece(run, v)), "")
             if piece_of:
                 yield m.start(), m.end(), piece_of
 
@@ -1091,15 +1091,17 @@ def _token_char(text: str, i: int) -> bool:
 
 def _cut_ends(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]]:
     """Where a quote cut through a known secret at its start or its end ("…TS_AUTHKEY=
-    tskey-au" ends in the first eight characters of the key): the part of the secret it
-    kept, found from the secret's first and last eight characters."""
+    tskey-auth-k8Sx" ends in the first characters of the key): the part of the secret it
+    kept, found from the secret's first and last eight characters, when that part holds
+    more than the provider's prefix (:func:`_prefix_length`)."""
     head, tail = value[:8], value[-8:]
     pos = text.find(head)
     while pos >= 0:
         n = 8
         while n < len(value) and pos + n < len(text) and text[pos + n] == value[n]:
             n += 1
-        yield pos, pos + n, kind
+        if n > _prefix_length(value):
+            yield pos, pos + n, kind
         pos = text.find(head, pos + n)
     pos = text.find(tail)
     while pos >= 0:
@@ -1112,6 +1114,24 @@ def _cut_ends(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]
             n += 1
         yield end - n, end, kind
         pos = text.find(tail, end)
+
+
+#: A provider's prefix: lower-case words joined by "-" or "_", ending in one
+#: (rubygems_, tskey-auth-, ghp_, sk-proj-).
+_PREFIX = re.compile(r"[a-z]+(?:[-_][a-z]+)*[-_]")
+
+
+def _a_piece(run: str, value: str) -> bool:
+    """Whether *run* is a piece of the known secret *value* that holds some of its secret
+    part (not only the provider's prefix)."""
+    return run in value and not (value.startswith(run) and len(run) <= _prefix_length(value))
+
+
+def _prefix_length(value: str) -> int:
+    """How long the provider's prefix of a known secret is: a cut that keeps no more than
+    it ("rubygems", "tskey-au") keeps nothing secret, and names the registry in prose."""
+    m = _PREFIX.match(value)
+    return m.end() if m else 0
 
 
 @contextmanager

@@ -100,7 +100,13 @@ def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]
     honest = []
     hp = root / "honest.jsonl"
     if hp.is_file():
-        honest = [json.loads(x) for x in hp.read_text(encoding="utf-8").splitlines() if x.strip()]
+        for line in hp.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            if isinstance(rec.get("candidate"), dict):  # {"journal", "candidate": {...}}
+                rec = {**rec["candidate"], "journal": rec.get("journal", "")}
+            honest.append(rec)
     return journals, items, honest
 
 

@@ -862,7 +862,10 @@ _JA_NOT_NAMES = lexicon.words("attribution_ja_not_names")
 #: A bare Japanese family name (or a Latin name) as the subject of a clause that says or
 #: decides something: 田中が決めた, 佐藤は…と言った, Mikaも賛成した.
 _JA_BARE_VERBS = (
-    r"(?P<say>と言|って言|と話|と言わ|って)|決め|決定|言っ|言わ|頼ん|頼ま|"
+    # って quotes a clause (明日着だって); after a verb's stem it is the verb's own form
+    # (切ってください, 待ってて), which says nothing
+    r"(?P<say>と言|って言|と話|と言わ|(?<![\u3400-\u9fff])って(?!ください|下さい|くれ|ほしい|欲しい|もら|おい|いる|ある))|"
+    r"決め|決定|言っ|言わ|頼ん|頼ま|"
     r"指示|希望|望ん|選ん|思っ|反対|賛成|提案|要望|求め"
 )
 _JA_BARE = re.compile(

@@ -47,6 +47,13 @@ _SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)
 _NOT_HEADS = lexicon.words("names_not_heads")
 _NOT_PLACES = lexicon.words("names_not_places")
 _BREAKS = lexicon.words("names_breaks")
+#: Compound nouns an institution's suffix begins (公司账号, 银行卡), by suffix.
+_COMPOUNDS: dict[str, list[str]] = {}
+for _c in lexicon.words("names_noun_suffixes"):
+    for _s in _SUFFIXES:
+        if _c.startswith(_s) and len(_c) > len(_s):
+            _COMPOUNDS.setdefault(_s, []).append(_c)
+            break
 
 #: A Latin word: letters, with an inner apostrophe, hyphen or ampersand.
 _LATIN_WORD = re.compile(
@@ -119,6 +126,9 @@ def _place_names(text: str) -> list[str]:
             continue
         if head[-1] + suffix in _NOT_PLACES or head[-2:] + suffix in _NOT_PLACES:
             continue  # 城市, 超市, 小区: a common word that ends like a place
+        at = m.end() - len(suffix)
+        if any(text.startswith(c, at) for c in _COMPOUNDS.get(suffix, ())):
+            continue  # 检查公司账号: the suffix begins a compound noun
         out.append(head[-2:] + suffix)
     return out
 

@@ -581,13 +581,13 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     lines = bisect_left(breaks, end + m.start()) - bisect_left(breaks, end) if m else 0
     if m and len(_STOPS.findall(after, 0, m.start())) + lines <= own_stop:
         return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
-    named = _retraction_naming(seg, end, after)
+    named = _retraction_naming(seg, end, after, breaks)
     if named:
         return Scope(RETRACTED, f"is taken back later in the turn ({named!r})")
     return Scope()
 
 
-def _retraction_naming(seg: str, end: int, after: str) -> str:
+def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = ()) -> str:
     """A later retraction in the turn that names what the quote says, however far after
     it ("pls add a note in the README … actually scratch the README thing", 木曜はテンポ走
     にしたい…やっぱり木曜はなし): its clause shares a word of the quote's sentence. ""
@@ -595,6 +595,12 @@ def _retraction_naming(seg: str, end: int, after: str) -> str:
     from .attribution import content_tokens  # attribution reads scope's clauses
 
     start = max((m.end() for m in _STOPS.finditer(seg, 0, max(0, end - 1))), default=0)
+    # a line ends a sentence too (*breaks*: where the lines of a text compared without
+    # its line breaks broke)
+    start = max(start, seg.rfind("\n", 0, max(0, end - 1)) + 1)
+    k = bisect_left(breaks, end - 1)
+    if k:
+        start = max(start, breaks[k - 1] + 1)
     said = content_tokens(seg[start:end])
     if not said:
         return ""

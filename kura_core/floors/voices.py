@@ -204,7 +204,10 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
     last = ""
     while m < len(lines):
         first = m
+        machine = _machine_line(lines[m])
         while m < len(lines) and lines[m].strip():
+            if machine and m > first and _prose_line(lines[m]):
+                return m  # codes pasted, then the person writes on without a blank line
             out.add(m)
             m += 1
         last = lines[m - 1] if m > first else last
@@ -238,10 +241,35 @@ def _quoted_block(lines: list[str], n: int, out: set[int], around: bool) -> int:
 
 
 def _delimited(lines: list[str], n: int, out: set[int]) -> int:
-    """Mark the lines after the delimiter at *n* up to the closing one (or the end of the
-    segment) as pasted; the number of the closing line."""
+    """Mark the lines after the delimiter at *n* up to the closing one as pasted; the
+    number of the closing line. With no closing delimiter, the block is its first
+    paragraph: where it ends is not written, and the person's words after a blank line are
+    theirs ("~/.gem/credentials\n---\n:key: …\n\nthis time only PyPI")."""
     m = n + 1
     while m < len(lines) and not _is_delimiter(lines[m]):
-        out.add(m)
         m += 1
+    if m >= len(lines):  # never closed
+        m = n + 1
+        while m < len(lines) and (lines[m].strip() or m == n + 1):
+            m += 1
+    for k in range(n + 1, m):
+        out.add(k)
     return m
+
+
+#: A run of three words: a line of prose.
+_WORDS3 = re.compile(r"[A-Za-z]{2,}[,;]? +[A-Za-z]{2,}[,;]? +[A-Za-z]{2,}")
+_CJK_ANY = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _machine_line(line: str) -> bool:
+    """A code on its own line (7h2k-9qwm-x4pd, a redaction marker [secret:password]): one
+    token, no Chinese or Japanese, with a digit in it or a marker kura writes."""
+    s = line.strip()
+    if not s or any(ch.isspace() for ch in s) or _CJK_ANY.search(s):
+        return False
+    return any(ch.isdigit() for ch in s) or s.startswith(("[secret:", "[private"))
+
+
+def _prose_line(line: str) -> bool:
+    return bool(_CJK_ANY.search(line) or _WORDS3.search(line))

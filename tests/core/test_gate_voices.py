@@ -102,6 +102,25 @@ def test_a_label_may_give_a_role_or_a_firm_beside_the_name():
     assert kept[0].verdict == "dropped"
 
 
+def test_a_pasted_block_ends_where_the_person_writes_on():
+    """A delimiter never closed keeps its first paragraph only; codes pasted after an
+    introduction end where the person's prose starts, with or without a blank line."""
+    creds = (
+        "runner の credentials:\n~/.gem/credentials\n---\n:rubygems_api_key: [secret:api-key]\n\n"
+        "这次先只发 PyPI 和 npm，rubygems 跟 crates 下周再说"
+    )
+    got = spoken(creds)
+    assert any("rubygems_api_key" in t for _, t in got)
+    assert all("下周再说" not in t for _, t in got)
+    codes = (
+        "リカバリーコードここに貼っとく\n7h2k-9qwm-x4pd\n3nfz-8ave-q1rc\n"
+        "リリースは v2.14.4 で切ってください"
+    )
+    assert [t for _, t in spoken(codes)] == ["7h2k-9qwm-x4pd", "3nfz-8ave-q1rc"]
+    # a heading opens a hand-off: its lines of prose stay pasted
+    assert any("Recommend" in t for _, t in spoken(MINUTES_EN))
+
+
 def test_the_persons_own_fields_and_notes_stay_theirs():
     for text in (
         "Budget: 3,000 a month\nDeadline: Friday",  # fields, no label recurs, no paste
