@@ -257,8 +257,6 @@ def _delimited(lines: list[str], n: int, out: set[int]) -> int:
     return m
 
 
-#: A run of three words: a line of prose.
-_WORDS3 = re.compile(r"[A-Za-z]{2,}[,;]? +[A-Za-z]{2,}[,;]? +[A-Za-z]{2,}")
 _CJK_ANY = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
@@ -272,4 +270,12 @@ def _machine_line(line: str) -> bool:
 
 
 def _prose_line(line: str) -> bool:
-    return bool(_CJK_ANY.search(line) or _WORDS3.search(line))
+    """A line of someone's prose: Chinese or Japanese, or three words in a row."""
+    if _CJK_ANY.search(line):
+        return True
+    run = 0
+    for tok in line.split():
+        run = run + 1 if len(tok.strip(",;.:!?")) >= 2 and tok.strip(",;.:!?").isalpha() else 0
+        if run >= 3:
+            return True
+    return False
