@@ -1220,15 +1220,20 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         )
         mine = cls == ProvenanceClass.USER
         quotes.append((cls, q.text, index.own_words(pos) if mine else q.segment.text))
-    refused = [
-        q.segment.text
-        for q, pos in survivors
-        if pos >= 0
-        and q.segment is not None
-        and q.segment.cls == ProvenanceClass.ACT
-        and index.outcome(pos) == "refused"
-    ]
-    return Evidence.of(segs.values(), quotes, refused=refused)
+    refused: list[str] = []
+    for q, pos in survivors:
+        if pos < 0 or q.segment is None:
+            continue
+        if q.segment.cls == ProvenanceClass.ACT and index.outcome(pos) == "refused":
+            refused.append(q.segment.text)
+        elif q.segment.cls == ProvenanceClass.USER:
+            # the person's reason, typed as they refused the call just before it
+            for j in range(pos - 1, max(-1, pos - 3), -1):
+                if index.segments[j].cls == ProvenanceClass.ACT:
+                    if index.outcome(j) == "refused":
+                        refused.append(index.segments[j].text)
+                    break
+    return Evidence.of(segs.values(), quotes, refused=list(dict.fromkeys(refused)))
 
 
 def evidence_from_segments(

@@ -453,7 +453,8 @@ def _claim_ok(
     it ("Mika: use Postgres" beside the human's "use SQLite")."""
     names = tuple(n for n in human_names if isinstance(n, str))
     raw = evidence.user_texts()
-    if claim.who == HUMAN and evidence.refused and claim.content & _REFUSAL_TOKENS:
+    said = claim.content | content_tokens(claim.phrase)
+    if claim.who == HUMAN and evidence.refused and said & _REFUSAL_TOKENS:
         # the person's refusal of a call is their act: the call and the refusal carry it
         raw = raw + [f"{_REFUSAL_WORDS} {call}" for call in evidence.refused]
     user = [own_words(u, names) for u in raw]
