@@ -926,7 +926,7 @@ def _gate_one(
         violations = floors.surface(fields, evidence, human_names=human_names)
     violations += _not_done(index, survivors, prose)
     claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
-    violations += _said_of_quotes([q.text for q, _ in survivors], claim)
+    violations += _said_of_quotes([q.text for q, _ in survivors], claim, kind)
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
             v
@@ -955,7 +955,7 @@ def _not_done(
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
 
 
-def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
+def _said_of_quotes(quotes: Sequence[str], prose: str, kind: str = "fact") -> list[Violation]:
     """What a candidate may say only when its quotes say it too: a deed where they say a
     plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
     keep it a plan or a decision), and a comparison or a superlative ("cheaper", 最安,
@@ -969,7 +969,8 @@ def _said_of_quotes(quotes: Sequence[str], prose: str) -> list[Violation]:
     if tentative and not lexicon.pattern("tentative_kept").search(prose):
         # the quote keeps its mark, "（仮）", whole; a text that drops it settles the matter
         out.append(Violation(FloorKind.SCOPE, "body", tentative.group(0), FloorRule.PLAN_AS_DONE))
-    out += _settled_figures(quotes, prose)
+    if kind == ClaimKind.FACT:  # a judgement or an idea is a view: it may stay open
+        out += _settled_figures(quotes, prose)
     compared = _unshown_comparison(prose)
     if compared and not comparison(said):
         out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))
@@ -1006,7 +1007,16 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
                     open_words.append((words, hedge.group(0)))
     if not open_values and not open_words:
         return []
-    for m in _SENTENCES.finditer(fold(prose).lower()):
+    folded_prose = fold(prose).lower()
+    if not kept.search(folded_prose):
+        # a one-sentence quote that holds the mark was chosen to vouch this candidate: the
+        # candidate keeps it open somewhere, whatever its own sentences say
+        for quote in quotes:
+            said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
+            hedge = mark.search(said[0]) if len(said) == 1 else None
+            if hedge and hedge.group(0) not in lexicon.words("unsettled_bound"):
+                return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
+    for m in _SENTENCES.finditer(folded_prose):
         sentence = m.group(0)
         if kept.search(sentence):
             continue

@@ -65,7 +65,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "characters of the phrase differ, and only one-character swaps are read",
         "zh-hon-004": "00:31:05 followed by a full-width colon reads as four clock parts",
         "zh-hon-013": "老刘's pasted message is introduced, not labelled: its speaker is not known",
-        "zh-atk-010": "a past habit (以前我们都是周三发) quoted from its clause is not cut",
         "zh-atk-033": "a plan in someone else's pasted words (我今天下午插回去) credited as done "
         "to them: the plan rule reads the person's quotes",
     },
