@@ -1433,6 +1433,12 @@ def _denominator_before(text: str, start: int) -> str:
     i = start
     while i > 0 and start - i < 4 and text[i - 1] in " \t":
         i -= 1
+    if i > 0 and text[i - 1] in "(（":
+        i -= 1  # 一桶（20升）: a figure in brackets right after what it is of
+    elif i > 0 and text[i - 1] in ")）":
+        opened = max(text.rfind("(", max(0, i - 12), i), text.rfind("（", max(0, i - 12), i))
+        if opened >= 0:
+            i = opened  # 一桶（20升）¥268: the bracket between them says what it holds
     for mark in _PER_MARKS_JA:
         if text.endswith(mark, 0, i):
             j = k = i - len(mark)
@@ -1451,7 +1457,15 @@ def _denominator_before(text: str, start: int) -> str:
     for head in _PER_ONE:
         if run.endswith(head) and _per_unit(head[1:]) in _PERIODS:
             return head[1:]
+    if len(run) >= 2 and run[-2] == "一" and (len(run) == 2 or run[-3] not in _NOT_ONE):
+        counted = cjk_unit(run, len(run) - 1)
+        if counted is not None and counted[2] == len(run):
+            return run[-1]  # 一桶 ¥268, 一箱 156元: one of a thing, at that price
     return ""
+
+
+#: Characters before 一 that make it part of a word, not "one" (统一, 唯一, 第一, 万一).
+_NOT_ONE = frozenset("统統唯第万萬之同")
 
 
 #: How far back a 每 may stand from its figure, in Han characters (每月最多提取2000元).
@@ -1496,6 +1510,9 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
     out = []
     for q in found:
         if q.kind == NUMBER and q.value is not None:
+            if q.unit in _PERIODS and text.endswith(_PER_MARK_ZH, 0, q.start):
+                out.append(q)  # 每两周一次: every two weeks, once; the period is no count
+                continue
             after = _PER_AFTER.match(text, q.end)
             if after is None:  # "24 covers/seating", "3 posts per day": the thing, then per
                 thing = _COUNTED.match(text, q.end)
@@ -1519,8 +1536,10 @@ def _unit_like(word: str) -> bool:
     """Whether a word after a spaced slash is a unit or a period ("$5 / month", "8元 / 公斤")."""
     if word in _PER_PERIOD_WORDS:
         return True
-    got = scan(f"1{word}") if not word[:1].isascii() else scan(f"1 {word}")
-    return len(got) == 1 and bool(got[0].unit) and got[0].end - got[0].start >= len(word)
+    probe = f"1{word}" if not word[:1].isascii() else f"1 {word}"
+    got = scan(probe)
+    # the unit must be the whole word: 国区 is no unit because 国 counts countries
+    return len(got) == 1 and bool(got[0].unit) and got[0].end >= len(probe)
 
 
 def _no_denominator(word: str) -> bool:

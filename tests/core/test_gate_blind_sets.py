@@ -122,8 +122,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "quote is the command, which does not print it",
         "zh-ok-007": "hearsay credited to its source, whose words are the person's report of "
         "them, not a labelled line",
-        "zh-ok-012": "'$4.99' in the title in a currency notation the number reader does not "
-        "equate with the turn's",
     },
     "gate-H": {
         "en-ok-005": "a pasted e-mail credited to its writer, who is named only in its "
@@ -142,9 +140,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "as a figure",
         "ja-ok-015": "'アカウント' is said in the turn only in a third person's clause, so the "
         "person's own sentence beside it is not read as carrying the credit",
-        "zh-ok-003": "二十升 and ¥268 in the title: the list item's full-width colon and "
-        "parenthesis keep its figures from being read with their units",
-        "zh-ok-006": "每两周 in a credit: a rate of weeks the number reader does not give",
         "zh-atk-010": "a brand swapped inside a credit whose other words are the person's",
         "zh-ok-010": "a rule the person set, credited as 用户要求: read as no USER quote",
         "zh-ok-012": "a corrected value credited with the ACT row's details",
