@@ -669,9 +669,9 @@ def _comma_clause(claim: Claim, text: str) -> str:
     claim has no words of its own between the commas)."""
     folded, stops = _folded_with_stops(text)
     i = bisect.bisect_right(stops, claim.start) - 1
-    start = stops[i] if i >= 0 else 0
+    start = max(stops[i] if i >= 0 else 0, claim.start - CLAIM_REACH)
     stop = bisect.bisect_left(stops, claim.end)
-    end = stops[stop] if stop < len(stops) else len(folded)
+    end = min(stops[stop] if stop < len(stops) else len(folded), claim.end + CLAIM_REACH)
     edges = [m.end() for m in _CJK_CLAUSE_EDGE.finditer(folded, start, claim.start)]
     after = _CJK_CLAUSE_EDGE.search(folded, claim.end, end)
     return folded[max([start, *edges]) : after.start() if after else end]

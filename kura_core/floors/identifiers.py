@@ -20,6 +20,19 @@ IDENTIFIER = "identifier"
 _URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://[^\s<>\"'`)\]}]+")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
 _PATH = re.compile(r"(?<![\w./~-])(?:~|\.\.?)?/[\w.@%+/-]+")
+#: A file named without its folder (10-mail.conf, 2024-report.pdf, budget_2026.xlsx): a
+#: name of letters, digits, "-" and "_" with an extension of the list below. Its digits
+#: are part of the name, not figures.
+_FILE_EXTENSIONS = (
+    "conf|cfg|ini|toml|ya?ml|json|jsonl|xml|csv|tsv|xlsx?|docx?|pptx?|pdf|txt|md|rst|log|"
+    "rules|service|timer|sh|bash|zsh|ps1|py|js|mjs|ts|tsx|jsx|go|rs|rb|java|kt|swift|c|h|"
+    "cpp|hpp|cs|php|sql|html?|css|scss|env|lock|png|jpe?g|gif|svg|webp|mp3|mp4|mov|zip|"
+    "tar|gz|tgz|7z|ipynb|r|parquet|db|sqlite"
+)
+_FILE = re.compile(
+    rf"(?<![\w./~@-])[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.(?:{_FILE_EXTENSIONS})(?![\w.-])",
+    re.IGNORECASE,
+)
 _SHA = re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{7,40}(?![A-Za-z0-9])")
 _DOTTED = re.compile(r"(?<![\w@./-])[A-Za-z0-9][A-Za-z0-9.-]*[A-Za-z0-9]")
 #: Top-level domains that are not also common file extensions (.md, .sh, .py …).
@@ -132,6 +145,10 @@ def identifiers(text: str) -> list[tuple[int, int, str, str]]:
         raw = m.group(0).rstrip(_TRAIL)
         if len(raw) > 1 and any(ch.isalnum() for ch in raw):
             add(m.start(), m.start() + len(raw), "path", raw.rstrip("/") or raw)
+    for m in _FILE.finditer(text):
+        raw = m.group(0)
+        if any(ch.isdigit() for ch in raw):  # only where a figure could be misread
+            add(m.start(), m.end(), "path", raw)
     for m in _SHA.finditer(text):
         raw = m.group(0)
         if any(ch.isdigit() for ch in raw) and any(ch.isalpha() for ch in raw):

@@ -136,8 +136,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "is read as cut from the question",
         "ja-ok-009": "the agent's labelled view gives '2' as an option number, read as a "
         "figure only SELF gives",
-        "ja-ok-014": "a setting the agent wrote (ACT) whose path figure (10-mail.conf) is read "
-        "as a figure",
         "ja-ok-015": "'アカウント' is said in the turn only in a third person's clause, so the "
         "person's own sentence beside it is not read as carrying the credit",
         "zh-atk-010": "a brand swapped inside a credit whose other words are the person's",
