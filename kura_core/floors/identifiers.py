@@ -14,6 +14,7 @@ quantifiers); the rest is checked in Python. Linear time.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 IDENTIFIER = "identifier"
 
@@ -145,18 +146,8 @@ def identifiers(text: str) -> list[tuple[int, int, str, str]]:
         raw = m.group(0).rstrip(_TRAIL)
         if len(raw) > 1 and any(ch.isalnum() for ch in raw):
             add(m.start(), m.start() + len(raw), "path", raw.rstrip("/") or raw)
-    for m in _FILE.finditer(text):
-        raw = m.group(0)
-        if any(ch.isdigit() for ch in raw):  # only where a figure could be misread
-            add(m.start(), m.end(), "path", raw)
-    for m in _SHA.finditer(text):
-        raw = m.group(0)
-        if any(ch.isdigit() for ch in raw) and any(ch.isalpha() for ch in raw):
-            add(m.start(), m.end(), "sha", raw)
-    for m in _CODE.finditer(text):
-        raw = m.group(0)
-        if _is_code(raw):
-            add(m.start(), m.end(), "code", raw.upper().replace("_", "").replace("-", ""))
+    for found_id in _names_and_codes(text):
+        add(*found_id)
     for m in _DOTTED.finditer(text):
         labels = m.group(0).split(".")
         named = not all(lb.isdigit() for lb in labels[:-1])
@@ -164,6 +155,22 @@ def identifiers(text: str) -> list[tuple[int, int, str, str]]:
             add(m.start(), m.end(), "domain", m.group(0).lower())
     found.sort()
     return found
+
+
+def _names_and_codes(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """Files named without their folder, hashes and codes, in that order of precedence."""
+    for m in _FILE.finditer(text):
+        raw = m.group(0)
+        if any(ch.isdigit() for ch in raw):  # only where a figure could be misread
+            yield m.start(), m.end(), "path", raw
+    for m in _SHA.finditer(text):
+        raw = m.group(0)
+        if any(ch.isdigit() for ch in raw) and any(ch.isalpha() for ch in raw):
+            yield m.start(), m.end(), "sha", raw
+    for m in _CODE.finditer(text):
+        raw = m.group(0)
+        if _is_code(raw):
+            yield m.start(), m.end(), "code", raw.upper().replace("_", "").replace("-", "")
 
 
 def covers(c_sort: str, c: str, e_sort: str, e: str) -> bool:
