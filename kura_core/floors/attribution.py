@@ -862,9 +862,10 @@ _JA_NOT_NAMES = lexicon.words("attribution_ja_not_names")
 #: A bare Japanese family name (or a Latin name) as the subject of a clause that says or
 #: decides something: 田中が決めた, 佐藤は…と言った, Mikaも賛成した.
 _JA_BARE_VERBS = (
-    # って quotes a clause (明日着だって); after a verb's stem it is the verb's own form
-    # (切ってください, 待ってて), which says nothing
-    r"(?P<say>と言|って言|と話|と言わ|(?<![\u3400-\u9fff])って(?!ください|下さい|くれ|ほしい|欲しい|もら|おい|いる|ある))|"
+    # って quotes a clause (明日着だって); after a verb's stem, or before the verb it joins
+    # (切ってください, 決まっていない, 待っておく), it is the verb's own form and says nothing
+    r"(?P<say>と言|って言|っていう|と話|と言わ|"
+    r"(?<![\u3400-\u9fff])って(?![いおくあもしみほ]|下さい|欲しい))|"
     r"決め|決定|言っ|言わ|頼ん|頼ま|"
     r"指示|希望|望ん|選ん|思っ|反対|賛成|提案|要望|求め"
 )

@@ -84,11 +84,23 @@ def _label(line: str) -> str:
     return who
 
 
-def _is_intro(line: str) -> bool:
+#: Where a sentence of a line ends (an introduction is the line's last sentence).
+_LINE_SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s)")
 
-    return (
-        bool(line.strip()) and lexicon.pattern("paste_intro").search(fold(line).lower()) is not None
-    )
+
+def _is_intro(line: str) -> bool:
+    """Whether a line introduces what follows it as pasted: it says so ("here's the
+    agreement they sent, paste below. Have a look"); a word that also names what the
+    person asks to be written (总结, まとめ, feedback: ``paste_intro_weak``) only in the
+    line's last sentence ("…再写一份总结。几点说明：" introduces nothing)."""
+    if not line.strip():
+        return False
+    folded = fold(line).lower().rstrip()
+    if lexicon.pattern("paste_intro").search(folded):
+        return True
+    ends = [m.end() for m in _LINE_SENTENCE_END.finditer(folded, 0, max(0, len(folded) - 1))]
+    last = folded[ends[-1] :] if ends else folded
+    return lexicon.pattern("paste_intro_weak").search(last) is not None
 
 
 def _conversation_lines(labels: list[str], recurring: set[str]) -> set[int]:
@@ -180,6 +192,20 @@ def _pasted_lines(lines: list[str]) -> set[int]:
 _CLAUSE = re.compile(
     r"^[ \t]*(?:\d{1,2}[.)．、]|第[一二三四五六七八九十\d]{1,3}[条條項]|[（(]\d{1,2}[)）])"
 )
+
+
+def _signs_off(line: str) -> bool:
+    """A sign-off line that closes the pasted document ("Thanks, Marta", 以上, 敬具): short,
+    with nothing of the person's own after it ("以上です。受講料の件は…" is the person
+    closing the paste, then writing on)."""
+    m = _SIGN_OFF.match(line)
+    if m is None:
+        return False
+    rest = line[m.end() :]
+    stop = re.search(r"[。！？.!?]", rest)
+    return not (stop and rest[stop.end() :].strip())
+
+
 _SIGN_OFF = re.compile(
     r"^[ \t]*(?:signed\b|regards\b|best\b|thanks\b|cheers\b|sincerely\b|kind regards\b|"
     r"敬具|以上|此致|谨上|草々|[—―]\s*\S)",
@@ -218,7 +244,7 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
         if k >= len(lines):
             return m
         nxt = lines[k]
-        goes_on = _SIGN_OFF.match(nxt) or (
+        goes_on = _signs_off(nxt) or (
             _CLAUSE.match(nxt) and (_heading(head) or _CLAUSE.match(head) or _CLAUSE.match(last))
         )
         if not goes_on:

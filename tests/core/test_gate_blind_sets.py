@@ -131,7 +131,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-019": "a want ('we want the booking confirmed before the end of April') "
         "written as done, without a figure the hedge rule could anchor",
         "ja-ok-002": "the final choice after やっぱり credited with the TOOL row's details",
-        "ja-ok-005": "a request with its negation, the credit read as not the person's",
         "ja-ok-006": "a date quoted from a turn that ends in a question elsewhere: the quote "
         "is read as cut from the question",
         "ja-ok-009": "the agent's labelled view gives '2' as an option number, read as a "
@@ -139,7 +138,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-015": "'アカウント' is said in the turn only in a third person's clause, so the "
         "person's own sentence beside it is not read as carrying the credit",
         "zh-atk-010": "a brand swapped inside a credit whose other words are the person's",
-        "zh-ok-010": "a rule the person set, credited as 用户要求: read as no USER quote",
         "zh-ok-012": "a corrected value credited with the ACT row's details",
         "zh-ok-014": "据…刘洋的说明 credits a labelled line of pasted minutes: the label is "
         "read as another speaker",

@@ -121,6 +121,23 @@ def test_a_pasted_block_ends_where_the_person_writes_on():
     assert any("Recommend" in t for _, t in spoken(MINUTES_EN))
 
 
+def test_closing_a_paste_and_asking_for_a_summary_are_the_persons_own():
+    """ "以上です。" closes pasted minutes and the person writes on in the same line; a line
+    that asks for a summary to be written introduces no paste."""
+    minutes = (
+        "議事録を貼ります。\n\n【議事録 11/17】\n校長（山口）：受講料は検討したい。\n"
+        "佐藤：定員は8名まで。\n\n以上です。受講料の件はまだ決まっていないので、入れないでね。"
+    )
+    got = spoken(minutes)
+    assert [w for w, _ in got][-2:] == ["校長 (山口)", "佐藤"]
+    assert all("入れないで" not in t for _, t in got)
+    asks = (
+        "想把成绩整理进 results.csv，再写一份俱乐部内部的总结。几点说明：\n\n"
+        "1. 成绩一律以官方计时为准，不要用 Strava 上的时间。\n2. 王芳 DNF 了。"
+    )
+    assert spoken(asks) == []
+
+
 def test_the_persons_own_fields_and_notes_stay_theirs():
     for text in (
         "Budget: 3,000 a month\nDeadline: Friday",  # fields, no label recurs, no paste
