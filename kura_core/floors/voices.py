@@ -202,8 +202,11 @@ def _signs_off(line: str) -> bool:
     if m is None:
         return False
     rest = line[m.end() :]
-    stop = re.search(r"[。！？.!?]", rest)
+    stop = _ANY_STOP.search(rest)
     return not (stop and rest[stop.end() :].strip())
+
+
+_ANY_STOP = re.compile(r"[。！？.!?]")
 
 
 _SIGN_OFF = re.compile(
