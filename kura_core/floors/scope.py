@@ -294,8 +294,9 @@ def _classify(toks: list[_Tok]) -> str:
             return f"{NEGATION}:{t.text}"  # the Japanese prohibitive: 消すな
         elif t.kind == "cjk":
             best: tuple[int, int, str, str] | None = None
+            text = _not_negations(t.text)
             for rule, pat in _CJK_CLASSES:
-                m = pat.search(t.text)
+                m = pat.search(text if rule == NEGATION else t.text)
                 if m and (best is None or (m.start(), -len(m.group(0))) < best[:2]):
                     best = (m.start(), -len(m.group(0)), rule, m.group(0))
             if best is not None:
@@ -628,9 +629,23 @@ def _condition_start(lead: str, words: list[str], cjk: str) -> str:
     return m.group(0) if m else ""
 
 
+def _not_negations(text: str) -> str:
+    """*text* with the words that hold a negation's character without being one blanked
+    (非常 is "very", 不过 "but", とりあえず "for now": the list ``negation_not``), one
+    character for one."""
+    return _NOT_NEGATIONS.sub(lambda m: " " * len(m.group(0)), text)
+
+
+_NOT_NEGATIONS = lexicon.pattern("negation_not")
+#: An answer, not a negation waiting for its verb: "actually no, just delete the row".
+_INTERJECTIONS = frozenset({"no", "nope", "nah"})
+
+
 def _negation_tail(tok: _Tok) -> bool:
     if tok.kind == "word":
         w = tok.text.replace("'", "")
+        if w.lower() in _INTERJECTIONS:
+            return False
         return w in _NEG_EN or (w.endswith("nt") and w[:-2] in _AUX)
     if tok.kind == "cjk":
         return bool(_CJK_NEG_END.search(tok.text))

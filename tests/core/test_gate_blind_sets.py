@@ -105,11 +105,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "pasted line's figures are vouched as TOOL's",
         "en-atk-016": "Tomasz's chat line is filed as his (TOOL), but 'the user's delivery van' "
         "is a possessive, not a credit: a TOOL quote vouches a fact whoever it is about",
-        "en-ok-003": "the final word after a change of mind is read as cut from the negation "
-        "of the clause before it",
         "ja-ok-003": "6.0kW from a CSV row: the column's unit is not read from its header",
-        "ja-ok-008": "a request quoted whole with its negation is read as cut from a negation "
-        "further on in the turn",
         "ja-ok-010": "a labelled speaker's view credited to them: the label is not matched to "
         "the name the candidate writes",
         "ja-ok-012": "a condition kept in the body reads as a credit to the person that no "
