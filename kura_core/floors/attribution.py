@@ -1031,7 +1031,8 @@ _ZH_COMPOUND = re.compile(
 )
 _ZH_VIEW = (
     r"(?:决定|決定|要求|意思|偏好|指示|意愿|意願|选择|選擇|吩咐|交代|想法|意见|意見|看法|观点|觀點|"
-    r"建议|建議|需求|命令|安排|计划|計劃|主意|嘱咐|囑咐|叮嘱|叮囑|说法|說法|立场|立場|态度|態度)"
+    r"建议|建議|需求|命令|安排|计划|計劃|主意|嘱咐|囑咐|叮嘱|叮囑|说法|說法|立场|立場|态度|態度|"
+    r"说明|說明|解释|解釋|介绍|介紹)"
 )
 _ZH_INDIRECT = re.compile(
     rf"被(?P<w1>{_ZH_HUMAN}|{_ZH_PRONOUN})|"
@@ -1060,9 +1061,10 @@ _ZH_THIRD = re.compile(
 #: A bare Chinese name (a surname and one or two characters, no title) before a verb of
 #: saying or deciding: 张伟决定, 李娜说, 王磊也觉得.
 _ZH_BARE = re.compile(
-    rf"(?P<who>[{ZH_SURNAMES}][{HAN}]{{1,2}}?)"
+    # a given name holds no function character (刘洋的说明 names 刘洋, not 刘洋的)
+    rf"(?P<who>[{ZH_SURNAMES}](?:(?![的了是在和与與也都就还還说說听聽])[{HAN}]){{1,2}}?)"
     r"(?= ?(?:已经|已經|也|都|又|还|還|就|一再|刚刚|剛剛|刚|剛|终于|終於|最终|最終|当时|當時|明确|明確){0,2}"
-    r"(?:说|說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|同意|坚持|"
+    r"(?:说|說|听说|聽說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|同意|坚持|"
     r"堅持|反对|反對|打算|想要|选择|選擇|拍板|定了|告诉|告訴|让|讓|的" + _ZH_VIEW + r"))"
 )
 _ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請") + ("告诉", "告訴")

@@ -88,6 +88,20 @@ def _label(line: str) -> str:
 _LINE_SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s)")
 
 
+def labelled_lines(text: str) -> tuple[Voice, ...]:
+    """Every line of *text* under a speaker's label, pasted or not ("刘洋：…", "Tom: …"): who
+    said what, when the question is what one named speaker said (a label that is the
+    person's own field, "Budget: 3,000", names no one a claim credits)."""
+    out: list[Voice] = []
+    pos = 0
+    for line in text.split("\n"):
+        who = _label(line)
+        if who:
+            out.append(Voice(pos, pos + len(line), who))
+        pos += len(line) + 1
+    return tuple(out)
+
+
 def _is_intro(line: str) -> bool:
     """Whether a line introduces what follows it as pasted: it says so ("here's the
     agreement they sent, paste below. Have a look"); a word that also names what the

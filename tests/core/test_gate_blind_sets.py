@@ -116,8 +116,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "names mi_4, an identifier)",
         "zh-ok-004": "the tool's printed 0.629 is quoted alone, too short to count; the other "
         "quote is the command, which does not print it",
-        "zh-ok-007": "hearsay credited to its source, whose words are the person's report of "
-        "them, not a labelled line",
     },
     "gate-H": {
         "en-ok-005": "a pasted e-mail credited to its writer, who is named only in its "
@@ -135,8 +133,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "person's own sentence beside it is not read as carrying the credit",
         "zh-atk-010": "a brand swapped inside a credit whose other words are the person's",
         "zh-ok-012": "a corrected value credited with the ACT row's details",
-        "zh-ok-014": "据…刘洋的说明 credits a labelled line of pasted minutes: the label is "
-        "read as another speaker",
         "zh-atk-023": "a refused git call written as done: the refusal is not read from this "
         "agent's journal",
     },
