@@ -108,8 +108,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-003": "6.0kW from a CSV row: the column's unit is not read from its header",
         "ja-ok-010": "a labelled speaker's view credited to them: the label is not matched to "
         "the name the candidate writes",
-        "ja-ok-012": "a condition kept in the body reads as a credit to the person that no "
-        "USER quote carries",
         "ja-ok-015": "the person's correction ('いや決めてないってば') credited in other words "
         "than theirs (訂正した): the content check is lexical",
         "zh-ok-001": "'4章' in the description: a chapter number no quote gives (the turn "
