@@ -421,7 +421,10 @@ _DIALOGUE_HUMAN = re.compile(
     r"(?:the\s+)?(?:user|human|owner|boss|me|you|ユーザー|用户|使用者|主人)", re.IGNORECASE
 )
 _THIRD_EN = re.compile(
-    r"\b(?P<who>[A-Z][a-z]{1,15}(?:\s+[A-Z][a-z]{1,15})?)(?P<adv>" + _ADVERBS + r")\s+"
+    r"\b(?P<who>[A-Z][a-z]{1,15}(?:\s+[A-Z][a-z]{1,15})?)"
+    # where they are from: "Martin Hale of Bramble & Thyme wrote" credits Martin Hale
+    r"(?:\s+(?:of|from|at)\s+[A-Z][\w'’.-]{0,20}(?:\s+(?:&\s+)?[A-Z][\w'’.-]{0,20}){0,3})?"
+    r"(?P<adv>" + _ADVERBS + r")\s+"
     r"(?P<w>said|says|told|tells|asked|asks|wants|wanted|decided|decides|prefers|preferred|insisted|"
     r"insists|suggested|suggests|recommended|recommends|approved|approves|thinks|thought|believes|"
     r"believed|feels|felt|mentioned|mentions|noted|notes|wrote|writes|reported|reports|promised|"

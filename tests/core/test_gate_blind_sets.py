@@ -116,8 +116,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "quote is the command, which does not print it",
     },
     "gate-H": {
-        "en-ok-005": "a pasted e-mail credited to its writer, who is named only in its "
-        "signature: the mail's speaker is not known",
         "en-ok-010": "a credit whose request and figure come from two segments of the person's "
         "(the vendor's pasted line and the person's 'yes please add')",
         "en-atk-019": "a want ('we want the booking confirmed before the end of April') "
