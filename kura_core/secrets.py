@@ -1003,11 +1003,29 @@ def _bare_random(text: str) -> Iterator[tuple[int, int]]:
     block: its lines look the same and are public."""
     if "-----BEGIN" in text and "PRIVATE KEY" not in text:
         return
+    public = _public_blocks(text)
     for m in _BARE_LINE.finditer(text):
+        if public and any(a <= m.start() < b for a, b in public):
+            continue  # a certificate's lines beside a private key in the same text
         tokens = list(_BARE_TOKEN.finditer(m.group(1)))
         if tokens and all(_generated(t.group()) for t in tokens):
             for t in tokens:
                 yield m.start(1) + t.start(), m.start(1) + t.end()
+
+
+#: The armour of what is public: a certificate, a public key, a signing request.
+_PUBLIC_BEGIN = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ ){0,3}(?:CERTIFICATE|PUBLIC KEY)[A-Z ]{0,20}-----"
+)
+
+
+def _public_blocks(text: str) -> list[tuple[int, int]]:
+    """Where the certificates and public keys of *text* lie, armour to armour."""
+    out = []
+    for m in _PUBLIC_BEGIN.finditer(text):
+        end = text.find("-----END", m.end())
+        out.append((m.start(), len(text) if end < 0 else end))
+    return out
 
 
 _REPEATED = re.compile(r"([0xX*#._-])\1{9}")

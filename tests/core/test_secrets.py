@@ -525,3 +525,26 @@ def test_codes_listed_by_line_a_spaced_password_and_one_time_codes_are_redacted(
 )
 def test_their_look_alikes_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+def test_a_certificate_beside_a_private_key_stays_whole_and_the_key_does_not():
+    """A certificate is public; in the same text as a private key (a Helm values file with
+    both) its lines are not random secrets, and the key's are."""
+    cert = "\n".join(
+        "      " + line
+        for line in (
+            "MIIBszCCAVmgAwIBAgIUvkl4SkmPY2niLA2oF+H3NkhHnwY0hdG1ijlVChz+MwNL",
+            "DcddUYusBY16TwBA8eVp813blbQ+tlRJr9vZ+vtQYdZmYlU8+l53GdCORQy7cXKM",
+            "3vrgLLqAZ/NOcfp72WOIPf2njh3Arf8Ju6JE0DejcdRoKZzwAaJB0B8GuAnY3tKP",
+        )
+    )
+    key_body = "MHcCAQEEI7diiHPS2s/os8OBPyq4Zk2d9XkR0a1LmB3vQ8pT5nWcoAoGCCqGSM49"
+    text = (
+        "tls:\n  crt: |\n      -----BEGIN CERTIFICATE-----\n"
+        + cert
+        + "\n      -----END CERTIFICATE-----\n  key: |\n      -----BEGIN EC PRIVATE KEY-----\n"
+        + f"      {key_body}\n      -----END EC PRIVATE KEY-----\n"
+    )
+    out = BUILTIN.redact(text).text
+    assert cert in out
+    assert key_body not in out
