@@ -692,7 +692,7 @@ def _said_by(name: str, segment: str) -> str:
     王姐's words, never 中介小刘's line beside it."""
     spoken = [v for v in _voices.voices(segment) if v.speaker]
     if not spoken:
-        spoken = _voices.labelled_lines(segment)  # "刘洋：…\n王芳：…" with no paste marked
+        spoken = list(_voices.labelled_lines(segment))  # "刘洋：…\n王芳：…" with no paste marked
     others = [v for v in spoken if not names_in(name, v.speaker)]
     if not others or len(others) == len(spoken):
         return segment  # no one else speaks here, or *name* is no speaker of it

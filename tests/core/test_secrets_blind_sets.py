@@ -1,0 +1,47 @@
+"""Blind secrets corpora: fake secrets, look-alikes and private spans written from the SPEC
+alone by someone who had not read ``kura_core/secrets.py``
+(``tests/fixtures/blind/<corpus>/ORIGIN.md``), run through the doors a person and a model
+see -- ``kura journal inspect`` and ``kura gate --json`` -- by
+``scripts/measure_secrets.py``, the script that measured them."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPORA = ROOT / "tests" / "fixtures" / "blind"
+
+_spec = importlib.util.spec_from_file_location(
+    "measure_secrets", ROOT / "scripts" / "measure_secrets.py"
+)
+assert _spec and _spec.loader
+measure_secrets = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = measure_secrets  # its dataclasses look their module up
+_spec.loader.exec_module(measure_secrets)
+
+#: Look-alikes kura redacts although the corpus counts them harmless, with why.
+STILL_REDACTED: dict[str, dict[str, str]] = {
+    "secrets-E": {
+        "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
+        "is redacted: the public rule sets of the field treat the form as a key",
+    },
+}
+
+
+@pytest.mark.parametrize("corpus", sorted(STILL_REDACTED))
+def test_no_secret_leaks_and_every_look_alike_and_honest_memory_stays(corpus, tmp_path):
+    root = CORPORA / corpus
+    journals, items, honest = measure_secrets.load_corpus(root)
+    assert len([i for i in items if i.kind == "secret"]) >= 40 and len(honest) >= 10
+    doors = {"inspect": measure_secrets.door_inspect(journals)}
+    doors["gate"], honest_report = measure_secrets.door_gate(journals, items, honest, tmp_path)
+    report = measure_secrets.score(items, doors)
+    assert report["leaked"] == [], report["leaked"]
+    lost = {x["value"] for x in report["look-alikes lost"]}
+    assert lost == set(STILL_REDACTED[corpus]), lost
+    assert honest_report["total"] == len(honest)
+    assert honest_report["dropped"] == [], honest_report["dropped"]
