@@ -16,7 +16,8 @@ secrets). The doors:
   the workshop database), which HTTP and MCP answer from.
 
 A secret (or private span) *leaks* through a door when the door's output holds it whole,
-JSON-escaped or percent-encoded, or any run of 12 of its letters and digits. A look-alike is
+JSON-escaped or percent-encoded, or any run of 8 of its characters (20, for a private
+span: prose shares words with what else is said). A look-alike is
 *kept* when ``journal inspect`` shows it whole. An honest candidate is *kept* when the gate
 does not drop it.
 
@@ -68,10 +69,13 @@ class Item:
         cores = [self.secret_part or v]
         if self.decoded and not self.secret_part:
             cores.append(self.decoded)
+        # a secret leaks by any 8 of its characters; a private span is prose, and shares
+        # words with everything else said: it leaks by any 20 of its characters in a row
+        size = 20 if self.kind == "private" else 8
         for core in cores:
-            for i in range(max(1, len(core) - 7)):
-                w = core[i : i + 8]
-                if not _BOILERPLATE.search(w) and w not in common:
+            for i in range(max(1, len(core) - size + 1)):
+                w = core[i : i + size]
+                if not _BOILERPLATE.search(w if size == 8 else w[:8]) and w not in common:
                     out.add(w)
         return {f for f in out if f}
 

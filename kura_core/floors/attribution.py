@@ -1100,8 +1100,20 @@ def _zh_third_claims(text: str) -> list[_Found]:
             mark in named for mark in _ZH_OBJECT_MARKERS
         ):
             continue  # 跟团队说, 告诉经理, 我跟王经理说: the one spoken to, not the one credited
+        if _ZH_NOUN_PHRASE.match(text, m.end()) and text[max(0, m.start() - 1) : m.start()] in (
+            "的",
+            "些",
+            "项",
+            "類",
+            "类",
+        ):
+            continue  # 服务器的运维决定: a kind of decision named, not someone deciding
         out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, who))
     return out
+
+
+#: A view noun that ends its phrase (…的运维决定。, 运维决定和原因): named, not made.
+_ZH_NOUN_PHRASE = re.compile(rf"{_ZH_VIEW}(?=$|[，。、；,.;:：）)」\s和与及或])")
 
 
 def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, str, str]]:
