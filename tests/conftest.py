@@ -173,7 +173,6 @@ LONG_FIRST = (
     "tests/faces/test_readme.py",
     "tests/core/test_bench.py",
     "tests/core/test_journals_linear.py",
-    "tests/core/test_secrets_blind_sets.py",
     "tests/core/test_reliability_drafts.py",
     "tests/faces/test_mcp.py",
     "tests/tui/test_bench.py",

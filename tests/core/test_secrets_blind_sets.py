@@ -6,7 +6,10 @@ see -- ``kura journal inspect`` and ``kura gate --json`` -- by
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,12 +51,31 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
 }
 
 
+def _in_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``kura ARGS`` run by the command line's own entry in this process (what the script
+    runs as a child process), its output captured: the same text, without an interpreter
+    started per journal."""
+    from kura_core.faces.cli import main as cli_main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = cli_main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(list(args), code or 0, out.getvalue(), err.getvalue())
+
+
 @pytest.mark.parametrize("corpus", sorted(STILL_REDACTED))
-def test_no_secret_leaks_and_every_look_alike_and_honest_memory_stays(corpus, tmp_path):
+def test_no_secret_leaks_and_every_look_alike_and_honest_memory_stays(
+    corpus, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(measure_secrets, "_kura", _in_process)
     root = CORPORA / corpus
     journals, items, honest = measure_secrets.load_corpus(root)
     assert len([i for i in items if i.kind == "secret"]) >= 40 and len(honest) >= 10
     doors = {"inspect": measure_secrets.door_inspect(journals)}
+    assert all('"segments"' in out for out in doors["inspect"].values()), doors["inspect"]
     doors["gate"], honest_report = measure_secrets.door_gate(journals, items, honest, tmp_path)
     report = measure_secrets.score(items, doors)
     assert report["leaked"] == [], report["leaked"]
