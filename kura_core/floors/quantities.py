@@ -1848,6 +1848,7 @@ def header_units(text: str) -> list[Quantity]:
         return []  # a table has a header line and rows
     out: list[Quantity] = []
     columns: list[tuple[str, str] | None] = []
+    pers: list[str] = []
     declared: tuple[str, str] | None = None
     lines = list(_table_lines(text))
     csv = False
@@ -1867,15 +1868,37 @@ def header_units(text: str) -> list[Quantity]:
             heads = [_header_unit(c) for c in cells]
             if any(heads):
                 columns = heads
+                pers = [_header_per(c) if h else "" for c, h in zip(cells, heads, strict=True)]
                 continue
         units = columns if columns and len(cells) == len(columns) else [declared] * len(cells)
-        for cell, unit in zip(cells, units, strict=False):
+        periods = pers if columns and len(cells) == len(columns) else [""] * len(cells)
+        for cell, unit, per in zip(cells, units, periods, strict=False):
             if unit is None:
                 continue
             for q in scan(cell):
                 if q.kind == NUMBER and not q.unit and q.value is not None:
-                    out.append(replace(q, unit=unit[0], uclass=unit[1]))
+                    out.append(replace(q, unit=unit[0], uclass=unit[1], per=per or q.per))
     return out
+
+
+#: A column of a rate: 月租元, 月額(円), 時給, monthly_eur, rent_per_month.
+_HEAD_PERIOD_CJK = re.compile(r"^[ \t]*(?P<p>月|年|日|周|週|時|时)(?:租|费|費|薪|額|额|給|给|収|收|付)")
+_HEAD_PERIOD_EN = re.compile(
+    r"(?i)\b(?:(?P<m>monthly|per[ _]month|pm|mo)|(?P<y>annual|yearly|per[ _]year|pa)|"
+    r"(?P<d>daily|per[ _]day)|(?P<h>hourly|per[ _]hour))\b"
+)
+_CJK_PERIODS = {"月": "month", "年": "year", "日": "day", "周": "week", "週": "week", "時": "h", "时": "h"}
+
+
+def _header_per(cell: str) -> str:
+    """The period a column header makes its figures a rate of ("" when none)."""
+    m = _HEAD_PERIOD_CJK.match(cell)
+    if m:
+        return _CJK_PERIODS[m.group("p")]
+    m = _HEAD_PERIOD_EN.search(cell.replace("_", " "))
+    if m:
+        return {"m": "month", "y": "year", "d": "day", "h": "h"}[m.lastgroup or "m"]
+    return ""
 
 
 class Vouchers:
