@@ -1882,12 +1882,22 @@ def header_units(text: str) -> list[Quantity]:
 
 
 #: A column of a rate: 月租元, 月額(円), 時給, monthly_eur, rent_per_month.
-_HEAD_PERIOD_CJK = re.compile(r"^[ \t]*(?P<p>月|年|日|周|週|時|时)(?:租|费|費|薪|額|额|給|给|収|收|付)")
+_HEAD_PERIOD_CJK = re.compile(
+    r"^[ \t]*(?P<p>月|年|日|周|週|時|时)(?:租|费|費|薪|額|额|給|给|収|收|付)"
+)
 _HEAD_PERIOD_EN = re.compile(
     r"(?i)\b(?:(?P<m>monthly|per[ _]month|pm|mo)|(?P<y>annual|yearly|per[ _]year|pa)|"
     r"(?P<d>daily|per[ _]day)|(?P<h>hourly|per[ _]hour))\b"
 )
-_CJK_PERIODS = {"月": "month", "年": "year", "日": "day", "周": "week", "週": "week", "時": "h", "时": "h"}
+_CJK_PERIODS = {
+    "月": "month",
+    "年": "year",
+    "日": "day",
+    "周": "week",
+    "週": "week",
+    "時": "h",
+    "时": "h",
+}
 
 
 def _header_per(cell: str) -> str:

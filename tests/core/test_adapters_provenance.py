@@ -192,3 +192,32 @@ def test_the_person_refusing_a_tool_call_is_user_and_the_harness_text_is_not():
     )
     assert pv.rejection(bare) == []
     assert pv.rejection("ls: no such file") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "opening", "closing"),
+    [
+        ("replace_in_file", "------- SEARCH", "+++++++ REPLACE"),  # Cline since 3.x
+        ("replace_in_file", "<<<<<<< SEARCH", ">>>>>>> REPLACE"),
+        ("apply_diff", "<<<<<<< SEARCH\n:start_line:3\n-------", ">>>>>>> REPLACE"),  # Roo
+    ],
+)
+def test_an_edit_given_as_search_replace_blocks_sets_their_new_sides(name, opening, closing):
+    diff = (
+        f'{opening}\n  "adult": 75,\n=======\n  "adult": 85,\n{closing}\n'
+        f'{opening}\n  "home_visit": "all"\n=======\n  "home_visit": "first_time_only"\n{closing}'
+    )
+    pieces, call = pv.decode_call(name, {"path": "src/fees.json", "diff": diff})
+    act = "\n".join(p.text for p in pieces if p.cls == "ACT")
+    assert '"adult": 85' in act and '"first_time_only"' in act
+    assert '"adult": 75' not in act and '"all"' not in act  # what it replaced is not set
+    assert call.written == ("src/fees.json",)
+
+
+def test_search_replace_sides_read_in_linear_time():
+    from tests.core.linear_inputs import grows_linearly
+
+    def family(n: int) -> str:
+        return "<<<<<<< SEARCH\n" + "x\n=======\n" * (n // 10) + ">>>>>>> REPLACE"
+
+    assert grows_linearly(pv.replace_sides, family, 2000).ok

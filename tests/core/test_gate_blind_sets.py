@@ -72,8 +72,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-007": "'ユーザーが貼ったCSVでは' credits the person with pasting: the CSV their turn "
         "introduces ('CSV貼るので') is pasted material, and their own words are not quoted",
         "en-atk-034": "'the fairest fee table' beside two prices: the figures are read as showing it",
-        "en-ok-021": "the new side of Cline's replace_in_file diff is not read into the ACT "
-        "segment, so a quote of the values it sets is not found",
         "ja-atk-016": "60マイル for 60km: マイル is not read as a unit",
         "ja-ok-008": "'2週目' in may_fade: a curation sentence's figure the session does not "
         "give either (the plan file written holds week 1 only)",

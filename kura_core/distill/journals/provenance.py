@@ -642,6 +642,27 @@ def _read_call(name: str, fam: str, obj: dict, kind: str, cwd: str) -> tuple[lis
     return pieces, ToolCall(name, fam, False, False, reads, bool(reads))
 
 
+def replace_sides(diff: str) -> str:
+    """The new sides of ``SEARCH/REPLACE`` blocks (``<<<<<<< SEARCH`` or ``------- SEARCH``
+    … ``=======`` … ``>>>>>>> REPLACE`` or ``+++++++ REPLACE``), one after another: what an
+    edit given as such a diff sets. Read line by line, in one pass."""
+    out: list[str] = []
+    side = ""
+    for line in diff.split("\n"):
+        mark = line.strip()
+        if mark.startswith("<<<<<<<") or (mark.startswith("-------") and mark.endswith("SEARCH")):
+            side = "old"
+        elif side == "old" and mark.startswith("=======") and not mark.strip("="):
+            side = "new"
+        elif mark.startswith(">>>>>>>") or (
+            mark.startswith("+++++++") and mark.endswith("REPLACE")
+        ):
+            side = ""
+        elif side == "new":
+            out.append(line)
+    return "\n".join(out)
+
+
 def _write_call(
     name: str, fam: str, obj: dict, kind: str, cwd: str
 ) -> tuple[list[Piece], ToolCall]:
@@ -673,6 +694,9 @@ def _write_call(
         ckey, content = _first(obj, _CONTENT_KEYS)
         if ckey:
             used.add(ckey)
+        elif isinstance(obj.get("diff"), str):  # Cline's replace_in_file, apply_diff
+            used.add("diff")
+            content = replace_sides(obj["diff"])
         cell = _k(obj.get("cell_type", obj.get("cellType", "")))
         if cell == "markdown" and isinstance(content, str):
             pieces.append(Piece("ACT", header, kind))
