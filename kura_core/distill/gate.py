@@ -475,6 +475,20 @@ class _Index:
     def _needs_typed(self, i: int) -> bool:
         return self.segments[i].cls == ProvenanceClass.TOOL and self._typed.any_before(i)
 
+    def _adds_output(self, i: int, needle: str) -> bool:
+        """Whether *needle* holds a piece of tool output *i* that is not the agent's own
+        words: ``grep -o 'Firmware Version[^<]*'`` typed the label, the router printed
+        "OpenWrt 23.05.3" after it. The quote is the tool's; what it vouches is still read
+        without the agent's words (:meth:`vouch`)."""
+        if not self._needs_typed(i):
+            return False
+        return any(
+            norm in needle
+            and sum(ch.isalnum() for ch in norm) >= 4
+            and not self._typed.before(i, norm)
+            for _, _, norm in self._pieces_of(i)
+        )
+
     def own_echo(self, i: int) -> str:
         """Segment *i*'s text without what only repeats or carries the agent's own words
         (normalised), or "" when nothing was taken out."""
@@ -541,7 +555,7 @@ class _Index:
                 self._ask([j for j in ranked[k:] if self._unasked(j)][:ahead])
                 ahead *= 2
             own = self.own_echo(i)
-            if own and needle not in own:
+            if own and needle not in own and not self._adds_output(i, needle):
                 continue  # only inside the agent's own words, repeated by a tool or a command
             found = True
             cut, reason = self._cut(i, needle, prose)
@@ -955,6 +969,16 @@ def _not_done(
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
 
 
+def _kept_a_plan(prose: str) -> bool:
+    """Whether *prose* keeps a plan a plan: a word of planning or deciding, or a time still
+    to come when nothing says it was done ("来月から15円に値上げされた" is done)."""
+    if lexicon.pattern("plan").search(prose):
+        return True
+    return bool(lexicon.pattern("plan_time").search(prose)) and not lexicon.pattern(
+        "done_mark"
+    ).search(prose)
+
+
 def _said_of_quotes(quotes: Sequence[str], prose: str, kind: str = "fact") -> list[Violation]:
     """What a candidate may say only when its quotes say it too: a deed where they say a
     plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
@@ -963,7 +987,7 @@ def _said_of_quotes(quotes: Sequence[str], prose: str, kind: str = "fact") -> li
     said = fold("\n".join(quotes)).lower()
     out: list[Violation] = []
     plan = lexicon.pattern("plan_mark").search(said)
-    if plan and not lexicon.pattern("plan").search(prose):
+    if plan and not _kept_a_plan(prose):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
     tentative = lexicon.pattern("tentative").search(said)
     if tentative and not lexicon.pattern("tentative_kept").search(prose):

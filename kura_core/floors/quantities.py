@@ -417,7 +417,7 @@ _MONTH_DAY = re.compile(r"(?<![A-Za-z0-9_./:-])(\d{1,2})/(\d{1,2})(?![A-Za-z0-9_
 _MDY = re.compile(
     rf"""
     (?<![A-Za-z0-9_]) ({_MON}) \.? \s+                     # Nov, November.
-    (\d{{1,2}}) (?:st|nd|rd|th)? (?![A-Za-z0-9_:])         # 28th
+    (\d{{1,2}}) (?:st|nd|rd|th)? (?![A-Za-z0-9_]|:\S)      # 28th ("April 1: $3.10" too)
     (?: ,? \s+ (\d{{4}}) (?![A-Za-z0-9_]) )?              # , 2026
     """,
     re.VERBOSE,
@@ -933,6 +933,8 @@ class _Scan:
                 continue
             if _CJK_IDIOMS.match(t, a) or not self.free(a, b):
                 continue
+            if t.endswith(_WEEK_HEADS, 0, a) and len(m.group(0)) == 1:
+                continue  # 周六本来: the weekday, not six books
             run = m.group(0)
             cjk_chars = [c for c in run if c in _CJK_ALL]
             digits_before = run[0].isdigit()
@@ -1457,19 +1459,34 @@ def _denominator_before(text: str, start: int) -> str:
     for head in _PER_ONE:
         if run.endswith(head) and _per_unit(head[1:]) in _PERIODS:
             return head[1:]
+    return _one_of_a_thing(text, i, run)
+
+
+def _one_of_a_thing(text: str, i: int, run: str) -> str:
+    """The thing a price before *i* is of when one of it is named right before: 1文字12円,
+    1ワード18円, 1人3000円, 一桶 ¥268, 一箱 156元 ("" when none)."""
+    one = _ONE_THING.search(text, max(0, i - 8), i)
+    if one:
+        return one.group("w")
     if len(run) >= 2 and run[-2] == "一" and (len(run) == 2 or run[-3] not in _NOT_ONE):
         counted = cjk_unit(run, len(run) - 1)
         if counted is not None and counted[2] == len(run):
-            return run[-1]  # 一桶 ¥268, 一箱 156元: one of a thing, at that price
+            return run[-1]
     return ""
 
 
+#: "1" written as a digit before the thing a price is of, right before the price.
+_ONE_THING = re.compile(
+    r"(?<![\d.,])[1１][ \t]?(?P<w>[\u30a1-\u30ff\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
+)
 #: Characters before 一 that make it part of a word, not "one" (统一, 唯一, 第一, 万一).
 _NOT_ONE = frozenset("统統唯第万萬之同")
 
 
 #: How far back a 每 may stand from its figure, in Han characters (每月最多提取2000元).
 _PER_REACH = 8
+#: What names a weekday before its numeral (周六, 星期三, 礼拜天): the numeral is the day.
+_WEEK_HEADS = ("周", "週", "星期", "礼拜", "禮拜")
 #: A period named with 一 just before a figure makes it a rate: 一个月11美元, 一晚300元.
 _PER_ONE = ("一个月", "一個月", "一天", "一晚", "一周", "一週", "一年", "一小时", "一小時")
 #: The units a period is measured in.

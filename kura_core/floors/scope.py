@@ -200,7 +200,10 @@ def _tokens(text: str, base: int = 0) -> list[_Tok]:
             out.append(_Tok(base + s, base + e, "cjk", chunk))
             continue
         if len(chunk) == 1 and not chunk.isalnum():
-            kind = "stop" if chunk in _STRONG else "punct"
+            # a full stop after a bracket or a quotation mark ends its sentence too
+            # ("… (from $2.65). Your usage …")
+            ends = chunk == "." and (e == len(text) or text[e].isspace())
+            kind = "stop" if chunk in _STRONG or ends else "punct"
             out.append(_Tok(base + s, base + e, kind, chunk))
             continue
         body = chunk.rstrip(_TRAIL)

@@ -248,11 +248,14 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
     while m < len(lines):
         first = m
         machine = _machine_line(lines[m])
+        closer = _CLOSERS.get(lines[m].lstrip()[:1], "")
         while m < len(lines) and lines[m].strip():
             if machine and m > first and _prose_line(lines[m]):
                 return m  # codes pasted, then the person writes on without a blank line
             out.add(m)
             m += 1
+            if closer and lines[m - 1].rstrip().endswith(closer):
+                return m  # 「…」 pasted whole: the person's words follow its closing mark
         last = lines[m - 1] if m > first else last
         head = lines[first] if m > first else ""
         k = m
@@ -301,6 +304,10 @@ def _delimited(lines: list[str], n: int, out: set[int]) -> int:
 
 
 _CJK_ANY = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+#: A pasted text opened by a quotation mark ends where the mark closes.
+_CLOSERS = {"「": "」", "『": "』", "“": "”", '"': '"', "《": "》"}
 
 
 def _machine_line(line: str) -> bool:

@@ -129,8 +129,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-023": "a refused git call written as done: the refusal is not read from this "
         "agent's journal",
     },
+    "gate-I": {},
     "gate-C": {
-        "ja-hon-015": "a figure in a file the agent wrote (SELF) is the only voucher",
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
     },
 }
@@ -146,6 +146,7 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-F": (0.92, 0.66),
     "gate-G": (0.88, 0.68),
     "gate-H": (0.90, 0.56),
+    "gate-I": (0.92, 0.90),
 }
 
 
@@ -157,7 +158,7 @@ def _cases(name: str) -> list[dict]:
 def test_every_case_has_the_verdict_the_spec_requires_but_the_listed_ones(name):
     """Each set is run once; its verdicts decide both the cases and the bar per language."""
     cases = _cases(name)
-    assert len(cases) == len({c["id"] for c in cases}) > 100
+    assert len(cases) == len({c["id"] for c in cases}) >= 70
     results = measure_gate_set.verdicts(SETS / name, cases)
     wrong = {c["id"] for c in cases if not measure_gate_set.passed(c, results[c["id"]].verdict)}
     known = set(STILL_WRONG[name])

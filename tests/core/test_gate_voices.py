@@ -295,3 +295,36 @@ def test_a_space_between_a_figure_and_its_counter_is_no_difference():
         journal,
     )[0]
     assert got.verdict == "kept", [v.message() for v in got.violations]
+
+
+def test_tool_output_past_the_label_the_agent_typed_is_the_tools():
+    """``grep -o 'Firmware Version[^<]*'`` typed the label; the router printed the version
+    after it. A quote of the line is the tool's, and vouches the version; output that only
+    repeats what the agent typed vouches nothing."""
+    journal = segs(
+        (
+            "ACT",
+            "run_shell_command: curl -s http://192.168.1.1/status | grep -o 'Firmware Version[^<]*'",
+        ),
+        ("TOOL", "Firmware Version: OpenWrt 23.05.3"),
+        ("SELF", "旧路由固件是 OpenWrt 23.05.3。"),
+        ("ACT", "run_shell_command: echo 'RAM: 64GB, Disk: 2TB' > notes.txt && cat notes.txt"),
+        ("TOOL", "RAM: 64GB, Disk: 2TB"),
+    )
+    kept, echoed = run_gate(
+        [
+            cand("旧路由固件是 OpenWrt 23.05.3。", "[TOOL] Firmware Version: OpenWrt 23.05.3"),
+            cand("The box has 64GB of RAM.", "[TOOL] RAM: 64GB, Disk: 2TB"),
+        ],
+        journal,
+    )
+    assert kept.verdict == "kept", [v.message() for v in kept.violations]
+    assert echoed.verdict == "dropped"
+
+
+def test_a_pasted_quotation_ends_where_its_mark_closes():
+    text = (
+        "朋友转了一段别的 AI 的总结，贴一下你参考：\n「建议关闭 IPv6，否则会断流。」\n"
+        "我不打算关 IPv6。预算 899 元。"
+    )
+    assert [t for _, t in spoken(text)] == ["「建议关闭 IPv6，否则会断流。」"]
