@@ -465,6 +465,25 @@ _VALUED: tuple[_Valued, ...] = (
         ("-cli",),
     ),
     _Valued(
+        "password",  # AUTH at a Redis prompt: "10.8.3.21:6379> AUTH default X", "redis> AUTH X"
+        re.compile(
+            r"(?m)^[ \t]{0,8}(?:[\w.-]{1,64}:\d{2,5}(?:\[\d{1,2}\])?|redis|valkey)>[ \t]{0,4}"
+            r"(?i:auth)[ \t]{1,4}(?:\S{1,64}[ \t]{1,4})?" + _QUOTED_OR_BARE
+        ),
+        _not_placeholder,
+        ("auth",),
+    ),
+    _Valued(
+        "api-key",  # a registry's token given to its login: cargo login X, gem signin X
+        re.compile(
+            r"(?<![\w-])(?:cargo|npm|pnpm|yarn|gem|twine|heroku|flyctl|fly|vercel|netlify|doctl|"
+            r"railway|supabase)[ \t]{1,4}(?:auth[ \t]{1,4})?(?:login|signin)[ \t]{1,4}"
+            r"(?:--?[\w-]{1,20}(?:=\S{0,64})?[ \t]{1,4}){0,3}" + _QUOTED_OR_BARE
+        ),
+        lambda v: _not_placeholder(v) and len(v) >= 16 and not v.startswith("-"),
+        ("login", "signin"),
+    ),
+    _Valued(
         "password",  # 密码 qiuyu-7734-Lan: a password after its word and a space alone, when
         # it is written as one (letters and digits, no spaces)
         re.compile(r"(?:パスワード|密码|密碼|口令)[ \t]{1,2}([!-~]{6,128})(?![!-~])"),
@@ -581,11 +600,12 @@ _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SEPARATOR = re.compile(r"(?:\\?[\"'])?[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}")
 _FLAG_SEPARATOR = re.compile(r"(?:[ \t]{1,4}|=)")
+#: A value is read to 4,096 characters: an AWS session token runs past a thousand.
 _VALUE = re.compile(
-    r"\\\"([^\"\\\n]{0,512})\\\""  # \"value\" inside an escaped JSON string
-    r"|\"((?:[^\"\\\n]|\\.){0,512})\""  # "value", its escapes (\" \\ \/) part of it
-    r"|\\?'([^'\\\n]{0,512})\\?'|`([^`\n]{0,512})`"
-    r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,512})"
+    r"\\\"([^\"\\\n]{0,4096})\\\""  # \"value\" inside an escaped JSON string
+    r"|\"((?:[^\"\\\n]|\\.){0,4096})\""  # "value", its escapes (\" \\ \/) part of it
+    r"|\\?'([^'\\\n]{0,4096})\\?'|`([^`\n]{0,4096})`"
+    r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,4096})"
 )
 
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pass", "passphrase", "pwd", "pw"})
@@ -1152,6 +1172,40 @@ def _prefix_length(value: str) -> int:
     return m.end() if m else 0
 
 
+#: How many values of a read are looked for again in its later texts (one ``find`` each).
+_REPEAT_LIMIT = 256
+
+
+def _repeated(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int, int, str]]:
+    """Every whole occurrence in *text* of a value taken out earlier in the same read (the
+    first :data:`_REPEAT_LIMIT` of them, six characters or more; a short one, a PIN, only
+    as a whole token), ranked after a shape's own finding."""
+    for n, (value, kind) in enumerate(seen.items()):
+        if n >= _REPEAT_LIMIT:
+            break
+        if len(value) < _SHORT_KNOWN or kind == _PRIVATE_KIND and len(value) < 8:
+            continue
+        pos = text.find(value)
+        while pos >= 0:
+            end = pos + len(value)
+            if len(value) >= 8 or not (_token_char(text, pos - 1) or _token_char(text, end)):
+                yield (_VALUED_RANK, pos, end, kind)
+            pos = text.find(value, end)
+
+
+@contextmanager
+def remembering() -> Iterator[dict[str, str]]:
+    """:func:`collecting`, or the collection already open: a journal read remembers the
+    values it takes out so that a later text of the same read that repeats one is redacted
+    too, and a caller that collects them (the gate) still receives every one."""
+    seen = _SEEN.get()
+    if seen is not None:
+        yield seen
+        return
+    with collecting() as fresh:
+        yield fresh
+
+
 @contextmanager
 def collecting() -> Iterator[dict[str, str]]:
     """Gather, while the block runs, every raw secret value and private text that
@@ -1327,6 +1381,12 @@ class SecretRules:
         dropped: list[str] | None = [] if seen is not None else None
         text, private = drop_private(text, dropped)
         found = self.find(text, known)
+        if seen and known is None:
+            # a value taken out earlier in the same read, repeated here where it has no
+            # shape or label of its own (the agent's summary: "事務所 Wi-Fi: Kz8-umeboshi-9870")
+            again = list(_repeated(text, seen))
+            if again:
+                found = _settle([(0, f.start, f.end, f.kind) for f in found] + again)
         if seen is not None:
             _remember(seen, text, found, dropped or [])
         if not found:

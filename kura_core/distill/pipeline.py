@@ -25,7 +25,7 @@ from ..profile import preamble
 from ..prompts import TRUST_QUESTIONS, messages as build_messages
 from ..registry import Registry
 from ..reports import tally_of
-from ..secrets import under_store_rules
+from ..secrets import remembering, under_store_rules
 from ..shapes import dict_at
 from ..store import Store, check_slug, slugify
 from ..tokens import estimate_tokens
@@ -362,11 +362,12 @@ def read_stretch(
     """Segments of one whole-record stretch from *start*: exactly [start, end) when *end*
     is given (re-reading a reserved stretch), else as much as fits *budget_chars*."""
     reader = ADAPTERS[adapter]
-    if _windowed(adapter):
-        limit = (end - start) if end is not None else budget_chars * 4
-        read = reader(path, start, limit_bytes=max(1, limit))
-    else:
-        read = reader(path, start)
+    with remembering():  # a value repeated later in the stretch is redacted there too
+        if _windowed(adapter):
+            limit = (end - start) if end is not None else budget_chars * 4
+            read = reader(path, start, limit_bytes=max(1, limit))
+        else:
+            read = reader(path, start)
     segs = list(read.segments)
     if end is not None:
         return StretchRead([s for s in segs if s.start < end], end, dict(read.skipped), read.fatal)

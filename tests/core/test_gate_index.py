@@ -106,15 +106,23 @@ class RefIndex:
         self.texts = [ref_normalize(s.text) for s in self.segments]
         self.vouch: list[str] = []
         self.own_echo: list[str] = []
+        #: a tool output's pieces that are not the agent's own words (what it adds)
+        self.added: list[list[str]] = []
         typed: list[str] = []
         for seg, norm in zip(self.segments, self.texts, strict=True):
             text = seg.text
             own = ""
+            added: list[str] = []
             if seg.cls == "TOOL" and typed:
                 blob = "\n".join(typed)
                 text, hit = gate._strip_echoes(text, partial(_typed_before, blob))
                 if hit:
                     own = ref_normalize(text)
+                added = [
+                    piece
+                    for _, _, piece in gate._weighed_pieces(seg.text)
+                    if not _typed_before(blob, piece)
+                ]
             elif seg.cls == "ACT":
                 text, hit = gate._strip_prose_payloads(text)
                 if hit:
@@ -123,6 +131,7 @@ class RefIndex:
                 text, _ = gate._strip_echoes(text, is_echo)
             self.vouch.append(text)
             self.own_echo.append(own)
+            self.added.append(added)
             if seg.cls in ("SELF", "ACT"):
                 typed.append(norm)
 
@@ -130,8 +139,11 @@ class RefIndex:
         found = []
         for i, text in enumerate(self.texts):
             if needle in text:
-                if self.own_echo[i] and needle not in self.own_echo[i]:
-                    continue
+                adds = any(
+                    p in needle and sum(c.isalnum() for c in p) >= 4 for p in self.added[i]
+                )
+                if self.own_echo[i] and needle not in self.own_echo[i] and not adds:
+                    continue  # only the agent's own words, and nothing the tool added
                 rank = gate.CLASS_PREFERENCE.get(self.segments[i].cls, 9)
                 undone = self.segments[i].cls == "ACT" and gate.call_outcome(self.segments, i)
                 found.append((rank, bool(undone), i))

@@ -143,3 +143,36 @@ def test_false_positives_stay_under_half_a_percent_of_segments(monkeypatch):
         assert len(segs) > 300, name
         changed = [s for s in segs if BUILTIN.redact(s).findings]
         assert len(changed) <= 0.005 * len(segs), (name, len(changed), [c[:80] for c in changed])
+
+
+def test_inspect_redacts_a_value_the_agent_repeats_later_in_the_journal(tmp_path):
+    import json as _json
+
+    from kura_core.distill.journals.inspect import inspect as inspect_journal
+
+    def entry(kind: str, content: object, uuid: str) -> dict:
+        return {
+            "type": kind,
+            "message": {"role": kind, "content": content},
+            "sessionId": "s",
+            "uuid": uuid,
+        }
+
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        "".join(
+            _json.dumps(e, ensure_ascii=False) + "\n"
+            for e in (
+                entry("user", "事務所のWi-Fiパスワードは Kz8-umeboshi-9870 ね", "u1"),
+                entry(
+                    "assistant",
+                    [{"type": "text", "text": "まとめ: 事務所 Wi-Fi: Kz8-umeboshi-9870"}],
+                    "a1",
+                ),
+            )
+        ),
+        encoding="utf-8",
+    )
+    got = inspect_journal(path)
+    texts = [s.text for s in got.segments]
+    assert len(texts) == 2 and all("Kz8-umeboshi-9870" not in t for t in texts), texts

@@ -548,3 +548,42 @@ def test_a_certificate_beside_a_private_key_stays_whole_and_the_key_does_not():
     out = BUILTIN.redact(text).text
     assert cert in out
     assert key_body not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "$ cargo login cioxVuo5Zbcb99JpX9M02bB3f8nUVRBoMFT\n",
+            "cioxVuo5Zbcb99JpX9M02bB3f8nUVRBoMFT",
+        ),
+        ("10.8.3.21:6379> AUTH default vlPaJQ5WE2RlTZQcYTbYTTBP\nOK", "vlPaJQ5WE2RlTZQcYTbYTTBP"),
+        ("redis> AUTH hunter22xyz", "hunter22xyz"),
+        (
+            "export AWS_SESSION_TOKEN=" + "IQoJb3JpZ2luX2VjEgjW2Ll/MtZwgTGQt5sE" * 25,
+            "MtZwgTGQt5sE" * 2,
+        ),
+    ],
+)
+def test_a_registry_login_a_redis_prompt_and_a_long_session_token_are_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text", ["> auth required for this", "run npm login to sign in", "cargo login --help"]
+)
+def test_prose_about_logging_in_keeps_its_words(text):
+    assert BUILTIN.redact(text).text == text
+
+
+def test_a_value_taken_out_is_taken_out_again_where_a_later_text_of_the_read_repeats_it():
+    """The agent's summary repeats the Wi-Fi password the person gave: in the same read, the
+    repeat is redacted though it has no label of its own; outside any read it is not."""
+    from kura_core.secrets import remembering
+
+    summary = "まとめます:\n- 事務所 Wi-Fi: Kz8-umeboshi-9870"
+    with remembering():
+        first = BUILTIN.redact("事務所のWi-Fiパスワードは Kz8-umeboshi-9870 ね").text
+        again = BUILTIN.redact(summary).text
+    assert "Kz8-umeboshi-9870" not in first and "Kz8-umeboshi-9870" not in again
+    assert BUILTIN.redact(summary).text == summary

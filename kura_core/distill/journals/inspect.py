@@ -14,6 +14,7 @@ from typing import Any
 
 from kura_core.distill.evidence import Segment
 
+from ...secrets import remembering
 from . import registry
 from .base import HELD, IGNORED, REPAIRED, SKIPPED, JournalError, Note, Read
 from .detect import guess_adapter
@@ -136,7 +137,8 @@ def read_journal(
     Raises :class:`JournalError` when the file cannot be read by that adapter at all."""
     p, name = _journal(path, adapter)
     try:
-        read = _read_fn(name)(p, start, limit_bytes=limit_bytes)
+        with remembering():  # a value repeated later in the read is redacted there too
+            read = _read_fn(name)(p, start, limit_bytes=limit_bytes)
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
     if read.fatal:
@@ -154,7 +156,8 @@ def inspect(
     """
     p, name = _journal(path, adapter)
     try:
-        read = _read_fn(name)(p, start)
+        with remembering():
+            read = _read_fn(name)(p, start)
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
     return Inspection(
