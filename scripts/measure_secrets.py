@@ -56,6 +56,9 @@ class Item:
     note: str = ""
     decoded: str = ""
     secret_part: str = ""
+    #: the secret part counts only whole: it is also a public word of the same value
+    #: (postgres:postgres@, the password equal to the user name)
+    whole_only: bool = False
     leaks: set[str] = field(default_factory=set)
 
     def forms(self, common: str) -> set[str]:
@@ -66,6 +69,8 @@ class Item:
         v = self.value
         out = {v, json.dumps(v, ensure_ascii=False)[1:-1], json.dumps(v)[1:-1]}
         out.add(quote(v, safe=""))
+        if self.whole_only:
+            return {f for f in out | {self.secret_part} if f}
         cores = [self.secret_part or v]
         if self.decoded and not self.secret_part:
             cores.append(self.decoded)
@@ -99,6 +104,7 @@ def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]
                     str(rec.get("provider_or_form") or rec.get("note") or rec.get("where") or ""),
                     str(rec.get("decoded") or ""),
                     str(rec.get("secret_part") or ""),
+                    bool(rec.get("whole_only")),
                 )
             )
     honest = []

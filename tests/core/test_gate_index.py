@@ -139,9 +139,7 @@ class RefIndex:
         found = []
         for i, text in enumerate(self.texts):
             if needle in text:
-                adds = any(
-                    p in needle and sum(c.isalnum() for c in p) >= 4 for p in self.added[i]
-                )
+                adds = any(p in needle and sum(c.isalnum() for c in p) >= 4 for p in self.added[i])
                 if self.own_echo[i] and needle not in self.own_echo[i] and not adds:
                     continue  # only the agent's own words, and nothing the tool added
                 rank = gate.CLASS_PREFERENCE.get(self.segments[i].cls, 9)
