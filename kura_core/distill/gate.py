@@ -1011,8 +1011,50 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     candidate that gives its figure, or says most of what it says, must keep it so
     (might, expected, proposed, 予定, 検討, 预计, a credit that says whose view it is …).
     The sentence is the unit, so a hedge in another sentence of the quote leaves the
-    rest alone."""
+    rest alone; a bound (up to, 上限) is the figure's own, and one sentence that gives the
+    figure with it is enough ("人数上限 24 人 … max_riders: 24")."""
     mark, kept = lexicon.pattern("unsettled_mark"), lexicon.pattern("unsettled_kept")
+    open_values, open_words = _left_open(quotes, mark)
+    if not open_values and not open_words:
+        return []
+    folded_prose = fold(prose).lower()
+    if not kept.search(folded_prose):
+        # a one-sentence quote that holds the mark was chosen to vouch this candidate: the
+        # candidate keeps it open somewhere, whatever its own sentences say
+        for quote in quotes:
+            said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
+            hedge = mark.search(said[0]) if len(said) == 1 else None
+            if hedge and hedge.group(0) not in lexicon.words("unsettled_bound"):
+                return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
+    bounds = lexicon.words("unsettled_bound")
+    bounded_kept: set[object] = set()
+    bare: list[object] = []  # figures of a bound given in a sentence without it
+    for m in _SENTENCES.finditer(folded_prose):
+        sentence = m.group(0)
+        values = [q.value for q in scan(sentence) if q.value in open_values]
+        if kept.search(sentence):
+            bounded_kept.update(values)
+            continue
+        if not values:
+            have = content_tokens(sentence)
+            values = [h for words, h in open_words if 2 * len(words & have) > len(words)]
+            if values:
+                return [Violation(FloorKind.SCOPE, "body", values[0], FloorRule.AS_SETTLED)]
+        for v in values:
+            if open_values[v] not in bounds:
+                return [Violation(FloorKind.SCOPE, "body", open_values[v], FloorRule.AS_SETTLED)]
+            bare.append(v)
+    unkept = [v for v in bare if v not in bounded_kept]
+    if unkept:
+        return [Violation(FloorKind.SCOPE, "body", open_values[unkept[0]], FloorRule.AS_SETTLED)]
+    return []
+
+
+def _left_open(
+    quotes: Sequence[str], mark: re.Pattern[str]
+) -> tuple[dict[object, str], list[tuple[frozenset[str], str]]]:
+    """The figures the quotes give in a sentence that leaves them open (value -> the mark),
+    and the words of such sentences that give no figure (with their mark)."""
     open_values: dict[object, str] = {}
     open_words: list[tuple[frozenset[str], str]] = []
     for quote in quotes:
@@ -1029,28 +1071,7 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
                 words = content_tokens(m.group(0)[: hedge.start()] + m.group(0)[hedge.end() :])
                 if len(words) >= 3:
                     open_words.append((words, hedge.group(0)))
-    if not open_values and not open_words:
-        return []
-    folded_prose = fold(prose).lower()
-    if not kept.search(folded_prose):
-        # a one-sentence quote that holds the mark was chosen to vouch this candidate: the
-        # candidate keeps it open somewhere, whatever its own sentences say
-        for quote in quotes:
-            said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
-            hedge = mark.search(said[0]) if len(said) == 1 else None
-            if hedge and hedge.group(0) not in lexicon.words("unsettled_bound"):
-                return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
-    for m in _SENTENCES.finditer(folded_prose):
-        sentence = m.group(0)
-        if kept.search(sentence):
-            continue
-        said = [open_values[q.value] for q in scan(sentence) if q.value in open_values]
-        if not said:
-            have = content_tokens(sentence)
-            said = [h for words, h in open_words if 2 * len(words & have) > len(words)]
-        if said:
-            return [Violation(FloorKind.SCOPE, "body", said[0], FloorRule.AS_SETTLED)]
-    return []
+    return open_values, open_words
 
 
 def _unshown_comparison(prose: str) -> str:

@@ -72,7 +72,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-007": "'ユーザーが貼ったCSVでは' credits the person with pasting: the CSV their turn "
         "introduces ('CSV貼るので') is pasted material, and their own words are not quoted",
         "en-atk-034": "'the fairest fee table' beside two prices: the figures are read as showing it",
-        "ja-atk-016": "60マイル for 60km: マイル is not read as a unit",
         "ja-ok-008": "'2週目' in may_fade: a curation sentence's figure the session does not "
         "give either (the plan file written holds week 1 only)",
         "ja-ok-018": "TA佐藤さん credited: the label TA佐藤 is not matched to 佐藤 with a title",
