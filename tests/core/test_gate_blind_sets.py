@@ -8,20 +8,16 @@ as when a passing case breaks. The figures per language are measured by
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from tests.scripts import script
+
 ROOT = Path(__file__).resolve().parents[2]
 SETS = ROOT / "tests" / "fixtures" / "blind"
 
-_spec = importlib.util.spec_from_file_location(
-    "measure_gate_set", ROOT / "scripts" / "measure_gate_set.py"
-)
-assert _spec and _spec.loader
-measure_gate_set = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(measure_gate_set)
+measure_gate_set = script("measure_gate_set")
 
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {

@@ -7,24 +7,18 @@ see -- ``kura journal inspect`` and ``kura gate --json`` -- by
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.scripts import script
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPORA = ROOT / "tests" / "fixtures" / "blind"
 
-_spec = importlib.util.spec_from_file_location(
-    "measure_secrets", ROOT / "scripts" / "measure_secrets.py"
-)
-assert _spec and _spec.loader
-measure_secrets = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = measure_secrets  # its dataclasses look their module up
-_spec.loader.exec_module(measure_secrets)
+measure_secrets = script("measure_secrets")
 
 #: Look-alikes kura redacts although the corpus counts them harmless, with why.
 STILL_REDACTED: dict[str, dict[str, str]] = {
