@@ -1037,9 +1037,9 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
             continue
         if not values:
             have = content_tokens(sentence)
-            values = [h for words, h in open_words if 2 * len(words & have) > len(words)]
-            if values:
-                return [Violation(FloorKind.SCOPE, "body", values[0], FloorRule.AS_SETTLED)]
+            hedges = [h for words, h in open_words if 2 * len(words & have) > len(words)]
+            if hedges:
+                return [Violation(FloorKind.SCOPE, "body", hedges[0], FloorRule.AS_SETTLED)]
         for v in values:
             if open_values[v] not in bounds:
                 return [Violation(FloorKind.SCOPE, "body", open_values[v], FloorRule.AS_SETTLED)]
