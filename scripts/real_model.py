@@ -203,13 +203,14 @@ def wait_until_serving(url: str, proc: subprocess.Popen, timeout: float = 180.0)
 
 
 def _dies_with_parent() -> None:
-    """In the server's process before it starts: ask Linux to end it when the process that
+    """In the server's process before it starts: ask Linux to kill it when the process that
     started it ends, however that ends (a CI job's timeout sends SIGTERM, which skips the
-    clean-up below), so no model server outlives its test run."""
+    clean-up below), so no model server outlives its test run. SIGKILL, not SIGTERM: a
+    server in the middle of a generation waits for it to finish before it heeds SIGTERM."""
     import ctypes
 
     with contextlib.suppress(OSError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 @contextlib.contextmanager

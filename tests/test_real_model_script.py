@@ -61,7 +61,7 @@ def test_the_model_server_ends_with_the_process_that_started_it():
         "import subprocess, sys, time\n"
         f"sys.path.insert(0, {str(ROOT / 'scripts')!r})\n"
         "import real_model\n"
-        "p = subprocess.Popen(['sleep', '120'], preexec_fn=real_model._dies_with_parent)\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)'], preexec_fn=real_model._dies_with_parent)\n"
         "print(p.pid, flush=True)\n"
         "time.sleep(120)\n"
     )
