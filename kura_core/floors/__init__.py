@@ -46,6 +46,7 @@ from .attribution import (
     fold_lines,
     foreign_words,
     own_words,
+    someone_says,
     unwrap,
 )
 from .entities import NameVouchers, SwapFinder, WordSwapFinder
@@ -497,17 +498,27 @@ def _claim_ok(
         ):
             return None  # "the team is over budget" for the person's "we're over budget"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.THIRD_PARTY, claim.name)
-    if user and carries(claim.content, user):
-        return None
-    # a pronoun: the human, or a third person that non-SELF evidence itself quotes
-    others = [
-        seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)
-    ]
-    if others and carries(claim.content, others):
+    if _pronoun_carried(claim, evidence, raw, user):
         return None
     return Violation(
         ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE if not user else R.NOT_CARRIED
     )
+
+
+def _pronoun_carried(
+    claim: Claim, evidence: Evidence, raw: Sequence[str], user: Sequence[str]
+) -> bool:
+    """Whether a pronoun's claim is carried: by the human's own words, by someone the
+    human's words report ("据她说 …" for 她说…, "she said …"), or by a third person that
+    non-SELF evidence itself quotes."""
+    if user and carries(claim.content, user):
+        return True
+    if raw and someone_says(claim.phrase) and carries(claim.content, raw):
+        return True
+    others = [
+        seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)
+    ]
+    return bool(others) and carries(claim.content, others)
 
 
 SELF_CLASS, USER_CLASS = ProvenanceClass.SELF, ProvenanceClass.USER

@@ -94,6 +94,18 @@ def _stem(word: str) -> str:
     return w[:5]
 
 
+def _hyphen_parts(word: str) -> tuple[str, ...]:
+    """A word joined by hyphens compared as the person may write it: one word when a piece
+    is a prefix or a letter ("e-mail", "re-run", "co-op" as "email"), its words otherwise
+    ("fee-free" as "fee" and "free"). Codes and paths ("v2-beta", "a/b-c") stay whole."""
+    if "-" not in word or not word.replace("-", "").isalpha():
+        return (word,)
+    parts = [p for p in word.split("-") if p]
+    if any(len(p) < 3 for p in parts):
+        return ("".join(parts),)
+    return tuple(p for p in parts if p.lower() not in _STOP_EN)
+
+
 #: A quantity written in Latin words only ("three sacks", "a dozen").
 _SPELLED = re.compile(r"[A-Za-z][A-Za-z \-]*")
 #: A comparison token that stands for a value, not a word: "three", 3 and 三 are one
@@ -143,7 +155,7 @@ def content_tokens(text: str) -> frozenset[str]:
         w = m.group(0)
         if w.lower() in _STOP_EN or (len(w) < 3 and not w.isdigit()):
             continue
-        out.add(_stem(w))
+        out.update(_stem(p) for p in _hyphen_parts(w))
     for m in _CJK_SPAN.finditer(folded):
         run = m.group(0)
         if _KATAKANA_WORD.search(run):
@@ -1337,7 +1349,7 @@ def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
     cuts = [
         _clause_span(lined, folded, c)
         for c in claims(text, human_names)
-        if c.who == THIRD or (c.who == PRONOUN and _someone_says(c.phrase))
+        if c.who == THIRD or (c.who == PRONOUN and someone_says(c.phrase))
     ]
     if not cuts:
         return lined
@@ -1369,7 +1381,7 @@ def foreign_words(text: str, human_names: tuple[str, ...] = ()) -> frozenset[str
 _SAYING = lexicon.words("attribution_saying")
 
 
-def _someone_says(phrase: str) -> bool:
+def someone_says(phrase: str) -> bool:
     """Whether a pronoun's claim is a person's: he, she (他, 她, 彼, 彼女 …), or "they" that
     say, decide or want something."""
     words = phrase.lower().split()

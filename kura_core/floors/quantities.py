@@ -1444,7 +1444,12 @@ def _denominator_before(text: str, start: int) -> str:
     for mark in _PER_MARKS_JA:
         if text.endswith(mark, 0, i):
             j = k = i - len(mark)
-            while j > 0 and k - j < 6 and _word_char(text[j - 1]):
+            while (
+                j > 0
+                and k - j < 6
+                and _word_char(text[j - 1])
+                and text[j - 1] not in "はがをのにでへもや"
+            ):
                 j -= 1
             return text[j:k]
     j = i
@@ -1513,12 +1518,18 @@ def _word_char(c: str) -> bool:
 def _per_unit(word: str) -> str:
     """A denominator in one spelling: its unit when it is one (公斤, kg, キロ → kg), else the
     word folded and without a plural s."""
+    if len(word) > 1 and word[0] in "一1１" and not word[1].isascii():
+        word = word[1:]  # 一件あたり is 件あたり: one of it is what "per" means
     if word in _PER_PERIOD_WORDS:
         return _PER_PERIOD_WORDS[word]
+    if word.lower() in _ONE_ITEM:
+        return EACH
     got = scan(f"1{word}") if not word[:1].isascii() else scan(f"1 {word}")
     if len(got) == 1 and got[0].unit and got[0].end - got[0].start >= len(word):
         return got[0].unit
     w = word.lower()
+    if w in _ONE_ITEM:
+        return EACH
     return w[:-1] if w.endswith("s") and len(w) > 3 else w
 
 
@@ -1539,8 +1550,29 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
             word = after.group("d") if after else _denominator_before(text, q.start)
             if word and not _no_denominator(word):
                 q = replace(q, per=_per_unit(word))
+            elif _EACH.match(text, q.end):
+                q = replace(q, per=EACH)
         out.append(q)
     return out
+
+
+#: The denominator of a price for one of whatever is counted ("$7.50 each", "£3 apiece").
+EACH = "each"
+_EACH = re.compile(r"(?i)[ \t]*(?:each|apiece|ea)\b(?![ \t]*[A-Za-z])")
+#: Words for "one of the things counted" after "per"/"a": "per piece", "per unit".
+_ONE_ITEM = frozenset({"piece", "unit", "item", "each"})
+
+
+def same_per(c: str, e: str) -> bool:
+    """Whether a rate's denominator *c* is the evidence's *e*: the same word, or *c* says
+    "each" (of whatever the evidence counts), or the evidence says "each" and *c* names the
+    thing ("$7.50 a shirt" for "$7.50 each"). A period is never "each" ("$40 a month" is
+    not "$40 each")."""
+    if c == e or (c == EACH and e not in _PERIODS):
+        return True  # "eleven slots each" of a table's 11: each names no other thing
+    if not c or not e or c in _PERIODS or e in _PERIODS:
+        return False
+    return e == EACH
 
 
 #: What a figure counts, written between it and its denominator ("24 covers/seating").
@@ -1648,7 +1680,7 @@ def covers(c: Quantity, e: Quantity) -> bool:
             return (
                 c.value == e.value
                 and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
-                and (not c.per or c.per == e.per)  # a rate's denominator is its own
+                and (not c.per or same_per(c.per, e.per))  # a rate's denominator is its own
             )
         if e.kind == DATE and not c.unit and c.value is not None:
             return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)
@@ -1857,6 +1889,32 @@ def keyed_units(text: str) -> list[Quantity]:
     return out
 
 
+#: 一 before a counter: "one" of it (早晚各一次, 一件あたり, 一回だけ).
+_ONE_BEFORE_COUNTER = re.compile(r"一(?=[\u3040-\u30ff\u4e00-\u9fff])")
+
+
+def ones_counted(text: str) -> list[Quantity]:
+    """The figures 1 that 一 before a counter writes (早晚各一次 is 1次). The scanner leaves
+    a lone 一 alone, since it is "a" or "one" in a thousand words (一定, 一起, 统一); as
+    evidence it still vouches a model's 1次 -- and only vouches: it is never a figure a
+    candidate must account for."""
+    if "一" not in text:
+        return []
+    at = [
+        m.start()
+        for m in _ONE_BEFORE_COUNTER.finditer(text)
+        if not (m.start() and (text[m.start() - 1] in _NOT_ONE or text[m.start() - 1] in _CJK_ALL))
+        and cjk_unit(text, m.start() + 1) is not None
+    ]
+    if not at:
+        return []
+    chars = list(text)
+    for i in at:
+        chars[i] = "1"
+    marked = set(at)
+    return [q for q in scan("".join(chars)) if q.start in marked and q.unit]
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
@@ -1944,7 +2002,7 @@ class Vouchers:
     def add(self, text: str) -> None:
         self._texts.append(text)
         self._codes = None
-        for q in (*scan(text), *header_units(text), *keyed_units(text)):
+        for q in (*scan(text), *header_units(text), *keyed_units(text), *ones_counted(text)):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
             else:
