@@ -996,12 +996,29 @@ def _said_of_quotes(quotes: Sequence[str], prose: str, kind: str = "fact") -> li
     if kind == ClaimKind.FACT:  # a judgement or an idea is a view: it may stay open
         out += _settled_figures(quotes, prose)
     compared = _unshown_comparison(prose)
-    if compared and not comparison(said):
+    if compared and not (comparison(said) or _says_extreme(said)):
         out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))
     return out
 
 
-_SENTENCES = re.compile(r"[^.!?。！？;；\n]++(?:[.!?。！？;；]++|\n|$)")
+def _says_extreme(said: str) -> bool:
+    """Whether quotes name a value the most or the least of its kind (max_grade, "peak
+    load", "highest grade")."""
+    return bool(
+        lexicon.pattern("extreme_said").search(said.replace("_", " "))
+        or _EXTREME_FIELD.search(said)
+    )
+
+
+#: A field named for the most or the least of something: max_grade, min-temp, grade.max.
+_EXTREME_FIELD = re.compile(
+    r"(?<![a-z0-9])(?:max|min)(?:imum)?[_.-](?=[a-z])|(?<=[a-z])[_.-](?:max|min)(?:imum)?(?![a-z0-9])"
+)
+
+
+#: A sentence: up to a stop (a Latin one followed by a space or the end, so "£7.15/kg" and
+#: "v2.1" do not end one), a semicolon or a line break.
+_SENTENCES = re.compile(r"(?:[^.!?。！？;；\n]|[.!?](?![\s.!?]|$))++(?:[.!?。！？;；]++|\n|$)")
 
 
 def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:

@@ -53,7 +53,7 @@ from .entities import NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
 from .names import names_in
 from .negation import cut_reason, negations_in
-from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched
+from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
 from .tables import Rows
 from .text import disguises, fold, strip_invisible
 
@@ -797,7 +797,7 @@ def check_surface(
             if (DISGUISE, d) not in seen:
                 seen.add((DISGUISE, d))
                 out.append(Violation(DISGUISE, name, d, R.INVISIBLE))
-        for q in scan(value):
+        for q in with_units_first(value):
             if (
                 (NUMBER, q.canon) in seen
                 or vouch.vouches(q)

@@ -142,6 +142,10 @@ def names_in_text(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+#: Marks that quote a name or a title without being part of it.
+_QUOTE_MARKS = re.compile("[\"'`\u2018\u2019\u201c\u201d\u300c-\u300f\u3008-\u3011\u00ab\u00bb]")
+
+
 class NameVouchers:
     """The evidence a text's names are looked up in, folded once for every field checked
     against it (the person's configured names need no evidence: they are the store's own)."""
@@ -151,6 +155,7 @@ class NameVouchers:
         self._own = {name_key(n) for n in human_names if isinstance(n, str)}
         self._blob = ""
         self._words: set[str] | None = None
+        self._bare: str | None = None
 
     def unvouched(self, text: str) -> list[str]:
         """The names of *text* that occur in none of the evidence."""
@@ -170,9 +175,16 @@ class NameVouchers:
             if key.isascii():
                 if key not in self._words and not _in_words(key, self._blob):
                     out.append(name)
-            elif key not in self._blob:
+            elif key not in self._blob and key not in self._unquoted():
                 out.append(name)
         return out
+
+    def _unquoted(self) -> str:
+        """The folded evidence without quotation marks and title brackets: a name the
+        evidence quotes (用"竹乡驿站", 「さくら薬局」で) is the same name written bare."""
+        if self._bare is None:
+            self._bare = _QUOTE_MARKS.sub("", self._blob)
+        return self._bare
 
 
 def unvouched_names(

@@ -596,9 +596,7 @@ def _accountant_negatives(text: str) -> str:
 
 class _Scan:
     def __init__(self, raw: str) -> None:
-        self.text = _accountant_negatives(
-            _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
-        )
+        self.text = scanned_text(raw)
         self.taken = bytearray(len(self.text))
         self.out: list[Quantity] = []
         self.yen = "JPY" if has_kana(self.text) else ("CNY" if has_han(self.text) else "¥")
@@ -1376,6 +1374,14 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
     return f"{h:02d}:{m:02d}" + (f":{s:02d}" if s is not None else "")
 
 
+@functools.lru_cache(maxsize=512)
+def scanned_text(raw: str) -> str:
+    """The form of *raw* that :func:`scan` reads, whose offsets its quantities give."""
+    return _accountant_negatives(
+        _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
+    )
+
+
 @functools.lru_cache(maxsize=8192)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
@@ -1900,6 +1906,7 @@ def ones_counted(text: str) -> list[Quantity]:
     candidate must account for."""
     if "一" not in text:
         return []
+    text = scanned_text(text)
     at = [
         m.start()
         for m in _ONE_BEFORE_COUNTER.finditer(text)
@@ -1913,6 +1920,52 @@ def ones_counted(text: str) -> list[Quantity]:
         chars[i] = "1"
     marked = set(at)
     return [q for q in scan("".join(chars)) if q.start in marked and q.unit]
+
+
+#: A unit written before its figure, as tool output and logs do ("at km 61.2", "kg 12.5").
+_UNIT_FIRST = re.compile(r"(?<![\w.-])([A-Za-z]{2,6})[ \t]+$")
+#: The same, as evidence: a command's flag or a key before its value ("--years 3",
+#: "weight_kg: 12.5") says what the value is in.
+_UNIT_FIRST_EVIDENCE = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,6})[ \t]*[:=]?[ \t]*$")
+#: Units of time: "month 3", "day 12" in a model's sentence count a period's place.
+_TIME_UNITS = frozenset({"s", "ms", "min", "h", "day", "week", "month", "year", "night"})
+#: Words that are a unit after a figure and something else before one ("in 5 days",
+#: "min 3" for a minimum).
+_NOT_UNIT_FIRST = frozenset({"in", "min", "sec", "at", "pt", "ct"})
+
+
+def with_units_first(text: str) -> list[Quantity]:
+    """:func:`scan`, with a bare figure read with the unit of length, mass, volume or data
+    written just before it ("at mile 61.2" is 61.2 miles): what a model writes that way
+    must be vouched as that quantity."""
+    found = list(scan(text))
+    ahead = {q.start: q for q in units_first(text, as_evidence=False)}
+    return [ahead.get(q.start, q) if not q.unit else q for q in found]
+
+
+def units_first(text: str, *, as_evidence: bool = True) -> list[Quantity]:
+    """The bare figures of *text* read with a measuring unit written just before them
+    ("max grade at km 61.2" is 61.2 km; as evidence also a flag or a key: "--years 3").
+    A unit that only counts things (page, item) or a word that is also a preposition
+    ("in 5") is not read this way."""
+    out = []
+    read = scanned_text(text)
+    before = _UNIT_FIRST_EVIDENCE if as_evidence else _UNIT_FIRST
+    for q in scan(text):
+        if q.kind != NUMBER or q.unit or q.value is None:
+            continue
+        m = before.search(read, max(0, q.start - 9), q.start)
+        if m is None or m.group(1).lower() in _NOT_UNIT_FIRST:
+            continue
+        probe = scan(f"{q.text} {m.group(1)}")
+        if (
+            len(probe) == 1
+            and probe[0].uclass == HARD
+            and (as_evidence or probe[0].unit not in _TIME_UNITS)
+            and probe[0].end == len(probe[0].text)
+        ):
+            out.append(replace(q, unit=probe[0].unit, uclass=HARD))
+    return out
 
 
 def header_units(text: str) -> list[Quantity]:
@@ -2002,7 +2055,13 @@ class Vouchers:
     def add(self, text: str) -> None:
         self._texts.append(text)
         self._codes = None
-        for q in (*scan(text), *header_units(text), *keyed_units(text), *ones_counted(text)):
+        for q in (
+            *scan(text),
+            *header_units(text),
+            *keyed_units(text),
+            *ones_counted(text),
+            *units_first(text),
+        ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
             else:
