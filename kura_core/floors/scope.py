@@ -463,6 +463,7 @@ def _inside(
             clause_start = p + 1
         elif end <= p < clause_end:
             clause_end = p
+    reported = Scope()
     for side, a, b in (("before", clause_start, start), ("after", end, clause_end)):
         if a >= b:
             continue
@@ -473,14 +474,17 @@ def _inside(
         if rule == REPORT and side == "before":
             src = _reporter(toks)
             if src:
-                return Scope(REPORT, f"leaves out who says it ({src!r}) before it", src)
+                # a text may name the source of hearsay; what the clause adds after the
+                # quote ("… only if we get the cafeteria") still governs it
+                reported = Scope(REPORT, f"leaves out who says it ({src!r}) before it", src)
+                continue
         text = " ".join(seg[a:b].split())
         if len(text) > 40:
             text = ("…" + text[-39:]) if side == "before" else (text[:39] + "…")
         if rule == UNKNOWN:
             return Scope(UNKNOWN, f"leaves out {text!r} of its clause {side} it")
         return Scope(rule, f"leaves out the {rule} {word!r} of its clause {side} it")
-    return Scope()
+    return reported
 
 
 def _reporter(toks: list[_Tok]) -> str:
@@ -605,7 +609,7 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
     k = bisect_left(breaks, end - 1)
     if k:
         start = max(start, breaks[k - 1] + 1)
-    said = content_tokens(seg[start:end])
+    said = _topic(content_tokens(seg[start:end]))
     if not said:
         return ""
     for m in lexicon.pattern("retraction_topic").finditer(after):
@@ -617,9 +621,29 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
     return ""
 
 
+def _topic(tokens: frozenset[str]) -> frozenset[str]:
+    """The words of *tokens* that name what a sentence is about: not its figures, and not a
+    unit or a currency two sentences may share without speaking of the same thing."""
+    from .quantities import scan
+    from .units import HARD
+
+    out = set()
+    for tok in tokens:
+        if tok.startswith("#"):
+            continue
+        probe = scan(f"1 {tok}") if tok.isascii() else scan(f"1{tok}")
+        if len(probe) == 1 and probe[0].uclass == HARD and probe[0].end - probe[0].start > 1:
+            continue
+        out.add(tok)
+    return frozenset(out)
+
+
 #: What a Japanese or Chinese retraction says of what it names: none of it (なし, やめ,
-#: 不…了, 没有, 取消).
-_CANCELS = re.compile(r"なし|無し|やめ|止め|ない|ません|不|没|別|别|取消|キャンセル")
+#: 不…了, 没有, 取消), or something else in its place (改成, に変更).
+_CANCELS = re.compile(
+    r"なし|無し|やめ|止め|ない|ません|不|没|別|别|取消|キャンセル"
+    r"|改成|改为|改為|换成|換成|改到|改在|に変更|に変え|に変わ|にします"
+)
 
 
 def _condition_start(lead: str, words: list[str], cjk: str) -> str:
