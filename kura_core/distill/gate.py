@@ -1031,18 +1031,19 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     rest alone; a bound (up to, 上限) is the figure's own, and one sentence that gives the
     figure with it is enough ("人数上限 24 人 … max_riders: 24")."""
     mark, kept = lexicon.pattern("unsettled_mark"), lexicon.pattern("unsettled_kept")
-    open_values, open_words = _left_open(quotes, mark)
-    if not open_values and not open_words:
-        return []
     folded_prose = fold(prose).lower()
     if not kept.search(folded_prose):
         # a one-sentence quote that holds the mark was chosen to vouch this candidate: the
-        # candidate keeps it open somewhere, whatever its own sentences say
+        # candidate keeps it open somewhere, whatever its own sentences say -- with a
+        # figure or without one ("できれば来週から" is no date settled)
         for quote in quotes:
             said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
             hedge = mark.search(said[0]) if len(said) == 1 else None
             if hedge and hedge.group(0) not in lexicon.words("unsettled_bound"):
                 return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
+    open_values, open_words = _left_open(quotes, mark)
+    if not open_values and not open_words:
+        return []
     bounds = lexicon.words("unsettled_bound")
     bounded_kept: set[object] = set()
     bare: list[object] = []  # figures of a bound given in a sentence without it

@@ -492,6 +492,9 @@ def _claim_ok(
         for reading, clause_figures in _readings(claim, text, figures, names):
             if any(_one_segment(reading, clause_figures, s) for s in dict.fromkeys(said_of) if s):
                 return None
+        phrase = fold(claim.phrase)
+        if any(phrase in fold(u) and carries(claim.content, [u]) for u in user if has_cjk(phrase)):
+            return None  # 以妈妈说的为准: the person's own sentence names what 妈妈 says
         if claim.name.lower() in _GROUPS and any(
             _WE.search(fold(u)) and _one_segment(claim, figures, o)
             for u, o in zip(raw, user, strict=True)

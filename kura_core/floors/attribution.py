@@ -973,9 +973,20 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         end = stops[i] if i < len(stops) else len(text)
         if _JA_SOURCE.search(text, clause_start, end):
             continue  # …とのこと（佐藤さんのLINEより）: a report with its source named
-        out.append((m.start(), m.end(), m.group(0), HUMAN, ""))
+        who, name = HUMAN, ""
+        before = [f for f in out if f[0] < clause_start]
+        if before and m.group(0) in _JA_REPORTS:
+            last = max(before, key=lambda f: f[0])
+            if last[3] == THIRD and text.count("。", last[1], clause_start) <= 1:
+                # 佐藤さんは…。以前…とのこと: the report goes on with the last sentence's speaker
+                who, name = THIRD, last[4]
+        out.append((m.start(), m.end(), m.group(0), who, name))
         bisect.insort(starts, m.start())
     return out
+
+
+#: Reports that name no one: "it is said" of whoever spoke last.
+_JA_REPORTS = frozenset({"とのこと", "との事", "との話"})
 
 
 def _ja_described(text: str, m: re.Match[str]) -> bool:
@@ -1082,6 +1093,14 @@ _ZH_BARE = re.compile(
     r"(?:说|說|听说|聽說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|同意|坚持|"
     r"堅持|反对|反對|打算|想要|选择|選擇|拍板|定了|告诉|告訴|让|讓|的" + _ZH_VIEW + r"))"
 )
+#: What defers to someone's word right before them: 以妈妈说的为准, 按医生说的做, 听老婆的.
+_ZH_DEFER = re.compile(r"(?:以|按|按照|照|依|依照|遵照|听|聽)$")
+#: A verb of saying or deciding right after who says it, with the adverbs before it.
+_ZH_VERB = re.compile(
+    r"(?:已经|已經|也|都|又|还|還|就|一再|刚刚|剛剛|刚|剛|明确|明確){0,2}"
+    r"(?:说过|說過|说|說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|"
+    r"同意|坚持|堅持|反对|反對|打算|想要|选择|選擇|告诉|告訴)"
+)
 _ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請") + ("告诉", "告訴")
 _ZH_PRONOUN_RE = re.compile(_ZH_PRONOUN)
 _ZH_WORD_START = re.compile(f"[{HAN}A-Za-z0-9]")
@@ -1112,6 +1131,10 @@ def _zh_third_claims(text: str) -> list[_Found]:
             mark in named for mark in _ZH_OBJECT_MARKERS
         ):
             continue  # 跟团队说, 告诉经理, 我跟王经理说: the one spoken to, not the one credited
+        if _ZH_DEFER.search(text, max(0, m.start() - 3), m.start()) or (
+            title and who[0] in "以按依听聽" and len(who) > len(title)
+        ):
+            continue  # 以妈妈说的为准, 按医生说的做: the person defers to them, crediting nothing
         if _ZH_NOUN_PHRASE.match(text, m.end()) and text[max(0, m.start() - 1) : m.start()] in (
             "的",
             "些",
@@ -1174,7 +1197,9 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         ):
             continue  # the human as an object ("告诉用户", "帮用户"), not the one credited
         who = PRONOUN if _ZH_PRONOUN_RE.fullmatch(who_text) else HUMAN
-        end = m.end() + min(2, len(after))
+        verb = _ZH_VERB.match(after)
+        # the phrase ends after its verb (用户说|用药…), else two characters on (用户定了)
+        end = m.end() + (verb.end() if verb else min(2, len(after)))
         out.append((m.start(), end, text[m.start() : end], who, ""))
     for m in _ZH_INDIRECT.finditer(text):
         w = m.group("w1") or m.group("w2") or m.group("w3") or ""
@@ -1288,6 +1313,28 @@ def _disowned(text: str, start: int, end: int) -> bool:
     )
 
 
+@functools.cache
+def _qualifiers() -> re.Pattern[str]:
+    """The Japanese words of ``unsettled_kept`` of two characters or more: what keeps a
+    claim open (と考えている, 未確定, 予定) qualifies it and is no word the person must have
+    said. Not the Chinese ones: 先不考虑, 打算 are what a person decides; not a speech act
+    (提案): it says what was said before."""
+    cjk = sorted(
+        (
+            w
+            for w in lexicon.words("unsettled_kept", ("ja",)) - lexicon.words("speech_acts")
+            if len(w) >= 2 and not w.isascii()
+        ),
+        key=len,
+        reverse=True,
+    )
+    return re.compile("|".join(map(re.escape, cjk)) or r"(?!)")
+
+
+def _unqualified(text: str) -> str:
+    return _qualifiers().sub(lambda m: " " * len(m.group(0)), text)
+
+
 def _credited(
     text: str, start: int, end: int, sentences: list[tuple[int, int]], limit: int | None = None
 ) -> frozenset[str]:
@@ -1306,7 +1353,7 @@ def _credited(
     sentence_after = text[end:s_end]
     sentence_before = text[s_start:start]
     if _HAS_CJK.search(text[s_start:s_end]):
-        return content_tokens(sentence_before + " " + sentence_after)
+        return content_tokens(_unqualified(sentence_before + " " + sentence_after))
     parts = _CLAUSE_BREAK.split(sentence_after, maxsplit=2)
     after = parts[0]
     tokens = content_tokens(after)

@@ -84,8 +84,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "another sentence",
         "ja-atk-017": "鈴木 credited with 田中's labelled line, where 鈴木 speaks in no line of the "
         "quoted segment",
-        "zh-ok-013": "'老公说的上限' in keep: the husband's words are in the person's own sentence "
-        "(我老公说…), and a curation sentence's credit to a third person needs a quote naming him",
         "zh-atk-014": "豆豆 for 朵朵: both characters of the name changed, and only one-character "
         "swaps are read",
         "ja-ok-019": "合計20分 from a CSV row whose header gives no unit",
