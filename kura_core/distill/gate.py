@@ -49,6 +49,7 @@ from ..floors import (
     tag_carried,
     tag_key,
 )
+from ..floors.answers import picked
 from ..floors.attribution import HUMAN, content_tokens
 from ..floors.comparison import comparison
 from ..floors.payloads import prose_spans
@@ -623,6 +624,19 @@ class _Index:
                 (seg.cls, seg.text, self.own_words(i)) for i, seg in enumerate(self.segments)
             ]
         return self._session
+
+    def answered(self, i: int) -> str:
+        """What the person's reply at *i* picks from the agent's message just before it
+        (an option by its letter, a question by a yes: :func:`.floors.answers.picked`),
+        "" when it picks nothing. Tool calls and output between them are passed over;
+        another turn of the person's ends the search."""
+        for j in range(i - 1, max(-1, i - 8), -1):
+            cls = self.segments[j].cls
+            if cls == ProvenanceClass.USER:
+                return ""
+            if cls == ProvenanceClass.SELF:
+                return picked(self.segments[i].text, self.segments[j].text)
+        return ""
 
     def own_words(self, i: int) -> str:
         """The text of segment *i* without its pasted material: for a USER segment, the
@@ -1287,12 +1301,17 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         if pos < 0 or q.segment is None:
             continue
         cls = q.segment.cls
-        segs[(pos, cls)] = (
-            cls,
-            index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text,
-        )
+        text = index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text
+        choice = index.answered(pos) if cls == ProvenanceClass.USER else ""
+        # the option a reply picks is the person's choice: its figures and names too
+        segs[(pos, cls)] = (cls, f"{text}\n{choice}" if choice else text)
         mine = cls == ProvenanceClass.USER
-        quotes.append((cls, q.text, index.own_words(pos) if mine else q.segment.text))
+        if mine:
+            # a reply that picks an option says what the option says ("b." for "(b) a CSV
+            # file in the repo"): the option's words are the person's choice
+            choice = index.answered(pos)
+            words = index.own_words(pos) + (f"\n{choice}" if choice else "")
+        quotes.append((cls, q.text, words if mine else q.segment.text))
     refused: list[str] = []
     for q, pos in survivors:
         if pos < 0 or q.segment is None:

@@ -1313,26 +1313,26 @@ def _disowned(text: str, start: int, end: int) -> bool:
     )
 
 
-@functools.cache
-def _qualifiers() -> re.Pattern[str]:
-    """The Japanese words of ``unsettled_kept`` of two characters or more: what keeps a
-    claim open (と考えている, 未確定, 予定) qualifies it and is no word the person must have
-    said. Not the Chinese ones: 先不考虑, 打算 are what a person decides; not a speech act
-    (提案): it says what was said before."""
-    cjk = sorted(
-        (
-            w
-            for w in lexicon.words("unsettled_kept", ("ja",)) - lexicon.words("speech_acts")
-            if len(w) >= 2 and not w.isascii()
-        ),
-        key=len,
-        reverse=True,
+#: The Japanese words of ``unsettled_kept`` of two characters or more: what keeps a claim
+#: open (と考えている, 未確定, 予定) qualifies it and is no word the person must have said.
+#: Not the Chinese ones: 先不考虑, 打算 are what a person decides; not a speech act (提案):
+#: it says what was said before.
+_QUALIFIERS = re.compile(
+    "|".join(
+        re.escape(w)
+        for w in sorted(
+            lexicon.words("unsettled_kept", ("ja",)) - lexicon.words("speech_acts"),
+            key=len,
+            reverse=True,
+        )
+        if len(w) >= 2 and not w.isascii()
     )
-    return re.compile("|".join(map(re.escape, cjk)) or r"(?!)")
+    or r"(?!)"
+)
 
 
 def _unqualified(text: str) -> str:
-    return _qualifiers().sub(lambda m: " " * len(m.group(0)), text)
+    return _QUALIFIERS.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _credited(
