@@ -820,12 +820,67 @@ def check_surface(
             if claim.phrase.lower() in given_claims and carries(claim.content, given):
                 continue  # the store already says it, in these words
             judged = curating if name in _CURATION_FIELDS else evidence
+            if (
+                name in _CURATION_FIELDS
+                and claim.who == HUMAN
+                and judged.user_texts()
+                and (
+                    _kind_credit(_unframed(name, value), claim)
+                    or _restates_memory(claim, fields, judged)
+                )
+            ):
+                continue  # "a product rule the human set": the kind of memory, its maker
             v = _claim_ok(claim, judged, name, value, human_names)
             if v is not None:
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)
         out.extend(_link_violations(name, value, existing_slugs, seen))
     return out
+
+
+#: Where a curation sentence's clause ends.
+_KIND_CLAUSE_END = re.compile(r"[;,.!?；，。！？、:：\n]|\s(?:and|but|so|because|since)\s|$")
+
+
+def _kind_credit(text: str, claim: Claim) -> bool:
+    """Whether a curation sentence's credit to the person names only the kind of memory
+    they made: "a product rule the human set", "a preference the user stated" (the kind
+    right before the credit, nothing after it in the clause), 用户定的规则, ユーザーが決めた
+    ルール (the kind right after it). The memory's own sentences say what the rule is; the
+    curation sentence says whose it is, and the person's quote carries that."""
+    kinds = lexicon.words("curation_kinds")
+    folded = fold(text)
+    after = folded[claim.end :]
+    end = _KIND_CLAUSE_END.search(after)
+    rest = after[: end.start() if end else len(after)].strip()
+    if has_cjk(claim.phrase):
+        rest = rest.lstrip("的のが了下た")
+        return bool(rest) and len(rest) <= 8 and any(rest.endswith(k) for k in kinds)
+    if rest:
+        return False
+    words = folded[: claim.start].split()
+    return bool(words) and words[-1].lower().strip(",;") in kinds
+
+
+#: The fields that say what a memory is; the curation sentences say why it is kept.
+_MEMORY_FIELDS = ("title", "description", "body")
+
+
+def _restates_memory(claim: Claim, fields: Mapping[str, object], evidence: Evidence) -> bool:
+    """Whether a curation sentence's credit to the person ("the version the human chose for
+    this release") restates the memory itself: what it credits is in the memory's own
+    fields, which the floors judged against the evidence, and a quote of the person's
+    shares a word or a figure with them (the version, the host, the rule) -- so it is the
+    person's turn the memory came from, not a "thanks" beside a tool's output."""
+    own = "\n".join(str(fields.get(f) or "") for f in _MEMORY_FIELDS)
+    if not own.strip() or not carries(claim.content, [own]):
+        return False
+    mine = content_tokens(own) - _WEAK_TOKENS
+    return any(content_tokens(u) & mine for u in evidence.user_texts())
+
+
+#: Tokens too common to tie a person's turn to a memory.
+_WEAK_TOKENS = frozenset({"use", "the", "not", "now", "new", "all"})
 
 
 def _content_violations(

@@ -55,7 +55,9 @@ def comparison(text: str) -> str:
     """The first comparison or superlative *text* makes ("" when none)."""
     if not text:
         return ""
-    folded = fold(text).lower()
+    folded = lexicon.pattern("comparative_bound").sub(
+        lambda m: " " * len(m.group(0)), fold(text).lower()
+    )
     listed = lexicon.pattern("comparative").search(folded)
     if listed:
         return listed.group(0)

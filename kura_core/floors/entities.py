@@ -171,13 +171,17 @@ class NameVouchers:
             self._words = set(_ASCII_WORD.findall(self._blob))
         out = []
         for name in names:
-            key = name.lower()
-            if key.isascii():
-                if key not in self._words and not _in_words(key, self._blob):
-                    out.append(name)
-            elif key not in self._blob and key not in self._unquoted():
+            if not any(self._has(k) for k in _spellings(name)):
                 out.append(name)
         return out
+
+    def _has(self, key: str) -> bool:
+        assert self._words is not None
+        if key.isascii():
+            return (
+                key in self._words or _in_words(key, self._blob) or _before_digits(key, self._blob)
+            )
+        return key in self._blob or key in self._unquoted()
 
     def _unquoted(self) -> str:
         """The folded evidence without quotation marks and title brackets: a name the
@@ -187,11 +191,52 @@ class NameVouchers:
         return self._bare
 
 
+def _load_same() -> dict[str, tuple[str, ...]]:
+    """Each spelling of a name on a line of ``names_same``, with every spelling of its line."""
+    out: dict[str, tuple[str, ...]] = {}
+    for line in lexicon.words("names_same"):
+        spellings = tuple(dict.fromkeys(p.strip().lower() for p in line.split("|") if p.strip()))
+        for p in spellings:
+            out[p] = tuple(dict.fromkeys((*out.get(p, ()), *spellings)))
+    return out
+
+
+_SAME = _load_same()
+#: An acronym's plural: "SHAs", "PRs", "APIs" are the SHA, PR and API of the evidence.
+_ACRONYM_PLURAL = re.compile(r"[A-Z][A-Z0-9]+s")
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    """The spellings a name may be found under in the evidence, lower-cased: itself, an
+    acronym's singular, and its other spellings in ``names_same`` (Tokyo, 東京, 东京)."""
+    key = name.lower()
+    out = [key]
+    if _ACRONYM_PLURAL.fullmatch(name):
+        out.append(key[:-1])
+    for k in list(out):
+        out.extend(_SAME.get(k, ()))
+    return tuple(dict.fromkeys(out))
+
+
 def unvouched_names(
     text: str, evidence: Iterable[str], human_names: Iterable[str] = ()
 ) -> list[str]:
     """The names of *text* that occur in none of *evidence*."""
     return NameVouchers(evidence, human_names).unvouched(text)
+
+
+def _before_digits(key: str, blob: str) -> bool:
+    """Whether *key* is in *blob* as a word glued to a version (py3.10, node20): a
+    runtime's name as it is written with its version."""
+    if key not in lexicon.words("version_prefixes"):
+        return False
+    at = blob.find(key)
+    while at >= 0:
+        end = at + len(key)
+        if (at == 0 or not blob[at - 1].isalnum()) and blob[end : end + 1].isdigit():
+            return True
+        at = blob.find(key, at + 1)
+    return False
 
 
 def _in_words(key: str, blob: str) -> bool:

@@ -1678,6 +1678,10 @@ def _all_covered(c_readings: tuple, e_readings: tuple, fn) -> bool:
     return all(any(fn(rc, re_) for rc in c_readings) for re_ in e_readings)
 
 
+#: What a version is called when a model names it by a count word ("the 1.4 line").
+_RELEASE_WORDS = frozenset({"", "line", "series", "branch", "release"})
+
+
 def covers(c: Quantity, e: Quantity) -> bool:
     """Whether *e* (in the evidence) vouches for *c* (written by a model): the same value,
     and nothing *c* says that *e* does not (unit, currency, year, am/pm, version part)."""
@@ -1690,7 +1694,7 @@ def covers(c: Quantity, e: Quantity) -> bool:
             )
         if e.kind == DATE and not c.unit and c.value is not None:
             return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)
-        if e.kind == VERSION and not c.unit and c.value is not None and "." in c.text:
+        if e.kind == VERSION and c.unit in _RELEASE_WORDS and c.value is not None and "." in c.text:
             digits = c.text.strip()
             return ".".join(e.parts).startswith(digits + ".") or ".".join(e.parts) == digits
         return False
@@ -1968,6 +1972,27 @@ def units_first(text: str, *, as_evidence: bool = True) -> list[Quantity]:
     return out
 
 
+#: A version glued to the name of what it versions: py3.10, node20, go1.22.
+_GLUED_VERSION = re.compile(
+    r"(?<![A-Za-z0-9])([A-Za-z]{1,7})(\d{1,3}(?:\.\d{1,3}){0,2})(?![\d.]\d)"
+)
+
+
+def glued_versions(text: str) -> list[Quantity]:
+    """The versions a runtime's name carries glued to it (py3.10+, node20, pg16): as
+    evidence, the figure of the version. Only for the names of ``version_prefixes``:
+    digits glued to any other word are an identifier's, and give no figure."""
+    out: list[Quantity] = []
+    names = lexicon.words("version_prefixes")
+    for m in _GLUED_VERSION.finditer(text):
+        if m.group(1).lower() in names:
+            out.extend(
+                replace(q, start=q.start + m.start(2), end=q.end + m.start(2))
+                for q in scan(m.group(2))
+            )
+    return out
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
@@ -2061,6 +2086,7 @@ class Vouchers:
             *keyed_units(text),
             *ones_counted(text),
             *units_first(text),
+            *glued_versions(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)

@@ -312,11 +312,23 @@ _CLOSERS = {"「": "」", "『": "』", "“": "”", '"': '"', "《": "》"}
 
 def _machine_line(line: str) -> bool:
     """A code on its own line (7h2k-9qwm-x4pd, a redaction marker [secret:password]): one
-    token, no Chinese or Japanese, with a digit in it or a marker kura writes."""
+    token, no Chinese or Japanese, with a digit in it or a marker kura writes; or an env
+    or config line setting one name (HEROKU_API_KEY=…, port: 8080)."""
     s = line.strip()
-    if not s or any(ch.isspace() for ch in s) or _CJK_ANY.search(s):
+    if not s or _CJK_ANY.search(s):
+        return False
+    if _ASSIGNMENT.match(s):
+        return True  # an env or config line: NAME=value, key: value, export NAME="…"
+    if any(ch.isspace() for ch in s):
         return False
     return any(ch.isdigit() for ch in s) or s.startswith(("[secret:", "[private"))
+
+
+#: A line that sets one name to one value, as env files and configs write it.
+_ASSIGNMENT = re.compile(
+    r"(?:export[ \t]+)?[A-Za-z_][A-Za-z0-9_.-]{0,60}[ \t]*(?:=|:[ \t])[ \t]*"
+    r"(?:\"[^\"\n]{0,400}\"|'[^'\n]{0,400}'|\S{0,400})$"
+)
 
 
 def _prose_line(line: str) -> bool:

@@ -50,28 +50,12 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-D": {},
     "secrets-E": {},
     "secrets-F": {
-        "DigitalOcean migration targets sgp1": "the person's line after a pasted block is read "
-        "as part of the paste, so their own quote is filed as TOOL",
-        "Health check path unified to /healthz": "an English credit of a Japanese turn is carried "
-        "by its values and Latin names only, and a wish (統一したい) is credited as done",
-        "lin-utils release is v2.41.0-rc.3, not final": "an English credit of a Chinese turn: "
-        "'release candidate' and 'final' are words the turn does not hold",
-        "Crate publishing waits until 1.0": "'the gem is published now' adds a figure-free claim "
-        "and 1.0 is read beside the retraction 算了 that opens the quote",
+        "Crate publishing waits until 1.0": "'The Rust crate': Rust is a name the evidence never "
+        "writes (the turn says crate)",
     },
     "secrets-G": {
-        "hanami-shop signup password policy: 12+ chars with a symbol": "an English credit of a "
-        "Japanese turn whose words ('signup screen text') are translated",
-        "hanami-shop Supabase lives in Tokyo (ap-northeast-1)": "Tokyo for 東京: a name the "
-        "evidence writes in another script",
-        "order-svc prod DB: internal host pg-prod.internal only": "an English credit of a "
-        "Chinese turn carried by one Latin name only",
-        "order-svc backups live in Azure Japan East only": "Japan East and US for 东日本区 and "
-        "美国: names the evidence writes in another script",
-        "order-svc CI image tags are git short SHAs, never latest": "'latest' read as a name "
-        "the evidence gives only in lower case inside the person's Chinese",
-        "tsubame publishes wheels for Python 3.10+ only": "Python, 1.4 and end-of-life: the "
-        "body writes what the turn abbreviates (py3.10+, EOL)",
+        "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
+        "is in another turn of the session, not in the quoted one",
     },
 }
 
