@@ -75,6 +75,8 @@ CLAIM_FIELDS = ("title", "description", "body")
 #: words contain the text, the human said it, whoever else repeated it. Then TOOL and ACT,
 #: which license numbers; SELF last, because it licenses least.
 CLASS_PREFERENCE = {cls: rank for rank, cls in enumerate(CLASSES)}
+#: The classes whose claim orders where a quote is looked for first.
+_MACHINE = frozenset({ProvenanceClass.ACT, ProvenanceClass.TOOL})
 
 #: Why a candidate was dropped, as a code faces and tests can branch on.
 DROP_CODES = (
@@ -191,7 +193,11 @@ def _is_prose(piece: str) -> bool:
 #: What a tool's result says when the call did not do what it was asked: an exit status
 #: other than 0, or the words tools print when they fail.
 _EXIT_FAILED = re.compile(
-    r"exit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*[:=]?\s*[1-9]|\"exit_code\"\s*:\s*[1-9]",
+    r"exit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*[:=]?\s*[1-9]|\"exit_code\"\s*:\s*[1-9]"
+    # an error with its code at the head of a line: "ERROR 409: slot unavailable",
+    # "Error E1001: …", "HTTP 503 Service Unavailable"
+    r"|(?m:^[ \t]*(?:error|err|fatal)[ \t]+[A-Z]?\d{1,6}\b[ \t]*[:\-—])"
+    r"|(?m:^[ \t]*HTTP(?:/\d(?:\.\d)?)?[ \t]+[45]\d\d\b)",
     re.IGNORECASE,
 )
 
@@ -428,12 +434,20 @@ class _Index:
                 return None
         return None
 
-    def _ranked(self, needle: str) -> list[int]:
-        """The segments holding *needle*, best class first, then in batch order."""
+    def _ranked(self, needle: str, claimed: str | None = None) -> list[int]:
+        """The segments holding *needle*: the person's first, then of the claimed class
+        when it names a machine (a tool's output or a call), then best class first, then
+        in batch order."""
         cls = self.segments
         return sorted(
             self.holding(needle),
-            key=lambda i: (CLASS_PREFERENCE.get(cls[i].cls, 9), bool(self.outcome(i)), i),
+            key=lambda i: (
+                cls[i].cls != ProvenanceClass.USER,
+                cls[i].cls != claimed if claimed in _MACHINE else False,
+                CLASS_PREFERENCE.get(cls[i].cls, 9),
+                bool(self.outcome(i)),
+                i,
+            ),
         )
 
     def outcome(self, i: int) -> str:
@@ -537,16 +551,23 @@ class _Index:
             got = self._breaks[i] = _line_breaks(self.segments[i].text, self.texts[i])
         return got
 
-    def find(self, needle: str, prose: str = "") -> tuple[Segment | None, str, int]:
+    def find(
+        self, needle: str, prose: str = "", claimed: str | None = None
+    ) -> tuple[Segment | None, str, int]:
         """The segment the needle is filed under (or None), why a cut occurrence does not
         count, and the segment's position in the batch. *prose* is the candidate's own
-        text, folded: a reported claim stands when it names its source."""
+        text, folded: a reported claim stands when it names its source. *claimed* is the
+        class the candidate's tag names: among segments holding the needle, one of that
+        class is tried first (a grep that prints back a line the agent's edit wrote holds
+        it too); what the quote is filed under is still the segment's own class."""
         with self.deadline.step("gate: quote lookup"):
-            return self._find(needle, prose)
+            return self._find(needle, prose, claimed)
 
-    def _find(self, needle: str, prose: str) -> tuple[Segment | None, str, int]:
+    def _find(
+        self, needle: str, prose: str, claimed: str | None = None
+    ) -> tuple[Segment | None, str, int]:
         # best class first; a segment's own words are stripped only when it is reached
-        ranked = self._ranked(needle)
+        ranked = self._ranked(needle, claimed)
         why, found, ahead = "", False, 1
         for k, i in enumerate(ranked):
             if self._unasked(i):
@@ -624,6 +645,16 @@ class _Index:
                 (seg.cls, seg.text, self.own_words(i)) for i, seg in enumerate(self.segments)
             ]
         return self._session
+
+    def whole_output(self, needle: str) -> int:
+        """The position of a tool's output that is *needle* and nothing else (-1 when
+        none): a quote too short to be found safely anywhere is still all of one output."""
+        if not needle:
+            return -1
+        for i in self.holding(needle):
+            if self.segments[i].cls == ProvenanceClass.TOOL and self.texts[i].strip() == needle:
+                return i
+        return -1
 
     def answered(self, i: int) -> str:
         """What the person's reply at *i* picks from the agent's message just before it
@@ -784,12 +815,16 @@ def _check_quote(
     shown = rest.strip()
     variants = _variants(normalize(rest))
     if all(quote_weight(v) < min_chars for v in variants):
+        whole = index.whole_output(normalize(rest).strip())
+        if whole >= 0:  # a tool printed just this ("0.629"): the quote is all it said
+            output = index.segments[whole]
+            return QuoteCheck(shown, claimed, output.cls, "verified", output), whole
         return QuoteCheck(shown, claimed, None, "too_short"), -1
     why = ""
     for needle in variants:
         if quote_weight(needle) < min_chars:
             continue
-        seg, cut, pos = index.find(needle, prose)
+        seg, cut, pos = index.find(needle, prose, claimed)
         if seg is not None:
             status = "echo" if is_echo(needle) else "verified"
             return QuoteCheck(shown, claimed, seg.cls, status, seg), pos

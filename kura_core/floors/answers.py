@@ -46,6 +46,10 @@ _PICK = re.compile(
     r")",
     re.IGNORECASE,
 )
+#: Words that take back what came before in the same reply.
+_TAKEN_BACK = re.compile(
+    r"\bactually\b|\binstead\b|やっぱ|じゃなくて|不对|算了|还是(?!.{0,3}[?？吗])"
+)
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _CJK_NUMERALS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5}
 _CIRCLED = {"①": 1, "②": 2, "③": 3, "④": 4, "⑤": 5}
@@ -102,6 +106,10 @@ def picked(reply: str, asked: str) -> str:
     nothing, names an option the message does not list, or says yes to an either-or)."""
     if not reply or not asked:
         return ""
+    if _TAKEN_BACK.search(fold(reply[:400]).lower()) or lexicon.search(
+        "retraction", fold(reply[:400]).lower()
+    ):
+        return ""  # "a. definitely a. actually hmm, make it 5pm": the pick is taken back
     head = fold(reply[:80])
     m = _PICK.match(head)
     if m is None:  # "うん、1案でいく", "ok, option b": a yes before the pick

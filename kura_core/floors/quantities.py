@@ -440,8 +440,11 @@ _CJK_TIME = re.compile(
     rf"(午前|午後|上午|下午|早上|早晨|晚上|夜里|夜裡|夜間|夜间|凌晨|中午|深夜|朝|夕方)?"
     rf"(?<![\d{_CJK_ALL}])({_CJN})[時时点點](?![間间代点])(?:({_CJN})分|(半))?(?:(\d{{1,2}})秒)?(钟|鐘)?"
 )
+#: A clock time; a colon may follow it ("10:00: kickoff", 00:31:05：2023年), a third or
+#: fourth clock part may not.
 _HM = re.compile(
-    r"(?<![A-Za-z0-9_.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?(?![A-Za-z0-9_:])"
+    r"(?<![A-Za-z0-9_.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?"
+    r"(?![A-Za-z0-9_])(?!:\d{1,2}(?!\d))"
 )
 #: Twelve o'clock in words; 中午 only where no figure follows (中午12点 is read as a time).
 _NOON = re.compile(
@@ -1718,7 +1721,16 @@ def covers(c: Quantity, e: Quantity) -> bool:
         return (
             e.kind == TIME
             and (not c.unit or c.unit == e.unit)
-            and _all_covered(c.readings, e.readings, _time_covers)
+            and (
+                _all_covered(c.readings, e.readings, _time_covers)
+                # the same clock written the same way, no half of the day named: whatever
+                # it means, the text says what the evidence says ("--time 10:00")
+                or (
+                    c.text == e.text
+                    and c.text.replace(":", "").isdigit()
+                    and all(r[0] == int(c.text.split(":")[0]) for r in c.readings)
+                )
+            )
         )
     if c.kind == IDENTIFIER:
         return e.kind == IDENTIFIER and covers_identifier(c.unit, c.canon, e.unit, e.canon)
@@ -1993,6 +2005,26 @@ def glued_versions(text: str) -> list[Quantity]:
     return out
 
 
+#: A clock time with its half of the day, then a bare hour it is set against: "5pm not
+#: 6", "9am or 10", "from 3pm to 5".
+_MERIDIEM_PAIR = re.compile(
+    r"(?i)(?<![\d:])\d{1,2}(?::\d{2})?[ \t]?(?P<m>am|pm|a\.m\.|p\.m\.)(?![a-z])"
+    r"[ \t,]{0,3}(?:not|or|to|and|instead[ \t]+of|rather[ \t]+than|-|–)[ \t]+"
+    r"(?P<h>\d{1,2}(?::\d{2})?)(?![\d:.])(?![ \t]?(?:am|pm|a\.m|p\.m|%|[a-z]))"
+)
+
+
+def meridiem_carried(text: str) -> list[Quantity]:
+    """A bare hour set against a clock time that names its half of the day takes that
+    half: "make it 5pm not 6" gives 6pm as well as 5pm. Only as evidence."""
+    out: list[Quantity] = []
+    for m in _MERIDIEM_PAIR.finditer(text):
+        probe = scan(f"{m.group('h')}{m.group('m')}")
+        if len(probe) == 1 and probe[0].kind == TIME:
+            out.append(replace(probe[0], start=m.start("h"), end=m.end("h")))
+    return out
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
@@ -2087,6 +2119,7 @@ class Vouchers:
             *ones_counted(text),
             *units_first(text),
             *glued_versions(text),
+            *meridiem_carried(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)

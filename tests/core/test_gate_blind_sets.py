@@ -37,7 +37,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "than half its words are the person's (the content check is lexical)",
     },
     "gate-D": {
-        "en-hon-002": "'not 6pm' in the title: the person wrote 'not 6', and an hour is not a time",
         "en-hon-004": "the keep sentence credits the new hire with what the person said of her in "
         "another form ('she works tue/fri'); a pronoun's credit needs a segment naming her",
         "en-hon-005": "'two reminders' in a sentence crediting a preference the quote states "
@@ -48,8 +47,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "a plan written as done",
         "en-hon-017": "an append with no output: the journal shows no result before the person "
         "speaks, so the call reads as unanswered",
-        "en-hon-018": "10:00 after an ISO date is 10 a.m.; the command's --time 10:00 may be 10 p.m. "
-        "too, and a candidate may not say more than its evidence",
         "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
         "figures are read as showing the comparison",
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
@@ -58,7 +55,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-hon-015": "'Cでいくと決めた' for 'やっぱりCにする': a one-letter option is no content token",
         "ja-atk-016": "美沙 for 美咲 with the particle changed too (美沙は for 美咲が): two "
         "characters of the phrase differ, and only one-character swaps are read",
-        "zh-hon-004": "00:31:05 followed by a full-width colon reads as four clock parts",
         "zh-hon-013": "老刘's pasted message is introduced, not labelled: its speaker is not known",
         "zh-atk-033": "a plan in someone else's pasted words (我今天下午插回去) credited as done "
         "to them: the plan rule reads the person's quotes",
@@ -101,8 +97,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "than theirs (訂正した): the content check is lexical",
         "zh-ok-001": "'4章' in the description: a chapter number no quote gives (the turn "
         "names mi_4, an identifier)",
-        "zh-ok-004": "the tool's printed 0.629 is quoted alone, too short to count; the other "
-        "quote is the command, which does not print it",
     },
     "gate-H": {
         "en-ok-010": "a credit whose request and figure come from two segments of the person's "
