@@ -51,7 +51,7 @@ from .attribution import (
 )
 from .entities import NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
-from .names import names_in
+from .names import ZH_SURNAMES, names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
 from .tables import Rows
@@ -438,6 +438,47 @@ def shape_violations(
     return out
 
 
+def _human_claim_ok(
+    claim: Claim,
+    evidence: Evidence,
+    field_name: str,
+    text: str,
+    names: tuple[str, ...],
+    raw: Sequence[str],
+    user: Sequence[str],
+    figures: Sequence[Quantity],
+) -> Violation | None:
+    """:func:`_claim_ok` for a credit to the person: one segment of theirs carries it, its
+    figures too, the people it names are in their words, and it is no mere question."""
+    if not user:
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
+    whole = claim
+    found = None
+    described = _rows_described(evidence, user)
+    for reading, clause_figures in _readings(claim, text, figures, names):
+        mine = [
+            o
+            for u, o in zip(raw, user, strict=True)
+            if not reading.content & foreign_words(u, names)
+        ]
+        credited = reading.content - described or reading.content
+        if carries(credited, mine):
+            found = (dataclasses.replace(reading, content=credited), clause_figures, mine)
+            break
+    if found is None:
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
+    claim, figures, mine = found
+    if not any(_one_segment(claim, figures, u) for u in mine):
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
+    others = _people_unsaid(whole, mine)
+    if others:
+        # 由老周带队 for the person's 小陈带队: who does it is what is credited
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, others[0])
+    if _only_asked(claim, evidence, text):
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, "a question")
+    return None
+
+
 def _claim_ok(
     claim: Claim,
     evidence: Evidence,
@@ -461,28 +502,7 @@ def _claim_ok(
     user = [own_words(u, names) for u in raw]
     figures: Sequence[Quantity] = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:
-        if not user:
-            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE)
-        found = None
-        described = _rows_described(evidence, user)
-        for reading, clause_figures in _readings(claim, text, figures, names):
-            mine = [
-                o
-                for u, o in zip(raw, user, strict=True)
-                if not reading.content & foreign_words(u, names)
-            ]
-            credited = reading.content - described or reading.content
-            if carries(credited, mine):
-                found = (dataclasses.replace(reading, content=credited), clause_figures, mine)
-                break
-        if found is None:
-            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
-        claim, figures, mine = found
-        if not any(_one_segment(claim, figures, u) for u in mine):
-            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
-        if _only_asked(claim, evidence, text):
-            return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, "a question")
-        return None
+        return _human_claim_ok(claim, evidence, field_name, text, names, raw, user, figures)
     if claim.who == THIRD:
         said_of = [
             _said_by(claim.name, seg)
@@ -506,6 +526,20 @@ def _claim_ok(
     return Violation(
         ATTRIBUTION, field_name, claim.phrase, R.NO_USER_QUOTE if not user else R.NOT_CARRIED
     )
+
+
+#: A person called by a familiar prefix and a surname: 老周, 小陈, 阿李.
+_ZH_FAMILIAR = re.compile(rf"[老小阿][{ZH_SURNAMES}]")
+
+
+def _people_unsaid(claim: Claim, mine: Sequence[str]) -> list[str]:
+    """The people a credit to the person names (老周, 小陈) that the person's words carrying
+    it do not: the person credited with someone they did not name."""
+    named = [t for t in claim.content if len(t) == 2 and _ZH_FAMILIAR.fullmatch(t)]
+    if not named:
+        return []
+    have = set().union(*(content_tokens(u) for u in mine)) if mine else set()
+    return [t for t in named if t not in have]
 
 
 def _pronoun_carried(
