@@ -205,12 +205,49 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     have: set[str] = set()
     for t in texts:
         have |= content_tokens(t)
+    glossed = _glossed(content - have, have)
     if _across_scripts(content, have):
-        return _anchored(content, have)
-    hit = sum(1 for tok in content if tok in have)
+        # every word said, or said in the other language word for word (insurance for
+        # 保险), or else the values and names that do not depend on the language
+        return all(t in have or t in glossed for t in content) or _anchored(content, have)
+    hit = sum(1 for tok in content if tok in have or tok in glossed)
     if hit >= max(1, (len(content) + 1) // 2):
         return True
     return _translated(content, have)
+
+
+@functools.cache
+def _glossary() -> tuple[
+    dict[str, tuple[frozenset[str], ...]], tuple[tuple[frozenset[str], frozenset[str]], ...]
+]:
+    """The list ``glossary`` as comparison tokens: each English word's stem with the token
+    sets of its Chinese and Japanese words, and each such token set with its stems. A
+    one-character word is left out: it is a piece of too many others."""
+    latin: dict[str, list[frozenset[str]]] = {}
+    cjk: list[tuple[frozenset[str], frozenset[str]]] = []
+    for line in lexicon.words("glossary"):
+        parts = [p.strip() for p in line.split("|") if p.strip()]
+        stems = frozenset(_stem(p) for p in parts if p.isascii() and " " not in p)
+        sets = [content_tokens(p) for p in parts if not p.isascii() and len(p) >= 2]
+        sets = [t for t in sets if t]
+        for stem in stems:
+            latin.setdefault(stem, []).extend(sets)
+        cjk.extend((t, stems) for t in sets)
+    return {k: tuple(v) for k, v in latin.items()}, tuple(cjk)
+
+
+def _glossed(missing: frozenset[str], have: set[str]) -> set[str]:
+    """The tokens of *missing* the person's words say in the other language: an English
+    stem whose Chinese or Japanese word is in *have*, or the tokens of a Chinese or
+    Japanese word whose English word is."""
+    if not missing:
+        return set()
+    latin, cjk = _glossary()
+    out = {t for t in missing if any(w <= have for w in latin.get(t, ()))}
+    for tokens, stems in cjk:
+        if tokens & missing and tokens <= missing | have and stems & have:
+            out |= tokens & missing
+    return out
 
 
 def _translated(content: frozenset[str], have: set[str]) -> bool:

@@ -69,8 +69,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-001": "'两个方向' (both directions) in keep: a count the session does not write",
     },
     "gate-F": {
-        "en-ok-016": "an English credit of a Chinese turn whose words are mostly English: not "
-        "across scripts, and insurance/quote are not in the turn",
         "en-ok-017": "'the better pick' in the agent's own labelled view: a comparison needs a "
         "quote that makes it ('I'd lean to' does not)",
         "ja-ok-009": "再起動は/パスワードが read as third parties before 要る/やった",
