@@ -465,6 +465,37 @@ _VALUED: tuple[_Valued, ...] = (
         ("-cli",),
     ),
     _Valued(
+        "password",  # ldapsearch -w X: the LDAP tools take the bind password after -w
+        re.compile(
+            r"(?<![\w-])(?:ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd"
+            r"|ldapcompare|ldapmodrdn|ldapexop)\b[^\n|;&]{0,300}?[ \t]-w[ \t]{1,4}"
+            + _QUOTED_OR_BARE
+        ),
+        _not_placeholder,
+        ("ldap",),
+    ),
+    _Valued(
+        "password",  # <password>X</password>, <apiKey>X</apiKey>: an XML element named for it
+        re.compile(
+            r"<(?i:[\w.:-]{0,32}(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|credential"
+            r"|private[_-]?key)[\w.:-]{0,32})>[ \t]{0,4}([^<\s]{1,512})[ \t]{0,4}</"
+        ),
+        _not_placeholder,
+        ("<",),
+    ),
+    _Valued(
+        "token",  # "twilio auth token 26e5…", "the api key is 8f…": a secret's name in prose,
+        # then a value that looks random
+        re.compile(
+            r"(?<![\w-])(?i:auth[ \t]token|access[ \t]token|api[ \t]key|secret[ \t]key"
+            r"|access[ \t]key|app[ \t]secret|client[ \t]secret|signing[ \t]secret)"
+            r"[ \t]{1,4}(?:(?i:is|was|=|:|is now|set to)[ \t]{1,4})?[\"'“`]?"
+            r"([A-Za-z0-9_+/=.-]{16,512})"
+        ),
+        lambda v: looks_random(v) and _not_placeholder(v),
+        ("token", "key", "secret", "Token", "Key", "Secret", "TOKEN", "KEY", "SECRET"),
+    ),
+    _Valued(
         "password",  # AUTH at a Redis prompt: "10.8.3.21:6379> AUTH default X", "redis> AUTH X"
         re.compile(
             r"(?m)^[ \t]{0,8}(?:[\w.-]{1,64}:\d{2,5}(?:\[\d{1,2}\])?|redis|valkey)>[ \t]{0,4}"
@@ -505,7 +536,10 @@ _VALUED: tuple[_Valued, ...] = (
         re.compile(
             r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令)"
             + _SAID
-            + r"([!-~]{4,128})(?![!-~])(?![ \t]{0,2}(?:に|で(?!す)|へ|から|を|の|と|里|中|上))"
+            + r"([!-~]{4,128})(?![!-~])"
+            # not where it is kept (…は settings.py に書いた), but what it is set to (…は X
+            # にしてある, に変更した)
+            r"(?![ \t]{0,2}(?:に(?!し|変|設|す|な)|で(?!す)|へ|から|を|の|と|里|中|上))"
         ),
         _said_password,
         ("パス", "暗証", "密", "口令"),
@@ -858,16 +892,22 @@ def _value_after(text: str, a: int, b: int) -> tuple[int, int, bool] | None:
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+#: A PuTTY .ppk file's private part: the lines after "Private-Lines: N" to its MAC.
+_PUTTY_PRIVATE = re.compile(
+    r"Private-Lines:[ \t]{0,4}[0-9]{1,3}[ \t]{0,4}\r?\n"
+    r"(?P<v>[A-Za-z0-9+/=\r\n]{1,4096}?Private-MAC:[ \t]{0,4}[0-9a-fA-F]{40,64})"
+)
 _PEM_BODY = re.compile(r"[A-Za-z0-9+/=\\\r\n\t :,-]*")
 
 
 def _private_keys(text: str) -> list[tuple[int, int]]:
     """Spans of PEM/OpenSSH private key blocks, BEGIN to END; a block cut off before its
-    END line runs over the key material that follows it."""
+    END line runs over the key material that follows it. A PuTTY key file's private lines
+    and their MAC are one too."""
+    out = [m.span("v") for m in _PUTTY_PRIVATE.finditer(text)] if "Private-Lines" in text else []
     if "PRIVATE KEY" not in text:
-        return []
+        return out
     ends = [m.end() for m in _PEM_END.finditer(text)]
-    out: list[tuple[int, int]] = []
     covered, i = 0, 0
     for m in _PEM_BEGIN.finditer(text):
         if m.start() < covered:

@@ -440,6 +440,16 @@ def test_every_segment_an_adapter_makes_passes_through_intake():
             'curl -H "Authorization: SSWS 003uKPZYq4R1LKy4nWVzWcKC9mAMdR9QFDFuItwTxl" https://x.okta.com',
             "003uKPZYq4R1LKy4",
         ),
+        ("ldapsearch -x -D cn=admin,dc=acme,dc=io -w 'Vq7kT2mZ9xLp' -b dc=acme", "Vq7kT2mZ9xLp"),
+        ("<datasource><password>wQO10Y0ADsWJPi</password></datasource>", "wQO10Y0ADsWJPi"),
+        ("twilio auth token 26e53a13043b026c48bbf33feff9243a for the SMS account", "26e53a13"),
+        ("管理画面のパスワードは k1uDSKFQs1Dx にしてある", "k1uDSKFQs1Dx"),
+        (
+            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 1\n"
+            "AAAAC3NzaC1lZDI1NTE5AAAAIQk\nPrivate-Lines: 1\nAAAAIBq3kZr9XwT2m8nLp4VcY7sDfGhJ\n"
+            "Private-MAC: 8a6f3c2e1d0b9a8f7e6d5c4b3a29180716f5e4d3c2b1a09f8e7d6c5b4a39281",
+            "AAAAIBq3kZr9XwT2",
+        ),
     ],
 )
 def test_a_secret_handed_to_a_flag_or_named_by_its_sentence_is_redacted(text, secret):
@@ -460,6 +470,10 @@ def test_a_secret_handed_to_a_flag_or_named_by_its_sentence_is_redacted(text, se
         "The Stripe docs' sample key sk_test_4eC39HqLyjWDarjtT1zdp7dc is in the README",
         # a ConfigMap's binaryData: base64 of "log_level=info\nregion=ap-east-1\n"
         "bG9nX2xldmVsPWluZm8KcmVnaW9uPWFwLWVhc3QtMQo=",
+        "パスワードは settings.py に書いてある",
+        "the api key is stored in the vault under ops/stripe",
+        "<password></password>",
+        "ldapsearch -x -W -D cn=admin,dc=acme,dc=io -b dc=acme",
     ],
 )
 def test_look_alikes_of_flags_codes_public_keys_and_encoded_text_stay(text):
