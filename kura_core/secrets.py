@@ -376,7 +376,10 @@ def _group(m: re.Match[str]) -> int:
     return 0
 
 
-_SAID = r"[ \t]{0,4}(?:(?:は|是|为|為|も)[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?"
+_SAID = (
+    r"[ \t]{0,4}(?:(?:は|是|为|為|も|改成了?|改为|改為|换成了?|換成了?|设为|設為|设成|设置为|設置為)"
+    r"[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?"
+)
 _QUOTED_OR_BARE = r"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"`]{1,256}))"
 
 _VALUED: tuple[_Valued, ...] = (
@@ -832,7 +835,8 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
     if not v or _placeholder(v):
         return False
     if kind == "password":
-        if not (quoted or env) and (_IDENT.fullmatch(v) or v.isalpha()):
+        random_letters = v.isalpha() and len(v) >= 12 and _upper_and_lower(v) and entropy(v) >= 3.5
+        if not (quoted or env or random_letters) and (_IDENT.fullmatch(v) or v.isalpha()):
             return False  # a word, or code: password=password, password=self.password
         if _NUMBER.fullmatch(v):
             return v.isdigit() and len(v) >= 6
@@ -866,7 +870,9 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
         if named is None:
             continue
         kind, strict = named
-        env = _ENV_NAME.fullmatch(text[a:b]) is not None and text[b : b + 1] == "="
+        # an environment variable's value: NAME=value, and NAME: value as manifests,
+        # compose files and `kubectl describe` list them
+        env = _ENV_NAME.fullmatch(text[a:b]) is not None and text[b : b + 1] in ("=", ":")
         if _value_counts(kind, text[start:end], quoted, strict, env):
             out.append((start, end, kind))
     return out

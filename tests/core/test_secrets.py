@@ -444,6 +444,9 @@ def test_every_segment_an_adapter_makes_passes_through_intake():
         ("<datasource><password>wQO10Y0ADsWJPi</password></datasource>", "wQO10Y0ADsWJPi"),
         ("twilio auth token 26e53a13043b026c48bbf33feff9243a for the SMS account", "26e53a13"),
         ("管理画面のパスワードは k1uDSKFQs1Dx にしてある", "k1uDSKFQs1Dx"),
+        ("数据库 root 密码改成了 6ZcugmlwnLpM", "6ZcugmlwnLpM"),
+        ("Environment:\n  REDIS_PASSWORD:  dDZFlRJmCGmUXiAPyhzA\n  LOG_LEVEL: info", "dDZFlRJm"),
+        ("ldap:\n  bind_password: qTzWmXkLpRvNbYcH", "qTzWmXkLpRvNbYcH"),
         (
             "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 1\n"
             "AAAAC3NzaC1lZDI1NTE5AAAAIQk\nPrivate-Lines: 1\nAAAAIBq3kZr9XwT2m8nLp4VcY7sDfGhJ\n"
@@ -471,6 +474,9 @@ def test_a_secret_handed_to_a_flag_or_named_by_its_sentence_is_redacted(text, se
         # a ConfigMap's binaryData: base64 of "log_level=info\nregion=ap-east-1\n"
         "bG9nX2xldmVsPWluZm8KcmVnaW9uPWFwLWVhc3QtMQo=",
         "パスワードは settings.py に書いてある",
+        "  REDIS_PASSWORD:  <set in the vault>",
+        "password: password",
+        "password_field: self.password_input",
         "the api key is stored in the vault under ops/stripe",
         "<password></password>",
         "ldapsearch -x -W -D cn=admin,dc=acme,dc=io -b dc=acme",
