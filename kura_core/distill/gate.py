@@ -216,6 +216,14 @@ def _is_result(seg: Segment) -> bool:
     return seg.kind.startswith("tool_result")
 
 
+def _agent_spoke(seg: Segment) -> bool:
+    """Whether *seg* is the agent's own message (not a piece of its call: the call's
+    description, the prose a command prints)."""
+    return seg.cls == ProvenanceClass.SELF and seg.kind.startswith(
+        ("assistant message", "assistant text", "model text")
+    )
+
+
 def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = None) -> str:
     """How the call of ACT segment *i* went, from the result that answers it: the calls
     of a run (the agent's own words between them aside) are answered in their order by
@@ -241,8 +249,12 @@ def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = Non
     ):
         j += 1
     answers = 0
+    # the agent wrote on after the call: it came back (an empty output leaves no record;
+    # an agent speaks after a call only once it has returned)
+    spoke = any(_agent_spoke(s) for s in segments[i + 1 : j])
     for seg in segments[j:]:
         if seg.cls == ProvenanceClass.SELF and not _is_result(seg):
+            spoke = True
             continue
         if seg.cls == ProvenanceClass.SELF:
             if answers == nth:
@@ -254,7 +266,7 @@ def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = Non
             # records results, it did not run (or nobody knows that it did)
             if records is None:
                 records = any(s.cls == ProvenanceClass.TOOL for s in segments)
-            return "unanswered" if records else ""
+            return "unanswered" if records and not (spoke and nth == 0) else ""
         if seg.cls == ProvenanceClass.ACT:
             return ""
         if answers == nth:

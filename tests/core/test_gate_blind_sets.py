@@ -45,8 +45,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "event of the journal, not words the person's quote carries",
         "en-hon-014": "the dealer's 'we'll include a warranty' retold as part of his offer reads as "
         "a plan written as done",
-        "en-hon-017": "an append with no output: the journal shows no result before the person "
-        "speaks, so the call reads as unanswered",
         "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
         "figures are read as showing the comparison",
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",

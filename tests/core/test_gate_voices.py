@@ -231,6 +231,22 @@ def test_the_agents_words_quoted_back_stay_self():
 # --------------------------------------------------------------------------- ACT
 
 
+def test_a_call_with_empty_output_that_the_agent_speaks_after_was_answered():
+    journal = segs(
+        ("ACT", "Bash: ls /srv", "tool_use Bash"),
+        ("TOOL", "exports", "tool_result Bash"),
+        ("ACT", "shell: printf 'x' >> todo.jsonl", "tool_use shell"),
+        ("SELF", "I've added the question to todo.jsonl.", "assistant message"),
+        ("USER", "thanks", "user message"),
+        ("ACT", "Bash: mail -s hi okafor@example.org < a.pdf", "tool_use Bash"),
+        ("SELF", "Send the form", "description (the agent's words)"),
+        ("USER", "don't email him yet", "user message"),
+    )
+    # an empty output leaves no record, but the agent only speaks once the call is back;
+    # a piece of the call itself (its description) is no such word
+    assert [call_outcome(journal, i) for i in (2, 5)] == ["", "unanswered"]
+
+
 def test_a_refused_or_failed_call_vouches_tried_not_done():
     journal = segs(
         ("ACT", "Bash: rm -rf /srv/exports/2025", "tool_use Bash"),
