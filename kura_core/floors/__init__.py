@@ -738,6 +738,8 @@ def _said_by(name: str, segment: str) -> str:
     speakers' labels), their own lines and whatever is not under another speaker's label
     (a line naming them, a heading); elsewhere the whole segment. "房东王姐：…" vouches
     王姐's words, never 中介小刘's line beside it."""
+    if _only_addressed(name, segment):
+        return ""  # "Hi Dana," heads a mail to Dana: it says nothing of what Dana said
     spoken = [v for v in _voices.voices(segment) if v.speaker]
     if not spoken:
         spoken = list(_voices.labelled_lines(segment))  # "刘洋：…\n王芳：…" with no paste marked
@@ -750,6 +752,24 @@ def _said_by(name: str, segment: str) -> str:
         pos = max(pos, v.end)
     parts.append(segment[pos:])
     return "\n".join(p for p in parts if p.strip())
+
+
+#: A line that addresses someone: a greeting or a recipient line of a mail or a message.
+_ADDRESS_LINE = re.compile(
+    r"(?im)^[ \t>*-]{0,4}(?:(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|to|attn|cc|bcc)"
+    r"\b[^\n]{0,60}|[^\n]{0,20}(?:様|さま|殿|さん)[、,。 \t]{0,3}(?:お疲れ|こんにちは|いつも|$)[^\n]{0,40}"
+    r"|[^\n]{0,12}(?:你好|您好)[^\n]{0,40})$"
+)
+
+
+def _only_addressed(name: str, segment: str) -> bool:
+    """Whether *segment* names *name* only where it addresses them ("Hi Dana,", "To: …",
+    田中様、, 王总您好): a mail to someone is not their words."""
+    lines = [m.group(0) for m in _ADDRESS_LINE.finditer(segment)]
+    if not lines or not any(names_in(name, line) for line in lines):
+        return False
+    rest = _ADDRESS_LINE.sub("", segment)
+    return not names_in(name, rest)
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:

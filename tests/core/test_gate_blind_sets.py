@@ -81,9 +81,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-019": "合計20分 from a CSV row whose header gives no unit",
     },
     "gate-G": {
-        "en-atk-001": "a pasted order mail's question ('Could you also do the cardamom buns at "
-        "2.10') credited as the human's agreement: the credit's words are the mail's, and a "
-        "pasted line's figures are vouched as TOOL's",
         "en-atk-016": "Tomasz's chat line is filed as his (TOOL), but 'the user's delivery van' "
         "is a possessive, not a credit: a TOOL quote vouches a fact whoever it is about",
         "ja-ok-003": "6.0kW from a CSV row: the column's unit is not read from its header",
