@@ -756,7 +756,7 @@ def _said_by(name: str, segment: str) -> str:
 
 #: A line that addresses someone: a greeting or a recipient line of a mail or a message.
 _ADDRESS_LINE = re.compile(
-    r"(?im)^[ \t>*-]{0,4}(?:(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|to|attn|cc|bcc)"
+    r"(?im)^[ \t>*-]{0,4}(?:(?:hi|hello|hey|dear|good (?:morning|afternoon|evening)|to|attn)"
     r"\b[^\n]{0,60}|[^\n]{0,20}(?:様|さま|殿|さん)[、,。 \t]{0,3}(?:お疲れ|こんにちは|いつも|$)[^\n]{0,40}"
     r"|[^\n]{0,12}(?:你好|您好)[^\n]{0,40})$"
 )
