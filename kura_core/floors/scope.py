@@ -119,7 +119,11 @@ _HEDGE_CJK = re.compile(
     r"かもしれ|かも|たぶん|多分|おそらく|恐らく|と思|だろう|でしょう|はず|みたい|ようだ|"
     r"也许|也許|可能|或许|或許|大概|估计|估計|好像|似乎|觉得|覺得|认为|認為|我想|应该|應該"
 )
-_QUESTION_CJK = re.compile(r"吗|嗎|呢|么|麼|是否|是不是|能不能|要不要|对吧|對吧|か|かな|の$")
+#: か asks only where it ends what it says (…ますか, …かな, …か、): inside a word (助かる,
+#: 分かった, 何か, しかし) it is none.
+_QUESTION_CJK = re.compile(
+    r"吗|嗎|呢|么|麼|是否|是不是|能不能|要不要|对吧|對吧|か(?:な|しら)?(?=$|[、。？?！!\s])|の$"
+)
 _EN_CLASSES = (
     (CONDITION, _COND_EN),
     (REPORT, _REPORT_EN),
@@ -190,6 +194,13 @@ class _Tok:
     text: str  # lower-cased for words
 
 
+def _emoji(ch: str) -> bool:
+    """Whether *ch* is a pictograph: a chat message ends a sentence with one (助かりました🙏
+    ちなみに…) as it would with a full stop."""
+    o = ord(ch)
+    return 0x1F300 <= o <= 0x1FAFF or 0x2600 <= o <= 0x27BF
+
+
 def _tokens(text: str, base: int = 0) -> list[_Tok]:
     out: list[_Tok] = []
     for m in _TOKEN.finditer(text):
@@ -203,7 +214,7 @@ def _tokens(text: str, base: int = 0) -> list[_Tok]:
             # a full stop after a bracket or a quotation mark ends its sentence too
             # ("… (from $2.65). Your usage …")
             ends = chunk == "." and (e == len(text) or text[e].isspace())
-            kind = "stop" if chunk in _STRONG or ends else "punct"
+            kind = "stop" if chunk in _STRONG or ends or _emoji(chunk) else "punct"
             out.append(_Tok(base + s, base + e, kind, chunk))
             continue
         body = chunk.rstrip(_TRAIL)

@@ -97,8 +97,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-019": "a want ('we want the booking confirmed before the end of April') "
         "written as done, without a figure the hedge rule could anchor",
         "ja-ok-002": "the final choice after やっぱり credited with the TOOL row's details",
-        "ja-ok-006": "a date quoted from a turn that ends in a question elsewhere: the quote "
-        "is read as cut from the question",
         "ja-ok-009": "the agent's labelled view gives '2' as an option number, read as a "
         "figure only SELF gives",
         "ja-ok-015": "'アカウント' is said in the turn only in a third person's clause, so the "
