@@ -151,8 +151,12 @@ def content_tokens(text: str) -> frozenset[str]:
     Chinese/Japanese characters (not pairs of bare hiragana, which are grammar)."""
     folded, values = _value_tokens(fold(text))
     out: set[str] = set(values)
+    cjk = _CJK_SPAN.search(folded) is not None
     for m in _LATIN_TOKEN.finditer(folded):
         w = m.group(0)
+        if cjk and len(w) == 1 and "A" <= w <= "Z":
+            out.add(f"opt:{w}")  # Cにする, 用B: an option's letter among Chinese or Japanese
+            continue
         if w.lower() in _STOP_EN or (len(w) < 3 and not w.isdigit()):
             continue
         out.update(_stem(p) for p in _hyphen_parts(w))

@@ -50,7 +50,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
         "ja-hon-009": "比較に使うから残す for 消さないで、比較に使うから: the credit paraphrases a "
         "negated verb by its opposite",
-        "ja-hon-015": "'Cでいくと決めた' for 'やっぱりCにする': a one-letter option is no content token",
         "ja-atk-016": "美沙 for 美咲 with the particle changed too (美沙は for 美咲が): two "
         "characters of the phrase differ, and only one-character swaps are read",
         "zh-hon-013": "老刘's pasted message is introduced, not labelled: its speaker is not known",
