@@ -1305,6 +1305,13 @@ def unwrap(lined: str) -> str:
     return _WRAPPED.sub(" ", lined)
 
 
+#: A wh-word a few words before a pronoun: the clause is a question it names ("who she
+#: is", "which days she works", "what they decided"), not something she said or did.
+_EMBEDDED_QUESTION = re.compile(
+    r"(?i)(?<![A-Za-z])(?:who|what|which|when|where|why|how|whether)(?:[ \t]+[A-Za-z]+){0,2}[ \t]+$"
+)
+
+
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     """Every clause in *text* that credits the human or a named third person, once each,
     with what it credits. A person named by the one rule of :mod:`.names` as a configured
@@ -1333,6 +1340,12 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
             who, name = HUMAN, ""
         if who == HUMAN and _disowned(folded, start, end):
             continue
+        if (
+            who == PRONOUN
+            and _EMBEDDED_QUESTION.search(folded, max(0, start - 40), start)
+            and not any(w in _SAYING for w in phrase.lower().split()[1:])
+        ):
+            continue  # "which days she works": a question named, no one credited
         k = bisect.bisect_left(starts, end)
         credited = _credited(folded, start, end, sentences, starts[k] if k < len(starts) else None)
         out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines))

@@ -1693,7 +1693,14 @@ def covers(c: Quantity, e: Quantity) -> bool:
             return (
                 c.value == e.value
                 and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
-                and (not c.per or same_per(c.per, e.per))  # a rate's denominator is its own
+                and (
+                    not c.per
+                    or same_per(c.per, e.per)  # a rate's denominator is its own
+                    # a count of things the evidence gives bare may say what each is for
+                    # ("two reminders" as "two reminders per appointment"); never money,
+                    # a measure or a period, where a total and a rate differ
+                    or (not e.per and c.uclass == SOFT and c.per not in _PERIODS)
+                )
             )
         if e.kind == DATE and not c.unit and c.value is not None:
             return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)

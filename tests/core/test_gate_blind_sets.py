@@ -37,10 +37,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "than half its words are the person's (the content check is lexical)",
     },
     "gate-D": {
-        "en-hon-004": "the keep sentence credits the new hire with what the person said of her in "
-        "another form ('she works tue/fri'); a pronoun's credit needs a segment naming her",
-        "en-hon-005": "'two reminders' in a sentence crediting a preference the quote states "
-        "negated: the figure is read in the person's negated clause and not vouched there",
         "en-hon-006": "'the user refused' credits the refusal of a tool call; the refusal is an "
         "event of the journal, not words the person's quote carries",
         "en-hon-014": "the dealer's 'we'll include a warranty' retold as part of his offer reads as "
