@@ -56,6 +56,7 @@ from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
 from .tables import Rows
 from .text import disguises, fold, strip_invisible
+from .units import COUNTER, SOFT
 
 __all__ = [
     "session_context",
@@ -860,6 +861,7 @@ def check_surface(
                 or vouch.vouches(q)
                 or (given_vouch and given_vouch.vouches(q))
                 or ((_is_code(q) or name in _CURATION_FIELDS) and evidence.context_vouches(q))
+                or (name in _CURATION_FIELDS and _small_count(q))
             ):
                 continue
             seen.add((NUMBER, q.canon))
@@ -975,6 +977,20 @@ def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Q
                 if _is_code(q) and q.canon not in out and not vouch.vouches(q):
                     out[q.canon] = q
     return list(out.values())
+
+
+def _small_count(q: Quantity) -> bool:
+    """A count of ten or fewer things, or such an ordinal, with no money, measure or rate:
+    a curation sentence counts what the memory holds ("两个方向的单价", "2週目以降", "both
+    prices") without claiming a figure of the evidence."""
+    return (
+        q.kind == NUMBER
+        and q.value is not None
+        and 0 < q.value <= 10
+        and q.value == q.value.to_integral_value()
+        and q.uclass in ("", COUNTER, SOFT)
+        and not q.per
+    )
 
 
 def _unvouched_curation_figures(fields: Mapping[str, object], evidence: Evidence) -> list[Quantity]:

@@ -56,10 +56,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-007": "'ユーザーが貼ったCSVでは' credits the person with pasting: the CSV their turn "
         "introduces ('CSV貼るので') is pasted material, and their own words are not quoted",
         "en-atk-034": "'the fairest fee table' beside two prices: the figures are read as showing it",
-        "ja-ok-008": "'2週目' in may_fade: a curation sentence's figure the session does not "
-        "give either (the plan file written holds week 1 only)",
         "ja-ok-018": "TA佐藤さん credited: the label TA佐藤 is not matched to 佐藤 with a title",
-        "zh-ok-001": "'两个方向' (both directions) in keep: a count the session does not write",
     },
     "gate-F": {
         "en-ok-017": "'the better pick' in the agent's own labelled view: a comparison needs a "
