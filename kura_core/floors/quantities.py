@@ -334,13 +334,13 @@ _CJK_ALL = "".join([*_CJK_DIGITS, *_CJK_SMALL, *_CJK_BIG])
 _CJK_MAGNITUDES = "".join([*_CJK_SMALL, *_CJK_BIG])
 _CJK_RUN = re.compile(
     rf"""
-    (?:(?<![\d.])\d++(?:\.\d++)?+(?=[{_CJK_MAGNITUDES}]))?+
+    (?:(?<![\d.,])(?:\d{{1,3}}(?:,\d{{3}})++|\d++)(?:\.\d++)?+(?=[{_CJK_MAGNITUDES}]))?+
     [{_CJK_ALL}]
     (?:[{_CJK_ALL}]|\d++(?:\.\d++)?+)*+
     """,
     re.VERBOSE,
 )
-_CJK_TOKEN = re.compile(rf"\d++(?:\.\d++)?+|[{_CJK_ALL}]")
+_CJK_TOKEN = re.compile(rf"\d{{1,3}}(?:,\d{{3}})++(?:\.\d++)?+|\d++(?:\.\d++)?+|[{_CJK_ALL}]")
 #: Words that start with a numeral but are not numbers (or not only numbers).
 _CJK_IDIOMS = re.compile(
     r"万一|万が一|万全|万能|万年筆|万歳|万岁|万物|万事|万分|千万(?=[不别要小记务])|千葉|千代|千差万别|"
@@ -361,7 +361,7 @@ def _cjk_value(run: str) -> Decimal | None:
     prev_digit = False
     for tok in _CJK_TOKEN.findall(run):
         if tok[0].isdigit():
-            num = Decimal(tok)
+            num = Decimal(tok.replace(",", ""))  # 1,200万: the groups of one figure
             prev_digit = False
         elif tok in _CJK_DIGITS:
             d = Decimal(_CJK_DIGITS[tok])
