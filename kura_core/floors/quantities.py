@@ -2103,6 +2103,20 @@ def _header_per(cell: str) -> str:
     return ""
 
 
+#: "the 16th", "3rd": a day of the month an English text gives by its ordinal.
+_DAY_ORDINAL = re.compile(r"(?<![\w.])([1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)(?![A-Za-z])")
+
+
+def day_ordinals(text: str) -> list[Quantity]:
+    """The days of the month *text* gives as English ordinals ("starts on the 16th"): as
+    evidence they vouch a day written 16日 or 16号."""
+    out = []
+    for m in _DAY_ORDINAL.finditer(text):
+        got = scan(f"{m.group(1)}日")
+        out.extend(replace(q, start=m.start(), end=m.end()) for q in got)
+    return out
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -2127,6 +2141,7 @@ class Vouchers:
             *units_first(text),
             *glued_versions(text),
             *meridiem_carried(text),
+            *day_ordinals(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)

@@ -415,7 +415,13 @@ def covers_unit(c_unit: str, c_class: str, e_unit: str, e_class: str) -> bool:
     if not c_unit:
         return True
     if c_class == HARD:
-        return e_class == HARD and (c_unit == e_unit or e_unit in FAMILIES.get(c_unit, ()))
+        return e_class == HARD and (
+            c_unit == e_unit
+            or e_unit in FAMILIES.get(c_unit, ())
+            # ¥ is the sign of the yen and of the yuan: a text without kana or hanzi to
+            # tell which may be written either way
+            or (e_unit == "¥" and c_unit in ("JPY", "CNY"))
+        )
     if c_class == COUNTER:
         return e_class != HARD and (e_class != COUNTER or e_unit == c_unit)
     return e_class != HARD
