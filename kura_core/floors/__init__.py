@@ -980,13 +980,14 @@ def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Q
 
 
 def _small_count(q: Quantity) -> bool:
-    """A count of ten or fewer things, or such an ordinal, with no money, measure or rate:
-    a curation sentence counts what the memory holds ("两个方向的单价", "2週目以降", "both
-    prices") without claiming a figure of the evidence."""
+    """A count of one or two, or such an ordinal, with no money, measure or rate: a
+    curation sentence says which of a memory's parts it keeps ("两个方向的单价", "2週目以降",
+    "both prices") without claiming a figure of the evidence. A larger count ("3台のディスク")
+    counts things of the world, and needs the evidence."""
     return (
         q.kind == NUMBER
         and q.value is not None
-        and 0 < q.value <= 10
+        and 0 < q.value <= 2
         and q.value == q.value.to_integral_value()
         and q.uclass in ("", COUNTER, SOFT)
         and not q.per

@@ -2110,7 +2110,7 @@ _DAY_ORDINAL = re.compile(r"(?<![\w.])([1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)(?![
 def day_ordinals(text: str) -> list[Quantity]:
     """The days of the month *text* gives as English ordinals ("starts on the 16th"): as
     evidence they vouch a day written 16日 or 16号."""
-    out = []
+    out: list[Quantity] = []
     for m in _DAY_ORDINAL.finditer(text):
         got = scan(f"{m.group(1)}日")
         out.extend(replace(q, start=m.start(), end=m.end()) for q in got)
