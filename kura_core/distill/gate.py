@@ -1344,21 +1344,23 @@ def _sift_tags(tags: object, evidence: Evidence) -> tuple[dict[str, str], list[s
 def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evidence:
     segs: dict[tuple[int, str], tuple[str, str]] = {}
     quotes = []
+    heard: list[str] = []
     for q, pos in survivors:
         if pos < 0 or q.segment is None:
             continue
         cls = q.segment.cls
         text = index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text
+        # a reply that picks an option says what the option says ("b." for "(b) a CSV file
+        # in the repo"): the option's words, figures and names are the person's choice
         choice = index.answered(pos) if cls == ProvenanceClass.USER else ""
-        # the option a reply picks is the person's choice: its figures and names too
         segs[(pos, cls)] = (cls, f"{text}\n{choice}" if choice else text)
-        mine = cls == ProvenanceClass.USER
-        if mine:
-            # a reply that picks an option says what the option says ("b." for "(b) a CSV
-            # file in the repo"): the option's words are the person's choice
-            choice = index.answered(pos)
+        if cls == ProvenanceClass.USER:
             words = index.own_words(pos) + (f"\n{choice}" if choice else "")
-        quotes.append((cls, q.text, words if mine else q.segment.text))
+            quotes.append((cls, q.text, words))
+            continue
+        if index.segments[pos].cls == ProvenanceClass.USER:
+            heard.append(q.segment.text)  # what the person pasted: someone's words
+        quotes.append((cls, q.text, q.segment.text))
     refused: list[str] = []
     for q, pos in survivors:
         if pos < 0 or q.segment is None:
@@ -1372,7 +1374,9 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
                     if index.outcome(j) == "refused":
                         refused.append(index.segments[j].text)
                     break
-    return Evidence.of(segs.values(), quotes, refused=list(dict.fromkeys(refused)))
+    return Evidence.of(
+        segs.values(), quotes, refused=list(dict.fromkeys(refused)), heard=dict.fromkeys(heard)
+    )
 
 
 def evidence_from_segments(

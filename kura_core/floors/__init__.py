@@ -305,6 +305,9 @@ class Evidence:
     #: The quoted ACT calls the journal shows the person refused: a credit that says they
     #: refused it ("被用户拒绝", "the user declined the deploy") is carried by the event.
     refused: tuple[str, ...] = ()
+    #: The person's turns that hold pasted material a quote was taken from: someone's
+    #: words, which a report that names no one (…とのこと) may retell.
+    heard: tuple[str, ...] = ()
     _vouch: list = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
@@ -314,12 +317,14 @@ class Evidence:
         quotes: Iterable[tuple[str, str, str]] = (),
         context: Iterable[tuple[str, str]] = (),
         refused: Iterable[str] = (),
+        heard: Iterable[str] = (),
     ) -> Evidence:
         return cls(
             tuple((c, t) for c, t in segments),
             tuple(quotes),
             tuple((c, t) for c, t in context),
             tuple(refused),
+            tuple(heard),
         )
 
     def with_context(self, context: Iterable[tuple[str, str]]) -> Evidence:
@@ -327,7 +332,9 @@ class Evidence:
         more = tuple(x for x in dict.fromkeys(context) if x not in self.context)
         if not more:
             return self
-        return Evidence.of(self.segments, self.quotes, self.context + more, self.refused)
+        return Evidence.of(
+            self.segments, self.quotes, self.context + more, self.refused, self.heard
+        )
 
     def rows(self) -> Rows:
         """The table rows of the quoted segments (:mod:`.tables`), read once."""
@@ -361,6 +368,7 @@ class Evidence:
             self.segments + more,
             self.quotes + tuple((c, t, t) for c, t in more),
             refused=self.refused,
+            heard=self.heard,
         )
 
     @property
@@ -543,6 +551,10 @@ def _people_unsaid(claim: Claim, mine: Sequence[str]) -> list[str]:
     return [t for t in named if t not in have]
 
 
+#: Reports that name no one who reports.
+_UNNAMED_REPORTS = frozenset({"とのこと", "との事", "との話"})
+
+
 def _pronoun_carried(
     claim: Claim, evidence: Evidence, raw: Sequence[str], user: Sequence[str]
 ) -> bool:
@@ -553,6 +565,9 @@ def _pronoun_carried(
         return True
     if raw and someone_says(claim.phrase) and carries(claim.content, raw):
         return True
+    if claim.phrase in _UNNAMED_REPORTS:
+        # "…とのこと" names no one: hearsay retold from what the person pasted
+        return bool(evidence.heard) and carries(claim.content, evidence.heard)
     others = [
         seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)
     ]

@@ -1016,14 +1016,24 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue  # …とのこと（佐藤さんのLINEより）: a report with its source named
         who, name = HUMAN, ""
         before = [f for f in out if f[0] < clause_start]
-        if before and m.group(0) in _JA_REPORTS:
-            last = max(before, key=lambda f: f[0])
-            if last[3] == THIRD and text.count("。", last[1], clause_start) <= 1:
+        if m.group(0) in _JA_REPORTS:
+            # a report that names no one is hearsay from whoever the evidence quotes
+            who = PRONOUN
+            last = max(before, key=lambda f: f[0]) if before else None
+            if last and last[3] == THIRD and text.count("。", last[1], clause_start) <= 1:
                 # 佐藤さんは…。以前…とのこと: the report goes on with the last sentence's speaker
                 who, name = THIRD, last[4]
         out.append((m.start(), m.end(), m.group(0), who, name))
         bisect.insort(starts, m.start())
     return out
+
+
+def _reported(text: str, start: int, sentences: list[tuple[int, int]]) -> frozenset[str]:
+    """What a report that follows its content (…とのこと) credits: its sentence up to it,
+    not what the sentence goes on to say (…とのことで、比較スクリプトでは…と出た)."""
+    i = bisect.bisect_right(sentences, (start, len(text) + 1)) - 1
+    s_start = sentences[i][0] if i >= 0 and sentences[i][0] <= start else 0
+    return content_tokens(_unqualified(text[max(s_start, start - CLAIM_REACH) : start]))
 
 
 #: Reports that name no one: "it is said" of whoever spoke last.
@@ -1348,6 +1358,8 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
             continue  # "which days she works": a question named, no one credited
         k = bisect.bisect_left(starts, end)
         credited = _credited(folded, start, end, sentences, starts[k] if k < len(starts) else None)
+        if phrase.strip() in _JA_REPORTS:
+            credited = _reported(folded, start, sentences)
         out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines))
     return out
 

@@ -58,6 +58,11 @@ def _is_delimiter(line: str) -> bool:
     return len(s) <= 80 and s.startswith("---") and s.endswith("---")
 
 
+def _titled(line: str) -> bool:
+    """Whether a delimiter line names what follows it ("--- Mail from Aoba ---")."""
+    return any(ch.isalnum() for ch in line)
+
+
 _SENDER = re.compile(
     r"(?:From|差出人|发件人|寄件人)[ \t]*[:：][ \t]*(?P<who>[^<\n]{1,40}?)[ \t]*(?:<|$)"
 )
@@ -183,6 +188,8 @@ def _pasted_lines(lines: list[str]) -> set[int]:
             continue
         elif _is_delimiter(line):
             n = _delimited(lines, n, out)
+            if n < len(lines) and _titled(lines[n]):
+                continue  # "--- 青葉運送 メールより ---" closes one block and opens the next
         elif _is_intro(line):
             m = n + 1
             while m < len(lines) and not lines[m].strip():
