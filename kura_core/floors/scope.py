@@ -627,7 +627,8 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
         stop = _STOPS.search(after, m.end())
         clause = after[m.end() : stop.start() if stop else len(after)]
         cancels = m.group(0).isascii() or _CANCELS.search(clause)
-        if cancels and said & content_tokens(clause):
+        shared = {t for t in said & content_tokens(clause) if not _HIRAGANA_IN.search(t)}
+        if cancels and shared:  # a thing named, not a verb's stem (入れ in 受け入れ)
             return (m.group(0) + clause)[:40]
     return ""
 
@@ -649,6 +650,7 @@ def _topic(tokens: frozenset[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+_HIRAGANA_IN = re.compile("[\u3041-\u309f]")
 #: What a Japanese or Chinese retraction says of what it names: none of it (なし, やめ,
 #: 不…了, 没有, 取消), or something else in its place (改成, に変更).
 _CANCELS = re.compile(

@@ -34,9 +34,10 @@ class Voice:
 
 #: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …",
 #: "妻(由美): …", "Tomasz (Greenleaf): …", and a chat export's "[Priya] …", "<Priya> …" (a
-#: time before it too: "[21:04] Priya: …").
+#: time before it too: "[21:04] Priya: …", "10:41 田辺: …").
 _LABELLED = re.compile(
-    r"^[ \t]*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][ \t]*)?(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
+    r"^[ \t]*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
+    r"(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
     r"(?:(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
     r"(?:[ \t]*[(（](?P<aka>[^()（）\n:：]{1,20})[)）])?[ \t]*[:：]"
     r"|[\[<](?P<tag>@?[^\W\d_][\w\-・· ]{0,23}?)[\]>])[ \t]*\S"
