@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 from ..script import CJK_CHAR, HAN
 from . import lexicon
-from .names import name_key
+from .names import ZH_SURNAMES, name_key
 from .text import fold
 
 __all__ = ["NameVouchers", "names_in_text", "unvouched_names"]
@@ -133,12 +133,22 @@ def _place_names(text: str) -> list[str]:
     return out
 
 
+#: A person called by a familiar prefix and a surname: 小刘, 老王, 阿李.
+_FAMILIAR = re.compile(rf"[老小阿][{ZH_SURNAMES}]")
+
+
+def _familiar_names(text: str) -> list[str]:
+    """People named by a familiar prefix and a surname (司机小刘, 老王说): names, vouched like
+    the rest."""
+    return [m.group(0) for m in _FAMILIAR.finditer(text)]
+
+
 def names_in_text(text: str) -> list[str]:
     """The names *text* writes that must be vouched, in order, once each."""
     found: list[str] = []
     for line in text.splitlines():  # folded line by line: a line's start opens a sentence
         folded = fold(line)
-        found += _latin_names(folded) + _place_names(folded)
+        found += _latin_names(folded) + _place_names(folded) + _familiar_names(folded)
     return list(dict.fromkeys(found))
 
 

@@ -623,14 +623,25 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
     said = _topic(content_tokens(seg[start:end]))
     if not said:
         return ""
+    own_stop = 0 if end and _STOPS.match(seg, end - 1) else 1  # the quote's sentence end
     for m in lexicon.pattern("retraction_topic").finditer(after):
         stop = _STOPS.search(after, m.end())
         clause = after[m.end() : stop.start() if stop else len(after)]
         cancels = m.group(0).isascii() or _CANCELS.search(clause)
         shared = {t for t in said & content_tokens(clause) if not _HIRAGANA_IN.search(t)}
-        if cancels and shared:  # a thing named, not a verb's stem (入れ in 受け入れ)
-            return (m.group(0) + clause)[:40]
+        # the very next sentence that opens with one and puts something else in place
+        # ("…私が行きます。やっぱり、…妻の美咲にお願いすることにします") takes back the quote's
+        stops = list(_STOPS.finditer(after, 0, m.start()))
+        opens = not after[stops[-1].end() if stops else 0 : m.start()].strip(" 、,")
+        next_one = opens and len(stops) <= own_stop and not _line_between(end, m.start(), breaks)
+        if cancels and (shared or (next_one and not m.group(0).isascii())):
+            return (m.group(0) + clause)[:40]  # shared: a thing named, not a verb's stem
     return ""
+
+
+def _line_between(end: int, at: int, breaks: Sequence[int]) -> bool:
+    """Whether a line break of the segment stands between *end* and *end* + *at*."""
+    return bisect_left(breaks, end + at) > bisect_left(breaks, end)
 
 
 def _topic(tokens: frozenset[str]) -> frozenset[str]:
