@@ -1380,9 +1380,28 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
 @functools.lru_cache(maxsize=512)
 def scanned_text(raw: str) -> str:
     """The form of *raw* that :func:`scan` reads, whose offsets its quantities give."""
-    return _accountant_negatives(
+    text = _accountant_negatives(
         _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
     )
+    return _CJK_DECIMAL.sub(_decimal_digits, text) if "点" in text else text
+
+
+#: A decimal written in Chinese numerals: 一点六GB, 两点五MB, 十二点五 (not a clock: 三点五十,
+#: 三点零五分).
+_CJK_DECIMAL = re.compile(
+    r"(?<![〇零一二三四五六七八九十两])"
+    r"([一二三四五六七八九两]|十[一二三四五六七八九]?|[一二三四五六七八九]十[一二三四五六七八九]?)"
+    r"点([〇零一二三四五六七八九]{1,3})(?![〇零一二三四五六七八九十分刻钟鐘])"
+)
+
+
+def _decimal_digits(m: re.Match[str]) -> str:
+    """一点六 as 1.6 -- written in as many characters, so every offset stays where it was
+    (a decimal whose digits would take more room is left as it is)."""
+    whole = _cjk_value(m.group(1).replace("两", "二"))
+    frac = "".join(str(_CJK_DIGITS.get(c, 0)) for c in m.group(2))
+    out = f"{whole}.{frac}"
+    return out if len(out) == len(m.group(0)) else m.group(0)
 
 
 @functools.lru_cache(maxsize=8192)
