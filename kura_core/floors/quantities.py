@@ -2081,8 +2081,13 @@ def header_units(text: str) -> list[Quantity]:
                 columns = heads
                 pers = [_header_per(c) if h else "" for c, h in zip(cells, heads, strict=True)]
                 continue
-        units = columns if columns and len(cells) == len(columns) else [declared] * len(cells)
-        periods = pers if columns and len(cells) == len(columns) else [""] * len(cells)
+        # a row of a tab or comma table may end in empty cells ("白萝卜\t120\t"): its
+        # cells still stand under the headers from the left
+        aligned = bool(columns) and (
+            len(cells) == len(columns) or (len(cells) < len(columns) and ("\t" in line or csv))
+        )
+        units = columns[: len(cells)] if aligned else [declared] * len(cells)
+        periods = pers[: len(cells)] if aligned else [""] * len(cells)
         for cell, unit, per in zip(cells, units, periods, strict=False):
             if unit is None:
                 continue
