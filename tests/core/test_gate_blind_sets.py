@@ -110,6 +110,39 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "1案でいく): what is credited to a person comes from one segment",
         "zh-hon-003": "'报名费每人 20 元' for ¥20: money given bare may not gain a denominator",
     },
+    "gate-M": {
+        "en-hon-002": "'At the user's request it now goes out at 08:00 rather than 07:30, and "
+        "the configuration holds …': the credit reaches the config key, words the person "
+        "did not write",
+        "en-hon-003": "'the user then asked for the window' at the end of a sentence about "
+        "the minutes: the credit's words are the minutes', not the person's turn",
+        "en-hon-005": "'Volume decides' in belongs_because: a capitalised common word before "
+        "a verb is read as a person",
+        "en-seed-002": "an idea quoting the minutes' action item states its measured size "
+        "(5,000 messages): an idea that states a measurement is refused as a fact",
+        "ja-hon-005": "a credit in keep ('ユーザーが…求めている') whose words paraphrase the "
+        "person's 削除しないでください: the content check is lexical",
+        "zh-hon-004": "'Internal notes' opening an English body: a capitalised word before a "
+        "verb is read as a person",
+        "zh-seed-001": "an idea quoting 王磊's chat line states a size (1024): an idea that "
+        "states a measurement is refused as a fact",
+        "zh-seed-002": "an idea quoting the publisher's reply states a count (两千个): an idea "
+        "that states a measurement is refused as a fact",
+    },
+    "gate-N": {
+        "en-ok-003": "'he checked' credits a pronoun whose person is only in a pasted line: "
+        "a pronoun's credit is carried by the person's own words or a tool's",
+        "en-ok-008": "'The user says' over a pledge the person states in other words (the "
+        "content check is lexical)",
+        "ja-ok-002": "王's pasted chat line is cut as retracted by the person's own やっぱり "
+        "later in the turn: a retraction is not yet told whose words it takes back",
+        "ja-ok-004": "予約は木曜午 for the evidence's 予約は水曜午: the one-character swap finder "
+        "reads the person's own change of day as a swapped name",
+        "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
+        "person's claim is read as crediting 中村 with the person's words",
+        "ja-ok-010": "an idea whose 'ユーザーは…かもね' credit paraphrases the person: the "
+        "content check is lexical",
+    },
     "gate-C": {
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
     },
@@ -129,6 +162,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-I": (0.92, 0.90),
     "gate-J": (0.99, 0.92),
     "gate-L": (0.99, 0.90),
+    "gate-M": (0.99, 0.66),
+    "gate-N": (0.99, 0.63),
 }
 
 
