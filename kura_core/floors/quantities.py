@@ -2141,6 +2141,11 @@ def day_ordinals(text: str) -> list[Quantity]:
     return out
 
 
+#: "8,000 to 10,000 yen", 8000到10000: read as a change from one value to another as often
+#: as a span (SPEC §5.4: "from X to Y" is a change of two values), so each end stands alone.
+_CHANGE_WORD = re.compile(r"(?i)\bto\b|到|至|→|->")
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -2191,9 +2196,9 @@ class Vouchers:
             # a range is one claim: two stray figures do not make it
             if any(covers(q, e) for e in self.by_value.get(q.value, ())):
                 return True
-            if q.high is not None and q.high < q.value:
-                # "from 48 to 24 hours", 42から28: no range runs downwards, it is a change
-                # from one value to another, and each must be vouched
+            if q.high is not None and (q.high < q.value or _CHANGE_WORD.search(q.text)):
+                # "from 48 to 24 hours", 42から28: no range runs downwards, and "8,000 to
+                # 10,000 yen" may be a change: each value must be vouched
                 return all(
                     self.vouches(
                         replace(q, kind=NUMBER, value=v, high=None, canon=f"{_show(v)}{q.unit}")
