@@ -34,6 +34,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "短信验证码 482913 已经用过了": "a one-time code kura redacts whether or not it was "
         "used (see secrets-D)",
     },
+    "secrets-H": {},
     "secrets-E": {
         "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
         "is redacted: the public rule sets of the field treat the form as a key",
@@ -52,6 +53,14 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-F": {
         "Crate publishing waits until 1.0": "'The Rust crate': Rust is a name the evidence never "
         "writes (the turn says crate)",
+    },
+    "secrets-H": {
+        "Prod cluster runs only in sgp1, fra1 dropped": "an English credit ('the team decided "
+        "… cluster … runs') of a Chinese turn whose words the glossary does not all hold",
+        "Release builds on the office Mac mini, not Bitrise": "Kenji is the person's name, and "
+        "the corpus is measured with no names configured: Kenji reads as someone else",
+        "Office VPN is split-tunnel to the Mac mini only": "'WireGuard' names the tool from "
+        "another turn of the session, not the quoted one",
     },
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
