@@ -38,6 +38,7 @@ from .attribution import (
     HUMAN,
     PRONOUN,
     THIRD,
+    UNNAMED_REPORTS,
     Claim,
     attribution_claims,
     carries,
@@ -49,9 +50,9 @@ from .attribution import (
     someone_says,
     unwrap,
 )
-from .entities import NameVouchers, SwapFinder, WordSwapFinder
+from .entities import FAMILIAR_NAME, NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
-from .names import ZH_SURNAMES, names_in
+from .names import names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
 from .tables import Rows
@@ -537,22 +538,14 @@ def _claim_ok(
     )
 
 
-#: A person called by a familiar prefix and a surname: 老周, 小陈, 阿李.
-_ZH_FAMILIAR = re.compile(rf"[老小阿][{ZH_SURNAMES}]")
-
-
 def _people_unsaid(claim: Claim, mine: Sequence[str]) -> list[str]:
     """The people a credit to the person names (老周, 小陈) that the person's words carrying
     it do not: the person credited with someone they did not name."""
-    named = [t for t in claim.content if len(t) == 2 and _ZH_FAMILIAR.fullmatch(t)]
+    named = [t for t in claim.content if len(t) == 2 and FAMILIAR_NAME.fullmatch(t)]
     if not named:
         return []
     have = set().union(*(content_tokens(u) for u in mine)) if mine else set()
     return [t for t in named if t not in have]
-
-
-#: Reports that name no one who reports.
-_UNNAMED_REPORTS = frozenset({"とのこと", "との事", "との話"})
 
 
 def _pronoun_carried(
@@ -565,7 +558,7 @@ def _pronoun_carried(
         return True
     if raw and someone_says(claim.phrase) and carries(claim.content, raw):
         return True
-    if claim.phrase in _UNNAMED_REPORTS:
+    if claim.phrase in UNNAMED_REPORTS:
         # "…とのこと" names no one: hearsay retold from what the person pasted
         return bool(evidence.heard) and carries(claim.content, evidence.heard)
     others = [

@@ -1016,7 +1016,7 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue  # …とのこと（佐藤さんのLINEより）: a report with its source named
         who, name = HUMAN, ""
         before = [f for f in out if f[0] < clause_start]
-        if m.group(0) in _JA_REPORTS:
+        if m.group(0) in UNNAMED_REPORTS:
             # a report that names no one is hearsay from whoever the evidence quotes
             who = PRONOUN
             last = max(before, key=lambda f: f[0]) if before else None
@@ -1037,7 +1037,7 @@ def _reported(text: str, start: int, sentences: list[tuple[int, int]]) -> frozen
 
 
 #: Reports that name no one: "it is said" of whoever spoke last.
-_JA_REPORTS = frozenset({"とのこと", "との事", "との話"})
+UNNAMED_REPORTS = frozenset({"とのこと", "との事", "との話"})
 
 
 def _ja_described(text: str, m: re.Match[str]) -> bool:
@@ -1358,7 +1358,7 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
             continue  # "which days she works": a question named, no one credited
         k = bisect.bisect_left(starts, end)
         credited = _credited(folded, start, end, sentences, starts[k] if k < len(starts) else None)
-        if phrase.strip() in _JA_REPORTS:
+        if phrase.strip() in UNNAMED_REPORTS:
             credited = _reported(folded, start, sentences)
         out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines))
     return out

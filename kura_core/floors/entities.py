@@ -134,13 +134,13 @@ def _place_names(text: str) -> list[str]:
 
 
 #: A person called by a familiar prefix and a surname: 小刘, 老王, 阿李.
-_FAMILIAR = re.compile(rf"[老小阿][{ZH_SURNAMES}]")
+FAMILIAR_NAME = re.compile(rf"[老小阿][{ZH_SURNAMES}]")
 
 
 def _familiar_names(text: str) -> list[str]:
     """People named by a familiar prefix and a surname (司机小刘, 老王说): names, vouched like
     the rest."""
-    return [m.group(0) for m in _FAMILIAR.finditer(text)]
+    return [m.group(0) for m in FAMILIAR_NAME.finditer(text)]
 
 
 def names_in_text(text: str) -> list[str]:

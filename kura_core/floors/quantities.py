@@ -1556,8 +1556,6 @@ def _per_unit(word: str) -> str:
     if len(got) == 1 and got[0].unit and got[0].end - got[0].start >= len(word):
         return got[0].unit
     w = word.lower()
-    if w in _ONE_ITEM:
-        return EACH
     return w[:-1] if w.endswith("s") and len(w) > 3 else w
 
 

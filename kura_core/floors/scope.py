@@ -584,6 +584,12 @@ def _example_cjk(cjk: str) -> str:
 _STOPS = re.compile(r"(?<![.\d])\.(?![.\d])|[!?。！？]+")
 
 
+def _own_stop(seg: str, end: int) -> int:
+    """How many sentence ends may stand between a quote and what follows it: its own (1)
+    when the quote stops short of it, none when the quote takes it."""
+    return 0 if end and _STOPS.match(seg, end - 1) else 1
+
+
 def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     """What the person adds after the quote that changes it: a tentative mark right after
     it ("（仮）", "(TBD)", 暂定), or a retraction of it later in the same turn ("Actually no",
@@ -596,7 +602,7 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     if m:
         return Scope(TENTATIVE, f"leaves out the tentative mark {m.group(0)!r} after it")
     m = lexicon.search("retraction", after)
-    own_stop = 0 if end and _STOPS.match(seg, end - 1) else 1  # the quote's sentence end
+    own_stop = _own_stop(seg, end)
     lines = bisect_left(breaks, end + m.start()) - bisect_left(breaks, end) if m else 0
     if m and len(_STOPS.findall(after, 0, m.start())) + lines <= own_stop:
         return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
@@ -623,7 +629,7 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
     said = _topic(content_tokens(seg[start:end]))
     if not said:
         return ""
-    own_stop = 0 if end and _STOPS.match(seg, end - 1) else 1  # the quote's sentence end
+    own_stop = _own_stop(seg, end)
     for m in lexicon.pattern("retraction_topic").finditer(after):
         stop = _STOPS.search(after, m.end())
         clause = after[m.end() : stop.start() if stop else len(after)]
