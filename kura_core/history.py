@@ -37,6 +37,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -409,13 +410,31 @@ def _park(store: Any, note: Note, paths: Sequence[str], why: str) -> None:
     store.pending_reason = store.pending_reason or f"history waits: {why}"
 
 
+#: How long a fresh git lock file is given to go away on its own: a writer killed while
+#: its git child ran leaves that child running for the few milliseconds its step takes.
+_ORPHAN_GRACE = 2.0
+
+
 def _clear_stale_locks(store: Any) -> None:
     """git's own lock files left by a killed kura writer. Every git call kura makes runs
-    under the store's write lock, which the caller holds, so a lock file here is stale."""
+    under the store's write lock, which the caller holds, so a lock file here belongs to a
+    dead writer; its git child may still be finishing, so a fresh one is first given a
+    moment to go, then whatever is left is removed."""
     gd = Path(store.root) / ".git"
-    for name in ("index.lock", "HEAD.lock", "refs/heads/main.lock"):
+    locks = [gd / n for n in ("index.lock", "HEAD.lock", "refs/heads/main.lock")]
+    deadline = time.monotonic() + _ORPHAN_GRACE
+    while time.monotonic() < deadline and any(_fresh(p) for p in locks):
+        time.sleep(0.02)
+    for p in locks:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(gd / name)
+            os.unlink(p)
+
+
+def _fresh(path: Path) -> bool:
+    try:
+        return time.time() - path.stat().st_mtime < _ORPHAN_GRACE
+    except FileNotFoundError:
+        return False
 
 
 def catch_up(store: Any) -> None:

@@ -52,7 +52,7 @@ from .attribution import (
 )
 from .entities import FAMILIAR_NAME, NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
-from .names import names_in
+from .names import GIVEN_NAMES, names_in
 from .negation import cut_reason, negations_in
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
 from .tables import Rows
@@ -830,6 +830,34 @@ def _speaks_of_someone(text: str) -> bool:
     )
 
 
+_ALSO_WORDS = lexicon.words("names_also_words")
+#: Where a sentence (or a line, or a field) begins: only there is a capital no sign of a name.
+_OPENS = re.compile(r"(?:^|[.!?;:\n。！？；：]|\s[-–—*•]|[(\[\"“'‘])[\s*_#>`]*$")
+_LOWER_WORD = re.compile(r"(?<![A-Za-z])[a-z][a-z'’-]*[a-z]")
+
+
+def _common_word_subject(
+    claim: Claim, text: str, fields: Mapping[str, object], evidence: Evidence
+) -> bool:
+    """A capitalised word that opens a sentence and is written in lower case elsewhere in
+    the candidate or its evidence ("Volume decides whether …" beside "SMS volume";
+    "Internal notes:" beside "internal contract notes") is a common word, not a person.
+    A given name that is also a word (Will, Grace) and a group that decides (Finance,
+    Legal) stay people: the list ``names_also_words``."""
+    name = claim.name
+    if " " in name or not name[:1].isupper() or not name[1:].islower():
+        return False
+    low = name.lower()
+    if low in GIVEN_NAMES or low in _ALSO_WORDS:
+        return False
+    if not _OPENS.search(text[: claim.start]):
+        return False
+    for value in [*fields.values(), *(t for _c, t in evidence.segments)]:
+        if isinstance(value, str) and low in value and low in _LOWER_WORD.findall(value):
+            return True
+    return False
+
+
 def check_surface(
     fields: Mapping[str, object],
     evidence: Evidence,
@@ -878,9 +906,12 @@ def check_surface(
         if name not in _CURATION_FIELDS:
             # the curation sentences say why a memory is kept, and may name its project
             out.extend(_content_violations(name, value, rows, named, swaps, seen))
-        for claim in claims(_unframed(name, value), human_names):
+        unframed = _unframed(name, value)
+        for claim in claims(unframed, human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
                 continue
+            if claim.who == THIRD and _common_word_subject(claim, unframed, fields, evidence):
+                continue  # "Volume decides whether …": a common word opening the sentence
             if claim.phrase.lower() in given_claims and carries(claim.content, given):
                 continue  # the store already says it, in these words
             judged = curating if name in _CURATION_FIELDS else evidence

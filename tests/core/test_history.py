@@ -309,7 +309,7 @@ def test_writers_killed_at_random_moments_leave_history_whole(tmp_path):
         fresh = Store(root, name="crash")
         fresh.recover()  # the next command
         assert clean(root), (git(root, "status", "--porcelain"), fresh.pending_reason)
-        assert not (root / "_still" / "history" / "apply.json").exists()
+        assert not (root / "_still" / "history" / "apply.json").exists(), fresh.pending_reason
         log = sync.log(fresh, limit=10_000)
         assert [c.what for c in log if not c.parents] == ["history begins"], "history forked"
         whats = {c.what for c in log}
