@@ -318,10 +318,25 @@ class SwapFinder:
                 were = self._keys.get(_blank(w, at))
                 if not were or got in were or not all(_swappable(c) for c in got):
                     continue
+                if _weekday(w, at[0]):
+                    continue  # 木曜 for 水曜: a weekday, compared exactly as a value is
                 if any(all(_swappable(c) for c in was) for was in were):
                     out.append(w)
                     break
         return list(dict.fromkeys(out))
+
+
+_WEEKDAY_CHARS = frozenset("月火水木金土日一二三四五六天")
+
+
+def _weekday(window: str, at: int) -> bool:
+    """Whether the character at *at* names a weekday: 水 of 水曜, 三 of 周三 or 星期三."""
+    ch = window[at]
+    if ch not in _WEEKDAY_CHARS:
+        return False
+    after = window[at + 1 : at + 2]
+    before = window[max(0, at - 2) : at]
+    return after == "曜" or before.endswith(("周", "週", "期", "拜"))
 
 
 def _phrase(window: str) -> bool:

@@ -132,8 +132,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "content check is lexical)",
         "ja-ok-002": "王's pasted chat line is cut as retracted by the person's own やっぱり "
         "later in the turn: a retraction is not yet told whose words it takes back",
-        "ja-ok-004": "予約は木曜午 for the evidence's 予約は水曜午: the one-character swap finder "
-        "reads the person's own change of day as a swapped name",
         "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
         "person's claim is read as crediting 中村 with the person's words",
         "ja-ok-010": "an idea whose 'ユーザーは…かもね' credit paraphrases the person: the "
