@@ -1574,12 +1574,43 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
             if after and _SPACED_SLASH.search(after.group(0)) and not _unit_like(after.group("d")):
                 after = None  # "8分 / ロイヤル西新": a list's separator, not "per"
             word = after.group("d") if after else _denominator_before(text, q.start)
+            if word and q.unit in _LEVELS and _per_unit(word) in _PERIODS:
+                word = ""  # 1週間は40kV: a setting for a week, not 40 kV per week
             if word and not _no_denominator(word):
                 q = replace(q, per=_per_unit(word))
             elif _EACH.match(text, q.end):
                 q = replace(q, per=EACH)
         out.append(q)
     return out
+
+
+#: Units of a level or a setting (a voltage, a temperature, a frequency): a period before
+#: or after one says for how long it holds, never that it is counted per period.
+_LEVELS = frozenset(
+    {
+        "V",
+        "kV",
+        "mV",
+        "A",
+        "mA",
+        "°C",
+        "°F",
+        "Hz",
+        "kHz",
+        "MHz",
+        "GHz",
+        "dB",
+        "rpm",
+        "bar",
+        "Pa",
+        "kPa",
+        "MPa",
+        "psi",
+        "W",
+        "kW",
+        "MW",
+    }
+)
 
 
 #: The denominator of a price for one of whatever is counted ("$7.50 each", "£3 apiece").

@@ -604,6 +604,8 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     m = lexicon.search("retraction", after)
     own_stop = _own_stop(seg, end)
     lines = bisect_left(breaks, end + m.start()) - bisect_left(breaks, end) if m else 0
+    if m and lines and not _opens_line(seg, end + m.start(), breaks):
+        m = None  # a later line's "水曜で…いや、やっぱり木曜": it takes back its own line
     if m and len(_STOPS.findall(after, 0, m.start())) + lines <= own_stop:
         return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
     named = _retraction_naming(seg, end, after, breaks)
@@ -643,6 +645,18 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
         if cancels and (shared or (next_one and not m.group(0).isascii())):
             return (m.group(0) + clause)[:40]  # shared: a thing named, not a verb's stem
     return ""
+
+
+def _opens_line(seg: str, at: int, breaks: Sequence[int]) -> bool:
+    """Whether what stands at *at* opens its line: nothing but interjections and marks
+    before it there ("あ、やっぱり…", "hmm actually no")."""
+    k = bisect_left(breaks, at)
+    lo = breaks[k - 1] + 1 if k else 0
+    return _harmless(_tokens(_NO_WORD.sub(" ", seg[lo:at].lower())))
+
+
+#: A "no" that opens a retraction's line with it ("no wait, actually…", いや、やっぱり).
+_NO_WORD = re.compile(r"\b(?:no|nope|nah|wait)\b|いや|いえ|不对|不對|不")
 
 
 def _line_between(end: int, at: int, breaks: Sequence[int]) -> bool:

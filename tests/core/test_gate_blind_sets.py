@@ -130,8 +130,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "a pronoun's credit is carried by the person's own words or a tool's",
         "en-ok-008": "'The user says' over a pledge the person states in other words (the "
         "content check is lexical)",
-        "ja-ok-002": "王's pasted chat line is cut as retracted by the person's own やっぱり "
-        "later in the turn: a retraction is not yet told whose words it takes back",
         "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
         "person's claim is read as crediting 中村 with the person's words",
         "ja-ok-010": "an idea whose 'ユーザーは…かもね' credit paraphrases the person: the "
