@@ -34,14 +34,29 @@ class Voice:
 
 #: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …",
 #: "妻(由美): …", "Tomasz (Greenleaf): …", and a chat export's "[Priya] …", "<Priya> …" (a
-#: time before it too: "[21:04] Priya: …", "10:41 田辺: …").
+#: time before it too: "[21:04] Priya: …", "10:41 田辺: …", "[10:02 AM] Priya: …",
+#: "[12/4/26, 10:02:33 PM] Priya: …", "12/4/26, 10:02 - Priya: …").
+_STAMP = (
+    r"(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
+    r"(?:[ \t]?(?:[AaPp]\.?[Mm]\.?))?"
+)
 _LABELLED = re.compile(
-    r"^[ \t]*(?:\[\d{1,2}:\d{2}(?::\d{2})?\][ \t]*|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
+    rf"^[ \t]*(?:\[{_STAMP}\][ \t]*|{_STAMP}(?:[ \t]+[-–][ \t]+|[ \t]+))?"
     r"(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
     r"(?:(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
     r"(?:[ \t]*[(（](?P<aka>[^()（）\n:：]{1,20})[)）])?[ \t]*[:：]"
     r"|[\[<](?P<tag>@?[^\W\d_][\w\-・· ]{0,23}?)[\]>])[ \t]*\S"
 )
+
+
+def _chat_line(line: str, who: str) -> bool:
+    """A line of a chat export: a time stamp, then a speaker written as a name is (not a
+    lower-case word: "10:30 standup: …" is the person's own agenda)."""
+    return bool(_STAMPED.match(line)) and not who[:1].islower()
+
+
+#: A line that opens with a chat's time stamp.
+_STAMPED = re.compile(rf"[ \t]*(?:\[{_STAMP}\]|{_STAMP}[ \t])")
 _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
 #: The marks of a line that opens or closes a pasted block: "---", "___", "===",
 #: "---------- Forwarded message ---------".
@@ -123,17 +138,18 @@ def _is_intro(line: str) -> bool:
     return lexicon.pattern("paste_intro_weak").search(last) is not None
 
 
-def _conversation_lines(labels: list[str], recurring: set[str]) -> set[int]:
+def _conversation_lines(labels: list[str], recurring: set[str], lines: list[str]) -> set[int]:
     """The labelled lines of a conversation: a run of labelled lines in a row in which some
-    label recurs is a conversation, and each of its lines is its speaker's, even a speaker
-    who speaks once in it ("[Tomás] … / [Priya] … / [Tomás] ok")."""
+    label recurs, or a line carries a chat's time stamp ("[10:02 AM] Priya: …"), is a
+    conversation, and each of its lines is its speaker's, even a speaker who speaks once in
+    it ("[Tomás] … / [Priya] … / [Tomás] ok")."""
     out: set[int] = set()
     run: list[int] = []
     for n, who in enumerate([*labels, ""]):
         if who:
             run.append(n)
             continue
-        if any(labels[i] in recurring for i in run):
+        if any(labels[i] in recurring or _chat_line(lines[i], labels[i]) for i in run):
             out.update(run)
         run = []
     return out
@@ -158,7 +174,7 @@ def voices(text: str) -> tuple[Voice, ...]:
         pos += len(line) + 1
     labels = [_label(line) for line in lines]
     recurring = {w for w, k in Counter(labels).items() if w and k > 1}
-    pasted = _pasted_lines(lines) | _conversation_lines(labels, recurring)
+    pasted = _pasted_lines(lines) | _conversation_lines(labels, recurring, lines)
     out: list[Voice] = []
     sender = ""
     for n, line in enumerate(lines):

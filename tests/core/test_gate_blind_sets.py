@@ -126,8 +126,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "that states a measurement is refused as a fact",
     },
     "gate-N": {
-        "en-ok-003": "'he checked' credits a pronoun whose person is only in a pasted line: "
-        "a pronoun's credit is carried by the person's own words or a tool's",
         "en-ok-008": "'The user says' over a pledge the person states in other words (the "
         "content check is lexical)",
         "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
