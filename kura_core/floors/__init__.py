@@ -54,6 +54,7 @@ from .entities import FAMILIAR_NAME, NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
 from .names import GIVEN_NAMES, names_in
 from .negation import cut_reason, negations_in
+from .scope import ka_is_word
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
 from .tables import Rows
 from .text import disguises, fold, strip_invisible
@@ -582,6 +583,14 @@ _WE = re.compile(
 
 #: A quote that asks: it ends in a question mark or a question particle.
 _ASKS = re.compile(r"(?:[?？]|[吗嗎呢]|(?<![しなだ])か|ですか|ますか)[\s。.！!」』\"”']*$")
+
+
+def _asks(text: str) -> bool:
+    """Whether *text* ends asking: a question mark or particle, not a word ending in か."""
+    m = _ASKS.search(text)
+    return m is not None and not (m.group(0).startswith("か") and ka_is_word(text[: m.start() + 1]))
+
+
 #: A question that is a request: "can you …?", "could you please …?", …てくれる？, 请…吗.
 _REQUEST = re.compile(
     r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|please\b)|\bplease\b"
@@ -601,7 +610,7 @@ def _only_asked(claim: Claim, evidence: Evidence, text: str) -> bool:
     text credits it as said or decided ("Can we email the cast?" is not "the user decided
     to email the cast")."""
     carrying = [q for c, q, _s in evidence.quotes if c == "USER" and carries(claim.content, [q])]
-    if not carrying or not all(_ASKS.search(fold(q)) for q in carrying):
+    if not carrying or not all(_asks(fold(q)) for q in carrying):
         return False
     if any(_REQUEST.search(fold(q)) for q in carrying):
         return False  # "can you …?" is a request, and a request may be credited as one
@@ -831,8 +840,18 @@ def _speaks_of_someone(text: str) -> bool:
 
 
 _ALSO_WORDS = lexicon.words("names_also_words")
-#: Where a sentence (or a line, or a field) begins: only there is a capital no sign of a name.
-_OPENS = re.compile(r"(?:^|[.!?;:\n。！？；：]|\s[-–—*•]|[(\[\"“'‘])[\s*_#>`]*$")
+#: What ends a sentence or opens a part of one: after it, a capital says nothing.
+_OPENERS = frozenset(".!?;:\n。！？；：([\"“'‘")
+
+
+def _opens(before: str) -> bool:
+    """Whether text after *before* opens a sentence, a line, a field or a bullet."""
+    t = before.rstrip(" \t\n*_#>`")
+    if not t or t[-1] in _OPENERS:
+        return True
+    return t[-1] in "-–—•" and (len(t) == 1 or t[-2].isspace())
+
+
 _LOWER_WORD = re.compile(r"(?<![A-Za-z])[a-z][a-z'’-]*[a-z]")
 
 
@@ -850,7 +869,7 @@ def _common_word_subject(
     low = name.lower()
     if low in GIVEN_NAMES or low in _ALSO_WORDS:
         return False
-    if not _OPENS.search(text[: claim.start]):
+    if not _opens(text[: claim.start]):
         return False
     for value in [*fields.values(), *(t for _c, t in evidence.segments)]:
         if isinstance(value, str) and low in value and low in _LOWER_WORD.findall(value):

@@ -1462,7 +1462,8 @@ def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
     cuts = [
         _clause_span(lined, folded, c)
         for c in claims(text, human_names)
-        if c.who == THIRD or (c.who == PRONOUN and someone_says(c.phrase))
+        if (c.who == THIRD or (c.who == PRONOUN and someone_says(c.phrase)))
+        and not _told_when(folded, c)
     ]
     if not cuts:
         return lined
@@ -1476,6 +1477,24 @@ def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
         at = b
     parts.append(lined[at:])
     return "".join(parts)
+
+
+#: A telling the speaker reports as an event, with only when or where after it ("he told
+#: me at the gala", "she mentioned it to us yesterday"): nothing of it is the other's words.
+_TOLD_WHEN = re.compile(
+    r"[ \t]+(?:it[ \t]+|this[ \t]+|that[ \t]+)?(?:to[ \t]+)?(?:me|us)"
+    r"(?:[ \t]+(?:(?:at|during|on|in|over|after|before|by)[ \t]+(?:the[ \t]+|a[ \t]+|an[ \t]+)?"
+    r"[\w-]+(?:[ \t]+[\w-]+)?|yesterday|today|earlier|again|last[ \t]+\w+|this[ \t]+\w+))?"
+    r"[ \t]*(?:[,;.!?]|$)",
+    re.IGNORECASE,
+)
+
+
+def _told_when(folded: str, claim: Claim) -> bool:
+    return (
+        claim.phrase.split()[-1].lower() in ("told", "tells", "mentioned", "said", "says")
+        and _TOLD_WHEN.match(folded, claim.end) is not None
+    )
 
 
 @functools.lru_cache(maxsize=256)

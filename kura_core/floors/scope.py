@@ -311,6 +311,8 @@ def _classify(toks: list[_Tok]) -> str:
             text = _not_negations(t.text)
             for rule, pat in _CJK_CLASSES:
                 m = pat.search(text if rule == NEGATION else t.text)
+                if m and rule == QUESTION and m.group(0) == "か" and ka_is_word(t.text[: m.end()]):
+                    continue  # いつか, 静か: a word, not a question
                 if m and (best is None or (m.start(), -len(m.group(0))) < best[:2]):
                     best = (m.start(), -len(m.group(0)), rule, m.group(0))
             if best is not None:
@@ -351,6 +353,8 @@ def _question(seg: str, toks: list[_Tok], a: int, b: int, end: int) -> str:
     stop = last.start if last.kind == "stop" else last.end
     tail = seg[end:stop].rstrip(" .,!、")
     m = _QUESTION_END.search(tail)
+    if m and m.group(0) == "か" and ka_is_word(tail):
+        return ""  # …まあいつか: someday, no question
     return m.group(0) if m and not _asks_its_own_clause(tail) else ""
 
 
@@ -376,6 +380,13 @@ _CLAUSE_COMMA = re.compile(r"[,，、]")
 
 
 _QUESTION_END = re.compile(r"(?:吗|嗎|呢|么|麼|ですか|ますか|のか|か|かな|かしら)$")
+_KA_WORDS = tuple(sorted(lexicon.words("not_question_ka"), key=len, reverse=True))
+
+
+def ka_is_word(text: str) -> bool:
+    """Whether *text* ends in a word that ends in か without asking (いつか, 静か): the
+    list ``not_question_ka``."""
+    return text.endswith(_KA_WORDS)
 
 
 # =========================================================================== judging

@@ -126,12 +126,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "that states a measurement is refused as a fact",
     },
     "gate-N": {
-        "en-ok-008": "'The user says' over a pledge the person states in other words (the "
-        "content check is lexical)",
         "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
         "person's claim is read as crediting 中村 with the person's words",
-        "ja-ok-010": "an idea whose 'ユーザーは…かもね' credit paraphrases the person: the "
-        "content check is lexical",
     },
     "gate-C": {
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
