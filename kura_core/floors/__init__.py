@@ -54,8 +54,8 @@ from .entities import FAMILIAR_NAME, NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
 from .names import GIVEN_NAMES, names_in
 from .negation import cut_reason, negations_in
-from .scope import ka_is_word
 from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
+from .scope import ka_is_word
 from .tables import Rows
 from .text import disguises, fold, strip_invisible
 from .units import COUNTER, SOFT
