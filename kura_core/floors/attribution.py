@@ -903,7 +903,9 @@ _JA_SOURCE = re.compile(
     r"(?:より|から聞|からの|から連絡|では|によると|によれば)"
 )
 _JA_CONDITION = re.compile(
-    r"(?:たら(?!しい)|れば|なら(?!な|ず)|ならば|場合|ときは|時は|際は|際に|限り|ても)"
+    r"(?:たら(?!しい)|れば|なら(?!な|ず)|ならば|場合|ときは|時は|際は|際に|限り|ても"
+    # until or before the person does it (撤回するまで保持, 確認する前に): a time not yet come
+    r"|(?<=[るうくすつむぶぐ])(?:まで(?!に)|前に|前は))"
 )
 #: A quotative that closes what someone said (…と言った, …って言ってた, …と決めた).
 _JA_QUOTATIVE = re.compile(r"(?:と|って)(?:言|いっ|話|伝え|決め|答え|頼|書|返信|連絡)")

@@ -118,8 +118,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "the minutes: the credit's words are the minutes', not the person's turn",
         "en-seed-002": "an idea quoting the minutes' action item states its measured size "
         "(5,000 messages): an idea that states a measurement is refused as a fact",
-        "ja-hon-005": "a credit in keep ('ユーザーが…求めている') whose words paraphrase the "
-        "person's 削除しないでください: the content check is lexical",
         "zh-seed-001": "an idea quoting 王磊's chat line states a size (1024): an idea that "
         "states a measurement is refused as a fact",
         "zh-seed-002": "an idea quoting the publisher's reply states a count (两千个): an idea "
