@@ -217,7 +217,20 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     hit = sum(1 for tok in content if tok in have or tok in glossed)
     if hit >= max(1, (len(content) + 1) // 2):
         return True
-    return _translated(content, have)
+    return _translated(content, have) or any(
+        _carried_across(content, line) for t in texts if "\n" in t for line in t.split("\n")
+    )
+
+
+def _carried_across(content: frozenset[str], line: str) -> bool:
+    """A claim in one script carried by one line of the person's in the other, where their
+    whole turn mixes scripts (a Chinese sentence under a pasted YAML file): the line is
+    compared as a turn of its own would be."""
+    have = set(content_tokens(line))
+    if not have or not _across_scripts(content, have):
+        return False
+    glossed = _glossed(content - have, have)
+    return all(t in have or t in glossed for t in content) or _anchored(content, have)
 
 
 @functools.cache
@@ -297,7 +310,8 @@ def _anchored(content: frozenset[str], have: set[str]) -> bool:
     shared = latin & spoken_latin if spoken_latin else set()
     if not values and not shared:
         return False
-    return values <= have
+    coded = {t for t in latin if any(c.isdigit() for c in t)}  # sgp1, nyc3, v2: said as is
+    return values <= have and coded <= have
 
 
 # =========================================================================== English

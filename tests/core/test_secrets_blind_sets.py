@@ -55,8 +55,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "writes (the turn says crate)",
     },
     "secrets-H": {
-        "Prod cluster runs only in sgp1, fra1 dropped": "an English credit ('the team decided "
-        "… cluster … runs') of a Chinese turn whose words the glossary does not all hold",
         "Release builds on the office Mac mini, not Bitrise": "Kenji is the person's name, and "
         "the corpus is measured with no names configured: Kenji reads as someone else",
         "Office VPN is split-tunnel to the Mac mini only": "'WireGuard' names the tool from "
