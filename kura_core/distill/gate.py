@@ -1235,7 +1235,7 @@ def _idea(
             drop="fact_as_idea",
         )
     measured = _measurements(prose, evidence)
-    if measured:
+    if measured and not lexicon.search("idea_proposes", fold(prose).lower()):
         return result(
             "dropped",
             f"fact dressed as an idea: states the measurement {measured[0]}",
@@ -1307,7 +1307,8 @@ def _measurements(prose: str, evidence: Evidence) -> list[str]:
     """Figures in an idea that state a measurement: an amount that TOOL output among the
     idea's evidence gives (a tool measured it, whoever repeats it). A figure only the
     person gave ("maybe raise it to 240元 next year") is theirs to muse on, and a day or
-    a date is no measurement."""
+    a date is no measurement. An idea that proposes (could, 可以, かも: the list
+    ``idea_proposes``) may state one as its ground."""
     tool = Vouchers(t for c, t in evidence.segments if c == "TOOL")
     out: dict[str, None] = {}
     for q in scan(prose):

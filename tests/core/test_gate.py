@@ -465,16 +465,22 @@ ADVERSARIAL = [
         id="idea-credits-the-human",
     ),
     pytest.param(
-        cand(Q_THROUGHPUT, kind="idea", body="More fans could push past 43.7 tok/s."),
+        cand(Q_THROUGHPUT, kind="idea", body="Idea: the board runs at 43.7 tok/s."),
         "dropped",
         reason("measurement 43.7tok/s"),
         id="idea-states-a-measurement",
     ),
     pytest.param(
-        cand(Q_THROUGHPUT, kind="idea", body="Maybe 43.7 is the ceiling for this board."),
+        cand(Q_THROUGHPUT, kind="idea", body="43.7 is the ceiling for this board."),
         "dropped",
         reason("measurement 43.7"),
         id="idea-states-a-tool-figure",
+    ),
+    pytest.param(
+        cand(Q_THROUGHPUT, kind="idea", body="More fans could push past 43.7 tok/s."),
+        "seed",
+        reason("ideas go to seeds"),
+        id="idea-proposes-on-a-measurement",
     ),
     pytest.param(
         cand(Q_DIMM, kind="idea", body="Try 16 fans on the DIMM side."),

@@ -1246,7 +1246,7 @@ ATTACKS = [
     ),
     A(
         "shape",
-        cand(TPUT, kind="idea", body="More fans could push past 43.7 tok/s."),
+        cand(TPUT, kind="idea", body="Idea: the board does 43.7 tok/s."),
         drop("fact_as_idea"),
         "idea-states-a-measurement",
     ),

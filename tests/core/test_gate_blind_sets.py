@@ -24,8 +24,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-A": {
         "en-hon-006": "the description paraphrases the request ('how the user wants to hear "
         "about low NAS space' for 'ping me on Signal'): the content check is lexical",
-        "en-hon-011": "an idea that states a measured size is read as a fact dressed as an "
-        "idea (a deliberate rule: a measurement is a fact)",
         "zh-hon-003": "'11月' comes from the file name the agent ran, not from a quoted "
         "segment: a figure in an identifier vouches nothing",
         "zh-hon-004": "as zh-hon-003: '11月' is in no quoted segment",
@@ -116,12 +114,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "did not write",
         "en-hon-003": "'the user then asked for the window' at the end of a sentence about "
         "the minutes: the credit's words are the minutes', not the person's turn",
-        "en-seed-002": "an idea quoting the minutes' action item states its measured size "
-        "(5,000 messages): an idea that states a measurement is refused as a fact",
-        "zh-seed-001": "an idea quoting 王磊's chat line states a size (1024): an idea that "
-        "states a measurement is refused as a fact",
-        "zh-seed-002": "an idea quoting the publisher's reply states a count (两千个): an idea "
-        "that states a measurement is refused as a fact",
+        "en-seed-002": "an idea that counts 'the two branches' the minutes name one by one: "
+        "a count no segment writes",
     },
     "gate-N": {
         "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
