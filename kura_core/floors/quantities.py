@@ -1836,7 +1836,7 @@ def _has_digit(cell: str) -> bool:
 def _header_unit(cell: str) -> tuple[str, str] | None:
     """The unit a column header gives its figures: written in parentheses (金額(円),
     Weight (kg)), as its last word (price_eur, moisture_pct, km) or, in Chinese and
-    Japanese, as its last characters (月租元, 通勤分钟). Only units of measure and
+    Japanese, as its last characters (月租元, 通勤分钟, 容量kW; 保証年数 counts years). Only units of measure and
     currencies count, not counters; a word with a digit in it (total_3y) is none."""
     head = _HEADED.match(cell)
     if head:
@@ -1847,13 +1847,23 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
             return None
         got = _unit_of(last)
         return got if got and got[1] == HARD else None
+    cell = cell.strip()
+    latin = _LATIN_TAIL.search(cell)
+    if latin and latin.start() and not cell[latin.start() - 1].isascii():
+        got = _unit_of(latin.group(0))  # 容量kW, 距離km: a unit after the header's word
+        return got if got and got[1] == HARD else None
+    if cell.endswith("年数"):
+        cell = cell[:-1]  # 保証年数: a number of years
     for n in (3, 2, 1):
-        tail = cell.strip()[-n:]
+        tail = cell[-n:]
         if len(tail) == n and all(is_han(c) or is_kana(c) for c in tail):
             got = _unit_of(tail)
             if got and got[1] == HARD:
                 return got
     return None
+
+
+_LATIN_TAIL = re.compile(r"[A-Za-z%°]{1,5}$")
 
 
 #: A comma-separated row (CSV): cells part at a comma that no space follows, so "1,284"

@@ -73,7 +73,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-G": {
         "en-atk-016": "Tomasz's chat line is filed as his (TOOL), but 'the user's delivery van' "
         "is a possessive, not a credit: a TOOL quote vouches a fact whoever it is about",
-        "ja-ok-003": "6.0kW from a CSV row: the column's unit is not read from its header",
         "ja-ok-010": "a labelled speaker's view credited to them: the label is not matched to "
         "the name the candidate writes",
         "ja-ok-015": "the person's correction ('いや決めてないってば') credited in other words "
