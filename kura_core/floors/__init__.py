@@ -50,7 +50,7 @@ from .attribution import (
     someone_says,
     unwrap,
 )
-from .entities import FAMILIAR_NAME, NameVouchers, SwapFinder, WordSwapFinder
+from .entities import FAMILIAR_NAME, KinNameFinder, NameVouchers, SwapFinder, WordSwapFinder
 from .identifiers import IDENTIFIER
 from .names import GIVEN_NAMES, names_in
 from .negation import cut_reason, negations_in
@@ -902,7 +902,7 @@ def check_surface(
     curating = evidence.for_curation() if evidence.context else evidence
     rows = evidence.rows()
     quoted = [t for c, t in evidence.segments if c != SELF_CLASS]
-    swaps = (SwapFinder(quoted), WordSwapFinder(quoted))
+    swaps = (SwapFinder(quoted), WordSwapFinder(quoted), KinNameFinder(quoted))
     for name, value in fields.items():
         if not isinstance(value, str) or not value:
             continue
@@ -1002,7 +1002,7 @@ def _content_violations(
     value: str,
     rows: Rows,
     named: NameVouchers,
-    swaps: tuple[SwapFinder, WordSwapFinder],
+    swaps: tuple[SwapFinder, WordSwapFinder, KinNameFinder],
     seen: set[tuple[str, str]],
 ) -> list[Violation]:
     """A figure taken from a table row the sentence does not name, and a name no evidence

@@ -31,7 +31,7 @@ from . import lexicon
 from .names import ZH_SURNAMES, name_key
 from .text import fold
 
-__all__ = ["NameVouchers", "names_in_text", "unvouched_names"]
+__all__ = ["KinNameFinder", "NameVouchers", "names_in_text", "unvouched_names"]
 
 _COMMON = lexicon.words("names_common")
 
@@ -421,3 +421,53 @@ def _phrases(text: str) -> list[list[str]]:
 
 def _blank_word(words: tuple[str, ...], at: int) -> tuple[str, ...]:
     return tuple("\0" if i == at else x for i, x in enumerate(words))
+
+
+# =========================================================================== relatives' names
+
+_KIN = sorted(lexicon.words("kin_terms"), key=len, reverse=True)
+#: A relative, then the name the text gives them: 長女の美咲が, 息子・健太は, 女儿叫朵朵，
+#: (a Japanese name after の only before が, は or も, or a title: 妻の実家に names no one).
+_KIN_NAME = re.compile(
+    rf"(?P<kin>{'|'.join(map(re.escape, _KIN))})"
+    r"(?:(?:の|・|、)?(?P<ja>[\u4e00-\u9fff々]{1,3}?|[\u30a1-\u30fa\u30fc]{2,8}|[\u3041-\u3096]{2,4}?)"
+    r"(?=[がはも、]|さん|ちゃん|くん|君)"
+    r"|(?:叫|名叫|名字叫|名字是)(?P<zh>[\u4e00-\u9fff]{1,3}?)"
+    r"(?=[，,。、；\s]|说|說|对|對|今年|也|都|和|跟|在|是|$))"
+)
+#: Words that follow a relative and the particle の without being their name (妻の実家は).
+_KIN_NOT_NAMES = lexicon.words("kin_not_names")
+
+
+def _kin_names(text: str) -> list[tuple[str, str]]:
+    out = []
+    for m in _KIN_NAME.finditer(text):
+        name = m.group("ja") or m.group("zh")
+        if name not in _KIN_NOT_NAMES:
+            out.append((m.group("kin"), name))
+    return out
+
+
+class KinNameFinder:
+    """A relative the evidence names, given another name: 长女の美沙 for the evidence's
+    長女の美咲, 女儿叫豆豆 for 女儿叫朵朵. Only a relative the evidence itself names is
+    read (a name for one it does not name is vouched as any name is), and a name the
+    evidence gives anywhere passes (the text may put it to another relative)."""
+
+    def __init__(self, evidence: Iterable[str]) -> None:
+        texts = [fold(t) for t in evidence]
+        self._blob = "\n".join(texts)
+        self._named: dict[str, set[str]] = {}
+        for t in texts:
+            for kin, name in _kin_names(t):
+                self._named.setdefault(kin, set()).add(name)
+
+    def swapped(self, text: str) -> list[str]:
+        if not self._named:
+            return []
+        out: list[str] = []
+        for kin, name in _kin_names(fold(text)):
+            names = self._named.get(kin)
+            if names and name not in names and name not in self._blob:
+                out.append(name)
+        return list(dict.fromkeys(out))

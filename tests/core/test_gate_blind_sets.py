@@ -44,8 +44,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
         "ja-hon-009": "比較に使うから残す for 消さないで、比較に使うから: the credit paraphrases a "
         "negated verb by its opposite",
-        "ja-atk-016": "美沙 for 美咲 with the particle changed too (美沙は for 美咲が): two "
-        "characters of the phrase differ, and only one-character swaps are read",
         "zh-hon-013": "老刘's pasted message is introduced, not labelled: its speaker is not known",
         "zh-atk-033": "a plan in someone else's pasted words (我今天下午插回去) credited as done "
         "to them: the plan rule reads the person's quotes",
@@ -66,8 +64,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "another sentence",
         "ja-atk-017": "鈴木 credited with 田中's labelled line, where 鈴木 speaks in no line of the "
         "quoted segment",
-        "zh-atk-014": "豆豆 for 朵朵: both characters of the name changed, and only one-character "
-        "swaps are read",
         "ja-ok-019": "合計20分 from a CSV row whose header gives no unit",
     },
     "gate-G": {

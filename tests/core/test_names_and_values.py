@@ -141,17 +141,23 @@ def test_the_readers_run_in_linear_time_on_pathological_input():
 
 
 def test_the_swap_finder_and_the_table_reader_run_in_linear_time():
-    from kura_core.floors.entities import SwapFinder, WordSwapFinder
+    from kura_core.floors.entities import KinNameFinder, SwapFinder, WordSwapFinder
     from kura_core.floors.tables import Rows
 
     def swaps(text: str) -> list[str]:
-        return SwapFinder([text]).swapped(text[::-1]) + WordSwapFinder([text]).swapped(text)
+        return (
+            SwapFinder([text]).swapped(text[::-1])
+            + WordSwapFinder([text]).swapped(text)
+            + KinNameFinder([text]).swapped(text[::-1])
+        )
 
     def rows(text: str) -> list:
         return Rows([text]).moved(text)
 
     for make in (
         lambda n: "女儿叫朵朵，" * (n // 6),
+        lambda n: "長女の美咲が" * (n // 6),
+        lambda n: "長女の" * (n // 3),
         lambda n: "健" * n,
         lambda n: "a,b,c\n" * (n // 6),
         lambda n: "k  1  2\n" * (n // 8),
@@ -182,3 +188,22 @@ def test_a_phrase_copied_whole_is_never_a_swap_and_one_changed_name_character_is
         and other not in "的要来看下三"
     ):
         assert finder.swapped(changed), (phrase, changed)
+
+
+_GIVEN = st.text(alphabet="美咲沙蓮健太朵豆花子", min_size=1, max_size=3)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["長女の", "息子の", "妻の", "女儿叫", "儿子叫"]), _GIVEN, _GIVEN)
+def test_a_relative_keeps_the_name_the_evidence_gives_and_no_other(kin, name, other):
+    """A relative the evidence names passes under that name, with any particle, and is
+    refused under a name the evidence never writes."""
+    from kura_core.floors.entities import KinNameFinder
+
+    tail = "が小4。" if kin.endswith("の") else "，今年8岁。"
+    finder = KinNameFinder([f"{kin}{name}{tail}"])
+    kept = f"{kin}{name}{'は小4。' if kin.endswith('の') else '，对花生过敏。'}"
+    assert finder.swapped(kept) == []
+    assume(other not in f"{kin}{name}{tail}")
+    swapped = f"{kin}{other}{tail}"
+    assert finder.swapped(swapped) == [other], (name, other)
