@@ -39,6 +39,9 @@ HONORIFIC_SUFFIXES = tuple(
 _LATIN_SUFFIX = re.compile(r"[\s-](?:san|sama|kun|chan|sensei|senpai|dono|shi)$", re.IGNORECASE)
 #: English titles before a name ("Mr Tanaka", "Dr. Ren").
 _LATIN_TITLE = re.compile(r"^(?:mr|mrs|ms|miss|mx|dr|prof)\.?\s+", re.IGNORECASE)
+#: A role in capitals glued before a Chinese or Japanese name (TA佐藤, PM田中, CTO王): the
+#: role is no part of the name.
+_ROLE_BEFORE_CJK = re.compile(r"^[A-Z]{2,4}[ \t]?(?=[\u3040-\u30ff\u4e00-\u9fff])")
 #: The regex form of the honorific suffixes, for patterns that find names in text.
 HONORIFIC_PATTERN = (
     r"(?:[-\s](?i:san|sama|kun|chan|sensei|senpai|dono)\b|"
@@ -51,9 +54,10 @@ TITLE_PATTERN = r"(?:(?i:mr|mrs|ms|miss|mx|dr|prof)\.?\s+)"
 
 def name_key(name: str) -> str:
     """The form a name is compared in: folded, Latin letters in lower case, one honorific
-    suffix (or English title) taken off. "" for a name that is only an honorific."""
+    suffix (or English title, or a role in capitals before a CJK name: TA佐藤) taken off. "" for a name that is only an honorific."""
     f = fold(name).strip()
     f = _LATIN_TITLE.sub("", f)
+    f = _ROLE_BEFORE_CJK.sub("", f)
     f = _LATIN_SUFFIX.sub("", f)
     for suffix in HONORIFIC_SUFFIXES:
         if f.endswith(suffix) and len(f) > len(suffix):
