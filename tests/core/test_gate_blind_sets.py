@@ -52,7 +52,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-007": "'ユーザーが貼ったCSVでは' credits the person with pasting: the CSV their turn "
         "introduces ('CSV貼るので') is pasted material, and their own words are not quoted",
         "en-atk-034": "'the fairest fee table' beside two prices: the figures are read as showing it",
-        "ja-ok-018": "TA佐藤さん credited: the label TA佐藤 is not matched to 佐藤 with a title",
     },
     "gate-F": {
         "en-ok-017": "'the better pick' in the agent's own labelled view: a comparison needs a "
