@@ -1297,6 +1297,9 @@ _CLAUSE_BREAK = re.compile(
     | :(?!\d)
     | \s[—–-]\s
     | ,\s++(?:so|because|since|while|which|but|whereas|although|though|and\s++then)\b
+    # ", and the configuration holds …": a clause with its own subject and verb
+    | ,\s++and(?=\s++(?:the|its|their|this|that|it|they|there)\s++(?:[\w-]++\s++){0,3}?
+        (?:is|are|was|were|has|have|had|holds|will|stays|remains|keeps|reads|says|shows|lists)\b)
     | (?:(?<!\s)|(?<=\s[—–-]\s))\s++(?:because|since|so\s++that|although|though)\s+
     """,
     re.VERBOSE,

@@ -103,9 +103,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-hon-003": "'报名费每人 20 元' for ¥20: money given bare may not gain a denominator",
     },
     "gate-M": {
-        "en-hon-002": "'At the user's request it now goes out at 08:00 rather than 07:30, and "
-        "the configuration holds …': the credit reaches the config key, words the person "
-        "did not write",
         "en-hon-003": "'the user then asked for the window' at the end of a sentence about "
         "the minutes: the credit's words are the minutes', not the person's turn",
         "en-seed-002": "an idea that counts 'the two branches' the minutes name one by one: "
