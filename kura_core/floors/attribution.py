@@ -209,6 +209,8 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     have: set[str] = set()
     for t in texts:
         have |= content_tokens(t)
+    if _opposite(content, have, texts):
+        return False  # "delete the logs" for "keep the logs"
     glossed = _glossed(content - have, have)
     if _across_scripts(content, have):
         # every word said, or said in the other language word for word (insurance for
@@ -231,6 +233,66 @@ def _carried_across(content: frozenset[str], line: str) -> bool:
         return False
     glossed = _glossed(content - have, have)
     return all(t in have or t in glossed for t in content) or _anchored(content, have)
+
+
+@functools.cache
+def _opposites() -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
+    """The list ``opposites``: each line's two sides, each a tuple of its words with their
+    comparison tokens."""
+    out = []
+    for line in lexicon.words("opposites"):
+        if "||" not in line:
+            continue
+        sides = []
+        for side in line.split("||", 1):
+            words = [w.strip() for w in side.split("|") if w.strip()]
+            sides.append(tuple((w, t) for w in words if (t := content_tokens(w))))
+        out.append(tuple(sides))
+    return tuple(out)
+
+
+#: A negation right before a word ("don't delete", "not to remove", 不要删除, 别删): the
+#: word then means its opposite.
+_NEGATION_BEFORE = re.compile(
+    r"(?i)(?:\b(?:not|never|no|don['’]?t|doesn['’]?t|didn['’]?t|won['’]?t|without)"
+    r"(?:\s+(?:to|be|ever|any|all|the|these|those|it|them|my|our))*\s*"
+    r"|[不别別没沒勿莫][要用能許许]?)$"
+)
+#: A negation among a credit's own words: its opposites are not read.
+_NEGATION_TOKENS = frozenset({"not", "never", "no", "don't", "dont", "without"})
+_NEGATED_CJK = re.compile(r"[不别別没沒勿莫無无非]")
+
+
+def _opposite(content: frozenset[str], have: set[str], texts: Sequence[str]) -> bool:
+    """Whether *content* says one side of an ``opposites`` line where the person's words
+    (*texts*, their tokens *have*) say only the other, and say it without a negation right
+    before it ("don't delete" is "keep"). A credit with a negation of its own is not read."""
+    if content & _NEGATION_TOKENS or any(
+        _NEGATED_CJK.search(t) for t in content if _is_cjk_token(t)
+    ):
+        return False
+    for sides in _opposites():
+        for said, unsaid in ((sides[0], sides[1]), (sides[1], sides[0])):
+            if (
+                any(t <= content for _w, t in said)
+                and not any(t <= have for _w, t in said)
+                and not any(t <= content for _w, t in unsaid)
+                and any(t <= have and _plainly_said(w, texts) for w, t in unsaid)
+            ):
+                return True
+    return False
+
+
+def _plainly_said(word: str, texts: Sequence[str]) -> bool:
+    """Whether *word* occurs in *texts* at least once without a negation right before it."""
+    for text in texts:
+        low = fold(text).lower()
+        at = low.find(word)
+        while at >= 0:
+            if not _NEGATION_BEFORE.search(low[max(0, at - 24) : at]):
+                return True
+            at = low.find(word, at + 1)
+    return False
 
 
 @functools.cache
@@ -262,7 +324,13 @@ def _glossed(missing: frozenset[str], have: set[str]) -> set[str]:
     latin, cjk = _glossary()
     out = {t for t in missing if any(w <= have for w in latin.get(t, ()))}
     for tokens, stems in cjk:
-        if tokens & missing and tokens <= missing | have and stems & have:
+        if not (tokens & missing and tokens <= missing | have):
+            continue
+        # said in English, or by another word of the same line in the same script
+        # (使用 for 用途 no, 保持 for 保留 yes: both are "keep")
+        if stems & have or any(
+            other != tokens and other <= have for st in stems for other in latin.get(st, ())
+        ):
             out |= tokens & missing
     return out
 

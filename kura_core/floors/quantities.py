@@ -1408,7 +1408,15 @@ def _decimal_digits(m: re.Match[str]) -> str:
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
     found = _calendar(scanner.text, scanner.run())
-    return tuple(_rates(scanner.text, _shared_counter(scanner.text, found)))
+    return tuple(_rates(scanner.text, _shared_counter(scanner.text, [*map(_days, found)])))
+
+
+def _days(q: Quantity) -> Quantity:
+    """A count of 日 that no month has (90日, 45日) is days, not a day of the month: it is
+    the duration 90日間 and 90天."""
+    if q.kind == NUMBER and q.unit == "日" and q.value is not None and q.value > 31:
+        return replace(q, unit="day", canon=f"{_show(q.value)}day")
+    return q
 
 
 #: What joins the two ends of a span of months or days: 4〜10月, 12～15日.
