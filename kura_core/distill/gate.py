@@ -50,7 +50,7 @@ from ..floors import (
     tag_key,
 )
 from ..floors.answers import picked
-from ..floors.attribution import HUMAN, content_tokens
+from ..floors.attribution import HUMAN, content_tokens, reverses
 from ..floors.comparison import comparison
 from ..floors.payloads import prose_spans
 from ..floors.quantities import NUMBER, RANGE, Vouchers
@@ -1059,6 +1059,9 @@ def _said_of_quotes(quotes: Sequence[str], prose: str, kind: str = "fact") -> li
     compared = _unshown_comparison(prose)
     if compared and not (comparison(said) or _says_extreme(said)):
         out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))
+    if turned := reverses(prose, quotes):
+        # "usage went up" where the quotes say it went down: a comparison no quote makes
+        out.append(Violation(FloorKind.CONTENT, "body", turned, FloorRule.UNVOUCHED))
     return out
 
 

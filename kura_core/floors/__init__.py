@@ -47,6 +47,7 @@ from .attribution import (
     fold_lines,
     foreign_words,
     own_words,
+    says_opposite,
     someone_says,
     unwrap,
 )
@@ -478,6 +479,9 @@ def _human_claim_ok(
             break
     if found is None:
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
+    if text and says_opposite(_credit_sentence(text, claim), raw):
+        # "the user approved the refund" for "hold off on the refund"
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
     claim, figures, mine = found
     if not any(_one_segment(claim, figures, u) for u in mine):
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
@@ -811,6 +815,13 @@ def _folded_with_stops(text: str) -> tuple[str, tuple[int, ...]]:
     once per claim in it (a page of claims in one unbroken sentence made that quadratic)."""
     folded = unwrap(fold_lines(text))  # the offsets of claims()
     return folded, tuple(m.end() for m in _SENTENCE_END.finditer(folded))
+
+
+def _credit_sentence(text: str, claim: Claim) -> str:
+    """The words of *claim* (in the folded form claims() reads) to its sentence's end."""
+    folded, stops = _folded_with_stops(text)
+    i = bisect.bisect_right(stops, claim.start)
+    return folded[claim.start : stops[i] if i < len(stops) else len(folded)]
 
 
 def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:

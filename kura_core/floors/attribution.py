@@ -209,7 +209,7 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     have: set[str] = set()
     for t in texts:
         have |= content_tokens(t)
-    if _opposite(content, have, texts):
+    if _opposite(content, have | _raw_of(texts), texts):
         return False  # "delete the logs" for "keep the logs"
     glossed = _glossed(content - have, have)
     if _across_scripts(content, have):
@@ -224,6 +224,13 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     )
 
 
+def _raw_of(texts: Sequence[str]) -> set[str]:
+    out: set[str] = set()
+    for t in texts:
+        out |= _raw_tokens(t)
+    return out
+
+
 def _carried_across(content: frozenset[str], line: str) -> bool:
     """A claim in one script carried by one line of the person's in the other, where their
     whole turn mixes scripts (a Chinese sentence under a pasted YAML file): the line is
@@ -236,17 +243,19 @@ def _carried_across(content: frozenset[str], line: str) -> bool:
 
 
 @functools.cache
-def _opposites() -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
-    """The list ``opposites``: each line's two sides, each a tuple of its words with their
-    comparison tokens."""
+def _opposites(
+    name: str = "opposites",
+) -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
+    """The list *name* (``opposites``, ``directions``): each line's two sides, each a tuple
+    of its words with their comparison tokens."""
     out = []
-    for line in lexicon.words("opposites"):
+    for line in lexicon.words(name):
         if "||" not in line:
             continue
         sides = []
         for side in line.split("||", 1):
             words = [w.strip() for w in side.split("|") if w.strip()]
-            sides.append(tuple((w, t) for w in words if (t := content_tokens(w))))
+            sides.append(tuple((w, t) for w in words if (t := _raw_tokens(w))))
         out.append(tuple(sides))
     return tuple(out)
 
@@ -263,15 +272,23 @@ _NEGATION_TOKENS = frozenset({"not", "never", "no", "don't", "dont", "without"})
 _NEGATED_CJK = re.compile(r"[不别別没沒勿莫無无非]")
 
 
-def _opposite(content: frozenset[str], have: set[str], texts: Sequence[str]) -> bool:
+def _opposite(
+    content: frozenset[str],
+    have: set[str],
+    texts: Sequence[str],
+    name: str = "opposites",
+    negated: bool | None = None,
+) -> bool:
     """Whether *content* says one side of an ``opposites`` line where the person's words
     (*texts*, their tokens *have*) say only the other, and say it without a negation right
     before it ("don't delete" is "keep"). A credit with a negation of its own is not read."""
-    if content & _NEGATION_TOKENS or any(
-        _NEGATED_CJK.search(t) for t in content if _is_cjk_token(t)
-    ):
+    if negated is None:
+        negated = bool(content & _NEGATION_TOKENS) or any(
+            _NEGATED_CJK.search(t) for t in content if _is_cjk_token(t)
+        )
+    if negated:
         return False
-    for sides in _opposites():
+    for sides in _opposites(name):
         for said, unsaid in ((sides[0], sides[1]), (sides[1], sides[0])):
             if (
                 any(t <= content for _w, t in said)
@@ -281,6 +298,63 @@ def _opposite(content: frozenset[str], have: set[str], texts: Sequence[str]) -> 
             ):
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _raw_tokens(text: str) -> frozenset[str]:
+    """Comparison tokens of every word of *text*, the words of crediting included (an
+    approval is what "approved" says): Latin word stems and adjacent pairs of Chinese and
+    Japanese characters (one character standing alone is itself)."""
+    folded = fold(text)
+    out = {_stem(m.group(0)) for m in _LATIN_WORD_RAW.finditer(folded)}
+    for m in _CJK_SPAN.finditer(folded):
+        run = m.group(0)
+        if len(run) > 1:
+            out.update(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            out.add(run)
+    return frozenset(out)
+
+
+_LATIN_WORD_RAW = re.compile(r"[A-Za-z]{2,}")
+
+
+def says_opposite(clause: str, texts: Sequence[str]) -> bool:
+    """Whether a credit's whole *clause* (its verb included: "the user approved the refund")
+    says one side of an ``opposites`` line where the person's words *texts* say only the
+    other ("hold off on the refund")."""
+    have: set[str] = set()
+    for t in texts:
+        have |= _raw_tokens(t)
+    return _opposite(_raw_tokens(clause), have, texts, negated=_negated(clause))
+
+
+def reverses(text: str, quotes: Sequence[str]) -> str:
+    """The direction word of *text* ("went up", 増えた, 涨) whose opposite is all its
+    *quotes* say ("went down", 減った, 降), or "" (the list ``directions``)."""
+    have: set[str] = set()
+    for q in quotes:
+        have |= _raw_tokens(q)
+    content = _raw_tokens(text)
+    if not _opposite(content, have, quotes, "directions", _negated(text)):
+        return ""
+    for sides in _opposites("directions"):
+        for side in sides:
+            for word, tokens in side:
+                if tokens <= content and not tokens <= have:
+                    return word
+    return "?"
+
+
+_NEGATION_WORD = re.compile(
+    r"(?i)\b(?:not|never|no|without|don['’]?t|doesn['’]?t|didn['’]?t|won['’]?t|isn['’]?t|"
+    r"aren['’]?t|wasn['’]?t|weren['’]?t|cannot|can['’]?t)\b|[不别別没沒勿莫無无非]|ない|ません|ず[、。に]"
+)
+
+
+def _negated(text: str) -> bool:
+    """Whether *text* holds a negation (its opposites are then left to the other rules)."""
+    return _NEGATION_WORD.search(fold(text)) is not None
 
 
 def _plainly_said(word: str, texts: Sequence[str]) -> bool:
