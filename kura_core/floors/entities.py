@@ -148,8 +148,31 @@ def names_in_text(text: str) -> list[str]:
     found: list[str] = []
     for line in text.splitlines():  # folded line by line: a line's start opens a sentence
         folded = fold(line)
-        found += _latin_names(folded) + _place_names(folded) + _familiar_names(folded)
+        found += (
+            _latin_names(folded)
+            + _place_names(folded)
+            + _familiar_names(folded)
+            + _listed_names(folded)
+        )
     return list(dict.fromkeys(found))
+
+
+def _listed_names(text: str) -> list[str]:
+    """Places the list ``names_same`` spells in Chinese or Japanese (墨西哥, メキシコ, 大阪):
+    names as a capitalised word is, vouched by any spelling of their line. A katakana name
+    inside a longer katakana word (タイ of タイヤ) is none."""
+    if not _LISTED.pattern:
+        return []
+    out = []
+    for m in _LISTED.finditer(text):
+        before = text[m.start() - 1 : m.start()]
+        after = text[m.end() : m.end() + 1]
+        if _KATAKANA.fullmatch(m.group(0)[:1]) and (
+            _KATAKANA.fullmatch(before or " ") or _KATAKANA.fullmatch(after or " ")
+        ):
+            continue
+        out.append(m.group(0))
+    return out
 
 
 #: Marks that quote a name or a title without being part of it.
@@ -212,6 +235,19 @@ def _load_same() -> dict[str, tuple[str, ...]]:
 
 
 _SAME = _load_same()
+#: The home countries of the two languages read (日本, 中国): a memory names them without
+#: the evidence having to (日本円, 中国語), so they are never asked for.
+_HOME = frozenset({"日本", "中国", "中國", "ニッポン"})
+_LISTED = re.compile(
+    "|".join(
+        sorted(
+            (re.escape(k) for k in _SAME if not k.isascii() and len(k) >= 2 and k not in _HOME),
+            key=len,
+            reverse=True,
+        )
+    )
+)
+_KATAKANA = re.compile("[\u30a1-\u30fa\u30fc]")
 #: An acronym's plural: "SHAs", "PRs", "APIs" are the SHA, PR and API of the evidence.
 _ACRONYM_PLURAL = re.compile(r"[A-Z][A-Z0-9]+s")
 

@@ -211,11 +211,11 @@ def test_a_relative_keeps_the_name_the_evidence_gives_and_no_other(kin, name, ot
 
 @settings(max_examples=120, deadline=None)
 @given(st.data())
-def test_a_credit_that_says_the_opposite_of_the_persons_verb_is_never_carried(data):
+def test_a_credit_with_the_opposite_of_the_persons_verb_says_the_opposite(data):
     """For every line of the list ``opposites``: a credit with a word of one side over the
-    person's words with a word of the other side (the rest shared) is not carried; with a
-    negation right before the person's word ("don't delete") the opposite is not read."""
-    from kura_core.floors.attribution import _opposite, _opposites
+    person's words with a word of the other side (the rest shared) says the opposite; with
+    a negation right before the person's word ("don't delete") it does not."""
+    from kura_core.floors.attribution import _opposites, says_opposite
 
     sides = data.draw(st.sampled_from(_opposites()))
     one, other = data.draw(st.permutations(list(sides)))
@@ -225,8 +225,8 @@ def test_a_credit_that_says_the_opposite_of_the_persons_verb_is_never_carried(da
     assume(not (content_tokens(said) <= content_tokens(claim)))
     assume(not any(c in "不别別没沒勿莫無无非" for c in claim + said))
     person = f"{said} the invoices folder"
-    credit = content_tokens(f"{claim} the invoices folder")
-    assert not carries(credit, [person]), (said, claim)
+    credit = f"{claim} the invoices folder"
+    assert says_opposite(credit, [person]), (said, claim)
     if said.isascii():
         # "don't delete the invoices folder" may be credited as "keep …"
-        assert not _opposite(credit, set(content_tokens(person)), [f"don't {person}"])
+        assert not says_opposite(credit, [f"don't {person}"]), (said, claim)
