@@ -53,7 +53,7 @@ from ..floors.answers import picked
 from ..floors.attribution import HUMAN, content_tokens, reverses
 from ..floors.comparison import comparison
 from ..floors.payloads import prose_spans
-from ..floors.quantities import NUMBER, RANGE, Vouchers
+from ..floors.quantities import NUMBER, RANGE, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from ..floors.voices import voices
@@ -1141,6 +1141,8 @@ def _left_open(
     open_words: list[tuple[frozenset[str], str]] = []
     for quote in quotes:
         for m in _SENTENCES.finditer(fold(quote).lower()):
+            for q, approx in _approximate(m.group(0)):
+                open_values.setdefault(q.value, approx)  # "about ¥300,000", 30万円くらい
             hedge = mark.search(m.group(0))
             if hedge is None:
                 continue
@@ -1154,6 +1156,31 @@ def _left_open(
                 if len(words) >= 3:
                     open_words.append((words, hedge.group(0)))
     return open_values, open_words
+
+
+#: What makes a figure approximate, right before it (about, 約, 大约) or right after it
+#: (くらい, 左右, "or so").
+_APPROX_BEFORE = re.compile(
+    r"(?:\b(?:about|around|roughly|approximately|approx\.?|circa|ca\.|some)|~|〜|约|約|大约|大約|大概|"
+    r"およそ|おおよそ|ざっと|だいたい|大体)[ \t]*$"
+)
+_APPROX_AFTER = re.compile(
+    r"[ \t]*(?:くらい|ぐらい|程度|前後|ほど|左右|上下|来|多|ish\b|or[ \t]+so\b)"
+)
+
+
+def _approximate(sentence: str) -> list[tuple[Quantity, str]]:
+    """The figures of *sentence* that it gives as approximate, each with its word."""
+    out = []
+    for q in scan(sentence):
+        if q.kind not in (NUMBER, RANGE) or q.value is None:
+            continue
+        before = _APPROX_BEFORE.search(sentence[max(0, q.start - 16) : q.start])
+        after = _APPROX_AFTER.match(sentence, q.end, min(len(sentence), q.end + 8))
+        found = before or after
+        if found:
+            out.append((q, found.group(0).strip()))
+    return out
 
 
 def _unshown_comparison(prose: str) -> str:

@@ -1500,7 +1500,23 @@ def _denominator_before(text: str, start: int) -> str:
     for head in _PER_ONE:
         if run.endswith(head) and _per_unit(head[1:]) in _PERIODS:
             return head[1:]
+    if run in _BARE_PERIODS and (j == 0 or text[j - 1] in _BEFORE_BARE_PERIOD):
+        return run  # 家賃は月8万5千円, 年12万円: a period alone before the amount
+    for head, period in _PERIOD_HEADS.items():
+        if run.endswith(head):
+            return period  # 房租月付8500元, 月額8万円, 年费300元
     return _one_of_a_thing(text, i, run)
+
+
+#: A period written alone right before an amount makes it a rate (月8万5千円 is a month's).
+_BARE_PERIODS = frozenset({"月", "年", "週", "周", "日"})
+#: A period and what is paid in it, right before an amount: the amount is that period's.
+_PERIOD_HEADS = {
+    **{f"月{w}": "月" for w in ("付", "租", "缴", "繳", "费", "費", "额", "額", "薪", "給")},
+    **{f"年{w}": "年" for w in ("付", "缴", "繳", "费", "費", "额", "額", "薪", "収", "收")},
+}
+#: What may stand before such a period: a particle, a mark, a space (今年, 3月 are no rate).
+_BEFORE_BARE_PERIOD = frozenset("はがもでをに、，,:：（( \t\n")
 
 
 def _one_of_a_thing(text: str, i: int, run: str) -> str:

@@ -342,6 +342,12 @@ ATTACKS = [
     A("numbers/cjk", cand(JA_POWER, body="電気代は4割5分下がった。"), number("45%"), "ja-wari-bu"),
     A(
         "numbers/cjk",
+        cand(JA_POWER, body="電気代は40%下がった。"),
+        lambda r: any(v.kind == "scope" and v.rule == "as_settled" for v in r.violations),
+        "ja-approximate-made-exact",
+    ),
+    A(
+        "numbers/cjk",
         cand(JA_IMPORT, body="3万3千件をインポートした。"),
         number("33000"),
         "ja-compound-changed",
@@ -1375,7 +1381,12 @@ LEGIT = [
     ),
     L("numbers/equal", cand(JA_BUDGET, body="予算は80,000円まで。"), "kept", "ja-kanji-as-digits"),
     L("numbers/equal", cand(JA_BUDGET, body="予算は8万円まで。"), "kept", "ja-mixed-man"),
-    L("numbers/equal", cand(JA_POWER, body="電気代は40%下がった。"), "kept", "ja-wari-as-percent"),
+    L(
+        "numbers/equal",
+        cand(JA_POWER, body="電気代は40%くらい下がった。"),
+        "kept",
+        "ja-wari-as-percent",
+    ),
     L(
         "numbers/equal",
         cand(JA_IMPORT, body="32,000件をインポートした。"),
