@@ -1497,15 +1497,21 @@ def _denominator_before(text: str, start: int) -> str:
         return _unit_word(run)
     if at >= 0 and run[at + 1 :]:
         return _unit_word(run[at + 1 :])
+    return _period_before(text, j, run) or _one_of_a_thing(text, i, run)
+
+
+def _period_before(text: str, j: int, run: str) -> str:
+    """The period a run of Han characters ending right before a figure names as its
+    denominator: 一个月11美元, 家賃は月8万5千円, 房租月付8500元 ("" when none)."""
     for head in _PER_ONE:
         if run.endswith(head) and _per_unit(head[1:]) in _PERIODS:
             return head[1:]
     if run in _BARE_PERIODS and (j == 0 or text[j - 1] in _BEFORE_BARE_PERIOD):
-        return run  # 家賃は月8万5千円, 年12万円: a period alone before the amount
+        return run  # a period alone before the amount
     for head, period in _PERIOD_HEADS.items():
         if run.endswith(head):
-            return period  # 房租月付8500元, 月額8万円, 年费300元
-    return _one_of_a_thing(text, i, run)
+            return period  # a period and what is paid in it: 月付, 月額, 年费
+    return ""
 
 
 #: A period written alone right before an amount makes it a rate (月8万5千円 is a month's).
