@@ -22,6 +22,7 @@ store reading itself back (an *echo*), which vouches for nothing either.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -1103,7 +1104,7 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
         for quote in quotes:
             said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
             hedge = mark.search(said[0]) if len(said) == 1 else None
-            if hedge and hedge.group(0) not in lexicon.words("unsettled_bound"):
+            if hedge and hedge.group(0) not in _sentence_only():
                 return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
     open_values, open_words = _left_open(quotes, mark)
     if not open_values and not open_words:
@@ -1132,6 +1133,13 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     return []
 
 
+@functools.cache
+def _sentence_only() -> frozenset[str]:
+    """The marks read only in the sentence that restates them: bounds ("up to 24") and
+    parts, exceptions and regrets (some of, 除了, べきだった)."""
+    return lexicon.words("unsettled_bound") | lexicon.words("unsettled_partial")
+
+
 def _left_open(
     quotes: Sequence[str], mark: re.Pattern[str]
 ) -> tuple[dict[object, str], list[tuple[frozenset[str], str]]]:
@@ -1153,7 +1161,8 @@ def _left_open(
                 open_values.setdefault(q.value, hedge.group(0))
             if not figures:
                 words = content_tokens(m.group(0)[: hedge.start()] + m.group(0)[hedge.end() :])
-                if len(words) >= 3:
+                partial = hedge.group(0) in lexicon.words("unsettled_partial")
+                if len(words) >= (2 if partial else 3):
                     open_words.append((words, hedge.group(0)))
     return open_values, open_words
 
