@@ -1157,11 +1157,13 @@ def _left_open(
             figures = [
                 q for q in scan(m.group(0)) if q.kind in (NUMBER, RANGE) and q.value is not None
             ]
+            partial = hedge.group(0) in lexicon.words("unsettled_partial")
+            if partial:
+                figures = []  # "some of the photos: the 2019 ones" leaves no figure open
             for q in figures:
                 open_values.setdefault(q.value, hedge.group(0))
             if not figures:
                 words = content_tokens(m.group(0)[: hedge.start()] + m.group(0)[hedge.end() :])
-                partial = hedge.group(0) in lexicon.words("unsettled_partial")
                 if len(words) >= (2 if partial else 3):
                     open_words.append((words, hedge.group(0)))
     return open_values, open_words

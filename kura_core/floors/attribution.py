@@ -243,13 +243,21 @@ def _carried_across(content: frozenset[str], line: str) -> bool:
 
 
 @functools.cache
-def _opposites(
-    name: str = "opposites",
-) -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
-    """The list *name* (``opposites``, ``directions``): each line's two sides, each a tuple
-    of its words with their comparison tokens."""
+def _opposites() -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
+    """The list ``opposites``: each line's two sides, each a tuple of its words with their
+    comparison tokens."""
+    return _sides(lexicon.words("opposites"))
+
+
+@functools.cache
+def _directions() -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
+    """The list ``directions``, read as ``opposites`` is."""
+    return _sides(lexicon.words("directions"))
+
+
+def _sides(lines: Iterable[str]) -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
     out = []
-    for line in lexicon.words(name):
+    for line in lines:
         if "||" not in line:
             continue
         sides = []
@@ -288,7 +296,7 @@ def _opposite(
         )
     if negated:
         return False
-    for sides in _opposites(name):
+    for sides in _directions() if name == "directions" else _opposites():
         for said, unsaid in ((sides[0], sides[1]), (sides[1], sides[0])):
             if (
                 any(t <= content for _w, t in said)
@@ -338,7 +346,7 @@ def reverses(text: str, quotes: Sequence[str]) -> str:
     content = _raw_tokens(text)
     if not _opposite(content, have, quotes, "directions", _negated(text)):
         return ""
-    for sides in _opposites("directions"):
+    for sides in _directions():
         for side in sides:
             for word, tokens in side:
                 if tokens <= content and not tokens <= have:
@@ -363,10 +371,17 @@ def _plainly_said(word: str, texts: Sequence[str]) -> bool:
         low = fold(text).lower()
         at = low.find(word)
         while at >= 0:
-            if not _NEGATION_BEFORE.search(low[max(0, at - 24) : at]):
+            end = at + len(word)
+            if not _NEGATION_BEFORE.search(low[max(0, at - 24) : at]) and not (
+                _is_cjk_token(word) and _NEGATION_AFTER.match(low, end, end + 8)
+            ):
                 return True
             at = low.find(word, at + 1)
     return False
+
+
+#: A Japanese negation right after a verb's stem (消したくない, 残してない, 使いません).
+_NEGATION_AFTER = re.compile(r"[ぁ-ゖ]{0,4}?(?:ない|なく|ません|ず)")
 
 
 @functools.cache
