@@ -755,6 +755,48 @@ def _first_in_sentence(claim: Claim, text: str, names: tuple[str, ...]) -> bool:
     return not any(start <= c.start < claim.start and c.who != HUMAN for c in claims(text, names))
 
 
+def _speaker_is(name: str, speaker: str) -> bool:
+    """Whether a line's *speaker* is the person *name*: the same name, or in Chinese and
+    Japanese the name with a role or a firm before it (销售李经理 speaks as 李经理)."""
+    if names_in(name, speaker):
+        return True
+    key = speaker.split("(")[0].split("（")[0].strip()
+    return len(key) >= 2 and has_cjk(key) and names_in(key, name)
+
+
+#: Groups a meeting's lines speak for together (what "the committee" agreed is in them).
+_MEETING_GROUPS = frozenset(
+    {
+        "committee",
+        "board",
+        "team",
+        "council",
+        "meeting",
+        "group",
+        "staff",
+        "family",
+        "minutes",
+        "panel",
+        "members",
+        "everyone",
+        "all",
+        "家族",
+        "委員会",
+        "委员会",
+        "理事会",
+        "会議",
+        "会议",
+        "チーム",
+        "团队",
+        "團隊",
+        "全員",
+        "大家",
+        "みんな",
+    }
+)
+_LATIN_OR_CJK_NAME = re.compile(r"[A-Z][a-z]|[\u4e00-\u9fff\u30a0-\u30ff]")
+
+
 def _said_by(name: str, segment: str) -> str:
     """What *segment* says of the person *name*: in a conversation or minutes (lines under
     speakers' labels), their own lines and whatever is not under another speaker's label
@@ -765,9 +807,17 @@ def _said_by(name: str, segment: str) -> str:
     spoken = [v for v in _voices.voices(segment) if v.speaker]
     if not spoken:
         spoken = list(_voices.labelled_lines(segment))  # "刘洋：…\n王芳：…" with no paste marked
-    others = [v for v in spoken if not names_in(name, v.speaker)]
-    if not others or len(others) == len(spoken):
-        return segment  # no one else speaks here, or *name* is no speaker of it
+    others = [v for v in spoken if not _speaker_is(name, v.speaker)]
+    if not others:
+        return segment  # no one else speaks here
+    if len(others) == len(spoken):
+        if name.lower() in _MEETING_GROUPS or not _LATIN_OR_CJK_NAME.search(name):
+            return segment  # "the committee", 家族: the whole meeting speaks for the group
+        # *name* speaks no line: only what is not another speaker's, or names them, is
+        # theirs ("notes typed by Priya Nair" over Desmond's lines gives Priya none of them)
+        others = [v for v in others if not names_in(name, segment[v.start : v.end])]
+        if not others:
+            return segment
     parts, pos = [], 0
     for v in sorted(others, key=lambda v: v.start):
         parts.append(segment[pos : v.start])

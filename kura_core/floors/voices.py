@@ -41,7 +41,9 @@ _STAMP = (
     r"(?:[ \t]?(?:[AaPp]\.?[Mm]\.?))?"
 )
 _LABELLED = re.compile(
-    rf"^[ \t]*(?:\[{_STAMP}\][ \t]*|{_STAMP}(?:[ \t]+[-–][ \t]+|[ \t]+))?"
+    # a file read shows its line numbers first ("     3\t- Desmond: …", "12→Tom: …")
+    r"^(?:[ \t]*\d{1,6}(?:\t|→)[ \t]*)?"
+    rf"[ \t]*(?:\[{_STAMP}\][ \t]*|{_STAMP}(?:[ \t]+[-–][ \t]+|[ \t]+))?"
     r"(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
     r"(?:(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
     r"(?:[ \t]*[(（](?P<aka>[^()（）\n:：]{1,20})[)）])?[ \t]*[:：]"
