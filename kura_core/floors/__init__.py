@@ -522,7 +522,7 @@ def _claim_ok(
         said_of = [
             _said_by(claim.name, seg)
             for c, _q, seg in evidence.quotes
-            if c != "SELF" and names_in(claim.name, seg)
+            if c != "SELF" and (names_in(claim.name, seg) or _speaks_in(claim.name, seg))
         ]
         for reading, clause_figures in _readings(claim, text, figures, names):
             if any(_one_segment(reading, clause_figures, s) for s in dict.fromkeys(said_of) if s):
@@ -762,6 +762,12 @@ def _speaker_is(name: str, speaker: str) -> bool:
         return True
     key = speaker.split("(")[0].split("（")[0].strip()
     return len(key) >= 2 and has_cjk(key) and names_in(key, name)
+
+
+def _speaks_in(name: str, segment: str) -> bool:
+    """Whether *name* speaks a labelled line of *segment* (under a shorter form of the name:
+    李经理 for 销售李经理)."""
+    return any(_speaker_is(name, v.speaker) for v in _voices.labelled_lines(segment))
 
 
 #: Groups a meeting's lines speak for together (what "the committee" agreed is in them).
