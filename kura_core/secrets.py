@@ -376,6 +376,11 @@ def _group(m: re.Match[str]) -> int:
     return 0
 
 
+#: How a password is spelled out character by character: 大文字のK, 数字の7, 大写Q, 符号#
+#: (not a policy: 英大文字と数字を含める names no character).
+_SPELLED_OUT = re.compile(
+    r"(?:大文字|小文字|数字|記号|英字)の[ \t]?[!-~]|(?:大写|小写|符号|字母|数字)[ \t]?[!-~]"
+)
 _SAID = (
     r"[ \t]{0,4}(?:(?:は|是|为|為|も|改成了?|改为|改為|换成了?|換成了?|设为|設為|设成|设置为|設置為)"
     r"[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?"
@@ -555,7 +560,7 @@ _VALUED: tuple[_Valued, ...] = (
             r"|ワンタイムパスワード|(?i:otp|one-time code|verification code))"
             + r"(?:"
             + _SAID
-            + r"|[ \t]{1,2})(\d{4,12})(?!\d)"
+            + r"|[ \t]{1,2})(\d{4,12}|\d{2,4}(?:[ \t-]\d{2,4}){1,3})(?![\d])"
             r"(?![ \t]{0,2}(?:桁|位|文字|字|個|回|次|分|秒|日|月|年|円|元|人|件|%|(?i:digit|char|number)))"
         ),
         _not_placeholder,
@@ -572,6 +577,34 @@ _VALUED: tuple[_Valued, ...] = (
             "otp",
             "code",
         ),
+    ),
+    _Valued(
+        "password",  # dictated in pieces: 密码是 Qm 加 7731 加 river, "Qm plus 7731"
+        re.compile(
+            r"(?:パスワード|暗証番号|密码|密碼|口令|(?i:password|passcode))"
+            + _SAID
+            + r"((?:[!-~]{1,32}[ \t]{0,2}(?:加|＋|\+|プラス|と|(?i:plus))[ \t]{0,2}){1,6}[!-~]{1,32})"
+        ),
+        lambda v: len(re.sub(r"[ \t]|加|＋|\+|プラス|と|(?i:plus)", "", v)) >= 6,
+        ("パス", "暗証", "密", "口令", "pass"),
+    ),
+    _Valued(
+        "password",  # spelled out: パスワードは大文字のK、小文字のp、数字の7 … moana です
+        re.compile(
+            r"(?:パスワード|暗証番号|密码|密碼|口令)(?:は|是|：|:)[ \t]{0,4}"
+            r"([^。\n]{4,120}?)(?=[ \t]{0,2}(?:です|でした|だよ|だ。|。|\n|$))"
+        ),
+        lambda v: len(_SPELLED_OUT.findall(v)) >= 2,
+        ("パス", "暗証", "密", "口令"),
+    ),
+    _Valued(
+        "secret",  # a secret sent in halves: 前半: adDHImLM…, 後半: zuDhH5…
+        re.compile(
+            r"(?:前半|後半|后半|前一半|后一半|上半|下半|(?i:first half|second half|part[ \t]?[12]))"
+            r"[ \t]{0,2}[:：][ \t]{0,4}([!-~]{8,128})"
+        ),
+        lambda v: looks_random(v.rstrip(_TRAILING)),
+        ("半", "half", "part", "Part"),
     ),
     _Valued(
         "password",  # English prose: "the PIN is 3176", "passcode was 904412"
@@ -596,7 +629,7 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "token",
         re.compile(
-            r"(?:トークン|令牌|密钥|密鑰|APIキー|API 키|アクセスキー|シークレット|秘密鍵)"
+            r"(?:トークン|令牌|密钥|密鑰|APIキー|API 키|アクセスキー|シークレット|秘密鍵|秘密キー)"
             + _SAID
             + r"([!-~]{12,512})"
         ),
@@ -641,7 +674,7 @@ _FLAG_SEPARATOR = re.compile(r"(?:[ \t]{1,4}|=)")
 _VALUE = re.compile(
     r"\\\"([^\"\\\n]{0,4096})\\\""  # \"value\" inside an escaped JSON string
     r"|\"((?:[^\"\\\n]|\\.){0,4096})\""  # "value", its escapes (\" \\ \/) part of it
-    r"|\\?'([^'\\\n]{0,4096})\\?'|`([^`\n]{0,4096})`"
+    r"|\\?'((?:[^'\\\n]|\\[nrt]){0,4096})\\?'|`([^`\n]{0,4096})`"  # 'v', and 'v\\n' as a repr shows it
     r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,4096})"
 )
 
@@ -823,9 +856,16 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
         return "api-key", False
     if words & _SECRET_WORDS:
         return ("secret" if "secret" in words or "secrets" in words else "credential"), False
+    if any(p.endswith(("secret", "secrets")) and p not in _NOT_SECRET_LAST for p in parts):
+        return "secret", False  # WECHAT_APPSECRET, clientsecret
+    if any(p.endswith("token") and len(p) > 5 for p in parts):
+        return "token", False  # ACCESSTOKEN, authtoken
     if parts[-1] == "key" and len(parts) > 1 and parts[-2] not in _NOT_SECRET_KEY_BEFORE:
         return "api-key", True
     return None
+
+
+_CJK_PROSE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool = False) -> bool:
@@ -835,6 +875,8 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
     if not v or _placeholder(v):
         return False
     if kind == "password":
+        if len(_CJK_PROSE.findall(v)) >= 4:
+            return False  # "パスワードを忘れた場合は…": a sentence of an app's text, not a password
         random_letters = v.isalpha() and len(v) >= 12 and _upper_and_lower(v) and entropy(v) >= 3.5
         if not (quoted or env or random_letters) and (_IDENT.fullmatch(v) or v.isalpha()):
             return False  # a word, or code: password=password, password=self.password
@@ -866,7 +908,17 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
             continue
         start, end, quoted = got
         done = max(done, end)
+        while end - start > 2 and text[end - 2 : end] in ("\\n", "\\r", "\\t"):
+            end -= 2  # 'af16…\n' as a repr prints a value read with its newline
         named = _name_kind(text[a:b].strip(".-"))
+        if (
+            named is None
+            and text[a:b].lower() == "key"
+            and _KEY_CONTEXT.search(text, max(0, a - 240), min(n, b + 240))
+        ):
+            # a bare "key" beside a user name or a login (kaggle.json, a login's locals):
+            # the account's key, when its value looks generated
+            named = ("api-key", True)
         if named is None:
             continue
         kind, strict = named
@@ -876,6 +928,13 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
         if _value_counts(kind, text[start:end], quoted, strict, env):
             out.append((start, end, kind))
     return out
+
+
+#: What, near a bare "key", says it is an account's: a user name, a login, an API host.
+_KEY_CONTEXT = re.compile(
+    r"(?i)\b(?:username|user_?name|login|_login|api_key|apikey|api\.[a-z0-9-]+\.[a-z]{2,}|"
+    r"auth|credentials?|account)\b|kaggle|wandb"
+)
 
 
 def _value_after(text: str, a: int, b: int) -> tuple[int, int, bool] | None:

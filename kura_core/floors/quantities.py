@@ -1408,7 +1408,59 @@ def _decimal_digits(m: re.Match[str]) -> str:
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
     found = _calendar(scanner.text, scanner.run())
-    return tuple(_rates(scanner.text, _shared_counter(scanner.text, [*map(_days, found)])))
+    found = [*map(_days, found)]
+    if "at " in scanner.text or "clock" in scanner.text:
+        found = [_at_hour(scanner.text, q) for q in found]
+    return tuple(_rates(scanner.text, _shared_counter(scanner.text, found)))
+
+
+#: "at eight", "at 7", "eight o'clock": an hour of the clock written as a bare number.
+_AT_BEFORE = re.compile(r"(?i)\bat[ \t]+$")
+#: A level set at a figure ("capped at 3", "priced at 12"): no clock.
+_AT_LEVEL = re.compile(
+    r"(?i)\b(?:capped|limited|set|fixed|held|kept|stays?|remains?|stands?|priced|pegged|"
+    r"maxed|topped|peaked|rated|valued|sits?|level|retries|attempts)[ \t]+at[ \t]+$"
+)
+_OCLOCK_AFTER = re.compile(r"(?i)[ \t]*o['’]?clock\b")
+_HOUR_ENDS = re.compile(
+    r"(?i)[ \t]*(?:$|[.,;!?)]|every\b|each\b|sharp\b|on\b|in[ \t]+the\b|tonight\b|today\b|tomorrow\b|and\b)"
+)
+_EVENING = re.compile(r"(?i)\b(?:evening|night|tonight|pm|p\.m\.)\b")
+
+
+def _at_hour(text: str, q: Quantity) -> Quantity:
+    """A bare number 1 to 12 after "at" and before the end of its clause ("checked every
+    morning at eight", "meet at 7 on Friday"), or before "o'clock", is a clock time: the
+    hour, in the evening when the sentence says so."""
+    soft_word = q.uclass == SOFT and q.unit.lower() in _HOUR_WORDS  # "o'clock", "tonight"
+    if q.kind != NUMBER or (q.unit and not soft_word) or q.value is None:
+        return q
+    if q.value != q.value.to_integral() or not 1 <= int(q.value) <= 12:
+        return q
+    hour = int(q.value)
+    oclock = _OCLOCK_AFTER.match(text, q.end) or (soft_word and "clock" in q.unit.lower())
+    at = _AT_BEFORE.search(text, max(0, q.start - 6), q.start) and not _AT_LEVEL.search(
+        text, max(0, q.start - 24), q.start
+    )
+    if not oclock and not (at and (soft_word or _HOUR_ENDS.match(text, q.end))):
+        return q
+    around = text[max(0, q.start - 40) : q.end + 40]
+    if _EVENING.search(around) and hour < 12:
+        hour += 12
+    end = oclock.end() if isinstance(oclock, re.Match) else q.end
+    return replace(
+        q,
+        kind=TIME,
+        text=text[q.start : end],
+        canon=f"{hour:02d}:00",
+        end=end,
+        unit="",
+        uclass="",
+        readings=((hour, 0, None),),
+    )
+
+
+_HOUR_WORDS = frozenset({"o'clock", "o’clock", "oclock", "tonight", "tomorrow", "today"})
 
 
 def _days(q: Quantity) -> Quantity:
