@@ -560,7 +560,7 @@ _VALUED: tuple[_Valued, ...] = (
             r"|ワンタイムパスワード|(?i:otp|one-time code|verification code))"
             + r"(?:"
             + _SAID
-            + r"|[ \t]{1,2})(\d{4,12}|\d{2,4}(?:[ \t-]\d{2,4}){1,3})(?![\d])"
+            + r"|[ \t]{1,2})(\d{4,12}|\d{2,4}(?:[ \t-]\d{2,4}){1,3}|\d(?:[ \t]\d){3,11})(?![\d])"
             r"(?![ \t]{0,2}(?:桁|位|文字|字|個|回|次|分|秒|日|月|年|円|元|人|件|%|(?i:digit|char|number)))"
         ),
         _not_placeholder,
@@ -598,6 +598,17 @@ _VALUED: tuple[_Valued, ...] = (
         ("パス", "暗証", "密", "口令"),
     ),
     _Valued(
+        "password",  # a secret sent in parts: "first part is Tq8v-Lm29", "rest of the password: …"
+        re.compile(
+            r"(?i:(?:first|second|last|other)[ \t](?:part|half|bit)|"
+            r"(?:the[ \t])?rest[ \t]of[ \t](?:the[ \t]|my[ \t]|it)?[a-z \t]{0,24}?"
+            r"(?:password|passphrase|secret|token|key|pin)?)"
+            r"[ \t]{0,2}(?i:is|:)[ \t]{1,4}([!-~]{4,64})"
+        ),
+        lambda v: _has_digit_and_letter(v.rstrip(_TRAILING)) and len(v.rstrip(_TRAILING)) >= 6,
+        ("part", "rest", "half"),
+    ),
+    _Valued(
         "secret",  # a secret sent in halves: 前半: adDHImLM…, 後半: zuDhH5…
         re.compile(
             r"(?:前半|後半|后半|前一半|后一半|上半|下半|(?i:first half|second half|part[ \t]?[12]))"
@@ -619,17 +630,18 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "password",  # English prose: "the wifi password is X", "password: X"
         re.compile(
-            r"(?i:pass(?:word|wd|phrase|code)|pwd|pin)"
-            r"[ \t]{1,4}(?i:is|was|will be|became|is now|set to|changed to)[ \t]{1,4}"
+            r"(?i:pass(?:word|wd|phrase|code)|pwd|pin|(?:recovery|backup)[ \t](?:key|code)s?)"
+            r"[ \t]{1,4}(?i:is|are|was|will be|became|is now|set to|changed to)[ \t]{1,4}"
             r"[\"'“`]?([!-~]{4,128})"
         ),
         _said_password,
-        ("pass", "pwd", "pin"),
+        ("pass", "pwd", "pin", "recovery", "backup"),
     ),
     _Valued(
         "token",
         re.compile(
             r"(?:トークン|令牌|密钥|密鑰|APIキー|API 키|アクセスキー|シークレット|秘密鍵|秘密キー)"
+            r"(?:[（(][^）)\n]{1,8}[）)])?"  # チャネルアクセストークン（長期）: …
             + _SAID
             + r"([!-~]{12,512})"
         ),

@@ -607,3 +607,54 @@ def test_a_value_taken_out_is_taken_out_again_where_a_later_text_of_the_read_rep
         again = BUILTIN.redact(summary).text
     assert "Kz8-umeboshi-9870" not in first and "Kz8-umeboshi-9870" not in again
     assert BUILTIN.redact(summary).text == summary
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            'WECHAT_APPSECRET = "4d17137223a7337359d385b3ec10176c"',
+            "4d17137223a7337359d385b3ec10176c",
+        ),
+        ('{"username": "mlinds", "key": "35124d38ad782d6dc1d7d650b881dfc7"}', "35124d38ad782d6"),
+        (
+            "_WandbLogin object\n    key = 'af165d98af1972083af25f3af35828100ea629ba\\n'",
+            "af165d98af19720",
+        ),
+        (
+            "サーバー側で秘密キー sk_qFkKPS2DFTWlu646Mt06ku6c8MKevsjD を使っています",
+            "sk_qFkKPS2DFTWlu",
+        ),
+        ("我的支付宝支付密码是 88 44 78，你帮我记一下", "88 44 78"),
+        ("入館カードの暗証番号は 7 3 0 9(スペースなしで入力)", "7 3 0 9"),
+        ("跳板机的密码是 Qm 加 7731 加 river，别外传。", "7731 加 river"),
+        (
+            "パスワードは大文字のK、小文字のp、数字の7、記号の#、最後に小文字で moana です。",
+            "moana",
+        ),
+        ("API シークレットは二回に分けて送ります。前半: adDHImLMrmz4aYwAcIpLpv", "adDHImLMrmz4aY"),
+        ("first part is Tq8v-Lm29 and I'll send the rest in a sec.", "Tq8v-Lm29"),
+        ("the recovery key is DCEH-U9R3-HKSE-SSNF-VW38-7PUE", "DCEH-U9R3-HKSE"),
+        (
+            "チャネルアクセストークン（長期）: 8ogJHfloLjIXbu19dd/ypTgOvGBlPwxFjsjxeZRwaE=",
+            "8ogJHfloLjIXbu19",
+        ),
+    ],
+)
+def test_secrets_said_in_parts_spelled_out_or_named_in_passing_are_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"password_rule" = "パスワードは8文字以上で、英大文字と数字をそれぞれ1つ以上含めてください";',
+        '"forgot_password" = "パスワードを忘れた場合は、ログイン画面から再設定してください。";',
+        'cache = {"key": "35124d38ad782d6dc1d7d650b881dfc7", "size": 12}',
+        "the first part is done, the rest of it is in review",
+        "订单号 2026 1121 0458",
+        "the backup codes are in the safe",
+    ],
+)
+def test_policies_app_text_and_cache_keys_stay(text):
+    assert BUILTIN.redact(text).text == text
