@@ -892,7 +892,16 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
     clause = folded[start:end]
     if not has_cjk(clause):
         clause = folded[claim.start : end]
-    return scan(clause)
+    # an aside that names its own source ("(68.50 in the ledger)", "(per the invoice: £40)")
+    # is not what the person is credited with; its figures are vouched as any figure is
+    return scan(_SOURCED_ASIDE.sub(lambda m: " " * len(m.group(0)), clause))
+
+
+#: A parenthesis that names where its figure comes from: the ledger, the invoice, the tool.
+_SOURCED_ASIDE = re.compile(
+    r"\([^()\n]{0,60}?\b(?:in|per|from|on|according to)\s+(?:the|its|their|her|his)\s+"
+    r"[a-z]+[^()\n]{0,30}\)|（[^（）\n]{0,40}?(?:によると|によれば|より|では|上|据|根据)[^（）\n]{0,20}）"
+)
 
 
 def _speaks_of_someone(text: str) -> bool:

@@ -71,7 +71,7 @@ _HIRAGANA = HIRAGANA_ONLY
 
 
 #: Japanese case particles: a pair of characters that holds one says nothing of its own.
-_JA_CASE_PARTICLES = frozenset("をはがのにでへもや")
+_JA_CASE_PARTICLES = frozenset("をはがのにでへもやと")
 
 
 #: Irregular verb forms, and the base each is compared as ("written" as "write").
@@ -194,6 +194,12 @@ def _cjk_pairs(run: str) -> set[str]:
             continue
         if pair[0] in _JA_CASE_PARTICLES or pair[1] in _JA_CASE_PARTICLES:
             continue  # 分の, を消: a case particle beside a word is grammar, not content
+        if (
+            _HIRAGANA.fullmatch(pair[0])
+            and not _HIRAGANA.fullmatch(pair[1])
+            and pair[0] not in "おご"
+        ):
+            continue  # た雨, り替: a word's ending against the next word (お茶 is a word)
         out.add(pair)
     return out
 
@@ -967,7 +973,8 @@ def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
             who = m.group("who") or m.group("group")
             out.append((m.start(), m.end("w"), text[m.start() : m.end("w")], THIRD, who))
     for m in _THIRD_POSSESSIVE.finditer(text):
-        if m.group("who") not in _NOT_NAMES:
+        # "Assistant's view": the agent's own labelled view, not a third person's
+        if m.group("who") not in _NOT_NAMES and m.group("who").lower() not in _AGENT_LABELS:
             out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
     for m in _THIRD_EN.finditer(text):
         name = m.group("who")

@@ -1508,7 +1508,8 @@ def _shared_counter(text: str, found: list[Quantity]) -> list[Quantity]:
 #: A denominator after a figure: "/公斤", "／kg", " per jar", "每斤", " a month".
 _PER_AFTER = re.compile(
     r"[ \t]*(?:/|／|\bper[ \t]+|\ba[ \t]+(?=[a-z])|\ban[ \t]+(?=[a-z])|每|一)[ \t]*"
-    rf"(?P<d>[A-Za-z]{{1,12}}|[{HAN}{KANA}]{{1,4}})(?![A-Za-z])"
+    # a denominator's word stops at a particle (一組の当番 is 組)
+    rf"(?P<d>[A-Za-z]{{1,12}}|[{HAN}\u30a0-\u30ff]{{1,4}})(?![A-Za-z])"
 )
 #: What marks a denominator before a figure: 每公斤8.5元 (before the word), 1玉あたり48円
 #: and 一人当たり3,000円 (after it).

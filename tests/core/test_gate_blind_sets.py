@@ -40,8 +40,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
         "figures are read as showing the comparison",
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
-        "ja-hon-009": "比較に使うから残す for 消さないで、比較に使うから: the credit paraphrases a "
-        "negated verb by its opposite",
         "zh-hon-013": "老刘's pasted message is introduced, not labelled: its speaker is not known",
         "zh-atk-033": "a plan in someone else's pasted words (我今天下午插回去) credited as done "
         "to them: the plan rule reads the person's quotes",
