@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
-from ..script import HAN, KANA, has_cjk, has_han, has_kana, is_han, is_kana
+from ..script import HAN, has_cjk, has_han, has_kana, is_han, is_kana
 from . import lexicon
 from .calendar import WEEKDAY, eras, weekdays, zone_after
 from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
