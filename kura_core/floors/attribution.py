@@ -1339,7 +1339,11 @@ _KANA_START = KANA_CHAR
 _ZH_OF_VIEW = re.compile(rf"的{_ZH_VIEW}")
 _ZH_MODAL = re.compile(r"[可能会會应應要该該得]")
 _ZH_IF_BEFORE = re.compile(r"(?:如果|若|要是|假如|万一|一旦|只要)[^，。,；;]*+$")
-_ZH_IF_AFTER = re.compile(r"[^，。,；;！？\n]{0,30}的话")
+#: A condition or a time to come closing the claim's clause: 用户同意的话, 用户改主意时,
+#: 用户确认之前 (the person does nothing in it yet).
+_ZH_IF_AFTER = re.compile(
+    r"[^，。,；;！？\n]{0,30}?(?:的话|时候|(?:之前|以前)(?!的)|(?<![同及准準按临臨小钟鐘])时(?![间間代期刻装裝尚常段区差]))"
+)
 
 
 @functools.lru_cache(maxsize=64)

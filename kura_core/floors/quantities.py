@@ -1708,11 +1708,44 @@ def same_per(c: str, e: str) -> bool:
     "each" (of whatever the evidence counts), or the evidence says "each" and *c* names the
     thing ("$7.50 a shirt" for "$7.50 each"). A period is never "each" ("$40 a month" is
     not "$40 each")."""
+    c, e = _ONE_OF.get(c, c), _ONE_OF.get(e, e)
     if c == e or (c == EACH and e not in _PERIODS):
         return True  # "eleven slots each" of a table's 11: each names no other thing
     if not c or not e or c in _PERIODS or e in _PERIODS:
         return False
+    if (c in _PER_HEAD and e in _PER_PERSON) or (e in _PER_HEAD and c in _PER_PERSON):
+        return True  # 每人 for 每个孩子, "per person" for "per student": a head is a head
     return e == EACH
+
+
+#: Counters that count one of whatever is counted (每个, 一つ): "each".
+_ONE_OF = {"个": EACH, "個": EACH, "つ": EACH}
+#: A head, whoever: 人, 位, 名, person. It is the same denominator as any one kind of person.
+_PER_HEAD = frozenset({"人", "位", "名", "person", "people", "head", "pax", "人様", "名様"})
+#: The kinds of person a price may be for (a child is not an adult, but each is a head).
+_PER_PERSON = _PER_HEAD | frozenset(
+    {
+        "孩子",
+        "小孩",
+        "儿童",
+        "兒童",
+        "学生",
+        "學生",
+        "子ども",
+        "子供",
+        "大人",
+        "成人",
+        "生徒",
+        "child",
+        "kid",
+        "student",
+        "adult",
+        "guest",
+        "participant",
+        "member",
+        "attendee",
+    }
+)
 
 
 #: What a figure counts, written between it and its denominator ("24 covers/seating").
