@@ -1613,7 +1613,10 @@ _PER_PERIOD_WORDS = {"月": "month", "日": "day", "晚": "night", "夜": "night
 
 def _unit_word(run: str) -> str:
     """The longest start of *run* that is a unit or counter (月最多 → 月, 公斤 → 公斤); the
-    run's first character when none is."""
+    run's first character when none is. A generic counter before a noun counts the noun
+    (每个孩子 is per child, not per 个)."""
+    if run[:1] in "个個" and len(run) >= 3 and all(is_han(c) for c in run[1:3]):
+        return run[1:3]
     for n in range(min(3, len(run)), 0, -1):
         word = run[:n]
         if _per_unit(word) != word.lower() or n == 1:
