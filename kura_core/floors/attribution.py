@@ -1248,11 +1248,17 @@ def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
         person = name in JA_SURNAMES or name[0].isascii()
         if not (person or m.group("p") in ("が", "も") or m.group("say")):
             continue
+        if not person and (text[m.start() - 1 : m.start()].isdigit() or _JA_WHEN.search(name)):
+            continue  # 朝9時前が希望: a time is no one
         if not person and _ja_subordinate(text, m.end()):
             continue
         if not _ja_condition(text, m.end()):
             out.append((m.start(), m.end(), m.group(0), THIRD, name))
     return out
+
+
+#: A subject that is a time or an amount, not someone (9時前, 来週, 3日後).
+_JA_WHEN = re.compile(r"[時前後頃日週月年分円]$|^[来今先毎]")
 
 
 def _ja_subordinate(text: str, pos: int) -> bool:

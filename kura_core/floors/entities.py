@@ -336,7 +336,7 @@ class SwapFinder:
             if not _phrase(w) or w in self._windows:
                 continue
             self._windows.add(w)
-            for at in _SWAP_AT:
+            for at in (*_SWAP_AT, (4,)) if _name_end(w) else _SWAP_AT:
                 self._keys.setdefault(_blank(w, at), set()).add("".join(w[p] for p in at))
 
     def swapped(self, text: str) -> list[str]:
@@ -349,7 +349,7 @@ class SwapFinder:
             w = folded[i : i + _SWAP_WINDOW]
             if w in self._windows or not _phrase(w):
                 continue
-            for at in _SWAP_AT:
+            for at in (*_SWAP_AT, (4,)) if _name_end(w) else _SWAP_AT:
                 got = "".join(w[p] for p in at)
                 were = self._keys.get(_blank(w, at))
                 if not were or got in were or not all(_swappable(c) for c in got):
@@ -360,6 +360,13 @@ class SwapFinder:
                     out.append(w)
                     break
         return list(dict.fromkeys(out))
+
+
+def _name_end(window: str) -> bool:
+    """Whether a window ends on a two-character Chinese name closing its sentence or clause
+    (…转给刘畅。): a surname, its given name, then a mark. Only there may the given name be
+    the swapped character without two characters after it."""
+    return window[3] in ZH_SURNAMES and not window[5].isalnum()
 
 
 _WEEKDAY_CHARS = frozenset("月火水木金土日一二三四五六天")
