@@ -648,6 +648,8 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
         clause = after[m.end() : stop.start() if stop else len(after)]
         cancels = m.group(0).isascii() or _CANCELS.search(clause)
         shared = {t for t in said & content_tokens(clause) if not _HIRAGANA_IN.search(t)}
+        if not shared and _replaces_figure(seg[start:end], clause):
+            shared = {"#"}  # "1日220玉に増やす…やっぱり220は多いな、200玉にしとく"
         # the very next sentence that opens with one and puts something else in place
         # ("…私が行きます。やっぱり、…妻の美咲にお願いすることにします") takes back the quote's
         stops = list(_STOPS.finditer(after, 0, m.start()))
@@ -668,6 +670,16 @@ def _opens_line(seg: str, at: int, breaks: Sequence[int]) -> bool:
 
 #: A "no" that opens a retraction's line with it ("no wait, actually…", いや、やっぱり).
 _NO_WORD = re.compile(r"\b(?:no|nope|nah|wait)\b|いや|いえ|不对|不對|不")
+
+
+def _replaces_figure(sentence: str, clause: str) -> bool:
+    """Whether a retraction's *clause* names a figure of the quote's *sentence* and gives
+    another in its place (220 … 200玉): then it takes that sentence back."""
+    from .attribution import content_tokens  # attribution reads scope's clauses
+
+    said = {t for t in content_tokens(sentence) if t.startswith("#")}
+    now = {t for t in content_tokens(clause) if t.startswith("#")}
+    return bool(said & now) and bool(now - said)
 
 
 def _line_between(end: int, at: int, breaks: Sequence[int]) -> bool:
@@ -697,7 +709,8 @@ _HIRAGANA_IN = re.compile("[\u3041-\u309f]")
 #: 不…了, 没有, 取消), or something else in its place (改成, に変更).
 _CANCELS = re.compile(
     r"なし|無し|やめ|止め|ない|ません|不|没|別|别|取消|キャンセル"
-    r"|改成|改为|改為|换成|換成|改到|改在|に変更|に変え|に変わ|にします"
+    r"|改成|改为|改為|换成|換成|改到|改在|に変更|に変え|に変わ|にします|にしとく|にしておく|にしよう"
+    r"|に改め|に直|の方に"
 )
 
 
