@@ -108,6 +108,56 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
         "person's claim is read as crediting 中村 with the person's words",
     },
+    "gate-O": {
+        "en-hon-006": "the person's refusal beside the pasted mail's hedged figure ('3 installments "
+        "if possible'): a sentence that gives the figure must keep the hedge",
+        "en-hon-009": "'Luis says yes' retold as 'Luis said yes' and 'OK'd': the credit's name is "
+        "read from a word ('OK'd') no quote gives",
+        "en-hon-011": "an idea with 'The user said it might happen' credits the person with a "
+        "saying the settled list reads as a decision",
+        "ja-hon-004": "the person's 値上げはしょうがない credited as 'accepted the rise': the "
+        "content check is lexical",
+        "ja-hon-008": "an English credit ('wants 美咲 to see them first') of a Japanese turn whose "
+        "words the glossary does not all hold",
+        "ja-hon-010": "the agent's view of a shop named 八百辰: the name's numeral (八百) is read "
+        "as 800, a figure only the agent gives",
+        "zh-hon-004": "用户不同意 credited in other words than the person's 我不同意 clause, and a "
+        "pronoun (他在群) whose person is only in the pasted chat",
+        "zh-hon-010": "an English credit to 刘畅 of the person's report of her ('she said …'): "
+        "the report is the person's sentence, not 刘畅's line",
+    },
+    "gate-P": {
+        "en-hon-001": "'the 2025-26 return': the tax year is in the session, not in a quoted "
+        "segment (a figure no surviving evidence gives)",
+        "en-hon-007": "as en-hon-001 (2025-26), and 'her intention' in a curation field "
+        "paraphrases the person's 'I intend'",
+        "ja-hon-011": "紙のくじで行うことにした for では紙のくじで行います: the credit adds 抽選, a "
+        "word from the agent's question (the content check is lexical)",
+        "ja-atk-012": "a household swapped (小野寺 for 大森) inside a parenthesis: both names are "
+        "in the evidence, and the swap changes a whole name",
+        "zh-hon-007": "a credit whose phrase (用户对鲜…) spans the supplier's name, and a figure "
+        "given with 以内 in the person's sentence read as settled elsewhere",
+        "zh-hon-011": "the agent's labelled view counts 两家 stores: a figure only the agent "
+        "gives (SELF alone vouches no figure)",
+    },
+    "gate-Q": {
+        "ja-ok-003": "an English credit of a Japanese turn whose words the glossary does not "
+        "all hold",
+        "ja-ok-004": "stock figures read from a tool's table whose columns the reader does not "
+        "pair with the rows the memory names",
+        "en-ok-009": "an e-mail address the agent wrote in the mail it sent: the address is in "
+        "the agent's words only",
+        "en-atk-001": "a pasted bot summary ('User confirmed …') with no paste mark: read as the "
+        "person's own words",
+        "zh-ok-004": "an English credit of a Chinese turn ('only draft, I post it myself'): the "
+        "glossary does not hold its words",
+        "zh-ok-005": "'按张老师说的办' credited as the person's decision with the teacher's "
+        "words: deference credits the teacher nothing, and the content is the teacher's",
+        "zh-ok-008": "每人120元 where the tool gives 34人 × 120元: money given bare may not gain a "
+        "denominator",
+        "zh-ok-011": "the agent's labelled view says 更稳 (safer): a comparison only the agent "
+        "makes, no figure shows it",
+    },
     "gate-C": {
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
     },
@@ -129,6 +179,9 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-L": (0.99, 0.90),
     "gate-M": (0.99, 0.66),
     "gate-N": (0.99, 0.63),
+    "gate-O": (0.92, 0.72),
+    "gate-P": (0.84, 0.81),
+    "gate-Q": (0.91, 0.66),
 }
 
 

@@ -35,6 +35,14 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "used (see secrets-D)",
     },
     "secrets-H": {},
+    "secrets-I": {
+        "AIzay30W9_7Qj6HjXupmAEdspFFcxt4fVJ8SKKq": "a Google API key (AIza…) is redacted even "
+        "where the person calls it a public Firebase web key: the form bills whoever holds it",
+    },
+    "secrets-J": {
+        "AIzaqsxxEpT_cGWc1GhgXHFJJpCZT5D5vpsLCBF": "a Google API key the person calls public "
+        "(see secrets-I)",
+    },
     "secrets-E": {
         "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
         "is redacted: the public rule sets of the field treat the form as a key",
@@ -59,6 +67,13 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "the corpus is measured with no names configured: Kenji reads as someone else",
         "Office VPN is split-tunnel to the Mac mini only": "'WireGuard' names the tool from "
         "another turn of the session, not the quoted one",
+    },
+    "secrets-I": {},
+    "secrets-J": {
+        "Amounts are stored as integer fen": "'(1/100 RMB)' explains a fen with figures no "
+        "evidence gives",
+        "Month-end close by the third working day": "第三个工作日 is read as a count of three "
+        "(个), not the ordinal 'third': the two do not compare",
     },
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
