@@ -559,17 +559,9 @@ def test_malformed_config_raises_config_error_in_process(tmp_path):
 def test_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     cfg = tmp_path / "latin.toml"
     cfg.write_bytes('[stores.a]\npath = "caf\xe9"\n'.encode("latin-1"))
-    env = {**os.environ, "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "kura_core", "-c", str(cfg), "doctor"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
-    )
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
+    code, _stdout, stderr = _doctor(cfg, tmp_path, child=True)
+    assert code == 1
+    lines = stderr.strip().splitlines()
     assert len(lines) == 1 and "UTF-8" in lines[0] and "latin.toml" in lines[0]
     assert "internal error" not in lines[0]
 
