@@ -287,7 +287,16 @@ def test_verdicts_do_not_change(batch, data):
             # or ellipses (gate._variants); the reference looks for each form the same way
             forms = gate._variants(ev.normalize(q.text))
             found = [ref.find(v, prose)[0] for v in forms]
-            assert any(seg is not None and seg.cls == q.cls for seg in found), q.text
+            assert any(
+                seg is not None
+                and (
+                    seg.cls == q.cls
+                    # the reference does not model pasted material: a quote in a quoted
+                    # line ("> …") of the person's turn is re-filed as TOOL by the gate alone
+                    or (seg.cls == "USER" and q.cls == "TOOL" and voices(seg.text))
+                )
+                for seg in found
+            ), q.text
 
 
 # --------------------------------------------------------------------------- first occurrences
