@@ -147,8 +147,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "pair with the rows the memory names",
         "en-ok-009": "an e-mail address the agent wrote in the mail it sent: the address is in "
         "the agent's words only",
-        "en-atk-001": "a pasted bot summary ('User confirmed …') with no paste mark: read as the "
-        "person's own words",
         "zh-ok-004": "an English credit of a Chinese turn ('only draft, I post it myself'): the "
         "glossary does not hold its words",
         "zh-ok-005": "'按张老师说的办' credited as the person's decision with the teacher's "
