@@ -771,11 +771,10 @@ def _speaks_in(name: str, segment: str) -> bool:
 
 
 #: Groups a meeting's lines speak for together (what "the committee" agreed is in them).
-_MEETING_GROUPS = frozenset(
+_MEETING_GROUPS = _GROUPS | frozenset(
     {
         "committee",
         "board",
-        "team",
         "council",
         "meeting",
         "group",
@@ -792,9 +791,6 @@ _MEETING_GROUPS = frozenset(
         "理事会",
         "会議",
         "会议",
-        "チーム",
-        "团队",
-        "團隊",
         "全員",
         "大家",
         "みんな",

@@ -215,7 +215,7 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     have: set[str] = set()
     for t in texts:
         have |= content_tokens(t)
-    if _opposite(content, have | _raw_of(texts), texts):
+    if _opposite(content, texts):
         return False  # "delete the logs" for "keep the logs"
     glossed = _glossed(content - have, have)
     if _across_scripts(content, have):
@@ -230,11 +230,11 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     )
 
 
-def _raw_of(texts: Sequence[str]) -> set[str]:
+def _raw_of(texts: Sequence[str]) -> frozenset[str]:
     out: set[str] = set()
     for t in texts:
         out |= _raw_tokens(t)
-    return out
+    return frozenset(out)
 
 
 def _carried_across(content: frozenset[str], line: str) -> bool:
@@ -248,20 +248,24 @@ def _carried_across(content: frozenset[str], line: str) -> bool:
     return all(t in have or t in glossed for t in content) or _anchored(content, have)
 
 
+#: The lines of a list of opposites: two sides, each its words with their tokens.
+_Sides = tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]
+
+
 @functools.cache
-def _opposites() -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
+def _opposites() -> _Sides:
     """The list ``opposites``: each line's two sides, each a tuple of its words with their
     comparison tokens."""
     return _sides(lexicon.words("opposites"))
 
 
 @functools.cache
-def _directions() -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
+def _directions() -> _Sides:
     """The list ``directions``, read as ``opposites`` is."""
     return _sides(lexicon.words("directions"))
 
 
-def _sides(lines: Iterable[str]) -> tuple[tuple[tuple[tuple[str, frozenset[str]], ...], ...], ...]:
+def _sides(lines: Iterable[str]) -> _Sides:
     out = []
     for line in lines:
         if "||" not in line:
@@ -284,34 +288,50 @@ _NEGATION_BEFORE = re.compile(
 #: A negation among a credit's own words: its opposites are not read.
 _NEGATION_TOKENS = frozenset({"not", "never", "no", "don't", "dont", "without"})
 _NEGATED_CJK = re.compile(r"[不别別没沒勿莫無无非]")
+#: A negation anywhere in a credit or a memory's text. Narrower than
+#: :func:`.negation.negations_in`: 禁止 and 拒否 are a side of ``opposites``, not a negation.
+_NEGATION_WORD = re.compile(
+    r"(?i)\b(?:not|never|no|without|don['’]?t|doesn['’]?t|didn['’]?t|won['’]?t|isn['’]?t|"
+    r"aren['’]?t|wasn['’]?t|weren['’]?t|cannot|can['’]?t)\b|[不别別没沒勿莫無无非]|ない|ません|ず[、。に]"
+)
+
+
+def _negated(text: str) -> bool:
+    """Whether *text* holds a negation (its opposites are then left to the other rules)."""
+    return _NEGATION_WORD.search(fold(text)) is not None
 
 
 def _opposite(
     content: frozenset[str],
-    have: set[str],
     texts: Sequence[str],
-    name: str = "opposites",
+    have: frozenset[str] | None = None,
+    sides: _Sides | None = None,
     negated: bool | None = None,
-) -> bool:
-    """Whether *content* says one side of an ``opposites`` line where the person's words
-    (*texts*, their tokens *have*) say only the other, and say it without a negation right
-    before it ("don't delete" is "keep"). A credit with a negation of its own is not read."""
+) -> str:
+    """The word of *content* on one side of a line of *sides* (``opposites`` unless given)
+    where the person's words (*texts*; their tokens *have*, read from *texts* when needed)
+    say only the other, and say it without a negation right before it ("don't delete" is
+    "keep"); "" when there is none. A credit with a negation of its own is not read."""
     if negated is None:
         negated = bool(content & _NEGATION_TOKENS) or any(
             _NEGATED_CJK.search(t) for t in content if _is_cjk_token(t)
         )
     if negated:
-        return False
-    for sides in _directions() if name == "directions" else _opposites():
-        for said, unsaid in ((sides[0], sides[1]), (sides[1], sides[0])):
+        return ""
+    for line in _opposites() if sides is None else sides:
+        for said, unsaid in ((line[0], line[1]), (line[1], line[0])):
+            word = next((w for w, t in said if t <= content), "")
+            if not word:
+                continue
+            if have is None:
+                have = _raw_of(texts)
             if (
-                any(t <= content for _w, t in said)
-                and not any(t <= have for _w, t in said)
+                not any(t <= have for _w, t in said)
                 and not any(t <= content for _w, t in unsaid)
                 and any(t <= have and _plainly_said(w, texts) for w, t in unsaid)
             ):
-                return True
-    return False
+                return word
+    return ""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -337,38 +357,13 @@ def says_opposite(clause: str, texts: Sequence[str]) -> bool:
     """Whether a credit's whole *clause* (its verb included: "the user approved the refund")
     says one side of an ``opposites`` line where the person's words *texts* say only the
     other ("hold off on the refund")."""
-    have: set[str] = set()
-    for t in texts:
-        have |= _raw_tokens(t)
-    return _opposite(_raw_tokens(clause), have, texts, negated=_negated(clause))
+    return bool(_opposite(_raw_tokens(clause), texts, negated=_negated(clause)))
 
 
 def reverses(text: str, quotes: Sequence[str]) -> str:
     """The direction word of *text* ("went up", 増えた, 涨) whose opposite is all its
     *quotes* say ("went down", 減った, 降), or "" (the list ``directions``)."""
-    have: set[str] = set()
-    for q in quotes:
-        have |= _raw_tokens(q)
-    content = _raw_tokens(text)
-    if not _opposite(content, have, quotes, "directions", _negated(text)):
-        return ""
-    for sides in _directions():
-        for side in sides:
-            for word, tokens in side:
-                if tokens <= content and not tokens <= have:
-                    return word
-    return "?"
-
-
-_NEGATION_WORD = re.compile(
-    r"(?i)\b(?:not|never|no|without|don['’]?t|doesn['’]?t|didn['’]?t|won['’]?t|isn['’]?t|"
-    r"aren['’]?t|wasn['’]?t|weren['’]?t|cannot|can['’]?t)\b|[不别別没沒勿莫無无非]|ない|ません|ず[、。に]"
-)
-
-
-def _negated(text: str) -> bool:
-    """Whether *text* holds a negation (its opposites are then left to the other rules)."""
-    return _NEGATION_WORD.search(fold(text)) is not None
+    return _opposite(_raw_tokens(text), quotes, sides=_directions(), negated=_negated(text))
 
 
 def _plainly_said(word: str, texts: Sequence[str]) -> bool:
