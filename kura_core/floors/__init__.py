@@ -43,10 +43,12 @@ from .attribution import (
     attribution_claims,
     carries,
     claims,
+    codes_unsaid,
     content_tokens,
     fold_lines,
     foreign_words,
     own_words,
+    restates_negated,
     says_opposite,
     someone_says,
     unwrap,
@@ -482,7 +484,13 @@ def _human_claim_ok(
     if text and says_opposite(_credit_sentence(text, claim), raw):
         # "the user approved the refund" for "hold off on the refund"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
+    if text and (word := restates_negated(_credit_clause(text, claim), raw)):
+        # "the owner wants GP5000s ordered" for "do not order the GP5000s"
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, word)
     claim, figures, mine = found
+    if unsaid := codes_unsaid(whole.content, mine):
+        # "… runs only in sgp1 and the staging cluster moves to nyc3" over 只跑在 sgp1
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
     if not any(_one_segment(claim, figures, u) for u in mine):
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
     others = _people_unsaid(whole, mine)
@@ -520,9 +528,10 @@ def _claim_ok(
         return _human_claim_ok(claim, evidence, field_name, text, names, raw, user, figures)
     if claim.who == THIRD:
         said_of = [
-            _said_by(claim.name, seg)
+            own_words(theirs, names, claim.name) if c == "USER" else theirs
             for c, _q, seg in evidence.quotes
             if c != "SELF" and (names_in(claim.name, seg) or _speaks_in(claim.name, seg))
+            if (theirs := _said_by(claim.name, seg))
         ]
         for reading, clause_figures in _readings(claim, text, figures, names):
             if any(_one_segment(reading, clause_figures, s) for s in dict.fromkeys(said_of) if s):
@@ -874,6 +883,18 @@ def _credit_sentence(text: str, claim: Claim) -> str:
     folded, stops = _folded_with_stops(text)
     i = bisect.bisect_right(stops, claim.start)
     return folded[claim.start : stops[i] if i < len(stops) else len(folded)]
+
+
+#: Where the clause a credit opens ends (Japanese and Chinese also at a comma:
+#: ユーザーが消してよいと言ったので、…を削除した credits only the first).
+_CREDIT_CLAUSE_END = re.compile(_CLAIM_CLAUSE_END.pattern + r"|[、，]|ので|から、")
+
+
+def _credit_clause(text: str, claim: Claim) -> str:
+    """The words of *claim* to the end of the clause it opens."""
+    sentence = _credit_sentence(text, claim)
+    stop = _CREDIT_CLAUSE_END.search(sentence, len(claim.phrase))
+    return sentence[: stop.start()] if stop else sentence
 
 
 def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from ..script import CJK_CHAR, CJK_RUN, HAN, HIRAGANA_ONLY, KANA_CHAR, is_han
 from . import lexicon
+from .loanwords import same_loanword
 from .names import (
     GIVEN_NAMES,
     HEADINGS,
@@ -201,6 +202,16 @@ def _cjk_pairs(run: str) -> set[str]:
         ):
             continue  # た雨, り替: a word's ending against the next word (お茶 is a word)
         out.add(pair)
+    for i, ch in enumerate(run):
+        # 妻の, は犬を: a kanji standing alone between kana is a word of its own
+        if (
+            is_han(ch)
+            and ch not in _FUNCTION_CHARS
+            and (i == 0 or not is_han(run[i - 1]))
+            and i < len(run) - 1
+            and run[i + 1] in "のはがをにでともへや"
+        ):
+            out.add(ch)
     return out
 
 
@@ -221,7 +232,13 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     if _across_scripts(content, have):
         # every word said, or said in the other language word for word (insurance for
         # 保险), or else the values and names that do not depend on the language
-        return all(t in have or t in glossed for t in content) or _anchored(content, have)
+        # a paraphrase in the other language says the same things in other words: at least
+        # two of them (a quarter of a long one) said or glossed carry it, with every value
+        # and term the claim names (:func:`_anchored`; the names are checked apart)
+        hit = sum(1 for tok in content if tok in have or tok in glossed)
+        if hit >= max(2, len(content) // 4) and _values_said(content, have):
+            return True
+        return _anchored(content, have)
     hit = sum(1 for tok in content if tok in have or tok in glossed)
     if hit >= max(1, (len(content) + 1) // 2):
         return True
@@ -360,6 +377,51 @@ def says_opposite(clause: str, texts: Sequence[str]) -> bool:
     return bool(_opposite(_raw_tokens(clause), texts, negated=_negated(clause)))
 
 
+#: A negated verb in the person's words: English "do not (under any circumstances) order",
+#: Chinese 不要/别 before a word, Japanese a word before しないで/ません. Group 1 (English or
+#: Chinese) or group 2 (Japanese) is the word the negation takes back.
+_NEGATED_VERB = re.compile(
+    r"(?i)\b(?:do\s+not|don['’]?t|never|must\s+not|mustn['’]?t|should\s+not|shouldn['’]?t|"
+    r"cannot|can['’]?t|won['’]?t|no\s+longer|stop)"
+    r"(?:\s*,?\s*(?:under\s+any\s+circumstances|in\s+any\s+case|ever|again|even|at\s+all|"
+    r"yet|just|really|please|pls|to|be|get|go|you|we)\b,?)*\s+([a-z]{3,})"
+    r"|(?:不要|不用|不能|不准|不许|不許|别|別|禁止|没有|没)\s*([\u4e00-\u9fff]{2})"
+    r"|([\u4e00-\u9fff]{2})(?:しないで|しない|しません|せず|はしない|はしません)"
+)
+
+
+_NONE_WORD = re.compile(r"(?i)\b(?:nobody|nothing|none|neither|nor|no\s+one|instead)\b")
+
+
+def _negated_words(texts: Sequence[str]) -> frozenset[str]:
+    """The tokens the person's words say only under a negation ("do not … order the
+    GP5000s", 不要删除, 削除しないで): what they take back, said nowhere without it."""
+    heads: set[str] = set()
+    rest: set[str] = set()
+    for t in texts:
+        folded = fold(t)
+        for m in _NEGATED_VERB.finditer(folded):
+            word = next(g for g in m.groups() if g)
+            heads |= content_tokens(word)
+        rest |= content_tokens(_NEGATED_VERB.sub(" ", folded))
+    return frozenset(heads - rest)
+
+
+def restates_negated(clause: str, texts: Sequence[str]) -> str:
+    """The word a credit's *clause* asserts that the person's words (*texts*) say only
+    under a negation ("the owner wants GP5000s ordered from Northgate" over "do not order
+    the GP5000s from Northgate"), or "". A credit that is itself negated, or that says the
+    opposite word ("keep the logs" for "don't delete the logs"), restates nothing."""
+    folded = fold(clause)
+    if _negated(clause) or _NONE_WORD.search(folded) or _NEGATED_VERB.search(folded):
+        return ""  # "intends to stop buying" restates "stop buying"
+    taken_back = _negated_words(texts)
+    if not taken_back:
+        return ""
+    hit = sorted(content_tokens(clause) & taken_back)
+    return hit[0] if hit else ""
+
+
 def reverses(text: str, quotes: Sequence[str]) -> str:
     """The direction word of *text* ("went up", 増えた, 涨) whose opposite is all its
     *quotes* say ("went down", 減った, 降), or "" (the list ``directions``)."""
@@ -412,16 +474,45 @@ def _glossed(missing: frozenset[str], have: set[str]) -> set[str]:
     if not missing:
         return set()
     latin, cjk = _glossary()
-    out = {t for t in missing if any(w <= have for w in latin.get(t, ()))}
+    conjugated = {_verb_stem(t) for t in have}
+
+    def said(tokens: frozenset[str]) -> bool:
+        return all(t in have or _verb_stem(t) in conjugated for t in tokens)
+
+    out = {t for t in missing if any(said(w) for w in latin.get(t, ()))}
+    out |= _loans(missing, have)
     for tokens, stems in cjk:
         if not (tokens & missing and tokens <= missing | have):
             continue
         # said in English, or by another word of the same line in the same script
         # (使用 for 用途 no, 保持 for 保留 yes: both are "keep")
         if stems & have or any(
-            other != tokens and other <= have for st in stems for other in latin.get(st, ())
+            other != tokens and said(other) for st in stems for other in latin.get(st, ())
         ):
             out |= tokens & missing
+    return out
+
+
+def _verb_stem(tok: str) -> str:
+    """A Japanese verb's token by its kanji (送る, 送ら and 送っ are one verb); any other
+    token as it is."""
+    if len(tok) == 2 and is_han(tok[0]) and "\u3041" <= tok[1] <= "\u3096":
+        return tok[0] + "\u301c"
+    return tok
+
+
+def _loans(missing: frozenset[str], have: set[str]) -> set[str]:
+    """The tokens of *missing* the person's words say as a Japanese loanword, or that are a
+    loanword for an English word of theirs (commit for コミット, キャンセル for cancel)."""
+    kana = [t for t in have if _KATAKANA_WORD.fullmatch(t)]
+    stems = [t for t in have if t.isascii() and t.isalpha()]
+    out = set()
+    for t in missing:
+        if t.isascii() and t.isalpha():
+            if any(same_loanword(t, k) for k in kana):
+                out.add(t)
+        elif _KATAKANA_WORD.fullmatch(t) and any(same_loanword(st, t) for st in stems):
+            out.add(t)
     return out
 
 
@@ -451,11 +542,39 @@ def _across_scripts(content: frozenset[str], have: set[str]) -> bool:
     spoken_cjk = sum(map(_is_cjk_token, spoken))
     if not words or not spoken:
         return False
-    if cjk == 0:  # a Latin claim: the person wrote CJK, with at most a few Latin words
+    if 3 * cjk <= len(words):
+        # a Latin claim (a name in CJK at most: "their wife 美咲"): the person wrote CJK,
+        # with at most a few Latin words
         return spoken_cjk > 2 * (len(spoken) - spoken_cjk)
     if cjk == len(words):  # a CJK claim against Latin words
         return spoken_cjk == 0
     return False
+
+
+def codes_unsaid(content: frozenset[str], texts: Sequence[str]) -> frozenset[str]:
+    """The coded terms (sgp1, nyc3, v2) of a credit across scripts that the person's words
+    do not say: in another language, a code is all that can be compared, so the whole
+    credit must say only the person's codes, whatever clause it is read to end at."""
+    have: set[str] = set()
+    for t in texts:
+        have |= content_tokens(t)
+    lines = (line for t in texts for line in t.split("\n"))
+    if not _across_scripts(content, have) and not any(
+        _across_scripts(content, set(content_tokens(line))) for line in lines
+    ):
+        return frozenset()
+    return frozenset(
+        t
+        for t in content
+        if not t.startswith(VALUE_MARK) and any(c.isdigit() for c in t) and t not in have
+    )
+
+
+def _values_said(content: frozenset[str], have: set[str]) -> bool:
+    """Whether every value and coded term (sgp1, v2) of *content* is in *have*."""
+    values = {t for t in content if t.startswith(VALUE_MARK)}
+    coded = {t for t in content if not t.startswith(VALUE_MARK) and any(c.isdigit() for c in t)}
+    return values <= have and coded <= have
 
 
 def _anchored(content: frozenset[str], have: set[str]) -> bool:
@@ -583,7 +702,11 @@ def _en_patterns(names: tuple[str, ...]) -> dict[str, re.Pattern[str]]:
             r"desired|wished|wanted|preferred|ordered|told|promised|approved|demanded|suggested|"
             r"recommended|chosen|planned|arranged)|(?:at|on|upon|by|per)\s+(?:(?:the\s+)?(?:user['’]s|"
             r"owner['’]s|human['’]s)|their|his|her|your|our)?\s*(?:request|instruction|instructions|"
-            r"direction|directions|order|orders|wish|wishes|insistence|suggestion|demand|say-so)|"
+            r"direction|directions|wish|wishes|insistence|suggestion|demand|say-so)|"
+            # "on orders over £250" is about purchase orders: an order is theirs only when
+            # its owner is named ("on the owner's orders")
+            r"(?:at|on|upon|by|per)\s+(?:(?:the\s+)?(?:user['’]s|owner['’]s|human['’]s)|their|his|her|"
+            r"your|our)\s*(?:order|orders)|"
             r"per\s+(?:request|instructions?)|(?:user|owner|human)-(?:requested|approved|chosen|"
             r"specified|selected|preferred|mandated|decided|requested|driven|initiated|directed|"
             r"confirmed))\b",
@@ -1088,6 +1211,12 @@ _JA_THIRD = re.compile(
     rf"(?=(?:{_JA_PARTICLE}|の{_JA_VIEW}|に(?:よると|よれば)|いわく|曰く|{_JA_BY}))"
 )
 _JA_NOT_NAMES = lexicon.words("attribution_ja_not_names")
+_JA_ROLES = lexicon.words("role_nouns", ("ja",))
+#: What a group named by its role must be said to do in its clause to be credited with it.
+_JA_ROLE_SAYS = re.compile(
+    r"言|話|決め|頼|希望|要望|求め|望|提案|指摘|依頼|申し|伝え|聞|答え|書い|連絡|訴え|相談|怒"
+)
+_JA_ROLE_CLAUSE_END = re.compile(r"[。！？!?\n]")
 
 
 #: A bare Japanese family name (or a Latin name) as the subject of a clause that says or
@@ -1176,6 +1305,10 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue
         if _ja_condition(text, m.end()):
             continue
+        if name in _JA_ROLES:
+            stop = _JA_ROLE_CLAUSE_END.search(text, m.end())
+            if not _JA_ROLE_SAYS.search(text, m.end(), stop.start() if stop else len(text)):
+                continue  # 歯周病の患者さんは3ヶ月ごと: the group is described, not credited
         out.append((m.start(), m.end(), m.group(0), THIRD, name))
     out += _ja_bare_claims(text, human)
     stops = [m.start() for m in _JA_CLAUSE_END.finditer(text)]
@@ -1247,9 +1380,21 @@ def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
             continue  # 朝9時前が希望: a time is no one
         if not person and _ja_subordinate(text, m.end()):
             continue
+        if not person and m.group("say") and _JA_OUTER_SPEAKER.search(
+            text, _sentence_start(text, m.start()), m.start()
+        ):
+            continue  # 佐藤さんは、歯周病の人は…と言った: the saying is 佐藤さん's
         if not _ja_condition(text, m.end()):
             out.append((m.start(), m.end(), m.group(0), THIRD, name))
     return out
+
+
+#: A titled speaker earlier in the sentence, whose saying a later subject sits inside.
+_JA_OUTER_SPEAKER = re.compile(r"(?:さん|様|氏|くん|ちゃん|先生|部長|課長|社長)(?:は|が)")
+
+
+def _sentence_start(text: str, pos: int) -> int:
+    return max(text.rfind(c, 0, pos) for c in "。！？!?\n") + 1
 
 
 #: A subject that is a time or an amount, not someone (9時前, 来週, 3日後).
@@ -1296,6 +1441,12 @@ _ZH_INDIRECT = re.compile(
     rf"被(?P<w1>{_ZH_HUMAN}|{_ZH_PRONOUN})|"
     rf"(?:按照|按|照|根据|根據|依照|遵照|应|應|依|遵循|听从|聽從)(?:(?P<w2>{_ZH_HUMAN}|{_ZH_PRONOUN})的?)?{_ZH_VIEW}|"
     rf"据(?P<w3>{_ZH_HUMAN}|{_ZH_PRONOUN})所?(?:说|說|讲|講|称|稱|表示)"
+)
+#: A time clause the claim opens: 用户确认或否决后, 用户回来之前, 用户付款的时候 -- when
+#: something will happen, not what the person said or did.
+_ZH_WHEN_AFTER = re.compile(
+    r"[^，。；;,.!?！？\n]{1,12}?(?:之后|之後|以后|以後|后(?![来來面续續])|後(?![来來面])|之前"
+    r"|的时候|的時候)(?=[，,。；;\s]|再|就|才|可|即|$)"
 )
 _ZH_CONDITION = re.compile(
     r"(?:如果|若|要是|假如|假若|倘若|万一|萬一|一旦|每当|每當|只要|除非|如|当|當)\s*$"
@@ -1407,7 +1558,7 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         before = text[max(0, m.start() - 12) : m.start()]
         if _ZH_CONDITION.search(before) or _ZH_IF_BEFORE.search(before):
             continue
-        if _ZH_IF_AFTER.match(after):
+        if _ZH_IF_AFTER.match(after) or _ZH_WHEN_AFTER.match(text, m.end()):
             continue
         if not before.endswith(("认为", "認為", "以为", "以為")) and before.endswith(
             (
@@ -1639,12 +1790,14 @@ _OWN_BREAK = re.compile(r"[.!?](?=\s|$)|[。！？;；:：,，、\n]")
 
 
 @functools.lru_cache(maxsize=256)
-def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
+def own_words(text: str, human_names: tuple[str, ...] = (), speaker: str = "") -> str:
     """A person's segment without what it credits to someone else: the clauses whose subject
     or speaker is a third person or a pronoun for one ("Mika decided to …", 张伟决定…,
     田中が…と言った, "she wants …", "Mika: …") are blanked. What is left is what the
     segment's speaker says in their own voice -- the only words that can vouch for a claim
-    about them. Folded line by line (:func:`fold_lines`)."""
+    about them. Folded line by line (:func:`fold_lines`). With *speaker*, a third person
+    named in the segment, the clauses credited to others are blanked and theirs kept: what
+    the segment says of *speaker* ("Priya says the hub needs a spring" is not Dario's)."""
     lined = fold_lines(text)
     folded = unwrap(lined)
     cuts = [
@@ -1652,6 +1805,7 @@ def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
         for c in claims(text, human_names)
         if (c.who == THIRD or (c.who == PRONOUN and someone_says(c.phrase)))
         and not _told_when(folded, c)
+        and not (speaker and c.who == THIRD and _same_person(c.name, speaker))
     ]
     if not cuts:
         return lined
@@ -1665,6 +1819,12 @@ def own_words(text: str, human_names: tuple[str, ...] = ()) -> str:
         at = b
     parts.append(lined[at:])
     return "".join(parts)
+
+
+def _same_person(a: str, b: str) -> bool:
+    """Whether two names read from text are one person's (王 and 王经理, Dario and Dario)."""
+    a, b = a.casefold().strip(), b.casefold().strip()
+    return bool(a and b) and (a in b or b in a)
 
 
 #: A telling the speaker reports as an event, with only when or where after it ("he told

@@ -14,8 +14,9 @@ A name is read where its spelling marks it, and it must occur in the text that v
   in a suffix which names a place or an institution (市, 区, 镇, 駅, 小学, 病院, 公司 …, the
   list ``names_place_suffixes``), read from after its last function character (地点为石桥镇
   is 石桥镇); its last two characters before the suffix (and the suffix) must occur. A run
-  whose last characters are a demonstrative or a counter (这所小学, 各駅), or a common word
-  that ends like a place (城市, 超市), names nothing.
+  whose last characters are a demonstrative or a counter (这所小学, 各駅), a common word
+  that ends like a place (城市, 超市), or a common word of the list ``glossary`` before the
+  suffix (通知酒店: "notify the hotel"), names nothing.
 
 What vouches is compared folded (:func:`.text.fold`) with Latin case ignored; a Latin name
 must occur as a whole word. Everything here is linear in the text.
@@ -47,6 +48,14 @@ _SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)
 _NOT_HEADS = lexicon.words("names_not_heads")
 _NOT_PLACES = lexicon.words("names_not_places")
 _BREAKS = lexicon.words("names_breaks")
+#: The Chinese and Japanese words of the list ``glossary``: common words (通知, 确认, 预订),
+#: which before a place's suffix make a phrase (通知酒店 is "notify the hotel"), not a name.
+_COMMON_CJK = frozenset(
+    part.strip()
+    for line in lexicon.words("glossary")
+    for part in line.split("|")
+    if not part.strip().isascii() and len(part.strip()) >= 2
+)
 #: Compound nouns an institution's suffix begins (公司账号, 银行卡), by suffix.
 _COMPOUNDS: dict[str, list[str]] = {}
 for _c in lexicon.words("names_noun_suffixes"):
@@ -126,6 +135,8 @@ def _place_names(text: str) -> list[str]:
             continue
         if head[-1] + suffix in _NOT_PLACES or head[-2:] + suffix in _NOT_PLACES:
             continue  # 城市, 超市, 小区: a common word that ends like a place
+        if head[-2:] in _COMMON_CJK:
+            continue  # 通知酒店, 确认酒店: a common word before the suffix, not a name
         at = m.end() - len(suffix)
         if any(text.startswith(c, at) for c in _COMPOUNDS.get(suffix, ())):
             continue  # 检查公司账号: the suffix begins a compound noun

@@ -21,8 +21,8 @@ IDENTIFIER = "identifier"
 _URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://[^\s<>\"'`)\]}]+")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
 _PATH = re.compile(r"(?<![\w./~-])(?:~|\.\.?)?/[\w.@%+/-]+")
-#: A file named without its folder (10-mail.conf, 2024-report.pdf, budget_2026.xlsx): a
-#: name of letters, digits, "-" and "_" with an extension of the list below. Its digits
+#: A file named without a leading slash (10-mail.conf, 2024-report.pdf, budget_2026.xlsx,
+#: oncall/rota-2026-12.yaml): a name of letters, digits, "-" and "_" with an extension of the list below. Its digits
 #: are part of the name, not figures.
 _FILE_EXTENSIONS = (
     "conf|cfg|ini|toml|ya?ml|json|jsonl|xml|csv|tsv|xlsx?|docx?|pptx?|pdf|txt|md|rst|log|"
@@ -31,7 +31,9 @@ _FILE_EXTENSIONS = (
     "tar|gz|tgz|7z|ipynb|r|parquet|db|sqlite"
 )
 _FILE = re.compile(
-    rf"(?<![\w./~@-])[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.(?:{_FILE_EXTENSIONS})(?![\w.-])",
+    # with its folders when it has them (oncall/rota-2026-12.yaml)
+    rf"(?<![\w./~@-])(?:[\w.-]+/){{0,8}}[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.(?:{_FILE_EXTENSIONS})"
+    r"(?![\w-])(?!\.[\w-])",  # a sentence's full stop may follow it
     re.IGNORECASE,
 )
 _SHA = re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{7,40}(?![A-Za-z0-9])")

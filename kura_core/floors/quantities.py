@@ -597,12 +597,26 @@ def _accountant_negatives(text: str) -> str:
     return text
 
 
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+
+
+def _yen_of(text: str) -> str:
+    """What a bare ¥ means in *text*: the yen among kana, the yuan in Chinese, and either
+    in an English sentence that names a Japanese or Chinese office (田村 of 情報政策課)."""
+    if has_kana(text):
+        return "JPY"
+    if not has_han(text):
+        return "¥"
+    han = sum(1 for c in text if is_han(c))
+    return "CNY" if han >= len(_LATIN_LETTER.findall(text)) else "¥"
+
+
 class _Scan:
     def __init__(self, raw: str) -> None:
         self.text = scanned_text(raw)
         self.taken = bytearray(len(self.text))
         self.out: list[Quantity] = []
-        self.yen = "JPY" if has_kana(self.text) else ("CNY" if has_han(self.text) else "¥")
+        self.yen = _yen_of(self.text)
 
     # ---- bookkeeping
     def free(self, a: int, b: int) -> bool:
@@ -1408,7 +1422,7 @@ def _decimal_digits(m: re.Match[str]) -> str:
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
     found = _calendar(scanner.text, scanner.run())
-    found = [*map(_days, found)]
+    found = [_days(scanner.text, q) for q in found]
     if "at " in scanner.text or "clock" in scanner.text:
         found = [_at_hour(scanner.text, q) for q in found]
     return tuple(_rates(scanner.text, _shared_counter(scanner.text, found)))
@@ -1463,10 +1477,23 @@ def _at_hour(text: str, q: Quantity) -> Quantity:
 _HOUR_WORDS = frozenset({"o'clock", "o’clock", "oclock", "tonight", "tomorrow", "today"})
 
 
-def _days(q: Quantity) -> Quantity:
-    """A count of 日 that no month has (90日, 45日) is days, not a day of the month: it is
-    the duration 90日間 and 90天."""
-    if q.kind == NUMBER and q.unit == "日" and q.value is not None and q.value > 31:
+#: What makes a count of 日 a number of days: 30日で (in 30 days), 30日以内, 3日ほど,
+#: 7日ごと, 10日前, 14日かけて.
+_DAYS_AFTER = re.compile(
+    r"(?:で(?![締〆]|付)|以内|以上|未満|ほど|程度|くらい|ぐらい|かけ|経|ごと|毎|おき|前|連続|分の)"
+)
+
+
+def _days(text: str, q: Quantity) -> Quantity:
+    """A count of 日 that no month has (90日, 45日), or that says how long (30日で,
+    30日以内, 3日ほど), is days, not a day of the month: it is the duration 90日間 and
+    90天."""
+    if (
+        q.kind == NUMBER
+        and q.unit == "日"
+        and q.value is not None
+        and (q.value > 31 or _DAYS_AFTER.match(text, q.end))
+    ):
         return replace(q, unit="day", canon=f"{_show(q.value)}day")
     return q
 
@@ -1961,6 +1988,9 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
     if head:
         return _unit_of(head.group(1))
     if cell.isascii():
+        whole = _unit_of(cell.strip()) if "/" in cell and len(cell.strip()) <= 12 else None
+        if whole and whole[1] == HARD:
+            return whole  # req/s, km/h: a rate is the header's whole
         last = _HEAD_WORDS.split(cell.strip())[-1]
         if not last.isalpha() or len(last) > 12:
             return None
@@ -2345,6 +2375,10 @@ class Vouchers:
         if q.kind == NUMBER and q.value is not None:
             if any(covers(q, e) for e in self.by_value.get(q.value, ())):
                 return True
+            if q.unit == "日" and any(
+                e.unit == "day" and "日" in e.text for e in self.by_value.get(q.value, ())
+            ):
+                return True  # 工事2日 for 工事は2日で終わった: the same 日, read without its で
             if not q.unit:
                 return any(
                     covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]
@@ -2396,8 +2430,9 @@ class Vouchers:
         return False
 
 
-#: What a code's spelling may part it with: compared without them (PCS-44817, PCS44817).
-_CODE_SEPARATORS = re.compile(r"[-_]")
+#: What a code's spelling may part it with: compared without them (PCS-44817, PCS44817;
+#: Z39.50 as a tag writes it, z3950).
+_CODE_SEPARATORS = re.compile(r"[-_.]")
 #: A weekday's name written in a table cell or a list in any case (fri, SAT, Sunday).
 _DAY_WORD = re.compile(
     r"(?<![A-Za-z])(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|"

@@ -647,7 +647,9 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
         stop = _STOPS.search(after, m.end())
         clause = after[m.end() : stop.start() if stop else len(after)]
         cancels = m.group(0).isascii() or _CANCELS.search(clause)
-        shared = {t for t in said & content_tokens(clause) if not _HIRAGANA_IN.search(t)}
+        shared = {
+            t for t in said & content_tokens(clause) if len(t) > 1 and not _HIRAGANA_IN.search(t)
+        }
         if not shared and _replaces_figure(seg[start:end], clause):
             shared = {"#"}  # "1日220玉に増やす…やっぱり220は多いな、200玉にしとく"
         # the very next sentence that opens with one and puts something else in place
@@ -711,6 +713,8 @@ _CANCELS = re.compile(
     r"なし|無し|やめ|止め|ない|ません|不|没|別|别|取消|キャンセル"
     r"|改成|改为|改為|换成|換成|改到|改在|に変更|に変え|に変わ|にします|にしとく|にしておく|にしよう"
     r"|に改め|に直|の方に"
+    # a new plan put in its place: やっぱり移行前にやりましょう
+    r"|ましょう|しよう|やろう|でいこう|でいきます|にする"
 )
 
 

@@ -111,6 +111,22 @@ class Rows:
                 out.extend(self._moved_in(sentence))
         return out
 
+    def _change_from(
+        self, sentence: str, found: Sequence[Quantity], n: int, named: set[int]
+    ) -> bool:
+        """Whether figure *n* of *sentence* is what a named row's figure changed from (or
+        to): the sentence compares the rows, it does not move a figure between them."""
+        q = found[n]
+        for other in (found[n - 1] if n else None, found[n + 1] if n + 1 < len(found) else None):
+            if other is None:
+                continue
+            key = _value_key(other)
+            if not any(key in self.rows[i].values for i in named):
+                continue
+            if _joined(sentence, q, other) or _joined(sentence, other, q):
+                return True
+        return False
+
     def _moved_in(self, sentence: str) -> list[Quantity]:
         low = sentence.lower()
         named = {i for i, r in enumerate(self.rows) if any(k in low for k in r.keys)}
@@ -122,11 +138,14 @@ class Rows:
         if not any(k in low for k in shared):
             return []
         out = []
-        for q in scan(sentence):
+        found = scan(sentence)
+        for n, q in enumerate(found):
             key = _value_key(q)
             holders = {i for i, r in enumerate(self.rows) if key in r.values}
             if not holders or holders & named:
                 continue
+            if self._change_from(sentence, found, n, named):
+                continue  # p99 从 640 ms 降到 95 ms: the other row's figure is what it was
             if any(h in low for i in holders for h in self.rows[i].hints):
                 continue  # the figure's own row is named in part
             if self._outside is not None and self._outside.vouches(q):
@@ -135,13 +154,21 @@ class Rows:
         return out
 
 
+#: What joins the two ends of a change between two figures: "from 640 ms to 95 ms",
+#: 从640降到95, 640→95, 640から95に.
+_CHANGE_JOIN = re.compile(
+    r"\s*(?:to|down to|up to|->|→|⇒|~>|到|降到|降至|升到|升至|涨到|减到|提到|变成|變成|から)\s*"
+)
+
+
 def _figure(cell: str, found: Sequence[Quantity]) -> bool:
     """Whether a cell is a figure (with its unit), not a word."""
-    return (
-        len(found) == 1
-        and found[0].kind != IDENTIFIER
-        and (found[0].end - found[0].start >= len(cell.strip()) - 1)
-    )
+    if not found or any(q.kind == IDENTIFIER for q in found):
+        return False
+    # one figure, or figures that fill the cell between them ("Thu 19 Nov": a weekday and
+    # a date, which name no row)
+    covered = sum(q.end - q.start for q in found)
+    return covered >= len(cell.strip()) - len(found)
 
 
 def _key_like(cell: str) -> bool:
@@ -151,6 +178,13 @@ def _key_like(cell: str) -> bool:
     if core.isascii() and len(core) == 2:
         return core.isalpha() and core.isupper()  # MI, SE: a variable's name; C1 is no key
     return len(core) >= 2 and any(ch.isalnum() for ch in core)
+
+
+def _joined(sentence: str, a: Quantity, b: Quantity) -> bool:
+    """Whether figure *a* is the start of a change whose end is *b* (same unit)."""
+    return a.end <= b.start and a.unit == b.unit and _CHANGE_JOIN.fullmatch(
+        sentence[a.end : b.start]
+    ) is not None
 
 
 def moved_figures(text: str, evidence: Sequence[str]) -> list[Quantity]:

@@ -115,10 +115,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "read from a word ('OK'd') no quote gives",
         "en-hon-011": "an idea with 'The user said it might happen' credits the person with a "
         "saying the settled list reads as a decision",
-        "ja-hon-004": "the person's 値上げはしょうがない credited as 'accepted the rise': the "
-        "content check is lexical",
-        "ja-hon-008": "an English credit ('wants 美咲 to see them first') of a Japanese turn whose "
-        "words the glossary does not all hold",
         "ja-hon-010": "the agent's view of a shop named 八百辰: the name's numeral (八百) is read "
         "as 800, a figure only the agent gives",
         "zh-hon-004": "用户不同意 credited in other words than the person's 我不同意 clause, and a "
@@ -141,14 +137,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "gives (SELF alone vouches no figure)",
     },
     "gate-Q": {
-        "ja-ok-003": "an English credit of a Japanese turn whose words the glossary does not "
-        "all hold",
         "ja-ok-004": "stock figures read from a tool's table whose columns the reader does not "
         "pair with the rows the memory names",
         "en-ok-009": "an e-mail address the agent wrote in the mail it sent: the address is in "
         "the agent's words only",
-        "zh-ok-004": "an English credit of a Chinese turn ('only draft, I post it myself'): the "
-        "glossary does not hold its words",
         "zh-ok-005": "'按张老师说的办' credited as the person's decision with the teacher's "
         "words: deference credits the teacher nothing, and the content is the teacher's",
         "zh-ok-008": "每人120元 where the tool gives 34人 × 120元: money given bare may not gain a "
