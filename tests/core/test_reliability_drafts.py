@@ -85,7 +85,9 @@ def _template(
     st = make_store(root / "main", "main", memories or {})
     for i, (slug, title, said) in enumerate(SAYINGS[:n]):
         _draft(st, slug, title, said, created=f"2026-11-0{i + 1}T10:00:00")
-    _ = Workshop(st.still).schema_version
+    ws = Workshop(st.still)
+    _ = ws.schema_version
+    ws.close()  # an open connection's WAL may vanish while the template is copied
     cfg = root / "kura.toml"
     cfg.write_text(
         f'[stores.main]\npath = "{root / "main"}"\n\n[models.thinker]\nurl = "{model_url}"\n'
