@@ -171,12 +171,34 @@ def _wrapped(parent: View) -> View | None:
     return _compose(parent, "".join(out), idx, idx_end, "joined")
 
 
+#: Full-width forms of ASCII (ｔａｂｉ－５５２１, ８３６２): one character each, like ASCII.
+_WIDE = re.compile(r"[\uff01-\uff5e\u3000]")
+
+
+def _narrow(parent: View) -> View | None:
+    """*parent* with full-width letters, digits and marks written as ASCII, character for
+    character (a password typed with an IME's full-width mode is the same password)."""
+    if not _WIDE.search(parent.text):
+        return None
+    text = "".join(
+        " " if c == "\u3000" else chr(ord(c) - 0xFEE0) if "\uff01" <= c <= "\uff5e" else c
+        for c in parent.text
+    )
+    idx = list(range(len(text)))
+    return _compose(parent, text, idx, idx, "narrow")
+
+
 def views(text: str) -> Iterator[View]:
     """Every decoded view of *text* worth matching (not the raw text itself): JSON
-    unescaped once, twice and three times, each of those (and the raw text)
-    percent-decoded, and each of all these with its wrapped lines joined. A decoder that
+    unescaped once, twice and three times, full-width forms narrowed, each of those (and
+    the raw text) percent-decoded, and each of all these with its wrapped lines joined. A decoder that
     changes nothing adds no view."""
-    if not text or ("\\" not in text and "%" not in text and "\n" not in text):
+    if not text:
+        return
+    narrow = _narrow(_identity(text))
+    if narrow is not None:
+        yield narrow
+    if "\\" not in text and "%" not in text and "\n" not in text:
         return
     level: View | None = _identity(text)
     for depth in range(MAX_DEPTH):

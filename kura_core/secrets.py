@@ -504,6 +504,24 @@ _VALUED: tuple[_Valued, ...] = (
         ("token", "key", "secret", "Token", "Key", "Secret", "TOKEN", "KEY", "SECRET"),
     ),
     _Valued(
+        "password",  # "the JupyterHub shared secret is kestrel-otter-19", "Cloudflare token
+        # (DNS edit) starts with ImTPO…": a sentence that says what a secret is, or how it
+        # begins, names it whatever it looks like (letters and digits both, eight or more)
+        re.compile(
+            r"(?<![\w-])(?i:secret|token|password|passphrase|passcode|pass[ \t]?word)"
+            r"(?:[ \t]{1,4}\([^)\n]{1,60}\))?[ \t]{1,4}"
+            r"(?i:is|was|is[ \t]now|starts[ \t]with|begins[ \t]with|ends[ \t]with|set[ \t]to)"
+            r"[ \t]{1,4}[\"'“`]?([A-Za-z0-9_+/=.!@#$%^&*~-]{8,256})"
+        ),
+        lambda v: (
+            _not_placeholder(v.rstrip(".,;:"))
+            and _has_digit_and_letter(v)
+            and not _VERSION.fullmatch(v.rstrip(".,;:"))
+            and "://" not in v
+        ),
+        ("secret", "token", "pass", "Secret", "Token", "Pass"),
+    ),
+    _Valued(
         "password",  # AUTH at a Redis prompt: "10.8.3.21:6379> AUTH default X", "redis> AUTH X"
         re.compile(
             r"(?m)^[ \t]{0,8}(?:[\w.-]{1,64}:\d{2,5}(?:\[\d{1,2}\])?|redis|valkey)>[ \t]{0,4}"
@@ -1061,9 +1079,12 @@ _DIGEST_PREFIX = re.compile(
 
 
 #: Keys that are public by design, meant to be shipped in a web page: Stripe's publishable
-#: keys (pk_live_, pk_test_) and Mapbox's public tokens (pk.eyJ…). Never redacted.
+#: keys (pk_live_, pk_test_), Mapbox's public tokens (pk.eyJ…) and Datadog's browser
+#: client tokens (pub…). Never redacted.
 _PUBLIC = re.compile(
     r"pk_(?:live|test)_[A-Za-z0-9]{16,247}|pk\.eyJ[A-Za-z0-9_-]{10,400}\.[A-Za-z0-9_-]{10,200}"
+    # a Datadog browser client token: made to be shipped in a web page's JavaScript
+    r"|pub[0-9a-f]{32}"
 )
 
 
@@ -1132,6 +1153,82 @@ def _code_lines(text: str) -> Iterator[tuple[int, int]]:
                 break
             yield line.start(1), line.end(1)
             pos = end if end < len(text) else -1
+
+
+#: A table's header cell that names a credential column (a CSV of staff logins, a
+#: Markdown table of accounts): password, pwd, secret, token, api_key, PIN, パスワード, 密码 …
+_SECRET_COLUMN = re.compile(
+    r"(?i)[ \t\"']*(?:(?:[a-z]+[ _-])?(?:password|passwd|passphrase|pwd|secret|token"
+    r"|api[ _-]?key|pin)|パスワード|暗証番号|密码|密碼|口令|支付密码)[ \t\"']*"
+)
+_CELL_SEPARATORS = (",", "\t", "|", ";")
+
+
+def _split_cells(line: str, sep: str) -> list[tuple[int, int]]:
+    """The cells of a table *line* as spans (a Markdown row's outer pipes dropped)."""
+    spans, at = [], 0
+    for part in line.split(sep):
+        spans.append((at, at + len(part)))
+        at += len(part) + 1
+    if sep == "|" and line.strip().startswith("|"):
+        spans = spans[1:-1] if line.strip().endswith("|") else spans[1:]
+    return spans
+
+
+def _column_cells(text: str) -> Iterator[tuple[int, int]]:
+    """The cells under a credential column's header in a CSV, TSV or Markdown table, row
+    by row until the table ends (a line of another width, a blank line): each cell that is
+    not empty, masked or a placeholder is a secret, whatever it looks like."""
+    if not any(k in text.lower() for k in ("pass", "pwd", "secret", "token", "key", "pin")) and (
+        not _CJK_SECRET_WORD.search(text)
+    ):
+        return
+    pos, header = 0, None
+    for line in text.split("\n"):
+        start = pos
+        pos += len(line) + 1
+        if header is not None:
+            sep, width, cols, strict = header
+            cells = _split_cells(line, sep)
+            if len(cells) != width:
+                header = None
+            else:
+                for c in cols:
+                    a, b = cells[c]
+                    value = line[a:b].strip(" \t\"'")
+                    if set(line[a:b].strip()) <= set("-: "):
+                        continue  # a Markdown rule line
+                    if (
+                        (strict and not looks_random(value))
+                        or len(value) < 4
+                        or (value.lower() in _CELL_WORDS)
+                    ):
+                        continue
+                    if value and _not_placeholder(value) and not _dummy(value):
+                        off = line.index(value, a)
+                        yield start + off, start + off + len(value)
+                continue
+        for sep in _CELL_SEPARATORS:
+            if line.count(sep) < (3 if sep == "|" else 1):
+                continue
+            cells = _split_cells(line, sep)
+            cols = [i for i, (a, b) in enumerate(cells) if _SECRET_COLUMN.fullmatch(line[a:b])]
+            if cols and len(cells) >= 2:
+                # a password column holds passwords whatever they look like; a token or
+                # key column (an NLP token count, a sort key) only values that look random
+                strict = not any(
+                    _PASSWORD_COLUMN.search(line[a:b]) for a, b in (cells[c] for c in cols)
+                )
+                header = (sep, len(cells), cols, strict)
+                break
+
+
+#: Cells a credential column holds that say something about it, not what it is.
+_CELL_WORDS = frozenset(
+    {"true", "false", "none", "null", "n/a", "unset", "same", "changed", "expired", "reset"}
+)
+_PASSWORD_COLUMN = re.compile(r"(?i)pass|pwd|pin|パスワード|暗証|密|口令")
+_CJK_SECRET_WORD = re.compile(r"パスワード|暗証番号|密码|密碼|口令")
 
 
 def _bare_random(text: str) -> Iterator[tuple[int, int]]:
@@ -1459,6 +1556,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 1, s, e, k) for s, e, k in _containers(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in self._encoded(text)]
         ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _code_lines(text)]
+        ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _column_cells(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]

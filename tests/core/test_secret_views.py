@@ -269,6 +269,10 @@ _PATHOLOGICAL = [
     "mysql -p",
     "a:1:b:c:" * 2 + "\n",
     "machine h login u ",
+    "name,password\nbob,",
+    "| user | pwd |\n| a | b |\n",
+    "ｐａｓｓ８",
+    "the secret is ",
 ]
 
 
@@ -437,4 +441,87 @@ def test_a_pin_the_sentence_names_is_redacted_in_every_language(form, digits):
 
 @pytest.mark.parametrize("text", PIN_LOOKALIKES)
 def test_a_pin_policy_or_a_pin_of_a_board_is_not_a_secret(text):
+    assert BUILTIN.redact(text).text == text
+
+
+# --------------------------------------------------------------------------- full width, tables
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "事務所のWi-Fiのパスワードは「ｔａｂｉｍａｄｏ－５５２１」です。",
+            "ｔａｂｉｍａｄｏ－５５２１",
+        ),
+        ("网银U盾密码：８３６２０４７１，那个验证码十分钟内有效", "８３６２０４７１"),
+        ("the db password is ｈｕｎｔｅｒ２ｘｙｚ９ now", "ｈｕｎｔｅｒ２ｘｙｚ９"),
+    ],
+)
+def test_a_secret_typed_in_full_width_is_the_same_secret(text, secret):
+    out = BUILTIN.redact(text).text
+    assert secret not in out and "[secret:" in out
+    assert out.startswith(text[:4])  # the words around it are left as they were
+
+
+def test_a_password_column_hides_its_cells_whatever_they_look_like():
+    table = (
+        "name,system,login,password,note\n"
+        "山田,楽天トラベル管理画面,tabimado_admin,Rk!9mQ2vXe,owner\n"
+        "田中,じゃらんnet,tabimado_jln,jalan_Hs72Lp,\n"
+        "鈴木,楽天トラベル管理画面,tabimado_suzuki,<your-password>,新人\n"
+        "\n"
+        "after the table,plain,words\n"
+    )
+    out = BUILTIN.redact(table).text
+    assert "Rk!9mQ2vXe" not in out and "jalan_Hs72Lp" not in out
+    assert "<your-password>" in out  # a placeholder is no password
+    assert "tabimado_admin" in out and "after the table,plain,words" in out
+    md = "| user | パスワード | role |\n|---|---|---|\n| bob | sunflower77 | admin |\n| amy | ******** | dev |"
+    out = BUILTIN.redact(md).text
+    assert "sunflower77" not in out and "********" in out and "admin" in out
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "token,count\nthe,1234\nof,998\nkura,12\n",  # an NLP token table
+        "| Applicant | Income | Ratio | Pass |\n|---|---|---|---|\n| Priya | £52,000 | 28.8% | yes |",
+        "id,secret_santa,budget\n1,Aiko,3000\n2,Ben,3000\n",
+        "key,value\ncolour,blue\nsize,large\n",
+    ],
+)
+def test_columns_that_only_sound_like_credentials_are_left(table):
+    assert BUILTIN.redact(table).text == table
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "Also the JupyterHub shared secret is kestrel-otter-19, put it in the README",
+            "kestrel-otter-19",
+        ),
+        (
+            "Cloudflare token (DNS edit, zone-scoped) starts with ImTPOAWPPEtH2cs4DZ6DEI",
+            "ImTPOAWPPEtH2cs4DZ6DEI",
+        ),
+        ("the wifi password is hunter2mango lol", "hunter2mango"),
+    ],
+)
+def test_a_sentence_that_says_what_a_secret_is_names_it(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token is in 1Password",
+        "the secret is v2.3.1 of the chart",
+        "the password is at https://vault.example.com/ui",
+        "the key is ap-northeast-1 region",
+        "DD_CLIENT_TOKEN=pub785226f5aff55ed80bed67cd9ad130d5",  # a browser client token
+    ],
+)
+def test_sentences_about_secrets_that_give_none_are_left(text):
     assert BUILTIN.redact(text).text == text
