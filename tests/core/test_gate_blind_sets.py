@@ -148,6 +148,18 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-011": "the agent's labelled view says 更稳 (safer): a comparison only the agent "
         "makes, no figure shows it",
     },
+    "gate-R": {
+        "ja-ok-010": "'ユーザーが直接伝える' for the person's 'わたしから直接言う': 伝える and 言う "
+        "are two words for telling, and the content check compares words",
+        "zh-ok-002": "the quote holds a spoken correction whole (两万 不对 … 是二十万): a quote "
+        "that holds its own retraction vouches neither value",
+    },
+    "gate-S": {
+        "ja-ok-007": "'the user set that end date to keep one spare day' over 予備日を1日取りたい: "
+        "an English paraphrase whose words the glossary does not pair",
+        "zh-ok-008": "'429s' in the trigger: an HTTP status the evidence never gives is an "
+        "unvouched figure, even as a topic",
+    },
     "gate-C": {
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
     },
@@ -172,6 +184,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-O": (0.92, 0.72),
     "gate-P": (0.84, 0.81),
     "gate-Q": (0.91, 0.66),
+    "gate-R": (1.0, 0.9),
+    "gate-S": (1.0, 0.9),
 }
 
 
