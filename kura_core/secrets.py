@@ -280,6 +280,8 @@ _PLACEHOLDER = re.compile(
     | %\(?[A-Za-z_]{0,32}\)?s                   # %s, %(password)s
     | \{\{?[^{}\n]{0,64}\}?\}                   # {password}, {{ secret }}
     | (?:your|my|some|the|example|dummy|fake|test|placeholder)[_-][A-Za-z0-9_-]{0,48}
+    | [A-Za-z0-9_-]{1,48}[_-]here                 # password_here (wp-config-sample.php)
+    | put[ ]your[ ]unique[ ]phrase[ ]here
     | changeme|change[_-]me|password|passwd|pass|pw|pwd|secret|token|api[_-]?key|redacted
     | none|null|nil|true|false|undefined|empty|required|optional|string|str|env
     """
@@ -486,7 +488,10 @@ _VALUED: tuple[_Valued, ...] = (
         "password",  # <password>X</password>, <apiKey>X</apiKey>: an XML element named for it
         re.compile(
             r"<(?i:[\w.:-]{0,32}(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|credential"
-            r"|private[_-]?key)[\w.:-]{0,32})>[ \t]{0,4}([^<\s]{1,512})[ \t]{0,4}</"
+            r"|private[_-]?key)[\w.:-]{0,32})"
+            # attributes may follow the name: FileZilla's <Pass encoding="base64">
+            r"(?:[ \t]{1,4}[\w:-]{1,32}=(?:\\?\"[^\"<>\n]{0,64}\\?\"|'[^'<>\n]{0,64}')){0,4}[ \t]{0,4}>"
+            r"[ \t]{0,4}([^<\s]{1,512})[ \t]{0,4}</"
         ),
         _not_placeholder,
         ("<",),
@@ -495,13 +500,48 @@ _VALUED: tuple[_Valued, ...] = (
         "token",  # "twilio auth token 26e5…", "the api key is 8f…": a secret's name in prose,
         # then a value that looks random
         re.compile(
-            r"(?<![\w-])(?i:auth[ \t]token|access[ \t]token|api[ \t]key|secret[ \t]key"
-            r"|access[ \t]key|app[ \t]secret|client[ \t]secret|signing[ \t]secret)"
-            r"[ \t]{1,4}(?:(?i:is|was|=|:|is now|set to)[ \t]{1,4})?[\"'“`]?"
+            r"(?<![\w-])(?i:auth[ \t]?token|access[ \t]?token|api[ \t]?key|secret[ \t]?key"
+            r"|access[ \t]?key|app[ \t]?secret|client[ \t]?secret|signing[ \t]?secret)"
+            r"[ \t]{0,4}(?:(?i:is|was|=|:|is now|set to)|[是为為は：])?[ \t]{0,4}[\"'“`「]?"
             r"([A-Za-z0-9_+/=.-]{16,512})"
         ),
         lambda v: looks_random(v) and _not_placeholder(v),
         ("token", "key", "secret", "Token", "Key", "Secret", "TOKEN", "KEY", "SECRET"),
+    ),
+    _Valued(
+        "password",  # an Apple app-specific password (four groups of four lower-case
+        # letters) on a line that speaks of Apple, iCloud or a password
+        re.compile(
+            r"(?i:apple|icloud|app[- ]specific|app用|アプリ用|パスワード|password|密码|密碼)"
+            r"[^\n]{0,60}?(?<![A-Za-z0-9-])([a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4})(?![A-Za-z0-9-])"
+        ),
+        _not_placeholder,
+        ("apple", "icloud", "app", "パスワード", "password", "密"),
+    ),
+    _Valued(
+        "password",  # PowerShell: ConvertTo-SecureString "…" -AsPlainText
+        re.compile(
+            r"(?i:convertto-securestring)[ \t]{1,4}(?:-(?i:string)[ \t]{1,4})?"
+            r"(?:\"([^\"\n]{1,256})\"|'([^'\n]{1,256})')"
+        ),
+        _not_placeholder,
+        ("convertto-securestring",),
+    ),
+    *(
+        _Valued(
+            "password",  # "changed its admin password from Ward3Print!2024 to PrIvqROdq1#HD1":
+            # the old one may still open something, the new one does: each is redacted
+            re.compile(
+                r"(?i:password|passcode|passphrase|pin)[ \t]{1,4}(?i:from)[ \t]{1,4}[\"'“`]?"
+                + (r"([!-~]{4,128}?)" if old else r"[!-~]{4,128}?")
+                + r"[\"'”`]?[ \t]{1,4}(?i:to)[ \t]{1,4}[\"'“`]?"
+                + (r"[!-~]{4,128}?" if old else r"([!-~]{4,128}?)")
+                + r"[\"'”`]?(?=[\s,.;)]|$)"
+            ),
+            lambda v: _not_placeholder(v) and _has_digit_and_letter(v),
+            ("password", "passcode", "passphrase", "pin"),
+        )
+        for old in (True, False)
     ),
     _Valued(
         "password",  # "the JupyterHub shared secret is kestrel-otter-19", "Cloudflare token
@@ -898,6 +938,9 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
 _CJK_PROSE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
+_CMDLET = re.compile(r"[A-Z][A-Za-z]+-[A-Z][A-Za-z]+")
+
+
 def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool = False) -> bool:
     """Whether *value*, assigned to a key naming *kind*, is a secret. *env*: the key is an
     environment variable's (``DB_PASSWORD``), whose value is data, never code."""
@@ -908,8 +951,12 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
         if len(_CJK_PROSE.findall(v)) >= 4:
             return False  # "パスワードを忘れた場合は…": a sentence of an app's text, not a password
         random_letters = v.isalpha() and len(v) >= 12 and _upper_and_lower(v) and entropy(v) >= 3.5
-        if not (quoted or env or random_letters) and (_IDENT.fullmatch(v) or v.isalpha()):
-            return False  # a word, or code: password=password, password=self.password
+        if not (quoted or env or random_letters) and (
+            _IDENT.fullmatch(v) or v.isalpha() or _CMDLET.fullmatch(v)
+        ):
+            # a word, or code: password=password, password=self.password,
+            # $pass = ConvertTo-SecureString … (a PowerShell command, whose argument is)
+            return False
         if _NUMBER.fullmatch(v):
             return v.isdigit() and len(v) >= 6
         return len(v) >= 3
@@ -958,6 +1005,58 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
         if _value_counts(kind, text[start:end], quoted, strict, env):
             out.append((start, end, kind))
     return out
+
+
+#: A setting made by a call, its name and value both quoted: PHP's define('DB_PASSWORD',
+#: '…') and define('AUTH_KEY', '…') in wp-config.php, putenv("API_TOKEN=…")'s sibling
+#: setenv('API_TOKEN', '…').
+_CALL_SETTING = re.compile(
+    r"(?<![\w$>])(?:define|putenv|setenv|set_env|env_set|Sys\.setenv)[ \t]{0,4}\([ \t]{0,4}"
+    r"['\"]([A-Za-z_][A-Za-z0-9_.-]{0,63})['\"][ \t]{0,4},[ \t]{0,32}"
+    r"(?:'((?:[^'\\\n]|\\.){1,512})'|\"((?:[^\"\\\n]|\\.){1,512})\")"
+)
+#: A map of accounts to passwords: "RegisteredUsers": {"pacsadmin": "…"}, users: {…}.
+_USER_MAP = re.compile(
+    r"[\"']?(?i:[\w-]{0,24}(?:users|accounts|logins|credentials|passwords|basic_?auth)[\w-]{0,8})"
+    r"[\"']?[ \t]{0,4}[:=][ \t]{0,4}\{"
+)
+_USER_ENTRY = re.compile(
+    r"[ \t\r\n]*[\"']([\w.@-]{1,64})[\"'][ \t]{0,4}:[ \t]{0,4}[\"']([^\"'\n]{1,256})[\"'][ \t]*,?"
+)
+
+
+def _call_settings(text: str) -> Iterator[tuple[int, int, str]]:
+    """The values of settings made by a call whose name says secret (define('DB_PASSWORD',
+    '…'); WordPress's AUTH_KEY and NONCE_SALT are its salts)."""
+    if "(" not in text:
+        return
+    for m in _CALL_SETTING.finditer(text):
+        name = m.group(1)
+        g = 2 if m.start(2) >= 0 else 3
+        value = m.group(g)
+        named = _name_kind(name)
+        if name.upper().endswith(("_SALT", "_KEY")) and len(value) >= 32 and entropy(value) >= 4:
+            # WordPress's keys and salts: long, random, of any printable characters
+            yield m.start(g), m.end(g), named[0] if named else "secret"
+        elif named and _value_counts(named[0], value, True, named[1]):
+            yield m.start(g), m.end(g), named[0]
+
+
+def _user_maps(text: str) -> Iterator[tuple[int, int, str]]:
+    """The passwords of an accounts map (Orthanc's RegisteredUsers, a basic-auth users
+    object): each entry's value that mixes letters and digits and is no placeholder."""
+    if "{" not in text:
+        return
+    for m in _USER_MAP.finditer(text):
+        at = m.end()
+        for _ in range(64):  # a map of accounts is short
+            e = _USER_ENTRY.match(text, at)
+            if e is None:
+                break
+            v = e.group(2)
+            if _not_placeholder(v) and _has_digit_and_letter(v) and len(v) >= 6:
+                yield e.start(2), e.end(2), "password"
+            at = e.end()
 
 
 #: What, near a bare "key", says it is an account's: a user name, a login, an API host.
@@ -1557,6 +1656,8 @@ class SecretRules:
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in self._encoded(text)]
         ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _code_lines(text)]
         ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _column_cells(text)]
+        ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _call_settings(text)]
+        ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _user_maps(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]

@@ -525,3 +525,53 @@ def test_a_sentence_that_says_what_a_secret_is_names_it(text, secret):
 )
 def test_sentences_about_secrets_that_give_none_are_left(text):
     assert BUILTIN.redact(text).text == text
+
+
+# --------------------------------------------------------------------------- settings in code
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("define( 'DB_PASSWORD', 'Rn2arCJKqo#QFllESXVS' );", "Rn2arCJKqo#QFllESXVS"),
+        (
+            "define( 'AUTH_KEY',         '0H|nZl8PD;noc^{RM)=J%zS@#<7bCUR.#y%%JA>UY:U~SmcE2;d$Tdwu' );",
+            "0H|nZl8PD;noc^{RM)=J%zS@#<7bCUR.#y%%JA>UY:U~SmcE2;d$Tdwu",
+        ),
+        ('"RegisteredUsers": {\n  "pacsadmin": "POvepe8XPzk0tkIr"\n}', "POvepe8XPzk0tkIr"),
+        ('<Pass encoding="base64">ZnRwLXRZQmJjeFlWR0tqdmtT</Pass>', "ZnRwLXRZQmJjeFlWR0tqdmtT"),
+        (
+            '$pass = ConvertTo-SecureString "iJPtEV-j4XBl!w2yb" -AsPlainText -Force',
+            "iJPtEV-j4XBl!w2yb",
+        ),
+        ("I changed its admin password from Ward3Print!2024 to PrIvqROdq1#HD1.", "Ward3Print!2024"),
+        ("I changed its admin password from Ward3Print!2024 to PrIvqROdq1#HD1.", "PrIvqROdq1#HD1"),
+        (
+            "AppleのApp用パスワードを作った: gmho-nnoy-udhi-qrwl 、店のiCloud専用",
+            "gmho-nnoy-udhi-qrwl",
+        ),
+        (
+            "公众号的 AppSecret 是 f0c098350732a8caea04e9de5f662b51，别发给别人",
+            "f0c098350732a8caea04e9de5f662b51",
+        ),
+        ("clientpreview:$apr1$bHQyC5Zc$R2tQZzrGO9BdiOj731WR5Q", "R2tQZzrGO9BdiOj731WR5Q"),
+    ],
+)
+def test_secrets_set_by_code_and_named_in_passing(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "define( 'DB_PASSWORD', 'password_here' );",
+        "define( 'DB_HOST', 'localhost' );",
+        "define( 'WP_CACHE_KEY', 'home' );",
+        '"users": {"count": "12", "active": "9"}',
+        "passwords from 2020 to 2024 were rotated",
+        "the password format is xxxx-xxxx-xxxx-xxxx",
+        "$pass = ConvertTo-SecureString $plain -AsPlainText -Force",
+    ],
+)
+def test_settings_and_sentences_that_hold_no_secret_are_left(text):
+    assert BUILTIN.redact(text).text == text

@@ -47,6 +47,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "AIzaL-qEb4vbG1STZ6Kg1swfESAZkPC2x-RwzuO": "a Google API key the person calls public "
         "(see secrets-I)",
     },
+    "secrets-L": {
+        "AIzaSyj5sCNoQIlxyTyd_zkU7fznR6lCOclGy69": "a Google API key the person calls public "
+        "(see secrets-I)",
+    },
     "secrets-E": {
         "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
         "is redacted: the public rule sets of the field treat the form as a key",
@@ -80,14 +84,13 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "(个), not the ordinal 'third': the two do not compare",
     },
     "secrets-K": {
-        "New staff Suzuki gets Rakuten Travel access only": "Suzuki and Rakuten Travel for "
-        "鈴木 and 楽天トラベル: a name in Latin letters for one the evidence writes in kanji "
-        "is not vouched (no reading is compared)",
-        "Tanaka makes bank transfers while Yamada is off next week": "Tanaka for 田中, as "
-        "above",
-        "ANA ticketing is for next week's Kanazawa group of 15": "Kanazawa for 金沢, as above",
-        "New students join the lab on December 1": "Li Wei for the Chinese name the evidence "
-        "writes in characters, as above",
+        "New students join the lab on December 1": "'Li Wei' is in no segment of the "
+        "journal, in letters or characters: the candidate names someone the evidence does "
+        "not",
+    },
+    "secrets-L": {
+        "Kita hospital AD password policy": "'Active Directory' written out for the person's "
+        "'AD': a name no evidence gives",
     },
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
