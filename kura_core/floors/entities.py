@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from ..script import CJK_CHAR, HAN
 from . import lexicon
 from .names import ZH_SURNAMES, name_key
+from .readings import Readings
 from .text import fold
 
 __all__ = ["KinNameFinder", "NameVouchers", "names_in_text", "unvouched_names"]
@@ -200,10 +201,17 @@ class NameVouchers:
         self._blob = ""
         self._words: set[str] | None = None
         self._bare: str | None = None
+        self._readings: Readings | None = None
 
     def unvouched(self, text: str) -> list[str]:
-        """The names of *text* that occur in none of the evidence."""
-        return self.missing(names_in_text(text))
+        """The names of *text* that occur in none of the evidence, in any spelling or in
+        a reading of its Chinese or Japanese (Li Wei for 李伟, Suzuki for 鈴木)."""
+        out = self.missing(names_in_text(text))
+        if out and CJK_CHAR.search(self._blob):
+            if self._readings is None:
+                self._readings = Readings(self._blob)
+            out = [n for n in out if not (n.isascii() and self._readings.vouched(n, text))]
+        return out
 
     def missing(self, names: Iterable[str]) -> list[str]:
         """Those of *names* that occur in none of the evidence."""
