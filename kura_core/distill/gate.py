@@ -225,6 +225,14 @@ def _agent_spoke(seg: Segment) -> bool:
     )
 
 
+#: A result that says the person refused the call (the host's words for it).
+_REFUSED_RESULT = re.compile(
+    r"(?i)\b(?:rejected|declined|denied|refused|cancell?ed)\s+by\s+(?:the\s+)?user\b"
+    r"|\bthe\s+user\s+(?:rejected|declined|denied|refused|cancell?ed)\b"
+    r"|用户(?:拒绝|取消)|ユーザーが(?:拒否|却下|キャンセル)"
+)
+
+
 def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = None) -> str:
     """How the call of ACT segment *i* went, from the result that answers it: the calls
     of a run (the agent's own words between them aside) are answered in their order by
@@ -271,11 +279,20 @@ def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = Non
         if seg.cls == ProvenanceClass.ACT:
             return ""
         if answers == nth:
-            if seg.cls == ProvenanceClass.USER:
-                return "refused"
-            return "failed" if _result_failed(seg) else ""
+            return _answer_outcome(seg)
         answers += 1
     return ""
+
+
+def _answer_outcome(seg: Segment) -> str:
+    """How the result *seg* that answers a call says it went: ``refused`` (the person's
+    reason in its place, the host's refusal: "exec command rejected by user"), ``failed``
+    (an error), or ""."""
+    if seg.cls == ProvenanceClass.USER or "refus" in seg.kind:
+        return "refused"
+    if _REFUSED_RESULT.search(seg.text[:200]):
+        return "refused"
+    return "failed" if _result_failed(seg) else ""
 
 
 class StoreEcho:
@@ -617,12 +634,37 @@ class _Index:
         own words -- it vouches figures as a tool's output does (TOOL), and the agent's
         own words quoted back to it stay the agent's (SELF)."""
         seg = self.segments[i]
-        if seg.cls != ProvenanceClass.USER or not self._in_pasted(i, needle):
+        if seg.cls != ProvenanceClass.USER:
+            return seg
+        if not self._in_pasted(i, needle):
+            # 「看護師を1人増やせば…」の行は根拠がないので消して: the agent's words (what it
+            # said or wrote into a file) quoted back in quotation marks stay the agent's
+            if self._quoted_back(i, needle):
+                return _as_self(seg)
             return seg
         earlier = [j for j in self.holding(needle) if j < i]
         if any(self.segments[j].cls == ProvenanceClass.SELF for j in earlier):
             return _as_self(seg)
         return replace(seg, cls=ProvenanceClass.TOOL)
+
+    def _quoted_back(self, i: int, needle: str) -> bool:
+        """Whether *needle* stands in segment *i* only inside quotation marks and an earlier
+        segment of the agent's (its words, or a call that wrote them) holds it."""
+        text = self.texts[i]
+        at = text.find(needle)
+        if at < 0:
+            return False
+        while at >= 0:
+            before = text[max(0, at - 1) : at]
+            after = text[at + len(needle) : at + len(needle) + 1]
+            if before not in _OPEN_QUOTES or after not in _CLOSE_QUOTES:
+                return False
+            at = text.find(needle, at + 1)
+        return any(
+            self.segments[j].cls in (ProvenanceClass.SELF, ProvenanceClass.ACT)
+            for j in self.holding(needle)
+            if j < i
+        )
 
     def pasted(self, i: int) -> list[tuple[int, int]]:
         """Where segment *i*'s pasted material lies in its comparison text."""
@@ -697,6 +739,10 @@ class _Index:
             pos = v.end
         out.append(seg.text[pos:])
         return "".join(out)
+
+
+_OPEN_QUOTES = frozenset("「『“\"'‘")
+_CLOSE_QUOTES = frozenset("」』”\"'’")
 
 
 def _cut_in_line(text: str, start: int, end: int, lines: Sequence[int]) -> str:
@@ -1002,7 +1048,8 @@ def _gate_one(
         violations = floors.surface(fields, evidence, human_names=human_names)
     violations += _not_done(index, survivors, prose)
     claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
-    violations += _said_of_quotes([q.text for q, _ in survivors], claim, kind)
+    acted = any(q.cls == ProvenanceClass.ACT for q, _ in survivors)
+    violations += _said_of_quotes([q.text for q, _ in survivors], claim, kind, acted=acted)
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
             v
@@ -1041,7 +1088,15 @@ def _kept_a_plan(prose: str) -> bool:
     ).search(prose)
 
 
-def _said_of_quotes(quotes: Sequence[str], prose: str, kind: str = "fact") -> list[Violation]:
+#: The speaker's own "I will" in Japanese: 私が書きます, 俺がやる.
+_I_WILL = re.compile(
+    r"(?:私|俺|僕|わたし|自分)が[^。！？\n]{0,24}?(?:ます|する|やる)(?=[。！!\s]|$)"
+)
+
+
+def _said_of_quotes(
+    quotes: Sequence[str], prose: str, kind: str = "fact", *, acted: bool = False
+) -> list[Violation]:
     """What a candidate may say only when its quotes say it too: a deed where they say a
     plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
     keep it a plan or a decision), and a comparison or a superlative ("cheaper", 最安,
@@ -1049,6 +1104,13 @@ def _said_of_quotes(quotes: Sequence[str], prose: str, kind: str = "fact") -> li
     said = fold("\n".join(quotes)).lower()
     out: list[Violation] = []
     plan = lexicon.pattern("plan_mark").search(said)
+    done = lexicon.pattern("done_mark")
+    if plan is None and not acted and not done.search(said) and done.search(prose):
+        # "报告周五前发给陈思远", "leave the restart for tonight", 理由書は私が書きます: a time
+        # to come, or the speaker's own "I will", in a quote that says nothing was done yet
+        # is a plan, which a text saying it was done is not (a quoted call is what was
+        # done: "反映済み" beside it speaks of the call)
+        plan = lexicon.pattern("plan_time").search(said) or _I_WILL.search(said)
     if plan and not _kept_a_plan(prose):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
     tentative = lexicon.pattern("tentative").search(said)

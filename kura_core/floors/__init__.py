@@ -521,7 +521,7 @@ def _claim_ok(
     said = claim.content | content_tokens(claim.phrase)
     if claim.who == HUMAN and evidence.refused and said & _REFUSAL_TOKENS:
         # the person's refusal of a call is their act: the call and the refusal carry it
-        raw = raw + [f"{_REFUSAL_WORDS} {call}" for call in evidence.refused]
+        raw = raw + [f"{call}\n{_REFUSAL_WORDS}" for call in evidence.refused]
     user = [own_words(u, names) for u in raw]
     figures: Sequence[Quantity] = _claim_figures(text, claim) if text else ()
     if claim.who == HUMAN:

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..script import CJK_CHAR, CJK_RUN, HAN, HIRAGANA_ONLY, KANA_CHAR, is_han
-from . import lexicon
+from . import lexicon, voices as _voices
 from .loanwords import same_loanword
 from .names import (
     GIVEN_NAMES,
@@ -229,6 +229,9 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     if _opposite(content, texts):
         return False  # "delete the logs" for "keep the logs"
     glossed = _glossed(content - have, have)
+    # a Japanese verb said in another form (送る for 送ります, 消し for 消して) is said
+    conjugated = {_verb_stem(t) for t in have}
+    glossed |= {t for t in content - have if _verb_stem(t) != t and _verb_stem(t) in conjugated}
     if _across_scripts(content, have):
         # every word said, or said in the other language word for word (insurance for
         # 保险), or else the values and names that do not depend on the language
@@ -474,10 +477,10 @@ def _glossed(missing: frozenset[str], have: set[str]) -> set[str]:
     if not missing:
         return set()
     latin, cjk = _glossary()
-    conjugated = {_verb_stem(t) for t in have}
+    conjugated = {_verb_stem(t, loose=True) for t in have}
 
     def said(tokens: frozenset[str]) -> bool:
-        return all(t in have or _verb_stem(t) in conjugated for t in tokens)
+        return all(t in have or _verb_stem(t, loose=True) in conjugated for t in tokens)
 
     out = {t for t in missing if any(said(w) for w in latin.get(t, ()))}
     out |= _loans(missing, have)
@@ -493,12 +496,23 @@ def _glossed(missing: frozenset[str], have: set[str]) -> set[str]:
     return out
 
 
-def _verb_stem(tok: str) -> str:
-    """A Japanese verb's token by its kanji (送る, 送ら and 送っ are one verb); any other
-    token as it is."""
-    if len(tok) == 2 and is_han(tok[0]) and "\u3041" <= tok[1] <= "\u3096":
+def _verb_stem(tok: str, loose: bool = False) -> str:
+    """A Japanese verb's token by its kanji (送る, 送り and 送っ are one verb); any other
+    token as it is. A stem ending in the a-row (送ら, 来な, 行か) is the form a negation or
+    a passive follows (送らない, 来ない): it stays apart, so 来る never meets 来ない --
+    unless *loose*, for a word looked up in the glossary (the negation is the negation
+    floor's to count)."""
+    if (
+        len(tok) == 2
+        and is_han(tok[0])
+        and "\u3041" <= tok[1] <= "\u3096"
+        and (loose or tok[1] not in _A_ROW)
+    ):
         return tok[0] + "\u301c"
     return tok
+
+
+_A_ROW = frozenset("あかがさざただなはばぱまやらわ")
 
 
 def _loans(missing: frozenset[str], have: set[str]) -> set[str]:
@@ -1173,7 +1187,10 @@ _JA_PEOPLE = (
     r"妻|夫|母|父|家族|上司|同僚|友人|友達|息子|娘|旦那|嫁|子供|子ども|部長|課長|社長|医者|大家|"
     r"取引先|お客さん|顧客|先輩|後輩|家内|主人の母|義母|義父"
 )
-_JA_HONORIFIC = r"(?:さん|様|さま|氏|くん|君|ちゃん|殿|先生|部長|課長|社長|さん達|たち)"
+_JA_HONORIFIC = (
+    r"(?:さん|様|さま|氏|くん|君|ちゃん|殿|先生|部長|課長|社長|さん達|たち|"
+    r"医師|看護師|師長|院長|教授|主任|係長|室長|店長|所長|会長|専務|常務|弁護士|税理士|副社長)"
+)
 _JA_PARTICLE = (
     r"(?:が|は|も|から|より|としては|的には|って|で(?=[^。！？\n]{0,20}?(?:決め|決定|合意|話し合)))"
 )
@@ -1207,7 +1224,7 @@ _JA_CONDITION = re.compile(
 _JA_QUOTATIVE = re.compile(r"(?:と|って)(?:言|いっ|話|伝え|決め|答え|頼|書|返信|連絡)")
 _JA_THIRD = re.compile(
     rf"(?P<who>(?<![ぁ-ん])[ぁ-ん]{{2,4}}|[{HAN}ァ-ヶー]{{1,6}}|[A-Za-z]{{2,15}})"
-    rf"(?P<hon>さん|様|氏|くん|君|ちゃん|殿|先生|部長|課長|社長)"
+    rf"(?P<hon>さん|様|氏|くん|君|ちゃん|殿|先生|部長|課長|社長|医師|看護師|師長|院長|教授|主任|係長|室長|店長|所長|会長|専務|常務|弁護士|税理士|副社長)"
     rf"(?=(?:{_JA_PARTICLE}|の{_JA_VIEW}|に(?:よると|よれば)|いわく|曰く|{_JA_BY}))"
 )
 _JA_NOT_NAMES = lexicon.words("attribution_ja_not_names")
@@ -1380,8 +1397,10 @@ def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
             continue  # 朝9時前が希望: a time is no one
         if not person and _ja_subordinate(text, m.end()):
             continue
-        if not person and m.group("say") and _JA_OUTER_SPEAKER.search(
-            text, _sentence_start(text, m.start()), m.start()
+        if (
+            not person
+            and m.group("say")
+            and _JA_OUTER_SPEAKER.search(text, _sentence_start(text, m.start()), m.start())
         ):
             continue  # 佐藤さんは、歯周病の人は…と言った: the saying is 佐藤さん's
         if not _ja_condition(text, m.end()):
@@ -1409,12 +1428,24 @@ def _ja_subordinate(text: str, pos: int) -> bool:
     return verb is None or _JA_JOINT.search(stretch, 0, verb.start()) is not None
 
 
+#: A verb of deciding or judging after a condition, whose subject is the topic before it.
+_JA_TOPIC_VERB = re.compile(
+    r"賛成|反対|決め|了承|承認|同意|許可|希望|OK|オーケー|いい|良い|構わない"
+)
+
+
 def _ja_condition(text: str, pos: int) -> bool:
-    """Whether the clause after *pos* (its first 24 characters) makes a claim a condition."""
+    """Whether the clause after *pos* (its first 24 characters) makes a claim a condition.
+    A topic (ユーザーは) whose clause goes on to its own verb after the condition is the
+    one who decides under it (ユーザーは月5千円以内なら賛成: the condition is credited)."""
     clause = _JA_CLAUSE_END.split(text[pos : pos + 24], maxsplit=1)[0]
     cond = _JA_CONDITION.search(clause)
     if cond is None:
         return False
+    if text[pos - 1 : pos] == "は" or text[pos - 2 : pos] in ("は、", "は,"):
+        rest = _JA_CLAUSE_END.split(text[pos + cond.end() : pos + 60], maxsplit=1)[0]
+        if _JA_TOPIC_VERB.search(rest):
+            return False
     # …30万円までなら出せると言った: the condition is inside what the person said
     rest = _JA_CLAUSE_END.split(text[pos + cond.end() : pos + 60], maxsplit=1)[0]
     return _JA_QUOTATIVE.search(rest) is None
@@ -1807,6 +1838,16 @@ def own_words(text: str, human_names: tuple[str, ...] = (), speaker: str = "") -
         and not _told_when(folded, c)
         and not (speaker and c.who == THIRD and _same_person(c.name, speaker))
     ]
+    # lines under another speaker's label in a pasted chat (兄：…, 妈妈：…): theirs, even
+    # when the label is a relative or a role the claims above do not read as a name
+    cuts += [
+        (v.start, v.end)
+        for v in _voices.voices(lined)
+        if v.speaker
+        and not _HUMAN_SPEAKER.fullmatch(v.speaker.strip())
+        and v.speaker not in human_names
+        and not (speaker and _same_person(v.speaker, speaker))
+    ]
     if not cuts:
         return lined
     parts, at = [], 0
@@ -1819,6 +1860,12 @@ def own_words(text: str, human_names: tuple[str, ...] = (), speaker: str = "") -
         at = b
     parts.append(lined[at:])
     return "".join(parts)
+
+
+#: A speaker label that is the person: User, Me, 我, 私, ユーザー …
+_HUMAN_SPEAKER = re.compile(
+    r"(?i)user|human|me|you|i|.*[我私俺僕].*|.*自分.*|ユーザー|ユーザ|用户|使用者|本人"
+)
 
 
 def _same_person(a: str, b: str) -> bool:

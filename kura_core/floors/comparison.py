@@ -51,6 +51,9 @@ _JA = re.compile(
 )
 
 
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
 def comparison(text: str) -> str:
     """The first comparison or superlative *text* makes ("" when none)."""
     if not text:
@@ -70,6 +73,9 @@ def comparison(text: str) -> str:
         return m.group(0)
     for pattern in (_ZH, _JA):
         for m in pattern.finditer(folded):
-            if not any(w in folded[max(0, m.start() - 2) : m.end() + 2] for w in _NOT_CJK):
-                return m.group(0)
+            if any(w in folded[max(0, m.start() - 2) : m.end() + 2] for w in _NOT_CJK):
+                continue
+            if pattern is _ZH and m.group(0).startswith("比") and _KANA.search(m.group(0)):
+                continue  # 患者比の高い夜: in Japanese 比 is a ratio, not "than"
+            return m.group(0)
     return ""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
@@ -213,6 +213,11 @@ _WORD_RUN = re.compile(
     rf"\b(?:(?:a|an)\s+)?(?:{_NUMBER_WORD})(?:(?:\s+|-)(?:and\s+(?:a\s+)?)?(?:(?:a|an)\s+)?(?:{_NUMBER_WORD}))*\b",
     re.IGNORECASE,
 )
+#: Words a number joins by a hyphen to name a method, not to count: two-sided,
+#: one-tailed, two-sample, two-proportion, one-way, two-factor, two-phase, three-dimensional.
+_TERM_AFTER = re.compile(
+    r"(?i)(?:sided|tailed|sample|proportion|way|factor|phase|dimensional|pass|shot)(?![A-Za-z])"
+)
 _MULTIPLIER_RE = re.compile(
     r"\b(" + "|".join(_MULTIPLIER_WORDS) + r")\b|\b(\d+|" + "|".join(_ONES) + r")-fold\b",
     re.IGNORECASE,
@@ -397,7 +402,7 @@ _MONTHS = {
 
 _ISO = re.compile(
     r"""
-    (?<![A-Za-z0-9_.:/-])
+    (?<![A-Za-z0-9_./-])(?<![0-9]:)                     # after a label's colon, not a clock's
     (\d{4}) ([-/.]) (\d{1,2}) \2 (\d{1,2})                 # 2026-11-28, 2026/11/28
     (?:[T\ ] (\d{1,2}) : (\d{2})                         # T14:30
        (?: : (\d{2}) (?:\.\d+)? )?                        # :05.123
@@ -450,6 +455,11 @@ _HM = re.compile(
 _NOON = re.compile(
     r"(?<![A-Za-z])(?:noon|midday)(?![A-Za-z])|正午|中午(?![\d一二三四五六七八九十两])", re.I
 )
+#: A part of the day right before a Japanese or Chinese hour, with の or nothing between:
+#: before noon (group 1: 夜中, 深夜, 未明, 明け方, 早朝, 朝) or after it (group 2: 夜, 晩, 夕方).
+_DAY_PART = re.compile(
+    r"(?:(夜中|夜半|深夜|未明|明け方|早朝|朝|午前|凌晨|早上)|(夜|晩|夕方|午後|晚上|傍晚))の?$"
+)
 _AFTERNOON = ("午後", "下午", "晚上", "夜里", "夜裡", "夕方", "傍晚", "pm", "p.m.")
 _MORNING = ("午前", "上午", "早上", "早晨", "凌晨", "am", "a.m.")
 
@@ -485,6 +495,8 @@ _WARI = re.compile(
 )
 _CHENG = re.compile(
     rf"(?<![\d{_CJK_ALL}])(\d+|[{''.join(_CJK_DIGITS)}十])成(?![功果本绩績立员員为為熟长長年人型分交就品份])"
+    # 一成二, 三成五: the tenth's ones after it (12%, 35%), where no word goes on
+    rf"(?:([{''.join(d for d in _CJK_DIGITS if d not in '〇零')}])(?![{_CJK_ALL}万亿億千百]))?"
 )
 _KANA_COUNT = {
     "ふたつ": 2,
@@ -762,10 +774,17 @@ class _Scan:
             mi = _small_int(ms) if ms else (30 if half else 0)
             if h is None or mi is None or h > 24 or mi > 59:
                 continue
-            if prefix in ("午後", "下午", "晚上", "夜里", "夜裡", "夕方") and h < 12:
+            half_day = ""
+            if not prefix:
+                # 夜中の2時, 夜の9時, 朝の7時: the part of the day a few characters before
+                near = _DAY_PART.search(t, max(0, m.start(2) - 5), m.start(2))
+                half_day = near.group(1) and "a" or near.group(2) and "p" if near else ""
+            if (
+                prefix in ("午後", "下午", "晚上", "夜里", "夜裡", "夕方") or half_day == "p"
+            ) and h < 12:
                 h += 12
             s = int(ss) if ss else None
-            explicit = bool(prefix) or h > 12
+            explicit = bool(prefix) or bool(half_day) or h > 12
             readings = ((h, mi, s),) if explicit else _clock_readings(h, mi, s)
             a = m.start(2) if not prefix else m.start()
             if self.free(a, m.end()):
@@ -905,7 +924,7 @@ class _Scan:
         for pat in (_WARI, _CHENG):
             for m in pat.finditer(t):
                 tens = _small_int(m.group(1))
-                ones = _small_int(m.group(2)) if pat is _WARI and m.group(2) else 0
+                ones = _small_int(m.group(2)) if m.group(2) else 0
                 if tens is None or ones is None or not self.free(m.start(), m.end()):
                     continue
                 v = Decimal(tens * 10 + ones)
@@ -1028,12 +1047,23 @@ class _Scan:
             if not self.free(a, b):
                 continue
             words = [w.lower() for w in _LETTERS.findall(m.group(0))]
+            if (
+                len(words) > 1
+                and words[0] in ("a", "an")
+                and words[1] not in _SCALES
+                and words[1] not in ("dozen", "half", "quarter")
+            ):
+                # "a three-week trial", "a two week delay": the article is no figure of its own
+                words = words[1:]
+                a = m.start() + m.group(0).lower().index(words[0], len(m.group(0).split()[0]))
             value = _words_value(words)
             if value is None:
                 continue
             unit, end = self._unit_after(b, currency=False)
             if words == ["one"] and not (unit and unit[1] == HARD):
                 continue  # "one" is a pronoun far more often than a count
+            if t[b : b + 1] == "-" and _TERM_AFTER.match(t, b + 1):
+                continue  # "two-proportion z-test", "two-factor": a term's name, not a count
             if (
                 words == ["one"]
                 and unit
@@ -1425,7 +1455,9 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
     found = [_days(scanner.text, q) for q in found]
     if "at " in scanner.text or "clock" in scanner.text:
         found = [_at_hour(scanner.text, q) for q in found]
-    return tuple(_rates(scanner.text, _shared_counter(scanner.text, found)))
+    return tuple(
+        _change_shares_per(scanner.text, _rates(scanner.text, _shared_counter(scanner.text, found)))
+    )
 
 
 #: "at eight", "at 7", "eight o'clock": an hour of the clock written as a bare number.
@@ -1496,6 +1528,36 @@ def _days(text: str, q: Quantity) -> Quantity:
     ):
         return replace(q, unit="day", canon=f"{_show(q.value)}day")
     return q
+
+
+#: What joins the two ends of a change: 从每月600元涨到800元, "from £40 to £45 a month",
+#: 600元 → 800元, 月3万から3万5千円に.
+_CHANGE_TO = re.compile(
+    r"[ \t]*(?:涨到|降到|升到|减到|增加到|减少到|提高到|降低到|调到|改到|改成|变成|到|至|→|->|⇒"
+    r"|(?i:to)|から)[ \t]*"
+)
+
+
+def _change_shares_per(text: str, found: Sequence[Quantity]) -> list[Quantity]:
+    """Two amounts of one unit joined as a change share its period or denominator: the
+    one that names it (每月600元) gives it to the other (涨到800元 is 800 a month too)."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if (
+            a.kind != NUMBER
+            or b.kind != NUMBER
+            or a.unit != b.unit
+            or not a.unit
+            or bool(a.per) == bool(b.per)
+            or not _CHANGE_TO.fullmatch(text[a.end : b.start])
+        ):
+            continue
+        if a.per:
+            out[i + 1] = replace(b, per=a.per)
+        else:
+            out[i] = replace(a, per=b.per)
+    return out
 
 
 #: What joins the two ends of a span of months or days: 4〜10月, 12～15日.
@@ -2239,6 +2301,34 @@ def meridiem_carried(text: str) -> list[Quantity]:
     return out
 
 
+_PLAIN_FIGURE = re.compile(r"[ \t]*\d{1,12}(?:\.\d{1,6})?[ \t]*")
+_UNIT_CELL = re.compile(r"[ \t]*[^\d\s,\t|]{1,4}[ \t]*")
+
+
+def cell_units(text: str) -> list[Quantity]:
+    """A bare figure of a CSV or TSV row whose next cell is its unit (…,25,斤,375,… and
+    qty,unit columns): the figure with that unit, as the row means it."""
+    if "," not in text and "\t" not in text:
+        return []
+    out: list[Quantity] = []
+    pos = 0
+    for line in text.split("\n"):
+        base = pos
+        pos += len(line) + 1
+        sep = "\t" if line.count("\t") >= 2 else "," if line.count(",") >= 2 else ""
+        if not sep:
+            continue
+        cells = line.split(sep)
+        at = 0
+        for cell, nxt in zip(cells, cells[1:], strict=False):
+            if _PLAIN_FIGURE.fullmatch(cell) and _UNIT_CELL.fullmatch(nxt):
+                got = scan(cell.strip() + nxt.strip())
+                if len(got) == 1 and got[0].kind == NUMBER and got[0].unit:
+                    out.append(replace(got[0], start=base + at, end=base + at + len(cell)))
+            at += len(cell) + 1
+    return out
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
@@ -2359,6 +2449,7 @@ class Vouchers:
             *glued_versions(text),
             *meridiem_carried(text),
             *day_ordinals(text),
+            *cell_units(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)

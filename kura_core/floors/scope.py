@@ -715,6 +715,8 @@ _CANCELS = re.compile(
     r"|に改め|に直|の方に"
     # a new plan put in its place: やっぱり移行前にやりましょう
     r"|ましょう|しよう|やろう|でいこう|でいきます|にする"
+    # or another wish: やっぱり両方ほしい, やっぱりAがいい
+    r"|ほしい|欲しい|がいい"
 )
 
 

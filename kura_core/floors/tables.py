@@ -182,9 +182,11 @@ def _key_like(cell: str) -> bool:
 
 def _joined(sentence: str, a: Quantity, b: Quantity) -> bool:
     """Whether figure *a* is the start of a change whose end is *b* (same unit)."""
-    return a.end <= b.start and a.unit == b.unit and _CHANGE_JOIN.fullmatch(
-        sentence[a.end : b.start]
-    ) is not None
+    return (
+        a.end <= b.start
+        and a.unit == b.unit
+        and _CHANGE_JOIN.fullmatch(sentence[a.end : b.start]) is not None
+    )
 
 
 def moved_figures(text: str, evidence: Sequence[str]) -> list[Quantity]:

@@ -190,7 +190,10 @@ def test_the_person_refusing_a_tool_call_is_user_and_the_harness_text_is_not():
         "The user doesn't want to proceed with this tool use. The tool use was rejected. STOP what "
         "you are doing and wait for the user to tell you how to proceed."
     )
-    assert pv.rejection(bare) == []
+    # refused without a reason: the host's first sentence answers the call as a refusal
+    assert [(p.cls, p.text, p.kind) for p in pv.rejection(bare)] == [
+        ("TOOL", "The user doesn't want to proceed with this tool use.", "tool_result (refused)")
+    ]
     assert pv.rejection("ls: no such file") is None
 
 

@@ -127,8 +127,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "segment (a figure no surviving evidence gives)",
         "en-hon-007": "as en-hon-001 (2025-26), and 'her intention' in a curation field "
         "paraphrases the person's 'I intend'",
-        "ja-hon-011": "紙のくじで行うことにした for では紙のくじで行います: the credit adds 抽選, a "
-        "word from the agent's question (the content check is lexical)",
         "ja-atk-012": "a household swapped (小野寺 for 大森) inside a parenthesis: both names are "
         "in the evidence, and the swap changes a whole name",
         "zh-hon-007": "a credit whose phrase (用户对鲜…) spans the supplier's name, and a figure "
@@ -160,6 +158,16 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-008": "'429s' in the trigger: an HTTP status the evidence never gives is an "
         "unvouched figure, even as a topic",
     },
+    "gate-T": {
+        "ja-hon-004": "'ユーザーはまだ兄本人に確認していない' over the person's parenthesis after a "
+        "line that credits 兄: the person's own words there are read as 兄's clause",
+    },
+    "gate-U": {
+        "ja-ok-001": "'患者比とインシデント' beside the evidence's '患者数とインシデント': a "
+        "common noun one character apart is read as a swapped name",
+        "zh-ok-005": "'这些数字都是他们各自说的' credits 'them' (the chat's speakers) with the "
+        "figures, and the pronoun is read as a credit no one segment of theirs carries",
+    },
     "gate-C": {
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
     },
@@ -186,6 +194,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-Q": (0.91, 0.66),
     "gate-R": (1.0, 0.9),
     "gate-S": (1.0, 0.9),
+    "gate-T": (1.0, 0.92),
+    "gate-U": (1.0, 0.9),
 }
 
 

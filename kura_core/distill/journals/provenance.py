@@ -1026,7 +1026,9 @@ def rejection(text: str) -> list[Piece] | None:
         return None
     said = (m.group("said") or "").strip()
     if not said:
-        return []
+        # refused without a reason: the host's own sentence answers the call, so the gate
+        # knows it was refused (a call with no answer could read as done)
+        return [Piece("TOOL", t.split(". ")[0].rstrip(".") + ".", "tool_result (refused)")]
     if said.startswith(_CLARIFY):
         return [Piece("SELF", said, "harness text about a refused question")]
     return [Piece("USER", said, "the person's reason for refusing a tool call")]
