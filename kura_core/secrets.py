@@ -381,7 +381,10 @@ def _group(m: re.Match[str]) -> int:
 #: How a password is spelled out character by character: 大文字のK, 数字の7, 大写Q, 符号#
 #: (not a policy: 英大文字と数字を含める names no character).
 _SPELLED_OUT = re.compile(
-    r"(?:大文字|小文字|数字|記号|英字)の[ \t]?[!-~]|(?:大写|小写|符号|字母|数字)[ \t]?[!-~]"
+    r"(?:大文字|小文字|数字|記号|英字)の[ \t]?(?:[!-~]|[ァ-ヴー]{1,5})|(?:大写|小写|符号|字母|数字)[ \t]?[!-~]"
+    # a symbol said by its name: kohaku アットマーク 2291 シャープ
+    r"|アットマーク|シャープ|ハイフン|アンダーバー|アンダースコア|ビックリマーク|エクスクラメーション"
+    r"|クエスチョン|アスタリスク|ドル記号|パーセント記号|艾特|井号|下划线|横杠|感叹号|星号"
 )
 _SAID = (
     r"[ \t]{0,4}(?:(?:は|是|为|為|も|改成了?|改为|改為|换成了?|換成了?|设为|設為|设成|设置为|設置為)"
@@ -516,7 +519,16 @@ _VALUED: tuple[_Valued, ...] = (
             r"[^\n]{0,60}?(?<![A-Za-z0-9-])([a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4})(?![A-Za-z0-9-])"
         ),
         _not_placeholder,
-        ("apple", "icloud", "app", "パスワード", "password", "密"),
+        ("apple", "icloud", "app用", "アプリ用", "app-specific", "app specific"),
+    ),
+    _Valued(
+        "password",  # Postfix's sasl_passwd: "[smtp.example.jp]:587 user@example.jp:password"
+        re.compile(
+            r"(?m)^[ \t]{0,8}\[?[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}\]?(?::\d{2,5})?"
+            r"[ \t]{1,8}[!-9;-~]{1,128}:([!-~]{4,256})[ \t]*$"
+        ),
+        _not_placeholder,
+        (":",),
     ),
     _Valued(
         "password",  # PowerShell: ConvertTo-SecureString "…" -AsPlainText
@@ -549,9 +561,10 @@ _VALUED: tuple[_Valued, ...] = (
         # begins, names it whatever it looks like (letters and digits both, eight or more)
         re.compile(
             r"(?<![\w-])(?i:secret|token|password|passphrase|passcode|pass[ \t]?word)"
-            r"(?:[ \t]{1,4}\([^)\n]{1,60}\))?[ \t]{1,4}"
-            r"(?i:is|was|is[ \t]now|starts[ \t]with|begins[ \t]with|ends[ \t]with|set[ \t]to)"
-            r"[ \t]{1,4}[\"'“`]?([A-Za-z0-9_+/=.!@#$%^&*~-]{8,256})"
+            r"(?:[ \t]{1,4}\([^)\n]{1,60}\))?[ \t]{0,4}"
+            r"(?:(?i:is|was|is[ \t]now|starts[ \t]with|begins[ \t]with|ends[ \t]with|set[ \t]to)"
+            r"|是|は|为|為)"
+            r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=.!@#$%^&*~-]{8,256})"
         ),
         lambda v: (
             _not_placeholder(v.rstrip(".,;:"))
@@ -600,7 +613,7 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "password",
         re.compile(
-            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令)"
+            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令|密钥|密鑰|秘钥|私钥|秘密鍵|シークレット)"
             + _SAID
             + r"([!-~]{4,128})(?![!-~])"
             # not where it is kept (…は settings.py に書いた), but what it is set to (…は X
@@ -608,7 +621,7 @@ _VALUED: tuple[_Valued, ...] = (
             r"(?![ \t]{0,2}(?:に(?!し|変|設|す|な)|で(?!す)|へ|から|を|の|と|里|中|上))"
         ),
         _said_password,
-        ("パス", "暗証", "密", "口令"),
+        ("パス", "暗証", "密", "口令", "秘钥", "私钥", "秘密鍵", "シークレット"),
     ),
     _Valued(
         "password",  # a PIN named by its sentence: 暗証番号は3176, PIN: 3176, 支付密码是 482913
@@ -654,6 +667,28 @@ _VALUED: tuple[_Valued, ...] = (
         ),
         lambda v: len(_SPELLED_OUT.findall(v)) >= 2,
         ("パス", "暗証", "密", "口令"),
+    ),
+    _Valued(
+        "password",  # 密码是六六八八九一九五: a password said in Chinese or Japanese digits
+        re.compile(
+            r"(?:パスワード|暗証番号|密码|密碼|口令|支付密码)"
+            + _SAID
+            + r"([〇零一二三四五六七八九两]{4,16})(?![〇零一二三四五六七八九十百千万億亿两])"
+        ),
+        _not_placeholder,
+        ("パス", "暗証", "密", "口令"),
+    ),
+    _Valued(
+        "password",  # "the password is X — sorry, the right one is Y", 不好意思，正确的是 Y: a
+        # correction right after a secret is named gives the secret again
+        re.compile(
+            r"(?:(?i:password|passphrase|secret|token|key|pin)|パスワード|シークレット|トークン"
+            r"|密码|密碼|密钥|密鑰|秘钥)[^\n]{0,120}?\n?[^\n]{0,60}?"
+            r"(?:(?i:the[ \t]+(?:right|correct|actual|real|new)[ \t]+one[ \t]+is)|正确的是|正確的是"
+            r"|正しいのは|正しくは)[ \t:：]{0,4}[\"'“`「]?([!-~]{6,256})"
+        ),
+        lambda v: _not_placeholder(v.rstrip(_TRAILING)) and _has_digit_and_letter(v),
+        ("right one", "correct one", "actual one", "real one", "new one", "正确", "正確", "正し"),
     ),
     _Valued(
         "password",  # a secret sent in parts: "first part is Tq8v-Lm29", "rest of the password: …"
@@ -735,7 +770,7 @@ _VALUED: tuple[_Valued, ...] = (
 
 # --------------------------------------------------------------------------- keys
 
-_KEYWORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth")
+_KEYWORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth|serial")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SEPARATOR = re.compile(r"(?:\\?[\"'])?[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}")
@@ -932,6 +967,8 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
         return "token", False  # ACCESSTOKEN, authtoken
     if parts[-1] == "key" and len(parts) > 1 and parts[-2] not in _NOT_SECRET_KEY_BEFORE:
         return "api-key", True
+    if parts[-1] == "serial" and len(parts) > 1 and parts[-2] in ("unity", "license", "licence"):
+        return "license-key", False  # UNITY_SERIAL, LICENSE_SERIAL: a paid licence's key
     return None
 
 
@@ -947,6 +984,8 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
     v = value.strip()
     if not v or _placeholder(v):
         return False
+    if kind == "license-key":
+        return _has_digit_and_letter(v) and len(v) >= 10
     if kind == "password":
         if len(_CJK_PROSE.findall(v)) >= 4:
             return False  # "パスワードを忘れた場合は…": a sentence of an app's text, not a password
@@ -1015,11 +1054,10 @@ _CALL_SETTING = re.compile(
     r"['\"]([A-Za-z_][A-Za-z0-9_.-]{0,63})['\"][ \t]{0,4},[ \t]{0,32}"
     r"(?:'((?:[^'\\\n]|\\.){1,512})'|\"((?:[^\"\\\n]|\\.){1,512})\")"
 )
-#: A map of accounts to passwords: "RegisteredUsers": {"pacsadmin": "…"}, users: {…}.
-_USER_MAP = re.compile(
-    r"[\"']?(?i:[\w-]{0,24}(?:users|accounts|logins|credentials|passwords|basic_?auth)[\w-]{0,8})"
-    r"[\"']?[ \t]{0,4}[:=][ \t]{0,4}\{"
-)
+#: A map of accounts to passwords: "RegisteredUsers": {"pacsadmin": "…"}, users: {…}: the
+#: word that names it, then the rest of its key and the map's opening.
+_USER_MAP = re.compile(r"(?i:users|accounts|logins|credentials|passwords|basic_?auth)")
+_USER_MAP_OPEN = re.compile(r"[\w-]{0,8}[\"']?[ \t]{0,4}[:=][ \t]{0,4}\{")
 _USER_ENTRY = re.compile(
     r"[ \t\r\n]*[\"']([\w.@-]{1,64})[\"'][ \t]{0,4}:[ \t]{0,4}[\"']([^\"'\n]{1,256})[\"'][ \t]*,?"
 )
@@ -1042,13 +1080,50 @@ def _call_settings(text: str) -> Iterator[tuple[int, int, str]]:
             yield m.start(g), m.end(g), named[0]
 
 
+#: A sentence that speaks of a secret (a key, a token, a password) in any of the three.
+_SECRET_SENTENCE_WORD = re.compile(
+    r"(?i:password|passphrase|secret|token|api[ _-]?key|private[ _-]key|access[ _-]key)"
+    r"|密钥|密鑰|秘钥|密码|密碼|私钥|パスワード|シークレット|トークン|秘密鍵|アクセスキー"
+)
+_SENTENCE_END = re.compile(r"[。！？\n]|[.!?](?=\s|$)")
+_RANDOM_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9+/-]{20,256}={0,2}(?![A-Za-z0-9_+/=.-])"
+)
+#: A sentence that says its value is no secret: "the site key is not a secret", 公开的.
+_SAID_PUBLIC = re.compile(
+    r"(?i:not[ \t]+(?:a[ \t]+)?secret|\bpublic\b|publishable)|公开|公開|不是秘密|秘密ではない|秘密じゃない"
+)
+
+
+def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
+    """A random token of twenty characters or more (upper and lower case and digits) in a
+    sentence that speaks of a secret, wherever in it the word stands: "另外还有一个 JJoE…，这个
+    是测试用的，沙箱环境的APIv3密钥", "here's the other one, Xk29…, the staging key"."""
+    if not _SECRET_SENTENCE_WORD.search(text) or not _RANDOM_TOKEN.search(text):
+        return
+    start = 0
+    for m in [*_SENTENCE_END.finditer(text), None]:
+        end = m.start() if m else len(text)
+        if _SECRET_SENTENCE_WORD.search(text, start, end) and not _SAID_PUBLIC.search(
+            text, start, end
+        ):
+            for t in _RANDOM_TOKEN.finditer(text, start, end):
+                v = t.group(0)
+                if _upper_and_lower(v) and any(c.isdigit() for c in v) and looks_random(v):
+                    yield t.start(), t.end()
+        start = m.end() if m else len(text)
+
+
 def _user_maps(text: str) -> Iterator[tuple[int, int, str]]:
     """The passwords of an accounts map (Orthanc's RegisteredUsers, a basic-auth users
     object): each entry's value that mixes letters and digits and is no placeholder."""
     if "{" not in text:
         return
     for m in _USER_MAP.finditer(text):
-        at = m.end()
+        opened = _USER_MAP_OPEN.match(text, m.end())
+        if opened is None:
+            continue
+        at = opened.end()
         for _ in range(64):  # a map of accounts is short
             e = _USER_ENTRY.match(text, at)
             if e is None:
@@ -1658,6 +1733,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _column_cells(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _call_settings(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _user_maps(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _named_in_sentence(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]

@@ -1172,6 +1172,9 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     if not open_values and not open_words:
         return []
     bounds = lexicon.words("unsettled_bound")
+    restated = bool(
+        lexicon.pattern("unsettled_partial").search(folded_prose) or _RESTATED.search(folded_prose)
+    )
     bounded_kept: set[object] = set()
     bare: list[object] = []  # figures of a bound given in a sentence without it
     for m in _SENTENCES.finditer(folded_prose):
@@ -1182,7 +1185,14 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
             continue
         if not values:
             have = content_tokens(sentence)
-            hedges = [h for words, h in open_words if 2 * len(words & have) > len(words)]
+            hedges = [
+                h
+                for words, h in open_words
+                if 2 * len(words & have) > len(words)
+                # "except on rainy days" restated by another sentence of the text ("when it
+                # rains, the hall instead"): the exception is kept, sentence apart
+                and not (h in lexicon.words("unsettled_partial") and restated)
+            ]
             if hedges:
                 return [Violation(FloorKind.SCOPE, "body", hedges[0], FloorRule.AS_SETTLED)]
         for v in values:
@@ -1193,6 +1203,12 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     if unkept:
         return [Violation(FloorKind.SCOPE, "body", open_values[unkept[0]], FloorRule.AS_SETTLED)]
     return []
+
+
+#: An exception restated as a condition in another sentence: when it rains, 如果下雨, 雨の場合.
+_RESTATED = re.compile(
+    r"\b(?:when|if|unless|otherwise|instead)\b|除非|如果|要是|否则|的话|の場合|場合は|なら|ときは"
+)
 
 
 @functools.cache

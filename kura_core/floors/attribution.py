@@ -1151,6 +1151,8 @@ def _is_claim_verb(w: str, w2: str, adv: str) -> bool:
         )
     if w in _MODALS_HYPO:
         return False
+    if w in ("will", "'ll") and w2 in ("need", "want", "use", "reuse"):
+        return False  # "logistics the team will need again": a forecast of use, not a credit
     if w in ("would", "will", "'d", "'ll"):
         return w2 in _PREFERENCE
     if adv.strip().split() and adv.strip().split()[-1] in _HEDGES:

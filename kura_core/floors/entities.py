@@ -57,6 +57,8 @@ _COMMON_CJK = frozenset(
     for part in line.split("|")
     if not part.strip().isascii() and len(part.strip()) >= 2
 )
+#: What after a one-character suffix makes it begin another word: 校長, 校舎, 店長, 店舗.
+_SUFFIX_WORDS = {"校": "長舎内則門外庭章歌友風正務", "店": "長舗員頭内主名"}
 #: Compound nouns an institution's suffix begins (公司账号, 银行卡), by suffix.
 _COMPOUNDS: dict[str, list[str]] = {}
 for _c in lexicon.words("names_noun_suffixes"):
@@ -141,6 +143,8 @@ def _place_names(text: str) -> list[str]:
         at = m.end() - len(suffix)
         if any(text.startswith(c, at) for c in _COMPOUNDS.get(suffix, ())):
             continue  # 检查公司账号: the suffix begins a compound noun
+        if text[m.end() : m.end() + 1] in _SUFFIX_WORDS.get(suffix, ""):
+            continue  # 山口校長, 駅前店舗: a one-character suffix that begins another word
         out.append(head[-2:] + suffix)
     return out
 
@@ -233,7 +237,23 @@ class NameVouchers:
             return (
                 key in self._words or _in_words(key, self._blob) or _before_digits(key, self._blob)
             )
-        return key in self._blob or key in self._unquoted()
+        return key in self._blob or key in self._unquoted() or self._shortened(key)
+
+    def _shortened(self, key: str) -> bool:
+        """Whether a place or a branch is a shortened form of one the evidence writes in
+        full: 虹桥店 for 上海虹桥国家会展中心店 (its head, then its suffix a few characters on)."""
+        if len(key) < 3 or not _PLACE.fullmatch(key):
+            return False
+        suffix = next((s for s in _SUFFIXES if key.endswith(s)), "")
+        head = key[: -len(suffix)] if suffix else ""
+        if len(head) < 2:
+            return False
+        at = self._blob.find(head)
+        while at >= 0:
+            if suffix in self._blob[at + len(head) : at + len(head) + 12]:
+                return True
+            at = self._blob.find(head, at + 1)
+        return False
 
     def _unquoted(self) -> str:
         """The folded evidence without quotation marks and title brackets: a name the

@@ -1697,7 +1697,19 @@ _PER_ONE = ("一个月", "一個月", "一天", "一晚", "一周", "一週", "�
 #: The units a period is measured in.
 _PERIODS = frozenset({"month", "day", "week", "year", "h", "night"})
 #: Period words a scan alone reads otherwise (1月 is January, 1日 the first of a month).
-_PER_PERIOD_WORDS = {"月": "month", "日": "day", "晚": "night", "夜": "night", "泊": "night"}
+_PER_PERIOD_WORDS = {
+    "月": "month",
+    "日": "day",
+    "晚": "night",
+    "夜": "night",
+    "泊": "night",
+    # a school's or a club's term, however it is written
+    "学期": "term",
+    "學期": "term",
+    "term": "term",
+    "semester": "term",
+    "学期ごと": "term",
+}
 
 
 def _unit_word(run: str) -> str:

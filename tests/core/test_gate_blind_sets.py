@@ -168,6 +168,38 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-005": "'这些数字都是他们各自说的' credits 'them' (the chat's speakers) with the "
         "figures, and the pronoun is read as a credit no one segment of theirs carries",
     },
+    "gate-V": {
+        "en-ok-004": "'do A' after 'Actually no' credits the option the agent listed: the reply is "
+        "read as picking an option only when it is short",
+        "ja-ok-003": "中2 (a school year) read as the figure 2, which the quoted rows do not give",
+        "ja-ok-011": "中2 read as a figure, as above",
+        "ja-ok-008": "'(1)で' after やっぱりやめます credits option (1)'s words, and 高橋くん in "
+        "the title is read as credited with them",
+        "ja-ok-010": "山田さん described in the agent's labelled view ('伸びしろ') is read as "
+        "credited, and the agent's words vouch no third person",
+        "zh-ok-002": "'苏州场：' opening a title is read as a speaker's label",
+        "zh-ok-009": "'用A吧' picks option A among more words than a short answer has",
+        "ja-atk-005": "a mail sent by a call with no recorded result (Continue) is written as "
+        "sent: the journal does not say the call failed",
+    },
+    "gate-W": {
+        "en-hon-005": "flight times written 10:25 a.m. and 1:10 p.m. (UTC+9) for the TOOL's "
+        "10:25 and 13:10 JST: the zone is compared as written",
+        "en-atk-011": "a hotel the session names as another option, written as the booked one "
+        "beside the booking's reference: names are vouched by the session",
+        "zh-hon-001": "'用户最后选定' over '我们用上海臻艺展览' after a retraction: 最后选定 is "
+        "more than the person's words say, and the content check compares words",
+        "zh-hon-008": "20日 in a pasted notice read against a date the body writes another way",
+        "zh-atk-006": 'an Amp call whose cancellation is printed as ordinary output ("user '
+        'pressed esc"), written as done',
+        "ja-hon-001": "田中翔さん in the title read as credited with the ACT's booking",
+        "ja-hon-002": "12万円 quoted in a sentence a later やっぱり names, so the quote is cut",
+        "ja-hon-007": "29,400円 derived from the TOOL's figures (a total the body computes)",
+        "ja-atk-002": "an intention (にしたい) in a pasted line written as decided: the pasted "
+        "line is filed as TOOL, whose figures vouch",
+        "ja-atk-011": "a venue swapped for another the session names: names are vouched by the "
+        "session",
+    },
     "gate-C": {
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
     },
@@ -196,6 +228,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-S": (1.0, 0.9),
     "gate-T": (1.0, 0.92),
     "gate-U": (1.0, 0.9),
+    "gate-V": (0.92, 0.66),
+    "gate-W": (0.85, 0.72),
 }
 
 

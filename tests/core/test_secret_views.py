@@ -575,3 +575,55 @@ def test_secrets_set_by_code_and_named_in_passing(text, secret):
 )
 def test_settings_and_sentences_that_hold_no_secret_are_left(text):
     assert BUILTIN.redact(text).text == text
+
+
+# --------------------------------------------------------------------------- corrected, dictated
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "the password is Tanuki01!XWEGg — sorry, the right one is Tanuki31?HomY7K.",
+            "Tanuki31?HomY7K",
+        ),
+        (
+            "the password is Tanuki01!XWEGg — sorry, the right one is Tanuki31?HomY7K.",
+            "Tanuki01!XWEGg",
+        ),
+        (
+            "App Secret 是 hAJ4fdTmHoAFqSCpdvqShCGKWk6gOyi2\n不好意思，刚才发错了，正确的是 NvpU57JLJ5ZXwGb2Zhae4DzHRsw95msv",
+            "NvpU57JLJ5ZXwGb2Zhae4DzHRsw95msv",
+        ),
+        ("1688 进货账号是 hzchen_trade，密码是六六八八九一九五，用这个登录", "六六八八九一九五"),
+        ("APIv3密钥是 d6G0wnOuBpR8PHTqLqziL4u4KRFy5VkS。", "d6G0wnOuBpR8PHTqLqziL4u4KRFy5VkS"),
+        ("PDFのパスワードは kohaku アットマーク 2291 シャープ 大文字のキュー です。", "kohaku"),
+        (
+            "另外还有一个 JJoEGqdUW0IWnVYtsERsDAjoHZeihKPg ，这个是测试用的，沙箱环境的APIv3密钥",
+            "JJoEGqdUW0IWnVYtsERsDAjoHZeihKPg",
+        ),
+        ("[smtp.sakura-law.jp]:587 info@sakura-law.jp:SkU33JRis54dLM%", "SkU33JRis54dLM%"),
+        ("UNITY_SERIAL=SC-O9W8-C6ET-7LY8-A4Y4-O6ED", "SC-O9W8-C6ET-7LY8-A4Y4-O6ED"),
+        (
+            "加签 secret 是 SECee6ebe99f2873dad69af8f568f31328a220917978da6510a8d84a84a9de9ff29。",
+            "SECee6ebe99f2873dad69",
+        ),
+    ],
+)
+def test_secrets_corrected_dictated_or_named_beside(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[USER] 王磊：定金我批了，但只批到4万元，剩下的等合同盖章以后再付。",
+        "AZURE_TENANT_ID=5f0c2d4e-7a1b-4c3d-9e8f-0a1b2c3d4e5f",
+        "The reCAPTCHA site key 6LcLYWf5Ebj3SntcvVtnl2rnEsprxrSWtz6uV5b1 is not a secret.",
+        "the token count is 12 for commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+        "密码是错的，请重试",
+        "device_serial=XK2J9",
+    ],
+)
+def test_look_alikes_beside_secret_words_are_left(text):
+    assert BUILTIN.redact(text).text == text

@@ -51,6 +51,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "AIzaSyj5sCNoQIlxyTyd_zkU7fznR6lCOclGy69": "a Google API key the person calls public "
         "(see secrets-I)",
     },
+    "secrets-M": {
+        "AIzaexlpE5vG0Nl39_-_HM-upDJX0pVZEDUEmVX": "a Google API key the person calls public "
+        "(see secrets-I)",
+    },
     "secrets-E": {
         "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
         "is redacted: the public rule sets of the field treat the form as a key",
@@ -91,6 +95,16 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-L": {
         "Kita hospital AD password policy": "'Active Directory' written out for the person's "
         "'AD': a name no evidence gives",
+    },
+    "secrets-M": {
+        "SEA orders sync daily at 09:00 Beijing time": "'Beijing time' for 北京时间: a zone "
+        "written in another language is not compared",
+        "Refunds over 500 yuan need the owner's approval": "'the owner's approval' for the "
+        "person's 要我批: the credit's words are not the person's",
+        "Jenkins signs iOS, GitLab signs Android": "a tool named in the candidate that no "
+        "quoted segment of the session gives",
+        "PDF passwords go by phone, not by e-mail": "鈴木先生 credited with the rule the "
+        "person wrote for the manual",
     },
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
