@@ -294,9 +294,24 @@ def test_verdicts_do_not_change(batch, data):
                     # the reference does not model pasted material: a quote in a quoted
                     # line ("> …") of the person's turn is re-filed as TOOL by the gate alone
                     or (seg.cls == "USER" and q.cls == "TOOL" and voices(seg.text))
+                    # nor the agent's words quoted back in quotation marks, which stay SELF
+                    or (seg.cls == "USER" and q.cls == "SELF" and _quoted_back(q.text, segs))
                 )
                 for seg in found
             ), q.text
+
+
+def _quoted_back(quote: str, segs) -> bool:
+    """Whether the person's segment holds *quote* in quotation marks and an agent's segment
+    (its words or a call) holds it too -- the gate files such a quote as the agent's."""
+    needle = ev.normalize(quote)
+    return any(
+        s.cls == "USER" and any(f"{a}{needle}{b}" in ev.normalize(s.text) for a, b in _QUOTE_PAIRS)
+        for s in segs
+    ) and any(s.cls in ("SELF", "ACT") and needle in ev.normalize(s.text) for s in segs)
+
+
+_QUOTE_PAIRS = [("「", "」"), ("『", "』"), ("“", "”"), ('"', '"'), ("'", "'"), ("‘", "’")]
 
 
 # --------------------------------------------------------------------------- first occurrences
