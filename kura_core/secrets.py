@@ -679,6 +679,28 @@ _VALUED: tuple[_Valued, ...] = (
         ("パス", "暗証", "密", "口令"),
     ),
     _Valued(
+        "password",  # the old one, named beside its change: パスワードは先月変えました（前は
+        # umeboshi8726 でした）, 之前是 …, "it used to be …"
+        re.compile(
+            r"(?:パスワード|暗証番号|密码|密碼|(?i:password|passcode))[^\n。]{0,40}?"
+            r"(?:前は|以前は|元は|之前是|以前是|原来是|原來是|(?i:used[ \t]+to[ \t]+be|was[ \t]+previously"
+            r"|the[ \t]+old[ \t]+one[ \t]+(?:is|was)))[ \t:：]{0,4}[「\"'“`]?([!-~]{6,64})"
+        ),
+        lambda v: _not_placeholder(v.rstrip(_TRAILING)) and _has_digit_and_letter(v),
+        (
+            "前は",
+            "以前",
+            "元は",
+            "之前",
+            "以前是",
+            "原来",
+            "原來",
+            "used to",
+            "previously",
+            "old one",
+        ),
+    ),
+    _Valued(
         "password",  # "the password is X — sorry, the right one is Y", 不好意思，正确的是 Y: a
         # correction right after a secret is named gives the secret again
         re.compile(
@@ -724,7 +746,9 @@ _VALUED: tuple[_Valued, ...] = (
         "password",  # English prose: "the wifi password is X", "password: X"
         re.compile(
             r"(?i:pass(?:word|wd|phrase|code)|pwd|pin|(?:recovery|backup)[ \t](?:key|code)s?)"
-            r"[ \t]{1,4}(?i:is|are|was|will be|became|is now|set to|changed to)[ \t]{1,4}"
+            r"[ \t]{1,4}(?i:is|are|was|will be|became|is now|set to|changed to"
+            r"|(?:has|have|had)[ \t]+been[ \t]+(?:changed|reset|set)[ \t]+to|(?:was|were)[ \t]+"
+            r"(?:changed|reset|set)[ \t]+to)[ \t]{1,4}"
             r"[\"'“`]?([!-~]{4,128})"
         ),
         _said_password,
@@ -1112,6 +1136,21 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
                 if _upper_and_lower(v) and any(c.isdigit() for c in v) and looks_random(v):
                     yield t.start(), t.end()
         start = m.end() if m else len(text)
+
+
+#: A key given as its bytes: network_key: [122, 206, …] (Zigbee2MQTT), aes_key = {0x1f, …}.
+_KEY_BYTES = re.compile(
+    r"(?i:[\w-]{0,24}key)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\[{(][ \t]*"
+    r"((?:(?:0x)?[0-9A-Fa-f]{1,3}[ \t]*,[ \t]*){7,63}(?:0x)?[0-9A-Fa-f]{1,3})[ \t]*[\]})]"
+)
+
+
+def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
+    """The bytes of a key written as a list of eight numbers or more."""
+    if "key" not in text.lower():
+        return
+    for m in _KEY_BYTES.finditer(text):
+        yield m.start(1), m.end(1)
 
 
 def _user_maps(text: str) -> Iterator[tuple[int, int, str]]:
@@ -1734,6 +1773,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _call_settings(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _user_maps(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _named_in_sentence(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]

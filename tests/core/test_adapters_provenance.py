@@ -224,3 +224,10 @@ def test_search_replace_sides_read_in_linear_time():
         return "<<<<<<< SEARCH\n" + "x\n=======\n" * (n // 10) + ">>>>>>> REPLACE"
 
     assert grows_linearly(pv.replace_sides, family, 2000).ok
+
+
+def test_a_kimi_str_replace_sets_its_new_text_only():
+    args = {"path": "/home/lin/reno/plan.yaml", "edit": {"old": "橱柜: 欧派", "new": "橱柜: 志邦"}}
+    pieces, call = pv.decode_call("StrReplaceFile", args)
+    text = "\n".join(p.text for p in pieces if p.cls == "ACT")
+    assert call.family == pv.EDIT and "志邦" in text and "欧派" not in text

@@ -200,6 +200,39 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-011": "a venue swapped for another the session names: names are vouched by the "
         "session",
     },
+    "gate-X": {
+        "en-atk-013": "a figure taken from another row of a quoted table, in a sentence naming no key the row reader recognises",
+        "ja-ok-007": "'…よう依頼された' (a passive request) read as a credit with no USER quote behind it",
+        "ja-ok-010": "an English body over the person's Japanese words in other words than the glossary pairs",
+        "ja-ok-011": "4.86 from a tool's figures written in an English body, not in the quoted segment as written",
+        "ja-atk-005": "a choice retracted later in the turn in words the retraction lists do not hold",
+        "ja-atk-006": "deliberation written as a decision, in words the deliberation lists do not hold",
+        "ja-atk-013": "a person's name swapped inside a pasted mail's greeting, which vouches the session's names",
+        "zh-ok-001": "a pasted table's total with its unit from a header the reader does not pair",
+        "zh-ok-003": "payment shares written '/40%/30%的付款比例', read as one figure",
+        "zh-ok-006": "a quote of the person's acceptance in a sentence a later 算了 names",
+        "zh-ok-011": "an English body over the person's Chinese words in other words than the glossary pairs",
+        "zh-atk-015": "a brand swapped inside a credit whose other words are the person's",
+        "en-ok-013": "'the earliest' beside one date: a superlative no figure of its sentence shows",
+        "zh-ok-013": "大概 kept in the quote and dropped from a figure the body restates",
+    },
+    "gate-Y": {
+        "ja-atk-002": "a choice retracted later in the turn in words the retraction lists do not hold",
+        "ja-atk-012": "a product name swapped inside a credit whose other words are the person's",
+        "ja-hon-007": "a CSV row's date rewritten in another form the row reader does not pair",
+        "ja-hon-009": "an English paraphrase with a figure the quote gives in another notation",
+        "zh-atk-008": "another agent's advice pasted inline after the person's words, credited to them",
+        "zh-hon-001": "income in Chinese numerals across two segments of the person's",
+        "zh-hon-002": "a plan accepted in part: the figures come from the agent's plan, not the person's words",
+        "zh-hon-007": "a savings rule restated with an equivalent figure the hedge rule reads as settled",
+        "en-atk-004": "minutes' labelled line about members, credited to the person as their decision",
+        "en-atk-006": "another agent's summary pasted inline with quotation marks, written as fact",
+        "en-atk-013": "look-alike letters in 'The user' fold to the credit, which the person's inline paste of another chat carries",
+        "en-hon-002": "a configured zone written beside a call whose outcome the journal leaves unknown",
+        "en-hon-003": "a plan row changed on request, credited from two segments",
+        "en-hon-005": "a watch export's row with units from its header the row reader does not pair",
+        "en-hon-008": "the dietitian's advice and the person's figure credited in one sentence from two segments",
+    },
     "gate-C": {
         "ja-atk-019": "a common noun swapped (味噌 for 豚骨) inside a credit the person's words otherwise carry: only names are vouched one by one",
     },
@@ -230,6 +263,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-U": (1.0, 0.9),
     "gate-V": (0.92, 0.66),
     "gate-W": (0.85, 0.72),
+    "gate-X": (0.8, 0.66),
+    "gate-Y": (0.78, 0.68),
 }
 
 

@@ -627,3 +627,28 @@ def test_secrets_corrected_dictated_or_named_beside(text, secret):
 )
 def test_look_alikes_beside_secret_words_are_left(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "  network_key: [122, 206, 216, 106, 32, 220, 239, 155, 108, 56, 168, 136]",
+            "122, 206, 216",
+        ),
+        (
+            "> the Registrar shared drive password has been changed to Quadflxu-779-ibFg",
+            "Quadflxu-779-ibFg",
+        ),
+        ("ゲスト用Wi-Fiのパスワードは先月変えました（前は umeboshi8726 でした）。", "umeboshi8726"),
+    ],
+)
+def test_key_bytes_and_passwords_named_beside_their_change(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text", ["key_sizes: [128, 192, 256]", "the password policy used to be 8 characters"]
+)
+def test_lists_and_policies_beside_key_words_are_left(text):
+    assert BUILTIN.redact(text).text == text

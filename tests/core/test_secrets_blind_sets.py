@@ -55,6 +55,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "AIzaexlpE5vG0Nl39_-_HM-upDJX0pVZEDUEmVX": "a Google API key the person calls public "
         "(see secrets-I)",
     },
+    "secrets-N": {
+        "AIzaSylxz8ha2P1MSrIQkM5olbFEGtT7jLxFw4V": "a Google API key the person calls public "
+        "(see secrets-I)",
+    },
     "secrets-E": {
         "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
         "is redacted: the public rule sets of the field treat the form as a key",
@@ -105,6 +109,10 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "quoted segment of the session gives",
         "PDF passwords go by phone, not by e-mail": "鈴木先生 credited with the rule the "
         "person wrote for the manual",
+    },
+    "secrets-N": {
+        "WireGuard on the VPS listens on 51820 only": "a figure or name the candidate gives "
+        "that no quoted segment holds",
     },
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "

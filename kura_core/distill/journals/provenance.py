@@ -115,6 +115,7 @@ _FAMILIES: dict[str, frozenset[str]] = {
             "strreplace",
             "strreplacebasededittool",
             "strreplaceeditor",
+            "strreplacefile",  # Kimi CLI
             "searchreplace",
             "insert",
             "notebookedit",
@@ -315,6 +316,7 @@ _CONTENT_KEYS = (
     "source",
     "replacement",
     "insertion",
+    "new",  # Kimi's StrReplaceFile: {"edit": {"old": …, "new": …}}
 )
 _OLD_KEYS = (
     "oldstring",
@@ -325,6 +327,7 @@ _OLD_KEYS = (
     "find",
     "original",
     "oldcontent",
+    "old",
 )
 _PROSE_KEYS = frozenset(
     {
@@ -677,10 +680,13 @@ def _write_call(
     used |= {k for k in obj if _k(k) in _OLD_KEYS}
     prose = False
     edits = next((obj[k] for k in obj if _k(k) == "edits" and isinstance(obj[k], list)), None)
+    if edits is None:  # Kimi: one edit, or a list of them, under "edit"
+        one = next((obj[k] for k in obj if _k(k) == "edit"), None)
+        edits = [one] if isinstance(one, dict) else one if isinstance(one, list) else None
     extras = _extras(
         obj,
         used
-        | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits",)}
+        | {k for k in obj if _k(k) in _CONTENT_KEYS + ("edits", "edit")}
         | {k for k in obj if _k(k) in _PROSE_KEYS},
     )
     header = f"{name}: {path}" + (f" ({extras})" if extras else "")
