@@ -43,6 +43,8 @@ from importlib import resources
 from re import _parser as re_parser  # type: ignore[attr-defined]
 from typing import Any, TypeVar, cast
 
+import ahocorasick
+
 from .errors import ConfigError, KuraError
 from .secret_views import views
 
@@ -256,6 +258,61 @@ def _entry_shape(entry: Mapping[str, Any]) -> _Shape:
 def _catalogue_keywords() -> frozenset[str]:
     """Every keyword of the catalogue, each looked for once per text."""
     return frozenset(k for shape in provider_shapes() for k in shape.keywords)
+
+
+def _keyword_finder(words: frozenset[str]) -> tuple[ahocorasick.Automaton | None, frozenset[str]]:
+    """One automaton over the keywords of two characters and more, and the shorter ones
+    (":", "=") apart: each text is scanned once for all of them."""
+    long = sorted(w for w in words if len(w) > 1)
+    auto = None
+    if long:
+        auto = ahocorasick.Automaton()
+        for w in long:
+            auto.add_word(w, w)
+        auto.make_automaton()
+    return auto, frozenset(w for w in words if len(w) <= 1)
+
+
+@functools.cache
+def _shapes_by_keyword() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]]]:
+    """The provider shapes with no keyword (tried on every text), and each keyword's shapes
+    (tried on a text that holds it), by their place in :func:`provider_shapes`."""
+    always: list[int] = []
+    by: dict[str, list[int]] = {}
+    for n, shape in enumerate(provider_shapes()):
+        if not shape.keywords:
+            always.append(n)
+        for k in shape.keywords:
+            by.setdefault(k, []).append(n)
+    return tuple(always), {k: tuple(v) for k, v in by.items()}
+
+
+@functools.cache
+def _catalogue_finder() -> tuple[ahocorasick.Automaton | None, frozenset[str]]:
+    return _keyword_finder(_catalogue_keywords())
+
+
+@functools.cache
+def _valued_finder() -> tuple[ahocorasick.Automaton | None, frozenset[str]]:
+    return _keyword_finder(frozenset(k for v in _VALUED for k in v.keywords))
+
+
+def _found(text: str, finder: tuple[ahocorasick.Automaton | None, frozenset[str]]) -> set[str]:
+    auto, short = finder
+    out = {w for w in short if w in text}
+    if auto is not None:
+        out.update(w for _end, w in auto.iter(text))
+    return out
+
+
+def _present(text: str) -> set[str]:
+    """The catalogue's keywords *text* holds (as written)."""
+    return _found(text, _catalogue_finder())
+
+
+def _present_lowered(lowered: str) -> set[str]:
+    """The keywords of the valued shapes a lower-cased text holds."""
+    return _found(lowered, _valued_finder())
 
 
 @functools.cache
@@ -1750,15 +1807,20 @@ class SecretRules:
                 g = "secret" if "secret" in pattern.groupindex else 0
                 if m.end(g) > m.start(g):
                     ranked.append((_OWN, m.start(g), m.end(g), kind))
-        present = {k for k in _catalogue_keywords() if k in text}
-        for shape in provider_shapes():
-            if not shape.keywords or present.intersection(shape.keywords):
-                ranked += [(_SHAPED, s, e, shape.kind) for s, e in _shape_spans(shape, text)]
+        always, by_keyword = _shapes_by_keyword()
+        wanted = set(always)
+        for k in _present(text):
+            wanted.update(by_keyword.get(k, ()))
+        shapes = provider_shapes()
+        for n in sorted(wanted):
+            shape = shapes[n]
+            ranked += [(_SHAPED, s, e, shape.kind) for s, e in _shape_spans(shape, text)]
         for s, e in _private_keys(text):
             ranked.append((_SHAPED, s, e, "private-key"))
         lowered = text.lower()
+        said = _present_lowered(lowered)
         for i, valued in enumerate(_VALUED):
-            if valued.keywords and not any(k in lowered for k in valued.keywords):
+            if valued.keywords and said.isdisjoint(valued.keywords):
                 continue
             for m in valued.pattern.finditer(text):
                 g = _group(m)
