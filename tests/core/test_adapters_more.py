@@ -813,3 +813,46 @@ def test_the_new_adapters_through_the_distiller_once_each(tmp_path, model):
         assert hits and all(v == ("USER", unit) for v in hits), (phrase, hits)
     assert not [t for t in quoted if "NOTHUMAN" in t]
     assert not pipeline.run(reg, "main").did_work
+
+
+def test_a_kimi_wire_result_marked_as_an_error_is_read_as_one(tmp_path):
+    rows = [
+        {"type": "TurnBegin", "payload": {"user_input": "order the paint"}},
+        {
+            "type": "ToolCall",
+            "payload": {
+                "id": "t1",
+                "function": {"name": "Shell", "arguments": '{"command": "order.py"}'},
+            },
+        },
+        {
+            "type": "ToolResult",
+            "payload": {
+                "tool_call_id": "t1",
+                "return_value": {
+                    "is_error": True,
+                    "output": "",
+                    "message": "The tool call is rejected by the user.",
+                },
+            },
+        },
+        {
+            "type": "ToolCall",
+            "payload": {
+                "id": "t2",
+                "function": {"name": "Shell", "arguments": '{"command": "ls"}'},
+            },
+        },
+        {
+            "type": "ToolResult",
+            "payload": {"tool_call_id": "t2", "return_value": {"output": "plan.yaml"}},
+        },
+    ]
+    path = tmp_path / "kimi" / "sessions" / "a" / "b" / "wire.jsonl"
+    path.parent.mkdir(parents=True)
+    wire = [{"type": "metadata", "protocol_version": "1.3"}]
+    wire += [{"timestamp": 1774500000.0 + n, "message": r} for n, r in enumerate(rows)]
+    path.write_text(_lines(wire), encoding="utf-8")
+    _, read = read_journal(path, "kimi")
+    kinds = [s.kind for s in read.segments if s.cls == "TOOL"]
+    assert len(kinds) == 2 and kinds[0].endswith("(error)") and not kinds[1].endswith("(error)")

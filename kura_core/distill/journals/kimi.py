@@ -230,6 +230,8 @@ class _Kimi:
         if not text.strip():
             return []
         cls, kind = pv.result_class(call, self.prose)
+        if isinstance(value, dict) and value.get("is_error") is True:
+            kind += " (error)"  # "File not found", "The tool call is rejected by the user"
         return [pv.Piece(cls, text, kind)]
 
 
