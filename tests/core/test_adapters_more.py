@@ -856,3 +856,52 @@ def test_a_kimi_wire_result_marked_as_an_error_is_read_as_one(tmp_path):
     _, read = read_journal(path, "kimi")
     kinds = [s.kind for s in read.segments if s.cls == "TOOL"]
     assert len(kinds) == 2 and kinds[0].endswith("(error)") and not kinds[1].endswith("(error)")
+
+
+def test_an_amp_call_cancelled_or_failed_is_read_so(tmp_path):
+    thread = {
+        "v": 1,
+        "id": "T-0199c1a2-5e6f-7a8b-9c0d-1e2f3a4b5c6d",
+        "created": 1764000000000,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "order the brochures"}]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "u1",
+                        "name": "Bash",
+                        "input": {"cmd": "python order.py"},
+                    },
+                    {
+                        "type": "tool_use",
+                        "id": "u2",
+                        "name": "Bash",
+                        "input": {"cmd": "python pay.py"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "toolUseID": "u1",
+                        "run": {"status": "cancelled", "reason": "user pressed esc"},
+                    },
+                    {
+                        "type": "tool_result",
+                        "toolUseID": "u2",
+                        "run": {"status": "error", "error": {"message": "ERROR 402"}},
+                    },
+                ],
+            },
+        ],
+    }
+    path = tmp_path / "amp" / "threads" / "T-0199c1a2-5e6f-7a8b-9c0d-1e2f3a4b5c6d.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(thread), encoding="utf-8")
+    _, read = read_journal(path, "amp")
+    kinds = [s.kind for s in read.segments if s.cls == "TOOL"]
+    assert len(kinds) == 2 and kinds[0].endswith("(refused)") and kinds[1].endswith("(error)")

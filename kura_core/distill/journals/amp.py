@@ -20,6 +20,7 @@ state is ``running`` or ``streaming`` and the file keeps changing, is held back.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import Any
@@ -129,7 +130,17 @@ class _Thread(Messages):
         if kind == "tool_result":
             call = self.tools.calls.get(str(b.get("toolUseID") or b.get("tool_use_id") or ""))
             text = _result_text(b)
-            return [self.tools.result(call, text)] if text.strip() else []
+            if not text.strip():
+                return []
+            piece = self.tools.result(call, text)
+            run = b.get("run")
+            status = run.get("status") if isinstance(run, dict) else None
+            if status in ("cancelled", "canceled", "rejected", "denied"):
+                # "user pressed esc": the person stopped the call before it ran
+                piece = dataclasses.replace(piece, kind=f"{piece.kind} (refused)")
+            elif status == "error":
+                piece = dataclasses.replace(piece, kind=f"{piece.kind} (error)")
+            return [piece]
         if kind == "image":
             return [pv.Piece("TOOL", "[image]", "attachment")]
         return []
