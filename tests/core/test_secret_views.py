@@ -273,6 +273,13 @@ _PATHOLOGICAL = [
     "| user | pwd |\n| a | b |\n",
     "ｐａｓｓ８",
     "the secret is ",
+    "define('DB_PASSWORD', 'a",
+    '"users": {"a": "b1c2d3e4",',
+    "password from ab12 to ",
+    "the password is x — the right one is ",
+    "network_key: [1, 2, ",
+    "[smtp.a.b]:587 u:",
+    "secret Ab1Cd2Ef3Gh4Ij5Kl6Mn7 ",
 ]
 
 
