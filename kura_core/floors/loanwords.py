@@ -205,11 +205,6 @@ def _fits(english: list[_Unit], kana: list[_Unit], cut: bool) -> bool:
     return True
 
 
-def kana_skeleton(word: str) -> str:
-    """The consonant classes of a katakana word (ワクチン → BKSN, キャンセル → KNSR)."""
-    return "".join(c for c, _v in _kana_units(word))
-
-
 @functools.lru_cache(maxsize=4096)
 def same_loanword(stem: str, katakana: str) -> bool:
     """Whether the English *stem* (a comparison token: lower case, at most five letters)
