@@ -1531,6 +1531,13 @@ _ZH_IF_AFTER = re.compile(
 )
 
 
+#: A clause that ends as a time or a condition: …时, …的时候, …的话 (then a comma or the end).
+_ZH_WHEN_CLAUSE = re.compile(
+    r"[^，。,；;！？\n]{0,30}?(?:的话|时候|(?:(?<=[标標水]准)|(?<![同及准準按临臨小钟鐘]))时)"
+    r"(?=[，,。；;\s]|$)"
+)
+
+
 @functools.lru_cache(maxsize=64)
 def _zh_patterns(names: tuple[str, ...]) -> re.Pattern[str]:
     """Who is the human in Chinese (the configured names too), or a pronoun."""
@@ -1551,6 +1558,11 @@ def _zh_third_claims(text: str) -> list[_Found]:
             mark in named for mark in _ZH_OBJECT_MARKERS
         ):
             continue  # 跟团队说, 告诉经理, 我跟王经理说: the one spoken to, not the one credited
+        before = text[max(0, m.start() - 12) : m.start()]
+        if _ZH_CONDITION.search(before) or _ZH_IF_BEFORE.search(before):
+            continue  # 如果客户要求…: a condition, crediting no one yet
+        if _ZH_WHEN_CLAUSE.match(text, m.end()):
+            continue  # 客户要求改变温控标准时: when they ask, not that they asked
         if _ZH_DEFER.search(text, max(0, m.start() - 3), m.start()) or (
             title and who[0] in "以按依听聽" and len(who) > len(title)
         ):

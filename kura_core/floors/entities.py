@@ -58,7 +58,17 @@ _COMMON_CJK = frozenset(
     if not part.strip().isascii() and len(part.strip()) >= 2
 )
 #: What after a one-character suffix makes it begin another word: 校長, 校舎, 店長, 店舗.
-_SUFFIX_WORDS = {"校": "長舎内則門外庭章歌友風正務", "店": "長舗員頭内主名"}
+_SUFFIX_WORDS = {
+    "校": "長舎内則門外庭章歌友風正務",
+    "店": "長舗員頭内主名",
+    "区": "分画域間切別",  # 高齢区分: a classification, no ward
+    "市": "場民販況価",
+    "町": "内民",
+    "県": "民内外道庁",
+    "村": "民内",
+    "駅": "前員長",
+    "館": "長内員",
+}
 #: Compound nouns an institution's suffix begins (公司账号, 银行卡), by suffix.
 _COMPOUNDS: dict[str, list[str]] = {}
 for _c in lexicon.words("names_noun_suffixes"):
@@ -393,12 +403,20 @@ class SwapFinder:
                 were = self._keys.get(_blank(w, at))
                 if not were or got in were or not all(_swappable(c) for c in got):
                     continue
+                if at != (4,) and not _inside_clause(w, at[0]):
+                    continue  # 备货，下 for 备点，下: a clause edge beside it, no name phrase
                 if _weekday(w, at[0]):
                     continue  # 木曜 for 水曜: a weekday, compared exactly as a value is
                 if any(all(_swappable(c) for c in was) for was in were):
                     out.append(w)
                     break
         return list(dict.fromkeys(out))
+
+
+def _inside_clause(window: str, at: int) -> bool:
+    """Whether the two characters on each side of *at* are Chinese or Japanese writing,
+    not a mark between clauses: a name stands inside its phrase."""
+    return all(CJK_CHAR.fullmatch(window[p]) for p in range(at - 2, at + 3) if p != at)
 
 
 def _name_end(window: str) -> bool:

@@ -1007,8 +1007,17 @@ class _Scan:
                 if after is not None and after[1] == HARD:  # 两个半小时: two and a half hours
                     v += Decimal("0.5")
                     u, uc, end = after
-            if u == "CNY" and t[end - 1] == "块" and t[end : end + 1] != "钱":
-                u, uc = "块", COUNTER
+            if u in ("CNY", "块", "塊") and t[end - 1] in "块塊":
+                nxt = t[end : end + 1]
+                tenth = _JIAO.get(nxt)
+                if tenth is not None and not _jiao_counted(t, end + 1):
+                    v += Decimal(tenth) / 10  # 13块5: thirteen yuan fifty, 13.5元
+                    end += 1
+                    u, uc = "CNY", HARD
+                elif is_han(nxt) and nxt not in "钱錢毛角":
+                    u, uc = "块", COUNTER  # 3块砖: a count of pieces of something
+                else:
+                    u, uc = "CNY", HARD  # 80块, 加80块。: yuan, as said aloud
             if t[end : end + 1] == "半" and uc in (HARD, COUNTER) and u not in ("%", "x", "°"):
                 v += Decimal("0.5")
                 end += 1
@@ -1451,7 +1460,7 @@ def _decimal_digits(m: re.Match[str]) -> str:
 @functools.lru_cache(maxsize=8192)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
-    found = _calendar(scanner.text, scanner.run())
+    found = _month_days(scanner.text, _calendar(scanner.text, scanner.run()))
     found = [_days(scanner.text, q) for q in found]
     if "at " in scanner.text or "clock" in scanner.text:
         found = [_at_hour(scanner.text, q) for q in found]
@@ -1514,6 +1523,51 @@ _HOUR_WORDS = frozenset({"o'clock", "o’clock", "oclock", "tonight", "tomorrow"
 _DAYS_AFTER = re.compile(
     r"(?:で(?![締〆]|付)|以内|以上|未満|ほど|程度|くらい|ぐらい|かけ|経|ごと|毎|おき|前|連続|分の)"
 )
+
+
+#: What joins the days of one month in a list or a span: 16、17日, 14日至20日, 3日と5日.
+_DAY_JOIN = re.compile(r"[ \t]*(?:、|,|，|至|到|~|〜|～|-|–|和|及|与|與|から|と|或)[ \t]*")
+
+
+def _month_days(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Days written after a date of the same month as bare numbers or with 日/号: 6月14日至
+    20日 (the 20th of June), 6月16、17日, 6月16、17、18三场: each a date of that month."""
+    out = list(found)
+    for i, q in enumerate(out):
+        if q.kind != DATE or not q.readings or len(q.readings[0]) < 3:
+            continue
+        year, month = q.readings[0][0], q.readings[0][1]
+        if month is None:
+            continue
+        prev = q
+        for j in range(i + 1, len(out)):
+            n = out[j]
+            gap = text[prev.end : n.start]
+            if prev.readings and prev.readings[0][2] is None:
+                joined = gap == "" and prev.text.endswith("月")  # 6月16、…; 10月から5 is no day
+            else:
+                joined = _DAY_JOIN.fullmatch(gap) is not None
+            if (
+                n.kind != NUMBER
+                or n.value is None
+                or n.unit not in ("", "日", "号", "號")
+                or not joined
+                or n.value != n.value.to_integral_value()
+                or not 1 <= n.value <= 31
+                or (n.unit == "" and _NOT_A_DAY_AFTER.match(text, n.end))
+            ):
+                break
+            readings = ((year, month, int(n.value)),)
+            out[j] = Quantity(
+                DATE, n.text, _date_canon(readings, n.text), n.start, n.end, readings=readings
+            )
+            prev = n
+    return out
+
+
+#: What makes a bare number after a month no day of it: more figures or a unit (16.5,
+#: 16%), or a word it counts or names (5東, 3人); a numeral may follow (18三场).
+_NOT_A_DAY_AFTER = re.compile(r"[.\d%:]|(?![一二三四五六七八九十两])[\u4e00-\u9fff\u3040-\u30ff]")
 
 
 def _days(text: str, q: Quantity) -> Quantity:
@@ -1639,6 +1693,18 @@ def _denominator_before(text: str, start: int) -> str:
         return _unit_word(run)
     if at >= 0 and run[at + 1 :]:
         return _unit_word(run[at + 1 :])
+    one = run.rfind("一")
+    if (
+        0 <= one < len(run) - 2
+        and run[one + 1] not in _ONE_ADVERB
+        and (one == 0 or (run[one - 1] not in _NOT_ONE and run[one - 1] not in _CJK_NUMERALS))
+    ):
+        # 一托盘加80块: one of a thing, then a verb of charging, then what it costs (each
+        # pallet, as 每托盘 says); not 三室一厅月租 (the rooms of a flat)
+        word = _unit_word(run[one + 1 :])
+        rest = run[one + 1 + len(word) :]
+        if word and 1 <= len(rest) <= 2 and rest[-1] in _PAY_VERBS:
+            return word
     return _period_before(text, j, run) or _one_of_a_thing(text, i, run)
 
 
@@ -1686,6 +1752,33 @@ _ONE_THING = re.compile(
 )
 #: Characters before 一 that make it part of a word, not "one" (统一, 唯一, 第一, 万一).
 _NOT_ONE = frozenset("统統唯第万萬之同")
+
+
+#: The digit after 块 that gives tenths of a yuan (13块5), in figures or characters.
+_JIAO = {
+    **{str(d): d for d in range(1, 10)},
+    **dict(zip("一二三四五六七八九", range(1, 10), strict=True)),
+}
+
+
+def _jiao_counted(text: str, at: int) -> bool:
+    """Whether the digit before *at* goes on as a figure or a count of its own (13块5毛 is
+    still tenths; 13块50 and 2块3个 are not)."""
+    nxt = text[at : at + 1]
+    return nxt.isdigit() or nxt in _COUNTED_AFTER_JIAO
+
+
+#: Counters after 2块3 that make it two pieces and three things, not 2.3 yuan.
+_COUNTED_AFTER_JIAO = frozenset("个個只件张張条條本台套块塊")
+
+
+#: A verb of charging between "one of a thing" and its price: 一托盘加80块, 一份卖12元.
+_PAY_VERBS = frozenset("加收付卖賣")
+_CJK_NUMERALS = frozenset("一二三四五六七八九十两兩百千万萬")
+
+
+#: What 一 begins as an adverb, not "one" of something (一共, 一起, 一定, 一下).
+_ONE_ADVERB = frozenset("共起样樣般直定些点點下边邊旦向律概同齐齊切")
 
 
 #: How far back a 每 may stand from its figure, in Han characters (每月最多提取2000元).
@@ -1953,29 +2046,37 @@ def _all_covered(c_readings: tuple, e_readings: tuple, fn) -> bool:
 _RELEASE_WORDS = frozenset({"", "line", "series", "branch", "release"})
 
 
+def _number_covers(c: Quantity, e: Quantity) -> bool:
+    """:func:`covers` for a figure the model wrote."""
+    if e.kind == NUMBER:
+        return (
+            c.value == e.value
+            and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
+            and (
+                not c.per
+                or same_per(c.per, e.per)  # a rate's denominator is its own
+                # a count of things the evidence gives bare may say what each is for
+                # ("two reminders" as "two reminders per appointment"); never money,
+                # a measure or a period, where a total and a rate differ
+                or (not e.per and c.uclass == SOFT and c.per not in _PERIODS)
+            )
+        )
+    if e.kind == DATE and not c.unit and c.value is not None:
+        return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)
+    if e.kind == DATE and c.unit in ("日", "号", "號") and c.value is not None:
+        # 17日 for 6月16、17、18: a day of the month the evidence dates
+        return all(r[2] is not None and Decimal(r[2]) == c.value for r in e.readings)
+    if e.kind == VERSION and c.unit in _RELEASE_WORDS and c.value is not None and "." in c.text:
+        digits = c.text.strip()
+        return ".".join(e.parts).startswith(digits + ".") or ".".join(e.parts) == digits
+    return False
+
+
 def covers(c: Quantity, e: Quantity) -> bool:
     """Whether *e* (in the evidence) vouches for *c* (written by a model): the same value,
     and nothing *c* says that *e* does not (unit, currency, year, am/pm, version part)."""
     if c.kind == NUMBER:
-        if e.kind == NUMBER:
-            return (
-                c.value == e.value
-                and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
-                and (
-                    not c.per
-                    or same_per(c.per, e.per)  # a rate's denominator is its own
-                    # a count of things the evidence gives bare may say what each is for
-                    # ("two reminders" as "two reminders per appointment"); never money,
-                    # a measure or a period, where a total and a rate differ
-                    or (not e.per and c.uclass == SOFT and c.per not in _PERIODS)
-                )
-            )
-        if e.kind == DATE and not c.unit and c.value is not None:
-            return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)
-        if e.kind == VERSION and c.unit in _RELEASE_WORDS and c.value is not None and "." in c.text:
-            digits = c.text.strip()
-            return ".".join(e.parts).startswith(digits + ".") or ".".join(e.parts) == digits
-        return False
+        return _number_covers(c, e)
     if c.kind == RANGE:
         return (
             e.kind == RANGE
@@ -2486,6 +2587,8 @@ class Vouchers:
                 return any(
                     covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]
                 )
+            if q.unit in ("日", "号", "號"):
+                return any(covers(q, e) for e in self.other.get(DATE, ()))
             return False
         if q.kind == RANGE and q.value is not None:
             # a range is one claim: two stray figures do not make it

@@ -189,7 +189,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "beside the booking's reference: names are vouched by the session",
         "zh-hon-001": "'用户最后选定' over '我们用上海臻艺展览' after a retraction: 最后选定 is "
         "more than the person's words say, and the content check compares words",
-        "zh-hon-008": "20日 in a pasted notice read against a date the body writes another way",
         "ja-hon-001": "田中翔さん in the title read as credited with the ACT's booking",
         "ja-hon-002": "12万円 quoted in a sentence a later やっぱり names, so the quote is cut",
         "ja-hon-007": "29,400円 derived from the TOOL's figures (a total the body computes)",
