@@ -351,6 +351,8 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z_.]{0,127}")
 _GROUP = re.compile(r"[0-9]{1,10}|[a-z_][a-z0-9_-]{0,15}")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]{1,127}")
 _NUMBER = re.compile(r"[0-9]{1,32}(?:\.[0-9]{1,32})?")
+#: Words run together with hyphens or dots (``file``, ``on-demand``): a setting, no secret.
+_IDENT_WORDS = re.compile(r"[a-z]{2,}(?:[._-][a-z]{2,}){0,6}")
 _VERSION = re.compile(r"v?[0-9]{1,6}(?:[._-][0-9A-Za-z]{1,16}){1,6}")
 
 
@@ -492,6 +494,16 @@ _VALUED: tuple[_Valued, ...] = (
         ("=",),
     ),
     _Valued(
+        "url-secret",  # a webhook's or a map's key= is its credential, whatever it looks like
+        # (WeCom's robot key is a UUID), when it holds letters and digits (not ?key=name)
+        re.compile(
+            r"[?&](?i:key|app_?key|app_?secret|auth|auth_?token|private_token|access_?key"
+            r"|session_?id)=([^&#\s\"'`<>]{10,4096})"
+        ),
+        lambda v: _not_placeholder(v) and _has_digit_and_letter(v),
+        ("=",),
+    ),
+    _Valued(
         "session",  # Cookie: / Set-Cookie: / curl -b: a cookie whose name says session or token
         re.compile(
             r"(?:(?i:cookie)[\"']?[ \t]{0,4}:|(?<![\w-])(?:-b|--cookie)[ \t]{1,4}[\"']?)"
@@ -586,6 +598,19 @@ _VALUED: tuple[_Valued, ...] = (
         ),
         _not_placeholder,
         (":",),
+    ),
+    _Valued(
+        "password",  # a device's configuration line: "ipsec ike pre-shared-key 1 text X"
+        # (Yamaha), "username admin privilege 15 secret 0 X" (Cisco), "requirepass X" (Redis)
+        re.compile(
+            r"(?m)^[ \t]{0,16}(?:[\w.-]{1,32}[ \t]{1,4}){0,4}"
+            r"(?i:pre-?shared-?key|psk|password|passwd|secret|requirepass|masterauth|key-string"
+            r"|auth-key|authentication-key)"
+            r"(?:[ \t]{1,4}(?:\d{1,3}|text|ascii|hex|plain|cleartext|unencrypted))*"
+            r"[ \t]{1,4}([!-~]{6,256})[ \t]*\r?$"
+        ),
+        lambda v: _said_password(v) and not _IDENT_WORDS.fullmatch(v) and "://" not in v,
+        ("key", "psk", "pass", "secret", "auth"),
     ),
     _Valued(
         "password",  # PowerShell: ConvertTo-SecureString "…" -AsPlainText
@@ -1163,8 +1188,10 @@ def _call_settings(text: str) -> Iterator[tuple[int, int, str]]:
 
 #: A sentence that speaks of a secret (a key, a token, a password) in any of the three.
 _SECRET_SENTENCE_WORD = re.compile(
-    r"(?i:password|passphrase|secret|token|api[ _-]?key|private[ _-]key|access[ _-]key)"
-    r"|密钥|密鑰|秘钥|密码|密碼|私钥|パスワード|シークレット|トークン|秘密鍵|アクセスキー"
+    r"(?i:password|passphrase|secret|token|api[ _-]?key|private[ _-]key|access[ _-]key|bearer"
+    r"|pre-?shared[ _-]?key|\bpsk\b)"
+    r"|密钥|密鑰|秘钥|密码|密碼|私钥|口令|パスワード|シークレット|トークン|秘密鍵|アクセスキー|共有キー"
+    r"|共享密钥"
 )
 _SENTENCE_END = re.compile(r"[。！？\n]|[.!?](?=\s|$)")
 _RANDOM_TOKEN = re.compile(
@@ -1177,22 +1204,68 @@ _SAID_PUBLIC = re.compile(
 
 
 def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
-    """A random token of twenty characters or more (upper and lower case and digits) in a
-    sentence that speaks of a secret, wherever in it the word stands: "另外还有一个 JJoE…，这个
-    是测试用的，沙箱环境的APIv3密钥", "here's the other one, Xk29…, the staging key"."""
-    if not _SECRET_SENTENCE_WORD.search(text) or not _RANDOM_TOKEN.search(text):
+    """A value a sentence gives as a secret, the secret named in it or in the sentence
+    before: a random token of twenty characters or more, upper and lower case and digits
+    ("另外还有一个 JJoE…，这个是测试用的，沙箱环境的APIv3密钥", "here's the other one, Xk29…,
+    the staging key"), or hex of thirty-two and more where nothing says digest or id
+    ("SmartHRのアクセストークンを発行しました。Bearerで使うやつです：9eb0…"); and a password-like
+    value given as the new one ("パスワード、さっき変えました。新しいのは Vt7-sakuranbo-5126 です",
+    "changed the wifi password. The new one is Blue-Heron-42")."""
+    if not _SECRET_SENTENCE_WORD.search(text):
         return
-    start = 0
+    spans, start = [], 0
     for m in [*_SENTENCE_END.finditer(text), None]:
         end = m.start() if m else len(text)
-        if _SECRET_SENTENCE_WORD.search(text, start, end) and not _SAID_PUBLIC.search(
+        spans.append((start, end))
+        start = m.end() if m else len(text)
+    named_before = False
+    public = _public_blocks(text)
+    for start, end in spans:
+        named = _SECRET_SENTENCE_WORD.search(text, start, end) is not None
+        said_public = _SAID_PUBLIC.search(text, start, end) or _PUBLIC_KEY_NAME.search(
             text, start, end
-        ):
+        )
+        if (named or named_before) and not said_public:
+            digest = _DIGEST_WORD.search(text, start, end) is not None
             for t in _RANDOM_TOKEN.finditer(text, start, end):
                 v = t.group(0)
-                if _upper_and_lower(v) and any(c.isdigit() for c in v) and looks_random(v):
+                if v.startswith(_PUBLIC_OPENING) or any(a <= t.start() < b for a, b in public):
+                    continue
+                mixed = _upper_and_lower(v) and any(c.isdigit() for c in v)
+                hex_key = not digest and len(v) >= 32 and _HEX_KEY.fullmatch(v)
+                if (mixed or hex_key) and looks_random(v):
                     yield t.start(), t.end()
-        start = m.end() if m else len(text)
+            for t in _NEW_VALUE.finditer(text, start, end):
+                v = t.group(1).rstrip(_TRAILING)
+                if _new_password(v):
+                    yield t.start(1), t.start(1) + len(v)
+        named_before = named and not said_public
+
+
+def _new_password(v: str) -> bool:
+    """A value given as a secret's new one that reads as a password: eight characters or
+    more, letters and digits, no version, date or clock time."""
+    if len(v) < 8 or not _said_password(v) or not _has_digit_and_letter(v):
+        return False
+    return not _VERSION.fullmatch(v) and not _CLOCK.search(v)
+
+
+#: Words that make a hex string a digest or an identifier, not a key.
+_DIGEST_WORD = re.compile(
+    r"(?i:sha-?\d|md5|hash|checksum|digest|fingerprint|commit|serial|[_ -]id\b|\bid\b|uuid)"
+    r"|校验|哈希|指纹|摘要|序列号|ハッシュ|チェックサム|指紋|フィンガープリント|シリアル"
+)
+_HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
+#: "The new one is X", 今は X です, 新しいのは X, 现在是 X, 改成 X: a value given as a
+#: secret's new value, the secret named in this sentence or the one before.
+_NEW_VALUE = re.compile(
+    r"(?:(?i:the[ \t]new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
+    r"|changed[ \t](?:it[ \t])?to|new[ \t]one:)"
+    r"|今は|新しいの(?:は|が)|新しいのが|新的(?:是|为|為)|现在(?:是|为|改成了?)|現在(?:是|為)"
+    r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
+    r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{8,128})"
+)
+_CLOCK = re.compile(r"^\d{1,2}:\d{2}|^\d{4}[-/]\d{1,2}[-/]\d{1,2}")
 
 
 #: A key given as its bytes: network_key: [122, 206, …] (Zigbee2MQTT), aes_key = {0x1f, …}.
@@ -1350,11 +1423,13 @@ _DIGEST_PREFIX = re.compile(
 
 #: Keys that are public by design, meant to be shipped in a web page: Stripe's publishable
 #: keys (pk_live_, pk_test_), Mapbox's public tokens (pk.eyJ…) and Datadog's browser
-#: client tokens (pub…). Never redacted.
+#: client tokens (pub…), RevenueCat's SDK keys (appl_…). Never redacted.
 _PUBLIC = re.compile(
     r"pk_(?:live|test)_[A-Za-z0-9]{16,247}|pk\.eyJ[A-Za-z0-9_-]{10,400}\.[A-Za-z0-9_-]{10,200}"
     # a Datadog browser client token: made to be shipped in a web page's JavaScript
     r"|pub[0-9a-f]{32}"
+    # RevenueCat's public SDK keys, one per store: compiled into every copy of the app
+    r"|(?:appl|goog|amzn|strp|rcb)_[A-Za-z0-9]{20,40}"
 )
 
 
@@ -1377,6 +1452,9 @@ def _generated(token: str) -> bool:
     secret inside it is found in the decoded view)."""
     if _HEXISH.fullmatch(token) or token.startswith(_MAGIC) or not _mixed(token):
         return False
+    alnum = [c for c in token if c.isalnum()]
+    if sum(c in _HEX_DIGIT for c in alnum) >= 0.85 * len(alnum):
+        return False  # hex behind a prefix: an id (T-0199c1a2-…, SK…), a digest
     decoded = _b64_text(token)
     if decoded is not None and _plain_text(decoded):
         return False
@@ -1515,6 +1593,118 @@ def _bare_random(text: str) -> Iterator[tuple[int, int]]:
         if tokens and all(_generated(t.group()) for t in tokens):
             for t in tokens:
                 yield m.start(1) + t.start(), m.start(1) + t.end()
+
+
+#: A token standing in prose or a config line on its own (not part of a path or a URL).
+_INLINE_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9+/_=.:%-])[A-Za-z0-9+/_-]{24,512}={0,2}(?![A-Za-z0-9+/_=%-])"
+)
+#: Base64 openings of what is public by its format: an SSH public key's wire form (AAAA…),
+#: a DER public key (SubjectPublicKeyInfo for RSA, EC, Ed25519).
+_PUBLIC_OPENING = ("AAAA", "MIIBIjAN", "MIICIjAN", "MFkwEwYH", "MCowBQYDK2Vw", "MHYwEAYH")
+_PUBLIC_KEY_NAME = re.compile(r"(?i)public[ _-]?key|pub[ _-]?key|site[ _-]?key")
+_HEX_DIGIT = frozenset("0123456789abcdef")
+
+
+def _inline_random(text: str) -> Iterator[tuple[int, int]]:
+    """Random tokens wherever they stand, labelled or not: a run of twenty characters and
+    more of upper and lower case and digits at four bits a character and more (a
+    generator's output), unless its form or its line says it is public (an SSH or DER
+    public key, a digest with its algorithm, a "public key" or "not a secret" line),
+    it is mostly hex (an id with a prefix: Twilio's SK…), base64 of plain text, or
+    words run together."""
+    public = _public_blocks(text)
+    line_end, line_quiet = -1, True
+    for m in _INLINE_TOKEN.finditer(text):
+        tok = m.group()
+        if public and any(a <= m.start() < b for a, b in public):
+            continue
+        run = max(_ALNUM_RUN.findall(tok), key=len, default="")
+        if len(run) < 20 or tok.startswith(_PUBLIC_OPENING) or _DIGEST_PREFIX.match(tok):
+            continue
+        if text.endswith("base64,", 0, m.start()):
+            continue  # a data: URI's content
+        if not _generated(tok) or entropy(run) < 4.0 or _camel_words(run) or _decodes(tok):
+            continue
+        if m.start() > line_end:  # each line is read once, however many tokens it holds
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            line_end = text.find("\n", m.end())
+            line_end = len(text) if line_end < 0 else line_end
+            line = text[line_start:line_end]
+            # a public key, a payload, a digest, an encrypted blob: labelled as such
+            line_quiet = not any(
+                p.search(line) for p in (_SAID_PUBLIC, _PUBLIC_KEY_NAME, _DATA_WORD, _DIGEST_WORD)
+            )
+        if line_quiet:
+            yield m.start(), m.end()
+
+
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+#: Words that name what a line holds as data: bytes carried, not a credential.
+_DATA_WORD = re.compile(
+    r"(?i)\b(?:blob|payload|body|image|thumbnail|icon|avatar|cursor|page_?token|etag|nonce|iv"
+    r"|salt|ciphertext|encrypted|integrity|data)\b"
+)
+
+
+def _decodes(token: str) -> bool:
+    """Whether *token* is base64 (either alphabet, padding optional) of printable UTF-8
+    text: data written down (a JSON payload, an address), which random bytes never are.
+    A secret inside it is found in the decoded view."""
+    if _NO_DECODE.get():
+        return False
+    core = token.rstrip("=").replace("-", "+").replace("_", "/")
+    try:
+        decoded = base64.b64decode(core + "=" * (-len(core) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return False
+    return bool(decoded) and all(c.isprintable() or c in "\n\r\t" for c in decoded)
+
+
+_CAMEL_PIECE = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def _camel_words(run: str) -> bool:
+    """Words run together (``FixtureTokenOfTheTestSuite``): mostly capitalised pieces."""
+    return sum(len(p) for p in _CAMEL_PIECE.findall(run)) >= 0.6 * len(run)
+
+
+#: A command that makes a secret: its output is one, whatever it looks like.
+_GENERATOR = re.compile(
+    r"(?<![\w-])(?:pwgen|apg|makepasswd|xkcdpass|openssl[ \t]{1,4}rand|gpg[ \t]{1,4}--gen-random"
+    r"|/dev/u?random|secrets\.token_\w{1,12}|token_(?:hex|urlsafe|bytes)|randomBytes"
+    r"|GeneratePassword|Get-Random|SecureRandom|(?:bw|op|pass|keepassxc-cli)[ \t]{1,4}generate"
+    r"|generate-password|gen-secret|genpasswd)(?![\w-])"
+)
+#: An output line that is one token, or one token after a label ("Output: …", "> …").
+_OUTPUT_LINE = re.compile(
+    r"[ \t]{0,8}(?:[A-Za-z][\w -]{0,15}:[ \t]{0,4}|>[ \t]{0,4})?"
+    r"([A-Za-z0-9+/_-]{12,512}={0,2})[ \t]*\r?"
+)
+
+
+def _generator_output(text: str) -> Iterator[tuple[int, int]]:
+    """What a generator printed (``pwgen -s 16 1`` then ``Output: qjWEV2ljw5m2j6RI``,
+    ``openssl rand -hex 32`` then a line of hex): each line of one random-looking token in
+    the twenty lines after the command, until a line that is not one."""
+    for m in _GENERATOR.finditer(text):
+        pos = text.find("\n", m.end())
+        taken = 0
+        for _ in range(20):
+            if pos < 0 or taken >= 8:
+                break
+            end = text.find("\n", pos + 1)
+            end = len(text) if end < 0 else end
+            line = _OUTPUT_LINE.fullmatch(text, pos + 1, end)
+            pos = end if end < len(text) else -1
+            if line is None:
+                if taken:
+                    break
+                continue
+            v = line.group(1)
+            if _has_digit_and_letter(v) and entropy(v.rstrip("=")) >= 3.0 and not _decodes(v):
+                taken += 1
+                yield line.start(1), line.end(1)
 
 
 #: The armour of what is public: a certificate, a public key, a signing request.
@@ -1838,6 +2028,10 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
+            ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _inline_random(text)]
+            ranked += [
+                (_ASSIGNED + 3, s, e, "generated-secret") for s, e in _generator_output(text)
+            ]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]
 
     def _encoded(self, text: str) -> Iterator[tuple[int, int, str]]:

@@ -59,6 +59,9 @@ class Item:
     #: the secret part counts only whole: it is also a public word of the same value
     #: (postgres:postgres@, the password equal to the user name)
     whole_only: bool = False
+    #: the journal's text with this value taken out: a run of the *decoded* value that the
+    #: journal also says elsewhere (the user name of a base64 ``user:token``) proves nothing
+    context: str = ""
     leaks: set[str] = field(default_factory=set)
 
     def forms(self, common: str) -> set[str]:
@@ -77,11 +80,14 @@ class Item:
         # a secret leaks by any 8 of its characters; a private span is prose, and shares
         # words with everything else said: it leaks by any 20 of its characters in a row
         size = 20 if self.kind == "private" else 8
-        for core in cores:
+        for n, core in enumerate(cores):
             for i in range(max(1, len(core) - size + 1)):
                 w = core[i : i + size]
-                if not _BOILERPLATE.search(w if size == 8 else w[:8]) and w not in common:
-                    out.add(w)
+                if _BOILERPLATE.search(w if size == 8 else w[:8]) or w in common:
+                    continue
+                if n and w in self.context:
+                    continue
+                out.add(w)
         return {f for f in out if f}
 
 
@@ -107,6 +113,10 @@ def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]
                     bool(rec.get("whole_only")),
                 )
             )
+    for it in items:
+        path = root / it.file
+        if it.decoded and it.file and path.is_file():
+            it.context = path.read_text(encoding="utf-8", errors="replace").replace(it.value, "")
     honest = []
     hp = root / "honest.jsonl"
     if hp.is_file():

@@ -280,6 +280,11 @@ _PATHOLOGICAL = [
     "network_key: [1, 2, ",
     "[smtp.a.b]:587 u:",
     "secret Ab1Cd2Ef3Gh4Ij5Kl6Mn7 ",
+    "Xk9pL2mQ7vR4sT8wY3zAb1Cd ",
+    "pwgen -s 16\nOutput: qjWEV2ljw5m2j6RI\n",
+    "パスワード変えた。今は ab12cd34 です。",
+    "  ipsec ike pre-shared-key 1 text ",
+    "?key=ab12-",
 ]
 
 

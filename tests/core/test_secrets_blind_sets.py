@@ -59,6 +59,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "AIzaSylxz8ha2P1MSrIQkM5olbFEGtT7jLxFw4V": "a Google API key the person calls public "
         "(see secrets-I)",
     },
+    "secrets-O": {},
     "secrets-E": {
         "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
         "is redacted: the public rule sets of the field treat the form as a key",
@@ -114,6 +115,7 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "WireGuard on the VPS listens on 51820 only": "a figure or name the candidate gives "
         "that no quoted segment holds",
     },
+    "secrets-O": {},
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
         "is in another turn of the session, not in the quoted one",
