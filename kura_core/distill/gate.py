@@ -228,8 +228,9 @@ def _agent_spoke(seg: Segment) -> bool:
 #: A result that says the person refused the call (the host's words for it).
 _REFUSED_RESULT = re.compile(
     r"(?i)\b(?:rejected|declined|denied|refused|cancell?ed)\s+by\s+(?:the\s+)?user\b"
-    r"|\bthe\s+user\s+(?:rejected|declined|denied|refused|cancell?ed)\b"
-    r"|用户(?:拒绝|取消)|ユーザーが(?:拒否|却下|キャンセル)"
+    r"|\b(?:the\s+)?user\s+(?:has\s+)?(?:rejected|declined|denied|refused|cancell?ed)\b"
+    r"|\bexecution[-_ ]denied\b|\bpermission\s+denied\s+by\s+(?:the\s+)?user\b"
+    r"|用户(?:已)?(?:拒绝|取消)|被用户拒绝|ユーザーが(?:拒否|却下|キャンセル)|ユーザーに(?:より)?拒否"
 )
 
 
@@ -484,8 +485,16 @@ class _Index:
         """For an ACT segment, how the call went when it did not happen: ``refused`` (the
         person said no), ``failed`` (its result is an error), or "" (it ran, or the
         journal does not say)."""
-        if self.segments[i].cls != ProvenanceClass.ACT:
+        seg = self.segments[i]
+        if seg.cls == ProvenanceClass.TOOL and seg.kind.startswith("tool block"):
+            # a block that holds the call and what came of it (SpecStory): its own record
+            if _REFUSED_RESULT.search(seg.text[:4000]):
+                return "refused"
+            return "failed" if _result_failed(seg) else ""
+        if seg.cls != ProvenanceClass.ACT:
             return ""
+        if _REFUSED_RESULT.search(seg.text[:4000]):
+            return "refused"  # the call's own line says it was refused (Antigravity)
         if i not in self._outcome:
             if self._records is None:
                 self._records = any(s.cls == ProvenanceClass.TOOL for s in self.segments)
@@ -499,7 +508,10 @@ class _Index:
         cls = self.segments[i].cls
         why = ""
         start = text.find(needle)
-        lines = self.breaks(i) if cls in (ProvenanceClass.TOOL, ProvenanceClass.ACT) else ()
+        if cls in (ProvenanceClass.TOOL, ProvenanceClass.ACT):
+            lines = self.breaks(i)
+        else:
+            lines = _paragraph_breaks(self.segments[i].text, text)
         while start >= 0:
             end = start + len(needle)
             reason = _cut_in_line(text, start, end, lines)
@@ -821,6 +833,31 @@ def _line_breaks(raw: str, norm: str) -> tuple[int, ...]:
     return tuple(out) if " ".join(lines) == norm else ()
 
 
+_PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
+
+
+def _paragraph_breaks(raw: str, norm: str) -> tuple[int, ...]:
+    """The positions in *norm* of the spaces that stand for a blank line of *raw*: a
+    person's paragraph ends its sentence (a pasted command line before a request is not
+    part of the request); none when the paragraphs do not add up to *norm*."""
+    if "\n" not in raw or not _PARAGRAPH.search(raw):
+        return ()
+    parts = [x for x in (normalize(p) for p in _PARAGRAPH.split(raw)) if x]
+    out = []
+    pos = -1
+    for part in parts[:-1]:
+        pos += len(part) + 1
+        last = part[part.rfind("\n") + 1 :]
+        if part.endswith(_PARAGRAPH_END) or _CODE_LINE.search(last):
+            out.append(pos)  # not "please do not\n\ndelete …": a sentence that went on
+    return tuple(out) if " ".join(parts) == norm else ()
+
+
+#: What ends a paragraph's sentence, or marks its last line as a command or code.
+_PARAGRAPH_END = (".", "!", "?", ":", "。", "！", "？", "：", "—", "…", ")", "）", "」", "`")
+_CODE_LINE = re.compile(r"[+=/_$<>{}\[\]|\\]|--|^\s*[#$>]")
+
+
 def _scope_reason(
     text: str, start: int, end: int, prose: str, breaks: Sequence[int] = (), strict: bool = True
 ) -> str:
@@ -1061,6 +1098,15 @@ def _gate_one(
     )
 
 
+#: An error denied ("without errors", 没有报错, エラーなし): says it went well, not that it was
+#: only tried.
+_NO_ERROR = re.compile(
+    r"(?i)\b(?:without|no|zero|0)\s+(?:any\s+)?(?:errors?|failures?)\b|\berror[- ]free\b"
+    r"|没有(?:任何)?(?:报错|错误|出错|失败)|无(?:报错|错误)|不报错|零报错"
+    r"|エラー(?:なし|なく|も出ず|が出ず|は出ず|もなく|はなく|ゼロ)|エラーを出さず|失敗なし"
+)
+
+
 def _not_done(
     index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
 ) -> list[Violation]:
@@ -1070,9 +1116,9 @@ def _not_done(
     undone = [
         (q, index.outcome(pos))
         for q, pos in survivors
-        if q.cls == ProvenanceClass.ACT and pos >= 0 and index.outcome(pos)
+        if q.cls in (ProvenanceClass.ACT, ProvenanceClass.TOOL) and pos >= 0 and index.outcome(pos)
     ]
-    if not undone or lexicon.pattern("attempt").search(prose):
+    if not undone or lexicon.pattern("attempt").search(_NO_ERROR.sub(" ", prose)):
         return []
     q, how = undone[0]
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
@@ -1487,6 +1533,13 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
             continue
         if q.segment.cls == ProvenanceClass.ACT and index.outcome(pos) == "refused":
             refused.append(q.segment.text)
+        elif q.segment.cls == ProvenanceClass.TOOL and _REFUSED_RESULT.search(
+            q.segment.text[:4000]
+        ):
+            # the host's record of the refusal, quoted: "User rejected the command." in or
+            # after a block that files the command itself as output (SpecStory)
+            call = index.segments[pos - 1].text if pos else ""
+            refused.append(f"{call}\n{q.segment.text}")
         elif q.segment.cls == ProvenanceClass.USER:
             # the person's reason, typed as they refused the call just before it
             for j in range(pos - 1, max(-1, pos - 3), -1):

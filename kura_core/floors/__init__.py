@@ -47,8 +47,10 @@ from .attribution import (
     content_tokens,
     fold_lines,
     foreign_words,
+    opens_clause,
     own_words,
     restates_negated,
+    said_otherwise,
     says_opposite,
     someone_says,
     unwrap,
@@ -509,6 +511,22 @@ def _claim_ok(
     text: str = "",
     human_names: Sequence[str] = (),
 ) -> Violation | None:
+    """:func:`_claim_once` on a claim's reading, and on its whole sentence's when it opens
+    a comma clause of Chinese or Japanese (either reading carried carries it)."""
+    found = _claim_once(claim, evidence, field_name, text, human_names)
+    if found is None or not claim.wider:
+        return found
+    wide = dataclasses.replace(claim, content=claim.wider, wider=frozenset())
+    return found if _claim_once(wide, evidence, field_name, text, human_names) else None
+
+
+def _claim_once(
+    claim: Claim,
+    evidence: Evidence,
+    field_name: str,
+    text: str = "",
+    human_names: Sequence[str] = (),
+) -> Violation | None:
     """Whether the evidence carries what *claim* credits. What is credited to a person comes
     from one segment of theirs: its words and every figure of the claim's clause (a figure
     from another quote, or a name from one segment with another's content, is not it). What
@@ -524,6 +542,8 @@ def _claim_ok(
         raw = raw + [f"{call}\n{_REFUSAL_WORDS}" for call in evidence.refused]
     user = [own_words(u, names) for u in raw]
     figures: Sequence[Quantity] = _claim_figures(text, claim) if text else ()
+    if claim.who == HUMAN and said & _REFUSAL_TOKENS and _refusal_told(claim, evidence.refused):
+        return None
     if claim.who == HUMAN:
         return _human_claim_ok(claim, evidence, field_name, text, names, raw, user, figures)
     if claim.who == THIRD:
@@ -544,6 +564,12 @@ def _claim_ok(
             for u, o in zip(raw, user, strict=True)
         ):
             return None  # "the team is over budget" for the person's "we're over budget"
+        if fold(claim.name).lower() in _SELF_ROLES and (
+            _human_claim_ok(claim, evidence, field_name, text, names, raw, user, figures) is None
+        ):
+            # "the maintainer ruled", 老板认为, 店長が決めた: the role the person holds
+            # where they run the thing, carried by their own words as their credit is
+            return None
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.THIRD_PARTY, claim.name)
     if _pronoun_carried(claim, evidence, raw, user):
         return None
@@ -720,7 +746,29 @@ def _rows_described(evidence: Evidence, user: Sequence[str]) -> frozenset[str]:
 
 
 _REFUSAL_WORDS = " ".join(sorted(lexicon.words("refusal_credit")))
+#: Roles a person holds in what they run (the maintainer, 老板, 店長): a credit to one is
+#: the person's when their own words carry it.
+_SELF_ROLES = lexicon.words("self_roles")
 _REFUSAL_TOKENS = content_tokens(_REFUSAL_WORDS)
+#: What a call is called when a sentence tells of its refusal ("rejected the call", 実行を
+#: 拒否, 拒绝了这次调用).
+_CALL_TOKENS = content_tokens(" ".join(lexicon.words("call_nouns")))
+
+
+def _refusal_told(claim: Claim, refused: Sequence[str]) -> bool:
+    """Whether *claim* tells of the person refusing a call the journal shows they refused:
+    what it names besides the refusal and the call itself is in that call (its command, a
+    file, a word of it), so "the user rejected the call", ユーザーが実行を拒否した and 用户拒绝了
+    notify.py 的调用 are carried, and "the user refused the deploy" for a refused rm is not."""
+    if not refused:
+        return False
+    rest = claim.content - _REFUSAL_TOKENS - _CALL_TOKENS
+    if not rest:
+        return True
+    have: set[str] = set()
+    for call in refused:
+        have |= content_tokens(call)
+    return bool(rest & have) or bool(said_otherwise(rest, have))
 
 
 def _said_before(claim: Claim, text: str) -> tuple[Claim, Sequence[Quantity]] | None:
@@ -907,8 +955,8 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
     stop = _CLAIM_CLAUSE_END.search(folded, claim.end, limit)
     end = stop.start() if stop else limit
     clause = folded[start:end]
-    if not has_cjk(clause):
-        clause = folded[claim.start : end]
+    if not has_cjk(clause) or (claim.wider and opens_clause(folded[start : claim.start])):
+        clause = folded[claim.start : end]  # the clause the credit opens (its narrow reading)
     # an aside that names its own source ("(68.50 in the ledger)", "(per the invoice: £40)")
     # is not what the person is credited with; its figures are vouched as any figure is
     return scan(_SOURCED_ASIDE.sub(lambda m: " " * len(m.group(0)), clause))

@@ -11,6 +11,7 @@ nothing. Every pattern is anchored or bounded: linear in the texts.
 
 from __future__ import annotations
 
+import json
 import re
 
 from . import lexicon
@@ -100,6 +101,72 @@ def _intro(asked: str) -> str:
     return line if line.endswith((":", "：", "?", "？")) else ""
 
 
+#: A code a reply and an option may share: letters, digits and _ . -, with a digit, an
+#: underscore or a capital inside (RSA_PUBLIC_KEY_2, PO-2031, v1.9.0, SVC_DBT).
+_CODE = re.compile(
+    r"(?<![\w.-])(?=[\w.-]*[\d_]|[A-Za-z][\w.-]*[A-Z])[A-Za-z0-9][\w.-]{3,63}(?![\w-])"
+)
+#: A line that is a JSON list of strings: the options a tool offered (Cline's
+#: ask_followup_question, ["Register as RSA_PUBLIC_KEY_2", "Replace RSA_PUBLIC_KEY"]).
+_JSON_OPTIONS = re.compile(r"(?m)^[ \t]*\[[ \t]*\"[^\n]{1,800}\][ \t]*$")
+
+
+#: A reply's first sentence ("yes go ahead, use RSA_PUBLIC_KEY_2 so …"): where it picks.
+_FIRST_SENTENCE = re.compile(r"[^。!！?？\n]{0,160}?(?:[.。!！?？](?=\s|$)|\n|$)")
+
+
+#: A sentence of the agent's message, for the context of an option it offered.
+_SENTENCE = re.compile(r"[^.。!！?？\n]{1,400}(?:[.。!！?？]+|\n|$)")
+
+
+def _listed(asked: str) -> list[str]:
+    """The options *asked* offers: a lettered or numbered list, or a JSON list of strings."""
+    options = _options(asked)
+    if options:
+        return [options[k] for k in sorted(options)]
+    for m in _JSON_OPTIONS.finditer(asked):
+        try:
+            got = json.loads(m.group(0))
+        except ValueError:
+            continue
+        if isinstance(got, list) and len(got) >= 2 and all(isinstance(x, str) for x in got):
+            return got
+    return []
+
+
+def _codes(text: str) -> set[str]:
+    return {c.rstrip(".-").lower() for c in _CODE.findall(fold(text))}
+
+
+def _named_option(reply: str, asked: str) -> str:
+    """The option a reply names by a code only it holds ("use RSA_PUBLIC_KEY_2 so …" for
+    "Register as RSA_PUBLIC_KEY_2"), with the question that offered it; "" otherwise."""
+    options = _listed(asked)
+    if len(options) < 2:
+        return ""
+    first = _FIRST_SENTENCE.match(reply)
+    said = _codes(first.group(0) if first else reply)
+    if not said:
+        return ""
+    codes = [_codes(o) for o in options]
+    holding = [o for o, c in zip(options, codes, strict=True) if said & c]
+    if len(holding) != 1:
+        return ""
+    others = set().union(*(c for o, c in zip(options, codes, strict=True) if o != holding[0]))
+    others -= _codes(holding[0])
+    end = asked.find(holding[0])
+    line_start = asked.rfind("\n", 0, end) if end >= 0 else -1
+    before = asked[:line_start] if line_start >= 0 else ""
+    # what the message says around the offer, but no sentence that names another option
+    # ("…as RSA_PUBLIC_KEY_2, or replace RSA_PUBLIC_KEY": picking one is not the other)
+    context = [
+        m.group(0).strip()
+        for m in _SENTENCE.finditer(before)
+        if m.group(0).strip() and not others & _codes(m.group(0))
+    ]
+    return "\n".join([*context[-3:], holding[0]])
+
+
 def picked(reply: str, asked: str) -> str:
     """What a person's *reply* picks from the agent's message *asked* just before it: the
     text of the option it names, or the question it says yes to ("" when it picks
@@ -123,6 +190,9 @@ def picked(reply: str, asked: str) -> str:
         option = options[max(options)] if key.lower() == "last" else options.get(_index(key), "")
         intro = _intro(asked)
         return f"{intro}\n{option}" if option and intro else option
+    named = _named_option(fold(reply[:200]), asked)
+    if named:
+        return named
     first = _FIRST_CLAUSE.match(head)
     said = first.group(0).strip().lower() if first else ""
     if said and said in lexicon.words("answer_yes") and not options:

@@ -57,6 +57,10 @@ class Claim:
     end: int
     #: a speaker label ("Mika: …", "[Mika] …"): the rest of its line is that person's
     line: bool = False
+    #: a credit that opens a Chinese or Japanese comma clause credits what follows it
+    #: (``content``); this is its whole sentence, the other reading ("星耀城还没定，用户明确纠正
+    #: 过": the clause before is what was corrected). Either reading carried carries it.
+    wider: frozenset[str] = frozenset()
 
 
 # =========================================================================== content
@@ -513,6 +517,11 @@ def _verb_stem(tok: str, loose: bool = False) -> str:
 
 
 _A_ROW = frozenset("あかがさざただなはばぱまやらわ")
+
+
+def said_otherwise(missing: frozenset[str], have: set[str]) -> set[str]:
+    """The tokens of *missing* that *have* says in the other language or as a loanword."""
+    return _glossed(missing, have)
 
 
 def _loans(missing: frozenset[str], have: set[str]) -> set[str]:
@@ -1222,6 +1231,8 @@ _JA_CONDITION = re.compile(
     # until or before the person does it (撤回するまで保持, 確認する前に): a time not yet come
     r"|(?<=[るうくすつむぶぐ])(?:まで(?!に)|前に|前は))"
 )
+#: A time or a condition right after a report: 言われたとき, 頼まれたら, 指示された場合.
+_JA_WHEN_AFTER = re.compile(r"(?:とき|時|際|ら(?!し)|場合|ときは|時は)")
 #: A quotative that closes what someone said (…と言った, …って言ってた, …と決めた).
 _JA_QUOTATIVE = re.compile(r"(?:と|って)(?:言|いっ|話|伝え|決め|答え|頼|書|返信|連絡)")
 _JA_THIRD = re.compile(
@@ -1330,9 +1341,19 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
                 continue  # 歯周病の患者さんは3ヶ月ごと: the group is described, not credited
         out.append((m.start(), m.end(), m.group(0), THIRD, name))
     out += _ja_bare_claims(text, human)
+    out += _ja_passive_claims(text, out)
+    return out
+
+
+def _ja_passive_claims(text: str, found: list[_Found]) -> list[_Found]:
+    """Reports in the passive (言われた, 頼まれて, とのこと) whose clause names no one
+    *found* already credits: the person's, or hearsay from the last speaker named."""
+    out: list[_Found] = []
     stops = [m.start() for m in _JA_CLAUSE_END.finditer(text)]
-    starts = sorted(a for a, _, _, _, _ in out)
+    starts = sorted(a for a, _, _, _, _ in found)
     for m in _JA_PASSIVE.finditer(text):
+        if _ja_condition(text, m.end()) or _JA_WHEN_AFTER.match(text, m.end()):
+            continue  # 変えると言われたとき, 頼まれたら: a time to come, no one has said it
         i = bisect.bisect_left(stops, m.start())
         clause_start = stops[i - 1] + 1 if i else 0
         j = bisect.bisect_left(starts, clause_start)
@@ -1342,7 +1363,7 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         if _JA_SOURCE.search(text, clause_start, end):
             continue  # …とのこと（佐藤さんのLINEより）: a report with its source named
         who, name = HUMAN, ""
-        before = [f for f in out if f[0] < clause_start]
+        before = [f for f in found if f[0] < clause_start]
         if m.group(0) in UNNAMED_REPORTS:
             # a report that names no one is hearsay from whoever the evidence quotes
             who = PRONOUN
@@ -1744,7 +1765,9 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
         credited = _credited(folded, start, end, sentences, starts[k] if k < len(starts) else None)
         if phrase.strip() in UNNAMED_REPORTS:
             credited = _reported(folded, start, sentences)
-        out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines))
+        wider = _wider(folded, start, end, sentences) if start not in lines else frozenset()
+        wider = wider if wider != credited else frozenset()
+        out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines, wider))
     return out
 
 
@@ -1785,6 +1808,40 @@ def _unqualified(text: str) -> str:
     return _QUALIFIERS.sub(lambda m: " " * len(m.group(0)), text)
 
 
+#: A comma clause's start, just before a credit (its subject opens the clause).
+_CJK_CLAUSE_OPEN = re.compile(
+    r"[，,、；;：:]\s*(?:但是?|而且?|不过|可是|所以|然后|另外|并且?|而)?\s*$"
+)
+
+
+def _whole_sentence(before: str, after: str) -> frozenset[str]:
+    return content_tokens(_unqualified(before + " " + after))
+
+
+def _wider(text: str, start: int, end: int, sentences: list[tuple[int, int]]) -> frozenset[str]:
+    """The whole-sentence reading of a credit that opens a comma clause (empty otherwise)."""
+    i = bisect.bisect_right(sentences, (start, len(text) + 1)) - 1
+    s_start, s_end = (
+        sentences[i]
+        if i >= 0 and sentences[i][0] <= start < sentences[i][1]
+        else (
+            0,
+            len(text),
+        )
+    )
+    s_start, s_end = max(s_start, start - CLAIM_REACH), min(s_end, end + CLAIM_REACH)
+    before = text[s_start:start]
+    if not _HAS_CJK.search(text[s_start:s_end]) or not opens_clause(before):
+        return frozenset()
+    return _whole_sentence(before, text[end:s_end])
+
+
+def opens_clause(before: str) -> bool:
+    """Whether a credit right after *before* (its sentence so far) opens a comma clause of
+    Chinese or Japanese: then it credits what follows it, not the clauses before."""
+    return bool(before) and _CJK_CLAUSE_OPEN.search(before) is not None
+
+
 def _credited(
     text: str, start: int, end: int, sentences: list[tuple[int, int]], limit: int | None = None
 ) -> frozenset[str]:
@@ -1803,7 +1860,11 @@ def _credited(
     sentence_after = text[end:s_end]
     sentence_before = text[s_start:start]
     if _HAS_CJK.search(text[s_start:s_end]):
-        return content_tokens(_unqualified(sentence_before + " " + sentence_after))
+        if opens_clause(sentence_before) and content_tokens(sentence_after):
+            # 这次王经理想涨到128，老板表示顶多接受125: a credit that opens its comma clause
+            # credits what follows it, not the clauses before (someone else's)
+            return content_tokens(_unqualified(sentence_after))
+        return _whole_sentence(sentence_before, sentence_after)
     parts = _CLAUSE_BREAK.split(sentence_after, maxsplit=2)
     after = parts[0]
     tokens = content_tokens(after)

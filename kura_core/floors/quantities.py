@@ -1559,7 +1559,7 @@ def _month_days(text: str, found: list[Quantity]) -> list[Quantity]:
                 break
             readings = ((year, month, int(n.value)),)
             out[j] = Quantity(
-                DATE, n.text, _date_canon(readings, n.text), n.start, n.end, readings=readings
+                DATE, n.text, _date_canon(list(readings), n.text), n.start, n.end, readings=readings
             )
             prev = n
     return out

@@ -135,6 +135,23 @@ class RefIndex:
             if seg.cls in ("SELF", "ACT"):
                 typed.append(norm)
 
+    def _quoted_back(self, i, needle):
+        """The agent's words quoted back in the person's turn: every occurrence inside
+        quotation marks, and an earlier SELF or ACT segment holds them."""
+        text = self.texts[i]
+        spots = [k for k in range(len(text)) if text.startswith(needle, k)]
+        inside = all(
+            text[k - 1 : k] in "「『“\"'‘"
+            and text[k + len(needle) : k + len(needle) + 1] in "」』”\"'’"
+            and text[k - 1 : k] != ""
+            and text[k + len(needle) : k + len(needle) + 1] != ""
+            for k in spots
+        )
+        earlier = any(
+            self.segments[j].cls in ("SELF", "ACT") and needle in self.texts[j] for j in range(i)
+        )
+        return bool(spots) and inside and earlier
+
     def find(self, needle, prose=""):
         found = []
         for i, text in enumerate(self.texts):
@@ -154,7 +171,10 @@ class RefIndex:
             start = text.find(needle)
             cls = self.segments[i].cls
             machine = cls in ("TOOL", "ACT")
-            lines = gate._line_breaks(self.segments[i].text, text) if machine else ()
+            raw = self.segments[i].text
+            # a machine's lines are records of their own; a person's paragraphs that end
+            # a sentence or a pasted command line end it too
+            lines = gate._line_breaks(raw, text) if machine else gate._paragraph_breaks(raw, text)
             while start >= 0:
                 reason = _cut_in_its_line(text, start, start + len(needle), lines)
                 if not reason and cls != "SELF":  # the clause that governs the quote
@@ -164,7 +184,9 @@ class RefIndex:
                     reason = gate._scope_reason(text, start, end, prose, breaks, strict=strict)
                 if not reason:
                     seg = self.segments[i]
-                    return (gate._as_self(seg) if demoted else seg), "", i
+                    if demoted or (cls == "USER" and self._quoted_back(i, needle)):
+                        seg = gate._as_self(seg)
+                    return seg, "", i
                 why = why or reason
                 start = text.find(needle, start + 1)
         return None, why, -1
