@@ -446,7 +446,8 @@ _SPELLED_OUT = re.compile(
     r"|クエスチョン|アスタリスク|ドル記号|パーセント記号|艾特|井号|下划线|横杠|感叹号|星号"
 )
 _SAID = (
-    r"[ \t]{0,4}(?:(?:は|是|为|為|も|改成了?|改为|改為|换成了?|換成了?|设为|設為|设成|设置为|設置為)"
+    # a key in quotes first ("パスワード": "…", 「密码」：…)
+    r"[\"'”」』]?[ \t]{0,4}(?:(?:は|是|为|為|も|改成了?|改为|改為|换成了?|換成了?|设为|設為|设成|设置为|設置為)"
     r"[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?"
 )
 _QUOTED_OR_BARE = r"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"`]{1,256}))"
@@ -581,14 +582,55 @@ _VALUED: tuple[_Valued, ...] = (
         ("token", "key", "secret", "Token", "Key", "Secret", "TOKEN", "KEY", "SECRET"),
     ),
     _Valued(
-        "password",  # an Apple app-specific password (four groups of four lower-case
-        # letters) on a line that speaks of Apple, iCloud or a password
+        "password",  # an app password (four groups of four lower-case letters: Apple's
+        # with hyphens, Google's with spaces) on a line that speaks of one or of a password
         re.compile(
-            r"(?i:apple|icloud|app[- ]specific|app用|アプリ用|パスワード|password|密码|密碼)"
-            r"[^\n]{0,60}?(?<![A-Za-z0-9-])([a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4})(?![A-Za-z0-9-])"
+            r"(?i:apple|icloud|gmail|google|app[- ]specific|app[- ]password|app用|アプリ用"
+            r"|パスワード|password|_pass|passwd|密码|密碼)"
+            r"[^\n]{0,60}?(?<![A-Za-z0-9-])([a-z]{4}([- ])[a-z]{4}\2[a-z]{4}\2[a-z]{4})"
+            r"(?![A-Za-z0-9-])"
         ),
         _not_placeholder,
-        ("apple", "icloud", "app用", "アプリ用", "app-specific", "app specific"),
+        ("apple", "icloud", "gmail", "google", "app", "pass", "パスワード", "密"),
+    ),
+    _Valued(
+        "password",  # a Wi-Fi network's QR code: WIFI:T:WPA;S:name;P:password;;
+        re.compile(r"(?i:WIFI:)[^\n]{0,120}?(?<=[:;])P:((?:\\;|[^;\n]){1,63});"),
+        _not_placeholder,
+        ("wifi:",),
+    ),
+    _Valued(
+        "password",  # a password a command takes as a plain argument after the account:
+        # steamcmd +login USER PASS, Yamaha's pp auth myname USER PASS, htpasswd -b FILE
+        # USER PASS, rabbitmqctl add_user USER PASS, lftp -u USER,PASS, smbclient -U USER%PASS
+        re.compile(
+            r"(?<![\w-])(?:steamcmd\b[^\n]{0,80}?\+login[ \t]{1,4}\S{1,64}"
+            r"|pp[ \t]{1,4}auth[ \t]{1,4}myname[ \t]{1,4}\S{1,128}"
+            r"|(?:htpasswd|mosquitto_passwd)[ \t]{1,4}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]{1,4}\S{1,256}"
+            r"[ \t]{1,4}\S{1,64}"
+            r"|rabbitmqctl[ \t]{1,4}(?:add_user|change_password)[ \t]{1,4}\S{1,64})"
+            r"[ \t]{1,4}"
+            + _QUOTED_OR_BARE
+            + r"|(?<![\w-])lftp\b[^\n]{0,80}?[ \t]-u[ \t]{1,4}[^\s,]{1,64},([^\s\"']{1,128})"
+            r"|(?<![\w-])smbclient\b[^\n]{0,120}?[ \t]-U[ \t]{1,4}[^\s%]{1,64}%([^\s\"']{1,128})"
+        ),
+        lambda v: _not_placeholder(v) and not v.startswith(("+", "-")),
+        ("steamcmd", "myname", "htpasswd", "mosquitto_passwd", "rabbitmqctl", "lftp", "smbclient"),
+    ),
+    _Valued(
+        "password",  # a Go MySQL DSN: user:password@tcp(host:port)/db (no scheme)
+        re.compile(r"(?<![\w/:@.-])[\w.-]{1,64}:([^\s\"'`/]{1,128})@(?:tcp|unix|tcp6)\("),
+        _not_placeholder,
+        ("@tcp(", "@unix(", "@tcp6("),
+    ),
+    _Valued(
+        "password",  # Redis AUTH in the cloud's "instance:password" form, under auth
+        re.compile(
+            r"(?i:\bauth|requirepass|redis_password)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+            r"[a-z]{2,8}-[a-z0-9]{6,16}:([^\s\"'`]{6,128})"
+        ),
+        _not_placeholder,
+        ("auth", "requirepass", "redis"),
     ),
     _Valued(
         "password",  # Postfix's sasl_passwd: "[smtp.example.jp]:587 user@example.jp:password"
@@ -696,6 +738,8 @@ _VALUED: tuple[_Valued, ...] = (
         "password",
         re.compile(
             r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令|密钥|密鑰|秘钥|私钥|秘密鍵|シークレット)"
+            # when it was or is now: 口令原来是 X, 密码现在是 X, パスワードは前は X
+            r"(?:原来|以前|之前|现在|現在|目前|本来|原先|新的|旧的|舊的|最初)?"
             + _SAID
             + r"([!-~]{4,128})(?![!-~])"
             # not where it is kept (…は settings.py に書いた), but what it is set to (…は X
@@ -1025,7 +1069,6 @@ _NOT_SECRET_KEY_BEFORE = frozenset(
         "unique",
         "composite",
         "sharding",
-        "routing",
         "group",
         "hot",
         "shortcut",
@@ -1225,6 +1268,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
         said_public = _SAID_PUBLIC.search(text, start, end) or _PUBLIC_KEY_NAME.search(
             text, start, end
         )
+        gave = False  # a value given here keeps the secret named for the next sentence
         if (named or named_before) and not said_public:
             digest = _DIGEST_WORD.search(text, start, end) is not None
             for t in _RANDOM_TOKEN.finditer(text, start, end):
@@ -1234,12 +1278,15 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
                 mixed = _upper_and_lower(v) and any(c.isdigit() for c in v)
                 hex_key = not digest and len(v) >= 32 and _HEX_KEY.fullmatch(v)
                 if (mixed or hex_key) and looks_random(v):
+                    gave = True
                     yield t.start(), t.end()
-            for t in _NEW_VALUE.finditer(text, start, end):
-                v = t.group(1).rstrip(_TRAILING)
-                if _new_password(v):
-                    yield t.start(1), t.start(1) + len(v)
-        named_before = named and not said_public
+            for pattern in (_NEW_VALUE, _OLD_VALUE):
+                for t in pattern.finditer(text, start, end):
+                    v = t.group(1).rstrip(_TRAILING)
+                    if _new_password(v):
+                        gave = True
+                        yield t.start(1), t.start(1) + len(v)
+        named_before = (named or gave) and not said_public
 
 
 def _new_password(v: str) -> bool:
@@ -1264,6 +1311,13 @@ _NEW_VALUE = re.compile(
     r"|今は|新しいの(?:は|が)|新しいのが|新的(?:是|为|為)|现在(?:是|为|改成了?)|現在(?:是|為)"
     r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
     r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{8,128})"
+)
+#: The old value named as "the previous one", its value in brackets: 前のやつ（Sakura2019!）,
+#: 旧的（…）, "the old one (…)".
+_OLD_VALUE = re.compile(
+    r"(?:前の(?:やつ|もの|奴|パスワード|の)|古い(?:やつ|の|方|パスワード)|元の(?:やつ|パスワード)"
+    r"|旧的|舊的|原来的|以前的|之前的|老的|(?i:the[ \t](?:old|previous|former)[ \t]one|old[ \t]one))"
+    r"[ \t]{0,2}[（(][ \t]{0,2}([!-~]{6,128}?)[ \t]{0,2}[)）]"
 )
 _CLOCK = re.compile(r"^\d{1,2}:\d{2}|^\d{4}[-/]\d{1,2}[-/]\d{1,2}")
 
@@ -1507,7 +1561,8 @@ def _code_lines(text: str) -> Iterator[tuple[int, int]]:
 #: Markdown table of accounts): password, pwd, secret, token, api_key, PIN, パスワード, 密码 …
 _SECRET_COLUMN = re.compile(
     r"(?i)[ \t\"']*(?:(?:[a-z]+[ _-])?(?:password|passwd|passphrase|pwd|secret|token"
-    r"|api[ _-]?key|pin)|パスワード|暗証番号|密码|密碼|口令|支付密码)[ \t\"']*"
+    r"|api[ _-]?key|pin|access[ _-]?key(?:[ _-]?id)?|secret[ _-]?(?:access[ _-]?)?key)"
+    r"|パスワード|暗証番号|密码|密碼|口令|支付密码)[ \t\"']*"
 )
 _CELL_SEPARATORS = (",", "\t", "|", ";")
 
@@ -1589,6 +1644,8 @@ def _bare_random(text: str) -> Iterator[tuple[int, int]]:
     for m in _BARE_LINE.finditer(text):
         if public and any(a <= m.start() < b for a, b in public):
             continue  # a certificate's lines beside a private key in the same text
+        if _after_digest(text, m.start()):
+            continue  # what `openssl dgst … | base64` or a fingerprint line printed: a digest
         tokens = list(_BARE_TOKEN.finditer(m.group(1)))
         if tokens and all(_generated(t.group()) for t in tokens):
             for t in tokens:
@@ -1635,7 +1692,7 @@ def _inline_random(text: str) -> Iterator[tuple[int, int]]:
             line_quiet = not any(
                 p.search(line) for p in (_SAID_PUBLIC, _PUBLIC_KEY_NAME, _DATA_WORD, _DIGEST_WORD)
             )
-        if line_quiet:
+        if line_quiet and not _after_digest(text, m.start()):
             yield m.start(), m.end()
 
 
@@ -1683,6 +1740,14 @@ _OUTPUT_LINE = re.compile(
 )
 
 
+def generator_command(text: str) -> str:
+    """The secret generator *text* runs (``openssl rand``, ``pwgen`` …), "" when none: a
+    call's result that follows it holds a secret the redaction of the result alone cannot
+    tell from data."""
+    m = _GENERATOR.search(text)
+    return m.group(0) if m else ""
+
+
 def _generator_output(text: str) -> Iterator[tuple[int, int]]:
     """What a generator printed (``pwgen -s 16 1`` then ``Output: qjWEV2ljw5m2j6RI``,
     ``openssl rand -hex 32`` then a line of hex): each line of one random-looking token in
@@ -1705,6 +1770,26 @@ def _generator_output(text: str) -> Iterator[tuple[int, int]]:
             if _has_digit_and_letter(v) and entropy(v.rstrip("=")) >= 3.0 and not _decodes(v):
                 taken += 1
                 yield line.start(1), line.end(1)
+
+
+#: A line that makes or names a digest, just before a bare value: the value is its digest.
+_DIGEST_LINE = re.compile(
+    r"(?i)\bdgst\b|sha(?:1|224|256|384|512)sum|\bshasum\b|\bmd5sum\b|\bb2sum\b|\bdigest\b"
+    r"|\bfingerprint\b|\bchecksum\b|-fingerprint|ssh-keygen[ \t]{1,4}-l"
+)
+
+
+def _after_digest(text: str, at: int) -> bool:
+    """Whether the three lines before *at* (within 600 characters) make or name a digest:
+    the value at *at* is what the digest command printed ("Command executed.", "Output:"
+    may stand between)."""
+    start = at
+    for _ in range(4):
+        start = text.rfind("\n", max(0, at - 600), max(0, start - 1))
+        if start < 0:
+            start = max(0, at - 600)
+            break
+    return _DIGEST_LINE.search(text, start, at) is not None
 
 
 #: The armour of what is public: a certificate, a public key, a signing request.

@@ -285,6 +285,13 @@ _PATHOLOGICAL = [
     "パスワード変えた。今は ab12cd34 です。",
     "  ipsec ike pre-shared-key 1 text ",
     "?key=ab12-",
+    "steamcmd +login a ",
+    "WIFI:T:WPA;S:x;P:",
+    "u:p@tcp(",
+    "auth: crs-abcdef12:",
+    "口令原来是",
+    "前のやつ（",
+    "$ openssl dgst -sha256 | base64\n",
 ]
 
 

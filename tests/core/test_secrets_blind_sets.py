@@ -60,6 +60,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "(see secrets-I)",
     },
     "secrets-O": {},
+    "secrets-P": {},
     "secrets-E": {
         "SKc8b9384f6982af1f6e6f2285c6137166": "a Twilio API key's SID (SK and 32 hex digits) "
         "is redacted: the public rule sets of the field treat the form as a key",
@@ -116,6 +117,7 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "that no quoted segment holds",
     },
     "secrets-O": {},
+    "secrets-P": {},
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
         "is in another turn of the session, not in the quoted one",

@@ -21,6 +21,7 @@ never contain any part of the payload.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -33,7 +34,8 @@ from typing import Any
 
 from kura_core.distill.evidence import Segment
 from kura_core.errors import KuraError
-from kura_core.secrets import active_rules
+from kura_core.secrets import Redaction, active_rules
+from kura_core.vocabulary import ProvenanceClass
 
 
 class JournalError(KuraError):
@@ -142,6 +144,8 @@ class Intake:
         self._open: tuple[int, int] | None = None
         self._covered = False
         self._blank = False
+        #: the last line of the call whose result has not come yet ("" when none)
+        self._command = ""
 
     def begin(self, start: int, end: int) -> None:
         """Open the next consumed record, at ``[start, end)``."""
@@ -177,7 +181,12 @@ class Intake:
         stamp: str = "",
         kind: str = "",
     ) -> None:
-        seen = active_rules().redact(clean(text))  # secrets and <private> never pass
+        raw = clean(text)
+        seen = self._redacted(cls, raw)  # secrets and <private> never pass
+        if cls == ProvenanceClass.ACT:
+            self._command = raw[-_COMMAND_CONTEXT:].rsplit("\n", 1)[-1]
+        elif cls != ProvenanceClass.SELF:
+            self._command = ""  # the result came (a call's description leaves it open)
         text = seen.text.strip("\n")
         if not text.strip():
             if seen.private:
@@ -200,6 +209,22 @@ class Intake:
             )
         )
 
+    def _redacted(self, cls: str, raw: str) -> Redaction:
+        """*raw* with its secrets out; a call's result is read under the call's command line
+        (32 hex digits after ``openssl rand -hex 16`` are a key, a base64 line after
+        ``openssl dgst … | base64`` a digest), which the result alone does not show."""
+        rules = active_rules()
+        if not self._command or cls == ProvenanceClass.ACT:
+            return rules.redact(raw)
+        # read under the command first: a value taken out is remembered for the rest of
+        # the read, so the result alone is read only when the two cannot be told apart
+        lead = self._command + "\n"
+        under = rules.redact(lead + raw)
+        shown = rules.redact(lead).text
+        if under.text.startswith(shown):
+            return dataclasses.replace(under, text=under.text[len(shown) :])
+        return rules.redact(raw)
+
     def result(self, start: int, end: int, fatal: str = "") -> Read:
         self._close()
         counts = Counter(n.reason for n in self.notes if n.kind == SKIPPED)
@@ -214,6 +239,11 @@ class Intake:
             fatal,
             self.variant,
         )
+
+
+#: How much of a call is kept as the context of its result: its last line, at most this many
+#: characters of it.
+_COMMAND_CONTEXT = 400
 
 
 def frozen_counts(counter: Mapping[str, int]) -> Mapping[str, int]:
