@@ -294,7 +294,41 @@ def _catalogue_finder() -> tuple[ahocorasick.Automaton | None, frozenset[str]]:
 
 @functools.cache
 def _valued_finder() -> tuple[ahocorasick.Automaton | None, frozenset[str]]:
-    return _keyword_finder(frozenset(k for v in _VALUED for k in v.keywords))
+    return _keyword_finder(
+        frozenset(k for v in _VALUED for k in v.keywords) | _SENTENCE_KEYS | _GENERATOR_KEYS
+    )
+
+
+#: What a text holds when it may run a secret generator (``_GENERATOR``), lower-cased.
+_GENERATOR_KEYS = frozenset(
+    {"pwgen", "apg", "makepasswd", "xkcdpass", "openssl", "gpg", "/dev/", "token_", "randombytes"}
+    | {"generatepassword", "get-random", "securerandom", "generate", "gen-secret", "genpasswd"}
+)
+
+
+#: What a text holds when a sentence of it may name a secret (the words of
+#: ``_SECRET_SENTENCE_WORD``, lower-cased, as literal pieces): the sentence rule is read
+#: only then.
+_SENTENCE_KEYS = frozenset(
+    {"pass", "secret", "token", "key", "bearer", "psk"}
+    | set(
+        [
+            "密钥",
+            "密鑰",
+            "秘钥",
+            "密码",
+            "密碼",
+            "私钥",
+            "口令",
+            "パスワード",
+            "シークレット",
+            "トークン",
+            "秘密鍵",
+            "アクセスキー",
+            "共有キー",
+        ]
+    )
+)
 
 
 def _found(text: str, finder: tuple[ahocorasick.Automaton | None, frozenset[str]]) -> set[str]:
@@ -591,7 +625,20 @@ _VALUED: tuple[_Valued, ...] = (
             r"(?![A-Za-z0-9-])"
         ),
         _not_placeholder,
-        ("apple", "icloud", "gmail", "google", "app", "pass", "パスワード", "密"),
+        (
+            "apple",
+            "icloud",
+            "gmail",
+            "google",
+            "app-specific",
+            "app specific",
+            "app password",
+            "app_password",
+            "app用",
+            "アプリ用",
+            "smtp",
+            "_pass",
+        ),
     ),
     _Valued(
         "password",  # a Wi-Fi network's QR code: WIFI:T:WPA;S:name;P:password;;
@@ -1238,7 +1285,7 @@ _SECRET_SENTENCE_WORD = re.compile(
 )
 _SENTENCE_END = re.compile(r"[。！？\n]|[.!?](?=\s|$)")
 _RANDOM_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9+/-]{20,256}={0,2}(?![A-Za-z0-9_+/=.-])"
+    r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9+/-]{20,256}+={0,2}+(?![A-Za-z0-9_+/=.-])"
 )
 #: A sentence that says its value is no secret: "the site key is not a secret", 公开的.
 _SAID_PUBLIC = re.compile(
@@ -1254,7 +1301,9 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
     ("SmartHRのアクセストークンを発行しました。Bearerで使うやつです：9eb0…"); and a password-like
     value given as the new one ("パスワード、さっき変えました。新しいのは Vt7-sakuranbo-5126 です",
     "changed the wifi password. The new one is Blue-Heron-42")."""
-    if not _SECRET_SENTENCE_WORD.search(text):
+    if not _SECRET_SENTENCE_WORD.search(text) or not (
+        _RANDOM_TOKEN.search(text) or _NEW_VALUE.search(text) or _OLD_VALUE.search(text)
+    ):
         return
     spans, start = [], 0
     for m in [*_SENTENCE_END.finditer(text), None]:
@@ -1644,17 +1693,17 @@ def _bare_random(text: str) -> Iterator[tuple[int, int]]:
     for m in _BARE_LINE.finditer(text):
         if public and any(a <= m.start() < b for a, b in public):
             continue  # a certificate's lines beside a private key in the same text
-        if _after_digest(text, m.start()):
-            continue  # what `openssl dgst … | base64` or a fingerprint line printed: a digest
         tokens = list(_BARE_TOKEN.finditer(m.group(1)))
         if tokens and all(_generated(t.group()) for t in tokens):
+            if _after_digest(text, m.start()):
+                continue  # what `openssl dgst … | base64` or a fingerprint line printed
             for t in tokens:
                 yield m.start(1) + t.start(), m.start(1) + t.end()
 
 
 #: A token standing in prose or a config line on its own (not part of a path or a URL).
 _INLINE_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9+/_=.:%-])[A-Za-z0-9+/_-]{24,512}={0,2}(?![A-Za-z0-9+/_=%-])"
+    r"(?<![A-Za-z0-9+/_=.:%-])[A-Za-z0-9+/_-]{24,512}+={0,2}+(?![A-Za-z0-9+/_=%-])"
 )
 #: Base64 openings of what is public by its format: an SSH public key's wire form (AAAA…),
 #: a DER public key (SubjectPublicKeyInfo for RSA, EC, Ed25519).
@@ -1722,8 +1771,18 @@ _CAMEL_PIECE = re.compile(r"[A-Z]?[a-z]{3,}")
 
 
 def _camel_words(run: str) -> bool:
-    """Words run together (``FixtureTokenOfTheTestSuite``): mostly capitalised pieces."""
-    return sum(len(p) for p in _CAMEL_PIECE.findall(run)) >= 0.6 * len(run)
+    """Words run together (``FixtureTokenOfTheTestSuite``): mostly pieces that read as
+    words (a vowel in every four letters, no four consonants in a row), which the pieces
+    of a random token seldom do (one token in ten thousand)."""
+    return sum(len(p) for p in _CAMEL_PIECE.findall(run) if _wordy(p)) >= 0.6 * len(run)
+
+
+_CONSONANTS = re.compile(r"[^aeiouy]{4}")
+
+
+def _wordy(piece: str) -> bool:
+    low = piece.lower()
+    return sum(c in "aeiouy" for c in low) * 4 >= len(low) and not _CONSONANTS.search(low)
 
 
 #: A command that makes a secret: its output is one, whatever it looks like.
@@ -1740,12 +1799,15 @@ _OUTPUT_LINE = re.compile(
 )
 
 
-def generator_command(text: str) -> str:
-    """The secret generator *text* runs (``openssl rand``, ``pwgen`` …), "" when none: a
-    call's result that follows it holds a secret the redaction of the result alone cannot
-    tell from data."""
-    m = _GENERATOR.search(text)
-    return m.group(0) if m else ""
+def shapes_output(command: str) -> bool:
+    """Whether what *command* prints is read differently for it: it generates a secret
+    (``openssl rand``, ``pwgen``), makes a digest (``openssl dgst``, ``sha256sum``), or
+    names a secret (``gh auth token``, ``cat .pgpass``)."""
+    return bool(
+        _GENERATOR.search(command)
+        or _DIGEST_LINE.search(command)
+        or _SECRET_SENTENCE_WORD.search(command)
+    )
 
 
 def _generator_output(text: str) -> Iterator[tuple[int, int]]:
@@ -2109,14 +2171,16 @@ class SecretRules:
         ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _column_cells(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _call_settings(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _user_maps(text)]
-        ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _named_in_sentence(text)]
+        if said & _SENTENCE_KEYS:
+            ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _named_in_sentence(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _inline_random(text)]
-            ranked += [
-                (_ASSIGNED + 3, s, e, "generated-secret") for s, e in _generator_output(text)
-            ]
+            if said & _GENERATOR_KEYS:
+                ranked += [
+                    (_ASSIGNED + 3, s, e, "generated-secret") for s, e in _generator_output(text)
+                ]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]
 
     def _encoded(self, text: str) -> Iterator[tuple[int, int, str]]:

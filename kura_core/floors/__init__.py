@@ -927,10 +927,13 @@ def _folded_with_stops(text: str) -> tuple[str, tuple[int, ...]]:
 
 
 def _credit_sentence(text: str, claim: Claim) -> str:
-    """The words of *claim* (in the folded form claims() reads) to its sentence's end."""
+    """The words of *claim* (in the folded form claims() reads) to its sentence's end, at
+    most CLAIM_REACH characters past the claim (a line of thousands of claims and no stop
+    is read once per claim, not whole)."""
     folded, stops = _folded_with_stops(text)
     i = bisect.bisect_right(stops, claim.start)
-    return folded[claim.start : stops[i] if i < len(stops) else len(folded)]
+    end = stops[i] if i < len(stops) else len(folded)
+    return folded[claim.start : min(end, claim.end + CLAIM_REACH)]
 
 
 #: Where the clause a credit opens ends (Japanese and Chinese also at a comma:

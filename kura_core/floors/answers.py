@@ -116,7 +116,7 @@ _FIRST_SENTENCE = re.compile(r"[^。!！?？\n]{0,160}?(?:[.。!！?？](?=\s|$)
 
 
 #: A sentence of the agent's message, for the context of an option it offered.
-_SENTENCE = re.compile(r"[^.。!！?？\n]{1,400}(?:[.。!！?？]+|\n|$)")
+_SENTENCE = re.compile(r"[^.。!！?？\n]{1,400}+(?:[.。!！?？]++|\n)?")
 
 
 def _listed(asked: str) -> list[str]:

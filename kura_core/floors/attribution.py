@@ -474,13 +474,23 @@ def _glossary() -> tuple[
     return {k: tuple(v) for k, v in latin.items()}, tuple(cjk)
 
 
+@functools.cache
+def _glossary_by_token() -> dict[str, tuple[tuple[frozenset[str], frozenset[str]], ...]]:
+    """The Chinese and Japanese words of the glossary by each of their tokens."""
+    out: dict[str, list[tuple[frozenset[str], frozenset[str]]]] = {}
+    for entry in _glossary()[1]:
+        for t in entry[0]:
+            out.setdefault(t, []).append(entry)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _glossed(missing: frozenset[str], have: set[str]) -> set[str]:
     """The tokens of *missing* the person's words say in the other language: an English
     stem whose Chinese or Japanese word is in *have*, or the tokens of a Chinese or
     Japanese word whose English word is."""
     if not missing:
         return set()
-    latin, cjk = _glossary()
+    latin = _glossary()[0]
     conjugated = {_verb_stem(t, loose=True) for t in have}
 
     def said(tokens: frozenset[str]) -> bool:
@@ -488,8 +498,10 @@ def _glossed(missing: frozenset[str], have: set[str]) -> set[str]:
 
     out = {t for t in missing if any(said(w) for w in latin.get(t, ()))}
     out |= _loans(missing, have)
-    for tokens, stems in cjk:
-        if not (tokens & missing and tokens <= missing | have):
+    by_token = _glossary_by_token()
+    entries = dict.fromkeys(e for t in missing for e in by_token.get(t, ()))
+    for tokens, stems in entries:
+        if not tokens <= missing | have:
             continue
         # said in English, or by another word of the same line in the same script
         # (使用 for 用途 no, 保持 for 保留 yes: both are "keep")

@@ -24,6 +24,7 @@ must occur as a whole word. Everything here is linear in the text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -377,16 +378,13 @@ class SwapFinder:
     middle blanked."""
 
     def __init__(self, evidence: Iterable[str]) -> None:
-        t = "\n".join(fold(t) for t in evidence)
         self._windows: set[str] = set()
         self._keys: dict[str, set[str]] = {}
-        for i in range(len(t) - _SWAP_WINDOW + 1):
-            w = t[i : i + _SWAP_WINDOW]
-            if not _phrase(w) or w in self._windows:
-                continue
-            self._windows.add(w)
-            for at in (*_SWAP_AT, (4,)) if _name_end(w) else _SWAP_AT:
-                self._keys.setdefault(_blank(w, at), set()).add("".join(w[p] for p in at))
+        for text in evidence:
+            windows, keys = _swap_index(text)
+            self._windows |= windows
+            for k, v in keys.items():
+                self._keys.setdefault(k, set()).update(v)
 
     def swapped(self, text: str) -> list[str]:
         """The phrases of *text* with a swapped name-like character, each as written."""
@@ -411,6 +409,25 @@ class SwapFinder:
                     out.append(w)
                     break
         return list(dict.fromkeys(out))
+
+
+@functools.lru_cache(maxsize=4096)
+def _swap_index(text: str) -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """One evidence text's windows for :class:`SwapFinder`, and each window with its middle
+    blanked (computed once per text: every candidate of a batch reads the same segments)."""
+    t = fold(text)
+    windows: set[str] = set()
+    keys: dict[str, set[str]] = {}
+    if CJK_CHAR.search(t) is None:
+        return frozenset(), {}
+    for i in range(len(t) - _SWAP_WINDOW + 1):
+        w = t[i : i + _SWAP_WINDOW]
+        if w in windows or not _phrase(w):
+            continue
+        windows.add(w)
+        for at in (*_SWAP_AT, (4,)) if _name_end(w) else _SWAP_AT:
+            keys.setdefault(_blank(w, at), set()).add("".join(w[p] for p in at))
+    return frozenset(windows), {k: frozenset(v) for k, v in keys.items()}
 
 
 def _inside_clause(window: str, at: int) -> bool:

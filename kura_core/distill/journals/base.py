@@ -34,7 +34,7 @@ from typing import Any
 
 from kura_core.distill.evidence import Segment
 from kura_core.errors import KuraError
-from kura_core.secrets import Redaction, active_rules
+from kura_core.secrets import Redaction, active_rules, shapes_output
 from kura_core.vocabulary import ProvenanceClass
 
 
@@ -184,7 +184,8 @@ class Intake:
         raw = clean(text)
         seen = self._redacted(cls, raw)  # secrets and <private> never pass
         if cls == ProvenanceClass.ACT:
-            self._command = raw[-_COMMAND_CONTEXT:].rsplit("\n", 1)[-1]
+            line = raw[-_COMMAND_CONTEXT:].rsplit("\n", 1)[-1]
+            self._command = line if shapes_output(line) else ""
         elif cls != ProvenanceClass.SELF:
             self._command = ""  # the result came (a call's description leaves it open)
         text = seen.text.strip("\n")
