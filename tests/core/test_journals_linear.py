@@ -57,8 +57,15 @@ PAYLOADS: dict[str, Callable[[int], str]] = {
     # lines of 40 at line starts, then one run of the whole size
     **{
         f"runs of {c!r}": (lambda n, c=c: _lines(c * 40, n // 2) + "\n" + _repeat(c, n // 2))
-        for c in "-#*>+=|~_ \t"
+        for c in "-# "
     },
+    # the other marks of Markdown and ASCII art: lines of 40 of each, then a long run of
+    # each, every run a tenth of the size (one payload, not one a mark)
+    "runs of each mark": lambda n: (
+        _lines("\n".join(c * 40 for c in "*>+=|~_\t"), n // 2)
+        + "\n"
+        + "\n".join(c * (n // 16) for c in "*>+=|~_\t")
+    ),
     "mixed runs": lambda n: _lines("-#*>+=|~_ -#*>+=|~_ #### >>>> ----", n),
     "table borders": lambda n: _lines("+" + "-" * 30 + "+", n),
     "unclosed tag": lambda n: "<system-reminder>" + _repeat("body ", n),

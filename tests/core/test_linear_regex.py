@@ -112,47 +112,40 @@ def _patterns_in(obj: object, where: str, depth: int = 3) -> Iterator[tuple[str,
             yield from _patterns_in(v, f"{where}[{i}]", depth - 1)
 
 
-def _usage(source: str) -> dict[str, set[str]]:
+def _usage(tree: ast.AST) -> tuple[dict[str, set[str]], set[str]]:
     """For each name in a module, how the module uses it: the pattern methods called on it,
-    or "any" when it is used another way (passed, iterated, returned)."""
+    or "any" when it is used another way (passed, iterated, returned); and the names it
+    imports from elsewhere. One walk (parents come before their children in it)."""
     uses: dict[str, set[str]] = {}
-    tree = ast.parse(source)
+    imported: set[str] = set()
     called: set[int] = set()
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.attr in RE_CALLS | {"pattern", "flags", "groupindex"}
-        ):
-            called.add(id(node.value))
-            mode = "scan" if node.attr in SCANNING else node.attr if "match" in node.attr else None
-            if mode:
-                uses.setdefault(node.value.id, set()).add(mode)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called:
-            uses.setdefault(node.id, set()).add("any")
-        if isinstance(node, ast.ImportFrom):
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.attr in RE_CALLS | _PATTERN_ATTRS:
+                called.add(id(node.value))
+                mode = (
+                    "scan" if node.attr in SCANNING else node.attr if "match" in node.attr else None
+                )
+                if mode:
+                    uses.setdefault(node.value.id, set()).add(mode)
+        elif isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load) and id(node) not in called:
+                uses.setdefault(node.id, set()).add("any")
+        elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 uses.setdefault(alias.asname or alias.name, set()).add("any")
-    return uses
+                imported.add(alias.name)
+    return uses, imported
 
 
-def _imported_elsewhere(modules: list) -> set[str]:
-    """Names imported from one kura_core module into another (their use is not tracked)."""
-    names: set[str] = set()
-    for mod in modules:
-        path = getattr(mod, "__file__", None)
-        if not path:
-            continue
-        for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                names.update(a.name for a in node.names)
-    return names
+_PATTERN_ATTRS = frozenset({"pattern", "flags", "groupindex"})
 
 
 def collect() -> list[Found]:
-    modules = _modules()
-    shared = _imported_elsewhere(modules)
+    modules = [m for m in _modules() if getattr(m, "__file__", None)]
+    usages = [_usage(ast.parse(Path(m.__file__).read_text(encoding="utf-8"))) for m in modules]
+    # names imported from one kura_core module into another (their use is not tracked)
+    shared = set().union(*(imported for _uses, imported in usages))
     found: dict[tuple[str | bytes, int], Found] = {}
 
     def add(where: str, p: re.Pattern, modes: frozenset[str]) -> None:
@@ -162,8 +155,7 @@ def collect() -> list[Found]:
             where = found[key].where
         found[key] = Found(where, p, modes)
 
-    for mod in modules:
-        usage = _usage(Path(mod.__file__).read_text(encoding="utf-8"))
+    for mod, (usage, _imported) in zip(modules, usages, strict=True):
         for name, value in vars(mod).items():
             if inspect.isclass(value) and value.__module__ == mod.__name__:
                 for attr, av in vars(value).items():
