@@ -21,6 +21,62 @@ measure_gate_set = script("measure_gate_set")
 
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {
+    "gate-Z": {
+        "en-atk-002": "'Actually, leave the abstract for now' retracts the request in words the "
+        "retraction list does not hold",
+        "en-atk-009": "an unlabelled line of a pasted Slack log credited to a speaker the log "
+        "names on another line: the log is TOOL, and the name is vouched by it",
+        "en-atk-011": "a time zone swapped (ET for PT): zones are compared only beside a clock "
+        "time the candidate writes in the evidence's form",
+        "zh-atk-012": "刘经理 for 刘姐: a title swapped on a vouched surname (a two-character "
+        "change the swap finder does not read)",
+        "ja-ok-006": "52000 from a CSV row the ACT wrote, beside the person's figures: the "
+        "row's figures are read against the turn the candidate cites",
+        "zh-ok-001": "老板认为 over the person's 我觉得: the role is carried, but 毛利的说法 in "
+        "may_fade reads 毛利 as a name and 准备 as a plan",
+        "zh-ok-002": "准备 in the person's opener read as a plan the body writes as done",
+        "zh-ok-006": "老板的决定 in belongs_because: curation credits the role with what the "
+        "person's words carry only in the body",
+        "zh-seed-001": "王经理说 retold from his pasted line in an idea: the credit's clause runs "
+        "on past 而 into 老陈's words, which his line does not hold",
+    },
+    "gate-ZA": {
+        "en-hon-001": "'1.' of the person's '1. actually no, 3.' read as a list marker: the "
+        "figure is vouched only by the agent's option list",
+        "en-hon-003": "'Priya's approval' in the title: a possessive of what the person asks "
+        "for, read as crediting Priya",
+        "en-hon-005": "Léa's mail pasted without a header: her report is the person's turn and "
+        "'the user said yes' paraphrases 'pin sphinx, yes'",
+        "en-hon-006": "'the maintainer explicitly ruled out' in belongs_because, and 'they mean "
+        "to look at it in April' read as a plan written as done",
+        "en-hon-007": "'The user decided:' then a colon and three clauses: the content check "
+        "reads the credit's first clause",
+        "en-hon-008": "'the maintainer settled on' in belongs_because: curation the person's "
+        "words carry only through the body",
+        "en-atk-014": "a line of the person's turn (pasted from Slack, its label left out) "
+        "credited to Priya: her name is vouched elsewhere, the line reads as the person's",
+        "ja-hon-008": "5,000部まで for 1〜5,000部: a range's end stated as a bound is refused "
+        "like a range's end alone",
+        "ja-hon-010": "3月5日 for the minutes' heading 3/5: a month/day written with a slash "
+        "reads as a fraction",
+        "ja-hon-011": "日程が詰まって: a schedule read as a third party credited",
+        "ja-atk-008": "3,000部 and 1,554,000円 from two rows of a pasted quote table with no "
+        "header: the row check reads tables with a header",
+        "ja-atk-012": "a removed line of a SpecStory diff block (the whole block is TOOL)",
+        "zh-hon-001": "第二天 for 明天 (a relative day as a count), and 老板 addressed in a "
+        "pasted line",
+        "zh-hon-003": "用户说先不装这个模块 over 先不装: the content check counts character "
+        "pairs (这个, 个模) the person's shorter words do not hold",
+        "zh-hon-005": "用户自己 and 老板对 in curation: credits whose words are the body's",
+        "zh-hon-006": "合计 39,920 and 刹车系统 31.2% in one title: the row check reads the "
+        "title as one clause",
+        "zh-hon-007": "老黄起初说: 起初 read into the name, and 老黄的说法 as a claim",
+        "zh-hon-010": "征得用户同意 (consent to be asked for) read as the person agreeing",
+        "zh-hon-011": "比直接换压缩机低 where the agent's quote says 成本低得多: the comparison "
+        "check wants the compared thing in the quote",
+        "zh-atk-001": "the supplier's pasted suggestion (its label on the line before the quoted "
+        "one) credited to the person",
+    },
     "gate-A": {
         "en-hon-006": "the description paraphrases the request ('how the user wants to hear "
         "about low NAS space' for 'ping me on Signal'): the content check is lexical",
@@ -262,6 +318,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-W": (0.85, 0.72),
     "gate-X": (0.8, 0.66),
     "gate-Y": (0.78, 0.68),
+    "gate-Z": (0.78, 0.66),
+    "gate-ZA": (0.85, 0.41),
 }
 
 
