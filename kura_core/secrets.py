@@ -1293,7 +1293,7 @@ _SAID_PUBLIC = re.compile(
 )
 
 
-def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
+def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
     """A value a sentence gives as a secret, the secret named in it or in the sentence
     before: a random token of twenty characters or more, upper and lower case and digits
     ("另外还有一个 JJoE…，这个是测试用的，沙箱环境的APIv3密钥", "here's the other one, Xk29…,
@@ -1302,7 +1302,10 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
     value given as the new one ("パスワード、さっき変えました。新しいのは Vt7-sakuranbo-5126 です",
     "changed the wifi password. The new one is Blue-Heron-42")."""
     if not _SECRET_SENTENCE_WORD.search(text) or not (
-        _RANDOM_TOKEN.search(text) or _NEW_VALUE.search(text) or _OLD_VALUE.search(text)
+        _RANDOM_TOKEN.search(text)
+        or _NEW_VALUE.search(text)
+        or _OLD_VALUE.search(text)
+        or (_PASSWORD_WORD.search(text) and _PASSWORD_LIKE.search(text))
     ):
         return
     spans, start = [], 0
@@ -1328,14 +1331,60 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int]]:
                 hex_key = not digest and len(v) >= 32 and _HEX_KEY.fullmatch(v)
                 if (mixed or hex_key) and looks_random(v):
                     gave = True
-                    yield t.start(), t.end()
+                    yield t.start(), t.end(), "secret"
+            if named and _PASSWORD_WORD.search(text, start, end):
+                # "パスワードもメモしといて、Kamera#Tokyo2026 ね": a password-like value
+                # anywhere in a sentence that names a password
+                for t in _PASSWORD_LIKE.finditer(text, start, end):
+                    if _OTHER_LABEL.search(text, max(start, t.start(1) - 16), t.start(1)):
+                        continue  # SSID 是 Xiaomi_AX3000_3F: the value of another label
+                    if _password_like(t.group(1)):
+                        gave = True
+                        yield t.start(1), t.end(1) - _trailing(t.group(1)), "password"
             for pattern in (_NEW_VALUE, _OLD_VALUE):
                 for t in pattern.finditer(text, start, end):
                     v = t.group(1).rstrip(_TRAILING)
                     if _new_password(v):
                         gave = True
-                        yield t.start(1), t.start(1) + len(v)
+                        yield t.start(1), t.start(1) + len(v), "secret"
         named_before = (named or gave) and not said_public
+
+
+#: A label that is not a secret's, right before a value: the value is that label's.
+_OTHER_LABEL = re.compile(
+    r"(?:(?i:ssid|user(?:[ _-]?name)?|login(?:[ _-]?id)?|account|id|host(?:name)?|server"
+    r"|name|network|email|e-mail)|ユーザー名?|ユーザーID|ログインID|アカウント|ネットワーク名?|名前"
+    r"|用户名?|账号|帳號|账户|帳戶|名称|名稱|网络名?|邮箱)[ \t]{0,2}(?:是|は|为|為|:|：|=|(?i:is))?"
+    r"[ \t]{0,2}[「『\"']?$"
+)
+_PASSWORD_WORD = re.compile(
+    r"(?i:password|passwd|passphrase|pass[ -]?code)|パスワード|パスフレーズ|暗証|密码|密碼|口令"
+)
+#: A run of printable ASCII standing alone in a sentence (after a space, a CJK mark or
+#: the start; before a space, CJK or the end).
+_PASSWORD_LIKE = re.compile(
+    r"(?:(?<=[\s、，。：:「『（(])|(?<=[\u3040-\u30ff\u4e00-\u9fff])|^)"
+    r"([!-~]{10,64}+)(?=[\s、，。！？」』）)]|[\u3040-\u30ff\u4e00-\u9fff]|$)"
+)
+
+
+def _password_like(v: str) -> bool:
+    """A value a sentence naming a password may be giving: ten characters or more, letters
+    and digits, and a symbol or both cases (not a word run together), and no URL, path,
+    address, version, date or marker."""
+    v = v.rstrip(_TRAILING)
+    if len(v) < 10 or not _has_digit_and_letter(v) or _placeholder(v):
+        return False
+    if any(c in _NOT_IN_PASSWORD_LIKE for c in v) or _FILE_END.search(v):
+        return False  # a path, a URL, code, a file name, an address
+    if _VERSION.fullmatch(v) or _CLOCK.search(v):
+        return False
+    symbol = any(not c.isalnum() for c in v.strip("-_."))
+    return symbol or (_upper_and_lower(v) and not _camel_words(v))
+
+
+_NOT_IN_PASSWORD_LIKE = frozenset("/\\[](){}<>\"'`=:,;|")
+_FILE_END = re.compile(r"\.[A-Za-z]{1,5}$|@[\w-]+\.[\w.-]+$")
 
 
 def _new_password(v: str) -> bool:
@@ -2172,7 +2221,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _call_settings(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _user_maps(text)]
         if said & _SENTENCE_KEYS:
-            ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _named_in_sentence(text)]
+            ranked += [(_ASSIGNED + 3, s, e, k) for s, e, k in _named_in_sentence(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]

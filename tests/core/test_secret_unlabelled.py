@@ -123,6 +123,8 @@ def test_what_a_generator_printed_is_a_secret(command, output):
         ),
         ("路由器的密码上周换了。现在是 hb2026-Ql9x-88，别外传。", "hb2026-Ql9x-88"),
         ("I rotated the wifi password. The new one is Blue-Heron-42 btw.", "Blue-Heron-42"),
+        ("保険のマイページのパスワードもメモしといて、Kamera#Tokyo2026 ね。", "Kamera#Tokyo2026"),
+        ("密码我发你了 Xq7#pLm2-Zk 记一下", "Xq7#pLm2-Zk"),
         (
             "事前共有キーは古いです。先週変えて、今はｍｉｋａｎ－７７３１－ｓｏｒａ－Ｑｚです",
             "ｍｉｋａｎ－７７３１",
@@ -143,6 +145,8 @@ def test_a_secret_named_in_its_sentence_or_the_one_before(text, value):
         "I changed the password policy. Now it's 12 characters minimum.",
         "パスワードを変えました。今は 2026-12-05 の夜です。",
         "密码改了。现在是 v2.4.1 版本的规则。",
+        "passwords must be at least 12 characters, see docs/security-policy-v2.md",
+        "reset the password for user admin2024 please",
     ],
 )
 def test_what_only_stands_beside_a_secret_word_stays(text):

@@ -292,6 +292,7 @@ _PATHOLOGICAL = [
     "口令原来是",
     "前のやつ（",
     "$ openssl dgst -sha256 | base64\n",
+    "パスワード、Ab1#cd2$ef3 ",
 ]
 
 
