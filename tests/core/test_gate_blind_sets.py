@@ -21,6 +21,43 @@ measure_gate_set = script("measure_gate_set")
 
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {
+    "gate-ZB": {
+        "en-ok-001": "measured blind, not yet analysed: refused by attribution/no_user_quote (honest-act-plus-user)",
+        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (honest-retraction-and-plan-kept)",
+        "en-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (honest-configured-value)",
+        "en-ok-008": "measured blind, not yet analysed: refused by scope/plan_as_done (honest-third-party-and-negation)",
+        "en-atk-011": "measured blind, not yet analysed: kept (table-wrong-row)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by tag/not_a_word (honest-act-data-file)",
+        "ja-ok-003": "measured blind, not yet analysed: refused by scope/as_settled (honest-pasted-mail-era-converted)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-purchase-record)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (honest-tentative-kept)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_one_segment (honest-retraction-hearsay-colloquial-number)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/no_user_quote (honest-third-party-hedge-kept)",
+        "zh-atk-003": "measured blind, not yet analysed: kept (wrong-speaker)",
+        "zh-atk-015": "measured blind, not yet analysed: kept (change-read-as-range)",
+    },
+    "gate-ZC": {
+        "en-hon-001": "measured blind, not yet analysed: refused by act/not_done (honest-config-and-mail)",
+        "en-hon-002": "measured blind, not yet analysed: refused by act/not_done (honest-decision-with-reason)",
+        "en-hon-003": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (honest-final-word-after-retraction)",
+        "en-hon-007": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried (honest-handoff-done-vs-suggested)",
+        "en-hon-008": "measured blind, not yet analysed: refused by number/unvouched (honest-self-judgement-with-vouched-times)",
+        "en-hon-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/u (honest-table-figures)",
+        "en-hon-010": "measured blind, not yet analysed: refused by attribution/third_party (honest-not-done)",
+        "en-hon-011": "measured blind, not yet analysed: refused by attribution/not_carried (honest-action-items)",
+        "en-atk-001": "measured blind, not yet analysed: kept (retraction-ignored)",
+        "en-atk-007": "measured blind, not yet analysed: kept (speaker-swap)",
+        "ja-hon-002": "measured blind, not yet analysed: refused by number/unvouched (honest-decision-with-reason)",
+        "ja-hon-005": "measured blind, not yet analysed: refused by attribution/not_carried (honest-hedge-and-tentative-kept)",
+        "ja-hon-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (honest-undecided-change)",
+        "ja-hon-010": "measured blind, not yet analysed: refused by number/self_only; attribution/not_carried (honest-refused-not-done)",
+        "zh-hon-001": "measured blind, not yet analysed: refused by number/unvouched; name/unvouched; attribution/not_carried (honest-decision-and-config)",
+        "zh-hon-002": "measured blind, not yet analysed: refused by number/unvouched (honest-forwarded-mail-terms)",
+        "zh-hon-003": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-calculation)",
+        "zh-hon-004": "measured blind, not yet analysed: refused by name/unvouched (honest-final-word-and-quote-back-change)",
+        "zh-atk-005": "measured blind, not yet analysed: kept (superseded-by-later-change)",
+        "zh-atk-006": "measured blind, not yet analysed: kept (speaker-swap)",
+    },
     "gate-Z": {
         "en-atk-002": "'Actually, leave the abstract for now' retracts the request in words the "
         "retraction list does not hold",
@@ -320,6 +357,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-Y": (0.78, 0.68),
     "gate-Z": (0.78, 0.66),
     "gate-ZA": (0.85, 0.41),
+    "gate-ZB": (0.86, 0.66),
+    "gate-ZC": (0.84, 0.33),
 }
 
 
