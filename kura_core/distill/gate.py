@@ -819,38 +819,44 @@ class _Typed:
         self.deadline.check("gate: the agent's own words")
 
 
+def _breaks_between(pieces: list[str], norm: str, ends: Callable[[str], bool]) -> tuple[int, ...]:
+    """The positions in *norm* of the spaces that join *pieces* (each already in the
+    comparison form), after each piece *ends* accepts; none when they do not add up to
+    *norm*."""
+    parts = [x for x in pieces if x]
+    if " ".join(parts) != norm:
+        return ()
+    out, pos = [], -1
+    for part in parts[:-1]:
+        pos += len(part) + 1
+        if ends(part):
+            out.append(pos)
+    return tuple(out)
+
+
 def _line_breaks(raw: str, norm: str) -> tuple[int, ...]:
     """The positions in *norm* (the comparison form of *raw*) of the spaces that stand for
     a line break of *raw*; none when the lines do not add up to *norm*."""
     if "\n" not in raw:
         return ()
-    lines = [x for x in (normalize(line) for line in raw.split("\n")) if x]
-    out = []
-    pos = -1
-    for line in lines[:-1]:
-        pos += len(line) + 1
-        out.append(pos)
-    return tuple(out) if " ".join(lines) == norm else ()
+    return _breaks_between([normalize(line) for line in raw.split("\n")], norm, bool)
 
 
 _PARAGRAPH = re.compile(r"\n[ \t]*\n\s*")
 
 
 def _paragraph_breaks(raw: str, norm: str) -> tuple[int, ...]:
-    """The positions in *norm* of the spaces that stand for a blank line of *raw*: a
-    person's paragraph ends its sentence (a pasted command line before a request is not
-    part of the request); none when the paragraphs do not add up to *norm*."""
+    """The positions in *norm* of the spaces that stand for a blank line of *raw* after a
+    paragraph that ends its sentence or holds a command (a pasted command line before a
+    request is not part of the request; "please do not\n\ndelete …" is one sentence)."""
     if "\n" not in raw or not _PARAGRAPH.search(raw):
         return ()
-    parts = [x for x in (normalize(p) for p in _PARAGRAPH.split(raw)) if x]
-    out = []
-    pos = -1
-    for part in parts[:-1]:
-        pos += len(part) + 1
-        last = part[part.rfind("\n") + 1 :]
-        if part.endswith(_PARAGRAPH_END) or _CODE_LINE.search(last):
-            out.append(pos)  # not "please do not\n\ndelete …": a sentence that went on
-    return tuple(out) if " ".join(parts) == norm else ()
+    pieces = [normalize(p) for p in _PARAGRAPH.split(raw)]
+    return _breaks_between(pieces, norm, _ends_its_sentence)
+
+
+def _ends_its_sentence(paragraph: str) -> bool:
+    return paragraph.endswith(_PARAGRAPH_END) or _CODE_LINE.search(paragraph) is not None
 
 
 #: What ends a paragraph's sentence, or marks its last line as a command or code.
