@@ -1977,18 +1977,31 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
             if len(value) >= 8 or not (_token_char(text, pos - 1) or _token_char(text, end)):
                 yield pos, end, kind  # a short value (a PIN) only as a whole token
             pos = text.find(value, end)
-        if len(value) >= 10:  # eight of its characters kept by a cut are most of it
-            yield from _cut_ends(text, value, kind)
+        if len(value) >= 10 and kind != _PRIVATE_KIND:
+            yield from _cut_ends(text, value, kind)  # eight characters of a key are most of it
+        elif len(value) >= 10:
+            # a private sentence's opening words ("the Northwind …") are everyone's: a piece
+            # of it counts once it carries a clause of it
+            for a, b, k in _cut_ends(text, value, kind):
+                if b - a >= (_PRIVATE_PIECE_CJK if not value.isascii() else _PRIVATE_PIECE):
+                    yield a, b, k
     for run_re in (_RUN, _ALNUM_RUN):
         for m in run_re.finditer(text):
             run = m.group()
             if run.isalpha() and run.islower():
                 continue  # a word
-            piece_of = next((k for v, k in known.items() if _a_piece(run, v)), "")
+            # a piece of a secret a cut kept; never a word of a private text ("Northwind"
+            # in "<private>the Northwind droplet …</private>" is no secret of its own)
+            piece_of = next(
+                (k for v, k in known.items() if k != _PRIVATE_KIND and _a_piece(run, v)), ""
+            )
             if piece_of:
                 yield m.start(), m.end(), piece_of
 
 
+#: How much of a private sentence a text must repeat to repeat it: a clause's worth.
+_PRIVATE_PIECE = 24
+_PRIVATE_PIECE_CJK = 12
 #: How short a found value may be and still be remembered: a PIN of four digits.
 _SHORT_KNOWN = 4
 

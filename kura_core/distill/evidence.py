@@ -30,6 +30,11 @@ _WS_CHAR = re.compile(r"\s")
 _PREFIX = re.compile(r"^\s*\[\s*([A-Za-z]+)\s*\]\s*")
 
 
+#: The end of a call's kind when its journal says it completed and printed nothing: no
+#: result answers it, and none is awaited.
+NO_OUTPUT = "(completed, no output)"
+
+
 def quote_weight(normalized: str) -> int:
     """Length of a normalised quote as the gate counts it.
 

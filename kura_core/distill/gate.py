@@ -44,6 +44,7 @@ from ..floors import (
     claims,
     cut_reason,
     disguises,
+    is_tag_word,
     lexicon,
     scan,
     session_context,
@@ -54,14 +55,14 @@ from ..floors.answers import picked
 from ..floors.attribution import HUMAN, content_tokens, reverses
 from ..floors.comparison import comparison
 from ..floors.payloads import prose_spans
-from ..floors.quantities import NUMBER, RANGE, Quantity, Vouchers
+from ..floors.quantities import DATE, NUMBER, RANGE, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from ..floors.voices import voices
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, collecting, using_rules
 from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
-from .evidence import CLASSES, Segment, normalize, parse_claimed, quote_weight
+from .evidence import CLASSES, NO_OUTPUT, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
 if TYPE_CHECKING:
@@ -163,7 +164,6 @@ def _blank(text: str, spans: Spans, is_echo: Callable[[str], bool]) -> tuple[str
 _LEAD_ELLIPSIS = re.compile(r"^(?:\.\.\.|…)\s*+")
 #: an ellipsis ending a quote, with the spaces before it (read from the first of them)
 _TRAIL_ELLIPSIS = re.compile(r"(?<!\s)\s*+(?:\.\.\.|…)$")
-_TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
 
 
 def _strip_prose_payloads(text: str) -> tuple[str, bool]:
@@ -241,12 +241,14 @@ def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = Non
     stands in the result's place), ``failed`` when the result is an error, ``unanswered``
     when the person spoke again before any result came in a journal that records results
     (a call the host cancelled or never ran leaves no result), else ""."""
+    if segments[i].kind.endswith(NO_OUTPUT):
+        return ""  # the journal says it completed, printing nothing
     start = i
     while start > 0 and segments[start - 1].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
         start -= 1
     nth = 0  # the calls before this one that no result has answered yet
     for s in segments[start:i]:
-        if s.cls == ProvenanceClass.ACT:
+        if s.cls == ProvenanceClass.ACT and not s.kind.endswith(NO_OUTPUT):
             nth += 1
         elif _is_result(s) and nth:
             nth -= 1  # a result the journal files as the agent's (a file it wrote, a
@@ -748,9 +750,16 @@ class _Index:
         out, pos = [], 0
         for v in found:
             out.append(seg.text[pos : v.start])
+            # a quoted line that says nothing stands in its place: the line that introduced
+            # the material still opens a block, and the person's words after it stay theirs
+            out.append(_PASTED_GAP)
             pos = v.end
         out.append(seg.text[pos:])
         return "".join(out)
+
+
+#: What stands where pasted material was taken out of the person's words.
+_PASTED_GAP = "> …"
 
 
 _OPEN_QUOTES = frozenset("「『“\"'‘")
@@ -981,7 +990,7 @@ def _malformed(candidate: Mapping[str, Any]) -> list[Violation]:
             for t in tags:
                 if not isinstance(t, str):
                     out.append(Violation("shape", "tags", type(t).__name__, "not_a_string"))
-                elif not _TAG_WORD.fullmatch(normalize(t)):
+                elif not is_tag_word(normalize(t)):
                     out.append(Violation("tag", "tags", t[:40], "not_a_word"))
     return out
 
@@ -1093,6 +1102,11 @@ def _gate_one(
     claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
     acted = any(q.cls == ProvenanceClass.ACT for q, _ in survivors)
     violations += _said_of_quotes([q.text for q, _ in survivors], claim, kind, acted=acted)
+    violations += _restates_cut(
+        [(q, _cut_from(index, q, pos)) for q, pos in found],
+        [q.text for q, _ in survivors],
+        claim,
+    )
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
             v
@@ -1102,6 +1116,51 @@ def _gate_one(
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
     )
+
+
+def _cut_from(index: _Index, q: QuoteCheck, pos: int) -> str:
+    """The text of the segment a quote was found in (a cut quote keeps no position)."""
+    if q.status != "cut":
+        return ""
+    if pos >= 0:
+        return index.segments[pos].text
+    held = index.holding(normalize(q.text))
+    return index.segments[held[0]].text if held else ""
+
+
+def _restates_cut(
+    checks: Sequence[tuple[QuoteCheck, str]], kept: Sequence[str], claim: str
+) -> list[Violation]:
+    """A figure the candidate gives that only a quote cut from its clause holds: the quote
+    was refused for what it leaves out ("学会旅費は1人8万円" without its "まで（仮）",
+    "00个以上3.2元" cut inside "3000个以上"), so what it says stands unvouched -- unless the
+    candidate keeps what was left out (a bound, a hedge, a tentative mark)."""
+    cut = [(q, seg) for q, seg in checks if q.status == "cut"]
+    if not cut:
+        return []
+    held = {x.canon for text in kept for x in scan(text)}
+    bounded = lexicon.pattern("unsettled_kept").search(claim)
+    tentative = lexicon.pattern("tentative_kept").search(claim)
+    for q, seg in cut:
+        if q.rule not in _SCOPE_CUTS and q.rule != "word":
+            continue  # a negation or a retraction cut is judged by its own rule
+        if q.rule in _SCOPE_CUTS and (bounded or tentative):
+            # what the clause goes on with after the quote: a tentative mark there
+            # (…8万円まで（仮）) is kept only by a tentative word, not by a bound
+            said = fold(seg)
+            at = said.find(fold(q.text))
+            after = said[at + len(fold(q.text)) : at + len(fold(q.text)) + 16] if at >= 0 else ""
+            if tentative or not lexicon.pattern("tentative").search(after):
+                continue
+        mine = {x.canon for x in scan(q.text) if x.kind in (NUMBER, RANGE, DATE)}
+        for figure in scan(claim):
+            if figure.canon in mine and figure.canon not in held:
+                return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED)]
+    return []
+
+
+#: Cuts for what the quote's clause says around it, which the candidate may keep itself.
+_SCOPE_CUTS = frozenset({"scope", "hedge", "condition", "tentative", "exception", "example"})
 
 
 #: An error denied ("without errors", 没有报错, エラーなし): says it went well, not that it was
@@ -1146,6 +1205,17 @@ _I_WILL = re.compile(
 )
 
 
+def _standing(quote: str) -> str:
+    """What a quote says after the last retraction in it ("3万ちょっとで出すつもり…いや、
+    やっぱり32,000円ぴったりで" stands at 32,000円: the plan before it was taken back)."""
+    folded = fold(quote).lower()
+    at, m = 0, lexicon.search("retraction", folded)
+    while m is not None:
+        at = m.end()
+        m = lexicon.search("retraction", folded, at)
+    return folded[at:] if at else quote
+
+
 def _said_of_quotes(
     quotes: Sequence[str], prose: str, kind: str = "fact", *, acted: bool = False
 ) -> list[Violation]:
@@ -1153,7 +1223,7 @@ def _said_of_quotes(
     plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
     keep it a plan or a decision), and a comparison or a superlative ("cheaper", 最安,
     更快) where no quote compares and no figure of the candidate shows it."""
-    said = fold("\n".join(quotes)).lower()
+    said = fold("\n".join(_standing(q) for q in quotes)).lower()
     out: list[Violation] = []
     plan = lexicon.pattern("plan_mark").search(said)
     done = lexicon.pattern("done_mark")
@@ -1290,6 +1360,11 @@ def _left_open(
             partial = hedge.group(0) in lexicon.words("unsettled_partial")
             if partial:
                 figures = []  # "some of the photos: the 2019 ones" leaves no figure open
+            elif hedge.group(0) in lexicon.words("unsettled_bound"):
+                # a bound is its figure's own: "年額48,600円、補償額の上限は300万円" bounds
+                # only the 300万円 of its clause
+                a, b = _clause_around(m.group(0), hedge.start())
+                figures = [q for q in figures if a <= q.start < b] or figures
             for q in figures:
                 open_values.setdefault(q.value, hedge.group(0))
             if not figures:
@@ -1297,6 +1372,19 @@ def _left_open(
                 if len(words) >= (2 if partial else 3):
                     open_words.append((words, hedge.group(0)))
     return open_values, open_words
+
+
+#: Where a clause of a sentence ends: a comma that is no digit group's, a semicolon.
+_CLAUSE_MARK = re.compile(r"[、，；;]|,(?!\d{3})")
+
+
+def _clause_around(sentence: str, at: int) -> tuple[int, int]:
+    """The clause of *sentence* that holds position *at*."""
+    start = 0
+    for m in _CLAUSE_MARK.finditer(sentence, 0, at):
+        start = m.end()
+    end = _CLAUSE_MARK.search(sentence, at)
+    return start, end.start() if end else len(sentence)
 
 
 #: What makes a figure approximate, right before it (about, 約, 大约) or right after it

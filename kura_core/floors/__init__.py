@@ -699,6 +699,10 @@ def _readings(
         return [back]  # "…。田中さんが提案した": what was proposed is the sentence before
     comma = _comma_clause(claim, text) if text else ""
     if not has_cjk(comma):
+        if _ADVERBIAL_CREDIT.match(claim.phrase) and (own := claim.content & content_tokens(comma)):
+            # "… is now 6 vials, raised from 4 at the user's request": a credit that says
+            # how a clause came about credits that clause; the sentence is the other reading
+            return [(dataclasses.replace(claim, content=own), scan(comma)), (claim, figures)]
         return [(claim, figures)]
     own = claim.content & content_tokens(comma)
     comma_figures = scan(comma)
@@ -789,6 +793,11 @@ def _said_before(claim: Claim, text: str) -> tuple[Claim, Sequence[Quantity]] | 
     if not tokens:
         return None
     return dataclasses.replace(claim, content=tokens), scan(before)
+
+
+#: A credit written as an adverbial, not a subject and its verb: "at the user's request",
+#: "as requested", "per the owner", "on her instructions".
+_ADVERBIAL_CREDIT = re.compile(r"(?i)(?:at|as|per|on|upon|by|according)\b")
 
 
 def _comma_clause(claim: Claim, text: str) -> str:
@@ -1355,8 +1364,15 @@ def index_links(text: str) -> list[str]:
     return out
 
 
-_TAG_WORD = re.compile(r"[^\W_][\w-]{0,39}")
+#: One word: letters and digits, joined inside by hyphens, a name's middle dot (カフェ・ルポ,
+#: 克里斯·王) or a dot or plus of a technology's name (node.js, c++); no space.
+_TAG_WORD = re.compile(r"[^\W_](?:[\w-]|[・·.](?=[^\W_])){0,39}\+{0,2}")
 _TAG_GAP = re.compile(r"[\s_]+")
+
+
+def is_tag_word(tag: str) -> bool:
+    """Whether *tag* (folded) is one word, as a tag must be."""
+    return _TAG_WORD.fullmatch(tag) is not None
 
 
 def tag_key(tag: str) -> str:
@@ -1389,7 +1405,7 @@ def check_tags(
         if disguises(tag):
             out.append(Violation(DISGUISE, field_name, disguises(tag)[0], R.INVISIBLE))
             continue
-        if not _TAG_WORD.fullmatch(fold(tag)):
+        if not is_tag_word(fold(tag)):
             out.append(Violation(TAG, field_name, tag[:40], R.NOT_A_WORD))
             continue
         words.append(tag.replace("-", " ").replace("_", " "))

@@ -95,8 +95,15 @@ def _stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s", "e", "ly"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(w) >= 4 and w[-1] == w[-2] and w[-1] in _DOUBLED:
+                w = w[:-1]  # putting, stopped, planned: put, stop, plan
             break
     return w[:5]
+
+
+#: Consonants English doubles before -ing and -ed (put → putting), unlike ll, ss, ff, zz
+#: that belong to the word itself (call, miss).
+_DOUBLED = frozenset("bdgkmnprt")
 
 
 def _hyphen_parts(word: str) -> tuple[str, ...]:
@@ -814,12 +821,16 @@ _THIRD_EN = re.compile(
     r"promises|agreed|agrees|confirmed|confirms|requested|requests|likes|liked|hates|hated|chose|"
     r"chooses|picked|picks|rejected|rejects|vetoed|refused|refuses|demanded|demands|warned|warns|"
     r"advised|advises|explained|explains|claimed|claims|argued|argues|objected|objects|doesn['’]t|"
-    r"didn['’]t|won['’]t|wouldn['’]t)\b"
+    r"didn['’]t|won['’]t|wouldn['’]t|proposed|proposes|offered|offers|added|adds|volunteered|"
+    r"volunteers|committed|commits|accepted|accepts|declined|declines|countered|counters|quoted|"
+    r"quotes|estimated|estimates|conceded|concedes|insisted|vouched|promised|signed|questioned|"
+    r"questions|raised|raises|okayed|okays|vetoes|overruled|overrules)\b"
 )
 # A named person's view: "Mika's call", "Hiro's decision".
 _THIRD_POSSESSIVE = re.compile(
     rf"\b(?P<who>[A-Z][a-z]{{1,15}})['’]s\s+(?:own\s+|final\s+|explicit\s+|clear\s+|stated\s+)?"
-    rf"{_VIEW_NOUNS}\b"
+    # "Hartley's order" is what Hartley's buys: a customer's order is no view of theirs
+    rf"(?!order\b){_VIEW_NOUNS}\b"
 )
 # People named by who they are to someone: "my wife says", "our landlord decided".
 _PEOPLE_EN = re.compile(
@@ -1130,14 +1141,31 @@ def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
         if m.group("who") not in _NOT_NAMES and m.group("who").lower() not in _AGENT_LABELS:
             out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
     for m in _THIRD_EN.finditer(text):
-        name = m.group("who")
+        name, start = m.group("who"), m.start()
+        parts = name.split()
+        if len(parts) == 2 and parts[0].lower() in _WH_WORDS:
+            continue  # "Where Jellyfin writes its transcodes": a question named, no report
+        if len(parts) == 2 and _opens_clause(parts[0]):
+            # "Until Tomás confirms", "Once Priya approves": a word that opens the clause,
+            # capitalised at the sentence's start, and the name after it
+            name, start = parts[1], m.start() + name.index(parts[1], len(parts[0]))
         first = name.split()[0]
         if first in _NOT_NAMES or name.lower() in name_set:
             continue
-        if _in_condition(text, m.start(), m.group("w"), ""):
+        if _in_condition(text, start, m.group("w"), ""):
             continue
-        out.append((m.start(), m.end("w"), text[m.start() : m.end("w")], THIRD, name))
+        out.append((start, m.end("w"), text[start : m.end("w")], THIRD, name))
     return out
+
+
+#: Words that open a clause and are capitalised at a sentence's start, never part of a name.
+_CLAUSE_OPENERS = lexicon.words("clause_openers", ("en",))
+_WH_WORDS = lexicon.words("wh_words", ("en",))
+
+
+def _opens_clause(word: str) -> bool:
+    low = word.lower()
+    return word in _NOT_NAMES or low in _CLAUSE_OPENERS or low in ENGLISH_FUNCTION_WORDS
 
 
 def _is_claim_verb(w: str, w2: str, adv: str) -> bool:
@@ -1190,12 +1218,19 @@ def _is_claim_verb(w: str, w2: str, adv: str) -> bool:
 def _in_condition(text: str, start: int, verb: str, adv: str) -> bool:
     """A present-tense claim after "if", "when", "before"... is a condition, not a report."""
     before = text[max(0, start - 60) : start]
+    if _EN_COUNTERFACTUAL.search(before):
+        return True  # "as if it had been decided": what did not happen, in any tense
     if not _EN_CONDITION.search(before):
         return False
     return not (_PAST.search(verb) or _PAST_AUX.search(adv))
 
 
 _PAST_AUX = re.compile(r"\b(?:did|had|was|were)\b")
+_EN_COUNTERFACTUAL = re.compile(
+    r"\b(?:as\s+if|as\s+though|pretend(?:s|ed|ing)?(?:\s+that)?|suppose|supposing|imagine|"
+    r"imagining)\b[^.;:!?]*$",
+    re.IGNORECASE,
+)
 
 
 # =========================================================================== Japanese
@@ -1608,7 +1643,12 @@ def _zh_third_claims(text: str) -> list[_Found]:
             "类",
         ):
             continue  # 服务器的运维决定: a kind of decision named, not someone deciding
-        out.append((m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, who))
+        start = m.start()
+        if title and len(named) >= 2 and named[-1] in ZH_SURNAMES:
+            # 岩韵陈总, 岩韵的陈总: a firm before the surname and title, who is 陈总
+            start = m.start("who") + len(named) - 1
+            who = who[len(named) - 1 :]
+        out.append((start, m.end() + 2, text[start : m.end() + 2], THIRD, who))
     return out
 
 
@@ -1905,6 +1945,7 @@ def attribution_claims(text: str, human_names: Sequence[str] = ()) -> list[str]:
 
 #: Where a clause ends, for cutting someone else's clause out of a person's words.
 _OWN_BREAK = re.compile(r"[.!?](?=\s|$)|[。！？;；:：,，、\n]")
+_SENTENCE_STOPS = frozenset(".!?。！？")
 
 
 @functools.lru_cache(maxsize=256)
@@ -2024,6 +2065,8 @@ def _clause_span(lined: str, folded: str, claim: Claim) -> tuple[int, int]:
     if after is None:
         return start, hi
     gap = folded[claim.end : after.start()].strip()
-    if len(gap) <= 2 or not content_tokens(gap):
+    if (len(gap) <= 2 or not content_tokens(gap)) and after.group(0) not in _SENTENCE_STOPS:
+        # "Mika decided: …", 张伟说，…: the break opens what is credited; a sentence's end
+        # ("… as Tomás wrote. Actually no, keep it") closes it
         after = _OWN_BREAK.search(folded, after.end(), hi)
     return start, (after.start() if after is not None else hi)

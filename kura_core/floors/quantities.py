@@ -21,6 +21,7 @@ evidence ("2:30" for "14:30"; "$" for "USD"; a bare 3.2 for 3.2T), never more.
 
 from __future__ import annotations
 
+import bisect
 import datetime
 import functools
 import re
@@ -352,7 +353,8 @@ _CJK_IDIOMS = re.compile(
     r"百度|百貨|百货|百科|百姓|百般|八百屋|八百長|四六時中|十中八九|七五三|二人三脚|二度と|"
     r"三日坊主|十分(?![間间钟鐘])|十足|十全|五月雨|五月蝿|八つ当|九死|一石二鳥|三三五五|"
     r"一成不变|三思|四处|四處|四方|八方|七夕|九州|四川|三菱|千万别|五花八门|五花八門|"
-    r"乱七八糟|亂七八糟|一五一十|三番五次|四季|两者|兩者|两边|兩邊|两方|两种方|十字|百分百"
+    r"乱七八糟|亂七八糟|一五一十|三番五次|四季|两者|兩者|两边|兩邊|两方|两种方|十字|百分百|"
+    r"百分点|百分點|百分比"
 )
 
 
@@ -1895,6 +1897,9 @@ _LEVELS = frozenset(
 
 #: The denominator of a price for one of whatever is counted ("$7.50 each", "£3 apiece").
 EACH = "each"
+#: The denominator of a figure whose key says it is a rate without saying of what
+#: (rate_jpy, unit_price_eur): any denominator the model gives it.
+SOME_RATE = "some rate"
 _EACH = re.compile(r"(?i)[ \t]*(?:each|apiece|ea)\b(?![ \t]*[A-Za-z])")
 #: Words for "one of the things counted" after "per"/"a": "per piece", "per unit".
 _ONE_ITEM = frozenset({"piece", "unit", "item", "each"})
@@ -1906,6 +1911,8 @@ def same_per(c: str, e: str) -> bool:
     thing ("$7.50 a shirt" for "$7.50 each"). A period is never "each" ("$40 a month" is
     not "$40 each")."""
     c, e = _ONE_OF.get(c, c), _ONE_OF.get(e, e)
+    if e == SOME_RATE:
+        return True  # rate_jpy: 9500 is a rate of something the key does not name
     if c == e or (c == EACH and e not in _PERIODS):
         return True  # "eleven slots each" of a table's 11: each names no other thing
     if not c or not e or c in _PERIODS or e in _PERIODS:
@@ -2213,6 +2220,8 @@ def _is_csv(lines: list[str]) -> bool:
 
 def _figure_cell(cell: str) -> bool:
     """A cell that is a bare figure: a row holding one is data, never a header."""
+    if _HEADED.match(cell.strip()):
+        return False  # 近3单实际交期(天): a header that names its unit, a digit or not
     got = scan(cell)
     return len(got) == 1 and got[0].kind in (NUMBER, RANGE) and not got[0].unit
 
@@ -2275,10 +2284,49 @@ def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
 
 #: A figure under a key that names its unit by its last word: "total_eur": 914.14,
 #: due_days = 45, timeout-ms: 300 (JSON, YAML, TOML, env).
+#: A key that makes its value a rate: rate_jpy, unit_price_gbp, price_per_kg_eur.
+_RATE_KEY = re.compile(r"(?i)(?:^|[\"'_-])(?:rate|unit[_-]?price|per)(?:[_-]|$)")
 _KEYED = re.compile(
     r"[\"']?[A-Za-z][A-Za-z0-9]{0,30}(?:[_-][A-Za-z0-9]{1,30}){0,4}[_-](?P<u>[A-Za-z]{1,12})[\"']?"
     r"[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?P<v>-?\d[\d,]{0,20}(?:\.\d{1,12})?)(?![\w.])"
 )
+
+
+#: Where a sentence ends, for figures that share a unit inside one.
+_SHARED_STOP = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
+
+
+def units_shared(text: str) -> list[Quantity]:
+    """A bare figure written beside a figure of the same size with a unit, in one sentence
+    and a few words apart ("48000じゃなくて…32,000円", "from 19 to $24", "4888 → 4588元"):
+    the person gives the unit once for both. Only where the sentence has one unit."""
+    found = scan(text)
+    if len(found) < 2:
+        return []
+    out: list[Quantity] = []
+    stops = [m.start() for m in _SHARED_STOP.finditer(text)]
+    sentence = [bisect.bisect_right(stops, q.start) for q in found]
+    for i, q in enumerate(found):
+        if q.kind != NUMBER or q.unit or q.value is None or not q.value:
+            continue
+        near = [
+            e
+            for j in range(max(0, i - 3), min(len(found), i + 4))  # its neighbours only
+            if j != i
+            and (e := found[j])
+            and sentence[j] == sentence[i]
+            and e.kind == NUMBER
+            and e.unit
+            and e.value
+            and min(abs(e.start - q.end), abs(q.start - e.end)) <= 30
+        ]
+        units = {e.unit for e in near}
+        if len(units) != 1:
+            continue
+        e = near[0]
+        if e.value and Decimal("0.1") <= abs(q.value / e.value) <= Decimal(10):
+            out.append(replace(q, unit=e.unit, uclass=e.uclass, canon=f"{e.unit} {_show(q.value)}"))
+    return out
 
 
 def keyed_units(text: str) -> list[Quantity]:
@@ -2294,8 +2342,11 @@ def keyed_units(text: str) -> list[Quantity]:
         for q in scan(m.group("v")):
             if q.kind == NUMBER and not q.unit and q.value is not None:
                 at = m.start("v")
+                per = SOME_RATE if _RATE_KEY.search(m.group(0)[: m.start("v") - m.start()]) else ""
                 out.append(
-                    replace(q, unit=unit[0], uclass=unit[1], start=q.start + at, end=q.end + at)
+                    replace(
+                        q, unit=unit[0], uclass=unit[1], start=q.start + at, end=q.end + at, per=per
+                    )
                 )
     return out
 
@@ -2483,8 +2534,16 @@ def header_units(text: str) -> list[Quantity]:
             if unit is None:
                 continue
             for q in scan(cell):
-                if q.kind == NUMBER and not q.unit and q.value is not None:
-                    out.append(replace(q, unit=unit[0], uclass=unit[1], per=per or q.per))
+                if q.kind in (NUMBER, RANGE) and not q.unit and q.value is not None:
+                    # 1-2 under 时效(天) is 1-2 days, as 13 under 首重(元) is 13元
+                    canon = f"{_show(q.value)}-{_show(q.high)}" if q.high is not None else ""
+                    out.append(
+                        replace(q, unit=unit[0], uclass=unit[1], per=per or q.per)
+                        if not canon
+                        else replace(
+                            q, unit=unit[0], uclass=unit[1], per=per or q.per, canon=canon + unit[0]
+                        )
+                    )
     return out
 
 
@@ -2508,7 +2567,13 @@ _CJK_PERIODS = {
 
 
 def _header_per(cell: str) -> str:
-    """The period a column header makes its figures a rate of ("" when none)."""
+    """The period or the denominator a column header makes its figures a rate of: 月租,
+    monthly_eur, 单价(元/斤), 续重(元/kg) ("" when none)."""
+    head = _HEADED.match(cell.strip())
+    if head and "/" in head.group(1):
+        rate = scan(f"1{head.group(1).strip()}")
+        if len(rate) == 1 and rate[0].per:
+            return rate[0].per
     m = _HEAD_PERIOD_CJK.match(cell)
     if m:
         return _CJK_PERIODS[m.group("p")]
@@ -2537,6 +2602,43 @@ def day_ordinals(text: str) -> list[Quantity]:
 _CHANGE_WORD = re.compile(r"(?i)\bto\b|到|至|→|->")
 
 
+#: "高了1.3个点" beside a percentage: percentage points, as a Chinese speaker says them.
+_ZH_POINTS = re.compile(r"(?<![\d.])(\d++(?:\.\d++)?+)个点")
+
+
+def points_said(text: str) -> list[Quantity]:
+    """The percentage points a Chinese sentence gives as 个点 beside a percentage
+    (破损率3.4%，比10月高了1.3个点 is 1.3 percentage points)."""
+    out: list[Quantity] = []
+    for m in _ZH_POINTS.finditer(text):
+        sentence = text[max(0, m.start() - 40) : m.end() + 40]
+        if "%" not in sentence and "百分" not in sentence:
+            continue
+        for q in scan(f"{m.group(1)}个百分点"):
+            out.append(replace(q, start=m.start(), end=m.end()))
+    return out
+
+
+def changed_ends(text: str) -> list[Quantity]:
+    """The two values of each "from X to Y" that a change word before it (bump, raised,
+    上げ, 提高; or an arrow between them) makes a change, not a span: it was X, it is Y."""
+    out: list[Quantity] = []
+    for q in scan(text):
+        if q.kind != RANGE or q.value is None or q.high is None:
+            continue
+        if not _CHANGE_WORD.search(q.text):
+            continue
+        before = fold_numbers(text[max(0, q.start - 40) : q.start]).lower()
+        arrow = "→" in q.text or "->" in q.text
+        if not arrow and lexicon.search("change_verbs", before) is None:
+            continue
+        out.extend(
+            replace(q, kind=NUMBER, value=v, high=None, canon=f"{_show(v)}{q.unit}")
+            for v in (q.value, q.high)
+        )
+    return out
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -2557,6 +2659,8 @@ class Vouchers:
             *scan(text),
             *header_units(text),
             *keyed_units(text),
+            *units_shared(text),
+            *points_said(text),
             *ones_counted(text),
             *units_first(text),
             *glued_versions(text),
@@ -2572,6 +2676,8 @@ class Vouchers:
                     self.days.update(_days_of(q))
             if q.kind == NUMBER and not q.unit and q.value is not None:
                 self.other.setdefault("bare", []).append(q)
+        for q in changed_ends(text):
+            self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]
         if _DAY_WORD.search(text):  # fri, sat in a table's cells: a reader takes them for days
             self.days.update(_EN_DAY_WORDS[w.lower()] for w in _DAY_WORD.findall(text))
 

@@ -82,8 +82,20 @@ def _titled(line: str) -> bool:
 
 
 _SENDER = re.compile(
-    r"(?:From|差出人|发件人|寄件人)[ \t]*[:：][ \t]*(?P<who>[^<\n]{1,40}?)[ \t]*(?:<|$)"
+    r"(?:From|差出人|发件人|寄件人)[ \t]*[:：][ \t]*(?P<who>[^<\n]{1,40}?)[ \t]*"
+    r"(?:<(?P<address>[^>\n]{1,80})>|$)"
 )
+
+
+def _sender(found: re.Match[str]) -> str:
+    """Who a mail's sender line names: the name, and the domain of the address after it
+    ("Dan Whitcombe (northvale-vet.co.uk)": a mail from Northvale's Dan speaks for both)."""
+    who = found.group("who").strip()
+    address = found.groupdict().get("address") or ""
+    domain = address.rpartition("@")[2].strip()
+    return f"{who} ({domain})" if domain and who else who or domain
+
+
 _TRAILER = re.compile(r"(?:——|―)[ \t]*(?P<who>[^\n]{1,30}?)[ \t]*$")
 
 
@@ -129,15 +141,30 @@ def _is_intro(line: str) -> bool:
     """Whether a line introduces what follows it as pasted: it says so ("here's the
     agreement they sent, paste below. Have a look"); a word that also names what the
     person asks to be written (总结, まとめ, feedback: ``paste_intro_weak``) only in the
-    line's last sentence ("…再写一份总结。几点说明：" introduces nothing)."""
+    line's last sentence ("…再写一份总结。几点说明：" introduces nothing). What is
+    introduced and given in quotation marks in the same sentence ("You wrote "move on June
+    30". Make that July 1.") is all there is: the lines after it are the person's."""
     if not line.strip():
         return False
     folded = fold(line).lower().rstrip()
-    if lexicon.pattern("paste_intro").search(folded):
+    intro = lexicon.pattern("paste_intro")
+    if any(not _quoted_inline(folded, m.end()) for m in intro.finditer(folded)):
         return True
     ends = [m.end() for m in _LINE_SENTENCE_END.finditer(folded, 0, max(0, len(folded) - 1))]
     last = folded[ends[-1] :] if ends else folded
     return lexicon.pattern("paste_intro_weak").search(last) is not None
+
+
+def _quoted_inline(folded: str, at: int) -> bool:
+    """Whether the sentence of *folded* going on at *at* gives what it introduces in
+    quotation marks (an opening mark before the sentence ends, and its closing one)."""
+    end = _LINE_SENTENCE_END.search(folded, at)
+    stop = len(folded) if end is None else end.start()
+    for k in range(at, stop):
+        closer = _CLOSERS.get(folded[k])
+        if closer and folded.find(closer, k + 1) > k:
+            return True
+    return False
 
 
 def _conversation_lines(labels: list[str], recurring: set[str], lines: list[str]) -> set[int]:
@@ -186,8 +213,10 @@ def voices(text: str) -> tuple[Voice, ...]:
         if n in pasted or (who and who in recurring):
             found = _SENDER.search(line) or _TRAILER.search(line)
             if found:
-                sender = found.group("who").strip()
-            speaker = who or sender
+                sender = _sender(found)
+            # a label once inside a mail is one of its fields ("- Starter: $19 -> $24"):
+            # the mail's sender speaks it; a label that recurs is a speaker of minutes
+            speaker = who if who and (who in recurring or not sender) else sender
             out.append(Voice(offsets[n], offsets[n] + len(line), speaker))
         else:
             sender = ""
@@ -324,9 +353,61 @@ def _delimited(lines: list[str], n: int, out: set[int]) -> int:
         m = n + 1
         while m < len(lines) and (lines[m].strip() or m == n + 1):
             m += 1
+        if any(_SENDER.match(line) for line in lines[n + 1 : m]):
+            m = _mail_body(lines, m)  # a forwarded mail's header: its body follows
     for k in range(n + 1, m):
         out.add(k)
     return m
+
+
+def _mail_body(lines: list[str], m: int) -> int:
+    """The end of a mail whose header ends at line *m*: its paragraphs run to the sign-off
+    (Thanks, T., — Priya, 以上, a lone name), which they include; with none, to the last
+    paragraph, unless that one turns to the agent (the person's request after the mail)."""
+    paragraphs: list[tuple[int, int]] = []
+    k = m
+    while k < len(lines):
+        while k < len(lines) and not lines[k].strip():
+            k += 1
+        if k >= len(lines):
+            break
+        first = k
+        while k < len(lines) and lines[k].strip():
+            k += 1
+        paragraphs.append((first, k))
+    said = False  # a greeting ("Priya,") comes before anything is said; a signature after
+    for a, b in paragraphs:
+        if said and _signature(lines[a:b]):
+            return b
+        said = said or len(" ".join(lines[a:b]).split()) > 3 or len(lines[a].strip()) > 30
+    if not paragraphs:
+        return m
+    a, b = paragraphs[-1]
+    if len(paragraphs) > 1 and _turns_to_agent(" ".join(lines[a:b])):
+        return paragraphs[-2][1]
+    return b
+
+
+def _signature(block: list[str]) -> bool:
+    """A paragraph that signs a mail off: a closing word, or one to three short lines of a
+    name or initials and no sentence ("T.", "Best,\nTomás", "陈晓东")."""
+    if _SIGN_OFF.match(block[0]) and len(block) <= 3:
+        return True
+    if len(block) > 3 or any(len(line.strip()) > 30 for line in block):
+        return False
+    words = " ".join(block).split()
+    return 0 < len(words) <= 3 and not any(ch in " ".join(block) for ch in "?？。：:")
+
+
+#: A paragraph addressed to the agent: a request or question (you, please, 你, ください).
+_TO_AGENT = re.compile(
+    r"(?i)(?:you|your|please|can|could|let's|give|draft|write|tell|check|make|now)|"
+    r"[?？]|你|您|请|帮我|ください|して|お願い"
+)
+
+
+def _turns_to_agent(text: str) -> bool:
+    return _TO_AGENT.search(fold(text)) is not None
 
 
 _CJK_ANY = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")

@@ -23,12 +23,7 @@ measure_gate_set = script("measure_gate_set")
 STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-ZB": {
         "en-ok-001": "measured blind, not yet analysed: refused by attribution/no_user_quote (honest-act-plus-user)",
-        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (honest-retraction-and-plan-kept)",
-        "en-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (honest-configured-value)",
-        "en-ok-008": "measured blind, not yet analysed: refused by scope/plan_as_done (honest-third-party-and-negation)",
         "en-atk-011": "measured blind, not yet analysed: kept (table-wrong-row)",
-        "ja-ok-001": "measured blind, not yet analysed: refused by tag/not_a_word (honest-act-data-file)",
-        "ja-ok-003": "measured blind, not yet analysed: refused by scope/as_settled (honest-pasted-mail-era-converted)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-purchase-record)",
         "ja-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (honest-tentative-kept)",
         "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_one_segment (honest-retraction-hearsay-colloquial-number)",
@@ -36,17 +31,25 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-003": "measured blind, not yet analysed: kept (wrong-speaker)",
         "zh-atk-015": "measured blind, not yet analysed: kept (change-read-as-range)",
     },
+    "gate-ZD": {
+        "en-atk-002": "hearsay ('marco next door says') cut off by a quote that starts after the "
+        "report: the quote is whole and the reporter stands in the sentence before it",
+        "ja-atk-001": "8万 from the agent's offered option beside the person's '7万まで': a bound "
+        "the person set is not compared with the option's figure",
+        "ja-atk-003": "a minutes line of 田中先生 credited to 山本, who speaks another line: what is "
+        "said of 山本 includes the person's own words around the minutes",
+        "zh-ok-004": "'两行补货' counts the rows the call wrote: a count of lines the evidence shows "
+        "but never writes as a figure",
+        "zh-atk-003": "a call refused at aider's 'Run shell command?' prompt: the refusal is the "
+        "person's 'n' in the next turn, which the adapter does not tie to the call",
+        "zh-atk-006": "an aider SEARCH/REPLACE block that failed to match: the adapter files the "
+        "block as an edit made",
+    },
     "gate-ZC": {
-        "en-hon-001": "measured blind, not yet analysed: refused by act/not_done (honest-config-and-mail)",
-        "en-hon-002": "measured blind, not yet analysed: refused by act/not_done (honest-decision-with-reason)",
-        "en-hon-003": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (honest-final-word-after-retraction)",
         "en-hon-007": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried (honest-handoff-done-vs-suggested)",
         "en-hon-008": "measured blind, not yet analysed: refused by number/unvouched (honest-self-judgement-with-vouched-times)",
         "en-hon-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/u (honest-table-figures)",
-        "en-hon-010": "measured blind, not yet analysed: refused by attribution/third_party (honest-not-done)",
         "en-hon-011": "measured blind, not yet analysed: refused by attribution/not_carried (honest-action-items)",
-        "en-atk-001": "measured blind, not yet analysed: kept (retraction-ignored)",
-        "en-atk-007": "measured blind, not yet analysed: kept (speaker-swap)",
         "ja-hon-002": "measured blind, not yet analysed: refused by number/unvouched (honest-decision-with-reason)",
         "ja-hon-005": "measured blind, not yet analysed: refused by attribution/not_carried (honest-hedge-and-tentative-kept)",
         "ja-hon-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (honest-undecided-change)",
@@ -251,10 +254,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-008": "'429s' in the trigger: an HTTP status the evidence never gives is an "
         "unvouched figure, even as a topic",
     },
-    "gate-T": {
-        "ja-hon-004": "'ユーザーはまだ兄本人に確認していない' over the person's parenthesis after a "
-        "line that credits 兄: the person's own words there are read as 兄's clause",
-    },
+    "gate-T": {},
     "gate-U": {
         "ja-ok-001": "'患者比とインシデント' beside the evidence's '患者数とインシデント': a "
         "common noun one character apart is read as a swapped name",
@@ -359,6 +359,7 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-ZA": (0.85, 0.41),
     "gate-ZB": (0.86, 0.66),
     "gate-ZC": (0.84, 0.33),
+    "gate-ZD": (0.85, 0.91),
 }
 
 

@@ -68,7 +68,9 @@ def test_pasted_material_and_labelled_lines_are_not_the_persons_words():
     zh = spoken(CHAT_ZH)
     assert [w for w, _ in zh] == ["老公", "婆婆"]
     mail = spoken(MAIL_JA)
-    assert {w for w, _ in mail} == {"佐藤 恵子"}
+    assert {w for w, _ in mail} == {
+        "佐藤 恵子 (example.jp)"
+    }  # the sender, and the domain they write from
     assert any("1月20日" in t for _, t in mail) and all("お願いする" not in t for _, t in mail)
 
 
@@ -245,6 +247,60 @@ def test_a_call_with_empty_output_that_the_agent_speaks_after_was_answered():
     # an empty output leaves no record, but the agent only speaks once the call is back;
     # a piece of the call itself (its description) is no such word
     assert [call_outcome(journal, i) for i in (2, 5)] == ["", "unanswered"]
+
+
+def test_calls_the_journal_says_completed_without_output_await_no_result(tmp_path):
+    """opencode keeps a call and its outcome in one part: an edit that completed and
+    printed nothing has no result after it, and the calls after it keep their own."""
+    import json
+
+    from kura_core.distill.journals import read_journal
+
+    def tool(n: int, name: str, args: dict, output: str) -> dict:
+        state = {"status": "completed", "input": args, "output": output}
+        return {"id": f"p{n}", "type": "tool", "tool": name, "callID": f"c{n}", "state": state}
+
+    edit = {
+        "filePath": "/w/plans.yaml",
+        "oldString": "a: 1",
+        "newString": "grandfather: 2026-07-01",
+    }
+    export = {
+        "info": {"id": "ses_1", "directory": "/w"},
+        "messages": [
+            {
+                "info": {"id": "m1", "sessionID": "ses_1", "role": "user", "time": {"created": 1}},
+                "parts": [{"id": "p0", "type": "text", "text": "set the grandfather date"}],
+            },
+            {
+                "info": {
+                    "id": "m2",
+                    "sessionID": "ses_1",
+                    "role": "assistant",
+                    "time": {"created": 2},
+                },
+                "parts": [
+                    tool(1, "edit", edit, ""),
+                    tool(2, "bash", {"command": "yq .grandfather plans.yaml"}, "2026-07-01"),
+                ],
+            },
+            {
+                "info": {"id": "m3", "sessionID": "ses_1", "role": "user", "time": {"created": 3}},
+                "parts": [{"id": "p9", "type": "text", "text": "thanks"}],
+            },
+        ],
+    }
+    path = tmp_path / "export-ses_1.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    _, read = read_journal(path, None)
+    journal = list(read.segments)
+    acts = [i for i, s in enumerate(journal) if s.cls == "ACT"]
+    assert len(acts) == 2 and [call_outcome(journal, i) for i in acts] == ["", ""]
+    kept = run_gate(
+        [cand("plans.yaml now sets grandfather to 2026-07-01.", "[ACT] grandfather: 2026-07-01")],
+        journal,
+    )[0]
+    assert kept.verdict == "kept", kept.violations
 
 
 def test_a_refused_or_failed_call_vouches_tried_not_done():

@@ -176,3 +176,45 @@ def test_inspect_redacts_a_value_the_agent_repeats_later_in_the_journal(tmp_path
     got = inspect_journal(path)
     texts = [s.text for s in got.segments]
     assert len(texts) == 2 and all("Kz8-umeboshi-9870" not in t for t in texts), texts
+
+
+def test_a_word_of_a_private_text_is_no_secret_elsewhere(tmp_path):
+    import json as _json
+
+    from kura_core.distill.journals.inspect import inspect as inspect_journal
+
+    def entry(kind: str, content: object, uuid: str) -> dict:
+        return {
+            "type": kind,
+            "message": {"role": kind, "content": content},
+            "sessionId": "s",
+            "uuid": uuid,
+        }
+
+    private = "the Northwind droplet is still on my personal account because they never paid"
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        "".join(
+            _json.dumps(e, ensure_ascii=False) + "\n"
+            for e in (
+                entry(
+                    "user", f"<private>{private}</private> Deploy the Northwind theme today.", "u1"
+                ),
+                entry(
+                    "assistant",
+                    [
+                        {
+                            "type": "text",
+                            "text": "Deploying the Northwind Outfitters theme. Note: "
+                            "the Northwind droplet is still on my personal account, you said.",
+                        }
+                    ],
+                    "a1",
+                ),
+            )
+        ),
+        encoding="utf-8",
+    )
+    texts = [s.text for s in inspect_journal(path).segments]
+    assert "Deploy the Northwind theme today." in texts[0]
+    assert "Deploying the Northwind Outfitters theme." in texts[1]

@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from ...shapes import dict_at, str_at
+from ...vocabulary import ProvenanceClass
+from ..evidence import NO_OUTPUT
 from . import provenance as pv
 from .base import (
     HOLD_SECONDS,
@@ -182,7 +184,14 @@ def _tool_part(p: dict, prose: set[str]) -> list[pv.Piece]:
     out = list(got)
     status = state.get("status")
     output, error = str_at(state, "output"), str_at(state, "error")
-    if status == "completed" and output.strip():
+    if status == "completed" and not output.strip():
+        # it ran and printed nothing (an edit, a write): no result follows, so the call
+        # says how it went itself
+        out = [
+            pv.Piece(x.cls, x.text, f"{x.kind} {NO_OUTPUT}") if x.cls == ProvenanceClass.ACT else x
+            for x in out
+        ]
+    elif status == "completed" and output.strip():
         if call.family == pv.ASK:
             answered = pv.answers(output, state.get("metadata"))
             out.extend(answered or [pv.Piece("SELF", output, f"tool_result {name}")])
