@@ -1748,9 +1748,10 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
     return ""
 
 
-#: "1" written as a digit before the thing a price is of, right before the price.
+#: "1" written as a digit before the thing a price is of, right before the price (第1批
+#: is the first batch, no "one batch").
 _ONE_THING = re.compile(
-    r"(?<![\d.,])[1１][ \t]?(?P<w>[\u30a1-\u30ff\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
+    r"(?<![\d.,第])[1１][ \t]?(?P<w>[\u30a1-\u30ff\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
 )
 #: Characters before 一 that make it part of a word, not "one" (统一, 唯一, 第一, 万一).
 _NOT_ONE = frozenset("统統唯第万萬之同")
@@ -2396,7 +2397,20 @@ def with_units_first(text: str) -> list[Quantity]:
     must be vouched as that quantity."""
     found = list(scan(text))
     ahead = {q.start: q for q in units_first(text, as_evidence=False)}
-    return [ahead.get(q.start, q) if not q.unit else q for q in found]
+    return [
+        ahead.get(q.start, q) if not q.unit else q
+        for i, q in enumerate(found)
+        if not _rate_one(q, found[i + 1] if i + 1 < len(found) else None, text)
+    ]
+
+
+def _rate_one(q: Quantity, nxt: Quantity | None, text: str) -> bool:
+    """Whether *q* is the "1" of a rate the next figure gives (1泊9500円, 1人3000円): it
+    names what the price is of, and is no figure of its own."""
+    if q.kind != NUMBER or q.unit or q.value != 1 or nxt is None or not nxt.per:
+        return False
+    between = text[q.end : nxt.start].strip()
+    return 0 < len(between) <= 4 and not any(ch.isdigit() for ch in between)
 
 
 def units_first(text: str, *, as_evidence: bool = True) -> list[Quantity]:
@@ -2505,6 +2519,7 @@ def header_units(text: str) -> list[Quantity]:
     declared: tuple[str, str] | None = None
     lines = list(_table_lines(text))
     csv = False
+    money_at: tuple[int, frozenset[int], frozenset[int]] | None = None
     for n, line in enumerate(lines):
         if not columns and not csv:
             csv = _is_csv(lines[n : n + 2])
@@ -2519,9 +2534,11 @@ def header_units(text: str) -> list[Quantity]:
             continue
         if len(cells) >= 2 and not any(_figure_cell(c) for c in cells if _has_digit(c)):
             heads = [_header_unit(c) for c in cells]
-            if any(heads):
+            named = _currency_columns(cells)
+            if any(heads) or named:
                 columns = heads
                 pers = [_header_per(c) if h else "" for c, h in zip(cells, heads, strict=True)]
+                money_at = named
                 continue
         # a row of a tab or comma table may end in empty cells ("白萝卜\t120\t"): its
         # cells still stand under the headers from the left
@@ -2530,6 +2547,16 @@ def header_units(text: str) -> list[Quantity]:
         )
         units = columns[: len(cells)] if aligned else [declared] * len(cells)
         periods = pers[: len(cells)] if aligned else [""] * len(cells)
+        if aligned and money_at:
+            # a row's own currency cell gives its money columns their unit (rate, est_cost
+            # beside currency = USD): 0.09 under rate is 0.09 USD in that row
+            cur = _unit_of(cells[money_at[0]].strip()) if money_at[0] < len(cells) else None
+            if cur is not None and cur[1] == HARD:
+                units = [cur if k in money_at[1] and u is None else u for k, u in enumerate(units)]
+                periods = [
+                    SOME_RATE if k in money_at[2] and not per else per
+                    for k, per in enumerate(periods)
+                ]
         for cell, unit, per in zip(cells, units, periods, strict=False):
             if unit is None:
                 continue
@@ -2547,9 +2574,31 @@ def header_units(text: str) -> list[Quantity]:
     return out
 
 
+#: A column that names each row's currency, and the columns that hold money.
+_CURRENCY_HEAD = re.compile(r"(?i)^(?:currency|ccy|cur|币种|货币|幣別|通貨)$")
+_MONEY_HEAD = re.compile(
+    r"(?i)rate|cost|price|amount|fee|total|paid|due|budget|单价|金额|费用|總額|总额|料金|金額|単価|費用"
+)
+
+
+_RATE_HEAD = re.compile(r"(?i)rate|unit[ _]?price|单价|単価|每")
+
+
+def _currency_columns(cells: list[str]) -> tuple[int, frozenset[int], frozenset[int]] | None:
+    """Where a header names the rows' currency, and which of its columns hold money."""
+    at = next((k for k, c in enumerate(cells) if _CURRENCY_HEAD.match(c.strip())), -1)
+    if at < 0:
+        return None
+    money = frozenset(k for k, c in enumerate(cells) if k != at and _MONEY_HEAD.search(c))
+    # a rate column is a price of each of something the row names in its own words
+    rates = frozenset(k for k in money if _RATE_HEAD.search(cells[k]))
+    return (at, money, rates) if money else None
+
+
 #: A column of a rate: 月租元, 月額(円), 時給, monthly_eur, rent_per_month.
 _HEAD_PERIOD_CJK = re.compile(
-    r"^[ \t]*(?P<p>月|年|日|周|週|時|时)(?:租|费|費|薪|額|额|給|给|収|收|付)"
+    # 月租, 想定月額, 预计月费: the period and what is paid for it, anywhere in the header
+    r"(?P<p>月|年|日|周|週|時|时)(?:租|费|費|薪|額|额|給|给|収|收|付)"
 )
 _HEAD_PERIOD_EN = re.compile(
     r"(?i)\b(?:(?P<m>monthly|per[ _]month|pm|mo)|(?P<y>annual|yearly|per[ _]year|pa)|"
@@ -2574,7 +2623,7 @@ def _header_per(cell: str) -> str:
         rate = scan(f"1{head.group(1).strip()}")
         if len(rate) == 1 and rate[0].per:
             return rate[0].per
-    m = _HEAD_PERIOD_CJK.match(cell)
+    m = _HEAD_PERIOD_CJK.search(cell)
     if m:
         return _CJK_PERIODS[m.group("p")]
     m = _HEAD_PERIOD_EN.search(cell.replace("_", " "))
@@ -2617,6 +2666,21 @@ def points_said(text: str) -> list[Quantity]:
         for q in scan(f"{m.group(1)}个百分点"):
             out.append(replace(q, start=m.start(), end=m.end()))
     return out
+
+
+def at_each(text: str) -> list[Quantity]:
+    """An amount written after "@" ("12,000 words @ USD 0.09", "3 x 250g @ £4.20"): the
+    price of each of the things counted before it."""
+    if "@" not in text:
+        return []
+    return [
+        replace(q, per=EACH)
+        for q in scan(text)
+        if q.kind == NUMBER
+        and q.unit
+        and not q.per
+        and text[max(0, q.start - 3) : q.start].strip().endswith("@")
+    ]
 
 
 def changed_ends(text: str) -> list[Quantity]:
@@ -2676,6 +2740,8 @@ class Vouchers:
                     self.days.update(_days_of(q))
             if q.kind == NUMBER and not q.unit and q.value is not None:
                 self.other.setdefault("bare", []).append(q)
+        for q in at_each(text):
+            self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]
         for q in changed_ends(text):
             self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]
         if _DAY_WORD.search(text):  # fri, sat in a table's cells: a reader takes them for days

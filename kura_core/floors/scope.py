@@ -617,12 +617,25 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     lines = bisect_left(breaks, end + m.start()) - bisect_left(breaks, end) if m else 0
     if m and lines and not _opens_line(seg, end + m.start(), breaks):
         m = None  # a later line's "水曜で…いや、やっぱり木曜": it takes back its own line
+    if m and own_stop == 0 and _says_something(after[: m.start()]):
+        # "…你先别改表。对了，账号密码是…，你记一下——算了": the quote ended its sentence,
+        # and the next one says something of its own before its retraction, which takes
+        # back that, not the quote
+        m = None
     if m and len(_STOPS.findall(after, 0, m.start())) + lines <= own_stop:
         return Scope(RETRACTED, f"is taken back later in the turn ({m.group(0)!r})")
     named = _retraction_naming(seg, end, after, breaks)
     if named:
         return Scope(RETRACTED, f"is taken back later in the turn ({named!r})")
     return Scope()
+
+
+def _says_something(text: str) -> bool:
+    """Whether *text* (what stands between a quote and a retraction) says something of its
+    own: two content words or more ("对了，不对，" and "Actually," say nothing)."""
+    from .attribution import content_tokens  # attribution reads scope's clauses
+
+    return len(content_tokens(text)) >= 2
 
 
 def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = ()) -> str:
