@@ -125,6 +125,10 @@ def _percent(parent: View) -> View | None:
 WRAP_WIDTHS = frozenset({64, 76, 80, 100, 120, 132})
 _TAIL = re.compile(r"[A-Za-z0-9+/=_.-]{16}\Z")
 _HEAD = re.compile(r"[ \t]{0,8}[A-Za-z0-9+/_-]")
+#: A line that sets a name of its own (QINIU_SK=…, "token": …): no token goes on in it.
+_SETTING = re.compile(
+    r"[ \t]{0,8}[\"']?[A-Za-z_][A-Za-z0-9_.-]{0,63}[\"']?[ \t]*[=:](?![=\n])[ \t]*\S"
+)
 
 
 def _breaks(text: str) -> Iterator[tuple[int, int]]:
@@ -144,6 +148,7 @@ def _breaks(text: str) -> Iterator[tuple[int, int]]:
             and (width in WRAP_WIDTHS or same)
             and _TAIL.search(line.rstrip("\r")) is not None
             and _HEAD.match(nxt) is not None
+            and _SETTING.match(nxt) is None
         ):
             indent = len(nxt) - len(nxt.lstrip(" \t"))
             yield end - (len(line) - width), end + 1 + indent

@@ -967,7 +967,11 @@ _VALUED: tuple[_Valued, ...] = (
 
 # --------------------------------------------------------------------------- keys
 
-_KEYWORD = re.compile(r"(?i)pass|pwd|secret|token|key|credential|auth|serial")
+_KEYWORD = re.compile(
+    # _AK/_SK: a cloud's access and secret keys by their short names (QINIU_SK=…), only
+    # as a name's last part before its separator
+    r"(?i)pass|pwd|secret|token|key|credential|auth|serial|_[as]k(?=[ \t]{0,8}[=:])"
+)
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 _SEPARATOR = re.compile(r"(?:\\?[\"'])?[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}")
@@ -1101,6 +1105,7 @@ _NOT_SECRET_KEY_BEFORE = frozenset(
         "cache",
         "partition",
         "public",
+        "site",  # a reCAPTCHA, hCaptcha or Turnstile site key ships in every page
         "pub",
         "ssh",
         "gpg",
@@ -1161,14 +1166,27 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
         return "secret", False  # WECHAT_APPSECRET, clientsecret
     if any(p.endswith("token") and len(p) > 5 for p in parts):
         return "token", False  # ACCESSTOKEN, authtoken
-    if parts[-1] == "key" and len(parts) > 1 and parts[-2] not in _NOT_SECRET_KEY_BEFORE:
+    return _last_part_kind(parts)
+
+
+def _last_part_kind(parts: list[str]) -> tuple[str, bool] | None:
+    """:func:`_name_kind` read from a name's last part alone (API_KEY, QINIU_SK, UNITY_SERIAL)."""
+    if len(parts) < 2:
+        return None
+    if parts[-1] == "key" and parts[-2] not in _NOT_SECRET_KEY_BEFORE:
         return "api-key", True
-    if parts[-1] == "serial" and len(parts) > 1 and parts[-2] in ("unity", "license", "licence"):
+    if parts[-1] in _SHORT_KEYS:
+        # QINIU_SK, OSS_AK: a cloud's secret key and access key under their short names,
+        # counted only when the value looks random
+        return _SHORT_KEYS[parts[-1]], True
+    if parts[-1] == "serial" and parts[-2] in ("unity", "license", "licence"):
         return "license-key", False  # UNITY_SERIAL, LICENSE_SERIAL: a paid licence's key
     return None
 
 
 _CJK_PROSE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+#: A name's last part that abbreviates a key: QINIU_SK, OSS_AK.
+_SHORT_KEYS = {"sk": "secret", "ak": "access-key"}
 
 
 _CMDLET = re.compile(r"[A-Z][A-Za-z]+-[A-Z][A-Za-z]+")
@@ -1368,6 +1386,40 @@ _PASSWORD_LIKE = re.compile(
 )
 
 
+#: One character of a password read aloud or dictated: "capital V as in Victor",
+#: "lowercase k", "seven", "exclamation mark"; 大写L, 小写z, 八八六六, 井号; 大文字のA.
+_SPOKEN_CHAR = (
+    r"(?:(?:capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big)[ \t]+[A-Za-z]"
+    r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
+    r"|zero|one|two|three|four|five|six|seven|eight|nine|"
+    r"exclamation(?:[ \t]+(?:mark|point))?|hash|pound(?:[ \t]+sign)?|at[ \t]+sign|dollar(?:[ \t]+sign)?"
+    r"|percent(?:[ \t]+sign)?|ampersand|asterisk|star|underscore|dash|hyphen|dot|period|plus"
+    r"|equals|slash|question[ \t]+mark|tilde|caret"
+    r"|(?:大写|小写|大寫|小寫|大文字の?|小文字の?)[ \t]*[A-Za-z]+"
+    r"|[零〇一二三四五六七八九]+|井号|井號|星号|星號|感叹号|感嘆號|下划线|下劃線|艾特|美元符号|点|減号|减号"
+    r"|[A-Za-z](?![A-Za-z]))"
+)
+_SPELLED = re.compile(
+    rf"(?i)(?<![\w]){_SPOKEN_CHAR}(?:[ \t]*[,，、][ \t]*|[ \t]+){{1,2}}"
+    rf"(?:{_SPOKEN_CHAR}(?:[ \t]*[,，、][ \t]*|[ \t]+)){{4,40}}{_SPOKEN_CHAR}"
+)
+
+
+def _spelled(text: str) -> Iterator[tuple[int, int]]:
+    """A password read aloud or dictated, one character a word ("capital V as in Victor,
+    lowercase k, seven, …", 「大写L 小写z 八八六六 井号 …」), in a text that names a password:
+    six spoken characters in a row, at least one a letter said with its case."""
+    for m in _SPELLED.finditer(text):
+        run = m.group(0)
+        if _CASED.search(run) and _PASSWORD_WORD.search(text, max(0, m.start() - 300), m.start()):
+            yield m.start(), m.end()
+
+
+_CASED = re.compile(
+    r"(?i)capital|uppercase|upper[ -]case|lowercase|lower[ -]case|大写|小写|大寫|小寫|大文字|小文字"
+)
+
+
 def _password_like(v: str) -> bool:
     """A value a sentence naming a password may be giving: ten characters or more, letters
     and digits, and a symbol or both cases (not a word run together), and no URL, path,
@@ -1406,7 +1458,8 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 _NEW_VALUE = re.compile(
     r"(?:(?i:the[ \t]new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
     r"|changed[ \t](?:it[ \t])?to|new[ \t]one:)"
-    r"|今は|新しいの(?:は|が)|新しいのが|新的(?:是|为|為)|现在(?:是|为|改成了?)|現在(?:是|為)"
+    r"|今は|今のは|今のが|新しいの(?:は|が)|新しいのが|新的(?:是|为|為)|现在(?:是|为|改成了?)"
+    r"|现在的是|現在(?:是|為)"
     r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
     r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{8,128})"
 )
@@ -1658,7 +1711,7 @@ def _code_lines(text: str) -> Iterator[tuple[int, int]]:
 #: A table's header cell that names a credential column (a CSV of staff logins, a
 #: Markdown table of accounts): password, pwd, secret, token, api_key, PIN, パスワード, 密码 …
 _SECRET_COLUMN = re.compile(
-    r"(?i)[ \t\"']*(?:(?:[a-z]+[ _-])?(?:password|passwd|passphrase|pwd|secret|token"
+    r"(?i)[ \t\"']*(?:[^,\t|;:：\n]{1,20}[:：])?(?:(?:[a-z]+[ _-])?(?:password|passwd|passphrase|pwd|secret|token"
     r"|api[ _-]?key|pin|access[ _-]?key(?:[ _-]?id)?|secret[ _-]?(?:access[ _-]?)?key)"
     r"|パスワード|暗証番号|密码|密碼|口令|支付密码)[ \t\"']*"
 )
@@ -1993,7 +2046,12 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
             # a piece of a secret a cut kept; never a word of a private text ("Northwind"
             # in "<private>the Northwind droplet …</private>" is no secret of its own)
             piece_of = next(
-                (k for v, k in known.items() if k != _PRIVATE_KIND and _a_piece(run, v)), ""
+                (
+                    k
+                    for v, k in known.items()
+                    if k != _PRIVATE_KIND and (_a_piece(run, v) or _corrected(run, v))
+                ),
+                "",
             )
             if piece_of:
                 yield m.start(), m.end(), piece_of
@@ -2042,6 +2100,17 @@ def _cut_ends(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]
 _PREFIX = re.compile(r"[a-z]+(?:[-_][a-z]+)*[-_]")
 
 
+def _corrected(run: str, value: str) -> bool:
+    """Whether *run* is a known secret of 10+ characters with one or two characters
+    changed (a misread digit put right: "正しくは 90f7…cbd1…" after "90f7…c6d1…", "3318!"
+    for "3381!"): the same secret, corrected, and as secret as before."""
+    if len(value) < 10 or len(run) != len(value) or run == value:
+        return False
+    if run[:4] != value[:4] and run[-4:] != value[-4:]:
+        return False
+    return sum(a != b for a, b in zip(run, value, strict=True)) <= 2
+
+
 def _a_piece(run: str, value: str) -> bool:
     """Whether *run* is a piece of the known secret *value* that holds some of its secret
     part (not only the provider's prefix)."""
@@ -2068,12 +2137,45 @@ def _repeated(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int, in
             break
         if len(value) < _SHORT_KNOWN or kind == _PRIVATE_KIND and len(value) < 8:
             continue
-        pos = text.find(value)
-        while pos >= 0:
-            end = pos + len(value)
-            if len(value) >= 8 or not (_token_char(text, pos - 1) or _token_char(text, end)):
-                yield (_VALUED_RANK, pos, end, kind)
-            pos = text.find(value, end)
+        for form in _written_forms(value):
+            pos = text.find(form)
+            while pos >= 0:
+                end = pos + len(form)
+                if len(value) >= 8 or not (_token_char(text, pos - 1) or _token_char(text, end)):
+                    yield (_VALUED_RANK, pos, end, kind)
+                pos = text.find(form, end)
+    yield from _corrections(text, seen)
+
+
+def _written_forms(value: str) -> tuple[str, ...]:
+    """A value as a text may repeat it: as it is, and escaped for a pattern (sed's
+    ``s/tundra\\.Mosaic\\.3381!/…/`` holds the password with its dots escaped)."""
+    escaped = re.escape(value)
+    return (value, escaped) if escaped != value and len(value) >= 8 else (value,)
+
+
+def _corrections(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int, int, str]]:
+    """A value taken out earlier in the read, given again with a character or two put right
+    (:func:`_corrected`)."""
+    by_length: dict[int, list[tuple[str, str]]] = {}
+    for n, (value, kind) in enumerate(seen.items()):
+        if n >= _REPEAT_LIMIT:
+            break
+        if kind != _PRIVATE_KIND and len(value) >= 10:
+            by_length.setdefault(len(value), []).append((value, kind))
+    if not by_length:
+        return
+    for m in _PRINTABLE_RUN.finditer(text):
+        whole = m.group().rstrip(_TRAILING)
+        for run in dict.fromkeys((whole, whole.rstrip("!?.,;:)]}'\""))):
+            hit = next((k for v, k in by_length.get(len(run), ()) if _corrected(run, v)), "")
+            if hit:
+                yield (_VALUED_RANK, m.start(), m.start() + len(run), hit)
+                break
+
+
+#: A run of printable ASCII, as a password may be written (Hx#2026tuohai-ops).
+_PRINTABLE_RUN = re.compile(r"[!-~]{10,256}")
 
 
 @contextmanager
@@ -2235,6 +2337,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _user_maps(text)]
         if said & _SENTENCE_KEYS:
             ranked += [(_ASSIGNED + 3, s, e, k) for s, e, k in _named_in_sentence(text)]
+            ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spelled(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]

@@ -93,3 +93,57 @@ def test_a_result_is_read_under_the_command_that_printed_it(tmp_path):
         tmp_path, "openssl pkey -pubout -in k.pem | openssl dgst -sha256 -binary | base64", digest
     )
     assert digest in shown
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "Marta read me the cPanel password over the phone: capital V as in Victor, "
+            "lowercase k, seven, exclamation mark, lowercase q, three, capital Z. Done.",
+            "lowercase k, seven",
+        ),
+        (
+            "这是新密码，语音转文字：「大写L 小写z 八八六六 井号 小写k a i 大写D」，帮我记一下",
+            "小写z 八八六六",
+        ),
+        (
+            "Environment:\n   QINIU_AK=vB7N2GiPylV5gk6A6JK9CSEvYzqTjdO1RDVyeW7X\n",
+            "vB7N2GiPylV5gk6A",
+        ),
+        ("   QINIU_SK=uCfL2Zgykrvmhs76A5AXa2eKjXH6YRHrZoHmUfOY\n   TASK=build", "uCfL2Zgykrvmhs76"),
+        (
+            "フォルダ:ユーザー名,フォルダ:パスワード\nscanuser,Minato_scan2024\n",
+            "Minato_scan2024",
+        ),
+        (
+            "NASのパスワードポリシーを変えたとき scanuser も変えたんだった。今のは ｓｃａｎ－Ｍｉｎａｔｏ－５８２０ 。",
+            "ｓｃａｎ－Ｍｉｎａｔｏ",
+        ),
+    ],
+)
+def test_spoken_short_named_and_headed_forms_are_taken_out(text, value):
+    assert value not in BUILTIN.redact(text).text
+
+
+def test_a_known_secret_corrected_or_escaped_for_a_pattern_is_the_same_secret():
+    from kura_core.secrets import remembering
+
+    with remembering():
+        first = BUILTIN.redact(
+            "in the password box (they'd clicked the eye icon) tundra.Mosaic.3381!"
+        )
+        fixed = BUILTIN.redact("ugh, I swapped the last two digits: tundra.Mosaic.3318! Fix that.")
+        sed = BUILTIN.redact("sed -i 's/tundra\\.Mosaic\\.3381!/x/' wp-config.php")
+        other = BUILTIN.redact("the build id is tundra.Harbor.9920 today")
+    assert "3381" not in first.text and "3318" not in fixed.text and "3381" not in sed.text
+    assert "tundra.Harbor.9920" in other.text  # more than two characters apart: another value
+
+
+def test_a_site_key_is_public_and_a_secret_key_beside_it_is_not():
+    text = (
+        "RECAPTCHA_SITE_KEY=6LczQfwHlGgEkQXfBmoMUaaSpvExtgDNPZS4M3FF\n"
+        "RECAPTCHA_SECRET_KEY=6LczQfwHlGgEkQXfBmoMUaaSpvExtgDNPZS4M3GG\n"
+    )
+    out = BUILTIN.redact(text).text
+    assert "6LczQfwHlGgEkQXfBmoMUaaSpvExtgDNPZS4M3FF" in out and "M3GG" not in out

@@ -70,10 +70,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
-    "secrets-C": {
-        "Staging stays on Heroku, production moves to a DO droplet in ams3": "the description "
-        "writes DigitalOcean for the person's DO: a name no evidence gives",
-    },
+    "secrets-C": {},
     "secrets-D": {},
     "secrets-E": {},
     "secrets-F": {
