@@ -25,6 +25,7 @@ import bisect
 import datetime
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
@@ -2132,6 +2133,7 @@ def covers(c: Quantity, e: Quantity) -> bool:
 #: Where a table's cells part: a tab, two spaces and more (an aligned column), or a rule
 #: drawn between them (``|`` of Markdown and ASCII tables, ``│``/``┃`` of box drawing).
 _CELL_GAP = re.compile(r"\t|[ \u3000]{2,}|[ \u3000]*[|│┃｜][ \u3000]*")
+_SPACE_GAP = re.compile(r"[ \u3000]{2,}")
 #: A row that only draws the table (``|---|:--:|``, ``+----+``, ``├──┼──┤``).
 _RULE_ROW = re.compile(r"^[\s|│┃｜+:=\-─━┼├┤┌┐└┘┬┴]*$")
 #: A column header that names its unit: 金額(円), 金额（元）, Weight (kg).
@@ -2229,11 +2231,51 @@ def _figure_cell(cell: str) -> bool:
 
 def _table_lines(text: str) -> Iterator[str]:
     """The lines of a table that carry words or figures: the rows that only draw it part
-    nothing, and a header keeps its columns across them."""
+    nothing, and a header keeps its columns across them. A file read's line numbers
+    ("     2→…", "00002| …") are no cell of it."""
     for line in text.split("\n"):
+        line = _LINE_NUMBER.sub("", line, count=1)
         if line.strip() and _RULE_ROW.match(line):
             continue
         yield line
+
+
+#: A line number a file read puts before each line: Claude Code's "     2→", opencode's
+#: "00002| ", cat -n's "     2\t".
+_LINE_NUMBER = re.compile(r"^[ \t]*\d{1,6}(?:→|\| |\t)")
+
+
+def _display_starts(line: str, sep: re.Pattern[str]) -> list[tuple[int, int]]:
+    """Each cell of a space-aligned row as (first, last) display columns, a Chinese or
+    Japanese character two columns wide, as a terminal lays it out."""
+    out: list[tuple[int, int]] = []
+    col, pos = 0, 0
+    for m in [*sep.finditer(line), None]:
+        end = m.start() if m else len(line)
+        cell = line[pos:end]
+        width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in cell)
+        if cell.strip():
+            out.append((col, col + width))
+        col += width
+        if m:
+            col += sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in m.group(0))
+            pos = m.end()
+    return out
+
+
+def _under_headers(heads: list[tuple[int, int]], cells: list[tuple[int, int]]) -> list[int]:
+    """The header each cell of a row stands under, by display columns: the one its span
+    overlaps most (-1 when none)."""
+    out = []
+    for a, b in cells:
+        best, most = -1, 0
+        for k, (ha, _hb) in enumerate(heads):
+            hb = heads[k + 1][0] if k + 1 < len(heads) else 10**6
+            overlap = min(b, hb) - max(a, ha)
+            if overlap > most:
+                best, most = k, overlap
+        out.append(best)
+    return out
 
 
 _CSV_COMMA = re.compile(r",(?! )")
@@ -2507,6 +2549,41 @@ def cell_units(text: str) -> list[Quantity]:
     return out
 
 
+def _row_currency(
+    cells: list[str],
+    units: list[tuple[str, str] | None],
+    periods: list[str],
+    money_at: tuple[int, frozenset[int], frozenset[int]],
+) -> tuple[list[tuple[str, str] | None], list[str]]:
+    """A row's own currency cell gives its money columns their unit (rate, est_cost beside
+    currency = USD: 0.09 under rate is 0.09 USD in that row), a rate column a rate."""
+    cur = _unit_of(cells[money_at[0]].strip()) if money_at[0] < len(cells) else None
+    if cur is None or cur[1] != HARD:
+        return units, periods
+    return (
+        [cur if k in money_at[1] and u is None else u for k, u in enumerate(units)],
+        [SOME_RATE if k in money_at[2] and not per else per for k, per in enumerate(periods)],
+    )
+
+
+def _cells_with_units(
+    cells: list[str], units: list[tuple[str, str] | None], periods: list[str]
+) -> list[Quantity]:
+    """The bare figures of a row's cells with the units their columns give them (1-2 under
+    时效(天) is 1-2 days, as 13 under 首重(元) is 13元)."""
+    out: list[Quantity] = []
+    for cell, unit, per in zip(cells, units, periods, strict=False):
+        if unit is None:
+            continue
+        for q in scan(cell):
+            if q.kind in (NUMBER, RANGE) and not q.unit and q.value is not None:
+                canon = (
+                    f"{_show(q.value)}-{_show(q.high)}{unit[0]}" if q.high is not None else q.canon
+                )
+                out.append(replace(q, unit=unit[0], uclass=unit[1], per=per or q.per, canon=canon))
+    return out
+
+
 def header_units(text: str) -> list[Quantity]:
     """The bare figures of a table with the unit its column header gives them ("金額(円)"
     over "1,284,600" vouches 1,284,600円), or that a declaration above the table gives
@@ -2520,6 +2597,7 @@ def header_units(text: str) -> list[Quantity]:
     lines = list(_table_lines(text))
     csv = False
     money_at: tuple[int, frozenset[int], frozenset[int]] | None = None
+    head_cols: list[tuple[int, int]] = []
     for n, line in enumerate(lines):
         if not columns and not csv:
             csv = _is_csv(lines[n : n + 2])
@@ -2537,6 +2615,11 @@ def header_units(text: str) -> list[Quantity]:
             named = _currency_columns(cells)
             if any(heads) or named:
                 columns = heads
+                head_cols = (
+                    _display_starts(line, _SPACE_GAP) if not csv and "\t" not in line else []
+                )
+                if len(head_cols) != len(cells):
+                    head_cols = []
                 pers = [_header_per(c) if h else "" for c, h in zip(cells, heads, strict=True)]
                 money_at = named
                 continue
@@ -2547,30 +2630,16 @@ def header_units(text: str) -> list[Quantity]:
         )
         units = columns[: len(cells)] if aligned else [declared] * len(cells)
         periods = pers[: len(cells)] if aligned else [""] * len(cells)
+        if columns and not aligned and not csv and head_cols and "\t" not in line:
+            # a space-aligned row with an empty cell: each cell goes under the header its
+            # columns stand under ("2250.00" under 收入(元), the 支出 cell left blank)
+            under = _under_headers(head_cols, _display_starts(line, _SPACE_GAP))
+            if len(under) == len(cells):
+                units = [columns[k] if k >= 0 else None for k in under]
+                periods = [pers[k] if k >= 0 else "" for k in under]
         if aligned and money_at:
-            # a row's own currency cell gives its money columns their unit (rate, est_cost
-            # beside currency = USD): 0.09 under rate is 0.09 USD in that row
-            cur = _unit_of(cells[money_at[0]].strip()) if money_at[0] < len(cells) else None
-            if cur is not None and cur[1] == HARD:
-                units = [cur if k in money_at[1] and u is None else u for k, u in enumerate(units)]
-                periods = [
-                    SOME_RATE if k in money_at[2] and not per else per
-                    for k, per in enumerate(periods)
-                ]
-        for cell, unit, per in zip(cells, units, periods, strict=False):
-            if unit is None:
-                continue
-            for q in scan(cell):
-                if q.kind in (NUMBER, RANGE) and not q.unit and q.value is not None:
-                    # 1-2 under 时效(天) is 1-2 days, as 13 under 首重(元) is 13元
-                    canon = f"{_show(q.value)}-{_show(q.high)}" if q.high is not None else ""
-                    out.append(
-                        replace(q, unit=unit[0], uclass=unit[1], per=per or q.per)
-                        if not canon
-                        else replace(
-                            q, unit=unit[0], uclass=unit[1], per=per or q.per, canon=canon + unit[0]
-                        )
-                    )
+            units, periods = _row_currency(cells, units, periods, money_at)
+        out += _cells_with_units(cells, units, periods)
     return out
 
 
