@@ -1395,13 +1395,17 @@ _SPOKEN_CHAR = (
     r"exclamation(?:[ \t]+(?:mark|point))?|hash|pound(?:[ \t]+sign)?|at[ \t]+sign|dollar(?:[ \t]+sign)?"
     r"|percent(?:[ \t]+sign)?|ampersand|asterisk|star|underscore|dash|hyphen|dot|period|plus"
     r"|equals|slash|question[ \t]+mark|tilde|caret"
-    r"|(?:大写|小写|大寫|小寫|大文字の?|小文字の?)[ \t]*[A-Za-z]+"
-    r"|[零〇一二三四五六七八九]+|井号|井號|星号|星號|感叹号|感嘆號|下划线|下劃線|艾特|美元符号|点|減号|减号"
+    r"|(?:大写|小写|大寫|小寫|大文字の?|小文字の?)[ \t]*(?:[A-Za-z]+|[\u30a1-\u30fc]{1,5})"
+    r"|(?:(?:数字|數字|数字の)[ \t]{0,2})?(?:[0-9]|[零〇一二三四五六七八九]+)"
+    r"|井号|井號|星号|星號|感叹号|感嘆號|下划线|下劃線|艾特|美元符号|点|減号|减号|连字符|横杠"
+    r"|ゼロ|イチ|ニ|サン|ヨン|ゴ|ロク|ナナ|ハチ|キュウ|キュー|アットマーク|ハイフン|アンダーバー"
+    r"|アンダースコア|ドット|シャープ|エクスクラメーション|ビックリマーク|スラッシュ|プラス"
     r"|[A-Za-z](?![A-Za-z]))"
 )
+_SPOKEN_GAP = r"(?:[ \t]*+[,，、][ \t]*+|[ \t]++)"
+#: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
 _SPELLED = re.compile(
-    rf"(?i)(?<![\w]){_SPOKEN_CHAR}(?:[ \t]*[,，、][ \t]*|[ \t]+){{1,2}}"
-    rf"(?:{_SPOKEN_CHAR}(?:[ \t]*[,，、][ \t]*|[ \t]+)){{4,40}}{_SPOKEN_CHAR}"
+    rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{5,41}}+"
 )
 
 
@@ -1463,6 +1467,28 @@ _NEW_VALUE = re.compile(
     r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
     r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{8,128})"
 )
+#: What a secret's rotation says: reset, rotated, changed, 変えた, 再発行, 重置, 改了.
+_ROTATED = re.compile(
+    r"(?i:\b(?:reset|rotated?|changed?|regenerated?|renewed?|re-?issued?)\b)"
+    r"|変えた|変更した|リセット|再発行|重置|改了|换了|換了|更新了"
+)
+
+
+def _rotated(text: str) -> Iterator[tuple[int, int]]:
+    """A value given as the new one right after a rotation is said ("reset it on the
+    server, the new one is Rv7-kelp-Xq22-harbor", 再発行したので今は …): the thing rotated
+    need not be named, the rotation says it was a credential."""
+    if not _NEW_VALUE.search(text) or not _ROTATED.search(text):
+        return
+    for t in _NEW_VALUE.finditer(text):
+        if _ROTATED.search(text, max(0, t.start() - 80), t.start()) is None:
+            continue
+        v = t.group(1).rstrip(_TRAILING)
+        # a password's look: both cases or a symbol ("release-2026-q3", a branch, is not)
+        if _new_password(v) and (_upper_and_lower(v) or any(c in "!@#$%^&*+=?~" for c in v)):
+            yield t.start(1), t.start(1) + len(v)
+
+
 #: The old value named as "the previous one", its value in brackets: 前のやつ（Sakura2019!）,
 #: 旧的（…）, "the old one (…)".
 _OLD_VALUE = re.compile(
@@ -2338,6 +2364,7 @@ class SecretRules:
         if said & _SENTENCE_KEYS:
             ranked += [(_ASSIGNED + 3, s, e, k) for s, e, k in _named_in_sentence(text)]
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spelled(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _rotated(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]

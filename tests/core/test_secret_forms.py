@@ -147,3 +147,37 @@ def test_a_site_key_is_public_and_a_secret_key_beside_it_is_not():
     )
     out = BUILTIN.redact(text).text
     assert "6LczQfwHlGgEkQXfBmoMUaaSpvExtgDNPZS4M3FF" in out and "M3GG" not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "NASの管理者パスワード、院長が電話で読み上げたのをメモしました。\n"
+            "大文字のエフ、小文字のアール、ナナ、アットマーク、小文字のエヌ、大文字のキュー、サン、ハイフン\n",
+            "小文字のアール、ナナ",
+        ),
+        (
+            "密码老师电话里念给我的：大写M，小写k，数字9，井号，小写r，大写T，数字4。",
+            "小写k，数字9",
+        ),
+        (
+            "reset it on the server, the new one is Rv7-kelp-Xq22-harbor\nalso",
+            "Rv7-kelp-Xq22-harbor",
+        ),
+    ],
+)
+def test_read_aloud_in_japanese_and_chinese_and_the_new_one_after_a_reset(text, value):
+    assert value not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I changed the branch; the new one is release-2026-q3",
+        "密码规则：至少8位，包含大写字母、小写字母、数字1到9，不要用生日。",
+        "The password policy: one capital letter, two digits, and a symbol.",
+    ],
+)
+def test_a_renamed_branch_and_a_password_policy_stay(text):
+    assert BUILTIN.redact(text).text == text
