@@ -145,10 +145,9 @@ def test_false_positives_stay_under_half_a_percent_of_segments(monkeypatch):
         assert len(changed) <= 0.005 * len(segs), (name, len(changed), [c[:80] for c in changed])
 
 
-def test_inspect_redacts_a_value_the_agent_repeats_later_in_the_journal(tmp_path):
+def _claude_journal(path, user: str, assistant: str):
+    """A Claude Code journal of one user message and one assistant reply, at *path*."""
     import json as _json
-
-    from kura_core.distill.journals.inspect import inspect as inspect_journal
 
     def entry(kind: str, content: object, uuid: str) -> dict:
         return {
@@ -158,20 +157,23 @@ def test_inspect_redacts_a_value_the_agent_repeats_later_in_the_journal(tmp_path
             "uuid": uuid,
         }
 
-    path = tmp_path / "s.jsonl"
+    entries = (
+        entry("user", user, "u1"),
+        entry("assistant", [{"type": "text", "text": assistant}], "a1"),
+    )
     path.write_text(
-        "".join(
-            _json.dumps(e, ensure_ascii=False) + "\n"
-            for e in (
-                entry("user", "事務所のWi-Fiパスワードは Kz8-umeboshi-9870 ね", "u1"),
-                entry(
-                    "assistant",
-                    [{"type": "text", "text": "まとめ: 事務所 Wi-Fi: Kz8-umeboshi-9870"}],
-                    "a1",
-                ),
-            )
-        ),
-        encoding="utf-8",
+        "".join(_json.dumps(e, ensure_ascii=False) + "\n" for e in entries), encoding="utf-8"
+    )
+    return path
+
+
+def test_inspect_redacts_a_value_the_agent_repeats_later_in_the_journal(tmp_path):
+    from kura_core.distill.journals.inspect import inspect as inspect_journal
+
+    path = _claude_journal(
+        tmp_path / "s.jsonl",
+        "事務所のWi-Fiパスワードは Kz8-umeboshi-9870 ね",
+        "まとめ: 事務所 Wi-Fi: Kz8-umeboshi-9870",
     )
     got = inspect_journal(path)
     texts = [s.text for s in got.segments]
@@ -179,42 +181,24 @@ def test_inspect_redacts_a_value_the_agent_repeats_later_in_the_journal(tmp_path
 
 
 def test_a_word_of_a_private_text_is_no_secret_elsewhere(tmp_path):
-    import json as _json
-
+    from kura_core.distill.gate import gate_journal
     from kura_core.distill.journals.inspect import inspect as inspect_journal
 
-    def entry(kind: str, content: object, uuid: str) -> dict:
-        return {
-            "type": kind,
-            "message": {"role": kind, "content": content},
-            "sessionId": "s",
-            "uuid": uuid,
-        }
-
     private = "the Northwind droplet is still on my personal account because they never paid"
-    path = tmp_path / "s.jsonl"
-    path.write_text(
-        "".join(
-            _json.dumps(e, ensure_ascii=False) + "\n"
-            for e in (
-                entry(
-                    "user", f"<private>{private}</private> Deploy the Northwind theme today.", "u1"
-                ),
-                entry(
-                    "assistant",
-                    [
-                        {
-                            "type": "text",
-                            "text": "Deploying the Northwind Outfitters theme. Note: "
-                            "the Northwind droplet is still on my personal account, you said.",
-                        }
-                    ],
-                    "a1",
-                ),
-            )
-        ),
-        encoding="utf-8",
+    path = _claude_journal(
+        tmp_path / "s.jsonl",
+        f"<private>{private}</private> Deploy the Northwind theme today.",
+        "Deploying the Northwind Outfitters theme.",
     )
     texts = [s.text for s in inspect_journal(path).segments]
     assert "Deploy the Northwind theme today." in texts[0]
     assert "Deploying the Northwind Outfitters theme." in texts[1]
+    candidate = {
+        "kind": "fact",
+        "title": "Northwind theme deploy",
+        "description": "When working on the Northwind Outfitters theme deploy",
+        "body": "The user asked to deploy the Northwind theme today.",
+        "quotes": ["[USER] Deploy the Northwind theme today."],
+    }
+    _, _, results, _ = gate_journal(path, [candidate])
+    assert not [v for v in results[0].violations if v.rule == "raw_secret"], results[0].violations
