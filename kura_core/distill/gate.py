@@ -1147,9 +1147,9 @@ def _restates_cut(
         if q.rule in _SCOPE_CUTS and (bounded or tentative):
             # what the clause goes on with after the quote: a tentative mark there
             # (…8万円まで（仮）) is kept only by a tentative word, not by a bound
-            said = fold(seg)
-            at = said.find(fold(q.text))
-            after = said[at + len(fold(q.text)) : at + len(fold(q.text)) + 16] if at >= 0 else ""
+            said, quoted = fold(seg), fold(q.text)
+            at = said.find(quoted)
+            after = said[at + len(quoted) : at + len(quoted) + 16] if at >= 0 else ""
             if tentative or not lexicon.pattern("tentative").search(after):
                 continue
         mine = {x.canon for x in scan(q.text) if x.kind in (NUMBER, RANGE, DATE)}

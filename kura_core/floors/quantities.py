@@ -2253,14 +2253,19 @@ def _display_starts(line: str, sep: re.Pattern[str]) -> list[tuple[int, int]]:
     for m in [*sep.finditer(line), None]:
         end = m.start() if m else len(line)
         cell = line[pos:end]
-        width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in cell)
+        width = _wide(cell)
         if cell.strip():
             out.append((col, col + width))
         col += width
         if m:
-            col += sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in m.group(0))
+            col += _wide(m.group(0))
             pos = m.end()
     return out
+
+
+def _wide(text: str) -> int:
+    """How many terminal columns *text* takes: a wide (Chinese, Japanese) character two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def _under_headers(heads: list[tuple[int, int]], cells: list[tuple[int, int]]) -> list[int]:

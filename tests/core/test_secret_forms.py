@@ -120,9 +120,23 @@ def test_a_result_is_read_under_the_command_that_printed_it(tmp_path):
             "NASのパスワードポリシーを変えたとき scanuser も変えたんだった。今のは ｓｃａｎ－Ｍｉｎａｔｏ－５８２０ 。",
             "ｓｃａｎ－Ｍｉｎａｔｏ",
         ),
+        (
+            "NASの管理者パスワード、院長が電話で読み上げたのをメモしました。\n"
+            "大文字のエフ、小文字のアール、ナナ、アットマーク、小文字のエヌ、大文字のキュー、サン、ハイフン\n",
+            "小文字のアール、ナナ",
+        ),
+        (
+            "密码老师电话里念给我的：大写M，小写k，数字9，井号，小写r，大写T，数字4。",
+            "小写k，数字9",
+        ),
+        (
+            "reset it on the server, the new one is Rv7-kelp-Xq22-harbor\nalso",
+            "Rv7-kelp-Xq22-harbor",
+        ),
     ],
 )
 def test_spoken_short_named_and_headed_forms_are_taken_out(text, value):
+    # read aloud in English, Japanese kana and Chinese; a new value right after a reset
     assert value not in BUILTIN.redact(text).text
 
 
@@ -147,28 +161,6 @@ def test_a_site_key_is_public_and_a_secret_key_beside_it_is_not():
     )
     out = BUILTIN.redact(text).text
     assert "6LczQfwHlGgEkQXfBmoMUaaSpvExtgDNPZS4M3FF" in out and "M3GG" not in out
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        (
-            "NASの管理者パスワード、院長が電話で読み上げたのをメモしました。\n"
-            "大文字のエフ、小文字のアール、ナナ、アットマーク、小文字のエヌ、大文字のキュー、サン、ハイフン\n",
-            "小文字のアール、ナナ",
-        ),
-        (
-            "密码老师电话里念给我的：大写M，小写k，数字9，井号，小写r，大写T，数字4。",
-            "小写k，数字9",
-        ),
-        (
-            "reset it on the server, the new one is Rv7-kelp-Xq22-harbor\nalso",
-            "Rv7-kelp-Xq22-harbor",
-        ),
-    ],
-)
-def test_read_aloud_in_japanese_and_chinese_and_the_new_one_after_a_reset(text, value):
-    assert value not in BUILTIN.redact(text).text
 
 
 @pytest.mark.parametrize(
