@@ -984,6 +984,9 @@ _VALUE = re.compile(
     r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,4096})"
 )
 
+#: The rest of a JSON string to its closing quote, escapes part of it.
+_STRING_REST = re.compile(r"((?:[^\"\\\n]|\\.){1,4096}+)\"")
+
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pass", "passphrase", "pwd", "pw"})
 _SECRET_WORDS = frozenset({"secret", "secrets", "token", "credential", "credentials", "auth"})
 _KEY_PAIRS = frozenset(
@@ -1419,6 +1422,72 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
             yield m.start(), m.end()
 
 
+#: One spoken character, as :data:`_SPOKEN_CHAR` reads it, with its case word apart.
+_SPOKEN_ONE = re.compile(
+    r"(?i)(?=[^\s,，、])(capital|uppercase|upper[ -]case|big|大写|大寫|大文字の?"
+    r"|lowercase|lower[ -]case|small|小写|小寫|小文字の?)?[ \t]*+"
+    r"(?:(?:数字|數字|数字の)[ \t]{0,2})?"
+    r"(exclamation(?:[ \t]+(?:mark|point))?|question[ \t]+mark|at[ \t]+sign|dollar(?:[ \t]+sign)?"
+    r"|percent(?:[ \t]+sign)?|pound(?:[ \t]+sign)?|[a-z]{3,}|[0-9]|[零〇一二三四五六七八九]+"
+    r"|[\u30a1-\u30fc]{1,10}|[\u4e00-\u9fff]{1,4}|[A-Za-z])"
+    r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
+)
+
+
+def _table(text: str) -> dict[str, str]:
+    """``word→character`` pairs split by spaces (a space inside a word written ``_``)."""
+    return {k.replace("_", " "): v for k, v in (p.split("→") for p in text.split())}
+
+
+#: What each spoken word writes (the words of :data:`_SPOKEN_CHAR`).
+_SPOKEN_WORDS = _table(
+    "zero→0 one→1 two→2 three→3 four→4 five→5 six→6 seven→7 eight→8 nine→9 exclamation→! "
+    "hash→# pound→# at_sign→@ dollar→$ percent→% ampersand→& asterisk→* star→* underscore→_ "
+    "dash→- hyphen→- dot→. period→. plus→+ equals→= slash→/ question_mark→? tilde→~ caret→^ "
+    "井号→# 井號→# 星号→* 星號→* 感叹号→! 感嘆號→! 下划线→_ 下劃線→_ 艾特→@ 美元符号→$ 点→. "
+    "減号→- 减号→- 连字符→- 横杠→- ゼロ→0 イチ→1 ニ→2 サン→3 ヨン→4 ゴ→5 ロク→6 ナナ→7 ハチ→8 "
+    "キュウ→9 キュー→9 アットマーク→@ ハイフン→- アンダーバー→_ アンダースコア→_ ドット→. シャープ→# "
+    "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+"
+)
+#: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
+_KANA_LETTERS = _table(
+    "エー→a エイ→a ビー→b シー→c ディー→d デー→d イー→e エフ→f ジー→g エイチ→h エッチ→h アイ→i "
+    "ジェー→j ジェイ→j ケー→k ケイ→k エル→l エム→m エヌ→n オー→o ピー→p キュー→q アール→r "
+    "エス→s ティー→t ユー→u ブイ→v ヴィ→v ダブリュー→w エックス→x ワイ→y ゼット→z ゼッド→z"
+)
+_ZH_DIGITS = dict(zip("零〇一二三四五六七八九", "00123456789", strict=True))
+
+
+def spelled_value(run: str) -> str:
+    """The password a run of spoken characters spells ("capital F, lowercase r, seven" ->
+    ``Fr7``; 大文字のエフ、ナナ -> ``F7``; 大写M，数字9，井号 -> ``M9#``), or "" when a word
+    of it is not one character."""
+    out: list[str] = []
+    for m in _SPOKEN_ONE.finditer(run):
+        case, word = m.group(1), m.group(2)
+        low = " ".join(word.lower().split())
+        low = low.removesuffix(" sign").removesuffix(" mark").removesuffix(" point")
+        if low in ("at", "question"):
+            low += " sign" if low == "at" else " mark"
+        if case:
+            letter = _KANA_LETTERS.get(word) or (word if len(word) == 1 and word.isalpha() else "")
+            if not letter:
+                return ""
+            upper = case.lower().startswith(("capital", "upper", "big", "大"))
+            out.append(letter.upper() if upper else letter.lower())
+        elif low in _SPOKEN_WORDS:
+            out.append(_SPOKEN_WORDS[low])
+        elif word in _SPOKEN_WORDS:
+            out.append(_SPOKEN_WORDS[word])
+        elif all(c in _ZH_DIGITS for c in word):
+            out.append("".join(_ZH_DIGITS[c] for c in word))
+        elif len(word) == 1 and word.isascii() and word.isalnum():
+            out.append(word)
+        else:
+            return ""
+    return "".join(out)
+
+
 _CASED = re.compile(
     r"(?i)capital|uppercase|upper[ -]case|lowercase|lower[ -]case|大写|小写|大寫|小寫|大文字|小文字"
 )
@@ -1433,6 +1502,8 @@ def _password_like(v: str) -> bool:
         return False
     if any(c in _NOT_IN_PASSWORD_LIKE for c in v) or _FILE_END.search(v):
         return False  # a path, a URL, code, a file name, an address
+    if _HOST_NAME.fullmatch(v):
+        return False  # db-2.internal, api.shop.local: a host the sentence names
     if _VERSION.fullmatch(v) or _CLOCK.search(v):
         return False
     symbol = any(not c.isalnum() for c in v.strip("-_."))
@@ -1440,6 +1511,7 @@ def _password_like(v: str) -> bool:
 
 
 _NOT_IN_PASSWORD_LIKE = frozenset("/\\[](){}<>\"'`=:,;|")
+_HOST_NAME = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.){1,8}[a-z]{2,24}")
 _FILE_END = re.compile(r"\.[A-Za-z]{1,5}$|@[\w-]+\.[\w.-]+$")
 
 
@@ -1548,6 +1620,12 @@ def _value_after(text: str, a: int, b: int) -> tuple[int, int, bool] | None:
         sep = _FLAG_SEPARATOR.match(text, b)
     if sep is None:
         return None
+    if a and text[a - 1] == '"' and text[b : sep.end()].strip() == "=":
+        # "NAME=value" as a JSON string (docker inspect's Env, a task's environment): the
+        # value is the rest of the string, its escaped quotes (\") part of it
+        rest = _STRING_REST.match(text, sep.end())
+        if rest is not None and rest.group(1):
+            return rest.start(1), rest.end(1), True
     val = _VALUE.match(text, sep.end())
     if val is None:
         return None
@@ -1695,6 +1773,16 @@ def _generated(token: str) -> bool:
     return len(core) >= 16 and entropy(core) >= 3.7 and sum(c.isdigit() for c in core) >= 2
 
 
+#: Hex longer than any hex id or the SHA-256 a tool prints bare (an image id, a checksum
+#: cut to its value): a token (SwitchBot's 96, a signing secret's 128) unless a digest is
+#: named or made in the lines before it (:func:`_after_digest`).
+_LONG_HEX = re.compile(r"[0-9a-fA-F]{65,512}")
+
+
+def _long_hex(token: str) -> bool:
+    return _LONG_HEX.fullmatch(token) is not None and _has_digit_and_letter(token)
+
+
 def _plain_text(decoded: str) -> bool:
     """Whether decoded bytes read as text a person or a config file writes: mostly letters,
     spaces and the punctuation of key=value lines, in words of two letters and more."""
@@ -1822,7 +1910,7 @@ def _bare_random(text: str) -> Iterator[tuple[int, int]]:
         if public and any(a <= m.start() < b for a, b in public):
             continue  # a certificate's lines beside a private key in the same text
         tokens = list(_BARE_TOKEN.finditer(m.group(1)))
-        if tokens and all(_generated(t.group()) for t in tokens):
+        if tokens and all(_generated(t.group()) or _long_hex(t.group()) for t in tokens):
             if _after_digest(text, m.start()):
                 continue  # what `openssl dgst … | base64` or a fingerprint line printed
             for t in tokens:
@@ -1966,6 +2054,7 @@ def _generator_output(text: str) -> Iterator[tuple[int, int]]:
 _DIGEST_LINE = re.compile(
     r"(?i)\bdgst\b|sha(?:1|224|256|384|512)sum|\bshasum\b|\bmd5sum\b|\bb2sum\b|\bdigest\b"
     r"|\bfingerprint\b|\bchecksum\b|-fingerprint|ssh-keygen[ \t]{1,4}-l"
+    r"|\bsha-?(?:1|224|256|384|512)\b|\bhash\b|ハッシュ|チェックサム|哈希|校验|校驗|摘要"
 )
 
 
@@ -2032,6 +2121,8 @@ def _remember(
         raw = text[f.start : f.end]
         if len(raw) >= 6 or (len(raw) >= _SHORT_KNOWN and raw.isdigit()):
             seen.setdefault(raw, f.kind)  # a PIN (1937) too: found again as a whole number
+            if (said := spelled_value(raw)) and len(said) >= 6:
+                seen.setdefault(said, f.kind)  # read aloud, then written out (`Fr7@nQ3…`)
             for view in views(raw):
                 if len(view.text.strip()) >= 6:
                     seen.setdefault(view.text.strip(), f.kind)
@@ -2067,7 +2158,7 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
     for run_re in (_RUN, _ALNUM_RUN):
         for m in run_re.finditer(text):
             run = m.group()
-            if run.isalpha() and run.islower():
+            if _a_word(run):
                 continue  # a word
             # a piece of a secret a cut kept; never a word of a private text ("Northwind"
             # in "<private>the Northwind droplet …</private>" is no secret of its own)
@@ -2105,7 +2196,7 @@ def _cut_ends(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]
         n = 8
         while n < len(value) and pos + n < len(text) and text[pos + n] == value[n]:
             n += 1
-        if n > _prefix_length(value):
+        if n > _prefix_length(value) and not _a_word(text[pos : pos + n]):
             yield pos, pos + n, kind
         pos = text.find(head, pos + n)
     pos = text.find(tail)
@@ -2117,7 +2208,8 @@ def _cut_ends(text: str, value: str, kind: str) -> Iterator[tuple[int, int, str]
             and (text[pos - (n - 8) - 1] == value[len(value) - n - 1])
         ):
             n += 1
-        yield end - n, end, kind
+        if not _a_word(text[end - n : end]):
+            yield end - n, end, kind
         pos = text.find(tail, end)
 
 
@@ -2135,6 +2227,12 @@ def _corrected(run: str, value: str) -> bool:
     if run[:4] != value[:4] and run[-4:] != value[-4:]:
         return False
     return sum(a != b for a, b in zip(run, value, strict=True)) <= 2
+
+
+def _a_word(run: str) -> bool:
+    """Whether a piece of a known secret is a plain word (bracknell, Bracknell): the part of
+    a password a person made of a name, which the session says as that name elsewhere."""
+    return run.isalpha() and (run.islower() or (run[:1].isupper() and run[1:].islower()))
 
 
 def _a_piece(run: str, value: str) -> bool:

@@ -173,3 +173,61 @@ def test_a_site_key_is_public_and_a_secret_key_beside_it_is_not():
 )
 def test_a_renamed_branch_and_a_password_policy_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        (
+            "SLACK_OPS_WEBHOOK=https://hooks.slack.com/services/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",
+            "hooks.slack.com",
+        ),
+        (
+            "DISCORD=https://discord.com/api/webhooks/126409043538926133/8LU06TzT_ZYdUpdkSBmURP-HX-zYrI4RAGcWHF6rmcVHSUGdeRLLlkOU-qW7ccH",
+            "discord.com/api",
+        ),
+        ("https://oapi.dingtalk.com/robot/send?access_token=" + "3f" * 32, "oapi.dingtalk.com"),
+    ],
+)
+def test_a_webhook_url_goes_whole(text, gone):
+    # the URL is the credential: what is left says which kind it was, not where it posts
+    out = BUILTIN.redact(text).text
+    assert gone not in out and "[secret:" in out
+
+
+def test_long_hex_alone_on_a_line_is_a_token_unless_a_digest_is_named():
+    token = "471f282bb54c6458b9611317d7eb0a60172a0add94382277d42d2fc0c956e94b37c81b7548e21561832b211a7f9e2ec6"
+    said = f"アプリの開発者向けオプションに出ていたのを写した：\n{token}\nこれで叩けますか"
+    assert token[:16] not in BUILTIN.redact(said).text
+    for digest in (
+        f"sha384 of the tarball:\n{token}\n",
+        f"$ sha384sum dist.tgz | cut -c1-96\n{token}\n",
+    ):
+        assert token in BUILTIN.redact(digest).text
+    sha256 = token[:64]  # an image id or a checksum printed bare: the length tools print
+    assert sha256 in BUILTIN.redact(f"image:\n{sha256}\n").text
+
+
+def test_a_spelled_password_written_out_later_is_the_same_secret():
+    from kura_core.secrets import remembering, spelled_value
+
+    assert spelled_value("capital V as in Victor, lowercase k, seven, exclamation mark") == "Vk7!"
+    assert spelled_value("大写M，数字9，井号，小写z，八八") == "M9#z88"
+    with remembering():
+        BUILTIN.redact(
+            "NASの管理者パスワード、読み上げたのをメモしました。\n大文字のエフ、小文字のアール、ナナ、"
+            "アットマーク、小文字のエヌ、大文字のキュー、サン、ハイフン、小文字のピー、ゼロ"
+        )
+        later = BUILTIN.redact("読み上げの通りだと `Fr7@nQ3-p0` になります。")
+    assert "Fr7@nQ3-p0" not in later.text
+
+
+def test_a_json_string_assignment_keeps_its_escaped_quote_inside_the_value():
+    env = '["PATH=/usr/bin","MYSQL_PASSWORD=pW9\\"xL2#vQ7k","MYSQL_HOST=db"]'
+    out = BUILTIN.redact(env).text
+    assert "xL2#vQ7k" not in out and '"MYSQL_HOST=db"' in out and "PATH=/usr/bin" in out
+
+
+def test_a_host_in_a_sentence_about_a_password_stays():
+    text = "I updated `DB_PASSWORD` but `wp db check` is refused with 1045 from db-2.internal."
+    assert "db-2.internal" in BUILTIN.redact(text).text
