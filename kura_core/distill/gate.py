@@ -230,7 +230,10 @@ _REFUSED_RESULT = re.compile(
     r"(?i)\b(?:rejected|declined|denied|refused|cancell?ed)\s+by\s+(?:the\s+)?user\b"
     r"|\b(?:the\s+)?user\s+(?:has\s+)?(?:rejected|declined|denied|refused|cancell?ed)\b"
     r"|\bexecution[-_ ]denied\b|\bpermission\s+denied\s+by\s+(?:the\s+)?user\b"
-    r"|用户(?:已)?(?:拒绝|取消)|被用户拒绝|ユーザーが(?:拒否|却下|キャンセル)|ユーザーに(?:より)?拒否"
+    r"|\b(?:the\s+)?user\s+did\s*n[o']t\s+(?:allow|approve|permit|accept)\b"
+    r"|\bnot\s+(?:allowed|approved|permitted)\s+by\s+(?:the\s+)?user\b"
+    r"|用户(?:已)?(?:拒绝|取消)|被用户拒绝|用户(?:未|没有?|不)(?:允许|批准|同意)"
+    r"|ユーザーが(?:拒否|却下|キャンセル)|ユーザーに(?:より)?拒否|ユーザーが(?:許可|承認)しなかった"
 )
 
 

@@ -1238,6 +1238,8 @@ _EN_COUNTERFACTUAL = re.compile(
 _JA_HUMAN = (
     r"ユーザー|ユーザ|利用者|使用者|人間|オーナー|ご主人様|ご主人|マスター|依頼者|依頼主|"
     r"お客様|あなた|私たち|わたしたち|僕たち|僕ら|ぼくら|我々|われわれ|私ども|うちら|自分たち"
+    # 本人 opening its clause is the person; 山田さん本人 is 山田
+    r"|(?<![^\s、。,，「『（(:：])本人"
 )
 _JA_PRONOUN = r"彼女ら|彼女|彼ら|先方|あの人|その人|あの方|その方"
 #: people named by who they are to someone (third persons unless the evidence says otherwise)

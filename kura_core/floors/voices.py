@@ -248,6 +248,8 @@ def _pasted_lines(lines: list[str]) -> set[int]:
                     m += 1
             elif m < len(lines) and _is_delimiter(lines[m]):
                 m = _delimited(lines, m, out) + 1
+            elif m < len(lines) and _FENCE.match(lines[m]):
+                m = _fenced(lines, m, out)
             else:
                 m = _paragraphs(lines, m, out)
             n = m
@@ -339,6 +341,22 @@ def _quoted_block(lines: list[str], n: int, out: set[int], around: bool) -> int:
     if around or any(_SENDER.search(line) or _TRAILER.search(line) for line in block):
         out.update(range(n, m))
     return m
+
+
+#: A Markdown code fence, which a paste between fences opens and closes.
+_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+
+
+def _fenced(lines: list[str], n: int, out: set[int]) -> int:
+    """Mark a fenced block opened at *n* as pasted, both fences included; the number of
+    the line after the closing fence, where the person writes on (to the end when it is
+    never closed)."""
+    m = n + 1
+    while m < len(lines) and not _FENCE.match(lines[m]):
+        m += 1
+    end = min(m + 1, len(lines))
+    out.update(range(n, end))
+    return end
 
 
 def _delimited(lines: list[str], n: int, out: set[int]) -> int:
