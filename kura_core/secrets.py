@@ -309,25 +309,26 @@ _GENERATOR_KEYS = frozenset(
 #: What a text holds when a sentence of it may name a secret (the words of
 #: ``_SECRET_SENTENCE_WORD``, lower-cased, as literal pieces): the sentence rule is read
 #: only then.
-_SENTENCE_KEYS = frozenset(
-    {"pass", "secret", "token", "key", "bearer", "psk"}
-    | set(
-        [
-            "密钥",
-            "密鑰",
-            "秘钥",
-            "密码",
-            "密碼",
-            "私钥",
-            "口令",
-            "パスワード",
-            "シークレット",
-            "トークン",
-            "秘密鍵",
-            "アクセスキー",
-            "共有キー",
-        ]
-    )
+#: The words for a secret in Chinese and Japanese prose: a sentence holding one is read.
+_SECRET_WORDS_CJK = (
+    "密钥",
+    "密鑰",
+    "秘钥",
+    "密码",
+    "密碼",
+    "私钥",
+    "口令",
+    "令牌",
+    "パスワード",
+    "シークレット",
+    "トークン",
+    "秘密鍵",
+    "アクセスキー",
+    "共有キー",
+    "共享密钥",
+)
+_SENTENCE_KEYS = frozenset({"pass", "secret", "token", "key", "bearer", "psk"}) | frozenset(
+    _SECRET_WORDS_CJK
 )
 
 
@@ -523,7 +524,7 @@ _VALUED: tuple[_Valued, ...] = (
         "url-secret",  # a credential in a URL's query, whatever the scheme (otpauth, https, wss)
         re.compile(
             r"[?&](?i:secret|client_secret|access_token|refresh_token|id_token|api_key|apikey"
-            r"|token|sig|signature|password|passwd|pwd)=([^&#\s\"'`<>]{10,4096})"
+            r"|token|sig|signature|password|passwd|pwd)=([^&#\s\"'`<>\\]{10,4096})"
         ),
         _not_placeholder,
         ("=",),
@@ -533,7 +534,7 @@ _VALUED: tuple[_Valued, ...] = (
         # (WeCom's robot key is a UUID), when it holds letters and digits (not ?key=name)
         re.compile(
             r"[?&](?i:key|app_?key|app_?secret|auth|auth_?token|private_token|access_?key"
-            r"|session_?id)=([^&#\s\"'`<>]{10,4096})"
+            r"|session_?id)=([^&#\s\"'`<>\\]{10,4096})"
         ),
         lambda v: _not_placeholder(v) and _has_digit_and_letter(v),
         ("=",),
@@ -971,6 +972,7 @@ _KEYWORD = re.compile(
     # _AK/_SK: a cloud's access and secret keys by their short names (QINIU_SK=…), only
     # as a name's last part before its separator
     r"(?i)pass|pwd|secret|token|key|credential|auth|serial|_[as]k(?=[ \t]{0,8}[=:])"
+    r"|(?<=[a-z])pw(?=[\"']?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -984,6 +986,11 @@ _VALUE = re.compile(
     r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,4096})"
 )
 
+#: The next element of an argument list, after a flag's closing quote: ``", "`` (or
+#: escaped once more, ``\", \"``) then the value to its closing quote.
+_NEXT_ARGUMENT = re.compile(r'\\?"[ \t]{0,4},[ \t]{0,4}\\?"((?:[^"\\\n]|\\[^"]){1,512}+)\\?"')
+#: A YAML anchor before a value (``&pgpw``), with its space.
+_YAML_ANCHOR = re.compile(r"&[A-Za-z0-9_-]{1,64}[ \t]{1,8}")
 #: The rest of a JSON string to its closing quote, escapes part of it.
 _STRING_REST = re.compile(r"((?:[^\"\\\n]|\\.){1,4096}+)\"")
 
@@ -1145,11 +1152,15 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
     parts = [p.lower() for p in _PARTS.findall(name)]
     if parts[-3:] == ["private", "key", "id"]:
         return "private-key-id", True  # a service account's key id: it names the key
+    if parts[-3:] == ["access", "key", "id"]:
+        return "access-key", True  # an S3-style access key id (rclone, s3cmd): a random one
     if not parts or parts[-1] in _NOT_SECRET_LAST:
         return None
     words = set(parts)
     if any(p.endswith(("password", "passwd")) for p in parts):
         return "password", False  # PGPASSWORD, MYSQLPASSWORD
+    if any(_joined_password(p) for p in parts):
+        return "password", False  # requirepass, rootpw, pgpw: a password word joined on
     if ("secret" in words and "access" in words) or ("aws" in words and "secret" in words):
         return "aws-secret-key", False
     if words & (_PASSWORD_WORDS - {"pass"}) or parts[-1] == "pass":
@@ -1170,6 +1181,19 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
     if any(p.endswith("token") and len(p) > 5 for p in parts):
         return "token", False  # ACCESSTOKEN, authtoken
     return _last_part_kind(parts)
+
+
+#: Words that end like a joined password word without naming one.
+_NOT_JOINED_PASSWORD = frozenset(
+    {"bypass", "compass", "overpass", "underpass", "surpass", "trespass"}
+)
+
+
+def _joined_password(part: str) -> bool:
+    """A name part that joins a word to pass or pw (requirepass, rootpw, dbpw)."""
+    if part.endswith("pass"):
+        return len(part) > 5 and part not in _NOT_JOINED_PASSWORD
+    return part.endswith(("pw", "pwd")) and 2 < len(part) <= 10 and part not in ("pwd",)
 
 
 def _last_part_kind(parts: list[str]) -> tuple[str, bool] | None:
@@ -1301,8 +1325,7 @@ def _call_settings(text: str) -> Iterator[tuple[int, int, str]]:
 _SECRET_SENTENCE_WORD = re.compile(
     r"(?i:password|passphrase|secret|token|api[ _-]?key|private[ _-]key|access[ _-]key|bearer"
     r"|pre-?shared[ _-]?key|\bpsk\b)"
-    r"|密钥|密鑰|秘钥|密码|密碼|私钥|口令|パスワード|シークレット|トークン|秘密鍵|アクセスキー|共有キー"
-    r"|共享密钥"
+    r"|" + "|".join(_SECRET_WORDS_CJK)
 )
 _SENTENCE_END = re.compile(r"[。！？\n]|[.!?](?=\s|$)")
 _RANDOM_TOKEN = re.compile(
@@ -1326,6 +1349,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
         _RANDOM_TOKEN.search(text)
         or _NEW_VALUE.search(text)
         or _OLD_VALUE.search(text)
+        or _PART_GIVEN.search(text)
         or (_PASSWORD_WORD.search(text) and _PASSWORD_LIKE.search(text))
     ):
         return
@@ -1344,6 +1368,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
         gave = False  # a value given here keeps the secret named for the next sentence
         if (named or named_before) and not said_public:
             digest = _DIGEST_WORD.search(text, start, end) is not None
+            kind = _sentence_kind(text, start, end)  # once a sentence: linear
             for t in _RANDOM_TOKEN.finditer(text, start, end):
                 v = t.group(0)
                 if v.startswith(_PUBLIC_OPENING) or any(a <= t.start() < b for a, b in public):
@@ -1352,16 +1377,10 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                 hex_key = not digest and len(v) >= 32 and _HEX_KEY.fullmatch(v)
                 if (mixed or hex_key) and looks_random(v):
                     gave = True
-                    yield t.start(), t.end(), "secret"
-            if named and _PASSWORD_WORD.search(text, start, end):
-                # "パスワードもメモしといて、Kamera#Tokyo2026 ね": a password-like value
-                # anywhere in a sentence that names a password
-                for t in _PASSWORD_LIKE.finditer(text, start, end):
-                    if _OTHER_LABEL.search(text, max(start, t.start(1) - 16), t.start(1)):
-                        continue  # SSID 是 Xiaomi_AX3000_3F: the value of another label
-                    if _password_like(t.group(1)):
-                        gave = True
-                        yield t.start(1), t.end(1) - _trailing(t.group(1)), "password"
+                    yield t.start(), t.end(), kind
+            for a, b in _passwords_in(text, start, end, named):
+                gave = True
+                yield a, b, "password"
             for pattern in (_NEW_VALUE, _OLD_VALUE):
                 for t in pattern.finditer(text, start, end):
                     v = t.group(1).rstrip(_TRAILING)
@@ -1534,15 +1553,47 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 _NEW_VALUE = re.compile(
     r"(?:(?i:the[ \t]new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
     r"|changed[ \t](?:it[ \t])?to|new[ \t]one:)"
-    r"|今は|今のは|今のが|新しいの(?:は|が)|新しいのが|新的(?:是|为|為)|现在(?:是|为|改成了?)"
+    r"|今は|今のは|今のが|いまは|いまの(?:は|が)|新しいの(?:は|が)|新しいのが|新的(?:是|为|為)|现在(?:是|为|改成了?)"
     r"|现在的是|現在(?:是|為)"
     r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
     r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{8,128})"
 )
+#: A part of a secret given: "it ends in …", "starts with …", 末尾は …, 最后几位是 ….
+_PART_GIVEN = re.compile(
+    r"(?:(?i:\b(?:ends?|ending)[ \t]+(?:in|with)|\b(?:starts?|begins?)[ \t]+with)"
+    r"|末尾は|最後は|最後の[0-9一二三四五六七八九十]{1,2}(?:文字|桁)は|结尾是|最后(?:[0-9一二三四五六七八九十]{1,2}位)?是|开头是)"
+    r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{6,64}+)"
+)
+
+
+_TOKEN_WORD = re.compile(r"(?i:token)|トークン|令牌")
+
+
+def _sentence_kind(text: str, start: int, end: int) -> str:
+    """The kind a sentence names its secret by: a token (令牌, トークン) or a secret."""
+    return "token" if _TOKEN_WORD.search(text, start, end) else "secret"
+
+
+def _passwords_in(text: str, start: int, end: int, named: bool) -> Iterator[tuple[int, int]]:
+    """In a sentence that names a password (*named*): a password-like value anywhere in it
+    ("パスワードもメモしといて、Kamera#Tokyo2026 ね"); in it or the sentence after one that
+    names a secret, a part of it given ("it ends in kp7Mz4!q", 末尾は …)."""
+    words = named and _PASSWORD_WORD.search(text, start, end) is not None
+    for t in _PASSWORD_LIKE.finditer(text, start, end) if words else ():
+        if _OTHER_LABEL.search(text, max(start, t.start(1) - 16), t.start(1)):
+            continue  # SSID 是 Xiaomi_AX3000_3F: the value of another label
+        if _password_like(t.group(1)):
+            yield t.start(1), t.end(1) - _trailing(t.group(1))
+    for t in _PART_GIVEN.finditer(text, start, end):
+        v = t.group(1).rstrip(_TRAILING)
+        if len(v) >= 6 and _has_digit_and_letter(v) and not _placeholder(v):
+            yield t.start(1), t.start(1) + len(v)
+
+
 #: What a secret's rotation says: reset, rotated, changed, 変えた, 再発行, 重置, 改了.
 _ROTATED = re.compile(
     r"(?i:\b(?:reset|rotated?|changed?|regenerated?|renewed?|re-?issued?)\b)"
-    r"|変えた|変更した|リセット|再発行|重置|改了|换了|換了|更新了"
+    r"|変えた|変更した|リセット|再発行|再設定|設定し直|重置|重新设置|重设|改了|换了|換了|更新了"
 )
 
 
@@ -1617,9 +1668,15 @@ def _value_after(text: str, a: int, b: int) -> tuple[int, int, bool] | None:
     """Where the value assigned after a key at ``text[a:b]`` is, and whether quoted."""
     sep = _SEPARATOR.match(text, b)
     if sep is None and "--" in (text[max(0, a - 2) : a], text[a : a + 2]):
+        nxt = _NEXT_ARGUMENT.match(text, b)
+        if nxt is not None:  # ["redis-server", "--requirepass", "…"]: the next element
+            return nxt.start(1), nxt.end(1), True
         sep = _FLAG_SEPARATOR.match(text, b)
     if sep is None:
         return None
+    anchor = _YAML_ANCHOR.match(text, sep.end())
+    if anchor is not None:  # x-pgpw: &pgpw "…": the anchored value, which *pgpw repeats
+        sep = anchor
     if a and text[a - 1] == '"' and text[b : sep.end()].strip() == "=":
         # "NAME=value" as a JSON string (docker inspect's Env, a task's environment): the
         # value is the rest of the string, its escaped quotes (\") part of it
@@ -1739,6 +1796,10 @@ _PUBLIC = re.compile(
     r"|pub[0-9a-f]{32}"
     # RevenueCat's public SDK keys, one per store: compiled into every copy of the app
     r"|(?:appl|goog|amzn|strp|rcb)_[A-Za-z0-9]{20,40}"
+    # Stripe's object ids (an invoice, a charge, a customer, an event …): references to
+    # records, printed on receipts and in dashboards; the keys are sk_/rk_/whsec_
+    r"|(?<![A-Za-z0-9_])(?:in|ch|cus|pi|sub|price|prod|evt|txn|re|po|acct|cs|seti|pm|ii|il|si|py)"
+    r"_[A-Za-z0-9]{14,32}(?![A-Za-z0-9_])"
 )
 
 
@@ -1805,11 +1866,19 @@ _CODE_LINE = re.compile(
 )
 
 
+_COLON_AFTER = re.compile(r"[:：][ \t]{0,4}")
+
+
 def _code_lines(text: str) -> Iterator[tuple[int, int]]:
     """Recovery codes listed one a line after the line that names them ("リカバリーコード、
     ここに貼っとく" then 7h2k-9qwm-x4pd, …): each line that is only a code, up to sixteen."""
     for m in _CODES_LABEL.finditer(text):
         pos = text.find("\n", m.end())
+        colon = _COLON_AFTER.search(text, m.end(), pos if pos >= 0 else len(text))
+        if colon is not None:  # バックアップコード…ここに貼っておきます：8102 8761
+            rest = _CODE_LINE.match(text, colon.end())
+            if rest and any(c.isdigit() for c in rest.group(1)) and len(rest.group(1)) >= 6:
+                yield rest.start(1), rest.end(1)
         for _ in range(16):
             if pos < 0:
                 break

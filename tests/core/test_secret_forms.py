@@ -231,3 +231,39 @@ def test_a_json_string_assignment_keeps_its_escaped_quote_inside_the_value():
 def test_a_host_in_a_sentence_about_a_password_stays():
     text = "I updated `DB_PASSWORD` but `wp db check` is refused with 1045 from db-2.internal."
     assert "db-2.internal" in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('x-pgpw: &pgpw "HiNkE/vFJa@mu7g#eoeR"\n  POSTGRES_PASSWORD: *pgpw', "HiNkE/vFJa@mu7g"),
+        ('command: ["redis-server", "--requirepass", "kestrel-Oat-7194-drizzle"]', "kestrel-Oat"),
+        ("[sakura]\ntype = s3\naccess_key_id = K5ONRZEGN5IQXJKQ61RV\n", "K5ONRZEGN5IQXJKQ61RV"),
+        ("初期化されてたので再設定しました、いまは ukimi-Tz84Rq3 です。", "ukimi-Tz84Rq3"),
+        (
+            "旧的私人令牌过期了，新令牌我生成好了：ea21f1c2646e91967fde001672141688。",
+            "ea21f1c2646e",
+        ),
+        (
+            "バックアップコード、最後の1つを控えとしてここに貼っておきます：8102 8761",
+            "8102 8761",
+        ),
+        (
+            "the password in there is already dead, I changed it. the new one is the usual "
+            "pattern with the year, it ends in kp7Mz4!q. thanks",
+            "kp7Mz4!q",
+        ),
+    ],
+)
+def test_anchored_argument_list_joined_name_and_partial_forms_are_taken_out(text, value):
+    # a YAML anchor, a flag's next argument, rootpw-style names, an access key id, いまは
+    # after 再設定, 令牌, a backup code on its label's line, the ending of a new password
+    assert value not in BUILTIN.redact(text).text
+
+
+def test_stripe_object_ids_are_references_and_a_secret_key_beside_them_is_not():
+    text = (
+        "invoice in_1QJ7sNuPvI557CTC4SjWPQxC paid; key sk_live_51revATWbjSOT2WWOvi7gZWv4sOvnY27kAB"
+    )
+    out = BUILTIN.redact(text).text
+    assert "in_1QJ7sNuPvI557CTC4SjWPQxC" in out and "OvnY27kAB" not in out
