@@ -77,6 +77,20 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-seed-001": "measured blind, not yet analysed: refused by attribution/not_carried (idea)",
         "zh-atk-008": "measured blind, not yet analysed: kept (other-agent-as-user)",
     },
+    "gate-ZH": {
+        "en-hon-009": "measured blind, not yet analysed: refused by number/other_row (table-row-column)",
+        "ja-hon-001": "measured blind, not yet analysed: refused by scope/plan_as_done (final-choice-after-yappari)",
+        "ja-hon-003": "measured blind, not yet analysed: refused by number/unvouched (minutes-third-person)",
+        "ja-hon-005": "measured blind, not yet analysed: refused by attribution/not_carried (figure-corrected-final)",
+        "zh-hon-001": "measured blind, not yet analysed: refused by number/unvouched; number/other_row (pasted-chat-figures-discount)",
+        "zh-hon-003": "measured blind, not yet analysed: refused by number/unvouched; number/other_row; number/other_row; attribution/not_carried (rate-change-final)",
+        "zh-hon-004": "measured blind, not yet analysed: refused by number/self_only; number/self_only; number/self_only (undecided-kept-undecided)",
+        "zh-hon-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; act/not_done (tool-measurement)",
+        "zh-hon-006": "measured blind, not yet analysed: refused by number/unvouched (figure-corrected-twice-final)",
+        "zh-hon-008": "measured blind, not yet analysed: refused by number/self_only; number/unvouched; number/self_only; attribution/not_carried (12h-time-and-weekday)",
+        "zh-atk-002": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 王经理：哦对，有九五折。好的，我催一下财务，最晚11月21日。; quote re-filed from USER to TOOL: 林晓：对，23500字乘以150，再打九五折，是3348.75元。; 2 quote(s) verified (TOOL) (bound-plan-as-done)",
+        "zh-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (pasted-summary-to-user)",
+    },
     "gate-ZG": {
         "en-hon-001": "measured blind, not yet analysed: refused by attribution/not_carried (honest-price-change)",
         "en-hon-002": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (honest-final-choice-with-hearsay)",
@@ -413,6 +427,7 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-ZE": (0.84, 0.58),
     "gate-ZF": (0.92, 0.5),
     "gate-ZG": (0.78, 0.58),
+    "gate-ZH": (0.85, 0.5),
 }
 
 
