@@ -1368,7 +1368,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
         gave = False  # a value given here keeps the secret named for the next sentence
         if (named or named_before) and not said_public:
             digest = _DIGEST_WORD.search(text, start, end) is not None
-            kind = _sentence_kind(text, start, end)  # once a sentence: linear
+            kind = ""  # read once a sentence, when it gives a value: linear
             for t in _RANDOM_TOKEN.finditer(text, start, end):
                 v = t.group(0)
                 if v.startswith(_PUBLIC_OPENING) or any(a <= t.start() < b for a, b in public):
@@ -1377,6 +1377,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                 hex_key = not digest and len(v) >= 32 and _HEX_KEY.fullmatch(v)
                 if (mixed or hex_key) and looks_random(v):
                     gave = True
+                    kind = kind or _sentence_kind(text, start, end)
                     yield t.start(), t.end(), kind
             for a, b in _passwords_in(text, start, end, named):
                 gave = True
@@ -1408,21 +1409,53 @@ _PASSWORD_LIKE = re.compile(
 )
 
 
+def _table(text: str) -> dict[str, str]:
+    """``word→character`` pairs split by spaces (a space inside a word written ``_``)."""
+    return {k.replace("_", " "): v for k, v in (p.split("→") for p in text.split())}
+
+
+#: What each spoken word writes: the words :data:`_SPOKEN_CHAR` reads besides letters and digits.
+_SPOKEN_WORDS = _table(
+    "zero→0 one→1 two→2 three→3 four→4 five→5 six→6 seven→7 eight→8 nine→9 exclamation→! "
+    "hash→# pound→# at_sign→@ dollar→$ percent→% ampersand→& asterisk→* star→* underscore→_ "
+    "dash→- hyphen→- dot→. period→. plus→+ equals→= slash→/ question_mark→? tilde→~ caret→^ "
+    "井号→# 井號→# 星号→* 星號→* 感叹号→! 感嘆號→! 下划线→_ 下劃線→_ 艾特→@ 美元符号→$ 点→. "
+    "減号→- 减号→- 连字符→- 横杠→- ゼロ→0 イチ→1 ニ→2 サン→3 ヨン→4 ゴ→5 ロク→6 ナナ→7 ハチ→8 "
+    "キュウ→9 キュー→9 アットマーク→@ ハイフン→- アンダーバー→_ アンダースコア→_ ドット→. シャープ→# "
+    "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+ exclamation_mark→! exclamation_point→! "
+    "pound_sign→# dollar_sign→$ percent_sign→%"
+)
+#: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
+_KANA_LETTERS = _table(
+    "エー→a エイ→a ビー→b シー→c ディー→d デー→d イー→e エフ→f ジー→g エイチ→h エッチ→h アイ→i "
+    "ジェー→j ジェイ→j ケー→k ケイ→k エル→l エム→m エヌ→n オー→o ピー→p キュー→q アール→r "
+    "エス→s ティー→t ユー→u ブイ→v ヴィ→v ダブリュー→w エックス→x ワイ→y ゼット→z ゼッド→z"
+)
+_ZH_DIGITS = dict(zip("零〇一二三四五六七八九", "00123456789", strict=True))
+
+
+#: The spoken words, longest first (a space inside one is any run of blanks).
+_NAMED_CHAR = "|".join(
+    re.escape(k).replace(r"\ ", r"[ \t]+") for k in sorted(_SPOKEN_WORDS, key=len, reverse=True)
+)
+_CASE_EN = r"capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big"
+_CASE_CJK = r"大写|小写|大寫|小寫|大文字の?|小文字の?"
+_DIGIT_WORD = r"(?:数字|數字|数字の)[ \t]{0,2}"
+_AS_IN = r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
 #: One character of a password read aloud or dictated: "capital V as in Victor",
 #: "lowercase k", "seven", "exclamation mark"; 大写L, 小写z, 八八六六, 井号; 大文字のA.
 _SPOKEN_CHAR = (
-    r"(?:(?:capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big)[ \t]+[A-Za-z]"
-    r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
-    r"|zero|one|two|three|four|five|six|seven|eight|nine|"
-    r"exclamation(?:[ \t]+(?:mark|point))?|hash|pound(?:[ \t]+sign)?|at[ \t]+sign|dollar(?:[ \t]+sign)?"
-    r"|percent(?:[ \t]+sign)?|ampersand|asterisk|star|underscore|dash|hyphen|dot|period|plus"
-    r"|equals|slash|question[ \t]+mark|tilde|caret"
-    r"|(?:大写|小写|大寫|小寫|大文字の?|小文字の?)[ \t]*(?:[A-Za-z]+|[\u30a1-\u30fc]{1,5})"
-    r"|(?:(?:数字|數字|数字の)[ \t]{0,2})?(?:[0-9]|[零〇一二三四五六七八九]+)"
-    r"|井号|井號|星号|星號|感叹号|感嘆號|下划线|下劃線|艾特|美元符号|点|減号|减号|连字符|横杠"
-    r"|ゼロ|イチ|ニ|サン|ヨン|ゴ|ロク|ナナ|ハチ|キュウ|キュー|アットマーク|ハイフン|アンダーバー"
-    r"|アンダースコア|ドット|シャープ|エクスクラメーション|ビックリマーク|スラッシュ|プラス"
+    rf"(?:(?:{_CASE_EN})[ \t]+[A-Za-z]{_AS_IN}|{_NAMED_CHAR}"
+    rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z]+|[\u30a1-\u30fc]{{1,5}})"
+    rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九]+)"
     r"|[A-Za-z](?![A-Za-z]))"
+)
+#: One spoken character as :func:`spelled_value` reads it, its case word apart (a word not
+#: in the table is read too, and spells nothing).
+_SPOKEN_ONE = re.compile(
+    rf"(?i)(?=[^\s,，、])(?:({_CASE_EN}|{_CASE_CJK})[ \t]*+)?(?:{_DIGIT_WORD})?"
+    rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九]+|[\u30a1-\u30fc]{{1,10}}"
+    rf"|[\u4e00-\u9fff]{{1,4}}|[A-Za-z]){_AS_IN}"
 )
 _SPOKEN_GAP = r"(?:[ \t]*+[,，、][ \t]*+|[ \t]++)"
 #: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
@@ -1441,42 +1474,6 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
             yield m.start(), m.end()
 
 
-#: One spoken character, as :data:`_SPOKEN_CHAR` reads it, with its case word apart.
-_SPOKEN_ONE = re.compile(
-    r"(?i)(?=[^\s,，、])(capital|uppercase|upper[ -]case|big|大写|大寫|大文字の?"
-    r"|lowercase|lower[ -]case|small|小写|小寫|小文字の?)?[ \t]*+"
-    r"(?:(?:数字|數字|数字の)[ \t]{0,2})?"
-    r"(exclamation(?:[ \t]+(?:mark|point))?|question[ \t]+mark|at[ \t]+sign|dollar(?:[ \t]+sign)?"
-    r"|percent(?:[ \t]+sign)?|pound(?:[ \t]+sign)?|[a-z]{3,}|[0-9]|[零〇一二三四五六七八九]+"
-    r"|[\u30a1-\u30fc]{1,10}|[\u4e00-\u9fff]{1,4}|[A-Za-z])"
-    r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
-)
-
-
-def _table(text: str) -> dict[str, str]:
-    """``word→character`` pairs split by spaces (a space inside a word written ``_``)."""
-    return {k.replace("_", " "): v for k, v in (p.split("→") for p in text.split())}
-
-
-#: What each spoken word writes (the words of :data:`_SPOKEN_CHAR`).
-_SPOKEN_WORDS = _table(
-    "zero→0 one→1 two→2 three→3 four→4 five→5 six→6 seven→7 eight→8 nine→9 exclamation→! "
-    "hash→# pound→# at_sign→@ dollar→$ percent→% ampersand→& asterisk→* star→* underscore→_ "
-    "dash→- hyphen→- dot→. period→. plus→+ equals→= slash→/ question_mark→? tilde→~ caret→^ "
-    "井号→# 井號→# 星号→* 星號→* 感叹号→! 感嘆號→! 下划线→_ 下劃線→_ 艾特→@ 美元符号→$ 点→. "
-    "減号→- 减号→- 连字符→- 横杠→- ゼロ→0 イチ→1 ニ→2 サン→3 ヨン→4 ゴ→5 ロク→6 ナナ→7 ハチ→8 "
-    "キュウ→9 キュー→9 アットマーク→@ ハイフン→- アンダーバー→_ アンダースコア→_ ドット→. シャープ→# "
-    "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+"
-)
-#: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
-_KANA_LETTERS = _table(
-    "エー→a エイ→a ビー→b シー→c ディー→d デー→d イー→e エフ→f ジー→g エイチ→h エッチ→h アイ→i "
-    "ジェー→j ジェイ→j ケー→k ケイ→k エル→l エム→m エヌ→n オー→o ピー→p キュー→q アール→r "
-    "エス→s ティー→t ユー→u ブイ→v ヴィ→v ダブリュー→w エックス→x ワイ→y ゼット→z ゼッド→z"
-)
-_ZH_DIGITS = dict(zip("零〇一二三四五六七八九", "00123456789", strict=True))
-
-
 def spelled_value(run: str) -> str:
     """The password a run of spoken characters spells ("capital F, lowercase r, seven" ->
     ``Fr7``; 大文字のエフ、ナナ -> ``F7``; 大写M，数字9，井号 -> ``M9#``), or "" when a word
@@ -1485,9 +1482,6 @@ def spelled_value(run: str) -> str:
     for m in _SPOKEN_ONE.finditer(run):
         case, word = m.group(1), m.group(2)
         low = " ".join(word.lower().split())
-        low = low.removesuffix(" sign").removesuffix(" mark").removesuffix(" point")
-        if low in ("at", "question"):
-            low += " sign" if low == "at" else " mark"
         if case:
             letter = _KANA_LETTERS.get(word) or (word if len(word) == 1 and word.isalpha() else "")
             if not letter:
@@ -1496,8 +1490,6 @@ def spelled_value(run: str) -> str:
             out.append(letter.upper() if upper else letter.lower())
         elif low in _SPOKEN_WORDS:
             out.append(_SPOKEN_WORDS[low])
-        elif word in _SPOKEN_WORDS:
-            out.append(_SPOKEN_WORDS[word])
         elif all(c in _ZH_DIGITS for c in word):
             out.append("".join(_ZH_DIGITS[c] for c in word))
         elif len(word) == 1 and word.isascii() and word.isalnum():
@@ -2190,7 +2182,7 @@ def _remember(
         raw = text[f.start : f.end]
         if len(raw) >= 6 or (len(raw) >= _SHORT_KNOWN and raw.isdigit()):
             seen.setdefault(raw, f.kind)  # a PIN (1937) too: found again as a whole number
-            if (said := spelled_value(raw)) and len(said) >= 6:
+            if _SPELLED.fullmatch(raw) and len(said := spelled_value(raw)) >= 6:
                 seen.setdefault(said, f.kind)  # read aloud, then written out (`Fr7@nQ3…`)
             for view in views(raw):
                 if len(view.text.strip()) >= 6:
