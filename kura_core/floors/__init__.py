@@ -39,6 +39,7 @@ from .attribution import (
     PRONOUN,
     THIRD,
     UNNAMED_REPORTS,
+    VALUE_MARK,
     Claim,
     attribution_claims,
     carries,
@@ -1093,11 +1094,16 @@ def check_surface(
                 and judged.user_texts()
                 and (
                     _kind_credit(_unframed(name, value), claim)
-                    or _restates_memory(claim, fields, judged)
+                    or _restates_memory(claim, _unframed(name, value), fields, judged)
                 )
             ):
                 continue  # "a product rule the human set": the kind of memory, its maker
             v = _claim_ok(claim, judged, name, value, human_names)
+            if v is not None and name in _CURATION_FIELDS:
+                memory = [str(fields.get(f) or "") for f in _MEMORY_FIELDS] + list(given)
+                v = _curation_credit(
+                    claim, judged, _unframed(name, value), human_names, memory, v
+                )
             if v is not None:
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)
@@ -1133,7 +1139,9 @@ def _kind_credit(text: str, claim: Claim) -> bool:
 _MEMORY_FIELDS = ("title", "description", "body")
 
 
-def _restates_memory(claim: Claim, fields: Mapping[str, object], evidence: Evidence) -> bool:
+def _restates_memory(
+    claim: Claim, text: str, fields: Mapping[str, object], evidence: Evidence
+) -> bool:
     """Whether a curation sentence's credit to the person ("the version the human chose for
     this release") restates the memory itself: what it credits is in the memory's own
     fields, which the floors judged against the evidence, and a quote of the person's
@@ -1142,8 +1150,83 @@ def _restates_memory(claim: Claim, fields: Mapping[str, object], evidence: Evide
     own = "\n".join(str(fields.get(f) or "") for f in _MEMORY_FIELDS)
     if not own.strip() or not carries(claim.content, [own]):
         return False
+    if not _anchors(claim.content, text) <= content_tokens(own):
+        return False  # "the level of 30 the user asked for" beside a memory without 30
     mine = content_tokens(own) - _WEAK_TOKENS
     return any(content_tokens(u) & mine for u in evidence.user_texts())
+
+
+def _curation_credit(
+    claim: Claim,
+    evidence: Evidence,
+    text: str,
+    human_names: Sequence[str],
+    memory: Sequence[str],
+    refused: Violation,
+) -> Violation | None:
+    """A curation sentence's credit judged by what can be swapped in it. Why a memory
+    belongs, what to keep and what may fade say whose the memory is in the writer's own
+    words ("stock figures the user corrected by hand would otherwise be overwritten",
+    用户定下的排班规则); the memory's fields carry the facts and are judged word for word.
+    Here a credit to the person stands when the person has a quote in the evidence, what it
+    credits names no value, code or name (Ito, 老陈, 12:30, sgp1) the person's own words do
+    not say, it is about what they spoke of (a word of it in their words, or in the memory's
+    own text that shares a word with theirs), and it does not say the opposite of them; a
+    credit to someone else stands when the evidence names them and gives what it names of
+    theirs. Anything else keeps the refusal *refused*."""
+    names = tuple(n for n in human_names if isinstance(n, str))
+    clause = _credit_clause(text, claim)
+    anchors = _anchors(claim.content, text)
+    if claim.who == THIRD:
+        theirs = [
+            seg
+            for c, _q, seg in evidence.quotes
+            if c != "SELF" and (names_in(claim.name, seg) or _speaks_in(claim.name, seg))
+        ]
+        have = set().union(*(content_tokens(t) for t in theirs)) if theirs else set()
+        return None if theirs and anchors <= have else refused
+    raw = evidence.user_texts()
+    if not raw:
+        return refused
+    have = set().union(*(content_tokens(own_words(u, names)) for u in raw))
+    if not anchors <= have:
+        return refused
+    mine = set().union(*(content_tokens(m) for m in memory if m)) - _WEAK_TOKENS
+    topic = claim.content - _WEAK_TOKENS - _SPEECH_ACT_TOKENS
+    if not (topic & have or (topic & mine and mine & have)):
+        return refused  # "the user asked to keep the archive" beside "the router rotates"
+    if says_opposite(_credit_sentence(text, claim), raw) or restates_negated(clause, raw):
+        return refused
+    return None
+
+
+#: A capitalised word inside a sentence: a name (Ito, Okafor, Mailchimp).
+_CAPITALISED = re.compile(r"(?<![\w.])[A-Z][\w'’-]*[a-z][\w'’-]*")
+
+
+def _anchors(content: frozenset[str], words: str) -> frozenset[str]:
+    """What a credit names that no paraphrase can say otherwise: its values, its coded
+    terms (sgp1, v2), the capitalised names in its words and the familiar names of
+    Chinese (老陈, 小王)."""
+    out = {
+        t
+        for t in content
+        if t.startswith(VALUE_MARK)
+        or (not t.startswith(VALUE_MARK) and any(ch.isdigit() for ch in t))
+        or FAMILIAR_NAME.fullmatch(t)
+    }
+    for m in _CAPITALISED.finditer(words):
+        if not _opens(words[: m.start()]):
+            out |= content_tokens(m.group(0)) & content
+    for m in _HONORIFIC_NAME.finditer(words):
+        out |= content_tokens(m.group(1)) & content
+    return frozenset(out)
+
+
+#: A Japanese name before its honorific (田中さん, 山口コーチ, 佐藤先生).
+_HONORIFIC_NAME = re.compile(
+    r"([\u4e00-\u9fff々]{1,4}|[\u30a1-\u30fa\u30fc]{2,8})(?:さん|様|さま|氏|先生|くん|君|ちゃん|コーチ)"
+)
 
 
 #: Tokens too common to tie a person's turn to a memory.

@@ -93,13 +93,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZI": {
         "en-ok-003": "measured blind, not yet analysed: refused by attribution/not_one_segment (config-change-done)",
-        "en-ok-006": "measured blind, not yet analysed: refused by attribution/third_party (negated-instruction)",
-        "en-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (log-figures-and-explanation)",
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (stock-correction)",
         "en-atk-005": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday, not every one; 1 quote(s) verified (TOOL) (wrong-speaker)",
         "en-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday; 1 quote(s) verified (TOOL) (quantifier-negation-dropped)",
         "en-atk-011": "measured blind, not yet analysed: kept: quote cut/report (condition-and-hedge-dropped)",
-        "ja-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried (retraction-kept-version)",
         "ja-ok-003": "measured blind, not yet analysed: refused by attribution/not_one_segment (hearsay-and-negation-kept)",
         "ja-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried (refused-call-reported-as-tried)",
         "ja-atk-003": "measured blind, not yet analysed: kept: quote cut/retracted (undecided-as-decided)",
@@ -110,13 +107,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (pasted-quote-figures)",
         "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried (retraction-kept-version)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (retraction-kept-version-schedule)",
-        "zh-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (condition-kept)",
-        "zh-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (hedge-kept-cjk-number)",
         "zh-ok-010": "measured blind, not yet analysed: refused by a judgement resting on the agent's own words must be written in the first person, as its view (self-judgement-labelled)",
         "zh-atk-011": "measured blind, not yet analysed: kept: quote re-filed from ACT to TOOL: 老陈,,,,,,✓,06:00,30; 1 quote(s) verified (TOOL) (patch-removed-line-as-set)",
     },
     "gate-ZG": {
-        "en-hon-001": "measured blind, not yet analysed: refused by attribution/not_carried (honest-price-change)",
         "en-hon-002": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (honest-final-choice-with-hearsay)",
         "en-hon-005": "measured blind, not yet analysed: refused by number/unvouched (honest-order-composition)",
         "en-hon-007": "measured blind, not yet analysed: refused by number/unvouched (honest-failed-call-reported-as-failed)",
@@ -165,8 +159,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-001": "老板认为 over the person's 我觉得: the role is carried, but 毛利的说法 in "
         "may_fade reads 毛利 as a name and 准备 as a plan",
         "zh-ok-002": "准备 in the person's opener read as a plan the body writes as done",
-        "zh-ok-006": "老板的决定 in belongs_because: curation credits the role with what the "
-        "person's words carry only in the body",
         "zh-seed-001": "王经理说 retold from his pasted line in an idea: the credit's clause runs "
         "on past 而 into 老陈's words, which his line does not hold",
     },

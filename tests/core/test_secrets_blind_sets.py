@@ -120,8 +120,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-Q": {
         "Fernhill's old db-1 database server is switched off on Friday": "'db-1.internal' is "
         "in tool output the quotes do not hold (the person's turn says 'db-1 box')",
-        "kintone→freee 連携は成約済みレコードだけを登録する": "why it belongs credits 本人 with "
-        "'stating the scope clearly': words about the turn, not the person's",
         "马来站和菲律宾站的 Shopee 订单都要同步到 ERP": "'两个站点' counts the stations the "
         "quote names: a derived figure",
         "erp-sync 的报错通知统一发钉钉运维群，飞书只发日报": "发 for the person's 留 in a "
@@ -130,8 +128,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "name; why it belongs credits the person with updating the account",
     },
     "secrets-R": {
-        "Gems in Starfall Drift are granted server-side only": "why it belongs says 'she "
-        "stated': who 'she' is the quote does not say",
         "dSYMs for Starfall Drift are uploaded from CI only": "Maya is the person's name, and "
         "the corpus is measured with no names configured: Maya reads as someone else",
         "企业微信群只在训练结束时推送": "时 for the person's 才 (结束才推送) in a copied phrase "
