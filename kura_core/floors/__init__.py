@@ -543,7 +543,11 @@ def _claim_once(
         raw = raw + [f"{call}\n{_REFUSAL_WORDS}" for call in evidence.refused]
     user = [own_words(u, names) for u in raw]
     figures: Sequence[Quantity] = _claim_figures(text, claim) if text else ()
-    if claim.who == HUMAN and said & _REFUSAL_TOKENS and _refusal_told(claim, evidence.refused):
+    if (
+        claim.who == HUMAN
+        and said & _REFUSAL_TOKENS
+        and _refusal_told(claim, evidence.refused, text)
+    ):
         return None
     if claim.who == HUMAN:
         return _human_claim_ok(claim, evidence, field_name, text, names, raw, user, figures)
@@ -760,20 +764,30 @@ _REFUSAL_TOKENS = content_tokens(_REFUSAL_WORDS)
 _CALL_TOKENS = content_tokens(" ".join(lexicon.words("call_nouns")))
 
 
-def _refusal_told(claim: Claim, refused: Sequence[str]) -> bool:
+def _refusal_told(claim: Claim, refused: Sequence[str], text: str = "") -> bool:
     """Whether *claim* tells of the person refusing a call the journal shows they refused:
     what it names besides the refusal and the call itself is in that call (its command, a
-    file, a word of it), so "the user rejected the call", ユーザーが実行を拒否した and 用户拒绝了
-    notify.py 的调用 are carried, and "the user refused the deploy" for a refused rm is not."""
+    file, a word of it, the words of its path: 改价格配置的操作 for an edit of
+    config/pricing.yaml), so "the user rejected the call", ユーザーが実行を拒否した and 用户拒绝了
+    notify.py 的调用 are carried, and "the user refused the deploy" for a refused rm is not.
+    A Chinese or Japanese credit is read in its own comma clause first (我提议…，改价格配置的
+    操作被用户拒绝了: the refusal is of the clause it stands in)."""
     if not refused:
         return False
-    rest = claim.content - _REFUSAL_TOKENS - _CALL_TOKENS
-    if not rest:
-        return True
     have: set[str] = set()
     for call in refused:
-        have |= content_tokens(call)
-    return bool(rest & have) or bool(said_otherwise(rest, have))
+        have |= content_tokens(call) | content_tokens(_PATH_SEPARATORS.sub(" ", call))
+    comma = _comma_clause(claim, text) if text and has_cjk(claim.phrase) else ""
+    readings = [claim.content & content_tokens(comma)] if comma else []
+    for content in [*readings, claim.content]:
+        rest = content - _REFUSAL_TOKENS - _CALL_TOKENS
+        if not rest or rest & have or said_otherwise(rest, have):
+            return True
+    return False
+
+
+#: What joins the words of a path or a file name (config/pricing.yaml, youlai_markup).
+_PATH_SEPARATORS = re.compile(r"[/\\._\-]+")
 
 
 def _said_before(claim: Claim, text: str) -> tuple[Claim, Sequence[Quantity]] | None:

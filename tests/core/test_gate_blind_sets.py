@@ -123,7 +123,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-hon-007": "measured blind, not yet analysed: refused by scope/as_settled (honest-option-answered-by-number)",
         "zh-hon-002": "measured blind, not yet analysed: refused by scope/as_settled (honest-chat-speakers-and-owner)",
         "zh-hon-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-not-submitted)",
-        "zh-hon-007": "measured blind, not yet analysed: refused by attribution/not_carried (honest-refused-edit-reported)",
         "zh-hon-011": "measured blind, not yet analysed: refused by attribution/not_carried (honest-self-judgement)",
         "zh-atk-004": "measured blind, not yet analysed: kept (table-row-swap)",
         "zh-atk-011": "measured blind, not yet analysed: kept (wrong-speaker)",
@@ -211,8 +210,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "than half its words are the person's (the content check is lexical)",
     },
     "gate-D": {
-        "en-hon-006": "'the user refused' credits the refusal of a tool call; the refusal is an "
-        "event of the journal, not words the person's quote carries",
         "en-hon-014": "the dealer's 'we'll include a warranty' retold as part of his offer reads as "
         "a plan written as done",
         "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
