@@ -707,10 +707,10 @@ def _readings(
         if _ADVERBIAL_CREDIT.match(claim.phrase) and (own := claim.content & content_tokens(comma)):
             # "… is now 6 vials, raised from 4 at the user's request": a credit that says
             # how a clause came about credits that clause; the sentence is the other reading
-            return [(dataclasses.replace(claim, content=own), scan(comma)), (claim, figures)]
+            return [(dataclasses.replace(claim, content=own), _unaside(comma)), (claim, figures)]
         return [(claim, figures)]
     own = claim.content & content_tokens(comma)
-    comma_figures = scan(comma)
+    comma_figures = _unaside(comma)
     narrower = own != claim.content or [q.canon for q in comma_figures] != [
         q.canon for q in figures
     ]
@@ -720,7 +720,7 @@ def _readings(
         out.append((dataclasses.replace(claim, content=own), comma_figures))
     narrow, clause = _own_clause(claim, text)
     if clause:
-        out.append((narrow, scan(clause)))
+        out.append((narrow, _unaside(clause)))
     if not clause or _first_in_sentence(claim, text, names):
         out.append((claim, figures))
     return out
@@ -986,8 +986,34 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
         clause = folded[claim.start : end]  # the clause the credit opens (its narrow reading)
     # an aside that names its own source ("(68.50 in the ledger)", "(per the invoice: £40)")
     # is not what the person is credited with; its figures are vouched as any figure is
-    return scan(_SOURCED_ASIDE.sub(lambda m: " " * len(m.group(0)), clause))
+    return _unaside(clause)
 
+
+def _unaside(clause: str) -> tuple[Quantity, ...]:
+    """The figures a credit's clause gives outside its asides: a parenthesis that says
+    something in words ("(they were 09:30 to 13:00)", "(68.50 in the ledger)", （旧价180）)
+    is a clause of its own, and its figures are vouched as any figure is, not credited to
+    the person."""
+    return tuple(scan(_ASIDE.sub(_blank_worded, clause)))
+
+
+def _blank_worded(m: re.Match[str]) -> str:
+    """An aside blanked when it says something in words ("(they were 09:30 to 13:00)",
+    "(starting 2027-02-22)"); one of figures alone ("（1,386,000円）", "(£45)") is what the
+    word before it names, and stays in the credit."""
+    inner = m.group(0)[1:-1]
+    bare = list(inner)
+    for q in scan(inner):
+        bare[q.start : q.end] = " " * (q.end - q.start)
+    return " " * len(m.group(0)) if _WORD_IN_ASIDE.search("".join(bare)) else m.group(0)
+
+
+#: A word: two Latin letters or one Chinese or Japanese character.
+_WORD_IN_ASIDE = re.compile(r"[A-Za-z]{2}|[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+#: A parenthesis: an aside the credit does not reach ("(they were 09:30 to 13:00)").
+_ASIDE = re.compile(r"\([^()\n]{1,120}\)|（[^（）\n]{1,80}）")
 
 #: A parenthesis that names where its figure comes from: the ledger, the invoice, the tool.
 _SOURCED_ASIDE = re.compile(
