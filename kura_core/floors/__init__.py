@@ -538,6 +538,9 @@ def _claim_once(
     names = tuple(n for n in human_names if isinstance(n, str))
     raw = evidence.user_texts()
     said = claim.content | content_tokens(claim.phrase)
+    told = _refusal_words(claim, text) if claim.who == HUMAN and text else None
+    if told is not None:
+        said = said | _REFUSAL_TOKENS
     if claim.who == HUMAN and evidence.refused and said & _REFUSAL_TOKENS:
         # the person's refusal of a call is their act: the call and the refusal carry it
         raw = raw + [f"{call}\n{_REFUSAL_WORDS}" for call in evidence.refused]
@@ -546,7 +549,7 @@ def _claim_once(
     if (
         claim.who == HUMAN
         and said & _REFUSAL_TOKENS
-        and _refusal_told(claim, evidence.refused, text)
+        and _refusal_told(claim, evidence.refused, text, told or frozenset())
     ):
         return None
     if claim.who == HUMAN:
@@ -764,7 +767,29 @@ _REFUSAL_TOKENS = content_tokens(_REFUSAL_WORDS)
 _CALL_TOKENS = content_tokens(" ".join(lexicon.words("call_nouns")))
 
 
-def _refusal_told(claim: Claim, refused: Sequence[str], text: str = "") -> bool:
+def _refusal_words(claim: Claim, text: str) -> frozenset[str] | None:
+    """The tokens of the words by which a credit tells that the person stopped a call where
+    its words are no refusal alone: permission withheld (ユーザーが実行を許可しなかった, 用户没有
+    允许, "the user did not approve") or a call cancelled by them (被用户取消了, "was cancelled
+    by the user"); None when it tells no such thing. "The user cancelled the subscription"
+    is a deed, not this."""
+    found = _WITHHELD.search(_credit_sentence(text, claim)[: len(claim.phrase) + 40])
+    return content_tokens(found.group(0)) if found else None
+
+
+#: A credit that the person withheld permission for a call, or cancelled it.
+_WITHHELD = re.compile(
+    r"(?i)^(?:the\s+)?(?:user|owner|human)\s+(?:did\s*n[o'’]t|never)\s+(?:allow|approve|permit|accept)\b"
+    r"|\b(?:was|were|got)\s+cancell?ed\s+by\s+(?:the\s+)?(?:user|owner|human)\b"
+    r"|^ユーザー(?:が|は)(?:[^。、]{0,12}を)?(?:許可|承認|了承)(?:しなかった|せず|しません|されなかった)"
+    r"|^ユーザー(?:に|によって)(?:キャンセル|取り消)され"
+    r"|^(?:被)?用户(?:没有?|未|不)(?:允许|同意|批准|准许)|^被用户(?:取消|撤销|中止)"
+)
+
+
+def _refusal_told(
+    claim: Claim, refused: Sequence[str], text: str = "", told: frozenset[str] = frozenset()
+) -> bool:
     """Whether *claim* tells of the person refusing a call the journal shows they refused:
     what it names besides the refusal and the call itself is in that call (its command, a
     file, a word of it, the words of its path: 改价格配置的操作 for an edit of
@@ -780,7 +805,7 @@ def _refusal_told(claim: Claim, refused: Sequence[str], text: str = "") -> bool:
     comma = _comma_clause(claim, text) if text and has_cjk(claim.phrase) else ""
     readings = [claim.content & content_tokens(comma)] if comma else []
     for content in [*readings, claim.content]:
-        rest = content - _REFUSAL_TOKENS - _CALL_TOKENS
+        rest = content - _REFUSAL_TOKENS - _CALL_TOKENS - told
         if not rest or rest & have or said_otherwise(rest, have):
             return True
     return False
