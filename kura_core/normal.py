@@ -56,9 +56,10 @@ _QUOTE_MARK = re.compile("[" + re.escape("".join(chr(k) for k in _QUOTES)) + "]"
 #: "9 月 1 日", "合計 3 件" read as a person reads them, as 8月, 9月1日, 合計3件. Only a
 #: figure standing alone: "/volume1 で" keeps its space (the path ends there).
 _FIGURE = r"[0-9]+(?:[.,][0-9]+)*"
-#: A gap between two characters that are each a digit or a CJK character; which of them
-#: is a figure standing alone is checked in Python, at these few places only.
-_GAP = re.compile(rf"(?<=[0-9{CJK}])[ \t]+(?=[0-9{CJK}])")
+#: One space between two characters that are each a digit or a CJK character (a wider gap
+#: or a tab parts a table's columns: "晨光咖啡    102" is two cells); which of them is a
+#: figure standing alone is checked in Python, at these few places only.
+_GAP = re.compile(rf"(?<=[0-9{CJK}]) (?=[0-9{CJK}])")
 _FIGURE_AT = re.compile(_FIGURE)
 _DIGITS = frozenset("0123456789")
 
@@ -107,7 +108,8 @@ def normalize(text: str) -> str:
       is ``ABC``), ligatures, compatibility forms;
     * invisible format characters and blank-rendering characters removed;
     * quote marks (curly, guillemets, 「」『』, primes) as ASCII ``'`` and ``"``;
-    * no space between a figure and a CJK character ("8 月" is 8月, "9 月 1 日" 9月1日);
+    * no space between a figure and a CJK character ("8 月" is 8月, "9 月 1 日" 9月1日)
+      where one space parts them; a wider gap or a tab is a table's column and stays;
     * every run of whitespace as one space, ends stripped.
 
     No case folding ("NOT" and "not" are different words to a reader, so they are to the

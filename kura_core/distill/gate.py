@@ -928,6 +928,12 @@ def _check_quote(
     claimed, rest = parse_claimed(raw)
     shown = rest.strip()
     variants = _variants(normalize(rest))
+    # lines of a tool's output joined with spaces ("693.0 拾叁咖啡" for "693.0\n拾叁咖啡"):
+    # a figure and the CJK word after it are joined only where one space parts them, so
+    # the quote is also looked up with its spaces read as the line breaks they stand for
+    as_lines = normalize(rest.replace(" ", "\n"))
+    if as_lines not in variants:
+        variants.append(as_lines)
     if all(quote_weight(v) < min_chars for v in variants):
         whole = index.whole_output(normalize(rest).strip())
         if whole >= 0:  # a tool printed just this ("0.629"): the quote is all it said

@@ -1166,9 +1166,7 @@ def check_surface(
             v = _claim_ok(claim, judged, name, value, human_names)
             if v is not None and name in _CURATION_FIELDS:
                 memory = [str(fields.get(f) or "") for f in _MEMORY_FIELDS] + list(given)
-                v = _curation_credit(
-                    claim, judged, _unframed(name, value), human_names, memory, v
-                )
+                v = _curation_credit(claim, judged, _unframed(name, value), human_names, memory, v)
             if v is not None:
                 seen.add((ATTRIBUTION, claim.phrase))
                 out.append(v)

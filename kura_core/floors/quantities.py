@@ -1843,6 +1843,19 @@ def _per_unit(word: str) -> str:
     return w[:-1] if w.endswith("s") and len(w) > 3 else w
 
 
+#: A line's label that gives a denominator before its colon ("25kg/袋：", "单价/千字:",
+#: "每袋："; a path's "/data:" is none): the figures after the colon on that line are
+#: per that thing.
+_LABEL_PER = re.compile(
+    r"(?:(?<=[0-9A-Za-z\u4e00-\u9fff])[/／]|每)[ \t]*([\u4e00-\u9fff\u3041-\u30ff]{1,3})[ \t]*[：:]"
+    r"(?=[^：:\n]*$)"
+)
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", max(0, pos - 80), pos) + 1
+
+
 def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
     """The quantities with the denominator a rate gives them (:attr:`Quantity.per`)."""
     out = []
@@ -1858,6 +1871,16 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
             if after and _SPACED_SLASH.search(after.group(0)) and not _unit_like(after.group("d")):
                 after = None  # "8分 / ロイヤル西新": a list's separator, not "per"
             word = after.group("d") if after else _denominator_before(text, q.start)
+            if (
+                not word
+                and q.unit
+                and (
+                    label := _LABEL_PER.search(
+                        text, max(q.start - 80, _line_start(text, q.start)), q.start
+                    )
+                )
+            ):
+                word = label.group(1)  # 高筋面粉 25kg/袋：185元 → 198元: the label's per
             if word and q.unit in _LEVELS and _per_unit(word) in _PERIODS:
                 word = ""  # 1週間は40kV: a setting for a week, not 40 kV per week
             if word and not _no_denominator(word):

@@ -33,8 +33,9 @@ class Voice:
 
 
 #: A line under a speaker's label: "Tom: …", "健太：…", "1. 阿杰：…", "- Aisha: …",
-#: "妻(由美): …", "Tomasz (Greenleaf): …", and a chat export's "[Priya] …", "<Priya> …" (a
-#: time before it too: "[21:04] Priya: …", "10:41 田辺: …", "[10:02 AM] Priya: …",
+#: "妻(由美): …", "Tomasz (Greenleaf): …", "Dr. Chidi Okafor: …", and a chat export's
+#: "[Priya] …", "<Priya> …" (a time before it too: "[21:04] Priya: …", "10:41 田辺: …",
+#: "[10:02 AM] Priya: …",
 #: "[12/4/26, 10:02:33 PM] Priya: …", "12/4/26, 10:02 - Priya: …").
 _STAMP = (
     r"(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
@@ -45,7 +46,8 @@ _LABELLED = re.compile(
     r"^(?:[ \t]*\d{1,6}(?:\t|→)[ \t]*)?"
     rf"[ \t]*(?:\[{_STAMP}\][ \t]*|{_STAMP}(?:[ \t]+[-–][ \t]+|[ \t]+))?"
     r"(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
-    r"(?:(?P<who>@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
+    r"(?:(?P<who>(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?[ \t]+[A-Z][a-z]+(?:[ \t][A-Z][a-z'’-]+)?"
+    r"|@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
     r"(?:[ \t]*[(（](?P<aka>[^()（）\n:：]{1,20})[)）])?[ \t]*[:：]"
     r"|[\[<](?P<tag>@?[^\W\d_][\w\-・· ]{0,23}?)[\]>])[ \t]*\S"
 )

@@ -48,7 +48,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-ZE": {
         "en-ok-004": "not fitted past its zh tables and retraction: refused by attribution/not_carried (user-decision-with-object)",
         "en-ok-010": "not fitted past its zh tables and retraction: refused by attribution/third_party (third-party-chat-attribution)",
-        "ja-ok-007": "not fitted past its zh tables and retraction: refused by number/unvouched (table-column-units)",
         "ja-ok-008": "not fitted past its zh tables and retraction: refused by attribution/not_carried (refusal-reported)",
         "ja-ok-009": "not fitted past its zh tables and retraction: refused by number/self_only (third-party-hearsay-credited)",
         "ja-atk-006": "not fitted past its zh tables and retraction: kept (hedged-kanji-number)",
@@ -92,7 +91,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZI": {
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (stock-correction)",
-        "en-atk-005": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday, not every one; 1 quote(s) verified (TOOL) (wrong-speaker)",
         "en-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday; 1 quote(s) verified (TOOL) (quantifier-negation-dropped)",
         "en-atk-011": "measured blind, not yet analysed: kept: quote cut/report (condition-and-hedge-dropped)",
         "ja-ok-003": "measured blind, not yet analysed: refused by attribution/not_one_segment (hearsay-and-negation-kept)",
@@ -101,8 +99,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (plan-as-done)",
         "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; attribution/not_carried (tool-table-header-units)",
         "zh-ok-003": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_one_segment (third-party-and-move)",
-        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (pasted-quote-figures)",
-        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried (retraction-kept-version)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (retraction-kept-version-schedule)",
         "zh-ok-010": "measured blind, not yet analysed: refused by a judgement resting on the agent's own words must be written in the first person, as its view (self-judgement-labelled)",
         "zh-atk-011": "measured blind, not yet analysed: kept: quote re-filed from ACT to TOOL: 老陈,,,,,,✓,06:00,30; 1 quote(s) verified (TOOL) (patch-removed-line-as-set)",
@@ -136,7 +132,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-hon-010": "measured blind, not yet analysed: refused by number/self_only; attribution/not_carried (honest-refused-not-done)",
         "zh-hon-001": "measured blind, not yet analysed: refused by number/unvouched; name/unvouched; attribution/not_carried (honest-decision-and-config)",
         "zh-hon-002": "measured blind, not yet analysed: refused by number/unvouched (honest-forwarded-mail-terms)",
-        "zh-hon-003": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-calculation)",
         "zh-hon-004": "measured blind, not yet analysed: refused by name/unvouched (honest-final-word-and-quote-back-change)",
         "zh-atk-005": "measured blind, not yet analysed: kept (superseded-by-later-change)",
         "zh-atk-006": "measured blind, not yet analysed: kept (speaker-swap)",

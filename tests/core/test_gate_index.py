@@ -55,14 +55,13 @@ def _cjk_then_figure(a: str, b: str) -> bool:
 
 
 def _close_figures(text: str) -> str:
-    """No space between a figure standing alone and a CJK character, either way round (a
-    line break stays)."""
+    """No space between a figure standing alone and a CJK character, either way round,
+    where one space parts them (a line break stays, and so does a wider gap: a table's
+    column)."""
     parts = re.split(r"(\s+)", text)
     out = [parts[0]]
     for gap, w in zip(parts[1::2], parts[2::2], strict=True):
-        if gap.strip(" \t") == "" and (
-            _figure_then_cjk(out[-1], w) or _cjk_then_figure(out[-1], w)
-        ):
+        if gap == " " and (_figure_then_cjk(out[-1], w) or _cjk_then_figure(out[-1], w)):
             out[-1] += w
         else:
             out += [gap, w]
