@@ -534,7 +534,8 @@ _VALUED: tuple[_Valued, ...] = (
         # (WeCom's robot key is a UUID), when it holds letters and digits (not ?key=name)
         re.compile(
             r"[?&](?i:key|app_?key|app_?secret|auth|auth_?token|private_token|access_?key"
-            r"|session_?id)=([^&#\s\"'`<>\\]{10,4096})"
+            r"|session_?id|sk|secret_?key|client_?key|pass(?:code|key)?|credentials?)"
+            r"=([^&#\s\"'`<>\\]{10,4096})"
         ),
         lambda v: _not_placeholder(v) and _has_digit_and_letter(v),
         ("=",),
@@ -1621,6 +1622,58 @@ _KEY_BYTES = re.compile(
 )
 
 
+#: A value in quotation marks right after a secret's name, spaces and all: 'the application
+#: password "2wN3 Prl6 PaY9 8O7o Uk5P MCc5"', パスワードは「…」, 密码是“…”.
+_QUOTED_SECRET = re.compile(
+    r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key)|パスワード|パスコード"
+    r"|暗証番号|合言葉|密码|密碼|口令|令牌|トークン)"
+    r"[^\n\"“「『'`]{0,24}?[\"“「『'`]([^\n\"”」』'`]{14,80})[\"”」』'`]"
+)
+
+
+def _quoted_spaced(text: str) -> Iterator[tuple[int, int]]:
+    """A secret given in quotation marks after its name as groups parted by spaces (an
+    application password, a recovery key read off a screen): three groups or more of three
+    to twelve letters and digits, most of them with a digit, both cases or digits in all.
+    A phrase in quotes ("Enter your password") has no digits and is none."""
+    for m in _QUOTED_SECRET.finditer(text):
+        parts = m.group(1).split()
+        if len(parts) < 3 or not all(
+            3 <= len(p) <= 12 and p.isalnum() and p.isascii() for p in parts
+        ):
+            continue
+        digits = sum(any(c.isdigit() for c in p) for p in parts)
+        if 2 * digits >= len(parts) and (_upper_and_lower(m.group(1)) or digits == len(parts)):
+            yield m.start(1), m.end(1)
+
+
+#: An account and its password written as a pair: "PMS 管理者 front01 / Mq7v!Lp2zR", a
+#: sticky note's "admin / Tr0ub4dor&3"; the password is the part after the slash.
+_LOGIN_PAIR = re.compile(
+    r"(?<![\w/.@-])[A-Za-z][\w.@+-]{2,39}[ \t]*[/／][ \t]*([!-~]{8,64}?)"
+    r"(?=[\s』」”\"'）)、。，,]|$)"
+)
+#: Words that say a pair before them is a login: an account, an ID, an administrator.
+_LOGIN_WORD = re.compile(
+    r"(?i:\b(?:id|login|log-in|user(?:name)?|account|admin(?:istrator)?|credentials?|pw|sticky)\b)"
+    r"|ログイン|アカウント|ユーザー名|管理者|付箋|パスワード|账号|帳號|帐号|用户名|管理员|密码|便利贴"
+)
+
+
+def _login_pairs(text: str) -> Iterator[tuple[int, int]]:
+    """The password of an account written as "name / password" where the words just
+    before the pair say it is a login."""
+    if "/" not in text and "／" not in text:
+        return
+    for m in _LOGIN_PAIR.finditer(text):
+        v = m.group(1).rstrip(_TRAILING)
+        if not _password_like(v):
+            continue
+        if _LOGIN_WORD.search(text, max(0, m.start() - 40), m.start()) is None:
+            continue
+        yield m.start(1), m.start(1) + len(v)
+
+
 def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
     """The bytes of a key written as a list of eight numbers or more."""
     if "key" not in text.lower():
@@ -2525,6 +2578,9 @@ class SecretRules:
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spelled(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _rotated(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
+        if said & _SENTENCE_KEYS:
+            ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_spaced(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _inline_random(text)]

@@ -267,3 +267,42 @@ def test_stripe_object_ids_are_references_and_a_secret_key_beside_them_is_not():
     )
     out = BUILTIN.redact(text).text
     assert "in_1QJ7sNuPvI557CTC4SjWPQxC" in out and "OvnY27kAB" not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            'The REST API uses the application password "2wN3 Prl6 PaY9 8O7o Uk5P MCc5".',
+            "PaY9 8O7o",
+        ),
+        ("アプリパスワードは「kq7T mW2p Zr8x Lb4n」です。", "mW2p Zr8x"),
+        ("应用专用密码是“hx7k p2Qm r9Vt w3Lz”，别外传。", "p2Qm r9Vt"),
+        ("モニターに『PMS 管理者 front01 / Mq7v!Lp2zR』と書いた付箋が貼ってありました", "Mq7v!Lp2zR"),
+        ("sticky note on the router: admin / Tr0ub4dor&3x", "Tr0ub4dor&3x"),
+        ("前台电脑上贴着：账号 reception2 / Kp9#vWz2qL", "Kp9#vWz2qL"),
+        (
+            "ssm://UI?t=sk&sk=rffDR9aV8lPDEfncU+tUiWw+JdXQ+t4tBv+3pZ0cmLLIaBIsKnaR&l=0",
+            "rffDR9aV8lPDEfncU",
+        ),
+    ],
+)
+def test_spaced_quoted_login_pair_and_query_key_forms_are_taken_out(text, value):
+    # a password given in quotes as groups, an account and its password written as a
+    # pair, a URL query whose key says secret key (sk=)
+    assert value not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The password field says "Enter your password here" in the form.',
+        'Set the token label to "Build Bot for CI" in the settings.',
+        "login page is src/Login/LoginView2.tsx / see docs",
+        "the ID / name columns: user_id / DisplayName2024",
+        "the admin guide covers v2.4.1 / v2.5.0 upgrades",
+        "order ?id=12345678&sku=AB12-CD34 shipped",
+    ],
+)
+def test_quoted_phrases_paths_columns_and_versions_stay(text):
+    assert BUILTIN.redact(text).text == text

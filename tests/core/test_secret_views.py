@@ -293,6 +293,11 @@ _PATHOLOGICAL = [
     "前のやつ（",
     "$ openssl dgst -sha256 | base64\n",
     "パスワード、Ab1#cd2$ef3 ",
+    'password "aB1 ',
+    'the token "aB12 cD34 eF56 ',
+    "login a / ",
+    "id u1 / Ab1!cdefgh ",
+    "?sk=aB3",
 ]
 
 
