@@ -1110,7 +1110,10 @@ def _gate_one(
     violations += _not_done(index, survivors, prose)
     claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
     acted = any(q.cls == ProvenanceClass.ACT for q, _ in survivors)
-    violations += _said_of_quotes([q.text for q, _ in survivors], claim, kind, acted=acted)
+    stated = fold("\n".join(str(fields.get(k) or "") for k in ("title", "body"))).lower()
+    violations += _said_of_quotes(
+        [q.text for q, _ in survivors], claim, kind, acted=acted, stated=stated
+    )
     violations += _restates_cut(
         [(q, _cut_from(index, q, pos)) for q, pos in found],
         [q.text for q, _ in survivors],
@@ -1226,12 +1229,21 @@ def _standing(quote: str) -> str:
 
 
 def _said_of_quotes(
-    quotes: Sequence[str], prose: str, kind: str = "fact", *, acted: bool = False
+    quotes: Sequence[str],
+    prose: str,
+    kind: str = "fact",
+    *,
+    acted: bool = False,
+    stated: str | None = None,
 ) -> list[Violation]:
     """What a candidate may say only when its quotes say it too: a deed where they say a
     plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
-    keep it a plan or a decision), and a comparison or a superlative ("cheaper", 最安,
-    更快) where no quote compares and no figure of the candidate shows it."""
+    keep it a plan or a decision; where only the description or the curation says a plan
+    word, "保護者会の準備をするとき" beside a body that says 作成した, its title or body --
+    *stated* -- must not say it was done), and a comparison or a
+    superlative ("cheaper", 最安, 更快) where no quote compares and no figure of the
+    candidate shows it."""
+    stated = prose if stated is None else stated
     said = fold("\n".join(_standing(q) for q in quotes)).lower()
     out: list[Violation] = []
     plan = lexicon.pattern("plan_mark").search(said)
@@ -1242,7 +1254,7 @@ def _said_of_quotes(
         # is a plan, which a text saying it was done is not (a quoted call is what was
         # done: "反映済み" beside it speaks of the call)
         plan = lexicon.pattern("plan_time").search(said) or _I_WILL.search(said)
-    if plan and not _kept_a_plan(prose):
+    if plan and not _kept_a_plan(stated) and (not _kept_a_plan(prose) or done.search(stated)):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
     tentative = lexicon.pattern("tentative").search(said)
     if tentative and not lexicon.pattern("tentative_kept").search(prose):

@@ -96,7 +96,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-003": "measured blind, not yet analysed: refused by attribution/not_one_segment (hearsay-and-negation-kept)",
         "ja-atk-003": "measured blind, not yet analysed: kept: quote cut/retracted (undecided-as-decided)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-column-swap)",
-        "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (plan-as-done)",
         "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; attribution/not_carried (tool-table-header-units)",
         "zh-ok-003": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_one_segment (third-party-and-move)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (retraction-kept-version-schedule)",
