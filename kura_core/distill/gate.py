@@ -975,6 +975,12 @@ _FIRST_PERSON = re.compile(
     r"\b(?:I|I'm|I've|I'd|I'll|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b|私|僕|俺|わたし|自分は|と思う|と思います|"
     r"と判断|と考え|"
     r"我(?!们|們)|本人认为"
+    # the agent naming itself as the one who holds the view: "the assistant's view",
+    # 助手自己的判断, アシスタントの見解
+    r"|\b(?:the\s+)?(?:assistant|agent)(?:'s|’s)\s+(?:own\s+)?"
+    r"(?:view|judg(?:e)?ment|opinion|take|assessment|reading)\b"
+    r"|(?:助手|智能体|AI)(?:自己|本身)?的(?:看法|判断|判斷|意见|意見|观点|觀點|评估)"
+    r"|(?:アシスタント|エージェント|AI)(?:自身|自体)?の(?:見解|判断|意見|考え|見立て)"
 )
 
 

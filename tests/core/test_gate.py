@@ -842,6 +842,17 @@ def test_self_only_candidate_is_labelled_judgement():
     assert reason("first-person judgement")(result)
     mixed = gate(cand(Q_SELF_JUDGE, Q_ARCHIVE, body="I judged the slow disk is right."))
     assert mixed.label == ""
+    # the agent naming itself as the holder of the view is labelled too, in each language
+    for body in (
+        "The assistant's own view: a single index keeps recall simpler.",
+        "这是助手自己的判断：只用一个索引更简单。",
+        "アシスタントの見解：索引はひとつのほうが単純。",
+    ):
+        named = gate(cand(Q_SELF_JUDGE, kind="judgement", body=body))
+        assert named.verdict == "kept" and named.label == "judgement", body
+    # a view credited to no one is not labelled as the agent's
+    bare = gate(cand(Q_SELF_JUDGE, kind="judgement", body="A single index keeps recall simpler."))
+    assert bare.verdict == "dropped"
 
 
 def test_quote_found_in_several_classes_prefers_user():

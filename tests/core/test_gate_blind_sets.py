@@ -99,7 +99,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; attribution/not_carried (tool-table-header-units)",
         "zh-ok-003": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_one_segment (third-party-and-move)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (retraction-kept-version-schedule)",
-        "zh-ok-010": "measured blind, not yet analysed: refused by a judgement resting on the agent's own words must be written in the first person, as its view (self-judgement-labelled)",
         "zh-atk-011": "measured blind, not yet analysed: kept: quote re-filed from ACT to TOOL: 老陈,,,,,,✓,06:00,30; 1 quote(s) verified (TOOL) (patch-removed-line-as-set)",
     },
     "gate-ZG": {

@@ -278,7 +278,10 @@ def test_stripe_object_ids_are_references_and_a_secret_key_beside_them_is_not():
         ),
         ("アプリパスワードは「kq7T mW2p Zr8x Lb4n」です。", "mW2p Zr8x"),
         ("应用专用密码是“hx7k p2Qm r9Vt w3Lz”，别外传。", "p2Qm r9Vt"),
-        ("モニターに『PMS 管理者 front01 / Mq7v!Lp2zR』と書いた付箋が貼ってありました", "Mq7v!Lp2zR"),
+        (
+            "モニターに『PMS 管理者 front01 / Mq7v!Lp2zR』と書いた付箋が貼ってありました",
+            "Mq7v!Lp2zR",
+        ),
         ("sticky note on the router: admin / Tr0ub4dor&3x", "Tr0ub4dor&3x"),
         ("前台电脑上贴着：账号 reception2 / Kp9#vWz2qL", "Kp9#vWz2qL"),
         (
