@@ -164,6 +164,8 @@ def content_tokens(text: str) -> frozenset[str]:
     folded, values = _value_tokens(fold(text))
     out: set[str] = set(values)
     cjk = _CJK_SPAN.search(folded) is not None
+    for m in _OPTION_NAMED.finditer(folded):
+        out.add(f"opt:{(m.group(1) or m.group(2)).upper()}")  # "option (b)", a reply "b."
     for m in _LATIN_TOKEN.finditer(folded):
         w = m.group(0)
         if cjk and len(w) == 1 and "A" <= w <= "Z":
@@ -183,6 +185,14 @@ def content_tokens(text: str) -> frozenset[str]:
         else:
             out |= _cjk_pairs(run)
     return frozenset(out)
+
+
+#: An option named by its letter: "option (b)", "choice B", "plan C", or a reply that
+#: opens with the letter alone ("b. I'm not going to …", "(c) please").
+_OPTION_NAMED = re.compile(
+    r"(?i)\b(?:option|choice|plan|variant|alternative|proposal)[ \t]*\(?([a-e])\)?(?![\w.])"
+    r"|(?:^|\n)[ \t]*\(?([a-eA-E])[.):](?=[ \t]|$)"
+)
 
 
 #: A katakana word of two characters or more (the long-vowel mark and ・ inside it).

@@ -58,8 +58,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-008": "not fitted past its zh tables and retraction: refused by attribution/not_carried (chinese-money-words)",
     },
     "gate-ZF": {
-        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried (honest-numbered-answer)",
-        "en-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried (honest-deferred-decision)",
         "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (honest-decision-with-third-party)",
         "en-ok-006": "measured blind, not yet analysed: refused by number/self_only (honest-table-with-header)",
         "en-ok-007": "measured blind, not yet analysed: refused by content/unvouched (honest-log-counts)",
@@ -111,7 +109,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-hon-001": "measured blind, not yet analysed: refused by attribution/not_one_segment; scope/as_settled (honest-reschedule-with-parent-request)",
         "ja-hon-005": "measured blind, not yet analysed: refused by number/unvouched; act/not_done (honest-final-value-after-yappari)",
         "ja-hon-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-owner-overrides-agent-proposal)",
-        "ja-hon-007": "measured blind, not yet analysed: refused by scope/as_settled (honest-option-answered-by-number)",
         "zh-hon-002": "measured blind, not yet analysed: refused by scope/as_settled (honest-chat-speakers-and-owner)",
         "zh-hon-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-not-submitted)",
         "zh-hon-011": "measured blind, not yet analysed: refused by attribution/not_carried (honest-self-judgement)",
