@@ -2173,6 +2173,10 @@ def _unit_of(written: str) -> tuple[str, str] | None:
     None when it is not one."""
     for form in (f"1{written}", f"1 {written}"):
         got = scan(form)
+        if "/" in written or "／" in written:
+            # 元/千字 reads as 1元 per 字 and the 1000字 its denominator counts: the unit is
+            # the first figure's
+            got = [q for q in got if q.start == 0][:1]
         if len(got) == 1 and got[0].unit and got[0].uclass in (HARD, COUNTER):
             return got[0].unit, got[0].uclass
     return None
@@ -2717,7 +2721,7 @@ def _header_per(cell: str) -> str:
     monthly_eur, 单价(元/斤), 续重(元/kg) ("" when none)."""
     head = _HEADED.match(cell.strip())
     if head and "/" in head.group(1):
-        rate = scan(f"1{head.group(1).strip()}")
+        rate = [q for q in scan(f"1{head.group(1).strip()}") if q.start == 0][:1]
         if len(rate) == 1 and rate[0].per:
             return rate[0].per
     m = _HEAD_PERIOD_CJK.search(cell)
