@@ -75,7 +75,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZH": {
         "en-hon-009": "measured blind, not yet analysed: refused by number/other_row (table-row-column)",
-        "ja-hon-001": "measured blind, not yet analysed: refused by scope/plan_as_done (final-choice-after-yappari)",
         "ja-hon-003": "measured blind, not yet analysed: refused by number/unvouched (minutes-third-person)",
         "ja-hon-005": "measured blind, not yet analysed: refused by attribution/not_carried (figure-corrected-final)",
         "zh-hon-001": "measured blind, not yet analysed: refused by number/unvouched; number/other_row (pasted-chat-figures-discount)",
