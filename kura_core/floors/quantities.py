@@ -1657,6 +1657,9 @@ _PER_AFTER = re.compile(
     # a denominator's word stops at a particle (一組の当番 is 組)
     rf"(?P<d>[A-Za-z]{{1,12}}|[{HAN}\u30a0-\u30ff]{{1,4}})(?![A-Za-z])"
 )
+#: What follows a list's next item right after its name: its own figure (北信ガス71万5千円,
+#: "B: 12").
+_LISTED = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]{0,8}[ \t:：]?[0-9０-９一二三四五六七八九十]")
 #: What marks a denominator before a figure: 每公斤8.5元 (before the word), 1玉あたり48円
 #: and 一人当たり3,000円 (after it).
 _PER_MARK_ZH = "每"
@@ -1750,9 +1753,9 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
 
 
 #: "1" written as a digit before the thing a price is of, right before the price (第1批
-#: is the first batch, no "one batch").
+#: is the first batch, no "one batch"; 1割引 is ten per cent off, no "one 割引").
 _ONE_THING = re.compile(
-    r"(?<![\d.,第])[1１][ \t]?(?P<w>[\u30a1-\u30ff\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
+    r"(?<![\d.,第])[1１][ \t]?(?!割)(?P<w>[\u30a1-\u30ff\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
 )
 #: Characters before 一 that make it part of a word, not "one" (统一, 唯一, 第一, 万一).
 _NOT_ONE = frozenset("统統唯第万萬之同")
@@ -1870,6 +1873,10 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
                 after = _PER_AFTER.match(text, thing.end()) if thing else None
             if after and _SPACED_SLASH.search(after.group(0)) and not _unit_like(after.group("d")):
                 after = None  # "8分 / ロイヤル西新": a list's separator, not "per"
+            elif after and _LISTED.match(text, after.end()) and not _unit_like(after.group("d")):
+                after = (
+                    None  # "704,000円／北信ガス71万5千円": the next item of a list and its figure
+                )
             word = after.group("d") if after else _denominator_before(text, q.start)
             if (
                 not word

@@ -66,8 +66,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-003": "measured blind, not yet analysed: refused by scope/as_settled (honest-hearsay-kept)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-option-by-number)",
         "ja-ok-005": "measured blind, not yet analysed: refused by act/not_done (honest-failed-then-fallback)",
-        "ja-ok-006": "measured blind, not yet analysed: refused by number/unvouched (honest-quote-comparison)",
-        "ja-ok-009": "measured blind, not yet analysed: refused by number/unvouched (honest-condition-kept)",
         "zh-ok-002": "measured blind, not yet analysed: refused by attribution/not_one_segment (honest-from-to-change)",
         "zh-ok-009": "measured blind, not yet analysed: refused by number/unvouched (honest-hedge-kept)",
         "zh-seed-001": "measured blind, not yet analysed: refused by attribution/not_carried (idea)",
