@@ -1755,7 +1755,7 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
 #: "1" written as a digit before the thing a price is of, right before the price (第1批
 #: is the first batch, no "one batch"; 1割引 is ten per cent off, no "one 割引").
 _ONE_THING = re.compile(
-    r"(?<![\d.,第])[1１][ \t]?(?!割)(?P<w>[\u30a1-\u30ff\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
+    r"(?<![\d.,第])[1１][ \t]?(?!割)(?P<w>[\u30a1-\u30fa\u30fc\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
 )
 #: Characters before 一 that make it part of a word, not "one" (统一, 唯一, 第一, 万一).
 _NOT_ONE = frozenset("统統唯第万萬之同")

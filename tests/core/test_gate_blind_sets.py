@@ -62,7 +62,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-006": "measured blind, not yet analysed: refused by number/self_only (honest-table-with-header)",
         "en-ok-007": "measured blind, not yet analysed: refused by content/unvouched (honest-log-counts)",
         "en-ok-009": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_carried (honest-retraction-kept)",
-        "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched (honest-correction)",
         "ja-ok-003": "measured blind, not yet analysed: refused by scope/as_settled (honest-hearsay-kept)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-option-by-number)",
         "ja-ok-005": "measured blind, not yet analysed: refused by act/not_done (honest-failed-then-fallback)",
