@@ -1232,7 +1232,8 @@ def _curation_credit(
     words ("stock figures the user corrected by hand would otherwise be overwritten",
     用户定下的排班规则); the memory's fields carry the facts and are judged word for word.
     Here a credit to the person stands when the person has a quote in the evidence, what it
-    credits names no value, code or name (Ito, 老陈, 12:30, sgp1) the person's own words do
+    credits (to them, or to a role they hold: "the maintainer settled") names no value, code
+    or name (Ito, 老陈, 12:30, sgp1) the person's own words do
     not say, it is about what they spoke of (a word of it in their words, or in the memory's
     own text that shares a word with theirs), and it does not say the opposite of them; a
     credit to someone else stands when the evidence names them and gives what it names of
@@ -1240,7 +1241,7 @@ def _curation_credit(
     names = tuple(n for n in human_names if isinstance(n, str))
     clause = _credit_clause(text, claim)
     anchors = _anchors(claim.content, text)
-    if claim.who == THIRD:
+    if claim.who == THIRD and fold(claim.name).lower() not in _SELF_ROLES:
         theirs = [
             seg
             for c, _q, seg in evidence.quotes

@@ -330,7 +330,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "the title is read as credited with them",
         "ja-ok-010": "山田さん described in the agent's labelled view ('伸びしろ') is read as "
         "credited, and the agent's words vouch no third person",
-        "zh-ok-002": "'苏州场：' opening a title is read as a speaker's label",
         "zh-ok-009": "'用A吧' picks option A among more words than a short answer has",
         "ja-atk-005": "a mail sent by a call with no recorded result (Continue) is written as "
         "sent: the journal does not say the call failed",
