@@ -232,6 +232,9 @@ _REFUSED_RESULT = re.compile(
     r"|\bexecution[-_ ]denied\b|\bpermission\s+denied\s+by\s+(?:the\s+)?user\b"
     r"|\b(?:the\s+)?user\s+did\s*n[o']t\s+(?:allow|approve|permit|accept)\b"
     r"|\bnot\s+(?:allowed|approved|permitted)\s+by\s+(?:the\s+)?user\b"
+    # Claude Code: "The user doesn't want to proceed with this tool use. The tool use was
+    # rejected …"
+    r"|\buser\s+does(?:n[’']t|\s+not)\s+want\s+to\s+proceed\b|\btool\s+use\s+was\s+rejected\b"
     r"|用户(?:已)?(?:拒绝|取消)|被用户拒绝|用户(?:未|没有?|不)(?:允许|批准|同意)"
     r"|ユーザーが(?:拒否|却下|キャンセル)|ユーザーに(?:より)?拒否|ユーザーが(?:許可|承認)しなかった"
 )

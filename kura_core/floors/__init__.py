@@ -494,7 +494,9 @@ def _human_claim_ok(
     if unsaid := codes_unsaid(whole.content, mine):
         # "… runs only in sgp1 and the staging cluster moves to nyc3" over 只跑在 sgp1
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
-    if not any(_one_segment(claim, figures, u) for u in mine):
+    if not any(
+        _one_segment(claim, figures, u) or _kept_as_is(claim, figures, u, evidence) for u in mine
+    ):
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
     others = _people_unsaid(whole, mine)
     if others:
@@ -950,6 +952,43 @@ def _only_addressed(name: str, segment: str) -> bool:
         return False
     rest = _ADDRESS_LINE.sub("", segment)
     return not names_in(name, rest)
+
+
+#: The person's words that keep a value as it stands: 不用改, 别动, そのまま, 据え置き,
+#: "as it is", "leave … alone", "unchanged".
+_AS_IS = re.compile(
+    r"(?i:\bas\s+(?:it|they)\s+(?:is|are|stands?)\b|\bleave\s+(?:it|them|the\s+\w+(?:\s+\w+)?)"
+    r"\s+(?:alone|be|as)\b|\bunchanged\b|\bkeep\s+(?:it|them)\s+as\b|\bdon'?t\s+(?:change|touch)\b)"
+    r"|不用改|不改|别改|別改|别动|別動|不动|保持不变|保持原|留着原|维持原|維持原|原样|原樣"
+    r"|そのまま|据え置|変えない|変更しない|触らない|いじらない"
+)
+
+
+def _kept_as_is(
+    claim: Claim, figures: Sequence[Quantity], segment: str, evidence: Evidence
+) -> bool:
+    """A credit that the person kept a value as it stands ("用户决定报价不改，保留原价3000"
+    for 报价不用改，留着原价; 集合時間は12:00のまま for 集合時間はそのままで): their words carry
+    it and say to keep it, and the value it names is the one a tool or a call in the
+    evidence gives -- what stands is what the evidence shows."""
+    if not figures or not _AS_IS.search(segment):
+        return False
+    kept = [
+        m.group(0)
+        for m in _SENTENCE_OF.finditer(segment)
+        if _AS_IS.search(m.group(0)) and not scan(m.group(0))
+    ]
+    # the sentence that keeps the value carries the credit and gives no figure of its own
+    # ("leave the rest as it is" beside "set the price to 50" credits no other price)
+    if not kept or not carries(claim.content, kept):
+        return False
+    own = Vouchers([segment])
+    shown, _self = evidence._vouchers()
+    return all(own.vouches(q) or shown.vouches(q) for q in figures)
+
+
+#: A sentence of the person's turn: to its stop or its line's end.
+_SENTENCE_OF = re.compile(r"[^\n.!?。！？；;]+[.!?。！？；;]?")
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:

@@ -2496,7 +2496,8 @@ def _rate_one(q: Quantity, nxt: Quantity | None, text: str) -> bool:
 
 def units_first(text: str, *, as_evidence: bool = True) -> list[Quantity]:
     """The bare figures of *text* read with a measuring unit written just before them
-    ("max grade at km 61.2" is 61.2 km; as evidence also a flag or a key: "--years 3").
+    ("max grade at km 61.2" is 61.2 km; as evidence also a flag or a key: "--years 3", and
+    a label padded to the figure's column: "TOTAL USD      2,563.36").
     A unit that only counts things (page, item) or a word that is also a preposition
     ("in 5") is not read this way."""
     out = []
@@ -2505,7 +2506,10 @@ def units_first(text: str, *, as_evidence: bool = True) -> list[Quantity]:
     for q in scan(text):
         if q.kind != NUMBER or q.unit or q.value is None:
             continue
-        m = before.search(read, max(0, q.start - 9), q.start)
+        at = q.start
+        while as_evidence and at > 0 and q.start - at < 80 and read[at - 1] in " \t":
+            at -= 1  # "TOTAL USD          2,563.36": a label padded to its column
+        m = before.search(read, max(0, at - 9), at)
         if m is None or m.group(1).lower() in _NOT_UNIT_FIRST:
             continue
         probe = scan(f"{q.text} {m.group(1)}")

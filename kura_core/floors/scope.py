@@ -739,8 +739,12 @@ def _condition_start(lead: str, words: list[str], cjk: str) -> str:
         return lead
     if words and (words[0] in _COND_EN or tuple(words[:2]) in _COND_TWO):
         return " ".join(words[:2]) if tuple(words[:2]) in _COND_TWO else words[0]
-    m = _COND_CJK_START.match(cjk) or _COND_CJK_END.search(cjk)
+    m = _COND_CJK_START.match(cjk) or _COND_CJK_END.search(cjk) or _COND_ZH_INSIDE.search(cjk)
     return m.group(0) if m else ""
+
+
+#: A Chinese conditional after the clause's topic (木北的素材要是周二还没到，就…).
+_COND_ZH_INSIDE = re.compile(r"(?:要是|如果|假如|倘若|万一|萬一|一旦|除非)")
 
 
 def _not_negations(text: str) -> str:

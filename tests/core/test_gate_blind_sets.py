@@ -87,7 +87,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (stock-correction)",
         "en-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday; 1 quote(s) verified (TOOL) (quantifier-negation-dropped)",
         "en-atk-011": "measured blind, not yet analysed: kept: quote cut/report (condition-and-hedge-dropped)",
-        "ja-ok-003": "measured blind, not yet analysed: refused by attribution/not_one_segment (hearsay-and-negation-kept)",
         "ja-atk-003": "measured blind, not yet analysed: kept: quote cut/retracted (undecided-as-decided)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-column-swap)",
         "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; attribution/not_carried (tool-table-header-units)",
@@ -193,8 +192,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "than half its words are the person's (the content check is lexical)",
     },
     "gate-D": {
-        "en-hon-014": "the dealer's 'we'll include a warranty' retold as part of his offer reads as "
-        "a plan written as done",
         "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
         "figures are read as showing the comparison",
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
