@@ -1117,16 +1117,11 @@ def _gate_one(
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
     violations += _not_done(index, survivors, prose)
-    claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
-    acted = any(q.cls == ProvenanceClass.ACT for q, _ in survivors)
-    stated = fold("\n".join(str(fields.get(k) or "") for k in ("title", "body"))).lower()
-    violations += _said_of_quotes(
-        [q.text for q, _ in survivors], claim, kind, acted=acted, stated=stated
-    )
+    violations += _said_of_candidate(fields, survivors, kind)
     violations += _restates_cut(
         [(q, _cut_from(index, q, pos)) for q, pos in found],
         [q.text for q, _ in survivors],
-        claim,
+        fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower(),
     )
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
@@ -1235,6 +1230,17 @@ def _standing(quote: str) -> str:
         at = m.end()
         m = lexicon.search("retraction", folded, at)
     return folded[at:] if at else quote
+
+
+def _said_of_candidate(
+    fields: Mapping[str, object], survivors: Sequence[tuple[QuoteCheck, int]], kind: str
+) -> list[Violation]:
+    """:func:`_said_of_quotes` on a candidate's text: all it says, and what its title and
+    body state."""
+    claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
+    stated = fold("\n".join(str(fields.get(k) or "") for k in ("title", "body"))).lower()
+    acted = any(q.cls == ProvenanceClass.ACT for q, _ in survivors)
+    return _said_of_quotes([q.text for q, _ in survivors], claim, kind, acted=acted, stated=stated)
 
 
 def _said_of_quotes(

@@ -2183,7 +2183,7 @@ def _unit_of(written: str) -> tuple[str, str] | None:
         if "/" in written or "／" in written:
             # 元/千字 reads as 1元 per 字 and the 1000字 its denominator counts: the unit is
             # the first figure's
-            got = [q for q in got if q.start == 0][:1]
+            got = tuple(q for q in got if q.start == 0)[:1]
         if len(got) == 1 and got[0].unit and got[0].uclass in (HARD, COUNTER):
             return got[0].unit, got[0].uclass
     return None
