@@ -209,7 +209,17 @@ def _result_failed(seg: Segment) -> bool:
     head = seg.text[:600]
     if _EXIT_FAILED.search(head):
         return True
+    if _EXIT_OK.search(seg.text[:4000]):
+        return False  # "Exit Code: 0" (Gemini CLI, Qwen Code): whatever the output says
     return lexicon.pattern("call_failed").search(fold(head).lower()) is not None
+
+
+#: A result that says its command exited with status 0 ("Exit Code: 0", "exit_code": 0,
+#: "exited with code 0"): the call ran; "Error: (none)" beside it is no error.
+_EXIT_OK = re.compile(
+    r"(?i)(?:^|\n)[ \t]*exit[ _]code[ \t]*:[ \t]*0[ \t]*(?:\n|$)|\"exit_code\"[ \t]*:[ \t]*0\b"
+    r"|\bexit(?:ed)?\s+(?:with\s+)?(?:code|status)\s*[:=]?\s*0\b"
+)
 
 
 def _is_result(seg: Segment) -> bool:
