@@ -650,11 +650,12 @@ _VALUED: tuple[_Valued, ...] = (
     ),
     _Valued(
         "password",  # a password a command takes as a plain argument after the account:
-        # steamcmd +login USER PASS, Yamaha's pp auth myname USER PASS, htpasswd -b FILE
+        # steamcmd +login USER PASS, Yamaha's pp auth myname|username USER PASS (the
+        # router's own login, and a remote user's), htpasswd -b FILE
         # USER PASS, rabbitmqctl add_user USER PASS, lftp -u USER,PASS, smbclient -U USER%PASS
         re.compile(
             r"(?<![\w-])(?:steamcmd\b[^\n]{0,80}?\+login[ \t]{1,4}\S{1,64}"
-            r"|pp[ \t]{1,4}auth[ \t]{1,4}myname[ \t]{1,4}\S{1,128}"
+            r"|pp[ \t]{1,4}auth[ \t]{1,4}(?:myname|username)[ \t]{1,4}\S{1,128}"
             r"|(?:htpasswd|mosquitto_passwd)[ \t]{1,4}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}[ \t]{1,4}\S{1,256}"
             r"[ \t]{1,4}\S{1,64}"
             r"|rabbitmqctl[ \t]{1,4}(?:add_user|change_password)[ \t]{1,4}\S{1,64})"
@@ -664,7 +665,16 @@ _VALUED: tuple[_Valued, ...] = (
             r"|(?<![\w-])smbclient\b[^\n]{0,120}?[ \t]-U[ \t]{1,4}[^\s%]{1,64}%([^\s\"']{1,128})"
         ),
         lambda v: _not_placeholder(v) and not v.startswith(("+", "-")),
-        ("steamcmd", "myname", "htpasswd", "mosquitto_passwd", "rabbitmqctl", "lftp", "smbclient"),
+        (
+            "steamcmd",
+            "myname",
+            "username",
+            "htpasswd",
+            "mosquitto_passwd",
+            "rabbitmqctl",
+            "lftp",
+            "smbclient",
+        ),
     ),
     _Valued(
         "password",  # a Go MySQL DSN: user:password@tcp(host:port)/db (no scheme)
@@ -1674,6 +1684,52 @@ def _login_pairs(text: str) -> Iterator[tuple[int, int]]:
         yield m.start(1), m.start(1) + len(v)
 
 
+#: A line that labels its value as a password or a key, the way a device's sticker, a
+#: card or a printed sheet does ("Web PW : 9i6pmg3g", "暗号化キー(AES) : 8308ff1760a71",
+#: an OCR's キ一 for キー too): the label's last word, a qualifier in brackets, a colon, and
+#: the value alone to the line's end.
+_LABEL_LINE = re.compile(
+    r"(?im)^[ \t]*[^\n:：=]{0,30}?(?:(?P<pw>\b(?:pw|pwd|passwd|password|passphrase|pin)\b"
+    r"|パスワ[ー一]ド|暗証番号|密码|密碼|口令)"
+    r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|密钥|密鑰))"
+    r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?[ \t]*[:：][ \t]*([!-~]{6,64})[ \t]*$"
+)
+_HEX_RUN = re.compile(r"[0-9A-Fa-f]{10,64}")
+
+
+def _label_lines(text: str) -> Iterator[tuple[int, int]]:
+    """The value of a line labelled as a password (letters and digits) or as a key (hex of
+    ten digits or more, or a generator's output): "Primary key: id_column2" and "Sort key:
+    createdAt2024" stay."""
+    if ":" not in text and "：" not in text:
+        return
+    for m in _LABEL_LINE.finditer(text):
+        v = m.group(3)
+        if not _has_digit_and_letter(v) or _placeholder(v):
+            continue
+        if m.group("key") and not (_HEX_RUN.fullmatch(v) or _generated(v)):
+            continue
+        yield m.start(3), m.end(3)
+
+
+#: A password named at a sentence's end and given as the next sentence opens: "管理画面の
+#: パスワードも書いておきます。SakuraDc-2064jh です", "the admin password. Kp9v…".
+_NAMED_THEN_GIVEN = re.compile(
+    r"(?:パスワード|暗証番号|密码|密碼|口令|(?i:password|passcode|passphrase))"
+    r"[^\n。！？!?]{0,60}[。！？!?][ \t\u3000]{0,4}([!-~]{8,64}?)"
+    r"(?=[ \t\u3000]*(?:です|だよ|だ|ね|よ|。|！|（|\(|\n|$))"
+)
+
+
+def _named_then_given(text: str) -> Iterator[tuple[int, int]]:
+    """A password-like value that opens the sentence right after one that names a
+    password, and is all that sentence gives."""
+    for m in _NAMED_THEN_GIVEN.finditer(text):
+        v = m.group(1).rstrip(_TRAILING)
+        if _password_like(v):
+            yield m.start(1), m.start(1) + len(v)
+
+
 def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
     """The bytes of a key written as a list of eight numbers or more."""
     if "key" not in text.lower():
@@ -2579,8 +2635,10 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _rotated(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
         if said & _SENTENCE_KEYS:
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_spaced(text)]
+            ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _named_then_given(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _inline_random(text)]

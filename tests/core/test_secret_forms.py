@@ -309,3 +309,45 @@ def test_spaced_quoted_login_pair_and_query_key_forms_are_taken_out(text, value)
 )
 def test_quoted_phrases_paths_columns_and_versions_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("ネットワーク名(SSID) : aterm-7c1f2e-g\n暗号化キ一(AES) : 8308ff1760a71\n", "8308ff1760a71"),
+        ("AtermWX3600HP\nWeb PW : 9i6pmg3g\nNEC Platforms", "9i6pmg3g"),
+        ("路由器背面：\n管理密码 : k7Hq2mZp\n", "k7Hq2mZp"),
+        (" pp auth username incho tdWYVG-OEdf1o\n ppp ipcp ipaddress on", "tdWYVG-OEdf1o"),
+        (
+            "管理画面のパスワードも書いておきます。ＳａｋｕｒａＤｃ－２０６４ｊｈ です（全角かも）",
+            "ＳａｋｕｒａＤｃ",
+        ),
+        (
+            "Generated access token\nsl.u.AFTsOaj1uVJCsvfcULHS0-mmLxH_yFe9wFXp4gdw1ecjnHO\n"
+            "rt0_qzJH5rsV8R7s5rqzZAjx-pUvpSOgEwfyYtMhK_lj-uO7xHsd\nACBPus4EXimx\n",
+            "sl.u.AFTsOaj1",
+        ),
+    ],
+)
+def test_sticker_labels_router_users_a_value_after_its_naming_and_wrapped_sl_u_tokens_go(
+    text, value
+):
+    # a sticker's "Web PW :" or OCR'd 暗号化キ一 line, a Yamaha remote user's password,
+    # a password given as the sentence after the one naming it (full-width too), a
+    # Dropbox sl.u. token wrapped over three lines
+    assert value not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Primary key: id_column2",
+        "Sort key: createdAt2024",
+        "Foreign key : customer_id",
+        "MACアドレス : AD-BB-0E-28-EF-15\n製造番号 : 46668142GE",
+        "I reset the password. Then I rebooted the server.",
+        "パスワードを変えました。v2.4.1 にアップデートも済み。",
+    ],
+)
+def test_schema_keys_device_ids_and_sentences_after_a_password_stay(text):
+    assert BUILTIN.redact(text).text == text

@@ -298,6 +298,11 @@ _PATHOLOGICAL = [
     "login a / ",
     "id u1 / Ab1!cdefgh ",
     "?sk=aB3",
+    "Web PW : ",
+    "キ一(AES) : a1",
+    "the password. ",
+    "パスワード。Ab1",
+    " pp auth username u ",
 ]
 
 
