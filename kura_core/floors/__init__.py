@@ -863,19 +863,31 @@ def _first_in_sentence(claim: Claim, text: str, names: tuple[str, ...]) -> bool:
     return not any(start <= c.start < claim.start and c.who != HUMAN for c in claims(text, names))
 
 
-def _speaker_is(name: str, speaker: str) -> bool:
+def _speaker_is(name: str, speaker: str, segment: str = "") -> bool:
     """Whether a line's *speaker* is the person *name*: the same name, or in Chinese and
-    Japanese the name with a role or a firm before it (销售李经理 speaks as 李经理)."""
+    Japanese the name with a role or a firm before it (销售李经理 speaks as 李经理), or a
+    first name the minutes label a line with where the person is named in full ("Ann:"
+    for Ann Hughes; "Dev:" for Okafor where *segment* names Dev Okafor)."""
     if names_in(name, speaker):
         return True
     key = speaker.split("(")[0].split("（")[0].strip()
-    return len(key) >= 2 and has_cjk(key) and names_in(key, name)
+    if len(key) >= 2 and has_cjk(key) and names_in(key, name):
+        return True
+    if not key.isalpha() or not key[:1].isupper() or has_cjk(name):
+        return False
+    words = name.split()
+    if len(words) >= 2 and words[0] == key:
+        return True
+    return (
+        len(words) == 1
+        and re.search(rf"\b{re.escape(key)}\s+{re.escape(name)}\b", segment) is not None
+    )
 
 
 def _speaks_in(name: str, segment: str) -> bool:
     """Whether *name* speaks a labelled line of *segment* (under a shorter form of the name:
     李经理 for 销售李经理)."""
-    return any(_speaker_is(name, v.speaker) for v in _voices.labelled_lines(segment))
+    return any(_speaker_is(name, v.speaker, segment) for v in _voices.labelled_lines(segment))
 
 
 #: Groups a meeting's lines speak for together (what "the committee" agreed is in them).
@@ -917,7 +929,7 @@ def _said_by(name: str, segment: str) -> str:
     spoken = [v for v in _voices.voices(segment) if v.speaker]
     if not spoken:
         spoken = list(_voices.labelled_lines(segment))  # "刘洋：…\n王芳：…" with no paste marked
-    others = [v for v in spoken if not _speaker_is(name, v.speaker)]
+    others = [v for v in spoken if not _speaker_is(name, v.speaker, segment)]
     if not others:
         return segment  # no one else speaks here
     if len(others) == len(spoken):
