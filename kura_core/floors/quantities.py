@@ -807,7 +807,9 @@ class _Scan:
                 continue
             s = int(m.group(3)) if m.group(3) else None
             ampm = (m.group(4) or "").lower() or _day_half(t[max(0, m.start() - 4) : m.start()])
-            if ampm:
+            if ampm and h > 12 and ampm == "p" and not m.group(4):
+                readings = ((h, mi, s),)  # 晚上21:00: the evening's word beside a 24-hour clock
+            elif ampm:
                 if h > 12:
                     continue
                 h = (h % 12) + (12 if ampm == "p" else 0)
