@@ -878,10 +878,13 @@ def _speaker_is(name: str, speaker: str, segment: str = "") -> bool:
     words = name.split()
     if len(words) >= 2 and words[0] == key:
         return True
-    return (
-        len(words) == 1
-        and re.search(rf"\b{re.escape(key)}\s+{re.escape(name)}\b", segment) is not None
+    return len(words) == 1 and any(
+        m.group(1) == key and m.group(2) == name for m in _FULL_NAME.finditer(segment)
     )
+
+
+#: A name written in full: a first name and a family name, both capitalised.
+_FULL_NAME = re.compile(r"\b([A-Z][a-z]+)[ \t]+([A-Z][a-z'’-]+)\b")
 
 
 def _speaks_in(name: str, segment: str) -> bool:
