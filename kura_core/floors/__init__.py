@@ -659,11 +659,31 @@ def _only_asked(claim: Claim, evidence: Evidence, text: str) -> bool:
     text credits it as said or decided ("Can we email the cast?" is not "the user decided
     to email the cast")."""
     carrying = [q for c, q, _s in evidence.quotes if c == "USER" and carries(claim.content, [q])]
+    if not carrying:
+        # the figures the credit gives, where the person's turn gives them only in a
+        # question ("maybe the 25 m² ones too, to £19?" for "the user raised the fee for
+        # the 25 m² plots to £19"), when no quote carries it alone
+        carrying = _figures_asked(claim, evidence.user_texts())
     if not carrying or not all(_asks(fold(q)) for q in carrying):
         return False
     if any(_REQUEST.search(fold(q)) for q in carrying):
         return False  # "can you …?" is a request, and a request may be credited as one
     return _KEEPS_ASKING.search(fold(text)) is None
+
+
+def _figures_asked(claim: Claim, texts: Sequence[str]) -> list[str]:
+    """Every sentence of *texts* that gives a figure of *claim*, when each of its figures is
+    given by one ([] otherwise): all of them questions, the figures were only asked."""
+    values = {t for t in claim.content if t.startswith(VALUE_MARK)}
+    if not values:
+        return []
+    out: list[str] = []
+    for text in texts:
+        for m in _SENTENCE_OF.finditer(text):
+            if values & content_tokens(m.group(0)):
+                out.append(m.group(0))
+    given = set().union(*(content_tokens(s) for s in out)) if out else set()
+    return out if values <= given else []
 
 
 #: Where a Chinese or Japanese clause ends: a comma, a semicolon or a colon, but not the
