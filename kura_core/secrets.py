@@ -530,6 +530,15 @@ _VALUED: tuple[_Valued, ...] = (
         ("=",),
     ),
     _Valued(
+        "url-secret",  # a token endpoint asked with client_id alone (CloudSign's
+        # /token?client_id=…): the id is what the token is issued for, the credential
+        re.compile(
+            r"/(?:oauth2?/)?token\?(?:[^\s\"'#&]{0,256}&){0,8}client_id=([^&#\s\"'`<>\\]{16,256})"
+        ),
+        _has_digit_and_letter,
+        ("client_id",),
+    ),
+    _Valued(
         "url-secret",  # a webhook's or a map's key= is its credential, whatever it looks like
         # (WeCom's robot key is a UUID), when it holds letters and digits (not ?key=name)
         re.compile(
@@ -1556,7 +1565,8 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 _NEW_VALUE = re.compile(
     r"(?:(?i:the[ \t]new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
     r"|changed[ \t](?:it[ \t])?to|new[ \t]one:)"
-    r"|今は|今のは|今のが|いまは|いまの(?:は|が)|新しいの(?:は|が)|新しいのが|新的(?:是|为|為)|现在(?:是|为|改成了?)"
+    r"|今は|今のは|今のが|いまは|いまの(?:は|が)|新しいの(?:は|が)|新しいのが|新しい(?:方|ほう)(?:は|が)"
+    r"|新的(?:是|为|為)|新的那个是|现在(?:是|为|改成了?)"
     r"|现在的是|現在(?:是|為)"
     r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
     r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{8,128})"
@@ -1596,7 +1606,8 @@ def _passwords_in(text: str, start: int, end: int, named: bool) -> Iterator[tupl
 #: What a secret's rotation says: reset, rotated, changed, 変えた, 再発行, 重置, 改了.
 _ROTATED = re.compile(
     r"(?i:\b(?:reset|rotated?|changed?|regenerated?|renewed?|re-?issued?)\b)"
-    r"|変えた|変更した|リセット|再発行|再設定|設定し直|重置|重新设置|重设|改了|换了|換了|更新了"
+    r"|変えた|変えました|変えておいた|変更した|変更しました|リセット|再発行|再設定|設定し直|重置|重新设置|重设"
+    r"|改了|换了|換了|更新了"
 )
 
 
@@ -1828,7 +1839,8 @@ def _private_keys(text: str) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------- encoded
 
 #: A base64 value long enough to hold a credential, standing as a whole value.
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{20,65536}={0,2}(?![A-Za-z0-9+/=_-])")
+#: A run of base64, alone or as a value (NAME_B64=…: the "=" of an assignment before it).
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/]{20,65536}={0,2}(?![A-Za-z0-9+/=_-])")
 _NO_DECODE: ContextVar[bool] = ContextVar("kura_secret_no_decode", default=False)
 
 

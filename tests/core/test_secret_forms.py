@@ -314,7 +314,10 @@ def test_quoted_phrases_paths_columns_and_versions_stay(text):
 @pytest.mark.parametrize(
     ("text", "value"),
     [
-        ("ネットワーク名(SSID) : aterm-7c1f2e-g\n暗号化キ一(AES) : 8308ff1760a71\n", "8308ff1760a71"),
+        (
+            "ネットワーク名(SSID) : aterm-7c1f2e-g\n暗号化キ一(AES) : 8308ff1760a71\n",
+            "8308ff1760a71",
+        ),
         ("AtermWX3600HP\nWeb PW : 9i6pmg3g\nNEC Platforms", "9i6pmg3g"),
         ("路由器背面：\n管理密码 : k7Hq2mZp\n", "k7Hq2mZp"),
         (" pp auth username incho tdWYVG-OEdf1o\n ppp ipcp ipaddress on", "tdWYVG-OEdf1o"),
@@ -351,3 +354,44 @@ def test_sticker_labels_router_users_a_value_after_its_naming_and_wrapped_sl_u_t
 )
 def test_schema_keys_device_ids_and_sentences_after_a_password_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        (
+            "02:14:11Z DEPLOY_ENV_B64=U1RSSVBFX1NFQ1JFVF9LRVk9c2tfbGl2ZV9mRkFwWmFEdmIzdFI2QkNCNmh"
+            "wMGdOZGgKU1RSSVBFX1dFQkhPT0tfVE9MRVJBTkNFPTMwMAo=",
+            "U1RSSVBFX1NFQ1JFVF9L",
+        ),
+        (
+            "VPNの事前共有鍵は今朝変えました。新しい方は Kz7Bdktd-umi-336 で、前のはもう無効です。",
+            "Kz7Bdktd",
+        ),
+        (
+            "SENTRY_DSN=https://4299107b1c5e6f9bd5f12b9307d4385c@o7309984.ingest.us.sentry.io/46801",
+            "o7309984.ingest",
+        ),
+        (
+            "notify: POST https://hooks.slack.com/services/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",
+            "https://",
+        ),
+        (
+            'curl -s "https://api.cloudsign.jp/token?client_id=87b07ab2-d3fc-400f-a921-90d7a25376bd"',
+            "87b07ab2-d3fc",
+        ),
+    ],
+)
+def test_assigned_base64_a_new_one_after_a_change_whole_dsns_and_token_client_ids_go(text, gone):
+    # base64 after a NAME_B64= assignment is decoded; 新しい方は after 変えました gives the new
+    # value; a Sentry DSN and a webhook go whole, scheme included; a token endpoint asked
+    # with client_id alone
+    assert gone not in BUILTIN.redact(text).text
+
+
+def test_an_oauth_authorize_client_id_and_sentry_docs_stay():
+    for text in (
+        "https://github.com/login/oauth/authorize?client_id=Iv1.8a61f9b3a7aba766&scope=repo",
+        "see https://docs.sentry.io/platforms/python/ for the DSN format",
+    ):
+        assert BUILTIN.redact(text).text == text

@@ -303,6 +303,9 @@ _PATHOLOGICAL = [
     "the password. ",
     "パスワード。Ab1",
     " pp auth username u ",
+    "/token?a=b&",
+    "X_B64=QUJD",
+    "新しい方は Ab1",
 ]
 
 
