@@ -123,16 +123,12 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "in tool output the quotes do not hold (the person's turn says 'db-1 box')",
         "马来站和菲律宾站的 Shopee 订单都要同步到 ERP": "'两个站点' counts the stations the "
         "quote names: a derived figure",
-        "erp-sync 的报错通知统一发钉钉运维群，飞书只发日报": "发 for the person's 留 in a "
-        "copied phrase reads as a swapped name",
         "ERP 管理员账号 tuohai_admin 只给用户本人和阿梅两个人用": "查旺店 reads as a swapped "
         "name; why it belongs credits the person with updating the account",
     },
     "secrets-R": {
         "dSYMs for Starfall Drift are uploaded from CI only": "Maya is the person's name, and "
         "the corpus is measured with no names configured: Maya reads as someone else",
-        "企业微信群只在训练结束时推送": "时 for the person's 才 (结束才推送) in a copied phrase "
-        "reads as a swapped name",
     },
     "secrets-U": {
         "Bookings for 2026 open on the first of September": "measured blind, not yet "
