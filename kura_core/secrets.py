@@ -530,6 +530,20 @@ _VALUED: tuple[_Valued, ...] = (
         ("=",),
     ),
     _Valued(
+        "password",  # ipmitool -P PASS (the BMC's password), racadm -p, sshpass-like tools
+        re.compile(r"(?<![\w-])ipmitool\b[^\n]{0,200}?[ \t]-P[ \t]{1,4}" + _QUOTED_OR_BARE),
+        _not_placeholder,
+        ("ipmitool",),
+    ),
+    _Valued(
+        "password",  # a share link's extraction code: 提取码: k7xq (Baidu, 123pan …)
+        re.compile(
+            r"(?:提取码|提取碼|访问码|訪問碼|取件码)[ \t]*[:：][ \t]*([A-Za-z0-9]{4,8})(?![A-Za-z0-9])"
+        ),
+        lambda v: True,
+        ("提取码", "提取碼", "访问码", "訪問碼", "取件码"),
+    ),
+    _Valued(
         "url-secret",  # a token endpoint asked with client_id alone (CloudSign's
         # /token?client_id=…): the id is what the token is issued for, the credential
         re.compile(
@@ -1443,7 +1457,8 @@ _SPOKEN_WORDS = _table(
     "減号→- 减号→- 连字符→- 横杠→- ゼロ→0 イチ→1 ニ→2 サン→3 ヨン→4 ゴ→5 ロク→6 ナナ→7 ハチ→8 "
     "キュウ→9 キュー→9 アットマーク→@ ハイフン→- アンダーバー→_ アンダースコア→_ ドット→. シャープ→# "
     "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+ exclamation_mark→! exclamation_point→! "
-    "pound_sign→# dollar_sign→$ percent_sign→%"
+    "pound_sign→# dollar_sign→$ percent_sign→% ぜろ→0 れい→0 いち→1 さん→3 よん→4 ご→5 "
+    "ろく→6 なな→7 しち→7 はち→8 きゅう→9"
 )
 #: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
 _KANA_LETTERS = _table(
@@ -1648,16 +1663,20 @@ _KEY_BYTES = re.compile(
 _QUOTED_SECRET = re.compile(
     r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key)|パスワード|パスコード"
     r"|暗証番号|合言葉|密码|密碼|口令|令牌|トークン)"
-    r"[^\n\"“「『'`]{0,24}?[\"“「『'`]([^\n\"”」』'`]{14,80})[\"”」』'`]"
+    r"[^\n\"“「『'`]{0,24}?[\"“「『'`]([^\n\"”」』'`]{10,80})[\"”」』'`]"
 )
 
 
 def _quoted_spaced(text: str) -> Iterator[tuple[int, int]]:
-    """A secret given in quotation marks after its name as groups parted by spaces (an
-    application password, a recovery key read off a screen): three groups or more of three
-    to twelve letters and digits, most of them with a digit, both cases or digits in all.
-    A phrase in quotes ("Enter your password") has no digits and is none."""
+    """A secret given in quotation marks after its name: a password's look (密码，师兄说是
+    “slurm@GPU-2024”), or groups parted by spaces (an application password, a recovery key
+    read off a screen): three groups or more of three to twelve letters and digits, most of
+    them with a digit, both cases or digits in all. A phrase in quotes ("Enter your
+    password") has no digits and is none."""
     for m in _QUOTED_SECRET.finditer(text):
+        if " " not in m.group(1) and m.group(1).isascii() and _password_like(m.group(1)):
+            yield m.start(1), m.end(1)  # 密码，师兄说是 “slurm@GPU-2024”
+            continue
         parts = m.group(1).split()
         if len(parts) < 3 or not all(
             3 <= len(p) <= 12 and p.isalnum() and p.isascii() for p in parts
@@ -1703,7 +1722,7 @@ _LABEL_LINE = re.compile(
     r"(?im)^[ \t]*[^\n:：=]{0,30}?(?:(?P<pw>\b(?:pw|pwd|passwd|password|passphrase|pin)\b"
     r"|パスワ[ー一]ド|暗証番号|密码|密碼|口令)"
     r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|密钥|密鑰))"
-    r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?[ \t]*[:：][ \t]*([!-~]{6,64})[ \t]*$"
+    r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?[ \t]*[:：][ \t]*([!-~ー−‐–—]{6,64})[ \t]*$"
 )
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{10,64}")
 
@@ -1727,8 +1746,9 @@ def _label_lines(text: str) -> Iterator[tuple[int, int]]:
 #: パスワードも書いておきます。SakuraDc-2064jh です", "the admin password. Kp9v…".
 _NAMED_THEN_GIVEN = re.compile(
     r"(?:パスワード|暗証番号|密码|密碼|口令|(?i:password|passcode|passphrase))"
-    r"[^\n。！？!?]{0,60}[。！？!?][ \t\u3000]{0,4}([!-~]{8,64}?)"
-    r"(?=[ \t\u3000]*(?:です|だよ|だ|ね|よ|。|！|（|\(|\n|$))"
+    r"[^\n。！？!?]{0,80}?(?:[。！？!?]|\.(?=\s)|…)[ \t\u3000]{0,4}"
+    r"(?:[^\n。！？!?:：]{0,30}[:：][ \t]{0,4})?([!-~]{8,64}?)"
+    r"(?=[ \t\u3000]*(?:です|だよ|だ|ね|よ|。|！|（|\(|\n|$|\.(?:\s|$)))"
 )
 
 

@@ -395,3 +395,38 @@ def test_an_oauth_authorize_client_id_and_sentry_docs_stay():
         "see https://docs.sentry.io/platforms/python/ for the DSN format",
     ):
         assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("集群 Slurm 的数据库密码，师兄说是 “slurm@GPU-2024”，不过现在起不来。", "slurm@GPU"),
+        (
+            "ipmitool -I lanplus -H 10.0.8.21 -U ADMIN -P Bmc#8kq2Lw chassis power status",
+            "Bmc#8kq2",
+        ),
+        ("链接: https://pan.baidu.com/s/1qTz 提取码: k7xq \n--来自百度网盘", "k7xq"),
+        ("事務所PC 共用\nAirペイ PW : Kr8ーmZ4q−Tb2w\n", "Kr8ーmZ4q"),
+        (
+            "The password is my dog's name plus the year we moved plus !nas... ok just take it: "
+            "Biscuit2019!nas . ssh is on port 2222.",
+            "Biscuit2019",
+        ),
+        (
+            "管理者パスワード、電話で読み上げてくれたのをそのまま書きます。\n"
+            "『大文字のピー、小文字のエル、なな、よん、大文字のキュー、ハイフン、さん、ゼロ』",
+            "なな、よん",
+        ),
+    ],
+)
+def test_quoted_hearsay_bmc_flags_share_codes_ocr_dashes_and_a_value_after_a_hint_go(text, gone):
+    # a quoted value in a sentence naming 密码, ipmitool -P, a share link's 提取码, an OCR'd
+    # sticker value with ー and −, a value given after a hint and a colon, kana digits
+    assert gone not in BUILTIN.redact(text).text
+
+
+def test_a_quoted_rule_about_passwords_in_japanese_stays():
+    text = (
+        "パスワードは手順書に記載せず、「来客用Wi-Fiは毎月1日に変更」というルールのみ追記します。"
+    )
+    assert BUILTIN.redact(text).text == text

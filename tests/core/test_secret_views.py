@@ -306,6 +306,10 @@ _PATHOLOGICAL = [
     "/token?a=b&",
     "X_B64=QUJD",
     "新しい方は Ab1",
+    "ipmitool -P ",
+    "提取码: ",
+    "password… ok: ",
+    "なな、",
 ]
 
 
