@@ -2154,7 +2154,9 @@ def _inline_random(text: str) -> Iterator[tuple[int, int]]:
             line_start = text.rfind("\n", 0, m.start()) + 1
             line_end = text.find("\n", m.end())
             line_end = len(text) if line_end < 0 else line_end
-            line = text[line_start:line_end]
+            # the line's words, its tokens left out ("md5" inside a random token is no
+            # digest named)
+            line = _INLINE_TOKEN.sub(" ", text[line_start:line_end])
             # a public key, a payload, a digest, an encrypted blob: labelled as such
             line_quiet = not any(
                 p.search(line) for p in (_SAID_PUBLIC, _PUBLIC_KEY_NAME, _DATA_WORD, _DIGEST_WORD)

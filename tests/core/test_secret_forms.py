@@ -430,3 +430,11 @@ def test_a_quoted_rule_about_passwords_in_japanese_stays():
         "パスワードは手順書に記載せず、「来客用Wi-Fiは毎月1日に変更」というルールのみ追記します。"
     )
     assert BUILTIN.redact(text).text == text
+
+
+def test_a_digest_word_inside_a_random_token_names_no_digest():
+    # "Md5" inside the token is part of it, not a word of its line
+    text = "use DlEU43Md5HgjpBAznXFBLAgm for the staging box, it expires on Friday"
+    assert "DlEU43Md5" not in BUILTIN.redact(text).text
+    named = "the md5 is Qm8vX2kL9pR4sT7wY3zAb1CdEf5Gh"
+    assert BUILTIN.redact(named).text == named
