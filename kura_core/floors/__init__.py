@@ -1629,7 +1629,11 @@ def check_tags(
         if not is_tag_word(fold(tag)):
             out.append(Violation(TAG, field_name, tag[:40], R.NOT_A_WORD))
             continue
-        words.append(tag.replace("-", " ").replace("_", " "))
+        # a tag's words as words ("user-approved" is "user approved"); one with a figure
+        # keeps its joins, so an identifier stays one (W-0621, inv-2025-0318)
+        words.append(
+            tag if any(c.isdigit() for c in tag) else tag.replace("-", " ").replace("_", " ")
+        )
         if tag in allowed:
             continue
         key = tag_key(tag)

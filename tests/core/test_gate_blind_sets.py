@@ -427,7 +427,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-ZM": {
         "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_one_segment; number/unvouched (corrected-deposit)",
         "en-ok-004": "measured blind, not yet analysed: refused by attribution/no_user_quote; number/other_row; number/unvouched (option-after-retraction)",
-        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (edit-and-result)",
         "en-ok-006": "measured blind, not yet analysed: refused by content/unvouched (self-judgement)",
         "en-ok-007": "measured blind, not yet analysed: refused by scope/as_settled (plan-as-plan)",
         "en-ok-010": "measured blind, not yet analysed: refused by number/unvouched (table-header-unit)",
