@@ -430,10 +430,13 @@ _MDY = re.compile(
     """,
     re.VERBOSE,
 )
+#: The months after a day's number: "may" and "mar" in lower case too ("paid on 9 may"),
+#: where no verb stands after a number.
+_MON_AFTER_DAY = _MON.replace("|May|", "|[Mm]ay|").replace("|Mar(?:ch)?|", "|[Mm]ar(?:ch)?|")
 _DMY = re.compile(
     rf"""
     (?<![A-Za-z0-9_.]) (\d{{1,2}}) (?:st|nd|rd|th)? \s+     # 28th
-    (?:of\s+)? ({_MON}) \b (?: \. (?=,?\s+\d{{4}}) )?      # of November, Nov.
+    (?:of\s+)? ({_MON_AFTER_DAY}) \b (?: \. (?=,?\s+\d{{4}}) )?      # of November, Nov.
     (?: ,? \s+ (\d{{4}}) (?![A-Za-z0-9_]) )?              # , 2026
     """,
     re.VERBOSE,
@@ -1736,6 +1739,9 @@ _BARE_PERIODS = frozenset({"月", "年", "週", "周", "日"})
 _PERIOD_HEADS = {
     **{f"月{w}": "月" for w in ("付", "租", "缴", "繳", "费", "費", "额", "額", "薪", "給")},
     **{f"年{w}": "年" for w in ("付", "缴", "繳", "费", "費", "额", "額", "薪", "収", "收")},
+    # 年間18万円, 月間3万円: the year's or the month's whole amount
+    "年間": "年",
+    "月間": "月",
 }
 #: What may stand before such a period: a particle, a mark, a space (今年, 3月 are no rate).
 _BEFORE_BARE_PERIOD = frozenset("はがもでをに、，,:：（( \t\n")

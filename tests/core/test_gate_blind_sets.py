@@ -431,7 +431,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-007": "measured blind, not yet analysed: refused by scope/as_settled (plan-as-plan)",
         "en-ok-010": "measured blind, not yet analysed: refused by number/unvouched (table-header-unit)",
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried; name/unvouched (failed-call-reported)",
-        "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched (minutes-named-speaker)",
         "ja-ok-006": "measured blind, not yet analysed: refused by scope/as_settled (hearsay-kept)",
         "ja-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (refused-call)",
         "ja-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote; attribution/third_party (self-judgement-plus-user)",
