@@ -1629,11 +1629,9 @@ def check_tags(
         if not is_tag_word(fold(tag)):
             out.append(Violation(TAG, field_name, tag[:40], R.NOT_A_WORD))
             continue
-        # a tag's words as words ("user-approved" is "user approved"); one with a figure
-        # keeps its joins, so an identifier stays one (W-0621, inv-2025-0318)
-        words.append(
-            tag if any(c.isdigit() for c in tag) else tag.replace("-", " ").replace("_", " ")
-        )
+        # a tag's words as words ("user-approved" is "user approved", "99-percent-full"
+        # 99 percent full); a tag that is an identifier stays one (W-0621)
+        words.append(tag if _identifier_tag(tag) else tag.replace("-", " ").replace("_", " "))
         if tag in allowed:
             continue
         key = tag_key(tag)
@@ -1655,6 +1653,14 @@ def check_tags(
         for v in check_surface({field_name: ". ".join(words)}, evidence, human_names=human_names):
             out.append(v)
     return out
+
+
+def _identifier_tag(tag: str) -> bool:
+    """Whether *tag* reads, joins and all, as one identifier (W-0621, INV-2025-0318)."""
+    if not any(c.isdigit() for c in tag):
+        return False
+    found = scan(tag)
+    return len(found) == 1 and found[0].kind == IDENTIFIER and len(found[0].text) >= len(tag) - 1
 
 
 def check_rewrite(
