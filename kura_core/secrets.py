@@ -1667,7 +1667,7 @@ _QUOTED_SECRET = re.compile(
 )
 
 
-def _quoted_spaced(text: str) -> Iterator[tuple[int, int]]:
+def _quoted_after_name(text: str) -> Iterator[tuple[int, int]]:
     """A secret given in quotation marks after its name: a password's look (密码，师兄说是
     “slurm@GPU-2024”), or groups parted by spaces (an application password, a recovery key
     read off a screen): three groups or more of three to twelve letters and digits, most of
@@ -2671,7 +2671,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
         if said & _SENTENCE_KEYS:
-            ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_spaced(text)]
+            ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_after_name(text)]
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _named_then_given(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]

@@ -678,11 +678,13 @@ def _figures_asked(claim: Claim, texts: Sequence[str]) -> list[str]:
     if not values:
         return []
     out: list[str] = []
+    given: set[str] = set()
     for text in texts:
         for m in _SENTENCE_OF.finditer(text):
-            if values & content_tokens(m.group(0)):
+            got = values & content_tokens(m.group(0))
+            if got:
                 out.append(m.group(0))
-    given = set().union(*(content_tokens(s) for s in out)) if out else set()
+                given |= got
     return out if values <= given else []
 
 
@@ -1083,8 +1085,6 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
     clause = folded[start:end]
     if not has_cjk(clause) or (claim.wider and opens_clause(folded[start : claim.start])):
         clause = folded[claim.start : end]  # the clause the credit opens (its narrow reading)
-    # an aside that names its own source ("(68.50 in the ledger)", "(per the invoice: £40)")
-    # is not what the person is credited with; its figures are vouched as any figure is
     return _unaside(clause)
 
 
@@ -1113,12 +1113,6 @@ _WORD_IN_ASIDE = re.compile(r"[A-Za-z]{2}|[\u3040-\u30ff\u4e00-\u9fff]")
 
 #: A parenthesis: an aside the credit does not reach ("(they were 09:30 to 13:00)").
 _ASIDE = re.compile(r"\([^()\n]{1,120}\)|（[^（）\n]{1,80}）")
-
-#: A parenthesis that names where its figure comes from: the ledger, the invoice, the tool.
-_SOURCED_ASIDE = re.compile(
-    r"\([^()\n]{0,60}?\b(?:in|per|from|on|according to)\s+(?:the|its|their|her|his)\s+"
-    r"[a-z]+[^()\n]{0,30}\)|（[^（）\n]{0,40}?(?:によると|によれば|より|では|上|据|根据)[^（）\n]{0,20}）"
-)
 
 
 def _speaks_of_someone(text: str) -> bool:
@@ -1313,7 +1307,6 @@ def _curation_credit(
     credit to someone else stands when the evidence names them and gives what it names of
     theirs. Anything else keeps the refusal *refused*."""
     names = tuple(n for n in human_names if isinstance(n, str))
-    clause = _credit_clause(text, claim)
     anchors = _anchors(claim.content, text)
     if claim.who == THIRD and fold(claim.name).lower() not in _SELF_ROLES:
         theirs = [
@@ -1333,9 +1326,9 @@ def _curation_credit(
     topic = claim.content - _WEAK_TOKENS - _SPEECH_ACT_TOKENS
     if not (topic & have or (topic & mine and mine & have)):
         return refused  # "the user asked to keep the archive" beside "the router rotates"
-    if says_opposite(_credit_sentence(text, claim), raw) or restates_negated(clause, raw):
+    if says_opposite(_credit_sentence(text, claim), raw):
         return refused
-    return None
+    return refused if restates_negated(_credit_clause(text, claim), raw) else None
 
 
 #: A capitalised word inside a sentence: a name (Ito, Okafor, Mailchimp).
@@ -1349,12 +1342,10 @@ def _anchors(content: frozenset[str], words: str) -> frozenset[str]:
     out = {
         t
         for t in content
-        if t.startswith(VALUE_MARK)
-        or (not t.startswith(VALUE_MARK) and any(ch.isdigit() for ch in t))
-        or FAMILIAR_NAME.fullmatch(t)
+        if t.startswith(VALUE_MARK) or any(ch.isdigit() for ch in t) or FAMILIAR_NAME.fullmatch(t)
     }
     for m in _CAPITALISED.finditer(words):
-        if not _opens(words[: m.start()]):
+        if not _opens(words[max(0, m.start() - 64) : m.start()]):
             out |= content_tokens(m.group(0)) & content
     for m in _HONORIFIC_NAME.finditer(words):
         out |= content_tokens(m.group(1)) & content

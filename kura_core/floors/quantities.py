@@ -1863,8 +1863,10 @@ _LABEL_PER = re.compile(
 )
 
 
-def _line_start(text: str, pos: int) -> int:
-    return text.rfind("\n", max(0, pos - 80), pos) + 1
+def _label_start(text: str, pos: int) -> int:
+    """Where a label before *pos* may start: its line's start, at most 80 characters back."""
+    back = max(0, pos - 80)
+    return max(back, text.rfind("\n", back, pos) + 1)
 
 
 def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
@@ -1889,11 +1891,7 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
             if (
                 not word
                 and q.unit
-                and (
-                    label := _LABEL_PER.search(
-                        text, max(q.start - 80, _line_start(text, q.start)), q.start
-                    )
-                )
+                and (label := _LABEL_PER.search(text, _label_start(text, q.start), q.start))
             ):
                 word = label.group(1)  # 高筋面粉 25kg/袋：185元 → 198元: the label's per
             if word and q.unit in _LEVELS and _per_unit(word) in _PERIODS:
