@@ -40,6 +40,17 @@ def _surface(candidate: str, evidence: str) -> object:
     )
 
 
+def _curation(candidate: str) -> object:
+    # the curation sentences, whose credits are read for what can be swapped in them
+    ev = Evidence.of([("USER", FIXED)], [("USER", FIXED[:40], FIXED)])
+    return floors.check_surface(
+        {"body": FIXED, "belongs_because": "The user said " + candidate, "keep": candidate},
+        ev,
+        human_names=NAMES,
+        existing_slugs=(),
+    )
+
+
 def _tags(candidate: str) -> object:
     return floors.check_tags(
         candidate.split()[:50] + [candidate], Evidence.of([("USER", FIXED)]), human_names=NAMES
@@ -67,6 +78,7 @@ ENTRY: dict[str, Callable[[str], object]] = {
     "check_surface (candidate grows)": lambda s: _surface(s, FIXED),
     "check_surface (evidence grows)": lambda s: _surface(FIXED, s),
     "check_tags": _tags,
+    "check_surface (curation sentences grow)": _curation,
     "normalize": lambda s: text.normalize(s + "é"),  # past the ASCII shortcut
     "voices": lambda s: voices.voices(s),
     "header_units": lambda s: quantities.header_units(s),
