@@ -306,27 +306,51 @@ _GENERATOR_KEYS = frozenset(
 )
 
 
-#: What a text holds when a sentence of it may name a secret (the words of
-#: ``_SECRET_SENTENCE_WORD``, lower-cased, as literal pieces): the sentence rule is read
-#: only then.
-#: The words for a secret in Chinese and Japanese prose: a sentence holding one is read.
-_SECRET_WORDS_CJK = (
+#: The words for a password in Chinese and Japanese prose (an OCR's パスワ一ド too; a
+#: mail service's 授权码 is the password a mail client logs in with). Every prose rule --
+#: a sentence naming a secret, a quoted value after its name, a label line, a value given
+#: in the next sentence -- reads this table and the next, so a word added here is known
+#: to all of them.
+_PASSWORD_WORDS_CJK = (
+    "パスワード",
+    "パスワ一ド",
+    "パスコード",
+    "パスフレーズ",
+    "暗証番号",
+    "暗証",
+    "合言葉",
+    "密码",
+    "密碼",
+    "口令",
+    "授权码",
+    "授權碼",
+)
+#: The words for a key or a token in Chinese and Japanese prose: a stream key read off a
+#: settings screen (串流金钥, 推流码, ストリームキー) too.
+_KEY_WORDS_CJK = (
     "密钥",
     "密鑰",
     "秘钥",
-    "密码",
-    "密碼",
+    "秘鑰",
     "私钥",
-    "口令",
     "令牌",
-    "パスワード",
     "シークレット",
     "トークン",
     "秘密鍵",
     "アクセスキー",
     "共有キー",
     "共享密钥",
+    "ストリームキー",
+    "金钥",
+    "金鑰",
+    "推流码",
+    "串流码",
+    "直播码",
 )
+#: What a text holds when a sentence of it may name a secret (the words of
+#: ``_SECRET_SENTENCE_WORD``, lower-cased, as literal pieces): the sentence rule is read
+#: only then.
+_SECRET_WORDS_CJK = _PASSWORD_WORDS_CJK + _KEY_WORDS_CJK
 _SENTENCE_KEYS = frozenset({"pass", "secret", "token", "key", "bearer", "psk"}) | frozenset(
     _SECRET_WORDS_CJK
 )
@@ -460,6 +484,12 @@ def _said_password(v: str) -> bool:
     return not (v.isalpha() and v[:1].isupper() and v[1:].islower())  # a Capitalised word
 
 
+def _random_letters(v: str) -> bool:
+    """Letters only, twelve or more, that read as no word: a mail service's app password
+    (qwhdkzmxptbvlcie), not "passwordrequired" or "CorrectHorse"."""
+    return len(v) >= 12 and v.isascii() and v.isalpha() and not _wordy(v)
+
+
 def _cjk_token(v: str) -> bool:
     return looks_random(v.rstrip(_TRAILING))
 
@@ -499,11 +529,24 @@ _VALUED: tuple[_Valued, ...] = (
         re.compile(
             r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
             # the scheme, whichever it is (Bearer, Basic, SSWS, GenieKey, Splunk …)
-            r"(?:[A-Za-z][A-Za-z0-9-]{1,20}[ \t]{1,4})?"
+            r"(?:[A-Za-z][A-Za-z0-9-]{1,20}[ \t]{1,4})?+"
+            # a scheme's parameter (Snowflake Token="…", Digest response="…"), its quotes
+            # escaped when the header sits in a JSON string
+            r"(?:[A-Za-z_]{1,20}=\\?[\"']?)?+"
             r"([^\s\"'`\\,;]{8,4096})"
         ),
         _not_placeholder,
         ("authorization",),
+    ),
+    _Valued(
+        "password",  # an account and its password before a host, no scheme: a proxy's
+        # deploy:…@proxy.corp.example.com:3128, a sed that writes lab-ci:…@ into a config
+        re.compile(
+            r"(?<![\w.:/@%+-])[A-Za-z][\w.+-]{0,63}:([^\s:@/'\"`#]{6,128}+)@"
+            r"(?=[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})+|[#|,'\"\s])"
+        ),
+        lambda v: _not_placeholder(v) and _has_digit_and_letter(v) and not _VERSION.fullmatch(v),
+        ("@",),
     ),
     _Valued(
         "password",  # curl -u user:password, --user user:password
@@ -727,7 +770,8 @@ _VALUED: tuple[_Valued, ...] = (
         "password",  # a device's configuration line: "ipsec ike pre-shared-key 1 text X"
         # (Yamaha), "username admin privilege 15 secret 0 X" (Cisco), "requirepass X" (Redis)
         re.compile(
-            r"(?m)^[ \t]{0,16}(?:[\w.-]{1,32}[ \t]{1,4}){0,4}"
+            # a grep's file and line number before it too (1036:requirepass …)
+            r"(?m)^(?:(?:[\w./~-]{1,128}:)?\d{1,7}[:-])?[ \t]{0,16}(?:[\w.-]{1,32}[ \t]{1,4}){0,4}"
             r"(?i:pre-?shared-?key|psk|password|passwd|secret|requirepass|masterauth|key-string"
             r"|auth-key|authentication-key)"
             r"(?:[ \t]{1,4}(?:\d{1,3}|text|ascii|hex|plain|cleartext|unencrypted))*"
@@ -766,19 +810,22 @@ _VALUED: tuple[_Valued, ...] = (
         # (DNS edit) starts with ImTPO…": a sentence that says what a secret is, or how it
         # begins, names it whatever it looks like (letters and digits both, eight or more)
         re.compile(
-            r"(?<![\w-])(?i:secret|token|password|passphrase|passcode|pass[ \t]?word)"
-            r"(?:[ \t]{1,4}\([^)\n]{1,60}\))?[ \t]{0,4}"
+            r"(?:(?<![\w-])(?i:secret|token|password|passphrase|passcode|pass[ \t]?word)|"
+            + "|".join(_SECRET_WORDS_CJK)
+            + r")(?:[ \t]{1,4}\([^)\n]{1,60}\))?[ \t]{0,4}"
             r"(?:(?i:is|was|is[ \t]now|starts[ \t]with|begins[ \t]with|ends[ \t]with|set[ \t]to)"
             r"|是|は|为|為)"
-            r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=.!@#$%^&*~-]{8,256})"
+            r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=.!@#$%^&*~-]{8,256}+)"
+            # a place it is kept in, not its value: パスワードは 1Password に保存, 密码在 …里
+            r"(?![ \t]{0,2}(?:に|で|へ|から|を|の|里|裡|中|上))"
         ),
         lambda v: (
             _not_placeholder(v.rstrip(".,;:"))
-            and _has_digit_and_letter(v)
+            and (_has_digit_and_letter(v) or _random_letters(v.rstrip(".,;:")))
             and not _VERSION.fullmatch(v.rstrip(".,;:"))
             and "://" not in v
         ),
-        ("secret", "token", "pass", "Secret", "Token", "Pass"),
+        ("secret", "token", "pass", "Secret", "Token", "Pass", *_SECRET_WORDS_CJK),
     ),
     _Valued(
         "password",  # AUTH at a Redis prompt: "10.8.3.21:6379> AUTH default X", "redis> AUTH X"
@@ -1277,6 +1324,39 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
     return looks_random(v, strict=strict)
 
 
+#: A literal given as the default of a lookup: the value used when the environment or a
+#: configuration lacks the name -- ``System.getenv("KEY_PW") ?: "…"`` (Gradle, Kotlin),
+#: ``os.getenv("DB_PASSWORD", "…")``, ``process.env.JWT_SECRET || "…"``,
+#: ``ENV.fetch("GH_TOKEN", "…")``, ``env("DB_PASSWORD", "…")`` (Laravel), ``?? "…"``.
+_DEFAULT_ARG = re.compile(
+    r"(?i:getenv|environ\.get|getproperty|findproperty|fetch|env|get|getordefault|getstring"
+    r"|lookupenv|config)[ \t]{0,2}\([ \t]{0,2}[\"']([\w.-]{2,64})[\"'][ \t]{0,2},[ \t]{0,2}"
+    r"[\"']([^\"'\n]{3,256})[\"']"
+)
+_FALLBACK = re.compile(r"(?:\?:|\|\||\?\?|(?<![\w-])or(?![\w-]))[ \t]{0,4}[\"']([^\"'\n]{3,256})[\"']")
+_LINE_NAME = re.compile(r"[A-Za-z_][\w.-]{1,63}")
+
+
+def _defaults(text: str) -> Iterator[tuple[int, int, str]]:
+    """The literal a secret's lookup falls back on: the lookup's default argument when the
+    name looked up is a secret's, and a literal after ``?:``, ``||``, ``??`` or ``or``
+    when a name on its line before it is (the key assigned, or the one looked up)."""
+    if "(" in text:
+        for m in _DEFAULT_ARG.finditer(text):
+            named = _name_kind(m.group(1))
+            if named and _value_counts(named[0], m.group(2), True, named[1], env=True):
+                yield m.start(2), m.end(2), named[0]
+    if not ("?" in text or "||" in text or " or " in text):
+        return
+    for m in _FALLBACK.finditer(text):
+        line = text.rfind("\n", 0, m.start()) + 1
+        for n in _LINE_NAME.finditer(text, max(line, m.start() - 160), m.start()):
+            named = _name_kind(n.group())
+            if named and _value_counts(named[0], m.group(1), True, named[1], env=True):
+                yield m.start(1), m.end(1), named[0]
+                break
+
+
 def _assignments(text: str) -> list[tuple[int, int, str]]:
     """``(start, end, kind)`` of each value assigned to a secret-named key."""
     out: list[tuple[int, int, str]] = []
@@ -1393,6 +1473,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
         spans.append((start, end))
         start = m.end() if m else len(text)
     named_before = False
+    pw_chain = False  # the secret the sentences before name is a password
     public = _public_blocks(text)
     for start, end in spans:
         named = _SECRET_SENTENCE_WORD.search(text, start, end) is not None
@@ -1421,19 +1502,25 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                     v = t.group(1).rstrip(_TRAILING)
                     if _new_password(v):
                         gave = True
-                        yield t.start(1), t.start(1) + len(v), "secret"
+                        # a password's when the sentences naming it say so
+                        said_pw = pw_chain or _PASSWORD_WORD.search(text, start, end) is not None
+                        yield t.start(1), t.start(1) + len(v), "password" if said_pw else "secret"
         named_before = (named or gave) and not said_public
+        pw_chain = named_before and (pw_chain or _PASSWORD_WORD.search(text, start, end) is not None)
 
 
 #: A label that is not a secret's, right before a value: the value is that label's.
 _OTHER_LABEL = re.compile(
     r"(?:(?i:ssid|user(?:[ _-]?name)?|login(?:[ _-]?id)?|account|id|host(?:name)?|server"
     r"|name|network|email|e-mail)|ユーザー名?|ユーザーID|ログインID|アカウント|ネットワーク名?|名前"
-    r"|用户名?|账号|帳號|账户|帳戶|名称|名稱|网络名?|邮箱)[ \t]{0,2}(?:是|は|为|為|:|：|=|(?i:is))?"
+    r"|用户名?|账号|帳號|账户|帳戶|名称|名稱|网络名?|邮箱"
+    # a record's number: 物件番号 R-2025-0417, 订单编号, order no. (暗証番号 is a PIN's)
+    r"|(?<!暗証)番号|编号|編號|单号|單號|(?i:no\.|number|order|invoice|ticket|ref))"
+    r"[ \t]{0,2}(?:是|は|为|為|:|：|=|(?i:is))?"
     r"[ \t]{0,2}[「『\"']?$"
 )
 _PASSWORD_WORD = re.compile(
-    r"(?i:password|passwd|passphrase|pass[ -]?code)|パスワード|パスフレーズ|暗証|密码|密碼|口令"
+    r"(?i:password|passwd|passphrase|pass[ -]?code)|" + "|".join(_PASSWORD_WORDS_CJK)
 )
 #: A run of printable ASCII standing alone in a sentence (after a space, a CJK mark or
 #: the start; before a space, CJK or the end).
@@ -1471,7 +1558,8 @@ _ZH_DIGITS = dict(zip("零〇一二三四五六七八九", "00123456789", strict
 
 #: The spoken words, longest first (a space inside one is any run of blanks).
 _NAMED_CHAR = "|".join(
-    re.escape(k).replace(r"\ ", r"[ \t]+") for k in sorted(_SPOKEN_WORDS, key=len, reverse=True)
+    re.escape(k).replace(r"\ ", r"[ \t]+")
+    for k in sorted({*_SPOKEN_WORDS, *_KANA_LETTERS}, key=len, reverse=True)
 )
 _CASE_EN = r"capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big"
 _CASE_CJK = r"大写|小写|大寫|小寫|大文字の?|小文字の?"
@@ -1495,8 +1583,12 @@ _SPOKEN_ONE = re.compile(
 _SPOKEN_GAP = r"(?:[ \t]*+[,，、][ \t]*+|[ \t]++)"
 #: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
 _SPELLED = re.compile(
-    rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{5,41}}+"
+    rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{4,41}}+"
 )
+#: What a dictation goes on with after its spoken characters: pinyin syllables and figures
+#: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
+_SPELLED_TAIL = re.compile(r"(?:[ \t]{1,3}(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8})(?![\w]))*+")
+_KANA_LETTER = re.compile("|".join(sorted(_KANA_LETTERS, key=len, reverse=True)))
 
 
 def _spelled(text: str) -> Iterator[tuple[int, int]]:
@@ -1505,8 +1597,14 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
     six spoken characters in a row, at least one a letter said with its case."""
     for m in _SPELLED.finditer(text):
         run = m.group(0)
-        if _CASED.search(run) and _PASSWORD_WORD.search(text, max(0, m.start() - 300), m.start()):
-            yield m.start(), m.end()
+        if not (_CASED.search(run) or len(_KANA_LETTER.findall(run)) >= 3):
+            continue  # a letter said with its case, or letters said by their names (エス、ユー)
+        if not _PASSWORD_WORD.search(text, max(0, m.start() - 300), m.start()):
+            continue
+        tail = _SPELLED_TAIL.match(text, m.end())
+        end = tail.end() if tail else m.end()
+        if len(_SPOKEN_ONE.findall(run)) + len(text[m.end() : end].split()) >= 6:
+            yield m.start(), end
 
 
 def spelled_value(run: str) -> str:
@@ -1525,6 +1623,8 @@ def spelled_value(run: str) -> str:
             out.append(letter.upper() if upper else letter.lower())
         elif low in _SPOKEN_WORDS:
             out.append(_SPOKEN_WORDS[low])
+        elif word in _KANA_LETTERS:
+            out.append(_KANA_LETTERS[word])  # エス with no case said: as it is typed, small
         elif all(c in _ZH_DIGITS for c in word):
             out.append("".join(_ZH_DIGITS[c] for c in word))
         elif len(word) == 1 and word.isascii() and word.isalnum():
@@ -1571,8 +1671,10 @@ def _new_password(v: str) -> bool:
 
 #: Words that make a hex string a digest or an identifier, not a key.
 _DIGEST_WORD = re.compile(
-    r"(?i:sha-?\d|md5|hash|checksum|digest|fingerprint|commit|serial|[_ -]id\b|\bid\b|uuid)"
-    r"|校验|哈希|指纹|摘要|序列号|ハッシュ|チェックサム|指紋|フィンガープリント|シリアル"
+    r"(?i:sha-?\d|md5|hash|checksum|digest|fingerprint|commit|serial|[_ -]id\b|\bid\b|uuid"
+    # a request's signature (x-line-signature, X-Hub-Signature): a digest of one body
+    r"|signature)"
+    r"|校验|哈希|指纹|摘要|序列号|ハッシュ|チェックサム|指紋|フィンガープリント|シリアル|签名|署名"
 )
 _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 #: "The new one is X", 今は X です, 新しいのは X, 现在是 X, 改成 X: a value given as a
@@ -1594,7 +1696,7 @@ _PART_GIVEN = re.compile(
 )
 
 
-_TOKEN_WORD = re.compile(r"(?i:token)|トークン|令牌")
+_TOKEN_WORD = re.compile(r"(?i:token)|トークン|令牌|ストリームキー|金钥|金鑰|推流码|串流码|直播码")
 
 
 def _sentence_kind(text: str, start: int, end: int) -> str:
@@ -1661,9 +1763,9 @@ _KEY_BYTES = re.compile(
 #: A value in quotation marks right after a secret's name, spaces and all: 'the application
 #: password "2wN3 Prl6 PaY9 8O7o Uk5P MCc5"', パスワードは「…」, 密码是“…”.
 _QUOTED_SECRET = re.compile(
-    r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key)|パスワード|パスコード"
-    r"|暗証番号|合言葉|密码|密碼|口令|令牌|トークン)"
-    r"[^\n\"“「『'`]{0,24}?[\"“「『'`]([^\n\"”」』'`]{10,80})[\"”」』'`]"
+    r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key|stream[ \t]?key)|"
+    + "|".join(_SECRET_WORDS_CJK)
+    + r")[^\n\"“「『'`]{0,24}?[\"“「『'`]([^\n\"”」』'`]{10,80})[\"”」』'`]"
 )
 
 
@@ -1720,8 +1822,10 @@ def _login_pairs(text: str) -> Iterator[tuple[int, int]]:
 #: the value alone to the line's end.
 _LABEL_LINE = re.compile(
     r"(?im)^[ \t]*[^\n:：=]{0,30}?(?:(?P<pw>\b(?:pw|pwd|passwd|password|passphrase|pin)\b"
-    r"|パスワ[ー一]ド|暗証番号|密码|密碼|口令)"
-    r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|密钥|密鑰))"
+    r"|" + "|".join(_PASSWORD_WORDS_CJK) + r")"
+    r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|"
+    + "|".join(_KEY_WORDS_CJK)
+    + r"))"
     r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?[ \t]*[:：][ \t]*([!-~ー−‐–—]{6,64})[ \t]*$"
 )
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{10,64}")
@@ -1745,7 +1849,7 @@ def _label_lines(text: str) -> Iterator[tuple[int, int]]:
 #: A password named at a sentence's end and given as the next sentence opens: "管理画面の
 #: パスワードも書いておきます。SakuraDc-2064jh です", "the admin password. Kp9v…".
 _NAMED_THEN_GIVEN = re.compile(
-    r"(?:パスワード|暗証番号|密码|密碼|口令|(?i:password|passcode|passphrase))"
+    r"(?:(?i:password|passcode|passphrase)|" + "|".join(_PASSWORD_WORDS_CJK) + r")"
     r"[^\n。！？!?]{0,80}?(?:[。！？!?]|\.(?=\s)|…)[ \t\u3000]{0,4}"
     r"(?:[^\n。！？!?:：]{0,30}[:：][ \t]{0,4})?([!-~]{8,64}?)"
     r"(?=[ \t\u3000]*(?:です|だよ|だ|ね|よ|。|！|（|\(|\n|$|\.(?:\s|$)))"
@@ -1759,6 +1863,44 @@ def _named_then_given(text: str) -> Iterator[tuple[int, int]]:
         v = m.group(1).rstrip(_TRAILING)
         if _password_like(v):
             yield m.start(1), m.start(1) + len(v)
+
+
+#: A settings screen's label on its own line and the value alone on the next (a copy
+#: button's word after it): "Stream key\n78hz-r3uw-1pot-p09q-stii    Copy", 串流金钥 … 复制,
+#: an OCR of a console. The label is short and names a secret; a public one is no secret's.
+_LABEL_ABOVE = re.compile(
+    r"(?im)^[^\n]{0,40}?(?:(?<![\w-])(?:password|passphrase|passcode|secret|token|api[ _-]?key"
+    r"|stream[ _-]?key|access[ _-]?key|private[ _-]?key|auth[ _-]?code)|"
+    + "|".join(_SECRET_WORDS_CJK)
+    + r")[^\n]{0,30}\r?\n(?:[ \t]*\r?\n)?[ \t]{0,8}([!-~]{12,128}+)(?:[ \t]{2,}[^\s]{1,12})?[ \t]*\r?$"
+)
+_PUBLIC_LABEL = re.compile(
+    r"(?i:public|publishable|\bid\b|client[ _-]?id|key[ _-]?id|url|uri|host|server|expire|type)"
+    r"|公开|公開|公钥|公鑰|公開鍵|网址|網址|地址|サーバー|有効期限|过期|過期"
+)
+
+
+#: A line that assigns or lists (12:PASSWORD_MIN_LENGTH=12, a grep's hit): no lone value.
+_SETTING_MARK = re.compile(r"[:=,;]")
+
+
+def _labels_above(text: str) -> Iterator[tuple[int, int]]:
+    """The value on the line after a label line that names a secret: letters and digits,
+    twelve or more, no URL or path; a label that says public, an id or an address names
+    another thing."""
+    if "\n" not in text:
+        return
+    for m in _LABEL_ABOVE.finditer(text):
+        v = m.group(1)
+        label = text[text.rfind("\n", 0, m.start(1) - 1) + 1 : m.start(1)]
+        if _PUBLIC_LABEL.search(label) or _SAID_PUBLIC.search(label):
+            continue
+        if "://" in v or "/" in v.strip("/") and not _generated(v) or _placeholder(v):
+            continue
+        if _CLOCK.search(v) or _VERSION.fullmatch(v) or _SETTING_MARK.search(v.rstrip("=")):
+            continue
+        if (_has_digit_and_letter(v) and len(v) >= 16 and not _HOST_NAME.fullmatch(v)) or _generated(v):
+            yield m.start(1), m.end(1)
 
 
 def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
@@ -1922,13 +2064,16 @@ _DIGEST_PREFIX = re.compile(
 
 #: Keys that are public by design, meant to be shipped in a web page: Stripe's publishable
 #: keys (pk_live_, pk_test_), Mapbox's public tokens (pk.eyJ…) and Datadog's browser
-#: client tokens (pub…), RevenueCat's SDK keys (appl_…). Never redacted.
+#: client tokens (pub…), RevenueCat's SDK keys (appl_…), PostHog's project keys (phc_…).
+#: Never redacted.
 _PUBLIC = re.compile(
     r"pk_(?:live|test)_[A-Za-z0-9]{16,247}|pk\.eyJ[A-Za-z0-9_-]{10,400}\.[A-Za-z0-9_-]{10,200}"
     # a Datadog browser client token: made to be shipped in a web page's JavaScript
     r"|pub[0-9a-f]{32}"
     # RevenueCat's public SDK keys, one per store: compiled into every copy of the app
     r"|(?:appl|goog|amzn|strp|rcb)_[A-Za-z0-9]{20,40}"
+    # PostHog's project keys: written into the app or the page to send events
+    r"|phc_[A-Za-z0-9]{32,48}"
     # Stripe's object ids (an invoice, a charge, a customer, an event …): references to
     # records, printed on receipts and in dashboards; the keys are sk_/rk_/whsec_
     r"|(?<![A-Za-z0-9_])(?:in|ch|cus|pi|sub|price|prod|evt|txn|re|po|acct|cs|seti|pm|ii|il|si|py)"
@@ -1979,8 +2124,9 @@ def _long_hex(token: str) -> bool:
 
 def _plain_text(decoded: str) -> bool:
     """Whether decoded bytes read as text a person or a config file writes: mostly letters,
-    spaces and the punctuation of key=value lines, in words of two letters and more."""
-    letters = sum(c.isalpha() or c in " \n\t=_-.:,/" for c in decoded)
+    spaces and the punctuation of key=value lines and of JSON, in words of two letters and
+    more."""
+    letters = sum(c.isalpha() or c in " \n\t=_-.:,/\"{}[]" for c in decoded)
     return letters >= 0.85 * len(decoded) and len(_WORDS.findall(decoded)) >= 2
 
 
@@ -2323,8 +2469,15 @@ def _remember(
     parts *dropped*, so a later text that repeats one can be redacted."""
     for f in found:
         raw = text[f.start : f.end]
-        if len(raw) >= 6 or (len(raw) >= _SHORT_KNOWN and raw.isdigit()):
-            seen.setdefault(raw, f.kind)  # a PIN (1937) too: found again as a whole number
+        short = len(raw) >= _SHORT_KNOWN and (raw.isdigit() or _has_digit_and_letter(raw))
+        if _a_word(raw) and _wordy(raw):
+            continue  # a word a rule took for a value ("Snowflake"): prose says it too
+        if len(raw) >= 6 or short:
+            # a PIN (1937) and a share link's code (k7xq) too: found again as a whole token
+            seen.setdefault(raw, f.kind)
+            bare = raw.strip("\"'`")
+            if bare != raw and len(bare) >= 6:
+                seen.setdefault(bare, f.kind)  # a quoted value: without its quotes too
             if _SPELLED.fullmatch(raw) and len(said := spelled_value(raw)) >= 6:
                 seen.setdefault(said, f.kind)  # read aloud, then written out (`Fr7@nQ3…`)
             for view in views(raw):
@@ -2657,6 +2810,7 @@ class SecretRules:
                     end = m.end(g) - _trailing(m.group(g))
                     ranked.append((_VALUED_RANK + i, m.start(g), end, valued.kind))
         ranked += [(_ASSIGNED, s, e, k) for s, e, k in _assignments(text)]
+        ranked += [(_ASSIGNED, s, e, k) for s, e, k in _defaults(text)]
         ranked += [(_ASSIGNED + 1, s, e, k) for s, e, k in _containers(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in self._encoded(text)]
         ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _code_lines(text)]
@@ -2670,6 +2824,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _labels_above(text)]
         if said & _SENTENCE_KEYS:
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_after_name(text)]
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _named_then_given(text)]

@@ -62,6 +62,9 @@ class Item:
     #: the journal's text with this value taken out: a run of the *decoded* value that the
     #: journal also says elsewhere (the user name of a base64 ``user:token``) proves nothing
     context: str = ""
+    #: every journal of the corpus with this value taken out: a window of plain letters
+    #: that it also says (/services beside service.json) is a word, not a leak
+    corpus: str = ""
     leaks: set[str] = field(default_factory=set)
 
     def forms(self, common: str) -> set[str]:
@@ -87,13 +90,17 @@ class Item:
                     continue
                 if n and w in self.context:
                     continue
+                if _WORDLIKE.fullmatch(w) and w in self.corpus:
+                    continue  # a word the journal also says elsewhere (/services, service.json)
                 out.add(w)
         return {f for f in out if f}
 
 
 _BOILERPLATE = re.compile(
-    r"-----|BEGIN|PRIVATE|KEY-|https?:|://|LS0|S0t|0tL|LS1|tLS|RUdJT|FTkQ|\\[nr\\]|\n|\s"
+    r"----|BEGI|EGIN|PRIVATE|KEY-|https?:|:/|LS0|S0t|0tL|LS1|tLS|RUdJT|FTkQ|\\[nr\\]|\n|\s"
 )
+#: a window of plain letters and slashes: a word, not a random run
+_WORDLIKE = re.compile(r"[/a-z]+")
 
 
 def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]]]:
@@ -113,7 +120,9 @@ def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]
                     bool(rec.get("whole_only")),
                 )
             )
+    everything = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in journals)
     for it in items:
+        it.corpus = everything.replace(it.value, "")
         path = root / it.file
         if it.decoded and it.file and path.is_file():
             it.context = path.read_text(encoding="utf-8", errors="replace").replace(it.value, "")

@@ -572,6 +572,10 @@ def test_the_distillers_own_tag_is_taken_off_and_the_candidate_survives():
         ("[USER] アーカイブの置き場所は任せるよ、いい感じにして", "entrusted"),
         ("[USER] 以后备份我保证每周五自己检查一次", "commitment"),
         ("[TOOL] ERROR: restic snapshot failed: repository is locked", "landmine"),
+        # a harm that happened, and a restriction, are warnings too
+        ("[USER] the app password leaked into the CI log because I had printenv on", "landmine"),
+        ("[USER] 振込の承認は私だけがやるので、API連携は参照系のみにしてください", "landmine"),
+        ("[USER] 上次误删了整个素材库，以后备份目录仅我自己能动", "landmine"),
     ],
 )
 def test_a_claim_tag_stands_when_a_quote_of_its_class_says_it(quote, tag):

@@ -310,6 +310,16 @@ _PATHOLOGICAL = [
     "提取码: ",
     "password… ok: ",
     "なな、",
+    'getenv("A_PASSWORD", "',
+    'PASSWORD = x ?: "ab1',
+    " or || ?? ",
+    "Stream key\n",
+    "串流金钥\nab12cd34ef56gh78 ",
+    "a:b1c2d3e4f5@",
+    "1:requirepass ",
+    "エス、ユー、",
+    "パスワード 大写Q 小写w lan ",
+    "'Authorization': 'A B=\\\"",
 ]
 
 
