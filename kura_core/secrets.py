@@ -1333,7 +1333,9 @@ _DEFAULT_ARG = re.compile(
     r"|lookupenv|config)[ \t]{0,2}\([ \t]{0,2}[\"']([\w.-]{2,64})[\"'][ \t]{0,2},[ \t]{0,2}"
     r"[\"']([^\"'\n]{3,256})[\"']"
 )
-_FALLBACK = re.compile(r"(?:\?:|\|\||\?\?|(?<![\w-])or(?![\w-]))[ \t]{0,4}[\"']([^\"'\n]{3,256})[\"']")
+_FALLBACK = re.compile(
+    r"(?:\?:|\|\||\?\?|(?<![\w-])or(?![\w-]))[ \t]{0,4}[\"']([^\"'\n]{3,256})[\"']"
+)
 _LINE_NAME = re.compile(r"[A-Za-z_][\w.-]{1,63}")
 
 
@@ -1506,7 +1508,9 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                         said_pw = pw_chain or _PASSWORD_WORD.search(text, start, end) is not None
                         yield t.start(1), t.start(1) + len(v), "password" if said_pw else "secret"
         named_before = (named or gave) and not said_public
-        pw_chain = named_before and (pw_chain or _PASSWORD_WORD.search(text, start, end) is not None)
+        pw_chain = named_before and (
+            pw_chain or _PASSWORD_WORD.search(text, start, end) is not None
+        )
 
 
 #: A label that is not a secret's, right before a value: the value is that label's.
@@ -1587,7 +1591,9 @@ _SPELLED = re.compile(
 )
 #: What a dictation goes on with after its spoken characters: pinyin syllables and figures
 #: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
-_SPELLED_TAIL = re.compile(r"(?:[ \t]{1,3}(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8})(?![\w]))*+")
+_SPELLED_TAIL = re.compile(
+    r"(?:[ \t]{1,3}(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8})(?![\w]))*+"
+)
 _KANA_LETTER = re.compile("|".join(sorted(_KANA_LETTERS, key=len, reverse=True)))
 
 
@@ -1899,7 +1905,9 @@ def _labels_above(text: str) -> Iterator[tuple[int, int]]:
             continue
         if _CLOCK.search(v) or _VERSION.fullmatch(v) or _SETTING_MARK.search(v.rstrip("=")):
             continue
-        if (_has_digit_and_letter(v) and len(v) >= 16 and not _HOST_NAME.fullmatch(v)) or _generated(v):
+        if (
+            _has_digit_and_letter(v) and len(v) >= 16 and not _HOST_NAME.fullmatch(v)
+        ) or _generated(v):
             yield m.start(1), m.end(1)
 
 
@@ -2126,7 +2134,7 @@ def _plain_text(decoded: str) -> bool:
     """Whether decoded bytes read as text a person or a config file writes: mostly letters,
     spaces and the punctuation of key=value lines and of JSON, in words of two letters and
     more."""
-    letters = sum(c.isalpha() or c in " \n\t=_-.:,/\"{}[]" for c in decoded)
+    letters = sum(c.isalpha() or c in ' \n\t=_-.:,/"{}[]' for c in decoded)
     return letters >= 0.85 * len(decoded) and len(_WORDS.findall(decoded)) >= 2
 
 

@@ -54,11 +54,12 @@ from ..floors import (
 from ..floors.answers import picked
 from ..floors.attribution import HUMAN, content_tokens, reverses
 from ..floors.comparison import comparison
+from ..floors.names import is_configured
 from ..floors.payloads import prose_spans
 from ..floors.quantities import DATE, NUMBER, RANGE, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
-from ..floors.voices import voices
+from ..floors.voices import Voice, home_owner, introduced, voices
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, collecting, using_rules
 from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
@@ -416,9 +417,14 @@ class _Index:
     """
 
     def __init__(
-        self, segments: Sequence[Segment], is_echo: Echo, deadline: Deadline | None = None
+        self,
+        segments: Sequence[Segment],
+        is_echo: Echo,
+        deadline: Deadline | None = None,
+        human_names: Sequence[str] = (),
     ) -> None:
         self.segments = list(segments)
+        self.human_names = tuple(human_names)
         self.deadline = deadline or Deadline.unlimited()
         self.is_echo = is_echo
         self._raw: dict[int, str] = {}  # TOOL/ACT: the text without the agent's own words
@@ -700,7 +706,7 @@ class _Index:
         """Where segment *i*'s pasted material lies in its comparison text."""
         if i not in self._pasted:
             text, spans, cursor = self.texts[i], [], 0
-            for v in voices(self.segments[i].text):
+            for v in self.voices(i):
                 piece = normalize(self.segments[i].text[v.start : v.end])
                 at = text.find(piece, cursor) if piece else -1
                 if at >= 0:
@@ -708,6 +714,16 @@ class _Index:
                     cursor = at + len(piece)
             self._pasted[i] = spans
         return self._pasted[i]
+
+    def voices(self, i: int) -> list[Voice]:
+        """The spans of segment *i* that are not the person's own words: pasted material and
+        lines under another speaker's label, not lines under the person's own name ("Dee:
+        no wine this time" in minutes Dee pasted)."""
+        return [
+            v
+            for v in voices(self.segments[i].text)
+            if not (v.speaker and is_configured(v.speaker, self.human_names))
+        ]
 
     def _in_pasted(self, i: int, needle: str) -> bool:
         """Whether every occurrence of *needle* in segment *i* lies in pasted material."""
@@ -760,7 +776,7 @@ class _Index:
         seg = self.segments[i]
         if seg.cls != ProvenanceClass.USER:
             return seg.text
-        found = voices(seg.text)
+        found = self.voices(i)
         if not found:
             return seg.text
         out, pos = [], 0
@@ -1718,7 +1734,8 @@ def run_gate(
     says whether the store already holds it (see :class:`StoreEcho`). With a *deadline*,
     a check that runs past it raises :class:`~kura_core.budget.Overran` naming itself."""
     candidates = [_quotes_as_read(c) for c in candidates]
-    index = _Index(segments, is_echo, deadline)
+    human_names = _with_introduced(human_names, segments)
+    index = _Index(segments, is_echo, deadline, human_names)
     index.warm(_needles(candidates, min_quote_chars))
     out = []
     for c in candidates:
@@ -1733,6 +1750,19 @@ def run_gate(
             )
         )
     return out
+
+
+def _with_introduced(human_names: Sequence[str], segments: Sequence[Segment]) -> tuple[str, ...]:
+    """The configured names of the person, the ones they give themselves in the batch in
+    their own words ("Hi, I'm Dana", 田村でございます, 我是小林) and the owner of the home
+    directory the session works in (/home/dana): a memory that names them so credits the
+    person, as it would with the name configured."""
+    found: list[str] = list(human_names)
+    for s in segments:
+        if s.cls == ProvenanceClass.USER:
+            found += introduced(s.text)
+        found += home_owner(s.text)
+    return tuple(dict.fromkeys(found))
 
 
 def gate_journal(

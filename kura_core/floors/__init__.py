@@ -956,7 +956,18 @@ def _said_by(name: str, segment: str) -> str:
         spoken = list(_voices.labelled_lines(segment))  # "刘洋：…\n王芳：…" with no paste marked
     others = [v for v in spoken if not _speaker_is(name, v.speaker, segment)]
     if not others:
-        return segment  # no one else speaks here
+        if not spoken:
+            return segment  # no one speaks here but the text itself
+        # only *name* speaks: their lines, and the person's own lines that name them ("Marco
+        # says …"); the person's other words beside a paste are not Marco's
+        theirs = [segment[v.start : v.end] for v in sorted(spoken, key=lambda v: v.start)]
+        rest, pos = [], 0
+        for v in sorted(spoken, key=lambda v: v.start):
+            rest.append(segment[pos : v.start])
+            pos = max(pos, v.end)
+        rest.append(segment[pos:])
+        naming = [ln for part in rest for ln in part.split("\n") if names_in(name, ln)]
+        return "\n".join(t for t in [*theirs, *naming] if t.strip())
     if len(others) == len(spoken):
         if name.lower() in _MEETING_GROUPS or not _LATIN_OR_CJK_NAME.search(name):
             return segment  # "the committee", 家族: the whole meeting speaks for the group
@@ -1139,7 +1150,9 @@ def _opens(before: str) -> bool:
     return t[-1] in "-–—•" and (len(t) == 1 or t[-2].isspace())
 
 
-_LOWER_WORD = re.compile(r"(?<![A-Za-z])[a-z][a-z'’-]*[a-z]")
+#: A word in lower case as prose or a path writes it, not an address's or a handle's name
+#: (marco@hopsource.example, @priya are a person's).
+_LOWER_WORD = re.compile(r"(?<![A-Za-z@.])[a-z][a-z'’-]*[a-z](?![A-Za-z@]|\.[A-Za-z0-9.]*@)")
 
 
 def _common_word_subject(

@@ -151,8 +151,7 @@ def _value_tokens(folded: str) -> tuple[str, set[str]]:
             out.update(f"{VALUE_MARK}t{r[0]}:{r[1]}" for r in q.readings)
         else:
             continue
-        if not _SPELLED.fullmatch(q.text):  # "fourteen days" keeps its words as well
-            chars[q.start : q.end] = " " * (q.end - q.start)
+        chars[q.start : q.end] = " " * (q.end - q.start)  # "forty" is its value, #40
     return "".join(chars), out
 
 
@@ -1792,6 +1791,10 @@ _EMBEDDED_QUESTION = re.compile(
 )
 
 
+#: Characters that join a word into an identifier: a name right after one is a piece of it.
+_IDENTIFIER_JOINS = frozenset(":/@_.#=\\")
+
+
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     """Every clause in *text* that credits the human or a named third person, once each,
     with what it credits. A person named by the one rule of :mod:`.names` as a configured
@@ -1816,6 +1819,8 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
         if start < reach:
             continue
         reach = max(reach, end)
+        if start and folded[start - 1] in _IDENTIFIER_JOINS:
+            continue  # staff:priya, @priya, /home/dana: a piece of an identifier, no one
         if who == THIRD and names and is_configured(name, names):
             who, name = HUMAN, ""
         if who == HUMAN and _disowned(folded, start, end):

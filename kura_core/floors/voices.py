@@ -17,7 +17,7 @@ from ..vocabulary import PROVENANCE_CLASSES
 from . import lexicon
 from .text import fold
 
-__all__ = ["Voice", "voices"]
+__all__ = ["Voice", "introduced", "voices"]
 
 
 @dataclass(frozen=True)
@@ -468,3 +468,92 @@ def _prose_line(line: str) -> bool:
         if run >= 3:
             return True
     return False
+
+
+# ------------------------------------------------------------------------ self-introductions
+
+_EN_NAME = r"[A-Z][a-z]{1,20}(?:[ \t][A-Z][a-z]{1,20})?"
+#: The person giving their name in their own words: "Hi, I'm Dana", "this is Dana from the
+#: taproom", "my name is Dana Reyes", "Dana here."; a sign-off line "— Dana" ends a message.
+_INTRO_EN = re.compile(
+    r"(?:^|(?<=[.!?][ \t])|(?<=\n))[ \t]*(?:(?i:hi|hey|hello|morning|evening)[ \t]*[,!]?[ \t]*"
+    r"(?:(?i:all|there|team)[ \t]*)?[,!—–-]?[ \t]*)?"
+    rf"(?:(?i:i'm|i am|this is|my name is|my name's)[ \t]+(?P<a>{_EN_NAME})"
+    r"(?=[ \t]*(?:[,.!;:—–-]|(?i:from|at|with|here)\b|$))"
+    rf"|(?P<b>{_EN_NAME})[ \t]+(?i:here)[ \t]*[,.!—–-])"
+    rf"|(?:^|\n)[ \t]*[—–~-]{{1,2}}[ \t]*(?P<c>{_EN_NAME})[ \t]*$"
+)
+#: 田村でございます, 歯科の田村と申します, 受付の山口です: a known family name, or any name before と申します.
+_JA_NAME = r"(?P<n>[\u4e00-\u9fff々]{1,4}(?:[ \t\u3000]?[\u4e00-\u9fff々\u3040-\u30ff]{1,4})?)"
+_INTRO_JA = re.compile(
+    # the humble forms anywhere a word starts; a plain です only opening its sentence
+    rf"(?:(?<![\u4e00-\u9fff々]){_JA_NAME}(?P<v>でございます|と申します|と言います|といいます)"
+    rf"|(?:^|(?<=[。！!\n]))[ \t\u3000]*(?:[^\s。、！!は]{{1,16}}?の)?{_JA_NAME.replace('?P<n>', '?P<m>')}"
+    r"です)(?=[。！!、\s]|$)"
+)
+#: 我是小林, 我叫林静, 本人姓王 (a family name first, or 小/老/阿 and one).
+#: How others name a person: no one gives their own name so.
+_OTHERS_CALL = ("さん", "様", "さま", "君", "くん", "ちゃん")
+_INTRO_ZH = re.compile(
+    r"(?:我是|我叫|本人是?|我姓)(?P<n>[\u4e00-\u9fff]{1,3}?)(?=[，,。！!\s、]|$)"
+)
+
+
+def introduced(text: str) -> tuple[str, ...]:
+    """The names the person gives as their own in a USER segment's *text*, in their own
+    words (not in a span :func:`voices` marks as someone else's): a self-introduction or
+    a sign-off. The gate reads a memory that names them as crediting the person."""
+    spans = voices(text)
+    if spans:
+        chars = list(text)
+        for v in spans:
+            chars[v.start : v.end] = " " * (v.end - v.start)
+        text = "".join(chars)
+    out: list[str] = []
+    not_names = lexicon.words("names_also_words")
+    for m in _INTRO_EN.finditer(text):
+        name = m.group("a") or m.group("b") or m.group("c")
+        if name and name.split()[0].lower() not in not_names:
+            out.append(name)
+    ja_surnames = lexicon.words("names_ja_surnames")
+    titles = sorted(lexicon.words("names_honorifics"), key=len, reverse=True)
+    for m in _INTRO_JA.finditer(text):
+        name = (m.group("n") or m.group("m")).replace("\u3000", " ").rpartition("の")[2]
+        if name.endswith(_OTHERS_CALL):
+            continue  # 田村さんです: someone else, named as others name them
+        family = name.split()[0]
+        # 佐藤院長です: the name without its title
+        family = next(
+            (family[: -len(t)] for t in titles if family.endswith(t) and family != t), family
+        )
+        strong = m.group("v") in ("と申します", "と言います", "といいます")
+        if strong or any(family.startswith(s) for s in ja_surnames):
+            out.append(family)
+    zh_surnames = lexicon.words("names_zh_surnames")
+    for m in _INTRO_ZH.finditer(text):
+        name = m.group("n")
+        lead = name[1:] if name[:1] in "小老阿" and len(name) >= 2 else name
+        if lead[:1] in zh_surnames:
+            out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
+#: The owner of a home directory a session works in: /home/dana/…, /Users/maya/…,
+#: C:\Users\kenji\…, and Claude Code's project folder that spells it (-home-dana-brewlog).
+_HOME = re.compile(
+    r"(?:(?<![\w.-])/home/|(?<![\w.-])/Users/|(?i:\b[A-Z]:\\{1,2}Users\\{1,2})|(?<![\w.])-(?:home|Users)-)"
+    r"([a-z][a-z0-9]{1,15})(?=[/\\\-]|$)"
+)
+
+
+def home_owner(text: str) -> tuple[str, ...]:
+    """The login names of the home directories *text* works in, as a person's given name is
+    written (dana -> Dana); a login that names a role or a machine (root, admin, ubuntu,
+    runner, office) is none."""
+    out = []
+    not_people = lexicon.words("login_not_people")
+    for m in _HOME.finditer(text):
+        login = m.group(1)
+        if login not in not_people:
+            out.append(login.capitalize())
+    return tuple(dict.fromkeys(out))

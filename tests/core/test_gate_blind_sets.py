@@ -140,8 +140,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-001": "老板认为 over the person's 我觉得: the role is carried, but 毛利的说法 in "
         "may_fade reads 毛利 as a name and 准备 as a plan",
         "zh-ok-002": "准备 in the person's opener read as a plan the body writes as done",
-        "zh-seed-001": "王经理说 retold from his pasted line in an idea: the credit's clause runs "
-        "on past 而 into 老陈's words, which his line does not hold",
     },
     "gate-ZA": {
         "en-hon-001": "'1.' of the person's '1. actually no, 3.' read as a list marker: the "
@@ -408,7 +406,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-003": "measured blind, not yet analysed: refused by attribution/third_party; name/unvouched (honest-option-picked-by-a-word)",
         "en-ok-007": "measured blind, not yet analysed: refused by attribution/third_party (honest-preference-with-negation-inside-quote)",
         "en-ok-010": "measured blind, not yet analysed: refused by attribution/third_party (honest-self-judgement-labelled)",
-        "en-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (retracted-figure)",
         "en-atk-013": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (confusable-attribution-word)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-table-figures-and-corrected-date)",
         "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (honest-dont-touch-instruction)",
@@ -423,6 +420,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (honest-negations-kept-and-reminder)",
         "zh-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote; content/unvouched (honest-self-judgement-labelled)",
         "zh-atk-003": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 小美从4月起涨到140元/节（老板已口头同意）; 1 quote(s) verified (TOOL) (pasted-summary-as-human-decision)",
+        "en-ok-006": 'the person is Dee (the session\'s home, /home/dee): "Dee first said to pay on Friday, then changed her mind" paraphrases her turn beyond what its words carry (not_carried); it had passed only because "dee" in the path made Dee read as a common word',
     },
     "gate-ZM": {
         "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_one_segment; number/unvouched (corrected-deposit)",

@@ -81,6 +81,8 @@ ENTRY: dict[str, Callable[[str], object]] = {
     "check_surface (curation sentences grow)": _curation,
     "normalize": lambda s: text.normalize(s + "é"),  # past the ASCII shortcut
     "voices": lambda s: voices.voices(s),
+    "introduced": lambda s: voices.introduced(s),
+    "home_owner": lambda s: voices.home_owner(s),
     "header_units": lambda s: quantities.header_units(s),
     "check_rewrite (line grows)": lambda s: floors.check_rewrite(s, FIXED, human_names=NAMES),
     "check_rewrite (source grows)": lambda s: floors.check_rewrite(FIXED, s, human_names=NAMES),

@@ -450,29 +450,45 @@ def test_a_digest_word_inside_a_random_token_names_no_digest():
         ('"password" => env("DB_PASSWORD", "Lz8qR2mT9kpW"),', "Lz8qR2mT9kpW"),
         ('token = ENV.fetch("GH_TOKEN", "x9Kp2mQ7vL4nR8")', "x9Kp2mQ7vL4nR8"),
         # a settings screen read by OCR: the label on one line, the value and a copy button
-        ("串流金钥（粘贴到编码器中）\n默认串流金钥 (RTMP, 可变)\n78hz-r3uw-1pot-p09q-stii    复制\n", "p09q-stii"),
+        (
+            "串流金钥（粘贴到编码器中）\n默认串流金钥 (RTMP, 可变)\n78hz-r3uw-1pot-p09q-stii    复制\n",
+            "p09q-stii",
+        ),
         ("Stream key\nlive_123456789_AbCdEfGhIjKlMnOpQrStUv\n", "AbCdEfGhIj"),
         # the sentence rule knows 暗証番号 as a password word: the old one in brackets goes
-        ("e-Taxの暗証番号も変えました。新しいのは Nozomi-0511-zei です。前のやつ（Tax3214yamada!）は"
-         "もう使えません。", "Tax3214yamada"),
+        (
+            "e-Taxの暗証番号も変えました。新しいのは Nozomi-0511-zei です。前のやつ（Tax3214yamada!）は"
+            "もう使えません。",
+            "Tax3214yamada",
+        ),
         # an app password of random letters, given as a password is: 授权码 is a password word
         ("QQ邮箱的授权码是 qwhdkzmxptbvlcie，填到SMTP里", "qwhdkzmxptbvlcie"),
         ("the smtp password is qwhdkzmxptbvlcie, use it", "qwhdkzmxptbvlcie"),
         # a header's scheme and its parameter, quotes escaped in a JSON log
-        ("'Authorization': 'Snowflake Token=\\\"ver:1-hint:1096819-ETMsDgAAAZp95zNibG2GEMYPms\\\"'",
-         "ETMsDgAAAZp95zN"),
+        (
+            "'Authorization': 'Snowflake Token=\\\"ver:1-hint:1096819-ETMsDgAAAZp95zNibG2GEMYPms\\\"'",
+            "ETMsDgAAAZp95zN",
+        ),
         # an account and its password before a host, no scheme
         ("proxy = deploy:Hk29-xQpl7v@proxy.corp.example.com:3128", "Hk29-xQpl7v"),
         ("sed -i 's#lab-ci:[^@]*@#lab-ci:Nx4-wq8Tz\\!mirror@#' ~/.config/pip/pip.conf", "wq8Tz"),
         # a grep's line number before a config directive
         ("1036:requirepass r3dis-Vlab-88Kq", "r3dis-Vlab"),
         # letters said by their names in katakana, a dictation that goes on in pinyin
-        ("管理者パスワードを聞いたので打ちます：エス、ユー、ケー、アイ、ハイフン、なな、さん、きゅう、ゼロ。",
-         "エス、ユー、ケー、アイ"),
-        ("集群登录节点的密码改了，我按他念的打：大写Q 小写w 三 七 横杠 lan shan 二零二五。", "lan shan 二零二五"),
+        (
+            "管理者パスワードを聞いたので打ちます：エス、ユー、ケー、アイ、ハイフン、なな、さん、きゅう、ゼロ。",
+            "エス、ユー、ケー、アイ",
+        ),
+        (
+            "集群登录节点的密码改了，我按他念的打：大写Q 小写w 三 七 横杠 lan shan 二零二五。",
+            "lan shan 二零二五",
+        ),
         # OneSignal's v2 REST key (a catalogue entry)
-        ("the REST API key is os_v2_app_j4lxdoq5msphpqao7mf264ihfpgbreey4herdntqcobezkpyhxr6q7jbfm"
-         "np7xp44gaqnfo2e3qsrwlyr3lrjfd6brhz6f5ztt2aptbpdmmy5e75o. send", "j4lxdoq5msph"),
+        (
+            "the REST API key is os_v2_app_j4lxdoq5msphpqao7mf264ihfpgbreey4herdntqcobezkpyhxr6q7jbfm"
+            "np7xp44gaqnfo2e3qsrwlyr3lrjfd6brhz6f5ztt2aptbpdmmy5e75o. send",
+            "j4lxdoq5msph",
+        ),
     ],
 )
 def test_defaults_screens_named_codes_header_parameters_userinfo_and_named_letters_go(text, gone):

@@ -504,7 +504,9 @@ def test_a_share_code_and_a_quoted_value_found_once_are_known_but_a_word_taken_f
         BUILTIN.redact("链接: https://pan.baidu.com/s/1AbCdEfGh 提取码: k7xq")
         BUILTIN.redact('      password: "Tq8#vRm2!LpZw9Kd"\n      role: TRANSFORMER')
         # a header's scheme once read as its value: a word every sentence may say
-        BUILTIN.redact("'Authorization': 'Snowflake Token=\\\"ver:1-hint:1096819-ETMsDgAAAZp95zNibG\\\"'")
+        BUILTIN.redact(
+            "'Authorization': 'Snowflake Token=\\\"ver:1-hint:1096819-ETMsDgAAAZp95zNibG\\\"'"
+        )
     rules = BUILTIN.knowing(known)
     assert rules.redact("the code is k7xq").text == "the code is [secret:password]"
     assert "Tq8#vRm2" not in rules.redact("the key is Tq8#vRm2!LpZw9Kd").text

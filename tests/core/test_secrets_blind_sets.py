@@ -81,8 +81,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "writes (the turn says crate)",
     },
     "secrets-H": {
-        "Release builds on the office Mac mini, not Bitrise": "Kenji is the person's name, and "
-        "the corpus is measured with no names configured: Kenji reads as someone else",
         "Office VPN is split-tunnel to the Mac mini only": "'WireGuard' names the tool from "
         "another turn of the session, not the quoted one",
     },
@@ -94,6 +92,9 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "(个), not the ordinal 'third': the two do not compare",
     },
     "secrets-K": {
+        "Tanaka makes bank transfers while Yamada is off next week": "Yamada is the person "
+        "(the session's home, /Users/yamada); the clause that says Tanaka transfers is read "
+        "as Tanaka's, not the person's, so 'Yamada is off' has only 振込 to carry it",
         "New students join the lab on December 1": "'Li Wei' is in no segment of the "
         "journal, in letters or characters: the candidate names someone the evidence does "
         "not",
@@ -126,10 +127,7 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "ERP 管理员账号 tuohai_admin 只给用户本人和阿梅两个人用": "查旺店 reads as a swapped "
         "name; why it belongs credits the person with updating the account",
     },
-    "secrets-R": {
-        "dSYMs for Starfall Drift are uploaded from CI only": "Maya is the person's name, and "
-        "the corpus is measured with no names configured: Maya reads as someone else",
-    },
+    "secrets-R": {},
     "secrets-U": {
         "Bookings for 2026 open on the first of September": "measured blind, not yet "
         "analysed: refused by the floor (unvouched)",
