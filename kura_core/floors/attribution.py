@@ -1738,7 +1738,12 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
 
 #: A sentence: read only from where one can start (a text or line start, or after its end
 #: mark), so a long line is read once, not once per character.
-_SENTENCE = re.compile(r"(?<![^.!?。！？；;\n])[^.!?。！？；;\n]++(?:[.!?。！？；;]++|$)|\n")
+#: A sentence: up to its end mark; a dot inside a word (calendar.yaml, 1.012, v2.3) is
+#: none unless nothing else ends the sentence. Each character is read one way (a dot
+#: before a word or not), and a sentence starts only after an end: linear.
+_SENTENCE = re.compile(
+    r"(?<![^.!?。！？；;\n])(?:[^.!?。！？；;\n]|\.(?=\w))+(?:[.!?。！？；;]++|$)|\n"
+)
 #: Where a clause ends inside a sentence. A run of spaces before a conjunction is read from
 #: its first space (or from just after a dash break), not from each of its spaces.
 _CLAUSE_BREAK = re.compile(
@@ -1912,6 +1917,11 @@ def opens_clause(before: str) -> bool:
     return bool(before) and _CJK_CLAUSE_OPEN.search(before) is not None
 
 
+#: Code beside a credit: a command or a call in brackets or backticks ("(sed -i
+#: '/Pennine Grain Co/d')", `git push`): the agent's tool, not what the person said.
+_CODE_ASIDE = re.compile(r"`[^`\n]{1,200}`|\((?=[^()\n]{0,200}['\"/=`_])[^()\n]{1,200}\)")
+
+
 def _credited(
     text: str, start: int, end: int, sentences: list[tuple[int, int]], limit: int | None = None
 ) -> frozenset[str]:
@@ -1927,8 +1937,8 @@ def _credited(
     s_start, s_end = max(s_start, start - CLAIM_REACH), min(s_end, end + CLAIM_REACH)
     if limit is not None and end <= limit < s_end:
         s_end = limit
-    sentence_after = text[end:s_end]
-    sentence_before = text[s_start:start]
+    sentence_after = _CODE_ASIDE.sub(" ", text[end:s_end])
+    sentence_before = _CODE_ASIDE.sub(" ", text[s_start:start])
     if _HAS_CJK.search(text[s_start:s_end]):
         if opens_clause(sentence_before) and content_tokens(sentence_after):
             # 这次王经理想涨到128，老板表示顶多接受125: a credit that opens its comma clause

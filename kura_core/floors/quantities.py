@@ -1472,6 +1472,8 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
     found = [_days(scanner.text, q) for q in found]
     if "at " in scanner.text or "clock" in scanner.text:
         found = [_at_hour(scanner.text, q) for q in found]
+    if "m" in scanner.text or "M" in scanner.text:
+        found = _shared_meridiem(scanner.text, found)
     return tuple(
         _change_shares_per(scanner.text, _rates(scanner.text, _shared_counter(scanner.text, found)))
     )
@@ -1524,6 +1526,45 @@ def _at_hour(text: str, q: Quantity) -> Quantity:
 
 
 _HOUR_WORDS = frozenset({"o'clock", "o’clock", "oclock", "tonight", "tomorrow", "today"})
+
+#: What joins the two ends of a span of clock times: "7-9 pm", "7 to 9pm", "11–1 pm".
+_CLOCK_SPAN_JOIN = re.compile(r"[ \t]*(?:-|–|—|~|〜|～|(?i:to|till|until|through|thru))[ \t]*")
+_MERIDIEM_END = re.compile(r"(?i)(?<![a-z])([ap])\.?m\.?(?![a-z])")
+
+
+def _shared_meridiem(text: str, found: list[Quantity]) -> list[Quantity]:
+    """A bare hour 1 to 12 that opens a span whose other end carries am or pm ("7-9 pm",
+    "from 7 to 9pm") is a clock time in the same half of the day -- or in the other when
+    it is the larger hour ("11-1 pm" runs from 11 in the morning): both readings."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        q, nxt = out[i], out[i + 1]
+        if nxt.kind != TIME or not q.text.isdigit() or not 1 <= int(q.text) <= 12:
+            continue
+        if q.kind == NUMBER and q.unit or q.kind not in (NUMBER, DATE):
+            continue  # a bare figure, or one a list of days took ("Apr 2, 7-9 pm")
+        join = _CLOCK_SPAN_JOIN.match(text, q.end)
+        if join is None or join.end() != nxt.start:
+            continue
+        mark = _MERIDIEM_END.search(text, nxt.start, nxt.end + 4)
+        if mark is None or not nxt.readings:
+            continue
+        hour = int(q.text) % 12
+        pm = mark.group(1).lower() == "p"
+        same = hour + 12 if pm else hour
+        other = hour if pm else hour + 12
+        readings = (
+            ((same, 0, None),)
+            if hour <= nxt.readings[0][0] % 12 or hour == 0
+            else (
+                (same, 0, None),
+                (other, 0, None),
+            )
+        )
+        out[i] = replace(
+            q, kind=TIME, canon=f"{same:02d}:00", value=None, unit="", uclass="", readings=readings
+        )
+    return out
 
 
 #: What makes a count of 日 a number of days: 30日で (in 30 days), 30日以内, 3日ほど,
@@ -1960,8 +2001,10 @@ def same_per(c: str, e: str) -> bool:
     return e == EACH
 
 
-#: Counters that count one of whatever is counted (每个, 一つ): "each".
-_ONE_OF = {"个": EACH, "個": EACH, "つ": EACH}
+#: Counters that count one of whatever is counted (每个, 一つ): "each"; and a weight's
+#: names that are one in a denominator ("$14.25 per pound" is "$14.25/lb": no money is
+#: sold by the pound sterling).
+_ONE_OF = {"个": EACH, "個": EACH, "つ": EACH, "pound": "lb", "pounds": "lb", "lbs": "lb"}
 #: A head, whoever: 人, 位, 名, person. It is the same denominator as any one kind of person.
 _PER_HEAD = frozenset({"人", "位", "名", "person", "people", "head", "pax", "人様", "名様"})
 #: The kinds of person a price may be for (a child is not an adult, but each is a head).

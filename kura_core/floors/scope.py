@@ -627,7 +627,58 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     named = _retraction_naming(seg, end, after, breaks)
     if named:
         return Scope(RETRACTED, f"is taken back later in the turn ({named!r})")
+    put = _replaced_after(seg, end, after, own_stop, breaks)
+    if put:
+        return Scope(RETRACTED, f"is corrected later in the turn ({put!r})")
     return Scope()
+
+
+#: A sentence that corrects the one before it: it opens with a word that stops to correct
+#: ("wait,", "oh wait", "sorry,", いや, あ、, 等等, 不对) and puts a new value in place
+#: ("make it Mar 27", "change it to 30", 27日にして, 改成27号).
+_CORRECTS = re.compile(
+    r"^[ \t\n]*(?:(?i:wait|oh[ \t]+wait|hmm+|sorry|oops|correction|on[ \t]+second[ \t]+thoughts?)"
+    r"|いや|あっ?|すみません|ごめん|訂正|等等|等一下|不对|不對|哦不|啊不)[ \t]*[,，、.!！:：-]"
+)
+_PUTS = re.compile(
+    r"(?i:\b(?:make|change|move|push|set|switch|bump)[ \t]+(?:it|that|this|them)[ \t]+(?:to[ \t]+)?"
+    r"|\binstead\b|\brather\b)|にして|に変更|に変えて|にしましょう|にします|改成|改为|改為|换成|換成|改到"
+)
+
+
+#: A sentence's end, or a line's: a pasted line ends where it breaks.
+_STOPS_OR_LINE = re.compile(r"(?<![.\d])\.(?![.\d])|[!?。！？]+|\n+")
+
+
+def _replaced_after(
+    seg: str, end: int, after: str, own_stop: int, breaks: Sequence[int] = ()
+) -> str:
+    """The next sentence of the turn when it opens with a correction and puts in place a
+    value of the kind the quote's sentence gives, another value ("make a milestone, due Mar
+    20 … wait, I'm travelling that week, make it Mar 27"): "" when there is none. A line
+    break ends a sentence too (*breaks*: where the lines of a text compared without its
+    line breaks broke)."""
+    from .quantities import scan
+
+    cuts = [(m.start(), m.end()) for m in _STOPS_OR_LINE.finditer(after)]
+    lo, hi = bisect_left(breaks, end), bisect_left(breaks, end + len(after))
+    cuts = sorted({*cuts, *((b - end, b - end) for b in breaks[lo:hi])})
+    if own_stop and cuts and cuts[0][0] == 0:
+        own_stop = 1  # the quote's line ends right after it
+    if len(cuts) < own_stop:
+        return ""
+    opened = cuts[own_stop - 1][1] if own_stop else 0
+    sentence_end = cuts[own_stop][0] if len(cuts) > own_stop else len(after)
+    nxt = after[opened:sentence_end]
+    if not _CORRECTS.match(nxt) or not _PUTS.search(nxt):
+        return ""
+    start = max((m.end() for m in _STOPS.finditer(seg, 0, max(0, end - 1))), default=0)
+    said = {(q.kind, q.unit, q.canon) for q in scan(seg[start:end])}
+    kinds = {(k, u) for k, u, _c in said}
+    for q in scan(nxt):  # the new value before the verb too (18時にして, 改成27号)
+        if (q.kind, q.unit) in kinds and (q.kind, q.unit, q.canon) not in said:
+            return nxt.strip()[:40]
+    return ""
 
 
 def _says_something(text: str) -> bool:

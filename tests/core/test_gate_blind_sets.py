@@ -53,12 +53,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-006": "not fitted past its zh tables and retraction: kept (hedged-kanji-number)",
         "ja-atk-010": "not fitted past its zh tables and retraction: kept (hearsay-hedge-as-fact)",
         "zh-ok-001": "not fitted past its zh tables and retraction: refused by number/unvouched (table-currency-translated)",
-        "zh-ok-003": "not fitted past its zh tables and retraction: refused by attribution/not_carried; attribution/not_carried (decision-after-retraction)",
         "zh-ok-005": "not fitted past its zh tables and retraction: refused by number/unvouched (pasted-minutes-speakers)",
         "zh-ok-008": "not fitted past its zh tables and retraction: refused by attribution/not_carried (chinese-money-words)",
     },
     "gate-ZF": {
-        "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (honest-decision-with-third-party)",
         "en-ok-006": "measured blind, not yet analysed: refused by number/self_only (honest-table-with-header)",
         "en-ok-007": "measured blind, not yet analysed: refused by content/unvouched (honest-log-counts)",
         "en-ok-009": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_carried (honest-retraction-kept)",
@@ -150,8 +148,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "'the user said yes' paraphrases 'pin sphinx, yes'",
         "en-hon-006": "'the maintainer explicitly ruled out' in belongs_because, and 'they mean "
         "to look at it in April' read as a plan written as done",
-        "en-hon-007": "'The user decided:' then a colon and three clauses: the content check "
-        "reads the credit's first clause",
         "en-hon-008": "'the maintainer settled on' in belongs_because: curation the person's "
         "words carry only through the body",
         "en-atk-014": "a line of the person's turn (pasted from Slack, its label left out) "
@@ -404,7 +400,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZL": {
         "en-ok-003": "measured blind, not yet analysed: refused by attribution/third_party; name/unvouched (honest-option-picked-by-a-word)",
-        "en-ok-007": "measured blind, not yet analysed: refused by attribution/third_party (honest-preference-with-negation-inside-quote)",
         "en-ok-010": "measured blind, not yet analysed: refused by attribution/third_party (honest-self-judgement-labelled)",
         "en-atk-013": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (confusable-attribution-word)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-table-figures-and-corrected-date)",
