@@ -126,12 +126,25 @@ def _cut_end(seg: str, end: int) -> str:
     return ""
 
 
+def _retracts_before(clause: str) -> bool:
+    """Whether *clause* (what stands before a quote in its clause) ends with a retraction
+    ("no wait", "actually no", "no actually", いや、やっぱり, 不对，): its "no" takes back
+    what came before, and the quote after it is what the person says instead."""
+    tail = clause.lower().rstrip(" ,、，.:：-—")
+    found = None
+    for found in lexicon.pattern("retraction").finditer(tail, max(0, len(tail) - 24)):
+        pass
+    return found is not None and found.end() == len(tail)
+
+
 def _negation_before(seg: str, start: int) -> str:
     """A negation in the quote's clause, just before it, that the quote leaves out."""
     before = seg[max(0, start - 60) : start]
     clause = _CLAUSE_STOP.split(before)[-1] if before else ""
     if not clause.strip():
         return ""
+    if _retracts_before(clause):
+        return ""  # "… 1200 pounds no wait its 1500": the quote is the correction itself
     if not _EN_NOT_NEGATING.search(clause):
         words = _ASCII_WORD.findall(clause)[-3:]
         for w in words:

@@ -486,6 +486,16 @@ def _inside(
         elif end <= p < clause_end:
             clause_end = p
     reported = Scope()
+    # a retraction in the clause before the quote ends what it takes back ("… 1200 pounds
+    # no wait its 1500 pounds", dictated with no stop): the quote's clause starts after it
+    last = None
+    for last in lexicon.pattern("retraction").finditer(seg[clause_start:start].lower()):
+        pass
+    if last is not None:
+        clause_start += last.end()
+    opening = lexicon.pattern("retraction").match(seg[start:end].lower())
+    if opening is not None:
+        clause_start = start  # the quote opens with "no actually": what it takes back stays out
     for side, a, b in (("before", clause_start, start), ("after", end, clause_end)):
         if a >= b:
             continue
