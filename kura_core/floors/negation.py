@@ -131,10 +131,8 @@ def _retracts_before(clause: str) -> bool:
     ("no wait", "actually no", "no actually", いや、やっぱり, 不对，): its "no" takes back
     what came before, and the quote after it is what the person says instead."""
     tail = clause.lower().rstrip(" ,、，.:：-—")
-    found = None
-    for found in lexicon.pattern("retraction").finditer(tail, max(0, len(tail) - 24)):
-        pass
-    return found is not None and found.end() == len(tail)
+    ends = [m.end() for m in lexicon.pattern("retraction").finditer(tail, max(0, len(tail) - 24))]
+    return bool(ends) and ends[-1] == len(tail)
 
 
 def _negation_before(seg: str, start: int) -> str:

@@ -488,11 +488,11 @@ def _inside(
     reported = Scope()
     # a retraction in the clause before the quote ends what it takes back ("… 1200 pounds
     # no wait its 1500 pounds", dictated with no stop): the quote's clause starts after it
-    last = None
-    for last in lexicon.pattern("retraction").finditer(seg[clause_start:start].lower()):
-        pass
-    if last is not None:
-        clause_start += last.end()
+    ends = [
+        m.end() for m in lexicon.pattern("retraction").finditer(seg[clause_start:start].lower())
+    ]
+    if ends:
+        clause_start += ends[-1]
     opening = lexicon.pattern("retraction").match(seg[start:end].lower())
     if opening is not None:
         clause_start = start  # the quote opens with "no actually": what it takes back stays out
