@@ -213,6 +213,8 @@ def _cjk_pairs(run: str) -> set[str]:
         pair = run[i : i + 2]
         if _HIRAGANA.fullmatch(pair) or pair in _STOP_CJK:
             continue
+        if i and run[i - 1 : i + 1] in _STOP_CJK and _HIRAGANA.fullmatch(pair[1]):
+            continue  # 採用し, 指示し: a stop word's ending, not a word of its own
         if pair[0] in _JA_CASE_PARTICLES or pair[1] in _JA_CASE_PARTICLES:
             continue  # 分の, を消: a case particle beside a word is grammar, not content
         if (
@@ -233,6 +235,17 @@ def _cjk_pairs(run: str) -> set[str]:
         ):
             out.add(ch)
     return out
+
+
+def _across_function_char(tok: str) -> bool:
+    """Whether *tok* is a pair of Chinese characters one of which is a function character
+    (的, 把, 或, 成 …: the list ``function_chars``)."""
+    return (
+        len(tok) == 2
+        and is_han(tok[0])
+        and is_han(tok[1])
+        and (tok[0] in _FUNCTION_CHARS or tok[1] in _FUNCTION_CHARS)
+    )
 
 
 def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
@@ -265,6 +278,13 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
     hit = sum(1 for tok in content if tok in have or tok in glossed)
     if hit >= max(1, (len(content) + 1) // 2):
         return True
+    # a Chinese pair across a function character (或把, 的对, 信或) is as often two words'
+    # edges as a word: it weighs on neither side, unless it is all the claim says
+    core = [t for t in content if not _across_function_char(t)]
+    if core and len(core) < len(content):
+        hit = sum(1 for tok in core if tok in have or tok in glossed)
+        if hit >= max(1, (len(core) + 1) // 2):
+            return True
     return _translated(content, have) or any(
         _carried_across(content, line) for t in texts if "\n" in t for line in t.split("\n")
     )

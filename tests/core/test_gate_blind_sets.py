@@ -27,7 +27,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-purchase-record)",
         "ja-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (honest-tentative-kept)",
         "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_one_segment (honest-retraction-hearsay-colloquial-number)",
-        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/no_user_quote (honest-third-party-hedge-kept)",
         "zh-atk-003": "measured blind, not yet analysed: kept (wrong-speaker)",
         "zh-atk-015": "measured blind, not yet analysed: kept (change-read-as-range)",
     },
@@ -87,7 +86,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-011": "measured blind, not yet analysed: kept: quote cut/report (condition-and-hedge-dropped)",
         "ja-atk-003": "measured blind, not yet analysed: kept: quote cut/retracted (undecided-as-decided)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-column-swap)",
-        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; attribution/not_carried (tool-table-header-units)",
         "zh-ok-003": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_one_segment (third-party-and-move)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (retraction-kept-version-schedule)",
         "zh-atk-011": "measured blind, not yet analysed: kept: quote re-filed from ACT to TOOL: 老陈,,,,,,✓,06:00,30; 1 quote(s) verified (TOOL) (patch-removed-line-as-set)",
@@ -215,8 +213,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "is a possessive, not a credit: a TOOL quote vouches a fact whoever it is about",
         "ja-ok-010": "a labelled speaker's view credited to them: the label is not matched to "
         "the name the candidate writes",
-        "ja-ok-015": "the person's correction ('いや決めてないってば') credited in other words "
-        "than theirs (訂正した): the content check is lexical",
         "zh-ok-001": "'4章' in the description: a chapter number no quote gives (the turn "
         "names mi_4, an identifier)",
     },
@@ -349,7 +345,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-013": "a person's name swapped inside a pasted mail's greeting, which vouches the session's names",
         "zh-ok-001": "a pasted table's total with its unit from a header the reader does not pair",
         "zh-ok-003": "payment shares written '/40%/30%的付款比例', read as one figure",
-        "zh-ok-006": "a quote of the person's acceptance in a sentence a later 算了 names",
         "zh-ok-011": "an English body over the person's Chinese words in other words than the glossary pairs",
         "zh-atk-015": "a brand swapped inside a credit whose other words are the person's",
         "en-ok-013": "'the earliest' beside one date: a superlative no figure of its sentence shows",
@@ -394,7 +389,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-010": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 12月12日までにはお送りできると思います。; 1 quote(s) verified (TOOL) (hedge-as-fact)",
         "ja-atk-012": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-wrong-column)",
         "zh-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (dose-change-merged)",
-        "zh-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried (option-changed-mind)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (correction-of-agent)",
         "zh-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote (self-judgement-labelled)",
     },
