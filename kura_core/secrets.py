@@ -1053,11 +1053,13 @@ _KEYWORD = re.compile(
     # _AK/_SK: a cloud's access and secret keys by their short names (QINIU_SK=…), only
     # as a name's last part before its separator
     r"(?i)pass|pwd|secret|token|key|credential|auth|serial|_[as]k(?=[ \t]{0,8}[=:])"
-    r"|(?<=[a-z])pw(?=[\"']?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
+    r"|(?<=[a-z])pw(?=[\"']?\]?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
-_SEPARATOR = re.compile(r"(?:\\?[\"'])?[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}")
+#: What stands between a key and its value: a closing quote (escaped in a JSON string),
+#: a subscript's bracket ($_config['db']['dbpw'] = …, ENV['API_TOKEN'] = …), an operator.
+_SEPARATOR = re.compile(r"(?:\\?[\"'])?\]?[ \t]{0,8}(?::=|=>|==|=|:)[ \t]{0,8}")
 _FLAG_SEPARATOR = re.compile(r"(?:[ \t]{1,4}|=)")
 #: A value is read to 4,096 characters: an AWS session token runs past a thousand.
 _VALUE = re.compile(
@@ -1077,6 +1079,8 @@ _STRING_REST = re.compile(r"((?:[^\"\\\n]|\\.){1,4096}+)\"")
 
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pass", "passphrase", "pwd", "pw"})
 _SECRET_WORDS = frozenset({"secret", "secrets", "token", "credential", "credentials", "auth"})
+#: Name parts that make a bare "key" a Wi-Fi network's passphrase.
+_WIFI_WORDS = frozenset({"wireless", "wifi", "wlan", "wpa", "wpa2", "wpa3", "radio", "ssid"})
 _KEY_PAIRS = frozenset(
     {"api", "access", "private", "secret", "signing", "encryption", "master", "auth", "client"}
 )
@@ -1255,6 +1259,10 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
         return "secret", False
     if "apikey" in words or any(a in _KEY_PAIRS and b == "key" for a, b in pairs):
         return "api-key", False
+    if any(p.endswith("key") and p[:-3] in _KEY_PAIRS for p in parts):
+        return "api-key", True  # authkey, appkey, masterkey: a key word joined on
+    if parts[-1] == "key" and words & _WIFI_WORDS:
+        return "password", False  # wireless.default_radio0.key (OpenWrt): the Wi-Fi's
     if words & _SECRET_WORDS:
         return ("secret" if "secret" in words or "secrets" in words else "credential"), False
     if any(p.endswith(("secret", "secrets")) and p not in _NOT_SECRET_LAST for p in parts):
@@ -1530,7 +1538,7 @@ _PASSWORD_WORD = re.compile(
 #: the start; before a space, CJK or the end).
 _PASSWORD_LIKE = re.compile(
     r"(?:(?<=[\s、，。：:「『（(])|(?<=[\u3040-\u30ff\u4e00-\u9fff])|^)"
-    r"([!-~]{10,64}+)(?=[\s、，。！？」』）)]|[\u3040-\u30ff\u4e00-\u9fff]|$)"
+    r"([!-~]{8,64}+)(?=[\s、，。！？」』）)]|[\u3040-\u30ff\u4e00-\u9fff]|$)"
 )
 
 
@@ -1650,7 +1658,9 @@ def _password_like(v: str) -> bool:
     and digits, and a symbol or both cases (not a word run together), and no URL, path,
     address, version, date or marker."""
     v = v.rstrip(_TRAILING)
-    if len(v) < 10 or not _has_digit_and_letter(v) or _placeholder(v):
+    if len(v) < 10 and not (len(v) >= 8 and _strong(v)):
+        return False  # eight or nine characters only with every kind in them (7Qv#kL2x)
+    if not _has_digit_and_letter(v) or _placeholder(v):
         return False
     if any(c in _NOT_IN_PASSWORD_LIKE for c in v) or _FILE_END.search(v):
         return False  # a path, a URL, code, a file name, an address
@@ -1660,6 +1670,11 @@ def _password_like(v: str) -> bool:
         return False
     symbol = any(not c.isalnum() for c in v.strip("-_."))
     return symbol or (_upper_and_lower(v) and not _camel_words(v))
+
+
+def _strong(v: str) -> bool:
+    """Upper and lower case, a digit and a symbol: a password's look whatever its length."""
+    return _upper_and_lower(v) and any(c.isdigit() for c in v) and any(not c.isalnum() for c in v)
 
 
 _NOT_IN_PASSWORD_LIKE = frozenset("/\\[](){}<>\"'`=:,;|")
@@ -1686,7 +1701,7 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 #: "The new one is X", 今は X です, 新しいのは X, 现在是 X, 改成 X: a value given as a
 #: secret's new value, the secret named in this sentence or the one before.
 _NEW_VALUE = re.compile(
-    r"(?:(?i:the[ \t]new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
+    r"(?:(?i:(?:the[ \t])?new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
     r"|changed[ \t](?:it[ \t])?to|new[ \t]one:)"
     r"|今は|今のは|今のが|いまは|いまの(?:は|が)|新しいの(?:は|が)|新しいのが|新しい(?:方|ほう)(?:は|が)"
     r"|新的(?:是|为|為)|新的那个是|现在(?:是|为|改成了?)"
@@ -1909,6 +1924,45 @@ def _labels_above(text: str) -> Iterator[tuple[int, int]]:
             _has_digit_and_letter(v) and len(v) >= 16 and not _HOST_NAME.fullmatch(v)
         ) or _generated(v):
             yield m.start(1), m.end(1)
+
+
+#: A key in a URL's path, where an API takes its credential: a Hue bridge's
+#: /api/<username>/lights, a bot's /bot<token>/, /hooks/<key>.
+_PATH_TOKEN = re.compile(
+    r"(?i:https?://[^\s/]{1,253})(?:/[^\s/?#]{0,64}){0,6}?"
+    r"/(?i:api|apikey|key|token|hooks?|bot)/?([A-Za-z0-9_-]{24,128})(?=[/?#\s\"'`]|$)"
+)
+
+
+def _path_tokens(text: str) -> Iterator[tuple[int, int]]:
+    """A generated token that stands as a URL path's segment after an API's word."""
+    if "://" not in text:
+        return
+    for m in _PATH_TOKEN.finditer(text):
+        if _generated(m.group(1)):
+            yield m.start(1), m.end(1)
+
+
+#: The rest of a base64 value a paste broke onto the next line: that line alone.
+_CONTINUED = re.compile(r"\r?\n[ \t]{0,8}([A-Za-z0-9+/]{2,88}={0,2})[ \t]*(?=\r?\n|$)")
+_B64_VALUE = re.compile(r"[A-Za-z0-9+/]{16,4096}")
+
+
+def _wrapped_on(text: str, found: tuple[int, int, int, str]) -> tuple[int, int, int, str]:
+    """*found* taken on over the next line when a chat app broke a base64 value there
+    ("PrivateKey = yAnz…gB3f\nJsG7wBb2yFP8mA=") -- a value that stops at its line's end
+    without its padding, and a next line that is only more of it, ending in "=" or
+    making the whole a key's length."""
+    rank, start, end, kind = found
+    if not _B64_VALUE.fullmatch(text, start, end):
+        return found
+    nxt = _CONTINUED.match(text, end)
+    if nxt is None:
+        return found
+    whole = (end - start) + len(nxt.group(1))
+    if nxt.group(1).endswith("=") or whole % 4 == 0 and whole in (44, 64, 88):
+        return rank, start, nxt.end(1), kind
+    return found
 
 
 def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
@@ -2523,8 +2577,8 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
     for run_re in (_RUN, _ALNUM_RUN):
         for m in run_re.finditer(text):
             run = m.group()
-            if _a_word(run):
-                continue  # a word
+            if _a_word(run) or _a_word(run.strip("._~-=+/")):
+                continue  # a word ("discord." ending a sentence is the word discord)
             # a piece of a secret a cut kept; never a word of a private text ("Northwind"
             # in "<private>the Northwind droplet …</private>" is no secret of its own)
             piece_of = next(
@@ -2602,8 +2656,20 @@ def _a_word(run: str) -> bool:
 
 def _a_piece(run: str, value: str) -> bool:
     """Whether *run* is a piece of the known secret *value* that holds some of its secret
-    part (not only the provider's prefix)."""
-    return run in value and not (value.startswith(run) and len(run) <= _prefix_length(value))
+    part (not only the provider's prefix, nor only a URL's scheme and host: discord.com of
+    a webhook is everyone's)."""
+    if run not in value or (value.startswith(run) and len(run) <= _prefix_length(value)):
+        return False
+    url = _URL_HOST.match(value)
+    if url is not None:
+        public = url.group(1) + url.group(3)  # the scheme and the host, not the userinfo
+        secret = (url.group(2) or "") + " " + value[url.end() :]
+        if run in public and run not in secret:
+            return False
+    return True
+
+
+_URL_HOST = re.compile(r"([a-z][a-z0-9+.-]{1,15}://)(?:([^/?#\s@]*)@)?([^/?#\s@]*)")
 
 
 def _prefix_length(value: str) -> int:
@@ -2843,6 +2909,8 @@ class SecretRules:
                 ranked += [
                     (_ASSIGNED + 3, s, e, "generated-secret") for s, e in _generator_output(text)
                 ]
+        ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _path_tokens(text)]
+        ranked = [_wrapped_on(text, r) for r in ranked]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]
 
     def _encoded(self, text: str) -> Iterator[tuple[int, int, str]]:

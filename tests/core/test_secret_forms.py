@@ -516,3 +516,75 @@ def test_defaults_screens_named_codes_header_parameters_userinfo_and_named_lette
 )
 def test_plain_defaults_timestamps_settings_records_public_keys_and_signatures_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a subscript names the key: PHP's config arrays, Ruby's ENV[…]
+        ("$_config['db']['1']['dbpw'] = 'mh_F0rum#x92LqT';", "mh_F0rum"),
+        ("$_config['security']['authkey'] = 'xbktkizkzg7n1bh89kgs68e65q0m8d7r';", "xbktkizkzg7n"),
+        ("ENV['API_TOKEN'] = 'ab12Cd34Ef56Gh78Ij90';", "ab12Cd34Ef56"),
+        # OpenWrt's uci: a wireless section's key is the Wi-Fi passphrase
+        ("wireless.default_radio0.key='h7Rk-2mQp-Lw9x-Fz4c'", "h7Rk-2mQp"),
+        # a key in a URL's path after an API's word (a Hue bridge's username)
+        (
+            "curl -s http://192.168.1.20/api/UVyC5o8cXROS8kyCW4ssiGhcZ4YuP4ueKtciwb1C/lights/3",
+            "UVyC5o8cXROS8ky",
+        ),
+        # "new one is" with no article, after a rotation
+        (
+            "the router pw I gave you is the old one, I changed it last week. new one is "
+            "Quiet-Harbor-Fig-1907. ok",
+            "Quiet-Harbor",
+        ),
+        # eight characters of every kind in a sentence naming a password
+        (
+            "The master password is my first boat plus the suffix I use everywhere, 7Qv#kL2x - "
+            "actually forget it",
+            "7Qv#kL2x",
+        ),
+        # a base64 key a chat app broke onto the next line
+        (
+            "PrivateKey = yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3f\nJsG7wBb2yFP8mA=\nAddress = 10.8.0.1/24",
+            "JsG7wBb2yFP8mA",
+        ),
+    ],
+)
+def test_subscripts_uci_keys_url_path_keys_new_ones_short_strong_passwords_and_broken_keys_go(
+    text, gone
+):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = settings['keymap'] = 'vim'",
+        "wireless.default_radio0.ssid='HomeNet'",
+        "see https://docs.example.com/api/getting-started-with-the-rest-interface/",
+        "the password rule: use 8+ chars like Ab1#",
+        "the new one is ready",
+    ],
+)
+def test_settings_ssids_doc_links_and_rules_stay(text):
+    assert BUILTIN.redact(text).text == text
+
+
+def test_a_broken_key_takes_only_its_own_rest_not_the_next_line():
+    out = BUILTIN.redact("token: abcdefghij1234567890ABCDEFGH\nnext\n").text
+    assert out == "token: [secret:token]\nnext\n"
+
+
+def test_a_known_webhook_leaves_its_host_and_a_sentence_ending_word_alone():
+    from kura_core.secrets import collecting
+
+    hook = (
+        "https://discord.com/api/webhooks/1575262237122587896/"
+        "BFYCmnxuGpkoAySTDvJvkpWML-VLj9fLX3n0O_KdxggAWKEDz9yI1A0VP0DQy46HFp8f"
+    )
+    with collecting() as known:
+        BUILTIN.redact(f"DISCORD_WEBHOOK={hook}")
+    rules = BUILTIN.knowing(known)
+    assert rules.redact("tags: discord. 公告").text == "tags: discord. 公告"
+    assert "BFYCmnxuGpko" not in rules.redact("…/BFYCmnxuGpkoAySTD").text

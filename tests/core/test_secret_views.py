@@ -320,6 +320,11 @@ _PATHOLOGICAL = [
     "エス、ユー、",
     "パスワード 大写Q 小写w lan ",
     "'Authorization': 'A B=\\\"",
+    "$_c['a']['",
+    "http://h/api/aB3",
+    "PrivateKey = aB3dE5gH7jK9mN1pQ3sT\n",
+    "new one is ",
+    "password 7Qv#kL2x ",
 ]
 
 
