@@ -1259,10 +1259,9 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
         return "secret", False
     if "apikey" in words or any(a in _KEY_PAIRS and b == "key" for a, b in pairs):
         return "api-key", False
-    if any(p.endswith("key") and p[:-3] in _KEY_PAIRS for p in parts):
-        return "api-key", True  # authkey, appkey, masterkey: a key word joined on
-    if parts[-1] == "key" and words & _WIFI_WORDS:
-        return "password", False  # wireless.default_radio0.key (OpenWrt): the Wi-Fi's
+    joined = _key_word_kind(parts, words)
+    if joined is not None:
+        return joined
     if words & _SECRET_WORDS:
         return ("secret" if "secret" in words or "secrets" in words else "credential"), False
     if any(p.endswith(("secret", "secrets")) and p not in _NOT_SECRET_LAST for p in parts):
@@ -1276,6 +1275,16 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
 _NOT_JOINED_PASSWORD = frozenset(
     {"bypass", "compass", "overpass", "underpass", "surpass", "trespass"}
 )
+
+
+def _key_word_kind(parts: list[str], words: set[str]) -> tuple[str, bool] | None:
+    """A key word joined on (authkey, appkey, masterkey), and a wireless section's bare
+    key (wireless.default_radio0.key, OpenWrt: the Wi-Fi's passphrase)."""
+    if any(p.endswith("key") and p[:-3] in _KEY_PAIRS for p in parts):
+        return "api-key", True
+    if parts[-1] == "key" and words & _WIFI_WORDS:
+        return "password", False
+    return None
 
 
 def _joined_password(part: str) -> bool:
