@@ -1257,9 +1257,7 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
         return "token", False
     if ("secret", "key") in pairs:
         return "secret", False
-    if "apikey" in words or any(a in _KEY_PAIRS and b == "key" for a, b in pairs):
-        return "api-key", False
-    joined = _key_word_kind(parts, words)
+    joined = _key_word_kind(parts, words, pairs)
     if joined is not None:
         return joined
     if words & _SECRET_WORDS:
@@ -1277,9 +1275,14 @@ _NOT_JOINED_PASSWORD = frozenset(
 )
 
 
-def _key_word_kind(parts: list[str], words: set[str]) -> tuple[str, bool] | None:
-    """A key word joined on (authkey, appkey, masterkey), and a wireless section's bare
-    key (wireless.default_radio0.key, OpenWrt: the Wi-Fi's passphrase)."""
+def _key_word_kind(
+    parts: list[str], words: set[str], pairs: set[tuple[str, str]]
+) -> tuple[str, bool] | None:
+    """An API key's name (apikey, api_key, access_key), a key word joined on (authkey,
+    appkey, masterkey), and a wireless section's bare key (wireless.default_radio0.key,
+    OpenWrt: the Wi-Fi's passphrase)."""
+    if "apikey" in words or any(a in _KEY_PAIRS and b == "key" for a, b in pairs):
+        return "api-key", False
     if any(p.endswith("key") and p[:-3] in _KEY_PAIRS for p in parts):
         return "api-key", True
     if parts[-1] == "key" and words & _WIFI_WORDS:
