@@ -76,6 +76,13 @@ def _figure_start(text: str, a: int) -> int:
     return k
 
 
+def _stands_apart(ch: str) -> bool:
+    """Whether *ch*, beside a figure, leaves it a figure of its own: a space, a CJK
+    character, or a clause's punctuation (，4 月 20 日); not a letter or a character that
+    joins an identifier (v1.2 版, A-4 号)."""
+    return ch.isspace() or is_cjk(ch) or (not ch.isalnum() and ch not in "._-/:#@$%&+")
+
+
 def _close_counters(text: str) -> str:
     if not has_cjk(text) or not any(c.isdigit() for c in text):
         return text
@@ -87,12 +94,12 @@ def _close_counters(text: str) -> str:
         before, after = text[a - 1], text[b]
         if before.isdigit() and is_cjk(after):
             start = _figure_start(text, a)
-            alone = start == 0 or text[start - 1].isspace() or is_cjk(text[start - 1])
+            alone = start == 0 or _stands_apart(text[start - 1])
             return "" if alone else m.group(0)
         if is_cjk(before) and after.isdigit():
             fig = _FIGURE_AT.match(text, b)
             end = fig.end() if fig else b
-            alone = end == len(text) or text[end].isspace() or is_cjk(text[end])
+            alone = end == len(text) or _stands_apart(text[end])
             return "" if alone else m.group(0)
         return m.group(0)
 

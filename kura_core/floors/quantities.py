@@ -352,7 +352,7 @@ _CJK_TOKEN = re.compile(rf"\d{{1,3}}(?:,\d{{3}})++(?:\.\d++)?+|\d++(?:\.\d++)?+|
 _CJK_IDIOMS = re.compile(
     r"万一|万が一|万全|万能|万年筆|万歳|万岁|万物|万事|万分|千万(?=[不别要小记务])|千葉|千代|千差万别|"
     r"百度|百貨|百货|百科|百姓|百般|八百屋|八百長|四六時中|十中八九|七五三|二人三脚|二度と|"
-    r"三日坊主|十分(?![間间钟鐘])|十足|十全|五月雨|五月蝿|八つ当|九死|一石二鳥|三三五五|"
+    r"三日坊主|十分(?![間间钟鐘])|十分間に合|十分に|十足|十全|五月雨|五月蝿|八つ当|九死|一石二鳥|三三五五|"
     r"一成不变|三思|四处|四處|四方|八方|七夕|九州|四川|三菱|千万别|五花八门|五花八門|"
     r"乱七八糟|亂七八糟|一五一十|三番五次|四季|两者|兩者|两边|兩邊|两方|两种方|十字|百分百|"
     r"百分点|百分點|百分比"
@@ -1522,7 +1522,12 @@ def _at_hour(text: str, q: Quantity) -> Quantity:
         unit="",
         uclass="",
         readings=((hour, 0, None),),
+        parts=_BARE_HOUR if not oclock else (),
     )
+
+
+#: The mark of a clock time read from a bare figure after "at" (no o'clock, no colon).
+_BARE_HOUR = ("at",)
 
 
 _HOUR_WORDS = frozenset({"o'clock", "o’clock", "oclock", "tonight", "tomorrow", "today"})
@@ -2947,11 +2952,26 @@ class Vouchers:
             return any(
                 covers(q, e) for vals in self.by_value.values() for e in vals if "." in e.text
             )
-        if q.kind == WEEKDAY and q.canon in self.days:
-            return True
-        if q.kind == IDENTIFIER and q.unit == "code" and self._code_in_text(q.canon):
+        if self._vouched_apart(q):
             return True
         return any(covers(q, e) for e in self.other.get(q.kind, ()))
+
+    def _vouched_apart(self, q: Quantity) -> bool:
+        """A weekday the evidence names in any form, a code it holds as a whole token, and a
+        bare hour it gives as a figure."""
+        if q.kind == WEEKDAY:
+            return q.canon in self.days
+        if q.kind == IDENTIFIER:
+            return q.unit == "code" and self._code_in_text(q.canon)
+        return q.kind == TIME and self._bare_hour(q)
+
+    def _bare_hour(self, q: Quantity) -> bool:
+        """ "reorder at 10": a bare figure after "at" read as the clock is vouched by the same
+        figure bare in the evidence ("raised to 10"), as it stands."""
+        if q.parts != _BARE_HOUR or not q.readings:
+            return False
+        hour = Decimal(q.readings[0][0] % 12 or 12)
+        return any(not e.unit for e in self.by_value.get(hour, ()))
 
     def _code_in_text(self, code: str) -> bool:
         """Whether a code (PCS-44817, apc1500) stands in the evidence as a whole token,

@@ -36,13 +36,13 @@ _LEAD_FIGURE = re.compile(r"[0-9]+(?:[.,][0-9]+)*")
 
 
 def _figure_then_cjk(a: str, b: str) -> bool:
-    """*a* ends with a figure standing alone (at its start or after a CJK character) and
-    *b* starts with a CJK character."""
+    """*a* ends with a figure standing alone (at its start, after a CJK character or a
+    clause's punctuation) and *b* starts with a CJK character."""
     m = re.search(r"[0-9]+(?:[.,][0-9]+)*$", a)
     if not m or not b or not _CJK_CHAR.match(b[0]):
         return False
     before = a[: m.start()]
-    return not before or bool(_CJK_CHAR.match(before[-1]))
+    return not before or _apart(before[-1])
 
 
 def _cjk_then_figure(a: str, b: str) -> bool:
@@ -51,7 +51,13 @@ def _cjk_then_figure(a: str, b: str) -> bool:
     if not a or not _CJK_CHAR.match(a[-1]) or not m:
         return False
     rest = b[m.end() :]
-    return not rest or bool(_CJK_CHAR.match(rest[0]))
+    return not rest or _apart(rest[0])
+
+
+def _apart(ch: str) -> bool:
+    """A character beside a figure that leaves it standing alone: a CJK character, or
+    punctuation that joins no identifier (，4 月 but not v1.2 版 or A-4 号)."""
+    return bool(_CJK_CHAR.match(ch)) or (not ch.isalnum() and ch not in "._-/:#@$%&+")
 
 
 def _close_figures(text: str) -> str:
