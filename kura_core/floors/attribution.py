@@ -1816,6 +1816,10 @@ _EMBEDDED_QUESTION = re.compile(
 )
 
 
+#: What makes the person the one something is for or asked of, not the one who did it:
+#: 供用户参考 (for the user's reference), 留给用户决定, 让用户选, 请用户确认.
+_FOR_THEM = ("供", "以供", "便于", "方便", "留给", "交给", "让", "讓", "给", "給", "请", "請")
+
 #: Characters that join a word into an identifier: a name right after one is a piece of it.
 _IDENTIFIER_JOINS = frozenset(":/@_.#=\\")
 
@@ -1848,6 +1852,8 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
             continue  # staff:priya, @priya, /home/dana: a piece of an identifier, no one
         if who == THIRD and names and is_configured(name, names):
             who, name = HUMAN, ""
+        if who == HUMAN and folded[max(0, start - 2) : start].endswith(_FOR_THEM):
+            continue  # 供用户参考, 留给用户决定, 请用户确认: for the person to do, not done
         if who == HUMAN and _disowned(folded, start, end):
             continue
         if (
