@@ -118,8 +118,6 @@ def _hyphen_parts(word: str) -> tuple[str, ...]:
     return tuple(p for p in parts if p.lower() not in _STOP_EN)
 
 
-#: A quantity written in Latin words only ("three sacks", "a dozen").
-_SPELLED = re.compile(r"[A-Za-z][A-Za-z \-]*")
 #: A comparison token that stands for a value, not a word: "three", 3 and 三 are one
 #: token, and so are "December 21", 12月21日 and 十二月二十一日.
 VALUE_MARK = "#"
