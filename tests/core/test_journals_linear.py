@@ -32,7 +32,7 @@ from kura_core.distill.journals.aider import assistant_pieces
 from kura_core.distill.journals.base import CONTEXTS
 from kura_core.distill.journals.hostwords import person_words
 
-SMALL, BIG = 2_000, 20_000
+SMALL, BIG = 1_000, 10_000
 GROWTH = 15.0  # 10x the input, at most ~15x the time
 SLACK = 0.08  # CPU seconds: cache and allocator effects that a small input escapes
 CAP = 30.0  # seconds: no entry point may take longer on the big input
@@ -42,7 +42,7 @@ def _count(unit: str, n: int) -> int:
     """How many times *unit* fits in about *n* characters -- exactly ten times as many
     for ten times *n*, so the big input has the same shape (say, the same parity of
     quotes) as the small one."""
-    return max(1, n // 1000) * max(1, 1000 // len(unit))
+    return max(1, n // 500) * max(1, 500 // len(unit))
 
 
 def _lines(unit: str, n: int) -> str:
