@@ -21,6 +21,8 @@ IDENTIFIER = "identifier"
 _URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://[^\s<>\"'`)\]}]+")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
 _PATH = re.compile(r"(?<![\w./~-])(?:~|\.\.?)?/[\w.@%+/-]+")
+#: A home folder at the head of a path: the one ``~`` stands for.
+_HOME = re.compile(r"(?:/home/[^/\s]+|/Users/[^/\s]+|/root|~)(?=/)")
 #: A file named without a leading slash (10-mail.conf, 2024-report.pdf, budget_2026.xlsx,
 #: oncall/rota-2026-12.yaml): a name of letters, digits, "-" and "_" with an extension of the list below. Its digits
 #: are part of the name, not figures.
@@ -195,6 +197,11 @@ def covers(c_sort: str, c: str, e_sort: str, e: str) -> bool:
     if c_sort == "path":
         if e_sort not in ("path", "url"):
             return False
+        if c.startswith("~/"):
+            # ~/.dbt/profiles.yml: the same file under the home folder the evidence names
+            home = _HOME.match(e)
+            rest = e[home.end() :] if home else ""
+            return rest == c[1:] or rest.startswith(c[1:] + "/")
         return e.endswith(c if c.startswith("/") else "/" + c) or e.startswith(c + "/")
     if c_sort == "sha":
         return e_sort == "sha" and e.startswith(c)
