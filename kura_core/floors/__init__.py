@@ -643,7 +643,8 @@ def _asks(text: str) -> bool:
 #: A question that is a request: "can you …?", "could you please …?", …てくれる？, 请…吗.
 _REQUEST = re.compile(
     r"^\W*(?:(?:can|could|would|will)\s+(?:you|u)\b|please\b)|\bplease\b"
-    r"|ください|くださ|てくれ|てもらえ|お願い|请|請|帮我|幫我|麻烦|麻煩",
+    r"|ください|くださ|てくれ|てもらえ|[てで](?:いただけ|頂け|いただきたい|頂きたい)|お願い"
+    r"|请|請|帮我|幫我|麻烦|麻煩",
     re.IGNORECASE,
 )
 #: A credit that keeps a question a question: asked, wondered, whether, 聞いた, 问, 是否 …

@@ -541,6 +541,9 @@ _SPACED_TOKEN = re.compile(
 _RANGE_JOIN = re.compile(
     r"(?:(?<=\d)-|[ \t]*[\u2013~][ \t]*|[ \t]+to[ \t]+|[ \t]*(?:[至到]|から)[ \t]*)(?=[+\-]?[\d.])"
 )
+#: What follows "X から Y" when it is a change, not a span: に or へ, but not にかけて
+#: (10時から12時にかけて runs over those hours).
+_CHANGED_TO = re.compile(r"[ \t]*(?:へ|に(?!かけ|わた|渡))")
 #: "between 20 and 30": the "and" joins a range only after "between".
 _BETWEEN_BEFORE = re.compile(r"(?i)\bbetween[ \t]++$")
 _BETWEEN_AND = re.compile(r"[ \t]+and[ \t]+(?=[+\-]?[\d.])")
@@ -1195,6 +1198,8 @@ class _Scan:
             unit2, b2 = self._unit_after(b2, currency=False)
         if unit is not None and unit2 is not None and unit != unit2:
             return False
+        if "から" in rj.group(0) and _CHANGED_TO.match(t, b2):
+            return False  # 2 から 3 に変える: it was 2, it is 3; a span runs まで
         u = unit or unit2
         if sign == "-":
             lo = -lo
@@ -1284,6 +1289,12 @@ class _Scan:
             if not m:
                 break
             word = m.group(1).rstrip(".,;:'")
+            head, slash, tail = word.partition("/")
+            if slash and head and hard_unit(head) is not None:
+                if hard_unit(head) in _CURRENCIES or (tail and hard_unit(tail) is None):
+                    # 16.80 USD/box, 2.1 kg/box: the unit, then what it is per (km/h and
+                    # MB/s stay one unit of two)
+                    word = head
             if not word:
                 break
             tokens.append((word, m.start(1), m.start(1) + len(word)))
@@ -2003,7 +2014,22 @@ def same_per(c: str, e: str) -> bool:
         return False
     if (c in _PER_HEAD and e in _PER_PERSON) or (e in _PER_HEAD and c in _PER_PERSON):
         return True  # 每人 for 每个孩子, "per person" for "per student": a head is a head
+    if _PER_THINGS.get(c.lower(), frozenset()) & _PER_THINGS.get(e.lower(), frozenset()):
+        return True  # 每盒 for "/box": one thing in two languages
     return e == EACH
+
+
+def _per_things() -> dict[str, frozenset[int]]:
+    """The lines of the list ``per_things`` each of its words stands on."""
+    out: dict[str, set[int]] = {}
+    for n, line in enumerate(sorted(lexicon.words("per_things"))):
+        for word in line.split("|"):
+            if word.strip():
+                out.setdefault(word.strip().lower(), set()).add(n)
+    return {w: frozenset(ns) for w, ns in out.items()}
+
+
+_PER_THINGS = _per_things()
 
 
 #: Counters that count one of whatever is counted (每个, 一つ): "each"; and a weight's
@@ -2232,7 +2258,10 @@ _DECLARED = re.compile(
 def _unit_of(written: str) -> tuple[str, str] | None:
     """The unit a header writes (円, 元, kg, %), as a figure written with it would carry:
     None when it is not one."""
-    for form in (f"1{written}", f"1 {written}"):
+    forms = (f"1{written}", f"1 {written}")
+    if written[:1].isascii() and written[:1].isalpha():
+        forms = forms[::-1]  # USD/box: a word-like unit stands apart from its figure
+    for form in forms:
         got = scan(form)
         if "/" in written or "／" in written:
             # 元/千字 reads as 1元 per 字 and the 1000字 its denominator counts: the unit is
@@ -2264,7 +2293,12 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
         whole = _unit_of(cell.strip()) if "/" in cell and len(cell.strip()) <= 12 else None
         if whole and whole[1] == HARD:
             return whole  # req/s, km/h: a rate is the header's whole
-        last = _HEAD_WORDS.split(cell.strip())[-1]
+        words = _HEAD_WORDS.split(cell.strip())
+        per = _HEAD_PER_WORD.search(cell)
+        if per and per.start():
+            # price_gbp_per_kg, cost EUR per box: the unit before "per", not the one after
+            words = _HEAD_WORDS.split(cell[: per.start()].strip())
+        last = words[-1]
         if not last.isalpha() or len(last) > 12:
             return None
         got = _unit_of(last)
@@ -2286,6 +2320,8 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
 
 
 _LATIN_TAIL = re.compile(r"[A-Za-z%°]{1,5}$")
+#: "per" and what a header's figures are a rate of: price_gbp_per_kg, fee per_box.
+_HEAD_PER_WORD = re.compile(r"(?i)[_\s/-]per[_\s-]+(?P<d>[a-z]+)\s*$")
 
 
 #: A comma-separated row (CSV): cells part at a comma that no space follows, so "1,284"
@@ -2786,12 +2822,17 @@ def _header_per(cell: str) -> str:
     monthly_eur, 单价(元/斤), 续重(元/kg) ("" when none)."""
     head = _HEADED.match(cell.strip())
     if head and "/" in head.group(1):
-        rate = [q for q in scan(f"1{head.group(1).strip()}") if q.start == 0][:1]
+        written = head.group(1).strip()
+        spaced = " " if written[:1].isascii() and written[:1].isalpha() else ""
+        rate = [q for q in scan(f"1{spaced}{written}") if q.start == 0][:1]
         if len(rate) == 1 and rate[0].per:
             return rate[0].per
     m = _HEAD_PERIOD_CJK.search(cell)
     if m:
         return _CJK_PERIODS[m.group("p")]
+    per = _HEAD_PER_WORD.search(cell)
+    if per and cell.isascii():
+        return _per_unit(per.group("d"))  # price_gbp_per_kg: a price of each kilogram
     m = _HEAD_PERIOD_EN.search(cell.replace("_", " "))
     if m:
         return {"m": "month", "y": "year", "d": "day", "h": "h"}[m.lastgroup or "m"]
