@@ -346,6 +346,14 @@ _KEY_WORDS_CJK = (
     "推流码",
     "串流码",
     "直播码",
+    # a Wi-Fi router's sticker or screen: the network's key is its password
+    "暗号化キー",
+    "暗号キー",
+    "ネットワークキー",
+    "セキュリティキー",
+    "加密密钥",
+    "无线密钥",
+    "無線密鑰",
 )
 #: What a text holds when a sentence of it may name a secret (the words of
 #: ``_SECRET_SENTENCE_WORD``, lower-cased, as literal pieces): the sentence rule is read
@@ -402,6 +410,16 @@ _PLACEHOLDER = re.compile(
     | none|null|nil|true|false|undefined|empty|required|optional|string|str|env
     """
 )
+
+#: A placeholder of words in brackets that a value's pattern cut at a space: the docs'
+#: ``Bearer {channel access token}``, ``-p <your password>``.
+_BRACKETED = re.compile(r"\{[^{}\n]{1,64}\}|<[^<>\n]{1,64}>|\[[^\[\]\n]{1,64}\]")
+
+
+def _bracketed(text: str, at: int) -> bool:
+    """Whether a value found at *at* opens a bracketed placeholder of words."""
+    return text[at : at + 1] in ("{", "<", "[") and _BRACKETED.match(text, at) is not None
+
 
 #: A bare identifier: in code a value like ``password=password`` or ``token=self.token``
 #: names a variable; it carries no secret unless it has digits in it.
@@ -484,6 +502,14 @@ def _said_password(v: str) -> bool:
     return not (v.isalpha() and v[:1].isupper() and v[1:].islower())  # a Capitalised word
 
 
+def _long_hex_run(v: str) -> bool:
+    """Hex of twenty characters or more somewhere in *v*: a key behind a prefix."""
+    return _HEX_IN.search(v) is not None
+
+
+_HEX_IN = re.compile(r"[0-9a-f]{20,}")
+
+
 def _random_letters(v: str) -> bool:
     """Letters only, twelve or more, that read as no word: a mail service's app password
     (qwhdkzmxptbvlcie), not "passwordrequired" or "CorrectHorse"."""
@@ -555,6 +581,16 @@ _VALUED: tuple[_Valued, ...] = (
         ("-u",),
     ),
     _Valued(
+        "api-key",  # curl -u KEY: (an API key as the user, the password left empty: Stripe,
+        # Lambda Cloud, Mailgun's api:KEY aside)
+        re.compile(r"-(?:-user|u)[ \t]{1,4}[\"']?([^\s:\"'`]{16,256}):(?=[\"']?(?:\s|$))"),
+        lambda v: (
+            _not_placeholder(v)
+            and (_generated(v) or _long_hex_run(v) or looks_random(v, strict=True))
+        ),
+        ("-u",),
+    ),
+    _Valued(
         "password",  # mysql -p'…' / -pVALUE: attached to the flag, on a mysql command line
         re.compile(
             r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)"
@@ -567,10 +603,24 @@ _VALUED: tuple[_Valued, ...] = (
         "url-secret",  # a credential in a URL's query, whatever the scheme (otpauth, https, wss)
         re.compile(
             r"[?&](?i:secret|client_secret|access_token|refresh_token|id_token|api_key|apikey"
-            r"|token|sig|signature|password|passwd|pwd)=([^&#\s\"'`<>\\]{10,4096})"
+            r"|token|sig|signature|password|passwd|pwd|x-(?:amz|goog)-(?:signature|security-token)"
+            r"|wssecret|auth_key|upload_?token)=([^&#\s\"'`<>\\]{10,4096})"
         ),
         _not_placeholder,
         ("=",),
+    ),
+    _Valued(
+        "url-secret",  # a URL signed until it expires (a live platform's push code, a CDN's
+        # signed link: ?expire=…&sign=…): its sign is the credential; a request's own sign
+        # beside a timestamp (Shopee's ?timestamp=…&sign=…) signs that request alone
+        re.compile(
+            r"[?&](?i:expires?|expiry|deadline)=[^&\s]{1,32}(?:&[\w.-]{1,32}=[^&\s]{0,256}){0,6}"
+            r"&(?i:sign)=([^&#\s\"'`<>\\]{10,4096})"
+            r"|[?&](?i:sign)=([^&#\s\"'`<>\\]{10,4096})"
+            r"(?=(?:&[\w.-]{1,32}=[^&\s]{0,256}){0,6}&(?i:expires?|expiry|deadline)=)"
+        ),
+        _not_placeholder,
+        ("sign=",),
     ),
     _Valued(
         "password",  # ipmitool -P PASS (the BMC's password), racadm -p, sshpass-like tools
@@ -814,10 +864,10 @@ _VALUED: tuple[_Valued, ...] = (
             + "|".join(_SECRET_WORDS_CJK)
             + r")(?:[ \t]{1,4}\([^)\n]{1,60}\))?[ \t]{0,4}"
             r"(?:(?i:is|was|is[ \t]now|starts[ \t]with|begins[ \t]with|ends[ \t]with|set[ \t]to)"
-            r"|是|は|为|為)"
+            r"|(?:[，、][ \t]{0,2})?(?:是|は|为|為))"
             r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=.!@#$%^&*~-]{8,256}+)"
             # a place it is kept in, not its value: パスワードは 1Password に保存, 密码在 …里
-            r"(?![ \t]{0,2}(?:に|で|へ|から|を|の|里|裡|中|上))"
+            r"(?![ \t]{0,2}(?:に|で(?!す|し)|へ|から|を|の|里|裡|中|上))"
         ),
         lambda v: (
             _not_placeholder(v.rstrip(".,;:"))
@@ -826,6 +876,17 @@ _VALUED: tuple[_Valued, ...] = (
             and "://" not in v
         ),
         ("secret", "token", "pass", "Secret", "Token", "Pass", *_SECRET_WORDS_CJK),
+    ),
+    _Valued(
+        "api-key",  # "客服给我重新发了 key，是 rXqTbWmN2847", "新しい key は …": an English key
+        # word in Chinese or Japanese prose, given by its copula, random letters and digits
+        re.compile(
+            r"(?<![\w-])(?i:(?:api|app|access|secret)?[ _-]?key)[ \t]{0,2}(?:[，、,][ \t]{0,2})?"
+            r"(?:是|为|為|は)[ \t]{0,4}[「\"'“`]?([A-Za-z0-9_-]{8,128}+)"
+            r"(?![ \t]{0,2}(?:に|で(?!す|し)|へ|から|を|の|里|裡|中|上))"
+        ),
+        lambda v: _has_digit_and_letter(v) and _not_placeholder(v) and looks_random(v),
+        ("key", "Key", "KEY"),
     ),
     _Valued(
         "password",  # AUTH at a Redis prompt: "10.8.3.21:6379> AUTH default X", "redis> AUTH X"
@@ -1463,7 +1524,9 @@ _SECRET_SENTENCE_WORD = re.compile(
     r"|pre-?shared[ _-]?key|\bpsk\b)"
     r"|" + "|".join(_SECRET_WORDS_CJK)
 )
-_SENTENCE_END = re.compile(r"[。！？\n]|[.!?](?=\s|$)")
+#: Where a sentence ends: a stop, or a line's end (a JSON string's escaped \n too: a
+#: transcript line read raw holds a whole file's lines in one string).
+_SENTENCE_END = re.compile(r"[。！？\n]|[.!?](?=\s|$)|\\n")
 _RANDOM_TOKEN = re.compile(
     r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9+/-]{20,256}+={0,2}+(?![A-Za-z0-9_+/=.-])"
 )
@@ -1510,8 +1573,12 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                 v = t.group(0)
                 if v.startswith(_PUBLIC_OPENING) or any(a <= t.start() < b for a, b in public):
                     continue
+                if _keyed_by_other(text, t.start()):
+                    continue  # {"to":"U5de3…"}: the value of a field that names no secret
                 mixed = _upper_and_lower(v) and any(c.isdigit() for c in v)
                 hex_key = not digest and len(v) >= 32 and _HEX_KEY.fullmatch(v)
+                if hex_key and not named and len(v) in (40, 64):
+                    hex_key = None  # a commit's or a file's hash on the line after a key
                 if (mixed or hex_key) and looks_random(v):
                     gave = True
                     kind = kind or _sentence_kind(text, start, end)
@@ -1732,6 +1799,52 @@ _PART_GIVEN = re.compile(
 _TOKEN_WORD = re.compile(r"(?i:token)|トークン|令牌|ストリームキー|金钥|金鑰|推流码|串流码|直播码")
 
 
+#: A key typed in groups, the way it is read out or printed: five groups or more of four to
+#: six letters and digits parted by single spaces ("84d1 f3e2 784c c3dd 60d0 f0eb").
+_GROUPED = re.compile(r"(?<![\w-])[A-Za-z0-9]{4,6}(?: [A-Za-z0-9]{4,6}){4,15}(?![\w-])")
+_KEY_NAMED = re.compile(r"(?i:\bkey\b|キー|码|碼)")
+
+
+def _grouped_keys(text: str) -> Iterator[tuple[int, int]]:
+    """A key or a token typed in groups after the line names one: most groups hold a
+    digit and the whole run is random (not a sentence of words, not a phone number)."""
+    for m in _GROUPED.finditer(text):
+        groups = m.group(0).split()
+        if not all(any(c.isdigit() for c in g) for g in groups[1:]):
+            continue  # every group but a leading word (live, test) holds a digit
+        if sum(not g.isdigit() for g in groups) < 2 or not looks_random("".join(groups)):
+            continue  # a phone number, a row of counts
+        line = text.rfind("\n", 0, m.start()) + 1
+        before = max(line, m.start() - 200)
+        if _DIGEST_WORD.search(text, max(before, m.start() - 40), m.start()):
+            continue  # a key's fingerprint, a checksum named right before it: public
+        if _SECRET_SENTENCE_WORD.search(text, before, m.start()) or _KEY_NAMED.search(
+            text, before, m.start()
+        ):
+            yield m.start(), m.end()
+
+
+#: A JSON field's name right before its value, escaped or not: "to":", \"callID\": \".
+_FIELD_BEFORE = re.compile(r"[\"']([A-Za-z_][\w.-]{0,40})\\?[\"'][ \t]{0,2}:[ \t]{0,2}\\?[\"']$")
+
+
+def _keyed_by_other(text: str, at: int) -> bool:
+    """Whether the value at *at* is a JSON field's whose name says no secret (to, user_id,
+    callID): a sentence's secret word elsewhere does not make it one."""
+    m = _FIELD_BEFORE.search(text, max(0, at - 48), at)
+    return m is not None and _name_kind(m.group(1)) is None
+
+
+#: A field name that says id: id, callID, sessionId, user_id, run-id (not paid, valid).
+_ID_NAME = re.compile(r"(?:^|[a-z0-9](?=I[Dd]$)|[_.-])(?:id|ID|Id)$")
+
+
+def _id_field(text: str, at: int) -> bool:
+    """Whether the value at *at* is a JSON field's named as an id."""
+    m = _FIELD_BEFORE.search(text, max(0, at - 48), at)
+    return m is not None and _ID_NAME.search(m.group(1)) is not None
+
+
 def _sentence_kind(text: str, start: int, end: int) -> str:
     """The kind a sentence names its secret by: a token (令牌, トークン) or a secret."""
     return "token" if _TOKEN_WORD.search(text, start, end) else "secret"
@@ -1745,12 +1858,40 @@ def _passwords_in(text: str, start: int, end: int, named: bool) -> Iterator[tupl
     for t in _PASSWORD_LIKE.finditer(text, start, end) if words else ():
         if _OTHER_LABEL.search(text, max(start, t.start(1) - 16), t.start(1)):
             continue  # SSID 是 Xiaomi_AX3000_3F: the value of another label
-        if _password_like(t.group(1)):
+        if _password_like(t.group(1)) or _given_as(text, start, t.start(1), t.end(1)):
             yield t.start(1), t.end(1) - _trailing(t.group(1))
     for t in _PART_GIVEN.finditer(text, start, end):
         v = t.group(1).rstrip(_TRAILING)
         if len(v) >= 6 and _has_digit_and_letter(v) and not _placeholder(v):
             yield t.start(1), t.start(1) + len(v)
+
+
+#: A value a sentence gives as what its password is: after 是, "is" or a colon, or before
+#: です, だ, ね (パスワードは、全角ですが、aobaguest2603 です).
+_IS_BEFORE = re.compile(r"(?:是|为|為|(?i:\bis|\bwas)|[:：])[ \t]{0,2}[「『\"'“]?$")
+_IS_AFTER = re.compile(
+    r"[ \t]{0,2}[」』\"'”]?[ \t]{0,2}(?:です|でした|だ(?!け)|ね|よ|になります|となります)"
+)
+
+
+def _given_as(text: str, start: int, a: int, b: int) -> bool:
+    """Whether the value at *a*..*b*, after the sentence's password word, stands where the
+    sentence says what the password is, and reads as one (letters and digits, not a word:
+    aobaguest2603, not "password is required")."""
+    value = text[a:b].rstrip(_TRAILING)
+    if not _has_digit_and_letter(value) or not _said_password(value):
+        return False
+    if any(c in _NOT_IN_PASSWORD_LIKE for c in value) or _FILE_END.search(value):
+        return False
+    if _HOST_NAME.fullmatch(value) or _VERSION.fullmatch(value) or _CLOCK.search(value):
+        return False
+    word = _PASSWORD_WORD.search(text, start, a)
+    if word is None:
+        return False
+    return bool(
+        _IS_BEFORE.search(text, max(word.end(), a - 6), a)
+        or _IS_AFTER.match(text, b - _trailing(text[a:b]))
+    )
 
 
 #: What a secret's rotation says: reset, rotated, changed, 変えた, 再発行, 重置, 改了.
@@ -1874,9 +2015,22 @@ def _label_lines(text: str) -> Iterator[tuple[int, int]]:
         v = m.group(3)
         if not _has_digit_and_letter(v) or _placeholder(v):
             continue
-        if m.group("key") and not (_HEX_RUN.fullmatch(v) or _generated(v)):
+        if m.group("key") and not (_HEX_RUN.fullmatch(v) or _generated(v) or _sticker_key(v)):
             continue
         yield m.start(3), m.end(3)
+
+
+def _sticker_key(v: str) -> bool:
+    """A router's or a device's printed key: letters of one case and digits, random, not a
+    word run together (8fkx3tn7b5pmr; not "Sort key: createdAt2024")."""
+    return (
+        len(v) >= 8
+        and v.isascii()
+        and v.isalnum()
+        and (v.islower() or v.isupper())
+        and not _wordy(v)
+        and looks_random(v)
+    )
 
 
 #: A password named at a sentence's end and given as the next sentence opens: "管理画面の
@@ -1913,6 +2067,14 @@ _PUBLIC_LABEL = re.compile(
 )
 
 
+#: A stream key's label, and a stream key that carries its signed query (a live platform's
+#: push code: the stream's name, ?expire=…&sign=…).
+_STREAM_LABEL = re.compile(
+    r"(?i:stream[ _-]?key)|推流码|推流碼|串流码|串流金钥|串流金鑰|直播码|ストリームキー"
+)
+_STREAM_WITH_QUERY = re.compile(
+    r"[\w.-]{4,128}\?[\w.-]{1,32}=[^\s&]{0,256}(?:&[\w.-]{1,32}=[^\s&]{0,256}){0,8}"
+)
 #: A line that assigns or lists (12:PASSWORD_MIN_LENGTH=12, a grep's hit): no lone value.
 _SETTING_MARK = re.compile(r"[:=,;]")
 
@@ -1929,6 +2091,9 @@ def _labels_above(text: str) -> Iterator[tuple[int, int]]:
         if _PUBLIC_LABEL.search(label) or _SAID_PUBLIC.search(label):
             continue
         if "://" in v or "/" in v.strip("/") and not _generated(v) or _placeholder(v):
+            continue
+        if _STREAM_LABEL.search(label) and _STREAM_WITH_QUERY.fullmatch(v):
+            yield m.start(1), m.end(1)  # 推流码 then stream-69…?expire=…&sign=…: all of it
             continue
         if _CLOCK.search(v) or _VERSION.fullmatch(v) or _SETTING_MARK.search(v.rstrip("=")):
             continue
@@ -2220,6 +2385,10 @@ _CODE_LINE = re.compile(
 
 
 _COLON_AFTER = re.compile(r"[:：][ \t]{0,4}")
+#: A code of letters and digits in hyphened groups (0222a-aa413, 7h2k-9qwm-x4pd).
+_HYPHENED_CODE = re.compile(
+    r"(?<![\w./-])[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10}){1,5}(?![\w/-]|\.\w)"
+)
 
 
 def _code_lines(text: str) -> Iterator[tuple[int, int]]:
@@ -2227,7 +2396,13 @@ def _code_lines(text: str) -> Iterator[tuple[int, int]]:
     ここに貼っとく" then 7h2k-9qwm-x4pd, …): each line that is only a code, up to sixteen."""
     for m in _CODES_LABEL.finditer(text):
         pos = text.find("\n", m.end())
-        colon = _COLON_AFTER.search(text, m.end(), pos if pos >= 0 else len(text))
+        line_end = pos if pos >= 0 else len(text)
+        # "the recovery codes I haven't used yet are 0222a-aa413 and 12cad-4bd38": codes of
+        # hyphened groups in the sentence that names them
+        for code in _HYPHENED_CODE.finditer(text, m.end(), min(line_end, m.end() + 240)):
+            if any(c.isdigit() for c in code.group(0)):
+                yield code.start(), code.end()
+        colon = _COLON_AFTER.search(text, m.end(), line_end)
         if colon is not None:  # バックアップコード…ここに貼っておきます：8102 8761
             rest = _CODE_LINE.match(text, colon.end())
             if rest and any(c.isdigit() for c in rest.group(1)) and len(rest.group(1)) >= 6:
@@ -2368,6 +2543,8 @@ def _inline_random(text: str) -> Iterator[tuple[int, int]]:
             continue
         if text.endswith("base64,", 0, m.start()):
             continue  # a data: URI's content
+        if _id_field(text, m.start()):
+            continue  # "callID": "toolu_01AOT…": a record's id, whatever it looks like
         if not _generated(tok) or entropy(run) < 4.0 or _camel_words(run) or _decodes(tok):
             continue
         if m.start() > line_end:  # each line is read once, however many tokens it holds
@@ -2892,7 +3069,7 @@ class SecretRules:
                 continue
             for m in valued.pattern.finditer(text):
                 g = _group(m)
-                if g and valued.check(m.group(g)):
+                if g and valued.check(m.group(g)) and not _bracketed(text, m.start(g)):
                     end = m.end(g) - _trailing(m.group(g))
                     ranked.append((_VALUED_RANK + i, m.start(g), end, valued.kind))
         ranked += [(_ASSIGNED, s, e, k) for s, e, k in _assignments(text)]
@@ -2908,6 +3085,7 @@ class SecretRules:
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spelled(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _rotated(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _grouped_keys(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _labels_above(text)]

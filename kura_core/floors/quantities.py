@@ -1290,11 +1290,11 @@ class _Scan:
                 break
             word = m.group(1).rstrip(".,;:'")
             head, slash, tail = word.partition("/")
-            if slash and head and hard_unit(head) is not None:
-                if hard_unit(head) in _CURRENCIES or (tail and hard_unit(tail) is None):
-                    # 16.80 USD/box, 2.1 kg/box: the unit, then what it is per (km/h and
-                    # MB/s stay one unit of two)
-                    word = head
+            unit = hard_unit(head) if slash and head else None
+            if unit is not None and (unit in _CURRENCIES or (tail and hard_unit(tail) is None)):
+                # 16.80 USD/box, 2.1 kg/box: the unit, then what it is per (km/h and MB/s
+                # stay one unit of two)
+                word = head
             if not word:
                 break
             tokens.append((word, m.start(1), m.start(1) + len(word)))
