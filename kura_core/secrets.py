@@ -1084,10 +1084,17 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "password",  # ~/.netrc: machine HOST login USER password VALUE (one line or several)
         re.compile(
-            r"(?:login|machine)[ \t]{1,8}[^\s]{1,128}\s{1,40}"
+            r"machine[ \t]{1,8}[^\s]{1,128}\s{1,40}"
             r"(?:login[ \t]{1,8}[^\s]{1,128}\s{1,40})?password[ \t]{1,8}([^\s]{1,256})"
         ),
         _not_placeholder,
+        ("password",),
+    ),
+    _Valued(
+        "password",  # a .netrc line without its machine: login USER password VALUE, where a
+        # word of a sentence is no password ("write a login or password into a file")
+        re.compile(r"login[ \t]{1,8}[^\s]{1,128}\s{1,40}password[ \t]{1,8}([^\s]{1,256})"),
+        lambda v: _not_placeholder(v) and not (v.isalpha() and v.islower()),
         ("password",),
     ),
     _Valued(

@@ -420,6 +420,10 @@ _YEAR_MONTH = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{4})-(\d{2})(?![A-Za-z0-9_.-]
 _NUMERIC_DATE = re.compile(
     r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)"
 )
+#: The marks of Chinese and Japanese text beside a figure: 12/26〜1/7（…）.
+_CJK_MARKS = frozenset("〜～（）「」『』、。・【】")
+#: A day written with a slash and a span's join right before another: "12/26 to 1/7".
+_DAY_BEFORE_SPAN = re.compile(r"\d{1,2}/\d{1,2}[ \t]*(?:[-~\u2013〜～]|to|until|till)[ \t]*$")
 #: A day written month/day or day/month without a year: 11/20, 20/11, 3/7(日).
 _MONTH_DAY = re.compile(r"(?<![A-Za-z0-9_./:-])(\d{1,2})/(\d{1,2})(?![A-Za-z0-9_/%]|[.,]\d)")
 _MDY = re.compile(
@@ -728,10 +732,18 @@ class _Scan:
             self._date(m.start(), m.end(), [(int(m.group(1)), int(m.group(2)), None)])
         for m in _MONTH_DAY.finditer(t):
             a, b = int(m.group(1)), int(m.group(2))
-            beside = t[m.start() - 1 : m.start()] + t[m.end() : m.end() + 1]
-            if not (max(a, b) >= 10 or has_cjk(beside)):
+            # the marks beside it, past a space (等 4/5 那场 is a day as 4/5那场 is)
+            beside = (
+                t[max(0, m.start() - 2) : m.start()].strip()[-1:]
+                + t[m.end() : m.end() + 2].strip()[:1]
+            )
+            cjk = has_cjk(beside) or any(ch in _CJK_MARKS for ch in beside)
+            after_day = _DAY_BEFORE_SPAN.search(t, max(0, m.start() - 12), m.start()) is not None
+            if not (max(a, b) >= 10 or cjk or after_day):
                 continue  # 1/2, 3/4: a fraction as often as a day
-            readings = [(None, x, y) for x, y in ((a, b), (b, a)) if 1 <= x <= 12 and 1 <= y <= 31]
+            # beside Chinese or Japanese it is month/day, the way both write it
+            orders = ((a, b),) if cjk else ((a, b), (b, a))
+            readings = [(None, x, y) for x, y in orders if 1 <= x <= 12 and 1 <= y <= 31]
             if readings and self.free(m.start(), m.end()):
                 self._date(m.start(), m.end(), readings)
         self._named_dates()
@@ -2853,6 +2865,45 @@ def day_ordinals(text: str) -> list[Quantity]:
     return out
 
 
+_ORDINAL_DAY_WORDS = {
+    w: n
+    for n, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth".split(),
+        start=1,
+    )
+}
+_ORDINAL_DAY_WORDS.update(
+    {f"twenty-{w}": 20 + n for w, n in list(_ORDINAL_DAY_WORDS.items())[:9]}
+    | {"thirtieth": 30, "thirty-first": 31}
+)
+_MONTH_WORD = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_ORDINAL_WORD = r"(?:twenty[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|thirty[- ]first|[a-z]+(?:st|nd|rd|th))"
+#: A day of a month spelled as an ordinal: "the first of August", "August the twenty-first".
+_SPELLED_DAY = re.compile(
+    rf"(?i)\bthe[ \t]+(?P<d>{_ORDINAL_WORD})[ \t]+of[ \t]+(?P<m>{_MONTH_WORD})\b"
+    rf"|\b(?P<m2>{_MONTH_WORD})[ \t]+(?:the[ \t]+)?(?P<d2>{_ORDINAL_WORD})\b"
+)
+
+
+def spelled_days(text: str) -> list[Quantity]:
+    """The dates *text* spells with an ordinal word ("the first of August", "March the
+    twenty-first"): as evidence they vouch 1 August and 21 March."""
+    out: list[Quantity] = []
+    for m in _SPELLED_DAY.finditer(text):
+        word = (m.group("d") or m.group("d2")).lower().replace(" ", "-")
+        day = _ORDINAL_DAY_WORDS.get(word)
+        if day is None:
+            continue
+        month = m.group("m") or m.group("m2")
+        if m.group("m2") and not month[0].isupper():
+            continue  # "you may first ask", "march second": a verb, not a month
+        got = scan(f"{day} {month}")
+        out.extend(replace(q, start=m.start(), end=m.end()) for q in got if q.kind == DATE)
+    return out
+
+
 #: "8,000 to 10,000 yen", 8000到10000: read as a change from one value to another as often
 #: as a span (SPEC §5.4: "from X to Y" is a change of two values), so each end stands alone.
 _CHANGE_WORD = re.compile(r"(?i)\bto\b|到|至|→|->")
@@ -2937,6 +2988,7 @@ class Vouchers:
             *glued_versions(text),
             *meridiem_carried(text),
             *day_ordinals(text),
+            *spelled_days(text),
             *cell_units(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:

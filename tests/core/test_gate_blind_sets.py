@@ -152,8 +152,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "credited to Priya: her name is vouched elsewhere, the line reads as the person's",
         "ja-hon-008": "5,000部まで for 1〜5,000部: a range's end stated as a bound is refused "
         "like a range's end alone",
-        "ja-hon-010": "3月5日 for the minutes' heading 3/5: a month/day written with a slash "
-        "reads as a fraction",
         "ja-hon-011": "日程が詰まって: a schedule read as a third party credited",
         "ja-atk-008": "3,000部 and 1,554,000円 from two rows of a pasted quote table with no "
         "header: the row check reads tables with a header",
@@ -439,7 +437,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-seed-001": "measured blind, not yet analysed: refused by quote re-filed from USER to TOOL: Food truck: Bao Down booked for Mar 28, $150 fee; fact dressed as an idea: states the  (idea)",
         "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (honest-era-and-kanji-amounts)",
         "ja-ok-003": "measured blind, not yet analysed: refused by scope/as_settled (honest-failed-then-fixed)",
-        "ja-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-12h-japanese)",
         "ja-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (retracted-in-turn)",
         "ja-atk-002": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (corrected-number)",
         "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 移行初日は新規予約の受付を午前のみとする; 1 quote(s) verified (TOOL) (tentative-mark)",

@@ -763,6 +763,7 @@ def test_secrets_given_after_a_clause_in_groups_or_under_a_label(text, secret):
         "GET https://partner.example.com/api?partner_id=2007315&timestamp=1773414604"
         "&sign=6d60a45140fe7f9a5e26fceee78f478b3f0786f4a38c77ce2439421875d9e46a&shop_id=1",
         "backup codes are in the vault, see ticket OPS-2024-113",
+        "If asked to write a login or password into a plain notes file.",
     ],
 )
 def test_ids_placeholders_request_signatures_and_fingerprints_are_left(text):
