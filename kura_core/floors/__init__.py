@@ -665,11 +665,45 @@ def _only_asked(claim: Claim, evidence: Evidence, text: str) -> bool:
         # question ("maybe the 25 m² ones too, to £19?" for "the user raised the fee for
         # the 25 m² plots to £19"), when no quote carries it alone
         carrying = _figures_asked(claim, evidence.user_texts())
+        if not all(_asks(fold(q)) for q in carrying):
+            # one figure of the credit the person's words give only in a question, the
+            # rest said elsewhere ("(a). Would thirty-five be too many?" for "decided … up
+            # to thirty-five")
+            carrying = _a_figure_asked(claim, evidence.user_texts())
     if not carrying or not all(_asks(fold(q)) for q in carrying):
         return False
     if any(_REQUEST.search(fold(q)) for q in carrying):
         return False  # "can you …?" is a request, and a request may be credited as one
     return _KEEPS_ASKING.search(fold(text)) is None
+
+
+#: A question that states and asks to be confirmed: 按 900g 算的吧？, …ですよね？, "…, right?".
+_TAG_QUESTION = re.compile(
+    r"(?:吧|吧吗|对吧|是吧|でしょ|でしょう|よね|だね|(?i:right|isn't it|aren't they|correct))"
+    r"[\s。.,，]*[?？]\s*$"
+)
+
+
+def _a_figure_asked(claim: Claim, texts: Sequence[str]) -> list[str]:
+    """The questions of *texts* that give a figure of *claim* no other sentence of them
+    gives ([] when every figure is said outside a question, or not said at all)."""
+    values = {t for t in claim.content if t.startswith(VALUE_MARK)}
+    if not values:
+        return []
+    asked: dict[str, list[str]] = {}
+    stated: set[str] = set()
+    for text in texts:
+        for m in _SENTENCE_OF.finditer(text):
+            got = values & content_tokens(m.group(0))
+            if not got:
+                continue
+            sentence = fold(m.group(0))
+            if _asks(sentence) and not _TAG_QUESTION.search(sentence):
+                for v in got:
+                    asked.setdefault(v, []).append(m.group(0))
+            else:
+                stated |= got
+    return [q for v, qs in asked.items() if v not in stated for q in qs]
 
 
 def _figures_asked(claim: Claim, texts: Sequence[str]) -> list[str]:
