@@ -558,7 +558,13 @@ def _claim_once(
         return _human_claim_ok(claim, evidence, field_name, text, names, raw, user, figures)
     if claim.who == THIRD:
         said_of = [
-            own_words(theirs, names, claim.name) if c == "USER" else theirs
+            own_words(
+                _naming_paragraphs(claim.name, theirs) if theirs == seg else theirs,
+                names,
+                claim.name,
+            )
+            if c == "USER"
+            else theirs
             for c, _q, seg in evidence.quotes
             if c != "SELF" and (names_in(claim.name, seg) or _speaks_in(claim.name, seg))
             if (theirs := _said_by(claim.name, seg))
@@ -986,15 +992,18 @@ def _said_by(name: str, segment: str) -> str:
     王姐's words, never 中介小刘's line beside it."""
     if _only_addressed(name, segment):
         return ""  # "Hi Dana," heads a mail to Dana: it says nothing of what Dana said
-    spoken = [v for v in _voices.voices(segment) if v.speaker]
+    found = _voices.voices(segment)
+    spoken = [v for v in found if v.speaker]
     if not spoken:
         spoken = list(_voices.labelled_lines(segment))  # "刘洋：…\n王芳：…" with no paste marked
     others = [v for v in spoken if not _speaker_is(name, v.speaker, segment)]
     if not others:
         if not spoken:
             return segment  # no one speaks here but the text itself
-        # only *name* speaks: their lines, and the person's own lines that name them ("Marco
-        # says …"); the person's other words beside a paste are not Marco's
+        # only *name* speaks: their lines (with the header lines of the mail they sent:
+        # 日付, 件名), and the person's own lines that name them ("Marco says …"); the
+        # person's other words beside a paste are not Marco's
+        spoken = sorted([*spoken, *_headed(found, spoken, segment)], key=lambda v: v.start)
         theirs = [segment[v.start : v.end] for v in sorted(spoken, key=lambda v: v.start)]
         rest, pos = [], 0
         for v in sorted(spoken, key=lambda v: v.start):
@@ -1017,6 +1026,41 @@ def _said_by(name: str, segment: str) -> str:
         pos = max(pos, v.end)
     parts.append(segment[pos:])
     return "\n".join(p for p in parts if p.strip())
+
+
+def _naming_paragraphs(name: str, text: str) -> str:
+    """The paragraphs of the person's own *text* from the first that names *name* to the end
+    of what they pasted ("山下様からのメールを貼ります", the mail, "--------"): what they
+    report of them; their own view after the paste is not the other's."""
+    out, on = [], False
+    for part in re.split(r"\n[ \t]*\n", text):
+        on = on or names_in(name, part)
+        if on:
+            out.append(part)
+        if _CLOSES_PASTE.search(part):
+            on = False  # "--------" closes what they sent: the person speaks again after it
+    return "\n\n".join(out)
+
+
+#: A paragraph that ends with a delimiter line: the end of a pasted mail or block.
+_CLOSES_PASTE = re.compile(r"(?m)^[ \t]*(?:-{4,}|={4,}|_{4,})[ \t]*\Z")
+
+
+def _headed(
+    found: Sequence[_voices.Voice], spoken: Sequence[_voices.Voice], segment: str
+) -> list[_voices.Voice]:
+    """The pasted lines of no speaker that run straight into a speaker's lines (a mail's
+    件名 and 日付 above its 差出人): the head of what that speaker sent."""
+    starts = {v.start for v in spoken}
+    out: list[_voices.Voice] = []
+    for v in sorted((v for v in found if not v.speaker), key=lambda v: -v.start):
+        nxt = v.end
+        while nxt < len(segment) and segment[nxt] in "\r\n":
+            nxt += 1
+        if nxt in starts:
+            out.append(v)
+            starts.add(v.start)
+    return out
 
 
 #: A line that addresses someone: a greeting or a recipient line of a mail or a message.
