@@ -124,7 +124,7 @@ def _percent(parent: View) -> View | None:
 #: Widths text is hard-wrapped at: base64 and PEM (64, 76), terminals (80, 100, 120, 132).
 WRAP_WIDTHS = frozenset({64, 76, 80, 100, 120, 132})
 _TAIL = re.compile(r"[A-Za-z0-9+/=_.-]{16}\Z")
-_HEAD = re.compile(r"[ \t]{0,8}[A-Za-z0-9+/_-]")
+_HEAD = re.compile(r"[ \t]{0,8}[A-Za-z0-9+/_.-]")  # a JWT wraps before its dots too
 #: A line that sets a name of its own (QINIU_SK=…, "token": …): no token goes on in it.
 _SETTING = re.compile(
     r"[ \t]{0,8}[\"']?[A-Za-z_][A-Za-z0-9_.-]{0,63}[\"']?[ \t]*[=:](?![=\n])[ \t]*\S"

@@ -1596,7 +1596,9 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
             for pattern in (_NEW_VALUE, _OLD_VALUE):
                 for t in pattern.finditer(text, start, end):
                     v = t.group(1).rstrip(_TRAILING)
-                    if _new_password(v):
+                    if _new_password(v) or (
+                        v.isdigit() and len(v) >= 4 and _PIN_WORD.search(text, start, end)
+                    ):
                         gave = True
                         # a password's when the sentences naming it say so
                         said_pw = pw_chain or _PASSWORD_WORD.search(text, start, end) is not None
@@ -1790,10 +1792,11 @@ _NEW_VALUE = re.compile(
     r"(?:(?i:(?:the[ \t])?new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
     r"|changed[ \t](?:it[ \t])?to|new[ \t]one:)"
     r"|今は|今のは|今のが|いまは|いまの(?:は|が)|新しいの(?:は|が)|新しいのが|新しい(?:方|ほう)(?:は|が)"
+    r"|新しい(?:番号|コード|暗証番号)(?:は|が)|新(?:的)?(?:号码|密码|密碼|口令)(?:是|为|為)"
     r"|新的(?:是|为|為)|新的那个是|现在(?:是|为|改成了?)"
     r"|现在的是|現在(?:是|為)"
     r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
-    r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{8,128})"
+    r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{4,128})"
 )
 #: A part of a secret given: "it ends in …", "starts with …", 末尾は …, 最后几位是 ….
 _PART_GIVEN = re.compile(
@@ -1850,6 +1853,13 @@ def _id_field(text: str, at: int) -> bool:
     """Whether the value at *at* is a JSON field's named as an id."""
     m = _FIELD_BEFORE.search(text, max(0, at - 48), at)
     return m is not None and _ID_NAME.search(m.group(1)) is not None
+
+
+#: The words for a code of digits that opens something: a PIN, a door's or a lock's code.
+_PIN_WORD = re.compile(
+    r"(?i:\bpin\b|door[ _-]?code|lock[ _-]?code|passcode|keypad)"
+    r"|暗証番号|暗証コード|ドアコード|暗码|门禁码|門禁碼|密码|密碼|开门密码|開門密碼"
+)
 
 
 def _sentence_kind(text: str, start: int, end: int) -> str:

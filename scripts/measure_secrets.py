@@ -99,8 +99,9 @@ class Item:
 _BOILERPLATE = re.compile(
     r"----|BEGI|EGIN|PRIVATE|KEY-|https?:|:/|LS0|S0t|0tL|LS1|tLS|RUdJT|FTkQ|\\[nr\\]|\n|\s"
 )
-#: a window of plain letters and slashes: a word, not a random run
-_WORDLIKE = re.compile(r"[/a-z_-]+")
+#: a window of plain letters, slashes and dots: a word or a host name (sentry.io,
+#: qyapi.weixin.qq.com), not a random run
+_WORDLIKE = re.compile(r"[/a-z_.-]+")
 
 
 def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]]]:

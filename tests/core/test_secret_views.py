@@ -742,6 +742,9 @@ def test_lists_and_policies_beside_key_words_are_left(text):
             "https://cdn.example.com/v.mp4?sign=82187e817aa94a744d4ea86879d1a5a7&expires=1773849600",
             "82187e817aa94a74",
         ),
+        # a new code of digits after the sentence names a PIN or a door code
+        ("来月1日から暗証番号が変わって、新しい番号は 71940268 です。", "71940268"),
+        ("门禁密码改了，新的号码是 839201", "839201"),
     ],
 )
 def test_secrets_given_after_a_clause_in_groups_or_under_a_label(text, secret):
@@ -768,3 +771,18 @@ def test_secrets_given_after_a_clause_in_groups_or_under_a_label(text, secret):
 )
 def test_ids_placeholders_request_signatures_and_fingerprints_are_left(text):
     assert BUILTIN.redact(text).text == text
+
+
+def test_a_jwt_a_terminal_wrapped_before_its_dots_is_one_secret():
+    token = (
+        "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InlibUNaOFAzbVpldll4dHFIMjRlZ3Q5RCJ9"
+        ".eyJodHRwczovL2hhdGhvcmEuZGV2L3VzZXJfaWQiOiJnb29nbGUtb2F1dGgyfDExMzg0NjMzODE3MjQ"
+        "xMDkxNjY2OSIsImlzcyI6Imh0dHBzOi8vYXV0aC5oYXRob3JhLmNvbS8iLCJleHAiOjE3NjM0NTYw"
+        ".uSL-OVdLz2UzfNNYNdXq8Hk3Ld0pQ7rVw2yTe5sGaB1cJ4mK9nXo6fZ"
+    )
+    # wrapped at 80 columns, a line starting with the dot before the payload
+    wrapped = "\n".join(token[i : i + 80] for i in range(0, len(token), 80))
+    assert "\n." in wrapped
+    out = BUILTIN.redact(f"login token (the terminal wrapped it):\n\n{wrapped}\n\nok").text
+    for i in range(0, len(token) - 20, 20):
+        assert token[i : i + 16] not in out
