@@ -413,10 +413,26 @@ def _signature(block: list[str]) -> bool:
     name or initials and no sentence ("T.", "Best,\nTomás", "陈晓东")."""
     if _SIGN_OFF.match(block[0]) and len(block) <= 3:
         return True
+    if len(block) <= 4 and _NAME_LINE.fullmatch(block[0].strip()) and len(block) > 1:
+        # "Karen Whitlow\nFixtures Secretary, East Mids Sunday League": a name, then a
+        # title, a company or a number, none of them a sentence
+        return all(
+            len(line.strip()) <= 70 and not _ENDS_SENTENCE.search(line) for line in block[1:]
+        )
     if len(block) > 3 or any(len(line.strip()) > 30 for line in block):
         return False
     words = " ".join(block).split()
     return 0 < len(words) <= 3 and not any(ch in " ".join(block) for ch in "?？。：:")
+
+
+#: A line that is a name alone: one to three capitalised words or initials, or a short
+#: Chinese or Japanese name.
+_NAME_LINE = re.compile(
+    r"(?:[A-Z][a-zA-Z'’-]{0,20}\.?)(?:[ \t]+[A-Z][a-zA-Z'’-]{0,20}\.?){0,2}"
+    r"|[\u3400-\u9fff\u30a0-\u30ff]{2,5}(?:[ \u3000][\u3400-\u9fff\u30a0-\u30ff]{1,4})?"
+)
+#: The end of a sentence: a line that says something, not a signature's.
+_ENDS_SENTENCE = re.compile(r"[.!?。！？]\s*$|[?？]")
 
 
 #: A paragraph addressed to the agent: a request or question (you, please, 你, ください).

@@ -123,6 +123,27 @@ def test_a_pasted_block_ends_where_the_person_writes_on():
     assert any("Recommend" in t for _, t in spoken(MINUTES_EN))
 
 
+def test_a_forwarded_mail_ends_at_its_signature_of_a_name_and_a_title():
+    """A forwarded mail never closed by a delimiter ends with its signature, a name and
+    the sender's title or firm; the person's replies after it are their own."""
+    mail = (
+        "League fine, finally sorted. Thread below.\n\n"
+        "---------- Forwarded message ---------\n"
+        "From: Karen Whitlow <fixtures@league.example.org>\nSubject: Re: Fine notice\n\n"
+        "Dave,\n\nAs it's a first offence the £15 admin charge is waived.\n\n"
+        "Karen Whitlow\nFixtures Secretary, East Mids Sunday League\n\n"
+        "Fair enough. We're paying the £40. We are not appealing."
+    )
+    got = spoken(mail)
+    assert any("admin charge is waived" in t for _, t in got)
+    assert all("We're paying" not in t for _, t in got)
+    # a name over sentences is the mail going on, not its signature
+    letter = mail.replace(
+        "Fixtures Secretary, East Mids Sunday League", "We will review it in May."
+    )
+    assert any("review it in May" in t for _, t in spoken(letter))
+
+
 def test_closing_a_paste_and_asking_for_a_summary_are_the_persons_own():
     """ "以上です。" closes pasted minutes and the person writes on in the same line; a line
     that asks for a summary to be written introduces no paste."""
