@@ -1241,6 +1241,8 @@ def _kept_a_plan(prose: str) -> bool:
     ).search(prose)
 
 
+#: A negation right before a plan's words: "not going to", "never gonna".
+_NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+$")
 #: The speaker's own "I will" in Japanese: 私が書きます, 俺がやる.
 _I_WILL = re.compile(
     r"(?:私|俺|僕|わたし|自分)が[^。！？\n]{0,24}?(?:ます|する|やる)(?=[。！!\s]|$)"
@@ -1287,7 +1289,15 @@ def _said_of_quotes(
     stated = prose if stated is None else stated
     said = fold("\n".join(_standing(q) for q in quotes)).lower()
     out: list[Violation] = []
-    plan = lexicon.pattern("plan_mark").search(said)
+    plan = next(
+        (
+            m
+            for m in lexicon.pattern("plan_mark").finditer(said)
+            # "we are not going to add a second index" decides against: no plan to do it
+            if not _NOT_BEFORE.search(said, max(0, m.start() - 6), m.start())
+        ),
+        None,
+    )
     done = lexicon.pattern("done_mark")
     if plan is None and not acted and not done.search(said) and done.search(prose):
         # "报告周五前发给陈思远", "leave the restart for tonight", 理由書は私が書きます: a time

@@ -1033,7 +1033,7 @@ def _naming_paragraphs(name: str, text: str) -> str:
     of what they pasted ("山下様からのメールを貼ります", the mail, "--------"): what they
     report of them; their own view after the paste is not the other's."""
     out, on = [], False
-    for part in re.split(r"\n[ \t]*\n", text):
+    for part in _BLANK_LINE.split(text):
         on = on or names_in(name, part)
         if on:
             out.append(part)
@@ -1042,6 +1042,7 @@ def _naming_paragraphs(name: str, text: str) -> str:
     return "\n\n".join(out)
 
 
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 #: A paragraph that ends with a delimiter line: the end of a pasted mail or block.
 _CLOSES_PASTE = re.compile(r"(?m)^[ \t]*(?:-{4,}|={4,}|_{4,})[ \t]*\Z")
 

@@ -176,4 +176,14 @@ def _negation_after(seg: str, end: int) -> str:
     zh = _ZH_NEG_AFTER.match(after)
     if zh:
         return f"leaves out the negation {zh.group(0)!r} after it"
+    fixed = _CORRECTED_AFTER.match(after)
+    if fixed:
+        return f"leaves out the correction {fixed.group(1)!r} after it"
     return ""
+
+
+#: A correction right after a figure or a phrase, past a comma: 10度、じゃなくて11度, 八点，
+#: 不对，七点半, 20，说错了，30 -- what the quote says is what the person took back.
+_CORRECTED_AFTER = re.compile(
+    r"^[ \t]*[、，,][ \t]*(じゃなくて|ではなくて|じゃなく|ではなく|不对|不對|不是|说错了|說錯了|错了|錯了)"
+)

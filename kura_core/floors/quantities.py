@@ -1734,6 +1734,8 @@ _PER_AFTER = re.compile(
 #: What follows a list's next item right after its name: its own figure (北信ガス71万5千円,
 #: "B: 12").
 _LISTED = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]{0,8}[ \t:：]?[0-9０-９一二三四五六七八九十]")
+#: A figure right after a denominator: the rate it is the denominator of (每套 58.6 元).
+_FIGURE_NEXT = re.compile(r"[ \t]{0,2}[0-9０-９]")
 #: What marks a denominator before a figure: 每公斤8.5元 (before the word), 1玉あたり48円
 #: and 一人当たり3,000円 (after it).
 _PER_MARK_ZH = "每"
@@ -1950,6 +1952,8 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
             if after is None:  # "24 covers/seating", "3 posts per day": the thing, then per
                 thing = _COUNTED.match(text, q.end)
                 after = _PER_AFTER.match(text, thing.end()) if thing else None
+            if after and "每" in after.group(0) and _FIGURE_NEXT.match(text, after.end()):
+                after = None  # 1500 套每套 58.6 元: 每套 is the next figure's denominator
             if after and _SPACED_SLASH.search(after.group(0)) and not _unit_like(after.group("d")):
                 after = None  # "8分 / ロイヤル西新": a list's separator, not "per"
             elif after and _LISTED.match(text, after.end()) and not _unit_like(after.group("d")):

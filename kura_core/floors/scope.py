@@ -476,6 +476,10 @@ def _clause_scope(seg: str, start: int, end: int, breaks: Sequence[int], strict:
     return inside
 
 
+#: A correction that ends right before a quote: "A じゃなくて B" says B instead of A.
+_CORRECTED_BEFORE = re.compile(r"(?:じゃなくて|ではなくて|じゃなく|ではなく)[ \t、，,]*$")
+
+
 def _inside(
     seg: str, clause_start: int, start: int, end: int, clause_end: int, lines: list[int]
 ) -> Scope:
@@ -493,6 +497,9 @@ def _inside(
     ]
     if ends:
         clause_start += ends[-1]
+    fixed = _CORRECTED_BEFORE.search(seg, clause_start, start)
+    if fixed is not None:
+        clause_start = fixed.end()  # 10度、じゃなくて11度: the quote is the correction
     opening = lexicon.pattern("retraction").match(seg[start:end].lower())
     if opening is not None:
         clause_start = start  # the quote opens with "no actually": what it takes back stays out
