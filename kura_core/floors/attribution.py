@@ -1822,6 +1822,15 @@ _FOR_THEM = ("供", "以供", "便于", "方便", "留给", "交给", "让", "�
 _IDENTIFIER_JOINS = frozenset(":/@_.#=\\")
 
 
+#: A credit denied: "not something the user stated", …が言ったことではありません.
+_NOT_A_CREDIT_BEFORE = re.compile(
+    r"(?i)\bnot[ \t]+(?:(?:something|anything|what|one)[ \t]+(?:that[ \t]+)?)?$"
+)
+_NOT_A_CREDIT_AFTER = re.compile(
+    r"[^。！？!?\n、，,]{0,30}?(?:ことでは|ことじゃ|わけでは|わけじゃ|のでは)(?:な|ありません)"
+)
+
+
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     """Every clause in *text* that credits the human or a named third person, once each,
     with what it credits. A person named by the one rule of :mod:`.names` as a configured
@@ -1852,6 +1861,10 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
             who, name = HUMAN, ""
         if who == HUMAN and folded[max(0, start - 2) : start].endswith(_FOR_THEM):
             continue  # 供用户参考, 留给用户决定, 请用户确认: for the person to do, not done
+        if _NOT_A_CREDIT_BEFORE.search(
+            folded, max(0, start - 30), start
+        ) or _NOT_A_CREDIT_AFTER.match(folded, end):
+            continue  # "my judgement, not something the user stated", …言ったことではない
         if who == HUMAN and _disowned(folded, start, end):
             continue
         if (

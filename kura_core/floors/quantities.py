@@ -2984,6 +2984,11 @@ def changed_ends(text: str) -> list[Quantity]:
     return out
 
 
+def _a_year(value: Decimal) -> bool:
+    """Whether a bare figure reads as a year of a calendar (1900 to 2199)."""
+    return value == value.to_integral_value() and 1900 <= value <= 2199
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -3037,6 +3042,12 @@ class Vouchers:
                 e.unit == "day" and "日" in e.text for e in self.by_value.get(q.value, ())
             ):
                 return True  # 工事2日 for 工事は2日で終わった: the same 日, read without its で
+            if (
+                (not q.unit or q.uclass == SOFT)
+                and _a_year(q.value)
+                and any(r[0] == int(q.value) for e in self.other.get(DATE, ()) for r in e.readings)
+            ):
+                return True  # "Q1 2026" where the evidence dates 2026-03-04: its year
             if not q.unit:
                 return any(
                     covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]

@@ -392,7 +392,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZL": {
         "en-ok-003": "measured blind, not yet analysed: refused by attribution/third_party; name/unvouched (honest-option-picked-by-a-word)",
-        "en-ok-010": "measured blind, not yet analysed: refused by attribution/third_party (honest-self-judgement-labelled)",
         "en-atk-013": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (confusable-attribution-word)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-table-figures-and-corrected-date)",
         "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (honest-dont-touch-instruction)",
