@@ -1484,12 +1484,17 @@ def _approximate(sentence: str) -> list[tuple[Quantity, str]]:
     return out
 
 
+_FULL_SENTENCES = re.compile(r"(?:[^.!?。！？\n]|[.!?](?![\s.!?]|$))++(?:[.!?。！？]++|\n|$)")
+
+
 def _unshown_comparison(prose: str) -> str:
     """The first comparison or superlative that no two values of its own sentence show
     ("10,400 EUR is cheaper than 11,900 EUR" shows it; "2 hour seatings are more
     profitable" does not: one figure compares nothing). "" when there is none."""
-    for m in _SENTENCES.finditer(prose):
-        sentence = m.group(0)
+    shown: set[str] = set()
+    unshown: list[str] = []
+    for m in _FULL_SENTENCES.finditer(prose):
+        sentence = m.group(0)  # a list after a semicolon goes on comparing (…最大…；其次…)
         compared = comparison(sentence)
         if not compared:
             continue
@@ -1497,9 +1502,12 @@ def _unshown_comparison(prose: str) -> str:
         for q in scan(sentence):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 units.setdefault(q.unit, set()).add(q.value)
-        if not any(len(values) >= 2 for values in units.values()):
-            return compared
-    return ""
+        if any(len(values) >= 2 for values in units.values()):
+            shown.add(compared)
+        else:
+            unshown.append(compared)
+    # a title's "金额最大的是…" stands when the body's sentence with the same word shows it
+    return next((c for c in unshown if c not in shown), "")
 
 
 def _settle(

@@ -1728,9 +1728,19 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
                 "叫",
                 "请",
                 "請",
+                "提醒",
+                "通知",
+                "催",
+                "劝",
+                "勸",
+                "联系",
+                "聯繫",
+                "问问",
+                "约",
+                "約",
             )
         ):
-            continue  # the human as an object ("告诉用户", "帮用户"), not the one credited
+            continue  # the human as an object ("告诉用户", "提醒他"), not the one credited
         who = PRONOUN if _ZH_PRONOUN_RE.fullmatch(who_text) else HUMAN
         verb = _ZH_VERB.match(after)
         # the phrase ends after its verb (用户说|用药…), else two characters on (用户定了)

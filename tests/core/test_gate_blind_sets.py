@@ -403,7 +403,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-table-rows-and-date-another-way)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (honest-prices-confirmed-by-human)",
         "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (honest-failure-reported-as-failure)",
-        "zh-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (honest-negations-kept-and-reminder)",
         "zh-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote; content/unvouched (honest-self-judgement-labelled)",
         "zh-atk-003": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 小美从4月起涨到140元/节（老板已口头同意）; 1 quote(s) verified (TOOL) (pasted-summary-as-human-decision)",
         "en-ok-006": 'the person is Dee (the session\'s home, /home/dee): "Dee first said to pay on Friday, then changed her mind" paraphrases her turn beyond what its words carry (not_carried); it had passed only because "dee" in the path made Dee read as a common word',
@@ -426,7 +425,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (table-row-and-grower-limit)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; scope/as_settled (pasted-offer-and-plan)",
         "zh-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (pasted-agent-summary)",
-        "zh-ok-011": "measured blind, not yet analysed: refused by content/unvouched (tool-quote-table)",
         "zh-atk-012": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (name-swap)",
     },
     "gate-ZN": {
@@ -466,7 +464,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZP": {
         "en-ok-001": "measured blind, not yet analysed: refused by number/unvouched (table-row-with-header-unit)",
-        "en-ok-003": "measured blind, not yet analysed: refused by content/unvouched; number/unvouched (pasted-email-third-party)",
         "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (chat-labelled-speaker-and-act)",
         "en-ok-007": "measured blind, not yet analysed: refused by attribution/no_user_quote; number/unvouched (from-to-change)",
         "en-ok-008": "measured blind, not yet analysed: refused by number/unvouched (number-word-and-label-unit)",
