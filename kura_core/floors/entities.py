@@ -405,6 +405,8 @@ class SwapFinder:
                     continue  # 备货，下 for 备点，下: a clause edge beside it, no name phrase
                 if _weekday(w, at[0]):
                     continue  # 木曜 for 水曜: a weekday, compared exactly as a value is
+                if _counted(w, at[0]):
+                    continue  # 十点 for 九点: a figure in words, compared as a value is
                 if any(all(_swappable(c) for c in was) for was in were):
                     out.append(w)
                     break
@@ -444,6 +446,19 @@ def _name_end(window: str) -> bool:
 
 
 _WEEKDAY_CHARS = frozenset("月火水木金土日一二三四五六天")
+
+
+#: Figures written in words, and what counts them right after (点, 時, 月, 个 …): a
+#: quantity, not a name (健二 stays a name: に is no counter).
+_NUMERALS = frozenset("〇零一二三四五六七八九十百千万两兩半")
+_COUNTS = frozenset(c for c in lexicon.words("units_cjk_counters") if len(c) == 1) | frozenset(
+    "点點時时分秒月日号號年天周週歳岁度倍割成元円"
+)
+
+
+def _counted(window: str, at: int) -> bool:
+    """Whether the character at *at* is a figure in words that a counter follows."""
+    return window[at] in _NUMERALS and window[at + 1 : at + 2] in _COUNTS
 
 
 def _weekday(window: str, at: int) -> bool:
