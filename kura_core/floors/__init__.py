@@ -1012,20 +1012,47 @@ def _said_by(name: str, segment: str) -> str:
         rest.append(segment[pos:])
         naming = [ln for part in rest for ln in part.split("\n") if names_in(name, ln)]
         return "\n".join(t for t in [*theirs, *naming] if t.strip())
+    signers = {v.speaker for v in others if _signs(name, segment[v.start : v.end])}
+    if signers:
+        # "Regards, Teresa Ng" closes the mail billing@… sent: its lines are hers
+        others = [v for v in others if v.speaker not in signers]
+        if not others:
+            return segment
     if len(others) == len(spoken):
         if name.lower() in _MEETING_GROUPS or not _LATIN_OR_CJK_NAME.search(name):
             return segment  # "the committee", 家族: the whole meeting speaks for the group
-        # *name* speaks no line: only what is not another speaker's, or names them, is
-        # theirs ("notes typed by Priya Nair" over Desmond's lines gives Priya none of them)
-        others = [v for v in others if not names_in(name, segment[v.start : v.end])]
-        if not others:
+        # *name* speaks no line: only what is not another speaker's, or the sentences of
+        # theirs that name them, is theirs ("notes typed by Priya Nair" over Desmond's
+        # lines gives Priya none of them; Brenda's "We reviewed it with Dr. Okafor. We can
+        # offer a credit." gives Dr. Okafor the review, not the offer)
+        naming = [
+            sentence
+            for v in others
+            for sentence in _SENTENCE_OF.findall(segment[v.start : v.end])
+            if names_in(name, sentence)
+        ]
+        if not naming and not [v for v in others if not names_in(name, segment[v.start : v.end])]:
             return segment
+    else:
+        naming = []
     parts, pos = [], 0
     for v in sorted(others, key=lambda v: v.start):
         parts.append(segment[pos : v.start])
         pos = max(pos, v.end)
     parts.append(segment[pos:])
-    return "\n".join(p for p in parts if p.strip())
+    return "\n".join(p for p in [*parts, *naming] if p.strip())
+
+
+def _signs(name: str, text: str) -> bool:
+    """Whether *text* (a pasted voice) signs off with *name*: a short line that names them
+    after a closing word, or their name alone ("Regards, Teresa Ng", "— Priya", "山下")."""
+    for line in text.split("\n")[-4:]:
+        line = line.strip()
+        if not line or len(line) > 60 or not names_in(name, line):
+            continue
+        if _voices.signs_off(line) or _voices.name_line(line):
+            return True
+    return False
 
 
 def _naming_paragraphs(name: str, text: str) -> str:

@@ -64,7 +64,9 @@ _STAMPED = re.compile(rf"[ \t]*(?:\[{_STAMP}\]|{_STAMP}[ \t])")
 _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
 #: The marks of a line that opens or closes a pasted block: "---", "___", "===",
 #: "---------- Forwarded message ---------".
-_RULE_CHARS = "-_="
+#: The characters a rule line is drawn with: ASCII, and the dashes, bars and box lines of
+#: other scripts (――――, ────, ━━━━, ＝＝＝, ーーー).
+_RULE_CHARS = "-_=\u2014\u2015\u2500\u2501\u2550\uff1d\u30fc"
 
 
 def _is_delimiter(line: str) -> bool:
@@ -83,6 +85,12 @@ def _titled(line: str) -> bool:
     return any(ch.isalnum() for ch in line)
 
 
+#: A line of a mail's header: From:, To:, Subject:, Date:, 件名：, 发件人：.
+_HEADER_FIELD = re.compile(
+    r"[ \t>]*(?:from|to|cc|bcc|subject|date|sent|reply-to|差出人|宛先|件名|日付|送信日時|"
+    r"发件人|收件人|主题|日期|时间|寄件人|抄送)[ \t]*[:：]",
+    re.IGNORECASE,
+)
 _SENDER = re.compile(
     r"(?:From|差出人|发件人|寄件人)[ \t]*[:：][ \t]*(?P<who>[^<\n]{1,40}?)[ \t]*"
     r"(?:<(?P<address>[^>\n]{1,80})>|$)"
@@ -253,7 +261,16 @@ def _pasted_lines(lines: list[str]) -> set[int]:
             elif m < len(lines) and _FENCE.match(lines[m]):
                 m = _fenced(lines, m, out)
             else:
+                first = m
                 m = _paragraphs(lines, m, out)
+                head = [line for line in lines[first:m] if line.strip()]
+                if any(_SENDER.match(line) for line in head) and all(
+                    _HEADER_FIELD.match(line) for line in head
+                ):
+                    # "Reply from the clinic:" then a mail's header alone: its body follows
+                    body = _mail_body(lines, m)
+                    out.update(range(m, body))
+                    m = body
             n = m
             continue
         n += 1
@@ -399,6 +416,8 @@ def _mail_body(lines: list[str], m: int) -> int:
     for a, b in paragraphs:
         if said and _signature(lines[a:b]):
             return b
+        if b - a > 1 and _SIGN_OFF.match(lines[b - 1]):
+            return b  # a paragraph closed by its sign-off line ("Regards, Teresa Ng, …")
         said = said or len(" ".join(lines[a:b]).split()) > 3 or len(lines[a].strip()) > 30
     if not paragraphs:
         return m
@@ -406,6 +425,16 @@ def _mail_body(lines: list[str], m: int) -> int:
     if len(paragraphs) > 1 and _turns_to_agent(" ".join(lines[a:b])):
         return paragraphs[-2][1]
     return b
+
+
+def signs_off(line: str) -> bool:
+    """Whether *line* is a closing word and what follows it ("Regards, Teresa Ng")."""
+    return _SIGN_OFF.match(line) is not None
+
+
+def name_line(line: str) -> bool:
+    """Whether *line* is a name alone (a signature's first line)."""
+    return _NAME_LINE.fullmatch(line.strip()) is not None
 
 
 def _signature(block: list[str]) -> bool:

@@ -335,7 +335,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-X": {
         "en-atk-013": "a figure taken from another row of a quoted table, in a sentence naming no key the row reader recognises",
-        "ja-ok-007": "'…よう依頼された' (a passive request) read as a credit with no USER quote behind it",
         "ja-ok-010": "an English body over the person's Japanese words in other words than the glossary pairs",
         "ja-ok-011": "4.86 from a tool's figures written in an English body, not in the quoted segment as written",
         "ja-atk-005": "a choice retracted later in the turn in words the retraction lists do not hold",

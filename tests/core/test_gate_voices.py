@@ -144,6 +144,31 @@ def test_a_forwarded_mail_ends_at_its_signature_of_a_name_and_a_title():
     assert any("review it in May" in t for _, t in spoken(letter))
 
 
+def test_a_mail_after_an_introduction_ends_at_its_sign_off_line():
+    """A mail's header after "fwd from …:" opens its body, which ends with the paragraph its
+    "Regards, …" line closes; the person's words after the blank line are theirs."""
+    mail = (
+        "fwd from the water company:\n\nFrom: billing@water.example\nSubject: Spring rate\n"
+        "Dear garden,\nstarting April 1 the rate rises to $3.10.\nRegards, Teresa Ng, Accounts\n\n"
+        "so yeah water's going up. I'm not raising the fee this year."
+    )
+    got = spoken(mail)
+    assert any("rate rises" in t for _, t in got)
+    assert all("not raising" not in t for _, t in got)
+
+
+def test_a_rule_of_full_width_bars_closes_a_paste():
+    """A block drawn between lines of ―, ─ or ー closes where the second line stands; the
+    person's words after it are theirs."""
+    minutes = (
+        "議事録を貼ります。\n――――\n出席: 森下、西川\n 西川: 現行リースは月額12,800円で満了。\n――――\n"
+        "休暇は1月16日までに直しておいてください。"
+    )
+    got = spoken(minutes)
+    assert any(w == "西川" for w, _ in got)
+    assert all("直しておいて" not in t for _, t in got)
+
+
 def test_closing_a_paste_and_asking_for_a_summary_are_the_persons_own():
     """ "以上です。" closes pasted minutes and the person writes on in the same line; a line
     that asks for a summary to be written introduces no paste."""
