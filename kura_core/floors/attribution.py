@@ -1440,13 +1440,17 @@ def _ja_passive_claims(text: str, found: list[_Found]) -> list[_Found]:
             continue  # …とのこと（佐藤さんのLINEより）: a report with its source named
         who, name = HUMAN, ""
         before = [f for f in found if f[0] < clause_start]
+        last = max(before, key=lambda f: f[0]) if before else None
+        follows = bool(last and last[3] == THIRD and text.count("。", last[1], clause_start) <= 1)
         if m.group(0) in UNNAMED_REPORTS:
             # a report that names no one is hearsay from whoever the evidence quotes
             who = PRONOUN
-            last = max(before, key=lambda f: f[0]) if before else None
-            if last and last[3] == THIRD and text.count("。", last[1], clause_start) <= 1:
+            if follows and last:
                 # 佐藤さんは…。以前…とのこと: the report goes on with the last sentence's speaker
                 who, name = THIRD, last[4]
+        elif follows and last and _ASKED.search(m.group(0)):
+            # 林さんによると…。…と書くよう求められている: asked by the one the sentence before names
+            who, name = THIRD, last[4]
         out.append((m.start(), m.end(), m.group(0), who, name))
         bisect.insort(starts, m.start())
     return out
@@ -1460,6 +1464,8 @@ def _reported(text: str, start: int, sentences: list[tuple[int, int]]) -> frozen
     return content_tokens(_unqualified(text[max(s_start, start - CLAIM_REACH) : start]))
 
 
+#: A passive of asking: the one asked is told what to do by someone (求められ, 頼まれ).
+_ASKED = re.compile(r"求められ|頼まれ|言われ|指示され|依頼され|要望され|お願いされ|要求され")
 #: Reports that name no one: "it is said" of whoever spoke last.
 UNNAMED_REPORTS = frozenset({"とのこと", "との事", "との話"})
 
