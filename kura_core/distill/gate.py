@@ -1170,6 +1170,11 @@ def _cut_from(index: _Index, q: QuoteCheck, pos: int) -> str:
     return index.segments[held[0]].text if held else ""
 
 
+#: A word of part, in what a cut quote left out; and a word of all, in the text.
+_SOME = re.compile(r"部分|一部|若干|一些|有些|(?i:\bsome\b|\bpart of\b|\bcertain\b|\bselected\b)")
+_EVERY = re.compile(r"全部|所有|全て|すべて|全部の|全件|(?i:\ball\b|\bevery\b|\bentire\b)")
+
+
 def _restates_cut(
     checks: Sequence[tuple[QuoteCheck, str]], kept: Sequence[str], claim: str
 ) -> list[Violation]:
@@ -1180,6 +1185,13 @@ def _restates_cut(
     cut = [(q, seg) for q, seg in checks if q.status == "cut"]
     if not cut:
         return []
+    for q, _seg in cut:
+        # a quote cut from "召回部分批次…" beside a text that says 全部, 所有, all: the part
+        # the quote left out is what the text makes the whole of
+        some = _SOME.search(q.why)
+        every = _EVERY.search(claim) if some else None
+        if every:
+            return [Violation(FloorKind.SCOPE, "body", every.group(0), FloorRule.AS_SETTLED)]
     held = {x.canon for text in kept for x in scan(text)}
     bounded = lexicon.pattern("unsettled_kept").search(claim)
     tentative = lexicon.pattern("tentative_kept").search(claim)
