@@ -1735,7 +1735,7 @@ _PER_AFTER = re.compile(
 #: "B: 12").
 _LISTED = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]{0,8}[ \t:：]?[0-9０-９一二三四五六七八九十]")
 #: A figure right after a denominator: the rate it is the denominator of (每套 58.6 元).
-_FIGURE_NEXT = re.compile(r"[ \t]{0,2}[0-9０-９]")
+_FIGURE_NEXT = re.compile(r"[ \t]{0,2}[:：]?[ \t]{0,2}[0-9０-９]")
 #: What marks a denominator before a figure: 每公斤8.5元 (before the word), 1玉あたり48円
 #: and 一人当たり3,000円 (after it).
 _PER_MARK_ZH = "每"
@@ -1822,8 +1822,10 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
     """The thing a price before *i* is of when one of it is named right before: 1文字12円,
     1ワード18円, 1人3000円, 一桶 ¥268, 一箱 156元 ("" when none)."""
     one = _ONE_THING.search(text, max(0, i - 8), i)
-    if one:
-        return one.group("w")
+    if one and not (
+        one.group("w")[0] in _DATE_COUNTERS and _DATE_BEFORE_ONE.search(text, 0, one.start())
+    ):
+        return one.group("w")  # not 12月1日起18%: the first of a month, then a rate
     if len(run) >= 2 and run[-2] == "一" and (len(run) == 2 or run[-3] not in _NOT_ONE):
         counted = cjk_unit(run, len(run) - 1)
         if counted is not None and counted[2] == len(run):
@@ -1836,6 +1838,9 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
 _ONE_THING = re.compile(
     r"(?<![\d.,第])[1１][ \t]?(?!割)(?P<w>[\u30a1-\u30fa\u30fc\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
 )
+#: The counters of a date, and a month right before a "1" that makes it a day's number.
+_DATE_COUNTERS = frozenset("日号號")
+_DATE_BEFORE_ONE = re.compile(r"月[ \t]?$")
 #: Characters before 一 that make it part of a word, not "one" (统一, 唯一, 第一, 万一).
 _NOT_ONE = frozenset("统統唯第万萬之同")
 
