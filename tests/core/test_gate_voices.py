@@ -7,6 +7,7 @@ person refused vouches "it was tried", never "it was done"."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from kura_core.distill.evidence import Segment
@@ -123,38 +124,45 @@ def test_a_pasted_block_ends_where_the_person_writes_on():
     assert any("Recommend" in t for _, t in spoken(MINUTES_EN))
 
 
-def test_a_forwarded_mail_ends_at_its_signature_of_a_name_and_a_title():
-    """A forwarded mail never closed by a delimiter ends with its signature, a name and
-    the sender's title or firm; the person's replies after it are their own."""
-    mail = (
-        "League fine, finally sorted. Thread below.\n\n"
-        "---------- Forwarded message ---------\n"
-        "From: Karen Whitlow <fixtures@league.example.org>\nSubject: Re: Fine notice\n\n"
-        "Dave,\n\nAs it's a first offence the £15 admin charge is waived.\n\n"
-        "Karen Whitlow\nFixtures Secretary, East Mids Sunday League\n\n"
-        "Fair enough. We're paying the £40. We are not appealing."
-    )
-    got = spoken(mail)
-    assert any("admin charge is waived" in t for _, t in got)
-    assert all("We're paying" not in t for _, t in got)
-    # a name over sentences is the mail going on, not its signature
-    letter = mail.replace(
-        "Fixtures Secretary, East Mids Sunday League", "We will review it in May."
-    )
-    assert any("review it in May" in t for _, t in spoken(letter))
+_KAREN = (
+    "League fine, finally sorted. Thread below.\n\n"
+    "---------- Forwarded message ---------\n"
+    "From: Karen Whitlow <fixtures@league.example.org>\nSubject: Re: Fine notice\n\n"
+    "Dave,\n\nAs it's a first offence the £15 admin charge is waived.\n\n"
+    "Karen Whitlow\nFixtures Secretary, East Mids Sunday League\n\n"
+    "Fair enough. We're paying the £40. We are not appealing."
+)
 
 
-def test_a_mail_after_an_introduction_ends_at_its_sign_off_line():
-    """A mail's header after "fwd from …:" opens its body, which ends with the paragraph its
-    "Regards, …" line closes; the person's words after the blank line are theirs."""
-    mail = (
-        "fwd from the water company:\n\nFrom: billing@water.example\nSubject: Spring rate\n"
-        "Dear garden,\nstarting April 1 the rate rises to $3.10.\nRegards, Teresa Ng, Accounts\n\n"
-        "so yeah water's going up. I'm not raising the fee this year."
-    )
+@pytest.mark.parametrize(
+    ("mail", "pasted", "own"),
+    [
+        # a forwarded mail never closed by a delimiter ends with its signature: a name and
+        # the sender's title or firm
+        (_KAREN, "admin charge is waived", "We're paying"),
+        # a name over sentences is the mail going on, not its signature
+        (
+            _KAREN.replace("Fixtures Secretary, East Mids Sunday League", "We will review it."),
+            "review it",
+            "",
+        ),
+        # a mail's header after "fwd from …:" opens its body, which ends with the paragraph
+        # its "Regards, …" line closes
+        (
+            "fwd from the water company:\n\nFrom: billing@water.example\nSubject: Spring rate\n"
+            "Dear garden,\nstarting April 1 the rate rises to $3.10.\nRegards, Teresa Ng, "
+            "Accounts\n\nso yeah water's going up. I'm not raising the fee this year.",
+            "rate rises",
+            "not raising",
+        ),
+    ],
+)
+def test_a_mail_ends_where_it_is_signed_and_the_persons_words_after_it_are_theirs(
+    mail, pasted, own
+):
     got = spoken(mail)
-    assert any("rate rises" in t for _, t in got)
-    assert all("not raising" not in t for _, t in got)
+    assert any(pasted in t for _, t in got)
+    assert not own or all(own not in t for _, t in got)
 
 
 def test_a_rule_of_full_width_bars_closes_a_paste():
