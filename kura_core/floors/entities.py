@@ -30,7 +30,7 @@ from collections.abc import Iterable
 
 from ..script import CJK_CHAR, HAN
 from . import lexicon
-from .names import ZH_SURNAMES, name_key
+from .names import JA_SURNAMES, ZH_SURNAMES, name_key
 from .readings import Readings
 from .text import fold
 
@@ -170,6 +170,19 @@ def _familiar_names(text: str) -> list[str]:
     return [m.group(0) for m in FAMILIAR_NAME.finditer(text)]
 
 
+#: A Japanese family name of the list standing as a word: no kanji right before or after
+#: it (担当は佐々木。, 佐々木さん; not 山田錦, a rice, or 中村屋).
+_JA_SURNAME = re.compile(
+    rf"(?<![{HAN}々])(?:{'|'.join(sorted((n for n in JA_SURNAMES if len(n) >= 2), key=len, reverse=True))})"
+    rf"(?![{HAN}々])"
+)
+
+
+def _ja_family_names(text: str) -> list[str]:
+    """Japanese family names of the list the text gives as words, vouched like the rest."""
+    return [m.group(0) for m in _JA_SURNAME.finditer(text)]
+
+
 def names_in_text(text: str) -> list[str]:
     """The names *text* writes that must be vouched, in order, once each."""
     found: list[str] = []
@@ -179,6 +192,7 @@ def names_in_text(text: str) -> list[str]:
             _latin_names(folded)
             + _place_names(folded)
             + _familiar_names(folded)
+            + _ja_family_names(folded)
             + _listed_names(folded)
         )
     return list(dict.fromkeys(found))

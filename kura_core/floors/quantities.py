@@ -1822,6 +1822,8 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
     """The thing a price before *i* is of when one of it is named right before: 1文字12円,
     1ワード18円, 1人3000円, 一桶 ¥268, 一箱 156元 ("" when none)."""
     one = _ONE_THING.search(text, max(0, i - 8), i)
+    if one and one.group("w")[0] in _RANKS:
+        one = None  # 1等5俵, 1位: the first grade or place, no "one" of a thing
     if one and not (
         one.group("w")[0] in _DATE_COUNTERS and _DATE_BEFORE_ONE.search(text, 0, one.start())
     ):
@@ -1838,6 +1840,8 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
 _ONE_THING = re.compile(
     r"(?<![\d.,第])[1１][ \t]?(?!割)(?P<w>[\u30a1-\u30fa\u30fc\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
 )
+#: Counters of a rank, not of a thing: 1等 (first grade), 1位, 1番, 1期, 1級.
+_RANKS = frozenset("等級级位番期代")
 #: The counters of a date, and a month right before a "1" that makes it a day's number.
 _DATE_COUNTERS = frozenset("日号號")
 _DATE_BEFORE_ONE = re.compile(r"月[ \t]?$")
@@ -3038,6 +3042,8 @@ class Vouchers:
             self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]
         if _DAY_WORD.search(text):  # fri, sat in a table's cells: a reader takes them for days
             self.days.update(_EN_DAY_WORDS[w.lower()] for w in _DAY_WORD.findall(text))
+        for cell in _KANJI_DAY_CELL.findall(text):  # 金,2,18:30 and 水金 in a CSV: 曜日 cells
+            self.days.update(_KANJI_DAYS[ch] for ch in cell)
 
     def vouches(self, q: Quantity) -> bool:
         if q.kind == NUMBER and q.value is not None:
@@ -3129,6 +3135,13 @@ _DAY_WORD = re.compile(
     r"(?<![A-Za-z])(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|"
     r"thursday|friday|saturday|sunday)(?![A-Za-z])",
     re.IGNORECASE,
+)
+#: A table cell of weekdays written with their kanji alone (金, 水金, 月水土): 曜日 columns.
+_KANJI_DAY_CELL = re.compile(
+    r"(?m)(?:^|(?<=[,\t|]))[ \t]{0,4}+([月火水木金土日]{1,4}+)[ \t]{0,4}+(?=[,\t|]|$)"
+)
+_KANJI_DAYS = dict(
+    zip("月火水木金土日", ("mon", "tue", "wed", "thu", "fri", "sat", "sun"), strict=True)
 )
 _EN_DAY_WORDS = {
     **{w: w[:3] for w in ("monday", "tuesday", "wednesday", "thursday", "friday")},
