@@ -1354,6 +1354,24 @@ _EXTREME_FIELD = re.compile(
 _SENTENCES = re.compile(r"(?:[^.!?。！？;；\n]|[.!?](?![\s.!?]|$))++(?:[.!?。！？;；]++|\n|$)")
 
 
+#: Column names side by side, no figure among them: a table's header row (最低品温(℃)
+#: 最高品温(℃) names columns; its 最高 bounds nothing).
+_COLUMN_GAP = re.compile(r"\S(?:\t|[ \u3000]{2,}|,|\|)\S")
+
+
+def _header_row(quote: str) -> bool:
+    """Whether *quote* is one line of column names: two gaps or more, and no cell of it a
+    bare figure (12℃超(回) is a name)."""
+    line = quote.strip()
+    if "\n" in line or len(_COLUMN_GAP.findall(line)) < 2:
+        return False
+    return not any(_BARE_FIGURE.fullmatch(cell) for cell in _CELL_SPLIT.split(line))
+
+
+_CELL_SPLIT = re.compile(r"\t|[ \u3000]{2,}|,|\|")
+_BARE_FIGURE = re.compile(r"\s*[-+]?[\d.,]+%?\s*")
+
+
 def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     """What a quote gives in a sentence that leaves it open -- a hedge, a deliberation, a
     bound or a wish ("pork might go up to 17.5", 12,800円に改定する方向で検討したい,
@@ -1371,7 +1389,7 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
         # figure or without one ("できれば来週から" is no date settled)
         for quote in quotes:
             said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
-            hedge = mark.search(said[0]) if len(said) == 1 else None
+            hedge = mark.search(said[0]) if len(said) == 1 and not _header_row(quote) else None
             if hedge and hedge.group(0) not in _sentence_only():
                 return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
     open_values, open_words = _left_open(quotes, mark)
@@ -1432,6 +1450,8 @@ def _left_open(
     open_values: dict[object, str] = {}
     open_words: list[tuple[frozenset[str], str]] = []
     for quote in quotes:
+        if _header_row(quote):
+            continue  # 最高品温(℃) names a column: it leaves no figure open
         for m in _SENTENCES.finditer(fold(quote).lower()):
             for q, approx in _approximate(m.group(0)):
                 open_values.setdefault(q.value, approx)  # "about ¥300,000", 30万円くらい

@@ -2756,6 +2756,7 @@ def header_units(text: str) -> list[Quantity]:
     csv = False
     money_at: tuple[int, frozenset[int], frozenset[int]] | None = None
     head_cols: list[tuple[int, int]] = []
+    bounds: tuple[int, int] | None = None
     for n, line in enumerate(lines):
         if not columns and not csv:
             csv = _is_csv(lines[n : n + 2])
@@ -2780,6 +2781,7 @@ def header_units(text: str) -> list[Quantity]:
                     head_cols = []
                 pers = [_header_per(c) if h else "" for c, h in zip(cells, heads, strict=True)]
                 money_at = named
+                bounds = _bound_columns(cells, heads)
                 continue
         # a row of a tab or comma table may end in empty cells ("白萝卜\t120\t"): its
         # cells still stand under the headers from the left
@@ -2798,7 +2800,48 @@ def header_units(text: str) -> list[Quantity]:
         if aligned and money_at:
             units, periods = _row_currency(cells, units, periods, money_at)
         out += _cells_with_units(cells, units, periods)
+        if aligned and bounds:
+            out += _row_span(cells, units, bounds)
     return out
+
+
+#: A column header that names a lower or an upper bound: 最低, 最小, 下限, min, low, from.
+_LOW_HEAD = re.compile(r"(?i)最低|最小|下限|\bmin(?:imum)?\b|\blow(?:est)?\b|^from\b")
+_HIGH_HEAD = re.compile(r"(?i)最高|最大|上限|\bmax(?:imum)?\b|\bhigh(?:est)?\b|^to\b")
+
+
+def _bound_columns(cells: list[str], heads: list[tuple[str, str] | None]) -> tuple[int, int] | None:
+    """The columns of a header that hold a row's lower and upper bound, of one unit
+    (最低品温(℃) and 最高品温(℃)): a row's two cells there make its span."""
+    low = [k for k, c in enumerate(cells) if heads[k] and _LOW_HEAD.search(c.replace("_", " "))]
+    high = [k for k, c in enumerate(cells) if heads[k] and _HIGH_HEAD.search(c.replace("_", " "))]
+    if len(low) == 1 and len(high) == 1 and heads[low[0]] == heads[high[0]]:
+        return low[0], high[0]
+    return None
+
+
+def _row_span(
+    cells: list[str], units: list[tuple[str, str] | None], bounds: tuple[int, int]
+) -> list[Quantity]:
+    """The span a row's bound cells make (7.9 and 12.1 under 最低 and 最高品温(℃) are
+    7.9-12.1℃)."""
+    lo_at, hi_at = bounds
+    if hi_at >= len(cells) or lo_at >= len(cells) or units[lo_at] is None:
+        return []
+    lo = [q for q in scan(cells[lo_at]) if q.kind == NUMBER and q.value is not None]
+    hi = [q for q in scan(cells[hi_at]) if q.kind == NUMBER and q.value is not None]
+    if len(lo) != 1 or len(hi) != 1 or lo[0].value is None or hi[0].value is None:
+        return []
+    unit = units[lo_at]
+    a, b = lo[0].value, hi[0].value
+    if unit is None or b < a:
+        return []
+    text = f"{_show(a)}-{_show(b)}"
+    return [
+        Quantity(
+            RANGE, text, f"{text}{unit[0]}", 0, 0, value=a, high=b, unit=unit[0], uclass=unit[1]
+        )
+    ]
 
 
 #: A column that names each row's currency, and the columns that hold money.

@@ -510,7 +510,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (honest-corrected-number)",
         "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-user-correction)",
         "en-ok-010": "measured blind, not yet analysed: refused by number/unvouched (honest-chat-speaker)",
-        "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched; scope/as_settled (honest-tool-table)",
         "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched; scope/as_settled (honest-supplier-reply-and-act)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-csv-currency)",
         "ja-ok-010": "measured blind, not yet analysed: refused by number/unvouched; scope/as_settled (honest-number-words-merge)",
