@@ -96,7 +96,7 @@ FAMILIES = {
     or name in ("digit units '1,'", "digit units '1万'", "digit units '1.'")
 }
 
-N = 150
+N = 100
 #: a failure is measured again at this many times N: past the reach of a claim
 #: (attribution.CLAIM_REACH), so that a bounded window per claim has filled at both sizes
 RETRY = 25

@@ -187,7 +187,7 @@ def test_the_collection_reaches_the_floors_and_the_adapters():
 
 # --------------------------------------------------------------------------- linear time
 
-N = 300
+N = 150
 
 
 def _runner(p: re.Pattern, mode: str) -> Callable[[str], object]:
