@@ -1683,12 +1683,13 @@ _SPOKEN_ONE = re.compile(
 _SPOKEN_GAP = r"(?:[ \t]*+[,，、][ \t]*+|[ \t]++)"
 #: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
 _SPELLED = re.compile(
-    rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{4,41}}+"
+    rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{3,41}}+"
 )
 #: What a dictation goes on with after its spoken characters: pinyin syllables and figures
 #: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
 _SPELLED_TAIL = re.compile(
-    r"(?:[ \t]{1,3}(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8})(?![\w]))*+"
+    r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8})"
+    r"(?![\w]))*+"
 )
 _KANA_LETTER = re.compile("|".join(sorted(_KANA_LETTERS, key=len, reverse=True)))
 

@@ -592,6 +592,8 @@ def test_columns_that_only_sound_like_credentials_are_left(table):
             "https://cdn.example.com/v.mp4?sign=82187e817aa94a744d4ea86879d1a5a7&expires=1773849600",
             "82187e817aa94a74",
         ),
+        # a dictation with commas between its characters, pinyin and figures after them
+        ("密码我念给你：大写K，小写m，七三，横杠，lan shan，二零二五。", "lan shan，二零二五"),
         # a new code of digits after the sentence names a PIN or a door code
         ("来月1日から暗証番号が変わって、新しい番号は 71940268 です。", "71940268"),
         ("门禁密码改了，新的号码是 839201", "839201"),

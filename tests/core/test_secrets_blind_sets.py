@@ -64,6 +64,16 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     "secrets-Q": {},
     "secrets-R": {},
     "secrets-U": {},
+    "secrets-AA": {
+        "-----BEGIN PUBLIC KEY-----\\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAua/XCXX3dWwYw0G9zxlG\\n"
+        "IeUIRuWq65THQ9kc/tpTWA32Vc99zNRw69fhoecj8fWF5NbwgCpeTbvGM0Z8R0uf\\n"
+        "46KPKKrWz0T+4n1v45YlxXIUXXapYLlHDHHXRVAqUyRCnS/drs5/8IYNR5zRY7lr\\n"
+        "RnDIlxBjnMi47CiH7FwGeJ9aGvpaNQU9M932sSKBoHYANmeOIetO9CkL6Q6YxFKV\\n"
+        "imR1D37VzsvZlyviFS1p4AlLkwSW698Yf/SHXhUWZ3TkojAO2uT/ewLApduBWl/n\\n"
+        "KddUN++7W0WdmqoVriWNy9jtghMWrRycyAm/Cm83F5L/820RC726+YnRaXZ1b/zs\\n"
+        "swIDAQAB\\n-----END PUBLIC KEY-----\\n": "measured blind, not yet analysed: a public "
+        "key printed after a private one in the same tool output, taken out with it",
+    },
     "secrets-AB": {
         "eyJldmVudCI6ImRlbGl2ZXJlZCIsImVtYWlsIjoic3R1ZGVudEBleGFtcGxlLmNvbSIsInRlbXBsYXRlIjoiY291"
         "cnNlX3JlbWluZGVyIiwidHMiOjE3NjM0NTYwMDB9": "measured blind, not yet analysed: base64 of "
@@ -142,6 +152,10 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-G": {
         "tsubame publishes wheels for Python 3.10+ only": "'From the 1.4 line on': the version "
         "is in another turn of the session, not in the quoted one",
+    },
+    "secrets-AA": {
+        "W&B runs go to the priya-consulting entity": "measured blind, not yet analysed: "
+        "refused by number/unvouched",
     },
     "secrets-AB": {
         "Android releases are signed with the upload key only": "measured blind, not yet "
