@@ -1004,9 +1004,9 @@ def _said_by(name: str, segment: str) -> str:
         # 日付, 件名), and the person's own lines that name them ("Marco says …"); the
         # person's other words beside a paste are not Marco's
         spoken = sorted([*spoken, *_headed(found, spoken, segment)], key=lambda v: v.start)
-        theirs = [segment[v.start : v.end] for v in sorted(spoken, key=lambda v: v.start)]
+        theirs = [segment[v.start : v.end] for v in spoken]
         rest, pos = [], 0
-        for v in sorted(spoken, key=lambda v: v.start):
+        for v in spoken:
             rest.append(segment[pos : v.start])
             pos = max(pos, v.end)
         rest.append(segment[pos:])
@@ -1031,7 +1031,7 @@ def _said_by(name: str, segment: str) -> str:
             for sentence in _SENTENCE_OF.findall(segment[v.start : v.end])
             if names_in(name, sentence)
         ]
-        if not naming and not [v for v in others if not names_in(name, segment[v.start : v.end])]:
+        if not naming and all(names_in(name, segment[v.start : v.end]) for v in others):
             return segment
     else:
         naming = []
@@ -1064,14 +1064,12 @@ def _naming_paragraphs(name: str, text: str) -> str:
         on = on or names_in(name, part)
         if on:
             out.append(part)
-        if _CLOSES_PASTE.search(part):
+        if _voices.is_delimiter(part.rstrip().rsplit("\n", 1)[-1]):
             on = False  # "--------" closes what they sent: the person speaks again after it
     return "\n\n".join(out)
 
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
-#: A paragraph that ends with a delimiter line: the end of a pasted mail or block.
-_CLOSES_PASTE = re.compile(r"(?m)^[ \t]*(?:-{4,}|={4,}|_{4,})[ \t]*\Z")
 
 
 def _headed(

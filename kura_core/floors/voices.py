@@ -69,7 +69,7 @@ _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
 _RULE_CHARS = "-_=\u2014\u2015\u2500\u2501\u2550\uff1d\u30fc"
 
 
-def _is_delimiter(line: str) -> bool:
+def is_delimiter(line: str) -> bool:
     """A line that opens or closes a pasted block (read without a pattern: a run of
     dashes is read once)."""
     s = line.strip(" \t")
@@ -244,7 +244,7 @@ def _pasted_lines(lines: list[str]) -> set[int]:
         if _QUOTED_LINE.match(line):
             n = _quoted_block(lines, n, out, around)
             continue
-        elif _is_delimiter(line):
+        elif is_delimiter(line):
             n = _delimited(lines, n, out)
             if n < len(lines) and _titled(lines[n]):
                 continue  # "--- 青葉運送 メールより ---" closes one block and opens the next
@@ -256,7 +256,7 @@ def _pasted_lines(lines: list[str]) -> set[int]:
                 while m < len(lines) and _QUOTED_LINE.match(lines[m]):
                     out.add(m)
                     m += 1
-            elif m < len(lines) and _is_delimiter(lines[m]):
+            elif m < len(lines) and is_delimiter(lines[m]):
                 m = _delimited(lines, m, out) + 1
             elif m < len(lines) and _FENCE.match(lines[m]):
                 m = _fenced(lines, m, out)
@@ -384,7 +384,7 @@ def _delimited(lines: list[str], n: int, out: set[int]) -> int:
     paragraph: where it ends is not written, and the person's words after a blank line are
     theirs ("~/.gem/credentials\n---\n:key: …\n\nthis time only PyPI")."""
     m = n + 1
-    while m < len(lines) and not _is_delimiter(lines[m]):
+    while m < len(lines) and not is_delimiter(lines[m]):
         m += 1
     if m >= len(lines):  # never closed
         m = n + 1
