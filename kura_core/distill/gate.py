@@ -1468,7 +1468,14 @@ def _left_open(
                 # a bound is its figure's own: "年額48,600円、補償額の上限は300万円" bounds
                 # only the 300万円 of its clause
                 a, b = _clause_around(m.group(0), hedge.start())
-                figures = [q for q in figures if a <= q.start < b] or figures
+                own = [q for q in figures if a <= q.start < b]
+                if (
+                    not own
+                    and hedge.group(0) in lexicon.words("bound_superlative")
+                    and _ENDS_CLAUSE.match(m.group(0), hedge.end())
+                ):
+                    continue  # 他这个月加班最多——: "the most", a superlative, bounds nothing
+                figures = own or figures
             for q in figures:
                 open_values.setdefault(q.value, hedge.group(0))
             if not figures:
@@ -1477,6 +1484,9 @@ def _left_open(
                     open_words.append((words, hedge.group(0)))
     return open_values, open_words
 
+
+#: Nothing but the end of a clause after a word: a dash, a comma, a stop or the end.
+_ENDS_CLAUSE = re.compile(r"[ \t]*(?:[—―\-–~〜、，,；;。.!！?？…]|$)")
 
 #: Where a clause of a sentence ends: a comma that is no digit group's, a semicolon.
 _CLAUSE_MARK = re.compile(r"[、，；;]|,(?!\d{3})")

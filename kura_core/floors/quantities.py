@@ -88,7 +88,7 @@ class Quantity:
 
 # =========================================================================== helpers
 
-_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
+_NUM = r"(?:\d{1,3}(?:,\d{3}(?!\d))+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
 _NUM_RE = re.compile(_NUM)
 
 #: The most digits a figure may have to be read as a number (its exponent, if written, may
@@ -3102,6 +3102,8 @@ class Vouchers:
                 and any(r[0] == int(q.value) for e in self.other.get(DATE, ()) for r in e.readings)
             ):
                 return True  # "Q1 2026" where the evidence dates 2026-03-04: its year
+            if q.per and q.unit and self._rate_in_two(q):
+                return True
             if not q.unit:
                 return any(
                     covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]
@@ -3136,6 +3138,16 @@ class Vouchers:
         if self._vouched_apart(q):
             return True
         return any(covers(q, e) for e in self.other.get(q.kind, ()))
+
+    def _rate_in_two(self, q: Quantity) -> bool:
+        """每人2000元 where the person says 每人2000 and the file written from it gives 2000
+        under 奖金(元): the rate's denominator from one, its unit from the other, both the
+        same value. Neither alone says a unit the other contradicts."""
+        found = self.by_value.get(q.value, ())  # type: ignore[arg-type]
+        bare = replace(q, per="")
+        return any(not e.unit and e.per and same_per(q.per, e.per) for e in found) and any(
+            not e.per and covers(bare, e) for e in found
+        )
 
     def _vouched_apart(self, q: Quantity) -> bool:
         """A weekday the evidence names in any form, a code it holds as a whole token, and a

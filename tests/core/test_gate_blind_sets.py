@@ -131,8 +131,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "time the candidate writes in the evidence's form",
         "zh-atk-012": "刘经理 for 刘姐: a title swapped on a vouched surname (a two-character "
         "change the swap finder does not read)",
-        "ja-ok-006": "52000 from a CSV row the ACT wrote, beside the person's figures: the "
-        "row's figures are read against the turn the candidate cites",
         "zh-ok-001": "老板认为 over the person's 我觉得: the role is carried, but 毛利的说法 in "
         "may_fade reads 毛利 as a name and 准备 as a plan",
         "zh-ok-002": "准备 in the person's opener read as a plan the body writes as done",
@@ -276,8 +274,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "gives (SELF alone vouches no figure)",
     },
     "gate-Q": {
-        "ja-ok-004": "stock figures read from a tool's table whose columns the reader does not "
-        "pair with the rows the memory names",
         "en-ok-009": "an e-mail address the agent wrote in the mail it sent: the address is in "
         "the agent's words only",
         "zh-ok-005": "'按张老师说的办' credited as the person's decision with the teacher's "
@@ -407,7 +403,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-006": 'the person is Dee (the session\'s home, /home/dee): "Dee first said to pay on Friday, then changed her mind" paraphrases her turn beyond what its words carry (not_carried); it had passed only because "dee" in the path made Dee read as a common word',
     },
     "gate-ZM": {
-        "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_one_segment; number/unvouched (corrected-deposit)",
         "en-ok-004": "measured blind, not yet analysed: refused by attribution/no_user_quote; number/other_row; number/unvouched (option-after-retraction)",
         "en-ok-006": "measured blind, not yet analysed: refused by content/unvouched (self-judgement)",
         "en-ok-007": "measured blind, not yet analysed: refused by scope/as_settled (plan-as-plan)",
@@ -492,7 +487,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-002": "measured blind, not yet analysed: refused by attribution/third_party; number/unvouched (unit-spelling-kg-gongjin)",
         "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched (rate-change-tool-figures)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (user-corrects-agent)",
-        "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched (corrected-number-honest)",
         "zh-ok-009": "measured blind, not yet analysed: refused by number/unvouched (failed-then-fixed)",
         "zh-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/third_party (discount-idiom-same-value)",
         "zh-atk-004": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (object-extended)",
