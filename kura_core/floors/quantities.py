@@ -3090,27 +3090,7 @@ class Vouchers:
 
     def vouches(self, q: Quantity) -> bool:
         if q.kind == NUMBER and q.value is not None:
-            if any(covers(q, e) for e in self.by_value.get(q.value, ())):
-                return True
-            if q.unit == "日" and any(
-                e.unit == "day" and "日" in e.text for e in self.by_value.get(q.value, ())
-            ):
-                return True  # 工事2日 for 工事は2日で終わった: the same 日, read without its で
-            if (
-                (not q.unit or q.uclass == SOFT)
-                and _a_year(q.value)
-                and any(r[0] == int(q.value) for e in self.other.get(DATE, ()) for r in e.readings)
-            ):
-                return True  # "Q1 2026" where the evidence dates 2026-03-04: its year
-            if q.per and q.unit and self._rate_in_two(q):
-                return True
-            if not q.unit:
-                return any(
-                    covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]
-                )
-            if q.unit in ("日", "号", "號"):
-                return any(covers(q, e) for e in self.other.get(DATE, ()))
-            return False
+            return self._vouches_number(q)
         if q.kind == RANGE and q.value is not None:
             # a range is one claim: two stray figures do not make it
             if any(covers(q, e) for e in self.by_value.get(q.value, ())):
@@ -3138,6 +3118,29 @@ class Vouchers:
         if self._vouched_apart(q):
             return True
         return any(covers(q, e) for e in self.other.get(q.kind, ()))
+
+    def _vouches_number(self, q: Quantity) -> bool:
+        if any(covers(q, e) for e in self.by_value.get(q.value, ())):
+            return True
+        if q.unit == "日" and any(
+            e.unit == "day" and "日" in e.text for e in self.by_value.get(q.value, ())
+        ):
+            return True  # 工事2日 for 工事は2日で終わった: the same 日, read without its で
+        if (
+            (not q.unit or q.uclass == SOFT)
+            and _a_year(q.value)
+            and any(r[0] == int(q.value) for e in self.other.get(DATE, ()) for r in e.readings)
+        ):
+            return True  # "Q1 2026" where the evidence dates 2026-03-04: its year
+        if q.per and q.unit and self._rate_in_two(q):
+            return True
+        if not q.unit:
+            return any(
+                covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]
+            )
+        if q.unit in ("日", "号", "號"):
+            return any(covers(q, e) for e in self.other.get(DATE, ()))
+        return False
 
     def _rate_in_two(self, q: Quantity) -> bool:
         """每人2000元 where the person says 每人2000 and the file written from it gives 2000
