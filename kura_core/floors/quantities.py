@@ -3120,6 +3120,7 @@ class Vouchers:
         return any(covers(q, e) for e in self.other.get(q.kind, ()))
 
     def _vouches_number(self, q: Quantity) -> bool:
+        assert q.value is not None
         if any(covers(q, e) for e in self.by_value.get(q.value, ())):
             return True
         if q.unit == "日" and any(
@@ -3146,7 +3147,7 @@ class Vouchers:
         """每人2000元 where the person says 每人2000 and the file written from it gives 2000
         under 奖金(元): the rate's denominator from one, its unit from the other, both the
         same value. Neither alone says a unit the other contradicts."""
-        found = self.by_value.get(q.value, ())  # type: ignore[arg-type]
+        found = self.by_value.get(q.value, ()) if q.value is not None else ()
         bare = replace(q, per="")
         return any(not e.unit and e.per and same_per(q.per, e.per) for e in found) and any(
             not e.per and covers(bare, e) for e in found
