@@ -1621,7 +1621,16 @@ _ZH_VERB = re.compile(
     r"(?:说过|說過|说|說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|"
     r"同意|坚持|堅持|反对|反對|打算|想要|选择|選擇|告诉|告訴)"
 )
-_ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請") + ("告诉", "告訴")
+#: What makes the one after it spoken to, asked or waited for (跟经理说, 问下小陈再说,
+#: 等王总定): the person's act, crediting nothing to them.
+_ZH_OBJECT_MARKERS = tuple("跟和对對给給向与與同让讓叫帮幫请請问問等找") + (
+    "告诉",
+    "告訴",
+    "问下",
+    "問下",
+    "问一下",
+    "問一下",
+)
 _ZH_PRONOUN_RE = re.compile(_ZH_PRONOUN)
 _ZH_WORD_START = re.compile(f"[{HAN}A-Za-z0-9]")
 _KANA_START = KANA_CHAR
@@ -1757,10 +1766,20 @@ def _zh_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         who = PRONOUN if w and _ZH_PRONOUN_RE.fullmatch(w) else HUMAN
         out.append((m.start(), m.end(), m.group(0), who, ""))
     out += _zh_third_claims(text)
+    out += _zh_bare_claims(text)
+    return out
+
+
+def _zh_bare_claims(text: str) -> list[_Found]:
+    """A bare Chinese name before a verb of saying or deciding (张伟决定, 李娜说), unless the
+    person speaks to, asks or waits for them."""
+    out: list[_Found] = []
     for m in _ZH_BARE.finditer(text):
         before = text[max(0, m.start() - 12) : m.start()]
         if before.endswith(_ZH_OBJECT_MARKERS):
             continue  # 跟张伟说, 告诉王磊, 我和李娜决定: an object or a partner, not the one credited
+        if before.endswith(("小", "老")):
+            continue  # 小陈再说: a familiar name, read whole by _zh_third_claims
         if _bare_cjk_name(m.group("who")) and not _ZH_IF_BEFORE.search(before):
             out.append(
                 (m.start(), m.end() + 2, text[m.start() : m.end() + 2], THIRD, m.group("who"))

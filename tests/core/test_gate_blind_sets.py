@@ -433,7 +433,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 移行初日は新規予約の受付を午前のみとする; 1 quote(s) verified (TOOL) (tentative-mark)",
         "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (honest-discount-idiom)",
         "zh-ok-005": "measured blind, not yet analysed: refused by content/unvouched (honest-computed-date)",
-        "zh-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (honest-area-units)",
     },
     "gate-ZO": {
         "en-keep-002": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (value-after-retraction)",
