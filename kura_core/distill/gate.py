@@ -1143,6 +1143,7 @@ def _gate_one(
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
     violations += _not_done(index, survivors, prose)
+    violations += _removed_only(index, survivors)
     violations += _said_of_candidate(fields, survivors, kind)
     violations += _restates_cut(
         [(q, _cut_from(index, q, pos)) for q, pos in found],
@@ -1241,6 +1242,46 @@ def _not_done(
         return []
     q, how = undone[0]
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
+
+
+#: A diff in a tool's output: a hunk header or a fenced diff.
+_DIFF_MARK = re.compile(r"(?m)^(?:@@ |```diff|diff --git )")
+
+
+def _diff_lines(text: str, quote: str) -> str:
+    """Whether *quote* stands on lines of a diff in *text* that the change removed (``-``)
+    or added (``+``): "-", "+" or "" (neither, or not found, or both)."""
+    at = text.find(quote)
+    if at < 0 or not _DIFF_MARK.search(text):
+        return ""
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at + len(quote))
+    signs = {
+        line[:1]
+        for line in text[start : end if end >= 0 else len(text)].split("\n")
+        if not line.startswith(("---", "+++"))
+    }
+    return signs.pop() if len(signs) == 1 and signs <= {"-", "+"} else ""
+
+
+def _removed_only(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> list[Violation]:
+    """A line a diff took out, quoted from the tool's report of the edit (``-112,…,0,``),
+    is what the file held before, not what is set: the candidate must quote what replaced
+    it too, or it writes the old value as the current one."""
+    sides: dict[int, set[str]] = {}
+    removed: list[QuoteCheck] = []
+    for q, pos in survivors:
+        if pos < 0 or q.cls not in (ProvenanceClass.ACT, ProvenanceClass.TOOL):
+            continue
+        sign = _diff_lines(index.segments[pos].text, q.text)
+        sides.setdefault(pos, set()).add(sign)
+        if sign == "-":
+            removed.append(q)
+    for q, pos in survivors:
+        if q in removed and "+" not in sides.get(pos, set()):
+            how = "undone by its own edit (a removed line)"
+            return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
+    return []
 
 
 def _kept_a_plan(prose: str) -> bool:

@@ -1320,7 +1320,8 @@ _JA_NOT_NAMES = lexicon.words("attribution_ja_not_names")
 _JA_ROLES = lexicon.words("role_nouns", ("ja",))
 #: What a group named by its role must be said to do in its clause to be credited with it.
 _JA_ROLE_SAYS = re.compile(
-    r"言|話|決め|頼|希望|要望|求め|望|提案|指摘|依頼|申し|伝え|聞|答え|書い|連絡|訴え|相談|怒"
+    r"言|話|決め|頼|希望|要望|求め|望|提案|指摘|依頼|申し|伝え|聞|答え|書い|連絡|訴え|相談|怒|"
+    r"述べ|語っ|発言|主張|説明|報告|賛成|反対|承認|了承|断っ"
 )
 _JA_ROLE_CLAUSE_END = re.compile(r"[。！？!?\n]")
 
@@ -1411,10 +1412,15 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
             continue
         if _ja_condition(text, m.end()):
             continue
-        if name in _JA_ROLES:
+        if name in _JA_ROLES or text[m.end() : m.end() + 1] in ("は", "が", "も"):
             stop = _JA_ROLE_CLAUSE_END.search(text, m.end())
-            if not _JA_ROLE_SAYS.search(text, m.end(), stop.start() if stop else len(text)):
-                continue  # 歯周病の患者さんは3ヶ月ごと: the group is described, not credited
+            end = stop.start() if stop else len(text)
+            if not (
+                _JA_ROLE_SAYS.search(text, m.end(), end) or _JA_BARE_VERB.search(text, m.end(), end)
+            ):
+                # 歯周病の患者さんは3ヶ月ごと, 田中翔さんは4万円で採択: the person or the group
+                # is what the sentence is about, not who says or decides it
+                continue
         out.append((m.start(), m.end(), m.group(0), THIRD, name))
     out += _ja_bare_claims(text, human)
     out += _ja_passive_claims(text, out)

@@ -170,11 +170,16 @@ def _familiar_names(text: str) -> list[str]:
     return [m.group(0) for m in FAMILIAR_NAME.finditer(text)]
 
 
+#: A title in kanji after a family name (高橋様, 藤井医師, 森部長): the name ends before it.
+_JA_TITLES = (
+    "(?:様|氏|君|殿|先生|医師|看護師|部長|課長|社長|院長|教授|主任|係長|室長|店長|所長|会長|"
+    "専務|常務|弁護士|税理士|副社長|次長|先輩|選手|監督|議員|委員|理事|代表)"
+)
 #: A Japanese family name of the list standing as a word: no kanji right before or after
-#: it (担当は佐々木。, 佐々木さん; not 山田錦, a rice, or 中村屋).
+#: it but a title (担当は佐々木。, 佐々木さん, 高橋様; not 山田錦, a rice, or 中村屋).
 _JA_SURNAME = re.compile(
     rf"(?<![{HAN}々])(?:{'|'.join(sorted((n for n in JA_SURNAMES if len(n) >= 2), key=len, reverse=True))})"
-    rf"(?![{HAN}々])"
+    rf"(?:(?![{HAN}々])|(?={_JA_TITLES}))"
 )
 
 

@@ -113,7 +113,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-hon-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/u (honest-table-figures)",
         "en-hon-011": "measured blind, not yet analysed: refused by attribution/not_carried (honest-action-items)",
         "ja-hon-002": "measured blind, not yet analysed: refused by number/unvouched (honest-decision-with-reason)",
-        "ja-hon-005": "measured blind, not yet analysed: refused by attribution/not_carried (honest-hedge-and-tentative-kept)",
         "ja-hon-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (honest-undecided-change)",
         "ja-hon-010": "measured blind, not yet analysed: refused by number/self_only; attribution/not_carried (honest-refused-not-done)",
         "zh-hon-001": "measured blind, not yet analysed: refused by number/unvouched; name/unvouched; attribution/not_carried (honest-decision-and-config)",
@@ -153,7 +152,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-hon-011": "日程が詰まって: a schedule read as a third party credited",
         "ja-atk-008": "3,000部 and 1,554,000円 from two rows of a pasted quote table with no "
         "header: the row check reads tables with a header",
-        "ja-atk-012": "a removed line of a SpecStory diff block (the whole block is TOOL)",
         "zh-hon-001": "第二天 for 明天 (a relative day as a count), and 老板 addressed in a "
         "pasted line",
         "zh-hon-003": "用户说先不装这个模块 over 先不装: the content check counts character "
@@ -309,8 +307,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-011": "中2 read as a figure, as above",
         "ja-ok-008": "'(1)で' after やっぱりやめます credits option (1)'s words, and 高橋くん in "
         "the title is read as credited with them",
-        "ja-ok-010": "山田さん described in the agent's labelled view ('伸びしろ') is read as "
-        "credited, and the agent's words vouch no third person",
         "zh-ok-009": "'用A吧' picks option A among more words than a short answer has",
         "ja-atk-005": "a mail sent by a call with no recorded result (Continue) is written as "
         "sent: the journal does not say the call failed",
@@ -322,7 +318,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "beside the booking's reference: names are vouched by the session",
         "zh-hon-001": "'用户最后选定' over '我们用上海臻艺展览' after a retraction: 最后选定 is "
         "more than the person's words say, and the content check compares words",
-        "ja-hon-001": "田中翔さん in the title read as credited with the ACT's booking",
         "ja-hon-007": "29,400円 derived from the TOOL's figures (a total the body computes)",
         "ja-atk-002": "an intention (にしたい) in a pasted line written as decided: the pasted "
         "line is filed as TOOL, whose figures vouch",
@@ -477,7 +472,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched (tool-table-header-units-refusal)",
         "en-ok-007": "measured blind, not yet analysed: refused by number/self_only (pasted-chat-speakers-12h-clock)",
         "ja-ok-001": "measured blind, not yet analysed: refused by number/other_row; number/unvouched (edit-diff-summarised)",
-        "ja-ok-003": "measured blind, not yet analysed: refused by attribution/third_party; number/unvouched (option-chosen-plus-act)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (yen-sign-tool-arithmetic)",
         "ja-ok-005": "measured blind, not yet analysed: refused by number/unvouched (corrected-month-merge)",
         "ja-ok-006": "measured blind, not yet analysed: refused by scope/plan_as_done (fee-change-from-to)",

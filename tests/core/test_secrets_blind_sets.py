@@ -107,9 +107,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "(个), not the ordinal 'third': the two do not compare",
     },
     "secrets-K": {
-        "Tanaka makes bank transfers while Yamada is off next week": "Yamada is the person "
-        "(the session's home, /Users/yamada); the clause that says Tanaka transfers is read "
-        "as Tanaka's, not the person's, so 'Yamada is off' has only 振込 to carry it",
         "New students join the lab on December 1": "'Li Wei' is in no segment of the "
         "journal, in letters or characters: the candidate names someone the evidence does "
         "not",
