@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import datetime
 import functools
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
@@ -1975,7 +1976,8 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
                 and q.unit
                 and (label := _LABEL_PER.search(text, _label_start(text, q.start), q.start))
             ):
-                word = label.group(1)  # 高筋面粉 25kg/袋：185元 → 198元: the label's per
+                # 高筋面粉 25kg/袋：185元 → 198元: the label's per; 每月多交：825元, its unit
+                word = _unit_word(label.group(1))
             if word and q.unit in _LEVELS and _per_unit(word) in _PERIODS:
                 word = ""  # 1週間は40kV: a setting for a week, not 40 kV per week
             if word and not _no_denominator(word):
@@ -2488,6 +2490,12 @@ _KEYED = re.compile(
     r"[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?P<v>-?\d[\d,]{0,20}(?:\.\d{1,12})?)(?![\w.])"
 )
 
+#: A key that names its unit in brackets, as a column header does: 未収合計(円): 17010,
+#: 未收合计（元）：17010.30, Total (EUR): 12.50.
+_KEYED_HEADED = re.compile(
+    r"(?P<u>[^\s:：()（）]{1,20}[ \t]?[(（][^()（）0-9\n]{1,12}[)）])"
+    r"[ \t]{0,4}[:：][ \t]{0,4}(?P<v>-?\d[\d,]{0,20}(?:\.\d{1,12})?)(?![\w.])"
+)
 
 #: Where a sentence ends, for figures that share a unit inside one.
 _SHARED_STOP = re.compile(r"[。！？!?\n]|\.(?=\s|$)")
@@ -2529,10 +2537,10 @@ def units_shared(text: str) -> list[Quantity]:
 def keyed_units(text: str) -> list[Quantity]:
     """The figures of ``key: value`` lines whose key ends in a unit (total_eur, due_days,
     size_gb), with that unit: what a column header is to a table."""
-    if ":" not in text and "=" not in text:
+    if ":" not in text and "=" not in text and "：" not in text:
         return []
     out = []
-    for m in _KEYED.finditer(text):
+    for m in itertools.chain(_KEYED.finditer(text), _KEYED_HEADED.finditer(text)):
         unit = _header_unit(m.group("u"))
         if unit is None:
             continue
