@@ -48,6 +48,7 @@ from .attribution import (
     content_tokens,
     fold_lines,
     foreign_words,
+    names_a_topic,
     opens_clause,
     own_words,
     restates_negated,
@@ -1339,16 +1340,8 @@ def check_surface(
             if claim.phrase.lower() in given_claims and carries(claim.content, given):
                 continue  # the store already says it, in these words
             judged = curating if name in _CURATION_FIELDS else evidence
-            if (
-                name in _CURATION_FIELDS
-                and claim.who == HUMAN
-                and judged.user_texts()
-                and (
-                    _kind_credit(_unframed(name, value), claim)
-                    or _restates_memory(claim, _unframed(name, value), fields, judged)
-                )
-            ):
-                continue  # "a product rule the human set": the kind of memory, its maker
+            if name in _CURATION_FIELDS and _says_why_kept(claim, unframed, fields, judged):
+                continue
             v = _claim_ok(claim, judged, name, value, human_names)
             if v is not None and name in _CURATION_FIELDS:
                 memory = [str(fields.get(f) or "") for f in _MEMORY_FIELDS] + list(given)
@@ -1358,6 +1351,22 @@ def check_surface(
                 out.append(v)
         out.extend(_link_violations(name, value, existing_slugs, seen))
     return out
+
+
+def _says_why_kept(
+    claim: Claim, unframed: str, fields: Mapping[str, object], judged: Evidence
+) -> bool:
+    """Whether a credit in a curation sentence only says why the memory is kept: what the
+    store keeps ("… and how the user runs the business", no act told), or, where the
+    person's words are evidence, the kind of memory and its maker ("a product rule the
+    human set") or the memory itself restated."""
+    if claim.who == HUMAN and names_a_topic(unframed, claim):
+        return True
+    return bool(
+        claim.who == HUMAN
+        and judged.user_texts()
+        and (_kind_credit(unframed, claim) or _restates_memory(claim, unframed, fields, judged))
+    )
 
 
 #: Where a curation sentence's clause ends.

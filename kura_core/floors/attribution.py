@@ -690,6 +690,24 @@ _EN_CONDITION = re.compile(
     r"every\s+time|each\s+time|as\s+soon\s+as)\b[^.;:!?]*$",
     re.IGNORECASE,
 )
+#: A clause a question word opens, naming a topic: "how the user runs the business".
+_TOPIC_OPENER = re.compile(r"(?i)\b(?:how|where|what)\s+$")
+
+
+def names_a_topic(text: str, claim: Claim) -> bool:
+    """Whether *claim* stands in a clause that names what is kept rather than says it
+    happened: "keeps … how the user runs the business", a present habit after how,
+    where or what. A past verb ("how the user decided") still tells of an act."""
+    words = claim.phrase.split()
+    at = text.find(claim.phrase, max(0, claim.start - 2))  # the claim read from folded text
+    start = at if at >= 0 else claim.start
+    return bool(
+        words
+        and _TOPIC_OPENER.search(text[max(0, start - 12) : start])
+        and not _PAST.search(words[-1])
+    )
+
+
 _PAST = re.compile(
     r"(?:ed|said|told|chose|chosen|thought|felt|went|wrote|ran|bought|kept|made|"
     r"knew|saw|found|forbade|had|ok'd)$",
