@@ -56,7 +56,7 @@ from ..floors.attribution import HUMAN, content_tokens, reverses
 from ..floors.comparison import comparison
 from ..floors.names import is_configured
 from ..floors.payloads import prose_spans
-from ..floors.quantities import DATE, NUMBER, RANGE, Quantity, Vouchers
+from ..floors.quantities import DATE, NUMBER, RANGE, TIME, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
 from ..floors.text import fold
 from ..floors.voices import Voice, home_owner, introduced, voices
@@ -1196,9 +1196,14 @@ def _restates_cut(
     held = {x.canon for text in kept for x in scan(text)}
     bounded = lexicon.pattern("unsettled_kept").search(claim)
     tentative = lexicon.pattern("tentative_kept").search(claim)
+    told = lexicon.pattern("retraction_told").search(claim)
     for q, seg in cut:
+        if q.rule == "retracted":
+            if not told and (taken := _taken_back(q.text, seg, claim, held)):
+                return [Violation(FloorKind.SCOPE, "body", taken, FloorRule.AS_SETTLED)]
+            continue
         if q.rule not in _SCOPE_CUTS and q.rule != "word":
-            continue  # a negation or a retraction cut is judged by its own rule
+            continue  # a negation cut is judged by its own rule
         if q.rule in _SCOPE_CUTS and (bounded or tentative):
             # what the clause goes on with after the quote: a tentative mark there
             # (…8万円まで（仮）) is kept only by a tentative word, not by a bound
@@ -1212,6 +1217,38 @@ def _restates_cut(
             if figure.canon in mine and figure.canon not in held:
                 return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED)]
     return []
+
+
+def _taken_back(quote: str, segment: str, claim: str, held: set[str]) -> str:
+    """A figure of *quote* that the candidate gives and the retraction after it replaces
+    with another of its kind ("Add the second shooter at £350. Actually no, make it
+    £300"): the rest of the turn does not vouch for what was taken back. "" when none."""
+    said, quoted = fold(segment), fold(quote)
+    at = said.find(quoted)
+    if at < 0:
+        return ""
+    back = lexicon.pattern("retraction").search(said.lower(), at + len(quoted))
+    if back is None:
+        return ""
+    end = _SENTENCE_END.search(said, back.end())
+    instead = scan(said[back.start() : end.end() if end else len(said)])
+    mine = [x for x in scan(quote) if x.kind in (NUMBER, RANGE, DATE, TIME)]
+    given = {x.canon for x in scan(claim)}
+    for old in mine:
+        if (
+            old.canon in given
+            and old.canon not in held
+            and any(
+                new.kind == old.kind and new.unit == old.unit and new.canon != old.canon
+                for new in instead
+            )
+        ):
+            return old.text
+    return ""
+
+
+#: The end of the sentence a retraction opens.
+_SENTENCE_END = re.compile(r"[.!?。！？\n]")
 
 
 #: Cuts for what the quote's clause says around it, which the candidate may keep itself.

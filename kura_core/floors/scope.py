@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from ..script import CJK, has_cjk as is_cjk_text, is_cjk
 from . import lexicon
+from .voices import speaker_of
 
 NEGATION, CONDITION, REPORT, QUESTION, HEDGE, UNKNOWN = (
     "negation",
@@ -625,6 +626,16 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     too (a pasted line, a list item): a retraction after lines of other things takes back
     the last of them, not the quote."""
     after = seg[end : end + WINDOW].lower()
+    if speaker_of(seg[_line_start(seg, end, breaks) : end]):
+        # a line under another speaker's label (田辺: …その時間は使えません): the person's
+        # later "やっぱり" takes back their own words, not that speaker's
+        # (a line right after it with no label of its own goes on with what they say)
+        line_end = _line_end(seg, end, breaks)
+        if line_end < len(seg):
+            following = _line_end(seg, line_end + 1, breaks)
+            if not speaker_of(seg[line_end + 1 : following]):
+                line_end = following
+        after = after[: max(0, line_end - end)]
     head = after.lstrip(" ")
     m = lexicon.pattern("tentative").match(head)
     if m:
@@ -659,7 +670,8 @@ _CORRECTS = re.compile(
 )
 _PUTS = re.compile(
     r"(?i:\b(?:make|change|move|push|set|switch|bump)[ \t]+(?:it|that|this|them)[ \t]+(?:to[ \t]+)?"
-    r"|\binstead\b|\brather\b)|にして|に変更|に変えて|にしましょう|にします|改成|改为|改為|换成|換成|改到"
+    r"|\binstead\b|\brather\b)|にして|に変更|に変えて|にしましょう|にします|にしとこ|にしよ|にしとく"
+    r"|でええ|改成|改为|改為|换成|換成|改到"
 )
 
 
@@ -743,6 +755,20 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
     return ""
 
 
+def _line_start(seg: str, at: int, breaks: Sequence[int]) -> int:
+    """Where the line that holds *at* starts: after a line break of *seg* or one of
+    *breaks* (where a text compared without its line breaks broke)."""
+    k = bisect_left(breaks, at)
+    return max(seg.rfind("\n", 0, at) + 1, breaks[k - 1] + 1 if k else 0)
+
+
+def _line_end(seg: str, at: int, breaks: Sequence[int]) -> int:
+    """Where the line that holds *at* ends (its break, or the end of *seg*)."""
+    k = bisect_left(breaks, at)
+    nl = seg.find("\n", at)
+    return min(nl if nl >= 0 else len(seg), breaks[k] if k < len(breaks) else len(seg))
+
+
 def _opens_line(seg: str, at: int, breaks: Sequence[int]) -> bool:
     """Whether what stands at *at* opens its line: nothing but interjections and marks
     before it there ("あ、やっぱり…", "hmm actually no")."""
@@ -798,6 +824,8 @@ _CANCELS = re.compile(
     r"|ましょう|しよう|やろう|でいこう|でいきます|にする"
     # or another wish: やっぱり両方ほしい, やっぱりAがいい
     r"|ほしい|欲しい|がいい"
+    # said casually or in dialect: やっぱり午後5時にしとこ, やっぱ5時にしよ, 5時でええわ
+    r"|しとこ|にしよ|にしといて|にして|でええ|でいい"
 )
 
 

@@ -129,6 +129,11 @@ def _label(line: str) -> str:
     return who
 
 
+def speaker_of(line: str) -> str:
+    """The speaker a line is labelled with ("田辺（技術職員）: …", "[14:03] Gemma: …"), or ""."""
+    return _label(line)
+
+
 #: Where a sentence of a line ends (an introduction is the line's last sentence).
 _LINE_SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s)")
 

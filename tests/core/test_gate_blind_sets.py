@@ -81,10 +81,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (pasted-summary-to-user)",
     },
     "gate-ZI": {
+        "ja-atk-003": "measured blind, not yet analysed: kept (undecided-as-decided): minutes that say 再審議 retold as passed",
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (stock-correction)",
         "en-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday; 1 quote(s) verified (TOOL) (quantifier-negation-dropped)",
         "en-atk-011": "measured blind, not yet analysed: kept: quote cut/report (condition-and-hedge-dropped)",
-        "ja-atk-003": "measured blind, not yet analysed: kept: quote cut/retracted (undecided-as-decided)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-column-swap)",
         "zh-ok-003": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_one_segment (third-party-and-move)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (retraction-kept-version-schedule)",
@@ -240,10 +240,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "the minutes: the credit's words are the minutes', not the person's turn",
         "en-seed-002": "an idea that counts 'the two branches' the minutes name one by one: "
         "a count no segment writes",
-    },
-    "gate-N": {
-        "ja-ok-006": "中村さん named in a sentence whose credit is the person's: the third "
-        "person's claim is read as crediting 中村 with the person's words",
     },
     "gate-O": {
         "en-hon-006": "the person's refusal beside the pasted mail's hedged figure ('3 installments "
