@@ -34,6 +34,7 @@ import functools
 import math
 import re
 import tomllib
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -1112,7 +1113,141 @@ _VALUED: tuple[_Valued, ...] = (
         _not_placeholder,
         ("://",),
     ),
+    _Valued(
+        "password",  # "the desk lamp's key wasn't there, so I copied it by hand, it's
+        # `lQ@~-K8q;lWE@P}/`": a value in backticks in a sentence that names a secret
+        re.compile(
+            r"(?:(?<![\w-])(?i:key|password|passcode|passphrase|token|secret|pin)(?![\w-])|"
+            + "|".join(_SECRET_WORDS_CJK)
+            + r")[^.!?。！？\n`]{0,160}`([^`\s]{8,128})`"
+        ),
+        lambda v: _backticked_secret(v),
+        ("key", "pass", "token", "secret", "pin", *_SECRET_WORDS_CJK),
+    ),
+    _Valued(
+        "password",  # part of a secret, told by where it stands: "the app token starting
+        # zHS9cf9e3WQ", client_secret … 末尾が 661c990288, 密钥开头是 …
+        re.compile(
+            r"(?:(?<![A-Za-z0-9-])(?i:key|password|passcode|passphrase|token|secret)|"
+            + "|".join(_SECRET_WORDS_CJK)
+            + r")[^\n]{0,120}?"
+            r"(?:(?i:starting|beginning|ending)(?:[ \t]{1,3}(?:with|in))?"
+            r"|(?:末尾|先頭|頭|最初|最後|开头|開頭|结尾|結尾|末尾|前几位|后几位|前幾位|後幾位)"
+            r"[ \t]{0,2}(?:が|は|是|为|為|[:：]))"
+            r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=-]{6,128})"
+        ),
+        lambda v: _has_digit_and_letter(v) and _not_placeholder(v) and not _VERSION.fullmatch(v),
+        ("key", "pass", "token", "secret", *_SECRET_WORDS_CJK),
+    ),
+    _Valued(
+        "password",  # spaced out: 確認用パスワードは ９ ９ ９ ５ ８ ７ ６ ９, "PIN is 4 7 1 9"
+        re.compile(
+            r"(?:(?<![\w-])(?i:password|passcode|passphrase|pin)(?![\w-])|"
+            + "|".join(_PASSWORD_WORDS_CJK)
+            + r")[ \t]{0,2}(?:(?i:is|was|:)|は|是|为|為|：|[:：])[ \t\u3000]{0,4}"
+            r"((?:[0-9A-Za-z０-９Ａ-Ｚａ-ｚ][ \t\u3000]{1,2}){3,40}[0-9A-Za-z０-９Ａ-Ｚａ-ｚ])"
+            r"(?![0-9A-Za-z０-９Ａ-Ｚａ-ｚ])"
+        ),
+        lambda v: sum(c.isdigit() for c in v) >= 3,
+        ("pass", "pin", *_PASSWORD_WORDS_CJK),
+    ),
+    _Valued(
+        "password",  # an SMTP login's password in base64 (curl -v, openssl s_client): the
+        # line after the server's "334 UGFzc3dvcmQ6" (Password:), or AUTH PLAIN's argument
+        re.compile(
+            r"(?m)334[ \t]{1,4}UGFzc3dvcmQ6[ \t]*\r?\n[ \t]{0,4}(?:[>C][:]?[ \t]{0,4})?"
+            r"([A-Za-z0-9+/]{4,256}={0,2})[ \t]*\r?$"
+            r"|(?i:auth[ \t]{1,4}plain)[ \t]{1,4}([A-Za-z0-9+/]{8,256}={0,2})(?![\w+/=])"
+        ),
+        _not_placeholder,
+        ("ugfzc3dvcmq6", "auth plain"),
+    ),
+    _Valued(
+        "license-key",  # 登録コード（ライセンスキー）: H7ER9-NQWRF-ZABJ8-LY35B-Q3YLW, "Product key: …"
+        re.compile(
+            r"(?:ライセンスキー|登録コード|プロダクトキー|シリアルキー|シリアル番号|認証キー|"
+            r"序列号|序號|激活码|激活碼|注册码|註冊碼|产品密钥|產品金鑰|"
+            r"(?i:licen[cs]e[ \t]?key|product[ \t]?key|serial[ \t]?key|activation[ \t]?key|"
+            r"registration[ \t]?code|licen[cs]e[ \t]?code))"
+            r"[^\n:：]{0,20}[:：][ \t]{0,4}"
+            r"([A-Za-z0-9]{4,8}(?:-[A-Za-z0-9]{4,8}){2,7})(?![\w-])"
+        ),
+        lambda v: _has_digit_and_letter(v) and _not_placeholder(v),
+        (
+            "key",
+            "code",
+            "ライセンス",
+            "登録コード",
+            "プロダクト",
+            "シリアル",
+            "認証キー",
+            "序列",
+            "序號",
+            "激活",
+            "注册",
+            "註冊",
+            "密钥",
+            "金鑰",
+        ),
+    ),
+    _Valued(
+        "password",  # read out in words: "the password is Marble dash harbour dash seven
+        # nine": words, with the names of symbols and digits between them
+        re.compile(
+            r"(?<![\w-])(?i:password|passcode|passphrase|pass[ \t]?word)(?![\w-])"
+            r"[ \t]{0,2}(?i:is|was|:)[ \t]{1,4}"
+            r"([A-Za-z0-9]{1,20}(?:[ \t]{1,3}[A-Za-z0-9]{1,20}){2,15})(?=[ \t]*(?:[,;.!?\n]|$))"
+        ),
+        lambda v: _read_out(v),
+        ("pass",),
+    ),
+    _Valued(
+        "api-key",  # 企业微信的 key 直接给你：df9e085d-…: a key handed over in CJK prose, a
+        # bot's webhook key in the shape of a UUID
+        re.compile(
+            r"(?<![\w-])(?i:key)(?![\w-])[\u3040-\u30ff\u4e00-\u9fff \t]{0,12}[:：][ \t]{0,4}"
+            r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})(?![\w-])"
+        ),
+        _not_placeholder,
+        ("key",),
+    ),
 )
+
+
+@functools.cache
+def _read_out_words() -> frozenset[str]:
+    """The words that name a symbol or a digit when a password is read out."""
+    spoken = (w for w in _SPOKEN_WORDS if w.isascii() and " " not in w and len(w) > 1)
+    return frozenset(spoken) | {"space", "bang", "colon", "comma"}
+
+
+def _read_out(v: str) -> bool:
+    """Words of which two or more name a symbol or a digit (dash, seven): a password read
+    out, not a sentence that goes on after "the password is"."""
+    words = v.lower().split()
+    named = sum(w in _read_out_words() for w in words)
+    return (
+        named >= 2
+        and 5 * named >= 2 * len(words)  # most of what is said spells, not a sentence
+        and any(
+            w in ("dash", "hyphen", "underscore", "dot", "hash", "slash", "plus") for w in words
+        )
+    )
+
+
+#: An identifier or a dotted name, as code writes one (api_key, config.auth.token).
+_CODE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:[.:][A-Za-z_$][\w$]*)*")
+
+
+def _backticked_secret(v: str) -> bool:
+    """A backticked value that reads as a generated secret, not code: mixed case, letters
+    and digits, no word and no identifier; or symbols between letters and digits."""
+    if _placeholder(v) or _CODE_NAME.fullmatch(v) or v.startswith(("/", "~", ".", "-")):
+        return False
+    if "://" in v or "=" in v or _wordy(v) or entropy(v) < 3.3:
+        return False
+    symbols = sum(not c.isalnum() for c in v)
+    return _has_digit_and_letter(v) and (_upper_and_lower(v) or 2 <= symbols <= len(v) // 2)
 
 
 # --------------------------------------------------------------------------- keys
@@ -1121,6 +1256,8 @@ _KEYWORD = re.compile(
     # _AK/_SK: a cloud's access and secret keys by their short names (QINIU_SK=…), only
     # as a name's last part before its separator
     r"(?i)pass|pwd|secret|token|key|credential|auth|serial|_[as]k(?=[ \t]{0,8}[=:])"
+    # a session's id (sid), a query's app id, the password and key words of other languages
+    r"|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
     r"|(?<=[a-z])pw(?=[\"']?\]?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -1145,7 +1282,11 @@ _YAML_ANCHOR = re.compile(r"&[A-Za-z0-9_-]{1,64}[ \t]{1,8}")
 #: The rest of a JSON string to its closing quote, escapes part of it.
 _STRING_REST = re.compile(r"((?:[^\"\\\n]|\\.){1,4096}+)\"")
 
-_PASSWORD_WORDS = frozenset({"password", "passwd", "pass", "passphrase", "pwd", "pw"})
+_PASSWORD_WORDS = frozenset(
+    {"password", "passwd", "pass", "passphrase", "pwd", "pw"}
+    # other languages' words, as a router's sticker or a form writes them (accents dropped)
+    | {"kennwort", "passwort", "wachtwoord", "senha", "contrasena", "salasana", "motdepasse"}
+)
 _SECRET_WORDS = frozenset({"secret", "secrets", "token", "credential", "credentials", "auth"})
 #: Name parts that make a bare "key" a Wi-Fi network's passphrase.
 _WIFI_WORDS = frozenset({"wireless", "wifi", "wlan", "wpa", "wpa2", "wpa3", "radio", "ssid"})
@@ -1302,11 +1443,10 @@ _NOT_SECRET_KEY_BEFORE = frozenset(
 def _name_kind(name: str) -> tuple[str, bool] | None:
     """The kind of secret a key of this name holds, and whether its value must look
     strongly random (a bare ``*_key``); None when the name is not secret-ish."""
-    parts = [p.lower() for p in _PARTS.findall(name)]
-    if parts[-3:] == ["private", "key", "id"]:
-        return "private-key-id", True  # a service account's key id: it names the key
-    if parts[-3:] == ["access", "key", "id"]:
-        return "access-key", True  # an S3-style access key id (rclone, s3cmd): a random one
+    parts = [p.lower() for p in _PARTS.findall(_unaccented(name))]
+    found = _bare_name_kind(parts)
+    if found is not None:
+        return found
     if not parts or parts[-1] in _NOT_SECRET_LAST:
         return None
     words = set(parts)
@@ -1341,6 +1481,31 @@ def _name_kind(name: str) -> tuple[str, bool] | None:
 _NOT_JOINED_PASSWORD = frozenset(
     {"bypass", "compass", "overpass", "underpass", "surpass", "trespass"}
 )
+
+
+def _bare_name_kind(parts: list[str]) -> tuple[str, bool] | None:
+    """:func:`_name_kind` for the names whose last parts alone say it: a key's id, a
+    session's id, an app id, a key word of another language."""
+    if parts == ["sid"]:
+        return "session-id", True  # a login's session id (Synology's sid): whoever has it is in
+    if parts[-3:] == ["private", "key", "id"]:
+        return "private-key-id", True  # a service account's key id: it names the key
+    if parts[-3:] == ["access", "key", "id"]:
+        return "access-key", True  # an S3-style access key id (rclone, s3cmd): a random one
+    if parts and parts[-1] == "appid":
+        return "app-key", True  # OpenWeatherMap's appid=: a key, when long and random
+    if any(p.endswith(("schlussel", "schluessel")) for p in parts):
+        # WLAN-Netzwerkschlüssel: a Wi-Fi network's key is its password
+        wifi = any(p.startswith(("wlan", "netzwerk", "wifi")) for p in parts)
+        return ("password", False) if wifi else ("api-key", True)
+    return None
+
+
+def _unaccented(name: str) -> str:
+    """*name* with its accents dropped (Schlüssel -> Schlussel, contraseña -> contrasena)."""
+    if name.isascii():
+        return name
+    return "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
 
 
 def _key_word_kind(
@@ -1380,6 +1545,8 @@ def _last_part_kind(parts: list[str]) -> tuple[str, bool] | None:
     return None
 
 
+#: A Twilio resource's identifier: two capitals and 32 hex (AC…, SM…, PN…).
+_TWILIO_SID = re.compile(r"[A-Z]{2}[0-9a-f]{32}")
 _CJK_PROSE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 #: A name's last part that abbreviates a key: QINIU_SK, OSS_AK.
 _SHORT_KEYS = {"sk": "secret", "ak": "access-key"}
@@ -1396,6 +1563,22 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
         return False
     if kind == "license-key":
         return _has_digit_and_letter(v) and len(v) >= 10
+    if kind == "device-key":
+        # a bare key's random value (Tuya's 16 characters, a JSON escape inside): mixed
+        # case, letters and digits, no word -- not a cache key (user:123:profile) or an id
+        u = v.replace('\\"', '"').replace("\\\\", "\\")
+        return (
+            12 <= len(u) <= 64
+            and not _SPACE.search(u)
+            and _has_digit_and_letter(u)
+            and _upper_and_lower(u)
+            and entropy(u) >= 3.5
+            and not _wordy(u)
+        )
+    if kind == "session-id":  # not a Twilio resource's SID (AC…, SM…): a public name
+        return looks_random(v, strict=True) and not _TWILIO_SID.fullmatch(v)
+    if kind == "app-key":  # a long random app id is a key; WeChat's wx… (18) is public
+        return len(v) >= 32 and looks_random(v, strict=True)
     if kind == "password":
         if len(_CJK_PROSE.findall(v)) >= 4:
             return False  # "パスワードを忘れた場合は…": a sentence of an app's text, not a password
@@ -1480,6 +1663,8 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
             # a bare "key" beside a user name or a login (kaggle.json, a login's locals):
             # the account's key, when its value looks generated
             named = ("api-key", True)
+        elif named is None and text[a:b].lower() == "key":
+            named = ("device-key", True)  # a device's local key (Tuya), when random
         if named is None:
             continue
         kind, strict = named
@@ -1645,7 +1830,7 @@ _SPOKEN_WORDS = _table(
     "キュウ→9 キュー→9 アットマーク→@ ハイフン→- アンダーバー→_ アンダースコア→_ ドット→. シャープ→# "
     "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+ exclamation_mark→! exclamation_point→! "
     "pound_sign→# dollar_sign→$ percent_sign→% ぜろ→0 れい→0 いち→1 さん→3 よん→4 ご→5 "
-    "ろく→6 なな→7 しち→7 はち→8 きゅう→9"
+    "ろく→6 なな→7 しち→7 はち→8 きゅう→9 に→2"
 )
 #: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
 _KANA_LETTERS = _table(
@@ -1688,7 +1873,9 @@ _SPELLED = re.compile(
 #: What a dictation goes on with after its spoken characters: pinyin syllables and figures
 #: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
 _SPELLED_TAIL = re.compile(
-    r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8})"
+    r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8}"
+    # the words a dictation goes on with: 然后 xi hu 拼音全小写，最后 二零二四
+    r"|然后|然後|最后|最後|接着|接著|再|拼音(?:全)?(?:小写|大写|小寫|大寫)?|全小写|全大写|全小寫|全大寫)"
     r"(?![\w]))*+"
 )
 _KANA_LETTER = re.compile("|".join(sorted(_KANA_LETTERS, key=len, reverse=True)))
@@ -1700,9 +1887,16 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
     six spoken characters in a row, at least one a letter said with its case."""
     for m in _SPELLED.finditer(text):
         run = m.group(0)
-        if not (_CASED.search(run) or len(_KANA_LETTER.findall(run)) >= 3):
-            continue  # a letter said with its case, or letters said by their names (エス、ユー)
-        if not _PASSWORD_WORD.search(text, max(0, m.start() - 300), m.start()):
+        near = _PASSWORD_WORD.search(text, max(0, m.start() - 80), m.start())
+        if not (
+            _CASED.search(run)
+            or len(_KANA_LETTER.findall(run)) >= 3
+            or (near and len(_SPOKEN_ONE.findall(run)) >= 8)
+        ):
+            # a letter said with its case, letters said by their names (エス、ユー), or
+            # eight characters read out right after the password is named
+            continue
+        if not near and not _PASSWORD_WORD.search(text, max(0, m.start() - 300), m.start()):
             continue
         tail = _SPELLED_TAIL.match(text, m.end())
         end = tail.end() if tail else m.end()
@@ -1813,7 +2007,7 @@ _TOKEN_WORD = re.compile(r"(?i:token)|トークン|令牌|ストリームキー|
 #: A key typed in groups, the way it is read out or printed: five groups or more of four to
 #: six letters and digits parted by single spaces ("84d1 f3e2 784c c3dd 60d0 f0eb").
 _GROUPED = re.compile(r"(?<![\w-])[A-Za-z0-9]{4,6}(?: [A-Za-z0-9]{4,6}){4,15}(?![\w-])")
-_KEY_NAMED = re.compile(r"(?i:\bkey\b|キー|码|碼)")
+_KEY_NAMED = re.compile(r"(?i:\bkey\b|キー|码|碼|schl(?:ü|ue)ssel|kennwort|passwort)")
 
 
 def _grouped_keys(text: str) -> Iterator[tuple[int, int]]:
@@ -1823,9 +2017,16 @@ def _grouped_keys(text: str) -> Iterator[tuple[int, int]]:
         groups = m.group(0).split()
         if not all(any(c.isdigit() for c in g) for g in groups[1:]):
             continue  # every group but a leading word (live, test) holds a digit
+        line = text.rfind("\n", 0, m.start()) + 1
+        if all(g.isdigit() for g in groups):
+            # twenty digits in groups on the line under a Wi-Fi key's label (a router's
+            # sticker): the key; a phone number or a row of counts names none
+            label = text.rfind("\n", 0, max(0, line - 1)) + 1
+            if len("".join(groups)) >= 16 and _KEY_NAMED.search(text, label, m.start()):
+                yield m.start(), m.end()
+            continue
         if sum(not g.isdigit() for g in groups) < 2 or not looks_random("".join(groups)):
             continue  # a phone number, a row of counts
-        line = text.rfind("\n", 0, m.start()) + 1
         before = max(line, m.start() - 200)
         if _DIGEST_WORD.search(text, max(before, m.start() - 40), m.start()):
             continue  # a key's fingerprint, a checksum named right before it: public

@@ -654,6 +654,34 @@ def test_a_value_taken_out_is_taken_out_again_where_a_later_text_of_the_read_rep
             "チャネルアクセストークン（長期）: 8ogJHfloLjIXbu19dd/ypTgOvGBlPwxFjsjxeZRwaE=",
             "8ogJHfloLjIXbu19",
         ),
+        # a device's local key under a bare "key", a JSON escape inside it
+        ('        "key": ".Y(Ry8Si]Lk\\"ml@Y",', "Ry8Si]Lk"),
+        ("I copied it by hand, the lamp's key is `lQ@~-K8q;lWE@P}/` with the symbols", "K8q;lWE@"),
+        ('{"account":"backup","sid":"7EGw4WKsPInp4UJ5jqrfanPuSL9Z8hVp32lnOcc"}', "PuSL9Z8hVp"),
+        (
+            "onecall?lat=51.48&units=metric&appid=1e67bd9769a945332efbf494916f493c failed",
+            "945332efbf",
+        ),
+        ("the app token starting zHS9cf9e3WQ is cut off on the dashboard", "zHS9cf9e3WQ"),
+        (
+            "client_secret は再発行しました。古いほうは、末尾が 661c990288 のやつです。",
+            "661c990288",
+        ),
+        ("確認用パスワードは ９ ９ ９ ５ ８ ７ ６ ９", "９ ９ ９ ５"),
+        ("FRITZ!Box-Kennwort: tafe18664", "tafe18664"),
+        ("WLAN-Netzwerkschlüssel (WPA2):\n6452 8317 5931 1777 3703", "5931 1777"),
+        ("< 334 UGFzc3dvcmQ6\n> eWF4bHR6YW9tY21mZmh4bA==\n< 235 2.7.0 Accepted", "eWF4bHR6YW9t"),
+        ("登録コード（ライセンスキー）: H7ER9-NQWRF-ZABJ8-LY35B-Q3YLW", "NQWRF-ZABJ8"),
+        ("企业微信的 key 直接给你：df9e085d-f51f-4220-8a87-b2771d426478", "f51f-4220"),
+        ("the password is Marble dash harbour dash seven nine, capital M only.", "harbour dash"),
+        (
+            "パスワードは、読み上げると「に、はち、ご、さん、いち、に、きゅう、はち、ディー、キュー」です",
+            "きゅう、はち",
+        ),
+        (
+            "root 密码我口述：大写 D，小写 g，八三六，井号，然后 xi hu 拼音全小写，最后 二零二四。",
+            "xi hu",
+        ),
     ],
 )
 def test_secrets_said_in_parts_spelled_out_or_named_in_passing_are_redacted(text, secret):
@@ -669,6 +697,13 @@ def test_secrets_said_in_parts_spelled_out_or_named_in_passing_are_redacted(text
         "the first part is done, the rest of it is in review",
         "订单号 2026 1121 0458",
         "the backup codes are in the safe",
+        '{"key": "user:123:profile", "key": "welcome_title", "appid": "wx8a9b0c1d2e3f4a5b"}',
+        "Account SID: AC1b527f6f8fed36464c98fd6c4ecc594f",
+        "the password is one of the two I gave you at the meeting.",
+        "The password is required at step one and two.",
+        "set the key in `config.api_key` and run `npm run build:prod`, version `v2.3.14-rc1`",
+        "request id: df9e085d-f51f-4220-8a87-b2771d426478",
+        "Call us: 0120 4455 6677 8899 1234",
     ],
 )
 def test_policies_app_text_and_cache_keys_stay(text):
