@@ -1193,6 +1193,9 @@ def _restates_cut(
         every = _EVERY.search(claim) if some else None
         if every:
             return [Violation(FloorKind.SCOPE, "body", every.group(0), FloorRule.AS_SETTLED)]
+    for q, _seg in cut:
+        if (restated := _restated_bare(q, kept, claim)) is not None:
+            return [restated]
     held = {x.canon for text in kept for x in scan(text)}
     bounded = lexicon.pattern("unsettled_kept").search(claim)
     tentative = lexicon.pattern("tentative_kept").search(claim)
@@ -1249,6 +1252,40 @@ def _taken_back(quote: str, segment: str, claim: str, held: set[str]) -> str:
 
 #: The end of the sentence a retraction opens.
 _SENTENCE_END = re.compile(r"[.!?。！？\n]")
+
+
+#: What keeps a question a question, and a report a report, in the candidate's text.
+_ASKED_KEPT = re.compile(
+    r"[?？]|(?i:\bask(?:s|ed|ing)?\b|\bwhether\b|\bwonder|\bquestion)|吗|嗎|是否|要不要|"
+    r"かどうか|か[？?]|聞い|尋ね|質問|问|問"
+)
+_REPORT_KEPT = re.compile(
+    r"(?i:\bsays?\b|\bsaid\b|\baccording\b|\bper\b|\bclaims?\b|\breport|\btold\b|\bheard\b)"
+    r"|によると|によれば|とのこと|そうです|らしい|听说|聽說|据说|據說|说|說|称|稱"
+)
+
+
+def _restated_bare(q: QuoteCheck, kept: Sequence[str], claim: str) -> Violation | None:
+    """A quote cut for its reporter ("zeffy is free" after "hollis says"), whose words the
+    candidate states as its own while another quote of the turn carries it through, or cut
+    for its question ("can we afford the mulch thing") where the candidate credits the
+    person with it: refused unless the candidate keeps it a report or a question. Words
+    another kept quote also says stand."""
+    if q.rule == "question":
+        if not any(c.who == HUMAN for c in claims(claim)):
+            return None  # "tell me what's still owed", answered by a tool: a request
+        mark = _ASKED_KEPT
+    elif q.rule == "report":
+        mark = _REPORT_KEPT
+    else:
+        return None
+    words = content_tokens(q.text) - set().union(*(content_tokens(k) for k in kept))
+    if len(words) < 2 or mark.search(claim):
+        return None
+    said = words & content_tokens(claim)
+    if 3 * len(said) < 2 * len(words):
+        return None
+    return Violation(FloorKind.SCOPE, "body", _short(q.text, 50), FloorRule.AS_SETTLED)
 
 
 #: Cuts for what the quote's clause says around it, which the candidate may keep itself.

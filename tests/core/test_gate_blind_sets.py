@@ -84,7 +84,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-003": "measured blind, not yet analysed: kept (undecided-as-decided): minutes that say 再審議 retold as passed",
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (stock-correction)",
         "en-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday; 1 quote(s) verified (TOOL) (quantifier-negation-dropped)",
-        "en-atk-011": "measured blind, not yet analysed: kept: quote cut/report (condition-and-hedge-dropped)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-column-swap)",
         "zh-ok-003": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_one_segment (third-party-and-move)",
         "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (retraction-kept-version-schedule)",
