@@ -1202,6 +1202,46 @@ _VALUED: tuple[_Valued, ...] = (
         ("pass",),
     ),
     _Valued(
+        "password",  # Windows' netsh wlan show profile key=clear: the Wi-Fi's passphrase
+        re.compile(
+            r"(?m)^[ \t]{0,8}(?:(?i:key[ \t]content)|主要なコンテンツ|关键内容|關鍵內容|"
+            r"(?i:contenu[ \t]de[ \t]la[ \t]cl[ée])|(?i:schl(?:ü|ue)sselinhalt))"
+            r"[ \t]{0,40}:[ \t]{0,4}([^\s\\][^\n\r\\]{0,62}?)[ \t]*(?:\\r)?\r?$"
+        ),
+        _not_placeholder,
+        ("key content", "主要なコンテンツ", "关键内容", "關鍵內容", "contenu", "schl"),
+    ),
+    _Valued(
+        "password",  # a login's call given the user and then the password: jq.auth('139…',
+        # 'jqLzh_8830x'), ftp.login("user", "…"), smtp.login('a@b', '…')
+        re.compile(
+            r"(?<![\w])(?:[A-Za-z_][\w]{0,30}\.)?(?i:auth|login|signin|sign_in|authenticate)"
+            r"[ \t]{0,2}\([ \t]{0,2}(?:'[^'\n]{1,64}'|\"[^\"\n]{1,64}\")[ \t]{0,2},[ \t]{0,2}"
+            r"(?:'([^'\n]{4,128})'|\"([^\"\n]{4,128})\")[ \t]{0,2}[,)]"
+        ),
+        _not_placeholder,
+        ("auth", "login", "sign"),
+    ),
+    _Valued(
+        "private-key",  # an RSA private key in base64 with no PEM lines around it (Alipay's
+        # open platform form): PKCS#1 (MIIE…AgEAAoIBAQ) or PKCS#8 (MIIE…AgEAMA0GCSqGSIb3DQEB)
+        re.compile(
+            r"(?<![A-Za-z0-9+/])(MII[A-Za-z0-9+/]{1,3}(?:AgEAAoIBAQ|AgEAAoICAQ|IBAAKCAQEA|IBAAKCAgEA"
+            r"|AgEAMA0GCSqGSIb3DQEBAQUABII|IBADANBgkqhkiG9w0BAQEFAASC)[A-Za-z0-9+/]{400,4000}={0,2})"
+        ),
+        _not_placeholder,
+        ("mii",),
+    ),
+    _Valued(
+        "api-key",  # a webhook's key in its query: …/webhook/send?key=3c2346b8-…, ?access_key=…
+        re.compile(
+            r"[?&](?:key|access_key|accesskey|sendkey|token)=([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-"
+            r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_-]{16,128})(?![\w-])"
+        ),
+        lambda v: "-" in v and len(v) == 36 or looks_random(v),
+        ("key=", "token="),
+    ),
+    _Valued(
         "api-key",  # 企业微信的 key 直接给你：df9e085d-…: a key handed over in CJK prose, a
         # bot's webhook key in the shape of a UUID
         re.compile(

@@ -1261,8 +1261,11 @@ _ASKED_KEPT = re.compile(
 )
 _REPORT_KEPT = re.compile(
     r"(?i:\bsays?\b|\bsaid\b|\baccording\b|\bper\b|\bclaims?\b|\breport|\btold\b|\bheard\b)"
-    r"|によると|によれば|とのこと|そうです|らしい|听说|聽說|据说|據說|说|說|称|稱"
+    r"|によると|によれば|とのこと|そうです|らしい|知らせ|通知|听说|聽說|据说|據說|说|說|称|稱"
+    r"|(?i:\bnotice\b|\bannounce)"
 )
+#: The source a report cut names, as the cut's reason writes it.
+_REPORTER = re.compile(r"who says it \('([^']{1,40})'\)")
 
 
 def _restated_bare(q: QuoteCheck, kept: Sequence[str], claim: str) -> Violation | None:
@@ -1277,6 +1280,9 @@ def _restated_bare(q: QuoteCheck, kept: Sequence[str], claim: str) -> Violation 
         mark = _ASKED_KEPT
     elif q.rule == "report":
         mark = _REPORT_KEPT
+        source = _REPORTER.search(q.why)
+        if source and fold(source.group(1)).lower() in claim:
+            return None  # the candidate names where it comes from (（連絡帳での知らせ）)
     else:
         return None
     words = content_tokens(q.text) - set().union(*(content_tokens(k) for k in kept))

@@ -209,6 +209,10 @@ def _tokens(text: str, base: int = 0) -> list[_Tok]:
         chunk = m.group(0)
         first = chunk[0]
         if is_cjk(first):
+            if out and out[-1].kind == "cjk" and out[-1].end < base + s:
+                # 然后除夕那天 二月五号 按节假日价走: dictated with spaces for commas, a space
+                # between two runs of Chinese or Japanese parts their clauses
+                out.append(_Tok(out[-1].end, out[-1].end + 1, "punct", "、"))
             out.append(_Tok(base + s, base + e, "cjk", chunk))
             continue
         if len(chunk) == 1 and not chunk.isalnum():

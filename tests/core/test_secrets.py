@@ -682,6 +682,13 @@ def test_a_value_taken_out_is_taken_out_again_where_a_later_text_of_the_read_rep
             "root 密码我口述：大写 D，小写 g，八三六，井号，然后 xi hu 拼音全小写，最后 二零二四。",
             "xi hu",
         ),
+        ("    主要なコンテンツ            : Gx7-kabuto-2291", "kabuto-2291"),
+        ("jq.auth('13917264408', 'jqLzh_8830x')", "jqLzh_8830x"),
+        (
+            "webhook: https://example.com/cgi-bin/webhook/send?key=3c2346b8-fb68-4322-87a1-ebcba5eb340c",
+            "fb68-4322",
+        ),
+        ("MIIEpAIBAAKCAQEA" + "q7ThN83pXHU4C1O20hLw" * 30, "q7ThN83pXHU4C1O2"),
     ],
 )
 def test_secrets_said_in_parts_spelled_out_or_named_in_passing_are_redacted(text, secret):
@@ -704,6 +711,7 @@ def test_secrets_said_in_parts_spelled_out_or_named_in_passing_are_redacted(text
         "set the key in `config.api_key` and run `npm run build:prod`, version `v2.3.14-rc1`",
         "request id: df9e085d-f51f-4220-8a87-b2771d426478",
         "Call us: 0120 4455 6677 8899 1234",
+        "login(user, password) and auth('a', b)",
     ],
 )
 def test_policies_app_text_and_cache_keys_stay(text):
