@@ -57,7 +57,7 @@ from ..floors.comparison import comparison
 from ..floors.names import is_configured
 from ..floors.payloads import prose_spans
 from ..floors.quantities import DATE, NUMBER, RANGE, TIME, Quantity, Vouchers
-from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope
+from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
 from ..floors.text import fold
 from ..floors.voices import Voice, home_owner, introduced, voices
 from ..script import has_cjk
@@ -1264,8 +1264,6 @@ _REPORT_KEPT = re.compile(
     r"|によると|によれば|とのこと|そうです|らしい|知らせ|通知|听说|聽說|据说|據說|说|說|称|稱"
     r"|(?i:\bnotice\b|\bannounce)"
 )
-#: The source a report cut names, as the cut's reason writes it.
-_REPORTER = re.compile(r"who says it \('([^']{1,40})'\)")
 
 
 def _restated_bare(q: QuoteCheck, kept: Sequence[str], claim: str) -> Violation | None:
@@ -1280,8 +1278,8 @@ def _restated_bare(q: QuoteCheck, kept: Sequence[str], claim: str) -> Violation 
         mark = _ASKED_KEPT
     elif q.rule == "report":
         mark = _REPORT_KEPT
-        source = _REPORTER.search(q.why)
-        if source and fold(source.group(1)).lower() in claim:
+        source = reported_source(q.why)
+        if source and fold(source).lower() in claim:
             return None  # the candidate names where it comes from (（連絡帳での知らせ）)
     else:
         return None

@@ -520,7 +520,7 @@ def _inside(
             if src:
                 # a text may name the source of hearsay; what the clause adds after the
                 # quote ("… only if we get the cafeteria") still governs it
-                reported = Scope(REPORT, f"leaves out who says it ({src!r}) before it", src)
+                reported = Scope(REPORT, _reported_why(src), src)
                 continue
         text = " ".join(seg[a:b].split())
         if len(text) > 40:
@@ -585,7 +585,7 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
                 return Scope(NEGATION, f"leaves out the negation {body[-1].text!r} before it")
             src = _report_clause(body)
             if src:
-                return Scope(REPORT, f"leaves out who says it ({src!r}) before it", src)
+                return Scope(REPORT, _reported_why(src), src)
         if lead in _COORD_EN:
             bare = False
     return Scope()
@@ -771,6 +771,20 @@ def _line_end(seg: str, at: int, breaks: Sequence[int]) -> int:
     k = bisect_left(breaks, at)
     nl = seg.find("\n", at)
     return min(nl if nl >= 0 else len(seg), breaks[k] if k < len(breaks) else len(seg))
+
+
+def _reported_why(src: str) -> str:
+    """The reason a quote cut from its reporter gives (read back by :func:`reported_source`)."""
+    return f"leaves out who says it ({src!r}) before it"
+
+
+_REPORTED_WHY = re.compile(r"who says it \((['\"])(.{1,40}?)\1\)")
+
+
+def reported_source(why: str) -> str:
+    """Who a quote cut from its reporter leaves out, read from its reason ("" when none)."""
+    m = _REPORTED_WHY.search(why)
+    return m.group(2) if m else ""
 
 
 def _opens_line(seg: str, at: int, breaks: Sequence[int]) -> bool:
