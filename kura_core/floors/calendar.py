@@ -125,7 +125,9 @@ _CJK_ZONES = {
     "香港時間": "+8",
 }
 _ZONE_AFTER = re.compile(
-    r"\s?(?:(?P<name>UTC|GMT|Z|[A-Z]{2,4}T)(?![A-Za-z])(?P<off>[+-]\d{1,2}(?::?\d{2})?)?"
+    # a zone's name may stand in brackets after its time: "13:10 (JST)"
+    r"\s?(?:(?P<paren>[(（])?(?P<name>UTC|GMT|Z|[A-Z]{2,4}T)(?![A-Za-z])"
+    r"(?P<off>[+-]\d{1,2}(?::?\d{2})?)?(?(paren)[)）])"
     r"|(?P<bare>[+-]\d{2}:?\d{2})(?![\d:]))"
 )
 _ZONE_BEFORE = re.compile(

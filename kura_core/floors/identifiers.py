@@ -34,7 +34,8 @@ _FILE_EXTENSIONS = (
 )
 _FILE = re.compile(
     # with its folders when it has them (oncall/rota-2026-12.yaml)
-    rf"(?<![\w./~@-])(?:[\w.-]+/){{0,8}}[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.(?:{_FILE_EXTENSIONS})"
+    # never from the minutes of a clock time (22:30跑daily_push.py)
+    rf"(?<![\w./~@-])(?<!\d:)(?:[\w.-]+/){{0,8}}[A-Za-z0-9][\w-]*(?:\.[\w-]+)*\.(?:{_FILE_EXTENSIONS})"
     r"(?![\w-])(?!\.[\w-])",  # a sentence's full stop may follow it
     re.IGNORECASE,
 )

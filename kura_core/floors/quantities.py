@@ -426,7 +426,10 @@ _CJK_MARKS = frozenset("〜～（）「」『』、。・【】")
 #: A day written with a slash and a span's join right before another: "12/26 to 1/7".
 _DAY_BEFORE_SPAN = re.compile(r"\d{1,2}/\d{1,2}[ \t]*(?:[-~\u2013〜～]|to|until|till)[ \t]*$")
 #: A day written month/day or day/month without a year: 11/20, 20/11, 3/7(日).
-_MONTH_DAY = re.compile(r"(?<![A-Za-z0-9_./:-])(\d{1,2})/(\d{1,2})(?![A-Za-z0-9_/%]|[.,]\d)")
+#: after a label's colon too (メモ：12/11), never inside a clock or a path (10:12/11)
+_MONTH_DAY = re.compile(
+    r"(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_]:)(\d{1,2})/(\d{1,2})(?![A-Za-z0-9_/%]|[.,]\d)"
+)
 _MDY = re.compile(
     rf"""
     (?<![A-Za-z0-9_]) ({_MON}) \.? \s+                     # Nov, November.
@@ -459,7 +462,8 @@ _CJK_TIME = re.compile(
 #: A clock time; a colon may follow it ("10:00: kickoff", 00:31:05：2023年), a third or
 #: fourth clock part may not.
 _HM = re.compile(
-    r"(?<![A-Za-z0-9_.:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?"
+    # after a label's colon too (入住须知：14:00), never after a clock's or a code's
+    r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.:]:)(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?"
     r"(?![A-Za-z0-9_])(?!:\d{1,2}(?!\d))"
 )
 #: Twelve o'clock in words; 中午 only where no figure follows (中午12点 is read as a time).
@@ -486,7 +490,7 @@ def _day_half(before: str) -> str:
     return ""
 
 
-_AMPM = re.compile(r"(?<![A-Za-z0-9_.:])(\d{1,2})\s?([AaPp])\.?[Mm]\b\.?")
+_AMPM = re.compile(r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.:]:)(\d{1,2})\s?([AaPp])\.?[Mm]\b\.?")
 _RATIO = re.compile(r"(?<![A-Za-z0-9_.:])(\d+):(\d+)(?![A-Za-z0-9_:])")
 _VPREFIX = re.compile(
     r"(?<![A-Za-z0-9_.])[vV](\d+(?:\.\d+)*)((?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)(?![A-Za-z0-9_]|\.[A-Za-z0-9])"
@@ -1495,7 +1499,10 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
     found = _month_days(scanner.text, _calendar(scanner.text, scanner.run()))
     found = [_days(scanner.text, q) for q in found]
     if "at " in scanner.text or "clock" in scanner.text:
-        found = [_at_hour(scanner.text, q) for q in found]
+        timed: list[Quantity] = []
+        for q in found:
+            timed.append(_at_hour(scanner.text, q, timed[-1] if timed else None))
+        found = timed
     if "m" in scanner.text or "M" in scanner.text:
         found = _shared_meridiem(scanner.text, found)
     return tuple(
@@ -1515,12 +1522,22 @@ _HOUR_ENDS = re.compile(
     r"(?i)[ \t]*(?:$|[.,;!?)]|every\b|each\b|sharp\b|on\b|in[ \t]+the\b|tonight\b|today\b|tomorrow\b|and\b)"
 )
 _EVENING = re.compile(r"(?i)\b(?:evening|night|tonight|pm|p\.m\.)\b")
+#: What parts two clock times of one list: "at 8 in the morning and 8 in the evening".
+_TIME_LISTED = re.compile(r"(?i)[ \t]*(?:,|and|or|then|&)[ \t]*(?:again[ \t]+)?(?:at[ \t]+)?")
+#: The half of the day said right after an hour: "8 in the morning", "9 at night",
+#: "7 this evening". It decides that hour, whatever else its sentence names.
+_HALF_AFTER = re.compile(
+    r"(?i)[ \t]+(?:in[ \t]+the[ \t]+(?P<a>morning)|(?:in[ \t]+the|this)[ \t]+"
+    r"(?P<p>afternoon|evening)|(?:at|to)[ \t]+(?P<n>night)|this[ \t]+(?P<m>morning)|(?P<t>tonight))\b"
+)
 
 
-def _at_hour(text: str, q: Quantity) -> Quantity:
+def _at_hour(text: str, q: Quantity, before: Quantity | None = None) -> Quantity:
     """A bare number 1 to 12 after "at" and before the end of its clause ("checked every
     morning at eight", "meet at 7 on Friday"), or before "o'clock", is a clock time: the
-    hour, in the evening when the sentence says so."""
+    hour, in the evening when the sentence says so. One that names its half of the day
+    right after it and follows such a time ("at 8 in the morning and 8 in the evening") is
+    one too; alone ("3 in the morning and 4 in the evening") it may be a count."""
     soft_word = q.uclass == SOFT and q.unit.lower() in _HOUR_WORDS  # "o'clock", "tonight"
     if q.kind != NUMBER or (q.unit and not soft_word) or q.value is None:
         return q
@@ -1531,12 +1548,23 @@ def _at_hour(text: str, q: Quantity) -> Quantity:
     at = _AT_BEFORE.search(text, max(0, q.start - 6), q.start) and not _AT_LEVEL.search(
         text, max(0, q.start - 24), q.start
     )
-    if not oclock and not (at and (soft_word or _HOUR_ENDS.match(text, q.end))):
+    half = _HALF_AFTER.match(text, q.end)
+    listed = (
+        before is not None
+        and before.kind == TIME
+        and _TIME_LISTED.fullmatch(text, before.end, q.start) is not None
+    )
+    if half and not (at or listed):
+        half = None
+    if not oclock and not half and not (at and (soft_word or _HOUR_ENDS.match(text, q.end))):
         return q
     around = text[max(0, q.start - 40) : q.end + 40]
-    if _EVENING.search(around) and hour < 12:
+    if half:
+        if not (half.group("a") or half.group("m")) and hour < 12:
+            hour += 12  # "8 in the evening", "10 at night"; "12 at night" stays as written
+    elif _EVENING.search(around) and hour < 12:
         hour += 12
-    end = oclock.end() if isinstance(oclock, re.Match) else q.end
+    end = oclock.end() if isinstance(oclock, re.Match) else half.end() if half else q.end
     return replace(
         q,
         kind=TIME,
@@ -3044,6 +3072,34 @@ def changed_ends(text: str) -> list[Quantity]:
     return out
 
 
+#: A clock time that only a 24-hour clock writes: 13:10, 21:45, 09:00, 0:30.
+_TWENTY_FOUR = re.compile(r"^(?:0\d|1[3-9]|2[0-3]|0)[:：]\d\d")
+#: A half of the day named in any of the three languages: a text that names one keeps
+#: its clock times open to both halves.
+_HALF_NAMED = re.compile(
+    r"(?i)(?<![a-z])[ap]\.?m\.?(?![a-z])|午前|午後|上午|下午|中午|早上|晚上|夜里|夜裡|凌晨|傍晚|"
+    r"\b(?:morning|afternoon|evening|night|tonight|noon|midnight)\b"
+)
+
+
+def _as_written_on_24_hours(text: str, found: Sequence[Quantity]) -> list[Quantity]:
+    """The clock times of an evidence text that keeps a 24-hour clock, each read only as
+    written: "10:25 → 13:10" and "09:00-10:00" put 10:25 and 10:00 in the morning, as a
+    timetable means them. A text that names a half of the day anywhere, or writes no time
+    only a 24-hour clock writes, keeps both readings of 10:00."""
+    times = [q for q in found if q.kind == TIME]
+    if len(times) < 2 or not any(_TWENTY_FOUR.match(q.text) for q in times):
+        return list(found)
+    if _HALF_NAMED.search(text):
+        return list(found)
+    return [
+        replace(q, readings=q.readings[:1])
+        if q.kind == TIME and len(q.readings) > 1 and q.text[:1].isdigit() and ":" in q.text
+        else q
+        for q in found
+    ]
+
+
 def _a_year(value: Decimal) -> bool:
     """Whether a bare figure reads as a year of a calendar (1900 to 2199)."""
     return value == value.to_integral_value() and 1900 <= value <= 2199
@@ -3066,7 +3122,7 @@ class Vouchers:
         self._texts.append(text)
         self._codes = None
         for q in (
-            *scan(text),
+            *_as_written_on_24_hours(text, scan(text)),
             *header_units(text),
             *keyed_units(text),
             *units_shared(text),

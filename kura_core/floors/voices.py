@@ -538,14 +538,19 @@ _JA_NAME = r"(?P<n>[\u4e00-\u9fff々]{1,4}(?:[ \t\u3000]?[\u4e00-\u9fff々\u3040
 _INTRO_JA = re.compile(
     # the humble forms anywhere a word starts; a plain です only opening its sentence
     rf"(?:(?<![\u4e00-\u9fff々]){_JA_NAME}(?P<v>でございます|と申します|と言います|といいます)"
-    rf"|(?:^|(?<=[。！!\n]))[ \t\u3000]*(?:[^\s。、！!は]{{1,16}}?の)?{_JA_NAME.replace('?P<n>', '?P<m>')}"
+    # a plain です opening its sentence, or after a greeting (こんにちは、カフェの田中です)
+    rf"|(?:^|(?<=[。！!\n])|(?<=こんにちは、)|(?<=はじめまして、)|(?<=おはようございます、)|"
+    r"(?<=お疲れ様です、)|(?<=お世話になっております、)|(?<=こんばんは、))"
+    rf"[ \t\u3000]*(?:[^\s。、！!は]{{1,16}}?の)?{_JA_NAME.replace('?P<n>', '?P<m>')}"
     r"です)(?=[。！!、\s]|$)"
 )
 #: 我是小林, 我叫林静, 本人姓王 (a family name first, or 小/老/阿 and one).
 #: How others name a person: no one gives their own name so.
 _OTHERS_CALL = ("さん", "様", "さま", "君", "くん", "ちゃん")
 _INTRO_ZH = re.compile(
-    r"(?:我是|我叫|本人是?|我姓)(?P<n>[\u4e00-\u9fff]{1,3}?)(?=[，,。！!\s、]|$)"
+    # 我是溪畔小院的老杨: the place or the firm they are of may come first
+    r"(?:我是(?:[\u4e00-\u9fffA-Za-z0-9]{1,12}?的)?|我叫|本人是?|我姓)(?P<n>[\u4e00-\u9fff]{1,3}?)"
+    r"(?=[，,。！!\s、]|$)"
 )
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from kura_core.distill.evidence import Segment
 from kura_core.distill.gate import call_outcome, run_gate
-from kura_core.floors.voices import voices
+from kura_core.floors.voices import introduced, voices
 
 
 def seg(cls: str, text: str, i: int, kind: str = "") -> Segment:
@@ -454,3 +454,18 @@ def test_a_pasted_quotation_ends_where_its_mark_closes():
         "我不打算关 IPv6。预算 899 元。"
     )
     assert [t for _, t in spoken(text)] == ["「建议关闭 IPv6，否则会断流。」"]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("你好 我是溪畔小院的老杨 在沙溪 我想把房价定一下", ("老杨",)),  # their place first
+        ("我是杭州青禾的王总，想问个事", ("王总",)),
+        ("我是说的是这个文件", ()),  # 我是说: "I mean", no name
+        ("こんにちは、カフェ・ルポの田中です。", ("田中",)),  # after a greeting
+        ("ええと、カフェ・ルポの田中です。", ()),  # no greeting: 田中 may be someone asked for
+        ("担当は、田中です。", ()),  # who is in charge, not who speaks
+    ],
+)
+def test_a_person_names_themself_after_a_greeting_or_their_place(text, names):
+    assert introduced(text) == names
