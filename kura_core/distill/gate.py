@@ -27,7 +27,7 @@ import os
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -1197,7 +1197,7 @@ def _restates_cut(
         if (restated := _restated_bare(q, kept, claim)) is not None:
             return [restated]
     held = {x.canon for text in kept for x in scan(text)}
-    bounded = lexicon.pattern("unsettled_kept").search(claim)
+    bounded = lexicon.search("unsettled_kept", claim)
     tentative = lexicon.pattern("tentative_kept").search(claim)
     told = lexicon.pattern("retraction_told").search(claim)
     for q, seg in cut:
@@ -1399,7 +1399,10 @@ def _said_of_candidate(
     claim = fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower()
     stated = fold("\n".join(str(fields.get(k) or "") for k in ("title", "body"))).lower()
     acted = any(q.cls == ProvenanceClass.ACT for q, _ in survivors)
-    return _said_of_quotes([q.text for q, _ in survivors], claim, kind, acted=acted, stated=stated)
+    calls = [q.text for q, _ in survivors if q.cls == ProvenanceClass.ACT]
+    return _said_of_quotes(
+        [q.text for q, _ in survivors], claim, kind, acted=acted, stated=stated, calls=calls
+    )
 
 
 def _said_of_quotes(
@@ -1409,6 +1412,7 @@ def _said_of_quotes(
     *,
     acted: bool = False,
     stated: str | None = None,
+    calls: Sequence[str] = (),
 ) -> list[Violation]:
     """What a candidate may say only when its quotes say it too: a deed where they say a
     plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
@@ -1443,7 +1447,7 @@ def _said_of_quotes(
         # the quote keeps its mark, "（仮）", whole; a text that drops it settles the matter
         out.append(Violation(FloorKind.SCOPE, "body", tentative.group(0), FloorRule.PLAN_AS_DONE))
     if kind == ClaimKind.FACT:  # a judgement or an idea is a view: it may stay open
-        out += _settled_figures(quotes, prose)
+        out += _settled_figures(quotes, prose, calls)
     compared = _unshown_comparison(prose)
     if compared and not (comparison(said) or _says_extreme(said)):
         out.append(Violation(FloorKind.CONTENT, "body", compared, FloorRule.UNVOUCHED))
@@ -1488,10 +1492,17 @@ def _header_row(quote: str) -> bool:
 
 
 _CELL_SPLIT = re.compile(r"\t|[ \u3000]{2,}|,|\|")
-_BARE_FIGURE = re.compile(r"\s*[-+]?[\d.,]+%?\s*")
+#: A cell that is a value: a figure (with its sign, currency or a short unit), a date, a
+#: clock time. A row with one is data, not column names.
+_BARE_FIGURE = re.compile(
+    r"\s*(?:[-+]?[¥$€£]?[\d.,]+(?:%|円|元|[A-Za-z]{1,3})?|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|"
+    r"\d{1,2}/\d{1,2}|\d{1,2}:\d{2}(?::\d{2})?)\s*"
+)
 
 
-def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
+def _settled_figures(
+    quotes: Sequence[str], prose: str, calls: Sequence[str] = ()
+) -> list[Violation]:
     """What a quote gives in a sentence that leaves it open -- a hedge, a deliberation, a
     bound or a wish ("pork might go up to 17.5", 12,800円に改定する方向で検討したい,
     "we might switch to the vegan menu") -- is vouched only as open: a sentence of the
@@ -1500,9 +1511,9 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     The sentence is the unit, so a hedge in another sentence of the quote leaves the
     rest alone; a bound (up to, 上限) is the figure's own, and one sentence that gives the
     figure with it is enough ("人数上限 24 人 … max_riders: 24")."""
-    mark, kept = lexicon.pattern("unsettled_mark"), lexicon.pattern("unsettled_kept")
+    mark = lexicon.pattern("unsettled_mark")
     folded_prose = fold(prose).lower()
-    if not kept.search(folded_prose):
+    if not lexicon.search("unsettled_kept", folded_prose):
         # a one-sentence quote that holds the mark was chosen to vouch this candidate: the
         # candidate keeps it open somewhere, whatever its own sentences say -- with a
         # figure or without one ("できれば来週から" is no date settled)
@@ -1512,6 +1523,10 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
             if hedge and hedge.group(0) not in _sentence_only():
                 return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
     open_values, open_words = _left_open(quotes, mark)
+    for value in _set_by_acts(calls, mark):
+        # 2泊の予定を1泊に短縮したい beside the booking row the agent wrote with 1: what a
+        # call set is settled, whatever a wish gave the same figure
+        open_values.pop(value, None)
     if not open_values and not open_words:
         return []
     bounds = lexicon.words("unsettled_bound")
@@ -1523,7 +1538,7 @@ def _settled_figures(quotes: Sequence[str], prose: str) -> list[Violation]:
     for m in _SENTENCES.finditer(folded_prose):
         sentence = m.group(0)
         values = [q.value for q in scan(sentence) if q.value in open_values]
-        if kept.search(sentence):
+        if lexicon.search("unsettled_kept", sentence):
             bounded_kept.update(values)
             continue
         if not values:
@@ -1571,15 +1586,25 @@ def _left_open(
     for quote in quotes:
         if _header_row(quote):
             continue  # 最高品温(℃) names a column: it leaves no figure open
-        for m in _SENTENCES.finditer(fold(quote).lower()):
+        for m, row in _sentences_and_rows(quote):
             for q, approx in _approximate(m.group(0)):
                 open_values.setdefault(q.value, approx)  # "about ¥300,000", 30万円くらい
             hedge = mark.search(m.group(0))
             if hedge is None:
                 continue
             figures = [
-                q for q in scan(m.group(0)) if q.kind in (NUMBER, RANGE) and q.value is not None
+                q
+                for q in scan(m.group(0))
+                if q.kind in (NUMBER, RANGE)
+                and q.value is not None
+                # 第9〜14章 names the chapters the estimate is of: an ordinal is a label
+                and m.group(0)[max(0, q.start - 1) : q.start] != "第"
             ]
+            if row:
+                # a row's note (7/24までに振込予定) leaves only its own cell open, not the
+                # amount beside it
+                a, b = _cell_around(m.group(0), hedge.start())
+                figures = [q for q in figures if a <= q.start < b]
             partial = hedge.group(0) in lexicon.words("unsettled_partial")
             if partial:
                 figures = []  # "some of the photos: the 2019 ones" leaves no figure open
@@ -1602,6 +1627,62 @@ def _left_open(
                 if len(words) >= (2 if partial else 3):
                     open_words.append((words, hedge.group(0)))
     return open_values, open_words
+
+
+def _set_by_acts(calls: Sequence[str], mark: re.Pattern[str]) -> set[object]:
+    """The figures the quoted calls (ACT) give where nothing leaves them open: what was
+    written or set, as it was."""
+    out: set[object] = set()
+    for quote in calls:
+        if _header_row(quote):
+            continue
+        for m, row in _sentences_and_rows(quote):
+            # a row's cells each on their own (2026-02-20,1 is no list of days)
+            for part in _CELL_MARK.split(m.group(0)) if row else [m.group(0)]:
+                if mark.search(part) is None:
+                    out.update(
+                        q.value
+                        for q in scan(part)
+                        if q.kind in (NUMBER, RANGE) and q.value is not None
+                    )
+    return out
+
+
+#: Where a data row's cells part: a comma no digit group's, a tab, a bar.
+_CELL_MARK = re.compile(r",(?!\d{3}(?!\d))|\t|\|")
+
+
+def _data_row(quote: str) -> bool:
+    """Whether a quote is one row of a table or a CSV file: one line of four cells or
+    more, parted by commas with no space after them, tabs or bars (prose parts a list
+    with ", ")."""
+    line = quote.strip()
+    return "\n" not in line and ", " not in line and len(_CELL_MARK.findall(line)) >= 3
+
+
+def _sentences_and_rows(quote: str) -> Iterator[tuple[re.Match[str], bool]]:
+    """The sentences of a quote, folded and lower-cased, each with whether it is a row of a
+    table: a line of CSV a call wrote or printed is one on its own; the lines between rows
+    are read as prose, a sentence running on over a wrapped line."""
+    block: list[str] = []
+    for line in [*quote.split("\n"), None]:
+        if line is not None and not _data_row(line):
+            block.append(line)
+            continue
+        if block:
+            yield from ((m, False) for m in _SENTENCES.finditer(fold("\n".join(block)).lower()))
+            block = []
+        if line is not None:
+            yield from ((m, True) for m in _SENTENCES.finditer(fold(line).lower()))
+
+
+def _cell_around(row: str, at: int) -> tuple[int, int]:
+    """The cell of a data *row* that holds position *at*."""
+    start = 0
+    for m in _CELL_MARK.finditer(row, 0, at):
+        start = m.end()
+    end = _CELL_MARK.search(row, at)
+    return start, end.start() if end else len(row)
 
 
 #: Nothing but the end of a clause after a word: a dash, a comma, a stop or the end.
