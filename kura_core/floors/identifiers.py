@@ -20,7 +20,7 @@ IDENTIFIER = "identifier"
 
 _URL = re.compile(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,15}://[^\s<>\"'`)\]}]+")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
-_PATH = re.compile(r"(?<![\w./~-])(?:~|\.\.?)?/[\w.@%+/-]+")
+_PATH = re.compile(r"(?<![\w./~%-])(?:~|\.\.?)?/[\w.@%+/-]+")
 #: A home folder at the head of a path: the one ``~`` stands for.
 _HOME = re.compile(r"(?:/home/[^/\s]+|/Users/[^/\s]+|/root|~)(?=/)")
 #: A file named without a leading slash (10-mail.conf, 2024-report.pdf, budget_2026.xlsx,

@@ -227,6 +227,11 @@ _MULTIPLIER_RE = re.compile(
 )
 
 
+#: A unit written onto a figure, then a slash and a word in capitals or mixed case that
+#: is no unit (8.02%/ACoS, 12kg/SKU): the next item of a list, not what it is per.
+_LIST_SLASH = re.compile(r"^[^/]+/(?=[A-Za-z]*[A-Z])(?![A-Z]?[a-z]{0,2}$)")
+
+
 def _suffix_unit(s: str, yen: str) -> tuple[str, str]:
     """The unit of a suffix written onto a figure (``3x``, ``5GB``, ``10req/s``, ``4cores``);
     ``yen`` is what a bare ``¥`` means in the text at hand."""
@@ -1042,7 +1047,7 @@ class _Scan:
                     v += Decimal(tenth) / 10  # 13块5: thirteen yuan fifty, 13.5元
                     end += 1
                     u, uc = "CNY", HARD
-                elif is_han(nxt) and nxt not in "钱錢毛角":
+                elif is_han(nxt) and nxt not in _AFTER_YUAN:
                     u, uc = "块", COUNTER  # 3块砖: a count of pieces of something
                 else:
                     u, uc = "CNY", HARD  # 80块, 加80块。: yuan, as said aloud
@@ -1134,6 +1139,9 @@ class _Scan:
                 and (t[suffix.end()].isdigit() or t[suffix.end()] == "_")
             ):
                 continue  # 1a2b, 3d_model: an identifier, not a figure
+            if suffix and "/" in suffix.group(0) and _LIST_SLASH.match(suffix.group(0)):
+                # 8.02%/ACoS 34.2%: a slash that parts the items of a list, no rate
+                suffix = _SUFFIX.match(t[: suffix.start() + suffix.group(0).index("/")], b)
             if suffix:
                 b = suffix.end()
                 s = suffix.group(0)
@@ -1307,6 +1315,8 @@ class _Scan:
                 break
             word = m.group(1).rstrip(".,;:'")
             head, slash, tail = word.partition("/")
+            if slash and head and tail[:1].isdigit():
+                word = head  # 4,812 sessions/386 件: a list parted by slashes, no rate
             unit = hard_unit(head) if slash and head else None
             if unit is not None and (unit in _CURRENCIES or (tail and hard_unit(tail) is None)):
                 # 16.80 USD/box, 2.1 kg/box: the unit, then what it is per (km/h and MB/s
@@ -1878,6 +1888,10 @@ _DATE_BEFORE_ONE = re.compile(r"月[ \t]?$")
 _NOT_ONE = frozenset("统統唯第万萬之同")
 
 
+#: What follows 块 when it is yuan, not pieces of a thing: 钱 and its tenths, and the
+#: words that go on a sentence (34,650块已付, 80块了, 200块左右, 30块的) where no noun
+#: counted follows.
+_AFTER_YUAN = frozenset("钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄")
 #: The digit after 块 that gives tenths of a yuan (13块5), in figures or characters.
 _JIAO = {
     **{str(d): d for d in range(1, 10)},
@@ -2132,7 +2146,10 @@ def _unit_like(word: str) -> bool:
     probe = f"1{word}" if not word[:1].isascii() else f"1 {word}"
     got = scan(probe)
     # the unit must be the whole word: 国区 is no unit because 国 counts countries
-    return len(got) == 1 and bool(got[0].unit) and got[0].end >= len(probe)
+    # and a unit the scanner knows, not any word it would count ("1 ACoS")
+    return (
+        len(got) == 1 and bool(got[0].unit) and got[0].uclass != SOFT and got[0].end >= len(probe)
+    )
 
 
 def _no_denominator(word: str) -> bool:
