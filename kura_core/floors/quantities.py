@@ -232,6 +232,15 @@ _MULTIPLIER_RE = re.compile(
 _LIST_SLASH = re.compile(r"^[^/]+/(?=[A-Za-z]*[A-Z])(?![A-Z]?[a-z]{0,2}$)")
 
 
+def _suffix_at(t: str, b: int) -> re.Match[str] | None:
+    """The unit written onto a figure ending at *b*, without a slash that parts the items
+    of a list (8.02%/ACoS 34.2%)."""
+    suffix = _SUFFIX.match(t, b)
+    if suffix and "/" in suffix.group(0) and _LIST_SLASH.match(suffix.group(0)):
+        return _SUFFIX.match(t[: suffix.start() + suffix.group(0).index("/")], b)
+    return suffix
+
+
 def _suffix_unit(s: str, yen: str) -> tuple[str, str]:
     """The unit of a suffix written onto a figure (``3x``, ``5GB``, ``10req/s``, ``4cores``);
     ``yen`` is what a bare ``¥`` means in the text at hand."""
@@ -1132,16 +1141,13 @@ class _Scan:
             currency, a = self._currency_before(a)
             b = m.end()
             unit: tuple[str, str] | None = None
-            suffix = _SUFFIX.match(t, b)
+            suffix = _suffix_at(t, b)
             if (
                 suffix
                 and suffix.end() < len(t)
                 and (t[suffix.end()].isdigit() or t[suffix.end()] == "_")
             ):
                 continue  # 1a2b, 3d_model: an identifier, not a figure
-            if suffix and "/" in suffix.group(0) and _LIST_SLASH.match(suffix.group(0)):
-                # 8.02%/ACoS 34.2%: a slash that parts the items of a list, no rate
-                suffix = _SUFFIX.match(t[: suffix.start() + suffix.group(0).index("/")], b)
             if suffix:
                 b = suffix.end()
                 s = suffix.group(0)
