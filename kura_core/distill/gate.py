@@ -55,6 +55,7 @@ from ..floors.answers import picked
 from ..floors.attribution import HUMAN, content_tokens, reverses
 from ..floors.comparison import comparison
 from ..floors.names import is_configured
+from ..floors.negation import negations_in
 from ..floors.payloads import prose_spans
 from ..floors.quantities import DATE, NUMBER, RANGE, TIME, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
@@ -1201,6 +1202,10 @@ def _restates_cut(
     tentative = lexicon.pattern("tentative_kept").search(claim)
     told = lexicon.pattern("retraction_told").search(claim)
     for q, seg in cut:
+        if q.rule == "negation":
+            if (dropped := _negation_dropped(q, claim)) is not None:
+                return [dropped]
+            continue
         if q.rule == "retracted":
             if not told and (taken := _taken_back(q.text, seg, claim, held)):
                 return [Violation(FloorKind.SCOPE, "body", taken, FloorRule.AS_SETTLED)]
@@ -1220,6 +1225,24 @@ def _restates_cut(
             if figure.canon in mine and figure.canon not in held:
                 return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED)]
     return []
+
+
+def _negation_dropped(q: QuoteCheck, claim: str) -> Violation | None:
+    """A quote cut from the negation that governs it ("waiving the late fee this time" out
+    of "I'm not waiving …") whose words a sentence of the candidate says with no negation
+    of its own: the candidate states what the person said is not so, whatever other
+    quote it keeps."""
+    words = content_tokens(q.text)
+    if len(words) < 2:
+        return None
+    for m in _SENTENCES.finditer(claim):
+        sentence = m.group(0)
+        if 3 * len(words & content_tokens(sentence)) >= 2 * len(words) and not negations_in(
+            sentence
+        ):
+            left_out = q.why.split("'")[1] if q.why.count("'") >= 2 else "not"
+            return Violation(FloorKind.NEGATION, "body", left_out, FloorRule.DROPPED)
+    return None
 
 
 def _taken_back(quote: str, segment: str, claim: str, held: set[str]) -> str:

@@ -135,6 +135,11 @@ def _retracts_before(clause: str) -> bool:
     return bool(ends) and ends[-1] == len(tail)
 
 
+#: A mark right after a "no" that makes it a word of its own ("wait no — actually the
+#: 17th", "no, the blue one"): it answers or takes back, it negates nothing after it.
+_INTERJECTED = re.compile(r"[ \t]*[,—–!;:]|[ \t]+-[ \t]")
+
+
 def _negation_before(seg: str, start: int) -> str:
     """A negation in the quote's clause, just before it, that the quote leaves out."""
     before = seg[max(0, start - 60) : start]
@@ -144,9 +149,12 @@ def _negation_before(seg: str, start: int) -> str:
     if _retracts_before(clause):
         return ""  # "… 1200 pounds no wait its 1500": the quote is the correction itself
     if not _EN_NOT_NEGATING.search(clause):
-        words = _ASCII_WORD.findall(clause)[-3:]
-        for w in words:
-            if _EN_NEG_BEFORE.match(w.replace("’", "'")):
+        words = list(_ASCII_WORD.finditer(clause))[-3:]
+        for m in words:
+            w = m.group(0)
+            if _EN_NEG_BEFORE.match(w.replace("’", "'")) and not _INTERJECTED.match(
+                clause, m.end()
+            ):
                 return f"leaves out the negation {w!r} before it"
         phrase = _EN_NEG_PHRASES.search(clause)
         if phrase:

@@ -91,7 +91,12 @@ RULES: tuple[Rule, ...] = (
     Rule(K.NUMBER, R.NOT_IN_SOURCE, (REWRITE, TRIGGER), "a figure the source does not have"),
     Rule(K.NUMBER, R.PARTIAL, (TRIGGER,), "a figure that is part of a larger one"),
     Rule(K.ATTRIBUTION, R.NOT_IN_SOURCE, (REWRITE, TRIGGER), "a credit the source lacks"),
-    Rule(K.NEGATION, R.DROPPED, (REWRITE, TRIGGER), "a negation of the source dropped"),
+    Rule(
+        K.NEGATION,
+        R.DROPPED,
+        (GATE, REWRITE, TRIGGER),
+        "a negation dropped: the source's, or the one a quote was cut from",
+    ),
     Rule(K.NEGATION, R.ADDED, (REWRITE, TRIGGER), "a negation the source does not have"),
     Rule(K.MARK, R.DROPPED, (REWRITE, TRIGGER), "the landmine mark dropped"),
     Rule(K.MARK, R.ADDED, (REWRITE, TRIGGER), "a landmine mark added"),
