@@ -1201,11 +1201,10 @@ def _restates_cut(
     bounded = lexicon.search("unsettled_kept", claim)
     tentative = lexicon.pattern("tentative_kept").search(claim)
     told = lexicon.pattern("retraction_told").search(claim)
+    negated = [v for q, _seg in cut if q.rule == "negation" and (v := _negation_dropped(q, claim))]
+    if negated:
+        return negated[:1]
     for q, seg in cut:
-        if q.rule == "negation":
-            if (dropped := _negation_dropped(q, claim)) is not None:
-                return [dropped]
-            continue
         if q.rule == "retracted":
             if not told and (taken := _taken_back(q.text, seg, claim, held)):
                 return [Violation(FloorKind.SCOPE, "body", taken, FloorRule.AS_SETTLED)]
