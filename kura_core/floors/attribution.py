@@ -1330,7 +1330,9 @@ _JA_WHEN_AFTER = re.compile(r"(?:とき|時|際|ら(?!し)|場合|ときは|時�
 #: A quotative that closes what someone said (…と言った, …って言ってた, …と決めた).
 _JA_QUOTATIVE = re.compile(r"(?:と|って)(?:言|いっ|話|伝え|決め|答え|頼|書|返信|連絡)")
 _JA_THIRD = re.compile(
-    rf"(?P<who>(?<![ぁ-ん])[ぁ-ん]{{2,4}}|[{HAN}ァ-ヶー]{{1,6}}|[A-Za-z]{{2,15}})"
+    # a family and a given name may stand apart (田中 遼さん)
+    rf"(?P<who>(?<![ぁ-ん])[ぁ-ん]{{2,4}}|[{HAN}]{{1,3}}[ \u3000][{HAN}ァ-ヶー]{{1,4}}|"
+    rf"[{HAN}ァ-ヶー]{{1,6}}|[A-Za-z]{{2,15}})"
     rf"(?P<hon>さん|様|氏|くん|君|ちゃん|殿|先生|部長|課長|社長|医師|看護師|師長|院長|教授|主任|係長|室長|店長|所長|会長|専務|常務|弁護士|税理士|副社長)"
     rf"(?=(?:{_JA_PARTICLE}|の{_JA_VIEW}|に(?:よると|よれば)|いわく|曰く|{_JA_BY}))"
 )
@@ -1420,6 +1422,9 @@ def _ja_claims(text: str, names: tuple[str, ...]) -> list[tuple[int, int, str, s
         out.append((m.start(), m.end(), m.group(0), THIRD, m.group("who")))
     for m in _JA_THIRD.finditer(text):
         name = m.group("who")
+        family, space, given = name.replace("\u3000", " ").partition(" ")
+        if space and family not in lexicon.words("names_ja_surnames"):
+            name = given  # 取引先 田中さん: the word before the space is no family name
         if (
             human.fullmatch(name)
             or _JA_PRONOUN_RE.fullmatch(name)
@@ -1890,11 +1895,24 @@ _NOT_A_CREDIT_AFTER = re.compile(
 )
 
 
+#: A bracketed aside: one that only says how sure a claim is ("（伝聞で、未確認）",
+#: "(hearsay, unconfirmed)", （待确认）) is the writer's note on it, no part of it.
+_META_ASIDE = re.compile(r"\([^()\n]{1,40}\)|（[^（）\n]{1,30}）")
+
+
+def _blank_meta(m: re.Match[str]) -> str:
+    inner = m.group(0)[1:-1].lower()
+    qualifiers = lexicon.pattern("unsettled_kept")
+    if not qualifiers.search(inner) or content_tokens(qualifiers.sub(" ", inner)):
+        return m.group(0)  # it says something of its own: "(b)", "(to cancel it)"
+    return " " * len(m.group(0))
+
+
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     """Every clause in *text* that credits the human or a named third person, once each,
     with what it credits. A person named by the one rule of :mod:`.names` as a configured
     human name is the human, however the clause names them."""
-    lined = fold_lines(text)
+    lined = _META_ASIDE.sub(_blank_meta, fold_lines(text))
     if not lined.strip():
         return []
     folded = unwrap(lined)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..vocabulary import PROVENANCE_CLASSES
 from . import lexicon
+from .names import GIVEN_NAMES
 from .text import fold
 
 __all__ = ["Voice", "introduced", "voices"]
@@ -107,6 +108,30 @@ def _sender(found: re.Match[str]) -> str:
 
 
 _TRAILER = re.compile(r"(?:——|―)[ \t]*(?P<who>[^\n]{1,30}?)[ \t]*$")
+#: The head of a message copied out of a chat app, on a line of its own: a name and the
+#: time it was sent ("田中 遼  [10:42]", "Dana Reyes  10:42 AM", "Dana — Today at 10:42
+#: AM"). The lines under it, up to a blank line, are that person's message.
+_CHAT_HEAD = re.compile(
+    r"^[ \t]*(?P<who>[A-Z][A-Za-z'’-]+(?:[ \t][A-Z][A-Za-z'’-]+){0,2}"
+    r"|[\u4e00-\u9fff々\u30a0-\u30ff]{1,5}(?:[ \t\u3000][\u4e00-\u9fff々\u3040-\u30ff]{1,4})?)"
+    r"(?:[ \t]*[—–-][ \t]*(?:Today|Yesterday|今天|昨天|今日|昨日)(?:[ \t]+at)?)?"
+    rf"[ \t]+(?:\[{_STAMP}\]|{_STAMP})[ \t]*$"
+)
+
+
+def _chat_head(line: str) -> re.Match[str] | None:
+    """:data:`_CHAT_HEAD` where its name is a person's: a given and a family name, a given
+    name known as one, or a Japanese or Chinese name that opens with a family name ("Standup
+    10:30" is the person's own agenda)."""
+    m = _CHAT_HEAD.match(line)
+    if m is None:
+        return None
+    who = m.group("who")
+    if who[:1].isascii():
+        parts = who.split()
+        return m if len(parts) >= 2 or parts[0].lower() in GIVEN_NAMES else None
+    families = lexicon.words("names_ja_surnames") | lexicon.words("names_zh_surnames")
+    return m if any(who.startswith(f) for f in families) else None
 
 
 def _label(line: str) -> str:
@@ -226,7 +251,7 @@ def voices(text: str) -> tuple[Voice, ...]:
             continue
         who = labels[n]
         if n in pasted or (who and who in recurring):
-            found = _SENDER.search(line) or _TRAILER.search(line)
+            found = _SENDER.search(line) or _TRAILER.search(line) or _chat_head(line)
             if found:
                 sender = _sender(found)
             # a label once inside a mail is one of its fields ("- Starter: $19 -> $24"):
@@ -253,6 +278,12 @@ def _pasted_lines(lines: list[str]) -> set[int]:
             n = _delimited(lines, n, out)
             if n < len(lines) and _titled(lines[n]):
                 continue  # "--- 青葉運送 メールより ---" closes one block and opens the next
+        elif _chat_head(line) and n + 1 < len(lines) and lines[n + 1].strip():
+            # a message copied out of a chat app: its head, and what it says under it
+            while n < len(lines) and lines[n].strip():
+                out.add(n)
+                n += 1
+            continue
         elif _is_intro(line):
             m = n + 1
             while m < len(lines) and not lines[m].strip():

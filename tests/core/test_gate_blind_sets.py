@@ -529,7 +529,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-012": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 我们家春节大床房五百八 已经订出去一半了; quote re-filed from USER to TOOL: 阿芳(古宗客栈)：哦哦 那可能是去年丽江那边的 我搞混了; 2 quote(s) verified (TOOL) (speaker-swapped)",
     },
     "gate-ZV": {
-        "en-atk-002": "measured blind, not yet analysed: kept: quote cut/negation (pasted-speaker-credited-to-user)",
         "en-atk-009": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-swap)",
         "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (tool-figures)",
         "ja-ok-006": "measured blind, not yet analysed: refused by number/unvouched (tool-figures-scenario)",

@@ -469,3 +469,23 @@ def test_a_pasted_quotation_ends_where_its_mark_closes():
 )
 def test_a_person_names_themself_after_a_greeting_or_their_place(text, names):
     assert introduced(text) == names
+
+
+@pytest.mark.parametrize(
+    ("text", "speaker"),
+    [
+        ("Slack:\n\n田中 遼  [10:42]\n単価は１０円まで下げたらしいよ。\n\nうーん。", "田中 遼"),
+        ("this came in\nDana Reyes  10:42 AM\nkegs are ordered\n\nok?", "Dana Reyes"),
+        ("from discord\nPriya — Today at 9:15 PM\nthe venue is booked\n\nnice", "Priya"),
+    ],
+)
+def test_a_message_copied_out_of_a_chat_app_is_its_senders(text, speaker):
+    found = voices(text)
+    lines = {text[v.start : v.end]: v.speaker for v in found}
+    message = text.split("\n")[3 if text.startswith("Slack") else 2]
+    assert lines.get(message) == speaker
+    assert not any(v.start >= text.rindex("\n\n") for v in found)  # the person's reply
+
+
+def test_a_word_and_a_time_of_the_persons_own_notes_is_no_chat_head():
+    assert voices("notes for today\nDelivery 10:42 AM\nkegs are ordered\n\nok?") == ()
