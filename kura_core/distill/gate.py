@@ -1535,14 +1535,27 @@ def _settled_figures(
     figure with it is enough ("人数上限 24 人 … max_riders: 24")."""
     mark = lexicon.pattern("unsettled_mark")
     folded_prose = fold(prose).lower()
-    if not lexicon.search("unsettled_kept", folded_prose):
+    weak = (
+        lexicon.words("unsettled_kept_weak")
+        | lexicon.words("unsettled_bound")
+        | lexicon.words("unsettled_partial")
+    )
+    keeps = _keep_words(folded_prose)
+    if not keeps or keeps <= weak:
         # a one-sentence quote that holds the mark was chosen to vouch this candidate: the
         # candidate keeps it open somewhere, whatever its own sentences say -- with a
-        # figure or without one ("できれば来週から" is no date settled)
+        # figure or without one ("できれば来週から" is no date settled); a bound or a time
+        # before keeps only a mark of its own kind
         for quote in quotes:
             said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
             hedge = mark.search(said[0]) if len(said) == 1 and not _header_row(quote) else None
-            if hedge and hedge.group(0) not in _sentence_only():
+            if (
+                hedge
+                and hedge.group(0) not in _sentence_only()
+                and not _of_kind(hedge.group(0), weak)
+            ):
+                return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
+            if hedge and not keeps and hedge.group(0) not in _sentence_only():
                 return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
     open_values, open_words = _left_open(quotes, mark)
     for value in _set_by_acts(calls, mark):
@@ -1560,7 +1573,16 @@ def _settled_figures(
     for m in _SENTENCES.finditer(folded_prose):
         sentence = m.group(0)
         values = [q.value for q in scan(sentence) if q.value in open_values]
-        if lexicon.search("unsettled_kept", sentence):
+        keeps = _keep_words(sentence)
+        if keeps:
+            if keeps <= weak and (
+                hedged := [v for v in values if not _of_kind(open_values[v], weak)]
+            ):
+                # "decided to order 40 … before 27 November" for "maybe 40?": a time before, a
+                # bound or a part keeps only a mark of its own kind open, never a hedge
+                return [
+                    Violation(FloorKind.SCOPE, "body", open_values[hedged[0]], FloorRule.AS_SETTLED)
+                ]
             bounded_kept.update(values)
             continue
         if not values:
@@ -1649,6 +1671,23 @@ def _left_open(
                 if len(words) >= (2 if partial else 3):
                     open_words.append((words, hedge.group(0)))
     return open_values, open_words
+
+
+def _of_kind(mark: str, weak: frozenset[str]) -> bool:
+    """Whether an open mark is a bound, a time before, a part or an exception (以前は holds
+    以前; "except for" is one): a word of its own kind keeps it."""
+    return mark in weak or any(w in mark for w in weak if not w.isascii())
+
+
+def _keep_words(sentence: str) -> set[str]:
+    """Every word of ``unsettled_kept`` in *sentence*, once each (none inside a longer word
+    that is no keeper: 予約 holds 約)."""
+    out: set[str] = set()
+    m = lexicon.search("unsettled_kept", sentence)
+    while m is not None:
+        out.add(m.group(0))
+        m = lexicon.search("unsettled_kept", sentence, m.end())
+    return out
 
 
 def _set_by_acts(calls: Sequence[str], mark: re.Pattern[str]) -> set[object]:

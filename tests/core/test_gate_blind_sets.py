@@ -497,7 +497,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-008": "measured blind, not yet analysed: refused by scope/plan_as_done (refusal-recorded-as-refusal)",
         "en-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (pasted-note-credited-to-author)",
         "en-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (idea-to-seed)",
-        "en-atk-003": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Could we maybe do the group shots before the speeches inste…; 2 quote(s) verified (TOOL, USER) (question-as-decision)",
         "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; scope/plan_as_done (third-party-memo-credited)",
         "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; scope/plan_as_done; scope/as_settled (date-range-and-config)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (kansai-negation-kept-whole)",
