@@ -29,6 +29,7 @@ allowlist of values that are not secrets (:class:`SecretRules`).
 from __future__ import annotations
 
 import base64
+import bisect
 import binascii
 import functools
 import math
@@ -258,7 +259,7 @@ def _entry_shape(entry: Mapping[str, Any]) -> _Shape:
 @functools.cache
 def _catalogue_keywords() -> frozenset[str]:
     """Every keyword of the catalogue, each looked for once per text."""
-    return frozenset(k for shape in provider_shapes() for k in shape.keywords)
+    return frozenset(k for shape in _scanned_shapes() for k in shape.keywords)
 
 
 def _keyword_finder(words: frozenset[str]) -> tuple[ahocorasick.Automaton | None, frozenset[str]]:
@@ -280,7 +281,7 @@ def _shapes_by_keyword() -> tuple[tuple[int, ...], dict[str, tuple[int, ...]]]:
     (tried on a text that holds it), by their place in :func:`provider_shapes`."""
     always: list[int] = []
     by: dict[str, list[int]] = {}
-    for n, shape in enumerate(provider_shapes()):
+    for n, shape in enumerate(_scanned_shapes()):
         if not shape.keywords:
             always.append(n)
         for k in shape.keywords:
@@ -387,6 +388,30 @@ def _present_lowered(lowered: str) -> set[str]:
 def provider_shapes() -> tuple[_Shape, ...]:
     """Every shape of the provider catalogue, in its order (most specific first)."""
     return tuple(_entry_shape(e) for e in catalogue_entries())
+
+
+@functools.cache
+def _scanned_shapes() -> tuple[_Shape, ...]:
+    """The shapes a text is scanned for: the catalogue's, then a key of one of its providers
+    cut short by an ellipsis (:func:`_partial_shape`)."""
+    return (*provider_shapes(), _partial_shape(catalogue_entries()))
+
+
+def _partial_shape(entries: Sequence[Mapping[str, Any]]) -> _Shape:
+    """A provider's key shown in part and cut short ("the old one, dapi2864b885…, is
+    revoked", "ghp_R2x9Kq…"): its prefix, at least six characters of its body, then an
+    ellipsis. What is shown is still the key's own characters, and is kept out as the whole
+    would be. Prefixes of four characters and more only: "sk-" begins too many words."""
+    prefixes = sorted(
+        {str(e["prefix"]) for e in entries if "prefix" in e and _width(str(e["prefix"])) >= 4},
+        key=len,
+        reverse=True,
+    )
+    keywords = tuple(
+        sorted({str(k) for e in entries if "prefix" in e for k in e.get("keywords", ())})
+    )
+    body = r"(?<![A-Za-z0-9_-])(?:" + "|".join(prefixes) + r")[A-Za-z0-9_-]{6,80}(?=\u2026|\.\.\.)"
+    return _Shape("partial-key", re.compile(body), _has_digit_and_letter, keywords, "partial-key")
 
 
 def _placeholder(value: str) -> bool:
@@ -1132,12 +1157,27 @@ _VALUED: tuple[_Valued, ...] = (
             + "|".join(_SECRET_WORDS_CJK)
             + r")[^\n]{0,120}?"
             r"(?:(?i:starting|beginning|ending)(?:[ \t]{1,3}(?:with|in))?"
-            r"|(?:末尾|先頭|頭|最初|最後|开头|開頭|结尾|結尾|末尾|前几位|后几位|前幾位|後幾位)"
+            r"|(?:末尾|先頭|頭|最初|最後|开头|開頭|结尾|結尾|末尾|前几位|后几位|前幾位|後幾位|"
+            # a secret sent in two halves: SK 分两段发。前半段：…
+            r"前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半|後半|后半"
+            r"|(?i:first|second|last)[ \t]half|(?i:part)[ \t]?(?:1|2|one|two))"
             r"[ \t]{0,2}(?:が|は|是|为|為|[:：]))"
             r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=-]{6,128})"
         ),
         lambda v: _has_digit_and_letter(v) and _not_placeholder(v) and not _VERSION.fullmatch(v),
         ("key", "pass", "token", "secret", *_SECRET_WORDS_CJK),
+    ),
+    _Valued(
+        "secret",  # a secret sent in halves, each message naming its half and nothing
+        # else: 前半段：10BxeYed3mZC9Y9mkTCl / 后半段：nB8_35MiHf7v046HUerv
+        re.compile(
+            r"(?:前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半部分|后半部分|"
+            r"(?i:first|second|last)[ \t]half|(?i:part)[ \t]?(?:1|2|one|two))"
+            r"[ \t]{0,2}(?:は|是|为|為|[:：])[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=-]{10,128})"
+            r"(?![A-Za-z0-9_+/=-])"
+        ),
+        lambda v: looks_random(v),
+        ("半", "half", "part"),
     ),
     _Valued(
         "password",  # spaced out: 確認用パスワードは ９ ９ ９ ５ ８ ７ ６ ９, "PIN is 4 7 1 9"
@@ -1155,7 +1195,8 @@ _VALUED: tuple[_Valued, ...] = (
         "password",  # an SMTP login's password in base64 (curl -v, openssl s_client): the
         # line after the server's "334 UGFzc3dvcmQ6" (Password:), or AUTH PLAIN's argument
         re.compile(
-            r"(?m)334[ \t]{1,4}UGFzc3dvcmQ6[ \t]*\r?\n[ \t]{0,4}(?:[>C][:]?[ \t]{0,4})?"
+            # the client's line may carry its tool's mark: "C: ", "> ", swaks' " ~> "
+            r"(?m)334[ \t]{1,4}UGFzc3dvcmQ6[ \t]*\r?\n[ \t]{0,4}(?:[~<>C-]{1,3}[:]?[ \t]{0,4})?"
             r"([A-Za-z0-9+/]{4,256}={0,2})[ \t]*\r?$"
             r"|(?i:auth[ \t]{1,4}plain)[ \t]{1,4}([A-Za-z0-9+/]{8,256}={0,2})(?![\w+/=])"
         ),
@@ -2259,7 +2300,10 @@ _LABEL_LINE = re.compile(
     r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|"
     + "|".join(_KEY_WORDS_CJK)
     + r"))"
-    r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?[ \t]*[:：][ \t]*([!-~ー−‐–—]{6,64})[ \t]*$"
+    # a colon, or a table's gap: a full-width space or two (an OCR of a settings screen,
+    # "パスワード　Hq7ー2mKz9ーWp4R")
+    r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?(?:[ \t]*[:：][ \t]*|[ \t]*\u3000[ \t\u3000]*|[ \t]{2,})"
+    r"([!-~ー−‐–—]{6,64})[ \t]*$"
 )
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{10,64}")
 
@@ -2268,12 +2312,15 @@ def _label_lines(text: str) -> Iterator[tuple[int, int]]:
     """The value of a line labelled as a password (letters and digits) or as a key (hex of
     ten digits or more, or a generator's output): "Primary key: id_column2" and "Sort key:
     createdAt2024" stay."""
-    if ":" not in text and "：" not in text:
+    if ":" not in text and "：" not in text and "\u3000" not in text and "  " not in text:
         return
     for m in _LABEL_LINE.finditer(text):
         v = m.group(3)
         if not _has_digit_and_letter(v) or _placeholder(v):
             continue
+        label = text[m.start() : m.start(3)]
+        if _PUBLIC_KEY_NAME.search(label) or _SAID_PUBLIC.search(label):
+            continue  # サイトキー: a reCAPTCHA site key ships in every page
         if m.group("key") and not (_HEX_RUN.fullmatch(v) or _generated(v) or _sticker_key(v)):
             continue
         yield m.start(3), m.end(3)
@@ -2780,7 +2827,10 @@ _INLINE_TOKEN = re.compile(
 #: Base64 openings of what is public by its format: an SSH public key's wire form (AAAA…),
 #: a DER public key (SubjectPublicKeyInfo for RSA, EC, Ed25519).
 _PUBLIC_OPENING = ("AAAA", "MIIBIjAN", "MIICIjAN", "MFkwEwYH", "MCowBQYDK2Vw", "MHYwEAYH")
-_PUBLIC_KEY_NAME = re.compile(r"(?i)public[ _-]?key|pub[ _-]?key|site[ _-]?key")
+_PUBLIC_KEY_NAME = re.compile(
+    r"(?i)public[ _-]?key|pub[ _-]?key|site[ _-]?key|サイト[ \u3000]?キー|公開鍵|公開キー|"
+    r"公钥|公鑰|站点密钥|站點密鑰|网站密钥|網站密鑰"
+)
 _HEX_DIGIT = frozenset("0123456789abcdef")
 
 
@@ -2993,12 +3043,20 @@ def _remember(
             for view in views(raw):
                 if len(view.text.strip()) >= 6:
                     seen.setdefault(view.text.strip(), f.kind)
+            for whole in (raw, *(view.text for view in views(raw))):
+                # a URL taken out whole (mongodb:\/\/admin:Mg7k…@host): its password alone
+                # is a secret too, wherever it stands again
+                for m in _URL_USERINFO.finditer(whole):
+                    if len(m.group(1)) >= 6:
+                        seen.setdefault(m.group(1), "password")
     for part in dropped:
         for piece in (part.strip(), *(m.group().strip() for m in _SENTENCE.finditer(part))):
             if len(piece) >= 8:
                 seen.setdefault(piece, _PRIVATE_KIND)
 
 
+#: The password of a URL's user part: scheme://user:PASSWORD@host.
+_URL_USERINFO = re.compile(r"://[^\s:/@\"'<>]{0,128}:([^\s@/\"'<>]{1,256})@")
 _RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{8,4096}")
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{8,4096}")
 
@@ -3089,11 +3147,43 @@ def _corrected(run: str, value: str) -> bool:
     """Whether *run* is a known secret of 10+ characters with one or two characters
     changed (a misread digit put right: "正しくは 90f7…cbd1…" after "90f7…c6d1…", "3318!"
     for "3381!"): the same secret, corrected, and as secret as before."""
-    if len(value) < 10 or len(run) != len(value) or run == value:
-        return False
+    if len(value) < 10 or abs(len(run) - len(value)) > 2 or value in run or run in value:
+        return False  # the value with a mark around it (":glpat_…") is the value, found so
     if run[:4] != value[:4] and run[-4:] != value[-4:]:
         return False
-    return sum(a != b for a, b in zip(run, value, strict=True)) <= 2
+    if len(run) == len(value):
+        return sum(a != b for a, b in zip(run, value, strict=True)) <= 2
+    # a character or two added or dropped too ("是 Zx9#mK2v!Lq4T" after "Zx9#mK2v!Lq7")
+    return _within_two_edits(run, value)
+
+
+def _inside(at: int, found: Sequence[Finding], starts: Sequence[int]) -> bool:
+    """Whether *at* falls in one of *found* (in order, none overlapping; *starts* their
+    starts)."""
+    k = bisect.bisect_right(starts, at) - 1
+    return k >= 0 and at < found[k].end
+
+
+def _within_two_edits(a: str, b: str) -> bool:
+    """Whether two edits or fewer (a character changed, added or dropped) turn *a* into
+    *b*: a banded edit distance, linear in their length."""
+    if abs(len(a) - len(b)) > 2:
+        return False
+    inf = 3
+    prev = {j: j for j in range(0, min(len(b), 2) + 1)}
+    for i in range(1, len(a) + 1):
+        cur: dict[int, int] = {}
+        for j in range(max(0, i - 2), min(len(b), i + 2) + 1):
+            best = inf
+            if j == 0:
+                best = i
+            else:
+                best = min(best, prev.get(j - 1, inf) + (a[i - 1] != b[j - 1]))
+                best = min(best, cur.get(j - 1, inf) + 1)
+            best = min(best, prev.get(j, inf) + 1)
+            cur[j] = min(best, inf)
+        prev = cur
+    return prev.get(len(b), inf) <= 2
 
 
 def _a_word(run: str) -> bool:
@@ -3171,7 +3261,10 @@ def _corrections(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int,
     for m in _PRINTABLE_RUN.finditer(text):
         whole = m.group().rstrip(_TRAILING)
         for run in dict.fromkeys((whole, whole.rstrip("!?.,;:)]}'\""))):
-            hit = next((k for v, k in by_length.get(len(run), ()) if _corrected(run, v)), "")
+            near = (
+                pair for n in range(len(run) - 2, len(run) + 3) for pair in by_length.get(n, ())
+            )
+            hit = next((k for v, k in near if _corrected(run, v)), "")
             if hit:
                 yield (_VALUED_RANK, m.start(), m.start() + len(run), hit)
                 break
@@ -3315,7 +3408,7 @@ class SecretRules:
         wanted = set(always)
         for k in _present(text):
             wanted.update(by_keyword.get(k, ()))
-        shapes = provider_shapes()
+        shapes = _scanned_shapes()
         for n in sorted(wanted):
             shape = shapes[n]
             ranked += [(_SHAPED, s, e, shape.kind) for s, e in _shape_spans(shape, text)]
@@ -3397,6 +3490,14 @@ class SecretRules:
         dropped: list[str] | None = [] if seen is not None else None
         text, private = drop_private(text, dropped)
         found = self.find(text, known)
+        if found:
+            # a secret given again in the same text with a character or two put right
+            # ("刚才那个发错了，是 Zx9#mK2v!Lq4T" under "密码：Zx9#mK2v!Lq7")
+            here = {text[f.start : f.end]: f.kind for f in found if f.end - f.start >= 10}
+            starts = [f.start for f in found]
+            fixed = [r for r in _corrections(text, here) if not _inside(r[1], found, starts)]
+            if fixed:
+                found = _settle([(0, f.start, f.end, f.kind) for f in found] + fixed)
         if seen and known is None:
             # a value taken out earlier in the same read, repeated here where it has no
             # shape or label of its own (the agent's summary: "事務所 Wi-Fi: Kz8-umeboshi-9870")

@@ -716,3 +716,54 @@ def test_secrets_said_in_parts_spelled_out_or_named_in_passing_are_redacted(text
 )
 def test_policies_app_text_and_cache_keys_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a provider's key shown in part, cut short by an ellipsis
+        ("the old one, dapi2864b885…, is revoked", "dapi2864b885"),
+        ("the token starts ghp_R2x9Kq7m... and the rest is in the vault", "ghp_R2x9Kq7m"),
+        # a secret sent in halves, each message naming its half
+        ("SK 有点长，我分两段发。前半段：10BxeYed3mZC9Y9mkTCl", "10BxeYed3mZC9Y9m"),
+        ("后半段：nB8_35MiHf7v046HUerv", "nB8_35MiHf7v046H"),
+        # an OCR of a settings screen: a full-width gap, hyphens read as ー
+        ("MySQLユーザー名　xs812345_stgu\nパスワード　Hq7ー2mKz9ーWp4R", "Hq7ー2mKz9ーWp4R"),
+        # swaks marks the client's lines with " ~> "
+        ("<~  334 UGFzc3dvcmQ6\n ~> Unk1I25XOHBxTDJ2\n<~  235 2.7.0 OK", "Unk1I25XOHBxTDJ2"),
+        # a password put right in the same message, a character added
+        (
+            "王磊 14:02\n密码：Zx9#mK2v!Lq7\n王磊 14:03\n刚才那个发错了，是 Zx9#mK2v!Lq4T",
+            "Zx9#mK2v!Lq4T",
+        ),
+    ],
+)
+def test_partial_keys_halves_ocr_labels_and_corrected_passwords_are_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "サイトキー: 6LehtPi3EPcGU-2id30Xbx5WnRkGWkKU3Gua5JGw",  # a reCAPTCHA site key is public
+        "the lookalike dapid2944 and sk-proj-… and AKIA… stay",
+        "前半段：准备工作，后半段：上线",
+        "Password    reset2024 link",
+        "key    id_column2",
+        "curl -u :glpat_is_not_here_7Gk2m https://x".replace(":glpat_is_not_here_7Gk2m", "me"),
+    ],
+)
+def test_a_site_key_a_prefix_alone_and_a_table_gap_without_a_secret_stay(text):
+    assert BUILTIN.redact(text).text == text
+
+
+def test_the_password_of_a_url_taken_out_whole_is_known_on_its_own():
+    from kura_core.secrets import remembering
+
+    escaped = r'{"mongo_uri":"mongodb:\/\/gameadmin:Mg7kP2x!Rq9Tz@10.0.3.11:27017\/slg"}'
+    later = "gameadmin still logs in with Mg7kP2x!Rq9Tz, rotate it"
+    with remembering():
+        BUILTIN.redact(escaped)
+        again = BUILTIN.redact(later).text
+    assert "Mg7kP2x!Rq9Tz" not in again
+    assert BUILTIN.redact(later).text == later  # outside the read it has no shape of its own
