@@ -29,8 +29,8 @@ allowlist of values that are not secrets (:class:`SecretRules`).
 from __future__ import annotations
 
 import base64
-import bisect
 import binascii
+import bisect
 import functools
 import math
 import re
