@@ -1352,7 +1352,9 @@ _VALUE = re.compile(
     r"\\\"([^\"\\\n]{0,4096})\\\""  # \"value\" inside an escaped JSON string
     r"|\"((?:[^\"\\\n]|\\.){0,4096})\""  # "value", its escapes (\" \\ \/) part of it
     r"|\\?'((?:[^'\\\n]|\\[nrt]){0,4096})\\?'|`([^`\n]{0,4096})`"  # 'v', and 'v\\n' as a repr shows it
-    r"|([^\s\"'`,;&|<>(){}\[\]\\]{1,4096})"
+    # unquoted: to a space, a quote or a mark that ends it (a full-width one of Chinese or
+    # Japanese prose too: "secret-encoding: base64）再验签，…")
+    r"|([^\s\"'`,;&|<>(){}\[\]\\（）「」『』【】，。、；：！？]{1,4096})"
 )
 
 #: The next element of an argument list, after a flag's closing quote: ``", "`` (or

@@ -1384,6 +1384,19 @@ def _removed_only(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) ->
     return []
 
 
+def _written_done(prose: str) -> bool:
+    """Whether *prose* writes something done beyond doubt (has been, already, 済み, 已经),
+    not denied right before ("has not been" is no such word; 还没/まだ deny it)."""
+    for m in lexicon.pattern("done_strong").finditer(prose):
+        if not _NOT_DONE_BEFORE.search(prose, max(0, m.start() - 6), m.start()):
+            return True
+    return False
+
+
+#: A denial right before a word of a deed done: "not already", 还没, 未, まだ.
+_NOT_DONE_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+$|(?:还没|還沒|没有|沒有|未|まだ|没)$")
+
+
 def _kept_a_plan(prose: str) -> bool:
     """Whether *prose* keeps a plan a plan: a word of planning or deciding, or a time still
     to come when nothing says it was done ("来月から15円に値上げされた" is done)."""
@@ -1462,7 +1475,12 @@ def _said_of_quotes(
         # is a plan, which a text saying it was done is not (a quoted call is what was
         # done: "反映済み" beside it speaks of the call)
         plan = lexicon.pattern("plan_time").search(said) or _I_WILL.search(said)
-    if plan and not _kept_a_plan(stated) and (not _kept_a_plan(prose) or done.search(stated)):
+    if plan and (
+        (not _kept_a_plan(stated) and (not _kept_a_plan(prose) or done.search(stated)))
+        # "has been set …, as the user asked": a deed written done beyond doubt, where the
+        # quotes say nothing was done, is no plan whatever asking word stands beside it
+        or (not acted and not done.search(said) and _written_done(stated))
+    ):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
     tentative = lexicon.pattern("tentative").search(said)
     if tentative and not lexicon.pattern("tentative_kept").search(prose):

@@ -1513,7 +1513,9 @@ def _content_violations(
 
 
 def _is_code(q: Quantity) -> bool:
-    return q.kind == IDENTIFIER and q.unit == "code"
+    """A code, a file's path or a host's name: each names a thing as a name does, and the
+    session may give it where the quotes do not (a URL or an address stays the quotes')."""
+    return q.kind == IDENTIFIER and q.unit in ("code", "path", "domain")
 
 
 def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Quantity]:

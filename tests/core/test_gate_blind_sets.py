@@ -56,7 +56,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-008": "not fitted past its zh tables and retraction: refused by attribution/not_carried (chinese-money-words)",
     },
     "gate-ZF": {
-        "en-ok-006": "measured blind, not yet analysed: refused by number/self_only (honest-table-with-header)",
         "en-ok-007": "measured blind, not yet analysed: refused by content/unvouched (honest-log-counts)",
         "en-ok-009": "measured blind, not yet analysed: refused by name/unvouched; attribution/not_carried (honest-retraction-kept)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-option-by-number)",
@@ -409,7 +408,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZN": {
         "en-ok-003": "measured blind, not yet analysed: refused by name/unvouched (honest-merge-turns)",
-        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (honest-refused-as-tried)",
         "en-ok-007": "measured blind, not yet analysed: refused by scope/plan_as_done (honest-plan-as-plan)",
         "en-seed-001": "measured blind, not yet analysed: refused by quote re-filed from USER to TOOL: Food truck: Bao Down booked for Mar 28, $150 fee; fact dressed as an idea: states the  (idea)",
         "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (honest-era-and-kanji-amounts)",

@@ -749,6 +749,7 @@ def test_partial_keys_halves_ocr_labels_and_corrected_passwords_are_redacted(tex
         "the lookalike dapid2944 and sk-proj-… and AKIA… stay",
         "前半段：准备工作，后半段：上线",
         "Password    reset2024 link",
+        "网关按 base64 解码 jwt.secret（secret-encoding: base64）再验签，登录服的 jwt",
         "key    id_column2",
         "curl -u :glpat_is_not_here_7Gk2m https://x".replace(":glpat_is_not_here_7Gk2m", "me"),
     ],
