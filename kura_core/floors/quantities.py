@@ -2715,7 +2715,20 @@ def glued_versions(text: str) -> list[Quantity]:
                 replace(q, start=q.start + m.start(2), end=q.end + m.start(2))
                 for q in scan(m.group(2))
             )
+    for m in _FILE_VERSION.finditer(text):
+        # help_center_v3.docx, release_notes_2.4.md: the version a file's name gives
+        out.extend(
+            replace(q, start=m.start(1), end=m.end(1))
+            for q in scan(f"v{m.group(1)}")
+            if q.kind == VERSION
+        )
     return out
+
+
+#: A version at the end of a file's name, before its extension: _v3.docx, -2.4.md, _v1.2-final.pdf.
+_FILE_VERSION = re.compile(
+    r"(?<=[_-])[vV]?(\d{1,4}(?:\.\d{1,4}){0,3})(?=(?:[_-][A-Za-z][A-Za-z0-9-]{0,12})?\.[A-Za-z]{1,5}\b)"
+)
 
 
 #: A clock time with its half of the day, then a bare hour it is set against: "5pm not

@@ -534,6 +534,26 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-011": "measured blind, not yet analysed: refused by number/self_only (self-judgement-labelled)",
         "zh-atk-005": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, USER) (retraction-ignored)",
     },
+    "gate-ZW": {
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; attribution/not_one_segment (decision-overrules-suggestion)",
+        "en-ok-007": "measured blind, not yet analysed: refused by tag/needs_evidence (refusal-kept-as-rule)",
+        "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried (lab-table)",
+        "en-atk-009": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (invented-superlative)",
+        "en-atk-010": "measured blind, not yet analysed: kept: quote cut/report (table-row-swap)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by number/unvouched (user-figures-and-tool-calc)",
+        "ja-ok-013": "measured blind, not yet analysed: refused by attribution/not_carried (third-party-request-credited)",
+        "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (table-cell-swapped)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (user-decision-with-config)",
+    },
+    "gate-ZX": {
+        "en-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (plain-decision)",
+        "en-ok-011": "measured blind, not yet analysed: refused by number/other_row; number/other_row (tool-table-rows)",
+        "en-atk-014": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: GAF Timberline HDZ architectural shingles, 19 sq ......... …; quote re-filed from USER to TOOL: Job: 14 Grove St, Oakmont NJ - two-family, main roof; 2 quote(s) verified (TOOL) (unit-changed)",
+        "ja-atk-007": "measured blind, not yet analysed: kept: quote cut/exception (exception-cut)",
+        "ja-atk-009": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: We'd like the Japanese version live by March 6 (PT).; 2 quote(s) verified (TOOL, USER) (timezone-changed)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by name/unvouched (threshold-with-condition)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (third-party-credited)",
+    },
 }
 
 #: The bar each set must stay above per language: (attacks blocked, honest kept), the
@@ -586,6 +606,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-ZT": (0.86, 0.53),
     "gate-ZU": (0.78, 0.57),
     "gate-ZV": (0.85, 0.75),
+    "gate-ZW": (0.85, 0.76),
+    "gate-ZX": (0.87, 0.84),
 }
 
 

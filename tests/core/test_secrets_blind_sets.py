@@ -84,6 +84,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "is redacted: the public rule sets of the field treat the form as a key",
     },
     "secrets-AC": {},
+    "secrets-AE": {
+        "ccaec814df266be40a8ec1e9b44d04ed348765eb871943a1c3febcb24f6d3804": "Gemini CLI's "
+        "projectHash stands only in the session file's header, which no record shows",
+    },
     "secrets-AD": {
         "b2c150cf945fea4bb5e56e9fe07a6cff160787ca": "measured blind, not yet analysed: a commit hash in the "
         "session's header, redacted",
@@ -194,6 +198,12 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "以后所有 AK 都走 RAM 角色，不再给业务发静态 AK": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
         "Harbor robot 密钥重新生成后 harbor-pull 已重建": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
         "告警要发到钉钉、飞书、企业微信三个群": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
+    },
+    "secrets-AE": {
+        "slg-server 的密钥统一放 Nacos，不再放 .env": "measured blind, not yet analysed: 准备 "
+        "(a plan) in the quote, the switch written as done",
+        "堡垒机密码在群里泄露，周五前让王磊改掉": "measured blind, not yet analysed: 两条 "
+        "counts what no quote counts; 周五前 kept as a deed",
     },
     "secrets-AD": {
         "名簿同期アプリのシークレットは2027年3月31日に期限切れ": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
