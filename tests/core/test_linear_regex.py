@@ -61,6 +61,7 @@ def _dynamic_secrets() -> Iterable[re.Pattern[str]]:
     from kura_core import secrets
 
     yield from (shape.pattern for shape in secrets.provider_shapes())
+    yield secrets._partial_shape(secrets.catalogue_entries()).pattern
 
 
 #: Functions that compile a pattern from run-time data (a configured name, a benchmark's
@@ -77,6 +78,7 @@ DYNAMIC: dict[str, Callable[[], Iterable[re.Pattern[str]]]] = {
     "kura_core.secrets:_shape": _dynamic_secrets,
     "kura_core.secrets:build": _dynamic_secrets,
     "kura_core.secrets:_entry_shape": _dynamic_secrets,
+    "kura_core.secrets:_partial_shape": _dynamic_secrets,
 }
 
 
