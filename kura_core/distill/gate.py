@@ -1566,7 +1566,11 @@ def _settled_figures(
         # before keeps only a mark of its own kind
         for quote in quotes:
             said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
-            hedge = mark.search(said[0]) if len(said) == 1 and not _header_row(quote) else None
+            hedge = (
+                lexicon.search("unsettled_mark", said[0])
+                if len(said) == 1 and not _header_row(quote)
+                else None
+            )
             if (
                 hedge
                 and hedge.group(0) not in _sentence_only()
@@ -1651,7 +1655,7 @@ def _left_open(
         for m, row in _sentences_and_rows(quote):
             for q, approx in _approximate(m.group(0)):
                 open_values.setdefault(q.value, approx)  # "about ¥300,000", 30万円くらい
-            hedge = mark.search(m.group(0))
+            hedge = lexicon.search("unsettled_mark", m.group(0))
             if hedge is None:
                 continue
             figures = [
@@ -1718,7 +1722,7 @@ def _set_by_acts(calls: Sequence[str], mark: re.Pattern[str]) -> set[object]:
         for m, row in _sentences_and_rows(quote):
             # a row's cells each on their own (2026-02-20,1 is no list of days)
             for part in _CELL_MARK.split(m.group(0)) if row else [m.group(0)]:
-                if mark.search(part) is None:
+                if lexicon.search("unsettled_mark", part) is None:
                     out.update(
                         q.value
                         for q in scan(part)

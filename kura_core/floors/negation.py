@@ -20,7 +20,12 @@ _EN_NEGATIONS = re.compile(
     r"[a-z]+n't|[a-z]+n’t)\b",
     re.IGNORECASE,
 )
-_CJK_NEGATIONS = sorted(lexicon.words("negation_cjk", ("ja", "zh")), key=lambda w: (-len(w), w))
+#: Dialect and casual forms of ない (値上げはせん, 行かへん, わからん): read as ない, so a
+#: text that says the same in the standard form keeps its negation.
+_DIALECT_NEGATIONS = lexicon.words("negation_dialect", ("ja",))
+_CJK_NEGATIONS = sorted(
+    lexicon.words("negation_cjk", ("ja", "zh")) | _DIALECT_NEGATIONS, key=lambda w: (-len(w), w)
+)
 _CJK_NEG = re.compile("|".join(re.escape(w) for w in _CJK_NEGATIONS))
 
 
@@ -33,7 +38,8 @@ def negations_in(text: str) -> list[str]:
     for match in _EN_NEGATIONS.finditer(folded):
         hits.append((match.start(), match.group(0).lower().replace("’", "'")))
     for match in _CJK_NEG.finditer(folded):
-        hits.append((match.start(), match.group(0)))
+        word = match.group(0)
+        hits.append((match.start(), "ない" if word in _DIALECT_NEGATIONS else word))
     hits.sort()
     return [word for _pos, word in hits]
 
