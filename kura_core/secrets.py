@@ -349,6 +349,16 @@ _KEY_WORDS_CJK = (
     "串流码",
     "直播码",
     # a Wi-Fi router's sticker or screen: the network's key is its password
+    # a licence or product key said in prose: 新しいライセンスキーは SL3163… です
+    "ライセンスキー",
+    "プロダクトキー",
+    "認証キー",
+    "マスターキー",
+    "シークレットキー",
+    "秘密キー",
+    "激活码",
+    "激活碼",
+    "许可证密钥",
     "暗号化キー",
     "暗号キー",
     "ネットワークキー",
@@ -1156,7 +1166,8 @@ _VALUED: tuple[_Valued, ...] = (
             r"(?:(?<![A-Za-z0-9-])(?i:key|password|passcode|passphrase|token|secret)|"
             + "|".join(_SECRET_WORDS_CJK)
             + r")[^\n]{0,120}?"
-            r"(?:(?i:starting|beginning|ending)(?:[ \t]{1,3}(?:with|in))?"
+            r"(?:(?i:starting|beginning|ending|starts|begins|ends|started|began|ended)"
+            r"(?:[ \t]{1,3}(?:with|in))?"
             r"|(?:末尾|先頭|頭|最初|最後|开头|開頭|结尾|結尾|末尾|前几位|后几位|前幾位|後幾位|"
             # a secret sent in two halves: SK 分两段发。前半段：…
             r"前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半|後半|后半"
@@ -1166,6 +1177,60 @@ _VALUED: tuple[_Valued, ...] = (
         ),
         lambda v: _has_digit_and_letter(v) and _not_placeholder(v) and not _VERSION.fullmatch(v),
         ("key", "pass", "token", "secret", *_SECRET_WORDS_CJK),
+    ),
+    _Valued(
+        "secret",  # a CSV row whose key names a secret and whose last cell is its value:
+        # ESP-IDF's factory NVS file, "product_secret,data,string,eJLZh0vP7iVb5xA9"
+        re.compile(
+            r"(?m)^[ \t]*(?:\d{1,6}[|:→\t][ \t]*)?[A-Za-z0-9_.-]{0,40}?"
+            r"(?i:secret|password|passwd|token|private)[A-Za-z0-9_.-]{0,20},"
+            r"(?:[^,\n]{0,24},){1,3}([^,\s]{8,256})[ \t]*\r?$"
+        ),
+        lambda v: looks_random(v) and not _named_like_code(v),
+        ("secret", "pass", "token", "private"),
+    ),
+    _Valued(
+        "private-key",  # a private key printed in hex on a log line, whatever stands
+        # between its name and its colon: "[prov] slot2 privkey (debug): e5a68849…"
+        re.compile(
+            r"(?i)(?<![a-z])priv(?:ate)?[ _-]?key(?![a-z])[^:=\n]{0,24}[:=][ \t]{0,4}"
+            r"(?:0x)?([0-9a-f]{32,128})(?![0-9a-z])"
+        ),
+        lambda v: _has_digit_and_letter(v),
+        ("priv",),
+    ),
+    _Valued(
+        "password",  # in curly or corner quotes after a password word, spaces and all:
+        # 密码是 “lumi 8864 nest”，中间有空格
+        re.compile(
+            r"(?:(?<![\w-])(?i:password|passphrase)(?![\w-])|"
+            + "|".join(_PASSWORD_WORDS_CJK)
+            + r")[ \t]{0,2}(?:(?i:is)|は|是|为|為|[:：])[ \t]{0,3}[“「『\"]([^”」』\"\n]{6,64})[”」』\"]"
+        ),
+        lambda v: (
+            " " in v.strip() and any(c.isdigit() for c in v) and not _wordy(v.replace(" ", ""))
+        ),
+        ("pass", *_PASSWORD_WORDS_CJK),
+    ),
+    _Valued(
+        "password",  # read out in Japanese, letter by letter and digit by digit:
+        # パスワードは 小文字で k-o-m-o、数字で なな・よん・さん・に、最後に大文字の R です
+        re.compile(
+            r"(?:" + "|".join(_PASSWORD_WORDS_CJK) + r")(?:は|が|を|：|:)[ \t\u3000]{0,3}"
+            r"([^。！？!?\n]{6,120}?)(?=[ \t\u3000]*(?:です|だよ|だ。|になります|。|$))"
+        ),
+        lambda v: _dictated_ja(v),
+        _PASSWORD_WORDS_CJK,
+    ),
+    _Valued(
+        "secret",  # a secret word, what was done to it, then the value after a colon:
+        # タイトルシークレットキーを新しくしました：99BER8…, 密钥已经换了：…
+        re.compile(
+            r"(?:" + "|".join(_SECRET_WORDS_CJK) + r")[^。！？!?\n:：]{0,20}[:：][ \t\u3000]{0,4}"
+            r"[\"'“`「]?([!-~]{12,256}?)[\"'”`」]?(?=[\s\u3000。、，,]|$)"
+        ),
+        lambda v: looks_random(v),
+        _SECRET_WORDS_CJK,
     ),
     _Valued(
         "secret",  # a secret sent in halves, each message naming its half and nothing
@@ -1237,7 +1302,11 @@ _VALUED: tuple[_Valued, ...] = (
         re.compile(
             r"(?<![\w-])(?i:password|passcode|passphrase|pass[ \t]?word)(?![\w-])"
             r"[ \t]{0,2}(?i:is|was|:)[ \t]{1,4}"
-            r"([A-Za-z0-9]{1,20}(?:[ \t]{1,3}[A-Za-z0-9]{1,20}){2,15})(?=[ \t]*(?:[,;.!?\n]|$))"
+            # words apart by spaces, or by commas as a dictation pauses ("tangerine, dash,
+            # four four seven one, dash, Harbor with a capital H")
+            r"([A-Za-z0-9]{1,20}(?:[ \t]{1,3}[A-Za-z0-9]{1,20}){2,15}"
+            r"|[A-Za-z0-9]{1,20}(?:,?[ \t]{1,3}[A-Za-z0-9]{1,20}){2,20})"
+            r"(?=[ \t]*(?:[,;.!?\n]|$))"
         ),
         lambda v: _read_out(v),
         ("pass",),
@@ -1302,10 +1371,26 @@ def _read_out_words() -> frozenset[str]:
     return frozenset(spoken) | {"space", "bang", "colon", "comma"}
 
 
+#: What a Japanese dictation of a password is made of: single letters (k-o-m-o, Ｒ),
+#: digits said in kana (なな・よん), the case of a letter (小文字で, 大文字の).
+_JA_SPOKEN_UNIT = re.compile(
+    r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[0-9]|ゼロ|れい|いち|に(?=[・、 ]|$)|さん|よん|し(?=[・、 ])|ご(?=[・、 ]|$)|"
+    r"ろく|なな|しち|はち|きゅう|く(?=[・、 ])"
+)
+_JA_SPOKEN_CASE = re.compile(r"小文字|大文字|数字で|記号")
+
+
+def _dictated_ja(v: str) -> bool:
+    """Whether what follows パスワードは is a password read out in parts: six spoken
+    letters or digits at least, and a word for a letter's case or for the digits."""
+    folded = unicodedata.normalize("NFKC", v)
+    return len(_JA_SPOKEN_UNIT.findall(folded)) >= 6 and bool(_JA_SPOKEN_CASE.search(folded))
+
+
 def _read_out(v: str) -> bool:
     """Words of which two or more name a symbol or a digit (dash, seven): a password read
     out, not a sentence that goes on after "the password is"."""
-    words = v.lower().split()
+    words = [w.strip(",") for w in v.lower().split()]
     named = sum(w in _read_out_words() for w in words)
     return (
         named >= 2
@@ -1336,7 +1421,7 @@ def _backticked_secret(v: str) -> bool:
 _KEYWORD = re.compile(
     # _AK/_SK: a cloud's access and secret keys by their short names (QINIU_SK=…), only
     # as a name's last part before its separator
-    r"(?i)pass|pwd|secret|token|key|credential|auth|serial|_[as]k(?=[ \t]{0,8}[=:])"
+    r"(?i)pass|pwd|secret|token|key|credential|auth|serial|(?:_|(?<![A-Za-z0-9.]))[as]k(?=[ \t]{0,8}[=:])"
     # a session's id (sid), a query's app id, the password and key words of other languages
     r"|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
     r"|(?<=[a-z])pw(?=[\"']?\]?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
@@ -1575,6 +1660,9 @@ def _bare_name_kind(parts: list[str]) -> tuple[str, bool] | None:
         return "private-key-id", True  # a service account's key id: it names the key
     if parts[-3:] == ["access", "key", "id"]:
         return "access-key", True  # an S3-style access key id (rclone, s3cmd): a random one
+    if parts in (["ak"], ["sk"]):
+        # ~/.obsutilconfig, a cloud SDK's ini: ak=…, sk=… (access and secret keys)
+        return ("access-key", True) if parts == ["ak"] else ("secret", True)
     if parts and parts[-1] == "appid":
         return "app-key", True  # OpenWeatherMap's appid=: a key, when long and random
     if any(p.endswith(("schlussel", "schluessel")) for p in parts):
@@ -2908,6 +2996,18 @@ def _camel_words(run: str) -> bool:
 _CONSONANTS = re.compile(r"[^aeiouy]{4}")
 
 
+def _named_like_code(v: str) -> bool:
+    """An identifier made of words (user_profile_v2, cache-key-2024): its parts are words,
+    figures or a version, no random run."""
+    parts = [p for p in re.split(r"[_.-]", v) if p]
+    return len(parts) >= 2 and all(
+        (p.isalpha() and len(p) >= 3) or p.isdigit() or _VERSION_PART.fullmatch(p) for p in parts
+    )
+
+
+_VERSION_PART = re.compile(r"[vV]\d{1,4}")
+
+
 def _wordy(piece: str) -> bool:
     low = piece.lower()
     return sum(c in "aeiouy" for c in low) * 4 >= len(low) and not _CONSONANTS.search(low)
@@ -3240,6 +3340,30 @@ def _repeated(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int, in
                     yield (_VALUED_RANK, pos, end, kind)
                 pos = text.find(form, end)
     yield from _corrections(text, seen)
+    yield from _pieces_again(text, seen)
+
+
+def _pieces_again(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int, int, str]]:
+    """A piece of eight characters or more of a secret taken out earlier in the read, given
+    again on its own ("the old one ended in AE451CF2"): found by its first eight
+    characters, looked up once per run of the text."""
+    grams: dict[str, list[tuple[str, str]]] = {}
+    for n, (value, kind) in enumerate(seen.items()):
+        if n >= _REPEAT_LIMIT:
+            break
+        if kind == _PRIVATE_KIND or len(value) < 12:
+            continue
+        for i in range(len(value) - 7):
+            grams.setdefault(value[i : i + 8], []).append((value, kind))
+    if not grams:
+        return
+    for m in _ALNUM_RUN.finditer(text):
+        run = m.group()
+        if len(run) > 256 or _a_word(run):
+            continue
+        hit = next((k for v, k in grams.get(run[:8], ()) if _a_piece(run, v)), "")
+        if hit:
+            yield (_VALUED_RANK, m.start(), m.end(), hit)
 
 
 def _written_forms(value: str) -> tuple[str, ...]:

@@ -1639,7 +1639,11 @@ _RESTATED = re.compile(
 def _sentence_only() -> frozenset[str]:
     """The marks read only in the sentence that restates them: bounds ("up to 24") and
     parts, exceptions and regrets (some of, 除了, べきだった)."""
-    return lexicon.words("unsettled_bound") | lexicon.words("unsettled_partial")
+    return (
+        lexicon.words("unsettled_bound")
+        | lexicon.words("unsettled_partial")
+        | lexicon.words("unsettled_wish", ("ja",))
+    )
 
 
 def _left_open(
@@ -1688,6 +1692,8 @@ def _left_open(
                 figures = own or figures
             for q in figures:
                 open_values.setdefault(q.value, hedge.group(0))
+            if not figures and hedge.group(0) in lexicon.words("unsettled_wish", ("ja",)):
+                continue  # "…送れるようにしたいです": a request, which the work may fulfil
             if not figures:
                 words = content_tokens(m.group(0)[: hedge.start()] + m.group(0)[hedge.end() :])
                 if len(words) >= (2 if partial else 3):

@@ -768,3 +768,71 @@ def test_the_password_of_a_url_taken_out_whole_is_known_on_its_own():
         again = BUILTIN.redact(later).text
     assert "Mg7kP2x!Rq9Tz" not in again
     assert BUILTIN.redact(later).text == later  # outside the read it has no shape of its own
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a piece of a key taken out earlier in the read, given on its own
+        (
+            'PUBLISHER_KEY = "920EA650A62B4EFE91B9C717AE451CF2"\n'
+            "the old one ended in AE451CF2, rotate it",
+            "AE451CF2",
+        ),
+        # a secret word, what was done to it, the value after a colon
+        (
+            "PlayFabのタイトルシークレットキーを新しくしました：99BER8V5NW6V5U9I8YSO9MFWBECDQGAN6F8H　古いのは削除",
+            "99BER8V5NW6V5U9I8YSO",
+        ),
+        ("新しいライセンスキーは SL316393_4I8CXDrySybNNqPt です。", "SL316393_4I8CXDry"),
+        # read out in words, a dictation's commas between them
+        (
+            "The new key password is tangerine, dash, four four seven one, dash, Harbor with a "
+            "capital H.",
+            "tangerine, dash",
+        ),
+        (
+            "パスワードは 小文字で k-o-m-o、数字で なな・よん・さん・に、最後に大文字の R です。",
+            "k-o-m-o",
+        ),
+        # a cloud SDK's ini with its short names
+        (
+            "endpoint=https://obs.example.com\nak=BSPLKOLNI4WLLQG59MUX\nsk=4me7L2VbyXXjWFGPRVCQ412VD3Rd96FfduLhaCYy",
+            "4me7L2VbyXXjWFGP",
+        ),
+        # a private key in hex on a log line, a note between its name and its colon
+        (
+            "[prov] slot2 privkey (debug): e5a68849e42009bca8f857b01a1d55e10c5df83e2e9561fb887653df343b0440",
+            "e5a68849e42009bc",
+        ),
+        # a CSV row whose key names a secret
+        ("00004| product_secret,data,string,eJLZh0vP7iVb5xA9", "eJLZh0vP7iVb5xA9"),
+        # in curly quotes with spaces
+        (
+            "Wi-Fi：SSID 是 LumiNest-Factory-5G，密码是 “lumi 8864 nest”，中间有空格哦。",
+            "lumi 8864 nest",
+        ),
+    ],
+)
+def test_pieces_dictations_sdk_files_and_rows_that_name_a_secret_are_redacted(text, secret):
+    from kura_core.secrets import remembering
+
+    with remembering():
+        out = "\n".join(BUILTIN.redact(part).text for part in text.split("\n"))
+    assert secret not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cache_token,string,utf8,user_profile_v2",
+        "00003| product_key,data,string,a1iB4zZ5kym",
+        "主キーを変更しました：user_id_2024",
+        "The password is required at step one, two and three.",
+        "パスワードは大文字と小文字と数字を含む8文字以上にしてください。",
+        "sk=skip",
+        "[prov] slot0 pubkey: 04d7639027fc8b76ad920abb2bcce4f86dffbe54b938ffe0db8748b50e",
+    ],
+)
+def test_code_names_key_policies_and_public_keys_stay(text):
+    assert BUILTIN.redact(text).text == text

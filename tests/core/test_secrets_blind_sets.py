@@ -84,6 +84,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "is redacted: the public rule sets of the field treat the form as a key",
     },
     "secrets-AC": {},
+    "secrets-AF": {
+        "35e8df7502bfbdcb83f7ec196331099b28a0fe0191b726bf181aa1f8ad69d1af": "measured blind, "
+        "not yet analysed: a Discord application's public key (64 hex), redacted",
+    },
     "secrets-AE": {
         "ccaec814df266be40a8ec1e9b44d04ed348765eb871943a1c3febcb24f6d3804": "Gemini CLI's "
         "projectHash stands only in the session file's header, which no record shows",
@@ -105,8 +109,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "SSH ed25519 private key (OpenSSH PEM) base64-encoded and wrapped at 76 columns by GNU base64": "measured blind, not yet analysed",
     },
     "secrets-AD": {
-        "partial (last 8 chars) of an old Twilio auth token": "measured blind, not yet analysed",
-        "校務支援システム password dictated by phone (katakana letter names, kana digits, spelled letters)": "measured blind, not yet analysed",
         "VPN password, second half in the next message": "measured blind, not yet analysed",
         "企业微信 group-bot webhook key (UUID) in the old webhook URL": "measured blind, not yet analysed",
     },
@@ -198,6 +200,14 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "以后所有 AK 都走 RAM 角色，不再给业务发静态 AK": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
         "Harbor robot 密钥重新生成后 harbor-pull 已重建": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
         "告警要发到钉钉、飞书、企业微信三个群": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
+    },
+    "secrets-AF": {
+        "楽天RMSのライセンスキーは3ヶ月ごとに更新が必要": "measured blind, not yet analysed: "
+        "its description names a 401 no quote gives",
+        "出荷はヤマトのB2クラウド、送り状はCSV取込で作る": "measured blind, not yet analysed: "
+        "Shopifyの注文 read as a credit to Shopify",
+        "新批次设备的 DeviceSecret 不写进头文件，走 factory NVS": "measured blind, not yet "
+        "analysed: its description counts a 4 no quote gives",
     },
     "secrets-AE": {
         "slg-server 的密钥统一放 Nacos，不再放 .env": "measured blind, not yet analysed: 准备 "
