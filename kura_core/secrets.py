@@ -2999,13 +2999,14 @@ _CONSONANTS = re.compile(r"[^aeiouy]{4}")
 def _named_like_code(v: str) -> bool:
     """An identifier made of words (user_profile_v2, cache-key-2024): its parts are words,
     figures or a version, no random run."""
-    parts = [p for p in re.split(r"[_.-]", v) if p]
+    parts = [p for p in _CODE_PARTS.split(v) if p]
     return len(parts) >= 2 and all(
         (p.isalpha() and len(p) >= 3) or p.isdigit() or _VERSION_PART.fullmatch(p) for p in parts
     )
 
 
 _VERSION_PART = re.compile(r"[vV]\d{1,4}")
+_CODE_PARTS = re.compile(r"[_.-]")
 
 
 def _wordy(piece: str) -> bool:
