@@ -1338,10 +1338,16 @@ def _not_done(
         for q, pos in survivors
         if q.cls in (ProvenanceClass.ACT, ProvenanceClass.TOOL) and pos >= 0 and index.outcome(pos)
     ]
-    if not undone or lexicon.pattern("attempt").search(_NO_ERROR.sub(" ", prose)):
+    # a question ("old_receipts はまだある？", a description's cue) says nothing was tried
+    said = _ASKED_SENTENCE.sub(" ", _NO_ERROR.sub(" ", prose))
+    if not undone or lexicon.pattern("attempt").search(said):
         return []
     q, how = undone[0]
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
+
+
+#: A sentence that asks: it ends with a question mark.
+_ASKED_SENTENCE = re.compile(r"[^.!?。！？\n]{0,400}[?？]")
 
 
 #: A diff in a tool's output: a hunk header or a fenced diff.
@@ -1435,8 +1441,15 @@ def _said_of_candidate(
     stated = fold("\n".join(str(fields.get(k) or "") for k in ("title", "body"))).lower()
     acted = any(q.cls == ProvenanceClass.ACT for q, _ in survivors)
     calls = [q.text for q, _ in survivors if q.cls == ProvenanceClass.ACT]
+    shown = any(q.cls in (ProvenanceClass.ACT, ProvenanceClass.TOOL) for q, _ in survivors)
     return _said_of_quotes(
-        [q.text for q, _ in survivors], claim, kind, acted=acted, stated=stated, calls=calls
+        [q.text for q, _ in survivors],
+        claim,
+        kind,
+        acted=acted,
+        stated=stated,
+        calls=calls,
+        shown=shown,
     )
 
 
@@ -1448,6 +1461,7 @@ def _said_of_quotes(
     acted: bool = False,
     stated: str | None = None,
     calls: Sequence[str] = (),
+    shown: bool = False,
 ) -> list[Violation]:
     """What a candidate may say only when its quotes say it too: a deed where they say a
     plan ("I'll update the firmware" is not "the firmware was updated": the candidate must
@@ -1482,6 +1496,11 @@ def _said_of_quotes(
         or (not acted and not done.search(said) and _written_done(stated))
     ):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
+    wish = lexicon.search("unsettled_wish", said)
+    if wish and not out and not shown and not done.search(said) and _written_done(stated):
+        # 練習試合入れたい。written 決まっている（先方了承済み）: a wish, settled by no one,
+        # where no call or tool shows what was done
+        out.append(Violation(FloorKind.SCOPE, "body", wish.group(0), FloorRule.PLAN_AS_DONE))
     tentative = lexicon.pattern("tentative").search(said)
     if tentative and not lexicon.pattern("tentative_kept").search(prose):
         # the quote keeps its mark, "（仮）", whole; a text that drops it settles the matter

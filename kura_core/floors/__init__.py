@@ -61,7 +61,15 @@ from .entities import FAMILIAR_NAME, KinNameFinder, NameVouchers, SwapFinder, Wo
 from .identifiers import IDENTIFIER
 from .names import GIVEN_NAMES, names_in
 from .negation import cut_reason, negations_in
-from .quantities import Quantity, Vouchers, numbers_in, scan, unvouched, with_units_first
+from .quantities import (
+    Quantity,
+    Vouchers,
+    numbers_in,
+    scan,
+    unvouched,
+    with_units_first,
+    wrong_weekdays,
+)
 from .scope import ka_is_word
 from .tables import Rows
 from .text import disguises, fold, strip_invisible
@@ -1283,6 +1291,19 @@ def _common_word_subject(
     return False
 
 
+def _weekday_violations(
+    name: str, value: str, vouch: Vouchers, seen: set[tuple[str, str]]
+) -> list[Violation]:
+    """A weekday written beside a date the evidence puts on another day (12月12日（日）
+    where the evidence gives 令和8年12月12日（土）), once each."""
+    out = []
+    for q in wrong_weekdays(value, vouch):
+        if (NUMBER, f"{q.canon}@") not in seen:
+            seen.add((NUMBER, f"{q.canon}@"))
+            out.append(Violation(NUMBER, name, q.text.strip("()（）"), R.UNVOUCHED))
+    return out
+
+
 def check_surface(
     fields: Mapping[str, object],
     evidence: Evidence,
@@ -1328,6 +1349,7 @@ def check_surface(
             seen.add((NUMBER, q.canon))
             rule = R.SELF_ONLY if self_only.vouches(q) else R.UNVOUCHED
             out.append(Violation(NUMBER, name, q.canon, rule))
+        out.extend(_weekday_violations(name, value, vouch, seen))
         if name not in _CURATION_FIELDS:
             # the curation sentences say why a memory is kept, and may name its project
             out.extend(_content_violations(name, value, rows, named, swaps, seen))

@@ -3149,6 +3149,9 @@ class Vouchers:
         self.other: dict[str, list[Quantity]] = {}
         #: the weekdays the evidence names in any case, or that its full dates fall on
         self.days: set[str] = set()
+        #: the weekdays the evidence writes beside a date of a month ((12, 12) -> {"sat"}),
+        #: or that a date with its year falls on
+        self.dated_days: dict[tuple[int, int], set[str]] = {}
         self._texts: list[str] = []
         self._codes: str | None = None
         for text in texts:
@@ -3179,6 +3182,14 @@ class Vouchers:
                     self.days.update(_days_of(q))
             if q.kind == NUMBER and not q.unit and q.value is not None:
                 self.other.setdefault("bare", []).append(q)
+        for date, day in dated_weekdays(text):
+            for _y, m, d in date.readings:
+                if m is not None and d is not None:
+                    self.dated_days.setdefault((m, d), set()).add(day.canon)
+        for q in self.other.get(DATE, ()):
+            for y, m, d in q.readings:
+                if y is not None and m is not None and d is not None:
+                    self.dated_days.setdefault((m, d), set()).update(_days_of(q))
         for q in at_each(text):
             self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]
         for q in changed_ends(text):
@@ -3319,6 +3330,45 @@ def _days_of(q: Quantity) -> set[str]:
                 out.add(_DAY_NAMES[datetime.date(year, month, day).weekday()])
             except ValueError:
                 continue
+    return out
+
+
+#: What may stand between a date and the weekday written beside it: "12月12日（土）",
+#: "Sat 12 Dec", "Sunday, 13 December".
+_DATE_DAY_GAP = re.compile(r"[ \t]{0,2}[,、]?[ \t]{0,2}")
+
+
+def dated_weekdays(text: str) -> list[tuple[Quantity, Quantity]]:
+    """Each date of *text* with the weekday written right beside it, before or after."""
+    found = sorted(scan(text), key=lambda q: q.start)
+    out = []
+    for a, b in zip(found, found[1:], strict=False):
+        gap = text[a.end : b.start]
+        if not _DATE_DAY_GAP.fullmatch(gap):
+            continue
+        if a.kind == DATE and b.kind == WEEKDAY:
+            out.append((a, b))
+        elif a.kind == WEEKDAY and b.kind == DATE:
+            out.append((b, a))
+    return out
+
+
+def wrong_weekdays(text: str, vouchers: Vouchers) -> list[Quantity]:
+    """The weekdays *text* writes beside a date that the evidence puts on another day:
+    "12月12日（日）" where the evidence gives 令和8年12月12日（土）. A weekday the evidence
+    never ties to that date is left to :meth:`Vouchers.vouches`."""
+    out = []
+    for date, day in dated_weekdays(text):
+        expected: set[str] = set()
+        for y, m, d in date.readings:
+            if m is None or d is None:
+                continue
+            if y is not None:
+                expected |= _days_of(replace(date, readings=((y, m, d),)))
+            else:
+                expected |= vouchers.dated_days.get((m, d), set())
+        if expected and day.canon not in expected:
+            out.append(day)
     return out
 
 

@@ -7,6 +7,7 @@ import gc
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from kura_core.distill.evidence import normalize
@@ -180,6 +181,7 @@ def _linear(fn, small: str, big: str) -> None:
     assert t_big < 2.0
 
 
+@pytest.mark.slow
 def test_scope_runs_in_linear_time():
     for unit in ("a" * 50 + " ", "不" * 40 + "，", "if " * 30, "'" * 60, "(" * 60):
         small, big = unit * 100, unit * 1000
@@ -191,6 +193,7 @@ def test_scope_runs_in_linear_time():
         _linear(run, small, big)
 
 
+@pytest.mark.slow
 def test_payload_scan_runs_in_linear_time():
     for unit in ("echo 'a b' ", '"' * 7, "<<EOF\n", "python3 -c \"print('x y')\" ; "):
         _linear(prose_spans, unit * 1000, unit * 10000)

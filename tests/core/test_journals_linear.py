@@ -399,6 +399,7 @@ def assert_linear(small: Callable[[], None], big: Callable[[], None], what: str)
     pytest.fail(f"{what}: {ts * 1000:.1f} ms → {tb * 1000:.1f} ms for 10x the input")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
 def test_every_adapter_reads_it_in_linear_time(tmp_path, payload):
     make = PAYLOADS[payload]

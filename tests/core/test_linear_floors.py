@@ -102,6 +102,7 @@ N = 100
 RETRY = 25
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", sorted(ENTRY))
 def test_floor_runs_in_linear_time(entry: str):
     call = ENTRY[entry]

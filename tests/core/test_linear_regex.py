@@ -206,6 +206,7 @@ def _runner(p: re.Pattern, mode: str) -> Callable[[str], object]:
 COMMON = common_families()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("found", PATTERNS, ids=lambda f: f.where)
 def test_pattern_runs_in_linear_time(found: Found):
     families = {**COMMON, **pattern_families(found.pattern)}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from decimal import Decimal
 
+import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from kura_core.floors.attribution import VALUE_MARK, carries, content_tokens
@@ -122,6 +123,7 @@ def _linear(fn, make) -> None:
     assert t2 - t1 <= max(0.5, 40 * (t1 - t0)), (fn.__name__, t1 - t0, t2 - t1)
 
 
+@pytest.mark.slow
 def test_the_readers_run_in_linear_time_on_pathological_input():
     for make in (
         lambda n: "A" * n,

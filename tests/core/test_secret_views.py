@@ -340,6 +340,7 @@ def _growth(small: str, big: str) -> tuple[float, float]:
     return best[0], best[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unit", _PATHOLOGICAL)
 def test_decoding_and_context_rules_scan_in_linear_time(unit):
     small = unit * max(1, 10_000 // len(unit))

@@ -389,6 +389,7 @@ def _growth(small: str, big: str) -> tuple[float, float]:
     return best[0], best[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unit", _ADVERSARIAL)
 def test_the_scan_grows_linearly(unit):
     small = unit * max(1, 50_000 // len(unit))
