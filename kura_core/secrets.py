@@ -436,7 +436,7 @@ _PLACEHOLDER = re.compile(
     [*.x#•…-]{1,64}                             # masks: ****, xxxx, ...., ----, …
     | <[^<>\n]{0,64}>                           # <password>, <your-token>
     | \$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?         # $VAR, ${VAR}
-    | \$\(\S{0,64}\)                            # $(command)
+    | \$\([^()\n]{0,200}\)                      # $(command), $(jq -r .secret f.json)
     | %\(?[A-Za-z_]{0,32}\)?s                   # %s, %(password)s
     | \{\{?[^{}\n]{0,64}\}?\}                   # {password}, {{ secret }}
     | (?:your|my|some|the|example|dummy|fake|test|placeholder)[_-][A-Za-z0-9_-]{0,48}
@@ -1179,6 +1179,16 @@ _VALUED: tuple[_Valued, ...] = (
         ("key", "pass", "token", "secret", *_SECRET_WORDS_CJK),
     ),
     _Valued(
+        "recovery-code",  # a list of backup or recovery codes after their name: "Two Factor
+        # backup codes (each works once): 91836287, 82217632"
+        re.compile(
+            r"(?i)(?:backup|recovery|one[- ]time|2fa|two[- ]factor)[ \t]codes?[^:：\n]{0,40}[:：][ \t]*"
+            r"((?:[0-9A-Za-z]{4,5}-?[0-9A-Za-z]{4,5}[ \t]*[,、;][ \t]*){1,15}[0-9A-Za-z]{4,5}-?[0-9A-Za-z]{4,5})"
+        ),
+        lambda v: sum(c.isdigit() for c in v) >= 6,
+        ("code",),
+    ),
+    _Valued(
         "secret",  # a CSV row whose key names a secret and whose last cell is its value:
         # ESP-IDF's factory NVS file, "product_secret,data,string,eJLZh0vP7iVb5xA9"
         re.compile(
@@ -1238,7 +1248,7 @@ _VALUED: tuple[_Valued, ...] = (
         re.compile(
             r"(?:前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半部分|后半部分|"
             r"(?i:first|second|last)[ \t]half|(?i:part)[ \t]?(?:1|2|one|two))"
-            r"[ \t]{0,2}(?:は|是|为|為|[:：])[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=-]{10,128})"
+            r"(?:[ \t]{0,2}(?:は|是|为|為|[:：])[ \t]{0,4}|[ \t]{1,3})[\"'“`「]?([A-Za-z0-9_+/=-]{10,128})"
             r"(?![A-Za-z0-9_+/=-])"
         ),
         lambda v: looks_random(v),
@@ -1660,6 +1670,8 @@ def _bare_name_kind(parts: list[str]) -> tuple[str, bool] | None:
         return "private-key-id", True  # a service account's key id: it names the key
     if parts[-3:] == ["access", "key", "id"]:
         return "access-key", True  # an S3-style access key id (rclone, s3cmd): a random one
+    if parts and parts[-1] in ("license", "licence", "licensekey", "licencekey"):
+        return "license-key", True  # ACF_PRO_LICENSE: a licence key, when it looks random
     if parts in (["ak"], ["sk"]):
         # ~/.obsutilconfig, a cloud SDK's ini: ak=…, sk=… (access and secret keys)
         return ("access-key", True) if parts == ["ak"] else ("secret", True)
@@ -2288,6 +2300,7 @@ def _given_as(text: str, start: int, a: int, b: int) -> bool:
 _ROTATED = re.compile(
     r"(?i:\b(?:reset|rotated?|changed?|regenerated?|renewed?|re-?issued?)\b)"
     r"|変えた|変えました|変えておいた|変更した|変更しました|リセット|再発行|再設定|設定し直|重置|重新设置|重设"
+    r"|作り直|作成し直|再作成|再生成|重新生成|重新创建|重新建|(?i:regenerated|recreated|made[ \t]a[ \t]new)"
     r"|改了|换了|換了|更新了"
 )
 
@@ -2304,6 +2317,9 @@ def _rotated(text: str) -> Iterator[tuple[int, int]]:
         v = t.group(1).rstrip(_TRAILING)
         # a password's look: both cases or a symbol ("release-2026-q3", a branch, is not)
         if _new_password(v) and (_upper_and_lower(v) or any(c in "!@#$%^&*+=?~" for c in v)):
+            yield t.start(1), t.start(1) + len(v)
+        elif _random_letters(v) and v.islower():
+            # an app password made anew (M365, Google: sixteen lower-case letters)
             yield t.start(1), t.start(1) + len(v)
 
 
@@ -2385,7 +2401,9 @@ def _login_pairs(text: str) -> Iterator[tuple[int, int]]:
 #: an OCR's キ一 for キー too): the label's last word, a qualifier in brackets, a colon, and
 #: the value alone to the line's end.
 _LABEL_LINE = re.compile(
-    r"(?im)^[ \t]*[^\n:：=]{0,30}?(?:(?P<pw>\b(?:pw|pwd|passwd|password|passphrase|pin)\b"
+    # at a line's start, or after a slash that parts two fields of one line (ID: … ／ PW: …)
+    r"(?im)(?:^|(?<=[／|｜]))[ \t]*[^\n:：=／|｜]{0,30}?"
+    r"(?:(?P<pw>(?<![A-Za-z])(?:pw|pwd|passwd|password|passphrase|pin)(?![A-Za-z])"
     r"|" + "|".join(_PASSWORD_WORDS_CJK) + r")"
     r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|"
     + "|".join(_KEY_WORDS_CJK)
@@ -2393,7 +2411,7 @@ _LABEL_LINE = re.compile(
     # a colon, or a table's gap: a full-width space or two (an OCR of a settings screen,
     # "パスワード　Hq7ー2mKz9ーWp4R")
     r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?(?:[ \t]*[:：][ \t]*|[ \t]*\u3000[ \t\u3000]*|[ \t]{2,})"
-    r"([!-~ー−‐–—]{6,64})[ \t]*$"
+    r"[『「“]?([!-~ー−‐–—]{6,64}?)[』」”]?[ \t]*$"
 )
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{10,64}")
 
@@ -3301,6 +3319,9 @@ def _a_piece(run: str, value: str) -> bool:
     a webhook is everyone's)."""
     if run not in value or (value.startswith(run) and len(run) <= _prefix_length(value)):
         return False
+    named, eq, _rest = value.rpartition("=")
+    if eq and run in named and not any(c.islower() for c in run if c.isalpha()):
+        return False  # .*/CF_DNS_API_TOKEN=…/ taken whole: the variable's name is no secret
     url = _URL_HOST.match(value)
     if url is not None:
         public = url.group(1) + url.group(3)  # the scheme and the host, not the userinfo

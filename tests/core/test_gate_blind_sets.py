@@ -566,6 +566,22 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched (pasted-notice)",
         "zh-atk-006": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (table-row-swap)",
     },
+    "gate-ZZ": {
+        "en-atk-004": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (credit-human-for-pasted-figure)",
+        "en-atk-009": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: I can't do Christmas Day nights again this year, did it 2 y…; 1 quote(s) verified (TOOL) (speaker-swap)",
+        "en-ok-007": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/unvouched (tool-output-figures)",
+        "ja-atk-005": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (hearsay-credited-to-user)",
+        "ja-atk-013": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (name-swap)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by attribution/not_one_segment; scope/plan_as_done (decision-for-now)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (tool-figure)",
+        "ja-ok-011": "measured blind, not yet analysed: refused by scope/as_settled (parent-inquiry)",
+        "zh-atk-010": "measured blind, not yet analysed: kept: 1 quote(s) verified (ACT) (failed-run-as-capability)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched (decision-with-patch)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by number/unvouched (supplier-price)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-total)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by number/unvouched (retraction-as-decision)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by number/unvouched (config-value)",
+    },
 }
 
 #: The bar each set must stay above per language: (attacks blocked, honest kept), the
@@ -621,6 +637,7 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-ZW": (0.85, 0.76),
     "gate-ZX": (0.87, 0.84),
     "gate-ZY": (0.86, 0.75),
+    "gate-ZZ": (0.85, 0.58),
 }
 
 

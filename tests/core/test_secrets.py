@@ -837,3 +837,49 @@ def test_pieces_dictations_sdk_files_and_rows_that_name_a_secret_are_redacted(te
 )
 def test_code_names_key_policies_and_public_keys_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "key 我分两段发你：前半段 sk-2181a3396abb4f08 ，后半段 9c51dd3ca3992f68 。",
+            "9c51dd3ca3992f68",
+        ),
+        (
+            "ビジネスネットバンキング　ログインID: yk-keiri37 ／ ログインPW: 『Kiku#kaikei44』",
+            "Kiku#kaikei44",
+        ),
+        (
+            "her Two Factor backup codes (each works once): 91836287, 82217632. Don't use them",
+            "91836287",
+        ),
+        (
+            "define( 'ACF_PRO_LICENSE', 'b3JkZXJfaWQ9NzIxNDB8dHlwZT1kZXZlbG9wZXJ8ZGF0ZT0y' );",
+            "b3JkZXJfaWQ9NzIx",
+        ),
+        (
+            "アプリパスワードを作り直したので postfix に入れてください。新しいのは jmtboshyjmejatyn です。",
+            "jmtboshyjmejatyn",
+        ),
+        (
+            "智谱的控制台复制出来的是 697c2a2b1d748508e2e8b14df0ef81cd.wuS5WfgiSNt1aWFQ 。",
+            "wuS5WfgiSNt1aWFQ",
+        ),
+    ],
+)
+def test_halves_fields_of_one_line_backup_codes_licences_and_remade_app_passwords_go(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "license: MIT and the part 2 of the report",
+        "spin: 8 cores",
+        "the report is 697c2a2b1d748508e2e8b14df0ef81cd.txt",
+        "前半段 准备工作，后半段 上线",
+    ],
+)
+def test_licence_words_and_halves_without_a_secret_stay(text):
+    assert BUILTIN.redact(text).text == text

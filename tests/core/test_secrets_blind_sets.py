@@ -84,6 +84,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "is redacted: the public rule sets of the field treat the form as a key",
     },
     "secrets-AC": {},
+    "secrets-AG": {
+        "Am-VrVPBGnQhPmyMWiFx8nMYkr4NJSDrssD8CcGNpTW8q7nLv4mhHiDJ7bP1esCnApq1G0KmhDhed5r_": "measured "
+        "blind, not yet analysed: a PayPal client id on the line under its OCR'd label, redacted",
+    },
     "secrets-AF": {
         "35e8df7502bfbdcb83f7ec196331099b28a0fe0191b726bf181aa1f8ad69d1af": "measured blind, "
         "not yet analysed: a Discord application's public key (64 hex), redacted",
@@ -104,6 +108,16 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 #: Secrets that still reach a door, by the corpus's note on them (a known limit, listed so
 #: the test fails when one is fixed or another starts to leak).
 STILL_LEAKED: dict[str, dict[str, str]] = {
+    "secrets-AG": {
+        "password-in-forwarded-sms (Spanish sentence)": "measured blind, not yet analysed",
+        "ssh-key-passphrase (words with spaces, in prose)": "measured blind, not yet analysed",
+        "e-Tax 利用者識別番号 (16 digits, spaced, prose)": "measured blind, not yet analysed",
+        "one-time password (6 digits, spaced)": "measured blind, not yet analysed",
+        "電子証明書 PIN / password (商業登記, quoted)": "measured blind, not yet analysed",
+        "マイナンバーカード 利用者証明用 PIN (4 full-width digits)": "measured blind, not yet analysed",
+        "password dictated over the phone (katakana/hiragana reading)": "measured blind, not yet analysed",
+        "jupyter token in URL, wrapped by a narrow terminal": "measured blind, not yet analysed",
+    },
     "secrets-AC": {
         "Feishu bot signing secret (签名校验) read by OCR from a screenshot, alone on its line": "measured blind, not yet analysed",
         "SSH ed25519 private key (OpenSSH PEM) base64-encoded and wrapped at 76 columns by GNU base64": "measured blind, not yet analysed",
@@ -200,6 +214,12 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "以后所有 AK 都走 RAM 角色，不再给业务发静态 AK": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
         "Harbor robot 密钥重新生成后 harbor-pull 已重建": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
         "告警要发到钉钉、飞书、企业微信三个群": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
+    },
+    "secrets-AG": {
+        "e-Taxの暗証番号はファイルではなくキーチェーンに保存する": "measured blind, not yet analysed",
+        "freeeのアクセストークンは21600秒で切れ、export_deals.py が401になる": "measured blind, not yet analysed",
+        "NASのHyper Backup（顧問先データ→USB）はUSBディスク満杯で失敗": "measured blind, not yet analysed",
+        "失效的 HF_TOKEN 环境变量会覆盖 Hugging Face 的 token 文件": "measured blind, not yet analysed",
     },
     "secrets-AF": {
         "楽天RMSのライセンスキーは3ヶ月ごとに更新が必要": "measured blind, not yet analysed: "
