@@ -883,3 +883,18 @@ def test_halves_fields_of_one_line_backup_codes_licences_and_remade_app_password
 )
 def test_licence_words_and_halves_without_a_secret_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+def test_a_shell_substitution_is_no_password_and_a_variables_name_is_no_piece_of_a_secret():
+    from kura_core.secrets import remembering
+
+    login = "docker login harbor.example.com -u 'robot$mlops+ci' --password \"$(jq -r .secret ~/Downloads/'robot$mlops+ci.json')\""
+    assert "robot$mlops+ci.json" in BUILTIN.redact(login).text
+    with remembering():
+        BUILTIN.redact(
+            "sed -i 's/.*/CF_DNS_API_TOKEN=8uMfvdxC6lpq10L-p0KdCrlW-Kx5BoZCyd-Bjnro/' .env"
+        )
+        later = BUILTIN.redact("the old setup had an empty CF_DNS_API_TOKEN").text
+        again = BUILTIN.redact("the token 8uMfvdxC6lpq10L-p0Kd is revoked").text
+    assert later == "the old setup had an empty CF_DNS_API_TOKEN"
+    assert "8uMfvdxC6lpq10L" not in again
