@@ -12,6 +12,8 @@ import string
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from kura_core import Kura
 from kura_core.floors import shape_violations
 from kura_core.secrets import BUILTIN, SecretRules, using_rules
@@ -130,6 +132,7 @@ def _false_positive_script():
     return mod
 
 
+@pytest.mark.slow
 def test_false_positives_stay_under_half_a_percent_of_segments(monkeypatch):
     import kura_core.distill.journals.base as base
 
