@@ -91,6 +91,7 @@ def test_the_fixture_set_is_the_one_expected():
     assert len(FIXTURE_JOURNALS) >= 15
 
 
+@pytest.mark.slow  # a sweep over every fixture journal, blind sets included
 @pytest.mark.parametrize(
     ("adapter", "path"),
     FIXTURE_JOURNALS,
