@@ -1570,7 +1570,6 @@ def _settled_figures(
     The sentence is the unit, so a hedge in another sentence of the quote leaves the
     rest alone; a bound (up to, 上限) is the figure's own, and one sentence that gives the
     figure with it is enough ("人数上限 24 人 … max_riders: 24")."""
-    mark = lexicon.pattern("unsettled_mark")
     folded_prose = fold(prose).lower()
     weak = (
         lexicon.words("unsettled_kept_weak")
@@ -1598,8 +1597,8 @@ def _settled_figures(
                 return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
             if hedge and not keeps and hedge.group(0) not in _sentence_only():
                 return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
-    open_values, open_words = _left_open(quotes, mark)
-    for value in _set_by_acts(calls, mark):
+    open_values, open_words = _left_open(quotes)
+    for value in _set_by_acts(calls):
         # 2泊の予定を1泊に短縮したい beside the booking row the agent wrote with 1: what a
         # call set is settled, whatever a wish gave the same figure
         open_values.pop(value, None)
@@ -1666,7 +1665,7 @@ def _sentence_only() -> frozenset[str]:
 
 
 def _left_open(
-    quotes: Sequence[str], mark: re.Pattern[str]
+    quotes: Sequence[str],
 ) -> tuple[dict[object, str], list[tuple[frozenset[str], str]]]:
     """The figures the quotes give in a sentence that leaves them open (value -> the mark),
     and the words of such sentences that give no figure (with their mark)."""
@@ -1737,7 +1736,7 @@ def _keep_words(sentence: str) -> set[str]:
     return out
 
 
-def _set_by_acts(calls: Sequence[str], mark: re.Pattern[str]) -> set[object]:
+def _set_by_acts(calls: Sequence[str]) -> set[object]:
     """The figures the quoted calls (ACT) give where nothing leaves them open: what was
     written or set, as it was."""
     out: set[object] = set()
@@ -1786,11 +1785,7 @@ def _sentences_and_rows(quote: str) -> Iterator[tuple[re.Match[str], bool]]:
 
 def _cell_around(row: str, at: int) -> tuple[int, int]:
     """The cell of a data *row* that holds position *at*."""
-    start = 0
-    for m in _CELL_MARK.finditer(row, 0, at):
-        start = m.end()
-    end = _CELL_MARK.search(row, at)
-    return start, end.start() if end else len(row)
+    return _part_around(row, at, _CELL_MARK)
 
 
 #: Nothing but the end of a clause after a word: a dash, a comma, a stop or the end.
@@ -1802,11 +1797,16 @@ _CLAUSE_MARK = re.compile(r"[、，；;]|,(?!\d{3})")
 
 def _clause_around(sentence: str, at: int) -> tuple[int, int]:
     """The clause of *sentence* that holds position *at*."""
+    return _part_around(sentence, at, _CLAUSE_MARK)
+
+
+def _part_around(text: str, at: int, marks: re.Pattern[str]) -> tuple[int, int]:
+    """The part of *text* between two *marks* that holds position *at*."""
     start = 0
-    for m in _CLAUSE_MARK.finditer(sentence, 0, at):
+    for m in marks.finditer(text, 0, at):
         start = m.end()
-    end = _CLAUSE_MARK.search(sentence, at)
-    return start, end.start() if end else len(sentence)
+    end = marks.search(text, at)
+    return start, end.start() if end else len(text)
 
 
 #: What makes a figure approximate, right before it (about, 約, 大约) or right after it
