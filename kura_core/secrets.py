@@ -572,10 +572,15 @@ _SPELLED_OUT = re.compile(
     r"|アットマーク|シャープ|ハイフン|アンダーバー|アンダースコア|ビックリマーク|エクスクラメーション"
     r"|クエスチョン|アスタリスク|ドル記号|パーセント記号|艾特|井号|下划线|横杠|感叹号|星号"
 )
+#: A word said while recalling a value (えーと, um, 呃): no part of it.
+_FILLER = (
+    r"(?:[、，,][ \t]{0,2}(?:えーと|えっと|ええと|えー|あのー?|(?i:um+|uh+|erm)|嗯|呃|那个|那個)"
+    r"[ー…]{0,3}[、，,]?[ \t]{0,2})?"
+)
 _SAID = (
     # a key in quotes first ("パスワード": "…", 「密码」：…)
     r"[\"'”」』]?[ \t]{0,4}(?:(?:は|是|为|為|も|改成了?|改为|改為|换成了?|換成了?|设为|設為|设成|设置为|設置為)"
-    r"[ \t]{0,4}[:：=＝]?|[:：=＝])[ \t]{0,4}[「『\"'“`]?"
+    r"[ \t]{0,4}[:：=＝]?|[:：=＝])" + _FILLER + r"[ \t]{0,4}[「『\"'“`]?"
 )
 _QUOTED_OR_BARE = r"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"`]{1,256}))"
 
@@ -963,7 +968,9 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "password",
         re.compile(
-            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令|密钥|密鑰|秘钥|私钥|秘密鍵|シークレット)"
+            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令|密钥|密鑰|秘钥|私钥|秘密鍵|シークレット"
+            # a PIN in capitals that is more than digits: PINは "DP-3674-hojin"
+            r"|(?<![A-Za-z])PIN(?![A-Za-z]))"
             # when it was or is now: 口令原来是 X, 密码现在是 X, パスワードは前は X
             r"(?:原来|以前|之前|现在|現在|目前|本来|原先|新的|旧的|舊的|最初)?"
             + _SAID
@@ -973,7 +980,7 @@ _VALUED: tuple[_Valued, ...] = (
             r"(?![ \t]{0,2}(?:に(?!し|変|設|す|な)|で(?!す)|へ|から|を|の|と|里|中|上))"
         ),
         _said_password,
-        ("パス", "暗証", "密", "口令", "秘钥", "私钥", "秘密鍵", "シークレット"),
+        ("パス", "暗証", "密", "口令", "秘钥", "私钥", "秘密鍵", "シークレット", "pin"),
     ),
     _Valued(
         "password",  # a PIN named by its sentence: 暗証番号は3176, PIN: 3176, 支付密码是 482913
@@ -1977,6 +1984,42 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
         )
 
 
+#: A password's word, in the languages a forwarded message may be in, and what says
+#: "is": the place a value with spaces in it may stand.
+_SPACED_SAID = re.compile(
+    r"(?i:password|passphrase|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe"
+    r"|wachtwoord|пароль|has(?:ł|l)o|l(?:ö|o)senord|salasana)"
+    r"(?:[ \t]{1,3}(?i:ist|is|was|war|era|es|est|é|è)(?![A-Za-z]))?(?:[ \t]{0,2}[:：])?"
+    r"|(?:パスワード|パスフレーズ|密码|密碼|口令)(?:は|是|为|為|[:：])"
+)
+#: A value set off by runs of blanks on both sides (the passphrase is   a b c   ...).
+_FRAMED = re.compile(r"[ \t]{2,8}([^\s](?:[^\n]{0,62}?[^\s])?)[ \t]{2,}")
+#: A value, then a note in brackets that speaks of its spaces: (con el espacio), (single
+#: spaces), （スペースあり）, （中间有空格）.
+_SPACE_NOTED = re.compile(
+    r"[ \t]{0,3}([^\s(（「『\"']{1,32}(?:[ \t][^\s(（]{1,32}){1,6}?)[ \t]{0,3}[(（][^)）\n]{0,40}?"
+    r"(?i:space|espacio|leerzeichen|espace|spazio|spatie|スペース|空格|空白)[^)）\n]{0,30}[)）]"
+)
+
+
+def _spaced_passwords(text: str) -> Iterator[tuple[int, int]]:
+    """A password with spaces in it, after its word and "is" (in any of the languages a
+    pasted message may be in): one set off by runs of blanks, or one a note in brackets
+    says has spaces ("la contraseña es Canela 73!!anf (con el espacio)")."""
+    for m in _SPACED_SAID.finditer(text):
+        for pattern in (_FRAMED, _SPACE_NOTED):
+            v = pattern.match(text, m.end())
+            if v is None or " " not in v.group(1).strip() or _placeholder(v.group(1)):
+                continue
+            if (
+                pattern is _FRAMED
+                or any(not c.isalpha() and c != " " for c in v.group(1))
+                or (v.group(1).lower() != v.group(1))
+            ):  # a note on spaces after plain words may say what is done with them
+                yield v.start(1), v.end(1)
+                break
+
+
 #: A label that is not a secret's, right before a value: the value is that label's.
 _OTHER_LABEL = re.compile(
     r"(?:(?i:ssid|user(?:[ _-]?name)?|login(?:[ _-]?id)?|account|id|host(?:name)?|server"
@@ -1988,7 +2031,10 @@ _OTHER_LABEL = re.compile(
     r"[ \t]{0,2}[「『\"']?$"
 )
 _PASSWORD_WORD = re.compile(
-    r"(?i:password|passwd|passphrase|pass[ -]?code)|" + "|".join(_PASSWORD_WORDS_CJK)
+    r"(?i:password|passwd|passphrase|pass[ -]?code"
+    # as a message forwarded from another language says it
+    r"|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe|wachtwoord|пароль)|"
+    + "|".join(_PASSWORD_WORDS_CJK)
 )
 #: A run of printable ASCII standing alone in a sentence (after a space, a CJK mark or
 #: the start; before a space, CJK or the end).
@@ -2013,7 +2059,8 @@ _SPOKEN_WORDS = _table(
     "キュウ→9 キュー→9 アットマーク→@ ハイフン→- アンダーバー→_ アンダースコア→_ ドット→. シャープ→# "
     "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+ exclamation_mark→! exclamation_point→! "
     "pound_sign→# dollar_sign→$ percent_sign→% ぜろ→0 れい→0 いち→1 さん→3 よん→4 ご→5 "
-    "ろく→6 なな→7 しち→7 はち→8 きゅう→9 に→2"
+    "ろく→6 なな→7 しち→7 はち→8 きゅう→9 に→2 びっくりマーク→! アスタリスク→* ピリオド→. "
+    "イコール→= チルダ→~ クエスチョン→? はてな→? ハテナ→? パーセント→% アンパサンド→&"
 )
 #: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
 _KANA_LETTERS = _table(
@@ -2537,13 +2584,16 @@ def _path_tokens(text: str) -> Iterator[tuple[int, int]]:
 #: The rest of a base64 value a paste broke onto the next line: that line alone.
 _CONTINUED = re.compile(r"\r?\n[ \t]{0,8}([A-Za-z0-9+/]{2,88}={0,2})[ \t]*(?=\r?\n|$)")
 _B64_VALUE = re.compile(r"[A-Za-z0-9+/]{16,4096}")
+_HEX_RUN = re.compile(r"[0-9a-f]{1,4096}|[0-9A-F]{1,4096}")
+#: The lengths a key written in hex takes (16, 20, 24, 32, 48 and 64 bytes).
+_HEX_LENGTHS = frozenset({32, 40, 48, 64, 96, 128})
 
 
 def _wrapped_on(text: str, found: tuple[int, int, int, str]) -> tuple[int, int, int, str]:
-    """*found* taken on over the next line when a chat app broke a base64 value there
-    ("PrivateKey = yAnz…gB3f\nJsG7wBb2yFP8mA=") -- a value that stops at its line's end
-    without its padding, and a next line that is only more of it, ending in "=" or
-    making the whole a key's length."""
+    """*found* taken on over the next line when a chat app or a narrow terminal broke a
+    value there ("PrivateKey = yAnz…gB3f\nJsG7wBb2yFP8mA=") -- a value that stops at its
+    line's end without its padding, and a next line that is only more of it, ending in
+    "=" or making the whole a key's length, in base64 or in hex."""
     rank, start, end, kind = found
     if not _B64_VALUE.fullmatch(text, start, end):
         return found
@@ -2553,6 +2603,12 @@ def _wrapped_on(text: str, found: tuple[int, int, int, str]) -> tuple[int, int, 
     whole = (end - start) + len(nxt.group(1))
     if nxt.group(1).endswith("=") or whole % 4 == 0 and whole in (44, 64, 88):
         return rank, start, nxt.end(1), kind
+    if (
+        whole in _HEX_LENGTHS
+        and _HEX_RUN.fullmatch(text, start, end)
+        and _HEX_RUN.fullmatch(nxt.group(1))
+    ):
+        return rank, start, nxt.end(1), kind  # a notebook's token=7f14…\n2e79…: 48 hex
     return found
 
 
@@ -3588,6 +3644,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _grouped_keys(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spaced_passwords(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _labels_above(text)]
         if said & _SENTENCE_KEYS:
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_after_name(text)]

@@ -898,3 +898,48 @@ def test_a_shell_substitution_is_no_password_and_a_variables_name_is_no_piece_of
         again = BUILTIN.redact("the token 8uMfvdxC6lpq10L-p0Kd is revoked").text
     assert later == "the old setup had an empty CF_DNS_API_TOKEN"
     assert "8uMfvdxC6lpq10L" not in again
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            'pasting her SMS: "Hola!! el usuario es linda.rose y la contraseña es Canela 73!!anf '
+            '(con el espacio) besos"',
+            "73!!anf",
+        ),
+        (
+            "If ssh-add asks, the passphrase is   mango tulip 2215 sable   (all lowercase).",
+            "tulip 2215",
+        ),
+        ("Das Passwort ist:  Birke Fluss 88 Nebel  , bitte nicht weitergeben", "Fluss 88"),
+        ('法人の電子証明書のPINは、えーと、"DP-3674-hojin" です。', "DP-3674-hojin"),
+        ('the db password is, um, "Hx7-quarry-19" I think', "Hx7-quarry-19"),
+        (
+            "[I 10:02:11.419 ServerApp] http://127.0.0.1:8888/lab?token=7f143c5cf28465987c72db7badcbc\n"
+            "2e79dad3810266b2fc1\n[I 10:02:11.420 ServerApp] Use Control-C to stop this server.",
+            "2e79dad3810266b2fc1",
+        ),
+        (
+            "マイナポータルのパスワードを聞きました。読み上げてもらったのをそのまま書きます："
+            "大文字のエイチ、小文字のエヌ、ろく、さん、ハイフン、小文字のケー、ユー、エム、オー、きゅう、びっくりマーク。",
+            "びっくりマーク",
+        ),
+    ],
+)
+def test_passwords_with_spaces_after_a_filler_or_wrapped_in_hex_are_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password is reset every week (spaces are trimmed)",
+        "The password is  required  for the admin page",
+        "PIN the dependency to 2.3.1 before the release",
+        "commit 7f143c5cf28465987c72db7badcbc\n2e79 is the one that broke it",
+        "パスワードは、えーと、どこかにメモしたはずです",
+    ],
+)
+def test_notes_on_spaces_fillers_and_short_hex_lines_without_a_secret_stay(text):
+    assert BUILTIN.redact(text).text == text

@@ -109,14 +109,9 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 #: the test fails when one is fixed or another starts to leak).
 STILL_LEAKED: dict[str, dict[str, str]] = {
     "secrets-AG": {
-        "password-in-forwarded-sms (Spanish sentence)": "measured blind, not yet analysed",
-        "ssh-key-passphrase (words with spaces, in prose)": "measured blind, not yet analysed",
         "e-Tax 利用者識別番号 (16 digits, spaced, prose)": "measured blind, not yet analysed",
         "one-time password (6 digits, spaced)": "measured blind, not yet analysed",
-        "電子証明書 PIN / password (商業登記, quoted)": "measured blind, not yet analysed",
         "マイナンバーカード 利用者証明用 PIN (4 full-width digits)": "measured blind, not yet analysed",
-        "password dictated over the phone (katakana/hiragana reading)": "measured blind, not yet analysed",
-        "jupyter token in URL, wrapped by a narrow terminal": "measured blind, not yet analysed",
     },
     "secrets-AC": {
         "Feishu bot signing secret (签名校验) read by OCR from a screenshot, alone on its line": "measured blind, not yet analysed",
