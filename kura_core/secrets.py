@@ -436,6 +436,7 @@ _PLACEHOLDER = re.compile(
     [*.x#•…-]{1,64}                             # masks: ****, xxxx, ...., ----, …
     | <[^<>\n]{0,64}>                           # <password>, <your-token>
     | \$\{?[A-Za-z_][A-Za-z0-9_]{0,64}\}?         # $VAR, ${VAR}
+    | \$\{[A-Za-z_][A-Za-z0-9_]{0,64}:?\?[^{}\n]{0,120}\}   # ${VAR:?set it in .env}: an error
     | \$\([^()\n]{0,200}\)                      # $(command), $(jq -r .secret f.json)
     | %\(?[A-Za-z_]{0,32}\)?s                   # %s, %(password)s
     | \{\{?[^{}\n]{0,64}\}?\}                   # {password}, {{ secret }}
@@ -582,6 +583,8 @@ _SAID = (
     r"[\"'”」』]?[ \t]{0,4}(?:(?:は|是|为|為|も|改成了?|改为|改為|换成了?|換成了?|设为|設為|设成|设置为|設置為)"
     r"[ \t]{0,4}[:：=＝]?|[:：=＝])" + _FILLER + r"[ \t]{0,4}[「『\"'“`]?"
 )
+#: A secret's name given a value by a format: DB_PASSWORD=%s, "token": "%s".
+_FORMAT_NAME = r"(?i:pass(?:word|wd)?|secret|token|api[_-]?key|private[_-]?key)[A-Za-z_]{0,24}[\"]?[ \t]{0,2}[=:][ \t]{0,2}[\"]?%s"
 _QUOTED_OR_BARE = r"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"`]{1,256}))"
 
 _VALUED: tuple[_Valued, ...] = (
@@ -630,6 +633,26 @@ _VALUED: tuple[_Valued, ...] = (
             and (_generated(v) or _long_hex_run(v) or looks_random(v, strict=True))
         ),
         ("-u",),
+    ),
+    _Valued(
+        "password",  # echo '…' | openconnect --passwd-on-stdin, | docker login --password-stdin
+        re.compile(
+            r"\b(?:echo(?:[ \t]{1,4}-[neE]{1,3})?|printf(?:[ \t]{1,4}'%s')?)[ \t]{1,4}"
+            + _QUOTED_OR_BARE
+            + r"(?=[ \t]{0,4}\|[^\n|]{0,200}?(?:--passwd-on-stdin|--password-stdin|--password-from-stdin"
+            r"|passwd[ \t]{1,4}--stdin))"
+        ),
+        _not_placeholder,
+        ("stdin",),
+    ),
+    _Valued(
+        "password",  # printf 'DB_PASSWORD=%s\n' '…' >> .env: the argument the format names
+        re.compile(
+            r"\bprintf[ \t]{1,4}(?:'[^'\n]{0,80}?" + _FORMAT_NAME + r"[^'\n]{0,40}'"
+            r"|\"[^\"\n]{0,80}?" + _FORMAT_NAME + r"[^\"\n]{0,40}\")[ \t]{1,4}" + _QUOTED_OR_BARE
+        ),
+        _not_placeholder,
+        ("printf",),
     ),
     _Valued(
         "password",  # mysql -p'…' / -pVALUE: attached to the flag, on a mysql command line
@@ -1442,6 +1465,7 @@ _KEYWORD = re.compile(
     # a session's id (sid), a query's app id, the password and key words of other languages
     r"|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
     r"|(?<=[a-z])pw(?=[\"']?\]?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
+    r"|(?<![A-Za-z0-9_.-])pw(?=[ \t]{0,8}[=:])"  # pw: … on its own
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -1745,12 +1769,18 @@ _SHORT_KEYS = {"sk": "secret", "ak": "access-key"}
 _CMDLET = re.compile(r"[A-Z][A-Za-z]+-[A-Z][A-Za-z]+")
 
 
+#: A file's path from home, here or the root, down to a name with an extension.
+_FILE_PATH = re.compile(
+    r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}/){0,16}[\w-][\w.-]{0,63}\.[A-Za-z][A-Za-z0-9]{0,9}"
+)
+
+
 def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool = False) -> bool:
     """Whether *value*, assigned to a key naming *kind*, is a secret. *env*: the key is an
     environment variable's (``DB_PASSWORD``), whose value is data, never code."""
     v = value.strip()
-    if not v or _placeholder(v):
-        return False
+    if not v or _placeholder(v) or _FILE_PATH.fullmatch(v):
+        return False  # grep ^STORE_PASSWORD= ~/.gradle/gradle.properties: a file, read
     if kind == "license-key":
         return _has_digit_and_letter(v) and len(v) >= 10
     if kind == "device-key":
@@ -1837,6 +1867,16 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
         done = b
         if a > 0 and text[a - 1] == "[" and text[a:b] == "secret":
             continue  # a marker: [secret:kind]
+        if (
+            a > 0
+            and text[a - 1] == "^"
+            or (
+                text[b : b + 1] == "="
+                and text[b + 1 : b + 2] in (" ", "\t")
+                and _ENV_NAME.fullmatch(text[a:b])
+            )
+        ):
+            continue  # grep ^DB_PASSWORD= .env, a shell's NAME= cmd: a pattern, an empty value
         got = _value_after(text, a, b)
         if got is None:
             continue
@@ -2060,7 +2100,8 @@ _SPOKEN_WORDS = _table(
     "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+ exclamation_mark→! exclamation_point→! "
     "pound_sign→# dollar_sign→$ percent_sign→% ぜろ→0 れい→0 いち→1 さん→3 よん→4 ご→5 "
     "ろく→6 なな→7 しち→7 はち→8 きゅう→9 に→2 びっくりマーク→! アスタリスク→* ピリオド→. "
-    "イコール→= チルダ→~ クエスチョン→? はてな→? ハテナ→? パーセント→% アンパサンド→&"
+    "イコール→= チルダ→~ クエスチョン→? はてな→? ハテナ→? パーセント→% アンパサンド→& ごー→5 にー→2 "
+    "ぜろ→0 杠→- 槓→- 横线→- 橫線→- 短横→- 中划线→-"
 )
 #: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
 _KANA_LETTERS = _table(
@@ -2077,7 +2118,7 @@ _NAMED_CHAR = "|".join(
     for k in sorted({*_SPOKEN_WORDS, *_KANA_LETTERS}, key=len, reverse=True)
 )
 _CASE_EN = r"capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big"
-_CASE_CJK = r"大写|小写|大寫|小寫|大文字の?|小文字の?"
+_CASE_CJK = r"大写的?|小写的?|大寫的?|小寫的?|大文字[のでは]?|小文字[のでは]?"
 _DIGIT_WORD = r"(?:数字|數字|数字の)[ \t]{0,2}"
 _AS_IN = r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
 #: One character of a password read aloud or dictated: "capital V as in Victor",
@@ -2095,7 +2136,9 @@ _SPOKEN_ONE = re.compile(
     rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九]+|[\u30a1-\u30fc]{{1,10}}"
     rf"|[\u4e00-\u9fff]{{1,4}}|[A-Za-z]){_AS_IN}"
 )
-_SPOKEN_GAP = r"(?:[ \t]*+[,，、][ \t]*+|[ \t]++)"
+#: What a dictation says between its characters besides a pause: 然后, 最後に, 一个 (杠).
+_SPOKEN_FILLER = r"然后|然後|最后|最後に?|接着|接著|次に|それから|一个|一個"
+_SPOKEN_GAP = r"(?:[ \t]*+[,，、・][ \t]*+|[ \t]++)(?:(?:" + _SPOKEN_FILLER + r")[ \t]*+){0,2}"
 #: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
 _SPELLED = re.compile(
     rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{3,41}}+"
@@ -2134,11 +2177,15 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
             yield m.start(), end
 
 
+_SPOKEN_FILLERS = re.compile(_SPOKEN_FILLER)
+
+
 def spelled_value(run: str) -> str:
     """The password a run of spoken characters spells ("capital F, lowercase r, seven" ->
     ``Fr7``; 大文字のエフ、ナナ -> ``F7``; 大写M，数字9，井号 -> ``M9#``), or "" when a word
     of it is not one character."""
     out: list[str] = []
+    run = _SPOKEN_FILLERS.sub(" ", run).replace("・", " ")
     for m in _SPOKEN_ONE.finditer(run):
         case, word = m.group(1), m.group(2)
         low = " ".join(word.lower().split())
@@ -2192,7 +2239,7 @@ def _strong(v: str) -> bool:
 
 _NOT_IN_PASSWORD_LIKE = frozenset("/\\[](){}<>\"'`=:,;|")
 _HOST_NAME = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.){1,8}[a-z]{2,24}")
-_FILE_END = re.compile(r"\.[A-Za-z]{1,5}$|@[\w-]+\.[\w.-]+$")
+_FILE_END = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$|@[\w-]+\.[\w.-]+$")
 
 
 def _new_password(v: str) -> bool:
@@ -2390,7 +2437,8 @@ _KEY_BYTES = re.compile(
 #: A value in quotation marks right after a secret's name, spaces and all: 'the application
 #: password "2wN3 Prl6 PaY9 8O7o Uk5P MCc5"', パスワードは「…」, 密码是“…”.
 _QUOTED_SECRET = re.compile(
-    r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key|stream[ \t]?key)|"
+    r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key|stream[ \t]?key)"
+    r"|(?<![A-Za-z])(?i:pwd?)(?![A-Za-z])|"
     + "|".join(_SECRET_WORDS_CJK)
     + r")[^\n\"“「『'`]{0,24}?[\"“「『'`]([^\n\"”」』'`]{10,80})[\"”」』'`]"
 )
@@ -3646,7 +3694,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spaced_passwords(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _labels_above(text)]
-        if said & _SENTENCE_KEYS:
+        if said & _SENTENCE_KEYS or "pw" in lowered:  # pw `…`: a password's short name too
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_after_name(text)]
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _named_then_given(text)]
         if not _NO_DECODE.get():

@@ -943,3 +943,53 @@ def test_passwords_with_spaces_after_a_filler_or_wrapped_in_hex_are_redacted(tex
 )
 def test_notes_on_spaces_fillers_and_short_hex_lines_without_a_secret_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "ドメイン管理者のパスワードは電話で聞きました。メモをそのまま書くと：大文字のケー、"
+            "小文字で a・s・u・m・i、ハイフン、なな・ごー・よん・にー、最後にビックリマーク です。",
+            "a・s・u・m・i",
+        ),
+        (
+            "[语音转文字] 王丽：VPN 的密码改了啊，新密码是大写的 H，小写的 a i t a o，然后一个杠，"
+            "一三九七，最后一个井号。",
+            "一三九七",
+        ),
+        ("echo 'Haitao-1397#' | sudo openconnect --user=HT0371 --passwd-on-stdin", "Haitao-1397#"),
+        ("printf 'MYSQL_ROOT_PASSWORD=%s\\n' 'Root!e7lWtuYIXU' >> .env", "Root!e7lWtuYIXU"),
+        ("reviewer@pawprint.app / pw `Kiwi#Lantern+63` — pls don't change it", "Kiwi#Lantern+63"),
+        ("user: bob pw: Kiwi#Lantern+63", "Kiwi#Lantern+63"),
+    ],
+)
+def test_dictations_with_fillers_stdin_passwords_printf_arguments_and_pw_go(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+def test_a_dictated_password_is_known_when_the_agent_writes_it_out():
+    from kura_core.secrets import remembering
+
+    with remembering():
+        BUILTIN.redact(
+            "VPN 的密码改了，新密码是大写的 H，小写的 a i t a o，然后一个杠，一三九七，最后一个井号。"
+        )
+        again = BUILTIN.redact("echo 'Haitao-1397#' | sudo openconnect --background vpn.example.com")
+    assert "Haitao-1397#" not in again.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "grep ^PAWPRINT_UPLOAD_STORE_PASSWORD= ~/.gradle/gradle.properties | cut -d= -f2-",
+        'MYSQL_ROOT_PASSWORD: "${MYSQL_ROOT_PASSWORD:?set it in .env}"',
+        "grep -q ^MYSQL_ROOT_PASSWORD= .env || echo missing",
+        "windows/join-domain.ps1 のパスワードは実行時に入力する",
+        'echo "$CR_PAT" | docker login ghcr.io -u me --password-stdin',
+        "pw: 8 chars min",
+        "the pwa `manifest-v2.json-file` ok",
+    ],
+)
+def test_files_error_expansions_patterns_and_references_stay(text):
+    assert BUILTIN.redact(text).text == text

@@ -84,6 +84,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "is redacted: the public rule sets of the field treat the form as a key",
     },
     "secrets-AC": {},
+    "secrets-AH": {},
     "secrets-AG": {
         "Am-VrVPBGnQhPmyMWiFx8nMYkr4NJSDrssD8CcGNpTW8q7nLv4mhHiDJ7bP1esCnApq1G0KmhDhed5r_": "measured "
         "blind, not yet analysed: a PayPal client id on the line under its OCR'd label, redacted",
@@ -126,6 +127,13 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
+    "secrets-AH": {
+        "Inspect key files with openssl, never print them": "measured blind, not yet analysed",
+        "ドメイン管理者のパスワードはスクリプトやメモに残さない": "measured blind, not yet analysed",
+        "LINE のチャネルアクセストークンは再発行済み、旧トークンは無効": "measured blind, not yet analysed",
+        "Shopify custom app 被 Mike 重装，旧 Admin API token 已吊销": "measured blind, not yet analysed",
+        "docs/ops-notes.md 不写任何密码和密钥": "measured blind, not yet analysed",
+    },
     "secrets-C": {},
     "secrets-D": {},
     "secrets-E": {},
