@@ -990,9 +990,10 @@ def _check_quote(
 # =========================================================================== the gate
 
 
-def _prose(candidate: Mapping[str, Any]) -> str:
-    """Everything the candidate writes that will be stored, folded, lower case."""
-    parts = [candidate.get(k) for k in FLOOR_FIELDS]
+def _prose(candidate: Mapping[str, Any], names: Sequence[str] = FLOOR_FIELDS) -> str:
+    """Everything the candidate writes that will be stored (or its fields *names*),
+    folded, lower case."""
+    parts = [candidate.get(k) for k in names]
     return fold("\n".join(p for p in parts if isinstance(p, str))).lower()
 
 
@@ -1143,7 +1144,9 @@ def _gate_one(
         ]
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
-    violations += _not_done(index, survivors, prose)
+    # what the memory says happened is its claim; a tag ("发没发") or why it belongs is no
+    # word that it was only tried
+    violations += _not_done(index, survivors, _prose(candidate, CLAIM_FIELDS))
     violations += _removed_only(index, survivors)
     violations += _said_of_candidate(fields, survivors, kind)
     violations += _restates_cut(

@@ -1787,6 +1787,15 @@ _PER_MARK_ZH = "每"
 _PER_MARKS_JA = ("あたり", "当たり", "につき")
 
 
+def _past_link(text: str, i: int) -> int:
+    """Where a word that links a thing in brackets to its figure starts (蛋一箱（10台斤）還是
+    650), or *i* when none stands right before it."""
+    for link in _STILL_LINKS:
+        if text.endswith(link, 0, i) and text[i - len(link) - 1 : i - len(link)] in ("）", ")"):
+            return i - len(link)
+    return i
+
+
 def _denominator_before(text: str, start: int) -> str:
     """The denominator written before a figure at *start* ("" when none); read backwards
     over a few characters of its clause, without a pattern: 1玉あたり48円, 每公斤8.5元,
@@ -1794,6 +1803,7 @@ def _denominator_before(text: str, start: int) -> str:
     i = start
     while i > 0 and start - i < 4 and text[i - 1] in " \t":
         i -= 1
+    i = _past_link(text, i)
     if i > 0 and text[i - 1] in "(（":
         i -= 1  # 一桶（20升）: a figure in brackets right after what it is of
     elif i > 0 and text[i - 1] in ")）":
@@ -1828,10 +1838,11 @@ def _denominator_before(text: str, start: int) -> str:
     ):
         # 一托盘加80块: one of a thing, then a verb of charging, then what it costs (each
         # pallet, as 每托盘 says); not 三室一厅月租 (the rooms of a flat)
-        word = _unit_word(run[one + 1 :])
-        rest = run[one + 1 + len(word) :]
-        if word and 1 <= len(rest) <= 2 and rest[-1] in _PAY_VERBS:
-            return word
+        tail = run[one + 1 :]
+        for word in dict.fromkeys((_unit_word(tail), tail[:1])):  # 一托盘加, then 一份賣
+            rest = tail[len(word) :]
+            if word and 1 <= len(rest) <= 2 and rest[-1] in _PAY_VERBS:
+                return word
     return _period_before(text, j, run) or _one_of_a_thing(text, i, run)
 
 
@@ -1918,6 +1929,22 @@ _COUNTED_AFTER_JIAO = frozenset("个個只件张張条條本台套块塊")
 
 #: A verb of charging between "one of a thing" and its price: 一托盘加80块, 一份卖12元.
 _PAY_VERBS = frozenset("加收付卖賣")
+#: Words that link a thing in brackets to what it costs (一箱（10台斤）還是 650).
+_STILL_LINKS = (
+    "還是",
+    "还是",
+    "仍是",
+    "仍然是",
+    "依然是",
+    "都是",
+    "也是",
+    "還要",
+    "还要",
+    "是",
+    "要",
+    "賣",
+    "卖",
+)
 _CJK_NUMERALS = frozenset("一二三四五六七八九十两兩百千万萬")
 
 
@@ -1976,9 +2003,10 @@ def _per_unit(word: str) -> str:
         return _PER_PERIOD_WORDS[word]
     if word.lower() in _ONE_ITEM:
         return EACH
-    got = scan(f"1{word}") if not word[:1].isascii() else scan(f"1 {word}")
-    if len(got) == 1 and got[0].unit and got[0].end - got[0].start >= len(word):
-        return got[0].unit
+    probe = f"1{word}" if not word[:1].isascii() else f"1 {word}"
+    got = scan(probe)
+    if len(got) == 1 and got[0].unit and got[0].end - got[0].start >= len(probe):
+        return got[0].unit  # the whole word a unit: 公斤 is kg, 公斤卖 is not
     w = word.lower()
     return w[:-1] if w.endswith("s") and len(w) > 3 else w
 
@@ -2267,6 +2295,67 @@ def _number_covers(c: Quantity, e: Quantity) -> bool:
         digits = c.text.strip()
         return ".".join(e.parts).startswith(digits + ".") or ".".join(e.parts) == digits
     return False
+
+
+#: A currency written as a word of its own, with no figure: a column's header (（元）,
+#: 単位：円, (JPY)), a rate's unit (元/斤), a note on what a file's figures are in.
+_CURRENCY_WORD = re.compile(
+    r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|TWD|HKD|CAD|AUD|NT\$|HK\$|US\$)(?![A-Za-z])"
+    r"|人民币|人民幣|美元|日元|日圓|港元|港幣|港币|新台幣|新台币|台幣|台币|欧元|歐元|英镑|英鎊"
+    r"|ユーロ|ドル|元|円|块|塊"
+)
+
+
+@functools.cache
+def _currency_of(word: str) -> str:
+    found = scan("1" + word)
+    return found[0].unit if len(found) == 1 and found[0].unit in _CURRENCIES else ""
+
+
+#: A denominator a line writes apart from its figure: 每斤（元）, per kg, 1個あたり.
+_PER_WORD = re.compile(
+    r"每[ \t]?([\u4e00-\u9fff]{1,2})|(?i:\bper[ \t]+([a-z]{1,12}))|([\u4e00-\u9fff\u30a1-\u30fa]{1,3})(?:あたり|当たり)"
+)
+
+
+_CELL_GAP = re.compile(r"[ \t|,;]*")
+
+
+def _gives_per(line: str, per: str) -> bool:
+    """Whether *line* writes *per* as a denominator somewhere in it."""
+    return any(
+        _per_unit(w) == per or w == per for m in _PER_WORD.finditer(line) for w in m.groups() if w
+    )
+
+
+def _money_of_the_line(
+    text: str, bare: list[Quantity]
+) -> Iterator[tuple[Quantity, frozenset[str], str]]:
+    """Each bare figure of *text* that stands alone on its line beside a currency written
+    as a word of its own, with that currency: ``OYSTER_PER_JIN = 220  # 每斤（元）``. A
+    currency some figure of the line carries is that figure's; a line of two bare figures
+    or more is a table's row, whose header says which column is money."""
+    if not bare or not _CURRENCY_WORD.search(text):
+        return
+    spans = [(q.start, q.end) for q in scan(text)]
+    lines: dict[int, list[Quantity]] = {}
+    for q in bare:
+        if q.start < len(text) and text[q.start : q.end] == q.text:
+            lines.setdefault(text.rfind("\n", 0, q.start) + 1, []).append(q)
+    for start, figures in lines.items():
+        figures.sort(key=lambda q: q.start)
+        if any(_CELL_GAP.fullmatch(text, a.end, b.start) for a, b in itertools.pairwise(figures)):
+            continue  # 3 | 57.00: a row's cells
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        words = {
+            c
+            for m in _CURRENCY_WORD.finditer(text, start, end)
+            if not any(a <= m.start() < b for a, b in spans) and (c := _currency_of(m.group()))
+        }
+        if words:
+            for q in figures:
+                yield q, frozenset(words), text[start:end]
 
 
 def covers(c: Quantity, e: Quantity) -> bool:
@@ -3154,12 +3243,16 @@ class Vouchers:
         self.dated_days: dict[tuple[int, int], set[str]] = {}
         self._texts: list[str] = []
         self._codes: str | None = None
+        #: for a bare figure's value, the denominators it is read with and the currencies
+        #: its text writes (a figure in a price list whose header says 元)
+        self._bare_money: dict[Decimal, list[tuple[str, frozenset[str], str]]] = {}
         for text in texts:
             self.add(text)
 
     def add(self, text: str) -> None:
         self._texts.append(text)
         self._codes = None
+        bare: list[Quantity] = []
         for q in (
             *_as_written_on_24_hours(text, scan(text)),
             *header_units(text),
@@ -3182,6 +3275,8 @@ class Vouchers:
                     self.days.update(_days_of(q))
             if q.kind == NUMBER and not q.unit and q.value is not None:
                 self.other.setdefault("bare", []).append(q)
+                bare.append(q)
+        self._add_money_of_lines(text, bare)
         for date, day in dated_weekdays(text):
             for _y, m, d in date.readings:
                 if m is not None and d is not None:
@@ -3198,6 +3293,11 @@ class Vouchers:
             self.days.update(_EN_DAY_WORDS[w.lower()] for w in _DAY_WORD.findall(text))
         for cell in _KANJI_DAY_CELL.findall(text):  # 金,2,18:30 and 水金 in a CSV: 曜日 cells
             self.days.update(_KANJI_DAYS[ch] for ch in cell)
+
+    def _add_money_of_lines(self, text: str, bare: list[Quantity]) -> None:
+        for q, money, line in _money_of_the_line(text, bare):
+            here = (q.per, money, line)
+            self._bare_money.setdefault(q.value, []).append(here)  # type: ignore[arg-type]
 
     def vouches(self, q: Quantity) -> bool:
         if q.kind == NUMBER and q.value is not None:
@@ -3246,6 +3346,12 @@ class Vouchers:
             return True  # "Q1 2026" where the evidence dates 2026-03-04: its year
         if q.per and q.unit and self._rate_in_two(q):
             return True
+        if q.unit in _CURRENCIES and any(
+            q.unit in money
+            and (same_per(q.per, per) or not per and _gives_per(line, q.per) if q.per else not per)
+            for per, money, line in self._bare_money.get(q.value, ())
+        ):
+            return True  # 220元 for "OYSTER_PER_JIN = 220  # 每斤（元）": the text's currency
         if not q.unit:
             return any(
                 covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get(VERSION, ())]
