@@ -1147,6 +1147,7 @@ def _gate_one(
     # what the memory says happened is its claim; a tag ("发没发") or why it belongs is no
     # word that it was only tried
     violations += _not_done(index, survivors, _prose(candidate, CLAIM_FIELDS))
+    violations += _asked_as_stated(survivors, _prose(candidate, ("title", "body")))
     violations += _removed_only(index, survivors)
     violations += _said_of_candidate(fields, survivors, kind)
     violations += _restates_cut(
@@ -1347,6 +1348,41 @@ def _not_done(
         return []
     q, how = undone[0]
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
+
+
+def _asked_as_stated(survivors: Sequence[tuple[QuoteCheck, int]], stated: str) -> list[Violation]:
+    """A question quoted as what is so: where every quote of what was said asks (ends in
+    ?, 吗, か？; "班费是不是又要交了？"), the memory's title and body must say it was asked
+    ("asked whether", 问, 聞いた) -- a request put as a question ("can you …?", 能不能帮…,
+    〜てもらえますか) asks for something and is none."""
+    said = [q.text for q, _ in survivors if q.cls in (ProvenanceClass.USER, ProvenanceClass.TOOL)]
+    if not said or not all(_asks(t) for t in said) or _ASKING.search(stated):
+        return []
+    return [Violation(FloorKind.SCOPE, "body", _short(said[0], 50), FloorRule.AS_SETTLED, "asked")]
+
+
+def _asks(quote: str) -> bool:
+    """Whether *quote* is a question that is no request: its last sentence ends in a
+    question mark or a question particle."""
+    text = _CLOSING_TAIL.sub("", fold(quote).strip())
+    if not text or _REQUEST_ASKED.search(text):
+        return False
+    return text.endswith(("?", "？")) or bool(_PARTICLE_ASKS.search(text))
+
+
+_CLOSING_TAIL = re.compile(r"[」』”\"')）\s]+$")
+_PARTICLE_ASKS = re.compile(r"(?:吗|嗎|ですか|ますか|でしょうか|のか|かな)$")
+#: A request written as a question: it asks for something, not whether something is so.
+_REQUEST_ASKED = re.compile(
+    r"(?i:\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bmind\b|\bhow about\b|\bwhy not\b)"
+    r"|能不能帮|可不可以帮|可以帮|能帮|帮我|幫我|帮忙|幫忙|麻烦|麻煩|请|請|"
+    r"てもらえ|ていただけ|てくれ|ください|お願い|しましょうか|しませんか"
+)
+#: Words that say something was asked: asked, whether, 问, 聞いた, かどうか.
+_ASKING = re.compile(
+    r"(?i:\bask|\bquestion|\bwhether\b|\bwonder|\binquir|\benquir|\bif\b|\?)"
+    r"|问|問|询|詢|咨询|諮詢|是否|吗|嗎|？|聞|尋ね|質問|かどうか|確認|确认|問い合わせ"
+)
 
 
 #: A sentence that asks: it ends with a question mark.

@@ -2577,12 +2577,38 @@ def _under_headers(heads: list[tuple[int, int]], cells: list[tuple[int, int]]) -
 _CSV_COMMA = re.compile(r",(?! )")
 
 
+#: A cell that is a figure: 284, 92.5, 6.2%, -3, 1,280.
+_FIGURE_CELL = re.compile(r"[-+]?\d[\d,]{0,20}(?:\.\d{1,12})?%?")
+
+
+def _spaced_rows(lines: Sequence[str]) -> set[int]:
+    """The lines of a table whose columns a single space parts (a score list printed by a
+    script: ``1 03 刘佳怡 95 92 97 284``): three lines and more in a row of the same four
+    words and more, two of them at least half figures. Each line is read once."""
+    out: set[int] = set()
+    i = 0
+    while i < len(lines):
+        width = len(lines[i].split())
+        j = i
+        while j < len(lines) and width >= 4 and len(lines[j].split()) == width:
+            j += 1
+        figured = sum(
+            2 * sum(bool(_FIGURE_CELL.fullmatch(w)) for w in lines[k].split()) >= width
+            for k in range(i, j)
+        )
+        if j - i >= 3 and figured >= 2:
+            out.update(range(i, j))
+        i = max(j, i + 1)
+    return out
+
+
 def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
     """The tables of *text*, each a list of rows of cells, and the lines outside them. A
     table is two lines and more in a row that part into the same number of cells (three
     and more at commas with no space after them: CSV), or into two and more at a tab, a
     wide gap or a ruled ``|`` (aligned, Markdown and box-drawn tables; the rows that only
-    draw the table are left out)."""
+    draw the table are left out), or at single spaces in rows of figures alike
+    (:func:`_spaced_rows`)."""
     tables: list[list[list[str]]] = []
     outside: list[str] = []
     block: list[list[str]] = []
@@ -2597,11 +2623,15 @@ def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
         block.clear()
         lines.clear()
 
-    for line in text.split("\n"):
+    all_lines = text.split("\n")
+    spaced = _spaced_rows(all_lines)
+    for n, line in enumerate(all_lines):
         stripped = line.strip()
         if stripped and _RULE_ROW.match(stripped):
             continue
-        if _CELL_GAP.search(stripped):
+        if n in spaced and not _CELL_GAP.search(stripped):
+            cells = stripped.split()
+        elif _CELL_GAP.search(stripped):
             cells = [c for c in _CELL_GAP.split(stripped) if c]
         else:
             cells = [c.strip() for c in _CSV_COMMA.split(stripped)]
@@ -3441,7 +3471,7 @@ def _days_of(q: Quantity) -> set[str]:
 
 #: What may stand between a date and the weekday written beside it: "12月12日（土）",
 #: "Sat 12 Dec", "Sunday, 13 December".
-_DATE_DAY_GAP = re.compile(r"[ \t]{0,2}[,、]?[ \t]{0,2}")
+_DATE_DAY_GAP = re.compile(r"[ \t]{0,2}[,、]?[ \t]{0,2}[(（)）]?[ \t]{0,2}")
 
 
 def dated_weekdays(text: str) -> list[tuple[Quantity, Quantity]]:

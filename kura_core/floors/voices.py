@@ -49,15 +49,23 @@ _LABELLED = re.compile(
     r"(?:\d{1,2}[.)、][ \t]*|[-*•・][ \t]*)?"
     r"(?:(?P<who>(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?[ \t]+[A-Z][a-z]+(?:[ \t][A-Z][a-z'’-]+)?"
     r"|@?[^\W\d_][\w\-・·]{0,15}|[A-Z][a-z]+ [A-Z][a-z]+)"
-    r"(?:[ \t]*[(（](?P<aka>[^()（）\n:：]{1,20})[)）])?[ \t]*[:：]"
+    r"(?:[ \t]*[(（](?P<aka>[^()（）\n:：]{1,20})[)）])?"
+    # a chat app's time after the sender's name: "孙可欣妈妈 20:03：…", "Priya 10:42: …"
+    rf"(?P<late>[ \t]+(?:\[{_STAMP}\]|{_STAMP}))?[ \t]*[:：]"
     r"|[\[<](?P<tag>@?[^\W\d_][\w\-・· ]{0,23}?)[\]>])[ \t]*\S"
 )
 
 
 def _chat_line(line: str, who: str) -> bool:
     """A line of a chat export: a time stamp, then a speaker written as a name is (not a
-    lower-case word: "10:30 standup: …" is the person's own agenda)."""
-    return bool(_STAMPED.match(line)) and not who[:1].islower()
+    lower-case word: "10:30 standup: …" is the person's own agenda), or a speaker, then
+    the time."""
+    if who[:1].islower():
+        return False
+    if _STAMPED.match(line):
+        return True
+    m = _LABELLED.match(line)
+    return bool(m and m.group("late"))  # 孙可欣妈妈 20:03：…
 
 
 #: A line that opens with a chat's time stamp.
@@ -120,18 +128,20 @@ _CHAT_HEAD = re.compile(
 
 
 def _chat_head(line: str) -> re.Match[str] | None:
-    """:data:`_CHAT_HEAD` where its name is a person's: a given and a family name, a given
-    name known as one, or a Japanese or Chinese name that opens with a family name ("Standup
-    10:30" is the person's own agenda)."""
+    """:data:`_CHAT_HEAD` where its name is a person's (:func:`_a_persons_name`)."""
     m = _CHAT_HEAD.match(line)
-    if m is None:
-        return None
-    who = m.group("who")
+    return m if m is not None and _a_persons_name(m.group("who")) else None
+
+
+def _a_persons_name(who: str) -> bool:
+    """Whether *who* reads as a person's name: a given and a family name, a given name
+    known as one, or a Japanese or Chinese name that opens with a family name ("Standup"
+    before a time is the person's own agenda)."""
     if who[:1].isascii():
         parts = who.split()
-        return m if len(parts) >= 2 or parts[0].lower() in GIVEN_NAMES else None
+        return bool(parts) and (len(parts) >= 2 or parts[0].lower() in GIVEN_NAMES)
     families = lexicon.words("names_ja_surnames") | lexicon.words("names_zh_surnames")
-    return m if any(who.startswith(f) for f in families) else None
+    return any(who.startswith(f) for f in families)
 
 
 def _label(line: str) -> str:
@@ -149,6 +159,8 @@ def _label(line: str) -> str:
         return ""
     if "://" in line[m.start("who" if m.group("who") else "tag") : m.end() + 3]:
         return ""
+    if m.group("late") and not _a_persons_name(who):
+        return ""  # "Standup 10:30: …" is the person's own agenda
     if m.group("aka"):  # "妻(由美)", "Tomasz (Greenleaf)": a role or a firm and a name
         return f"{who} ({m.group('aka').strip()})"
     return who
