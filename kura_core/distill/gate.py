@@ -1346,6 +1346,8 @@ def _not_done(
     said = _ASKED_SENTENCE.sub(" ", _NO_ERROR.sub(" ", prose))
     if not undone or lexicon.pattern("attempt").search(said):
         return []
+    if lexicon.pattern("call_failed").search(said):
+        return []  # it writes the error the call gave ("ModuleNotFoundError"): it failed
     q, how = undone[0]
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
 
