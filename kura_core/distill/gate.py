@@ -205,8 +205,16 @@ _EXIT_FAILED = re.compile(
 )
 
 
+#: A result that is only the host's word that the call was stopped (Codex's "aborted").
+_STOPPED_ONLY = frozenset(
+    {"aborted", "interrupted", "cancelled", "canceled", "killed", "timed out"}
+)
+
+
 def _result_failed(seg: Segment) -> bool:
     if seg.kind.endswith("(error)"):
+        return True
+    if seg.text.strip().strip(".").lower() in _STOPPED_ONLY:
         return True
     head = seg.text[:600]
     if _EXIT_FAILED.search(head):
