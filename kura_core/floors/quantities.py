@@ -2447,6 +2447,11 @@ def _has_digit(cell: str) -> bool:
     return any(ch.isdigit() for ch in cell)
 
 
+#: A header that ends in a per cent sign after its word ("収率_%", "yield %", "hit%"); not
+#: "mol%", whose figures are of a mole fraction, a unit of its own.
+_PERCENT_HEAD = re.compile(r"(?:^|[_\s-]|[^\x00-\x7f])%\s*$|^(?!(?i:mol|wt|vol)%)[A-Za-z]{2,}%\s*$")
+
+
 @functools.lru_cache(maxsize=1024)
 def _header_unit(cell: str) -> tuple[str, str] | None:
     """The unit a column header gives its figures: written in parentheses (金額(円),
@@ -2456,6 +2461,8 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
     head = _HEADED.match(cell)
     if head:
         return _unit_of(head.group(1))
+    if _PERCENT_HEAD.search(cell):
+        return _unit_of("%")  # 収率_%, yield%: a column of percentages
     if cell.isascii():
         whole = _unit_of(cell.strip()) if "/" in cell and len(cell.strip()) <= 12 else None
         if whole and whole[1] == HARD:
