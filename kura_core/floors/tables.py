@@ -129,13 +129,13 @@ class Rows:
 
     def _moved_in(self, sentence: str) -> list[Quantity]:
         low = sentence.lower()
-        named = {i for i, r in enumerate(self.rows) if any(k in low for k in r.keys)}
+        named = {i for i, r in enumerate(self.rows) if any(_said(low, k) for k in r.keys)}
         if not named:
             return []
         # the sentence is about one row (or rows that share the key it names): a sentence
         # naming several rows lists them, and which figure goes with which is not read
         shared = set.intersection(*(set(self.rows[i].keys) for i in named))
-        if not any(k in low for k in shared):
+        if not any(_said(low, k) for k in shared):
             return []
         out = []
         found = scan(sentence)
@@ -171,12 +171,30 @@ def _figure(cell: str, found: Sequence[Quantity]) -> bool:
     return covered >= len(cell.strip()) - len(found)
 
 
+def _said(low: str, key: str) -> bool:
+    """Whether a sentence (lower case) names a row's *key*: a short Latin key (r3, c1) as a
+    word of its own, not inside another (r30, error1); a longer one anywhere."""
+    if not (key.isascii() and len(key) <= 3):
+        return key in low
+    at = low.find(key)
+    while at >= 0:
+        before = low[at - 1 : at]
+        after = low[at + len(key) : at + len(key) + 1]
+        if not (before.isascii() and before.isalnum()) and not (
+            after.isascii() and after.isalnum()
+        ):
+            return True
+        at = low.find(key, at + 1)
+    return False
+
+
 def _key_like(cell: str) -> bool:
     """Whether a word cell can name its row: two characters and more (two Latin letters
     only as capitals: MI, SE), and not only punctuation."""
     core = cell.strip(" -—–:：|")
     if core.isascii() and len(core) == 2:
-        return core.isalpha() and core.isupper()  # MI, SE: a variable's name; C1 is no key
+        # MI, SE: a variable's name; R3, C1: a run's or a cell's label, said as a word
+        return core.isupper() and core[0].isalpha() and (core[1].isalpha() or core[1].isdigit())
     return len(core) >= 2 and any(ch.isalnum() for ch in core)
 
 
