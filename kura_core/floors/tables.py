@@ -172,10 +172,10 @@ def _figure(cell: str, found: Sequence[Quantity]) -> bool:
 
 
 def _said(low: str, key: str) -> bool:
-    """Whether a sentence (lower case) names a row's *key*: a short Latin key (r3, c1) as a
-    word of its own, not inside another (r30, error1); a longer one anywhere."""
-    if not (key.isascii() and len(key) <= 3):
-        return key in low
+    """Whether a sentence (lower case) names a row's *key*: a short Latin key with a digit
+    (r3, c1) as a word of its own, not inside another (r30, error1); any other anywhere."""
+    if not (key.isascii() and len(key) <= 3 and any(c.isdigit() for c in key)):
+        return key in low  # cat for "cats", as a word runs on
     at = low.find(key)
     while at >= 0:
         before = low[at - 1 : at]
