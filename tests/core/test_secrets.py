@@ -975,7 +975,9 @@ def test_a_dictated_password_is_known_when_the_agent_writes_it_out():
         BUILTIN.redact(
             "VPN 的密码改了，新密码是大写的 H，小写的 a i t a o，然后一个杠，一三九七，最后一个井号。"
         )
-        again = BUILTIN.redact("echo 'Haitao-1397#' | sudo openconnect --background vpn.example.com")
+        again = BUILTIN.redact(
+            "echo 'Haitao-1397#' | sudo openconnect --background vpn.example.com"
+        )
     assert "Haitao-1397#" not in again.text
 
 
