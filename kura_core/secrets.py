@@ -371,8 +371,12 @@ _KEY_WORDS_CJK = (
 #: ``_SECRET_SENTENCE_WORD``, lower-cased, as literal pieces): the sentence rule is read
 #: only then.
 _SECRET_WORDS_CJK = _PASSWORD_WORDS_CJK + _KEY_WORDS_CJK
-_SENTENCE_KEYS = frozenset({"pass", "secret", "token", "key", "bearer", "psk"}) | frozenset(
-    _SECRET_WORDS_CJK
+_SENTENCE_KEYS = (
+    frozenset({"pass", "secret", "token", "key", "bearer", "psk", "pw"})
+    # the password words of a message forwarded from another language
+    | frozenset({"senha", "contraseña", "contrasena", "passwort", "kennwort", "wachtwoord"})
+    | frozenset({"mot de passe", "пароль", "キー"})
+    | frozenset(_SECRET_WORDS_CJK)
 )
 
 
@@ -925,7 +929,9 @@ _VALUED: tuple[_Valued, ...] = (
         # begins, names it whatever it looks like (letters and digits both, eight or more)
         re.compile(
             r"(?:(?<![\w-])(?i:secret|token|password|passphrase|passcode|pass[ \t]?word)|"
+            + "(?i:"
             + "|".join(_SECRET_WORDS_CJK)
+            + ")"
             + r")(?:[ \t]{1,4}\([^)\n]{1,60}\))?[ \t]{0,4}"
             r"(?:(?i:is|was|is[ \t]now|starts[ \t]with|begins[ \t]with|ends[ \t]with|set[ \t]to)"
             r"|(?:[，、][ \t]{0,2})?(?:是|は|为|為))"
@@ -1183,7 +1189,9 @@ _VALUED: tuple[_Valued, ...] = (
         # `lQ@~-K8q;lWE@P}/`": a value in backticks in a sentence that names a secret
         re.compile(
             r"(?:(?<![\w-])(?i:key|password|passcode|passphrase|token|secret|pin)(?![\w-])|"
+            + "(?i:"
             + "|".join(_SECRET_WORDS_CJK)
+            + ")"
             + r")[^.!?。！？\n`]{0,160}`([^`\s]{8,128})`"
         ),
         lambda v: _backticked_secret(v),
@@ -1194,7 +1202,9 @@ _VALUED: tuple[_Valued, ...] = (
         # zHS9cf9e3WQ", client_secret … 末尾が 661c990288, 密钥开头是 …
         re.compile(
             r"(?:(?<![A-Za-z0-9-])(?i:key|password|passcode|passphrase|token|secret)|"
+            + "(?i:"
             + "|".join(_SECRET_WORDS_CJK)
+            + ")"
             + r")[^\n]{0,120}?"
             r"(?:(?i:starting|beginning|ending|starts|begins|ends|started|began|ended)"
             r"(?:[ \t]{1,3}(?:with|in))?"
@@ -1205,7 +1215,12 @@ _VALUED: tuple[_Valued, ...] = (
             r"[ \t]{0,2}(?:が|は|是|为|為|[:：]))"
             r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=-]{6,128})"
         ),
-        lambda v: _has_digit_and_letter(v) and _not_placeholder(v) and not _VERSION.fullmatch(v),
+        lambda v: (
+            (_has_digit_and_letter(v) or len(v) >= 8 and v.isalpha() and _upper_and_lower(v))
+            and _not_placeholder(v)
+            and not _VERSION.fullmatch(v)
+            and not _camel_words(v)
+        ),
         ("key", "pass", "token", "secret", *_SECRET_WORDS_CJK),
     ),
     _Valued(
@@ -1266,7 +1281,11 @@ _VALUED: tuple[_Valued, ...] = (
         "secret",  # a secret word, what was done to it, then the value after a colon:
         # タイトルシークレットキーを新しくしました：99BER8…, 密钥已经换了：…
         re.compile(
-            r"(?:" + "|".join(_SECRET_WORDS_CJK) + r")[^。！？!?\n:：]{0,20}[:：][ \t\u3000]{0,4}"
+            r"(?:"
+            + "(?i:"
+            + "|".join(_SECRET_WORDS_CJK)
+            + ")"
+            + r")[^。！？!?\n:：]{0,20}[:：][ \t\u3000]{0,4}"
             r"[\"'“`「]?([!-~]{12,256}?)[\"'”`」]?(?=[\s\u3000。、，,]|$)"
         ),
         lambda v: looks_random(v),
@@ -1281,7 +1300,8 @@ _VALUED: tuple[_Valued, ...] = (
             r"(?:[ \t]{0,2}(?:は|是|为|為|[:：])[ \t]{0,4}|[ \t]{1,3})[\"'“`「]?([A-Za-z0-9_+/=-]{10,128})"
             r"(?![A-Za-z0-9_+/=-])"
         ),
-        lambda v: looks_random(v),
+        # each half is short: letters of both cases and digits are enough
+        lambda v: looks_random(v) or (_has_digit_and_letter(v) and _upper_and_lower(v)),
         ("半", "half", "part"),
     ),
     _Valued(
@@ -1943,8 +1963,10 @@ def _call_settings(text: str) -> Iterator[tuple[int, int, str]]:
 #: A sentence that speaks of a secret (a key, a token, a password) in any of the three.
 _SECRET_SENTENCE_WORD = re.compile(
     r"(?i:password|passphrase|secret|token|api[ _-]?key|private[ _-]key|access[ _-]key|bearer"
-    r"|pre-?shared[ _-]?key|\bpsk\b)"
-    r"|" + "|".join(_SECRET_WORDS_CJK)
+    r"|pre-?shared[ _-]?key|\bpsk\b|(?<![a-z0-9+/])pw(?![a-z0-9+/])"
+    r"|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe|wachtwoord|пароль"
+    r"|api[ \t]?キー)"
+    r"|" + "(?i:" + "|".join(_SECRET_WORDS_CJK) + ")"
 )
 #: Where a sentence ends: a stop, or a line's end (a JSON string's escaped \n too: a
 #: transcript line read raw holds a whole file's lines in one string).
@@ -1956,6 +1978,20 @@ _RANDOM_TOKEN = re.compile(
 _SAID_PUBLIC = re.compile(
     r"(?i:not[ \t]+(?:a[ \t]+)?secret|\bpublic\b|publishable)|公开|公開|不是秘密|秘密ではない|秘密じゃない"
 )
+
+
+def _strong_values(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """In the sentence right after one that names a password: a value with every kind of
+    character in it ("記憶で打つと tanaka.Af4950 だと思う")."""
+    for t in _PASSWORD_LIKE.finditer(text, start, end):
+        v = t.group(1).rstrip(_TRAILING)
+        back = max(start, t.start(1) - 24)
+        if _NAMED_THING.search(text, back, t.start(1)) or _OTHER_LABEL.search(
+            text, back, t.start(1)
+        ):
+            continue  # "Hyper Backup task B2-offsite last ran": a thing's name
+        if _strong(v) and _password_like(v):
+            yield t.start(1), t.start(1) + len(v)
 
 
 def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
@@ -2006,6 +2042,9 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                     kind = kind or _sentence_kind(text, start, end)
                     yield t.start(), t.end(), kind
             for a, b in _passwords_in(text, start, end, named):
+                gave = True
+                yield a, b, "password"
+            for a, b in _strong_values(text, start, end) if pw_chain and not named else ():
                 gave = True
                 yield a, b, "password"
             for pattern in (_NEW_VALUE, _OLD_VALUE):
@@ -2071,7 +2110,7 @@ _OTHER_LABEL = re.compile(
     r"[ \t]{0,2}[「『\"']?$"
 )
 _PASSWORD_WORD = re.compile(
-    r"(?i:password|passwd|passphrase|pass[ -]?code"
+    r"(?i:password|passwd|passphrase|pass[ -]?code|(?<![a-z0-9+/])pw(?![a-z0-9+/])"
     # as a message forwarded from another language says it
     r"|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe|wachtwoord|пароль)|"
     + "|".join(_PASSWORD_WORDS_CJK)
@@ -2101,7 +2140,7 @@ _SPOKEN_WORDS = _table(
     "pound_sign→# dollar_sign→$ percent_sign→% ぜろ→0 れい→0 いち→1 さん→3 よん→4 ご→5 "
     "ろく→6 なな→7 しち→7 はち→8 きゅう→9 に→2 びっくりマーク→! アスタリスク→* ピリオド→. "
     "イコール→= チルダ→~ クエスチョン→? はてな→? ハテナ→? パーセント→% アンパサンド→& ごー→5 にー→2 "
-    "ぜろ→0 杠→- 槓→- 横线→- 橫線→- 短横→- 中划线→-"
+    "ぜろ→0 てん→. 杠→- 槓→- 横线→- 橫線→- 短横→- 中划线→-"
 )
 #: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
 _KANA_LETTERS = _table(
@@ -2261,7 +2300,9 @@ _HEX_KEY = re.compile(r"[0-9a-fA-F]{32,128}")
 #: "The new one is X", 今は X です, 新しいのは X, 现在是 X, 改成 X: a value given as a
 #: secret's new value, the secret named in this sentence or the one before.
 _NEW_VALUE = re.compile(
-    r"(?:(?i:(?:the[ \t])?new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
+    r"(?:(?i:(?:the[ \t])?new[ \t]one(?:[ \t]is|'s)|(?:it'?s|it[ \t]is|\bis)[ \t]now|now[ \t]it(?:'s|[ \t]is)"
+    # what a forwarded message says: agora é (Portuguese), ahora es, jetzt ist, maintenant c'est
+    r"|agora[ \t]é|ahora[ \t]es|jetzt[ \t]ist|maintenant[ \t]c'est"
     r"|changed[ \t](?:it[ \t])?to|new[ \t]one:)"
     r"|今は|今のは|今のが|いまは|いまの(?:は|が)|新しいの(?:は|が)|新しいのが|新しい(?:方|ほう)(?:は|が)"
     r"|新しい(?:番号|コード|暗証番号)(?:は|が)|新(?:的)?(?:号码|密码|密碼|口令)(?:是|为|為)"
@@ -2341,8 +2382,13 @@ _PIN_WORD = re.compile(
 )
 
 
+_API_KEY_WORD = re.compile(r"(?i:api[ \t_-]?(?:key|キー))")
+
+
 def _sentence_kind(text: str, start: int, end: int) -> str:
     """The kind a sentence names its secret by: a token (令牌, トークン) or a secret."""
+    if _API_KEY_WORD.search(text, start, end):
+        return "api-key"
     return "token" if _TOKEN_WORD.search(text, start, end) else "secret"
 
 
@@ -2354,12 +2400,22 @@ def _passwords_in(text: str, start: int, end: int, named: bool) -> Iterator[tupl
     for t in _PASSWORD_LIKE.finditer(text, start, end) if words else ():
         if _OTHER_LABEL.search(text, max(start, t.start(1) - 16), t.start(1)):
             continue  # SSID 是 Xiaomi_AX3000_3F: the value of another label
+        if _NAMED_THING.search(text, max(start, t.start(1) - 24), t.start(1)):
+            continue  # "the backup task B2-offsite": the name of a thing
         if _password_like(t.group(1)) or _given_as(text, start, t.start(1), t.end(1)):
             yield t.start(1), t.end(1) - _trailing(t.group(1))
     for t in _PART_GIVEN.finditer(text, start, end):
         v = t.group(1).rstrip(_TRAILING)
-        if len(v) >= 6 and _has_digit_and_letter(v) and not _placeholder(v):
-            yield t.start(1), t.start(1) + len(v)
+        mixed = len(v) >= 8 and v.isalpha() and _upper_and_lower(v) and not _camel_words(v)
+        if (len(v) >= 6 and _has_digit_and_letter(v) or mixed) and not _placeholder(v):
+            yield t.start(1), t.start(1) + len(v)  # "ended in mLHmPvmn": letters of both cases
+
+
+#: A noun that names the thing after it: "task B2-offsite", "branch feat-2fa", "host nas-01".
+_NAMED_THING = re.compile(
+    r"(?i)\b(?:task|job|branch|host|hostname|server|file|folder|bucket|project|repo|tag|named"
+    r"|called|device|model|version|release|build|ticket|issue|plan|tier|profile)[ \t]+[\"'`“「]?$"
+)
 
 
 #: A value a sentence gives as what its password is: after 是, "is" or a colon, or before
@@ -2437,9 +2493,12 @@ _KEY_BYTES = re.compile(
 #: A value in quotation marks right after a secret's name, spaces and all: 'the application
 #: password "2wN3 Prl6 PaY9 8O7o Uk5P MCc5"', パスワードは「…」, 密码是“…”.
 _QUOTED_SECRET = re.compile(
-    r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key|stream[ \t]?key)"
-    r"|(?<![A-Za-z])(?i:pwd?)(?![A-Za-z])|"
+    r"(?:(?i:pass(?:word|phrase|code)?|secret|token|api[ \t]?key|stream[ \t]?key"
+    r"|new[ \t]one(?:[ \t]is|'s|:))"
+    r"|(?<![A-Za-z0-9+/])(?i:pwd?)(?![A-Za-z0-9+/])|"
+    + "(?i:"
     + "|".join(_SECRET_WORDS_CJK)
+    + ")"
     + r")[^\n\"“「『'`]{0,24}?[\"“「『'`]([^\n\"”」』'`]{10,80})[\"”」』'`]"
 )
 
@@ -2501,7 +2560,9 @@ _LABEL_LINE = re.compile(
     r"(?:(?P<pw>(?<![A-Za-z])(?:pw|pwd|passwd|password|passphrase|pin)(?![A-Za-z])"
     r"|" + "|".join(_PASSWORD_WORDS_CJK) + r")"
     r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|"
+    + "(?i:"
     + "|".join(_KEY_WORDS_CJK)
+    + ")"
     + r"))"
     # a colon, or a table's gap: a full-width space or two (an OCR of a settings screen,
     # "パスワード　Hq7ー2mKz9ーWp4R")
@@ -2567,7 +2628,9 @@ def _named_then_given(text: str) -> Iterator[tuple[int, int]]:
 _LABEL_ABOVE = re.compile(
     r"(?im)^[^\n]{0,40}?(?:(?<![\w-])(?:password|passphrase|passcode|secret|token|api[ _-]?key"
     r"|stream[ _-]?key|access[ _-]?key|private[ _-]?key|auth[ _-]?code)|"
+    + "(?i:"
     + "|".join(_SECRET_WORDS_CJK)
+    + ")"
     + r")[^\n]{0,30}\r?\n(?:[ \t]*\r?\n)?[ \t]{0,8}([!-~]{12,128}+)(?:[ \t]{2,}[^\s]{1,12})?[ \t]*\r?$"
 )
 _PUBLIC_LABEL = re.compile(
@@ -2627,6 +2690,32 @@ def _path_tokens(text: str) -> Iterator[tuple[int, int]]:
     for m in _PATH_TOKEN.finditer(text):
         if _generated(m.group(1)):
             yield m.start(1), m.end(1)
+
+
+#: A row of a drawn key-value table (Proxmox's ``pveum user token add``): its key, its value.
+_KV_ROW = re.compile(
+    r"(?m)^[ \t]*[│|][ \t]*([A-Za-z][\w-]{0,30})[ \t]*[│|][ \t]*(\S{1,256})[ \t]*[│|][ \t]*$"
+)
+#: A key of such a table that makes it a token's: full-tokenid, tokenid, token id.
+_TOKEN_ID_KEY = re.compile(r"(?i)(?:full-)?token[-_ ]?id")
+
+
+def _token_tables(text: str) -> Iterator[tuple[int, int]]:
+    """The value row of a drawn table that names a token's id (``│ full-tokenid │ …`` then
+    ``│ value │ efe5a50a-… │``): the token's secret, whatever its shape, a UUID too."""
+    if "tokenid" not in text.lower() and "token id" not in text.lower():
+        return
+    rows = list(_KV_ROW.finditer(text))
+    if not any(_TOKEN_ID_KEY.fullmatch(m.group(1)) for m in rows):
+        return
+    for m in rows:
+        v = m.group(2)
+        if (
+            m.group(1).lower() in ("value", "secret", "token")
+            and len(v) >= 16
+            and _has_digit_and_letter(v)
+        ):
+            yield m.start(2), m.end(2)
 
 
 #: The rest of a base64 value a paste broke onto the next line: that line alone.
@@ -3705,6 +3794,7 @@ class SecretRules:
                     (_ASSIGNED + 3, s, e, "generated-secret") for s, e in _generator_output(text)
                 ]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _path_tokens(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "token") for s, e in _token_tables(text)]
         ranked = [_wrapped_on(text, r) for r in ranked]
         return [r for r in ranked if not _dummy(text[r[1] : r[2]])]
 

@@ -119,7 +119,7 @@ def test_passwords_and_keys_named_in_japanese_and_chinese_prose():
         ("DBのパスワードは Tr0ub4dor&3 です", "password"),
         ("数据库密码是：kX9#mQ2!pL，别外传", "password"),
         ("パスワードは「S3cret!x」です", "password"),
-        ("APIキーは 9f8e7d6c5b4a39281706f5e4d3c2b1a0 です", "token"),
+        ("APIキーは 9f8e7d6c5b4a39281706f5e4d3c2b1a0 です", "api-key"),
         ("令牌：Zx81Kq0Lm2Np3Rs4Tv5W", "token"),
     ]:
         red = BUILTIN.redact(text)
@@ -994,4 +994,58 @@ def test_a_dictated_password_is_known_when_the_agent_writes_it_out():
     ],
 )
 def test_files_error_expansions_patterns_and_references_stay(text):
+    assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "also UniFi: the controller login is admin and the pw is now Cobalt.Willow-5920 since Sunday",
+            "Cobalt.Willow-5920",
+        ),
+        (
+            "Jess: amor, mudei a senha do admin do NAS, agora é Magnolia!Heron!66 (M e H maiúsculos)",
+            "Magnolia!Heron!66",
+        ),
+        (
+            "The enrollment password on your sheet is the old one. IT changed it last month, "
+            'the new one is "Bm3o Ti8x Ip9j" (with the spaces, they said).',
+            "Ti8x",
+        ),
+        (
+            "職員室で本人が言ってたパスワードは『たなか、てん、大文字のエー、小文字のエフ、よん』でした。"
+            "記憶で打つと tanaka.Af4950 だと思うんですが",
+            "tanaka.Af4950",
+        ),
+        (
+            "新しい API キーは hGERw3HS0z7rqSSqGOm8QZDfzoNd7agqRa71P7rG です。前のキーは無効化しました（末尾は K2iM3ZAW）。",
+            "K2iM3ZAW",
+        ),
+        ("I revoked the old tailscale auth key (it ended in mLHmPvmn, so yeah).", "mLHmPvmn"),
+        (
+            "个推的 MasterSecret 在飞书里被截成两行了：前半段 VM4XH4LqVLn，后半段 iubk99B2sKf。",
+            "iubk99B2sKf",
+        ),
+        (
+            "│ full-tokenid │ terraform@pve!provider               │\n"
+            "│ value        │ efe5a50a-66ca-4200-9b06-e2f813c01b2d │",
+            "efe5a50a-66ca",
+        ),
+    ],
+)
+def test_pw_forwarded_languages_new_ones_in_quotes_parts_halves_and_token_tables_go(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jess changed the DSM admin password; the Hyper Backup task B2-offsite finished with result done.",
+        "the token starts with ghp_ and ends with a checksum",
+        '│ info         │ {"privsep":"0"}                      │\n│ value        │ efe5a50a-66ca-4200-9b06-e2f813c01b2d │',
+        "see PW0 and PW1 on the pump board, the password is in the safe",
+    ],
+)
+def test_names_of_things_words_of_both_cases_plain_tables_and_base64_stay(text):
     assert BUILTIN.redact(text).text == text

@@ -85,6 +85,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     },
     "secrets-AC": {},
     "secrets-AH": {},
+    "secrets-AI": {},
     "secrets-AG": {
         "Am-VrVPBGnQhPmyMWiFx8nMYkr4NJSDrssD8CcGNpTW8q7nLv4mhHiDJ7bP1esCnApq1G0KmhDhed5r_": "measured "
         "blind, not yet analysed: a PayPal client id on the line under its OCR'd label, redacted",
@@ -109,6 +110,11 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 #: Secrets that still reach a door, by the corpus's note on them (a known limit, listed so
 #: the test fails when one is fixed or another starts to leak).
 STILL_LEAKED: dict[str, dict[str, str]] = {
+    "secrets-AI": {
+        "teams workflow (Power Automate) webhook URL with sig=, new": "the URL's sig= is taken "
+        "out; its host and workflow id, which the corpus counts as part of the secret, stay",
+        "teams workflow webhook URL in .env": "the same URL in .env: its sig= is taken out",
+    },
     "secrets-AG": {
         "e-Tax 利用者識別番号 (16 digits, spaced, prose)": "measured blind, not yet analysed",
         "one-time password (6 digits, spaced)": "measured blind, not yet analysed",
@@ -127,6 +133,13 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
+    "secrets-AI": {
+        "旧的 Steam Web API key 已于 Dec 5 被发行商吊销，新 key 在 game-secrets": "measured blind, not yet analysed",
+        "阿里云短信 AccessKey 只放在 k8s Secret sms-aliyun，不进 git": "measured blind, not yet analysed",
+        "Signing out all Plex devices broke the Home Assistant Plex integration": "measured blind, not yet analysed",
+        "Jess changes the DSM admin password and sends the new one by text": "measured blind, not yet analysed",
+        "れんらく帳プラスの API キーは .env の RENRAKU_API_KEY（前のキーは無効化済み）": "measured blind, not yet analysed",
+    },
     "secrets-AH": {
         "Inspect key files with openssl, never print them": "measured blind, not yet analysed",
         "ドメイン管理者のパスワードはスクリプトやメモに残さない": "measured blind, not yet analysed",
