@@ -2047,6 +2047,8 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
                     None  # "704,000円／北信ガス71万5千円": the next item of a list and its figure
                 )
             word = after.group("d") if after else _denominator_before(text, q.start)
+            if after and len(word) >= 3 and is_han(word[0]):
+                word = _unit_word(word)  # 520元/吨到场: the unit, then the words that go on
             if (
                 not word
                 and q.unit
@@ -2878,20 +2880,45 @@ def meridiem_carried(text: str) -> list[Quantity]:
 
 
 _PLAIN_FIGURE = re.compile(r"[ \t]*\d{1,12}(?:\.\d{1,6})?[ \t]*")
-_UNIT_CELL = re.compile(r"[ \t]*[^\d\s,\t|]{1,4}[ \t]*")
+_UNIT_CELL = re.compile(r"[ \t]*[^\d\s,\t|]{1,12}[ \t]*")
+
+
+#: A month as the sentence's topic, then its day: 11月は23日(月)が休み, 12月の5日.
+_MONTH_THEN_DAY = re.compile(r"(?<!\d)(\d{1,2})月(?:は|の|も|、|,)[ \t]?(\d{1,2})日")
+
+
+def month_then_day(text: str) -> list[Quantity]:
+    """The date a month and a day of it make when a particle parts them (11月は23日 is
+    the 23rd of November)."""
+    if "月" not in text:
+        return []
+    out: list[Quantity] = []
+    for m in _MONTH_THEN_DAY.finditer(text):
+        got = scan(f"{m.group(1)}月{m.group(2)}日")
+        if len(got) == 1 and got[0].kind == DATE:
+            out.append(replace(got[0], start=m.start(), end=m.end()))
+    return out
 
 
 def cell_units(text: str) -> list[Quantity]:
-    """A bare figure of a CSV or TSV row whose next cell is its unit (…,25,斤,375,… and
-    qty,unit columns): the figure with that unit, as the row means it."""
-    if "," not in text and "\t" not in text:
+    """A bare figure of a CSV, TSV or Markdown row whose next cell is its unit (…,25,斤,375,…,
+    qty,unit columns, | 30 | litres |): the figure with that unit, as the row means it."""
+    if "," not in text and "\t" not in text and "|" not in text:
         return []
     out: list[Quantity] = []
     pos = 0
     for line in text.split("\n"):
         base = pos
         pos += len(line) + 1
-        sep = "\t" if line.count("\t") >= 2 else "," if line.count(",") >= 2 else ""
+        sep = (
+            "\t"
+            if line.count("\t") >= 2
+            else "|"
+            if line.count("|") >= 3
+            else ","
+            if line.count(",") >= 2
+            else ""
+        )
         if not sep:
             continue
         cells = line.split(sep)
@@ -3303,6 +3330,7 @@ class Vouchers:
             *day_ordinals(text),
             *spelled_days(text),
             *cell_units(text),
+            *month_then_day(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)

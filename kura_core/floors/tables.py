@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .identifiers import IDENTIFIER
-from .quantities import NUMBER, RANGE, Quantity, Vouchers, scan, table_cells
+from .quantities import COUNTER, DATE, HARD, NUMBER, RANGE, Quantity, Vouchers, scan, table_cells
 from .text import fold
 
 __all__ = ["Rows", "moved_figures"]
@@ -45,7 +45,7 @@ class _Row:
             if k.isascii():
                 out.update(_HINT_WORD.findall(k))
             else:
-                out.add(k[:2])
+                out.add(k if k[:1].isdigit() else k[:2])  # 11月18号 whole: 11 is any November
         return frozenset(out)
 
 
@@ -75,8 +75,13 @@ class Rows:
         for block in blocks:
             cells_of = [[fold(c).strip() for c in row] for row in block]
             found = [[scan(c) for c in row] for row in cells_of]
+            unit_cols = _unit_columns(cells_of)
             words = [
-                [c for c, qs in zip(row, fs, strict=True) if c and not _figure(c, qs)]
+                [
+                    c
+                    for n, (c, qs) in enumerate(zip(row, fs, strict=True))
+                    if n not in unit_cols and c and not _figure(c, qs)
+                ]
                 for row, fs in zip(cells_of, found, strict=True)
             ]
             counts: dict[str, int] = {}
@@ -90,6 +95,9 @@ class Rows:
                 keys = tuple(
                     c.lower() for c in row if counts.get(c.lower(), 0) < common and _key_like(c)
                 )
+                if not keys and fs and len(fs[0]) == 1 and fs[0][0].kind == DATE:
+                    keys = (fs[0][0].text.lower(),)  # 11月17号,420,12.6: a day's row
+                    fs = [[], *fs[1:]]
                 values = frozenset(_value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER)
                 if keys and values:
                     self.rows.append(_Row(keys, values))
@@ -188,10 +196,40 @@ def _said(low: str, key: str) -> bool:
     return False
 
 
+#: A column header that says its cells are units: unit, units, UoM, 単位, 单位.
+_UNIT_HEAD = re.compile(r"(?i)units?|uom|単位|单位|單位")
+
+
+def _unit_columns(rows: list[list[str]]) -> frozenset[int]:
+    """The columns a header names as units ("| item | qty | unit |"): their cells say what
+    a figure is counted in, and name no row."""
+    for row in rows[:2]:
+        cols = frozenset(n for n, c in enumerate(row) if _UNIT_HEAD.fullmatch(c.strip()))
+        if cols:
+            return cols
+    return frozenset()
+
+
+def _a_unit(word: str) -> bool:
+    """Whether *word* is a unit of measure or a counter as a whole (kg, litres, 箱)."""
+    if not word or len(word) > 12 or any(ch.isdigit() for ch in word):
+        return False
+    probe = f"1 {word}" if word.isascii() else f"1{word}"
+    got = scan(probe)
+    return (
+        len(got) == 1
+        and got[0].uclass in (HARD, COUNTER)
+        and got[0].start == 0
+        and got[0].end == len(probe)
+    )
+
+
 def _key_like(cell: str) -> bool:
     """Whether a word cell can name its row: two characters and more (two Latin letters
     only as capitals: MI, SE), and not only punctuation."""
     core = cell.strip(" -—–:：|")
+    if _a_unit(core):
+        return False  # kg, litres, 箱: a unit names what is measured, no row
     if core.isascii() and len(core) == 2:
         # MI, SE: a variable's name; R3, C1: a run's or a cell's label, said as a word
         return core.isupper() and core[0].isalpha() and (core[1].isalpha() or core[1].isdigit())
