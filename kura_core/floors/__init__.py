@@ -65,6 +65,7 @@ from .quantities import (
     Quantity,
     Vouchers,
     numbers_in,
+    per_word,
     scan,
     unvouched,
     with_units_first,
@@ -1337,9 +1338,11 @@ def check_surface(
             if (DISGUISE, d) not in seen:
                 seen.add((DISGUISE, d))
                 out.append(Violation(DISGUISE, name, d, R.INVISIBLE))
-        for q in with_units_first(value):
+        found = with_units_first(value)
+        for q in found:
             if (
                 (NUMBER, q.canon) in seen
+                or _one_per(q, found)
                 or vouch.vouches(q)
                 or (given_vouch and given_vouch.vouches(q))
                 or ((_is_code(q) or name in _CURATION_FIELDS) and evidence.context_vouches(q))
@@ -1551,6 +1554,17 @@ def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Q
                 if _is_code(q) and q.canon not in out and not vouch.vouches(q):
                     out[q.canon] = q
     return list(out.values())
+
+
+def _one_per(q: Quantity, found: Sequence[Quantity]) -> bool:
+    """One of a thing written as the denominator of the price after it (1泊9500円, 1人3000円):
+    the rate's "per", which the price's own vouching judges, not a count."""
+    return (
+        q.kind == NUMBER
+        and q.value == 1
+        and q.uclass == COUNTER
+        and any(o.per and 0 <= o.start - q.end <= 6 and per_word(q.unit) == o.per for o in found)
+    )
 
 
 def _small_count(q: Quantity) -> bool:

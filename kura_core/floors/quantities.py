@@ -477,7 +477,9 @@ _CJK_TIME = re.compile(
 #: fourth clock part may not.
 _HM = re.compile(
     # after a label's colon too (入住须知：14:00), never after a clock's or a code's
-    r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.:]:)(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?([AaPp])\.?[Mm]\b\.?)?"
+    r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.:]:)(\d{1,2}):(\d{2})(?::(\d{2}))?"
+    # 2:30 pm, 2:30p.m.; and the schedule's shorthand 6:30a, 3:15p
+    r"(?:\s?([AaPp])\.?[Mm]\b\.?|([ap])(?![A-Za-z0-9_]))?"
     r"(?![A-Za-z0-9_])(?!:\d{1,2}(?!\d))"
 )
 #: Twelve o'clock in words; 中午 only where no figure follows (中午12点 is read as a time).
@@ -843,8 +845,9 @@ class _Scan:
             if h > 24 or mi > 59 or not self.free(m.start(), m.end()):
                 continue
             s = int(m.group(3)) if m.group(3) else None
-            ampm = (m.group(4) or "").lower() or _day_half(t[max(0, m.start() - 4) : m.start()])
-            if ampm and h > 12 and ampm == "p" and not m.group(4):
+            said = m.group(4) or m.group(5)
+            ampm = (said or "").lower() or _day_half(t[max(0, m.start() - 4) : m.start()])
+            if ampm and h > 12 and ampm == "p" and not said:
                 readings = ((h, mi, s),)  # 晚上21:00: the evening's word beside a 24-hour clock
             elif ampm:
                 if h > 12:
@@ -1991,6 +1994,11 @@ def _unit_word(run: str) -> str:
 
 def _word_char(c: str) -> bool:
     return is_han(c) or is_kana(c) or (c.isascii() and c.isalpha())
+
+
+def per_word(word: str) -> str:
+    """A denominator's one spelling (泊 → night, 公斤 → kg), as :attr:`Quantity.per` holds it."""
+    return _per_unit(word)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -169,6 +169,10 @@ _CHANGE_JOIN = re.compile(
 )
 
 
+#: A rate's denominator after its figure: /吨, / kg, per box.
+_PER_TAIL = re.compile(r"(?:[ \t]*[/／][ \t]*|[ \t]+per[ \t]+)[^\s/／]{1,8}$")
+
+
 def _figure(cell: str, found: Sequence[Quantity]) -> bool:
     """Whether a cell is a figure (with its unit), not a word."""
     if not found or any(q.kind == IDENTIFIER for q in found):
@@ -176,7 +180,8 @@ def _figure(cell: str, found: Sequence[Quantity]) -> bool:
     # one figure, or figures that fill the cell between them ("Thu 19 Nov": a weekday and
     # a date, which name no row)
     covered = sum(q.end - q.start for q in found)
-    return covered >= len(cell.strip()) - len(found)
+    size = len(_PER_TAIL.sub("", cell.strip())) if any(q.per for q in found) else len(cell.strip())
+    return covered >= size - len(found)  # 2650元/吨: the rate's denominator is the figure's
 
 
 def _said(low: str, key: str) -> bool:
