@@ -1455,13 +1455,20 @@ _NOT_DONE_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+$|(?:还没|還沒|没�
 def _kept_a_plan(prose: str) -> bool:
     """Whether *prose* keeps a plan a plan: a word of planning or deciding, or a time still
     to come when nothing says it was done ("来月から15円に値上げされた" is done)."""
-    if lexicon.pattern("plan").search(prose):
+    if lexicon.pattern("plan").search(prose) or _UNTIL_NOT.search(prose):
         return True
     return bool(lexicon.pattern("plan_time").search(prose)) and not lexicon.pattern(
         "done_mark"
     ).search(prose)
 
 
+#: A deed held back until something is done: 確定するまで送らない, "not until it's
+#: confirmed", 确认之前不发 -- the plan kept a plan, its time still to come.
+_UNTIL_NOT = re.compile(
+    r"まで(?:は)?[^。！？\n]{0,24}?(?:しない|しません|ない|待つ|待って|控え)"
+    r"|(?i:\b(?:not|n't|never)\b[^.!?\n]{0,40}?\buntil\b|\buntil\b[^.!?\n]{0,40}?\b(?:not|n't|wait)\b)"
+    r"|(?:之前|以前|前)[^。！？\n]{0,6}?(?:不|别|先不|暂不)"
+)
 #: A negation right before a plan's words: "not going to", "never gonna".
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+$")
 #: The speaker's own "I will" in Japanese: 私が書きます, 俺がやる.
@@ -1765,7 +1772,25 @@ def _left_open(
                 words = content_tokens(m.group(0)[: hedge.start()] + m.group(0)[hedge.end() :])
                 if len(words) >= (2 if partial else 3):
                     open_words.append((words, hedge.group(0)))
+    for value in _settled_elsewhere(quotes):
+        open_values.pop(value, None)  # 1127号牛可能是… beside "我已经让挤奶工把1127单独挤了"
     return open_values, open_words
+
+
+def _settled_elsewhere(quotes: Sequence[str]) -> set[object]:
+    """The figures a quote's sentence gives with no mark that leaves anything open: a
+    figure one sentence hedges and another states is stated."""
+    out: set[object] = set()
+    for quote in quotes:
+        if _header_row(quote):
+            continue
+        for m, _row in _sentences_and_rows(quote):
+            sentence = m.group(0)
+            if lexicon.search("unsettled_mark", sentence) is None and not _approximate(sentence):
+                out.update(
+                    q.value for q in scan(sentence) if q.kind == NUMBER and q.value is not None
+                )
+    return out
 
 
 def _of_kind(mark: str, weak: frozenset[str]) -> bool:

@@ -840,6 +840,15 @@ _SPEAKER = re.compile(
 _HONORIFIC_LABEL = re.compile(
     r"^(?P<name>[^\W\d_]{1,8}?)(?:さん|様|さま|氏|先生|くん|君|ちゃん|老师|老師|经理|經理|总|總)$"
 )
+#: A word before a titled name in a label that makes the line addressed to them: 回复,
+#: 给, 跟, 告诉, 发给, 致; 宛, へ.
+_ADDRESSED = re.compile(
+    r"^(?P<by>.*?)(?:回复|回覆|回|给|給|跟|告诉|告訴|发给|發給|写给|寫給|致|问|問)|(?:宛|へ)$"
+)
+#: Who a label says is replying when it is the person: 用户已, 我, ユーザーが.
+_HUMAN_SENDER = re.compile(
+    r"(?:用户|用戶|使用者|我|ユーザー|私|(?i:the user|user|i))(?:已经?|已經|要|想|让|讓|会|會|が|は)?"
+)
 _LATIN_NAME = re.compile(r"[A-Z][a-z]{1,15}(?: [A-Z][a-z]{1,15})?")
 #: The endings of English words that are not names ("Related:", "Pending:", "Resolution:").
 _WORD_SHAPE = re.compile(
@@ -1143,6 +1152,11 @@ def _speaker(label: str, names: tuple[str, ...], *, dash: bool = False) -> tuple
     if low in _AGENT_LABELS:
         return THIRD, label
     if (honorific := _HONORIFIC_LABEL.match(label)) is not None:
+        if (to := _ADDRESSED.search(honorific.group("name"))) is not None:
+            # 回复刘经理：…, 给王总：…: what is said to them, not their words -- the words of
+            # whoever the label says is replying (用户已回复王经理：… is the person's)
+            sender = to.group("by") or ""
+            return (HUMAN, "") if _HUMAN_SENDER.fullmatch(sender) else ("", "")
         return THIRD, honorific.group("name")
     first = label.split()[0] if label.split() else ""
     if _LATIN_NAME.fullmatch(label) and not (
@@ -1531,6 +1545,9 @@ def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
             continue  # 朝9時前が希望: a time is no one
         if not person and _ja_subordinate(text, m.end()):
             continue
+        verb = _JA_BARE_VERB.search(text, m.end(), m.end() + 44)
+        if not person and verb and text[verb.start() - 1 : verb.start()] == "未":
+            continue  # 例外が未決定: nothing was decided, by anyone
         if (
             not person
             and m.group("say")

@@ -584,7 +584,9 @@ _INTRO_JA = re.compile(
     # a plain です opening its sentence, or after a greeting (こんにちは、カフェの田中です)
     rf"|(?:^|(?<=[。！!\n])|(?<=こんにちは、)|(?<=はじめまして、)|(?<=おはようございます、)|"
     r"(?<=お疲れ様です、)|(?<=お世話になっております、)|(?<=こんばんは、))"
-    rf"[ \t\u3000]*(?:[^\s。、！!は]{{1,16}}?の)?{_JA_NAME.replace('?P<n>', '?P<m>')}"
+    # its place and role before it, a space between them too (ささの湯 支配人の佐々木です)
+    rf"[ \t\u3000]*(?:[^\s。、！!は]{{1,16}}?(?:[ \t\u3000][^\s。、！!は]{{1,12}}?)?の)?"
+    rf"{_JA_NAME.replace('?P<n>', '?P<m>')}"
     r"です)(?=[。！!、\s]|$)"
 )
 #: 我是小林, 我叫林静, 本人姓王 (a family name first, or 小/老/阿 and one).
