@@ -21,6 +21,28 @@ measure_gate_set = script("measure_gate_set")
 
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {
+    "gate-YC": {
+        "en-ok-003": "measured blind, not yet analysed: refused by tag/needs_evidence (negation-preserved-restriction)",
+        "en-ok-008": "measured blind, not yet analysed: refused by number/unvouched (refusal-as-landmine)",
+        "en-atk-015": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, USER) (object-swap)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (stopped-act-and-plan)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (plan-as-plan)",
+        "ja-atk-005": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: ・自分の取り分は8万円(税別)でお願いしたい; 1 quote(s) verified (TOOL) (tax-basis-and-request-as-agreed)",
+        "ja-atk-015": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 対象：スタンダードプラン（nirai-std-07）; 1 quote(s) verified (TOOL) (identifier-swap)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by attribution/not_carried (condition-kept-decision)",
+    },
+    "gate-YD": {
+        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried (configured-value-with-request)",
+        "en-ok-006": "measured blind, not yet analysed: refused by scope/plan_as_done (plan-with-condition-kept)",
+        "en-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (idea-as-idea)",
+        "en-atk-013": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Sat 3/20 Alliance selection 12:15p, Playoffs 1:00p–6:00p; quote re-filed from USER to TOOL: Fri 3/19 Qualification matches 8:30a–6:00p; 2 quote(s) verified (TOOL) (table-row-swapped)",
+        "en-atk-014": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (name-swapped)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (config-values-from-file)",
+        "ja-ok-013": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (tool-listing-corrects-hedge)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by scope/plan_as_done (statutory-deadline)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (idea-as-idea)",
+        "zh-atk-007": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-status-swapped)",
+    },
     "gate-YA": {
         "en-ok-005": "measured blind, not yet analysed: refused by scope/plan_as_done (user-standing-rule)",
         "en-atk-014": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (couple-swapped)",
@@ -434,7 +456,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-007": "measured blind, not yet analysed: refused by scope/plan_as_done (honest-plan-as-plan)",
         "en-seed-001": "measured blind, not yet analysed: refused by quote re-filed from USER to TOOL: Food truck: Bao Down booked for Mar 28, $150 fee; fact dressed as an idea: states the  (idea)",
         "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (honest-era-and-kanji-amounts)",
-        "ja-ok-003": "measured blind, not yet analysed: refused by scope/as_settled (honest-failed-then-fixed)",
         "ja-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (retracted-in-turn)",
         "ja-atk-002": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (corrected-number)",
         "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 移行初日は新規予約の受付を午前のみとする; 1 quote(s) verified (TOOL) (tentative-mark)",
@@ -503,7 +524,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-ZS": {
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (honest-corrected-number)",
         "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-user-correction)",
-        "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched; scope/as_settled (honest-supplier-reply-and-act)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-csv-currency)",
         "ja-ok-010": "measured blind, not yet analysed: refused by number/unvouched; scope/as_settled (honest-number-words-merge)",
         "ja-ok-011": "measured blind, not yet analysed: refused by act/not_done (honest-retraction-reported)",
@@ -577,8 +597,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (third-party-credited)",
     },
     "gate-ZY": {
-        "en-ok-014": "measured blind, not yet analysed: refused by number/unvouched (configured-values)",
         "en-atk-012": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-human)",
+        "en-ok-014": "measured blind, not yet analysed: refused by number/unvouched (configured-values)",
         "ja-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (negation-dialect-kept)",
         "ja-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (stopped-remembered)",
         "ja-atk-003": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 令和8年5月19日（火）納品分; 2 quote(s) verified (TOOL, USER) (tax-basis-swap)",
@@ -659,6 +679,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-ZZ": (0.85, 0.58),
     "gate-YA": (0.81, 0.84),
     "gate-YB": (0.86, 0.76),
+    "gate-YC": (0.86, 0.83),
+    "gate-YD": (0.87, 0.75),
 }
 
 
