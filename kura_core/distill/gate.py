@@ -1452,11 +1452,30 @@ def _written_done(prose: str) -> bool:
 _NOT_DONE_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+$|(?:还没|還沒|没有|沒有|未|まだ|没)$")
 
 
+def _short_lines(quotes: Sequence[str]) -> list[str]:
+    """The short lines of the quotes that have lines (a notice's heading, a scheme's
+    name), folded as the quotes are read."""
+    return [
+        fold(line).lower().strip()
+        for q in quotes
+        if "\n" in q
+        for line in q.split("\n")
+        if 0 < len(line.strip()) <= 16
+    ]
+
+
+def _heading_word(said: str, m: re.Match[str], heads: Sequence[str]) -> bool:
+    """Whether *m* ends one of the quotes' short lines of its own (強制驗樓計劃)."""
+    return any(h.endswith(m.group(0)) and said.startswith(h, m.end() - len(h)) for h in heads)
+
+
 def _kept_a_plan(prose: str) -> bool:
     """Whether *prose* keeps a plan a plan: a word of planning or deciding, or a time still
     to come when nothing says it was done ("来月から15円に値上げされた" is done)."""
     if lexicon.pattern("plan").search(prose) or _UNTIL_NOT.search(prose):
         return True
+    if _ONLY_IF.search(prose):
+        return True  # "goes down Wednesday only if the bus can do two trips": still to come
     return bool(lexicon.pattern("plan_time").search(prose)) and not lexicon.pattern(
         "done_mark"
     ).search(prose)
@@ -1468,6 +1487,11 @@ _UNTIL_NOT = re.compile(
     r"まで(?:は)?[^。！？\n]{0,24}?(?:しない|しません|ない|待つ|待って|控え)"
     r"|(?i:\b(?:not|n't|never)\b[^.!?\n]{0,40}?\buntil\b|\buntil\b[^.!?\n]{0,40}?\b(?:not|n't|wait)\b)"
     r"|(?:之前|以前|前)[^。！？\n]{0,6}?(?:不|别|先不|暂不)"
+)
+#: A condition that keeps a deed still to come: only if, unless, otherwise, 才, 的话, なら.
+_ONLY_IF = re.compile(
+    r"(?i:\bonly\s+if\b|\bunless\b|\bprovided\s+that\b|\bas\s+long\s+as\b)"
+    r"|只有[^。！？\n]{0,20}?才|除非|的话|的話|場合のみ|場合に限り|ならば|の場合は"
 )
 #: A negation right before a plan's words: "not going to", "never gonna".
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+$")
@@ -1529,12 +1553,15 @@ def _said_of_quotes(
     stated = prose if stated is None else stated
     said = fold("\n".join(_standing(q) for q in quotes)).lower()
     out: list[Violation] = []
+    heads = _short_lines(quotes)
     plan = next(
         (
             m
             for m in lexicon.pattern("plan_mark").finditer(said)
             # "we are not going to add a second index" decides against: no plan to do it
             if not _NOT_BEFORE.search(said, max(0, m.start() - 6), m.start())
+            # a heading that ends in the word (強制驗樓計劃): a programme's name, no plan
+            and not _heading_word(said, m, heads)
         ),
         None,
     )

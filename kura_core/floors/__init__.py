@@ -1563,7 +1563,7 @@ def _one_per(q: Quantity, found: Sequence[Quantity]) -> bool:
         q.kind == NUMBER
         and q.value == 1
         and q.uclass == COUNTER
-        and any(o.per and 0 <= o.start - q.end <= 6 and per_word(q.unit) == o.per for o in found)
+        and any(o.per and 0 <= o.start - q.end <= 6 and per_word(q.unit) in o.per for o in found)
     )
 
 

@@ -2324,7 +2324,8 @@ def _currency_of(word: str) -> str:
 
 #: A denominator a line writes apart from its figure: 每斤（元）, per kg, 1個あたり.
 _PER_WORD = re.compile(
-    r"每[ \t]?([\u4e00-\u9fff]{1,2})|(?i:\bper[ \t]+([a-z]{1,12}))|([\u4e00-\u9fff\u30a1-\u30fa]{1,3})(?:あたり|当たり)"
+    r"每[ \t]?([\u4e00-\u9fff]{1,2})|(?i:\bper[ \t]+([a-z]{1,12}))"
+    r"|([\u4e00-\u9fff\u30a1-\u30fa]{1,3})(?:あたり|当たり)|[/／][ \t]?([\u4e00-\u9fff\u30a1-\u30fa]{1,3})"
 )
 
 
@@ -2861,6 +2862,25 @@ def glued_versions(text: str) -> list[Quantity]:
     return out
 
 
+def file_dates(text: str) -> list[Quantity]:
+    """The month or the day a file's name gives (2026-08.pdf, report_2026-08-15.csv): a
+    date the evidence writes, which vouches a date, never a count (its year is no figure)."""
+    if "." not in text:
+        return []
+    return [
+        replace(q, start=m.start(1), end=m.end(1))
+        for m in _FILE_DATE.finditer(text)
+        for q in scan(m.group(1))
+        if q.kind == DATE
+    ]
+
+
+#: An ISO date or month in a file's name, before its extension or a part after it.
+_FILE_DATE = re.compile(
+    r"(?<![\d-])((?:19|20)\d\d-[01]\d(?:-[0-3]\d)?)(?=(?:[_-][A-Za-z0-9-]{0,16})?\.[A-Za-z]{1,5}\b)"
+)
+
+
 #: A version at the end of a file's name, before its extension: _v3.docx, -2.4.md, _v1.2-final.pdf.
 _FILE_VERSION = re.compile(
     r"(?<=[_-])[vV]?(\d{1,4}(?:\.\d{1,4}){0,3})(?=(?:[_-][A-Za-z][A-Za-z0-9-]{0,12})?\.[A-Za-z]{1,5}\b)"
@@ -3350,6 +3370,7 @@ class Vouchers:
                 self.other.setdefault("bare", []).append(q)
                 bare.append(q)
         self._add_money_of_lines(text, bare)
+        self.other.setdefault("file_date", []).extend(file_dates(text))
         for date, day in dated_weekdays(text):
             for _y, m, d in date.readings:
                 if m is not None and d is not None:
@@ -3390,7 +3411,9 @@ class Vouchers:
                 )
             return False
         if q.kind == DATE:
-            if any(covers(q, e) for e in self.other.get(DATE, ())):
+            if any(
+                covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get("file_date", ())]
+            ):
                 return True
             return any(covers(q, e) for e in self.other.get("bare", ()))
         if q.kind == VERSION:
