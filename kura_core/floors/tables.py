@@ -97,7 +97,7 @@ class Rows:
                 )
                 if not keys and fs and len(fs[0]) == 1 and fs[0][0].kind == DATE:
                     keys = (fs[0][0].text.lower(),)  # 11月17号,420,12.6: a day's row
-                    fs = [[], *fs[1:]]
+                    fs = [(), *fs[1:]]
                 values = frozenset(_value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER)
                 if keys and values:
                     self.rows.append(_Row(keys, values))
