@@ -60,7 +60,7 @@ from ..floors.payloads import prose_spans
 from ..floors.quantities import DATE, NUMBER, RANGE, TIME, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
 from ..floors.text import fold
-from ..floors.voices import Voice, home_owner, introduced, voices
+from ..floors.voices import Voice, addressed, home_owner, introduced, voices
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, collecting, using_rules
 from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
@@ -2223,13 +2223,18 @@ def run_gate(
 
 def _with_introduced(human_names: Sequence[str], segments: Sequence[Segment]) -> tuple[str, ...]:
     """The configured names of the person, the ones they give themselves in the batch in
-    their own words ("Hi, I'm Dana", 田村でございます, 我是小林) and the owner of the home
-    directory the session works in (/home/dana): a memory that names them so credits the
-    person, as it would with the name configured."""
+    their own words ("Hi, I'm Dana", 田村でございます, 我是小林), the names they are called by
+    where a message they received or the agent's reply speaks to them (佐藤様, "好的王园长，")
+    and the owner of the home directory the session works in (/home/dana): a memory that
+    names them so credits the person, as it would with the name configured."""
     found: list[str] = list(human_names)
     for s in segments:
         if s.cls == ProvenanceClass.USER:
-            found += introduced(s.text)
+            found += introduced(s.text) + addressed(s.text)
+        elif s.cls == ProvenanceClass.SELF and s.kind.startswith(
+            ("assistant message", "assistant text", "model text")
+        ):
+            found += addressed(s.text, agent=True)
         found += home_owner(s.text)
     return tuple(dict.fromkeys(found))
 

@@ -638,6 +638,60 @@ def introduced(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+#: What says a message was received by the person who pastes it: 来ています, 届いた,
+#: "got this", "sent me", 收到, 发来.
+_RECEIVED = re.compile(
+    r"来ています|来ていた|来てた|来ました|届い|もらった|いただいた|"
+    r"(?i:\b(?:got|received|sent me|emailed me|texted me|messaged me|wrote to me|forwarded me)\b)|"
+    r"收到|发来|發來|发给我|發給我|给我发|給我發"
+)
+#: A message's salutation to its reader at a line's start: 佐藤様, 佐藤さん、, "Hi Maya,",
+#: 王园长，, 李老师：.
+_SALUTATION = re.compile(
+    r"^[ \t]*(?:(?P<ja>[\u4e00-\u9fff々]{1,4})(?:様|さん|殿)[ \t]*(?:[、,][^\n]*)?$"
+    r"|(?i:hi|hello|hey|dear)[ \t]+(?P<en>[A-Z][a-z]{1,15})[ \t]*[,!:]"
+    r"|(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨))[ \t]*[，,：:])"
+)
+#: The agent's reply opening with the person's name, as it speaks to them: "好的王园长，…",
+#: "Sure, Maya —", 佐藤さん、承知しました.
+_AGENT_VOCATIVE = re.compile(
+    r"^[ \t]*(?:(?:好的|好|明白|收到|行|没问题|沒問題|了解です|承知しました|かしこまりました|(?i:sure|ok|okay|got it|thanks|thank you|no worries|right))[，,、!！ \t]*)?"
+    r"(?:(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨))"
+    r"|(?P<ja>[\u4e00-\u9fff々]{1,4})さん|(?P<en>[A-Z][a-z]{1,15}))[，,、!！ \t]*(?:[—–-]|[，,、!！]|$)"
+)
+
+
+def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
+    """The names the person is called by, where what is said is said to them: the
+    salutation of a message they say they received and paste ("山本先生からメールが来て
+    います … 佐藤様"), or the agent's reply opening with their name (*agent*: "好的王园长，").
+    Only a name that reads as a person's (a family name first, a given name known as one)."""
+    found: list[str] = []
+    if agent:
+        m = _AGENT_VOCATIVE.match(text)
+        if m:
+            found.append(m.group("zh") or m.group("ja") or m.group("en"))
+    elif _RECEIVED.search(text):
+        lines = text.split("\n")
+        for n, line in enumerate(lines):
+            if not _RECEIVED.search(line):
+                continue
+            for later in lines[n + 1 : n + 8]:
+                m = _SALUTATION.match(later)
+                if m:
+                    found.append(m.group("ja") or m.group("en") or m.group("zh"))
+                    break
+    families = lexicon.words("names_ja_surnames") | lexicon.words("names_zh_surnames")
+    return tuple(
+        dict.fromkeys(
+            n
+            for n in found
+            if (n[:1].isascii() and n.lower() in GIVEN_NAMES)
+            or (not n[:1].isascii() and any(n.startswith(f) for f in families))
+        )
+    )
+
+
 #: The owner of a home directory a session works in: /home/dana/…, /Users/maya/…,
 #: C:\Users\kenji\…, and Claude Code's project folder that spells it (-home-dana-brewlog).
 _HOME = re.compile(
