@@ -659,6 +659,14 @@ _VALUED: tuple[_Valued, ...] = (
         ("printf",),
     ),
     _Valued(
+        "password",  # lftp -u user,'password' (the account and its password by a comma)
+        re.compile(
+            r"\blftp\b[^\n]{0,200}?[ \t]-u[ \t]{1,4}[\"']?[^\s,\"']{1,64},[ \t]?" + _QUOTED_OR_BARE
+        ),
+        lambda v: _not_placeholder(v.rstrip("'\"")),
+        ("lftp",),
+    ),
+    _Valued(
         "password",  # mysql -p'…' / -pVALUE: attached to the flag, on a mysql command line
         re.compile(
             r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)"
@@ -1789,6 +1797,17 @@ _SHORT_KEYS = {"sk": "secret", "ak": "access-key"}
 _CMDLET = re.compile(r"[A-Z][A-Za-z]+-[A-Z][A-Za-z]+")
 
 
+#: A password's hash as a config stores it: argon2, bcrypt ($2b$), crypt ($6$), PBKDF2,
+#: Jupyter's sha1:…
+_PASSWORD_HASH = re.compile(
+    r"(?:argon2:)?\$argon2(?:id|i|d)\$|\$2[abxy]\$\d\d\$|\$[156]\$[./A-Za-z0-9]{1,16}\$"
+    r"|pbkdf2[_:$]|(?:sha1|sha256|sha512):[0-9a-f]{8,}:[0-9a-f]{16,}"
+)
+#: A whole password hash in a text (its salt and digest are no secret to take out).
+_HASH_SPAN = re.compile(
+    r"(?:argon2:)?\$argon2(?:id|i|d)\$v=\d{1,3}\$m=\d{1,9},t=\d{1,4},p=\d{1,4}\$[A-Za-z0-9+/]{8,128}\$[A-Za-z0-9+/]{16,256}"
+    r"|\$2[abxy]\$\d\d\$[./A-Za-z0-9]{53}"
+)
 #: A file's path from home, here or the root, down to a name with an extension.
 _FILE_PATH = re.compile(
     r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}/){0,16}[\w-][\w.-]{0,63}\.[A-Za-z][A-Za-z0-9]{0,9}"
@@ -1801,6 +1820,8 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
     v = value.strip()
     if not v or _placeholder(v) or _FILE_PATH.fullmatch(v):
         return False  # grep ^STORE_PASSWORD= ~/.gradle/gradle.properties: a file, read
+    if _PASSWORD_HASH.match(v.strip("\"'")):
+        return False  # "hashed_password": "argon2:$argon2id$…": what checks a password, stored
     if kind == "license-key":
         return _has_digit_and_letter(v) and len(v) >= 10
     if kind == "device-key":
@@ -1980,6 +2001,40 @@ _SAID_PUBLIC = re.compile(
 )
 
 
+def _hex_key(v: str, text: str, named: bool) -> bool:
+    """Whether *v*, in a sentence about a secret, is a key written in hex: thirty-two digits
+    and more, not a commit's or a file's hash (40 or 64) on the line after a key, nor git
+    log's %H beside a commit message that says "token"."""
+    if len(v) < 32 or not _HEX_KEY.fullmatch(v):
+        return False
+    if len(v) in (40, 64) and not named:
+        return False
+    return not (len(v) == 40 and _GIT_WORD.search(text))
+
+
+_GIT_WORD = re.compile(r"\bgit[ \t]+(?:log|commit|show|rev-parse)\b")
+#: Pieces in quotes joined by "+" ("vD1Xi6M54h8a" + "l5zt6L7e6VJP"): a secret a chat tool
+#: cut, given again in parts.
+_QUOTED_CHAIN = re.compile(
+    r"[\"'“][A-Za-z0-9_+/=.-]{4,64}[\"'”](?:[ \t]*\+[ \t]*[\"'“][A-Za-z0-9_+/=.-]{4,64}[\"'”]){1,7}"
+)
+_QUOTED_PIECE = re.compile(r"[\"'“]([A-Za-z0-9_+/=.-]{4,64})[\"'”]")
+
+
+def _quoted_pieces(text: str) -> Iterator[tuple[int, int]]:
+    """Each piece of a secret given in quoted parts joined by "+", after a sentence that
+    names the secret ("the client secret comes in two pieces: "vD1X…" + "l5zt…"")."""
+    if "+" not in text:
+        return
+    for m in _QUOTED_CHAIN.finditer(text):
+        if not _SECRET_SENTENCE_WORD.search(text, max(0, m.start() - 160), m.start()):
+            continue
+        pieces = list(_QUOTED_PIECE.finditer(text, m.start(), m.end()))
+        whole = "".join(p.group(1) for p in pieces)
+        if len(whole) >= 16 and _has_digit_and_letter(whole) and _upper_and_lower(whole):
+            yield from ((p.start(1), p.end(1)) for p in pieces)
+
+
 def _strong_values(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """In the sentence right after one that names a password: a value with every kind of
     character in it ("記憶で打つと tanaka.Af4950 だと思う")."""
@@ -2034,9 +2089,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                 if _keyed_by_other(text, t.start()):
                     continue  # {"to":"U5de3…"}: the value of a field that names no secret
                 mixed = _upper_and_lower(v) and any(c.isdigit() for c in v)
-                hex_key = not digest and len(v) >= 32 and _HEX_KEY.fullmatch(v)
-                if hex_key and not named and len(v) in (40, 64):
-                    hex_key = None  # a commit's or a file's hash on the line after a key
+                hex_key = not digest and _hex_key(v, text, named)
                 if (mixed or hex_key) and looks_random(v):
                     gave = True
                     kind = kind or _sentence_kind(text, start, end)
@@ -3314,6 +3367,27 @@ _REPEATED = re.compile(r"([0xX*#._-])\1{9}")
 _EXAMPLE = re.compile(r"(?i)example")
 
 
+#: A name that ships its value to every browser (Next.js, Vite, Expo, CRA), or a Firebase
+#: web app's config: a Google API key there is public by design, restricted by referrer.
+_WEB_PUBLIC_NAME = re.compile(
+    r"(?i:NEXT_PUBLIC_|EXPO_PUBLIC_|NUXT_PUBLIC_|VITE_|REACT_APP_|GATSBY_)[A-Z0-9_]*[ \t]*[=:][ \t]*[\"']?$"
+)
+_FIREBASE_CONFIG = re.compile(r"(?i)authDomain|AUTH_DOMAIN|firebaseapp\.com")
+
+
+def _web_config_key(text: str, found: tuple[int, int, int, str]) -> bool:
+    """A Google API key (AIza…) a web app's config gives the browser: under a public
+    bundle's name (NEXT_PUBLIC_FIREBASE_API_KEY=…) or beside a Firebase config's
+    authDomain. Any other secret under such a name stays a secret."""
+    _rank, start, end, _kind = found
+    if not text.startswith("AIza", start):
+        return False
+    line = text.rfind("\n", 0, start) + 1
+    if _WEB_PUBLIC_NAME.search(text, line, start):
+        return True
+    return _FIREBASE_CONFIG.search(text, max(0, start - 400), min(len(text), end + 400)) is not None
+
+
 def _dummy(value: str) -> bool:
     """A value written to stand for a credential in documentation or a test: it says
     EXAMPLE (``AKIAIOSFODNN7EXAMPLE``, ``npm_EXAMPLE000…``) or repeats one character ten
@@ -3795,8 +3869,16 @@ class SecretRules:
                 ]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _path_tokens(text)]
         ranked += [(_ASSIGNED + 3, s, e, "token") for s, e in _token_tables(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _quoted_pieces(text)]
         ranked = [_wrapped_on(text, r) for r in ranked]
-        return [r for r in ranked if not _dummy(text[r[1] : r[2]])]
+        hashes = [m.span() for m in _HASH_SPAN.finditer(text)] if "$" in text else []
+        return [
+            r
+            for r in ranked
+            if not _dummy(text[r[1] : r[2]])
+            and not _web_config_key(text, r)
+            and not any(a <= r[1] and r[2] <= b for a, b in hashes)
+        ]
 
     def _encoded(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Base64 values whose decoded text holds a secret (a docker ``auth`` of

@@ -1049,3 +1049,42 @@ def test_pw_forwarded_languages_new_ones_in_quotes_parts_halves_and_token_tables
 )
 def test_names_of_things_words_of_both_cases_plain_tables_and_base64_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "Looker API creds: the client secret comes in two pieces because our chat tool cuts "
+            'long strings: "vD1Xi6M54h8a" + "l5zt6L7e6VJP"',
+            "l5zt6L7e6VJP",
+        ),
+        (
+            "lftp -u minato_img,'Nh968-Ua3!pU' ftp.example.co.jp -e 'cls -l /public_html'",
+            "Nh968-Ua3!pU",
+        ),
+        (
+            "GOOGLE_MAPS_SERVER_KEY=AIzaWG_iv9fw0iqNKFMVyfkJnPVAgpzCLmGCty_",
+            "AIzaWG_iv9fw0iqNKFMVyfkJnPVAgpzCLmGCty_",
+        ),
+        (
+            "NEXT_PUBLIC_STRIPE_SECRET=sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        ),
+    ],
+)
+def test_quoted_pieces_lftp_logins_and_server_keys_go(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"hashed_password": "argon2:$argon2id$v=19$m=10240,t=10,p=8$MElpOr44ZwOPpNYFYVXClg$5JMKU6iYABBh4+J2w0ycnvirYndYFb81jFMMj7VRVRo"',
+        "NEXT_PUBLIC_FIREBASE_API_KEY=AIzaWG_iv9fw0iqNKFMVyfkJnPVAgpzCLmGCty_",
+        "Command: git log -1 --format='%H %s'\nOutput: 5a6102c9898baf0a0bb8f740243596d887efe3ed dbt token from Variable",
+        'print("total: " + "done")',
+    ],
+)
+def test_password_hashes_web_config_keys_commit_lines_and_joined_strings_stay(text):
+    assert BUILTIN.redact(text).text == text

@@ -43,10 +43,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "AIzaqsxxEpT_cGWc1GhgXHFJJpCZT5D5vpsLCBF": "a Google API key the person calls public "
         "(see secrets-I)",
     },
-    "secrets-K": {
-        "AIzaL-qEb4vbG1STZ6Kg1swfESAZkPC2x-RwzuO": "a Google API key the person calls public "
-        "(see secrets-I)",
-    },
+    "secrets-K": {},
     "secrets-L": {
         "AIzaSyj5sCNoQIlxyTyd_zkU7fznR6lCOclGy69": "a Google API key the person calls public "
         "(see secrets-I)",
@@ -86,6 +83,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     "secrets-AC": {},
     "secrets-AH": {},
     "secrets-AI": {},
+    "secrets-AJ": {},
     "secrets-AG": {
         "Am-VrVPBGnQhPmyMWiFx8nMYkr4NJSDrssD8CcGNpTW8q7nLv4mhHiDJ7bP1esCnApq1G0KmhDhed5r_": "measured "
         "blind, not yet analysed: a PayPal client id on the line under its OCR'd label, redacted",
@@ -133,6 +131,11 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
+    "secrets-AJ": {
+        "ミナトフーズのステージングは Basic 認証付き、ヘルスチェックは /healthz": "measured blind, not yet analysed",
+        "小程序 AppSecret 已在公众平台重置，旧的已失效": "measured blind, not yet analysed",
+        "后台 admin 密码由王磊管理，不要转发": "measured blind, not yet analysed",
+    },
     "secrets-AI": {
         "旧的 Steam Web API key 已于 Dec 5 被发行商吊销，新 key 在 game-secrets": "measured blind, not yet analysed",
         "阿里云短信 AccessKey 只放在 k8s Secret sms-aliyun，不进 git": "measured blind, not yet analysed",
