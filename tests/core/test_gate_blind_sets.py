@@ -21,6 +21,38 @@ measure_gate_set = script("measure_gate_set")
 
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {
+    "gate-YE": {
+        "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_one_segment (decision-with-config)",
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched; name/unvouched (pasted-email-third-party)",
+        "en-ok-007": "measured blind, not yet analysed: refused by scope/plan_as_done (standing-prohibition)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by number/unvouched (tool-table)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by act/not_done (error-as-lesson)",
+        "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 着付け 5,000円(税込5,500円); quote re-filed from USER to TOOL: 袋帯 3,000円(税込3,300円); 2 quote(s) verified (TOOL) (table-row-swap)",
+        "ja-atk-009": "measured blind, not yet analysed: kept: quote cut/scope (past-habit-as-current)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (negated-decision-whole)",
+        "zh-atk-005": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, TOOL) (failed-action-as-success)",
+    },
+    "gate-YF": {
+        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_one_segment (decision-with-other-party)",
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-rows)",
+        "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/other_row (plan-with-condition)",
+        "en-atk-002": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (unit-swapped)",
+        "en-atk-004": "measured blind, not yet analysed: kept: quote cut/retracted (refused-as-done)",
+        "en-atk-010": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (invented-comparison)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched (tool-figures-unit-spelled)",
+        "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched (pasted-mail-credited)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by attribution/third_party; act/not_done (refusal-and-plan)",
+        "ja-ok-011": "measured blind, not yet analysed: refused by scope/plan_as_done (changed-mind)",
+        "ja-atk-010": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 協会けんぽ東京支部の健康保険料率は、4月分（5月納付分）から9.85%に改定される見込みです。; 1 quote(s) verified (TOOL) (organisation-swapped)",
+        "ja-atk-013": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (retraction-cut)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched (user-stated-with-negation)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (tool-figures)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by attribution/third_party (pasted-notice-credited)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (price-change-from-to)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (boundary-preference)",
+        "zh-atk-005": "measured blind, not yet analysed: kept: 1 quote(s) verified (ACT) (failed-as-done)",
+        "zh-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (condition-cut)",
+    },
     "gate-YC": {
         "en-ok-003": "measured blind, not yet analysed: refused by tag/needs_evidence (negation-preserved-restriction)",
         "en-ok-008": "measured blind, not yet analysed: refused by number/unvouched (refusal-as-landmine)",
@@ -33,13 +65,9 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-YD": {
         "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried (configured-value-with-request)",
-        "en-ok-006": "measured blind, not yet analysed: refused by scope/plan_as_done (plan-with-condition-kept)",
         "en-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (idea-as-idea)",
         "en-atk-013": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Sat 3/20 Alliance selection 12:15p, Playoffs 1:00p–6:00p; quote re-filed from USER to TOOL: Fri 3/19 Qualification matches 8:30a–6:00p; 2 quote(s) verified (TOOL) (table-row-swapped)",
         "en-atk-014": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (name-swapped)",
-        "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (config-values-from-file)",
-        "ja-ok-013": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (tool-listing-corrects-hedge)",
-        "zh-ok-003": "measured blind, not yet analysed: refused by scope/plan_as_done (statutory-deadline)",
         "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (idea-as-idea)",
         "zh-atk-007": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-status-swapped)",
     },
@@ -681,6 +709,8 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-YB": (0.86, 0.76),
     "gate-YC": (0.86, 0.83),
     "gate-YD": (0.87, 0.75),
+    "gate-YE": (0.86, 0.76),
+    "gate-YF": (0.78, 0.61),
 }
 
 
@@ -688,11 +718,9 @@ def _cases(name: str) -> list[dict]:
     return measure_gate_set.load_cases(SETS / name)
 
 
-#: The sets of the last two rounds run in every suite run; the older ones, which the rules
-#: have been held to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset(
-    {"gate-ZW", "gate-ZX", "gate-ZY", "gate-ZZ", "gate-YA", "gate-YB", "gate-YC", "gate-YD"}
-)
+#: This round's sets run in every suite run; the older ones, which the rules have been held
+#: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
+NEWEST = frozenset({"gate-YA", "gate-YB", "gate-YC", "gate-YD", "gate-YE", "gate-YF"})
 
 
 def _tiered(names: list[str]) -> list[object]:
