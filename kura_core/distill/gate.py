@@ -1352,9 +1352,18 @@ def _not_done(
     ]
     # a question ("old_receipts はまだある？", a description's cue) says nothing was tried
     said = _ASKED_SENTENCE.sub(" ", _NO_ERROR.sub(" ", prose))
-    if not undone or lexicon.pattern("attempt").search(said):
+    if not undone:
         return []
-    if lexicon.pattern("call_failed").search(said):
+    calls = " ".join(fold(q.text).lower() for q, _how in undone)
+    for m in lexicon.pattern("attempt").finditer(said):
+        # "the timer was stopped" for `systemctl stop`: the call's own verb says what it
+        # would have done, not that it was only tried
+        if m.group(0)[:4] in calls or _PURPOSE_BEFORE.search(
+            said, max(0, m.start() - 8), m.start()
+        ):
+            continue  # "… so the pivot would not run": what the deed was for
+        return []
+    if lexicon.pattern("call_failed").search(said) or _ERROR_NAME.search(prose):
         return []  # it writes the error the call gave ("ModuleNotFoundError"): it failed
     q, how = undone[0]
     return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
@@ -1393,6 +1402,12 @@ _ASKING = re.compile(
     r"(?i:\bask|\bquestion|\bwhether\b|\bwonder|\binquir|\benquir|\bif\b|\?)"
     r"|问|問|询|詢|咨询|諮詢|是否|吗|嗎|？|聞|尋ね|質問|かどうか|確認|确认|問い合わせ"
 )
+
+
+#: A modal before "not run": the purpose of a deed, not its failure.
+_PURPOSE_BEFORE = re.compile(r"(?:\bwould|\bwill|\bshould|\bcould)\s+$")
+#: The name of an error a call raised, as a memory that says it failed writes it.
+_ERROR_NAME = re.compile(r"(?i:\b[a-z]*(?:error|exception)\b)|\b(?:E[A-Z]{3,12}|errno)\b")
 
 
 #: A sentence that asks: it ends with a question mark.

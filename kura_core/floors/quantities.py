@@ -2022,6 +2022,11 @@ def _per_unit(word: str) -> str:
 #: A line's label that gives a denominator before its colon ("25kg/袋：", "单价/千字:",
 #: "每袋："; a path's "/data:" is none): the figures after the colon on that line are
 #: per that thing.
+#: A line's label that opens with a period and names an amount of it (月收入合计：, 年费：,
+#: 月学费：); not 年龄, 年级, 月份, 日期, 周末 (the period's own words).
+_PERIOD_LABEL = re.compile(
+    r"(?:^|(?<=[\s，,、]))(月|年|周|週)(?!龄|齡|级|級|份|末|底|初|度|报|報|会|會)[\u4e00-\u9fff]{1,6}[ \t]*[：:][ \t]*(?=[^：:\n]*$)"
+)
 _LABEL_PER = re.compile(
     r"(?:(?<=[0-9A-Za-z\u4e00-\u9fff])[/／]|每)[ \t]*([\u4e00-\u9fff\u3041-\u30ff]{1,3})[ \t]*[：:]"
     r"(?=[^：:\n]*$)"
@@ -2064,6 +2069,12 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
             ):
                 # 高筋面粉 25kg/袋：185元 → 198元: the label's per; 每月多交：825元, its unit
                 word = _unit_word(label.group(1))
+            if (
+                not word
+                and q.unit
+                and (label := _PERIOD_LABEL.search(text, _label_start(text, q.start), q.start))
+            ):
+                word = label.group(1)  # 月收入合计: 484,440元 is the month's
             if word and q.unit in _LEVELS and _per_unit(word) in _PERIODS:
                 word = ""  # 1週間は40kV: a setting for a week, not 40 kV per week
             if word and not _no_denominator(word):
