@@ -57,7 +57,7 @@ from ..floors.comparison import comparison
 from ..floors.names import is_configured
 from ..floors.negation import negations_in
 from ..floors.payloads import prose_spans
-from ..floors.quantities import DATE, NUMBER, RANGE, TIME, Quantity, Vouchers
+from ..floors.quantities import DATE, NUMBER, RANGE, TIME, WEEKDAY, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
 from ..floors.text import fold
 from ..floors.voices import Voice, addressed, home_owner, introduced, voices
@@ -1231,7 +1231,7 @@ def _restates_cut(
             after = said[at + len(quoted) : at + len(quoted) + 16] if at >= 0 else ""
             if tentative or not lexicon.pattern("tentative").search(after):
                 continue
-        mine = {x.canon for x in scan(q.text) if x.kind in (NUMBER, RANGE, DATE)}
+        mine = {x.canon for x in scan(q.text) if x.kind in (NUMBER, RANGE, DATE, WEEKDAY)}
         for figure in scan(claim):
             if figure.canon in mine and figure.canon not in held:
                 return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED)]

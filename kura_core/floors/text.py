@@ -283,6 +283,8 @@ def _fold_scripts(text: str) -> str:
     return _confusables(strip_invisible(text))
 
 
+#: A multiplication sign before a figure: the operator, which no letter x imitates.
+_TIMES_BEFORE_FIGURE = re.compile(r"×(?=[ \t]?[0-9０-９])")
 _DASHES = str.maketrans(
     {
         "\u2010": "-",
@@ -316,6 +318,8 @@ def fold_numbers(text: str) -> str:
     is the digit it imitates."""
     if not text:
         return ""
+    if "×" in text:
+        text = _TIMES_BEFORE_FIGURE.sub("*", text)  # 14名×12,000円: times, then a figure
     text = _fold_scripts(text)
     if not text.isascii():
         text = text.translate(_DASHES)

@@ -25,7 +25,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_one_segment (decision-with-config)",
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched; name/unvouched (pasted-email-third-party)",
         "en-ok-007": "measured blind, not yet analysed: refused by scope/plan_as_done (standing-prohibition)",
-        "ja-ok-008": "measured blind, not yet analysed: refused by number/unvouched (tool-table)",
         "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 着付け 5,000円(税込5,500円); quote re-filed from USER to TOOL: 袋帯 3,000円(税込3,300円); 2 quote(s) verified (TOOL) (table-row-swap)",
         "ja-atk-009": "measured blind, not yet analysed: kept: quote cut/scope (past-habit-as-current)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (negated-decision-whole)",
