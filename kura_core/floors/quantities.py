@@ -1512,7 +1512,7 @@ def _decimal_digits(m: re.Match[str]) -> str:
     return out if len(out) == len(m.group(0)) else m.group(0)
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=32768)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
     found = _month_days(scanner.text, _calendar(scanner.text, scanner.run()))

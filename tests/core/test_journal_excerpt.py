@@ -152,9 +152,9 @@ def test_the_context_in_a_long_journal_matches_a_whole_read_wherever_the_quote_i
 
     lines = [
         _line("user" if i % 2 == 0 else "assistant", f"line {i}: " + "words on the shelf " * 30)
-        for i in range(4000)
+        for i in range(1500)
     ]
-    big = {"start": 12, "middle": 2003, "end": 3990}[where]
+    big = {"start": 12, "middle": 753, "end": 1490}[where]
     lines[big + 1] = _line("assistant", "a very long reply " + "x" * 300_000)
     lines[big + 2] = _line("meta", "")
     path = tmp_path / "long.jsonl"
