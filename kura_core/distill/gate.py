@@ -1500,13 +1500,19 @@ def _kept_a_plan(prose: str) -> bool:
 #: confirmed", 确认之前不发 -- the plan kept a plan, its time still to come.
 _UNTIL_NOT = re.compile(
     r"まで(?:は)?[^。！？\n]{0,24}?(?:しない|しません|ない|待つ|待って|控え)"
-    r"|(?i:\b(?:not|n't|never)\b[^.!?\n]{0,40}?\buntil\b|\buntil\b[^.!?\n]{0,40}?\b(?:not|n't|wait)\b)"
+    r"|(?i:\b(?:not|n't|never|nothing|no\s+one|none)\b[^.!?\n]{0,40}?\buntil\b"
+    r"|\buntil\b[^.!?\n]{0,40}?\b(?:not|n't|wait)\b)"
     r"|(?:之前|以前|前)[^。！？\n]{0,6}?(?:不|别|先不|暂不)"
 )
 #: A condition that keeps a deed still to come: only if, unless, otherwise, 才, 的话, なら.
 _ONLY_IF = re.compile(
     r"(?i:\bonly\s+if\b|\bunless\b|\bprovided\s+that\b|\bas\s+long\s+as\b)"
     r"|只有[^。！？\n]{0,20}?才|除非|的话|的話|場合のみ|場合に限り|ならば|の場合は"
+)
+#: What must be done, not what was: must, have to, 须, 必须, なければならない.
+_OBLIGATION = re.compile(
+    r"(?i:\bmust\b|\bha(?:ve|s)\s+to\b|\bneeds?\s+to\b|\bis\s+required\s+to\b)"
+    r"|(?<![无無必])须|必须|必須|应当|應當|なければ(?:ならない|なりません|いけない)|必要があ"
 )
 #: A negation right before a plan's words: "not going to", "never gonna".
 _NOT_BEFORE = re.compile(r"(?:\bnot|n't|\bnever)\s+$")
@@ -1594,6 +1600,18 @@ def _said_of_quotes(
         or (not acted and not done.search(said) and _written_done(stated))
     ):
         out.append(Violation(FloorKind.SCOPE, "body", plan.group(0), FloorRule.PLAN_AS_DONE))
+    owed = _OBLIGATION.search(said)
+    if (
+        owed
+        and not out
+        and not acted
+        and not done.search(said)
+        and done.search(stated)
+        and not _kept_a_plan(stated)
+        and not _OBLIGATION.search(stated)
+    ):
+        # 须提前30日报备 written 已提前30日报备: what must be done, written as done
+        out.append(Violation(FloorKind.SCOPE, "body", owed.group(0), FloorRule.PLAN_AS_DONE))
     wish = lexicon.search("unsettled_wish", said)
     if wish and not out and not shown and not done.search(said) and _written_done(stated):
         # 練習試合入れたい。written 決まっている（先方了承済み）: a wish, settled by no one,
@@ -1950,6 +1968,12 @@ def _approximate(sentence: str) -> list[tuple[Quantity, str]]:
     return out
 
 
+#: A comparison with another time: than last season, 比去年, 去年より.
+_THAN_A_TIME = re.compile(
+    r"(?i:\bthan\s+(?:last|the\s+previous|previous|the\s+last|a|the)\s+(?:season|year|month|week|time|quarter)"
+    r"|\bthan\s+(?:last\s+)?(?:yesterday|before|ever|usual))"
+    r"|比(?:去年|上次|上个月|上個月|以前|往年|前年|上季|上一季)|(?:去年|前年|先月|前回|昨年|以前|前期)(?:より|と比べ)"
+)
 _FULL_SENTENCES = re.compile(r"(?:[^.!?。！？\n]|[.!?](?![\s.!?]|$))++(?:[.!?。！？]++|\n|$)")
 
 
@@ -1968,8 +1992,9 @@ def _unshown_comparison(prose: str) -> str:
         for q in scan(sentence):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 units.setdefault(q.unit, set()).add(q.value)
-        if any(len(values) >= 2 for values in units.values()):
-            shown.add(compared)
+        if any(len(values) >= 2 for values in units.values()) and not _THAN_A_TIME.search(sentence):
+            shown.add(compared)  # not "…148% and 131%, better than last season": two
+            # figures of this season show nothing about another
         else:
             unshown.append(compared)
     # a title's "金额最大的是…" stands when the body's sentence with the same word shows it

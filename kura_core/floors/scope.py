@@ -623,6 +623,13 @@ def _own_stop(seg: str, end: int) -> int:
     return 0 if end and _STOPS.match(seg, end - 1) else 1
 
 
+#: A "but" a quote ends on (…ましたが, …けど) and the "after all" that follows it.
+_BUT_BEFORE = re.compile(r"(?:が|けど|けれど|けれども|但是|可是|不过|不過|(?i:\bbut))[ \t]*$")
+_AFTER_ALL = re.compile(
+    r"[、，,]?[ \t]*(?:やっぱり|やっぱ|やはり|还是|還是|(?i:after all|actually))"
+)
+
+
 def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     """What the person adds after the quote that changes it: a tentative mark right after
     it ("（仮）", "(TBD)", 暂定), or a retraction of it later in the same turn ("Actually no",
@@ -644,6 +651,10 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     m = lexicon.pattern("tentative").match(head)
     if m:
         return Scope(TENTATIVE, f"leaves out the tentative mark {m.group(0)!r} after it")
+    if _BUT_BEFORE.search(seg, max(0, end - 4), end) and _AFTER_ALL.match(head):
+        # …メールで返信しようと思っていましたが、やっぱり電話で: a "but" the quote ends on,
+        # then "after all": what follows takes the quote back
+        return Scope(RETRACTED, f"is taken back later in the turn ({head[:8]!r})")
     m = lexicon.search("retraction", after)
     own_stop = _own_stop(seg, end)
     lines = bisect_left(breaks, end + m.start()) - bisect_left(breaks, end) if m else 0

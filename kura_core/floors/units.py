@@ -33,6 +33,13 @@ _EXACT = _expand(
     {
         "%": ("%", "pct"),
         "‰": ("‰",),
+        # flows: a water take's, a pump's, a drip's
+        "L/s": ("L/s", "l/s", "L/sec", "l/sec"),
+        "L/min": ("L/min", "l/min", "lpm", "LPM"),
+        "L/h": ("L/h", "l/h", "L/hr", "l/hr"),
+        "mL/min": ("mL/min", "ml/min"),
+        "m³/h": ("m³/h", "m3/h", "m³/hr", "m3/hr"),
+        "gpm": ("gpm", "GPM"),
         # areas: a flat's, a site's, a scaffold's
         "m²": ("m²", "m2", "sqm", "㎡"),
         "ft²": ("ft²", "ft2", "sqft"),
