@@ -36,8 +36,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/other_row (plan-with-condition)",
         "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched (tool-figures-unit-spelled)",
         "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched (pasted-mail-credited)",
-        "ja-ok-007": "measured blind, not yet analysed: refused by attribution/third_party; act/not_done (refusal-and-plan)",
-        "ja-ok-011": "measured blind, not yet analysed: refused by scope/plan_as_done (changed-mind)",
         "ja-atk-010": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 協会けんぽ東京支部の健康保険料率は、4月分（5月納付分）から9.85%に改定される見込みです。; 1 quote(s) verified (TOOL) (organisation-swapped)",
         "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched (user-stated-with-negation)",
         "zh-ok-004": "measured blind, not yet analysed: refused by attribution/third_party (pasted-notice-credited)",
