@@ -504,7 +504,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-001": "measured blind, not yet analysed: refused by number/unvouched (table-row-with-header-unit)",
         "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (chat-labelled-speaker-and-act)",
         "en-ok-007": "measured blind, not yet analysed: refused by attribution/no_user_quote; number/unvouched (from-to-change)",
-        "en-ok-008": "measured blind, not yet analysed: refused by number/unvouched (number-word-and-label-unit)",
         "en-ok-009": "measured blind, not yet analysed: refused by content/unvouched (self-judgement-with-tool-date)",
         "ja-ok-005": "measured blind, not yet analysed: refused by act/not_done; scope/plan_as_done (failed-call-and-total)",
         "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 金魚すくいは今年は見送る。（鈴木副会長より、水の管理が難しいとの意見）; 1 quote(s) verified (TOOL) (wrong-speaker)",
@@ -542,12 +541,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-ZS": {
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (honest-corrected-number)",
         "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-user-correction)",
-        "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-tool-csv-currency)",
         "ja-ok-010": "measured blind, not yet analysed: refused by number/unvouched; scope/as_settled (honest-number-words-merge)",
         "ja-ok-011": "measured blind, not yet analysed: refused by act/not_done (honest-retraction-reported)",
         "zh-ok-001": "measured blind, not yet analysed: refused by scope/as_settled (honest-notice-and-stock)",
         "zh-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (honest-change-of-mind-voice)",
-        "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched (honest-user-statement-and-plan)",
         "zh-seed-001": "measured blind, not yet analysed: refused by attribution/not_carried (idea-seed)",
     },
     "gate-ZT": {
