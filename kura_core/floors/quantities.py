@@ -3482,6 +3482,8 @@ class Vouchers:
         bare hour it gives as a figure."""
         if q.kind == WEEKDAY:
             return q.canon in self.days
+        if q.kind == IDENTIFIER and q.unit == "domain":
+            return self._host_in_text(q.text)  # the host of a URL the evidence gives
         if q.kind == IDENTIFIER:
             return q.unit == "code" and self._code_in_text(q.canon)
         return q.kind == TIME and self._bare_hour(q)
@@ -3493,6 +3495,25 @@ class Vouchers:
             return False
         hour = Decimal(q.readings[0][0] % 12 or 12)
         return any(not e.unit for e in self.by_value.get(hour, ()))
+
+    def _host_in_text(self, host: str) -> bool:
+        """Whether a host's name stands in the evidence as a whole name: alone, or as a
+        URL's host (https://…@stg.example.co.jp/healthz), whatever its case."""
+        low = host.lower().rstrip(".")
+        for text in self._texts:
+            t = text.lower()
+            at = t.find(low)
+            while at >= 0:
+                end = at + len(low)
+                before = t[at - 1 : at]
+                after = t[end : end + 1]
+                more = after == "." and t[end + 1 : end + 2].isalnum()  # .co inside .co.jp
+                if not (before.isalnum() or before in "-.") and not (
+                    after.isalnum() or after == "-" or more
+                ):
+                    return True
+                at = t.find(low, at + 1)
+        return False
 
     def _code_in_text(self, code: str) -> bool:
         """Whether a code (PCS-44817, apc1500) stands in the evidence as a whole token,

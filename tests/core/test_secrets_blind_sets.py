@@ -132,7 +132,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-AJ": {
-        "ミナトフーズのステージングは Basic 認証付き、ヘルスチェックは /healthz": "measured blind, not yet analysed",
         "小程序 AppSecret 已在公众平台重置，旧的已失效": "measured blind, not yet analysed",
         "后台 admin 密码由王磊管理，不要转发": "measured blind, not yet analysed",
     },
