@@ -1981,12 +1981,17 @@ def _call_settings(text: str) -> Iterator[tuple[int, int, str]]:
             yield m.start(g), m.end(g), named[0]
 
 
+#: The password's word of a message forwarded from another language (German, Spanish,
+#: Portuguese, French, Dutch, Russian, Polish, Swedish, Finnish), for the sentence rules.
+_FOREIGN_PASSWORD = (
+    r"passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe|wachtwoord|пароль"
+    r"|has(?:ł|l)o|l(?:ö|o)senord|salasana"
+)
 #: A sentence that speaks of a secret (a key, a token, a password) in any of the three.
 _SECRET_SENTENCE_WORD = re.compile(
     r"(?i:password|passphrase|secret|token|api[ _-]?key|private[ _-]key|access[ _-]key|bearer"
     r"|pre-?shared[ _-]?key|\bpsk\b|(?<![a-z0-9+/])pw(?![a-z0-9+/])"
-    r"|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe|wachtwoord|пароль"
-    r"|api[ \t]?キー)"
+    r"|" + _FOREIGN_PASSWORD + r"|api[ \t]?キー)"
     r"|" + "(?i:" + "|".join(_SECRET_WORDS_CJK) + ")"
 )
 #: Where a sentence ends: a stop, or a line's end (a JSON string's escaped \n too: a
@@ -2119,8 +2124,7 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
 #: A password's word, in the languages a forwarded message may be in, and what says
 #: "is": the place a value with spaces in it may stand.
 _SPACED_SAID = re.compile(
-    r"(?i:password|passphrase|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe"
-    r"|wachtwoord|пароль|has(?:ł|l)o|l(?:ö|o)senord|salasana)"
+    r"(?i:password|passphrase|" + _FOREIGN_PASSWORD + r")"
     r"(?:[ \t]{1,3}(?i:ist|is|was|war|era|es|est|é|è)(?![A-Za-z]))?(?:[ \t]{0,2}[:：])?"
     r"|(?:パスワード|パスフレーズ|密码|密碼|口令)(?:は|是|为|為|[:：])"
 )
@@ -2165,8 +2169,7 @@ _OTHER_LABEL = re.compile(
 _PASSWORD_WORD = re.compile(
     r"(?i:password|passwd|passphrase|pass[ -]?code|(?<![a-z0-9+/])pw(?![a-z0-9+/])"
     # as a message forwarded from another language says it
-    r"|passwort|kennwort|contrase(?:ñ|n)a|senha|mot[ \t]de[ \t]passe|wachtwoord|пароль)|"
-    + "|".join(_PASSWORD_WORDS_CJK)
+    r"|" + _FOREIGN_PASSWORD + r")|" + "|".join(_PASSWORD_WORDS_CJK)
 )
 #: A run of printable ASCII standing alone in a sentence (after a space, a CJK mark or
 #: the start; before a space, CJK or the end).
@@ -3857,7 +3860,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spaced_passwords(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _labels_above(text)]
-        if said & _SENTENCE_KEYS or "pw" in lowered:  # pw `…`: a password's short name too
+        if said & _SENTENCE_KEYS:  # pw `…` too: "pw" is one of the keys
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_after_name(text)]
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _named_then_given(text)]
         if not _NO_DECODE.get():

@@ -1787,43 +1787,27 @@ def _left_open(
     and the words of such sentences that give no figure (with their mark)."""
     open_values: dict[object, str] = {}
     open_words: list[tuple[frozenset[str], str]] = []
+    stated: set[object] = set()  # figures a sentence gives with nothing leaving them open
     for quote in quotes:
         if _header_row(quote):
             continue  # 最高品温(℃) names a column: it leaves no figure open
         for m, row in _sentences_and_rows(quote):
-            for q, approx in _approximate(m.group(0)):
+            approximate = _approximate(m.group(0))
+            for q, approx in approximate:
                 open_values.setdefault(q.value, approx)  # "about ¥300,000", 30万円くらい
             hedge = lexicon.search("unsettled_mark", m.group(0))
             if hedge is None:
+                if not approximate:
+                    stated.update(
+                        q.value
+                        for q in scan(m.group(0))
+                        if q.kind == NUMBER and q.value is not None
+                    )
                 continue
-            figures = [
-                q
-                for q in scan(m.group(0))
-                if q.kind in (NUMBER, RANGE)
-                and q.value is not None
-                # 第9〜14章 names the chapters the estimate is of: an ordinal is a label
-                and m.group(0)[max(0, q.start - 1) : q.start] != "第"
-            ]
-            if row:
-                # a row's note (7/24までに振込予定) leaves only its own cell open, not the
-                # amount beside it
-                a, b = _cell_around(m.group(0), hedge.start())
-                figures = [q for q in figures if a <= q.start < b]
             partial = hedge.group(0) in lexicon.words("unsettled_partial")
-            if partial:
-                figures = []  # "some of the photos: the 2019 ones" leaves no figure open
-            elif hedge.group(0) in lexicon.words("unsettled_bound"):
-                # a bound is its figure's own: "年額48,600円、補償額の上限は300万円" bounds
-                # only the 300万円 of its clause
-                a, b = _clause_around(m.group(0), hedge.start())
-                own = [q for q in figures if a <= q.start < b]
-                if (
-                    not own
-                    and hedge.group(0) in lexicon.words("bound_superlative")
-                    and _ENDS_CLAUSE.match(m.group(0), hedge.end())
-                ):
-                    continue  # 他这个月加班最多——: "the most", a superlative, bounds nothing
-                figures = own or figures
+            figures = _figures_left_open(m.group(0), hedge, row)
+            if figures is None:
+                continue  # 他这个月加班最多——: "the most", a superlative, bounds nothing
             for q in figures:
                 open_values.setdefault(q.value, hedge.group(0))
             if not figures and hedge.group(0) in lexicon.words("unsettled_wish", ("ja",)):
@@ -1832,25 +1816,44 @@ def _left_open(
                 words = content_tokens(m.group(0)[: hedge.start()] + m.group(0)[hedge.end() :])
                 if len(words) >= (2 if partial else 3):
                     open_words.append((words, hedge.group(0)))
-    for value in _settled_elsewhere(quotes):
-        open_values.pop(value, None)  # 1127号牛可能是… beside "我已经让挤奶工把1127单独挤了"
+    for value in stated:
+        # a figure one sentence hedges and another states is stated: 1127号牛可能是… beside
+        # "我已经让挤奶工把1127单独挤了"
+        open_values.pop(value, None)
     return open_values, open_words
 
 
-def _settled_elsewhere(quotes: Sequence[str]) -> set[object]:
-    """The figures a quote's sentence gives with no mark that leaves anything open: a
-    figure one sentence hedges and another states is stated."""
-    out: set[object] = set()
-    for quote in quotes:
-        if _header_row(quote):
-            continue
-        for m, _row in _sentences_and_rows(quote):
-            sentence = m.group(0)
-            if lexicon.search("unsettled_mark", sentence) is None and not _approximate(sentence):
-                out.update(
-                    q.value for q in scan(sentence) if q.kind == NUMBER and q.value is not None
-                )
-    return out
+def _figures_left_open(sentence: str, hedge: re.Match[str], row: bool) -> list[Quantity] | None:
+    """The figures a sentence's open mark (*hedge*) leaves open, or None where the mark
+    leaves nothing open at all (a superlative that ends its clause)."""
+    figures = [
+        q
+        for q in scan(sentence)
+        if q.kind in (NUMBER, RANGE)
+        and q.value is not None
+        # 第9〜14章 names the chapters the estimate is of: an ordinal is a label
+        and sentence[max(0, q.start - 1) : q.start] != "第"
+    ]
+    if row:
+        # a row's note (7/24までに振込予定) leaves only its own cell open, not the amount
+        # beside it
+        a, b = _cell_around(sentence, hedge.start())
+        figures = [q for q in figures if a <= q.start < b]
+    if hedge.group(0) in lexicon.words("unsettled_partial"):
+        return []  # "some of the photos: the 2019 ones" leaves no figure open
+    if hedge.group(0) in lexicon.words("unsettled_bound"):
+        # a bound is its figure's own: "年額48,600円、補償額の上限は300万円" bounds only the
+        # 300万円 of its clause
+        a, b = _clause_around(sentence, hedge.start())
+        own = [q for q in figures if a <= q.start < b]
+        if (
+            not own
+            and hedge.group(0) in lexicon.words("bound_superlative")
+            and _ENDS_CLAUSE.match(sentence, hedge.end())
+        ):
+            return None
+        return own or figures
+    return figures
 
 
 def _of_kind(mark: str, weak: frozenset[str]) -> bool:
