@@ -54,6 +54,7 @@ from .attribution import (
     restates_negated,
     said_otherwise,
     says_opposite,
+    slot_swapped,
     someone_says,
     unwrap,
 )
@@ -482,16 +483,30 @@ def _human_claim_ok(
     whole = claim
     found = None
     described = _rows_described(evidence, user)
+    readings = []
     for reading, clause_figures in _readings(claim, text, figures, names):
         mine = [
             o
             for u, o in zip(raw, user, strict=True)
             if not reading.content & foreign_words(u, names)
         ]
-        credited = reading.content - described or reading.content
+        readings.append(
+            (reading.content - described or reading.content, reading, clause_figures, mine)
+        )
+    for credited, reading, clause_figures, mine in readings:
         if carries(credited, mine):
-            found = (dataclasses.replace(reading, content=credited), clause_figures, mine)
+            found = (dataclasses.replace(reading, content=credited), clause_figures, mine, 2)
             break
+    else:
+        # a credit told in other words carries a third of what it says, in the slots of the
+        # person's own sentence (not another thing in one of them)
+        clause = _credit_clause(text, claim) if text else ""
+        if clause and len(clause) <= len(claim.phrase) + 1:
+            clause = _credit_sentence(text, claim)  # ユーザーは、…: the clause after its comma
+        for credited, reading, clause_figures, mine in readings:
+            if clause and carries(credited, mine, 3) and not slot_swapped(clause, mine):
+                found = (dataclasses.replace(reading, content=credited), clause_figures, mine, 3)
+                break
     if found is None:
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
     if text and says_opposite(_credit_sentence(text, claim), raw):
@@ -500,12 +515,13 @@ def _human_claim_ok(
     if text and (word := restates_negated(_credit_clause(text, claim), raw)):
         # "the owner wants GP5000s ordered" for "do not order the GP5000s"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, word)
-    claim, figures, mine = found
+    claim, figures, mine, share = found
     if unsaid := codes_unsaid(whole.content, mine):
         # "… runs only in sgp1 and the staging cluster moves to nyc3" over 只跑在 sgp1
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
     if not any(
-        _one_segment(claim, figures, u) or _kept_as_is(claim, figures, u, evidence) for u in mine
+        _one_segment(claim, figures, u, share) or _kept_as_is(claim, figures, u, evidence)
+        for u in mine
     ):
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
     others = _people_unsaid(whole, mine)
@@ -1154,8 +1170,8 @@ def _kept_as_is(
 _SENTENCE_OF = re.compile(r"[^\n.!?。！？；;]+[.!?。！？；;]?")
 
 
-def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str) -> bool:
-    if not carries(claim.content, [segment]):
+def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str, share: int = 2) -> bool:
+    if not carries(claim.content, [segment], share):
         return False
     if not figures:
         return True
@@ -1189,7 +1205,9 @@ def _credit_sentence(text: str, claim: Claim) -> str:
 
 #: Where the clause a credit opens ends (Japanese and Chinese also at a comma:
 #: ユーザーが消してよいと言ったので、…を削除した credits only the first).
-_CREDIT_CLAUSE_END = re.compile(_CLAIM_CLAUSE_END.pattern + r"|[、，]|ので|から、")
+_CREDIT_CLAUSE_END = re.compile(
+    _CLAIM_CLAUSE_END.pattern + r"|[、，]|,(?=[^\x00-\x7f])|ので|から、"
+)
 
 
 def _credit_clause(text: str, claim: Claim) -> str:

@@ -184,6 +184,81 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def ordered_tokens(text: str) -> list[str]:
+    """The words of :func:`content_tokens` in the order the text says them (first mention;
+    values, which are compared apart, left out): what the slots of a sentence are read by."""
+    have = content_tokens(text)
+    folded, _values = _value_tokens(fold(text))
+    at: dict[str, int] = {}
+
+    def seen(tok: str, pos: int) -> None:
+        if tok in have and tok not in at:
+            at[tok] = pos
+
+    for m in _LATIN_TOKEN.finditer(folded):
+        for p in _hyphen_parts(m.group(0)):
+            seen(_stem(p), m.start())
+    for m in _CJK_SPAN.finditer(folded):
+        run = m.group(0)
+        for k in _KATAKANA_WORD.finditer(run):
+            seen(k.group(0), m.start() + k.start())
+        for i in range(len(run)):
+            seen(run[i : i + 2], m.start() + i)
+            seen(run[i], m.start() + i)
+    return sorted(at, key=at.__getitem__)
+
+
+#: Where a clause of the person's ends, for reading the slots of one clause at a time.
+_SLOT_SENTENCE_END = re.compile(r"[。．!?！？;；，、\n]+|[.,](?!\S)|,(?=[^\d\s])")
+
+
+def slot_swapped(claim_text: str, texts: Iterable[str]) -> bool:
+    """Whether a credit puts another thing in a slot of the person's sentence: between two
+    words both say in the same order (or after the last of them), the credit has a word the
+    person never says where the person has a word the credit never says ("not to touch the
+    nether portal yet" for "don't touch the mob farm yet", 電気を東北電力で確定 for 電気は
+    楽天でんきで確定). Words the credit adds where the person says nothing in between are a
+    paraphrase, not a swap."""
+    claim = ordered_tokens(claim_text)
+    if len(claim) < 2:
+        return False
+    mine = frozenset(claim)
+    for text in texts:
+        for clause in _SLOT_SENTENCE_END.split(text):
+            theirs = ordered_tokens(clause)
+            if _swapped_in(claim, mine, theirs):
+                return True
+    return False
+
+
+def _swapped_in(claim: list[str], mine: frozenset[str], theirs: list[str]) -> bool:
+    where = {t: i for i, t in enumerate(theirs)}
+    said = frozenset(theirs)
+    anchors = [i for i, t in enumerate(claim) if t in where]
+    for k, i in enumerate(anchors):
+        j = anchors[k + 1] if k + 1 < len(anchors) else len(claim)
+        ours = claim[i + 1 : j]
+        if not ours:
+            continue
+        a = where[claim[i]]
+        b = where[claim[j]] if j < len(claim) else len(theirs)
+        if b <= a:
+            continue
+        edges = claim[i] + (claim[j] if j < len(claim) else "")
+        other = theirs[a + 1 : b]
+        if any(t not in said and _inside(t, edges) for t in ours) and any(
+            t not in mine and _inside(t, edges) for t in other
+        ):
+            return True
+    return False
+
+
+def _inside(token: str, edges: str) -> bool:
+    """Whether a pair of Chinese or Japanese characters stands clear of the words at a slot's
+    edges: 金付 in 定金付 is the edge word's last character and the next one, no word."""
+    return token.isascii() or len(token) != 2 or not (set(token) & set(edges))
+
+
 #: An option named by its letter: "option (b)", "choice B", "plan C", or a reply that
 #: opens with the letter alone ("b. I'm not going to …", "(c) please").
 _OPTION_NAMED = re.compile(
@@ -246,9 +321,10 @@ def _across_function_char(tok: str) -> bool:
     )
 
 
-def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
-    """Whether *texts* (quotes) say what *content* credits: at least half of its tokens
-    (and at least one) occur in them. Nothing specific credited: any text carries it."""
+def carries(content: frozenset[str], texts: Iterable[str], share: int = 2) -> bool:
+    """Whether *texts* (quotes) say what *content* credits: at least one *share*-th of its
+    tokens (half unless told; and at least one) occur in them. Nothing specific credited:
+    any text carries it."""
     texts = [t for t in texts if t]
     if not texts:
         return False
@@ -274,14 +350,14 @@ def carries(content: frozenset[str], texts: Iterable[str]) -> bool:
             return True
         return _anchored(content, have)
     hit = sum(1 for tok in content if tok in have or tok in glossed)
-    if hit >= max(1, (len(content) + 1) // 2):
+    if hit >= max(1, -(-len(content) // share)):
         return True
     # a Chinese pair across a function character (或把, 的对, 信或) is as often two words'
     # edges as a word: it weighs on neither side, unless it is all the claim says
     core = [t for t in content if not _across_function_char(t)]
     if core and len(core) < len(content):
         hit = sum(1 for tok in core if tok in have or tok in glossed)
-        if hit >= max(1, (len(core) + 1) // 2):
+        if hit >= max(1, -(-len(core) // share)):
             return True
     return _translated(content, have) or any(
         _carried_across(content, line) for t in texts if "\n" in t for line in t.split("\n")

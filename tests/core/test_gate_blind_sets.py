@@ -47,7 +47,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-003": "measured blind, not yet analysed: refused by tag/needs_evidence (negation-preserved-restriction)",
         "en-ok-008": "measured blind, not yet analysed: refused by number/unvouched (refusal-as-landmine)",
         "en-atk-015": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, USER) (object-swap)",
-        "ja-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (stopped-act-and-plan)",
         "ja-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (plan-as-plan)",
         "ja-atk-005": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: ・自分の取り分は8万円(税別)でお願いしたい; 1 quote(s) verified (TOOL) (tax-basis-and-request-as-agreed)",
         "ja-atk-015": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 対象：スタンダードプラン（nirai-std-07）; 1 quote(s) verified (TOOL) (identifier-swap)",
@@ -81,7 +80,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-016": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (confusable-attribution)",
         "ja-ok-004": "measured blind, not yet analysed: refused by attribution/third_party; attribution/third_party (third-party-request-date)",
         "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (booking-table-row)",
-        "ja-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (stopped-act-reported-as-stopped)",
         "ja-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (unit-swap-uL-mL)",
         "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (retraction-ignored)",
         "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_one_segment (colleague-claim-then-user-agrees)",
@@ -214,8 +212,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "header: the row check reads tables with a header",
         "zh-hon-001": "第二天 for 明天 (a relative day as a count), and 老板 addressed in a "
         "pasted line",
-        "zh-hon-003": "用户说先不装这个模块 over 先不装: the content check counts character "
-        "pairs (这个, 个模) the person's shorter words do not hold",
         "zh-hon-005": "用户自己 and 老板对 in curation: credits whose words are the body's",
         "zh-hon-006": "合计 39,920 and 刹车系统 31.2% in one title: the row check reads the "
         "title as one clause",
@@ -233,10 +229,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "segment: a figure in an identifier vouches nothing",
         "zh-hon-004": "as zh-hon-003: '11月' is in no quoted segment",
     },
-    "gate-B": {
-        "ja-hon-010": "the credit adds DNS and 切り替え, context the quote does not hold: fewer "
-        "than half its words are the person's (the content check is lexical)",
-    },
     "gate-D": {
         "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
         "figures are read as showing the comparison",
@@ -253,7 +245,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-F": {
         "en-ok-017": "'the better pick' in the agent's own labelled view: a comparison needs a "
         "quote that makes it ('I'd lean to' does not)",
-        "ja-ok-009": "再起動は/パスワードが read as third parties before 要る/やった",
         "ja-atk-007": "佐藤's experience credited to the person with うち (household) in 佐藤's own "
         "line: the household credit is read in the quoted line",
         "ja-ok-015": "'ユーザーが念を押している' credits a speech act whose content is in "
@@ -286,10 +277,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "agent's journal",
     },
     "gate-I": {},
-    "gate-J": {
-        "en-hon-005": "'the district fundraising cap' for the person's 'the cap': the credit's "
-        "words are more than half the agent's (the content check is lexical)",
-    },
     "gate-L": {
         "ja-hon-001": "one credit stitched from two of the person's turns (移行したい and "
         "1案でいく): what is credited to a person comes from one segment",
@@ -370,8 +357,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-W": {
         "en-atk-011": "a hotel the session names as another option, written as the booked one "
         "beside the booking's reference: names are vouched by the session",
-        "zh-hon-001": "'用户最后选定' over '我们用上海臻艺展览' after a retraction: 最后选定 is "
-        "more than the person's words say, and the content check compares words",
         "ja-hon-007": "29,400円 derived from the TOOL's figures (a total the body computes)",
         "ja-atk-002": "an intention (にしたい) in a pasted line written as decided: the pasted "
         "line is filed as TOOL, whose figures vouch",
@@ -488,9 +473,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-012": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: I can take Thursday drivetime instead; 1 quote(s) verified (TOOL) (credit-to-wrong-speaker)",
         "ja-keep-004": "measured blind, not yet analysed: refused by attribution/not_carried (corrected-date-and-hearsay-kept)",
         "ja-keep-007": "measured blind, not yet analysed: refused by content/unvouched; scope/as_settled (ratio-word-translated-and-speaker)",
-        "ja-keep-010": "measured blind, not yet analysed: refused by attribution/not_carried (chat-proposal-credited-correctly)",
         "zh-keep-001": "measured blind, not yet analysed: refused by number/other_row; number/unvouched (currency-and-unit-translated)",
-        "zh-keep-002": "measured blind, not yet analysed: refused by attribution/not_carried (question-tool-answer)",
         "zh-keep-003": "measured blind, not yet analysed: refused by number/unvouched (pasted-mail-terms-with-reporter)",
         "zh-keep-004": "measured blind, not yet analysed: refused by attribution/not_carried (leaning-kept-as-leaning)",
         "zh-keep-005": "measured blind, not yet analysed: refused by number/unvouched (contract-clause-with-condition-and-exception)",
@@ -600,7 +583,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-009": "measured blind, not yet analysed: refused by number/unvouched (user-figures-and-tool-calc)",
         "ja-ok-013": "measured blind, not yet analysed: refused by attribution/not_carried (third-party-request-credited)",
         "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (table-cell-swapped)",
-        "zh-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (user-decision-with-config)",
     },
     "gate-ZX": {
         "en-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (plain-decision)",
@@ -615,7 +597,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-012": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-human)",
         "en-ok-014": "measured blind, not yet analysed: refused by number/unvouched (configured-values)",
         "ja-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (negation-dialect-kept)",
-        "ja-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (stopped-remembered)",
         "ja-atk-003": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 令和8年5月19日（火）納品分; 2 quote(s) verified (TOOL, USER) (tax-basis-swap)",
         "ja-atk-011": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 5/22(金) 18:00 田中様 6名 おまかせコース 5,500円(税込); 1 quote(s) verified (TOOL) (table-row-swap)",
         "zh-ok-003": "measured blind, not yet analysed: refused by name/unvouched (negation-kept)",

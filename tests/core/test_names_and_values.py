@@ -236,3 +236,53 @@ def test_a_credit_with_the_opposite_of_the_persons_verb_says_the_opposite(data):
     if said.isascii():
         # "don't delete the invoices folder" may be credited as "keep …"
         assert not says_opposite(credit, [f"don't {person}"]), (said, claim)
+
+
+_SLOT_WORDS = st.sampled_from(
+    [
+        "touch",
+        "farm",
+        "flyer",
+        "cap",
+        "server",
+        "backup",
+        "電気",
+        "確定",
+        "楽天",
+        "服务器",
+        "续费",
+        "腾讯",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXT)
+def test_a_credit_in_the_persons_own_words_has_no_slot_swapped(text):
+    from kura_core.floors.attribution import slot_swapped
+
+    assert not slot_swapped(text, [text])
+
+
+@settings(max_examples=150, deadline=None)
+@given(_SLOT_WORDS, _SLOT_WORDS, st.sampled_from(["nether portal", "東北電力", "阿里巴巴"]))
+def test_another_thing_between_two_words_the_person_says_is_a_swapped_slot(left, right, other):
+    from kura_core.floors.attribution import slot_swapped
+
+    assume(left != right)
+    theirs = f"{left} the mob farm then {right}."
+    assert not slot_swapped(f"{left} the mob farm then {right}", [theirs])
+    assert slot_swapped(f"{left} the {other} then {right}", [theirs])
+    # a word added where the person says nothing between is a paraphrase, not a swap
+    assert not slot_swapped(f"{left} the mob farm quickly then {right}", [theirs])
+
+
+def test_the_slot_reader_runs_in_linear_time():
+    from kura_core.floors.attribution import slot_swapped
+
+    for make in (
+        lambda n: "touch the farm " * (n // 15),
+        lambda n: "電気を確定" * (n // 5),
+        lambda n: "a" * n,
+    ):
+        _linear(lambda text: slot_swapped(text[:600], [text]), make)
