@@ -76,6 +76,7 @@ _QUOTED_LINE = re.compile(r"^[ \t]*(?:>|＞)")
 #: The characters a rule line is drawn with: ASCII, and the dashes, bars and box lines of
 #: other scripts (――――, ────, ━━━━, ＝＝＝, ーーー).
 _RULE_CHARS = "-_=\u2014\u2015\u2500\u2501\u2550\uff1d\u30fc"
+_WIDE_RULE_CHARS = "\u2014\u2015\u2500\u2501\u2550"
 
 
 def is_delimiter(line: str) -> bool:
@@ -83,7 +84,8 @@ def is_delimiter(line: str) -> bool:
     dashes is read once)."""
     s = line.strip(" \t")
     if len(s) < 3:
-        return False
+        # a Chinese dash (——) is two wide characters: a line of it alone is a rule too
+        return len(s) == 2 and s[0] in _WIDE_RULE_CHARS and s[1] == s[0]
     if s[0] in _RULE_CHARS and not s.strip(s[0]):
         return True
     return len(s) <= 80 and s.startswith("---") and s.endswith("---")
@@ -118,10 +120,13 @@ def _sender(found: re.Match[str]) -> str:
 _TRAILER = re.compile(r"(?:——|―)[ \t]*(?P<who>[^\n]{1,30}?)[ \t]*$")
 #: The head of a message copied out of a chat app, on a line of its own: a name and the
 #: time it was sent ("田中 遼  [10:42]", "Dana Reyes  10:42 AM", "Dana — Today at 10:42
-#: AM"). The lines under it, up to a blank line, are that person's message.
+#: AM", 小陈（华芯科技）  14:32). The lines under it, up to a blank line, are that person's
+#: message.
 _CHAT_HEAD = re.compile(
     r"^[ \t]*(?P<who>[A-Z][A-Za-z'’-]+(?:[ \t][A-Z][A-Za-z'’-]+){0,2}"
     r"|[\u4e00-\u9fff々\u30a0-\u30ff]{1,5}(?:[ \t\u3000][\u4e00-\u9fff々\u3040-\u30ff]{1,4})?)"
+    # the firm or team after the name, in brackets: 小陈（华芯科技）, 佐藤（営業部）
+    r"(?:[ \t]*[（(][^()（）\n]{1,16}[)）])?"
     r"(?:[ \t]*[—–-][ \t]*(?:Today|Yesterday|今天|昨天|今日|昨日)(?:[ \t]+at)?)?"
     rf"[ \t]+(?:\[{_STAMP}\]|{_STAMP})[ \t]*$"
 )
@@ -135,12 +140,14 @@ def _chat_head(line: str) -> re.Match[str] | None:
 
 def _a_persons_name(who: str) -> bool:
     """Whether *who* reads as a person's name: a given and a family name, a given name
-    known as one, or a Japanese or Chinese name that opens with a family name ("Standup"
-    before a time is the person's own agenda)."""
+    known as one, or a Japanese or Chinese name that opens with a family name, or with
+    老, 小 or 阿 before one ("Standup" before a time is the person's own agenda)."""
     if who[:1].isascii():
         parts = who.split()
         return bool(parts) and (len(parts) >= 2 or parts[0].lower() in GIVEN_NAMES)
     families = lexicon.words("names_ja_surnames") | lexicon.words("names_zh_surnames")
+    if who[:1] in "老小阿" and any(who[1:].startswith(f) for f in families):
+        return True  # 小陈, 老王, 阿强: a family name called familiarly
     return any(who.startswith(f) for f in families)
 
 
@@ -287,14 +294,14 @@ def _pasted_lines(lines: list[str]) -> set[int]:
             n = _quoted_block(lines, n, out, around)
             continue
         elif is_delimiter(line):
+            if len(line.strip()) == 2 and n and lines[n - 1].strip() and n - 1 not in out:
+                n += 1  # a dash (——) under the person's own line: no paste opens below it
+                continue
             n = _delimited(lines, n, out)
             if n < len(lines) and _titled(lines[n]):
                 continue  # "--- 青葉運送 メールより ---" closes one block and opens the next
         elif _chat_head(line) and n + 1 < len(lines) and lines[n + 1].strip():
-            # a message copied out of a chat app: its head, and what it says under it
-            while n < len(lines) and lines[n].strip():
-                out.add(n)
-                n += 1
+            n = _chat_message(lines, n, out)
             continue
         elif _is_intro(line):
             m = n + 1
@@ -376,6 +383,9 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
         while m < len(lines) and lines[m].strip():
             if machine and m > first and _prose_line(lines[m]):
                 return m  # codes pasted, then the person writes on without a blank line
+            if m > first and is_delimiter(lines[m]):
+                out.add(m)
+                return m + 1  # a rule drawn under the paste: the person writes on below it
             out.add(m)
             m += 1
             if closer and lines[m - 1].rstrip().endswith(closer):
@@ -395,6 +405,17 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
             return m
         m = k
     return m
+
+
+def _chat_message(lines: list[str], n: int, out: set[int]) -> int:
+    """Mark a message copied out of a chat app, its head at *n*: the head and what it says
+    under it, to a blank line or a rule drawn under it; the number of the line after."""
+    while n < len(lines) and lines[n].strip():
+        out.add(n)
+        n += 1
+        if is_delimiter(lines[n - 1]):
+            break
+    return n
 
 
 def _quoted_block(lines: list[str], n: int, out: set[int], around: bool) -> int:

@@ -219,8 +219,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-hon-010": "征得用户同意 (consent to be asked for) read as the person agreeing",
         "zh-hon-011": "比直接换压缩机低 where the agent's quote says 成本低得多: the comparison "
         "check wants the compared thing in the quote",
-        "zh-atk-001": "the supplier's pasted suggestion (its label on the line before the quoted "
-        "one) credited to the person",
     },
     "gate-A": {
         "en-hon-006": "the description paraphrases the request ('how the user wants to hear "

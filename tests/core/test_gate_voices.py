@@ -177,6 +177,21 @@ def test_a_rule_of_full_width_bars_closes_a_paste():
     assert all("直しておいて" not in t for _, t in got)
 
 
+def test_a_chinese_dash_under_copied_chat_messages_closes_them():
+    """Chat messages copied under their heads (a familiar name, a firm in brackets, the
+    time) are the sender's; a line of —— under them closes the paste, and what follows is
+    the person's. A —— under the person's own line opens nothing."""
+    chat = (
+        "华芯小陈刚发的微信，我直接复制过来：\n小陈（华芯科技）  14:32\n"
+        "林工，JL7018F 现货价 6.5 元/个含税，MOQ 3000\n小陈（华芯科技）  14:33\n"
+        "如果你们能下 1 万的 PO，可以做到 5.9 元含税\n——\n1 万的量现在不敢下，老板还没定。"
+    )
+    got = spoken(chat)
+    assert ("小陈", "如果你们能下 1 万的 PO，可以做到 5.9 元含税") in got
+    assert all("不敢下" not in t for _, t in got)
+    assert spoken("先这样定了\n——\n下周再看报价，别急着下单。") == []
+
+
 def test_closing_a_paste_and_asking_for_a_summary_are_the_persons_own():
     """ "以上です。" closes pasted minutes and the person writes on in the same line; a line
     that asks for a summary to be written introduces no paste."""
