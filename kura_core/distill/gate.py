@@ -1206,8 +1206,8 @@ def _restates_cut(
         every = _EVERY.search(claim) if some else None
         if every:
             return [Violation(FloorKind.SCOPE, "body", every.group(0), FloorRule.AS_SETTLED)]
-    for q, _seg in cut:
-        if (restated := _restated_bare(q, kept, claim)) is not None:
+    for q, seg in cut:
+        if (restated := _restated_bare(q, seg, kept, claim)) is not None:
             return [restated]
     held = {x.canon for text in kept for x in scan(text)}
     bounded = lexicon.search("unsettled_kept", claim)
@@ -1300,15 +1300,18 @@ _REPORT_KEPT = re.compile(
 )
 
 
-def _restated_bare(q: QuoteCheck, kept: Sequence[str], claim: str) -> Violation | None:
+def _restated_bare(q: QuoteCheck, seg: str, kept: Sequence[str], claim: str) -> Violation | None:
     """A quote cut for its reporter ("zeffy is free" after "hollis says"), whose words the
     candidate states as its own while another quote of the turn carries it through, or cut
     for its question ("can we afford the mulch thing") where the candidate credits the
     person with it: refused unless the candidate keeps it a report or a question. Words
     another kept quote also says stand."""
     if q.rule == "question":
-        if not any(c.who == HUMAN for c in claims(claim)):
-            return None  # "tell me what's still owed", answered by a tool: a request
+        asked = _sentence_of(seg, q.text)
+        if not any(c.who == HUMAN for c in claims(claim)) and (
+            _REQUEST_ASKED.search(asked) or _TOLD_TO.match(asked.lstrip())
+        ):
+            return None  # "tell me what's still owed?", answered by a tool: a request
         mark = _ASKED_KEPT
     elif q.rule == "report":
         mark = _REPORT_KEPT
@@ -1324,6 +1327,27 @@ def _restated_bare(q: QuoteCheck, kept: Sequence[str], claim: str) -> Violation 
     if 3 * len(said) < 2 * len(words):
         return None
     return Violation(FloorKind.SCOPE, "body", _short(q.text, 50), FloorRule.AS_SETTLED)
+
+
+def _sentence_of(segment: str, quote: str) -> str:
+    """The sentence of *segment* a quote was cut from (folded), from the sentence's start
+    to the end of the one the quote ends in."""
+    said, quoted = "\n".join(fold(line) for line in segment.split("\n")), fold(quote)
+    at = said.find(quoted)
+    if at < 0:
+        return quoted
+    start = max((m.end() for m in _SENTENCE_STOP.finditer(said, 0, at)), default=0)
+    stop = _SENTENCE_STOP.search(said, at + len(quoted))
+    return said[start : stop.end() if stop else len(said)]
+
+
+_SENTENCE_STOP = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
+#: A sentence that tells the agent to find something out, however it ends: "tell me …?",
+#: 查一下…？, 教えて…？ -- a request, not a question of what is so.
+_TOLD_TO = re.compile(
+    r"(?i:(?:tell|show|give|send|find|list|check|let)\s+(?:me|us)\b|(?:list|check|find)\b)"
+    r"|告诉我|告訴我|查一下|查查|看一下|看看|列出|列一下|给我|給我|教えて|見せて|調べて"
+)
 
 
 #: Cuts for what the quote's clause says around it, which the candidate may keep itself.
