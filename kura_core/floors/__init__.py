@@ -54,6 +54,7 @@ from .attribution import (
     restates_negated,
     said_otherwise,
     says_opposite,
+    slot_clauses,
     slot_swapped,
     someone_says,
     unwrap,
@@ -504,7 +505,12 @@ def _human_claim_ok(
         if clause and len(clause) <= len(claim.phrase) + 1:
             clause = _credit_sentence(text, claim)  # ユーザーは、…: the clause after its comma
         for credited, reading, clause_figures, mine in readings:
-            if clause and carries(credited, mine, 3) and not slot_swapped(clause, mine):
+            if (
+                clause
+                and carries(credited, mine, 3)
+                and not slot_swapped(clause, mine)
+                and not _denied_beside(clause, mine)
+            ):
                 found = (dataclasses.replace(reading, content=credited), clause_figures, mine, 3)
                 break
     if found is None:
@@ -1168,6 +1174,20 @@ def _kept_as_is(
 
 #: A sentence of the person's turn: to its stop or its line's end.
 _SENTENCE_OF = re.compile(r"[^\n.!?。！？；;]+[.!?。！？；;]?")
+
+
+def _denied_beside(clause: str, mine: Sequence[str]) -> bool:
+    """Whether a clause of the person's that shares words with a credit told in other
+    words denies something the credit does not ("not to all patients" for "run it for all
+    patients"): such a credit is carried by half its words, or not at all."""
+    if negations_in(clause):
+        return False
+    have = content_tokens(clause)
+    return any(
+        negations_in(sentence) and content_tokens(sentence) & have
+        for u in mine
+        for sentence in slot_clauses(u)
+    )
 
 
 def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str, share: int = 2) -> bool:

@@ -212,6 +212,12 @@ def ordered_tokens(text: str) -> list[str]:
 _SLOT_SENTENCE_END = re.compile(r"[。．!?！？;；，、\n]+|[.,](?!\S)|,(?=[^\d\s])")
 
 
+def slot_clauses(text: str) -> list[str]:
+    """The clauses of a person's text, as the slots of a credit are read in them: split at
+    sentence ends, semicolons and commas (not inside 1,240 or 8.5)."""
+    return _SLOT_SENTENCE_END.split(text)
+
+
 def slot_swapped(claim_text: str, texts: Iterable[str]) -> bool:
     """Whether a credit puts another thing in a slot of the person's sentence: between two
     words both say in the same order (or after the last of them), the credit has a word the
@@ -224,7 +230,7 @@ def slot_swapped(claim_text: str, texts: Iterable[str]) -> bool:
         return False
     mine = frozenset(claim)
     for text in texts:
-        for clause in _SLOT_SENTENCE_END.split(text):
+        for clause in slot_clauses(text):
             theirs = ordered_tokens(clause)
             if _swapped_in(claim, mine, theirs):
                 return True
@@ -235,6 +241,8 @@ def _swapped_in(claim: list[str], mine: frozenset[str], theirs: list[str]) -> bo
     where = {t: i for i, t in enumerate(theirs)}
     said = frozenset(theirs)
     anchors = [i for i, t in enumerate(claim) if t in where]
+    if anchors and _moved_across(claim, mine, theirs, said, anchors, where):
+        return True
     for k, i in enumerate(anchors):
         j = anchors[k + 1] if k + 1 < len(anchors) else len(claim)
         ours = claim[i + 1 : j]
@@ -251,6 +259,38 @@ def _swapped_in(claim: list[str], mine: frozenset[str], theirs: list[str]) -> bo
         ):
             return True
     return False
+
+
+def _moved_across(
+    claim: list[str],
+    mine: frozenset[str],
+    theirs: list[str],
+    said: frozenset[str],
+    anchors: list[int],
+    where: dict[str, int],
+) -> bool:
+    """A thing the person names before the words both say, where the credit names another
+    after them (钱塘春晓超预算了先不考虑 for 先不考虑星耀城和滨江花园), or the other way
+    round: the topic moved to the object's place, and swapped."""
+    first, last = min(where[claim[i]] for i in anchors), max(where[claim[i]] for i in anchors)
+    ours_lead, ours_trail = claim[: anchors[0]], claim[anchors[-1] + 1 :]
+    theirs_lead, theirs_trail = theirs[:first], theirs[last + 1 :]
+    for ours, other, edge in (
+        (ours_trail, theirs_lead, claim[anchors[-1]] + theirs[first]),
+        (ours_lead, theirs_trail, claim[anchors[0]] + theirs[last]),
+    ):
+        new = [t for t in ours if t not in said and _inside(t, edge)]
+        gone = [t for t in other if t not in mine and _inside(t, edge)]
+        if _weight(new) >= 4 and _weight(gone) >= 4:
+            return True
+    return False
+
+
+def _weight(tokens: list[str]) -> int:
+    """How much a stretch of tokens names: its Chinese or Japanese characters, and two for
+    each Latin word (我们用 is three characters and names little; 钱塘春晓 is a place)."""
+    chars = {c for t in tokens if not t.isascii() for c in t}
+    return len(chars) + 2 * sum(1 for t in tokens if t.isascii())
 
 
 def _inside(token: str, edges: str) -> bool:
