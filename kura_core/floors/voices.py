@@ -262,6 +262,9 @@ def voices(text: str) -> tuple[Voice, ...]:
         pos += len(line) + 1
     labels = [_label(line) for line in lines]
     recurring = {w for w, k in Counter(labels).items() if w and k > 1}
+    # a person's name as a label, then what they said at a length no field has ("老黄：阿强啊
+    # D2317那个面料今天到咗 …"): theirs, as a recurring label is
+    recurring |= {w for w, line in zip(labels, lines, strict=True) if w and _speech(w, line)}
     pasted = _pasted_lines(lines) | _conversation_lines(labels, recurring, lines)
     out: list[Voice] = []
     sender = ""
@@ -280,6 +283,24 @@ def voices(text: str) -> tuple[Voice, ...]:
         else:
             sender = ""
     return tuple(out)
+
+
+def _speech(who: str, line: str) -> bool:
+    """Whether a line under the label *who* is what a person said: the label reads as a
+    person's name, and what follows it is a sentence of some length, not a field's value
+    ("小王：负责采购" assigns; "Tom: 3 boxes" counts)."""
+    name = who.split(" (")[0]
+    if name[:1].isascii():
+        # a given name known as one, or a title ("The Cintiq: …" is a list's item)
+        first = name.split()[0].rstrip(".").lower() if name.split() else ""
+        if first not in GIVEN_NAMES and first not in ("dr", "mr", "mrs", "ms", "mx", "prof"):
+            return False
+    elif not _a_persons_name(name):
+        return False
+    rest = line.split(":", 1)[-1] if ":" in line else line.split("：", 1)[-1]
+    rest = rest.strip()
+    cjk = sum(1 for c in rest if "\u3040" <= c <= "\u9fff")
+    return cjk >= 20 or len(rest.split()) >= 10
 
 
 def _pasted_lines(lines: list[str]) -> set[int]:

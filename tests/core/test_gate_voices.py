@@ -192,6 +192,22 @@ def test_a_chinese_dash_under_copied_chat_messages_closes_them():
     assert spoken("先这样定了\n——\n下周再看报价，别急着下单。") == []
 
 
+def test_a_persons_name_as_a_label_before_what_they_said_is_theirs():
+    """A label that reads as a person's name, then a sentence no field is ("老黄：阿强啊 …"),
+    is that person's speech though the label comes once; a field or an assignment after a
+    name, or a list item's title, stays the person's own."""
+    text = (
+        "老黄回了，语音转文字：\n\n老黄：阿强啊 D2317那个面料今天到咗 最快下礼拜三出货 "
+        "黑色杏色各做六百件 拿货价还是三十八 你考虑下啦\n\n一千二百件我吃不下，先要黑色三百。"
+    )
+    got = spoken(text)
+    assert [w for w, _ in got] == ["老黄"]
+    assert all("吃不下" not in t for _, t in got)
+    assert spoken("安排一下：\n小王：负责采购\n今天就发") == []
+    item = "5. The Cintiq: please claim its full cost. Actually no, I use it for my own drawing."
+    assert spoken(f"my corrections:\n{item}\nthanks") == []
+
+
 def test_closing_a_paste_and_asking_for_a_summary_are_the_persons_own():
     """ "以上です。" closes pasted minutes and the person writes on in the same line; a line
     that asks for a summary to be written introduces no paste."""
