@@ -28,6 +28,7 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -1156,6 +1157,7 @@ def _gate_one(
     # word that it was only tried
     violations += _not_done(index, survivors, _prose(candidate, CLAIM_FIELDS))
     violations += _asked_as_stated(survivors, _prose(candidate, ("title", "body")))
+    violations += _figure_only_asked(survivors, _prose(candidate, ("title", "body")))
     violations += _removed_only(index, survivors)
     violations += _said_of_candidate(fields, survivors, kind)
     violations += _restates_cut(
@@ -1402,6 +1404,43 @@ def _asked_as_stated(survivors: Sequence[tuple[QuoteCheck, int]], stated: str) -
     if not said or not all(_asks(t) for t in said) or _ASKING.search(stated):
         return []
     return [Violation(FloorKind.SCOPE, "body", _short(said[0], 50), FloorRule.AS_SETTLED, "asked")]
+
+
+def _figure_only_asked(
+    survivors: Sequence[tuple[QuoteCheck, int]], stated: str
+) -> list[Violation]:
+    """A figure the memory states that the quotes give only inside a question
+    ("另外电芯能不能上到 600mAh？" for "容量上到 600mAh"; "could we get it to 40?"): asked,
+    not so, unless the memory says it was asked. Requests put as questions are none."""
+    if _ASKING.search(stated) or _DELIBERATED.search(stated):
+        return []
+    asked: set[Decimal] = set()
+    plain: set[Decimal] = set()
+    for q, _ in survivors:
+        if q.cls == ProvenanceClass.SELF:
+            continue
+        for line in q.text.split("\n"):
+            for m in _SENTENCE_OR_QUESTION.finditer(fold(line)):
+                sentence = m.group(0)
+                found = {
+                    x.value for x in scan(sentence) if x.kind in (NUMBER, RANGE) and x.value
+                }
+                (asked if _asks(sentence) else plain).update(found)
+    only = asked - plain
+    if not only:
+        return []
+    for figure in scan(stated):
+        if figure.kind in (NUMBER, RANGE) and figure.value in only:
+            return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED, "asked")]
+    return []
+
+
+#: A memory that keeps a question open: 要不要, 是不是, かどうか, "whether".
+_DELIBERATED = re.compile(r"要不要|是不是|能不能|会不会|有没有|可不可以|かどうか|べきか")
+
+
+#: A sentence of a line, with the mark that ends it (a question's ？ or 吗 stays in it).
+_SENTENCE_OR_QUESTION = re.compile(r"[^.!?。！？]+(?:[.!?。！？]+|$)")
 
 
 def _asks(quote: str) -> bool:
