@@ -28,8 +28,8 @@ import re
 import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from decimal import Decimal
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -1406,12 +1406,11 @@ def _asked_as_stated(survivors: Sequence[tuple[QuoteCheck, int]], stated: str) -
     return [Violation(FloorKind.SCOPE, "body", _short(said[0], 50), FloorRule.AS_SETTLED, "asked")]
 
 
-def _figure_only_asked(
-    survivors: Sequence[tuple[QuoteCheck, int]], stated: str
-) -> list[Violation]:
+def _figure_only_asked(survivors: Sequence[tuple[QuoteCheck, int]], stated: str) -> list[Violation]:
     """A figure the memory states that the quotes give only inside a question
     ("另外电芯能不能上到 600mAh？" for "容量上到 600mAh"; "could we get it to 40?"): asked,
-    not so, unless the memory says it was asked. Requests put as questions are none."""
+    not so, unless the memory says it was asked or keeps it open. Requests put as questions
+    are none."""
     if _ASKING.search(stated) or _DELIBERATED.search(stated):
         return []
     asked: set[Decimal] = set()
@@ -1422,17 +1421,23 @@ def _figure_only_asked(
         for line in q.text.split("\n"):
             for m in _SENTENCE_OR_QUESTION.finditer(fold(line)):
                 sentence = m.group(0)
-                found = {
-                    x.value for x in scan(sentence) if x.kind in (NUMBER, RANGE) and x.value
-                }
+                found = {x.value for x in scan(sentence) if x.kind in (NUMBER, RANGE) and x.value}
                 (asked if _asks(sentence) else plain).update(found)
     only = asked - plain
     if not only:
         return []
     for figure in scan(stated):
-        if figure.kind in (NUMBER, RANGE) and figure.value in only:
-            return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED, "asked")]
+        if figure.kind not in (NUMBER, RANGE) or figure.value not in only:
+            continue
+        start = max((m.end() for m in _CLAUSE_MARK.finditer(stated, 0, figure.start)), default=0)
+        stop = _CLAUSE_MARK.search(stated, figure.end)
+        if lexicon.search("unsettled_kept", stated[start : stop.start() if stop else None]):
+            continue  # "maybe 40, not sure yet": kept open beside the figure
+        return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED, "asked")]
     return []
+
+
+_CLAUSE_MARK = re.compile(r"[,，、;；。.!?！？]\s|[，、；。！？]")
 
 
 #: A memory that keeps a question open: 要不要, 是不是, かどうか, "whether".
