@@ -27,7 +27,7 @@ import functools
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 
@@ -2552,9 +2552,9 @@ def _figure_cell(cell: str) -> bool:
 def _table_lines(text: str) -> Iterator[str]:
     """The lines of a table that carry words or figures: the rows that only draw it part
     nothing, and a header keeps its columns across them. A file read's line numbers
-    ("     2→…", "00002| …") are no cell of it."""
+    ("     2→…", "00002| …") and a host's "Output: " label are no cell of it."""
     for line in text.split("\n"):
-        line = _LINE_NUMBER.sub("", line, count=1)
+        line = _OUTPUT_LABEL.sub("", _LINE_NUMBER.sub("", line, count=1), count=1)
         if line.strip() and _RULE_ROW.match(line):
             continue
         yield line
@@ -2563,24 +2563,58 @@ def _table_lines(text: str) -> Iterator[str]:
 #: A line number a file read puts before each line: Claude Code's "     2→", opencode's
 #: "00002| ", cat -n's "     2\t".
 _LINE_NUMBER = re.compile(r"^[ \t]*\d{1,6}(?:→|\| |\t)")
+#: The label a host writes before a command's output, on its first line ("Output: 圃場
+#: 俵数 …" in Gemini CLI's shell results): no cell, and the columns below start where it ends.
+_OUTPUT_LABEL = re.compile(r"^(?:Output|Stdout|stdout|STDOUT):[ \t]")
 
 
-def _display_starts(line: str, sep: re.Pattern[str]) -> list[tuple[int, int]]:
+def _display_starts(
+    line: str, sep: re.Pattern[str], wide: Callable[[str], int] | None = None
+) -> list[tuple[int, int]]:
     """Each cell of a space-aligned row as (first, last) display columns, a Chinese or
-    Japanese character two columns wide, as a terminal lays it out."""
+    Japanese character two columns wide, as a terminal lays it out (with *wide* ``len``,
+    one column each, as a program that pads by characters lays it out)."""
+    wide = wide or _wide
     out: list[tuple[int, int]] = []
     col, pos = 0, 0
     for m in [*sep.finditer(line), None]:
         end = m.start() if m else len(line)
         cell = line[pos:end]
-        width = _wide(cell)
+        width = wide(cell)
         if cell.strip():
             out.append((col, col + width))
         col += width
         if m:
-            col += _wide(m.group(0))
+            col += wide(m.group(0))
             pos = m.end()
     return out
+
+
+def _row_under(header: str, row: str) -> list[int]:
+    """The header each cell of a space-aligned *row* stands under: read by terminal columns
+    and by characters (a script pads 見込み額(円) by its characters, not its width), the
+    reading whose cells overlap their headers the more."""
+    best: list[int] = []
+    score = -1.0
+    for wide in (_wide, len):
+        heads, cells = (
+            _display_starts(header, _SPACE_GAP, wide),
+            _display_starts(row, _SPACE_GAP, wide),
+        )
+        under = _under_headers(heads, cells)
+        fit = sum(
+            _overlap(heads, k, a, b) / max(1, b - a) for k, (a, b) in zip(under, cells, strict=True)
+        )
+        if fit > score:
+            best, score = under, fit
+    return best
+
+
+def _overlap(heads: list[tuple[int, int]], k: int, a: int, b: int) -> int:
+    if k < 0:
+        return 0
+    ha, hb = heads[k][0], heads[k][1]
+    return max(0, min(b, hb) - max(a, ha))
 
 
 def _wide(text: str) -> int:
@@ -3020,6 +3054,7 @@ def header_units(text: str) -> list[Quantity]:
     csv = False
     money_at: tuple[int, frozenset[int], frozenset[int]] | None = None
     head_cols: list[tuple[int, int]] = []
+    header = ""
     bounds: tuple[int, int] | None = None
     for n, line in enumerate(lines):
         if not columns and not csv:
@@ -3043,6 +3078,7 @@ def header_units(text: str) -> list[Quantity]:
                 )
                 if len(head_cols) != len(cells):
                     head_cols = []
+                header = line
                 pers = [_header_per(c) if h else "" for c, h in zip(cells, heads, strict=True)]
                 money_at = named
                 bounds = _bound_columns(cells, heads)
@@ -3057,7 +3093,7 @@ def header_units(text: str) -> list[Quantity]:
         if columns and not aligned and not csv and head_cols and "\t" not in line:
             # a space-aligned row with an empty cell: each cell goes under the header its
             # columns stand under ("2250.00" under 收入(元), the 支出 cell left blank)
-            under = _under_headers(head_cols, _display_starts(line, _SPACE_GAP))
+            under = _row_under(header, line)
             if len(under) == len(cells):
                 units = [columns[k] if k >= 0 else None for k in under]
                 periods = [pers[k] if k >= 0 else "" for k in under]
