@@ -83,6 +83,13 @@ def _stands_apart(ch: str) -> bool:
     return ch.isspace() or is_cjk(ch) or (not ch.isalnum() and ch not in "._-/:#@$%&+")
 
 
+def _after_label(text: str, start: int) -> bool:
+    """Whether the figure at *start* follows a CJK label's colon (开机费：800 元, NFKC's
+    "开机费:800 元"): the colon parts a label from its value, as it does not in 10:30 or
+    host:8080."""
+    return start >= 2 and text[start - 1] == ":" and is_cjk(text[start - 2])
+
+
 def _close_counters(text: str) -> str:
     if not has_cjk(text) or not any(c.isdigit() for c in text):
         return text
@@ -94,7 +101,7 @@ def _close_counters(text: str) -> str:
         before, after = text[a - 1], text[b]
         if before.isdigit() and is_cjk(after):
             start = _figure_start(text, a)
-            alone = start == 0 or _stands_apart(text[start - 1])
+            alone = start == 0 or _stands_apart(text[start - 1]) or _after_label(text, start)
             return "" if alone else m.group(0)
         if is_cjk(before) and after.isdigit():
             fig = _FIGURE_AT.match(text, b)

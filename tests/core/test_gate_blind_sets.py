@@ -472,7 +472,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-keep-004": "measured blind, not yet analysed: refused by attribution/not_carried (corrected-date-and-hearsay-kept)",
         "ja-keep-007": "measured blind, not yet analysed: refused by content/unvouched; scope/as_settled (ratio-word-translated-and-speaker)",
         "zh-keep-001": "measured blind, not yet analysed: refused by number/other_row; number/unvouched (currency-and-unit-translated)",
-        "zh-keep-003": "measured blind, not yet analysed: refused by number/unvouched (pasted-mail-terms-with-reporter)",
         "zh-keep-004": "measured blind, not yet analysed: refused by attribution/not_carried (leaning-kept-as-leaning)",
         "zh-keep-005": "measured blind, not yet analysed: refused by number/unvouched (contract-clause-with-condition-and-exception)",
         "zh-keep-008": "measured blind, not yet analysed: refused by attribution/no_user_quote (change-of-mind-final-value)",

@@ -454,6 +454,18 @@ def test_a_space_between_a_figure_and_its_counter_is_no_difference():
     assert got.verdict == "kept", [v.message() for v in got.violations]
 
 
+def test_a_figure_after_a_labels_colon_keeps_its_spaced_counter():
+    """开机费：800 元/次 is 800 元 a time, as 开机费 800 元/次 is; a clock (13：10) and a
+    port (host:8080) keep their colon's figure whole."""
+    from kura_core.floors.quantities import scan
+
+    for text in ("开机费：800 元/次", "开机费: 800 元/次", "开机费 800 元/次"):
+        got = [(q.value, q.unit, q.per) for q in scan(text)]
+        assert got == [(800, "CNY", "次")], (text, got)
+    assert [q.text for q in scan("时间：13：10 分")] == ["13:10"]
+    assert [q.unit for q in scan("port:8080 端口")] == [""]
+
+
 def test_tool_output_past_the_label_the_agent_typed_is_the_tools():
     """``grep -o 'Firmware Version[^<]*'`` typed the label; the router printed the version
     after it. A quote of the line is the tool's, and vouches the version; output that only
