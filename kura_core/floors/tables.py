@@ -9,7 +9,10 @@ does not name.
 
 A row is named by its *keys*: its cells that are words, not figures, and that do not fill
 a column of many rows alike (PASS, 滨江区, 3LDK name no row). A figure that the evidence
-also gives outside every table is not judged here. Linear in the evidence and the text.
+also gives outside every table is not judged here. Where a row stands under a header of
+as many cells, each figure has its column too: a sentence that names the row and writes a
+column's name right before a figure of that row from another column ("黑色XXL码库存22"
+where 22 stands under XL) has moved it across. Linear in the evidence and the text.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ _SENTENCE = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")
 class _Row:
     keys: tuple[str, ...]
     values: frozenset[str]
+    #: each figure's column, by the header over it (where the row stands under a header
+    #: of as many cells): {"xl": "#22", "xxl": "#9"}
+    columns: tuple[tuple[str, str], ...] = ()
 
     @property
     def hints(self) -> frozenset[str]:
@@ -91,7 +97,8 @@ class Rows:
                 for c in set(row):
                     counts[c.lower()] = counts.get(c.lower(), 0) + 1
             common = max(2, (len(block) + 1) // 2)
-            for row, fs in zip(words, found, strict=True):
+            header = next((r for r, fs in zip(cells_of, found, strict=True) if not any(fs)), None)
+            for cells, row, fs in zip(cells_of, words, found, strict=True):
                 keys = tuple(
                     c.lower() for c in row if counts.get(c.lower(), 0) < common and _key_like(c)
                 )
@@ -99,8 +106,15 @@ class Rows:
                     keys = (fs[0][0].text.lower(),)  # 11月17号,420,12.6: a day's row
                     fs = [(), *fs[1:]]
                 values = frozenset(_value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER)
+                columns: tuple[tuple[str, str], ...] = ()
+                if header is not None and len(header) == len(cells):
+                    columns = tuple(
+                        (h.lower(), _value_key(qs[0]))
+                        for h, c, qs in zip(header, cells, fs, strict=True)
+                        if len(qs) == 1 and _key_like(h) and _figure(c, qs)
+                    )
                 if keys and values:
-                    self.rows.append(_Row(keys, values))
+                    self.rows.append(_Row(keys, values, columns))
         return outside
 
     def moved(self, text: str) -> list[Quantity]:
@@ -149,6 +163,9 @@ class Rows:
         found = scan(sentence)
         for n, q in enumerate(found):
             key = _value_key(q)
+            if self._other_column(low, q, key, named):
+                out.append(q)
+                continue
             holders = {i for i, r in enumerate(self.rows) if key in r.values}
             if not holders or holders & named:
                 continue
@@ -160,6 +177,39 @@ class Rows:
                 continue
             out.append(q)
         return out
+
+    def _other_column(self, low: str, q: Quantity, key: str, named: set[int]) -> bool:
+        """Whether the sentence puts figure *q* of a named row under another column of that
+        row: the column named last before it ("黑色XXL码库存22" where the row gives 22
+        under XL and 9 under XXL)."""
+        for i in named:
+            columns = dict(self.rows[i].columns)
+            if len(columns) < 2 or key not in columns.values():
+                continue
+            head = _column_before(low, q.start, columns)
+            if head and columns[head] != key:
+                return True
+        return False
+
+
+def _column_before(low: str, at: int, columns: dict[str, str]) -> str:
+    """The column name a sentence writes right before position *at*: at most four Chinese
+    or Japanese characters between, or a colon ("黑色XXL码库存22", "XXL: 9"; not "55 runners
+    and $4,015", "950.00 net, 190.00 VAT"); a Latin name as a word of its own (XL is not in
+    XXL), and the longest name where one holds another (原価率, not 原価)."""
+    window = low[max(0, at - 40) : at]
+    best, span = "", (-1, -1)
+    for name in columns:
+        for m in re.finditer(re.escape(name), window):
+            a, b = m.start(), m.end()
+            gap = "".join(window[b:].split()).strip(":：=")
+            if len(gap) > 4 or not all(ch.isalpha() and not ch.isascii() for ch in gap):
+                continue  # "net, 190.00", "sessions/386": the name goes with another figure
+            if name.isascii() and a and window[a - 1].isascii() and window[a - 1].isalnum():
+                continue
+            if b > span[1] or (b == span[1] and a < span[0]):
+                best, span = name, (a, b)
+    return best
 
 
 #: What joins the two ends of a change between two figures: "from 640 ms to 95 ms",

@@ -411,7 +411,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote (self-judgement-labelled)",
         "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 所長: 第一候補は山本さんだね。; 1 quote(s) verified (TOOL) (credit-wrong-speaker)",
         "ja-atk-010": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 12月12日までにはお送りできると思います。; 1 quote(s) verified (TOOL) (hedge-as-fact)",
-        "ja-atk-012": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-wrong-column)",
         "zh-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (dose-change-merged)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (correction-of-agent)",
         "zh-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote (self-judgement-labelled)",
