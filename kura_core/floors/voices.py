@@ -56,6 +56,11 @@ _LABELLED = re.compile(
 )
 
 
+#: A line of a chat app's saved history, by tabs: the time, the sender, the message
+#: ("20:14\t健太\t父ちゃん、…", as LINE saves a talk).
+_TAB_CHAT = re.compile(rf"^[ \t]*(?:{_STAMP})\t(?P<who>[^\t\n]{{1,30}})\t\S")
+
+
 def _chat_line(line: str, who: str) -> bool:
     """A line of a chat export: a time stamp, then a speaker written as a name is (not a
     lower-case word: "10:30 standup: …" is the person's own agenda), or a speaker, then
@@ -155,6 +160,10 @@ def _label(line: str) -> str:
     """The speaker a labelled line names, or "" (a field such as "Note:" or a time
     such as 13:10 is not a speaker, nor is the person's own label)."""
 
+    tabbed = _TAB_CHAT.match(line)
+    if tabbed:
+        who = tabbed.group("who").strip()
+        return "" if who.lower() in lexicon.words("self_labels") else who
     m = _LABELLED.match(line)
     if not m:
         return ""

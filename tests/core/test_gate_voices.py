@@ -208,6 +208,20 @@ def test_a_persons_name_as_a_label_before_what_they_said_is_theirs():
     assert spoken(f"my corrections:\n{item}\nthanks") == []
 
 
+def test_a_chat_history_saved_with_tabs_is_its_senders():
+    """A talk history saved by a chat app, each line the time, the sender and the message
+    between tabs, is the senders'; the person's words after it are theirs."""
+    text = (
+        "健太からLINE来た。そのまま貼る\n\n2025/10/19(日)\n"
+        "20:14\t健太\t来年は新之助もっと増やしたほうがいいって\n"
+        "20:15\t健太\t寺前の田んぼ、誰かに貸したらどう？\n\n"
+        "増やすかどうかはまだ様子見らろ。"
+    )
+    got = spoken(text)
+    assert [w for w, t in got if "新之助" in t or "寺前" in t] == ["健太", "健太"]
+    assert all("様子見" not in t for _, t in got)
+
+
 def test_closing_a_paste_and_asking_for_a_summary_are_the_persons_own():
     """ "以上です。" closes pasted minutes and the person writes on in the same line; a line
     that asks for a summary to be written introduces no paste."""
