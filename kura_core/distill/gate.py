@@ -1212,7 +1212,6 @@ def _restates_cut(
         if (restated := _restated_bare(q, seg, kept, claim)) is not None:
             return [restated]
     held = {x.canon for text in kept for x in scan(text)}
-    bounded = lexicon.search("unsettled_kept", claim)
     tentative = lexicon.pattern("tentative_kept").search(claim)
     told = lexicon.pattern("retraction_told").search(claim)
     negated = [v for q, _seg in cut if q.rule == "negation" and (v := _negation_dropped(q, claim))]
@@ -1225,7 +1224,7 @@ def _restates_cut(
             continue
         if q.rule not in _SCOPE_CUTS and q.rule != "word":
             continue  # a negation cut is judged by its own rule
-        if q.rule in _SCOPE_CUTS and (bounded or tentative):
+        if q.rule in _SCOPE_CUTS and (_bound_kept(q, claim) or tentative):
             # what the clause goes on with after the quote: a tentative mark there
             # (…8万円まで（仮）) is kept only by a tentative word, not by a bound
             said, quoted = fold(seg), fold(q.text)
@@ -1761,26 +1760,8 @@ def _settled_figures(
         | lexicon.words("unsettled_partial")
     )
     keeps = _keep_words(folded_prose)
-    if not keeps or keeps <= weak:
-        # a one-sentence quote that holds the mark was chosen to vouch this candidate: the
-        # candidate keeps it open somewhere, whatever its own sentences say -- with a
-        # figure or without one ("できれば来週から" is no date settled); a bound or a time
-        # before keeps only a mark of its own kind
-        for quote in quotes:
-            said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
-            hedge = (
-                lexicon.search("unsettled_mark", said[0])
-                if len(said) == 1 and not _header_row(quote)
-                else None
-            )
-            if (
-                hedge
-                and hedge.group(0) not in _sentence_only()
-                and not _of_kind(hedge.group(0), weak)
-            ):
-                return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
-            if hedge and not keeps and hedge.group(0) not in _sentence_only():
-                return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
+    if (not keeps or keeps <= weak) and (found := _one_sentence_mark(quotes, keeps, weak)):
+        return found
     open_values, open_words = _left_open(quotes)
     for value in _set_by_acts(calls):
         # 2泊の予定を1泊に短縮したい beside the booking row the agent wrote with 1: what a
@@ -1806,6 +1787,13 @@ def _settled_figures(
                 # bound or a part keeps only a mark of its own kind open, never a hedge
                 return [
                     Violation(FloorKind.SCOPE, "body", open_values[hedged[0]], FloorRule.AS_SETTLED)
+                ]
+            if crossed := _crossed(keeps, values, open_values):
+                # "20俵以上" for 20俵まで, "at least 40" for "up to 40": a bound of the other side
+                return [
+                    Violation(
+                        FloorKind.SCOPE, "body", open_values[crossed[0]], FloorRule.AS_SETTLED
+                    )
                 ]
             bounded_kept.update(values)
             continue
@@ -1863,7 +1851,7 @@ def _left_open(
             approximate = _approximate(m.group(0))
             for q, approx in approximate:
                 open_values.setdefault(q.value, approx)  # "about ¥300,000", 30万円くらい
-            hedge = lexicon.search("unsettled_mark", m.group(0))
+            hedge = open_mark(m.group(0))
             if hedge is None:
                 if not approximate:
                     stated.update(
@@ -1889,6 +1877,50 @@ def _left_open(
         # "我已经让挤奶工把1127单独挤了"
         open_values.pop(value, None)
     return open_values, open_words
+
+
+def open_mark(sentence: str) -> re.Match[str] | None:
+    """The mark that leaves a sentence's figures open: its first hedge, wish or other mark,
+    else its first bound -- a bound that bounds only a figure beside it (``bound_beside``:
+    "at least 40", 14時以降) counts only there ("after Thanksgiving, not before" and
+    盖章以后 bound nothing; 以上价格 is "the prices above")."""
+    bound: re.Match[str] | None = None
+    found = lexicon.search("unsettled_mark", sentence)
+    while found is not None:
+        word = found.group(0)
+        if word not in lexicon.words("unsettled_bound"):
+            return found
+        if bound is None and _bounds_here(sentence, found):
+            bound = found
+        found = lexicon.search("unsettled_mark", sentence, found.end())
+    return bound
+
+
+def _first_mark(sentence: str) -> re.Match[str] | None:
+    """A sentence's first open mark, a bound that bounds no figure beside it passed over."""
+    found = lexicon.search("unsettled_mark", sentence)
+    while found is not None and not _bounds_here(sentence, found):
+        found = lexicon.search("unsettled_mark", sentence, found.end())
+    return found
+
+
+def _bounds_here(sentence: str, mark: re.Match[str]) -> bool:
+    return mark.group(0) not in lexicon.words("bound_beside") or _beside(sentence, mark)
+
+
+#: A figure right before a bound (3人以上, "2pm or later", 两点以后) or right after one
+#: ("at least 40", 至少 3 天): its digits or numerals, and a unit of a few letters.
+_FIGURE_BEFORE = re.compile(
+    r"(?:\d[\d,]*(?:\.\d+)?|[〇一二两三四五六七八九十百千万]+)\s?[^\W\d]{0,3}\s?$"
+)
+_FIGURE_AFTER = re.compile(r"\s?[$¥€£]?\s?[\d〇一二两三四五六七八九十]")
+
+
+def _beside(sentence: str, mark: re.Match[str]) -> bool:
+    return bool(
+        _FIGURE_BEFORE.search(sentence[max(0, mark.start() - 12) : mark.start()])
+        or _FIGURE_AFTER.match(sentence, mark.end())
+    )
 
 
 def _figures_left_open(sentence: str, hedge: re.Match[str], row: bool) -> list[Quantity] | None:
@@ -1928,6 +1960,64 @@ def _of_kind(mark: str, weak: frozenset[str]) -> bool:
     """Whether an open mark is a bound, a time before, a part or an exception (以前は holds
     以前; "except for" is one): a word of its own kind keeps it."""
     return mark in weak or any(w in mark for w in weak if not w.isascii())
+
+
+def _one_sentence_mark(
+    quotes: Sequence[str], keeps: set[str], weak: frozenset[str]
+) -> list[Violation]:
+    """A one-sentence quote that holds an open mark was chosen to vouch the candidate: the
+    candidate keeps it open somewhere, whatever its own sentences say -- with a figure or
+    without one ("できれば来週から" is no date settled); a bound or a time before keeps only
+    a mark of its own kind."""
+    for quote in quotes:
+        said = [m.group(0) for m in _SENTENCES.finditer(fold(quote).lower())]
+        hedge = _first_mark(said[0]) if len(said) == 1 and not _header_row(quote) else None
+        if hedge is None or hedge.group(0) in _sentence_only():
+            continue
+        if not _of_kind(hedge.group(0), weak) or not keeps:
+            return [Violation(FloorKind.SCOPE, "body", hedge.group(0), FloorRule.AS_SETTLED)]
+    return []
+
+
+def _crossed(keeps: set[str], values: list[object], marks: dict[object, str]) -> list[object]:
+    """The figures of a sentence whose bound it keeps on the other side only ("at least
+    40" for "up to 40")."""
+    sides = {_bound_side(k) for k in keeps} - {""}
+    if len(sides) != 1:
+        return []
+    return [v for v in values if _bound_side(marks[v]) not in ("", *sides)]
+
+
+def _bound_side(word: str) -> str:
+    """Which side of its figure a bound is: "low" (at least, 以上, 以后), "high" (up to,
+    まで, 最多), or "" for a word that is no bound."""
+    if word in lexicon.words("bound_lower"):
+        return "low"
+    if word in lexicon.words("unsettled_bound") or word in ("まで", "までに"):
+        return "high"
+    return ""
+
+
+def _bound_kept(q: QuoteCheck, claim: str) -> bool:
+    """Whether *claim* keeps an open mark for what cut quote *q* left out: a bound of the
+    same side, or any other keeper (20俵まで told as 20俵以上 keeps nothing)."""
+    bounded = lexicon.search("unsettled_kept", claim)
+    return bool(bounded) and not _opposite_bounds(_left_out(q.why), bounded.group(0))
+
+
+def _opposite_bounds(a: str, b: str) -> bool:
+    """Whether two bounds stand on the two sides of a figure."""
+    x, y = _bound_side(a), _bound_side(b)
+    return bool(x and y and x != y)
+
+
+_LEFT_OUT = re.compile(r"leaves out (?:the \w+ )?'([^']{1,20})'")
+
+
+def _left_out(why: str) -> str:
+    """The word a cut quote left out, as its reason names it ("leaves out 'まで' of …")."""
+    m = _LEFT_OUT.search(why)
+    return m.group(1) if m else ""
 
 
 def _keep_words(sentence: str) -> set[str]:
