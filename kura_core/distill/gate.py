@@ -1211,7 +1211,8 @@ def _restates_cut(
     for q, seg in cut:
         if (restated := _restated_bare(q, seg, kept, claim)) is not None:
             return [restated]
-    held = {x.canon for text in kept for x in scan(text)}
+    # the claim comes folded to lower case: the quotes are read so too (NT$ as nt$)
+    held = {x.canon for text in kept for x in scan(fold(text).lower())}
     tentative = lexicon.pattern("tentative_kept").search(claim)
     told = lexicon.pattern("retraction_told").search(claim)
     negated = [v for q, _seg in cut if q.rule == "negation" and (v := _negation_dropped(q, claim))]
@@ -1232,7 +1233,9 @@ def _restates_cut(
             after = said[at + len(quoted) : at + len(quoted) + 16] if at >= 0 else ""
             if tentative or not lexicon.pattern("tentative").search(after):
                 continue
-        mine = {x.canon for x in scan(q.text) if x.kind in (NUMBER, RANGE, DATE, WEEKDAY)}
+        mine = {
+            x.canon for x in scan(fold(q.text).lower()) if x.kind in (NUMBER, RANGE, DATE, WEEKDAY)
+        }
         for figure in scan(claim):
             if figure.canon in mine and figure.canon not in held:
                 return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED)]
@@ -1305,7 +1308,8 @@ def _restated_bare(q: QuoteCheck, seg: str, kept: Sequence[str], claim: str) -> 
     """A quote cut for its reporter ("zeffy is free" after "hollis says"), whose words the
     candidate states as its own while another quote of the turn carries it through, or cut
     for its question ("can we afford the mulch thing") where the candidate credits the
-    person with it: refused unless the candidate keeps it a report or a question. Words
+    person with it, or cut from its hedge, condition or tentative mark ("maybe we vat them
+    together"): refused unless the candidate keeps it a report, a question or open. Words
     another kept quote also says stand."""
     if q.rule == "question":
         asked = _sentence_of(seg, q.text)
@@ -1319,6 +1323,11 @@ def _restated_bare(q: QuoteCheck, seg: str, kept: Sequence[str], claim: str) -> 
         source = reported_source(q.why)
         if source and fold(source).lower() in claim:
             return None  # the candidate names where it comes from (（連絡帳での知らせ）)
+    elif q.rule in ("hedge", "condition", "tentative"):
+        # "maybe we vat them together" cut to "we vat them together", told as decided
+        if lexicon.search("unsettled_kept", claim) or lexicon.search("unsettled_mark", claim):
+            return None
+        mark = _ASKED_KEPT
     else:
         return None
     words = content_tokens(q.text) - set().union(*(content_tokens(k) for k in kept))
