@@ -1439,8 +1439,9 @@ def _figure_only_asked(survivors: Sequence[tuple[QuoteCheck, int]], stated: str)
             continue
         start = max((m.end() for m in _CLAUSE_MARK.finditer(stated, 0, figure.start)), default=0)
         stop = _CLAUSE_MARK.search(stated, figure.end)
-        if lexicon.search("unsettled_kept", stated[start : stop.start() if stop else None]):
-            continue  # "maybe 40, not sure yet": kept open beside the figure
+        if lexicon.search("unsettled_mark", stated[start : stop.start() if stop else None]):
+            continue  # "maybe 40, not sure yet": kept open beside the figure (说 keeps no
+            # question open: it says whose words they are)
         return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED, "asked")]
     return []
 
