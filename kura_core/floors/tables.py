@@ -109,7 +109,7 @@ class Rows:
                 columns: tuple[tuple[str, str], ...] = ()
                 if header is not None and len(header) == len(cells):
                     columns = tuple(
-                        (h.lower(), _value_key(qs[0]))
+                        (_column_name(h), _value_key(qs[0]))
                         for h, c, qs in zip(header, cells, fs, strict=True)
                         if len(qs) == 1 and _key_like(h) and _figure(c, qs)
                     )
@@ -163,7 +163,9 @@ class Rows:
         found = scan(sentence)
         for n, q in enumerate(found):
             key = _value_key(q)
-            if self._other_column(low, q, key, named):
+            if self._other_column(low, q, key, named) and not self._change_from(
+                sentence, found, n, named
+            ):
                 out.append(q)
                 continue
             holders = {i for i, r in enumerate(self.rows) if key in r.values}
@@ -179,17 +181,32 @@ class Rows:
         return out
 
     def _other_column(self, low: str, q: Quantity, key: str, named: set[int]) -> bool:
-        """Whether the sentence puts figure *q* of a named row under another column of that
-        row: the column named last before it ("黑色XXL码库存22" where the row gives 22
-        under XL and 9 under XXL)."""
+        """Whether the sentence puts a figure of a named row under another column of that
+        row: the column named right before *q* ("黑色XXL码库存22" where the row gives 22
+        under XL and 9 under XXL), unless a row it names has the figure there."""
+        wrong = False
         for i in named:
             columns = dict(self.rows[i].columns)
-            if len(columns) < 2 or key not in columns.values():
+            if len(columns) < 2:
                 continue
             head = _column_before(low, q.start, columns)
-            if head and columns[head] != key:
-                return True
-        return False
+            if not head:
+                continue
+            if columns[head] == key:
+                return False  # a row the sentence names has it there (a table printed twice)
+            # the figure stands in this row under another column: taken from the row, put
+            # in the wrong cell
+            wrong = wrong or key in columns.values()
+        return wrong
+
+
+def _column_name(header: str) -> str:
+    """A column as a sentence names it: its header without the unit in brackets after it
+    (在籍(名) as 在籍, 金額（円） as 金額)."""
+    return (_HEAD_UNIT.sub("", header).strip() or header).lower()
+
+
+_HEAD_UNIT = re.compile(r"\s*[(（][^()（）]{1,12}[)）]\s*$")
 
 
 def _column_before(low: str, at: int, columns: dict[str, str]) -> str:
