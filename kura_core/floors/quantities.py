@@ -89,7 +89,13 @@ class Quantity:
 
 # =========================================================================== helpers
 
-_NUM = r"(?:\d{1,3}(?:,\d{3}(?!\d))+|\d+)(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
+#: A number: digits grouped by thousands (1,240) or the Indian way, by lakhs and crores
+#: after the first thousand (2,16,000.00; 1,23,45,678: not after a word, a comma or a
+#: dot, where 中2,80,80,160 is a row's cells), or ungrouped.
+_NUM = (
+    r"(?:(?<![\w,.])\d{1,2}(?:,\d{2})+,\d{3}(?!\d|,\d)|\d{1,3}(?:,\d{3}(?!\d))+|\d+)"
+    r"(?:\.\d+)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
+)
 _NUM_RE = re.compile(_NUM)
 
 #: The most digits a figure may have to be read as a number (its exponent, if written, may
@@ -543,7 +549,8 @@ _KANA_COUNT = {
 _KANA_RE = re.compile("|".join(_KANA_COUNT))
 _CURRENCY_PREFIX = re.compile(
     r"(US\$|C\$|A\$|HK\$|NT\$|S\$|NZ\$|R\$|\$|€|£|¥|₩|₹|₽|₺|₪|₫|฿|₱|₿|"
-    r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW|RUB|SEK|NOK|TWD|SGD)\s?)\s?$"
+    r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW|RUB|SEK|NOK|TWD|SGD)\s?"
+    r"|(?<![A-Za-z])Rs\.?\s?)\s?$"
 )
 _DIGITS = re.compile(
     rf"(?<![A-Za-z0-9_.])(?:(?<![A-Za-z]-)|(?<=[A-Za-z]-)(?=\d+(?:\.\d+)?-[A-Za-z]))"
@@ -1197,7 +1204,7 @@ class _Scan:
         cur = _CURRENCY_PREFIX.search(self.text, max(0, a - 5), a)
         if not cur or not self.free(cur.start(), a):
             return "", a
-        currency = hard_unit(cur.group(1).strip()) or ""
+        currency = hard_unit(cur.group(1).strip().rstrip(".")) or ""  # "Rs." as Rs
         if currency == "¥":
             currency = self.yen
         return currency, (cur.start() if currency else a)

@@ -286,3 +286,12 @@ def test_the_slot_reader_runs_in_linear_time():
         lambda n: "a" * n,
     ):
         _linear(lambda text: slot_swapped(text[:600], [text]), make)
+
+
+def test_a_figure_grouped_the_indian_way_is_one_value():
+    """2,16,000.00 and Rs. 4,56,300 are one figure each (lakhs and crores), in rupees after
+    Rs. as after ₹; a row's cells (中2,80,80,160) and a list stay apart."""
+    got = [(q.value, q.unit) for q in scan("Rs. 2,16,000.00 and ₹1,23,45,678")]
+    assert got == [(Decimal("216000.00"), "INR"), (Decimal("12345678"), "INR")]
+    assert [q.value for q in scan("by Rs. 4,56,300, within 30 days")][0] == Decimal("456300")
+    assert Decimal("2") in [q.value for q in scan("中2,80,80,160")]
