@@ -192,8 +192,10 @@ class Rows:
             head = _column_before(low, q.start, columns)
             if not head:
                 continue
-            if columns[head] == key:
-                return False  # a row the sentence names has it there (a table printed twice)
+            if any(head in name and value == key for name, value in columns.items()):
+                # the row has it there, or under a column the name is short for (負担 for
+                # 利用者負担), or another row the sentence names does (a table printed twice)
+                return False
             # the figure stands in this row under another column: taken from the row, put
             # in the wrong cell
             wrong = wrong or key in columns.values()
