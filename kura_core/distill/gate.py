@@ -1162,7 +1162,9 @@ def _gate_one(
     violations += _said_of_candidate(fields, survivors, kind)
     violations += _restates_cut(
         [(q, _cut_from(index, q, pos)) for q, pos in found],
-        [q.text for q, _ in survivors],
+        # the agent's own words hold no figure for the person: an option it offered is
+        # no choice made
+        [q.text for q, _ in survivors if q.cls != ProvenanceClass.SELF],
         fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower(),
     )
     with index.deadline.step("floor: the candidate's tags"):
@@ -1220,7 +1222,8 @@ def _restates_cut(
         return negated[:1]
     for q, seg in cut:
         if q.rule == "retracted":
-            if not told and (taken := _taken_back(q.text, seg, claim, held)):
+            taken = _taken_back(q.text, seg, claim, held)
+            if taken and not (told and _told_beside(claim, taken)):
                 return [Violation(FloorKind.SCOPE, "body", taken, FloorRule.AS_SETTLED)]
             continue
         if q.rule not in _SCOPE_CUTS and q.rule != "word":
@@ -1288,6 +1291,25 @@ def _taken_back(quote: str, segment: str, claim: str, held: set[str]) -> str:
     return ""
 
 
+def _told_beside(claim: str, figure: str) -> bool:
+    """Whether the candidate tells of the retraction beside the figure taken back ("first
+    said £350, then £300"; 8:50ではなく): a word of changing elsewhere in it (送迎変更 in a
+    title) tells nothing of this figure."""
+    folded = fold(figure).lower()
+    at = claim.find(folded)
+    while at >= 0:
+        start = max((m.end() for m in _TOLD_STOP.finditer(claim, max(0, at - 40), at)), default=0)
+        stop = _TOLD_STOP.search(claim, at + len(folded))
+        if lexicon.pattern("retraction_told").search(claim[start : stop.start() if stop else None]):
+            return True
+        at = claim.find(folded, at + 1)
+    return False
+
+
+#: Where the clause around a figure ends, as :func:`_told_beside` reads it.
+_TOLD_STOP = re.compile(r"[,、。;；:：!?！？]|\s{1}(?=\S)(?<=[^\x00-\x7f]\s)")
+
+
 #: The end of the sentence a retraction opens.
 _SENTENCE_END = re.compile(r"[.!?。！？\n]")
 
@@ -1323,7 +1345,7 @@ def _restated_bare(q: QuoteCheck, seg: str, kept: Sequence[str], claim: str) -> 
         source = reported_source(q.why)
         if source and fold(source).lower() in claim:
             return None  # the candidate names where it comes from (（連絡帳での知らせ）)
-    elif q.rule in ("hedge", "condition", "tentative"):
+    elif q.rule in ("hedge", "condition", "tentative", "scope"):
         # "maybe we vat them together" cut to "we vat them together", told as decided
         if lexicon.search("unsettled_kept", claim) or lexicon.search("unsettled_mark", claim):
             return None
