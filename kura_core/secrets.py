@@ -1153,7 +1153,7 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "token",
         re.compile(
-            r"(?:トークン|令牌|密钥|密鑰|APIキー|API 키|アクセスキー|シークレット|秘密鍵|秘密キー)"
+            r"(?:トークン|令牌|密钥|密鑰|API[ \t]?キー|API 키|アクセスキー|シークレット|秘密鍵|秘密キー)"
             r"(?:[（(][^）)\n]{1,8}[）)])?"  # チャネルアクセストークン（長期）: …
             + _SAID
             + r"([!-~]{12,512})"
@@ -2500,6 +2500,89 @@ def _given_as(text: str, start: int, a: int, b: int) -> bool:
         _IS_BEFORE.search(text, max(word.end(), a - 6), a)
         or _IS_AFTER.match(text, b - _trailing(text[a:b]))
     )
+
+
+#: A key, a secret, a token or a password named in a sentence and given by its copula, a
+#: few words between that say whose it is ("the Opsgenie API key for the warehouse
+#: integration is …", "your new key is …", "appSecret 是 …"): the name, joined on in camel
+#: case (appSecret, accessToken) or after the word that says what it is (API key, new key);
+#: what it is for, a preposition and words that are no clause of their own; the copula.
+_GIVEN_NAME = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:[a-z]{2,12}(?=[A-Z])|(?i:api|app|access|secret|client|auth|signing"
+    r"|master|private|consumer|partner)[_-]?)?"
+    r"(?P<name>(?i:key|secret|token|password|passphrase))(?![A-Za-z0-9_-])"
+    r"(?P<which>[ \t]{1,4}(?i:for|of|on|from|in|at|to)[ \t]{1,4}"
+    r"(?:(?!(?i:is|was|are|were|and|but|id|ids|name|url|uri|hash|digest|fingerprint|checksum)"
+    r"(?![A-Za-z0-9_-]))[^\s.!?。，,;:=()\[\]{}\"'`<>]{1,40}[ \t]{1,4}){1,6}?"
+    r"|[ \t]{1,4}\([^()\n]{1,40}\))?"
+    r"(?:[ \t]{0,4}(?i:is[ \t]now|is|was|will[ \t]be)[ \t]{1,4}|[ \t]{0,4}(?:[，、][ \t]{0,2})?(?:是|为|為|は)[ \t]{0,4})"
+    r"[\"'“`「]?(?P<value>[A-Za-z0-9_+/=.-]{8,512})"
+)
+#: A word before "key" or "token" that makes it data, not a credential: a page's token, a
+#: design token.
+_NOT_SECRET_TOKEN_BEFORE = frozenset(
+    {"page", "next", "continuation", "pagination", "sync", "cancellation", "design", "csrf"}
+)
+_WORD_BEFORE = re.compile(r"([A-Za-z]{2,24})[ \t]{1,2}$")
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _key_like(v: str) -> bool:
+    """Whether *v* reads as a key a sentence gives: a UUID, hex, or a random run of twelve
+    letters and digits and more (not words and a figure: ap-northeast-1, createdAt2024)."""
+    if _UUID.fullmatch(v) or (len(v) >= 16 and _HEXISH.fullmatch(v) and _has_digit_and_letter(v)):
+        return True
+    if looks_random(v, strict=True) and not _camel_words(v):
+        return True
+    run = max(_ALNUM_RUN.findall(v), key=len, default="")
+    return (
+        len(run) >= 12
+        and _has_digit_and_letter(run)
+        and entropy(run) >= 3.0
+        and not _camel_words(run)
+        and not _named_like_code(v)
+    )
+
+
+def _given_names(text: str) -> Iterator[tuple[int, int, str]]:
+    """A value a sentence gives as what a key, a secret, a token or a password is, whatever
+    its shape (a UUID too): a key's when it reads as random, the others' when it has letters
+    and digits (eight or more, not a version); not where the word before the name makes it
+    data (a sort key, a page token) or the sentence says the value is public."""
+    for m in _GIVEN_NAME.finditer(text):
+        word = m.group("name").lower()
+        v = m.group("value").rstrip(_TRAILING)
+        if _placeholder(v) or "://" in v or _VERSION.fullmatch(v) or v.lower() in _KEEPERS:
+            continue
+        joined = m.start("name") > m.start()
+        before = None if joined else _WORD_BEFORE.search(text, max(0, m.start() - 26), m.start())
+        if before is not None and before.group(1).lower() in (
+            _NOT_SECRET_KEY_BEFORE | _NOT_SECRET_TOKEN_BEFORE
+        ):
+            continue
+        if word == "key" or m.group("which"):  # what it is for widens the sentence
+            if not _key_like(v):
+                continue
+        elif not ((_has_digit_and_letter(v) and len(v) >= 8) or _random_letters(v)):
+            continue
+        start, end = _sentence_around(text, m.start(), m.end("value"))
+        if _SAID_PUBLIC.search(text, start, end) or _PUBLIC_KEY_NAME.search(
+            text, max(start, m.start() - 12), m.end("name")
+        ):
+            continue
+        kind = {"key": "api-key", "secret": "secret", "token": "token"}.get(word, "password")
+        yield m.start("value"), m.start("value") + len(v), kind
+
+
+def _sentence_around(text: str, a: int, b: int) -> tuple[int, int]:
+    """The sentence *a*..*b* stands in, read at most 160 characters either side."""
+    start = max(0, a - 160)
+    for m in _SENTENCE_END.finditer(text, start, a):
+        start = m.end()
+    end = _SENTENCE_END.search(text, b, min(len(text), b + 160))
+    return start, end.start() if end else min(len(text), b + 160)
 
 
 #: What a secret's rotation says: reset, rotated, changed, 変えた, 再発行, 重置, 改了.
@@ -3863,6 +3946,7 @@ class SecretRules:
         if said & _SENTENCE_KEYS:  # pw `…` too: "pw" is one of the keys
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_after_name(text)]
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _named_then_given(text)]
+            ranked += [(_ASSIGNED + 3, s, e, k) for s, e, k in _given_names(text)]
         if not _NO_DECODE.get():
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _bare_random(text)]
             ranked += [(_ASSIGNED + 3, s, e, "generated-secret") for s, e in _inline_random(text)]

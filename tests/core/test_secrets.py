@@ -1088,3 +1088,38 @@ def test_quoted_pieces_lftp_logins_and_server_keys_go(text, secret):
 )
 def test_password_hashes_web_config_keys_commit_lines_and_joined_strings_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # a UUID a sentence gives as what an API key is, words between that say whose
+        (
+            "the PagerDuty API key for the billing service is 5c0e7a12-88d4-4f0b-9e3a-7d21c6b0fa95 (US region)",
+            "5c0e7a12-88d4",
+        ),
+        (
+            "Your new key is live9f3a61c0d47e82b5a9c3f0e1d2b4a6c8 and the old one stops on Monday.",
+            "9f3a61c0d47e",
+        ),
+        ("Mailjet 那边 apiSecret 是 Tq8vWm2Lp5Zr，别外传", "Tq8vWm2Lp5Zr"),
+        ("Sentry の API キーは 0b6e2f4a-31c9-4d7e-a8f0-5e9c1b2d3a47 です", "0b6e2f4a-31c9"),
+        ("the signing secret for the orders webhook is rk4m9q2x7v1z", "rk4m9q2x7v1z"),
+    ],
+)
+def test_a_value_a_sentence_names_as_a_key_is_redacted_whatever_its_shape(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the idempotency key for the retry is 5c0e7a12-88d4-4f0b-9e3a-7d21c6b0fa95",
+        "the API key for the account is in 1Password and its id is 5c0e7a12-88d4-4f0b-9e3a-7d21c6b0fa95",
+        "the public key for the app is 5c0e7a12-88d4-4f0b-9e3a-7d21c6b0fa95",
+        "the key for the bucket is eu-central-1 only",
+        "the sort key for orders is createdAt2024",
+    ],
+)
+def test_a_data_key_an_id_or_a_public_key_a_sentence_names_stays(text):
+    assert BUILTIN.redact(text).text == text
