@@ -1390,6 +1390,29 @@ _VALUED: tuple[_Valued, ...] = (
         ("key content", "主要なコンテンツ", "关键内容", "關鍵內容", "contenu", "schl"),
     ),
     _Valued(
+        "secret",  # the key an HMAC or a signature is made with, written into the call:
+        # hmac.new(b"…", body, sha256), crypto.createHmac("sha256", "…"), hmac.New(sha256.New,
+        # []byte("…")), hash_hmac('sha256', $body, '…'), OpenSSL::HMAC.hexdigest('SHA256', '…',
+        # body), CryptoJS.HmacSHA256(body, "…"), new SecretKeySpec("…".getBytes(), …),
+        # jwt.encode(payload, "…"): the literal is the secret whatever it looks like
+        re.compile(
+            r"(?<![\w$])(?:"
+            r"(?:hmac\.(?:new|HMAC|digest)|HMAC\.new|HMAC)[ \t]{0,2}\([ \t]{0,2}(?:key[ \t]{0,2}=[ \t]{0,2})?"
+            r"|createHmac[ \t]{0,2}\([ \t]{0,2}[\"'`][\w-]{2,16}[\"'`][ \t]{0,2},[ \t]{0,2}"
+            r"|hmac\.New[ \t]{0,2}\([ \t]{0,2}[\w.]{1,40}[ \t]{0,2},[ \t]{0,2}\[\]byte\([ \t]{0,2}"
+            r"|hash_hmac[ \t]{0,2}\([ \t]{0,2}[\"'][\w-]{2,16}[\"'][ \t]{0,2},[^,\n]{1,120},[ \t]{0,2}"
+            r"|HMAC\.(?:hexdigest|digest|base64digest)[ \t]{0,2}\([^,\n]{1,80},[ \t]{0,2}"
+            r"|Hmac(?:SHA1|SHA224|SHA256|SHA384|SHA512|MD5)[ \t]{0,2}\([^,\n]{1,120},[ \t]{0,2}"
+            r"|SecretKeySpec[ \t]{0,2}\([ \t]{0,2}"
+            r"|HMAC(?:SHA1|SHA256|SHA384|SHA512|MD5)[ \t]{0,2}\([^()\n]{0,40}?GetBytes[ \t]{0,2}\([ \t]{0,2}"
+            r"|jwt\.(?:encode|sign)[ \t]{0,2}\([^,\n]{1,120},[ \t]{0,2})"
+            # the literal, a bytes literal's b too, its escapes part of it
+            r"b?(?:\"((?:[^\"\\\n]|\\.){6,256}+)\"|'((?:[^'\\\n]|\\.){6,256}+)'|`([^`\\\n]{6,256}+)`)"
+        ),
+        lambda v: len(v) >= 8 and _not_placeholder(v) and not _dummy(v),
+        ("hmac", "secretkeyspec", "jwt."),
+    ),
+    _Valued(
         "password",  # a login's call given the user and then the password: jq.auth('139…',
         # 'jqLzh_8830x'), ftp.login("user", "…"), smtp.login('a@b', '…')
         re.compile(

@@ -1123,3 +1123,32 @@ def test_a_value_a_sentence_names_as_a_key_is_redacted_whatever_its_shape(text, 
 )
 def test_a_data_key_an_id_or_a_public_key_a_sentence_names_stays(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('    digest = hmac.new(b"Zr7qLm2xVp9tWc4n", payload, hashlib.sha256).hexdigest()', "Zr7qLm2xVp9t"),
+        ("const sig = crypto.createHmac('sha256', 'whk_4f2a9c81d7').update(raw).digest('hex');", "4f2a9c81d7"),
+        ('mac := hmac.New(sha256.New, []byte("p9x2lq7vtz4m"))', "p9x2lq7vtz4m"),
+        ("$sig = hash_hmac('sha256', $payload, 'k3y-f0r-s1gn1ng');", "k3y-f0r-s1gn1ng"),
+        ("OpenSSL::HMAC.hexdigest('SHA256', 'r8tq2mxv9plz', body)", "r8tq2mxv9plz"),
+        ('var h = CryptoJS.HmacSHA256(message, "orchard-lantern-58");', "orchard-lantern-58"),
+    ],
+)
+def test_a_literal_an_hmac_is_keyed_with_is_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "    digest = hmac.new(secret, payload, hashlib.sha256).hexdigest()",
+        'hmac.new(b"key", b"The quick brown fox jumps over the lazy dog", hashlib.sha256)',
+        'hmac.new(b"your-signing-secret", body, sha256)',
+        "crypto.createHmac('sha256', process.env.WEBHOOK_SECRET).update('orders.created')",
+        'mac = hmac.new(os.environ["WEBHOOK_SECRET"].encode(), body, hashlib.sha256)',
+    ],
+)
+def test_an_hmac_keyed_from_a_variable_or_with_a_placeholder_keeps_its_text(text):
+    assert BUILTIN.redact(text).text == text
