@@ -1221,7 +1221,8 @@ _VALUED: tuple[_Valued, ...] = (
             r"前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半|後半|后半"
             r"|(?i:first|second|last)[ \t]half|(?i:part)[ \t]?(?:1|2|one|two))"
             r"[ \t]{0,2}(?:が|は|是|为|為|[:：]))"
-            r"[ \t]{0,4}[\"'“`「]?([A-Za-z0-9_+/=-]{6,128})"
+            # a part written as one, after an ellipsis: 末尾が …1ME=
+            r"[ \t]{0,4}[\"'“`「]?(?:…|\.\.\.|⋯)?([A-Za-z0-9_+/=-]{6,128})"
         ),
         lambda v: (
             (_has_digit_and_letter(v) or len(v) >= 8 and v.isalpha() and _upper_and_lower(v))
@@ -2390,11 +2391,20 @@ _NEW_VALUE = re.compile(
     r"|改成了?|换成了?|換成了?|更新为|更新為|に変えて|に変更)"
     r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{4,128})"
 )
-#: A part of a secret given: "it ends in …", "starts with …", 末尾は …, 最后几位是 ….
+#: A figure of characters in words or digits: "the last 8", 下4桁, 后六位.
+_FEW = r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2}|几|幾)"
+#: A part of a secret given: "it ends in …", "starts with …", "the last 8 characters are
+#: …", 末尾は …, 末尾が …, 下8桁は …, 最后几位是 …, 后六位 …; shown as a part, after an
+#: ellipsis (末尾が …wLAj…) or not.
 _PART_GIVEN = re.compile(
-    r"(?:(?i:\b(?:ends?|ending)[ \t]+(?:in|with)|\b(?:starts?|begins?)[ \t]+with)"
-    r"|末尾は|最後は|最後の[0-9一二三四五六七八九十]{1,2}(?:文字|桁)は|结尾是|最后(?:[0-9一二三四五六七八九十]{1,2}位)?是|开头是)"
-    r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?([!-~]{6,64}+)"
+    r"(?:(?i:\b(?:ends?|ending)[ \t]+(?:in|with)|\b(?:starts?|begins?)[ \t]+with"
+    r"|\b(?:last|first|final)[ \t]+(?:[0-9]{1,2}|four|five|six|seven|eight|nine|ten|twelve|few)"
+    r"[ \t]+(?:char(?:acter)?s|digits|letters)(?:[ \t]+(?:are|were|is|was))?"
+    r"|\btail[ \t]+(?:is|was)|\btail[ \t]{0,2}[:：])"
+    r"|末尾(?:の" + _FEW + r"(?:文字|桁))?(?:は|が)|最後(?:の" + _FEW + r"(?:文字|桁))?(?:は|が)"
+    r"|下" + _FEW + r"桁(?:は|が)|先頭(?:の" + _FEW + r"(?:文字|桁))?(?:は|が)"
+    r"|结尾是|結尾是|最后(?:" + _FEW + r"位)?是|开头是|開頭是|[前后後]" + _FEW + r"位(?:是|为|為)?|尾号是?)"
+    r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?(?:…|\.\.\.|⋯)?([!-~]{6,64}+)"
 )
 
 

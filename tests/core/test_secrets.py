@@ -1152,3 +1152,30 @@ def test_a_literal_an_hmac_is_keyed_with_is_redacted(text, secret):
 )
 def test_an_hmac_keyed_from_a_variable_or_with_a_placeholder_keeps_its_text(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("前に使ってた末尾が …Hq8vRz2Kw0E= のトークンは、もう無効です。", "Hq8vRz2Kw0E="),
+        ("the old deploy token is revoked; its last 8 characters were q7Zk2mWx.", "q7Zk2mWx"),
+        ("旧的密钥作废了，后六位是 k9Lm2x，新的在 Vault 里", "k9Lm2x"),
+        ("Slack のトークン、下8桁は 4fQx9Lm2 です", "4fQx9Lm2"),
+        ("the leaked secret, tail: ...Rk29xQm7Lp", "Rk29xQm7Lp"),
+    ],
+)
+def test_a_part_of_a_key_announced_by_where_it_stands_is_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tail -n 50 token-refresh.log",
+        "the token's last 4 digits are 4242 on the dashboard",
+        "APIキーの末尾が改行になっていたのが原因でした。",
+        "the secret ends with a newline, strip it",
+    ],
+)
+def test_a_tail_command_or_a_part_with_no_key_in_it_stays(text):
+    assert BUILTIN.redact(text).text == text
