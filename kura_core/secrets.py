@@ -3042,14 +3042,36 @@ def _b64_text(value: str) -> str | None:
 _K8S_KIND = re.compile(r"(?m)^[ \t]{0,16}[\"']?kind[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?Secret\b")
 _DATA_BLOCK = re.compile(r"(?m)^([ \t]{0,16})[\"']?data[\"']?[ \t]{0,4}:[ \t]{0,4}\{?[ \t]{0,4}$")
 _DATA_LINE = re.compile(
-    r"[ \t]{1,32}[\"']?[A-Za-z0-9._-]{1,253}[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?"
-    r"([A-Za-z0-9+/]{1,65536}={0,2})[\"']?,?[ \t]{0,4}\r?(?:\n|\Z)"
+    r"[ \t]{1,32}[\"']?(?P<name>[A-Za-z0-9._-]{1,253})[\"']?[ \t]{0,4}:[ \t]{0,4}[\"']?"
+    r"(?P<value>[A-Za-z0-9+/]{1,65536}={0,2})[\"']?,?[ \t]{0,4}\r?(?:\n|\Z)"
 )
+#: A place written down: a URL with no account, query or fragment, a host name, an
+#: absolute path.
+_PLAIN_URL = re.compile(
+    r"[a-z][a-z0-9+.-]{1,15}://[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?(?P<path>/[A-Za-z0-9._~%/-]{0,512})?"
+)
+_PLAIN_HOST = re.compile(r"(?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24}(?::[0-9]{1,5})?")
+_PLAIN_PATH = re.compile(r"(?P<path>/[A-Za-z0-9._~-]{1,128}(?:/[A-Za-z0-9._~-]{1,128}){0,32}/?)")
+
+
+def _plain_place(decoded: str) -> bool:
+    """Whether *decoded* is only where something is (https://grafana.example.io, a host name,
+    /etc/app/config.yaml): no account or password, no query, no piece of its path that reads
+    as a token (a capability URL's key)."""
+    m = _PLAIN_URL.fullmatch(decoded) or _PLAIN_HOST.fullmatch(decoded)
+    m = m or _PLAIN_PATH.fullmatch(decoded)
+    if m is None:
+        return False
+    path = m.groupdict().get("path") or ""
+    return not any(
+        looks_random(p) or _HEX_IN.search(p.lower()) for p in path.split("/") if p
+    )
 
 
 def _containers(text: str) -> Iterator[tuple[int, int, str]]:
     """Values of a Kubernetes Secret's ``data`` (base64 of anything, a short password
-    too): every one is a secret, whatever it decodes to."""
+    too): every one is a secret, whatever it decodes to, except a plain place (a URL, a
+    host, a path) under a name that names no secret (``GRAFANA_URL``)."""
     if "Secret" not in text or _K8S_KIND.search(text) is None:
         return
     for block in _DATA_BLOCK.finditer(text):
@@ -3059,9 +3081,13 @@ def _containers(text: str) -> Iterator[tuple[int, int, str]]:
             m = _DATA_LINE.match(text, pos)
             if m is None or len(m.group()) - len(m.group().lstrip(" \t")) <= indent:
                 break
-            if _b64_text(m.group(1)) is not None or len(m.group(1)) >= 8:
-                yield m.start(1), m.end(1), "secret"
             pos = m.end()
+            value = m.group("value")
+            decoded = _b64_text(value) if len(value) % 4 == 0 else None
+            if decoded is not None and _plain_place(decoded) and _name_kind(m.group("name")) is None:
+                continue  # GRAFANA_URL: aHR0cHM6Ly9…: an address, base64 only by the format
+            if decoded is not None or len(value) >= 8:
+                yield m.start("value"), m.end("value"), "secret"
 
 
 #: Output a password generator prints alone on its lines (``openssl rand -base64``,

@@ -1179,3 +1179,37 @@ def test_a_part_of_a_key_announced_by_where_it_stands_is_redacted(text, secret):
 )
 def test_a_tail_command_or_a_part_with_no_key_in_it_stays(text):
     assert BUILTIN.redact(text).text == text
+
+
+def _k8s_secret(name: str, value: str) -> str:
+    encoded = base64.b64encode(value.encode()).decode()
+    return f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\ndata:\n  {name}: {encoded}\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("ALERTS_URL", "https://alerts.northwind.example"),
+        ("REDIS_HOST", "cache-2.northwind.internal"),
+        ("CONFIG_PATH", "/etc/northwind/app.yaml"),
+    ],
+)
+def test_a_plain_address_base64_encoded_in_a_kubernetes_secret_stays(name, value):
+    text = _k8s_secret(name, value)
+    assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("SMTP_PASSWORD", "https://alerts.northwind.example"),  # the name says what it is
+        ("HOOK_URL", "https://hooks.northwind.example/in/8f3a9c2e7d1b4a6f9c0e2d4b"),
+        ("DATABASE_URL", "postgres://app:Vq7mZ2xL@db:5432/app"),
+        ("CALLBACK_URL", "https://api.northwind.example/cb?token=Xq29Lm7Vz"),
+        ("WORKER_ID", "Zr7qLm2xVp9tWc4n"),
+    ],
+)
+def test_a_kubernetes_secret_value_that_is_more_than_an_address_is_redacted(name, value):
+    text = _k8s_secret(name, value)
+    encoded = base64.b64encode(value.encode()).decode()
+    assert encoded not in BUILTIN.redact(text).text
