@@ -3520,11 +3520,29 @@ _WEB_PUBLIC_NAME = re.compile(
 _FIREBASE_CONFIG = re.compile(r"(?i)authDomain|AUTH_DOMAIN|firebaseapp\.com")
 
 
+#: A script tag's URL up to the query key that gives a map or a JavaScript SDK its key:
+#: the page loads it in every visitor's browser (``<script src="https://api.map.baidu.com/
+#: api?v=3.0&ak=…">``, Google Maps' ``js?key=…``); a secret's or a token's name is not one.
+_SCRIPT_SRC_KEY = re.compile(
+    r"<script\b[^<>]{0,200}?\bsrc[ \t]{0,2}=[ \t]{0,2}\\?[\"']?(?:https?:)?//[^\s\"'<>\\]{1,300}?"
+    r"[?&](?i:key|ak|api_?key|app_?key|client_?id)=$"
+)
+
+
+def _script_src_key(text: str, start: int) -> bool:
+    """Whether the value at *start* is the key a ``<script src>`` URL hands a map or SDK."""
+    tag = text.rfind("<script", max(0, start - 520), start)
+    return tag >= 0 and _SCRIPT_SRC_KEY.match(text, tag, start) is not None
+
+
 def _web_config_key(text: str, found: tuple[int, int, int, str]) -> bool:
-    """A Google API key (AIza…) a web app's config gives the browser: under a public
-    bundle's name (NEXT_PUBLIC_FIREBASE_API_KEY=…) or beside a Firebase config's
-    authDomain. Any other secret under such a name stays a secret."""
+    """A key a web page gives the browser: any key a ``<script src>`` URL hands a map or
+    an SDK (:func:`_script_src_key`), and a Google API key (AIza…) of a web app's config,
+    under a public bundle's name (NEXT_PUBLIC_FIREBASE_API_KEY=…) or beside a Firebase
+    config's authDomain. Any other secret under such a name stays a secret."""
     _rank, start, end, _kind = found
+    if "<script" in text and _script_src_key(text, start):
+        return True
     if not text.startswith("AIza", start):
         return False
     line = text.rfind("\n", 0, start) + 1

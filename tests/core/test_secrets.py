@@ -1213,3 +1213,27 @@ def test_a_kubernetes_secret_value_that_is_more_than_an_address_is_redacted(name
     text = _k8s_secret(name, value)
     encoded = base64.b64encode(value.encode()).decode()
     assert encoded not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<script src="https://api.map.baidu.com/api?v=3.0&ak=Tq8vWm2Lp5ZrXk3BnY7cHd4J"></script>',
+        '<script type="text/javascript" src="https://webapi.amap.com/maps?v=2.0&key=9c3f0e1d2b4a6c8e7f5a1b3d"></script>',
+        '{"html": "<script async src=\\"https://maps.googleapis.com/maps/api/js?key=AIzaRk8Yd1Fg6Hj0KlMnB3xQ9vLm2pTz7Wc4n&callback=init\\"></script>"}',
+    ],
+)
+def test_a_map_or_sdk_key_a_script_tag_loads_in_the_browser_stays(text):
+    assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('<script src="https://widget.example.com/w.js?secret=Zr7qLm2xVp9tWc4nYk3B"></script>', "Zr7qLm2xVp9t"),
+        ('curl "https://api.map.baidu.com/geocoding/v3/?address=x&ak=Tq8vWm2Lp5ZrXk3BnY7cHd4J"', "Tq8vWm2Lp5Zr"),
+        ('<script>fetch("https://api.example.com/geo?ak=Tq8vWm2Lp5ZrXk3BnY7cHd4J")</script>', "Tq8vWm2Lp5Zr"),
+    ],
+)
+def test_a_key_sent_from_a_server_or_a_secret_in_a_script_url_is_redacted(text, secret):
+    assert secret not in BUILTIN.redact(text).text
