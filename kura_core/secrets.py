@@ -2117,6 +2117,8 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
                     continue
                 if _keyed_by_other(text, t.start()):
                     continue  # {"to":"U5de3…"}: the value of a field that names no secret
+                if _encoded_place(v):
+                    continue  # GRAFANA_URL: aHR0cHM6Ly9…, under a token's line: an address
                 mixed = _upper_and_lower(v) and any(c.isdigit() for c in v)
                 hex_key = not digest and _hex_key(v, text, named)
                 if (mixed or hex_key) and looks_random(v):
@@ -3068,6 +3070,12 @@ def _plain_place(decoded: str) -> bool:
     )
 
 
+def _encoded_place(value: str) -> bool:
+    """Whether *value* is base64 of a plain place (:func:`_plain_place`)."""
+    decoded = _b64_text(value) if len(value) % 4 == 0 else None
+    return decoded is not None and _plain_place(decoded)
+
+
 def _containers(text: str) -> Iterator[tuple[int, int, str]]:
     """Values of a Kubernetes Secret's ``data`` (base64 of anything, a short password
     too): every one is a secret, whatever it decodes to, except a plain place (a URL, a
@@ -3083,10 +3091,9 @@ def _containers(text: str) -> Iterator[tuple[int, int, str]]:
                 break
             pos = m.end()
             value = m.group("value")
-            decoded = _b64_text(value) if len(value) % 4 == 0 else None
-            if decoded is not None and _plain_place(decoded) and _name_kind(m.group("name")) is None:
+            if _encoded_place(value) and _name_kind(m.group("name")) is None:
                 continue  # GRAFANA_URL: aHR0cHM6Ly9…: an address, base64 only by the format
-            if decoded is not None or len(value) >= 8:
+            if len(value) >= 8 or _b64_text(value) is not None:
                 yield m.start("value"), m.end("value"), "secret"
 
 

@@ -1237,3 +1237,14 @@ def test_a_map_or_sdk_key_a_script_tag_loads_in_the_browser_stays(text):
 )
 def test_a_key_sent_from_a_server_or_a_secret_in_a_script_url_is_redacted(text, secret):
     assert secret not in BUILTIN.redact(text).text
+
+
+def test_an_address_under_a_token_in_the_same_kubernetes_secret_stays_and_the_token_goes():
+    token = base64.b64encode(b"glsa_Xq29Lm7VzTr4Wc8nBy3HpK0d_5f1c2a9e").decode()
+    address = base64.b64encode(b"https://grafana.northwind.example").decode()
+    text = (
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: grafana\ntype: Opaque\ndata:\n"
+        f"  GRAFANA_TOKEN: {token}\n  GRAFANA_URL: {address}\n"
+    )
+    red = BUILTIN.redact(text).text
+    assert token not in red and address in red
