@@ -2264,10 +2264,17 @@ _SPOKEN_GAP = r"(?:[ \t]*+[,，、・][ \t]*+|[ \t]++)(?:(?:" + _SPOKEN_FILLER +
 _SPELLED = re.compile(
     rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{3,41}}+"
 )
+#: Words that go on an English sentence, not a dictation (none is a pinyin syllable): the
+#: tail of "…, w two, so the master password is …" stops at "so".
+_SENTENCE_WORDS_EN = (
+    r"(?:so|the|and|but|that|which|this|is|it|its|was|were|are|to|of|in|on|for|with|as|or|if"
+    r"|because|now|then|please|thanks)(?![A-Za-z])"
+)
 #: What a dictation goes on with after its spoken characters: pinyin syllables and figures
 #: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
 _SPELLED_TAIL = re.compile(
-    r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:[a-z]{1,6}|[零〇一二三四五六七八九0-9]{1,8}"
+    r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:(?!" + _SENTENCE_WORDS_EN + r")[a-z]{1,6}"
+    r"|[零〇一二三四五六七八九0-9]{1,8}"
     # the words a dictation goes on with: 然后 xi hu 拼音全小写，最后 二零二四
     r"|然后|然後|最后|最後|接着|接著|再|拼音(?:全)?(?:小写|大写|小寫|大寫)?|全小写|全大写|全小寫|全大寫)"
     r"(?![\w]))*+"

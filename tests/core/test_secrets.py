@@ -1248,3 +1248,27 @@ def test_an_address_under_a_token_in_the_same_kubernetes_secret_stays_and_the_to
     )
     red = BUILTIN.redact(text).text
     assert token not in red and address in red
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # an English dictation ends where the sentence goes on: its last words are no part
+        (
+            "he read the admin password out: capital T, then ide, dash, six two, hash, "
+            "capital M oss, dash, k nine, so the admin password is set on both boxes",
+            "so the admin password is set on both boxes",
+        ),
+    ],
+)
+def test_the_sentence_after_an_english_dictation_is_no_part_of_it(text, kept):
+    assert kept in BUILTIN.redact(text).text
+
+
+def test_a_dictation_in_english_is_still_taken_out_up_to_its_last_character():
+    text = (
+        "he read the wifi password out: capital T, then ide, dash, six two, hash, "
+        "capital M oss, dash, k nine, so that's it"
+    )
+    red = BUILTIN.redact(text).text
+    assert "six two, hash, capital M oss" not in red and "k nine" not in red
