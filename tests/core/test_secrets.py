@@ -1272,3 +1272,8 @@ def test_a_dictation_in_english_is_still_taken_out_up_to_its_last_character():
     )
     red = BUILTIN.redact(text).text
     assert "six two, hash, capital M oss" not in red and "k nine" not in red
+
+
+def test_the_value_of_another_label_in_brackets_is_no_password():
+    text = "用户名要写实例 ID（r-bp4x7q2m9k1z8c3v），密码不变。"
+    assert BUILTIN.redact(text).text == text
