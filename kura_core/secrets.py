@@ -2599,6 +2599,8 @@ def _given_names(text: str) -> Iterator[tuple[int, int, str]]:
         v = m.group("value").rstrip(_TRAILING)
         if _placeholder(v) or "://" in v or _VERSION.fullmatch(v) or v.lower() in _KEEPERS:
             continue
+        if _FILE_END.search(v):
+            continue  # "the new APNs key is AuthKey_R8VN….p8": the file it is kept in
         joined = m.start("name") > m.start()
         before = None if joined else _WORD_BEFORE.search(text, max(0, m.start() - 26), m.start())
         if before is not None and before.group(1).lower() in (

@@ -1119,6 +1119,8 @@ def test_a_value_a_sentence_names_as_a_key_is_redacted_whatever_its_shape(text, 
         "the public key for the app is 5c0e7a12-88d4-4f0b-9e3a-7d21c6b0fa95",
         "the key for the bucket is eu-central-1 only",
         "the sort key for orders is createdAt2024",
+        # the file a key is kept in, named as the key
+        "New APNs key is AuthKey_Q7WZ3K8LMN4TX.p8, it's in server/secrets now",
     ],
 )
 def test_a_data_key_an_id_or_a_public_key_a_sentence_names_stays(text):
