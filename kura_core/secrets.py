@@ -3552,13 +3552,14 @@ def _script_src_key(text: str, start: int) -> bool:
     return tag >= 0 and _SCRIPT_SRC_KEY.match(text, tag, start) is not None
 
 
-def _web_config_key(text: str, found: tuple[int, int, int, str]) -> bool:
+def _web_config_key(text: str, found: tuple[int, int, int, str], scripts: bool = True) -> bool:
     """A key a web page gives the browser: any key a ``<script src>`` URL hands a map or
     an SDK (:func:`_script_src_key`), and a Google API key (AIza…) of a web app's config,
     under a public bundle's name (NEXT_PUBLIC_FIREBASE_API_KEY=…) or beside a Firebase
-    config's authDomain. Any other secret under such a name stays a secret."""
+    config's authDomain. Any other secret under such a name stays a secret. *scripts*:
+    whether the text holds a script tag at all (looked up once a text, not once a finding)."""
     _rank, start, end, _kind = found
-    if "<script" in text and _script_src_key(text, start):
+    if scripts and _script_src_key(text, start):
         return True
     if not text.startswith("AIza", start):
         return False
@@ -4053,11 +4054,12 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _quoted_pieces(text)]
         ranked = [_wrapped_on(text, r) for r in ranked]
         hashes = [m.span() for m in _HASH_SPAN.finditer(text)] if "$" in text else []
+        scripts = "<script" in text
         return [
             r
             for r in ranked
             if not _dummy(text[r[1] : r[2]])
-            and not _web_config_key(text, r)
+            and not _web_config_key(text, r, scripts)
             and not any(a <= r[1] and r[2] <= b for a, b in hashes)
         ]
 

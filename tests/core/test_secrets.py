@@ -371,6 +371,10 @@ _ADVERSARIAL = [
     "Bearer ",
     "A" * 7 + "=",
     "鍵=",
+    "the API key for a ",
+    'hmac.new(b"',
+    '<script src="//a.b/c?key=',
+    "末尾が …",
 ]
 
 
