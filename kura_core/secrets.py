@@ -2190,8 +2190,9 @@ _OTHER_LABEL = re.compile(
     # a record's number: 物件番号 R-2025-0417, 订单编号, order no. (暗証番号 is a PIN's)
     r"|(?<!暗証)番号|编号|編號|单号|單號|(?i:no\.|number|order|invoice|ticket|ref))"
     r"[ \t]{0,2}(?:是|は|为|為|:|：|=|(?i:is))?"
-    # the value in quotes or in brackets after its label: 实例 ID（r-wz9…）
-    r"[ \t]{0,2}[「『\"'（(]?$"
+    # the value in quotes or in full-width brackets after its label: 实例 ID（r-wz9…）
+    # ("the admin account (…)" may give the password it names: read as before)
+    r"[ \t]{0,2}[「『\"'（]?$"
 )
 _PASSWORD_WORD = re.compile(
     r"(?i:password|passwd|passphrase|pass[ -]?code|(?<![a-z0-9+/])pw(?![a-z0-9+/])"
