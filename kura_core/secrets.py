@@ -2412,9 +2412,8 @@ _PART_GIVEN = re.compile(
     r"|\b(?:last|first|final)[ \t]+(?:[0-9]{1,2}|four|five|six|seven|eight|nine|ten|twelve|few)"
     r"[ \t]+(?:char(?:acter)?s|digits|letters)(?:[ \t]+(?:are|were|is|was))?"
     r"|\btail[ \t]+(?:is|was)|\btail[ \t]{0,2}[:：])"
-    r"|末尾(?:の" + _FEW + r"(?:文字|桁))?(?:は|が)|最後(?:の" + _FEW + r"(?:文字|桁))?(?:は|が)"
-    r"|下" + _FEW + r"桁(?:は|が)|先頭(?:の" + _FEW + r"(?:文字|桁))?(?:は|が)"
-    r"|结尾是|結尾是|最后(?:" + _FEW + r"位)?是|开头是|開頭是|[前后後]" + _FEW + r"位(?:是|为|為)?|尾号是?)"
+    rf"|(?:末尾|最後|先頭)(?:の{_FEW}(?:文字|桁))?(?:は|が)|下{_FEW}桁(?:は|が)"
+    rf"|结尾是|結尾是|最后(?:{_FEW}位)?是|开头是|開頭是|[前后後]{_FEW}位(?:是|为|為)?|尾号是?)"
     r"[ \t]{0,4}[:：]?[ \t]{0,4}[\"'“`「]?(?:…|\.\.\.|⋯)?([!-~]{6,64}+)"
 )
 
@@ -3076,9 +3075,7 @@ def _plain_place(decoded: str) -> bool:
     if m is None:
         return False
     path = m.groupdict().get("path") or ""
-    return not any(
-        looks_random(p) or _HEX_IN.search(p.lower()) for p in path.split("/") if p
-    )
+    return not any(looks_random(p) or _HEX_IN.search(p.lower()) for p in path.split("/") if p)
 
 
 def _encoded_place(value: str) -> bool:

@@ -1134,8 +1134,14 @@ def test_a_data_key_an_id_or_a_public_key_a_sentence_names_stays(text):
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
-        ('    digest = hmac.new(b"Zr7qLm2xVp9tWc4n", payload, hashlib.sha256).hexdigest()', "Zr7qLm2xVp9t"),
-        ("const sig = crypto.createHmac('sha256', 'whk_4f2a9c81d7').update(raw).digest('hex');", "4f2a9c81d7"),
+        (
+            '    digest = hmac.new(b"Zr7qLm2xVp9tWc4n", payload, hashlib.sha256).hexdigest()',
+            "Zr7qLm2xVp9t",
+        ),
+        (
+            "const sig = crypto.createHmac('sha256', 'whk_4f2a9c81d7').update(raw).digest('hex');",
+            "4f2a9c81d7",
+        ),
         ('mac := hmac.New(sha256.New, []byte("p9x2lq7vtz4m"))', "p9x2lq7vtz4m"),
         ("$sig = hash_hmac('sha256', $payload, 'k3y-f0r-s1gn1ng');", "k3y-f0r-s1gn1ng"),
         ("OpenSSL::HMAC.hexdigest('SHA256', 'r8tq2mxv9plz', body)", "r8tq2mxv9plz"),
@@ -1236,9 +1242,18 @@ def test_a_map_or_sdk_key_a_script_tag_loads_in_the_browser_stays(text):
 @pytest.mark.parametrize(
     ("text", "secret"),
     [
-        ('<script src="https://widget.example.com/w.js?secret=Zr7qLm2xVp9tWc4nYk3B"></script>', "Zr7qLm2xVp9t"),
-        ('curl "https://api.map.baidu.com/geocoding/v3/?address=x&ak=Tq8vWm2Lp5ZrXk3BnY7cHd4J"', "Tq8vWm2Lp5Zr"),
-        ('<script>fetch("https://api.example.com/geo?ak=Tq8vWm2Lp5ZrXk3BnY7cHd4J")</script>', "Tq8vWm2Lp5Zr"),
+        (
+            '<script src="https://widget.example.com/w.js?secret=Zr7qLm2xVp9tWc4nYk3B"></script>',
+            "Zr7qLm2xVp9t",
+        ),
+        (
+            'curl "https://api.map.baidu.com/geocoding/v3/?address=x&ak=Tq8vWm2Lp5ZrXk3BnY7cHd4J"',
+            "Tq8vWm2Lp5Zr",
+        ),
+        (
+            '<script>fetch("https://api.example.com/geo?ak=Tq8vWm2Lp5ZrXk3BnY7cHd4J")</script>',
+            "Tq8vWm2Lp5Zr",
+        ),
     ],
 )
 def test_a_key_sent_from_a_server_or_a_secret_in_a_script_url_is_redacted(text, secret):
