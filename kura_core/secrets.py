@@ -1221,7 +1221,7 @@ _VALUED: tuple[_Valued, ...] = (
             r"前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半|後半|后半"
             r"|(?i:first|second|last)[ \t]half|(?i:part)[ \t]?(?:1|2|one|two))"
             r"[ \t]{0,2}(?:が|は|是|为|為|[:：]))"
-            # a part written as one, after an ellipsis: 末尾が …1ME=
+            # a part written as one, after an ellipsis: 末尾が …Kw0E=
             r"[ \t]{0,4}[\"'“`「]?(?:…|\.\.\.|⋯)?([A-Za-z0-9_+/=-]{6,128})"
         ),
         lambda v: (
@@ -2190,7 +2190,7 @@ _OTHER_LABEL = re.compile(
     # a record's number: 物件番号 R-2025-0417, 订单编号, order no. (暗証番号 is a PIN's)
     r"|(?<!暗証)番号|编号|編號|单号|單號|(?i:no\.|number|order|invoice|ticket|ref))"
     r"[ \t]{0,2}(?:是|は|为|為|:|：|=|(?i:is))?"
-    # the value in quotes or in full-width brackets after its label: 实例 ID（r-wz9…）
+    # the value in quotes or in full-width brackets after its label: 实例 ID（r-bp4x…）
     # ("the admin account (…)" may give the password it names: read as before)
     r"[ \t]{0,2}[「『\"'（]?$"
 )
@@ -2406,7 +2406,7 @@ _NEW_VALUE = re.compile(
 _FEW = r"(?:[0-9]{1,2}|[一二三四五六七八九十]{1,2}|几|幾)"
 #: A part of a secret given: "it ends in …", "starts with …", "the last 8 characters are
 #: …", 末尾は …, 末尾が …, 下8桁は …, 最后几位是 …, 后六位 …; shown as a part, after an
-#: ellipsis (末尾が …wLAj…) or not.
+#: ellipsis (末尾が …Hq8v…) or not.
 _PART_GIVEN = re.compile(
     r"(?:(?i:\b(?:ends?|ending)[ \t]+(?:in|with)|\b(?:starts?|begins?)[ \t]+with"
     r"|\b(?:last|first|final)[ \t]+(?:[0-9]{1,2}|four|five|six|seven|eight|nine|ten|twelve|few)"
@@ -2546,8 +2546,8 @@ def _given_as(text: str, start: int, a: int, b: int) -> bool:
 
 
 #: A key, a secret, a token or a password named in a sentence and given by its copula, a
-#: few words between that say whose it is ("the Opsgenie API key for the warehouse
-#: integration is …", "your new key is …", "appSecret 是 …"): the name, joined on in camel
+#: few words between that say whose it is ("the PagerDuty API key for the billing
+#: service is …", "your new key is …", "appSecret 是 …"): the name, joined on in camel
 #: case (appSecret, accessToken) or after the word that says what it is (API key, new key);
 #: what it is for, a preposition and words that are no clause of their own; the copula.
 _GIVEN_NAME = re.compile(
@@ -2600,7 +2600,7 @@ def _given_names(text: str) -> Iterator[tuple[int, int, str]]:
         if _placeholder(v) or "://" in v or _VERSION.fullmatch(v) or v.lower() in _KEEPERS:
             continue
         if _FILE_END.search(v):
-            continue  # "the new APNs key is AuthKey_R8VN….p8": the file it is kept in
+            continue  # "the new APNs key is AuthKey_Q7WZ….p8": the file it is kept in
         joined = m.start("name") > m.start()
         before = None if joined else _WORD_BEFORE.search(text, max(0, m.start() - 26), m.start())
         if before is not None and before.group(1).lower() in (

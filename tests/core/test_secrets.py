@@ -1276,9 +1276,9 @@ def test_an_address_under_a_token_in_the_same_kubernetes_secret_stays_and_the_to
     [
         # an English dictation ends where the sentence goes on: its last words are no part
         (
-            "he read the admin password out: capital T, then ide, dash, six two, hash, "
-            "capital M oss, dash, k nine, so the admin password is set on both boxes",
-            "so the admin password is set on both boxes",
+            "guest wifi password, spelled out by the landlord: capital P, ine, underscore, "
+            "eight one, at sign, capital O ak, dash, q three, and the guest wifi works upstairs",
+            "and the guest wifi works upstairs",
         ),
     ],
 )
@@ -1288,13 +1288,13 @@ def test_the_sentence_after_an_english_dictation_is_no_part_of_it(text, kept):
 
 def test_a_dictation_in_english_is_still_taken_out_up_to_its_last_character():
     text = (
-        "he read the wifi password out: capital T, then ide, dash, six two, hash, "
-        "capital M oss, dash, k nine, so that's it"
+        "guest wifi password, spelled out by the landlord: capital P, ine, underscore, "
+        "eight one, at sign, capital O ak, dash, q three, that's all"
     )
     red = BUILTIN.redact(text).text
-    assert "six two, hash, capital M oss" not in red and "k nine" not in red
+    assert "eight one, at sign, capital O" not in red and "q three" not in red
 
 
 def test_the_value_of_another_label_in_brackets_is_no_password():
-    text = "用户名要写实例 ID（r-bp4x7q2m9k1z8c3v），密码不变。"
+    text = "连接时用户名填实例 ID（r-bp4x7q2m9k1z8c3v），密码还是原来的。"
     assert BUILTIN.redact(text).text == text
