@@ -1153,20 +1153,7 @@ def _gate_one(
         ]
     with index.deadline.step("floor: the candidate's text"):
         violations = floors.surface(fields, evidence, human_names=human_names)
-    # what the memory says happened is its claim; a tag ("发没发") or why it belongs is no
-    # word that it was only tried
-    violations += _not_done(index, survivors, _prose(candidate, CLAIM_FIELDS))
-    violations += _asked_as_stated(survivors, _prose(candidate, ("title", "body")))
-    violations += _figure_only_asked(survivors, _prose(candidate, ("title", "body")))
-    violations += _removed_only(index, survivors)
-    violations += _said_of_candidate(fields, survivors, kind)
-    violations += _restates_cut(
-        [(q, _cut_from(index, q, pos)) for q, pos in found],
-        # the agent's own words hold no figure for the person: an option it offered is
-        # no choice made
-        [q.text for q, _ in survivors if q.cls != ProvenanceClass.SELF],
-        fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower(),
-    )
+    violations += _what_the_quotes_leave(index, survivors, found, fields, candidate, kind)
     with index.deadline.step("floor: the candidate's tags"):
         violations += [
             v
@@ -1176,6 +1163,33 @@ def _gate_one(
     return _settle(
         result, reasons, kind, set(classes), fields, violations, tag_checks, len(survivors)
     )
+
+
+def _what_the_quotes_leave(
+    index: _Index,
+    survivors: Sequence[tuple[QuoteCheck, int]],
+    found: Sequence[tuple[QuoteCheck, int]],
+    fields: Mapping[str, object],
+    candidate: Mapping[str, Any],
+    kind: str,
+) -> list[Violation]:
+    """The candidate's text against what its quotes leave open or undone: a call only
+    tried, a question, a removed line, a quote cut from what governs it."""
+    # what the memory says happened is its claim; a tag ("发没发") or why it belongs is no
+    # word that it was only tried
+    out = _not_done(index, survivors, _prose(candidate, CLAIM_FIELDS))
+    out += _asked_as_stated(survivors, _prose(candidate, ("title", "body")))
+    out += _figure_only_asked(survivors, _prose(candidate, ("title", "body")))
+    out += _removed_only(index, survivors)
+    out += _said_of_candidate(fields, survivors, kind)
+    out += _restates_cut(
+        [(q, _cut_from(index, q, pos)) for q, pos in found],
+        # the agent's own words hold no figure for the person: an option it offered is
+        # no choice made
+        [q.text for q, _ in survivors if q.cls != ProvenanceClass.SELF],
+        fold("\n".join(str(fields.get(k) or "") for k in CLAIM_FIELDS)).lower(),
+    )
+    return out
 
 
 def _cut_from(index: _Index, q: QuoteCheck, pos: int) -> str:
@@ -2011,7 +2025,9 @@ def _one_sentence_mark(
     return []
 
 
-def _crossed(keeps: set[str], values: list[object], marks: dict[object, str]) -> list[object]:
+def _crossed(
+    keeps: set[str], values: Sequence[object], marks: Mapping[object, str]
+) -> list[object]:
     """The figures of a sentence whose bound it keeps on the other side only ("at least
     40" for "up to 40")."""
     sides = {_bound_side(k) for k in keeps} - {""}
@@ -2034,7 +2050,7 @@ def _bound_kept(q: QuoteCheck, claim: str) -> bool:
     """Whether *claim* keeps an open mark for what cut quote *q* left out: a bound of the
     same side, or any other keeper (20俵まで told as 20俵以上 keeps nothing)."""
     bounded = lexicon.search("unsettled_kept", claim)
-    return bool(bounded) and not _opposite_bounds(_left_out(q.why), bounded.group(0))
+    return bounded is not None and not _opposite_bounds(_left_out(q.why), bounded.group(0))
 
 
 def _opposite_bounds(a: str, b: str) -> bool:
