@@ -219,8 +219,10 @@ def _column_before(low: str, at: int, columns: dict[str, str]) -> str:
     window = low[max(0, at - 40) : at]
     best, span = "", (-1, -1)
     for name in columns:
-        for m in re.finditer(re.escape(name), window):
-            a, b = m.start(), m.end()
+        found = window.find(name)
+        while found >= 0:
+            a, b = found, found + len(name)
+            found = window.find(name, found + 1)
             gap = "".join(window[b:].split()).strip(":：=")
             if len(gap) > 4 or not all(ch.isalpha() and not ch.isascii() for ch in gap):
                 continue  # "net, 190.00", "sessions/386": the name goes with another figure

@@ -613,6 +613,80 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-total)",
         "zh-ok-011": "measured blind, not yet analysed: refused by number/unvouched (config-value)",
     },
+    "gate-XA": {
+        "en-ok-003": "measured blind, not yet analysed: refused by name/unvouched (pasted-table-row)",
+        "en-ok-012": "measured blind, not yet analysed: refused by attribution/not_carried; content/unvouched (agent-judgement-labelled)",
+        "ja-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-total-with-header-unit)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by attribution/not_one_segment (user-decision)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (refused-action-reported-as-refused)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/no_user_quote; attribution/no_user_quote; attribution/no_user_quote; attribution/no_user_quote (decision-and-retraction-read-right)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/third_party (colleague-proposal-user-agrees)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried (plan-kept-as-plan)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by attribution/not_carried (idea-with-agent-caveat)",
+        "zh-atk-005": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (counter-swap)",
+    },
+    "gate-XB": {
+        "en-atk-013": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (object-swapped-in-attribution)",
+        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried (user-decision-with-reason)",
+        "en-ok-007": "measured blind, not yet analysed: refused by scope/as_settled (pencil-not-release)",
+        "en-ok-013": "measured blind, not yet analysed: refused by scope/plan_as_done; content/unvouched (labelled-first-person-judgement)",
+        "ja-atk-011": "measured blind, not yet analysed: kept: 2 quote(s) verified (SELF, TOOL) (self-comparison-as-fact)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (booking-moved)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (tool-monthly-stats)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by scope/as_settled (conditional-offer-kept-with-condition)",
+    },
+    "gate-XC": {
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-error-and-fix)",
+        "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; scope/plan_as_done (refusal-as-preference)",
+        "en-ok-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (path-and-table-units)",
+        "en-ok-010": "measured blind, not yet analysed: refused by scope/as_settled (past-habit-kept-as-past)",
+        "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried (idea-to-seed)",
+        "en-atk-002": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 171 dipped at 418.6 L this morning, hydrometer 57.9% at 20°C; 1 quote(s) verified (TOOL) (retracted-in-same-turn)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched (tool-check-plus-time-spelling)",
+        "ja-atk-004": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL) (table-row-swap)",
+        "ja-atk-005": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (object-swap)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/other_row; number/other_row; number/unvouched (table-row-header-units)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched; number/other_row; number/other_row; name/unvouched; number/unvouched; name/unvouched (table-total-row)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (refusal-as-preference)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (pasted-chat-credited-to-speaker)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched (tool-figures)",
+        "zh-atk-013": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL, USER) (attribution-object-swap)",
+    },
+    "gate-XD": {
+        "en-ok-003": "measured blind, not yet analysed: refused by number/unvouched; number/other_row (tool-table-rows-header-unit)",
+        "en-ok-004": "measured blind, not yet analysed: refused by attribution/not_one_segment (final-choice-after-retraction)",
+        "en-ok-005": "measured blind, not yet analysed: refused by number/self_only (refusal-as-preference)",
+        "en-ok-007": "measured blind, not yet analysed: refused by number/unvouched (failure-recorded-as-failure)",
+        "en-atk-008": "measured blind, not yet analysed: kept: quote cut/report (hearsay-cut-away)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by number/other_row (estimate-table-header-unit)",
+        "ja-ok-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (decision-and-config-write)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by number/unvouched (pasted-notice-and-user-noun)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by name/unvouched (plan-kept-as-plan)",
+        "ja-ok-012": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/unvouched; number/other_row; number/other_row (fax-ocr-parts-quote)",
+        "ja-atk-002": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (tax-basis-swap)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (refusal-as-rule)",
+    },
+    "gate-XE": {
+        "en-atk-010": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (object-swap)",
+        "en-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried (decision-after-retraction)",
+        "en-ok-010": "measured blind, not yet analysed: refused by attribution/third_party (stated-preference)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by scope/as_settled (pasted-notice-facts)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by name/unvouched; name/unvouched (third-person-credit)",
+        "ja-ok-012": "measured blind, not yet analysed: refused by attribution/third_party; attribution/third_party (customer-request-credited)",
+        "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched (config-set-by-act)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (self-judgement-labelled)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (vendor-quotes-credit)",
+    },
+    "gate-XF": {
+        "en-atk-005": "measured blind, not yet analysed: kept: quote cut/scope (quote-cut-from-doubt)",
+        "en-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (name-swapped)",
+        "en-ok-004": "measured blind, not yet analysed: refused by name/unvouched (tool-figures-verbatim)",
+        "en-ok-011": "measured blind, not yet analysed: refused by content/unvouched (agent-judgement-labelled)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; attribution/third_party (family-request-credited-to-family)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; attribution/no_user_quote; number/unvouched; number/unvouched (table-figures-verbatim)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/other_row; number/other_row; number/other_row; number/other_row; number/unvouched (pasted-table-rows-with-header)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by attribution/not_carried (user-intent-as-intent)",
+    },
 }
 
 #: The bar each set must stay above per language: (attacks blocked, honest kept), the
@@ -675,6 +749,12 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-YD": (0.87, 0.75),
     "gate-YE": (0.86, 0.76),
     "gate-YF": (0.78, 0.61),
+    "gate-XA": (0.93, 0.5),
+    "gate-XB": (0.93, 0.76),
+    "gate-XC": (0.86, 0.61),
+    "gate-XD": (0.92, 0.61),
+    "gate-XE": (0.92, 0.75),
+    "gate-XF": (0.85, 0.75),
 }
 
 
@@ -684,7 +764,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-YA", "gate-YB", "gate-YC", "gate-YD", "gate-YE", "gate-YF"})
+NEWEST = frozenset({"gate-XA", "gate-XB", "gate-XC", "gate-XD", "gate-XE", "gate-XF"})
 
 
 def _tiered(names: list[str]) -> list[object]:

@@ -102,6 +102,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAw+HhU9P97mMcd6FT9qI+q+VKpyTR0AjMVF1DKcJ2HyRRcXdOIo9aAdlHYdz1UlhL3mrzx0mvep4TnkIBXgD33pL1w7CHUDAm+ihlE8kSuYgH96HFsKOG59cJIJWXqshl70kiRmYVvdha3LY5uPExs6Yw7Ac5Gb3O/EMmi1+MvLnNkDobndl3dQ+v86EjU5iDOwVRP8GzgsMA3Rxl28gH+7bhbt6UtV1TJ6JLJ45RbXzl325X7i4Fym95Z6W8bwuVuCgrneO/2evEA3No92NkHpBMuHF0B8fcal5teKYvk03FiYIUWju7rye9avxIQYIuIvbtyWgNG3SiQksOF98rzgIDAQAB": "measured blind, not yet analysed: a public key printed beside a "
         "private one, redacted",
     },
+    "secrets-AK": {},
+    "secrets-AL": {
+        "6ad1f03385b5324ced5ca33d": "measured blind, not yet analysed",
+    },
 }
 
 
@@ -125,6 +129,15 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     "secrets-AD": {
         "VPN password, second half in the next message": "measured blind, not yet analysed",
         "企业微信 group-bot webhook key (UUID) in the old webhook URL": "measured blind, not yet analysed",
+    },
+    "secrets-AK": {},
+    "secrets-AL": {
+        "rotated keystore password (new) in keytool -new command pasted by human": "measured blind, not yet analysed",
+        "Apple app-specific password (altool -p)": "measured blind, not yet analysed",
+        "Salesforce access token (session id, 00D…!…) in token response JSON": "measured blind, not yet analysed",
+        "SFTP password dictated in kana (電話で聞いた)": "measured blind, not yet analysed",
+        "短信签名 key (SMS_SIGN_KEY env)": "measured blind, not yet analysed",
+        "高德 JS API securityJsCode (安全密钥)": "measured blind, not yet analysed",
     },
 }
 
@@ -265,6 +278,19 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "RevenueCat appl_ key is public and stays in the app": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
         "The relay function logged request headers, leaking the service-role key": "the corpus gives keep as true: a curation field is a sentence, and the gate refuses a candidate whose field is malformed",
     },
+    "secrets-AK": {
+        "vault-01 unseal shares are held by three keyholders, never written down in the repo": "measured blind, not yet analysed",
+        "prod-orders RDS master password moves to RDS-managed Secrets Manager after cutover": "measured blind, not yet analysed",
+        "百度地图浏览器端 AK 是公开的（Referer 白名单），后端地理编码用服务端 AK": "measured blind, not yet analysed",
+        "阿里云 Redis 用 default 账号连接报 WRONGPASS，REDIS_URL 改为以实例 ID 作用户名": "measured blind, not yet analysed",
+        "予約確認メールの不達は SendGrid の IP アクセス管理に新サーバー未登録だったため（キーは同じ）": "measured blind, not yet analysed",
+        "総務課の共有フォルダは systemd の mount で、パスワードは credentials ファイルに置く": "measured blind, not yet analysed",
+    },
+    "secrets-AL": {
+        "Android release signing passwords come from the environment": "measured blind, not yet analysed",
+        "App Store Connect API key file was committed to the repo": "measured blind, not yet analysed",
+        "高德 Web 服务 key 日配额超限": "measured blind, not yet analysed",
+    },
 }
 
 
@@ -283,9 +309,14 @@ def _in_process(*args: str, env: dict[str, str] | None = None) -> subprocess.Com
     return subprocess.CompletedProcess(list(args), code or 0, out.getvalue(), err.getvalue())
 
 
+#: Files a corpus places secrets in that kura reads as no journal, with why: what is in
+#: them reaches no door (aider's typed-input history repeats the chat history's own turns).
+UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
+
+
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AH", "secrets-AI", "secrets-AJ"})
+NEWEST = frozenset({"secrets-AK", "secrets-AL"})
 
 
 @pytest.mark.parametrize(
@@ -302,7 +333,7 @@ def test_no_secret_leaks_and_every_look_alike_and_honest_memory_stays(
     doors = {"inspect": measure_secrets.door_inspect(journals)}
     # every journal a secret is placed in is read (opencode's storage also holds project
     # and message files that are no session of their own)
-    named = {Path(i.file).name for i in items if i.file}
+    named = {Path(i.file).name for i in items if i.file} - UNREAD.get(corpus, set())
     read = {k: out for k, out in doors["inspect"].items() if k in named}
     assert read and all('"segments"' in out for out in read.values()), doors["inspect"]
     doors["gate"], honest_report = measure_secrets.door_gate(journals, items, honest, tmp_path)
