@@ -151,3 +151,22 @@ def test_a_reply_still_being_written_waits_in_windows_of_any_size(
         start = read.end
     assert start == whole.end
     assert got == [(s.cls, s.text) for s in whole.segments]
+
+
+def test_a_json_line_the_person_pasted_leaves_the_history_aiders(tmp_path):
+    """A chat history with a JSON response on a line of its own is still aider's: one JSON
+    line among many Markdown lines makes no JSON Lines file."""
+    from kura_core.distill.journals.detect import sniff_adapter
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        HEADER
+        + human("what does the health endpoint return?")
+        + reply("Run `curl -s localhost:8080/health` and paste it.")
+        + human("here:")
+        + reply('{"status": "ok", "version": "2.4.1", "uptime_s": 86400}\n\nIt is healthy.')
+    )
+    assert sniff_adapter(path) == "aider"
+    read = read_aider(path, 0)
+    assert [s.text for s in read.segments if s.cls == "USER"][-1] == "here:"
+    assert any('"version": "2.4.1"' in s.text for s in read.segments)

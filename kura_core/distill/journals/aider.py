@@ -374,8 +374,12 @@ _SESSION_HEADER = re.compile(rb"^# aider chat started at ", re.MULTILINE)
 
 
 def sniff(head: Head) -> float:
-    """Aider's session header (``# aider chat started at``) in a text file."""
-    if head.records or head.document is not None or head.tables is not None:
+    """Aider's session header (``# aider chat started at``) in a text file: one whose lines
+    are mostly not JSON (a curl response the person pasted on a line of its own is still a
+    line of the chat history)."""
+    if head.document is not None or head.tables is not None:
+        return 0.0
+    if head.records and 2 * len(head.records) >= max(head.lines, 1):
         return 0.0
     return 1.0 if _SESSION_HEADER.search(head.text) else 0.0
 
