@@ -667,6 +667,16 @@ _VALUED: tuple[_Valued, ...] = (
         ("lftp",),
     ),
     _Valued(
+        "password",  # xcrun altool / notarytool -p "…": an Apple ID's app-specific password
+        # (an @keychain: or @env: reference names where it is kept, and stays)
+        re.compile(
+            r"\b(?:altool|notarytool|iTMSTransporter)\b[^\n]{0,300}?[ \t](?:-p|--password)[ \t]{1,4}"
+            + _QUOTED_OR_BARE
+        ),
+        lambda v: _not_placeholder(v) and not v.strip("'\"").startswith("@"),
+        ("altool", "notarytool", "iTMSTransporter"),
+    ),
+    _Valued(
         "password",  # mysql -p'…' / -pVALUE: attached to the flag, on a mysql command line
         re.compile(
             r"(?<![\w-])(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)"
@@ -1695,7 +1705,6 @@ _NOT_SECRET_KEY_BEFORE = frozenset(
         "list",
         "data",
         "index",
-        "sign",
         "host",
     ]
 )

@@ -1298,3 +1298,22 @@ def test_a_dictation_in_english_is_still_taken_out_up_to_its_last_character():
 def test_the_value_of_another_label_in_brackets_is_no_password():
     text = "连接时用户名填实例 ID（r-bp4x7q2m9k1z8c3v），密码还是原来的。"
     assert BUILTIN.redact(text).text == text
+
+
+def test_an_apple_app_specific_password_after_altool_p_goes_and_a_keychain_reference_stays():
+    from kura_core.secrets import active_rules
+
+    rules = active_rules()
+    line = 'xcrun altool --upload-app -f app.ipa -u ci@example.games -p "qwer-tyui-opas-dfgh"'
+    assert [line[f.start : f.end] for f in rules.find(line)] == ["qwer-tyui-opas-dfgh"]
+    kept = 'xcrun notarytool submit app.zip --apple-id ci@example.games -p "@keychain:AC_PASS"'
+    assert rules.find(kept) == ()
+
+
+def test_a_signing_key_named_so_is_a_key_when_its_value_looks_random():
+    from kura_core.secrets import active_rules
+
+    rules = active_rules()
+    line = "SMS_SIGN_KEY=8d1f0c5a7b2e94f36c0d8e1a5b7f2c94"
+    assert [line[f.start : f.end] for f in rules.find(line)] == ["8d1f0c5a7b2e94f36c0d8e1a5b7f2c94"]
+    assert rules.find("PAGE_SIGN_KEY=abc") == ()

@@ -133,10 +133,8 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     "secrets-AK": {},
     "secrets-AL": {
         "rotated keystore password (new) in keytool -new command pasted by human": "measured blind, not yet analysed",
-        "Apple app-specific password (altool -p)": "measured blind, not yet analysed",
         "Salesforce access token (session id, 00D…!…) in token response JSON": "measured blind, not yet analysed",
         "SFTP password dictated in kana (電話で聞いた)": "measured blind, not yet analysed",
-        "短信签名 key (SMS_SIGN_KEY env)": "measured blind, not yet analysed",
         "高德 JS API securityJsCode (安全密钥)": "measured blind, not yet analysed",
     },
 }
