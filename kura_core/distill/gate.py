@@ -1321,7 +1321,7 @@ def _told_beside(claim: str, figure: str) -> bool:
 
 
 #: Where the clause around a figure ends, as :func:`_told_beside` reads it.
-_TOLD_STOP = re.compile(r"[,、。;；:：!?！？]|\s{1}(?=\S)(?<=[^\x00-\x7f]\s)")
+_TOLD_STOP = re.compile(r"[,、。;；:：!?！？]|(?<=[^\x00-\x7f])\s(?=\S)")
 
 
 #: The end of the sentence a retraction opens.
@@ -1473,16 +1473,13 @@ def _figure_only_asked(survivors: Sequence[tuple[QuoteCheck, int]], stated: str)
     for figure in scan(stated):
         if figure.kind not in (NUMBER, RANGE) or figure.value not in only:
             continue
-        start = max((m.end() for m in _CLAUSE_MARK.finditer(stated, 0, figure.start)), default=0)
-        stop = _CLAUSE_MARK.search(stated, figure.end)
-        if lexicon.search("unsettled_mark", stated[start : stop.start() if stop else None]):
+        start, _ = _clause_around(stated, figure.start)
+        _, stop = _clause_around(stated, figure.end)
+        if lexicon.search("unsettled_mark", stated[start:stop]):
             continue  # "maybe 40, not sure yet": kept open beside the figure (说 keeps no
             # question open: it says whose words they are)
         return [Violation(FloorKind.SCOPE, "body", figure.text, FloorRule.AS_SETTLED, "asked")]
     return []
-
-
-_CLAUSE_MARK = re.compile(r"[,，、;；。.!?！？]\s|[，、；。！？]")
 
 
 #: A memory that keeps a question open: 要不要, 是不是, かどうか, "whether".
