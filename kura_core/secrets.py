@@ -2762,7 +2762,7 @@ _LABEL_LINE = re.compile(
     r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?(?:[ \t]*[:：][ \t]*|[ \t]*\u3000[ \t\u3000]*|[ \t]{2,})"
     r"[『「“]?([!-~ー−‐–—]{6,64}?)[』」”]?[ \t]*$"
 )
-_HEX_RUN = re.compile(r"[0-9A-Fa-f]{10,64}")
+_LABEL_HEX = re.compile(r"[0-9A-Fa-f]{10,64}")
 
 
 def _label_lines(text: str) -> Iterator[tuple[int, int]]:
@@ -2778,7 +2778,7 @@ def _label_lines(text: str) -> Iterator[tuple[int, int]]:
         label = text[m.start() : m.start(3)]
         if _PUBLIC_KEY_NAME.search(label) or _SAID_PUBLIC.search(label):
             continue  # サイトキー: a reCAPTCHA site key ships in every page
-        if m.group("key") and not (_HEX_RUN.fullmatch(v) or _generated(v) or _sticker_key(v)):
+        if m.group("key") and not (_LABEL_HEX.fullmatch(v) or _generated(v) or _sticker_key(v)):
             continue
         yield m.start(3), m.end(3)
 
@@ -3394,7 +3394,6 @@ def _inline_random(text: str) -> Iterator[tuple[int, int]]:
             yield m.start(), m.end()
 
 
-_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
 #: Words that name what a line holds as data: bytes carried, not a credential.
 _DATA_WORD = re.compile(
     r"(?i)\b(?:blob|payload|body|image|thumbnail|icon|avatar|cursor|page_?token|etag|nonce|iv"

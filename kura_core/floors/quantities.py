@@ -2347,7 +2347,8 @@ _PER_WORD = re.compile(
 )
 
 
-_CELL_GAP = re.compile(r"[ \t|,;]*")
+#: What stands between two figures that are a row's cells: 3 | 57.00, 3, 57.00.
+_BETWEEN_CELLS = re.compile(r"[ \t|,;]*")
 
 
 def _gives_per(line: str, per: str) -> bool:
@@ -2373,7 +2374,9 @@ def _money_of_the_line(
             lines.setdefault(text.rfind("\n", 0, q.start) + 1, []).append(q)
     for start, figures in lines.items():
         figures.sort(key=lambda q: q.start)
-        if any(_CELL_GAP.fullmatch(text, a.end, b.start) for a, b in itertools.pairwise(figures)):
+        if any(
+            _BETWEEN_CELLS.fullmatch(text, a.end, b.start) for a, b in itertools.pairwise(figures)
+        ):
             continue  # 3 | 57.00: a row's cells
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
