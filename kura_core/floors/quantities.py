@@ -2030,9 +2030,12 @@ def _per_unit(word: str) -> str:
 #: "每袋："; a path's "/data:" is none): the figures after the colon on that line are
 #: per that thing.
 #: A line's label that opens with a period and names an amount of it (月收入合计：, 年费：,
-#: 月学费：); not 年龄, 年级, 月份, 日期, 周末 (the period's own words).
+#: 月学费：); not 年龄, 年级, 月份, 日期, 周末 (the period's own words), nor a label that says
+#: whose the amount is (周敏转来的报价：, 年轻人的预算：: 周 and 年 open names and words too,
+#: and a period's amount is a compound noun, never one thing's of another).
 _PERIOD_LABEL = re.compile(
-    r"(?:^|(?<=[\s，,、]))(月|年|周|週)(?!龄|齡|级|級|份|末|底|初|度|报|報|会|會)[\u4e00-\u9fff]{1,6}[ \t]*[：:][ \t]*(?=[^：:\n]*$)"
+    r"(?:^|(?<=[\s，,、]))(月|年|周|週)(?!龄|齡|级|級|份|末|底|初|度|报|報|会|會)"
+    r"(?:(?![的之])[\u4e00-\u9fff]){1,6}[ \t]*[：:][ \t]*(?=[^：:\n]*$)"
 )
 _LABEL_PER = re.compile(
     r"(?:(?<=[0-9A-Za-z\u4e00-\u9fff])[/／]|每)[ \t]*([\u4e00-\u9fff\u3041-\u30ff]{1,3})[ \t]*[：:]"

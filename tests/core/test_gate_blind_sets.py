@@ -675,7 +675,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-012": "measured blind, not yet analysed: refused by attribution/third_party; attribution/third_party (customer-request-credited)",
         "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched (config-set-by-act)",
         "zh-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (self-judgement-labelled)",
-        "zh-ok-012": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (vendor-quotes-credit)",
     },
     "gate-XF": {
         "en-atk-005": "measured blind, not yet analysed: kept: quote cut/scope (quote-cut-from-doubt)",
