@@ -262,15 +262,22 @@ def _suffix_unit(s: str, yen: str) -> tuple[str, str]:
     return _stem(s), SOFT
 
 
+#: Words that open a phrase of time of its own after a counted thing ("5 trips next week",
+#: "3 Rongai next year"): the period after them is no unit of the figure.
+_TIME_DETERMINERS = frozenset({"next", "last", "this", "that", "every", "each", "per", "a", "an"})
+
+
 def _soft_unit(tokens: list[tuple[str, int, int]], pos: int) -> tuple[tuple[str, str] | None, int]:
     """When no unit phrase leads: a hard unit within the next two words ("3 long hours"),
     else the first plain word as a soft unit ("2 slow disks" counts disks)."""
     first = tokens[0][0]
     if first.lower() in FUNCTION_WORDS or not first[0].isalpha():
         return None, pos
-    for w, _, e in tokens[1:3]:
-        if w.lower() in FUNCTION_WORDS:
-            break
+    # a name after the figure ("Route 125 Rongai") is what it counts or names, never an
+    # adjective of a unit further on
+    for w, _, e in tokens[1:3] if not first[0].isupper() else ():
+        if w.lower() in FUNCTION_WORDS or w.lower() in _TIME_DETERMINERS:
+            break  # "5 trips next week": a time of its own, not 5 weeks
         hu = hard_unit(w)
         if hu is not None and len(w) > 2:
             return (hu, HARD), e

@@ -306,6 +306,10 @@ _DASHES = str.maketrans(
         "\u066c": ",",
     }
 )
+#: An em dash with a space on each side sets a phrase apart ("241,350.00 — 29 days", "KSh
+#: 500 — paid"): it is kept as it is, where an em dash between two figures alone is a range
+#: (10—20元) and folds to the en dash ranges are read with.
+_SPACED_EM_DASH = re.compile(r"(?<=\s)\u2014+(?=\s)")
 # ASCII letters read as digits when they sit inside a figure: 4O% is 40%, 1l0 is 110.
 _DIGIT_LIKE = {"O": "0", "o": "0", "l": "1", "I": "1"}
 _DIGIT_LIKE_INSIDE = re.compile(r"(?<=\d)[Oo]+(?=%)|(?<=\d)[OolI]+(?=\d)")
@@ -322,7 +326,13 @@ def fold_numbers(text: str) -> str:
         text = _TIMES_BEFORE_FIGURE.sub("*", text)  # 14名×12,000円: times, then a figure
     text = _fold_scripts(text)
     if not text.isascii():
+        kept = _SPACED_EM_DASH.findall(text) if "\u2014" in text else []
+        if kept:
+            text = _SPACED_EM_DASH.sub("\ue000", text)
         text = text.translate(_DASHES)
+        if kept:
+            parts = text.split("\ue000")
+            text = "".join(p + d for p, d in zip(parts, [*kept, ""], strict=True))
     if any(c in text for c in "OolI"):
         text = _DIGIT_LIKE_INSIDE.sub(lambda m: "".join(_DIGIT_LIKE[c] for c in m.group(0)), text)
     return text
