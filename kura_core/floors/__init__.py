@@ -64,8 +64,10 @@ from .identifiers import IDENTIFIER
 from .names import GIVEN_NAMES, names_in
 from .negation import cut_reason, negations_in
 from .quantities import (
+    DATE,
     Quantity,
     Vouchers,
+    covers,
     numbers_in,
     per_word,
     scan,
@@ -525,8 +527,9 @@ def _human_claim_ok(
     if unsaid := codes_unsaid(whole.content, mine):
         # "… runs only in sgp1 and the staging cluster moves to nyc3" over 只跑在 sgp1
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
+    glossed = day_glosses(t for c, t in evidence.segments if c != SELF_CLASS)
     if not any(
-        _one_segment(claim, figures, u, share) or _kept_as_is(claim, figures, u, evidence)
+        _one_segment(claim, figures, u, share, glossed) or _kept_as_is(claim, figures, u, evidence)
         for u in mine
     ):
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
@@ -601,8 +604,13 @@ def _claim_once(
             if c != "SELF" and (names_in(claim.name, seg) or _speaks_in(claim.name, seg))
             if (theirs := _said_by(claim.name, seg))
         ]
+        glossed = day_glosses(t for c, t in evidence.segments if c != SELF_CLASS)
         for reading, clause_figures in _readings(claim, text, figures, names):
-            if any(_one_segment(reading, clause_figures, s) for s in dict.fromkeys(said_of) if s):
+            if any(
+                _one_segment(reading, clause_figures, s, glossed=glossed)
+                for s in dict.fromkeys(said_of)
+                if s
+            ):
                 return None
         phrase = fold(claim.phrase)
         if any(phrase in fold(u) and carries(claim.content, [u]) for u in user if has_cjk(phrase)):
@@ -1190,13 +1198,51 @@ def _denied_beside(clause: str, mine: Sequence[str]) -> bool:
     )
 
 
-def _one_segment(claim: Claim, figures: Sequence[Quantity], segment: str, share: int = 2) -> bool:
+def _one_segment(
+    claim: Claim,
+    figures: Sequence[Quantity],
+    segment: str,
+    share: int = 2,
+    glossed: Sequence[tuple[str, Quantity]] = (),
+) -> bool:
     if not carries(claim.content, [segment], share):
         return False
     if not figures:
         return True
     own = Vouchers([segment])
-    return all(own.vouches(q) for q in figures)
+    return all(own.vouches(q) or _day_said(q, segment, glossed) for q in figures)
+
+
+#: A day said relative to today with its date beside it: 明天（12月4号）, tomorrow (Dec
+#: 4), 明日(12/4). The evidence that writes one tells which date the word means.
+_DAY_GLOSS = re.compile(
+    r"(?i)(?<![A-Za-z])(明天|明日|今天|今日|昨天|昨日|后天|後天|明後日|あした|あす|きょう"
+    r"|tomorrow|today|tonight|yesterday)[ \t]*[(（]([^()（）\n]{1,24})[)）]"
+)
+
+
+def day_glosses(texts: Iterable[str]) -> list[tuple[str, Quantity]]:
+    """Each relative day the texts gloss with a date, as (the word folded, the date)."""
+    out = []
+    for text in texts:
+        if "(" not in text and "（" not in text:
+            continue
+        for m in _DAY_GLOSS.finditer(text):
+            out.extend((m.group(1).lower(), q) for q in scan(m.group(2)) if q.kind == DATE)
+    return out
+
+
+def _day_said(q: Quantity, segment: str, glossed: Sequence[tuple[str, Quantity]]) -> bool:
+    """Whether *segment* says the date *q* as a day relative to today whose date the
+    evidence glosses elsewhere: 刘国强's 明天早上六点半 for "12月4日早上六点半" where the
+    person wrote 明天（12月4号）."""
+    if q.kind != DATE or not glossed:
+        return False
+    low = segment.lower()
+    return any(
+        covers(q, d) and re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", low)
+        for word, d in glossed
+    )
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")

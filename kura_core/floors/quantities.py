@@ -2329,6 +2329,10 @@ def _number_covers(c: Quantity, e: Quantity) -> bool:
     if e.kind == DATE and c.unit in ("日", "号", "號") and c.value is not None:
         # 17日 for 6月16、17、18: a day of the month the evidence dates
         return all(r[2] is not None and Decimal(r[2]) == c.value for r in e.readings)
+    if e.kind == TIME and c.unit in ("点", "點") and c.value is not None and c.unit in e.text:
+        # 7点装 for 早上7点装货, 3点前到 for 下午3点前到: the clock's hour as the evidence
+        # writes it, the half of the day left to the reader
+        return any(r[1] == 0 and r[0] in (c.value, c.value + 12) for r in e.readings)
     if e.kind == VERSION and c.unit in _RELEASE_WORDS and c.value is not None and "." in c.text:
         digits = c.text.strip()
         return ".".join(e.parts).startswith(digits + ".") or ".".join(e.parts) == digits
@@ -3521,6 +3525,8 @@ class Vouchers:
             )
         if q.unit in ("日", "号", "號"):
             return any(covers(q, e) for e in self.other.get(DATE, ()))
+        if q.unit in ("点", "點"):
+            return any(covers(q, e) for e in self.other.get(TIME, ()))
         return False
 
     def _rate_in_two(self, q: Quantity) -> bool:

@@ -42,6 +42,8 @@ _EXACT = _expand(
         "gpm": ("gpm", "GPM"),
         # areas: a flat's, a site's, a scaffold's
         "m²": ("m²", "m2", "sqm", "㎡"),
+        # volumes: a lorry's load, a pour of concrete, a shipment's measure
+        "m³": ("m³", "m3", "cbm", "CBM", "㎥"),
         "ft²": ("ft²", "ft2", "sqft"),
         "x": ("x", "X", "×"),
         "°": ("°", "deg"),
@@ -326,10 +328,12 @@ _CJK_HARD = _expand(
         "m²": ("平方米", "平米", "平方公尺", "平方メートル", "㎡"),
         "ft²": ("平方呎", "平方英尺", "平方フィート"),
         "坪": ("坪",),
+        "m³": ("立方米", "立方メートル", "立米"),
         "m": ("メートル", "米"),
         "cm": ("厘米", "センチ", "センチメートル"),
         "mm": ("毫米", "ミリ", "ミリメートル"),
         "kg": ("公斤", "千克", "キログラム"),
+        "t": ("吨", "噸", "公吨", "公噸", "トン"),
         "g": ("克", "グラム"),
         "jin": ("斤", "台斤"),  # 台斤: the catty as Taiwan weighs it, its 斤
         "L": ("升", "リットル"),
