@@ -1215,10 +1215,16 @@ def _one_segment(
 
 #: A day said relative to today with its date beside it: 明天（12月4号）, tomorrow (Dec
 #: 4), 明日(12/4). The evidence that writes one tells which date the word means.
-_DAY_GLOSS = re.compile(
-    r"(?i)(?<![A-Za-z])(明天|明日|今天|今日|昨天|昨日|后天|後天|明後日|あした|あす|きょう"
-    r"|tomorrow|today|tonight|yesterday)[ \t]*[(（]([^()（）\n]{1,24})[)）]"
+_DAYS_FROM_TODAY = (
+    r"(明天|明日|今天|今日|昨天|昨日|后天|後天|明後日|あした|あす|きょう"
+    r"|tomorrow|today|tonight|yesterday)"
 )
+_DAY_GLOSS = re.compile(
+    rf"(?i)(?<![A-Za-z]){_DAYS_FROM_TODAY}[ \t]*[(（]([^()（）\n]{{1,24}})[)）]"
+)
+
+
+_RELATIVE_DAY = re.compile(rf"(?i)(?<![A-Za-z]){_DAYS_FROM_TODAY}(?![A-Za-z])")
 
 
 def day_glosses(texts: Iterable[str]) -> list[tuple[str, Quantity]]:
@@ -1238,11 +1244,8 @@ def _day_said(q: Quantity, segment: str, glossed: Sequence[tuple[str, Quantity]]
     person wrote 明天（12月4号）."""
     if q.kind != DATE or not glossed:
         return False
-    low = segment.lower()
-    return any(
-        covers(q, d) and re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", low)
-        for word, d in glossed
-    )
+    said = {m.group(1).lower() for m in _RELATIVE_DAY.finditer(segment)}
+    return any(word in said and covers(q, d) for word, d in glossed)
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")
