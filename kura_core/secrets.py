@@ -777,6 +777,17 @@ _VALUED: tuple[_Valued, ...] = (
         ("authtoken",),
     ),
     _Valued(
+        "password",  # a command line that logs a user in gives the password to a short flag
+        # after the user's (mosquitto_sub -u gw -P X, sqlcmd -U sa -P X, mongosh -u a -p X):
+        # a value of digits alone is a port (-p 8883), never a password
+        re.compile(
+            r"(?<![\w-])(?:-u|-U|--user|--username)(?:[ \t]{1,4}|=)[^\s\-][^\s]{0,64}"
+            r"[^\n|;&]{0,300}?[ \t](?:-p|-P|--pass|--password)(?:[ \t]{1,4}|=)" + _QUOTED_OR_BARE
+        ),
+        lambda v: _not_placeholder(v) and not v.isdigit() and len(v) >= 4 and not v.startswith("-"),
+        ("-u",),
+    ),
+    _Valued(
         "password",  # redis-cli -a X, and --pass / --askpass-less forms of the same tool
         re.compile(
             r"(?<![\w-])(?:redis-cli|valkey-cli|keydb-cli)\b[^\n|;&]{0,300}?[ \t](?:-a|--pass)[ \t]{1,4}"
@@ -1760,6 +1771,9 @@ def _bare_name_kind(parts: list[str]) -> tuple[str, bool] | None:
         return "session-id", True  # a login's session id (Synology's sid): whoever has it is in
     if parts[-3:] == ["private", "key", "id"]:
         return "private-key-id", True  # a service account's key id: it names the key
+    if parts[-2:] == ["secret", "id"]:
+        # Vault's AppRole secret_id, a cloud's SecretId: the credential's half a login sends
+        return "secret", True
     if parts[-3:] == ["access", "key", "id"]:
         return "access-key", True  # an S3-style access key id (rclone, s3cmd): a random one
     if parts and parts[-1] in ("license", "licence", "licensekey", "licencekey"):
@@ -2752,7 +2766,7 @@ _LABEL_LINE = re.compile(
     r"(?im)(?:^|(?<=[／|｜]))[ \t]*[^\n:：=／|｜]{0,30}?"
     r"(?:(?P<pw>(?<![A-Za-z])(?:pw|pwd|passwd|password|passphrase|pin)(?![A-Za-z])"
     r"|" + "|".join(_PASSWORD_WORDS_CJK) + r")"
-    r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key)\b|キ[ー一]|"
+    r"|(?P<key>\b(?:key|psk|wpa[ -]?key|wep[ -]?key|network[ -]key|secret|token)\b|キ[ー一]|"
     + "(?i:"
     + "|".join(_KEY_WORDS_CJK)
     + ")"
@@ -2760,7 +2774,9 @@ _LABEL_LINE = re.compile(
     # a colon, or a table's gap: a full-width space or two (an OCR of a settings screen,
     # "パスワード　Hq7ー2mKz9ーWp4R")
     r"[ \t]*(?:[(（][^)）\n]{1,12}[)）])?(?:[ \t]*[:：][ \t]*|[ \t]*\u3000[ \t\u3000]*|[ \t]{2,})"
-    r"[『「“]?([!-~ー−‐–—]{6,64}?)[』」”]?[ \t]*$"
+    # the value ends its line, or a screen's buttons follow it in a cell of their own
+    # ("Production    secret    676ef0…    Hide    Rotate")
+    r"[『「“]?([!-~ー−‐–—]{6,64}?)[』」”]?(?:[ \t]*|[ \t]{2,}[^\n]{1,40}?)$"
 )
 _LABEL_HEX = re.compile(r"[0-9A-Fa-f]{10,64}")
 
@@ -3345,7 +3361,7 @@ def _bare_random(text: str) -> Iterator[tuple[int, int]]:
 
 #: A token standing in prose or a config line on its own (not part of a path or a URL).
 _INLINE_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9+/_=.:%-])[A-Za-z0-9+/_-]{24,512}+={0,2}+(?![A-Za-z0-9+/_=%-])"
+    r"(?<![A-Za-z0-9+/_.:%-])(?<!==)[A-Za-z0-9+/_-]{24,512}+={0,2}+(?![A-Za-z0-9+/_=%-])"
 )
 #: Base64 openings of what is public by its format: an SSH public key's wire form (AAAA…),
 #: a DER public key (SubjectPublicKeyInfo for RSA, EC, Ed25519).

@@ -588,3 +588,46 @@ def test_a_known_webhook_leaves_its_host_and_a_sentence_ending_word_alone():
     rules = BUILTIN.knowing(known)
     assert rules.redact("tags: discord. 公告").text == "tags: discord. 公告"
     assert "BFYCmnxuGpko" not in rules.redact("…/BFYCmnxuGpkoAySTD").text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a random value after an unknown flag's = sign, as after a space
+        (
+            "obsutil config -i=EMT4Q6Z8KLTFX9ZPVBFZ -k=hrMNoYf2rD0RSG7cJpluHleNYnUawzGAHgJNd11L "
+            "-e=obs.cn-east-3.myhuaweicloud.com",
+            "hrMNoYf2rD0R",
+        ),
+        # Vault's AppRole secret_id and a cloud's SecretId, UUID-shaped or random
+        ("SECRET_ID=a54e8485-8ee9-4e33-bb12-cd407dbd424d", "a54e8485-8ee9"),
+        ("TENCENTCLOUD_SECRET_ID=AKIDz8krbsJ5yKBZQpn74WFkmLPx3gnPhESA", "AKIDz8krbsJ5"),
+        # a login's password to a short flag after the user's, whatever the tool
+        (
+            "mosquitto_sub -h mqtt.example.cn -p 8883 -u gw_0001 -P 'Gw1#Wo4ODFKjY!04' -t x",
+            "Wo4ODFKj",
+        ),
+        ('sqlcmd -S db -U sa -P Yq7!kd92Lm -Q "select 1"', "Yq7!kd92"),
+        # a screen's row: the label, the value, then the screen's buttons
+        (
+            "Production    secret    676ef0e8d2ba63a20d1081d2d355bc    Hide    Rotate",
+            "676ef0e8d2ba",
+        ),
+    ],
+)
+def test_flag_values_secret_ids_login_flags_and_screen_rows_go(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mosquitto_sub -u gw -p 8883 -t 'gw/+/status'",  # a port, not a password
+        "rsync -u -p src/ dst/",
+        "mongosh -u admin -p --authenticationDatabase admin",  # asked for, not given
+        "Sort key    createdAt2024    Index",
+        "secret_id: ${SECRET_ID}",
+    ],
+)
+def test_ports_prompts_sort_keys_and_references_stay(text):
+    assert BUILTIN.redact(text).text == text
