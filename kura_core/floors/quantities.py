@@ -1307,6 +1307,8 @@ class _Scan:
         unit, end = self._unit_after(pos, currency=currency)
         if unit is not None and not self.free(pos, end):
             return None, pos
+        if currency and unit is not None and unit[1] == SOFT:
+            return None, pos  # "S$4.50 leaves a margin": money counts no word after it
         return unit, end
 
     def _unit_after(self, pos: int, *, currency: bool) -> tuple[tuple[str, str] | None, int]:
@@ -2049,6 +2051,13 @@ _LABEL_PER = re.compile(
     r"(?=[^：:\n]*$)"
 )
 
+#: An English label that gives a denominator before its figure, parted from it by a colon
+#: or a table's gap: "cost per plate      S$1.79", "price/kg: 6.80" (not "3 per plate
+#: for 2", where per opens no label).
+_LABEL_PER_EN = re.compile(
+    r"(?i)(?:\bper[ \t]+|(?<=[a-z])/)([a-z]{1,12})[ \t]*(?::[ \t]*|[ \t]{2,}|\t[ \t]*)$"
+)
+
 
 def _label_start(text: str, pos: int) -> int:
     """Where a label before *pos* may start: its line's start, at most 80 characters back."""
@@ -2065,7 +2074,9 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
                 out.append(q)  # 每两周一次: every two weeks, once; the period is no count
                 continue
             after = _PER_AFTER.match(text, q.end)
-            if after is None:  # "24 covers/seating", "3 posts per day": the thing, then per
+            if after is None and q.unit not in _CURRENCIES:
+                # "24 covers/seating", "3 posts per day": the thing, then per (money counts no
+                # thing: "S$4.50 leaves a margin" is no price per margin)
                 thing = _COUNTED.match(text, q.end)
                 after = _PER_AFTER.match(text, thing.end()) if thing else None
             if after and "每" in after.group(0) and _FIGURE_NEXT.match(text, after.end()):
@@ -2086,6 +2097,12 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
             ):
                 # 高筋面粉 25kg/袋：185元 → 198元: the label's per; 每月多交：825元, its unit
                 word = _unit_word(label.group(1))
+            if (
+                not word
+                and q.unit
+                and (label := _LABEL_PER_EN.search(text, _label_start(text, q.start), q.start))
+            ):
+                word = label.group(1)  # "cost per plate      S$1.79", "price/kg: 6.80"
             if (
                 not word
                 and q.unit
