@@ -488,6 +488,9 @@ _CJK_TIME = re.compile(
 )
 #: A clock time; a colon may follow it ("10:00: kickoff", 00:31:05：2023年), a third or
 #: fourth clock part may not.
+#: A clock written with a dot, as British, Singaporean and Australian English write it,
+#: its half of the day said: 11.30am, 1.30 pm, 7.15a.m. (no figure alone: 11.30 is a price).
+_HM_DOT = re.compile(r"(?<![A-Za-z0-9_.$£€¥])(\d{1,2})\.(\d{2})[ \t]?([AaPp])\.?[Mm]\b\.?")
 _HM = re.compile(
     # after a label's colon too (入住须知：14:00), never after a clock's or a code's
     r"(?<![A-Za-z0-9_.])(?<![A-Za-z0-9_.:]:)(\d{1,2}):(\d{2})(?::(\d{2}))?"
@@ -875,6 +878,21 @@ class _Scan:
             self.take(
                 Quantity(
                     TIME, m.group(0), _time_canon(h, mi, s), m.start(), m.end(), readings=readings
+                )
+            )
+        for m in _HM_DOT.finditer(t):
+            h, mi = int(m.group(1)), int(m.group(2))
+            if not 1 <= h <= 12 or mi > 59 or not self.free(m.start(), m.end()):
+                continue
+            h = (h % 12) + (12 if m.group(3).lower() == "p" else 0)
+            self.take(
+                Quantity(
+                    TIME,
+                    m.group(0),
+                    _time_canon(h, mi, None),
+                    m.start(),
+                    m.end(),
+                    readings=((h, mi, None),),
                 )
             )
         self._noon()
