@@ -674,6 +674,20 @@ def _yen_of(text: str) -> str:
     return "CNY" if han >= len(_LATIN_LETTER.findall(text)) else "¥"
 
 
+def _date_order(dates: list[re.Match[str]]) -> str:
+    """The order a text writes its numeric dates in, when one of them shows it and none
+    shows the other: "24/11/2026" (no month 24) makes that text's "4/12/2026" the fourth
+    of December; "" when no date shows it, or dates show both."""
+    orders = set()
+    for m in dates:
+        a, b = int(m.group(1)), int(m.group(3))
+        if a > 12 >= b >= 1:
+            orders.add("dmy")
+        elif b > 12 >= a >= 1:
+            orders.add("mdy")
+    return orders.pop() if len(orders) == 1 else ""
+
+
 class _Scan:
     def __init__(self, raw: str) -> None:
         self.text = scanned_text(raw)
@@ -759,13 +773,16 @@ class _Scan:
                             readings=((h, mi, s),),
                         )
                     )
-        for m in _NUMERIC_DATE.finditer(t):
+        numeric = list(_NUMERIC_DATE.finditer(t))
+        order = _date_order(numeric)
+        for m in numeric:
             a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
             if m.group(2) == "." and len(m.group(4)) != 4:
                 continue
             if len(m.group(4)) == 2:
                 y += 2000
-            self._date(m.start(), m.end(), [(y, a, b), (y, b, a)])
+            both = [(y, a, b), (y, b, a)]
+            self._date(m.start(), m.end(), both if not order else [both[order == "dmy"]])
         for m in _YEAR_MONTH.finditer(t):
             self._date(m.start(), m.end(), [(int(m.group(1)), int(m.group(2)), None)])
         for m in _MONTH_DAY.finditer(t):
