@@ -897,21 +897,7 @@ class _Scan:
                     TIME, m.group(0), _time_canon(h, mi, s), m.start(), m.end(), readings=readings
                 )
             )
-        for m in _HM_DOT.finditer(t):
-            h, mi = int(m.group(1)), int(m.group(2))
-            if not 1 <= h <= 12 or mi > 59 or not self.free(m.start(), m.end()):
-                continue
-            h = (h % 12) + (12 if m.group(3).lower() == "p" else 0)
-            self.take(
-                Quantity(
-                    TIME,
-                    m.group(0),
-                    _time_canon(h, mi, None),
-                    m.start(),
-                    m.end(),
-                    readings=((h, mi, None),),
-                )
-            )
+        self._dotted_clocks()
         self._noon()
         for m in _AMPM.finditer(t):
             h = int(m.group(1))
@@ -926,6 +912,25 @@ class _Scan:
                     m.start(),
                     m.end(),
                     readings=((h, 0, None),),
+                )
+            )
+
+    def _dotted_clocks(self) -> None:
+        """11.30am, 7.15 a.m.: a clock written with a dot and its half of the day."""
+        t = self.text
+        for m in _HM_DOT.finditer(t):
+            h, mi = int(m.group(1)), int(m.group(2))
+            if not 1 <= h <= 12 or mi > 59 or not self.free(m.start(), m.end()):
+                continue
+            h = (h % 12) + (12 if m.group(3).lower() == "p" else 0)
+            self.take(
+                Quantity(
+                    TIME,
+                    m.group(0),
+                    _time_canon(h, mi, None),
+                    m.start(),
+                    m.end(),
+                    readings=((h, mi, None),),
                 )
             )
 
