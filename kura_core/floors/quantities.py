@@ -40,6 +40,7 @@ from .units import (
     COUNTER,
     FUNCTION_WORDS,
     HARD,
+    ISO_CURRENCIES,
     MAGNITUDES,
     SOFT,
     cjk_unit,
@@ -558,8 +559,12 @@ _KANA_COUNT = {
 }
 _KANA_RE = re.compile("|".join(_KANA_COUNT))
 _CURRENCY_PREFIX = re.compile(
-    r"(US\$|C\$|A\$|HK\$|NT\$|S\$|NZ\$|R\$|\$|€|£|¥|₩|₹|₽|₺|₪|₫|฿|₱|₿|"
-    r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW|RUB|SEK|NOK|TWD|SGD)\s?"
+    r"(US\$|C\$|A\$|HK\$|NT\$|S\$|NZ\$|R\$|\$|€|£|¥|₩|₹|₽|₺|₪|₫|฿|₱|₿|₦|₴|GH₵|₵|"
+    r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW|RUB|SEK|NOK|TWD|SGD"
+    r"|KES|TZS|UGX|IDR|MYR|NGN|GHS|ZAR|PEN|UAH|CZK|PHP|THB|VND|BRL|PLN|MXN|DKK|ILS|NZD|"
+    + "|".join(sorted(ISO_CURRENCIES))
+    + r")\s?"
+    r"|(?<![A-Za-z])(?:KShs?|Kshs?|TShs?|Tsh|USh|Ush|Rp|RM|S/)\.?\s?"
     r"|(?<![A-Za-z])Rs\.?\s?)\s?$"
 )
 _DIGITS = re.compile(
@@ -637,6 +642,18 @@ _CURRENCIES = frozenset(
         "ETH",
         "¢",
         "pound",
+        "KES",
+        "TZS",
+        "UGX",
+        "IDR",
+        "MYR",
+        "NGN",
+        "GHS",
+        "ZAR",
+        "PEN",
+        "UAH",
+        "CZK",
+        *ISO_CURRENCIES,
     }
 )
 
@@ -1769,7 +1786,12 @@ def _days(text: str, q: Quantity) -> Quantity:
 #: 600元 → 800元, 月3万から3万5千円に.
 _CHANGE_TO = re.compile(
     r"[ \t]*(?:涨到|降到|升到|减到|增加到|减少到|提高到|降低到|调到|改到|改成|变成|到|至|→|->|⇒"
-    r"|(?i:to)|から)[ \t]*"
+    r"|(?i:to)|から"
+    # the old amount in brackets after the new one: "KSh 400 per vehicle (previously KSh
+    # 300)", 800元/月（原来600元）
+    r"|(?:[ \t]*(?i:per|a|an|each)[ \t]+[A-Za-z]{1,12}|[ \t]*[/／][A-Za-z\u4e00-\u9fff]{1,4})?"
+    r"[ \t]*[(（][ \t]*(?:(?i:previously|formerly|was|before|from|old|down from|up from)"
+    r"|原来|原价|原為|原为|以前|之前|旧|従来|以前は|旧価格)[ \t:：]*)[ \t]*"
 )
 
 
@@ -1900,8 +1922,8 @@ def _denominator_before(text: str, start: int) -> str:
         tail = run[one + 1 :]
         for word in dict.fromkeys((_unit_word(tail), tail[:1])):  # 一托盘加, then 一份賣
             rest = tail[len(word) :]
-            if word and 1 <= len(rest) <= 2 and rest[-1] in _PAY_VERBS:
-                return word
+            if word and ((1 <= len(rest) <= 2 and rest[-1] in _PAY_VERBS) or rest in _PRICE_MOVES):
+                return word  # 一托盘加80块, 一斤涨到二十八块
     return _period_before(text, j, run) or _one_of_a_thing(text, i, run)
 
 
@@ -1943,10 +1965,12 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
         one.group("w")[0] in _DATE_COUNTERS and _DATE_BEFORE_ONE.search(text, 0, one.start())
     ):
         return one.group("w")  # not 12月1日起18%: the first of a month, then a rate
-    if len(run) >= 2 and run[-2] == "一" and (len(run) == 2 or run[-3] not in _NOT_ONE):
-        counted = cjk_unit(run, len(run) - 1)
-        if counted is not None and counted[2] == len(run):
-            return run[-1]
+    for size in (1, 2, 3):  # 一斤28元, 一公斤28元, 一平方米: one of a unit of any length
+        at = len(run) - size - 1
+        if at >= 0 and run[at] == "一" and (at == 0 or run[at - 1] not in _NOT_ONE):
+            counted = cjk_unit(run, at + 1)
+            if counted is not None and counted[2] == len(run):
+                return run[at + 1 :]
     return ""
 
 
@@ -1988,6 +2012,8 @@ _COUNTED_AFTER_JIAO = frozenset("个個只件张張条條本台套块塊")
 
 #: A verb of charging between "one of a thing" and its price: 一托盘加80块, 一份卖12元.
 _PAY_VERBS = frozenset("加收付卖賣")
+#: A price's move between one of a thing and the new price: 一斤涨到二十八块.
+_PRICE_MOVES = frozenset({"涨到", "漲到", "降到", "跌到", "卖到", "賣到", "涨了", "漲了"})
 #: Words that link a thing in brackets to what it costs (一箱（10台斤）還是 650).
 _STILL_LINKS = (
     "還是",
