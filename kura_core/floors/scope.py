@@ -682,10 +682,13 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
 _CORRECTS = re.compile(
     r"^[ \t\n]*(?:(?i:wait|oh[ \t]+wait|hmm+|sorry|oops|correction|on[ \t]+second[ \t]+thoughts?)"
     r"|いや|あっ?|すみません|ごめん|訂正|等等|等一下|不对|不對|哦不|啊不)[ \t]*[,，、.!！:：-]"
+    # "…やっぱり25個にしといて", "... actually make it 25": after all, then the new value
+    r"|^[ \t\n]*(?:…+|\.{2,})?[ \t]*(?:やっぱり|やっぱ|やはり|(?i:actually))[ \t]*[,，、]?"
 )
 _PUTS = re.compile(
     r"(?i:\b(?:make|change|move|push|set|switch|bump)[ \t]+(?:it|that|this|them)[ \t]+(?:to[ \t]+)?"
     r"|\binstead\b|\brather\b)|にして|に変更|に変えて|にしましょう|にします|にしとこ|にしよ|にしとく"
+    r"|にしといて|にしておいて|にしておく"
     r"|でええ|改成|改为|改為|换成|換成|改到"
 )
 
@@ -702,7 +705,7 @@ def _replaced_after(
     20 … wait, I'm travelling that week, make it Mar 27"): "" when there is none. A line
     break ends a sentence too (*breaks*: where the lines of a text compared without its
     line breaks broke)."""
-    from .quantities import scan
+    from .quantities import scan, with_units_first
 
     cuts = [(m.start(), m.end()) for m in _STOPS_OR_LINE.finditer(after)]
     lo, hi = bisect_left(breaks, end), bisect_left(breaks, end + len(after))
@@ -717,7 +720,10 @@ def _replaced_after(
     if not _CORRECTS.match(nxt) or not _PUTS.search(nxt):
         return ""
     start = max((m.end() for m in _STOPS.finditer(seg, 0, max(0, end - 1))), default=0)
-    said = {(q.kind, q.unit, q.canon) for q in scan(seg[start:end])}
+    # the figures the sentence states (the 1 of a rate, 1玉¥48, is none of them)
+    found = with_units_first(seg[start:end])
+    pers = {q.per for q in found if q.per}
+    said = {(q.kind, q.unit, q.canon) for q in found if not (q.value == 1 and q.unit in pers)}
     kinds = {(k, u) for k, u, _c in said}
     for q in scan(nxt):  # the new value before the verb too (18時にして, 改成27号)
         if (q.kind, q.unit) in kinds and (q.kind, q.unit, q.canon) not in said:
