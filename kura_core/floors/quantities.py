@@ -388,6 +388,10 @@ _CJK_IDIOMS = re.compile(
 )
 
 
+#: The numerals one to nine (两 too): digits with no place and no zero.
+_CJK_ONES = frozenset("一二三四五六七八九两兩")
+
+
 def _cjk_value(run: str) -> Decimal | None:
     """The value of a numeral run, or None when it is longer than any real quantity."""
     if len(run) > MAX_FIGURE_DIGITS:
@@ -673,8 +677,19 @@ def _accountant_negatives(text: str) -> str:
     if "▲" in text or "△" in text:
         text = _TRIANGLE_MINUS.sub("-", text)
     if "(" in text:
-        text = _PAREN_NEGATIVE.sub(lambda m: f"-{m.group(1)} ", text)
+        text = _PAREN_NEGATIVE.sub(_paren_negative, text)
     return text
+
+
+def _paren_negative(m: re.Match[str]) -> str:
+    """An amount alone in parentheses, written with a minus; a month and a day set in
+    Chinese or Japanese prose (下周五（12.11）晚上) is a date, no accountant's negative."""
+    text = m.string
+    beside = text[m.start() - 1 : m.start()] + text[m.end() : m.end() + 1]
+    month, _dot, day = m.group(1).partition(".")
+    if day and month.isdigit() and int(month) <= 12 and 1 <= int(day) <= 31 and has_cjk(beside):
+        return m.group(0)  # a month and a day, as Chinese writes them: 12.11
+    return f"-{m.group(1)} "
 
 
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
@@ -1086,6 +1101,14 @@ class _Scan:
             if t.endswith(_WEEK_HEADS, 0, a) and len(m.group(0)) == 1:
                 continue  # 周六本来: the weekday, not six books
             run = m.group(0)
+            if 2 <= len(run) <= 3 and all(c in _CJK_ONES for c in run):
+                # digits without a place (十, 百) or a zero (二〇二六) are no number of their
+                # own: 两三天 is two or three days, a guess; 一对一一节 is one lesson after a
+                # word that ends on 一
+                if _cjk_value(run[-1]) == _cjk_value(run[-2].replace("两", "二")) + 1:
+                    continue
+                a += len(run) - 1
+                run = run[-1]
             cjk_chars = [c for c in run if c in _CJK_ALL]
             digits_before = run[0].isdigit()
             end = b
@@ -1130,7 +1153,11 @@ class _Scan:
                     v += Decimal(tenth) / 10  # 13块5: thirteen yuan fifty, 13.5元
                     end += 1
                     u, uc = "CNY", HARD
-                elif is_han(nxt) and nxt not in _AFTER_YUAN:
+                elif (
+                    is_han(nxt)
+                    and nxt not in _AFTER_YUAN
+                    and t[end + 1 : end + 2] not in _MONEY_NOUN_ENDS
+                ):
                     u, uc = "块", COUNTER  # 3块砖: a count of pieces of something
                 else:
                     u, uc = "CNY", HARD  # 80块, 加80块。: yuan, as said aloud
@@ -1992,6 +2019,9 @@ _NOT_ONE = frozenset("统統唯第万萬之同")
 #: words that go on a sentence (34,650块已付, 80块了, 200块左右, 30块的) where no noun
 #: counted follows.
 _AFTER_YUAN = frozenset("钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄")
+#: The second character of a word for money after 块 (2000块奖金, 500块押金, 300块运费,
+#: 50块红包): the 块 is yuan, not pieces of it (5块金牌 counts medals: 金 comes first).
+_MONEY_NOUN_ENDS = frozenset("金费費资資款钱錢租薪包")
 #: The digit after 块 that gives tenths of a yuan (13块5), in figures or characters.
 _JIAO = {
     **{str(d): d for d in range(1, 10)},
