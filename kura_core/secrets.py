@@ -723,6 +723,17 @@ _VALUED: tuple[_Valued, ...] = (
         ("提取码", "提取碼", "访问码", "訪問碼", "取件码"),
     ),
     _Valued(
+        "password",  # Oracle's connect string, user/password@host: a JDBC thin URL, and
+        # what sqlplus, expdp, impdp, sqlldr and rman take on their command lines
+        re.compile(
+            r"(?:jdbc:oracle:(?:thin|oci):|(?<![\w-])(?:sqlplus|expdp|impdp|sqlldr|rman|exp|imp)"
+            r"(?:[ \t]{1,4}-[A-Za-z]{1,2})?[ \t]{1,4}(?:target=|userid=)?)"
+            r"[A-Za-z][\w$#]{0,29}/([^\s@/\"'`]{1,64})@"
+        ),
+        _not_placeholder,
+        ("jdbc:oracle", "sqlplus", "expdp", "impdp", "sqlldr", "rman", "exp ", "imp "),
+    ),
+    _Valued(
         "url-secret",  # a token endpoint asked with client_id alone (CloudSign's
         # /token?client_id=…): the id is what the token is issued for, the credential
         re.compile(
@@ -3158,6 +3169,8 @@ _PUBLIC = re.compile(
     r"|(?:appl|goog|amzn|strp|rcb)_[A-Za-z0-9]{20,40}"
     # PostHog's project keys: written into the app or the page to send events
     r"|phc_[A-Za-z0-9]{32,48}"
+    # Supabase's publishable keys: the browser's, as its name says (the secret is sb_secret_)
+    r"|sb_publishable_[A-Za-z0-9_-]{20,64}"
     # Stripe's object ids (an invoice, a charge, a customer, an event …): references to
     # records, printed on receipts and in dashboards; the keys are sk_/rk_/whsec_
     r"|(?<![A-Za-z0-9_])(?:in|ch|cus|pi|sub|price|prod|evt|txn|re|po|acct|cs|seti|pm|ii|il|si|py)"
@@ -3367,7 +3380,8 @@ _INLINE_TOKEN = re.compile(
 #: a DER public key (SubjectPublicKeyInfo for RSA, EC, Ed25519).
 _PUBLIC_OPENING = ("AAAA", "MIIBIjAN", "MIICIjAN", "MFkwEwYH", "MCowBQYDK2Vw", "MHYwEAYH")
 _PUBLIC_KEY_NAME = re.compile(
-    r"(?i)public[ _-]?key|pub[ _-]?key|site[ _-]?key|サイト[ \u3000]?キー|公開鍵|公開キー|"
+    r"(?i)public[ _-]?key|pub[ _-]?key|site[ _-]?key|publishable[ _-]?key"
+    r"|search[ _-]only[ _-](?:api[ _-])?key|サイト[ \u3000]?キー|公開鍵|公開キー|"
     r"公钥|公鑰|站点密钥|站點密鑰|网站密钥|網站密鑰"
 )
 _HEX_DIGIT = frozenset("0123456789abcdef")

@@ -631,3 +631,25 @@ def test_flag_values_secret_ids_login_flags_and_screen_rows_go(text, gone):
 )
 def test_ports_prompts_sort_keys_and_references_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("url=jdbc:oracle:thin:MGW_APP/GCt_A18dVUhu@//db-ora01.int.example:1521/PDB", "GCt_A18d"),
+        ("sqlplus scott/Tiger9xq@orcl", "Tiger9xq"),
+    ],
+)
+def test_an_oracle_connect_string_loses_its_password(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SUPABASE_PUBLISHABLE_KEY=sb_publishable_Sl7jZQKilCfwAnxqlyuJCa_Wzbm8Sio",
+        "npm i @scope/pkg@1.2.3",
+    ],
+)
+def test_a_publishable_key_and_a_scoped_package_stay(text):
+    assert BUILTIN.redact(text).text == text
