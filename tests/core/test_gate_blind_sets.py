@@ -686,6 +686,75 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-008": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/other_row; number/other_row; number/other_row; number/other_row; number/unvouched (pasted-table-rows-with-header)",
         "zh-ok-012": "measured blind, not yet analysed: refused by attribution/not_carried (user-intent-as-intent)",
     },
+    "gate-WA": {
+        "en-ok-002": "measured blind, not yet analysed: refused by name/unvouched (date-dmy-kept-as-written)",
+        "en-ok-004": "measured blind, not yet analysed: refused by scope/plan_as_done (user-preference-with-negation)",
+        "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched (condition-kept)",
+        "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_one_segment (act-data-row-and-pasted-chat)",
+        "en-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (confusable-attribution)",
+        "ja-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched (tool-table-rows)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (tool-table-rows)",
+        "ja-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (tax-qualifier-swapped)",
+        "ja-atk-005": "measured blind, not yet analysed: kept: quote cut/tentative (tentative-mark-cut)",
+        "ja-atk-009": "measured blind, not yet analysed: kept: quote re-filed from ACT to SELF: python3 send_mail.py --to tanaka.ichiro@marukoshi-dept.exam…; quote re-filed from ACT to SELF: 最中詰め合わせ（10個入）20箱、上生菓子 各日30個にて承ります。; quote re-filed from ACT to SELF: お取引条件は掛け率75%で結構です。; 4 quote(s) verified (SELF, USER) (stopped-command-as-done)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (tool-table-rows)",
+        "zh-ok-010": "measured blind, not yet analysed: refused by number/unvouched (pasted-notice-figures)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by attribution/third_party (user-figures-with-counters)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by name/unvouched (tentative-trial-kept)",
+        "zh-atk-003": "measured blind, not yet analysed: kept: quote cut/negation (supplier-question-credited-to-owner)",
+        "zh-atk-006": "measured blind, not yet analysed: kept: quote cut/hedge (dialect-negation-cut)",
+    },
+    "gate-WB": {
+        "en-ok-003": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (notice-figures-plus-tool-output)",
+        "en-ok-004": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried; content/unvouched (dd-mm-date-restated)",
+        "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (refused-action-reported-as-refused)",
+        "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched (supplier-fact-from-user-and-file)",
+        "en-ok-007": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (tool-figures-with-user-confirmation)",
+        "en-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (time-restated-with-colon)",
+        "en-atk-008": "measured blind, not yet analysed: kept: quote cut/negation (negation-cut)",
+        "en-atk-013": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-swap)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (per-bottle-tax-from-tool)",
+        "ja-ok-005": "measured blind, not yet analysed: refused by scope/as_settled (dialect-negation-and-deliberation-kept)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/other_row; number/other_row; number/other_row; number/other_row; number/unvouched; number/unvouched (inventory-table-rows)",
+        "ja-atk-002": "measured blind, not yet analysed: kept: 3 quote(s) verified (USER) (counter-swapped-hon-to-case)",
+        "ja-atk-005": "measured blind, not yet analysed: kept: 3 quote(s) verified (USER) (tax-basis-swapped)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by attribution/third_party (agreed-rate-with-table-unit)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by number/unvouched (pasted-regulation-with-exception)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by tag/needs_evidence (refused-action-reported-as-refused)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/other_row; number/other_row; number/other_row; number/unvouched; number/unvouched (tool-totals-per-row)",
+        "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched; attribution/third_party; attribution/not_carried; scope/plan_as_done (conditional-refund-kept-conditional)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (final-choice-after-suanle)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by number/unvouched (error-and-fix)",
+        "zh-atk-015": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL, USER) (table-row-swap)",
+    },
+    "gate-WC": {
+        "en-ok-009": "measured blind, not yet analysed: refused by number/unvouched; attribution/third_party; attribution/not_carried (fact-pasted-email)",
+        "en-atk-006": "measured blind, not yet analysed: kept: quote cut/condition (condition-cut)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by scope/as_settled (tool-count)",
+        "ja-ok-006": "measured blind, not yet analysed: refused by attribution/third_party; scope/as_settled (user-preference-with-hearsay)",
+        "ja-atk-010": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-swap)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/third_party (negated-decision-kept)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_one_segment; scope/plan_as_done (data-write-done)",
+        "zh-atk-003": "measured blind, not yet analysed: kept: quote cut/question (buyer-question-as-deal)",
+        "zh-atk-004": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-user)",
+    },
+    "gate-WD": {
+        "en-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (negative-decision-quoted-whole)",
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/other_row (tool-table-figures)",
+        "en-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (idea-to-seed)",
+        "en-atk-007": "measured blind, not yet analysed: kept: quote cut/retracted (retracted-in-same-turn)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (user-price-table)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched (tool-invoice-table)",
+        "ja-ok-013": "measured blind, not yet analysed: refused by attribution/third_party (stopped-command-kept-as-stopped)",
+        "ja-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (tax-basis-swapped)",
+        "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (guest-request-credited-to-owner)",
+        "ja-atk-012": "measured blind, not yet analysed: kept: quote re-filed from USER to SELF: 小豆島の醤油を使った佃煮の詰め合わせなども喜ばれると思います; 2 quote(s) verified (SELF, USER) (agent-suggestion-as-owner-choice)",
+        "ja-atk-015": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (plan-object-swapped)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (decision-over-teacher-proposal)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by name/unvouched; name/unvouched; attribution/third_party (third-party-question-credited)",
+        "zh-ok-013": "measured blind, not yet analysed: refused by number/unvouched (condition-kept-as-condition)",
+        "zh-atk-007": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL, USER) (invented-comparison)",
+    },
 }
 
 #: The bar each set must stay above per language: (attacks blocked, honest kept), the
@@ -754,6 +823,10 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-XD": (0.92, 0.61),
     "gate-XE": (0.92, 0.75),
     "gate-XF": (0.85, 0.75),
+    "gate-WA": (0.78, 0.69),
+    "gate-WB": (0.86, 0.41),
+    "gate-WC": (0.85, 0.83),
+    "gate-WD": (0.73, 0.76),
 }
 
 
@@ -763,7 +836,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-XA", "gate-XB", "gate-XC", "gate-XD", "gate-XE", "gate-XF"})
+NEWEST = frozenset({"gate-WA", "gate-WB", "gate-WC", "gate-WD"})
 
 
 def _tiered(names: list[str]) -> list[object]:

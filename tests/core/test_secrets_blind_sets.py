@@ -106,6 +106,13 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     "secrets-AL": {
         "6ad1f03385b5324ced5ca33d": "measured blind, not yet analysed",
     },
+    "secrets-AM": {
+        "arn:aws:secretsmanager:ap-northeast-1:381492270615:secret:prod/line/token-0sJNQ5": "measured blind, not yet analysed",
+        "iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAG40lEQVR42gHYBif5AAOT76XXEHF/kCUMjs0km3NPGDxBahMh+Gsh1xpjegBmHM5ybAAFoFyHJLAkhk5x556ai5YvPz6GzbY/jeBnwRk0HC9uosAcLABJbtThPMwLgXLL3g4vO0/1bejVGCnfQLsyNa/vCOEN00IWc8q+v+60gRkR0b61PAaJ/V4VoK15IG4Tak7NKgV8V6vXnC5SfvoAYtVNREcLzgitQyKocjDJBfG8OtFMMkN7wTmKNTPOPdF81gZ+DE1G/jJNssKXYa3rDn3GItMzlwqzRKf73tiM7vhU3ET02dS2ABQBJ5bN3IHpTx/xrBom8Kd8KdYeT75QZF7/IGjwQWougIw4xEt4Byn/VUhv88KrKIHihIv07uZF8w/n6Z1zr2PInLHpEyQB3AA8Y7hxBt/t3r4ZNyA+FYzIN4aMmwadwOs/8oRTZiH7tyHgkwfONSO+Z6C7Kf8V1ANNXVCWUFsm5SL9xPLMXAIH7b3WtfVk2a0Aj4wUak40FMciATTfVTRxPIrc49SfUWP/RY55au3pH7RXjTsOgYsQKxoMxygk4C1pj6hvXEqZd71wpcY4W9kezC2uVPS+TZ73AIzkUTtvB+M/Qd1e/zObSrTRmB0YMSiDtlSHJN87xMAusxfaFjZXOifURTWLLqrHke3ycKLRPd/shBirdgqQNJ8DdKTHrs/dCACHKQTgyJ/lFvOMrZDierNxkNgy81KwyKZq/cmt7Q1dsfIE/G/DiNKVrjTlMQufTDtLKcUDhSGQc6cTeuJkZxVovvtHNbB13UEA2rgd40udz/+f0xQAqrY9SvAo417R78LUi7eZBJqR8hw9utMiTKIx6XBSFBz0m5X0fOnw814IRs/E3bvDv1UNHluLpNCFGb3cAMADl15qalMiOjJS1VbsODsiZvLTPzUaPHwm2Wrjsf2hqr6kQdjOyn0/ukEc4FWk8nYKEQvybLKC6rI7pLkTSDvC09xcNw5uZQA/sqS/PfZ2mNcHtchOh3PyFNszWm/UV9MxUCglFKDqvh2Njp8OjGoamhe2V/IhJd4SlyWeB2rK6V6ymHG+LFzhweBZaPNe9ogA1dx0GdT1fc221vwqVS5tU2tRpO81etg2GVkLn2OwchC0IHinkCYvqEZ6vNsD9H6brgfmRF3GtQthgXinOEMAlF12o5TJL0DgAE/8scC1Q8bLsGY4vJTN28aKo1O0ujkbqV7qYp8UBh7sd4PSakFPzD0o4Ldbw+K5L4pizTSM+pGEWcIXeVTtEs1FZo9egNrOZgBLJU3Fw84Uz3+IfEI0PiFaX2T+NPkPgUAEicCsxhxM2MxgHaFbr+1oKi6eElA/ecqVe2ZsHTn75H7fFUYgEc6o3QKUT09tD+UAaXA+Tpq+DsMJuDzPXwhUv0Xv7eyYnrEbdGSeaOKY+QNszSNtaLv9MiqoUHcIiAPqMngEkGJ0/PWKUUQm6aoBSXyrxOqYKBqVAKa2qU0GxP1PebzYb58BwYYFh4nW3AdrAlUHMG+2l7txwKOVUGSwdP4037f3mNN9lG1rNeFRXjzHJP3gpCRheiatjBm73DHCuABlapckVismZkNZGEDGZO4Svz4sn136L8CfcEGY2XZ2jL2y3KWsvSFc4eWccoU7qwZ1N7hiHcCzHlVghL3dM6FxLGl+pPZ/uZcA7rLJtZ9ISmPcZvnOTwe9NqG6LoJk/R8xE8dKutcU0AWD6JFcJLhQnsk2Efwd/aGNPiWx+GmrhdSCHB7vMPJCRHsAZRxx4uu/AFbzk64bvwbALw4J9bAfVQpqCGMoDqpPVNClO2sE0tF6R1d6e66aDsQVAHJdRGJx6/o6swkuSSnJTrOTU9KPO6S0b/pqTdn2OAADCXYqhVrN7jq2DSGyo0tWJG6MLJuLr8ApojCyamFEXhEf4oInxhjMwh99/y3t/QUvAbLs8N20WFOnjVLNGnuX7bHvdVMsrBYAZ784EYfo6DawKIYZloRa8rdFnemkqSOqOTeHVQgEkTz67o58Tk3LglfmWlk9IEUJPsQ9PojjGDhd3hVQH8tiiGUH3QaCp43pAHdqap5TncXzMSS4k5OunTBgH9Gm197/VgylCeP/aDRogmm4t/PWhhUQIO39xT987ECI9R7ORFlC77DyP4SKYs+70CdBAL6kWQBVk5EFCGWyf2KARDDjwhyaUuZUFv1VSvLbYhq3Vvi5+U71ZwN42Mj5YouNVRONPmJT0UiuKr/WxyOHVV/y2CllLb3/LSUpeOEAsxzPz42wHeEXGKTBFqQeCpsOH5jSLD5EMmfqfn43fq0UscTE8s3uDC4yFno2kDQ3tux9AVARrStpW5RVrJQJClF7DC/TVzokGb5MPl4XXVQAAAAASUVORK5CYII=": "measured blind, not yet analysed",
+    },
+    "secrets-AN": {
+        "2f9675ebfc99a584c97566da2961e357": "measured blind, not yet analysed",
+    },
 }
 
 
@@ -136,6 +143,25 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "Salesforce access token (session id, 00D…!…) in token response JSON": "measured blind, not yet analysed",
         "SFTP password dictated in kana (電話で聞いた)": "measured blind, not yet analysed",
         "高德 JS API securityJsCode (安全密钥)": "measured blind, not yet analysed",
+    },
+    "secrets-AM": {
+        "Datadog application key (40 hex) in ~/.dogrc `appkey = ` and as DD-APPLICATION-KEY header": "measured blind, not yet analysed",
+        "Datadog application key (new, rotated) in a Portuguese Slack message quoted by the human": "measured blind, not yet analysed",
+        "colleague's VPN (GlobalProtect) password read out on a call, typed by the human in lower case with spaces": "measured blind, not yet analysed",
+        "partial old LINE channel access token (last 16 chars) in Japanese prose '末尾が … のもの'": "measured blind, not yet analysed",
+        "院長's Wi-Fi password dictated by phone, spelled in katakana letter names and kana digits": "measured blind, not yet analysed",
+        "涂鸦 (Tuya) IoT access secret (old) as the third positional argument of TuyaOpenAPI(…)": "measured blind, not yet analysed",
+        "华为云 access key id (AK, 20 upper alnum) as `ak:` in application-prod.yml and `obsutil config -i=`": "measured blind, not yet analysed",
+        "华为云 secret access key (SK, 40 chars) as `sk:` in application-prod.yml and `obsutil config -k=`": "measured blind, not yet analysed",
+        "Redis password dictated on the phone in Chinese (English words, Chinese numerals, 'at 符号', case words)": "measured blind, not yet analysed",
+    },
+    "secrets-AN": {
+        "postmark-server-token (a bare UUID passed to ServerClient)": "measured blind, not yet analysed",
+        "postmark-server-token (new), split by the human: first half": "measured blind, not yet analysed",
+        "postmark-server-token (new), split by the human: second half": "measured blind, not yet analysed",
+        "vpn-one-time-password in full-width digits, quoted speech in meeting minutes": "measured blind, not yet analysed",
+        "agora-app-certificate (32 hex) in an English support e-mail pasted in a Chinese turn": "measured blind, not yet analysed",
+        "harbor-robot-secret base64 in docker config.json auths.auth": "measured blind, not yet analysed",
     },
 }
 
@@ -289,6 +315,15 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "App Store Connect API key file was committed to the repo": "measured blind, not yet analysed",
         "高德 Web 服务 key 日配额超限": "measured blind, not yet analysed",
     },
+    "secrets-AM": {
+        "A colleague's VPN password lent for testing is never saved": "measured blind, not yet analysed",
+        "LINE のチャネルアクセストークンは Secrets Manager に置く": "measured blind, not yet analysed",
+    },
+    "secrets-AN": {
+        "PAY.JP の本番シークレットキーはローテーション済み、古いキーの残骸は環境変数参照に置換": "measured blind, not yet analysed",
+        "本机阿里云 AK 属于 RAM 子账号 oss-uploader，不是主账号": "measured blind, not yet analysed",
+        "企业微信告警 corpsecret 上月已重置，alert.yaml 改为读 WECOM_CORPSECRET": "measured blind, not yet analysed",
+    },
 }
 
 
@@ -314,7 +349,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AK", "secrets-AL"})
+NEWEST = frozenset({"secrets-AM", "secrets-AN"})
 
 
 @pytest.mark.parametrize(
