@@ -1229,7 +1229,7 @@ _RELATIVE_DAY = re.compile(rf"(?i)(?<![A-Za-z]){_DAYS_FROM_TODAY}(?![A-Za-z])")
 
 def day_glosses(texts: Iterable[str]) -> list[tuple[str, Quantity]]:
     """Each relative day the texts gloss with a date, as (the word folded, the date)."""
-    out = []
+    out: list[tuple[str, Quantity]] = []
     for text in texts:
         if "(" not in text and "（" not in text:
             continue

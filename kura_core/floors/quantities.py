@@ -1105,7 +1105,8 @@ class _Scan:
                 # digits without a place (十, 百) or a zero (二〇二六) are no number of their
                 # own: 两三天 is two or three days, a guess; 一对一一节 is one lesson after a
                 # word that ends on 一
-                if _cjk_value(run[-1]) == _cjk_value(run[-2].replace("两", "二")) + 1:
+                last, before = _cjk_value(run[-1]), _cjk_value(run[-2].replace("两", "二"))
+                if last is not None and before is not None and last == before + 1:
                     continue
                 a += len(run) - 1
                 run = run[-1]
