@@ -2584,7 +2584,12 @@ _DECLARED = re.compile(
 @functools.lru_cache(maxsize=256)
 def _unit_of(written: str) -> tuple[str, str] | None:
     """The unit a header writes (円, 元, kg, %), as a figure written with it would carry:
-    None when it is not one."""
+    None when it is not one. A list of notes in one bracket (税込・円, USD, excl. VAT) gives
+    the one unit among them."""
+    parts = [p.strip() for p in _NOTE_PARTS.split(written) if p.strip()]
+    if len(parts) > 1:
+        units = {u for p in parts if (u := _unit_of(p)) is not None}
+        return units.pop() if len(units) == 1 else None
     forms = (f"1{written}", f"1 {written}")
     if written[:1].isascii() and written[:1].isalpha():
         forms = forms[::-1]  # USD/box: a word-like unit stands apart from its figure
@@ -2599,6 +2604,8 @@ def _unit_of(written: str) -> tuple[str, str] | None:
     return None
 
 
+#: What parts the notes of one bracket: 税込・円, 含税，元, USD, excl. VAT.
+_NOTE_PARTS = re.compile(r"[・·、，,;；]")
 #: Where a header's words part: price_eur, Weight kg, fuel-cost/EUR.
 _HEAD_WORDS = re.compile(r"[_\s/-]+")
 
