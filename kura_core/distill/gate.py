@@ -1179,7 +1179,11 @@ def _what_the_quotes_leave(
     # word that it was only tried
     out = _not_done(index, survivors, _prose(candidate, CLAIM_FIELDS))
     out += _asked_as_stated(survivors, _prose(candidate, ("title", "body")))
-    out += _figure_only_asked(survivors, _prose(candidate, ("title", "body")))
+    out += _figure_only_asked(
+        survivors,
+        _prose(candidate, ("title", "body")),
+        [q for q, _ in found if q.status == "cut" and q.rule == "question"],
+    )
     out += _removed_only(index, survivors)
     out += _said_of_candidate(fields, survivors, kind)
     out += _restates_cut(
@@ -1450,14 +1454,24 @@ def _asked_as_stated(survivors: Sequence[tuple[QuoteCheck, int]], stated: str) -
     return [Violation(FloorKind.SCOPE, "body", _short(said[0], 50), FloorRule.AS_SETTLED, "asked")]
 
 
-def _figure_only_asked(survivors: Sequence[tuple[QuoteCheck, int]], stated: str) -> list[Violation]:
+def _figure_only_asked(
+    survivors: Sequence[tuple[QuoteCheck, int]],
+    stated: str,
+    cut_questions: Sequence[QuoteCheck] = (),
+) -> list[Violation]:
     """A figure the memory states that the quotes give only inside a question
     ("另外电芯能不能上到 600mAh？" for "容量上到 600mAh"; "could we get it to 40?"): asked,
     not so, unless the memory says it was asked or keeps it open. Requests put as questions
-    are none."""
+    are none. A quote cut from its question (我要20斤，价格能不能按去年620一斤) gives its
+    figures as asked."""
     if _ASKING.search(stated) or _DELIBERATED.search(stated):
         return []
-    asked: set[Decimal] = set()
+    asked: set[Decimal] = {
+        x.value
+        for q in cut_questions
+        for x in scan(fold(q.text))
+        if x.kind in (NUMBER, RANGE) and x.value
+    }
     plain: set[Decimal] = set()
     for q, _ in survivors:
         if q.cls == ProvenanceClass.SELF:
