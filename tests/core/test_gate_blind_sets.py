@@ -735,7 +735,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-010": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-swap)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/third_party (negated-decision-kept)",
         "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_one_segment; scope/plan_as_done (data-write-done)",
-        "zh-atk-003": "measured blind, not yet analysed: kept: quote cut/question (buyer-question-as-deal)",
         "zh-atk-004": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-user)",
     },
     "gate-WD": {
