@@ -32,6 +32,7 @@ import base64
 import binascii
 import bisect
 import functools
+import itertools
 import math
 import re
 import tomllib
@@ -376,6 +377,8 @@ _SENTENCE_KEYS = (
     # the password words of a message forwarded from another language
     | frozenset({"senha", "contraseña", "contrasena", "passwort", "kennwort", "wachtwoord"})
     | frozenset({"mot de passe", "пароль", "キー"})
+    # the key and secret words of Portuguese, Spanish and French (_GIVEN_NAME_ROMANCE)
+    | frozenset({"chave", "clave", "clé", "cle", "segredo", "secreto", "jeton"})
     | frozenset(_SECRET_WORDS_CJK)
 )
 
@@ -2595,6 +2598,29 @@ _GIVEN_NAME = re.compile(
     r"(?:[ \t]{0,4}(?i:is[ \t]now|is|was|will[ \t]be)[ \t]{1,4}|[ \t]{0,4}(?:[，、][ \t]{0,2})?(?:是|为|為|は)[ \t]{0,4})"
     r"[\"'“`「]?(?P<value>[A-Za-z0-9_+/=.-]{8,512})"
 )
+#: The same in Portuguese, Spanish and French ("a chave de aplicação nova do Datadog é …",
+#: "la clave de la API es …", "la clé d'API est …"): the name, a few words that say whose it
+#: is, the copula.
+_GIVEN_NAME_ROMANCE = re.compile(
+    r"(?<![A-Za-z0-9_-])(?P<name>(?i:chave|clave|cl[ée]|segredo|secreto|senha|contrase[ñn]a"
+    r"|mot[ \t]de[ \t]passe|jeton))(?![A-Za-z0-9_-])"
+    r"(?P<which>(?:[ \t]{1,4}(?!(?i:hash|id|ids|nome|nombre|nom|url|digest|checksum|sha)\b)"
+    r"[^\s.!?。，,;:=()\[\]{}\"`<>]{1,24}){0,6}?)"
+    r"[ \t]{1,4}(?i:é|e|es|est|era|será|sera)[ \t]{1,4}"
+    r"[\"'“`«]?(?P<value>[A-Za-z0-9_+/=.-]{8,512})"
+)
+#: What each of those names is, as the English sentence rule names it.
+_ROMANCE_NAMES = {
+    "chave": "key",
+    "clave": "key",
+    "cle": "key",
+    "segredo": "secret",
+    "secreto": "secret",
+    "senha": "password",
+    "contrasena": "password",
+    "mot de passe": "password",
+    "jeton": "token",
+}
 #: A word before "key" or "token" that makes it data, not a credential: a page's token, a
 #: design token.
 _NOT_SECRET_TOKEN_BEFORE = frozenset(
@@ -2628,8 +2654,8 @@ def _given_names(text: str) -> Iterator[tuple[int, int, str]]:
     its shape (a UUID too): a key's when it reads as random, the others' when it has letters
     and digits (eight or more, not a version); not where the word before the name makes it
     data (a sort key, a page token) or the sentence says the value is public."""
-    for m in _GIVEN_NAME.finditer(text):
-        word = m.group("name").lower()
+    for m in itertools.chain(_GIVEN_NAME.finditer(text), _GIVEN_NAME_ROMANCE.finditer(text)):
+        word = _ROMANCE_NAMES.get(_unaccented(m.group("name").lower()), m.group("name").lower())
         v = m.group("value").rstrip(_TRAILING)
         if _placeholder(v) or "://" in v or _VERSION.fullmatch(v) or v.lower() in _KEEPERS:
             continue

@@ -1813,13 +1813,13 @@ def _days(text: str, q: Quantity) -> Quantity:
 #: What joins the two ends of a change: 从每月600元涨到800元, "from £40 to £45 a month",
 #: 600元 → 800元, 月3万から3万5千円に.
 _CHANGE_TO = re.compile(
-    r"[ \t]*(?:涨到|降到|升到|减到|增加到|减少到|提高到|降低到|调到|改到|改成|变成|到|至|→|->|⇒"
+    r"[ \t]*+(?:涨到|降到|升到|减到|增加到|减少到|提高到|降低到|调到|改到|改成|变成|到|至|→|->|⇒"
     r"|(?i:to)|から"
     # the old amount in brackets after the new one: "KSh 400 per vehicle (previously KSh
     # 300)", 800元/月（原来600元）
-    r"|(?:[ \t]*(?i:per|a|an|each)[ \t]+[A-Za-z]{1,12}|[ \t]*[/／][A-Za-z\u4e00-\u9fff]{1,4})?"
-    r"[ \t]*[(（][ \t]*(?:(?i:previously|formerly|was|before|from|old|down from|up from)"
-    r"|原来|原价|原為|原为|以前|之前|旧|従来|以前は|旧価格)[ \t:：]*)[ \t]*"
+    r"|(?:(?i:per|a|an|each)[ \t]++[A-Za-z]{1,12}+[ \t]*+|[/／][A-Za-z\u4e00-\u9fff]{1,4}+[ \t]*+)?+"
+    r"[(（][ \t]*+(?:(?i:previously|formerly|was|before|from|old|down from|up from)"
+    r"|原来|原价|原為|原为|以前|之前|旧|従来|以前は|旧価格)[ \t:：]*+)[ \t]*+"
 )
 
 

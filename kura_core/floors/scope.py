@@ -683,7 +683,7 @@ _CORRECTS = re.compile(
     r"^[ \t\n]*(?:(?i:wait|oh[ \t]+wait|hmm+|sorry|oops|correction|on[ \t]+second[ \t]+thoughts?)"
     r"|いや|あっ?|すみません|ごめん|訂正|等等|等一下|不对|不對|哦不|啊不)[ \t]*[,，、.!！:：-]"
     # "…やっぱり25個にしといて", "... actually make it 25": after all, then the new value
-    r"|^[ \t\n]*(?:…+|\.{2,})?[ \t]*(?:やっぱり|やっぱ|やはり|(?i:actually))[ \t]*[,，、]?"
+    r"|^[ \t\n]*+(?:…++|\.{2,}+)?+[ \t]*+(?:やっぱり|やっぱ|やはり|(?i:actually))[ \t]*+[,，、]?"
 )
 _PUTS = re.compile(
     r"(?i:\b(?:make|change|move|push|set|switch|bump)[ \t]+(?:it|that|this|them)[ \t]+(?:to[ \t]+)?"

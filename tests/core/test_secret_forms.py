@@ -653,3 +653,24 @@ def test_an_oracle_connect_string_loses_its_password(text, gone):
 )
 def test_a_publishable_key_and_a_scoped_package_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        (
+            "Rafael: Dana, a chave de aplicação nova do Datadog é "
+            "b7a0f27ca4b71e7de1107cef8cda1db7b236a8f2, a antiga já foi revogada.",
+            "b7a0f27ca4b7",
+        ),
+        ("la clave nueva de la API es b7a0f27ca4b71e7de1107cef8cda1db7b236a8f2", "b7a0f27ca4b7"),
+        ("la nouvelle clé d'API est b7a0f27ca4b71e7de1107cef8cda1db7b236a8f2", "b7a0f27ca4b7"),
+    ],
+)
+def test_a_key_given_in_portuguese_spanish_or_french_goes(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+def test_a_commit_hash_named_in_portuguese_stays():
+    text = "o hash do commit é 2cc64d76792362f76422bac7cf63b3dfcf4b8d94"
+    assert BUILTIN.redact(text).text == text

@@ -146,7 +146,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     },
     "secrets-AM": {
         "Datadog application key (40 hex) in ~/.dogrc `appkey = ` and as DD-APPLICATION-KEY header": "measured blind, not yet analysed",
-        "Datadog application key (new, rotated) in a Portuguese Slack message quoted by the human": "measured blind, not yet analysed",
         "colleague's VPN (GlobalProtect) password read out on a call, typed by the human in lower case with spaces": "measured blind, not yet analysed",
         "partial old LINE channel access token (last 16 chars) in Japanese prose '末尾が … のもの'": "measured blind, not yet analysed",
         "院長's Wi-Fi password dictated by phone, spelled in katakana letter names and kana digits": "measured blind, not yet analysed",
