@@ -125,6 +125,7 @@ def test_a_face_plugs_its_figure_in_as_a_probe(tmp_path):
     assert "tui: skipped (the TUI is not installed)" in bench.perf_table(rep, [probe])
 
 
+@pytest.mark.slow  # starts the app under a real terminal size and waits for its first paint
 def test_the_tui_probe_measures_first_paint(tmp_path):
     from kura_tui.bench import probe
 

@@ -9,7 +9,8 @@ map, kura reads the transcript that run wrote with the prompt as USER, a broken 
 the run going with no kura error in the request, and ``--undo`` restores the config bytes.
 
 Claude Code and Codex run in every suite run; Gemini CLI and opencode, the two slowest to
-start, run in the slow tier (``-m slow``), which .ci/run runs and fails on.
+start, and Claude Code's plugin form run in the slow tier (``-m slow``), which .ci/run runs
+and fails on.
 """
 
 from __future__ import annotations
@@ -229,6 +230,7 @@ def test_claude_code(tmp_path, clis, api):
     assert "journals" not in home.config.read_text()
 
 
+@pytest.mark.slow
 def test_claude_code_plugin(tmp_path, clis, api):
     """The plugin shipped in the package installs from its local marketplace directory."""
     home = Home(tmp_path, clis)
