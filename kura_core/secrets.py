@@ -378,7 +378,8 @@ _SENTENCE_KEYS = (
     | frozenset({"senha", "contraseña", "contrasena", "passwort", "kennwort", "wachtwoord"})
     | frozenset({"mot de passe", "пароль", "キー"})
     # the key and secret words of Portuguese, Spanish and French (_GIVEN_NAME_ROMANCE)
-    | frozenset({"chave", "clave", "clé", "cle", "segredo", "secreto", "jeton"})
+    # ("cle" alone is inside clear and cycle: a prefilter word must be rarer than that)
+    | frozenset({"chave", "clave", "clé", "segredo", "secreto", "jeton"})
     | frozenset(_SECRET_WORDS_CJK)
 )
 
@@ -2600,10 +2601,10 @@ _GIVEN_NAME = re.compile(
 )
 #: The same in Portuguese, Spanish and French ("a chave de aplicação nova do Datadog é …",
 #: "la clave de la API es …", "la clé d'API est …"): the name, a few words that say whose it
-#: is, the copula.
+#: is, the copula. (A password given so, senha or contraseña, is the sentence rule's:
+#: _FOREIGN_PASSWORD.)
 _GIVEN_NAME_ROMANCE = re.compile(
-    r"(?<![A-Za-z0-9_-])(?P<name>(?i:chave|clave|cl[ée]|segredo|secreto|senha|contrase[ñn]a"
-    r"|mot[ \t]de[ \t]passe|jeton))(?![A-Za-z0-9_-])"
+    r"(?<![A-Za-z0-9_-])(?P<name>(?i:chave|clave|cl[ée]|segredo|secreto|jeton))(?![A-Za-z0-9_-])"
     r"(?P<which>(?:[ \t]{1,4}(?!(?i:hash|id|ids|nome|nombre|nom|url|digest|checksum|sha)\b)"
     r"[^\s.!?。，,;:=()\[\]{}\"`<>]{1,24}){0,6}?)"
     r"[ \t]{1,4}(?i:é|e|es|est|era|será|sera)[ \t]{1,4}"
@@ -2616,9 +2617,6 @@ _ROMANCE_NAMES = {
     "cle": "key",
     "segredo": "secret",
     "secreto": "secret",
-    "senha": "password",
-    "contrasena": "password",
-    "mot de passe": "password",
     "jeton": "token",
 }
 #: A word before "key" or "token" that makes it data, not a credential: a page's token, a

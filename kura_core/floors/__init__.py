@@ -527,7 +527,7 @@ def _human_claim_ok(
     if unsaid := codes_unsaid(whole.content, mine):
         # "… runs only in sgp1 and the staging cluster moves to nyc3" over 只跑在 sgp1
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
-    glossed = day_glosses(t for c, t in evidence.segments if c != SELF_CLASS)
+    glossed = _glossed_for(figures, evidence)
     if not any(
         _one_segment(claim, figures, u, share, glossed) or _kept_as_is(claim, figures, u, evidence)
         for u in mine
@@ -604,7 +604,7 @@ def _claim_once(
             if c != "SELF" and (names_in(claim.name, seg) or _speaks_in(claim.name, seg))
             if (theirs := _said_by(claim.name, seg))
         ]
-        glossed = day_glosses(t for c, t in evidence.segments if c != SELF_CLASS)
+        glossed = _glossed_for(figures, evidence)
         for reading, clause_figures in _readings(claim, text, figures, names):
             if any(
                 _one_segment(reading, clause_figures, s, glossed=glossed)
@@ -1236,6 +1236,13 @@ def day_glosses(texts: Iterable[str]) -> list[tuple[str, Quantity]]:
         for m in _DAY_GLOSS.finditer(text):
             out.extend((m.group(1).lower(), q) for q in scan(m.group(2)) if q.kind == DATE)
     return out
+
+
+def _glossed_for(figures: Sequence[Quantity], evidence: Evidence) -> list[tuple[str, Quantity]]:
+    """The evidence's glossed relative days, read only when a credit's figures hold a date."""
+    if not any(q.kind == DATE for q in figures):
+        return []
+    return day_glosses(t for c, t in evidence.segments if c != SELF_CLASS)
 
 
 def _day_said(q: Quantity, segment: str, glossed: Sequence[tuple[str, Quantity]]) -> bool:

@@ -41,6 +41,7 @@ from .units import (
     FUNCTION_WORDS,
     HARD,
     ISO_CURRENCIES,
+    LOCAL_CURRENCIES,
     MAGNITUDES,
     SOFT,
     cjk_unit,
@@ -565,8 +566,8 @@ _KANA_RE = re.compile("|".join(_KANA_COUNT))
 _CURRENCY_PREFIX = re.compile(
     r"(US\$|C\$|A\$|HK\$|NT\$|S\$|NZ\$|R\$|\$|€|£|¥|₩|₹|₽|₺|₪|₫|฿|₱|₿|₦|₴|GH₵|₵|"
     r"(?<![A-Za-z])(?:USD|EUR|GBP|JPY|CNY|RMB|CHF|CAD|AUD|HKD|INR|KRW|RUB|SEK|NOK|TWD|SGD"
-    r"|KES|TZS|UGX|IDR|MYR|NGN|GHS|ZAR|PEN|UAH|CZK|PHP|THB|VND|BRL|PLN|MXN|DKK|ILS|NZD|"
-    + "|".join(sorted(ISO_CURRENCIES))
+    r"|PHP|THB|VND|BRL|PLN|MXN|DKK|ILS|NZD|"
+    + "|".join(sorted(ISO_CURRENCIES | LOCAL_CURRENCIES.keys()))
     + r")\s?"
     r"|(?<![A-Za-z])(?:KShs?|Kshs?|TShs?|Tsh|USh|Ush|Rp|RM|S/)\.?\s?"
     r"|(?<![A-Za-z])Rs\.?\s?)\s?$"
@@ -646,17 +647,7 @@ _CURRENCIES = frozenset(
         "ETH",
         "¢",
         "pound",
-        "KES",
-        "TZS",
-        "UGX",
-        "IDR",
-        "MYR",
-        "NGN",
-        "GHS",
-        "ZAR",
-        "PEN",
-        "UAH",
-        "CZK",
+        *LOCAL_CURRENCIES,
         *ISO_CURRENCIES,
     }
 )

@@ -326,13 +326,10 @@ def fold_numbers(text: str) -> str:
         text = _TIMES_BEFORE_FIGURE.sub("*", text)  # 14名×12,000円: times, then a figure
     text = _fold_scripts(text)
     if not text.isascii():
-        kept = _SPACED_EM_DASH.findall(text) if "\u2014" in text else []
-        if kept:
-            text = _SPACED_EM_DASH.sub("\ue000", text)
-        text = text.translate(_DASHES)
-        if kept:
-            parts = text.split("\ue000")
-            text = "".join(p + d for p, d in zip(parts, [*kept, ""], strict=True))
+        kept = [m.span() for m in _SPACED_EM_DASH.finditer(text)] if "\u2014" in text else []
+        text = text.translate(_DASHES)  # one character for one: the spans still stand
+        for a, b in kept:
+            text = text[:a] + "\u2014" * (b - a) + text[b:]
     if any(c in text for c in "OolI"):
         text = _DIGIT_LIKE_INSIDE.sub(lambda m: "".join(_DIGIT_LIKE[c] for c in m.group(0)), text)
     return text

@@ -30,7 +30,7 @@ def _expand(table: dict[str, tuple[str, ...]]) -> dict[str, str]:
 
 #: The ISO 4217 codes read as a currency before or after a figure, beyond those the table
 #: below names with their signs; codes that are also English words or common
-#: abbreviations (ALL, CUP, TOP, MAD, BOB, SOS, GEL, MOP) are left out.
+#: abbreviations (ALL, CUP, TOP, MAD, SOS, GEL, MOP) are left out.
 ISO_CURRENCIES = frozenset(
     [
         "AED",
@@ -108,6 +108,22 @@ ISO_CURRENCIES = frozenset(
         "ZMW",
     ]
 )
+
+#: More of the world's currencies by their ISO codes and the signs their own people write
+#: before a figure (KSh 1,200,000; TSh; Rp 50.000; RM 12.50; S/ 150).
+LOCAL_CURRENCIES: dict[str, tuple[str, ...]] = {
+    "KES": ("KES", "KSh", "Ksh", "KShs", "Kshs"),
+    "TZS": ("TZS", "TSh", "Tsh", "TShs"),
+    "UGX": ("UGX", "USh", "Ush", "USH"),
+    "IDR": ("IDR", "Rp"),
+    "MYR": ("MYR", "RM"),
+    "NGN": ("NGN", "₦"),
+    "GHS": ("GHS", "GH₵", "₵"),
+    "ZAR": ("ZAR",),
+    "PEN": ("PEN", "S/"),
+    "UAH": ("UAH", "₴"),
+    "CZK": ("CZK", "Kč"),
+}
 
 # Case-sensitive surfaces (symbols and short abbreviations, where case is meaning).
 _EXACT = _expand(
@@ -258,19 +274,7 @@ _EXACT = _expand(
         "VND": ("VND", "₫"),
         "THB": ("THB", "฿"),
         "PHP": ("PHP", "₱"),
-        # more of the world's currencies by their ISO codes and the signs their own
-        # people write before a figure (KSh 1,200,000; TSh; Rp 50.000; RM 12.50; S/ 150)
-        "KES": ("KES", "KSh", "Ksh", "KShs", "Kshs"),
-        "TZS": ("TZS", "TSh", "Tsh", "TShs"),
-        "UGX": ("UGX", "USh", "Ush", "USH"),
-        "IDR": ("IDR", "Rp"),
-        "MYR": ("MYR", "RM"),
-        "NGN": ("NGN", "₦"),
-        "GHS": ("GHS", "GH₵", "₵"),
-        "ZAR": ("ZAR",),
-        "PEN": ("PEN", "S/"),
-        "UAH": ("UAH", "₴"),
-        "CZK": ("CZK", "Kč"),
+        **LOCAL_CURRENCIES,
         **{code: (code,) for code in ISO_CURRENCIES},
         "BTC": ("BTC", "₿"),
         "ETH": ("ETH",),

@@ -47,3 +47,11 @@ def test_readings_stay_linear_on_a_long_evidence():
     t0 = time.process_time()
     NameVouchers([evidence]).unvouched("Then Zhang Xiaoming and Ouyang Na met Wang Fang.")
     assert time.process_time() - t0 < 5.0
+
+
+def test_a_spaced_em_dash_is_kept_beside_any_character_and_a_close_one_folds():
+    # a private-use character (a terminal font's icon) beside the dashes changes nothing
+    from kura_core.floors.text import fold_numbers
+
+    raw = "\ue000 KCX482Q — 29 days \ue001 10—20元 ——  ok"
+    assert fold_numbers(raw) == "\ue000 KCX482Q — 29 days \ue001 10–20元 ——  ok"
