@@ -651,6 +651,7 @@ def test_an_unfinished_last_message_is_read_once_its_file_is_quiet(tmp_path):
     assert read.end == 2 and ("SELF", "On") in [(s.cls, s.text) for s in read.segments]
 
 
+@pytest.mark.slow
 def test_a_huge_copilot_message_is_read_whole(tmp_path):
     big = "keep the logs " * 300_000
     path = tmp_path / "events.jsonl"

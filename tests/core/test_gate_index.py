@@ -15,6 +15,7 @@ import unicodedata
 from dataclasses import replace
 from functools import partial
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from kura_core.budget import Deadline, Overran
@@ -263,6 +264,7 @@ def test_normalize_and_weight_match_the_plain_definitions(text):
     assert ev.quote_weight(text) == ref_weight(text)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(batches(), st.integers(4, 30))
 def test_index_strips_and_finds_like_the_plain_definition(batch, width):
@@ -283,6 +285,7 @@ def test_index_strips_and_finds_like_the_plain_definition(batch, width):
         assert got == want
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(batches(), st.data())
 def test_verdicts_do_not_change(batch, data):

@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pytest
+
 from kura_core.distill.evidence import Segment, normalize
 from kura_core.distill.gate import GateResult, run_gate
 
@@ -983,6 +985,7 @@ def _failures(cases: list[Case]) -> list[str]:
 # =========================================================================== the tests
 
 
+@pytest.mark.slow
 def test_every_legitimate_candidate_is_kept():
     bad = _failures(LEGIT)
     assert not bad, f"{len(bad)} of {len(LEGIT)} refused:\n" + "\n".join(bad[:40])

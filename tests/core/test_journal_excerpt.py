@@ -143,6 +143,7 @@ def test_only_the_stores_own_journals_are_opened(kura, tmp_path):
         kura.journal_excerpt(str(tmp_path / "journals" / "gone.jsonl"), 0, store="main")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["start", "middle", "end"])
 def test_the_context_in_a_long_journal_matches_a_whole_read_wherever_the_quote_is(tmp_path, where):
     """The reader looks only near the position, widening its windows as needed (a record

@@ -20,6 +20,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from kura_core import fsutil
 from kura_core.distill import drafts as dr, pipeline
 from kura_core.distill.tidy import tidy
@@ -237,6 +239,7 @@ def test_pour_killed_at_every_step_is_finished_and_logged_once(tmp_path):
     assert _kill_at_every_step(tmp_path, template, "pour", check) > 20
 
 
+@pytest.mark.slow
 def test_drain_killed_at_every_step_never_judges_a_poured_draft_again(tmp_path, model):
     verdicts = {
         "Kettle descale": {"verdict": "pour", "reason": "true"},
@@ -274,6 +277,7 @@ def test_drain_killed_at_every_step_never_judges_a_poured_draft_again(tmp_path, 
     assert _kill_at_every_step(tmp_path, template, "drain", check) > 20
 
 
+@pytest.mark.slow
 def test_tidy_killed_at_every_step_logs_exactly_the_lines_it_rewrote(tmp_path, model):
     mems = {
         "kettle": ("Kettle", "note", "Descale the kettle every quarter; the element scales fast."),

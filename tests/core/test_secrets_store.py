@@ -183,6 +183,7 @@ def _assert_absent(raws: list[str], *blobs: bytes | str) -> None:
                 assert form not in text, f"a raw secret ({len(raw)} chars) leaked"
 
 
+@pytest.mark.slow
 def test_a_whole_cycle_keeps_every_secret_out_of_store_models_and_output(tmp_path, model, kura_bin):
     raws = _journal(tmp_path)
     model.script("kura_candidates", _brain)

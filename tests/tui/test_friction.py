@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, settings, strategies as st
 from rich.cells import cell_len
 from textual.widgets._toast import Toast
@@ -25,6 +26,7 @@ KILN = "kiln-firmware-3-2"
 # --------------------------------------------------------------------------- find
 
 
+@pytest.mark.slow
 def test_every_list_pane_finds_as_you_type_and_one_pane_never_filters_another(make_app):
     app = make_app()
 
