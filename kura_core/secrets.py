@@ -486,6 +486,22 @@ def entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
+def _scrambled(value: str) -> bool:
+    """Whether the letters of *value* change case as a generator's output does, not as
+    words run together: two lower-case letters or more that stand alone between capitals
+    (``pBArGDNnvkU``, ``fJRvPkXDZzx``), where CamelCase gives each capital its word
+    (``SetMaxPoolSize``, ``XMLHttpRequest``). What tells a random string with no digit in
+    it from an identifier."""
+    letters = [c for c in value if c.isalpha()]
+    if len(letters) < 10 or not all(c.isascii() for c in letters):
+        return False
+    alone = 0
+    for i in range(1, len(letters) - 1):
+        if letters[i].islower() and letters[i - 1].isupper() and letters[i + 1].isupper():
+            alone += 1
+    return alone >= 2
+
+
 def looks_random(value: str, *, strict: bool = False) -> bool:
     """Whether *value* reads as a generated credential rather than a word, path, number
     or version: long enough, letters and digits both, no spaces, high entropy."""
@@ -494,7 +510,7 @@ def looks_random(value: str, *, strict: bool = False) -> bool:
         return False
     if v.startswith(("/", "~", "./", "../", "http://", "https://")) or "://" in v or "\\" in v:
         return False
-    if not _has_digit_and_letter(v) or _VERSION.fullmatch(v) or _placeholder(v):
+    if not (_has_digit_and_letter(v) or _scrambled(v)) or _VERSION.fullmatch(v) or _placeholder(v):
         return False
     if strict and len(v) >= 32 and _HEXISH.fullmatch(v):
         return entropy(v) >= 3.0  # a hex key: at most 4 bits a character
@@ -522,7 +538,7 @@ def _not_placeholder(v: str) -> bool:
     return not _placeholder(v)
 
 
-_TRAILING = "」』\"'”`。、，,.;:)）"
+_TRAILING = "」』\"'”`。、，,.;:)）(（["
 
 
 #: Where passwords are kept: named where a password is, never one.
@@ -536,7 +552,7 @@ def _said_password(v: str) -> bool:
     what the sentence says makes it one, so any value counts that is not a placeholder, a
     bare lower-case word or identifier (``password is required``), or a short number."""
     v = v.rstrip(_TRAILING)
-    if _placeholder(v) or len(v) < 4 or v.lower() in _KEEPERS:
+    if _placeholder(v) or len(v) < 4 or v.lower() in _KEEPERS or _a_path(v):
         return False
     if v.isdigit():
         return len(v) >= 6
@@ -1261,7 +1277,12 @@ _VALUED: tuple[_Valued, ...] = (
             r"[ \t]{0,4}[\"'“`「]?(?:…|\.\.\.|⋯)?([A-Za-z0-9_+/=-]{6,128})"
         ),
         lambda v: (
-            (_has_digit_and_letter(v) or len(v) >= 8 and v.isalpha() and _upper_and_lower(v))
+            (
+                _has_digit_and_letter(v)
+                or len(v.rstrip("=")) >= 8
+                and v.rstrip("=").isalpha()
+                and _upper_and_lower(v)
+            )
             and _not_placeholder(v)
             and not _VERSION.fullmatch(v)
             and not _camel_words(v)
@@ -1316,8 +1337,11 @@ _VALUED: tuple[_Valued, ...] = (
         "password",  # read out in Japanese, letter by letter and digit by digit:
         # パスワードは 小文字で k-o-m-o、数字で なな・よん・さん・に、最後に大文字の R です
         re.compile(
-            r"(?:" + "|".join(_PASSWORD_WORDS_CJK) + r")(?:は|が|を|：|:)[ \t\u3000]{0,3}"
-            r"([^。！？!?\n]{6,120}?)(?=[ \t\u3000]*(?:です|だよ|だ。|になります|。|$))"
+            r"(?:" + "|".join(_PASSWORD_WORDS_CJK) + r")(?:は|が|を|：|:)[、，, \t\u3000]{0,3}"
+            # up to a note in brackets on the letters' case: …サン（英字は全部小文字）です
+            r"((?:[^。！？!?\n（(]|[（(][^（(）)\n]{0,30}[）)]){6,120}?)"
+            r"(?=[ \t\u3000]*(?:[（(][^）)\n]{0,30}[）)])?"
+            r"[ \t\u3000]*(?:です|だよ|だ。|になります|。|\n|$))"
         ),
         lambda v: _dictated_ja(v),
         _PASSWORD_WORDS_CJK,
@@ -1503,7 +1527,12 @@ def _read_out_words() -> frozenset[str]:
 #: digits said in kana (なな・よん), the case of a letter (小文字で, 大文字の).
 _JA_SPOKEN_UNIT = re.compile(
     r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[0-9]|ゼロ|れい|いち|に(?=[・、 ]|$)|さん|よん|し(?=[・、 ])|ご(?=[・、 ]|$)|"
-    r"ろく|なな|しち|はち|きゅう|く(?=[・、 ])"
+    r"ろく|なな|しち|はち|きゅう|く(?=[・、 ])|"
+    # a Latin letter said by its katakana name (ピー、エフ、ケー), a symbol by its name
+    r"(?:エー|ビー|シー|ディー|イー|エフ|ジー|エイチ|アイ|ジェー|ケー|エル|エム|エヌ|オー|ピー|"
+    r"キュー|アール|エス|ティー|ユー|ブイ|ダブリュー|エックス|ワイ|ゼット|ズィー)(?=[・、 ]|$)|"
+    r"びっくりマーク|ビックリマーク|感嘆符|ハイフン|アンダーバー|アンダースコア|ドット|シャープ|"
+    r"アットマーク|スラッシュ|ピリオド"
 )
 _JA_SPOKEN_CASE = re.compile(r"小文字|大文字|数字で|記号")
 
@@ -1876,6 +1905,23 @@ _FILE_PATH = re.compile(
 )
 
 
+#: A path from home or here (``~/.pgpass``, ``./secrets/db``) or down from the root past
+#: one folder at least (``/etc/app/pgpass``), extension or none.
+_DIR_PATH = re.compile(
+    r"(?:~|\.{1,2})/(?:[\w.-]{1,64}/){0,16}[\w.-]{1,64}|/(?:[\w.-]{1,64}/){1,16}[\w.-]{1,64}"
+)
+
+
+def _a_path(v: str) -> bool:
+    """Whether *v* names a file where a secret is kept, not the secret: a path whose
+    pieces read as names, not as generated text (パスワードは ~/.pgpass から)."""
+    if _FILE_PATH.fullmatch(v):
+        return True
+    if not _DIR_PATH.fullmatch(v):
+        return False
+    return not any(looks_random(p) for p in v.split("/") if p.strip("~."))
+
+
 def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool = False) -> bool:
     """Whether *value*, assigned to a key naming *kind*, is a secret. *env*: the key is an
     environment variable's (``DB_PASSWORD``), whose value is data, never code."""
@@ -2076,7 +2122,16 @@ def _hex_key(v: str, text: str, named: bool) -> bool:
         return False
     if len(v) in (40, 64) and not named:
         return False
+    if _SUM_LINE.search(text):
+        # a checksum tool's line: the digest, two spaces (or " *") and the file it is of
+        at = text.find(v)
+        if at >= 0 and (at == 0 or text[at - 1] == "\n") and _SUM_LINE.match(text, at):
+            return False
     return not (len(v) == 40 and _GIT_WORD.search(text))
+
+
+#: md5sum's, sha256sum's line: a hex digest, two spaces or a space and a star, a file name.
+_SUM_LINE = re.compile(r"(?m)^[0-9a-fA-F]{32,128}(?:  | \*)[^\s]{0,255}[./][^\s]{0,255}$")
 
 
 _GIT_WORD = re.compile(r"\bgit[ \t]+(?:log|commit|show|rev-parse)\b")
@@ -3230,7 +3285,8 @@ def _generated(token: str) -> bool:
     if _DIGEST_PREFIX.match(token):
         return False
     core = token.rstrip("=")
-    return len(core) >= 16 and entropy(core) >= 3.7 and sum(c.isdigit() for c in core) >= 2
+    counted = sum(c.isdigit() for c in core) >= 2 or _scrambled(core)
+    return len(core) >= 16 and entropy(core) >= 3.7 and counted
 
 
 #: Hex longer than any hex id or the SHA-256 a tool prints bare (an image id, a checksum
@@ -3827,15 +3883,28 @@ def _a_piece(run: str, value: str) -> bool:
     a webhook is everyone's)."""
     if run not in value or (value.startswith(run) and len(run) <= _prefix_length(value)):
         return False
-    named, eq, _rest = value.rpartition("=")
-    if eq and run in named and not any(c.islower() for c in run if c.isalpha()):
-        return False  # .*/CF_DNS_API_TOKEN=…/ taken whole: the variable's name is no secret
+    if _only_names(run, value):
+        # .*/CF_DNS_API_TOKEN=…/ taken whole, a webhook's ?access_token=…: the name a value
+        # is given under is no secret
+        return False
     url = _URL_HOST.match(value)
     if url is not None:
         public = url.group(1) + url.group(3)  # the scheme and the host, not the userinfo
         secret = (url.group(2) or "") + " " + value[url.end() :]
         if run in public and run not in secret:
             return False
+    return True
+
+
+def _only_names(run: str, value: str) -> bool:
+    """Whether every occurrence of *run* in *value* is a whole name given a value
+    (``access_token=``, ``CF_DNS_API_TOKEN=``)."""
+    pos = value.find(run)
+    while pos >= 0:
+        end = pos + len(run)
+        if value[end : end + 1] != "=" or (pos and value[pos - 1].isalnum()):
+            return False
+        pos = value.find(run, end)
     return True
 
 

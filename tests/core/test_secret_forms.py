@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from kura_core.secrets import BUILTIN
+from kura_core.secrets import BUILTIN, remembering
 
 
 @pytest.mark.parametrize(
@@ -674,3 +674,68 @@ def test_a_key_given_in_portuguese_spanish_or_french_goes(text, gone):
 def test_a_commit_hash_named_in_portuguese_stays():
     text = "o hash do commit é 2cc64d76792362f76422bac7cf63b3dfcf4b8d94"
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # where a password is kept is no password (a path, and a note in brackets after it)
+        "パスワードは ~/.pgpass（コンテナでは PGPASSFILE）から読むようにしました。",
+        "パスワードは ./secrets/db.txt（権限600）",
+        "密码是 /etc/app/pw",
+        # a checksum tool's line: the digest and the file it is of
+        "a32eadb026c802e4363909673f1b42ff  exports/freee_journal_202611.csv",
+        # CamelCase identifiers have no digit and read as words, not as generated text
+        "use SetMaxConnectionPoolSize and XMLHttpRequestUploadHandler and kSecAttrAccessibleWhenUnlocked",
+    ],
+)
+def test_a_path_a_checksum_line_and_camel_case_stay(text):
+    assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("パスワードは /Xk9mQ2/vT7pL4wZ です", "Xk9mQ2"),
+        ("password: ~/x8Kq2ZpL9vRt", "x8Kq2ZpL9vRt"),
+        # generated output with one digit or none: its case changes as no word's do
+        (
+            "qshell account aoLvsPYHOz3t6j2hWX7moXPFlhX6YLLlgoDwNTMd "
+            "EFoY1WZoZehgwcrgaoXepBArGDNnvkU-jVnZjiAe chaxiaoman -w",
+            "EFoY1WZoZehgwcrg",
+        ),
+        (
+            "SK 太长我分两段发：前半段 EFoY1WZoZehgwcrgaoXe 后半段 pBArGDNnvkU-jVnZjiAe。",
+            "pBArGDNnvkU",
+        ),
+        ("旧アクセストークン、末尾が fJRvPkXDZzx= のものはもう失効させました", "fJRvPkXDZzx"),
+        # a password read out letter by letter by the letters' katakana names
+        (
+            "・app ユーザーのパスワード：田中さんが電話で読み上げ → 小文字で ピー、エフ、エフ、ケー、"
+            "数字で きゅう、ご、さん、ろく、最後にびっくりマーク\n・シリアル番号: C02XQKBXXJ0Y",
+            "ピー、エフ、エフ",
+        ),
+    ],
+)
+def test_a_secret_with_a_path_shape_few_digits_or_spoken_letters_goes(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+def test_a_webhook_parameter_name_is_no_piece_of_the_webhook():
+    raw = (
+        "webhook 是 https://oapi.dingtalk.com/robot/send?access_token="
+        "02dae13a6da8ef907bcf5a70c601937be9ef3b592e65fffd6e06a579294e8f30 。"
+    )
+    with remembering():
+        assert "02dae13a6da8" not in BUILTIN.redact(raw).text
+        after = BUILTIN.redact("// 钉钉群机器人：secret 和 access_token 都从环境变量读")
+    assert after.text == "// 钉钉群机器人：secret 和 access_token 都从环境变量读"
+
+
+def test_a_piece_of_a_url_password_given_again_still_goes():
+    raw = (
+        "jdbc:postgresql://db.int:5432/shop?user=shop_app&password=WDdUNJ!FKQ0YW2v&sslmode=require"
+    )
+    with remembering():
+        BUILTIN.redact(raw)
+        assert "WDdUNJ" not in BUILTIN.redact("the key is WDdUNJ!FKQ0YW2v").text
