@@ -33,6 +33,9 @@ _PREFIX = re.compile(r"^\s*\[\s*([A-Za-z]+)\s*\]\s*")
 #: The end of a call's kind when its journal says it completed and printed nothing: no
 #: result answers it, and none is awaited.
 NO_OUTPUT = "(completed, no output)"
+#: The end of the ``kind`` of an ACT piece that is a later part of the call before it (the
+#: second file of one patch): the call's one result answers them all.
+SAME_CALL = "(same call)"
 
 
 def quote_weight(normalized: str) -> int:

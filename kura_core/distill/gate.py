@@ -23,6 +23,7 @@ store reading itself back (an *echo*), which vouches for nothing either.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import sys
@@ -65,7 +66,7 @@ from ..floors.voices import Voice, addressed, home_owner, introduced, voices
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, collecting, using_rules
 from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
-from .evidence import CLASSES, NO_OUTPUT, Segment, normalize, parse_claimed, quote_weight
+from .evidence import CLASSES, NO_OUTPUT, SAME_CALL, Segment, normalize, parse_claimed, quote_weight
 from .search import first_occurrences
 
 if TYPE_CHECKING:
@@ -261,6 +262,21 @@ _REFUSED_RESULT = re.compile(
 )
 
 
+def _call_head(segments: Sequence[Segment], i: int) -> int:
+    """The first part of the call ACT segment *i* is a later part of (the first file of
+    one patch), or *i*: the call's one result answers every part."""
+    if not segments[i].kind.endswith(SAME_CALL):
+        return i
+    head = i - 1
+    while head > 0 and not (
+        segments[head].cls == ProvenanceClass.ACT and not segments[head].kind.endswith(SAME_CALL)
+    ):
+        if segments[head].cls not in (ProvenanceClass.ACT, ProvenanceClass.SELF):
+            break
+        head -= 1
+    return head if segments[head].cls == ProvenanceClass.ACT else i
+
+
 def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = None) -> str:
     """How the call of ACT segment *i* went, from the result that answers it: the calls
     of a run (the agent's own words between them aside) are answered in their order by
@@ -270,12 +286,13 @@ def call_outcome(segments: Sequence[Segment], i: int, records: bool | None = Non
     (a call the host cancelled or never ran leaves no result), else ""."""
     if segments[i].kind.endswith(NO_OUTPUT):
         return ""  # the journal says it completed, printing nothing
+    i = _call_head(segments, i)
     start = i
     while start > 0 and segments[start - 1].cls in (ProvenanceClass.ACT, ProvenanceClass.SELF):
         start -= 1
     nth = 0  # the calls before this one that no result has answered yet
     for s in segments[start:i]:
-        if s.cls == ProvenanceClass.ACT and not s.kind.endswith(NO_OUTPUT):
+        if s.cls == ProvenanceClass.ACT and not s.kind.endswith((NO_OUTPUT, SAME_CALL)):
             nth += 1
         elif _is_result(s) and nth:
             nth -= 1  # a result the journal files as the agent's (a file it wrote, a
@@ -1546,8 +1563,13 @@ def _diff_lines(text: str, quote: str) -> str:
     """Whether *quote* stands on lines of a diff in *text* that the change removed (``-``)
     or added (``+``): "-", "+" or "" (neither, or not found, or both)."""
     at = text.find(quote)
-    if at < 0 or not _DIFF_MARK.search(text):
+    if at < 0:
         return ""
+    if not _DIFF_MARK.search(text):
+        diff = _json_diff(text)  # {"diff": "-power_kw: 10\n+power_kw: 15"}: an edit's report
+        if diff is None or quote not in diff:
+            return ""
+        text, at = diff, diff.find(quote)
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at + len(quote))
     signs = {
@@ -1556,6 +1578,22 @@ def _diff_lines(text: str, quote: str) -> str:
         if not line.startswith(("---", "+++"))
     }
     return signs.pop() if len(signs) == 1 and signs <= {"-", "+"} else ""
+
+
+#: A tool's JSON report of an edit: its "diff" (or "patch") field, a string.
+_JSON_DIFF = re.compile(r'"(?:diff|patch)"[ \t]*:[ \t]*"((?:[^"\\\n]|\\.){1,200000}+)"')
+
+
+def _json_diff(text: str) -> str | None:
+    """The diff a tool's JSON report of an edit holds, unescaped (None when none)."""
+    m = _JSON_DIFF.search(text)
+    if m is None:
+        return None
+    try:
+        diff = json.loads(f'"{m.group(1)}"')
+    except ValueError:
+        return None
+    return diff if isinstance(diff, str) and "\n" in diff else None
 
 
 def _removed_only(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> list[Violation]:
@@ -2396,6 +2434,7 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
     segs: dict[tuple[int, str], tuple[str, str]] = {}
     quotes = []
     heard: list[str] = []
+    pasted: list[str] = []
     for q, pos in survivors:
         if pos < 0 or q.segment is None:
             continue
@@ -2408,6 +2447,12 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         if cls == ProvenanceClass.USER:
             words = index.own_words(pos) + (f"\n{choice}" if choice else "")
             quotes.append((cls, q.text, words))
+            if normalize(q.text) not in normalize(words):
+                # a quote from what the person pasted (a label's line and its message):
+                # the paste, whole, tells whose words they are
+                heard.append(q.segment.text)
+            elif words != index.segments[pos].text:
+                pasted.append(q.segment.text)  # their own words beside someone's paste
             continue
         if index.segments[pos].cls == ProvenanceClass.USER:
             heard.append(q.segment.text)  # what the person pasted: someone's words
@@ -2433,7 +2478,11 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
                         refused.append(index.segments[j].text)
                     break
     return Evidence.of(
-        segs.values(), quotes, refused=list(dict.fromkeys(refused)), heard=dict.fromkeys(heard)
+        segs.values(),
+        quotes,
+        refused=list(dict.fromkeys(refused)),
+        heard=dict.fromkeys(heard),
+        pasted=dict.fromkeys(pasted),
     )
 
 

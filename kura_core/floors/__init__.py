@@ -57,6 +57,7 @@ from .attribution import (
     slot_clauses,
     slot_swapped,
     someone_says,
+    subordinate_opening,
     unwrap,
 )
 from .entities import FAMILIAR_NAME, KinNameFinder, NameVouchers, SwapFinder, WordSwapFinder
@@ -330,6 +331,9 @@ class Evidence:
     #: The person's turns that hold pasted material a quote was taken from: someone's
     #: words, which a report that names no one (…とのこと) may retell.
     heard: tuple[str, ...] = ()
+    #: The person's turns, whole, that a quote of their own words came from where they also
+    #: pasted someone's: who speaks in the paste is told by these, not by the own words.
+    pasted: tuple[str, ...] = ()
     _vouch: list = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
@@ -340,6 +344,7 @@ class Evidence:
         context: Iterable[tuple[str, str]] = (),
         refused: Iterable[str] = (),
         heard: Iterable[str] = (),
+        pasted: Iterable[str] = (),
     ) -> Evidence:
         return cls(
             tuple((c, t) for c, t in segments),
@@ -347,6 +352,7 @@ class Evidence:
             tuple((c, t) for c, t in context),
             tuple(refused),
             tuple(heard),
+            tuple(pasted),
         )
 
     def with_context(self, context: Iterable[tuple[str, str]]) -> Evidence:
@@ -355,7 +361,7 @@ class Evidence:
         if not more:
             return self
         return Evidence.of(
-            self.segments, self.quotes, self.context + more, self.refused, self.heard
+            self.segments, self.quotes, self.context + more, self.refused, self.heard, self.pasted
         )
 
     def rows(self) -> Rows:
@@ -391,6 +397,7 @@ class Evidence:
             self.quotes + tuple((c, t, t) for c, t in more),
             refused=self.refused,
             heard=self.heard,
+            pasted=self.pasted,
         )
 
     @property
@@ -496,11 +503,8 @@ def _human_claim_ok(
         readings.append(
             (reading.content - described or reading.content, reading, clause_figures, mine)
         )
-    for credited, reading, clause_figures, mine in readings:
-        if carries(credited, mine):
-            found = (dataclasses.replace(reading, content=credited), clause_figures, mine, 2)
-            break
-    else:
+    found = _carried_reading(readings, evidence)
+    if found is None:
         # a credit told in other words carries a third of what it says, in the slots of the
         # person's own sentence (not another thing in one of them)
         clause = _credit_clause(text, claim) if text else ""
@@ -523,7 +527,8 @@ def _human_claim_ok(
     if text and (word := restates_negated(_credit_clause(text, claim), raw)):
         # "the owner wants GP5000s ordered" for "do not order the GP5000s"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, word)
-    claim, figures, mine, share = found
+    claim, figures, carrying, share = found
+    mine = list(carrying)
     if unsaid := codes_unsaid(whole.content, mine):
         # "… runs only in sgp1 and the staging cluster moves to nyc3" over 只跑在 sgp1
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
@@ -589,12 +594,28 @@ def _claim_once(
         and _refusal_told(claim, evidence.refused, text, told or frozenset())
     ):
         return None
+    if claim.who == HUMAN and _passed_on(claim, evidence, text):
+        return None
     if claim.who == HUMAN:
         return _human_claim_ok(claim, evidence, field_name, text, names, raw, user, figures)
     if claim.who == THIRD:
+        claim = _named_as_said(claim, evidence)
+        # someone who speaks in what the person pasted beside their own words: the person's
+        # own sentences are theirs only where they name them ("山口さんから Slack 来とった"
+        # gives 山口 none of the person's "見積は4人日で出す")
+        pasting = any(
+            _speaker_is(claim.name, v.speaker, p)
+            for p in evidence.pasted
+            for v in _voices.voices(p)
+            if v.speaker
+        )
         said_of = [
             own_words(
-                _naming_paragraphs(claim.name, theirs) if theirs == seg else theirs,
+                _naming_sentences(claim.name, seg)
+                if pasting
+                else _naming_paragraphs(claim.name, theirs)
+                if theirs == seg
+                else theirs,
                 names,
                 claim.name,
             )
@@ -602,6 +623,13 @@ def _claim_once(
             else theirs
             for c, _q, seg in evidence.quotes
             if c != "SELF" and (names_in(claim.name, seg) or _speaks_in(claim.name, seg))
+            if (theirs := _said_by(claim.name, seg))
+        ]
+        # what the person pasted, whole: a quote from someone's message under their label
+        said_of += [
+            theirs
+            for seg in evidence.heard
+            if names_in(claim.name, seg) or _speaks_in(claim.name, seg)
             if (theirs := _said_by(claim.name, seg))
         ]
         glossed = _glossed_for(figures, evidence)
@@ -634,6 +662,69 @@ def _claim_once(
     )
 
 
+#: A name's tail in kanji after a run of another script (マルフク井上: the company's 井上).
+_KANJI_TAIL = re.compile(r"(?<=[\u30a0-\u30ffA-Za-z])[\u4e00-\u9fff]{2,4}$")
+
+
+def _naming_sentences(name: str, text: str) -> str:
+    """The sentences of *text* that name *name*."""
+    return "\n".join(s for s in _SENTENCE_OF.findall(text) if names_in(name, s))
+
+
+def _named_as_said(claim: Claim, evidence: Evidence) -> Claim:
+    """*claim* with its person named as the evidence names them: マルフク井上さん is the
+    井上 of company マルフク when only 井上 speaks or is named there."""
+    m = _KANJI_TAIL.search(claim.name)
+    if m is None:
+        return claim
+    texts = [seg for _c, _q, seg in evidence.quotes] + list(evidence.heard)
+    if any(names_in(claim.name, t) for t in texts):
+        return claim
+    tail = m.group(0)
+    if any(names_in(tail, t) or _speaks_in(tail, t) for t in texts):
+        return dataclasses.replace(claim, name=tail)
+    return claim
+
+
+def _carried_reading(
+    readings: Sequence[tuple[frozenset[str], Claim, Sequence[Quantity], Sequence[str]]],
+    evidence: Evidence,
+) -> tuple[Claim, Sequence[Quantity], Sequence[str], int] | None:
+    """The narrowest reading the person's words carry that one segment of theirs says
+    whole (a title from one turn and a price from another carry a narrow reading only
+    together), else the narrowest they carry at all, else None."""
+    found = None
+    for credited, reading, clause_figures, mine in readings:
+        if carries(credited, mine):
+            here = (dataclasses.replace(reading, content=credited), clause_figures, mine, 2)
+            found = found or here
+            if _in_one_segment(here, evidence):
+                return here
+    return found
+
+
+def _in_one_segment(
+    found: tuple[Claim, Sequence[Quantity], Sequence[str], int], evidence: Evidence
+) -> bool:
+    """Whether one segment of the person's carries a reading with its figures."""
+    claim, figures, mine, share = found
+    glossed = _glossed_for(figures, evidence)
+    return any(_one_segment(claim, figures, u, share, glossed) for u in mine)
+
+
+def _passed_on(claim: Claim, evidence: Evidence, text: str) -> bool:
+    """Whether a credit says the person passed on what someone else wrote ("the notes the
+    user pasted", ユーザーが転送したメール, 用户转发的消息) and the material a quote came
+    from, pasted into their turn, says what it credits: the act is theirs, the words the
+    material's (which vouches for them as a tool's output does)."""
+    if not evidence.heard:
+        return False
+    told = fold(text[claim.start : claim.end + 12] if text else claim.phrase).lower()
+    if not lexicon.pattern("attribution_shared").search(told):
+        return False
+    return carries(claim.content, evidence.heard)
+
+
 def _people_unsaid(claim: Claim, mine: Sequence[str]) -> list[str]:
     """The people a credit to the person names (老周, 小陈) that the person's words carrying
     it do not: the person credited with someone they did not name."""
@@ -660,6 +751,9 @@ def _pronoun_carried(
     others = [
         seg for c, _q, seg in evidence.quotes if c in ("TOOL", "ACT") and _speaks_of_someone(seg)
     ]
+    # what the person pasted under someone's label ("小鱼干 21:47\n…我把存档发你邮箱了"):
+    # the pronoun stands for the one who speaks there
+    others += [seg for seg in evidence.heard if _voices.voices(seg)]
     return bool(others) and carries(claim.content, others)
 
 
@@ -826,6 +920,14 @@ def _readings(
         # what the clause credits is in its words or its figures ("周敏说2023年1.2亿"); a
         # clause of the verb alone ("用户说，…") opens what follows and is no reading
         out.append((dataclasses.replace(claim, content=own), comma_figures))
+    elif not own and not comma_figures and (after := _next_comma_clause(claim, text)):
+        # 按用户要求，X 已改为 6Gi，replicaCount 仍为 6: a credit alone in its clause
+        # credits the clause after it, where the rest of the sentence only says what
+        # stays as it was (仍为, そのまま, still); a second deed after it is credited too
+        following, rest = after
+        mine = claim.content & content_tokens(_ASIDE.sub(_blank_worded, following))
+        if mine and mine != claim.content and _only_unchanged(rest):
+            out.append((dataclasses.replace(claim, content=mine), _unaside(following)))
     narrow, clause = _own_clause(claim, text)
     if clause:
         out.append((narrow, _unaside(clause)))
@@ -956,6 +1058,32 @@ def _comma_clause(claim: Claim, text: str) -> str:
     edges = [m.end() for m in _CJK_CLAUSE_EDGE.finditer(folded, start, claim.start)]
     after = _CJK_CLAUSE_EDGE.search(folded, claim.end, end)
     return folded[max([start, *edges]) : after.start() if after else end]
+
+
+def _next_comma_clause(claim: Claim, text: str) -> tuple[str, str] | None:
+    """The comma clause right after the one a claim stands alone in, and the rest of the
+    sentence after it (None at the sentence's end)."""
+    folded, stops = _folded_with_stops(text)
+    stop = bisect.bisect_left(stops, claim.end)
+    end = stops[stop] if stop < len(stops) else len(folded)
+    edge = _CJK_CLAUSE_EDGE.search(folded, claim.end, end)
+    if edge is None:
+        return None
+    after = _CJK_CLAUSE_EDGE.search(folded, edge.end(), end)
+    cut = after.start() if after else end
+    return folded[edge.end() : cut], folded[cut:end]
+
+
+#: What says a thing stays as it was: 仍为 6, そのまま, still 6.
+_UNCHANGED = re.compile(
+    r"仍|依然|依旧|照旧|不变|没变|还是|そのまま|変わらず|のまま|(?i:\bstill\b|\bunchanged\b)"
+)
+
+
+def _only_unchanged(rest: str) -> bool:
+    """Whether every clause of *rest* says something stays as it was (or there is none)."""
+    parts = [p for p in _CJK_CLAUSE_EDGE.split(rest) if p.strip(" 。.")]
+    return all(_UNCHANGED.search(p) for p in parts)
 
 
 def _first_in_sentence(claim: Claim, text: str, names: tuple[str, ...]) -> bool:
@@ -1302,6 +1430,11 @@ def _claim_figures(text: str, claim: Claim) -> tuple[Quantity, ...]:
     limit = min(len(folded), claim.end + CLAIM_REACH)
     stop = _CLAIM_CLAUSE_END.search(folded, claim.end, limit)
     end = stop.start() if stop else limit
+    if subordinate_opening(folded[start : claim.start]):
+        # "After the user rotated the key, the job got 401": the credit's clause ends at
+        # the comma of the clause it opens
+        comma = folded.find(",", claim.end, end)
+        end = comma if comma >= 0 else end
     clause = folded[start:end]
     if not has_cjk(clause) or (claim.wider and opens_clause(folded[start : claim.start])):
         clause = folded[claim.start : end]  # the clause the credit opens (its narrow reading)

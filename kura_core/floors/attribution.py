@@ -161,6 +161,8 @@ def content_tokens(text: str) -> frozenset[str]:
     folded, values = _value_tokens(fold(text))
     out: set[str] = set(values)
     cjk = _CJK_SPAN.search(folded) is not None
+    if cjk:
+        folded = _in_mandarin(folded)
     for m in _OPTION_NAMED.finditer(folded):
         out.add(f"opt:{(m.group(1) or m.group(2)).upper()}")  # "option (b)", a reply "b."
     for m in _LATIN_TOKEN.finditer(folded):
@@ -184,11 +186,32 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def _dialect_table() -> dict[str, str]:
+    """The list ``dialect_words`` as the Mandarin word of each dialect word."""
+    table: dict[str, str] = {}
+    for line in lexicon.words("dialect_words", ("zh",)):
+        said, _, mandarin = (p.strip() for p in line.partition("|"))
+        if said and mandarin and said != mandarin:
+            table[said] = mandarin
+    return table
+
+
+_DIALECT_WORDS = _dialect_table()
+_DIALECT = re.compile("|".join(map(re.escape, sorted(_DIALECT_WORDS, key=len, reverse=True))))
+
+
+def _in_mandarin(text: str) -> str:
+    """*text* with the words of spoken Chinese the list ``dialect_words`` knows written as
+    Mandarin says them (今次唔改 as 这次不改): what a memory in Mandarin is compared with."""
+    return _DIALECT.sub(lambda m: _DIALECT_WORDS[m.group(0)], text)
+
+
 def ordered_tokens(text: str) -> list[str]:
     """The words of :func:`content_tokens` in the order the text says them (first mention;
     values, which are compared apart, left out): what the slots of a sentence are read by."""
     have = content_tokens(text)
     folded, _values = _value_tokens(fold(text))
+    folded = _in_mandarin(folded)
     at: dict[str, int] = {}
 
     def seen(tok: str, pos: int) -> None:
@@ -373,6 +396,10 @@ def carries(content: frozenset[str], texts: Iterable[str], share: int = 2) -> bo
     have: set[str] = set()
     for t in texts:
         have |= content_tokens(t)
+    files = {h for h in have if "." in h or "/" in h}
+    if files:
+        # a path the person named by its file (values-prod.yaml for deploy/…/values-prod.yaml)
+        have |= {c for c in content if "/" in c and any(c.endswith("/" + f) for f in files)}
     if _opposite(content, texts):
         return False  # "delete the logs" for "keep the logs"
     glossed = _glossed(content - have, have)
@@ -956,6 +983,9 @@ _SPEAKER = re.compile(
 _HONORIFIC_LABEL = re.compile(
     r"^(?P<name>[^\W\d_]{1,8}?)(?:さん|様|さま|氏|先生|くん|君|ちゃん|老师|老師|经理|經理|总|總)$"
 )
+#: What a titled name never holds: a possessive (导出的), or a title that is the end of
+#: a common word (汇总 "summary", 总总).
+_NOT_A_TITLED_NAME = re.compile(r"[的之の]|(?:汇|匯|总|總|统|統)(?:总|總)$")
 #: A word before a titled name in a label that makes the line addressed to them: 回复,
 #: 给, 跟, 告诉, 发给, 致; 宛, へ.
 _ADDRESSED = re.compile(
@@ -1267,7 +1297,10 @@ def _speaker(label: str, names: tuple[str, ...], *, dash: bool = False) -> tuple
     low = label.lower()
     if low in _AGENT_LABELS:
         return THIRD, label
-    if (honorific := _HONORIFIC_LABEL.match(label)) is not None:
+    honorific = _HONORIFIC_LABEL.match(label)
+    if honorific is not None and _NOT_A_TITLED_NAME.search(label):
+        honorific = None  # 愿望单导出的汇总：a summary's heading (汇总), no 王总
+    if honorific is not None:
         if (to := _ADDRESSED.search(honorific.group("name"))) is not None:
             # 回复刘经理：…, 给王总：…: what is said to them, not their words -- the words of
             # whoever the label says is replying (用户已回复王经理：… is the person's)
@@ -1963,6 +1996,22 @@ _SENTENCE = re.compile(
 )
 #: Where a clause ends inside a sentence. A run of spaces before a conjunction is read from
 #: its first space (or from just after a dash break), not from each of its spaces.
+#: A subordinating word that opens the sentence right before a credit ("After the user
+#: rotated the key, …"): the credit's clause ends at its comma.
+_SUBORDINATE_OPENING = re.compile(
+    r"(?:^|[.!?]\s)\s*+(?:right\s++|just\s++|ever\s++|soon\s++|not\s++long\s++)?"
+    r"(?:after|when|once|since|because|before|as\s++soon\s++as|although|though|while|"
+    r"whenever|until|now\s++that)\s++$",
+    re.IGNORECASE,
+)
+
+
+def subordinate_opening(before: str) -> bool:
+    """Whether *before* (a sentence up to a credit) is only a subordinating word: the
+    credit stands in a clause that ends at its comma."""
+    return _SUBORDINATE_OPENING.search(before) is not None
+
+
 _CLAUSE_BREAK = re.compile(
     r"""
       [;；：]
@@ -2196,6 +2245,10 @@ def _credited(
         return _whole_sentence(sentence_before, sentence_after)
     parts = _CLAUSE_BREAK.split(sentence_after, maxsplit=2)
     after = parts[0]
+    if subordinate_opening(sentence_before):
+        # "After the user rotated the key, the job kept the old one": the credit is the
+        # clause it opens, up to its comma; what the main clause says is not theirs
+        after = after.split(",", 1)[0]
     tokens = content_tokens(after)
     if len(tokens) < 2 and len(parts) > 1 and sentence_after[len(after) :].lstrip()[:1] in ":：":
         # "the user set the rule: late returns …": a colon opens what is credited

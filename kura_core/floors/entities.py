@@ -225,6 +225,10 @@ def _listed_names(text: str) -> list[str]:
 _QUOTE_MARKS = re.compile("[\"'`\u2018\u2019\u201c\u201d\u300c-\u300f\u3008-\u3011\u00ab\u00bb]")
 
 
+#: Suffixes that make a region of any place (中国区, 美区): the place named is the head.
+_REGION_SUFFIXES = frozenset({"区", "地区", "区域", "區", "地區"})
+
+
 class NameVouchers:
     """The evidence a text's names are looked up in, folded once for every field checked
     against it (the person's configured names need no evidence: they are the store's own)."""
@@ -278,6 +282,8 @@ class NameVouchers:
         head = key[: -len(suffix)] if suffix else ""
         if len(head) < 2:
             return False
+        if suffix in _REGION_SUFFIXES and head in self._blob:
+            return True  # 中国区 of a store for the 中国 its table lists: the region of a place
         at = self._blob.find(head)
         while at >= 0:
             if suffix in self._blob[at + len(head) : at + len(head) + 12]:

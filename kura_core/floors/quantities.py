@@ -391,6 +391,8 @@ _CJK_IDIOMS = re.compile(
 
 #: The numerals one to nine (两 too): digits with no place and no zero.
 _CJK_ONES = frozenset("一二三四五六七八九两兩")
+#: What two digits with no place before it read as tenths and hundredths (八五折 is 8.5折).
+_TENTHS = frozenset("折")
 
 
 def _cjk_value(run: str) -> Decimal | None:
@@ -1092,6 +1094,12 @@ class _Scan:
             if t.endswith(_WEEK_HEADS, 0, a) and len(m.group(0)) == 1:
                 continue  # 周六本来: the weekday, not six books
             run = m.group(0)
+            if len(run) == 2 and all(c in _CJK_ONES for c in run) and t[b : b + 1] in _TENTHS:
+                # 八五折, 七五折: tenths of the price with their hundredths, 8.5折 and 7.5折
+                ones, tens = _cjk_value(run[0]), _cjk_value(run[1])
+                if ones is not None and tens is not None:
+                    self._with_unit(a, b + 1, run, ones + tens / 10, sign="", unit=cjk_unit(t, b))
+                    continue
             if 2 <= len(run) <= 3 and all(c in _CJK_ONES for c in run):
                 # digits without a place (十, 百) or a zero (二〇二六) are no number of their
                 # own: 两三天 is two or three days, a guess; 一对一一节 is one lesson after a
@@ -2167,8 +2175,8 @@ def _rates(text: str, found: list[Quantity]) -> list[Quantity]:
                 # thing: "S$4.50 leaves a margin" is no price per margin)
                 thing = _COUNTED.match(text, q.end)
                 after = _PER_AFTER.match(text, thing.end()) if thing else None
-            if after and "每" in after.group(0) and _FIGURE_NEXT.match(text, after.end()):
-                after = None  # 1500 套每套 58.6 元: 每套 is the next figure's denominator
+            if after and _not_its_per(text, q, after):
+                after = None
             if after and _SPACED_SLASH.search(after.group(0)) and not _unit_like(after.group("d")):
                 after = None  # "8分 / ロイヤル西新": a list's separator, not "per"
             elif after and _LISTED.match(text, after.end()) and not _unit_like(after.group("d")):
@@ -2595,6 +2603,35 @@ def _unit_of(written: str) -> tuple[str, str] | None:
     return None
 
 
+def _not_its_per(text: str, q: Quantity, after: re.Match[str]) -> bool:
+    """Whether a denominator read after *q* belongs to something else: 1500 套每套 58.6 元
+    (每套 is the next figure's), "seed 42 一回のみ" (once, in Japanese: no per)."""
+    if "每" in after.group(0) and _FIGURE_NEXT.match(text, after.end()):
+        return True
+    return (
+        not q.unit
+        and after.group(0).strip().startswith("一")
+        and _JA_AFTER_ONE.match(text, after.end()) is not None
+    )
+
+
+#: A Japanese particle after 一 and its counter: 一回のみ, 一回だけ is "only once".
+_JA_AFTER_ONE = re.compile(r"(?:のみ|だけ|しか|きり|ずつ|目)")
+#: Units a snake_case key writes in lower case whose case tells nothing apart
+#: (pv_kwh, battery_mah): each as it is written after a figure.
+_KEY_CASED = {
+    "kwh": "kWh",
+    "mwh": "MWh",
+    "gwh": "GWh",
+    "wh": "Wh",
+    "kw": "kW",
+    "mah": "mAh",
+    "kva": "kVA",
+    "khz": "kHz",
+    "mhz": "MHz",
+    "ghz": "GHz",
+    "hz": "Hz",
+}
 #: What parts the notes of one bracket: 税込・円, 含税，元, USD, excl. VAT.
 _NOTE_PARTS = re.compile(r"[・·、，,;；]")
 #: Where a header's words part: price_eur, Weight kg, fuel-cost/EUR.
@@ -2633,7 +2670,7 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
         last = words[-1]
         if not last.isalpha() or len(last) > 12:
             return None
-        got = _unit_of(last)
+        got = _unit_of(last) or _unit_of(_KEY_CASED.get(last.lower(), ""))
         return got if got and got[1] == HARD else None
     cell = cell.strip()
     latin = _LATIN_TAIL.search(cell)
@@ -3505,6 +3542,53 @@ def _a_year(value: Decimal) -> bool:
     return value == value.to_integral_value() and 1900 <= value <= 2199
 
 
+#: What says which dollar a text's "$" is: the ISO code, the prefixed sign, the name.
+_DOLLAR_HINTS = {
+    "USD": r"USD|US\$|美元|美金|美区|美國|美国|米ドル|(?<![A-Za-z])US(?![A-Za-z])",
+    "CAD": r"CAD|C\$|CA\$|加元|加币|カナダドル",
+    "AUD": r"AUD|A\$|AU\$|澳元|澳币|豪ドル",
+    "HKD": r"HKD|HK\$|港元|港币|港幣|香港ドル",
+    "SGD": r"SGD|S\$|新币|新元|シンガポールドル",
+    "NZD": r"NZD|NZ\$|纽币|紐ドル",
+    "TWD": r"TWD|NT\$|台币|台幣|新台币",
+    "MXN": r"MXN|MX\$|墨西哥比索",
+}
+_DOLLAR_HINT = re.compile("|".join(f"(?P<{k}>{v})" for k, v in _DOLLAR_HINTS.items()))
+
+
+def dollars_named(text: str) -> list[Quantity]:
+    """The "$" figures of a text that names one dollar only (美区 $14.99 beside USD):
+    each as that dollar too, as the text says it."""
+    if "$" not in text:
+        return []
+    named = {m.lastgroup for m in _DOLLAR_HINT.finditer(text)}
+    if len(named) != 1:
+        return []
+    cur = named.pop() or ""
+    return [
+        replace(q, unit=cur, canon=f"{cur} {_show(q.value)}")
+        for q in scan(text)
+        if q.kind == NUMBER and q.unit == "$" and q.value is not None
+    ]
+
+
+#: Two small numbers and a slash: a day of a month, or a ratio (READY 6/6), as written.
+_SLASHED_PAIR = re.compile(r"\d{1,2}/\d{1,2}")
+
+
+def _written_alone(written: str, text: str) -> bool:
+    """Whether *text* writes *written* as a token of its own (no digit or slash beside)."""
+    pos = text.find(written)
+    while pos >= 0:
+        end = pos + len(written)
+        before = text[pos - 1 : pos]
+        after = text[end : end + 1]
+        if not (before.isdigit() or before == "/" or after.isdigit() or after == "/"):
+            return True
+        pos = text.find(written, pos + 1)
+    return False
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -3518,6 +3602,7 @@ class Vouchers:
         self.dated_days: dict[tuple[int, int], set[str]] = {}
         self._texts: list[str] = []
         self._codes: str | None = None
+        self._raw_codes: str | None = None
         #: for a bare figure's value, the denominators it is read with and the currencies
         #: its text writes (a figure in a price list whose header says 元)
         self._bare_money: dict[Decimal, list[tuple[str, frozenset[str], str]]] = {}
@@ -3526,7 +3611,7 @@ class Vouchers:
 
     def add(self, text: str) -> None:
         self._texts.append(text)
-        self._codes = None
+        self._codes = self._raw_codes = None
         bare: list[Quantity] = []
         for q in (
             *_as_written_on_24_hours(text, scan(text)),
@@ -3542,6 +3627,7 @@ class Vouchers:
             *spelled_days(text),
             *cell_units(text),
             *month_then_day(text),
+            *dollars_named(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
@@ -3598,6 +3684,10 @@ class Vouchers:
                 covers(q, e) for e in [*self.other.get(DATE, ()), *self.other.get("file_date", ())]
             ):
                 return True
+            if _SLASHED_PAIR.fullmatch(q.text) and any(
+                _written_alone(q.text, t) for t in self._texts
+            ):
+                return True  # 6/6 copied from a READY column the evidence reads as a ratio
             return any(covers(q, e) for e in self.other.get("bare", ()))
         if q.kind == VERSION:
             if any(covers(q, e) for e in self.other.get(VERSION, ())):
@@ -3702,6 +3792,17 @@ class Vouchers:
             ):
                 return True
             at = self._codes.find(code, at + 1)
+        # a part of a longer name the separators set off (the pod order-sync-6d8f7c9b5-q9bn2
+        # is q9bn2): the code as written, whole between them
+        if self._raw_codes is None:
+            self._raw_codes = "\n".join(self._texts).upper()
+        raw = self._raw_codes
+        at = raw.find(code)
+        while at >= 0:
+            end = at + len(code)
+            if not (at and raw[at - 1].isalnum()) and not (end < len(raw) and raw[end].isalnum()):
+                return True
+            at = raw.find(code, at + 1)
         return False
 
 

@@ -181,6 +181,10 @@ _STRONG = frozenset("。!?;")
 #: tortoise-shell brackets of a CJK heading or label (【通知】, 〔仮〕) -- not 「」, which quote.
 _EDGE_PUNCT = frozenset(',:()[]"—–、|{}<>【】〔〕')
 _DASHES = frozenset("—–")
+#: What leads a clause as a dash does: the dashes, and a hyphen set off as one ("now -- the")
+_DASH_LEADS = _DASHES | {"-"}
+#: The commas that close a clause when a quote ends with one
+_CLAUSE_MARKS = frozenset(",，、;；")
 _TRAIL = ".,:;!?'"
 
 
@@ -242,7 +246,12 @@ def _start(tok: _Tok) -> int:
 def _is_edge(tok: _Tok) -> bool:
     if tok.kind == "punct":
         return tok.text in _EDGE_PUNCT or tok.text == "-"
-    return tok.kind == "word" and tok.text in _EDGE_EN
+    return (tok.kind == "word" and tok.text in _EDGE_EN) or _dash(tok)
+
+
+def _dash(tok: _Tok) -> bool:
+    """A dash, or hyphens typed for one ("now -- the old key")."""
+    return tok.text in _DASHES or (tok.kind != "word" and tok.text.strip("-") == "")
 
 
 # =========================================================================== harmless
@@ -354,6 +363,8 @@ def _question(seg: str, toks: list[_Tok], a: int, b: int, end: int) -> str:
         words = [t.text for t in toks[a:b] if t.kind == "word"]
         if len(words) >= 2 and words[0] in _REQUEST_EN and words[1] == "you":
             return ""  # "can you …?" is a request
+        if _ASIDE_ASKS.match(seg, end, last.end + 1):
+            return ""  # "… could not be found (are you missing a using directive?)": a hint
         return "" if _asks_its_own_clause(seg[end : last.start]) else "?"
     stop = last.start if last.kind == "stop" else last.end
     tail = seg[end:stop].rstrip(" .,!、")
@@ -363,6 +374,8 @@ def _question(seg: str, toks: list[_Tok], a: int, b: int, end: int) -> str:
     return m.group(0) if m and not _asks_its_own_clause(tail) else ""
 
 
+#: A question in brackets of its own after the quote, closing the sentence: an aside.
+_ASIDE_ASKS = re.compile(r"[^(（?？]*+[(（][^()（）?？]{1,200}+[?？][)）]?")
 #: A clause that only asks about the one before it: 好吗, 行不行, 对吧, いいですか.
 _TAG_QUESTION = re.compile(
     r"(?:好|行|可以|对|對|是|没问题|沒問題)(?:吗|嗎|吧)?|好不好|行不行|对不对|對不對|是不是|"
@@ -463,6 +476,11 @@ def _clause_scope(seg: str, start: int, end: int, breaks: Sequence[int], strict:
         if toks[i].start >= end and (_is_edge(toks[i]) or toks[i].kind == "stop"):
             right = i
             break
+        if toks[i].end == end and toks[i].kind == "punct" and toks[i].text in _CLAUSE_MARKS:
+            # the quote ends with its clause's own comma (钉钉群机器人开了加签，): what
+            # follows is the next clause, whose edge the quote already holds
+            right = i + 1
+            break
     if strict and left == a and a == 0 and lo > 0:
         return Scope(UNKNOWN, "its clause is too long to be known harmless")
     clause_start = toks[left].start if left < b else start
@@ -561,12 +579,12 @@ def _before(toks: list[_Tok], a: int, left: int) -> Scope:
     # a dash sets off what follows it: a condition reaches past the dash only from the
     # clause right before it ("if it rains — cancel"), not from a sentence that came with
     # its own main clause ("use this key if you need it: … — it's the team key")
-    dashed = left - 1 >= a and toks[left - 1].text in _DASHES
+    dashed = left - 1 >= a and toks[left - 1].text in _DASH_LEADS
     for k, (lead, body) in enumerate(reversed(_clauses(toks, a, left))):
         words = [t.text for t in body if t.kind in ("word", "ident")]
         cjk = "".join(t.text for t in body if t.kind == "cjk")
         cond = "" if dashed and k > 0 else _condition_start(lead, words, cjk)
-        if lead in _DASHES:
+        if lead in _DASH_LEADS:
             dashed = True
         example = " ".join(words) if tuple(words) in _EXAMPLES_EN else _example_cjk(cjk)
         if example and k == 0:
@@ -920,16 +938,24 @@ def _after(toks: list[_Tok], right: int, b: int) -> Scope:
     """Operators in later clauses of the sentence that reach back: a trailing condition or
     exception, an alternative, a hedge or report tag ("…, I think", "…, he said", …と思う,
     他说)."""
-    for k, (lead, body) in enumerate(_clauses(toks, right, b)):
+    aside = False
+    for k, (both, body) in enumerate(_clauses(toks, right, b, joined=True)):
+        first, _, lead = both.rpartition(" ")
         words = [t.text for t in body if t.kind in ("word", "ident")]
         cjk = "".join(t.text for t in body if t.kind == "cjk")
         if words and words[0] in ("but", "and") and len(words) > 1:
             words = words[1:]
-        if lead in _COND_EN and lead != "then":
+        if first.endswith("so"):
+            lead = "so"  # "…, so if X, Y": the condition opens what follows it
+        if lead in _COND_EN and lead != "then" and not aside:
             return Scope(CONDITION, f"leaves out the condition {lead!r} after it")
         cond = _condition_start("", words, "") or (words[:2] == ["but", "not"] and "but not")
-        if cond or (cjk and _COND_CJK_START.match(cjk)):
+        # past a clause a dash sets off ("now -- the old key was revoked"), a later
+        # condition belongs to that new thought, not to the quote
+        if (cond or (cjk and _COND_CJK_START.match(cjk))) and lead != "so" and not aside:
             return Scope(CONDITION, f"leaves out the condition {cond or cjk[:2]!r} after it")
+        if lead in _DASH_LEADS:
+            aside = True
         if k > 0:
             continue  # a tag qualifies the clause right before it
         if lead == "or" or (words and words[0] == "or"):
@@ -946,8 +972,11 @@ def _after(toks: list[_Tok], right: int, b: int) -> Scope:
     return Scope()
 
 
-def _clauses(toks: list[_Tok], a: int, b: int) -> list[tuple[str, list[_Tok]]]:
-    """The clauses of ``toks[a:b]`` as (the edge word or mark that opened it, its tokens)."""
+def _clauses(
+    toks: list[_Tok], a: int, b: int, joined: bool = False
+) -> list[tuple[str, list[_Tok]]]:
+    """The clauses of ``toks[a:b]`` as (the edge word or mark that opened it, its tokens);
+    with *joined*, edge words in a row are given together ("so if")."""
     out: list[tuple[str, list[_Tok]]] = []
     lead = ""
     body: list[_Tok] = []
@@ -955,7 +984,11 @@ def _clauses(toks: list[_Tok], a: int, b: int) -> list[tuple[str, list[_Tok]]]:
         if _is_edge(t) or t.kind == "stop":
             if body:
                 out.append((lead, body))
-            lead, body = (t.text if t.kind == "word" or t.text in _DASHES else ""), []
+            word = t.kind == "word" and not _dash(t)
+            if joined and word and not body and lead and lead not in _DASH_LEADS:
+                lead, body = f"{lead} {t.text}", []
+                continue
+            lead, body = (t.text if word else "-" if _dash(t) else ""), []
             continue
         body.append(t)
     if body:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..evidence import SAME_CALL
 from .paths import is_prose_path, resolve
 from .shell import analyze
 
@@ -936,14 +937,17 @@ def _decode_raw(name: str, fam: str, raw: str, kind: str, cwd: str) -> tuple[lis
     pieces: list[Piece] = []
     files = patch_files(raw) if raw else None
     if files is not None:
-        prose_paths, written = [], []
+        prose_paths: list[str] = []
+        written: list[str] = []
         for op, path, text in files:
             path = resolve(path, cwd)
+            # one call, one result: every file after the first is a part of the same call
+            part = kind if not written else f"{kind} {SAME_CALL}"
             written.append(path)
             if op == "delete":
-                pieces.append(Piece("ACT", f"{name}: delete {path}", kind))
+                pieces.append(Piece("ACT", f"{name}: delete {path}", part))
                 continue
-            if _written(name, path, text, kind, pieces, f"{name}: {op} {path}"):
+            if _written(name, path, text, part, pieces, f"{name}: {op} {path}"):
                 prose_paths.append(path)
         return pieces, ToolCall(
             name,
