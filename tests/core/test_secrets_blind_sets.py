@@ -148,7 +148,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "Datadog application key (40 hex) in ~/.dogrc `appkey = ` and as DD-APPLICATION-KEY header": "measured blind, not yet analysed",
         "colleague's VPN (GlobalProtect) password read out on a call, typed by the human in lower case with spaces": "measured blind, not yet analysed",
         "partial old LINE channel access token (last 16 chars) in Japanese prose '末尾が … のもの'": "measured blind, not yet analysed",
-        "院長's Wi-Fi password dictated by phone, spelled in katakana letter names and kana digits": "measured blind, not yet analysed",
         "涂鸦 (Tuya) IoT access secret (old) as the third positional argument of TuyaOpenAPI(…)": "measured blind, not yet analysed",
         "华为云 access key id (AK, 20 upper alnum) as `ak:` in application-prod.yml and `obsutil config -i=`": "measured blind, not yet analysed",
         "华为云 secret access key (SK, 40 chars) as `sk:` in application-prod.yml and `obsutil config -k=`": "measured blind, not yet analysed",

@@ -57,6 +57,7 @@ def test_the_readme_has_runnable_blocks():
     assert runnable_blocks((ROOT / "README.md").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", pages_with_blocks(), ids=lambda p: p.name)
 def test_runnable_blocks_run_as_written(page, tmp_path):
     steps = [c for block in runnable_blocks(page.read_text(encoding="utf-8")) for c in block]
