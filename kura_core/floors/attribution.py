@@ -889,17 +889,17 @@ def _en_patterns(names: tuple[str, ...]) -> dict[str, re.Pattern[str]]:
     named_s = rf"|(?:{named})[’']s" if named else ""  # "Alice's"
     return {
         "subject": re.compile(
-            rf"\b(?P<who>{human})\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)"
+            rf"\b(?P<who>{human})\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>(?:[a-z]{{2,12}}-)?[a-z'’]+)"
             rf"(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
             re.IGNORECASE,
         ),
         "bare": re.compile(
             r"(?:^|(?<=[.!?;:]\s)|(?<=\n)|(?<=^\s))(?P<who>users?|owner|human)\b(?![-_'’])"
-            rf"(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
+            rf"(?P<adv>{_ADVERBS})\s+(?P<w>(?:[a-z]{{2,12}}-)?[a-z'’]+)(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
             re.IGNORECASE,
         ),
         "pronoun": re.compile(
-            rf"\b(?P<who>he|she|they)\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>[a-z'’]+)"
+            rf"\b(?P<who>he|she|they)\b(?![-_'’])(?P<adv>{_ADVERBS})\s+(?P<w>(?:[a-z]{{2,12}}-)?[a-z'’]+)"
             rf"(?:\s+(?P<w2>[a-z'’]+))?(?:\s+(?P<w3>[a-z'’]+))?",
             re.IGNORECASE,
         ),

@@ -22,6 +22,7 @@ evidence ("2:30" for "14:30"; "$" for "USD"; a bare 3.2 for 3.2T), never more.
 from __future__ import annotations
 
 import bisect
+import csv
 import datetime
 import functools
 import itertools
@@ -83,6 +84,9 @@ class Quantity:
     #: what a rate is per ("8.5元/公斤", "每斤8.5元", "1玉あたり48円", "£0.12 per jar"): the
     #: denominator's unit or word, "" for a figure that is no rate
     per: str = ""
+    #: what an amount of money says of the tax in it, beside it: "incl" (税込, 含税, incl.
+    #: VAT), "excl" (税別, 不含税, ex VAT) or "" when it says nothing
+    basis: str = ""
 
     @property
     def has_unit(self) -> bool:
@@ -1624,9 +1628,46 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
         found = timed
     if "m" in scanner.text or "M" in scanner.text:
         found = _shared_meridiem(scanner.text, found)
-    return tuple(
-        _change_shares_per(scanner.text, _rates(scanner.text, _shared_counter(scanner.text, found)))
+    found = _change_shares_per(
+        scanner.text, _rates(scanner.text, _shared_counter(scanner.text, found))
     )
+    if _TAX_WORD.search(scanner.text):
+        found = [_with_basis(scanner.text, q) for q in found]
+    return tuple(found)
+
+
+#: A word of the tax in an amount, beside it: 24万円(税別), 税込 1,980円, ¥500 incl. VAT.
+_TAX_WORD = re.compile(
+    r"(?P<incl>税込み?|内税|含税|(?i:incl(?:uding|\.)?[ \t]+(?:VAT|GST|tax)|tax[ \t]+included))"
+    r"|(?P<excl>税抜き?|税別|外税|不含税|未税|(?i:excl(?:uding|\.)?[ \t]+(?:VAT|GST|tax)"
+    r"|ex\.?[ \t]+(?:VAT|GST)|plus[ \t]+(?:VAT|GST)|\+[ \t]?(?:VAT|GST)|before[ \t]+tax))"
+)
+#: What may stand between an amount and its tax word: a space, a bracket, a comma.
+_TAX_AFTER = re.compile(r"[ \t]{0,2}[(（\[【]?[ \t]{0,2}")
+_TAX_BEFORE = re.compile(r"(?:価格|価|价格|价|金額|金额)?[ \t:：]{0,2}$")
+
+
+def _with_basis(text: str, q: Quantity) -> Quantity:
+    """*q* with the tax its text writes right beside it (an amount of money only)."""
+    if q.kind != NUMBER or q.unit not in _CURRENCIES:
+        return q
+    head = text[max(0, q.start - 12) : q.start]
+    lead = _TAX_BEFORE.search(head)
+    cut = head[: lead.start()] if lead else head
+    found = next((m for m in _TAX_WORD.finditer(cut) if m.end() == len(cut)), None)
+    if found is None:
+        gap = _TAX_AFTER.match(text, q.end)
+        found = _TAX_WORD.match(text, gap.end() if gap else q.end)
+        # 税抜2,500円（税込2,750円）: a tax word that opens the next amount is that one's
+        if found is not None and _AMOUNT_NEXT.match(text, found.end()):
+            found = None
+    if found is None:
+        return q
+    return replace(q, basis="incl" if found.group("incl") else "excl")
+
+
+#: What opens an amount right after a tax word: its figure or its currency sign.
+_AMOUNT_NEXT = re.compile(r"[ \t:：]{0,2}[0-9０-９¥￥$€£]")
 
 
 #: "at eight", "at 7", "eight o'clock": an hour of the clock written as a bare number.
@@ -2428,6 +2469,8 @@ def _number_covers(c: Quantity, e: Quantity) -> bool:
         return (
             c.value == e.value
             and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
+            # 24万円(税込) for 24万円(税別): the tax in it is another amount
+            and not (c.basis and e.basis and c.basis != e.basis)
             and (
                 not c.per
                 or same_per(c.per, e.per)  # a rate's denominator is its own
@@ -2838,6 +2881,17 @@ def _spaced_rows(lines: Sequence[str]) -> set[int]:
     return out
 
 
+def _csv_cells(line: str) -> list[str]:
+    """The cells of a CSV line, a quoted cell whole ("11,862.35" is one figure)."""
+    if '"' not in line:
+        return [c.strip() for c in _CSV_COMMA.split(line)]
+    try:
+        row = next(csv.reader([line]))
+    except (csv.Error, StopIteration):
+        return [c.strip() for c in _CSV_COMMA.split(line)]
+    return [c.strip() for c in row]
+
+
 def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
     """The tables of *text*, each a list of rows of cells, and the lines outside them. A
     table is two lines and more in a row that part into the same number of cells (three
@@ -2870,7 +2924,7 @@ def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
         elif _CELL_GAP.search(stripped):
             cells = [c for c in _CELL_GAP.split(stripped) if c]
         else:
-            cells = [c.strip() for c in _CSV_COMMA.split(stripped)]
+            cells = _csv_cells(stripped)
             if len(cells) < 3:
                 cells = [stripped]
         if len(cells) < 2:
