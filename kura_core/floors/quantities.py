@@ -1633,7 +1633,22 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
     )
     if _TAX_WORD.search(scanner.text):
         found = [_with_basis(scanner.text, q) for q in found]
-    return tuple(found)
+    return tuple(_year_month(q) for q in found)
+
+
+#: A year and its month with a hyphen (2026-11): no range runs from 2026 down to 11.
+_YEAR_AND_MONTH = re.compile(r"(19|20)\d\d-(0?[1-9]|1[0-2])(?!\d)")
+
+
+def _year_month(q: Quantity) -> Quantity:
+    """*q*, a range that is a year and its month (2026-11), as that month."""
+    m = _YEAR_AND_MONTH.match(q.text.strip()) if q.kind == RANGE else None
+    if m is None or (q.unit and q.uclass != SOFT):
+        return q  # "2026-12 stands": a word after it is no unit of a month
+    year, month = int(m.group(0)[:4]), int(m.group(2))
+    return replace(
+        q, kind=DATE, value=None, high=None, unit="", uclass="", readings=((year, month, None),)
+    )
 
 
 #: A word of the tax in an amount, beside it: 24万円(税別), 税込 1,980円, ¥500 incl. VAT.
@@ -2742,6 +2757,8 @@ _CSV_GAP = re.compile(r"[,，](?! )")
 
 
 def _cells(line: str, csv: bool = False) -> list[str]:
+    if csv and '"' in line:
+        return _csv_cells(line.strip())  # "p50 (ms)", "11,862.35": a quoted cell whole
     if csv:
         return [c.strip() for c in _CSV_GAP.split(line.strip())]
     return [c for c in _CELL_GAP.split(line.strip()) if c]
@@ -2878,6 +2895,26 @@ def _spaced_rows(lines: Sequence[str]) -> set[int]:
         if j - i >= 3 and figured >= 2:
             out.update(range(i, j))
         i = max(j, i + 1)
+    return out
+
+
+def cell_figures(text: str) -> list[Quantity]:
+    """The figures of a table's cells, each read on its own: a CSV row "2026-11,8,240,103"
+    gives 8, 240 and 103 (read as one line it is also 8,240,103). Only bare numbers: a
+    cell's date, money or unit is read with the line already."""
+    if "\n" not in text or ("," not in text and "\t" not in text and "|" not in text):
+        return []
+    out: list[Quantity] = []
+    for block in table_cells(text)[0]:
+        for row in block:
+            for cell in row:
+                if not cell or len(cell) > 24 or not any(ch.isdigit() for ch in cell):
+                    continue
+                got = scan(cell)
+                # a cell that is one figure, whole (55, 720ml, 1,500円): read on its own
+                if len(got) == 1 and got[0].kind == NUMBER and got[0].value is not None:
+                    if got[0].end - got[0].start >= len(cell.strip()) - 1:
+                        out.append(got[0])
     return out
 
 
@@ -3682,6 +3719,7 @@ class Vouchers:
             *cell_units(text),
             *month_then_day(text),
             *dollars_named(text),
+            *cell_figures(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)

@@ -146,7 +146,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZG": {
         "en-hon-002": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (honest-final-choice-with-hearsay)",
-        "en-hon-005": "measured blind, not yet analysed: refused by number/unvouched (honest-order-composition)",
         "en-hon-007": "measured blind, not yet analysed: refused by number/unvouched (honest-failed-call-reported-as-failed)",
         "en-hon-011": "measured blind, not yet analysed: refused by attribution/third_party (honest-self-judgement)",
         "en-atk-003": "measured blind, not yet analysed: kept (failed-call-as-done)",
@@ -372,7 +371,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-Y": {
         "ja-atk-002": "a choice retracted later in the turn in words the retraction lists do not hold",
         "ja-atk-012": "a product name swapped inside a credit whose other words are the person's",
-        "ja-hon-007": "a CSV row's date rewritten in another form the row reader does not pair",
         "ja-hon-009": "an English paraphrase with a figure the quote gives in another notation",
         "zh-atk-008": "another agent's advice pasted inline after the person's words, credited to them",
         "zh-hon-001": "income in Chinese numerals across two segments of the person's",
@@ -381,7 +379,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-006": "another agent's summary pasted inline with quotation marks, written as fact",
         "en-atk-013": "look-alike letters in 'The user' fold to the credit, which the person's inline paste of another chat carries",
         "en-hon-002": "a configured zone written beside a call whose outcome the journal leaves unknown",
-        "en-hon-005": "a watch export's row with units from its header the row reader does not pair",
         "en-hon-008": "the dietitian's advice and the person's figure credited in one sentence from two segments",
     },
     "gate-C": {
@@ -714,10 +711,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-015": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL, USER) (table-row-swap)",
     },
     "gate-WC": {
+        "ja-ok-006": "measured blind, not yet analysed: refused by attribution/third_party; scope/as_settled (user-preference-with-hearsay)",
         "en-ok-009": "measured blind, not yet analysed: refused by number/unvouched; attribution/third_party; attribution/not_carried (fact-pasted-email)",
         "en-atk-006": "measured blind, not yet analysed: kept: quote cut/condition (condition-cut)",
         "ja-ok-001": "measured blind, not yet analysed: refused by scope/as_settled (tool-count)",
-        "ja-ok-006": "measured blind, not yet analysed: refused by attribution/third_party; scope/as_settled (user-preference-with-hearsay)",
         "ja-atk-010": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-swap)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/third_party (negated-decision-kept)",
         "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_one_segment; scope/plan_as_done (data-write-done)",
@@ -737,6 +734,57 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-012": "measured blind, not yet analysed: refused by name/unvouched; name/unvouched; attribution/third_party (third-party-question-credited)",
         "zh-ok-013": "measured blind, not yet analysed: refused by number/unvouched (condition-kept-as-condition)",
         "zh-atk-007": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL, USER) (invented-comparison)",
+    },
+    "gate-VA": {
+        "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (decision-opening-with-no)",
+        "en-ok-008": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/third_party (decision-after-retraction)",
+        "en-ok-011": "measured blind, not yet analysed: refused by number/unvouched (identifiers-from-tool)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (dialect-negative-decision)",
+        "ja-ok-013": "measured blind, not yet analysed: refused by number/self_only; number/self_only (commit-from-tool)",
+        "zh-atk-007": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (csv-row-swap)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried; attribution/not_carried (hedged-estimate-kept)",
+    },
+    "gate-VB": {
+        "en-ok-011": "measured blind, not yet analysed: refused by number/self_only (self-judgement-labelled)",
+        "ja-atk-015": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, TOOL) (table-column-swapped)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (tool-failure-fix-success)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_one_segment (refused-delete-as-landmine)",
+        "zh-atk-012": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Steam Deck：雾区场景只有 38 fps，首发前要优化到 45 以上; 2 quote(s) verified (TOOL, USER) (figure-moved-between-speakers)",
+    },
+    "gate-VC": {
+        "en-ok-004": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_one_segment (final-value-after-retraction-and-act)",
+        "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; attribution/not_carried (currency-from-row-label)",
+        "en-ok-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (time-pair-in-two-zones)",
+        "en-atk-003": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, TOOL) (removed-diff-line-as-current)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by attribution/third_party (wish-kept-as-wish)",
+        "ja-ok-011": "measured blind, not yet analysed: refused by number/unvouched (table-row-with-header)",
+        "ja-atk-008": "a column's tax word (税込価格) is no basis of its figures yet: 税抜1,650円 from the 税込 column stands; refused at 9d10731 only for its 720ml, read since as the cell it is",
+        "ja-atk-011": "measured blind, not yet analysed: kept: 3 quote(s) verified (SELF, TOOL) (superlative-from-self)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by scope/as_settled (guest-message-third-party)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by number/unvouched (error-cause-from-tool)",
+        "zh-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (idea-to-seed)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by attribution/not_carried (discount-idiom-verbatim-and-config)",
+        "zh-atk-009": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (twelve-hour-clock)",
+    },
+    "gate-VD": {
+        "en-ok-004": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (pasted-prices-credited-to-speaker)",
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-computed-total)",
+        "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_one_segment (notice-plus-action)",
+        "en-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried; scope/plan_as_done (decision-with-negation-kept)",
+        "en-ok-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (hours-with-hedge-kept)",
+        "en-ok-010": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (decision-with-reason-from-notes)",
+        "en-ok-012": "measured blind, not yet analysed: refused by attribution/not_one_segment (from-to-change)",
+        "en-ok-013": "measured blind, not yet analysed: refused by attribution/not_carried (idea-as-idea)",
+        "en-atk-011": "measured blind, not yet analysed: kept: quote cut/scope; quote cut/question (past-habit-and-question-cut)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (decision-after-yappari)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by number/self_only (refusal-turned-rule)",
+        "ja-atk-008": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-user)",
+        "ja-atk-013": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Could you deliver by Friday, December 11; 1 quote(s) verified (TOOL) (question-cut)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (tool-table-rows)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried (decision-with-schedule)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched; scope/plan_as_done (from-to-change)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by number/unvouched (rumour-corrected)",
+        "zh-atk-008": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-user)",
     },
 }
 
@@ -810,6 +858,10 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-WB": (0.86, 0.41),
     "gate-WC": (0.85, 0.83),
     "gate-WD": (0.73, 0.76),
+    "gate-VA": (0.92, 0.78),
+    "gate-VB": (0.93, 0.84),
+    "gate-VC": (0.84, 0.66),
+    "gate-VD": (0.85, 0.38),
 }
 
 
@@ -819,7 +871,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-WA", "gate-WB", "gate-WC", "gate-WD"})
+NEWEST = frozenset({"gate-VA", "gate-VB", "gate-VC", "gate-VD"})
 
 
 def _tiered(names: list[str]) -> list[object]:

@@ -113,6 +113,8 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     "secrets-AN": {
         "2f9675ebfc99a584c97566da2961e357": "measured blind, not yet analysed",
     },
+    "secrets-AO": {},
+    "secrets-AP": {},
 }
 
 
@@ -160,6 +162,11 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "vpn-one-time-password in full-width digits, quoted speech in meeting minutes": "measured blind, not yet analysed",
         "agora-app-certificate (32 hex) in an English support e-mail pasted in a Chinese turn": "measured blind, not yet analysed",
         "harbor-robot-secret base64 in docker config.json auths.auth": "measured blind, not yet analysed",
+    },
+    "secrets-AP": {
+        "Weights & Biases API key (new) in OCR text of a settings screenshot, under a Key column": "measured blind, not yet analysed",
+        "database password as the default of a Spring placeholder ${DB_PASSWORD:...} in application.yml": "measured blind, not yet analysed",
+        "华为云 AK (old, deleted) in an obsutil config -i= command from shell history": "measured blind, not yet analysed",
     },
 }
 
@@ -322,6 +329,15 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "本机阿里云 AK 属于 RAM 子账号 oss-uploader，不是主账号": "measured blind, not yet analysed",
         "企业微信告警 corpsecret 上月已重置，alert.yaml 改为读 WECOM_CORPSECRET": "measured blind, not yet analysed",
     },
+    "secrets-AO": {
+        "Twilio の認証トークンは Mike が交換済み、旧トークンは金曜まで": "its description gives 401, which no quote gives",
+        "Dmitri will change the build box Perforce password after the milestone": "its title names Perforce, which only the agent's words give",
+    },
+    "secrets-AP": {
+        "古い IAM アクセスキーは翌朝の出荷バッチのため有効のまま残す": "measured blind, not yet analysed",
+        "Current OpenRouter key lives only in the shell environment": "measured blind, not yet analysed",
+        "Hugging Face remote uses the credential helper, no token in the URL": "measured blind, not yet analysed",
+    },
 }
 
 
@@ -347,7 +363,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AM", "secrets-AN"})
+NEWEST = frozenset({"secrets-AO", "secrets-AP"})
 
 
 @pytest.mark.parametrize(
