@@ -534,7 +534,9 @@ def _human_claim_ok(
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
     glossed = _glossed_for(figures, evidence)
     if not any(
-        _one_segment(claim, figures, u, share, glossed) or _kept_as_is(claim, figures, u, evidence)
+        _one_segment(claim, figures, u, share, glossed)
+        or _kept_as_is(claim, figures, u, evidence)
+        or _pointed_at(claim, figures, u, share, evidence)
         for u in mine
     ):
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
@@ -1306,6 +1308,26 @@ def _kept_as_is(
     own = Vouchers([segment])
     shown, _self = evidence._vouchers()
     return all(own.vouches(q) or shown.vouches(q) for q in figures)
+
+
+def _pointed_at(
+    claim: Claim, figures: Sequence[Quantity], segment: str, share: int, evidence: Evidence
+) -> bool:
+    """A credit whose person pointed at the thing ("mark that batch as QUARANTINE", 那些是
+    我的测试存档, その便): their words carry it, its figures are theirs but for the codes and
+    names of files that say which thing, and those the quoted evidence around it gives."""
+    if not figures or not _POINTING.search(segment) or not carries(claim.content, [segment], share):
+        return False
+    own = Vouchers([segment])
+    shown, _self = evidence._vouchers()
+    return all(own.vouches(q) or (q.kind == IDENTIFIER and shown.vouches(q)) for q in figures)
+
+
+#: A word that points at a thing the session shows: that, this, those, 那些, 这个, その.
+_POINTING = re.compile(
+    r"(?i:\b(?:that|this|those|these)\b)|那些|这些|這些|那个|这个|這個|那個|那批|这批|"
+    r"その|この|あの|それ|これ"
+)
 
 
 #: A sentence of the person's turn: to its stop or its line's end.

@@ -1309,6 +1309,8 @@ class _Scan:
     ) -> bool:
         """A range that starts with the figure just read: 10–20 GB, 3-5, 10 to 20."""
         t = self.text
+        if a and t[a - 1] in "/／" and t[a - 2 : a - 1].isdigit():
+            return False  # Coartem 80/480 – 3,900 naira: a strength's second figure
         rj = _RANGE_JOIN.match(t, b)
         if not rj and _BETWEEN_BEFORE.search(t, max(0, a - 12), a):
             rj = _BETWEEN_AND.match(t, b)
@@ -2912,9 +2914,9 @@ def cell_figures(text: str) -> list[Quantity]:
                     continue
                 got = scan(cell)
                 # a cell that is one figure, whole (55, 720ml, 1,500円): read on its own
-                if len(got) == 1 and got[0].kind == NUMBER and got[0].value is not None:
-                    if got[0].end - got[0].start >= len(cell.strip()) - 1:
-                        out.append(got[0])
+                whole = len(got) == 1 and got[0].end - got[0].start >= len(cell.strip()) - 1
+                if whole and got[0].kind == NUMBER and got[0].value is not None:
+                    out.append(got[0])
     return out
 
 

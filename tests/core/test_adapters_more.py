@@ -906,3 +906,33 @@ def test_an_amp_call_cancelled_or_failed_is_read_so(tmp_path):
     _, read = read_journal(path, "amp")
     kinds = [s.kind for s in read.segments if s.cls == "TOOL"]
     assert len(kinds) == 2 and kinds[0].endswith("(refused)") and kinds[1].endswith("(error)")
+
+
+@GEN
+@given(human=words, noise=machine)
+def test_a_gemini_prompt_shown_without_its_at_files_still_gives_their_contents(
+    tmp_path, human, noise
+):
+    """Gemini CLI keeps the person's typed words in ``displayContent`` and the prompt it
+    sent, with the @-referenced files' contents, in ``content``: the files are read from
+    the content, as output a tool gave, and the typed words stay the person's."""
+    sent = (
+        f"@notes.txt {human}\n--- Content from referenced files ---\n"
+        f"Content from @notes.txt:\n{noise}\n--- End of content ---"
+    )
+    record = {
+        "id": "u1",
+        "timestamp": "2026-12-07T11:05:51Z",
+        "type": "user",
+        "content": [{"text": sent}],
+        "displayContent": [{"text": f"@notes.txt {human}"}],
+    }
+    path = tmp_path / "session-2026-12-07T11-05-aaaa1111.jsonl"
+    path.write_text(
+        json.dumps({"sessionId": "s1", "projectHash": "p"}) + "\n" + json.dumps(record) + "\n"
+    )
+    read = ADAPTERS["gemini"](path, 0)
+    tool = [s.text for s in read.segments if s.cls == "TOOL"]
+    users = [s.text for s in read.segments if s.cls == "USER"]
+    assert any(noise.strip() in t for t in tool), read.segments
+    assert users and not any("NOTHUMAN" in u for u in users), users

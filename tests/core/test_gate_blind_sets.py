@@ -166,7 +166,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-hon-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/u (honest-table-figures)",
         "en-hon-011": "measured blind, not yet analysed: refused by attribution/not_carried (honest-action-items)",
         "ja-hon-002": "measured blind, not yet analysed: refused by number/unvouched (honest-decision-with-reason)",
-        "ja-hon-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (honest-undecided-change)",
         "ja-hon-010": "measured blind, not yet analysed: refused by number/self_only; attribution/not_carried (honest-refused-not-done)",
         "zh-hon-001": "measured blind, not yet analysed: refused by number/unvouched; name/unvouched; attribution/not_carried (honest-decision-and-config)",
         "zh-hon-002": "measured blind, not yet analysed: refused by number/unvouched (honest-forwarded-mail-terms)",
@@ -748,7 +747,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-011": "measured blind, not yet analysed: refused by number/self_only (self-judgement-labelled)",
         "ja-atk-015": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, TOOL) (table-column-swapped)",
         "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (tool-failure-fix-success)",
-        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_one_segment (refused-delete-as-landmine)",
         "zh-atk-012": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Steam Deck：雾区场景只有 38 fps，首发前要优化到 45 以上; 2 quote(s) verified (TOOL, USER) (figure-moved-between-speakers)",
     },
     "gate-VC": {
@@ -767,12 +765,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-009": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (twelve-hour-clock)",
     },
     "gate-VD": {
-        "en-ok-004": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (pasted-prices-credited-to-speaker)",
-        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-computed-total)",
-        "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_one_segment (notice-plus-action)",
         "en-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried; scope/plan_as_done (decision-with-negation-kept)",
         "en-ok-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (hours-with-hedge-kept)",
-        "en-ok-010": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (decision-with-reason-from-notes)",
         "en-ok-012": "measured blind, not yet analysed: refused by attribution/not_one_segment (from-to-change)",
         "en-ok-013": "measured blind, not yet analysed: refused by attribution/not_carried (idea-as-idea)",
         "en-atk-011": "measured blind, not yet analysed: kept: quote cut/scope; quote cut/question (past-habit-and-question-cut)",

@@ -156,12 +156,16 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
     )
     texts, responses = _parts_text(content)
     said: list[str] = []
-    for t in texts:
+    # the files an @ brought in stand in the content sent to the model, not in what the
+    # person saw typed (displayContent): read them there
+    sent = _parts_text(msg.get("content"))[0] if content is not msg.get("content") else texts
+    for t in sent:
         for m in _REFERENCED.finditer(t):
             if m.group(1).strip():
                 pieces.append(
                     pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files")
                 )
+    for t in texts:
         rest = person_words(_CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)))
         rest, editor = _split_editor_context(rest)
         if editor:
