@@ -3289,21 +3289,37 @@ def _row_currency(
 
 
 def _cells_with_units(
-    cells: list[str], units: list[tuple[str, str] | None], periods: list[str]
+    cells: list[str],
+    units: list[tuple[str, str] | None],
+    periods: list[str],
+    bases: Sequence[str] = (),
 ) -> list[Quantity]:
     """The bare figures of a row's cells with the units their columns give them (1-2 under
-    时效(天) is 1-2 days, as 13 under 首重(元) is 13元)."""
+    时效(天) is 1-2 days, as 13 under 首重(元) is 13元), and the tax a money column's header
+    says is in them (1650 under 税込価格(円))."""
     out: list[Quantity] = []
-    for cell, unit, per in zip(cells, units, periods, strict=False):
+    for n, (cell, unit, per) in enumerate(zip(cells, units, periods, strict=False)):
         if unit is None:
             continue
+        basis = bases[n] if n < len(bases) and unit[0] in _CURRENCIES else ""
         for q in scan(cell):
             if q.kind in (NUMBER, RANGE) and not q.unit and q.value is not None:
                 canon = (
                     f"{_show(q.value)}-{_show(q.high)}{unit[0]}" if q.high is not None else q.canon
                 )
-                out.append(replace(q, unit=unit[0], uclass=unit[1], per=per or q.per, canon=canon))
+                out.append(
+                    replace(
+                        q, unit=unit[0], uclass=unit[1], per=per or q.per, canon=canon, basis=basis
+                    )
+                )
     return out
+
+
+def _column_basis(header: str) -> str:
+    """The tax a column's header says is in its amounts (税込価格(円), 含税金额): "incl",
+    "excl" or ""."""
+    m = _TAX_WORD.search(header)
+    return "" if m is None else "incl" if m.group("incl") else "excl"
 
 
 def header_units(text: str) -> list[Quantity]:
@@ -3314,6 +3330,7 @@ def header_units(text: str) -> list[Quantity]:
         return []  # a table has a header line and rows
     out: list[Quantity] = []
     columns: list[tuple[str, str] | None] = []
+    bases: list[str] = []
     pers: list[str] = []
     declared: tuple[str, str] | None = None
     lines = list(_table_lines(text))
@@ -3339,6 +3356,7 @@ def header_units(text: str) -> list[Quantity]:
             named = _currency_columns(cells)
             if any(heads) or named:
                 columns = heads
+                bases = [_column_basis(c) for c in cells]
                 head_cols = (
                     _display_starts(line, _SPACE_GAP) if not csv and "\t" not in line else []
                 )
@@ -3365,7 +3383,7 @@ def header_units(text: str) -> list[Quantity]:
                 periods = [pers[k] if k >= 0 else "" for k in under]
         if aligned and money_at:
             units, periods = _row_currency(cells, units, periods, money_at)
-        out += _cells_with_units(cells, units, periods)
+        out += _cells_with_units(cells, units, periods, bases[: len(cells)] if aligned else [])
         if aligned and bounds:
             out += _row_span(cells, units, bounds)
     return out

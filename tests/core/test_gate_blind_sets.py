@@ -756,7 +756,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-003": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, TOOL) (removed-diff-line-as-current)",
         "ja-ok-010": "measured blind, not yet analysed: refused by attribution/third_party (wish-kept-as-wish)",
         "ja-ok-011": "measured blind, not yet analysed: refused by number/unvouched (table-row-with-header)",
-        "ja-atk-008": "a column's tax word (税込価格) is no basis of its figures yet: 税抜1,650円 from the 税込 column stands; refused at 9d10731 only for its 720ml, read since as the cell it is",
         "ja-atk-011": "measured blind, not yet analysed: kept: 3 quote(s) verified (SELF, TOOL) (superlative-from-self)",
         "zh-ok-006": "measured blind, not yet analysed: refused by scope/as_settled (guest-message-third-party)",
         "zh-ok-008": "measured blind, not yet analysed: refused by number/unvouched (error-cause-from-tool)",
