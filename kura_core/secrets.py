@@ -3728,18 +3728,28 @@ def _remember(
             for view in views(raw):
                 if len(view.text.strip()) >= 6:
                     seen.setdefault(view.text.strip(), f.kind)
-            for whole in (raw, *(view.text for view in views(raw))):
-                # a URL taken out whole (mongodb:\/\/admin:Mg7k…@host): its password alone
-                # is a secret too, wherever it stands again
-                for m in _URL_USERINFO.finditer(whole):
-                    if len(m.group(1)) >= 6:
-                        seen.setdefault(m.group(1), "password")
+            _remember_inner(seen, raw, f.kind)
     for part in dropped:
         for piece in (part.strip(), *(m.group().strip() for m in _SENTENCE.finditer(part))):
             if len(piece) >= 8:
                 seen.setdefault(piece, _PRIVATE_KIND)
 
 
+def _remember_inner(seen: dict[str, str], raw: str, kind: str) -> None:
+    """The secret inside a value taken out whole: a URL's password (mongodb:\\/\\/admin:
+    Mg7k…@host), a placeholder's default (${DB_PASSWORD:Acct@Fw2023!rw}); each is a secret
+    wherever it stands again, bare."""
+    for whole in (raw, *(view.text for view in views(raw))):
+        for m in _URL_USERINFO.finditer(whole):
+            if len(m.group(1)) >= 6:
+                seen.setdefault(m.group(1), "password")
+    for m in _PLACEHOLDER_DEFAULT.finditer(raw):
+        if len(m.group(1)) >= 6:
+            seen.setdefault(m.group(1), kind)
+
+
+#: A placeholder's default: ${NAME:default} (Spring), ${NAME:-default} (shell, compose).
+_PLACEHOLDER_DEFAULT = re.compile(r"\$\{[A-Za-z_][\w.-]{0,63}:-?([^{}\s]{1,256})\}")
 #: The password of a URL's user part: scheme://user:PASSWORD@host.
 _URL_USERINFO = re.compile(r"://[^\s:/@\"'<>]{0,128}:([^\s@/\"'<>]{1,256})@")
 _RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{8,4096}")

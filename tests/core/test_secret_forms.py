@@ -739,3 +739,11 @@ def test_a_piece_of_a_url_password_given_again_still_goes():
     with remembering():
         BUILTIN.redact(raw)
         assert "WDdUNJ" not in BUILTIN.redact("the key is WDdUNJ!FKQ0YW2v").text
+
+
+def test_a_placeholders_default_taken_out_is_known_again_bare():
+    raw = "spring:\n  datasource:\n    password: ${DB_PASSWORD:Acct@Fw2023!rw}\n"
+    with remembering():
+        assert "Acct@Fw2023" not in BUILTIN.redact(raw).text
+        assert "Acct@Fw2023" not in BUILTIN.redact("the key is Acct@Fw2023!rw").text
+    assert BUILTIN.redact("timeout: ${HTTP_TIMEOUT:30s}").text == "timeout: ${HTTP_TIMEOUT:30s}"

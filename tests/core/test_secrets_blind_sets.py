@@ -165,7 +165,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     },
     "secrets-AP": {
         "Weights & Biases API key (new) in OCR text of a settings screenshot, under a Key column": "measured blind, not yet analysed",
-        "database password as the default of a Spring placeholder ${DB_PASSWORD:...} in application.yml": "measured blind, not yet analysed",
         "华为云 AK (old, deleted) in an obsutil config -i= command from shell history": "measured blind, not yet analysed",
     },
 }
