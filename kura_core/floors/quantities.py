@@ -3896,26 +3896,26 @@ class Vouchers:
         whatever the case and separators, wherever it stands (``upsc apc1500@localhost``)."""
         if self._codes is None:
             self._codes = _CODE_SEPARATORS.sub("", "\n".join(self._texts)).upper()
-        at = self._codes.find(code)
-        while at >= 0:
-            end = at + len(code)
-            if not (at and self._codes[at - 1].isalnum()) and not (
-                end < len(self._codes) and self._codes[end].isalnum()
-            ):
-                return True
-            at = self._codes.find(code, at + 1)
+        if _whole_token(self._codes, code):
+            return True
         # a part of a longer name the separators set off (the pod order-sync-6d8f7c9b5-q9bn2
         # is q9bn2): the code as written, whole between them
         if self._raw_codes is None:
             self._raw_codes = "\n".join(self._texts).upper()
-        raw = self._raw_codes
-        at = raw.find(code)
-        while at >= 0:
-            end = at + len(code)
-            if not (at and raw[at - 1].isalnum()) and not (end < len(raw) and raw[end].isalnum()):
-                return True
-            at = raw.find(code, at + 1)
-        return False
+        return _whole_token(self._raw_codes, code)
+
+
+def _whole_token(haystack: str, token: str) -> bool:
+    """Whether *token* stands in *haystack* with no letter or digit right beside it."""
+    at = haystack.find(token)
+    while at >= 0:
+        end = at + len(token)
+        if not (at and haystack[at - 1].isalnum()) and not (
+            end < len(haystack) and haystack[end].isalnum()
+        ):
+            return True
+        at = haystack.find(token, at + 1)
+    return False
 
 
 #: What a code's spelling may part it with: compared without them (PCS-44817, PCS44817;
