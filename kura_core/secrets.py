@@ -1580,7 +1580,7 @@ _KEYWORD = re.compile(
     # as a name's last part before its separator
     r"(?i)pass|pwd|secret|token|key|credential|auth|serial|(?:_|(?<![A-Za-z0-9.]))[as]k(?=[ \t]{0,8}[=:])"
     # a session's id (sid), a query's app id, the password and key words of other languages
-    r"|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
+    r"|security[\w-]{0,6}code|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
     r"|(?<=[a-z])pw(?=[\"']?\]?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
     r"|(?<![A-Za-z0-9_.-])pw(?=[ \t]{0,8}[=:])"  # pw: … on its own
 )
@@ -1825,6 +1825,9 @@ def _bare_name_kind(parts: list[str]) -> tuple[str, bool] | None:
     if parts in (["ak"], ["sk"]):
         # ~/.obsutilconfig, a cloud SDK's ini: ak=…, sk=… (access and secret keys)
         return ("access-key", True) if parts == ["ak"] else ("secret", True)
+    if "security" in parts[:-1] and parts[-1] in ("code", "key", "token"):
+        # AMap's securityJsCode, a security_key: the secret a public key is paired with
+        return "secret", True
     if parts and parts[-1] == "appid":
         return "app-key", True  # OpenWeatherMap's appid=: a key, when long and random
     if any(p.endswith(("schlussel", "schluessel")) for p in parts):
@@ -3048,6 +3051,48 @@ def _wrapped_on(text: str, found: tuple[int, int, int, str]) -> tuple[int, int, 
     return found
 
 
+#: A flag's value on a command line (``-i=HPUA…``, ``--access-key EMT4…``).
+_FLAG_VALUE = re.compile(
+    r"(?<![\w-])--?([A-Za-z][\w-]{0,30})(?:=|[ \t]{1,4})([A-Z0-9]{16,40})(?![\w/.+=-])"
+)
+#: Flags whose value names a thing, not a login: a serial, a request, a build, an order.
+_THING_FLAG = re.compile(
+    r"(?i)serial|request|trace|span|commit|order|device|build|image|tag|ref|session|track"
+)
+
+
+def _paired_ids(text: str, found: list[tuple[int, int, int, str]]) -> Iterator[tuple[int, int]]:
+    """An access key's id given beside its secret in one command (``obsutil config
+    -i=HPUAZUQINNESRHGFYBL1 -k=…``): a flag's value in capitals and digits, random, on the
+    line of a secret found. The id is half of the pair a login sends; a request id
+    printed on another line stays. Each line is read once, the findings in order."""
+    spans = sorted((s, e) for _, s, e, _ in found)
+    starts = [s for s, _ in spans]
+    line_end = -1
+    for start, _end in spans:
+        if start <= line_end:
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        if _TABLE_ROW.match(text, line_start):
+            continue  # a table's row: its cells are not one command
+        for m in _FLAG_VALUE.finditer(text, line_start, line_end):
+            v = m.group(2)
+            k = bisect.bisect_right(starts, m.start(2)) - 1
+            if k >= 0 and spans[k][0] <= m.start(2) < spans[k][1]:
+                continue  # a secret found already
+            if (
+                any(c.isdigit() for c in v)
+                and sum(c.isalpha() for c in v) >= 8
+                and not _HEX_RUN.fullmatch(v)
+                and not _wordy(v)
+                and entropy(v) >= 3.5
+                and not _THING_FLAG.search(m.group(1))
+            ):
+                yield m.start(2), m.end(2)
+
+
 def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
     """The bytes of a key written as a list of eight numbers or more."""
     if "key" not in text.lower():
@@ -3489,11 +3534,14 @@ def _inline_random(text: str) -> Iterator[tuple[int, int]]:
             continue  # "callID": "toolu_01AOT…": a record's id, whatever it looks like
         if not _generated(tok) or entropy(run) < 4.0 or _camel_words(run) or _decodes(tok):
             continue
-        if m.start() > line_end:  # each line is read once, however many tokens it holds
+        if m.start() > line_end:  # each command of a line is read once
+            done = line_end
             line_start = text.rfind("\n", 0, m.start()) + 1
             line_end = text.find("\n", m.end())
             line_end = len(text) if line_end < 0 else line_end
-            # the line's words, its tokens left out ("md5" inside a random token is no
+            # the line's next command starts where its last one ended: linear in the line
+            line_start, line_end = _command_around(text, max(line_start, done), line_end, m)
+            # the command's words, its tokens left out ("md5" inside a random token is no
             # digest named)
             line = _INLINE_TOKEN.sub(" ", text[line_start:line_end])
             # a public key, a payload, a digest, an encrypted blob: labelled as such
@@ -3502,6 +3550,28 @@ def _inline_random(text: str) -> Iterator[tuple[int, int]]:
             )
         if line_quiet and not _after_digest(text, m.start()):
             yield m.start(), m.end()
+
+
+#: Where one shell command of a line ends and the next begins: ``&&``, ``||``, ``;`` and a
+#: pipe with a space each side (a table's row, which opens with its bar, is not split).
+_TABLE_ROW = re.compile(r"[ \t]*+\|")
+_COMMAND_BREAK = re.compile(r"&&|\|\||;(?=[ \t])|(?<=[ \t])\|(?=[ \t])")
+
+
+def _command_around(text: str, start: int, end: int, token: re.Match[str]) -> tuple[int, int]:
+    """The span of the one command of the line ``text[start:end]`` that holds *token*: a
+    digest named by the next command of a chain (``… -k=… && sha256sum gw.bin``) says
+    nothing of it. A line that is a table's row is read whole."""
+    if _TABLE_ROW.match(text, start):
+        return start, end
+    a, b = start, end
+    for brk in _COMMAND_BREAK.finditer(text, start, end):
+        if brk.end() <= token.start():
+            a = brk.end()
+        elif brk.start() >= token.end():
+            b = brk.start()
+            break
+    return a, b
 
 
 #: Words that name what a line holds as data: bytes carried, not a credential.
@@ -4192,6 +4262,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "token") for s, e in _token_tables(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _quoted_pieces(text)]
         ranked = [_wrapped_on(text, r) for r in ranked]
+        ranked += [(_ASSIGNED + 3, s, e, "access-key") for s, e in _paired_ids(text, ranked)]
         hashes = [m.span() for m in _HASH_SPAN.finditer(text)] if "$" in text else []
         scripts = "<script" in text
         return [

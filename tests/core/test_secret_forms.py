@@ -747,3 +747,62 @@ def test_a_placeholders_default_taken_out_is_known_again_bare():
         assert "Acct@Fw2023" not in BUILTIN.redact(raw).text
         assert "Acct@Fw2023" not in BUILTIN.redact("the key is Acct@Fw2023!rw").text
     assert BUILTIN.redact("timeout: ${HTTP_TIMEOUT:30s}").text == "timeout: ${HTTP_TIMEOUT:30s}"
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a digest named by the next command of a chain says nothing of this one's key
+        (
+            "obsutil config -i=EMT4Q6Z8KLTFX9ZPVBFZ -k=hrMNoYf2rD0RSG7cJpluHleNYnUawzGAHgJNd11L"
+            " -e=obs.cn-east-3.myhuaweicloud.com && sha256sum build/gw.bin",
+            "hrMNoYf2rD0",
+        ),
+        # the access key's id beside its secret on one command line
+        (
+            "obsutil config -i=EMT4Q6Z8KLTFX9ZPVBFZ -k=hrMNoYf2rD0RSG7cJpluHleNYnUawzGAHgJNd11L",
+            "EMT4Q6Z8KLTF",
+        ),
+        (
+            "  512  obsutil config -i=HPUAZUQINNESRHGFYBL1 -k=itQvAjUxZvE7nVOhgw040rlTFA7Q7fQ\n"
+            "sCFfEntnM -e=obs.cn-south-1.myhuaweicloud.com",
+            "HPUAZUQINNES",
+        ),
+        # a map SDK's security code, the secret its public key is paired with
+        (
+            "window._AMapSecurityConfig = {\n  securityJsCode: 'de42dfab7e7e5c92af949c9c852f7863',\n};",
+            "de42dfab7e7e",
+        ),
+        ("SECURITY_JS_CODE=de42dfab7e7e5c92af949c9c852f7863", "de42dfab7e7e"),
+    ],
+)
+def test_a_key_in_a_chained_command_its_pairs_id_and_a_security_code_go(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a digest the same command prints, and a request id on another line, stay
+        "sha256sum gw.bin\n3f786850e387550fdab836ed7e6dc881de23001b  gw.bin",
+        "Upload successfully, status [200], request id [B6388408C9844279F39835D25F39AB3A]",
+        # a serial or a request flag beside a secret names a thing, not a login
+        "curl --serial ABCD1234EFGH5678 -H 'Authorization: Bearer x'",
+        "obsutil cp x obs://b --request-id=B6388408C9844279F39835D25F39AB3A",
+        # a card's security code is three digits, not a key
+        "security_code: 123",
+        # a table's row is not one command
+        "| -i=HPUAZUQINNESRHGFYBL1 | -k=itQvAjUxZvE7nVOhgw040rlTFA7Q7fQsCFfEntnM |",
+    ],
+)
+def test_a_digest_a_request_id_a_serial_and_a_card_code_stay(text):
+    out = BUILTIN.redact(text).text
+    for piece in (
+        "3f786850e387",
+        "B6388408C984",
+        "ABCD1234EFGH",
+        "security_code: 123",
+        "HPUAZUQINNES",
+    ):
+        if piece in text:
+            assert piece in out, out

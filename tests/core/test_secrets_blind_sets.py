@@ -144,15 +144,12 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "rotated keystore password (new) in keytool -new command pasted by human": "measured blind, not yet analysed",
         "Salesforce access token (session id, 00D…!…) in token response JSON": "measured blind, not yet analysed",
         "SFTP password dictated in kana (電話で聞いた)": "measured blind, not yet analysed",
-        "高德 JS API securityJsCode (安全密钥)": "measured blind, not yet analysed",
     },
     "secrets-AM": {
         "Datadog application key (40 hex) in ~/.dogrc `appkey = ` and as DD-APPLICATION-KEY header": "measured blind, not yet analysed",
         "colleague's VPN (GlobalProtect) password read out on a call, typed by the human in lower case with spaces": "measured blind, not yet analysed",
         "partial old LINE channel access token (last 16 chars) in Japanese prose '末尾が … のもの'": "measured blind, not yet analysed",
         "涂鸦 (Tuya) IoT access secret (old) as the third positional argument of TuyaOpenAPI(…)": "measured blind, not yet analysed",
-        "华为云 access key id (AK, 20 upper alnum) as `ak:` in application-prod.yml and `obsutil config -i=`": "measured blind, not yet analysed",
-        "华为云 secret access key (SK, 40 chars) as `sk:` in application-prod.yml and `obsutil config -k=`": "measured blind, not yet analysed",
         "Redis password dictated on the phone in Chinese (English words, Chinese numerals, 'at 符号', case words)": "measured blind, not yet analysed",
     },
     "secrets-AN": {
@@ -165,7 +162,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     },
     "secrets-AP": {
         "Weights & Biases API key (new) in OCR text of a settings screenshot, under a Key column": "measured blind, not yet analysed",
-        "华为云 AK (old, deleted) in an obsutil config -i= command from shell history": "measured blind, not yet analysed",
     },
 }
 
