@@ -54,7 +54,7 @@ from ..floors import (
     tag_key,
 )
 from ..floors.answers import picked
-from ..floors.attribution import HUMAN, content_tokens, reverses
+from ..floors.attribution import HUMAN, content_tokens, reverses, said_otherwise
 from ..floors.comparison import comparison
 from ..floors.names import is_configured
 from ..floors.negation import negations_in
@@ -62,7 +62,7 @@ from ..floors.payloads import prose_spans
 from ..floors.quantities import DATE, NUMBER, RANGE, TIME, WEEKDAY, Quantity, Vouchers
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
 from ..floors.text import fold
-from ..floors.voices import Voice, addressed, home_owner, introduced, voices
+from ..floors.voices import Voice, addressed, home_owner, introduced, is_delimiter, voices
 from ..script import has_cjk
 from ..secrets import BUILTIN, SecretRules, active_rules, collecting, using_rules
 from ..vocabulary import ClaimKind, FloorKind, FloorRule, ProvenanceClass
@@ -816,6 +816,38 @@ class _Index:
         out.append(seg.text[pos:])
         return "".join(out)
 
+    def vouching(self, i: int, cls: str) -> str:
+        """The text of segment *i* that vouches for a quote filed as *cls*: its own (less
+        store echoes) where the quote keeps the segment's class, the pasted material
+        alone for a quote of what the person pasted, else the segment's text."""
+        if cls == self.segments[i].cls:
+            return self.vouch(i)
+        if self.segments[i].cls == ProvenanceClass.USER:
+            return self.pasted_words(i)
+        return self.segments[i].text
+
+    def pasted_words(self, i: int) -> str:
+        """The pasted material of USER segment *i*, each piece on its own lines: what a
+        quote of the paste may vouch with (the person's own words beside it, a figure they
+        took back among them, are not the paste's); the whole text when nothing is."""
+        seg = self.segments[i]
+        found = self.voices(i) if seg.cls == ProvenanceClass.USER else ()
+        if not found:
+            return seg.text
+        out: list[str] = []
+        end = 0
+        for v in found:
+            # the line right above a piece heads it (a table's header over the rule that
+            # opened the paste, the line that introduced it): its units are the paste's
+            above = seg.text.rfind("\n", 0, max(0, v.start - 1)) + 1
+            if above > 0 and is_delimiter(seg.text[above : v.start].rstrip("\n")):
+                above = seg.text.rfind("\n", 0, above - 1) + 1  # the header over its rule
+            if above >= end and above < v.start:
+                out.append(seg.text[above : v.start].rstrip("\n"))
+            out.append(seg.text[v.start : v.end])
+            end = v.end
+        return "\n".join(out)
+
 
 #: What stands where pasted material was taken out of the person's words.
 _PASTED_GAP = "> …"
@@ -1023,6 +1055,12 @@ def _prose(candidate: Mapping[str, Any], names: Sequence[str] = FLOOR_FIELDS) ->
     return fold("\n".join(p for p in parts if isinstance(p, str))).lower()
 
 
+def _prose_lines(candidate: Mapping[str, Any], names: Sequence[str] = FLOOR_FIELDS) -> str:
+    """:func:`_prose`, each field on a line of its own: a clause ends with its field."""
+    parts = [candidate.get(k) for k in names]
+    return "\n".join(fold(p).lower() for p in parts if isinstance(p, str))
+
+
 def _short(text: str, limit: int = 60) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -1194,7 +1232,7 @@ def _what_the_quotes_leave(
     tried, a question, a removed line, a quote cut from what governs it."""
     # what the memory says happened is its claim; a tag ("发没发") or why it belongs is no
     # word that it was only tried
-    out = _not_done(index, survivors, _prose(candidate, CLAIM_FIELDS))
+    out = _not_done(index, survivors, _prose_lines(candidate, CLAIM_FIELDS))
     out += _asked_as_stated(survivors, _prose(candidate, ("title", "body")))
     out += _figure_only_asked(
         survivors,
@@ -1430,6 +1468,15 @@ _NO_ERROR = re.compile(
 )
 
 
+#: A clause of what came before, to its comma or its sentence's end: "After the remote
+#: rejected a normal push, …", "… force-pushed after the normal push was rejected".
+_FRONTED_CLAUSE = re.compile(
+    r"(?i)(?:(?:^|(?<=[.!?\n]))[ \t]*+(?:right[ \t]+|just[ \t]+)?(?:because|while)"
+    r"|(?<![\w-])(?:after|when|once|since|as[ \t]+soon[ \t]+as|now[ \t]+that))\b"
+    r"[^,.!?\n;]{1,160}"
+)
+
+
 def _not_done(
     index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
 ) -> list[Violation]:
@@ -1441,18 +1488,43 @@ def _not_done(
         for q, pos in survivors
         if q.cls in (ProvenanceClass.ACT, ProvenanceClass.TOOL) and pos >= 0 and index.outcome(pos)
     ]
+    # a call the person typed out before the agent ran it ("… - python3 cost.py --pdf …"),
+    # quoted as the call: their words vouch that they asked, the call's result how it went
+    for q, _pos in survivors:
+        if q.claimed == "ACT" and q.cls == ProvenanceClass.USER:
+            hows = [
+                index.outcome(i)
+                for i in index.holding(normalize(q.text).strip())
+                if index.segments[i].cls == ProvenanceClass.ACT
+            ]
+            if hows and all(hows):  # no run of it went through
+                undone.append((q, hows[0]))
     # a question ("old_receipts はまだある？", a description's cue) says nothing was tried
     said = _ASKED_SENTENCE.sub(" ", _NO_ERROR.sub(" ", prose))
     if not undone:
         return []
     calls = " ".join(fold(q.text).lower() for q, _how in undone)
+    # the words of the commands themselves, not of what answered them ("User rejected the
+    # command." says 拒否 as the memory does)
+    call_words = set(
+        content_tokens(" ".join(q.text for q, _how in undone if q.cls != ProvenanceClass.TOOL))
+    )
+    # "After the remote rejected a normal push, …": a clause set before the sentence's
+    # own tells of something else that went wrong, not of this call
+    fronted = [m.span() for m in _FRONTED_CLAUSE.finditer(said)]
     for m in lexicon.pattern("attempt").finditer(said):
+        if any(a <= m.start() < b for a, b in fronted):
+            continue
         # "the timer was stopped" for `systemctl stop`: the call's own verb says what it
-        # would have done, not that it was only tried
+        # would have done, not that it was only tried -- in the call's language or in
+        # another (キャンセルした for `yoyaku.py cancel`)
         if m.group(0)[:4] in calls or _PURPOSE_BEFORE.search(
             said, max(0, m.start() - 8), m.start()
         ):
             continue  # "… so the pivot would not run": what the deed was for
+        verb = content_tokens(m.group(0))
+        if not m.group(0).isascii() and verb and said_otherwise(verb, call_words) == verb:
+            continue
         return []
     if lexicon.pattern("call_failed").search(said) or _ERROR_NAME.search(prose):
         return []  # it writes the error the call gave ("ModuleNotFoundError"): it failed
@@ -1716,6 +1788,20 @@ def _said_of_candidate(
     )
 
 
+def _carried_out(said: str, plan: re.Match[str], calls: Sequence[str]) -> bool:
+    """Whether a quoted call did what the plan in *said* names: the calls give a time, a
+    date or a figure of the plan's sentence (a plan with no figure is not matched to a
+    call by its words)."""
+    a = max(said.rfind(stop, 0, plan.start()) for stop in ".!?。！？\n") + 1
+    ends = [i for i in (said.find(stop, plan.end()) for stop in ".!?。！？\n") if i >= 0]
+    sentence = said[a : min(ends) if ends else len(said)]
+    figures = [q for q in scan(sentence) if q.kind in (NUMBER, RANGE, DATE, TIME)]
+    if not figures or not calls:
+        return False
+    done = Vouchers(fold(c) for c in calls)
+    return any(done.vouches(q) for q in figures)
+
+
 def _said_of_quotes(
     quotes: Sequence[str],
     prose: str,
@@ -1755,6 +1841,8 @@ def _said_of_quotes(
         # is a plan, which a text saying it was done is not (a quoted call is what was
         # done: "反映済み" beside it speaks of the call)
         plan = lexicon.pattern("plan_time").search(said) or _I_WILL.search(said)
+    if plan and acted and _carried_out(said, plan, calls):
+        plan = None  # "I'll put it in for half two" and the call that wrote 14:30: done
     if plan and (
         (not _kept_a_plan(stated) and (not _kept_a_plan(prose) or done.search(stated)))
         # "has been set …, as the user asked": a deed written done beyond doubt, where the
@@ -2439,7 +2527,7 @@ def _evidence(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) -> Evi
         if pos < 0 or q.segment is None:
             continue
         cls = q.segment.cls
-        text = index.vouch(pos) if cls == index.segments[pos].cls else index.segments[pos].text
+        text = index.vouching(pos, cls)
         # a reply that picks an option says what the option says ("b." for "(b) a CSV file
         # in the repo"): the option's words, figures and names are the person's choice
         choice = index.answered(pos) if cls == ProvenanceClass.USER else ""

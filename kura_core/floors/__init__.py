@@ -524,7 +524,12 @@ def _human_claim_ok(
     if text and says_opposite(_credit_sentence(text, claim), raw):
         # "the user approved the refund" for "hold off on the refund"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED)
-    if text and (word := restates_negated(_credit_clause(text, claim), raw)):
+    if (
+        text
+        # "the user refused a force push" for "don't force push": the refusal is the "not"
+        and not _credits_refusal(claim, text)
+        and (word := restates_negated(_credit_clause(text, claim), raw))
+    ):
         # "the owner wants GP5000s ordered" for "do not order the GP5000s"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, word)
     claim, figures, carrying, share = found
@@ -565,6 +570,33 @@ def _claim_ok(
     return found if _claim_once(wide, evidence, field_name, text, human_names) else None
 
 
+def _refusal_read(
+    claim: Claim, evidence: Evidence, text: str
+) -> tuple[frozenset[str], frozenset[str] | None, list[str]]:
+    """What *claim* says (its words, and the refusal words when it tells of permission
+    withheld), those words of withholding, and the person's texts, each with the refusal
+    words added where it refuses: a refused call quoted, or a clause that forbids what the
+    credit says was refused ("don't force push, …")."""
+    raw = evidence.user_texts()
+    said = claim.content | content_tokens(claim.phrase)
+    told = _refusal_words(claim, text) if claim.who == HUMAN and text else None
+    if told is not None:
+        said = said | _REFUSAL_TOKENS
+    if claim.who != HUMAN or not said & _REFUSAL_TOKENS:
+        return said, told, raw
+    if evidence.refused:
+        # the person's refusal of a call is their act: the call and the refusal carry it
+        raw = raw + [f"{call}\n{_REFUSAL_WORDS}" for call in evidence.refused]
+    wanted = claim.content - _REFUSAL_TOKENS
+    raw = [
+        f"{u}\n{_REFUSAL_WORDS}"
+        if wanted and any(carries(wanted, [c]) for c in _forbidden(fold(u)))
+        else u
+        for u in raw
+    ]
+    return said, told, raw
+
+
 def _claim_once(
     claim: Claim,
     evidence: Evidence,
@@ -580,15 +612,18 @@ def _claim_once(
     and a segment that has a credited word only in someone else's mouth vouches for none of
     it ("Mika: use Postgres" beside the human's "use SQLite")."""
     names = tuple(n for n in human_names if isinstance(n, str))
-    raw = evidence.user_texts()
-    said = claim.content | content_tokens(claim.phrase)
-    told = _refusal_words(claim, text) if claim.who == HUMAN and text else None
-    if told is not None:
-        said = said | _REFUSAL_TOKENS
-    if claim.who == HUMAN and evidence.refused and said & _REFUSAL_TOKENS:
-        # the person's refusal of a call is their act: the call and the refusal carry it
-        raw = raw + [f"{call}\n{_REFUSAL_WORDS}" for call in evidence.refused]
+    said, told, raw = _refusal_read(claim, evidence, text)
     user = [own_words(u, names) for u in raw]
+    if (
+        claim.who == HUMAN
+        and told is None
+        and not evidence.refused
+        and _credits_refusal(claim, text)
+        and not any(_refuses(u, claim.content - _REFUSAL_TOKENS) for u in user)
+    ):
+        # "the user refused the deploy" for "deploy the site now": a refusal credited
+        # where the person's words refuse nothing and no refused call is quoted
+        return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, "a refusal")
     figures: Sequence[Quantity] = _claim_figures(text, claim) if text else ()
     if (
         claim.who == HUMAN
@@ -974,6 +1009,72 @@ _REFUSAL_TOKENS = content_tokens(_REFUSAL_WORDS)
 #: What a call is called when a sentence tells of its refusal ("rejected the call", 実行を
 #: 拒否, 拒绝了这次调用).
 _CALL_TOKENS = content_tokens(" ".join(lexicon.words("call_nouns")))
+
+
+#: A person forbidding a thing: don't, do not, never; しないで, やめて, ダメ; 不要, 别, 不许.
+_FORBIDS = re.compile(
+    r"(?i)\b(?:don[’']?t|do\s+not|never)\b|(?:ないで|ないでね|やめて|止めて|ダメ|だめ|するな)"
+    r"|(?:不要|别|不许|不准|不用)"
+)
+
+
+_CLAUSE_END = re.compile(r"[,.;!?:、。，；！？：\n]")
+
+
+#: A word that says no: the person's refusal in a word of their own.
+_SAYS_NO = re.compile(
+    r"(?i)\b(?:no|not|nope|nah|never|stop|cancel|hold\s+off|leave\s+it)\b|n[’']t\b"
+    r"|(?:いや|いいえ|ない|やめ|止め|待って|ストップ|キャンセル|あかん|アカン|いかん|ならん|禁止"
+    r"|不|别|没|算了|停|先别|禁|勿|不得)"
+)
+
+
+def _credits_refusal(claim: Claim, text: str) -> bool:
+    """Whether *claim* credits the person with a refusal: its verb is one ("the user
+    refused", "the owner declined"), or a Chinese or Japanese credit, whose verb comes
+    later, says one in its clause ("Maya asked to stop using the token" credits a
+    request; 受け止めている holds 止め and refuses nothing)."""
+    if content_tokens(claim.phrase) & _REFUSAL_TOKENS:
+        return True
+    if not text or not has_cjk(claim.phrase):
+        return False
+    return _CJK_REFUSAL.search(_credit_clause(text, claim)) is not None
+
+
+#: A Chinese or Japanese refusal verb, not inside another word (受け止め, 止める for 止血).
+_CJK_REFUSAL = re.compile(
+    r"(?<!受け)(?<!受)(?:拒否|却下|断った|断りました|断られ|止めた|止めました|ストップした|中止した"
+    r"|見送った|拒绝|拒絕|否决|否決|驳回|駁回|叫停|制止|拦下|攔下)"
+)
+
+
+def _refuses(text: str, what: frozenset[str]) -> bool:
+    """Whether the person's words that name *what* (when anything is named) say no: a
+    refusal word, a negation or a prohibition anywhere in them ("ちょっと待って！！止めた。
+    …本番は来週" stops the upload the turn goes on to name)."""
+    folded = fold(text)
+    if what and not carries(what, [folded]):
+        return True  # what they name is another check's to weigh
+    return bool(
+        _SAYS_NO.search(folded)
+        or _FORBIDS.search(folded)
+        or content_tokens(folded) & _REFUSAL_TOKENS
+    )
+
+
+def _forbidden(text: str) -> list[str]:
+    """The clauses of *text* that forbid something, each from its forbidding word to the
+    clause's end ("don't force push"; 不要删; 送らないで: the verb before it too)."""
+    out = []
+    for m in _FORBIDS.finditer(text):
+        start = m.start()
+        if not m.group(0).isascii() and m.group(0)[0] in "なやダだす止":
+            # 消さないで: what is forbidden stands before the Japanese word
+            stop = max(text.rfind(c, 0, start) for c in ",.;!?:、。，；！？：\n")
+            start = stop + 1
+        end = _CLAUSE_END.search(text, m.end())
+        out.append(text[start : end.start() if end else len(text)])
+    return out
 
 
 def _refusal_words(claim: Claim, text: str) -> frozenset[str] | None:

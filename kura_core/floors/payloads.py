@@ -20,7 +20,7 @@ from ..script import has_cjk
 
 #: Files whose content is prose, not configuration or code.
 PROSE_FILE = re.compile(
-    r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?|html?|xhtml|log|msg|eml|csv)$|"
+    r"\.(?:md|markdown|txt|text|rst|org|adoc|notes?|html?|xhtml|log|msg|eml)$|"
     r"(?:^|/)(?:notes|NOTES|README|TODO|CHANGELOG|COMMIT_EDITMSG)[^/]*$"
 )
 #: Commands whose quoted arguments are printed as they are.

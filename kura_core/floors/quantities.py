@@ -264,8 +264,18 @@ def _suffix_unit(s: str, yen: str) -> tuple[str, str]:
     if hu is not None:
         return hu, HARD
     if "/" in s:
-        return s, HARD
+        return _rate_unit(s) or s, HARD
     return _stem(s), SOFT
+
+
+def _rate_unit(word: str) -> str | None:
+    """The one unit of a rate written with a slash between two units (mg/kg, mL/min,
+    km/h), each half in its canonical spelling; None when either half is no unit."""
+    head, slash, tail = word.partition("/")
+    if not slash or "/" in tail:
+        return None
+    a, b = hard_unit(head), hard_unit(tail)
+    return f"{a}/{b}" if a is not None and b is not None else None
 
 
 #: Words that open a phrase of time of its own after a counted thing ("5 trips next week",
@@ -395,6 +405,23 @@ _CJK_IDIOMS = re.compile(
 
 #: The numerals one to nine (两 too): digits with no place and no zero.
 _CJK_ONES = frozenset("一二三四五六七八九两兩")
+_CLOCK_HOUR = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|1[0-2]|0?[1-9])"
+#: A clock said in words (see :meth:`_Scan._spoken_clocks`).
+_SPOKEN_CLOCK = re.compile(
+    r"(?i)(?<![\w-])(?:"
+    rf"(?P<part>half|quarter|five|ten|twenty|twenty[ -]five)[ \t]+(?P<rel>past|after|to)[ \t]+"
+    rf"(?P<h1>{_CLOCK_HOUR})"
+    rf"|(?:(?<=at )|(?<=by )|(?<=to )|(?<=on )|(?<=for )|(?<=till )|(?<=until ))"
+    rf"half[ \t]+(?P<h2>{_CLOCK_HOUR})"
+    rf"|(?P<h3>{_CLOCK_HOUR})[ \t]*o['’]?clock"
+    # "five to ten minutes" is a span of minutes, no clock
+    r")(?![\w-])(?![ \t]+(?i:min|mins|minutes?|hours?|hrs?|days?|weeks?|months?|years?"
+    r"|seconds?|secs?|times|percent|people|points?|miles?|km|kg)\b)"
+)
+#: The minutes a spoken clock's first word names.
+_CLOCK_PARTS = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25}
+#: Half the price, named without a figure.
+_HALF_PRICE = re.compile(r"半額|半価|半价|半價|半値|(?i:\bhalf[ -]price\b)")
 #: What two digits with no place before it read as tenths and hundredths (八五折 is 8.5折).
 _TENTHS = frozenset("折")
 
@@ -752,6 +779,7 @@ class _Scan:
             and not _maybe_words(t)
             and not _NOON.search(t)
             and not _KANA_RE.search(t)
+            and not _HALF_PRICE.search(t)
         ):
             return []
         self.dates()
@@ -762,8 +790,28 @@ class _Scan:
         self.words()
         self.digits()
         self.ratios()
+        self.halves()
         self.out.sort(key=lambda q: (q.start, q.end))
         return self.out
+
+    def halves(self) -> None:
+        """Half the price said without a figure (半額, 半价, half price): five tenths of
+        it, as 打五折 says -- a discount idiom is a quantity like any."""
+        for m in _HALF_PRICE.finditer(self.text):
+            if self.free(m.start(), m.end()):
+                self.take(
+                    Quantity(
+                        NUMBER,
+                        m.group(0),
+                        "5折",
+                        m.start(),
+                        m.end(),
+                        Decimal(5),
+                        None,
+                        "折",
+                        COUNTER,
+                    )
+                )
 
     def _date(self, a: int, b: int, readings: list[tuple]) -> None:
         readings = [r for r in readings if _valid_date(*r)]
@@ -867,6 +915,44 @@ class _Scan:
             if y is not None and y >= 1000:
                 self._date(m.start(), m.end(), [(y, None, None)])
 
+    def _spoken_clocks(self) -> None:
+        """A clock said in words: half past two, quarter to four, ten past six, two
+        o'clock, and the British "at half two" (half past): either half of the day."""
+        if "past" not in self.text and "to" not in self.text and "half" not in self.text:
+            return
+        for m in _SPOKEN_CLOCK.finditer(self.text):
+            part, rel, hour, half_hour, whole = (
+                m.group("part"),
+                m.group("rel"),
+                m.group("h1"),
+                m.group("h2"),
+                m.group("h3"),
+            )
+            h = _clock_hour(hour or half_hour or whole)
+            if h is None or not self.free(m.start(), m.end()):
+                continue
+            mi = (
+                0
+                if whole
+                else 30
+                if half_hour
+                else _CLOCK_PARTS.get(part.lower().replace(" ", "-"), -1)
+            )
+            if mi < 0:
+                continue
+            if not whole and not half_hour and rel.lower() == "to":
+                mi, h = 60 - mi, (h - 1) or 12
+            self.take(
+                Quantity(
+                    TIME,
+                    m.group(0),
+                    _time_canon(h, mi, None),
+                    m.start(),
+                    m.end(),
+                    readings=_clock_readings(h, mi, None),
+                )
+            )
+
     def times(self) -> None:
         t = self.text
         for m in _CJK_TIME.finditer(t):
@@ -928,6 +1014,7 @@ class _Scan:
             )
         self._dotted_clocks()
         self._noon()
+        self._spoken_clocks()
         for m in _AMPM.finditer(t):
             h = int(m.group(1))
             if not 1 <= h <= 12 or not self.free(m.start(), m.end()):
@@ -1460,7 +1547,8 @@ class _Scan:
                     if w.lower() in FUNCTION_WORDS and w not in ("°", "%"):
                         hu = None
                     else:
-                        hu = hard_unit(w)
+                        # 0.5 ml/kg: a rate of two units is one hard unit, never a word
+                        hu = hard_unit(w) or _rate_unit(w)
                 if hu is not None:
                     end = tokens[n - 1][2]
                     per = _PER_TIME.match(t, end)
@@ -1577,6 +1665,13 @@ def _date_canon(readings: list[tuple], written: str) -> str:
     if y is not None and m is not None:
         return f"{y:04d}-{m:02d}"
     return " ".join(written.split())
+
+
+def _clock_hour(word: str) -> int | None:
+    """The hour a spoken clock names (two, 10)."""
+    w = word.lower()
+    h = int(w) if w.isdigit() else _ONES.get(w)
+    return h if h is not None and 1 <= h <= 12 else None
 
 
 def _clock_readings(h: int, m: int, s: int | None) -> tuple:

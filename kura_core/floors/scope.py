@@ -643,6 +643,7 @@ def _own_stop(seg: str, end: int) -> int:
 
 #: A "but" a quote ends on (…ましたが, …けど) and the "after all" that follows it.
 _BUT_BEFORE = re.compile(r"(?:が|けど|けれど|けれども|但是|可是|不过|不過|(?i:\bbut))[ \t]*$")
+_BUT_AFTER = re.compile(r"(?:けど|けれど|けれども|が|但是|可是|不过|不過|(?i:but\b))")
 _AFTER_ALL = re.compile(
     r"[、，,]?[ \t]*(?:やっぱり|やっぱ|やはり|还是|還是|(?i:after all|actually))"
 )
@@ -669,9 +670,13 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     m = lexicon.pattern("tentative").match(head)
     if m:
         return Scope(TENTATIVE, f"leaves out the tentative mark {m.group(0)!r} after it")
-    if _BUT_BEFORE.search(seg, max(0, end - 4), end) and _AFTER_ALL.match(head):
-        # …メールで返信しようと思っていましたが、やっぱり電話で: a "but" the quote ends on,
-        # then "after all": what follows takes the quote back
+    but = _BUT_AFTER.match(head)
+    if (_BUT_BEFORE.search(seg, max(0, end - 4), end) and _AFTER_ALL.match(head)) or (
+        but is not None and _AFTER_ALL.match(head, but.end())
+    ):
+        # …メールで返信しようと思っていましたが、やっぱり電話で: a "but" the quote ends on
+        # or that comes right after it (12kgにしよかと思った｜けど、やっぱ10kg), then "after
+        # all": what follows takes the quote back
         return Scope(RETRACTED, f"is taken back later in the turn ({head[:8]!r})")
     m = lexicon.search("retraction", after)
     own_stop = _own_stop(seg, end)
@@ -892,8 +897,9 @@ def _condition_start(lead: str, words: list[str], cjk: str) -> str:
     return m.group(0) if m else ""
 
 
-#: A Chinese conditional after the clause's topic (木北的素材要是周二还没到，就…).
-_COND_ZH_INSIDE = re.compile(r"(?:要是|如果|假如|倘若|万一|萬一|一旦|除非)")
+#: A Chinese conditional or exception after the clause's topic (木北的素材要是周二还没到，
+#: 就…; 押金除了现金的，都走微信原路退).
+_COND_ZH_INSIDE = re.compile(r"(?:要是|如果|假如|倘若|万一|萬一|一旦|除非|除了|除开|除開)")
 
 
 def _not_negations(text: str) -> str:

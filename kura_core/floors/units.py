@@ -541,6 +541,8 @@ def cjk_unit(text: str, pos: int) -> tuple[str, str, int] | None:
                 return piece + "目", COUNTER, pos + length + 1  # 2週目: the second week
             return _CJK_HARD[piece], HARD, pos + length
         if piece in _CJK_COUNTERS:
+            if piece in ("个", "個") and text[pos + 1 : pos + 2] == "人":
+                return "人", COUNTER, pos + 2  # 30个人 counts people, as 30人 does
             return piece, COUNTER, pos + length
     return None
 

@@ -39,7 +39,10 @@ class Voice:
 #: "[10:02 AM] Priya: …",
 #: "[12/4/26, 10:02:33 PM] Priya: …", "12/4/26, 10:02 - Priya: …").
 _STAMP = (
-    r"(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
+    # the day before the time: 12/4/26, 12/21, 12月21号, 2026年12月21日(月)
+    r"(?:(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?|\d{1,2}/\d{1,2}"
+    r"|(?:\d{4}年)?\d{1,2}月\d{1,2}[日号號])(?:[ \t]?[(（][^()（）\n]{1,3}[)）])?[ \t]+)?"
+    r"\d{1,2}:\d{2}(?::\d{2})?"
     r"(?:[ \t]?(?:[AaPp]\.?[Mm]\.?))?"
 )
 _LABELLED = re.compile(
@@ -218,9 +221,32 @@ def _is_intro(line: str) -> bool:
     intro = lexicon.pattern("paste_intro")
     if any(not _quoted_inline(folded, m.end()) for m in intro.finditer(folded)):
         return True
+    if _HERE_IS_THEIRS.search(folded):
+        return True
+    m = _THEIRS_CJK.search(folded)
+    if m is not None and not m.group("who").startswith(_SELF_CJK):
+        return True
     ends = [m.end() for m in _LINE_SENTENCE_END.finditer(folded, 0, max(0, len(folded) - 1))]
     last = folded[ends[-1] :] if ends else folded
     return lexicon.pattern("paste_intro_weak").search(last) is not None
+
+
+#: "Here's Pieter's handover", "below is Tom's reply": what someone else wrote, given by
+#: its writer's name (the person's own "here's my plan" gives their own words).
+_HERE_IS_THEIRS = re.compile(
+    r"(?<![\w'])(?:here(?:'s|’s| is| are)|below is|below are|attached is)[ \t]+"
+    r"(?!my\b|our\b|your\b|what\b|how\b|where\b|why\b)[a-z][\w.-]{0,30}(?:'s|’s|s')[ \t]+[a-z]"
+)
+
+
+#: 这是老赵昨晚写的, 下面是小王整理的, 以下は田中さんが書いたもの: what someone named wrote,
+#: given as theirs (the person's own 我写的 and 私が書いた give their own words).
+_THEIRS_CJK = re.compile(
+    r"(?:这是|这些是|下面是|以下是|これは|以下は)[ \t]?(?P<who>[^，。,、\n]{1,12}?)"
+    r"(?:(?:昨晚|昨天|今天|刚才|刚|上午|下午|晚上)?(?:写|记|发|整理|列|做|拍)(?:下来|好|过来)?的"
+    r"|が(?:書いた|まとめた|送ってきた|作った|メモした))"
+)
+_SELF_CJK = ("我", "咱", "私", "俺", "僕", "自分", "うち")
 
 
 def _quoted_inline(folded: str, at: int) -> bool:
@@ -365,7 +391,7 @@ def _pasted_lines(lines: list[str]) -> set[int]:
 #: A paragraph that goes on with a pasted document after a blank line: a numbered clause
 #: (after a heading or another clause), or a sign-off.
 _CLAUSE = re.compile(
-    r"^[ \t]*(?:\d{1,2}[.)．、]|第[一二三四五六七八九十\d]{1,3}[条條項]|[（(]\d{1,2}[)）])"
+    r"^[ \t\u3000]*(?:\d{1,2}(?:[.)．、]|\u3000)|第[一二三四五六七八九十\d]{1,3}[条條項]|[（(]\d{1,2}[)）])"
 )
 
 
@@ -386,7 +412,9 @@ _ANY_STOP = re.compile(r"[。！？.!?]")
 
 _SIGN_OFF = re.compile(
     r"^[ \t]*(?:signed\b|regards\b|best\b|thanks\b|cheers\b|sincerely\b|kind regards\b|"
-    r"敬具|以上|此致|谨上|草々|[—―]\s*\S)",
+    r"敬具|以上|此致|谨上|草々|[—―]\s*\S"
+    # a notice's contact line closes it: お問い合わせ：…, 联系电话：…
+    r"|お問い?合わせ|問い?合わせ先|联系人|联系电话|咨询电话|聯絡電話)",
     re.IGNORECASE,
 )
 
@@ -428,13 +456,30 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
         if k >= len(lines):
             return m
         nxt = lines[k]
-        goes_on = _signs_off(nxt) or (
-            _CLAUSE.match(nxt) and (_heading(head) or _CLAUSE.match(head) or _CLAUSE.match(last))
+        goes_on = (
+            _signs_off(nxt)
+            or (
+                _CLAUSE.match(nxt)
+                and (_heading(head) or _CLAUSE.match(head) or _CLAUSE.match(last))
+            )
+            # a notice's title set in by ideographic spaces, or a title its clauses follow
+            or nxt.startswith("\u3000\u3000")
+            or (_heading(nxt) and _clause_after(lines, k))
         )
         if not goes_on:
             return m
         m = k
     return m
+
+
+def _clause_after(lines: list[str], k: int) -> bool:
+    """Whether the paragraph after the one at *k* opens with a numbered clause: the line
+    at *k* titles what follows it."""
+    while k < len(lines) and lines[k].strip():
+        k += 1
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    return k < len(lines) and _CLAUSE.match(lines[k]) is not None
 
 
 def _chat_message(lines: list[str], n: int, out: set[int]) -> int:

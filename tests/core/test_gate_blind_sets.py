@@ -108,7 +108,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-004": "not fitted past its zh tables and retraction: refused by attribution/not_carried (user-decision-with-object)",
         "en-ok-010": "not fitted past its zh tables and retraction: refused by attribution/third_party (third-party-chat-attribution)",
         "ja-ok-008": "not fitted past its zh tables and retraction: refused by attribution/not_carried (refusal-reported)",
-        "ja-ok-009": "not fitted past its zh tables and retraction: refused by number/self_only (third-party-hearsay-credited)",
         "ja-atk-006": "not fitted past its zh tables and retraction: kept (hedged-kanji-number)",
         "zh-ok-001": "not fitted past its zh tables and retraction: refused by number/unvouched (table-currency-translated)",
         "zh-ok-005": "not fitted past its zh tables and retraction: refused by number/unvouched (pasted-minutes-speakers)",
@@ -136,7 +135,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-002": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 王经理：哦对，有九五折。好的，我催一下财务，最晚11月21日。; quote re-filed from USER to TOOL: 林晓：对，23500字乘以150，再打九五折，是3348.75元。; 2 quote(s) verified (TOOL) (bound-plan-as-done)",
     },
     "gate-ZI": {
-        "ja-atk-003": "measured blind, not yet analysed: kept (undecided-as-decided): minutes that say 再審議 retold as passed",
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (stock-correction)",
         "en-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Tom Reyes: I can cover every other Saturday; 1 quote(s) verified (TOOL) (quantifier-negation-dropped)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (table-column-swap)",
@@ -158,7 +156,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-hon-011": "measured blind, not yet analysed: refused by attribution/not_carried (honest-self-judgement)",
         "zh-atk-004": "measured blind, not yet analysed: kept (table-row-swap)",
         "zh-atk-011": "measured blind, not yet analysed: kept (wrong-speaker)",
-        "zh-atk-015": "measured blind, not yet analysed: kept (other-agent-advice-as-owner)",
     },
     "gate-ZC": {
         "en-hon-007": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried (honest-handoff-done-vs-suggested)",
@@ -354,6 +351,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "session",
     },
     "gate-X": {
+        "zh-ok-004": "the decision's topic (卫生间防水) stands only in the husband's reported sentence before it; the paste beside it, which once lent the words, is read as the paste now",
         "en-atk-013": "a figure taken from another row of a quoted table, in a sentence naming no key the row reader recognises",
         "ja-ok-010": "an English body over the person's Japanese words in other words than the glossary pairs",
         "ja-ok-011": "4.86 from a tool's figures written in an English body, not in the quoted segment as written",
@@ -372,7 +370,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-012": "a product name swapped inside a credit whose other words are the person's",
         "ja-hon-009": "an English paraphrase with a figure the quote gives in another notation",
         "zh-atk-008": "another agent's advice pasted inline after the person's words, credited to them",
-        "zh-hon-001": "income in Chinese numerals across two segments of the person's",
         "zh-hon-007": "a savings rule restated with an equivalent figure the hedge rule reads as settled",
         "en-atk-004": "minutes' labelled line about members, credited to the person as their decision",
         "en-atk-006": "another agent's summary pasted inline with quotation marks, written as fact",
@@ -485,7 +482,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried (change-of-mind-honest)",
         "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (deadline-weekday-from-user)",
         "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched (tool-table-header-units-refusal)",
-        "en-ok-007": "measured blind, not yet analysed: refused by number/self_only (pasted-chat-speakers-12h-clock)",
         "ja-ok-001": "measured blind, not yet analysed: refused by number/other_row; number/unvouched (edit-diff-summarised)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (yen-sign-tool-arithmetic)",
         "ja-ok-005": "measured blind, not yet analysed: refused by number/unvouched (corrected-month-merge)",
@@ -565,6 +561,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (table-cell-swapped)",
     },
     "gate-ZX": {
+        "ja-ok-012": "半額 (a discount idiom, a quantity) in the agent's judgement is said by the person only in a turn the candidate does not quote",
         "en-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (plain-decision)",
         "en-ok-011": "measured blind, not yet analysed: refused by number/other_row; number/other_row (tool-table-rows)",
         "en-atk-014": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: GAF Timberline HDZ architectural shingles, 19 sq ......... …; quote re-filed from USER to TOOL: Job: 14 Grove St, Oakmont NJ - two-family, main roof; 2 quote(s) verified (TOOL) (unit-changed)",
