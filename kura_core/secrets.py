@@ -1337,7 +1337,8 @@ _VALUED: tuple[_Valued, ...] = (
         "password",  # read out in Japanese, letter by letter and digit by digit:
         # パスワードは 小文字で k-o-m-o、数字で なな・よん・さん・に、最後に大文字の R です
         re.compile(
-            r"(?:" + "|".join(_PASSWORD_WORDS_CJK) + r")(?:は|が|を|：|:)[、，, \t\u3000]{0,3}"
+            r"(?:" + "|".join(_PASSWORD_WORDS_CJK) + r")(?:は|が|を|：|:|[ \t\u3000]{0,2}[→⇒＝=])"
+            r"[、，, \t\u3000]{0,3}"
             # up to a note in brackets on the letters' case: …サン（英字は全部小文字）です
             r"((?:[^。！？!?\n（(]|[（(][^（(）)\n]{0,30}[）)]){6,120}?)"
             r"(?=[ \t\u3000]*(?:[（(][^）)\n]{0,30}[）)])?"
@@ -1430,11 +1431,13 @@ _VALUED: tuple[_Valued, ...] = (
         # nine": words, with the names of symbols and digits between them
         re.compile(
             r"(?<![\w-])(?i:password|passcode|passphrase|pass[ \t]?word)(?![\w-])"
-            r"[ \t]{0,2}(?i:is|was|:)[ \t]{1,4}"
+            r"[ \t]{0,2}(?i:is|was|:)"
+            # a speaker's filler before it ("the password is, um, …")
+            r"(?:,?[ \t]{1,3}(?i:um|uh|er|erm|so|like|ok|okay)\b,?)?[ \t]{1,4}"
             # words apart by spaces, or by commas as a dictation pauses ("tangerine, dash,
-            # four four seven one, dash, Harbor with a capital H")
-            r"([A-Za-z0-9]{1,20}(?:[ \t]{1,3}[A-Za-z0-9]{1,20}){2,15}"
-            r"|[A-Za-z0-9]{1,20}(?:,?[ \t]{1,3}[A-Za-z0-9]{1,20}){2,20})"
+            # four four seven one, dash, Harbor with a capital H"), a number said with its
+            # hyphen (twenty-two)
+            r"([A-Za-z0-9-]{1,20}(?:,?[ \t]{1,3}[A-Za-z0-9-]{1,20}){2,24})"
             r"(?=[ \t]*(?:[,;.!?\n]|$))"
         ),
         lambda v: _read_out(v),
@@ -1525,37 +1528,78 @@ def _read_out_words() -> frozenset[str]:
 
 #: What a Japanese dictation of a password is made of: single letters (k-o-m-o, Ｒ),
 #: digits said in kana (なな・よん), the case of a letter (小文字で, 大文字の).
-_JA_SPOKEN_UNIT = re.compile(
-    r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[0-9]|ゼロ|れい|いち|に(?=[・、 ]|$)|さん|よん|し(?=[・、 ])|ご(?=[・、 ]|$)|"
-    r"ろく|なな|しち|はち|きゅう|く(?=[・、 ])|"
-    # a Latin letter said by its katakana name (ピー、エフ、ケー), a symbol by its name
+#: A Latin letter said by its katakana name (ピー、エフ、ケー), a symbol by its name.
+_JA_NAMED = (
     r"(?:エー|ビー|シー|ディー|イー|エフ|ジー|エイチ|アイ|ジェー|ケー|エル|エム|エヌ|オー|ピー|"
     r"キュー|アール|エス|ティー|ユー|ブイ|ダブリュー|エックス|ワイ|ゼット|ズィー)(?=[・、 ]|$)|"
     r"びっくりマーク|ビックリマーク|感嘆符|ハイフン|アンダーバー|アンダースコア|ドット|シャープ|"
     r"アットマーク|スラッシュ|ピリオド"
 )
+_JA_SPOKEN_UNIT = re.compile(
+    r"(?<![A-Za-z])[A-Za-z](?![A-Za-z])|[0-9]|ゼロ|れい|いち|に(?=[・、 ]|$)|さん|よん|し(?=[・、 ])|ご(?=[・、 ]|$)|"
+    r"ろく|なな|しち|はち|きゅう|く(?=[・、 ])|" + _JA_NAMED
+)
 _JA_SPOKEN_CASE = re.compile(r"小文字|大文字|数字で|記号")
+_JA_NAMED_UNIT = re.compile(_JA_NAMED)
 
 
 def _dictated_ja(v: str) -> bool:
     """Whether what follows パスワードは is a password read out in parts: six spoken
     letters or digits at least, and a word for a letter's case or for the digits."""
     folded = unicodedata.normalize("NFKC", v)
-    return len(_JA_SPOKEN_UNIT.findall(folded)) >= 6 and bool(_JA_SPOKEN_CASE.search(folded))
+    if len(_JA_SPOKEN_UNIT.findall(folded)) < 6:
+        return False
+    # a case word, or two letters or symbols said by their names (エム、ケー、ハイフン)
+    return bool(_JA_SPOKEN_CASE.search(folded)) or len(_JA_NAMED_UNIT.findall(folded)) >= 2
 
 
 def _read_out(v: str) -> bool:
     """Words of which two or more name a symbol or a digit (dash, seven): a password read
     out, not a sentence that goes on after "the password is"."""
-    words = [w.strip(",") for w in v.lower().split()]
-    named = sum(w in _read_out_words() for w in words)
-    return (
+    words = [w for w in _SPOKEN_SPLIT.split(v.lower()) if w]
+    named = sum(w in _read_out_words() or w in _TENS for w in words)
+    if (
         named >= 2
         and 5 * named >= 2 * len(words)  # most of what is said spells, not a sentence
         and any(
             w in ("dash", "hyphen", "underscore", "dot", "hash", "slash", "plus") for w in words
         )
-    )
+    ):
+        return True
+    # "harbour front all one word with a capital H, then twenty-two ninety-one, then an
+    # exclamation mark": how its letters are written, and figures and symbols said
+    return named >= 3 and _SPELLING_NOTE.search(v) is not None
+
+
+_SPOKEN_SPLIT = re.compile(r"[\s,-]+")
+_TENS = frozenset(
+    [
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+    ]
+)
+#: What a dictation says of how the letters are written.
+_SPELLING_NOTE = re.compile(
+    r"(?i)\b(?:capital|upper[ -]?case|lower[ -]?case|all one word|one word|small letters?"
+    r"|exclamation mark|at sign|no spaces)\b"
+)
 
 
 #: An identifier or a dotted name, as code writes one (api_key, config.auth.token).
@@ -3226,10 +3270,17 @@ _PLAIN_HOST = re.compile(r"(?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,24}(?::[0-9]{1,5})?
 _PLAIN_PATH = re.compile(r"(?P<path>/[A-Za-z0-9._~-]{1,128}(?:/[A-Za-z0-9._~-]{1,128}){0,32}/?)")
 
 
+_PLAIN_MAILBOX = re.compile(
+    r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}"
+)
+
+
 def _plain_place(decoded: str) -> bool:
     """Whether *decoded* is only where something is (https://grafana.example.io, a host name,
     /etc/app/config.yaml): no account or password, no query, no piece of its path that reads
     as a token (a capability URL's key)."""
+    if _PLAIN_MAILBOX.fullmatch(decoded):
+        return True  # a sender's address (SENDGRID_FROM): where mail comes from
     m = _PLAIN_URL.fullmatch(decoded) or _PLAIN_HOST.fullmatch(decoded)
     m = m or _PLAIN_PATH.fullmatch(decoded)
     if m is None:

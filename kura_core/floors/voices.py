@@ -441,6 +441,8 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
         while m < len(lines) and lines[m].strip():
             if machine and m > first and _prose_line(lines[m]):
                 return m  # codes pasted, then the person writes on without a blank line
+            if m > first and _BACK_TO_AGENT.match(lines[m]):
+                return m  # "これは Secrets Manager に登録してください": the person, of the paste
             if m > first and is_delimiter(lines[m]):
                 out.add(m)
                 return m + 1  # a rule drawn under the paste: the person writes on below it
@@ -470,6 +472,15 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
             return m
         m = k
     return m
+
+
+#: A line that points back at what was pasted and asks the agent something of it: the
+#: person writing on under their paste ("これは Secrets Manager に登録して…", "这个帮我记一下").
+_BACK_TO_AGENT = re.compile(
+    r"[ \t\u3000]*(?:これは|これを|これも|それは|それを|这个|这些|上面的?|以上を|"
+    r"(?i:this|that|these|those)\b)[^\n]{0,80}?(?:ください|して|お願い|请|帮我|帮忙|"
+    r"(?i:please|can you|could you))"
+)
 
 
 def _clause_after(lines: list[str], k: int) -> bool:

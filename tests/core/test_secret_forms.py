@@ -806,3 +806,49 @@ def test_a_digest_a_request_id_a_serial_and_a_card_code_stay(text):
     ):
         if piece in text:
             assert piece in out, out
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a Doppler token whole, its environment part too, inside JSON inside JSON
+        (
+            '{\\"name\\":\\"DOPPLER_TOKEN\\",\\"value\\":\\"dp.st.prd.T9FFbWF0FlYfbAiVjEK1EeF2BK'
+            'Qm2XlUfZ9esbcnTLx\\"}',
+            "dp.st.prd",
+        ),
+        # a Klaviyo private key passed to its client
+        (
+            'klaviyo = KlaviyoAPI("pk_18f8827e437e2086bafd38443d66cbe9b6", max_delay=60)',
+            "18f8827e437e",
+        ),
+        # a password read out over the phone, letters by their names, after an arrow
+        (
+            "\u3000パスワード → エム、ケー、ハイフン、はるか、なな、に、ご、いち、びっくりマーク\n"
+            "これは Secrets Manager に登録して",
+            "はるか、なな",
+        ),
+        # a password read out in a meeting, with a filler and how its letters are written
+        (
+            "the admin user is nb-admin and the password is, um, harbour front all one word "
+            "with a capital H, then twenty-two ninety-one, then an exclamation mark. Thanks.",
+            "harbour front",
+        ),
+    ],
+)
+def test_a_whole_doppler_token_a_klaviyo_key_and_passwords_read_out_go(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "stripe pk_test_51HhXyZAbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "The password is one of the things we need to change, all in one word.",
+        "パスワード → 変更しました、ご確認ください",
+        # a sender's address in a Kubernetes Secret's data, base64 only by the format
+        "apiVersion: v1\ndata:\n  SENDGRID_FROM: aGVsbG9Abm9ydGhiZWFtLmNh\nkind: Secret",
+    ],
+)
+def test_a_publishable_key_sentences_about_a_password_and_an_encoded_sender_stay(text):
+    assert BUILTIN.redact(text).text == text
