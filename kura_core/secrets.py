@@ -33,6 +33,7 @@ import binascii
 import bisect
 import functools
 import itertools
+import json
 import math
 import re
 import tomllib
@@ -194,12 +195,27 @@ def _openai(value: str) -> bool:
     return _mixed(value[3:]) and not value.startswith(("sk-ant-", "sk-or-"))
 
 
+def _not_anon_jwt(value: str) -> bool:
+    """A JWT, unless its payload gives it the role ``anon``: Supabase's anon key, made to
+    ship in every copy of a web app (the service-role key beside it stays a secret)."""
+    parts = value.split(".")
+    if len(parts) < 2 or len(parts[1]) > 4096:
+        return True
+    body = parts[1] + "=" * (-len(parts[1]) % 4)
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(body))
+    except (ValueError, binascii.Error):
+        return True
+    return not (isinstance(claims, dict) and claims.get("role") == "anon")
+
+
 #: The checks a catalogue entry may name.
 CHECKS: dict[str, Callable[[str], bool]] = {
     "mixed": _mixed,
     "digit_and_letter": _has_digit_and_letter,
     "upper_and_lower": _upper_and_lower,
     "openai": _openai,
+    "jwt": _not_anon_jwt,
 }
 
 

@@ -936,3 +936,32 @@ def test_a_gemini_prompt_shown_without_its_at_files_still_gives_their_contents(
     users = [s.text for s in read.segments if s.cls == "USER"]
     assert any(noise.strip() in t for t in tool), read.segments
     assert users and not any("NOTHUMAN" in u for u in users), users
+
+
+@GEN
+@given(human=words, noise=machine, shown=st.booleans())
+def test_a_gemini_at_file_block_sent_as_parts_of_its_own_is_read_whole(
+    tmp_path, human, noise, shown
+):
+    """Gemini CLI sends the @-referenced block as parts of their own (its opening line, the
+    file's name, the file's text, its closing line): the file's text is read as a tool's
+    output, whether or not ``displayContent`` holds the typed words."""
+    parts = [
+        {"text": f"@notes.txt {human}"},
+        {"text": "\n--- Content from referenced files ---"},
+        {"text": "\nContent from @notes.txt:\n"},
+        {"text": f"{noise}\n"},
+        {"text": "\n--- End of content ---"},
+    ]
+    record = {"id": "u1", "timestamp": "2026-12-07T11:05:51Z", "type": "user", "content": parts}
+    if shown:
+        record["displayContent"] = [{"text": f"@notes.txt {human}"}]
+    path = tmp_path / "session-2026-12-07T11-05-bbbb2222.jsonl"
+    path.write_text(
+        json.dumps({"sessionId": "s1", "projectHash": "p"}) + "\n" + json.dumps(record) + "\n"
+    )
+    read = ADAPTERS["gemini"](path, 0)
+    tool = [s.text for s in read.segments if s.cls == "TOOL"]
+    users = [s.text for s in read.segments if s.cls == "USER"]
+    assert any(noise.strip() in t for t in tool), read.segments
+    assert users and not any("NOTHUMAN" in u for u in users), users

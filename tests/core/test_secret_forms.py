@@ -6,6 +6,7 @@ printed is a key, what ``openssl dgst | base64`` printed is a digest). Each besi
 
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -852,3 +853,16 @@ def test_a_whole_doppler_token_a_klaviyo_key_and_passwords_read_out_go(text, gon
 )
 def test_a_publishable_key_sentences_about_a_password_and_an_encoded_sender_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+def _jwt(claims: dict) -> str:
+    body = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    return f"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.{body}.3G62aTaXbQyZ0123456789abcdefABCDEF"
+
+
+def test_a_supabase_anon_key_stays_and_its_service_role_key_goes():
+    anon = _jwt({"iss": "supabase", "ref": "csfcyiokklib", "role": "anon"})
+    service = _jwt({"iss": "supabase", "ref": "csfcyiokklib", "role": "service_role"})
+    shipped = f"createClient(url, '{anon}')"
+    assert BUILTIN.redact(shipped).text == shipped
+    assert service not in BUILTIN.redact(f"createClient(url, '{service}')").text

@@ -53,6 +53,7 @@ from .registry import Adapter, Head
 UNIT = "seq"
 #: the role this agent's records give the person (its format's word, not provenance)
 _USER_ROLE = "user"
+_REFERENCED_OPEN = "--- Content from referenced files ---"
 _REFERENCED = re.compile(
     r"\n?--- Content from referenced files ---\n?(.*?)(?:\n?--- End of content ---\n?|\Z)",
     re.DOTALL,
@@ -159,12 +160,13 @@ def _user_pieces(msg: dict, *, subagent: bool, prose: set[str]) -> list[pv.Piece
     # the files an @ brought in stand in the content sent to the model, not in what the
     # person saw typed (displayContent): read them there
     sent = _parts_text(msg.get("content"))[0] if content is not msg.get("content") else texts
-    for t in sent:
-        for m in _REFERENCED.finditer(t):
-            if m.group(1).strip():
-                pieces.append(
-                    pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files")
-                )
+    # the CLI sends the block as parts of their own (its opening line, each file's name,
+    # each file's text, its closing line): read them as the one text they make
+    for m in _REFERENCED.finditer("".join(sent)):
+        if m.group(1).strip():
+            pieces.append(pv.Piece("TOOL", m.group(1).strip(), "contents of @-referenced files"))
+    if len(texts) > 1 and any(_REFERENCED_OPEN in t for t in texts):
+        texts = ["".join(texts)]  # the person's words and the block's parts, as sent
     for t in texts:
         rest = person_words(_CONTEXT_TAGS.sub("", _REFERENCED.sub("\n", t)))
         rest, editor = _split_editor_context(rest)
