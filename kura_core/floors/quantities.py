@@ -1728,7 +1728,7 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
     found = _change_shares_per(
         scanner.text, _rates(scanner.text, _shared_counter(scanner.text, found))
     )
-    if _TAX_WORD.search(scanner.text):
+    if _TAX_WORD.search(scanner.text) or _WEIGHT_BASIS.search(scanner.text):
         found = [_with_basis(scanner.text, q) for q in found]
     return tuple(_year_month(q) for q in found)
 
@@ -1760,9 +1760,10 @@ _TAX_BEFORE = re.compile(r"(?:価格|価|价格|价|金額|金额)?[ \t:：]{0,2
 
 
 def _with_basis(text: str, q: Quantity) -> Quantity:
-    """*q* with the tax its text writes right beside it (an amount of money only)."""
+    """*q* with the tax its text writes right beside it (an amount of money only), or the
+    weight it is of."""
     if q.kind != NUMBER or q.unit not in _CURRENCIES:
-        return q
+        return _with_weight_basis(text, q)
     head = text[max(0, q.start - 12) : q.start]
     lead = _TAX_BEFORE.search(head)
     cut = head[: lead.start()] if lead else head
@@ -1774,8 +1775,35 @@ def _with_basis(text: str, q: Quantity) -> Quantity:
         if found is not None and _AMOUNT_NEXT.match(text, found.end()):
             found = None
     if found is None:
-        return q
+        return _with_weight_basis(text, q)
     return replace(q, basis="incl" if found.group("incl") else "excl")
+
+
+#: What weight a price or a mass is of, right after it: the carcass (cwt, carcass weight,
+#: dressed weight) or the live animal (lw, liveweight).
+_WEIGHT_BASIS = re.compile(
+    r"(?P<carcass>(?i:cwt|carcass(?:[ \t]+weight)?|dressed(?:[ \t]+weight)?)|CW|DW)\b"
+    r"|(?P<live>(?i:lw|live[ \t-]?weight)|LW)\b"
+)
+#: Which bases say the same kind of thing: two of one family are two amounts.
+_BASIS_FAMILY = {"incl": "tax", "excl": "tax", "carcass": "weight", "live": "weight"}
+
+
+def _with_weight_basis(text: str, q: Quantity) -> Quantity:
+    """*q* (money or a mass) with the weight its text writes right after it ($8.10/kg cwt,
+    320 kg lw): a carcass's price is not a live animal's."""
+    if q.kind != NUMBER or not (q.unit in _CURRENCIES or q.unit in ("kg", "lb", "t")):
+        return q
+    per = _SLASH_PER.match(text, q.end)  # $8.10/kg cwt: past what it is per
+    at = per.end() if per else q.end
+    gap = _TAX_AFTER.match(text, at)
+    found = _WEIGHT_BASIS.match(text, gap.end() if gap else at)
+    if found is None:
+        return q
+    return replace(q, basis="carcass" if found.group("carcass") else "live")
+
+
+_SLASH_PER = re.compile(r"[ \t]?/[ \t]?[A-Za-z]{1,6}\b")
 
 
 #: What opens an amount right after a tax word: its figure or its currency sign.
@@ -2157,7 +2185,8 @@ def _one_of_a_thing(text: str, i: int, run: str) -> str:
 #: "1" written as a digit before the thing a price is of, right before the price (第1批
 #: is the first batch, no "one batch"; 1割引 is ten per cent off, no "one 割引").
 _ONE_THING = re.compile(
-    r"(?<![\d.,第])[1１][ \t]?(?!割)(?P<w>[\u30a1-\u30fa\u30fc\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
+    # (not the 1 of a code: C1 学费4800元 is no price per 学费)
+    r"(?<![\d.,第A-Za-zＡ-Ｚａ-ｚ_-])[1１][ \t]?(?!割)(?P<w>[\u30a1-\u30fa\u30fc\u4e00-\u9fff]{1,4}?)(?:は|が|で|[:：])?[ \t]*$"
 )
 #: Counters of a rank, not of a thing: 1等 (first grade), 1位, 1番, 1期, 1級.
 _RANKS = frozenset("等級级位番期代")
@@ -2582,7 +2611,12 @@ def _number_covers(c: Quantity, e: Quantity) -> bool:
             c.value == e.value
             and covers_unit(c.unit, c.uclass, e.unit, e.uclass)
             # 24万円(税込) for 24万円(税別): the tax in it is another amount
-            and not (c.basis and e.basis and c.basis != e.basis)
+            and not (
+                c.basis
+                and e.basis
+                and c.basis != e.basis
+                and _BASIS_FAMILY[c.basis] == _BASIS_FAMILY[e.basis]
+            )
             and (
                 not c.per
                 or same_per(c.per, e.per)  # a rate's denominator is its own
