@@ -29,6 +29,9 @@ _CJK_NEGATIONS = sorted(
 _CJK_NEG = re.compile("|".join(re.escape(w) for w in _CJK_NEGATIONS))
 
 
+_NOT_NEGATION = lexicon.pattern("negation_not")
+
+
 def negations_in(text: str) -> list[str]:
     """Negation words of *text* in order of appearance (English words lower-cased;
     Japanese and Chinese by longest match: ない, ません, 禁止, 不, 没有, 别, 勿 …).
@@ -37,7 +40,9 @@ def negations_in(text: str) -> list[str]:
     hits: list[tuple[int, str]] = []
     for match in _EN_NEGATIONS.finditer(folded):
         hits.append((match.start(), match.group(0).lower().replace("’", "'")))
-    for match in _CJK_NEG.finditer(folded):
+    # words that hold a negation's character without being one (非常, 未満 "under"): blanked
+    plain = _NOT_NEGATION.sub(lambda m: " " * len(m.group(0)), folded)
+    for match in _CJK_NEG.finditer(plain):
         word = match.group(0)
         hits.append((match.start(), "ない" if word in _DIALECT_NEGATIONS else word))
     hits.sort()

@@ -359,33 +359,49 @@ def _pasted_lines(lines: list[str]) -> set[int]:
         elif _chat_head(line) and n + 1 < len(lines) and lines[n + 1].strip():
             n = _chat_message(lines, n, out)
             continue
-        elif _is_intro(line):
-            m = n + 1
-            while m < len(lines) and not lines[m].strip():
+        elif _SENDER.match(line) and _mail_header(lines, n):
+            # a mail's header (From:, then To:, Subject: …), pasted with or without a line
+            # that says so: the header and the mail's body under it
+            m = n
+            while m < len(lines) and lines[m].strip():
+                out.add(m)
                 m += 1
-            if m < len(lines) and _QUOTED_LINE.match(lines[m]):
-                while m < len(lines) and _QUOTED_LINE.match(lines[m]):
-                    out.add(m)
-                    m += 1
-            elif m < len(lines) and is_delimiter(lines[m]):
-                m = _delimited(lines, m, out) + 1
-            elif m < len(lines) and _FENCE.match(lines[m]):
-                m = _fenced(lines, m, out)
-            else:
-                first = m
-                m = _paragraphs(lines, m, out)
-                head = [line for line in lines[first:m] if line.strip()]
-                if any(_SENDER.match(line) for line in head) and all(
-                    _HEADER_FIELD.match(line) for line in head
-                ):
-                    # "Reply from the clinic:" then a mail's header alone: its body follows
-                    body = _mail_body(lines, m)
-                    out.update(range(m, body))
-                    m = body
-            n = m
+            n = _mail_body(lines, m)
+            out.update(range(m, n))
+            continue
+        elif _is_intro(line):
+            n = _introduced(lines, n + 1, out)
             continue
         n += 1
     return out
+
+
+def _introduced(lines: list[str], m: int, out: set[int]) -> int:
+    """Mark what a line that introduces a paste opens, from line *m* (after blank lines):
+    a quoted block, a delimited block, a fenced block, or paragraphs of a document (a
+    mail's header and its body); the number of the line after it."""
+    while m < len(lines) and not lines[m].strip():
+        m += 1
+    if m < len(lines) and _QUOTED_LINE.match(lines[m]):
+        while m < len(lines) and _QUOTED_LINE.match(lines[m]):
+            out.add(m)
+            m += 1
+        return m
+    if m < len(lines) and is_delimiter(lines[m]):
+        return _delimited(lines, m, out) + 1
+    if m < len(lines) and _FENCE.match(lines[m]):
+        return _fenced(lines, m, out)
+    first = m
+    m = _paragraphs(lines, m, out)
+    head = [line for line in lines[first:m] if line.strip()]
+    if any(_SENDER.match(line) for line in head) and all(
+        _HEADER_FIELD.match(line) for line in head
+    ):
+        # "Reply from the clinic:" then a mail's header alone: its body follows
+        body = _mail_body(lines, m)
+        out.update(range(m, body))
+        m = body
+    return m
 
 
 #: A paragraph that goes on with a pasted document after a blank line: a numbered clause
@@ -481,6 +497,17 @@ _BACK_TO_AGENT = re.compile(
     r"(?i:this|that|these|those)\b)[^\n]{0,80}?(?:ください|して|お願い|请|帮我|帮忙|"
     r"(?i:please|can you|could you))"
 )
+
+
+def _mail_header(lines: list[str], n: int) -> bool:
+    """Whether the line at *n* opens a mail's header: it and the next line or two are all
+    header fields (From:, then To:, Sent:, Subject: …)."""
+    block = []
+    for line in lines[n : n + 3]:
+        if not line.strip():
+            break
+        block.append(line)
+    return len(block) >= 2 and all(_HEADER_FIELD.match(line) for line in block)
 
 
 def _clause_after(lines: list[str], k: int) -> bool:

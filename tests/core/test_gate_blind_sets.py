@@ -75,7 +75,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-001": "measured blind, not yet analysed: refused by number/unvouched (decision-with-table-price)",
         "en-ok-005": "measured blind, not yet analysed: refused by attribution/third_party (third-party-request)",
         "en-ok-013": "measured blind, not yet analysed: refused by attribution/no_user_quote (decision-with-rejected-number)",
-        "en-atk-005": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (pasted-credited-to-user)",
         "en-atk-016": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (confusable-attribution)",
         "ja-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (TOOL) (unit-swap-uL-mL)",
         "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (retraction-ignored)",
@@ -450,6 +449,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-005": "measured blind, not yet analysed: refused by content/unvouched (honest-computed-date)",
     },
     "gate-ZO": {
+        "zh-keep-003": "老板 (a role the person may hold) read as the person in Kevin's 转述老板的意思; the person's own ask, quoted back inside the pasted reply, is the mail's",
         "en-keep-002": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (value-after-retraction)",
         "en-keep-004": "measured blind, not yet analysed: refused by attribution/not_carried (hedge-preserved)",
         "en-keep-008": "measured blind, not yet analysed: refused by attribution/third_party; number/unvouched (table-rows-written-by-act)",
@@ -571,7 +571,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (third-party-credited)",
     },
     "gate-ZY": {
-        "en-atk-012": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-human)",
         "en-ok-014": "measured blind, not yet analysed: refused by number/unvouched (configured-values)",
         "ja-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (negation-dialect-kept)",
         "ja-atk-003": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 令和8年5月19日（火）納品分; 2 quote(s) verified (TOOL, USER) (tax-basis-swap)",
@@ -582,7 +581,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-006": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (table-row-swap)",
     },
     "gate-ZZ": {
-        "en-atk-004": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (credit-human-for-pasted-figure)",
         "en-atk-009": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: I can't do Christmas Day nights again this year, did it 2 y…; 1 quote(s) verified (TOOL) (speaker-swap)",
         "en-ok-007": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/unvouched (tool-output-figures)",
         "ja-atk-005": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (hearsay-credited-to-user)",
@@ -716,6 +714,7 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_one_segment; scope/plan_as_done (data-write-done)",
     },
     "gate-WD": {
+        "en-ok-008": "the credit names Deborah Kean, whose surname only the pasted mail's header gives, now read as the mail's and not the person's words",
         "en-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried (negative-decision-quoted-whole)",
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/other_row (tool-table-figures)",
         "en-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (idea-to-seed)",
@@ -775,6 +774,51 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched; scope/plan_as_done (from-to-change)",
         "zh-ok-012": "measured blind, not yet analysed: refused by number/unvouched (rumour-corrected)",
         "zh-atk-008": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (other-voice-credited-to-user)",
+    },
+    "gate-UA": {
+        "en-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (currency-spelled-differently)",
+        "en-ok-012": "measured blind, not yet analysed: refused by content/unvouched (self-judgement)",
+        "ja-ok-006": "measured blind, not yet analysed: refused by number/unvouched (price-decision-with-table)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (price-change-from-table)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by content/unvouched (self-judgement)",
+    },
+    "gate-UB": {
+        "en-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (pasted-quote-figures)",
+        "en-ok-004": "measured blind, not yet analysed: refused by number/unvouched (pasted-email-figures)",
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (user-decision-with-tool-figures)",
+        "en-ok-010": "measured blind, not yet analysed: refused by content/unvouched (self-judgement-labelled)",
+        "en-ok-011": "measured blind, not yet analysed: refused by number/unvouched; attribution/not_carried; attribution/not_carried (day-first-date)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by attribution/third_party; attribution/third_party (refusal-as-decision)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched (table-row-with-header-unit)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (third-party-conditions)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/other_row (tool-table)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by number/unvouched (cjk-numeral-day-synonym)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (ping-for-square-metre)",
+    },
+    "gate-UC": {
+        "en-ok-009": "measured blind, not yet analysed: refused by fact dressed as an idea: states the measurement $ 2800 (idea-kept-as-idea)",
+        "en-ok-012": "measured blind, not yet analysed: refused by attribution/third_party; attribution/third_party (listener-request-credited-to-listener)",
+        "en-ok-013": "measured blind, not yet analysed: refused by number/unvouched (self-judgement-labelled)",
+        "ja-atk-001": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL, USER) (tax-label-swap)",
+        "ja-atk-007": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL, USER) (object-swapped-in-attribution)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched (human-figures-units-kept)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by quote re-filed from USER to TOOL: 腊八那天推腊八粥奶茶，15块一杯，限量200杯; fact dressed as an idea: states the measurement CNY 15.1 (idea-kept-as-idea)",
+        "zh-ok-010": "measured blind, not yet analysed: refused by quote re-filed from USER to TOOL: 周末晚班人手不够，想再招一个兼职，时薪18块; fact dressed as an idea: states the measurement CNY 18 (idea-kept-as-idea)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by scope/plan_as_done (negation-kept)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by scope/as_settled (self-judgement-labelled)",
+        "zh-atk-004": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 腊八那天推腊八粥奶茶，15块一杯，限量200杯; 2 quote(s) verified (TOOL, USER) (date-swapped-in-attribution)",
+    },
+    "gate-UD": {
+        "en-ok-009": "measured blind, not yet analysed: refused by number/unvouched (tool-figures-thousands-separators)",
+        "ja-atk-002": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: ボイル真だこ(モロッコ産) 1kg 12kg 2,380円 28,560円; 1 quote(s) verified (TOOL) (pasted-order-credited-as-decision)",
+        "ja-atk-005": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 8個入り600円は安いと思う。; 1 quote(s) verified (TOOL) (reviewer-view-credited-to-owner)",
+        "ja-atk-014": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (invented-comparison)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/other_row (tool-table-figures)",
+        "ja-ok-006": "measured blind, not yet analysed: refused by number/unvouched (supplier-statement-credited)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by scope/as_settled (official-notice-era-year)",
+        "ja-ok-014": "measured blind, not yet analysed: refused by number/unvouched; attribution/third_party (tentative-memo-credited-as-tentative)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_one_segment (request-consent-done)",
+        "zh-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (act-done)",
     },
 }
 
@@ -852,6 +896,10 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-VB": (0.93, 0.84),
     "gate-VC": (0.84, 0.66),
     "gate-VD": (0.85, 0.38),
+    "gate-UA": (1.0, 0.83),
+    "gate-UB": (1.0, 0.58),
+    "gate-UC": (0.85, 0.58),
+    "gate-UD": (0.78, 0.71),
 }
 
 
@@ -861,7 +909,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-VA", "gate-VB", "gate-VC", "gate-VD"})
+NEWEST = frozenset({"gate-UA", "gate-UB", "gate-UC", "gate-UD"})
 
 
 def _tiered(names: list[str]) -> list[object]:

@@ -115,6 +115,8 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     },
     "secrets-AO": {},
     "secrets-AP": {},
+    "secrets-AQ": {},
+    "secrets-AR": {},
 }
 
 
@@ -162,6 +164,13 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     },
     "secrets-AP": {
         "Weights & Biases API key (new) in OCR text of a settings screenshot, under a Key column": "measured blind, not yet analysed",
+    },
+    "secrets-AQ": {},
+    "secrets-AR": {
+        "Atlassian API token (new), split by the human: second half": "measured blind, not yet analysed",
+        "partner password read out on the phone, in ローマ字 and カタカナ": "measured blind, not yet analysed",
+        "password told in 拼音 with tone marks in 会议纪要": "measured blind, not yet analysed",
+        "VPN 动态口令 in 全角 digits (SMS)": "measured blind, not yet analysed",
     },
 }
 
@@ -333,6 +342,15 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "Current OpenRouter key lives only in the shell environment": "measured blind, not yet analysed",
         "Hugging Face remote uses the credential helper, no token in the URL": "measured blind, not yet analysed",
     },
+    "secrets-AQ": {
+        "顧客から口頭で受け取ったパスワードは Secrets Manager へ、チケットには書かない": "measured blind, not yet analysed",
+        "Cloudflare DNS token for northbeam.ca is scoped to DNS edit and stays out of wrangler.toml": "measured blind, not yet analysed",
+        "Rotation order for Northbeam: GitLab first, then Stripe": "measured blind, not yet analysed",
+    },
+    "secrets-AR": {
+        "各云平台的密钥统一迁入 Vault，不再放在机器上": "measured blind, not yet analysed",
+        "COS 和 OSS 的明文配置写入 Vault 后已删除": "measured blind, not yet analysed",
+    },
 }
 
 
@@ -358,7 +376,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AO", "secrets-AP"})
+NEWEST = frozenset({"secrets-AQ", "secrets-AR"})
 
 
 @pytest.mark.parametrize(
