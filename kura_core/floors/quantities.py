@@ -942,16 +942,15 @@ class _Scan:
                 continue
             if not whole and not half_hour and rel.lower() == "to":
                 mi, h = 60 - mi, (h - 1) or 12
-            self.take(
-                Quantity(
-                    TIME,
-                    m.group(0),
-                    _time_canon(h, mi, None),
-                    m.start(),
-                    m.end(),
-                    readings=_clock_readings(h, mi, None),
-                )
+            self._clock(m, h, mi, _clock_readings(h, mi, None))
+
+    def _clock(self, m: re.Match[str], h: int, mi: int, readings: tuple) -> None:
+        """Take the clock time *m* as the hour *h* and minute *mi*, read as *readings*."""
+        self.take(
+            Quantity(
+                TIME, m.group(0), _time_canon(h, mi, None), m.start(), m.end(), readings=readings
             )
+        )
 
     def times(self) -> None:
         t = self.text
@@ -1039,16 +1038,7 @@ class _Scan:
             if not 1 <= h <= 12 or mi > 59 or not self.free(m.start(), m.end()):
                 continue
             h = (h % 12) + (12 if m.group(3).lower() == "p" else 0)
-            self.take(
-                Quantity(
-                    TIME,
-                    m.group(0),
-                    _time_canon(h, mi, None),
-                    m.start(),
-                    m.end(),
-                    readings=((h, mi, None),),
-                )
-            )
+            self._clock(m, h, mi, ((h, mi, None),))
 
     def _noon(self) -> None:
         """ "noon", 正午 and 中午 alone: 12:00 (a person writes them for twelve o'clock)."""

@@ -927,6 +927,12 @@ def test_a_gemini_prompt_shown_without_its_at_files_still_gives_their_contents(
         "content": [{"text": sent}],
         "displayContent": [{"text": f"@notes.txt {human}"}],
     }
+    _assert_files_read_as_output(tmp_path, record, noise)
+
+
+def _assert_files_read_as_output(tmp_path, record: dict, noise: str) -> None:
+    """The Gemini CLI record *record*, read: the file's text (*noise*) is a tool's output,
+    and the person's words hold nothing of it."""
     path = tmp_path / "session-2026-12-07T11-05-aaaa1111.jsonl"
     path.write_text(
         json.dumps({"sessionId": "s1", "projectHash": "p"}) + "\n" + json.dumps(record) + "\n"
@@ -956,12 +962,4 @@ def test_a_gemini_at_file_block_sent_as_parts_of_its_own_is_read_whole(
     record = {"id": "u1", "timestamp": "2026-12-07T11:05:51Z", "type": "user", "content": parts}
     if shown:
         record["displayContent"] = [{"text": f"@notes.txt {human}"}]
-    path = tmp_path / "session-2026-12-07T11-05-bbbb2222.jsonl"
-    path.write_text(
-        json.dumps({"sessionId": "s1", "projectHash": "p"}) + "\n" + json.dumps(record) + "\n"
-    )
-    read = ADAPTERS["gemini"](path, 0)
-    tool = [s.text for s in read.segments if s.cls == "TOOL"]
-    users = [s.text for s in read.segments if s.cls == "USER"]
-    assert any(noise.strip() in t for t in tool), read.segments
-    assert users and not any("NOTHUMAN" in u for u in users), users
+    _assert_files_read_as_output(tmp_path, record, noise)

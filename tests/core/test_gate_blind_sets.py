@@ -891,7 +891,7 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-WA": (0.78, 0.69),
     "gate-WB": (0.86, 0.41),
     "gate-WC": (0.85, 0.83),
-    "gate-WD": (0.73, 0.76),
+    "gate-WD": (0.73, 0.69),
     "gate-VA": (0.92, 0.78),
     "gate-VB": (0.93, 0.84),
     "gate-VC": (0.84, 0.66),
