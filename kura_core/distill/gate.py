@@ -1792,9 +1792,10 @@ def _carried_out(said: str, plan: re.Match[str], calls: Sequence[str]) -> bool:
     """Whether a quoted call did what the plan in *said* names: the calls give a time, a
     date or a figure of the plan's sentence (a plan with no figure is not matched to a
     call by its words)."""
-    a = max(said.rfind(stop, 0, plan.start()) for stop in ".!?。！？\n") + 1
-    ends = [i for i in (said.find(stop, plan.end()) for stop in ".!?。！？\n") if i >= 0]
-    sentence = said[a : min(ends) if ends else len(said)]
+    sentence = next(
+        (m.group(0) for m in _SENTENCES.finditer(said) if m.start() <= plan.start() < m.end()),
+        said,
+    )
     figures = [q for q in scan(sentence) if q.kind in (NUMBER, RANGE, DATE, TIME)]
     if not figures or not calls:
         return False

@@ -1025,6 +1025,7 @@ _CLAUSE_END = re.compile(r"[,.;!?:、。，；！？：\n]")
 _SAYS_NO = re.compile(
     r"(?i)\b(?:no|not|nope|nah|never|stop|cancel|hold\s+off|leave\s+it)\b|n[’']t\b"
     r"|(?:いや|いいえ|ない|やめ|止め|待って|ストップ|キャンセル|あかん|アカン|いかん|ならん|禁止"
+    r"|ダメ|だめ|するな"
     r"|不|别|没|算了|停|先别|禁|勿|不得)"
 )
 
@@ -1055,25 +1056,22 @@ def _refuses(text: str, what: frozenset[str]) -> bool:
     folded = fold(text)
     if what and not carries(what, [folded]):
         return True  # what they name is another check's to weigh
-    return bool(
-        _SAYS_NO.search(folded)
-        or _FORBIDS.search(folded)
-        or content_tokens(folded) & _REFUSAL_TOKENS
-    )
+    return bool(_SAYS_NO.search(folded) or content_tokens(folded) & _REFUSAL_TOKENS)
 
 
 def _forbidden(text: str) -> list[str]:
     """The clauses of *text* that forbid something, each from its forbidding word to the
     clause's end ("don't force push"; 不要删; 送らないで: the verb before it too)."""
     out = []
+    stops = [m.start() for m in _CLAUSE_END.finditer(text)]  # read once: linear
     for m in _FORBIDS.finditer(text):
+        k = bisect.bisect_left(stops, m.start())
         start = m.start()
         if not m.group(0).isascii() and m.group(0)[0] in "なやダだす止":
             # 消さないで: what is forbidden stands before the Japanese word
-            stop = max(text.rfind(c, 0, start) for c in ",.;!?:、。，；！？：\n")
-            start = stop + 1
-        end = _CLAUSE_END.search(text, m.end())
-        out.append(text[start : end.start() if end else len(text)])
+            start = stops[k - 1] + 1 if k else 0
+        j = bisect.bisect_left(stops, m.end())
+        out.append(text[start : stops[j] if j < len(stops) else len(text)])
     return out
 
 
