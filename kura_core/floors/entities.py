@@ -57,11 +57,11 @@ _COMMON_CJK = frozenset(
     for line in lexicon.words("glossary")
     for part in line.split("|")
     if not part.strip().isascii() and len(part.strip()) >= 2
-)
+) | lexicon.words("names_not_before")
 #: What after a one-character suffix makes it begin another word: 校長, 校舎, 店長, 店舗.
 _SUFFIX_WORDS = {
     "校": "長舎内則門外庭章歌友風正務",
-    "店": "長舗員頭内主名",
+    "店": "長舗铺鋪員员頭头内主名里裡",  # 店里: "in the shop"
     "区": "分画域間切別",  # 高齢区分: a classification, no ward
     "市": "場民販況価",
     "町": "内民",
@@ -147,6 +147,8 @@ def _place_names(text: str) -> list[str]:
         head = head[cut + 1 :]  # 地点为石桥镇: the name starts after 为
         if not head or head[-1] in _NOT_HEADS or head[:-1][-1:] in _NOT_HEADS:
             continue
+        if head[-1] in _NUMERALS and head[-2:-1] != "第":
+            continue  # 三店合计, 两校: a count of places (第三小学 stays a name)
         if head[-1] + suffix in _NOT_PLACES or head[-2:] + suffix in _NOT_PLACES:
             continue  # 城市, 超市, 小区: a common word that ends like a place
         if head[-2:] in _COMMON_CJK:
@@ -405,8 +407,11 @@ class SwapFinder:
     def __init__(self, evidence: Iterable[str]) -> None:
         self._windows: set[str] = set()
         self._keys: dict[str, set[str]] = {}
+        self._texts: list[str] = []
         for text in evidence:
             windows, keys = _swap_index(text)
+            if keys:
+                self._texts.append(fold(text))
             self._windows |= windows
             for k, v in keys.items():
                 self._keys.setdefault(k, set()).update(v)
@@ -432,10 +437,38 @@ class SwapFinder:
                     continue  # 木曜 for 水曜: a weekday, compared exactly as a value is
                 if _counted(w, at[0]):
                     continue  # 十点 for 九点: a figure in words, compared as a value is
+                if _reported_day(w, at[0], were):
+                    continue  # 翌日 for 明日: the day retold from the memory's side
+                if self._written_elsewhere(w, at[0]):
+                    continue  # 来月から, which the evidence writes elsewhere
                 if any(all(_swappable(c) for c in was) for was in were):
                     out.append(w)
                     break
         return list(dict.fromkeys(out))
+
+    def _written_elsewhere(self, window: str, at: int) -> bool:
+        """Whether the changed character, with the three characters of the window on one
+        side of it or around it, is written somewhere in the evidence: the phrase is copied
+        from another place of it (ユーザーは来月から where the person wrote 来月から), not
+        swapped."""
+        runs = {window[i : i + 4] for i in range(max(0, at - 3), min(at, len(window) - 4) + 1)}
+        runs = {r for r in runs if all(CJK_CHAR.fullmatch(c) for c in r)}
+        return any(r in t for r in runs for t in self._texts)
+
+
+#: Days a retelling names from its own side: 明日 said is 翌日 retold, 昨日 is 前日, 今日
+#: is 当日 (pairs of the first character before 日).
+_RETOLD_DAYS = frozenset(
+    {frozenset("明翌"), frozenset("昨前"), frozenset("今当"), frozenset("今當")}
+)
+
+
+def _reported_day(window: str, at: int, were: Iterable[str]) -> bool:
+    """Whether the changed character and the one it stands for name the same day, told
+    by the person and retold by the memory (翌日 for 明日)."""
+    if window[at + 1 : at + 2] != "日":
+        return False
+    return any(frozenset(window[at] + was) in _RETOLD_DAYS for was in were)
 
 
 @functools.lru_cache(maxsize=4096)
