@@ -1887,8 +1887,15 @@ def _content_violations(
 
 def _is_code(q: Quantity) -> bool:
     """A code, a file's path or a host's name: each names a thing as a name does, and the
-    session may give it where the quotes do not (a URL or an address stays the quotes')."""
+    session may give it where the quotes do not (a URL or an address stays the quotes').
+    A month with no day and no year (11月) is the period a memory is about, which the session
+    names (帮我整理一下11月的开支, a call reading 2026-11.csv) where a table's rows do not."""
+    if q.kind == DATE:
+        return bool(_MONTH_ONLY.fullmatch(q.canon))
     return q.kind == IDENTIFIER and q.unit in ("code", "path", "domain")
+
+
+_MONTH_ONLY = re.compile(r"\d{1,2}月")
 
 
 def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Quantity]:
