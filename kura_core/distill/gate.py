@@ -1301,7 +1301,7 @@ def _restates_cut(
             continue
         if q.rule not in _SCOPE_CUTS and q.rule != "word":
             continue  # a negation cut is judged by its own rule
-        if q.rule in _SCOPE_CUTS and (_bound_kept(q, claim) or tentative):
+        if _open_kept(q, claim, tentative):
             # what the clause goes on with after the quote: a tentative mark there
             # (…8万円まで（仮）) is kept only by a tentative word, not by a bound
             said, quoted = fold(seg), fold(q.text)
@@ -2182,6 +2182,24 @@ def _bound_side(word: str) -> str:
     if word in lexicon.words("unsettled_bound") or word in ("まで", "までに"):
         return "high"
     return ""
+
+
+#: A condition a candidate keeps for a quote cut from one: if, unless, 如果, 的话, 場合, なら.
+_CONDITION_KEPT = re.compile(
+    r"(?i:\b(?:if|unless|when|whenever|once|provided|providing|assuming|as[ \t]long[ \t]as"
+    r"|only[ \t]after|condition(?:al|s)?|depends?|depending)\b)"
+    r"|如果|要是|假如|若是|倘若|的话|的話|只要|除非|万一|萬一|前提|条件|條件|才"
+    r"|場合|なら|たら|れば|限り|次第|ときは|時は"
+)
+
+
+def _open_kept(q: QuoteCheck, claim: str, tentative: object) -> bool:
+    """Whether *claim* keeps open what cut quote *q* left out: a condition by a condition
+    ("a quote" keeps none), a bound or a hedge by a keeper of the same side, or a tentative
+    word."""
+    if q.rule == "condition" and not _CONDITION_KEPT.search(claim):
+        return False
+    return q.rule in _SCOPE_CUTS and (_bound_kept(q, claim) or bool(tentative))
 
 
 def _bound_kept(q: QuoteCheck, claim: str) -> bool:

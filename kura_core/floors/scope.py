@@ -699,6 +699,9 @@ def _marks_after(seg: str, end: int, breaks: Sequence[int] = ()) -> Scope:
     put = _replaced_after(seg, end, after, own_stop, breaks)
     if put:
         return Scope(RETRACTED, f"is corrected later in the turn ({put!r})")
+    put = _retracted_then_put(seg, end, after, breaks)
+    if put:
+        return Scope(RETRACTED, f"is taken back later in the turn ({put!r})")
     return Scope()
 
 
@@ -772,13 +775,7 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
     when there is none."""
     from .attribution import content_tokens  # attribution reads scope's clauses
 
-    start = max((m.end() for m in _STOPS.finditer(seg, 0, max(0, end - 1))), default=0)
-    # a line ends a sentence too (*breaks*: where the lines of a text compared without
-    # its line breaks broke)
-    start = max(start, seg.rfind("\n", 0, max(0, end - 1)) + 1)
-    k = bisect_left(breaks, end - 1)
-    if k:
-        start = max(start, breaks[k - 1] + 1)
+    start = _sentence_start(seg, end, breaks)
     said = _topic(content_tokens(seg[start:end]))
     if not said:
         return ""
@@ -799,7 +796,88 @@ def _retraction_naming(seg: str, end: int, after: str, breaks: Sequence[int] = (
         next_one = opens and len(stops) <= own_stop and not _line_between(end, m.start(), breaks)
         if cancels and (shared or (next_one and not m.group(0).isascii())):
             return (m.group(0) + clause)[:40]  # shared: a thing named, not a verb's stem
+        if m.group(0).isascii() and after[m.start() - 1 : m.start()] == "-":
+            continue  # "late-cancel fee": a word joined on, no retraction
+        rest = _following(after, stop.end() if stop else len(after), 2, _line_limit(end, breaks))
+        if rest and _puts_other_value(seg[start:end], said, clause, rest):
+            # "…prepone it to 22/12/26. Actually wait — the principal said no. Keep it on
+            # 05/01/27.", 「やっぱり2,500円はきついかも。…2,450円にしよう」: the retraction, then
+            # the thing it named given another value
+            return (m.group(0) + clause)[:40]
     return ""
+
+
+def _sentence_start(seg: str, end: int, breaks: Sequence[int]) -> int:
+    """Where the sentence of the quote ending at *end* starts: after a stop, a line break
+    of *seg* or one of *breaks* (where a text compared without its line breaks broke)."""
+    start = max((m.end() for m in _STOPS.finditer(seg, 0, max(0, end - 1))), default=0)
+    start = max(start, seg.rfind("\n", 0, max(0, end - 1)) + 1)
+    k = bisect_left(breaks, end - 1)
+    return max(start, breaks[k - 1] + 1) if k else start
+
+
+def _retracted_then_put(seg: str, end: int, after: str, breaks: Sequence[int]) -> str:
+    """A retraction later on the quote's line, sentences after it, followed by the thing
+    the quote names given another value ("…prepone it to 22/12/26. Put it in the file.
+    Actually wait — the principal said no. Keep it on 05/01/27."): "" when there is none."""
+    from .attribution import content_tokens  # attribution reads scope's clauses
+
+    m = lexicon.search("retraction", after)
+    if m is None or _line_between(end, m.start(), breaks) or "\n" in after[: m.start()]:
+        return ""
+    stop = _STOPS.search(after, m.end())
+    clause = after[m.end() : stop.start() if stop else len(after)]
+    rest = _following(after, stop.end() if stop else len(after), 2, _line_limit(end, breaks))
+    start = _sentence_start(seg, end, breaks)
+    said = _topic(content_tokens(seg[start:end]))
+    if rest and _puts_other_value(seg[start:end], said, clause, rest):
+        return (m.group(0) + clause)[:40]
+    return ""
+
+
+def _line_limit(end: int, breaks: Sequence[int]) -> int:
+    """How far after *end* the line of a text compared without its line breaks goes (a
+    large number when no break follows)."""
+    k = bisect_left(breaks, end)
+    return breaks[k] - end if k < len(breaks) else 1 << 30
+
+
+def _following(after: str, at: int, n: int, line: int) -> str:
+    """Up to *n* sentences of *after* from *at*, not past a line break (a pasted line, a
+    list item, starts something else): at *line* or a newline of *after*."""
+    stop_at = after.find("\n", at)
+    limit = min(len(after) if stop_at < 0 else stop_at, line)
+    if at >= limit:
+        return ""
+    end = at
+    for _ in range(n):
+        stop = _STOPS.search(after, end, limit)
+        if stop is None:
+            end = limit
+            break
+        end = stop.end()
+    return after[at:end]
+
+
+def _puts_other_value(sentence: str, said: frozenset[str], clause: str, rest: str) -> bool:
+    """Whether what follows a retraction (*rest*, after its *clause*) gives the thing the
+    quote's *sentence* names another value: a word of its topic or one of its figures
+    named again, and a figure of a kind the sentence gives that it does not say."""
+    from .attribution import content_tokens  # attribution reads scope's clauses
+    from .quantities import with_units_first
+
+    named = content_tokens(clause + " " + rest)
+    figures = {t for t in content_tokens(sentence) if t.startswith("#")}
+    if any(t.startswith("#") and t not in figures for t in content_tokens(clause)):
+        return False  # "……算了，还是 15%": the retraction gives a value of something else
+    if not (
+        {t for t in said & named if len(t) > 1 and not _HIRAGANA_IN.search(t)} or figures & named
+    ):
+        return False
+    was = with_units_first(sentence)
+    kinds = {(q.kind, q.unit) for q in was}
+    canons = {q.canon for q in was}
+    return any((q.kind, q.unit) in kinds and q.canon not in canons for q in with_units_first(rest))
 
 
 def _line_start(seg: str, at: int, breaks: Sequence[int]) -> int:

@@ -689,7 +689,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-WC": {
         "ja-ok-006": "measured blind, not yet analysed: refused by attribution/third_party; scope/as_settled (user-preference-with-hearsay)",
         "en-ok-009": "measured blind, not yet analysed: refused by number/unvouched; attribution/third_party; attribution/not_carried (fact-pasted-email)",
-        "en-atk-006": "measured blind, not yet analysed: kept: quote cut/condition (condition-cut)",
         "ja-ok-001": "measured blind, not yet analysed: refused by scope/as_settled (tool-count)",
         "ja-atk-010": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-swap)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/third_party (negated-decision-kept)",
