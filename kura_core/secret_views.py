@@ -193,9 +193,34 @@ def _narrow(parent: View) -> View | None:
     return _compose(parent, text, idx, idx, "narrow")
 
 
+#: Blanks between two Chinese or Japanese characters, or before a colon after one: OCR of a
+#: screenshot sets a label's characters apart (密 码 ：, パ ス ワ ー ド).
+_CJK = "\u3040-\u30ff\u3400-\u9fff"
+_LETTER_SPACED = re.compile(rf"(?<=[{_CJK}])[ \t\u3000]{{1,3}}(?=[{_CJK}：:])")
+_SPACED_LABEL = re.compile(rf"[{_CJK}][ \t\u3000]{{1,3}}[{_CJK}][ \t\u3000]{{1,3}}[{_CJK}：:]")
+
+
+def _unspaced(parent: View) -> View | None:
+    """*parent* with the blanks a letter-spaced CJK label puts between its characters taken
+    out; only where at least two such gaps come within one label (密 码 ：)."""
+    text = parent.text
+    if not _SPACED_LABEL.search(text):
+        return None
+    out: list[str] = []
+    idx: list[int] = []
+    idx_end: list[int] = []
+    at = 0
+    for m in _LETTER_SPACED.finditer(text):
+        _keep(text, at, m.start(), out, idx, idx_end)
+        at = m.end()
+    _keep(text, at, len(text), out, idx, idx_end)
+    return _compose(parent, "".join(out), idx, idx_end, "unspaced")
+
+
 def views(text: str) -> Iterator[View]:
     """Every decoded view of *text* worth matching (not the raw text itself): JSON
-    unescaped once, twice and three times, full-width forms narrowed, each of those (and
+    unescaped once, twice and three times, full-width forms narrowed, a letter-spaced CJK
+    label closed up, each of those (and
     the raw text) percent-decoded, and each of all these with its wrapped lines joined. A decoder that
     changes nothing adds no view."""
     if not text:
@@ -203,6 +228,9 @@ def views(text: str) -> Iterator[View]:
     narrow = _narrow(_identity(text))
     if narrow is not None:
         yield narrow
+    unspaced = _unspaced(_identity(text))
+    if unspaced is not None:
+        yield unspaced
     if "\\" not in text and "%" not in text and "\n" not in text:
         return
     level: View | None = _identity(text)

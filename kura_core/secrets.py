@@ -1640,7 +1640,7 @@ _KEYWORD = re.compile(
     # as a name's last part before its separator
     r"(?i)pass|pwd|secret|token|key|credential|auth|serial|(?:_|(?<![A-Za-z0-9.]))[as]k(?=[ \t]{0,8}[=:])"
     # a session's id (sid), a query's app id, the password and key words of other languages
-    r"|security[\w-]{0,6}code|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
+    r"|security[\w-]{0,6}code|app[\w \t-]{0,2}certificate|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
     r"|(?<=[a-z])pw(?=[\"']?\]?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
     r"|(?<![A-Za-z0-9_.-])pw(?=[ \t]{0,8}[=:])"  # pw: … on its own
 )
@@ -1887,6 +1887,9 @@ def _bare_name_kind(parts: list[str]) -> tuple[str, bool] | None:
         return ("access-key", True) if parts == ["ak"] else ("secret", True)
     if "security" in parts[:-1] and parts[-1] in ("code", "key", "token"):
         # AMap's securityJsCode, a security_key: the secret a public key is paired with
+        return "secret", True
+    if parts[-2:] == ["app", "certificate"] or parts[-1:] == ["appcertificate"]:
+        # Agora's App Certificate: the secret its tokens are signed with, not a TLS one
         return "secret", True
     if parts and parts[-1] == "appid":
         return "app-key", True  # OpenWeatherMap's appid=: a key, when long and random
@@ -2388,35 +2391,76 @@ _KANA_LETTERS = _table(
     "ジェー→j ジェイ→j ケー→k ケイ→k エル→l エム→m エヌ→n オー→o ピー→p キュー→q アール→r "
     "エス→s ティー→t ユー→u ブイ→v ヴィ→v ダブリュー→w エックス→x ワイ→y ゼット→z ゼッド→z"
 )
-_ZH_DIGITS = dict(zip("零〇一二三四五六七八九", "00123456789", strict=True))
+_ZH_DIGITS = dict(zip("零〇一二三四五六七八九幺", "001234567891", strict=True))
+#: The Latin letters as a radio alphabet says them (sierra S, X-ray X), read as letters.
+_RADIO_LETTERS = {
+    w: w[0]
+    for w in (
+        "alfa",
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliett",
+        "juliet",
+        "kilo",
+        "lima",
+        "mike",
+        "november",
+        "oscar",
+        "papa",
+        "quebec",
+        "romeo",
+        "sierra",
+        "tango",
+        "uniform",
+        "victor",
+        "whiskey",
+        "whisky",
+        "x-ray",
+        "xray",
+        "yankee",
+        "zulu",
+    )
+}
+#: Every word that names a letter: Japanese's (エフ) and the radio alphabet's (foxtrot).
+_LETTER_NAMES = {**_KANA_LETTERS, **_RADIO_LETTERS}
 
 
 #: The spoken words, longest first (a space inside one is any run of blanks).
 _NAMED_CHAR = "|".join(
     re.escape(k).replace(r"\ ", r"[ \t]+")
-    for k in sorted({*_SPOKEN_WORDS, *_KANA_LETTERS}, key=len, reverse=True)
+    for k in sorted({*_SPOKEN_WORDS, *_LETTER_NAMES}, key=len, reverse=True)
 )
+_RADIO_NAME = "|".join(re.escape(k) for k in sorted(_RADIO_LETTERS, key=len, reverse=True))
 _CASE_EN = r"capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big"
 _CASE_CJK = r"大写的?|小写的?|大寫的?|小寫的?|大文字[のでは]?|小文字[のでは]?"
-_DIGIT_WORD = r"(?:数字|數字|数字の)[ \t]{0,2}"
+_DIGIT_WORD = r"(?:数字|數字|すうじ)[のでは]?[ \t]{0,2}"
 _AS_IN = r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
 #: One character of a password read aloud or dictated: "capital V as in Victor",
 #: "lowercase k", "seven", "exclamation mark"; 大写L, 小写z, 八八六六, 井号; 大文字のA.
 _SPOKEN_CHAR = (
-    rf"(?:(?:{_CASE_EN})[ \t]+[A-Za-z]{_AS_IN}|{_NAMED_CHAR}"
+    rf"(?:(?:{_CASE_EN})[ \t]+(?:{_RADIO_NAME}|[A-Za-z](?![A-Za-z])){_AS_IN}|(?:{_DIGIT_WORD})?(?:{_NAMED_CHAR})"
     rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z]+|[\u30a1-\u30fc]{{1,5}})"
-    rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九]+)"
+    rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺]+)"
     r"|[A-Za-z](?![A-Za-z]))"
 )
 #: One spoken character as :func:`spelled_value` reads it, its case word apart (a word not
 #: in the table is read too, and spells nothing).
 _SPOKEN_ONE = re.compile(
     rf"(?i)(?=[^\s,，、])(?:({_CASE_EN}|{_CASE_CJK})[ \t]*+)?(?:{_DIGIT_WORD})?"
-    rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九]+|[\u30a1-\u30fc]{{1,10}}"
+    rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九幺]+|[\u30a1-\u30fc]{{1,10}}"
     rf"|[\u4e00-\u9fff]{{1,4}}|[A-Za-z]){_AS_IN}"
 )
 #: What a dictation says between its characters besides a pause: 然后, 最後に, 一个 (杠).
-_SPOKEN_FILLER = r"然后|然後|最后|最後に?|接着|接著|次に|それから|一个|一個"
+_SPOKEN_FILLER = (
+    r"然后|然後|最后|最後に?|さいごに|接着|接著|次に|つぎに|それから|そのあと|一个|一個"
+)
 _SPOKEN_GAP = r"(?:[ \t]*+[,，、・][ \t]*+|[ \t]++)(?:(?:" + _SPOKEN_FILLER + r")[ \t]*+){0,2}"
 #: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
 _SPELLED = re.compile(
@@ -2432,12 +2476,19 @@ _SENTENCE_WORDS_EN = (
 #: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
 _SPELLED_TAIL = re.compile(
     r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:(?!" + _SENTENCE_WORDS_EN + r")[a-z]{1,6}"
-    r"|[零〇一二三四五六七八九0-9]{1,8}"
+    r"|[零〇一二三四五六七八九幺0-9]{1,8}"
     # the words a dictation goes on with: 然后 xi hu 拼音全小写，最后 二零二四
     r"|然后|然後|最后|最後|接着|接著|再|拼音(?:全)?(?:小写|大写|小寫|大寫)?|全小写|全大写|全小寫|全大寫)"
     r"(?![\w]))*+"
 )
-_KANA_LETTER = re.compile("|".join(sorted(_KANA_LETTERS, key=len, reverse=True)))
+_KANA_LETTER = re.compile(
+    "(?i)" + "|".join(re.escape(k) for k in sorted(_LETTER_NAMES, key=len, reverse=True))
+)
+#: What says a value is about to be spelled out, where no password is named ("I'll spell
+#: it", the break-glass one): 读一下, 読み上げ.
+_SPELL_CUE = re.compile(
+    r"(?i:\bspell(?:s|ed|ing)?[ \t]+(?:it|them|that|out)\b|break[ -]?glass)|読み上げ|念一下|念给你"
+)
 
 
 def _spelled(text: str) -> Iterator[tuple[int, int]]:
@@ -2455,7 +2506,11 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
             # a letter said with its case, letters said by their names (エス、ユー), or
             # eight characters read out right after the password is named
             continue
-        if not near and not _PASSWORD_WORD.search(text, max(0, m.start() - 300), m.start()):
+        if (
+            not near
+            and not _PASSWORD_WORD.search(text, max(0, m.start() - 300), m.start())
+            and not _SPELL_CUE.search(text, max(0, m.start() - 300), m.start())
+        ):
             continue
         tail = _SPELLED_TAIL.match(text, m.end())
         end = tail.end() if tail else m.end()
@@ -2476,15 +2531,18 @@ def spelled_value(run: str) -> str:
         case, word = m.group(1), m.group(2)
         low = " ".join(word.lower().split())
         if case:
-            letter = _KANA_LETTERS.get(word) or (word if len(word) == 1 and word.isalpha() else "")
+            letter = _LETTER_NAMES.get(word) or _LETTER_NAMES.get(low) or ""
+            if not letter and word.isascii() and word.isalpha() and len(word) <= 12:
+                letter = word  # "小文字で sakura": each letter of the word in that case
             if not letter:
                 return ""
             upper = case.lower().startswith(("capital", "upper", "big", "大"))
             out.append(letter.upper() if upper else letter.lower())
         elif low in _SPOKEN_WORDS:
             out.append(_SPOKEN_WORDS[low])
-        elif word in _KANA_LETTERS:
-            out.append(_KANA_LETTERS[word])  # エス with no case said: as it is typed, small
+        elif word in _LETTER_NAMES or low in _LETTER_NAMES:
+            # エス, sierra with no case said: as it is typed, small
+            out.append(_LETTER_NAMES.get(word) or _LETTER_NAMES[low])
         elif all(c in _ZH_DIGITS for c in word):
             out.append("".join(_ZH_DIGITS[c] for c in word))
         elif len(word) == 1 and word.isascii() and word.isalnum():
@@ -2833,6 +2891,50 @@ def _rotated(text: str) -> Iterator[tuple[int, int]]:
             yield t.start(1), t.start(1) + len(v)
 
 
+#: What gives a piece of a value: "starts with", "ends in", 开头是, 末尾是, 先頭は, 頭の.
+_PIECE_CUE = re.compile(
+    r"(?i:\b(?:starts?|started|begins?|began|ends?|ended)[ \t]+(?:with|in)"
+    r"|\b(?:first|last)[ \t]+(?:few[ \t]+)?(?:\d{1,2}[ \t]+)?(?:chars?|characters|digits)[ \t]+(?:are|were|is))"
+    r"|开头是|開頭是|开头为|前几位是|前幾位是|结尾是|結尾是|末尾是|后几位是|後幾位是|最后几位是"
+    r"|先頭は|頭は|末尾は|最後は|下\d{1,2}桁は|上\d{1,2}桁は"
+)
+_PIECE = re.compile(r"[ \t]{0,3}[:：]?[ \t]{0,3}[\"'“`「]?([A-Za-z0-9_+/=-]{8,64})")
+#: The key a sentence names by its short name: SK, AK, SecretKey.
+_KEY_SHORT = re.compile(r"(?<![A-Za-z])(?:SK|AK|SecretKey|AccessKey|secret_key)(?![A-Za-z])")
+
+
+def _said_in_sentences(text: str, said: set[str]) -> list[tuple[int, int, int, str]]:
+    """``(rank, start, end, kind)`` of the secrets sentences give: named in one, or spelled
+    out where a password is named or a spelling announced."""
+    out: list[tuple[int, int, int, str]] = []
+    if said & _SENTENCE_KEYS:
+        out += [(_ASSIGNED + 3, s, e, k) for s, e, k in _named_in_sentence(text)]
+    if said & _SENTENCE_KEYS or _SPELL_CUE.search(text):
+        out += [(_ASSIGNED + 3, s, e, "password") for s, e in _spelled(text)]
+    return out
+
+
+def _key_pieces(text: str) -> Iterator[tuple[int, int]]:
+    """A piece of a key given to tell it apart ("the old SK starts with lxJDbOjdD7oC",
+    旧的开头是 …, 先頭は …): random letters and digits after such words, in a sentence that
+    names a secret and no digest or id."""
+    for m in _PIECE_CUE.finditer(text):
+        got = _PIECE.match(text, m.end())
+        if got is None:
+            continue
+        v = got.group(1)
+        if not (_has_digit_and_letter(v) and _upper_and_lower(v)) or _wordy(v):
+            continue
+        before = text[max(0, m.start() - 120) : m.start()]
+        cut = max(before.rfind("\n"), before.rfind("。"), before.rfind(". "))
+        sentence = before[cut + 1 :]
+        if not (_SECRET_SENTENCE_WORD.search(sentence) or _KEY_SHORT.search(sentence)):
+            continue
+        if _DIGEST_WORD.search(sentence):
+            continue
+        yield got.start(1), got.end(1)
+
+
 #: The old value named as "the previous one", its value in brackets: 前のやつ（Sakura2019!）,
 #: 旧的（…）, "the old one (…)".
 _OLD_VALUE = re.compile(
@@ -3151,6 +3253,40 @@ def _paired_ids(text: str, found: list[tuple[int, int, int, str]]) -> Iterator[t
                 and not _THING_FLAG.search(m.group(1))
             ):
                 yield m.start(2), m.end(2)
+    yield from _positional_twins(text, spans)
+
+
+#: A command's positional argument: a run of a key's characters between blanks.
+_ARGUMENT = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{16,128}\Z")
+
+
+def _positional_twins(text: str, spans: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The argument right before a secret found on a command line, given as its pair
+    (``qshell account <AK> <SK> name``): as long as the secret give or take a quarter,
+    random, of letters and digits. A name or a path beside it stays."""
+    for start, end in spans:
+        line_start = text.rfind("\n", 0, start) + 1
+        if _TABLE_ROW.match(text, line_start):
+            continue
+        before = text[max(line_start, start - 140) : start]
+        gap = len(before) - len(before.rstrip(" \t"))
+        if not 1 <= gap <= 4:
+            continue
+        m = _ARGUMENT.search(before, 0, len(before) - gap)
+        if m is None:
+            continue
+        at = start - gap - (m.end() - m.start())
+        if at > line_start and not text[at - 1].isspace():
+            continue
+        v = m.group(0)
+        if (
+            abs(len(v) - (end - start)) * 4 <= end - start
+            and any(c.isdigit() for c in v)
+            and _upper_and_lower(v)
+            and not _wordy(v)
+            and entropy(v) >= 3.5
+        ):
+            yield at, at + len(v)
 
 
 def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
@@ -4304,10 +4440,9 @@ class SecretRules:
         ranked += [(_ASSIGNED + 2, s, e, "password") for s, e in _column_cells(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _call_settings(text)]
         ranked += [(_ASSIGNED + 2, s, e, k) for s, e, k in _user_maps(text)]
-        if said & _SENTENCE_KEYS:
-            ranked += [(_ASSIGNED + 3, s, e, k) for s, e, k in _named_in_sentence(text)]
-            ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spelled(text)]
+        ranked += _said_in_sentences(text, said)
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _rotated(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _key_pieces(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _grouped_keys(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]

@@ -866,3 +866,59 @@ def test_a_supabase_anon_key_stays_and_its_service_role_key_goes():
     shipped = f"createClient(url, '{anon}')"
     assert BUILTIN.redact(shipped).text == shipped
     assert service not in BUILTIN.redact(f"createClient(url, '{service}')").text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a password spelled in the radio alphabet on a call, no password word: "spell it"
+        (
+            "Right, break-glass for jump-01, I'll spell it, ready?\n[10:42] C: lowercase sierra, "
+            "two, capital X-ray, lowercase lima, dash, lowercase juliett, zero, capital Hotel, "
+            "lowercase tango. That's the lot.",
+            "sierra, two",
+        ),
+        # dictated in hiragana digit words and full-width letters, 数字で said in kana
+        (
+            "パスワードを電話で教えてもらった：小文字で\u3000ｓａｋｕｒａ、ハイフン、すうじで\u3000"
+            "きゅう・に・さん・よん、さいごに大文字で\u3000ＢＢ。",
+            "ｓａｋｕｒａ",
+        ),
+        # 幺 for one in a Chinese dictation
+        ("临时口令：二四七九 四幺二五，然后一个杠，大写的 R、P，今晚有效", "四幺二五"),
+        # OCR of a login screen: the label's characters set apart
+        ("用户名   ops_liyang\n\n密 码 ：  KOI@rbCXrQ4L\n\nMFA 验证码", "KOI@rbCXrQ4L"),
+        # a key's id given as the positional argument before its secret
+        (
+            "qshell account lCx3rhkJcJJMyexhuC_eJB2kEO10r_BgtE9XGuNJ "
+            "LLQ3QP4G9jNSb-0tTqkwAL5sfQZiZLFHopeqgMXJ cdn-account -w",
+            "lCx3rhkJcJJMyexhuC",
+        ),
+        # the beginning of a rotated key, given to tell it apart
+        ("七牛的 SK 上周已经轮换过，旧的开头是 lxJDbOjdD7oC，已经禁用了", "lxJDbOjdD7oC"),
+        ("the old token starts with Xy7Kq2Lm9PzR, revoke it", "Xy7Kq2Lm9PzR"),
+        # Agora's App Certificate: a secret, whatever its name says
+        (
+            "> App ID: 1a6de49642325c8882f9f3d5ed7ec4f3\n> Primary App Certificate: "
+            "c52502d0d68816d25501b11219729a6a",
+            "c52502d0d688",
+        ),
+    ],
+)
+def test_spelled_passwords_an_ocr_label_a_positional_pair_and_a_keys_piece_go(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Delta, Hotel, Mike, Victor, Echo and Golf are the team names for the offsite.",
+        "The commit starts with 3f9a2b1c4d5e, the release begins with v2Beta3Release.",
+        "> App ID: 1a6de49642325c8882f9f3d5ed7ec4f3",
+        "rsync -av build/ deploy@web-01:/srv/app/releases/2026-12-07T0930Z",
+        "店 铺 名 称 ：  SakuraMart Tokyo 2号店",
+        "cp report-2026-11-final.csv backup-2026-11-final-v2.csv",
+    ],
+)
+def test_team_names_a_commits_start_an_app_id_and_argument_pairs_stay(text):
+    assert BUILTIN.redact(text).text == text

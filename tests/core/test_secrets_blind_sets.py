@@ -117,6 +117,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     "secrets-AP": {},
     "secrets-AQ": {},
     "secrets-AR": {},
+    "secrets-AS": {},
 }
 
 
@@ -351,6 +352,16 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "各云平台的密钥统一迁入 Vault，不再放在机器上": "measured blind, not yet analysed",
         "COS 和 OSS 的明文配置写入 Vault 后已删除": "measured blind, not yet analysed",
     },
+    "secrets-AS": {
+        "Azure DevOps PAT stays out of git remote URLs": "a product's name (DevOps) the quoted "
+        "segments never write",
+        "The user seals the external-dns Cloudflare Secret with kubeseal": '"I\'ll run kubeseal" '
+        "told as what the user does",
+        "push-svc 的 JPush appKey 配成了测试应用": "error codes (401, 1004) from the session's "
+        "tool output, not from the quotes",
+        "~/.my.cnf が他ユーザーから読める権限になっている": "a product's name (MySQL) the quoted "
+        "segments never write",
+    },
 }
 
 
@@ -376,7 +387,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AQ", "secrets-AR"})
+NEWEST = frozenset({"secrets-AS"})
 
 
 @pytest.mark.parametrize(
