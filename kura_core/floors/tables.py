@@ -40,6 +40,8 @@ class _Row:
     #: each figure's column, by the header over it (where the row stands under a header
     #: of as many cells): {"xl": "#22", "xxl": "#9"}
     columns: tuple[tuple[str, str], ...] = ()
+    #: the unit each figure's column header gives it (数量(kg), 箱数): {"#1032": "kg"}
+    units: tuple[tuple[str, str], ...] = ()
 
     @property
     def hints(self) -> frozenset[str]:
@@ -107,14 +109,20 @@ class Rows:
                     fs = [(), *fs[1:]]
                 values = frozenset(_value_key(q) for qs in fs for q in qs if q.kind != IDENTIFIER)
                 columns: tuple[tuple[str, str], ...] = ()
+                units: tuple[tuple[str, str], ...] = ()
                 if header is not None and len(header) == len(cells):
                     columns = tuple(
                         (_column_name(h), _value_key(qs[0]))
                         for h, c, qs in zip(header, cells, fs, strict=True)
                         if len(qs) == 1 and _key_like(h) and _figure(c, qs)
                     )
+                    units = tuple(
+                        (_value_key(qs[0]), u)
+                        for h, c, qs in zip(header, cells, fs, strict=True)
+                        if len(qs) == 1 and not qs[0].unit and (u := _header_unit(h))
+                    )
                 if keys and values:
-                    self.rows.append(_Row(keys, values, columns))
+                    self.rows.append(_Row(keys, values, columns, units))
         return outside
 
     def moved(self, text: str) -> list[Quantity]:
@@ -168,6 +176,9 @@ class Rows:
             ):
                 out.append(q)
                 continue
+            if self._other_unit(q, key, named):
+                out.append(q)  # 1,032箱 from the 数量(kg) column: the unit of another column
+                continue
             holders = {i for i, r in enumerate(self.rows) if key in r.values}
             if not holders or holders & named:
                 continue
@@ -179,6 +190,25 @@ class Rows:
                 continue
             out.append(q)
         return out
+
+    def _other_unit(self, q: Quantity, key: str, named: set[int]) -> bool:
+        """Whether a figure written with a unit stands in a named row only under columns
+        whose headers give it another unit (1,032箱 where 1,032 is under 数量(kg) and the
+        boxes are counted under 箱数)."""
+        if not q.unit or q.kind != NUMBER:
+            return False
+        seen = False
+        for i in named:
+            units = self.rows[i].units
+            if any(value == key and unit == q.unit for value, unit in units):
+                return False
+            # its own column gives another unit, and another column of the row this one
+            # (人 for 名 is a way of writing, where no column counts in 人)
+            seen = seen or (
+                any(value == key for value, _u in units)
+                and any(value != key and unit == q.unit for value, unit in units)
+            )
+        return seen
 
     def _other_column(self, low: str, q: Quantity, key: str, named: set[int]) -> bool:
         """Whether the sentence puts a figure of a named row under another column of that
@@ -209,6 +239,25 @@ def _column_name(header: str) -> str:
 
 
 _HEAD_UNIT = re.compile(r"\s*[(（][^()（）]{1,12}[)）]\s*$")
+
+
+#: A header that counts in a unit: 箱数, 件数, 人数, 本数 (the counter, then 数).
+_COUNT_HEAD = re.compile(r"([^\W\d_])数$")
+
+
+def _header_unit(header: str) -> str:
+    """The unit a column's header gives its cells, as a figure with it reads: the unit in
+    brackets after it (数量(kg), 金額（円）) or the counter a count names (箱数); "" when it
+    gives none or one the figures are not read with."""
+    m = _HEAD_UNIT.search(header)
+    word = m.group(0).strip().strip("()（）").strip() if m else ""
+    if not word:
+        c = _COUNT_HEAD.search(header.strip())
+        word = c.group(1) if c else ""
+    if not word:
+        return ""
+    found = scan(f"1{word}") if not word.isascii() else scan(f"1 {word}")
+    return found[0].unit if len(found) == 1 and found[0].unit else ""
 
 
 def _column_before(low: str, at: int, columns: dict[str, str]) -> str:

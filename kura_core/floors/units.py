@@ -543,8 +543,13 @@ def cjk_unit(text: str, pos: int) -> tuple[str, str, int] | None:
         if piece in _CJK_COUNTERS:
             if piece in ("个", "個") and text[pos + 1 : pos + 2] == "人":
                 return "人", COUNTER, pos + 2  # 30个人 counts people, as 30人 does
-            return piece, COUNTER, pos + length
+            return _SAME_COUNTER.get(piece, piece), COUNTER, pos + length
     return None
+
+
+#: Counters that count the same things written another way: 名 is 人 said formally, and
+#: the traditional characters are the simplified ones (個 个, 隻 只, 張 张).
+_SAME_COUNTER = dict(zip("名個隻張間條輛塊筆頭雙", "人个只张间条辆块笔头双", strict=True))
 
 
 def covers_unit(c_unit: str, c_class: str, e_unit: str, e_class: str) -> bool:
