@@ -61,7 +61,7 @@ _COMMON_CJK = frozenset(
 #: What after a one-character suffix makes it begin another word: 校長, 校舎, 店長, 店舗.
 _SUFFIX_WORDS = {
     "校": "長舎内則門外庭章歌友風正務",
-    "店": "長舗铺鋪員员頭头内主名里裡",  # 店里: "in the shop"
+    "店": "長舗铺鋪員员頭头内主名里裡休",  # 店里: "in the shop"; 店休: the shop's day off
     "区": "分画域間切別",  # 高齢区分: a classification, no ward
     "市": "場民販況価",
     "町": "内民",
@@ -88,6 +88,10 @@ _LATIN_WORD = re.compile(
 _INSIDE = frozenset(",，、&/+'’")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
+#: A Latin word written in camel case, and its parts (NotoSerifCJK: Noto, Serif, CJK).
+_CAMEL_WORD = re.compile(r"[A-Za-z0-9]+")
+_LOWER_UPPER = re.compile(r"[a-z][A-Z]")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _PLACE = (
     re.compile(rf"[{HAN}]{{2,8}}?(?:{'|'.join(map(re.escape, _SUFFIXES))})")
     if _SUFFIXES
@@ -259,8 +263,15 @@ class NameVouchers:
         if not names:
             return []
         if self._words is None:  # folded on the first name asked about, not before
-            self._blob = fold("\n".join(self._evidence)).lower()
-            self._words = set(_ASCII_WORD.findall(self._blob))
+            folded = fold("\n".join(self._evidence))
+            self._blob = folded.lower()
+            # a word's camel-case parts too: "Noto Serif CJK" of NotoSerifCJK-Regular.ttc
+            self._words = set(_ASCII_WORD.findall(self._blob)) | {
+                part.lower()
+                for word in _CAMEL_WORD.findall(folded)
+                if _LOWER_UPPER.search(word)
+                for part in _CAMEL.findall(word)
+            }
         out = []
         for name in names:
             if not any(self._has(k) for k in _spellings(name)):
@@ -368,12 +379,17 @@ def _in_words(key: str, blob: str) -> bool:
     at = blob.find(key)
     while at >= 0:
         end = at + len(key)
-        if (at == 0 or not blob[at - 1].isalnum()) and (
-            end == len(blob) or not blob[end].isalnum()
+        # a Chinese or Japanese character glued on ends a Latin word too (e-Taxをご利用)
+        if (at == 0 or not _latin_alnum(blob[at - 1])) and (
+            end == len(blob) or not _latin_alnum(blob[end])
         ):
             return True
         at = blob.find(key, at + 1)
     return False
+
+
+def _latin_alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
 
 
 # =========================================================================== swapped words
