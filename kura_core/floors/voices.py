@@ -231,11 +231,32 @@ def _is_intro(line: str) -> bool:
     return lexicon.pattern("paste_intro_weak").search(last) is not None
 
 
+def _writer(line: str) -> str:
+    """The writer an introduction names for what it opens: "here's Pieter's handover",
+    这是老赵昨晚写的, 中原さんの作業日誌, 小李的交班记录; "" when it names none (or the person)."""
+    folded = fold(line)
+    m = _HERE_IS_THEIRS.search(folded.lower())
+    if m is not None:
+        return folded[m.start("who") : m.end("who")]
+    m = _THEIRS_CJK.search(folded) or _WRITERS_DOC.search(folded)
+    if m is None or m.group("who").startswith(_SELF_CJK):
+        return ""
+    return m.group("who")
+
+
+#: What someone named wrote, by its kind: 中原さんの作業日誌, 小李的交班记录, 田中の日報.
+_WRITERS_DOC = re.compile(
+    r"(?P<who>[一-鿿゠-ヿ]{1,6}?)(?:さん|様|くん|君|ちゃん|师傅|老师|姐|哥)?"
+    r"(?:の|的)(?:作業日誌|日誌|日报|日報|週報|周报|メモ|笔记|申し送り|交班记录|交班|记录|報告書?|报告"
+    r"|进货单|采购单|留言)"
+)
+
+
 #: "Here's Pieter's handover", "below is Tom's reply": what someone else wrote, given by
 #: its writer's name (the person's own "here's my plan" gives their own words).
 _HERE_IS_THEIRS = re.compile(
     r"(?<![\w'])(?:here(?:'s|’s| is| are)|below is|below are|attached is)[ \t]+"
-    r"(?!my\b|our\b|your\b|what\b|how\b|where\b|why\b)[a-z][\w.-]{0,30}(?:'s|’s|s')[ \t]+[a-z]"
+    r"(?!my\b|our\b|your\b|what\b|how\b|where\b|why\b)(?P<who>[a-z][\w.-]{0,30})(?:'s|’s|s')[ \t]+[a-z]"
 )
 
 
@@ -300,7 +321,8 @@ def voices(text: str) -> tuple[Voice, ...]:
     # a person's name as a label, then what they said at a length no field has ("老黄：阿强啊
     # D2317那个面料今天到咗 …"): theirs, as a recurring label is
     recurring |= {w for w, line in zip(labels, lines, strict=True) if w and _speech(w, line)}
-    pasted = _pasted_lines(lines) | _conversation_lines(labels, recurring, lines)
+    writers: dict[int, str] = {}
+    pasted = _pasted_lines(lines, writers) | _conversation_lines(labels, recurring, lines)
     out: list[Voice] = []
     sender = ""
     for n, line in enumerate(lines):
@@ -313,6 +335,8 @@ def voices(text: str) -> tuple[Voice, ...]:
                 sender = _sender(found)
             # a label once inside a mail is one of its fields ("- Starter: $19 -> $24"):
             # the mail's sender speaks it; a label that recurs is a speaker of minutes
+            # a label inside a document someone wrote is one of its fields (・瓶詰め：…)
+            sender = sender or writers.get(n, "")
             speaker = who if who and (who in recurring or not sender) else sender
             out.append(Voice(offsets[n], offsets[n] + len(line), speaker))
         else:
@@ -338,8 +362,10 @@ def _speech(who: str, line: str) -> bool:
     return cjk >= 20 or len(rest.split()) >= 10
 
 
-def _pasted_lines(lines: list[str]) -> set[int]:
-    """The numbers of the lines that are pasted material (see :func:`voices`)."""
+def _pasted_lines(lines: list[str], writers: dict[int, str] | None = None) -> set[int]:
+    """The numbers of the lines that are pasted material (see :func:`voices`); *writers*
+    gets the writer of the lines an introduction names one for ("中原さんの作業日誌を貼る",
+    "here's Pieter's handover")."""
     out: set[int] = set()
     # whether the person writes anything besides quoted lines
     around = any(line.strip() and not _QUOTED_LINE.match(line) for line in lines)
@@ -370,7 +396,11 @@ def _pasted_lines(lines: list[str]) -> set[int]:
             out.update(range(m, n))
             continue
         elif _is_intro(line):
+            before = set(out)
             n = _introduced(lines, n + 1, out)
+            writer = _writer(line)
+            if writer and writers is not None:
+                writers.update((k, writer) for k in out - before)
             continue
         n += 1
     return out
@@ -409,6 +439,11 @@ def _introduced(lines: list[str], m: int, out: set[int]) -> int:
 _CLAUSE = re.compile(
     r"^[ \t\u3000]*(?:\d{1,2}(?:[.)．、]|\u3000)|第[一二三四五六七八九十\d]{1,3}[条條項]|[（(]\d{1,2}[)）])"
 )
+
+
+#: A closing word on a line of its own, which ends a pasted document even with no blank
+#: line after it: 以上, 以上です, 敬具, 草々, 此致, 谨上.
+_CLOSED = re.compile(r"(?:以上(?:です|になります)?|敬具|草々|此致|谨上|謹上)[。.]?")
 
 
 def _signs_off(line: str) -> bool:
@@ -466,6 +501,8 @@ def _paragraphs(lines: list[str], m: int, out: set[int]) -> int:
             m += 1
             if closer and lines[m - 1].rstrip().endswith(closer):
                 return m  # 「…」 pasted whole: the person's words follow its closing mark
+            if m - 1 > first and _CLOSED.fullmatch(lines[m - 1].strip()):
+                return m  # 以上 on a line of its own ends the document: the person goes on
         last = lines[m - 1] if m > first else last
         head = lines[first] if m > first else ""
         k = m

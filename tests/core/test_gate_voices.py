@@ -546,3 +546,41 @@ def test_a_message_copied_out_of_a_chat_app_is_its_senders(text, speaker):
 
 def test_a_word_and_a_time_of_the_persons_own_notes_is_no_chat_head():
     assert voices("notes for today\nDelivery 10:42 AM\nkegs are ordered\n\nok?") == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "writer", "theirs", "own"),
+    [
+        (
+            "中原さんの作業日誌、今朝の分を貼っとく。\n【作業日誌 12/8(火) 杜氏 中原】\n"
+            "・瓶詰め：四合瓶は12/11(金)の午後なら180本まで\n以上\nてことで、10日には無理じゃっど。",
+            "中原",
+            "・瓶詰め：四合瓶は12/11(金)の午後なら180本まで",
+            "てことで、10日には無理じゃっど。",
+        ),
+        (
+            "Here's Pieter's handover:\nFed the ewes at 7.\nGate on the top field is broken.\n\n"
+            "Ok so what now?",
+            "Pieter",
+            "Fed the ewes at 7.",
+            "Ok so what now?",
+        ),
+        (
+            "小李的交班记录贴一下：\n今天卖了30杯\n押金收了200\n\n明天我来",
+            "小李",
+            "今天卖了30杯",
+            "明天我来",
+        ),
+    ],
+)
+def test_a_document_an_introduction_gives_to_its_writer_is_theirs_to_its_closing_word(
+    text, writer, theirs, own
+):
+    found = spoken(text)
+    assert (writer, theirs) in found, found
+    assert all(own not in span for _w, span in found), found
+
+
+def test_the_persons_own_document_has_no_other_writer():
+    text = "我的日报贴一下：\n今天卖了30杯\n\n好"
+    assert [w for w, _ in spoken(text)] == [""]
