@@ -2072,20 +2072,39 @@ def open_mark(sentence: str) -> re.Match[str] | None:
     found = lexicon.search("unsettled_mark", sentence)
     while found is not None:
         word = found.group(0)
-        if word not in lexicon.words("unsettled_bound"):
+        if _checked(sentence, found):
+            pass  # 重点检查…是否保存不少于6个月, "check whether": what is checked, not doubted
+        elif word not in lexicon.words("unsettled_bound"):
             return found
-        if bound is None and _bounds_here(sentence, found):
+        elif bound is None and _bounds_here(sentence, found):
             bound = found
         found = lexicon.search("unsettled_mark", sentence, found.end())
     return bound
 
 
+#: Words of a check whose object a "whether" opens: 检查…是否, 確認…かどうか, check whether.
+_CHECKED = re.compile(
+    r"检查|檢查|核查|查验|查驗|核实|核實|审核|審核|检测|檢測|抽查|巡查|确认|確認|点検|検査|調査|チェック"
+    r"|(?i:\b(?:check|checks|checked|checking|verify|verifies|verified|inspect|inspects"
+    r"|inspected|confirm|confirms|audit|audits|audited)\b)"
+)
+_WHETHER = frozenset({"是否", "是不是", "有没有", "かどうか", "whether"})
+
+
 def _first_mark(sentence: str) -> re.Match[str] | None:
     """A sentence's first open mark, a bound that bounds no figure beside it passed over."""
     found = lexicon.search("unsettled_mark", sentence)
-    while found is not None and not _bounds_here(sentence, found):
+    while found is not None and (not _bounds_here(sentence, found) or _checked(sentence, found)):
         found = lexicon.search("unsettled_mark", sentence, found.end())
     return found
+
+
+def _checked(sentence: str, mark: re.Match[str]) -> bool:
+    """Whether a "whether" opens what a check before it checks (检查…是否, "verify
+    whether"): the object of an inspection, not a doubt the person holds."""
+    return mark.group(0) in _WHETHER and (
+        _CHECKED.search(sentence, max(0, mark.start() - 40), mark.start()) is not None
+    )
 
 
 def _bounds_here(sentence: str, mark: re.Match[str]) -> bool:
