@@ -2748,6 +2748,8 @@ def covers(c: Quantity, e: Quantity) -> bool:
 #: Where a table's cells part: a tab, two spaces and more (an aligned column), or a rule
 #: drawn between them (``|`` of Markdown and ASCII tables, ``│``/``┃`` of box drawing).
 _CELL_GAP = re.compile(r"\t|[ \u3000]{2,}|[ \u3000]*[|│┃｜][ \u3000]*")
+#: A comma that is no digit group's (a digit before it, three digits and no more after).
+_NOT_GROUP_COMMA = re.compile(r"(?<!\d),|,(?!\d{3}(?!\d))")
 _SPACE_GAP = re.compile(r"[ \u3000]{2,}")
 #: A row that only draws the table (``|---|:--:|``, ``+----+``, ``├──┼──┤``).
 _RULE_ROW = re.compile(r"^[\s|│┃｜+:=\-─━┼├┤┌┐└┘┬┴]*$")
@@ -3081,6 +3083,8 @@ def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
             cells = stripped.split()
         elif _CELL_GAP.search(stripped):
             cells = [c for c in _CELL_GAP.split(stripped) if c]
+        elif "," in stripped and not _NOT_GROUP_COMMA.search(stripped):
+            cells = [stripped]  # "A重油　3,400 L　118円　401,200円": its commas group digits
         else:
             cells = _csv_cells(stripped)
             if len(cells) < 3:
