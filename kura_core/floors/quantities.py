@@ -2852,6 +2852,14 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
         if not last.isalpha() or len(last) > 12:
             return None
         got = _unit_of(last) or _unit_of(_KEY_CASED.get(last.lower(), ""))
+        if got is None and len(last) == 3:
+            # diesel_ngn, total_kes: a currency's code in lower case
+            code = _unit_of(last.upper())
+            got = code if code and code[0] in _CURRENCIES else None
+        if got is None and len(words) > 1 and not any(w.lower() in _RATE_WORDS for w in words):
+            # km_round, tonnes_moved: the unit first, then what was measured
+            first = _unit_of(words[0]) if words[0].isalpha() else None
+            got = first if first and first[0] not in _CURRENCIES else None
         return got if got and got[1] == HARD else None
     cell = cell.strip()
     latin = _LATIN_TAIL.search(cell)
@@ -2870,6 +2878,11 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
 
 
 _LATIN_TAIL = re.compile(r"[A-Za-z%°]{1,5}$")
+#: Words of a header that make its first word what is priced, not the column's unit
+#: (kg_price is money for a kilogram).
+_RATE_WORDS = frozenset(
+    {"price", "cost", "rate", "fee", "per", "each", "unit", "avg", "average", "max", "min"}
+)
 #: "per" and what a header's figures are a rate of: price_gbp_per_kg, fee per_box.
 _HEAD_PER_WORD = re.compile(r"(?i)[_\s/-]per[_\s-]+(?P<d>[a-z]+)\s*$")
 
