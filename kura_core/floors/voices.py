@@ -325,8 +325,10 @@ def voices(text: str) -> tuple[Voice, ...]:
     pasted = _pasted_lines(lines, writers) | _conversation_lines(labels, recurring, lines)
     out: list[Voice] = []
     sender = ""
+    last = ""  # who spoke the line before, in a run of pasted lines with no blank between
     for n, line in enumerate(lines):
         if not line.strip():
+            last = ""
             continue
         who = labels[n]
         if n in pasted or (who and who in recurring):
@@ -338,9 +340,13 @@ def voices(text: str) -> tuple[Voice, ...]:
             # a label inside a document someone wrote is one of its fields (・瓶詰め：…)
             sender = sender or writers.get(n, "")
             speaker = who if who and (who in recurring or not sender) else sender
+            if not speaker and not who and last in recurring:
+                speaker = last  # a chat message's next line, under no label of its own
+            last = speaker
             out.append(Voice(offsets[n], offsets[n] + len(line), speaker))
         else:
             sender = ""
+            last = ""
     return tuple(out)
 
 
