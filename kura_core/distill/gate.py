@@ -1290,12 +1290,17 @@ def _restates_cut(
     held = {x.canon for text in kept for x in scan(fold(text).lower())}
     tentative = lexicon.pattern("tentative_kept").search(claim)
     told = lexicon.pattern("retraction_told").search(claim)
-    negated = [v for q, _seg in cut if q.rule == "negation" and (v := _negation_dropped(q, claim))]
+    negated = [
+        v
+        for q, _seg in cut
+        if (q.rule == "negation" or _PROHIBITION.search(_left_out(q.why)))
+        and (v := _negation_dropped(q, claim))
+    ]
     if negated:
         return negated[:1]
     for q, seg in cut:
         if q.rule == "retracted":
-            taken = _taken_back(q.text, seg, claim, held)
+            taken = _taken_back(q.text, seg, claim, held) or _restated_whole(q.text, claim)
             if taken and not (told and _told_beside(claim, taken)):
                 return [Violation(FloorKind.SCOPE, "body", taken, FloorRule.AS_SETTLED)]
             continue
@@ -1318,14 +1323,51 @@ def _restates_cut(
     return []
 
 
+#: A prohibition a cut quote left out: it negates what the quote says, as "not" does.
+_PROHIBITION = re.compile(
+    r"严禁|嚴禁|禁止|不得|不准|不许|不許|请勿|請勿|切勿|禁じ|厳禁|してはならない"
+    r"|(?i:prohibit|forbid|must[ \t]not|never)"
+)
+
+
+#: Where a quote's first clause ends (a list's 、 joins nouns, not clauses).
+_FIRST_CLAUSE = re.compile(r"[，；;]|,(?!\d{3})|或")
+
+
+def _restated_whole(quote: str, claim: str) -> str:
+    """A quote taken back later in its turn that a sentence of the candidate says whole
+    (every word of it, figures too) with no word of the change: the candidate states what
+    was taken back. "" when none does."""
+    words = content_tokens(quote)
+    if len(words) < 3:
+        return ""
+    for m in _SENTENCES.finditer(claim):
+        sentence = m.group(0)
+        if words <= content_tokens(sentence) and not lexicon.pattern("retraction_told").search(
+            sentence
+        ):
+            return _short(quote, 40)
+    return ""
+
+
 def _negation_dropped(q: QuoteCheck, claim: str) -> Violation | None:
     """A quote cut from the negation that governs it ("waiving the late fee this time" out
     of "I'm not waiving …") whose words a sentence of the candidate says with no negation
     of its own: the candidate states what the person said is not so, whatever other
-    quote it keeps."""
-    words = content_tokens(q.text)
-    if len(words) < 2:
-        return None
+    quote it keeps. The clause the negation governs is the quote's first when it is left
+    out before it ("recommend the rooflight …, as it would sit over the beam")."""
+    whole = content_tokens(q.text)
+    first = content_tokens(_FIRST_CLAUSE.split(q.text, 1)[0]) if "before" in q.why else whole
+    for words in (whole, first):
+        if len(words) < 2:
+            continue
+        v = _said_without_negation(q, words, claim)
+        if v is not None:
+            return v
+    return None
+
+
+def _said_without_negation(q: QuoteCheck, words: frozenset[str], claim: str) -> Violation | None:
     for m in _SENTENCES.finditer(claim):
         sentence = m.group(0)
         if 3 * len(words & content_tokens(sentence)) >= 2 * len(words) and not negations_in(
