@@ -2116,9 +2116,34 @@ def _assignments(text: str) -> list[tuple[int, int, str]]:
         # an environment variable's value: NAME=value, and NAME: value as manifests,
         # compose files and `kubectl describe` list them
         env = _ENV_NAME.fullmatch(text[a:b]) is not None and text[b : b + 1] in ("=", ":")
+        if _said_public_above(text, a):
+            continue  # "# Web端(JS API)：前端公开，…不是秘密" over amap.js.key=…: public
         if _value_counts(kind, text[start:end], quoted, strict, env):
             out.append((start, end, kind))
     return out
+
+
+_COMMENT_MARK = re.compile(r"#|//|--|;|<!--")
+
+
+def _said_public_above(text: str, at: int) -> bool:
+    """Whether the comment line right above the line of *at* says its value is public
+    ("# browser key, public by design", 前端公开，不是秘密)."""
+    line = text.rfind("\n", 0, at) + 1
+    if line == 0:
+        return False
+    above = text[text.rfind("\n", 0, line - 1) + 1 : line - 1]
+    mark = _COMMENT_MARK.search(above)
+    return mark is not None and _PUBLIC_NOTE.search(above, mark.end()) is not None
+
+
+#: What a comment says to call the value under it public (never "don't make it public"):
+#: not a secret, public by design, publishable, 不是秘密, 前端公开, 秘密ではない.
+_PUBLIC_NOTE = re.compile(
+    r"(?i:\bnot[ \t]+(?:a[ \t]+)?secret\b|\bpublic[ \t]+by[ \t]+design\b|\bpublishable\b"
+    r"|\bsafe[ \t]+to[ \t]+(?:share|publish|expose)\b)"
+    r"|不是秘密|不是机密|不是機密|可以公开|前端公开|前端公開|秘密ではない|秘密じゃない|公開して(?:よい|いい)"
+)
 
 
 #: A setting made by a call, its name and value both quoted: PHP's define('DB_PASSWORD',
@@ -2172,7 +2197,7 @@ _SECRET_SENTENCE_WORD = re.compile(
 #: transcript line read raw holds a whole file's lines in one string).
 _SENTENCE_END = re.compile(r"[。！？\n]|[.!?](?=\s|$)|\\n")
 _RANDOM_TOKEN = re.compile(
-    r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9+/-]{20,256}+={0,2}+(?![A-Za-z0-9_+/=.-])"
+    r"(?<![A-Za-z0-9_+/=.-])[A-Za-z0-9+/-]{20,256}+={0,2}+(?![A-Za-z0-9_+/=-])(?!\.[\w/-])"
 )
 #: A sentence that says its value is no secret: "the site key is not a secret", 公开的.
 _SAID_PUBLIC = re.compile(
@@ -2237,6 +2262,32 @@ def _strong_values(text: str, start: int, end: int) -> Iterator[tuple[int, int]]
             yield t.start(1), t.start(1) + len(v)
 
 
+#: A letter past f: a token that holds one early is no hex (hex keys are read by their own
+#: rule; a digest joined to the next line's word holds one only at its end).
+_PAST_F = re.compile(r"[g-zG-Z]")
+
+
+def _token_given(text: str, t: re.Match[str], named: bool, digest: bool) -> bool:
+    """Whether the random token *t* of a sentence about a secret is the secret given: not
+    a public key's opening, a field that names something else, an encoded address or a
+    digest printed; mixed case and digits, a hex key, or one case and digits long in the
+    very sentence that names the secret ("the appSecret … is 9ggyoqsbpb…", with a letter
+    past f), and random."""
+    v = t.group(0)
+    if v.startswith(_PUBLIC_OPENING):
+        return False
+    if _keyed_by_other(text, t.start()):
+        return False  # {"to":"U5de3…"}: the value of a field that names no secret
+    if _encoded_place(v):
+        return False  # GRAFANA_URL: aHR0cHM6Ly9…, under a token's line: an address
+    if not named and _after_digest(text, t.start()):
+        return False  # what `… | openssl dgst -sha256 | base64` printed: a digest
+    mixed = _upper_and_lower(v) and any(c.isdigit() for c in v)
+    hex_key = not digest and _hex_key(v, text, named)
+    one_case = named and len(v) >= 24 and _has_digit_and_letter(v) and bool(_PAST_F.search(v[:20]))
+    return (mixed or hex_key or one_case) and looks_random(v)
+
+
 def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
     """A value a sentence gives as a secret, the secret named in it or in the sentence
     before: a random token of twenty characters or more, upper and lower case and digits
@@ -2271,16 +2322,9 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
             digest = _DIGEST_WORD.search(text, start, end) is not None
             kind = ""  # read once a sentence, when it gives a value: linear
             for t in _RANDOM_TOKEN.finditer(text, start, end):
-                v = t.group(0)
-                if v.startswith(_PUBLIC_OPENING) or any(a <= t.start() < b for a, b in public):
+                if any(a <= t.start() < b for a, b in public):
                     continue
-                if _keyed_by_other(text, t.start()):
-                    continue  # {"to":"U5de3…"}: the value of a field that names no secret
-                if _encoded_place(v):
-                    continue  # GRAFANA_URL: aHR0cHM6Ly9…, under a token's line: an address
-                mixed = _upper_and_lower(v) and any(c.isdigit() for c in v)
-                hex_key = not digest and _hex_key(v, text, named)
-                if (mixed or hex_key) and looks_random(v):
+                if _token_given(text, t, named, digest):
                     gave = True
                     kind = kind or _sentence_kind(text, start, end)
                     yield t.start(), t.end(), kind
@@ -2383,7 +2427,8 @@ _SPOKEN_WORDS = _table(
     "pound_sign→# dollar_sign→$ percent_sign→% ぜろ→0 れい→0 いち→1 さん→3 よん→4 ご→5 "
     "ろく→6 なな→7 しち→7 はち→8 きゅう→9 に→2 びっくりマーク→! アスタリスク→* ピリオド→. "
     "イコール→= チルダ→~ クエスチョン→? はてな→? ハテナ→? パーセント→% アンパサンド→& ごー→5 にー→2 "
-    "ぜろ→0 てん→. 杠→- 槓→- 横线→- 橫線→- 短横→- 中划线→-"
+    "ぜろ→0 てん→. 杠→- 槓→- 横线→- 橫線→- 短横→- 中划线→- ワン→1 ツー→2 スリー→3 フォー→4 "
+    "ファイブ→5 シックス→6 セブン→7 エイト→8 ナイン→9"
 )
 #: The Latin letters as Japanese says their names (エフ F, ダブリュー W).
 _KANA_LETTERS = _table(
@@ -2448,6 +2493,8 @@ _SPOKEN_CHAR = (
     rf"(?:(?:{_CASE_EN})[ \t]+(?:{_RADIO_NAME}|[A-Za-z](?![A-Za-z])){_AS_IN}|(?:{_DIGIT_WORD})?(?:{_NAMED_CHAR})"
     rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z]+|[\u30a1-\u30fc]{{1,5}})"
     rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺]+)"
+    # a word said in katakana (ブルー, タイガー): a password's word, read as it is spelled
+    r"|[\u30a1-\u30fc]{2,8}(?![\u30a1-\u30fc])"
     r"|[A-Za-z](?![A-Za-z]))"
 )
 #: One spoken character as :func:`spelled_value` reads it, its case word apart (a word not
@@ -2502,6 +2549,7 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
             _CASED.search(run)
             or len(_KANA_LETTER.findall(run)) >= 3
             or (near and len(_SPOKEN_ONE.findall(run)) >= 8)
+            or (near and _digit_and_mark(run))
         ):
             # a letter said with its case, letters said by their names (エス、ユー), or
             # eight characters read out right after the password is named
@@ -2519,6 +2567,18 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
 
 
 _SPOKEN_FILLERS = re.compile(_SPOKEN_FILLER)
+
+
+def _digit_and_mark(run: str) -> bool:
+    """Whether a run of six spoken parts or more says a digit and a mark among its words
+    (ブルー、タイガー、ハイフン、フォー、ゼロ: words, a hyphen, digits): a password's makeup."""
+    said = [
+        _SPOKEN_WORDS.get(" ".join(m.group(2).lower().split()), "")
+        for m in _SPOKEN_ONE.finditer(run)
+    ]
+    if len(said) < 6:
+        return False
+    return any(c.isdigit() for c in said) and any(c and not c.isalnum() for c in said)
 
 
 def spelled_value(run: str) -> str:
@@ -2637,7 +2697,11 @@ _TOKEN_WORD = re.compile(r"(?i:token)|トークン|令牌|ストリームキー|
 
 #: A key typed in groups, the way it is read out or printed: five groups or more of four to
 #: six letters and digits parted by single spaces ("84d1 f3e2 784c c3dd 60d0 f0eb").
-_GROUPED = re.compile(r"(?<![\w-])[A-Za-z0-9]{4,6}(?: [A-Za-z0-9]{4,6}){4,15}(?![\w-])")
+#: Groups of a key typed apart: five of four to six characters (an app password, a licence
+#: key), or four of eight (a 32-hex token copied from paper: 975c6d3c 3a58fda8 …).
+_GROUPED = re.compile(
+    r"(?<![\w-])(?:[A-Za-z0-9]{4,6}(?: [A-Za-z0-9]{4,6}){4,15}|[A-Za-z0-9]{8}(?: [A-Za-z0-9]{8}){3,7})(?![\w-])"
+)
 _KEY_NAMED = re.compile(r"(?i:\bkey\b|キー|码|碼|schl(?:ü|ue)ssel|kennwort|passwort)")
 
 
@@ -2896,11 +2960,17 @@ _PIECE_CUE = re.compile(
     r"(?i:\b(?:starts?|started|begins?|began|ends?|ended)[ \t]+(?:with|in)"
     r"|\b(?:first|last)[ \t]+(?:few[ \t]+)?(?:\d{1,2}[ \t]+)?(?:chars?|characters|digits)[ \t]+(?:are|were|is))"
     r"|开头是|開頭是|开头为|前几位是|前幾位是|结尾是|結尾是|末尾是|后几位是|後幾位是|最后几位是"
-    r"|先頭は|頭は|末尾は|最後は|下\d{1,2}桁は|上\d{1,2}桁は"
+    r"|先頭[はが]|頭[はが]|末尾[はが]|最後[はが]|お尻[はが]|下\d{1,2}桁[はが]|上\d{1,2}桁[はが]"
+)
+#: A key told apart from another by its piece: the old one, the new one, the one revoked.
+_PIECE_WHICH = re.compile(
+    r"(?i:\b(?:old|new|revoked|rotated|previous|current|disabled)\b)|旧|新|古い|以前|前の|今の|作り直|再発行|禁用|作废|作廢"
 )
 _PIECE = re.compile(r"[ \t]{0,3}[:：]?[ \t]{0,3}[\"'“`「]?([A-Za-z0-9_+/=-]{8,64})")
 #: The key a sentence names by its short name: SK, AK, SecretKey.
-_KEY_SHORT = re.compile(r"(?<![A-Za-z])(?:SK|AK|SecretKey|AccessKey|secret_key)(?![A-Za-z])")
+_KEY_SHORT = re.compile(
+    r"(?<![A-Za-z])(?:SK|AK|SecretKey|AccessKey|secret_key)(?![A-Za-z])|キー(?!ボード)|トークン|密钥|秘钥"
+)
 
 
 def _said_in_sentences(text: str, said: set[str]) -> list[tuple[int, int, int, str]]:
@@ -2928,7 +2998,14 @@ def _key_pieces(text: str) -> Iterator[tuple[int, int]]:
         before = text[max(0, m.start() - 120) : m.start()]
         cut = max(before.rfind("\n"), before.rfind("。"), before.rfind(". "))
         sentence = before[cut + 1 :]
-        if not (_SECRET_SENTENCE_WORD.search(sentence) or _KEY_SHORT.search(sentence)):
+        # the key named in this sentence, or, when it tells which one (the old one, 新しいの),
+        # in the lines just before it
+        named = (
+            sentence
+            if not _PIECE_WHICH.search(sentence)
+            else text[max(0, m.start() - 240) : m.start()]
+        )
+        if not (_SECRET_SENTENCE_WORD.search(named) or _KEY_SHORT.search(named)):
             continue
         if _DIGEST_WORD.search(sentence):
             continue
@@ -3287,6 +3364,73 @@ def _positional_twins(text: str, spans: list[tuple[int, int]]) -> Iterator[tuple
             and entropy(v) >= 3.5
         ):
             yield at, at + len(v)
+
+
+#: A credential made by a call from literals: Credential('AK…', 'SK…'), oss2.Auth("…", "…"),
+#: new BceCredentials("…", "…"): the call's name says credential or auth.
+_CREDENTIAL_CALL = re.compile(
+    r"(?<![\w.])(?:new[ \t]+)?[\w.]{0,40}(?:Credentials?|Auth|credentials?)[\w]{0,20}[ \t]{0,4}\("
+    r"[ \t]{0,4}(['\"])([A-Za-z0-9_+/=-]{12,128})\1[ \t]{0,4},[ \t]{0,4}(['\"])([A-Za-z0-9_+/=-]{12,128})\3"
+)
+
+
+def _credential_calls(text: str) -> Iterator[tuple[int, int]]:
+    """The two literals a credential is made of by a call (an access key's id and its
+    secret), each when it reads as generated, not a name or a path."""
+    if "(" not in text:
+        return
+    for m in _CREDENTIAL_CALL.finditer(text):
+        for g in (2, 4):
+            v = m.group(g)
+            if _has_digit_and_letter(v) and not _wordy(v) and entropy(v) >= 3.0:
+                yield m.start(g), m.end(g)
+
+
+#: A one-time code named: 验证码, 認証コード, verification code, OTP.
+_CODE_WORD = re.compile(
+    r"验证码|驗證碼|校验码|动态码|動態碼|認証コード|確認コード|ワンタイムパスワード"
+    r"|(?i:verification[ \t]+code|one[ -]time[ \t]+(?:code|password)|\botp\b|2fa[ \t]+code)"
+)
+#: A code read out: four to eight digits, as figures or in words, said in groups.
+_READ_CODE = re.compile(
+    r"(?<![\w零〇一二三四五六七八九幺])(?:[0-9零〇一二三四五六七八九幺]{1,8}(?:[ \t]*[，、,][ \t]*|[ \t]+))*"
+    r"[0-9零〇一二三四五六七八九幺]{1,8}(?![\w零〇一二三四五六七八九幺])"
+)
+
+
+def _read_codes(text: str) -> Iterator[tuple[int, int]]:
+    """A one-time code read out on one of the two lines after the line that names it
+    (客服：验证码已经发到您的手机了，麻烦您读一下。/ 陈宇：好的，一一三，二一一): four to eight
+    digits in all, the reader's whole line but its label and its yes."""
+    for m in _CODE_WORD.finditer(text):
+        pos = text.find("\n", m.end())
+        for _ in range(2):
+            if pos < 0:
+                break
+            end = text.find("\n", pos + 1)
+            end = len(text) if end < 0 else end
+            line = text[pos + 1 : end]
+            if len(line) > 120:
+                pos = end if end < len(text) else -1
+                continue  # a line that reads a code out is short: a longer one says more
+            for code in _READ_CODE.finditer(line):
+                digits = sum(c.isdigit() or c in _ZH_DIGITS for c in code.group(0))
+                if 4 <= digits <= 8 and _only_code(line, code):
+                    yield pos + 1 + code.start(), pos + 1 + code.end()
+            pos = end if end < len(text) else -1
+
+
+#: What a line that reads a code out may say besides it: its time, its speaker, a yes.
+_CODE_LINE_REST = re.compile(
+    r"^\s*(?:\[[\d:]{4,8}\]\s*)?(?:[^\s：:]{1,12}[：:]\s*)?(?:好的|好|嗯|是的|はい|ok(?:ay)?|sure)?[，、,。.\s]*$",
+    re.IGNORECASE,
+)
+
+
+def _only_code(line: str, code: re.Match[str]) -> bool:
+    """Whether *line* says nothing but the code (a label, a yes, and marks around it)."""
+    rest = line[: code.start()] + line[code.end() :].strip(" \t。.！!")
+    return _CODE_LINE_REST.match(rest) is not None
 
 
 def _key_bytes(text: str) -> Iterator[tuple[int, int]]:
@@ -3998,6 +4142,8 @@ def _remember(
                 seen.setdefault(bare, f.kind)  # a quoted value: without its quotes too
             if _SPELLED.fullmatch(raw) and len(said := spelled_value(raw)) >= 6:
                 seen.setdefault(said, f.kind)  # read aloud, then written out (`Fr7@nQ3…`)
+            elif f.kind == "password" and len(said := read_out_value(raw)) >= 6:
+                seen.setdefault(said, f.kind)  # "maple, all caps, then …": MAPLE489!harbour
             for view in views(raw):
                 if len(view.text.strip()) >= 6:
                     seen.setdefault(view.text.strip(), f.kind)
@@ -4006,6 +4152,49 @@ def _remember(
         for piece in (part.strip(), *(m.group().strip() for m in _SENTENCE.finditer(part))):
             if len(piece) >= 8:
                 seen.setdefault(piece, _PRIVATE_KIND)
+
+
+#: The parts of a password read out word by word: "maple, all caps, then the number four
+#: eight nine, then an exclamation mark, then harbour, all lower case".
+_READ_PART = re.compile(r"(?:\s*+(?:,|\bthen\b|\band\b))++\s*+", re.IGNORECASE)
+_READ_LEAD = re.compile(r"^(?:(?:the|a|an)\s+)?(?:numbers?\s+|digits?\s+)?", re.IGNORECASE)
+_READ_UPPER = re.compile(r"^(?:all\s+)?(?:caps|capitals|upper\s*case|uppercase)$", re.IGNORECASE)
+_READ_LOWER = re.compile(r"^(?:all\s+)?(?:lower\s*case|lowercase|small)$", re.IGNORECASE)
+
+
+_READ_FILLERS = frozenset(
+    {"okay", "ok", "right", "yeah", "yes", "alright", "all right", "so", "um", "uh", "got it"}
+)
+
+
+def read_out_value(run: str) -> str:
+    """The password a read-out run spells, its words and their case notes, its digits said
+    as numbers and its marks by name ("maple, all caps, then the number four eight nine,
+    then an exclamation mark" -> ``MAPLE489!``); "" when a part is none of these."""
+    out: list[str] = []
+    for part in _READ_PART.split(run.strip().rstrip(".?!")):
+        part = part.strip()
+        if not part:
+            continue
+        if _READ_UPPER.match(part) or _READ_LOWER.match(part):
+            if not out or not out[-1].isalpha():
+                return ""
+            out[-1] = out[-1].upper() if _READ_UPPER.match(part) else out[-1].lower()
+            continue
+        part = _READ_LEAD.sub("", part)
+        low = " ".join(part.lower().split())
+        if low in _READ_FILLERS:
+            continue  # "…, all lower case, okay?": the speaker's, not the password's
+        words = low.split()
+        if low in _SPOKEN_WORDS:
+            out.append(_SPOKEN_WORDS[low])
+        elif words and all(w in _SPOKEN_WORDS and _SPOKEN_WORDS[w].isdigit() for w in words):
+            out.append("".join(_SPOKEN_WORDS[w] for w in words))
+        elif len(words) == 1 and part.isascii() and part.isalpha():
+            out.append(part)
+        else:
+            return ""
+    return "".join(out)
 
 
 def _remember_inner(seen: dict[str, str], raw: str, kind: str) -> None:
@@ -4444,6 +4633,8 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _rotated(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _key_pieces(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "access-key") for s, e in _credential_calls(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "otp") for s, e in _read_codes(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _grouped_keys(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]

@@ -922,3 +922,82 @@ def test_spelled_passwords_an_ocr_label_a_positional_pair_and_a_keys_piece_go(te
 )
 def test_team_names_a_commits_start_an_app_id_and_argument_pairs_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a piece told after a line that names the key, "the one I revoked" saying which
+        (
+            "DBT_CLOUD_SERVICE_TOKEN=dbtc_nU3gsYCX54QwF6XvKWf_baXPr9ajdVH0kv76yr01jP8\n\n"
+            "(this is the new one — the one I revoked in October ended in pxIwD8LIWW)",
+            "pxIwD8LIWW",
+        ),
+        (
+            "Backlogのキーは作り直しました。古いやつは消して、新しいのは末尾が iSGsaBa2vSv2 のやつ。",
+            "iSGsaBa2vSv2",
+        ),
+        # katakana words, a hyphen, digits and a mark said one by one after a password word
+        (
+            "管理者パスワード、電話で聞いたので書いておきます。ブルー、タイガー、ハイフン、フォー、ゼロ、ゼロ、"
+            "エクスクラメーション。",
+            "タイガー、ハイフン",
+        ),
+        # a secret in one case and digits, in the sentence that names it
+        (
+            "the Meituan appSecret for the sandbox app (app_id 108527) is "
+            "9ggyoqsbpblnmmhp1614jeozo7dos8uy. Production secret is unchanged.",
+            "9ggyoqsbpbln",
+        ),
+        # a 32-hex token copied from paper in four groups of eight
+        (
+            "Chatworkのトークンは紙の資料にあったのを打ちます：975c6d3c 3a58fda8 95d919ce 6f1068b1",
+            "95d919ce",
+        ),
+        # a credential made by a call from two literals
+        (
+            "credential = Credential('JDC_4A5FF782D7A6C0CF67F11FCAF9EB', "
+            "'C7868B156740DE59884D514566EC8A9D')",
+            "C7868B156740",
+        ),
+        # a one-time code read out on the line after the one that names it
+        (
+            "客服：验证码已经发到您的手机了，麻烦您读一下。\n陈宇：好的，一一三，二一一。",
+            "一一三，二一一",
+        ),
+    ],
+)
+def test_pieces_katakana_words_one_case_keys_groups_calls_and_read_codes_go(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The build number is new and the release ended in v2Beta3Release",
+        "パスワードの件、ブルー、レッド、グリーン、イエロー、ホワイトの5色で分けます。",
+        "commits 975c6d3c 3a58fda8 95d919ce 6f1068b1 were reverted",
+        "auth = oss2.Auth('my_access_key_id', 'my_access_key_secret')",
+        "验证码的事明天再说。\n订单号 2026 1105 发货了。",
+        "# Web端(JS API)：前端公开，不是秘密\namap.js.key=808580d86b095010cdd79c26b91d10c9",
+        "Graph app: tenant cb21d30b-8679-44bd-93db-0ce35859c89c, the client secret is in Key Vault.",
+    ],
+)
+def test_a_release_name_colours_commits_placeholders_a_public_key_and_a_tenant_stay(text):
+    assert BUILTIN.redact(text).text == text
+
+
+def test_a_key_a_comment_says_never_to_make_public_still_goes():
+    out = BUILTIN.redact("# never make this public\nAPI_KEY=808580d86b095010cdd79c26b91d10c9").text
+    assert "808580d86b09" not in out
+
+
+def test_a_password_read_out_then_typed_by_the_agent_is_known_again():
+    from kura_core.secrets import read_out_value
+
+    said = "maple, all caps, then the number four eight nine, then an exclamation mark, then harbour, all lower case, okay"
+    assert read_out_value(said) == "MAPLE489!harbour"
+    with remembering():
+        BUILTIN.redact(f"Priya: the password is {said}?")
+        typed = BUILTIN.redact("az keyvault secret set -n gw --value 'MAPLE489!harbour'").text
+    assert "MAPLE489" not in typed and "harbour" not in typed
