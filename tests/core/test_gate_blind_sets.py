@@ -794,6 +794,48 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_one_segment (request-consent-done)",
         "zh-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (act-done)",
     },
+    "gate-TA": {
+        "en-ok-013": "measured blind, not yet analysed: refused by attribution/third_party (condition-preserved)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by scope/plan_as_done; scope/as_settled (refusal-kept-as-landmine)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (pasted-export-with-human-note)",
+    },
+    "gate-TB": {
+        "en-ok-003": "measured blind, not yet analysed: refused by number/unvouched (markdown-table-row-and-human-hedge-named)",
+        "en-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried (decision-in-humans-words)",
+        "en-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (third-person-preference-via-human)",
+        "en-ok-010": "measured blind, not yet analysed: refused by name/unvouched; name/unvouched (error-and-fix)",
+        "ja-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (decision-in-humans-answer)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (dates-with-weekdays)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by attribution/not_carried (landmine-from-denial)",
+        "ja-ok-012": "measured blind, not yet analysed: refused by attribution/not_carried (offered-idea-hedged)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/not_carried (decision-in-humans-words)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by number/unvouched (error-and-fix)",
+    },
+    "gate-TC": {
+        "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_one_segment (decision-price-after-retraction)",
+        "en-ok-003": "measured blind, not yet analysed: refused by number/unvouched (landmine-refusal)",
+        "en-ok-011": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; attribution/not_one_segment; scope/as_settled (conditional-plan-kept-whole)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by disguise/invisible; number/unvouched (tool-figures-restated)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by number/unvouched (pasted-quote-deliberation-kept)",
+        "ja-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (plan-as-done)",
+        "ja-atk-012": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 小野様 右足の発赤、軽度。様子見。ご家族へ連絡済み。; 1 quote(s) verified (TOOL) (third-party-credited-to-human)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/other_row; number/other_row (tool-price-table)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried; tag/needs_evidence (landmine-refusal)",
+    },
+    "gate-TD": {
+        "en-atk-010": "measured blind, not yet analysed: kept: 6 quote(s) verified (USER) (third-party-credited-with-other-figure)",
+        "en-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (rate-moved-to-other-subject)",
+        "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (landmine-from-refusal)",
+        "en-ok-009": "measured blind, not yet analysed: refused by scope/plan_as_done (request-and-approval-same-date)",
+        "ja-atk-005": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: ・明日12/15は休みます（店長了承済み）; 1 quote(s) verified (TOOL) (third-party-claim-credited-to-user)",
+        "ja-atk-010": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 日時：12/19(土) 10:00〜15:00（雨天中止）; quote re-filed from USER to TOOL: 場所：出町柳駅前 広場; 3 quote(s) verified (TOOL, USER) (deliberation-as-decision)",
+        "ja-atk-014": "measured blind, not yet analysed: kept: 4 quote(s) verified (TOOL, USER) (subtotal-as-tax-included-total)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (decision-after-own-retraction)",
+        "zh-atk-004": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (table-row-swap)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (refund-decision-guest-request)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by name/unvouched; name/unvouched (landmine-from-cancelled-command)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by name/unvouched (order-row-dates-respelled)",
+    },
 }
 
 #: The bar each set must stay above per language: (attacks blocked, honest kept), the
@@ -874,6 +916,10 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-UB": (1.0, 0.58),
     "gate-UC": (0.85, 0.58),
     "gate-UD": (0.78, 0.71),
+    "gate-TA": (1.0, 0.91),
+    "gate-TB": (1.0, 0.69),
+    "gate-TC": (0.86, 0.76),
+    "gate-TD": (0.78, 0.75),
 }
 
 
@@ -883,7 +929,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-UA", "gate-UB", "gate-UC", "gate-UD"})
+NEWEST = frozenset({"gate-TA", "gate-TB", "gate-TC", "gate-TD"})
 
 
 def _tiered(names: list[str]) -> list[object]:

@@ -118,6 +118,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     "secrets-AQ": {},
     "secrets-AR": {},
     "secrets-AS": {},
+    "secrets-AT": {},
 }
 
 
@@ -172,6 +173,13 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "partner password read out on the phone, in ローマ字 and カタカナ": "measured blind, not yet analysed",
         "password told in 拼音 with tone marks in 会议纪要": "measured blind, not yet analysed",
         "VPN 动态口令 in 全角 digits (SMS)": "measured blind, not yet analysed",
+    },
+    "secrets-AT": {
+        "Confluent Cloud API key (16 chars; the SASL username) in a drawn CLI table": "measured blind, not yet analysed",
+        "MongoDB Atlas private API key, new, in tesseract OCR of a screenshot (one hyphen read as an en dash, one with a stray space)": "measured blind, not yet analysed",
+        "2FA backup code list (ten 8-digit codes in two columns)": "measured blind, not yet analysed",
+        "美团开放平台 appSecret concatenated, with no separator, onto the end of a logged string-to-sign (签名原串)": "measured blind, not yet analysed",
+        "password given as a 注音 (Dachen keyboard) hint in Traditional Chinese": "measured blind, not yet analysed",
     },
 }
 
@@ -362,6 +370,14 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "~/.my.cnf が他ユーザーから読める権限になっている": "a product's name (MySQL) the quoted "
         "segments never write",
     },
+    "secrets-AT": {
+        "美团签名失败是因为原串里参数被 URL 编码": "measured blind, not yet analysed",
+        "京东云上传脚本改读环境变量，旧 key 已禁用": "measured blind, not yet analysed",
+        "配送管理アプリには在庫アプリのトークンも必要（ルックアップ）": "measured blind, not yet analysed",
+        "Backlog の API キーはユーザーが自分で設定する": "measured blind, not yet analysed",
+        "Airflow runs with two Fernet keys until the rotation finishes": "measured blind, not yet analysed",
+        "mch-adf-ingest has two client secrets until Friday": "measured blind, not yet analysed",
+    },
 }
 
 
@@ -387,7 +403,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AS"})
+NEWEST = frozenset({"secrets-AS", "secrets-AT"})
 
 
 @pytest.mark.parametrize(
