@@ -217,6 +217,36 @@ def _unspaced(parent: View) -> View | None:
     return _compose(parent, "".join(out), idx, idx_end, "unspaced")
 
 
+#: What OCR makes of a hyphen: a dash of another width, and a blank beside it.
+_OCR_DASH = re.compile(
+    r"[\u2010-\u2015\u2212]|(?<=[0-9A-Za-z]) (?=[-\u2010-\u2015][0-9A-Za-z])|(?<=[0-9A-Za-z][-\u2010-\u2015]) (?=[0-9A-Za-z])"
+)
+
+
+_DASH_INSIDE = re.compile(r"[0-9A-Za-z][\u2010-\u2015\u2212][0-9A-Za-z]")
+
+
+def _dashed(parent: View) -> View | None:
+    """*parent* with the dashes OCR puts for hyphens written as hyphens, and a blank OCR
+    leaves beside one taken out (5d0214c6–2e8b -4118: 5d0214c6-2e8b-4118)."""
+    text = parent.text
+    if not _DASH_INSIDE.search(text):
+        return None
+    out: list[str] = []
+    idx: list[int] = []
+    idx_end: list[int] = []
+    at = 0
+    for m in _OCR_DASH.finditer(text):
+        _keep(text, at, m.start(), out, idx, idx_end)
+        if m.group(0) != " ":
+            out.append("-")
+            idx.append(m.start())
+            idx_end.append(m.start())
+        at = m.end()
+    _keep(text, at, len(text), out, idx, idx_end)
+    return _compose(parent, "".join(out), idx, idx_end, "dashed")
+
+
 def views(text: str) -> Iterator[View]:
     """Every decoded view of *text* worth matching (not the raw text itself): JSON
     unescaped once, twice and three times, full-width forms narrowed, a letter-spaced CJK
@@ -231,6 +261,9 @@ def views(text: str) -> Iterator[View]:
     unspaced = _unspaced(_identity(text))
     if unspaced is not None:
         yield unspaced
+    dashed = _dashed(_identity(text))
+    if dashed is not None:
+        yield dashed
     if "\\" not in text and "%" not in text and "\n" not in text:
         return
     level: View | None = _identity(text)

@@ -3315,6 +3315,7 @@ def _paired_ids(text: str, found: list[tuple[int, int, int, str]]) -> Iterator[t
         line_end = text.find("\n", start)
         line_end = len(text) if line_end < 0 else line_end
         if _TABLE_ROW.match(text, line_start):
+            yield from _row_ids(text, line_start, line_end)
             continue  # a table's row: its cells are not one command
         for m in _FLAG_VALUE.finditer(text, line_start, line_end):
             v = m.group(2)
@@ -3331,6 +3332,24 @@ def _paired_ids(text: str, found: list[tuple[int, int, int, str]]) -> Iterator[t
             ):
                 yield m.start(2), m.end(2)
     yield from _positional_twins(text, spans)
+
+
+#: A drawn table's row that gives a key's id: | API Key | 2XKOLZPX2QV3G64I |.
+_ID_ROW = re.compile(
+    r"[ \t]*\|[ \t]*(?i:api[ _-]?key|access[ _-]?key(?:[ _-]?id)?|key[ _-]?id)[ \t]*\|[ \t]*"
+    r"([A-Z0-9]{16,40})[ \t]*\|"
+)
+
+
+def _row_ids(text: str, line_start: int, line_end: int) -> Iterator[tuple[int, int]]:
+    """The key's id in the row of a drawn table just above or below the row of its secret
+    (Confluent's `api-key create` prints | API Key | … | over | API Secret | … |)."""
+    for start in (text.rfind("\n", 0, max(0, line_start - 1)) + 1, line_end + 1):
+        if start >= len(text) or start == line_start:
+            continue
+        m = _ID_ROW.match(text, start)
+        if m is not None and any(c.isdigit() for c in m.group(1)) and entropy(m.group(1)) >= 3.0:
+            yield m.start(1), m.end(1)
 
 
 #: A command's positional argument: a run of a key's characters between blanks.

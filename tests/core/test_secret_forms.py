@@ -1001,3 +1001,25 @@ def test_a_password_read_out_then_typed_by_the_agent_is_known_again():
         BUILTIN.redact(f"Priya: the password is {said}?")
         typed = BUILTIN.redact("az keyvault secret set -n gw --value 'MAPLE489!harbour'").text
     assert "MAPLE489" not in typed and "harbour" not in typed
+
+
+def test_a_keys_id_in_the_row_above_its_secret_and_an_ocr_dashed_key_go():
+    table = (
+        "| API Key    | 2XKOLZPX2QV3G64I |\n"
+        "| API Secret | TETBl1rX+mku7EmArBaFgzY5N2BnXdtu1Ovm5sZWKdL9EF0hyQMrDd2mYxQ3xZ8p |"
+    )
+    assert "2XKOLZPX2QV3G64I" not in BUILTIN.redact(table).text
+    ocr = "Public Key\nhmrkdwqe\n\nPrivate Key\n5d0214c6–2e8b -4118-a8da-628230869bb0  Copy"
+    out = BUILTIN.redact(ocr).text
+    assert "628230869bb0" not in out and "5d0214c6" not in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "| API Key | ABCDEF1234567890XY |\n| Owner | sa-ingest |",
+        "The 2019–2024 plan, pages 12–14 — see the well-known doc.",
+    ],
+)
+def test_an_id_row_with_no_secret_beside_it_and_dashes_in_prose_stay(text):
+    assert BUILTIN.redact(text).text == text

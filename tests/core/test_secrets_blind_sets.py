@@ -175,8 +175,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "VPN 动态口令 in 全角 digits (SMS)": "measured blind, not yet analysed",
     },
     "secrets-AT": {
-        "Confluent Cloud API key (16 chars; the SASL username) in a drawn CLI table": "measured blind, not yet analysed",
-        "MongoDB Atlas private API key, new, in tesseract OCR of a screenshot (one hyphen read as an en dash, one with a stray space)": "measured blind, not yet analysed",
         "2FA backup code list (ten 8-digit codes in two columns)": "measured blind, not yet analysed",
         "美团开放平台 appSecret concatenated, with no separator, onto the end of a logged string-to-sign (签名原串)": "measured blind, not yet analysed",
         "password given as a 注音 (Dachen keyboard) hint in Traditional Chinese": "measured blind, not yet analysed",
