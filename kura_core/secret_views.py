@@ -200,21 +200,31 @@ _LETTER_SPACED = re.compile(rf"(?<=[{_CJK}])[ \t\u3000]{{1,3}}(?=[{_CJK}：:])")
 _SPACED_LABEL = re.compile(rf"[{_CJK}][ \t\u3000]{{1,3}}[{_CJK}][ \t\u3000]{{1,3}}[{_CJK}：:]")
 
 
-def _unspaced(parent: View) -> View | None:
-    """*parent* with the blanks a letter-spaced CJK label puts between its characters taken
-    out; only where at least two such gaps come within one label (密 码 ：)."""
+def _edited(parent: View, found: re.Pattern[str], put: str, how: str) -> View:
+    """*parent* with each match of *found* written as *put* ("" takes it out; a character
+    stands for the match's first one)."""
     text = parent.text
-    if not _SPACED_LABEL.search(text):
-        return None
     out: list[str] = []
     idx: list[int] = []
     idx_end: list[int] = []
     at = 0
-    for m in _LETTER_SPACED.finditer(text):
+    for m in found.finditer(text):
         _keep(text, at, m.start(), out, idx, idx_end)
+        if put and not m.group(0).isspace():
+            out.append(put)
+            idx.append(m.start())
+            idx_end.append(m.end() - 1)
         at = m.end()
     _keep(text, at, len(text), out, idx, idx_end)
-    return _compose(parent, "".join(out), idx, idx_end, "unspaced")
+    return _compose(parent, "".join(out), idx, idx_end, how)
+
+
+def _unspaced(parent: View) -> View | None:
+    """*parent* with the blanks a letter-spaced CJK label puts between its characters taken
+    out; only where at least two such gaps come within one label (密 码 ：)."""
+    if not _SPACED_LABEL.search(parent.text):
+        return None
+    return _edited(parent, _LETTER_SPACED, "", "unspaced")
 
 
 #: What OCR makes of a hyphen: a dash of another width, and a blank beside it.
@@ -229,29 +239,16 @@ _DASH_INSIDE = re.compile(r"[0-9A-Za-z][\u2010-\u2015\u2212][0-9A-Za-z]")
 def _dashed(parent: View) -> View | None:
     """*parent* with the dashes OCR puts for hyphens written as hyphens, and a blank OCR
     leaves beside one taken out (5d0214c6–2e8b -4118: 5d0214c6-2e8b-4118)."""
-    text = parent.text
-    if not _DASH_INSIDE.search(text):
+    if not _DASH_INSIDE.search(parent.text):
         return None
-    out: list[str] = []
-    idx: list[int] = []
-    idx_end: list[int] = []
-    at = 0
-    for m in _OCR_DASH.finditer(text):
-        _keep(text, at, m.start(), out, idx, idx_end)
-        if m.group(0) != " ":
-            out.append("-")
-            idx.append(m.start())
-            idx_end.append(m.start())
-        at = m.end()
-    _keep(text, at, len(text), out, idx, idx_end)
-    return _compose(parent, "".join(out), idx, idx_end, "dashed")
+    return _edited(parent, _OCR_DASH, "-", "dashed")
 
 
 def views(text: str) -> Iterator[View]:
     """Every decoded view of *text* worth matching (not the raw text itself): JSON
     unescaped once, twice and three times, full-width forms narrowed, a letter-spaced CJK
-    label closed up, each of those (and
-    the raw text) percent-decoded, and each of all these with its wrapped lines joined. A decoder that
+    label closed up, OCR's dashes written as hyphens, each of those (and the raw text)
+    percent-decoded, and each of all these with its wrapped lines joined. A decoder that
     changes nothing adds no view."""
     if not text:
         return
