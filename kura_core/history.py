@@ -239,6 +239,10 @@ def _identity() -> tuple[tuple[str, str], ...]:
     )
 
 
+#: git's words when another git process holds the lock file it needs (LC_ALL=C)
+_LOCK_HELD = re.compile(rb"'([^'\n]*\.lock)'?: File exists")
+
+
 class Git:
     """git for one store: its repository is ``<root>/.git``, its work tree the root."""
 
@@ -259,21 +263,36 @@ class Git:
         exe = git_path()
         if exe is None:
             raise HistoryError(GIT_MISSING)
-        try:
-            proc = subprocess.run(
-                [exe, *_FLAGS, *args],
-                cwd=self.root,
-                env=self.env,
-                input=data,
-                capture_output=True,
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise HistoryError(f"git {args[0]} did not finish in {timeout:g} s") from None
-        except OSError as exc:
-            raise HistoryError(f"cannot run git: {exc.strerror or exc}") from None
+        deadline = time.monotonic() + _ORPHAN_GRACE
+        while True:
+            try:
+                proc = subprocess.run(
+                    [exe, *_FLAGS, *args],
+                    cwd=self.root,
+                    env=self.env,
+                    input=data,
+                    capture_output=True,
+                    timeout=timeout,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                raise HistoryError(f"git {args[0]} did not finish in {timeout:g} s") from None
+            except OSError as exc:
+                raise HistoryError(f"cannot run git: {exc.strerror or exc}") from None
+            # every call runs under the store's write lock, so a git lock held here is a
+            # killed writer's git child finishing its step: it goes within milliseconds
+            if proc.returncode == 0 or not _LOCK_HELD.search(proc.stderr):
+                break
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.03)
         if check and proc.returncode != 0:
+            held = _LOCK_HELD.search(proc.stderr)
+            if held:
+                raise HistoryError(
+                    f"git {args[0]} failed: {held.group(1).decode('utf-8', 'replace')} is "
+                    "held by another git process; if none is running, remove that file"
+                )
             msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise HistoryError(f"git {args[0]} failed: {msg[-1] if msg else proc.returncode}")
         return proc

@@ -7,6 +7,7 @@ import contextlib
 import random
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -358,3 +359,28 @@ def test_history_reads_memory_names_as_the_store_does():
     assert history.slug_of("shed-key.md") == "shed-key"
     assert history.slug_of("MEMORY.md") is None and history.slug_of("charter.md") is None
     assert history.slug_of("_still/x.md") is None and history.slug_of("notes.txt") is None
+
+
+def test_a_git_lock_a_killed_writer_s_child_still_holds_is_waited_for_not_failed_on(k):
+    """A writer killed mid-step leaves its git child running for a moment: the next
+    writer's git call finds that child's lock and waits for it rather than giving up."""
+    st = k.registry.store("main")
+    st.write("alpha", title="Alpha", description="first", body="one")
+    lock = _root(k) / ".git" / "index.lock"
+    lock.write_bytes(b"")
+
+    def let_go() -> None:
+        time.sleep(0.4)
+        lock.unlink()
+
+    t = threading.Thread(target=let_go)
+    t.start()
+    git = history.Git(_root(k))
+    git.run("update-index", "--refresh")  # needs the index lock
+    t.join()
+    assert not lock.exists()
+    # a lock nobody lets go of is reported, after the grace, as git's own words
+    lock.write_bytes(b"")
+    with pytest.raises(HistoryError, match="index.lock"):
+        git.run("update-index", "--refresh")
+    lock.unlink()
