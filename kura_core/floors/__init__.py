@@ -72,6 +72,7 @@ from .quantities import (
     numbers_in,
     per_word,
     scan,
+    scanned_text,
     unvouched,
     with_units_first,
     wrong_weekdays,
@@ -1575,7 +1576,7 @@ def _blank_worded(m: re.Match[str]) -> str:
     "(starting 2027-02-22)"); one of figures alone ("（1,386,000円）", "(£45)") is what the
     word before it names, and stays in the credit."""
     inner = m.group(0)[1:-1]
-    bare = list(inner)
+    bare = list(scanned_text(inner))
     for q in scan(inner):
         bare[q.start : q.end] = " " * (q.end - q.start)
     return " " * len(m.group(0)) if _WORD_IN_ASIDE.search("".join(bare)) else m.group(0)

@@ -492,9 +492,11 @@ _CJK_MARKS = frozenset("〜～（）「」『』、。・【】")
 #: A day written with a slash and a span's join right before another: "12/26 to 1/7".
 _DAY_BEFORE_SPAN = re.compile(r"\d{1,2}/\d{1,2}[ \t]*(?:[-~\u2013〜～]|to|until|till)[ \t]*$")
 #: A day written month/day or day/month without a year: 11/20, 20/11, 3/7(日).
-#: after a label's colon too (メモ：12/11), never inside a clock or a path (10:12/11)
+#: after a label's colon too (メモ：12/11), never inside a clock or a path (10:12/11); a
+#: comma between two of them parts a list (a header's 3/16,3/17)
 _MONTH_DAY = re.compile(
-    r"(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_]:)(\d{1,2})/(\d{1,2})(?![A-Za-z0-9_/%]|[.,]\d)"
+    r"(?<![A-Za-z0-9_./-])(?<![A-Za-z0-9_]:)(\d{1,2})/(\d{1,2})"
+    r"(?![A-Za-z0-9_/%]|\.\d|,\d(?!\d?/))"  # 3/16,3/17: a list of days, not 16,3
 )
 _MDY = re.compile(
     rf"""
@@ -1915,9 +1917,10 @@ def _shared_meridiem(text: str, found: list[Quantity]) -> list[Quantity]:
 
 
 #: What makes a count of 日 a number of days: 30日で (in 30 days), 30日以内, 3日ほど,
-#: 7日ごと, 10日前, 14日かけて.
+#: 7日ごと, 10日前, 14日かけて; Chinese 30日内, 7日之内.
 _DAYS_AFTER = re.compile(
-    r"(?:で(?![締〆]|付)|以内|以上|未満|ほど|程度|くらい|ぐらい|かけ|経|ごと|毎|おき|前|連続|分の)"
+    r"(?:で(?![締〆]|付)|以内|以上|未満|ほど|程度|くらい|ぐらい|かけ|経|ごと|毎|おき|前|連続|分の"
+    r"|内(?![容部外])|之内)"
 )
 
 
@@ -2053,7 +2056,7 @@ def _shared_counter(text: str, found: list[Quantity]) -> list[Quantity]:
 _PER_AFTER = re.compile(
     r"[ \t]*(?:/|／|\bper[ \t]+|\ba[ \t]+(?=[a-z])|\ban[ \t]+(?=[a-z])|每|一)[ \t]*"
     # a denominator's word stops at a particle (一組の当番 is 組)
-    rf"(?P<d>[A-Za-z]{{1,12}}|[{HAN}\u30a0-\u30ff]{{1,4}})(?![A-Za-z])"
+    rf"(?P<d>[A-Za-z]{{1,12}}(?:[23²³](?![0-9]))?|[{HAN}\u30a0-\u30ff]{{1,4}})(?![A-Za-z])"
 )
 #: What follows a list's next item right after its name: its own figure (北信ガス71万5千円,
 #: "B: 12").
@@ -2123,6 +2126,22 @@ def _denominator_before(text: str, start: int) -> str:
             if word and ((1 <= len(rest) <= 2 and rest[-1] in _PAY_VERBS) or rest in _PRICE_MOVES):
                 return word  # 一托盘加80块, 一斤涨到二十八块
     return _period_before(text, j, run) or _one_of_a_thing(text, i, run)
+
+
+#: A count of a thing, then a multiplication sign, right before a price: "64,770単位 ×",
+#: "300斤×", "12 boxes x": the price is of one of those things.
+_COUNT_TIMES = re.compile(
+    r"\d(?:[\d,.]{0,12}\d)?[ \t]?([A-Za-z]{1,10}|[\u3041-\u30ff\u4e00-\u9fff]{1,3})"
+    r"[ \t]{0,3}[×xX*＊][ \t]{0,3}$"
+)
+
+
+def _counted_times(text: str, start: int) -> str:
+    """The thing a count multiplied by the price at *start* counts ("" when none)."""
+    m = _COUNT_TIMES.search(text, max(0, start - 24), start)
+    if m is None or m.group(1).lower() in {"x", "by"}:
+        return ""
+    return _unit_word(m.group(1)) if is_han(m.group(1)[0]) else m.group(1)
 
 
 def _period_before(text: str, j: int, run: str) -> str:
@@ -2442,6 +2461,8 @@ def same_per(c: str, e: str) -> bool:
         return True  # 每人 for 每个孩子, "per person" for "per student": a head is a head
     if _PER_THINGS.get(c.lower(), frozenset()) & _PER_THINGS.get(e.lower(), frozenset()):
         return True  # 每盒 for "/box": one thing in two languages
+    if is_han(c[0]) and is_han(e[0]) and (c.startswith(e) or e.startswith(c)):
+        return True  # 每品种 read as 品, 每个品种 as 品种: a word of no known unit is read short
     return e == EACH
 
 
@@ -2839,6 +2860,10 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
         return _unit_of(head.group(1))
     if _PERCENT_HEAD.search(cell):
         return _unit_of("%")  # 収率_%, yield%: a column of percentages
+    sign = _SIGN_HEAD.search(cell)
+    if sign:
+        got = _unit_of(sign.group(1))  # "Unit $", "Ext £": a currency's sign as the last word
+        return got if got and got[0] in _CURRENCIES else None
     if cell.isascii():
         whole = _unit_of(cell.strip()) if "/" in cell and len(cell.strip()) <= 12 else None
         if whole and whole[1] == HARD:
@@ -2878,6 +2903,8 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
 
 
 _LATIN_TAIL = re.compile(r"[A-Za-z%°]{1,5}$")
+#: A header's word, then a currency's sign as a word of its own: "Unit $", "Ext £".
+_SIGN_HEAD = re.compile(r"\w[ \t_]{1,4}([^\w\s]{1,2})[ \t]{0,4}$")
 #: Words of a header that make its first word what is priced, not the column's unit
 #: (kg_price is money for a kilogram).
 _RATE_WORDS = frozenset(
@@ -3144,7 +3171,7 @@ def units_shared(text: str) -> list[Quantity]:
     if len(found) < 2:
         return []
     out: list[Quantity] = []
-    stops = [m.start() for m in _SHARED_STOP.finditer(text)]
+    stops = [m.start() for m in _SHARED_STOP.finditer(scanned_text(text))]
     sentence = [bisect.bisect_right(stops, q.start) for q in found]
     for i, q in enumerate(found):
         if q.kind != NUMBER or q.unit or q.value is None or not q.value:
@@ -3732,7 +3759,7 @@ def at_each(text: str) -> list[Quantity]:
         if q.kind == NUMBER
         and q.unit
         and not q.per
-        and text[max(0, q.start - 3) : q.start].strip().endswith("@")
+        and scanned_text(text)[max(0, q.start - 3) : q.start].strip().endswith("@")
     ]
 
 
@@ -3745,7 +3772,7 @@ def changed_ends(text: str) -> list[Quantity]:
             continue
         if not _CHANGE_WORD.search(q.text):
             continue
-        before = fold_numbers(text[max(0, q.start - 40) : q.start]).lower()
+        before = scanned_text(text)[max(0, q.start - 40) : q.start].lower()
         arrow = "→" in q.text or "->" in q.text
         if not arrow and lexicon.search("change_verbs", before) is None:
             continue
@@ -3836,6 +3863,45 @@ def _written_alone(written: str, text: str) -> bool:
     return False
 
 
+def line_items(text: str) -> list[tuple[Decimal, str]]:
+    """The price of one counted thing on each line that gives a count, a price and an
+    amount the count times the price makes ("46 len $27.36 $1,258.56", "140  4.87  681.80",
+    牛肉 12斤 38元 456元), or that multiplies a count by it (64,770単位 × 10.00円): the
+    price's value with its denominator (the count's unit, or "each" when it has none). The
+    arithmetic says what the line's columns are. (Evidence only: a memory that writes
+    "240本×18.50ドル" gives the price no denominator of its own.)"""
+    out: list[tuple[Decimal, str]] = []
+    read = scanned_text(text)
+    for q in scan(text):
+        if q.kind == NUMBER and q.unit in _CURRENCIES and not q.per and q.value is not None:
+            word = _counted_times(read, q.start)
+            if word:
+                out.append((q.value, _per_unit(word)))  # 64,770単位 × 10.00円: 10円 a 単位
+    for line in text.split("\n"):
+        if len(line) > 400 or sum(c.isdigit() for c in line) < 3:
+            continue
+        found = [q for q in scan(line) if q.kind == NUMBER and q.value is not None]
+        if _CSV_GAP.search(line):  # 雫,720,240,18.50,4440.00: a CSV row's cells one by one
+            found += [
+                q
+                for cell in _CSV_GAP.split(line)
+                for q in scan(cell)
+                if q.kind == NUMBER and q.value is not None
+            ]
+        for a, b, c in zip(found, found[1:], found[2:], strict=False):
+            if a.unit in _CURRENCIES or a.value is None or b.value is None or c.value is None:
+                continue
+            if a.value <= 1 or b.value <= 0 or a.value != a.value.to_integral_value():
+                continue
+            if b.unit not in _CURRENCIES and b.unit or c.unit not in _CURRENCIES and c.unit:
+                continue
+            exp = c.value.as_tuple().exponent
+            step = Decimal(1).scaleb(exp if isinstance(exp, int) else 0)
+            if abs(a.value * b.value - c.value) < step:
+                out.append((b.value, _per_unit(a.unit) if a.unit else EACH))
+    return out
+
+
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
@@ -3887,6 +3953,7 @@ class Vouchers:
                 self.other.setdefault("bare", []).append(q)
                 bare.append(q)
         self._add_money_of_lines(text, bare)
+        self._add_line_items(text)
         self.other.setdefault("file_date", []).extend(file_dates(text))
         for date, day in dated_weekdays(text):
             for _y, m, d in date.readings:
@@ -3904,6 +3971,19 @@ class Vouchers:
             self.days.update(_EN_DAY_WORDS[w.lower()] for w in _DAY_WORD.findall(text))
         for cell in _KANJI_DAY_CELL.findall(text):  # 金,2,18:30 and 水金 in a CSV: 曜日 cells
             self.days.update(_KANJI_DAYS[ch] for ch in cell)
+
+    def _add_line_items(self, text: str) -> None:
+        """Each reading of a line item's price, again with the denominator its line's
+        arithmetic gives it (46 len × $27.36 = $1,258.56: $27.36 a len)."""
+        for value, per in line_items(text):
+            known = self.by_value.get(value, [])
+            self.by_value[value] = known + [
+                replace(q, per=per) for q in known if not q.per and q.kind == NUMBER
+            ]
+            self._bare_money[value] = [
+                *(here := self._bare_money.get(value, [])),
+                *((per, money, line) for p, money, line in here if not p),
+            ]
 
     def _add_money_of_lines(self, text: str, bare: list[Quantity]) -> None:
         for q, money, line in _money_of_the_line(text, bare):
@@ -4098,9 +4178,10 @@ _DATE_DAY_GAP = re.compile(r"[ \t]{0,2}[,、]?[ \t]{0,2}[(（)）]?[ \t]{0,2}")
 def dated_weekdays(text: str) -> list[tuple[Quantity, Quantity]]:
     """Each date of *text* with the weekday written right beside it, before or after."""
     found = sorted(scan(text), key=lambda q: q.start)
+    read = scanned_text(text)  # the offsets are the scanned form's (休市 12月 reads 休市12月)
     out = []
     for a, b in zip(found, found[1:], strict=False):
-        gap = text[a.end : b.start]
+        gap = read[a.end : b.start]
         if not _DATE_DAY_GAP.fullmatch(gap):
             continue
         if a.kind == DATE and b.kind == WEEKDAY:
