@@ -131,6 +131,11 @@ _SETTING = re.compile(
 )
 
 
+#: A line that opens with a word and goes on with another (a label under a key: "Client
+#: Secret", "Access token"): no wrapped token goes on there.
+_LABEL_LINE = re.compile(r"[ \t]{0,8}(?:[A-Z][a-z]{1,11}|[a-z]{2,12})[ \t]+[A-Za-z]")
+
+
 def _breaks(text: str) -> Iterator[tuple[int, int]]:
     """``(start, end)`` of each line break inside a hard-wrapped token: the line before it
     is as wide as a wrap (a common width, or the width of the wrapped line before it or
@@ -149,6 +154,7 @@ def _breaks(text: str) -> Iterator[tuple[int, int]]:
             and _TAIL.search(line.rstrip("\r")) is not None
             and _HEAD.match(nxt) is not None
             and _SETTING.match(nxt) is None
+            and not _LABEL_LINE.match(nxt)
         ):
             indent = len(nxt) - len(nxt.lstrip(" \t"))
             yield end - (len(line) - width), end + 1 + indent

@@ -967,7 +967,9 @@ _VALUED: tuple[_Valued, ...] = (
             # a grep's file and line number before it too (1036:requirepass …)
             r"(?m)^(?:(?:[\w./~-]{1,128}:)?\d{1,7}[:-])?[ \t]{0,16}(?:[\w.-]{1,32}[ \t]{1,4}){0,4}"
             r"(?i:pre-?shared-?key|psk|password|passwd|secret|requirepass|masterauth|key-string"
-            r"|auth-key|authentication-key)"
+            r"|auth-key|authentication-key"
+            # Redis Sentinel's "sentinel auth-pass <master> X": the master's name, then it
+            r"|auth-pass[ \t]{1,4}[\w.-]{1,64})"
             r"(?:[ \t]{1,4}(?:\d{1,3}|text|ascii|hex|plain|cleartext|unencrypted))*"
             r"[ \t]{1,4}([!-~]{6,256})[ \t]*\r?$"
         ),
@@ -2014,6 +2016,18 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
         return looks_random(v, strict=True) and not _TWILIO_SID.fullmatch(v)
     if kind == "app-key":  # a long random app id is a key; WeChat's wx… (18) is public
         return len(v) >= 32 and looks_random(v, strict=True)
+    if kind == "secret" and 8 <= len(v) < 12 and not strict:
+        # client_secret: J2qvun0ccw -- a short secret under a name that says it is one:
+        # letters and digits mixed through it, no word, no path, no version
+        return (
+            v.isalnum()
+            and _has_digit_and_letter(v)
+            and not _wordy(v)
+            and not _placeholder(v)
+            and not _VERSION.fullmatch(v)
+            and entropy(v) >= 2.8
+            and sum(c.isdigit() for c in v) < len(v) - 2
+        )
     if kind == "password":
         if len(_CJK_PROSE.findall(v)) >= 4:
             return False  # "パスワードを忘れた場合は…": a sentence of an app's text, not a password
@@ -2490,12 +2504,13 @@ _AS_IN = r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
 #: One character of a password read aloud or dictated: "capital V as in Victor",
 #: "lowercase k", "seven", "exclamation mark"; 大写L, 小写z, 八八六六, 井号; 大文字のA.
 _SPOKEN_CHAR = (
-    rf"(?:(?:{_CASE_EN})[ \t]+(?:{_RADIO_NAME}|[A-Za-z](?![A-Za-z])){_AS_IN}|(?:{_DIGIT_WORD})?(?:{_NAMED_CHAR})"
-    rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z]+|[\u30a1-\u30fc]{{1,5}})"
+    rf"(?:(?:{_CASE_EN})[ \t]+(?:{_RADIO_NAME}|[A-Za-z](?![A-Za-z])){_AS_IN}"
+    rf"|(?:(?:double|triple)[ \t]+)?(?:{_DIGIT_WORD})?(?:{_NAMED_CHAR})"
+    rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z](?:-[A-Za-z]){{1,24}}(?![A-Za-z])|[A-Za-z]+|[\u30a1-\u30fc]{{1,5}})"
     rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺]+)"
     # a word said in katakana (ブルー, タイガー): a password's word, read as it is spelled
     r"|[\u30a1-\u30fc]{2,8}(?![\u30a1-\u30fc])"
-    r"|[A-Za-z](?![A-Za-z]))"
+    r"|(?:(?:double|triple)[ \t]+)?[A-Za-z](?![A-Za-z]))"
 )
 #: One spoken character as :func:`spelled_value` reads it, its case word apart (a word not
 #: in the table is read too, and spells nothing).
@@ -2507,17 +2522,19 @@ _SPOKEN_ONE = re.compile(
 #: What a dictation says between its characters besides a pause: 然后, 最後に, 一个 (杠).
 _SPOKEN_FILLER = (
     r"然后|然後|最后|最後に?|さいごに|接着|接著|次に|つぎに|それから|そのあと|一个|一個"
+    # "then the number six", "and a capital H": English's joins, never a letter alone
+    rf"|then|(?:the[ \t]+)?number|and(?:[ \t]+an?(?=[ \t]+(?:{_CASE_EN})))?"
 )
 _SPOKEN_GAP = r"(?:[ \t]*+[,，、・][ \t]*+|[ \t]++)(?:(?:" + _SPOKEN_FILLER + r")[ \t]*+){0,2}"
 #: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
 _SPELLED = re.compile(
-    rf"(?i)(?<![\w])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{3,41}}+"
+    rf"(?i)(?<![\w'’])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{3,41}}+"
 )
 #: Words that go on an English sentence, not a dictation (none is a pinyin syllable): the
 #: tail of "…, w two, so the master password is …" stops at "so".
 _SENTENCE_WORDS_EN = (
     r"(?:so|the|and|but|that|which|this|is|it|its|was|were|are|to|of|in|on|for|with|as|or|if"
-    r"|because|now|then|please|thanks)(?![A-Za-z])"
+    r"|because|now|then|please|thanks|at|end|last|finally)(?![A-Za-z])"
 )
 #: What a dictation goes on with after its spoken characters: pinyin syllables and figures
 #: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
@@ -2534,7 +2551,8 @@ _KANA_LETTER = re.compile(
 #: What says a value is about to be spelled out, where no password is named ("I'll spell
 #: it", the break-glass one): 读一下, 読み上げ.
 _SPELL_CUE = re.compile(
-    r"(?i:\bspell(?:s|ed|ing)?[ \t]+(?:it|them|that|out)\b|break[ -]?glass)|読み上げ|念一下|念给你"
+    r"(?i:\bspell(?:s|ed|ing)?[ \t]+(?:it|them|that|out)\b|break[ -]?glass"
+    r"|\bread(?:ing)?[ \t]+(?:it|them|that)[ \t]+out\b)|読み上げ|念一下|念给你"
 )
 
 
@@ -2587,6 +2605,8 @@ def spelled_value(run: str) -> str:
     of it is not one character."""
     out: list[str] = []
     run = _SPOKEN_FILLERS.sub(" ", run).replace("・", " ")
+    run = _SAID_TWICE.sub(_twice, run)  # "double f" is "f, f"
+    run = _LETTERS_HYPHENED.sub(lambda m: m.group().replace("-", ""), run)  # i-n-a-t-o
     for m in _SPOKEN_ONE.finditer(run):
         case, word = m.group(1), m.group(2)
         low = " ".join(word.lower().split())
@@ -2610,6 +2630,16 @@ def spelled_value(run: str) -> str:
         else:
             return ""
     return "".join(out)
+
+
+#: Letters spelled one by one with hyphens between them (小文字で i-n-a-t-o): one word.
+_LETTERS_HYPHENED = re.compile(r"(?<![A-Za-z-])[A-Za-z](?:-[A-Za-z]){1,24}(?![A-Za-z-])")
+#: A character said twice or three times over: "double f", "double five", "triple seven".
+_SAID_TWICE = re.compile(r"(?i)\b(double|triple)[ \t]+([A-Za-z]+)")
+
+
+def _twice(m: re.Match[str]) -> str:
+    return ", ".join([m.group(2)] * (2 if m.group(1).lower() == "double" else 3))
 
 
 _CASED = re.compile(
@@ -3422,6 +3452,10 @@ def _read_codes(text: str) -> Iterator[tuple[int, int]]:
     (客服：验证码已经发到您的手机了，麻烦您读一下。/ 陈宇：好的，一一三，二一一): four to eight
     digits in all, the reader's whole line but its label and its yes."""
     for m in _CODE_WORD.finditer(text):
+        told = _CODE_TOLD.match(text, m.end())  # 验证码，我手机刚收到：九七三，七七九。
+        code = _READ_CODE.match(text, told.end()) if told else None
+        if code and 4 <= sum(c.isdigit() or c in _ZH_DIGITS for c in code.group(0)) <= 8:
+            yield code.start(), code.end()
         pos = text.find("\n", m.end())
         for _ in range(2):
             if pos < 0:
@@ -3439,11 +3473,49 @@ def _read_codes(text: str) -> Iterator[tuple[int, int]]:
             pos = end if end < len(text) else -1
 
 
+#: The rest of the sentence that names a code, up to the colon the code is given after.
+_CODE_TOLD = re.compile(r"[^\n。！？!?：:]{0,40}[：:][ \t]*")
 #: What a line that reads a code out may say besides it: its time, its speaker, a yes.
 _CODE_LINE_REST = re.compile(
     r"^\s*(?:\[[\d:]{4,8}\]\s*)?(?:[^\s：:]{1,12}[：:]\s*)?(?:好的|好|嗯|是的|はい|ok(?:ay)?|sure)?[，、,。.\s]*$",
     re.IGNORECASE,
 )
+
+
+#: A password written part by part, each part with a hint in brackets after it (how it is
+#: said, which character it stands for): He（河流的河，大写H）yue（月）lin（林）@（艾特）.
+_HINTED = re.compile(r"(?:[!-~]{1,16}[（(][^（）()\n]{1,20}[）)]){3,16}")
+_HINT = re.compile(r"[（(][^（）()\n]{1,20}[）)]")
+
+
+def _hinted(text: str) -> Iterator[tuple[int, int]]:
+    """A password written with a hint after each of its parts, right after the password is
+    named: the parts together (the hints dropped) look like a password."""
+    if "（" not in text and "(" not in text:
+        return
+    for m in _HINTED.finditer(text):
+        if not _PASSWORD_WORD.search(text, max(0, m.start() - 60), m.start()):
+            continue
+        if _password_like(hinted_value(m.group(0))):
+            yield m.start(), m.end()
+
+
+def hinted_value(run: str) -> str:
+    """A hinted password's parts without their hints: He（河，大写H）yue（月） -> Heyue."""
+    return _HINT.sub("", run)
+
+
+def _code_digits(run: str) -> str:
+    """The digits a code read out spells (九七三，七七九 -> 973779), "" when it says more."""
+    out = []
+    for c in run:
+        if c.isdigit():
+            out.append(c)
+        elif c in _ZH_DIGITS:
+            out.append(_ZH_DIGITS[c])
+        elif c not in " \t，、,":
+            return ""
+    return "".join(out)
 
 
 def _only_code(line: str, code: re.Match[str]) -> bool:
@@ -3610,6 +3682,37 @@ def _encoded_place(value: str) -> bool:
     return decoded is not None and _plain_place(decoded)
 
 
+#: A plain name: lower-case words and numbers joined by hyphens, dots or underscores
+#: (docqa-prod, us-east-1, orders_v2), no piece mixing letters and digits (hunter2 does).
+_PLAIN_NAME = re.compile(r"(?:[a-z]{2,24}|[0-9]{1,6})(?:[-_.](?:[a-z]{1,24}|[0-9]{1,6})){0,6}")
+
+
+def _anon_jwt(token: str) -> bool:
+    """Whether *token* is a JWT whose claims give it the anonymous role (Supabase's anon
+    key, made to be shipped in a web page: it opens only what row security lets anyone
+    read). A service role's token, or any other, stays a secret."""
+    parts = token.split(".")
+    if len(parts) != 3 or len(parts[1]) > 2048:
+        return False
+    try:
+        raw = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
+        claims = json.loads(raw.decode("utf-8"))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return False
+    return isinstance(claims, dict) and claims.get("role") == "anon"
+
+
+def _encoded_name(value: str) -> bool:
+    """Whether *value* is base64 of a plain name (an index's, a region's, a bucket's)."""
+    decoded = _b64_text(value) if len(value) % 4 == 0 else None
+    return (
+        decoded is not None
+        and len(decoded) <= 48
+        and _PLAIN_NAME.fullmatch(decoded) is not None
+        and any(c.isalpha() for c in decoded)
+    )
+
+
 def _containers(text: str) -> Iterator[tuple[int, int, str]]:
     """Values of a Kubernetes Secret's ``data`` (base64 of anything, a short password
     too): every one is a secret, whatever it decodes to, except a plain place (a URL, a
@@ -3625,7 +3728,9 @@ def _containers(text: str) -> Iterator[tuple[int, int, str]]:
                 break
             pos = m.end()
             value = m.group("value")
-            if _encoded_place(value) and _name_kind(m.group("name")) is None:
+            if (_encoded_place(value) or _encoded_name(value)) and _name_kind(
+                m.group("name")
+            ) is None:
                 continue  # GRAFANA_URL: aHR0cHM6Ly9…: an address, base64 only by the format
             if len(value) >= 8 or _b64_text(value) is not None:
                 yield m.start("value"), m.end("value"), "secret"
@@ -3787,6 +3892,42 @@ def _split_cells(line: str, sep: str) -> list[tuple[int, int]]:
     if sep == "|" and line.strip().startswith("|"):
         spans = spans[1:-1] if line.strip().endswith("|") else spans[1:]
     return spans
+
+
+#: A column header that names an identifier: "App ID", "id", "Request Id", "run_id", 编号,
+#: 番号 -- not a key's or a secret's (Key ID, Secret ID say which secret).
+_ID_HEADER = re.compile(r"(?i)(?:[a-z][a-z ]{0,24}[ _-])?id|編號|编号|番号|ＩＤ")
+_NOT_ID_HEADER = re.compile(r"(?i)key|secret|token|pass|auth|cred|鍵|密")
+#: The rules a drawn table's rows are cut by: pipes and the box-drawing bars.
+_ROW_BARS = ("|", "│", "┃")
+
+
+def _id_cells(text: str) -> Iterator[tuple[int, int]]:
+    """The cells under an identifier's header in a drawn table (Modal's `app list`: ┃ App
+    ID ┃ … over │ ap-1fARTcxlWtRA6BReszZSLt │ …): random-looking, named as an id, public."""
+    pos, header = 0, None
+    for line in text.split("\n"):
+        start = pos
+        pos += len(line) + 1
+        bar = next((b for b in _ROW_BARS if line.count(b) >= 2), None)
+        if bar is None:
+            if line.strip() and not set(line.strip()) <= set("━─═┏┓┗┛┡┩└┘┌┐├┤╇┼┳┻╋+-=:| "):
+                header = None
+            continue
+        cells = _split_cells(line.strip().strip(bar), bar)
+        offset = line.index(bar) + 1 if line.strip().startswith(bar) else line.index(line.strip())
+        if header is not None and len(cells) == header[0]:
+            for c in header[1]:
+                a, b = cells[c]
+                yield start + offset + a, start + offset + b
+            continue
+        names = [line.strip().strip(bar)[a:b].strip() for a, b in cells]
+        cols = [
+            i
+            for i, n in enumerate(names)
+            if _ID_HEADER.fullmatch(n) and not _NOT_ID_HEADER.search(n)
+        ]
+        header = (len(cells), cols) if cols else None
 
 
 def _column_cells(text: str) -> Iterator[tuple[int, int]]:
@@ -4163,6 +4304,10 @@ def _remember(
                 seen.setdefault(said, f.kind)  # read aloud, then written out (`Fr7@nQ3…`)
             elif f.kind == "password" and len(said := read_out_value(raw)) >= 6:
                 seen.setdefault(said, f.kind)  # "maple, all caps, then …": MAPLE489!harbour
+            elif f.kind == "password" and _HINT.search(raw) and len(said := hinted_value(raw)) >= 6:
+                seen.setdefault(said, f.kind)  # He（河）yue（月）… typed later as Heyue…
+            elif f.kind == "otp" and len(said := _code_digits(raw)) >= 4:
+                seen.setdefault(said, f.kind)  # 九七三，七七九 typed later as 973779
             for view in views(raw):
                 if len(view.text.strip()) >= 6:
                     seen.setdefault(view.text.strip(), f.kind)
@@ -4405,6 +4550,8 @@ _URL_HOST = re.compile(r"([a-z][a-z0-9+.-]{1,15}://)(?:([^/?#\s@]*)@)?([^/?#\s@]
 def _prefix_length(value: str) -> int:
     """How long the provider's prefix of a known secret is: a cut that keeps no more than
     it ("rubygems", "tskey-au") keeps nothing secret, and names the registry in prose."""
+    if value.startswith("eyJ") and "." in value[:400]:
+        return value.index(".") + 1  # a JWT's header: its algorithm and type, every JWT's
     m = _PREFIX.match(value)
     return m.end() if m else 0
 
@@ -4454,6 +4601,52 @@ def _pieces_again(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int
         hit = next((k for v, k in grams.get(run[:8], ()) if _a_piece(run, v)), "")
         if hit:
             yield (_VALUED_RANK, m.start(), m.end(), hit)
+
+
+def _marked(text: str, found: Sequence[Finding]) -> str:
+    """*text* with each finding replaced by its marker."""
+    out: list[str] = []
+    pos = 0
+    for f in found:
+        out.append(text[pos : f.start])
+        out.append(PRIVATE_MARK if f.kind == _PRIVATE_KIND else marker(f.kind))
+        pos = f.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_NOT_TOLD_BEFORE = frozenset({_PRIVATE_KIND, "generated-secret", "private-key"})
+
+
+def told_before(texts: Sequence[str], seen: Mapping[str, str]) -> list[str | None]:
+    """The texts of one read (each already redacted) again, where one holds a value the
+    read took out in a later text, or a piece of one: a key the person gave in two bits
+    (`hf_JhEw…` and `ZHJE…`) that the agent then wrote out whole, a password said in
+    words before a config file showed it. None where a text stays as it is. One pass of
+    each text (the values' pieces of eight found together), so a long read costs little."""
+    values = {v: k for n, (v, k) in enumerate(seen.items()) if n < _REPEAT_LIMIT and len(v) >= 10}
+    # a run found only by looking random, and a private key's block (which holds its public
+    # half), are not carried back: a guess is not spread over the whole read
+    values = {v: k for v, k in values.items() if k not in _NOT_TOLD_BEFORE}
+    out: list[str | None] = [None] * len(texts)
+    if not values:
+        return out
+    auto = ahocorasick.Automaton()
+    added: set[str] = set()
+    for v in values:
+        for i in range(0, len(v) - 7, 4):
+            if v[i : i + 8] not in added:
+                added.add(v[i : i + 8])
+                auto.add_word(v[i : i + 8], v)
+    auto.make_automaton()
+    for n, text in enumerate(texts):
+        hit = {v: values[v] for _end, v in auto.iter(text)}
+        if not hit:
+            continue
+        found = _settle(list(_repeated(text, hit)))
+        if found:
+            out[n] = _marked(text, found)
+    return out
 
 
 def _written_forms(value: str) -> tuple[str, ...]:
@@ -4610,6 +4803,7 @@ class SecretRules:
             (bool(self.allow) and bare in self.allow)
             or _PUBLIC.fullmatch(bare) is not None
             or bare in _DOCUMENTED
+            or (bare.startswith("eyJ") and _anon_jwt(bare))
         )
 
     def _ranked(self, text: str) -> list[tuple[int, int, int, str]]:
@@ -4654,6 +4848,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _key_bytes(text)]
         ranked += [(_ASSIGNED + 3, s, e, "access-key") for s, e in _credential_calls(text)]
         ranked += [(_ASSIGNED + 3, s, e, "otp") for s, e in _read_codes(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _hinted(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _grouped_keys(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
@@ -4677,12 +4872,14 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "access-key") for s, e in _paired_ids(text, ranked)]
         hashes = [m.span() for m in _HASH_SPAN.finditer(text)] if "$" in text else []
         scripts = "<script" in text
+        ids = list(_id_cells(text)) if any(r[3] == "generated-secret" for r in ranked) else []
         return [
             r
             for r in ranked
             if not _dummy(text[r[1] : r[2]])
             and not _web_config_key(text, r, scripts)
             and not any(a <= r[1] and r[2] <= b for a, b in hashes)
+            and not (r[3] == "generated-secret" and any(a <= r[1] and r[2] <= b for a, b in ids))
         ]
 
     def _encoded(self, text: str) -> Iterator[tuple[int, int, str]]:
@@ -4738,14 +4935,7 @@ class SecretRules:
             _remember(seen, text, found, dropped or [])
         if not found:
             return Redaction(text, (), private)
-        out: list[str] = []
-        pos = 0
-        for f in found:
-            out.append(text[pos : f.start])
-            out.append(PRIVATE_MARK if f.kind == _PRIVATE_KIND else marker(f.kind))
-            pos = f.end
-        out.append(text[pos:])
-        return Redaction("".join(out), found, private)
+        return Redaction(_marked(text, found), found, private)
 
     def refuse(self, fields: Mapping[str, Any], what: str) -> None:
         """Raise :class:`SecretRefused` when a string in *fields* (strings, lists and

@@ -62,6 +62,7 @@ from .drafts import (
 from .evidence import Segment, normalize
 from .gate import Floors, GateResult, StoreEcho, run_gate
 from .journals import ADAPTERS, UNITS, JournalRoot, discover, registry as journal_registry
+from .journals.inspect import settled
 
 Progress = Callable[[str, Mapping[str, Any]], None]
 
@@ -362,12 +363,13 @@ def read_stretch(
     """Segments of one whole-record stretch from *start*: exactly [start, end) when *end*
     is given (re-reading a reserved stretch), else as much as fits *budget_chars*."""
     reader = ADAPTERS[adapter]
-    with remembering():  # a value repeated later in the stretch is redacted there too
+    with remembering() as seen:  # a value repeated in the stretch is redacted there too
         if _windowed(adapter):
             limit = (end - start) if end is not None else budget_chars * 4
             read = reader(path, start, limit_bytes=max(1, limit))
         else:
             read = reader(path, start)
+        read = settled(read, seen)
     segs = list(read.segments)
     if end is not None:
         return StretchRead([s for s in segs if s.start < end], end, dict(read.skipped), read.fatal)

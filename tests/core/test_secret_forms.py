@@ -1023,3 +1023,93 @@ def test_a_keys_id_in_the_row_above_its_secret_and_an_ocr_dashed_key_go():
 )
 def test_an_id_row_with_no_secret_beside_it_and_dashes_in_prose_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (  # a password read out with "as in" words, "double" and English joins
+            "Label Studio admin password, I'll just read it out. It's capital B as in bravo, "
+            "lower-case s, a, double f, then the number six, exclamation mark, capital K as in "
+            "kilo, lower-case a, c, then double five, and a capital H as in hotel at the end.",
+            "bravo, lower-case s",
+        ),
+        (  # ローマ字 letters with hyphens between them, kana digits
+            "管理画面のパスワード、電話で聞いたのを書きます。大文字のエム、小文字で i-n-a-t-o、"
+            "アンダーバー、大文字のエイチ、小文字で i-k-a、数字で さん・ろく・に、最後にびっくりマーク。",
+            "i-n-a-t-o",
+        ),
+        (  # a code read in Chinese numerals after its sentence's colon
+            "后台登录要短信验证码，我手机刚收到：九七三，七七九。五分钟内有效",
+            "九七三，七七九",
+        ),
+        (  # a password written part by part, a hint in brackets after each
+            "新的运维后台密码我定好了，按拼音写给你：He（河流的河，大写H）yue（月）lin（林）"
+            "@（艾特）8463（八四六三）shan（山水的山，全小写）。",
+            "yue（月）",
+        ),
+        ("sentinel monitor m1 10.0.0.2 6379 2\nsentinel auth-pass m1 oCl0k#73PZ7GJm\n", "oCl0k#73"),
+        ('"SecretString": "{\\"client_secret\\":\\"J2qvun0ccw\\",\\"x\\":1}"', "J2qvun0ccw"),
+    ],
+)
+def test_dictated_hinted_and_short_named_secrets_are_taken_out(text, value):
+    assert value not in BUILTIN.redact(text).text
+
+
+def test_what_a_dictation_or_a_code_spells_is_remembered_for_its_typed_form():
+    from kura_core.secrets import spelled_value
+
+    assert spelled_value(
+        "capital B as in bravo, lower-case s, a, double f, then the number six"
+    ) == ("Bsaff6")
+    with remembering():
+        BUILTIN.redact("短信验证码，我手机刚收到：九七三，七七九。")
+        typed = BUILTIN.redact('curl -d \'{"smsCode":"973779"}\'').text
+    assert "973779" not in typed
+
+
+def test_a_key_given_in_two_bits_before_it_is_written_whole_goes_everywhere_in_the_read():
+    from kura_core.secrets import told_before
+
+    texts = [
+        "New write token, in two bits because Teams chopped it: `hf_JhEwAKzRYXwHXUqj` and "
+        "`ZHJELmORgxMyhkuZGT`.",
+        "modal secret create s HF_TOKEN=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",
+    ]
+    with remembering() as seen:
+        shown = [BUILTIN.redact(t).text for t in texts]
+    assert "JhEwAKzRYXwHXUqj" in shown[0]  # the read had not seen the whole key yet
+    again = told_before(shown, seen)
+    assert again[0] is not None and "JhEwAKzRYXwHXUqj" not in again[0]
+    assert "ZHJELmORgxMyhkuZGT" not in again[0]
+    assert again[1] is None  # already redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an id column of a drawn table, a plain name in a Secret's data, an anon JWT
+        "┃ App ID                    ┃ State    ┃\n│ ap-1fARTcxlWtRA6BReszZSLt │ deployed │",
+        "apiVersion: v1\ndata:\n  PINECONE_INDEX: ZG9jcWEtcHJvZA==\nkind: Secret",
+        "NEXT_PUBLIC_SUPABASE_ANON_KEY=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFz"
+        "ZSIsInJlZiI6Imh1Y3lrbW5yaHR2ZWptcnp3ZG9tIiwicm9sZSI6ImFub24iLCJpYXQiOjE3NjcxMDQ1MjIs"
+        "ImV4cCI6MjA4MjY4MDUyMn0.VzwKzUraoCOfeICzTH-Q17LyNWDOp0Qo4wEqX8aS0UQ",
+        # a label line under a 64-character id is no wrapped token's tail
+        "Client ID\n1154a4e01620040c3a25e5c756dc4026fb4e5c0acd8ea61d3130134dcc524dc4\nClient Name\nfoo",
+        "验证码格式：6位数字",
+        "The password policy: f(x) (see a) b(c) d(e)",
+        "secret_name: prodkey123",
+    ],
+)
+def test_ids_names_and_public_tokens_near_secrets_stay(text):
+    assert BUILTIN.redact(text).text == text
+
+
+def test_a_secret_s_neighbours_still_go_beside_an_anon_token_and_a_name():
+    service = (
+        "SUPABASE_SERVICE_ROLE_KEY=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIs"
+        "InJvbGUiOiJzZXJ2aWNlX3JvbGUifQ.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"
+    )
+    assert "abcdefghijklmnop" not in BUILTIN.redact(service).text
+    k8s = "apiVersion: v1\ndata:\n  ADMIN: aHVudGVyMg==\nkind: Secret"
+    assert "aHVudGVyMg==" not in BUILTIN.redact(k8s).text

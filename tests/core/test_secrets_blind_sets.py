@@ -82,7 +82,10 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     },
     "secrets-AC": {},
     "secrets-AH": {},
-    "secrets-AI": {},
+    "secrets-AI": {
+        "f8af78aab2ddb6b19dbd968c735fb5ab": "a value a later text of the read took out is taken out wherever the read gives it, before too (a key given in two bits, then written whole); a later sentence that rotates the SecretKey takes the BusinessId beside it for one",
+        "https://xxxxx.webhook.office.com/webhookb2/xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx@xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx/IncomingWebhook/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx/xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx": "a value a later text of the read took out is taken out wherever the read gives it, before too (a key given in two bits, then written whole); the placeholder shares the real webhook's path words (IncomingWebhook), taken as a piece of it",
+    },
     "secrets-AJ": {},
     "secrets-AG": {
         "Am-VrVPBGnQhPmyMWiFx8nMYkr4NJSDrssD8CcGNpTW8q7nLv4mhHiDJ7bP1esCnApq1G0KmhDhed5r_": "measured "
@@ -95,6 +98,9 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     "secrets-AE": {
         "ccaec814df266be40a8ec1e9b44d04ed348765eb871943a1c3febcb24f6d3804": "Gemini CLI's "
         "projectHash stands only in the session file's header, which no record shows",
+        "6LehtPi3EPcGU-2id30Xbx5WnRkGWkKU3Gua5JGw": "a value a later text of the read took out "
+        "is taken out wherever the read gives it, before too; a later define() of the site key "
+        "beside its secret key takes the public one too",
     },
     "secrets-AD": {
         "b2c150cf945fea4bb5e56e9fe07a6cff160787ca": "measured blind, not yet analysed: a commit hash in the "
@@ -114,11 +120,16 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "2f9675ebfc99a584c97566da2961e357": "measured blind, not yet analysed",
     },
     "secrets-AO": {},
-    "secrets-AP": {},
+    "secrets-AP": {
+        "f8b018cecd0bc481e003bdf56a76210b2b24ae2d8b9f106f3bd57703ba4b3e3e": "a value a later text of the read took out is taken out wherever the read gives it, before too (a key given in two bits, then written whole); a later text takes the token id for the token",
+    },
     "secrets-AQ": {},
     "secrets-AR": {},
-    "secrets-AS": {},
+    "secrets-AS": {
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIfozDk3zx+FMw9Gb+qsGubCGWtUhRfguniGD0b90Mgue niamh@lirafin-lt-0412": "a value a later text of the read took out is taken out wherever the read gives it, before too (a key given in two bits, then written whole); the agent's later sentence on the break-glass key takes the key's comment (niamh@lirafin-lt-0412) for a password",
+    },
     "secrets-AT": {},
+    "secrets-AU": {},
 }
 
 
@@ -136,7 +147,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "マイナンバーカード 利用者証明用 PIN (4 full-width digits)": "measured blind, not yet analysed",
     },
     "secrets-AC": {
-        "Feishu bot signing secret (签名校验) read by OCR from a screenshot, alone on its line": "measured blind, not yet analysed",
         "SSH ed25519 private key (OpenSSH PEM) base64-encoded and wrapped at 76 columns by GNU base64": "measured blind, not yet analysed",
     },
     "secrets-AD": {
@@ -145,12 +155,10 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     },
     "secrets-AK": {},
     "secrets-AL": {
-        "rotated keystore password (new) in keytool -new command pasted by human": "measured blind, not yet analysed",
         "Salesforce access token (session id, 00D…!…) in token response JSON": "measured blind, not yet analysed",
         "SFTP password dictated in kana (電話で聞いた)": "measured blind, not yet analysed",
     },
     "secrets-AM": {
-        "Datadog application key (40 hex) in ~/.dogrc `appkey = ` and as DD-APPLICATION-KEY header": "measured blind, not yet analysed",
         "colleague's VPN (GlobalProtect) password read out on a call, typed by the human in lower case with spaces": "measured blind, not yet analysed",
         "partial old LINE channel access token (last 16 chars) in Japanese prose '末尾が … のもの'": "measured blind, not yet analysed",
         "涂鸦 (Tuya) IoT access secret (old) as the third positional argument of TuyaOpenAPI(…)": "measured blind, not yet analysed",
@@ -160,13 +168,10 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "postmark-server-token (a bare UUID passed to ServerClient)": "measured blind, not yet analysed",
         "postmark-server-token (new), split by the human: first half": "measured blind, not yet analysed",
         "postmark-server-token (new), split by the human: second half": "measured blind, not yet analysed",
-        "vpn-one-time-password in full-width digits, quoted speech in meeting minutes": "measured blind, not yet analysed",
         "agora-app-certificate (32 hex) in an English support e-mail pasted in a Chinese turn": "measured blind, not yet analysed",
         "harbor-robot-secret base64 in docker config.json auths.auth": "measured blind, not yet analysed",
     },
-    "secrets-AP": {
-        "Weights & Biases API key (new) in OCR text of a settings screenshot, under a Key column": "measured blind, not yet analysed",
-    },
+    "secrets-AP": {},
     "secrets-AQ": {},
     "secrets-AR": {
         "Atlassian API token (new), split by the human: second half": "measured blind, not yet analysed",
@@ -179,6 +184,7 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "美团开放平台 appSecret concatenated, with no separator, onto the end of a logged string-to-sign (签名原串)": "measured blind, not yet analysed",
         "password given as a 注音 (Dachen keyboard) hint in Traditional Chinese": "measured blind, not yet analysed",
     },
+    "secrets-AU": {},
 }
 
 
@@ -376,6 +382,14 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "Airflow runs with two Fernet keys until the rotation finishes": "measured blind, not yet analysed",
         "mch-adf-ingest has two client secrets until Friday": "measured blind, not yet analysed",
     },
+    "secrets-AU": {
+        "docqa inference secrets live in the Modal secret docqa-secrets": "measured blind, not "
+        "yet analysed: refused by number/unvouched",
+        "SmartHR のトークンは compose に直書きせず env_file で渡す": "measured blind, not yet "
+        "analysed: refused by attribution/not_carried",
+        "freee の client_secret は再発行済みで、本番は Parameter Store の FREEE_CLIENT_SECRET を読む": "measured "
+        "blind, not yet analysed: refused by number/unvouched",
+    },
 }
 
 
@@ -401,7 +415,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AS", "secrets-AT"})
+NEWEST = frozenset({"secrets-AU"})
 
 
 @pytest.mark.parametrize(

@@ -8,13 +8,14 @@ nothing.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kura_core.distill.evidence import Segment
 
-from ...secrets import remembering
+from ...secrets import remembering, told_before
 from . import registry
 from .base import HELD, IGNORED, REPAIRED, SKIPPED, JournalError, Note, Read
 from .detect import guess_adapter
@@ -126,6 +127,18 @@ def _journal(
     return p, name
 
 
+def settled(read: Read, seen: Mapping[str, str]) -> Read:
+    """*read* with each segment that gives a value the read took out only later (or a
+    piece of one) redacted again: the whole read, not only what follows, keeps it out."""
+    again = told_before([s.text for s in read.segments], seen)
+    if all(t is None for t in again):
+        return read
+    segments = tuple(
+        s if t is None else replace(s, text=t) for s, t in zip(read.segments, again, strict=True)
+    )
+    return replace(read, segments=segments)
+
+
 def read_journal(
     path: str | os.PathLike[str],
     adapter: str | None = None,
@@ -137,8 +150,8 @@ def read_journal(
     Raises :class:`JournalError` when the file cannot be read by that adapter at all."""
     p, name = _journal(path, adapter)
     try:
-        with remembering():  # a value repeated later in the read is redacted there too
-            read = _read_fn(name)(p, start, limit_bytes=limit_bytes)
+        with remembering() as seen:  # a value repeated in the read is redacted there too
+            read = settled(_read_fn(name)(p, start, limit_bytes=limit_bytes), seen)
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
     if read.fatal:
@@ -156,8 +169,8 @@ def inspect(
     """
     p, name = _journal(path, adapter)
     try:
-        with remembering():
-            read = _read_fn(name)(p, start)
+        with remembering() as seen:
+            read = settled(_read_fn(name)(p, start), seen)
     except OSError as exc:
         raise JournalError(f"cannot read journal {p}: {exc.strerror or exc}") from None
     return Inspection(
