@@ -370,6 +370,7 @@ def test_a_git_lock_a_killed_writer_s_child_still_holds_is_waited_for_not_failed
     lock.write_bytes(b"")
 
     def let_go() -> None:
+        # the pause is the thing under test: the lock is held a while, then let go
         time.sleep(0.4)
         lock.unlink()
 
