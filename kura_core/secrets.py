@@ -2498,7 +2498,7 @@ _NAMED_CHAR = "|".join(
 )
 _RADIO_NAME = "|".join(re.escape(k) for k in sorted(_RADIO_LETTERS, key=len, reverse=True))
 _CASE_EN = r"capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big"
-_CASE_CJK = r"大写的?|小写的?|大寫的?|小寫的?|大文字[のでは]?|小文字[のでは]?"
+_CASE_CJK = r"大写的?|小写的?|大寫的?|小寫的?|大文字[のでは]?|小文字[のでは]?|大きい|小さい|おおきい|ちいさい"
 _DIGIT_WORD = r"(?:数字|數字|すうじ)[のでは]?[ \t]{0,2}"
 _AS_IN = r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
 #: One character of a password read aloud or dictated: "capital V as in Victor",
@@ -2510,7 +2510,10 @@ _SPOKEN_CHAR = (
     rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺]+)"
     # a word said in katakana (ブルー, タイガー): a password's word, read as it is spelled
     r"|[\u30a1-\u30fc]{2,8}(?![\u30a1-\u30fc])"
-    r"|(?:(?:double|triple)[ \t]+)?[A-Za-z](?![A-Za-z]))"
+    r"|(?:(?:double|triple)[ \t]+)?[A-Za-z](?![A-Za-z])"
+    # a word with its case said after it ("galah, all lowercase"), the last part said again
+    r"|[A-Za-z]{2,12}[ \t]*,?[ \t]+all[ \t]+(?:lower[ -]?case|upper[ -]?case|caps|capitals)"
+    r"|same[ \t]+again)"
 )
 #: One spoken character as :func:`spelled_value` reads it, its case word apart (a word not
 #: in the table is read too, and spells nothing).
@@ -2987,9 +2990,10 @@ def _rotated(text: str) -> Iterator[tuple[int, int]]:
 
 #: What gives a piece of a value: "starts with", "ends in", 开头是, 末尾是, 先頭は, 頭の.
 _PIECE_CUE = re.compile(
-    r"(?i:\b(?:starts?|started|begins?|began|ends?|ended)[ \t]+(?:with|in)"
+    r"(?i:\b(?:starts?|started|starting|begins?|began|beginning|ends?|ended|ending)[ \t]+(?:with|in)"
     r"|\b(?:first|last)[ \t]+(?:few[ \t]+)?(?:\d{1,2}[ \t]+)?(?:chars?|characters|digits)[ \t]+(?:are|were|is))"
     r"|开头是|開頭是|开头为|前几位是|前幾位是|结尾是|結尾是|末尾是|后几位是|後幾位是|最后几位是"
+    r"|尾号是?|尾號是?|尾数是?|尾數是?"
     r"|先頭[はが]|頭[はが]|末尾[はが]|最後[はが]|お尻[はが]|下\d{1,2}桁[はが]|上\d{1,2}桁[はが]"
 )
 #: A key told apart from another by its piece: the old one, the new one, the one revoked.
@@ -2999,7 +3003,8 @@ _PIECE_WHICH = re.compile(
 _PIECE = re.compile(r"[ \t]{0,3}[:：]?[ \t]{0,3}[\"'“`「]?([A-Za-z0-9_+/=-]{8,64})")
 #: The key a sentence names by its short name: SK, AK, SecretKey.
 _KEY_SHORT = re.compile(
-    r"(?<![A-Za-z])(?:SK|AK|SecretKey|AccessKey|secret_key)(?![A-Za-z])|キー(?!ボード)|トークン|密钥|秘钥"
+    r"(?<![A-Za-z])(?:SK|AK|SecretKey|AccessKey|secret_key|[Kk]ey|KEY)(?![A-Za-z])"
+    r"|キー(?!ボード)|トークン|密钥|秘钥"
 )
 
 
@@ -3023,7 +3028,11 @@ def _key_pieces(text: str) -> Iterator[tuple[int, int]]:
         if got is None:
             continue
         v = got.group(1)
-        if not (_has_digit_and_letter(v) and _upper_and_lower(v)) or _wordy(v):
+        hexed = all(c in "0123456789abcdefABCDEF" for c in v)
+        shaped = (_has_digit_and_letter(v) and (_upper_and_lower(v) or hexed)) or (
+            _upper_and_lower(v) and any(c in "_+/=-" for c in v)  # Dvz_JFIrkb
+        )
+        if not shaped or _wordy(v):
             continue
         before = text[max(0, m.start() - 120) : m.start()]
         cut = max(before.rfind("\n"), before.rfind("。"), before.rfind(". "))
@@ -3205,7 +3214,9 @@ _LABEL_ABOVE = re.compile(
     + r")[^\n]{0,30}\r?\n(?:[ \t]*\r?\n)?[ \t]{0,8}([!-~]{12,128}+)(?:[ \t]{2,}[^\s]{1,12})?[ \t]*\r?$"
 )
 _PUBLIC_LABEL = re.compile(
-    r"(?i:public|publishable|\bid\b|client[ _-]?id|key[ _-]?id|url|uri|host|server|expire|type)"
+    r"(?i:public|publishable|\bid\b|client[ _-]?id|key[ _-]?id|url|uri|host|server|expire|type"
+    # a search-only key (Algolia's "Search API Key"): it only reads an index
+    r"|search[ _-](?:only[ _-])?(?:api[ _-])?key)"
     r"|公开|公開|公钥|公鑰|公開鍵|网址|網址|地址|サーバー|有効期限|过期|過期"
 )
 
@@ -3505,6 +3516,45 @@ def hinted_value(run: str) -> str:
     return _HINT.sub("", run)
 
 
+#: A half of a value given on its own: "前半 5p5TVKT", "後半 p9DA+pm", "first half: …".
+_HALF_GIVEN = re.compile(
+    r"(?:前半|後半|后半|上半部分|下半部分|(?i:(?:first|second|1st|2nd|other)[ \t]+half))"
+    r"[ \t]*[はがの:：]?[ \t]*[\"'“`「]?([!-~]{4,64}?)[\"'”`」]?(?=[ \t]*(?:$|\n|[。、，,.]))",
+    re.MULTILINE,
+)
+
+
+def _halves(text: str) -> Iterator[tuple[int, int]]:
+    """A password or key given in two halves, each after its word (前半 …, 後半 …, "first
+    half: …"), in a text that names a password or a key: letters with digits or marks."""
+    for m in _HALF_GIVEN.finditer(text):
+        v = m.group(1).rstrip(".,。、")
+        if not (_has_digit_and_letter(v) or (_upper_and_lower(v) and not v.isalpha())):
+            continue
+        if _wordy(v) or _placeholder(v):
+            continue
+        near = text[max(0, m.start() - 300) : m.start()]
+        if _PASSWORD_WORD.search(near) or _KEY_SENTENCE.search(near) or "パス" in near:
+            yield m.start(1), m.start(1) + len(v)
+
+
+#: A key written in hyphened groups under a name that only says "key" or "license"
+#: (``key: 2LA13-AFQ77-V6E01-VVXD2-W7I39-2HMR5``, a product key): four groups and more.
+_GROUPED_KEY = re.compile(
+    r"(?i)(?<![\w-])(?:key|api[ _-]?key|license|licence|product[ _-]?key|cd[ _-]?key)[\"']?"
+    r"[ \t]*[:=][ \t]*[\"']?([A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,7})(?![\w-])"
+)
+
+
+def _grouped_named(text: str) -> Iterator[tuple[int, int]]:
+    """:data:`_GROUPED_KEY` values whose groups mix letters and digits."""
+    for m in _GROUPED_KEY.finditer(text):
+        v = m.group(1)
+        mixed = sum(_has_digit_and_letter(g) for g in v.split("-"))
+        if mixed * 2 >= v.count("-") + 1 and not _placeholder(v):
+            yield m.start(1), m.end(1)
+
+
 def _code_digits(run: str) -> str:
     """The digits a code read out spells (九七三，七七九 -> 973779), "" when it says more."""
     out = []
@@ -3713,13 +3763,24 @@ def _encoded_name(value: str) -> bool:
     )
 
 
+#: The line that parts the documents of one YAML stream.
+_YAML_DOC_BREAK = re.compile(r"(?m)^---[ \t]*$")
+
+
 def _containers(text: str) -> Iterator[tuple[int, int, str]]:
     """Values of a Kubernetes Secret's ``data`` (base64 of anything, a short password
     too): every one is a secret, whatever it decodes to, except a plain place (a URL, a
     host, a path) under a name that names no secret (``GRAFANA_URL``)."""
     if "Secret" not in text or _K8S_KIND.search(text) is None:
         return
+    breaks = [m.start() for m in _YAML_DOC_BREAK.finditer(text)]
     for block in _DATA_BLOCK.finditer(text):
+        # the block's own document (a ConfigMap before "---" keeps its data in the clear)
+        at = bisect.bisect_right(breaks, block.start())
+        doc_start = breaks[at - 1] if at else 0
+        doc_end = breaks[at] if at < len(breaks) else len(text)
+        if _K8S_KIND.search(text, doc_start, doc_end) is None:
+            continue
         pos = block.end() + 1
         indent = len(block.group(1))
         while pos < len(text):
@@ -4013,7 +4074,7 @@ _INLINE_TOKEN = re.compile(
 _PUBLIC_OPENING = ("AAAA", "MIIBIjAN", "MIICIjAN", "MFkwEwYH", "MCowBQYDK2Vw", "MHYwEAYH")
 _PUBLIC_KEY_NAME = re.compile(
     r"(?i)public[ _-]?key|pub[ _-]?key|site[ _-]?key|publishable[ _-]?key"
-    r"|search[ _-]only[ _-](?:api[ _-])?key|サイト[ \u3000]?キー|公開鍵|公開キー|"
+    r"|search[ _-](?:only[ _-])?(?:api[ _-])?key|サイト[ \u3000]?キー|公開鍵|公開キー|"
     r"公钥|公鑰|站点密钥|站點密鑰|网站密钥|網站密鑰"
 )
 _HEX_DIGIT = frozenset("0123456789abcdef")
@@ -4086,6 +4147,40 @@ _DATA_WORD = re.compile(
     r"(?i)\b(?:blob|payload|body|image|thumbnail|icon|avatar|cursor|page_?token|etag|nonce|iv"
     r"|salt|ciphertext|encrypted|integrity|data)\b"
 )
+
+
+#: A sentence's word for what a base64 key is: a key, a share of one, a secret, a seed.
+_KEY_SENTENCE = re.compile(
+    r"(?i)(?<![a-z])(?:keys?|shares?|secrets?|tokens?|passwords?|unseal|seeds?|psk)(?![a-z])"
+    r"|鍵|キー|密钥|秘钥|口令"
+)
+
+
+def _base64_keys(text: str) -> Iterator[tuple[int, int]]:
+    """A key written as padded standard base64 of 16 to 64 random bytes (Vault's unseal
+    shares, a 32-byte key: 44 characters ending in =), on a line that names a key, a share
+    or a secret before it and does not call it public. Its runs of letters are cut short by
+    + and /, so the random-token rule does not see it whole."""
+    if "=" not in text:
+        return
+    for m in _B64_KEY.finditer(text):
+        tok = m.group()
+        if not ("+" in tok or "/" in tok) or _decodes(tok):
+            continue
+        try:
+            raw = base64.b64decode(tok, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if not 16 <= len(raw) <= 64 or len(set(raw)) < len(raw) // 2:
+            continue
+        near = text[max(text.rfind("\n", 0, m.start()), m.start() - 160, 0) : m.start()]
+        if _KEY_SENTENCE.search(near) and not (
+            _SAID_PUBLIC.search(near) or _PUBLIC_KEY_NAME.search(near) or _DIGEST_WORD.search(near)
+        ):
+            yield m.start(), m.end()
+
+
+_B64_KEY = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{22,86}={1,2}(?![A-Za-z0-9+/=])")
 
 
 def _decodes(token: str) -> bool:
@@ -4225,7 +4320,8 @@ _EXAMPLE = re.compile(r"(?i)example")
 #: A name that ships its value to every browser (Next.js, Vite, Expo, CRA), or a Firebase
 #: web app's config: a Google API key there is public by design, restricted by referrer.
 _WEB_PUBLIC_NAME = re.compile(
-    r"(?i:NEXT_PUBLIC_|EXPO_PUBLIC_|NUXT_PUBLIC_|VITE_|REACT_APP_|GATSBY_)[A-Z0-9_]*[ \t]*[=:][ \t]*[\"']?$"
+    r"(?i:NEXT_PUBLIC_|EXPO_PUBLIC_|NUXT_PUBLIC_|VITE_|REACT_APP_|GATSBY_|(?<![A-Z0-9_])PUBLIC_)"
+    r"[A-Z0-9_]*[ \t]*[=:][ \t]*[\"']?$"
 )
 _FIREBASE_CONFIG = re.compile(r"(?i)authDomain|AUTH_DOMAIN|firebaseapp\.com")
 
@@ -4245,6 +4341,33 @@ def _script_src_key(text: str, start: int) -> bool:
     return tag >= 0 and _SCRIPT_SRC_KEY.match(text, tag, start) is not None
 
 
+#: A search-only key's name (Algolia's, Typesense's, Meilisearch's): it only reads an index.
+_SEARCH_KEY_NAME = re.compile(r"(?i)search[_-]?(?:only[_-]?)?(?:api[_-]?)?key[\"']?[ \t]*[:=]")
+
+
+#: A label that names what follows as a device's or an app's id, not its secret: a serial
+#: number, a MAC, an IMEI; an app key given beside its app secret (融云's App Key, which the
+#: client ships).
+_ID_LABEL_BEFORE = re.compile(
+    r"(?i)(?:シリアル(?:番号|No\.?)?|製造番号|(?<![\w])(?:serial(?:[ _-]?(?:no\.?|number))?|s/n"
+    r"|mac(?:[ _-]?address)?|imei)|序列号|序號|序列號)[ \t]*[:：]?[ \t]*[\"'“「]?$"
+)
+_APP_KEY_BEFORE = re.compile(r"(?i)app[ _-]?key[\"']?[ \t]*(?:[:：=]|是|は|为|為)[ \t]*[\"'“「]?$")
+_APP_SECRET = re.compile(r"(?i)app[ _-]?secret")
+
+
+def _named_as_id(text: str, start: int) -> bool:
+    """Whether the words right before a value found by its sentence or its name say it is
+    an id (シリアル 7H3V-…, MAC …), or an app key given beside its app secret."""
+    before = text[max(0, start - 24) : start]
+    if _ID_LABEL_BEFORE.search(before):
+        return True
+    return bool(
+        _APP_KEY_BEFORE.search(before)
+        and _APP_SECRET.search(text, max(0, start - 200), min(len(text), start + 200))
+    )
+
+
 def _web_config_key(text: str, found: tuple[int, int, int, str], scripts: bool = True) -> bool:
     """A key a web page gives the browser: any key a ``<script src>`` URL hands a map or
     an SDK (:func:`_script_src_key`), and a Google API key (AIza…) of a web app's config,
@@ -4254,9 +4377,11 @@ def _web_config_key(text: str, found: tuple[int, int, int, str], scripts: bool =
     _rank, start, end, _kind = found
     if scripts and _script_src_key(text, start):
         return True
+    line = text.rfind("\n", 0, start) + 1
+    if _SEARCH_KEY_NAME.search(text, line, start) and _WEB_PUBLIC_NAME.search(text, line, start):
+        return True  # PUBLIC_ALGOLIA_SEARCH_KEY=…: a search-only key, made for the browser
     if not text.startswith("AIza", start):
         return False
-    line = text.rfind("\n", 0, start) + 1
     if _WEB_PUBLIC_NAME.search(text, line, start):
         return True
     return _FIREBASE_CONFIG.search(text, max(0, start - 400), min(len(text), end + 400)) is not None
@@ -4849,6 +4974,9 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "access-key") for s, e in _credential_calls(text)]
         ranked += [(_ASSIGNED + 3, s, e, "otp") for s, e in _read_codes(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _hinted(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _base64_keys(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _halves(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _grouped_named(text)]
         ranked += [(_ASSIGNED + 3, s, e, "api-key") for s, e in _grouped_keys(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _login_pairs(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
@@ -4880,6 +5008,7 @@ class SecretRules:
             and not _web_config_key(text, r, scripts)
             and not any(a <= r[1] and r[2] <= b for a, b in hashes)
             and not (r[3] == "generated-secret" and any(a <= r[1] and r[2] <= b for a, b in ids))
+            and not (r[0] > _SHAPED and _named_as_id(text, r[1]))
         ]
 
     def _encoded(self, text: str) -> Iterator[tuple[int, int, str]]:

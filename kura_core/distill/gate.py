@@ -249,7 +249,9 @@ def _agent_spoke(seg: Segment) -> bool:
 
 #: A result that says the person refused the call (the host's words for it).
 _REFUSED_RESULT = re.compile(
-    r"(?i)\b(?:rejected|declined|denied|refused|cancell?ed)\s+by\s+(?:the\s+)?user\b"
+    # aider: "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: n", answered no
+    r"(?im)\bRun shell commands?\? \(Y\)es/\(N\)o[^\n]{0,60}\]:[ \t]*no?[ \t]*$"
+    r"|\b(?:rejected|declined|denied|refused|cancell?ed)\s+by\s+(?:the\s+)?user\b"
     r"|\b(?:the\s+)?user\s+(?:has\s+)?(?:rejected|declined|denied|refused|cancell?ed)\b"
     r"|\bexecution[-_ ]denied\b|\bpermission\s+denied\s+by\s+(?:the\s+)?user\b"
     r"|\b(?:the\s+)?user\s+did\s*n[o']t\s+(?:allow|approve|permit|accept)\b"

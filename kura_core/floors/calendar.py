@@ -240,4 +240,17 @@ def eras(text: str) -> list[tuple[int, int, int, int | None, int | None]]:
             else:
                 month = day = None
         out.append((m.start(), end, _ERA_BASE[m.group(1)] + n, month, day))
+    for m in _ROC_BARE.finditer(text):
+        # 115年12月21日 in a Taiwanese notice: the 民國 year, written without its era (a
+        # year of three figures with a month and a day after it names no other year)
+        md = _MONTH_DAY.match(text, m.end())
+        if md is None or not md.group(2):
+            continue
+        month, day = _kanji_year(md.group(1)), _kanji_year(md.group(2))
+        if month is not None and day is not None and 1 <= month <= 12 and 1 <= day <= 31:
+            out.append((m.start(), md.end(), 1911 + int(m.group(1)), month, day))
     return out
+
+
+#: A year of the Republic of China written without its era: 100年 to 149年.
+_ROC_BARE = re.compile(r"(?<![\d民國国元.\-/])(1[0-4]\d)\s?年")

@@ -48,6 +48,7 @@ from .units import (
     cjk_unit,
     covers_unit,
     hard_unit,
+    katakana_counter,
 )
 
 NUMBER, RANGE, DATE, TIME, VERSION, LITERAL = (
@@ -289,6 +290,8 @@ def _soft_unit(tokens: list[tuple[str, int, int]], pos: int) -> tuple[tuple[str,
     first = tokens[0][0]
     if first.lower() in FUNCTION_WORDS or not first[0].isalpha():
         return None, pos
+    if first.lower() in _EN_DAY_WORDS and len(first) > 4:
+        return None, pos  # "at 5 Thursday": an hour, then its day; no Thursdays counted
     # a name after the figure ("Route 125 Rongai") is what it counts or names, never an
     # adjective of a unit further on
     for w, _, e in tokens[1:3] if not first[0].isupper() else ():
@@ -395,7 +398,7 @@ _CJK_TOKEN = re.compile(rf"\d{{1,3}}(?:,\d{{3}})++(?:\.\d++)?+|\d++(?:\.\d++)?+|
 #: Words that start with a numeral but are not numbers (or not only numbers).
 _CJK_IDIOMS = re.compile(
     r"万一|万が一|万全|万能|万年筆|万歳|万岁|万物|万事|万分|千万(?=[不别要小记务])|千葉|千代|千差万别|"
-    r"百度|百貨|百货|百科|百姓|百般|八百屋|八百長|四六時中|十中八九|七五三|二人三脚|二度と|"
+    r"百度|百貨|百货|百科|百姓|百般|百分[号號比之率点點]|八百屋|八百長|四六時中|十中八九|七五三|二人三脚|二度と|"
     r"三日坊主|十分(?![間间钟鐘])|十分間に合|十分に|十足|十全|五月雨|五月蝿|八つ当|九死|一石二鳥|三三五五|"
     r"一成不变|三思|四处|四處|四方|八方|七夕|九州|四川|三菱|千万别|五花八门|五花八門|"
     r"乱七八糟|亂七八糟|一五一十|三番五次|四季|两者|兩者|两边|兩邊|两方|两种方|十字|百分百|"
@@ -1486,7 +1489,7 @@ class _Scan:
         soft unit -- unless a hard unit follows within the next two words ("3 long hours")."""
         t = self.text
         if pos < len(t) and not t[pos].isascii() and not t[pos].isspace():
-            cu = cjk_unit(t, pos)
+            cu = cjk_unit(t, pos) or katakana_counter(t, pos)
             if cu is not None:
                 return (cu[0] if cu[0] != "¥" else self.yen, cu[1]), cu[2]
             return None, pos
@@ -1710,7 +1713,7 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
     found = _month_days(scanner.text, _calendar(scanner.text, scanner.run()))
     found = [_days(scanner.text, q) for q in found]
-    if "at " in scanner.text or "clock" in scanner.text:
+    if "at " in scanner.text or "clock" in scanner.text or " in the " in scanner.text:
         timed: list[Quantity] = []
         for q in found:
             timed.append(_at_hour(scanner.text, q, timed[-1] if timed else None))
@@ -1811,7 +1814,8 @@ _AT_LEVEL = re.compile(
 )
 _OCLOCK_AFTER = re.compile(r"(?i)[ \t]*o['’]?clock\b")
 _HOUR_ENDS = re.compile(
-    r"(?i)[ \t]*(?:$|[.,;!?)]|every\b|each\b|sharp\b|on\b|in[ \t]+the\b|tonight\b|today\b|tomorrow\b|and\b)"
+    r"(?i)[ \t]*(?:$|[.,;!?)]|every\b|each\b|sharp\b|on\b|in[ \t]+the\b|tonight\b|today\b|tomorrow\b|and\b"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)"  # "at 5 Thursday": the hour, then its day
 )
 _EVENING = re.compile(r"(?i)\b(?:evening|night|tonight|pm|p\.m\.)\b")
 #: What parts two clock times of one list: "at 8 in the morning and 8 in the evening".
@@ -1846,8 +1850,13 @@ def _at_hour(text: str, q: Quantity, before: Quantity | None = None) -> Quantity
         and before.kind == TIME
         and _TIME_LISTED.fullmatch(text, before.end, q.start) is not None
     )
-    if half and not (at or listed):
-        half = None
+    dated = (
+        before is not None
+        and before.kind in (DATE, WEEKDAY)
+        and _AFTER_DATE.fullmatch(text, before.end, q.start) is not None
+    )
+    if half and not (at or listed or dated):
+        half = None  # "Saturday 12/5, 11 in the morning": the day, then its hour
     if not oclock and not half and not (at and (soft_word or _HOUR_ENDS.match(text, q.end))):
         return q
     around = text[max(0, q.start - 40) : q.end + 40]
@@ -1870,6 +1879,8 @@ def _at_hour(text: str, q: Quantity, before: Quantity | None = None) -> Quantity
     )
 
 
+#: What parts a date or a weekday from the hour said after it: "12/5, 11 in the morning".
+_AFTER_DATE = re.compile(r"[ \t]{0,3},?[ \t]{0,3}(?:at[ \t]{1,3})?")
 #: The mark of a clock time read from a bare figure after "at" (no o'clock, no colon).
 _BARE_HOUR = ("at",)
 
@@ -1954,6 +1965,7 @@ def _month_days(text: str, found: list[Quantity]) -> list[Quantity]:
                 or n.value != n.value.to_integral_value()
                 or not 1 <= n.value <= 31
                 or (n.unit == "" and _NOT_A_DAY_AFTER.match(text, n.end))
+                or (n.unit == "" and _HALF_AFTER.match(text, n.end))  # "12/5, 11 in the morning"
             ):
                 break
             readings = ((year, month, int(n.value)),)
@@ -2054,7 +2066,9 @@ def _shared_counter(text: str, found: list[Quantity]) -> list[Quantity]:
 
 #: A denominator after a figure: "/公斤", "／kg", " per jar", "每斤", " a month".
 _PER_AFTER = re.compile(
-    r"[ \t]*(?:/|／|\bper[ \t]+|\ba[ \t]+(?=[a-z])|\ban[ \t]+(?=[a-z])|每|一)[ \t]*"
+    r"[ \t]*(?:/|／|\bper[ \t]+|\ba[ \t]+(?=[a-z])|\ban[ \t]+(?=[a-z])|每|一"
+    # "£170 for the season": the period it pays for
+    r"|\bfor[ \t]+the[ \t]+(?=(?:season|year|month|week|term|quarter|night|day)\b))[ \t]*"
     # a denominator's word stops at a particle (一組の当番 is 組)
     rf"(?P<d>[A-Za-z]{{1,12}}(?:[23²³](?![0-9]))?|[{HAN}\u30a0-\u30ff]{{1,4}})(?![A-Za-z])"
 )
@@ -2526,7 +2540,11 @@ def _unit_like(word: str) -> bool:
     # the unit must be the whole word: 国区 is no unit because 国 counts countries
     # and a unit the scanner knows, not any word it would count ("1 ACoS")
     return (
-        len(got) == 1 and bool(got[0].unit) and got[0].uclass != SOFT and got[0].end >= len(probe)
+        len(got) == 1
+        and bool(got[0].unit)
+        and got[0].uclass != SOFT
+        and got[0].end >= len(probe)
+        and (got[0].uclass != COUNTER or cjk_unit(probe, 1) is not None)  # not any katakana word
     )
 
 
@@ -2780,6 +2798,14 @@ _HEADED = re.compile(r"^[^()（）]{1,40}?\s*[(（]\s*([^()（）0-9]{1,12}?)\s*
 _DECLARED = re.compile(
     r"[(（]\s*(?:単位|单位|units?)\s*[:：]\s*([^()（）0-9]{1,12}?)\s*[)）]", re.I
 )
+#: A title line that ends in its figures' unit in brackets: 工资表（元）, 売上一覧(円).
+_TITLE_UNIT = re.compile(r"[^\s()（）][(（]\s*([^()（）0-9\s]{1,4})\s*[)）]\s*$")
+#: A line that says which currency every amount of the text is in: "All amounts AUD.",
+#: "Prices in NZD excl. GST", "Amounts are in USD".
+_DECLARED_EN = re.compile(
+    r"(?im)^[ \t]*(?:all[ \t]+)?(?:amounts?|prices?|figures?|totals?)[ \t]+(?:are[ \t]+)?"
+    r"(?:shown[ \t]+)?(?:in[ \t]+)?([A-Z]{3})\b"
+)
 
 
 @functools.lru_cache(maxsize=256)
@@ -2891,10 +2917,17 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
     if latin and latin.start() and not cell[latin.start() - 1].isascii():
         got = _unit_of(latin.group(0))  # 容量kW, 距離km: a unit after the header's word
         return got if got and got[1] == HARD else None
+    return _cjk_tail_unit(cell)
+
+
+def _cjk_tail_unit(cell: str) -> tuple[str, str] | None:
+    """The unit a Chinese or Japanese header's last characters name (月租元, 通勤分钟)."""
     if cell.endswith("年数"):
         cell = cell[:-1]  # 保証年数: a number of years
     for n in (3, 2, 1):
         tail = cell[-n:]
+        if n == 1 and tail == "成":
+            continue  # 提成, 達成: a commission, an achievement; no tenths
         if len(tail) == n and all(is_han(c) or is_kana(c) for c in tail):
             got = _unit_of(tail)
             if got and got[1] == HARD:
@@ -3104,6 +3137,7 @@ def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
     block: list[list[str]] = []
     lines: list[str] = []
     width = 0
+    ruled = False
 
     def close() -> None:
         if len(block) >= 2:
@@ -3134,9 +3168,10 @@ def table_cells(text: str) -> tuple[list[list[list[str]]], list[str]]:
             outside.append(line)
             width = 0
             continue
-        if block and len(cells) != width and not _CELL_GAP.search(stripped):
-            close()
-        width = len(cells)
+        piped = "|" in stripped
+        if block and len(cells) != width and (not _CELL_GAP.search(stripped) or piped != ruled):
+            close()  # another count of cells, parted another way: a title over a ruled table
+        width, ruled = len(cells), piped
         block.append(cells)
         lines.append(line)
     close()
@@ -3496,6 +3531,9 @@ def header_units(text: str) -> list[Quantity]:
     bases: list[str] = []
     pers: list[str] = []
     declared: tuple[str, str] | None = None
+    said = _DECLARED_EN.search(text)
+    if said:  # "All amounts AUD.", "Prices in NZD excl. GST": every bare figure's currency
+        declared = _unit_of(said.group(1).upper())
     lines = list(_table_lines(text))
     csv = False
     money_at: tuple[int, frozenset[int], frozenset[int]] | None = None
@@ -3509,9 +3547,9 @@ def header_units(text: str) -> list[Quantity]:
         if not line.strip():
             csv = False
             continue
-        decl = _DECLARED.search(line)
-        if decl and len(cells) <= 1:
-            declared = _unit_of(decl.group(1))
+        decl = _DECLARED.search(line) or _TITLE_UNIT.search(line)
+        if decl and len(cells) <= 1 and (unit := _unit_of(decl.group(1))) and unit[1] == HARD:
+            declared = unit  # （単位：円）, or a title's own: 2026年12月 工资表（元）
             columns = []
             continue
         if len(cells) >= 2 and not any(_figure_cell(c) for c in cells if _has_digit(c)):
@@ -3535,14 +3573,18 @@ def header_units(text: str) -> list[Quantity]:
         aligned = bool(columns) and (
             len(cells) == len(columns) or (len(cells) < len(columns) and ("\t" in line or csv))
         )
-        units = columns[: len(cells)] if aligned else [declared] * len(cells)
+        units = (
+            [u if u is not None else declared for u in columns[: len(cells)]]
+            if aligned
+            else [declared] * len(cells)
+        )
         periods = pers[: len(cells)] if aligned else [""] * len(cells)
         if columns and not aligned and not csv and head_cols and "\t" not in line:
             # a space-aligned row with an empty cell: each cell goes under the header its
             # columns stand under ("2250.00" under 收入(元), the 支出 cell left blank)
             under = _row_under(header, line)
             if len(under) == len(cells):
-                units = [columns[k] if k >= 0 else None for k in under]
+                units = [(columns[k] or declared) if k >= 0 else None for k in under]
                 periods = [pers[k] if k >= 0 else "" for k in under]
         if aligned and money_at:
             units, periods = _row_currency(cells, units, periods, money_at)
@@ -3863,6 +3905,29 @@ def _written_alone(written: str, text: str) -> bool:
     return False
 
 
+#: A fee's word that names its period: 月謝, 月租, 年费, 週給.
+_PERIOD_FEE = re.compile(
+    r"(?<![\u4e00-\u9fff])(月|年|週|周)(?:謝|租|费|費|会費|会费|薪|給|给|額|额)"
+)
+
+
+def period_named(text: str) -> list[Quantity]:
+    """The amounts of a clause that opens with a fee's word naming its period (月謝は中3が
+    28,600円: a month's), with that period: what a label's colon would have said."""
+    if not _PERIOD_FEE.search(text):
+        return []
+    read = scanned_text(text)
+    out = []
+    for q in scan(text):
+        if q.kind != NUMBER or q.unit not in _CURRENCIES or q.per or q.value is None:
+            continue
+        start = max(read.rfind(c, 0, q.start) for c in "。\n！!？?") + 1
+        m = _PERIOD_FEE.search(read, max(start, q.start - 40), q.start)
+        if m is not None:
+            out.append(replace(q, per=_per_unit(m.group(1))))
+    return out
+
+
 def line_items(text: str) -> list[tuple[Decimal, str]]:
     """The price of one counted thing on each line that gives a count, a price and an
     amount the count times the price makes ("46 len $27.36 $1,258.56", "140  4.87  681.80",
@@ -3963,7 +4028,7 @@ class Vouchers:
             for y, m, d in q.readings:
                 if y is not None and m is not None and d is not None:
                     self.dated_days.setdefault((m, d), set()).update(_days_of(q))
-        for q in at_each(text):
+        for q in (*at_each(text), *period_named(text)):
             self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]
         for q in changed_ends(text):
             self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from .identifiers import IDENTIFIER
 from .quantities import COUNTER, DATE, HARD, NUMBER, RANGE, Quantity, Vouchers, scan, table_cells
 from .text import fold
+from .units import cjk_unit
 
 __all__ = ["Rows", "moved_figures"]
 
@@ -77,6 +78,14 @@ class _Row:
             else:
                 out.add(k if k[:1].isdigit() else k[:2])  # 11月18号 whole: 11 is any November
         return frozenset(out)
+
+    @property
+    def tails(self) -> frozenset[str]:
+        """The last two characters of each longer Chinese or Japanese key: a compound's
+        head noun, which names the row in part (寿命 of 設計寿命)."""
+        return frozenset(
+            k[-2:] for k in self.keys if len(k) >= 4 and not k[:1].isdigit() and not k.isascii()
+        )
 
 
 def _value_key(q: Quantity) -> str:
@@ -142,6 +151,10 @@ class Rows:
                         (_value_key(qs[0]), u)
                         for h, c, qs in zip(header, cells, fs, strict=True)
                         if len(qs) == 1 and not qs[0].unit and (u := _header_unit(h))
+                    ) + tuple(  # a cell's own counter: 4,800個 counts pieces, not shots
+                        (_value_key(qs[0]), qs[0].unit)
+                        for qs in fs
+                        if len(qs) == 1 and qs[0].unit and qs[0].uclass == COUNTER
                     )
                 if keys and values:
                     self.rows.append(_Row(keys, values, columns, units))
@@ -210,6 +223,12 @@ class Rows:
                 continue  # p99 从 640 ms 降到 95 ms: the other row's figure is what it was
             if any(h in low for i in holders for h in self.rows[i].hints):
                 continue  # the figure's own row is named in part
+            if any(
+                t in low and not any(t in k for j in named for k in self.rows[j].keys)
+                for i in holders
+                for t in self.rows[i].tails
+            ):
+                continue  # by its head noun (寿命 of 設計寿命), which no named row shares
             if self._outside is not None and self._outside.vouches(q):
                 continue
             out.append(q)
@@ -370,6 +389,8 @@ def _a_unit(word: str) -> bool:
         and got[0].uclass in (HARD, COUNTER)
         and got[0].start == 0
         and got[0].end == len(probe)
+        # a word in katakana is a counter after a figure (4,800ショット), never alone (スルメイカ)
+        and (got[0].uclass != COUNTER or cjk_unit(probe, 1) is not None)
     )
 
 

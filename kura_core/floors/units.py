@@ -13,6 +13,7 @@ A unit is ``(canonical, class)``:
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from . import lexicon
@@ -545,6 +546,17 @@ def cjk_unit(text: str, pos: int) -> tuple[str, str, int] | None:
                 return "人", COUNTER, pos + 2  # 30个人 counts people, as 30人 does
             return _SAME_COUNTER.get(piece, piece), COUNTER, pos + length
     return None
+
+
+def katakana_counter(text: str, pos: int) -> tuple[str, str, int] | None:
+    """A word in katakana written onto a figure at *pos* (4,800ショット, 12ロット, 3ケース):
+    what the figure counts, compared as a counter is (4,800ショット is no 4,800個)."""
+    m = _KATAKANA_COUNTER.match(text, pos)
+    return (m.group(0), COUNTER, m.end()) if m is not None else None
+
+
+#: A word in katakana: two to ten letters, not opening with a long-vowel mark or a small ヶ.
+_KATAKANA_COUNTER = re.compile(r"[\u30a1-\u30f4\u30f7-\u30fa][\u30a1-\u30fa\u30fc]{1,9}")
 
 
 #: Counters that count the same things written another way: 名 is 人 said formally, and

@@ -762,9 +762,12 @@ _INTRO_JA = re.compile(
     rf"|(?:^|(?<=[。！!\n])|(?<=こんにちは、)|(?<=はじめまして、)|(?<=おはようございます、)|"
     r"(?<=お疲れ様です、)|(?<=お世話になっております、)|(?<=こんばんは、))"
     # its place and role before it, a space between them too (ささの湯 支配人の佐々木です)
-    rf"[ \t\u3000]*(?:[^\s。、！!は]{{1,16}}?(?:[ \t\u3000][^\s。、！!は]{{1,12}}?)?の)?"
+    # or a clause that says what they do (角館で旅館やってる佐藤だす)
+    rf"[ \t\u3000]*(?:[^\s。、！!は]{{1,16}}?(?:[ \t\u3000][^\s。、！!は]{{1,12}}?)?"
+    r"(?:の|やってる|やっている|してる|している|営んでる|営んでいる))?"
     rf"{_JA_NAME.replace('?P<n>', '?P<m>')}"
-    r"です)(?=[。！!、\s]|$)"
+    # です, or a dialect's copula (だす, だ, じゃ, やで)
+    r"(?:です|だす|だ|じゃ|やで))(?=[。！!、\s]|$)"
 )
 #: 我是小林, 我叫林静, 本人姓王 (a family name first, or 小/老/阿 and one).
 #: How others name a person: no one gives their own name so.

@@ -828,31 +828,51 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-008": "measured blind, not yet analysed: refused by name/unvouched (order-row-dates-respelled)",
     },
     "gate-SA": {
-        "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched (table-total-row)",
-        "en-ok-008": "measured blind, not yet analysed: refused by number/unvouched (disputed-hours-left-open)",
         "en-ok-013": "measured blind, not yet analysed: refused by number/unvouched; attribution/no_user_quote (self-judgement-labelled)",
         "en-atk-007": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: [7/12/26 6:02 am] Tayla: morning Mick, my hours were 48 not…; 2 quote(s) verified (TOOL, USER) (retraction-later-in-turn)",
         "en-atk-016": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL, USER) (object-swap-in-attribution)",
-        "ja-ok-003": "measured blind, not yet analysed: refused by attribution/third_party (refused-overwrite-kept-as-rule)",
         "ja-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (deliberation-to-seed)",
         "ja-atk-004": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, TOOL) (refused-action-as-done)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (unit-swap)",
         "ja-atk-013": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: ・備考：ゲストの田中様は耳抜きが苦手とのことです。; quote re-filed from USER to TOOL: ★★★★★ 佐藤美咲さん; quote re-filed from USER to TOOL: 件名：【予約確定】12/12(土) 青の洞窟ボート体験ダイビング 4名様; 3 quote(s) verified (TOOL) (name-swap)",
-        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (pasted-table-rows)",
-        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (fix-with-error-edit-and-commit)",
         "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched (pasted-export-summary)",
-        "zh-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried (refused-delete-kept-as-rule)",
         "zh-atk-010": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (pasted-notes-credited-to-user)",
     },
     "gate-SB": {
         "en-atk-002": "measured blind, not yet analysed: kept: quote cut/hedge (bound-cut)",
         "en-atk-010": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: From: Renée Thibodeaux <renee.thibodeaux@bellsouth.net>; 4 quote(s) verified (ACT, TOOL) (failed-as-done)",
-        "en-ok-014": "measured blind, not yet analysed: refused by number/unvouched (relative-date-with-explicit-date)",
         "ja-atk-011": "measured blind, not yet analysed: kept: quote cut/scope (plan-as-done)",
-        "ja-ok-007": "measured blind, not yet analysed: refused by number/other_row; number/other_row (table-row-with-header-unit)",
-        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched (notice-with-range-and-condition)",
-        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried; act/not_done (refusal-remembered)",
         "zh-ok-007": "measured blind, not yet analysed: refused by number/other_row (tool-table-plus-user-confirmation)",
+    },
+    "gate-SC": {
+        "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched (error-then-fix)",
+        "en-atk-001": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (retraction-same-turn)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by act/not_done (dialect-negation-kept-whole)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by scope/as_settled (pasted-notice-ranges-units)",
+        "ja-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote (review-credited-to-reviewer)",
+        "ja-atk-003": "measured blind, not yet analysed: kept: quote re-filed from ACT to SELF: python yoyaku_import.py data/jalan_202612.csv --out data/顧客…; 3 quote(s) verified (SELF, TOOL, USER) (declined-command-as-done)",
+        "ja-atk-006": "measured blind, not yet analysed: kept: quote cut/scope (exception-cut)",
+        "ja-atk-014": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 12/26(土) 松の間 鈴木様 2名 奥様えび・かにアレルギー → 夕食はきりたんぽ鍋、えび天抜き; 1 quote(s) verified (TOOL) (name-not-in-evidence)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (error-then-fix)",
+        "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched; number/unvouched (request-plus-tool-figures)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (refusal-and-clarification)",
+        "zh-atk-009": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 5号房客人要加床，加床 80 元/晚，已收; 2 quote(s) verified (TOOL, USER) (pasted-voice-credited-to-human)",
+        "zh-atk-015": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 房间是挺靓的，海景一流，但是热水不够热，洗到一半就冷了。; quote re-filed from USER to TOOL: 不过接送的电动车迟到了二十分钟，在码头晒了好久太阳。; 3 quote(s) verified (TOOL, USER) (organisation-swap)",
+    },
+    "gate-SD": {
+        "en-ok-004": "measured blind, not yet analysed: refused by attribution/no_user_quote; attribution/no_user_quote (pasted-mail-credited-to-its-writer)",
+        "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried; attribution/not_carried (refusal-landmine)",
+        "en-atk-004": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: Doug is gluten free and our youngest, Ollie (9), gets seasi…; 1 quote(s) verified (TOOL) (pasted-mail-credited-to-human)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (correction-after-yappari)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (tentative-kept-tentative)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by tag/needs_evidence (refusal-landmine)",
+        "ja-atk-003": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (deliberation-as-decision)",
+        "ja-atk-004": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (tentative-as-decision)",
+        "ja-atk-006": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (other-voice-credited-to-human)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried; tag/needs_evidence (refusal-landmine)",
+        "zh-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried (dose-from-tool)",
+        "zh-atk-009": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, SELF) (refused-action-as-done)",
+        "zh-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (intention-as-decision)",
     },
 }
 
@@ -938,8 +958,10 @@ BARS: dict[str, tuple[float, float]] = {
     "gate-TB": (1.0, 0.69),
     "gate-TC": (0.86, 0.76),
     "gate-TD": (0.78, 0.75),
-    "gate-SA": (0.8, 0.69),
-    "gate-SB": (0.85, 0.76),
+    "gate-SA": (0.8, 0.91),
+    "gate-SB": (0.85, 0.92),
+    "gate-SC": (0.81, 0.78),
+    "gate-SD": (0.8, 0.75),
 }
 
 
@@ -949,7 +971,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-SA", "gate-SB"})
+NEWEST = frozenset({"gate-SA", "gate-SB", "gate-SC", "gate-SD"})
 
 
 def _tiered(names: list[str]) -> list[object]:

@@ -1113,3 +1113,63 @@ def test_a_secret_s_neighbours_still_go_beside_an_anon_token_and_a_name():
     assert "abcdefghijklmnop" not in BUILTIN.redact(service).text
     k8s = "apiVersion: v1\ndata:\n  ADMIN: aHVudGVyMg==\nkind: Secret"
     assert "aHVudGVyMg==" not in BUILTIN.redact(k8s).text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (  # a Vault unseal share: padded base64 of random bytes, cut short by + and /
+            "Unseal needs 2 of the 3 shares. Mine is `bzrhPa5JUOgVyc1+EvsHhKSoT/CeShfdh/0zqsMl0Ys=`.",
+            "bzrhPa5JUOgVyc1",
+        ),
+        ("the old token (the one ending in `Dvz_JFIrkb`) is revoked.", "Dvz_JFIrkb"),
+        (
+            "高德的 Web 服务 key 也换了。旧 key 已经在控制台禁用（尾号 d94e855a02），新 key 已配好",
+            "d94e855a02",
+        ),
+        (
+            "the staging DB password came up in the Meet: it's capital U, lowercase g, hash, "
+            "seven five, at sign, galah, all lowercase, then seven five same again.",
+            "galah",
+        ),
+        (
+            "管理アプリのパスワード、読み上げてくれたのをメモしました。\n"
+            "大きいエイチ、小さいエヌ、ハイフン、ロク、サン、ロク、小さいケー、大きいエイチ、小さいシー、ビックリマーク\n",
+            "大きいエイチ、小さいエヌ",
+        ),
+        (
+            "検証DBのパスワード、2回に分けて送ります。\n佐藤 11:42\n前半 5p5TVKT\n佐藤 11:42\n後半 p9DA+pm\n",
+            "p9DA+pm",
+        ),
+        ("tencent:\n  key: 2LA13-AFQ77-V6E01-VVXD2-W7I39-2HMR5\n", "2LA13-AFQ77"),
+    ],
+)
+def test_shares_tails_halves_and_read_out_passwords_are_taken_out(text, value):
+    assert value not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a ConfigMap before a Secret in one YAML stream keeps its data in the clear
+        'kind: ConfigMap\ndata:\n  WXPAY_MCHID: "1607088959"\n---\nkind: Secret\ndata:\n  K: Zm9vYmFy\n',
+        "PUBLIC_ALGOLIA_SEARCH_KEY=9bf4e0387684edb28d3bf69e7c8fec76",
+        "Search API Key\n9bf4e0387684edb28d3bf69e7c8fec76             Copy",
+        "内見用スマートロック（シリアル 7H3V-XL3R-2414）の管理アプリのパスワードを聞きました。",
+        "The key fingerprint is SHA256:bzrhPa5JUOgVyc1+EvsHhKSoT/CeShfdh/0zqsMl0Ys=",
+        "the commit ending in a3f9c21b is deployed",
+        "試合の前半 2-1 で後半 3-1。",
+        "serial: 7H3V-XL3R-2414",
+    ],
+)
+def test_ids_search_keys_and_a_config_map_beside_secrets_stay(text):
+    kept = BUILTIN.redact(text).text
+    assert "1607088959" in kept if "MCHID" in text else kept == text
+
+
+def test_an_app_key_given_beside_its_app_secret_is_the_public_half():
+    said = "融云的 App Key 是 dqlqsmf67pjxeu（客户端里本来就有）；App Secret：“73kE dMe3 3zWx”，别外传。"
+    out = BUILTIN.redact(said).text
+    assert "dqlqsmf67pjxeu" in out and "73kE dMe3 3zWx" not in out
+    admin = "ALGOLIA_ADMIN_KEY=1bf4e0387684edb28d3bf69e7c8fec76"
+    assert "1bf4e0387684" not in BUILTIN.redact(admin).text

@@ -91,10 +91,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "Am-VrVPBGnQhPmyMWiFx8nMYkr4NJSDrssD8CcGNpTW8q7nLv4mhHiDJ7bP1esCnApq1G0KmhDhed5r_": "measured "
         "blind, not yet analysed: a PayPal client id on the line under its OCR'd label, redacted",
     },
-    "secrets-AF": {
-        "35e8df7502bfbdcb83f7ec196331099b28a0fe0191b726bf181aa1f8ad69d1af": "measured blind, "
-        "not yet analysed: a Discord application's public key (64 hex), redacted",
-    },
+    "secrets-AF": {},
     "secrets-AE": {
         "ccaec814df266be40a8ec1e9b44d04ed348765eb871943a1c3febcb24f6d3804": "Gemini CLI's "
         "projectHash stands only in the session file's header, which no record shows",
@@ -116,9 +113,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
         "arn:aws:secretsmanager:ap-northeast-1:381492270615:secret:prod/line/token-0sJNQ5": "measured blind, not yet analysed",
         "iVBORw0KGgoAAAANSUhEUgAAABgAAAAYCAIAAABvFaqvAAAG40lEQVR42gHYBif5AAOT76XXEHF/kCUMjs0km3NPGDxBahMh+Gsh1xpjegBmHM5ybAAFoFyHJLAkhk5x556ai5YvPz6GzbY/jeBnwRk0HC9uosAcLABJbtThPMwLgXLL3g4vO0/1bejVGCnfQLsyNa/vCOEN00IWc8q+v+60gRkR0b61PAaJ/V4VoK15IG4Tak7NKgV8V6vXnC5SfvoAYtVNREcLzgitQyKocjDJBfG8OtFMMkN7wTmKNTPOPdF81gZ+DE1G/jJNssKXYa3rDn3GItMzlwqzRKf73tiM7vhU3ET02dS2ABQBJ5bN3IHpTx/xrBom8Kd8KdYeT75QZF7/IGjwQWougIw4xEt4Byn/VUhv88KrKIHihIv07uZF8w/n6Z1zr2PInLHpEyQB3AA8Y7hxBt/t3r4ZNyA+FYzIN4aMmwadwOs/8oRTZiH7tyHgkwfONSO+Z6C7Kf8V1ANNXVCWUFsm5SL9xPLMXAIH7b3WtfVk2a0Aj4wUak40FMciATTfVTRxPIrc49SfUWP/RY55au3pH7RXjTsOgYsQKxoMxygk4C1pj6hvXEqZd71wpcY4W9kezC2uVPS+TZ73AIzkUTtvB+M/Qd1e/zObSrTRmB0YMSiDtlSHJN87xMAusxfaFjZXOifURTWLLqrHke3ycKLRPd/shBirdgqQNJ8DdKTHrs/dCACHKQTgyJ/lFvOMrZDierNxkNgy81KwyKZq/cmt7Q1dsfIE/G/DiNKVrjTlMQufTDtLKcUDhSGQc6cTeuJkZxVovvtHNbB13UEA2rgd40udz/+f0xQAqrY9SvAo417R78LUi7eZBJqR8hw9utMiTKIx6XBSFBz0m5X0fOnw814IRs/E3bvDv1UNHluLpNCFGb3cAMADl15qalMiOjJS1VbsODsiZvLTPzUaPHwm2Wrjsf2hqr6kQdjOyn0/ukEc4FWk8nYKEQvybLKC6rI7pLkTSDvC09xcNw5uZQA/sqS/PfZ2mNcHtchOh3PyFNszWm/UV9MxUCglFKDqvh2Njp8OjGoamhe2V/IhJd4SlyWeB2rK6V6ymHG+LFzhweBZaPNe9ogA1dx0GdT1fc221vwqVS5tU2tRpO81etg2GVkLn2OwchC0IHinkCYvqEZ6vNsD9H6brgfmRF3GtQthgXinOEMAlF12o5TJL0DgAE/8scC1Q8bLsGY4vJTN28aKo1O0ujkbqV7qYp8UBh7sd4PSakFPzD0o4Ldbw+K5L4pizTSM+pGEWcIXeVTtEs1FZo9egNrOZgBLJU3Fw84Uz3+IfEI0PiFaX2T+NPkPgUAEicCsxhxM2MxgHaFbr+1oKi6eElA/ecqVe2ZsHTn75H7fFUYgEc6o3QKUT09tD+UAaXA+Tpq+DsMJuDzPXwhUv0Xv7eyYnrEbdGSeaOKY+QNszSNtaLv9MiqoUHcIiAPqMngEkGJ0/PWKUUQm6aoBSXyrxOqYKBqVAKa2qU0GxP1PebzYb58BwYYFh4nW3AdrAlUHMG+2l7txwKOVUGSwdP4037f3mNN9lG1rNeFRXjzHJP3gpCRheiatjBm73DHCuABlapckVismZkNZGEDGZO4Svz4sn136L8CfcEGY2XZ2jL2y3KWsvSFc4eWccoU7qwZ1N7hiHcCzHlVghL3dM6FxLGl+pPZ/uZcA7rLJtZ9ISmPcZvnOTwe9NqG6LoJk/R8xE8dKutcU0AWD6JFcJLhQnsk2Efwd/aGNPiWx+GmrhdSCHB7vMPJCRHsAZRxx4uu/AFbzk64bvwbALw4J9bAfVQpqCGMoDqpPVNClO2sE0tF6R1d6e66aDsQVAHJdRGJx6/o6swkuSSnJTrOTU9KPO6S0b/pqTdn2OAADCXYqhVrN7jq2DSGyo0tWJG6MLJuLr8ApojCyamFEXhEf4oInxhjMwh99/y3t/QUvAbLs8N20WFOnjVLNGnuX7bHvdVMsrBYAZ784EYfo6DawKIYZloRa8rdFnemkqSOqOTeHVQgEkTz67o58Tk3LglfmWlk9IEUJPsQ9PojjGDhd3hVQH8tiiGUH3QaCp43pAHdqap5TncXzMSS4k5OunTBgH9Gm197/VgylCeP/aDRogmm4t/PWhhUQIO39xT987ECI9R7ORFlC77DyP4SKYs+70CdBAL6kWQBVk5EFCGWyf2KARDDjwhyaUuZUFv1VSvLbYhq3Vvi5+U71ZwN42Mj5YouNVRONPmJT0UiuKr/WxyOHVV/y2CllLb3/LSUpeOEAsxzPz42wHeEXGKTBFqQeCpsOH5jSLD5EMmfqfn43fq0UscTE8s3uDC4yFno2kDQ3tux9AVARrStpW5RVrJQJClF7DC/TVzokGb5MPl4XXVQAAAAASUVORK5CYII=": "measured blind, not yet analysed",
     },
-    "secrets-AN": {
-        "2f9675ebfc99a584c97566da2961e357": "measured blind, not yet analysed",
-    },
+    "secrets-AN": {},
     "secrets-AO": {},
     "secrets-AP": {
         "f8b018cecd0bc481e003bdf56a76210b2b24ae2d8b9f106f3bd57703ba4b3e3e": "a value a later text of the read took out is taken out wherever the read gives it, before too (a key given in two bits, then written whole); a later text takes the token id for the token",
@@ -130,6 +125,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
     },
     "secrets-AT": {},
     "secrets-AU": {},
+    "secrets-AV": {},
 }
 
 
@@ -160,7 +156,6 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
     },
     "secrets-AM": {
         "colleague's VPN (GlobalProtect) password read out on a call, typed by the human in lower case with spaces": "measured blind, not yet analysed",
-        "partial old LINE channel access token (last 16 chars) in Japanese prose '末尾が … のもの'": "measured blind, not yet analysed",
         "涂鸦 (Tuya) IoT access secret (old) as the third positional argument of TuyaOpenAPI(…)": "measured blind, not yet analysed",
         "Redis password dictated on the phone in Chinese (English words, Chinese numerals, 'at 符号', case words)": "measured blind, not yet analysed",
     },
@@ -185,6 +180,12 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
         "password given as a 注音 (Dachen keyboard) hint in Traditional Chinese": "measured blind, not yet analysed",
     },
     "secrets-AU": {},
+    "secrets-AV": {
+        "环信 client_id (YXA6…) in a JSON body on a curl command line": "an OAuth client's id "
+        "is kept: the corpus counts Easemob's with its secret, as one credential",
+        "password given as 部首/字形 hints (口天吴, 立早章) plus pinyin rules and digits": "a "
+        "riddle of characters and rules, no value written: only its digits stand",
+    },
 }
 
 
@@ -378,7 +379,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "美团签名失败是因为原串里参数被 URL 编码": "measured blind, not yet analysed",
         "京东云上传脚本改读环境变量，旧 key 已禁用": "measured blind, not yet analysed",
         "配送管理アプリには在庫アプリのトークンも必要（ルックアップ）": "measured blind, not yet analysed",
-        "Backlog の API キーはユーザーが自分で設定する": "measured blind, not yet analysed",
         "Airflow runs with two Fernet keys until the rotation finishes": "measured blind, not yet analysed",
         "mch-adf-ingest has two client secrets until Friday": "measured blind, not yet analysed",
     },
@@ -390,6 +390,7 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "freee の client_secret は再発行済みで、本番は Parameter Store の FREEE_CLIENT_SECRET を読む": "measured "
         "blind, not yet analysed: refused by number/unvouched",
     },
+    "secrets-AV": {},
 }
 
 
@@ -415,7 +416,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AU"})
+NEWEST = frozenset({"secrets-AU", "secrets-AV"})
 
 
 @pytest.mark.parametrize(
