@@ -971,7 +971,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-SA", "gate-SB", "gate-SC", "gate-SD"})
+NEWEST = frozenset({"gate-SC", "gate-SD"})
 
 
 def _tiered(names: list[str]) -> list[object]:

@@ -416,7 +416,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AU", "secrets-AV"})
+NEWEST = frozenset({"secrets-AV"})
 
 
 @pytest.mark.parametrize(
