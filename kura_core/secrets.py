@@ -4377,7 +4377,7 @@ def _web_config_key(text: str, found: tuple[int, int, int, str], scripts: bool =
     _rank, start, end, _kind = found
     if scripts and _script_src_key(text, start):
         return True
-    line = text.rfind("\n", 0, start) + 1
+    line = max(text.rfind("\n", max(0, start - 200), start) + 1, start - 200, 0)
     if _SEARCH_KEY_NAME.search(text, line, start) and _WEB_PUBLIC_NAME.search(text, line, start):
         return True  # PUBLIC_ALGOLIA_SEARCH_KEY=…: a search-only key, made for the browser
     if not text.startswith("AIza", start):
