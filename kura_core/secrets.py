@@ -3465,7 +3465,7 @@ def _read_codes(text: str) -> Iterator[tuple[int, int]]:
     for m in _CODE_WORD.finditer(text):
         told = _CODE_TOLD.match(text, m.end())  # 验证码，我手机刚收到：九七三，七七九。
         code = _READ_CODE.match(text, told.end()) if told else None
-        if code and 4 <= sum(c.isdigit() or c in _ZH_DIGITS for c in code.group(0)) <= 8:
+        if code and 4 <= _digits_said(code.group(0)) <= 8:
             yield code.start(), code.end()
         pos = text.find("\n", m.end())
         for _ in range(2):
@@ -3478,8 +3478,7 @@ def _read_codes(text: str) -> Iterator[tuple[int, int]]:
                 pos = end if end < len(text) else -1
                 continue  # a line that reads a code out is short: a longer one says more
             for code in _READ_CODE.finditer(line):
-                digits = sum(c.isdigit() or c in _ZH_DIGITS for c in code.group(0))
-                if 4 <= digits <= 8 and _only_code(line, code):
+                if 4 <= _digits_said(code.group(0)) <= 8 and _only_code(line, code):
                     yield pos + 1 + code.start(), pos + 1 + code.end()
             pos = end if end < len(text) else -1
 
@@ -3553,6 +3552,11 @@ def _grouped_named(text: str) -> Iterator[tuple[int, int]]:
         mixed = sum(_has_digit_and_letter(g) for g in v.split("-"))
         if mixed * 2 >= v.count("-") + 1 and not _placeholder(v):
             yield m.start(1), m.end(1)
+
+
+def _digits_said(run: str) -> int:
+    """How many digits a code read out says, as figures or as Chinese numerals."""
+    return sum(c.isdigit() or c in _ZH_DIGITS for c in run)
 
 
 def _code_digits(run: str) -> str:
