@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 
@@ -64,6 +66,8 @@ def test_the_tree_is_formatted():
     )
 
 
+# eleven seconds of one worker: the slow tier (.ci/run) runs it
+@pytest.mark.slow
 def test_mypy_finds_nothing_in_the_core():
     out = _run(_tool("mypy"), "--no-error-summary", "--hide-error-context")
     errors = [line for line in out.stdout.splitlines() if ": error:" in line]
