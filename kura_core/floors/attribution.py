@@ -59,7 +59,9 @@ class Claim:
     line: bool = False
     #: a credit that opens a Chinese or Japanese comma clause credits what follows it
     #: (``content``); this is its whole sentence, the other reading ("星耀城还没定，用户明确纠正
-    #: 过": the clause before is what was corrected). Either reading carried carries it.
+    #: 过": the clause before is what was corrected). An English credit whose clause ends in
+    #: a colon credits what follows it too; its clause alone is the other reading. Either
+    #: reading carried carries it.
     wider: frozenset[str] = frozenset()
 
 
@@ -2135,10 +2137,13 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
         ):
             continue  # "which days she works": a question named, no one credited
         k = bisect.bisect_left(starts, end)
-        credited = _credited(folded, start, end, sentences, starts[k] if k < len(starts) else None)
+        credited, framed = _credited(
+            folded, start, end, sentences, starts[k] if k < len(starts) else None
+        )
         if phrase.strip() in UNNAMED_REPORTS:
-            credited = _reported(folded, start, sentences)
+            credited, framed = _reported(folded, start, sentences), frozenset()
         wider = _wider(folded, start, end, sentences) if start not in lines else frozenset()
+        wider = wider or framed
         wider = wider if wider != credited else frozenset()
         out.append(Claim(phrase.strip(), who, name, credited, start, end, start in lines, wider))
     return out
@@ -2222,12 +2227,13 @@ _CODE_ASIDE = re.compile(r"`[^`\n]{1,200}`|\((?=[^()\n]{0,200}['\"/=`_])[^()\n]{
 
 def _credited(
     text: str, start: int, end: int, sentences: list[tuple[int, int]], limit: int | None = None
-) -> frozenset[str]:
+) -> tuple[frozenset[str], frozenset[str]]:
     """Content tokens of what a claim at [start, end) credits: the rest of its clause
     (before it too, when the claim closes the clause: "…, as the user asked"), never past
     *limit*, where the next claim of the sentence starts (健太が…と提案し、ユーザーは…と答えた:
     what the person answered is not 健太's). ``sentences`` are the spans of ``_SENTENCE``
-    in *text*, in order."""
+    in *text*, in order. Second, the other reading when a colon may open a reason (empty
+    when there is none)."""
     s_start, s_end = 0, len(text)
     i = bisect.bisect_right(sentences, (start, len(text) + 1)) - 1
     if i >= 0 and sentences[i][0] <= start < sentences[i][1]:
@@ -2241,8 +2247,8 @@ def _credited(
         if opens_clause(sentence_before) and content_tokens(sentence_after):
             # 这次王经理想涨到128，老板表示顶多接受125: a credit that opens its comma clause
             # credits what follows it, not the clauses before (someone else's)
-            return content_tokens(_unqualified(sentence_after))
-        return _whole_sentence(sentence_before, sentence_after)
+            return content_tokens(_unqualified(sentence_after)), frozenset()
+        return _whole_sentence(sentence_before, sentence_after), frozenset()
     parts = _CLAUSE_BREAK.split(sentence_after, maxsplit=2)
     after = parts[0]
     if subordinate_opening(sentence_before):
@@ -2250,14 +2256,17 @@ def _credited(
         # clause it opens, up to its comma; what the main clause says is not theirs
         after = after.split(",", 1)[0]
     tokens = content_tokens(after)
-    if len(tokens) < 2 and len(parts) > 1 and sentence_after[len(after) :].lstrip()[:1] in ":：":
-        # "the user set the rule: late returns …": a colon opens what is credited
-        tokens = tokens | content_tokens(parts[1])
+    if len(parts) > 1 and sentence_after[len(after) :].lstrip()[:1] in ":：":
+        # "the user set the rule: late returns …", "the user corrected the draft report:
+        # the leftover goes to …": a colon opens what is credited. After a clause of its
+        # own ("doesn't want X written: Maeve keeps the accounts") it may give a reason
+        # instead: the clause alone is the other reading
+        return tokens | content_tokens(parts[1]), tokens if len(tokens) >= 2 else frozenset()
     if not tokens:
         before_parts = _CLAUSE_BREAK.split(sentence_before)
         before = before_parts[-1] if before_parts else ""
         tokens = tokens | content_tokens(before)
-    return tokens
+    return tokens, frozenset()
 
 
 def dynamic_patterns(names: Sequence[str]) -> list[re.Pattern[str]]:
