@@ -1847,6 +1847,45 @@ def _carried_out(said: str, plan: re.Match[str], calls: Sequence[str]) -> bool:
     return any(done.vouches(q) for q in figures)
 
 
+#: The English verb a plan mark opens ("i'll send them myself": send), past adverbs.
+_PLAN_VERB = re.compile(r"\s+(?:(?:just|then|probably|always|only|still|also)\s+)?([a-z]{2,})\b")
+_IRREGULAR_PAIRS = [
+    tuple(pair.split(" ", 1)) for pair in lexicon.words("irregular_verbs", ("en",)) if " " in pair
+]
+_PAST_FORMS = {
+    base: frozenset(f for f, b in _IRREGULAR_PAIRS if b == base) for _f, base in _IRREGULAR_PAIRS
+}
+_WORD = re.compile(r"[a-z]+")
+
+
+def _present_third(verb: str) -> str:
+    """The verb's third person present: sends, pushes, carries, has."""
+    if verb in ("have", "be", "do", "go"):
+        return {"have": "has", "be": "is", "do": "does", "go": "goes"}[verb]
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _habitual(stated: str, said: str, plan: re.Match[str]) -> bool:
+    """Whether an English "I'll …" is told as what the person does, in the present ("I'll
+    send them myself" as "she sends them herself"): the plan's verb in its third person
+    present, with no past form of it and no word of a deed done. A division of labour, not
+    a deed reported done ("the user sent them" is still refused)."""
+    m = _PLAN_VERB.match(said, plan.end())
+    if m is None or not plan.group(0).isascii() or lexicon.pattern("done_mark").search(stated):
+        return False
+    verb, words = m.group(1), set(_WORD.findall(stated))
+    if _present_third(verb) not in words:
+        return False
+    past = _PAST_FORMS.get(verb) or frozenset(
+        {verb + "d" if verb.endswith("e") else verb + "ed", verb[:-1] + "ied"}
+    )
+    return not past & words
+
+
 def _said_of_quotes(
     quotes: Sequence[str],
     prose: str,
@@ -1888,6 +1927,8 @@ def _said_of_quotes(
         plan = lexicon.pattern("plan_time").search(said) or _I_WILL.search(said)
     if plan and acted and _carried_out(said, plan, calls):
         plan = None  # "I'll put it in for half two" and the call that wrote 14:30: done
+    if plan and _habitual(stated, said, plan):
+        plan = None  # "just make the PDFs, I'll send them myself": "she sends them herself"
     if plan and (
         (not _kept_a_plan(stated) and (not _kept_a_plan(prose) or done.search(stated)))
         # "has been set …, as the user asked": a deed written done beyond doubt, where the
