@@ -31,6 +31,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple
 
 from ..script import HAN, has_cjk, has_han, has_kana, is_han, is_kana
 from . import lexicon
@@ -2809,10 +2810,20 @@ _DECLARED_EN = re.compile(
 
 
 @functools.lru_cache(maxsize=256)
-def _unit_of(written: str) -> tuple[str, str] | None:
-    """The unit a header writes (円, 元, kg, %), as a figure written with it would carry:
-    None when it is not one. A list of notes in one bracket (税込・円, USD, excl. VAT) gives
-    the one unit among them."""
+class _Unit(NamedTuple):
+    """A unit a header or a declaration gives bare figures: the unit and its class as a
+    figure written with it carries, and the magnitude it writes with it (千円 is 1000 of
+    円: 45,600 under it is 45,600,000円)."""
+
+    unit: str
+    uclass: str
+    scale: Decimal = Decimal(1)
+
+
+def _unit_of(written: str) -> _Unit | None:
+    """The unit a header writes (円, 元, kg, %, 千円, 万元), as a figure written with it would
+    carry: None when it is not one. A list of notes in one bracket (税込・円, USD, excl. VAT)
+    gives the one unit among them."""
     parts = [p.strip() for p in _NOTE_PARTS.split(written) if p.strip()]
     if len(parts) > 1:
         units = {u for p in parts if (u := _unit_of(p)) is not None}
@@ -2827,8 +2838,18 @@ def _unit_of(written: str) -> tuple[str, str] | None:
             # the first figure's
             got = tuple(q for q in got if q.start == 0)[:1]
         if len(got) == 1 and got[0].unit and got[0].uclass in (HARD, COUNTER):
-            return got[0].unit, got[0].uclass
+            scale = got[0].value
+            if scale is None or not _power_of_ten(scale):
+                return None  # a header of "1.5kg" or "3本" writes a figure, no unit
+            return _Unit(got[0].unit, got[0].uclass, scale)
     return None
+
+
+def _power_of_ten(value: Decimal) -> bool:
+    """1, 10, 1000, 10000 …: a magnitude a header may write before its unit."""
+    norm = value.normalize()
+    sign, digits, _exp = norm.as_tuple()
+    return not sign and digits == (1,) and norm >= 1
 
 
 def _not_its_per(text: str, q: Quantity, after: re.Match[str]) -> bool:
@@ -2876,7 +2897,7 @@ _PERCENT_HEAD = re.compile(r"(?:^|[_\s-]|[^\x00-\x7f])%\s*$|^(?!(?i:mol|wt|vol)%
 
 
 @functools.lru_cache(maxsize=1024)
-def _header_unit(cell: str) -> tuple[str, str] | None:
+def _header_unit(cell: str) -> _Unit | None:
     """The unit a column header gives its figures: written in parentheses (金額(円),
     Weight (kg)), as its last word (price_eur, moisture_pct, km) or, in Chinese and
     Japanese, as its last characters (月租元, 通勤分钟, 容量kW; 保証年数 counts years). Only units of measure and
@@ -2920,7 +2941,7 @@ def _header_unit(cell: str) -> tuple[str, str] | None:
     return _cjk_tail_unit(cell)
 
 
-def _cjk_tail_unit(cell: str) -> tuple[str, str] | None:
+def _cjk_tail_unit(cell: str) -> _Unit | None:
     """The unit a Chinese or Japanese header's last characters name (月租元, 通勤分钟)."""
     if cell.endswith("年数"):
         cell = cell[:-1]  # 保証年数: a number of years
@@ -3243,6 +3264,8 @@ def keyed_units(text: str) -> list[Quantity]:
             continue
         for q in scan(m.group("v")):
             if q.kind == NUMBER and not q.unit and q.value is not None:
+                if unit.scale != 1:  # amount_k_jpy-style keys: the key's magnitude applies
+                    q = replace(q, value=q.value * unit.scale, canon=_show(q.value * unit.scale))
                 at = m.start("v")
                 per = SOME_RATE if _RATE_KEY.search(m.group(0)[: m.start("v") - m.start()]) else ""
                 out.append(
@@ -3471,10 +3494,10 @@ def cell_units(text: str) -> list[Quantity]:
 
 def _row_currency(
     cells: list[str],
-    units: list[tuple[str, str] | None],
+    units: list[_Unit | None],
     periods: list[str],
     money_at: tuple[int, frozenset[int], frozenset[int]],
-) -> tuple[list[tuple[str, str] | None], list[str]]:
+) -> tuple[list[_Unit | None], list[str]]:
     """A row's own currency cell gives its money columns their unit (rate, est_cost beside
     currency = USD: 0.09 under rate is 0.09 USD in that row), a rate column a rate."""
     cur = _unit_of(cells[money_at[0]].strip()) if money_at[0] < len(cells) else None
@@ -3488,7 +3511,7 @@ def _row_currency(
 
 def _cells_with_units(
     cells: list[str],
-    units: list[tuple[str, str] | None],
+    units: list[_Unit | None],
     periods: list[str],
     bases: Sequence[str] = (),
 ) -> list[Quantity]:
@@ -3502,8 +3525,17 @@ def _cells_with_units(
         basis = bases[n] if n < len(bases) and unit[0] in _CURRENCIES else ""
         for q in scan(cell):
             if q.kind in (NUMBER, RANGE) and not q.unit and q.value is not None:
+                value = q.value * unit.scale
+                if unit.scale != 1:
+                    # 45,600 under 金額（千円）: 45,600,000円, its figure as written no more
+                    q = replace(
+                        q,
+                        value=value,
+                        high=None if q.high is None else q.high * unit.scale,
+                        canon=_show(value),
+                    )
                 canon = (
-                    f"{_show(q.value)}-{_show(q.high)}{unit[0]}" if q.high is not None else q.canon
+                    f"{_show(value)}-{_show(q.high)}{unit[0]}" if q.high is not None else q.canon
                 )
                 out.append(
                     replace(
@@ -3527,10 +3559,10 @@ def header_units(text: str) -> list[Quantity]:
     if "\n" not in text:
         return []  # a table has a header line and rows
     out: list[Quantity] = []
-    columns: list[tuple[str, str] | None] = []
+    columns: list[_Unit | None] = []
     bases: list[str] = []
     pers: list[str] = []
-    declared: tuple[str, str] | None = None
+    declared: _Unit | None = None
     said = _DECLARED_EN.search(text)
     if said:  # "All amounts AUD.", "Prices in NZD excl. GST": every bare figure's currency
         declared = _unit_of(said.group(1).upper())
@@ -3599,7 +3631,7 @@ _LOW_HEAD = re.compile(r"(?i)最低|最小|下限|\bmin(?:imum)?\b|\blow(?:est)?
 _HIGH_HEAD = re.compile(r"(?i)最高|最大|上限|\bmax(?:imum)?\b|\bhigh(?:est)?\b|^to\b")
 
 
-def _bound_columns(cells: list[str], heads: list[tuple[str, str] | None]) -> tuple[int, int] | None:
+def _bound_columns(cells: list[str], heads: list[_Unit | None]) -> tuple[int, int] | None:
     """The columns of a header that hold a row's lower and upper bound, of one unit
     (最低品温(℃) and 最高品温(℃)): a row's two cells there make its span."""
     low = [k for k, c in enumerate(cells) if heads[k] and _LOW_HEAD.search(c.replace("_", " "))]
@@ -3610,7 +3642,7 @@ def _bound_columns(cells: list[str], heads: list[tuple[str, str] | None]) -> tup
 
 
 def _row_span(
-    cells: list[str], units: list[tuple[str, str] | None], bounds: tuple[int, int]
+    cells: list[str], units: list[_Unit | None], bounds: tuple[int, int]
 ) -> list[Quantity]:
     """The span a row's bound cells make (7.9 and 12.1 under 最低 and 最高品温(℃) are
     7.9-12.1℃)."""

@@ -300,7 +300,9 @@ def _header_unit(header: str) -> str:
     if not word:
         return ""
     found = scan(f"1{word}") if not word.isascii() else scan(f"1 {word}")
-    return found[0].unit if len(found) == 1 and found[0].unit else ""
+    if len(found) != 1 or not found[0].unit or found[0].value != 1:
+        return ""  # 金額（千円）: its cells are thousands, a figure with the unit is not theirs
+    return found[0].unit
 
 
 def _column_before(low: str, at: int, columns: dict[str, str]) -> str:
