@@ -59,7 +59,16 @@ from ..floors.comparison import comparison
 from ..floors.names import is_configured
 from ..floors.negation import negations_in
 from ..floors.payloads import prose_spans
-from ..floors.quantities import DATE, NUMBER, RANGE, TIME, WEEKDAY, Quantity, Vouchers
+from ..floors.quantities import (
+    DATE,
+    NUMBER,
+    RANGE,
+    TIME,
+    WEEKDAY,
+    Quantity,
+    Vouchers,
+    session_date_order,
+)
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
 from ..floors.text import fold
 from ..floors.voices import Voice, addressed, home_owner, introduced, is_delimiter, voices
@@ -462,6 +471,7 @@ class _Index:
         self._own: dict[int, str] = {}
         self._vouch: dict[int, str] = {}
         self._session: list[tuple[str, str, str]] | None = None
+        self._date_order: str | None = None
         self._breaks: dict[int, tuple[int, ...]] = {}
         self._outcome: dict[int, str] = {}
         self._records: bool | None = None  # whether the batch holds any tool result
@@ -775,6 +785,14 @@ class _Index:
                 (seg.cls, seg.text, self.own_words(i)) for i, seg in enumerate(self.segments)
             ]
         return self._session
+
+    def date_order(self) -> str:
+        """The order the batch writes its numeric days in (worked out once)."""
+        if self._date_order is None:
+            self._date_order = session_date_order(
+                seg.text for seg in self.segments if seg.cls != ProvenanceClass.SELF
+            )
+        return self._date_order
 
     def whole_output(self, needle: str) -> int:
         """The position of a tool's output that is *needle* and nothing else (-1 when
@@ -1193,7 +1211,7 @@ def _gate_one(
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
     with index.deadline.step("floor: the session around the quotes"):
         context = session_context(fields, evidence, index.session(), human_names=human_names)
-    evidence = evidence.with_context(context)
+    evidence = replace(evidence.with_context(context), date_order=index.date_order(), _vouch=[])
     if kind == ClaimKind.IDEA:
         with index.deadline.step("floor: the idea's text"):
             return _idea(result, fields, evidence, human_names, candidate, floors, index.session())

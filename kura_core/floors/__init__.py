@@ -335,6 +335,9 @@ class Evidence:
     #: The person's turns, whole, that a quote of their own words came from where they also
     #: pasted someone's: who speaks in the paste is told by these, not by the own words.
     pasted: tuple[str, ...] = ()
+    #: The order the whole session writes numeric days in ("dmy", "mdy", ""): what an
+    #: ambiguous "1/4" of the quotes means (:func:`~.quantities.session_date_order`).
+    date_order: str = ""
     _vouch: list = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
@@ -361,9 +364,7 @@ class Evidence:
         more = tuple(x for x in dict.fromkeys(context) if x not in self.context)
         if not more:
             return self
-        return Evidence.of(
-            self.segments, self.quotes, self.context + more, self.refused, self.heard, self.pasted
-        )
+        return dataclasses.replace(self, context=self.context + more, _vouch=[])
 
     def rows(self) -> Rows:
         """The table rows of the quoted segments (:mod:`.tables`), read once."""
@@ -379,7 +380,9 @@ class Evidence:
             return False
         if len(self._vouch) < 4:
             self.rows()
-            self._vouch.append(Vouchers(t for c, t in self.context if c != SELF_CLASS))
+            self._vouch.append(
+                Vouchers((t for c, t in self.context if c != SELF_CLASS), self.date_order)
+            )
         return bool(self._vouch[3].vouches(q))
 
     def name_texts(self) -> list[str]:
@@ -393,12 +396,12 @@ class Evidence:
         more = tuple((c, t) for c, t in self.context if c != SELF_CLASS)
         if not more:
             return self
-        return Evidence.of(
-            self.segments + more,
-            self.quotes + tuple((c, t, t) for c, t in more),
-            refused=self.refused,
-            heard=self.heard,
-            pasted=self.pasted,
+        return dataclasses.replace(
+            self,
+            segments=self.segments + more,
+            quotes=self.quotes + tuple((c, t, t) for c, t in more),
+            context=(),
+            _vouch=[],
         )
 
     @property
@@ -407,8 +410,12 @@ class Evidence:
 
     def _vouchers(self) -> tuple[Vouchers, Vouchers]:
         if not self._vouch:
-            self._vouch.append(Vouchers(t for c, t in self.segments if c != "SELF"))
-            self._vouch.append(Vouchers(t for c, t in self.segments if c == "SELF"))
+            self._vouch.append(
+                Vouchers((t for c, t in self.segments if c != "SELF"), self.date_order)
+            )
+            self._vouch.append(
+                Vouchers((t for c, t in self.segments if c == "SELF"), self.date_order)
+            )
         return self._vouch[0], self._vouch[1]
 
     def to_json(self) -> dict[str, Any]:

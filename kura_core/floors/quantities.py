@@ -494,7 +494,11 @@ _NUMERIC_DATE = re.compile(
 #: The marks of Chinese and Japanese text beside a figure: 12/26〜1/7（…）.
 _CJK_MARKS = frozenset("〜～（）「」『』、。・【】")
 #: A day written with a slash and a span's join right before another: "12/26 to 1/7".
-_DAY_BEFORE_SPAN = re.compile(r"\d{1,2}/\d{1,2}[ \t]*(?:[-~\u2013〜～]|to|until|till)[ \t]*$")
+_DAY_BEFORE_SPAN = re.compile(
+    r"\d{1,2}/\d{1,2}[ \t]*(?:[-~\u2013〜～]|to|until|till)[ \t]*$"
+    # "new hours from 1/4", "due by 3/5", "closed on 6/7": a word that leads a day
+    r"|(?i:\b(?:from|on|by|until|till|since|starting|effective|wef|w\.e\.f\.))[ \t]+$"
+)
 #: A day written month/day or day/month without a year: 11/20, 20/11, 3/7(日).
 #: after a label's colon too (メモ：12/11), never inside a clock or a path (10:12/11); a
 #: comma between two of them parts a list (a header's 3/16,3/17)
@@ -748,6 +752,53 @@ def _date_order(dates: list[re.Match[str]]) -> str:
         elif b > 12 >= a >= 1:
             orders.add("mdy")
     return orders.pop() if len(orders) == 1 else ""
+
+
+#: Two figures of a day written with a slash or a dot, with or without its year.
+_DAY_PAIR = re.compile(
+    r"(?<![A-Za-z0-9_.:/-])(?:(\d{1,2})/(\d{1,2})(?:/(?:\d{4}|\d{2}))?"
+    # a dot only with the year: 6.30 is a clock time, 1.40 a price
+    r"|(\d{1,2})\.(\d{1,2})\.(?:\d{4}|\d{2}))(?![A-Za-z0-9_/%])(?!\.\d)"
+)
+
+
+def _pair(m: re.Match[str]) -> tuple[int, int]:
+    return (int(m.group(1)), int(m.group(2))) if m.group(1) else (int(m.group(3)), int(m.group(4)))
+
+
+def session_date_order(texts: Iterable[str]) -> str:
+    """The order a whole session writes its numeric days in, when one of them shows it
+    ("24/3", "26/01/2026": no month 24) and none shows the other: "dmy" or "mdy", "" when
+    none shows it or they show both. A text's own dates decide first (:func:`_date_order`);
+    this reads an ambiguous "1/4" of a day-first session (a Singapore stall's "from 1/4")
+    as the first of April."""
+    orders: set[str] = set()
+    for text in texts:
+        if has_cjk(text):
+            continue  # beside Chinese or Japanese a day is month/day
+        for m in _DAY_PAIR.finditer(text):
+            a, b = _pair(m)
+            if 31 >= a > 12 >= b >= 1:
+                orders.add("dmy")
+            elif 31 >= b > 12 >= a >= 1:
+                orders.add("mdy")
+            if len(orders) > 1:
+                return ""
+    return orders.pop() if orders else ""
+
+
+def in_date_order(q: Quantity, order: str) -> Quantity:
+    """*q* with only the reading of a session's date order, when it is a day written
+    with two figures that read both ways (1/4: 4 January or 1 April)."""
+    if q.kind != DATE or not order or len(q.readings) != 2:
+        return q
+    m = _DAY_PAIR.search(q.text)
+    if m is None:
+        return q
+    a, b = _pair(m)
+    month, day = (b, a) if order == "dmy" else (a, b)
+    kept = tuple(r for r in q.readings if r[1] == month and r[2] == day)
+    return replace(q, readings=kept) if len(kept) == 1 else q
 
 
 class _Scan:
@@ -4002,7 +4053,10 @@ def line_items(text: str) -> list[tuple[Decimal, str]]:
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
-    def __init__(self, texts: Iterable[str] = ()) -> None:
+    def __init__(self, texts: Iterable[str] = (), date_order: str = "") -> None:
+        #: the session's order of numeric days ("dmy", "mdy" or ""): an ambiguous "1/4"
+        #: of the evidence is read that way (:func:`session_date_order`)
+        self.date_order = date_order
         self.by_value: dict[Decimal, list[Quantity]] = {}
         self.other: dict[str, list[Quantity]] = {}
         #: the weekdays the evidence names in any case, or that its full dates fall on
@@ -4043,6 +4097,7 @@ class Vouchers:
             if q.kind in (NUMBER, RANGE) and q.value is not None:
                 self.by_value.setdefault(q.value, []).append(q)
             else:
+                q = in_date_order(q, self.date_order)
                 self.other.setdefault(q.kind, []).append(q)
                 if q.kind == DATE:
                     self.days.update(_days_of(q))
