@@ -50,6 +50,16 @@ _SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)
 _NOT_HEADS = lexicon.words("names_not_heads")
 _NOT_PLACES = lexicon.words("names_not_places")
 _BREAKS = lexicon.words("names_breaks")
+_DEICTIC = lexicon.words("names_deictic_heads")
+_OPENERS = lexicon.words("names_deictic_openers")
+_GRAMMAR_CHARS = lexicon.words("function_chars", ("zh",))
+
+
+def _name_char(ch: str) -> bool:
+    """A character a place's name may have before its last (Han or katakana, no grammar)."""
+    return bool(_NAME_CHAR.fullmatch(ch)) and ch not in _GRAMMAR_CHARS
+
+
 #: The Chinese and Japanese words of the list ``glossary``: common words (通知, 确认, 预订),
 #: which before a place's suffix make a phrase (通知酒店 is "notify the hotel"), not a name.
 _COMMON_CJK = frozenset(
@@ -151,6 +161,10 @@ def _place_names(text: str) -> list[str]:
         head = head[cut + 1 :]  # 地点为石桥镇: the name starts after 为
         if not head or head[-1] in _NOT_HEADS or head[:-1][-1:] in _NOT_HEADS:
             continue
+        if head[-1] in _DEICTIC or (
+            head[-1] in _OPENERS and (len(head) == 1 or not _name_char(head[-2]))
+        ):
+            continue  # 我市, 给本区快递员: our city, this district; 松本市 stays a name
         if head[-1] in _NUMERALS and head[-2:-1] != "第":
             continue  # 三店合计, 两校: a count of places (第三小学 stays a name)
         if head[-1] + suffix in _NOT_PLACES or head[-2:] + suffix in _NOT_PLACES:
@@ -233,6 +247,7 @@ _QUOTE_MARKS = re.compile("[\"'`\u2018\u2019\u201c\u201d\u300c-\u300f\u3008-\u30
 
 #: Suffixes that make a region of any place (中国区, 美区): the place named is the head.
 _REGION_SUFFIXES = frozenset({"区", "地区", "区域", "區", "地區"})
+_BRANCHES = lexicon.words("names_branch_suffixes")
 
 
 class NameVouchers:
@@ -295,8 +310,10 @@ class NameVouchers:
         head = key[: -len(suffix)] if suffix else ""
         if len(head) < 2:
             return False
-        if suffix in _REGION_SUFFIXES and head in self._blob:
-            return True  # 中国区 of a store for the 中国 its table lists: the region of a place
+        if (suffix in _REGION_SUFFIXES or suffix in _BRANCHES) and head in self._blob:
+            # 中国区 of a store for the 中国 its table lists, 中洲店 for the stall in 中洲:
+            # the region or the branch of a place
+            return True
         at = self._blob.find(head)
         while at >= 0:
             if suffix in self._blob[at + len(head) : at + len(head) + 12]:
@@ -451,8 +468,10 @@ class SwapFinder:
                     continue  # 备货，下 for 备点，下: a clause edge beside it, no name phrase
                 if _weekday(w, at[0]):
                     continue  # 木曜 for 水曜: a weekday, compared exactly as a value is
-                if _counted(w, at[0]):
-                    continue  # 十点 for 九点: a figure in words, compared as a value is
+                if _counted(w, at[0]) or _a_counter(w, at[0]):
+                    # 十点 for 九点, もう一度 for もう一回: a figure in words or its counter,
+                    # compared as a value is
+                    continue
                 if _reported_day(w, at[0], were):
                     continue  # 翌日 for 明日: the day retold from the memory's side
                 if self._written_elsewhere(w, at[0]):
@@ -533,6 +552,12 @@ _COUNTS = frozenset(c for c in lexicon.words("units_cjk_counters") if len(c) == 
 def _counted(window: str, at: int) -> bool:
     """Whether the character at *at* is a figure in words that a counter follows."""
     return window[at] in _NUMERALS and window[at + 1 : at + 2] in _COUNTS
+
+
+def _a_counter(window: str, at: int) -> bool:
+    """Whether the character at *at* is a counter right after a figure in words (度 of
+    一度, 回 of 一回)."""
+    return at > 0 and window[at - 1] in _NUMERALS and window[at] in _COUNTS
 
 
 def _weekday(window: str, at: int) -> bool:
