@@ -487,6 +487,11 @@ _ISO = re.compile(
     """,
     re.VERBOSE,
 )
+#: An ISO date right after the number a viewer or grep -n put before its line
+#: ("9:2026-11-24,火"), which a clock's minutes never are.
+_NUMBERED_ISO = re.compile(
+    r"(?m)^[ \t]*\d{1,6}:(\d{4})-(\d{1,2})-(\d{1,2})(?![A-Za-z0-9_])(?!\.\d)"
+)
 _YEAR_MONTH = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d{4})-(\d{2})(?![A-Za-z0-9_.-])")
 _NUMERIC_DATE = re.compile(
     r"(?<![A-Za-z0-9_.:/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![A-Za-z0-9_])(?!\.\d)"
@@ -907,6 +912,11 @@ class _Scan:
                             readings=((h, mi, s),),
                         )
                     )
+        for m in _NUMBERED_ISO.finditer(t):
+            # "9:2026-11-24,火": a line a viewer numbered (grep -n), not a clock's minutes
+            y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            if _valid_date(y, mo, d) and self.free(m.start(1), m.end()):
+                self._date(m.start(1), m.end(), [(y, mo, d)])
         numeric = list(_NUMERIC_DATE.finditer(t))
         order = _date_order(numeric)
         for m in numeric:
@@ -1763,7 +1773,9 @@ def _decimal_digits(m: re.Match[str]) -> str:
 @functools.lru_cache(maxsize=32768)
 def _scan_cached(text: str) -> tuple[Quantity, ...]:
     scanner = _Scan(text)
-    found = _month_days(scanner.text, _calendar(scanner.text, scanner.run()))
+    found = _span_years(
+        scanner.text, _month_days(scanner.text, _calendar(scanner.text, scanner.run()))
+    )
     found = [_days(scanner.text, q) for q in found]
     if "at " in scanner.text or "clock" in scanner.text or " in the " in scanner.text:
         timed: list[Quantity] = []
@@ -2025,6 +2037,30 @@ def _month_days(text: str, found: list[Quantity]) -> list[Quantity]:
                 DATE, n.text, _date_canon(list(readings), n.text), n.start, n.end, readings=readings
             )
             prev = n
+    return out
+
+
+#: What joins the two ends of a span of days: 至, 到, から, 〜, a dash, "to", "until".
+_DAYS_JOINED = re.compile(r"[ \t]*(?:至|到|から|~|〜|～|-|–|—|to|until|till|through)[ \t]*", re.I)
+
+
+def _span_years(text: str, found: list[Quantity]) -> list[Quantity]:
+    """The end of a span of days that names its month but not its year takes the year of
+    the start (2026年12月14日至12月25日: the 25th of December 2026; 12月28日〜1月4日 runs into
+    the next year)."""
+    out = list(found)
+    for i in range(len(out) - 1):
+        a, b = out[i], out[i + 1]
+        if a.kind != DATE or b.kind != DATE or len(a.readings) != 1 or len(b.readings) != 1:
+            continue
+        (ya, ma, da), (yb, mb, db) = a.readings[0], b.readings[0]
+        if ya is None or ma is None or da is None or yb is not None or mb is None or db is None:
+            continue
+        if not _DAYS_JOINED.fullmatch(text, a.end, b.start):
+            continue
+        year = ya if (mb, db) >= (ma, da) else ya + 1
+        readings = ((year, mb, db),)
+        out[i + 1] = replace(b, readings=readings, canon=_date_canon(list(readings), b.text))
     return out
 
 
