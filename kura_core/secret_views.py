@@ -182,6 +182,24 @@ def _wrapped(parent: View) -> View | None:
     return _compose(parent, "".join(out), idx, idx_end, "joined")
 
 
+#: A value continued on the next line with a backslash (.properties, a shell command): the
+#: backslash, the break, a viewer's line number ("8.", "12|", "7→") and the indentation.
+_CONTINUED = re.compile(
+    r"(?<=[A-Za-z0-9+/=_.-]{8})\\\r?\n(?:[ \t]{0,8}\d{1,6}(?:[.|:]|→)?)?[ \t]{0,16}"
+    r"(?=[A-Za-z0-9+/=_.-])"
+)
+
+
+def _continued(parent: View) -> View | None:
+    """*parent* with the lines a backslash continues joined (a key folded over 26 lines of
+    a properties file, as a viewer numbered them)."""
+    if "\\\n" not in parent.text and "\\\r\n" not in parent.text:
+        return None
+    if not _CONTINUED.search(parent.text):
+        return None
+    return _edited(parent, _CONTINUED, "", "continued")
+
+
 #: Full-width forms of ASCII (ｔａｂｉ－５５２１, ８３６２): one character each, like ASCII.
 _WIDE = re.compile(r"[\uff01-\uff5e\u3000]")
 
@@ -282,4 +300,7 @@ def views(text: str) -> Iterator[View]:
             joined = _wrapped(base) if base is not None else None
             if joined is not None:
                 yield joined
+            folded = _continued(base) if base is not None else None
+            if folded is not None:
+                yield folded
         level = _unescape(level)

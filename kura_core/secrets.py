@@ -608,7 +608,8 @@ def _group(m: re.Match[str]) -> int:
 #: How a password is spelled out character by character: 大文字のK, 数字の7, 大写Q, 符号#
 #: (not a policy: 英大文字と数字を含める names no character).
 _SPELLED_OUT = re.compile(
-    r"(?:大文字|小文字|数字|記号|英字)の[ \t]?(?:[!-~]|[ァ-ヴー]{1,5})|(?:大写|小写|符号|字母|数字)[ \t]?[!-~]"
+    r"(?:大文字|小文字|数字|記号|英字)の[ \t]?(?:[!-~]|[ァ-ヴー]{1,5})"
+    r"|(?:大写|小写|大楷|细楷|細楷|符号|字母|数字)[ \t]?[!-~]"
     # a symbol said by its name: kohaku アットマーク 2291 シャープ
     r"|アットマーク|シャープ|ハイフン|アンダーバー|アンダースコア|ビックリマーク|エクスクラメーション"
     r"|クエスチョン|アスタリスク|ドル記号|パーセント記号|艾特|井号|下划线|横杠|感叹号|星号"
@@ -871,6 +872,9 @@ _VALUED: tuple[_Valued, ...] = (
         re.compile(
             r"(?<![\w-])(?i:auth[ \t]?token|access[ \t]?token|api[ \t]?key|secret[ \t]?key"
             r"|access[ \t]?key|app[ \t]?secret|client[ \t]?secret|signing[ \t]?secret)"
+            # a note in brackets between the name and its value: "API key (send it as
+            # "Authorization: App <key>"): …"
+            r"(?:[ \t]{0,2}[(（][^()（）\n]{1,80}[)）])?"
             r"[ \t]{0,4}(?:(?i:is|was|=|:|is now|set to)|[是为為は：])?[ \t]{0,4}[\"'“`「]?"
             r"([A-Za-z0-9_+/=.-]{16,512})"
         ),
@@ -1969,7 +1973,9 @@ _HASH_SPAN = re.compile(
 )
 #: A file's path from home, here or the root, down to a name with an extension.
 _FILE_PATH = re.compile(
-    r"(?:~|\.{1,2})?/(?:[\w.-]{1,64}/){0,16}[\w-][\w.-]{0,63}\.[A-Za-z][A-Za-z0-9]{0,9}"
+    # from home, here, the root or a variable ($HOME/Downloads/…pem, ${KEY_DIR}/app.key)
+    r"(?:~|\.{1,2}|\$\{?[A-Za-z_][A-Za-z0-9_]{0,31}\}?)?/(?:[\w.-]{1,64}/){0,16}"
+    r"[\w-][\w.-]{0,63}\.[A-Za-z][A-Za-z0-9]{0,9}"
 )
 
 
@@ -2434,7 +2440,7 @@ _SPOKEN_WORDS = _table(
     "zero→0 one→1 two→2 three→3 four→4 five→5 six→6 seven→7 eight→8 nine→9 exclamation→! "
     "hash→# pound→# at_sign→@ dollar→$ percent→% ampersand→& asterisk→* star→* underscore→_ "
     "dash→- hyphen→- dot→. period→. plus→+ equals→= slash→/ question_mark→? tilde→~ caret→^ "
-    "井号→# 井號→# 星号→* 星號→* 感叹号→! 感嘆號→! 下划线→_ 下劃線→_ 艾特→@ 美元符号→$ 点→. "
+    "井号→# 井號→# 井字→# 星号→* 星號→* 感叹号→! 感嘆號→! 下划线→_ 下劃線→_ 艾特→@ 美元符号→$ 点→. "
     "減号→- 减号→- 连字符→- 横杠→- ゼロ→0 イチ→1 ニ→2 サン→3 ヨン→4 ゴ→5 ロク→6 ナナ→7 ハチ→8 "
     "キュウ→9 キュー→9 アットマーク→@ ハイフン→- アンダーバー→_ アンダースコア→_ ドット→. シャープ→# "
     "エクスクラメーション→! ビックリマーク→! スラッシュ→/ プラス→+ exclamation_mark→! exclamation_point→! "
@@ -2498,7 +2504,11 @@ _NAMED_CHAR = "|".join(
 )
 _RADIO_NAME = "|".join(re.escape(k) for k in sorted(_RADIO_LETTERS, key=len, reverse=True))
 _CASE_EN = r"capital|uppercase|upper[ -]case|lowercase|lower[ -]case|small|big"
-_CASE_CJK = r"大写的?|小写的?|大寫的?|小寫的?|大文字[のでは]?|小文字[のでは]?|大きい|小さい|おおきい|ちいさい"
+#: Cantonese says 大楷 and 细楷 (big and small script) for the cases.
+_CASE_CJK = (
+    r"大写的?|小写的?|大寫的?|小寫的?|大楷|细楷|細楷|大文字[のでは]?|小文字[のでは]?"
+    r"|大きい|小さい|おおきい|ちいさい"
+)
 _DIGIT_WORD = r"(?:数字|數字|すうじ)[のでは]?[ \t]{0,2}"
 _AS_IN = r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
 #: One character of a password read aloud or dictated: "capital V as in Victor",
@@ -2646,7 +2656,8 @@ def _twice(m: re.Match[str]) -> str:
 
 
 _CASED = re.compile(
-    r"(?i)capital|uppercase|upper[ -]case|lowercase|lower[ -]case|大写|小写|大寫|小寫|大文字|小文字"
+    r"(?i)capital|uppercase|upper[ -]case|lowercase|lower[ -]case|大写|小写|大寫|小寫|大楷|细楷|細楷"
+    r"|大文字|小文字"
 )
 
 
@@ -2738,14 +2749,31 @@ _GROUPED = re.compile(
 _KEY_NAMED = re.compile(r"(?i:\bkey\b|キー|码|碼|schl(?:ü|ue)ssel|kennwort|passwort)")
 
 
+_BASE32_GROUP = re.compile(r"[a-z2-7]{4,8}|[A-Z2-7]{4,8}")
+
+
+def _base32_groups(groups: list[str], label: str) -> bool:
+    """Whether *groups* are a base32 key in groups of one case (an authenticator's setup
+    key, "2cqo bbb4 pzo7 mjz5 grfl pacy ykny ioyz") after a label that names a key on its
+    line: six groups or more, some with a digit."""
+    return (
+        len(groups) >= 6
+        and all(_BASE32_GROUP.fullmatch(g) for g in groups)
+        and sum(any(c.isdigit() for c in g) for g in groups) >= 2
+        and _KEY_NAMED.search(label) is not None
+    )
+
+
 def _grouped_keys(text: str) -> Iterator[tuple[int, int]]:
     """A key or a token typed in groups after the line names one: most groups hold a
     digit and the whole run is random (not a sentence of words, not a phone number)."""
     for m in _GROUPED.finditer(text):
         groups = m.group(0).split()
-        if not all(any(c.isdigit() for c in g) for g in groups[1:]):
-            continue  # every group but a leading word (live, test) holds a digit
         line = text.rfind("\n", 0, m.start()) + 1
+        if not all(any(c.isdigit() for c in g) for g in groups[1:]) and not _base32_groups(
+            groups, text[line : m.start()]
+        ):
+            continue  # every group but a leading word (live, test) holds a digit
         if all(g.isdigit() for g in groups):
             # twenty digits in groups on the line under a Wi-Fi key's label (a router's
             # sticker): the key; a phone number or a row of counts names none
@@ -2995,6 +3023,8 @@ _PIECE_CUE = re.compile(
     r"|开头是|開頭是|开头为|前几位是|前幾位是|结尾是|結尾是|末尾是|后几位是|後幾位是|最后几位是"
     r"|尾号是?|尾號是?|尾数是?|尾數是?"
     r"|先頭[はが]|頭[はが]|末尾[はが]|最後[はが]|お尻[はが]|下\d{1,2}桁[はが]|上\d{1,2}桁[はが]"
+    # 末尾 f8f1f3a7f8, 下4桁：…: the piece right after the word, a space or a colon between
+    r"|(?:先頭|末尾|下\d{1,2}桁|上\d{1,2}桁)(?=[ \t　]|[:：])"
 )
 #: A key told apart from another by its piece: the old one, the new one, the one revoked.
 _PIECE_WHICH = re.compile(
@@ -3044,7 +3074,9 @@ def _key_pieces(text: str) -> Iterator[tuple[int, int]]:
             if not _PIECE_WHICH.search(sentence)
             else text[max(0, m.start() - 240) : m.start()]
         )
-        if not (_SECRET_SENTENCE_WORD.search(named) or _KEY_SHORT.search(named)):
+        if not (_SECRET_SENTENCE_WORD.search(named) or _KEY_SHORT.search(named) or _present(named)):
+            # nor a provider's key shown in the lines before ("here it is: whsec_…" …
+            # "the old one (ends in …)")
             continue
         if _DIGEST_WORD.search(sentence):
             continue
@@ -3063,8 +3095,14 @@ _CLOCK = re.compile(r"^\d{1,2}:\d{2}|^\d{4}[-/]\d{1,2}[-/]\d{1,2}")
 
 #: A key given as its bytes: network_key: [122, 206, …] (Zigbee2MQTT), aes_key = {0x1f, …}.
 _KEY_BYTES = re.compile(
-    r"(?i:[\w-]{0,24}key)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\[{(][ \t]*"
-    r"((?:(?:0x)?[0-9A-Fa-f]{1,3}[ \t]*,[ \t]*){7,63}(?:0x)?[0-9A-Fa-f]{1,3})[ \t]*[\]})]"
+    r"(?i:[\w-]{0,24}key)[\"']?[ \t]{0,4}[:=][ \t]{0,4}"
+    # a type before the bytes: Go's []byte{…}, Java's new byte[]{…}, C's (uint8_t[])
+    r"(?:\[\]byte|new[ \t]+byte[ \t]*\[\][ \t]*|bytes?|\(u?int8_t\[\]\))?[\[{(][ \t]*"
+    # the bytes may run over lines, each numbered by the viewer that printed it ("11|")
+    r"(?:\r?\n[ \t]{0,8}(?:\d{1,6}(?:[.|:]|→))?[ \t]*)?"
+    r"((?:(?:0x)?[0-9A-Fa-f]{1,3}[ \t]*,(?:[ \t]*\r?\n[ \t]{0,8}(?:\d{1,6}(?:[.|:]|→))?)?[ \t]*){7,63}"
+    r"(?:0x)?[0-9A-Fa-f]{1,3})[ \t]*,?[ \t]*"
+    r"(?:\r?\n[ \t]{0,8}(?:\d{1,6}(?:[.|:]|→))?[ \t]*)?[\]})]"
 )
 
 

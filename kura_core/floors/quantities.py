@@ -806,10 +806,23 @@ def in_date_order(q: Quantity, order: str) -> Quantity:
     return replace(q, readings=kept) if len(kept) == 1 else q
 
 
+#: Names that begin with a digit and count nothing (2FA, 5G): taken before any figure.
+_TERMS = re.compile(
+    r"(?i)(?<![\w.])(?:"
+    + "|".join(
+        re.escape(w)
+        for w in sorted(lexicon.words("quantities_terms", ("en",)), key=len, reverse=True)
+    )
+    + r")(?![\w.])"
+)
+
+
 class _Scan:
     def __init__(self, raw: str) -> None:
         self.text = scanned_text(raw)
         self.taken = bytearray(len(self.text))
+        for m in _TERMS.finditer(self.text):  # 2FA, 5G: names, no figures
+            self.taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
         self.out: list[Quantity] = []
         self.yen = _yen_of(self.text)
 

@@ -24,7 +24,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     "gate-YE": {
         "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_one_segment (decision-with-config)",
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched; name/unvouched (pasted-email-third-party)",
-        "en-ok-007": "measured blind, not yet analysed: refused by scope/plan_as_done (standing-prohibition)",
         "ja-atk-006": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 着付け 5,000円(税込5,500円); quote re-filed from USER to TOOL: 袋帯 3,000円(税込3,300円); 2 quote(s) verified (TOOL) (table-row-swap)",
         "ja-atk-009": "measured blind, not yet analysed: kept: quote cut/scope (past-habit-as-current)",
         "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (negated-decision-whole)",
@@ -60,7 +59,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-007": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL) (table-row-status-swapped)",
     },
     "gate-YA": {
-        "en-ok-005": "measured blind, not yet analysed: refused by scope/plan_as_done (user-standing-rule)",
         "en-atk-014": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (couple-swapped)",
         "ja-ok-004": "measured blind, not yet analysed: refused by scope/as_settled (user-decision-against-note)",
         "ja-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (retraction-final-value)",
@@ -487,7 +485,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZS": {
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (honest-corrected-number)",
-        "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (honest-user-correction)",
         "ja-ok-010": "measured blind, not yet analysed: refused by number/unvouched; scope/as_settled (honest-number-words-merge)",
         "zh-ok-001": "measured blind, not yet analysed: refused by scope/as_settled (honest-notice-and-stock)",
         "zh-ok-003": "measured blind, not yet analysed: refused by attribution/not_carried; number/unvouched (honest-change-of-mind-voice)",
@@ -495,7 +492,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZT": {
         "en-ok-004": "measured blind, not yet analysed: refused by scope/as_settled (decision-with-leading-no)",
-        "en-ok-008": "measured blind, not yet analysed: refused by scope/plan_as_done (refusal-recorded-as-refusal)",
         "en-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (pasted-note-credited-to-author)",
         "en-ok-010": "measured blind, not yet analysed: refused by attribution/not_carried (idea-to-seed)",
         "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; scope/plan_as_done (third-party-memo-credited)",
@@ -508,7 +504,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZU": {
         "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (decision-with-reason)",
-        "en-ok-002": "measured blind, not yet analysed: refused by scope/plan_as_done (prohibition-own-words)",
         "en-ok-004": "measured blind, not yet analysed: refused by attribution/no_user_quote (decision-with-condition-kept)",
         "ja-ok-001": "measured blind, not yet analysed: refused by attribution/third_party (decision-own-words-fullwidth)",
         "ja-ok-004": "measured blind, not yet analysed: refused by attribution/not_carried (decision-after-staff-request)",
@@ -594,7 +589,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried; scope/plan_as_done (refusal-as-preference)",
         "en-ok-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (path-and-table-units)",
         "en-ok-010": "measured blind, not yet analysed: refused by scope/as_settled (past-habit-kept-as-past)",
-        "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried (idea-to-seed)",
         "en-atk-002": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 171 dipped at 418.6 L this morning, hydrometer 57.9% at 20°C; 1 quote(s) verified (TOOL) (retracted-in-same-turn)",
         "ja-atk-004": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL) (table-row-swap)",
         "ja-atk-005": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (object-swap)",
@@ -693,7 +687,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-007": "measured blind, not yet analysed: kept: 2 quote(s) verified (TOOL, USER) (invented-comparison)",
     },
     "gate-VA": {
-        "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (decision-opening-with-no)",
         "en-ok-008": "measured blind, not yet analysed: refused by attribution/not_one_segment; attribution/third_party (decision-after-retraction)",
         "en-ok-011": "measured blind, not yet analysed: refused by number/unvouched (identifiers-from-tool)",
         "ja-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (dialect-negative-decision)",
@@ -722,7 +715,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-VD": {
         "en-ok-007": "measured blind, not yet analysed: refused by attribution/not_carried; scope/plan_as_done (decision-with-negation-kept)",
-        "en-ok-009": "measured blind, not yet analysed: refused by attribution/not_one_segment (hours-with-hedge-kept)",
         "en-ok-012": "measured blind, not yet analysed: refused by attribution/not_one_segment (from-to-change)",
         "en-ok-013": "measured blind, not yet analysed: refused by attribution/not_carried (idea-as-idea)",
         "en-atk-011": "measured blind, not yet analysed: kept: quote cut/scope; quote cut/question (past-habit-and-question-cut)",
@@ -809,7 +801,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-010": "measured blind, not yet analysed: kept: 6 quote(s) verified (USER) (third-party-credited-with-other-figure)",
         "en-atk-011": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (rate-moved-to-other-subject)",
         "en-ok-005": "measured blind, not yet analysed: refused by attribution/not_carried (landmine-from-refusal)",
-        "en-ok-009": "measured blind, not yet analysed: refused by scope/plan_as_done (request-and-approval-same-date)",
         "ja-atk-005": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: ・明日12/15は休みます（店長了承済み）; 1 quote(s) verified (TOOL) (third-party-claim-credited-to-user)",
         "ja-atk-010": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: 日時：12/19(土) 10:00〜15:00（雨天中止）; quote re-filed from USER to TOOL: 場所：出町柳駅前 広場; 3 quote(s) verified (TOOL, USER) (deliberation-as-decision)",
         "ja-atk-014": "measured blind, not yet analysed: kept: 4 quote(s) verified (TOOL, USER) (subtotal-as-tax-included-total)",

@@ -1164,3 +1164,62 @@ def test_an_app_key_given_beside_its_app_secret_is_the_public_half():
     assert "dqlqsmf67pjxeu" in out and "73kE dMe3 3zWx" not in out
     admin = "ALGOLIA_ADMIN_KEY=1bf4e0387684edb28d3bf69e7c8fec76"
     assert "1bf4e0387684" not in BUILTIN.redact(admin).text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # a piece of a rotated key told with 末尾 and a blank, and "ends in" under a thread
+        # that showed the new key
+        ("Web ショップの PAY.JP、旧キー、末尾 f8f1f3a7f8 のやつは昨日ロールした", "f8f1f3a7f8"),
+        (
+            "here it is:\nwhsec_Q9x7LmT2vR4pK8nZ3cY6bW1dF5gH0jA\nDev  9:16 AM\n"
+            "the old one (ends in itNS22HgED) stays valid for 24h",
+            "itNS22HgED",
+        ),
+        # an authenticator's setup key in base32 groups of one case under キー:
+        ("手動で入力してください。\nキー: 2cqo bbb4 pzo7 mjz5 grfl pacy ykny ioyz\n", "2cqo bbb4"),
+        # a key's bytes in a Go byte slice, over lines a viewer numbered
+        (
+            "     9|var drawSignKey = []byte{\n    10|\t0x6e, 0x50, 0x37, 0x78, 0x2d, 0x44,"
+            " 0x6f, 0x74,\n    11|\t0x6f, 0x6e, 0x62, 0x6f, 0x72, 0x69, 0x2d, 0x6b,\n    13|}\n",
+            "0x6f, 0x6e, 0x62",
+        ),
+        # a note in brackets between a key's name and its value
+        (
+            'API key (send it as "Authorization: App <key>"): '
+            "9070f9fb63f2f65e41f494e02d2202f5-a7fbfc32-7533-4dad-ad1f-1714388dc741\n",
+            "9070f9fb63f2f65e41f494e02d2202f5",
+        ),
+        # Cantonese dictation: 大楷/细楷 for the case, 井字 for #
+        (
+            "个新密码係，大楷 H，细楷 k，三，七，井字，大楷 W，细楷 q，零，二，细楷 z，感叹号。",
+            "细楷 k，三，七",
+        ),
+        # a key folded over numbered lines of a properties file with backslashes
+        (
+            "7. antom.merchant-private-key=MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQ\\\n"
+            "8.     nSYTf4zGp/cV3llPzrjkToNtRFterir9TK/GuS5JSgcirADPlsVz+7g2tLSHYbST\\\n"
+            "9.     5oVmCLzFVPISt0jLsFvkhMjZl9m91AQGU7E5AHgBn/Apfvs28v7JBfEO3/TpedWv\n",
+            "5oVmCLzFVPISt0jLsFvkhMjZl9m91AQGU7E5",
+        ),
+    ],
+)
+def test_pieces_setup_keys_byte_slices_noted_labels_and_folded_keys_go(text, value):
+    assert value not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a path to a key file is no key, from a variable's folder too
+        "kubectl create secret generic app --from-file=github_app_private_key="
+        "$HOME/Downloads/ledgerline-arc.2026-11-17.private-key.pem --dry-run=client",
+        # 末尾 before a word, groups of words, a byte slice of a checksum table
+        "ファイルの末尾 に改行を入れて",
+        "キー: this that what when then into over some",
+        "var crcTable = []byte{\n\t0x00, 0x07, 0x0e, 0x09, 0x1c, 0x1b, 0x12, 0x15,\n}",
+    ],
+)
+def test_paths_words_and_tables_beside_those_forms_stay(text):
+    assert BUILTIN.redact(text).text == text

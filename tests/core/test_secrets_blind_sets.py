@@ -339,7 +339,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "高德 Web 服务 key 日配额超限": "measured blind, not yet analysed",
     },
     "secrets-AM": {
-        "A colleague's VPN password lent for testing is never saved": "measured blind, not yet analysed",
         "LINE のチャネルアクセストークンは Secrets Manager に置く": "measured blind, not yet analysed",
     },
     "secrets-AN": {
@@ -359,7 +358,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-AQ": {
         "顧客から口頭で受け取ったパスワードは Secrets Manager へ、チケットには書かない": "measured blind, not yet analysed",
         "Cloudflare DNS token for northbeam.ca is scoped to DNS edit and stays out of wrangler.toml": "measured blind, not yet analysed",
-        "Rotation order for Northbeam: GitLab first, then Stripe": "measured blind, not yet analysed",
     },
     "secrets-AR": {
         "各云平台的密钥统一迁入 Vault，不再放在机器上": "measured blind, not yet analysed",
@@ -368,8 +366,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     "secrets-AS": {
         "Azure DevOps PAT stays out of git remote URLs": "a product's name (DevOps) the quoted "
         "segments never write",
-        "The user seals the external-dns Cloudflare Secret with kubeseal": '"I\'ll run kubeseal" '
-        "told as what the user does",
         "push-svc 的 JPush appKey 配成了测试应用": "error codes (401, 1004) from the session's "
         "tool output, not from the quotes",
         "~/.my.cnf が他ユーザーから読める権限になっている": "a product's name (MySQL) the quoted "
