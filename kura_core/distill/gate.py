@@ -67,6 +67,7 @@ from ..floors.quantities import (
     WEEKDAY,
     Quantity,
     Vouchers,
+    session_currency,
     session_date_order,
 )
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
@@ -472,6 +473,7 @@ class _Index:
         self._vouch: dict[int, str] = {}
         self._session: list[tuple[str, str, str]] | None = None
         self._date_order: str | None = None
+        self._currency: str | None = None
         self._breaks: dict[int, tuple[int, ...]] = {}
         self._outcome: dict[int, str] = {}
         self._records: bool | None = None  # whether the batch holds any tool result
@@ -793,6 +795,15 @@ class _Index:
                 seg.text for seg in self.segments if seg.cls != ProvenanceClass.SELF
             )
         return self._date_order
+
+    def currency(self) -> str:
+        """The one currency the person's turns write amounts in (worked out once)."""
+        if self._currency is None:
+            # the person's own turns: a tool's "$5" is as often awk's fifth field
+            self._currency = session_currency(
+                seg.text for seg in self.segments if seg.cls == ProvenanceClass.USER
+            )
+        return self._currency
 
     def whole_output(self, needle: str) -> int:
         """The position of a tool's output that is *needle* and nothing else (-1 when
@@ -1211,7 +1222,12 @@ def _gate_one(
     fields = {name: candidate.get(name) or "" for name in FLOOR_FIELDS}
     with index.deadline.step("floor: the session around the quotes"):
         context = session_context(fields, evidence, index.session(), human_names=human_names)
-    evidence = replace(evidence.with_context(context), date_order=index.date_order(), _vouch=[])
+    evidence = replace(
+        evidence.with_context(context),
+        date_order=index.date_order(),
+        currency=index.currency(),
+        _vouch=[],
+    )
     if kind == ClaimKind.IDEA:
         with index.deadline.step("floor: the idea's text"):
             return _idea(result, fields, evidence, human_names, candidate, floors, index.session())

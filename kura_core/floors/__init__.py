@@ -338,6 +338,9 @@ class Evidence:
     #: The order the whole session writes numeric days in ("dmy", "mdy", ""): what an
     #: ambiguous "1/4" of the quotes means (:func:`~.quantities.session_date_order`).
     date_order: str = ""
+    #: The one currency the whole session writes its amounts in ("" when none or more):
+    #: what a bare amount a word makes money is in (:func:`~.quantities.session_currency`).
+    currency: str = ""
     _vouch: list = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
@@ -381,7 +384,9 @@ class Evidence:
         if len(self._vouch) < 4:
             self.rows()
             self._vouch.append(
-                Vouchers((t for c, t in self.context if c != SELF_CLASS), self.date_order)
+                Vouchers(
+                    (t for c, t in self.context if c != SELF_CLASS), self.date_order, self.currency
+                )
             )
         return bool(self._vouch[3].vouches(q))
 
@@ -410,12 +415,9 @@ class Evidence:
 
     def _vouchers(self) -> tuple[Vouchers, Vouchers]:
         if not self._vouch:
-            self._vouch.append(
-                Vouchers((t for c, t in self.segments if c != "SELF"), self.date_order)
-            )
-            self._vouch.append(
-                Vouchers((t for c, t in self.segments if c == "SELF"), self.date_order)
-            )
+            for mine in (False, True):
+                texts = (t for c, t in self.segments if (c == "SELF") == mine)
+                self._vouch.append(Vouchers(texts, self.date_order, self.currency))
         return self._vouch[0], self._vouch[1]
 
     def to_json(self) -> dict[str, Any]:

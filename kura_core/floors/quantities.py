@@ -792,6 +792,51 @@ def session_date_order(texts: Iterable[str]) -> str:
     return orders.pop() if orders else ""
 
 
+#: Currencies a "$" or a "¥" may stand for, when a session writes that one beside it.
+_DOLLARS = frozenset({"USD", "CAD", "AUD", "HKD", "TWD", "SGD", "NZD", "MXN"})
+_YENS = frozenset({"JPY", "CNY"})
+
+
+def session_currency(texts: Iterable[str]) -> str:
+    """The one currency a whole session writes its amounts in (twice at least, and no
+    other; a bare "$" beside S$ is the same dollar), or "": what a bare amount of it means
+    where a word makes it money (运费38, "price 18.50")."""
+    seen: dict[str, int] = {}
+    for text in texts:
+        for q in scan(text):
+            if q.kind == NUMBER and q.unit in _CURRENCIES and q.unit not in ("¢", "pound"):
+                seen[q.unit] = seen.get(q.unit, 0) + 1
+    for sign, kin in (("$", _DOLLARS), ("¥", _YENS)):
+        named = seen.keys() & kin
+        if sign in seen and len(named) == 1:
+            seen[next(iter(named))] += seen.pop(sign)
+    if len(seen) != 1:
+        return ""
+    (unit, count), *_ = seen.items()
+    return unit if count >= 2 and unit not in ("$", "¥") else ""
+
+
+#: What makes the bare figure right after it an amount of money.
+_MONEY_BEFORE = re.compile(
+    r"(?:(?i:\b(?:"
+    + "|".join(sorted(lexicon.words("money_nouns", ("en",)), key=len, reverse=True))
+    + r"))|"
+    + "|".join(sorted(lexicon.words("money_nouns", ("ja", "zh")), key=len, reverse=True))
+    + r"|[\u4e00-\u9fff][费費])[ \t]{0,2}(?:(?i:of|is|was|at)[ \t]{1,2})?[:：=]?[ \t]{0,2}$"
+)
+#: An amount with two decimals, the way a decimal currency writes its cents (1.40, 6.00).
+_CENTS = re.compile(r"\d\.\d\d$")
+
+
+def _money_position(text: str, q: Quantity, currency: str) -> bool:
+    """Whether the bare figure *q* of *text* is an amount of money: a word of price or fee
+    right before it (运费38, 加急费500, "delivery charge 15"), or, in a currency with cents,
+    two decimals (kopi 1.40)."""
+    if _MONEY_BEFORE.search(text, max(0, q.start - 16), q.start):
+        return True
+    return currency not in ("JPY", "KRW", "VND") and bool(_CENTS.search(q.text))
+
+
 def in_date_order(q: Quantity, order: str) -> Quantity:
     """*q* with only the reading of a session's date order, when it is a day written
     with two figures that read both ways (1/4: 4 January or 1 April)."""
@@ -4102,10 +4147,13 @@ def line_items(text: str) -> list[tuple[Decimal, str]]:
 class Vouchers:
     """Quantities found in a set of evidence texts, indexed for :meth:`vouches`."""
 
-    def __init__(self, texts: Iterable[str] = (), date_order: str = "") -> None:
+    def __init__(self, texts: Iterable[str] = (), date_order: str = "", currency: str = "") -> None:
         #: the session's order of numeric days ("dmy", "mdy" or ""): an ambiguous "1/4"
         #: of the evidence is read that way (:func:`session_date_order`)
         self.date_order = date_order
+        #: the session's one currency (:func:`session_currency`): a bare amount a word
+        #: makes money is in it
+        self.currency = currency
         self.by_value: dict[Decimal, list[Quantity]] = {}
         self.other: dict[str, list[Quantity]] = {}
         #: the weekdays the evidence names in any case, or that its full dates fall on
@@ -4154,6 +4202,7 @@ class Vouchers:
                 self.other.setdefault("bare", []).append(q)
                 bare.append(q)
         self._add_money_of_lines(text, bare)
+        self._add_session_money(text, bare)
         self._add_line_items(text)
         self.other.setdefault("file_date", []).extend(file_dates(text))
         for date, day in dated_weekdays(text):
@@ -4185,6 +4234,22 @@ class Vouchers:
                 *(here := self._bare_money.get(value, [])),
                 *((per, money, line) for p, money, line in here if not p),
             ]
+
+    def _add_session_money(self, text: str, bare: list[Quantity]) -> None:
+        """The bare amounts a word makes money, in the session's one currency (a "$" or a
+        "¥" written for it as well)."""
+        if not self.currency:
+            return
+        money = {self.currency}
+        if self.currency in _DOLLARS:
+            money.add("$")
+        elif self.currency in _YENS:
+            money.add("¥")
+        folded = scanned_text(text)
+        for q in bare:
+            if q.value is not None and _money_position(folded, q, self.currency):
+                here = (q.per, frozenset(money), "")
+                self._bare_money.setdefault(q.value, []).append(here)
 
     def _add_money_of_lines(self, text: str, bare: list[Quantity]) -> None:
         for q, money, line in _money_of_the_line(text, bare):

@@ -407,7 +407,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-004": "measured blind, not yet analysed: refused by attribution/no_user_quote; number/other_row; number/unvouched (option-after-retraction)",
         "en-ok-006": "measured blind, not yet analysed: refused by content/unvouched (self-judgement)",
         "en-ok-007": "measured blind, not yet analysed: refused by scope/as_settled (plan-as-plan)",
-        "en-ok-010": "measured blind, not yet analysed: refused by number/unvouched (table-header-unit)",
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried; name/unvouched (failed-call-reported)",
         "ja-ok-006": "measured blind, not yet analysed: refused by scope/as_settled (hearsay-kept)",
         "ja-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (refused-call)",
@@ -661,7 +660,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; number/other_row; number/other_row; number/other_row; number/unvouched; number/unvouched (tool-totals-per-row)",
         "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched; attribution/third_party; attribution/not_carried; scope/plan_as_done (conditional-refund-kept-conditional)",
         "zh-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (final-choice-after-suanle)",
-        "zh-ok-011": "measured blind, not yet analysed: refused by number/unvouched (error-and-fix)",
         "zh-atk-015": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL, USER) (table-row-swap)",
     },
     "gate-WC": {
