@@ -3717,6 +3717,7 @@ def header_units(text: str) -> list[Quantity]:
     head_cols: list[tuple[int, int]] = []
     header = ""
     bounds: tuple[int, int] | None = None
+    unit_col = -1
     for n, line in enumerate(lines):
         if not columns and not csv:
             csv = _is_csv(lines[n : n + 2])
@@ -3732,8 +3733,12 @@ def header_units(text: str) -> list[Quantity]:
         if len(cells) >= 2 and not any(_figure_cell(c) for c in cells if _has_digit(c)):
             heads = [_header_unit(c) for c in cells]
             named = _currency_columns(cells)
-            if any(heads) or named:
+            unit_at = next(
+                (k for k, c in enumerate(cells) if _UNIT_COLUMN.fullmatch(c.strip())), -1
+            )
+            if any(heads) or named or unit_at >= 0:
                 columns = heads
+                unit_col = unit_at
                 bases = [_column_basis(c) for c in cells]
                 head_cols = (
                     _display_starts(line, _SPACE_GAP) if not csv and "\t" not in line else []
@@ -3765,6 +3770,8 @@ def header_units(text: str) -> list[Quantity]:
                 periods = [pers[k] if k >= 0 else "" for k in under]
         if aligned and money_at:
             units, periods = _row_currency(cells, units, periods, money_at)
+        if aligned and unit_col >= 0:
+            units = _row_unit(cells, units, unit_col)
         out += _cells_with_units(cells, units, periods, bases[: len(cells)] if aligned else [])
         if aligned and bounds:
             out += _row_span(cells, units, bounds)
@@ -3818,6 +3825,35 @@ _MONEY_HEAD = re.compile(
 
 
 _RATE_HEAD = re.compile(r"(?i)rate|unit[ _]?price|单价|単価|每")
+
+
+#: A header's column of units: 单位, 単位, unit, UoM.
+_UNIT_COLUMN = re.compile(r"(?i)units?|uom|単位|单位|單位")
+
+
+def _row_unit(cells: list[str], units: list[_Unit | None], at: int) -> list[_Unit | None]:
+    """A row's own unit cell (厘米 under 单位, kg under 単位) gives the bare figures right
+    before it their unit: 胸围,腰围,…,单位 over 84,67,…,厘米 is 84厘米; a column after it
+    (単価) is not measured in it, nor a number left of a name (序号)."""
+    if at >= len(cells):
+        return units
+    unit = _unit_of(cells[at].strip())
+    if unit is None or unit.scale != 1:
+        return units
+    out = list(units)
+    k = at - 1
+    while k >= 0 and _bare_figure_cell(cells[k]):
+        if out[k] is None:
+            out[k] = unit
+        k -= 1
+    return out
+
+
+def _bare_figure_cell(cell: str) -> bool:
+    got = scan(cell.strip())
+    return (
+        len(got) == 1 and got[0].kind == NUMBER and not got[0].unit and got[0].text == cell.strip()
+    )
 
 
 def _currency_columns(cells: list[str]) -> tuple[int, frozenset[int], frozenset[int]] | None:
