@@ -2801,6 +2801,9 @@ def _number_covers(c: Quantity, e: Quantity) -> bool:
                 or (not e.per and c.uclass == SOFT and c.per not in _PERIODS)
             )
         )
+    if e.kind == DATE and not c.unit and c.value is not None and _ORDINAL_DAY.fullmatch(c.text):
+        # "stops at the 13th" for "1 Jan to 13 Mar 2026": a day of the month the evidence dates
+        return all(r[2] is not None and Decimal(r[2]) == c.value for r in e.readings)
     if e.kind == DATE and not c.unit and c.value is not None:
         return all(r[0] is not None and Decimal(r[0]) == c.value for r in e.readings)
     if e.kind == DATE and c.unit in ("日", "号", "號") and c.value is not None:
@@ -2879,6 +2882,10 @@ def _money_of_the_line(
         if words:
             for q in figures:
                 yield q, frozenset(words), text[start:end]
+
+
+#: A day of the month written as an English ordinal: 13th, 1st, 22nd.
+_ORDINAL_DAY = re.compile(r"(?i)(?:[1-9]|[12]\d|3[01])(?:st|nd|rd|th)")
 
 
 def covers(c: Quantity, e: Quantity) -> bool:
