@@ -1275,7 +1275,9 @@ def _what_the_quotes_leave(
         _prose(candidate, ("title", "body")),
         [q for q, _ in found if q.status == "cut" and q.rule == "question"],
     )
-    out += _removed_only(index, survivors)
+    out += _removed_only(index, survivors) or _superseded(
+        index, survivors, _prose(candidate, CLAIM_FIELDS)
+    )
     out += _said_of_candidate(fields, survivors, kind)
     out += _restates_cut(
         [(q, _cut_from(index, q, pos)) for q, pos in found],
@@ -1763,6 +1765,60 @@ def _removed_only(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) ->
         if q in removed and "+" not in sides.get(pos, set()):
             how = "undone by its own edit (a removed line)"
             return [Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)]
+    return []
+
+
+#: A figure of a row, blanked to compare rows by what is not a figure.
+_ROW_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _row_skeleton(line: str) -> str:
+    """A line with its figures blanked ("Country butter (#g),each,#,#%"), or "" when too
+    little of it is words to name a row."""
+    line = line.strip()
+    skeleton = _ROW_FIGURE.sub("#", line)
+    return skeleton if skeleton != line and sum(c.isalpha() for c in skeleton) >= 6 else ""
+
+
+def _changed_figure(was: str, now: str) -> str:
+    """The one figure two rows of one skeleton differ in, as the first writes it ("" when
+    none, or more than one: another row, another batch or day, of the same shape)."""
+    a, b = _ROW_FIGURE.findall(was), _ROW_FIGURE.findall(now)
+    if len(a) != len(b):
+        return ""
+    changed = [x for x, y in zip(a, b, strict=True) if x != y]
+    return changed[0] if len(changed) == 1 else ""
+
+
+def _superseded(
+    index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
+) -> list[Violation]:
+    """A row of a file a tool printed, quoted as it stood, that a later edit wrote again
+    with another figure ("Country butter (250g),each,4.20" read, then edited to 4.50), where
+    the memory writes the old figure: what the file held before, not what is set, unless a
+    quote of the edit says what replaced it."""
+    quoted = {pos for _q, pos in survivors}
+    said = {q.value for q in scan(prose) if q.value is not None}
+    for q, pos in survivors:
+        if pos < 0 or q.cls != ProvenanceClass.TOOL or "\n" in q.text.strip():
+            continue
+        skeleton = _row_skeleton(q.text)
+        if not skeleton:
+            continue
+        for j in range(pos + 1, min(len(index.segments), pos + 200)):
+            seg = index.segments[j]
+            if seg.cls != ProvenanceClass.ACT or j in quoted:
+                continue
+            if any(
+                _row_skeleton(line) == skeleton
+                and (old := _changed_figure(q.text, line))
+                and any(f.value in said for f in scan(old))
+                for line in seg.text.split("\n")
+            ):
+                how = "written again by a later edit (the row as it stood before)"
+                return [
+                    Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)
+                ]
     return []
 
 
