@@ -1769,7 +1769,7 @@ def _removed_only(index: _Index, survivors: Sequence[tuple[QuoteCheck, int]]) ->
 
 
 #: A figure of a row, blanked to compare rows by what is not a figure.
-_ROW_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+_ROW_FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 
 
 def _row_skeleton(line: str) -> str:
