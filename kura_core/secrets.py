@@ -1649,6 +1649,8 @@ _KEYWORD = re.compile(
     r"|security[\w-]{0,6}code|app[\w \t-]{0,2}certificate|(?<![a-z])sid(?![a-z])|appid|kennwort|wachtwoord|senha|contrase|salasana|schl(?:ü|ue|u)ssel"
     r"|(?<=[a-z])pw(?=[\"']?\]?[ \t]{0,8}[=:])"  # rootpw, pgpw: a password word joined on
     r"|(?<![A-Za-z0-9_.-])pw(?=[ \t]{0,8}[=:])"  # pw: … on its own
+    # a signing salt (douyin pay's SALT) and a hash's pepper: the value right after
+    r"|salt(?=[\"']?[ \t]{0,8}[=:])|pepper"
 )
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
@@ -1888,6 +1890,12 @@ def _bare_name_kind(parts: list[str]) -> tuple[str, bool] | None:
         return "access-key", True  # an S3-style access key id (rclone, s3cmd): a random one
     if parts and parts[-1] in ("license", "licence", "licensekey", "licencekey"):
         return "license-key", True  # ACF_PRO_LICENSE: a licence key, when it looks random
+    if parts and (
+        parts[-1] in ("salt", "pepper") or "pepper" in parts or parts[-2:] == ["salt", "hex"]
+    ):
+        # a payment API's SALT, a password hash's pepper (pepper_hex): the signing secret,
+        # when its value looks random (not salt_rounds: 10)
+        return "secret", True
     if parts in (["ak"], ["sk"]):
         # ~/.obsutilconfig, a cloud SDK's ini: ak=…, sk=… (access and secret keys)
         return ("access-key", True) if parts == ["ak"] else ("secret", True)
@@ -3884,6 +3892,9 @@ _DOCUMENTED = frozenset(
         "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
         "pk_test_TYooMQauvdEDq54NiTphI7jx",
         "sk_test_26PHem9AhJZvU623DfE1x4sd",
+        # jwt.io's sample token (John Doe, signed with "your-256-bit-secret")
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwi"
+        "aWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSFfT4fwpMeJf36POk6yJV_adQssw5c",
     }
 )
 

@@ -37,13 +37,15 @@ from .text import fold
 __all__ = ["KinNameFinder", "NameVouchers", "names_in_text", "unvouched_names"]
 
 _COMMON = lexicon.words("names_common")
+#: English function words: "The" of "The Orchid Lawns" names nothing by itself.
+_FUNCTION = lexicon.words("units_english_function_words", ("en",))
 
 
 def _common(word: str) -> bool:
-    """Whether a capitalised word is one of the common words, or the plural of one
-    (Thursdays, Mondays)."""
+    """Whether a capitalised word is one of the common words or an English function word,
+    or the plural of a common one (Thursdays, Mondays)."""
     low = word.lower()
-    return low in _COMMON or (low.endswith("s") and low[:-1] in _COMMON)
+    return low in _COMMON or low in _FUNCTION or (low.endswith("s") and low[:-1] in _COMMON)
 
 
 _SUFFIXES = sorted(lexicon.words("names_place_suffixes"), key=len, reverse=True)

@@ -4386,7 +4386,7 @@ class Vouchers:
         if q.kind == IDENTIFIER and q.unit == "domain":
             return self._host_in_text(q.text)  # the host of a URL the evidence gives
         if q.kind == IDENTIFIER:
-            return q.unit == "code" and self._code_in_text(q.canon)
+            return q.unit == "code" and self._code_in_text(q.canon, q.text)
         return q.kind == TIME and self._bare_hour(q)
 
     def _bare_hour(self, q: Quantity) -> bool:
@@ -4416,9 +4416,11 @@ class Vouchers:
                 at = t.find(low, at + 1)
         return False
 
-    def _code_in_text(self, code: str) -> bool:
+    def _code_in_text(self, code: str, written: str = "") -> bool:
         """Whether a code (PCS-44817, apc1500) stands in the evidence as a whole token,
-        whatever the case and separators, wherever it stands (``upsc apc1500@localhost``)."""
+        whatever the case and separators, wherever it stands (``upsc apc1500@localhost``),
+        or as written at the head of a name its separators set off (INV-2026-047 of
+        ``invoices/INV-2026-047-deshmukh-patil.md``)."""
         if self._codes is None:
             self._codes = _CODE_SEPARATORS.sub("", "\n".join(self._texts)).upper()
         if _whole_token(self._codes, code):
@@ -4427,7 +4429,9 @@ class Vouchers:
         # is q9bn2): the code as written, whole between them
         if self._raw_codes is None:
             self._raw_codes = "\n".join(self._texts).upper()
-        return _whole_token(self._raw_codes, code)
+        return _whole_token(self._raw_codes, code) or (
+            bool(written) and _whole_token(self._raw_codes, written.upper())
+        )
 
 
 def _whole_token(haystack: str, token: str) -> bool:

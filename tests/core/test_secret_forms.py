@@ -1223,3 +1223,30 @@ def test_pieces_setup_keys_byte_slices_noted_labels_and_folded_keys_go(text, val
 )
 def test_paths_words_and_tables_beside_those_forms_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('douyin_pay:\n  salt: "q8Zr2LxP7mW4nV9tK3bY6cH1"\n', "q8Zr2LxP7mW4nV9tK3bY6cH1"),
+        (
+            'pepper_hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"\n',
+            "9f86d081884c7d659a2feaa0c55ad015",
+        ),
+    ],
+)
+def test_a_signing_salt_and_a_hash_pepper_go(text, value):
+    assert value not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "salt_rounds: 10\nsalt: 12\npepper: spicy\n",
+        # jwt.io's sample token, which every tutorial prints
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwib"
+        "mFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSFfT4fwpMeJf36POk6yJV_adQssw5c",
+    ],
+)
+def test_a_bcrypt_cost_a_spice_and_the_documented_sample_token_stay(text):
+    assert BUILTIN.redact(text).text == text
