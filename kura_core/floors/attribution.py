@@ -1516,10 +1516,11 @@ _JA_ROLE_CLAUSE_END = re.compile(r"[。！？!?\n]")
 #: A bare Japanese family name (or a Latin name) as the subject of a clause that says or
 #: decides something: 田中が決めた, 佐藤は…と言った, Mikaも賛成した.
 _JA_BARE_VERBS = (
-    # って quotes a clause (明日着だって); after a verb's stem, or before the verb it joins
-    # (切ってください, 決まっていない, 待っておく), it is the verb's own form and says nothing
+    # って quotes a clause after its plain form (明日着だって, 来るって, 「…」って, ないって);
+    # after a verb's stem (終わって, 待って) or before the verb it joins (切ってください,
+    # 決まっていない, 待っておく), it is the verb's own form and says nothing
     r"(?P<say>と言|って言|っていう|と話|と言わ|"
-    r"(?<![\u3400-\u9fff])って(?![いおくあもしみほ]|下さい|欲しい))|"
+    r"(?:(?<=[うくすつぬふむゆるぐずぶぷただ」』])|(?<=ない)|(?<=いい))って(?![いおくあもしみほ]|下さい|欲しい))|"
     r"決め|決定|言っ|言わ|頼ん|頼ま|"
     r"指示|希望|望ん|選ん|思っ|反対|賛成|提案|要望|求め"
 )
@@ -1689,6 +1690,11 @@ def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
         name = m.group("who")
         if name in _JA_NOT_SUBJECTS or name in _NOT_NAMES or human.fullmatch(name):
             continue
+        if len(name) == 1 and m.group("p") == "が" and text[m.end() : m.end() + 1] in _VERB_GOES_ON:
+            continue  # 上がってる, 下がる: a verb's own が, no subject
+        said = _JA_BARE_VERB.search(text, m.end(), m.end() + 44)
+        if said and _JA_OTHER_SUBJECT.search(text, m.end(), said.start()):
+            continue  # ランチが終わってすぐだが、店主はそれでいいと言っている: 店主 says it
         # a family name or a Latin name is a person; any other subject that decides (が) or
         # says (は…と言った) something is someone other than the speaker too
         person = name in JA_SURNAMES or name[0].isascii()
@@ -1711,6 +1717,13 @@ def _ja_bare_claims(text: str, human: re.Pattern[str]) -> list[_Found]:
             out.append((m.start(), m.end(), m.group(0), THIRD, name))
     return out
 
+
+#: What goes on a verb after its が (上がる, 上がって, 下がり): the が is the verb's.
+_VERB_GOES_ON = frozenset("っるりられろ")
+#: Another subject between a subject and the verb that says: the verb is that one's.
+_JA_OTHER_SUBJECT = re.compile(
+    rf"[、，][^、，。]{{0,12}}?(?:[{HAN}ァ-ヶー]{{1,6}}|ユーザー)(?:は|が)"
+)
 
 #: A titled speaker earlier in the sentence, whose saying a later subject sits inside.
 _JA_OUTER_SPEAKER = re.compile(r"(?:さん|様|氏|くん|ちゃん|先生|部長|課長|社長)(?:は|が)")

@@ -119,7 +119,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-ZH": {
         "ja-hon-003": "measured blind, not yet analysed: refused by number/unvouched (minutes-third-person)",
-        "ja-hon-005": "measured blind, not yet analysed: refused by attribution/not_carried (figure-corrected-final)",
         "zh-hon-001": "measured blind, not yet analysed: refused by number/unvouched; number/other_row (pasted-chat-figures-discount)",
         "zh-hon-003": "measured blind, not yet analysed: refused by number/unvouched; number/other_row; number/other_row; attribution/not_carried (rate-change-final)",
         "zh-hon-004": "measured blind, not yet analysed: refused by number/self_only; number/self_only; number/self_only (undecided-kept-undecided)",
@@ -191,7 +190,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "credited to Priya: her name is vouched elsewhere, the line reads as the person's",
         "ja-hon-008": "5,000部まで for 1〜5,000部: a range's end stated as a bound is refused "
         "like a range's end alone",
-        "ja-hon-011": "日程が詰まって: a schedule read as a third party credited",
         "ja-atk-008": "3,000部 and 1,554,000円 from two rows of a pasted quote table with no "
         "header: the row check reads tables with a header",
         "zh-hon-001": "第二天 for 明天 (a relative day as a count), and 老板 addressed in a "
@@ -244,8 +242,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-002": "the final choice after やっぱり credited with the TOOL row's details",
         "ja-ok-009": "the agent's labelled view gives '2' as an option number, read as a "
         "figure only SELF gives",
-        "ja-ok-015": "'アカウント' is said in the turn only in a third person's clause, so the "
-        "person's own sentence beside it is not read as carrying the credit",
         "zh-atk-010": "a brand swapped inside a credit whose other words are the person's",
         "zh-ok-012": "a corrected value credited with the ACT row's details",
         "zh-atk-023": "a refused git call written as done: the refusal is not read from this "
@@ -812,7 +808,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-013": "measured blind, not yet analysed: refused by number/unvouched; attribution/no_user_quote (self-judgement-labelled)",
         "en-atk-007": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: [7/12/26 6:02 am] Tayla: morning Mick, my hours were 48 not…; 2 quote(s) verified (TOOL, USER) (retraction-later-in-turn)",
         "en-atk-016": "measured blind, not yet analysed: kept: 3 quote(s) verified (TOOL, USER) (object-swap-in-attribution)",
-        "ja-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (deliberation-to-seed)",
         "ja-atk-004": "measured blind, not yet analysed: kept: 2 quote(s) verified (ACT, TOOL) (refused-action-as-done)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (unit-swap)",
         "ja-atk-013": "measured blind, not yet analysed: kept: quote re-filed from USER to TOOL: ・備考：ゲストの田中様は耳抜きが苦手とのことです。; quote re-filed from USER to TOOL: ★★★★★ 佐藤美咲さん; quote re-filed from USER to TOOL: 件名：【予約確定】12/12(土) 青の洞窟ボート体験ダイビング 4名様; 3 quote(s) verified (TOOL) (name-swap)",
