@@ -111,6 +111,13 @@ def _is_code(raw: str) -> bool:
         # with a letter, digits after it, and at least four digits in all
         parts = _PARTS.split(raw)
         lettered = [i for i, part in enumerate(parts) if i and part[:1].isalpha()]
+        if len(parts) == 1:
+            # a tax or registration number that opens with digits (a GSTIN,
+            # 27AAHCP7315M1Z2): ten characters or more, letters among them and digits after
+            # a letter -- no figure and its unit is that long
+            letters = sum(ch.isalpha() for ch in raw)
+            first = next(i for i, ch in enumerate(raw) if ch.isalpha())
+            return len(raw) >= 10 and letters >= 3 and any(ch.isdigit() for ch in raw[first:])
         return (
             digits >= 4
             and bool(lettered)

@@ -22,6 +22,11 @@ measure_secrets = script("measure_secrets")
 
 #: Look-alikes kura redacts although the corpus counts them harmless, with why.
 STILL_REDACTED: dict[str, dict[str, str]] = {
+    "secrets-AX": {
+        "a84041000181c2f7": "measured blind, not yet analysed",
+        "awq7k2m9x4c8v1b3": "measured blind, not yet analysed",
+    },
+    "secrets-AW": {},
     "secrets-C": {},
     "secrets-D": {
         "482913": "a one-time code kura redacts whether or not it was used: the corpus "
@@ -132,6 +137,16 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 #: Secrets that still reach a door, by the corpus's note on them (a known limit, listed so
 #: the test fails when one is fixed or another starts to leak).
 STILL_LEAKED: dict[str, dict[str, str]] = {
+    "secrets-AX": {
+        "snowflake-password read out in NATO words, case told in words (phone call)": "measured blind, not yet analysed",
+        "gateway admin password dictated by phone (katakana letter names, kana digits, case in words)": "measured blind, not yet analysed",
+        "CDN auth key dictated in a voice-to-text transcript (汉字 digits, 大写/小写 words, 杭州话)": "measured blind, not yet analysed",
+        "origin signing key hidden as \\x-escaped bytes in a Go []byte literal": "measured blind, not yet analysed",
+        "live-stream push code with expire/sign under its OCR'd label (推流码)": "measured blind, not yet analysed",
+    },
+    "secrets-AW": {
+        "SMPP bind password inside a bind_transceiver PDU in `tcpdump -X` hex (ASCII column shows it too)": "measured blind, not yet analysed",
+    },
     "secrets-AI": {
         "teams workflow (Power Automate) webhook URL with sig=, new": "the URL's sig= is taken "
         "out; its host and workflow id, which the corpus counts as part of the secret, stay",
@@ -191,6 +206,15 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
+    "secrets-AX": {
+        "Secrets for the claims and referrals pipelines live in Key Vault kv-corrib-data-ne": "measured blind, not yet analysed",
+        "CDN 从七牛迁到阿里云": "measured blind, not yet analysed",
+        "倉庫ゲートウェイの MQTT ブリッジはパスワード認証でさくら側のブローカーにつながっている": "measured blind, not yet analysed",
+    },
+    "secrets-AW": {
+        "Break-glass console password was set by hand, not through the agent": "measured blind, not yet analysed",
+        "HTTP v1 移行後のテスト通知の結果": "measured blind, not yet analysed",
+    },
     "secrets-AJ": {
         "小程序 AppSecret 已在公众平台重置，旧的已失效": "measured blind, not yet analysed",
         "后台 admin 密码由王磊管理，不要转发": "measured blind, not yet analysed",
@@ -412,7 +436,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AV"})
+NEWEST = frozenset({"secrets-AX"})
 
 
 @pytest.mark.parametrize(
