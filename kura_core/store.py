@@ -1949,11 +1949,12 @@ class Store:
                     d == self.root or n.startswith(".intent.json") or not fsutil.temp_owner_alive(n)
                 ):
                     discard(d / n)
-        if settle:
-            self._settle_parked_locked()
-            history.catch_up(self)
         if not self.intent_path.exists():
             self.pending_reason = ""
+        if settle:
+            self._settle_parked_locked()
+            # an undo's apply that git is still too busy to finish waits, and says so
+            history.catch_up(self)
 
     def _settle_parked_locked(self) -> None:
         try:
