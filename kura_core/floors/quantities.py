@@ -3849,18 +3849,11 @@ def _row_unit(cells: list[str], units: list[_Unit | None], at: int) -> list[_Uni
         return units
     out = list(units)
     k = at - 1
-    while k >= 0 and _bare_figure_cell(cells[k]):
+    while k >= 0 and _figure_cell(cells[k]):
         if out[k] is None:
             out[k] = unit
         k -= 1
     return out
-
-
-def _bare_figure_cell(cell: str) -> bool:
-    got = scan(cell.strip())
-    return (
-        len(got) == 1 and got[0].kind == NUMBER and not got[0].unit and got[0].text == cell.strip()
-    )
 
 
 def _currency_columns(cells: list[str]) -> tuple[int, frozenset[int], frozenset[int]] | None:
