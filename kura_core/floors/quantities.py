@@ -618,10 +618,15 @@ _CURRENCY_PREFIX = re.compile(
     + "|".join(sorted(ISO_CURRENCIES | LOCAL_CURRENCIES.keys()))
     + r")\s?"
     r"|(?<![A-Za-z])(?:KShs?|Kshs?|TShs?|Tsh|USh|Ush|Rp|RM|S/)\.?\s?"
-    r"|(?<![A-Za-z])Rs\.?\s?)\s?$"
+    r"|(?<![A-Za-z])Rs\.?\s?|(?<![A-Za-z0-9_])R)\s?$"
+)
+#: A rand amount right after its R (R1,250, R95.50): the R is its currency, not a code's
+#: letter -- with grouped thousands or cents only, as R44 is as likely a road.
+_RAND_FIGURE = (
+    r"(?<=R)(?<![A-Za-z0-9_.]R)(?=\d{1,3}(?:,\d{3})+(?:\.\d\d)?(?![\d.])|\d+\.\d\d(?![\d.]))"
 )
 _DIGITS = re.compile(
-    rf"(?<![A-Za-z0-9_.])(?:(?<![A-Za-z]-)|(?<=[A-Za-z]-)(?=\d+(?:\.\d+)?-[A-Za-z]))"
+    rf"(?:(?<![A-Za-z0-9_.])|{_RAND_FIGURE})(?:(?<![A-Za-z]-)|(?<=[A-Za-z]-)(?=\d+(?:\.\d+)?-[A-Za-z]))"
     rf"(?P<sign>[+\-±](?=[\d.]))?(?P<num>{_NUM})"
 )
 #: a compound duration: 1h30m, 2m30s, 1d12h
@@ -731,6 +736,54 @@ def _paren_negative(m: re.Match[str]) -> str:
     return f"-{m.group(1)} "
 
 
+#: An amount written the continental way, its groups set off by dots or spaces and its
+#: cents by a comma (1.250,00, 1 250,00): no English figure has that shape.
+_CONTINENTAL = re.compile(
+    r"(?<![\d.,])\d{1,3}(?:([ .\u00a0\u202f])\d{3})(?:\1\d{3})*+,\d{1,2}(?![\d,]|\.\d)"
+)
+#: A currency a continental amount is written beside: before it (€18,50, R45,90, R 1 250)
+#: or after it (18,50 €, 1 250 kr).
+_CONTINENTAL_BEFORE = re.compile(
+    r"(?:[€£$₦₴₽]|R\$|(?<![A-Za-z0-9_])R|\b(?:EUR|ZAR|CHF|PLN|CZK|SEK|NOK|DKK))[ \t]?$"
+)
+_CONTINENTAL_AFTER = re.compile(
+    r"[ \t\u00a0]?(?:€|₴|₽|\b(?:EUR|ZAR|zł|Kč|kr|lei|Ft)\b|\brand\b)", re.IGNORECASE
+)
+#: A figure beside such a currency: cents after a comma (18,50), or groups set off by a
+#: space (1 250, 12 500,00).
+_COMMA_CENTS = re.compile(
+    r"(?<![\d.,])\d{1,3}(?:([ .\u00a0\u202f])\d{3})(?:\1\d{3})*+(?:,\d{2})?(?![\d,]|\.\d)"
+    r"|(?<![\d.,])\d+,\d{2}(?![\d,]|\.\d)"
+    r"|(?<![\d.,])\d+,\d{1,2}(?=[ \t\u00a0]?%)"
+)
+
+
+def _continental(text: str) -> str:
+    """*text* with amounts written the continental way (1.250,00; 1 250,00; €18,50;
+    R1 250) in the English way (1,250.00; 1,250.00; €18.50; R1,250), one character for one,
+    so every offset stays. A comma with two digits after it is cents only where the shape
+    or a currency beside it says so: "18,50" alone may be two figures."""
+    if "," not in text and " " not in text and "\u00a0" not in text:
+        return text
+    parts: list[str] = []
+    last = 0
+    for m in _COMMA_CENTS.finditer(text):
+        a, b = m.span()
+        whole = _CONTINENTAL.fullmatch(m.group(0)) is not None or text[b : b + 2].strip() == "%"
+        if not whole and "." in m.group(0):
+            continue  # €1.250 may be a price in thousandths; only cents make the dots groups
+        if not whole and not (
+            _CONTINENTAL_BEFORE.search(text, max(0, a - 5), a) or _CONTINENTAL_AFTER.match(text, b)
+        ):
+            continue
+        num = m.group(0)
+        head, comma, cents = num.rpartition(",") if "," in num else (num, "", "")
+        head = re.sub(r"[ .\u00a0\u202f]", ",", head)
+        parts += [text[last:a], head + ("." if comma else "") + cents]
+        last = b
+    return "".join(parts) + text[last:] if parts else text
+
+
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
 
 
@@ -826,6 +879,9 @@ _MONEY_BEFORE = re.compile(
 )
 #: An amount with two decimals, the way a decimal currency writes its cents (1.40, 6.00).
 _CENTS = re.compile(r"\d\.\d\d$")
+
+
+_RAND_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d\d)?(?![\d.])|\d+\.\d\d(?![\d.])")
 
 
 def _money_position(text: str, q: Quantity, currency: str) -> bool:
@@ -1458,12 +1514,11 @@ class _Scan:
             if suffix:
                 b = suffix.end()
                 s = suffix.group(0)
+                times = self._magnitude(s, currency, b)
                 if s in _ORDINAL:
                     pass
-                elif s in ("k", "bn", "mn", "tn") or (
-                    s in ("K", "M", "B", "T") and (currency or self._count_follows(b))
-                ):
-                    v *= MAGNITUDES[s]
+                elif times is not None:
+                    v *= times
                     shown += s
                 else:
                     unit = _suffix_unit(s, self.yen)
@@ -1487,6 +1542,18 @@ class _Scan:
                 v = -v
             self._take_number(a, b, shown, v, unit)
 
+    def _magnitude(self, s: str, currency: str, b: int) -> Decimal | None:
+        """What the letters *s* right after a figure multiply it by (12k, 1.5M, 2bn), or
+        None when they are its unit: M after a bare figure is a metre's unless a count
+        follows, and m after a currency is a million (₦1.2m, $3m: money is never measured)."""
+        if s in ("k", "bn", "mn", "tn"):
+            return MAGNITUDES[s]
+        if s in ("K", "M", "B", "T") and (currency or self._count_follows(b)):
+            return MAGNITUDES[s]
+        if s == "m" and currency:
+            return MAGNITUDES["M"]
+        return None
+
     def _figure(self, m: re.Match[str]) -> Decimal | None:
         """The value of the figure ``m`` of ``_DIGITS`` read; one too long to be a number is
         taken as a literal instead."""
@@ -1501,7 +1568,12 @@ class _Scan:
         cur = _CURRENCY_PREFIX.search(self.text, max(0, a - 5), a)
         if not cur or not self.free(cur.start(), a):
             return "", a
-        currency = hard_unit(cur.group(1).strip().rstrip(".")) or ""  # "Rs." as Rs
+        sign = cur.group(1).strip().rstrip(".")  # "Rs." as Rs
+        if sign == "R":  # the rand, before a figure grouped or with cents (R 1,250.00)
+            shaped = _RAND_AMOUNT.match(self.text, a)
+            currency = "ZAR" if shaped else ""
+        else:
+            currency = hard_unit(sign) or ""
         if currency == "¥":
             currency = self.yen
         return currency, (cur.start() if currency else a)
@@ -1805,7 +1877,7 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
 def scanned_text(raw: str) -> str:
     """The form of *raw* that :func:`scan` reads, whose offsets its quantities give."""
     text = _accountant_negatives(
-        _blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw)))
+        _continental(_blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw))))
     )
     return _CJK_DECIMAL.sub(_decimal_digits, text) if "点" in text else text
 
