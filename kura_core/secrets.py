@@ -1387,13 +1387,20 @@ _VALUED: tuple[_Valued, ...] = (
         "secret",  # a secret sent in halves, each message naming its half and nothing
         # else: 前半段：10BxeYed3mZC9Y9mkTCl / 后半段：nB8_35MiHf7v046HUerv
         re.compile(
-            r"(?:前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半部分|后半部分|"
+            r"(?:前半段|后半段|後半段|上半段|下半段|前一半|后一半|後一半|前半部分|后半部分|前半|後半|后半|"
             r"(?i:first|second|last)[ \t]half|(?i:part)[ \t]?(?:1|2|one|two))"
             r"(?:[ \t]{0,2}(?:は|是|为|為|[:：])[ \t]{0,4}|[ \t]{1,3})[\"'“`「]?([A-Za-z0-9_+/=-]{10,128})"
             r"(?![A-Za-z0-9_+/=-])"
         ),
         # each half is short: letters of both cases and digits are enough
-        lambda v: looks_random(v) or (_has_digit_and_letter(v) and _upper_and_lower(v)),
+        lambda v: (
+            looks_random(v)
+            or (
+                _upper_and_lower(v)
+                and sum(c.isdigit() for c in v) >= 2
+                and sum(c.isupper() for c in v) >= 2
+            )
+        ),
         ("半", "half", "part"),
     ),
     _Valued(
@@ -2316,6 +2323,15 @@ def _token_given(text: str, t: re.Match[str], named: bool, digest: bool) -> bool
     return (mixed or hex_key or one_case) and looks_random(v)
 
 
+#: A line that sets a value under a key: ``LINE_DRIVER_GROUP: …``, ``"region": …``, ``x = …``.
+_KEYED_LINE = re.compile(
+    r"[ \t]*+(?:-[ \t]+)?[\"']?"
+    # a key that names nothing (value:, under "- name: VOLC_SECRETKEY") takes the name above
+    r"(?!(?i:value|val|data|content|text|default|string|body|payload|secret)[\"']?[ \t]*[:=])"
+    r"[A-Za-z_][\w.-]{0,63}[\"']?[ \t]*[:=](?![:=/])"
+)
+
+
 def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
     """A value a sentence gives as a secret, the secret named in it or in the sentence
     before: a random token of twenty characters or more, upper and lower case and digits
@@ -2342,6 +2358,10 @@ def _named_in_sentence(text: str) -> Iterator[tuple[int, int, str]]:
     public = _public_blocks(text)
     for start, end in spans:
         named = _SECRET_SENTENCE_WORD.search(text, start, end) is not None
+        if not named and _KEYED_LINE.match(text, start, end):
+            # a configuration's line under its own key (LINE_DRIVER_GROUP: U14c…, below
+            # LINE_CHANNEL_ACCESS_TOKEN): the key says what the value is, not the line above
+            named_before = pw_chain = False
         said_public = _SAID_PUBLIC.search(text, start, end) or _PUBLIC_KEY_NAME.search(
             text, start, end
         )
@@ -2501,8 +2521,14 @@ _RADIO_LETTERS = {
         "zulu",
     )
 }
-#: Every word that names a letter: Japanese's (エフ) and the radio alphabet's (foxtrot).
-_LETTER_NAMES = {**_KANA_LETTERS, **_RADIO_LETTERS}
+#: The same names written in hiragana (わい, だぶりゅー), as a dictation typed fast has them.
+_HIRAGANA_LETTERS = {
+    "".join(chr(ord(c) - 0x60) if "\u30a1" <= c <= "\u30f6" else c for c in k): v
+    for k, v in _KANA_LETTERS.items()
+}
+#: Every word that names a letter: Japanese's (エフ, える) and the radio alphabet's (foxtrot).
+_LETTER_NAMES = {**_KANA_LETTERS, **_HIRAGANA_LETTERS, **_RADIO_LETTERS}
+_HIRAGANA_NAME = "|".join(sorted(_HIRAGANA_LETTERS, key=len, reverse=True))
 
 
 #: The spoken words, longest first (a space inside one is any run of blanks).
@@ -2524,7 +2550,8 @@ _AS_IN = r"(?:[ \t]+(?:as[ \t]+in|for)[ \t]+[A-Za-z]+)?"
 _SPOKEN_CHAR = (
     rf"(?:(?:{_CASE_EN})[ \t]+(?:{_RADIO_NAME}|[A-Za-z](?![A-Za-z])){_AS_IN}"
     rf"|(?:(?:double|triple)[ \t]+)?(?:{_DIGIT_WORD})?(?:{_NAMED_CHAR})"
-    rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z](?:-[A-Za-z]){{1,24}}(?![A-Za-z])|[A-Za-z]+|[\u30a1-\u30fc]{{1,5}})"
+    rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z](?:-[A-Za-z]){{1,24}}(?![A-Za-z])|[A-Za-z]+|[\u30a1-\u30fc]{{1,5}}"
+    rf"|(?:{_HIRAGANA_NAME})(?![\u3041-\u3096]))"
     rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺]+)"
     # a word said in katakana (ブルー, タイガー): a password's word, read as it is spelled
     r"|[\u30a1-\u30fc]{2,8}(?![\u30a1-\u30fc])"
@@ -2537,12 +2564,12 @@ _SPOKEN_CHAR = (
 #: in the table is read too, and spells nothing).
 _SPOKEN_ONE = re.compile(
     rf"(?i)(?=[^\s,，、])(?:({_CASE_EN}|{_CASE_CJK})[ \t]*+)?(?:{_DIGIT_WORD})?"
-    rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九幺]+|[\u30a1-\u30fc]{{1,10}}"
+    rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九幺]+|[\u30a1-\u30fc]{{1,10}}|{_HIRAGANA_NAME}"
     rf"|[\u4e00-\u9fff]{{1,4}}|[A-Za-z]){_AS_IN}"
 )
 #: What a dictation says between its characters besides a pause: 然后, 最後に, 一个 (杠).
 _SPOKEN_FILLER = (
-    r"然后|然後|最后|最後に?|さいごに|接着|接著|次に|つぎに|それから|そのあと|一个|一個"
+    r"然后|然後|最后|最後に?|さいごに|接着|接著|次に|つぎに|それから|そのあと|あと|一个|一個"
     # "then the number six", "and a capital H": English's joins, never a letter alone
     rf"|then|(?:the[ \t]+)?number|and(?:[ \t]+an?(?=[ \t]+(?:{_CASE_EN})))?"
 )
@@ -2561,10 +2588,18 @@ _SENTENCE_WORDS_EN = (
 #: typed as heard ("… 横杠 lan shan 二零二五"), up to the sentence's end.
 _SPELLED_TAIL = re.compile(
     r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:(?!" + _SENTENCE_WORDS_EN + r")[a-z]{1,6}"
+    # a whole word after a dictation's pause ("…, hash, echidna"): a passphrase's word
+    r"|(?<=[,，、])[ \t]{0,2}(?!" + _SENTENCE_WORDS_EN + r")[a-z]{7,12}(?=[ \t]*(?:[.,;!?，。]|$))"
     r"|[零〇一二三四五六七八九幺0-9]{1,8}"
     # the words a dictation goes on with: 然后 xi hu 拼音全小写，最后 二零二四
     r"|然后|然後|最后|最後|接着|接著|再|拼音(?:全)?(?:小写|大写|小寫|大寫)?|全小写|全大写|全小寫|全大寫)"
     r"(?![\w]))*+"
+)
+#: The word a dictation opens with after "it's", "is" or a colon, a pause after it.
+_SPELLED_LEAD = re.compile(
+    r"(?:(?i:\bit'?s|\bit[ \t]is|\bis|\bwas)|[:：])[ \t]{1,3}(?!"
+    + _SENTENCE_WORDS_EN
+    + r")([a-z]{2,12})[ \t]*[,，、][ \t]*$"
 )
 _KANA_LETTER = re.compile(
     "(?i)" + "|".join(re.escape(k) for k in sorted(_LETTER_NAMES, key=len, reverse=True))
@@ -2601,8 +2636,12 @@ def _spelled(text: str) -> Iterator[tuple[int, int]]:
             continue
         tail = _SPELLED_TAIL.match(text, m.end())
         end = tail.end() if tail else m.end()
-        if len(_SPOKEN_ONE.findall(run)) + len(text[m.end() : end].split()) >= 6:
-            yield m.start(), end
+        # a word the dictation opens with, a pause after it ("it's fallow, capital D, …")
+        lead = _SPELLED_LEAD.search(text, max(0, m.start() - 40), m.start())
+        start = lead.start(1) if lead else m.start()
+        said = len(_SPOKEN_ONE.findall(run)) + len(text[m.end() : end].split()) + bool(lead)
+        if said >= 6:
+            yield start, end
 
 
 _SPOKEN_FILLERS = re.compile(_SPOKEN_FILLER)
@@ -3287,8 +3326,8 @@ def _labels_above(text: str) -> Iterator[tuple[int, int]]:
         return
     for m in _LABEL_ABOVE.finditer(text):
         v = m.group(1)
-        label = text[text.rfind("\n", 0, m.start(1) - 1) + 1 : m.start(1)]
-        if _PUBLIC_LABEL.search(label) or _SAID_PUBLIC.search(label):
+        label = text[m.start() : text.find("\n", m.start())]  # the label's own line
+        if _PUBLIC_LABEL.search(label) or _SAID_PUBLIC.search(label) or _DIGEST_WORD.search(label):
             continue
         if "://" in v or "/" in v.strip("/") and not _generated(v) or _placeholder(v):
             continue
@@ -3300,6 +3339,43 @@ def _labels_above(text: str) -> Iterator[tuple[int, int]]:
         if (
             _has_digit_and_letter(v) and len(v) >= 16 and not _HOST_NAME.fullmatch(v)
         ) or _generated(v):
+            yield m.start(1), m.end(1)
+
+
+#: A value alone on its line (indented or not), a blank line at most before it: what a mail
+#: or a console sets apart under the sentence that introduces it.
+_LONE_VALUE = re.compile(r"(?m)^[ \t]{0,8}([!-~]{16,128}+)[ \t]*\r?$")
+#: What points at the value set apart after it: "the token below", 以下のキー, 如下.
+_POINTER = re.compile(
+    r"(?i:\bbelow\b|\bfollowing\b|\bbeneath\b|\bhere(?:'s|[ \t]is|[ \t]it[ \t]is)\b|:[ \t]*$)"
+    r"|下記|以下|次の|下面|如下|下列|[：:][ \t]*$"
+)
+
+
+def _introduced_below(text: str) -> Iterator[tuple[int, int]]:
+    """A value set apart on its own line under a sentence that names a secret and points at
+    it ("Use the access token below for the SDK; treat it like a password." then the token
+    alone, a blank line between): the sentence is its label, however long. A sentence that
+    says digest, id, commit or public names another thing."""
+    if "\n" not in text:
+        return
+    for m in _LONE_VALUE.finditer(text):
+        v = m.group(1)
+        head = text[: m.start()].rstrip(" \t\r\n")
+        line = head[head.rfind("\n") + 1 :]
+        if not line or text.count("\n", len(head), m.start()) > 2:
+            continue
+        if not (_SECRET_SENTENCE_WORD.search(line) and _POINTER.search(line)):
+            continue
+        if _DIGEST_WORD.search(line) or _PUBLIC_LABEL.search(line) or _SAID_PUBLIC.search(line):
+            continue
+        if "://" in v or "/" in v.strip("/") and not _generated(v) or _placeholder(v):
+            continue
+        if _SETTING_MARK.search(v.rstrip("=")) or _VERSION.fullmatch(v):
+            continue
+        if (_has_digit_and_letter(v) and len(v) >= 20 and not _HOST_NAME.fullmatch(v)) or (
+            _generated(v)
+        ):
             yield m.start(1), m.end(1)
 
 
@@ -5035,6 +5111,7 @@ class SecretRules:
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _label_lines(text)]
         ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _spaced_passwords(text)]
         ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _labels_above(text)]
+        ranked += [(_ASSIGNED + 3, s, e, "secret") for s, e in _introduced_below(text)]
         if said & _SENTENCE_KEYS:  # pw `…` too: "pw" is one of the keys
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _quoted_after_name(text)]
             ranked += [(_ASSIGNED + 3, s, e, "password") for s, e in _named_then_given(text)]

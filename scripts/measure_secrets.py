@@ -122,6 +122,9 @@ def load_corpus(root: Path) -> tuple[list[Path], list[Item], list[dict[str, Any]
                 )
             )
     everything = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in journals)
+    # and what they say as kura reads them: a compressed or database journal (zstd, SQLite)
+    # holds its words in no form its bytes show
+    everything += "\n" + "\n".join(s.text for p in journals for s in _raw_segments(p))
     for it in items:
         it.corpus = everything.replace(it.value, "")
         path = root / it.file

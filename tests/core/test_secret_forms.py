@@ -1250,3 +1250,51 @@ def test_a_signing_salt_and_a_hash_pepper_go(text, value):
 )
 def test_a_bcrypt_cost_a_spice_and_the_documented_sample_token_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a passphrase dictated with whole words between its spoken characters
+        (
+            "the portal password: she read it over the phone, it's wattle, capital Q, four one six, hash, "
+            "bandicoot. Shared login.",
+            ["wattle", "bandicoot", "capital Q"],
+        ),
+        # hiragana letter names: わい・ゆー, あと between the parts
+        (
+            "ルーターのパスワード、小文字で えむ・おー・えぬ・けー、ハイフン、にー、ご、"
+            "いち、大文字のジー。",
+            ["えむ・おー", "大文字のジー"],
+        ),
+        # a token set apart under the mail's sentence that introduces it
+        (
+            "Your workspace is ready. Use the API token below with the SDK; keep it private.\n"
+            "\n    3f9c2e7a1b8d4f6e0a5c9b2d7e1f4a8c6b3d9e2f\n\nThanks,",
+            ["3f9c2e7a1b8d4f6e0a5c9b2d"],
+        ),
+        # the second half of a key named in an earlier message
+        ("後半は Qm7RtZ2vXk9LpW4sNa8Y 。これで全部。", ["Qm7RtZ2vXk9LpW4sNa8Y"]),
+    ],
+)
+def test_dictated_words_hiragana_names_an_introduced_token_and_a_second_half_go(text, gone):
+    shown = BUILTIN.redact(text).text
+    for piece in gone:
+        assert piece not in shown, shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a configuration's line under its own key, below a token's line
+        "LINE_CHANNEL_ACCESS_TOKEN: abc\nLINE_DRIVER_GROUP: U14c434df91ca462a074c84dbc1fd7214",
+        # the commit a sentence about a token points at
+        "See the commit below that fixed the token refresh:\n\n    8cc9af0d162180efb518b48d7bf64f2b17091484",
+        # a word with a digit after 後半は
+        "試合の後半は Kubernetes2 の話",
+        # a test name set apart under a sentence about a token
+        "The token refresh bug is described below.\n\n   test_refresh_token_expired_2",
+    ],
+)
+def test_a_keyed_line_a_commit_a_word_and_a_test_name_stay(text):
+    assert BUILTIN.redact(text).text == text
