@@ -1275,8 +1275,10 @@ def _what_the_quotes_leave(
         _prose(candidate, ("title", "body")),
         [q for q, _ in found if q.status == "cut" and q.rule == "question"],
     )
-    out += _removed_only(index, survivors) or _superseded(
-        index, survivors, _prose(candidate, CLAIM_FIELDS)
+    out += (
+        _removed_only(index, survivors)
+        or _superseded(index, survivors, _prose(candidate, CLAIM_FIELDS))
+        or _removed_later(index, survivors, _prose(candidate, CLAIM_FIELDS))
     )
     out += _said_of_candidate(fields, survivors, kind)
     out += _restates_cut(
@@ -1334,8 +1336,8 @@ def _restates_cut(
         if (q.rule == "negation" or _PROHIBITION.search(_left_out(q.why)))
         and (v := _negation_dropped(q, claim))
     ]
-    if negated:
-        return negated[:1]
+    if early := negated[:1] or _hearsay_settled(cut, claim):
+        return early
     for q, seg in cut:
         if q.rule == "retracted":
             taken = _taken_back(q.text, seg, claim, held) or _restated_whole(q.text, claim)
@@ -1537,6 +1539,31 @@ _TOLD_TO = re.compile(
 
 #: Cuts for what the quote's clause says around it, which the candidate may keep itself.
 _SCOPE_CUTS = frozenset({"scope", "hedge", "condition", "tentative", "exception", "example"})
+
+
+def _hearsay_settled(cut: Sequence[tuple[QuoteCheck, str]], claim: str) -> list[Violation]:
+    """A quote cut from who said it (听孙师傅说 left out of 明年面粉要涨到130一袋) told as a
+    fact, with neither the teller nor a word of hearsay: what someone said, settled."""
+    if _HEARSAY_KEPT.search(claim):
+        return []
+    for q, _seg in cut:
+        if q.rule != "report":
+            continue
+        source = _left_out(q.why)
+        if _SPEAKERS_HERE.search(source):
+            continue  # 你刚才…: the person answering the agent, no one else's word
+        if not content_tokens(source) & content_tokens(claim):
+            return [Violation(FloorKind.SCOPE, "body", _short(q.text, 40), FloorRule.AS_SETTLED)]
+    return []
+
+
+#: The two who speak in a session, as a report names them: 你刚才, 我, "you said".
+_SPEAKERS_HERE = re.compile(r"[你您我]|あなた|私|僕|俺|(?i:\b(?:you|i|we)\b)")
+#: A word that keeps what someone said as said: 听说, 据说, らしい, と聞いた, "reportedly".
+_HEARSAY_KEPT = re.compile(
+    r"听说|聽說|据说|據說|据|據|说|說|称|稱|表示|指出|提到|传|傳|らしい|そうだ|そうです|と聞|によると|によれば|の話では|伝聞"
+    r"|(?i:\b(?:reportedly|apparently|according to|said|says|say|heard|hears|told|tells|claims?|rumou?r)\b)"
+)
 
 
 #: An error denied ("without errors", 没有报错, エラーなし): says it went well, not that it was
@@ -1822,6 +1849,56 @@ def _superseded(
     return []
 
 
+#: What says a line is gone: "removed", "taken off", "no longer", 削除, 删咗, 去掉.
+_TOLD_REMOVED = re.compile(
+    r"(?i:\b(?:remov|delet|dropp|taken off|took off|struck|strike|cut from|no longer|not any ?more"
+    r"|off the (?:list|menu|sheet)|gone from|was (?:on|in) the)\w*)"
+    r"|削除|消し|消した|外し|外した|取り除|なくなった|無くなった|載っていない|载"
+    r"|删|刪|去掉|移除|拿掉|撤下|下架|取消|已经冇|已經冇"
+)
+
+
+#: A line of data: cells parted by commas, bars or tabs.
+_DATA_ROW = re.compile(r"[,|│｜\t].*[,|│｜\t]|,")
+
+
+def _removed_later(
+    index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
+) -> list[Violation]:
+    """A line a tool printed (a file read), quoted as it stood, that a later edit took out
+    (``-アイスコーヒー,500,終日,`` in the edit's report, ``{"diff": "-R06,…"}``) and wrote
+    nowhere again: what the file held before. A memory that tells it as removed is right."""
+    if _TOLD_REMOVED.search(prose):
+        return []
+    skeletons = {_row_skeleton(q.text) for q, _pos in survivors}
+    for q, pos in survivors:
+        line = q.text.strip()
+        if pos < 0 or q.cls not in (ProvenanceClass.TOOL, ProvenanceClass.ACT) or "\n" in line:
+            continue
+        skeleton = _row_skeleton(line)
+        if len(line) < 8 or not skeleton or not _DATA_ROW.search(line):
+            continue  # a row of data (a CSV line, a table's row), not a sentence of prose
+        if sum(1 for other in skeletons if other == skeleton) > 1 or any(
+            _row_skeleton(o.text) == skeleton and o.text.strip() != line for o, _p in survivors
+        ):
+            continue  # what replaced it is quoted too: "480円から500円になった"
+        took = re.compile(r'(?:^|\n|\\n|")-[ \t]?' + re.escape(line) + r'[ \t]*(?=$|\n|\\n|")')
+        put = re.compile(r'(?:^|\n|\\n|")\+[ \t]?' + re.escape(line) + r'[ \t]*(?=$|\n|\\n|")')
+        for j in range(pos, min(len(index.segments), pos + 200)):
+            seg = index.segments[j]
+            if seg.cls not in (ProvenanceClass.ACT, ProvenanceClass.TOOL):
+                continue
+            if took.search(seg.text) and not put.search(seg.text):
+                if any(
+                    o.text.strip() != line and "+" + o.text.strip() in seg.text
+                    for o, _p in survivors
+                ):
+                    continue  # the line that replaced it is quoted too
+                how = "taken out by a later edit (the line as it stood before)"
+                return [Violation(FloorKind.ACT, "body", _short(line, 50), FloorRule.NOT_DONE, how)]
+    return []
+
+
 def _written_done(prose: str) -> bool:
     """Whether *prose* writes something done beyond doubt (has been, already, 済み, 已经),
     not denied right before ("has not been" is no such word; 还没/まだ deny it)."""
@@ -1850,6 +1927,56 @@ def _short_lines(quotes: Sequence[str]) -> list[str]:
 def _heading_word(said: str, m: re.Match[str], heads: Sequence[str]) -> bool:
     """Whether *m* ends one of the quotes' short lines of its own (強制驗樓計劃)."""
     return any(h.endswith(m.group(0)) and said.startswith(h, m.end() - len(h)) for h in heads)
+
+
+def _deeds_told_done(stated: str, quotes: Sequence[str]) -> bool:
+    """Whether each sentence of *stated* that keeps no plan says what a quote without a
+    word of planning carries best: "消火器の点検はもう業者に頼んである" is 消火器はもう業者に
+    頼んだで, a deed done, not 見積もり頼むわ beside it, a plan. Several quotes, one plan
+    among them, and every deed told matched to another."""
+    if len(quotes) < 2:
+        return False
+    plan = lexicon.pattern("plan_mark")
+    done = lexicon.pattern("done_mark")
+    quoted = [
+        (content_tokens(q), bool(plan.search(fold(q).lower()) or _I_WILL.search(q))) for q in quotes
+    ]
+    told_done = [bool(done.search(fold(q).lower()) or _ALREADY_DONE.search(q)) for q in quotes]
+    if all(planned for _, planned in quoted) or not any(planned for _, planned in quoted):
+        return False
+    sentences = [
+        clause
+        for m in _SENTENCES.finditer(stated)
+        for clause in _CLAUSE_PARTS.split(m.group(0))
+        if clause.strip()
+    ]
+    kept = [content_tokens(x) for x in sentences if _kept_a_plan(x)]
+    if not all(any(toks & k for k in kept) for toks, planned in quoted if planned):
+        return False  # a plan the memory keeps nowhere as a plan
+    for sentence in sentences:
+        if _kept_a_plan(sentence):
+            continue
+        words = content_tokens(sentence)
+        most = max(len(tq[0] & words) for tq in quoted)
+        best = [i for i, (toks, _p) in enumerate(quoted) if len(toks & words) == most]
+        if not most:
+            continue  # a heading of the memory's own (消防の指摘への対応): no quote's deed
+        if any(quoted[i][1] for i in best):
+            return False  # a plan says it as well as any quote
+        deed = done.search(fold(sentence).lower()) or _ALREADY_DONE.search(sentence)
+        if (deed or _written_done(sentence)) and not all(told_done[i] for i in best):
+            return False  # told done where the quote saying it tells nothing done
+    return True
+
+
+#: Where a sentence parts into clauses a title strings together (消火器は依頼済み、段ボールは
+#: これから).
+_CLAUSE_PARTS = re.compile(r"[、，；;：:]|,\s")
+#: A deed told done in the person's words: もう業者に頼んだ, 既に送った, "already booked".
+_ALREADY_DONE = re.compile(
+    r"(?:もう|既に|すでに)[^。！？!?\n]{0,24}?[ただ](?:で|よ|わ|ね|けど|から|って)?(?:[。！？!?\n]|$)"
+    r"|(?i:\balready\b)"
+)
 
 
 def _kept_a_plan(prose: str) -> bool:
@@ -2019,6 +2146,8 @@ def _said_of_quotes(
         plan = None  # "I'll put it in for half two" and the call that wrote 14:30: done
     if plan and _habitual(stated, said, plan):
         plan = None  # "just make the PDFs, I'll send them myself": "she sends them herself"
+    if plan and _deeds_told_done(stated, quotes):
+        plan = None  # 消火器はもう業者に頼んだ beside 見積もり頼むわ: the deed is the one done
     if plan and (
         (not _kept_a_plan(stated) and (not _kept_a_plan(prose) or done.search(stated)))
         # "has been set …, as the user asked": a deed written done beyond doubt, where the
@@ -2249,6 +2378,10 @@ def open_mark(sentence: str) -> re.Match[str] | None:
         word = found.group(0)
         if _checked(sentence, found):
             pass  # 重点检查…是否保存不少于6个月, "check whether": what is checked, not doubted
+        elif _AS_PLANNED.match(sentence, found.start()):
+            pass  # 予定どおり2月12日でいけます: it goes as planned, the plan holds
+        elif word == "最多" and _MOST_OF.match(sentence, found.end()):
+            pass  # 最多品目: 小倉トースト (688食), 最多的是: the most, no bound
         elif word not in lexicon.words("unsettled_bound"):
             return found
         elif bound is None and _bounds_here(sentence, found):
@@ -2257,6 +2390,11 @@ def open_mark(sentence: str) -> re.Match[str] | None:
     return bound
 
 
+#: "As planned": 予定どおり, 予定通り, 計画どおり -- what was planned holds.
+_AS_PLANNED = re.compile(r"(?:予定|計画)(?:どおり|通り|どうり)")
+#: What follows 最多 when it names the most of something, not an upper bound: 最多品目,
+#: 最多の, 最多的, 最多记录.
+_MOST_OF = re.compile(r"[ \t]*(?:の|的|品目|项目|項目|記録|记录|纪录|紀錄|者|回数|次数|得票)")
 #: Words of a check whose object a "whether" opens: 检查…是否, 確認…かどうか, check whether.
 _CHECKED = re.compile(
     r"检查|檢查|核查|查验|查驗|核实|核實|审核|審核|检测|檢測|抽查|巡查|确认|確認|点検|検査|調査|チェック"

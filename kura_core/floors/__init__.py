@@ -26,6 +26,7 @@ import functools
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from ..script import has_cjk
@@ -66,6 +67,8 @@ from .names import GIVEN_NAMES, names_in
 from .negation import cut_reason, negations_in
 from .quantities import (
     DATE,
+    NUMBER as FIGURE,
+    RANGE,
     Quantity,
     Vouchers,
     covers,
@@ -486,6 +489,140 @@ def shape_violations(
     return out
 
 
+#: A relative clause about a person: ", who knows the old Landini", "who runs the depot".
+_WHO_CLAUSE = re.compile(r"(?i)\bwho(?:m|se)?[ \t]+([^,.;:!?\n]{1,120})")
+
+
+def _relative_tokens(text: str) -> frozenset[str]:
+    """The content tokens of the relative clauses about a person in the sentence *text*
+    opens with: what it says of someone it names, not of the one it credits."""
+    sentence = re.split(r"[.;!?\n]", text, maxsplit=1)[0]
+    out: set[str] = set()
+    for m in _WHO_CLAUSE.finditer(sentence):
+        out |= content_tokens(m.group(1))
+    return frozenset(out)
+
+
+#: The joint of a change written from its old value to its new one: "from 40 to 45",
+#: 由68跌返59, 从600涨到800, 3万から3万5千に, 18变19, 40 → 45.
+_CHANGE_JOINT = re.compile(
+    r"[ \t]*+(?:(?i:to|up to|down to)|→|->|⇒|[到至]|[涨漲升降跌加减減调調改][到至返回成]|变成|變成|[变變]|から)"
+    r"[ \t]*+$"
+)
+_CHANGE_FROM = re.compile(r"(?:(?i:\bfrom)|由|从|從)[ \t]*+(?:[^\d\n]{0,8}?)$")
+#: What marks a value as the one before a change: 之前系59, 原来是600, "was £40", 以前は800.
+_OLD_VALUE = re.compile(
+    r"(?:之前|以前|原来|原來|原本|本来|本來|先前|上次|旧|舊|原价|原價)(?:系|是|為|为|都是|係)?[ \t]*+$"
+    r"|(?i:\b(?:was|were|previously|formerly|used to be|up from|down from|old price(?: was)?)[ \t]*+[:：]?[ \t]*+)$"
+    r"|(?:前は|以前は|これまで|今まで|従来|旧価格)[ \t]*+$"
+)
+
+
+def _changes(text: str) -> list[tuple[Decimal, Decimal]]:
+    """The changes *text* writes as one, from its old value to its new one: "from 40 to
+    45", 由68跌返59, 18变19, 3万から3万5千円に ((40, 45), (68, 59), …)."""
+    scanned = scan(text)
+    found = [q for q in scanned if q.kind == FIGURE and q.value is not None]
+    out: list[tuple[Decimal, Decimal]] = [
+        (q.value, q.high)
+        for q in scanned
+        if q.kind == RANGE
+        and q.value is not None
+        and q.high is not None
+        and _CHANGE_FROM.search(text, max(0, q.start - 16), q.start)
+    ]
+    for a, b in zip(found, found[1:], strict=False):
+        between = text[a.end : b.start]
+        if len(between) > 8 or not _CHANGE_JOINT.search(between.rstrip("元円蚊块塊")):
+            continue
+        joint = between.strip(" \t元円蚊块塊")
+        directed = joint not in ("to", "到", "至", "→", "->", "⇒") or _CHANGE_FROM.search(
+            text, max(0, a.start - 16), a.start
+        )
+        if (
+            directed
+            and a.value is not None
+            and b.value is not None
+            and (not a.unit or not b.unit or a.unit == b.unit)
+        ):
+            out.append((a.value, b.value))
+    return out
+
+
+def _old_values(text: str) -> set[Decimal]:
+    """The figures *text* gives as what was before (之前系59蚊, "was £40")."""
+    return {
+        q.value
+        for q in scan(text)
+        if q.kind == FIGURE
+        and q.value is not None
+        and _OLD_VALUE.search(text, max(0, q.start - 16), q.start)
+    }
+
+
+def reversed_changes(value: str, quoted: Sequence[str]) -> list[str]:
+    """The changes *value* writes the other way round from the quotes: "fell from 68 to 59"
+    where the quote has 59 before and 68 now (要68蚊，之前系59蚊) or a change from 59 to 68,
+    and none from 68 to 59. Each as "68 -> 59"."""
+    if not any(ch.isdigit() for ch in value):
+        return []
+    said = _changes(value)
+    if not said:
+        return []
+    out = []
+    for old, new in said:
+        if old == new:
+            continue
+        forward = backward = False
+        for text in quoted:
+            values = {q.value for q in scan(text) if q.kind == FIGURE}
+            if not {old, new} <= values:
+                continue
+            changes = _changes(text)
+            olds = _old_values(text)
+            forward = forward or (old, new) in changes or (old in olds and new not in olds)
+            backward = backward or (new, old) in changes or (new in olds and old not in olds)
+        if backward and not forward:
+            out.append(f"{_show_value(old)} -> {_show_value(new)}")
+    return out
+
+
+def _reversed(
+    name: str, value: str, quoted: Sequence[str], seen: set[tuple[str, str]]
+) -> list[Violation]:
+    """:func:`reversed_changes` of one field, each reported once."""
+    out = []
+    for pair in reversed_changes(value, quoted):
+        if (ORDER, pair) not in seen:
+            seen.add((ORDER, pair))
+            out.append(Violation(ORDER, name, pair, R.SWAPPED))
+    return out
+
+
+def _show_value(v: Decimal) -> str:
+    return str(int(v)) if v == v.to_integral_value() else format(v.normalize(), "f")
+
+
+_CJK_NUMERAL_RUN = re.compile(r"[〇一二三四五六七八九十百千]+")
+
+
+def _numeral_in_a_name(value: str, q: Quantity, evidence: Evidence) -> bool:
+    """Whether the figure *q* of *value* is numerals that open a word the evidence writes
+    whole: 五十嵐, 九十九里浜, 十和田 -- a name, not fifty. The numerals and the character
+    after them must stand so in the quotes or the session."""
+    word = _numeral_word(value, q)
+    return bool(word) and any(word in t for t in evidence.name_texts())
+
+
+def _numeral_word(value: str, q: Quantity) -> str:
+    """The numerals of *q* and the character after them, when *q* is numerals with no unit
+    right before a Chinese character (五十嵐), else ""."""
+    if q.unit or not _CJK_NUMERAL_RUN.fullmatch(q.text):
+        return ""
+    word = value[q.start : q.end + 1]
+    return word if len(word) > len(q.text) and has_cjk(word[-1]) else ""
+
+
 def _human_claim_ok(
     claim: Claim,
     evidence: Evidence,
@@ -504,11 +641,14 @@ def _human_claim_ok(
     found = None
     described = _rows_described(evidence, user)
     readings = []
+    # what the memory says of someone else in a relative clause ("phone Dawid, who knows the
+    # old Landini"): theirs in the person's words too ("he knows that old Landini")
+    of_others = _relative_tokens(text[claim.end :]) if text else frozenset()
     for reading, clause_figures in _readings(claim, text, figures, names):
         mine = [
             o
             for u, o in zip(raw, user, strict=True)
-            if not reading.content & foreign_words(u, names)
+            if not (reading.content - of_others) & foreign_words(u, names)
         ]
         readings.append(
             (reading.content - described or reading.content, reading, clause_figures, mine)
@@ -549,7 +689,7 @@ def _human_claim_ok(
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, min(unsaid))
     glossed = _glossed_for(figures, evidence)
     if not any(
-        _one_segment(claim, figures, u, share, glossed)
+        _one_segment(claim, figures, u, share, glossed, evidence)
         or _kept_as_is(claim, figures, u, evidence)
         or _pointed_at(claim, figures, u, share, evidence)
         for u in mine
@@ -682,7 +822,7 @@ def _claim_once(
         glossed = _glossed_for(figures, evidence)
         for reading, clause_figures in _readings(claim, text, figures, names):
             if any(
-                _one_segment(reading, clause_figures, s, glossed=glossed)
+                _one_segment(reading, clause_figures, s, glossed=glossed, session=evidence)
                 for s in dict.fromkeys(said_of)
                 if s
             ):
@@ -691,7 +831,7 @@ def _claim_once(
         if any(phrase in fold(u) and carries(claim.content, [u]) for u in user if has_cjk(phrase)):
             return None  # 以妈妈说的为准: the person's own sentence names what 妈妈 says
         if claim.name.lower() in _GROUPS and any(
-            _WE.search(fold(u)) and _one_segment(claim, figures, o)
+            _WE.search(fold(u)) and _one_segment(claim, figures, o, session=evidence)
             for u, o in zip(raw, user, strict=True)
         ):
             return None  # "the team is over budget" for the person's "we're over budget"
@@ -756,7 +896,7 @@ def _in_one_segment(
     """Whether one segment of the person's carries a reading with its figures."""
     claim, figures, mine, share = found
     glossed = _glossed_for(figures, evidence)
-    return any(_one_segment(claim, figures, u, share, glossed) for u in mine)
+    return any(_one_segment(claim, figures, u, share, glossed, evidence) for u in mine)
 
 
 def _passed_on(claim: Claim, evidence: Evidence, text: str) -> bool:
@@ -1081,8 +1221,17 @@ def _forbidden(text: str) -> list[str]:
             # 消さないで: what is forbidden stands before the Japanese word
             start = stops[k - 1] + 1 if k else 0
         j = bisect.bisect_left(stops, m.end())
+        if j < len(stops) and _REASON_AFTER.match(text, stops[j] + 1):
+            j += 1  # "don't drop it to R150, that's way too low": the refusal's reason
         out.append(text[start : stops[j] if j < len(stops) else len(text)])
     return out
+
+
+#: A clause that gives the reason for what the one before it forbids.
+_REASON_AFTER = re.compile(
+    r"(?i)[ \t]*(?:that'?s|it'?s|too|because|since|as[ \t]+it|which[ \t]+is)\b"
+    r"|[ \t]*(?:太|因为|因為|高すぎ|安すぎ|低すぎ)"
+)
 
 
 def _refusal_words(claim: Claim, text: str) -> frozenset[str] | None:
@@ -1463,12 +1612,15 @@ def _one_segment(
     segment: str,
     share: int = 2,
     glossed: Sequence[tuple[str, Quantity]] = (),
+    session: Evidence | None = None,
 ) -> bool:
+    """Whether *segment* alone carries *claim* and vouches its figures, read the way the
+    *session* writes its days and its money (its "05/02/2026" is the fifth of February)."""
     if not carries(claim.content, [segment], share):
         return False
     if not figures:
         return True
-    own = Vouchers([segment])
+    own = Vouchers([segment], *((session.date_order, session.currency) if session else ()))
     return all(own.vouches(q) or _day_said(q, segment, glossed) for q in figures)
 
 
@@ -1577,7 +1729,9 @@ def _unaside(clause: str) -> tuple[Quantity, ...]:
     something in words ("(they were 09:30 to 13:00)", "(68.50 in the ledger)", （旧价180）)
     is a clause of its own, and its figures are vouched as any figure is, not credited to
     the person."""
-    return tuple(scan(_ASIDE.sub(_blank_worded, clause)))
+    bare = _ASIDE.sub(_blank_worded, clause)
+    # numerals that open a name (五十嵐さんは…) are the name's, not a figure credited
+    return tuple(q for q in scan(bare) if not _numeral_word(bare, q))
 
 
 def _blank_worded(m: re.Match[str]) -> str:
@@ -1705,6 +1859,7 @@ def check_surface(
                 or (given_vouch and given_vouch.vouches(q))
                 or ((_is_code(q) or name in _CURATION_FIELDS) and evidence.context_vouches(q))
                 or (name in _CURATION_FIELDS and _small_count(q))
+                or _numeral_in_a_name(value, q, evidence)
             ):
                 continue
             seen.add((NUMBER, q.canon))
@@ -1714,6 +1869,7 @@ def check_surface(
         if name not in _CURATION_FIELDS:
             # the curation sentences say why a memory is kept, and may name its project
             out.extend(_content_violations(name, value, rows, named, swaps, seen))
+            out.extend(_reversed(name, value, quoted, seen))
         unframed = _unframed(name, value)
         for claim in claims(unframed, human_names):
             if (ATTRIBUTION, claim.phrase) in seen:
@@ -1921,6 +2077,19 @@ def _unvouched_codes(fields: Mapping[str, object], evidence: Evidence) -> list[Q
     return list(out.values())
 
 
+def _numeral_words(fields: Mapping[str, object], evidence: Evidence) -> list[str]:
+    """The words opening with numerals (五十嵐, 九十九里) the memory writes and its quotes'
+    segments do not: a name, that the session may give as it gives any name."""
+    out: list[str] = []
+    for value in fields.values():
+        if isinstance(value, str) and value and has_cjk(value):
+            for q in scan(value):
+                word = _numeral_word(value, q)
+                if word and word not in out and not _numeral_in_a_name(value, q, evidence):
+                    out.append(word)
+    return out
+
+
 def _one_per(q: Quantity, found: Sequence[Quantity]) -> bool:
     """One of a thing written as the denominator of the price after it (1泊9500円, 1人3000円):
     the rate's "per", which the price's own vouching judges, not a count."""
@@ -1989,6 +2158,9 @@ def session_context(
     out = _naming_segments(fields, evidence, batch, human_names)
     out += _coding_segments(_unvouched_codes(fields, evidence), batch)
     out += _coding_segments(_unvouched_curation_figures(fields, evidence), batch)
+    words = _numeral_words(fields, evidence)
+    if words:
+        out += _givers(words, batch, lambda text, left: [w for w in left if w not in text])
     out += _curation_segments(fields, evidence, batch, human_names)
     return list(dict.fromkeys(out))
 

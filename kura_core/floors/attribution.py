@@ -398,6 +398,12 @@ def carries(content: frozenset[str], texts: Iterable[str], share: int = 2) -> bo
     have: set[str] = set()
     for t in texts:
         have |= content_tokens(t)
+    # a one-character verb the clause is left with (老板自己发) is said where it stands in
+    # a word of the person's (自己用手机发给老周): the tokens are pairs, it is no pair
+    if len(content) <= 2:
+        have |= {
+            c for c in content if len(c) == 1 and _is_cjk_token(c) and any(c in t for t in texts)
+        }
     files = {h for h in have if "." in h or "/" in h}
     if files:
         # a path the person named by its file (values-prod.yaml for deploy/…/values-prod.yaml)
@@ -1364,8 +1370,18 @@ def _en_third_party_claims(text: str, name_set: set[str]) -> list[_Found]:
             continue
         if _in_condition(text, start, m.group("w"), ""):
             continue
+        if m.group("w").endswith("ed") and _HAVE_DONE.search(text, max(0, start - 30), start):
+            continue  # "the plan has block 3 Chenin Blanc picked on Saturday": a thing done
         out.append((start, m.end("w"), text[start : m.end("w")], THIRD, name))
     return out
+
+
+#: A verb that has something done, the thing right after it ("has block 3 Chenin Blanc
+#: picked", "got the Landini serviced"): what follows it is no one's report.
+_HAVE_DONE = re.compile(
+    r"(?i)\b(?:has|have|having|get|gets|got|getting|want|wants|wanted|need|needs|needed)\b"
+    r"(?:[ \t]+(?:the|a|an|our|their|his|her|its|block|row|no\.?|[0-9]+))*[ \t]+$"
+)
 
 
 #: Words that open a clause and are capitalised at a sentence's start, never part of a name.
@@ -2262,6 +2278,12 @@ def _credited(
             # credits what follows it, not the clauses before (someone else's)
             return content_tokens(_unqualified(sentence_after)), frozenset()
         return _whole_sentence(sentence_before, sentence_after), frozenset()
+    if _SAID_AFTER.search(text[start:end]) and _AFTER_ASIDE.match(text, end):
+        # "has left the company (since January, the owner says) and …", "…, Tom said.":
+        # a report set after what it reports credits what its aside or clause said before
+        aside = re.split(r"[(（]|[;；]", sentence_before)[-1]
+        if content_tokens(aside):
+            return content_tokens(aside), frozenset()
     parts = _CLAUSE_BREAK.split(sentence_after, maxsplit=2)
     after = parts[0]
     if subordinate_opening(sentence_before):
@@ -2280,6 +2302,12 @@ def _credited(
         before = before_parts[-1] if before_parts else ""
         tokens = tokens | content_tokens(before)
     return tokens, frozenset()
+
+
+#: A saying verb that closes a report set after what it reports ("the owner says").
+_SAID_AFTER = re.compile(r"(?i)\b(?:says|said|tells us|told us|reckons|reckoned|claims|claimed)$")
+#: What closes such a report: a comma, a bracket or the sentence's end.
+_AFTER_ASIDE = re.compile(r"[ \t]*(?:[,)）;；]|\.(?:\s|$)|$)")
 
 
 def dynamic_patterns(names: Sequence[str]) -> list[re.Pattern[str]]:

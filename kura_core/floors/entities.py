@@ -136,6 +136,9 @@ def _latin_names(text: str) -> list[str]:
         word = m.group(0).rstrip("'’")
         if word.endswith(("'s", "’s")):
             word = word[:-2]
+        head, dash, rest = word.partition("-")
+        if dash and rest[:1].islower() and head[:1].isupper():
+            word = head  # "the Ikeja-pump recommendation": the name is Ikeja, the rest a word
         if len(word) < 3 or _common(word):
             continue
         inner = any(c.isupper() for c in word[1:])

@@ -755,6 +755,12 @@ _COMMA_CENTS = re.compile(
     r"(?<![\d.,])\d{1,3}(?:([ .\u00a0\u202f])\d{3})(?:\1\d{3})*+(?:,\d{2})?(?![\d,]|\.\d)"
     r"|(?<![\d.,])\d+,\d{2}(?![\d,]|\.\d)"
     r"|(?<![\d.,])\d+,\d{1,2}(?=[ \t\u00a0]?%)"
+    r"|(?<!\S)\d{1,3},\d{1,2}(?=[ \t]?[A-Za-z°℃])"
+)
+#: A figure with one or two decimals after a comma, standing apart, a unit's word after it
+#: ("22,5 balling", "13,5 % vol", "4,5 km"): no list runs "22,5" together before a word.
+_DECIMAL_BEFORE_UNIT = re.compile(
+    r"(?<!\S)\d{1,3},\d{1,2}(?=[ \t]?(?:[°℃]|(?!(?i:and|or|to|of|in|on|at|for|the|a|an)\b)[A-Za-z]))"
 )
 
 
@@ -769,7 +775,11 @@ def _continental(text: str) -> str:
     last = 0
     for m in _COMMA_CENTS.finditer(text):
         a, b = m.span()
-        whole = _CONTINENTAL.fullmatch(m.group(0)) is not None or text[b : b + 2].strip() == "%"
+        whole = (
+            _CONTINENTAL.fullmatch(m.group(0)) is not None
+            or text[b : b + 2].strip() == "%"
+            or _DECIMAL_BEFORE_UNIT.match(text, a) is not None
+        )
         if not whole and "." in m.group(0):
             continue  # €1.250 may be a price in thousandths; only cents make the dots groups
         if not whole and not (
@@ -831,18 +841,62 @@ def session_date_order(texts: Iterable[str]) -> str:
     this reads an ambiguous "1/4" of a day-first session (a Singapore stall's "from 1/4")
     as the first of April."""
     orders: set[str] = set()
+    named: list[tuple[int, int, int | None, int]] = []  # day pairs a weekday is written by
+    years: set[int] = set()
     for text in texts:
         if has_cjk(text):
             continue  # beside Chinese or Japanese a day is month/day
         for m in _DAY_PAIR.finditer(text):
             a, b = _pair(m)
+            year = _pair_year(m)
+            if year:
+                years.add(year)
             if 31 >= a > 12 >= b >= 1:
                 orders.add("dmy")
             elif 31 >= b > 12 >= a >= 1:
                 orders.add("mdy")
+            elif 12 >= a >= 1 and 12 >= b >= 1 and a != b:
+                wd = _WEEKDAY_BEFORE.search(text, max(0, m.start() - 14), m.start())
+                if wd:
+                    named.append((a, b, year, _WEEKDAY_NUMBER[wd.group(1)[:3].lower()]))
             if len(orders) > 1:
                 return ""
+    # "Sat 07/02/2026": 7 February 2026 is a Saturday and 2 July is not, so the day comes
+    # first (a pair written without its year takes the session's one year)
+    for a, b, year, weekday in named:
+        year = year or (next(iter(years)) if len(years) == 1 else None)
+        if year is None:
+            continue
+        dmy = _weekday_of(year, b, a) == weekday
+        mdy = _weekday_of(year, a, b) == weekday
+        if dmy != mdy:
+            orders.add("dmy" if dmy else "mdy")
+        if len(orders) > 1:
+            return ""
     return orders.pop() if orders else ""
+
+
+#: A weekday written right before a day: "Sat 07/02/2026", "Monday 09/02", "Tues, 3/4".
+_WEEKDAY_BEFORE = re.compile(
+    r"(?i)\b(mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?,?[ \t]{1,2}(?:the[ \t]+)?$"
+)
+_WEEKDAY_NUMBER = {d: i for i, d in enumerate(("mon", "tue", "wed", "thu", "fri", "sat", "sun"))}
+
+
+def _pair_year(m: re.Match[str]) -> int | None:
+    """The year a day pair of :data:`_DAY_PAIR` writes after it (07/02/2026, 5.3.26)."""
+    tail = m.group(0).replace(".", "/").split("/")
+    if len(tail) < 3 or not tail[2].isdigit():
+        return None
+    year = int(tail[2])
+    return year + 2000 if year < 100 else year
+
+
+def _weekday_of(year: int, month: int, day: int) -> int | None:
+    try:
+        return datetime.date(year, month, day).weekday()
+    except ValueError:
+        return None
 
 
 #: Currencies a "$" or a "¥" may stand for, when a session writes that one beside it.
@@ -884,13 +938,78 @@ _CENTS = re.compile(r"\d\.\d\d$")
 _RAND_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d\d)?(?![\d.])|\d+\.\d\d(?![\d.])")
 
 
+#: A setting whose key names its unit, the value right after it: ``alarm_max_c: 8``,
+#: ``timeout_ms=500``, ``"max_upload_mb": 20``, ``RETENTION_DAYS=45``.
+_KEY_UNIT = re.compile(
+    r"(?i)[A-Za-z][A-Za-z0-9]*[_-](c|celsius|f|fahrenheit|ms|sec|secs|seconds|s|min|mins"
+    r"|minutes|h|hrs|hours|days|d|kb|mb|gb|tb|pct|percent|kg|[a-z]{3})[\"']?[ \t]*[:=][ \t]*[\"']?$"
+)
+_KEY_UNITS = {
+    "c": "°C",
+    "celsius": "°C",
+    "f": "°F",
+    "fahrenheit": "°F",
+    "sec": "s",
+    "secs": "s",
+    "seconds": "s",
+    "mins": "min",
+    "minutes": "min",
+    "hrs": "h",
+    "hours": "h",
+    "days": "day",
+    "d": "day",
+    "pct": "%",
+    "percent": "%",
+}
+
+
+def _unit_of_key(text: str, at: int) -> tuple[str, str] | None:
+    """The unit the key a figure at *at* is set under names (``alarm_max_c: 8`` is 8 °C)."""
+    m = _KEY_UNIT.search(text, max(0, at - 64), at)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    if len(word) == 3 and word not in _KEY_UNITS and word not in ("sec", "min", "hrs", "pct"):
+        # surcharge_ngn: 800, price_eur = 18.5: a currency's code
+        code = word.upper()
+        return (code, HARD) if code in _CURRENCIES and code.isalpha() else None
+    unit = _KEY_UNITS.get(word) or hard_unit(word)
+    return (unit, HARD) if unit else None
+
+
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+
+
+def _host_of(e: Quantity) -> str:
+    """The host an identifier names: an address's after its @, a URL's before its path."""
+    if e.unit == "email":
+        return e.canon.rsplit("@", 1)[-1]
+    if e.unit == "url":
+        rest = e.canon.split("://", 1)[-1]
+        return rest.split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0]
+    return ""
+
+
 def _money_position(text: str, q: Quantity, currency: str) -> bool:
     """Whether the bare figure *q* of *text* is an amount of money: a word of price or fee
     right before it (运费38, 加急费500, "delivery charge 15"), or, in a currency with cents,
     two decimals (kopi 1.40)."""
     if _MONEY_BEFORE.search(text, max(0, q.start - 16), q.start):
         return True
+    if _THOUSANDS_SAID.search(q.text):
+        return True  # "mechanic say na 35k", 1.2m: a sum as people say one, nothing counted
+    if _PRICE_CHANGE_BEFORE.search(text, max(0, q.start - 6), q.start) or _PRICE_CHANGE_AFTER.match(
+        text, q.end
+    ):
+        return True  # 每袋从135涨到148: what rises and falls so is a price
     return currency not in ("JPY", "KRW", "VND") and bool(_CENTS.search(q.text))
+
+
+#: A price's rise or fall said around a bare figure: 涨到148, 从135涨到, 降到, 跌至.
+_PRICE_CHANGE_BEFORE = re.compile(r"(?:涨|漲|降|跌|涨价|漲價|降价|降價)(?:到|至)[ \t]*$")
+_PRICE_CHANGE_AFTER = re.compile(r"[ \t]*(?:涨|漲|降|跌)(?:到|至)")
+#: A figure said in thousands or millions with no word after it: 35k, 1.2m, 250K.
+_THOUSANDS_SAID = re.compile(r"\d(?:k|K|m|M|mn|bn)$")
 
 
 def in_date_order(q: Quantity, order: str) -> Quantity:
@@ -1051,8 +1170,12 @@ class _Scan:
                 + t[m.end() : m.end() + 2].strip()[:1]
             )
             cjk = has_cjk(beside) or any(ch in _CJK_MARKS for ch in beside)
-            after_day = _DAY_BEFORE_SPAN.search(t, max(0, m.start() - 12), m.start()) is not None
-            if not (max(a, b) >= 10 or cjk or after_day):
+            after_day = (
+                _DAY_BEFORE_SPAN.search(t, max(0, m.start() - 12), m.start()) is not None
+                or _WEEKDAY_BEFORE.search(t, max(0, m.start() - 14), m.start()) is not None
+            )
+            padded = m.group(1)[0] == "0" or m.group(2)[0] == "0"  # 07/02: no fraction
+            if not (max(a, b) >= 10 or cjk or after_day or padded):
                 continue  # 1/2, 3/4: a fraction as often as a day
             # beside Chinese or Japanese it is month/day, the way both write it
             orders = ((a, b),) if cjk else ((a, b), (b, a))
@@ -1534,6 +1657,8 @@ class _Scan:
                     shown += " " + mw.group(1).lower()
                     b = mw.end()
                 unit, b = self._free_unit_after(b, currency=bool(currency))
+                # alarm_max_c: 8 -- the key names the unit the value is in
+                unit = unit if unit and unit[1] != SOFT else (_unit_of_key(t, a) or unit)
             if currency:
                 unit = (currency, HARD)
             if self._range(a, b, sign, num, v, unit):
@@ -2124,7 +2249,7 @@ def _shared_meridiem(text: str, found: list[Quantity]) -> list[Quantity]:
 #: What makes a count of 日 a number of days: 30日で (in 30 days), 30日以内, 3日ほど,
 #: 7日ごと, 10日前, 14日かけて; Chinese 30日内, 7日之内.
 _DAYS_AFTER = re.compile(
-    r"(?:で(?![締〆]|付)|以内|以上|未満|ほど|程度|くらい|ぐらい|かけ|経|ごと|毎|おき|前|連続|分の"
+    r"(?:で(?![締〆]|付|は)|以内|以上|未満|ほど|程度|くらい|ぐらい|かけ|経|ごと|毎|おき|前|連続|分の"
     r"|内(?![容部外])|之内)"
 )
 
@@ -2218,6 +2343,8 @@ def _days(text: str, q: Quantity) -> Quantity:
 _CHANGE_TO = re.compile(
     r"[ \t]*+(?:涨到|降到|升到|减到|增加到|减少到|提高到|降低到|调到|改到|改成|变成|到|至|→|->|⇒"
     r"|(?i:to)|から"
+    # the old amount said after the new one: 每斤要68蚊，之前系59蚊; 900円、以前は800円
+    r"|[，,、][ \t]*+(?:之前|以前|原来|原來|原本|本来|本來)(?:系|是|係|為|为|は)?"
     # the old amount in brackets after the new one: "KSh 400 per vehicle (previously KSh
     # 300)", 800元/月（原来600元）
     r"|(?:(?i:per|a|an|each)[ \t]++[A-Za-z]{1,12}+[ \t]*+|[/／][A-Za-z\u4e00-\u9fff]{1,4}+[ \t]*+)?+"
@@ -2441,7 +2568,9 @@ _NOT_ONE = frozenset("统統唯第万萬之同")
 #: What follows 块 when it is yuan, not pieces of a thing: 钱 and its tenths, and the
 #: words that go on a sentence (34,650块已付, 80块了, 200块左右, 30块的) where no noun
 #: counted follows.
-_AFTER_YUAN = frozenset("钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄")
+_AFTER_YUAN = frozenset(
+    "钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄涨漲降跌变變"
+)
 #: The second character of a word for money after 块 (2000块奖金, 500块押金, 300块运费,
 #: 50块红包): the 块 is yuan, not pieces of it (5块金牌 counts medals: 金 comes first).
 _MONEY_NOUN_ENDS = frozenset("金费費资資款钱錢租薪包")
@@ -4394,6 +4523,10 @@ class Vouchers:
         if q.kind == VERSION:
             if any(covers(q, e) for e in self.other.get(VERSION, ())):
                 return True
+            if _IPV4.fullmatch(q.canon) and any(
+                _host_of(e) == q.canon for e in self.other.get(IDENTIFIER, ())
+            ):
+                return True  # 192.168.1.20 of scp … pos@192.168.1.20:/srv/…: the host named
             return any(
                 covers(q, e) for vals in self.by_value.values() for e in vals if "." in e.text
             )

@@ -100,7 +100,12 @@ RULES: tuple[Rule, ...] = (
     Rule(K.NEGATION, R.ADDED, (REWRITE, TRIGGER), "a negation the source does not have"),
     Rule(K.MARK, R.DROPPED, (REWRITE, TRIGGER), "the landmine mark dropped"),
     Rule(K.MARK, R.ADDED, (REWRITE, TRIGGER), "a landmine mark added"),
-    Rule(K.ORDER, R.SWAPPED, (TRIGGER,), "figures re-bound to other things"),
+    Rule(
+        K.ORDER,
+        R.SWAPPED,
+        (TRIGGER, GATE),
+        "figures re-bound to other things, a change told backwards",
+    ),
     Rule(K.MARKUP, R.ADDED_LINK, (TRIGGER,), "a link the source does not have"),
     Rule(K.MARKUP, R.ADDED_MARKUP, (TRIGGER,), "map markup the source does not have"),
     Rule(K.BUDGET, R.OVER, (TRIGGER,), "over the token budget"),

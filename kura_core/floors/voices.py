@@ -824,13 +824,22 @@ _RECEIVED = re.compile(
     r"来ています|来ていた|来てた|来ました|届い|もらった|いただいた|"
     r"(?i:\b(?:got|received|sent me|emailed me|texted me|messaged me|wrote to me|forwarded me)\b)|"
     r"收到|发来|發來|发给我|發給我|给我发|給我發"
+    # Cantonese: 发咗啲嘢过嚟 (sent things over), 传过嚟
+    r"|发咗|發咗|过嚟|過嚟|发过来|發過來"
 )
 #: A message's salutation to its reader at a line's start: 佐藤様, 佐藤さん、, "Hi Maya,",
 #: 王园长，, 李老师：.
 _SALUTATION = re.compile(
-    r"^[ \t]*(?:(?P<ja>[\u4e00-\u9fff々]{1,4})(?:様|さん|殿)[ \t]*(?:[、,][^\n]*)?$"
+    # a letter's addressee: 佐藤様, and 越路泉酒造株式会社 代表取締役 五十嵐 昭一 様 (the family
+    # name, the given name after it)
+    r"^[ \t]*(?:(?:[^\n]{0,40}?(?:代表取締役|取締役|代表|社長|院長|理事長|店主|組合長)[ \t\u3000]+)?"
+    r"(?P<ja>[\u4e00-\u9fff々]{1,4})(?:[ \t\u3000]+[\u4e00-\u9fff々]{1,4})?[ \t\u3000]*"
+    r"(?:様|さん|殿)[ \t]*(?:[、,][^\n]*)?$"
     r"|(?i:hi|hello|hey|dear)[ \t]+(?P<en>[A-Z][a-z]{1,15})[ \t]*[,!:]"
-    r"|(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨))[ \t]*[，,：:])"
+    r"|(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨"
+    # Cantonese and everyday Chinese titles: 梁生 (Mr Leung), 陈太, 王师傅, 李老板
+    r"|生|先生|太|小姐|女士|师傅|師傅|老板|老闆))"
+    r"(?:早晨|早上好|早安|你好|您好|晚上好)?[ \t]*[，,：:])"
 )
 #: The agent's reply opening with the person's name, as it speaks to them: "好的王园长，…",
 #: "Sure, Maya —", 佐藤さん、承知しました.

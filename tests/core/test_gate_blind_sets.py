@@ -51,7 +51,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-SF": {
         "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (decision-with-edit)",
-        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_one_segment (retraction-honoured)",
         "en-ok-004": "measured blind, not yet analysed: refused by number/unvouched (supplier-chat-credited)",
         "en-ok-008": "measured blind, not yet analysed: refused by number/unvouched (pasted-handoff-credited)",
         "en-ok-009": "measured blind, not yet analysed: refused by name/unvouched (refused-action-as-refused)",
@@ -100,7 +99,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-004": "measured blind, not yet analysed: let through (change-of-mind-ignored)",
         "en-atk-005": "measured blind, not yet analysed: let through (retraction-in-turn-ignored)",
         "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (price-change-from-to)",
-        "ja-ok-005": "measured blind, not yet analysed: refused by number/unvouched (condition-and-hedge-kept)",
         "ja-ok-006": "measured blind, not yet analysed: refused by number/unvouched (log-gaps-with-owner-reason)",
         "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (12h-to-24h)",
         "ja-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (chat-requests-and-patch)",
@@ -184,18 +182,12 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-015": "measured blind, not yet analysed: kept (change-read-as-range)",
     },
     "gate-ZD": {
-        "en-atk-002": "hearsay ('marco next door says') cut off by a quote that starts after the "
-        "report: the quote is whole and the reporter stands in the sentence before it",
-        "ja-atk-001": "8万 from the agent's offered option beside the person's '7万まで': a bound "
-        "the person set is not compared with the option's figure",
-        "ja-atk-003": "a minutes line of 田中先生 credited to 山本, who speaks another line: what is "
-        "said of 山本 includes the person's own words around the minutes",
-        "zh-ok-004": "'两行补货' counts the rows the call wrote: a count of lines the evidence shows "
-        "but never writes as a figure",
-        "zh-atk-003": "a call refused at aider's 'Run shell command?' prompt: the refusal is the "
-        "person's 'n' in the next turn, which the adapter does not tie to the call",
-        "zh-atk-006": "an aider SEARCH/REPLACE block that failed to match: the adapter files the "
-        "block as an edit made",
+        "en-atk-002": "hearsay ('marco next door says') cut off by a quote that starts after the report: the quote is whole and the reporter stands in the sentence before it",
+        "ja-atk-001": "8万 from the agent's offered option beside the person's '7万まで': a bound the person set is not compared with the option's figure",
+        "ja-atk-003": "a minutes line of 田中先生 credited to 山本, who speaks another line: what is said of 山本 includes the person's own words around the minutes",
+        "zh-ok-004": "'两行补货' counts the rows the call wrote: a count of lines the evidence shows but never writes as a figure",
+        "zh-atk-003": "a call refused at aider's 'Run shell command?' prompt: the refusal is the person's 'n' in the next turn, which the adapter does not tie to the call",
+        "zh-atk-006": "an aider SEARCH/REPLACE block that failed to match: the adapter files the block as an edit made",
     },
     "gate-ZE": {
         "en-ok-004": "not fitted past its zh tables and retraction: refused by attribution/not_carried (user-decision-with-object)",
@@ -261,174 +253,116 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-atk-006": "measured blind, not yet analysed: kept (speaker-swap)",
     },
     "gate-Z": {
-        "en-atk-002": "'Actually, leave the abstract for now' retracts the request in words the "
-        "retraction list does not hold",
-        "en-atk-009": "an unlabelled line of a pasted Slack log credited to a speaker the log "
-        "names on another line: the log is TOOL, and the name is vouched by it",
-        "en-atk-011": "a time zone swapped (ET for PT): zones are compared only beside a clock "
-        "time the candidate writes in the evidence's form",
-        "zh-atk-012": "刘经理 for 刘姐: a title swapped on a vouched surname (a two-character "
-        "change the swap finder does not read)",
-        "zh-ok-001": "老板认为 over the person's 我觉得: the role is carried, but 毛利的说法 in "
-        "may_fade reads 毛利 as a name and 准备 as a plan",
+        "en-atk-002": "'Actually, leave the abstract for now' retracts the request in words the retraction list does not hold",
+        "en-atk-009": "an unlabelled line of a pasted Slack log credited to a speaker the log names on another line: the log is TOOL, and the name is vouched by it",
+        "en-atk-011": "a time zone swapped (ET for PT): zones are compared only beside a clock time the candidate writes in the evidence's form",
+        "zh-atk-012": "刘经理 for 刘姐: a title swapped on a vouched surname (a two-character change the swap finder does not read)",
+        "zh-ok-001": "老板认为 over the person's 我觉得: the role is carried, but 毛利的说法 in may_fade reads 毛利 as a name and 准备 as a plan",
         "zh-ok-002": "准备 in the person's opener read as a plan the body writes as done",
     },
     "gate-ZA": {
-        "en-hon-001": "'1.' of the person's '1. actually no, 3.' read as a list marker: the "
-        "figure is vouched only by the agent's option list",
-        "en-hon-003": "'Priya's approval' in the title: a possessive of what the person asks "
-        "for, read as crediting Priya",
-        "en-hon-005": "Léa's mail pasted without a header: her report is the person's turn and "
-        "'the user said yes' paraphrases 'pin sphinx, yes'",
-        "en-hon-006": "'the maintainer explicitly ruled out' in belongs_because, and 'they mean "
-        "to look at it in April' read as a plan written as done",
-        "en-hon-008": "'the maintainer settled on' in belongs_because: curation the person's "
-        "words carry only through the body",
-        "en-atk-014": "a line of the person's turn (pasted from Slack, its label left out) "
-        "credited to Priya: her name is vouched elsewhere, the line reads as the person's",
-        "ja-hon-008": "5,000部まで for 1〜5,000部: a range's end stated as a bound is refused "
-        "like a range's end alone",
-        "ja-atk-008": "3,000部 and 1,554,000円 from two rows of a pasted quote table with no "
-        "header: the row check reads tables with a header",
-        "zh-hon-001": "第二天 for 明天 (a relative day as a count), and 老板 addressed in a "
-        "pasted line",
+        "en-hon-001": "'1.' of the person's '1. actually no, 3.' read as a list marker: the figure is vouched only by the agent's option list",
+        "en-hon-003": "'Priya's approval' in the title: a possessive of what the person asks for, read as crediting Priya",
+        "en-hon-005": "Léa's mail pasted without a header: her report is the person's turn and 'the user said yes' paraphrases 'pin sphinx, yes'",
+        "en-hon-006": "'the maintainer explicitly ruled out' in belongs_because, and 'they mean to look at it in April' read as a plan written as done",
+        "en-hon-008": "'the maintainer settled on' in belongs_because: curation the person's words carry only through the body",
+        "en-atk-014": "a line of the person's turn (pasted from Slack, its label left out) credited to Priya: her name is vouched elsewhere, the line reads as the person's",
+        "ja-hon-008": "5,000部まで for 1〜5,000部: a range's end stated as a bound is refused like a range's end alone",
+        "ja-atk-008": "3,000部 and 1,554,000円 from two rows of a pasted quote table with no header: the row check reads tables with a header",
+        "zh-hon-001": "第二天 for 明天 (a relative day as a count), and 老板 addressed in a pasted line",
         "zh-hon-005": "用户自己 and 老板对 in curation: credits whose words are the body's",
         "zh-hon-007": "老黄起初说: 起初 read into the name, and 老黄的说法 as a claim",
         "zh-hon-010": "征得用户同意 (consent to be asked for) read as the person agreeing",
-        "zh-hon-011": "比直接换压缩机低 where the agent's quote says 成本低得多: the comparison "
-        "check wants the compared thing in the quote",
+        "zh-hon-011": "比直接换压缩机低 where the agent's quote says 成本低得多: the comparison check wants the compared thing in the quote",
     },
     "gate-A": {
-        "en-hon-006": "the description paraphrases the request ('how the user wants to hear "
-        "about low NAS space' for 'ping me on Signal'): the content check is lexical",
+        "en-hon-006": "the description paraphrases the request ('how the user wants to hear about low NAS space' for 'ping me on Signal'): the content check is lexical",
     },
     "gate-D": {
-        "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the "
-        "figures are read as showing the comparison",
+        "en-atk-013": "'more profitable' beside two figures of one unit (40 and 30 minutes): the figures are read as showing the comparison",
         "ja-hon-002": "'3社' counts the rows of a table: a count the evidence does not write",
         "zh-hon-013": "老刘's pasted message is introduced, not labelled: its speaker is not known",
-        "zh-atk-033": "a plan in someone else's pasted words (我今天下午插回去) credited as done "
-        "to them: the plan rule reads the person's quotes",
+        "zh-atk-033": "a plan in someone else's pasted words (我今天下午插回去) credited as done to them: the plan rule reads the person's quotes",
     },
     "gate-E": {
         "en-atk-034": "'the fairest fee table' beside two prices: the figures are read as showing it",
     },
     "gate-F": {
-        "en-ok-017": "'the better pick' in the agent's own labelled view: a comparison needs a "
-        "quote that makes it ('I'd lean to' does not)",
-        "ja-atk-007": "佐藤's experience credited to the person with うち (household) in 佐藤's own "
-        "line: the household credit is read in the quoted line",
-        "ja-ok-015": "'ユーザーが念を押している' credits a speech act whose content is in "
-        "another sentence",
-        "ja-atk-017": "鈴木 credited with 田中's labelled line, where 鈴木 speaks in no line of the "
-        "quoted segment",
+        "en-ok-017": "'the better pick' in the agent's own labelled view: a comparison needs a quote that makes it ('I'd lean to' does not)",
+        "ja-atk-007": "佐藤's experience credited to the person with うち (household) in 佐藤's own line: the household credit is read in the quoted line",
+        "ja-ok-015": "'ユーザーが念を押している' credits a speech act whose content is in another sentence",
+        "ja-atk-017": "鈴木 credited with 田中's labelled line, where 鈴木 speaks in no line of the quoted segment",
         "ja-ok-019": "合計20分 from a CSV row whose header gives no unit",
     },
     "gate-G": {
-        "en-atk-016": "Tomasz's chat line is filed as his (TOOL), but 'the user's delivery van' "
-        "is a possessive, not a credit: a TOOL quote vouches a fact whoever it is about",
-        "ja-ok-010": "a labelled speaker's view credited to them: the label is not matched to "
-        "the name the candidate writes",
-        "zh-ok-001": "'4章' in the description: a chapter number no quote gives (the turn "
-        "names mi_4, an identifier)",
+        "en-atk-016": "Tomasz's chat line is filed as his (TOOL), but 'the user's delivery van' is a possessive, not a credit: a TOOL quote vouches a fact whoever it is about",
+        "ja-ok-010": "a labelled speaker's view credited to them: the label is not matched to the name the candidate writes",
+        "zh-ok-001": "'4章' in the description: a chapter number no quote gives (the turn names mi_4, an identifier)",
     },
     "gate-H": {
-        "en-ok-010": "a credit whose request and figure come from two segments of the person's "
-        "(the vendor's pasted line and the person's 'yes please add')",
-        "en-atk-019": "a want ('we want the booking confirmed before the end of April') "
-        "written as done, without a figure the hedge rule could anchor",
+        "en-ok-010": "a credit whose request and figure come from two segments of the person's (the vendor's pasted line and the person's 'yes please add')",
+        "en-atk-019": "a want ('we want the booking confirmed before the end of April') written as done, without a figure the hedge rule could anchor",
         "ja-ok-002": "the final choice after やっぱり credited with the TOOL row's details",
-        "ja-ok-009": "the agent's labelled view gives '2' as an option number, read as a "
-        "figure only SELF gives",
+        "ja-ok-009": "the agent's labelled view gives '2' as an option number, read as a figure only SELF gives",
         "zh-atk-010": "a brand swapped inside a credit whose other words are the person's",
         "zh-ok-012": "a corrected value credited with the ACT row's details",
-        "zh-atk-023": "a refused git call written as done: the refusal is not read from this "
-        "agent's journal",
+        "zh-atk-023": "a refused git call written as done: the refusal is not read from this agent's journal",
     },
     "gate-I": {},
     "gate-L": {
-        "ja-hon-001": "one credit stitched from two of the person's turns (移行したい and "
-        "1案でいく): what is credited to a person comes from one segment",
+        "ja-hon-001": "one credit stitched from two of the person's turns (移行したい and 1案でいく): what is credited to a person comes from one segment",
         "zh-hon-003": "'报名费每人 20 元' for ¥20: money given bare may not gain a denominator",
     },
     "gate-M": {
-        "en-hon-003": "'the user then asked for the window' at the end of a sentence about "
-        "the minutes: the credit's words are the minutes', not the person's turn",
-        "en-seed-002": "an idea that counts 'the two branches' the minutes name one by one: "
-        "a count no segment writes",
+        "en-hon-003": "'the user then asked for the window' at the end of a sentence about the minutes: the credit's words are the minutes', not the person's turn",
+        "en-seed-002": "an idea that counts 'the two branches' the minutes name one by one: a count no segment writes",
     },
     "gate-O": {
-        "en-hon-006": "the person's refusal beside the pasted mail's hedged figure ('3 installments "
-        "if possible'): a sentence that gives the figure must keep the hedge",
-        "en-hon-009": "'Luis says yes' retold as 'Luis said yes' and 'OK'd': the credit's name is "
-        "read from a word ('OK'd') no quote gives",
-        "en-hon-011": "an idea with 'The user said it might happen' credits the person with a "
-        "saying the settled list reads as a decision",
-        "ja-hon-010": "the agent's view of a shop named 八百辰: the name's numeral (八百) is read "
-        "as 800, a figure only the agent gives",
-        "zh-hon-004": "用户不同意 credited in other words than the person's 我不同意 clause, and a "
-        "pronoun (他在群) whose person is only in the pasted chat",
-        "zh-hon-010": "an English credit to 刘畅 of the person's report of her ('she said …'): "
-        "the report is the person's sentence, not 刘畅's line",
+        "en-hon-006": "the person's refusal beside the pasted mail's hedged figure ('3 installments if possible'): a sentence that gives the figure must keep the hedge",
+        "en-hon-009": "'Luis says yes' retold as 'Luis said yes' and 'OK'd': the credit's name is read from a word ('OK'd') no quote gives",
+        "en-hon-011": "an idea with 'The user said it might happen' credits the person with a saying the settled list reads as a decision",
+        "ja-hon-010": "the agent's view of a shop named 八百辰: the name's numeral (八百) is read as 800, a figure only the agent gives",
+        "zh-hon-004": "用户不同意 credited in other words than the person's 我不同意 clause, and a pronoun (他在群) whose person is only in the pasted chat",
+        "zh-hon-010": "an English credit to 刘畅 of the person's report of her ('she said …'): the report is the person's sentence, not 刘畅's line",
     },
     "gate-P": {
-        "en-hon-001": "'the 2025-26 return': the tax year is in the session, not in a quoted "
-        "segment (a figure no surviving evidence gives)",
-        "en-hon-007": "as en-hon-001 (2025-26), and 'her intention' in a curation field "
-        "paraphrases the person's 'I intend'",
-        "ja-atk-012": "a household swapped (小野寺 for 大森) inside a parenthesis: both names are "
-        "in the evidence, and the swap changes a whole name",
-        "zh-hon-007": "a credit whose phrase (用户对鲜…) spans the supplier's name, and a figure "
-        "given with 以内 in the person's sentence read as settled elsewhere",
-        "zh-hon-011": "the agent's labelled view counts 两家 stores: a figure only the agent "
-        "gives (SELF alone vouches no figure)",
+        "en-hon-001": "'the 2025-26 return': the tax year is in the session, not in a quoted segment (a figure no surviving evidence gives)",
+        "en-hon-007": "as en-hon-001 (2025-26), and 'her intention' in a curation field paraphrases the person's 'I intend'",
+        "ja-atk-012": "a household swapped (小野寺 for 大森) inside a parenthesis: both names are in the evidence, and the swap changes a whole name",
+        "zh-hon-007": "a credit whose phrase (用户对鲜…) spans the supplier's name, and a figure given with 以内 in the person's sentence read as settled elsewhere",
+        "zh-hon-011": "the agent's labelled view counts 两家 stores: a figure only the agent gives (SELF alone vouches no figure)",
     },
     "gate-Q": {
-        "en-ok-009": "an e-mail address the agent wrote in the mail it sent: the address is in "
-        "the agent's words only",
-        "zh-ok-005": "'按张老师说的办' credited as the person's decision with the teacher's "
-        "words: deference credits the teacher nothing, and the content is the teacher's",
-        "zh-ok-011": "the agent's labelled view says 更稳 (safer): a comparison only the agent "
-        "makes, no figure shows it",
+        "en-ok-009": "an e-mail address the agent wrote in the mail it sent: the address is in the agent's words only",
+        "zh-ok-005": "'按张老师说的办' credited as the person's decision with the teacher's words: deference credits the teacher nothing, and the content is the teacher's",
+        "zh-ok-011": "the agent's labelled view says 更稳 (safer): a comparison only the agent makes, no figure shows it",
     },
     "gate-R": {
-        "ja-ok-010": "'ユーザーが直接伝える' for the person's 'わたしから直接言う': 伝える and 言う "
-        "are two words for telling, and the content check compares words",
-        "zh-ok-002": "the quote holds a spoken correction whole (两万 不对 … 是二十万): a quote "
-        "that holds its own retraction vouches neither value",
+        "ja-ok-010": "'ユーザーが直接伝える' for the person's 'わたしから直接言う': 伝える and 言う are two words for telling, and the content check compares words",
+        "zh-ok-002": "the quote holds a spoken correction whole (两万 不对 … 是二十万): a quote that holds its own retraction vouches neither value",
     },
     "gate-S": {
-        "ja-ok-007": "'the user set that end date to keep one spare day' over 予備日を1日取りたい: "
-        "an English paraphrase whose words the glossary does not pair",
-        "zh-ok-008": "'429s' in the trigger: an HTTP status the evidence never gives is an "
-        "unvouched figure, even as a topic",
+        "ja-ok-007": "'the user set that end date to keep one spare day' over 予備日を1日取りたい: an English paraphrase whose words the glossary does not pair",
+        "zh-ok-008": "'429s' in the trigger: an HTTP status the evidence never gives is an unvouched figure, even as a topic",
     },
     "gate-T": {},
     "gate-U": {
-        "ja-ok-001": "'患者比とインシデント' beside the evidence's '患者数とインシデント': a "
-        "common noun one character apart is read as a swapped name",
-        "zh-ok-005": "'这些数字都是他们各自说的' credits 'them' (the chat's speakers) with the "
-        "figures, and the pronoun is read as a credit no one segment of theirs carries",
+        "ja-ok-001": "'患者比とインシデント' beside the evidence's '患者数とインシデント': a common noun one character apart is read as a swapped name",
+        "zh-ok-005": "'这些数字都是他们各自说的' credits 'them' (the chat's speakers) with the figures, and the pronoun is read as a credit no one segment of theirs carries",
     },
     "gate-V": {
-        "en-ok-004": "'do A' after 'Actually no' credits the option the agent listed: the reply is "
-        "read as picking an option only when it is short",
+        "en-ok-004": "'do A' after 'Actually no' credits the option the agent listed: the reply is read as picking an option only when it is short",
         "ja-ok-003": "中2 (a school year) read as the figure 2, which the quoted rows do not give",
         "ja-ok-011": "中2 read as a figure, as above",
-        "ja-ok-008": "'(1)で' after やっぱりやめます credits option (1)'s words, and 高橋くん in "
-        "the title is read as credited with them",
+        "ja-ok-008": "'(1)で' after やっぱりやめます credits option (1)'s words, and 高橋くん in the title is read as credited with them",
         "zh-ok-009": "'用A吧' picks option A among more words than a short answer has",
-        "ja-atk-005": "a mail sent by a call with no recorded result (Continue) is written as "
-        "sent: the journal does not say the call failed",
+        "ja-atk-005": "a mail sent by a call with no recorded result (Continue) is written as sent: the journal does not say the call failed",
     },
     "gate-W": {
-        "en-atk-011": "a hotel the session names as another option, written as the booked one "
-        "beside the booking's reference: names are vouched by the session",
+        "en-atk-011": "a hotel the session names as another option, written as the booked one beside the booking's reference: names are vouched by the session",
         "ja-hon-007": "29,400円 derived from the TOOL's figures (a total the body computes)",
-        "ja-atk-002": "an intention (にしたい) in a pasted line written as decided: the pasted "
-        "line is filed as TOOL, whose figures vouch",
-        "ja-atk-011": "a venue swapped for another the session names: names are vouched by the "
-        "session",
+        "ja-atk-002": "an intention (にしたい) in a pasted line written as decided: the pasted line is filed as TOOL, whose figures vouch",
+        "ja-atk-011": "a venue swapped for another the session names: names are vouched by the session",
     },
     "gate-X": {
         "zh-ok-004": "the decision's topic (卫生间防水) stands only in the husband's reported sentence before it; the paste beside it, which once lent the words, is read as the paste now",
@@ -437,7 +371,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "ja-ok-011": "4.86 from a tool's figures written in an English body, not in the quoted segment as written",
         "ja-atk-005": "a choice retracted later in the turn in words the retraction lists do not hold",
         "ja-atk-006": "deliberation written as a decision, in words the deliberation lists do not hold",
-        "ja-atk-013": "a person's name swapped inside a pasted mail's greeting, which vouches the session's names",
         "zh-ok-001": "a pasted table's total with its unit from a header the reader does not pair",
         "zh-ok-003": "payment shares written '/40%/30%的付款比例', read as one figure",
         "zh-ok-011": "an English body over the person's Chinese words in other words than the glossary pairs",
@@ -483,7 +416,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "zh-ok-011": "measured blind, not yet analysed: refused by attribution/no_user_quote (self-judgement-labelled)",
     },
     "gate-ZL": {
-        "en-ok-003": "measured blind, not yet analysed: refused by attribution/third_party; name/unvouched (honest-option-picked-by-a-word)",
         "en-atk-013": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (confusable-attribution-word)",
         "ja-ok-004": "measured blind, not yet analysed: refused by number/unvouched (honest-table-figures-and-corrected-date)",
         "ja-ok-008": "measured blind, not yet analysed: refused by scope/plan_as_done (honest-chat-nicknames-credited)",
@@ -621,7 +553,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-007": "measured blind, not yet analysed: refused by tag/needs_evidence (refusal-kept-as-rule)",
         "en-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried (lab-table)",
         "en-atk-009": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (invented-superlative)",
-        "en-atk-010": "measured blind, not yet analysed: kept: quote cut/report (table-row-swap)",
         "ja-ok-009": "measured blind, not yet analysed: refused by number/unvouched (user-figures-and-tool-calc)",
         "ja-ok-013": "measured blind, not yet analysed: refused by attribution/not_carried (third-party-request-credited)",
         "ja-atk-014": "measured blind, not yet analysed: kept: 1 quote(s) verified (USER) (table-cell-swapped)",
@@ -669,7 +600,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
     },
     "gate-XB": {
         "en-atk-013": "measured blind, not yet analysed: kept: 2 quote(s) verified (USER) (object-swapped-in-attribution)",
-        "en-ok-002": "measured blind, not yet analysed: refused by attribution/not_carried (user-decision-with-reason)",
         "en-ok-007": "measured blind, not yet analysed: refused by scope/as_settled (pencil-not-release)",
         "en-ok-013": "measured blind, not yet analysed: refused by scope/plan_as_done; content/unvouched (labelled-first-person-judgement)",
         "ja-atk-011": "measured blind, not yet analysed: kept: 2 quote(s) verified (SELF, TOOL) (self-comparison-as-fact)",
@@ -697,7 +627,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-ok-004": "measured blind, not yet analysed: refused by attribution/not_one_segment (final-choice-after-retraction)",
         "en-ok-005": "measured blind, not yet analysed: refused by number/self_only (refusal-as-preference)",
         "en-ok-007": "measured blind, not yet analysed: refused by number/unvouched (failure-recorded-as-failure)",
-        "en-atk-008": "measured blind, not yet analysed: kept: quote cut/report (hearsay-cut-away)",
         "ja-ok-005": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (decision-and-config-write)",
         "ja-ok-008": "measured blind, not yet analysed: refused by number/unvouched (pasted-notice-and-user-noun)",
         "ja-ok-012": "measured blind, not yet analysed: refused by number/other_row; number/other_row; number/unvouched; number/other_row; number/other_row (fax-ocr-parts-quote)",
