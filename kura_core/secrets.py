@@ -465,6 +465,11 @@ _PLACEHOLDER = re.compile(
     | %\(?[A-Za-z_]{0,32}\)?s                   # %s, %(password)s
     | \{\{?[^{}\n]{0,64}\}?\}                   # {password}, {{ secret }}
     | (?:your|my|some|the|example|dummy|fake|test|placeholder)[_-][A-Za-z0-9_-]{0,48}
+    | (?:get|insert|add|enter|use)[_-]your[_-](?:own[_-])?[A-Za-z0-9_-]{0,48}   # get_your_own_… (docs)
+    | (?:process\.env|import\.meta\.env|os\.environ|ENV|env)(?:\.|\[["']?)[A-Za-z_][A-Za-z0-9_]{0,64}["']?\]?[,;)]?
+                                                # process.env.B2_PASSWORD: where the value is read from
+    | (?-i:[A-Z][A-Z0-9]{0,20}_(?:[A-Z0-9]+_){0,4}(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|KEY)(?:_[A-Z0-9]+){0,3})
+                                                # B2_PASSWORD, STRIPE_SECRET_KEY: a variable's name
     | [A-Za-z0-9_-]{1,48}[_-]here                 # password_here (wp-config-sample.php)
     | put[ ]your[ ]unique[ ]phrase[ ]here
     | changeme|change[_-]me|password|passwd|pass|pw|pwd|secret|token|api[_-]?key|redacted
@@ -786,9 +791,43 @@ _VALUED: tuple[_Valued, ...] = (
             r"[?&](?i:key|app_?key|app_?secret|auth|auth_?token|private_token|access_?key"
             r"|session_?id|sk|secret_?key|client_?key|pass(?:code|key)?|credentials?)"
             r"=([^&#\s\"'`<>\\]{10,4096})"
+            # a path's parameter: LINZ's /services;key=…/wmts/…
+            r"|;(?i:key|api_?key|token|access_?token|auth)=([^;/?&#\s\"'`<>\\]{10,4096})"
         ),
         lambda v: _not_placeholder(v) and _has_digit_and_letter(v),
         ("=",),
+    ),
+    _Valued(
+        "token",  # an SDK set up with its key as the first argument: rollbar.init('e0e1…'),
+        # Stripe('sk_…') aside, posthog.init("phc_…"), analytics.setApiKey("…")
+        re.compile(
+            r"(?<![\w.])(?:[A-Za-z_]\w{0,40}\.)?(?i:init|initialize|configure|setup|set_?api_?key"
+            r"|set_?access_?token|set_?token|set_?key|authenticate|auth|client|api)"
+            r"[ \t]{0,2}\([ \t]{0,2}[\"']([A-Za-z0-9_\-]{24,128})[\"']"
+        ),
+        lambda v: looks_random(v) or bool(re.fullmatch(r"[0-9a-fA-F]{32,128}", v)),
+        (
+            "init",
+            "configure",
+            "setup",
+            "setapikey",
+            "set_api_key",
+            "token(",
+            "auth",
+            "client(",
+            "api(",
+        ),
+    ),
+    _Valued(
+        "password",  # a password typed into a login form by a browser script: Playwright's
+        # page.fill('#login-password', '…'), Selenium's send_keys, Cypress's type
+        re.compile(
+            r"(?i:fill|type|press_?sequentially|set_?value|setvalue)[ \t]{0,2}\([ \t]{0,2}"
+            r"[\"'][^\"'\n]{0,80}(?i:pass|pwd|secret|token|pin)[^\"'\n]{0,40}[\"'][ \t]{0,2},[ \t]{0,2}"
+            r"[\"']([^\"'\n]{4,128})[\"']"
+        ),
+        _not_placeholder,
+        ("fill", "type", "setvalue", "set_value"),
     ),
     _Valued(
         "session",  # Cookie: / Set-Cookie: / curl -b: a cookie whose name says session or token
@@ -1185,13 +1224,16 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "password",  # a secret sent in parts: "first part is Tq8v-Lm29", "rest of the password: …"
         re.compile(
-            r"(?i:(?:first|second|last|other)[ \t](?:part|half|bit)|"
+            r"(?i:(?:first|second|last|other)[ \t](?:part|half|bit|piece)|"
             r"(?:the[ \t])?rest[ \t]of[ \t](?:the[ \t]|my[ \t]|it)?[a-z \t]{0,24}?"
             r"(?:password|passphrase|secret|token|key|pin)?)"
             r"[ \t]{0,2}(?i:is|:)[ \t]{1,4}([!-~]{4,64})"
         ),
-        lambda v: _has_digit_and_letter(v.rstrip(_TRAILING)) and len(v.rstrip(_TRAILING)) >= 6,
-        ("part", "rest", "half"),
+        lambda v: (
+            (_has_digit_and_letter(w := v.strip(_TRAILING + "`'\"")) and len(w) >= 6)
+            or (len(w) >= 10 and _upper_and_lower(w) and sum(c.isupper() for c in w[1:]) >= 2)
+        ),
+        ("part", "rest", "half", "bit"),
     ),
     _Valued(
         "secret",  # a secret sent in halves: 前半: adDHImLM…, 後半: zuDhH5…
@@ -1798,6 +1840,17 @@ _NOT_SECRET_LAST = frozenset(
         "estimated",
         "counter",
         "cost",
+        # where a service is, never what opens it: AUTH0_DOMAIN, OAUTH_ISSUER, AUTH_REGION
+        "domain",
+        "host",
+        "hostname",
+        "issuer",
+        "audience",
+        "tenant",
+        "realm",
+        "region",
+        "zone",
+        "port",
         "pricing",
         "rate",
     ]
@@ -2253,9 +2306,15 @@ def _hex_key(v: str, text: str, named: bool) -> bool:
         at = text.find(v)
         if at >= 0 and (at == 0 or text[at - 1] == "\n") and _SUM_LINE.match(text, at):
             return False
+    if len(v) in (40, 64):
+        at = text.find(v)
+        if at >= 0 and (at == 0 or text[at - 1] == "\n") and _COMMIT_REST.match(text, at + len(v)):
+            return False  # "1920f2cb… B2: read password from env": git log's hash and subject
     return not (len(v) == 40 and _GIT_WORD.search(text))
 
 
+#: What follows a commit's hash at a line's start in a log: a space and its subject.
+_COMMIT_REST = re.compile(r"[ \t]+(?:\([^)\n]{0,80}\)[ \t]+)?[^\s=:][^\n]{2,}")
 #: md5sum's, sha256sum's line: a hex digest, two spaces or a space and a star, a file name.
 _SUM_LINE = re.compile(r"(?m)^[0-9a-fA-F]{32,128}(?:  | \*)[^\s]{0,255}[./][^\s]{0,255}$")
 
@@ -2555,6 +2614,8 @@ _SPOKEN_CHAR = (
     rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺]+)"
     # a word said in katakana (ブルー, タイガー): a password's word, read as it is spelled
     r"|[\u30a1-\u30fc]{2,8}(?![\u30a1-\u30fc])"
+    # letters spelled with hyphens between them, no case said ("o-w-h-a-i"): lower case
+    r"|[A-Za-z](?:-[A-Za-z]){2,24}(?![A-Za-z-])"
     r"|(?:(?:double|triple)[ \t]+)?[A-Za-z](?![A-Za-z])"
     # a word with its case said after it ("galah, all lowercase"), the last part said again
     r"|[A-Za-z]{2,12}[ \t]*,?[ \t]+all[ \t]+(?:lower[ -]?case|upper[ -]?case|caps|capitals)"
@@ -2907,7 +2968,9 @@ _NAMED_THING = re.compile(
 #: です, だ, ね (パスワードは、全角ですが、aobaguest2603 です).
 _IS_BEFORE = re.compile(r"(?:是|为|為|(?i:\bis|\bwas)|[:：])[ \t]{0,2}[「『\"'“]?$")
 _IS_AFTER = re.compile(
-    r"[ \t]{0,2}[」』\"'”]?[ \t]{0,2}(?:です|でした|だ(?!け)|ね|よ|になります|となります)"
+    r"[ \t]{0,2}[」』\"'”]?[ \t]{0,2}(?:です|でした|だ(?!け)|ね|よ|になります|となります"
+    # the copula in the dialects: や, やった (Kansai, 金沢), じゃ, じゃった, だっちゃ
+    r"|や(?:った|で|わ|ねん)?(?![\u3040-\u309f])|やった|じゃ(?:った)?|だっちゃ)"
 )
 
 
@@ -4227,6 +4290,8 @@ def _inline_random(text: str) -> Iterator[tuple[int, int]]:
             continue
         if text.endswith("base64,", 0, m.start()):
             continue  # a data: URI's content
+        if _placeholder(tok):
+            continue  # get_your_own_OpIi…: the docs' stand-in, named so
         if _id_field(text, m.start()):
             continue  # "callID": "toolu_01AOT…": a record's id, whatever it looks like
         if not _generated(tok) or entropy(run) < 4.0 or _camel_words(run) or _decodes(tok):

@@ -1298,3 +1298,58 @@ def test_dictated_words_hiragana_names_an_introduced_token_and_a_second_half_go(
 )
 def test_a_keyed_line_a_commit_a_word_and_a_test_name_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a key as a URL path's parameter
+        (
+            "Error transferring https://data.example.govt.nz/services;key=4f2a9c81d7e05b36a1c4e8f2"
+            "9b7d3a60/wmts/1.0.0/WMTSCapabilities.xml",
+            "4f2a9c81d7e05b36a1c4e8f29b7d3a60",
+        ),
+        # an SDK set up with its token as the first argument
+        (
+            "    rollbar.init('7c1e9a40b2d85f36e0a4c9b17d2f8e53', environment='production')",
+            "7c1e9a40b2d85f36e0a4c9b17d2f8e53",
+        ),
+        # a password typed into a login form by a browser script
+        ("  await page.fill('#login-password', 'Tq8$mvZ2rKw');", "Tq8$mvZ2rKw"),
+        # a password given before a dialect's copula (やった)
+        ("サイトのパスワードは管理画面で確認したら h7tq2wxz やったわ。", "h7tq2wxz"),
+        # letters spelled with hyphens, no case said, in a dictation
+        (
+            "the SFTP password, she read it out: capital K, o-w-h-a-i, dash, capital R, "
+            "a-n-g-i, dash, six one four seven, exclamation mark.",
+            "o-w-h-a-i",
+        ),
+        # the second bit of a secret sent in bits, no digit in it
+        (
+            "Hemi sent the API secret in two bits. First bit is `Kc7ukjo8KyA4P` and the second bit is `FRwEbndTDMEd`.",
+            "FRwEbndTDMEd",
+        ),
+    ],
+)
+def test_path_parameters_sdk_setup_form_fills_dialect_copulas_and_spelled_letters_go(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the docs' stand-in key, named so
+        "  # the docs use this sample key: get_your_own_OpIi9ZULNHzrESv6T2vL",
+        # git log's hash and subject after a line that names a password
+        "1920f2cb38d1aadc9407b9d9dd619e563b651781 B2: read password from env",
+        # where a service is: a domain under an auth key name
+        "portal/.env still had AUTH0_DOMAIN=gwrc.au.auth0.com.",
+        # where a value is read from, and a variable's name in prose
+        "page.fill('#password', process.env.B2_PASSWORD)",
+        "B2クラウドのログインは環境変数 B2_PASSWORD から",
+        # an SDK set up with an app's name, no token
+        "app.init('my-application-name-here-long')",
+    ],
+)
+def test_doc_stand_ins_commit_subjects_domains_and_variable_names_stay(text):
+    assert BUILTIN.redact(text).text == text

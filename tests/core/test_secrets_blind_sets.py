@@ -351,7 +351,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
     },
     "secrets-AK": {
         "vault-01 unseal shares are held by three keyholders, never written down in the repo": "measured blind, not yet analysed",
-        "prod-orders RDS master password moves to RDS-managed Secrets Manager after cutover": "measured blind, not yet analysed",
         "百度地图浏览器端 AK 是公开的（Referer 白名单），后端地理编码用服务端 AK": "measured blind, not yet analysed",
         "阿里云 Redis 用 default 账号连接报 WRONGPASS，REDIS_URL 改为以实例 ID 作用户名": "measured blind, not yet analysed",
         "予約確認メールの不達は SendGrid の IP アクセス管理に新サーバー未登録だったため（キーは同じ）": "measured blind, not yet analysed",
