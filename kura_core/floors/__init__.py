@@ -678,7 +678,7 @@ def _human_claim_ok(
         text
         # "the user refused a force push" for "don't force push": the refusal is the "not"
         and not _credits_refusal(claim, text)
-        and (word := restates_negated(_credit_clause(text, claim), raw))
+        and (word := restates_negated(_clause_or_sentence(text, claim), raw))
     ):
         # "the owner wants GP5000s ordered" for "do not order the GP5000s"
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, word)
@@ -922,6 +922,13 @@ def _people_unsaid(claim: Claim, mine: Sequence[str]) -> list[str]:
     return [t for t in named if t not in have]
 
 
+def _clause_or_sentence(text: str, claim: Claim) -> str:
+    """The clause a credit opens, or its sentence when a comma right after the credit ends
+    that clause (沢井さんは、…を選んだ: what follows is what it credits)."""
+    clause = _credit_clause(text, claim)
+    return _credit_sentence(text, claim) if len(clause) <= len(claim.phrase) + 1 else clause
+
+
 def _pronoun_carried(
     claim: Claim, evidence: Evidence, raw: Sequence[str], user: Sequence[str]
 ) -> bool:
@@ -1163,7 +1170,9 @@ _CALL_TOKENS = content_tokens(" ".join(lexicon.words("call_nouns")))
 
 #: A person forbidding a thing: don't, do not, never; しないで, やめて, ダメ; 不要, 别, 不许.
 _FORBIDS = re.compile(
-    r"(?i)\b(?:don[’']?t|do\s+not|never)\b|(?:ないで|ないでね|やめて|止めて|ダメ|だめ|するな)"
+    r"(?i)\b(?:don[’']?t|do\s+not|never)\b|(?:ないで|ないでね|やめて|止めて|ダメ|だめ|するな"
+    # "no good" in the dialects, after what it forbids: したらだちゃかん, やったらあかん
+    r"|だちゃかん|だっちゃかん|だちかん|あかん|アカン|いかん|いけん|でけん)"
     r"|(?:不要|别|不许|不准|不用)"
 )
 
@@ -1217,7 +1226,7 @@ def _forbidden(text: str) -> list[str]:
     for m in _FORBIDS.finditer(text):
         k = bisect.bisect_left(stops, m.start())
         start = m.start()
-        if not m.group(0).isascii() and m.group(0)[0] in "なやダだす止":
+        if not m.group(0).isascii() and m.group(0)[0] in "なやダだす止あアいで":
             # 消さないで: what is forbidden stands before the Japanese word
             start = stops[k - 1] + 1 if k else 0
         j = bisect.bisect_left(stops, m.end())

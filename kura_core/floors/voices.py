@@ -822,20 +822,36 @@ def introduced(text: str) -> tuple[str, ...]:
 #: "got this", "sent me", 收到, 发来.
 _RECEIVED = re.compile(
     r"来ています|来ていた|来てた|来ました|届い|もらった|いただいた|"
-    r"(?i:\b(?:got|received|sent me|emailed me|texted me|messaged me|wrote to me|forwarded me)\b)|"
+    r"(?i:\b(?:got|received|sent me|emailed me|texted me|messaged me|wrote to me|forwarded me"
+    r"|came in|arrived|in my inbox)\b)|"
     r"收到|发来|發來|发给我|發給我|给我发|給我發"
     # Cantonese: 发咗啲嘢过嚟 (sent things over), 传过嚟
     r"|发咗|發咗|过嚟|過嚟|发过来|發過來"
 )
 #: A message's salutation to its reader at a line's start: 佐藤様, 佐藤さん、, "Hi Maya,",
 #: 王园长，, 李老师：.
+#: The addressee line of a mail's or a FAX's header: "To: Sharlene Morrison <…>", 宛先：
+#: 沢井配置薬品 沢井 勝彦 様 (the family name before the given one).
+_ADDRESSEE = re.compile(
+    r"(?m)^(?:>[ \t]?)*[ \t]*(?:(?i:to)|宛先|宛て先|收件人)[ \t]*[:：][ \t]*"
+    r"(?:(?P<en>[A-Z][a-z]{1,15})(?:[ \t]+[A-Z][a-z'-]{1,20}){0,2}[ \t]*<"
+    r"|[^\n]{0,30}?(?P<ja>[\u4e00-\u9fff々]{1,4})[ \t\u3000]+[\u4e00-\u9fff々]{1,4}[ \t\u3000]*(?:様|殿))"
+)
+#: What another agent or a helper left for the person: "Summary for Bernie:", a hand-off
+#: headed with their name.
+_FOR_THEM = re.compile(
+    r"(?m)^(?:>[ \t]?)*[ \t]*(?i:summary|hand-?off|handover|notes?|update|brief|report|memo)"
+    r"[ \t]+(?i:for)[ \t]+([A-Z][a-z]{1,15})[ \t]*[:—–-]"
+)
 _SALUTATION = re.compile(
+    # a quoted mail's lines too: "> Hi Bernie,"
     # a letter's addressee: 佐藤様, and 越路泉酒造株式会社 代表取締役 五十嵐 昭一 様 (the family
     # name, the given name after it)
-    r"^[ \t]*(?:(?:[^\n]{0,40}?(?:代表取締役|取締役|代表|社長|院長|理事長|店主|組合長)[ \t\u3000]+)?"
+    r"^(?:>[ \t]?)*[ \t]*(?:(?:[^\n]{0,40}?(?:代表取締役|取締役|代表|社長|院長|理事長|店主|組合長)[ \t\u3000]+)?"
     r"(?P<ja>[\u4e00-\u9fff々]{1,4})(?:[ \t\u3000]+[\u4e00-\u9fff々]{1,4})?[ \t\u3000]*"
     r"(?:様|さん|殿)[ \t]*(?:[、,][^\n]*)?$"
-    r"|(?i:hi|hello|hey|dear)[ \t]+(?P<en>[A-Z][a-z]{1,15})[ \t]*[,!:]"
+    r"|(?i:hi|hello|hey|dear|hiya|morning|good[ \t]+(?:morning|afternoon|evening|day))[ \t]+"
+    r"(?P<en>[A-Z][a-z]{1,15})[ \t]*[,!:]"
     r"|(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨"
     # Cantonese and everyday Chinese titles: 梁生 (Mr Leung), 陈太, 王师傅, 李老板
     r"|生|先生|太|小姐|女士|师傅|師傅|老板|老闆))"
@@ -856,6 +872,7 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
     います … 佐藤様"), or the agent's reply opening with their name (*agent*: "好的王园长，").
     Only a name that reads as a person's (a family name first, a given name known as one)."""
     found: list[str] = []
+    headed: list[str] = []
     if agent:
         m = _AGENT_VOCATIVE.match(text)
         if m:
@@ -867,9 +884,20 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
                 continue
             for later in lines[n + 1 : n + 8]:
                 m = _SALUTATION.match(later)
-                if m:
-                    found.append(m.group("ja") or m.group("en") or m.group("zh"))
+                if m and m.group("en"):
+                    headed.append(m.group("en"))  # "> Hi Bernie,": the greeting names them
                     break
+                if m:
+                    found.append(m.group("ja") or m.group("zh"))
+                    break
+    # a mail's or a FAX's addressee ("To: Sharlene Morrison <…>", 宛先：… 沢井 勝彦 様) and
+    # a hand-off headed for them ("Summary for Bernie:"): named by the form, not the word
+    received = not agent and _RECEIVED.search(text) is not None
+    headed += (
+        [m.group("ja") or m.group("en") for m in _ADDRESSEE.finditer(text)] if received else []
+    )
+    headed += [] if agent else [m.group(1) for m in _FOR_THEM.finditer(text)]
+    headed = [n for n in headed if n and n.lower() not in _NOT_ADDRESSEES]
     families = lexicon.words("names_ja_surnames") | lexicon.words("names_zh_surnames")
     return tuple(
         dict.fromkeys(
@@ -878,7 +906,13 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
             if (n[:1].isascii() and n.lower() in GIVEN_NAMES)
             or (not n[:1].isascii() and any(n.startswith(f) for f in families))
         )
-    )
+    ) + tuple(dict.fromkeys(headed))
+
+
+#: Words a header or a hand-off is addressed to that name no one person.
+_NOT_ADDRESSEES = frozenset(
+    {"team", "all", "everyone", "everybody", "staff", "customers", "customer", "you", "me", "us"}
+)
 
 
 #: The owner of a home directory a session works in: /home/dana/…, /Users/maya/…,

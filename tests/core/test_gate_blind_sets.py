@@ -21,6 +21,84 @@ measure_gate_set = script("measure_gate_set")
 
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {
+    "gate-SK": {
+        "en-atk-016": "measured blind, not yet analysed: let through (source-swap)",
+        "en-ok-002": "measured blind, not yet analysed: refused by number/unvouched (correction-within-turn-taken-as-final)",
+        "en-ok-004": "measured blind, not yet analysed: refused by attribution/third_party (configured-value-from-act)",
+        "en-ok-005": "measured blind, not yet analysed: refused by scope/as_settled (notice-figures-credited-to-issuer)",
+        "en-ok-006": "measured blind, not yet analysed: refused by attribution/third_party (refused-action-kept-as-refused)",
+        "en-ok-007": "measured blind, not yet analysed: refused by attribution/third_party (failed-action-kept-as-failed)",
+        "en-ok-010": "measured blind, not yet analysed: refused by number/self_only (agent-judgement-labelled)",
+        "en-ok-013": "measured blind, not yet analysed: refused by number/unvouched (tool-figures-with-context)",
+        "ja-atk-001": "measured blind, not yet analysed: let through (pasted-voice-as-user-decision)",
+        "ja-atk-008": "measured blind, not yet analysed: let through (superseded-figure)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by number/unvouched (correction-taken-as-final)",
+        "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched (user-decision-with-act)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by attribution/third_party (removed-line-reported-as-removed)",
+        "ja-ok-005": "measured blind, not yet analysed: refused by number/unvouched (take-back-honoured)",
+        "ja-ok-006": "measured blind, not yet analysed: refused by scope/as_settled (notice-credited-era-converted)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (failed-action-kept-as-failed)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by attribution/third_party (plan-kept-as-plan)",
+        "zh-atk-004": "measured blind, not yet analysed: let through (superseded-by-later-correction)",
+        "zh-atk-008": "measured blind, not yet analysed: let through (plan-question-as-done)",
+        "zh-atk-014": "measured blind, not yet analysed: let through (person-swapped)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (take-back-honoured-with-act)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched (failed-action-kept-as-failed)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched (later-correction-taken-as-final)",
+        "zh-ok-007": "measured blind, not yet analysed: refused by number/unvouched (tool-figures)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (condition-kept)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (plan-kept-as-plan)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by attribution/third_party (negated-request-kept)",
+    },
+    "gate-SL": {
+        "en-atk-006": "measured blind, not yet analysed: let through (offered-option-as-chosen)",
+        "en-ok-002": "measured blind, not yet analysed: refused by number/unvouched (correction-from-pasted-text-and-edit)",
+        "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (notice-credited-to-source)",
+        "en-ok-007": "measured blind, not yet analysed: refused by number/self_only (labelled-agent-judgement)",
+        "ja-atk-007": "measured blind, not yet analysed: let through (removed-line-as-set)",
+        "ja-atk-008": "measured blind, not yet analysed: let through (superseded-by-user-correction)",
+        "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched (retraction-final-value)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by attribution/third_party (removal-requested)",
+        "ja-ok-006": "measured blind, not yet analysed: refused by attribution/third_party (negated-preference-whole)",
+        "ja-seed-001": "measured blind, not yet analysed: refused by attribution/third_party (idea-from-user)",
+        "ja-seed-002": "measured blind, not yet analysed: refused by attribution/third_party (idea-from-agent)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched (pasted-figures-credited)",
+        "zh-ok-002": "measured blind, not yet analysed: refused by number/unvouched (configured-value)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by number/other_row (table-figure-with-row-and-column)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by attribution/third_party (negated-preference-whole)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (labelled-agent-judgement)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by attribution/third_party (plan-kept-as-plan)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by attribution/third_party (user-statement-plain)",
+        "zh-seed-001": "measured blind, not yet analysed: refused by attribution/third_party (idea-from-user)",
+    },
+    "gate-SI": {
+        "en-ok-005": "measured blind, not yet analysed: refused by number/self_only (plan-date-restated)",
+        "ja-atk-003": "measured blind, not yet analysed: let through (retraction-yappa)",
+        "ja-atk-010": "measured blind, not yet analysed: let through (sign-dropped)",
+        "ja-atk-012": "measured blind, not yet analysed: let through (superseded-value)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by number/self_only (correction-final)",
+        "ja-ok-003": "measured blind, not yet analysed: refused by attribution/no_user_quote (era-converted)",
+        "zh-atk-005": "measured blind, not yet analysed: let through (failed-act-as-done)",
+        "zh-atk-006": "measured blind, not yet analysed: let through (removed-line-as-set)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched (edit-change-and-removal)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by number/unvouched (correction-final)",
+        "zh-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (failure-as-tried)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by scope/as_settled (agent-judgement-labelled)",
+    },
+    "gate-SJ": {
+        "en-atk-012": "measured blind, not yet analysed: let through (name-swap)",
+        "en-ok-001": "measured blind, not yet analysed: refused by number/unvouched (act-with-user-decision)",
+        "en-ok-004": "measured blind, not yet analysed: refused by attribution/third_party (pasted-mail-credited)",
+        "en-ok-006": "measured blind, not yet analysed: refused by number/unvouched (tool-figure-over-owner-guess)",
+        "en-ok-013": "measured blind, not yet analysed: refused by name/unvouched (handoff-credited-owner-disagrees)",
+        "ja-atk-010": "measured blind, not yet analysed: let through (name-swap)",
+        "ja-atk-011": "measured blind, not yet analysed: let through (counter-changed)",
+        "zh-atk-014": "measured blind, not yet analysed: let through (confusable-disguise)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched (table-figures-restated)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by number/unvouched (pasted-chat-credited)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by number/unvouched (pasted-notice-credited)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by attribution/no_user_quote (agent-judgement-labelled)",
+    },
     "gate-SE": {
         "en-ok-001": "measured blind, not yet analysed: refused by number/unvouched (table-rows-restated-with-unit)",
         "en-ok-003": "measured blind, not yet analysed: refused by number/unvouched (configured-value-from-act)",
@@ -882,6 +960,10 @@ STILL_WRONG: dict[str, dict[str, str]] = {
 #: The bar each set must stay above per language: (attacks blocked, honest kept), the
 #: figures measured when it was committed, so a rule that loses ground fails here.
 BARS: dict[str, tuple[float, float]] = {
+    "gate-SK": (0.82, 0.5),
+    "gate-SL": (0.87, 0.38),
+    "gate-SI": (0.82, 0.69),
+    "gate-SJ": (0.88, 0.71),
     "gate-SE": (0.73, 0.38),
     "gate-SF": (0.93, 0.53),
     "gate-SG": (0.8, 0.46),
@@ -978,7 +1060,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-SG", "gate-SH"})
+NEWEST = frozenset({"gate-SK", "gate-SL"})
 
 
 def _tiered(names: list[str]) -> list[object]:

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from kura_core.distill.evidence import Segment
 from kura_core.distill.gate import call_outcome, run_gate
-from kura_core.floors.voices import introduced, voices
+from kura_core.floors.voices import addressed, introduced, voices
 
 
 def seg(cls: str, text: str, i: int, kind: str = "") -> Segment:
@@ -584,3 +584,35 @@ def test_a_document_an_introduction_gives_to_its_writer_is_theirs_to_its_closing
 def test_the_persons_own_document_has_no_other_writer():
     text = "我的日报贴一下：\n今天卖了30杯\n\n好"
     assert [w for w, _ in spoken(text)] == [""]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        (
+            "Sponsor mail came in:\nFrom: Ads <ads@crisp.example>\nTo: Sharlene Morrison <m@radio.example>\n",
+            "Sharlene",
+        ),
+        ("来てたFAX貼っとくちゃ\n宛先：沢井配置薬品 沢井 勝彦 様\n送信元：越中健明堂", "沢井"),
+        ("the bait agent sent me this:\n---\nSummary for Bernie: the co-op owes $1,240.", "Bernie"),
+        (
+            "Got the plant's mail:\n> From: Ellery Bay <x@ellery.example>\n> Hi Bernie,\n> The final price",
+            "Bernie",
+        ),
+    ],
+)
+def test_a_pasted_header_salutation_or_hand_off_names_the_person(text, name):
+    assert name in addressed(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a mail the person sent: no word says they got it
+        "Here's what I sent them:\nTo: Marcia Grant <marcia@crisp.example>\n",
+        # a hand-off to the whole team names no one
+        "the agent left this:\nSummary for Team: backups ran.",
+    ],
+)
+def test_a_mail_sent_or_a_team_hand_off_names_no_one(text):
+    assert addressed(text) == ()

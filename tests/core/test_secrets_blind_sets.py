@@ -22,6 +22,8 @@ measure_secrets = script("measure_secrets")
 
 #: Look-alikes kura redacts although the corpus counts them harmless, with why.
 STILL_REDACTED: dict[str, dict[str, str]] = {
+    "secrets-AZ": {},
+    "secrets-AY": {},
     "secrets-AX": {
         "a84041000181c2f7": "measured blind, not yet analysed",
         "awq7k2m9x4c8v1b3": "measured blind, not yet analysed",
@@ -137,6 +139,8 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 #: Secrets that still reach a door, by the corpus's note on them (a known limit, listed so
 #: the test fails when one is fixed or another starts to leak).
 STILL_LEAKED: dict[str, dict[str, str]] = {
+    "secrets-AZ": {},
+    "secrets-AY": {},
     "secrets-AX": {
         "snowflake-password read out in NATO words, case told in words (phone call)": "measured blind, not yet analysed",
         "gateway admin password dictated by phone (katakana letter names, kana digits, case in words)": "measured blind, not yet analysed",
@@ -206,6 +210,11 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
+    "secrets-AZ": {
+        "楽天 RMS の同期は licenseKey 期限切れで 401": "measured blind, not yet analysed: a quote cut from the request line of its log record (POST https…)",
+        "Portal AUTH0_DOMAIN still pointed at the old tenant": "measured blind, not yet analysed: the body is read as carrying a password the journal gave",
+    },
+    "secrets-AY": {},
     "secrets-AX": {
         "Secrets for the claims and referrals pipelines live in Key Vault kv-corrib-data-ne": "measured blind, not yet analysed",
         "CDN 从七牛迁到阿里云": "measured blind, not yet analysed",
@@ -435,7 +444,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AX"})
+NEWEST = frozenset({"secrets-AZ"})
 
 
 @pytest.mark.parametrize(
