@@ -1544,12 +1544,15 @@ _SCOPE_CUTS = frozenset({"scope", "hedge", "condition", "tentative", "exception"
 def _hearsay_settled(cut: Sequence[tuple[QuoteCheck, str]], claim: str) -> list[Violation]:
     """A quote cut from who said it (听孙师傅说 left out of 明年面粉要涨到130一袋) told as a
     fact, with neither the teller nor a word of hearsay: what someone said, settled."""
-    if _HEARSAY_KEPT.search(claim):
+    if _HEARSAY_KEPT.search(claim) or _REPORT_KEPT.search(claim):
         return []
     for q, _seg in cut:
         if q.rule != "report":
             continue
         source = _left_out(q.why)
+        named = reported_source(q.why)
+        if named and fold(named).lower() in claim:
+            continue  # the candidate names where it comes from (（連絡帳での知らせ）)
         if _SPEAKERS_HERE.search(source):
             continue  # 你刚才…: the person answering the agent, no one else's word
         if not content_tokens(source) & content_tokens(claim):
@@ -1862,6 +1865,25 @@ _TOLD_REMOVED = re.compile(
 _DATA_ROW = re.compile(r"[,|│｜\t].*[,|│｜\t]|,")
 
 
+def _diff_line(text: str, line: str, sign: str) -> bool:
+    """Whether *text* holds *line* as a diff's line of *sign* (``-`` taken out, ``+`` put
+    in): the sign right before it (a space between allowed) at a line's start, after an
+    escaped line break or a JSON string's quote, and the line's end right after it."""
+    at = text.find(line)
+    while at >= 0:
+        lead = at - 1 - (at >= 1 and text[at - 1] == " ")
+        if lead >= 0 and text[lead] == sign:
+            before = text[max(0, lead - 2) : lead]
+            opened = lead == 0 or before.endswith(("\n", '"')) or before == "\\n"
+            end = at + len(line)
+            rest = text[end : end + 2]
+            closed = not rest.strip(" \t") or rest[:1] in ("\n", '"') or rest == "\\n"
+            if opened and closed:
+                return True
+        at = text.find(line, at + 1)
+    return False
+
+
 def _removed_later(
     index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
 ) -> list[Violation]:
@@ -1882,13 +1904,11 @@ def _removed_later(
             _row_skeleton(o.text) == skeleton and o.text.strip() != line for o, _p in survivors
         ):
             continue  # what replaced it is quoted too: "480円から500円になった"
-        took = re.compile(r'(?:^|\n|\\n|")-[ \t]?' + re.escape(line) + r'[ \t]*(?=$|\n|\\n|")')
-        put = re.compile(r'(?:^|\n|\\n|")\+[ \t]?' + re.escape(line) + r'[ \t]*(?=$|\n|\\n|")')
         for j in range(pos, min(len(index.segments), pos + 200)):
             seg = index.segments[j]
             if seg.cls not in (ProvenanceClass.ACT, ProvenanceClass.TOOL):
                 continue
-            if took.search(seg.text) and not put.search(seg.text):
+            if _diff_line(seg.text, line, "-") and not _diff_line(seg.text, line, "+"):
                 if any(
                     o.text.strip() != line and "+" + o.text.strip() in seg.text
                     for o, _p in survivors

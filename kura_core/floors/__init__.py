@@ -489,6 +489,7 @@ def shape_violations(
     return out
 
 
+_SENTENCE_STOP = re.compile(r"[.;!?\n]")
 #: A relative clause about a person: ", who knows the old Landini", "who runs the depot".
 _WHO_CLAUSE = re.compile(r"(?i)\bwho(?:m|se)?[ \t]+([^,.;:!?\n]{1,120})")
 
@@ -496,7 +497,7 @@ _WHO_CLAUSE = re.compile(r"(?i)\bwho(?:m|se)?[ \t]+([^,.;:!?\n]{1,120})")
 def _relative_tokens(text: str) -> frozenset[str]:
     """The content tokens of the relative clauses about a person in the sentence *text*
     opens with: what it says of someone it names, not of the one it credits."""
-    sentence = re.split(r"[.;!?\n]", text, maxsplit=1)[0]
+    sentence = _SENTENCE_STOP.split(text, maxsplit=1)[0]
     out: set[str] = set()
     for m in _WHO_CLAUSE.finditer(sentence):
         out |= content_tokens(m.group(1))

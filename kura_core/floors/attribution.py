@@ -2284,7 +2284,7 @@ def _credited(
     if _SAID_AFTER.search(text[start:end]) and _AFTER_ASIDE.match(text, end):
         # "has left the company (since January, the owner says) and …", "…, Tom said.":
         # a report set after what it reports credits what its aside or clause said before
-        aside = re.split(r"[(（]|[;；]", sentence_before)[-1]
+        aside = _ASIDE_OPENS.split(sentence_before)[-1]
         if content_tokens(aside):
             return content_tokens(aside), frozenset()
     parts = _CLAUSE_BREAK.split(sentence_after, maxsplit=2)
@@ -2307,6 +2307,8 @@ def _credited(
     return tokens, frozenset()
 
 
+#: Where an aside or a clause of its own opens before a report set after it.
+_ASIDE_OPENS = re.compile(r"[(（]|[;；]")
 #: A saying verb that closes a report set after what it reports ("the owner says").
 _SAID_AFTER = re.compile(r"(?i)\b(?:says|said|tells us|told us|reckons|reckoned|claims|claimed)$")
 #: What closes such a report: a comma, a bracket or the sentence's end.

@@ -764,6 +764,9 @@ _DECIMAL_BEFORE_UNIT = re.compile(
 )
 
 
+_GROUP_MARKS = re.compile(r"[ .\u00a0\u202f]")
+
+
 def _continental(text: str) -> str:
     """*text* with amounts written the continental way (1.250,00; 1 250,00; €18,50;
     R1 250) in the English way (1,250.00; 1,250.00; €18.50; R1,250), one character for one,
@@ -788,7 +791,7 @@ def _continental(text: str) -> str:
             continue
         num = m.group(0)
         head, comma, cents = num.rpartition(",") if "," in num else (num, "", "")
-        head = re.sub(r"[ .\u00a0\u202f]", ",", head)
+        head = _GROUP_MARKS.sub(",", head)
         parts += [text[last:a], head + ("." if comma else "") + cents]
         last = b
     return "".join(parts) + text[last:] if parts else text
@@ -938,11 +941,32 @@ _CENTS = re.compile(r"\d\.\d\d$")
 _RAND_AMOUNT = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d\d)?(?![\d.])|\d+\.\d\d(?![\d.])")
 
 
-#: A setting whose key names its unit, the value right after it: ``alarm_max_c: 8``,
-#: ``timeout_ms=500``, ``"max_upload_mb": 20``, ``RETENTION_DAYS=45``.
-_KEY_UNIT = re.compile(
-    r"(?i)[A-Za-z][A-Za-z0-9]*[_-](c|celsius|f|fahrenheit|ms|sec|secs|seconds|s|min|mins"
-    r"|minutes|h|hrs|hours|days|d|kb|mb|gb|tb|pct|percent|kg|[a-z]{3})[\"']?[ \t]*[:=][ \t]*[\"']?$"
+#: A key's parts, as a setting's name joins them (alarm_max_c, RETENTION-DAYS).
+_KEY_PARTS = re.compile(r"[_-]")
+#: The last part of a setting's key that names the unit of its value.
+_KEY_UNIT_WORDS = frozenset(
+    # not min, h, s, d or f alone: stock_min, img_h, retries_s name no unit
+    [
+        "c",
+        "celsius",
+        "fahrenheit",
+        "ms",
+        "sec",
+        "secs",
+        "seconds",
+        "mins",
+        "minutes",
+        "hrs",
+        "hours",
+        "days",
+        "kb",
+        "mb",
+        "gb",
+        "tb",
+        "pct",
+        "percent",
+        "kg",
+    ]
 )
 _KEY_UNITS = {
     "c": "°C",
@@ -964,17 +988,33 @@ _KEY_UNITS = {
 
 
 def _unit_of_key(text: str, at: int) -> tuple[str, str] | None:
-    """The unit the key a figure at *at* is set under names (``alarm_max_c: 8`` is 8 °C)."""
-    m = _KEY_UNIT.search(text, max(0, at - 64), at)
-    if m is None:
+    """The unit the key a figure at *at* is set under names: ``alarm_max_c: 8`` is 8 °C,
+    ``timeout_ms=500`` 500 ms, ``surcharge_ngn: 800`` ₦800. Read backwards from the figure
+    over a quote, a colon or an equals sign and the key, a few characters at most."""
+    j = at
+    for marks in (" \t", "\"'", " \t", ":=", " \t", "\"'"):
+        if marks == ":=":
+            if j == 0 or text[j - 1] not in marks:
+                return None
+            j -= 1
+            continue
+        stop = max(0, j - 4)
+        while j > stop and text[j - 1] in marks:
+            j -= 1
+    k = j
+    while k > max(0, j - 64) and (
+        text[k - 1].isascii() and (text[k - 1].isalnum() or text[k - 1] in "_-")
+    ):
+        k -= 1
+    parts = _KEY_PARTS.split(text[k:j])
+    if len(parts) < 2 or not parts[0][:1].isalpha():
         return None
-    word = m.group(1).lower()
-    if len(word) == 3 and word not in _KEY_UNITS and word not in ("sec", "min", "hrs", "pct"):
-        # surcharge_ngn: 800, price_eur = 18.5: a currency's code
-        code = word.upper()
-        return (code, HARD) if code in _CURRENCIES and code.isalpha() else None
-    unit = _KEY_UNITS.get(word) or hard_unit(word)
-    return (unit, HARD) if unit else None
+    word = parts[-1].lower()
+    if word in _KEY_UNIT_WORDS:
+        unit = _KEY_UNITS.get(word) or hard_unit(word)
+        return (unit, HARD) if unit else None
+    code = word.upper()
+    return (code, HARD) if len(word) == 3 and code.isalpha() and code in _CURRENCIES else None
 
 
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
