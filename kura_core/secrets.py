@@ -801,21 +801,21 @@ _VALUED: tuple[_Valued, ...] = (
         "token",  # an SDK set up with its key as the first argument: rollbar.init('e0e1…'),
         # Stripe('sk_…') aside, posthog.init("phc_…"), analytics.setApiKey("…")
         re.compile(
-            r"(?<![\w.])(?:[A-Za-z_]\w{0,40}\.)?(?i:init|initialize|configure|setup|set_?api_?key"
+            r"\b(?i:init|initialize|configure|setup|set_?api_?key"
             r"|set_?access_?token|set_?token|set_?key|authenticate|auth|client|api)"
-            r"[ \t]{0,2}\([ \t]{0,2}[\"']([A-Za-z0-9_\-]{24,128})[\"']"
+            r"\([ \t]{0,2}[\"']([A-Za-z0-9_\-]{24,128})[\"']"
         ),
         lambda v: looks_random(v) or bool(re.fullmatch(r"[0-9a-fA-F]{32,128}", v)),
         (
-            "init",
-            "configure",
-            "setup",
-            "setapikey",
-            "set_api_key",
+            "init(",
+            "configure(",
+            "setup(",
+            "key(",
             "token(",
-            "auth",
+            "auth(",
             "client(",
             "api(",
+            "authenticate(",
         ),
     ),
     _Valued(
@@ -3424,9 +3424,14 @@ def _introduced_below(text: str) -> Iterator[tuple[int, int]]:
         return
     for m in _LONE_VALUE.finditer(text):
         v = m.group(1)
-        head = text[: m.start()].rstrip(" \t\r\n")
-        line = head[head.rfind("\n") + 1 :]
-        if not line or text.count("\n", len(head), m.start()) > 2:
+        # the line before it, a blank line at most between: read back a few lines only
+        end = m.start()
+        while end > 0 and text[end - 1] in " \t\r\n" and m.start() - end < 64:
+            end -= 1
+        if text.count("\n", end, m.start()) > 2:
+            continue
+        line = text[text.rfind("\n", 0, end) + 1 : end]
+        if not line:
             continue
         if not (_SECRET_SENTENCE_WORD.search(line) and _POINTER.search(line)):
             continue
