@@ -335,7 +335,11 @@ _CHANGE_JOIN = re.compile(
 
 
 #: A rate's denominator after its figure: /吨, / kg, per box.
-_PER_TAIL = re.compile(r"(?:[ \t]*[/／][ \t]*|[ \t]+per[ \t]+)[^\s/／]{1,8}$")
+_PER_TAIL = re.compile(
+    # a blank run is tried from its start only (the leftmost match starts there anyway):
+    # linear on a long run of tabs
+    r"(?<![ \t])(?:[ \t]*+[/／][ \t]*+|[ \t]++per[ \t]++)[^\s/／]{1,8}$"
+)
 
 
 def _figure(cell: str, found: Sequence[Quantity]) -> bool:
