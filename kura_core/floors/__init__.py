@@ -71,6 +71,7 @@ from .quantities import (
     RANGE,
     Quantity,
     Vouchers,
+    _show,
     covers,
     numbers_in,
     per_word,
@@ -584,7 +585,7 @@ def reversed_changes(value: str, quoted: Sequence[str]) -> list[str]:
             forward = forward or (old, new) in changes or (old in olds and new not in olds)
             backward = backward or (new, old) in changes or (new in olds and old not in olds)
         if backward and not forward:
-            out.append(f"{_show_value(old)} -> {_show_value(new)}")
+            out.append(f"{_show(old)} -> {_show(new)}")
     return out
 
 
@@ -598,10 +599,6 @@ def _reversed(
             seen.add((ORDER, pair))
             out.append(Violation(ORDER, name, pair, R.SWAPPED))
     return out
-
-
-def _show_value(v: Decimal) -> str:
-    return str(int(v)) if v == v.to_integral_value() else format(v.normalize(), "f")
 
 
 _CJK_NUMERAL_RUN = re.compile(r"[〇一二三四五六七八九十百千]+")

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from ..script import HAN, has_cjk, has_han, has_kana, is_han, is_kana
 from . import lexicon
 from .calendar import WEEKDAY, eras, weekdays, zone_after
-from .identifiers import IDENTIFIER, covers as covers_identifier, identifiers
+from .identifiers import IDENTIFIER, _host as url_host, covers as covers_identifier, identifiers
 from .text import fold_numbers
 from .units import (
     COUNTER,
@@ -1025,8 +1025,7 @@ def _host_of(e: Quantity) -> str:
     if e.unit == "email":
         return e.canon.rsplit("@", 1)[-1]
     if e.unit == "url":
-        rest = e.canon.split("://", 1)[-1]
-        return rest.split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0]
+        return url_host(e.canon)
     return ""
 
 
