@@ -190,6 +190,7 @@ class FloorRule(StrEnum):
     NOT_DONE = "not_done"
     PLAN_AS_DONE = "plan_as_done"
     AS_SETTLED = "as_settled"
+    CORRECTED = "corrected"
     LEGACY = "legacy"
 
 

@@ -1279,6 +1279,7 @@ def _what_the_quotes_leave(
         _removed_only(index, survivors)
         or _superseded(index, survivors, _prose(candidate, CLAIM_FIELDS))
         or _removed_later(index, survivors, _prose(candidate, CLAIM_FIELDS))
+        or _corrected_later(index, survivors, _prose(candidate, CLAIM_FIELDS))
     )
     out += _said_of_candidate(fields, survivors, kind)
     out += _restates_cut(
@@ -1849,6 +1850,65 @@ def _superseded(
                 return [
                     Violation(FloorKind.ACT, "body", _short(q.text, 50), FloorRule.NOT_DONE, how)
                 ]
+    return []
+
+
+#: A sentence of a later turn (up to its end mark or line break).
+_SENTENCE_OF_TURN = re.compile(r"[^。！？!?\n]+(?:[。！？!?]+|$)|(?<=[a-z0-9)])\.(?=\s)")
+
+
+def _corrected_later(
+    index: _Index, survivors: Sequence[tuple[QuoteCheck, int]], prose: str
+) -> list[Violation]:
+    """A figure of the person's own words that a later turn of theirs corrects ("さっきの
+    ふじ4,800円、あれ間違いだ。ネットは5,200円だ", "刚才说的42不对，是45"), stated as it
+    first stood: a sentence of the later turn names the figure beside a word of correcting,
+    the turn gives another figure of its unit, and the memory neither quotes that turn nor
+    gives that other figure nor tells the correction. A turn that says the figure is right
+    ("Typo on my side — 24 is right") gives no other one."""
+    said = [q for q in scan(prose) if q.kind == NUMBER and q.value is not None]
+    told = fold(prose).lower()
+    if not said or lexicon.pattern("correction").search(told):
+        return []
+    if lexicon.pattern("retraction_told").search(told):
+        return []
+    quoted = {pos for _q, pos in survivors}
+    for q, pos in survivors:
+        if pos < 0 or q.cls != ProvenanceClass.USER:
+            continue
+        mine = [
+            f
+            for f in scan(q.text)
+            if f.kind == NUMBER
+            and f.value is not None
+            and (f.unit or f.value >= 10)
+            and any(s.value == f.value and s.unit == f.unit for s in said)
+        ]
+        for j in range(pos + 1, min(len(index.segments), pos + 300)):
+            seg = index.segments[j]
+            if not mine:
+                break
+            if seg.cls != ProvenanceClass.USER or j in quoted:
+                continue
+            turn = [f for f in scan(seg.text) if f.kind == NUMBER and f.value is not None]
+            for sentence in _SENTENCE_OF_TURN.findall(seg.text):
+                if not lexicon.pattern("correction").search(fold(sentence).lower()):
+                    continue
+                there = scan(sentence)
+                for m in mine:
+                    if not any(f.value == m.value and f.unit in (m.unit, "") for f in there):
+                        continue
+                    others = [f for f in turn if f.unit == m.unit and f.value != m.value]
+                    if not others or any(
+                        s.value == f.value and s.unit == f.unit for f in others for s in said
+                    ):
+                        continue  # no other figure given, or the memory gives it too
+                    how = "corrected by a later turn of the person's (the figure as first said)"
+                    return [
+                        Violation(
+                            FloorKind.NUMBER, "body", _short(q.text, 50), FloorRule.CORRECTED, how
+                        )
+                    ]
     return []
 
 

@@ -61,9 +61,16 @@ from .attribution import (
     subordinate_opening,
     unwrap,
 )
-from .entities import FAMILIAR_NAME, KinNameFinder, NameVouchers, SwapFinder, WordSwapFinder
+from .entities import (
+    FAMILIAR_NAME,
+    KinNameFinder,
+    NameVouchers,
+    SwapFinder,
+    WordSwapFinder,
+    people_in_text,
+)
 from .identifiers import IDENTIFIER
-from .names import GIVEN_NAMES, names_in
+from .names import GIVEN_NAMES, is_configured, names_in
 from .negation import cut_reason, negations_in
 from .quantities import (
     DATE,
@@ -693,7 +700,7 @@ def _human_claim_ok(
         for u in mine
     ):
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_ONE_SEGMENT)
-    others = _people_unsaid(whole, mine)
+    others = _people_unsaid(whole, mine) or _people_unquoted(whole, evidence, text, names)
     if others:
         # 由老周带队 for the person's 小陈带队: who does it is what is credited
         return Violation(ATTRIBUTION, field_name, claim.phrase, R.NOT_CARRIED, others[0])
@@ -918,6 +925,29 @@ def _people_unsaid(claim: Claim, mine: Sequence[str]) -> list[str]:
         return []
     have = set().union(*(content_tokens(u) for u in mine)) if mine else set()
     return [t for t in named if t not in have]
+
+
+def _people_unquoted(
+    claim: Claim, evidence: Evidence, text: str, names: tuple[str, ...]
+) -> list[str]:
+    """The people a credit to the person names in what it credits ("Sharlene said Kemar
+    approves installs") that none of the segments its quotes come from names: someone put
+    in where the person named another. The session around the quotes vouches a name the
+    memory mentions, never a person inside what it credits."""
+    if not text:
+        return []
+    clause = _clause_or_sentence(text, claim)
+    if len(clause) <= len(claim.phrase):
+        return []
+    quoted = [seg for _c, seg in evidence.segments]
+    speakers = {v.speaker for seg in quoted for v in _voices.voices(seg) if v.speaker}
+    return [
+        who
+        for who in people_in_text(clause, speakers)
+        if not is_configured(who, names)
+        and not names_in(who, claim.phrase)
+        and not any(names_in(who, seg) for seg in quoted)
+    ]
 
 
 def _clause_or_sentence(text: str, claim: Claim) -> str:

@@ -869,6 +869,14 @@ _PAST = re.compile(
 )
 
 
+#: A trade's name right after a family name: the firm named for the family (上園農園).
+_NOT_A_FIRM = (
+    "(?!"
+    + "|".join(sorted(map(re.escape, lexicon.words("org_trades")), key=len, reverse=True))
+    + ")"
+)
+
+
 def _names_pattern(names: Sequence[str]) -> str:
     """The configured names as they may be written in a text, by the one rule of
     :mod:`.names`: compared folded (the text is folded before it is read), Latin case
@@ -882,8 +890,14 @@ def _names_pattern(names: Sequence[str]) -> str:
                 part = re.escape(key).replace(r"\ ", r"\s+")
                 if key[0].isascii() and key[0].isalnum():
                     part = rf"(?<![A-Za-z0-9])(?i:{part})(?![A-Za-z0-9])"
+                elif len(key) == 1 and fold(name).strip() != key:
+                    # 于总 is 于 with its title: alone, 于 is "at" (低于25); a name given
+                    # bare (蓮) is read bare
+                    part = rf"(?<![小老阿])(?:{part}){HONORIFIC_PATTERN}"
                 else:
                     part = rf"(?<![小老阿])(?:{part})"  # 小蓮, 老张, 阿伟: nicknames
+                if not (key[0].isascii() and key[0].isalnum()):
+                    part += _NOT_A_FIRM  # 上園農園 is the farm, not 上園 who runs it
                 parts.append(part)
     parts.sort(key=len, reverse=True)
     if not parts:
@@ -1828,7 +1842,7 @@ _ZH_THIRD = re.compile(
     + r"]|["
     + HAN
     + r"]{1,3}(?:先生|女士|老师|老師|总|總|经理|經理|同学|同學|"
-    r"师傅|師傅|医生|醫生|律师|律師))(?=[已也都又还還就曾一再明刚剛]{0,3}(?:说|說|讲|講|告诉|告訴|要求|"
+    r"师傅|師傅|医生|醫生|律师|律師))(?=[已也都又还還就曾一再明刚剛先不没沒]{0,3}(?:说|說|讲|講|告诉|告訴|要求|"
     r"希望|决定|決定|认为|認為|觉得|覺得|建议|建議|表示|提到|提出|同意|坚持|堅持|反对|反對|让|讓|叫|的"
     + _ZH_VIEW
     + r"))"
@@ -1839,8 +1853,9 @@ _ZH_THIRD = re.compile(
 #: saying or deciding: 张伟决定, 李娜说, 王磊也觉得.
 _ZH_BARE = re.compile(
     # a given name holds no function character (刘洋的说明 names 刘洋, not 刘洋的)
-    rf"(?P<who>[{ZH_SURNAMES}](?:(?![的了是在和与與也都就还還说說听聽])[{HAN}]){{1,2}}?)"
-    r"(?= ?(?:已经|已經|也|都|又|还|還|就|一再|刚刚|剛剛|刚|剛|终于|終於|最终|最終|当时|當時|明确|明確){0,2}"
+    rf"(?P<who>[{ZH_SURNAMES}](?:(?![的了是在和与與也都就还還说說听聽先不没沒别別])[{HAN}]){{1,2}}?)"
+    r"(?= ?(?:已经|已經|也|都|又|还|還|就|一再|刚刚|剛剛|刚|剛|终于|終於|最终|最終|当时|當時|明确|明確"
+    r"|先|不|没|沒){0,2}"
     r"(?:说|說|听说|聽說|讲|講|决定|決定|要求|认为|認為|觉得|覺得|希望|建议|建議|表示|提到|提出|同意|坚持|"
     r"堅持|反对|反對|打算|想要|选择|選擇|拍板|定了|告诉|告訴|让|讓|的" + _ZH_VIEW + r"))"
 )

@@ -65,9 +65,10 @@ _WEEKDAY_ABBR = re.compile(r"(?<![A-Za-z])(Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun
 #: 金曜, 土曜日, and the day in parentheses after a date: 11月20日（土）, 3/7(日).
 _WEEKDAY_JA = re.compile(r"([月火水木金土日])曜(?:日)?|(?<=[日\d])[(（]([月火水木金土日])[)）]")
 #: 周五, 星期六, 礼拜天, and the day in brackets after a date: 12/5（五）, 12月6日(六); not
-#: the 一 of a word after 周 (这周一共5单 is "this week, in all", 这周一直在忙 "all week").
+#: the 一 of a word after 周 (这周一共5单 is "this week, in all", 这周一直在忙 "all week"),
+#: nor the 天 of 天气 (下礼拜天气 is "next week's weather").
 _WEEKDAY_ZH = re.compile(
-    r"(?:星期|礼拜|禮拜|周|週)(一(?![共直样樣般些切致律旦])|[二三四五六日天])(?![次遍回])"
+    r"(?:星期|礼拜|禮拜|周|週)(一(?![共直样樣般些切致律旦])|[二三四五六日]|天(?![气氣]))(?![次遍回])"
     r"|(?<=[日号號\d])[(（]([一二三四五六天])[)）]"
 )
 

@@ -30,11 +30,11 @@ from collections.abc import Iterable
 
 from ..script import CJK_CHAR, HAN
 from . import lexicon
-from .names import JA_SURNAMES, ZH_SURNAMES, name_key
+from .names import GIVEN_NAMES, JA_SURNAMES, ZH_SURNAMES, name_key
 from .readings import Readings
 from .text import fold
 
-__all__ = ["KinNameFinder", "NameVouchers", "names_in_text", "unvouched_names"]
+__all__ = ["KinNameFinder", "NameVouchers", "names_in_text", "people_in_text", "unvouched_names"]
 
 _COMMON = lexicon.words("names_common")
 #: English function words: "The" of "The Orchid Lawns" names nothing by itself.
@@ -211,6 +211,37 @@ _JA_SURNAME = re.compile(
 def _ja_family_names(text: str) -> list[str]:
     """Japanese family names of the list the text gives as words, vouched like the rest."""
     return [m.group(0) for m in _JA_SURNAME.finditer(text)]
+
+
+#: A Latin name as the one who does something in a clause: before an auxiliary, a modal
+#: or a verb of saying or deciding ("Kemar has to approve", "Andre will pre-record").
+_DOER = re.compile(
+    r"\s*(?:has|had|is|was|will|would|must|should|can|could|may|might|does|did|needs?|wants?"
+    r"|said|says|told|asked|agreed|decided|approves?|approved|handles?|covers?|keeps?|gets?"
+    r"|takes?|runs?|owns?|signs?|pays?|sends?|sent|calls?|called|wrote|writes?|'ll|’ll)\b"
+)
+
+
+def people_in_text(text: str, speakers: Iterable[str] = ()) -> list[str]:
+    """The people *text* names, once each: a Latin name known as a given name, one of
+    *speakers* (the labels someone speaks under in the session) or one that does
+    something in its clause, a familiar name (老王, 小刘) and a Japanese family name of
+    the list. A name that qualifies a thing (the Pemberton cupcakes) is no one here."""
+    known = {name_key(s) for s in speakers if isinstance(s, str)}
+    out: list[str] = []
+    for line in text.splitlines():
+        folded = fold(line)
+        for name in _latin_names(folded):
+            if " " in name:
+                continue
+            if name.lower() in GIVEN_NAMES or name_key(name) in known:
+                out.append(name)
+                continue
+            at = folded.find(name)
+            if at >= 0 and _DOER.match(folded, at + len(name)):
+                out.append(name)
+        out += _familiar_names(folded) + _ja_family_names(folded)
+    return list(dict.fromkeys(out))
 
 
 def names_in_text(text: str) -> list[str]:

@@ -1214,7 +1214,11 @@ class _Scan:
                 or _WEEKDAY_BEFORE.search(t, max(0, m.start() - 14), m.start()) is not None
             )
             padded = m.group(1)[0] == "0" or m.group(2)[0] == "0"  # 07/02: no fraction
-            if not (max(a, b) >= 10 or cjk or after_day or padded):
+            # one end of a span of two (4/6–4/12, 4/6~4/12): days, as fractions never run
+            spans = _SLASH_SPAN_AFTER.match(t, m.end()) or _SLASH_SPAN_BEFORE.search(
+                t, max(0, m.start() - 8), m.start()
+            )
+            if not (max(a, b) >= 10 or cjk or after_day or padded or spans):
                 continue  # 1/2, 3/4: a fraction as often as a day
             # beside Chinese or Japanese it is month/day, the way both write it
             orders = ((a, b),) if cjk else ((a, b), (b, a))
@@ -2037,9 +2041,20 @@ def _time_canon(h: int, m: int, s: int | None) -> str:
     return f"{h:02d}:{m:02d}" + (f":{s:02d}" if s is not None else "")
 
 
+#: A full-width comma after an ASCII digit: a clause's comma (团数4，125人 is 4 groups and
+#: 125 people); full-width digits may group with it (１２，０００円).
+_CLAUSE_COMMA = re.compile(r"(?<=[0-9])\uff0c")
+#: Two dots between two dates or figures: a span (2026-12-01..2026-12-24), read as a dash.
+_DOT_SPAN = re.compile(r"(?<=[0-9])\.\.(?=[0-9])")
+
+
 @functools.lru_cache(maxsize=512)
 def scanned_text(raw: str) -> str:
     """The form of *raw* that :func:`scan` reads, whose offsets its quantities give."""
+    if "\uff0c" in raw:
+        raw = _CLAUSE_COMMA.sub("\u3001", raw)
+    if ".." in raw:
+        raw = _DOT_SPAN.sub("~~", raw)
     text = _accountant_negatives(
         _continental(_blank_list_markers(fold_numbers(_CIRCLED_MARKER.sub(r"\1 ", raw))))
     )
@@ -2083,9 +2098,14 @@ def _scan_cached(text: str) -> tuple[Quantity, ...]:
     )
     if _TAX_WORD.search(scanner.text) or _WEIGHT_BASIS.search(scanner.text):
         found = [_with_basis(scanner.text, q) for q in found]
+    if "%" in scanner.text:
+        found = [_with_off(scanner.text, q) for q in found]
     return tuple(_year_month(q) for q in found)
 
 
+#: Another month/day right after or before one, across a dash or a tilde: a span of days.
+_SLASH_SPAN_AFTER = re.compile(r"[ \t]?[–—~〜][ \t]?\d{1,2}/\d{1,2}(?![\d/])")
+_SLASH_SPAN_BEFORE = re.compile(r"(?<![\d/])\d{1,2}/\d{1,2}[ \t]?[–—~〜][ \t]?$")
 #: A year and its month with a hyphen (2026-11): no range runs from 2026 down to 11.
 _YEAR_AND_MONTH = re.compile(r"(19|20)\d\d-(0?[1-9]|1[0-2])(?!\d)")
 
@@ -2139,7 +2159,39 @@ _WEIGHT_BASIS = re.compile(
     r"|(?P<live>(?i:lw|live[ \t-]?weight)|LW)\b"
 )
 #: Which bases say the same kind of thing: two of one family are two amounts.
-_BASIS_FAMILY = {"incl": "tax", "excl": "tax", "carcass": "weight", "live": "weight"}
+_BASIS_FAMILY = {
+    "incl": "tax",
+    "excl": "tax",
+    "carcass": "weight",
+    "live": "weight",
+    "off": "discount",
+    "paid": "discount",
+}
+#: A share said as what comes off a price: 优惠10%, 便宜10%, 減10%, 10% off, 10%オフ, 10%引き.
+_OFF_BEFORE = re.compile(r"(?:优惠|優惠|便宜|减|減|降价|降價|折扣|割引|値引き?)[ \t]{0,2}$")
+_OFF_AFTER = re.compile(r"[ \t]{0,2}(?:(?i:off\b|discount)|オフ|引き|引|の割引|折扣)")
+
+
+def _discount_shares(q: Quantity) -> list[Quantity]:
+    """What a discount idiom says as percentages: 打九折 pays 90% of the price (``paid``)
+    and takes 10% off it (``off``); never 90% off."""
+    if q.kind != NUMBER or q.unit != "折" or q.value is None or not 0 < q.value < 10:
+        return []
+    paid = q.value * 10
+    return [
+        replace(q, canon=f"{paid}%", value=paid, unit="%", uclass=HARD, basis="paid"),
+        replace(q, canon=f"{100 - paid}%", value=100 - paid, unit="%", uclass=HARD, basis="off"),
+    ]
+
+
+def _with_off(text: str, q: Quantity) -> Quantity:
+    """*q*, a percentage, marked ``off`` where its words say it comes off a price: what a
+    discount idiom (打九折: nine tenths paid) vouches as 10% off, never as 90% off."""
+    if q.kind != NUMBER or q.unit != "%":
+        return q
+    if _OFF_BEFORE.search(text, max(0, q.start - 8), q.start) or _OFF_AFTER.match(text, q.end):
+        return replace(q, basis="off")
+    return q
 
 
 def _with_weight_basis(text: str, q: Quantity) -> Quantity:
@@ -2608,7 +2660,7 @@ _NOT_ONE = frozenset("统統唯第万萬之同")
 #: words that go on a sentence (34,650块已付, 80块了, 200块左右, 30块的) where no noun
 #: counted follows.
 _AFTER_YUAN = frozenset(
-    "钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄涨漲降跌变變"
+    "钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄涨漲降跌变變不没沒"
 )
 #: The second character of a word for money after 块 (2000块奖金, 500块押金, 300块运费,
 #: 50块红包): the 块 is yuan, not pieces of it (5块金牌 counts medals: 金 comes first).
@@ -3149,6 +3201,11 @@ def covers(c: Quantity, e: Quantity) -> bool:
                 for r in c.readings
             )
         return False
+    if c.kind == TIME and e.kind == NUMBER and e.unit in ("点", "點") and e.value is not None:
+        # 06:00 for 六点出摊: the hour the evidence says on the clock, whole
+        return bool(c.readings) and all(
+            r[1] == 0 and r[0] in (e.value, e.value + 12) for r in c.readings
+        )
     if c.kind == TIME:
         return (
             e.kind == TIME
@@ -3699,7 +3756,7 @@ def ones_counted(text: str) -> list[Quantity]:
 _UNIT_FIRST = re.compile(r"(?<![\w.-])([A-Za-z]{2,6})[ \t]+$")
 #: The same, as evidence: a command's flag or a key before its value ("--years 3",
 #: "weight_kg: 12.5") says what the value is in.
-_UNIT_FIRST_EVIDENCE = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,6})[ \t]*[:=]?[ \t]*$")
+_UNIT_FIRST_EVIDENCE = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,9})[ \t]*[:=]?[ \t]*$")
 #: Units of time: "month 3", "day 12" in a model's sentence count a period's place.
 _TIME_UNITS = frozenset({"s", "ms", "min", "h", "day", "week", "month", "year", "night"})
 #: Words that are a unit after a figure and something else before one ("in 5 days",
@@ -3744,7 +3801,7 @@ def units_first(text: str, *, as_evidence: bool = True) -> list[Quantity]:
         at = q.start
         while as_evidence and at > 0 and q.start - at < 80 and read[at - 1] in " \t":
             at -= 1  # "TOTAL USD          2,563.36": a label padded to its column
-        m = before.search(read, max(0, at - 9), at)
+        m = before.search(read, max(0, at - 12), at)
         if m is None or m.group(1).lower() in _NOT_UNIT_FIRST:
             continue
         probe = scan(f"{q.text} {m.group(1)}")
@@ -4468,7 +4525,8 @@ class Vouchers:
             *cell_figures(text),
         ):
             if q.kind in (NUMBER, RANGE) and q.value is not None:
-                self.by_value.setdefault(q.value, []).append(q)
+                for read in (q, *_discount_shares(q)):
+                    self.by_value.setdefault(read.value, []).append(read)  # type: ignore[arg-type]
             else:
                 q = in_date_order(q, self.date_order)
                 self.other.setdefault(q.kind, []).append(q)
@@ -4481,14 +4539,7 @@ class Vouchers:
         self._add_session_money(text, bare)
         self._add_line_items(text)
         self.other.setdefault("file_date", []).extend(file_dates(text))
-        for date, day in dated_weekdays(text):
-            for _y, m, d in date.readings:
-                if m is not None and d is not None:
-                    self.dated_days.setdefault((m, d), set()).add(day.canon)
-        for q in self.other.get(DATE, ()):
-            for y, m, d in q.readings:
-                if y is not None and m is not None and d is not None:
-                    self.dated_days.setdefault((m, d), set()).update(_days_of(q))
+        self._add_dated_days(text)
         for q in (*at_each(text), *period_named(text)):
             self.by_value.setdefault(q.value, []).append(q)  # type: ignore[arg-type]
         for q in changed_ends(text):
@@ -4497,6 +4548,17 @@ class Vouchers:
             self.days.update(_EN_DAY_WORDS[w.lower()] for w in _DAY_WORD.findall(text))
         for cell in _KANJI_DAY_CELL.findall(text):  # 金,2,18:30 and 水金 in a CSV: 曜日 cells
             self.days.update(_KANJI_DAYS[ch] for ch in cell)
+
+    def _add_dated_days(self, text: str) -> None:
+        """The weekday each dated day of *text* falls on, as the text or the calendar says."""
+        for date, day in dated_weekdays(text):
+            for _y, m, d in date.readings:
+                if m is not None and d is not None:
+                    self.dated_days.setdefault((m, d), set()).add(day.canon)
+        for q in self.other.get(DATE, ()):
+            for y, m, d in q.readings:
+                if y is not None and m is not None and d is not None:
+                    self.dated_days.setdefault((m, d), set()).update(_days_of(q))
 
     def _add_line_items(self, text: str) -> None:
         """Each reading of a line item's price, again with the denominator its line's

@@ -67,6 +67,7 @@ RULES: tuple[Rule, ...] = (
     Rule(K.NUMBER, R.UNVOUCHED, (GATE, CURATION), "a figure no evidence vouches for"),
     Rule(K.NUMBER, R.SELF_ONLY, (GATE, CURATION), "a figure only the agent's words give"),
     Rule(K.NUMBER, R.OTHER_ROW, (GATE, CURATION), "a figure from a table row not named"),
+    Rule(K.NUMBER, R.CORRECTED, (GATE,), "a figure the person corrected later, as first said"),
     Rule(K.ATTRIBUTION, R.NO_USER_QUOTE, (GATE, CURATION), "a credit to the person, no quote"),
     Rule(K.ATTRIBUTION, R.NOT_CARRIED, (GATE, CURATION), "a credit their words do not carry"),
     Rule(

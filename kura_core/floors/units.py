@@ -578,6 +578,10 @@ _KATAKANA_COUNTER = re.compile(r"[\u30a1-\u30f4\u30f7-\u30fa][\u30a1-\u30fa\u30f
 _SAME_COUNTER = dict(zip("名個隻張間條輛塊筆頭雙", "人个只张间条辆块笔头双", strict=True))
 
 
+#: Counters of people: what Chinese 个/個 also counts (20个 of people who cancelled).
+_PEOPLE_COUNTERS = frozenset({"人", "位", "名"})
+
+
 def covers_unit(c_unit: str, c_class: str, e_unit: str, e_class: str) -> bool:
     """Whether a candidate's unit is vouched by an evidence unit (same value assumed).
 
@@ -591,10 +595,19 @@ def covers_unit(c_unit: str, c_class: str, e_unit: str, e_class: str) -> bool:
         return e_class == HARD and (
             c_unit == e_unit
             or e_unit in FAMILIES.get(c_unit, ())
+            # キロ is kilograms or kilometres: the candidate may say which (10キロ of
+            # apples as 10kg)
+            or (e_unit == "キロ" and c_unit in FAMILIES["キロ"])
             # ¥ is the sign of the yen and of the yuan: a text without kana or hanzi to
             # tell which may be written either way
             or (e_unit == "¥" and c_unit in ("JPY", "CNY"))
         )
     if c_class == COUNTER:
-        return e_class != HARD and (e_class != COUNTER or e_unit == c_unit)
+        return e_class != HARD and (
+            e_class != COUNTER
+            or e_unit == c_unit
+            # 个 (個 folds to it) counts people in Chinese too: 退了20个 vouches 20人; never
+            # shots or boxes (Japanese 4,800個 is pieces, no 4,800ショット)
+            or (e_unit in ("个", "個") and c_unit in _PEOPLE_COUNTERS)
+        )
     return e_class != HARD

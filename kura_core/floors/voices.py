@@ -821,12 +821,17 @@ def introduced(text: str) -> tuple[str, ...]:
 #: What says a message was received by the person who pastes it: 来ています, 届いた,
 #: "got this", "sent me", 收到, 发来.
 _RECEIVED = re.compile(
-    r"来ています|来ていた|来てた|来ました|届い|もらった|いただいた|"
+    # 来ています, and a dialect's 来とって, 来ちょる, 来たっちゃ (出来た is "could", not "came")
+    r"(?<!出)来(?:[てとたちっ]|ま)|(?:が|から)[ \t]*き(?:[てとたちっ]|ま)|届|もらっ|もろた|いただい|"
     r"(?i:\b(?:got|received|sent me|emailed me|texted me|messaged me|wrote to me|forwarded me"
     r"|came in|arrived|in my inbox)\b)|"
-    r"收到|发来|發來|发给我|發給我|给我发|給我發"
+    # a mail forwarded whole: the forward's own header
+    r"(?m:^[ \t>]*-{2,}[ \t]*(?i:forwarded message|original message)|^[ \t>]*(?i:fwd?|fw):)|"
+    r"收到|发给我|發給我|给我发|給我發|传来|傳來|转来|轉來"
+    # 发来, 发过来, 又发微信来: sent over, with what was sent between
+    r"|[发發][^\n，。,；;]{0,6}?(?:过来|過來|来|來)"
     # Cantonese: 发咗啲嘢过嚟 (sent things over), 传过嚟
-    r"|发咗|發咗|过嚟|過嚟|发过来|發過來"
+    r"|发咗|發咗|过嚟|過嚟"
 )
 #: A message's salutation to its reader at a line's start: 佐藤様, 佐藤さん、, "Hi Maya,",
 #: 王园长，, 李老师：.
@@ -847,22 +852,34 @@ _SALUTATION = re.compile(
     # a quoted mail's lines too: "> Hi Bernie,"
     # a letter's addressee: 佐藤様, and 越路泉酒造株式会社 代表取締役 五十嵐 昭一 様 (the family
     # name, the given name after it)
-    r"^(?:>[ \t]?)*[ \t]*(?:(?:[^\n]{0,40}?(?:代表取締役|取締役|代表|社長|院長|理事長|店主|組合長)[ \t\u3000]+)?"
+    r"^(?:>[ \t]?)*[ \t]*"
+    r"(?:(?:[^\n]{0,40}?(?:代表取締役|取締役|代表|社長|院長|理事長|店主|組合長)[ \t\u3000]+)?"
     r"(?P<ja>[\u4e00-\u9fff々]{1,4})(?:[ \t\u3000]+[\u4e00-\u9fff々]{1,4})?[ \t\u3000]*"
     r"(?:様|さん|殿)[ \t]*(?:[、,][^\n]*)?$"
-    r"|(?i:hi|hello|hey|dear|hiya|morning|good[ \t]+(?:morning|afternoon|evening|day))[ \t]+"
+    # a greeting may follow a chat line's time and its speaker's label ("[12月1日 21:05]
+    # 刘婷婷：于总，"); a form's field (宿泊者：鈴木 一郎 様) greets no one
+    r"|(?:[\[【][^\]】\n]{1,30}[\]】][ \t]*)?(?:[^\n：:]{1,24}[：:][ \t]*)?"
+    r"(?:(?i:hi|hello|hey|dear|hiya|morning|good[ \t]+(?:morning|afternoon|evening|day))[ \t]+"
     r"(?P<en>[A-Z][a-z]{1,15})[ \t]*[,!:]"
     r"|(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨"
     # Cantonese and everyday Chinese titles: 梁生 (Mr Leung), 陈太, 王师傅, 李老板
     r"|生|先生|太|小姐|女士|师傅|師傅|老板|老闆))"
-    r"(?:早晨|早上好|早安|你好|您好|晚上好)?[ \t]*[，,：:])"
+    r"(?:早晨|早上好|早安|你好|您好|晚上好|好)?[ \t]*[，,：:！!]))"
+    # an organisation's addressee, a family name and the trade after it: 上園農園 御中
+    r"|[^\n]{0,60}?(?P<org>[\u4e00-\u9fff々]{3,10})[ \t\u3000]*御中"
 )
-#: The agent's reply opening with the person's name, as it speaks to them: "好的王园长，…",
-#: "Sure, Maya —", 佐藤さん、承知しました.
+#: The agent's reply opening with the person's name, as it speaks to them: at its start or
+#: after a short opener ("好的王园长，…", "Sure, Maya —", 佐藤さん、承知しました, "好的，于总。",
+#: "Bless up, Sharlene.", 了解です、上園さん。).
 _AGENT_VOCATIVE = re.compile(
-    r"^[ \t]*(?:(?:好的|好|明白|收到|行|没问题|沒問題|了解です|承知しました|かしこまりました|(?i:sure|ok|okay|got it|thanks|thank you|no worries|right))[，,、!！ \t]*)?"
-    r"(?:(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨))"
-    r"|(?P<ja>[\u4e00-\u9fff々]{1,4})さん|(?P<en>[A-Z][a-z]{1,15}))[，,、!！ \t]*(?:[—–-]|[，,、!！]|$)"
+    r"^[ \t]*(?:(?:好的|好|明白|收到|行|没问题|沒問題|了解です|承知しました|かしこまりました"
+    r"|(?i:sure|ok|okay|got it|thanks|thank you|no worries|right))[，,、!！ \t]*"
+    # an opener of words alone, no figure or bracket (メールの予約（0Y8K3M2P、鈴木様、… names
+    # a guest, not the person)
+    r"|[A-Za-z'’ \u3040-\u30ff\u4e00-\u9fff々]{1,20}[，,、!！.。][ \t]*)?"
+    r"(?:(?P<zh>[\u4e00-\u9fff]{1,3}(?:老师|老師|园长|園長|经理|經理|总|總|姐|哥|阿姨|师傅|師傅|老板|老闆))"
+    r"|(?P<ja>[\u4e00-\u9fff々]{1,4})(?:さん|様)|(?P<en>[A-Z][a-z]{1,15}))"
+    r"[ \t]*(?:[—–-]|[，,、!！。.]|$)"
 )
 
 
@@ -875,8 +892,15 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
     headed: list[str] = []
     if agent:
         m = _AGENT_VOCATIVE.match(text)
-        if m:
-            found.append(m.group("zh") or m.group("ja") or m.group("en"))
+        if m and m.group("en"):
+            # the agent speaks to no one else: a capitalised word it calls the person by
+            # is their name, on the list of given names or not
+            if m.group("en").lower() not in lexicon.words("not_vocatives", ("en",)):
+                headed.append(m.group("en"))
+        elif m and m.group("ja"):
+            headed.append(m.group("ja"))  # 上園さん: the honorific names a person
+        elif m:
+            found.append(m.group("zh"))
     elif _RECEIVED.search(text):
         lines = text.split("\n")
         for n, line in enumerate(lines):
@@ -886,6 +910,9 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
                 m = _SALUTATION.match(later)
                 if m and m.group("en"):
                     headed.append(m.group("en"))  # "> Hi Bernie,": the greeting names them
+                    break
+                if m and m.group("org"):
+                    headed += _family_of(m.group("org"))
                     break
                 if m:
                     found.append(m.group("ja") or m.group("zh"))
@@ -907,6 +934,21 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
             or (not n[:1].isascii() and any(n.startswith(f) for f in families))
         )
     ) + tuple(dict.fromkeys(headed))
+
+
+def _family_of(org: str) -> list[str]:
+    """The family name an organisation's name opens with (上園農園 -> 上園: a family firm
+    named for its owner), the longest one known; none when it opens with no family name."""
+    families = lexicon.words("names_ja_surnames") | lexicon.words("names_zh_surnames")
+    lead = max(
+        (f for f in families if org.startswith(f) and len(org) > len(f) + 1), key=len, default=""
+    )
+    if len(lead) >= 2:
+        return [lead]
+    # a family name not on the list, before a trade's name (沢井 of 沢井配置薬品)
+    trade = max((t for t in lexicon.words("org_trades") if org.endswith(t)), key=len, default="")
+    rest = org[: len(org) - len(trade)] if trade else ""
+    return [rest] if 2 <= len(rest) <= 3 else []
 
 
 #: Words a header or a hand-off is addressed to that name no one person.
