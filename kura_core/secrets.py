@@ -635,6 +635,16 @@ _QUOTED_OR_BARE = r"(?:'([^'\n]{1,256})'|\"([^\"\n]{1,256})\"|([^\s'\"`]{1,256})
 
 _VALUED: tuple[_Valued, ...] = (
     _Valued(
+        "token",  # a PHP-serialized field holding a credential (a queued job's payload:
+        # s:9:"authToken";s:32:"…"), its quotes escaped once or twice inside JSON strings
+        re.compile(
+            r"s:[0-9]{1,3}:\\{0,3}\"[A-Za-z_]{0,24}(?i:token|secret|password|passwd|api_?key|"
+            r"access_?key|private_?key)\\{0,3}\";s:[0-9]{1,4}:\\{0,3}\"([^\"\\\n]{6,512})\\{0,3}\""
+        ),
+        _not_placeholder,
+        ('";s:',),
+    ),
+    _Valued(
         "bearer-token",
         re.compile(r"(?i:bearer)[ \t]{1,4}([" + _VALUE_CHARS + r"]{16,4096}={0,2})"),
         _has_digit_and_letter,
@@ -1296,7 +1306,9 @@ _VALUED: tuple[_Valued, ...] = (
     _Valued(
         "password",  # ~/.pgpass: host:port:database:user:password
         re.compile(
-            r"(?m)^[ \t]{0,8}[^\s:#][^\s:]{0,252}:(?:[0-9]{1,5}|\*):[^\s:]{1,128}:[^\s:]{1,128}"
+            # (a database's and a user's names hold no quote or semicolon: s:7:"subject";s:12:…
+            # is a PHP-serialized string, not a .pgpass line)
+            r"(?m)^[ \t]{0,8}[^\s:#\"';][^\s:\"';]{0,252}:(?:[0-9]{1,5}|\*):[^\s:\"';]{1,128}:[^\s:\"';]{1,128}"
             r":([^\s]{1,256})[ \t]{0,8}$"
         ),
         _not_placeholder,
@@ -2086,6 +2098,16 @@ def _value_counts(kind: str, value: str, quoted: bool, strict: bool, env: bool =
             and entropy(u) >= 3.5
             and not _wordy(u)
         )
+    if kind == "api-key" and strict and 12 <= len(v) < 20:
+        # a short key under a name that says key (kuaidi100.key=rUeUOZLl1130): mixed case
+        # and digits through it, no word in it, as a generated key is
+        return (
+            v.isalnum()
+            and _has_digit_and_letter(v)
+            and _upper_and_lower(v)
+            and not _wordy(v)
+            and entropy(v) >= 3.2
+        )
     if kind == "session-id":  # not a Twilio resource's SID (AC…, SM…): a public name
         return looks_random(v, strict=True) and not _TWILIO_SID.fullmatch(v)
     if kind == "app-key":  # a long random app id is a key; WeChat's wx… (18) is public
@@ -2543,7 +2565,8 @@ _KANA_LETTERS = _table(
     "ジェー→j ジェイ→j ケー→k ケイ→k エル→l エム→m エヌ→n オー→o ピー→p キュー→q アール→r "
     "エス→s ティー→t ユー→u ブイ→v ヴィ→v ダブリュー→w エックス→x ワイ→y ゼット→z ゼッド→z"
 )
-_ZH_DIGITS = dict(zip("零〇一二三四五六七八九幺", "001234567891", strict=True))
+#: Digits as Chinese reads them out, the phone and radio way too: 幺 (1), 两 (2), 拐 (7), 洞 (0).
+_ZH_DIGITS = dict(zip("零〇一二三四五六七八九幺两兩拐洞", "001234567891227" + "0", strict=True))
 #: The Latin letters as a radio alphabet says them (sierra S, X-ray X), read as letters.
 _RADIO_LETTERS = {
     w: w[0]
@@ -2611,33 +2634,38 @@ _SPOKEN_CHAR = (
     rf"|(?:(?:double|triple)[ \t]+)?(?:{_DIGIT_WORD})?(?:{_NAMED_CHAR})"
     rf"|(?:{_CASE_CJK})[ \t]*(?:[A-Za-z](?:-[A-Za-z]){{1,24}}(?![A-Za-z])|[A-Za-z]+|[\u30a1-\u30fc]{{1,5}}"
     rf"|(?:{_HIRAGANA_NAME})(?![\u3041-\u3096]))"
-    rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺]+)"
+    rf"|(?:{_DIGIT_WORD})?(?:[0-9]|[零〇一二三四五六七八九幺两兩拐洞]+)"
     # a word said in katakana (ブルー, タイガー): a password's word, read as it is spelled
-    r"|[\u30a1-\u30fc]{2,8}(?![\u30a1-\u30fc])"
+    # (not the words a sentence about it says: パスワード, アカウント)
+    r"|(?<![\u30a1-\u30fc])(?!パスワード|アカウント|ユーザー|ログイン|ファイル)[\u30a1-\u30fc]{2,8}"
+    r"(?![\u30a1-\u30fc])"
     # letters spelled with hyphens between them, no case said ("o-w-h-a-i"): lower case
     r"|[A-Za-z](?:-[A-Za-z]){2,24}(?![A-Za-z-])"
     r"|(?:(?:double|triple)[ \t]+)?[A-Za-z](?![A-Za-z])"
     # a word with its case said after it ("galah, all lowercase"), the last part said again
     r"|[A-Za-z]{2,12}[ \t]*,?[ \t]+all[ \t]+(?:lower[ -]?case|upper[ -]?case|caps|capitals)"
+    r"|[A-Za-z]{2,12}[ \t]*(?:全|都是)?(?:小写|大写|小寫|大寫)(?![的字])"
+    # letters with their count and case after them: "nj 两个小写字母"
+    r"|[A-Za-z]{1,6}[ \t]*[一两兩二三四五六0-9]?[个個](?:小写|大写|小寫|大寫)?字母"
     r"|same[ \t]+again)"
 )
 #: One spoken character as :func:`spelled_value` reads it, its case word apart (a word not
 #: in the table is read too, and spells nothing).
 _SPOKEN_ONE = re.compile(
     rf"(?i)(?=[^\s,，、])(?:({_CASE_EN}|{_CASE_CJK})[ \t]*+)?(?:{_DIGIT_WORD})?"
-    rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九幺]+|[\u30a1-\u30fc]{{1,10}}|{_HIRAGANA_NAME}"
+    rf"({_NAMED_CHAR}|[a-z]{{3,}}|[0-9]|[零〇一二三四五六七八九幺两兩拐洞]+|[\u30a1-\u30fc]{{1,10}}|{_HIRAGANA_NAME}"
     rf"|[\u4e00-\u9fff]{{1,4}}|[A-Za-z]){_AS_IN}"
 )
 #: What a dictation says between its characters besides a pause: 然后, 最後に, 一个 (杠).
 _SPOKEN_FILLER = (
-    r"然后|然後|最后|最後に?|さいごに|接着|接著|次に|つぎに|それから|そのあと|あと|一个|一個"
+    r"然后|然後|最后|最後に?|さいごに|接着|接著|接下来|接下來|后面|後面|再|次に|つぎに|それから|そのあと|あと|一个|一個"
     # "then the number six", "and a capital H": English's joins, never a letter alone
     rf"|then|(?:the[ \t]+)?number|and(?:[ \t]+an?(?=[ \t]+(?:{_CASE_EN})))?"
 )
 _SPOKEN_GAP = r"(?:[ \t]*+[,，、・][ \t]*+|[ \t]++)(?:(?:" + _SPOKEN_FILLER + r")[ \t]*+){0,2}"
 #: Six spoken characters or more in a row, each pair read once (possessive: no backtracking).
 _SPELLED = re.compile(
-    rf"(?i)(?<![\w'’])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{3,41}}+"
+    rf"(?i)(?<![A-Za-z0-9_'’])(?>{_SPOKEN_CHAR})(?:{_SPOKEN_GAP}(?>{_SPOKEN_CHAR})){{3,41}}+"
 )
 #: Words that go on an English sentence, not a dictation (none is a pinyin syllable): the
 #: tail of "…, w two, so the master password is …" stops at "so".
@@ -2651,7 +2679,7 @@ _SPELLED_TAIL = re.compile(
     r"(?:(?:[ \t]{1,3}|[ \t]{0,2}[,，、][ \t]{0,2})(?:(?!" + _SENTENCE_WORDS_EN + r")[a-z]{1,6}"
     # a whole word after a dictation's pause ("…, hash, echidna"): a passphrase's word
     r"|(?<=[,，、])[ \t]{0,2}(?!" + _SENTENCE_WORDS_EN + r")[a-z]{7,12}(?=[ \t]*(?:[.,;!?，。]|$))"
-    r"|[零〇一二三四五六七八九幺0-9]{1,8}"
+    r"|[零〇一二三四五六七八九幺两兩拐洞0-9]{1,8}"
     # the words a dictation goes on with: 然后 xi hu 拼音全小写，最后 二零二四
     r"|然后|然後|最后|最後|接着|接著|再|拼音(?:全)?(?:小写|大写|小寫|大寫)?|全小写|全大写|全小寫|全大寫)"
     r"(?![\w]))*+"
@@ -2725,6 +2753,7 @@ def spelled_value(run: str) -> str:
     ``Fr7``; 大文字のエフ、ナナ -> ``F7``; 大写M，数字9，井号 -> ``M9#``), or "" when a word
     of it is not one character."""
     out: list[str] = []
+    run = _CASE_AFTER.sub(r"\2\1", run)  # "ebra 全小写", "nj 两个小写字母": the case said after
     run = _SPOKEN_FILLERS.sub(" ", run).replace("・", " ")
     run = _SAID_TWICE.sub(_twice, run)  # "double f" is "f, f"
     run = _LETTERS_HYPHENED.sub(lambda m: m.group().replace("-", ""), run)  # i-n-a-t-o
@@ -2753,6 +2782,10 @@ def spelled_value(run: str) -> str:
     return "".join(out)
 
 
+#: Letters with their case said after them in Chinese: "ebra 全小写", "nj 两个小写字母".
+_CASE_AFTER = re.compile(
+    r"([A-Za-z]{1,12})[ \t]*(?:全|都是)?(?:[一两兩二三四五六0-9]?[个個])?(小写|大写|小寫|大寫)(?:字母)?(?![的字])"
+)
 #: Letters spelled one by one with hyphens between them (小文字で i-n-a-t-o): one word.
 _LETTERS_HYPHENED = re.compile(r"(?<![A-Za-z-])[A-Za-z](?:-[A-Za-z]){1,24}(?![A-Za-z-])")
 #: A character said twice or three times over: "double f", "double five", "triple seven".
@@ -3643,8 +3676,8 @@ _CODE_WORD = re.compile(
 )
 #: A code read out: four to eight digits, as figures or in words, said in groups.
 _READ_CODE = re.compile(
-    r"(?<![\w零〇一二三四五六七八九幺])(?:[0-9零〇一二三四五六七八九幺]{1,8}(?:[ \t]*[，、,][ \t]*|[ \t]+))*"
-    r"[0-9零〇一二三四五六七八九幺]{1,8}(?![\w零〇一二三四五六七八九幺])"
+    r"(?<![\w零〇一二三四五六七八九幺两兩拐洞])(?:[0-9零〇一二三四五六七八九幺两兩拐洞]{1,8}(?:[ \t]*[，、,][ \t]*|[ \t]+))*"
+    r"[0-9零〇一二三四五六七八九幺两兩拐洞]{1,8}(?![\w零〇一二三四五六七八九幺两兩拐洞])"
 )
 
 
@@ -4202,6 +4235,8 @@ def _column_cells(text: str) -> Iterator[tuple[int, int]]:
         pos += len(line) + 1
         if header is not None:
             sep, width, cols, strict = header
+            if line.strip() and set(line.strip()) <= set("-+=:|"):
+                continue  # a rule drawn under the header (psql's ----+-----)
             cells = _split_cells(line, sep)
             if len(cells) != width:
                 header = None
@@ -4736,12 +4771,29 @@ def _known_spans(text: str, known: Mapping[str, str]) -> Iterator[tuple[int, int
                 (
                     k
                     for v, k in known.items()
-                    if k != _PRIVATE_KIND and (_a_piece(run, v) or _corrected(run, v))
+                    if k != _PRIVATE_KIND
+                    # a private key's file holds its public key (an OpenSSH ed25519 key ends
+                    # with it): a run of the public key ssh-keygen -y prints is no piece
+                    and (k != "private-key" or not _public_key_at(text, m.start()))
+                    and (_a_piece(run, v) or _corrected(run, v))
                 ),
                 "",
             )
             if piece_of:
                 yield m.start(), m.end(), piece_of
+
+
+#: An OpenSSH public key's line up to its base64: "ssh-ed25519 AAAA…", "ecdsa-sha2-nistp256 …".
+_PUBLIC_KEY_LEAD = re.compile(
+    r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-[a-z0-9]{1,16}|sk-(?:ssh-ed25519|ecdsa-sha2-[a-z0-9]{1,16})"
+    r"(?:@openssh\.com)?)[ \t]+[A-Za-z0-9+/]{0,1024}$"
+)
+
+
+def _public_key_at(text: str, at: int) -> bool:
+    """Whether the run at *at* is inside an OpenSSH public key's base64 on its line."""
+    line_start = text.rfind("\n", max(0, at - 1200), at) + 1
+    return _PUBLIC_KEY_LEAD.search(text, max(line_start, at - 1100), at) is not None
 
 
 #: How much of a private sentence a text must repeat to repeat it: a clause's worth.
@@ -4922,7 +4974,15 @@ def _pieces_again(text: str, seen: Mapping[str, str]) -> Iterator[tuple[int, int
         run = m.group()
         if len(run) > 256 or _a_word(run):
             continue
-        hit = next((k for v, k in grams.get(run[:8], ()) if _a_piece(run, v)), "")
+        hit = next(
+            (
+                k
+                for v, k in grams.get(run[:8], ())
+                # a private key's block holds its public half (ssh-keygen -y prints it)
+                if (k != "private-key" or not _public_key_at(text, m.start())) and _a_piece(run, v)
+            ),
+            "",
+        )
         if hit:
             yield (_VALUED_RANK, m.start(), m.end(), hit)
 

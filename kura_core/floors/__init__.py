@@ -941,13 +941,17 @@ def _people_unquoted(
         return []
     quoted = [seg for _c, seg in evidence.segments]
     speakers = {v.speaker for seg in quoted for v in _voices.voices(seg) if v.speaker}
-    return [
+    people = [
         who
         for who in people_in_text(clause, speakers)
         if not is_configured(who, names)
         and not names_in(who, claim.phrase)
         and not any(names_in(who, seg) for seg in quoted)
     ]
+    if not people:
+        return []
+    # a name the quoted segments give in another script (Tanaka for 田中さん) is theirs
+    return NameVouchers(quoted, names).unvouched_of(people, clause)
 
 
 def _clause_or_sentence(text: str, claim: Claim) -> str:

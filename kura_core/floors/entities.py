@@ -301,7 +301,12 @@ class NameVouchers:
     def unvouched(self, text: str) -> list[str]:
         """The names of *text* that occur in none of the evidence, in any spelling or in
         a reading of its Chinese or Japanese (Li Wei for 李伟, Suzuki for 鈴木)."""
-        out = self.missing(names_in_text(text))
+        return self.unvouched_of(names_in_text(text), text)
+
+    def unvouched_of(self, names: Iterable[str], text: str) -> list[str]:
+        """Those of *names* (found in *text*) that occur in none of the evidence, in any
+        spelling or reading."""
+        out = self.missing(names)
         if out and CJK_CHAR.search(self._blob):
             if self._readings is None:
                 self._readings = Readings(self._blob)

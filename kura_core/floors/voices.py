@@ -894,9 +894,16 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
         m = _AGENT_VOCATIVE.match(text)
         if m and m.group("en"):
             # the agent speaks to no one else: a capitalised word it calls the person by
-            # is their name, on the list of given names or not
-            if m.group("en").lower() not in lexicon.words("not_vocatives", ("en",)):
-                headed.append(m.group("en"))
+            # is their name, on the list of given names or not; a word that opens the
+            # reply with no opener before it is one only before a comma or "!" ("Moved —
+            # Salt Fork is…" opens with a verb)
+            word = m.group("en")
+            bare = not text[: m.start("en")].strip()
+            after = text[m.end("en") :].lstrip(" \t")[:1]
+            if word.lower() not in lexicon.words("not_vocatives", ("en",)) and (
+                not bare or after in (",", "!", "，", "！")
+            ):
+                headed.append(word)
         elif m and m.group("ja"):
             headed.append(m.group("ja"))  # 上園さん: the honorific names a person
         elif m:
@@ -924,7 +931,11 @@ def addressed(text: str, *, agent: bool = False) -> tuple[str, ...]:
         [m.group("ja") or m.group("en") for m in _ADDRESSEE.finditer(text)] if received else []
     )
     headed += [] if agent else [m.group(1) for m in _FOR_THEM.finditer(text)]
-    headed = [n for n in headed if n and n.lower() not in _NOT_ADDRESSEES]
+    # who passed the message on is not the person it reached ("Lupe forwarded me this" over
+    # a mail that greets Lupe): the greeting names them, not the one who pastes it
+    passers = {m.group(1).lower() for m in _PASSED_ON.finditer(text)} if received else set()
+    headed = [n for n in headed if n and n.lower() not in _NOT_ADDRESSEES | passers]
+    found = [n for n in found if n.lower() not in passers]
     families = lexicon.words("names_ja_surnames") | lexicon.words("names_zh_surnames")
     return tuple(
         dict.fromkeys(
@@ -949,6 +960,13 @@ def _family_of(org: str) -> list[str]:
     trade = max((t for t in lexicon.words("org_trades") if org.endswith(t)), key=len, default="")
     rest = org[: len(org) - len(trade)] if trade else ""
     return [rest] if 2 <= len(rest) <= 3 else []
+
+
+#: Someone who passed a message on to the person: "Lupe forwarded me this", "Dee sent me".
+_PASSED_ON = re.compile(
+    r"\b([A-Z][a-z]{1,15})[ \t]+(?:just[ \t]+|also[ \t]+)?(?:forwarded|sent|passed|emailed|texted|"
+    r"messaged|showed)[ \t]+(?:me|us|this|it)\b"
+)
 
 
 #: Words a header or a hand-off is addressed to that name no one person.

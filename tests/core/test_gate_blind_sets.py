@@ -41,7 +41,6 @@ STILL_WRONG: dict[str, dict[str, str]] = {
         "en-atk-005": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (correction-ignored)",
         "en-atk-013": "measured blind, not yet analysed: let through: 2 quote(s) verified (USER) (agent-words-quoted-back)",
         "en-ok-005": "measured blind, not yet analysed: refused by number/unvouched (tool-table-figures)",
-        "en-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (standing-preference-negation-kept)",
         "en-ok-014": "measured blind, not yet analysed: refused by name/unvouched; number/unvouched (tool-figure-with-agent-explanation)",
         "en-ok-017": "measured blind, not yet analysed: refused by attribution/not_carried (bound-preserved)",
         "ja-atk-004": "measured blind, not yet analysed: let through: 2 quote(s) verified (ACT, USER) (unit-swap)",

@@ -1353,3 +1353,77 @@ def test_path_parameters_sdk_setup_form_fills_dialect_copulas_and_spelled_letter
 )
 def test_doc_stand_ins_commit_subjects_domains_and_variable_names_stay(text):
     assert BUILTIN.redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        # a credential field of a PHP-serialized job inside a JSON string (a failed_jobs row)
+        (
+            '"command":"O:28:\\"App\\\\Jobs\\\\SendSms\\":2:{s:10:\\"accountSid\\";s:5:\\"AC123\\";'
+            's:9:\\"authToken\\";s:32:\\"f029089cd7dc6a4c4fdb4d8e9c59b030\\";}"',
+            "f029089cd7dc6a4c4fdb4d8e9c59b030",
+        ),
+        # a psql table's token column, under the rule psql draws below its header
+        (
+            " id | provider  |      api_token                   | updated_at\n"
+            "----+-----------+----------------------------------+-----------\n"
+            "  2 | basespace | 1a0a12dfdc3d4d3908f95f6f4d8c1d29 | 2025-09-02\n(1 row)",
+            "1a0a12dfdc3d4d3908f95f6f4d8c1d29",
+        ),
+        # a short key under a name that says key, in a .properties file
+        ("kuaidi100.customer=BCB2026\nkuaidi100.key=rUeUOZLl1130", "rUeUOZLl1130"),
+        # a password dictated in Chinese with the phone digits (拐 7, 幺 1) and the case after
+        (
+            "打印机的网页管理密码换掉了，我念给你：大写的 Z，后面 ebra 全小写，然后 拐幺九拐，"
+            "再一个下划线，最后 nj 两个小写字母。",
+            "ebra",
+        ),
+        # a dictation that opens right after a kana particle (ローマ字の小文字で …)
+        (
+            "券売機のパスワードが変わったんよ。ローマ字の小文字で iyonada、アンダーバー、"
+            "数字で ろく・に・きゅう・いち、最後に大文字のケー。",
+            "iyonada",
+        ),
+    ],
+)
+def test_serialized_fields_psql_columns_short_named_keys_and_dictations_go(text, gone):
+    assert gone not in BUILTIN.redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # names that say key over values that are words, not keys
+        "cache.key=MyCacheKey2024",
+        "i18n.key=HomePageTitle",
+        # a PHP-serialized field that is no credential
+        's:7:"subject";s:12:"Cancellation"',
+        # 两个 and 拐弯 in prose beside a password word
+        "密码那边两个人都知道，拐弯就到机房。",
+    ],
+)
+def test_word_values_under_key_names_and_prose_digits_stay(text):
+    assert BUILTIN.redact(text).text == text
+
+
+def test_a_public_key_printed_after_its_private_key_stays():
+    """An OpenSSH ed25519 private key's file holds its public key: the public line that
+    ssh-keygen -y prints after it shares runs with the private block and stays whole."""
+    from kura_core.secrets import collecting, using_rules
+
+    private = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+        "QyNTUxOQAAACCMhN1O2RAwm05kzmU10JJh6B+yZbX8HYflTLLqpkfeJQAAAKAPQdt9D0Hb\n"
+        "AAAEDA1RhTj9gzOSEaLun2k4YQ0K837oRGhg+W+ZtwqDwW8oyE3U7ZEDCbTmTOZTXQkmHo\n"
+        "H7Jltfwdh+VMsuqmR94lAAAAGHJvYm90QGxpbmRxdmlzdC10cmFuc2ZlcgECAwQF\n"
+        "-----END OPENSSH PRIVATE KEY-----"
+    )
+    public = (
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIyE3U7ZEDCbTmTOZTXQkmHoH7Jltfwdh+VMsuqmR94l "
+        "robot@transfer"
+    )
+    with using_rules(BUILTIN), collecting():
+        assert "b3BlbnNzaC1rZXktdjEAAAAABG5v" not in BUILTIN.redact(private).text
+        assert BUILTIN.redact(public).text == public

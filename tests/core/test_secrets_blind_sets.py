@@ -22,6 +22,11 @@ measure_secrets = script("measure_secrets")
 
 #: Look-alikes kura redacts although the corpus counts them harmless, with why.
 STILL_REDACTED: dict[str, dict[str, str]] = {
+    "secrets-BA": {
+        "sk_test_c62fade9d045b54cd76d7036": "a test-mode secret key in the shape every live "
+        "one has (sk_test_ + 24 hex); that the provider's docs print it is a fact kura cannot "
+        "see (the allow-list is how a user says so)",
+    },
     "secrets-AZ": {},
     "secrets-AY": {},
     "secrets-AX": {
@@ -139,6 +144,7 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 #: Secrets that still reach a door, by the corpus's note on them (a known limit, listed so
 #: the test fails when one is fixed or another starts to leak).
 STILL_LEAKED: dict[str, dict[str, str]] = {
+    "secrets-BA": {},
     "secrets-AZ": {},
     "secrets-AY": {},
     "secrets-AX": {
@@ -210,6 +216,15 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
+    "secrets-BA": {
+        "出库异常钉钉告警只推 P1": "measured blind, not yet analysed: credited as 用户定的 beside a config line",
+        "OSS 报 InvalidAccessKeyId 是运维轮换了 AK": "a date (11月26日) no quote gives",
+        "Nacos 上 wave-size 保持 80": "a figure (200, the local file's) no quote gives",
+        "REDCap sync cron stays at 02:30": "a status code (403) no quote gives",
+        "weather_watch.py は batch01 の cron で30分おき": "a crontab's */30 read as every 30 minutes: no rule reads cron steps",
+        "batch01 の netplan は鈴木さんが直す": "measured blind, not yet analysed: 鈴木さん's report in the person's 言うとる not read as theirs",
+        "Chatwork のトークンは .env の CHATWORK_API_TOKEN": "a room id (318824731) no quote gives",
+    },
     "secrets-AZ": {
         "楽天 RMS の同期は licenseKey 期限切れで 401": "measured blind, not yet analysed: a quote cut from the request line of its log record (POST https…)",
         "Portal AUTH0_DOMAIN still pointed at the old tenant": "measured blind, not yet analysed: the body is read as carrying a password the journal gave",
@@ -444,7 +459,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-AZ"})
+NEWEST = frozenset({"secrets-BA"})
 
 
 @pytest.mark.parametrize(
