@@ -1853,8 +1853,8 @@ def _superseded(
     return []
 
 
-#: A sentence of a later turn (up to its end mark or line break).
-_SENTENCE_OF_TURN = re.compile(r"[^。！？!?\n]+(?:[。！？!?]+|$)|(?<=[a-z0-9)])\.(?=\s)")
+#: Where a sentence of a turn ends: its end mark, a line break, a stop after a word.
+_SENTENCE_OF_TURN = re.compile(r"[。！？!?\n]|(?<=[a-z0-9)])\.(?=\s)")
 
 
 def _corrected_later(
@@ -1891,7 +1891,7 @@ def _corrected_later(
             if seg.cls != ProvenanceClass.USER or j in quoted:
                 continue
             turn = [f for f in scan(seg.text) if f.kind == NUMBER and f.value is not None]
-            for sentence in _SENTENCE_OF_TURN.findall(seg.text):
+            for sentence in _SENTENCE_OF_TURN.split(seg.text):
                 if not lexicon.pattern("correction").search(fold(sentence).lower()):
                     continue
                 there = scan(sentence)

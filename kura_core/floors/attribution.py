@@ -2141,6 +2141,14 @@ def _blank_meta(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
 
 
+#: A time to come right before a credit: "once", "until", "when", "after" and "if" as its
+#: clause's opener. With a perfect ("has decided") the clause tells of no act yet.
+_TIME_TO_COME = re.compile(r"(?i)(?:^|[\s(,;])(?:once|until|till|when|after|if|unless)\s+$")
+_PERFECT = re.compile(
+    r"(?i)\b(?:has|have)\s+(?:\w+ed|made|chosen|given|said|told|set|signed|written)\b"
+)
+
+
 def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
     """Every clause in *text* that credits the human or a named third person, once each,
     with what it credits. A person named by the one rule of :mod:`.names` as a configured
@@ -2177,6 +2185,8 @@ def claims(text: str, human_names: Sequence[str] = ()) -> list[Claim]:
             continue  # "my judgement, not something the user stated", …言ったことではない
         if who == HUMAN and _disowned(folded, start, end):
             continue
+        if _PERFECT.search(phrase) and _TIME_TO_COME.search(folded, max(0, start - 16), start):
+            continue  # "once the owner has decided", "until the user has approved": not yet
         if (
             who == PRONOUN
             and _EMBEDDED_QUESTION.search(folded, max(0, start - 40), start)
