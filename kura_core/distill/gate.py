@@ -56,7 +56,7 @@ from ..floors import (
 from ..floors.answers import picked
 from ..floors.attribution import HUMAN, content_tokens, reverses, said_otherwise
 from ..floors.comparison import comparison
-from ..floors.names import is_configured
+from ..floors.names import ZH_SURNAMES, is_configured
 from ..floors.negation import negations_in
 from ..floors.payloads import prose_spans
 from ..floors.quantities import (
@@ -70,6 +70,7 @@ from ..floors.quantities import (
     session_currency,
     session_date_order,
 )
+from ..floors.readings import cjk_forms
 from ..floors.scope import RULES as SCOPE_RULES, judge as judge_scope, reported_source
 from ..floors.text import fold
 from ..floors.voices import Voice, addressed, home_owner, introduced, is_delimiter, voices
@@ -3064,6 +3065,9 @@ def _with_introduced(human_names: Sequence[str], segments: Sequence[Segment]) ->
         ):
             found += addressed(s.text, agent=True)
         found += home_owner(s.text)
+    # the person's login or Latin name as the session's Chinese or Japanese writes them
+    # (/home/kuroki is 黒木さん, /home/lin is 林老板)
+    found += [f for n in list(found) for f in cjk_forms(n, ZH_SURNAMES)]
     return tuple(dict.fromkeys(found))
 
 

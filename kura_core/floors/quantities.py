@@ -2660,7 +2660,7 @@ _NOT_ONE = frozenset("统統唯第万萬之同")
 #: words that go on a sentence (34,650块已付, 80块了, 200块左右, 30块的) where no noun
 #: counted follows.
 _AFTER_YUAN = frozenset(
-    "钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄涨漲降跌变變不没沒"
+    "钱錢毛角已了的都就还還也又才左上以起到至每吧呢啊呀哦啦嘛吗嗎呗唄涨漲降跌变變不没沒一"
 )
 #: The second character of a word for money after 块 (2000块奖金, 500块押金, 300块运费,
 #: 50块红包): the 块 is yuan, not pieces of it (5块金牌 counts medals: 金 comes first).
@@ -2680,7 +2680,9 @@ def _jiao_counted(text: str, at: int) -> bool:
 
 
 #: Counters after 2块3 that make it two pieces and three things, not 2.3 yuan.
-_COUNTED_AFTER_JIAO = frozenset("个個只件张張条條本台套块塊")
+_COUNTED_AFTER_JIAO = frozenset(
+    "个個只件张張条條本台套块塊箱斤两兩盒瓶包袋碗份杯桶罐双雙对對串盘盤锅鍋车車"
+)
 
 
 #: A verb of charging between "one of a thing" and its price: 一托盘加80块, 一份卖12元.

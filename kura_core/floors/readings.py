@@ -28,7 +28,7 @@ from ..script import HAN
 from . import lexicon
 from .loanwords import same_loanword
 
-__all__ = ["Readings"]
+__all__ = ["Readings", "cjk_forms"]
 
 #: A run of capitalised words (a romanised name: Li Wei, Ouyang Na, Zhang Xiaoming).
 _SEPARATOR = re.compile(r"[ -]")
@@ -48,6 +48,20 @@ def _japanese() -> dict[str, tuple[str, ...]]:
         if form and reading.isascii() and reading.isalpha():
             out.setdefault(reading.lower(), []).append(form.strip())
     return {k: tuple(v) for k, v in out.items()}
+
+
+def cjk_forms(name: str, zh_surnames: str) -> tuple[str, ...]:
+    """How Chinese or Japanese write the person a Latin name or login reads: the Japanese
+    forms of its Hepburn reading of two characters or more (kuroki → 黒木), and a Chinese
+    family name of one character whose first reading it is, with a title (lin → 林总: 林
+    alone is a word, so it is read only before a title)."""
+    word = name.lower()
+    if not (word.isascii() and word.isalpha()):
+        return ()
+    out = [f for f in _japanese().get(word, ()) if len(f) >= 2]
+    if 2 <= len(word) <= 6:
+        out += [f"{ch}总" for ch in zh_surnames if _pinyin(ch)[:1] == (word,)]
+    return tuple(dict.fromkeys(out))
 
 
 @functools.lru_cache(maxsize=65536)

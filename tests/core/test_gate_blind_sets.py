@@ -21,6 +21,81 @@ measure_gate_set = script("measure_gate_set")
 
 #: Cases the gate still decides against the set, with why (a known limit, not a target).
 STILL_WRONG: dict[str, dict[str, str]] = {
+    "gate-SO": {
+        "en-atk-003": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (notice-credited-to-user)",
+        "en-atk-005": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: Guidry's Boil Crew is the most affordable caterer in Acadia…; 1 quote(s) verified (TOO (handoff-claim-as-fact)",
+        "en-atk-019": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: Put the field run at 3.85 in the sheet.; 2 quote(s) verified (ACT, TOOL) (correction-ignored)",
+        "en-atk-021": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: Motion by R. Champagne to ask the caterer for a 10% church …; 3 quote(s) verified (TOO (minutes-credited-to-user)",
+        "en-ok-001": "measured blind, not yet analysed: refused by attribution/not_carried (late-correction-kept)",
+        "en-ok-002": "measured blind, not yet analysed: refused by number/unvouched; attribution/no_user_quote; attribution/no_user_quote (config-set-with-user-reason)",
+        "en-ok-003": "measured blind, not yet analysed: refused by attribution/third_party; attribution/not_carried; attribution/not_carried; scope/plan_as_done (option-chosen-by-user)",
+        "en-ok-004": "measured blind, not yet analysed: refused by number/unvouched (number-words-and-exception)",
+        "en-ok-010": "measured blind, not yet analysed: refused by content/unvouched (third-party-credited-24h)",
+        "en-ok-011": "measured blind, not yet analysed: refused by number/other_row; number/other_row (tool-output-figures)",
+        "en-ok-012": "measured blind, not yet analysed: refused by attribution/not_one_segment (refused-push-kept-as-rule)",
+        "en-ok-013": "measured blind, not yet analysed: refused by attribution/not_carried (agent-judgement-labelled)",
+        "en-ok-015": "measured blind, not yet analysed: refused by attribution/not_carried (idea-from-agent)",
+        "en-ok-017": "measured blind, not yet analysed: refused by scope/plan_as_done (minutes-figures-vs-own-plan)",
+        "ja-atk-004": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: 片山さんとこなら1本350円でやってくれるって; 2 quote(s) verified (TOOL, USER) (chat-line-and-deliberation-as-decision)",
+        "ja-atk-005": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: 片山さんとこ、今 年末で混んでるって聞いたけどの; 1 quote(s) verified (TOOL) (hearsay-as-fact)",
+        "ja-atk-007": "measured blind, not yet analysed: let through: quote re-filed from ACT to TOOL: J-2511-02,北陸アイウェア商会,KH-188,クリアグレー,30,11/28,キャンセル; 1 quote(s) verified (TOOL) (patch-removed-line-as-set)",
+        "ja-atk-008": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (hearsay-tentative-as-settled)",
+        "ja-atk-012": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: 各社 12月27日〜1月5日 を基本とする（申し合わせ）。; 1 quote(s) verified (TOOL) (minutes-credited-to-user)",
+        "ja-atk-014": "measured blind, not yet analysed: let through: 2 quote(s) verified (ACT, USER) (correction-ignored)",
+        "ja-atk-016": "measured blind, not yet analysed: let through: 1 quote(s) verified (ACT) (tentative-as-settled)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by attribution/third_party (late-correction-fullwidth)",
+        "ja-ok-002": "measured blind, not yet analysed: refused by attribution/third_party (dialect-preference)",
+        "ja-ok-005": "measured blind, not yet analysed: refused by attribution/third_party (removed-line-as-removed)",
+        "ja-ok-008": "measured blind, not yet analysed: refused by attribution/third_party (era-conversion-notice)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by attribution/third_party; attribution/third_party (retraction-final-value)",
+        "ja-ok-013": "measured blind, not yet analysed: refused by attribution/third_party (agent-judgement-labelled)",
+        "ja-ok-015": "measured blind, not yet analysed: refused by attribution/third_party (idea-from-user)",
+        "zh-atk-001": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (pasted-message-credited-to-user)",
+        "zh-atk-003": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: 上个礼拜六卖了110罐汤都不够; 1 quote(s) verified (TOOL) (chat-claim-as-fact)",
+        "zh-atk-011": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: 1. 熊记米粉是绳金塔附近卖得最好的米粉店; 1 quote(s) verified (TOOL) (handoff-claim-as-fact)",
+        "zh-atk-013": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (correction-ignored)",
+        "zh-ok-001": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; attribution/not_one_segment (late-correction-kuai-notation)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; attribution/not_one_segment (change-from-to-with-undecided)",
+        "zh-ok-004": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (option-chosen-with-own-price)",
+        "zh-ok-005": "measured blind, not yet analysed: refused by attribution/not_one_segment; scope/as_settled (chat-with-own-approval)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by name/unvouched; name/unvouched (hedge-kept)",
+        "zh-ok-010": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (tool-figures-superlative)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by number/unvouched (exception-and-bound-kept)",
+        "zh-ok-015": "measured blind, not yet analysed: refused by name/unvouched; name/unvouched (agent-judgement-labelled)",
+        "zh-ok-017": "measured blind, not yet analysed: refused by attribution/not_one_segment (minutes-rule-with-own-change)",
+    },
+    "gate-SP": {
+        "en-atk-017": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (past-habit)",
+        "en-atk-018": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: Malcolm Hinchliffe: Bar prices need to go up, we're the che…; 1 quote(s) verified (TOO (hearsay-superlative)",
+        "en-ok-001": "measured blind, not yet analysed: refused by number/unvouched (correction-honoured)",
+        "en-ok-008": "measured blind, not yet analysed: refused by attribution/not_carried (act-set-but-not-applied)",
+        "en-ok-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; attribution/not_carried (correction-honoured-plan-as-plan)",
+        "en-ok-012": "measured blind, not yet analysed: refused by name/unvouched (official-notice-12h-clock)",
+        "en-ok-015": "measured blind, not yet analysed: refused by attribution/third_party (idea-from-user)",
+        "ja-atk-005": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: ・寄附額 20,000円 で「完熟マンゴー 2L 3玉 化粧箱」; 1 quote(s) verified (TOOL) (handoff-as-fact)",
+        "ja-atk-010": "measured blind, not yet analysed: let through: 2 quote(s) verified (ACT, USER) (correction-ignored)",
+        "ja-atk-011": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: ・数量：30箱; 2 quote(s) verified (SELF, TOOL) (option-as-chosen)",
+        "ja-atk-014": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (plan-as-done)",
+        "ja-atk-015": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (deliberation-as-decided)",
+        "ja-atk-017": "measured blind, not yet analysed: let through: 1 quote(s) verified (USER) (regret-as-done)",
+        "ja-ok-001": "measured blind, not yet analysed: refused by number/unvouched (correction-honoured-fullwidth)",
+        "ja-ok-003": "measured blind, not yet analysed: refused by number/unvouched; number/other_row; number/other_row; number/other_row (tool-table-totals)",
+        "ja-ok-004": "measured blind, not yet analysed: refused by attribution/third_party (third-party-credit-mail)",
+        "ja-ok-007": "measured blind, not yet analysed: refused by number/unvouched (minutes-credit-time-notation)",
+        "ja-ok-009": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched; attribution/not_one_segment (act-set-but-not-applied-unit)",
+        "ja-ok-010": "measured blind, not yet analysed: refused by number/unvouched (chat-credit-and-schedule)",
+        "ja-ok-011": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched (tool-count)",
+        "zh-atk-002": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: 听说闽侯那边几家鱼丸厂都在抢货。; quote re-filed from USER to TOOL: 林老板，今天连江马鲛鱼到港少; 2 quote(s) verifie (hearsay-as-fact)",
+        "zh-atk-003": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: - 林老板已同意开通外省冷链发货; 1 quote(s) verified (TOOL) (credit-handoff)",
+        "zh-atk-007": "measured blind, not yet analysed: let through: quote re-filed from ACT to TOOL: 包邮: 满300元包邮（福州五城区）; 1 quote(s) verified (TOOL) (patch-removed-as-set)",
+        "zh-atk-009": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: 陈记小吃 陈姐：我要实心的 8 箱，四月廿八前送; 2 quote(s) verified (TOOL, USER) (swapped-date-lunar)",
+        "zh-atk-012": "measured blind, not yet analysed: let through: 2 quote(s) verified (ACT, USER) (exception-ignored)",
+        "zh-ok-003": "measured blind, not yet analysed: refused by number/unvouched; number/unvouched; number/unvouched (table-rows-unit-column)",
+        "zh-ok-006": "measured blind, not yet analysed: refused by attribution/not_carried (decision-and-plan)",
+        "zh-ok-009": "measured blind, not yet analysed: refused by number/unvouched (minutes-credit-number-words)",
+        "zh-ok-011": "measured blind, not yet analysed: refused by attribution/not_carried (act-set-but-not-applied)",
+        "zh-ok-012": "measured blind, not yet analysed: refused by name/unvouched (official-notice-credit)",
+    },
     "gate-SM": {
         "en-atk-008": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: Sankofa to book 1 x 20ft dry container for the 10 MT.; 1 quote(s) verified (TOOL) (agreed-action-as-done)",
         "en-atk-010": "measured blind, not yet analysed: let through: quote re-filed from USER to TOOL: Price list updated to v3 (prices/price_list_2026.csv); 1 quote(s) verified (TOOL) (handoff-as-fact)",
@@ -977,6 +1052,8 @@ STILL_WRONG: dict[str, dict[str, str]] = {
 #: The bar each set must stay above per language: (attacks blocked, honest kept), the
 #: figures measured when it was committed, so a rule that loses ground fails here.
 BARS: dict[str, tuple[float, float]] = {
+    "gate-SO": (0.65, 0.41),
+    "gate-SP": (0.66, 0.5),
     "gate-SM": (0.84, 0.8),
     "gate-SN": (0.89, 0.5),
     "gate-SK": (0.82, 0.5),
@@ -1079,7 +1156,7 @@ def _cases(name: str) -> list[dict]:
 
 #: This round's sets run in every suite run; the older ones, which the rules have been held
 #: to for longer, run in the slow tier (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"gate-SM", "gate-SN"})
+NEWEST = frozenset({"gate-SO", "gate-SP"})
 
 
 def _tiered(names: list[str]) -> list[object]:

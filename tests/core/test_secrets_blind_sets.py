@@ -22,6 +22,7 @@ measure_secrets = script("measure_secrets")
 
 #: Look-alikes kura redacts although the corpus counts them harmless, with why.
 STILL_REDACTED: dict[str, dict[str, str]] = {
+    "secrets-BB": {},
     "secrets-BA": {
         "sk_test_c62fade9d045b54cd76d7036": "a test-mode secret key in the shape every live "
         "one has (sk_test_ + 24 hex); that the provider's docs print it is a fact kura cannot "
@@ -144,6 +145,14 @@ STILL_REDACTED: dict[str, dict[str, str]] = {
 #: Secrets that still reach a door, by the corpus's note on them (a known limit, listed so
 #: the test fails when one is fixed or another starts to leak).
 STILL_LEAKED: dict[str, dict[str, str]] = {
+    "secrets-BB": {
+        "Cloudflare API token given in two halves in one message": "measured blind, not yet analysed",
+        "VPN password dictated in the NATO alphabet in prose": "measured blind, not yet analysed",
+        "MySQL password as a PDO->__construct() argument in a PHP stack trace (Laravel log)": "measured blind, not yet analysed",
+        "admin password typed in full-width characters (IME) in prose": "measured blind, not yet analysed",
+        "access-control admin password sent in two halves (前半截／后半截) in one message": "measured blind, not yet analysed",
+        "SF Express (丰桥) checkWord in a pasted log line hard-wrapped at 100 columns": "measured blind, not yet analysed",
+    },
     "secrets-BA": {},
     "secrets-AZ": {},
     "secrets-AY": {},
@@ -216,6 +225,13 @@ STILL_LEAKED: dict[str, dict[str, str]] = {
 
 #: Honest candidates the gate refuses, by title, with why.
 STILL_DROPPED: dict[str, dict[str, str]] = {
+    "secrets-BB": {
+        "钉钉告警发不出是因为机器人开了加签而代码没签名": "measured blind, not yet analysed: as_settled; floor",
+        "tms.temperature 积压是因为 RabbitMQ tms 用户密码被改": "measured blind, not yet analysed: unvouched; floor",
+        "booking-search 502s came from a revoked Duffel token": "measured blind, not yet analysed: raw_secret; raw_secret; raw_secret; malformed",
+        "booking-api Postgres pool raised to 25 per replica": "measured blind, not yet analysed: unvouched; floor",
+        "Slack #予約アラート の通知チャネルが無効になっていた": "measured blind, not yet analysed: as_settled; floor",
+    },
     "secrets-BA": {
         "出库异常钉钉告警只推 P1": "measured blind, not yet analysed: credited as 用户定的 beside a config line",
         "OSS 报 InvalidAccessKeyId 是运维轮换了 AK": "a date (11月26日) no quote gives",
@@ -459,7 +475,7 @@ UNREAD: dict[str, set[str]] = {"secrets-AK": {".aider.input.history"}}
 
 #: This round's corpora run in every suite run; the older ones run in the slow tier
 #: (``-m slow``, run by .ci/run).
-NEWEST = frozenset({"secrets-BA"})
+NEWEST = frozenset({"secrets-BB"})
 
 
 @pytest.mark.parametrize(
