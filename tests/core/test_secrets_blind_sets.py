@@ -414,7 +414,6 @@ STILL_DROPPED: dict[str, dict[str, str]] = {
         "Dmitri will change the build box Perforce password after the milestone": "its title names Perforce, which only the agent's words give",
     },
     "secrets-AP": {
-        "古い IAM アクセスキーは翌朝の出荷バッチのため有効のまま残す": "measured blind, not yet analysed",
         "Current OpenRouter key lives only in the shell environment": "measured blind, not yet analysed",
         "Hugging Face remote uses the credential helper, no token in the URL": "measured blind, not yet analysed",
     },
